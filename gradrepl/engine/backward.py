@@ -1,0 +1,267 @@
+"""The backward engine: Paddle's dependency-counting ready-queue engine, as a generator of events.
+
+1. PrepareDeps: walk the backward ops reachable from the roots and count, for each, the
+   ``grad_pending_ops`` edges pointing at it.
+2. Seed each root's buffer with its gradient (ones, or the given ``grad_tensors``).
+3. Run the ready queue (FIFO): a node runs when every edge into it has delivered; its VJP's
+   gradients are summed into the buffers of the nodes its edges point to, whose counts go down.
+4. A leaf's AccumulateNode sums into ``.grad``; a node's saved tensors are freed unless
+   ``retain_graph``.
+
+``iter_backward(..., trace=True)`` yields ``events.*`` at every step (for ``%step`` and the
+pictures); ``run_backward`` drives the same generator with ``trace=False`` and no events are
+built. ``inputs=`` turns on capture mode (``paddle.grad``): gradients for those tensors are
+returned instead of accumulated, and only paths that reach them are run.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from . import events as ev
+from . import grad_mode
+from .node import AccumulateNode, GradNode
+from .registry import reduce_grad
+
+
+class GraphFreedError(RuntimeError):
+    """Backward reached a node whose saved tensors were released by an earlier backward."""
+
+    def __init__(self, node):
+        self.node = node
+        super().__init__(
+            f"{node.op.name}: trying to backward through the same graph a second time, but its "
+            "saved tensors have already been freed; call backward(retain_graph=True) the first time"
+        )
+
+
+def _add(a, b, create_graph):
+    if a is None:
+        return b
+    if create_graph:
+        from .ops.math import add
+
+        return add(a, b)
+    return a._wrap(a.data + b.data, True)
+
+
+def collect_nodes(root_nodes):
+    """Every backward node reachable from ``root_nodes`` (iterative: graphs may be deep)."""
+    seen = set()
+    order = []
+    stack = list(root_nodes)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        for e in n.next_edges:
+            if e is not None and e[0] not in seen:
+                stack.append(e[0])
+    return order
+
+
+def count_deps(nodes, keep=None):
+    deps = dict.fromkeys(nodes, 0)
+    for n in nodes:
+        for e in n.next_edges:
+            if e is not None and (keep is None or e[0] in keep):
+                deps[e[0]] += 1
+    return deps
+
+
+def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
+                  no_grad_vars=None, retain_nonleaf=False, trace=False):
+    """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
+
+    Returns (as StopIteration.value) the captured gradients when ``inputs`` is given.
+    """
+    seeds = []
+    for t, g in zip(roots, root_grads):
+        e = t.gradient_edge()
+        if e is not None:
+            seeds.append((e, g))
+    capture = None
+    results = None
+    if inputs is not None:
+        capture = {}
+        results = [None] * len(inputs)
+        for i, t in enumerate(inputs):
+            e = t.gradient_edge()
+            if e is not None:
+                capture.setdefault(e, []).append(i)
+    cut = set()
+    if no_grad_vars:
+        for t in no_grad_vars:
+            e = t.gradient_edge()
+            if e is not None:
+                cut.add(e)
+
+    nodes = collect_nodes([e[0] for e, _ in seeds])
+    keep = None
+    if capture is not None:
+        # only nodes from which a requested input can be reached are run
+        parents = {}
+        for n in nodes:
+            for e in n.next_edges:
+                if e is not None:
+                    parents.setdefault(e[0], []).append(n)
+        keep = set()
+        stack = [e[0] for e in capture if e[0] in parents or any(e[0] is s[0][0] for s in seeds)]
+        while stack:
+            n = stack.pop()
+            if n in keep:
+                continue
+            keep.add(n)
+            stack.extend(parents.get(n, ()))
+        nodes = [n for n in nodes if n in keep]
+    deps = count_deps(nodes, keep)
+    if trace:
+        yield ev.DepsCounted(dict(deps))
+
+    buffers = {}
+    ready = deque()
+    for (node, slot), g in seeds:
+        if keep is not None and node not in keep:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            n_out = 1 if isinstance(node, AccumulateNode) else len(node.out_meta)
+            buf = buffers[node] = [None] * n_out
+        buf[slot] = _add(buf[slot], g, create_graph)
+        if trace:
+            yield ev.Seeded(node, slot, g)
+    for (node, _slot), _g in seeds:
+        if node in buffers and deps.get(node, 0) == 0 and node not in ready:
+            ready.append(node)
+            if trace:
+                yield ev.Ready(node)
+
+    state = grad_mode.STATE
+    user_grads = set()  # ids of gradients a user's PyLayer.backward returned
+    while ready:
+        node = ready.popleft()
+        buf = buffers.pop(node, None)
+        if isinstance(node, AccumulateNode):
+            g = buf[0] if buf else None
+            leaf = node.leaf
+            if g is None or leaf is None:
+                continue
+            if leaf._hooks:
+                for hook in leaf._hooks:
+                    r = hook(g)
+                    if r is not None:
+                        g = r
+            if capture is not None:
+                for i in capture.get((node, 0), ()):
+                    results[i] = g
+                    if trace:
+                        yield ev.Captured(i, g)
+                continue
+            cur = leaf._grad
+            if cur is None:
+                if create_graph:
+                    leaf._grad = g
+                else:
+                    # a PyLayer's backward result keeps its own stop_gradient (Paddle does)
+                    flag = g.stop_gradient if id(g) in user_grads else False
+                    leaf._grad = leaf._result_type._wrap(
+                        np.array(g.data, dtype=leaf.data.dtype), flag)
+            elif create_graph:
+                from .ops.math import add
+
+                leaf._grad = add(cur, g)
+            else:
+                cur.data = cur.data + g.data
+            if trace:
+                yield ev.Accumulate(node, 0, g, leaf._grad)
+            continue
+
+        if node.released:
+            raise GraphFreedError(node)
+        # the gradients of this node's forward outputs (zeros where none arrived)
+        out_grads = buf if buf is not None else [None] * len(node.out_meta)
+        cls = node.inputs[0]._result_type
+        for k, g in enumerate(out_grads):
+            if g is None:
+                shape, dtype = node.out_meta[k]
+                out_grads[k] = cls._wrap(np.zeros(shape, dtype), True)
+        refs = node.out_refs
+        if refs is not None:
+            for k, r in enumerate(refs):
+                t = r()
+                if t is None:
+                    continue
+                if t._hooks:
+                    for hook in t._hooks:
+                        res = hook(out_grads[k])
+                        if res is not None:
+                            out_grads[k] = res
+                if retain_nonleaf or t._retain:
+                    t._grad = cls._wrap(np.array(out_grads[k].data), False)
+        if capture is not None:
+            for k in range(len(out_grads)):
+                for i in capture.get((node, k), ()):
+                    results[i] = out_grads[k]
+                    if trace:
+                        yield ev.Captured(i, out_grads[k])
+        if keep is not None and not any(
+                e is not None and e[0] in keep for e in node.next_edges):
+            continue  # a requested non-leaf input: nothing below it is needed
+
+        prev = state.enabled
+        state.enabled = create_graph
+        try:
+            in_grads = node.op.vjp(node, *out_grads)
+        finally:
+            state.enabled = prev
+        if type(in_grads) is not tuple and type(in_grads) is not list:
+            in_grads = (in_grads,)
+        keep_flag = node.op.name == "py_layer"
+        if trace:
+            yield ev.Run(node, tuple(out_grads), tuple(in_grads))
+        op = node.op
+        for i, e in enumerate(node.next_edges):
+            if e is None:
+                continue
+            child, slot = e
+            if keep is not None and child not in keep:
+                continue
+            g = in_grads[i] if i < len(in_grads) else None
+            if g is not None and e not in cut:
+                shape, dtype = node.in_meta[i]
+                g = reduce_grad(op, i, g, shape, dtype)
+                if keep_flag:
+                    user_grads.add(id(g))
+                cbuf = buffers.get(child)
+                if cbuf is None:
+                    n_out = 1 if isinstance(child, AccumulateNode) else len(child.out_meta)
+                    cbuf = buffers[child] = [None] * n_out
+                cbuf[slot] = _add(cbuf[slot], g, create_graph)
+                if trace:
+                    yield ev.Accumulate(child, slot, g, cbuf[slot])
+            d = deps[child] - 1
+            deps[child] = d
+            if trace:
+                yield ev.DepDec(child, d)
+            if d == 0:
+                ready.append(child)
+                if trace:
+                    yield ev.Ready(child)
+        if not retain_graph:
+            node.release()
+            if trace:
+                yield ev.Released(node)
+    return results
+
+
+def run_backward(roots, root_grads, **kw):
+    """Drive ``iter_backward`` to the end without building events; return captured grads."""
+    gen = iter_backward(roots, root_grads, trace=False, **kw)
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value

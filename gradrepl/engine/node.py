@@ -1,0 +1,96 @@
+"""Backward ops (GradNode) and the leaf accumulation node.
+
+A GradNode is the backward op of one forward op: its *inputs* are the forward inputs it saved and
+the gradient(s) of the forward output(s) (``out_grad``); its *outputs* are the gradients of the
+forward inputs (``x_grad``), None where an input stops gradient; ``next_edges`` are its
+``grad_pending_ops``: the (node, slot) each output gradient flows to.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+_node_uids = itertools.count()
+
+
+class GradNode:
+    __slots__ = (
+        "op",          # the registry OpDef
+        "attrs",       # the forward op's attributes (dict)
+        "inputs",      # the saved forward inputs (Tensors); None once released
+        "out_data",    # the forward outputs' arrays (saved for VJPs that use them)
+        "out_meta",    # [(shape, dtype)] of each forward output, for zero-filled gradients
+        "out_refs",    # weakrefs to the forward output tensors (retain_grads, hooks, names)
+        "in_meta",     # [(shape, dtype)] of each forward input (broadcast reduction, checks)
+        "next_edges",  # grad_pending_ops: per input (node, slot) or None
+        "released",    # the saved tensors were freed by a backward without retain_graph
+        "uid",
+        "label",       # source text of the forward statement, filled by the shell if it likes
+        "__weakref__",
+    )
+
+    def __init__(self, op, attrs, inputs, outputs_data):
+        self.op = op
+        self.attrs = attrs
+        self.inputs = inputs
+        self.out_data = outputs_data
+        self.in_meta = [(t.data.shape, t.data.dtype) for t in inputs]
+        self.next_edges = [t.gradient_edge() for t in inputs]
+        self.released = False
+        self.uid = next(_node_uids)
+        self.label = None
+        self.out_refs = None
+        self.out_meta = None
+
+    # -- what VJPs use -----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    def out(self, k: int = 0):
+        """The k-th forward output as a tensor whose gradient flows back through this node.
+
+        VJPs that need the forward output (tanh, exp, sqrt, ...) use it; with create_graph the
+        result is differentiable again (the alias shares this node as its grad_node).
+        """
+        from . import grad_mode
+
+        cls = self.inputs[0]._result_type
+        if grad_mode.STATE.enabled:
+            return cls._wrap(self.out_data[k], False, self, k)
+        return cls._wrap(self.out_data[k], True)
+
+    def output_tensors(self):
+        if self.out_refs is None:
+            return []
+        return [r() for r in self.out_refs]
+
+    def release(self):
+        self.inputs = None
+        self.out_data = None
+        self.released = True
+
+    def __repr__(self):
+        return f"<{self.op.name} node #{self.uid}>"
+
+
+class AccumulateNode:
+    """The end of a leaf's gradient path: sums into ``leaf.grad`` (GradNodeAccumulation)."""
+
+    __slots__ = ("leaf_ref", "uid", "next_edges", "released", "__weakref__")
+
+    op = None
+    name = "accumulate"
+
+    def __init__(self, leaf):
+        self.leaf_ref = weakref.ref(leaf)
+        self.uid = next(_node_uids)
+        self.next_edges = ()
+        self.released = False
+
+    @property
+    def leaf(self):
+        return self.leaf_ref()
+
+    def __repr__(self):
+        return f"<accumulate node #{self.uid}>"

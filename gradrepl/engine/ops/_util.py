@@ -1,0 +1,27 @@
+"""Small helpers the op modules share."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def const(like, value, dtype=None):
+    """A constant tensor (no gradient) in ``like``'s dialect, with ``like``'s dtype by default."""
+    arr = np.asarray(value, dtype=dtype if dtype is not None else like.data.dtype)
+    return like._result_type._wrap(arr, True)
+
+
+def norm_axes(axis, ndim):
+    """Paddle-style axis argument (None, int, list/tuple) -> sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (list, tuple)):
+        axes = axis
+    else:
+        axes = (axis,)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    return tuple(sorted(set(out)))

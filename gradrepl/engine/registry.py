@@ -1,0 +1,135 @@
+"""The op table: every op is one entry with its numpy forward beside its VJP.
+
+``apply(op, inputs, attrs)`` runs the forward and, when any input needs a gradient and recording
+is on, makes the backward node. VJPs are written with Tensor ops (see ``ops/``), so running them
+with recording on (``create_graph=True``) differentiates them again.
+
+Broadcast gradients are reduced here, in one place, after every VJP (``reduce_grad``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import grad_mode
+from .node import GradNode
+
+OPS: dict[str, "OpDef"] = {}
+
+
+@dataclass(eq=False)
+class OpDef:
+    name: str                           # Paddle's op name: "multiply", "matmul", ...
+    forward: Callable                   # (*arrays, **attrs) -> array | tuple of arrays
+    vjp: Callable | None                # (node, *out_grads) -> input grads (Tensors or None)
+    n_outputs: int = 1
+    broadcast: bool = False             # inputs broadcast: gradients are summed back to shape
+    legacy_name: str | None = None      # the 2.2 guide's name of the backward op (MulBackward)
+    diff_inputs: tuple | None = None    # indices of inputs that take gradients (None: all)
+    diff_outputs: tuple | None = None   # outputs that carry gradients (None: all)
+    # for the automatic gradient check (tests/test_gradcheck.py):
+    examples: list = field(default_factory=list)  # [(input shapes or arrays, attrs)]
+    domain: str = "real"                # "real" | "positive" | "unit" | "away0" | "distinct"
+    check: bool = True                  # finite differences meaningful (False: piecewise const)
+    second_order: bool = True
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+    @property
+    def backward_name(self) -> str:
+        """CamelCase name of the backward op as Paddle 2.6+ calls it (MultiplyGradNode)."""
+        return "".join(p.capitalize() for p in self.name.split("_")) + "GradNode"
+
+
+def register(name, forward, vjp, **kw) -> OpDef:
+    if name in OPS:
+        raise ValueError(f"op {name!r} registered twice")
+    op = OpDef(name, forward, vjp, **kw)
+    OPS[name] = op
+    return op
+
+
+def defop(name, **kw):
+    """Decorator form: ``@defop("exp", vjp=...)`` over the numpy forward."""
+
+    def deco(fwd):
+        return register(name, fwd, kw.pop("vjp", None), **kw)
+
+    return deco
+
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+def apply(op: OpDef, inputs, attrs=None):
+    """Run ``op`` on Tensors; record a backward node when a gradient is needed."""
+    if attrs is None:
+        attrs = {}
+    out = op.forward(*[t.data for t in inputs], **attrs)
+    cls = inputs[0]._result_type
+    record = False
+    if grad_mode.STATE.enabled and op.vjp is not None:
+        diff = op.diff_inputs
+        for i, t in enumerate(inputs):
+            if not t.stop_gradient and (diff is None or i in diff):
+                record = True
+                break
+    if op.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if not record:
+            return cls._wrap(out, True)
+        node = GradNode(op, attrs, inputs, (out,))
+        node.out_meta = ((out.shape, out.dtype),)
+        t = cls._wrap(out, False, node, 0)
+        node.out_refs = (_weakref(t),)
+        return t
+    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
+    if not record:
+        return tuple(cls._wrap(o, True) for o in outs)
+    node = GradNode(op, attrs, inputs, outs)
+    node.out_meta = tuple((o.shape, o.dtype) for o in outs)
+    dout = op.diff_outputs
+    res = []
+    for k, o in enumerate(outs):
+        if dout is None or k in dout:
+            res.append(cls._wrap(o, False, node, k))
+        else:
+            res.append(cls._wrap(o, True))
+    node.out_refs = tuple(_weakref(t) for t in res)
+    return tuple(res)
+
+
+from weakref import ref as _weakref  # noqa: E402
+
+
+class GradShapeError(RuntimeError):
+    pass
+
+
+def reduce_grad(op: OpDef, i: int, g, shape, dtype):
+    """Bring the VJP's gradient for input ``i`` to the input's shape and dtype.
+
+    Broadcasting in the forward is undone by summing over the broadcast axes (the ``sum_to``
+    op, itself differentiable). Any other mismatch is a bug in the op's VJP and names it.
+    """
+    gs = g.data.shape
+    if gs != shape:
+        if op.broadcast and len(gs) >= len(shape):
+            from .ops.broadcast import sum_to
+
+            g = sum_to(g, shape)
+        if g.data.shape != shape:
+            raise GradShapeError(
+                f"the gradient of input {i} of {op.name} has shape {list(gs)}, "
+                f"but the input has shape {list(shape)}"
+            )
+    if g.data.dtype != dtype and dtype.kind in "fc":
+        from .ops.math import cast
+
+        g = cast(g, dtype)
+    return g

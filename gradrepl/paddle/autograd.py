@@ -1,0 +1,191 @@
+"""``paddle.autograd``: backward, grad, PyLayer, on the engine's backward generator.
+
+Version differences (non-leaf grads kept in 2.2, the freed-graph error type) come from the
+profile table; the engine is told what to do, it does not know versions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import backward as _bw
+from ..engine import grad_mode
+from ..engine.node import GradNode
+from ..engine.registry import register
+from ..engine.tensor import Tensor as _T
+from . import profiles
+from .core import Tensor
+
+__all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "hessian", "jacobian"]
+
+no_grad = grad_mode.no_grad
+enable_grad = grad_mode.enable_grad
+set_grad_enabled = grad_mode.set_grad_enabled
+is_grad_enabled = grad_mode.is_grad_enabled
+
+
+def _as_list(v):
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return [v]
+
+
+def freed_graph_error(exc: _bw.GraphFreedError, root_name: str):
+    """The profile's exception for backward through a released graph."""
+    node = exc.node
+    if profiles.current().freed_graph_error == "legacy":
+        return RuntimeError(
+            f"(Unavailable) {root_name} trying to backward through the same graph a second time, "
+            "but this graph have already been freed. Please specify Tensor.backward("
+            "retain_graph=True) when calling backward at the first time.\n  [Hint: Expected "
+            "var->GradVarBase()->GraphIsFreed() == false, but received var->GradVarBase()->"
+            "GraphIsFreed():1 != false:0.] (at /paddle/paddle/fluid/imperative/basic_engine.cc:74)")
+    return SystemError(
+        f"(Fatal) The TensorWrappers of {node.op.backward_name} do not exist. This may be because:\n"
+        "You calculate backward twice for the same subgraph without setting retain_graph=True. "
+        "Please set retain_graph=True in the first backward/grad call.\n")
+
+
+def _seed_grads(tensors, grad_tensors, what="tensors"):
+    grads = []
+    for i, t in enumerate(tensors):
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        if g is None:
+            g = Tensor._wrap(np.ones(t.data.shape, t.data.dtype), True)
+        else:
+            if not isinstance(g, _T):
+                raise TypeError(f"grad_tensors[{i}] must be a Tensor or None, got {type(g).__name__}")
+            if g.data.shape != t.data.shape:
+                raise AssertionError(
+                    f"The shape of grad_tensors[{i}] {list(g.data.shape)} mismatch with the shape "
+                    f"of {what}[{i}] {list(t.data.shape)}, they should be the same.")
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    tensors = _as_list(tensors)
+    grad_tensors = _as_list(grad_tensors)
+    if len({id(t) for t in tensors}) != len(tensors):
+        raise AssertionError("The argument 'tensors' of paddle.autograd.backward contains "
+                             "duplicate paddle.Tensor object.")
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
+        raise AssertionError("The length of grad_tensors must be equal to the length of tensors "
+                             f"({len(grad_tensors)} != {len(tensors)})")
+    grads = _seed_grads(tensors, grad_tensors)
+    try:
+        _bw.run_backward(tensors, grads, retain_graph=retain_graph,
+                         retain_nonleaf=profiles.current().retain_nonleaf_grads)
+    except _bw.GraphFreedError as exc:
+        raise freed_graph_error(exc, tensors[0].name) from None
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    outputs = _as_list(outputs)
+    inputs_l = _as_list(inputs)
+    grad_outputs = _as_list(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph or not profiles.current().grad_frees_graph
+    grads = _seed_grads(outputs, grad_outputs, "outputs")
+    try:
+        res = _bw.run_backward(outputs, grads, retain_graph=retain_graph,
+                               create_graph=create_graph, inputs=inputs_l,
+                               no_grad_vars=_as_list(no_grad_vars))
+    except _bw.GraphFreedError as exc:
+        raise freed_graph_error(exc, outputs[0].name) from None
+    out = []
+    for i, g in enumerate(res):
+        if g is None:
+            if not allow_unused:
+                raise ValueError(
+                    f"The {i}-th input does not appear in the backward graph. Please check the "
+                    "input tensor or set allow_unused=True to get None result.")
+            out.append(None)
+        elif create_graph:
+            out.append(g)
+        else:
+            out.append(Tensor._wrap(np.array(g.data), True))
+    return out
+
+
+# ------------------------------------------------------------------------------ PyLayer
+class PyLayerContext:
+    def __init__(self):
+        self._saved = ()
+        self._non_diff = set()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+
+    def saved_tensor(self):
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+def _pylayer_vjp(node, *out_grads):
+    cls, ctx = node.attrs["cls"], node.attrs["ctx"]
+    with grad_mode.no_grad():
+        res = cls.backward(ctx, *out_grads)
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    if len(res) != len(node.in_meta):
+        raise ValueError(
+            f"{cls.__name__}.backward returned {len(res)} gradient(s), but forward took "
+            f"{len(node.in_meta)} tensor input(s)")
+    return tuple(res)
+
+
+PY_LAYER = register("py_layer", None, _pylayer_vjp, legacy_name="PyLayerBackward", check=False)
+
+
+class PyLayer:
+    """Custom forward/backward: subclass with static ``forward(ctx, ...)``, ``backward(ctx, ...)``."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = PyLayerContext()
+        with grad_mode.no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        tensor_inputs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, _T)]
+        needs = grad_mode.is_grad_enabled() and any(not t.stop_gradient for t in tensor_inputs)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        if not needs:
+            return out
+        results = [o for o in outs if isinstance(o, _T)]
+        node = GradNode(PY_LAYER, {"cls": cls, "ctx": ctx}, tensor_inputs,
+                        tuple(o.data for o in results))
+        node.out_meta = tuple((o.data.shape, o.data.dtype) for o in results)
+        import weakref
+
+        node.out_refs = tuple(weakref.ref(o) for o in results)
+        for k, o in enumerate(results):
+            if id(o) in ctx._non_diff:
+                continue
+            o.grad_node = node
+            o.out_slot = k
+            o.stop_gradient = False
+        return out
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *args):
+        raise NotImplementedError
+
+
+def jacobian(ys, xs, batch_axis=None):
+    raise NotImplementedError("paddle.autograd.jacobian is not available in gradrepl yet")
+
+
+def hessian(ys, xs, batch_axis=None):
+    raise NotImplementedError("paddle.autograd.hessian is not available in gradrepl yet")

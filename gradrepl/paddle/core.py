@@ -1,0 +1,411 @@
+"""``paddle.Tensor`` and ``Parameter``: the engine's Tensor with Paddle's API and printing.
+
+Methods that are plain functions of the ``paddle.*`` namespace (``x.sum()``, ``x.reshape()``)
+are bound from ``tensor_methods.METHODS``; this module holds what is special to a tensor:
+attributes, gradients, printing, Python protocols and operators.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import backward as _bw
+from ..engine import grad_mode
+from ..engine.ops import math as M
+from ..engine.tensor import Tensor as _EngineTensor
+from . import dtypes, printing, profiles, promotion
+
+
+class Size(list):
+    """``paddle.Size`` (3.x): a list that prints as ``paddle.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"paddle.Size({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+
+_name_counter = [0]
+
+
+class Tensor(_EngineTensor):
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def shape(self):
+        s = list(self.data.shape)
+        return Size(s) if profiles.current().shape_is_size else s
+
+    @property
+    def dtype(self):
+        return dtypes.from_np(self.data.dtype)
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    def dim(self):
+        return self.data.ndim
+
+    ndimension = dim
+
+    @property
+    def size(self):
+        return int(self.data.size)
+
+    def numel(self):
+        return Tensor._wrap(np.asarray(self.data.size, np.int64), True)
+
+    @property
+    def place(self):
+        from . import device
+
+        return device.CPUPlace()
+
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = f"generated_tensor_{self._uid}"
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def persistable(self):
+        return False
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        return self.grad_node
+
+    @property
+    def T(self):
+        from .tensor import manipulation
+
+        return manipulation.transpose(self, list(range(self.ndim))[::-1])
+
+    @property
+    def is_leaf(self):
+        return self.grad_node is None
+
+    # ------------------------------------------------------------------ conversions
+    def numpy(self):
+        return np.array(self.data)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def item(self, *args):
+        if args:
+            return self.data.item(*args)
+        if self.data.size != 1:
+            raise ValueError(
+                "only one element tensor can be converted to Python scalar when using item(), "
+                f"but this tensor has {self.data.size} elements (shape {list(self.data.shape)})")
+        return self.data.reshape(()).item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors can be used as an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise ValueError(
+                "The truth value of a Tensor with more than one element is ambiguous; "
+                f"its shape is {list(self.data.shape)}. Use .any() or .all()")
+        return bool(self.data.reshape(()).item())
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-D tensor")
+        for i in range(self.data.shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        return id(self)
+
+    def astype(self, dtype):
+        return Tensor._cast(self, dtypes.to_np(dtype))
+
+    cast = astype
+
+    @staticmethod
+    def _cast(x, npdtype):
+        return M.cast(x, npdtype)
+
+    def clone(self):
+        from .tensor import creation
+
+        return creation.assign(self)
+
+    def detach(self):
+        t = type(self)._result_type._wrap(self.data, True)
+        return t
+
+    def detach_(self):
+        self.grad_node = None
+        self.stop_gradient = True
+        return self
+
+    # ------------------------------------------------------------------ printing
+    def _repr_prefix(self):
+        return "Tensor"
+
+    def __repr__(self):
+        prof = profiles.current()
+        return printing.tensor_repr(self.data, list(self.data.shape), self.dtype.name,
+                                    prof.place, self.stop_gradient, self._repr_prefix())
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        prof = profiles.current()
+        if self.data.ndim == 0 and prof.format_0d_as_scalar:
+            return format(self.data.item(), spec)
+        if spec:
+            raise TypeError(f"unsupported format string passed to Tensor.__format__: {spec!r}")
+        return repr(self)
+
+    # ------------------------------------------------------------------ autograd
+    def backward(self, grad_tensor=None, retain_graph=False):
+        from . import autograd
+
+        autograd.backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+
+    def gradient(self):
+        if self._grad is None:
+            return None
+        return np.array(self._grad.data)
+
+    def clear_grad(self):
+        if self._grad is not None:
+            self._grad.data = np.zeros_like(self._grad.data)
+
+    def clear_gradient(self, set_to_zero=True):
+        if set_to_zero:
+            self.clear_grad()
+        else:
+            self._grad = None
+
+    def retain_grads(self):
+        self._retain = True
+
+    def register_hook(self, hook):
+        if self.stop_gradient:
+            raise RuntimeError("Cannot register hook on a tensor that stops gradient")
+        idx = self.add_hook(hook)
+        return _HookHandle(self, idx)
+
+    # ------------------------------------------------------------------ operators
+    def _bin(self, other, op, name, reverse=False):
+        return _binary(self, other, op, name, reverse)
+
+    def __add__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, 1.0, o, "add")
+        return _binary(self, o, M.add, "add")
+
+    def __radd__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, 1.0, o, "add")
+        return _binary(self, o, M.add, "add", True)
+
+    def __sub__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, 1.0, -o, "subtract")
+        return _binary(self, o, M.subtract, "subtract")
+
+    def __rsub__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, -1.0, o, "subtract")
+        return _binary(self, o, M.subtract, "subtract", True)
+
+    def __mul__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, o, 0.0, "multiply")
+        return _binary(self, o, M.multiply, "multiply")
+
+    def __rmul__(self, o):
+        if type(o) is float or type(o) is int:
+            return _scalar_affine(self, o, 0.0, "multiply")
+        return _binary(self, o, M.multiply, "multiply", True)
+
+    def __truediv__(self, o):
+        if (type(o) is float or type(o) is int) and profiles.current().scalar_div == "reciprocal" \
+                and self.data.dtype.kind == "f":
+            return _scalar_affine(self, 1.0 / o, 0.0, "divide")
+        return _binary(_float_for_div(self), o, M.divide, "divide")
+
+    def __rtruediv__(self, o):
+        return _binary(_float_for_div(self), o, M.divide, "divide", True)
+
+    def __pow__(self, o):
+        if type(o) is float or type(o) is int:
+            x = self if self.data.dtype.kind in "fc" or type(o) is int else M.cast(self, np.float32)
+            return M.pow_scalar(x, o)
+        return _binary(self, o, M.pow, "elementwise_pow")
+
+    def __rpow__(self, o):
+        return _binary(self, o, M.pow, "elementwise_pow", True)
+
+    def __neg__(self):
+        return M.scale(self, -1.0) if self.data.dtype.kind in "fc" else _wrap_np(-self.data)
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, o):
+        from .tensor import linalg
+
+        return linalg.matmul(self, o)
+
+    def __rmatmul__(self, o):
+        from .tensor import linalg
+
+        return linalg.matmul(o, self)
+
+
+class _HookHandle:
+    def __init__(self, tensor, idx):
+        self._t = tensor
+        self._idx = idx
+
+    def remove(self):
+        hooks = self._t._hooks
+        if hooks and self._idx < len(hooks) and hooks[self._idx] is not None:
+            hooks[self._idx] = lambda g: None
+            return True
+        return False
+
+
+Tensor._result_type = Tensor
+
+
+class Parameter(Tensor):
+    """A trainable tensor of a Layer; prints as ``Parameter containing:`` then the tensor."""
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
+                 "_param_name")
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    @property
+    def name(self):
+        return self._param_name or Tensor.name.fget(self)
+
+    @name.setter
+    def name(self, value):
+        self._param_name = value
+
+    @property
+    def persistable(self):
+        return True
+
+
+Parameter._result_type = Tensor
+
+
+def _wrap_np(arr, stop_gradient=True):
+    return Tensor._wrap(arr if type(arr) is np.ndarray else np.asarray(arr), stop_gradient)
+
+
+def _float_for_div(x):
+    """true division of integer tensors computes in float32 (Paddle casts first)."""
+    if x.data.dtype.kind in "iub":
+        return M.cast(x, np.float32)
+    return x
+
+
+def _scalar_affine(x, s, b, opname):
+    """``x * s + b`` for a python scalar operand: Paddle's ``scale`` op."""
+    dt = x.data.dtype
+    kind = "f" if (type(s) is float or type(b) is float) else "i"
+    target = promotion.with_scalar(dt, kind)
+    if target != dt:
+        x = M.cast(x, target)
+        dt = target
+    if dt.kind in "iu":
+        if (opname == "multiply" and type(s) is int) or (opname != "multiply" and type(b) is int):
+            return _wrap_np((x.data * s + b).astype(dt), x.stop_gradient)
+    if dt.kind == "b":
+        return _wrap_np(np.logical_or(x.data, bool(b)) if opname == "add" else x.data, True)
+    return M.scale(x, s, b)
+
+
+def as_tensor(v, like=None):
+    """A python scalar / numpy value as a constant tensor (dtype per the promotion rules)."""
+    if isinstance(v, _EngineTensor):
+        return v
+    if like is not None and isinstance(v, (int, float, bool, np.number)):
+        dt = promotion.with_scalar(like.data.dtype, promotion.scalar_kind(v))
+        return _wrap_np(np.asarray(v, dt))
+    from .tensor.creation import to_tensor
+
+    return to_tensor(v)
+
+
+def _binary(x, y, fn, opname, reverse=False):
+    """Tensor (op) tensor-or-scalar with Paddle's promotion, then the engine op."""
+    if not isinstance(y, _EngineTensor):
+        if isinstance(y, np.ndarray):
+            y = _wrap_np(y)
+        else:
+            y = as_tensor(y, like=x)
+            if y.data.dtype != x.data.dtype:
+                x = M.cast(x, y.data.dtype)
+            if reverse:
+                x, y = y, x
+            return fn(x, y)
+    if reverse:
+        x, y = y, x
+    xd, yd = x.data.dtype, y.data.dtype
+    if xd != yd:
+        target = promotion.binary(xd, yd, x.data.ndim == 0, y.data.ndim == 0, opname)
+        if xd != target:
+            x = _cast_promote(x, target)
+        if yd != target:
+            y = _cast_promote(y, target)
+    try:
+        return fn(x, y)
+    except ValueError as exc:
+        if "broadcast" in str(exc):
+            raise ValueError(
+                f"(InvalidArgument) {opname}: the shapes of x {list(x.data.shape)} and y "
+                f"{list(y.data.shape)} cannot be broadcast together (broadcast dimensions must "
+                f"match or be 1)") from None
+        raise
+
+
+def _cast_promote(t, target):
+    # promotion in 2.x casts the other operand (truncating floats to ints)
+    if target.kind in "iub":
+        return _wrap_np(t.data.astype(target), True)
+    return M.cast(t, target)

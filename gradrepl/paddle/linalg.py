@@ -1,0 +1,2 @@
+"""``paddle.linalg``."""
+from .tensor.linalg import matmul  # noqa: F401

@@ -1,0 +1,2 @@
+"""``paddle.nn``: layers, functional, initializers."""
+from . import functional  # noqa: F401

@@ -1,0 +1,223 @@
+"""Creating tensors: ``to_tensor``, ``zeros``/``ones``/``full``, ranges, random tensors."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.tensor import Tensor as _T
+from .. import dtypes, profiles
+from ..core import Tensor
+from ._args import shape_list
+
+__all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+           "empty_like", "arange", "linspace", "eye", "rand", "randn", "randint", "uniform",
+           "normal", "seed", "assign", "get_default_dtype", "set_default_dtype", "tril", "triu",
+           "diag", "meshgrid"]
+__methods__ = ["assign"]
+
+_DEFAULT_DTYPE = [np.dtype(np.float32)]
+
+
+def get_default_dtype():
+    return _DEFAULT_DTYPE[0].name
+
+
+def set_default_dtype(d):
+    _DEFAULT_DTYPE[0] = dtypes.to_np(d)
+
+
+def _as_array(data):
+    if isinstance(data, _T):
+        return np.array(data.data)
+    if isinstance(data, np.ndarray):
+        return np.array(data)
+    if isinstance(data, (bool, np.bool_)):
+        return np.array(data, np.bool_)
+    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+        return np.array(data, np.int64 if isinstance(data, int) else data.dtype)
+    if isinstance(data, float):
+        return np.array(data, _DEFAULT_DTYPE[0])
+    if isinstance(data, np.floating):
+        return np.array(data)
+    if isinstance(data, complex):
+        return np.array(data, np.complex64)
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(v, _T) for v in _flat(data)):
+            data = _untensor(data)
+        arr = np.array(data)  # ragged input raises numpy's ValueError ("inhomogeneous shape")
+        if arr.dtype == np.float64 and not _has_np_float64(data):
+            arr = arr.astype(_DEFAULT_DTYPE[0])
+        elif arr.dtype.kind == "i":
+            arr = arr.astype(np.int64)
+        elif arr.dtype == np.complex128:
+            arr = arr.astype(np.complex64)
+        elif arr.size == 0 and arr.dtype == np.float64:
+            arr = arr.astype(_DEFAULT_DTYPE[0])
+        return arr
+    raise TypeError(
+        f"Can't constructs a 'paddle.Tensor' with data type {type(data)}, data type must be "
+        "scalar|list|tuple|np.ndarray|paddle.Tensor")
+
+
+def _flat(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _untensor(seq):
+    return [(_untensor(v) if isinstance(v, (list, tuple)) else
+             (v.data.item() if isinstance(v, _T) and v.data.size == 1 else
+              (v.data.tolist() if isinstance(v, _T) else v))) for v in seq]
+
+
+def _has_np_float64(seq):
+    return any(isinstance(v, np.float64) or (isinstance(v, np.ndarray) and v.dtype == np.float64)
+               for v in _flat(seq))
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    if dtype is not None and isinstance(data, (list, tuple, float, int)) and not isinstance(
+            data, bool) and not any(isinstance(v, _T) for v in _flat(
+                data if isinstance(data, (list, tuple)) else [data])):
+        arr = np.array(data, dtype=dtypes.to_np(dtype))
+    else:
+        arr = _as_array(data)
+    if dtype is not None:
+        arr = arr.astype(dtypes.to_np(dtype), copy=False)
+    if arr.ndim == 0 and not profiles.current().zero_d:
+        arr = arr.reshape(1)
+    return Tensor(arr, stop_gradient=bool(stop_gradient))
+
+
+def _dt(dtype, default=None):
+    if dtype is None:
+        return default if default is not None else _DEFAULT_DTYPE[0]
+    return dtypes.to_np(dtype)
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    if isinstance(fill_value, _T):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = np.bool_ if isinstance(fill_value, bool) else _DEFAULT_DTYPE[0]
+    return Tensor(np.full(shape_list(shape), fill_value, dtype=_dt(dtype)))
+
+
+def zeros(shape, dtype=None, name=None):
+    return Tensor(np.zeros(shape_list(shape), _dt(dtype)))
+
+
+def ones(shape, dtype=None, name=None):
+    return Tensor(np.ones(shape_list(shape), _dt(dtype)))
+
+
+def empty(shape, dtype=None, name=None):
+    return zeros(shape, dtype)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    return Tensor(np.full(x.data.shape, fill_value, _dt(dtype, x.data.dtype)))
+
+
+def zeros_like(x, dtype=None, name=None):
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None, name=None):
+    return full_like(x, 1, dtype)
+
+
+def empty_like(x, dtype=None, name=None):
+    return full_like(x, 0, dtype)
+
+
+def _num(v):
+    return v.item() if isinstance(v, _T) else v
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        isint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = np.int64 if isint else _DEFAULT_DTYPE[0]
+    return Tensor(np.arange(start, end, step).astype(dtypes.to_np(dtype)))
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    return Tensor(np.linspace(_num(start), _num(stop), int(_num(num))).astype(_dt(dtype)))
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    return Tensor(np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+                         dtype=_dt(dtype)))
+
+
+# -------------------------------------------------------------------- random
+_RNG = [np.random.default_rng(0)]
+
+
+def seed(s):
+    _RNG[0] = np.random.default_rng(int(s))
+    from .. import core  # noqa: F401  (keeps the API shape of paddle.seed returning a generator)
+
+    return _RNG[0]
+
+
+def rng():
+    return _RNG[0]
+
+
+def rand(shape, dtype=None, name=None):
+    return Tensor(_RNG[0].random(shape_list(shape)).astype(_dt(dtype)))
+
+
+def randn(shape, dtype=None, name=None):
+    return Tensor(_RNG[0].standard_normal(shape_list(shape)).astype(_dt(dtype)))
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    return Tensor(_RNG[0].uniform(min, max, shape_list(shape)).astype(_dt(dtype)))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    return Tensor(_RNG[0].normal(mean, std, shape_list(shape or [1])).astype(_DEFAULT_DTYPE[0]))
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    if high is None:
+        low, high = 0, low
+    return Tensor(_RNG[0].integers(low, high, shape_list(shape)).astype(_dt(dtype, np.dtype(np.int64))))
+
+
+def assign(x, output=None):
+    from ...engine.ops import math as M
+
+    if not isinstance(x, _T):
+        return to_tensor(x)
+    out = M.scale(x, 1.0) if x.data.dtype.kind == "f" else Tensor(np.array(x.data), True)
+    if output is not None:
+        output.data = out.data
+        return output
+    return out
+
+
+def tril(x, diagonal=0, name=None):
+    return Tensor(np.tril(x.data, diagonal))
+
+
+def triu(x, diagonal=0, name=None):
+    return Tensor(np.triu(x.data, diagonal))
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    return Tensor(np.diag(x.data, offset))
+
+
+def meshgrid(*args, **kwargs):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    return [Tensor(a) for a in np.meshgrid(*[t.data for t in args], indexing="ij")]

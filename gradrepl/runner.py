@@ -1,0 +1,36 @@
+"""Run a Paddle script file with gradrepl standing in for Paddle (``gradrepl run``)."""
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+
+from .importhook import paddle_modules
+from .paddle import profiles
+
+_HEADER = re.compile(r"^#\s*gradrepl:\s*paddle\s*=\s*([\w.]+)")
+
+
+def header_profile(path) -> str | None:
+    """The ``# gradrepl: paddle=3`` first line of a script, if any."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except OSError:
+        return None
+    m = _HEADER.match(first.strip())
+    return m.group(1) if m else None
+
+
+def run_script(path: str, argv=None, profile: str | None = None) -> int:
+    key = profile or header_profile(path)
+    if key is not None:
+        profiles.set_profile(key)
+    old_argv = sys.argv
+    sys.argv = [path] + list(argv or [])
+    try:
+        with paddle_modules():
+            runpy.run_path(path, run_name="__main__")
+    finally:
+        sys.argv = old_argv
+    return 0
