@@ -1,2 +1,2 @@
 """The registered ops, grouped by kind. Importing this package registers them all."""
-from . import broadcast, math, reduce, shape, linalg  # noqa: F401
+from . import broadcast, math, logic, reduce, search, shape, index, linalg, nn  # noqa: F401

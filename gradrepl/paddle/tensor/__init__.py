@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ["creation", "math", "manipulation", "linalg"]
+MODULES = ["creation", "math", "reduce", "logic", "search", "manipulation", "indexing", "linalg"]
 
 
 def modules():

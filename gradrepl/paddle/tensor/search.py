@@ -1,0 +1,3 @@
+"""(to be filled)"""
+__all__ = []
+__methods__ = []
