@@ -39,6 +39,9 @@ def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle scr
         run_script(script, ctx.args, profile=None)
     except SystemExit as exc:
         raise typer.Exit(exc.code if isinstance(exc.code, int) else 1)
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        raise typer.Exit(0)
     except BaseException:  # the script's own error: show it like python does
         import traceback
 
