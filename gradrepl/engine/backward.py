@@ -92,8 +92,9 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             e = t.gradient_edge()
             if e is not None:
                 capture.setdefault(e, []).append(i)
-    cut = set()
+    cut = None
     if no_grad_vars:
+        cut = set()
         for t in no_grad_vars:
             e = t.gradient_edge()
             if e is not None:
@@ -140,120 +141,135 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                 yield ev.Ready(node)
 
     state = grad_mode.STATE
+    prev_mode = state.enabled
     user_grads = set()  # ids of gradients a user's PyLayer.backward returned
-    while ready:
-        node = ready.popleft()
-        buf = buffers.pop(node, None)
-        if isinstance(node, AccumulateNode):
-            g = buf[0] if buf else None
-            leaf = node.leaf
-            if g is None or leaf is None:
-                continue
-            if leaf._hooks:
-                for hook in leaf._hooks:
-                    r = hook(g)
-                    if r is not None:
-                        g = r
-            if capture is not None:
-                for i in capture.get((node, 0), ()):
-                    results[i] = g
-                    if trace:
-                        yield ev.Captured(i, g)
-                continue
-            cur = leaf._grad
-            if cur is None:
-                if create_graph:
-                    leaf._grad = g
-                else:
-                    # a PyLayer's backward result keeps its own stop_gradient (Paddle does)
-                    flag = g.stop_gradient if id(g) in user_grads else False
-                    leaf._grad = leaf._result_type._wrap(
-                        np.array(g.data, dtype=leaf.data.dtype), flag)
-            elif create_graph:
-                from .ops.math import add
-
-                leaf._grad = add(cur, g)
-            else:
-                cur.data = cur.data + g.data
-            if trace:
-                yield ev.Accumulate(node, 0, g, leaf._grad)
-            continue
-
-        if node.released:
-            raise GraphFreedError(node)
-        # the gradients of this node's forward outputs (zeros where none arrived)
-        out_grads = buf if buf is not None else [None] * len(node.out_meta)
-        cls = node.inputs[0]._result_type
-        for k, g in enumerate(out_grads):
-            if g is None:
-                shape, dtype = node.out_meta[k]
-                out_grads[k] = cls._wrap(np.zeros(shape, dtype), True)
-        refs = node.out_refs
-        if refs is not None:
-            for k, r in enumerate(refs):
-                t = r()
-                if t is None:
+    try:
+        while ready:
+            node = ready.popleft()
+            buf = buffers.pop(node, None)
+            if node.op is None:  # a leaf's AccumulateNode
+                g = buf[0] if buf else None
+                leaf = node.leaf
+                if g is None or leaf is None:
                     continue
-                if t._hooks:
-                    for hook in t._hooks:
-                        res = hook(out_grads[k])
-                        if res is not None:
-                            out_grads[k] = res
-                if retain_nonleaf or t._retain:
-                    t._grad = cls._wrap(np.array(out_grads[k].data), False)
-        if capture is not None:
-            for k in range(len(out_grads)):
-                for i in capture.get((node, k), ()):
-                    results[i] = out_grads[k]
-                    if trace:
-                        yield ev.Captured(i, out_grads[k])
-        if keep is not None and not any(
-                e is not None and e[0] in keep for e in node.next_edges):
-            continue  # a requested non-leaf input: nothing below it is needed
+                if leaf._hooks:
+                    for hook in leaf._hooks:
+                        r = hook(g)
+                        if r is not None:
+                            g = r
+                if capture is not None:
+                    for i in capture.get((node, 0), ()):
+                        results[i] = g
+                        if trace:
+                            yield ev.Captured(i, g)
+                    continue
+                cur = leaf._grad
+                if cur is None:
+                    if create_graph:
+                        leaf._grad = g
+                    else:
+                        # a PyLayer's backward result keeps its own stop_gradient (Paddle does)
+                        flag = g.stop_gradient if id(g) in user_grads else False
+                        leaf._grad = leaf._result_type._wrap(
+                            np.array(g.data, dtype=leaf.data.dtype), flag)
+                elif create_graph:
+                    from .ops.math import add
 
-        prev = state.enabled
-        state.enabled = create_graph
-        try:
-            in_grads = node.op.vjp(node, *out_grads)
-        finally:
-            state.enabled = prev
-        if type(in_grads) is not tuple and type(in_grads) is not list:
-            in_grads = (in_grads,)
-        keep_flag = node.op.name == "py_layer"
-        if trace:
-            yield ev.Run(node, tuple(out_grads), tuple(in_grads))
-        op = node.op
-        for i, e in enumerate(node.next_edges):
-            if e is None:
-                continue
-            child, slot = e
-            if keep is not None and child not in keep:
-                continue
-            g = in_grads[i] if i < len(in_grads) else None
-            if g is not None and e not in cut:
-                shape, dtype = node.in_meta[i]
-                g = reduce_grad(op, i, g, shape, dtype)
-                if keep_flag:
-                    user_grads.add(id(g))
-                cbuf = buffers.get(child)
-                if cbuf is None:
-                    n_out = 1 if isinstance(child, AccumulateNode) else len(child.out_meta)
-                    cbuf = buffers[child] = [None] * n_out
-                cbuf[slot] = _add(cbuf[slot], g, create_graph)
+                    leaf._grad = add(cur, g)
+                else:
+                    cur.data = cur.data + g.data
                 if trace:
-                    yield ev.Accumulate(child, slot, g, cbuf[slot])
-            d = deps[child] - 1
-            deps[child] = d
+                    yield ev.Accumulate(node, 0, g, leaf._grad)
+                continue
+
+            if node.released:
+                raise GraphFreedError(node)
+            # the gradients of this node's forward outputs (zeros where none arrived)
+            out_meta = node.out_meta
+            if buf is None:
+                buf = [None] * len(out_meta)
+            cls = node.inputs[0]._result_type
+            if None in buf:
+                for k, g in enumerate(buf):
+                    if g is None:
+                        shape, dtype = out_meta[k]
+                        buf[k] = cls._wrap(np.zeros(shape, dtype), True)
+            refs = node.out_refs
+            if refs is not None:
+                for k, r in enumerate(refs):
+                    t = r()
+                    if t is None:
+                        continue
+                    if t._hooks:
+                        for hook in t._hooks:
+                            res = hook(buf[k])
+                            if res is not None:
+                                buf[k] = res
+                    if retain_nonleaf or t._retain:
+                        t._grad = cls._wrap(np.array(buf[k].data), False)
+            if capture is not None:
+                for k in range(len(buf)):
+                    for i in capture.get((node, k), ()):
+                        results[i] = buf[k]
+                        if trace:
+                            yield ev.Captured(i, buf[k])
+                if not any(e is not None and e[0] in keep for e in node.next_edges):
+                    continue  # a requested non-leaf input: nothing below it is needed
+
+            op = node.op
+            state.enabled = create_graph
+            in_grads = op.vjp(node, *buf)
+            state.enabled = prev_mode
+            if type(in_grads) is not tuple and type(in_grads) is not list:
+                in_grads = (in_grads,)
             if trace:
-                yield ev.DepDec(child, d)
-            if d == 0:
-                ready.append(child)
+                yield ev.Run(node, tuple(buf), tuple(in_grads))
+            keep_flag = op.name == "py_layer"
+            in_meta = node.in_meta
+            n_in = len(in_grads)
+            for i, e in enumerate(node.next_edges):
+                if e is None:
+                    continue
+                child, slot = e
+                if keep is not None and child not in keep:
+                    continue
+                g = in_grads[i] if i < n_in else None
+                if g is not None and (cut is None or e not in cut):
+                    shape, dtype = in_meta[i]
+                    gd = g.data
+                    if gd.shape != shape or gd.dtype != dtype:
+                        state.enabled = create_graph
+                        g = reduce_grad(op, i, g, shape, dtype)
+                        state.enabled = prev_mode
+                    if keep_flag:
+                        user_grads.add(id(g))
+                    cbuf = buffers.get(child)
+                    if cbuf is None:
+                        cbuf = buffers[child] = [None] * (
+                            1 if child.op is None else len(child.out_meta))
+                    cur = cbuf[slot]
+                    if cur is None:
+                        cbuf[slot] = g
+                    else:
+                        state.enabled = create_graph
+                        cbuf[slot] = _add(cur, g, create_graph)
+                        state.enabled = prev_mode
+                    if trace:
+                        yield ev.Accumulate(child, slot, g, cbuf[slot])
+                d = deps[child] - 1
+                deps[child] = d
                 if trace:
-                    yield ev.Ready(child)
-        if not retain_graph:
-            node.release()
-            if trace:
-                yield ev.Released(node)
+                    yield ev.DepDec(child, d)
+                if d == 0:
+                    ready.append(child)
+                    if trace:
+                        yield ev.Ready(child)
+            if not retain_graph:
+                node.release()
+                if trace:
+                    yield ev.Released(node)
+    finally:
+        state.enabled = prev_mode
     return results
 
 

@@ -34,8 +34,19 @@ class GradNode:
         self.attrs = attrs
         self.inputs = inputs
         self.out_data = outputs_data
-        self.in_meta = [(t.data.shape, t.data.dtype) for t in inputs]
-        self.next_edges = [t.gradient_edge() for t in inputs]
+        in_meta = []
+        edges = []
+        for t in inputs:
+            d = t.data
+            in_meta.append((d.shape, d.dtype))
+            if t.stop_gradient:
+                edges.append(None)
+            elif t.grad_node is not None:
+                edges.append((t.grad_node, t.out_slot))
+            else:
+                edges.append(t.gradient_edge())
+        self.in_meta = in_meta
+        self.next_edges = edges
         self.released = False
         self.uid = next(_node_uids)
         self.label = None

@@ -63,21 +63,33 @@ def defop(name, **kw):
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_EMPTY: dict = {}
+_STATE = grad_mode.STATE
 
 
 def apply(op: OpDef, inputs, attrs=None):
-    """Run ``op`` on Tensors; record a backward node when a gradient is needed."""
+    """Run ``op`` on Tensors; record a backward node when a gradient is needed.
+
+    This is the hot path of every forward op: plain loops, no helper calls when nothing is
+    recorded.
+    """
     if attrs is None:
-        attrs = {}
-    out = op.forward(*[t.data for t in inputs], **attrs)
-    cls = inputs[0]._result_type
-    record = False
-    if grad_mode.STATE.enabled and op.vjp is not None:
+        attrs = _EMPTY
+    first = inputs[0]
+    if len(inputs) == 1:
+        out = op.forward(first.data, **attrs)
+        record = not first.stop_gradient
+    else:
+        out = op.forward(*[t.data for t in inputs], **attrs)
+        record = False
         diff = op.diff_inputs
         for i, t in enumerate(inputs):
             if not t.stop_gradient and (diff is None or i in diff):
                 record = True
                 break
+    cls = first._result_type
+    if record and (not _STATE.enabled or op.vjp is None):
+        record = False
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)

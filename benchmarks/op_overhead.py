@@ -1,0 +1,104 @@
+"""Per-op overhead: a chain of 20,000 small ops on shape-[1] tensors, forward then backward.
+
+    python benchmarks/op_overhead.py [--n 20000] [--paddle-python PY] [--torch-python PY]
+
+The chain is ``x = tanh(x * 1.0001 + 0.5)`` repeated (three ops a step). Each framework runs in
+its own interpreter (gradrepl here; Paddle and torch in whatever Python has them: this one if it
+can import them, or the ones given), best of several repeats, and the table prints microseconds
+per op and gradrepl's ratio to each peer. No assertions: numbers to read, side by side.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+WORKER = r'''
+import json, sys, time, gc
+fw, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+if fw == "gradrepl":
+    import gradrepl.paddle as lib
+    def leaf(): return lib.to_tensor([1.0], stop_gradient=False)
+    tanh = lib.tanh
+    def backward(y): y.backward()
+elif fw == "paddle":
+    import paddle as lib
+    def leaf(): return lib.to_tensor([1.0], stop_gradient=False)
+    tanh = lib.tanh
+    def backward(y): y.backward()
+else:
+    import torch as lib
+    lib.set_num_threads(1)
+    def leaf(): return lib.tensor([1.0], requires_grad=True)
+    tanh = lib.tanh
+    def backward(y): y.backward()
+best_f = best_b = float("inf")
+for _ in range(reps):
+    x0 = leaf()
+    x = x0
+    gc.collect(); gc.disable()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        x = tanh(x * 1.0001 + 0.5)
+    t1 = time.perf_counter()
+    backward(x)
+    t2 = time.perf_counter()
+    gc.enable()
+    best_f = min(best_f, t1 - t0); best_b = min(best_b, t2 - t1)
+    del x, x0
+ops = 3 * n
+print(json.dumps({"fw": fw, "forward_us": best_f / ops * 1e6, "backward_us": best_b / ops * 1e6}))
+'''
+
+
+def run(python, fw, n, reps):
+    try:
+        out = subprocess.run([python, "-c", WORKER, fw, str(n), str(reps)], capture_output=True,
+                             text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    if out.returncode != 0:
+        return None, (out.stderr.strip().splitlines() or ["failed"])[-1]
+    return json.loads(out.stdout.strip().splitlines()[-1]), None
+
+
+def can_import(python, mod):
+    return subprocess.run([python, "-c", f"import {mod}"], capture_output=True).returncode == 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20000, help="chain steps (3 ops each)")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--paddle-python", default=sys.executable)
+    ap.add_argument("--torch-python", default=sys.executable)
+    args = ap.parse_args(argv)
+    rows = []
+    res, err = run(sys.executable, "gradrepl", args.n, args.reps)
+    if res is None:
+        print("gradrepl failed:", err)
+        return 1
+    rows.append(res)
+    for fw, py, mod in (("paddle", args.paddle_python, "paddle"), ("torch", args.torch_python, "torch")):
+        if not can_import(py, mod):
+            print(f"({fw}: not importable with {py}; skipped)")
+            continue
+        r, err = run(py, fw, args.n, args.reps)
+        if r is None:
+            print(f"({fw} failed: {err})")
+            continue
+        rows.append(r)
+    base = rows[0]
+    print(f"chain of {3 * args.n} ops on shape-[1] tensors, best of {args.reps}")
+    print(f"{'framework':<10} {'forward us/op':>14} {'backward us/op':>15} {'fwd ratio':>10} {'bwd ratio':>10}")
+    for r in rows:
+        fr = base["forward_us"] / r["forward_us"]
+        br = base["backward_us"] / r["backward_us"]
+        print(f"{r['fw']:<10} {r['forward_us']:>14.2f} {r['backward_us']:>15.2f} {fr:>10.2f} {br:>10.2f}")
+    print("ratio = gradrepl time / framework time (below 1: gradrepl is faster)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
