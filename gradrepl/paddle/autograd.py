@@ -101,7 +101,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None:
             if not allow_unused:
                 raise ValueError(
-                    f"The {i}-th input does not appear in the backward graph. Please check the "
+                    f"(InvalidArgument) The {i}-th input does not appear in the backward graph. Please check the "
                     "input tensor or set allow_unused=True to get None result.")
             out.append(None)
         elif create_graph:
