@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import profiles
+
 
 @dataclass
 class PrintOptions:
@@ -58,6 +60,8 @@ def _format_item(v, max_width=0, signed=False):
             s = "{:.0f}.".format(v)
         else:
             s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
+    elif v.dtype.kind == "c" and profiles.current().complex_fixed:
+        s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
     else:
         s = "{}".format(v)
     if max_width > len(s):
