@@ -61,7 +61,7 @@ def _format_item(v, max_width=0, signed=False):
         else:
             s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
     elif v.dtype.kind == "c" and profiles.current().complex_fixed:
-        s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
+        s = "({{:.{}f}})".format(OPTIONS.precision).format(v)
     else:
         s = "{}".format(v)
     if max_width > len(s):
