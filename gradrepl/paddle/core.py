@@ -217,7 +217,7 @@ class Tensor(_EngineTensor):
 
     def register_hook(self, hook):
         if self.stop_gradient:
-            raise RuntimeError("Cannot register hook on a tensor that stops gradient")
+            raise RuntimeError("Cannot register hook on a tensor that stop gradient.")
         idx = self.add_hook(hook)
         return _HookHandle(self, idx)
 
