@@ -183,9 +183,68 @@ class PyLayer:
         raise NotImplementedError
 
 
+class Jacobian:
+    """``paddle.autograd.jacobian`` result: a [ys.size, xs.size] matrix computed on access.
+
+    Row i is ``paddle.grad(ys, xs, grad_outputs=e_i)``; ``J[:]`` (or any index) evaluates it.
+    """
+
+    def __init__(self, ys, xs):
+        self._ys, self._xs = ys, xs
+        self._value = None
+
+    @property
+    def shape(self):
+        return [int(self._ys.data.size), int(self._xs.data.size)]
+
+    def _evaluate(self):
+        if self._value is None:
+            ys, xs = self._ys, self._xs
+            rows = []
+            for i in range(ys.data.size):
+                e = np.zeros(ys.data.size, ys.data.dtype)
+                e[i] = 1
+                (g,) = grad(ys, xs, grad_outputs=Tensor._wrap(e.reshape(ys.data.shape), True),
+                            retain_graph=True, allow_unused=True)
+                rows.append(np.zeros(xs.data.size, xs.data.dtype) if g is None
+                            else g.data.reshape(-1))
+            self._value = Tensor._wrap(np.stack(rows) if rows else
+                                       np.zeros((0, xs.data.size), xs.data.dtype), True)
+        return self._value
+
+    def __getitem__(self, index):
+        from .tensor import indexing  # noqa: F401  (binds __getitem__)
+
+        return self._evaluate()[index]
+
+    def numpy(self):
+        return self._evaluate().numpy()
+
+
+def _per_pair(ys, xs, make):
+    if isinstance(ys, (list, tuple)):
+        return tuple(_per_pair(y, xs, make) for y in ys)
+    if isinstance(xs, (list, tuple)):
+        return tuple(make(ys, x) for x in xs)
+    return make(ys, xs)
+
+
 def jacobian(ys, xs, batch_axis=None):
-    raise NotImplementedError("paddle.autograd.jacobian is not available in gradrepl yet")
+    """Jacobian of ``ys`` with respect to ``xs`` (no batch axis yet): [ys.size, xs.size]."""
+    if batch_axis is not None:
+        raise NotImplementedError("paddle.autograd.jacobian with batch_axis is not supported yet")
+    return _per_pair(ys, xs, Jacobian)
 
 
 def hessian(ys, xs, batch_axis=None):
-    raise NotImplementedError("paddle.autograd.hessian is not available in gradrepl yet")
+    """Hessian of a scalar ``ys``: the Jacobian of its gradient (taken with create_graph)."""
+    if batch_axis is not None:
+        raise NotImplementedError("paddle.autograd.hessian with batch_axis is not supported yet")
+    if ys.data.size != 1:
+        raise ValueError(f"hessian needs a tensor with one element, got shape {list(ys.data.shape)}")
+
+    def make(y, x):
+        (g,) = grad(y, x, create_graph=True, allow_unused=True)
+        return Jacobian(g, x)
+
+    return _per_pair(ys, xs, make)
