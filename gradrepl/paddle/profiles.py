@@ -29,6 +29,7 @@ class Profile:
     topk_namedtuple: bool         # topk returns TopKRetType
     gradient_numpy: bool          # Tensor.gradient() returns numpy (all versions so far)
     complex_fixed: bool           # complex items print with the float precision (3.x) or as python's
+    error_wording: str            # whose kernel error texts: "2.6" | "3" (matmul shape errors)
 
 
 P26 = Profile(
@@ -36,13 +37,13 @@ P26 = Profile(
     retain_nonleaf_grads=False, freed_graph_error="eager", grad_frees_graph=False,
     node_names="eager", shape_is_size=False, dtype_enum="VarType", promotion="left",
     minmax_ties="all", scalar_div="reciprocal", topk_namedtuple=False, gradient_numpy=True,
-    complex_fixed=False,
+    complex_fixed=False, error_wording="2.6",
 )
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy")
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
-             scalar_div="divide", topk_namedtuple=True, complex_fixed=True)
+             scalar_div="divide", topk_namedtuple=True, error_wording="3", complex_fixed=True)
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

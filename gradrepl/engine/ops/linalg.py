@@ -8,12 +8,13 @@ from .broadcast import sum_to
 from .shape import reshape, swap_last
 
 
-def _matmul_fwd(x, y, transpose_x=False, transpose_y=False):
+def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     if transpose_x and x.ndim >= 2:
         x = np.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = np.swapaxes(y, -1, -2)
-    return np.matmul(x, y)
+    out = np.matmul(x, y)
+    return np.reshape(out, out_shape) if out_shape is not None else out
 
 
 def _matmul_vjp(n, g):
@@ -47,10 +48,104 @@ MATMUL = register(
               ([(3, 2), (4, 3)], {"transpose_x": True, "transpose_y": True})])
 
 
-def matmul(x, y, transpose_x=False, transpose_y=False):
+def matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    """``x @ y`` (numpy's rank rules) after the optional swap of each operand's last two axes.
+
+    ``out_shape`` lets the dialect shape a 1-D @ 1-D result (Paddle 2.2: ``[1]``, later ``[]``).
+    """
     attrs = {}
     if transpose_x:
         attrs["transpose_x"] = True
     if transpose_y:
         attrs["transpose_y"] = True
+    if out_shape is not None:
+        attrs["out_shape"] = tuple(out_shape)
     return apply(MATMUL, (x, y), attrs)
+
+
+# ---------------------------------------------------------------- bmm, dot, cross
+def _bmm_vjp(n, g):
+    x, y = n.inputs
+    return bmm(g, swap_last(y)), bmm(swap_last(x), g)
+
+
+BMM = register("bmm", np.matmul, _bmm_vjp, legacy_name="BmmBackward",
+               examples=[([(2, 1, 2), (2, 2, 3)], {})])
+
+
+def bmm(x, y):
+    """Batched matrix product of two 3-D tensors with equal batch sizes."""
+    return apply(BMM, (x, y))
+
+
+def _dot_fwd(x, y, out_shape=None):
+    out = np.sum(x * y, axis=-1)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _dot_vjp(n, g):
+    """d(sum x*y)/dx = g * y, with g broadcast over the summed last axis."""
+    from .math import multiply
+
+    x, y = n.inputs
+    lead = n.in_meta[0][0][:-1]
+    gk = reshape(g, lead + (1,))
+    return multiply(gk, y), multiply(gk, x)
+
+
+DOT = register("dot", _dot_fwd, _dot_vjp, legacy_name="DotBackward",
+               examples=[([(3,), (3,)], {}), ([(2, 3), (2, 3)], {})])
+
+
+def dot(x, y, out_shape=None):
+    """Inner product over the last axis (1-D, or a batch of rows for 2-D)."""
+    attrs = {} if out_shape is None else {"out_shape": tuple(out_shape)}
+    return apply(DOT, (x, y), attrs)
+
+
+CROSS = register(
+    "cross", lambda x, y, axis: np.cross(x, y, axis=axis),
+    lambda n, g: (cross(n.inputs[1], g, n.attrs["axis"]), cross(g, n.inputs[0], n.attrs["axis"])),
+    legacy_name="CrossBackward",
+    examples=[([(3,), (3,)], {"axis": 0}), ([(2, 3), (2, 3)], {"axis": 1})])
+
+
+def cross(x, y, axis):
+    """The vector product along ``axis`` (of size 3)."""
+    return apply(CROSS, (x, y), {"axis": int(axis)})
+
+
+# ---------------------------------------------------------------- inverse, det
+def _inverse_vjp(n, g):
+    """d(A^-1) = -A^-1 dA A^-1, so dA = -(A^-T g A^-T)."""
+    from .math import neg
+
+    inv = n.out()
+    return neg(matmul(matmul(inv, g, transpose_x=True), inv, transpose_y=True))
+
+
+INVERSE = register("inverse", lambda x: np.linalg.inv(x), _inverse_vjp,
+                   legacy_name="InverseBackward", domain="real",
+                   examples=[([np.array([[2.0, 0.5], [0.3, 1.5]])], {})])
+
+
+def inverse(x):
+    return apply(INVERSE, (x,))
+
+
+def _det_vjp(n, g):
+    """d det(A) / dA = det(A) * A^-T (batched)."""
+    from .math import multiply
+
+    x = n.inputs[0]
+    k = reshape(multiply(g, n.out()), n.out_data[0].shape + (1, 1))
+    return multiply(k, swap_last(inverse(x)))
+
+
+DET = register("determinant", lambda x: np.asarray(np.linalg.det(x), x.dtype), _det_vjp,
+               legacy_name="DeterminantBackward",
+               examples=[([np.array([[2.0, 0.5], [0.3, 1.5]])], {})])
+
+
+def det(x):
+    return apply(DET, (x,))

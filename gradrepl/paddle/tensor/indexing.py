@@ -1,3 +1,414 @@
-"""(to be filled)"""
+"""Indexing and in-place updates: ``x[i]``, ``x[i] = v``, ``add_``, ``zero_``, ``set_value`` ...
+
+Reading (``__getitem__``) follows numpy's rules, which Paddle shares: ints, slices with steps,
+None, Ellipsis, boolean masks, integer lists/tensors (advanced indexing). Out-of-range ints raise
+Paddle's ``IndexError`` ("out of bounds"); in Paddle 2.2 (no 0-D tensors) a read that would give
+a 0-D tensor gives shape [1].
+
+Writing follows Paddle's in-place rules, measured on Paddle 2.6 and 3.3:
+
+* the result keeps the tensor's identity (``x.add_(y) is x``) and its memory, so views of it
+  (slices, reshapes, ``detach()``) see the change;
+* with gradients on, the tensor moves to the end of a new backward op whose input is a snapshot
+  of its old value (``b.add_(a)`` makes b the output of an ``add`` node);
+* a leaf that requires grad may not be changed in place: in-place *methods* first write the data
+  and then raise ``ValueError`` ("Leaf Var ... can't use inplace strategy"), ``x[i] = v`` raises
+  before writing; under ``no_grad`` both are allowed (optimizer updates).
+"""
+from __future__ import annotations
+
+import numbers
+from weakref import ref as _weakref
+
+import numpy as np
+
+from ...engine import grad_mode
+from ...engine.ops import index as I
+from ...engine.ops import math as M
+from ...engine.ops._util import const
+from ...engine.tensor import Tensor as _T
+from .. import profiles
+from ..core import Tensor, as_tensor
+
 __all__ = []
-__methods__ = []
+__methods__ = ["__getitem__", "__setitem__", "add_", "subtract_", "multiply_", "divide_",
+               "scale_", "clip_", "zero_", "fill_", "exp_", "sqrt_", "tanh_", "set_value"]
+
+
+# ================================================================ index normalisation
+def _index_error(value, axis, n):
+    return IndexError(
+        f"(OutOfRange) The starting index {value} of slice is out of bounds in tensor {axis}-th "
+        f"axis, it should be in the range of [{-n}, {n}).")
+
+
+def _bad_item(item, k):
+    name = type(item).__name__
+    return ValueError(
+        "(InvalidArgument) Currently, Tensor.__indices__() only allows indexing by Boolean, "
+        "Integers, Slices, Ellipsis, None, Tuples of these types and List / Tensor of Bool and "
+        f"Integers, but received {name} in {k}th slice item")
+
+
+def _as_int(v):
+    if isinstance(v, _T):
+        return int(v.data.reshape(-1)[0])
+    return None if v is None else int(v)
+
+
+def _item(item, k):
+    """One index item -> int | slice | None | Ellipsis | bool array | int array."""
+    if item is None or item is Ellipsis:
+        return item
+    if isinstance(item, (bool, np.bool_)):
+        return np.asarray(item)
+    if isinstance(item, numbers.Integral):
+        return int(item)
+    if isinstance(item, slice):
+        return slice(_as_int(item.start), _as_int(item.stop), _as_int(item.step))
+    if isinstance(item, _T):
+        arr = item.data
+    elif isinstance(item, (list, tuple, np.ndarray)):
+        arr = np.asarray(item)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int64)
+    else:
+        raise _bad_item(item, k)
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype.kind not in "iu":
+        raise _bad_item(item, k)
+    if arr.ndim == 0:
+        return int(arr)
+    return arr.astype(np.int64, copy=False)
+
+
+def _consumed(it):
+    if it is None or it is Ellipsis:
+        return 0
+    if isinstance(it, np.ndarray) and it.dtype == np.bool_:
+        return max(it.ndim, 1)
+    return 1
+
+
+def normalize_index(index, shape):
+    """Paddle's index -> (numpy index tuple, mask) with ints made non-negative and checked.
+
+    Boolean masks become their ``nonzero()`` int arrays; ``mask`` is the boolean array when the
+    whole index is one mask of x's shape (Paddle reads that with masked_select), else None.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    items = [_item(it, k) for k, it in enumerate(items)]
+    ndim = len(shape)
+    used = sum(_consumed(it) for it in items)
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("(OutOfRange) An index can only have a single ellipsis ('...')")
+    out = []
+    axis = 0
+    mask = None
+    for it in items:
+        if it is Ellipsis:
+            axis += max(ndim - used, 0)
+            out.append(it)
+            continue
+        if it is None:
+            out.append(None)
+            continue
+        if isinstance(it, np.ndarray) and it.dtype == np.bool_:
+            span = max(it.ndim, 1)
+            want = tuple(shape[axis:axis + span])
+            if it.ndim and it.shape != want:
+                raise IndexError(
+                    f"(OutOfRange) The shape of boolean index {list(it.shape)} did not match the "
+                    f"shape of the indexed tensor {list(shape)} at axis {axis}; it is out of bounds")
+            if len(items) == 1 and it.shape == tuple(shape) and ndim:
+                mask = it
+            out.extend(np.nonzero(it) if it.ndim else (it,))
+            axis += span
+            continue
+        n = shape[axis] if axis < ndim else 0
+        if isinstance(it, int):
+            if axis >= ndim:
+                raise IndexError(
+                    f"(OutOfRange) The starting index {it} of slice is out of bounds in tensor "
+                    f"{axis}-th axis, it should be in the range of [0, 0).")
+            if not -n <= it < n:
+                raise _index_error(it, axis, n)
+            out.append(it % n)
+        elif isinstance(it, slice):
+            if axis >= ndim:
+                raise IndexError(f"(OutOfRange) Too many indices for a tensor of rank {ndim}: "
+                                 f"the index of axis {axis} is out of bounds")
+            if it.step == 0:
+                raise ValueError("(InvalidArgument) The step of a slice must not be 0")
+            out.append(it)
+        else:  # integer array
+            if axis >= ndim:
+                raise IndexError(f"(OutOfRange) Too many indices for a tensor of rank {ndim}: "
+                                 f"the index of axis {axis} is out of bounds")
+            if it.size and (it.max() >= n or it.min() < -n):
+                bad = int(it[(it >= n) | (it < -n)].reshape(-1)[0])
+                raise ValueError(f"(InvalidArgument) Input(index[-1)] has wrong value, it is "
+                                 f"[{bad}] (the size of axis {axis} is {n})")
+            out.append(np.where(it < 0, it + n, it))
+        axis += 1
+    return tuple(out), mask
+
+
+def _keep_1d(index):
+    """Paddle 2.2 has no 0-D results: read the last int as a length-1 slice instead."""
+    if profiles.current().zero_d:
+        return index
+    if not all(isinstance(i, int) or i is Ellipsis for i in index):
+        return index
+    ints = [k for k, i in enumerate(index) if isinstance(i, int)]
+    if not ints:
+        return index
+    k = ints[-1]
+    return index[:k] + (slice(index[k], index[k] + 1),) + index[k + 1:]
+
+
+def _reads_everything(index, ndim):
+    return sum(isinstance(i, int) for i in index) == ndim and Ellipsis not in index
+
+
+# ================================================================ x[index]
+def __getitem__(self, index):
+    """``x[index]``: one slice / strided_slice / index / masked_select op, with its gradient."""
+    idx, mask = normalize_index(index, self.data.shape)
+    if mask is not None:
+        return I.masked_select(self, Tensor(mask))
+    if _reads_everything(idx, self.data.ndim):
+        idx = _keep_1d(idx)
+    return I.getitem(self, idx)
+
+
+# ================================================================ in-place machinery
+def _leaf_error(x, kind="Var"):
+    return ValueError(f"(InvalidArgument) Leaf {kind} ({x.name}) that doesn't stop gradient "
+                      "can't use inplace strategy.")
+
+
+def _is_grad_leaf(x):
+    return grad_mode.STATE.enabled and x.grad_node is None and not x.stop_gradient
+
+
+def _snapshot(x):
+    """The value ``x`` had before an in-place op, as a separate tensor at x's place in the graph."""
+    return type(x)._result_type._wrap(np.array(x.data), x.stop_gradient, x.grad_node, x.out_slot)
+
+
+def _write(x, data):
+    """Store ``data`` in x's own memory (so views see it), or rebind when that is impossible."""
+    data = np.asarray(data)
+    if data.dtype != x.data.dtype:
+        data = data.astype(x.data.dtype)
+    if data.shape == x.data.shape and x.data.flags.writeable:
+        if data is not x.data:
+            np.copyto(x.data, data)
+    else:
+        x.data = np.array(data)
+
+
+def _detach_saved_output(x):
+    """The op that produced x keeps x's old values (its VJP may read them) before x changes."""
+    node = x.grad_node
+    if node is None or node.out_data is None:
+        return
+    outs = list(node.out_data)
+    k = x.out_slot
+    if k < len(outs) and outs[k] is x.data:
+        outs[k] = np.array(x.data)
+        node.out_data = tuple(outs)
+
+
+def take_place(x, r, snapshot=None):
+    """Make ``x`` hold ``r``: r's values in x's memory, and r's place in the graph if r has one.
+
+    ``snapshot`` (the tensor that stands for x's old value in the new node) takes over x's entry
+    in the old node's outputs, so hooks and retained gradients of x follow the new value.
+    """
+    _detach_saved_output(x)
+    _write(x, r.data)
+    node = r.grad_node
+    if node is None:
+        return x
+    old_node, old_slot = x.grad_node, x.out_slot
+    if snapshot is not None and old_node is not None and old_node.out_refs is not None:
+        refs = list(old_node.out_refs)
+        refs[old_slot] = _weakref(snapshot)
+        old_node.out_refs = tuple(refs)
+    if node.out_refs is not None:
+        refs = list(node.out_refs)
+        refs[r.out_slot] = _weakref(x)
+        node.out_refs = tuple(refs)
+    x.grad_node = node
+    x.out_slot = r.out_slot
+    x.stop_gradient = False
+    return x
+
+
+def _shape_error(out_shape, x):
+    return ValueError(f"The shape of broadcast output {list(out_shape)} is different from that of "
+                      f"inplace tensor {x.shape} in the Inplace operation.")
+
+
+def inplace(x, compute):
+    """Run ``compute(value_of_x) -> Tensor`` and store the result in ``x`` (Paddle's ``op_``)."""
+    if _is_grad_leaf(x):
+        with grad_mode.no_grad():
+            r = compute(x)
+        if r.data.shape != x.data.shape:
+            raise _shape_error(r.data.shape, x)
+        _write(x, r.data)
+        raise _leaf_error(x)
+    recording = grad_mode.STATE.enabled
+    src = _snapshot(x) if recording else x  # the new node must not see x's new values
+    r = compute(src)
+    if r.data.shape != x.data.shape:
+        raise _shape_error(r.data.shape, x)
+    if r.data.dtype != x.data.dtype and r.grad_node is not None and x.data.dtype.kind in "fc":
+        r = M.cast(r, x.data.dtype)
+    if r.grad_node is None:
+        _detach_saved_output(x)
+        _write(x, r.data)
+        return x
+    return take_place(x, r, src)
+
+
+def _inplace_method(name, fn, doc):
+    def method(self, *args, **kwargs):
+        return inplace(self, lambda v: fn(v, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = doc
+    return method
+
+
+def _math():
+    from . import math as pm
+
+    return pm
+
+
+add_ = _inplace_method("add_", lambda v, y, name=None: _math().add(v, y),
+                       "x.add_(y): x = x + y in place.")
+subtract_ = _inplace_method("subtract_", lambda v, y, name=None: _math().subtract(v, y),
+                            "x.subtract_(y): x = x - y in place.")
+multiply_ = _inplace_method("multiply_", lambda v, y, name=None: _math().multiply(v, y),
+                            "x.multiply_(y): x = x * y in place.")
+divide_ = _inplace_method("divide_", lambda v, y, name=None: _math().divide(v, y),
+                          "x.divide_(y): x = x / y in place.")
+exp_ = _inplace_method("exp_", lambda v, name=None: _math().exp(v), "x.exp_(): in place.")
+sqrt_ = _inplace_method("sqrt_", lambda v, name=None: _math().sqrt(v), "x.sqrt_(): in place.")
+tanh_ = _inplace_method("tanh_", lambda v, name=None: _math().tanh(v), "x.tanh_(): in place.")
+
+
+def _scale(v, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    return _math().scale(v, scale, bias, bias_after_scale)
+
+
+scale_ = _inplace_method("scale_", _scale, "x.scale_(scale, bias): x = x * scale + bias in place.")
+
+
+def _clip(v, min=None, max=None, name=None):  # noqa: A002 - Paddle's argument names
+    pm = _math()
+    if hasattr(pm, "clip"):
+        return pm.clip(v, min, max)
+    out = v
+    if min is not None:
+        out = M.maximum(out, const(out, float(min) if not isinstance(min, _T) else min.data))
+    if max is not None:
+        out = M.minimum(out, const(out, float(max) if not isinstance(max, _T) else max.data))
+    return out
+
+
+clip_ = _inplace_method("clip_", _clip, "x.clip_(min, max): in place.")
+
+
+def _filled(v, value):
+    return I.set_value(v, (Ellipsis,), np.asarray(value, v.data.dtype))
+
+
+def fill_(self, value):
+    """Every element set to ``value``; the gradient through it is zero."""
+    if isinstance(value, _T):
+        value = value.item()
+    return inplace(self, lambda v: _filled(v, value))
+
+
+def zero_(self):
+    return inplace(self, lambda v: _filled(v, 0))
+
+
+# ================================================================ x[index] = value
+def _value_array(value, dtype):
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    return np.asarray(value, dtype=dtype)
+
+
+def _assign_shape_error(value_shape, target_shape):
+    return ValueError(
+        f"(InvalidArgument) The shape of tensor assigned value must match the shape of target "
+        f"shape: {list(value_shape)}, but now shape is {list(target_shape)}.")
+
+
+def __setitem__(self, index, value):
+    """``x[index] = value`` in place; gradients flow to x's other elements and to the value."""
+    if _is_grad_leaf(self):
+        raise _leaf_error(self, "Tensor")
+    idx, _mask = normalize_index(index, self.data.shape)
+    target = self.data[idx].shape
+    dt = self.data.dtype
+    if isinstance(value, _T):
+        v = value
+        if v.data.dtype != dt:
+            v = M.cast(v, dt) if dt.kind in "fc" and v.data.dtype.kind in "fc" else \
+                Tensor(v.data.astype(dt))
+        vshape = v.data.shape
+    else:
+        v = _value_array(value, dt)
+        vshape = v.shape
+    try:
+        if np.broadcast_shapes(vshape, target) != tuple(target):
+            raise ValueError
+    except ValueError:
+        raise _assign_shape_error(vshape, target) from None
+    recording = grad_mode.STATE.enabled and (
+        not self.stop_gradient or (isinstance(v, _T) and not v.stop_gradient))
+    if not recording:
+        _detach_saved_output(self)
+        if not self.data.flags.writeable:
+            self.data = np.array(self.data)
+        self.data[idx] = v.data if isinstance(v, _T) else v
+        return
+    src = _snapshot(self)
+    if isinstance(v, _T):
+        r = I.set_value_with_tensor(src, v, idx)
+    else:
+        r = I.set_value(src, idx, v)
+    take_place(self, r, src)
+
+
+# ================================================================ set_value
+def set_value(self, value):
+    """Replace the values (same shape and dtype) without touching the graph."""
+    arr = value.data if isinstance(value, _T) else np.asarray(value)
+    if list(arr.shape) != list(self.data.shape):
+        raise AssertionError(
+            f"Variable Shape not match, Variable [ {self.name} ] need tensor with shape "
+            f"{self.shape} but load set tensor with shape {tuple(arr.shape)}")
+    if arr.dtype != self.data.dtype:
+        from .. import dtypes
+
+        raise AssertionError(
+            f"Variable dtype not match, Variable [ {self.name} ] need tensor with dtype "
+            f"{dtypes.from_np(self.data.dtype)}  but load tensor with dtype "
+            f"{dtypes.from_np(arr.dtype)}")
+    _detach_saved_output(self)
+    _write(self, arr)
+
+
+as_tensor  # re-exported for callers that build index tensors

@@ -1,40 +1,191 @@
-"""Linear algebra of the ``paddle`` namespace: matmul and friends."""
+"""Linear algebra of the ``paddle`` namespace: matmul, mm, bmm, dot, outer, cross, inverse, det.
+
+Shape errors are Paddle's ``ValueError`` in the wording of the emulated version's kernels
+(``profiles.current().error_wording``): 3.x names the mismatched dimensions ("In operator
+matmul, the [1] dimension of Input(X) must be equal to the [0] dimension of Input(Y)"), 2.x says
+"Input(Y) has error dim". Operands must share a dtype (no promotion in matmul: ValueError).
+In Paddle 2.2 (no 0-D tensors) a 1-D @ 1-D product has shape [1].
+"""
 from __future__ import annotations
 
+
 from ...engine.ops import linalg as L
-from ..core import Tensor, as_tensor
-from .. import promotion
+from ...engine.ops import math as M
+from ...engine.ops import shape as S
+from .. import profiles
+from ..core import as_tensor
 
-__all__ = ["matmul"]
-__methods__ = ["matmul"]
+__all__ = ["matmul", "mm", "bmm", "dot", "outer", "cross", "inverse"]
+__methods__ = ["matmul", "mm", "bmm", "dot", "outer", "cross", "inverse"]
 
 
-def _shape_error(x, y, tx, ty):
-    xs, ys = list(x.data.shape), list(y.data.shape)
+def _scalar_shape():
+    return None if profiles.current().zero_d else (1,)
+
+
+def _same_dtype(x, y):
+    if x.data.dtype != y.data.dtype:
+        from .. import dtypes
+
+        raise ValueError(
+            f"(InvalidArgument) The type of data we are trying to retrieve "
+            f"({dtypes.from_np(y.data.dtype).name}) does not match the type of data "
+            f"({dtypes.from_np(x.data.dtype).name}) currently contained in the container.")
+
+
+def _k_axes(xs, ys, tx, ty):
+    """Which axis of x and of y is contracted (as Paddle numbers them in its messages)."""
+    if len(xs) == 1:
+        ix = 0
+    else:
+        ix = len(xs) - 2 if tx else len(xs) - 1
+    if len(ys) == 1:
+        iy = 0
+    else:
+        iy = len(ys) - 1 if ty else len(ys) - 2
+    return ix, iy
+
+
+def _inner_error(xs, ys, tx, ty):
+    ix, iy = _k_axes(xs, ys, tx, ty)
+    kx, ky = xs[ix], ys[iy]
+    if profiles.current().error_wording == "3":
+        return ValueError(
+            f"(InvalidArgument) In operator matmul, the [{ix}] dimension of Input(X) must be "
+            f"equal to the [{iy}] dimension of Input(Y). But receiving the [{ix}]dimension of "
+            f"Input(X) is [{kx}], and the [{iy}] dimension of Input(Y) is [{ky}].")
+    if len(xs) == 1 and len(ys) == 1:
+        return ValueError(
+            f"(InvalidArgument) X's numbers must be equal to Y's numbers, when X/Y's dims =1. But "
+            f"received X has [{kx}] elements, received Y has [{ky}] elements.")
+    if len(ys) == 1:
+        return ValueError(
+            f"(InvalidArgument) Input(X) has error dim.X'dims[{ix}] must be equal to {ky}But "
+            f"received X'dims[{ix}] is {kx}")
     return ValueError(
-        f"(InvalidArgument) matmul: the inner dimensions of x {xs} (transpose_x={tx}) and y {ys} "
-        f"(transpose_y={ty}) must match")
+        f"(InvalidArgument) Input(Y) has error dim. Y'dims[{iy}] must be equal to {kx}, but "
+        f"received Y'dims[{iy}] is {ky}.")
+
+
+def _batch_error(xb, yb):
+    n = max(len(xb), len(yb))
+    xb = (1,) * (n - len(xb)) + tuple(xb)
+    yb = (1,) * (n - len(yb)) + tuple(yb)
+    for i, (a, b) in enumerate(zip(xb, yb)):
+        if a != b and a > 1 and b > 1:
+            return ValueError(
+                f"(InvalidArgument) Input(X) and Input(Y) has error dim. X_broadcast's shape[{i}] "
+                f"must be equal to Y_broadcast's shape[{i}], or X_broadcast's shape[{i}] <= 1, or "
+                f"Y_broadcast's shape[{i}] <= 1, but received X_broadcast's shape[{i}] = [{a}]"
+                f"received Y_broadcast's shape[{i}] = [{b}].")
+    return None
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """``x @ y`` for every rank pairing, each operand optionally transposed in its last two axes."""
     x, y = as_tensor(x), as_tensor(y)
-    if x.data.dtype != y.data.dtype:
-        target = promotion.binary(x.data.dtype, y.data.dtype, False, False, "matmul")
-        from ...engine.ops.math import cast
-
-        x, y = cast(x, target), cast(y, target)
     xs, ys = x.data.shape, y.data.shape
     if not xs or not ys:
-        raise ValueError("(InvalidArgument) matmul does not take 0-D tensors, got shapes "
-                         f"{list(xs)} and {list(ys)}")
-    kx = xs[-2] if (transpose_x and len(xs) > 1) else xs[-1]
-    ky = ys[-1] if (transpose_y and len(ys) > 1) else (ys[-2] if len(ys) > 1 else ys[0])
-    if kx != ky:
-        raise _shape_error(x, y, transpose_x, transpose_y)
-    try:
-        return L.matmul(x, y, transpose_x, transpose_y)
-    except ValueError:
-        raise _shape_error(x, y, transpose_x, transpose_y) from None
+        raise ValueError(
+            f"(InvalidArgument) The Input(x) dims size must be greater than 0, but reviced dims "
+            f"size is 0. (got shapes {list(xs)} and {list(ys)})")
+    ix, iy = _k_axes(xs, ys, transpose_x, transpose_y)
+    if xs[ix] != ys[iy]:
+        raise _inner_error(xs, ys, transpose_x, transpose_y)
+    err = _batch_error(xs[:-2], ys[:-2])
+    if err is not None:
+        raise err
+    _same_dtype(x, y)
+    out_shape = _scalar_shape() if len(xs) == 1 and len(ys) == 1 else None
+    return L.matmul(x, y, bool(transpose_x), bool(transpose_y), out_shape)
 
 
-Tensor  # re-exported for type checkers
+def mm(input, mat2, name=None):  # noqa: A002
+    """Matrix product; Paddle's mm is matmul without transpose flags."""
+    return matmul(input, mat2)
+
+
+def bmm(x, y, name=None):
+    xs, ys = x.data.shape, y.data.shape
+    for what, s in (("X", xs), ("Y", ys)):
+        if len(s) != 3:
+            raise ValueError(
+                f"(InvalidArgument) Input({what}) of BmmOp must be 3-dimensional in BmmOp, but "
+                f"received {what}'s shape: [{', '.join(map(str, s))}].")
+    if xs[2] != ys[1]:
+        raise ValueError(
+            f"(InvalidArgument) Input(X)'s width must be equal with Input(Y)'s height in BmmOp,"
+            f"but receive X's width: [{xs[2]}],Y's height: [{ys[1]}].")
+    if xs[0] != ys[0]:
+        raise ValueError(
+            f"(InvalidArgument) Input(X) and Input(Y) must have the same batch size in BmmOp, "
+            f"but received X's batch size: [{xs[0]}],Y's batch size [{ys[0]}]")
+    _same_dtype(x, y)
+    return L.bmm(x, y)
+
+
+def dot(x, y, name=None):
+    """Inner product of 1-D tensors, or row by row for 2-D tensors (shape [N])."""
+    xs, ys = x.data.shape, y.data.shape
+    if len(xs) not in (1, 2):
+        raise RuntimeError(f"(PreconditionNotMet) ShapeError: The dimensions of input tensor X "
+                           f"({list(xs)}) should be 1 or 2")
+    if xs != ys:
+        raise RuntimeError(f"(PreconditionNotMet) ShapeError: The shape of input tensor X: "
+                           f"{list(xs)} should be exactly the same with input tensor Y: {list(ys)}")
+    _same_dtype(x, y)
+    return L.dot(x, y, _scalar_shape() if len(xs) == 1 else None)
+
+
+def outer(x, y, name=None):
+    """Every product x[i] * y[j]: both flattened, then multiplied with broadcasting."""
+    xf = S.reshape(x, (x.data.size, 1))
+    yf = S.reshape(y, (1, y.data.size))
+    return M.multiply(xf, yf)
+
+
+def cross(x, y, axis=9, name=None):
+    """Vector product along ``axis``; the default is the first axis of size 3."""
+    xs = x.data.shape
+    if xs != y.data.shape:
+        raise ValueError(f"(InvalidArgument) The 'shape' of Input(X) should be equal to the "
+                         f"'shape' of Input(Y). But received Input(X).dimensions = {list(xs)}, "
+                         f"Input(Y).dimensions = {list(y.data.shape)}")
+    if axis is None or axis == 9:
+        sizes3 = [i for i, s in enumerate(xs) if s == 3]
+        if not sizes3:
+            raise ValueError(f"(InvalidArgument) There must be at least one dimension 'd' so "
+                             f"that Input(X/Y).dims()[d] is equal to 3. But received: "
+                             f"Input(X/Y).dims() == {list(xs)}.")
+        axis = sizes3[0]
+    else:
+        axis = int(axis) % len(xs)
+        if xs[axis] != 3:
+            raise ValueError(f"(InvalidArgument) The Input(X/Y).dims()[dim] should be equal to "
+                             f"3. But received Input(X/Y).dims()[dim] = {xs[axis]}.")
+    return L.cross(x, y, axis)
+
+
+def _square(x, op):
+    s = x.data.shape
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ValueError(f"(InvalidArgument) The inner-most 2 dimensions of Input(X) for {op} "
+                         f"should be equal. But received Input(X)'s shape = {list(s)}.")
+
+
+def inverse(x, name=None):
+    _square(x, "inverse")
+    return L.inverse(x)
+
+
+inv = inverse
+
+
+def det(x, name=None):
+    _square(x, "determinant")
+    out = L.det(x)
+    if out.data.ndim == 0 and not profiles.current().zero_d:
+        out = S.reshape(out, (1,))
+    return out
+
+
