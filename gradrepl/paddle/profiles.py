@@ -30,20 +30,49 @@ class Profile:
     gradient_numpy: bool          # Tensor.gradient() returns numpy (all versions so far)
     complex_fixed: bool           # complex items print with the float precision (3.x) or as python's
     error_wording: str            # whose kernel error texts: "2.6" | "3" (matmul shape errors)
+    inverted_slice_error: bool    # x[2:1] raises ValueError (2.x) instead of giving an empty tensor
+    # reductions, search and sort (defaults are 2.x's behaviour)
+    empty_reduce: str = "error"   # reducing an empty tensor: "error" (2.x) | "identity" (3.x: 0, nan, 1)
+    reduce_nan: str = "ignore"    # max/min over NaN: "ignore" (2.x) | "propagate" (3.x)
+    int_reductions: str = "strict"  # "strict" (2.x: float-only kernels reject ints; cumsum keeps
+    #                               int32) | "promote" (3.x: logsumexp/std/median of ints in float32,
+    #                               var keeps the int dtype, cumsum of int8..int32 gives int64)
+    norm_api: str = "2.6"         # paddle.norm: "2.6" (p='fro', frobenius_norm op, 2-axis p-norms
+    #                               are vector norms) | "3" (p=None -> 2, 2-axis lists are matrix norms)
+    median_kernel: bool = False   # median is one op whose gradient splits among ties (3.x); 2.x
+    #                               composes topk + slices (the gradient goes to the picked elements)
+    where_scalars: str = "full64"  # python scalars in where(): "full64" ([1] float64/int64, 2.x)
+    #                                | "to_tensor" (0-D of the default dtype, 3.x)
+    nonzero_tuple_1d: bool = False  # nonzero(as_tuple=True) / where(c) give 1-D tensors (3.x)
+    #                                 or [n, 1] ones (2.x)
+    param_aliases: bool = False   # input= / dim= keyword aliases (3.x)
+    arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
+    #                                     3.x TypeError
 
+    # nn.functional (measured on 2.6.2 / 3.3.1):
+    bce_logits_kernel: str = "legacy"  # sigmoid_cross_entropy_with_logits: "legacy" (2.x: grad
+    #   sigmoid(x)*pw - label; pos_weight scales log(1+exp(-|x|))) | "stable" (3.x: grad via
+    #   exp(-|x|), 3x too large at x == 0; pos_weight scales log(exp(-m)+exp(-x-m)) + m)
+    ce_mean_ignore: str = "present"  # cross_entropy 'mean' divides by the kept count when:
+    #   "present" (2.x: some label equals ignore_index) | "nonneg_index" (3.x: ignore_index >= 0)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
     retain_nonleaf_grads=False, freed_graph_error="eager", grad_frees_graph=False,
     node_names="eager", shape_is_size=False, dtype_enum="VarType", promotion="left",
     minmax_ties="all", scalar_div="reciprocal", topk_namedtuple=False, gradient_numpy=True,
-    complex_fixed=False, error_wording="2.6",
+    complex_fixed=False, error_wording="2.6", inverted_slice_error=True,
 )
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy")
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
-             scalar_div="divide", topk_namedtuple=True, error_wording="3", complex_fixed=True)
+             empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
+             norm_api="3", median_kernel=True, where_scalars="to_tensor", nonzero_tuple_1d=True,
+             param_aliases=True, arg_type_error="TypeError",
+             scalar_div="divide", topk_namedtuple=True,
+             bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", error_wording="3", complex_fixed=True,
+             inverted_slice_error=False)
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

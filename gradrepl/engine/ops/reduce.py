@@ -1,21 +1,44 @@
-"""Reductions: sum, mean (more come with their own entries).
+"""Reductions and scans: sum, mean, max/min, amax/amin, prod, logsumexp, the p-norms, all/any,
+count_nonzero, median, cumsum and cumprod.
 
 ``axis`` is a tuple of non-negative axes (the dialect normalises it); ``keepdim`` as in Paddle.
 ``out_shape`` lets the dialect choose how a full reduction is shaped (Paddle 2.2: ``[1]``,
 later: ``[]``), so the picture shows one node and not a reduction plus a reshape.
+
+The VJPs follow Paddle's backward kernels, because they decide the float32 rounding:
+
+* ``prod``: ``dx = (dout * out) * (1 / x)`` -- so a zero element gives ``0 * inf = nan``;
+* ``max``/``min`` take a ``ties`` attribute: ``"all"`` gives every tied element the whole
+  gradient (Paddle 2.x ``max``), ``"split"`` shares it evenly (``amax``, Paddle 3 ``max``);
+* ``logsumexp``: ``dx = dout * exp(x - out)``;
+* ``p_norm``: ``dx = |x|^(p-1) / (out^(p-1) + eps) * dout * sign(x)``;
+* ``frobenius_norm``: ``dx = x / (out + 1e-12) * dout``;
+* ``cumprod``: Paddle's loop, ``dx_j = sum_{n>=j} ((dout_n * out_{j-1}) * x_{j+1}) ... * x_n``,
+  which is exact when ``x`` holds zeros.
+
+Reductions that give integers or booleans (all, any, count_nonzero) have no VJP.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..registry import apply, register
+from ._util import const
 from .broadcast import broadcast_to
 from .shape import reshape
-from ._util import const
+
+_err = dict(divide="ignore", invalid="ignore", over="ignore")
 
 
+# ---------------------------------------------------------------- shared helpers
 def _keep_shape(in_shape, axis):
     return tuple(1 if i in axis else s for i, s in enumerate(in_shape))
+
+
+def _shaped(out, keepdim, out_shape):
+    """The reduction result as the dialect wants it (``out_shape`` wins over ``keepdim``)."""
+    out = np.asarray(out)
+    return np.reshape(out, out_shape) if out_shape is not None else out
 
 
 def _expand_back(n, g):
@@ -25,16 +48,55 @@ def _expand_back(n, g):
     return broadcast_to(g, in_shape)
 
 
+def _out_back(n):
+    """The forward output (differentiable), reshaped with kept axes and broadcast to x."""
+    in_shape = n.in_meta[0][0]
+    return broadcast_to(reshape(n.out(), _keep_shape(in_shape, n.attrs["axis"])), in_shape)
+
+
+def _out_kept(n):
+    """The forward output's values with the reduced axes kept (a numpy array)."""
+    return np.reshape(n.out_data[0], _keep_shape(n.in_meta[0][0], n.attrs["axis"]))
+
+
+def _attrs(axis, keepdim, out_shape, **extra):
+    attrs = {"axis": tuple(axis), "keepdim": bool(keepdim)}
+    if out_shape is not None:
+        attrs["out_shape"] = tuple(out_shape)
+    attrs.update({k: v for k, v in extra.items() if v is not None})
+    return attrs
+
+
+def _m():
+    from . import math
+
+    return math
+
+
+_REDUCE_EXAMPLES = [([(2, 3)], {"axis": (0, 1)}), ([(2, 3)], {"axis": (1,), "keepdim": True}),
+                    ([(2, 3, 4)], {"axis": (0, 2)})]
+
+
+# ---------------------------------------------------------------- sum / mean
 def _sum_fwd(x, axis, keepdim=False, out_shape=None, dtype=None):
-    out = np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype)
-    return np.reshape(out, out_shape) if out_shape is not None else out
+    if dtype is None and x.dtype.kind in "iub":
+        dtype = x.dtype
+    return _shaped(np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype), keepdim, out_shape)
 
 
 def _mean_fwd(x, axis, keepdim=False, out_shape=None):
-    out = np.mean(x, axis=axis, keepdims=keepdim, dtype=x.dtype if x.dtype.kind == "f" else None)
-    if x.dtype.kind in "iub":
-        out = np.asarray(out).astype(x.dtype)
-    return np.reshape(out, out_shape) if out_shape is not None else out
+    if x.dtype.kind == "b":
+        # the boolean kernel accumulates in bool: any True element gives True
+        return _shaped(np.any(x, axis=axis, keepdims=keepdim), keepdim, out_shape)
+    if x.dtype.kind in "iu":
+        # integer kernels divide the integer sum by the count, truncating toward zero
+        total = np.sum(x, axis=axis, keepdims=keepdim, dtype=np.int64)
+        count = max(int(np.prod([x.shape[a] for a in axis])), 1)
+        out = (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
+        return _shaped(out, keepdim, out_shape)
+    with np.errstate(**_err):
+        out = np.mean(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return _shaped(out, keepdim, out_shape)
 
 
 def _mean_vjp(n, g):
@@ -42,17 +104,8 @@ def _mean_vjp(n, g):
     count = 1
     for a in n.attrs["axis"]:
         count *= in_shape[a]
-    return divide_const(_expand_back(n, g), count)
+    return _m().divide(_expand_back(n, g), const(g, count))
 
-
-def divide_const(t, c):
-    from .math import divide
-
-    return divide(t, const(t, c))
-
-
-_REDUCE_EXAMPLES = [([(2, 3)], {"axis": (0, 1)}), ([(2, 3)], {"axis": (1,), "keepdim": True}),
-                    ([(2, 3, 4)], {"axis": (0, 2)})]
 
 SUM = register("sum", _sum_fwd, _expand_back, legacy_name="ReduceSumBackward",
                examples=_REDUCE_EXAMPLES)
@@ -61,16 +114,375 @@ MEAN = register("mean", _mean_fwd, _mean_vjp, legacy_name="ReduceMeanBackward",
 
 
 def sum(x, axis, keepdim=False, out_shape=None, dtype=None):  # noqa: A001
-    attrs = {"axis": tuple(axis), "keepdim": keepdim}
-    if out_shape is not None:
-        attrs["out_shape"] = tuple(out_shape)
-    if dtype is not None:
-        attrs["dtype"] = np.dtype(dtype)
-    return apply(SUM, (x,), attrs)
+    return apply(SUM, (x,), _attrs(axis, keepdim, out_shape,
+                                   dtype=None if dtype is None else np.dtype(dtype)))
 
 
 def mean(x, axis, keepdim=False, out_shape=None):
-    attrs = {"axis": tuple(axis), "keepdim": keepdim}
-    if out_shape is not None:
-        attrs["out_shape"] = tuple(out_shape)
-    return apply(MEAN, (x,), attrs)
+    return apply(MEAN, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- max / min / amax / amin
+def _extreme(pick):
+    """Forward of a max/min reduction; ``nan="ignore"`` skips NaN (Paddle 2.x kernels)."""
+    propagate = np.max if pick == "max" else np.min
+    ignore = np.fmax.reduce if pick == "max" else np.fmin.reduce
+
+    def fwd(x, axis, keepdim=False, out_shape=None, ties="split", nan="propagate"):
+        if nan == "ignore" and x.dtype.kind == "f" and axis:
+            out = ignore(x, axis=axis, keepdims=keepdim)
+        else:
+            out = propagate(x, axis=axis, keepdims=keepdim)
+        return _shaped(out, keepdim, out_shape)
+
+    fwd.__name__ = f"_{pick}_fwd"
+    return fwd
+
+
+def _extreme_vjp(n, g):
+    """``dout * (x == out)``, divided by the number of ties when ``ties == "split"``."""
+    m = _m()
+    x = n.inputs[0].data
+    mask = x == _out_kept(n)
+    dx = m.multiply(_expand_back(n, g), const(g, mask))
+    if n.attrs.get("ties", "split") == "split":
+        count = np.broadcast_to(np.sum(mask, axis=n.attrs["axis"], keepdims=True), x.shape)
+        dx = m.divide(dx, const(g, count))
+    return dx
+
+
+_EXT_EX = [([(2, 3)], {"axis": (0, 1)}), ([(2, 3)], {"axis": (1,), "keepdim": True}),
+           ([(2, 3, 4)], {"axis": (0, 2), "ties": "all"})]
+MAX = register("max", _extreme("max"), _extreme_vjp, legacy_name="ReduceMaxBackward",
+               domain="distinct", examples=_EXT_EX)
+MIN = register("min", _extreme("min"), _extreme_vjp, legacy_name="ReduceMinBackward",
+               domain="distinct", examples=_EXT_EX)
+AMAX = register("amax", _extreme("max"), _extreme_vjp, legacy_name="ReduceAMaxBackward",
+                domain="distinct", examples=_EXT_EX[:2])
+AMIN = register("amin", _extreme("min"), _extreme_vjp, legacy_name="ReduceAMinBackward",
+                domain="distinct", examples=_EXT_EX[:2])
+_EXTREMES = {"max": MAX, "min": MIN, "amax": AMAX, "amin": AMIN}
+
+
+def extreme(kind, x, axis, keepdim=False, out_shape=None, ties="split", nan="propagate"):
+    """``kind`` is one of max, min, amax, amin; ``ties`` and ``nan`` as described above."""
+    return apply(_EXTREMES[kind], (x,), _attrs(axis, keepdim, out_shape, ties=ties, nan=nan))
+
+
+# ---------------------------------------------------------------- prod
+def _prod_fwd(x, axis, keepdim=False, out_shape=None):
+    with np.errstate(**_err):
+        out = np.prod(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return _shaped(out, keepdim, out_shape)
+
+
+def _prod_vjp(n, g):
+    m = _m()
+    x = n.inputs[0]
+    with np.errstate(**_err):  # a zero element: 1/0 = inf, then 0 * inf = nan, as in Paddle
+        inverse = m.divide(const(x, 1), x)
+        return m.multiply(m.multiply(_expand_back(n, g), _out_back(n)), inverse)
+
+
+PROD = register("prod", _prod_fwd, _prod_vjp, legacy_name="ReduceProdBackward",
+                domain="away0", examples=_REDUCE_EXAMPLES)
+
+
+def prod(x, axis, keepdim=False, out_shape=None):
+    return apply(PROD, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- logsumexp
+def _round_f64(fn, a):
+    """A transcendental computed in float64 and rounded once (Paddle's float32 results)."""
+    if a.dtype.kind == "f" and a.dtype.itemsize < 8:
+        return fn(a.astype(np.float64)).astype(a.dtype)
+    return fn(a)
+
+
+def _logsumexp_fwd(x, axis, keepdim=False, out_shape=None):
+    with np.errstate(**_err):
+        top = np.max(x, axis=axis, keepdims=True)
+        total = np.sum(_round_f64(np.exp, x - top), axis=axis, keepdims=True, dtype=x.dtype)
+        out = top + _round_f64(np.log, total)
+    if not keepdim:
+        out = np.squeeze(out, axis=axis)
+    return _shaped(out, keepdim, out_shape)
+
+
+def _logsumexp_vjp(n, g):
+    m = _m()
+    return m.multiply(_expand_back(n, g), m.exp(m.subtract(n.inputs[0], _out_back(n))))
+
+
+LOGSUMEXP = register("logsumexp", _logsumexp_fwd, _logsumexp_vjp,
+                     legacy_name="LogsumexpBackward", examples=_REDUCE_EXAMPLES)
+
+
+def logsumexp(x, axis, keepdim=False, out_shape=None):
+    return apply(LOGSUMEXP, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- p_norm / frobenius_norm
+def _pnorm_fwd(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
+    a = np.abs(x)
+    if porder == 0:
+        out = np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+    elif porder == np.inf:
+        out = np.max(a, axis=axis, keepdims=keepdim)
+    elif porder == -np.inf:
+        out = np.min(a, axis=axis, keepdims=keepdim)
+    else:
+        with np.errstate(**_err):
+            powered = _round_f64(lambda v: np.power(v, porder), a)
+            total = np.sum(powered, axis=axis, keepdims=keepdim, dtype=x.dtype)
+            out = _round_f64(lambda v: np.power(v, 1.0 / porder), np.asarray(total))
+    return _shaped(out, keepdim, out_shape)
+
+
+def _sign_const(t):
+    return const(t, np.sign(t.data))
+
+
+def _pnorm_vjp(n, g):
+    m = _m()
+    x = n.inputs[0]
+    p = n.attrs["porder"]
+    if p == 0:
+        return m.multiply(_expand_back(n, g), const(g, np.zeros(x.data.shape)))
+    sign = _sign_const(x)
+    absx = m.multiply(x, sign)
+    if p in (np.inf, -np.inf):
+        hit = const(g, np.abs(x.data) == _out_kept(n))
+        return m.multiply(m.multiply(hit, sign), _expand_back(n, g))
+    num = m.pow_scalar(absx, p - 1.0)
+    den = m.scale(m.pow_scalar(_out_back(n), p - 1.0), 1.0, n.attrs.get("epsilon", 1e-12))
+    return m.multiply(m.multiply(m.divide(num, den), _expand_back(n, g)), sign)
+
+
+def _fro_fwd(x, axis, keepdim=False, out_shape=None):
+    total = np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return _shaped(np.sqrt(total), keepdim, out_shape)
+
+
+def _fro_vjp(n, g):
+    m = _m()
+    den = m.scale(_out_back(n), 1.0, 1e-12)
+    return m.multiply(m.divide(n.inputs[0], den), _expand_back(n, g))
+
+
+P_NORM = register(
+    "p_norm", _pnorm_fwd, _pnorm_vjp, legacy_name="PNormBackward", domain="away0",
+    examples=[([(2, 3)], {"porder": 2.0, "axis": (1,)}), ([(2, 3)], {"porder": 3.0, "axis": (0, 1)}),
+              ([(2, 3)], {"porder": 1.5, "axis": (0,), "keepdim": True})])
+FROBENIUS_NORM = register("frobenius_norm", _fro_fwd, _fro_vjp,
+                          legacy_name="FrobeniusNormBackward", examples=_REDUCE_EXAMPLES)
+
+
+def p_norm(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
+    """Paddle's ``p_norm`` op: ``axis`` is one axis, or all of them (``asvector``)."""
+    return apply(P_NORM, (x,), _attrs(axis, keepdim, out_shape, porder=float(porder),
+                                      epsilon=float(epsilon)))
+
+
+def frobenius_norm(x, axis, keepdim=False, out_shape=None):
+    return apply(FROBENIUS_NORM, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- all / any / count_nonzero
+def _all_fwd(x, axis, keepdim=False, out_shape=None):
+    return _shaped(np.all(x, axis=axis, keepdims=keepdim), keepdim, out_shape)
+
+
+def _any_fwd(x, axis, keepdim=False, out_shape=None):
+    return _shaped(np.any(x, axis=axis, keepdims=keepdim), keepdim, out_shape)
+
+
+def _count_nonzero_fwd(x, axis, keepdim=False, out_shape=None):
+    out = np.sum(x != 0, axis=axis, keepdims=keepdim, dtype=np.int64)
+    return _shaped(out, keepdim, out_shape)
+
+
+ALL = register("all", _all_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
+ANY = register("any", _any_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
+COUNT_NONZERO = register("count_nonzero", _count_nonzero_fwd, None, check=False,
+                         examples=_REDUCE_EXAMPLES[:1])
+
+
+def all(x, axis, keepdim=False, out_shape=None):  # noqa: A001
+    return apply(ALL, (x,), _attrs(axis, keepdim, out_shape))
+
+
+def any(x, axis, keepdim=False, out_shape=None):  # noqa: A001
+    return apply(ANY, (x,), _attrs(axis, keepdim, out_shape))
+
+
+def count_nonzero(x, axis, keepdim=False, out_shape=None):
+    return apply(COUNT_NONZERO, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- median (Paddle 3 kernel)
+def _median_rows(x, axis):
+    """x with the reduced axes moved last and flattened: (rows, n), plus the kept shape."""
+    rest = [i for i in range(x.ndim) if i not in axis]
+    moved = np.transpose(x, rest + list(axis))
+    return moved.reshape(moved.shape[:len(rest)] + (-1,)), rest
+
+
+def _median_fwd(x, axis, keepdim=False, out_shape=None, mode="avg"):
+    rows, _ = _median_rows(x, axis)
+    n = rows.shape[-1]
+    srt = np.sort(rows, axis=-1)
+    if mode == "min" or n % 2 == 1:
+        out = srt[..., (n - 1) // 2]
+    else:
+        lo, hi = srt[..., n // 2 - 1], srt[..., n // 2]
+        out = ((lo + hi) / np.asarray(2, x.dtype)).astype(x.dtype)
+    nan = np.isnan(rows).any(axis=-1)
+    out = np.where(nan, np.asarray(np.nan, x.dtype), out)
+    if keepdim:
+        out = np.reshape(out, _keep_shape(x.shape, axis))
+    return _shaped(out, keepdim, out_shape)
+
+
+def _median_weights(x, axis, mode):
+    """How much of out_grad each element gets: each middle value's share (1 or 1/2) split
+    evenly among the elements equal to it (Paddle 3's median_grad)."""
+    rows, rest = _median_rows(x, axis)
+    n = rows.shape[-1]
+    srt = np.sort(rows, axis=-1)
+    if mode == "min" or n % 2 == 1:
+        picks = [(srt[..., (n - 1) // 2], 1.0)]
+    else:
+        picks = [(srt[..., n // 2 - 1], 0.5), (srt[..., n // 2], 0.5)]
+    w = np.zeros(rows.shape, np.float64)
+    for value, share in picks:
+        hit = rows == value[..., None]
+        w += share * hit / np.maximum(hit.sum(axis=-1, keepdims=True), 1)
+    moved_shape = tuple(x.shape[i] for i in rest) + tuple(x.shape[a] for a in axis)
+    w = w.reshape(moved_shape)
+    order = rest + list(axis)
+    return np.transpose(w, np.argsort(order))
+
+
+def _median_vjp(n, g):
+    x = n.inputs[0]
+    w = _median_weights(x.data, n.attrs["axis"], n.attrs.get("mode", "avg"))
+    return _m().multiply(_expand_back(n, g), const(g, w))
+
+
+MEDIAN = register("median", _median_fwd, _median_vjp, legacy_name="MedianBackward",
+                  domain="distinct", examples=_REDUCE_EXAMPLES)
+
+
+def median(x, axis, keepdim=False, out_shape=None, mode="avg"):
+    return apply(MEDIAN, (x,), _attrs(axis, keepdim, out_shape, mode=mode))
+
+
+# ---------------------------------------------------------------- cumsum
+def _scan_prep(x, axis, flatten):
+    if flatten:
+        return x.reshape(-1), 0
+    return x, axis
+
+
+def _cumsum_fwd(x, axis=0, flatten=False, reverse=False, exclusive=False):
+    a, ax = _scan_prep(x, axis, flatten)
+    if reverse:
+        a = np.flip(a, ax)
+    out = np.cumsum(a, axis=ax, dtype=a.dtype)
+    if exclusive:
+        out = np.concatenate([np.zeros_like(np.take(out, [0], axis=ax)),
+                              np.take(out, range(out.shape[ax] - 1), axis=ax)], axis=ax)
+    return np.flip(out, ax) if reverse else out
+
+
+def _cumsum_vjp(n, g):
+    a = n.attrs
+    dx = cumsum(g, a.get("axis", 0) if not a.get("flatten") else 0, False,
+                not a.get("reverse", False), a.get("exclusive", False))
+    return reshape(dx, n.in_meta[0][0])
+
+
+CUMSUM = register("cumsum", _cumsum_fwd, _cumsum_vjp, legacy_name="CumsumBackward",
+                  examples=[([(2, 3)], {"axis": 1}), ([(2, 3)], {"axis": 0, "flatten": True}),
+                            ([(4,)], {"axis": 0, "reverse": True, "exclusive": True})])
+
+
+def cumsum(x, axis, flatten=False, reverse=False, exclusive=False):
+    attrs = {"axis": int(axis), "flatten": bool(flatten)}
+    if reverse:
+        attrs["reverse"] = True
+    if exclusive:
+        attrs["exclusive"] = True
+    return apply(CUMSUM, (x,), attrs)
+
+
+# ---------------------------------------------------------------- cumprod
+def _cumprod_fwd(x, dim):
+    if x.ndim == 0:
+        return np.array(x)
+    return np.cumprod(x, axis=dim, dtype=x.dtype)
+
+
+def _cumprod_vjp(n, g):
+    """Paddle's cumprod_grad loop, as Tensor ops so it is differentiable again.
+
+    With the scanned axis last and ``W`` its length, ``elem[j, k] = dout_k * out_{j-1}``
+    (``dout_k`` alone for j = 0) is multiplied by ``x_{j+1}, ..., x_k`` one factor at a time,
+    entries with ``k < j`` are zero, and the sum over ``k`` runs in order (a cumsum's last
+    column), exactly as the kernel rounds.
+    """
+    m = _m()
+    from .shape import transpose
+
+    x = n.inputs[0]
+    if x.data.ndim == 0:
+        return g
+    dim = n.attrs["dim"] % x.data.ndim
+    nd = x.data.ndim
+    perm = tuple(i for i in range(nd) if i != dim) + (dim,)
+    inv = tuple(int(i) for i in np.argsort(perm))
+    xs, gs, outs = (transpose(t, perm) for t in (x, g, n.out()))
+    lead, w = xs.data.shape[:-1], xs.data.shape[-1]
+    where = _where()
+    first = np.broadcast_to(np.arange(w) == 0, lead + (w,))
+    shifted = _take_last(outs, [0] + list(range(w - 1)))          # out_{j-1}
+    prev = where(const(x, first), const(x, np.ones(lead + (w,), x.data.dtype)), shifted)
+    # elem[..., j, k] = dout_k * prev_j
+    elem = m.multiply(reshape(prev, lead + (w, 1)), reshape(gs, lead + (1, w)))
+    jj, kk = np.meshgrid(np.arange(w), np.arange(w), indexing="ij")
+    ones = const(x, np.ones(lead + (w, w), x.data.dtype))
+    for s in range(1, w):
+        src = np.minimum(jj + s, w - 1)
+        factor = reshape(_take_last(xs, src.reshape(-1)), lead + (w, w))   # x_{j+s}
+        use = const(x, np.broadcast_to(jj + s <= kk, lead + (w, w)))
+        elem = m.multiply(elem, where(use, factor, ones))
+    upper = const(x, np.broadcast_to(kk >= jj, lead + (w, w)))
+    elem = where(upper, elem, const(x, np.zeros(lead + (w, w), x.data.dtype)))
+    total = _take_last(cumsum(elem, nd), [w - 1])
+    return transpose(reshape(total, lead + (w,)), inv)
+
+
+def _where():
+    from .search import where
+
+    return where
+
+
+def _take_last(t, positions):
+    """Columns ``positions`` of the last axis of ``t`` (a differentiable gather)."""
+    from . import index
+
+    idx = np.asarray(list(positions), np.int64)
+    shape = t.data.shape[:-1] + (len(idx),)
+    full = np.broadcast_to(idx, shape).copy()
+    return index.take_along_axis(t, const(t, full, np.int64), t.data.ndim - 1)
+
+
+CUMPROD = register("cumprod", _cumprod_fwd, _cumprod_vjp, legacy_name="CumprodBackward",
+                   domain="away0", examples=[([(2, 3)], {"dim": 1}), ([(3, 2)], {"dim": 0})])
+
+
+def cumprod(x, dim):
+    return apply(CUMPROD, (x,), {"dim": int(dim)})
