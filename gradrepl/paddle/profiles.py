@@ -55,6 +55,7 @@ class Profile:
     #   exp(-|x|), 3x too large at x == 0; pos_weight scales log(exp(-m)+exp(-x-m)) + m)
     ce_mean_ignore: str = "present"  # cross_entropy 'mean' divides by the kept count when:
     #   "present" (2.x: some label equals ignore_index) | "nonneg_index" (3.x: ignore_index >= 0)
+    layer_repr_inplace: bool = False  # Dropout / Silu reprs end with ", inplace=False" (3.x)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -71,7 +72,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              norm_api="3", median_kernel=True, where_scalars="to_tensor", nonzero_tuple_1d=True,
              param_aliases=True, arg_type_error="TypeError",
              scalar_div="divide", topk_namedtuple=True,
-             bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", error_wording="3", complex_fixed=True,
+             bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False)
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -1,2 +1,10 @@
-"""``paddle.nn``: layers, functional, initializers."""
-from . import functional  # noqa: F401
+"""``paddle.nn``: Layer and the layers, ``functional`` and ``initializer``."""
+from . import functional, initializer  # noqa: F401
+from .layer import *  # noqa: F401,F403
+from .layer import Layer  # noqa: F401
+from .layer.activation import __all__ as _act
+from .layer.common import __all__ as _common
+from .layer.container import __all__ as _container
+from .layer.loss import __all__ as _loss
+
+__all__ = ["Layer", "functional", "initializer"] + _act + _common + _container + _loss

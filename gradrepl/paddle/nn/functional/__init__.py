@@ -1,0 +1,16 @@
+"""``paddle.nn.functional``: activations, losses and the common layers as functions.
+
+Each function keeps Paddle's signature and argument checks and calls the engine op that Paddle's
+own kernel is (``engine/ops/nn.py``), or composes existing ops where Paddle composes them
+(``linear`` is matmul + add, ``l1_loss`` is abs(subtract), reductions are the ``paddle.mean`` /
+``paddle.sum`` of the loss).
+"""
+from __future__ import annotations
+
+from . import activation, common, input, loss  # noqa: A004
+from .activation import *  # noqa: F401,F403
+from .common import *  # noqa: F401,F403
+from .input import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+
+__all__ = activation.__all__ + common.__all__ + input.__all__ + loss.__all__

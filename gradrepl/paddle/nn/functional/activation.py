@@ -1,0 +1,128 @@
+"""Activation functions of ``paddle.nn.functional``."""
+from __future__ import annotations
+
+
+
+from ....engine.ops import math as M
+from ....engine.ops import nn as N
+from ...tensor.math import sigmoid, tanh
+from ._util import to_np_dtype
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
+           "softsign", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softmax",
+           "log_softmax", "log_sigmoid", "mish", "tanhshrink", "relu_"]
+
+
+def _float(x):
+    if x.data.dtype.kind not in "fc":
+        raise TypeError(
+            f"The data type of 'x' must be float16, float32 or float64, but received "
+            f"{x.dtype.name}")
+    return x
+
+
+def relu(x, name=None):
+    return M.relu(x)
+
+
+def relu_(x, name=None):
+    out = M.relu(x)
+    x.data = out.data
+    return x
+
+
+def relu6(x, name=None):
+    return N.relu6(_float(x), 6.0)
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    return N.leaky_relu(_float(x), negative_slope)
+
+
+def elu(x, alpha=1.0, name=None):
+    return N.elu(_float(x), alpha)
+
+
+def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
+         name=None):
+    if scale <= 1.0:
+        raise ValueError(f"The scale must be greater than 1.0. Received: {scale}.")
+    if alpha < 0:
+        raise ValueError(f"The alpha must be no less than zero. Received: {alpha}.")
+    return N.selu(_float(x), scale, alpha)
+
+
+def gelu(x, approximate=False, name=None):
+    return N.gelu(_float(x), approximate)
+
+
+def silu(x, name=None):
+    return N.silu(_float(x))
+
+
+def swish(x, name=None):
+    return N.swish(_float(x))
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    return N.softplus(_float(x), beta, threshold)
+
+
+def softsign(x, name=None):
+    return N.softsign(_float(x))
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002
+    return N.hardtanh(_float(x), min, max)
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    return N.hardsigmoid(_float(x), slope, offset)
+
+
+def hardswish(x, name=None):
+    return N.hardswish(_float(x))
+
+
+def log_sigmoid(x, name=None):
+    return N.log_sigmoid(_float(x))
+
+
+def mish(x, threshold=20.0, name=None):
+    sp = N.softplus(_float(x), 1.0, threshold)
+    return M.multiply(x, M.tanh(sp))
+
+
+def tanhshrink(x, name=None):
+    return M.subtract(x, M.tanh(x))
+
+
+def _cast_for(x, dtype):
+    dt = to_np_dtype(dtype)
+    if dt is not None and x.data.dtype != dt:
+        x = M.cast(x, dt)
+    return x
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    x = _cast_for(x, dtype)
+    _check_axis(x, axis, "softmax")
+    return N.softmax(_float(x), int(axis))
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    x = _cast_for(x, dtype)
+    _check_axis(x, axis, "log_softmax")
+    return N.log_softmax(_float(x), int(axis))
+
+
+def _check_axis(x, axis, op):
+    nd = x.data.ndim
+    lo, hi = (-nd, nd) if nd else (-1, 1)
+    if not lo <= int(axis) < hi:
+        raise ValueError(
+            f"(InvalidArgument) Attr(axis) value should be in range [-R, R-1], R is the rank of "
+            f"Input(X). But received axis: {axis}, R: {nd}.")
+
+
+

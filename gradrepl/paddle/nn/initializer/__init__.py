@@ -1,0 +1,237 @@
+"""``paddle.nn.initializer``: objects that fill a Parameter in place (``init(param)``).
+
+Random initializers draw from ``paddle.seed``'s generator (``tensor.creation.rng``), so runs are
+reproducible; the numbers are not Paddle's own random stream.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ....engine.tensor import Tensor as _T
+
+__all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierUniform",
+           "XavierNormal", "KaimingNormal", "KaimingUniform", "Assign", "Bilinear", "Orthogonal",
+           "Dirac", "calculate_gain", "set_global_initializer", "XavierInitializer",
+           "MSRAInitializer", "ConstantInitializer", "NormalInitializer",
+           "UniformInitializer"]
+
+
+def _rng():
+    from ...tensor.creation import rng
+
+    return rng()
+
+
+def compute_fans(shape):
+    """(fan_in, fan_out) as Paddle computes them: [in, out] for 2-D weights, conv weights
+    [out, in, k...] count the receptive field."""
+    shape = list(shape)
+    if not shape:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[2:]))
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def calculate_gain(nonlinearity, param=None):
+    gains = {"sigmoid": 1.0, "linear": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
+             "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
+             "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity not in gains:
+        raise ValueError(f"nonlinearity function {nonlinearity} is not supported now.")
+    return gains[nonlinearity]
+
+
+class Initializer:
+    """Base class: ``init(param)`` fills ``param`` and returns it."""
+
+    def __call__(self, param, block=None):
+        arr = self.generate(tuple(param.data.shape), param.data.dtype)
+        param.data = np.asarray(arr, dtype=param.data.dtype).reshape(param.data.shape)
+        return param
+
+    def generate(self, shape, dtype):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class Constant(Initializer):
+    def __init__(self, value=0.0, force_cpu=False):
+        self._value = value
+
+    def generate(self, shape, dtype):
+        return np.full(shape, self._value, dtype)
+
+
+class Uniform(Initializer):
+    def __init__(self, low=-1.0, high=1.0, seed=0, name=None):
+        if low > high:
+            raise AssertionError("low must be less than or equal to high")
+        self._low, self._high = low, high
+
+    def generate(self, shape, dtype):
+        return _rng().uniform(self._low, self._high, shape)
+
+
+class Normal(Initializer):
+    def __init__(self, mean=0.0, std=1.0, seed=0, name=None):
+        self._mean, self._std = mean, std
+
+    def generate(self, shape, dtype):
+        return _rng().normal(self._mean, self._std, shape)
+
+
+class TruncatedNormal(Initializer):
+    """Normal values redrawn until they fall in [mean + a*std, mean + b*std]."""
+
+    def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
+        self._mean, self._std, self._a, self._b = mean, std, a, b
+
+    def generate(self, shape, dtype):
+        n = int(np.prod(shape)) if shape else 1
+        out = np.empty(n)
+        filled = 0
+        while filled < n:
+            draw = _rng().standard_normal(n)
+            ok = draw[(draw >= self._a) & (draw <= self._b)][: n - filled]
+            out[filled:filled + ok.size] = ok
+            filled += ok.size
+        return (out * self._std + self._mean).reshape(shape)
+
+
+class XavierUniform(Initializer):
+    """Uniform in +-gain*sqrt(6 / (fan_in + fan_out))."""
+
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self._fan_in, self._fan_out, self._gain = fan_in, fan_out, gain
+
+    def generate(self, shape, dtype):
+        fi, fo = compute_fans(shape)
+        fi = fi if self._fan_in is None else self._fan_in
+        fo = fo if self._fan_out is None else self._fan_out
+        limit = self._gain * math.sqrt(6.0 / float(fi + fo))
+        return _rng().uniform(-limit, limit, shape)
+
+
+class XavierNormal(Initializer):
+    """Normal with std gain*sqrt(2 / (fan_in + fan_out))."""
+
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self._fan_in, self._fan_out, self._gain = fan_in, fan_out, gain
+
+    def generate(self, shape, dtype):
+        fi, fo = compute_fans(shape)
+        fi = fi if self._fan_in is None else self._fan_in
+        fo = fo if self._fan_out is None else self._fan_out
+        std = self._gain * math.sqrt(2.0 / float(fi + fo))
+        return _rng().normal(0.0, std, shape)
+
+
+class KaimingNormal(Initializer):
+    """Normal with std gain/sqrt(fan_in) (He initialisation)."""
+
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu"):
+        self._fan_in, self._slope, self._nl = fan_in, negative_slope, nonlinearity
+
+    def generate(self, shape, dtype):
+        fi = compute_fans(shape)[0] if self._fan_in is None else self._fan_in
+        gain = calculate_gain(self._nl, self._slope)
+        return _rng().normal(0.0, gain / math.sqrt(float(fi)), shape)
+
+
+class KaimingUniform(Initializer):
+    """Uniform in +-gain*sqrt(3/fan_in)."""
+
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu"):
+        self._fan_in, self._slope, self._nl = fan_in, negative_slope, nonlinearity
+
+    def generate(self, shape, dtype):
+        fi = compute_fans(shape)[0] if self._fan_in is None else self._fan_in
+        limit = calculate_gain(self._nl, self._slope) * math.sqrt(3.0 / float(fi))
+        return _rng().uniform(-limit, limit, shape)
+
+
+class Assign(Initializer):
+    """Fill with given values (numpy array, list, or Tensor) of the parameter's shape."""
+
+    def __init__(self, value, name=None):
+        self._value = value.data if isinstance(value, _T) else np.asarray(value)
+
+    def generate(self, shape, dtype):
+        v = np.asarray(self._value)
+        if v.size != int(np.prod(shape)):
+            raise ValueError(
+                f"The size of input is too big. Assign initializer got {v.size} values for a "
+                f"parameter of shape {list(shape)}")
+        return v.reshape(shape)
+
+
+class Bilinear(Initializer):
+    """Bilinear upsampling kernels for a conv-transpose weight [C, 1, k, k]."""
+
+    def generate(self, shape, dtype):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError("the shape of the weight of Bilinear must be [C, 1, k, k]")
+        size = shape[3]
+        f = np.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        og = np.arange(size)
+        k1 = 1 - np.abs(og / f - c)
+        kernel = np.outer(k1, k1)
+        return np.broadcast_to(kernel, shape).copy()
+
+
+class Orthogonal(Initializer):
+    def __init__(self, gain=1.0, name=None):
+        self._gain = gain
+
+    def generate(self, shape, dtype):
+        rows = shape[0]
+        cols = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        a = _rng().standard_normal((max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return (self._gain * q[:rows, :cols]).reshape(shape)
+
+
+class Dirac(Initializer):
+    def __init__(self, groups=1, name=None):
+        self._groups = groups
+
+    def generate(self, shape, dtype):
+        out = np.zeros(shape)
+        per = shape[0] // self._groups
+        mid = tuple(s // 2 for s in shape[2:])
+        for g in range(self._groups):
+            for i in range(min(per, shape[1])):
+                out[(g * per + i, i) + mid] = 1
+        return out
+
+
+_GLOBAL = [None, None]
+
+
+def set_global_initializer(weight_init, bias_init=None):
+    _GLOBAL[0], _GLOBAL[1] = weight_init, bias_init
+
+
+def global_initializers():
+    """(weight, bias) initializers set by ``set_global_initializer`` (None when unset)."""
+    return tuple(_GLOBAL)
+
+
+# the 2.x names
+XavierInitializer = XavierUniform
+MSRAInitializer = KaimingNormal
+ConstantInitializer = Constant
+NormalInitializer = Normal
+UniformInitializer = Uniform

@@ -1,0 +1,176 @@
+"""Containers: Sequential, LayerList, LayerDict, ParameterList."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ...core import Parameter
+from .layers import Layer
+
+__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+
+
+class Sequential(Layer):
+    """Layers called one after the other; built from layers or (name, layer) pairs."""
+
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) > 0 and isinstance(layers[0], (list, tuple)):
+            for name, layer in layers:
+                self.add_sublayer(name, layer)
+        else:
+            for idx, layer in enumerate(layers):
+                self.add_sublayer(str(idx), layer)
+
+    def __getitem__(self, name):
+        if isinstance(name, slice):
+            return self.__class__(*(list(self._sub_layers.values())[name]))
+        if isinstance(name, str):
+            return self._sub_layers[name]
+        n = len(self._sub_layers)
+        if name >= n or name < -n:
+            raise IndexError(f"index {name} is out of range")
+        if name < 0:
+            name += n
+        return list(self._sub_layers.values())[name]
+
+    def __setitem__(self, name, layer):
+        setattr(self, str(name), layer)
+
+    def __delitem__(self, name):
+        name = str(name)
+        del self._sub_layers[name]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def forward(self, input):  # noqa: A002
+        for layer in self._sub_layers.values():
+            input = layer(input)
+        return input
+
+
+class LayerList(Layer):
+    """A list of sublayers, registered under their indices."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            for idx, layer in enumerate(sublayers):
+                self.add_sublayer(str(idx), layer)
+
+    def _abs(self, idx):
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx + n if idx < 0 else idx
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(list(self._sub_layers.values())[idx])
+        return self._sub_layers[str(self._abs(idx))]
+
+    def __setitem__(self, idx, sublayer):
+        setattr(self, str(self._abs(idx)), sublayer)
+
+    def __delitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):
+            del layers[idx]
+        else:
+            del layers[self._abs(idx)]
+        self._sub_layers = OrderedDict((str(i), layer) for i, layer in enumerate(layers))
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def append(self, sublayer):
+        self.add_sublayer(str(len(self)), sublayer)
+        return self
+
+    def insert(self, index, sublayer):
+        layers = list(self._sub_layers.values())
+        layers.insert(index, sublayer)
+        self._sub_layers = OrderedDict((str(i), layer) for i, layer in enumerate(layers))
+
+    def extend(self, sublayers):
+        offset = len(self)
+        for i, layer in enumerate(sublayers):
+            self.add_sublayer(str(offset + i), layer)
+        return self
+
+
+class LayerDict(Layer):
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            self.update(sublayers)
+
+    def __getitem__(self, key):
+        return self._sub_layers[key]
+
+    def __setitem__(self, key, sublayer):
+        self.add_sublayer(key, sublayer)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers)
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        return self._sub_layers.pop(key)
+
+    def keys(self):
+        return self._sub_layers.keys()
+
+    def items(self):
+        return self._sub_layers.items()
+
+    def values(self):
+        return self._sub_layers.values()
+
+    def update(self, sublayers):
+        items = sublayers.items() if hasattr(sublayers, "items") else sublayers
+        for key, layer in items:
+            self.add_sublayer(key, layer)
+
+
+class ParameterList(Layer):
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            for idx, param in enumerate(parameters):
+                self.add_parameter(str(idx), param)
+
+    def __getitem__(self, idx):
+        return self._parameters[str(idx)]
+
+    def __setitem__(self, idx, param):
+        if not isinstance(param, Parameter):
+            raise TypeError("ParameterList only holds Parameters")
+        setattr(self, str(idx), param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, parameter):
+        self.add_parameter(str(len(self._parameters)), parameter)
+        return self

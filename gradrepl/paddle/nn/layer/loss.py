@@ -1,0 +1,135 @@
+"""Loss layers: hold the options, call ``paddle.nn.functional`` in ``forward``."""
+from __future__ import annotations
+
+from .. import functional as F
+from .layers import Layer
+
+__all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+           "SmoothL1Loss", "KLDivLoss", "MarginRankingLoss"]
+
+
+def _check(reduction, what):
+    if reduction not in ("sum", "mean", "none"):
+        raise ValueError(
+            f"The value of 'reduction' in {what} should be 'sum', 'mean' or 'none', but "
+            f"received {reduction}, which is not allowed.")
+
+
+class CrossEntropyLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
+                 axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+        super().__init__()
+        self.weight = weight
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+        self.soft_label = soft_label
+        self.axis = axis
+        self.use_softmax = use_softmax
+        self.label_smoothing = label_smoothing
+        self.name = name
+
+    def forward(self, input, label):  # noqa: A002
+        return F.cross_entropy(input, label, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               soft_label=self.soft_label, axis=self.axis,
+                               use_softmax=self.use_softmax,
+                               label_smoothing=self.label_smoothing, name=self.name)
+
+
+class MSELoss(Layer):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in ("sum", "mean", "none"):
+            raise ValueError(
+                "'reduction' in 'MSELoss' should be 'sum', 'mean' or 'none', "
+                f"but received {reduction}.")
+        self.reduction = reduction
+
+    def forward(self, input, label):  # noqa: A002
+        return F.mse_loss(input, label, self.reduction)
+
+
+class L1Loss(Layer):
+    def __init__(self, reduction="mean", name=None):
+        super().__init__()
+        _check(reduction, "L1Loss")
+        self.reduction = reduction
+        self.name = name
+
+    def forward(self, input, label):  # noqa: A002
+        return F.l1_loss(input, label, self.reduction, name=self.name)
+
+
+class NLLLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
+        super().__init__()
+        _check(reduction, "nll_loss")
+        self._weight = weight
+        self._ignore_index = ignore_index
+        self._reduction = reduction
+        self._name = name
+
+    def forward(self, input, label):  # noqa: A002
+        return F.nll_loss(input, label, weight=self._weight, ignore_index=self._ignore_index,
+                          reduction=self._reduction, name=self._name)
+
+
+class BCELoss(Layer):
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__()
+        _check(reduction, "bce_loss")
+        self.weight = weight
+        self.reduction = reduction
+        self.name = name
+
+    def forward(self, input, label):  # noqa: A002
+        return F.binary_cross_entropy(input, label, self.weight, self.reduction, self.name)
+
+
+class BCEWithLogitsLoss(Layer):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+        super().__init__()
+        _check(reduction, "BCEWithLogitsLoss")
+        self.weight = weight
+        self.reduction = reduction
+        self.pos_weight = pos_weight
+        self.name = name
+
+    def forward(self, logit, label):
+        return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction,
+                                                  self.pos_weight, self.name)
+
+
+class SmoothL1Loss(Layer):
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
+        super().__init__()
+        self.reduction = reduction
+        self.delta = delta
+        self.is_huber = is_huber
+        self.name = name
+
+    def forward(self, input, label):  # noqa: A002
+        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta,
+                                is_huber=self.is_huber, name=self.name)
+
+
+class KLDivLoss(Layer):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction = reduction
+        self.log_target = log_target
+
+    def forward(self, input, label):  # noqa: A002
+        return F.kl_div(input, label, self.reduction, self.log_target)
+
+
+class MarginRankingLoss(Layer):
+    def __init__(self, margin=0.0, reduction="mean", name=None):
+        super().__init__()
+        _check(reduction, "MarginRankingLoss")
+        self.margin = margin
+        self.reduction = reduction
+        self.name = name
+
+    def forward(self, input, other, label):  # noqa: A002
+        return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
