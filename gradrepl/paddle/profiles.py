@@ -33,7 +33,9 @@ class Profile:
     inverted_slice_error: bool    # x[2:1] raises ValueError (2.x) instead of giving an empty tensor
     # reductions, search and sort (defaults are 2.x's behaviour)
     empty_reduce: str = "error"   # reducing an empty tensor: "error" (2.x) | "identity" (3.x: 0, nan, 1)
-    reduce_nan: str = "ignore"    # max/min over NaN: "ignore" (2.x) | "propagate" (3.x)
+    reduce_nan: str = "fold"      # max/min over NaN: "fold" (2.x: only elements after the last NaN
+    #                               count) | "propagate" (3.x: NaN)
+    cumprod_dim_none: str = "error"  # cumprod(x) without dim: "error" (2.x) | "flatten" (3.x)
     int_reductions: str = "strict"  # "strict" (2.x: float-only kernels reject ints; cumsum keeps
     #                               int32) | "promote" (3.x: logsumexp/std/median of ints in float32,
     #                               var keeps the int dtype, cumsum of int8..int32 gives int64)
@@ -46,6 +48,8 @@ class Profile:
     nonzero_tuple_1d: bool = False  # nonzero(as_tuple=True) / where(c) give 1-D tensors (3.x)
     #                                 or [n, 1] ones (2.x)
     param_aliases: bool = False   # input= / dim= keyword aliases (3.x)
+    masked_fill_op: bool = False  # masked_fill is its own op whose value gradient is 0 (3.3) or
+    #                               where(logical_not(mask), x, value) (2.x)
     arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
     #                                     3.x TypeError
 
@@ -69,8 +73,9 @@ P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
-             norm_api="3", median_kernel=True, where_scalars="to_tensor", nonzero_tuple_1d=True,
-             param_aliases=True, arg_type_error="TypeError",
+             norm_api="3", median_kernel=True, cumprod_dim_none="flatten",
+             where_scalars="to_tensor", nonzero_tuple_1d=True,
+             param_aliases=True, arg_type_error="TypeError", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False)

@@ -8,12 +8,48 @@ from .broadcast import sum_to
 from .shape import reshape, swap_last
 
 
+_CHAIN_LIMIT = 20_000_000  # multiply-adds; past this the float32 chain costs too much time
+
+
+def chained_matmul(x, y):
+    """``x @ y`` (numpy's rank rules) summed the way Paddle's CPU kernels (MKL sgemm) sum.
+
+    For float32 each output element is one fused multiply-add chain over k = 0, 1, ..., K-1,
+    rounded to float32 after every step; measured on Paddle 2.6/3.3 this reproduces its matmul
+    bit for bit for matrices (numpy's OpenBLAS groups the sums differently once K passes ~30).
+    A product of two float32 values is exact in float64, so ``float32(acc + a*b)`` computed in
+    float64 is the fused step. Other dtypes, and very large products, use numpy directly.
+    """
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        return np.matmul(x, y)
+    vx, vy = x.ndim == 1, y.ndim == 1
+    X = x[None, :] if vx else x
+    Y = y[:, None] if vy else y
+    k = X.shape[-1]
+    batch = np.broadcast_shapes(X.shape[:-2], Y.shape[:-2])
+    m, n = X.shape[-2], Y.shape[-1]
+    if k == 0 or int(np.prod(batch, dtype=np.int64)) * m * n * k > _CHAIN_LIMIT:
+        return np.matmul(x, y)
+    X64 = X.astype(np.float64)
+    Y64 = Y.astype(np.float64)
+    acc = np.zeros(batch + (m, n), np.float32)
+    for j in range(k):
+        step = X64[..., :, j:j + 1] * Y64[..., j:j + 1, :]
+        step += acc
+        acc = step.astype(np.float32)
+    if vx:
+        acc = acc[..., 0, :]
+    if vy:
+        acc = acc[..., 0]
+    return acc
+
+
 def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     if transpose_x and x.ndim >= 2:
         x = np.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = np.swapaxes(y, -1, -2)
-    out = np.matmul(x, y)
+    out = chained_matmul(x, y)
     return np.reshape(out, out_shape) if out_shape is not None else out
 
 
@@ -69,7 +105,7 @@ def _bmm_vjp(n, g):
     return bmm(g, swap_last(y)), bmm(swap_last(x), g)
 
 
-BMM = register("bmm", np.matmul, _bmm_vjp, legacy_name="BmmBackward",
+BMM = register("bmm", chained_matmul, _bmm_vjp, legacy_name="BmmBackward",
                examples=[([(2, 1, 2), (2, 2, 3)], {})])
 
 

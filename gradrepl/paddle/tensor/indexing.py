@@ -83,6 +83,19 @@ def _item(item, k):
     return arr.astype(np.int64, copy=False)
 
 
+def _check_inverted(sl, n):
+    """Paddle 2.x refuses a slice whose end comes before its start (3.x gives an empty tensor)."""
+    if not profiles.current().inverted_slice_error:
+        return
+    start, stop, step = sl.indices(n)
+    if step == 1 and stop < start:
+        raise ValueError(f"(InvalidArgument) When step > 0, end should be greater than start, "
+                         f"but received end = {stop}, start = {start}.")
+    if step != 1 and (stop - start) * step < 0:
+        raise ValueError("(InvalidArgument) The start index and end index are invalid for their "
+                         "corresponding stride.")
+
+
 def _consumed(it):
     if it is None or it is Ellipsis:
         return 0
@@ -142,6 +155,7 @@ def normalize_index(index, shape):
                                  f"the index of axis {axis} is out of bounds")
             if it.step == 0:
                 raise ValueError("(InvalidArgument) The step of a slice must not be 0")
+            _check_inverted(it, n)
             out.append(it)
         else:  # integer array
             if axis >= ndim:
@@ -344,8 +358,11 @@ def zero_(self):
 
 # ================================================================ x[index] = value
 def _value_array(value, dtype):
-    if isinstance(value, (list, tuple)):
-        value = np.asarray(value)
+    """A non-tensor value of ``x[i] = value``: numpy arrays and python/numpy scalars only."""
+    if not isinstance(value, (np.ndarray, numbers.Number, np.generic)):
+        raise ValueError(
+            "(InvalidArgument) Value type error. The assign value allows Tensor, numpy.ndarray, "
+            f"integer, float, complex or bool, but received {hex(id(value))}.")
     return np.asarray(value, dtype=dtype)
 
 

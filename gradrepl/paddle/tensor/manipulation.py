@@ -129,9 +129,12 @@ def moveaxis(x, source, destination, name=None):
     src = [src] if isinstance(src, int) else src
     dst = [dst] if isinstance(dst, int) else dst
     nd = x.data.ndim
-    perm = list(np.moveaxis(np.arange(nd), [_axis(s, nd) for s in src],
-                            [_axis(d, nd) for d in dst]))
-    return S.transpose(x, [int(p) for p in perm])
+    src = [_axis(s, nd) for s in src]
+    dst = [_axis(d, nd) for d in dst]
+    perm = [a for a in range(nd) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return S.transpose(x, perm)
 
 
 # ---------------------------------------------------------------- squeeze / unsqueeze / flatten
