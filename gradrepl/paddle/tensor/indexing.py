@@ -25,6 +25,7 @@ import numpy as np
 from ...engine import grad_mode
 from ...engine.ops import index as I
 from ...engine.ops import math as M
+from ...engine.ops import shape as S
 from ...engine.ops._util import const
 from ...engine.tensor import Tensor as _T
 from .. import profiles
@@ -372,6 +373,19 @@ def _assign_shape_error(value_shape, target_shape):
         f"shape: {list(value_shape)}, but now shape is {list(target_shape)}.")
 
 
+def _assignable_shape(vshape, target):
+    """The value's shape without surplus leading 1s; it must then broadcast to the target."""
+    vs = list(vshape)
+    while len(vs) > len(target) and vs[0] == 1:
+        vs.pop(0)
+    try:
+        if np.broadcast_shapes(tuple(vs), tuple(target)) != tuple(target):
+            raise ValueError
+    except ValueError:
+        raise _assign_shape_error(vshape, target) from None
+    return tuple(vs)
+
+
 def __setitem__(self, index, value):
     """``x[index] = value`` in place; gradients flow to x's other elements and to the value."""
     if _is_grad_leaf(self):
@@ -388,11 +402,11 @@ def __setitem__(self, index, value):
     else:
         v = _value_array(value, dt)
         vshape = v.shape
-    try:
-        if np.broadcast_shapes(vshape, target) != tuple(target):
-            raise ValueError
-    except ValueError:
-        raise _assign_shape_error(vshape, target) from None
+    vshape = _assignable_shape(vshape, target)
+    if isinstance(v, _T) and v.data.shape != vshape:
+        v = S.reshape(v, vshape)
+    elif not isinstance(v, _T):
+        v = v.reshape(vshape)
     recording = grad_mode.STATE.enabled and (
         not self.stop_gradient or (isinstance(v, _T) and not v.stop_gradient))
     if not recording:

@@ -1,0 +1,144 @@
+"""matmul in every rank pairing, bmm, dot, outer, cross, inverse, det: values, gradients, errors.
+
+Gradients are compared with numpy formulas (float64); the float32 rounding of matmul is compared
+with values captured from Paddle 3.3.1 (MKL sums each output as one FMA chain over k).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradrepl.paddle as paddle
+from gradrepl.paddle import profiles
+
+
+@pytest.fixture(params=["2.2", "2.6", "3"])
+def profile(request):
+    profiles.set_profile(request.param)
+    return request.param
+
+
+def leaf(a, dtype=np.float64):
+    return paddle.to_tensor(np.asarray(a, dtype=dtype), stop_gradient=False)
+
+
+PAIRS = [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3,)),
+         ((3,), (2, 3, 2)), ((2, 2, 3), (3, 2)), ((2, 3), (2, 3, 2)), ((2, 1, 2, 3), (3, 3, 2))]
+
+
+def _t(a, flag):
+    return np.swapaxes(a, -1, -2) if flag and a.ndim >= 2 else a
+
+
+@pytest.mark.parametrize("xs, ys", PAIRS)
+@pytest.mark.parametrize("tx", [False, True])
+@pytest.mark.parametrize("ty", [False, True])
+def test_matmul_values_and_gradients(xs, ys, tx, ty):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(xs)
+    b = rng.standard_normal(ys)
+    x, y = leaf(_t(a, tx)), leaf(_t(b, ty))  # stored transposed, flags undo it
+    out = paddle.matmul(x, y, transpose_x=tx, transpose_y=ty)
+    ref = np.matmul(a, b)
+    np.testing.assert_allclose(out.numpy().reshape(ref.shape), ref, rtol=1e-12)
+    w = rng.standard_normal(out.shape)
+    (out * paddle.to_tensor(w)).sum().backward()
+    # numerical gradient of sum(w * (a @ b)) by central differences (exact for a bilinear map)
+    for arr, t, flag in ((a, x, tx), (b, y, ty)):
+        num = np.zeros_like(arr)
+        for i in np.ndindex(arr.shape):
+            e = np.zeros_like(arr)
+            e[i] = 1.0
+            num[i] = (np.sum(w.reshape(ref.shape) * np.matmul(*((arr + e, b) if arr is a else (a, arr + e))))
+                      - np.sum(w.reshape(ref.shape) * np.matmul(*((arr - e, b) if arr is a else (a, arr - e))))) / 2
+        np.testing.assert_allclose(t.grad.numpy(), _t(num, flag), rtol=1e-10, atol=1e-12)
+
+
+def test_matmul_1d_1d_shape_per_profile(profile):
+    c = paddle.matmul(paddle.to_tensor([1.0, 2.0, 3.0]), paddle.to_tensor([4.0, 5.0, 6.0]))
+    assert list(c.shape) == ([] if profile != "2.2" else [1])
+    d = paddle.dot(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([3.0, 4.0]))
+    assert list(d.shape) == ([] if profile != "2.2" else [1])
+
+
+PADDLE_3x40_40x4 = [  # paddle.matmul of the matrices below, printed by Paddle 3.3.1 and 2.6.2
+    [-1.351138710975647, -1.1699013710021973, 2.9927566051483154, -4.457434177398682],
+    [-1.2425334453582764, -7.469512939453125, 8.925339698791504, 3.399078130722046],
+    [-10.053545951843262, -4.860795974731445, 2.502250909805298, -0.979844331741333]]
+
+
+def test_matmul_float32_rounding_matches_paddle():
+    # numpy's OpenBLAS differs from Paddle in 9 of these 12 outputs; Paddle's MKL sums each
+    # output as one fused multiply-add chain over k, which the engine reproduces
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 40)).astype(np.float32)
+    b = rng.standard_normal((40, 4)).astype(np.float32)
+    out = paddle.matmul(paddle.to_tensor(a), paddle.to_tensor(b)).numpy()
+    assert out.tolist() == PADDLE_3x40_40x4
+
+
+@pytest.mark.parametrize("wording", ["3", "2.6"])
+def test_matmul_inner_dimension_errors(wording):
+    profiles.set_profile(wording)
+    with pytest.raises(ValueError) as info:
+        paddle.matmul(paddle.ones([2, 3]), paddle.ones([2, 3]))
+    msg = str(info.value)
+    if wording == "3":
+        assert "In operator matmul, the [1] dimension of Input(X) must be equal to the [0]" in msg
+    else:
+        assert "Input(Y) has error dim. Y'dims[0] must be equal to 3" in msg
+    with pytest.raises(ValueError, match="X_broadcast's shape"):
+        paddle.matmul(paddle.ones([2, 3, 4]), paddle.ones([3, 4, 5]))
+    with pytest.raises(ValueError, match="does not match the type of data"):
+        paddle.matmul(paddle.ones([2, 2]), paddle.ones([2, 2], dtype="float64"))
+
+
+def test_bmm_and_errors():
+    x = leaf([[[1.0, 2.0]], [[3.0, 4.0]]], np.float32)
+    y = leaf([[[1.0], [1.0]], [[2.0], [-1.0]]], np.float32)
+    z = paddle.bmm(x, y)
+    assert z.numpy().reshape(-1).tolist() == [3.0, 2.0]
+    z.sum().backward()
+    assert x.grad.numpy().tolist() == [[[1.0, 1.0]], [[2.0, -1.0]]]
+    assert y.grad.numpy().tolist() == [[[1.0], [2.0]], [[3.0], [4.0]]]
+    with pytest.raises(ValueError, match="must be 3-dimensional"):
+        paddle.bmm(paddle.ones([2, 2]), paddle.ones([2, 2]))
+    with pytest.raises(ValueError, match="width must be equal"):
+        paddle.bmm(paddle.ones([2, 2, 3]), paddle.ones([2, 2, 3]))
+    with pytest.raises(ValueError, match="same batch size"):
+        paddle.bmm(paddle.ones([2, 2, 3]), paddle.ones([3, 3, 3]))
+
+
+def test_dot_outer_cross():
+    a = leaf([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    b = leaf([[1.0, -2.0], [0.5, 4.0]], np.float32)
+    d = paddle.dot(a, b)
+    assert d.numpy().tolist() == [-3.0, 17.5]
+    d.sum().backward()
+    assert a.grad.numpy().tolist() == [[1.0, -2.0], [0.5, 4.0]]
+    assert paddle.outer(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1.0, -2.0])).numpy().tolist() \
+        == [[1.0, -2.0], [2.0, -4.0]]
+    with pytest.raises(RuntimeError, match="should be exactly the same"):
+        paddle.dot(paddle.ones([3]), paddle.ones([4]))
+    x = leaf([[1.0, 2.0, 3.0]])
+    y = leaf([[0.5, 2.5, 1.5]])
+    c = paddle.cross(x, y)
+    assert c.numpy().tolist() == np.cross([[1.0, 2.0, 3.0]], [[0.5, 2.5, 1.5]]).tolist()
+    w = np.array([[1.0, -1.0, 2.0]])
+    (c * paddle.to_tensor(w)).sum().backward()
+    assert x.grad.numpy().tolist() == np.cross([[0.5, 2.5, 1.5]], w).tolist()
+    with pytest.raises(ValueError, match="equal to 3"):
+        paddle.cross(paddle.ones([2, 2]), paddle.ones([2, 2]))
+
+
+def test_inverse_and_det_gradients():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    x = leaf(a)
+    inv = paddle.inverse(x)
+    np.testing.assert_allclose(inv.numpy(), np.linalg.inv(a))
+    inv.sum().backward()
+    ai = np.linalg.inv(a)
+    np.testing.assert_allclose(x.grad.numpy(), -(ai.T @ np.ones((2, 2)) @ ai.T))
+    y = leaf(a)
+    paddle.linalg.det(y).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), np.linalg.det(a) * ai.T)
