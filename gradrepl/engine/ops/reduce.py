@@ -94,8 +94,9 @@ def _mean_fwd(x, axis, keepdim=False, out_shape=None):
         count = max(int(np.prod([x.shape[a] for a in axis])), 1)
         out = (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
         return _shaped(out, keepdim, out_shape)
-    with np.errstate(**_err):
-        out = np.mean(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    count = int(np.prod([x.shape[a] for a in axis]))
+    with np.errstate(**_err):  # sum / count, as np.mean and Eigen's mean do (empty: nan)
+        out = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype) / np.asarray(count, x.dtype)
     return _shaped(out, keepdim, out_shape)
 
 
@@ -124,19 +125,36 @@ def mean(x, axis, keepdim=False, out_shape=None):
 
 # ---------------------------------------------------------------- max / min / amax / amin
 def _extreme(pick):
-    """Forward of a max/min reduction; ``nan="ignore"`` skips NaN (Paddle 2.x kernels)."""
+    """Forward of a max/min reduction. ``nan="propagate"``: any NaN gives NaN (Paddle 3).
+    ``nan="fold"``: Paddle 2's kernel folds ``acc = acc > t ? acc : t`` in order, so a NaN
+    only survives if nothing follows it: the result is the max of the elements after the
+    last NaN (NaN when the last element is NaN)."""
     propagate = np.max if pick == "max" else np.min
-    ignore = np.fmax.reduce if pick == "max" else np.fmin.reduce
 
     def fwd(x, axis, keepdim=False, out_shape=None, ties="split", nan="propagate"):
-        if nan == "ignore" and x.dtype.kind == "f" and axis:
-            out = ignore(x, axis=axis, keepdims=keepdim)
+        if nan == "fold" and x.dtype.kind == "f" and axis and x.size and np.isnan(x).any():
+            out = _fold_past_nan(x, axis, keepdim, propagate)
         else:
             out = propagate(x, axis=axis, keepdims=keepdim)
         return _shaped(out, keepdim, out_shape)
 
     fwd.__name__ = f"_{pick}_fwd"
     return fwd
+
+
+def _fold_past_nan(x, axis, keepdim, reduce_fn):
+    rows, _ = _rows_last(x, axis)
+    n = rows.shape[-1]
+    isnan = np.isnan(rows)
+    last = np.where(isnan.any(-1), n - 1 - np.argmax(isnan[..., ::-1], axis=-1), -1)
+    after = np.arange(n) > last[..., None]
+    fill = -np.inf if reduce_fn is np.max else np.inf
+    with np.errstate(**_err):
+        out = reduce_fn(np.where(after, rows, fill), axis=-1)
+    out = np.where(last == n - 1, np.nan, out).astype(x.dtype)
+    if keepdim:
+        out = np.reshape(out, _keep_shape(x.shape, axis))
+    return out
 
 
 def _extreme_vjp(n, g):
@@ -228,15 +246,15 @@ def _pnorm_fwd(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
     a = np.abs(x)
     if porder == 0:
         out = np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
-    elif porder == np.inf:
-        out = np.max(a, axis=axis, keepdims=keepdim)
-    elif porder == -np.inf:
-        out = np.min(a, axis=axis, keepdims=keepdim)
+    elif porder in (np.inf, -np.inf):  # Eigen's plain maximum/minimum: NaN folds (see max)
+        out = _extreme("max" if porder > 0 else "min")(a, axis, keepdim, nan="fold")
     else:
         with np.errstate(**_err):
             powered = _round_f64(lambda v: np.power(v, porder), a)
             total = np.sum(powered, axis=axis, keepdims=keepdim, dtype=x.dtype)
-            out = _round_f64(lambda v: np.power(v, 1.0 / porder), np.asarray(total))
+            # the exponent 1/p reaches the float32 kernel as a float32 (1/3 -> 0.33333334)
+            inv = float(np.asarray(1.0 / porder, x.dtype))
+            out = _round_f64(lambda v: np.power(v, inv), np.asarray(total))
     return _shaped(out, keepdim, out_shape)
 
 
@@ -276,7 +294,8 @@ P_NORM = register(
     examples=[([(2, 3)], {"porder": 2.0, "axis": (1,)}), ([(2, 3)], {"porder": 3.0, "axis": (0, 1)}),
               ([(2, 3)], {"porder": 1.5, "axis": (0,), "keepdim": True})])
 FROBENIUS_NORM = register("frobenius_norm", _fro_fwd, _fro_vjp,
-                          legacy_name="FrobeniusNormBackward", examples=_REDUCE_EXAMPLES)
+                          legacy_name="FrobeniusNormBackward", domain="away0",
+                          examples=_REDUCE_EXAMPLES)
 
 
 def p_norm(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
@@ -287,6 +306,29 @@ def p_norm(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
 
 def frobenius_norm(x, axis, keepdim=False, out_shape=None):
     return apply(FROBENIUS_NORM, (x,), _attrs(axis, keepdim, out_shape))
+
+
+# ---------------------------------------------------------------- abs (for the norms)
+def _abs_vjp(n, g):
+    """Paddle's abs_grad: ``dout * sign(x)``, and exactly 0 where x == 0 (even for nan dout)."""
+    x = n.inputs[0]
+    zero = const(g, np.zeros(x.data.shape, g.data.dtype))
+    from .search import where
+
+    return where(const(x, x.data == 0, np.bool_), zero, _m().multiply(g, _sign_const(x)))
+
+
+def abs(x):  # noqa: A001 - Paddle's name
+    """|x|: the elementwise op of engine.ops.math when it has one, else this module's."""
+    op = _OPS.get("abs")
+    return apply(op, (x,))
+
+
+from ..registry import OPS as _OPS  # noqa: E402
+
+if "abs" not in _OPS:  # the norms need abs; math.py (imported first) may already define it
+    register("abs", np.abs, _abs_vjp, legacy_name="AbsBackward", domain="away0",
+             examples=[([(2, 3)], {})])
 
 
 # ---------------------------------------------------------------- all / any / count_nonzero
@@ -322,7 +364,7 @@ def count_nonzero(x, axis, keepdim=False, out_shape=None):
 
 
 # ---------------------------------------------------------------- median (Paddle 3 kernel)
-def _median_rows(x, axis):
+def _rows_last(x, axis):
     """x with the reduced axes moved last and flattened: (rows, n), plus the kept shape."""
     rest = [i for i in range(x.ndim) if i not in axis]
     moved = np.transpose(x, rest + list(axis))
@@ -330,7 +372,7 @@ def _median_rows(x, axis):
 
 
 def _median_fwd(x, axis, keepdim=False, out_shape=None, mode="avg"):
-    rows, _ = _median_rows(x, axis)
+    rows, _ = _rows_last(x, axis)
     n = rows.shape[-1]
     srt = np.sort(rows, axis=-1)
     if mode == "min" or n % 2 == 1:
@@ -348,7 +390,7 @@ def _median_fwd(x, axis, keepdim=False, out_shape=None, mode="avg"):
 def _median_weights(x, axis, mode):
     """How much of out_grad each element gets: each middle value's share (1 or 1/2) split
     evenly among the elements equal to it (Paddle 3's median_grad)."""
-    rows, rest = _median_rows(x, axis)
+    rows, rest = _rows_last(x, axis)
     n = rows.shape[-1]
     srt = np.sort(rows, axis=-1)
     if mode == "min" or n % 2 == 1:

@@ -449,6 +449,27 @@ def where(cond, x, y):
     return apply(WHERE, (cond, x, y))
 
 
+# ---------------------------------------------------------------- masked_fill (Paddle 3 op)
+def _masked_fill_vjp(n, g):
+    """x gets dout where the mask is off. The value's gradient is zero: Paddle 3.3's
+    masked_fill_grad kernel leaves it unset for a broadcast value (measured: 0)."""
+    mask = n.inputs[1]
+    zeros = const(g, np.zeros(g.data.shape, g.data.dtype))
+    value_shape, value_dtype = n.in_meta[2]
+    return where(mask, zeros, g), None, const(g, np.zeros(value_shape, value_dtype))
+
+
+MASKED_FILL = register(
+    "masked_fill", lambda x, mask, value: np.where(mask, value, x), _masked_fill_vjp,
+    broadcast=True, diff_inputs=(0, 2), legacy_name="MaskedFillBackward", check=False,
+    examples=[([(3,), np.array([True, False, True]), ()], {})])
+
+
+def masked_fill(x, mask, value):
+    """``value`` where ``mask`` holds, else x (mask and value broadcast to x's shape)."""
+    return apply(MASKED_FILL, (x, mask, value))
+
+
 # ---------------------------------------------------------------- nonzero / searchsorted
 def _nonzero_fwd(x):
     return np.argwhere(x).astype(np.int64).reshape(-1, x.ndim)

@@ -461,6 +461,11 @@ def cumprod(x, dim=None, dtype=None, name=None):
     from ...engine.ops import shape as SH
 
     if dim is None:
+        if profiles.current().cumprod_dim_none != "flatten":
+            raise _arg_error("cumprod", 2, "int", None) if profiles.current().arg_type_error == \
+                "TypeError" else ValueError(
+                    "(InvalidArgument) cumprod(): argument (position 2) must be int, but got "
+                    "NoneType")
         dim = -1
         x = SH.reshape(x, (x.data.size,))
     dt = _np_dtype(dtype)
@@ -474,12 +479,8 @@ def cumprod(x, dim=None, dtype=None, name=None):
 
 # ---------------------------------------------------------------- norms
 def _abs(x):
-    """|x| with Paddle's abs gradient (``dout * sign(x)``); the engine's abs op when there is
-    one, else x times the constant sign(x)."""
-    fn = getattr(M, "abs", None)
-    if fn is not None:
-        return fn(x)
-    return M.multiply(x, _wrap_const(np.sign(x.data).astype(x.data.dtype)))
+    """|x| with Paddle's abs gradient (``dout * sign(x)``, 0 where x == 0)."""
+    return R.abs(x)
 
 
 def _p_norm(x, p, axis, keepdim, asvector):
@@ -619,7 +620,10 @@ def _norm26(x, p, axis, keepdim):
     raise ValueError(f"except axis type int or list (length of list <=2), found {axis}")
 
 
-def norm(x, p=None, axis=None, keepdim=False, name=None, **kw):
+_DEFAULT = object()
+
+
+def norm(x, p=_DEFAULT, axis=None, keepdim=False, name=None, **kw):
     """``paddle.norm`` / ``paddle.linalg.norm``. The default is the 2-norm of all elements
     (Frobenius for a matrix); ``p`` may be 'fro', any float, inf, -inf or 0; ``axis`` an int or
     a list. Paddle 2.6 and 3 compose it differently (profile ``norm_api``)."""
@@ -630,5 +634,5 @@ def norm(x, p=None, axis=None, keepdim=False, name=None, **kw):
     if kw:
         raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kw))}'")
     if profiles.current().norm_api == "3":
-        return _norm3(x, p, axis, keepdim)
-    return _norm26(x, "fro" if p is None else p, axis, keepdim)
+        return _norm3(x, None if p is _DEFAULT else p, axis, keepdim)
+    return _norm26(x, "fro" if p is _DEFAULT else p, axis, keepdim)

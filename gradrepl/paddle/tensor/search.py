@@ -259,13 +259,21 @@ def where(condition, x=None, y=None, name=None):
 
 
 def masked_fill(x, mask, value, name=None):
-    """x with ``value`` written where ``mask`` holds (the gradient reaches x elsewhere, and a
-    tensor ``value`` gets the sum of the rest)."""
+    """x with ``value`` written where ``mask`` holds. Paddle 2 composes
+    ``where(logical_not(mask), x, value)`` (a tensor value gets the gradient of the filled
+    places); Paddle 3 has a masked_fill op whose value gradient is zero (profile
+    ``masked_fill_op``)."""
     if np.isscalar(value):
         value = _wrap(np.full((), value, x.data.dtype))
     elif value.data.dtype != x.data.dtype:
         value = M.cast(value, x.data.dtype)
-    keep = _wrap(~mask.data.astype(bool))
+    mask_data = mask.data.astype(bool)
+    if profiles.current().masked_fill_op:
+        shape = _broadcast_shape(x, mask, value)
+        if shape != x.data.shape:
+            x = B.broadcast_to(x, shape)
+        return S.masked_fill(x, _wrap(np.broadcast_to(mask_data, shape)), value)
+    keep = _wrap(~mask_data)
     shape = _broadcast_shape(x, keep, value)
     x, keep, value = (B.broadcast_to(t, shape) for t in (x, keep, value))
     return S.where(keep, x, value)
