@@ -142,3 +142,20 @@ def test_inverse_and_det_gradients():
     y = leaf(a)
     paddle.linalg.det(y).sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), np.linalg.det(a) * ai.T)
+
+
+def test_inverse_and_det_float32_rounding_match_paddle():
+    # Paddle 2.6.2 and 3.3.1 print these (an LU with partial pivoting in float32)
+    a = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert paddle.inverse(a).numpy().tolist() == np.array(
+        [[-2.00000024, 1.00000012], [1.50000012, -0.50000006]], np.float32).tolist()
+    assert paddle.linalg.det(a).numpy().reshape(-1).tolist() == [np.float32(-1.99999988)]
+    assert paddle.linalg.inv(a).numpy().tolist() == paddle.inverse(a).numpy().tolist()
+
+
+def test_matrix_power_and_multi_dot():
+    a = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert paddle.linalg.matrix_power(a, 3).numpy().tolist() == [[37.0, 54.0], [81.0, 118.0]]
+    assert paddle.linalg.matrix_power(a, 0).numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    m = paddle.linalg.multi_dot([paddle.ones([2, 3]), paddle.ones([3, 2]), paddle.ones([2, 2])])
+    assert m.numpy().tolist() == [[6.0, 6.0], [6.0, 6.0]]

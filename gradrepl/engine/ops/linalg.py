@@ -153,14 +153,80 @@ def cross(x, y, axis):
 
 # ---------------------------------------------------------------- inverse, det
 def _inverse_vjp(n, g):
-    """d(A^-1) = -A^-1 dA A^-1, so dA = -(A^-T g A^-T)."""
+    """d(A^-1) = -A^-1 dA A^-1, so dA = -(A^-T (g A^-T)), grouped as Paddle's kernel does."""
     from .math import neg
 
     inv = n.out()
-    return neg(matmul(matmul(inv, g, transpose_x=True), inv, transpose_y=True))
+    return neg(matmul(inv, matmul(g, inv, transpose_y=True), transpose_x=True))
 
 
-INVERSE = register("inverse", lambda x: np.linalg.inv(x), _inverse_vjp,
+def _lu_f32(a):
+    """Partial-pivot LU of one float32 matrix, rounded step by step as Eigen's PartialPivLU.
+
+    Returns (lu, perm, sign): L (unit diagonal, below) and U packed in ``lu``, the row order and
+    the permutation's sign. Plain multiply then subtract, no fused steps (measured on Paddle).
+    """
+    lu = np.array(a, dtype=np.float32)
+    n = lu.shape[0]
+    perm = list(range(n))
+    sign = 1.0
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(lu[k:, k])))
+        if p != k:
+            lu[[k, p]] = lu[[p, k]]
+            perm[k], perm[p] = perm[p], perm[k]
+            sign = -sign
+        lu[k + 1:, k] = lu[k + 1:, k] / lu[k, k]
+        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:]).astype(np.float32)
+    return lu, perm, sign
+
+
+def _inv_f32(a):
+    """Inverse by LU solves of the identity's columns: forward with L, backward with U (row by
+    row, k ascending, dividing by multiplying with 1/U[i, i]) -- Paddle's float32 results."""
+    lu, perm, _ = _lu_f32(a)
+    n = len(perm)
+    x = np.zeros((n, n), np.float32)
+    x[np.arange(n), perm] = 1
+    for i in range(n):
+        for j in range(i):
+            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+        x[i] *= np.float32(1) / lu[i, i]
+    return x
+
+
+def _det_f32(a):
+    lu, _perm, sign = _lu_f32(a)
+    out = np.float32(1)
+    for v in np.diag(lu):
+        out = np.float32(out * v)
+    return np.float32(out * np.float32(sign))
+
+
+def _batched(fn, x, tail):
+    """Apply a one-matrix function over the leading (batch) axes of ``x``."""
+    out = np.empty(x.shape[:-2] + tail, np.float32)
+    for idx in np.ndindex(x.shape[:-2]):
+        out[idx] = fn(x[idx])
+    return out
+
+
+def _inverse_fwd(x):
+    if x.dtype != np.float32:
+        return np.linalg.inv(x)
+    return _batched(_inv_f32, x, x.shape[-2:])
+
+
+def _det_fwd(x):
+    if x.dtype != np.float32:
+        return np.asarray(np.linalg.det(x), x.dtype)
+    return _batched(_det_f32, x, ())
+
+
+INVERSE = register("inverse", _inverse_fwd, _inverse_vjp,
                    legacy_name="InverseBackward", domain="real",
                    examples=[([np.array([[2.0, 0.5], [0.3, 1.5]])], {})])
 
@@ -178,7 +244,7 @@ def _det_vjp(n, g):
     return multiply(k, swap_last(inverse(x)))
 
 
-DET = register("determinant", lambda x: np.asarray(np.linalg.det(x), x.dtype), _det_vjp,
+DET = register("determinant", _det_fwd, _det_vjp,
                legacy_name="DeterminantBackward",
                examples=[([np.array([[2.0, 0.5], [0.3, 1.5]])], {})])
 

@@ -246,9 +246,15 @@ def take_place(x, r, snapshot=None):
     """
     _detach_saved_output(x)
     _write(x, r.data)
-    node = r.grad_node
-    if node is None:
+    if r.grad_node is None:
         return x
+    _move_graph_place(x, r, snapshot)
+    return x
+
+
+def _move_graph_place(x, r, snapshot):
+    """x becomes the output of r's node; the snapshot stands for x in x's old node."""
+    node = r.grad_node
     old_node, old_slot = x.grad_node, x.out_slot
     if snapshot is not None and old_node is not None and old_node.out_refs is not None:
         refs = list(old_node.out_refs)
@@ -261,7 +267,6 @@ def take_place(x, r, snapshot=None):
     x.grad_node = node
     x.out_slot = r.out_slot
     x.stop_gradient = False
-    return x
 
 
 def _shape_error(out_shape, x):
@@ -290,6 +295,24 @@ def inplace(x, compute):
         _write(x, r.data)
         return x
     return take_place(x, r, src)
+
+
+def inplace_view(x, compute):
+    """``reshape_``, ``squeeze_``, ``unsqueeze_``: x takes the new shape over the same memory."""
+    leaf_error = _is_grad_leaf(x)
+    recording = grad_mode.STATE.enabled and not leaf_error
+    src = type(x)._result_type._wrap(x.data, x.stop_gradient, x.grad_node, x.out_slot) \
+        if recording else x
+    with grad_mode.set_grad_enabled(recording):
+        r = compute(src)
+    x.data = np.reshape(x.data, r.data.shape)
+    if leaf_error:
+        raise _leaf_error(x)
+    if r.grad_node is not None:
+        node = r.grad_node
+        node.out_data = (np.array(r.data),) + tuple(node.out_data[1:])
+        _move_graph_place(x, r, src)
+    return x
 
 
 def _inplace_method(name, fn, doc):

@@ -9,6 +9,8 @@ In Paddle 2.2 (no 0-D tensors) a 1-D @ 1-D product has shape [1].
 from __future__ import annotations
 
 
+import numpy as np
+
 from ...engine.ops import linalg as L
 from ...engine.ops import math as M
 from ...engine.ops import shape as S
@@ -189,3 +191,25 @@ def det(x, name=None):
     return out
 
 
+
+
+def multi_dot(x, name=None):
+    """The product of a list of matrices (the first/last may be 1-D), left to right."""
+    out = x[0]
+    for m in x[1:]:
+        out = matmul(out, m)
+    return out
+
+
+def matrix_power(x, n, name=None):
+    """``x`` multiplied by itself ``n`` times; n = 0 gives the identity, n < 0 uses the inverse."""
+    _square(x, "matrix_power")
+    n = int(n)
+    if n == 0:
+        eye = np.broadcast_to(np.eye(x.data.shape[-1], dtype=x.data.dtype), x.data.shape)
+        return type(x)._result_type._wrap(np.array(eye), True)
+    base = inverse(x) if n < 0 else x
+    out = base
+    for _ in range(abs(n) - 1):
+        out = matmul(out, base)
+    return out

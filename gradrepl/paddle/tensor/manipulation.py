@@ -88,15 +88,14 @@ def reshape(x, shape, name=None):
     return S.reshape(x, _reshape_target(x.data.shape, shape_list(shape)))
 
 
-def _become(x, r):
-    """Make ``x`` the tensor ``r`` (an in-place view op): same object, r's data and graph place."""
-    from .indexing import take_place
+def _in_place_view(x, compute):
+    from .indexing import inplace_view
 
-    return take_place(x, r)
+    return inplace_view(x, compute)
 
 
 def reshape_(x, shape, name=None):
-    return _become(x, reshape(x, shape))
+    return _in_place_view(x, lambda v: reshape(v, shape))
 
 
 def transpose(x, perm, name=None):
@@ -158,7 +157,7 @@ def squeeze(x, axis=None, name=None):
 
 
 def squeeze_(x, axis=None, name=None):
-    return _become(x, squeeze(x, axis))
+    return _in_place_view(x, lambda v: squeeze(v, axis))
 
 
 def unsqueeze(x, axis, name=None):
@@ -179,7 +178,7 @@ def unsqueeze(x, axis, name=None):
 
 
 def unsqueeze_(x, axis, name=None):
-    return _become(x, unsqueeze(x, axis))
+    return _in_place_view(x, lambda v: unsqueeze(v, axis))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
