@@ -26,7 +26,7 @@ from conftest import reset_gradrepl_state
 
 DATA = Path(__file__).parent / "data" / "reduce_search"
 VERSIONS = {"3.3.1": "3", "2.6.2": "2.6"}
-PROBES = ["reduce_values", "reduce_grads", "norms", "nan_reductions"]
+PROBES = ["reduce_values", "reduce_grads", "norms", "nan_reductions", "more_reductions"]
 
 
 def run_probe(name, version):

@@ -199,6 +199,9 @@ def nanmean(x, axis=None, keepdim=False, name=None):
     count = np.sum(~np.isnan(x.data.astype(np.float64)), axis=axes, keepdims=keepdim)
     count = np.reshape(count, total.data.shape).astype(total.data.dtype)
     if total.data.dtype.kind != "f":
+        if profiles.current().int_reductions != "promote":   # 2.x: int64 / int64, truncating
+            q = np.trunc(total.data / np.maximum(count, 1)).astype(total.data.dtype)
+            return _wrap_const(q)
         total = M.cast(total, np.float32)
         count = count.astype(np.float32)
     return M.divide(total, _wrap_const(count))
@@ -271,6 +274,7 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where every element over ``axis`` is non-zero (a bool tensor)."""
     require_dtypes(x, "all", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "all")
+    _check_not_empty(x, axes, "all")
     return R.all(x, axes, keepdim, out_shape)
 
 
@@ -278,12 +282,14 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where some element over ``axis`` is non-zero (a bool tensor)."""
     require_dtypes(x, "any", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "any")
+    _check_not_empty(x, axes, "any")
     return R.any(x, axes, keepdim, out_shape)
 
 
 def count_nonzero(x, axis=None, keepdim=False, name=None):
     """How many elements over ``axis`` are non-zero (int64)."""
     axes, out_shape = _reduction(x, axis, keepdim, "sum")
+    _check_not_empty(x, axes, "sum")
     return R.count_nonzero(x, axes, keepdim, out_shape)
 
 
@@ -323,6 +329,7 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None, **kw):
 
 def _var_float(x, axis, keepdim, corr):
     axes, out_shape = _reduction(x, axis, True, "var")
+    _check_not_empty(x, axes, "mean")
     u = R.mean(x, axes, True, None)
     sq = M.pow_scalar(M.subtract(x, u), 2.0)
     axes, out_shape = _reduction(x, axis, keepdim, "var")
@@ -357,9 +364,16 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 # ---------------------------------------------------------------- median
-def median(x, axis=None, keepdim=False, mode="avg", name=None):
+_MODE_DEFAULT = object()
+
+def median(x, axis=None, keepdim=False, mode=_MODE_DEFAULT, name=None):
     """Median over ``axis`` (all elements when None). Paddle 3 is one op whose gradient is
-    shared among tied middle values; Paddle 2 picks them with topk (profile ``median_kernel``)."""
+    shared among tied middle values, and ``mode='min'`` with an axis also returns the position;
+    Paddle 2 picks the middle values with topk (profile ``median_kernel``)."""
+    prof = profiles.current()
+    if mode is not _MODE_DEFAULT and not prof.median_kernel:
+        raise TypeError("median() got an unexpected keyword argument 'mode'")
+    mode = "avg" if mode is _MODE_DEFAULT else mode
     if mode not in ("avg", "min"):
         raise ValueError(f"Mode {mode} is not supported. Must be avg or min.")
     nd = x.data.ndim
@@ -368,19 +382,32 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
     if axis is not None and nd and (not isinstance(axis, int) or not -nd <= axis < nd):
         raise ValueError(
             "In median, axis should be none or an integer in range [-rank(x), rank(x)).")
-    prof = profiles.current()
     if x.data.dtype.kind in "iub":
         if prof.int_reductions != "promote" and x.data.dtype.name not in ("int32", "int64"):
             require_dtypes(x, "topk", ("int32", "int64", "float64", "float32"))
-        x = M.cast(x, np.float32)
-    if prof.median_kernel:
-        axes, out_shape = _reduction(x, axis, keepdim, "median")
+        if mode == "avg" or not prof.median_kernel:
+            x = M.cast(x, np.float32)
+    if not prof.median_kernel:
         if x.data.size == 0:
             raise ValueError("In median, the size of input x should not be 0.")
-        return R.median(x, axes, keepdim, out_shape, mode)
+        return _median_by_topk(x, axis, keepdim)
+    axes, out_shape = _reduction(x, axis, keepdim, "median")
     if x.data.size == 0:
-        raise ValueError("In median, the size of input x should not be 0.")
-    return _median_by_topk(x, axis, keepdim)
+        return _wrap_const(np.full(out_shape or (), np.nan, np.float32))
+    out = R.median(x, axes, keepdim, out_shape, mode)
+    if mode == "min" and axis is not None:
+        return out, _median_position(x, axis, keepdim, out_shape)
+    return out
+
+
+def _median_position(x, axis, keepdim, out_shape):
+    """Where the lower median sits along ``axis`` (the k-th smallest, k = (n + 1) // 2)."""
+    from ...engine.ops import search as S
+
+    n = x.data.shape[axis] if x.data.ndim else 1
+    _, idx = S.kthvalue(x.detach() if hasattr(x, "detach") else x, (n + 1) // 2, axis, keepdim)
+    data = idx.data.reshape(out_shape) if out_shape else idx.data
+    return _wrap_const(data)
 
 
 def _median_by_topk(x, axis, keepdim):
@@ -408,6 +435,9 @@ def _median_by_topk(x, axis, keepdim):
         out = M.scale(M.add(pick(kth - 1), pick(kth)), 0.5)
     else:
         out = pick(kth)
+    # Paddle 2 adds sum(isnan(x) * x) so that a NaN anywhere makes the median NaN
+    nan_mask = _wrap_const(np.isnan(src.data).astype(src.data.dtype))
+    out = M.add(out, R.sum(M.multiply(nan_mask, src), (ax,), True))
     if flat:
         return SH.reshape(out, (1,) * nd if keepdim else
                           (() if profiles.current().zero_d else (1,)))
