@@ -200,3 +200,18 @@ def test_fold_past_nan_matches_paddle_2():
     assert np.isnan(R.extreme("max", x, (0,), nan="propagate").item())
     b = paddle.Tensor(np.array([1.0, 3.0, np.nan], np.float32))
     assert np.isnan(R.extreme("min", b, (0,), nan="fold").item())
+
+
+def test_matrix_norms_of_paddle_3():
+    profiles.set_profile("3")
+    m = t([[3.0, 1.0, 3.0], [2.0, 5.0, 5.0]], grad=True)
+    sv = np.linalg.svd(m.numpy().astype(np.float64), compute_uv=False)
+    assert np.isclose(paddle.linalg.norm(m, axis=[0, 1]).item(), sv[0], rtol=1e-6)   # p=None -> 2
+    assert np.isclose(paddle.linalg.norm(m, p="nuc", axis=[0, 1]).item(), sv.sum(), rtol=1e-6)
+    assert paddle.linalg.norm(m, p=1, axis=[0, 1]).item() == 8.0        # max column abs sum
+    assert paddle.linalg.norm(m, p=float("inf"), axis=[0, 1]).item() == 12.0
+    paddle.linalg.norm(m, p=2, axis=[0, 1]).backward()
+    u, s, vt = np.linalg.svd(m.numpy().astype(np.float64))
+    assert np.allclose(m.grad.numpy(), np.outer(u[:, 0], vt[0]), atol=1e-6)
+    profiles.set_profile("2.6")                                          # a vector norm there
+    assert np.isclose(paddle.linalg.norm(m.detach(), p=2, axis=[0, 1]).item(), np.sqrt(73.0))

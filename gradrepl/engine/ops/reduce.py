@@ -347,6 +347,35 @@ if "abs" not in _OPS:  # the norms need abs; math.py (imported first) may alread
              examples=[([(2, 3)], {})])
 
 
+# ---------------------------------------------------------------- singular values (matrix norms)
+def _singular_values_fwd(x):
+    """The singular values of the matrices in the last two axes, largest first (computed in
+    float64, rounded once; Paddle's float32 LAPACK can differ in the last digit)."""
+    return np.linalg.svd(x.astype(np.float64), compute_uv=False).astype(x.dtype)
+
+
+def _singular_values_vjp(n, g):
+    """``dx = U diag(g) V^T``. U and V are taken as constants, so this is exact to first order
+    only (the entry says ``second_order=False``)."""
+    from .linalg import matmul
+
+    x = n.inputs[0]
+    u, _, vt = np.linalg.svd(x.data.astype(np.float64), full_matrices=False)
+    dt = x.data.dtype
+    row = reshape(g, g.data.shape[:-1] + (1, g.data.shape[-1]))      # diag(g) as a row scale
+    scaled = _m().multiply(const(g, u.astype(dt)), row)
+    return matmul(scaled, const(g, vt.astype(dt)))
+
+
+SINGULAR_VALUES = register("singular_values", _singular_values_fwd, _singular_values_vjp,
+                           legacy_name="SvdBackward", second_order=False,
+                           examples=[([(3, 2)], {}), ([(2, 2, 3)], {})])
+
+
+def singular_values(x):
+    return apply(SINGULAR_VALUES, (x,))
+
+
 # ---------------------------------------------------------------- all / any / count_nonzero
 def _all_fwd(x, axis, keepdim=False, out_shape=None):
     return _shaped(np.all(x, axis=axis, keepdims=keepdim), keepdim, out_shape)

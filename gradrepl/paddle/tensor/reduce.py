@@ -578,8 +578,8 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, dtype=None):
 
 
 def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
-    """Matrix norms over two axes: 'fro', and 1, -1, inf, -inf (max/min of column or row abs
-    sums). The spectral and nuclear norms (2, -2, 'nuc') need an SVD and are not available."""
+    """Matrix norms over two axes: 'fro'; 1, -1, inf, -inf (max/min of column or row abs sums);
+    2, -2 and 'nuc' (largest, smallest, sum of the singular values)."""
     axis = list(axis) if isinstance(axis, (list, tuple)) else axis
     if not isinstance(axis, list) or len(axis) != 2:
         raise ValueError(
@@ -597,9 +597,30 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
         return _extreme("max" if p > 0 else "min", _p_norm(x, 1.0, dim0, keepdim, False),
                         dim1, keepdim)
     if p in (2, -2, "nuc"):
-        raise NotImplementedError(f"matrix norm p={p!r} needs an SVD, which gradrepl lacks")
+        return _svd_norm(x, p, axis, keepdim)
     raise ValueError(
         f"just support p value 'fro','nuc',1,-1,inf,-inf,2,-2 if axis is 2D, found {p}")
+
+
+def _svd_norm(x, p, axis, keepdim):
+    """Spectral (2), smallest-singular-value (-2) and nuclear ('nuc') norms: the two axes moved
+    last, the singular values, then their max, min or sum (as Paddle 3 composes them)."""
+    from ...engine.ops import shape as SH
+
+    require_dtypes(x, "svd", ("float64", "float32"))
+    nd = x.data.ndim
+    d0, d1 = (a % nd for a in axis)
+    perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
+    sv = R.singular_values(SH.transpose(x, perm) if perm != list(range(nd)) else x)
+    last = sv.data.ndim - 1
+    if p == "nuc":
+        out = R.sum(sv, (last,), keepdim, out_shape_for(sv, (last,), keepdim))
+    else:
+        out = _extreme("max" if p == 2 else "min", sv, last, keepdim)
+    if keepdim:
+        inv = [perm.index(i) for i in range(nd)]
+        out = SH.transpose(SH.reshape(out, out.data.shape + (1,)), inv)
+    return out
 
 
 def _norm3(x, p, axis, keepdim):
