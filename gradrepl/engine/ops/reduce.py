@@ -368,7 +368,7 @@ def _singular_values_vjp(n, g):
 
 
 SINGULAR_VALUES = register("singular_values", _singular_values_fwd, _singular_values_vjp,
-                           legacy_name="SvdBackward", second_order=False,
+                           legacy_name="SvdBackward", second_order=False, domain="distinct",
                            examples=[([(3, 2)], {}), ([(2, 2, 3)], {})])
 
 
