@@ -159,3 +159,14 @@ def test_matrix_power_and_multi_dot():
     assert paddle.linalg.matrix_power(a, 0).numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
     m = paddle.linalg.multi_dot([paddle.ones([2, 3]), paddle.ones([3, 2]), paddle.ones([2, 2])])
     assert m.numpy().tolist() == [[6.0, 6.0], [6.0, 6.0]]
+
+
+def test_vector_products_round_as_paddle_dot_kernel():
+    # values printed by Paddle 3.3.1 and 2.6.2; a left-to-right float32 sum gives 0.37999994
+    # and -4.1400003
+    a = paddle.to_tensor([1.5, 1.6, -0.3])
+    b = paddle.to_tensor([1.0, -0.4, 1.6])
+    assert paddle.matmul(a, b).item() == 0.37999987602233887
+    m = paddle.to_tensor([[1.7, 1.9, 0.2], [0.9, 1.8, 1.5]])
+    v = paddle.to_tensor([-0.8, -1.6, 1.3])
+    assert paddle.matmul(m, v).numpy().tolist() == [-4.139999866485596, -1.6499998569488525]

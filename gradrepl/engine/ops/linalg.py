@@ -44,7 +44,50 @@ def chained_matmul(x, y):
     return acc
 
 
+def row_dots(rows, v):
+    """Dot products of each row of ``rows`` (..., K) with ``v`` (K,), summed as MKL's dot kernel.
+
+    Measured on Paddle 2.6/3.3 (1-D @ 1-D, matrix @ vector, vector @ matrix^T; exact for every
+    K <= 8 tried, and closer than any other order above): the products are rounded to float32,
+    element 0 is set aside, elements 1.. are added into 4 lanes (lane = (k-1) % 4), the lanes are
+    combined as (l0 + l2) + (l1 + l3), and element 0 is added last.
+    """
+    prods = (rows * v).astype(np.float32)
+    k = prods.shape[-1]
+    if k == 0:
+        return np.zeros(prods.shape[:-1], np.float32)
+    lanes = np.zeros(prods.shape[:-1] + (4,), np.float32)
+    for s in range(1, k, 4):
+        chunk = prods[..., s:s + 4]
+        w = chunk.shape[-1]
+        lanes[..., :w] = lanes[..., :w] + chunk
+    total = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
+    return (total + prods[..., 0]).astype(np.float32)
+
+
+def _is_dot_kernel(x, y, transpose_x, transpose_y):
+    """Paddle reaches MKL's dot kernel for 1-D @ 1-D, matrix @ vector and vector @ matrix^T."""
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        return False
+    if y.ndim == 1:
+        return x.ndim == 1 or (x.ndim == 2 and not transpose_x)
+    if x.ndim == 2 and y.ndim == 2 and not transpose_x and not transpose_y:
+        return y.shape[1] == 1  # (m, k) @ (k, 1): MKL's sgemm with n = 1
+    return x.ndim == 1 and y.ndim == 2 and transpose_y
+
+
+def _dot_kernel(x, y):
+    if x.ndim == 1 and y.ndim == 2:
+        return row_dots(y, x)           # vector @ matrix^T: one dot per row of y
+    if y.ndim == 2:
+        return row_dots(x, y[:, 0])[:, None]
+    return row_dots(x, y)
+
+
 def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    if _is_dot_kernel(x, y, transpose_x, transpose_y):
+        out = _dot_kernel(x, y)
+        return np.reshape(out, out_shape) if out_shape is not None else out
     if transpose_x and x.ndim >= 2:
         x = np.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
