@@ -170,3 +170,22 @@ def test_vector_products_round_as_paddle_dot_kernel():
     m = paddle.to_tensor([[1.7, 1.9, 0.2], [0.9, 1.8, 1.5]])
     v = paddle.to_tensor([-0.8, -1.6, 1.3])
     assert paddle.matmul(m, v).numpy().tolist() == [-4.139999866485596, -1.6499998569488525]
+
+
+@pytest.mark.parametrize("xs, ys", PAIRS)
+@pytest.mark.parametrize("tx", [False, True])
+@pytest.mark.parametrize("ty", [False, True])
+def test_matmul_float32_paths_agree_with_float64(xs, ys, tx, ty):
+    # float32 takes Paddle's kernel-specific summation orders (dot kernel, FMA chain) in the
+    # forward and in every product of the VJP; they must still be the same products
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(xs)
+    b = rng.standard_normal(ys)
+    grads = []
+    for dt in (np.float32, np.float64):
+        x, y = leaf(_t(a, tx), dt), leaf(_t(b, ty), dt)
+        out = paddle.matmul(x, y, transpose_x=tx, transpose_y=ty)
+        (out * out).sum().backward()
+        grads.append((out.numpy(), x.grad.numpy(), y.grad.numpy()))
+    for g32, g64 in zip(*grads):
+        np.testing.assert_allclose(g32, g64, rtol=2e-5, atol=2e-5)

@@ -65,28 +65,30 @@ def row_dots(rows, v):
     return (total + prods[..., 0]).astype(np.float32)
 
 
-def _is_dot_kernel(x, y, transpose_x, transpose_y):
-    """Paddle reaches MKL's dot kernel for 1-D @ 1-D, matrix @ vector and vector @ matrix^T."""
-    if x.dtype != np.float32 or y.dtype != np.float32:
-        return False
-    if y.ndim == 1:
-        return x.ndim == 1 or (x.ndim == 2 and not transpose_x)
-    if x.ndim == 2 and y.ndim == 2 and not transpose_x and not transpose_y:
-        return y.shape[1] == 1  # (m, k) @ (k, 1): MKL's sgemm with n = 1
-    return x.ndim == 1 and y.ndim == 2 and transpose_y
+def _dot_kernel(x, y, transpose_x, transpose_y):
+    """The dot-kernel form of ``x @ y`` if Paddle computes it with MKL's dot kernel, else None.
 
-
-def _dot_kernel(x, y):
-    if x.ndim == 1 and y.ndim == 2:
-        return row_dots(y, x)           # vector @ matrix^T: one dot per row of y
-    if y.ndim == 2:
+    Measured cases: 1-D @ 1-D, matrix @ vector, vector @ matrix^T, (m, k) @ (k, 1) and
+    (1, k) @ (n, k)^T. ``y`` with ``transpose_y`` is stored (n, k): its rows are contiguous.
+    """
+    if x.dtype != np.float32 or y.dtype != np.float32 or transpose_x:
+        return None
+    if y.ndim == 1 and x.ndim in (1, 2):
+        return row_dots(x, y)
+    if y.ndim != 2:
+        return None
+    if x.ndim == 1 and transpose_y:
+        return row_dots(y, x)
+    if x.ndim == 2 and not transpose_y and y.shape[1] == 1:
         return row_dots(x, y[:, 0])[:, None]
-    return row_dots(x, y)
+    if x.ndim == 2 and transpose_y and x.shape[0] == 1:
+        return row_dots(y, x[0])[None, :]
+    return None
 
 
 def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
-    if _is_dot_kernel(x, y, transpose_x, transpose_y):
-        out = _dot_kernel(x, y)
+    out = _dot_kernel(x, y, transpose_x, transpose_y)
+    if out is not None:
         return np.reshape(out, out_shape) if out_shape is not None else out
     if transpose_x and x.ndim >= 2:
         x = np.swapaxes(x, -1, -2)
