@@ -103,20 +103,28 @@ def transpose(x, perm, name=None):
     nd = x.data.ndim
     if len(perm) != nd:
         raise ValueError(
-            f"(InvalidArgument) The input tensor's dimension should be equal to the axis's size. "
-            f"But received input tensor's dimension is {nd}, axis's size is {len(perm)}")
-    perm = [_axis(p, nd, "axis") for p in perm]
-    if sorted(perm) != list(range(nd)):
-        raise ValueError(f"(InvalidArgument) Each element of Attribute axis should be a unique "
-                         f"value range from 0 to (dims - 1), but received axis {perm}")
+            f"(InvalidArgument) The input tensor's dimension should be equal to or greater than "
+            f"the axis's size. But received input tensor's dimension is {nd}, axis's size is "
+            f"{len(perm)}")
+    for i, p in enumerate(perm):
+        if not -nd <= p < nd:
+            raise ValueError(
+                f"(InvalidArgument) The reduce dim index {i} should be in the range [ "
+                f"-dimension(X), dimension(X) ) which dimension = {nd}. But received dim index = "
+                f"{p}.")
+    perm = [p % nd for p in perm]
+    for i, p in enumerate(perm):
+        if p in perm[:i]:
+            raise ValueError(f"(InvalidArgument) Each element of axis should be unique. but "
+                             f"axis[{i}] is {p} appear not only once")
     return S.transpose(x, perm)
 
 
 def t(input, name=None):  # noqa: A002
     if input.data.ndim > 2:
         raise ValueError(
-            "(InvalidArgument) The input Tensor should be less than 2-D, but received input's "
-            f"shape is {list(input.data.shape)}. Use paddle.transpose instead.")
+            "Input(input) only support N-D (N<=2) tensor, but received length of Input(input) "
+            f"is {input.data.ndim}. Perhaps you can use paddle.tensor.transpose() instead.")
     if input.data.ndim < 2:
         return input
     return S.transpose(input, (1, 0))
@@ -127,6 +135,8 @@ def moveaxis(x, source, destination, name=None):
     dst = axis_list(destination)
     src = [src] if isinstance(src, int) else src
     dst = [dst] if isinstance(dst, int) else dst
+    if len(src) != len(dst):
+        raise AssertionError("'source' must have the same number with 'destination'")
     nd = x.data.ndim
     src = [_axis(s, nd) for s in src]
     dst = [_axis(d, nd) for d in dst]
@@ -171,8 +181,8 @@ def unsqueeze(x, axis, name=None):
             if a >= rank:
                 raise ValueError("(InvalidArgument) The insert dimension value should not be "
                                  "larger than the dimension size of input tensor")
-            raise ValueError(f"(InvalidArgument) The insert dimension value should be in the "
-                             f"range of [{-rank}, {rank - 1}], but received {a}")
+            raise ValueError("(InvalidArgument) The insert dimension value should not be less "
+                             "than 0")
         slots.insert(a % rank, True)
     return S.unsqueeze(x, [i for i, new in enumerate(slots) if new])
 
@@ -185,8 +195,10 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     nd = x.data.ndim
     if nd == 0:
         return S.flatten(x, 0, 0)
-    start = _axis(start_axis, nd, "start_axis")
-    stop = _axis(stop_axis, nd, "stop_axis")
+    for what, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+        if not -nd <= int(a) < nd:
+            raise ValueError(f"The {what} should be a int, and in range [-rank(x), rank(x))")
+    start, stop = int(start_axis) % nd, int(stop_axis) % nd
     if start > stop:
         raise ValueError("The stop_axis should be larger than stat_axis")
     return S.flatten(x, start, stop)
@@ -236,7 +248,11 @@ def concat(x, axis=0, name=None):
 
 def stack(x, axis=0, name=None):
     xs = _common_dtype(_tensors(x))
-    axis = _axis(axis, xs[0].data.ndim + 1)
+    rank = xs[0].data.ndim
+    if not -(rank + 1) <= int(axis) < rank + 1:
+        raise ValueError(f"(InvalidArgument) Attr(axis) must be inside [-(rank+1), rank+1), "
+                         f"where rank = {rank}, but received axis is:{int(axis)}")
+    axis = int(axis) % (rank + 1)
     _check_same_dims(xs, axis, False)
     return S.stack(xs, axis)
 
@@ -285,11 +301,22 @@ def split(x, num_or_sections, axis=0, name=None):
 
 
 def chunk(x, chunks, axis=0, name=None):
-    return split(x, int(chunks), axis)
+    chunks = int(chunks)
+    if profiles.current().error_wording == "3":
+        n = x.data.shape[_axis(axis, x.data.ndim)]
+        if not 0 < chunks <= n:
+            raise ValueError(
+                f"The value of 'chunks' must be greater than 0 and less than or equal to the size "
+                f"of the dimension specified by 'axis', but received chunks={chunks} and "
+                f"x.shape[axis]={n}.")
+    return split(x, chunks, axis)
 
 
 def unbind(input, axis=0):  # noqa: A002
-    axis = _axis(axis, input.data.ndim)
+    nd = input.data.ndim
+    if not -nd <= int(axis) < nd:
+        raise ValueError(f"The axis must in range({-nd}, {nd}).")
+    axis = int(axis) % nd
     return [_restore_0d(t) for t in S.unbind(input, axis)]
 
 
@@ -344,7 +371,17 @@ def tile(x, repeat_times, name=None):
 def flip(x, axis, name=None):
     axes = axis_list(axis)
     axes = [axes] if isinstance(axes, int) else axes
-    return S.flip(x, tuple(_axis(a, x.data.ndim) for a in axes))
+    nd = x.data.ndim
+    for a in axes:
+        if a >= nd:
+            raise ValueError(
+                f"(InvalidArgument) min(axes) should be less than the input tensor X's axes of "
+                f"FlipOp. But received min(axes) = {a},  X's axes = {nd}, X's shape = "
+                f"{list(x.data.shape)}")
+        if a < -nd:
+            raise ValueError(f"(InvalidArgument) max(axes) should be greater than or equal to "
+                             f"-X's axes of FlipOp. But received max(axes) = {a}")
+    return S.flip(x, tuple(a % nd for a in axes))
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -355,19 +392,19 @@ def roll(x, shifts, axis=None, name=None):
     ax = axis_list(axis)
     ax = [ax] if isinstance(ax, int) else ax
     if len(ax) != len(sh):
-        raise ValueError(f"(InvalidArgument) When dims.size() != 1, dims.size() should be equal "
+        raise ValueError(f"(InvalidArgument) When dims.size() != 0, dims.size() should be equal "
                          f"to shifts.size(). But received dims.size() = {len(ax)}, "
                          f"shifts.size() = {len(sh)}")
     return S.roll(x, tuple(sh), tuple(_axis(a, x.data.ndim) for a in ax))
 
 
 # ---------------------------------------------------------------- gathers
-def _index_tensor(index, what="index"):
+def _index_tensor(index, op="gather", what="Index"):
     if not isinstance(index, _T):
         index = Tensor(np.asarray(index, dtype=np.int64))
     if index.data.dtype.kind not in "iu":
-        raise TypeError(f"The data type of '{what}' must be int32 or int64, but received "
-                        f"{index.data.dtype}")
+        raise ValueError(f"(InvalidArgument) The data type of Input({what}) of {op} must be "
+                         f"int32 or int64 on CPU.")
     return index
 
 
@@ -391,19 +428,21 @@ def gather(x, index, axis=None, name=None):
 
 
 def index_select(x, index, axis=0, name=None):
-    index = _index_tensor(index)
+    index = _index_tensor(index, "index_select")
     axis = _axis(axis, x.data.ndim)
     n = x.data.shape[axis]
     vals = index.data
     if vals.size and (vals.max() >= n or vals.min() < -n):
-        raise IndexError(
-            f"(OutOfRange) Variable value (index) of OP(index_select) expected >= 0 and < {n}, "
-            f"but got {int(vals.max())}. Please check input value.")
+        low = -n if profiles.current().error_wording == "3" else 0
+        bad = int(vals[(vals >= n) | (vals < -n)].reshape(-1)[0])
+        raise ValueError(
+            f"(InvalidArgument) Variable value (index) of OP(index_select) expected >= {low} and "
+            f"< {n}, but got {bad}. Please check input value.")
     return I.index_select(x, index, axis)
 
 
 def gather_nd(x, index, name=None):
-    index = _index_tensor(index)
+    index = _index_tensor(index, "gather_nd")
     k = index.data.shape[-1] if index.data.ndim else 0
     if k > x.data.ndim:
         raise ValueError(f"(InvalidArgument) The last dimension of index ({k}) must be less than "
@@ -419,7 +458,10 @@ def gather_nd(x, index, name=None):
 
 def masked_select(x, mask, name=None):
     if not isinstance(mask, _T) or mask.data.dtype != np.bool_:
-        raise TypeError("The data type of 'mask' in masked_select must be bool")
+        raise ValueError(
+            "(InvalidArgument) The type of data we are trying to retrieve (bool) does not match "
+            f"the type of data ({mask.dtype.name if isinstance(mask, _T) else 'float32'}) "
+            "currently contained in the container.")
     try:
         np.broadcast_shapes(x.data.shape, mask.data.shape)
     except ValueError:
@@ -430,11 +472,10 @@ def masked_select(x, mask, name=None):
 
 
 def take_along_axis(arr, indices, axis, broadcast=True):
-    indices = _index_tensor(indices, "indices")
+    indices = _index_tensor(indices, "take_along_axis", "Indices")
     nd = arr.data.ndim
     if indices.data.ndim != nd:
-        raise ValueError("(InvalidArgument) `indices` and `arr` must have the same number of "
-                         "dimensions!")
+        raise ValueError("`indices` and `arr` must have the same number of dimensions!")
     axis = _axis(axis, nd)
     if broadcast:
         target = list(np.broadcast_shapes(
@@ -450,7 +491,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
-    index = _index_tensor(index)
+    index = _index_tensor(index, "scatter", "Ids")
     return I.scatter(x, index, updates, overwrite)
 
 
