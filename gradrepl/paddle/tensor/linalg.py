@@ -25,14 +25,14 @@ def _scalar_shape():
     return None if profiles.current().zero_d else (1,)
 
 
-def _same_dtype(x, y):
+def _same_dtype(x, y, retrieve_first=False):
+    """matmul-like kernels refuse mixed dtypes; the message names y's dtype first (x's for dot)."""
     if x.data.dtype != y.data.dtype:
-        from .. import dtypes
-
+        a, b = (x, y) if retrieve_first else (y, x)
         raise ValueError(
-            f"(InvalidArgument) The type of data we are trying to retrieve "
-            f"({dtypes.from_np(y.data.dtype).name}) does not match the type of data "
-            f"({dtypes.from_np(x.data.dtype).name}) currently contained in the container.")
+            f"(InvalidArgument) The type of data we are trying to retrieve ({a.data.dtype.name}) "
+            f"does not match the type of data ({b.data.dtype.name}) currently contained in the "
+            f"container.")
 
 
 def _k_axes(xs, ys, tx, ty):
@@ -123,6 +123,10 @@ def bmm(x, y, name=None):
             f"(InvalidArgument) Input(X) and Input(Y) must have the same batch size in BmmOp, "
             f"but received X's batch size: [{xs[0]}],Y's batch size [{ys[0]}]")
     _same_dtype(x, y)
+    if x.data.dtype.kind not in "f":
+        raise RuntimeError(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {x.data.dtype.name}) of "
+            f"kernel `bmm` is not registered.")
     return L.bmm(x, y)
 
 
@@ -135,7 +139,7 @@ def dot(x, y, name=None):
     if xs != ys:
         raise RuntimeError(f"(PreconditionNotMet) ShapeError: The shape of input tensor X: "
                            f"{list(xs)} should be exactly the same with input tensor Y: {list(ys)}")
-    _same_dtype(x, y)
+    _same_dtype(x, y, retrieve_first=True)
     return L.dot(x, y, _scalar_shape() if len(xs) == 1 else None)
 
 
@@ -143,7 +147,13 @@ def outer(x, y, name=None):
     """Every product x[i] * y[j]: both flattened, then multiplied with broadcasting."""
     xf = S.reshape(x, (x.data.size, 1))
     yf = S.reshape(y, (1, y.data.size))
-    return M.multiply(xf, yf)
+    if x.data.dtype == y.data.dtype:
+        return M.multiply(xf, yf)
+    if profiles.current().promotion == "left":  # 2.x computes outer with matmul: no promotion
+        _same_dtype(x, y)
+    from . import math as paddle_math
+
+    return paddle_math.multiply(xf, yf)
 
 
 def cross(x, y, axis=9, name=None):

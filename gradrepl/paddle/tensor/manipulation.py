@@ -225,18 +225,25 @@ def _check_same_dims(xs, axis, skip_axis):
                     f"input[{k}]'s shape = {list(s)}.")
 
 
-def _common_dtype(xs):
-    dts = {t.data.dtype for t in xs}
-    if len(dts) == 1:
-        return xs
-    target = np.result_type(*dts)
-    from ...engine.ops.math import cast
-
-    return [cast(t, target) for t in xs]
+def _same_dtypes(xs, op):
+    """concat and stack refuse mixed dtypes (no promotion), each in its own words."""
+    d0 = xs[0].data.dtype
+    for k, t in enumerate(xs[1:], 1):
+        d = t.data.dtype
+        if d == d0:
+            continue
+        if op == "concat":
+            raise ValueError(
+                f"(InvalidArgument) The data_type of input tensor in list isn't consistent, the "
+                f"first tensor is {d0.name}, but {k}th tensor is {d.name}.")
+        raise ValueError(
+            f"(InvalidArgument) The type of data we are trying to retrieve ({d0.name}) does not "
+            f"match the type of data ({d.name}) currently contained in the container.")
+    return xs
 
 
 def concat(x, axis=0, name=None):
-    xs = _common_dtype(_tensors(x))
+    xs = _same_dtypes(_tensors(x), "concat")
     nd = xs[0].data.ndim
     if nd == 0:
         raise ValueError("(InvalidArgument) The input tensors of concat must be at least 1-D, "
@@ -247,7 +254,7 @@ def concat(x, axis=0, name=None):
 
 
 def stack(x, axis=0, name=None):
-    xs = _common_dtype(_tensors(x))
+    xs = _same_dtypes(_tensors(x), "stack")
     rank = xs[0].data.ndim
     if not -(rank + 1) <= int(axis) < rank + 1:
         raise ValueError(f"(InvalidArgument) Attr(axis) must be inside [-(rank+1), rank+1), "
