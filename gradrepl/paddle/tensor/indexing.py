@@ -29,7 +29,7 @@ from ...engine.ops import shape as S
 from ...engine.ops._util import const
 from ...engine.tensor import Tensor as _T
 from .. import profiles
-from ..core import Tensor, as_tensor
+from ..core import Tensor
 
 __all__ = []
 __methods__ = ["__getitem__", "__setitem__", "add_", "subtract_", "multiply_", "divide_",
@@ -101,7 +101,7 @@ def _consumed(it):
     if it is None or it is Ellipsis:
         return 0
     if isinstance(it, np.ndarray) and it.dtype == np.bool_:
-        return max(it.ndim, 1)
+        return it.ndim  # a python bool (0-D) adds an axis, like None
     return 1
 
 
@@ -130,7 +130,7 @@ def normalize_index(index, shape):
             out.append(None)
             continue
         if isinstance(it, np.ndarray) and it.dtype == np.bool_:
-            span = max(it.ndim, 1)
+            span = it.ndim
             want = tuple(shape[axis:axis + span])
             if it.ndim and it.shape != want:
                 raise IndexError(
@@ -463,6 +463,3 @@ def set_value(self, value):
             f"{dtypes.from_np(arr.dtype)}")
     _detach_saved_output(self)
     _write(self, arr)
-
-
-as_tensor  # re-exported for callers that build index tensors
