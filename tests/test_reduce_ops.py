@@ -215,3 +215,48 @@ def test_matrix_norms_of_paddle_3():
     assert np.allclose(m.grad.numpy(), np.outer(u[:, 0], vt[0]), atol=1e-6)
     profiles.set_profile("2.6")                                          # a vector norm there
     assert np.isclose(paddle.linalg.norm(m.detach(), p=2, axis=[0, 1]).item(), np.sqrt(73.0))
+
+
+# ------------------------------------------------------------------ summation order
+ORDER = DATA / "sum_order.npz"   # inputs and Paddle 3.3.1's results (2.6.2 gives the same bits)
+
+
+def test_sums_and_means_round_like_paddle():
+    d = np.load(ORDER)
+    for key in ["(6,7)", "(50,37)", "(2,3,129)", "(257,)", "9001"]:
+        a = d[f"{key}|data"]
+        if key == "9001":
+            assert np.array_equal(R.paddle_reduce(a, (0,), False), d["9001|all"])      # tree
+            assert np.array_equal(R.paddle_reduce(a, (0,), False, mean=True), d["9001|mean"])
+            b = a[:9000].reshape(5, -1)
+            assert np.array_equal(R.paddle_reduce(b, (1,), False), d["9001|2dax1"])
+            continue
+        every = tuple(range(a.ndim))
+        assert np.array_equal(R.paddle_reduce(a, every, False), d[f"{key}|all"]), key
+        assert np.array_equal(R.paddle_reduce(a, every, False, mean=True), d[f"{key}|mean"]), key
+        for ax in range(a.ndim):
+            assert np.array_equal(R.paddle_reduce(a, (ax,), False), d[f"{key}|{ax}"]), (key, ax)
+            assert np.array_equal(R.paddle_reduce(a, (ax,), False, mean=True), d[f"{key}|m{ax}"])
+
+
+def test_multi_axis_prod_and_float64_orders():
+    d = np.load(ORDER)
+    a3 = d["a3"]
+    for key, axes in [("a3_02", (0, 2)), ("a3_12", (1, 2)), ("a3_01", (0, 1))]:
+        assert np.array_equal(R.paddle_reduce(a3, axes, False), d[key]), key
+    assert np.array_equal(R.paddle_reduce(a3, (0, 2), False, mean=True), d["a3m_02"])
+    p = (1 + a3 * 0.01).astype(np.float32)
+    assert np.array_equal(R.paddle_reduce(p, (1,), False, np.multiply), d["a3prod_1"])
+    for n in (40, 100):
+        assert R.paddle_reduce(d[f"prodd{n}"], (0,), False, np.multiply) == d[f"prod{n}"]
+    assert R.paddle_reduce(d["f64d100"], (0,), False) == d["f64sum100"]
+    assert R.paddle_reduce(d["f64d100"], (0,), False, mean=True) == d["f64mean100"]
+
+
+def test_logsumexp_and_frobenius_round_like_paddle():
+    d = np.load(ORDER)
+    profiles.set_profile("3")
+    m2 = paddle.to_tensor(d["m2"])
+    assert np.array_equal(paddle.logsumexp(m2).numpy(), d["m2lse"])
+    assert np.array_equal(paddle.logsumexp(m2, axis=1).numpy(), d["m2lse1"])
+    assert np.array_equal(paddle.linalg.norm(m2, p="fro", axis=[0, 1]).numpy(), d["m2fro"])

@@ -87,11 +87,116 @@ _REDUCE_EXAMPLES = [([(2, 3)], {"axis": (0, 1)}), ([(2, 3)], {"axis": (1,), "kee
                     ([(2, 3, 4)], {"axis": (0, 2)})]
 
 
+# ---------------------------------------------------------------- Paddle's summation order
+# Float sums round differently depending on the order of the additions, and the last digit shows
+# in printed tensors. Measured on Paddle 2.6.2 and 3.3.1 (CPU, AVX build), bit for bit:
+# * reducing every axis ("reduce_all"; also axis=0 of a 1-D tensor) runs Eigen's vectorised
+#   reducer on the flattened tensor: packets of 8 floats (4 doubles); sum keeps two packet
+#   accumulators (even / odd packets) and halves ranges above 1024 packets (a tree); mean and
+#   prod keep one accumulator; the leftover tail is added one by one; the packet lanes are
+#   combined by halving (lanes 0-3 + 4-7, then 0-1 + 2-3, then 0 + 1);
+# * reducing some axes adds the reduced elements one by one, the first reduced axis fastest.
+_LEAF = 1024
+
+
+def _lanes(dtype):
+    return 8 if dtype.itemsize <= 4 else 4
+
+
+def _seq(blocks, op):
+    """Combine the rows of ``blocks`` (k, ...) one after the other: ((b0 op b1) op b2) ..."""
+    if op is np.add:
+        return np.cumsum(blocks, axis=0, dtype=blocks.dtype)[-1]
+    return np.cumprod(blocks, axis=0, dtype=blocks.dtype)[-1]
+
+
+def _predux(acc, op):
+    while acc.shape[0] > 1:
+        half = acc.shape[0] // 2
+        acc = op(acc[:half], acc[half:])
+    return acc[0]
+
+
+def _packet_reduce(x, op, two_accumulators):
+    """Eigen's InnerMostDimReducer on a 1-D array (see above)."""
+    n, p = x.shape[0], _lanes(x.dtype)
+    one = x.dtype.type(1 if op is np.multiply else 0)
+    if two_accumulators and n > p * _LEAF:
+        split = min(p * -(-(-(-n // 2)) // p), n)
+        total = op(one, _packet_reduce(x[:split], op, True))
+        return op(total, _packet_reduce(x[split:], op, True)) if split < n else total
+    width = 2 * p if two_accumulators else p
+    unrolled = (n // width) * width
+    vectorized = (n // p) * p
+    acc = np.full(p, one, x.dtype)
+    if unrolled:
+        blocks = x[:unrolled].reshape(-1, width // p, p)
+        acc = op(acc, _seq(np.ascontiguousarray(blocks[:, 0, :]), op))
+        if two_accumulators:
+            odd = op(np.full(p, one, x.dtype), _seq(np.ascontiguousarray(blocks[:, 1, :]), op))
+    if vectorized > unrolled:
+        acc = op(acc, x[unrolled:vectorized])
+    if two_accumulators and unrolled:
+        acc = op(acc, odd)
+    tail = one
+    for v in x[vectorized:]:
+        tail = op(tail, v)
+    return x.dtype.type(op(tail, _predux(acc, op)))
+
+
+def _seq_sum(a, axis, keepdim):
+    """Elements over ``axis`` added one by one (row-major order of the reduced axes)."""
+    rest = [i for i in range(a.ndim) if i not in axis]
+    count = int(np.prod([a.shape[i] for i in axis])) if axis else 1
+    blocks = np.transpose(a, list(axis) + rest).reshape((count,) + tuple(a.shape[i] for i in rest))
+    out = _seq(np.ascontiguousarray(blocks), np.add) if count else np.zeros(blocks.shape[1:], a.dtype)
+    if keepdim:
+        out = out.reshape(tuple(1 if i in axis else s for i, s in enumerate(a.shape)))
+    return out
+
+
+def _is_reduce_all(shape, axis):
+    return len(axis) == len(shape)
+
+
+def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
+    """sum / prod / mean of ``x`` over ``axis`` in Paddle's order (integers: exactly)."""
+    dt = np.dtype(dtype) if dtype is not None else x.dtype
+    if dt.kind != "f" or x.dtype.kind not in "fiub":
+        red = np.sum if op is np.add else np.prod
+        out = red(x, axis=axis, keepdims=keepdim, dtype=dt)
+        return out
+    a = x.astype(dt, copy=False)
+    count = int(np.prod([a.shape[i] for i in axis])) if axis else 1
+    with np.errstate(**_err):
+        if _is_reduce_all(a.shape, axis) and a.size:
+            flat = np.ascontiguousarray(a).reshape(-1)
+            out = _packet_reduce(flat, op, two_accumulators=(op is np.add and not mean))
+            out = np.asarray(out, dt)
+            if keepdim:
+                out = out.reshape((1,) * a.ndim)
+        elif not axis:
+            out = np.array(a)
+        else:
+            rest = [i for i in range(a.ndim) if i not in axis]
+            moved = np.transpose(a, list(axis)[::-1] + rest)
+            blocks = moved.reshape((count,) + tuple(a.shape[i] for i in rest))
+            if count == 0:
+                out = np.full(blocks.shape[1:], 1 if op is np.multiply else 0, dt)
+            else:
+                out = _seq(np.ascontiguousarray(blocks), op)
+            if keepdim:
+                out = out.reshape(tuple(1 if i in axis else s for i, s in enumerate(a.shape)))
+        if mean:
+            out = np.asarray(out / np.asarray(count, dt), dt)
+    return np.asarray(out, dt)
+
+
 # ---------------------------------------------------------------- sum / mean
 def _sum_fwd(x, axis, keepdim=False, out_shape=None, dtype=None):
     if dtype is None and x.dtype.kind in "iub":
         dtype = x.dtype
-    return _shaped(np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype), keepdim, out_shape)
+    return _shaped(paddle_reduce(x, axis, keepdim, np.add, dtype), keepdim, out_shape)
 
 
 def _mean_fwd(x, axis, keepdim=False, out_shape=None):
@@ -104,10 +209,7 @@ def _mean_fwd(x, axis, keepdim=False, out_shape=None):
         count = max(int(np.prod([x.shape[a] for a in axis])), 1)
         out = (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
         return _shaped(out, keepdim, out_shape)
-    count = int(np.prod([x.shape[a] for a in axis]))
-    with np.errstate(**_err):  # sum / count, as np.mean and Eigen's mean do (empty: nan)
-        out = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype) / np.asarray(count, x.dtype)
-    return _shaped(out, keepdim, out_shape)
+    return _shaped(paddle_reduce(x, axis, keepdim, np.add, mean=True), keepdim, out_shape)
 
 
 @_quiet
@@ -201,9 +303,7 @@ def extreme(kind, x, axis, keepdim=False, out_shape=None, ties="split", nan="pro
 
 # ---------------------------------------------------------------- prod
 def _prod_fwd(x, axis, keepdim=False, out_shape=None):
-    with np.errstate(**_err):
-        out = np.prod(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
-    return _shaped(out, keepdim, out_shape)
+    return _shaped(paddle_reduce(x, axis, keepdim, np.multiply), keepdim, out_shape)
 
 
 def _prod_vjp(n, g):
@@ -230,11 +330,37 @@ def _round_f64(fn, a):
     return fn(a)
 
 
+def _float32_exp_log():
+    """exp and log as Paddle's float32 kernels compute them: Eigen's packet exp on whole
+    packets, the C library's expf/logf elsewhere (engine.ops._kernels); float64-rounded values
+    when that module is not there."""
+    try:
+        from . import _kernels as K
+
+        return K.eigen(K.packet_exp, K.libm("exp", np.exp)), K.libm("exp", np.exp), \
+            K.libm("log", np.log)
+    except (ImportError, AttributeError):
+        exp = lambda a: _round_f64(np.exp, a)  # noqa: E731
+        return exp, exp, lambda a: _round_f64(np.log, a)
+
+
 def _logsumexp_fwd(x, axis, keepdim=False, out_shape=None):
+    """Paddle's LogsumexpFunctor: ``max + log(sum(exp(x - max)))``. Reducing every axis, the
+    sum runs Eigen's vectorised reducer, whose packets take Eigen's exp; otherwise each element
+    takes the C library's exp and the sum goes one by one (see ``paddle_reduce``)."""
     with np.errstate(**_err):
         top = np.max(x, axis=axis, keepdims=True)
-        total = np.sum(_round_f64(np.exp, x - top), axis=axis, keepdims=True, dtype=x.dtype)
-        out = top + _round_f64(np.log, total)
+        shifted = x - top
+        if x.dtype == np.float32:
+            packet_exp, scalar_exp, log = _float32_exp_log()
+            if _is_reduce_all(x.shape, axis):
+                e = packet_exp(np.array(shifted, order="C"))
+            else:
+                e = scalar_exp(shifted)
+        else:
+            e, log = np.exp(shifted), np.log
+        total = paddle_reduce(np.asarray(e, x.dtype), axis, True)
+        out = top + np.asarray(log(np.asarray(total, x.dtype)), x.dtype)
     if not keepdim:
         out = np.squeeze(out, axis=axis)
     return _shaped(out, keepdim, out_shape)
@@ -263,12 +389,30 @@ def _pnorm_fwd(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
         out = _extreme("max" if porder > 0 else "min")(a, axis, keepdim, nan="fold")
     else:
         with np.errstate(**_err):
-            powered = _round_f64(lambda v: np.power(v, porder), a)
-            total = np.sum(powered, axis=axis, keepdims=keepdim, dtype=x.dtype)
+            power = _scalar_pow(x.dtype)
+            powered = power(a, porder)
+            # the kernel views x as (pre, n, post) and adds along n one element at a time
+            total = _seq_sum(powered, axis, keepdim)
             # the exponent 1/p reaches the float32 kernel as a float32 (1/3 -> 0.33333334)
-            inv = float(np.asarray(1.0 / porder, x.dtype))
-            out = _round_f64(lambda v: np.power(v, inv), np.asarray(total))
+            out = power(np.asarray(total), 1.0 / porder)
     return _shaped(out, keepdim, out_shape)
+
+
+def _scalar_pow(dtype):
+    """``pow(a, p)`` elementwise as the C library's powf computes it (float32; the exponent is
+    rounded to float32 first), else in float64."""
+    def power(a, p):
+        a = np.asarray(a, dtype)
+        if dtype == np.float32:
+            try:
+                from ._kernels import powf
+            except ImportError:
+                powf = None
+            if powf is not None:
+                return powf(a, np.full(a.shape, p, np.float32))
+            p = float(np.float32(p))
+        return _round_f64(lambda v: np.power(v, p), a)
+    return power
 
 
 def _sign_const(t):
@@ -293,7 +437,7 @@ def _pnorm_vjp(n, g):
 
 
 def _fro_fwd(x, axis, keepdim=False, out_shape=None):
-    total = np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    total = paddle_reduce(x * x, axis, keepdim)
     return _shaped(np.sqrt(total), keepdim, out_shape)
 
 
@@ -392,8 +536,14 @@ def _count_nonzero_fwd(x, axis, keepdim=False, out_shape=None):
 
 ALL = register("all", _all_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
 ANY = register("any", _any_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
-COUNT_NONZERO = register("count_nonzero", _count_nonzero_fwd, None, check=False,
-                         examples=_REDUCE_EXAMPLES[:1])
+def _no_grad_vjp(n, g):
+    """An integer result that still records a node (Paddle composes count_nonzero from casts,
+    which keep stop_gradient=False); no gradient reaches the input."""
+    return None
+
+
+COUNT_NONZERO = register("count_nonzero", _count_nonzero_fwd, _no_grad_vjp, check=False,
+                         legacy_name="ReduceSumBackward", examples=_REDUCE_EXAMPLES[:1])
 
 
 def all(x, axis, keepdim=False, out_shape=None):  # noqa: A001
