@@ -223,13 +223,14 @@ ORDER = DATA / "sum_order.npz"   # inputs and Paddle 3.3.1's results (2.6.2 give
 
 def test_sums_and_means_round_like_paddle():
     d = np.load(ORDER)
-    for key in ["(6,7)", "(50,37)", "(2,3,129)", "(257,)", "9001"]:
+    for key in ["(6,7)", "(50,37)", "(2,3,129)", "(257,)", "9000", "16385"]:
         a = d[f"{key}|data"]
-        if key == "9001":
-            assert np.array_equal(R.paddle_reduce(a, (0,), False), d["9001|all"])      # tree
-            assert np.array_equal(R.paddle_reduce(a, (0,), False, mean=True), d["9001|mean"])
-            b = a[:9000].reshape(5, -1)
-            assert np.array_equal(R.paddle_reduce(b, (1,), False), d["9001|2dax1"])
+        if key.isdigit():                                     # long: the sum splits in a tree
+            assert np.array_equal(R.paddle_reduce(a, (0,), False), d[f"{key}|all"])
+            assert np.array_equal(R.paddle_reduce(a, (0,), False, mean=True), d[f"{key}|mean"])
+            b = a[:a.size - a.size % 5].reshape(5, -1)
+            assert np.array_equal(R.paddle_reduce(b, (0, 1), False), d[f"{key}|2d"])
+            assert np.array_equal(R.paddle_reduce(b, (1,), False), d[f"{key}|2dax1"])
             continue
         every = tuple(range(a.ndim))
         assert np.array_equal(R.paddle_reduce(a, every, False), d[f"{key}|all"]), key
