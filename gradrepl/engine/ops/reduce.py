@@ -467,30 +467,6 @@ def frobenius_norm(x, axis, keepdim=False, out_shape=None):
     return apply(FROBENIUS_NORM, (x,), _attrs(axis, keepdim, out_shape))
 
 
-# ---------------------------------------------------------------- abs (for the norms)
-@_quiet
-def _abs_vjp(n, g):
-    """Paddle's abs_grad: ``dout * sign(x)``, and exactly 0 where x == 0 (even for nan dout)."""
-    x = n.inputs[0]
-    zero = const(g, np.zeros(x.data.shape, g.data.dtype))
-    from .search import where
-
-    return where(const(x, x.data == 0, np.bool_), zero, _m().multiply(g, _sign_const(x)))
-
-
-def abs(x):  # noqa: A001 - Paddle's name
-    """|x|: the elementwise op of engine.ops.math when it has one, else this module's."""
-    op = _OPS.get("abs")
-    return apply(op, (x,))
-
-
-from ..registry import OPS as _OPS  # noqa: E402
-
-if "abs" not in _OPS:  # the norms need abs; math.py (imported first) may already define it
-    register("abs", np.abs, _abs_vjp, legacy_name="AbsBackward", domain="away0",
-             examples=[([(2, 3)], {})])
-
-
 # ---------------------------------------------------------------- singular values (matrix norms)
 def _singular_values_fwd(x):
     """The singular values of the matrices in the last two axes, largest first (computed in

@@ -509,8 +509,8 @@ def cumprod(x, dim=None, dtype=None, name=None):
 
 # ---------------------------------------------------------------- norms
 def _abs(x):
-    """|x| with Paddle's abs gradient (``dout * sign(x)``, 0 where x == 0)."""
-    return R.abs(x)
+    """|x|: the elementwise abs op (its gradient is Paddle's abs_grad)."""
+    return M.abs(x)
 
 
 def _p_norm(x, p, axis, keepdim, asvector):
