@@ -222,62 +222,107 @@ class Tensor(_EngineTensor):
         return _HookHandle(self, idx)
 
     # ------------------------------------------------------------------ operators
-    def _bin(self, other, op, name, reverse=False):
-        return _binary(self, other, op, name, reverse)
-
+    # Arithmetic and comparisons go through paddle/tensor/math.py (``operator``): Paddle's
+    # promotion, its choice of op (``scale`` for ``x + 2``) and its kernels' dtypes.
     def __add__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, 1.0, o, "add")
-        return _binary(self, o, M.add, "add")
+        return _binary(self, o, "add")
 
     def __radd__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, 1.0, o, "add")
-        return _binary(self, o, M.add, "add", True)
+        return _binary(self, o, "add", True)
 
     def __sub__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, 1.0, -o, "subtract")
-        return _binary(self, o, M.subtract, "subtract")
+        return _binary(self, o, "subtract")
 
     def __rsub__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, -1.0, o, "subtract")
-        return _binary(self, o, M.subtract, "subtract", True)
+        return _binary(self, o, "subtract", True)
 
     def __mul__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, o, 0.0, "multiply")
-        return _binary(self, o, M.multiply, "multiply")
+        return _binary(self, o, "multiply")
 
     def __rmul__(self, o):
-        if type(o) is float or type(o) is int:
-            return _scalar_affine(self, o, 0.0, "multiply")
-        return _binary(self, o, M.multiply, "multiply", True)
+        return _binary(self, o, "multiply", True)
 
     def __truediv__(self, o):
-        if (type(o) is float or type(o) is int) and profiles.current().scalar_div == "reciprocal" \
-                and self.data.dtype.kind == "f":
-            return _scalar_affine(self, 1.0 / o, 0.0, "divide")
-        return _binary(_float_for_div(self), o, M.divide, "divide")
+        return _binary(self, o, "divide")
 
     def __rtruediv__(self, o):
-        return _binary(_float_for_div(self), o, M.divide, "divide", True)
+        return _binary(self, o, "divide", True)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __floordiv__(self, o):
+        return _binary(self, o, "floor_divide")
+
+    def __rfloordiv__(self, o):
+        return _binary(self, o, "floor_divide", True, "__rfloordiv__", "//")
+
+    def __mod__(self, o):
+        return _binary(self, o, "remainder")
+
+    def __rmod__(self, o):
+        return _binary(self, o, "remainder", True, "__rmod__", "%")
 
     def __pow__(self, o):
-        if type(o) is float or type(o) is int:
-            x = self if self.data.dtype.kind in "fc" or type(o) is int else M.cast(self, np.float32)
-            return M.pow_scalar(x, o)
-        return _binary(self, o, M.pow, "elementwise_pow")
+        return _binary(self, o, "elementwise_pow")
 
     def __rpow__(self, o):
-        return _binary(self, o, M.pow, "elementwise_pow", True)
+        return _binary(self, o, "elementwise_pow", True)
+
+    def __eq__(self, o):
+        return _binary(self, o, "equal")
+
+    def __ne__(self, o):
+        return _binary(self, o, "not_equal")
+
+    def __lt__(self, o):
+        return _binary(self, o, "less_than")
+
+    def __le__(self, o):
+        return _binary(self, o, "less_equal")
+
+    def __gt__(self, o):
+        return _binary(self, o, "greater_than")
+
+    def __ge__(self, o):
+        return _binary(self, o, "greater_equal")
+
+    def __and__(self, o):
+        return _binary(self, o, "bitwise_and")
+
+    def __rand__(self, o):
+        return _binary(self, o, "bitwise_and", True, "__rand__", "&")
+
+    def __or__(self, o):
+        return _binary(self, o, "bitwise_or")
+
+    def __ror__(self, o):
+        return _binary(self, o, "bitwise_or", True)
+
+    def __xor__(self, o):
+        return _binary(self, o, "bitwise_xor")
+
+    def __rxor__(self, o):
+        return _binary(self, o, "bitwise_xor", True, "__rxor__", "^")
+
+    def __lshift__(self, o):
+        return _binary(self, o, "bitwise_left_shift", False, "__lshift__", "<<")
+
+    def __rshift__(self, o):
+        return _binary(self, o, "bitwise_right_shift", False, "__rshift__", ">>")
+
+    def __invert__(self):
+        from .tensor import logic
+
+        return logic.bitwise_not(self)
 
     def __neg__(self):
-        return M.scale(self, -1.0) if self.data.dtype.kind in "fc" else _wrap_np(-self.data)
+        return M.scale(self, -1.0, 0.0)
 
     def __pos__(self):
-        return self
+        return _binary(self, None, "pos", False, "__pos__", "unary +")
+
+    def __abs__(self):
+        return _binary(self, None, "abs", False, "__abs__", "abs()")
 
     def __matmul__(self, o):
         from .tensor import linalg
@@ -339,24 +384,16 @@ def _wrap_np(arr, stop_gradient=True):
 
 def _float_for_div(x):
     """true division of integer tensors computes in float32 (Paddle casts first)."""
-    if x.data.dtype.kind in "iub":
-        return M.cast(x, np.float32)
-    return x
+    from . import promotion as _p
+
+    dt = _p.true_divide_dtype(x.data.dtype)
+    return x if dt == x.data.dtype else M.cast(x, dt)
 
 
 def _scalar_affine(x, s, b, opname):
-    """``x * s + b`` for a python scalar operand: Paddle's ``scale`` op."""
-    dt = x.data.dtype
-    kind = "f" if (type(s) is float or type(b) is float) else "i"
-    target = promotion.with_scalar(dt, kind)
-    if target != dt:
-        x = M.cast(x, target)
-        dt = target
-    if dt.kind in "iu":
-        if (opname == "multiply" and type(s) is int) or (opname != "multiply" and type(b) is int):
-            return _wrap_np((x.data * s + b).astype(dt), x.stop_gradient)
-    if dt.kind == "b":
-        return _wrap_np(np.logical_or(x.data, bool(b)) if opname == "add" else x.data, True)
+    """``x * s + b`` for a python scalar operand: Paddle's ``scale`` op (``opname`` is the
+    operator it stands for, for the kernel check)."""
+    promotion.check_kernel("scale", x.data.dtype)
     return M.scale(x, s, b)
 
 
@@ -372,40 +409,40 @@ def as_tensor(v, like=None):
     return to_tensor(v)
 
 
-def _binary(x, y, fn, opname, reverse=False):
-    """Tensor (op) tensor-or-scalar with Paddle's promotion, then the engine op."""
-    if not isinstance(y, _EngineTensor):
-        if isinstance(y, np.ndarray):
-            y = _wrap_np(y)
-        else:
-            y = as_tensor(y, like=x)
-            if y.data.dtype != x.data.dtype:
-                x = M.cast(x, y.data.dtype)
-            if reverse:
-                x, y = y, x
-            return fn(x, y)
-    if reverse:
-        x, y = y, x
-    xd, yd = x.data.dtype, y.data.dtype
-    if xd != yd:
-        target = promotion.binary(xd, yd, x.data.ndim == 0, y.data.ndim == 0, opname)
-        if xd != target:
-            x = _cast_promote(x, target)
-        if yd != target:
-            y = _cast_promote(y, target)
-    try:
-        return fn(x, y)
-    except ValueError as exc:
-        if "broadcast" in str(exc):
-            raise ValueError(
-                f"(InvalidArgument) {opname}: the shapes of x {list(x.data.shape)} and y "
-                f"{list(y.data.shape)} cannot be broadcast together (broadcast dimensions must "
-                f"match or be 1)") from None
-        raise
+def _binary(x, y, opname, reverse=False, dunder=None, symbol=None):
+    """The Tensor operators: ``x (op) y`` (``y (op) x`` when ``reverse``) for a Tensor x, with
+    Paddle's promotion and op choice (paddle/tensor/math.py ``operator``). ``dunder``/``symbol``
+    name an operator that Paddle 2.x's Tensor lacks (the profile's ``missing_dunders``): there
+    Python's TypeError is raised. ``abs``/``pos`` are the unary ones (y is None)."""
+    if dunder is not None and dunder in profiles.current().missing_dunders:
+        if y is None and opname in ("abs", "pos"):
+            raise TypeError(f"bad operand type for {symbol}: 'Tensor'")
+        left, right = (type(y).__name__, "Tensor") if reverse else ("Tensor", type(y).__name__)
+        raise TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
+    if opname == "pos":
+        return x
+    if opname == "abs":
+        from .tensor import math as _math
+
+        return _math.abs(x)
+    if opname.startswith("bitwise") or opname.endswith("shift"):
+        from .tensor import logic as _logic
+
+        if not isinstance(y, (_EngineTensor, bool, int, np.bool_, np.integer)):
+            return NotImplemented
+        if reverse and isinstance(y, _EngineTensor):
+            x, y = y, x
+        return _logic.bitwise(opname, x, y)
+    from .tensor import math as _math
+
+    return _math.operator(opname, x, y, reverse)
 
 
 def _cast_promote(t, target):
-    # promotion in 2.x casts the other operand (truncating floats to ints)
+    """Cast for promotion: a float cast to an integer (2.x) truncates and stops gradient."""
+    target = np.dtype(target)
+    if t.data.dtype == target:
+        return t
     if target.kind in "iub":
         return _wrap_np(t.data.astype(target), True)
     return M.cast(t, target)

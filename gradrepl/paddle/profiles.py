@@ -60,6 +60,19 @@ class Profile:
     ce_mean_ignore: str = "present"  # cross_entropy 'mean' divides by the kept count when:
     #   "present" (2.x: some label equals ignore_index) | "nonneg_index" (3.x: ignore_index >= 0)
     layer_repr_inplace: bool = False  # Dropout / Silu reprs end with ", inplace=False" (3.x)
+    # elementwise math (measured on 2.6.2 / 3.3.1 over the dtype x operand matrix):
+    kernel_set: str = "2.6"       # which dtypes each CPU kernel has ("2.6": no int8/uint8/bool add,
+    #                               no complex pow/remainder | "3"); see paddle/promotion.py
+    int_math_autocast: bool = False  # sqrt/tanh/sin/... of an int tensor: float32 (3.x) or
+    #                                  RuntimeError NotFound (2.x); floor/ceil/round: identity (3.x)
+    round_half_even: bool = False  # paddle.round: halves to even (3.x rint) or away from 0 (2.x)
+    trig_kernel: str = "libm"     # float sin/cos: "libm" (2.x glibc sinf) | "sleef" (3.x u35)
+    remainder_grad: bool = False  # x % y has a gradient (3.x); in 2.x its result stops gradient
+    clip_promotes: bool = False   # clip(int tensor, 2.5, 6.5) computes in float32 (3.x); 2.x
+    #                               truncates the bounds
+    clip_grad_at_bounds: bool = False  # clip's gradient passes at x == min or max (3.x); 0 (2.x)
+    missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
+                              "__rxor__", "__lshift__", "__rshift__")  # Tensor lacks them (2.x)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -78,7 +91,9 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              param_aliases=True, arg_type_error="TypeError", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
-             inverted_slice_error=False)
+             inverted_slice_error=False,
+             kernel_set="3", int_math_autocast=True, round_half_even=True, trig_kernel="sleef",
+             remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=())
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

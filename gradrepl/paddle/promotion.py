@@ -1,8 +1,38 @@
-"""Which dtype a binary op computes in, per profile (Paddle's type promotion rules).
+"""Which dtype a binary op computes in (Paddle's type promotion), and which dtypes its kernel has.
 
-Python scalars and (in 3.x) 0-D tensors follow the tensor operand unless their kind is higher
-(an int tensor times 1.5 is float32). Tensor with tensor: 2.x takes the left operand's dtype
-unless both are floating (then the wider); 3.x promotes floats and raises TypeError otherwise.
+Every rule here was measured on real Paddle 2.6.2 and 3.3.1 over the full matrix of dtypes (bool,
+int8, int16, int32, int64, uint8, float16, float32, float64) x operand kinds (tensor, 0-D tensor,
+python bool/int/float), left and right, for ``+ - * / ** // %`` and the comparisons
+(``tests/test_promotion.py`` keeps a sample of that matrix as data).
+
+Operands come in three ranks: a *tensor* (at least one dimension), a *0-D tensor* and a *python
+scalar*. Dtypes come in four categories: bool < integer < float < complex.
+
+Python scalars (both regimes):
+
+- a python float turns an integer or bool tensor into float32 first (``i * 1.5`` is float32);
+- a python int leaves the tensor's dtype alone; in 3.x a bool tensor becomes int64 first
+  (``True_tensor + 1`` is int64 2; in 2.x the result stays bool);
+- a python bool becomes a tensor of the other operand's dtype (``x + True`` is an elementwise add).
+
+Two tensors, regime ``"strict"`` (3.x, ``profiles.promotion``):
+
+- equal dtypes stay; two floating dtypes give the wider one;
+- a 0-D tensor with a tensor behaves like a python scalar of its category: the tensor's dtype
+  wins unless the 0-D tensor's category is higher (``int64_tensor * float32_0d`` is float32,
+  ``float32_tensor * float64_0d`` stays float32);
+- two 0-D tensors promote by category, then by width (int8 with uint8 gives int16);
+- anything else raises ``TypeError`` ("Type promotion only support calculations between
+  floating-point numbers ...").
+
+Two tensors, regime ``"left"`` (2.x): the right operand is cast to the left one's dtype (an int64
+tensor times a float32 0-D tensor truncates it); only ``+ - *`` widen between two floating dtypes.
+
+True division: integer operands compute in float32 (3.x keeps bool / bool as bool).
+
+Kernels: after promotion Paddle looks the kernel up by dtype; the CPU build lacks some
+(``float16`` everywhere, ``int8`` for add in 2.x ...) and raises ``RuntimeError`` "(NotFound)".
+``KERNEL_DTYPES`` lists what each kernel has, per regime.
 """
 from __future__ import annotations
 
@@ -10,9 +40,32 @@ import numpy as np
 
 from . import profiles
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+_CATEGORY = {"b": BOOL, "i": INT, "u": INT, "f": FLOAT, "c": COMPLEX}
 F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)
+BOOL_DT = np.dtype(np.bool_)
+
+# the binary ops whose operands two floating tensors widen to the wider float in 2.x
+_WIDENING_2X = {"add", "subtract", "multiply"}
+
+
+def category(dtype) -> int:
+    return _CATEGORY[np.dtype(dtype).kind]
+
+
+def strict() -> bool:
+    return profiles.current().promotion == "strict"
+
+
+# ------------------------------------------------------------------------------ python scalars
+def is_scalar(v) -> bool:
+    """A python (or numpy) number that Paddle's operators take without making a tensor first."""
+    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def is_bool_scalar(v) -> bool:
+    return isinstance(v, (bool, np.bool_))
 
 
 def scalar_kind(v) -> str:
@@ -25,32 +78,161 @@ def scalar_kind(v) -> str:
     return "f"
 
 
-def with_scalar(tdtype: np.dtype, kind: str) -> np.dtype:
-    """dtype of ``tensor (op) python_scalar``."""
-    tk = tdtype.kind
-    if _KIND_RANK[kind] <= _KIND_RANK[tk]:
-        return tdtype
-    if kind == "f":
+def with_scalar(tdtype, kind: str) -> np.dtype:
+    """The dtype a tensor is cast to before it meets a python scalar of ``kind`` ('b','i','f').
+
+    A float scalar lifts integer and bool tensors to float32; an int scalar lifts a bool tensor to
+    int64 in 3.x only; a bool scalar never changes the tensor (it becomes a tensor of that dtype).
+    """
+    tdtype = np.dtype(tdtype)
+    cat = category(tdtype)
+    if kind == "f" and cat < FLOAT:
         return F32
-    if kind == "i":  # bool tensor with an int scalar
-        return I64 if profiles.current().promotion == "strict" else tdtype
-    return np.dtype(np.complex64)
+    if kind == "i" and cat == BOOL and strict():
+        return I64
+    if kind == "c" and cat < COMPLEX:
+        return np.dtype(np.complex128 if tdtype == np.float64 else np.complex64)
+    return tdtype
 
 
-def binary(xd: np.dtype, yd: np.dtype, x0d: bool, y0d: bool, opname: str) -> np.dtype:
+# ------------------------------------------------------------------------------ two tensors
+def _wider_float(a: np.dtype, b: np.dtype) -> np.dtype:
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _lattice(a: np.dtype, b: np.dtype) -> np.dtype:
+    """Promotion of two operands of equal standing: higher category, then numpy's width rules."""
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == FLOAT:
+        return _wider_float(a, b)
+    return np.promote_types(a, b)
+
+
+def _scalar_like(tensor: np.dtype, zero_d: np.dtype) -> np.dtype:
+    """A 0-D tensor meeting a tensor: it only matters if its category is higher."""
+    return zero_d if category(zero_d) > category(tensor) else tensor
+
+
+def promotion_error(xd, yd) -> TypeError:
+    return TypeError(
+        "(InvalidType) Type promotion only support calculations between floating-point numbers "
+        "and between complex and real numbers. But got different data type x: "
+        f"{np.dtype(xd).name}, y: {np.dtype(yd).name}.")
+
+
+def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dtype]:
+    """The dtypes the two tensor operands of ``op`` are cast to (equal, except in 2.x casts)."""
+    xd, yd = np.dtype(xd), np.dtype(yd)
     if xd == yd:
-        return xd
-    prof = profiles.current()
-    if xd.kind == "f" and yd.kind == "f":
-        return xd if xd.itemsize >= yd.itemsize else yd
-    if prof.promotion == "left":
-        return xd
-    # 3.x: a 0-D tensor behaves like a python scalar of its kind
-    if y0d and not x0d:
-        return with_scalar(xd, yd.kind if yd.kind != "u" else "i")
-    if x0d and not y0d:
-        return with_scalar(yd, xd.kind if xd.kind != "u" else "i")
-    raise TypeError(
-        f"(InvalidType) Type promotion only support calculations between floating-point numbers "
-        f"and between complex and real numbers. But got different data type x: {xd.name}, "
-        f"y: {yd.name} in {opname}.")
+        return xd, yd
+    both_float = category(xd) == FLOAT and category(yd) == FLOAT
+    if not strict():
+        if both_float and op in _WIDENING_2X:
+            w = _wider_float(xd, yd)
+            return w, w
+        return xd, xd
+    if category(xd) == COMPLEX or category(yd) == COMPLEX or both_float:
+        w = _lattice(xd, yd)
+        return w, w
+    if x0d and y0d:
+        w = _lattice(xd, yd)
+    elif y0d:
+        w = _scalar_like(xd, yd)
+    elif x0d:
+        w = _scalar_like(yd, xd)
+    else:
+        raise promotion_error(xd, yd)
+    return w, w
+
+
+def function_dtypes(op: str, xd, yd) -> tuple[np.dtype, np.dtype]:
+    """``paddle.add(x, y)`` and friends: 3.x promotes as the operators do; 2.x's functions only
+    widen floats for ``add/subtract/multiply`` and otherwise hand both dtypes to the kernel."""
+    xd, yd = np.dtype(xd), np.dtype(yd)
+    if strict() or xd == yd:
+        return xd, yd
+    if category(xd) == FLOAT and category(yd) == FLOAT and op in _WIDENING_2X:
+        w = _wider_float(xd, yd)
+        return w, w
+    return xd, yd
+
+
+def mismatch_error(op: str, xd, yd) -> Exception:
+    """What a 2.x kernel says when it is handed two different dtypes (it reads the second one)."""
+    check_kernel(op, yd)
+    return ValueError(
+        f"(InvalidArgument) The type of data we are trying to retrieve ({np.dtype(yd).name}) "
+        f"does not match the type of data ({np.dtype(xd).name}) currently contained in the "
+        "container.")
+
+
+def true_divide_dtype(dtype) -> np.dtype:
+    """True division computes integers in float32; 3.x keeps bool / bool as bool."""
+    dtype = np.dtype(dtype)
+    cat = category(dtype)
+    if cat == INT or (cat == BOOL and not strict()):
+        return F32
+    return dtype
+
+
+# ------------------------------------------------------------------------------ kernels
+_ALL = {"bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
+        "complex64", "complex128"}
+_NUMERIC32_64 = {"int32", "int64", "float32", "float64", "complex64", "complex128"}
+
+# which dtypes the CPU kernel of each op has: {kernel: (2.x set, 3.x set)}
+KERNEL_DTYPES = {
+    "add": ({"int16", "int32", "int64", "float32", "float64", "complex64", "complex128"},
+            {"bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64",
+             "complex64", "complex128"}),
+    "subtract": ({"int16"} | _NUMERIC32_64,) * 2,
+    "multiply": ({"bool"} | _NUMERIC32_64,) * 2,
+    "divide": (_ALL - {"float16"},) * 2,
+    "elementwise_pow": ({"int32", "int64", "float32", "float64"}, _NUMERIC32_64),
+    "pow": ({"int32", "int64", "float32", "float64"}, _NUMERIC32_64),
+    "floor_divide": ({"int8", "int16", "int32", "int64", "uint8", "float16", "float32",
+                      "float64"},) * 2,
+    "remainder": ({"int32", "int64", "float32", "float64"}, _NUMERIC32_64),
+    "maximum": ({"int32", "int64", "float32", "float64"},) * 2,
+    "minimum": ({"int32", "int64", "float32", "float64"},) * 2,
+    "fmax": ({"int32", "int64", "float32", "float64"},) * 2,
+    "fmin": ({"int32", "int64", "float32", "float64"},) * 2,
+    "scale": (_ALL - {"complex64", "complex128"}, _ALL),
+    "div_scale": (_ALL,) * 2,
+}
+
+
+def _kernel_set(kernel):
+    sets = KERNEL_DTYPES.get(kernel)
+    if sets is None:
+        return None
+    return sets[1 if profiles.current().kernel_set == "3" else 0]
+
+
+def kernel_has(kernel: str, dtype) -> bool:
+    have = _kernel_set(kernel)
+    return have is None or np.dtype(dtype).name in have
+
+
+def check_kernel(kernel: str, dtype) -> None:
+    """Raise Paddle's NotFound error when the kernel has no CPU implementation for ``dtype``."""
+    if kernel_has(kernel, dtype):
+        return
+    have = ", ".join(sorted(_kernel_set(kernel)))
+    name = np.dtype(dtype).name
+    raise RuntimeError(
+        f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel `{kernel}` "
+        f"is not registered. Selected wrong DataType `{name}`. Paddle support following "
+        f"DataTypes: {have}.")
+
+
+# ------------------------------------------------------------------------------ compatibility
+def binary(xd, yd, x0d: bool, y0d: bool, opname: str) -> np.dtype:
+    """The single dtype a binary op computes in (other modules' entry point: matmul, where, ...):
+    two floats give the wider one; otherwise the rules of ``common_dtype``."""
+    xd, yd = np.dtype(xd), np.dtype(yd)
+    if category(xd) == FLOAT and category(yd) == FLOAT:
+        return _wider_float(xd, yd)
+    return common_dtype(opname, xd, yd, x0d, y0d)[0]

@@ -1,32 +1,23 @@
-"""Elementwise ops: arithmetic, powers, exponentials, activations.
+"""Elementwise ops: arithmetic, powers, exponentials, trigonometry, rounding, activations.
 
 Each entry: the numpy forward, then its VJP written with the functions of this package, so the
-VJP is itself differentiable (``create_graph=True``). Formulas follow Paddle's backward kernels
-(``dy = -dout * out / y`` for divide, ``dx = 0.5 * dout / out`` for sqrt, ...), so gradients round
-the way Paddle's do in float32.
+VJP is itself differentiable (``create_graph=True``). Forwards compute float32 the way Paddle's
+CPU kernels do (``_kernels``: Eigen packets, the C library, SLEEF); VJPs follow Paddle's backward
+functors term by term and in the same order (``dx = dout * out * (1 - out)`` for sigmoid is
+``(dout * out) * (1 - out)``), because float32 rounding depends on it.
+
+Op names are Paddle's (``elementwise_pow``, ``scale``, ``div_scale``), so the backward node of
+an op is named as Paddle names it (``ElementwisePowGradNode``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..registry import apply, register
+from . import _kernels as K
 from ._util import const
 
-_err = dict(divide="ignore", invalid="ignore", over="ignore")
-
-
-def _f64(fn):
-    """Compute a transcendental in float64 and round once to the input's dtype.
-
-    Paddle's float32 kernels return the correctly rounded value (exp(1) -> 2.71828175); numpy's
-    vectorised float32 loops can be an ulp off, so float32/float16 inputs go through float64.
-    """
-    def wrapped(x, **k):
-        if x.dtype.kind == "f" and x.dtype.itemsize < 8:
-            return fn(x.astype(np.float64), **k).astype(x.dtype)
-        return fn(x, **k)
-    wrapped.__name__ = getattr(fn, "__name__", "fwd")
-    return wrapped
+_err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 def _safe(fn):
@@ -37,12 +28,106 @@ def _safe(fn):
     return wrapped
 
 
+def _f64(fn):
+    """Compute in float64 and round once to the input's float dtype (kept for other modules)."""
+    def wrapped(x, **k):
+        if x.dtype.kind == "f" and x.dtype.itemsize < 8:
+            return fn(x.astype(np.float64), **k).astype(x.dtype)
+        return fn(x, **k)
+    wrapped.__name__ = getattr(fn, "__name__", "fwd")
+    return wrapped
+
+
+def _keep(dtype, out):
+    """numpy result -> the operands' dtype (integer kernels stay integer, wrapping like C)."""
+    out = np.asarray(out)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+# ============================================================== binary arithmetic
 def binary(name, fwd, vjp, legacy, **kw):
-    op = register(name, fwd, vjp, broadcast=True, legacy_name=legacy, **kw)
-    return op
+    return register(name, _safe(fwd), vjp, broadcast=True, legacy_name=legacy, **kw)
 
 
-# ---------------------------------------------------------------- binary arithmetic
+def _divide_fwd(x, y):
+    """True division in the operands' dtype: integers truncate toward zero (Paddle's int kernel),
+    bool / bool stays bool."""
+    if x.dtype.kind == "b":
+        return np.logical_and(x, y)  # True / True is True; Paddle faults on / False
+    if x.dtype.kind in "iu":
+        q = np.abs(x) // np.where(y == 0, 1, np.abs(y))
+        return _keep(x.dtype, np.where((x < 0) != (y < 0), -q, q))
+    return _keep(np.result_type(x, y), np.divide(x, y))
+
+
+def _elementwise_pow_fwd(x, y):
+    """``std::pow`` elementwise: powf for float32, repeated multiplication for integers
+    (0 ** negative is 0)."""
+    if x.dtype.kind in "iu":
+        neg = y < 0
+        out = np.power(x, np.where(neg, 0, y))
+        out = np.where(neg, np.where(np.abs(x) == 1, np.power(x, np.abs(y) % 2 + 0), 0), out)
+        return _keep(x.dtype, out)
+    if x.dtype == np.float32:
+        return _powf(x, y)
+    return np.power(x, y)
+
+
+def _powf(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    return K.powf(np.ascontiguousarray(x), np.ascontiguousarray(y))
+
+
+def _pow_vjp(n, g):
+    """Paddle: dx = dout * y * pow(x, y - 1); dy = dout * log(x) * pow(x, y)."""
+    x, y = n.inputs
+    dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0)))
+    dy = multiply(multiply(g, log(x)), pow(x, y))
+    return dx, dy
+
+
+def _maxmin_vjp(n, g):
+    """maximum: dx = dout * (x > y), dy = dout * (x <= y) (ties send the gradient to y);
+    minimum likewise with <."""
+    x, y = n.inputs
+    if n.op.name == "maximum":
+        mask = x.data > y.data
+    else:
+        mask = x.data < y.data
+    return multiply(g, const(g, mask)), multiply(g, const(g, ~mask))
+
+
+def _fmaxmin_vjp(n, g):
+    """fmax: dx = dout * (x >= y or y is nan); fmin with <=; dy gets the rest."""
+    x, y = n.inputs
+    if n.op.name == "fmax":
+        mask = (x.data >= y.data) | np.isnan(y.data)
+    else:
+        mask = (x.data <= y.data) | np.isnan(y.data)
+    return multiply(g, const(g, mask)), multiply(g, const(g, ~mask))
+
+
+def _floor_divide_fwd(x, y):
+    """Floor division, Python's rule (numpy's algorithm is Paddle's: fmod, then adjust)."""
+    if x.dtype.kind in "iu" and (y == 0).any():
+        raise ZeroDivisionError("(InvalidArgument) Integer division by zero in floor_divide")
+    return _keep(x.dtype, np.floor_divide(x, y))
+
+
+def _remainder_fwd(x, y):
+    """The remainder takes the divisor's sign (Python's %)."""
+    if x.dtype.kind in "iu" and (y == 0).any():
+        raise ZeroDivisionError("(InvalidArgument) Integer division by zero in remainder")
+    return _keep(x.dtype, np.remainder(x, y))
+
+
+def _remainder_vjp(n, g):
+    """dx = dout; dy = -dout * floor_divide(x, y)."""
+    x, y = n.inputs
+    q = const(g, np.floor_divide(x.data, y.data))
+    return g, multiply(neg(g), q)
+
+
 ADD = binary("add", np.add, lambda n, g: (g, g), "AddBackward",
              examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (2, 2)], {})])
 SUBTRACT = binary("subtract", np.subtract, lambda n, g: (g, neg(g)), "SubBackward",
@@ -53,34 +138,25 @@ MULTIPLY = binary(
     "MulBackward",
     examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (3,)], {})])
 DIVIDE = binary(
-    "divide", _safe(np.divide),
-    lambda n, g: (divide(g, n.inputs[1]), neg(divide(multiply(g, n.out()), n.inputs[1]))),
+    "divide", _divide_fwd,
+    lambda n, g: (divide(g, n.inputs[1]), divide(multiply(neg(g), n.out()), n.inputs[1])),
     "DivBackward", domain="away0",
     examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {})])
-
-
-def _pow_vjp(n, g):
-    x, y = n.inputs
-    dx = multiply(g, multiply(y, pow(x, scale(y, 1.0, -1.0))))
-    dy = multiply(g, multiply(n.out(), log(x)))
-    return dx, dy
-
-
-POW = binary("elementwise_pow", _safe(np.power), _pow_vjp, "PowBackward", domain="positive",
+POW = binary("elementwise_pow", _elementwise_pow_fwd, _pow_vjp, "PowBackward", domain="positive",
              examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
-
-
-def _maxmin_vjp(n, g):
-    x, y = n.inputs
-    pick = n.op.name == "maximum"
-    mask = (x.data > y.data) if pick else (x.data < y.data)
-    return multiply(g, const(g, mask)), multiply(g, const(g, ~mask))
-
-
 MAXIMUM = binary("maximum", np.maximum, _maxmin_vjp, "MaximumBackward", domain="distinct",
                  examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
 MINIMUM = binary("minimum", np.minimum, _maxmin_vjp, "MinimumBackward", domain="distinct",
                  examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
+FMAX = binary("fmax", np.fmax, _fmaxmin_vjp, "FmaxBackward", domain="distinct",
+              examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
+FMIN = binary("fmin", np.fmin, _fmaxmin_vjp, "FminBackward", domain="distinct",
+              examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
+FLOOR_DIVIDE = binary("floor_divide", _floor_divide_fwd, None, "FloorDivideBackward",
+                      check=False)
+REMAINDER = binary("remainder", _remainder_fwd, _remainder_vjp, "RemainderBackward",
+                   domain="positive", check=False,
+                   examples=[([(3,), (3,)], {})])
 
 
 def add(x, y):
@@ -111,28 +187,81 @@ def minimum(x, y):
     return apply(MINIMUM, (x, y))
 
 
-# ---------------------------------------------------------------- scale / cast
+def fmax(x, y):
+    return apply(FMAX, (x, y))
+
+
+def fmin(x, y):
+    return apply(FMIN, (x, y))
+
+
+def floor_divide(x, y):
+    return apply(FLOOR_DIVIDE, (x, y))
+
+
+def remainder(x, y):
+    return apply(REMAINDER, (x, y))
+
+
+def add_n(xs):
+    """Sum of a list of same-shape tensors, left to right (Paddle's sum kernel)."""
+    out = xs[0]
+    for t in xs[1:]:
+        out = add(out, t)
+    return out
+
+
+# ============================================================== scale, div_scale, cast
 def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
+    """``scale * x + bias`` (or ``scale * (x + bias)``) with scale and bias cast to x's dtype,
+    as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int)."""
     dt = x.dtype
-    if bias_after_scale:
-        out = x * np.asarray(scale, dt) + np.asarray(bias, dt) if dt.kind == "f" else x * scale + bias
+    if dt.kind == "b":
+        s, b = int(bool(scale)), int(bool(bias))
+        xi = x.astype(np.int64)
+        out = s * xi + b if bias_after_scale else s * (xi + b)
+        return out != 0
+    if dt.kind in "iu":
+        s, b = np.asarray(int(scale)).astype(dt), np.asarray(int(bias)).astype(dt)
     else:
-        out = (x + np.asarray(bias, dt)) * np.asarray(scale, dt) if dt.kind == "f" else (x + bias) * scale
-    return out.astype(dt, copy=False) if dt.kind in "f" else out
+        s, b = np.asarray(scale, dt), np.asarray(bias, dt)
+    with np.errstate(**_err):
+        out = s * x + b if bias_after_scale else s * (x + b)
+    return _keep(dt, out)
 
 
 SCALE = register("scale", _scale_fwd,
                  lambda n, g: scale(g, n.attrs.get("scale", 1.0)),
                  legacy_name="ScaleBackward",
-                 examples=[([(2, 3)], {"scale": 2.5, "bias": 1.0})])
+                 examples=[([(2, 3)], {"scale": 2.5, "bias": 1.0}),
+                           ([(3,)], {"scale": -0.5, "bias": 2.0, "bias_after_scale": False})])
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
     return apply(SCALE, (x,), {"scale": scale, "bias": bias, "bias_after_scale": bias_after_scale})
 
 
-CAST = register("cast", lambda x, dtype: x.astype(dtype),
-                lambda n, g: cast(g, n.in_meta[0][1]) if n.in_meta[0][1].kind in "fc" else None,
+def _div_scale_fwd(x, divisor):
+    return _keep(x.dtype, np.divide(x, np.asarray(divisor, x.dtype)))
+
+
+DIV_SCALE = register("div_scale", _safe(_div_scale_fwd),
+                     lambda n, g: div_scale(g, n.attrs["divisor"]),
+                     legacy_name="ScaleBackward",
+                     examples=[([(2, 3)], {"divisor": 0.3}), ([(3,)], {"divisor": -7.0})])
+
+
+def div_scale(x, divisor):
+    """``x / c`` for a python number c, computed as x / float32(c) (Paddle 3.x)."""
+    return apply(DIV_SCALE, (x,), {"divisor": divisor})
+
+
+def _cast_vjp(n, g):
+    src = n.in_meta[0][1]
+    return cast(g, src) if src.kind in "fc" else None
+
+
+CAST = register("cast", lambda x, dtype: x.astype(dtype), _cast_vjp,
                 legacy_name="CastBackward", check=False)
 
 
@@ -143,48 +272,213 @@ def cast(x, dtype):
     return apply(CAST, (x,), {"dtype": dtype})
 
 
-# ---------------------------------------------------------------- unary
+# ============================================================== unary
 def unary(name, fwd, vjp, legacy, domain="real", **kw):
     examples = kw.pop("examples", [([(2, 3)], {}), ([()], {})])
     return register(name, _safe(fwd), vjp, legacy_name=legacy, domain=domain,
                     examples=examples, **kw)
 
 
-def _one_minus_sq(t):  # 1 - t*t
+_TWO_OVER_SQRT_PI = 1.1283791670955126  # M_2_SQRTPI
+
+
+def _one_minus_sq(t):
+    """1 - t*t, rounded as Paddle's ``1 - out * out``."""
     return scale(multiply(t, t), -1.0, 1.0)
 
 
+def _zero_times_dout(n, g):
+    """floor/ceil/round: the gradient is ``0 * dout`` (-0 where dout is negative)."""
+    return multiply(g, const(g, 0.0))
+
+
+def _zeros(n, g):
+    """sign/trunc: the gradient is +0 everywhere."""
+    return const(g, np.zeros(g.data.shape, g.data.dtype))
+
+
+def _float_fwd(kernel):
+    """A float kernel; integer inputs compute in float32 (Paddle's ``cast<U>`` in the functor)."""
+    def fwd(x):
+        if x.dtype.kind not in "fc":
+            x = x.astype(np.float32)
+        return kernel(x)
+    fwd.__name__ = getattr(kernel, "__name__", "fwd")
+    return fwd
+
+
+def _round_fwd(x, half_even=True):
+    if x.dtype.kind in "iub":
+        return x.copy()
+    if half_even:
+        return np.rint(x)
+    return _keep(x.dtype, np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+                 if x.dtype == np.float64 else np.trunc(x + np.copysign(np.asarray(0.5, x.dtype),
+                                                                        x)))
+
+
+def _int_identity(fn):
+    def fwd(x):
+        return x.copy() if x.dtype.kind in "iu" else fn(x)
+    return fwd
+
+
+def _abs_vjp(n, g):
+    """dx = dout * (x / |x|), 0 where x == 0."""
+    x = n.inputs[0]
+    sgn = np.where(x.data == 0, 0, np.sign(x.data)).astype(x.data.dtype)
+    return multiply(g, const(g, sgn))
+
+
+def _sign_fwd(x):
+    return _keep(x.dtype, np.sign(x))
+
+
 NEG = unary("neg", np.negative, lambda n, g: neg(g), "NegBackward")
-EXP = unary("exp", _f64(np.exp), lambda n, g: multiply(g, n.out()), "ExpBackward")
-LOG = unary("log", _f64(np.log), lambda n, g: divide(g, n.inputs[0]), "LogBackward", "positive")
-SQRT = unary("sqrt", np.sqrt, lambda n, g: divide(scale(g, 0.5), n.out()), "SqrtBackward",
-             "positive")
-TANH = unary("tanh", _f64(np.tanh), lambda n, g: multiply(g, _one_minus_sq(n.out())), "TanhBackward")
-
-
-@_f64
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-SIGMOID = unary("sigmoid", _sigmoid,
-                lambda n, g: multiply(g, multiply(n.out(), scale(n.out(), -1.0, 1.0))),
+ABS = unary("abs", np.abs, _abs_vjp, "AbsBackward", domain="away0")
+EXP = unary("exp", _float_fwd(K.exp), lambda n, g: multiply(g, n.out()), "ExpBackward")
+EXPM1 = unary("expm1", _float_fwd(K.expm1), lambda n, g: add(multiply(g, n.out()), g),
+              "Expm1Backward")
+LOG = unary("log", _float_fwd(K.log), lambda n, g: multiply(g, reciprocal(n.inputs[0])),
+            "LogBackward", "positive")
+LOG2 = unary("log2", _float_fwd(K.log2),
+             lambda n, g: divide(g, scale(n.inputs[0], float(np.float32(np.log(2.0))))),
+             "Log2Backward", "positive")
+LOG10 = unary("log10", _float_fwd(K.log10),
+              lambda n, g: divide(g, scale(n.inputs[0], float(np.float32(2.3025850929940456)))),
+              "Log10Backward", "positive")
+LOG1P = unary("log1p", _float_fwd(K.log1p),
+              lambda n, g: multiply(g, reciprocal(scale(n.inputs[0], 1.0, 1.0))),
+              "Log1pBackward", "positive")
+SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: divide(scale(g, 0.5), n.out()),
+             "SqrtBackward", "positive")
+RSQRT = unary("rsqrt", _float_fwd(K.rsqrt),
+              lambda n, g: multiply(multiply(multiply(scale(g, -0.5), n.out()), n.out()), n.out()),
+              "RsqrtBackward", "positive")
+SQUARE = unary("square", lambda x: x * x,
+               lambda n, g: multiply(scale(g, 2.0), n.inputs[0]), "SquareBackward")
+RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
+                   lambda n, g: multiply(multiply(scale(g, -1.0), n.out()), n.out()),
+                   "ReciprocalBackward", "away0")
+TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: multiply(g, _one_minus_sq(n.out())),
+             "TanhBackward")
+SIGMOID = unary("sigmoid", _float_fwd(K.sigmoid),
+                lambda n, g: multiply(multiply(g, n.out()), scale(n.out(), -1.0, 1.0)),
                 "SigmoidBackward")
 RELU = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              lambda n, g: multiply(g, const(g, n.out_data[0] > 0)), "ReluBackward",
              domain="away0")
 
 
+def _trig(name):
+    return {("sin", "sleef"): K.sin_sleef, ("sin", "libm"): K.sin_libm,
+            ("cos", "sleef"): K.cos_sleef, ("cos", "libm"): K.cos_libm}[name]
+
+
+def _sin_fwd(x, impl="libm"):
+    return _float_fwd(_trig(("sin", impl)))(x)
+
+
+def _cos_fwd(x, impl="libm"):
+    return _float_fwd(_trig(("cos", impl)))(x)
+
+
+def _impl(n):
+    return n.attrs.get("impl", "libm")
+
+
+SIN = unary("sin", _sin_fwd, lambda n, g: multiply(g, cos(n.inputs[0], _impl(n))),
+            "SinBackward")
+COS = unary("cos", _cos_fwd, lambda n, g: multiply(neg(g), sin(n.inputs[0], _impl(n))),
+            "CosBackward")
+TAN = unary("tan", lambda x, impl="libm": _float_fwd(K.tan)(x),
+            lambda n, g: divide(g, square(cos(n.inputs[0], _impl(n)))), "TanBackward",
+            domain="unit")
+ASIN = unary("asin", _float_fwd(K.asin),
+             lambda n, g: divide(g, sqrt(scale(square(n.inputs[0]), -1.0, 1.0))),
+             "AsinBackward", "unit")
+ACOS = unary("acos", _float_fwd(K.acos),
+             lambda n, g: divide(neg(g), sqrt(scale(square(n.inputs[0]), -1.0, 1.0))),
+             "AcosBackward", "unit")
+ATAN = unary("atan", _float_fwd(K.atan),
+             lambda n, g: divide(g, scale(square(n.inputs[0]), 1.0, 1.0)), "AtanBackward")
+SINH = unary("sinh", _float_fwd(K.sinh), lambda n, g: multiply(g, cosh(n.inputs[0])),
+             "SinhBackward")
+COSH = unary("cosh", _float_fwd(K.cosh), lambda n, g: multiply(g, sinh(n.inputs[0])),
+             "CoshBackward")
+ERF = unary("erf", _float_fwd(K.erf),
+            lambda n, g: multiply(scale(g, _TWO_OVER_SQRT_PI), exp(neg(square(n.inputs[0])))),
+            "ErfBackward")
+FLOOR = unary("floor", _int_identity(np.floor), _zero_times_dout, "FloorBackward", check=False)
+CEIL = unary("ceil", _int_identity(np.ceil), _zero_times_dout, "CeilBackward", check=False)
+TRUNC = unary("trunc", _int_identity(np.trunc), _zeros, "TruncBackward", check=False)
+ROUND = unary("round", _round_fwd, _zero_times_dout, "RoundBackward", check=False)
+SIGN = unary("sign", _sign_fwd, _zeros, "SignBackward", check=False)
+
+
+def _stanh_fwd(x, scale_a=0.67, scale_b=1.7159):
+    a, b = np.asarray(scale_a, x.dtype), np.asarray(scale_b, x.dtype)
+    return b * K.tanh(a * x)
+
+
+def _stanh_vjp(n, g):
+    """dx = dout * a * b * (1 - tanh(a x)^2)."""
+    a, b = n.attrs.get("scale_a", 0.67), n.attrs.get("scale_b", 1.7159)
+    t = tanh(scale(n.inputs[0], a))
+    return multiply(scale(scale(g, a), b), scale(multiply(t, t), -1.0, 1.0))
+
+
+STANH = unary("stanh", _stanh_fwd, _stanh_vjp, "StanhBackward",
+              examples=[([(2, 3)], {}), ([(3,)], {"scale_a": 0.5, "scale_b": 2.0})])
+
+
 def _pow_scalar_fwd(x, factor):
-    return np.power(x, np.asarray(factor, x.dtype)) if x.dtype.kind == "f" else np.power(x, factor)
+    """``x.pow(factor)``: Paddle casts the factor to x's dtype (an int tensor's 2.5 is 2)."""
+    if x.dtype.kind in "iu":
+        return _elementwise_pow_fwd(x, np.asarray(int(factor), x.dtype))
+    f = np.asarray(factor, x.dtype)
+    if x.dtype == np.float32:
+        return K.powf(x, np.broadcast_to(f, x.shape))
+    return np.power(x, f)
 
 
-POW_SCALAR = unary(
-    "pow", _pow_scalar_fwd,
-    lambda n, g: multiply(g, scale(pow_scalar(n.inputs[0], n.attrs["factor"] - 1.0),
-                                   n.attrs["factor"])),
-    "PowBackward",
-    examples=[([(2, 3)], {"factor": 2.0}), ([(3,)], {"factor": 3.0})])
+def _pow_scalar_vjp(n, g):
+    """dx = dout * factor * x.pow(factor - 1)."""
+    f = n.attrs["factor"]
+    return multiply(scale(g, f), pow_scalar(n.inputs[0], f - 1.0))
+
+
+POW_SCALAR = unary("pow", _pow_scalar_fwd, _pow_scalar_vjp, "PowBackward",
+                   examples=[([(2, 3)], {"factor": 2.0}), ([(3,)], {"factor": 3.0})])
+
+
+def _clip_fwd(x, min=None, max=None, open_bounds=False):  # noqa: A002 - Paddle's names
+    lo = -np.inf if min is None else min
+    hi = np.inf if max is None else max
+    if x.dtype.kind in "iu":
+        lo = np.iinfo(x.dtype).min if min is None else int(min)
+        hi = np.iinfo(x.dtype).max if max is None else int(max)
+        return _keep(x.dtype, np.minimum(np.maximum(x, lo), hi))
+    lo, hi = np.asarray(lo, x.dtype), np.asarray(hi, x.dtype)
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _clip_vjp(n, g):
+    """dx = dout where min <= x <= max (at the bounds too unless ``open_bounds``), else +0
+    (a select: ``dout * mask + 0`` turns the -0 of a negative dout into +0)."""
+    x = n.inputs[0].data
+    lo = -np.inf if n.attrs.get("min") is None else n.attrs["min"]
+    hi = np.inf if n.attrs.get("max") is None else n.attrs["max"]
+    lo, hi = np.asarray(lo, x.dtype), np.asarray(hi, x.dtype)
+    if n.attrs.get("open_bounds"):
+        inside = (x > lo) & (x < hi)
+    else:
+        inside = (x >= lo) & (x <= hi)
+    return scale(multiply(g, const(g, inside)), 1.0, 0.0)
+
+
+CLIP = unary("clip", _clip_fwd, _clip_vjp, "ClipBackward", check=False,
+             examples=[([(2, 3)], {"min": -0.5, "max": 0.7}), ([(4,)], {"min": 0.1})])
 
 
 def _apply1(op):
@@ -195,13 +489,61 @@ def _apply1(op):
 
 
 neg = _apply1(NEG)
+abs = _apply1(ABS)  # noqa: A001 - Paddle's name
 exp = _apply1(EXP)
+expm1 = _apply1(EXPM1)
 log = _apply1(LOG)
+log2 = _apply1(LOG2)
+log10 = _apply1(LOG10)
+log1p = _apply1(LOG1P)
 sqrt = _apply1(SQRT)
+rsqrt = _apply1(RSQRT)
+square = _apply1(SQUARE)
+reciprocal = _apply1(RECIPROCAL)
 tanh = _apply1(TANH)
 sigmoid = _apply1(SIGMOID)
 relu = _apply1(RELU)
+asin = _apply1(ASIN)
+acos = _apply1(ACOS)
+atan = _apply1(ATAN)
+sinh = _apply1(SINH)
+cosh = _apply1(COSH)
+erf = _apply1(ERF)
+floor = _apply1(FLOOR)
+ceil = _apply1(CEIL)
+trunc = _apply1(TRUNC)
+sign = _apply1(SIGN)
+
+
+def tan(x, impl="libm"):
+    return apply(TAN, (x,), {"impl": impl})
+
+
+def sin(x, impl="libm"):
+    """impl: "libm" (glibc sinf, Paddle 2.x) or "sleef" (Paddle 3.x)."""
+    return apply(SIN, (x,), {"impl": impl})
+
+
+def cos(x, impl="libm"):
+    return apply(COS, (x,), {"impl": impl})
+
+
+def round(x, half_even=True):  # noqa: A001 - Paddle's name
+    """half_even: rint (Paddle 3.x) or halves away from zero (2.x's std::round)."""
+    return apply(ROUND, (x,), {"half_even": half_even})
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159):
+    return apply(STANH, (x,), {"scale_a": scale_a, "scale_b": scale_b})
 
 
 def pow_scalar(x, factor):
     return apply(POW_SCALAR, (x,), {"factor": float(factor)})
+
+
+def clip(x, min=None, max=None, open_bounds=False):  # noqa: A002 - Paddle's names
+    """open_bounds: the gradient is zero at the bounds too (else it passes there)."""
+    attrs = {"min": min, "max": max}
+    if open_bounds:
+        attrs["open_bounds"] = True
+    return apply(CLIP, (x,), attrs)

@@ -1,77 +1,379 @@
-"""Elementwise math and reductions of the ``paddle`` namespace (also bound as Tensor methods)."""
+"""Elementwise math of the ``paddle`` namespace (also bound as Tensor methods), and the engine
+behind the Tensor operators (``x + y`` ... ``x ** y``, comparisons): ``operator``.
+
+How an operator computes, as Paddle does it (measured on 2.6.2 and 3.3.1):
+
+- tensor (op) tensor: both are cast to the promoted dtype (``paddle/promotion.py``), then the
+  elementwise op runs (``add``, ``elementwise_pow`` ...);
+- tensor (op) python number: ``+ - *`` become Paddle's ``scale`` op (``x - 2`` is
+  ``scale(x, 1, -2)``, ``2 - x`` is ``scale(x, -1, 2)``); ``x / c`` is ``scale(x, 1/c)`` in 2.x and
+  ``div_scale`` (``x / float32(c)``) in 3.x; ``x ** c`` is the ``pow`` op; everything else (and a
+  python bool anywhere) fills a tensor of x's dtype with the number and runs the elementwise op;
+- before any of that, a python float lifts an integer tensor to float32 (and in 3.x a python int
+  lifts a bool tensor to int64);
+- true division of integers computes in float32.
+
+Unary float functions (``sqrt``, ``tanh`` ...) on integer tensors: ``exp`` and the logarithms
+compute in float32 in every version; the others do in 3.x and raise NotFound in 2.x.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from ...engine import grad_mode
+from ...engine.ops import logic as L
 from ...engine.ops import math as M
-from ..core import Tensor, _binary, as_tensor
+from ...engine.tensor import Tensor as _T
+from .. import profiles, promotion
+from ..core import Tensor, as_tensor
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "log", "sqrt", "tanh",
-           "sigmoid", "scale", "add_n", "maximum", "minimum", "neg"]
-__methods__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "log", "sqrt", "tanh",
-               "sigmoid", "scale", "maximum", "minimum", "neg"]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "expm1", "log", "log1p",
+           "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin", "acos",
+           "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "trunc",
+           "sign", "reciprocal", "abs", "neg", "clip", "scale", "maximum", "minimum", "fmax",
+           "fmin", "floor_divide", "remainder", "mod", "floor_mod", "add_n", "lerp", "stanh"]
+__methods__ = [n for n in __all__ if n != "add_n"] + ["add_n"]
+
+# the engine function of every elementwise binary op, by Paddle's op name
+_BINARY = {
+    "add": M.add, "subtract": M.subtract, "multiply": M.multiply, "divide": M.divide,
+    "elementwise_pow": M.pow, "floor_divide": M.floor_divide, "remainder": M.remainder,
+    "maximum": M.maximum, "minimum": M.minimum, "fmax": M.fmax, "fmin": M.fmin,
+}
+_COMPARISONS = set(L.COMPARISONS)
+_SCALE_OPS = {"add", "subtract", "multiply"}
+
+
+# ============================================================== the operator engine
+def operator(name, x, other, reverse=False):
+    """``x (op) other`` for a Tensor ``x`` (``other (op) x`` when ``reverse``), as Paddle's Tensor
+    operators compute it. Returns NotImplemented for operands Paddle does not take."""
+    if isinstance(other, _T):
+        return tensor_op(name, *((other, x) if reverse else (x, other)))
+    if promotion.is_scalar(other):
+        return _with_scalar(name, x, other, reverse)
+    if isinstance(other, (np.ndarray, list, tuple)):
+        from .creation import to_tensor
+
+        other = to_tensor(other)
+        return tensor_op(name, *((other, x) if reverse else (x, other)))
+    return NotImplemented
+
+
+def tensor_op(name, x, y):
+    """Two tensors: promote both to the common dtype, then run the elementwise op."""
+    xd, yd = promotion.common_dtype(name, x.data.dtype, y.data.dtype, x.data.ndim == 0,
+                                    y.data.ndim == 0)
+    return _run(name, _cast(x, xd), _cast(y, yd))
+
+
+def _with_scalar(name, x, s, reverse):
+    """A tensor and a python number (see the module docstring for which op Paddle uses)."""
+    kind = promotion.scalar_kind(s)
+    if kind == "b":
+        return _run_full(name, x, s, reverse)
+    x = _cast(x, promotion.with_scalar(x.data.dtype, kind))
+    if name in _SCALE_OPS:
+        return _scale_for(name, x, s, reverse)
+    if name == "divide" and not reverse:
+        x = _cast(x, promotion.true_divide_dtype(x.data.dtype))
+        if profiles.current().scalar_div == "reciprocal":
+            return _checked("scale", x, lambda: M.scale(x, 1.0 / s if s != 0 else _inf(s)))
+        return _checked("div_scale", x, lambda: M.div_scale(x, s))
+    if name == "elementwise_pow" and not reverse:
+        return _checked("pow", x, lambda: M.pow_scalar(x, s))
+    return _run_full(name, x, s, reverse)
+
+
+def _inf(s):
+    return float("inf") if not str(s).startswith("-") else float("-inf")
+
+
+def _scale_for(name, x, s, reverse):
+    s = float(s) if x.data.dtype.kind in "fc" else s
+    if name == "add":
+        return _checked("scale", x, lambda: M.scale(x, 1.0, s))
+    if name == "multiply":
+        return _checked("scale", x, lambda: M.scale(x, s, 0.0))
+    if reverse:  # s - x
+        return _checked("scale", x, lambda: M.scale(x, -1.0, s))
+    return _checked("scale", x, lambda: M.scale(x, 1.0, -s))
+
+
+def _run_full(name, x, s, reverse):
+    """The number becomes a tensor of x's dtype and shape (Paddle's ``full``)."""
+    y = Tensor._wrap(np.full(x.data.shape, s, dtype=x.data.dtype), True)
+    return _run(name, *((y, x) if reverse else (x, y)))
+
+
+def _checked(kernel, x, fn):
+    promotion.check_kernel(kernel, x.data.dtype)
+    return fn()
+
+
+def _run(name, x, y):
+    """The elementwise op on two tensors of the dtypes it computes in."""
+    if name == "divide":
+        dt = promotion.true_divide_dtype(x.data.dtype)
+        x, y = _cast(x, dt), _cast(y, dt)
+    _check_broadcast(x, y)
+    if name in _COMPARISONS:
+        return L.binary(name, x, y)
+    promotion.check_kernel(name, x.data.dtype)
+    fn = _BINARY[name]
+    if name == "remainder" and not profiles.current().remainder_grad:
+        with grad_mode.no_grad():
+            return fn(x, y)
+    return fn(x, y)
+
+
+def _cast(t, dtype):
+    """Cast for promotion: a float cast to an integer (2.x) truncates and stops gradient."""
+    dtype = np.dtype(dtype)
+    if t.data.dtype == dtype:
+        return t
+    if dtype.kind in "iub":
+        return Tensor._wrap(t.data.astype(dtype), True)
+    return M.cast(t, dtype)
+
+
+def broadcast_error(xs, ys):
+    """Paddle's ValueError for shapes that do not broadcast."""
+    xs, ys = list(xs), list(ys)
+    n = max(len(xs), len(ys))
+    xp, yp = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
+    i = next(k for k in range(n) if xp[k] != yp[k] and xp[k] != 1 and yp[k] != 1)
+    return ValueError(
+        "(InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast together "
+        f"with the shape of X = {xs} and the shape of Y = {ys}. Received [{xp[i]}] in X is not "
+        f"equal to [{yp[i]}] in Y at i:{i}.")
+
+
+def _check_broadcast(x, y):
+    xs, ys = x.data.shape, y.data.shape
+    if xs == ys:
+        return
+    try:
+        np.broadcast_shapes(xs, ys)
+    except ValueError:
+        raise broadcast_error(xs, ys) from None
+
+
+# ============================================================== binary functions
+def _arg_error(fname, pos, argname, v):
+    return ValueError(
+        f"(InvalidArgument) {fname}(): argument '{argname}' (position {pos}) must be Tensor, "
+        f"but got {type(v).__name__}")
+
+
+def _function(name, fname, x, y, scalars=False):
+    """``paddle.<fname>(x, y)``: both must be tensors (unless ``scalars``); 3.x promotes as the
+    operators do, 2.x widens two floats for add/subtract/multiply and otherwise hands both dtypes
+    to the kernel (which rejects a mismatch)."""
+    if not isinstance(x, _T):
+        raise _arg_error(fname, 0, "x", x)
+    if not isinstance(y, _T):
+        if scalars and promotion.is_scalar(y):
+            return _with_scalar(name, x, y, False)
+        raise _arg_error(fname, 1, "y", y)
+    if promotion.strict():
+        return tensor_op(name, x, y)
+    xd, yd = promotion.function_dtypes(name, x.data.dtype, y.data.dtype)
+    if xd != yd:
+        raise promotion.mismatch_error(name, xd, yd)
+    x, y = _cast(x, xd), _cast(y, yd)
+    _check_broadcast(x, y)
+    promotion.check_kernel(name, xd)
+    if name == "remainder" and not profiles.current().remainder_grad:
+        with grad_mode.no_grad():
+            return _BINARY[name](x, y)
+    return _BINARY[name](x, y)
 
 
 def add(x, y, name=None):
-    return _binary(as_tensor(x), y, M.add, "add")
+    return _function("add", "add", x, y)
 
 
 def subtract(x, y, name=None):
-    return _binary(as_tensor(x), y, M.subtract, "subtract")
+    return _function("subtract", "subtract", x, y)
 
 
 def multiply(x, y, name=None):
-    return _binary(as_tensor(x), y, M.multiply, "multiply")
+    return _function("multiply", "multiply", x, y)
 
 
 def divide(x, y, name=None):
-    return as_tensor(x).__truediv__(y)
+    return _function("divide", "divide", x, y)
 
 
 def maximum(x, y, name=None):
-    return _binary(as_tensor(x), y, M.maximum, "maximum")
+    return _function("maximum", "maximum", x, y)
 
 
 def minimum(x, y, name=None):
-    return _binary(as_tensor(x), y, M.minimum, "minimum")
+    return _function("minimum", "minimum", x, y)
 
 
-def pow(x, y, name=None):  # noqa: A001
-    return as_tensor(x).__pow__(y)
+def fmax(x, y, name=None):
+    return _function("fmax", "fmax", x, y)
 
 
-def _float_unary(fn):
-    def f(x, name=None):
-        if x.data.dtype.kind not in "fc":
-            x = M.cast(x, np.float32)
-        return fn(x)
-
-    f.__name__ = fn.__name__
-    f.__doc__ = f"paddle.{fn.__name__}(x): elementwise, with its gradient."
-    return f
+def fmin(x, y, name=None):
+    return _function("fmin", "fmin", x, y)
 
 
-exp = _float_unary(M.exp)
-log = _float_unary(M.log)
-sqrt = _float_unary(M.sqrt)
-tanh = _float_unary(M.tanh)
-sigmoid = _float_unary(M.sigmoid)
+def floor_divide(x, y, name=None):
+    return _function("floor_divide", "floor_divide", x, y, scalars=promotion.strict())
 
 
-def neg(x, name=None):
-    return -x
+def remainder(x, y, name=None):
+    return _function("remainder", "remainder", x, y, scalars=promotion.strict())
 
 
-def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    if isinstance(scale, Tensor):
-        scale = scale.item()
-    return M.scale(x, float(scale), float(bias), bias_after_scale)
+mod = remainder
+floor_mod = remainder
+
+
+def pow(x, y, name=None):  # noqa: A001 - Paddle's name
+    """``x ** y``; a python number y is the ``pow`` op's factor, cast to x's dtype (so an integer
+    tensor to the power 2.5 is squared, unlike the ``**`` operator)."""
+    if isinstance(y, _T):
+        return _function("elementwise_pow", "pow", x, y)
+    if not isinstance(x, _T):
+        raise _arg_error("pow", 0, "x", x)
+    if isinstance(y, (bool, np.bool_)) or not promotion.is_scalar(y):
+        raise TypeError(f"y must be scalar, Tensor(in dygraph mode), but received: {type(y)}")
+    return _checked("pow", x, lambda: M.pow_scalar(x, y))
 
 
 def add_n(inputs, name=None):
-    if isinstance(inputs, Tensor):
+    """Sum of a tensor or a list of tensors of one dtype and shape."""
+    if isinstance(inputs, _T):
         return inputs
-    out = inputs[0]
+    inputs = list(inputs)
+    dt = inputs[0].data.dtype
     for t in inputs[1:]:
-        out = M.add(out, t)
-    return out
+        if t.data.dtype != dt:
+            raise promotion.mismatch_error("add_n", t.data.dtype, dt)
+    return M.add_n(inputs)
+
+
+def lerp(x, y, weight, name=None):
+    """``x + weight * (y - x)``."""
+    if not isinstance(weight, _T):
+        weight = Tensor._wrap(np.asarray(weight, x.data.dtype), True)
+    return tensor_op("add", x, tensor_op("multiply", weight, tensor_op("subtract", y, x)))
+
+
+# ============================================================== scale and clip
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    if isinstance(scale, _T):
+        scale = scale.item()
+    if isinstance(bias, _T):
+        bias = bias.item()
+    promotion.check_kernel("scale", x.data.dtype)
+    return M.scale(x, float(scale), float(bias), bias_after_scale)
+
+
+def _bound(v):
+    return v.item() if isinstance(v, _T) else v
+
+
+def clip(x, min=None, max=None, name=None):  # noqa: A002 - Paddle's argument names
+    """Limit x to [min, max]. The gradient passes inside, and at the bounds in 3.x only."""
+    lo, hi = _bound(min), _bound(max)
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(
+            "(InvalidArgument) max should be greater than or equal to min. But received min = "
+            f"{float(lo):f}, max = {float(hi):f}")
+    if x.data.dtype.kind in "iu":
+        floaty = any(isinstance(v, float) for v in (lo, hi))
+        if floaty and profiles.current().clip_promotes:
+            x = _cast(x, np.float32)
+        else:
+            lo = None if lo is None else int(lo)
+            hi = None if hi is None else int(hi)
+    return M.clip(x, lo, hi, open_bounds=not profiles.current().clip_grad_at_bounds)
+
+
+# ============================================================== unary functions
+def _kernel_error(fname, dtype):
+    name = np.dtype(dtype).name
+    return RuntimeError(
+        f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel `{fname}` "
+        f"is not registered. Selected wrong DataType `{name}`. Paddle support following "
+        "DataTypes: float32, float64, complex64, complex128.")
+
+
+def _unary(fname, fn, ints):
+    """A paddle function of one tensor. ``ints`` says what integer inputs do:
+    "float" (computed in float32, every version), "autocast" (float32 in 3.x, NotFound in 2.x),
+    "identity" (unchanged in 3.x, NotFound in 2.x), "keep" (an integer kernel exists)."""
+    def f(x, name=None):
+        x = as_tensor(x)
+        kind = x.data.dtype.kind
+        if kind == "b" and ints != "logic":
+            raise _kernel_error(fname, x.data.dtype)
+        if kind in "iu":
+            if ints in ("autocast", "identity") and not profiles.current().int_math_autocast:
+                raise _kernel_error(fname, x.data.dtype)
+            if ints == "autocast":
+                x = M.cast(x, np.float32)
+        return fn(x)
+
+    f.__name__ = fname
+    f.__qualname__ = fname
+    f.__doc__ = f"paddle.{fname}(x): elementwise, with its gradient."
+    return f
+
+
+def _trig(fn):
+    def run(x):
+        return fn(x, profiles.current().trig_kernel)
+    return run
+
+
+exp = _unary("exp", M.exp, "float")
+expm1 = _unary("expm1", M.expm1, "float")
+log = _unary("log", M.log, "float")
+log2 = _unary("log2", M.log2, "float")
+log10 = _unary("log10", M.log10, "float")
+log1p = _unary("log1p", M.log1p, "float")
+sqrt = _unary("sqrt", M.sqrt, "autocast")
+rsqrt = _unary("rsqrt", M.rsqrt, "autocast")
+reciprocal = _unary("reciprocal", M.reciprocal, "autocast")
+sin = _unary("sin", _trig(M.sin), "autocast")
+cos = _unary("cos", _trig(M.cos), "autocast")
+tan = _unary("tan", _trig(M.tan), "autocast")
+asin = _unary("asin", M.asin, "autocast")
+acos = _unary("acos", M.acos, "autocast")
+atan = _unary("atan", M.atan, "autocast")
+sinh = _unary("sinh", M.sinh, "autocast")
+cosh = _unary("cosh", M.cosh, "autocast")
+tanh = _unary("tanh", M.tanh, "autocast")
+sigmoid = _unary("sigmoid", M.sigmoid, "autocast")
+erf = _unary("erf", M.erf, "autocast")
+floor = _unary("floor", M.floor, "identity")
+ceil = _unary("ceil", M.ceil, "identity")
+trunc = _unary("trunc", M.trunc, "keep")
+round = _unary("round", lambda x: M.round(x, profiles.current().round_half_even),  # noqa: A001
+               "identity")
+sign = _unary("sign", M.sign, "keep")
+square = _unary("square", M.square, "keep")
+abs = _unary("abs", M.abs, "keep")  # noqa: A001 - Paddle's name
+
+
+def neg(x, name=None):
+    """``-x``: Paddle's ``scale(x, -1)`` (bool tensors are unchanged)."""
+    x = as_tensor(x)
+    return M.scale(x, -1.0, 0.0)
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    x = as_tensor(x)
+    if x.data.dtype.kind not in "f":
+        raise _kernel_error("stanh", x.data.dtype)
+    return M.stanh(x, float(scale_a), float(scale_b))
+
+
+Tensor  # re-exported for type checkers
