@@ -1,5 +1,5 @@
-"""Reductions and scans: sum, mean, max/min, amax/amin, prod, logsumexp, the p-norms, all/any,
-count_nonzero, median, cumsum and cumprod.
+"""Reductions and scans: sum, mean, max/min, amax/amin, prod, logsumexp, the p-norms, the
+singular values (matrix norms), all/any, count_nonzero, median, cumsum and cumprod.
 
 ``axis`` is a tuple of non-negative axes (the dialect normalises it); ``keepdim`` as in Paddle.
 ``out_shape`` lets the dialect choose how a full reduction is shaped (Paddle 2.2: ``[1]``,
@@ -16,7 +16,9 @@ The VJPs follow Paddle's backward kernels, because they decide the float32 round
 * ``cumprod``: Paddle's loop, ``dx_j = sum_{n>=j} ((dout_n * out_{j-1}) * x_{j+1}) ... * x_n``,
   which is exact when ``x`` holds zeros.
 
-Reductions that give integers or booleans (all, any, count_nonzero) have no VJP.
+Forwards add in Paddle's order (``paddle_reduce``, below), so float32 sums print Paddle's last
+digit. all and any have no VJP; count_nonzero records a node that passes no gradient (Paddle's
+casts keep ``stop_gradient=False`` on it).
 """
 from __future__ import annotations
 
@@ -99,6 +101,10 @@ _REDUCE_EXAMPLES = [([(2, 3)], {"axis": (0, 1)}), ([(2, 3)], {"axis": (1,), "kee
 _LEAF = 1024
 
 
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
 def _lanes(dtype):
     return 8 if dtype.itemsize <= 4 else 4
 
@@ -122,7 +128,7 @@ def _packet_reduce(x, op, two_accumulators):
     n, p = x.shape[0], _lanes(x.dtype)
     one = x.dtype.type(1 if op is np.multiply else 0)
     if two_accumulators and n > p * _LEAF:
-        split = min(p * -(-(-(-n // 2)) // p), n)
+        split = min(p * _ceil_div(_ceil_div(n, 2), p), n)      # aligned on a packet
         total = op(one, _packet_reduce(x[:split], op, True))
         return op(total, _packet_reduce(x[split:], op, True)) if split < n else total
     width = 2 * p if two_accumulators else p
@@ -424,8 +430,8 @@ def _pnorm_vjp(n, g):
     m = _m()
     x = n.inputs[0]
     p = n.attrs["porder"]
-    if p == 0:
-        return m.multiply(_expand_back(n, g), const(g, np.zeros(x.data.shape)))
+    if p == 0:  # the kernel writes zeros (+0, whatever dout is)
+        return const(g, np.zeros(x.data.shape, g.data.dtype))
     sign = _sign_const(x)
     absx = m.multiply(x, sign)
     if p in (np.inf, -np.inf):
@@ -512,6 +518,8 @@ def _count_nonzero_fwd(x, axis, keepdim=False, out_shape=None):
 
 ALL = register("all", _all_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
 ANY = register("any", _any_fwd, None, check=False, examples=_REDUCE_EXAMPLES[:1])
+
+
 def _no_grad_vjp(n, g):
     """An integer result that still records a node (Paddle composes count_nonzero from casts,
     which keep stop_gradient=False); no gradient reaches the input."""
@@ -663,7 +671,7 @@ def _cumprod_vjp(n, g):
     where = _where()
     first = np.broadcast_to(np.arange(w) == 0, lead + (w,))
     shifted = _take_last(outs, [0] + list(range(w - 1)))          # out_{j-1}
-    prev = where(const(x, first), const(x, np.ones(lead + (w,), x.data.dtype)), shifted)
+    prev = where(const(x, first, np.bool_), const(x, np.ones(lead + (w,), x.data.dtype)), shifted)
     # elem[..., j, k] = dout_k * prev_j
     elem = m.multiply(reshape(prev, lead + (w, 1)), reshape(gs, lead + (1, w)))
     jj, kk = np.meshgrid(np.arange(w), np.arange(w), indexing="ij")
@@ -671,9 +679,9 @@ def _cumprod_vjp(n, g):
     for s in range(1, w):
         src = np.minimum(jj + s, w - 1)
         factor = reshape(_take_last(xs, src.reshape(-1)), lead + (w, w))   # x_{j+s}
-        use = const(x, np.broadcast_to(jj + s <= kk, lead + (w, w)))
+        use = const(x, np.broadcast_to(jj + s <= kk, lead + (w, w)), np.bool_)
         elem = m.multiply(elem, where(use, factor, ones))
-    upper = const(x, np.broadcast_to(kk >= jj, lead + (w, w)))
+    upper = const(x, np.broadcast_to(kk >= jj, lead + (w, w)), np.bool_)
     elem = where(upper, elem, const(x, np.zeros(lead + (w, w), x.data.dtype)))
     total = _take_last(cumsum(elem, nd), [w - 1])
     return transpose(reshape(total, lead + (w,)), inv)
