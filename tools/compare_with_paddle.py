@@ -148,16 +148,13 @@ def factor_shape(b: Builder, n: int) -> tuple:
     return tuple(dims)
 
 
-# domain adapters: bring any value into a function's domain with basic ops
-def positive(x):
-    return f"({x} * {x} + 0.5)"
-
-
-def unit(x):
-    return f"(paddle.tanh({x}) * 0.9)"
-
-
-DOMAIN_ADAPTERS = {"real": lambda x: x, "positive": positive, "unit": unit}
+# Domain adapters: steps inserted before a function whose input must be positive or in (-1, 1),
+# each a recorded step of its own so that a divergence is blamed on the right operation.
+DOMAIN_ADAPTERS = {
+    "real": [],
+    "positive": [("adapt_square", "({x} * {x})"), ("adapt_add_half", "({x} + 0.5)")],
+    "unit": [("adapt_tanh", "paddle.tanh({x})"), ("adapt_scale_09", "({x} * 0.9)")],
+}
 
 
 # ====================================================================== the functions
@@ -172,6 +169,7 @@ class Spec:
     name: str
     requires: tuple
     build: Callable
+    domain: str = "real"    # where the main input must lie (DOMAIN_ADAPTERS)
 
 
 SPECS: list[Spec] = []
@@ -191,8 +189,8 @@ def unary(name, call=None, domain="real", requires=None, min_rank=0):
     def build(b, x, s):
         if len(s) < min_rank:
             return None
-        return call.replace("{x}", DOMAIN_ADAPTERS[domain](x)), s
-    SPECS.append(Spec(name, requires or (name,), build))
+        return call.replace("{x}", x), s
+    SPECS.append(Spec(name, requires or (name,), build, domain))
 
 
 for _n in ["exp", "tanh", "sigmoid", "abs", "square", "sin", "cos", "atan", "sinh", "cosh",
@@ -237,26 +235,26 @@ for _n, _call, _dom, _dunder in [
     unary(_n, _call, domain=_dom, requires=("Tensor." + _dunder,))
 
 
-def binary(name, call, domain_y="real", requires=None):
+def binary(name, call, domain_y="real", requires=None, domain_x="real"):
     """An elementwise function of ``{x}`` and a fresh leaf ``{y}`` that broadcasts with it."""
 
     def build(b, x, s):
         ys = partner_shape(b, s)
         y = b.leaf(ys, domain_y)
         return call.replace("{x}", x).replace("{y}", y), broadcast(s, ys)
-    SPECS.append(Spec(name, requires or (name,), build))
+    SPECS.append(Spec(name, requires or (name,), build, domain_x))
 
 
 for _n in ["add", "subtract", "multiply", "maximum", "minimum"]:
     binary(_n, f"paddle.{_n}({{x}}, {{y}})")
 binary("divide", "paddle.divide({x}, {y})", "positive")
-binary("pow", "paddle.pow(" + positive("{x}") + ", {y})")
+binary("pow", "paddle.pow({x}, {y})", domain_x="positive")
 binary("op_add", "({x} + {y})", requires=("Tensor.__add__",))
 binary("op_sub", "({x} - {y})", requires=("Tensor.__sub__",))
 binary("op_mul", "({x} * {y})", requires=("Tensor.__mul__",))
 binary("op_div", "({x} / {y})", "positive", requires=("Tensor.__truediv__",))
-binary("op_rdiv", "({y} / " + positive("{x}") + ")", requires=("Tensor.__truediv__",))
-binary("op_pow", "(" + positive("{x}") + " ** {y})", requires=("Tensor.__pow__",))
+binary("op_rdiv", "({y} / {x})", requires=("Tensor.__truediv__",), domain_x="positive")
+binary("op_pow", "({x} ** {y})", requires=("Tensor.__pow__",), domain_x="positive")
 binary("lerp", "paddle.lerp({x}, {y}, 0.3)")
 binary("where", "paddle.where({x} > 0, {x}, {y})", requires=("where", "Tensor.__gt__"))
 
@@ -289,9 +287,9 @@ def reduction(name, call, domain="real", requires=None):
         args = [] if axis is None else [f"axis={axis}"]
         if keepdim:
             args.append("keepdim=True")
-        expr = call.replace("{x}", DOMAIN_ADAPTERS[domain](x)).replace("{args}", ", ".join(args))
-        return expr.replace("(, ", "("), reduced(s, axis, keepdim)
-    SPECS.append(Spec(name, requires or (name,), build))
+        expr = call.replace("{x}", x).replace("{args}", ", ".join(args))
+        return expr, reduced(s, axis, keepdim)
+    SPECS.append(Spec(name, requires or (name,), build, domain))
 
 
 for _n in ["sum", "mean", "max", "min", "logsumexp", "amax", "amin", "std", "var"]:
@@ -479,11 +477,14 @@ def _matmul_tr(b, x, s):
 
 @spec("op_matmul", "Tensor.__matmul__")
 def _op_matmul(b, x, s):
+    """``y @ x`` with a fresh matrix ``y`` on the left (x's batch dims broadcast)."""
     if not s:
         return None
     k = b.int(1, 3)
-    y = b.leaf((k, s[0]))
-    return f"({y} @ {x})", (k,) + s[1:]
+    if len(s) == 1:
+        return f"({b.leaf((k, s[0]))} @ {x})", (k,)
+    y = b.leaf((k, s[-2]))
+    return f"({y} @ {x})", s[:-2] + (k, s[-1])
 
 
 @spec("linear", "nn.functional.linear")
@@ -600,12 +601,17 @@ def generate(seed: int, specs: list) -> Program:
         expr, new_shape = result
         leaf_tags = [f"L{k}" for k in range(before, before + len(b.pending))]
         b.commit()
-        i = len(steps) + 1
-        steps.append(Step(i, sp.name, expr, tuple(new_shape),
-                          f"G{i - 1}" if i > 1 else "L0", leaf_tags))
+        for name, adapter in DOMAIN_ADAPTERS[sp.domain]:
+            add_step(steps, name, adapter, shape, [])
+        add_step(steps, sp.name, expr, new_shape, leaf_tags)
         shape = tuple(new_shape)
     cot = np.round(b.rng.uniform(-1.0, 1.0, size=shape), 2)
     return Program(seed, b.dtype, b.leaves, steps, cot)
+
+
+def add_step(steps: list, name: str, expr: str, shape, leaf_tags: list) -> None:
+    i = len(steps) + 1
+    steps.append(Step(i, name, expr, tuple(shape), f"G{i - 1}" if i > 1 else "L0", leaf_tags))
 
 
 HAS_PATHS = """
@@ -774,6 +780,8 @@ def first_difference(a: dict | None, b: dict | None) -> str:
     except (TypeError, ValueError):
         return "values of different structure"
     for i, (u, v) in enumerate(zip(x, y)):
+        if u == v and math.copysign(1, u) != math.copysign(1, v):
+            return f"element {i}: signed zero, paddle {float(u)!r}, gradrepl {float(v)!r}"
         if not (u == v or (math.isnan(u) and math.isnan(v))):
             return f"element {i}: paddle {float(u)!r}, gradrepl {float(v)!r} ({a['dtype']})"
     return "repr differs" if a.get("repr") != b.get("repr") else ""
