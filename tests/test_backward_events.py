@@ -121,3 +121,37 @@ def test_second_backward_without_retain_graph_raises_per_profile():
         with pytest.raises(exc, match="retain_graph"):
             y.backward()
         np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+
+
+def test_inplace_write_to_a_saved_input_is_detected_at_backward():
+    """Paddle's version counter: multiply saved y, y.add_() bumps y's version, backward refuses."""
+    paddle.profiles.set_profile("3")
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2
+    z = y * y
+    y.add_(paddle.to_tensor([1.0, 1.0]))
+    assert y.inplace_version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation. Its version is 1 "
+                                           "but the expected version is 0"):
+        z.sum().backward()
+    assert x.grad is None
+
+
+def test_inplace_write_to_an_input_whose_values_backward_ignores_is_fine():
+    """exp's VJP reads only its output, so writing its input afterwards is allowed (as Paddle)."""
+    paddle.profiles.set_profile("3")
+    a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = a * 2
+    c = b.exp()
+    b.add_(paddle.to_tensor([1.0, 1.0]))
+    c.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.exp([2.0, 4.0]), rtol=1e-6)
+
+
+def test_grad_fn_name_per_profile():
+    x = paddle.to_tensor([1.0], stop_gradient=False)
+    paddle.profiles.set_profile("3")
+    assert (x * x).grad_fn.name() == "MultiplyGradNode"
+    paddle.profiles.set_profile("2.2")
+    assert (x * x).grad_fn.name() == "MulBackward"
+    assert x.grad_fn is None

@@ -25,6 +25,17 @@ from .node import AccumulateNode, GradNode
 from .registry import reduce_grad
 
 
+class InplaceModifiedError(RuntimeError):
+    """A tensor saved for backward was written in place after it was saved."""
+
+    def __init__(self, node, index, tensor, saved_version):
+        self.node, self.index, self.tensor = node, index, tensor
+        self.version, self.saved_version = tensor._version, saved_version
+        super().__init__(
+            f"{node.op.name}: its input {index} was modified by an in-place operation after it "
+            f"was saved for backward (version {tensor._version}, saved at {saved_version})")
+
+
 class GraphFreedError(RuntimeError):
     """Backward reached a node whose saved tensors were released by an earlier backward."""
 
@@ -217,6 +228,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     continue  # a requested non-leaf input: nothing below it is needed
 
             op = node.op
+            if op.saves_inputs:
+                for i, t in enumerate(node.inputs):
+                    if t._version != node.in_versions[i]:
+                        raise InplaceModifiedError(node, i, t, node.in_versions[i])
             state.enabled = create_graph
             in_grads = op.vjp(node, *buf)
             state.enabled = prev_mode

@@ -22,6 +22,7 @@ class GradNode:
         "out_meta",    # [(shape, dtype)] of each forward output, for zero-filled gradients
         "out_refs",    # weakrefs to the forward output tensors (retain_grads, hooks, names)
         "in_meta",     # [(shape, dtype)] of each forward input (broadcast reduction, checks)
+        "in_versions", # each saved input's version when saved (in-place writes are detected)
         "next_edges",  # grad_pending_ops: per input (node, slot) or None
         "released",    # the saved tensors were freed by a backward without retain_graph
         "uid",
@@ -36,9 +37,11 @@ class GradNode:
         self.out_data = outputs_data
         in_meta = []
         edges = []
+        versions = []
         for t in inputs:
             d = t.data
             in_meta.append((d.shape, d.dtype))
+            versions.append(t._version)
             if t.stop_gradient:
                 edges.append(None)
             elif t.grad_node is not None:
@@ -46,6 +49,7 @@ class GradNode:
             else:
                 edges.append(t.gradient_edge())
         self.in_meta = in_meta
+        self.in_versions = versions
         self.next_edges = edges
         self.released = False
         self.uid = next(_node_uids)

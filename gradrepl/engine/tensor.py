@@ -24,6 +24,7 @@ class Tensor:
         "_hooks",         # gradient hooks (list) or None
         "_uid",           # creation order: deterministic ids for pictures and names
         "_name",          # explicit name, else derived from _uid by the dialect
+        "_version",       # bumped by every in-place write; backward checks saved inputs' versions
         "__weakref__",
     )
 
@@ -40,6 +41,7 @@ class Tensor:
         self._hooks = None
         self._uid = next(_uids)
         self._name = name
+        self._version = 0
 
     @classmethod
     def _wrap(cls, data, stop_gradient=True, grad_node=None, out_slot=0):
@@ -55,6 +57,7 @@ class Tensor:
         t._hooks = None
         t._uid = next(_uids)
         t._name = None
+        t._version = 0
         return t
 
     # -- autograd structure -------------------------------------------------------------
@@ -83,6 +86,10 @@ class Tensor:
         if node is None:
             return (self.accumulate_node(), 0)
         return (node, self.out_slot)
+
+    def bump_version(self):
+        """Record an in-place write: backward ops that saved this tensor will refuse to run."""
+        self._version += 1
 
     def add_hook(self, hook):
         if self._hooks is None:

@@ -48,6 +48,16 @@ def freed_graph_error(exc: _bw.GraphFreedError, root_name: str):
         "Please set retain_graph=True in the first backward/grad call.\n")
 
 
+def inplace_error(exc: _bw.InplaceModifiedError):
+    return RuntimeError(
+        f"(PermissionDenied) Tensor '' used in gradient computation has been modified by an "
+        f"inplace operation. Its version is {exc.version} but the expected version is "
+        f"{exc.saved_version}. Please fix your code to void calling an inplace operator after "
+        "using the Tensor which will used in gradient computation.\n  [Hint: Expected "
+        "tensor_version == wrapper_version_snapshot, but received tensor_version:"
+        f"{exc.version} != wrapper_version_snapshot:{exc.saved_version}.]")
+
+
 def _seed_grads(tensors, grad_tensors, what="tensors"):
     grads = []
     for i, t in enumerate(tensors):
@@ -80,6 +90,8 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
                          retain_nonleaf=profiles.current().retain_nonleaf_grads)
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, tensors[0].name) from None
+    except _bw.InplaceModifiedError as exc:
+        raise inplace_error(exc) from None
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -96,6 +108,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                no_grad_vars=_as_list(no_grad_vars))
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, outputs[0].name) from None
+    except _bw.InplaceModifiedError as exc:
+        raise inplace_error(exc) from None
     out = []
     for i, g in enumerate(res):
         if g is None:

@@ -216,6 +216,7 @@ def _snapshot(x):
 
 def _write(x, data):
     """Store ``data`` in x's own memory (so views see it), or rebind when that is impossible."""
+    x.bump_version()
     data = np.asarray(data)
     if data.dtype != x.data.dtype:
         data = data.astype(x.data.dtype)
