@@ -22,7 +22,7 @@ from .. import dtypes, profiles
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "logsumexp", "var", "std",
            "norm", "all", "any", "count_nonzero", "median", "cumsum", "cumprod", "nansum",
-           "nanmean", "vector_norm", "matrix_norm"]
+           "nanmean"]  # vector_norm / matrix_norm are reached as paddle.linalg.*
 __methods__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "logsumexp", "var", "std",
                "norm", "all", "any", "count_nonzero", "median", "cumsum", "cumprod", "nansum",
                "nanmean"]
