@@ -86,7 +86,12 @@ class Tensor(_EngineTensor):
 
     @property
     def grad_fn(self):
-        return self.grad_node
+        node = self.grad_node
+        return None if node is None else GradFn(node)
+
+    @property
+    def inplace_version(self):
+        return self._version
 
     @property
     def T(self):
@@ -335,6 +340,34 @@ class Tensor(_EngineTensor):
         return linalg.matmul(o, self)
 
 
+class GradFn:
+    """What ``tensor.grad_fn`` shows of a backward node: ``name()`` as this Paddle calls it."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def name(self):
+        op = self.node.op
+        if profiles.current().node_names == "legacy":
+            return op.legacy_name or op.backward_name
+        return op.backward_name
+
+    def next_functions(self):
+        return [None if e is None else GradFn(e[0]) if e[0].op is not None else None
+                for e in self.node.next_edges]
+
+    def __eq__(self, other):
+        return isinstance(other, GradFn) and other.node is self.node
+
+    def __hash__(self):
+        return hash(id(self.node))
+
+    def __repr__(self):
+        return f"<{self.name()} object>"
+
+
 class _HookHandle:
     def __init__(self, tensor, idx):
         self._t = tensor
@@ -428,11 +461,11 @@ def _binary(x, y, opname, reverse=False, dunder=None, symbol=None):
     if opname.startswith("bitwise") or opname.endswith("shift"):
         from .tensor import logic as _logic
 
-        if not isinstance(y, (_EngineTensor, bool, int, np.bool_, np.integer)):
+        if not isinstance(y, (_EngineTensor, bool, int, float, np.number, np.bool_)):
             return NotImplemented
         if reverse and isinstance(y, _EngineTensor):
-            x, y = y, x
-        return _logic.bitwise(opname, x, y)
+            x, y, reverse = y, x, False
+        return _logic.bitwise(opname, x, y, reverse)
     from .tensor import math as _math
 
     return _math.operator(opname, x, y, reverse)

@@ -71,8 +71,16 @@ class Profile:
     clip_promotes: bool = False   # clip(int tensor, 2.5, 6.5) computes in float32 (3.x); 2.x
     #                               truncates the bounds
     clip_grad_at_bounds: bool = False  # clip's gradient passes at x == min or max (3.x); 0 (2.x)
+    minmax_nan: str = "compare"   # elementwise maximum/minimum with NaN: "compare" (2.x:
+    #                               x > y ? x : y) | "propagate" (3.x: NaN wins); ties in their
+    #                               gradient follow minmax_ties ("split": half each, else to y)
+    pow_grad: str = "dout_first"  # x ** y backward rounding: (dout * y) * pow(x, y - 1) (2.x) |
+    #                               "pow_first": dout * (y * pow(x, y - 1)) (3.x)
     missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
-                              "__rxor__", "__lshift__", "__rshift__")  # Tensor lacks them (2.x)
+                              "__ror__", "__rxor__", "__lshift__", "__rshift__")  # 2.x lacks
+    scalar_full_1d: tuple = ("elementwise_pow:b:right", "floor_divide:b:right", "equal:b:both",
+                             "not_equal:b:both")  # "op:scalar kinds:side" where Paddle makes
+    #   the python number a shape-[1] tensor, so a 0-D operand gives a [1] result (2.x)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -93,7 +101,9 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False,
              kernel_set="3", int_math_autocast=True, round_half_even=True, trig_kernel="sleef",
-             remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=())
+             remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first",
+             minmax_nan="propagate",
+             scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

@@ -20,7 +20,8 @@ Two tensors, regime ``"strict"`` (3.x, ``profiles.promotion``):
 - equal dtypes stay; two floating dtypes give the wider one;
 - a 0-D tensor with a tensor behaves like a python scalar of its category: the tensor's dtype
   wins unless the 0-D tensor's category is higher (``int64_tensor * float32_0d`` is float32,
-  ``float32_tensor * float64_0d`` stays float32);
+  ``float32_tensor * float64_0d`` stays float32, ``float16_tensor + float32_0d`` is float16);
+  floor division is the exception: there the 0-D tensor promotes as a tensor would;
 - two 0-D tensors promote by category, then by width (int8 with uint8 gives int16);
 - anything else raises ``TypeError`` ("Type promotion only support calculations between
   floating-point numbers ...").
@@ -48,6 +49,9 @@ BOOL_DT = np.dtype(np.bool_)
 
 # the binary ops whose operands two floating tensors widen to the wider float in 2.x
 _WIDENING_2X = {"add", "subtract", "multiply"}
+# the ops whose 0-D operand promotes like a tensor of equal standing in 3.x (int8 // int16_0d
+# is int16), instead of like a python scalar
+_LATTICE_0D = {"floor_divide"}
 
 
 def category(dtype) -> int:
@@ -133,15 +137,14 @@ def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dt
             w = _wider_float(xd, yd)
             return w, w
         return xd, xd
-    if category(xd) == COMPLEX or category(yd) == COMPLEX or both_float:
-        w = _lattice(xd, yd)
-        return w, w
-    if x0d and y0d:
+    if (x0d and y0d) or ((x0d or y0d) and op in _LATTICE_0D):
         w = _lattice(xd, yd)
     elif y0d:
         w = _scalar_like(xd, yd)
     elif x0d:
         w = _scalar_like(yd, xd)
+    elif category(xd) == COMPLEX or category(yd) == COMPLEX or both_float:
+        w = _lattice(xd, yd)
     else:
         raise promotion_error(xd, yd)
     return w, w

@@ -356,26 +356,28 @@ def sigmoid(x):
         return one / (one + exp(-x))
 
 
-def _libm2(name, f64_fn):
-    """A two-argument C library function ``<name>f`` elementwise (same-shape float32 arrays)."""
-    fn = getattr(_LIBM, name + "f", None) if _LIBM is not None else None
+def _libm2(name, f64_fn, ctype=ctypes.c_float, dtype=F32):
+    """A two-argument C library function elementwise (same-shape arrays): ``powf`` for float32,
+    ``pow`` for float64 (``ctype``/``dtype``)."""
+    fn = getattr(_LIBM, name, None) if _LIBM is not None else None
     if fn is not None:
-        fn.restype = ctypes.c_float
-        fn.argtypes = [ctypes.c_float, ctypes.c_float]
+        fn.restype = ctype
+        fn.argtypes = [ctype, ctype]
         ufunc = np.frompyfunc(fn, 2, 1)
 
     def run(x, y):
-        x, y = np.asarray(x, F32), np.asarray(y, F32)
+        x, y = np.asarray(x, dtype), np.asarray(y, dtype)
         if fn is None or x.size > LIBM_LIMIT:
             with np.errstate(all="ignore"):
-                return f64_fn(x.astype(np.float64), y.astype(np.float64)).astype(F32)
+                return f64_fn(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
         if x.size == 0:
             return x.copy()
-        return np.asarray(ufunc(x, y), dtype=F32).reshape(x.shape)
+        return np.asarray(ufunc(x, y), dtype=dtype).reshape(x.shape)
     return run
 
 
-powf = _libm2("pow", np.power)
+powf = _libm2("powf", np.power)
+pow64 = _libm2("pow", np.power, ctypes.c_double, np.float64)
 
 _ERF_A = [_c(v) for v in (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04,
                           -5.69250639462346e-05, -2.10102402082508e-06, 2.77068142495902e-08,
@@ -406,3 +408,203 @@ def _erf64(x):
 
 
 erf = float32_kernel(fast_erf, _np(_erf64))
+
+
+# ------------------------------------------------------------------------------ MKL division
+# ``_mm512_rcp14_ps`` depends only on the top 16 mantissa bits (and is exact for powers of two).
+# Its 65536 values (in units of 2**-17, for mantissas in [1, 2)) decrease by 0, 1 or 2 from one
+# bucket to the next; the decrements were read from an Intel AVX-512 CPU, zlib'd and base64'd.
+_RCP14_DELTAS = (
+    "eNrtl+tyAyEIhdHp+z9z/7TpXtRVi67Cl028wIEDh0mm/YrXV4hPL18I2kUQu4gw82iBwVg7CMb8q7algRRnsjgkHg6U"
+    "z3GHhULdFoqsY5ZPuRUfg1Df3QNFqFBx0oQ6JkMl5r8oWbjcng0hDjfYoEA55r8wxeHatHQF7RXpoEXEYf7HbdxhOAGt"
+    "IBqttBL8We5PwdXvHJI00AbC0UaPM/HUmWpxhNoMRRMLQ7z4Qvoe/gXbN9p8g8jjvMHDjcXpggpuFzncsseyVy/GByXK"
+    "MP9lKOVoqH33xCxKY6gVaFCsPSYR22/4V/DK2cw2hkzeG/s5Hz/Ppq6gbpMZNhpBtrXYLrYboPLSAJ1AsW01FI6Mcynk"
+    "ZCsvwOzBUMX5/H+32+rD7KlXzEhwXeP1d+Dkr9g0EDsAKY75Gyzu+IfAbX82OELSKqIYRH68ydMI487ZaQi5TGY/wG63"
+    "8lUN+wrp8gVCiioDsfECSod2WAOJd0iMms4TZzKHFkIlOMnnJ0dF5/P3/kIu5u/4JQvBSW4sOSrulVwaU0p4K2C9RIhH"
+    "CxsySwYr5VRe3OjA/E2748PvwoSzUAKdU8I7tPF8T5xsOx23jhNdCv8ISK3DHpJWEcVRq5J0lbYpGF+FIDvzfwFzcqx/"
+    "oVwEpVz1CjMrZq9mJPAy6AtCUncZCyK92fQouPqAkjAJVYsfGKowf6uwlLvvoJFDKIjuKGhaQX/3G6Bo9B2GRszfRFgW"
+    "N+vzKjkFMH/vBSSsz6auoG7TnqmRjUb2YWuwtDvGQJ2WDB0KqeWId38uU4lB0e6xCopHwnfSSc51Oj0CGqCOyVCJ+S9K"
+    "ljUZt7psGimY/887FoRRfM/ggGZdGhRbdTC1SE0U6ZZJhyTO0+XxD4ZWvFsKlGP+y1LEmztxLHv1Yl6g3KRMKFFmSEzM"
+    "IJv294Lfr4DyEdBK+VzcXRCC+ScsFUtX0F6RDlpEHOctXkxpYCHH5gF2OyMAKWqsBd/MM+SoAPl88qNFdRuW2G+xSMr8"
+    "1bekVerMYj2aBpHHeIOSARQOPTF9B0NMtIJo6zElfwE0jsrpnJeJsMx/SDrJZb79hdBzsRpFk0hjI0ry/we4MHjrFwMC"
+    "lL//WaHazUppnJeIuMx/WBoJNY8WaCqZ5bIRkvmrgOq+/63PPkl3qpWkCKD9fAM68QAQ"
+)
+_RCP14 = None
+
+
+def _rcp14_table():
+    global _RCP14
+    if _RCP14 is None:
+        import base64
+        import zlib
+
+        deltas = np.frombuffer(zlib.decompress(base64.b64decode("".join(_RCP14_DELTAS))),
+                               np.uint8).astype(np.int64)
+        _RCP14 = (131072 - np.cumsum(deltas)).astype(np.float64) * 2.0 ** -17
+    return _RCP14
+
+
+def rcp14(x):
+    """``_mm512_rcp14_ps``: a reciprocal with 14 good bits, as the hardware computes it."""
+    x = np.asarray(x, F32)
+    bits = x.view(np.uint32)
+    e = ((bits >> 23) & 0xFF).astype(np.int64)
+    m = bits & np.uint32(0x7FFFFF)
+    base = np.where(m == 0, 1.0, _rcp14_table()[(m >> 7).astype(np.int64)])
+    with np.errstate(all="ignore"):
+        r = np.where(np.signbit(x), -base, base) * np.exp2(127.0 - e)
+        out = r.astype(F32)
+        exact = (F32(1) / x).astype(F32)
+    special = (e == 0) | (e == 255)  # zero, denormal, inf, nan: the plain reciprocal
+    return np.where(special, exact, out)
+
+
+def mkl_div(a, b):
+    """MKL's ``vsDiv`` (Paddle's same-shape float32 division): the rcp14 quotient, corrected
+    once with fused multiply-adds: q0 = a * r; q = fma(fma(-q0, b, a), r, q0)."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    with np.errstate(all="ignore"):
+        r = rcp14(b)
+        q0 = a * r
+        e = _fma(-q0, b, a)
+        q = _fma(e, r, q0)
+        exact = a / b
+    # zeros, infinities and NaNs: IEEE division
+    ok = np.isfinite(q) & np.isfinite(exact) & (b != 0) & (a != 0)
+    return np.where(ok, q, exact)
+
+
+# ------------------------------------------------------------------------------ Eigen pow
+# Eigen's packet ``pow(x, y)`` (``generic_pow``): log2 and exp2 in double-word float32 arithmetic
+# (Dekker products with Veltkamp splitting, as Paddle's build has no FMA). Paddle's ``pow`` op
+# (``x ** 2.0``) runs it on the packet part; the tail uses ``powf``.
+def _split(a):
+    gamma = _c(4097) * a
+    hi = (a - gamma) + gamma
+    return hi, a - hi
+
+
+def _twoprod(x, y):
+    xh, xl = _split(x)
+    yh, yl = _split(y)
+    p_hi = x * y
+    p_lo = _madd(xh, yh, -p_hi)
+    p_lo = _madd(xh, yl, p_lo)
+    p_lo = _madd(xl, yh, p_lo)
+    return p_hi, _madd(xl, yl, p_lo)
+
+
+def _fast_twosum(x, y):
+    s = x + y
+    return s, y - (s - x)
+
+
+def _twoprod_dwf(xh, xl, y):
+    c_hi, c_lo1 = _twoprod(xh, y)
+    t_hi, t_lo1 = _fast_twosum(c_hi, xl * y)
+    return _fast_twosum(t_hi, t_lo1 + c_lo1)
+
+
+def _fast_twosum_dw(xh, xl, yh, yl):
+    r_hi, r_lo = _fast_twosum(xh, yh)
+    return _fast_twosum(r_hi, (yl + r_lo) + xl)
+
+
+def _twosum_dw(xh, xl, yh, yl):
+    bigger = np.abs(yh) < np.abs(xh)
+    r1_hi, r1_lo = _fast_twosum(xh, yh)
+    r2_hi, r2_lo = _fast_twosum(yh, xh)
+    r_hi = np.where(bigger, r1_hi, r2_hi)
+    s = np.where(bigger, (yl + r1_lo) + xl, (xl + r2_lo) + yl)
+    return _fast_twosum(r_hi, s)
+
+
+_LOG2_P = [_c(v) for v in (0.2885761857032, -0.2404672354459, 0.2050433009862, -0.1789081543684,
+                           0.1720575392246, -0.1690667718648, 9.703654795885e-2)]
+_LOG2_C = [(_c(h), _c(lo)) for h, lo in ((1.44269502163, 2.01711713999e-08),
+                                         (-0.721347510815, -4.84483164698e-09),
+                                         (0.480897903442, -1.44861207474e-08),
+                                         (-0.360674142838, -6.13283912543e-09))]
+
+
+def _accurate_log2(z):
+    p = _LOG2_P
+    x = z - _c(1)
+    x2 = x * x
+    p_even = _madd(_madd(_madd(p[6], x2, p[4]), x2, p[2]), x2, p[0])
+    p_odd = _madd(_madd(p[5], x2, p[3]), x2, p[1])
+    poly = _madd(p_odd, x, p_even)
+    t_hi, t_lo = _twoprod(poly, x)
+    q_hi, q_lo = _fast_twosum_dw(*_LOG2_C[3], t_hi, t_lo)
+    for k in (2, 1, 0):
+        t_hi, t_lo = _twoprod_dwf(q_hi, q_lo, x)
+        q_hi, q_lo = _fast_twosum_dw(*_LOG2_C[k], t_hi, t_lo)
+    return _twoprod_dwf(q_hi, q_lo, x)
+
+
+_EXP2_P = [_c(v) for v in (0.2402264923, 5.550328270e-2, 9.618283249e-3, 1.340007293e-3,
+                           1.539513905e-4)]
+
+
+def _accurate_exp2(x):
+    p = _EXP2_P
+    x2 = x * x
+    p_even = _madd(_madd(p[4], x2, p[2]), x2, p[0])
+    p_odd = _madd(p[3], x2, p[1])
+    poly = _madd(p_odd, x, p_even)
+    p_hi, p_lo = _twoprod(poly, x)
+    q1_hi, q1_lo = _twosum_dw(p_hi, p_lo, _c(0.6931471825), _c(2.36836577e-08))
+    q2_hi, q2_lo = _twoprod_dwf(q1_hi, q1_lo, x)
+    q3_hi, q3_lo = _fast_twosum(_c(1), q2_hi)
+    return q3_hi + (q2_lo + q3_lo)
+
+
+def _pround(a):
+    """Eigen's AVX ``pround``: halves away from zero (adds the float just below 0.5)."""
+    return np.trunc(a + np.copysign(_c(0.49999997), a)).astype(F32)
+
+
+def _pow_positive(x, y):
+    m, e = np.frexp(x)
+    m, e = m.astype(F32), e.astype(F32)
+    low = m < _c(0.70710678118654752440)
+    m = np.where(low, _c(2) * m, m)
+    e = np.where(low, e - _c(1), e)
+    rx_hi, rx_lo = _accurate_log2(m)
+    f1_hi, f1_lo = _twoprod(e, y)
+    f2_hi, f2_lo = _twoprod_dwf(rx_hi, rx_lo, y)
+    f_hi, f_lo = _fast_twosum_dw(f1_hi, f1_lo, f2_hi, f2_lo)
+    n_z = _pround(f_hi)
+    r_z = (f_hi - n_z) + f_lo
+    n_r = _pround(r_z)
+    r_z = r_z - n_r
+    n_z = n_z + n_r
+    return _ldexp(_accurate_exp2(r_z), n_z)
+
+
+def packet_pow(x, y):
+    """Eigen's ``generic_pow`` with its special cases (x < 0 needs an integer y)."""
+    x, y = np.asarray(x, F32), np.asarray(y, F32)
+    with np.errstate(all="ignore"):
+        ax = np.abs(x)
+        y_int = np.floor(y) == y
+        y_even = _pround(y * _c(0.5)) == y * _c(0.5)
+        out = _pow_positive(np.where(ax == 0, F32(1), ax), y)
+        out = np.where(np.signbit(x) & (ax != 0) & y_int & ~y_even, -out, out)
+        special = (ax == 0) | np.isinf(ax) | np.isinf(y) | np.isnan(x) | np.isnan(y) | \
+            ((x < 0) & ~y_int) | (ax == 1) | (y == 0)
+        if special.any():
+            out = np.where(special, np.power(x, y), out)
+        return np.where(y == 1, x, out).astype(F32)
+
+
+def eigen_pow(x, y):
+    """Paddle's ``pow`` op on float32: packets via Eigen, the tail via ``powf``."""
+    flat_x, flat_y = x.reshape(-1), np.broadcast_to(y, x.shape).reshape(-1)
+    n8 = flat_x.size // PACKET * PACKET
+    out = np.empty(flat_x.size, F32)
+    if n8:
+        out[:n8] = packet_pow(flat_x[:n8], flat_y[:n8])
+    if n8 < flat_x.size:
+        out[n8:] = powf(flat_x[n8:], np.array(flat_y[n8:]))
+    return out.reshape(x.shape)

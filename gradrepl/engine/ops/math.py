@@ -49,18 +49,21 @@ def binary(name, fwd, vjp, legacy, **kw):
     return register(name, _safe(fwd), vjp, broadcast=True, legacy_name=legacy, **kw)
 
 
-def _divide_fwd(x, y):
+def _divide_fwd(x, y, vml=False):
     """True division in the operands' dtype: integers truncate toward zero (Paddle's int kernel),
-    bool / bool stays bool."""
+    bool / bool stays bool. ``vml``: Paddle's forward divide kernel, which hands same-shape float32
+    operands to MKL's vsDiv (not correctly rounded); backward functors divide exactly."""
     if x.dtype.kind == "b":
         return np.logical_and(x, y)  # True / True is True; Paddle faults on / False
     if x.dtype.kind in "iu":
         q = np.abs(x) // np.where(y == 0, 1, np.abs(y))
         return _keep(x.dtype, np.where((x < 0) != (y < 0), -q, q))
+    if vml and x.dtype == np.float32 and x.shape == y.shape:
+        return K.mkl_div(x, y)
     return _keep(np.result_type(x, y), np.divide(x, y))
 
 
-def _elementwise_pow_fwd(x, y):
+def _elementwise_pow_fwd(x, y, grad="dout_first"):
     """``std::pow`` elementwise: powf for float32, repeated multiplication for integers
     (0 ** negative is 0)."""
     if x.dtype.kind in "iu":
@@ -70,30 +73,58 @@ def _elementwise_pow_fwd(x, y):
         return _keep(x.dtype, out)
     if x.dtype == np.float32:
         return _powf(x, y)
+    if x.dtype == np.float64:
+        x, y = np.broadcast_arrays(x, y)
+        return K.pow64(np.array(x), np.array(y))
     return np.power(x, y)
 
 
 def _powf(x, y):
     x, y = np.broadcast_arrays(x, y)
-    return K.powf(np.ascontiguousarray(x), np.ascontiguousarray(y))
+    return K.powf(np.array(x), np.array(y))
 
 
 def _pow_vjp(n, g):
-    """Paddle: dx = dout * y * pow(x, y - 1); dy = dout * log(x) * pow(x, y)."""
+    """Paddle 2.x: dx = (dout * y) * pow(x, y - 1), dy = (dout * log(x)) * pow(x, y).
+    With ``grad="pow_first"`` (3.x): dx = dout * (y * pow(x, y - 1)), 0 where y == 0;
+    dy = dout * (log(x) * pow(x, y)), 0 where x == 0 and y >= 0."""
     x, y = n.inputs
-    dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0)))
-    dy = multiply(multiply(g, log(x)), pow(x, y))
+    if n.attrs.get("grad") != "pow_first":
+        dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0)))
+        dy = multiply(multiply(g, log(x)), pow(x, y))
+        return dx, dy
+    dx = multiply(g, multiply(y, pow(x, scale(y, 1.0, -1.0))))
+    dy = multiply(g, multiply(log(x), pow(x, y)))
+    keep_x = np.broadcast_to(y.data != 0, dx.data.shape)
+    keep_y = np.broadcast_to(~((x.data == 0) & (y.data >= 0)), dy.data.shape)
+    if not keep_x.all():
+        dx = scale(multiply(dx, const(dx, keep_x)), 1.0, 0.0)
+    if not keep_y.all():
+        dy = scale(multiply(dy, const(dy, keep_y)), 1.0, 0.0)
     return dx, dy
 
 
+def _maxmin_fwd(fn, cmp):
+    def fwd(x, y, ties="y", nan="propagate"):
+        if nan == "compare":  # x > y ? x : y (a NaN in x loses, in y wins)
+            return np.where(cmp(x, y), x, y)
+        return fn(x, y)
+    return fwd
+
+
 def _maxmin_vjp(n, g):
-    """maximum: dx = dout * (x > y), dy = dout * (x <= y) (ties send the gradient to y);
-    minimum likewise with <."""
+    """maximum: dx = dout * (x > y), dy = dout * (x <= y): ties send the gradient to y, or with
+    ``ties="split"`` (Paddle 3.x) half of it to each; minimum likewise with <."""
     x, y = n.inputs
     if n.op.name == "maximum":
         mask = x.data > y.data
     else:
         mask = x.data < y.data
+    if n.attrs.get("ties") == "split":
+        tie = x.data == y.data
+        wx = np.where(tie, 0.5, mask).astype(g.data.dtype)
+        wy = np.where(tie, 0.5, ~mask).astype(g.data.dtype)
+        return multiply(g, const(g, wx)), multiply(g, const(g, wy))
     return multiply(g, const(g, mask)), multiply(g, const(g, ~mask))
 
 
@@ -144,10 +175,10 @@ DIVIDE = binary(
     examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {})])
 POW = binary("elementwise_pow", _elementwise_pow_fwd, _pow_vjp, "PowBackward", domain="positive",
              examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
-MAXIMUM = binary("maximum", np.maximum, _maxmin_vjp, "MaximumBackward", domain="distinct",
-                 examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
-MINIMUM = binary("minimum", np.minimum, _maxmin_vjp, "MinimumBackward", domain="distinct",
-                 examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
+MAXIMUM = binary("maximum", _maxmin_fwd(np.maximum, np.greater), _maxmin_vjp, "MaximumBackward",
+                 domain="distinct", examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
+MINIMUM = binary("minimum", _maxmin_fwd(np.minimum, np.less), _maxmin_vjp, "MinimumBackward",
+                 domain="distinct", examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
 FMAX = binary("fmax", np.fmax, _fmaxmin_vjp, "FmaxBackward", domain="distinct",
               examples=[([(3,), (3,)], {}), ([(2, 3), (3,)], {})])
 FMIN = binary("fmin", np.fmin, _fmaxmin_vjp, "FminBackward", domain="distinct",
@@ -171,20 +202,33 @@ def multiply(x, y):
     return apply(MULTIPLY, (x, y))
 
 
-def divide(x, y):
-    return apply(DIVIDE, (x, y))
+def divide(x, y, vml=False):
+    """x / y; ``vml=True`` for Paddle's forward kernel (see ``_divide_fwd``)."""
+    return apply(DIVIDE, (x, y), {"vml": True} if vml else None)
 
 
-def pow(x, y):  # noqa: A001 - Paddle's name
-    return apply(POW, (x, y))
+def pow(x, y, grad="dout_first"):  # noqa: A001 - Paddle's name
+    """x ** y elementwise; ``grad`` picks Paddle's backward formula (see ``_pow_vjp``)."""
+    return apply(POW, (x, y), {"grad": grad} if grad != "dout_first" else None)
 
 
-def maximum(x, y):
-    return apply(MAXIMUM, (x, y))
+def _maxmin_attrs(ties, nan):
+    attrs = {}
+    if ties != "y":
+        attrs["ties"] = ties
+    if nan != "propagate":
+        attrs["nan"] = nan
+    return attrs
 
 
-def minimum(x, y):
-    return apply(MINIMUM, (x, y))
+def maximum(x, y, ties="y", nan="propagate"):
+    """ties: "y" (2.x: the gradient of a tie goes to y) | "split"; nan: "propagate" (3.x) |
+    "compare" (2.x: ``x > y ? x : y``)."""
+    return apply(MAXIMUM, (x, y), _maxmin_attrs(ties, nan))
+
+
+def minimum(x, y, ties="y", nan="propagate"):
+    return apply(MINIMUM, (x, y), _maxmin_attrs(ties, nan))
 
 
 def fmax(x, y):
@@ -438,14 +482,18 @@ def _pow_scalar_fwd(x, factor):
         return _elementwise_pow_fwd(x, np.asarray(int(factor), x.dtype))
     f = np.asarray(factor, x.dtype)
     if x.dtype == np.float32:
-        return K.powf(x, np.broadcast_to(f, x.shape))
+        return K.eigen_pow(x, f)
+    if x.dtype == np.float64:
+        return K.pow64(x, np.broadcast_to(f, x.shape))
     return np.power(x, f)
 
 
 def _pow_scalar_vjp(n, g):
-    """dx = dout * factor * x.pow(factor - 1)."""
+    """dx = dout * factor * x.pow(factor - 1), with factor - 1 computed in x's dtype."""
     f = n.attrs["factor"]
-    return multiply(scale(g, f), pow_scalar(n.inputs[0], f - 1.0))
+    dt = n.in_meta[0][1]
+    fm1 = float(np.asarray(f, dt) - np.asarray(1, dt)) if dt.kind == "f" else f - 1.0
+    return multiply(scale(g, f), pow_scalar(n.inputs[0], fm1))
 
 
 POW_SCALAR = unary("pow", _pow_scalar_fwd, _pow_scalar_vjp, "PowBackward",

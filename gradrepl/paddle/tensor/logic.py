@@ -24,8 +24,12 @@ __methods__ = [n for n in __all__ if n not in ("less", "greater")]
 
 # ============================================================== comparisons
 def _compare(name, x, y):
+    """``paddle.equal(x, y)`` ...: the operators' promotion in 3.x; in 2.x two tensors of
+    different dtypes reach the kernel, which rejects them (ValueError)."""
     if not isinstance(x, _T):
         x = as_tensor(x)
+    if isinstance(y, _T) and not promotion.strict() and x.data.dtype != y.data.dtype:
+        raise promotion.mismatch_error(name, x.data.dtype, y.data.dtype)
     return _math.operator(name, x, y)
 
 
@@ -58,23 +62,32 @@ greater = greater_than
 
 
 # ============================================================== logical and bitwise
-def _logical_operands(x, y):
+def _same_dtype(fname, x, y):
+    """Two tensors for a kernel without promotion: 3.x promotes (TypeError across kinds),
+    2.x hands both dtypes to the kernel, which rejects a mismatch (ValueError)."""
+    if not isinstance(y, _T):
+        raise _math._arg_error(fname, 1, "y", y)
     x = as_tensor(x)
-    y = as_tensor(y) if isinstance(y, _T) else Tensor._wrap(np.asarray(y), True)
+    if x.data.dtype != y.data.dtype:
+        if not promotion.strict():  # the logical kernels read y's data as x's dtype
+            raise promotion.mismatch_error(fname, y.data.dtype, x.data.dtype)
+        xd, yd = promotion.common_dtype(fname, x.data.dtype, y.data.dtype, x.data.ndim == 0,
+                                        y.data.ndim == 0)
+        x, y = _math._cast(x, xd), _math._cast(y, yd)
     _math._check_broadcast(x, y)
     return x, y
 
 
 def logical_and(x, y, out=None, name=None):
-    return L.binary("logical_and", *_logical_operands(x, y))
+    return L.binary("logical_and", *_same_dtype("logical_and", x, y))
 
 
 def logical_or(x, y, out=None, name=None):
-    return L.binary("logical_or", *_logical_operands(x, y))
+    return L.binary("logical_or", *_same_dtype("logical_or", x, y))
 
 
 def logical_xor(x, y, out=None, name=None):
-    return L.binary("logical_xor", *_logical_operands(x, y))
+    return L.binary("logical_xor", *_same_dtype("logical_xor", x, y))
 
 
 def logical_not(x, out=None, name=None):
@@ -91,15 +104,18 @@ def _bitwise_check(fname, *ts):
                 "following DataTypes: bool, uint8, int8, int16, int32, int64.")
 
 
-def bitwise(fname, x, y):
-    """A bitwise op of two tensors (or a tensor and a python int/bool, as the operators allow)."""
+def bitwise(fname, x, y, reverse=False):
+    """A bitwise op of two tensors; a python int/bool only as the left operand (``True & t``,
+    ``reverse``): on the right Paddle rejects it."""
     x = as_tensor(x)
+    if not isinstance(y, _T) and not reverse:
+        raise _math._arg_error(fname, 1, "y", y)
     if isinstance(y, _T):
-        xd, yd = promotion.common_dtype(fname, x.data.dtype, y.data.dtype, x.data.ndim == 0,
-                                        y.data.ndim == 0)
-        x, y = _math._cast(x, xd), _math._cast(y, yd)
+        if x.data.dtype != y.data.dtype:  # bitwise kernels never promote
+            raise promotion.mismatch_error(fname, x.data.dtype, y.data.dtype)
     else:
         y = Tensor._wrap(np.full(x.data.shape, y, dtype=x.data.dtype), True)
+        x, y = y, x
     _bitwise_check(fname, x, y)
     _math._check_broadcast(x, y)
     return L.binary(fname, x, y)
@@ -146,8 +162,8 @@ def is_empty(x, name=None):
 
 # ============================================================== closeness
 def _close_operands(fname, x, y):
-    if x.data.dtype != y.data.dtype:
-        raise promotion.mismatch_error(fname, x.data.dtype, y.data.dtype)
+    if x.data.dtype != y.data.dtype:  # the kernel reads x's dtype from y's data
+        raise promotion.mismatch_error(fname, y.data.dtype, x.data.dtype)
     _math._check_broadcast(x, y)
     return x, y
 
@@ -174,6 +190,8 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 def equal_all(x, y, name=None):
     """True if x and y have the same shape and all elements are equal."""
     x, y = as_tensor(x), as_tensor(y)
+    if x.data.dtype != y.data.dtype:
+        raise promotion.mismatch_error("equal_all", x.data.dtype, y.data.dtype)
     if x.data.shape != y.data.shape:
         return _scalar_bool(False)
     return _scalar_bool(np.array_equal(x.data, y.data))

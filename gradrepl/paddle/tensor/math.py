@@ -36,10 +36,19 @@ __methods__ = [n for n in __all__ if n != "add_n"] + ["add_n"]
 
 # the engine function of every elementwise binary op, by Paddle's op name
 _BINARY = {
-    "add": M.add, "subtract": M.subtract, "multiply": M.multiply, "divide": M.divide,
-    "elementwise_pow": M.pow, "floor_divide": M.floor_divide, "remainder": M.remainder,
-    "maximum": M.maximum, "minimum": M.minimum, "fmax": M.fmax, "fmin": M.fmin,
+    "add": M.add, "subtract": M.subtract, "multiply": M.multiply,
+    "divide": lambda x, y: M.divide(x, y, vml=True),
+    "elementwise_pow": lambda x, y: M.pow(x, y, profiles.current().pow_grad),
+    "floor_divide": M.floor_divide, "remainder": M.remainder,
+    "maximum": lambda x, y: M.maximum(x, y, *_minmax_modes()),
+    "minimum": lambda x, y: M.minimum(x, y, *_minmax_modes()),
+    "fmax": M.fmax, "fmin": M.fmin,
 }
+
+
+def _minmax_modes():
+    prof = profiles.current()
+    return ("split" if prof.minmax_ties == "split" else "y"), prof.minmax_nan
 _COMPARISONS = set(L.COMPARISONS)
 _SCALE_OPS = {"add", "subtract", "multiply"}
 
@@ -70,8 +79,10 @@ def tensor_op(name, x, y):
 def _with_scalar(name, x, s, reverse):
     """A tensor and a python number (see the module docstring for which op Paddle uses)."""
     kind = promotion.scalar_kind(s)
+    if name == "divide":
+        x = _cast(x, promotion.true_divide_dtype(x.data.dtype))
     if kind == "b":
-        return _run_full(name, x, s, reverse)
+        return _run_full(name, x, s, reverse, kind)
     x = _cast(x, promotion.with_scalar(x.data.dtype, kind))
     if name in _SCALE_OPS:
         return _scale_for(name, x, s, reverse)
@@ -82,7 +93,7 @@ def _with_scalar(name, x, s, reverse):
         return _checked("div_scale", x, lambda: M.div_scale(x, s))
     if name == "elementwise_pow" and not reverse:
         return _checked("pow", x, lambda: M.pow_scalar(x, s))
-    return _run_full(name, x, s, reverse)
+    return _run_full(name, x, s, reverse, kind)
 
 
 def _inf(s):
@@ -100,10 +111,22 @@ def _scale_for(name, x, s, reverse):
     return _checked("scale", x, lambda: M.scale(x, 1.0, -s))
 
 
-def _run_full(name, x, s, reverse):
-    """The number becomes a tensor of x's dtype and shape (Paddle's ``full``)."""
-    y = Tensor._wrap(np.full(x.data.shape, s, dtype=x.data.dtype), True)
+def _run_full(name, x, s, reverse, kind):
+    """The number becomes a tensor of x's dtype and shape (Paddle's ``full``), or of shape [1]
+    where Paddle makes it that way (the profile's ``scalar_full_1d``: then a 0-D x gives [1])."""
+    shape = (1,) if _full_1d(name, kind, reverse) else x.data.shape
+    if name == "divide":
+        x = _cast(x, promotion.true_divide_dtype(x.data.dtype))
+    y = Tensor._wrap(np.full(shape, s, dtype=x.data.dtype), True)
     return _run(name, *((y, x) if reverse else (x, y)))
+
+
+def _full_1d(name, kind, reverse):
+    for rule in profiles.current().scalar_full_1d:
+        op, kinds, side = rule.split(":")
+        if op == name and kind in kinds and (side == "both" or (side == "right") != reverse):
+            return True
+    return False
 
 
 def _checked(kernel, x, fn):
@@ -241,7 +264,7 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
         return _function("elementwise_pow", "pow", x, y)
     if not isinstance(x, _T):
         raise _arg_error("pow", 0, "x", x)
-    if isinstance(y, (bool, np.bool_)) or not promotion.is_scalar(y):
+    if not promotion.is_scalar(y):
         raise TypeError(f"y must be scalar, Tensor(in dygraph mode), but received: {type(y)}")
     return _checked("pow", x, lambda: M.pow_scalar(x, y))
 
