@@ -34,18 +34,104 @@ def _typed(v, like):
     return np.asarray(v, dtype=like.dtype)
 
 
-def exp_c(x):
-    """The C library's exp (correctly rounded): computed in float64, rounded once."""
-    if x.dtype.itemsize < 8:
-        with np.errstate(**_err):
-            return np.exp(x.astype(np.float64)).astype(x.dtype)
+# glibc's expf/logf (the C library Paddle's scalar kernel code calls), evaluated as glibc does:
+# a 2^(i/32) table and a cubic for expf, a 16-entry (1/c, log c) table and a cubic for logf,
+# all in double precision and rounded once. Both are within 0.52 ulp but not correctly rounded.
+_EXP_N = 32
+
+
+def _exp2_table():
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 60
+    bits = []
+    for i in range(_EXP_N):
+        v = float(Decimal(2) ** (Decimal(i) / Decimal(_EXP_N)))
+        b = int(np.array(v, np.float64).view(np.uint64))
+        bits.append((b - ((i << 52) // _EXP_N)) & 0xFFFFFFFFFFFFFFFF)
+    return np.array(bits, np.uint64)
+
+
+_EXP2_TAB = _exp2_table()
+_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _EXP_N
+_EXP_C = (float.fromhex("0x1.c6af84b912394p-5") / _EXP_N ** 3,
+          float.fromhex("0x1.ebfce50fac4f3p-3") / _EXP_N ** 2,
+          float.fromhex("0x1.62e42ff0c52d6p-1") / _EXP_N)
+_SHIFT = float.fromhex("0x1.8p+52")
+
+
+def libm_expf(x):
+    """glibc's ``expf`` on a float32 array."""
+    xd = x.astype(np.float64)
+    z = _INVLN2N * xd
+    kd = z + _SHIFT
+    ki = kd.view(np.uint64)
+    r = z - (kd - _SHIFT)
+    t = _EXP2_TAB[(ki % np.uint64(_EXP_N)).astype(np.int64)] + (ki << np.uint64(52 - 5))
+    c0, c1, c2 = _EXP_C
+    y = (c0 * r + c1) * (r * r) + (c2 * r + 1)
     with np.errstate(**_err):
+        out = (y * t.view(np.float64)).astype(np.float32)
+    out = np.where(x > np.float32(float.fromhex("0x1.62e42ep6")), np.float32(np.inf), out)
+    out = np.where(x < np.float32(float.fromhex("-0x1.9fe368p6")), np.float32(0), out)
+    return np.where(np.isnan(x), x, out)
+
+
+_LOGF_TAB = np.array([float.fromhex(h) for h in (
+    "0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2", "0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2",
+    "0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2", "0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3",
+    "0x1.30d190c8864a5p+0", "-0x1.6574f0ac07758p-3", "0x1.25e227b0b8eap+0", "-0x1.1aa2bc79c81p-3",
+    "0x1.1bb4a4a1a343fp+0", "-0x1.a4e76ce8c0e5ep-4", "0x1.12358f08ae5bap+0", "-0x1.1973c5a611cccp-4",
+    "0x1.0953f419900a7p+0", "-0x1.252f438e10c1ep-5", "0x1p+0", "0x0p+0",
+    "0x1.e608cfd9a47acp-1", "0x1.aa5aa5df25984p-5", "0x1.ca4b31f026aap-1", "0x1.c5e53aa362eb4p-4",
+    "0x1.b2036576afce6p-1", "0x1.526e57720db08p-3", "0x1.9c2d163a1aa2dp-1", "0x1.bc2860d22477p-3",
+    "0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2", "0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2",
+)]).reshape(16, 2)
+_LOGF_A = tuple(float.fromhex(h) for h in (
+    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
+_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+
+
+def libm_logf(x):
+    """glibc's ``logf`` on a float32 array."""
+    with np.errstate(**_err):
+        ix = x.view(np.uint32).astype(np.int64)
+        sub = (ix > 0) & (ix < 0x00800000)
+        if sub.any():
+            scaled = (x * np.float32(2.0 ** 23)).view(np.uint32).astype(np.int64) - (23 << 23)
+            ix = np.where(sub, scaled, ix)
+        tmp = ix - 0x3F330000
+        i = (tmp >> 19) % 16
+        k = (tmp.astype(np.int32) >> 23).astype(np.float64)
+        iz = ix - (tmp & 0xFF800000)
+        z = iz.astype(np.uint32).view(np.float32).astype(np.float64)
+        r = z * _LOGF_TAB[i, 0] - 1
+        a0, a1, a2 = _LOGF_A
+        r2 = r * r
+        y = (a0 * r2 + (a1 * r + a2)) * r2 + ((_LOGF_TAB[i, 1] + k * _LN2) + r)
+        out = y.astype(np.float32)
+        out = np.where(x == 1, np.float32(0), out)
+        out = np.where(x == 0, np.float32(-np.inf), out)
+        out = np.where(x < 0, np.float32(np.nan), out)
+        out = np.where(np.isinf(x) | np.isnan(x), np.where(x < 0, np.float32(np.nan), x), out)
+    return out
+
+
+def exp_c(x):
+    """The C library's exp as Paddle's scalar code calls it (float32: glibc ``expf``)."""
+    with np.errstate(**_err):
+        if x.dtype == _F32:
+            return libm_expf(x)
+        if x.dtype.itemsize < 8:
+            return np.exp(x.astype(np.float64)).astype(x.dtype)
         return np.exp(x)
 
 
 def log_c(x):
-    """The C library's log (correctly rounded): computed in float64, rounded once."""
+    """The C library's log as Paddle's scalar code calls it (float32: glibc ``logf``)."""
     with np.errstate(**_err):
+        if x.dtype == _F32:
+            return libm_logf(x)
         if x.dtype.itemsize < 8:
             return np.log(x.astype(np.float64)).astype(x.dtype)
         return np.log(x)
@@ -97,6 +183,86 @@ def eigen_exp(x):
     out[:v] = _pexp_f32(flat[:v])
     out[v:] = exp_c(flat[v:])
     return out.reshape(x.shape)
+
+
+_PLOG_P = tuple(_F(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
+                                  -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                                  2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1))
+
+
+def _plog_f32(x0):
+    """Eigen's packet log for float (Cephes polynomial on the mantissa), without FMA."""
+    with np.errstate(**_err):
+        x = np.maximum(x0, np.array(0x00800000, np.uint32).view(_F))
+        m, e = np.frexp(x)
+        x = m.astype(_F)
+        e = e.astype(_F)
+        small = x < _F(0.707106781186547524)
+        tmp = np.where(small, x, _F(0))
+        x = x - _F(1)
+        e = e - np.where(small, _F(1), _F(0))
+        x = x + tmp
+        x2 = x * x
+        x3 = x2 * x
+        p0, p1, p2, p3, p4, p5, p6, p7, p8 = _PLOG_P
+        y = _madd(np.full_like(x, p0), x, p1)
+        y1 = _madd(np.full_like(x, p3), x, p4)
+        y2 = _madd(np.full_like(x, p6), x, p7)
+        y = _madd(y, x, p2)
+        y1 = _madd(y1, x, p5)
+        y2 = _madd(y2, x, p8)
+        y = _madd(y, x3, y1)
+        y = _madd(y, x3, y2)
+        y = y * x3
+        y = _madd(np.full_like(x, _F(-0.5)), x2, y)
+        x = x + y
+        x = _madd(e, _F(0.693147180559945309), x)
+        x = np.where(x0 == 0, _F(-np.inf), x)
+        x = np.where(x0 == np.inf, _F(np.inf), x)
+        return np.where((x0 < 0) | np.isnan(x0), _F(np.nan), x).astype(_F)
+
+
+def eigen_log(x):
+    """``x.log()`` of an Eigen expression over a contiguous float32 array: packets of 8 use
+    Eigen's polynomial, the trailing ``n % 8`` elements glibc's ``logf``."""
+    if x.dtype != _F32:
+        return log_c(x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    v = flat.size - flat.size % 8
+    out = np.empty_like(flat)
+    out[:v] = _plog_f32(flat[:v])
+    out[v:] = libm_logf(flat[v:])
+    return out.reshape(x.shape)
+
+
+_PTANH_A = tuple(_F(v) for v in (4.89352455891786e-03, 6.37261928875436e-04,
+                                  1.48572235717979e-05, 5.12229709037114e-08,
+                                  -8.60467152213735e-11, 2.00018790482477e-13,
+                                  -2.76076847742355e-16))
+_PTANH_B = tuple(_F(v) for v in (4.89352518554385e-03, 2.26843463243900e-03,
+                                  1.18534705686654e-04, 1.19825839466702e-06))
+
+
+def eigen_tanh(x0):
+    """Eigen's fast float tanh (a rational function, clamped at +-7.905), which Paddle uses
+    for every element, packet or not."""
+    if x0.dtype != _F32:
+        return np.tanh(x0)
+    with np.errstate(**_err):
+        c = _F(7.90531110763549805)
+        x = np.minimum(np.maximum(x0, -c), c)
+        x2 = x * x
+        a1, a3, a5, a7, a9, a11, a13 = _PTANH_A
+        p = _madd(x2, a13, a11)
+        for a in (a9, a7, a5, a3, a1):
+            p = _madd(x2, p, a)
+        p = x * p
+        b0, b2, b4, b6 = _PTANH_B
+        q = _madd(x2, b6, b4)
+        for b in (b2, b0):
+            q = _madd(x2, q, b)
+        out = np.where(np.abs(x0) < _F(0.0004), x, p / q).astype(_F)
+        return np.where(np.isnan(x0), x0, out)
 
 
 def seq_sum(x, axis):
@@ -563,6 +729,11 @@ SELU = _unary("selu", _selu_fwd, _selu_vjp, "SeluBackward", domain="away0")
 
 def _silu_fwd(x):
     with np.errstate(**_err):
+        return x * (_typed(1, x) / (_typed(1, x) + eigen_exp(-x)))
+
+
+def _swish_fwd(x):
+    with np.errstate(**_err):
         return x / (_typed(1, x) + eigen_exp(-x))
 
 
@@ -603,7 +774,7 @@ def _swish_grad_fwd(x, dout):
         return dout * (out + t2)
 
 
-SWISH = _unary("swish", _silu_fwd, lambda n, g: swish_grad(n.inputs[0], g), "SwishBackward")
+SWISH = _unary("swish", _swish_fwd, lambda n, g: swish_grad(n.inputs[0], g), "SwishBackward")
 SWISH_GRAD = register("swish_grad", _swish_grad_fwd, _silu_grad_vjp,
                       legacy_name="SwishGradBackward", examples=[([(2, 3), (2, 3)], {})])
 
@@ -619,17 +790,35 @@ def swish_grad(x, dout):
 def _log_sigmoid_fwd(x):
     with np.errstate(**_err):
         t = np.maximum(-x, _typed(0, x))
-        return -t - log_c(eigen_exp(-t) + eigen_exp(-x - t))
+        return -t - eigen_log(eigen_exp(-t) + eigen_exp(-x - t))
 
 
-def _log_sigmoid_vjp(n, g):
+def _log_sigmoid_grad_fwd(x, dout):
+    with np.errstate(**_err):
+        t = np.maximum(-x, _typed(0, x))
+        e = eigen_exp(-x - t)
+        return dout * (e / (eigen_exp(-t) + e))
+
+
+def _log_sigmoid_grad_vjp(n, G):
     from .math import sigmoid
 
-    # d/dx log(sigmoid(x)) = 1 - sigmoid(x) = sigmoid(-x)
-    return multiply(g, sigmoid(neg(n.inputs[0])))
+    x, dout = n.inputs
+    s = sigmoid(x)
+    # dx = dout * (1 - sigmoid(x)); d/dx = -dout * sigmoid'(x)
+    d_x = neg(multiply(multiply(G, dout), multiply(s, scale(s, -1.0, 1.0))))
+    return d_x, log_sigmoid_grad(x, G)
 
 
-LOG_SIGMOID = _unary("logsigmoid", _log_sigmoid_fwd, _log_sigmoid_vjp, "LogsigmoidBackward")
+LOG_SIGMOID = _unary("logsigmoid", _log_sigmoid_fwd,
+                     lambda n, g: log_sigmoid_grad(n.inputs[0], g), "LogsigmoidBackward")
+LOG_SIGMOID_GRAD = register("logsigmoid_grad", _log_sigmoid_grad_fwd, _log_sigmoid_grad_vjp,
+                            legacy_name="LogsigmoidGradBackward",
+                            examples=[([(2, 3), (2, 3)], {})])
+
+
+def log_sigmoid_grad(x, dout):
+    return apply(LOG_SIGMOID_GRAD, (x, dout))
 
 
 def log_sigmoid(x):
@@ -639,7 +828,7 @@ def log_sigmoid(x):
 def _softplus_fwd(x, beta=1.0, threshold=20.0):
     with np.errstate(**_err):
         xb = x * _typed(beta, x)
-        return np.where(xb > threshold, x, log_c(_typed(1, x) + eigen_exp(xb)) / _typed(beta, x))
+        return np.where(xb > threshold, x, eigen_log(_typed(1, x) + eigen_exp(xb)) / _typed(beta, x))
 
 
 def _softplus_grad_fwd(x, dout, beta=1.0, threshold=20.0):
@@ -679,7 +868,7 @@ def _softsign_fwd(x):
 def _softsign_vjp(n, g):
     x = n.inputs[0]
     d = add(const(x, 1.0), multiply(x, const(x, np.sign(x.data))))  # 1 + |x|
-    return divide(g, multiply(d, d))
+    return multiply(g, divide(const(x, 1.0), multiply(d, d)))
 
 
 SOFTSIGN = _unary("softsign", _softsign_fwd, _softsign_vjp, "SoftsignBackward", domain="away0")

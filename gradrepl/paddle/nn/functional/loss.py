@@ -56,6 +56,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             label = one_hot(Tensor(np.squeeze(label.data, axis)), input.data.shape[-1])
         label = label_smooth(label, epsilon=label_smoothing)
         label = Tensor(label.data.astype(input.data.dtype))
+        label_dims = label.data.ndim
     _, out = N.cross_entropy_with_softmax(input, label, soft_label, use_softmax, ignore_index,
                                           axis)
     wg = None

@@ -1,0 +1,76 @@
+"""Adam with Paddle's CPU kernel arithmetic.
+
+Per step (float32): ``lr_t = lr * (sqrt(1 - beta2_pow) / (1 - beta1_pow))``,
+``eps_t = epsilon * sqrt(1 - beta2_pow)``, ``m = beta1*m + (1-beta1)*g``,
+``v = beta2*v + (1-beta2)*g*g``, ``param = param + (-lr_t) * (m / (sqrt(v) + eps_t))``; then
+``beta1_pow *= beta1`` and ``beta2_pow *= beta2`` (accumulators start at beta1, beta2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .optimizer import Optimizer
+
+
+def _f(v, dt):
+    return np.asarray(v, dtype=dt)
+
+
+def adam_moments(g, m, v, beta1, beta2, dt):
+    one = _f(1, dt)
+    b1, b2 = _f(beta1, dt), _f(beta2, dt)
+    m_out = b1 * m + (one - b1) * g
+    v_out = b2 * v + (one - b2) * g * g
+    return m_out, v_out
+
+
+def adam_step_sizes(lr, beta1_pow, beta2_pow, epsilon, dt):
+    """(-lr_t, eps_t) as the kernel computes them, in the parameter's dtype."""
+    one = _f(1, dt)
+    root = np.sqrt(one - beta2_pow).astype(dt)
+    lr_t = (lr * (root / (one - beta1_pow))).astype(dt)
+    eps_t = (_f(epsilon, dt) * root).astype(dt)
+    return -lr_t, eps_t
+
+
+class Adam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
+        for nm, v in (("beta1", beta1), ("beta2", beta2)):
+            if not 0 <= v < 1:
+                raise ValueError(f"Invalid value of {nm}, expect {nm} in [0,1).")
+        if not 0 <= epsilon:
+            raise ValueError("Invalid value of epsilon, expect epsilon >= 0.")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1 = beta1
+        self._beta2 = beta2
+        self._epsilon = epsilon
+        self._amsgrad = amsgrad
+
+    def _hyper(self, group):
+        return (group.get("beta1", self._beta1), group.get("beta2", self._beta2),
+                group.get("epsilon", self._epsilon))
+
+    def _moments_and_pows(self, param, grad, group):
+        dt = param.data.dtype
+        beta1, beta2, eps = self._hyper(group)
+        m = self._acc("moment1", param)
+        v = self._acc("moment2", param)
+        b1p = self._acc("beta1_pow_acc", param, beta1, (1,))
+        b2p = self._acc("beta2_pow_acc", param, beta2, (1,))
+        m_out, v_out = adam_moments(grad, m, v, beta1, beta2, dt)
+        self._set_acc("moment1", param, m_out)
+        self._set_acc("moment2", param, v_out)
+        self._set_acc("beta1_pow_acc", param, (b1p * _f(beta1, dt)).astype(dt))
+        self._set_acc("beta2_pow_acc", param, (b2p * _f(beta2, dt)).astype(dt))
+        if self._amsgrad:
+            vmax = np.maximum(self._acc("moment2_max", param), v_out)
+            self._set_acc("moment2_max", param, vmax)
+            v_out = vmax
+        neg_lr, eps_t = adam_step_sizes(self._param_lr(param), b1p[0], b2p[0], eps, dt)
+        return m_out, v_out, neg_lr, eps_t
+
+    def _update(self, param, grad, group):
+        m, v, neg_lr, eps_t = self._moments_and_pows(param, grad, group)
+        return param.data + neg_lr * (m / (np.sqrt(v) + eps_t))

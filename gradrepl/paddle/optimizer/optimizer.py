@@ -1,0 +1,256 @@
+"""The Optimizer base: parameter groups, learning rate, regularization, step / clear_grad."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ...engine import grad_mode
+from ...engine.tensor import Tensor as _T
+from ..core import Tensor
+
+
+class L2Decay:
+    """Adds ``coeff * param`` to the gradient before the update."""
+
+    def __init__(self, coeff=0.0):
+        self._coeff = float(coeff)
+
+    def __call__(self, param, grad):
+        term = param * np.asarray(self._coeff, param.dtype)
+        return grad + term
+
+    def __str__(self):
+        return f"L2Decay, coeff={self._coeff:f}"
+
+
+class L1Decay:
+    """Adds ``coeff * sign(param)`` to the gradient before the update."""
+
+    def __init__(self, coeff=0.0):
+        self._coeff = float(coeff)
+
+    def __call__(self, param, grad):
+        term = np.sign(param).astype(param.dtype) * np.asarray(self._coeff, param.dtype)
+        return grad + term
+
+    def __str__(self):
+        return f"L1Decay, coeff={self._coeff:f}"
+
+
+def _as_regularizer(weight_decay):
+    if weight_decay is None:
+        return None
+    if isinstance(weight_decay, (int, float)) and not isinstance(weight_decay, bool):
+        return L2Decay(float(weight_decay))
+    return weight_decay
+
+
+class Optimizer:
+    """Holds the parameters (or parameter groups) and the learning rate; ``step()`` updates
+    every parameter that has a gradient with ``_update`` (the subclass's kernel)."""
+
+    _accumulator_names: tuple = ()
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        if parameters is None:
+            raise AttributeError(
+                "parameters argument given to the Optimizer should not be None in dygraph mode.")
+        if isinstance(parameters, _T):
+            raise TypeError(
+                "`parameters` argument given to the optimizer should be an iterable of paddle "
+                f"Tensors, but got argument type is `{type(parameters)}`.")
+        if isinstance(parameters, dict):
+            raise TypeError(
+                "`parameters` argument should not get dict type, if parameter groups is needed, "
+                "please set `parameters` as list of dict")
+        from .lr import LRScheduler
+
+        if not isinstance(learning_rate, (float, int, LRScheduler)) or \
+                isinstance(learning_rate, bool):
+            raise TypeError(
+                f"learning rate should be float or LRScheduler, got {type(learning_rate)} here")
+        self._parameter_list = list(parameters)
+        self._learning_rate = learning_rate
+        self.regularization = _as_regularizer(weight_decay)
+        self._grad_clip = grad_clip
+        self._name = name
+        self._default_dict = {"weight_decay": self.regularization, "grad_clip": grad_clip}
+        self._accumulators = {}  # name -> {param id: ndarray}
+        self._accumulator_keys = {}  # (name, param id) -> state_dict key
+        if self._parameter_list and isinstance(self._parameter_list[0], dict):
+            self._param_groups = []
+            for group in self._parameter_list:
+                self._add_param_group(dict(group))
+        else:
+            self._param_groups = self._parameter_list
+
+    # ------------------------------------------------------------------ groups
+    def _add_param_group(self, group):
+        params = group["params"]
+        if isinstance(params, _T):
+            group["params"] = [params]
+        else:
+            group["params"] = list(params)
+        for k, v in self._default_dict.items():
+            group.setdefault(k, v)
+        if "weight_decay" in group:
+            group["weight_decay"] = _as_regularizer(group["weight_decay"])
+        lr_scale = group.get("learning_rate", 1.0)
+        for p in group["params"]:
+            if hasattr(p, "optimize_attr"):
+                p.optimize_attr["learning_rate"] = lr_scale
+        self._param_groups.append(group)
+
+    def _all_params(self):
+        if self._param_groups and isinstance(self._param_groups[0], dict):
+            return [p for g in self._param_groups for p in g["params"]]
+        return list(self._param_groups)
+
+    # ------------------------------------------------------------------ learning rate
+    def get_lr(self):
+        from .lr import LRScheduler
+
+        if isinstance(self._learning_rate, LRScheduler):
+            return self._learning_rate()
+        return float(self._learning_rate)
+
+    def set_lr(self, value):
+        from .lr import LRScheduler
+
+        if not isinstance(value, (int, float)):
+            raise TypeError(
+                "The type of 'value' in optimizer.set_lr must be float, but received "
+                f"{type(value)}.")
+        if isinstance(self._learning_rate, LRScheduler):
+            raise RuntimeError(
+                "optimizer's learning rate can't be LRScheduler when invoke this API, because "
+                "this will lead to conflict.")
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        from .lr import LRScheduler
+
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(
+                "The type of 'scheduler' in optimizer.set_lr_scheduler must be LRScheduler, but "
+                f"received {type(scheduler)}.")
+        self._learning_rate = scheduler
+
+    def _param_lr(self, param):
+        """The learning rate for ``param`` in its dtype: global lr (float32) times the
+        parameter's own ``learning_rate`` factor when that is not 1."""
+        dt = param.data.dtype
+        lr = np.asarray(self.get_lr(), np.float32).astype(dt)
+        scale = getattr(param, "optimize_attr", None) or {}
+        factor = scale.get("learning_rate", 1.0)
+        if factor != 1.0:
+            lr = (lr * np.asarray(factor, dt)).astype(dt)
+        return lr
+
+    # ------------------------------------------------------------------ accumulators
+    def _acc(self, name, param, fill=0.0, shape=None):
+        """The accumulator ``name`` of ``param`` (created on first use, Paddle's naming)."""
+        store = self._accumulators.setdefault(name, {})
+        key = id(param)
+        if key not in store:
+            shp = param.data.shape if shape is None else shape
+            store[key] = np.full(shp, fill, param.data.dtype)
+            self._accumulator_keys[(name, key)] = f"{param.name}_{name}_0"
+        return store[key]
+
+    def _set_acc(self, name, param, value):
+        self._accumulators[name][id(param)] = value
+
+    # ------------------------------------------------------------------ stepping
+    def _params_grads(self, params):
+        out = []
+        for p in params:
+            if p.stop_gradient or p.grad is None:
+                continue
+            out.append((p, p.grad))
+        return out
+
+    def step(self):
+        """Update every parameter that has a gradient (inside no_grad, in place)."""
+        with grad_mode.no_grad():
+            if self._param_groups and isinstance(self._param_groups[0], dict):
+                for group in self._param_groups:
+                    self._apply(self._params_grads(group["params"]), group)
+            else:
+                self._apply(self._params_grads(self._param_groups), None)
+
+    def _apply(self, params_grads, group):
+        clip = group.get("grad_clip", self._grad_clip) if group else self._grad_clip
+        if clip is not None:
+            params_grads = clip(params_grads)
+        reg = group.get("weight_decay", self.regularization) if group else self.regularization
+        for p, g in params_grads:
+            grad = self._regularized(p, g.data, reg)
+            new = self._update(p, grad, group or {})
+            p.data = np.asarray(new, dtype=p.data.dtype).reshape(p.data.shape)
+
+    def _regularized(self, param, grad, reg):
+        """The gradient after weight decay (the parameter's own regularizer wins)."""
+        own = getattr(param, "regularizer", None)
+        reg = own if own is not None else reg
+        if reg is None or not self._uses_regularization():
+            return grad
+        return reg(param.data, grad)
+
+    def _uses_regularization(self):
+        return True
+
+    def _update(self, param, grad, group):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def clear_grad(self, set_to_zero=True):
+        """Zero (default) or drop the gradient of every parameter."""
+        for p in self._all_params():
+            if not p.stop_gradient:
+                p.clear_gradient(set_to_zero)
+
+    def zero_grad(self, set_to_none=True):
+        self.clear_grad(set_to_zero=not set_to_none)
+
+    clear_gradients = clear_grad
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Apply the gradients already computed by ``loss.backward()`` (dygraph: no backward
+        is run here). Returns (optimize_ops, params_grads)."""
+        params = self._all_params() if parameters is None else list(parameters)
+        if no_grad_set:
+            skip = {id(p) for p in no_grad_set}
+            params = [p for p in params if id(p) not in skip]
+        pg = self._params_grads(params)
+        with grad_mode.no_grad():
+            self._apply(pg, None)
+        return [], pg
+
+    # ------------------------------------------------------------------ state
+    def state_dict(self):
+        from .lr import LRScheduler
+
+        out = OrderedDict()
+        for name, store in self._accumulators.items():
+            for pid, arr in store.items():
+                out[self._accumulator_keys[(name, pid)]] = Tensor(np.array(arr))
+        if isinstance(self._learning_rate, LRScheduler):
+            out["LR_Scheduler"] = self._learning_rate.state_dict()
+        return out
+
+    def set_state_dict(self, state_dict):
+        from .lr import LRScheduler
+
+        if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
+            self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
+        by_key = {v: k for k, v in self._accumulator_keys.items()}
+        for key, value in state_dict.items():
+            if key in by_key:
+                name, pid = by_key[key]
+                arr = value.data if isinstance(value, _T) else np.asarray(value)
+                self._accumulators[name][pid] = np.array(arr)
+
+    set_dict = set_state_dict
+    load_state_dict = set_state_dict
