@@ -1,0 +1,11 @@
+import paddle
+x = paddle.to_tensor([3, 4])
+print((x == 3.0).numpy(), (x < 3.5).numpy(), (x == 3.5).numpy(), (3.5 > x).numpy())
+b = paddle.to_tensor([True, False])
+print((b == 1).numpy(), (b == 2).numpy(), (b < 2).numpy(), (b == 0.5).numpy())
+f = paddle.to_tensor([0.5, 2.0])
+print((f == True).numpy(), (f > True).numpy())
+print((x / 2).numpy(), (x / 2).dtype, (7 / x).numpy())
+y = paddle.to_tensor([3, 4], dtype='int32')
+print((y * 2.5).numpy(), (y + True).dtype, (True + y).dtype, (y - True).numpy())
+print((x ** 2).dtype)

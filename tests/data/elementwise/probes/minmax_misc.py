@@ -1,0 +1,21 @@
+import paddle
+x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+y = paddle.to_tensor([1.0, 1.0, 4.0], stop_gradient=False)
+for f in (paddle.maximum, paddle.minimum, paddle.fmax, paddle.fmin):
+    x.clear_gradient(); y.clear_gradient()
+    z = f(x, y); z.backward(paddle.to_tensor([1.0, 2.0, 3.0]))
+    print(z.numpy(), x.grad.numpy(), y.grad.numpy())
+a = paddle.to_tensor([float('nan'), 1.0, 2.0]); b = paddle.to_tensor([1.0, float('nan'), float('nan')])
+print(paddle.maximum(a, b).numpy(), paddle.fmax(a, b).numpy(), paddle.minimum(a, b).numpy(), paddle.fmin(a, b).numpy())
+x = paddle.to_tensor([-1.0, 0.0, 2.0], stop_gradient=False)
+z = paddle.abs(x); z.backward(paddle.to_tensor([1.0, 1.0, 1.0])); print("abs", x.grad.numpy())
+x = paddle.to_tensor([7.0, -7.0, 5.5], stop_gradient=False); y = paddle.to_tensor([2.0, 2.0, -2.0], stop_gradient=False)
+try:
+    z = x % y; z.backward(paddle.to_tensor([1.0, 1.0, 1.0])); print("mod", z.numpy(), x.grad.numpy(), y.grad.numpy())
+except Exception as e: print("mod", type(e).__name__)
+print(paddle.lerp(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([3.0, 5.0]), 0.25).numpy())
+print(paddle.isclose(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1.0000001, 2.1])).numpy(), paddle.allclose(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1.0000001, 2.0])))
+print(paddle.equal_all(paddle.to_tensor([1, 2]), paddle.to_tensor([1, 2])))
+print(paddle.add_n([paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([3.0, 4.0]), paddle.to_tensor([5.0, 6.0])]))
+x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+print(paddle.stanh(x), paddle.sign(x), paddle.scale(x, 2.0, 1.0, bias_after_scale=False))
