@@ -146,9 +146,14 @@ def _floor_divide_fwd(x, y):
 
 
 def _remainder_fwd(x, y):
-    """The remainder takes the divisor's sign (Python's %)."""
+    """The remainder takes the divisor's sign (Python's %). Floats: Paddle's
+    ``r = fmod(x, y); if r != 0 and sign(r) != sign(y): r += y`` (a zero keeps fmod's sign)."""
     if x.dtype.kind in "iu" and (y == 0).any():
         raise ZeroDivisionError("(InvalidArgument) Integer division by zero in remainder")
+    if x.dtype.kind == "f":
+        r = np.fmod(x, y)
+        fix = (r != 0) & ((r < 0) != (y < 0))
+        return _keep(x.dtype, np.where(fix, r + y, r))
     return _keep(x.dtype, np.remainder(x, y))
 
 
@@ -352,13 +357,13 @@ def _float_fwd(kernel):
 
 
 def _round_fwd(x, half_even=True):
+    """rint (halves to even) or std::round (halves away from zero)."""
     if x.dtype.kind in "iub":
         return x.copy()
     if half_even:
         return np.rint(x)
-    return _keep(x.dtype, np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
-                 if x.dtype == np.float64 else np.trunc(x + np.copysign(np.asarray(0.5, x.dtype),
-                                                                        x)))
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)
 
 
 def _int_identity(fn):
