@@ -261,6 +261,16 @@ def add_n(xs):
 
 
 # ============================================================== scale, div_scale, cast
+def _c_int(v, dt):
+    """``static_cast<T>(double)`` on x86: truncation; out of range gives the "integer
+    indefinite" value (INT_MIN of the 32- or 64-bit conversion), then narrowing wraps."""
+    wide = np.int64 if dt.itemsize == 8 else np.int32
+    lo, hi = np.iinfo(wide).min, np.iinfo(wide).max
+    v = float(v)
+    iv = int(v) if np.isfinite(v) and lo <= int(v) <= hi else lo
+    return np.asarray(iv, wide).astype(dt)
+
+
 def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
     """``scale * x + bias`` (or ``scale * (x + bias)``) with scale and bias cast to x's dtype,
     as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int)."""
@@ -271,7 +281,7 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
         out = s * xi + b if bias_after_scale else s * (xi + b)
         return out != 0
     if dt.kind in "iu":
-        s, b = np.asarray(int(scale)).astype(dt), np.asarray(int(bias)).astype(dt)
+        s, b = _c_int(scale, dt), _c_int(bias, dt)
     else:
         s, b = np.asarray(scale, dt), np.asarray(bias, dt)
     with np.errstate(**_err):
