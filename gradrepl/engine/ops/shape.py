@@ -256,3 +256,25 @@ def pad(x, pad_width, value=0.0):
     """Constant padding: ``pad_width`` is one (before, after) pair of non-negative ints per axis."""
     pw = tuple((int(b), int(a)) for b, a in pad_width)
     return apply(PAD, (x,), {"pad_width": pw, "value": value})
+
+
+# ---------------------------------------------------------------- triangular parts
+def _tri_fwd(x, diagonal=0, lower=True):
+    return np.tril(x, diagonal) if lower else np.triu(x, diagonal)
+
+
+TRIL = register("tril", lambda x, diagonal=0: _tri_fwd(x, diagonal, True),
+                lambda n, g: tril(g, n.attrs["diagonal"]), legacy_name="TrilBackward",
+                examples=[([(3, 3)], {"diagonal": 0}), ([(2, 3, 4)], {"diagonal": -1})])
+TRIU = register("triu", lambda x, diagonal=0: _tri_fwd(x, diagonal, False),
+                lambda n, g: triu(g, n.attrs["diagonal"]), legacy_name="TriuBackward",
+                examples=[([(3, 3)], {"diagonal": 0}), ([(4, 3)], {"diagonal": 1})])
+
+
+def tril(x, diagonal=0):
+    """The lower triangle of the last two axes (above ``diagonal`` zeroed); gradient likewise."""
+    return apply(TRIL, (x,), {"diagonal": int(diagonal)})
+
+
+def triu(x, diagonal=0):
+    return apply(TRIU, (x,), {"diagonal": int(diagonal)})

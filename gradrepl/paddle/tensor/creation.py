@@ -12,7 +12,7 @@ __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_li
            "empty_like", "arange", "linspace", "eye", "rand", "randn", "randint", "uniform",
            "normal", "seed", "assign", "get_default_dtype", "set_default_dtype", "tril", "triu",
            "diag", "meshgrid"]
-__methods__ = ["assign"]
+__methods__ = ["assign", "tril", "triu"]
 
 _DEFAULT_DTYPE = [np.dtype(np.float32)]
 
@@ -206,11 +206,21 @@ def assign(x, output=None):
 
 
 def tril(x, diagonal=0, name=None):
-    return Tensor(np.tril(x.data, diagonal))
+    from ...engine.ops import shape as S
+
+    if x.data.ndim < 2:
+        raise ValueError(f"(InvalidArgument) tril needs a tensor of rank >= 2, got shape "
+                         f"{list(x.data.shape)}")
+    return S.tril(x, diagonal)
 
 
 def triu(x, diagonal=0, name=None):
-    return Tensor(np.triu(x.data, diagonal))
+    from ...engine.ops import shape as S
+
+    if x.data.ndim < 2:
+        raise ValueError(f"(InvalidArgument) triu needs a tensor of rank >= 2, got shape "
+                         f"{list(x.data.shape)}")
+    return S.triu(x, diagonal)
 
 
 def diag(x, offset=0, padding_value=0, name=None):
