@@ -66,7 +66,8 @@ class Profile:
     int_math_autocast: bool = False  # sqrt/tanh/sin/... of an int tensor: float32 (3.x) or
     #                                  RuntimeError NotFound (2.x); floor/ceil/round: identity (3.x)
     round_half_even: bool = False  # paddle.round: halves to even (3.x rint) or away from 0 (2.x)
-    trig_kernel: str = "libm"     # float sin/cos: "libm" (2.x glibc sinf) | "sleef" (3.x u35)
+    math_lib: str = "libm"        # float32 sin, cos and tensor ** tensor: "libm" (2.x: glibc) |
+    #                               "sleef" (3.x: SLEEF sinf_u35, cosf_u35, powf_u10)
     remainder_grad: bool = False  # x % y has a gradient (3.x); in 2.x its result stops gradient
     clip_promotes: bool = False   # clip(int tensor, 2.5, 6.5) computes in float32 (3.x); 2.x
     #                               truncates the bounds
@@ -100,7 +101,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False,
-             kernel_set="3", int_math_autocast=True, round_half_even=True, trig_kernel="sleef",
+             kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
              remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first",
              minmax_nan="propagate",
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))

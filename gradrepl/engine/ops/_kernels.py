@@ -608,3 +608,130 @@ def eigen_pow(x, y):
     if n8 < flat_x.size:
         out[n8:] = powf(flat_x[n8:], np.array(flat_y[n8:]))
     return out.reshape(x.shape)
+
+
+# ------------------------------------------------------------------------------ SLEEF powf
+# Paddle 3.x computes ``x ** y`` (two float32 tensors) with SLEEF's ``powf_u10`` (16-wide AVX-512,
+# and its scalar twin for the tail): log and exp in double-float arithmetic with fused
+# multiply-adds. The FMAs are emulated in float64 (exact products; the rare double rounding of
+# a sum is ignored).
+def _fmapn(x, y, z):  # x * y - z, fused
+    return _fma(x, y, -np.asarray(z, F32))
+
+
+def _fmanp(x, y, z):  # -x * y + z, fused
+    return _fma(-np.asarray(x, F32), y, z)
+
+
+def _df_add2_ff(x, y):
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _df_add2_dff(xx, xy, y):
+    s = xx + y
+    v = s - xx
+    return s, ((xx - (s - v)) + (y - v)) + xy
+
+
+def _df_add2_dd(xx, xy, yx, yy):
+    s = xx + yx
+    v = s - xx
+    return s, ((xx - (s - v)) + (yx - v)) + (xy + yy)
+
+
+def _df_add_dd(xx, xy, yx, yy):
+    s = xx + yx
+    return s, (((xx - s) + yx) + xy) + yy
+
+
+def _df_add_fd(x, yx, yy):
+    s = x + yx
+    return s, ((x - s) + yx) + yy
+
+
+def _df_mul_df(xx, xy, y):
+    s = xx * y
+    return s, _fma(xy, y, _fmapn(xx, y, s))
+
+
+def _df_mul_dd(xx, xy, yx, yy):
+    s = xx * yx
+    return s, _fma(xx, yy, _fma(xy, yx, _fmapn(xx, yx, s)))
+
+
+def _df_squ(xx, xy):
+    s = xx * xx
+    return s, _fma(xx + xx, xy, _fmapn(xx, xx, s))
+
+
+def _df_div(nx, ny, dx, dy):
+    t = _c(1) / dx
+    s = nx * t
+    u = _fmapn(t, nx, s)
+    v = _fmanp(dy, t, _fmanp(dx, t, _c(1)))
+    return s, _fma(s, v, _fma(ny, t, u))
+
+
+def _sleef_logk(d):
+    """SLEEF ``logkf``: log(d) as a double-float (AVX-512 getexp/getmant reduction)."""
+    e = np.floor(np.log2((d * _c(1.0 / 0.75)).astype(np.float64))).astype(F32)
+    f, k = np.frexp(d)  # d = f * 2**k, f in [0.5, 1)
+    f = (f * 2).astype(F32)  # [1, 2)
+    m = np.where(f >= _c(1.5), f * _c(0.5), f).astype(F32)
+    xx, xy = _df_div(*_df_add2_ff(_c(-1), m), *_df_add2_ff(_c(1), m))
+    x2x, x2y = _df_squ(xx, xy)
+    t = _fma(_fma(_c(0.240320354700088500976562), x2x, _c(0.285112679004669189453125)), x2x,
+             _c(0.400007992982864379882812))
+    cx, cy = _c(0.66666662693023681640625), _c(3.69183861259614332084311e-09)
+    a = _df_mul_df(_c(0.69314718246459960938), _c(-1.904654323148236017e-09), e)
+    inner = _df_add2_dd(*_df_mul_df(x2x, x2y, t), cx, cy)
+    cube = _df_mul_dd(*_df_mul_dd(x2x, x2y, xx, xy), *inner)
+    b = _df_add2_dd(xx * _c(2), xy * _c(2), *cube)
+    return _df_add2_dd(*a, *b)
+
+
+_EXPK_P = [_c(v) for v in (0.00136324646882712841033936, 0.00836596917361021041870117,
+                           0.0416710823774337768554688, 0.166665524244308471679688,
+                           0.499999850988388061523438)]
+
+
+def _sleef_expk(dx, dy):
+    """SLEEF ``expkf``: exp of a double-float."""
+    q = np.rint((dx + dy) * _c(1.442695040888963407359924681001892137426645954152985934))
+    q = q.astype(F32)
+    sx, sy = _df_add2_dff(dx, dy, q * _c(-0.693145751953125))
+    sx, sy = _df_add2_dff(sx, sy, q * _c(-1.428606765330187045e-06))
+    s = sx + sy
+    sx, sy = s, (sx - s) + sy
+    u = _EXPK_P[0]
+    for c in _EXPK_P[1:]:
+        u = _fma(u, sx, c)
+    tx, ty = _df_add_dd(sx, sy, *_df_mul_df(*_df_squ(sx, sy), u))
+    tx, ty = _df_add_fd(_c(1), tx, ty)
+    out = _ldexp(tx + ty, q)
+    return np.where(dx < _c(-104), F32(0), out)
+
+
+def sleef_pow(x, y):
+    """SLEEF ``xpowf`` with its special cases (IEEE pow semantics)."""
+    x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
+    with np.errstate(all="ignore"):
+        ax = np.abs(x)
+        y_int = (np.trunc(y) == y) | (np.abs(y) > _c(1 << 23))
+        y_odd = y_int & (np.fmod(np.trunc(np.where(np.isfinite(y), y, 0)), 2) != 0)
+        lx, ly = _sleef_logk(np.where((ax == 0) | ~np.isfinite(ax), F32(1), ax))
+        r = _sleef_expk(*_df_mul_df(lx, ly, y))
+        r = np.where(np.isnan(r), F32(np.inf), r)
+        r = r * np.where(x > 0, F32(1), np.where(y_int, np.where(y_odd, F32(-1), F32(1)),
+                                                    F32(np.nan)))
+        efx = np.copysign(ax - _c(1), y)
+        r = np.where(np.isinf(y), np.where(efx < 0, F32(0),
+                                           np.where(efx == 0, F32(1), F32(np.inf))), r)
+        edge = np.where(x == 0, -y, y) < 0
+        r = np.where(np.isinf(x) | (x == 0),
+                     np.where(y_odd, np.sign(x), F32(1)) * np.where(edge, F32(0), F32(np.inf)), r)
+        r = np.where(np.isnan(x) | np.isnan(y), F32(np.nan), r)
+        r = np.where((y == 0) | (x == 1), F32(1), r)
+    return r.astype(F32)

@@ -63,7 +63,7 @@ def _divide_fwd(x, y, vml=False):
     return _keep(np.result_type(x, y), np.divide(x, y))
 
 
-def _elementwise_pow_fwd(x, y, grad="dout_first"):
+def _elementwise_pow_fwd(x, y, grad="dout_first", impl="libm"):
     """``std::pow`` elementwise: powf for float32, repeated multiplication for integers
     (0 ** negative is 0)."""
     if x.dtype.kind in "iu":
@@ -72,6 +72,8 @@ def _elementwise_pow_fwd(x, y, grad="dout_first"):
         out = np.where(neg, np.where(np.abs(x) == 1, np.power(x, np.abs(y) % 2 + 0), 0), out)
         return _keep(x.dtype, out)
     if x.dtype == np.float32:
+        if impl == "sleef" and x.shape == y.shape:  # the same-shape path is SLEEF's vector pow
+            return K.sleef_pow(x, y)
         return _powf(x, y)
     if x.dtype == np.float64:
         x, y = np.broadcast_arrays(x, y)
@@ -212,9 +214,16 @@ def divide(x, y, vml=False):
     return apply(DIVIDE, (x, y), {"vml": True} if vml else None)
 
 
-def pow(x, y, grad="dout_first"):  # noqa: A001 - Paddle's name
-    """x ** y elementwise; ``grad`` picks Paddle's backward formula (see ``_pow_vjp``)."""
-    return apply(POW, (x, y), {"grad": grad} if grad != "dout_first" else None)
+def pow(x, y, grad="dout_first", impl="libm"):  # noqa: A001 - Paddle's name
+    """x ** y elementwise; ``grad`` picks Paddle's backward formula (see ``_pow_vjp``), ``impl``
+    the float32 kernel for same-shape operands: "libm" (glibc powf, 2.x) or "sleef" (SLEEF
+    powf_u10, 3.x); broadcasting operands always use powf."""
+    attrs = {}
+    if grad != "dout_first":
+        attrs["grad"] = grad
+    if impl != "libm":
+        attrs["impl"] = impl
+    return apply(POW, (x, y), attrs)
 
 
 def _maxmin_attrs(ties, nan):

@@ -38,7 +38,8 @@ __methods__ = [n for n in __all__ if n != "add_n"] + ["add_n"]
 _BINARY = {
     "add": M.add, "subtract": M.subtract, "multiply": M.multiply,
     "divide": lambda x, y: M.divide(x, y, vml=True),
-    "elementwise_pow": lambda x, y: M.pow(x, y, profiles.current().pow_grad),
+    "elementwise_pow": lambda x, y: M.pow(x, y, profiles.current().pow_grad,
+                                          profiles.current().math_lib),
     "floor_divide": M.floor_divide, "remainder": M.remainder,
     "maximum": lambda x, y: M.maximum(x, y, *_minmax_modes()),
     "minimum": lambda x, y: M.minimum(x, y, *_minmax_modes()),
@@ -352,7 +353,7 @@ def _unary(fname, fn, ints):
 
 def _trig(fn):
     def run(x):
-        return fn(x, profiles.current().trig_kernel)
+        return fn(x, profiles.current().math_lib)
     return run
 
 
