@@ -299,3 +299,12 @@ def test_every_registered_elementwise_op_has_gradcheck_metadata():
         assert op.legacy_name and op.legacy_name.endswith("Backward")
         assert op.examples or not op.check
     assert M.SIN.examples
+
+
+def test_numpy_scalars_and_arrays_defer_to_tensor_operators():
+    reset_gradrepl_state("3")
+    x = tensor([1.0, 2.0])
+    r = np.float32(2.0) * x
+    assert isinstance(r, paddle.Tensor) and r.tolist() == [2.0, 4.0]
+    r = np.array([1.0, 2.0]) + x  # a float64 array becomes a float64 tensor
+    assert isinstance(r, paddle.Tensor) and str(r.dtype) == "paddle.float64"

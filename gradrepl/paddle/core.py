@@ -229,6 +229,9 @@ class Tensor(_EngineTensor):
     # ------------------------------------------------------------------ operators
     # Arithmetic and comparisons go through paddle/tensor/math.py (``operator``): Paddle's
     # promotion, its choice of op (``scale`` for ``x + 2``) and its kernels' dtypes.
+    # numpy defers to these operators (``np.float32(2) * x`` is a Tensor), as with Paddle.
+    __array_ufunc__ = None
+
     def __add__(self, o):
         return _binary(self, o, "add")
 
@@ -301,7 +304,7 @@ class Tensor(_EngineTensor):
         return _binary(self, o, "bitwise_or")
 
     def __ror__(self, o):
-        return _binary(self, o, "bitwise_or", True)
+        return _binary(self, o, "bitwise_or", True, "__ror__", "|")
 
     def __xor__(self, o):
         return _binary(self, o, "bitwise_xor")
@@ -462,6 +465,8 @@ def _binary(x, y, opname, reverse=False, dunder=None, symbol=None):
         from .tensor import logic as _logic
 
         if not isinstance(y, (_EngineTensor, bool, int, float, np.number, np.bool_)):
+            return NotImplemented
+        if reverse and isinstance(y, (float, np.floating)):
             return NotImplemented
         if reverse and isinstance(y, _EngineTensor):
             x, y, reverse = y, x, False
