@@ -21,248 +21,45 @@ import math as _math
 import numpy as np
 
 from ..registry import apply, register
+from . import _kernels as K
 from ._util import const
 from .math import add, divide, exp, multiply, neg, scale, subtract
 from .reduce import sum as _rsum
 
-_F32 = np.dtype(np.float32)
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 # ====================================================================== kernel arithmetic
+_F32 = np.dtype(np.float32)
+_F = np.float32
+
+
 def _typed(v, like):
     return np.asarray(v, dtype=like.dtype)
 
 
-# glibc's expf/logf (the C library Paddle's scalar kernel code calls), evaluated as glibc does:
-# a 2^(i/32) table and a cubic for expf, a 16-entry (1/c, log c) table and a cubic for logf,
-# all in double precision and rounded once. Both are within 0.52 ulp but not correctly rounded.
-_EXP_N = 32
-
-
-def _exp2_table():
-    from decimal import Decimal, getcontext
-
-    getcontext().prec = 60
-    bits = []
-    for i in range(_EXP_N):
-        v = float(Decimal(2) ** (Decimal(i) / Decimal(_EXP_N)))
-        b = int(np.array(v, np.float64).view(np.uint64))
-        bits.append((b - ((i << 52) // _EXP_N)) & 0xFFFFFFFFFFFFFFFF)
-    return np.array(bits, np.uint64)
-
-
-_EXP2_TAB = _exp2_table()
-_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _EXP_N
-_EXP_C = (float.fromhex("0x1.c6af84b912394p-5") / _EXP_N ** 3,
-          float.fromhex("0x1.ebfce50fac4f3p-3") / _EXP_N ** 2,
-          float.fromhex("0x1.62e42ff0c52d6p-1") / _EXP_N)
-_SHIFT = float.fromhex("0x1.8p+52")
-
-
-def libm_expf(x):
-    """glibc's ``expf`` on a float32 array."""
-    xd = x.astype(np.float64)
-    z = _INVLN2N * xd
-    kd = z + _SHIFT
-    ki = kd.view(np.uint64)
-    r = z - (kd - _SHIFT)
-    t = _EXP2_TAB[(ki % np.uint64(_EXP_N)).astype(np.int64)] + (ki << np.uint64(52 - 5))
-    c0, c1, c2 = _EXP_C
-    y = (c0 * r + c1) * (r * r) + (c2 * r + 1)
-    with np.errstate(**_err):
-        out = (y * t.view(np.float64)).astype(np.float32)
-    out = np.where(x > np.float32(float.fromhex("0x1.62e42ep6")), np.float32(np.inf), out)
-    out = np.where(x < np.float32(float.fromhex("-0x1.9fe368p6")), np.float32(0), out)
-    return np.where(np.isnan(x), x, out)
-
-
-_LOGF_TAB = np.array([float.fromhex(h) for h in (
-    "0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2", "0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2",
-    "0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2", "0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3",
-    "0x1.30d190c8864a5p+0", "-0x1.6574f0ac07758p-3", "0x1.25e227b0b8eap+0", "-0x1.1aa2bc79c81p-3",
-    "0x1.1bb4a4a1a343fp+0", "-0x1.a4e76ce8c0e5ep-4", "0x1.12358f08ae5bap+0", "-0x1.1973c5a611cccp-4",
-    "0x1.0953f419900a7p+0", "-0x1.252f438e10c1ep-5", "0x1p+0", "0x0p+0",
-    "0x1.e608cfd9a47acp-1", "0x1.aa5aa5df25984p-5", "0x1.ca4b31f026aap-1", "0x1.c5e53aa362eb4p-4",
-    "0x1.b2036576afce6p-1", "0x1.526e57720db08p-3", "0x1.9c2d163a1aa2dp-1", "0x1.bc2860d22477p-3",
-    "0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2", "0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2",
-)]).reshape(16, 2)
-_LOGF_A = tuple(float.fromhex(h) for h in (
-    "-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
-_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
-
-
-def libm_logf(x):
-    """glibc's ``logf`` on a float32 array."""
-    with np.errstate(**_err):
-        ix = x.view(np.uint32).astype(np.int64)
-        sub = (ix > 0) & (ix < 0x00800000)
-        if sub.any():
-            scaled = (x * np.float32(2.0 ** 23)).view(np.uint32).astype(np.int64) - (23 << 23)
-            ix = np.where(sub, scaled, ix)
-        tmp = ix - 0x3F330000
-        i = (tmp >> 19) % 16
-        k = (tmp.astype(np.int32) >> 23).astype(np.float64)
-        iz = ix - (tmp & 0xFF800000)
-        z = iz.astype(np.uint32).view(np.float32).astype(np.float64)
-        r = z * _LOGF_TAB[i, 0] - 1
-        a0, a1, a2 = _LOGF_A
-        r2 = r * r
-        y = (a0 * r2 + (a1 * r + a2)) * r2 + ((_LOGF_TAB[i, 1] + k * _LN2) + r)
-        out = y.astype(np.float32)
-        out = np.where(x == 1, np.float32(0), out)
-        out = np.where(x == 0, np.float32(-np.inf), out)
-        out = np.where(x < 0, np.float32(np.nan), out)
-        out = np.where(np.isinf(x) | np.isnan(x), np.where(x < 0, np.float32(np.nan), x), out)
-    return out
-
-
 def exp_c(x):
-    """The C library's exp as Paddle's scalar code calls it (float32: glibc ``expf``)."""
+    """The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``)."""
     with np.errstate(**_err):
-        if x.dtype == _F32:
-            return libm_expf(x)
-        if x.dtype.itemsize < 8:
-            return np.exp(x.astype(np.float64)).astype(x.dtype)
-        return np.exp(x)
+        return K.float32_kernel(_LIBM_EXP, np.exp)(x)
 
 
 def log_c(x):
-    """The C library's log as Paddle's scalar code calls it (float32: glibc ``logf``)."""
+    """The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``)."""
     with np.errstate(**_err):
-        if x.dtype == _F32:
-            return libm_logf(x)
-        if x.dtype.itemsize < 8:
-            return np.log(x.astype(np.float64)).astype(x.dtype)
-        return np.log(x)
+        return K.float32_kernel(_LIBM_LOG, np.log)(x)
 
 
-def _madd(a, b, c):
-    """Eigen's ``pmadd`` without FMA: a product rounded, then a sum rounded."""
-    return (a * b).astype(np.float32) + c
+_LIBM_EXP = K.libm("exp", np.exp)
+_LIBM_LOG = K.libm("log", np.log)
 
-
-_F = np.float32
-_PEXP = tuple(_F(v) for v in (1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
-                              4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1))
-
-
-def _pexp_f32(x0):
-    """Eigen's packet exp for float (Cephes polynomial), as Paddle's AVX build evaluates it."""
-    with np.errstate(**_err):
-        x = np.minimum(np.maximum(x0, _F(-88.723)), _F(88.723)).astype(_F)
-        m = np.floor(_madd(x, _F(1.44269504088896341), _F(0.5)))
-        r = _madd(m, _F(-0.693359375), x)
-        r = _madd(m, _F(2.12194440e-4), r)
-        r2 = r * r
-        r3 = r2 * r
-        p0, p1, p2, p3, p4, p5 = _PEXP
-        y = _madd(np.full_like(r, p0), r, p1)
-        y1 = _madd(np.full_like(r, p3), r, p4)
-        y2 = r + _F(1)
-        y = _madd(y, r, p2)
-        y1 = _madd(y1, r, p5)
-        y = _madd(y, r3, y1)
-        y = _madd(y, r2, y2)
-        out = np.ldexp(y, m.astype(np.int32)).astype(_F)
-        out = np.maximum(out, x0)
-        return np.where(np.isnan(x0), x0, out)
-
-
-def eigen_exp(x):
-    """``x.exp()`` of an Eigen expression over a contiguous float32 array.
-
-    Full packets of 8 use Eigen's polynomial; the trailing ``n % 8`` elements use ``expf``.
-    Other dtypes: the correctly rounded exp.
-    """
-    if x.dtype != _F32:
-        return exp_c(x)
-    flat = np.ascontiguousarray(x).reshape(-1)
-    v = flat.size - flat.size % 8
-    out = np.empty_like(flat)
-    out[:v] = _pexp_f32(flat[:v])
-    out[v:] = exp_c(flat[v:])
-    return out.reshape(x.shape)
-
-
-_PLOG_P = tuple(_F(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
-                                  -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
-                                  2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1))
-
-
-def _plog_f32(x0):
-    """Eigen's packet log for float (Cephes polynomial on the mantissa), without FMA."""
-    with np.errstate(**_err):
-        x = np.maximum(x0, np.array(0x00800000, np.uint32).view(_F))
-        m, e = np.frexp(x)
-        x = m.astype(_F)
-        e = e.astype(_F)
-        small = x < _F(0.707106781186547524)
-        tmp = np.where(small, x, _F(0))
-        x = x - _F(1)
-        e = e - np.where(small, _F(1), _F(0))
-        x = x + tmp
-        x2 = x * x
-        x3 = x2 * x
-        p0, p1, p2, p3, p4, p5, p6, p7, p8 = _PLOG_P
-        y = _madd(np.full_like(x, p0), x, p1)
-        y1 = _madd(np.full_like(x, p3), x, p4)
-        y2 = _madd(np.full_like(x, p6), x, p7)
-        y = _madd(y, x, p2)
-        y1 = _madd(y1, x, p5)
-        y2 = _madd(y2, x, p8)
-        y = _madd(y, x3, y1)
-        y = _madd(y, x3, y2)
-        y = y * x3
-        y = _madd(np.full_like(x, _F(-0.5)), x2, y)
-        x = x + y
-        x = _madd(e, _F(0.693147180559945309), x)
-        x = np.where(x0 == 0, _F(-np.inf), x)
-        x = np.where(x0 == np.inf, _F(np.inf), x)
-        return np.where((x0 < 0) | np.isnan(x0), _F(np.nan), x).astype(_F)
-
-
-def eigen_log(x):
-    """``x.log()`` of an Eigen expression over a contiguous float32 array: packets of 8 use
-    Eigen's polynomial, the trailing ``n % 8`` elements glibc's ``logf``."""
-    if x.dtype != _F32:
-        return log_c(x)
-    flat = np.ascontiguousarray(x).reshape(-1)
-    v = flat.size - flat.size % 8
-    out = np.empty_like(flat)
-    out[:v] = _plog_f32(flat[:v])
-    out[v:] = libm_logf(flat[v:])
-    return out.reshape(x.shape)
-
-
-_PTANH_A = tuple(_F(v) for v in (4.89352455891786e-03, 6.37261928875436e-04,
-                                  1.48572235717979e-05, 5.12229709037114e-08,
-                                  -8.60467152213735e-11, 2.00018790482477e-13,
-                                  -2.76076847742355e-16))
-_PTANH_B = tuple(_F(v) for v in (4.89352518554385e-03, 2.26843463243900e-03,
-                                  1.18534705686654e-04, 1.19825839466702e-06))
-
-
-def eigen_tanh(x0):
-    """Eigen's fast float tanh (a rational function, clamped at +-7.905), which Paddle uses
-    for every element, packet or not."""
-    if x0.dtype != _F32:
-        return np.tanh(x0)
-    with np.errstate(**_err):
-        c = _F(7.90531110763549805)
-        x = np.minimum(np.maximum(x0, -c), c)
-        x2 = x * x
-        a1, a3, a5, a7, a9, a11, a13 = _PTANH_A
-        p = _madd(x2, a13, a11)
-        for a in (a9, a7, a5, a3, a1):
-            p = _madd(x2, p, a)
-        p = x * p
-        b0, b2, b4, b6 = _PTANH_B
-        q = _madd(x2, b6, b4)
-        for b in (b2, b0):
-            q = _madd(x2, q, b)
-        out = np.where(np.abs(x0) < _F(0.0004), x, p / q).astype(_F)
-        return np.where(np.isnan(x0), x0, out)
+#: ``x.exp()`` inside an Eigen expression: packets of 8 with Eigen's polynomial, the tail expf.
+eigen_exp = K.exp
+#: ``x.log()`` inside an Eigen expression (softplus, log_sigmoid): packets with Eigen's
+#: polynomial, the tail logf. (``paddle.log`` itself calls logf for every element.)
+eigen_log = K.float32_kernel(K.eigen(K.packet_log, _LIBM_LOG), np.log)
+#: Eigen's fast tanh, which Paddle uses for every element.
+eigen_tanh = K.tanh
 
 
 def seq_sum(x, axis):
@@ -861,6 +658,55 @@ def softplus_grad(x, dout, beta=1.0, threshold=20.0):
     return apply(SOFTPLUS_GRAD, (x, dout), {"beta": float(beta), "threshold": float(threshold)})
 
 
+def _mish_sp(x, threshold):
+    return np.where(x > threshold, x, eigen_log(_typed(1, x) + eigen_exp(x)))
+
+
+def _mish_fwd(x, threshold=20.0):
+    with np.errstate(**_err):
+        return x * eigen_tanh(_mish_sp(x, threshold))
+
+
+def _mish_grad_fwd(x, dout, threshold=20.0):
+    one = _typed(1, x)
+    with np.errstate(**_err):
+        sp = _mish_sp(x, threshold)
+        gsp = one - eigen_exp(-sp)
+        tsp = eigen_tanh(sp)
+        return dout * (tsp + x * (one - tsp * tsp) * gsp)
+
+
+def _mish_grad_vjp(n, G):
+    """mish'(x) = t + x s (1 - t^2) with t = tanh(softplus x), s = sigmoid(x); its derivative
+    is written with Tensor ops (softplus, tanh, sigmoid)."""
+    from .math import sigmoid, tanh
+
+    x, dout = n.inputs
+    s = sigmoid(x)
+    t = tanh(softplus(x, 1.0, n.attrs.get("threshold", 20.0)))
+    u = scale(multiply(t, t), -1.0, 1.0)  # 1 - t^2
+    ds = multiply(s, scale(s, -1.0, 1.0))  # s'
+    # d/dx [t + x s u] = s u + (s u + x ds u + x s du) with dt = s u, du = -2 t s u
+    su = multiply(s, u)
+    du = scale(multiply(t, su), -2.0)
+    second = add(add(su, su), add(multiply(x, multiply(ds, u)), multiply(x, multiply(s, du))))
+    return multiply(G, multiply(dout, second)), mish_grad(x, G, n.attrs.get("threshold", 20.0))
+
+
+MISH = _unary("mish", _mish_fwd, lambda n, g: mish_grad(n.inputs[0], g, **n.attrs),
+              "MishBackward")
+MISH_GRAD = register("mish_grad", _mish_grad_fwd, _mish_grad_vjp, legacy_name="MishGradBackward",
+                     examples=[([(2, 3), (2, 3)], {})])
+
+
+def mish(x, threshold=20.0):
+    return apply(MISH, (x,), {"threshold": float(threshold)})
+
+
+def mish_grad(x, dout, threshold=20.0):
+    return apply(MISH_GRAD, (x, dout), {"threshold": float(threshold)})
+
+
 def _softsign_fwd(x):
     return x / (_typed(1, x) + np.abs(x))
 
@@ -886,14 +732,15 @@ _GELU_C = 0.044715
 
 
 def _gelu_fwd(x, approximate=False):
+    """approximate: x/2 (1 + tanh(k (x + c x^3))) with Eigen's tanh; exact: Paddle calls MKL's
+    low-accuracy erf (not reproducible here: the correctly rounded erf stands in for it)."""
     h = _typed(0.5, x)
     one = _typed(1, x)
     with np.errstate(**_err):
         if approximate:
-            inner = _typed(_2_SQRTPI * _SQRT1_2, x) * (x + _typed(_GELU_C, x) * x * x * x)
-            t = np.tanh(inner.astype(np.float64)).astype(x.dtype)
-            return x * h * (one + t)
-        return ((_erf(x * _typed(_SQRT1_2, x)) + one) * x) * h
+            inner = _typed(_2_SQRTPI * _SQRT1_2, x) * (x + _typed(_GELU_C, x) * (x * x * x))
+            return x * h * (one + eigen_tanh(inner))
+        return (x * (one + _erf(x * _typed(_SQRT1_2, x)))) * h
 
 
 def _gelu_grad_fwd(x, dout, approximate=False):
@@ -901,15 +748,12 @@ def _gelu_grad_fwd(x, dout, approximate=False):
     one = _typed(1, x)
     with np.errstate(**_err):
         if approximate:
-            k = _typed(_2_SQRTPI * _SQRT1_2, x)
-            c = _typed(_GELU_C, x)
-            x2 = x * x
-            inner = k * x * (one + c * x2)
-            t = np.tanh(inner.astype(np.float64)).astype(x.dtype)
-            temp = (one - t * t) * k * (one + _typed(3, x) * c * x2)
-            return dout * (h * (one + t) + h * x * temp)
-        first = h * (one + _erf(x * _typed(_SQRT1_2, x)))
-        second = _typed(0.5 * _2_SQRTPI * _SQRT1_2, x) * x * exp_c(-h * x * x)
+            ka = _typed(_2_SQRTPI * _SQRT1_2, x)
+            kb = ka * _typed(_GELU_C, x) * _typed(3, x)
+            y = eigen_tanh(ka * ((_typed(_GELU_C, x) * (x * x * x)) + x))
+            return h * dout * (one + y + (x - x * (y * y)) * (ka + kb * (x * x)))
+        first = (_erf(x * _typed(_SQRT1_2, x)) + one) * h
+        second = exp_c((x * x) * _typed(-0.5, x)) * x * _typed(0.5 * _2_SQRTPI * _SQRT1_2, x)
         return dout * (first + second)
 
 
@@ -1034,7 +878,7 @@ def _bce_fwd(x, label):
 def _bce_grad_fwd(x, label, dout):
     with np.errstate(**_err):
         term = np.maximum((_typed(1, x) - x) * x, _typed(_BCE_EPS, x))
-        return dout * (x - label) / term
+        return dout * ((x - label) / term)
 
 
 def _bce_vjp(n, g):
@@ -1203,27 +1047,63 @@ def _nll_fwd(x, label, weight, ignore_index=-100, reduction="mean", out_shape=()
     return total.reshape(out_shape)
 
 
+def _nll_total_weight(w):
+    tw = np.zeros((), w.dtype)
+    for wv in w.reshape(-1):
+        tw = tw + wv
+    return tw
+
+
 def _nll_vjp(n, g):
     x, label, weight = n.inputs
+    return nll_loss_grad(x, label, weight, g, **{k: v for k, v in n.attrs.items()
+                                                 if k != "out_shape"}), None, None
+
+
+def _nll_grad_fwd(x, label, weight, dout, ignore_index=-100, reduction="mean"):
+    """Paddle's nll_loss_grad kernel: zeros, then -dout*w at each label (divided by the total
+    weight for 'mean')."""
+    idx, _p, w, valid = _nll_parts(x, label, weight, ignore_index)
+    if reduction == "none":
+        vals = -dout * w
+    else:
+        d = dout.reshape(-1)[0]
+        vals = -d * w
+        if reduction == "mean":
+            vals = vals / _nll_total_weight(w)
+    dx = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(dx, np.expand_dims(idx, 1), np.expand_dims(vals, 1), 1)
+    return np.where(np.expand_dims(valid, 1), dx, _typed(0, x))
+
+
+def _nll_grad_vjp(n, G):
+    """The gradient is linear in dout: d(dout) gathers G at the labels times -w (/ total)."""
+    x, label, weight, dout = n.inputs
     a = n.attrs
     idx, _p, w, valid = _nll_parts(x.data, label.data, weight.data, a.get("ignore_index", -100))
-    red = a.get("reduction", "mean")
-    if red == "mean":
-        tw = np.zeros((), x.data.dtype)
-        for wv in w.reshape(-1):
-            tw = tw + wv
-        w = w / tw if tw != 0 else w
-    coef = np.zeros(x.data.shape, x.data.dtype)
-    np.put_along_axis(coef, np.expand_dims(idx, 1), np.expand_dims(-w * valid, 1), 1)
-    if red == "none":
+    coef = np.where(valid, -w, _typed(0, w))
+    if a.get("reduction", "mean") == "mean":
+        coef = coef / _nll_total_weight(w)
+    picked = np.zeros(x.data.shape, x.data.dtype)
+    np.put_along_axis(picked, np.expand_dims(idx, 1), np.expand_dims(coef, 1), 1)
+    per = _rsum(multiply(G, const(G, picked)), (1,), False)
+    if a.get("reduction", "mean") != "none":
         from .shape import reshape
 
-        gi = reshape(g, (g.data.shape[0], 1) + g.data.shape[1:])
-    else:
-        from .shape import reshape
+        per = reshape(_rsum(per, tuple(range(per.data.ndim)), False), dout.data.shape)
+    return None, None, None, per
 
-        gi = reshape(g, (1,) * x.data.ndim)
-    return multiply(gi, const(g, coef)), None, None
+
+NLL_LOSS_GRAD = register("nll_loss_grad", _nll_grad_fwd, _nll_grad_vjp, diff_inputs=(3,),
+                         legacy_name="NllLossGradBackward",
+                         examples=[([(3, 4), np.array([0, 3, 1]), np.ones(4), ()], {}),
+                                   ([(3, 4), np.array([0, 3, 1]), np.ones(4), (3,)],
+                                    {"reduction": "none"})])
+
+
+def nll_loss_grad(x, label, weight, dout, ignore_index=-100, reduction="mean"):
+    return apply(NLL_LOSS_GRAD, (x, label, weight, dout),
+                 {"ignore_index": int(ignore_index), "reduction": reduction})
 
 
 NLL_LOSS = register("nll_loss", _nll_fwd, _nll_vjp, diff_inputs=(0,), broadcast=True,

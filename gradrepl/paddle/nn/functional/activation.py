@@ -89,8 +89,7 @@ def log_sigmoid(x, name=None):
 
 
 def mish(x, threshold=20.0, name=None):
-    sp = N.softplus(_float(x), 1.0, threshold)
-    return M.multiply(x, M.tanh(sp))
+    return N.mish(_float(x), threshold)
 
 
 def tanhshrink(x, name=None):

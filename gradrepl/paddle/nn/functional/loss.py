@@ -76,7 +76,11 @@ def _picked_weights(input, label, weight, soft_label, ignore_index, axis, out):
     """The weight of each sample's class (0 where ignored), shaped like the loss."""
     w = weight.data
     if soft_label:
-        return _const(np.matmul(label.data.astype(w.dtype), w).reshape(out.data.shape))
+        from ...tensor.linalg import matmul
+
+        lab = label if label.data.dtype == w.dtype else _const(label.data.astype(w.dtype))
+        picked = matmul(lab, _const(w), transpose_y=True)
+        return _const(picked.data.reshape(out.data.shape))
     if input.data.shape[axis] != w.shape[-1]:
         raise ValueError(
             f"input's class_dimension({input.data.shape[axis]}) must equal to "
