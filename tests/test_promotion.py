@@ -3,8 +3,7 @@
 ``tests/data/elementwise/promotion_matrix.py`` measures every operator and four functions over
 every pair of operands (tensor / 0-D tensor of 9 dtypes, python bool/int/float; left and right):
 5400 combinations. ``promotion_<version>.json.gz`` is what Paddle 3.3.1 and 2.6.2 gave (dtype,
-values, shape, or the exception type). gradrepl must give the same for all of them, except the
-float16 entries listed in ``KNOWN``. The rules themselves live in ``gradrepl/paddle/promotion.py``
+values, shape, or the exception type). gradrepl must give the same for all of them. The rules themselves live in ``gradrepl/paddle/promotion.py``
 (no table of cases); the small tests below state them one by one.
 """
 from __future__ import annotations
@@ -25,8 +24,7 @@ from conftest import reset_gradrepl_state
 DATA = Path(__file__).parent / "data" / "elementwise"
 VERSIONS = {"3.3.1": "3", "2.6.2": "2.6"}
 
-# float16 times a python float in 2.x: Paddle's half-precision scale rounds a tie downwards
-KNOWN = {"2.6.2": {"div|float16:T|pyfloat:S", "div|float16:0|pyfloat:S"}}
+KNOWN = {}  # every combination matches (float16 scale: conversions toward zero, as Paddle's)
 
 
 def load_matrix_module():

@@ -280,6 +280,22 @@ def _c_int(v, dt):
     return np.asarray(iv, wide).astype(dt)
 
 
+def _f16(v):
+    """float32 -> float16 as Paddle's CPU float16 type converts (without F16C): toward zero."""
+    v = np.asarray(v, np.float32)
+    r = v.astype(np.float16)
+    away = np.abs(r.astype(np.float32)) > np.abs(v)
+    return np.where(away & np.isfinite(v), np.nextafter(r, np.float16(0)), r).astype(np.float16)
+
+
+def _f16_arith(x, s, b, bias_after_scale):
+    """Eigen's half arithmetic: each operation in float32, then converted back."""
+    s, b, x = np.float32(_f16(s)), np.float32(_f16(b)), x.astype(np.float32)
+    if bias_after_scale:
+        return _f16(np.float32(_f16(s * x)) + b)
+    return _f16(s * np.float32(_f16(x + b)))
+
+
 def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
     """``scale * x + bias`` (or ``scale * (x + bias)``) with scale and bias cast to x's dtype,
     as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int)."""
@@ -289,6 +305,8 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
         xi = x.astype(np.int64)
         out = s * xi + b if bias_after_scale else s * (xi + b)
         return out != 0
+    if dt == np.float16:
+        return _f16_arith(x, scale, bias, bias_after_scale)
     if dt.kind in "iu":
         s, b = _c_int(scale, dt), _c_int(bias, dt)
     else:
@@ -310,6 +328,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
 
 
 def _div_scale_fwd(x, divisor):
+    if x.dtype == np.float16:  # computed in float32, rounded to nearest (measured on 3.x)
+        return (x.astype(np.float32) / np.float32(np.float16(divisor))).astype(np.float16)
     return _keep(x.dtype, np.divide(x, np.asarray(divisor, x.dtype)))
 
 
