@@ -228,19 +228,15 @@ def _tolerable(v):
     return np.where(v == np.inf, big, np.where(v == -np.inf, -big, v))
 
 
-class LabelOutOfRange(IndexError):
-    """A hard label outside [0, classes) that is not ignore_index."""
-
-
 def _check_labels(lbl, classes, ignore_index):
     bad = (lbl != ignore_index) & ((lbl < 0) | (lbl >= classes))
     if bad.any():
         v = int(lbl[bad].reshape(-1)[0])
         if v < 0:
-            raise LabelOutOfRange(
+            raise IndexError(
                 f"(OutOfRange) label value should >= 0 when label value({v}) not equal to "
                 f"ignore_index({ignore_index})")
-        raise LabelOutOfRange(
+        raise IndexError(
             f"(OutOfRange) label value should less than the shape of axis dimension when label "
             f"value({v}) not equal to ignore_index({ignore_index}), But received label value as "
             f"{v} and shape of axis dimension is {classes}")
@@ -721,9 +717,13 @@ SOFTSIGN = _unary("softsign", _softsign_fwd, _softsign_vjp, "SoftsignBackward", 
 
 
 def _erf(x):
-    """erf correctly rounded to x's dtype (Paddle's MKL VML erf is within an ulp of it)."""
-    v = np.frompyfunc(_math.erf, 1, 1)(x.astype(np.float64))
-    return np.asarray(v, np.float64).astype(x.dtype)
+    """erf as gelu's kernel source computes it (``(x * M_SQRT1_2).erf()``, Eigen's fast erf).
+
+    The Paddle 2.6.2 / 3.3.1 CPU wheels call MKL's ``vmsErf`` in low-accuracy mode instead,
+    whose algorithm is not public: Eigen's erf agrees with it on about 4 values in 5
+    (measured on 1683 values with at most 3 decimals); the correctly rounded erf does no better.
+    """
+    return K.erf(x)
 
 
 _SQRT1_2 = 0.70710678118654752440
@@ -732,8 +732,8 @@ _GELU_C = 0.044715
 
 
 def _gelu_fwd(x, approximate=False):
-    """approximate: x/2 (1 + tanh(k (x + c x^3))) with Eigen's tanh; exact: Paddle calls MKL's
-    low-accuracy erf (not reproducible here: the correctly rounded erf stands in for it)."""
+    """approximate: x/2 (1 + tanh(k (x + c x^3))) with Eigen's tanh; exact: x (1 + erf(x/sqrt 2)) / 2
+    (see ``_erf`` for how close its erf is to the one Paddle's wheels use)."""
     h = _typed(0.5, x)
     one = _typed(1, x)
     with np.errstate(**_err):
@@ -860,15 +860,12 @@ def huber_loss(x, y, delta=1.0):
 _BCE_EPS = 1e-12
 
 
-class BceInputError(ValueError):
-    """binary_cross_entropy input outside [0, 1]."""
-
-
 def _bce_fwd(x, label):
-    if (x < 0).any() or (x > 1).any() or np.isnan(x).any():
-        raise BceInputError(
-            "(InvalidArgument) Illegal input, input must be greater than  or equal to 0 and less "
-            "than or equal to 1")
+    if (x < 0).any():
+        raise ValueError("(InvalidArgument) Illegal input, input must be greater than  or equal "
+                         "to 0")
+    if (x > 1).any():
+        raise ValueError("(InvalidArgument) Illegal input, input must be less than or equal to 1")
     one = _typed(1, x)
     low = _typed(-100, x)
     with np.errstate(**_err):
@@ -1021,10 +1018,7 @@ def _nll_parts(x, label, weight, ignore_index):
     classes = x.shape[1]
     bad = valid & ((lbl < 0) | (lbl >= classes))
     if bad.any():
-        v = int(lbl[bad].reshape(-1)[0])
-        raise LabelOutOfRange(
-            f"(OutOfRange) Label value is out of range. Expected label value in range of "
-            f"[0, {classes}), but received value is {v}.")
+        raise ValueError("(InvalidArgument) label should not be out of bounds.")
     idx = np.where(valid, lbl, 0)
     picked = np.take_along_axis(x, np.expand_dims(idx, 1), 1).squeeze(1)
     w = np.where(valid, weight[idx], _typed(0, x))

@@ -69,3 +69,19 @@ def subtract(x, y):
     from ...tensor.math import subtract as _sub
 
     return _sub(x, y)
+
+
+def kernel_dtype_error(kernel, x, supported="float64, float32"):
+    """The RuntimeError Paddle raises when a CPU kernel has no registration for x's dtype."""
+    dt = x.dtype.name
+    return RuntimeError(
+        f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `{kernel}` "
+        f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
+        f"DataTypes: {supported}.")
+
+
+def require_float(x, kernel):
+    """x itself when the kernel has a float32/float64 registration for its dtype."""
+    if x.data.dtype not in (np.float32, np.float64):
+        raise kernel_dtype_error(kernel, x)
+    return x

@@ -6,23 +6,15 @@ from __future__ import annotations
 from ....engine.ops import math as M
 from ....engine.ops import nn as N
 from ...tensor.math import sigmoid, tanh
-from ._util import to_np_dtype
+from ._util import require_float, to_np_dtype
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
            "softsign", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softmax",
            "log_softmax", "log_sigmoid", "mish", "tanhshrink", "relu_"]
 
 
-def _float(x):
-    if x.data.dtype.kind not in "fc":
-        raise TypeError(
-            f"The data type of 'x' must be float16, float32 or float64, but received "
-            f"{x.dtype.name}")
-    return x
-
-
 def relu(x, name=None):
-    return M.relu(x)
+    return M.relu(require_float(x, "relu"))
 
 
 def relu_(x, name=None):
@@ -32,15 +24,15 @@ def relu_(x, name=None):
 
 
 def relu6(x, name=None):
-    return N.relu6(_float(x), 6.0)
+    return N.relu6(require_float(x, "relu6"), 6.0)
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
-    return N.leaky_relu(_float(x), negative_slope)
+    return N.leaky_relu(require_float(x, "leaky_relu"), negative_slope)
 
 
 def elu(x, alpha=1.0, name=None):
-    return N.elu(_float(x), alpha)
+    return N.elu(require_float(x, "elu"), alpha)
 
 
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
@@ -49,47 +41,47 @@ def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848
         raise ValueError(f"The scale must be greater than 1.0. Received: {scale}.")
     if alpha < 0:
         raise ValueError(f"The alpha must be no less than zero. Received: {alpha}.")
-    return N.selu(_float(x), scale, alpha)
+    return N.selu(require_float(x, "selu"), scale, alpha)
 
 
 def gelu(x, approximate=False, name=None):
-    return N.gelu(_float(x), approximate)
+    return N.gelu(require_float(x, "gelu"), approximate)
 
 
 def silu(x, name=None):
-    return N.silu(_float(x))
+    return N.silu(require_float(x, "silu"))
 
 
 def swish(x, name=None):
-    return N.swish(_float(x))
+    return N.swish(require_float(x, "swish"))
 
 
 def softplus(x, beta=1, threshold=20, name=None):
-    return N.softplus(_float(x), beta, threshold)
+    return N.softplus(require_float(x, "softplus"), beta, threshold)
 
 
 def softsign(x, name=None):
-    return N.softsign(_float(x))
+    return N.softsign(require_float(x, "softsign"))
 
 
 def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002
-    return N.hardtanh(_float(x), min, max)
+    return N.hardtanh(require_float(x, "hardtanh"), min, max)
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
-    return N.hardsigmoid(_float(x), slope, offset)
+    return N.hardsigmoid(require_float(x, "hardsigmoid"), slope, offset)
 
 
 def hardswish(x, name=None):
-    return N.hardswish(_float(x))
+    return N.hardswish(require_float(x, "hardswish"))
 
 
 def log_sigmoid(x, name=None):
-    return N.log_sigmoid(_float(x))
+    return N.log_sigmoid(require_float(x, "logsigmoid"))
 
 
 def mish(x, threshold=20.0, name=None):
-    return N.mish(_float(x), threshold)
+    return N.mish(require_float(x, "mish"), threshold)
 
 
 def tanhshrink(x, name=None):
@@ -106,22 +98,25 @@ def _cast_for(x, dtype):
 def softmax(x, axis=-1, dtype=None, name=None):
     x = _cast_for(x, dtype)
     _check_axis(x, axis, "softmax")
-    return N.softmax(_float(x), int(axis))
+    return N.softmax(require_float(x, "softmax"), int(axis))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
     x = _cast_for(x, dtype)
     _check_axis(x, axis, "log_softmax")
-    return N.log_softmax(_float(x), int(axis))
+    return N.log_softmax(require_float(x, "log_softmax"), int(axis))
 
 
 def _check_axis(x, axis, op):
     nd = x.data.ndim
     lo, hi = (-nd, nd) if nd else (-1, 1)
-    if not lo <= int(axis) < hi:
+    axis = int(axis)
+    if not lo <= axis < hi:
+        hint = (f"Expected axis < rank_x, but received axis:{axis} >= rank_x:{nd}." if axis >= 0
+                else f"Expected axis >= -rank_x, but received axis:{axis} < -rank_x:{-nd}.")
         raise ValueError(
-            f"(InvalidArgument) Attr(axis) value should be in range [-R, R-1], R is the rank of "
-            f"Input(X). But received axis: {axis}, R: {nd}.")
+            "(InvalidArgument) Attr(axis) value should be in range [-R, R-1], R is the rank of "
+            f"Input(X).\n  [Hint: {hint}]")
 
 
 

@@ -13,18 +13,18 @@ def one_hot(x, num_classes, name=None):
     if isinstance(num_classes, Tensor):
         num_classes = int(num_classes.item())
     lbl = np.asarray(x.data)
-    if lbl.dtype.kind not in "iu":
-        raise TypeError(
-            f"The data type of 'x' in one_hot must be int32 or int64, but received "
-            f"{x.dtype.name}")
+    if lbl.dtype not in (np.int32, np.int64):
+        from ._util import kernel_dtype_error
+
+        raise kernel_dtype_error("one_hot", x, "int64, int32")
     if num_classes == -1:
         num_classes = int(lbl.max()) + 1
     num_classes = int(num_classes)
     if lbl.size and (lbl.min() < 0 or lbl.max() >= num_classes):
         bad = int(lbl[(lbl < 0) | (lbl >= num_classes)].reshape(-1)[0])
         raise ValueError(
-            f"(InvalidArgument) Illegal value {bad} in one_hot op: every value of X must be in "
-            f"[0, depth), depth is {num_classes}")
+            f"(InvalidArgument) Illegal index value, Input(input) value should be less than "
+            f"Input(depth), but received input ({bad}) not less than depth ({num_classes})")
     out = np.zeros(lbl.shape + (num_classes,), np.float32)
     np.put_along_axis(out, lbl[..., None].astype(np.int64), np.float32(1), -1)
     return Tensor(out)

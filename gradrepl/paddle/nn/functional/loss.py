@@ -33,7 +33,10 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     ``reduction='mean'`` with ``weight`` divides by the sum of the picked weights; with
     ignored labels it divides by the number of labels kept (see ``_ce_mean``).
     """
-    check_reduction(reduction, "softmax_cross_entropy")
+    if reduction not in ("sum", "mean", "none"):
+        raise ValueError(
+            "The value of 'reduction' in softmax_cross_entropyshould be 'sum', 'mean' or "
+            f"'none', but received {reduction}, which is not allowed.")
     if ignore_index > 0 and soft_label:
         raise ValueError(
             "When soft_label == True, the value of 'ignore_index' in softmax_cross_entropy"
@@ -57,6 +60,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         label = label_smooth(label, epsilon=label_smoothing)
         label = Tensor(label.data.astype(input.data.dtype))
         label_dims = label.data.ndim
+    _check_ce_inputs(input, label, axis)
     _, out = N.cross_entropy_with_softmax(input, label, soft_label, use_softmax, ignore_index,
                                           axis)
     wg = None
@@ -70,6 +74,19 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if input_dims - 1 == label_dims:
         out = S.reshape(out, np.squeeze(out.data, axis).shape)
     return out
+
+
+def _check_ce_inputs(input, label, axis):  # noqa: A002
+    """Paddle's cross_entropy_with_softmax checks: float logits, label shape = logits shape
+    except along ``axis``."""
+    from ._util import require_float
+
+    require_float(input, "cross_entropy_with_softmax")
+    xs, ls = input.data.shape, label.data.shape
+    ax = axis % len(xs)
+    if len(xs) != len(ls) or any(a != b for i, (a, b) in enumerate(zip(xs, ls)) if i != ax):
+        raise ValueError("(InvalidArgument) Input(Logits) and Input(Label) should in same shape "
+                         "in dimensions except axis.")
 
 
 def _picked_weights(input, label, weight, soft_label, ignore_index, axis, out):
@@ -234,6 +251,16 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     if pos_weight is not None:
         one = _const(np.ones(1, logit.data.dtype))
         pos_weight = M.add(M.multiply(label, M.subtract(pos_weight, one)), one)
+    if logit.data.ndim != label.data.ndim:
+        raise ValueError(
+            "(InvalidArgument) Input(X) and Input(Label) shall have the same rank.But received: "
+            f"the rank of Input(X) is [{logit.data.ndim}], the rank of Input(Label) is "
+            f"[{label.data.ndim}].")
+    if logit.data.shape != label.data.shape:
+        raise ValueError(
+            "(InvalidArgument) Input(X) and Input(Label) shall have the same shape. But received: "
+            f"the shape of Input(X) is [{list(logit.data.shape)}], the shape of Input(Label) is "
+            f"[{list(label.data.shape)}].")
     kernel = profiles.current().bce_logits_kernel
     out = N.sigmoid_cross_entropy_with_logits(logit, label, pos_weight, -100, kernel)
     if weight is not None:
