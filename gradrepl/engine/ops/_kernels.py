@@ -14,7 +14,11 @@ prints 8 significant digits), so each kernel here reproduces its algorithm:
   for tensors up to ``LIBM_LIMIT`` elements; beyond that (or without a C library) the value is
   computed in float64 and rounded once, which differs from glibc in rare last-bit cases;
 - ``_mm256_rsqrt_ps`` (used by Eigen's fast sqrt) is reproduced by its measured rule: 1/sqrt of
-  the midpoint of the input's 10-bit mantissa bucket, rounded to 12 bits.
+  the midpoint of the input's 10-bit mantissa bucket, rounded to 12 bits;
+- same-shape float32 division goes to MKL's ``vsDiv``: an ``_mm512_rcp14_ps`` reciprocal (its
+  table, read from the CPU, is stored compressed below) corrected by one FMA step;
+- Paddle's ``pow`` op uses Eigen's double-word ``generic_pow`` on packets; Paddle 3.x's
+  ``x ** y`` of two tensors uses SLEEF's ``powf_u10``, whose FMAs are emulated in float64.
 
 Measured against Paddle 2.6.2 and 3.3.1 on 1007 random values per op (1000 packet + 7 tail
 elements); see ``tests/test_math_ops.py``. float64 inputs use numpy (double results print with

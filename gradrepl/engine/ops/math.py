@@ -28,16 +28,6 @@ def _safe(fn):
     return wrapped
 
 
-def _f64(fn):
-    """Compute in float64 and round once to the input's float dtype (kept for other modules)."""
-    def wrapped(x, **k):
-        if x.dtype.kind == "f" and x.dtype.itemsize < 8:
-            return fn(x.astype(np.float64), **k).astype(x.dtype)
-        return fn(x, **k)
-    wrapped.__name__ = getattr(fn, "__name__", "fwd")
-    return wrapped
-
-
 def _keep(dtype, out):
     """numpy result -> the operands' dtype (integer kernels stay integer, wrapping like C)."""
     out = np.asarray(out)
