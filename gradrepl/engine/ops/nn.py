@@ -757,12 +757,30 @@ def _gelu_grad_fwd(x, dout, approximate=False):
         return dout * (first + second)
 
 
+def _gelu_second(x, approximate):
+    """gelu''(x) as Tensor ops: pdf(x) (2 - x^2) exactly; for the tanh form
+    (1-t^2) u' + x/2 ((1-t^2) u'' - 2 t (1-t^2) u'^2) with u = k (x + c x^3), t = tanh u."""
+    from .math import tanh
+
+    x2 = multiply(x, x)
+    if not approximate:
+        pdf = scale(exp(scale(x2, -0.5)), 1.0 / _math.sqrt(2.0 * _math.pi))
+        return multiply(pdf, scale(x2, -1.0, 2.0))
+    k = _2_SQRTPI * _SQRT1_2
+    u = scale(add(x, scale(multiply(x2, x), _GELU_C)), k)
+    t = tanh(u)
+    sech2 = scale(multiply(t, t), -1.0, 1.0)
+    du = scale(scale(x2, 3.0 * _GELU_C, 1.0), k)
+    ddu = scale(x, 6.0 * k * _GELU_C)
+    inner = subtract(multiply(sech2, ddu), scale(multiply(multiply(t, sech2), multiply(du, du)), 2.0))
+    return add(multiply(sech2, du), multiply(scale(x, 0.5), inner))
+
+
 def _gelu_grad_vjp(n, G):
     x, dout = n.inputs
-    # gelu''(x) = pdf(x) * (2 - x^2) with pdf(x) = exp(-x^2/2) / sqrt(2 pi)
-    pdf = scale(exp(scale(multiply(x, x), -0.5)), 1.0 / _math.sqrt(2.0 * _math.pi))
-    second = multiply(pdf, scale(multiply(x, x), -1.0, 2.0))
-    return multiply(G, multiply(dout, second)), gelu_grad(x, G, n.attrs.get("approximate", False))
+    approximate = n.attrs.get("approximate", False)
+    second = _gelu_second(x, approximate)
+    return multiply(G, multiply(dout, second)), gelu_grad(x, G, approximate)
 
 
 GELU = _unary("gelu", _gelu_fwd,
@@ -893,13 +911,13 @@ def _bce_grad_vjp(n, G):
     return d_x, None, d_dout
 
 
+_BCE_X = np.array([[0.3, 0.6, 0.85], [0.2, 0.45, 0.7]])
+_BCE_Y = np.array([[1.0, 0.0, 1.0], [0.0, 0.25, 1.0]])
 BCE_LOSS = register("bce_loss", _bce_fwd, _bce_vjp, diff_inputs=(0,), broadcast=True,
-                    legacy_name="BceLossBackward", domain="unit",
-                    examples=[([(2, 3), np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])], {})])
+                    legacy_name="BceLossBackward", examples=[([_BCE_X, _BCE_Y], {})])
 BCE_GRAD = register("bce_loss_grad", _bce_grad_fwd, _bce_grad_vjp, diff_inputs=(0, 2),
-                    broadcast=True, legacy_name="BceLossGradBackward", domain="unit",
-                    examples=[([(2, 3), np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]), (2, 3)],
-                               {})])
+                    broadcast=True, legacy_name="BceLossGradBackward",
+                    examples=[([_BCE_X, _BCE_Y, (2, 3)], {})])
 
 
 def bce_loss(x, label):
@@ -976,7 +994,12 @@ def _sce_grad_vjp(n, G):
     keep = const(G, label.data.astype(np.int64) != n.attrs.get("ignore_index", -100),
                  G.data.dtype)
     d_x = multiply(multiply(G, dout), multiply(ds, keep))
-    diff = subtract(s, label) if pw is None else subtract(multiply(s, pw), label)
+    if pw is None:
+        diff = subtract(s, label)
+    elif n.attrs.get("kernel", "stable") == "legacy":
+        diff = subtract(multiply(s, pw), label)
+    else:  # (1 - label) + pw * (sigmoid(x) - 1)
+        diff = add(scale(label, -1.0, 1.0), multiply(pw, scale(s, 1.0, -1.0)))
     d_dout = multiply(multiply(G, diff), keep)
     res = [d_x, None, d_dout]
     if pw is not None:
@@ -989,7 +1012,8 @@ SIGMOID_CE = register(
     lambda x, label, *pw, **a: _sce_fwd(x, label, pw[0] if pw else None, **a),
     _sce_vjp, diff_inputs=(0,), broadcast=True, legacy_name="SigmoidCrossEntropyWithLogitsBackward",
     examples=[([(2, 3), np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 1.0]])], {}),
-              ([(3,), np.array([1.0, 0.0, 1.0]), np.array([2.0, 1.0, 0.5])], {"kernel": "legacy"})],
+              ([(3,), np.array([1.0, 0.0, 1.0])], {"kernel": "legacy"}),
+              ([(3,), np.array([1.0, 0.0, 1.0]), np.array([2.0, 1.0, 0.5])], {"kernel": "stable"})],
     domain="away0")
 SIGMOID_CE_GRAD = register(
     "sigmoid_cross_entropy_with_logits_grad",
@@ -997,7 +1021,9 @@ SIGMOID_CE_GRAD = register(
     _sce_grad_vjp, diff_inputs=(0, 2), broadcast=True,
     legacy_name="SigmoidCrossEntropyWithLogitsGradBackward", domain="away0",
     examples=[([(2, 3), np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 1.0]]), (2, 3)],
-               {"kernel": "legacy"})])
+               {"kernel": "legacy"}),
+              ([(3,), np.array([1.0, 0.0, 1.0]), (3,), np.array([2.0, 1.0, 0.5])],
+               {"kernel": "stable"})])
 
 
 def sigmoid_cross_entropy_with_logits(x, label, pos_weight=None, ignore_index=-100,
