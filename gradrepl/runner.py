@@ -5,6 +5,7 @@ import re
 import runpy
 import sys
 
+from .engine.ops._util import quiet_fp
 from .importhook import paddle_modules
 from .paddle import profiles
 
@@ -29,7 +30,7 @@ def run_script(path: str, argv=None, profile: str | None = None) -> int:
     old_argv = sys.argv
     sys.argv = [path] + list(argv or [])
     try:
-        with paddle_modules():
+        with paddle_modules(), quiet_fp():
             runpy.run_path(path, run_name="__main__")
     finally:
         sys.argv = old_argv

@@ -232,22 +232,34 @@ class Tensor(_EngineTensor):
     # numpy defers to these operators (``np.float32(2) * x`` is a Tensor), as with Paddle.
     __array_ufunc__ = None
 
+    # Fast path for the commonest case, a float tensor with a python number: Paddle's ``scale``
+    # op (what ``_binary`` ends in too, after promotion checks that cannot change anything here).
     def __add__(self, o):
+        if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
+            return _scale(self, 1.0, float(o))
         return _binary(self, o, "add")
 
     def __radd__(self, o):
+        if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
+            return _scale(self, 1.0, float(o))
         return _binary(self, o, "add", True)
 
     def __sub__(self, o):
+        if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
+            return _scale(self, 1.0, -float(o))
         return _binary(self, o, "subtract")
 
     def __rsub__(self, o):
         return _binary(self, o, "subtract", True)
 
     def __mul__(self, o):
+        if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
+            return _scale(self, float(o), 0.0)
         return _binary(self, o, "multiply")
 
     def __rmul__(self, o):
+        if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
+            return _scale(self, float(o), 0.0)
         return _binary(self, o, "multiply", True)
 
     def __truediv__(self, o):
@@ -341,6 +353,10 @@ class Tensor(_EngineTensor):
         from .tensor import linalg
 
         return linalg.matmul(o, self)
+
+
+_SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_scale = M.scale
 
 
 class GradFn:

@@ -15,13 +15,15 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import const
+from ._util import FP, const
 
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 def _safe(fn):
     def wrapped(*a, **k):
+        if FP.on:  # the whole run is already quiet (see _util.quiet_fp)
+            return fn(*a, **k)
         with np.errstate(**_err):
             return fn(*a, **k)
     wrapped.__name__ = getattr(fn, "__name__", "fwd")
@@ -286,10 +288,17 @@ def _f16_arith(x, s, b, bias_after_scale):
     return _f16(s * np.float32(_f16(x + b)))
 
 
+_F32_F64 = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
 def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
     """``scale * x + bias`` (or ``scale * (x + bias)``) with scale and bias cast to x's dtype,
     as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int)."""
     dt = x.dtype
+    if bias_after_scale and dt in _F32_F64:
+        # python floats are cast to x's dtype by numpy (NEP 50): float32(scale) * x + float32(bias)
+        out = x * scale + bias  # the +bias also turns -0. into 0. as the kernel does
+        return out if out.dtype == dt else out.astype(dt)
     if dt.kind == "b":
         s, b = int(bool(scale)), int(bool(bias))
         xi = x.astype(np.int64)
@@ -314,7 +323,9 @@ SCALE = register("scale", _scale_fwd,
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
-    return apply(SCALE, (x,), {"scale": scale, "bias": bias, "bias_after_scale": bias_after_scale})
+    if bias_after_scale:
+        return apply(SCALE, (x,), {"scale": scale, "bias": bias})
+    return apply(SCALE, (x,), {"scale": scale, "bias": bias, "bias_after_scale": False})
 
 
 def _div_scale_fwd(x, divisor):
@@ -438,7 +449,23 @@ SQUARE = unary("square", lambda x: x * x,
 RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
                    lambda n, g: multiply(multiply(scale(g, -1.0), n.out()), n.out()),
                    "ReciprocalBackward", "away0")
-TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: multiply(g, _one_minus_sq(n.out())),
+def _tanh_grad_fwd(out, dout):
+    """Paddle's tanh_grad kernel: ``dout * (1 - out * out)`` in the tensors' dtype."""
+    return dout * (1 - out * out)
+
+
+def _tanh_grad_vjp(n, gg):
+    """Second order: d/d(out) = -2 * out * dout * gg, d/d(dout) = (1 - out*out) * gg."""
+    out, dout = n.inputs
+    d_out = scale(multiply(multiply(out, dout), gg), -2.0)
+    d_dout = multiply(gg, _one_minus_sq(out))
+    return d_out, d_dout
+
+
+TANH_GRAD = register("tanh_grad", _safe(_tanh_grad_fwd), _tanh_grad_vjp,
+                     legacy_name="TanhGradBackward", domain="unit",
+                     examples=[([(2, 3), (2, 3)], {})])
+TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: apply(TANH_GRAD, (n.out(), g)),
              "TanhBackward")
 SIGMOID = unary("sigmoid", _float_fwd(K.sigmoid),
                 lambda n, g: multiply(multiply(g, n.out()), scale(n.out(), -1.0, 1.0)),
