@@ -60,6 +60,8 @@ class Profile:
     ce_mean_ignore: str = "present"  # cross_entropy 'mean' divides by the kept count when:
     #   "present" (2.x: some label equals ignore_index) | "nonneg_index" (3.x: ignore_index >= 0)
     layer_repr_inplace: bool = False  # Dropout / Silu reprs end with ", inplace=False" (3.x)
+    embedding_scale_grad: bool = False  # nn.Embedding has scale_grad_by_freq, shown in its repr (3.x)
+    clip_global_norm_inplace: bool = False  # ClipGradByGlobalNorm scales param.grad in place (3.x)
     # elementwise math (measured on 2.6.2 / 3.3.1 over the dtype x operand matrix):
     kernel_set: str = "2.6"       # which dtypes each CPU kernel has ("2.6": no int8/uint8/bool add,
     #                               no complex pow/remainder | "3"); see paddle/promotion.py
@@ -99,7 +101,8 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              where_scalars="to_tensor", nonzero_tuple_1d=True,
              param_aliases=True, arg_type_error="TypeError", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
-             bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True, error_wording="3", complex_fixed=True,
+             bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
+             embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False,
              kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
              remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first",

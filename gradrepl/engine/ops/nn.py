@@ -1204,3 +1204,53 @@ def dropout(x, mask, p=0.5, upscale=True, is_test=False):
     """``mask`` is a uint8 tensor of kept positions; ``upscale`` divides kept values by 1-p."""
     return apply(DROPOUT, (x, mask), {"p": float(p), "upscale": bool(upscale),
                                       "is_test": bool(is_test)})
+
+
+# ====================================================================== embedding
+def _embedding_fwd(ids, weight, padding_idx=-1):
+    """Rows of ``weight`` picked by integer ``ids``; the padding row reads as zeros."""
+    idx = ids.astype(np.int64)
+    rows = weight.shape[0]
+    bad = (idx < 0) | (idx >= rows)
+    if bad.any():
+        v = int(idx[bad].reshape(-1)[0])
+        raise IndexError(
+            f"(InvalidArgument) Variable value (input) of OP(fluid.layers.embedding) expected >= 0 "
+            f"and < {rows}, but got {v}. Please check input value.")
+    out = weight[idx]
+    if padding_idx >= 0:
+        out = np.where((idx == padding_idx)[..., None], _typed(0, weight), out)
+    return out
+
+
+def _embedding_grad_fwd(ids, g, rows=1, padding_idx=-1):
+    """Gradient rows summed per id (sequentially, as the kernel loops), none for padding."""
+    idx = ids.astype(np.int64).reshape(-1)
+    gg = g.reshape(idx.size, -1)
+    out = np.zeros((rows, gg.shape[1]), g.dtype)
+    for k, i in enumerate(idx):
+        if i != padding_idx:
+            out[i] = out[i] + gg[k]
+    return out
+
+
+EMBEDDING = register(
+    "embedding", _embedding_fwd,
+    lambda n, g: (None, embedding_grad(n.inputs[0], g, n.in_meta[1][0][0],
+                                       n.attrs.get("padding_idx", -1))),
+    diff_inputs=(1,), legacy_name="LookupTableV2Backward",
+    examples=[([np.array([[0, 2], [1, 2]]), (3, 4)], {}),
+              ([np.array([0, 1, 1]), (3, 2)], {"padding_idx": 1})])
+EMBEDDING_GRAD = register(
+    "embedding_grad", _embedding_grad_fwd,
+    lambda n, G: (None, embedding(n.inputs[0], G, n.attrs.get("padding_idx", -1))),
+    diff_inputs=(1,), legacy_name="LookupTableV2GradBackward",
+    examples=[([np.array([[0, 2], [1, 2]]), (2, 2, 4)], {"rows": 3})])
+
+
+def embedding(ids, weight, padding_idx=-1):
+    return apply(EMBEDDING, (ids, weight), {"padding_idx": int(padding_idx)})
+
+
+def embedding_grad(ids, g, rows, padding_idx=-1):
+    return apply(EMBEDDING_GRAD, (ids, g), {"rows": int(rows), "padding_idx": int(padding_idx)})

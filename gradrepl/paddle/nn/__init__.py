@@ -1,5 +1,6 @@
 """``paddle.nn``: Layer and the layers, ``functional`` and ``initializer``."""
-from . import functional, initializer  # noqa: F401
+from . import clip, functional, initializer  # noqa: F401
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer import Layer  # noqa: F401
 from .layer.activation import __all__ as _act
@@ -7,4 +8,5 @@ from .layer.common import __all__ as _common
 from .layer.container import __all__ as _container
 from .layer.loss import __all__ as _loss
 
-__all__ = ["Layer", "functional", "initializer"] + _act + _common + _container + _loss
+__all__ = ["Layer", "functional", "initializer", "ClipGradByGlobalNorm", "ClipGradByNorm",
+           "ClipGradByValue"] + _act + _common + _container + _loss

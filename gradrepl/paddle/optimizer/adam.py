@@ -1,9 +1,9 @@
-"""Adam with Paddle's CPU kernel arithmetic.
+"""Adam with Paddle's CPU kernel arithmetic (its AVX-512 JIT code, fused multiply-adds).
 
 Per step (float32): ``lr_t = lr * (sqrt(1 - beta2_pow) / (1 - beta1_pow))``,
-``eps_t = epsilon * sqrt(1 - beta2_pow)``, ``m = beta1*m + (1-beta1)*g``,
-``v = beta2*v + (1-beta2)*g*g``, ``param = param + (-lr_t) * (m / (sqrt(v) + eps_t))``; then
-``beta1_pow *= beta1`` and ``beta2_pow *= beta2`` (accumulators start at beta1, beta2).
+``eps_t = epsilon * sqrt(1 - beta2_pow)``, ``m = fma(beta1, m, (1-beta1)*g)``,
+``v = fma(beta2, v, (1-beta2)*(g*g))``, ``param = fma(m / (sqrt(v) + eps_t), -lr_t, param)``;
+then ``beta1_pow *= beta1`` and ``beta2_pow *= beta2`` (accumulators start at beta1, beta2).
 """
 from __future__ import annotations
 
@@ -16,11 +16,20 @@ def _f(v, dt):
     return np.asarray(v, dtype=dt)
 
 
+def fma(a, b, c):
+    """``a*b + c`` rounded once to c's dtype (float32 operands: exact in float64)."""
+    c = np.asarray(c)
+    if c.dtype.itemsize >= 8:
+        return a * b + c
+    wide = np.asarray(a, np.float64) * np.asarray(b, np.float64) + c.astype(np.float64)
+    return wide.astype(c.dtype)
+
+
 def adam_moments(g, m, v, beta1, beta2, dt):
     one = _f(1, dt)
     b1, b2 = _f(beta1, dt), _f(beta2, dt)
-    m_out = b1 * m + (one - b1) * g
-    v_out = b2 * v + (one - b2) * g * g
+    m_out = fma(b1, m, (one - b1) * g)
+    v_out = fma(b2, v, (one - b2) * (g * g))
     return m_out, v_out
 
 
@@ -73,4 +82,4 @@ class Adam(Optimizer):
 
     def _update(self, param, grad, group):
         m, v, neg_lr, eps_t = self._moments_and_pows(param, grad, group)
-        return param.data + neg_lr * (m / (np.sqrt(v) + eps_t))
+        return fma(m / (np.sqrt(v) + eps_t), neg_lr, param.data)

@@ -1,9 +1,10 @@
-"""AdamW: Adam with decoupled weight decay, ``param - lr * ratio * coeff * param`` first."""
+"""AdamW: Adam with decoupled weight decay: ``p = p - ((lr * ratio) * coeff) * p`` (one fused
+rounding) before the Adam step, as Paddle's AVX-512 JIT kernel does."""
 from __future__ import annotations
 
 import numpy as np
 
-from .adam import Adam
+from .adam import Adam, fma
 
 
 class AdamW(Adam):
@@ -33,5 +34,6 @@ class AdamW(Adam):
         old_lr = self._param_lr(param)
         m, v, neg_lr, eps_t = self._moments_and_pows(param, grad, group)
         p = param.data
-        p_tmp = p - old_lr * np.asarray(ratio, dt) * np.asarray(coeff, dt) * p
-        return p_tmp + neg_lr * (m / (np.sqrt(v) + eps_t))
+        decay = (old_lr * np.asarray(ratio, dt) * np.asarray(coeff, dt)).astype(dt)
+        p_tmp = fma(-decay, p, p)
+        return fma(m / (np.sqrt(v) + eps_t), neg_lr, p_tmp)

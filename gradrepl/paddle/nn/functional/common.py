@@ -7,7 +7,7 @@ from ....engine.ops import math as M
 from ....engine.ops import nn as N
 from ...core import Tensor
 
-__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity"]
+__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity", "normalize"]
 
 
 def linear(x, weight, bias=None, name=None):
@@ -138,3 +138,16 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     w2 = R.sum(M.multiply(x2, x2), axis=axis)
     n12 = M.sqrt(M.maximum(M.multiply(w1, w2), Tensor(np.asarray(eps * eps, x1.data.dtype))))
     return M.divide(w12, n12)
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """``x / max(||x||_p along axis, epsilon)`` (Paddle's p_norm with keepdim, then divide)."""
+    from ....engine.ops import reduce as R
+
+    if x.data.ndim == 1 and axis not in (0, -1):
+        raise ValueError(
+            f"Axis must be 0 or -1 when x is a 1-D tensor, but received axis = {axis}")
+    ax = axis % max(x.data.ndim, 1)
+    norm = R.p_norm(x, float(p), (ax,), keepdim=True, epsilon=epsilon)
+    eps = Tensor(np.full([1], epsilon, x.data.dtype))
+    return M.divide(x, M.maximum(norm, eps))

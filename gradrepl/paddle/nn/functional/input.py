@@ -5,7 +5,7 @@ import numpy as np
 
 from ...core import Tensor
 
-__all__ = ["one_hot"]
+__all__ = ["one_hot", "embedding"]
 
 
 def one_hot(x, num_classes, name=None):
@@ -28,3 +28,20 @@ def one_hot(x, num_classes, name=None):
     out = np.zeros(lbl.shape + (num_classes,), np.float32)
     np.put_along_axis(out, lbl[..., None].astype(np.int64), np.float32(1), -1)
     return Tensor(out)
+
+
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              scale_grad_by_freq=False, name=None):
+    """Rows of ``weight`` for the integer ids in ``x``; ``padding_idx`` rows read as zeros and
+    get no gradient."""
+    from ....engine.ops import nn as N
+
+    rows = weight.data.shape[0]
+    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else rows + padding_idx)
+    if rows != 0 and (pad >= rows or pad < -rows):
+        raise ValueError(f"padding_idx must be within [-{rows}, {rows})")
+    if x.data.dtype.kind not in "iu":
+        from ._util import kernel_dtype_error
+
+        raise kernel_dtype_error("embedding", x, "int64, int32")
+    return N.embedding(x, weight, pad)

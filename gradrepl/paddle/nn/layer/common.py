@@ -134,7 +134,8 @@ class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim]; rows are gathered by integer ids."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None):
+                 weight_attr=None, name=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False):
         super().__init__()
         from ..initializer import XavierNormal
 
@@ -143,6 +144,8 @@ class Embedding(Layer):
         if padding_idx is not None and padding_idx < 0:
             padding_idx += num_embeddings
         self._padding_idx = padding_idx
+        self._sparse = sparse
+        self._scale_grad_by_freq = scale_grad_by_freq
         self._dtype = _default_dtype_name()
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr,
                                             dtype=self._dtype,
@@ -158,4 +161,9 @@ class Embedding(Layer):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
         if self._padding_idx is not None:
             s += f", padding_idx={self._padding_idx}"
+        s += f", sparse={self._sparse}"
+        if profiles.current().embedding_scale_grad:
+            s += f", scale_grad_by_freq={self._scale_grad_by_freq}"
+        if self._name is not None:
+            s += f", name={self._name}"
         return s

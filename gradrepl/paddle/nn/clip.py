@@ -1,0 +1,119 @@
+"""Gradient clipping for optimizers: ``ClipGradByValue``, ``ClipGradByNorm``,
+``ClipGradByGlobalNorm``. Called by ``Optimizer.step`` with the (param, grad) pairs; returns new
+pairs. The parameters' ``.grad`` stay as they were, except that 3.x's ClipGradByGlobalNorm scales
+them in place (profile field ``clip_global_norm_inplace``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Tensor
+
+__all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
+
+
+def _square_sum(g):
+    """``squared_l2_norm``: the sum of squares in the gradient's dtype."""
+    return np.sum(g * g, dtype=g.dtype)
+
+
+class ClipGradBase:
+    def __call__(self, params_grads):
+        return self._dygraph_clip(params_grads)
+
+    def _dygraph_clip(self, params_grads):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _clippable(p, g):
+    return g is not None and getattr(p, "need_clip", True) is not False
+
+
+class ClipGradByValue(ClipGradBase):
+    """Clip every gradient element into [min, max] (min defaults to -max)."""
+
+    def __init__(self, max, min=None):  # noqa: A002
+        if min is None:
+            if max <= 0:
+                raise AssertionError("max should be greater than 0")
+            min = -max
+        self.max = float(max)
+        self.min = float(min)
+
+    def __str__(self):
+        return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
+
+    def _dygraph_clip(self, params_grads):
+        out = []
+        for p, g in params_grads:
+            if not _clippable(p, g):
+                out.append((p, g))
+                continue
+            dt = g.data.dtype
+            out.append((p, Tensor(np.clip(g.data, np.asarray(self.min, dt),
+                                          np.asarray(self.max, dt)))))
+        return out
+
+
+class ClipGradByNorm(ClipGradBase):
+    """Scale a gradient by clip_norm / ||g|| when its L2 norm exceeds clip_norm."""
+
+    def __init__(self, clip_norm):
+        self.clip_norm = float(clip_norm)
+
+    def __str__(self):
+        return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
+
+    def _dygraph_clip(self, params_grads):
+        out = []
+        for p, g in params_grads:
+            if not _clippable(p, g):
+                out.append((p, g))
+                continue
+            dt = g.data.dtype
+            norm = np.sqrt(_square_sum(g.data)).astype(dt)
+            mx = np.asarray(self.clip_norm, dt)
+            new = g.data * (mx / norm) if norm > mx else g.data
+            out.append((p, Tensor(np.asarray(new, dt))))
+        return out
+
+
+class ClipGradByGlobalNorm(ClipGradBase):
+    """Scale all gradients by clip_norm / max(global_norm, clip_norm), global_norm being the L2
+    norm of all gradients together."""
+
+    def __init__(self, clip_norm, group_name="default_group", auto_skip_clip=False):
+        self.clip_norm = float(clip_norm)
+        self.group_name = group_name
+        self.auto_skip_clip = auto_skip_clip
+
+    def __str__(self):
+        return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
+
+    def _dygraph_clip(self, params_grads):
+        squares = [_square_sum(g.data) for p, g in params_grads if _clippable(p, g)]
+        if not squares:
+            return params_grads
+        dt = squares[0].dtype
+        total = np.zeros((), dt)
+        for s in squares:
+            total = total + s
+        global_norm = np.sqrt(total).astype(dt)
+        mx = np.asarray(self.clip_norm, dt)
+        if self.auto_skip_clip and not global_norm > mx:
+            return params_grads
+        scale = (mx / np.maximum(global_norm, mx)).astype(dt)
+        from .. import profiles
+
+        inplace = profiles.current().clip_global_norm_inplace
+        out = []
+        for p, g in params_grads:
+            if not _clippable(p, g):
+                out.append((p, g))
+                continue
+            new = (g.data * scale.astype(g.data.dtype)).astype(g.data.dtype)
+            if inplace:  # 3.x: g.multiply_(scale), so param.grad shows the clipped gradient
+                g.data = new
+                out.append((p, g))
+            else:
+                out.append((p, Tensor(new)))
+        return out
