@@ -200,16 +200,16 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             if buf is None:
                 buf = [None] * len(out_meta)
             cls = node.inputs[0]._result_type
-            if None in buf:
-                for k, g in enumerate(buf):
-                    if g is None:
-                        shape, dtype = out_meta[k]
-                        buf[k] = cls._wrap(np.zeros(shape, dtype), True)
+            # (identity tests: ``None in buf`` would call the tensors' __eq__)
+            for k in range(len(buf)):
+                if buf[k] is None:
+                    shape, dtype = out_meta[k]
+                    buf[k] = cls._wrap(np.zeros(shape, dtype), True)
             refs = node.out_refs
             if refs is not None:
                 for k, r in enumerate(refs):
                     t = r()
-                    if t is None:
+                    if t is None or (t._hooks is None and not t._retain and not retain_nonleaf):
                         continue
                     if t._hooks:
                         for hook in t._hooks:
@@ -252,7 +252,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                 if g is not None and (cut is None or e not in cut):
                     shape, dtype = in_meta[i]
                     gd = g.data
-                    if gd.shape != shape or gd.dtype != dtype:
+                    if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
                         state.enabled = create_graph
                         g = reduce_grad(op, i, g, shape, dtype)
                         state.enabled = prev_mode
