@@ -580,10 +580,20 @@ def swish_grad(x, dout):
     return apply(SWISH_GRAD, (x, dout))
 
 
+def eigen_neg(x):
+    """Unary minus inside an Eigen expression: packets compute ``0 - x`` (so -(+0) is +0), the
+    scalar tail ``-x``."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    v = flat.size - flat.size % 8 if x.dtype == _F32 else 0
+    out = -flat
+    out[:v] = _typed(0, x) - flat[:v]
+    return out.reshape(x.shape)
+
+
 def _log_sigmoid_fwd(x):
     with np.errstate(**_err):
         t = np.maximum(-x, _typed(0, x))
-        return -t - eigen_log(eigen_exp(-t) + eigen_exp(-x - t))
+        return eigen_neg(t) - eigen_log(eigen_exp(-t) + eigen_exp(-x - t))
 
 
 def _log_sigmoid_grad_fwd(x, dout):
