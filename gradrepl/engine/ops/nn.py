@@ -1264,3 +1264,57 @@ def embedding(ids, weight, padding_idx=-1):
 
 def embedding_grad(ids, g, rows, padding_idx=-1):
     return apply(EMBEDDING_GRAD, (ids, g), {"rows": int(rows), "padding_idx": int(padding_idx)})
+
+
+# ====================================================================== pad (reflect, replicate, circular)
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad_source_index(shape, pad_width, mode):
+    """For each output position, the flat index of the input value it copies."""
+    idx = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    return np.pad(idx, pad_width, mode=_PAD_MODES[mode])
+
+
+def _pad3d_fwd(x, pad_width=(), mode="reflect"):
+    for (b, a), s in zip(pad_width, x.shape):
+        if mode == "reflect" and (b >= s or a >= s) and (b or a):
+            raise ValueError(
+                f"(InvalidArgument) The padding size ({max(b, a)}) should be less than the "
+                f"input size ({s}) in reflect mode")
+    return x.reshape(-1)[_pad_source_index(x.shape, pad_width, mode)]
+
+
+def _pad3d_grad_fwd(g, in_shape=(), pad_width=(), mode="reflect"):
+    """Each output gradient added back to the input value it copied."""
+    src = _pad_source_index(tuple(in_shape), pad_width, mode)
+    dx = np.zeros(int(np.prod(in_shape)), g.dtype)
+    np.add.at(dx, src.reshape(-1), g.reshape(-1))
+    return dx.reshape(in_shape)
+
+
+PAD3D = register(
+    "pad3d", _pad3d_fwd,
+    lambda n, g: pad3d_grad(g, n.in_meta[0][0], n.attrs["pad_width"], n.attrs["mode"]),
+    legacy_name="Pad3dBackward",
+    examples=[([(1, 1, 3, 4)], {"pad_width": ((0, 0), (0, 0), (1, 2), (2, 1)), "mode": "reflect"}),
+              ([(1, 2, 3)], {"pad_width": ((0, 0), (0, 0), (2, 1)), "mode": "replicate"}),
+              ([(1, 1, 2, 3)], {"pad_width": ((0, 0), (0, 0), (1, 1), (1, 0)),
+                                "mode": "circular"})])
+PAD3D_GRAD = register(
+    "pad3d_grad", _pad3d_grad_fwd,
+    lambda n, G: pad3d(G, n.attrs["pad_width"], n.attrs["mode"]),
+    legacy_name="Pad3dGradBackward",
+    examples=[([(1, 1, 6, 7)], {"in_shape": (1, 1, 3, 4),
+                                "pad_width": ((0, 0), (0, 0), (1, 2), (2, 1)),
+                                "mode": "reflect"})])
+
+
+def pad3d(x, pad_width, mode):
+    pw = tuple((int(b), int(a)) for b, a in pad_width)
+    return apply(PAD3D, (x,), {"pad_width": pw, "mode": mode})
+
+
+def pad3d_grad(g, in_shape, pad_width, mode):
+    return apply(PAD3D_GRAD, (g,), {"in_shape": tuple(in_shape), "pad_width": tuple(pad_width),
+                                    "mode": mode})

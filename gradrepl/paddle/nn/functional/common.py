@@ -107,27 +107,29 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True,
         name=None):
-    """Pad ``x``; needs the engine's ``pad`` op (``engine/ops/shape.py``)."""
+    """Pad ``x``: a pad list of 2*ndim values pads every axis in order (before, after); a
+    shorter one pads the spatial axes of the ``data_format`` layout, last axis first
+    ([left, right, top, bottom, front, back]). Modes: constant, reflect, replicate, circular."""
     from ....engine.ops import shape as S
 
-    if not hasattr(S, "pad"):
-        raise NotImplementedError("paddle.nn.functional.pad needs the engine's pad op")
-    if mode != "constant":
-        raise NotImplementedError(f"pad mode {mode!r} is not implemented yet")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(
+            f"mode should be one of constant, reflect, replicate, circular, but got {mode}.")
     if isinstance(pad, Tensor):
         pad = [int(v) for v in pad.data.reshape(-1)]
     pad = [int(v) for v in pad]
     nd = x.data.ndim
-    if len(pad) == 2 * nd:
+    if len(pad) == 2 * nd and mode == "constant":
         pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)]
     else:
-        # pad the trailing spatial dims, last dim first (torch-style), NC* layouts
         k = len(pad) // 2
         spatial = list(range(2, nd)) if data_format.startswith("NC") else list(range(1, nd - 1))
         pairs = [(0, 0)] * nd
         for j, ax in enumerate(reversed(spatial[-k:])):
             pairs[ax] = (pad[2 * j], pad[2 * j + 1])
-    return S.pad(x, pairs, value)
+    if mode == "constant":
+        return S.pad(x, pairs, value)
+    return N.pad3d(x, pairs, mode)
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
