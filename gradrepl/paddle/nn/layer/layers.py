@@ -62,7 +62,8 @@ def to_param_attr(arg):
 def make_parameter(shape, dtype=None, attr=None, is_bias=False, default_initializer=None,
                    owner_name=None):
     """A new Parameter filled by the attr's initializer (default: Xavier-uniform for weights,
-    zeros for biases), named after ``owner_name`` unless the attr names it."""
+    zeros for biases), named after ``owner_name`` unless the attr names it. Without an owner it
+    is ``paddle.create_parameter``: ``create_parameter_<n>.w_0`` / ``.b_0``."""
     from ..initializer import Constant, XavierUniform
 
     attr = to_param_attr(attr)
@@ -82,7 +83,7 @@ def make_parameter(shape, dtype=None, attr=None, is_bias=False, default_initiali
         init = Constant(0.0) if is_bias else XavierUniform()
     name = attr.name
     if name is None:
-        prefix = owner_name if owner_name is not None else "create_parameter"
+        prefix = owner_name if owner_name is not None else unique_name("create_parameter")
         name = unique_name(f"{prefix}.{'b' if is_bias else 'w'}")
     p = new_parameter(np.zeros(shape, npdt), name, trainable=attr.trainable)
     p.optimize_attr = {"learning_rate": attr.learning_rate}
