@@ -24,13 +24,24 @@ del _name, _dt
 def __getattr__(name):
     if name == "__version__":
         return profiles.current().version
-    if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric"):
+    if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
+                "regularizer"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
     raise AttributeError(f"module 'paddle' has no attribute {name!r}")
+
+
+def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """``paddle.create_parameter``: a trainable Parameter, initialised as a Layer's would be."""
+    from .nn.layer.layers import make_parameter
+
+    if name is not None:
+        attr = ParamAttr(name=name)
+    return make_parameter(shape, dtype, attr, is_bias, default_initializer)
 
 
 def in_dynamic_mode():

@@ -403,8 +403,11 @@ class _HookHandle:
 Tensor._result_type = Tensor
 
 
-class Parameter(Tensor):
-    """A trainable tensor of a Layer; prints as ``Parameter containing:`` then the tensor."""
+class EagerParamBase(Tensor):
+    """A trainable tensor of a Layer; prints as ``Parameter containing:`` then the tensor.
+
+    Paddle's class name is ``EagerParamBase`` (``type(p).__name__``); ``Parameter`` is an alias.
+    """
 
     __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
                  "_param_name")
@@ -427,6 +430,7 @@ class Parameter(Tensor):
         return True
 
 
+Parameter = EagerParamBase
 Parameter._result_type = Tensor
 
 
