@@ -573,8 +573,8 @@ def _clip_fwd(x, min=None, max=None, open_bounds=False):  # noqa: A002 - Paddle'
 
 
 def _clip_vjp(n, g):
-    """dx = dout where min <= x <= max (at the bounds too unless ``open_bounds``), else +0
-    (a select: ``dout * mask + 0`` turns the -0 of a negative dout into +0)."""
+    """dx = dout where min <= x <= max (at the bounds too unless ``open_bounds``), else +0:
+    a select, as Paddle's kernel (a -0 or nan dout inside stays, outside gives 0; measured)."""
     x = n.inputs[0].data
     lo = -np.inf if n.attrs.get("min") is None else n.attrs["min"]
     hi = np.inf if n.attrs.get("max") is None else n.attrs["max"]
@@ -583,7 +583,9 @@ def _clip_vjp(n, g):
         inside = (x > lo) & (x < hi)
     else:
         inside = (x >= lo) & (x <= hi)
-    return scale(multiply(g, const(g, inside)), 1.0, 0.0)
+    from .search import where
+
+    return where(const(g, inside, np.bool_), g, const(g, np.zeros(g.data.shape, g.data.dtype)))
 
 
 CLIP = unary("clip", _clip_fwd, _clip_vjp, "ClipBackward", check=False,
