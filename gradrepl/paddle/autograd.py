@@ -212,18 +212,22 @@ class Jacobian:
         return [int(self._ys.data.size), int(self._xs.data.size)]
 
     def _evaluate(self):
+        """Row i = grad(ys, xs, e_i), taken with create_graph so J is differentiable (as Paddle's)."""
         if self._value is None:
+            from ..engine.ops import shape as S
+
             ys, xs = self._ys, self._xs
+            n = int(xs.data.size)
             rows = []
             for i in range(ys.data.size):
                 e = np.zeros(ys.data.size, ys.data.dtype)
                 e[i] = 1
                 (g,) = grad(ys, xs, grad_outputs=Tensor._wrap(e.reshape(ys.data.shape), True),
-                            retain_graph=True, allow_unused=True)
-                rows.append(np.zeros(xs.data.size, xs.data.dtype) if g is None
-                            else g.data.reshape(-1))
-            self._value = Tensor._wrap(np.stack(rows) if rows else
-                                       np.zeros((0, xs.data.size), xs.data.dtype), True)
+                            retain_graph=True, create_graph=True, allow_unused=True)
+                rows.append(Tensor._wrap(np.zeros(n, xs.data.dtype), True) if g is None
+                            else S.reshape(g, (n,)))
+            self._value = (S.stack(rows, 0) if rows
+                           else Tensor._wrap(np.zeros((0, n), xs.data.dtype), True))
         return self._value
 
     def __getitem__(self, index):
@@ -247,7 +251,15 @@ def jacobian(ys, xs, batch_axis=None):
     """Jacobian of ``ys`` with respect to ``xs`` (no batch axis yet): [ys.size, xs.size]."""
     if batch_axis is not None:
         raise NotImplementedError("paddle.autograd.jacobian with batch_axis is not supported yet")
-    return _per_pair(ys, xs, Jacobian)
+
+    def make(y, x):
+        for what, t in (("xs", x), ("ys", y)):
+            if t.data.ndim > 1:
+                raise ValueError(f"{what}.ndim should be 0 or 1 when is_batched=False but got "
+                                 f"{t.data.ndim}")
+        return Jacobian(y, x)
+
+    return _per_pair(ys, xs, make)
 
 
 def hessian(ys, xs, batch_axis=None):

@@ -54,7 +54,9 @@ class Tensor(_EngineTensor):
         return int(self.data.size)
 
     def numel(self):
-        return Tensor._wrap(np.asarray(self.data.size, np.int64), True)
+        from .tensor import creation
+
+        return creation.numel(self)
 
     @property
     def place(self):

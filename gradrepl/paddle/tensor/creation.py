@@ -11,8 +11,28 @@ from ._args import shape_list
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "empty_like", "arange", "linspace", "eye", "rand", "randn", "randint", "uniform",
            "normal", "seed", "assign", "get_default_dtype", "set_default_dtype", "tril", "triu",
-           "diag", "meshgrid"]
+           "diag", "meshgrid", "numel", "shape", "rank", "clone"]
 __methods__ = ["assign", "tril", "triu"]
+
+
+def numel(x, name=None):
+    """The number of elements as an int64 tensor (0-D, or [1] where Paddle had no 0-D)."""
+    n = np.asarray(x.data.size, np.int64)
+    return Tensor(n if profiles.current().zero_d else n.reshape(1))
+
+
+def shape(input, name=None):  # noqa: A002
+    """``paddle.shape``: the shape as an int64 tensor."""
+    return Tensor(np.asarray(input.data.shape, profiles.current().shape_tensor_dtype))
+
+
+def rank(input, name=None):  # noqa: A002
+    n = np.asarray(input.data.ndim, np.int32)
+    return Tensor(n if profiles.current().zero_d else n.reshape(1))
+
+
+def clone(x, name=None):
+    return assign(x)
 
 _DEFAULT_DTYPE = [np.dtype(np.float32)]
 
@@ -198,7 +218,9 @@ def assign(x, output=None):
 
     if not isinstance(x, _T):
         return to_tensor(x)
-    out = M.scale(x, 1.0) if x.data.dtype.kind == "f" else Tensor(np.array(x.data), True)
+    from ...engine.ops import shape as S
+
+    out = S.assign(x)
     if output is not None:
         output.data = out.data
         return output
