@@ -22,6 +22,21 @@ def is_grad_enabled() -> bool:
     return STATE.enabled
 
 
+def _decorate(fn, mode):
+    """``fn`` run with recording set to ``mode`` (restored afterwards, also on error)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        prev = STATE.enabled
+        STATE.enabled = mode
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            STATE.enabled = prev
+
+    return wrapper
+
+
 class set_grad_enabled:
     """Context manager (and decorator) that sets gradient recording to ``mode``."""
 
@@ -38,19 +53,8 @@ class set_grad_enabled:
         return False
 
     def __call__(self, fn):
-        mode = self.mode
         STATE.enabled = self.prev  # used as a decorator: undo the call-time switch
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            prev = STATE.enabled
-            STATE.enabled = mode
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                STATE.enabled = prev
-
-        return wrapper
+        return _decorate(fn, self.mode)
 
 
 class _Switch:
@@ -66,18 +70,7 @@ class _Switch:
         return False
 
     def __call__(self, fn):
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            prev = STATE.enabled
-            STATE.enabled = mode
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                STATE.enabled = prev
-
-        return wrapper
+        return _decorate(fn, self.mode)
 
 
 class no_grad(_Switch):
@@ -85,15 +78,14 @@ class no_grad(_Switch):
 
     mode = False
 
-    def __init__(self, func=None):
-        self._func = func
-
     def __new__(cls, func=None):
         obj = super().__new__(cls)
         if callable(func):  # bare @no_grad
-            obj.__init__()
             return obj(func)
         return obj
+
+    def __init__(self, func=None):
+        self._func = func
 
 
 class enable_grad(_Switch):
