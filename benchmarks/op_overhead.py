@@ -21,6 +21,7 @@ if fw == "gradrepl":
     import gradrepl.paddle as lib
     from gradrepl.engine.ops._util import quiet_fp
     quiet_fp().__enter__()  # as `gradrepl run` does for a whole script
+    lib.profiles.set_profile(sys.argv[4])  # emulate the Paddle we compare with
     def leaf(): return lib.to_tensor([1.0], stop_gradient=False)
     tanh = lib.tanh
     def backward(y): y.backward()
@@ -54,9 +55,10 @@ print(json.dumps({"fw": fw, "forward_us": best_f / ops * 1e6, "backward_us": bes
 '''
 
 
-def run(python, fw, n, reps):
+def run(python, fw, n, reps, profile="3"):
     try:
-        out = subprocess.run([python, "-c", WORKER, fw, str(n), str(reps)], capture_output=True,
+        out = subprocess.run([python, "-c", WORKER, fw, str(n), str(reps), profile],
+                             capture_output=True,
                              text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, str(exc)
@@ -75,9 +77,12 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--paddle-python", default=sys.executable)
     ap.add_argument("--torch-python", default=sys.executable)
+    ap.add_argument("--profile", default="3",
+                    help="gradrepl's emulated Paddle (3: like the Paddle 3.3.1 peer; 2.2 also "
+                         "keeps every non-leaf gradient, which costs a copy per node)")
     args = ap.parse_args(argv)
     rows = []
-    res, err = run(sys.executable, "gradrepl", args.n, args.reps)
+    res, err = run(sys.executable, "gradrepl", args.n, args.reps, args.profile)
     if res is None:
         print("gradrepl failed:", err)
         return 1
@@ -92,7 +97,8 @@ def main(argv=None):
             continue
         rows.append(r)
     base = rows[0]
-    print(f"chain of {3 * args.n} ops on shape-[1] tensors, best of {args.reps}")
+    print(f"chain of {3 * args.n} ops on shape-[1] tensors, best of {args.reps}; "
+          f"gradrepl emulating Paddle {args.profile}")
     print(f"{'framework':<10} {'forward us/op':>14} {'backward us/op':>15} {'fwd ratio':>10} {'bwd ratio':>10}")
     for r in rows:
         fr = base["forward_us"] / r["forward_us"]
