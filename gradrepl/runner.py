@@ -1,6 +1,7 @@
 """Run a Paddle script file with gradrepl standing in for Paddle (``gradrepl run``)."""
 from __future__ import annotations
 
+import os
 import re
 import runpy
 import sys
@@ -27,11 +28,13 @@ def run_script(path: str, argv=None, profile: str | None = None) -> int:
     key = profile or header_profile(path)
     if key is not None:
         profiles.set_profile(key)
-    old_argv = sys.argv
+    old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [path] + list(argv or [])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))  # as `python script.py` does
     try:
         with paddle_modules(), quiet_fp():
             runpy.run_path(path, run_name="__main__")
     finally:
         sys.argv = old_argv
+        sys.path[:] = old_path
     return 0

@@ -85,3 +85,10 @@ def test_import_hook_is_removed_after_a_run(tmp_path):
     run_script(str(path))
     assert not any(m == "paddle" or m.startswith("paddle.") for m in set(sys.modules) - before)
     assert "paddle" not in sys.modules or sys.modules["paddle"].__name__ == "paddle"
+
+
+def test_script_can_import_a_module_beside_it(tmp_path):
+    (tmp_path / "helper_mod.py").write_text("VALUE = 41\n")
+    r = _run(tmp_path, "import helper_mod\nimport paddle\nprint(helper_mod.VALUE + 1)\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "42\n"
