@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from .grad_mode import STATE as _STATE
+
 _node_uids = itertools.count()
 
 
@@ -68,10 +70,8 @@ class GradNode:
         VJPs that need the forward output (tanh, exp, sqrt, ...) use it; with create_graph the
         result is differentiable again (the alias shares this node as its grad_node).
         """
-        from . import grad_mode
-
         cls = self.inputs[0]._result_type
-        if grad_mode.STATE.enabled:
+        if _STATE.enabled:
             return cls._wrap(self.out_data[k], False, self, k)
         return cls._wrap(self.out_data[k], True)
 
