@@ -165,7 +165,7 @@ def _expand_fwd(x, shape):
 def _expand_vjp(n, g):
     from .broadcast import sum_to
 
-    return sum_to(g, n.in_meta[0][0])
+    return sum_to(g, n.in_meta[0][0], order="first")
 
 
 EXPAND = register("expand", _expand_fwd, _expand_vjp, legacy_name="ExpandBackward",
