@@ -113,44 +113,66 @@ class Tensor(_EngineTensor):
         return self.data if dtype is None else self.data.astype(dtype)
 
     def item(self, *args):
-        if args:
-            return self.data.item(*args)
-        if self.data.size != 1:
-            raise ValueError(
-                "only one element tensor can be converted to Python scalar when using item(), "
-                f"but this tensor has {self.data.size} elements (shape {list(self.data.shape)})")
-        return self.data.reshape(()).item()
+        """One element as a python scalar: the only one, or the one at a flat index or at
+        one index per dimension (Paddle's pybind wording on misuse)."""
+        a = self.data
+        if not args:
+            if a.size != 1:
+                raise ValueError("(InvalidArgument) only one element tensors can be converted to "
+                                 "Python scalars when no input coordinates")
+            return a.reshape(()).item()
+        if len(args) == 1:
+            if not -a.size <= args[0] < a.size:
+                raise ValueError(f"(InvalidArgument) index {args[0]} is out of bounds for size "
+                                 f"{a.size}")
+            return a.reshape(-1)[args[0]].item()
+        if len(args) != a.ndim:
+            raise ValueError("(InvalidArgument) incorrect number of indices for Tensor")
+        return a.item(*args)
 
     def tolist(self):
         return self.data.tolist()
 
+    def _python_scalar(self, what):
+        """The single element as a numpy scalar for float()/int()/complex()/index(): Paddle
+        asserts one element, then numpy converts ``np.array(x)`` (numpy 2, under 3.x, only
+        converts 0-D arrays)."""
+        a = self.data
+        if a.size != 1:
+            raise AssertionError(f"only one element variable can be converted to {what}.")
+        if a.ndim and profiles.current().scalar_convert_0d_only:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        return a.reshape(())
+
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar("int"))
+
+    def __complex__(self):
+        if not profiles.current().scalar_convert_0d_only:  # 2.x has no __complex__: via float
+            return complex(float(self))
+        return complex(self._python_scalar("complex"))
 
     def __index__(self):
-        if self.data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors can be used as an index")
-        return int(self.item())
+        return int(self._python_scalar("python index"))
 
     def __bool__(self):
+        """Paddle's truth value: the one element compared ``> 0``."""
         if self.data.size != 1:
-            raise ValueError(
-                "The truth value of a Tensor with more than one element is ambiguous; "
-                f"its shape is {list(self.data.shape)}. Use .any() or .all()")
-        return bool(self.data.reshape(()).item())
+            raise AssertionError("When Variable is used as the condition of if/while , Variable "
+                                 "can only contain one element.")
+        return bool(self.data.reshape(()) > 0)
 
     def __len__(self):
         if self.data.ndim == 0:
-            raise TypeError("len() of a 0-D tensor")
+            raise AssertionError("len() of a 0-D tensor is wrong")
         return self.data.shape[0]
 
     def __iter__(self):
-        if self.data.ndim == 0:
-            raise TypeError("iteration over a 0-D tensor")
-        for i in range(self.data.shape[0]):
+        """Iterating a 0-D tensor yields nothing (Python's __getitem__ protocol stops at once)."""
+        for i in range(self.data.shape[0] if self.data.ndim else 0):
             yield self[i]
 
     def __hash__(self):
@@ -195,7 +217,7 @@ class Tensor(_EngineTensor):
         if self.data.ndim == 0 and prof.format_0d_as_scalar:
             return format(self.data.item(), spec)
         if spec:
-            raise TypeError(f"unsupported format string passed to Tensor.__format__: {spec!r}")
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
     # ------------------------------------------------------------------ autograd
@@ -239,6 +261,8 @@ class Tensor(_EngineTensor):
     def __add__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, 1.0, float(o))
+        if _same_float(self, o):
+            return _M_add(self, o)
         return _binary(self, o, "add")
 
     def __radd__(self, o):
@@ -249,6 +273,8 @@ class Tensor(_EngineTensor):
     def __sub__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, 1.0, -float(o))
+        if _same_float(self, o):
+            return _M_subtract(self, o)
         return _binary(self, o, "subtract")
 
     def __rsub__(self, o):
@@ -257,6 +283,8 @@ class Tensor(_EngineTensor):
     def __mul__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, float(o), 0.0)
+        if _same_float(self, o):
+            return _M_multiply(self, o)
         return _binary(self, o, "multiply")
 
     def __rmul__(self, o):
@@ -359,6 +387,16 @@ class Tensor(_EngineTensor):
 
 _SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _scale = M.scale
+_M_add, _M_subtract, _M_multiply = M.add, M.subtract, M.multiply
+
+
+def _same_float(x, y):
+    """Two float32/float64 tensors of one dtype and one shape: no promotion or broadcast checks
+    to make, so the operators go straight to the engine op (what ``_binary`` ends in too)."""
+    if not isinstance(y, _EngineTensor):
+        return False
+    xd, yd = x.data, y.data
+    return xd.dtype is yd.dtype and xd.shape == yd.shape and xd.dtype in _SCALE_FAST
 
 
 class GradFn:

@@ -43,16 +43,14 @@ class DType:
         return f"<VarType.{self.vartype[0]}: {self.vartype[1]}>"
 
     def __eq__(self, other):
+        """Only another Paddle dtype compares equal: ``x.dtype == 'float32'`` and
+        ``x.dtype == np.float32`` are False in Paddle (enum against str / numpy type)."""
         if isinstance(other, DType):
             return self.np == other.np
-        if isinstance(other, str):
-            try:
-                return self.np == to_np(other)
-            except TypeError:
-                return False
-        if isinstance(other, np.dtype) or (isinstance(other, type) and issubclass(other, np.generic)):
-            return self.np == np.dtype(other)
-        return NotImplemented
+        return False
+
+    def __ne__(self, other):
+        return not self == other
 
     def __hash__(self):
         return hash(self.np)

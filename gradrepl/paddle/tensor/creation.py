@@ -54,10 +54,10 @@ def _as_array(data):
         return np.array(data, np.bool_)
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
         return np.array(data, np.int64 if isinstance(data, int) else data.dtype)
-    if isinstance(data, float):
-        return np.array(data, _DEFAULT_DTYPE[0])
     if isinstance(data, np.floating):
         return np.array(data)
+    if isinstance(data, float):
+        return np.array(data, _DEFAULT_DTYPE[0])
     if isinstance(data, complex):
         return np.array(data, np.complex64)
     if isinstance(data, (list, tuple)):
@@ -97,11 +97,20 @@ def _has_np_float64(seq):
                for v in _flat(seq))
 
 
+def _array_as(data, npdtype):
+    """Python data converted straight to ``npdtype``; out-of-range integers wrap around
+    (``to_tensor([-2], dtype='uint8')`` is 254) as in Paddle's C++ cast."""
+    try:
+        return np.array(data, dtype=npdtype)
+    except OverflowError:
+        return np.array(data).astype(npdtype)
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if dtype is not None and isinstance(data, (list, tuple, float, int)) and not isinstance(
             data, bool) and not any(isinstance(v, _T) for v in _flat(
                 data if isinstance(data, (list, tuple)) else [data])):
-        arr = np.array(data, dtype=dtypes.to_np(dtype))
+        arr = _array_as(data, dtypes.to_np(dtype))
     else:
         arr = _as_array(data)
     if dtype is not None:
