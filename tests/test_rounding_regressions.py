@@ -34,3 +34,23 @@ def test_broadcast_gradients_add_row_major_but_expand_first_axis_fastest():
     w = leaf(np.zeros((1,), "float32"))
     (paddle.to_tensor(np.zeros((3, 2000), "float32")) + w).backward(paddle.to_tensor(g2))
     assert w.grad.numpy().tolist() == [102.25865936279297]
+
+
+def test_float64_transcendentals_use_glibc_and_eigen_pexp_double():
+    """float64 tanh/sinh/cosh/expm1 call glibc; exp runs Eigen's pexp_double on 4-wide packets
+    and glibc on the tail: numpy differs in the last bit for several of these values."""
+    x = paddle.to_tensor(np.random.default_rng(5).standard_normal(7) * 2)
+    expected = {
+        "exp": [0.20111812630105835, 0.07074184661741968, 0.6085213723338506, 2.31843056493629,
+                9.6996816460828, 1.2453452474259923, 0.3311133082877783],
+        "tanh": [-0.9222479523040468, -0.9900410210767036, -0.45953626121012947,
+                 0.6862804291105908, 0.978965928008361, 0.21595831707649346, -0.8023928195188735],
+        "sinh": [-2.385542061576232, -7.0325814119485175, -0.5174031414852727, 0.9435521491563479,
+                 4.79829273948116, 0.2211775354766606, -1.3445004395608384],
+        "cosh": [2.586660187877291, 7.103323258565937, 1.1259245138191232, 1.374878415779942,
+                 4.90138890660164, 1.0241677119493318, 1.6756137478486166],
+        "expm1": [-0.7988818736989416, -0.9292581533825803, -0.3914786276661494, 1.31843056493629,
+                  8.6996816460828, 0.2453452474259924, -0.6688866917122217],
+    }
+    for name, values in expected.items():
+        assert getattr(paddle, name)(x).numpy().tolist() == values, name
