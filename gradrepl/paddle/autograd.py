@@ -58,32 +58,98 @@ def inplace_error(exc: _bw.InplaceModifiedError):
         f"{exc.version} != wrapper_version_snapshot:{exc.saved_version}.]")
 
 
-def _seed_grads(tensors, grad_tensors, what="tensors"):
+def _tensor_list(v, name, element_msg):
+    """Paddle's argument check for ``tensors`` / ``outputs`` / ``inputs``: a Tensor or a
+    non-empty list of Tensors (AssertionError with Paddle's wording otherwise)."""
+    if v is None:
+        raise AssertionError(f"{name} should not be None")
+    if isinstance(v, (list, tuple)):
+        if not v:
+            raise AssertionError(f"{name} {_cannot()} be empty" if name == "tensors"
+                                 else f"{name} cannot be empty")
+        if not all(isinstance(t, _T) for t in v):
+            raise AssertionError(element_msg)
+        return list(v)
+    if not isinstance(v, _T):
+        raise AssertionError(f"{name} must be Tensor or list of Tensor")
+    return [v]
+
+
+def _cannot():
+    """paddle.autograd.backward's spelling in 2.x ("connot")."""
+    return "connot" if profiles.current().error_wording == "2.6" else "cannot"
+
+
+def _optional_tensors(v, count, message, length_message):
+    """``grad_tensors`` / ``grad_outputs``: None, a Tensor, or a list of Tensors and Nones."""
+    if v is None:
+        return []
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    if not all(g is None or isinstance(g, _T) for g in v):
+        raise AssertionError(message)
+    if v and len(v) != count:
+        raise AssertionError(length_message)
+    return v
+
+
+def _seed_grads(tensors, grad_tensors):
+    """The gradient each root starts from: ones where none is given; Paddle does not compare
+    a given seed's shape with its root's (only Tensor.backward does). Under a "cast" profile a
+    seed of another dtype is cast to its root's dtype (3.x); under "keep" it is used as given
+    where it matters (the dtype of paddle.grad's results, the 2.x leaf accumulation error)."""
     grads = []
     for i, t in enumerate(tensors):
-        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        g = grad_tensors[i] if grad_tensors and i < len(grad_tensors) else None
         if g is None:
             g = Tensor._wrap(np.ones(t.data.shape, t.data.dtype), True)
         else:
-            if not isinstance(g, _T):
-                raise TypeError(f"grad_tensors[{i}] must be a Tensor or None, got {type(g).__name__}")
-            if g.data.shape != t.data.shape:
-                raise AssertionError(
-                    f"The shape of grad_tensors[{i}] {list(g.data.shape)} mismatch with the shape "
-                    f"of {what}[{i}] {list(t.data.shape)}, they should be the same.")
+            if g.data.dtype != t.data.dtype:
+                g = Tensor._wrap(g.data.astype(t.data.dtype), True)
         grads.append(g)
     return grads
 
 
+def _seed_dtype_error(tensors, grad_tensors):
+    """2.x: a seed whose dtype differs from its root's fails when the gradient reaches a leaf."""
+    if profiles.current().grad_seed_dtype != "keep":
+        return
+    for t, g in zip(tensors, grad_tensors or ()):
+        if g is not None and g.data.dtype != t.data.dtype:
+            raise ValueError(
+                f"(InvalidArgument) The type of data we are trying to retrieve "
+                f"({g.data.dtype.name}) does not match the type of data ({t.data.dtype.name}) "
+                "currently contained in the container.")
+
+
+def bool_argument_error(position, value):
+    """What Paddle's pybind layer raises for a non-bool where a bool argument is expected."""
+    if profiles.current().arg_type_error == "TypeError":
+        return TypeError(f"(InvalidType) argument (position {position}) must be bool, but got "
+                         f"{type(value).__name__} (at /paddle/paddle/fluid/pybind/"
+                         "eager_utils.cc:286)")
+    return ValueError(f"(InvalidArgument) argument (position {position}) must be bool, but got "
+                      f"{type(value).__name__} (at /paddle/paddle/fluid/pybind/"
+                      "eager_utils.cc:236)")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=False):
-    tensors = _as_list(tensors)
-    grad_tensors = _as_list(grad_tensors)
+    tensors = _tensor_list(tensors, "tensors", "Elements of tensors must be paddle.Tensor")
     if len({id(t) for t in tensors}) != len(tensors):
         raise AssertionError("The argument 'tensors' of paddle.autograd.backward contains "
                              "duplicate paddle.Tensor object.")
-    if grad_tensors is not None and len(grad_tensors) != len(tensors):
-        raise AssertionError("The length of grad_tensors must be equal to the length of tensors "
-                             f"({len(grad_tensors)} != {len(tensors)})")
+    grad_tensors = _optional_tensors(
+        grad_tensors, len(tensors),
+        "The argument 'grad_tensors' of paddle.autograd.backward is invalid, it can be 'None', "
+        "'paddle.Tensor' or 'list[None/paddle.Tensor]'.",
+        "The length of grad_tensors must be equal to tensors")
+    if not isinstance(retain_graph, bool):
+        raise AssertionError("retain_graph must be True or False")
+    _run_backward(tensors, grad_tensors, retain_graph)
+
+
+def _run_backward(tensors, grad_tensors, retain_graph):
+    """Backward from ``tensors`` into the leaves' ``.grad`` (checked arguments)."""
+    _seed_dtype_error(tensors, grad_tensors)
     grads = _seed_grads(tensors, grad_tensors)
     try:
         _bw.run_backward(tensors, grads, retain_graph=retain_graph,
@@ -94,22 +160,66 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         raise inplace_error(exc) from None
 
 
+def _no_grad_vars(v):
+    if v is None:
+        return []
+    if isinstance(v, _T):
+        return [v]
+    if isinstance(v, (list, tuple, set)):
+        if not all(isinstance(t, _T) for t in v):
+            raise AssertionError("no_grad_vars can only contains Tensor")
+        return list(v)
+    raise AssertionError("no_grad_vars must be None, Tensor or list/tuple/set of Tensors")
+
+
+def _check_grad_flags(create_graph, retain_graph, allow_unused, only_inputs):
+    if not isinstance(create_graph, bool):
+        raise AssertionError("create_graph must be True or False")
+    if retain_graph is not None and not isinstance(retain_graph, bool):
+        raise AssertionError("retain_graph must be None, True or False")
+    if not isinstance(allow_unused, bool):
+        raise AssertionError("allow_unused must be True or False")
+    if not isinstance(only_inputs, bool):
+        raise AssertionError("only_inputs must be True or False")
+    if not only_inputs:
+        raise AssertionError("only_inputs=False is not supported yet")
+
+
+def _duplicate_input_error(inputs):
+    seen = set()
+    for t in inputs:
+        if id(t) in seen:
+            return RuntimeError(f"(AlreadyExists) inputs contain duplicate tensor {t.name}, "
+                                "please check inputs carefully.")
+        seen.add(id(t))
+    return None
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
-    outputs = _as_list(outputs)
-    inputs_l = _as_list(inputs)
-    grad_outputs = _as_list(grad_outputs)
+    outputs = _tensor_list(outputs, "outputs", "Elements of outputs must be Tensor")
+    inputs_l = _tensor_list(inputs, "inputs", "Elements of inputs must be Tensor")
+    grad_outputs = _optional_tensors(
+        grad_outputs, len(outputs),
+        "grad_outputs must be None, a Variable or a list containing None or Variables",
+        "The length of grad_outputs must be equal to outputs")
+    no_grad = _no_grad_vars(no_grad_vars)
+    _check_grad_flags(create_graph, retain_graph, allow_unused, only_inputs)
+    dup = _duplicate_input_error(inputs_l)
+    if dup is not None:
+        raise dup
     if retain_graph is None:
         retain_graph = create_graph or not profiles.current().grad_frees_graph
-    grads = _seed_grads(outputs, grad_outputs, "outputs")
+    grads = _seed_grads(outputs, grad_outputs)
     try:
         res = _bw.run_backward(outputs, grads, retain_graph=retain_graph,
                                create_graph=create_graph, inputs=inputs_l,
-                               no_grad_vars=_as_list(no_grad_vars))
+                               no_grad_vars=no_grad)
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, outputs[0].name) from None
     except _bw.InplaceModifiedError as exc:
         raise inplace_error(exc) from None
+    out_dtype = _result_dtype(outputs, grad_outputs)
     out = []
     for i, g in enumerate(res):
         if g is None:
@@ -121,8 +231,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif create_graph:
             out.append(g)
         else:
-            out.append(Tensor._wrap(np.array(g.data), True))
+            data = g.data if out_dtype is None else g.data.astype(out_dtype)
+            out.append(Tensor._wrap(np.array(data), True))
     return out
+
+
+def _result_dtype(outputs, grad_outputs):
+    """2.x: a single output seeded with another dtype gives gradients in the seed's dtype."""
+    if profiles.current().grad_seed_dtype != "keep" or len(outputs) != 1 or not grad_outputs:
+        return None
+    g = grad_outputs[0]
+    return None if g is None or g.data.dtype == outputs[0].data.dtype else g.data.dtype
 
 
 # ------------------------------------------------------------------------------ PyLayer

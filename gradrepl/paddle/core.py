@@ -24,7 +24,20 @@ class Size(list):
     __str__ = __repr__
 
 
-_name_counter = [0]
+_NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
+
+
+def next_name(prefix):
+    """Paddle's unique_name: ``prefix_N`` with one counter per prefix."""
+    n = _NAME_COUNTERS[prefix]
+    _NAME_COUNTERS[prefix] = n + 1
+    return f"{prefix}_{n}"
+
+
+def reset_tensor_names():
+    """Restart the tensor-name counters, as in a fresh process."""
+    for k in _NAME_COUNTERS:
+        _NAME_COUNTERS[k] = 0
 
 
 class Tensor(_EngineTensor):
@@ -66,8 +79,9 @@ class Tensor(_EngineTensor):
 
     @property
     def name(self):
+        """An op's result is named when its name is first read (``eager_tmp_N``)."""
         if self._name is None:
-            self._name = f"generated_tensor_{self._uid}"
+            self._name = next_name("eager_tmp")
         return self._name
 
     @name.setter
@@ -222,9 +236,20 @@ class Tensor(_EngineTensor):
 
     # ------------------------------------------------------------------ autograd
     def backward(self, grad_tensor=None, retain_graph=False):
+        """Paddle's Tensor.backward checks (asserts on grad_tensor, pybind's bool check)."""
         from . import autograd
 
-        autograd.backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+        if grad_tensor is not None:
+            if not isinstance(grad_tensor, _EngineTensor):
+                raise AssertionError("The type of grad_tensor must be paddle.Tensor")
+            if grad_tensor.data.shape != self.data.shape:
+                raise AssertionError(
+                    f"Tensor shape not match, Tensor of grad_tensor [ {grad_tensor.name} ] with "
+                    f"shape {grad_tensor.shape} mismatch Tensor [ {self.name} ] with shape "
+                    f"{self.shape}")
+        if not isinstance(retain_graph, bool):
+            raise autograd.bool_argument_error(3, retain_graph)
+        autograd._run_backward([self], [grad_tensor], retain_graph)
 
     def gradient(self):
         if self._grad is None:

@@ -53,6 +53,9 @@ class Profile:
     #                               where(logical_not(mask), x, value) (2.x)
     scalar_convert_0d_only: bool = False  # float()/int()/complex()/index of a [1] tensor raise
     #                               TypeError (3.3.1 runs numpy 2, which converts only 0-D arrays)
+    grad_seed_dtype: str = "keep"  # a grad_tensor / grad_outputs of another dtype: "keep" (2.x:
+    #                               paddle.grad answers in its dtype, backward into a leaf raises
+    #                               ValueError) | "cast" (3.x: cast to the output's dtype)
     arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
     #                                     3.x TypeError
 
@@ -104,7 +107,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
              norm_api="3", median_kernel=True, cumprod_dim_none="flatten",
              where_scalars="to_tensor", nonzero_tuple_1d=True,
-             param_aliases=True, arg_type_error="TypeError", scalar_convert_0d_only=True, masked_fill_op=True,
+             param_aliases=True, arg_type_error="TypeError", scalar_convert_0d_only=True, grad_seed_dtype="cast", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
              embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
-from .. import dtypes, profiles
+from .. import core, dtypes, profiles
 from ..core import Tensor
 from ._args import shape_list
 
@@ -117,7 +117,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         arr = arr.astype(dtypes.to_np(dtype), copy=False)
     if arr.ndim == 0 and not profiles.current().zero_d:
         arr = arr.reshape(1)
-    return Tensor(arr, stop_gradient=bool(stop_gradient))
+    # named at creation: generated_tensor_N, or the name of the tensor it copies
+    name = data.name if isinstance(data, _T) else core.next_name("generated_tensor")
+    return Tensor(arr, stop_gradient=bool(stop_gradient), name=name)
 
 
 def _dt(dtype, default=None):
