@@ -54,3 +54,24 @@ def test_float64_transcendentals_use_glibc_and_eigen_pexp_double():
     }
     for name, values in expected.items():
         assert getattr(paddle, name)(x).numpy().tolist() == values, name
+
+
+def test_lerp_grad_is_dout_times_one_minus_weight():
+    """Paddle's lerp_grad: dx = dout * (1 - w) (not dout - dout * w), dy = dout * w, no grad
+    for the weight; forward x + w * (y - x). (Engine op; the API should call it.)"""
+    from gradrepl.engine.ops.math import lerp
+
+    x = leaf(np.array([2.040919065475464, -2.5556650161743164, 0.4180988371372223,
+                       -0.5677695870399475], "float32"))
+    y = leaf(np.array([-1.0294182300567627, 0.815044641494751, -0.8672524094581604,
+                       -1.0034019947052002], "float32"))
+    g = np.array([-0.578971803188324, -0.22136518359184265, -0.15436728298664093,
+                  -1.1877418756484985], "float32")
+    w = paddle.to_tensor(np.float32(0.7), stop_gradient=False)
+    out = lerp(x, y, w)
+    out.backward(paddle.to_tensor(g))
+    assert out.numpy().tolist() == [-0.10831689834594727, -0.1961681842803955,
+                                    -0.4816470444202423, -0.872712254524231]
+    assert x.grad.numpy().tolist() == [-0.1736915409564972, -0.06640955805778503,
+                                       -0.0463101863861084, -0.35632258653640747]
+    assert w.grad is None

@@ -537,6 +537,27 @@ STANH = unary("stanh", _stanh_fwd, _stanh_vjp, "StanhBackward",
               examples=[([(2, 3)], {}), ([(3,)], {"scale_a": 0.5, "scale_b": 2.0})])
 
 
+def _lerp_fwd(x, y, weight):
+    """Paddle's lerp kernel: ``x + weight * (y - x)`` in the inputs' dtype."""
+    return x + weight * (y - x)
+
+
+def _lerp_vjp(n, g):
+    """Paddle's lerp_grad: dx = dout * (1 - weight), dy = dout * weight; weight gets none."""
+    w = n.inputs[2]
+    return multiply(g, scale(w, -1.0, 1.0)), multiply(g, w), None
+
+
+LERP = register("lerp", _safe(_lerp_fwd), _lerp_vjp, broadcast=True, legacy_name="LerpBackward",
+                diff_inputs=(0, 1),
+                examples=[([(2, 3), (2, 3), (2, 3)], {}), ([(2, 3), (3,), ()], {})])
+
+
+def lerp(x, y, weight):
+    """``x + weight * (y - x)`` (weight a Tensor of a broadcastable shape)."""
+    return apply(LERP, (x, y, weight))
+
+
 def _pow_scalar_fwd(x, factor):
     """``x.pow(factor)``: Paddle casts the factor to x's dtype (an int tensor's 2.5 is 2)."""
     if x.dtype.kind in "iu":
