@@ -286,7 +286,11 @@ def lerp(x, y, weight, name=None):
     """``x + weight * (y - x)``."""
     if not isinstance(weight, _T):
         weight = Tensor._wrap(np.asarray(weight, x.data.dtype), True)
-    return tensor_op("add", x, tensor_op("multiply", weight, tensor_op("subtract", y, x)))
+    xd, yd = promotion.common_dtype("subtract", x.data.dtype, y.data.dtype, x.data.ndim == 0,
+                                    y.data.ndim == 0)
+    x, y = _cast(x, xd), _cast(y, yd)
+    _check_broadcast(x, y)
+    return M.lerp(x, y, _cast(weight, x.data.dtype))
 
 
 # ============================================================== scale and clip
