@@ -264,19 +264,82 @@ class PyLayerContext:
         self.materialize_grads = bool(value)
 
 
+def pylayer_node_name(cls):
+    """``GradNodePyLayer_<class>`` (3.x) or ``GradNodePyLayer_<class>_backward`` (2.x)."""
+    return f"GradNodePyLayer_{cls.__name__}{profiles.current().pylayer_node_suffix}"
+
+
+def _pylayer_error(node_name, text, line3, line26):
+    """A PyLayer ValueError as Paddle's C++ node words it (3.x names the node first)."""
+    if profiles.current().error_wording == "3":
+        return ValueError(f"(InvalidArgument) {node_name} : {text} "
+                          f"(at /paddle/paddle/fluid/eager/pylayer/py_layer_node.cc:{line3})\n")
+    return ValueError(f"(InvalidArgument) {text} "
+                      f"(at /paddle/paddle/fluid/eager/pylayer/py_layer_node.cc:{line26})\n")
+
+
+def _missing_backward_error(cls):
+    name = pylayer_node_name(cls)
+    if profiles.current().error_wording == "3":
+        return OSError("(External) \n{\n    ====== Error message in backward of "
+                       f"{name} ======\n    NotImplementedError: You must implement the backward "
+                       "function for PyLayer.\n}\n (at /paddle/paddle/fluid/eager/pylayer/"
+                       "py_layer_node.cc:177)\n")
+    return OSError("(External) NotImplementedError: You must implement the backward function "
+                   "for PyLayer.\n (at /paddle/paddle/fluid/eager/pylayer/py_layer_node.cc:161)\n")
+
+
+def _received(g, materialize):
+    """An output's gradient as Paddle hands it to backward: one that arrived does not stop
+    gradient; one that did not is zeros that stop gradient, or None without materialize_grads.
+    (The engine fills missing gradients with zeros, so an all-zero gradient counts as missing.)"""
+    if g.grad_node is None and not g.data.any():
+        return g if materialize else None
+    g.stop_gradient = False
+    return g
+
+
 def _pylayer_vjp(node, *out_grads):
+    """Call the user's backward with the outputs' gradients (which, as in Paddle, do not stop
+    gradient) and check what it returns the way Paddle's PyLayer node does."""
     cls, ctx = node.attrs["cls"], node.attrs["ctx"]
+    out_grads = [_received(g, ctx.materialize_grads) for g in out_grads]
+    if cls.backward is PyLayer.backward:
+        raise _missing_backward_error(cls)
     with grad_mode.no_grad():
         res = cls.backward(ctx, *out_grads)
     res = list(res) if isinstance(res, (list, tuple)) else [res]
-    if len(res) != len(node.in_meta):
-        raise ValueError(
-            f"{cls.__name__}.backward returned {len(res)} gradient(s), but forward took "
-            f"{len(node.in_meta)} tensor input(s)")
-    return tuple(res)
+    name = pylayer_node_name(cls)
+    n = len(node.in_meta)
+    if len(res) > n:
+        raise _pylayer_error(name, f"The number of outputs of `PyLayer.backward` should be {n}, "
+                             f"but received {len(res)}.", 196, 182)
+    for r in res:
+        if r is not None and not isinstance(r, _T):
+            raise _pylayer_error(
+                name, "We can only support Tensor or None for backward output, , but got "
+                f"{type(r).__name__}, please check your PyLayer code and make it fits", 234, 216)
+    for i in range(len(res), n):
+        if not node.inputs[i].stop_gradient:
+            line = 243 if profiles.current().error_wording == "3" else 227
+            raise ValueError(
+                f"(InvalidArgument) {name}'s backward function should not return empty at {i} "
+                "position.\n  [Hint: Expected this->OutputMeta()[i][0].IsStopGradient() == true, "
+                "but received this->OutputMeta()[i][0].IsStopGradient():0 != true:1.] (at "
+                f"/paddle/paddle/fluid/eager/pylayer/py_layer_node.cc:{line})\n")
+    return tuple(res) + (None,) * (n - len(res))
 
 
 PY_LAYER = register("py_layer", None, _pylayer_vjp, legacy_name="PyLayerBackward", check=False)
+
+
+def _forward_output_error(cls):
+    if profiles.current().error_wording == "3":
+        return ValueError(f"(InvalidArgument) {cls.__name__} : At least one output of "
+                          "`PyLayer.forward` is a `Tensor`. (at /paddle/paddle/fluid/pybind/"
+                          "eager_py_layer.cc:524)\n")
+    return ValueError("(InvalidArgument) At least one output of `PyLayer.forward` is a `Tensor`. "
+                      "(at /paddle/paddle/fluid/pybind/eager_py_layer.cc:437)\n")
 
 
 class PyLayer:
@@ -285,8 +348,13 @@ class PyLayer:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = PyLayerContext()
+        if cls.forward is PyLayer.forward:
+            raise NotImplementedError("You must implement the forward function for PyLayer.")
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args, **kwargs)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        if not any(isinstance(o, _T) for o in outs):
+            raise _forward_output_error(cls)
         tensor_inputs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, _T)]
         needs = grad_mode.is_grad_enabled() and any(not t.stop_gradient for t in tensor_inputs)
         outs = out if isinstance(out, (list, tuple)) else [out]

@@ -102,8 +102,19 @@ class Tensor(_EngineTensor):
 
     @property
     def grad_fn(self):
+        """The node that computed this tensor; a leaf has Paddle's GradNodeAccumulation (eager
+        Paddle), or none (2.2)."""
         node = self.grad_node
-        return None if node is None else GradFn(node)
+        if node is None:
+            return GradNodeBase(None) if self._accumulates() else None
+        return GradNodeBase(node)
+
+    def _accumulates(self):
+        """Eager Paddle gives a leaf made by to_tensor (or one that needs a gradient) an
+        accumulation node; an op's result under no_grad has none."""
+        if profiles.current().node_names != "eager":
+            return False
+        return not self.stop_gradient or (self._name or "").startswith("generated_tensor")
 
     @property
     def inplace_version(self):
@@ -273,7 +284,7 @@ class Tensor(_EngineTensor):
         if self.stop_gradient:
             raise RuntimeError("Cannot register hook on a tensor that stop gradient.")
         idx = self.add_hook(hook)
-        return _HookHandle(self, idx)
+        return TensorHookRemoveHelper(self, idx)
 
     # ------------------------------------------------------------------ operators
     # Arithmetic and comparisons go through paddle/tensor/math.py (``operator``): Paddle's
@@ -424,7 +435,7 @@ def _same_float(x, y):
     return xd.dtype is yd.dtype and xd.shape == yd.shape and xd.dtype in _SCALE_FAST
 
 
-class GradFn:
+class GradNodeBase:
     """What ``tensor.grad_fn`` shows of a backward node: ``name()`` as this Paddle calls it."""
 
     __slots__ = ("node",)
@@ -433,17 +444,26 @@ class GradFn:
         self.node = node
 
     def name(self):
+        if self.node is None or self.node.op is None:
+            return "GradNodeAccumulation"
         op = self.node.op
+        if op.name == "py_layer" and profiles.current().node_names == "eager":
+            from . import autograd
+
+            return autograd.pylayer_node_name(self.node.attrs["cls"])
         if profiles.current().node_names == "legacy":
             return op.legacy_name or op.backward_name
         return op.backward_name
 
+    @property
     def next_functions(self):
-        return [None if e is None else GradFn(e[0]) if e[0].op is not None else None
-                for e in self.node.next_edges]
+        """The nodes this one sends gradients to (a leaf's is its GradNodeAccumulation)."""
+        if self.node is None or self.node.op is None:
+            return []
+        return [GradNodeBase(e[0]) for e in self.node.next_edges if e is not None]
 
     def __eq__(self, other):
-        return isinstance(other, GradFn) and other.node is self.node
+        return isinstance(other, GradNodeBase) and other.node is self.node
 
     def __hash__(self):
         return hash(id(self.node))
@@ -452,19 +472,27 @@ class GradFn:
         return f"<{self.name()} object>"
 
 
-class _HookHandle:
+def _removed_hook(g):
+    """Stands in for a removed hook (the engine's hook list keeps its indices)."""
+    return None
+
+
+class TensorHookRemoveHelper:
+    """What ``register_hook`` returns: ``remove()`` is True once, then False (Paddle warns)."""
+
     def __init__(self, tensor, idx):
         self._t = tensor
         self._idx = idx
 
     def remove(self):
         hooks = self._t._hooks
-        if hooks and self._idx < len(hooks) and hooks[self._idx] is not None:
-            hooks[self._idx] = lambda g: None
+        if hooks and self._idx < len(hooks) and hooks[self._idx] is not _removed_hook:
+            hooks[self._idx] = _removed_hook
             return True
         return False
 
 
+GradFn = GradNodeBase
 Tensor._result_type = Tensor
 
 

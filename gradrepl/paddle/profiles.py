@@ -56,6 +56,8 @@ class Profile:
     grad_seed_dtype: str = "keep"  # a grad_tensor / grad_outputs of another dtype: "keep" (2.x:
     #                               paddle.grad answers in its dtype, backward into a leaf raises
     #                               ValueError) | "cast" (3.x: cast to the output's dtype)
+    pylayer_node_suffix: str = "_backward"  # a PyLayer's node: GradNodePyLayer_<cls>_backward
+    #                               (2.x) | GradNodePyLayer_<cls> (3.x, suffix "")
     arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
     #                                     3.x TypeError
 
@@ -107,7 +109,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
              norm_api="3", median_kernel=True, cumprod_dim_none="flatten",
              where_scalars="to_tensor", nonzero_tuple_1d=True,
-             param_aliases=True, arg_type_error="TypeError", scalar_convert_0d_only=True, grad_seed_dtype="cast", masked_fill_op=True,
+             param_aliases=True, arg_type_error="TypeError", scalar_convert_0d_only=True, grad_seed_dtype="cast", pylayer_node_suffix="", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
              embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,
