@@ -68,7 +68,8 @@ ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int
 
 
 def to_np(dtype) -> np.dtype:
-    """Any dtype spelling Paddle accepts (DType, 'float32', np.float32, np.dtype) -> np.dtype."""
+    """Any dtype spelling Paddle accepts (DType, 'float32', np.float32, np.dtype) -> np.dtype;
+    anything else raises numpy's TypeError, as Paddle's astype/zeros do."""
     if isinstance(dtype, DType):
         return dtype.np
     if isinstance(dtype, str):
@@ -76,11 +77,11 @@ def to_np(dtype) -> np.dtype:
         name = ALIASES.get(name, name)
         if name in DTYPES:
             return DTYPES[name].np
-        raise TypeError(f"unsupported dtype {dtype!r}")
-    try:
-        return np.dtype(dtype)
-    except TypeError as exc:
-        raise TypeError(f"unsupported dtype {dtype!r}") from exc
+        raise TypeError(f"data type '{dtype}' not understood")
+    d = np.dtype(dtype)  # numpy's TypeError: "Cannot interpret '5' as a data type"
+    if d not in _BY_NP:
+        raise TypeError(f"data type '{dtype}' not understood")
+    return d
 
 
 def from_np(npdtype) -> DType:

@@ -28,16 +28,20 @@ OPTIONS = PrintOptions()
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
                      linewidth=None):
-    if precision is not None:
-        OPTIONS.precision = int(precision)
-    if threshold is not None:
-        OPTIONS.threshold = int(threshold)
-    if edgeitems is not None:
-        OPTIONS.edgeitems = int(edgeitems)
-    if linewidth is not None:
-        OPTIONS.linewidth = int(linewidth)
+    """Paddle's set_printoptions: the python options are set as given, then the C++ side
+    (pybind) refuses a non-int count with RuntimeError, leaving the python options set."""
+    given = {"precision": precision, "threshold": threshold, "edgeitems": edgeitems,
+             "linewidth": linewidth}
+    for key, value in given.items():
+        if value is not None:
+            setattr(OPTIONS, key, value)
     if sci_mode is not None:
-        OPTIONS.sci_mode = bool(sci_mode)
+        OPTIONS.sci_mode = sci_mode
+    for value in given.values():
+        if value is not None and not isinstance(value, int):
+            raise RuntimeError(
+                f"Unable to cast Python instance of type {type(value)} to C++ type '?' (#define "
+                "PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details)")
 
 
 def _to_summary(a):

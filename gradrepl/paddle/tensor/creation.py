@@ -42,7 +42,11 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
-    _DEFAULT_DTYPE[0] = dtypes.to_np(d)
+    dt = dtypes.to_np(d)
+    if dt.kind != "f":
+        raise TypeError("set_default_dtype only supports [float16, float32, float64, bfloat16] , "
+                        f"but received {dt.name}")
+    _DEFAULT_DTYPE[0] = dt
 
 
 def _as_array(data):
@@ -88,8 +92,7 @@ def _flat(seq):
 
 def _untensor(seq):
     return [(_untensor(v) if isinstance(v, (list, tuple)) else
-             (v.data.item() if isinstance(v, _T) and v.data.size == 1 else
-              (v.data.tolist() if isinstance(v, _T) else v))) for v in seq]
+             (v.data.tolist() if isinstance(v, _T) else v)) for v in seq]
 
 
 def _has_np_float64(seq):
@@ -106,20 +109,71 @@ def _array_as(data, npdtype):
         return np.array(data).astype(npdtype)
 
 
+_PADDLE_DTYPES = ("bool, float16, uint16, float32, float64, int8, int16, int32, int64, uint8, "
+                  "complex64, complex128, bfloat16")
+
+
+def _tensor_dtype(dtype):
+    """to_tensor's dtype argument (its own wording for a name it does not know)."""
+    try:
+        return dtypes.to_np(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be any of [{_PADDLE_DTYPES}], but received {dtype}") from None
+
+
+def _set_error():
+    """What Paddle's tensor.set() raises for data it cannot hold (strings, objects, huge ints)."""
+    line = "566" if profiles.current().error_wording == "3" else "537"
+    return ValueError(
+        "(InvalidArgument) Input object type error or incompatible array data type. tensor.set() "
+        "supports array with bool, float16, float32, float64, int8, int16, int32, int64, uint8 "
+        "or uint16, please check your input or input array data type. (at /paddle/paddle/fluid/"
+        f"pybind/tensor_py.h:{line})")
+
+
+def _checked_array(arr):
+    """Only Paddle's dtypes can be held; a None inside a list fails with an empty ValueError."""
+    if arr.dtype == object and any(v is None for v in arr.reshape(-1).tolist()):
+        raise ValueError("")
+    if arr.dtype not in _HOLDABLE:
+        raise _set_error()
+    return arr
+
+
+_HOLDABLE = {np.dtype(t) for t in (np.bool_, np.float16, np.float32, np.float64, np.int8,
+                                   np.int16, np.int32, np.int64, np.uint8, np.complex64,
+                                   np.complex128)}
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    if dtype is not None:
+        dtype = _tensor_dtype(dtype)
+    try:
+        arr = _to_array(data, dtype)
+    except OverflowError:
+        raise _set_error() from None
+    arr = _checked_array(arr)
+    if not isinstance(stop_gradient, bool) and profiles.current().arg_type_error == "ValueError":
+        raise ValueError(  # 2.x's pybind Tensor constructor; 3.x takes any truth value
+            f"(InvalidArgument) argument (position 1) must be bool, but got "
+            f"{type(stop_gradient).__name__} (at /paddle/paddle/fluid/pybind/eager_utils.cc:236)")
+    if arr.ndim == 0 and not profiles.current().zero_d:
+        arr = arr.reshape(1)
+    # named at creation: generated_tensor_N, or the name of the tensor it copies
+    name = data.name if isinstance(data, _T) else core.next_name("generated_tensor")
+    return Tensor(arr, stop_gradient=bool(stop_gradient), name=name)
+
+
+def _to_array(data, dtype):
     if dtype is not None and isinstance(data, (list, tuple, float, int)) and not isinstance(
             data, bool) and not any(isinstance(v, _T) for v in _flat(
                 data if isinstance(data, (list, tuple)) else [data])):
         arr = _array_as(data, dtypes.to_np(dtype))
     else:
         arr = _as_array(data)
-    if dtype is not None:
-        arr = arr.astype(dtypes.to_np(dtype), copy=False)
-    if arr.ndim == 0 and not profiles.current().zero_d:
-        arr = arr.reshape(1)
-    # named at creation: generated_tensor_N, or the name of the tensor it copies
-    name = data.name if isinstance(data, _T) else core.next_name("generated_tensor")
-    return Tensor(arr, stop_gradient=bool(stop_gradient), name=name)
+    if dtype is not None and arr.dtype != object:
+        arr = arr.astype(dtype, copy=False)
+    return arr
 
 
 def _dt(dtype, default=None):
@@ -128,20 +182,58 @@ def _dt(dtype, default=None):
     return dtypes.to_np(dtype)
 
 
+def _arg_error(text_3, text_26, at_3, at_26):
+    """A pybind argument error: TypeError (InvalidType) in 3.x, ValueError (InvalidArgument)
+    in 2.x, each with its source location."""
+    if profiles.current().arg_type_error == "TypeError":
+        return TypeError(f"(InvalidType) {text_3} (at /paddle/paddle/fluid/pybind/{at_3})")
+    return ValueError(f"(InvalidArgument) {text_26} (at /paddle/paddle/fluid/pybind/{at_26})")
+
+
+def fill_shape(shape, op="full"):
+    """The shape argument of full/zeros/ones/rand...: checked as Paddle's pybind and kernel do."""
+    if isinstance(shape, (list, tuple)):
+        for i, v in enumerate(shape):
+            if not isinstance(v, (int, np.integer, _T)) or isinstance(v, bool):
+                kind = type(v).__name__
+                raise _arg_error(
+                    f"{op}(): argument (position 1) must be list of int, but got {kind} at pos {i}",
+                    f"{op}(): argument (position 1) must be list of int, but got {kind} at pos {i}",
+                    "op_function_common.cc:708", "op_function_common.cc:470")
+    elif not isinstance(shape, (int, np.integer, _T)):
+        kind = type(shape).__name__
+        raise _arg_error(
+            f"{op}(): argument (position 1) must be list, tuple, int, or Tensor, but got {kind}",
+            f"{op}(): argument (position 1) must be list or int, but got {kind}",
+            "eager_utils.cc:2669", "eager_utils.cc:2325")
+    dims = shape_list(shape)
+    for i, d in enumerate(dims):
+        if d < 0:
+            raise ValueError(
+                "(InvalidArgument) Each value of attribute 'shape' is expected to be no less than "
+                f"0. But received: shape[{i}] = {d}; shape = {list(dims)}.")
+    return dims
+
+
 def full(shape, fill_value, dtype=None, name=None):
     if isinstance(fill_value, _T):
         fill_value = fill_value.item()
     if dtype is None:
         dtype = np.bool_ if isinstance(fill_value, bool) else _DEFAULT_DTYPE[0]
-    return Tensor(np.full(shape_list(shape), fill_value, dtype=_dt(dtype)))
+    dims = fill_shape(shape)
+    if isinstance(fill_value, str):  # 3.x fills zeros for a string; 2.x: float('a') fails
+        if profiles.current().arg_type_error != "TypeError":
+            raise ValueError(f"could not convert string to float: {fill_value!r}")
+        fill_value = 0
+    return Tensor(np.full(dims, fill_value, dtype=_dt(dtype)))
 
 
 def zeros(shape, dtype=None, name=None):
-    return Tensor(np.zeros(shape_list(shape), _dt(dtype)))
+    return Tensor(np.zeros(fill_shape(shape), _dt(dtype)))
 
 
 def ones(shape, dtype=None, name=None):
-    return Tensor(np.ones(shape_list(shape), _dt(dtype)))
+    return Tensor(np.ones(fill_shape(shape), _dt(dtype)))
 
 
 def empty(shape, dtype=None, name=None):
@@ -149,6 +241,8 @@ def empty(shape, dtype=None, name=None):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
+    if not isinstance(x, _T):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dtype'")
     return Tensor(np.full(x.data.shape, fill_value, _dt(dtype, x.data.dtype)))
 
 
@@ -175,14 +269,34 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if dtype is None:
         isint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if isint else _DEFAULT_DTYPE[0]
+    if step == 0:
+        raise ValueError("(InvalidArgument) The step of range op should not be 0.")
+    if not profiles.current().empty_reduce == "identity":  # 2.x checks the direction
+        if start < end and step < 0:
+            raise ValueError("(InvalidArgument) The step should be greater than 0 while "
+                             "start < end.")
+        if start > end and step > 0:
+            raise ValueError("(InvalidArgument) The step should be less than 0 while "
+                             "start > end.")
     return Tensor(np.arange(start, end, step).astype(dtypes.to_np(dtype)))
 
 
 def linspace(start, stop, num, dtype=None, name=None):
+    n = int(_num(num))
+    if profiles.current().empty_reduce == "identity":  # 3.x allows num == 0
+        if n < 0:
+            raise ValueError("(InvalidArgument) The num of linspace op should be larger than or "
+                             f"equal to 0, but received num is {n}")
+    elif n <= 0:
+        raise ValueError("(InvalidArgument) The num of linspace op should be larger than 0, but "
+                         f"received num is {n}")
     return Tensor(np.linspace(_num(start), _num(stop), int(_num(num))).astype(_dt(dtype)))
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
+    for what, v in (("num_rows", num_rows), ("num_columns", num_columns)):
+        if v is not None and (not isinstance(v, (int, np.integer)) or v < 0):
+            raise TypeError(f"{what} should be a non-negative int.")
     return Tensor(np.eye(int(num_rows), None if num_columns is None else int(num_columns),
                          dtype=_dt(dtype)))
 
@@ -202,12 +316,35 @@ def rng():
     return _RNG[0]
 
 
+def _random_shape(shape):
+    dims = shape_list(shape)
+    if any(d < 0 for d in dims):
+        raise RuntimeError("(PreconditionNotMet) The meta data must be valid when call the "
+                           "mutable data function.")
+    return dims
+
+
+def _float_kernel(kernel, dtype):
+    """uniform / gaussian have float kernels only."""
+    dt = _dt(dtype)
+    if dt.kind != "f":
+        have = ("float64, complex128, float16, float32, complex64, bfloat16"
+                if profiles.current().kernel_set == "3" else "float64, float32, bfloat16")
+        raise RuntimeError(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt.name}) of kernel "
+            f"`{kernel}` is not registered. Selected wrong DataType `{dt.name}`. Paddle support "
+            f"following DataTypes: {have}.")
+    return dt
+
+
 def rand(shape, dtype=None, name=None):
-    return Tensor(_RNG[0].random(shape_list(shape)).astype(_dt(dtype)))
+    dt = _float_kernel("uniform", dtype)
+    return Tensor(_RNG[0].random(_random_shape(shape)).astype(dt))
 
 
 def randn(shape, dtype=None, name=None):
-    return Tensor(_RNG[0].standard_normal(shape_list(shape)).astype(_dt(dtype)))
+    dt = _float_kernel("gaussian", dtype)
+    return Tensor(_RNG[0].standard_normal(_random_shape(shape)).astype(dt))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
@@ -221,6 +358,9 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
+    if low >= high:
+        raise ValueError(f"(InvalidArgument) randint's low must less then high, but received: "
+                         f"low = {low}, high = {high}.")
     return Tensor(_RNG[0].integers(low, high, shape_list(shape)).astype(_dt(dtype, np.dtype(np.int64))))
 
 
