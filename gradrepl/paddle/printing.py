@@ -65,7 +65,8 @@ def _format_item(v, max_width=0, signed=False):
         else:
             s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
     elif v.dtype.kind == "c" and profiles.current().complex_fixed:
-        s = "({{:.{}f}})".format(OPTIONS.precision).format(v)
+        kind = "e" if OPTIONS.sci_mode else "f"
+        s = "({{:.{}{}}})".format(OPTIONS.precision, kind).format(v)
     else:
         s = "{}".format(v)
     if max_width > len(s):
