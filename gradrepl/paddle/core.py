@@ -98,7 +98,18 @@ class Tensor(_EngineTensor):
 
     @grad.setter
     def grad(self, value):
-        self._grad = value
+        """Paddle copies the given tensor into the gradient (which does not stop gradient)."""
+        if value is None and profiles.current().arg_type_error == "TypeError":
+            self._grad = None
+            return
+        if not isinstance(value, _EngineTensor):
+            line = 51 if profiles.current().arg_type_error == "TypeError" else 56
+            raise ValueError(f"(InvalidArgument) argument (position 1) must be Tensor, but got "
+                             f"{type(value).__name__} (at /paddle/paddle/utils/pybind.cc:{line})")
+        if self._grad is not None and value.data.dtype != self._grad.data.dtype:
+            raise RuntimeError(f"(PreconditionNotMet) Tensor  has different data type with "
+                               f"Tensor {value.name}, Tensor Copy cannot be performed!")
+        self._grad = type(self)._result_type._wrap(np.array(value.data), False)
 
     @property
     def grad_fn(self):
@@ -222,6 +233,7 @@ class Tensor(_EngineTensor):
         return t
 
     def detach_(self):
+        self._grad = None
         self.grad_node = None
         self.stop_gradient = True
         return self
