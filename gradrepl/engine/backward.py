@@ -187,8 +187,8 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     from .ops.math import add
 
                     leaf._grad = add(cur, g)
-                else:  # a new tensor, as Paddle: a reference to the old .grad keeps its values
-                    leaf._grad = leaf._result_type._wrap(cur.data + g.data, cur.stop_gradient)
+                else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
+                    cur.data = cur.data + g.data
                 if trace:
                     yield ev.Accumulate(node, 0, g, leaf._grad)
                 continue

@@ -2,7 +2,7 @@
 
 gradrepl keeps a little global state, as Paddle does: the emulated version (the profile), the
 print options, the random generator, the default float dtype, the gradient-recording switch and
-the counters that name layers and parameters (``linear_0.w_0``). ``reset()`` restores all of it:
+the counters that name tensors, layers and parameters (``generated_tensor_3``, ``linear_0.w_0``). ``reset()`` restores all of it:
 the test suite calls it between tests, the conformance runner between cases, and the shell when
 a new session starts.
 """
@@ -31,6 +31,8 @@ def reset(profile: str | None = None) -> None:
     creation._RNG[0] = np.random.default_rng(0)
     creation.set_default_dtype("float32")
     grad_mode.STATE.enabled = True
+    from . import core
     from .nn.layer import layers
 
     layers.reset_names()
+    core.reset_tensor_names()

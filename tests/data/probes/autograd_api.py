@@ -26,7 +26,7 @@ m = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
 print("is_leaf", m.is_leaf, (m*2).is_leaf, z.is_leaf)
 g = m.grad
 (m*3).sum().backward()
-print("grad identity kept", g is m.grad, m.grad.numpy().tolist())
+print("held grad sees the sum", g.numpy().tolist(), m.grad.numpy().tolist())
 print(m.gradient())
 m.clear_grad()
 print(m.gradient(), m.grad)
