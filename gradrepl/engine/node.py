@@ -32,32 +32,44 @@ class GradNode:
         "__weakref__",
     )
 
-    def __init__(self, op, attrs, inputs, outputs_data):
+    def __init__(self, op, attrs, inputs, outputs_data, out_meta=None):
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
         self.out_data = outputs_data
-        in_meta = []
-        edges = []
-        versions = []
-        for t in inputs:
+        if len(inputs) == 1:  # the common case, without list building
+            t = inputs[0]
             d = t.data
-            in_meta.append((d.shape, d.dtype))
-            versions.append(t._version)
+            self.in_meta = ((d.shape, d.dtype),)
+            self.in_versions = (t._version,)
             if t.stop_gradient:
-                edges.append(None)
+                self.next_edges = (None,)
             elif t.grad_node is not None:
-                edges.append((t.grad_node, t.out_slot))
+                self.next_edges = ((t.grad_node, t.out_slot),)
             else:
-                edges.append(t.gradient_edge())
-        self.in_meta = in_meta
-        self.in_versions = versions
-        self.next_edges = edges
+                self.next_edges = (t.gradient_edge(),)
+        else:
+            in_meta = []
+            edges = []
+            versions = []
+            for t in inputs:
+                d = t.data
+                in_meta.append((d.shape, d.dtype))
+                versions.append(t._version)
+                if t.stop_gradient:
+                    edges.append(None)
+                elif t.grad_node is not None:
+                    edges.append((t.grad_node, t.out_slot))
+                else:
+                    edges.append(t.gradient_edge())
+            self.in_meta = in_meta
+            self.in_versions = versions
+            self.next_edges = edges
         self.released = False
         self.uid = next(_node_uids)
         self.label = None
         self.out_refs = None
-        self.out_meta = None
+        self.out_meta = out_meta
 
     # -- what VJPs use -----------------------------------------------------------------
     @property

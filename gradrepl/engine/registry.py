@@ -96,8 +96,7 @@ def apply(op: OpDef, inputs, attrs=None):
             out = _asarray(out)
         if not record:
             return cls._wrap(out, True)
-        node = GradNode(op, attrs, inputs, (out,))
-        node.out_meta = ((out.shape, out.dtype),)
+        node = GradNode(op, attrs, inputs, (out,), ((out.shape, out.dtype),))
         t = cls._wrap(out, False, node, 0)
         node.out_refs = (_weakref(t),)
         return t
