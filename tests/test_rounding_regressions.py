@@ -75,3 +75,41 @@ def test_lerp_grad_is_dout_times_one_minus_weight():
     assert x.grad.numpy().tolist() == [-0.1736915409564972, -0.06640955805778503,
                                        -0.0463101863861084, -0.35632258653640747]
     assert w.grad is None
+
+
+def test_backward_kernels_multiply_so_zero_gradients_keep_their_sign():
+    """square/sqrt/rsqrt/reciprocal/erf grads multiply dout by the constant (dout * 2 * x,
+    0.5 * dout / out, -0.5 * dout * out^3, -dout * out * out, ...): a -0. dout stays -0.
+    (scale's ``c * dout + 0`` would give +0.)."""
+    xs = np.array([0.5, 0.5, -0.5, -0.5, 1.5, 1.5, 0.0, -0.0, 0.0, -0.0, -1.5, -1.5])
+    gs = np.array([0.0, -0.0] * 6)
+    expected = {
+        "sqrt": [0.0, -0.0, "nan", "nan", 0.0, -0.0] + ["nan"] * 6,
+        "rsqrt": [-0.0, 0.0, "nan", "nan", -0.0, 0.0] + ["nan"] * 6,
+        "square": [0.0, -0.0, -0.0, 0.0, 0.0, -0.0, 0.0, 0.0, 0.0, 0.0, -0.0, 0.0],
+        "reciprocal": [-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, "nan", "nan", "nan", "nan", -0.0, 0.0],
+        "erf": [0.0, -0.0] * 6,
+    }
+    for dt in ("float32", "float64"):
+        for name, values in expected.items():
+            x = leaf(xs.astype(dt))
+            getattr(paddle, name)(x).backward(paddle.to_tensor(gs.astype(dt)))
+            got = ["nan" if np.isnan(v) else repr(float(v)) for v in x.grad.numpy()]
+            assert got == [v if v == "nan" else repr(v) for v in values], (dt, name)
+
+
+def test_where_grad_selects_in_3x_and_multiplies_by_the_mask_in_2x():
+    """3.x where_grad: cond ? dout : 0 (+0. where not chosen); 2.6: dout * (cond ? 1 : 0)."""
+    from gradrepl.engine.ops.search import where
+
+    cond = paddle.to_tensor(np.array([True, False, True, False, True, False]))
+    g = np.array([-1.0, -1.0, -0.0, -0.0, 0.0, -0.0], "float32")
+    expected = {
+        "select": ([-1.0, 0.0, -0.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, -0.0, 0.0, -0.0]),
+        "mask": ([-1.0, -0.0, -0.0, -0.0, 0.0, -0.0], [-0.0, -1.0, -0.0, -0.0, 0.0, -0.0]),
+    }
+    for kind, (dx, dy) in expected.items():
+        x, y = leaf(np.ones(6, "float32")), leaf(np.ones(6, "float32"))
+        where(cond, x, y, grad=kind).backward(paddle.to_tensor(g))
+        assert [repr(v) for v in x.grad.numpy().tolist()] == [repr(v) for v in dx], kind
+        assert [repr(v) for v in y.grad.numpy().tolist()] == [repr(v) for v in dy], kind

@@ -201,6 +201,13 @@ def multiply(x, y):
     return apply(MULTIPLY, (x, y))
 
 
+def times(g, c):
+    """``g * c`` for a python number ``c`` cast to g's dtype: a plain multiply, as Paddle's grad
+    kernels write ``dout * static_cast<T>(c)``. It keeps the sign of a zero, where ``scale``
+    (``c * g + 0``) would turn -0. into 0."""
+    return multiply(g, const(g, c))
+
+
 def divide(x, y, vml=False):
     """x / y; ``vml=True`` for Paddle's forward kernel (see ``_divide_fwd``)."""
     return apply(DIVIDE, (x, y), {"vml": True} if vml else None)
@@ -439,15 +446,15 @@ LOG10 = unary("log10", _float_fwd(K.log10),
 LOG1P = unary("log1p", _float_fwd(K.log1p),
               lambda n, g: multiply(g, reciprocal(scale(n.inputs[0], 1.0, 1.0))),
               "Log1pBackward", "positive")
-SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: divide(scale(g, 0.5), n.out()),
+SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: divide(times(g, 0.5), n.out()),
              "SqrtBackward", "positive")
 RSQRT = unary("rsqrt", _float_fwd(K.rsqrt),
-              lambda n, g: multiply(multiply(multiply(scale(g, -0.5), n.out()), n.out()), n.out()),
+              lambda n, g: multiply(multiply(multiply(times(g, -0.5), n.out()), n.out()), n.out()),
               "RsqrtBackward", "positive")
 SQUARE = unary("square", lambda x: x * x,
-               lambda n, g: multiply(scale(g, 2.0), n.inputs[0]), "SquareBackward")
+               lambda n, g: multiply(times(g, 2.0), n.inputs[0]), "SquareBackward")
 RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
-                   lambda n, g: multiply(multiply(scale(g, -1.0), n.out()), n.out()),
+                   lambda n, g: multiply(multiply(neg(g), n.out()), n.out()),
                    "ReciprocalBackward", "away0")
 def _tanh_grad_fwd(out, dout):
     """Paddle's tanh_grad kernel: ``dout * (1 - out * out)`` in the tensors' dtype."""
@@ -512,7 +519,7 @@ SINH = unary("sinh", _float_fwd(K.sinh), lambda n, g: multiply(g, cosh(n.inputs[
 COSH = unary("cosh", _float_fwd(K.cosh), lambda n, g: multiply(g, sinh(n.inputs[0])),
              "CoshBackward")
 ERF = unary("erf", _float_fwd(K.erf),
-            lambda n, g: multiply(scale(g, _TWO_OVER_SQRT_PI), exp(neg(square(n.inputs[0])))),
+            lambda n, g: multiply(times(g, _TWO_OVER_SQRT_PI), exp(neg(square(n.inputs[0])))),
             "ErfBackward")
 FLOOR = unary("floor", _int_identity(np.floor), _zero_times_dout, "FloorBackward", check=False)
 CEIL = unary("ceil", _int_identity(np.ceil), _zero_times_dout, "CeilBackward", check=False)
@@ -575,7 +582,7 @@ def _pow_scalar_vjp(n, g):
     f = n.attrs["factor"]
     dt = n.in_meta[0][1]
     fm1 = float(np.asarray(f, dt) - np.asarray(1, dt)) if dt.kind == "f" else f - 1.0
-    return multiply(scale(g, f), pow_scalar(n.inputs[0], fm1))
+    return multiply(times(g, f), pow_scalar(n.inputs[0], fm1))
 
 
 POW_SCALAR = unary("pow", _pow_scalar_fwd, _pow_scalar_vjp, "PowBackward",

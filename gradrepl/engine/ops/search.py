@@ -432,21 +432,31 @@ def mode(x, axis=-1, keepdim=False):
 
 # ---------------------------------------------------------------- where
 def _where_vjp(n, g):
+    """Paddle 3.x selects (``cond ? dout : 0``, a +0. where not chosen); with ``grad="mask"``
+    (2.x) it multiplies, ``dout * (cond ? 1 : 0)``, so a negative dout gives -0. there."""
     cond = n.inputs[0]
+    if n.attrs.get("grad") == "mask":
+        from .math import multiply
+
+        mask = np.broadcast_to(np.asarray(cond.data, bool), g.data.shape)
+        return (None, multiply(g, const(g, mask.astype(g.data.dtype))),
+                multiply(g, const(g, (~mask).astype(g.data.dtype))))
     zeros = const(g, np.zeros(g.data.shape, g.data.dtype))
     return None, where(cond, g, zeros), where(cond, zeros, g)
 
 
 WHERE = register(
-    "where", lambda c, x, y: np.where(c, x, y), _where_vjp, broadcast=True, diff_inputs=(1, 2),
+    "where", lambda c, x, y, grad="select": np.where(c, x, y), _where_vjp, broadcast=True, diff_inputs=(1, 2),
     legacy_name="WhereBackward",
     examples=[([np.array([True, False, True]), (3,), (3,)], {}),
-              ([np.array([[True, False], [False, True]]), (2, 2), (2, 2)], {})])
+              ([np.array([[True, False], [False, True]]), (2, 2), (2, 2)], {}),
+              ([np.array([[True, False], [False, True]]), (2,), (2, 2)], {"grad": "mask"})])
 
 
-def where(cond, x, y):
-    """``x`` where ``cond`` holds, else ``y`` (cond is a bool tensor; x and y share a dtype)."""
-    return apply(WHERE, (cond, x, y))
+def where(cond, x, y, grad="select"):
+    """``x`` where ``cond`` holds, else ``y`` (cond is a bool tensor; x and y share a dtype);
+    ``grad`` is Paddle's backward kernel: "select" (3.x) or "mask" (2.x, see ``_where_vjp``)."""
+    return apply(WHERE, (cond, x, y), {"grad": grad} if grad != "select" else None)
 
 
 # ---------------------------------------------------------------- masked_fill (Paddle 3 op)
