@@ -113,3 +113,24 @@ def test_where_grad_selects_in_3x_and_multiplies_by_the_mask_in_2x():
         where(cond, x, y, grad=kind).backward(paddle.to_tensor(g))
         assert [repr(v) for v in x.grad.numpy().tolist()] == [repr(v) for v in dx], kind
         assert [repr(v) for v in y.grad.numpy().tolist()] == [repr(v) for v in dy], kind
+
+
+def test_matmul_grad_folds_the_batch_when_an_operand_is_a_matrix():
+    """(6,7,3,4) @ (4,5): Paddle's matmul_grad (no batch broadcasting: an operand has <= 2 dims)
+    folds the batch, dY = reshape(X, (-1, 4))^T @ reshape(G, (-1, 5)), one product summed in one
+    chain over the 126 rows, not 42 products added up afterwards; likewise with transpose_y."""
+    rng = np.random.default_rng(7)
+    x = leaf(rng.standard_normal((6, 7, 3, 4)).astype("float32"))
+    y = leaf(rng.standard_normal((4, 5)).astype("float32"))
+    g = paddle.to_tensor(rng.standard_normal((6, 7, 3, 5)).astype("float32"))
+    paddle.matmul(x, y).backward(g)
+    expected = [
+        -2.433046579360962, 16.811927795410156, 2.668482542037964, 10.492161750793457,
+        -7.788732051849365, 1.1830432415008545, 1.8678492307662964, -21.829437255859375,
+        2.528681993484497, 1.634023904800415, 8.646095275878906, 13.995813369750977,
+        10.716064453125, 0.28729045391082764, 13.180505752563477, 8.47713565826416,
+        8.45181941986084, -6.441904544830322, -2.6847543716430664, -7.907989501953125]
+    assert y.grad.numpy().ravel().tolist() == expected
+    y2 = leaf(rng.standard_normal((5, 4)).astype("float32"))
+    paddle.matmul(x, y2, transpose_y=True).backward(g)
+    assert y2.grad.numpy().T.ravel().tolist() == expected

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..registry import apply, register
 from .broadcast import sum_to
-from .shape import reshape, swap_last
+from .shape import reshape, swap_last, transpose
 
 
 _CHAIN_LIMIT = 4_000_000  # multiply-adds (~12 ms); past this numpy is used, for speed
@@ -99,10 +99,73 @@ def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     return np.reshape(out, out_shape) if out_shape is not None else out
 
 
+def _fold_init_dims(t):
+    """Paddle's ``FoldInitDims``: (B, h, w) -> (B*h, w); a matrix is left as it is."""
+    shape = t.data.shape
+    return t if len(shape) != 3 else reshape(t, (shape[0] * shape[1], shape[2]))
+
+
+def _fold_head_and_last_dims(t):
+    """Paddle's ``FoldHeadAndLastDims``: (B, h, w) -> (h, B, w) -> (h, B*w)."""
+    shape = t.data.shape
+    if len(shape) != 3:
+        return t
+    return reshape(transpose(t, (1, 0, 2)), (shape[1], shape[0] * shape[2]))
+
+
+def _calc_input_grad(a, trans_a, fold_a, b, trans_b, fold_b, out_is_matrix):
+    """Paddle's ``CalcInputGrad``: a batched product, unless the gradient is one matrix while an
+    operand holds the batch; then the batch is folded into the summed axis and the gradient is
+    one matrix product (so it is summed in one chain, not per batch and then added up)."""
+    if out_is_matrix and (a.data.ndim == 3 or b.data.ndim == 3):
+        a = _fold_init_dims(a) if fold_a else _fold_head_and_last_dims(a)
+        b = _fold_init_dims(b) if fold_b else _fold_head_and_last_dims(b)
+    return matmul(a, b, transpose_x=trans_a, transpose_y=trans_b)
+
+
+def _as_matrix_sequence(shape):
+    """``ReshapeTensorIntoMatrixSequence``: the stored (B, h, w) or (h, w) of an operand."""
+    if len(shape) <= 2:
+        return tuple(shape)
+    return (int(np.prod(shape[:-2], dtype=np.int64)),) + tuple(shape[-2:])
+
+
+def _folded_matmul_grads(n, g):
+    """Paddle's matmul_grad when an operand has at most 2 dims (no batch broadcasting): the
+    operands are viewed as (B, h, w) / (h, w) and each gradient is one ``CalcInputGrad``."""
+    x, y = n.inputs
+    tx, ty = n.attrs.get("transpose_x", False), n.attrs.get("transpose_y", False)
+    xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    tx, ty = tx and len(xs) > 1, ty and len(ys) > 1  # a vector's flag is ignored
+    xh = _as_matrix_sequence(xs if len(xs) > 1 else (1, xs[0]))
+    yh = _as_matrix_sequence(ys if len(ys) > 1 else (ys[0], 1))
+    X, Y = reshape(x, xh), reshape(y, yh)
+    m = xh[-1] if tx else xh[-2]
+    nn = yh[-2] if ty else yh[-1]
+    batch = xh[:1] if len(xh) == 3 else yh[:1] if len(yh) == 3 else ()
+    G = reshape(g, batch + (m, nn))
+    xm, ym = len(xh) == 2, len(yh) == 2
+    if tx and ty:
+        dX = _calc_input_grad(Y, True, True, G, True, False, xm)
+        dY = _calc_input_grad(G, True, True, X, True, False, ym)
+    elif tx:
+        dX = _calc_input_grad(Y, False, False, G, True, False, xm)
+        dY = _calc_input_grad(X, False, False, G, False, True, ym)
+    elif ty:
+        dX = _calc_input_grad(G, False, False, Y, False, True, xm)
+        dY = _calc_input_grad(G, True, True, X, False, True, ym)
+    else:
+        dX = _calc_input_grad(G, False, False, Y, True, False, xm)
+        dY = _calc_input_grad(X, True, True, G, False, True, ym)
+    return reshape(dX, xs), reshape(dY, ys)
+
+
 def _matmul_vjp(n, g):
     x, y = n.inputs
     tx, ty = n.attrs.get("transpose_x", False), n.attrs.get("transpose_y", False)
     xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    if (len(xs) <= 2 or len(ys) <= 2) and not (len(xs) == 1 and len(ys) == 1):
+        return _folded_matmul_grads(n, g)
     X = x if len(xs) > 1 else reshape(x, (1, xs[0]))
     Y = y if len(ys) > 1 else reshape(y, (ys[0], 1))
     if len(xs) == 1:
