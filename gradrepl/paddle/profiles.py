@@ -30,6 +30,7 @@ class Profile:
     gradient_numpy: bool          # Tensor.gradient() returns numpy (all versions so far)
     complex_fixed: bool           # complex items print with the float precision (3.x) or as python's
     shape_tensor_dtype: str       # dtype of paddle.shape(x): int32 in 2.x, int64 in 3.x
+    where_grad: str               # where backward: "mask" dout*(cond?1:0) (2.x) | "select" (3.x)
     error_wording: str            # whose kernel error texts: "2.6" | "3" (matmul shape errors)
     inverted_slice_error: bool    # x[2:1] raises ValueError (2.x) instead of giving an empty tensor
     # reductions, search and sort (defaults are 2.x's behaviour)
@@ -95,7 +96,7 @@ class Profile:
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
-    shape_tensor_dtype="int32",
+    shape_tensor_dtype="int32", where_grad="mask",
     retain_nonleaf_grads=False, freed_graph_error="eager", grad_frees_graph=False,
     node_names="eager", shape_is_size=False, dtype_enum="VarType", promotion="left",
     minmax_ties="all", scalar_div="reciprocal", topk_namedtuple=False, gradient_numpy=True,
@@ -104,7 +105,7 @@ P26 = Profile(
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy")
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
-             shape_tensor_dtype="int64",
+             shape_tensor_dtype="int64", where_grad="select",
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
              norm_api="3", median_kernel=True, cumprod_dim_none="flatten",

@@ -255,7 +255,7 @@ def where(condition, x=None, y=None, name=None):
     x, y = _where_dtypes(x, y)
     shape = _broadcast_shape(x, y, condition)
     x, y, condition = (B.broadcast_to(t, shape) for t in (x, y, condition))
-    return S.where(condition, x, y)
+    return S.where(condition, x, y, grad=profiles.current().where_grad)
 
 
 def masked_fill(x, mask, value, name=None):
@@ -276,7 +276,7 @@ def masked_fill(x, mask, value, name=None):
     keep = _wrap(~mask_data)
     shape = _broadcast_shape(x, keep, value)
     x, keep, value = (B.broadcast_to(t, shape) for t in (x, keep, value))
-    return S.where(keep, x, value)
+    return S.where(keep, x, value, grad=profiles.current().where_grad)
 
 
 # ---------------------------------------------------------------- nonzero
