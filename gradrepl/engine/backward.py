@@ -21,7 +21,7 @@ import numpy as np
 
 from . import events as ev
 from . import grad_mode
-from .node import AccumulateNode, GradNode
+from .node import AccumulateNode
 from .registry import reduce_grad
 
 

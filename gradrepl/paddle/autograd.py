@@ -418,8 +418,6 @@ class Jacobian:
         return self._value
 
     def __getitem__(self, index):
-        from .tensor import indexing  # noqa: F401  (binds __getitem__)
-
         return self._evaluate()[index]
 
     def numpy(self):

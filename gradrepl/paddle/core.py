@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import backward as _bw
-from ..engine import grad_mode
 from ..engine.ops import math as M
 from ..engine.tensor import Tensor as _EngineTensor
 from . import dtypes, printing, profiles, promotion

@@ -307,8 +307,6 @@ _RNG = [np.random.default_rng(0)]
 
 def seed(s):
     _RNG[0] = np.random.default_rng(int(s))
-    from .. import core  # noqa: F401  (keeps the API shape of paddle.seed returning a generator)
-
     return _RNG[0]
 
 
@@ -365,8 +363,6 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
 
 
 def assign(x, output=None):
-    from ...engine.ops import math as M
-
     if not isinstance(x, _T):
         return to_tensor(x)
     from ...engine.ops import shape as S
