@@ -38,3 +38,28 @@ def run_script(path: str, argv=None, profile: str | None = None) -> int:
         sys.argv = old_argv
         sys.path[:] = old_path
     return 0
+
+
+def run_captured(path: str, profile: str | None = None) -> tuple[str, BaseException | None]:
+    """Run a script in a fresh state (``paddle.state.reset``) under ``profile`` and return what
+    it printed, with the exception it ended with (None if it ran to the end).
+
+    The working directory is restored afterwards. Used by the tests and the session replays.
+    """
+    import contextlib
+    import io
+
+    from .paddle import state
+
+    state.reset(profile)
+    buf = io.StringIO()
+    error = None
+    cwd = os.getcwd()
+    try:
+        with contextlib.redirect_stdout(buf):
+            run_script(path, profile=profile)
+    except Exception as exc:  # noqa: BLE001 - the caller decides what a failing script means
+        error = exc
+    finally:
+        os.chdir(cwd)
+    return buf.getvalue(), error

@@ -11,9 +11,7 @@ subprocess, to check the whole path a user takes.
 """
 from __future__ import annotations
 
-import contextlib
 import difflib
-import io
 import os
 import subprocess
 import sys
@@ -22,9 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from gradrepl.runner import run_script
+from gradrepl.runner import run_captured
 
-from conftest import reset_gradrepl_state
 
 DATA = Path(__file__).parent / "data" / "conformance"
 CASES = DATA / "cases"
@@ -55,18 +52,10 @@ def expected_output(name: str, version: str) -> str:
 
 def run_in_process(path: Path, profile: str):
     """Run one case script as ``gradrepl run`` would; return (stdout text, traceback or None)."""
-    reset_gradrepl_state(profile)
-    buf = io.StringIO()
-    error = None
-    old_cwd = os.getcwd()
-    try:
-        with contextlib.redirect_stdout(buf):
-            run_script(str(path), profile=profile)
-    except BaseException:  # noqa: BLE001 - a crashing case is a failing case, with its traceback
-        error = traceback.format_exc()
-    finally:
-        os.chdir(old_cwd)
-    return buf.getvalue(), error
+    out, error = run_captured(str(path), profile)
+    if error is not None:  # a crashing case is a failing case, shown with its traceback
+        error = "".join(traceback.format_exception(error))
+    return out, error
 
 
 def describe_mismatch(expected: str, got: str, error) -> str:

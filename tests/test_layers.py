@@ -5,8 +5,6 @@ depend on random numbers; their expected output is what real Paddle printed.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 
 import numpy as np
@@ -15,9 +13,9 @@ import pytest
 import gradrepl.paddle as paddle
 import gradrepl.paddle.nn as nn
 from gradrepl.paddle.nn.layer.layers import reset_names
-from gradrepl.runner import run_script
 
 from conftest import reset_gradrepl_state
+from helpers import run_source
 
 # scripts and what Paddle 3.3.1 / 2.6.2 printed (the second string: 2.6.2's when it differs)
 CASES = {
@@ -34,17 +32,6 @@ CASES = {
         'paddle.Size([2, 12]) Flatten()\npaddle.Size([6, 4])\npaddle.Size([2, 3, 4])\nSoftmax(axis=1) Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[0.26894143, 0.73105860],\n        [0.11920291, 0.88079703]])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.50000000, 0.73105860]) Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.46211717])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [1., 2.])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [-0.20000000,  1.        ])\nReLU6() GELU(approximate=True) Hardtanh(min=-2.0, max=2.0) Softplus(beta=2, threshold=10)\n',
         '[2, 12] Flatten()\n[6, 4]\n[2, 3, 4]\nSoftmax(axis=1) Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[0.26894143, 0.73105860],\n        [0.11920291, 0.88079703]])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.50000000, 0.73105860]) Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.46211717])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [1., 2.])\nTensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [-0.20000000,  1.        ])\nReLU6() GELU(approximate=True) Hardtanh(min=-2.0, max=2.0) Softplus(beta=2, threshold=10)\n'),
 }
-
-
-def run_source(src, profile, tmp_path):
-    reset_gradrepl_state(profile)
-    reset_names()
-    path = tmp_path / "case.py"
-    path.write_text(src)
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        run_script(str(path), profile=profile)
-    return buf.getvalue()
 
 
 @pytest.mark.parametrize("profile", ["3", "2.6"])

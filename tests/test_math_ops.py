@@ -21,7 +21,7 @@ import pytest
 import gradrepl.paddle as paddle
 from gradrepl.engine.ops import _kernels as K
 from gradrepl.engine.registry import OPS
-from gradrepl.runner import run_script
+from gradrepl.runner import run_captured, run_script
 
 from conftest import reset_gradrepl_state
 
@@ -70,17 +70,8 @@ def test_sweep_matches_paddle_bit_for_bit(version, tmp_path):
 
 
 def run_probe(name, version):
-    reset_gradrepl_state(VERSIONS[version])
-    buf = io.StringIO()
-    cwd = os.getcwd()
-    try:
-        with contextlib.redirect_stdout(buf):
-            run_script(str(DATA / "probes" / f"{name}.py"), profile=VERSIONS[version])
-    except Exception:  # noqa: BLE001 - Paddle's script ended with an error as well
-        pass
-    finally:
-        os.chdir(cwd)
-    return buf.getvalue()
+    out, _error = run_captured(str(DATA / "probes" / f"{name}.py"), VERSIONS[version])
+    return out  # (an error at the end is compared through the output, as Paddle's ended so too)
 
 
 PROBES = sorted(p.stem for p in (DATA / "probes").glob("*.py"))

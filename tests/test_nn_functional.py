@@ -7,8 +7,6 @@ summation order, glibc's expf/logf, the profile-dependent kernels, error types.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 
 import numpy as np
 import pytest
@@ -16,10 +14,9 @@ import pytest
 import gradrepl.paddle as paddle
 import gradrepl.paddle.nn.functional as F
 from gradrepl.engine.ops import nn as N
-from gradrepl.paddle.nn.layer.layers import reset_names
-from gradrepl.runner import run_script
 
 from conftest import reset_gradrepl_state
+from helpers import run_source
 
 # ---------------------------------------------------------------------- oracle data
 CASES = {
@@ -171,18 +168,6 @@ CASES = {
 
 
 VERSIONS = {"3": 1, "2.6": 2}
-
-
-def run_source(src, profile, tmp_path):
-    """stdout of ``src`` run as ``gradrepl run --paddle <profile>`` would (in this process)."""
-    reset_gradrepl_state(profile)
-    reset_names()
-    path = tmp_path / "case.py"
-    path.write_text(src)
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        run_script(str(path), profile=profile)
-    return buf.getvalue()
 
 
 def expected(case, profile):

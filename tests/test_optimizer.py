@@ -5,8 +5,6 @@ difference comes from the update arithmetic itself.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 
 import numpy as np
 import pytest
@@ -14,9 +12,8 @@ import pytest
 import gradrepl.paddle as paddle
 from gradrepl.paddle.nn.layer.layers import reset_names
 from gradrepl.paddle.optimizer import lr as LR
-from gradrepl.runner import run_script
 
-from conftest import reset_gradrepl_state
+from helpers import run_source
 
 # scripts and what Paddle 3.3.1 / 2.6.2 printed (the second string: 2.6.2's when it differs)
 CASES = {
@@ -77,17 +74,6 @@ CASES = {
         '0 0.9582751989364624\n1 0.8352887630462646\n2 0.7635043859481812\n3 0.7135876417160034\n4 0.6713448762893677\nParameter containing:\nTensor(shape=[4, 6], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[ 0.53440285, -0.59985125, -1.01855755,  0.51748657,  0.16092262,\n          0.04232257],\n        [ 0.29194719,  0.31223404, -0.65144265,  0.94149423,  1.02941144,\n         -0.48257893],\n        [ 0.40002367, -0.49828988,  0.74855739, -0.39687040, -0.15239476,\n          0.30277714],\n        [ 0.25830621,  0.49199793, -0.25855741, -0.41818890, -0.17149992,\n          0.01387916]])\nParameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [-0.23524570,  0.22313142, -0.21538684])\n',
         None),
 }
-
-
-def run_source(src, profile, tmp_path):
-    reset_gradrepl_state(profile)
-    reset_names()
-    path = tmp_path / "case.py"
-    path.write_text(src)
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        run_script(str(path), profile=profile)
-    return buf.getvalue()
 
 
 @pytest.mark.parametrize("profile", ["3", "2.6"])

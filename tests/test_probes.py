@@ -2,14 +2,11 @@
 against what real Paddle printed for them, byte for byte, per version."""
 from __future__ import annotations
 
-import contextlib
-import io
 import pathlib
 
 import pytest
 
-from gradrepl.paddle import state
-from gradrepl.runner import run_script
+from gradrepl.runner import run_captured
 
 PROBES = pathlib.Path(__file__).resolve().parent / "data" / "probes"
 CASES = [(p.stem, v) for p in sorted(PROBES.glob("*.py"))
@@ -19,11 +16,9 @@ PROFILE = {"3.3.1": "3", "2.6.2": "2.6"}
 
 @pytest.mark.parametrize("name,version", CASES)
 def test_probe_prints_what_paddle_printed(name, version):
-    state.reset(PROFILE[version])
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        run_script(str(PROBES / f"{name}.py"))
-    assert buf.getvalue() == (PROBES / f"{name}.{version}.out").read_text(encoding="utf-8")
+    out, error = run_captured(str(PROBES / f"{name}.py"), PROFILE[version])
+    assert error is None, repr(error)
+    assert out == (PROBES / f"{name}.{version}.out").read_text(encoding="utf-8")
 
 
 def test_probes_exist():

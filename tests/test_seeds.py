@@ -2,15 +2,12 @@
 (default profile, Paddle 2.2). Scripts and expected outputs live in examples/seeds/."""
 from __future__ import annotations
 
-import contextlib
-import io
 import pathlib
 import re
 
 import pytest
 
-from gradrepl.paddle import printing, profiles
-from gradrepl.runner import run_script
+from gradrepl.runner import run_captured
 
 SEEDS = pathlib.Path(__file__).resolve().parent.parent / "examples" / "seeds"
 CASES = sorted(p.stem for p in SEEDS.glob("*.py"))
@@ -26,13 +23,10 @@ def _norm(text):
 
 @pytest.mark.parametrize("name", CASES)
 def test_seed_example_prints_the_article_output(name):
-    profiles.set_profile("2.2")
-    printing.set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=80, sci_mode=False)
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        run_script(str(SEEDS / f"{name}.py"))
+    out, error = run_captured(str(SEEDS / f"{name}.py"), "2.2")
+    assert error is None, repr(error)
     expected = (SEEDS / f"{name}.out").read_text(encoding="utf-8")
-    assert _norm(buf.getvalue()) == _norm(expected)
+    assert _norm(out) == _norm(expected)
 
 
 def test_every_seed_script_has_expected_output():

@@ -29,7 +29,9 @@ class OpDef:
     legacy_name: str | None = None      # the 2.2 guide's name of the backward op (MulBackward)
     diff_inputs: tuple | None = None    # indices of inputs that take gradients (None: all)
     diff_outputs: tuple | None = None   # outputs that carry gradients (None: all)
-    saves_inputs: bool = True           # the VJP reads the inputs' values (in-place check)
+    saves_inputs: bool = True           # the VJP reads its inputs' values; False (only shapes,
+                                        # attrs or the output): an in-place write to an input
+                                        # after the op ran is no error (no TensorWrapper in Paddle)
     # for the automatic gradient check (tests/test_gradcheck.py):
     examples: list = field(default_factory=list)  # [(input shapes or arrays, attrs)]
     domain: str = "real"                # "real" | "positive" | "unit" | "away0" | "distinct"

@@ -35,9 +35,9 @@ def _read_vjp(n, g):
 _BASIC_EX = [([(3, 4)], {"index": (slice(1, None), 0)}), ([(2, 3, 4)], {"index": (Ellipsis, 1)}),
              ([(4,)], {"index": (None, slice(None, None, -2))})]
 
-SLICE = register("slice", _read, _read_vjp, legacy_name="SliceBackward", examples=_BASIC_EX)
+SLICE = register("slice", _read, _read_vjp, legacy_name="SliceBackward", examples=_BASIC_EX, saves_inputs=False)
 STRIDED_SLICE = register("strided_slice", _read, _read_vjp, legacy_name="StridedSliceBackward",
-                         examples=_BASIC_EX)
+                         examples=_BASIC_EX, saves_inputs=False)
 INDEX = register("index_elementwise_get", _read, _read_vjp, legacy_name="IndexBackward",
                  examples=[([(3, 2)], {"index": (np.array([2, 0, 2]),)}),
                            ([(2, 3, 4)], {"index": (slice(None), np.array([0, 2]), 1)})])

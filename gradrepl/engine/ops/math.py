@@ -159,9 +159,9 @@ def _remainder_vjp(n, g):
 
 
 ADD = binary("add", np.add, lambda n, g: (g, g), "AddBackward",
-             examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (2, 2)], {})])
+             examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (2, 2)], {})], saves_inputs=False)
 SUBTRACT = binary("subtract", np.subtract, lambda n, g: (g, neg(g)), "SubBackward",
-                  examples=[([(2, 3), (2, 3)], {}), ([(2, 1), (1, 3)], {})])
+                  examples=[([(2, 3), (2, 3)], {}), ([(2, 1), (1, 3)], {})], saves_inputs=False)
 MULTIPLY = binary(
     "multiply", np.multiply,
     lambda n, g: (multiply(g, n.inputs[1]), multiply(g, n.inputs[0])),
@@ -326,7 +326,7 @@ SCALE = register("scale", _scale_fwd,
                  lambda n, g: scale(g, n.attrs.get("scale", 1.0)),
                  legacy_name="ScaleBackward",
                  examples=[([(2, 3)], {"scale": 2.5, "bias": 1.0}),
-                           ([(3,)], {"scale": -0.5, "bias": 2.0, "bias_after_scale": False})])
+                           ([(3,)], {"scale": -0.5, "bias": 2.0, "bias_after_scale": False})], saves_inputs=False)
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True):
@@ -358,7 +358,7 @@ def _cast_vjp(n, g):
 
 
 CAST = register("cast", lambda x, dtype: x.astype(dtype), _cast_vjp,
-                legacy_name="CastBackward", check=False)
+                legacy_name="CastBackward", check=False, saves_inputs=False)
 
 
 def cast(x, dtype):
@@ -430,11 +430,11 @@ def _sign_fwd(x):
     return _keep(x.dtype, np.sign(x))
 
 
-NEG = unary("neg", np.negative, lambda n, g: neg(g), "NegBackward")
+NEG = unary("neg", np.negative, lambda n, g: neg(g), "NegBackward", saves_inputs=False)
 ABS = unary("abs", np.abs, _abs_vjp, "AbsBackward", domain="away0")
-EXP = unary("exp", _float_fwd(K.exp), lambda n, g: multiply(g, n.out()), "ExpBackward")
+EXP = unary("exp", _float_fwd(K.exp), lambda n, g: multiply(g, n.out()), "ExpBackward", saves_inputs=False)
 EXPM1 = unary("expm1", _float_fwd(K.expm1), lambda n, g: add(multiply(g, n.out()), g),
-              "Expm1Backward")
+              "Expm1Backward", saves_inputs=False)
 LOG = unary("log", _float_fwd(K.log), lambda n, g: multiply(g, reciprocal(n.inputs[0])),
             "LogBackward", "positive")
 LOG2 = unary("log2", _float_fwd(K.log2),
@@ -447,10 +447,10 @@ LOG1P = unary("log1p", _float_fwd(K.log1p),
               lambda n, g: multiply(g, reciprocal(scale(n.inputs[0], 1.0, 1.0))),
               "Log1pBackward", "positive")
 SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: divide(times(g, 0.5), n.out()),
-             "SqrtBackward", "positive")
+             "SqrtBackward", "positive", saves_inputs=False)
 RSQRT = unary("rsqrt", _float_fwd(K.rsqrt),
               lambda n, g: multiply(multiply(multiply(times(g, -0.5), n.out()), n.out()), n.out()),
-              "RsqrtBackward", "positive")
+              "RsqrtBackward", "positive", saves_inputs=False)
 SQUARE = unary("square", lambda x: x * x,
                lambda n, g: multiply(times(g, 2.0), n.inputs[0]), "SquareBackward")
 RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
@@ -473,13 +473,13 @@ TANH_GRAD = register("tanh_grad", _safe(_tanh_grad_fwd), _tanh_grad_vjp,
                      legacy_name="TanhGradBackward", domain="unit",
                      examples=[([(2, 3), (2, 3)], {})])
 TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: apply(TANH_GRAD, (n.out(), g)),
-             "TanhBackward")
+             "TanhBackward", saves_inputs=False)
 SIGMOID = unary("sigmoid", _float_fwd(K.sigmoid),
                 lambda n, g: multiply(multiply(g, n.out()), scale(n.out(), -1.0, 1.0)),
-                "SigmoidBackward")
+                "SigmoidBackward", saves_inputs=False)
 RELU = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              lambda n, g: multiply(g, const(g, n.out_data[0] > 0)), "ReluBackward",
-             domain="away0")
+             domain="away0", saves_inputs=False)
 
 
 def _trig(name):
@@ -521,11 +521,11 @@ COSH = unary("cosh", _float_fwd(K.cosh), lambda n, g: multiply(g, sinh(n.inputs[
 ERF = unary("erf", _float_fwd(K.erf),
             lambda n, g: multiply(times(g, _TWO_OVER_SQRT_PI), exp(neg(square(n.inputs[0])))),
             "ErfBackward")
-FLOOR = unary("floor", _int_identity(np.floor), _zero_times_dout, "FloorBackward", check=False)
-CEIL = unary("ceil", _int_identity(np.ceil), _zero_times_dout, "CeilBackward", check=False)
-TRUNC = unary("trunc", _int_identity(np.trunc), _zeros, "TruncBackward", check=False)
-ROUND = unary("round", _round_fwd, _zero_times_dout, "RoundBackward", check=False)
-SIGN = unary("sign", _sign_fwd, _zeros, "SignBackward", check=False)
+FLOOR = unary("floor", _int_identity(np.floor), _zero_times_dout, "FloorBackward", check=False, saves_inputs=False)
+CEIL = unary("ceil", _int_identity(np.ceil), _zero_times_dout, "CeilBackward", check=False, saves_inputs=False)
+TRUNC = unary("trunc", _int_identity(np.trunc), _zeros, "TruncBackward", check=False, saves_inputs=False)
+ROUND = unary("round", _round_fwd, _zero_times_dout, "RoundBackward", check=False, saves_inputs=False)
+SIGN = unary("sign", _sign_fwd, _zeros, "SignBackward", check=False, saves_inputs=False)
 
 
 def _stanh_fwd(x, scale_a=0.67, scale_b=1.7159):

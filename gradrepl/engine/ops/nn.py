@@ -141,7 +141,7 @@ def _softmax_vjp(n, g):
 
 SOFTMAX = register("softmax", softmax_kernel, _softmax_vjp, legacy_name="SoftmaxBackward",
                    examples=[([(2, 5)], {"axis": -1}), ([(3, 2, 4)], {"axis": 1}),
-                             ([(2, 9)], {"axis": 1})])
+                             ([(2, 9)], {"axis": 1})], saves_inputs=False)
 
 
 def _softmax_grad_vjp(n, G):
@@ -190,7 +190,7 @@ LOG_SOFTMAX = register(
     "log_softmax", log_softmax_kernel,
     lambda n, g: log_softmax_grad(n.out(), g, n.attrs["axis"]),
     legacy_name="LogSoftmaxBackward",
-    examples=[([(2, 5)], {"axis": -1}), ([(3, 2, 4)], {"axis": 0})])
+    examples=[([(2, 5)], {"axis": -1}), ([(3, 2, 4)], {"axis": 0})], saves_inputs=False)
 
 
 def _log_softmax_grad_vjp(n, G):
@@ -383,7 +383,7 @@ def _relu6_vjp(n, g):
 
 
 RELU6 = _unary("relu6", _relu6_fwd, _relu6_vjp, "Relu6Backward", domain="away0",
-               examples=[([(2, 3)], {}), ([(4,)], {"threshold": 0.5})])
+               examples=[([(2, 3)], {}), ([(4,)], {"threshold": 0.5})], saves_inputs=False)
 
 
 def _leaky_relu_fwd(x, negative_slope=0.01):
@@ -1207,7 +1207,7 @@ DROPOUT = register("dropout", _dropout_fwd, _dropout_vjp, diff_inputs=(0,),
                    legacy_name="DropoutBackward",
                    examples=[([(2, 3), np.array([[1, 0, 1], [1, 1, 0]], np.uint8)], {"p": 0.5}),
                              ([(2, 3), np.array([[1, 0, 1], [1, 1, 0]], np.uint8)],
-                              {"p": 0.25, "upscale": False})])
+                              {"p": 0.25, "upscale": False})], saves_inputs=False)
 
 
 def dropout(x, mask, p=0.5, upscale=True, is_test=False):

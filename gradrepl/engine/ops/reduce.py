@@ -228,9 +228,9 @@ def _mean_vjp(n, g):
 
 
 SUM = register("sum", _sum_fwd, _expand_back, legacy_name="ReduceSumBackward",
-               examples=_REDUCE_EXAMPLES)
+               examples=_REDUCE_EXAMPLES, saves_inputs=False)
 MEAN = register("mean", _mean_fwd, _mean_vjp, legacy_name="ReduceMeanBackward",
-                examples=_REDUCE_EXAMPLES)
+                examples=_REDUCE_EXAMPLES, saves_inputs=False)
 
 
 def sum(x, axis, keepdim=False, out_shape=None, dtype=None):  # noqa: A001

@@ -23,7 +23,7 @@ def _back_to_input_shape(n, g):
 # ---------------------------------------------------------------- reshape-like ops
 RESHAPE = register("reshape", lambda x, shape: np.reshape(x, shape), _back_to_input_shape,
                    legacy_name="ReshapeBackward",
-                   examples=[([(2, 3)], {"shape": (3, 2)}), ([(6,)], {"shape": (1, 2, 3)})])
+                   examples=[([(2, 3)], {"shape": (3, 2)}), ([(6,)], {"shape": (1, 2, 3)})], saves_inputs=False)
 
 
 def reshape(x, shape):
@@ -38,10 +38,10 @@ def _squeeze_fwd(x, axis, shape):
 
 
 SQUEEZE = register("squeeze", _squeeze_fwd, _back_to_input_shape, legacy_name="SqueezeBackward",
-                   examples=[([(1, 3, 1)], {"axis": (0, 2), "shape": (3,)})])
+                   examples=[([(1, 3, 1)], {"axis": (0, 2), "shape": (3,)})], saves_inputs=False)
 UNSQUEEZE = register("unsqueeze", _squeeze_fwd, _back_to_input_shape,
                      legacy_name="UnsqueezeBackward",
-                     examples=[([(3,)], {"axis": (0, 2), "shape": (1, 3, 1)})])
+                     examples=[([(3,)], {"axis": (0, 2), "shape": (1, 3, 1)})], saves_inputs=False)
 
 
 def _flatten_fwd(x, start_axis, stop_axis, shape):
@@ -49,7 +49,7 @@ def _flatten_fwd(x, start_axis, stop_axis, shape):
 
 
 FLATTEN = register("flatten", _flatten_fwd, _back_to_input_shape, legacy_name="FlattenBackward",
-                   examples=[([(2, 3, 4)], {"start_axis": 1, "stop_axis": 2, "shape": (2, 12)})])
+                   examples=[([(2, 3, 4)], {"start_axis": 1, "stop_axis": 2, "shape": (2, 12)})], saves_inputs=False)
 
 
 def squeeze(x, axis):
@@ -89,7 +89,7 @@ def _inv(perm):
 TRANSPOSE = register("transpose", lambda x, perm: np.transpose(x, perm),
                      lambda n, g: transpose(g, _inv(n.attrs["perm"])),
                      legacy_name="TransposeBackward",
-                     examples=[([(2, 3)], {"perm": (1, 0)}), ([(2, 3, 4)], {"perm": (2, 0, 1)})])
+                     examples=[([(2, 3)], {"perm": (1, 0)}), ([(2, 3, 4)], {"perm": (2, 0, 1)})], saves_inputs=False)
 
 
 def transpose(x, perm):
@@ -111,7 +111,7 @@ def _concat_vjp(n, g):
 
 CONCAT = register("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp,
                   legacy_name="ConcatBackward",
-                  examples=[([(1, 2), (3, 2)], {"axis": 0}), ([(2, 1), (2, 2), (2, 3)], {"axis": 1})])
+                  examples=[([(1, 2), (3, 2)], {"axis": 0}), ([(2, 1), (2, 2), (2, 3)], {"axis": 1})], saves_inputs=False)
 
 
 def concat(xs, axis):
@@ -126,7 +126,7 @@ def _split_fwd(x, sections, axis):
 SPLIT = register("split", _split_fwd, lambda n, *gs: concat(gs, n.attrs["axis"]),
                  n_outputs=None, legacy_name="SplitBackward",
                  examples=[([(2, 3)], {"sections": (1, 2), "axis": 1}),
-                           ([(4, 2)], {"sections": (2, 2), "axis": 0})])
+                           ([(4, 2)], {"sections": (2, 2), "axis": 0})], saves_inputs=False)
 
 
 def split(x, sections, axis):
@@ -137,7 +137,7 @@ def split(x, sections, axis):
 STACK = register("stack", lambda *xs, axis: np.stack(xs, axis=axis),
                  lambda n, g: unbind(g, n.attrs["axis"]),
                  legacy_name="StackBackward",
-                 examples=[([(2, 3), (2, 3)], {"axis": 0}), ([(3,), (3,), (3,)], {"axis": 1})])
+                 examples=[([(2, 3), (2, 3)], {"axis": 0}), ([(3,), (3,), (3,)], {"axis": 1})], saves_inputs=False)
 
 
 def stack(xs, axis):
@@ -150,7 +150,7 @@ def _unbind_fwd(x, axis):
 
 UNBIND = register("unbind", _unbind_fwd, lambda n, *gs: stack(gs, n.attrs["axis"]),
                   n_outputs=None, legacy_name="UnbindBackward",
-                  examples=[([(2, 3)], {"axis": 0}), ([(2, 3, 2)], {"axis": 1})])
+                  examples=[([(2, 3)], {"axis": 0}), ([(2, 3, 2)], {"axis": 1})], saves_inputs=False)
 
 
 def unbind(x, axis):
@@ -169,7 +169,7 @@ def _expand_vjp(n, g):
 
 
 EXPAND = register("expand", _expand_fwd, _expand_vjp, legacy_name="ExpandBackward",
-                  examples=[([(2, 1)], {"shape": (2, 3)}), ([(3,)], {"shape": (2, 2, 3)})])
+                  examples=[([(2, 1)], {"shape": (2, 3)}), ([(3,)], {"shape": (2, 2, 3)})], saves_inputs=False)
 
 
 def expand(x, shape):
@@ -197,7 +197,7 @@ def _tile_vjp(n, g):
 
 TILE = register("tile", lambda x, repeat_times: np.tile(x, repeat_times), _tile_vjp,
                 legacy_name="TileBackward",
-                examples=[([(2, 3)], {"repeat_times": (2, 1)}), ([(3,)], {"repeat_times": (2, 2)})])
+                examples=[([(2, 3)], {"repeat_times": (2, 1)}), ([(3,)], {"repeat_times": (2, 2)})], saves_inputs=False)
 
 
 def tile(x, repeat_times):
@@ -210,7 +210,7 @@ def tile(x, repeat_times):
 # ---------------------------------------------------------------- permutations of elements
 FLIP = register("flip", lambda x, axis: np.array(np.flip(x, axis)),
                 lambda n, g: flip(g, n.attrs["axis"]), legacy_name="FlipBackward",
-                examples=[([(2, 3)], {"axis": (0,)}), ([(2, 3, 2)], {"axis": (0, 2)})])
+                examples=[([(2, 3)], {"axis": (0,)}), ([(2, 3, 2)], {"axis": (0, 2)})], saves_inputs=False)
 
 
 def flip(x, axis):
@@ -227,7 +227,7 @@ def _roll_vjp(n, g):
 
 ROLL = register("roll", _roll_fwd, _roll_vjp, legacy_name="RollBackward",
                 examples=[([(2, 3)], {"shifts": (1,), "axis": (1,)}),
-                          ([(2, 3)], {"shifts": (2,), "axis": None})])
+                          ([(2, 3)], {"shifts": (2,), "axis": None})], saves_inputs=False)
 
 
 def roll(x, shifts, axis=None):
@@ -249,7 +249,7 @@ def _pad_vjp(n, g):
 
 
 PAD = register("pad", _pad_fwd, _pad_vjp, legacy_name="PadBackward",
-               examples=[([(2, 3)], {"pad_width": ((1, 0), (2, 1)), "value": 0.5})])
+               examples=[([(2, 3)], {"pad_width": ((1, 0), (2, 1)), "value": 0.5})], saves_inputs=False)
 
 
 def pad(x, pad_width, value=0.0):

@@ -20,7 +20,7 @@ from ...engine.ops import math as M
 from ...engine.ops import search as S
 from ...engine.tensor import Tensor as _T
 from .. import dtypes, profiles
-from .reduce import out_shape_for, require_dtypes
+from .reduce import _aliases, out_shape_for, require_dtypes
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "mode", "where",
            "nonzero", "masked_fill", "searchsorted", "bucketize", "unique", "TopKRetType"]
@@ -49,18 +49,6 @@ def _int_arg(v):
     if isinstance(v, _T):
         return int(np.asarray(v.data).reshape(-1)[0])
     return int(v)
-
-
-def _take_aliases(kw, fname, **names):
-    out = {}
-    for alias, target in names.items():
-        if alias in kw:
-            if not profiles.current().param_aliases:
-                raise TypeError(f"{fname}() got an unexpected keyword argument '{alias}'")
-            out[target] = kw.pop(alias)
-    if kw:
-        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
-    return out
 
 
 # ---------------------------------------------------------------- argmax / argmin
@@ -97,13 +85,13 @@ def _arg(pick, x, axis, keepdim, dtype):
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None, **kw):
     """Position of the largest element (the first one among equals) along ``axis``, or in the
     flattened tensor when ``axis`` is None. Integer output; no gradient."""
-    extra = _take_aliases(kw, "argmax", input="x", dim="axis")
+    extra = _aliases(kw, "argmax", input="x", dim="axis")
     return _arg("argmax", extra.get("x", x), extra.get("axis", axis), keepdim, dtype)
 
 
 def argmin(x, axis=None, keepdim=False, dtype="int64", name=None, **kw):
     """Position of the smallest element (the first one among equals); see ``argmax``."""
-    extra = _take_aliases(kw, "argmin", input="x", dim="axis")
+    extra = _aliases(kw, "argmin", input="x", dim="axis")
     return _arg("argmin", extra.get("x", x), extra.get("axis", axis), keepdim, dtype)
 
 
@@ -111,7 +99,7 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None, **kw):
 def topk(x, k, axis=None, largest=True, sorted=True, name=None, **kw):  # noqa: A002
     """The k largest (or smallest) values along ``axis`` (last by default) and their positions.
     Values carry the gradient; positions are int64."""
-    extra = _take_aliases(kw, "topk", input="x", dim="axis")
+    extra = _aliases(kw, "topk", input="x", dim="axis")
     x, axis = extra.get("x", x), extra.get("axis", axis)
     k = _int_arg(k)
     require_dtypes(x, "topk", ("float32", "float64", "int32", "int64", "float16"))
