@@ -20,7 +20,7 @@ from collections import deque
 import numpy as np
 
 from . import events as ev
-from . import grad_mode
+from . import grad_mode, provenance
 from .node import AccumulateNode
 from .registry import reduce_grad
 
@@ -233,10 +233,16 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     if t._version != node.in_versions[i]:
                         raise InplaceModifiedError(node, i, t, node.in_versions[i])
             state.enabled = create_graph
-            in_grads = op.vjp(node, *buf)
+            if create_graph:
+                start = provenance.mark()
+                in_grads = op.vjp(node, *buf)
+            else:
+                in_grads = op.vjp(node, *buf)
             state.enabled = prev_mode
             if type(in_grads) is not tuple and type(in_grads) is not list:
                 in_grads = (in_grads,)
+            if create_graph:  # the nodes this VJP made are of the next derivative order
+                provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
             if trace:
                 yield ev.Run(node, tuple(buf), tuple(in_grads))
             keep_flag = op.name == "py_layer"
@@ -288,8 +294,24 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     return results
 
 
+TRACE_SINK = None  # a callable given every event of every backward (pictures of a script's run)
+
+
 def run_backward(roots, root_grads, **kw):
-    """Drive ``iter_backward`` to the end without building events; return captured grads."""
+    """Drive ``iter_backward`` to the end without building events; return captured grads.
+
+    With a ``TRACE_SINK`` installed, events are built and handed to it as they happen.
+    """
+    sink = TRACE_SINK
+    if sink is not None:
+        gen = iter_backward(roots, root_grads, trace=True, **kw)
+        sink(("begin", roots, kw))
+        try:
+            while True:
+                sink(next(gen))
+        except StopIteration as stop:
+            sink(("end", roots, kw))
+            return stop.value
     gen = iter_backward(roots, root_grads, trace=False, **kw)
     try:
         while True:

@@ -29,6 +29,8 @@ class GradNode:
         "released",    # the saved tensors were freed by a backward without retain_graph
         "uid",
         "label",       # source text of the forward statement, filled by the shell if it likes
+        "order",       # derivative order, set only on nodes made by a create_graph backward
+        "input_refs",  # weakrefs to the saved inputs, set when they are released (pictures)
         "__weakref__",
     )
 
@@ -87,12 +89,22 @@ class GradNode:
             return cls._wrap(self.out_data[k], False, self, k)
         return cls._wrap(self.out_data[k], True)
 
+    def input_tensor(self, i):
+        """The i-th forward input: the saved tensor, or (once released) it if still alive."""
+        if self.inputs is not None:
+            return self.inputs[i]
+        refs = getattr(self, "input_refs", None)
+        return refs[i]() if refs is not None else None
+
     def output_tensors(self):
         if self.out_refs is None:
             return []
         return [r() for r in self.out_refs]
 
     def release(self):
+        inputs = self.inputs
+        if inputs is not None:  # who the inputs were stays known (for pictures) while they live
+            self.input_refs = tuple(weakref.ref(t) for t in inputs)
         self.inputs = None
         self.out_data = None
         self.released = True

@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ....engine import provenance as _provenance
 from ....engine.tensor import Tensor as _T
 from ... import dtypes
 from ...core import Parameter, Tensor
@@ -159,7 +160,15 @@ class Layer:
             res = hook(self, inputs)
             if res is not None:
                 inputs = res if isinstance(res, tuple) else (res,)
-        out = self.forward(*inputs, **kwargs)
+        rec = _provenance.ACTIVE
+        if rec is None:
+            out = self.forward(*inputs, **kwargs)
+        else:  # a picture is being recorded: note which nodes this call makes (collapse)
+            rec.enter_layer(self)
+            try:
+                out = self.forward(*inputs, **kwargs)
+            finally:
+                rec.exit_layer()
         for hook in list(self._forward_post_hooks.values()):
             res = hook(self, inputs, out)
             if res is not None:

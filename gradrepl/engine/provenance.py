@@ -1,0 +1,105 @@
+"""Where backward nodes came from, recorded without touching the op hot path.
+
+Backward nodes take increasing uids as they are made. A :class:`Recorder` notes *marks*, uid
+boundaries, when something of interest begins or ends: a source statement (the script's line
+tracer, or the shell before each statement), a ``Layer``'s forward call. Which statement made a
+node, and inside which Layers, is then a bisection over the marks by the node's uid: nothing is
+written per op, so recording costs nothing while ops run.
+
+Derivative order (nodes made while a VJP ran with ``create_graph=True``) is set on the nodes by
+the backward engine itself (``node.order``; absent means 0), see ``set_order``.
+"""
+from __future__ import annotations
+
+import bisect
+
+from .node import _node_uids
+from .tensor import _uids as _tensor_uids
+
+ACTIVE: "Recorder | None" = None  # the recorder that Layer calls and statements report to
+
+
+def mark() -> int:
+    """A uid boundary: every node made after this call has a larger uid."""
+    return next(_node_uids)
+
+
+class Recorder:
+    """Statement and Layer marks of one run (a script under ``gradrepl graph``, a shell session)."""
+
+    def __init__(self):
+        self._stmt_uids: list[int] = []
+        self._stmt_tensor_uids: list[int] = []
+        self._stmt_labels: list = []
+        self.layer_spans: list[tuple[int, int, object]] = []  # (start, end, layer), at exit
+        self._layer_stack: list[tuple[int, object]] = []
+
+    # -- statements ---------------------------------------------------------------------
+    def statement(self, label) -> None:
+        """Nodes made from now on belong to ``label`` (a source text, or a (file, line) key)."""
+        if self._stmt_labels and self._stmt_labels[-1] == label and self._stmt_uids:
+            return
+        self._stmt_uids.append(mark())
+        self._stmt_tensor_uids.append(next(_tensor_uids))
+        self._stmt_labels.append(label)
+
+    def statement_of(self, uid: int):
+        """The statement that was running when backward node ``uid`` was made."""
+        i = bisect.bisect_right(self._stmt_uids, uid) - 1
+        return self._stmt_labels[i] if i >= 0 else None
+
+    def statement_of_tensor(self, tensor_uid: int):
+        """The statement that was running when the tensor with ``_uid`` was made (leaves)."""
+        i = bisect.bisect_right(self._stmt_tensor_uids, tensor_uid) - 1
+        return self._stmt_labels[i] if i >= 0 else None
+
+    # -- layers ---------------------------------------------------------------------------
+    def enter_layer(self, layer) -> None:
+        self._layer_stack.append((mark(), layer))
+
+    def exit_layer(self) -> None:
+        start, layer = self._layer_stack.pop()
+        self.layer_spans.append((start, mark(), layer))
+
+    def layers_of(self, uid: int) -> list:
+        """The Layer calls (span start, layer) running when node ``uid`` was made, outermost
+        first. The start tells two calls of one Layer apart."""
+        found = [(s, p) for s, e, p in self.layer_spans if s < uid < e]
+        found += [(s, p) for s, p in self._layer_stack if s < uid]
+        found.sort(key=lambda sp: sp[0])
+        return found
+
+    # -- installing -----------------------------------------------------------------------
+    def __enter__(self):
+        global ACTIVE
+        self._prev = ACTIVE
+        ACTIVE = self
+        return self
+
+    def __exit__(self, *exc):
+        global ACTIVE
+        ACTIVE = self._prev
+        return False
+
+
+def set_order(tensors, start_uid: int, order: int) -> None:
+    """Mark the nodes made since ``start_uid`` that ``tensors`` depend on as derivative ``order``.
+
+    Called by the backward engine after a VJP ran with ``create_graph=True``: its results'
+    nodes (and what they were built from, back to older nodes) are double-backward nodes.
+    """
+    stack = [t.grad_node for t in tensors if t is not None and t.grad_node is not None]
+    while stack:
+        n = stack.pop()
+        if n.uid <= start_uid or getattr(n, "order", 0):
+            continue
+        n.order = order
+        for e in n.next_edges:
+            if e is not None and e[0].op is not None:
+                stack.append(e[0])
+
+
+def order_of(node) -> int:
+    """The derivative order of a backward node: 0 for the forward's own, 1 for nodes made by
+    a first backward with ``create_graph=True``, and so on."""
+    return getattr(node, "order", 0)

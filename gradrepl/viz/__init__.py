@@ -1,0 +1,141 @@
+"""Pictures of the engine: the forward and backward graphs a tensor came from.
+
+    >>> from gradrepl import viz
+    >>> pic = viz.graph(e, view="both", namespace=globals())
+    >>> pic.dot()            # DOT text (deterministic)
+    >>> pic.svg()            # SVG text (system dot, else the graphviz-pure binary)
+    >>> pic.render("e.png")  # .svg .png .pdf .dot .json .txt, by the extension
+    >>> print(pic.text())    # the same picture as text for the terminal
+
+In Jupyter a Picture shows itself inline (``_repr_svg_``). Modules: ``model`` (the data),
+``dot`` (DOT text), ``render`` (Graphviz), ``terminal`` (text), ``transform`` (collapse, cuts),
+``steps`` (the backward pass frame by frame), ``player`` (the HTML player of the frames),
+``capture`` (running a script and recording where its nodes came from).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import model as _model
+from .model import VIEWS
+
+EXTENSIONS = (".svg", ".png", ".pdf", ".dot", ".json", ".txt")
+
+
+class Picture:
+    """A drawn graph: the model plus how to show it."""
+
+    def __init__(self, graph, view="both", chain=False, title=None):
+        if view not in VIEWS:
+            raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
+        self.model = graph
+        self.view = view
+        self.chain = chain
+        self.title = title
+
+    def dot(self) -> str:
+        from .dot import to_dot
+
+        return to_dot(self.model, view=self.view, chain=self.chain, title=self.title)
+
+    def svg(self, prefer=None) -> str:
+        from . import render
+
+        return render.svg(self.dot(), prefer)
+
+    def png(self, prefer=None) -> bytes:
+        from . import render
+
+        return render.png(self.dot(), prefer)
+
+    def pdf(self, prefer=None) -> bytes:
+        from . import render
+
+        return render.pdf(self.dot(), prefer)
+
+    def text(self, color=False, width=None) -> str:
+        from .terminal import render_text
+
+        return render_text(self.model, view=self.view, color=color, width=width)
+
+    def json(self) -> str:
+        return json.dumps(self.model.to_dict(), indent=1, ensure_ascii=False) + "\n"
+
+    def data(self, fmt: str, prefer=None):
+        """The picture as ``fmt`` (svg, png, pdf, dot, json, txt): str or bytes."""
+        makers = {"svg": self.svg, "png": self.png, "pdf": self.pdf}
+        if fmt in makers:
+            return makers[fmt](prefer)
+        if fmt == "dot":
+            return self.dot()
+        if fmt == "json":
+            return self.json()
+        if fmt == "txt":
+            return self.text(color=False)
+        raise ValueError(f"unknown picture format {fmt!r}: use one of "
+                         f"{', '.join(e[1:] for e in EXTENSIONS)}")
+
+    def render(self, path, prefer=None) -> Path:
+        """Write the picture to ``path``; the format follows the extension. Nothing is left
+        half-written on failure."""
+        from .render import write_atomic
+
+        path = Path(path)
+        ext = path.suffix.lower()
+        if ext not in EXTENSIONS:
+            raise ValueError(f"unknown picture extension {ext or '(none)'!r}: use one of "
+                             f"{', '.join(EXTENSIONS)}")
+        write_atomic(path, self.data(ext[1:], prefer))
+        return path
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def __repr__(self):
+        m = self.model
+        return (f"<gradrepl picture ({self.view}): {len(m.tensors)} tensors, {len(m.ops)} ops, "
+                f"{len(m.backward_ops)} backward ops>")
+
+
+def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=False,
+          collapse=False, depth=None, to=None, title=None) -> Picture:
+    """The picture of everything ``tensor`` (or a list of tensors) was computed from.
+
+    ``namespace``: a dict of variables (``globals()``) to name the tensors by; ``names``: a
+    precomputed :func:`model.names_from_namespace`; ``recorder``: an engine provenance
+    ``Recorder`` that watched the run (source statements, Layer calls); ``chain``: write the
+    chain-rule arithmetic on each backward op; ``collapse``: each Layer call as one node;
+    ``depth``: keep ops at most N steps from the target; ``to``: keep only what lies between
+    the tensor named ``to`` and the target.
+    """
+    g = _model.build(tensor, names=names, namespace=namespace, recorder=recorder)
+    if chain:
+        fill_chain(g)
+    from . import transform
+
+    if to is not None:
+        g = transform.cut_to(g, to)
+    if depth is not None:
+        g = transform.cut_depth(g, depth)
+    if collapse:
+        g = transform.collapse(g)
+    return Picture(g, view=view, chain=chain, title=title)
+
+
+def fill_chain(g, contributions=None) -> None:
+    """Write each backward op's chain-rule lines into the model (``BackwardInfo.chain``)."""
+    from .chain import lines_for
+
+    b = getattr(g, "_builder", None)
+    attrs_of = {}
+    if b is not None:
+        for node, bw in b.bw.items():
+            if node.op is not None:
+                attrs_of[bw.id] = node.attrs
+    for bw in g.backward_ops:
+        contrib = contributions.get(bw.id) if contributions else None
+        bw.chain = lines_for(bw, g, attrs_of.get(bw.id), contrib)
+
+
+__all__ = ["graph", "Picture", "VIEWS", "EXTENSIONS", "fill_chain"]

@@ -1,0 +1,271 @@
+"""Picture model -> DOT source, in the style of the Paddle guide's figures.
+
+- forward tensors: green records (``data``, ``grad_var``, ``stop_gradient``), olive when they stop
+  gradient, the statement that made a leaf above it;
+- forward ops: lavender rounded boxes (``Mul``) with the statement that made them beside them;
+- gradient variables: blue records (``data``, ``grad_op``), the data in red once computed;
+- backward ops: light-blue ovals holding ``grad_pending_ops``, ``input``, ``output``; greyed once
+  their saved tensors were released; coloured by derivative order in higher-order graphs;
+- edges: black data flow; dotted links from each tensor to its gradient variable and from each
+  forward op to its backward op; grey edges from the saved tensors into the backward op; the
+  ``grad_pending_ops`` edges in red.
+
+The backward graph is drawn upward, as in the guide: the root's gradient at the bottom, the
+leaves' gradients at the top, each backward op on the rank of its forward op.
+
+Output is deterministic: ids come from the model (walk order), attributes in fixed order.
+"""
+from __future__ import annotations
+
+from graphviz import Digraph
+
+from .model import VIEWS, Graph
+
+# the guide's palette
+TENSOR_FILL = "#e3f9c9"
+TENSOR_STOP_FILL = "#cfcf1f"
+PARAM_FILL = "#d3efb0"
+OP_FILL = "#ccccff"
+GRADVAR_FILL = "#66b2ff"
+BACKWARD_FILL = "#cce5ff"
+RELEASED_FILL = "#e4e4e4"
+PENDING_COLOR = "#e8473f"
+GRAD_DATA_COLOR = "#c8102e"
+SAVED_COLOR = "#8c8c8c"
+ORDER_FILLS = ["#cce5ff", "#ffd9a8", "#e3c9ff", "#c9f2e7"]  # backward ops by derivative order
+ORDER_OP_FILLS = ["#ccccff", "#ffc58a", "#d2adff", "#a8e6d6"]
+RUNNING_FILL = "#fff08a"
+READY_COLOR = "#e08a00"
+FONT = "Helvetica"
+
+
+def esc(s) -> str:
+    """Text for an HTML-like label."""
+    return (str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def _row(text, color=None, bold=False, small=False):
+    t = esc(text)
+    if bold:
+        t = f"<b>{t}</b>"
+    if color:
+        t = f'<font color="{color}">{t}</font>'
+    if small:
+        t = f'<font point-size="10">{t}</font>'
+    return f'<tr><td align="left" bgcolor="white">{t}</td></tr>'
+
+
+def _table(title, rows, fill, sub=None, border_color="#333333", title_color=None, above=None):
+    head = f"<b>{esc(title)}</b>"
+    if title_color:
+        head = f'<font color="{title_color}">{head}</font>'
+    if sub:
+        head += f'<br/><font point-size="9">{esc(sub)}</font>'
+    table = (f'<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
+             f'bgcolor="{fill}" color="{border_color}"><tr><td border="0">{head}</td></tr>'
+             + "".join(rows) + "</table>")
+    if above:  # the statement that made it, above the record (as the guide writes it)
+        return (f'<<table border="0" cellspacing="0" cellpadding="1"><tr><td>'
+                f'<font point-size="11">{esc(above)}</font></td></tr><tr><td>{table}</td></tr>'
+                f'</table>>')
+    return f"<{table}>"
+
+
+def _names(ids, by_id, none="None"):
+    items = [by_id[i].name if i is not None else "None" for i in ids]
+    return " , ".join(items) if items else none
+
+
+def _shape(info):
+    return f"{info.dtype}{info.shape}"
+
+
+class DotWriter:
+    def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None):
+        if view not in VIEWS:
+            raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
+        self.g = g
+        self.view = view
+        self.chain = chain
+        self.saved = saved if saved is not None else len(g.ops) <= 40
+        self.by_id = g.by_id()
+        self.title = title
+        self.dot = Digraph("gradrepl", graph_attr={
+            "rankdir": "TB", "fontname": FONT, "nodesep": "0.35", "ranksep": "0.45",
+            "newrank": "true"},
+            node_attr={"fontname": FONT, "fontsize": "12"},
+            edge_attr={"fontname": FONT, "fontsize": "10", "color": "#333333",
+                       "arrowsize": "0.8"})
+        self.clustered = {}  # op id -> cluster id (collapse draws clusters as single nodes)
+
+    # -- nodes ------------------------------------------------------------------------
+    def tensor(self, t):
+        rows = [_row(f"data = {t.preview}" if t.preview is not None else "data = (freed)"),
+                _row(f"grad_var = {self.by_id[t.grad_var].name if t.grad_var else 'None'}"),
+                _row(f"stop_gradient = {t.stop_gradient}", bold=True)]
+        fill = TENSOR_STOP_FILL if t.stop_gradient else (PARAM_FILL if t.parameter
+                                                         else TENSOR_FILL)
+        above = t.label if t.label and t.is_leaf else None
+        if t.cut:
+            rows.append(_row("(made by ops cut from this picture)", small=True))
+        attrs = {"shape": "plain", "label": _table(t.name, rows, fill, sub=_shape(t),
+                                                   above=above)}
+        if t.id in self.g.targets:
+            attrs["penwidth"] = "2"
+        self.dot.node(t.id, **attrs)
+
+    def op(self, o):
+        fill = ORDER_OP_FILLS[min(o.order, len(ORDER_OP_FILLS) - 1)]
+        attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": fill,
+                 "label": o.title, "fontsize": "14"}
+        if o.label:
+            attrs["xlabel"] = o.label
+        self.dot.node(o.id, **attrs)
+
+    def grad_var(self, gv):
+        step = self.g.step is not None
+        data_color = GRAD_DATA_COLOR if gv.data is not None else None
+        rows = [_row(f"data = {gv.data if gv.data is not None else 'None'}", color=data_color),
+                _row(f"grad_op = {self.by_id[gv.grad_op].name if gv.grad_op else 'None'}",
+                     small=True)]
+        if step and gv.id in self.g.step.get("changed", ()):
+            rows[0] = _row(f"data = {gv.data}", color=GRAD_DATA_COLOR, bold=True)
+        self.dot.node(gv.id, shape="plain", label=_table(gv.name, rows, GRADVAR_FILL))
+
+    def backward_op(self, b):
+        by_id = self.by_id
+        pending = _names(b.grad_pending_ops, by_id)
+        if b.kind == "accumulate":
+            rows = [_row(f"grad_pending_ops = {pending}"),
+                    _row(f"input = {_names(b.inputs, by_id)}"),
+                    _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad")]
+        else:
+            rows = [_row(f"grad_pending_ops = {pending}"),
+                    _row(f"input = {_names(b.inputs, by_id)}"),
+                    _row(f"output = {_names(b.outputs, by_id)}")]
+        if self.chain and b.chain:
+            rows += [_row(line, color=GRAD_DATA_COLOR) for line in b.chain]
+        if b.deps is not None:
+            rows.append(_row(f"deps = {b.deps}", bold=b.state == "ready"))
+        fill = ORDER_FILLS[min(b.order, len(ORDER_FILLS) - 1)]
+        border = "#333333"
+        title_color = None
+        penwidth = "1"
+        style = "filled"
+        if b.released:
+            fill, border, title_color = RELEASED_FILL, "#9a9a9a", "#7a7a7a"
+            rows.append(_row("saved tensors released", color="#7a7a7a", small=True))
+        if b.state == "running":
+            fill, penwidth = RUNNING_FILL, "3"
+        elif b.state == "ready":
+            border, penwidth, style = READY_COLOR, "3", "filled,dashed"
+        sub = None if b.order == 0 else f"derivative order {b.order + 1}"
+        label = _table(b.name, rows, fill, sub=sub, border_color=fill, title_color=title_color)
+        self.dot.node(b.id, shape="oval", style=style, fillcolor=fill, color=border,
+                      penwidth=penwidth, margin="0.05", label=label)
+
+    # -- the views --------------------------------------------------------------------
+    def forward(self):
+        for t in self.g.tensors:
+            self.tensor(t)
+        for o in self.g.ops:
+            self.op(o)
+        for o in self.g.ops:
+            for tid in _unique(o.inputs):
+                self.dot.edge(tid, o.id)
+            for tid in o.outputs:
+                self.dot.edge(o.id, tid)
+
+    def backward(self):
+        g, by_id = self.g, self.by_id
+        for gv in g.grad_vars:
+            self.grad_var(gv)
+        for b in g.backward_ops:
+            self.backward_op(b)
+        acc_of = {b.outputs[0]: b for b in g.backward_ops if b.kind == "accumulate"}
+        for b in g.backward_ops:
+            if b.kind == "accumulate":
+                # the accumulation node writes the leaf's gradient (drawn above it)
+                self.dot.edge(b.outputs[0], b.id, dir="back", color="#1f5fbf")
+                continue
+            for gid in _unique([i for i in b.inputs if i.startswith("g")]):
+                self.dot.edge(b.id, gid, dir="back")  # out_grad flows up into the op
+            pending_drawn = set()
+            for gid in _unique([o for o in b.outputs if o is not None]):
+                acc = acc_of.get(gid)
+                if acc is not None:  # eager Paddle: the gradient goes to the leaf's node
+                    self.dot.edge(acc.id, b.id, dir="back", color=PENDING_COLOR,
+                                  penwidth="1.5", label=by_id[gid].name,
+                                  fontcolor=PENDING_COLOR)
+                    pending_drawn.add(acc.id)
+                else:
+                    self.dot.edge(gid, b.id, dir="back")
+            for pid in b.grad_pending_ops:
+                if pid not in pending_drawn:
+                    self.dot.edge(pid, b.id, dir="back", color=PENDING_COLOR, penwidth="1.5",
+                                  constraint="false")
+
+    def links(self):
+        """The 'both' view: tensors to their gradient variables, ops to their backward ops."""
+        g, by_id = self.g, self.by_id
+        for t in g.tensors:
+            if t.grad_var:
+                self.dot.edge(t.id, t.grad_var, style="dotted", constraint="false",
+                              color="#555555", arrowhead="vee")
+        for o in g.ops:
+            if o.backward:
+                self.dot.edge(o.id, o.backward, style="dotted", color="#555555",
+                              arrowhead="vee")
+                with self.dot.subgraph() as s:
+                    s.attr(rank="same")
+                    s.node(o.id)
+                    s.node(o.backward)
+        if self.saved:
+            for b in g.backward_ops:
+                if b.kind != "op":
+                    continue
+                for tid in _unique([i for i in b.inputs if i.startswith("t")]):
+                    self.dot.edge(tid, b.id, color=SAVED_COLOR, constraint="false",
+                                  style="dashed" if b.released else "solid",
+                                  arrowsize="0.6")
+
+    def header(self):
+        lines = []
+        if self.title:
+            lines.append(self.title)
+        step = self.g.step
+        if step is not None:
+            lines.append(f"step {step['index']} / {step['total']}: {step['event']}")
+            ready = [self.by_id[r].name + f" ({r})" for r in step.get("ready", ())]
+            lines.append("ready queue: " + (", ".join(ready) if ready else "(empty)"))
+        if lines:
+            self.dot.attr(label="\\l".join(esc_plain(x) for x in lines) + "\\l",
+                          labelloc="t", labeljust="l", fontsize="13")
+
+    def source(self) -> str:
+        self.header()
+        if self.view in ("forward", "both"):
+            self.forward()
+        if self.view in ("backward", "both"):
+            self.backward()
+        if self.view == "both":
+            self.links()
+        return self.dot.source
+
+
+def esc_plain(s: str) -> str:
+    return str(s).replace("\\", "\\\\").replace("\n", " ")
+
+
+def _unique(ids):
+    seen = []
+    for i in ids:
+        if i not in seen:
+            seen.append(i)
+    return seen
+
+
+def to_dot(g: Graph, view="both", chain=False, saved=None, title=None) -> str:
+    """The DOT source of the picture of ``g`` (deterministic)."""
+    return DotWriter(g, view=view, chain=chain, saved=saved, title=title).source()

@@ -1,0 +1,489 @@
+"""The picture model: what the engine built, as plain data (no Graphviz, no printing).
+
+Built from live tensors and the engine's nodes, never by re-running anything:
+
+- ``TensorInfo``: a forward tensor, as the guide draws it: name, shape, dtype, a value preview,
+  ``stop_gradient``, and ``grad_var`` (the id of its gradient variable, None if it stops
+  gradient);
+- ``OpInfo``: a forward op, with the source statement that made it where known (``c = a * b``)
+  and the Layer calls it ran inside;
+- ``GradVarInfo``: a gradient variable (``a_grad``): its data once computed (else None) and its
+  ``grad_op``;
+- ``BackwardInfo``: a backward op (``MulBackward`` / ``MultiplyGradNode``, per profile) with its
+  ``input``, ``output`` and ``grad_pending_ops``, whether its saved tensors were released, and the
+  derivative order it belongs to; the leaves' accumulation nodes where the profile has them.
+
+Ids are given in a deterministic walk from the target (inputs before outputs, in input order),
+never from ``id()``, so the same script gives the same model and the same DOT on every run.
+
+``Graph.to_dict()`` is the JSON form (``gradrepl graph ... -o model.json``); its fields are the
+dataclass fields below, documented on each.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..engine.node import AccumulateNode, GradNode
+from ..engine.provenance import order_of
+
+VIEWS = ("forward", "backward", "both")
+
+
+@dataclass
+class TensorInfo:
+    id: str                      # "t0", "t1", ... in walk order
+    name: str                    # the user's variable name, else Paddle's name, else tmp_N
+    shape: list
+    dtype: str
+    preview: str | None          # a few values ("2.", "[1., 2., 3., ...]"); None once freed
+    stop_gradient: bool
+    is_leaf: bool
+    grad_var: str | None         # id of the gradient variable ("g0"), None if it stops gradient
+    op: str | None = None        # id of the forward op that made it (None for a leaf)
+    parameter: bool = False      # a Layer's parameter
+    live: bool = True            # the tensor object still exists (else known from the node only)
+    label: str | None = None     # the statement that made a leaf (``a = paddle.to_tensor(2.0)``)
+    cut: bool = False            # made by an op that a cut (--depth, --to) left out
+
+
+@dataclass
+class OpInfo:
+    id: str                      # "f0", ...
+    op: str                      # the engine/Paddle op name: "multiply"
+    title: str                   # as the profile shows it: "Mul" (2.2 guide) or "multiply"
+    label: str | None            # the source statement that made it, where known
+    inputs: list                 # tensor ids (input order)
+    outputs: list                # tensor ids (output order)
+    backward: str                # id of its backward op ("b0")
+    layers: list = field(default_factory=list)  # Layer calls it ran inside, outermost first
+    order: int = 0               # derivative order: 0 forward, 1 made by a first create_graph ...
+
+
+@dataclass
+class GradVarInfo:
+    id: str                      # "g0", ...
+    name: str                    # "a_grad"
+    tensor: str                  # id of its forward tensor
+    shape: list
+    dtype: str
+    data: str | None             # preview of the gradient once computed, else None
+    grad_op: str | None          # the backward op that takes it as input (None for a leaf)
+
+
+@dataclass
+class BackwardInfo:
+    id: str                      # "b0", ...
+    name: str                    # "MulBackward" (2.2) / "MultiplyGradNode" / "GradNodeAccumulation"
+    kind: str                    # "op" | "accumulate"
+    op: str | None               # forward op name ("multiply"), None for accumulation
+    forward: str | None          # id of the forward op it differentiates
+    inputs: list                 # saved forward inputs (tensor ids) then out grads (grad var ids)
+    outputs: list                # grad var ids per forward input, None where it stops gradient
+    grad_pending_ops: list       # ids of the backward ops its outputs flow to
+    released: bool = False       # its saved tensors were freed (backward without retain_graph)
+    order: int = 0               # derivative order (see OpInfo)
+    deps: int | None = None      # step-through: dependencies still outstanding
+    state: str | None = None     # step-through: "ready" | "running" | "done" | None
+    chain: list = field(default_factory=list)  # chain-rule lines ("a_grad = c_grad * b = ...")
+
+
+@dataclass
+class Graph:
+    profile: str                 # "2.2" | "2.6" | "3"
+    targets: list                # tensor ids the picture was asked for
+    tensors: list
+    ops: list
+    grad_vars: list
+    backward_ops: list
+    clusters: list = field(default_factory=list)  # [{id, name, ops: [...]}] Layer calls
+    step: dict | None = None     # step-through frame: {index, total, event, ready: [ids]}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    # -- lookups ----------------------------------------------------------------------
+    def by_id(self):
+        out = {}
+        for group in (self.tensors, self.ops, self.grad_vars, self.backward_ops):
+            for x in group:
+                out[x.id] = x
+        return out
+
+    def tensor_named(self, name):
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        return None
+
+
+# ---------------------------------------------------------------------------- previews
+def fmt_number(v) -> str:
+    """One value, short: Paddle's style of float (``2.``), ints as ints."""
+    if isinstance(v, (bool, np.bool_)):
+        return "True" if v else "False"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (complex, np.complexfloating)):
+        return f"{complex(v):.4g}"
+    f = float(v)
+    if f != f or f in (float("inf"), float("-inf")):
+        return str(f)
+    s = f"{f:.4g}"
+    if "." not in s and "e" not in s:
+        s += "."
+    return s
+
+
+def preview(arr, max_items: int = 4) -> str:
+    """A few elements of an array, flat: ``2.`` for one element, ``[1., 2., 3., ...]``."""
+    if arr is None:
+        return None
+    a = np.asarray(arr)
+    n = a.size
+    if n == 1:
+        return fmt_number(a.reshape(-1)[0])
+    if n == 0:
+        return "[]"
+    flat = a.reshape(-1)
+    items = [fmt_number(flat[i]) for i in range(min(n, max_items))]
+    if n > max_items:
+        items.append("...")
+    return "[" + ", ".join(items) + "]"
+
+
+# ---------------------------------------------------------------------------- dialect names
+class Dialect:
+    """How the emulated framework names things. Paddle's, per profile; the torch dialect will
+    give its own (MulBackward0, AccumulateGrad)."""
+
+    key = "2.2"
+    accumulation_nodes = False  # draw the leaves' accumulation nodes (eager Paddle has them)
+
+    def backward_name(self, node) -> str:
+        if node.op is None:
+            return "GradNodeAccumulation"
+        return node.op.legacy_name or node.op.backward_name
+
+    def op_title(self, op) -> str:
+        return op.name
+
+    def tensor_name(self, t):
+        return getattr(t, "_param_name", None) or t._name
+
+
+class PaddleDialect(Dialect):
+    def __init__(self):
+        from ..paddle import profiles
+
+        p = profiles.current()
+        self.key = p.key
+        self.legacy = p.node_names == "legacy"
+        self.accumulation_nodes = not self.legacy
+
+    def backward_name(self, node) -> str:
+        """As ``tensor.grad_fn.name()`` says it under the current profile."""
+        from ..paddle.core import GradNodeBase
+
+        if node.op is None:
+            return "GradNodeAccumulation"
+        return GradNodeBase(node).name()
+
+    def op_title(self, op) -> str:
+        """The guide's forward op names (``Mul``) under 2.2; Paddle's op names after."""
+        if self.legacy and op.legacy_name:
+            return op.legacy_name[:-len("Backward")] if op.legacy_name.endswith("Backward") \
+                else op.legacy_name
+        return op.name
+
+
+def dialect_for(tensor) -> Dialect:
+    mod = type(tensor).__module__
+    if mod.startswith("gradrepl.paddle"):
+        return PaddleDialect()
+    return Dialect()
+
+
+# ---------------------------------------------------------------------------- names
+def names_from_namespace(namespace) -> dict:
+    """``id(tensor) -> name`` from a script's globals or the shell's namespace.
+
+    Tensors bound to a name, parameters of Layers bound to a name (``model.fc1.weight``), and
+    tensors one level inside lists, tuples and dicts (``xs[0]``). The first binding wins, in
+    the namespace's order (assignment order), so names are deterministic.
+    """
+    from ..engine.tensor import Tensor
+
+    names: dict = {}
+    layers: dict = {}
+    if not namespace:
+        return {"tensors": names, "layers": layers}
+    for key, value in list(namespace.items()):
+        if not isinstance(key, str) or key.startswith("_"):
+            continue
+        if isinstance(value, Tensor):
+            names.setdefault(id(value), key)
+        elif isinstance(value, (list, tuple)) and len(value) <= 64:
+            for i, v in enumerate(value):
+                if isinstance(v, Tensor):
+                    names.setdefault(id(v), f"{key}[{i}]")
+        elif isinstance(value, dict) and len(value) <= 64:
+            for k, v in value.items():
+                if isinstance(v, Tensor):
+                    names.setdefault(id(v), f"{key}[{k!r}]")
+        elif hasattr(value, "named_sublayers") and hasattr(value, "named_parameters") \
+                and not isinstance(value, type):
+            try:
+                layers.setdefault(id(value), key)
+                for sub_name, sub in value.named_sublayers():
+                    layers.setdefault(id(sub), f"{key}.{sub_name}")
+                for pname, p in value.named_parameters():
+                    names.setdefault(id(p), f"{key}.{pname}")
+            except Exception:  # noqa: BLE001 - a half-built user Layer: no names from it
+                pass
+    # grad tensors read into names keep their own names; the guide names grad vars x_grad
+    return {"tensors": names, "layers": layers}
+
+
+# ---------------------------------------------------------------------------- the walk
+class _Builder:
+    def __init__(self, dialect, names, recorder, max_preview):
+        self.d = dialect
+        self.names = names.get("tensors", {}) if names else {}
+        self.layer_names = names.get("layers", {}) if names else {}
+        self.recorder = recorder
+        self.max_preview = max_preview
+        self.tensors: dict = {}     # key -> TensorInfo
+        self.tensor_objs: dict = {}  # key -> live tensor (kept while building)
+        self.grad_edges: dict = {}  # grad var id -> the engine's (node, slot) for it
+        self.ops: dict = {}         # GradNode -> OpInfo
+        self.bw: dict = {}          # node -> BackwardInfo
+        self.gvars: dict = {}       # tensor key -> GradVarInfo
+        self._tmp = 0
+
+    # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
+    def key_of(self, t):
+        if t.grad_node is not None and not t.stop_gradient:
+            return (t.grad_node, t.out_slot)
+        return ("leaf", id(t))
+
+    def input_key(self, node, i):
+        t = node.input_tensor(i)
+        if t is not None:
+            return self.key_of(t), t
+        e = node.next_edges[i]
+        if e is None:
+            return ("const", node, i), None
+        child, slot = e
+        if isinstance(child, AccumulateNode):
+            leaf = child.leaf
+            return (("leaf", id(leaf)) if leaf is not None else ("const", node, i)), leaf
+        refs = child.out_refs
+        t = refs[slot]() if refs is not None and slot < len(refs) else None
+        return (child, slot), t
+
+    def add_tensor(self, key, t, node=None, slot=0, meta=None):
+        if key in self.tensors:
+            return self.tensors[key]
+        tid = f"t{len(self.tensors)}"
+        if t is not None:
+            self.tensor_objs[key] = t
+            name = self.names.get(id(t)) or self.d.tensor_name(t)
+            data = t.data
+            info = TensorInfo(tid, name, list(data.shape), str(data.dtype),
+                              preview(data, self.max_preview), bool(t.stop_gradient),
+                              t.grad_node is None or t.stop_gradient, None,
+                              parameter=type(t).__name__ in ("EagerParamBase", "Parameter"))
+        else:
+            shape, dtype = meta if meta is not None else ((), np.dtype("float32"))
+            data = None
+            if node is not None and key[0] is node and node.out_data is not None:
+                data = node.out_data[slot]
+            info = TensorInfo(tid, None, list(shape), str(dtype), preview(data, self.max_preview)
+                              if data is not None else None,
+                              key[0] == "const", key[0] in ("const", "leaf"), None, live=False)
+        if t is not None and info.is_leaf and self.recorder is not None:
+            label = self.recorder.statement_of_tensor(t._uid)
+            info.label = label if isinstance(label, str) else None
+        if info.name is None:
+            info.name = f"tmp_{self._tmp}"
+            self._tmp += 1
+        self.tensors[key] = info
+        return info
+
+    def walk(self, targets):
+        """Post-order over the forward graph from ``targets``: inputs get ids first."""
+        for t in targets:
+            key = self.key_of(t)
+            stack = [(key, t, False)]
+            while stack:
+                key, t, expanded = stack.pop()
+                if key in self.tensors and not expanded:
+                    continue
+                node = key[0] if isinstance(key[0], GradNode) else None
+                if node is None or expanded or node in self.ops:
+                    if node is not None and node not in self.ops:
+                        self.add_op(node)
+                    self.add_tensor(key, t, node, key[1] if node is not None else 0,
+                                    node.out_meta[key[1]] if node is not None else None)
+                    continue
+                stack.append((key, t, True))
+                for i in reversed(range(len(node.in_meta))):
+                    ikey, it = self.input_key(node, i)
+                    if ikey not in self.tensors:
+                        stack.append((ikey, it, False))
+                # sibling outputs of a multi-output op are added with the op (below)
+
+    def add_op(self, node):
+        fid = f"f{len(self.ops)}"
+        inputs = []
+        for i in range(len(node.in_meta)):
+            ikey, it = self.input_key(node, i)
+            info = self.tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
+            inputs.append(info.id)
+        label = node.label
+        layers = []
+        if self.recorder is not None:
+            if label is None:
+                label = self.recorder.statement_of(node.uid)
+            layers = [(start, self.layer_name(layer)) for start, layer in
+                      self.recorder.layers_of(node.uid)]
+        info = OpInfo(fid, node.op.name, self.d.op_title(node.op),
+                      label if isinstance(label, str) else None, inputs, [], "",
+                      layers=layers, order=order_of(node))
+        self.ops[node] = info
+        return info
+
+    def layer_name(self, layer):
+        name = self.layer_names.get(id(layer))
+        if name is None:
+            try:
+                name = layer.full_name()
+            except Exception:  # noqa: BLE001
+                name = type(layer).__name__
+        return name
+
+    # -- after the walk: outputs, gradient variables, backward ops -------------------------
+    def finish(self):
+        # outputs of each op (in slot order), incl. siblings that are alive
+        for node, op in self.ops.items():
+            for slot in range(len(node.out_meta)):
+                key = (node, slot)
+                info = self.tensors.get(key)
+                if info is None:
+                    refs = node.out_refs
+                    t = refs[slot]() if refs is not None and slot < len(refs) else None
+                    if t is None:
+                        continue
+                    info = self.add_tensor(key, t, node, slot, node.out_meta[slot])
+                info.op = op.id
+                op.outputs.append(info.id)
+        # gradient variables: every tensor that does not stop gradient
+        for key, info in self.tensors.items():
+            if info.stop_gradient:
+                continue
+            t = self.tensor_objs.get(key)
+            g = t._grad if t is not None else None
+            gid = f"g{len(self.gvars)}"
+            gv = GradVarInfo(gid, f"{info.name}_grad", info.id, info.shape, info.dtype,
+                             preview(g.data, self.max_preview) if g is not None else None, None)
+            self.gvars[key] = gv
+            info.grad_var = gid
+            if isinstance(key[0], GradNode):
+                self.grad_edges[gid] = key
+            elif t is not None:
+                self.grad_edges[gid] = (t.accumulate_node(), 0) if t._accum is not None else None
+        # backward ops
+        for node, op in self.ops.items():
+            bid = f"b{len(self.bw)}"
+            op.backward = bid
+            self.bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", node.op.name,
+                                         op.id, [], [], [], released=bool(node.released),
+                                         order=op.order)
+        acc_for = {}
+        if self.d.accumulation_nodes:
+            for key, info in self.tensors.items():
+                t = self.tensor_objs.get(key)
+                if info.is_leaf and not info.stop_gradient and t is not None \
+                        and t._accum is not None:
+                    bid = f"b{len(self.bw)}"
+                    acc = t._accum
+                    self.bw[acc] = BackwardInfo(bid, "GradNodeAccumulation", "accumulate", None,
+                                                None, [self.gvars[key].id],
+                                                [self.gvars[key].id], [])
+                    acc_for[acc] = key
+        for node, op in self.ops.items():
+            b = self.bw[node]
+            for i, tid in enumerate(op.inputs):
+                b.inputs.append(tid)
+            for slot in range(len(node.out_meta)):
+                gv = self.gvars.get((node, slot))
+                if gv is not None:
+                    b.inputs.append(gv.id)
+                    gv.grad_op = b.id
+            for i, e in enumerate(node.next_edges):
+                if e is None:
+                    b.outputs.append(None)
+                    continue
+                ikey, _ = self.input_key(node, i)
+                gv = self.gvars.get(ikey)
+                b.outputs.append(gv.id if gv is not None else None)
+                child = e[0]
+                pending = self.bw.get(child)
+                if pending is not None and pending.id not in b.grad_pending_ops:
+                    b.grad_pending_ops.append(pending.id)
+        for acc, key in acc_for.items():
+            self.gvars[key].grad_op = None  # the guide: a leaf's gradient has no grad_op
+
+    def graph(self, targets):
+        return Graph(self.d.key, [self.tensors[self.key_of(t)].id for t in targets],
+                     list(self.tensors.values()), list(self.ops.values()),
+                     list(self.gvars.values()), list(self.bw.values()))
+
+
+def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int = 4,
+          namespace=None) -> Graph:
+    """The picture model of everything ``targets`` (a tensor or a list) was computed from.
+
+    ``names``: from :func:`names_from_namespace` (or give ``namespace`` to compute them);
+    ``recorder``: an engine ``provenance.Recorder`` that saw the run (statements, Layers).
+    """
+    from ..engine.tensor import Tensor
+
+    if isinstance(targets, Tensor):
+        targets = [targets]
+    targets = list(targets)
+    if names is None:
+        names = names_from_namespace(namespace)
+    if dialect is None:
+        dialect = dialect_for(targets[0]) if targets else Dialect()
+    b = _Builder(dialect, names, recorder, max_preview)
+    b.walk(targets)
+    b.finish()
+    g = b.graph(targets)
+    g._builder = b  # engine handles for step frames (not part of the data)
+    _clusters(g)
+    return g
+
+
+def _clusters(g: Graph) -> None:
+    """One cluster per outermost Layer call the ops ran in (what ``--collapse`` draws)."""
+    seen = {}
+    for op in g.ops:
+        if not op.layers:
+            continue
+        start, name = op.layers[0]
+        c = seen.get(start)
+        if c is None:
+            c = seen[start] = {"id": f"c{len(seen)}", "name": name, "ops": [], "layers": []}
+        c["ops"].append(op.id)
+    # two calls of one Layer get "#2"
+    counts = {}
+    for c in seen.values():
+        counts[c["name"]] = counts.get(c["name"], 0) + 1
+        if counts[c["name"]] > 1:
+            c["name"] = f"{c['name']} #{counts[c['name']]}"
+    g.clusters = list(seen.values())
+    for op in g.ops:  # the start uids only tell calls apart; keep names in the data
+        op.layers = [name for _s, name in op.layers]

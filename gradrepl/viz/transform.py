@@ -1,0 +1,184 @@
+"""Keeping big pictures readable: cuts and Layer collapse, as model -> model functions.
+
+- ``cut_depth(g, n)``: only the ops at most ``n`` steps above the targets;
+- ``cut_to(g, name)``: only what lies on a path from the tensor ``name`` to the targets;
+- ``collapse(g)``: each outermost Layer call becomes one op (``Linear fc1``) with one backward op;
+  the tensors inside it disappear, its parameters stay as its inputs.
+
+A tensor whose making op was cut away keeps its place as an input and is marked ``cut``.
+"""
+from __future__ import annotations
+
+import copy
+
+from .model import BackwardInfo, Graph, OpInfo
+
+
+def _consumers(g):
+    out = {}
+    for o in g.ops:
+        for t in o.inputs:
+            out.setdefault(t, []).append(o.id)
+    return out
+
+
+def _restrict(g: Graph, keep_ops: set) -> Graph:
+    """The subgraph of the kept ops, their tensors, gradient variables and backward ops."""
+    g = copy.deepcopy(g)
+    ops = [o for o in g.ops if o.id in keep_ops]
+    keep_t = set(g.targets)
+    for o in ops:
+        keep_t.update(o.inputs)
+        keep_t.update(o.outputs)
+    tensors = [t for t in g.tensors if t.id in keep_t]
+    for t in tensors:
+        if t.op is not None and t.op not in keep_ops:
+            t.op = None
+            t.cut = True
+    keep_g = {t.grad_var for t in tensors if t.grad_var}
+    keep_b = {o.backward for o in ops}
+    for b in g.backward_ops:
+        if b.kind == "accumulate" and b.outputs and b.outputs[0] in keep_g:
+            keep_b.add(b.id)
+    grad_vars = [v for v in g.grad_vars if v.id in keep_g]
+    for v in grad_vars:
+        if v.grad_op is not None and v.grad_op not in keep_b:
+            v.grad_op = None
+    bws = [b for b in g.backward_ops if b.id in keep_b]
+    for b in bws:
+        b.grad_pending_ops = [p for p in b.grad_pending_ops if p in keep_b]
+    out = Graph(g.profile, g.targets, tensors, ops, grad_vars, bws,
+                [c for c in g.clusters if any(o in keep_ops for o in c["ops"])], g.step)
+    for c in out.clusters:
+        c["ops"] = [o for o in c["ops"] if o in keep_ops]
+    return out
+
+
+def cut_depth(g: Graph, depth: int) -> Graph:
+    if depth < 0:
+        raise ValueError(f"--depth must be 0 or more, got {depth}")
+    by_id = g.by_id()
+    keep = set()
+    frontier = [by_id[t].op for t in g.targets if by_id[t].op]
+    level = 1
+    while frontier and level <= depth:
+        nxt = []
+        for fid in frontier:
+            if fid in keep:
+                continue
+            keep.add(fid)
+            for tid in by_id[fid].inputs:
+                if by_id[tid].op:
+                    nxt.append(by_id[tid].op)
+        frontier = nxt
+        level += 1
+    return _restrict(g, keep)
+
+
+def cut_to(g: Graph, name: str) -> Graph:
+    start = [t for t in g.tensors if t.name == name]
+    if not start:
+        raise ValueError(f"no tensor named {name!r} in this graph")
+    by_id = g.by_id()
+    consumers = _consumers(g)
+    # ops downstream of the start tensor
+    down = set()
+    stack = [s.id for s in start]
+    seen_t = set()
+    while stack:
+        tid = stack.pop()
+        if tid in seen_t:
+            continue
+        seen_t.add(tid)
+        for fid in consumers.get(tid, ()):
+            if fid not in down:
+                down.add(fid)
+                stack.extend(by_id[fid].outputs)
+    # ops upstream of the targets
+    up = set()
+    stack = [by_id[t].op for t in g.targets if by_id[t].op]
+    while stack:
+        fid = stack.pop()
+        if fid in up:
+            continue
+        up.add(fid)
+        stack.extend(by_id[t].op for t in by_id[fid].inputs if by_id[t].op)
+    return _restrict(g, down & up)
+
+
+def collapse(g: Graph) -> Graph:
+    """Each outermost Layer call (``Graph.clusters``) drawn as one op and one backward op."""
+    if not g.clusters:
+        return g
+    g = copy.deepcopy(g)
+    by_id = g.by_id()
+    op_cluster = {fid: c for c in g.clusters for fid in c["ops"]}
+    consumers = _consumers(g)
+    new_ops, removed_t = [], set()
+    bw_map = {}  # old backward id -> new backward id
+    merged = {}
+    for o in g.ops:
+        c = op_cluster.get(o.id)
+        if c is None:
+            new_ops.append(o)
+            continue
+        m = merged.get(c["id"])
+        if m is None:
+            m = merged[c["id"]] = OpInfo(c["id"], "layer", c["name"], None, [], [],
+                                        "b" + c["id"], layers=[c["name"]], order=o.order)
+            m.members = []
+            new_ops.append(m)
+        m.members.append(o)
+        bw_map[o.backward] = m.backward
+    for cid, m in merged.items():
+        inside = {o.id for o in m.members}
+        produced = [t for o in m.members for t in o.outputs]
+        for o in m.members:
+            for t in o.inputs:
+                if by_id[t].op not in inside and t not in m.inputs:
+                    m.inputs.append(t)
+        for t in produced:
+            outside = [f for f in consumers.get(t, ()) if f not in inside]
+            if outside or t in g.targets:
+                m.outputs.append(t)
+                by_id[t].op = cid
+            else:
+                removed_t.add(t)
+        m.label = next((o.label for o in m.members if o.label), None)
+        m.title = f"{m.title}  ({len(m.members)} ops)"
+        del m.members
+    tensors = [t for t in g.tensors if t.id not in removed_t]
+    removed_g = {by_id[t].grad_var for t in removed_t if by_id[t].grad_var}
+    grad_vars = [v for v in g.grad_vars if v.id not in removed_g]
+    new_bw, seen = [], {}
+    for b in g.backward_ops:
+        nid = bw_map.get(b.id)
+        if nid is None:
+            b.grad_pending_ops = _dedup(bw_map.get(p, p) for p in b.grad_pending_ops)
+            new_bw.append(b)
+            continue
+        m = merged[nid[1:]]
+        nb = seen.get(nid)
+        if nb is None:
+            nb = seen[nid] = BackwardInfo(
+                nid, f"{m.title.split('  (')[0]} backward", "op", "layer", m.id,
+                list(m.inputs) + [by_id[t].grad_var for t in m.outputs if by_id[t].grad_var],
+                [by_id[t].grad_var for t in m.inputs], [], released=True, order=b.order)
+            new_bw.append(nb)
+        nb.released = nb.released and b.released
+        for p in b.grad_pending_ops:
+            p2 = bw_map.get(p, p)
+            if p2 != nid and p2 not in nb.grad_pending_ops:
+                nb.grad_pending_ops.append(p2)
+    for v in grad_vars:
+        if v.grad_op in bw_map:
+            v.grad_op = bw_map[v.grad_op]
+    return Graph(g.profile, g.targets, tensors, new_ops, grad_vars, new_bw, g.clusters, g.step)
+
+
+def _dedup(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
