@@ -1,0 +1,144 @@
+"""``gradrepl graph``: run a script, then draw one of its tensors (the command's logic; the
+typer wrapper in ``gradrepl/cli.py`` only parses arguments and prints the one-line error)."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from . import EXTENSIONS, VIEWS
+
+
+class GraphError(Exception):
+    """A bad argument or a failed script: one line for the user, exit status 2."""
+
+
+def _describe_error(exc, path) -> str:
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = f" at line {line}" if line else ""
+    msg = str(exc).strip().splitlines()
+    return f"the script failed{where}: {type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
+
+
+def pick_tensor(namespace, name, path):
+    from ..engine.tensor import Tensor
+
+    if name is not None:
+        if name not in namespace:
+            tensors = [k for k, v in namespace.items() if isinstance(v, Tensor)
+                       and not k.startswith("_")]
+            hint = f" (its tensors: {', '.join(tensors)})" if tensors else " (it has no tensors)"
+            raise GraphError(f"no variable named {name!r} in {path}{hint}")
+        value = namespace[name]
+        if not isinstance(value, Tensor):
+            raise GraphError(f"{name!r} is a {type(value).__name__}, not a tensor")
+        return name, value
+    last = None
+    for k, v in namespace.items():
+        if isinstance(v, Tensor) and not k.startswith("_") and v.grad_node is not None:
+            last = (k, v)
+    if last is None:
+        raise GraphError(f"{path} left no tensor with a graph; name one with --tensor")
+    return last
+
+
+def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
+         depth=None, to=None, chain=False, paddle=None) -> str | None:
+    """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError."""
+    from . import graph as make_picture
+    from . import render
+    from .capture import run_for_pictures
+
+    if view not in VIEWS:
+        raise GraphError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
+    if output is not None:
+        ext = Path(output).suffix.lower()
+        if ext not in EXTENSIONS:
+            raise GraphError(f"unknown extension {ext or '(none)'!r} for -o {output}: use one "
+                             f"of {', '.join(EXTENSIONS)}")
+        parent = Path(output).parent
+        if not parent.is_dir():
+            raise GraphError(f"no such folder: {parent}")
+    if at is not None and at < 1:
+        raise GraphError(f"--at must be a line number (1 or more), got {at}")
+    if depth is not None and depth < 0:
+        raise GraphError(f"--depth must be 0 or more, got {depth}")
+    if not os.path.isfile(script):
+        raise GraphError(f"no such file: {script}")
+    if paddle:
+        from ..paddle import profiles
+
+        try:
+            profiles.resolve(paddle)
+        except ValueError as exc:
+            raise GraphError(str(exc)) from None
+    try:
+        run = run_for_pictures(script, profile=paddle, at=at, steps=steps is not None)
+    except SyntaxError as exc:
+        raise GraphError(f"{script} line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GraphError(f"cannot read {script}: {exc}") from None
+    except ValueError as exc:  # a bad profile name
+        raise GraphError(str(exc)) from None
+    if run.error is not None:
+        raise GraphError(_describe_error(run.error, script))
+    name, target = pick_tensor(run.namespace, tensor, script)
+    try:
+        pic = make_picture(target, view=view, namespace=run.namespace, recorder=run.recorder,
+                           chain=chain, collapse=collapse, depth=depth, to=to)
+    except ValueError as exc:
+        raise GraphError(str(exc)) from None
+    messages = []
+    if steps is not None:
+        messages.append(write_steps(run, target, name, pic, Path(steps), view, chain))
+    if output is None:
+        if steps is None:
+            from .terminal import render_text
+
+            sys.stdout.write(render_text(pic.model, view=view, color=None))
+        return "\n".join(messages) or None
+    try:
+        pic.render(output)
+    except render.RenderError as exc:
+        raise GraphError(str(exc)) from None
+    except OSError as exc:
+        raise GraphError(f"cannot write {output}: {exc}") from None
+    messages.append(f"wrote {output}")
+    return "\n".join(messages)
+
+
+def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
+    from . import render
+    from .dot import to_dot
+    from .player import write_player
+    from .steps import frames
+
+    logged = run.log.run_for(target) if run.log is not None else None
+    if logged is None or not logged.events:
+        raise GraphError(f"no backward ran in {run.path}"
+                         + (f" up to line {run.stopped_at}" if run.stopped_at else "")
+                         + f": nothing to step through for {name!r}")
+    g = pic.model
+    step_view = view if view != "forward" else "backward"
+    items = []
+    try:
+        for f in frames(g, logged, chain=True):
+            svg = render.svg(to_dot(f, view=step_view, chain=True))
+            items.append({"svg": svg, "title": f"step {f.step['index']} / {f.step['total']}",
+                          "description": f.step["event"]})
+    except render.RenderError as exc:
+        raise GraphError(str(exc)) from None
+    if out_dir.exists() and not out_dir.is_dir():
+        raise GraphError(f"--steps {out_dir}: exists and is not a folder")
+    try:
+        write_player(out_dir, items, title=f"gradrepl: backward of {name}, step by step")
+    except OSError as exc:
+        raise GraphError(f"cannot write {out_dir}: {exc}") from None
+    return f"wrote {len(items)} frames and {out_dir / 'index.html'}"
