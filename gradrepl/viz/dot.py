@@ -119,7 +119,9 @@ class DotWriter:
         fill = ORDER_OP_FILLS[min(o.order, len(ORDER_OP_FILLS) - 1)]
         attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": fill,
                  "label": o.title, "fontsize": "14"}
-        if o.label:
+        # the statement once per statement: not on an op fed by an op of the same statement
+        fed_by = {self.by_id[t].op for t in o.inputs}
+        if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
             attrs["xlabel"] = o.label
         self.dot.node(o.id, **attrs)
 
@@ -239,6 +241,9 @@ class DotWriter:
             lines.append(f"step {step['index']} / {step['total']}: {step['event']}")
             ready = [self.by_id[r].name + f" ({r})" for r in step.get("ready", ())]
             lines.append("ready queue: " + (", ".join(ready) if ready else "(empty)"))
+        if any(o.order for o in self.g.ops):
+            lines.append("orange: ops made by a backward with create_graph=True (their backward "
+                         "ops give the next derivative); blue/lavender: the forward's own")
         if lines:
             self.dot.attr(label="\\l".join(esc_plain(x) for x in lines) + "\\l",
                           labelloc="t", labeljust="l", fontsize="13")

@@ -260,6 +260,7 @@ class _Builder:
         self.ops: dict = {}         # GradNode -> OpInfo
         self.bw: dict = {}          # node -> BackwardInfo
         self.gvars: dict = {}       # tensor key -> GradVarInfo
+        self.lost: dict = {}        # key of an input no longer alive -> (meta, stop_gradient)
         self._tmp = 0
 
     # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
@@ -273,12 +274,18 @@ class _Builder:
         if t is not None:
             return self.key_of(t), t
         e = node.next_edges[i]
-        if e is None:
-            return ("const", node, i), None
+        if e is None:  # a tensor that stopped gradient, no longer alive
+            key = ("const", node, i)
+            self.lost[key] = (node.in_meta[i], True)
+            return key, None
         child, slot = e
         if isinstance(child, AccumulateNode):
             leaf = child.leaf
-            return (("leaf", id(leaf)) if leaf is not None else ("const", node, i)), leaf
+            if leaf is not None:
+                return ("leaf", id(leaf)), leaf
+            key = ("lost", child)  # a leaf that took gradient, no longer alive
+            self.lost[key] = (node.in_meta[i], False)
+            return key, None
         refs = child.out_refs
         t = refs[slot]() if refs is not None and slot < len(refs) else None
         return (child, slot), t
@@ -296,13 +303,17 @@ class _Builder:
                               t.grad_node is None or t.stop_gradient, None,
                               parameter=type(t).__name__ in ("EagerParamBase", "Parameter"))
         else:
+            lost = self.lost.get(key)
+            if lost is not None:
+                meta = lost[0]
             shape, dtype = meta if meta is not None else ((), np.dtype("float32"))
             data = None
             if node is not None and key[0] is node and node.out_data is not None:
                 data = node.out_data[slot]
             info = TensorInfo(tid, None, list(shape), str(dtype), preview(data, self.max_preview)
                               if data is not None else None,
-                              key[0] == "const", key[0] in ("const", "leaf"), None, live=False)
+                              lost[1] if lost is not None else False,
+                              not isinstance(key[0], GradNode), None, live=False)
         if t is not None and info.is_leaf and self.recorder is not None:
             label = self.recorder.statement_of_tensor(t._uid)
             info.label = label if isinstance(label, str) else None
@@ -356,13 +367,15 @@ class _Builder:
         return info
 
     def layer_name(self, layer):
+        """``Linear model.fc1``: the Layer's class and its name in the namespace (else its
+        Paddle name, ``linear_0``)."""
         name = self.layer_names.get(id(layer))
         if name is None:
             try:
                 name = layer.full_name()
             except Exception:  # noqa: BLE001
-                name = type(layer).__name__
-        return name
+                name = "?"
+        return f"{type(layer).__name__} {name}"
 
     # -- after the walk: outputs, gradient variables, backward ops -------------------------
     def finish(self):
@@ -394,6 +407,8 @@ class _Builder:
                 self.grad_edges[gid] = key
             elif t is not None:
                 self.grad_edges[gid] = (t.accumulate_node(), 0) if t._accum is not None else None
+            elif key[0] == "lost":
+                self.grad_edges[gid] = (key[1], 0)
         # backward ops
         for node, op in self.ops.items():
             bid = f"b{len(self.bw)}"
@@ -468,15 +483,17 @@ def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int 
 
 
 def _clusters(g: Graph) -> None:
-    """One cluster per outermost Layer call the ops ran in (what ``--collapse`` draws)."""
+    """One cluster per innermost Layer call the ops ran in (``--collapse`` draws each as one
+    node: ``Linear model.fc1``); ops outside any Layer stay ops."""
     seen = {}
     for op in g.ops:
         if not op.layers:
             continue
-        start, name = op.layers[0]
+        start, name = op.layers[-1]
         c = seen.get(start)
         if c is None:
-            c = seen[start] = {"id": f"c{len(seen)}", "name": name, "ops": [], "layers": []}
+            c = seen[start] = {"id": f"c{len(seen)}", "name": name, "ops": [],
+                               "layers": [n for _s, n in op.layers]}
         c["ops"].append(op.id)
     # two calls of one Layer get "#2"
     counts = {}

@@ -33,7 +33,8 @@ STYLES = {
 
 # box characters by the directions a gutter cell connects: N(orth) S E W
 _BOX = {"NS": "│", "EW": "─", "NE": "└", "NW": "┘", "SE": "┌", "SW": "┐", "NSE": "├",
-        "NSW": "┤", "NEW": "┴", "SEW": "┬", "NSEW": "┼", "N": "│", "S": "│", "E": "─", "W": "─"}
+        "NSW": "┤", "NEW": "┴", "SEW": "┬", "NSEW": "┼", "N": "│", "S": "│", "E": "─",
+        "W": "─"}
 
 
 def _box(dirs: str, uni: bool) -> str:
@@ -151,14 +152,15 @@ def _forward(graph, nm, uni):
     """Forward tensors and ops, inputs first."""
     ops = {o.id: o for o in graph.ops}
     tens = {t.id: t for t in graph.tensors}
-    order, done = [], set()
+    order, done, visiting = [], set(), set()
     for t in graph.tensors:   # iterative DFS: an op after its inputs, its outputs after it
         stack = [(t.id, False)]
         while stack:
             nid, expanded = stack.pop()
-            if nid in done:
+            if nid in done or (not expanded and nid in visiting):
                 continue
             if not expanded:
+                visiting.add(nid)
                 if nid in tens:
                     deps = [tens[nid].op] if tens[nid].op in ops else []
                 else:

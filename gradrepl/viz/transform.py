@@ -112,7 +112,8 @@ def collapse(g: Graph) -> Graph:
         return g
     g = copy.deepcopy(g)
     by_id = g.by_id()
-    op_cluster = {fid: c for c in g.clusters for fid in c["ops"]}
+    # a Layer call that made one op stays that op (a ReLU layer is its relu)
+    op_cluster = {fid: c for c in g.clusters if len(c["ops"]) > 1 for fid in c["ops"]}
     consumers = _consumers(g)
     new_ops, removed_t = [], set()
     bw_map = {}  # old backward id -> new backward id
