@@ -36,6 +36,9 @@ FORMULAS = {
 }
 
 
+BROADCASTING = {"multiply", "add", "subtract", "divide", "elementwise_pow", "maximum", "minimum"}
+
+
 def _value(info):
     """A single number's text, or None (vectors and freed values are shown by name only)."""
     if info is None:
@@ -89,6 +92,12 @@ def lines_for(b, graph, attrs=None, contributions=None):
         except (KeyError, IndexError):
             lines.append(f"{target.name} = {b.name}({g.name})")
             continue
+        out_shape = by_id[op.outputs[0]].shape if op.outputs else None
+        reduced = (b.op in BROADCASTING and out_shape is not None and i < len(xs)
+                   and xs[i].shape != out_shape)
+        if reduced:  # broadcast in the forward: the gradient is summed back to the shape
+            tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
+            symbolic = tmpl.format(**names)
         line = f"{target.name} = {symbolic}"
         values = {"g": _value(g), **{f"x{k}": _value(x) for k, x in enumerate(xs)},
                   **{k: _fmt_attr(v) for k, v in attrs.items()}}
