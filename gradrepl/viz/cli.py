@@ -131,7 +131,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     try:
         for f in frames(g, logged, chain=True):
             svg = render.svg(to_dot(f, view=step_view, chain=True))
-            items.append({"svg": svg, "title": f"step {f.step['index']} / {f.step['total']}",
+            k, n = f.step["index"], f.step["total"]
+            items.append({"svg": svg, "title": f"event {k} of {n}" if k else "before backward",
                           "description": f.step["event"]})
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None

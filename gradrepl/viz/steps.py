@@ -139,21 +139,21 @@ class _Replay:
                 if bid is not None:
                     self.deps[bid] = c
                     parts.append(f"{self.by_id[bid].name} ({bid}): {c}")
-            return ("PrepareDeps: count the grad_pending edges into each backward op: "
+            return ("PrepareDeps counts the grad_pending edges into each backward op: "
                     + ", ".join(parts))
         if isinstance(e, ev.Seeded):
             gid = self.gv_of.get((e.node, e.slot))
             if gid:
                 self.values[gid] = vals["grad"]
                 self.changed.add(gid)
-            return f"seed {self.gv_name(e.node, e.slot)} = {vals['grad']} (the root's gradient)"
+            return f"{self.gv_name(e.node, e.slot)} = {vals['grad']}: the root's gradient"
         if isinstance(e, ev.Ready):
             if isinstance(e.node, AccumulateNode):
                 self.acc_ready.add(e.node)
             bid = self.bw_of.get(e.node)
             if bid and bid not in self.ready:
                 self.ready.append(bid)
-            return f"{self.name(e.node)} has every gradient it waits for: it joins the ready queue"
+            return f"{self.name(e.node)} has every gradient it waits for and joins the ready queue"
         if isinstance(e, ev.Run):
             bid = self.bw_of.get(e.node)
             if self.running is not None:
@@ -170,7 +170,7 @@ class _Replay:
                     if gid is not None and p is not None:
                         outs.append(f"{self.by_id[gid].name} += {p}")
             ins = ", ".join(p for p in vals["out_grads"] if p is not None)
-            return (f"run {self.name(e.node)} on out_grad {ins}: "
+            return (f"{self.name(e.node)} runs on out_grad {ins}: "
                     + ("; ".join(outs) if outs else "no gradients out"))
         if isinstance(e, ev.Accumulate):
             gid = self.gv_of.get((e.target, e.slot))
@@ -193,7 +193,7 @@ class _Replay:
             bid = self.bw_of.get(e.node)
             if bid:
                 self.released.add(bid)
-            return f"release the saved tensors of {self.name(e.node)} (no retain_graph)"
+            return f"the saved tensors of {self.name(e.node)} are released (no retain_graph)"
         if isinstance(e, ev.Captured):
             return f"paddle.grad captures input {e.index}'s gradient: {vals['grad']}"
         return type(e).__name__
