@@ -1,0 +1,278 @@
+"""The shell's ``%`` commands: ONE table (``COMMANDS``), which ``%help`` prints.
+
+Each entry: the usage line, a one-line summary, and the function ``(session, args) -> Result``.
+Arguments are split like a shell line (``shlex``); a bad argument gets one clear line and the
+session goes on. Commands return data (text, a table, step frames); the shell renders it.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .session import Result
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    summary: str
+    run: Callable
+
+
+class CommandError(Exception):
+    """A bad argument: one line for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise CommandError(message)
+
+    def exit(self, status=0, message=None):
+        raise CommandError(message or "bad arguments")
+
+
+def _tensor_arg(session, name, need_graph=False):
+    from ..engine.tensor import Tensor
+
+    ns = session.namespace
+    if name is None:
+        for k, v in reversed(list(ns.items())):
+            if isinstance(v, Tensor) and not k.startswith("_") and v.grad_node is not None:
+                return k, v
+        raise CommandError("no tensor with a graph yet: name one")
+    if name not in ns:
+        raise CommandError(f"no variable named {name!r}")
+    value = ns[name]
+    if not isinstance(value, Tensor):
+        raise CommandError(f"{name!r} is a {type(value).__name__}, not a tensor")
+    if need_graph and value.stop_gradient:
+        raise CommandError(f"{name!r} stops gradient: it has no backward to step through")
+    return name, value
+
+
+# ---------------------------------------------------------------------------- the commands
+def cmd_help(session, args):
+    if args:
+        name = args[0].lstrip("%")
+        cmd = COMMANDS.get(name)
+        if cmd is None:
+            raise CommandError(f"no command %{name}; %help lists them")
+        return Result(output=f"{cmd.usage}\n    {cmd.summary}\n")
+    rows = [[c.usage, c.summary] for c in COMMANDS.values()]
+    text = "".join(f"{u}\n    {s}\n" for u, s in rows)
+    return Result(output=text, table={"columns": ["command", "what it does"], "rows": rows})
+
+
+def cmd_graph(session, args):
+    p = _Parser(prog="%graph", add_help=False)
+    p.add_argument("name", nargs="?")
+    p.add_argument("-o", "--output")
+    p.add_argument("--view", default="both", choices=["forward", "backward", "both"])
+    p.add_argument("--chain", action="store_true")
+    p.add_argument("--collapse", action="store_true")
+    p.add_argument("--depth", type=int)
+    p.add_argument("--to")
+    a = p.parse_args(args)
+    name, tensor = _tensor_arg(session, a.name)
+    from .. import viz
+
+    try:
+        pic = viz.graph(tensor, view=a.view, namespace=session.namespace,
+                        recorder=session.recorder, chain=a.chain, collapse=a.collapse,
+                        depth=a.depth, to=a.to)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if a.output:
+        from ..viz.render import RenderError
+
+        try:
+            path = pic.render(a.output)
+        except (ValueError, RenderError, OSError) as exc:
+            raise CommandError(str(exc)) from None
+        return Result(output=f"wrote {path}\n")
+    return Result(output=pic.text(color=False), value=pic)
+
+
+def cmd_step(session, args):
+    p = _Parser(prog="%step", add_help=False)
+    p.add_argument("name", nargs="?")
+    p.add_argument("--view", default="backward", choices=["forward", "backward", "both"])
+    a = p.parse_args(args)
+    name, tensor = _tensor_arg(session, a.name, need_graph=True)
+    from ..engine import backward as _bw
+    from ..viz import model as _model
+    from ..viz.steps import BackwardLog, frames
+    from ..viz.terminal import render_text
+
+    g = _model.build(tensor, namespace=session.namespace, recorder=session.recorder)
+    log = BackwardLog(max_runs=1)
+    old = _bw.TRACE_SINK
+    _bw.TRACE_SINK = log
+    try:
+        from ..engine.ops._util import quiet_fp
+
+        with quiet_fp():
+            tensor.backward()
+    except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
+        raise CommandError(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        _bw.TRACE_SINK = old
+    run = log.run_for(tensor)
+    texts = [render_text(f, view=a.view, color=False) for f in frames(g, run)]
+    return Result(output="".join(t if t.endswith("\n") else t + "\n" for t in texts),
+                  frames=texts)
+
+
+def cmd_vars(session, args):
+    from ..engine.tensor import Tensor
+
+    rows = []
+    for k, v in session.namespace.items():
+        if k.startswith("_") or not isinstance(v, Tensor):
+            continue
+        g = v._grad
+        rows.append([k, str(list(v.data.shape)), str(v.data.dtype), str(v.stop_gradient),
+                     str(v.grad_node is None), str(list(g.data.shape)) if g is not None
+                     else "None"])
+    cols = ["name", "shape", "dtype", "stop_gradient", "is_leaf", "grad"]
+    if not rows:
+        return Result(output="no tensors yet\n", table={"columns": cols, "rows": []})
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip() + "\n"  # noqa
+    text = line(cols) + "".join(line(r) for r in rows)
+    return Result(output=text, table={"columns": cols, "rows": rows})
+
+
+def cmd_profile(session, args):
+    from ..paddle import profiles
+
+    if len(args) > 1:
+        raise CommandError("usage: %profile [2.2|2.6|3]")
+    if args:
+        try:
+            profiles.set_profile(args[0])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        session.profile_key = profiles.current().key
+    p = profiles.current()
+    return Result(output=f"profile {p.key} (Paddle {p.version})\n")
+
+
+def cmd_record(session, args):
+    if len(args) != 1:
+        raise CommandError("usage: %record FILE")
+    from .transcript import format_transcript
+    from ..viz.render import write_atomic
+
+    entries = [(i, o) for i, o in session.transcript if not i.strip().startswith("%record")]
+    try:
+        write_atomic(args[0], format_transcript(entries, profile=session.profile))
+    except OSError as exc:
+        raise CommandError(f"cannot write {args[0]}: {exc.strerror or exc}") from None
+    return Result(output=f"recorded {len(entries)} inputs to {args[0]}\n")
+
+
+def cmd_load(session, args):
+    if len(args) != 1:
+        raise CommandError("usage: %load FILE")
+    path = args[0]
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+    from .transcript import TranscriptError, inputs_of
+
+    try:
+        inputs = inputs_of(text, path)
+    except TranscriptError as exc:
+        raise CommandError(str(exc)) from None
+    out = []
+    stream = getattr(session, "stream", None)
+    for source in inputs:
+        shown = "".join(("... " if k else ">>> ") + ln + "\n"
+                        for k, ln in enumerate(source.split("\n")))
+        out.append(shown)
+        if stream is not None:
+            stream.write(shown)
+        res = session.run(source, stream=stream)
+        out.append(res.output)
+        if res.exit_code is not None:
+            break
+    session.stream = stream
+    return Result(output="".join(out) if stream is None else "")
+
+
+def cmd_reset(session, args):
+    session.reset()
+    return Result(output=f"a fresh session (profile {session.profile})\n")
+
+
+def cmd_time(session, args, raw=None):
+    if not raw:
+        raise CommandError("usage: %time STATEMENT")
+    t0 = time.perf_counter()
+    res = session._run_python(raw)
+    dt = time.perf_counter() - t0
+    unit = f"{dt * 1e3:.3g} ms" if dt < 1 else f"{dt:.3g} s"
+    res.output += f"Wall time: {unit}\n"
+    return res
+
+
+def cmd_history(session, args):
+    items = session.history[:-1]  # not this %history itself
+    text = "".join(f"{k:>4}  {src.replace(chr(10), chr(10) + '      ')}\n"
+                   for k, src in enumerate(items, 1))
+    return Result(output=text or "no history yet\n")
+
+
+COMMANDS: dict[str, Command] = {c.name: c for c in [
+    Command("graph", "%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] "
+            "[--collapse] [--depth N] [--to NAME]",
+            "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
+            ".json .txt)", cmd_graph),
+    Command("step", "%step [NAME]",
+            "run NAME's backward one engine event at a time (Enter: next, q: finish)", cmd_step),
+    Command("vars", "%vars", "the session's tensors: shape, dtype, stop_gradient, is_leaf, grad",
+            cmd_vars),
+    Command("profile", "%profile [2.2|2.6|3]", "show or switch the emulated Paddle version",
+            cmd_profile),
+    Command("record", "%record FILE", "write the session so far as a transcript (replayable)",
+            cmd_record),
+    Command("load", "%load FILE", "replay a transcript or a script into this session", cmd_load),
+    Command("reset", "%reset", "start a fresh session (namespace, names, random seed)",
+            cmd_reset),
+    Command("time", "%time STATEMENT", "run STATEMENT and show how long it took", cmd_time),
+    Command("history", "%history", "the inputs of this session, numbered", cmd_history),
+    Command("help", "%help [COMMAND]", "this table, or one command's usage", cmd_help),
+]}
+
+
+def run_command(session, line: str) -> Result:
+    """Run a ``%`` line; bad input gives one line of output, never an exception."""
+    body = line.strip()[1:]
+    name, _, rest = body.partition(" ")
+    cmd = COMMANDS.get(name)
+    if cmd is None:
+        return Result(output=f"unknown command %{name}; %help lists the commands\n",
+                      error=CommandError(name))
+    if session.safe and name in ("record", "load"):
+        return Result(output=f"%{name} is not allowed with --safe\n",
+                      error=CommandError(name))
+    try:
+        if name == "time":
+            return cmd_time(session, None, raw=rest.strip())
+        try:
+            args = shlex.split(rest)
+        except ValueError as exc:
+            raise CommandError(f"%{name}: {exc}") from None
+        return cmd.run(session, args)
+    except CommandError as exc:
+        msg = str(exc).strip()
+        if not msg.startswith("%"):
+            msg = f"%{name}: {msg}"
+        return Result(output=msg + "\n", error=exc)

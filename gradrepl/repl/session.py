@@ -1,0 +1,273 @@
+"""The evaluator: a namespace, statements in, what the shell would show out. No UI imports.
+
+``Session.run(source)`` executes one input (a statement, a block, or several statements pasted
+at once) the way Python's interactive console does: each top-level statement is compiled in
+``single`` mode so an expression statement echoes its value (a Tensor in the profile's Paddle
+format) and binds ``_``. It returns a ``Result``: the text the shell shows (the statement's
+prints, the echo, or the error), plus data the shell may render richer (``Result.value``,
+``Result.table``).
+
+- ``import paddle`` (and ``paddle.nn.functional`` ...) resolves to gradrepl's API while the
+  session runs; ``import numpy as np`` is numpy.
+- Errors show a short traceback of the user's own code (``File "<stdin>", line 1``) and the
+  exception with Paddle's type and message; ``verbose=True`` keeps gradrepl's frames.
+- A ``KeyboardInterrupt`` during a statement shows ``KeyboardInterrupt``; the namespace keeps
+  what the statements before it bound.
+- Every statement is marked in an engine provenance ``Recorder``, so pictures label ops with
+  the statement that made them (``c = a * b``) and ``%graph --collapse`` sees Layer calls.
+- ``%`` lines go to the command table (``commands.py``).
+
+Importing this module is cheap: gradrepl.paddle is imported at the first statement, so the shell
+shows its prompt at once.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+
+PS1, PS2 = ">>> ", "... "
+_GRADREPL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Result:
+    output: str = ""                 # the text the shell shows, exactly (ends with "\n" if any)
+    value: object = None             # the echoed value, if an expression was echoed
+    error: BaseException | None = None
+    table: dict | None = None        # {"columns": [...], "rows": [[...]]} for rich rendering
+    exit_code: int | None = None     # set when the input asked to leave (exit(), SystemExit)
+    frames: list | None = None       # %step: text frames the shell shows one at a time
+    kind: str = "statement"          # "statement" | "command" | "empty" | "incomplete"
+
+    @property
+    def ok(self):
+        return self.error is None
+
+
+class SessionExit(Exception):
+    def __init__(self, code):
+        self.code = code
+
+
+def _exit(code=None):
+    raise SessionExit(0 if code is None else code)
+
+
+def is_complete(source: str) -> bool:
+    """Whether ``source`` is a complete input (Python's console rules): a block needs its
+    closing empty line; an unclosed bracket or a syntax error counts as complete (to report)."""
+    import codeop
+
+    if source.lstrip().startswith("%"):
+        return True
+    try:
+        code = codeop.compile_command(source, "<stdin>", "single")
+    except (SyntaxError, ValueError, OverflowError):
+        return True
+    if code is None:
+        return False
+    lines = source.rstrip("\n").split("\n")
+    if len(lines) > 1 and source.strip() and not source.endswith("\n\n"):
+        # a block typed line by line ends with an empty line
+        first = lines[0]
+        if first.rstrip().endswith(":") or first[:1] in (" ", "\t") or \
+                any(ln[:1] in (" ", "\t") for ln in lines[1:]):
+            return False
+    return True
+
+
+class Session:
+    """One interactive session: its namespace, history, profile and recorder."""
+
+    def __init__(self, profile: str | None = None, verbose: bool = False, color: bool = False,
+                 interactive: bool = False, safe: bool = False):
+        self.profile_key = profile
+        self.verbose = verbose
+        self.color = color
+        self.interactive = interactive
+        self.safe = safe
+        self.history: list[str] = []     # every input, as typed (commands included)
+        self.transcript: list[tuple[str, str]] = []  # (input, output) for %record
+        self.namespace: dict = {}
+        self.recorder = None
+        self._ready = False
+        self._counter = 0
+
+    # -- set up lazily (the first statement pays for importing paddle) ---------------------
+    def _setup(self):
+        if self._ready:
+            return
+        from ..engine.provenance import Recorder
+        from ..paddle import state
+
+        state.reset(self.profile_key)
+        self.recorder = Recorder()
+        self.namespace.clear()
+        self.namespace.update({"__name__": "__main__", "__builtins__": self._builtins()})
+        self._ready = True
+
+    def _builtins(self):
+        b = dict(vars(builtins))
+        b["exit"] = b["quit"] = _exit
+        if self.safe:
+            from .sandbox import safe_builtins
+
+            b = safe_builtins()
+            b["exit"] = b["quit"] = _exit
+        return b
+
+    def reset(self, profile: str | None = None):
+        """A fresh session: the namespace, the profile's state and the names start again."""
+        if profile is not None:
+            self.profile_key = profile
+        self._ready = False
+        self._setup()
+
+    @property
+    def profile(self) -> str:
+        from ..paddle import profiles
+
+        return profiles.current().key
+
+    # -- running input ---------------------------------------------------------------------
+    def run(self, source: str, record: bool = True, stream=None) -> Result:
+        """Run one input and return what the shell shows for it.
+
+        ``stream``: also write the output there as it comes (the terminal shell), not only
+        into ``Result.output``."""
+        self.stream = stream
+        if not source.strip():
+            return Result(kind="empty")
+        self.history.append(source.rstrip("\n"))
+        stripped = source.strip()
+        if stripped.startswith("%"):
+            from .commands import run_command
+
+            self._setup()
+            res = run_command(self, stripped)
+            res.kind = "command"
+        else:
+            res = self._run_python(source)
+        if record:
+            self.transcript.append((source.rstrip("\n"), res.output))
+        return res
+
+    def _run_python(self, source: str) -> Result:
+        self._setup()
+        from ..engine.ops._util import quiet_fp
+        from ..importhook import paddle_modules
+
+        self._counter += 1
+        try:
+            tree = ast.parse(source, "<stdin>", "exec")
+        except (SyntaxError, ValueError, OverflowError) as exc:
+            return Result(output=self._format_syntax_error(exc, source), error=exc)
+        if self.safe:
+            from .sandbox import check_source
+
+            refusals = check_source(source, "<stdin>")
+            if refusals:
+                err = PermissionError("; ".join(str(r) for r in refusals))
+                return Result(output=f"gradrepl --safe: refused: {refusals[0]}\n", error=err)
+        out = _Tee(getattr(self, "stream", None))
+        result = Result()
+        lines = source.splitlines()
+        echoed = []
+
+        def displayhook(value):
+            if value is None:
+                return
+            self.namespace["_"] = value
+            echoed.append(value)
+            out.write(self._repr(value) + "\n")
+
+        old_hook = sys.displayhook
+        try:
+            with paddle_modules(), quiet_fp(), contextlib.redirect_stdout(out), \
+                    contextlib.redirect_stderr(out):
+                sys.displayhook = displayhook
+                for stmt in tree.body:
+                    text = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]).strip()
+                    self.recorder.statement(" ".join(text.split())[:72])
+                    mod = ast.Interactive(body=[stmt])
+                    code = compile(mod, "<stdin>", "single")
+                    with self.recorder:
+                        exec(code, self.namespace)
+        except SessionExit as exc:
+            result.exit_code = exc.code if isinstance(exc.code, int) else 1
+        except SystemExit as exc:
+            result.exit_code = exc.code if isinstance(exc.code, int) else (
+                0 if exc.code is None else 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                out.write(f"{exc.code}\n")
+        except KeyboardInterrupt as exc:
+            out.write("KeyboardInterrupt\n")
+            result.error = exc
+        except MemoryError as exc:
+            out.write(self._format_exception(exc))
+            result.error = exc
+        except RecursionError as exc:
+            out.write(self._format_exception(exc))
+            result.error = exc
+        except BaseException as exc:  # noqa: BLE001 - the user's error, shown; the session goes on
+            out.write(self._format_exception(exc))
+            result.error = exc
+        finally:
+            sys.displayhook = old_hook
+        result.output = out.getvalue()
+        if echoed:
+            result.value = echoed[-1]
+        return result
+
+    # -- showing values and errors ---------------------------------------------------------
+    def _repr(self, value) -> str:
+        return repr(value)
+
+    def _format_exception(self, exc) -> str:
+        tb = exc.__traceback__
+        frames = traceback.extract_tb(tb)
+        if not self.verbose:
+            frames = [f for f in frames if not os.path.abspath(f.filename).startswith(
+                _GRADREPL_DIR + os.sep)]
+        lines = ["Traceback (most recent call last):\n"]
+        lines += traceback.format_list(frames)
+        lines += traceback.format_exception_only(type(exc), exc)
+        text = "".join(lines)
+        if not str(exc).strip():
+            # never an exception with an empty message
+            text = text.rstrip("\n") + f" (raised by {_raiser(tb)})\n"
+        return text
+
+    def _format_syntax_error(self, exc, source) -> str:
+        return "".join(traceback.format_exception_only(type(exc), exc))
+
+
+class _Tee(io.StringIO):
+    """Keeps what is written and, for the terminal, writes it through at once."""
+
+    def __init__(self, stream=None):
+        super().__init__()
+        self._stream = stream
+
+    def write(self, s):
+        if self._stream is not None:
+            self._stream.write(s)
+            self._stream.flush()
+        return super().write(s)
+
+
+def _raiser(tb) -> str:
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return "an unknown place"
+    code = last.tb_frame.f_code
+    return f"{code.co_name} in {os.path.basename(code.co_filename)}"
