@@ -153,7 +153,9 @@ def test_step_command_frames_and_backward_done(s):
     out = run(s, "%step e")  # the graph was freed: Paddle's error, and the session goes on
     assert out.startswith("%step: RuntimeError: (Unavailable)")
     assert "backward through the same graph a second time" in out
-    assert run(s, "%step a").startswith("%step:")  # a leaf: nothing to step (no node)
+    out = run(s, "%step a")  # a leaf's backward: only its accumulation (20 + 1)
+    assert "a.grad is now 21." in out
+    assert run(s, "%step b_missing") == "%step: no variable named 'b_missing'\n"
 
 
 def test_time_and_history(s):
