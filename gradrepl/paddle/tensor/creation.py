@@ -132,9 +132,11 @@ def _set_error():
 
 
 def _checked_array(arr):
-    """Only Paddle's dtypes can be held; a None inside a list fails with an empty ValueError."""
+    """Only Paddle's dtypes can be held; a None inside a list fails as Paddle 3.3.1 says it."""
     if arr.dtype == object and any(v is None for v in arr.reshape(-1).tolist()):
-        raise ValueError("")
+        raise ValueError("\n\tFailed to convert input data to a regular ndarray :\n\t - Usually "
+                         "this means the input data contains nested lists with different "
+                         "lengths. ")
     if arr.dtype not in _HOLDABLE:
         raise _set_error()
     return arr
