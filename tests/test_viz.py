@@ -418,3 +418,27 @@ def test_python_api_picture_object(tmp_path):
         pic.render(tmp_path / "c.bmp")
     assert pic.render(tmp_path / "c.svg").read_text().count("<svg") == 1
     assert "3 tensors" in repr(pic)
+
+
+def test_written_pictures_are_readable_by_others(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = picture(SEEDS / "s000_example_one.py", "c").render(tmp_path / "c.dot")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_png_is_capped_for_big_graphs():
+    """A long chain's PNG is scaled into 100 x 100 inches, not allocated at full size."""
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import state
+
+    state.reset("2.2")
+    x = paddle.to_tensor(1.0, stop_gradient=False)
+    y = x
+    for _ in range(300):
+        y = y * 1.0001
+    pic = viz.Picture(model.build(y), view="backward")
+    w, h = _png_size(pic.png(prefer="pure"))
+    assert h <= 100 * 96 + 10 and w <= 100 * 96 + 10

@@ -12,7 +12,7 @@ FORMULAS = {
     "add": ("{g}", "{g}"),
     "subtract": ("{g}", "-{g}"),
     "divide": ("{g} / {x1}", "-{g} * {x0} / {x1}^2"),
-    "matmul": ("{g} @ {x1}ᵀ", "{x0}ᵀ @ {g}"),
+    "matmul": ("{g} @ {x1}.T", "{x0}.T @ {g}"),
     "elementwise_pow": ("{g} * {x1} * {x0}^({x1} - 1)", "{g} * {x0}^{x1} * ln({x0})"),
     "pow": ("{g} * {factor} * {x0}^({factor} - 1)",),
     "scale": ("{g} * {scale}",),

@@ -14,10 +14,17 @@ The backward graph is drawn upward, as in the guide: the root's gradient at the 
 leaves' gradients at the top, each backward op on the rank of its forward op.
 
 Output is deterministic: ids come from the model (walk order), attributes in fixed order.
+
+The text is the ``graphviz`` package's own DOT (its quoting rules, its layout of statements), but
+written by ``_Digraph`` below: the package's ``Digraph`` costs ~10 us a call in argument-checking
+wrappers and regex quoting, and copies the whole graph for every ``subgraph()``: 4x slower on a
+2,000-op chain (benchmarks/graph_dot.py). The output is byte-identical.
 """
 from __future__ import annotations
 
-from graphviz import Digraph
+from functools import lru_cache
+
+from graphviz import quoting as _quoting
 
 from .model import VIEWS, Graph
 
@@ -39,9 +46,88 @@ READY_COLOR = "#e08a00"
 FONT = "Helvetica"
 
 
+_quote = getattr(_quoting.quote, "__wrapped__", _quoting.quote)
+
+
+@lru_cache(maxsize=8192)
+def _q(s: str) -> str:
+    return _quote(s)
+
+
+def quote(s: str) -> str:
+    """The graphviz package's quoting; HTML-like labels (``<...>``) pass as they are."""
+    if s[:1] == "<" and s[-1:] == ">":
+        return s
+    return _q(s)
+
+
+_ATTRS: dict = {}
+
+
+def _a_list(label, attrs):
+    """``label=... k=v ...``: the label first, the rest sorted (as the graphviz package writes
+    them); the rest is cached by its items, as most edges share a handful of styles."""
+    rest = ""
+    if attrs:
+        key = tuple(attrs.items())
+        rest = _ATTRS.get(key)
+        if rest is None:
+            rest = _ATTRS[key] = " ".join(f"{_q(k)}={quote(v)}" for k, v in sorted(key)
+                                          if v is not None)
+    if label is None:
+        return rest
+    return f"label={quote(label)} {rest}" if rest else f"label={quote(label)}"
+
+
+class _Digraph:
+    """What gradrepl uses of ``graphviz.Digraph``, with the same output."""
+
+    def __init__(self, name, graph_attr=None, node_attr=None, edge_attr=None):
+        self.name = name
+        self.graph_attr = dict(graph_attr or {})
+        self.node_attr = dict(node_attr or {})
+        self.edge_attr = dict(edge_attr or {})
+        self.body = []
+
+    def node(self, name, label=None, **attrs):
+        al = _a_list(label, attrs)
+        self.body.append(f"\t{_q(name)} [{al}]\n" if al else f"\t{_q(name)}\n")
+
+    def edge(self, tail, head, label=None, **attrs):
+        al = _a_list(label, attrs)
+        self.body.append(f"\t{_q(tail)} -> {_q(head)} [{al}]\n" if al
+                         else f"\t{_q(tail)} -> {_q(head)}\n")
+
+    def attr(self, kw=None, **attrs):
+        if attrs:
+            self.body.append(f"\t{_a_list(None, attrs)}\n" if kw is None
+                             else f"\t{kw} [{_a_list(None, attrs)}]\n")
+
+    def rank_same(self, *names):
+        self.body.append("\t{\n\t\trank=same\n" + "".join(f"\t\t{_q(n)}\n" for n in names)
+                         + "\t}\n")
+
+    @property
+    def source(self):
+        lines = [f"digraph {_q(self.name)} {{\n"]
+        for kw in ("graph", "node", "edge"):
+            attrs = getattr(self, f"{kw}_attr")
+            if attrs:
+                lines.append(f"\t{kw} [{_a_list(None, attrs)}]\n")
+        lines += self.body
+        lines.append("}\n")
+        return "".join(lines)
+
+
+_NEEDS_ESC = __import__("re").compile(r'[&<>"]').search
+
+
 def esc(s) -> str:
     """Text for an HTML-like label."""
-    return (str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = str(s)
+    if _NEEDS_ESC(s) is None:
+        return s
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
 
 
@@ -91,7 +177,7 @@ class DotWriter:
         self.saved = saved if saved is not None else len(g.ops) <= 40
         self.by_id = g.by_id()
         self.title = title
-        self.dot = Digraph("gradrepl", graph_attr={
+        self.dot = _Digraph("gradrepl", graph_attr={
             "rankdir": "TB", "fontname": FONT, "nodesep": "0.35", "ranksep": "0.45",
             "newrank": "true"},
             node_attr={"fontname": FONT, "fontsize": "12"},
@@ -219,10 +305,7 @@ class DotWriter:
             if o.backward:
                 self.dot.edge(o.id, o.backward, style="dotted", color="#555555",
                               arrowhead="vee")
-                with self.dot.subgraph() as s:
-                    s.attr(rank="same")
-                    s.node(o.id)
-                    s.node(o.backward)
+                self.dot.rank_same(o.id, o.backward)
         if self.saved:
             for b in g.backward_ops:
                 if b.kind != "op":

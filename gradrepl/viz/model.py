@@ -31,7 +31,7 @@ from ..engine.provenance import order_of
 VIEWS = ("forward", "backward", "both")
 
 
-@dataclass
+@dataclass(slots=True)
 class TensorInfo:
     id: str                      # "t0", "t1", ... in walk order
     name: str                    # the user's variable name, else Paddle's name, else tmp_N
@@ -48,7 +48,7 @@ class TensorInfo:
     cut: bool = False            # made by an op that a cut (--depth, --to) left out
 
 
-@dataclass
+@dataclass(slots=True)
 class OpInfo:
     id: str                      # "f0", ...
     op: str                      # the engine/Paddle op name: "multiply"
@@ -61,7 +61,7 @@ class OpInfo:
     order: int = 0               # derivative order: 0 forward, 1 made by a first create_graph ...
 
 
-@dataclass
+@dataclass(slots=True)
 class GradVarInfo:
     id: str                      # "g0", ...
     name: str                    # "a_grad"
@@ -72,7 +72,7 @@ class GradVarInfo:
     grad_op: str | None          # the backward op that takes it as input (None for a leaf)
 
 
-@dataclass
+@dataclass(slots=True)
 class BackwardInfo:
     id: str                      # "b0", ...
     name: str                    # "MulBackward" (2.2) / "MultiplyGradNode" / "GradNodeAccumulation"
@@ -116,6 +116,16 @@ class Graph:
             if t.name == name:
                 return t
         return None
+
+
+_DTYPE_STR: dict = {}
+
+
+def _dtype_str(dtype) -> str:
+    s = _DTYPE_STR.get(dtype)
+    if s is None:
+        s = _DTYPE_STR[dtype] = str(dtype)
+    return s
 
 
 # ---------------------------------------------------------------------------- previews
@@ -178,17 +188,26 @@ class PaddleDialect(Dialect):
         from ..paddle import profiles
 
         p = profiles.current()
+        self._names = {}
         self.key = p.key
         self.legacy = p.node_names == "legacy"
         self.accumulation_nodes = not self.legacy
 
     def backward_name(self, node) -> str:
-        """As ``tensor.grad_fn.name()`` says it under the current profile."""
-        from ..paddle.core import GradNodeBase
-
-        if node.op is None:
+        """As ``tensor.grad_fn.name()`` says it under the current profile (cached per op,
+        but a PyLayer's name depends on its class)."""
+        op = node.op
+        if op is None:
             return "GradNodeAccumulation"
-        return GradNodeBase(node).name()
+        cache = self._names
+        name = cache.get(op)
+        if name is None:
+            from ..paddle.core import GradNodeBase
+
+            name = GradNodeBase(node).name()
+            if op.name != "py_layer":
+                cache[op] = name
+        return name
 
     def op_title(self, op) -> str:
         """The guide's forward op names (``Mul``) under 2.2; Paddle's op names after."""
@@ -298,7 +317,7 @@ class _Builder:
             self.tensor_objs[key] = t
             name = self.names.get(id(t)) or self.d.tensor_name(t)
             data = t.data
-            info = TensorInfo(tid, name, list(data.shape), str(data.dtype),
+            info = TensorInfo(tid, name, list(data.shape), _dtype_str(data.dtype),
                               preview(data, self.max_preview), bool(t.stop_gradient),
                               t.grad_node is None or t.stop_gradient, None,
                               parameter=type(t).__name__ in ("EagerParamBase", "Parameter"))
@@ -399,7 +418,7 @@ class _Builder:
             t = self.tensor_objs.get(key)
             g = t._grad if t is not None else None
             gid = f"g{len(self.gvars)}"
-            gv = GradVarInfo(gid, f"{info.name}_grad", info.id, info.shape, info.dtype,
+            gv = GradVarInfo(gid, info.name + "_grad", info.id, info.shape, info.dtype,
                              preview(g.data, self.max_preview) if g is not None else None, None)
             self.gvars[key] = gv
             info.grad_var = gid

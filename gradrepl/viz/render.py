@@ -50,11 +50,20 @@ def find_dot(prefer: str | None = None) -> tuple[str, str]:
                       "graphviz) or `pip install graphviz-pure`")
 
 
+# Raster and page formats are capped (inches, Graphviz's ``size``: a larger drawing is scaled
+# down to fit): graphviz-pure allocates the whole PNG at once (a 300-op graph asked 20 GB), and
+# PDF viewers refuse pages beyond 200 inches. SVG keeps its natural size.
+MAX_INCHES = {"png": "100,100", "pdf": "200,200"}
+
+
 def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 120) -> bytes:
-    """Lay out ``source`` and return the bytes of format ``fmt`` (svg or png)."""
+    """Lay out ``source`` and return the bytes of format ``fmt`` (svg, png or pdf)."""
     binary, _kind = find_dot(prefer)
+    args = [binary, f"-T{fmt}"]
+    if fmt in MAX_INCHES:
+        args.append(f"-Gsize={MAX_INCHES[fmt]}")
     try:
-        proc = subprocess.run([binary, f"-T{fmt}"], input=source.encode("utf-8"),
+        proc = subprocess.run(args, input=source.encode("utf-8"),
                               capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RenderError(f"{os.path.basename(binary)} took longer than {timeout:.0f} s; "
@@ -87,7 +96,9 @@ def pdf(source: str, prefer: str | None = None) -> bytes:
             from None
     import io
 
-    drawing = svg2rlg(io.BytesIO(run_dot(source, "svg", prefer)))
+    svg_text = run_dot(source.replace("digraph gradrepl {", "digraph gradrepl {\n\tsize=\"200,200\"", 1),
+                       "svg", prefer)
+    drawing = svg2rlg(io.BytesIO(svg_text))
     return renderPDF.drawToString(drawing)
 
 
@@ -100,6 +111,9 @@ def write_atomic(path, data) -> None:
     try:
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
             f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only; a picture is not secret
         os.replace(tmp, path)
     except BaseException:
         try:

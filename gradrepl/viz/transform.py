@@ -118,6 +118,7 @@ def collapse(g: Graph) -> Graph:
     new_ops, removed_t = [], set()
     bw_map = {}  # old backward id -> new backward id
     merged = {}
+    members = {}
     for o in g.ops:
         c = op_cluster.get(o.id)
         if c is None:
@@ -127,14 +128,14 @@ def collapse(g: Graph) -> Graph:
         if m is None:
             m = merged[c["id"]] = OpInfo(c["id"], "layer", c["name"], None, [], [],
                                         "b" + c["id"], layers=[c["name"]], order=o.order)
-            m.members = []
+            members[c["id"]] = []
             new_ops.append(m)
-        m.members.append(o)
+        members[c["id"]].append(o)
         bw_map[o.backward] = m.backward
     for cid, m in merged.items():
-        inside = {o.id for o in m.members}
-        produced = [t for o in m.members for t in o.outputs]
-        for o in m.members:
+        inside = {o.id for o in members[cid]}
+        produced = [t for o in members[cid] for t in o.outputs]
+        for o in members[cid]:
             for t in o.inputs:
                 if by_id[t].op not in inside and t not in m.inputs:
                     m.inputs.append(t)
@@ -145,9 +146,8 @@ def collapse(g: Graph) -> Graph:
                 by_id[t].op = cid
             else:
                 removed_t.add(t)
-        m.label = next((o.label for o in m.members if o.label), None)
-        m.title = f"{m.title}  ({len(m.members)} ops)"
-        del m.members
+        m.label = next((o.label for o in members[cid] if o.label), None)
+        m.title = f"{m.title}  ({len(members[cid])} ops)"
     tensors = [t for t in g.tensors if t.id not in removed_t]
     removed_g = {by_id[t].grad_var for t in removed_t if by_id[t].grad_var}
     grad_vars = [v for v in g.grad_vars if v.id not in removed_g]
