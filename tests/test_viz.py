@@ -442,3 +442,20 @@ def test_png_is_capped_for_big_graphs():
     pic = viz.Picture(model.build(y), view="backward")
     w, h = _png_size(pic.png(prefer="pure"))
     assert h <= 100 * 96 + 10 and w <= 100 * 96 + 10
+
+
+def test_pdf_without_system_graphviz_goes_through_svglib(monkeypatch):
+    pytest.importorskip("svglib")
+    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    monkeypatch.delenv("GRADREPL_DOT", raising=False)
+    pdf = picture(SEEDS / "s000_example_two.py", "e").pdf()
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 3000
+    if shutil.which("pdftotext"):
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+            f.write(pdf)
+            f.flush()
+            text = subprocess.run(["pdftotext", f.name, "-"], capture_output=True,
+                                  text=True).stdout
+        assert "MulBackward" in text and "a_grad" in text

@@ -246,3 +246,33 @@ def test_browser_screenshot(browser_player):
     assert (width, height) == (1000, 800)
     # a blank page of this size is about 4 KB; the player with its picture is several times that
     assert len(data) > 12_000, len(data)
+
+
+def test_browser_plays_the_real_steps_of_example_two(tmp_path):
+    """`gradrepl graph --steps` on the seed's example two, opened at the frame where the second
+    MulBackward runs: the page shows that frame, its event, and the self-test walks it."""
+    chromium = _chromium()
+    seeds = Path(__file__).resolve().parent.parent / "examples" / "seeds"
+    out = tmp_path / "steps"
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "graph",
+                        str(seeds / "s000_example_two.py"), "-t", "e", "--steps", str(out)],
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr
+    n = len(list(out.glob("frame_*.svg")))
+    index = out / "index.html"
+    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=13", "--dump-dom")
+    frame, stage = _stage(dom)
+    assert frame == 13 and "<svg" in stage and "MulBackward" in stage
+    assert _text(dom, "counter").strip() == f"13 / {n}"
+    assert "MulBackward (b0) runs on out_grad 4." in _text(dom, "description")
+    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "?autotest=1", "--dump-dom")
+    seen = json.loads(_text(dom, "selftest"))
+    assert seen["n"] == n
+    assert [(k, st["counter"]) for k, st in seen["steps"]][:5] == [
+        ("load", f"1 / {n}"), ("next", f"2 / {n}"), ("next", f"3 / {n}"),
+        ("ArrowLeft", f"2 / {n}"), ("End", f"{n} / {n}")]
+    assert all(st["svg"] == 1 and st["box"][0] > 300 for _k, st in seen["steps"])
+    png = tmp_path / "shot.png"
+    _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=13", f"--screenshot={png}",
+                  "--window-size=1300,1000")
+    assert png.stat().st_size > 30_000
