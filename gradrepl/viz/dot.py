@@ -167,6 +167,13 @@ def _shape(info):
     return f"{info.dtype}{info.shape}"
 
 
+_PENDING_EDGE = _a_list(None, {"dir": "back", "color": PENDING_COLOR, "penwidth": "1.5",
+                               "constraint": "false"})
+_TENSOR_LINK = _a_list(None, {"style": "dotted", "constraint": "false", "color": "#555555",
+                              "arrowhead": "vee"})
+_OP_LINK = _a_list(None, {"style": "dotted", "color": "#555555", "arrowhead": "vee"})
+
+
 class DotWriter:
     def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None):
         if view not in VIEWS:
@@ -183,23 +190,33 @@ class DotWriter:
             node_attr={"fontname": FONT, "fontsize": "12"},
             edge_attr={"fontname": FONT, "fontsize": "10", "color": "#333333",
                        "arrowsize": "0.8"})
-        self.clustered = {}  # op id -> cluster id (collapse draws clusters as single nodes)
+        self.targets = set(g.targets)
 
     # -- nodes ------------------------------------------------------------------------
     def tensor(self, t):
-        rows = [_row(f"data = {t.preview}" if t.preview is not None else "data = (freed)"),
-                _row(f"grad_var = {self.by_id[t.grad_var].name if t.grad_var else 'None'}"),
-                _row(f"stop_gradient = {t.stop_gradient}", bold=True)]
         fill = TENSOR_STOP_FILL if t.stop_gradient else (PARAM_FILL if t.parameter
                                                          else TENSOR_FILL)
+        data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
+        grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
         above = t.label if t.label and t.is_leaf else None
-        if t.cut:
-            rows.append(_row("(made by ops cut from this picture)", small=True))
-        attrs = {"shape": "plain", "label": _table(t.name, rows, fill, sub=_shape(t),
-                                                   above=above)}
-        if t.id in self.g.targets:
-            attrs["penwidth"] = "2"
-        self.dot.node(t.id, **attrs)
+        if above is None and not t.cut:  # the common case, written in one go (fast)
+            label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
+                     f'bgcolor="{fill}" color="#333333"><tr><td border="0"><b>{esc(t.name)}'
+                     f'</b><br/><font point-size="9">{t.dtype}{t.shape}</font></td></tr>'
+                     f'<tr><td align="left" bgcolor="white">{esc(data)}</td></tr>'
+                     f'<tr><td align="left" bgcolor="white">grad_var = {esc(grad_var)}</td></tr>'
+                     f'<tr><td align="left" bgcolor="white"><b>stop_gradient = '
+                     f'{t.stop_gradient}</b></td></tr></table>>')
+        else:
+            rows = [_row(data), _row(f"grad_var = {grad_var}"),
+                    _row(f"stop_gradient = {t.stop_gradient}", bold=True)]
+            if t.cut:
+                rows.append(_row("(made by ops cut from this picture)", small=True))
+            label = _table(t.name, rows, fill, sub=_shape(t), above=above)
+        if t.id in self.targets:
+            self.dot.body.append(f"\t{t.id} [label={label} penwidth=2 shape=plain]\n")
+        else:
+            self.dot.body.append(f"\t{t.id} [label={label} shape=plain]\n")
 
     def op(self, o):
         fill = ORDER_OP_FILLS[min(o.order, len(ORDER_OP_FILLS) - 1)]
@@ -212,14 +229,22 @@ class DotWriter:
         self.dot.node(o.id, **attrs)
 
     def grad_var(self, gv):
-        step = self.g.step is not None
-        data_color = GRAD_DATA_COLOR if gv.data is not None else None
-        rows = [_row(f"data = {gv.data if gv.data is not None else 'None'}", color=data_color),
-                _row(f"grad_op = {self.by_id[gv.grad_op].name if gv.grad_op else 'None'}",
-                     small=True)]
-        if step and gv.id in self.g.step.get("changed", ()):
-            rows[0] = _row(f"data = {gv.data}", color=GRAD_DATA_COLOR, bold=True)
-        self.dot.node(gv.id, shape="plain", label=_table(gv.name, rows, GRADVAR_FILL))
+        changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
+        grad_op = self.by_id[gv.grad_op].name if gv.grad_op else "None"
+        if gv.data is None:
+            data = "<td align=\"left\" bgcolor=\"white\">data = None</td>"
+        elif changed:
+            data = (f'<td align="left" bgcolor="white"><font color="{GRAD_DATA_COLOR}"><b>'
+                    f'data = {esc(gv.data)}</b></font></td>')
+        else:
+            data = (f'<td align="left" bgcolor="white"><font color="{GRAD_DATA_COLOR}">'
+                    f'data = {esc(gv.data)}</font></td>')
+        label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
+                 f'bgcolor="{GRADVAR_FILL}" color="#333333"><tr><td border="0"><b>'
+                 f'{esc(gv.name)}</b></td></tr><tr>{data}</tr><tr><td align="left" '
+                 f'bgcolor="white"><font point-size="10">grad_op = {esc(grad_op)}</font>'
+                 f'</td></tr></table>>')
+        self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
 
     def backward_op(self, b):
         by_id = self.by_id
@@ -259,11 +284,13 @@ class DotWriter:
             self.tensor(t)
         for o in self.g.ops:
             self.op(o)
+        body = self.dot.body
         for o in self.g.ops:
-            for tid in _unique(o.inputs):
-                self.dot.edge(tid, o.id)
+            oid = o.id
+            for tid in (o.inputs if len(o.inputs) < 2 else _unique(o.inputs)):
+                body.append(f"\t{tid} -> {oid}\n")
             for tid in o.outputs:
-                self.dot.edge(o.id, tid)
+                body.append(f"\t{oid} -> {tid}\n")
 
     def backward(self):
         g, by_id = self.g, self.by_id
@@ -277,8 +304,9 @@ class DotWriter:
                 # the accumulation node writes the leaf's gradient (drawn above it)
                 self.dot.edge(b.outputs[0], b.id, dir="back", color="#1f5fbf")
                 continue
-            for gid in _unique([i for i in b.inputs if i.startswith("g")]):
-                self.dot.edge(b.id, gid, dir="back")  # out_grad flows up into the op
+            body = self.dot.body
+            for gid in _unique([i for i in b.inputs if i[0] == "g"]):
+                body.append(f"\t{b.id} -> {gid} [dir=back]\n")  # out_grad flows up into it
             pending_drawn = set()
             for gid in _unique([o for o in b.outputs if o is not None]):
                 acc = acc_of.get(gid)
@@ -288,24 +316,22 @@ class DotWriter:
                                   fontcolor=PENDING_COLOR)
                     pending_drawn.add(acc.id)
                 else:
-                    self.dot.edge(gid, b.id, dir="back")
+                    body.append(f"\t{gid} -> {b.id} [dir=back]\n")
             for pid in b.grad_pending_ops:
                 if pid not in pending_drawn:
-                    self.dot.edge(pid, b.id, dir="back", color=PENDING_COLOR, penwidth="1.5",
-                                  constraint="false")
+                    body.append(f"\t{pid} -> {b.id} [{_PENDING_EDGE}]\n")
 
     def links(self):
         """The 'both' view: tensors to their gradient variables, ops to their backward ops."""
         g, by_id = self.g, self.by_id
+        body = self.dot.body
         for t in g.tensors:
             if t.grad_var:
-                self.dot.edge(t.id, t.grad_var, style="dotted", constraint="false",
-                              color="#555555", arrowhead="vee")
+                body.append(f"\t{t.id} -> {t.grad_var} [{_TENSOR_LINK}]\n")
         for o in g.ops:
             if o.backward:
-                self.dot.edge(o.id, o.backward, style="dotted", color="#555555",
-                              arrowhead="vee")
-                self.dot.rank_same(o.id, o.backward)
+                body.append(f"\t{o.id} -> {o.backward} [{_OP_LINK}]\n"
+                            f"\t{{\n\t\trank=same\n\t\t{o.id}\n\t\t{o.backward}\n\t}}\n")
         if self.saved:
             for b in g.backward_ops:
                 if b.kind != "op":

@@ -280,6 +280,7 @@ class _Builder:
         self.bw: dict = {}          # node -> BackwardInfo
         self.gvars: dict = {}       # tensor key -> GradVarInfo
         self.lost: dict = {}        # key of an input no longer alive -> (meta, stop_gradient)
+        self.in_keys: dict = {}     # node -> the keys of its inputs (walk order)
         self._tmp = 0
 
     # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
@@ -368,10 +369,13 @@ class _Builder:
     def add_op(self, node):
         fid = f"f{len(self.ops)}"
         inputs = []
+        keys = []
         for i in range(len(node.in_meta)):
             ikey, it = self.input_key(node, i)
+            keys.append(ikey)
             info = self.tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
             inputs.append(info.id)
+        self.in_keys[node] = keys
         label = node.label
         layers = []
         if self.recorder is not None:
@@ -456,12 +460,12 @@ class _Builder:
                 if gv is not None:
                     b.inputs.append(gv.id)
                     gv.grad_op = b.id
+            in_keys = self.in_keys[node]
             for i, e in enumerate(node.next_edges):
                 if e is None:
                     b.outputs.append(None)
                     continue
-                ikey, _ = self.input_key(node, i)
-                gv = self.gvars.get(ikey)
+                gv = self.gvars.get(in_keys[i])
                 b.outputs.append(gv.id if gv is not None else None)
                 child = e[0]
                 pending = self.bw.get(child)
