@@ -84,10 +84,58 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
         typer.echo(message, err=True)
 
 
-@app.callback(invoke_without_command=True)
-def main(ctx: typer.Context):
-    if ctx.invoked_subcommand is None:
+@app.command()
+def replay(files: list[str] = typer.Argument(..., metavar="FILE",
+                                             help="session files (transcripts: '>>> ' inputs, "
+                                             "then the expected output)"),
+           check: bool = typer.Option(False, "--check", help="compare each output with the "
+                                      "expected one: a diff per difference, exit 1 if any"),
+           update: bool = typer.Option(False, "--update", help="rewrite the expected outputs "
+                                       "that differ, in place (atomically)"),
+           html: Optional[str] = typer.Option(None, "--html", metavar="OUT.html",
+                                              help="write a handout: the transcript with the "
+                                              "pictures of its tensors inline"),
+           safe: bool = typer.Option(False, "--safe", help="run the sessions in the sandbox"),
+           inside_sandbox: bool = typer.Option(False, "--inside-sandbox", hidden=True),
+           paddle: Optional[str] = PaddleOpt):
+    """Run session files, showing them as the shell would; check or update their outputs."""
+    from .repl.replay_cli import replay_command
+
+    raise typer.Exit(replay_command(files, check=check, update=update, html=html,
+                                    paddle=paddle, safe=safe, inside_sandbox=inside_sandbox))
+
+
+# The shell's options are read by the shell itself, and --help is a plain flag here: typer
+# coerces every option value it processes through pydantic (its own --help's too), an import
+# of 0.1-0.2 s that would come before the first prompt.
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             options_metavar="[--paddle 2.2|2.6|3] [--verbose]", add_help_option=False)
+def shell(ctx: typer.Context):
+    """The interactive shell: Python's prompts, Paddle's tensors (also: gradrepl alone).
+
+    --paddle 2.2|2.6|3 (or GRADREPL_PADDLE): the Paddle version to emulate.
+    --verbose: keep gradrepl's own frames in tracebacks.
+    """
+    from .repl.shell import main_args
+
+    if "--help" in ctx.args or "-h" in ctx.args:
         typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    raise typer.Exit(main_args(ctx.args))
+
+
+@app.callback(invoke_without_command=True, add_help_option=False)
+def main(ctx: typer.Context,
+         help_: bool = typer.Option(False, "--help", is_eager=True, is_flag=True,
+                                    help="Show this message and exit.")):
+    """Without a command: the interactive shell (gradrepl shell)."""
+    if help_:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        from .repl.shell import main as shell_main
+
+        raise typer.Exit(shell_main())
 
 
 if __name__ == "__main__":

@@ -185,7 +185,7 @@ def cmd_load(session, args):
             text = f.read()
     except OSError as exc:
         raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
-    from .transcript import TranscriptError, inputs_of
+    from .transcript import TranscriptError, format_input, inputs_of
 
     try:
         inputs = inputs_of(text, path)
@@ -194,13 +194,14 @@ def cmd_load(session, args):
     out = []
     stream = getattr(session, "stream", None)
     for source in inputs:
-        shown = "".join(("... " if k else ">>> ") + ln + "\n"
-                        for k, ln in enumerate(source.split("\n")))
+        shown = "".join(ln + "\n" for ln in format_input(source))
         out.append(shown)
         if stream is not None:
             stream.write(shown)
         res = session.run(source, stream=stream)
         out.append(res.output)
+        if stream is not None and res.streamed < len(res.output):
+            stream.write(res.output[res.streamed:])  # what did not stream (commands, errors)
         if res.exit_code is not None:
             break
     session.stream = stream

@@ -44,6 +44,7 @@ class Result:
     exit_code: int | None = None     # set when the input asked to leave (exit(), SystemExit)
     frames: list | None = None       # %step: text frames the shell shows one at a time
     kind: str = "statement"          # "statement" | "command" | "empty" | "incomplete"
+    streamed: int = 0                # how much of ``output`` was already written to the stream
 
     @property
     def ok(self):
@@ -70,16 +71,7 @@ def is_complete(source: str) -> bool:
         code = codeop.compile_command(source, "<stdin>", "single")
     except (SyntaxError, ValueError, OverflowError):
         return True
-    if code is None:
-        return False
-    lines = source.rstrip("\n").split("\n")
-    if len(lines) > 1 and source.strip() and not source.endswith("\n\n"):
-        # a block typed line by line ends with an empty line
-        first = lines[0]
-        if first.rstrip().endswith(":") or first[:1] in (" ", "\t") or \
-                any(ln[:1] in (" ", "\t") for ln in lines[1:]):
-            return False
-    return True
+    return code is not None
 
 
 class Session:
@@ -106,7 +98,7 @@ class Session:
         from ..engine.provenance import Recorder
         from ..paddle import state
 
-        state.reset(self.profile_key)
+        state.reset(self.profile_key or os.environ.get("GRADREPL_PADDLE") or None)
         self.recorder = Recorder()
         self.namespace.clear()
         self.namespace.update({"__name__": "__main__", "__builtins__": self._builtins()})
@@ -136,12 +128,14 @@ class Session:
         return profiles.current().key
 
     # -- running input ---------------------------------------------------------------------
-    def run(self, source: str, record: bool = True, stream=None) -> Result:
+    def run(self, source: str, record: bool = True, stream=None, first_line: int = 1) -> Result:
         """Run one input and return what the shell shows for it.
 
         ``stream``: also write the output there as it comes (the terminal shell), not only
-        into ``Result.output``."""
+        into ``Result.output``. ``first_line``: where the input starts in its file (safe mode
+        names refused lines by it)."""
         self.stream = stream
+        self.first_line = first_line
         if not source.strip():
             return Result(kind="empty")
         self.history.append(source.rstrip("\n"))
@@ -150,13 +144,26 @@ class Session:
             from .commands import run_command
 
             self._setup()
+            if self.safe:
+                refusals = self._checker().check(stripped, first_line)
+                if refusals:
+                    return Result(output=f"gradrepl --safe: refused: {refusals[0]}\n",
+                                  error=PermissionError(str(refusals[0])), kind="command")
             res = run_command(self, stripped)
             res.kind = "command"
         else:
             res = self._run_python(source)
-        if record:
+        if record and not stripped.startswith("%load"):  # (what %load runs is recorded)
             self.transcript.append((source.rstrip("\n"), res.output))
         return res
+
+    def _checker(self):
+        checker = getattr(self, "_safe_checker", None)
+        if checker is None:
+            from .sandbox import SessionChecker
+
+            checker = self._safe_checker = SessionChecker(allow_syntax_errors=True)
+        return checker
 
     def _run_python(self, source: str) -> Result:
         self._setup()
@@ -169,9 +176,7 @@ class Session:
         except (SyntaxError, ValueError, OverflowError) as exc:
             return Result(output=self._format_syntax_error(exc, source), error=exc)
         if self.safe:
-            from .sandbox import check_source
-
-            refusals = check_source(source, "<stdin>")
+            refusals = self._checker().check(source, getattr(self, "first_line", 1), "<stdin>")
             if refusals:
                 err = PermissionError("; ".join(str(r) for r in refusals))
                 return Result(output=f"gradrepl --safe: refused: {refusals[0]}\n", error=err)
@@ -201,6 +206,8 @@ class Session:
                         exec(code, self.namespace)
         except SessionExit as exc:
             result.exit_code = exc.code if isinstance(exc.code, int) else 1
+            if not isinstance(exc.code, int):
+                out.write(f"{exc.code}\n")
         except SystemExit as exc:
             result.exit_code = exc.code if isinstance(exc.code, int) else (
                 0 if exc.code is None else 1)
@@ -221,6 +228,7 @@ class Session:
         finally:
             sys.displayhook = old_hook
         result.output = out.getvalue()
+        result.streamed = out.streamed
         if echoed:
             result.value = echoed[-1]
         return result
@@ -237,7 +245,10 @@ class Session:
                 _GRADREPL_DIR + os.sep)]
         lines = ["Traceback (most recent call last):\n"]
         lines += traceback.format_list(frames)
-        lines += traceback.format_exception_only(type(exc), exc)
+        shown = exc
+        if isinstance(exc, MemoryError) and type(exc) is not MemoryError:
+            shown = MemoryError(str(exc))  # numpy's _ArrayMemoryError, by its public name
+        lines += traceback.format_exception_only(type(shown), shown)
         text = "".join(lines)
         if not str(exc).strip():
             # never an exception with an empty message
@@ -254,11 +265,13 @@ class _Tee(io.StringIO):
     def __init__(self, stream=None):
         super().__init__()
         self._stream = stream
+        self.streamed = 0  # how much of the text went through to the stream
 
     def write(self, s):
         if self._stream is not None:
             self._stream.write(s)
             self._stream.flush()
+            self.streamed += len(s)
         return super().write(s)
 
 

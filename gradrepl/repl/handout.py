@@ -1,0 +1,345 @@
+"""A handout for teaching: a session file as one self-contained HTML page
+(``gradrepl replay FILE --html OUT.html``).
+
+The page shows the transcript as it ran: the ``#`` comments as prose, each input highlighted
+(pygments; prompts are not selected when copying), its output preformatted (errors marked, long
+outputs folded), and under an input the pictures of its tensors as inline SVG:
+
+- an input that created a tensor with a graph, or changed one (``backward()`` fills gradients
+  and releases ops, an in-place op changes values), gets the picture of that tensor; when
+  several changed, only those that no other changed tensor's picture already contains (at most
+  three); "changed" means its picture model changed, so the rule needs no list of statements;
+- ``%graph`` and ``%step`` inputs get the picture of the tensor they drew;
+- pictures stay small: both views (forward and backward) for graphs under 12 ops, else the
+  backward view with each Layer call collapsed; on the page a picture is fitted to the column
+  (and to 720 px of height), its "full size" link (CSS ``:target``, no script) shows it at the
+  column's full width; a picture that fails to render is replaced by a note, and the page is
+  still written.
+
+Everything is inline (CSS, SVG; no script, no network): the file can be mailed or printed.
+Graphviz's element ids are prefixed per picture so several pictures never share an id.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+
+MAX_PER_INPUT = 3
+MAX_TENSORS = 40
+SMALL_GRAPH = 12   # ops: under this, both views; else the backward view, collapsed
+FOLD_LINES = 40    # outputs longer than this are folded
+
+_ID = re.compile(r'(\sid=")([^"]+)(")')
+_REF = re.compile(r'(url\(#|href="#)([^)"]+)')
+_CODE = re.compile(r"`([^`]+)`")
+
+
+@dataclass
+class Figure:
+    name: str
+    caption: str
+    svg: str | None = None       # inline SVG (no prolog), or None with a note
+    note: str | None = None
+
+
+def _graph_tensors(namespace):
+    """``[(name, tensor)]``: the namespace's tensors that have a graph, in binding order."""
+    from ..engine.tensor import Tensor
+
+    out = []
+    for k, v in list(namespace.items()):
+        if isinstance(k, str) and not k.startswith("_") and isinstance(v, Tensor) and \
+                v.grad_node is not None and not v.stop_gradient:
+            out.append((k, v))
+    return out
+
+
+def _command_target(source: str, session):
+    """The tensor a ``%graph``/``%step`` line drew: its NAME argument, else the shell's
+    default (the last tensor with a graph)."""
+    import shlex
+
+    try:
+        args = shlex.split(source.strip()[1:])[1:]
+    except ValueError:
+        return None
+    takes_value = {"-o", "--output", "--view", "--depth", "--to"}
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a in takes_value:
+            k += 2
+            continue
+        if not a.startswith("-"):
+            v = session.namespace.get(a)
+            return (a, v) if v is not None and hasattr(v, "grad_node") else None
+        k += 1
+    found = _graph_tensors(session.namespace)
+    return found[-1] if found else None
+
+
+class PictureTaker:
+    """The observer ``replay_cli.run_transcript`` calls around each input: it puts on each run
+    the ``Figure``s to show under it."""
+
+    def __init__(self):
+        self._prev: dict = {}     # id(tensor) -> fingerprint, after the previous input
+
+    def before(self, session, run):
+        pass
+
+    def after(self, session, run):
+        src = run.block.source.strip()
+        now = self._fingerprints(session)
+        if src.startswith("%"):
+            cmd = src[1:].split(None, 1)[0] if src[1:].strip() else ""
+            if cmd in ("graph", "step") and run.error is None:
+                target = _command_target(src, session)
+                if target is not None:
+                    what = "after stepping through its backward" if cmd == "step" else \
+                        "as %graph drew it"
+                    run.pictures.append(self.draw(session, target[0], target[1], what))
+            self._prev = {k: v[2] for k, v in now.items()}
+            return
+        changed = [k for k, (name, t, fp, names) in now.items() if self._prev.get(k) != fp]
+        keep = []
+        for k in changed:
+            name = now[k][0]
+            if any(o != k and name in now[o][3] for o in changed):
+                continue  # another changed tensor's picture contains it
+            keep.append(k)
+        for k in keep[:MAX_PER_INPUT]:
+            name, t, fp, names = now[k]
+            was = "made" if k not in self._prev else "changed"
+            run.pictures.append(self.draw(session, name, t, f"{was} by this input"))
+        if len(keep) > MAX_PER_INPUT:
+            run.pictures.append(Figure("", "", note=f"{len(keep) - MAX_PER_INPUT} more "
+                                       "changed tensors not drawn"))
+        self._prev = {k: v[2] for k, v in now.items()}
+
+    def _fingerprints(self, session) -> dict:
+        """``id -> (name, tensor, fingerprint, names in its picture)`` for the namespace's
+        tensors with a graph (the fingerprint is the picture model: what would be drawn)."""
+        from ..viz import model as _model
+
+        ns = session.namespace
+        names = _model.names_from_namespace(ns)
+        first_names = names["tensors"]
+        out = {}
+        for name, t in _graph_tensors(ns)[-MAX_TENSORS:]:
+            if id(t) in out or first_names.get(id(t), name) != name:
+                continue  # an alias: the tensor is drawn under its first name
+            try:
+                g = _model.build(t, names=names, recorder=session.recorder)
+                fp = json.dumps(g.to_dict(), sort_keys=True, default=str)
+                out[id(t)] = (name, t, fp, {x.name for x in g.tensors})
+            except Exception:  # noqa: BLE001 - a tensor the model cannot walk: not drawn
+                continue
+        return out
+
+    def draw(self, session, name, tensor, why) -> Figure:
+        from .. import viz
+
+        try:
+            pic = viz.graph(tensor, namespace=session.namespace, recorder=session.recorder)
+            view = "forward and backward graphs"
+            if len(pic.model.ops) >= SMALL_GRAPH:
+                pic = viz.graph(tensor, view="backward", namespace=session.namespace,
+                                recorder=session.recorder, collapse=True)
+                view = "backward graph, each Layer call as one node"
+            svg = pic.svg()
+        except PermissionError:  # the --safe sandbox: no process, so no Graphviz
+            return Figure(name, f"{name}: {why}", note=f"no picture of {name}: Graphviz does "
+                          "not run inside the --safe sandbox")
+        except Exception as exc:  # noqa: BLE001 - the page is written anyway, with a note
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            return Figure(name, f"{name}: {why}",
+                          note=f"no picture of {name}: {type(exc).__name__}: {msg}")
+        return Figure(name, f"{name}: {view}, {why}", svg=svg)
+
+
+# ---------------------------------------------------------------------------- the page
+CSS = """
+:root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --code-bg: #f6f8fa;
+        --accent: #0969da; --err: #cf222e; --err-bg: #fff5f5; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: #fff;
+       font: 16px/1.55 -apple-system, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }
+main { max-width: 980px; margin: 0 auto; padding: 28px 28px 48px; }
+header.page { border-bottom: 1px solid var(--line); margin-bottom: 20px; padding-bottom: 10px; }
+h1 { font-size: 28px; margin: 0 0 6px; font-weight: 650; }
+h2 { font-size: 22px; margin: 36px 0 8px; padding-top: 12px; border-top: 1px solid var(--line); }
+.meta { color: var(--muted); font-size: 14px; margin: 0; }
+.badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 13px;
+         background: #ddf4ff; color: #0550ae; border: 1px solid #b6e3ff; margin-right: 6px; }
+.prose { margin: 18px 0 8px; }
+.prose p { margin: 0 0 8px; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas,
+            monospace; font-size: 13.5px; }
+.prose code { background: var(--code-bg); padding: 1px 5px; border-radius: 4px; }
+.cell { margin: 10px 0 14px; border: 1px solid var(--line); border-radius: 8px; overflow: hidden;
+        break-inside: avoid; }
+.cell pre { margin: 0; padding: 9px 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.in { position: relative; background: var(--code-bg); }
+.in .ln { position: absolute; right: 10px; top: 8px; font-size: 12px; color: var(--muted);
+          text-decoration: none; }
+.out { border-top: 1px solid var(--line); background: #fff; }
+.out.err { background: var(--err-bg); border-left: 4px solid var(--err); color: #82071e; }
+details.fold > summary { cursor: pointer; padding: 6px 14px; color: var(--muted); font-size: 14px;
+                         border-top: 1px solid var(--line); }
+.hl .gp { color: #8c959f; user-select: none; -webkit-user-select: none; }
+.hl .magic { color: #8250df; font-weight: 600; }
+figure.pic { margin: 0; padding: 12px 14px 8px; border-top: 1px dashed var(--line);
+             background: #fcfcfd; text-align: center; }
+figure.pic svg { width: min(100%, var(--w, 100%)); height: auto; max-height: 720px; }
+figure.pic:target svg { max-height: none; width: 100%; }
+figure.pic:target { background: #fff; }
+figure.pic a.zoom { margin-left: 8px; font-size: 12px; color: var(--accent); }
+figure.pic:target a.zoom.in, figure.pic a.zoom.out { display: none; }
+figure.pic:target a.zoom.out { display: inline; }
+figure.pic figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
+.note { font-size: 13px; color: var(--muted); font-style: italic; padding: 6px 14px;
+        border-top: 1px dashed var(--line); }
+footer { margin-top: 40px; color: var(--muted); font-size: 13px; text-align: center; }
+@media print {
+  main { max-width: none; padding: 0; }
+  .cell, figure.pic { break-inside: avoid; }
+  details.fold > pre { display: block; }
+  .in .ln, figure.pic a.zoom { display: none; }
+}
+"""
+
+
+def _pygments_css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    css = HtmlFormatter(style="default").get_style_defs(".hl")
+    # the cell has its own background; keep the token colours only
+    return "\n".join(ln for ln in css.splitlines()
+                     if not ln.startswith(".hl {") and not ln.startswith("pre {")
+                     and "td.linenos" not in ln and "span.linenos" not in ln)
+
+
+def _highlight(source: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonConsoleLexer
+
+    from .transcript import format_input
+
+    lines = format_input(source)
+    if source.lstrip().startswith("%"):
+        first = source.strip()
+        cmd, _, rest = first.partition(" ")
+        return (f'<span class="gp">&gt;&gt;&gt; </span><span class="magic">{html.escape(cmd)}'
+                f'</span>{" " + html.escape(rest) if rest else ""}')
+    text = "\n".join(lines) + "\n"
+    return highlight(text, PythonConsoleLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
+
+
+def _prose(comments) -> str:
+    paras, cur = [], []
+    for ln in comments:
+        body = ln.lstrip()[1:]
+        body = body[1:] if body.startswith(" ") else body
+        if not body.strip():
+            if cur:
+                paras.append(cur)
+            cur = []
+        else:
+            cur.append(body)
+    if cur:
+        paras.append(cur)
+    out = []
+    for p in paras:
+        text = html.escape(" ".join(x.strip() for x in p), quote=False)
+        out.append("<p>" + _CODE.sub(r"<code>\1</code>", text) + "</p>")
+    return '<div class="prose">' + "".join(out) + "</div>\n" if out else ""
+
+
+def _svg(svg: str, prefix: str) -> str:
+    from ..viz.player import inline_svg
+
+    text = inline_svg(svg)
+    text = _ID.sub(lambda m: m.group(1) + prefix + m.group(2) + m.group(3), text)
+    text = _REF.sub(lambda m: m.group(1) + prefix + m.group(2), text)
+    return text
+
+
+def _cell(run, anchor: str, fig_counter) -> str:
+    b = run.block
+    parts = [f'<div class="cell" id="{anchor}">',
+             f'<div class="in"><a class="ln" href="#{anchor}">line {b.line}</a>'
+             f'<pre class="hl">{_highlight(b.source)}</pre></div>']
+    output = run.output
+    if output is None:
+        parts.append('<div class="note">not run: the session ended before this input</div>')
+    elif output:
+        cls = "out err" if run.error is not None else "out"
+        body = html.escape(output.rstrip("\n"), quote=False)
+        n = output.count("\n")
+        if n > FOLD_LINES:
+            parts.append(f'<details class="fold"><summary>output ({n} lines)</summary>'
+                         f'<pre class="{cls}">{body}</pre></details>')
+        else:
+            parts.append(f'<pre class="{cls}">{body}</pre>')
+    for fig in run.pictures:
+        if fig.svg is not None:
+            fig_counter[0] += 1
+            k = fig_counter[0]
+            parts.append(f'<figure class="pic" id="fig{k}">{_svg(fig.svg, f"p{k}-")}'
+                         f'<figcaption>Figure {k}. {html.escape(fig.caption)}'
+                         f'<a class="zoom in" href="#fig{k}">full size</a>'
+                         f'<a class="zoom out" href="#{anchor}">fit</a></figcaption>'
+                         '</figure>')
+        else:
+            parts.append(f'<div class="note">{html.escape(fig.note or "")}</div>')
+    parts.append("</div>\n")
+    return "".join(parts)
+
+
+def handout_html(file_runs, title: str | None = None) -> str:
+    """The page for the replayed files (``replay_cli.FileRun``s, with their pictures)."""
+    import os
+
+    from .transcript import HEADER
+
+    if title is None:
+        title = (os.path.splitext(os.path.basename(file_runs[0].path))[0]
+                 if len(file_runs) == 1 else "gradrepl handout")
+    fig_counter = [0]
+    sections = []
+    for fi, fr in enumerate(file_runs, 1):
+        body = []
+        if len(file_runs) > 1:
+            name = os.path.splitext(os.path.basename(fr.path))[0]
+            body.append(f'<h2 id="file{fi}">{html.escape(name)}</h2>')
+        n_pics = sum(1 for r in fr.runs for f in r.pictures if f.svg is not None)
+        body.append(f'<p class="meta"><span class="badge">Paddle {html.escape(fr.profile)} '
+                    f'profile</span>{html.escape(fr.path)} · {len(fr.runs)} inputs · '
+                    f'{n_pics} pictures</p>')
+        for k, run in enumerate(fr.runs):
+            comments = [c for c in run.block.comments if not HEADER.match(c)]
+            body.append(_prose(comments))
+            body.append(_cell(run, f"f{fi}-L{run.block.line}", fig_counter))
+        trailing = [c for c in fr.transcript.trailing_comments if not HEADER.match(c)]
+        body.append(_prose(trailing))
+        sections.append(f'<section class="file">{"".join(body)}</section>')
+    head = (f'<header class="page"><h1>{html.escape(title)}</h1>'
+            '<p class="meta">a gradrepl session handout: inputs, outputs and the graphs '
+            'the engine built</p></header>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{CSS}\n{_pygments_css()}\n</style>\n"
+            f"</head>\n<body>\n<main>\n{head}\n{''.join(sections)}\n"
+            "<footer>made with <code>gradrepl replay --html</code></footer>\n"
+            "</main>\n</body>\n</html>\n")
+
+
+def write_handout(path, file_runs, title: str | None = None) -> None:
+    """Write the handout page atomically."""
+    from .replay_cli import write_atomic
+
+    write_atomic(str(path), handout_html(file_runs, title))
