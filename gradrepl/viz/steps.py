@@ -193,6 +193,9 @@ class _Replay:
             bid = self.bw_of.get(e.node)
             if bid:
                 self.released.add(bid)
+                if self.running == bid:  # released is its last step: it is done
+                    self.done.add(bid)
+                    self.running = None
             return f"the saved tensors of {self.name(e.node)} are released (no retain_graph)"
         if isinstance(e, ev.Captured):
             return f"paddle.grad captures input {e.index}'s gradient: {vals['grad']}"
