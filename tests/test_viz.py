@@ -459,3 +459,28 @@ def test_pdf_without_system_graphviz_goes_through_svglib(monkeypatch):
             text = subprocess.run(["pdftotext", f.name, "-"], capture_output=True,
                                   text=True).stdout
         assert "MulBackward" in text and "a_grad" in text
+
+
+def test_provenance_finds_the_layer_calls_of_each_node():
+    """Nested and sibling Layer calls, a Layer called twice: each node's chain of calls, found
+    by bisection over the marks (no per-op cost)."""
+    import gradrepl.paddle as paddle
+    from gradrepl.engine.provenance import Recorder
+    from gradrepl.paddle import state
+
+    state.reset("2.2")
+    paddle.seed(0)
+    inner = paddle.nn.Sequential(paddle.nn.Linear(2, 2), paddle.nn.ReLU())
+    x = paddle.rand([1, 2])
+    with Recorder() as rec:
+        y1 = inner(x)
+        mid = y1 * 2.0
+        y2 = inner(mid)
+    calls = lambda t: [(type(layer).__name__, start) for start, layer in  # noqa: E731
+                       rec.layers_of(t.grad_node.uid)]
+    first, second = calls(y1), calls(y2)
+    assert [n for n, _ in first] == ["Sequential", "ReLU"]
+    assert [n for n, _ in second] == ["Sequential", "ReLU"]
+    assert first[0][1] != second[0][1]  # two calls of one Layer are told apart
+    assert rec.layers_of(mid.grad_node.uid) == []
+    assert len(rec.layer_spans) == 6  # Sequential, Linear, ReLU, twice

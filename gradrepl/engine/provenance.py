@@ -31,13 +31,18 @@ class Recorder:
         self._stmt_uids: list[int] = []
         self._stmt_tensor_uids: list[int] = []
         self._stmt_labels: list = []
-        self.layer_spans: list[tuple[int, int, object]] = []  # (start, end, layer), at exit
-        self._layer_stack: list[tuple[int, object]] = []
+        # Layer calls: spans [layer, parent span index, start, end]; the boundaries (a uid
+        # and the innermost span from there on) make "which calls was node N made in" a
+        # bisection, however many calls a session made
+        self.spans: list[list] = []
+        self._bound_uids: list[int] = []
+        self._bound_span: list[int] = []
+        self._open: list[int] = []
 
     # -- statements ---------------------------------------------------------------------
     def statement(self, label) -> None:
         """Nodes made from now on belong to ``label`` (a source text, or a (file, line) key)."""
-        if self._stmt_labels and self._stmt_labels[-1] == label and self._stmt_uids:
+        if self._stmt_labels and self._stmt_labels[-1] == label:
             return
         self._stmt_uids.append(mark())
         self._stmt_tensor_uids.append(next(_tensor_uids))
@@ -55,19 +60,38 @@ class Recorder:
 
     # -- layers ---------------------------------------------------------------------------
     def enter_layer(self, layer) -> None:
-        self._layer_stack.append((mark(), layer))
+        parent = self._open[-1] if self._open else -1
+        uid = mark()
+        self.spans.append([layer, parent, uid, None])
+        k = len(self.spans) - 1
+        self._open.append(k)
+        self._bound_uids.append(uid)
+        self._bound_span.append(k)
 
     def exit_layer(self) -> None:
-        start, layer = self._layer_stack.pop()
-        self.layer_spans.append((start, mark(), layer))
+        k = self._open.pop()
+        uid = mark()
+        self.spans[k][3] = uid
+        self._bound_uids.append(uid)
+        self._bound_span.append(self._open[-1] if self._open else -1)
+
+    @property
+    def layer_spans(self):
+        """(start, end, layer) of every finished Layer call."""
+        return [(st, en, layer) for layer, _p, st, en in self.spans if en is not None]
 
     def layers_of(self, uid: int) -> list:
         """The Layer calls (span start, layer) running when node ``uid`` was made, outermost
         first. The start tells two calls of one Layer apart."""
-        found = [(s, p) for s, e, p in self.layer_spans if s < uid < e]
-        found += [(s, p) for s, p in self._layer_stack if s < uid]
-        found.sort(key=lambda sp: sp[0])
-        return found
+        i = bisect.bisect_right(self._bound_uids, uid) - 1
+        k = self._bound_span[i] if i >= 0 else -1
+        out = []
+        while k >= 0:
+            layer, parent, start, _end = self.spans[k]
+            out.append((start, layer))
+            k = parent
+        out.reverse()
+        return out
 
     # -- installing -----------------------------------------------------------------------
     def __enter__(self):
