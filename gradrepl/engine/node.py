@@ -29,7 +29,7 @@ class GradNode:
         "released",    # the saved tensors were freed by a backward without retain_graph
         "uid",
         "label",       # source text of the forward statement, filled by the shell if it likes
-        "order",       # derivative order, set only on nodes made by a create_graph backward
+        "order",       # derivative order: 0, or k for nodes made by a create_graph backward
         "input_refs",  # weakrefs to the saved inputs, set when they are released (pictures)
         "__weakref__",
     )
@@ -69,6 +69,7 @@ class GradNode:
             self.next_edges = edges
         self.released = False
         self.uid = next(_node_uids)
+        self.order = 0
         self.label = None
         self.out_refs = None
         self.out_meta = out_meta

@@ -7,7 +7,7 @@ node, and inside which Layers, is then a bisection over the marks by the node's 
 written per op, so recording costs nothing while ops run.
 
 Derivative order (nodes made while a VJP ran with ``create_graph=True``) is set on the nodes by
-the backward engine itself (``node.order``; absent means 0), see ``set_order``.
+the backward engine itself (``node.order``, 0 for the forward's own nodes), see ``set_order``.
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def set_order(tensors, start_uid: int, order: int) -> None:
     stack = [t.grad_node for t in tensors if t is not None and t.grad_node is not None]
     while stack:
         n = stack.pop()
-        if n.uid <= start_uid or getattr(n, "order", 0):
+        if n.uid <= start_uid or n.order:
             continue
         n.order = order
         for e in n.next_edges:
@@ -126,4 +126,4 @@ def set_order(tensors, start_uid: int, order: int) -> None:
 def order_of(node) -> int:
     """The derivative order of a backward node: 0 for the forward's own, 1 for nodes made by
     a first backward with ``create_graph=True``, and so on."""
-    return getattr(node, "order", 0)
+    return node.order

@@ -341,6 +341,20 @@ class _Builder:
             info.name = f"tmp_{self._tmp}"
             self._tmp += 1
         self.tensors[key] = info
+        if not info.stop_gradient:  # its gradient variable (a_grad)
+            g = t._grad if t is not None else None
+            gid = f"g{len(self.gvars)}"
+            self.gvars[key] = GradVarInfo(gid, info.name + "_grad", tid, info.shape, info.dtype,
+                                          preview(g.data, self.max_preview) if g is not None
+                                          else None, None)
+            info.grad_var = gid
+            k0 = key[0]
+            if type(k0) is GradNode:
+                self.grad_edges[gid] = key
+            elif t is not None:
+                self.grad_edges[gid] = (t._accum, 0) if t._accum is not None else None
+            elif k0 == "lost":
+                self.grad_edges[gid] = (key[1], 0)
         return info
 
     def walk(self, targets):
@@ -383,10 +397,14 @@ class _Builder:
                 label = self.recorder.statement_of(node.uid)
             layers = [(start, self.layer_name(layer)) for start, layer in
                       self.recorder.layers_of(node.uid)]
+        order = node.order
+        bid = f"b{len(self.bw)}"
         info = OpInfo(fid, node.op.name, self.d.op_title(node.op),
-                      label if isinstance(label, str) else None, inputs, [], "",
-                      layers=layers, order=order_of(node))
+                      label if isinstance(label, str) else None, inputs, [], bid,
+                      layers=layers, order=order)
         self.ops[node] = info
+        self.bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", info.op, fid,
+                                     list(inputs), [], [], released=node.released, order=order)
         return info
 
     def layer_name(self, layer):
@@ -415,30 +433,6 @@ class _Builder:
                     info = self.add_tensor(key, t, node, slot, node.out_meta[slot])
                 info.op = op.id
                 op.outputs.append(info.id)
-        # gradient variables: every tensor that does not stop gradient
-        for key, info in self.tensors.items():
-            if info.stop_gradient:
-                continue
-            t = self.tensor_objs.get(key)
-            g = t._grad if t is not None else None
-            gid = f"g{len(self.gvars)}"
-            gv = GradVarInfo(gid, info.name + "_grad", info.id, info.shape, info.dtype,
-                             preview(g.data, self.max_preview) if g is not None else None, None)
-            self.gvars[key] = gv
-            info.grad_var = gid
-            if isinstance(key[0], GradNode):
-                self.grad_edges[gid] = key
-            elif t is not None:
-                self.grad_edges[gid] = (t.accumulate_node(), 0) if t._accum is not None else None
-            elif key[0] == "lost":
-                self.grad_edges[gid] = (key[1], 0)
-        # backward ops
-        for node, op in self.ops.items():
-            bid = f"b{len(self.bw)}"
-            op.backward = bid
-            self.bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", node.op.name,
-                                         op.id, [], [], [], released=bool(node.released),
-                                         order=op.order)
         acc_for = {}
         if self.d.accumulation_nodes:
             for key, info in self.tensors.items():
@@ -451,26 +445,27 @@ class _Builder:
                                                 None, [self.gvars[key].id],
                                                 [self.gvars[key].id], [])
                     acc_for[acc] = key
+        gvars = self.gvars
+        bw = self.bw
         for node, op in self.ops.items():
-            b = self.bw[node]
-            for i, tid in enumerate(op.inputs):
-                b.inputs.append(tid)
+            b = bw[node]
             for slot in range(len(node.out_meta)):
                 gv = self.gvars.get((node, slot))
                 if gv is not None:
                     b.inputs.append(gv.id)
                     gv.grad_op = b.id
             in_keys = self.in_keys[node]
+            outputs = b.outputs
+            pending_ops = b.grad_pending_ops
             for i, e in enumerate(node.next_edges):
                 if e is None:
-                    b.outputs.append(None)
+                    outputs.append(None)
                     continue
-                gv = self.gvars.get(in_keys[i])
-                b.outputs.append(gv.id if gv is not None else None)
-                child = e[0]
-                pending = self.bw.get(child)
-                if pending is not None and pending.id not in b.grad_pending_ops:
-                    b.grad_pending_ops.append(pending.id)
+                gv = gvars.get(in_keys[i])
+                outputs.append(gv.id if gv is not None else None)
+                pending = bw.get(e[0])
+                if pending is not None and pending.id not in pending_ops:
+                    pending_ops.append(pending.id)
         for acc, key in acc_for.items():
             self.gvars[key].grad_op = None  # the guide: a leaf's gradient has no grad_op
 
