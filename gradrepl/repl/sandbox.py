@@ -179,7 +179,7 @@ for _names, _why in [
     ("lib", "numpy.lib gives file, pickle and raw-memory access"),
     ("testing test f2py distutils", "it runs test suites or compilers"),
     ("info", "numpy.info imports modules by name"),
-    ("utils jit static inference hub distributed onnx incubate vision dataset download "
+    ("utils jit static inference hub distributed onnx incubate dataset datasets download "
      "callbacks fluid sysconfig", "it reaches paddle's file, download or compiler modules"),
     ("system popen spawn spawnv spawnl execv execve execl fork kill", "it starts processes"),
 ]:

@@ -383,7 +383,9 @@ def _relu6_vjp(n, g):
 
 
 RELU6 = _unary("relu6", _relu6_fwd, _relu6_vjp, "Relu6Backward", domain="away0",
-               examples=[([(2, 3)], {}), ([(4,)], {"threshold": 0.5})], saves_inputs=False)
+               examples=[([(2, 3)], {}),  # fixed values: a drawn one may land on the kink
+                         ([np.array([-1.2, 0.3, 0.7, 1.6])], {"threshold": 0.5})],
+               saves_inputs=False)
 
 
 def _leaky_relu_fwd(x, negative_slope=0.01):
@@ -413,7 +415,8 @@ def _hardtanh_vjp(n, g):
 
 
 HARDTANH = _unary("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward", domain="away0",
-                  examples=[([(2, 3)], {}), ([(4,)], {"t_min": -0.5, "t_max": 0.5})])
+                  examples=[([(2, 3)], {}),  # fixed values: a drawn one may land on a kink
+                            ([np.array([-1.3, -0.35, 0.35, 0.9])], {"t_min": -0.5, "t_max": 0.5})])
 
 
 def _hardsigmoid_fwd(x, slope=0.1666667, offset=0.5):

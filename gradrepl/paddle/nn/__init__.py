@@ -7,6 +7,9 @@ from .layer.activation import __all__ as _act
 from .layer.common import __all__ as _common
 from .layer.container import __all__ as _container
 from .layer.loss import __all__ as _loss
+from .layer.conv import __all__ as _conv
+from .layer.norm import __all__ as _norm
+from .layer.pooling import __all__ as _pooling
 
 __all__ = ["Layer", "functional", "initializer", "ClipGradByGlobalNorm", "ClipGradByNorm",
-           "ClipGradByValue"] + _act + _common + _container + _loss
+           "ClipGradByValue"] + _act + _common + _container + _loss + _conv + _norm + _pooling

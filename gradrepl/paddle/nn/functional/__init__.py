@@ -12,5 +12,10 @@ from .activation import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from . import conv, norm, pooling  # noqa: E402
+from .conv import *  # noqa: F401,F403,E402
+from .norm import *  # noqa: F401,F403,E402
+from .pooling import *  # noqa: F401,F403,E402
 
-__all__ = activation.__all__ + common.__all__ + input.__all__ + loss.__all__
+__all__ = activation.__all__ + common.__all__ + input.__all__ + loss.__all__ + conv.__all__ + \
+    norm.__all__ + pooling.__all__

@@ -1,0 +1,769 @@
+"""Convolution, pooling and normalisation: each one registry op (one node in the graph).
+
+Convolution (2-D, NCHW; 1-D convolutions are 2-D ones with a height of 1, as in Paddle) is
+im2col: the padded input is viewed as sliding windows (``as_strided``, no copy), laid out once as
+a column matrix, and multiplied with the filter in one BLAS matrix product (batch and groups are
+the batch axes of that one ``matmul``). Three ops close under differentiation, so gradients of
+gradients work:
+
+* ``conv2d(x, w)``: the forward convolution;
+* ``conv2d_transpose(x, w)``: the adjoint of ``conv2d`` in its input (Paddle's conv2d_transpose,
+  also the input gradient of ``conv2d``): one matrix product, then col2im (one strided add per
+  kernel offset);
+* ``conv2d_grad_filter(x, dy)``: the filter gradient, one matrix product of ``dy`` with the
+  column matrix of ``x``.
+
+d conv2d = (conv2d_transpose(g, w), conv2d_grad_filter(x, g));
+d conv2d_transpose = (conv2d(g, w), conv2d_grad_filter(g, x));
+d conv2d_grad_filter = (conv2d_transpose(dy, G), conv2d(x, G)).
+
+Rounding: Paddle's CPU conv is im2col + a GEMM per sample and group over the column index
+``c*KH*KW + kh*KW + kw``; small float32 products are summed as it sums them
+(``plain_chain_matmul``), larger ones by numpy's BLAS (float32 all the same). col2im adds the
+kernel offsets in row-major order, as Paddle's Col2Im does.
+
+Pooling is ``pool2d`` (max or avg, plain or adaptive, Paddle's one op) with ``pool2d_grad`` and
+``pool2d_double_grad``; each is a loop over the kernel offsets (never over pixels) of strided
+views of the padded input, or of gathers for adaptive windows of unequal sizes. Averages add the
+window's values one after the other (rows outer) and divide by the window size, as Paddle's
+Pool2dFunctor; max picks the first maximum in the window, and its gradient goes there.
+
+Normalisation (``batch_norm``, ``layer_norm``, ``group_norm``) is one op each whose VJP is
+written with Tensor ops (mean, variance and the normalised input recomputed from ``x``), so it
+differentiates again.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..registry import apply, register
+
+
+# ====================================================================== geometry
+def conv_out_size(n, k, s, p0, p1, d):
+    """Output length of a convolution along one axis (Paddle's ConvOutSize)."""
+    return (n + p0 + p1 - (d * (k - 1) + 1)) // s + 1
+
+
+def _pad2d(x, pads, value=0.0, min_hw=None):
+    """``x`` (N, C, H, W) padded by (top, bottom, left, right) with ``value``; at least
+    ``min_hw`` rows/columns (extra at the bottom/right)."""
+    pt, pb, pl, pr = pads
+    n, c, h, w = x.shape
+    hp, wp = h + pt + pb, w + pl + pr
+    if min_hw is not None:
+        hp, wp = max(hp, min_hw[0]), max(wp, min_hw[1])
+    if (hp, wp) == (h, w):
+        return x
+    out = np.full((n, c, hp, wp), value, x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _windows(xp, kh, kw, oh, ow, stride, dilation):
+    """The sliding windows of the padded input as a view (N, C, KH, KW, OH, OW) (no copy)."""
+    sn, sc, sh_, sw_ = xp.strides
+    sh, sw = stride
+    dh, dw = dilation
+    n, c = xp.shape[:2]
+    return as_strided(xp, (n, c, kh, kw, oh, ow),
+                      (sn, sc, sh_ * dh, sw_ * dw, sh_ * sh, sw_ * sw), writeable=False)
+
+
+_CHAIN_LIMIT = 4_000_000  # multiply-adds: past this the product goes to numpy's BLAS
+
+
+def plain_chain_matmul(a, b):
+    """``a @ b`` in float32 summed as Paddle's CPU conv kernels sum it (measured on 3.3.1): each
+    output one sequential chain over the column index, every product rounded to float32 before
+    it is added (no fused multiply-add). Bit for bit on the small convolutions measured (the
+    forward and the input gradient); the filter gradient and large products may differ in the
+    last bit (their sums are blocked inside MKL)."""
+    k = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    acc = np.zeros(shape, np.float32)
+    for j in range(k):
+        acc += a[..., :, j:j + 1] * b[..., j:j + 1, :]
+    return acc
+
+
+def _gemm(a, b):
+    """``a @ b``: Paddle's summation order for small float32 products, else numpy's BLAS."""
+    if a.ndim > 2 and all(s == 1 for s in a.shape[:-2]) and all(s == 1 for s in b.shape[:-2]):
+        lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out = _gemm(a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:]))
+        return out.reshape(lead + out.shape)
+    if a.dtype != b.dtype:
+        dt = np.result_type(a, b)
+        a, b = a.astype(dt), b.astype(dt)
+    if a.dtype == np.float32:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
+        if size <= _CHAIN_LIMIT:
+            return plain_chain_matmul(a, b)
+    return np.matmul(a, b)
+
+
+def _check_out(oh, ow, what):
+    if oh <= 0 or ow <= 0:
+        raise ValueError(
+            f"(InvalidArgument) The output of {what} has a non-positive size [{oh}, {ow}]: "
+            f"the input is too small for the kernel, padding and stride")
+
+
+# ====================================================================== conv2d
+def _conv2d_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    g = groups
+    oh = conv_out_size(h, kh, stride[0], padding[0], padding[1], dilation[0])
+    ow = conv_out_size(wd, kw, stride[1], padding[2], padding[3], dilation[1])
+    _check_out(oh, ow, "conv2d")
+    xp = _pad2d(x, padding)
+    win = _windows(xp, kh, kw, oh, ow, stride, dilation)
+    cols = win.reshape(n, g, cg * kh * kw, oh * ow)           # the column matrices (one copy)
+    out = _gemm(w.reshape(g, m // g, cg * kh * kw), cols)    # (N, G, M/G, OH*OW)
+    return out.reshape(n, m, oh, ow)
+
+
+def _needs(n, i):
+    return n.next_edges[i] is not None
+
+
+_GEOM_DEFAULTS = (("stride", (1, 1)), ("padding", (0, 0, 0, 0)), ("dilation", (1, 1)),
+                  ("groups", 1))
+
+
+def _geom(a):
+    return {k: a.get(k, d) for k, d in _GEOM_DEFAULTS}
+
+
+def _conv2d_vjp(n, g):
+    x, w = n.inputs
+    a = n.attrs
+    xs, ws = n.in_meta[0][0], n.in_meta[1][0]
+    dx = conv2d_transpose(g, w, out_hw=xs[2:], **_geom(a)) if _needs(n, 0) else None
+    dw = conv2d_grad_filter(x, g, ksize=ws[2:], **_geom(a)) if _needs(n, 1) else None
+    return dx, dw
+
+
+CONV2D = register(
+    "conv2d", _conv2d_fwd, _conv2d_vjp, legacy_name="Conv2dBackward",
+    examples=[([(1, 2, 5, 5), (3, 2, 3, 3)], {"padding": (1, 1, 1, 1)}),
+              ([(2, 4, 5, 6), (4, 2, 2, 3)],
+               {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2}),
+              ([(1, 1, 4, 5), (2, 1, 1, 2)], {"stride": (1, 2)})])
+
+
+# ====================================================================== conv2d_transpose
+def _conv2d_transpose_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
+                          out_hw=None):
+    """The adjoint of conv2d in its input: ``w`` is [C_in, M/groups, KH, KW]; ``out_hw`` the
+    output's height and width (default: the smallest, no output padding)."""
+    n, cin, h, wd = x.shape
+    _, mg, kh, kw = w.shape
+    g = groups
+    cig = cin // g
+    sh, sw = stride
+    dh, dw = dilation
+    pt, pb, pl, pr = padding
+    full_h = (h - 1) * sh + dh * (kh - 1) + 1
+    full_w = (wd - 1) * sw + dw * (kw - 1) + 1
+    if out_hw is None:
+        out_hw = (full_h - pt - pb, full_w - pl - pr)
+    oh, ow = out_hw
+    _check_out(oh, ow, "conv2d_transpose")
+    wt = np.swapaxes(w.reshape(g, cig, mg * kh * kw), -1, -2)   # (G, MG*KH*KW, CIG), a view
+    cols = _gemm(wt, x.reshape(n, g, cig, h * wd))          # (N, G, MG*KH*KW, H*W)
+    cols = cols.reshape(n, g, mg, kh, kw, h, wd)
+    hp, wp = max(full_h, oh + pt + pb), max(full_w, ow + pl + pr)
+    outp = np.zeros((n, g, mg, hp, wp), cols.dtype)
+    for i in range(kh):                                     # col2im: kernel offsets in order
+        for j in range(kw):
+            outp[:, :, :, i * dh:i * dh + sh * (h - 1) + 1:sh,
+                 j * dw:j * dw + sw * (wd - 1) + 1:sw] += cols[:, :, :, i, j]
+    out = outp.reshape(n, g * mg, hp, wp)[:, :, pt:pt + oh, pl:pl + ow]
+    return np.ascontiguousarray(out)
+
+
+def _conv2d_transpose_vjp(n, g):
+    x, w = n.inputs
+    a = n.attrs
+    ws = n.in_meta[1][0]
+    dx = conv2d(g, w, **_geom(a)) if _needs(n, 0) else None
+    dw = conv2d_grad_filter(g, x, ksize=ws[2:], **_geom(a)) if _needs(n, 1) else None
+    return dx, dw
+
+
+CONV2D_TRANSPOSE = register(
+    "conv2d_transpose", _conv2d_transpose_fwd, _conv2d_transpose_vjp,
+    legacy_name="Conv2dTransposeBackward",
+    examples=[([(1, 2, 3, 3), (2, 3, 3, 3)], {"stride": (2, 2), "padding": (1, 1, 1, 1)}),
+              ([(1, 2, 3, 3), (2, 1, 3, 3)],
+               {"stride": (2, 2), "padding": (1, 1, 1, 1), "out_hw": (6, 6)}),
+              ([(2, 4, 3, 2), (4, 1, 2, 2)], {"groups": 2, "dilation": (2, 1)})])
+
+
+# ====================================================================== conv2d_grad_filter
+def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1),
+                            groups=1, ksize=(1, 1)):
+    """The gradient of conv2d in its filter: sum over samples and positions of dy times the
+    input's windows, one matrix product (the samples' positions form the summed axis)."""
+    n, c, h, wd = x.shape
+    _, m, oh, ow = dy.shape
+    kh, kw = ksize
+    g = groups
+    cg, mg = c // g, m // g
+    xp = _pad2d(x, padding)
+    win = _windows(xp, kh, kw, oh, ow, stride, dilation)   # (N, C, KH, KW, OH, OW)
+    if n == 1:
+        cols = win.reshape(g, cg * kh * kw, oh * ow)
+        dy2 = dy.reshape(g, mg, oh * ow)
+    else:
+        cols = win.transpose(1, 2, 3, 0, 4, 5).reshape(g, cg * kh * kw, n * oh * ow)
+        dy2 = dy.reshape(n, g, mg, oh * ow).transpose(1, 2, 0, 3).reshape(g, mg, n * oh * ow)
+    # dW^T = cols @ dy^T: the same sums (over the positions, in order), a faster BLAS layout
+    dwt = _gemm(cols, np.swapaxes(dy2, -1, -2))             # (G, C/G*KH*KW, M/G)
+    return np.ascontiguousarray(np.swapaxes(dwt, -1, -2)).reshape(m, cg, kh, kw)
+
+
+def _conv2d_grad_filter_vjp(n, G):
+    x, dy = n.inputs
+    a = n.attrs
+    xs = n.in_meta[0][0]
+    d_x = conv2d_transpose(dy, G, out_hw=xs[2:], **_geom(a)) if _needs(n, 0) else None
+    d_dy = conv2d(x, G, **_geom(a)) if _needs(n, 1) else None
+    return d_x, d_dy
+
+
+CONV2D_GRAD_FILTER = register(
+    "conv2d_grad_filter", _conv2d_grad_filter_fwd, _conv2d_grad_filter_vjp,
+    legacy_name="Conv2dGradFilterBackward",
+    examples=[([(1, 2, 5, 5), (1, 3, 5, 5)], {"padding": (1, 1, 1, 1), "ksize": (3, 3)}),
+              ([(2, 4, 5, 6), (2, 4, 3, 3)],
+               {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2,
+                "ksize": (2, 3)})])
+
+
+def _geom_attrs(stride, padding, dilation, groups):
+    return {"stride": tuple(int(v) for v in stride), "padding": tuple(int(v) for v in padding),
+            "dilation": tuple(int(v) for v in dilation), "groups": int(groups)}
+
+
+def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    """2-D convolution (cross-correlation) of ``x`` [N, C, H, W] with ``w`` [M, C/groups, KH, KW];
+    ``padding`` is (top, bottom, left, right)."""
+    return apply(CONV2D, (x, w), _geom_attrs(stride, padding, dilation, groups))
+
+
+def conv2d_transpose(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
+                     out_hw=None):
+    """Transposed convolution of ``x`` [N, C, H, W] with ``w`` [C, M/groups, KH, KW]."""
+    attrs = _geom_attrs(stride, padding, dilation, groups)
+    if out_hw is not None:
+        attrs["out_hw"] = (int(out_hw[0]), int(out_hw[1]))
+    return apply(CONV2D_TRANSPOSE, (x, w), attrs)
+
+
+def conv2d_grad_filter(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
+                       ksize=(1, 1)):
+    attrs = _geom_attrs(stride, padding, dilation, groups)
+    attrs["ksize"] = (int(ksize[0]), int(ksize[1]))
+    return apply(CONV2D_GRAD_FILTER, (x, dy), attrs)
+
+
+# ====================================================================== pooling geometry
+def pool_out_size(n, k, s, p0, p1, ceil_mode):
+    span = n + p0 + p1 - k
+    return (-(-span // s) if ceil_mode else span // s) + 1
+
+
+def _axis_windows(n, k, s, p0, p1, ceil_mode, adaptive, n_out):
+    """One axis of a pooling: (out, start, end, full) per output position: the clipped window
+    [start, end) and the size that counts padding (Paddle: min(start + k, n + pad) - start)."""
+    if adaptive:
+        i = np.arange(n_out)
+        start = (i * n) // n_out
+        end = -((-(i + 1) * n) // n_out)
+        return n_out, start, end, end - start
+    out = pool_out_size(n, k, s, p0, p1, ceil_mode)
+    i = np.arange(out)
+    hs = i * s - p0
+    he = np.minimum(hs + k, n + p1)
+    return out, np.maximum(hs, 0), np.minimum(he, n), he - hs
+
+
+class _Pool:
+    """The windows of one pool2d call: offsets (dh, dw), strided views of the padded input when
+    every window has the kernel's size, gathers otherwise (adaptive windows of unequal sizes)."""
+
+    def __init__(self, in_hw, a):
+        h, w = in_hw
+        kh, kw = a["ksize"]
+        sh, sw = a.get("stride", (1, 1))
+        pt, pb, pl, pr = a.get("padding", (0, 0, 0, 0))
+        ceil = a.get("ceil_mode", False)
+        adaptive = a.get("adaptive", False)
+        self.in_hw = (h, w)
+        if adaptive:
+            oh, ow = a["ksize"]  # for an adaptive pool the "kernel" is the output size
+            self.regular = h % oh == 0 and w % ow == 0
+            if self.regular:  # equal windows: a plain pool with kernel = stride = n / out
+                kh, kw, sh, sw = h // oh, w // ow, h // oh, w // ow
+                adaptive = False
+        else:
+            oh = ow = None
+            self.regular = True
+        self.oh, hs, he, hfull = _axis_windows(h, kh, sh, pt, pb, ceil, adaptive, oh)
+        self.ow, ws, we, wfull = _axis_windows(w, kw, sw, pl, pr, ceil, adaptive, ow)
+        _check_out(self.oh, self.ow, "pool2d")
+        self.rows, self.cols = (hs, he), (ws, we)
+        if self.regular:
+            self.k = (kh, kw)
+            self.s = (sh, sw)
+            self.pads = (pt, pb, pl, pr) if not a.get("adaptive", False) else (0, 0, 0, 0)
+            self.min_hw = ((self.oh - 1) * sh + kh, (self.ow - 1) * sw + kw)
+        else:
+            self.k = (int((he - hs).max()), int((we - ws).max()))
+        self.exclusive_size = np.outer(he - hs, we - ws)
+        self.full_size = np.outer(hfull, wfull)
+
+    def offsets(self):
+        kh, kw = self.k
+        for i in range(kh):
+            for j in range(kw):
+                yield i * kw + j, i, j
+
+    def prepare(self, x, fill):
+        return _pad2d(x, self.pads, fill, self.min_hw) if self.regular else x
+
+    def slab(self, xp, i, j, fill):
+        """The values at kernel offset (i, j) of every window: (N, C, OH, OW)."""
+        if self.regular:
+            sh, sw = self.s
+            return xp[:, :, i:i + sh * (self.oh - 1) + 1:sh, j:j + sw * (self.ow - 1) + 1:sw]
+        (hs, he), (ws, we) = self.rows, self.cols
+        r, c = hs + i, ws + j
+        valid = (r < he)[:, None] & (c < we)[None, :]
+        h, w = self.in_hw
+        v = xp[:, :, np.minimum(r, h - 1)[:, None], np.minimum(c, w - 1)[None, :]]
+        return np.where(valid, v, np.asarray(fill, xp.dtype))
+
+    def zeros_like_input(self, shape, dtype):
+        n, c = shape[:2]
+        if self.regular:
+            h, w = self.in_hw
+            pt, pb, pl, pr = self.pads
+            hp = max(h + pt + pb, self.min_hw[0])
+            wp = max(w + pl + pr, self.min_hw[1])
+            return np.zeros((n, c, hp, wp), dtype)
+        return np.zeros(shape, dtype)
+
+    def scatter_add(self, dxp, i, j, vals):
+        if self.regular:
+            sh, sw = self.s
+            dxp[:, :, i:i + sh * (self.oh - 1) + 1:sh, j:j + sw * (self.ow - 1) + 1:sw] += vals
+            return
+        (hs, he), (ws, we) = self.rows, self.cols
+        r, c = hs + i, ws + j
+        valid = (r < he)[:, None] & (c < we)[None, :]
+        h, w = self.in_hw
+        vals = np.where(valid, vals, np.zeros((), vals.dtype))
+        rr = np.broadcast_to(np.minimum(r, h - 1)[:, None], valid.shape)
+        cc = np.broadcast_to(np.minimum(c, w - 1)[None, :], valid.shape)
+        np.add.at(dxp, (slice(None), slice(None), rr, cc), vals)
+
+    def crop(self, dxp):
+        if not self.regular:
+            return dxp
+        h, w = self.in_hw
+        pt, _, pl, _ = self.pads
+        return np.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + w])
+
+    def divisor(self, exclusive, adaptive):
+        return self.exclusive_size if (exclusive or adaptive) else self.full_size
+
+    def overlapping(self):
+        """Whether an input value can fall in more than one window."""
+        if not self.regular:
+            return True
+        return self.s[0] < self.k[0] or self.s[1] < self.k[1]
+
+    def maxima(self, x):
+        """The maximum of each window (NaN never wins, as Paddle's ``x > max`` test)."""
+        fill = -np.inf
+        xp = self.prepare(x, fill)
+        out = None
+        for _k, i, j in self.offsets():
+            s = self.slab(xp, i, j, fill)
+            if out is None:
+                out = np.array(s)
+            else:
+                np.fmax(out, s, out=out)
+        return out
+
+    def argmax(self, x):
+        """Index (in offset order) of the first maximum of each window."""
+        fill = -np.inf
+        xp = self.prepare(x, fill)
+        best = idx = m = None
+        for k, i, j in self.offsets():
+            s = self.slab(xp, i, j, fill)
+            if best is None:
+                best = np.array(s)
+                idx = np.zeros(best.shape, np.int32)
+                m = np.empty(best.shape, bool)
+            else:
+                np.greater(s, best, out=m)
+                np.copyto(best, s, where=m)
+                idx[m] = k
+        return idx
+
+
+def _pool2d_fwd(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
+                exclusive=True, adaptive=False, pooling_type="max"):
+    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
+    p = _Pool(x.shape[2:], a)
+    if pooling_type == "max":
+        return p.maxima(x)
+    xp = p.prepare(x, 0)
+    acc = None
+    for _k, i, j in p.offsets():
+        s = p.slab(xp, i, j, 0)
+        acc = np.array(s) if acc is None else acc + s
+    return acc / p.divisor(exclusive, adaptive).astype(x.dtype)
+
+
+def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
+                     exclusive=True, adaptive=False, pooling_type="max"):
+    """Paddle's pool2d_grad: max sends each dy to the first maximum of its window; avg spreads
+    dy * (1 / window size) over the window."""
+    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
+    p = _Pool(x.shape[2:], a)
+    dxp = p.zeros_like_input(x.shape, dy.dtype)
+    if pooling_type == "max":
+        idx = p.argmax(x)
+        if p.overlapping():
+            zero = np.zeros((), dy.dtype)
+            for k, i, j in p.offsets():
+                p.scatter_add(dxp, i, j, np.where(idx == k, dy, zero))
+        else:  # each input value is in one window at most: write, do not add
+            for k, i, j in p.offsets():
+                np.copyto(p.slab(dxp, i, j, 0), dy, where=idx == k)
+    else:
+        scale = (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
+        contrib = dy * scale
+        for _k, i, j in p.offsets():
+            p.scatter_add(dxp, i, j, contrib)
+    return p.crop(dxp)
+
+
+def _pool2d_double_grad_fwd(x, ddx, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
+                            ceil_mode=False, exclusive=True, adaptive=False, pooling_type="max"):
+    """The adjoint of pool2d_grad in dy: max picks ddx at each window's maximum of x; avg is
+    the average pool of ddx (with the gradient's 1 / window size)."""
+    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
+    p = _Pool(x.shape[2:], a)
+    vp = p.prepare(ddx, 0)
+    if pooling_type == "max":
+        idx = p.argmax(x)
+        out = None
+        for k, i, j in p.offsets():
+            s = p.slab(vp, i, j, 0)
+            out = np.where(idx == k, s, np.zeros((), ddx.dtype) if out is None else out)
+        return out
+    acc = None
+    for _k, i, j in p.offsets():
+        s = p.slab(vp, i, j, 0)
+        acc = np.array(s) if acc is None else acc + s
+    return acc * (1.0 / p.divisor(exclusive, adaptive)).astype(ddx.dtype)
+
+
+def _pool2d_vjp(n, g):
+    return pool2d_grad(n.inputs[0], g, n.attrs)
+
+
+def _pool2d_grad_vjp(n, G):
+    return None, pool2d_double_grad(n.inputs[0], G, n.attrs)
+
+
+def _pool2d_double_grad_vjp(n, G):
+    return None, pool2d_grad(n.inputs[0], G, n.attrs)
+
+
+_POOL_EXAMPLES = [
+    {"ksize": (3, 3), "stride": (2, 2), "padding": (1, 1, 1, 1)},
+    {"ksize": (3, 3), "stride": (2, 2), "ceil_mode": True},
+    {"ksize": (2, 3), "stride": (1, 2), "padding": (0, 1, 1, 0), "pooling_type": "avg"},
+    {"ksize": (3, 3), "stride": (2, 2), "padding": (1, 1, 1, 1), "pooling_type": "avg",
+     "exclusive": False, "ceil_mode": True},
+    {"ksize": (3, 3), "adaptive": True},
+    {"ksize": (3, 2), "adaptive": True, "pooling_type": "avg"},
+]
+_POOL_IN = [(1, 2, 5, 5), (1, 1, 6, 6), (2, 1, 4, 5), (1, 1, 6, 6), (1, 2, 5, 5), (1, 1, 5, 4)]
+
+
+def _pool_out_shape(shape, a):
+    p = _Pool(shape[2:], a)
+    return shape[:2] + (p.oh, p.ow)
+
+
+POOL2D = register(
+    "pool2d", _pool2d_fwd, _pool2d_vjp, legacy_name="Pool2dBackward", domain="distinct",
+    examples=[([s], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
+POOL2D_GRAD = register(
+    "pool2d_grad", _pool2d_grad_fwd, _pool2d_grad_vjp, diff_inputs=(1,),
+    legacy_name="Pool2dGradBackward", domain="distinct",
+    examples=[([s, _pool_out_shape(s, a)], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
+POOL2D_DOUBLE_GRAD = register(
+    "pool2d_double_grad", _pool2d_double_grad_fwd, _pool2d_double_grad_vjp, diff_inputs=(1,),
+    legacy_name="Pool2dDoubleGradBackward", domain="distinct",
+    examples=[([s, s], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
+
+
+def pool_attrs(ksize, stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False, exclusive=True,
+               adaptive=False, pooling_type="max"):
+    return {"ksize": (int(ksize[0]), int(ksize[1])), "stride": (int(stride[0]), int(stride[1])),
+            "padding": tuple(int(v) for v in padding), "ceil_mode": bool(ceil_mode),
+            "exclusive": bool(exclusive), "adaptive": bool(adaptive),
+            "pooling_type": pooling_type}
+
+
+def pool2d(x, attrs):
+    """Max or average pooling of ``x`` [N, C, H, W] (``attrs`` from ``pool_attrs``; an adaptive
+    pool's ``ksize`` is its output size)."""
+    return apply(POOL2D, (x,), attrs)
+
+
+def pool2d_grad(x, dy, attrs):
+    return apply(POOL2D_GRAD, (x, dy), attrs)
+
+
+def pool2d_double_grad(x, ddx, attrs):
+    return apply(POOL2D_DOUBLE_GRAD, (x, ddx), attrs)
+
+
+def max_pool2d_mask(x, attrs):
+    """The flat index (h * W + w, int32) of each window's maximum in the unpadded input, as
+    Paddle's max_pool2d_with_index returns it (no gradient)."""
+    p = _Pool(x.shape[2:], attrs)
+    idx = p.argmax(x)
+    kh, kw = p.k
+    di, dj = idx // kw, idx % kw
+    h, w = p.in_hw
+    if p.regular:
+        sh, sw = p.s
+        pt, _, pl, _ = p.pads
+        r = (np.arange(p.oh) * sh)[:, None] + di - pt
+        c = (np.arange(p.ow) * sw)[None, :] + dj - pl
+    else:
+        r = p.rows[0][:, None] + di
+        c = p.cols[0][None, :] + dj
+    return (r * w + c).astype(np.int32)
+
+
+# ====================================================================== normalisation
+def _bshape(ndim, axis, size):
+    """The shape that broadcasts a per-channel vector along ``axis`` of an ndim tensor."""
+    s = [1] * ndim
+    s[axis] = size
+    return tuple(s)
+
+
+def _moments(x, axes):
+    """Mean and biased variance over ``axes`` (kept), as sums divided by the count."""
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    c = x.dtype.type(count)
+    mean = np.sum(x, axis=axes, keepdims=True, dtype=x.dtype) / c
+    xc = x - mean
+    var = np.sum(xc * xc, axis=axes, keepdims=True, dtype=x.dtype) / c
+    return mean, var
+
+
+def _bn_axes(ndim, axis):
+    return tuple(i for i in range(ndim) if i != axis)
+
+
+def _batch_norm_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
+    """Paddle's batch_norm: (y, the batch's mean, the batch's biased variance) in training,
+    (y, mean, var) with the given statistics otherwise. y = x * (scale / sqrt(var + eps)) +
+    (bias - mean * scale / sqrt(var + eps)), as the CPU kernel regroups it."""
+    axes = _bn_axes(x.ndim, axis)
+    shp = _bshape(x.ndim, axis, x.shape[axis])
+    if training:
+        m, v = _moments(x, axes)
+    else:
+        m, v = mean.reshape(shp).astype(x.dtype), var.reshape(shp).astype(x.dtype)
+    inv = x.dtype.type(1) / np.sqrt(v + x.dtype.type(epsilon))
+    new_scale = scale.reshape(shp) * inv
+    new_bias = bias.reshape(shp) - m * new_scale
+    y = x * new_scale + new_bias
+    return y, m.reshape(-1), v.reshape(-1)
+
+
+def _normalized(x, axes, eps, mean=None, var=None):
+    """(x - mean) / sqrt(var + eps) written with Tensor ops (differentiable again); the mean
+    and variance over ``axes`` unless given (constants)."""
+    from .math import multiply, rsqrt, scale, subtract
+    from .reduce import mean as rmean
+
+    if mean is None:
+        mean = rmean(x, axes, keepdim=True)
+        xc = subtract(x, mean)
+        var = rmean(multiply(xc, xc), axes, keepdim=True)
+    else:
+        xc = subtract(x, mean)
+    inv = rsqrt(scale(var, 1.0, float(eps)))
+    return multiply(xc, inv), inv
+
+
+def _norm_input_grad(g_scaled, xhat, inv, axes):
+    """dx of y = xhat * s for batch statistics: inv * (gs - mean(gs) - xhat * mean(gs * xhat))."""
+    from .math import multiply, subtract
+    from .reduce import mean as rmean
+
+    m1 = rmean(g_scaled, axes, keepdim=True)
+    m2 = rmean(multiply(g_scaled, xhat), axes, keepdim=True)
+    return multiply(inv, subtract(subtract(g_scaled, m1), multiply(xhat, m2)))
+
+
+def _batch_norm_vjp(n, g, _gm=None, _gv=None):
+    from .math import multiply
+    from .reduce import sum as rsum
+    from .shape import reshape
+
+    x, scale_t, bias_t, mean_t, var_t = n.inputs
+    a = n.attrs
+    axis = a.get("axis", 1)
+    ndim = x.data.ndim
+    axes = _bn_axes(ndim, axis)
+    c = x.data.shape[axis]
+    shp = _bshape(ndim, axis, c)
+    if a.get("training", True):
+        xhat, inv = _normalized(x, axes, a.get("epsilon", 1e-5))
+    else:
+        xhat, inv = _normalized(x, axes, a.get("epsilon", 1e-5), reshape(mean_t, shp),
+                                reshape(var_t, shp))
+    dx = dscale = dbias = None
+    if _needs(n, 0):
+        gs = multiply(g, reshape(scale_t, shp))
+        dx = _norm_input_grad(gs, xhat, inv, axes) if a.get("training", True) \
+            else multiply(gs, inv)
+    if _needs(n, 1):
+        dscale = reshape(rsum(multiply(g, xhat), axes), (c,))
+    if _needs(n, 2):
+        dbias = reshape(rsum(g, axes), (c,))
+    return dx, dscale, dbias, None, None
+
+
+_BN_STATS = (np.array([0.1, -0.2]), np.array([0.8, 1.3]))
+BATCH_NORM = register(
+    "batch_norm", _batch_norm_fwd, _batch_norm_vjp, n_outputs=3, diff_inputs=(0, 1, 2),
+    diff_outputs=(0,), legacy_name="BatchNormBackward", domain="distinct",
+    examples=[([(3, 2, 2), (2,), (2,), *_BN_STATS], {}),
+              ([(2, 2, 2, 1), (2,), (2,), *_BN_STATS], {"training": False, "epsilon": 0.01}),
+              ([(4, 2), (2,), (2,), *_BN_STATS], {"axis": 1})])
+
+
+def batch_norm(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
+    """(y, batch mean, batch variance); only y carries gradient."""
+    return apply(BATCH_NORM, (x, scale, bias, mean, var),
+                 {"epsilon": float(epsilon), "training": bool(training), "axis": int(axis)})
+
+
+def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
+    axes = tuple(range(begin_norm_axis, x.ndim))
+    m, v = _moments(x, axes)
+    tail = x.shape[begin_norm_axis:]
+    xhat = (x - m) / np.sqrt(v + x.dtype.type(epsilon))
+    return xhat * scale.reshape(tail) + bias.reshape(tail)
+
+
+def _layer_norm_vjp(n, g):
+    from .math import multiply
+    from .reduce import sum as rsum
+    from .shape import reshape
+
+    x, scale_t, bias_t = n.inputs
+    b = n.attrs.get("begin_norm_axis", 1)
+    shape = x.data.shape
+    axes = tuple(range(b, len(shape)))
+    lead = tuple(range(b))
+    tail = shape[b:]
+    xhat, inv = _normalized(x, axes, n.attrs.get("epsilon", 1e-5))
+    dx = dscale = dbias = None
+    if _needs(n, 0):
+        dx = _norm_input_grad(multiply(g, reshape(scale_t, tail)), xhat, inv, axes)
+    if _needs(n, 1):
+        dscale = reshape(rsum(multiply(g, xhat), lead), scale_t.data.shape)
+    if _needs(n, 2):
+        dbias = reshape(rsum(g, lead), bias_t.data.shape)
+    return dx, dscale, dbias
+
+
+LAYER_NORM = register(
+    "layer_norm", _layer_norm_fwd, _layer_norm_vjp, legacy_name="LayerNormBackward",
+    domain="distinct",
+    examples=[([(2, 3, 4), (4,), (4,)], {"begin_norm_axis": 2}),
+              ([(2, 2, 3), (6,), (6,)], {"begin_norm_axis": 1, "epsilon": 0.01})])
+
+
+def layer_norm(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
+    """Normalise over the axes from ``begin_norm_axis`` on; ``scale`` and ``bias`` are flat
+    vectors of their product's size."""
+    return apply(LAYER_NORM, (x, scale, bias),
+                 {"epsilon": float(epsilon), "begin_norm_axis": int(begin_norm_axis)})
+
+
+def _group_norm_fwd(x, scale, bias, epsilon=1e-5, groups=1):
+    n, c = x.shape[:2]
+    xr = x.reshape(n, groups, -1)
+    m, v = _moments(xr, (2,))
+    xhat = ((xr - m) / np.sqrt(v + x.dtype.type(epsilon))).reshape(x.shape)
+    shp = _bshape(x.ndim, 1, c)
+    return xhat * scale.reshape(shp) + bias.reshape(shp)
+
+
+def _group_norm_vjp(n, g):
+    from .math import multiply
+    from .reduce import sum as rsum
+    from .shape import reshape
+
+    x, scale_t, bias_t = n.inputs
+    groups = n.attrs.get("groups", 1)
+    shape = x.data.shape
+    nb, c = shape[:2]
+    shp = _bshape(len(shape), 1, c)
+    rshape = (nb, groups, int(np.prod(shape[1:])) // groups)
+    xr = reshape(x, rshape)
+    xhat_r, inv = _normalized(xr, (2,), n.attrs.get("epsilon", 1e-5))
+    xhat = reshape(xhat_r, shape)
+    axes = (0,) + tuple(range(2, len(shape)))
+    dx = dscale = dbias = None
+    if _needs(n, 0):
+        gs = reshape(multiply(g, reshape(scale_t, shp)), rshape)
+        dx = reshape(_norm_input_grad(gs, xhat_r, inv, (2,)), shape)
+    if _needs(n, 1):
+        dscale = reshape(rsum(multiply(g, xhat), axes), (c,))
+    if _needs(n, 2):
+        dbias = reshape(rsum(g, axes), (c,))
+    return dx, dscale, dbias
+
+
+GROUP_NORM = register(
+    "group_norm", _group_norm_fwd, _group_norm_vjp, legacy_name="GroupNormBackward",
+    domain="distinct",
+    examples=[([(2, 4, 3), (4,), (4,)], {"groups": 2}),
+              ([(1, 4, 2, 2), (4,), (4,)], {"groups": 4, "epsilon": 0.01})])
+
+
+def group_norm(x, scale, bias, epsilon=1e-5, groups=1):
+    return apply(GROUP_NORM, (x, scale, bias), {"epsilon": float(epsilon), "groups": int(groups)})
+
+
+__all__ = ["conv2d", "conv2d_transpose", "conv2d_grad_filter", "pool2d", "pool2d_grad",
+           "pool2d_double_grad", "pool_attrs", "max_pool2d_mask", "batch_norm", "layer_norm",
+           "group_norm", "conv_out_size", "pool_out_size"]

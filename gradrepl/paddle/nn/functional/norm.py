@@ -1,0 +1,128 @@
+"""``batch_norm``, ``layer_norm`` and ``group_norm`` of ``paddle.nn.functional``.
+
+Each is one engine op (``engine/ops/conv.py``). ``batch_norm`` in training normalises with the
+batch's mean and biased variance and updates the running statistics in place, Paddle's way:
+``running = running * momentum + batch * (1 - momentum)`` (momentum 0.9 by default).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ....engine.ops import conv as C
+from ...core import Tensor
+
+__all__ = ["batch_norm", "layer_norm", "group_norm"]
+
+
+def _const(like, value, shape):
+    return Tensor(np.full(shape, value, like.data.dtype))
+
+
+def _param_or(t, like, value, shape):
+    return t if t is not None else _const(like, value, shape)
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
+               name=None):
+    """Batch normalisation over every axis but the channel axis (1 for 'NC*', last for 'N*C')."""
+    if x.data.ndim < 2:
+        raise AssertionError("input dim must be larger than 1")
+    formats = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+    if data_format not in formats:
+        raise ValueError(f"data_format must be one of 'NC', 'NCL', 'NCHW', 'NCDHW', 'NLC', "
+                         f"'NHWC', 'NDHWC' but receive {data_format}")
+    axis = 1 if data_format[1] == "C" else x.data.ndim - 1
+    if use_global_stats is None:
+        use_global_stats = not training
+        trainable_statistics = False
+    else:
+        trainable_statistics = not use_global_stats
+    test_mode = (not training) and not trainable_statistics
+    global_stats = test_mode or use_global_stats
+    c = x.data.shape[axis]
+    for what, t in (("Mean", running_mean), ("Variance", running_var), ("Scale", weight),
+                    ("Bias", bias)):
+        if t is not None and list(t.data.shape) != [c]:
+            raise ValueError(
+                f"(InvalidArgument) ShapeError: the shape of {what} must be [{c}], but received "
+                f"[{', '.join(map(str, t.data.shape))}]")
+    scale = _param_or(weight, x, 1.0, [c])
+    shift = _param_or(bias, x, 0.0, [c])
+    y, bmean, bvar = C.batch_norm(x, scale, shift, running_mean, running_var, epsilon,
+                                  training=not global_stats, axis=axis)
+    if not global_stats:
+        _update_running(running_mean, bmean.data, momentum)
+        _update_running(running_var, bvar.data, momentum)
+    return y
+
+
+def _update_running(stat, batch, momentum):
+    """running * momentum + batch * (1 - momentum), written into the running tensor."""
+    arr = stat.data
+    dt = arr.dtype.type
+    new = arr * dt(momentum) + batch.astype(arr.dtype) * dt(1.0 - momentum)
+    np.copyto(arr, new.astype(arr.dtype))
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalise over the trailing axes named by ``normalized_shape``."""
+    input_shape = list(x.data.shape)
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = [int(normalized_shape)]
+    elif isinstance(normalized_shape, tuple):
+        normalized_shape = list(normalized_shape)
+    elif not isinstance(normalized_shape, list):
+        raise ValueError("`normalized_shape` should be int, list of ints or tuple of ints.")
+    nd = len(normalized_shape)
+    begin = len(input_shape) - nd
+    if len(input_shape) < nd or input_shape[begin:] != [int(v) for v in normalized_shape]:
+        s = str(normalized_shape)
+        raise ValueError(f"Given normalized_shape is {s}, expected input with shape [*, {s[1:]}"
+                         f", but got input shape {input_shape}")
+    size = int(np.prod(normalized_shape))
+    scale = _param_or(weight, x, 1.0, [size])
+    shift = _param_or(bias, x, 0.0, [size])
+    return C.layer_norm(x, scale, shift, epsilon, begin)
+
+
+def group_norm(*args, **kwargs):
+    """``group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format='NCHW')``
+    (also Paddle 3's ``group_norm(input, num_groups, weight, bias, eps)``)."""
+    if "input" in kwargs:
+        kwargs["x"] = kwargs.pop("input")
+    if "eps" in kwargs:
+        kwargs["epsilon"] = kwargs.pop("eps")
+    if len(args) >= 3 and not isinstance(args[2], float):
+        for key, v in zip(("weight", "bias", "epsilon"), args[2:]):
+            kwargs[key] = v
+        args = args[:2]
+    return _group_norm(*args, **kwargs)
+
+
+def _group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+                name=None):
+    if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise ValueError("unsupported data layout:" + data_format)
+    channel_last = data_format[1] != "C"
+    if channel_last:
+        from ...tensor.manipulation import transpose
+
+        nd = x.data.ndim
+        x = transpose(x, [0, nd - 1] + list(range(1, nd - 1)))
+    c = x.data.shape[1]
+    if num_groups <= 0 or c % num_groups != 0:
+        raise ValueError(
+            f"(InvalidArgument) The Input(X)'s channels should be divisible by groups, but "
+            f"received channels is {c}, groups is {num_groups}")
+    scale = _param_or(weight, x, 1.0, [c])
+    shift = _param_or(bias, x, 0.0, [c])
+    out = C.group_norm(x, scale, shift, epsilon, num_groups)
+    if channel_last:
+        from ...tensor.manipulation import transpose
+
+        nd = out.data.ndim
+        out = transpose(out, [0] + list(range(2, nd)) + [1])
+    return out

@@ -1,0 +1,174 @@
+"""Pooling functions of ``paddle.nn.functional``: max / average, plain and adaptive, 1-D and 2-D.
+
+Each is the engine's one ``pool2d`` op (``engine/ops/conv.py``); the 1-D forms unsqueeze the
+input to height 1 first, as Paddle does. ``return_mask`` gives the flat index (h * W + w, int32)
+of each window's maximum, as Paddle's ``max_pool2d_with_index``.
+"""
+from __future__ import annotations
+
+from ....engine.ops import conv as C
+from ...core import Tensor
+from .conv import _from_nchw, _to_nchw, convert_to_list, explicit_pads, update_padding_nd
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+def _check_format(data_format, num_dims):
+    allowed = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC")}[num_dims]
+    if data_format not in allowed:
+        raise ValueError(f"Attr(data_format) should be '{allowed[0]}' or '{allowed[1]}'. "
+                         f"Received Attr(data_format): {data_format}.")
+    return data_format == allowed[1]
+
+
+def _check_input(x, dims):
+    if x.data.ndim != dims:
+        raise ValueError(f"Excepted Input X is {dims}-D tensor, but received {x.data.ndim}-D "
+                         f"{type(x)}")
+
+
+def _check_positive(values, name):
+    if any(v <= 0 for v in values):
+        raise ValueError(f"{name} should be greater than 0, but received {values}")
+
+
+def _pool(x, kernel_size, stride, padding, ceil_mode, exclusive, pooling_type, channel_last,
+          return_mask=False):
+    kernel_size = convert_to_list(kernel_size, 2, "pool_size")
+    stride = kernel_size if stride is None else convert_to_list(stride, 2, "pool_stride")
+    _check_positive(kernel_size, "kernel_size")
+    _check_positive(stride, "stride")
+    padding, algorithm = update_padding_nd(padding, channel_last, 2, ceil_mode=bool(ceil_mode),
+                                           check_negative=False)
+    x4 = _to_nchw(x, channel_last)
+    pads, _ = explicit_pads(padding, algorithm, x4.data.shape[2:], kernel_size, stride)
+    attrs = C.pool_attrs(kernel_size, stride, pads, ceil_mode, exclusive, False, pooling_type)
+    out = _from_nchw(C.pool2d(x4, attrs), channel_last)
+    if return_mask:
+        return out, Tensor(C.max_pool2d_mask(x4.data, attrs))
+    return out
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCHW", name=None):
+    """Max pooling over [N, C, H, W]; ``stride`` defaults to the kernel size."""
+    channel_last = _check_format(data_format, 2)
+    if channel_last and return_mask:
+        raise ValueError("When setting return_mask to true, data_format must be set to NCHW in "
+                         "API:max_pool2d")
+    _check_input(x, 4)
+    return _pool(x, kernel_size, stride, padding, ceil_mode, True, "max", channel_last,
+                 return_mask)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCHW", name=None):
+    """Average pooling; ``exclusive`` (the default) divides by the window's elements inside the
+    input, otherwise padding counts; ``divisor_override`` rescales the result."""
+    channel_last = _check_format(data_format, 2)
+    _check_input(x, 4)
+    out = _pool(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", channel_last)
+    if divisor_override is None:
+        return out
+    if not isinstance(divisor_override, (int, float)):
+        raise ValueError(f"Excepted (<class 'int'>, <class 'float'>) type for divisor_override "
+                         f"but received type: {type(divisor_override)}. ")
+    k = convert_to_list(kernel_size, 2, "pool_size")
+    return out * (k[0] * k[1]) / divisor_override
+
+
+def _expand_low_nd_padding(padding):
+    if len(padding) == 2:
+        return [0, 0] + list(padding)
+    if len(padding) == 1:
+        return [0] + list(padding)
+    raise ValueError(f"The size of padding's dimension should be 1 or 2. But got "
+                     f"padding={padding}")
+
+
+def _pool1d(x, kernel_size, stride, padding, ceil_mode, exclusive, pooling_type, data_format,
+            return_mask=False):
+    from ...tensor.manipulation import squeeze, unsqueeze
+
+    channel_last = _check_format(data_format, 1)
+    _check_input(x, 3)
+    k = [1] + convert_to_list(kernel_size, 1, "kernel_size")
+    s = k if stride is None else [1] + convert_to_list(stride, 1, "pool_stride")
+    padding, algorithm = update_padding_nd(padding, channel_last, 1, ceil_mode=bool(ceil_mode),
+                                           check_negative=False)
+    pad2 = algorithm if algorithm != "EXPLICIT" else _expand_low_nd_padding(padding)
+    x4 = unsqueeze(x, [-3 if channel_last else -2])
+    res = _pool(x4, k, s, pad2, ceil_mode, exclusive, pooling_type, channel_last, return_mask)
+    axis = [-3 if channel_last else -2]
+    if return_mask:
+        return squeeze(res[0], axis), squeeze(res[1], axis)
+    return squeeze(res, axis)
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               name=None):
+    return _pool1d(x, kernel_size, stride, padding, ceil_mode, True, "max", "NCL", return_mask)
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
+               name=None):
+    return _pool1d(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", "NCL")
+
+
+def _adaptive_size(output_size, in_hw):
+    if isinstance(output_size, int):
+        return convert_to_list(output_size, 2, "output_size")
+    if isinstance(output_size, Tensor):
+        output_size = [int(v) for v in output_size.data.reshape(-1)]
+    out = list(output_size)
+    for i in range(2):
+        if out[i] is None:
+            out[i] = in_hw[i]
+        elif isinstance(out[i], Tensor):
+            out[i] = int(out[i].data.reshape(-1)[0])
+    return [int(v) for v in out]
+
+
+def _adaptive(x, output_size, pooling_type, channel_last, return_mask=False):
+    x4 = _to_nchw(x, channel_last)
+    size = _adaptive_size(output_size, x4.data.shape[2:])
+    _check_positive(size, "output_size")
+    attrs = C.pool_attrs(size, adaptive=True, pooling_type=pooling_type)
+    out = _from_nchw(C.pool2d(x4, attrs), channel_last)
+    if return_mask:
+        return out, Tensor(C.max_pool2d_mask(x4.data, attrs))
+    return out
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """Average over adaptive windows [floor(i*H/out), ceil((i+1)*H/out)); ``None`` in
+    ``output_size`` keeps that input size."""
+    channel_last = _check_format(data_format, 2)
+    _check_input(x, 4)
+    return _adaptive(x, output_size, "avg", channel_last)
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    _check_input(x, 4)
+    return _adaptive(x, output_size, "max", False, return_mask)
+
+
+def _adaptive1d(x, output_size, pooling_type, return_mask=False):
+    from ...tensor.manipulation import squeeze, unsqueeze
+
+    _check_input(x, 3)
+    if not isinstance(output_size, int):
+        output_size = convert_to_list(output_size, 1, "pool_size")[0]
+    res = _adaptive(unsqueeze(x, [2]), [1, output_size], pooling_type, False, return_mask)
+    if return_mask:
+        return squeeze(res[0], [2]), squeeze(res[1], [2])
+    return squeeze(res, [2])
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    return _adaptive1d(x, output_size, "avg")
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    return _adaptive1d(x, output_size, "max", return_mask)

@@ -1,0 +1,220 @@
+"""BatchNorm1D/2D/3D, LayerNorm and GroupNorm, printed as Paddle prints them.
+
+A batch norm's running mean and variance are Parameters that do not train (``_mean``,
+``_variance``: Paddle registers them as parameters, so they are in ``parameters()`` and the
+state dict); training updates them with ``momentum`` (0.9: ``running * 0.9 + batch * 0.1``).
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import functional as F
+from .conv import paddle_snake
+from .layers import Layer
+
+__all__ = ["BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm"]
+
+
+def _default_dtype():
+    from ...tensor.creation import get_default_dtype
+
+    dt = get_default_dtype()
+    return "float32" if dt == "float16" else dt
+
+
+class _BatchNormBase(Layer):
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", use_global_stats=None, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        from ... import ParamAttr
+        from ..initializer import Constant
+
+        self._num_features = num_features
+        self._weight_attr = weight_attr
+        self._bias_attr = bias_attr
+        self._use_global_stats = use_global_stats
+        self._dtype = _default_dtype()
+        shape = [num_features]
+        self.weight = None
+        self.bias = None
+        if weight_attr is not False:
+            self.weight = self.create_parameter(attr=weight_attr, shape=shape, dtype=self._dtype,
+                                                default_initializer=Constant(1.0))
+        if bias_attr is not False:
+            self.bias = self.create_parameter(attr=bias_attr, shape=shape, dtype=self._dtype,
+                                              is_bias=True)
+        mean_name = None if name is None else name + "_mean"
+        var_name = None if name is None else name + "_variance"
+        self._mean = self.create_parameter(
+            dtype=self._dtype, shape=shape,
+            attr=ParamAttr(name=mean_name, initializer=Constant(0.0), trainable=False))
+        self._mean.stop_gradient = True
+        self._variance = self.create_parameter(
+            dtype=self._dtype, shape=shape,
+            attr=ParamAttr(name=var_name, initializer=Constant(1.0), trainable=False))
+        self._variance.stop_gradient = True
+        self._data_format = data_format
+        self._in_place = False
+        self._momentum = momentum
+        self._epsilon = epsilon
+        self._fuse_with_relu = False
+        self._name = name
+
+    def _check_input_dim(self, input):  # noqa: A002
+        raise NotImplementedError("BatchNorm Base error")
+
+    def _check_data_format(self, input):  # noqa: A002
+        raise NotImplementedError("BatchNorm Base data format error")
+
+    def forward(self, input):  # noqa: A002
+        self._check_data_format(self._data_format)
+        self._check_input_dim(input)
+        if self.training:
+            warnings.warn("When training, we now always track global mean and variance.")
+        return F.batch_norm(input, self._mean, self._variance, weight=self.weight, bias=self.bias,
+                            training=self.training, momentum=self._momentum,
+                            epsilon=self._epsilon, data_format=self._data_format,
+                            use_global_stats=self._use_global_stats)
+
+    def extra_repr(self):
+        s = (f"num_features={self._num_features}, momentum={self._momentum}, "
+             f"epsilon={self._epsilon}")
+        if self._data_format != "NCHW":
+            s += f", data_format={self._data_format}"
+        if self._name is not None:
+            s += f", name={self._name}"
+        return s
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch norm over [N, C] or [N, C, L] (statistics per channel)."""
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCL", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
+
+    def _check_data_format(self, input):  # noqa: A002
+        if input in ("NCHW", "NC", "NCL"):
+            self._data_format = "NCHW"
+        elif input in ("NHWC", "NLC"):
+            self._data_format = "NHWC"
+        else:
+            raise ValueError("expected NC , NCL, NLC or None for data_format input")
+
+    def _check_input_dim(self, input):  # noqa: A002
+        if input.data.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.data.ndim}D input)")
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch norm over [N, C, H, W] (statistics per channel)."""
+
+    def _check_data_format(self, input):  # noqa: A002
+        if input not in ("NCHW", "NHWC"):
+            raise ValueError("expected NCHW or NHWC for data_format input")
+        self._data_format = input
+
+    def _check_input_dim(self, input):  # noqa: A002
+        if input.data.ndim != 4:
+            raise ValueError(f"expected 4D input (got {input.data.ndim}D input)")
+
+
+class BatchNorm3D(_BatchNormBase):
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
+
+    def _check_data_format(self, input):  # noqa: A002
+        if input in ("NCHW", "NCDHW"):
+            self._data_format = "NCHW"
+        elif input in ("NHWC", "NDHWC"):
+            self._data_format = "NHWC"
+        else:
+            raise ValueError("expected NCDHW, NDHWC or None for data_format input")
+
+    def _check_input_dim(self, input):  # noqa: A002
+        if input.data.ndim != 5:
+            raise ValueError(f"expected 5D input (got {input.data.ndim}D input)")
+
+
+class LayerNorm(Layer):
+    """Normalise over the trailing ``normalized_shape`` axes; weight (ones) and bias (zeros) are
+    flat vectors of its size, as in Paddle."""
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 name=None, *, elementwise_affine=True, bias=True):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        from ..initializer import Constant
+
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = [normalized_shape]
+        self._normalized_shape = list(normalized_shape)
+        self._epsilon = epsilon
+        if not elementwise_affine:
+            weight_attr = bias_attr = False
+        elif not bias:
+            bias_attr = False
+        self._weight_attr = weight_attr
+        self._bias_attr = bias_attr
+        self._dtype = _default_dtype()
+        shape = [int(np.prod(self._normalized_shape))]
+        self.weight = None
+        self.bias = None
+        if weight_attr is not False:
+            self.weight = self.create_parameter(attr=weight_attr, dtype=self._dtype, shape=shape,
+                                                default_initializer=Constant(1.0))
+        if bias_attr is not False:
+            self.bias = self.create_parameter(attr=bias_attr, dtype=self._dtype, shape=shape,
+                                              default_initializer=Constant(0.0), is_bias=True)
+        self._name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.layer_norm(input, normalized_shape=self._normalized_shape, weight=self.weight,
+                            bias=self.bias, epsilon=self._epsilon)
+
+    def extra_repr(self):
+        return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+class GroupNorm(Layer):
+    """Normalise each sample over groups of channels (and all spatial positions)."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None, *, affine=True):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        from ..initializer import Constant
+
+        self._epsilon = epsilon
+        self._num_channels = num_channels
+        self._num_groups = num_groups
+        self._dtype = _default_dtype()
+        if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+            raise ValueError("unsupported data layout:" + data_format)
+        self._data_format = "NCHW" if data_format[1] == "C" else "NHWC"
+        if not affine:
+            weight_attr = bias_attr = False
+        self._weight_attr = weight_attr
+        self._bias_attr = bias_attr
+        shape = [self._num_channels]
+        self.weight = None
+        self.bias = None
+        if weight_attr is not False:
+            self.weight = self.create_parameter(attr=weight_attr, shape=shape, dtype=self._dtype,
+                                                default_initializer=Constant(1.0))
+        if bias_attr is not False:
+            self.bias = self.create_parameter(attr=bias_attr, shape=shape, dtype=self._dtype,
+                                              default_initializer=Constant(0.0), is_bias=True)
+        self._name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.group_norm(input, self._num_groups, epsilon=self._epsilon, weight=self.weight,
+                            bias=self.bias, data_format=self._data_format)
+
+    def extra_repr(self):
+        return (f"num_groups={self._num_groups}, num_channels={self._num_channels}, "
+                f"epsilon={self._epsilon}")

@@ -1,0 +1,152 @@
+"""Pooling layers, printed as Paddle prints them (``MaxPool2D(kernel_size=2, stride=2,
+padding=0)``, ``AdaptiveAvgPool2D(output_size=(7, 7))``)."""
+from __future__ import annotations
+
+from .. import functional as F
+from .conv import paddle_snake
+from .layers import Layer
+
+__all__ = ["MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "AdaptiveAvgPool1D",
+           "AdaptiveAvgPool2D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D"]
+
+
+class _Window:
+    def extra_repr(self):
+        return "kernel_size={ksize}, stride={stride}, padding={padding}".format(**self.__dict__)
+
+
+class MaxPool2D(_Window, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.ksize = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.return_mask = return_mask
+        self.ceil_mode = ceil_mode
+        self.data_format = data_format
+        self.name = name
+
+    def forward(self, x):
+        return F.max_pool2d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
+                            return_mask=self.return_mask, ceil_mode=self.ceil_mode,
+                            data_format=self.data_format, name=self.name)
+
+
+class AvgPool2D(_Window, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.ksize = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.exclusive = exclusive
+        self.divisor = divisor_override
+        self.data_format = data_format
+        self.name = name
+
+    def forward(self, x):
+        return F.avg_pool2d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
+                            ceil_mode=self.ceil_mode, exclusive=self.exclusive,
+                            divisor_override=self.divisor, data_format=self.data_format,
+                            name=self.name)
+
+
+class _Window1D:
+    def extra_repr(self):
+        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
+                .format(**self.__dict__))
+
+
+class MaxPool1D(_Window1D, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.return_mask = return_mask
+        self.name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.return_mask,
+                            self.ceil_mode, self.name)
+
+
+class AvgPool1D(_Window1D, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
+                 name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.exclusive = exclusive
+        self.name = name
+
+    def forward(self, x):
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.exclusive,
+                            self.ceil_mode, self.name)
+
+
+class AdaptiveAvgPool2D(Layer):
+    def __init__(self, output_size, data_format="NCHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self._output_size = output_size
+        self._data_format = data_format
+        self._name = name
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, output_size=self._output_size,
+                                     data_format=self._data_format, name=self._name)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}"
+
+
+class AdaptiveMaxPool2D(Layer):
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self._output_size = output_size
+        self._return_mask = return_mask
+        self._name = name
+
+    def forward(self, x):
+        return F.adaptive_max_pool2d(x, output_size=self._output_size,
+                                     return_mask=self._return_mask, name=self._name)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class AdaptiveAvgPool1D(Layer):
+    def __init__(self, output_size, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.output_size = output_size
+        self.name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_avg_pool1d(input, self.output_size, self.name)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1D(Layer):
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.output_size = output_size
+        self.return_mask = return_mask
+        self.name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_mask, self.name)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}, return_mask={self.return_mask}"
