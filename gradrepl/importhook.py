@@ -1,8 +1,11 @@
-"""Run Paddle scripts unchanged: map ``paddle`` to ``gradrepl.paddle`` for one run only.
+"""Run Paddle and PyTorch scripts unchanged: map ``paddle`` to ``gradrepl.paddle`` and ``torch``
+to ``gradrepl.torch`` for one run only.
 
-``paddle_modules()`` is a context manager that puts ``gradrepl.paddle`` (and its submodules)
-into ``sys.modules`` under the name ``paddle`` and takes them out again afterwards, so importing
-gradrepl itself changes nothing global.
+``dialect_modules()`` is a context manager that puts ``gradrepl.paddle`` and ``gradrepl.torch``
+(and their submodules) into ``sys.modules`` under the names ``paddle`` and ``torch`` and takes them
+out again afterwards, so importing gradrepl itself changes nothing global. ``paddle_modules()``
+(what ``gradrepl run``, the sessions and the pictures enter) is the same context manager: one
+script or session can use both dialects side by side. ``torch_modules()`` maps ``torch`` only.
 """
 from __future__ import annotations
 
@@ -13,14 +16,20 @@ import importlib.util
 import sys
 
 PREFIX = "gradrepl.paddle"
+DIALECTS = {"paddle": "gradrepl.paddle", "torch": "gradrepl.torch"}
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``paddle.x.y`` as ``gradrepl.paddle.x.y`` (same module object)."""
+    """Finds ``<name>.x.y`` as ``<prefix>.x.y`` (same module object)."""
+
+    def __init__(self, name="paddle", prefix=PREFIX):
+        self.name = name
+        self.prefix = prefix
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname == "paddle" or fullname.startswith("paddle."):
-            real = PREFIX + fullname[len("paddle"):]
+        name = self.name
+        if fullname == name or fullname.startswith(name + "."):
+            real = self.prefix + fullname[len(name):]
             try:
                 if importlib.util.find_spec(real) is None:
                     return None
@@ -30,23 +39,45 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(PREFIX + spec.name[len("paddle"):])
+        return importlib.import_module(self.prefix + spec.name[len(self.name):])
 
     def exec_module(self, module):
         return None
 
 
+def _ours(k, names):
+    for n in names:
+        if k == n or k.startswith(n + "."):
+            return True
+    return False
+
+
 @contextlib.contextmanager
-def paddle_modules():
-    saved = {k: v for k, v in sys.modules.items() if k == "paddle" or k.startswith("paddle.")}
+def _mapped(names):
+    saved = {k: v for k, v in sys.modules.items() if _ours(k, names)}
     for k in saved:
         del sys.modules[k]
-    finder = _Alias()
-    sys.meta_path.insert(0, finder)
+    finders = [_Alias(n, DIALECTS[n]) for n in names]
+    for f in finders:
+        sys.meta_path.insert(0, f)
     try:
         yield
     finally:
-        sys.meta_path.remove(finder)
-        for k in [k for k in sys.modules if k == "paddle" or k.startswith("paddle.")]:
+        for f in finders:
+            sys.meta_path.remove(f)
+        for k in [k for k in sys.modules if _ours(k, names)]:
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+def dialect_modules():
+    """``import paddle`` and ``import torch`` served by gradrepl while the context lasts."""
+    return _mapped(("paddle", "torch"))
+
+
+def torch_modules():
+    """``import torch`` served by ``gradrepl.torch`` while the context lasts."""
+    return _mapped(("torch",))
+
+
+paddle_modules = dialect_modules

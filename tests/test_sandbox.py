@@ -285,7 +285,9 @@ def test_no_denied_name_is_an_ordinary_paddle_or_numpy_name():
     escape_hatches = {"ctypeslib", "f2py", "fromfile", "fromregex", "genfromtxt", "info", "lib",
                       "load", "loadtxt", "memmap", "save", "savetxt", "savez",
                       "savez_compressed", "test", "testing", "typing", "ctypes", "dump",
-                      "dumps", "tofile"}
+                      "dumps", "tofile",
+                      # paddle.as_strided (3.x) is numpy's raw-memory view underneath: denied
+                      "as_strided"}
     for space in (np, np.ndarray, np.linalg, np.random, paddle, paddle.Tensor,
                   paddle.nn.Layer, paddle.nn, paddle.nn.functional, paddle.optimizer,
                   paddle.autograd, str, list, dict, tuple, set, int, float):
@@ -628,7 +630,9 @@ def test_the_child_gets_a_scrubbed_environment_a_fresh_directory_and_limits(monk
     assert lim["RLIMIT_CORE"] == [0, 0]
 
 
-SESSIONS = sorted(glob.glob(os.path.join(ROOT, "sessions", "*.pycon")))
+# the torch dialect's sessions are not for --safe yet: the check admits paddle/numpy/math only
+SESSIONS = sorted(p for p in glob.glob(os.path.join(ROOT, "sessions", "*.pycon"))
+                  if not os.path.basename(p).startswith("torch_"))
 
 
 @pytest.mark.skipif(not SESSIONS, reason="no sessions/*.pycon")

@@ -4,8 +4,10 @@ Which Paddle is emulated (2.2, 2.6, 3) is the profile (``profiles.py``); ``__ver
 """
 from __future__ import annotations
 
-from ..engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..engine.grad_mode import is_grad_enabled
 from . import autograd, device, dtypes, profiles
+from .base.dygraph.base import enable_grad, no_grad, set_grad_enabled
+from .core import PaddleClass as _PaddleClass
 from .core import Parameter, Size, Tensor
 from .device import CPUPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
 from .printing import set_printoptions
@@ -13,6 +15,21 @@ from .tensor import bind_methods as _bind, exported as _exported
 
 globals().update(_exported())
 _bind(Tensor)
+
+
+def _split_since3():
+    """The exported names Paddle 2.6 lacks leave the module's globals: ``__getattr__`` serves
+    them under a 3.x profile only (AttributeError under 2.x, as real 2.6 gives)."""
+    from .api26 import PADDLE
+
+    out = {}
+    for key in list(globals()):
+        if not key.startswith("_") and key not in PADDLE and key in _EXPORTED:
+            out[key] = globals().pop(key)
+    return out
+
+
+_EXPORTED = set(_exported())
 
 grad = autograd.grad
 for _name, _dt in dtypes.DTYPES.items():
@@ -24,8 +41,15 @@ del _name, _dt
 def __getattr__(name):
     if name == "__version__":
         return profiles.current().version
+    if name == "sparse":
+        raise AttributeError("paddle.sparse (sparse COO/CSR tensors) is not part of gradrepl: "
+                             "it emulates Paddle's dense tensors only")
+    if name in _SINCE3:
+        if profiles.current().api3:
+            return _SINCE3[name]
+        raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
-                "regularizer"):
+                "regularizer", "base"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")
@@ -56,7 +80,8 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
-class ParamAttr:
+class ParamAttr(metaclass=_PaddleClass):
+    _paddle_path = "paddle.base.param_attr.ParamAttr"
     def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None,
                  trainable=True, do_model_average=True, need_clip=True):
         self.name = name
@@ -65,3 +90,38 @@ class ParamAttr:
         self.regularizer = regularizer
         self.trainable = trainable
         self.need_clip = need_clip
+
+
+class _TensorFunctionOrModule:
+    """``paddle.tensor``: in 3.x both the ``paddle.tensor`` package and the ``paddle.tensor(data,
+    dtype, device, requires_grad)`` function (as Paddle 3 does it); in 2.x calling it fails as
+    calling a module does."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __call__(self, *args, **kwargs):
+        if not profiles.current().param_aliases:
+            raise TypeError("'module' object is not callable")
+        from .tensor.creation import tensor as _tensor_fn
+
+        return _tensor_fn(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+    def __repr__(self):
+        from .tensor.creation import tensor as _tensor_fn
+
+        if not profiles.current().param_aliases:
+            return repr(self.module)
+        return repr(_tensor_fn)
+
+    __str__ = __repr__
+
+    def __dir__(self):
+        return dir(self.module)
+
+
+_SINCE3 = _split_since3()
+tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"])

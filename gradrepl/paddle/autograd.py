@@ -12,15 +12,15 @@ from ..engine import grad_mode
 from ..engine.node import GradNode
 from ..engine.registry import register
 from ..engine.tensor import Tensor as _T
+from . import core as _core
 from . import profiles
 from .core import Tensor
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "no_grad", "enable_grad",
-           "set_grad_enabled", "is_grad_enabled", "hessian", "jacobian"]
+           "set_grad_enabled", "is_grad_enabled", "hessian", "jacobian", "saved_tensors_hooks",
+           "Jacobian", "Hessian"]
 
-no_grad = grad_mode.no_grad
-enable_grad = grad_mode.enable_grad
-set_grad_enabled = grad_mode.set_grad_enabled
+from .base.dygraph.base import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 is_grad_enabled = grad_mode.is_grad_enabled
 
 
@@ -228,8 +228,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"(InvalidArgument) The {i}-th input does not appear in the backward graph. Please check the "
                     "input tensor or set allow_unused=True to get None result.")
             out.append(None)
-        elif create_graph:
-            out.append(g)
+        elif create_graph:  # a constant gradient does not stop gradient either (as Paddle's)
+            out.append(g if not g.stop_gradient else Tensor._wrap(g.data, False))
         else:
             data = g.data if out_dtype is None else g.data.astype(out_dtype)
             out.append(Tensor._wrap(np.array(data), True))
@@ -244,6 +244,72 @@ def _result_dtype(outputs, grad_outputs):
     return None if g is None or g.data.dtype == outputs[0].data.dtype else g.data.dtype
 
 
+# ------------------------------------------------------------------------------ saved tensors hooks
+class _HookedNode(GradNode):
+    """A backward node made inside ``saved_tensors_hooks``: its saved inputs are packed when
+    it is made and unpacked (once) when the backward first reads them."""
+
+    __slots__ = ("_packed", "_unpacked", "_pack_hooks")
+
+    def __setattr__(self, name, value):
+        if name == "inputs":
+            self._set_inputs(value)
+        else:
+            GradNode.__setattr__(self, name, value)
+
+    def _set_inputs(self, value):
+        object.__setattr__(self, "_unpacked", value)
+        hooks = _SAVED_HOOKS[-1] if _SAVED_HOOKS else None
+        if value is None or hooks is None or not self.op.saves_inputs:
+            object.__setattr__(self, "_packed", None)
+            object.__setattr__(self, "_pack_hooks", None)
+            return
+        object.__setattr__(self, "_packed", [hooks[0](t) for t in value])
+        object.__setattr__(self, "_pack_hooks", hooks)
+        object.__setattr__(self, "_unpacked", None)
+
+    @property
+    def inputs(self):
+        if self._unpacked is None and self._packed is not None:
+            unpack = self._pack_hooks[1]
+            object.__setattr__(self, "_unpacked", tuple(unpack(p) for p in self._packed))
+            object.__setattr__(self, "_packed", None)
+        return self._unpacked
+
+    def release(self):
+        object.__setattr__(self, "_packed", None)
+        object.__setattr__(self, "_unpacked", None)
+        self.out_data = None
+        self.released = True
+
+
+_SAVED_HOOKS = []
+
+
+class saved_tensors_hooks:
+    """``with paddle.autograd.saved_tensors_hooks(pack, unpack):``: every tensor a backward op
+    saves is passed to ``pack`` when the op runs, and what pack returned to ``unpack`` when the
+    backward needs it."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        from ..engine import registry
+
+        _SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+        registry.GradNode = _HookedNode
+        return self
+
+    def __exit__(self, *exc):
+        from ..engine import registry
+
+        _SAVED_HOOKS.pop()
+        if not _SAVED_HOOKS:
+            registry.GradNode = GradNode
+        return False
+
+
 # ------------------------------------------------------------------------------ PyLayer
 class PyLayerContext:
     def __init__(self):
@@ -252,9 +318,20 @@ class PyLayerContext:
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        self._saved = tensors
+        """Keep tensors for backward (packed by an active ``saved_tensors_hooks``)."""
+        hooks = _SAVED_HOOKS[-1] if _SAVED_HOOKS else None
+        if hooks is not None:
+            self._saved = tuple(hooks[0](t) for t in tensors)
+            self._unpack = hooks[1]
+        else:
+            self._saved = tensors
+            self._unpack = None
 
     def saved_tensor(self):
+        unpack = getattr(self, "_unpack", None)
+        if unpack is not None:
+            self._saved = tuple(unpack(p) for p in self._saved)
+            self._unpack = None
         return self._saved
 
     def mark_non_differentiable(self, *tensors):
@@ -262,6 +339,15 @@ class PyLayerContext:
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
+
+    def mark_not_inplace(self, *args):
+        """Paddle 3: the listed inputs are not modified in place by forward (nothing to do
+        here: gradrepl never aliases a PyLayer's inputs and outputs)."""
+        self.not_inplace_tensors = args
+
+    def set_grad_in_dtype_consistent(self, flag):
+        """Paddle 3: whether the incoming gradient is cast to the forward output's dtype."""
+        self.grad_in_dtype_consistent = bool(flag)
 
 
 def pylayer_node_name(cls):
@@ -342,7 +428,8 @@ def _forward_output_error(cls):
                       "(at /paddle/paddle/fluid/pybind/eager_py_layer.cc:437)\n")
 
 
-class PyLayer:
+class PyLayer(metaclass=_core.PaddleClass):
+    _paddle_path = "paddle.autograd.py_layer.PyLayer"
     """Custom forward/backward: subclass with static ``forward(ctx, ...)``, ``backward(ctx, ...)``."""
 
     @classmethod
@@ -360,6 +447,13 @@ class PyLayer:
         outs = out if isinstance(out, (list, tuple)) else [out]
         if not needs:
             return out
+        # an input returned as it is (forward is the identity for it) comes out as a new tensor
+        # over the same values, so the input keeps its own place in the graph
+        input_ids = {id(t) for t in tensor_inputs}
+        if any(isinstance(o, _T) and id(o) in input_ids for o in outs):
+            outs = [type(o)._result_type._wrap(o.data, o.stop_gradient)
+                    if isinstance(o, _T) and id(o) in input_ids else o for o in outs]
+            out = type(out)(outs) if isinstance(out, (list, tuple)) else outs[0]
         results = [o for o in outs if isinstance(o, _T)]
         node = GradNode(PY_LAYER, {"cls": cls, "ctx": ctx}, tensor_inputs,
                         tuple(o.data for o in results))
@@ -384,78 +478,269 @@ class PyLayer:
         raise NotImplementedError
 
 
-class Jacobian:
-    """``paddle.autograd.jacobian`` result: a [ys.size, xs.size] matrix computed on access.
+# ============================================================== jacobian / hessian
+# Paddle's own design (python/paddle/autograd/autograd.py): a lazily evaluated matrix whose rows
+# are ``paddle.grad(ys[i], xs, create_graph=True)``, cached row by row, indexed like a tensor.
+def _is_seq(v):
+    return isinstance(v, (list, tuple))
 
-    Row i is ``paddle.grad(ys, xs, grad_outputs=e_i)``; ``J[:]`` (or any index) evaluates it.
-    """
+
+def _as_tensors(xs):
+    return tuple(xs) if _is_seq(xs) else xs
+
+
+def _grad_for_jacobian(ys, xs):
+    """paddle.grad with create_graph and allow_unused; a missing gradient is zeros."""
+    from .tensor.creation import zeros_like
+
+    single = not _is_seq(xs)
+    gs = grad(ys, xs, create_graph=True, allow_unused=True)
+    refs = [xs] if single else list(xs)
+    out = []
+    for g, ref in zip(gs, refs):
+        if g is None:
+            g = zeros_like(ref)
+            g.stop_gradient = ref.stop_gradient
+        out.append(g)
+    return out[0] if single else tuple(out)
+
+
+def _multi_index(indexes, shape):
+    """Paddle's normalisation of a Jacobian index: one entry per axis, slices made positive."""
+    indexes = tuple(indexes) if isinstance(indexes, (list, tuple)) else (indexes,)
+    if any(i is Ellipsis for i in indexes):
+        raise IndexError("Ellipsis index currently is not supported.")
+    indexes = indexes + (slice(0, None, None),) * (len(shape) - len(indexes))
+    out = []
+    for i, index in enumerate(indexes):
+        if isinstance(index, slice):
+            index = slice(index.start or 0, index.stop or shape[i], index.step or 1)
+            out.append(slice(index.start + shape[i] if index.start < 0 else index.start,
+                             index.stop + shape[i] if index.stop < 0 else index.stop,
+                             index.step))
+        elif isinstance(index, int):
+            out.append(index + shape[i] if index < 0 else index)
+        else:
+            raise TypeError(f"Not supported index type {index}.")
+    return tuple(out)
+
+
+class _LazyJacobian:
+    """The rows of a Jacobian, evaluated on demand along ``_lazy_axis`` and cached."""
+
+    is_batched = False
+    _lazy_axis = 0
 
     def __init__(self, ys, xs):
-        self._ys, self._xs = ys, xs
-        self._value = None
+        self.original_xs_shape = xs.shape
+        self.original_ys_shape = ys.shape
+        self._xs = xs
+        self._ys = ys
+        if len(ys.shape) == 0 and not self.is_batched:
+            self._ys = ys.reshape([-1])
+        if len(ys.shape) == 1 and self.is_batched:
+            self._ys = ys.reshape([-1, 1])
+        self._flatten_xs = self._flatten(_as_tensors(self._xs))
+        self._flatten_ys = self._flatten(_as_tensors(self._ys))
+        self._cache = {}
+
+    def __getitem__(self, indexes):
+        from .tensor.manipulation import concat
+
+        if not self.is_batched:
+            if len(self.shape) == 0:
+                raise IndexError("0-D tensor can not be indexed.")
+            if len(self.shape) == 1:
+                indexes = (0, indexes) if len(self.original_ys_shape) == 0 else (indexes, 0)
+        else:
+            if len(self.shape) == 1:
+                indexes = (indexes, 0, 0)
+            elif len(self.shape) == 2:
+                if isinstance(indexes, slice):
+                    indexes = (indexes, slice(None, None, None))
+                else:
+                    indexes = ((indexes[0], 0, indexes[1]) if len(self.original_ys_shape) == 1
+                               else (indexes[0], indexes[1], 0))
+        indexes = _multi_index(indexes, self.inner_shape)
+        lazy = self._lazy_axis
+        if isinstance(indexes[lazy], int):
+            other = indexes[:lazy] + indexes[lazy + 1:]
+            return self._cached_evaluate(indexes[lazy])[other]
+        idx = indexes[lazy]
+        rows = tuple(range(idx.start, idx.stop, idx.step))
+        shape = list(self.inner_shape)
+        shape[lazy] = len(rows)
+        part = concat([self._cached_evaluate(i) for i in rows], axis=lazy).reshape(shape)
+        shifted = (*indexes[:lazy], slice(0, len(rows), 1), *indexes[lazy + 1:])
+        result = part[shifted]
+        for _ in range(len(result.shape) - len(self.shape)):
+            result = result.squeeze(-1)
+        return result
+
+    def _cached_evaluate(self, k):
+        if k is None:
+            return self._cached_evaluate(0).reshape([])
+        v = self._cache.get(k)
+        if v is None:
+            v = self._cache[k] = self._evaluate(k)
+        return v
+
+    def _evaluate_all(self):
+        if len(self.shape) == 0:
+            return self._cached_evaluate(None)
+        return self[:]
+
+
+class _JacobianNoBatch(_LazyJacobian):
+    """f: R^M -> R^N gives a [N, M] matrix."""
+
+    def __init__(self, ys, xs):
+        super().__init__(ys, xs)
+        self.inner_shape = [*self._flatten_ys.shape[0:1], *self._flatten_xs.shape[0:1]]
+        self.shape = [*self.original_ys_shape[0:1], *self.original_xs_shape[0:1]]
+
+    def _flatten(self, xs):
+        from .tensor.manipulation import concat
+
+        if not _is_seq(xs):
+            return xs.reshape((-1,))
+        return concat(tuple(x.reshape((-1,)) for x in xs))
+
+    def _evaluate(self, row):
+        return self._flatten(_grad_for_jacobian(self._flatten_ys[row], self._xs))
+
+
+class _JacobianBatchFirst(_LazyJacobian):
+    """f: R^{B,M} -> R^{B,N} gives a [B, N, M] tensor."""
+
+    is_batched = True
+    _lazy_axis = 1
+
+    def __init__(self, ys, xs):
+        super().__init__(ys, xs)
+        self.inner_shape = [*self._flatten_xs.shape[0:1], *self._flatten_ys.shape[1:2],
+                            *self._flatten_xs.shape[1:2]]
+        self.shape = [*self._flatten_xs.shape[0:1], *self.original_ys_shape[1:2],
+                      *self.original_xs_shape[1:2]]
+
+    def _flatten(self, xs):
+        from .tensor.manipulation import concat
+
+        if not _is_seq(xs):
+            return xs.reshape((xs.shape[0], -1))
+        return concat(tuple(x.reshape((x.shape[0], -1)) for x in xs), 1)
+
+    def _evaluate(self, row):
+        return self._flatten(_grad_for_jacobian(self._flatten_ys[:, row], self._xs))
+
+
+def _jacobian_binary(op):
+    def method(self, other):
+        rhs = other._evaluate_all() if isinstance(other, Jacobian) else other
+        return op(self._evaluate_all(), rhs)
+    return method
+
+
+class Jacobian(metaclass=_core.PaddleClass):
+    """``paddle.autograd.jacobian``'s result: index it (``J[:]``, ``J[:, i]``) to evaluate."""
+
+    _paddle_path = "paddle.autograd.autograd.Jacobian"
+
+    def __init__(self, ys, xs, is_batched=False):
+        if not is_batched:
+            if not 0 <= len(xs.shape) <= 1:
+                raise ValueError(f"xs.ndim should be 0 or 1 when is_batched=False but got "
+                                 f"{len(xs.shape)}")
+            if not 0 <= len(ys.shape) <= 1:
+                raise ValueError(f"ys.ndim should be 0 or 1 when is_batched=False but got "
+                                 f"{len(ys.shape)}")
+            self._jacobian = _JacobianNoBatch(ys, xs)
+        else:
+            if not 1 <= len(ys.shape) <= 2:
+                raise ValueError(f"ys.ndim should be 1 or 2 when is_batched=True but got "
+                                 f"{len(ys.shape)}")
+            if not 1 <= len(xs.shape) <= 2:
+                raise ValueError(f"xs.ndim should be 1 or 2 when is_batched=True but got "
+                                 f"{len(xs.shape)}")
+            self._jacobian = _JacobianBatchFirst(ys, xs)
 
     @property
     def shape(self):
-        return [int(self._ys.data.size), int(self._xs.data.size)]
+        return self._jacobian.shape
 
-    def _evaluate(self):
-        """Row i = grad(ys, xs, e_i), taken with create_graph so J is differentiable (as Paddle's)."""
-        if self._value is None:
-            from ..engine.ops import shape as S
+    def __getitem__(self, indexes):
+        return self._jacobian[indexes]
 
-            ys, xs = self._ys, self._xs
-            n = int(xs.data.size)
-            rows = []
-            for i in range(ys.data.size):
-                e = np.zeros(ys.data.size, ys.data.dtype)
-                e[i] = 1
-                (g,) = grad(ys, xs, grad_outputs=Tensor._wrap(e.reshape(ys.data.shape), True),
-                            retain_graph=True, create_graph=True, allow_unused=True)
-                rows.append(Tensor._wrap(np.zeros(n, xs.data.dtype), True) if g is None
-                            else S.reshape(g, (n,)))
-            self._value = (S.stack(rows, 0) if rows
-                           else Tensor._wrap(np.zeros((0, n), xs.data.dtype), True))
-        return self._value
+    def __getattr__(self, name):
+        if name in ("_jacobian", "__setstate__", "__getstate__"):
+            raise AttributeError(name)
+        if name == "_evaluate_all":
+            return self._jacobian._evaluate_all
+        return getattr(self._jacobian._evaluate_all(), name)
 
-    def __getitem__(self, index):
-        return self._evaluate()[index]
+    def __repr__(self):
+        return _core.paddle_repr(self, _core.paddle_path(type(self)))
 
-    def numpy(self):
-        return self._evaluate().numpy()
+    import operator as _op
+    __add__ = _jacobian_binary(_op.add)
+    __sub__ = _jacobian_binary(_op.sub)
+    __mul__ = _jacobian_binary(_op.mul)
+    __truediv__ = __div__ = _jacobian_binary(_op.truediv)
+    __pow__ = _jacobian_binary(_op.pow)
+    __mod__ = _jacobian_binary(_op.mod)
+    __floordiv__ = _jacobian_binary(_op.floordiv)
+    __matmul__ = _jacobian_binary(_op.matmul)
+    __eq__ = _jacobian_binary(_op.eq)
+    __ne__ = _jacobian_binary(_op.ne)
+    __lt__ = _jacobian_binary(_op.lt)
+    __le__ = _jacobian_binary(_op.le)
+    __gt__ = _jacobian_binary(_op.gt)
+    __ge__ = _jacobian_binary(_op.ge)
+    __hash__ = object.__hash__
+    del _op
 
 
-def _per_pair(ys, xs, make):
-    if isinstance(ys, (list, tuple)):
-        return tuple(_per_pair(y, xs, make) for y in ys)
-    if isinstance(xs, (list, tuple)):
-        return tuple(make(ys, x) for x in xs)
-    return make(ys, xs)
+class Hessian(Jacobian):
+    _paddle_path = "paddle.autograd.autograd.Hessian"
 
 
 def jacobian(ys, xs, batch_axis=None):
-    """Jacobian of ``ys`` with respect to ``xs`` (no batch axis yet): [ys.size, xs.size]."""
-    if batch_axis is not None:
-        raise NotImplementedError("paddle.autograd.jacobian with batch_axis is not supported yet")
-
-    def make(y, x):
-        for what, t in (("xs", x), ("ys", y)):
-            if t.data.ndim > 1:
-                raise ValueError(f"{what}.ndim should be 0 or 1 when is_batched=False but got "
-                                 f"{t.data.ndim}")
-        return Jacobian(y, x)
-
-    return _per_pair(ys, xs, make)
+    """The Jacobian of ``ys`` with respect to ``xs`` (each may be a tuple: then a tuple of
+    Jacobians); ``batch_axis=0`` treats the first axis as a batch ([B, M, N])."""
+    if batch_axis is not None and batch_axis != 0:
+        raise ValueError(f"batch_axis should be None or 0, but got {batch_axis}.")
+    b = batch_axis is not None
+    if _is_seq(ys) and _is_seq(xs):
+        return tuple(tuple(Jacobian(y, x, b) for x in xs) for y in ys)
+    if _is_seq(ys):
+        return tuple(Jacobian(y, xs, b) for y in ys)
+    if _is_seq(xs):
+        return tuple(Jacobian(ys, x, b) for x in xs)
+    return Jacobian(ys, xs, b)
 
 
 def hessian(ys, xs, batch_axis=None):
-    """Hessian of a scalar ``ys``: the Jacobian of its gradient (taken with create_graph)."""
-    if batch_axis is not None:
-        raise NotImplementedError("paddle.autograd.hessian with batch_axis is not supported yet")
-    if ys.data.size != 1:
-        raise ValueError(f"hessian needs a tensor with one element, got shape {list(ys.data.shape)}")
-
-    def make(y, x):
-        (g,) = grad(y, x, create_graph=True, allow_unused=True)
-        return Jacobian(g, x)
-
-    return _per_pair(ys, xs, make)
+    """The Hessian of a one-element ``ys`` (per batch row with ``batch_axis=0``): the Jacobian
+    of its Jacobian; for a tuple ``xs`` a tuple of tuples (block [i][j] is d2y/dxi dxj)."""
+    if batch_axis is None:
+        if ys.size > 1:
+            raise ValueError(f"Only support ys.numel()({ys.size})==1 when batch_axis is None.")
+        ys = ys.reshape(())
+    elif isinstance(batch_axis, int):
+        if ys[0].size > 1:
+            raise ValueError(f"Only support ys[0].numel()({ys.size})==1 when batch_axis is int")
+        if batch_axis != 0:
+            raise ValueError("Only support batch_axis=0 yet.")
+        ys = ys.reshape((-1,))
+    else:
+        raise ValueError(f"batch_axis should be None or int, but got {type(batch_axis)}.")
+    jac = jacobian(ys, xs, batch_axis)
+    if not _is_seq(xs):
+        h = jacobian(jac, xs, batch_axis)
+        h.__class__ = Hessian
+        return h
+    h = tuple(jacobian(j, xs, batch_axis) for j in jac)
+    for row in h:
+        for block in row:
+            block.__class__ = Hessian
+    return h

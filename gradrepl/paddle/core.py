@@ -13,15 +13,6 @@ from ..engine.tensor import Tensor as _EngineTensor
 from . import dtypes, printing, profiles, promotion
 
 
-class Size(list):
-    """``paddle.Size`` (3.x): a list that prints as ``paddle.Size([2, 3])``."""
-
-    def __repr__(self):
-        return f"paddle.Size({list.__repr__(self)})"
-
-    __str__ = __repr__
-
-
 _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
 
 
@@ -38,8 +29,55 @@ def reset_tensor_names():
         _NAME_COUNTERS[k] = 0
 
 
-class Tensor(_EngineTensor):
+class PaddleClass(type):
+    """The metaclass of the Paddle-facing classes: ``type(t)`` prints as Paddle's class does
+    (``<class 'paddle.Tensor'>``) while ``__module__`` stays gradrepl's (the pictures read it)."""
+
+    def __repr__(cls):
+        return f"<class '{paddle_path(cls)}'>"
+
+
+def paddle_path(cls):
+    """Where Paddle defines ``cls``: its ``_paddle_path``, else gradrepl's module path without
+    the ``gradrepl.`` prefix (gradrepl.paddle mirrors Paddle's tree)."""
+    path = cls.__dict__.get("_paddle_path")
+    if path:
+        return path
+    mod = cls.__module__
+    if mod.startswith("gradrepl."):
+        mod = mod[len("gradrepl."):]
+    return f"{mod}.{cls.__qualname__}"
+
+
+class PaddleObject:
+    """A mixin: instances print as Paddle's default object repr (``<paddle.x.Y object at
+    0x...>``) under the class's Paddle path."""
+
     __slots__ = ()
+
+    def __repr__(self):
+        return paddle_repr(self, paddle_path(type(self)))
+
+
+def paddle_repr(obj, path):
+    """``<paddle.x.Y object at 0x...>``: the default object repr under Paddle's module path."""
+    return f"<{path} object at {hex(id(obj))}>"
+
+
+class Size(list, metaclass=PaddleClass):
+    """``paddle.Size`` (3.x): a list that prints as ``paddle.Size([2, 3])``."""
+
+    _paddle_path = "paddle.base.libpaddle.Size"
+
+    def __repr__(self):
+        return f"paddle.Size({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+
+class Tensor(_EngineTensor, metaclass=PaddleClass):
+    __slots__ = ()
+    _paddle_path = "paddle.Tensor"
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -236,6 +274,72 @@ class Tensor(_EngineTensor):
         self.stop_gradient = True
         return self
 
+    # ------------------------------------------------------------------ device, layout, storage
+    def element_size(self):
+        """Bytes per element."""
+        return int(self.data.itemsize)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device_id=None, blocking=True):
+        raise ValueError("(InvalidArgument) CUDA is not available: gradrepl emulates Paddle's "
+                         "CPU build")
+
+    def pin_memory(self, blocking=True):
+        return self
+
+    def is_contiguous(self):
+        return True
+
+    def contiguous(self):
+        return self
+
+    @property
+    def strides(self):
+        return [int(s // self.data.itemsize) for s in np.empty(self.data.shape).strides] if \
+            self.data.ndim else []
+
+    @property
+    def offset(self):
+        return 0
+
+    def data_ptr(self):
+        return int(self.data.__array_interface__["data"][0])
+
+    def to(self, *args, **kwargs):
+        """``x.to(device)``, ``x.to(dtype)``, ``x.to(device, dtype)``, ``x.to(other)``: a
+        tensor of the asked dtype (gradrepl has the CPU only)."""
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _EngineTensor):
+                dtype = a.dtype
+            elif isinstance(a, (dtypes.DType, np.dtype, type)) or (
+                    isinstance(a, str) and a.replace("paddle.", "") in dtypes.DTYPES):
+                dtype = a
+        if dtype is None:
+            return self
+        return Tensor._cast(self, dtypes.to_np(dtype))
+
+    def apply(self, func):
+        """``func(self)`` for a tensor that does not need a gradient."""
+        if not self.stop_gradient:
+            raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+        return func(self)
+
+    def apply_(self, func):
+        if not self.stop_gradient:
+            raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+        out = func(self)
+        self.data = np.array(out.data, dtype=self.data.dtype)
+        self.bump_version()
+        return self
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return str(self.dtype)
+        return self.astype(dtype)
+
     # ------------------------------------------------------------------ printing
     def _repr_prefix(self):
         return "Tensor"
@@ -293,7 +397,7 @@ class Tensor(_EngineTensor):
     def register_hook(self, hook):
         if self.stop_gradient:
             raise RuntimeError("Cannot register hook on a tensor that stop gradient.")
-        idx = self.add_hook(hook)
+        idx = self.add_hook(_paddle_hook(hook))
         return TensorHookRemoveHelper(self, idx)
 
     # ------------------------------------------------------------------ operators
@@ -431,6 +535,97 @@ class Tensor(_EngineTensor):
         return linalg.matmul(o, self)
 
 
+class _Since3Property:
+    """A Tensor attribute Paddle 3 added (``requires_grad``, ``itemsize``, ``device``): under a
+    2.x profile reading it raises AttributeError, as real Paddle 2.6 does."""
+
+    def __init__(self, fget, fset=None):
+        self.fget, self.fset = fget, fset
+        self.name = fget.__name__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        if not profiles.current().api3:
+            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+        return self.fget(obj)
+
+    def __set__(self, obj, value):
+        if self.fset is None or not profiles.current().api3:
+            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+        self.fset(obj, value)
+
+
+def _requires_grad_get(self):
+    return not self.stop_gradient
+
+
+def _requires_grad_set(self, value):
+    self.stop_gradient = not bool(value)
+
+
+def _itemsize(self):
+    return int(self.data.itemsize)
+
+
+def _device(self):
+    return "cpu"
+
+
+def _repeat(self, *repeats):
+    """``x.repeat(2, 3)`` (3.x, torch's meaning): tile by ``repeats`` (more axes in front)."""
+    from .tensor import manipulation
+
+    if len(repeats) == 1 and isinstance(repeats[0], (list, tuple, _EngineTensor)):
+        repeats = repeats[0]
+    if isinstance(repeats, _EngineTensor):
+        repeats = repeats.tolist()
+    repeats = [int(r) for r in repeats]
+    x = self
+    if len(repeats) > x.ndim:
+        x = manipulation.reshape(x, [1] * (len(repeats) - x.ndim) + list(x.shape))
+    return manipulation.tile(x, repeats)
+
+
+def _stride(self, dim=None):
+    st = Tensor.strides.fget(self)
+    return st if dim is None else st[dim]
+
+
+_requires_grad_get.__name__ = "requires_grad"
+_itemsize.__name__ = "itemsize"
+_device.__name__ = "device"
+Tensor.requires_grad = _Since3Property(_requires_grad_get, _requires_grad_set)
+Tensor.itemsize = _Since3Property(_itemsize)
+Tensor.device = _Since3Property(_device)
+
+
+def _since3_method(fn, name):
+    def get(self):
+        return fn.__get__(self, Tensor)
+    get.__name__ = name
+    return _Since3Property(get)
+
+
+def _no_sparse(name):
+    def method(self, *args, **kwargs):
+        raise AttributeError(f"Tensor.{name} needs paddle.sparse (sparse tensors), which is not "
+                             "part of gradrepl: it emulates Paddle's dense tensors only")
+    method.__name__ = name
+    return method
+
+
+for _n in ("to_sparse_coo", "to_sparse_csr", "to_dense", "values", "indices", "coalesce",
+           "is_sparse", "is_sparse_coo", "is_sparse_csr"):
+    setattr(Tensor, _n, _no_sparse(_n))
+del _n
+
+Tensor.repeat = _since3_method(_repeat, "repeat")
+Tensor.stride = _since3_method(_stride, "stride")
+Tensor.is_cuda = _Since3Property(lambda self: False)
+Tensor.is_cuda.name = "is_cuda"
+Tensor.get_device = _since3_method(lambda self: -1, "get_device")
+
 _SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _scale = M.scale
 _M_add, _M_subtract, _M_multiply = M.add, M.subtract, M.multiply
@@ -445,10 +640,11 @@ def _same_float(x, y):
     return xd.dtype is yd.dtype and xd.shape == yd.shape and xd.dtype in _SCALE_FAST
 
 
-class GradNodeBase:
+class GradNodeBase(metaclass=PaddleClass):
     """What ``tensor.grad_fn`` shows of a backward node: ``name()`` as this Paddle calls it."""
 
     __slots__ = ("node",)
+    _paddle_path = "paddle.base.libpaddle.GradNodeBase"
 
     def __init__(self, node):
         self.node = node
@@ -479,7 +675,19 @@ class GradNodeBase:
         return hash(id(self.node))
 
     def __repr__(self):
-        return f"<{self.name()} object>"
+        """Paddle prints the pybind class (``GradNodeBase``), whatever the node; ``name()``
+        tells which it is."""
+        return paddle_repr(self, "paddle.base.libpaddle.GradNodeBase")
+
+
+def _paddle_hook(hook):
+    """A user's gradient hook as Paddle calls it: the gradient it is handed does not stop
+    gradient (``stop_gradient=False`` in its repr), whether or not the backward records."""
+    def run(g):
+        if g.stop_gradient:
+            g = type(g)._wrap(g.data, False)
+        return hook(g)
+    return run
 
 
 def _removed_hook(g):
@@ -487,8 +695,13 @@ def _removed_hook(g):
     return None
 
 
-class TensorHookRemoveHelper:
+class TensorHookRemoveHelper(metaclass=PaddleClass):
     """What ``register_hook`` returns: ``remove()`` is True once, then False (Paddle warns)."""
+
+    _paddle_path = "paddle.base.dygraph.tensor_patch_methods.TensorHookRemoveHelper"
+
+    def __repr__(self):
+        return paddle_repr(self, self._paddle_path)
 
     def __init__(self, tensor, idx):
         self._t = tensor
@@ -511,6 +724,7 @@ class EagerParamBase(Tensor):
 
     Paddle's class name is ``EagerParamBase`` (``type(p).__name__``); ``Parameter`` is an alias.
     """
+    _paddle_path = "paddle.base.framework.EagerParamBase"
 
     __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
                  "_param_name")

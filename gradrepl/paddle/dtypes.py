@@ -25,7 +25,12 @@ _TABLE = [
 ]
 
 
-class DType:
+class _DTypeMeta(type):
+    def __repr__(cls):
+        return "<class 'paddle.dtype'>"
+
+
+class DType(metaclass=_DTypeMeta):
     __slots__ = ("name", "np", "vartype", "datatype")
 
     def __init__(self, name, npdtype, vartype, datatype):

@@ -65,8 +65,11 @@ def _format_item(v, max_width=0, signed=False):
         else:
             s = "{{:.{}f}}".format(OPTIONS.precision).format(v)
     elif v.dtype.kind == "c" and profiles.current().complex_fixed:
+        # real and imaginary parts formatted apart: a -0. imaginary part reads "+-0.00000000j"
         kind = "e" if OPTIONS.sci_mode else "f"
-        s = "({{:.{}{}}})".format(OPTIONS.precision, kind).format(v)
+        re, im = np.real(v), np.imag(v)
+        fmt = "{{:.{}{}}}".format(OPTIONS.precision, kind)
+        s = "(" + fmt.format(re) + ("+" if im >= 0 else "") + fmt.format(im) + "j)"
     else:
         s = "{}".format(v)
     if max_width > len(s):

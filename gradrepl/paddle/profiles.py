@@ -90,6 +90,19 @@ class Profile:
     #                               "pow_first": dout * (y * pow(x, y - 1)) (3.x)
     missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
                               "__ror__", "__rxor__", "__lshift__", "__rshift__")  # 2.x lacks
+    # Layer and API details measured on the docstring examples (2.6.2 / 3.3.1):
+    layer_mode_returns_self: bool = False  # Layer.train()/eval() return the layer (3.x) or None
+    api3: bool = False            # the names Paddle 3 added exist (paddle.tensor_split, Tensor.set_);
+    #                               under 2.x they raise AttributeError (api26.py lists 2.6.2's)
+    quantile_float64: bool = True  # quantile/nanquantile compute and answer in float64 (2.x);
+    #                               3.x keeps x's dtype (float weights of that dtype)
+    diff_pend_each: bool = True   # paddle.diff(n > 1) concatenates prepend/append at every
+    #                               difference (2.x) or only at the first (3.x)
+    digamma_zero: str = "nan"     # digamma(0): nan (2.x) | "inf" (3.x: -inf, +inf at -0.)
+    rank_int32: bool = True       # matrix_rank answers int32 (2.x) or int64 (3.x)
+    lu_info_1d: bool = True       # lu(get_infos=True) of one matrix: info of shape [1] (2.x), [] (3.x)
+    layer_astype_casts: bool = True  # Layer.astype(dtype) casts parameters and buffers (2.x);
+    #                                  3.3.1 only records the dtype (its params stay as they were)
     scalar_full_1d: tuple = ("elementwise_pow:b:right", "floor_divide:b:right", "equal:b:both",
                              "not_equal:b:both")  # "op:scalar kinds:side" where Paddle makes
     #   the python number a shape-[1] tensor, so a 0-D operand gives a [1] result (2.x)
@@ -117,7 +130,9 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              inverted_slice_error=False,
              kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
              remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first",
-             minmax_nan="propagate",
+             minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
+             api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
+             lu_info_1d=False, diff_pend_each=False,
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -49,6 +49,8 @@ BOOL_DT = np.dtype(np.bool_)
 
 # the binary ops whose operands two floating tensors widen to the wider float in 2.x
 _WIDENING_2X = {"add", "subtract", "multiply"}
+# the operators whose operands 2.x promotes when one of them is complex (math_op_patch's list)
+_COMPLEX_2X = {"add", "subtract", "multiply", "divide", "matmul"}
 # the ops whose 0-D operand promotes like a tensor of equal standing in 3.x (int8 // int16_0d
 # is int16), instead of like a python scalar
 _LATTICE_0D = {"floor_divide"}
@@ -65,7 +67,8 @@ def strict() -> bool:
 # ------------------------------------------------------------------------------ python scalars
 def is_scalar(v) -> bool:
     """A python (or numpy) number that Paddle's operators take without making a tensor first."""
-    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
+    return isinstance(v, (bool, int, float, complex, np.bool_, np.integer, np.floating,
+                          np.complexfloating))
 
 
 def is_bool_scalar(v) -> bool:
@@ -77,7 +80,7 @@ def scalar_kind(v) -> str:
         return "b"
     if isinstance(v, (int, np.integer)):
         return "i"
-    if isinstance(v, complex):
+    if isinstance(v, (complex, np.complexfloating)):
         return "c"
     return "f"
 
@@ -133,6 +136,9 @@ def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dt
         return xd, yd
     both_float = category(xd) == FLOAT and category(yd) == FLOAT
     if not strict():
+        if COMPLEX in (category(xd), category(yd)) and op in _COMPLEX_2X:
+            w = np.promote_types(xd, yd)  # 2.x promotes when a complex operand is involved
+            return w, w
         if both_float and op in _WIDENING_2X:
             w = _wider_float(xd, yd)
             return w, w

@@ -170,6 +170,11 @@ class Dialect:
 
     key = "2.2"
     accumulation_nodes = False  # draw the leaves' accumulation nodes (eager Paddle has them)
+    accumulation_name = "GradNodeAccumulation"  # what a leaf's accumulation node is called
+
+    def grad_var_name(self, name: str) -> str:
+        """The gradient variable of tensor ``name``: the guide's ``a_grad``."""
+        return name + "_grad"
 
     def backward_name(self, node) -> str:
         if node.op is None:
@@ -217,10 +222,39 @@ class PaddleDialect(Dialect):
         return op.name
 
 
+class TorchDialect(Dialect):
+    """torch's names: ``MulBackward0``, the leaves' ``AccumulateGrad``, gradients ``x.grad``."""
+
+    key = "torch"
+    accumulation_nodes = True
+    accumulation_name = "AccumulateGrad"
+
+    def grad_var_name(self, name: str) -> str:
+        return name + ".grad"
+
+    def backward_name(self, node) -> str:
+        from ..torch.autograd.graph import node_name
+
+        return node_name(node)
+
+    def op_title(self, op) -> str:
+        """The forward op as torch's node names it without ``Backward0``: ``Mul``."""
+        import re
+
+        name = getattr(op, "torch_name", None)
+        if name is None:
+            from ..torch.autograd.graph import FALLBACK
+
+            name = FALLBACK.get(op.name)
+        return re.sub(r"Backward\d*$", "", name) if name else op.name
+
+
 def dialect_for(tensor) -> Dialect:
     mod = type(tensor).__module__
     if mod.startswith("gradrepl.paddle"):
         return PaddleDialect()
+    if mod.startswith("gradrepl.torch"):
+        return TorchDialect()
     return Dialect()
 
 
@@ -344,7 +378,8 @@ class _Builder:
         if not info.stop_gradient:  # its gradient variable (a_grad)
             g = t._grad if t is not None else None
             gid = f"g{len(self.gvars)}"
-            self.gvars[key] = GradVarInfo(gid, info.name + "_grad", tid, info.shape, info.dtype,
+            self.gvars[key] = GradVarInfo(gid, self.d.grad_var_name(info.name), tid, info.shape,
+                                          info.dtype,
                                           preview(g.data, self.max_preview) if g is not None
                                           else None, None)
             info.grad_var = gid
@@ -441,7 +476,7 @@ class _Builder:
                         and t._accum is not None:
                     bid = f"b{len(self.bw)}"
                     acc = t._accum
-                    self.bw[acc] = BackwardInfo(bid, "GradNodeAccumulation", "accumulate", None,
+                    self.bw[acc] = BackwardInfo(bid, self.d.accumulation_name, "accumulate", None,
                                                 None, [self.gvars[key].id],
                                                 [self.gvars[key].id], [])
                     acc_for[acc] = key

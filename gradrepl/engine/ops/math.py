@@ -357,7 +357,14 @@ def _cast_vjp(n, g):
     return cast(g, src) if src.kind in "fc" else None
 
 
-CAST = register("cast", lambda x, dtype: x.astype(dtype), _cast_vjp,
+def _cast_fwd(x, dtype):
+    """numpy's astype; complex to real keeps the real part (as Paddle's cast kernel)."""
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        return np.real(x).astype(dtype)
+    return x.astype(dtype)
+
+
+CAST = register("cast", _cast_fwd, _cast_vjp,
                 legacy_name="CastBackward", check=False, saves_inputs=False)
 
 
@@ -423,6 +430,11 @@ def _abs_vjp(n, g):
     """dx = dout * (x / |x|), 0 where x == 0."""
     x = n.inputs[0]
     sgn = np.where(x.data == 0, 0, np.sign(x.data)).astype(x.data.dtype)
+    if sgn.dtype.kind == "c":  # complex x: dx = dout * x / |x| (a complex gradient)
+        from .complex import complex_
+
+        return multiply(complex_(g, const(g, np.zeros(g.data.shape, g.data.dtype))),
+                        const(g, sgn, sgn.dtype))
     return multiply(g, const(g, sgn))
 
 

@@ -171,6 +171,9 @@ def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
     if dt.kind != "f" or x.dtype.kind not in "fiub":
         red = np.sum if op is np.add else np.prod
         out = red(x, axis=axis, keepdims=keepdim, dtype=dt)
+        if mean and dt.kind == "c":
+            count = int(np.prod([x.shape[i] for i in axis])) if axis else 1
+            out = np.asarray(out / np.asarray(count, dt), dt)
         return out
     a = x.astype(dt, copy=False)
     count = int(np.prod([a.shape[i] for i in axis])) if axis else 1
@@ -559,8 +562,9 @@ def _median_fwd(x, axis, keepdim=False, out_shape=None, mode="avg"):
     else:
         lo, hi = srt[..., n // 2 - 1], srt[..., n // 2]
         out = ((lo + hi) / np.asarray(2, x.dtype)).astype(x.dtype)
-    nan = np.isnan(rows).any(axis=-1)
-    out = np.where(nan, np.asarray(np.nan, x.dtype), out)
+    if x.dtype.kind in "fc":  # a NaN anywhere makes the median NaN (integers have none)
+        nan = np.isnan(rows).any(axis=-1)
+        out = np.where(nan, np.asarray(np.nan, x.dtype), out)
     if keepdim:
         out = np.reshape(out, _keep_shape(x.shape, axis))
     return _shaped(out, keepdim, out_shape)

@@ -9,5 +9,8 @@ from .adamw import AdamW  # noqa: F401
 from .momentum import Momentum  # noqa: F401
 from .optimizer import L1Decay, L2Decay, Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .more import ASGD, Adadelta, Adagrad, Adamax, Lamb, NAdam, RAdam, RMSProp, Rprop  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr", "L1Decay", "L2Decay"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr", "L1Decay", "L2Decay",
+           "Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb", "LBFGS"]

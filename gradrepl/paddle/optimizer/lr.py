@@ -10,13 +10,15 @@ import warnings
 
 import numpy as np
 
+from ..core import PaddleClass as _PaddleClass
+
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
            "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
            "LinearLR", "CosineAnnealingWarmRestarts"]
 
 
-class LRScheduler:
+class LRScheduler(metaclass=_PaddleClass):
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
         if not isinstance(learning_rate, (float, int)):
             raise TypeError(
@@ -440,3 +442,159 @@ class ReduceOnPlateau(LRScheduler):
         if self.threshold_mode == "rel":
             return current > best + best * self.threshold
         return current > best + self.threshold
+
+
+class OneCycleLR(LRScheduler):
+    """One cycle: warm up from max/divide_factor to max, then anneal (cos or linear) down to
+    end_learning_rate (three_phase: back to the initial rate first)."""
+
+    def __init__(self, max_learning_rate, total_steps, divide_factor=25.0,
+                 end_learning_rate=0.0001, phase_pct=0.3, anneal_strategy="cos",
+                 three_phase=False, last_epoch=-1, verbose=False):
+        if not isinstance(max_learning_rate, (float, int)):
+            raise TypeError(f"'max_learning_rate' must be 'float' or 'int', but received "
+                            f"{type(max_learning_rate)}")
+        if max_learning_rate < 0:
+            raise ValueError("'max_learning_rate' must be a positive integer.")
+        if not isinstance(total_steps, int):
+            raise TypeError(f"'total_step' must be 'int', but received {type(total_steps)}")
+        if total_steps <= 0:
+            raise ValueError("'total_step' must be a positive integer.")
+        if not isinstance(phase_pct, float):
+            raise TypeError(f"'phase_pct' must be 'float', but received {type(phase_pct)}")
+        if phase_pct < 0 or phase_pct > 1:
+            raise ValueError(f"'phase_pct' must be between 0 and 1, but received {phase_pct}")
+        self.total_steps = total_steps
+        initial_lr = max_learning_rate / float(divide_factor)
+        min_lr = float(end_learning_rate)
+        if three_phase:
+            if phase_pct >= 0.5:
+                raise ValueError("When three_phase is True, 'phase_pct' must be less than 0.5")
+            self._step_config = [0, phase_pct * total_steps - 1, 2 * phase_pct * total_steps - 2,
+                                 total_steps - 1, total_steps - 1]
+            c = self._step_config
+            self._steps_size = [c[1] - c[0], c[2] - c[1], c[3] - c[2], c[3] - c[2]]
+            self._lr_config = [initial_lr, max_learning_rate, initial_lr, min_lr]
+        else:
+            self._step_config = [0, phase_pct * total_steps - 1, total_steps - 1,
+                                 total_steps - 1]
+            c = self._step_config
+            self._steps_size = [c[1] - c[0], c[2] - c[1], c[2] - c[1]]
+            self._lr_config = [initial_lr, max_learning_rate, min_lr]
+        if anneal_strategy == "cos":
+            self.anneal_func = self._cos_annealing
+        elif anneal_strategy == "linear":
+            self.anneal_func = self._linear_annealing
+        else:
+            raise ValueError(f"'anneal_strategy' must by one of 'cos' or 'linear', but received "
+                             f"{anneal_strategy}")
+        super().__init__(initial_lr, last_epoch, verbose)
+
+    def _cos_annealing(self, start_lr, end_lr, pct):
+        cos_out = math.cos(math.pi * pct) + 1
+        return end_lr + (start_lr - end_lr) / 2.0 * cos_out
+
+    def _linear_annealing(self, start_lr, end_lr, pct):
+        return (end_lr - start_lr) * pct + start_lr
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. However the number of total steps "
+                             f"is {self.total_steps}")
+        for i, (end_step, size) in enumerate(zip(self._step_config[1:], self._steps_size)):
+            if step <= end_step or i == len(self._lr_config) - 2:
+                pct = (step - self._step_config[i]) / size
+                return self.anneal_func(self._lr_config[i], self._lr_config[i + 1], pct)
+
+
+class CyclicLR(LRScheduler):
+    """Cycle between base_learning_rate and max_learning_rate (triangular, triangular2,
+    exp_range, or a custom scale_fn)."""
+
+    def __init__(self, base_learning_rate, max_learning_rate, step_size_up, step_size_down=None,
+                 mode="triangular", exp_gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 last_epoch=-1, verbose=False):
+        if not isinstance(max_learning_rate, (float, int)):
+            raise TypeError(f"'max_learning_rate' must be 'float' or 'int', but received "
+                            f"{type(max_learning_rate)}")
+        if max_learning_rate < 0:
+            raise ValueError(f"'max_learning_rate' must be a positive integer, but received "
+                             f"{max_learning_rate}")
+        if not isinstance(step_size_up, int):
+            raise TypeError(f"The type of 'step_size_up' must be int, but received "
+                            f"{type(step_size_up)}")
+        if step_size_up <= 0:
+            raise ValueError(f"'step_size_up' must be a positive integer, but received "
+                             f"{step_size_up}")
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.cycle_size = step_size_up + step_size_down
+        self.step_up_pct = step_size_up / self.cycle_size
+        self.max_lr = float(max_learning_rate)
+        self.amplitude = self.max_lr - base_learning_rate
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("'mode' is invalid and 'scale_fn' is not specified, make sure one "
+                             "of 'mode' or 'scale_fn' is valid")
+        self.mode = mode
+        self.gamma = exp_gamma
+        if scale_fn is None:
+            self.scale_fn = {"triangular": lambda x: 1.0,
+                             "triangular2": lambda x: 1 / (2.0 ** (x - 1)),
+                             "exp_range": lambda x: self.gamma ** x}[mode]
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        else:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        super().__init__(base_learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        iterations = self.last_epoch
+        cycle = 1 + iterations // self.cycle_size
+        pct = 1.0 + iterations / self.cycle_size - cycle
+        if pct <= self.step_up_pct:
+            factor = pct / self.step_up_pct
+        else:
+            factor = (1 - pct) / (1 - self.step_up_pct)
+        x = cycle if self.scale_mode == "cycle" else iterations
+        return self.base_lr + self.amplitude * factor * self.scale_fn(x)
+
+
+# the fluid-era functions, which in dynamic mode make the scheduler objects
+def noam_decay(d_model, warmup_steps, learning_rate=1.0):
+    return NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
+
+
+def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return ExponentialDecay(learning_rate, decay_rate)
+
+
+def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return NaturalExpDecay(learning_rate, decay_rate)
+
+
+def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    return InverseTimeDecay(learning_rate, decay_rate)
+
+
+def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0,
+                     cycle=False):
+    return PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power, cycle)
+
+
+def piecewise_decay(boundaries, values):
+    if len(values) - len(boundaries) != 1:
+        raise ValueError("len(values) - len(boundaries) should be 1")
+    return PiecewiseDecay(boundaries, values)
+
+
+def cosine_decay(learning_rate, step_each_epoch, epochs):
+    return CosineAnnealingDecay(learning_rate, epochs)
+
+
+def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
+    return LinearWarmup(learning_rate, warmup_steps, start_lr, end_lr)
+
+
+__all__ += ["OneCycleLR", "CyclicLR", "noam_decay", "exponential_decay", "natural_exp_decay",
+            "inverse_time_decay", "polynomial_decay", "piecewise_decay", "cosine_decay",
+            "linear_lr_warmup"]

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...engine import grad_mode
 from ...engine.tensor import Tensor as _T
+from ..core import PaddleClass as _PaddleClass
 from ..core import Tensor
 
 
@@ -46,7 +47,7 @@ def _as_regularizer(weight_decay):
     return weight_decay
 
 
-class Optimizer:
+class Optimizer(metaclass=_PaddleClass):
     """Holds the parameters (or parameter groups) and the learning rate; ``step()`` updates
     every parameter that has a gradient with ``_update`` (the subclass's kernel)."""
 
@@ -204,6 +205,19 @@ class Optimizer:
 
     def _update(self, param, grad, group):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None):
+        """Run ``loss.backward()``; the (param, grad) pairs of the parameters that got one."""
+        loss.backward()
+        params = parameters if parameters is not None else self._all_params()
+        return self._params_grads(params)
+
+    def apply_gradients(self, params_grads):
+        """Update the parameters from (param, grad) pairs (clipping and decay included)."""
+        with grad_mode.no_grad():
+            self._apply(list(params_grads), None)
+        return []
 
     def clear_grad(self, set_to_zero=True):
         """Zero (default) or drop the gradient of every parameter."""

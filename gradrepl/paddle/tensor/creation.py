@@ -6,12 +6,13 @@ import numpy as np
 from ...engine.tensor import Tensor as _T
 from .. import core, dtypes, profiles
 from ..core import Tensor
-from ._args import shape_list
+from ._args import extra_kwargs, shape_list
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "empty_like", "arange", "linspace", "eye", "rand", "randn", "randint", "uniform",
            "normal", "seed", "assign", "get_default_dtype", "set_default_dtype", "tril", "triu",
-           "diag", "meshgrid", "numel", "shape", "rank", "clone"]
+           "diag", "meshgrid", "numel", "shape", "rank", "clone", "diagflat", "diag_embed",
+           "tril_indices", "triu_indices", "logspace", "range", "from_numpy", "create_tensor"]
 __methods__ = ["assign", "tril", "triu"]
 
 
@@ -178,6 +179,12 @@ def _to_array(data, dtype):
     return arr
 
 
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """``paddle.tensor(data, dtype, device, requires_grad)`` (3.x): ``to_tensor`` with torch's
+    argument names."""
+    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)
+
+
 def _dt(dtype, default=None):
     if dtype is None:
         return default if default is not None else _DEFAULT_DTYPE[0]
@@ -217,6 +224,7 @@ def fill_shape(shape, op="full"):
     return dims
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def full(shape, fill_value, dtype=None, name=None):
     if isinstance(fill_value, _T):
         fill_value = fill_value.item()
@@ -230,32 +238,39 @@ def full(shape, fill_value, dtype=None, name=None):
     return Tensor(np.full(dims, fill_value, dtype=_dt(dtype)))
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def zeros(shape, dtype=None, name=None):
     return Tensor(np.zeros(fill_shape(shape), _dt(dtype)))
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def ones(shape, dtype=None, name=None):
     return Tensor(np.ones(fill_shape(shape), _dt(dtype)))
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def empty(shape, dtype=None, name=None):
     return zeros(shape, dtype)
 
 
+@extra_kwargs("device", "requires_grad", "pin_memory")
 def full_like(x, fill_value, dtype=None, name=None):
     if not isinstance(x, _T):
         raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dtype'")
     return Tensor(np.full(x.data.shape, fill_value, _dt(dtype, x.data.dtype)))
 
 
+@extra_kwargs("device", "requires_grad", "pin_memory")
 def zeros_like(x, dtype=None, name=None):
     return full_like(x, 0, dtype)
 
 
+@extra_kwargs("device", "requires_grad", "pin_memory")
 def ones_like(x, dtype=None, name=None):
     return full_like(x, 1, dtype)
 
 
+@extra_kwargs("device", "requires_grad", "pin_memory")
 def empty_like(x, dtype=None, name=None):
     return full_like(x, 0, dtype)
 
@@ -264,6 +279,7 @@ def _num(v):
     return v.item() if isinstance(v, _T) else v
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
@@ -283,7 +299,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return Tensor(np.arange(start, end, step).astype(dtypes.to_np(dtype)))
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def linspace(start, stop, num, dtype=None, name=None):
+    """``num`` evenly spaced values from start to stop, as Paddle's kernel computes them in the
+    output dtype: the first half counted up from start, the second half down from stop."""
     n = int(_num(num))
     if profiles.current().empty_reduce == "identity":  # 3.x allows num == 0
         if n < 0:
@@ -292,9 +311,22 @@ def linspace(start, stop, num, dtype=None, name=None):
     elif n <= 0:
         raise ValueError("(InvalidArgument) The num of linspace op should be larger than 0, but "
                          f"received num is {n}")
-    return Tensor(np.linspace(_num(start), _num(stop), int(_num(num))).astype(_dt(dtype)))
+    dt = _dt(dtype)
+    if dt.kind != "f":
+        return Tensor(np.linspace(_num(start), _num(stop), n).astype(dt))
+    s0, s1 = dt.type(_num(start)), dt.type(_num(stop))
+    step = dt.type((s1 - s0) / dt.type(n - 1)) if n > 1 else dt.type(0)
+    i = np.arange(n)
+    half = n // 2
+    lo = s0 + step * i.astype(dt)
+    hi = s1 - step * (n - 1 - i).astype(dt)
+    out = np.where(i < half, lo, hi).astype(dt)
+    if n == 1:
+        out = np.asarray([s0], dt)
+    return Tensor(out)
 
 
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     for what, v in (("num_rows", num_rows), ("num_columns", num_columns)):
         if v is not None and (not isinstance(v, (int, np.integer)) or v < 0):
@@ -307,9 +339,41 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 _RNG = [np.random.default_rng(0)]
 
 
+class Generator(metaclass=core.PaddleClass):
+    """What ``paddle.seed`` returns: Paddle's CPU generator (gradrepl draws from numpy, so the
+    random values differ from Paddle's; the seeding and the object are Paddle's)."""
+
+    _paddle_path = "paddle.base.libpaddle.Generator"
+
+    def __init__(self, s=0):
+        self._seed = int(s)
+
+    def manual_seed(self, s):
+        seed(s)
+        return self
+
+    def seed(self):
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return _RNG[0].bit_generator.state
+
+    def set_state(self, state):
+        _RNG[0].bit_generator.state = state
+
+    def random(self):
+        return int(_RNG[0].integers(0, 2**63 - 1))
+
+    def __repr__(self):
+        return core.paddle_repr(self, self._paddle_path)
+
+
 def seed(s):
     _RNG[0] = np.random.default_rng(int(s))
-    return _RNG[0]
+    return Generator(s)
 
 
 def rng():
@@ -364,16 +428,51 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return Tensor(_RNG[0].integers(low, high, shape_list(shape)).astype(_dt(dtype, np.dtype(np.int64))))
 
 
+def _assign_array(x):
+    """What ``paddle.assign`` makes of a non-tensor: numpy's own conversion (python floats are
+    float64, a scalar is shape [1]), then the ``assign_value`` kernel's dtypes."""
+    if isinstance(x, np.ndarray):
+        arr = np.array(x)
+    elif np.isscalar(x) and not isinstance(x, str):
+        arr = np.array([x])
+    elif isinstance(x, (list, tuple)):
+        if any(isinstance(v, _T) for v in _flat(x)):
+            return _as_array(x)
+        arr = np.array(x)
+    else:
+        raise TypeError(f"The type of 'input' in assign must be (Variable, numpy.ndarray, list, "
+                        f"tuple, float, int, bool), but received {type(x)}.")
+    if arr.dtype == object:
+        raise TypeError("The type of received input == `object`, it is not supported to convert "
+                        "to tensor, such as [[Var], [Var], [3], [4]]")
+    ok = "float64, complex128, float16, float32, complex64, int32, bfloat16, bool, int64, int8"
+    if arr.dtype.name not in ok.split(", "):
+        name = arr.dtype.name
+        raise RuntimeError(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
+            f"`assign_value` is not registered. Selected wrong DataType `{name}`. Paddle support "
+            f"following DataTypes: {ok}.")
+    return arr
+
+
 def assign(x, output=None):
-    if not isinstance(x, _T):
-        return to_tensor(x)
+    """Copy ``x`` (a Tensor, numpy array, list or scalar) into a new tensor, or into ``output``
+    in place (its shape and dtype become x's; its inplace_version is bumped)."""
     from ...engine.ops import shape as S
 
-    out = S.assign(x)
-    if output is not None:
-        output.data = out.data
-        return output
-    return out
+    if isinstance(x, _T):
+        out = S.assign(x)
+    else:
+        out = Tensor(_assign_array(x))
+    if output is None:
+        return out
+    output.bump_version()
+    output.data = out.data
+    if out.grad_node is not None:
+        from .indexing import _move_graph_place
+
+        _move_graph_place(output, out, None)
+    return output
 
 
 def tril(x, diagonal=0, name=None):
@@ -395,10 +494,164 @@ def triu(x, diagonal=0, name=None):
 
 
 def diag(x, offset=0, padding_value=0, name=None):
-    return Tensor(np.diag(x.data, offset))
+    """A vector becomes a square matrix with it on the ``offset`` diagonal (``padding_value``
+    elsewhere); a matrix gives its ``offset`` diagonal as a vector."""
+    from ...engine.ops import manip
+
+    if x.data.ndim > 2:
+        raise ValueError(f"(InvalidArgument) The dimension of input x must be either 1 or 2, "
+                         f"but received {x.data.ndim}")
+    return manip.diag(x, offset, padding_value)
+
+
+def diagflat(x, offset=0, name=None):
+    """The flattened x on the ``offset`` diagonal of a square matrix."""
+    from ...engine.ops import manip
+    from ...engine.ops import shape as S
+
+    if x.data.ndim > 1:
+        x = S.reshape(x, (x.data.size,))
+    return manip.diag(x, offset, 0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's name
+    """The last axis of ``input`` on the ``offset`` diagonal of two new axes (dim1, dim2)."""
+    from ...engine.ops import manip
+
+    nd = input.data.ndim + 1
+    for d in (dim1, dim2):
+        if not -nd <= d < nd:
+            raise ValueError(f"(InvalidArgument) dim1 and dim2 should be in range [{-nd}, "
+                             f"{nd - 1}], but received {dim1} and {dim2}")
+    if dim1 % nd == dim2 % nd:
+        raise ValueError("(InvalidArgument) diagonal dimensions should not be identical "
+                         f"{dim1} vs {dim2}.")
+    return manip.diag_embed(input, offset, dim1, dim2)
+
+
+def _tri_indices(row, col, offset, dtype, lower):
+    if not isinstance(row, int) or row < 0:
+        raise TypeError("row should be a non-negative int")
+    if col is None:
+        col = row
+    if not isinstance(col, int) or col < 0:
+        raise TypeError("col should be a non-negative int")
+    if not isinstance(offset, int):
+        raise TypeError("offset should be a  int")
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return Tensor(np.stack([r, c]).astype(dtypes.to_np(dtype)))
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    """The [2, N] row and column indices of the lower triangle (on and below ``offset``)."""
+    return _tri_indices(row, col, offset, dtype, True)
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    """The [2, N] row and column indices of the upper triangle (on and above ``offset``)."""
+    return _tri_indices(row, col, offset, dtype, False)
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """``base ** linspace(start, stop, num)`` (Paddle's kernel: the first half counted from
+    start, the second from stop)."""
+    start, stop, num, base = _num(start), _num(stop), int(_num(num)), _num(base)
+    dt = _dt(dtype)
+    step = (stop - start) / (num - 1) if num > 1 else 0.0
+    half = num // 2
+    idx = np.arange(num)
+    exps = np.where(idx < half, start + step * idx, stop - (num - idx - 1) * step)
+    if num == 1:
+        exps = np.asarray([start], np.float64)
+    with np.errstate(all="ignore"):
+        vals = np.power(float(base), np.asarray(exps, np.float64))
+    if dt.kind in "iu":
+        vals = np.trunc(vals)
+    return Tensor(vals.astype(dt))
+
+
+@extra_kwargs("out", "device", "requires_grad")
+def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Paddle's name
+    """Values from ``start`` to ``end`` inclusive, every ``step`` (floor((end - start) / step) + 1
+    of them), in the default float dtype unless ``dtype`` is given."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    dt = _dt(dtype)
+    if step == 0:
+        raise ValueError("(InvalidArgument) The step of range op should not be 0.")
+    s, e, st = (np.asarray(v).astype(dt) for v in (start, end, step))
+    n = int(np.floor((e - s) / st)) + 1 if (e - s) * st >= 0 else 0
+    return Tensor((s + np.arange(max(n, 0)).astype(dt) * st).astype(dt))
+
+
+def create_tensor(dtype, name=None, persistable=False):
+    """An empty tensor of ``dtype`` (Paddle's legacy helper)."""
+    return Tensor(np.zeros([0], _dt(dtype)))
+
+
+def from_numpy(ndarray):
+    """A tensor over the numpy array (Paddle shares the memory; gradrepl too)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"The type of 'ndarray' must be numpy.ndarray, but received "
+                        f"{type(ndarray)}.")
+    return Tensor(_checked_array(ndarray), name=core.next_name("generated_tensor"))
 
 
 def meshgrid(*args, **kwargs):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = args[0]
     return [Tensor(a) for a in np.meshgrid(*[t.data for t in args], indexing="ij")]
+
+
+# -------------------------------------------------------------------- storage (Tensor methods)
+def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
+    """``x.set_(source, shape, stride, offset)``: x becomes a view of source's memory (the
+    given shape and element strides, starting ``offset`` bytes in); without source, empty."""
+    if source is None:
+        x.data = np.zeros([0], x.data.dtype)
+        x.bump_version()
+        return x
+    src = source.data
+    if src.dtype != x.data.dtype:
+        raise ValueError(f"(InvalidArgument) The type of data we are trying to retrieve "
+                         f"({src.dtype.name}) does not match the type of data "
+                         f"({x.data.dtype.name}) currently contained in the container.")
+    if shape is None and stride is None and not offset:
+        x.data = src
+    else:
+        shape = list(src.shape) if shape is None else [int(v) for v in shape]
+        if stride is None:
+            stride = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in builtins_range(len(shape))]
+        base = src if src.flags.c_contiguous else np.ascontiguousarray(src)
+        flat = base.reshape(-1)[int(offset) // src.itemsize:]
+        x.data = np.lib.stride_tricks.as_strided(
+            flat, tuple(shape), tuple(int(s) * src.itemsize for s in stride), writeable=True)
+    x.bump_version()
+    return x
+
+
+def resize_(x, shape, fill_zero=False, name=None):
+    """``x.resize_(shape)``: the first elements of x (in order) in the new shape; new elements
+    are zeros with ``fill_zero`` (else whatever Paddle's allocator held: zeros here too)."""
+    shape = [int(v) for v in shape]
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = x.data.reshape(-1)
+    if n <= flat.size:
+        data = np.array(flat[:n])
+    else:
+        data = np.concatenate([flat, np.zeros(n - flat.size, flat.dtype)])
+    x.data = data.reshape(shape)
+    x.bump_version()
+    return x
+
+
+def _is_shared_buffer_with(x, other):
+    return bool(np.shares_memory(x.data, other.data))
+
+
+def builtins_range(n):
+    return iter(np.arange(n).tolist())
+
+
+__methods__ += ["set_", "resize_", "_is_shared_buffer_with"]

@@ -214,9 +214,11 @@ def _snapshot(x):
     return type(x)._result_type._wrap(np.array(x.data), x.stop_gradient, x.grad_node, x.out_slot)
 
 
-def _write(x, data):
-    """Store ``data`` in x's own memory (so views see it), or rebind when that is impossible."""
-    x.bump_version()
+def _write(x, data, bump=True):
+    """Store ``data`` in x's own memory (so views see it), or rebind when that is impossible.
+    Every in-place op bumps x's ``inplace_version``; ``set_value`` does not (as in Paddle)."""
+    if bump:
+        x.bump_version()
     data = np.asarray(data)
     if data.dtype != x.data.dtype:
         data = data.astype(x.data.dtype)
@@ -438,6 +440,7 @@ def __setitem__(self, index, value):
         if not self.data.flags.writeable:
             self.data = np.array(self.data)
         self.data[idx] = v.data if isinstance(v, _T) else v
+        self.bump_version()
         return
     src = _snapshot(self)
     if isinstance(v, _T):
@@ -463,4 +466,4 @@ def set_value(self, value):
             f"{dtypes.from_np(self.data.dtype)}  but load tensor with dtype "
             f"{dtypes.from_np(arr.dtype)}")
     _detach_saved_output(self)
-    _write(self, arr)
+    _write(self, arr, bump=False)

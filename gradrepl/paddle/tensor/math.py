@@ -85,6 +85,8 @@ def _with_scalar(name, x, s, reverse):
     if kind == "b":
         return _run_full(name, x, s, reverse, kind)
     x = _cast(x, promotion.with_scalar(x.data.dtype, kind))
+    if kind == "c":  # a complex number: a full tensor of it, then the elementwise op
+        return _run_full(name, x, s, reverse, kind)
     if name in _SCALE_OPS:
         return _scale_for(name, x, s, reverse)
     if name == "divide" and not reverse:

@@ -172,8 +172,18 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None, **kw):  # noqa: A001
 
 def mean(x, axis=None, keepdim=False, name=None, **kw):
     """Mean over ``axis``; integer inputs keep their dtype and truncate (mean of [1, 2] is 1)."""
+    dtype, out = kw.pop("dtype", None), kw.pop("out", None)
+    if (dtype is not None or out is not None) and not profiles.current().api3:
+        raise TypeError("mean() got an unexpected keyword argument "
+                        f"'{'dtype' if dtype is not None else 'out'}'")
     extra = _aliases(kw, "mean", input="x", dim="axis")
     x, axis = extra.get("x", x), extra.get("axis", axis)
+    if dtype is not None and x.data.dtype != dtypes.to_np(dtype):
+        x = M.cast(x, dtypes.to_np(dtype))
+    if out is not None:
+        from .creation import assign
+
+        return assign(mean(x, axis, keepdim), out)
     require_dtypes(x, "mean", ("int32", "int64", "float32", "float64", "bool", "complex64",
                                "complex128"))
     axes, out_shape = _reduction(x, axis, keepdim, "mean")
@@ -407,6 +417,13 @@ def _median_position(x, axis, keepdim, out_shape):
     n = x.data.shape[axis] if x.data.ndim else 1
     _, idx = S.kthvalue(x.detach() if hasattr(x, "detach") else x, (n + 1) // 2, axis, keepdim)
     data = idx.data.reshape(out_shape) if out_shape else idx.data
+    if x.data.dtype.kind == "f" and x.data.ndim:  # a row with a NaN: the first NaN's position
+        nan = np.isnan(x.data)
+        first = np.argmax(nan, axis=axis)
+        has = nan.any(axis=axis)
+        if keepdim:
+            first, has = np.expand_dims(first, axis), np.expand_dims(has, axis)
+        data = np.where(has.reshape(data.shape), first.reshape(data.shape), data)
     return _wrap_const(data)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 
+from ... import profiles
 from ....engine.ops import math as M
 from ....engine.ops import nn as N
 from ...tensor.math import sigmoid, tanh
@@ -44,12 +45,29 @@ def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848
     return N.selu(require_float(x, "selu"), scale, alpha)
 
 
+def _gelu_approximate(approximate):
+    """True or "tanh": the tanh formula; False or "none": the exact (erf) one."""
+    if isinstance(approximate, str):
+        if approximate not in ("tanh", "none"):
+            raise ValueError(f"approximate must be True, False, 'tanh' or 'none', but received "
+                             f"{approximate}")
+        return approximate == "tanh"
+    return bool(approximate)
+
+
 def gelu(x, approximate=False, name=None):
-    return N.gelu(require_float(x, "gelu"), approximate)
+    return N.gelu(require_float(x, "gelu"), _gelu_approximate(approximate))
 
 
-def silu(x, name=None):
-    return N.silu(require_float(x, "silu"))
+def silu(x, inplace=False, name=None):
+    """``x * sigmoid(x)``; ``inplace=True`` writes the result into x (Paddle's ``silu_``, 3.x:
+    2.x's signature is ``silu(x, name=None)``, so a second positional argument is the name)."""
+    x = require_float(x, "silu")
+    if inplace and profiles.current().layer_repr_inplace:
+        from ...tensor.indexing import inplace as _inplace
+
+        return _inplace(x, N.silu)
+    return N.silu(x)
 
 
 def swish(x, name=None):
@@ -120,3 +138,124 @@ def _check_axis(x, axis, op):
 
 
 
+
+
+# ---------------------------------------------------------------- more activations
+def _paddle():
+    from .... import paddle as _p
+
+    return _p
+
+
+def celu(x, alpha=1.0, name=None):
+    """x where x > 0, alpha * (exp(x / alpha) - 1) elsewhere."""
+    from ....engine.ops import nn_more
+
+    if alpha == 0:
+        raise ZeroDivisionError("alpha cannot be 0 for celu")
+    return nn_more.celu(require_float(x, "celu"), alpha)
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    from ....engine.ops import nn_more
+
+    return nn_more.hardshrink(require_float(x, "hard_shrink"), threshold)
+
+
+def softshrink(x, threshold=0.5, name=None):
+    from ....engine.ops import nn_more
+
+    if threshold < 0:
+        raise ValueError(f"The threshold must be no less than zero. Received: {threshold}.")
+    return nn_more.softshrink(require_float(x, "softshrink"), threshold)
+
+
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    from ....engine.ops import nn_more
+
+    return nn_more.thresholded_relu(require_float(x, "thresholded_relu"), threshold, value)
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """x where x > 0, weight * x elsewhere (one weight, or one per channel)."""
+    from ....engine.ops import nn_more
+
+    if len(weight.shape) not in (0, 1):
+        raise AssertionError("The dim count of weight shape should be 0 or 1 in prelu().")
+    mode = "all"
+    if len(weight.shape) == 1 and weight.shape[0] > 1:
+        if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+            raise ValueError("data_format must be one of 'NC', 'NCL', 'NCHW', 'NCDHW', "
+                             f"'NLC', 'NHWC', 'NDHWC' but receive {data_format}")
+        data_format = "NCHW" if data_format[1] == "C" else "NHWC"
+        mode = "channel"
+    return nn_more.prelu(x, weight, mode, data_format)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Randomized leaky ReLU: a uniform slope in [lower, upper] while training, their mean in
+    evaluation."""
+    paddle = _paddle()
+    if not training:
+        return leaky_relu(x, (lower + upper) / 2.0)
+    from ...tensor.creation import rng
+
+    slope = rng().uniform(lower, upper, x.data.shape).astype(x.data.dtype)
+    return paddle.where(x >= 0, x, x * paddle.to_tensor(slope))
+
+
+def glu(x, axis=-1, name=None):
+    """a * sigmoid(b) for the two halves a, b of x along ``axis``."""
+    paddle = _paddle()
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        raise ValueError(f"Expected value range of `axis` is [{-rank}, {rank}), but received "
+                         f"axis: {axis}")
+    a, b = paddle.chunk(x, 2, axis=axis)
+    return paddle.multiply(a, sigmoid(b))
+
+
+def swiglu(x, y=None, name=None):
+    """silu(x) * y; without y, x's two halves along the last axis."""
+    paddle = _paddle()
+    if y is None:
+        x, y = paddle.chunk(x, 2, axis=-1)
+    return paddle.multiply(silu(x), y)
+
+
+def log_softmax_(x, axis=-1, dtype=None, name=None):
+    return log_softmax(x, axis, dtype)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: softmax(v, axis, dtype))
+
+
+def tanh_(x, name=None):
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: tanh(v))
+
+
+def elu_(x, alpha=1.0, name=None):
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: elu(v, alpha))
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: leaky_relu(v, negative_slope))
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: hardtanh(v, min, max))
+
+
+__all__ += ["celu", "hardshrink", "softshrink", "thresholded_relu", "prelu", "rrelu", "glu",
+            "swiglu", "softmax_", "tanh_", "elu_", "leaky_relu_", "hardtanh_"]

@@ -5,6 +5,7 @@ import numpy as np
 
 from ....engine.ops import math as M
 from ....engine.ops import nn as N
+from ... import profiles
 from ...core import Tensor
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity", "normalize"]
@@ -119,8 +120,17 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_ax
         pad = [int(v) for v in pad.data.reshape(-1)]
     pad = [int(v) for v in pad]
     nd = x.data.ndim
-    if len(pad) == 2 * nd and mode == "constant":
+    if pad_from_left_axis is not True and not profiles.current().api3:
+        raise TypeError("pad() got an unexpected keyword argument 'pad_from_left_axis'")
+    if mode == "constant" and len(pad) == 2 * nd and (
+            pad_from_left_axis or not profiles.current().api3):
         pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)]
+    elif mode == "constant" and profiles.current().api3 and len(pad) != (nd - 2) * 2:
+        # Paddle 3: any other length pads from the last axis backwards (pairs per axis)
+        full = pad + [0] * (2 * nd - len(pad))
+        pairs = [(0, 0)] * nd
+        for k in range(nd):
+            pairs[nd - 1 - k] = (full[2 * k], full[2 * k + 1])
     else:
         k = len(pad) // 2
         spatial = list(range(2, nd)) if data_format.startswith("NC") else list(range(1, nd - 1))
@@ -153,3 +163,301 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     norm = R.p_norm(x, float(p), (ax,), keepdim=True, epsilon=epsilon)
     eps = Tensor(np.full([1], epsilon, x.data.dtype))
     return M.divide(x, M.maximum(norm, eps))
+
+
+# ---------------------------------------------------------------- more of the common functions
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    return pad(x, pad=padding, mode="constant", value=0, data_format=data_format, name=name)
+
+
+def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+    """The p-norm of x - y + epsilon along the last axis (Paddle's p_norm kernel)."""
+    from ....engine.ops import reduce as R
+    from ...tensor.math import add, subtract
+
+    sub = subtract(x, y)
+    if epsilon != 0.0:
+        sub = add(sub, Tensor(np.full([1], epsilon, sub.data.dtype)))
+    ax = sub.data.ndim - 1 if sub.data.ndim else 0
+    return R.p_norm(sub, float(p), (ax,), keepdim=keepdim, epsilon=0.0)
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """mask[..., j] = j < x[...] (maxlen: the largest length when not given)."""
+    from ... import dtypes
+
+    a = np.asarray(x.data)
+    if maxlen is None:
+        maxlen = int(a.max()) if a.size else 0
+    elif isinstance(maxlen, Tensor):
+        maxlen = int(maxlen.item())
+    mask = np.arange(maxlen) < a[..., None]
+    return Tensor(mask.astype(dtypes.to_np(dtype)))
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    """Shift a part of the channels one segment back and another one forward in time."""
+    a = np.asarray(x.data)
+    if data_format == "NHWC":
+        a = np.transpose(a, (0, 3, 1, 2))
+    nt, c, h, w = a.shape
+    n = nt // seg_num
+    v = a.reshape(n, seg_num, c, h, w)
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    out = np.zeros_like(v)
+    out[:, :-1, :c1] = v[:, 1:, :c1]
+    out[:, 1:, c1:c2] = v[:, :-1, c1:c2]
+    out[:, :, c2:] = v[:, :, c2:]
+    out = out.reshape(nt, c, h, w)
+    if data_format == "NHWC":
+        out = np.transpose(out, (0, 2, 3, 1))
+    return Tensor(out)
+
+
+def gather_tree(ids, parents):
+    """Backtrack beam-search ids through their parents (from the last step)."""
+    a, p = np.asarray(ids.data), np.asarray(parents.data)
+    t_max, batch, beam = a.shape
+    out = np.zeros_like(a)
+    for b in range(batch):
+        for k in range(beam):
+            out[t_max - 1, b, k] = a[t_max - 1, b, k]
+            parent = p[t_max - 1, b, k]
+            for t in range(t_max - 2, -1, -1):
+                out[t, b, k] = a[t, b, parent]
+                parent = p[t, b, parent]
+    return Tensor(out)
+
+
+__all__ += ["zeropad2d", "pairwise_distance", "sequence_mask", "temporal_shift", "gather_tree"]
+
+
+# ---------------------------------------------------------------- resampling and rearranging
+def _pp():
+    from .... import paddle as _p
+
+    return _p
+
+
+def _spatial_axes(nd, data_format):
+    return list(range(2, nd)) if data_format.startswith("NC") else list(range(1, nd - 1))
+
+
+def _gather_axis(x, idx, axis):
+    from ....engine.ops import index as I
+
+    return I.index_select(x, Tensor(np.asarray(idx, np.int64)), axis)
+
+
+def _linear_taps(in_size, out_size, scale, align_corners, align_mode):
+    """Source positions (i0, i1, w1) of linear interpolation along one axis (Paddle's rule)."""
+    o = np.arange(out_size, dtype=np.float64)
+    if align_corners:
+        ratio = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        src = o * ratio
+    else:
+        ratio = 1.0 / scale if scale else in_size / out_size
+        src = (o + 0.5) * ratio - 0.5 if align_mode == 0 else o * ratio
+        src = np.maximum(src, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    w1 = src - i0
+    return i0, i1, w1
+
+
+def _cubic_weights(t, a=-0.75):
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+    """Resize the spatial axes: nearest, linear/bilinear/trilinear (separable), bicubic, area
+    (as an adaptive average)."""
+    paddle = _pp()
+    nd = x.ndim
+    if data_format is None:
+        data_format = {3: "NCW", 4: "NCHW", 5: "NCDHW"}[nd]
+    mode = mode.lower()
+    axes = _spatial_axes(nd, data_format)
+    in_sizes = [x.shape[a] for a in axes]
+    if size is not None:
+        if isinstance(size, Tensor):
+            size = size.tolist()
+        size = [int(s.item()) if isinstance(s, Tensor) else int(s) for s in
+                (size if isinstance(size, (list, tuple)) else [size] * len(axes))]
+        scales = [None] * len(axes)
+    else:
+        sf = scale_factor.tolist() if isinstance(scale_factor, Tensor) else scale_factor
+        sf = sf if isinstance(sf, (list, tuple)) else [sf] * len(axes)
+        size = [int(np.floor(n * float(s))) for n, s in zip(in_sizes, sf)]
+        scales = [float(s) for s in sf]
+    out = x
+    if mode == "nearest":
+        for a, n, m, s in zip(axes, in_sizes, size, scales):
+            if align_corners:
+                idx = np.round(np.arange(m) * ((n - 1) / (m - 1) if m > 1 else 0)).astype(int)
+            else:
+                ratio = 1.0 / s if s else n / m
+                idx = np.minimum(np.floor(np.arange(m) * ratio).astype(int), n - 1)
+            out = _gather_axis(out, idx, a)
+        return out
+    if mode in ("linear", "bilinear", "trilinear"):
+        for a, n, m, s in zip(axes, in_sizes, size, scales):
+            i0, i1, w1 = _linear_taps(n, m, s, align_corners, align_mode)
+            shape = [1] * nd
+            shape[a] = m
+            w1t = Tensor(w1.reshape(shape).astype(x.data.dtype))
+            w0t = Tensor((1 - w1).reshape(shape).astype(x.data.dtype))
+            out = paddle.add(paddle.multiply(_gather_axis(out, i0, a), w0t),
+                             paddle.multiply(_gather_axis(out, i1, a), w1t))
+        return out
+    if mode == "bicubic":
+        for a, n, m, s in zip(axes, in_sizes, size, scales):
+            o = np.arange(m, dtype=np.float64)
+            if align_corners:
+                src = o * ((n - 1) / (m - 1) if m > 1 else 0)
+            else:
+                src = (o + 0.5) * (1.0 / s if s else n / m) - 0.5
+            base = np.floor(src).astype(np.int64)
+            t = src - base
+            ws = _cubic_weights(t)
+            acc = None
+            for k, w in enumerate(ws):
+                idx = np.clip(base - 1 + k, 0, n - 1)
+                shape = [1] * nd
+                shape[a] = m
+                term = paddle.multiply(_gather_axis(out, idx, a),
+                                       Tensor(w.reshape(shape).astype(x.data.dtype)))
+                acc = term if acc is None else paddle.add(acc, term)
+            out = acc
+        return out
+    if mode == "area":
+        for a, n, m in zip(axes, in_sizes, size):
+            starts = (np.arange(m) * n) // m
+            ends = -((-(np.arange(m) + 1) * n) // m)
+            parts = [paddle.mean(paddle.slice(out, [a], [int(s0)], [int(e0)]), axis=a,
+                                 keepdim=True) for s0, e0 in zip(starts, ends)]
+            out = paddle.concat(parts, axis=a)
+        return out
+    raise ValueError(f"The 'resample' of image_resize can only be 'area', 'linear', 'bilinear', "
+                     f"'trilinear', 'bicubic' or 'nearest' currently, but got {mode}.")
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+             align_mode=0, data_format=None, name=None):
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]."""
+    paddle = _pp()
+    t = paddle.matmul(paddle.unsqueeze(x1, [1, 2]), weight)        # [N, O, 1, in2]
+    t = paddle.squeeze(t, [2])
+    out = paddle.sum(paddle.multiply(t, paddle.unsqueeze(x2, [1])), axis=-1)
+    if bias is not None:
+        out = paddle.add(out, bias)
+    return out
+
+
+def _four(v):
+    if isinstance(v, int):
+        return [v, v]
+    return list(v)
+
+
+def _unfold_index(h, w, k, s, p, d):
+    kh, kw = k
+    sh, sw = s
+    ph0, pw0, ph1, pw1 = p
+    dh, dw = d
+    oh = (h + ph0 + ph1 - (dh * (kh - 1) + 1)) // sh + 1
+    ow = (w + pw0 + pw1 - (dw * (kw - 1) + 1)) // sw + 1
+    ki, kj = np.meshgrid(np.arange(kh), np.arange(kw), indexing="ij")
+    oi, oj = np.meshgrid(np.arange(oh), np.arange(ow), indexing="ij")
+    rows = ki.reshape(-1, 1) * dh + oi.reshape(1, -1) * sh
+    cols = kj.reshape(-1, 1) * dw + oj.reshape(1, -1) * sw
+    return rows, cols, oh, ow
+
+
+def _pads(paddings):
+    if isinstance(paddings, int):
+        return [paddings] * 4
+    paddings = list(paddings)
+    if len(paddings) == 2:
+        return [paddings[0], paddings[1], paddings[0], paddings[1]]
+    return paddings
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """im2col: every kernel window as a column, [N, C*kh*kw, L]."""
+    from ....engine.ops import index as I
+    from ....engine.ops import shape as S
+
+    k, s, d = _four(kernel_sizes), _four(strides), _four(dilations)
+    p = _pads(paddings)
+    n, c, h, w = x.data.shape
+    xp = S.pad(x, [(0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])], 0.0) if any(p) else x
+    rows, cols, oh, ow = _unfold_index(h, w, k, s, p, d)
+    picked = I.getitem(xp, (slice(None), slice(None), rows, cols))   # [N, C, kk, L]
+    return S.reshape(picked, (n, c * k[0] * k[1], oh * ow))
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """col2im: the columns of unfold summed back into [N, C, H, W]."""
+    from ....engine.ops import index as I
+    from ....engine.ops import shape as S
+
+    k, s, d = _four(kernel_sizes), _four(strides), _four(dilations)
+    p = _pads(paddings)
+    h, w = _four(output_sizes)
+    n, ckk, L = x.data.shape
+    c = ckk // (k[0] * k[1])
+    rows, cols, oh, ow = _unfold_index(h, w, k, s, p, d)
+    cols4 = S.reshape(x, (n, c, k[0] * k[1], L))
+    hp, wp = h + p[0] + p[2], w + p[1] + p[3]
+    full = I.index_put_add(cols4, (n, c, hp, wp), (slice(None), slice(None), rows, cols))
+    return I.getitem(full, (slice(None), slice(None), slice(p[0], p[0] + h),
+                            slice(p[1], p[1] + w)))
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    paddle = _pp()
+    r = upscale_factor
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        t = x.reshape([n, c // (r * r), r, r, h, w]).transpose([0, 1, 4, 2, 5, 3])
+        return t.reshape([n, c // (r * r), h * r, w * r])
+    n, h, w, c = x.shape
+    t = x.reshape([n, h, w, c // (r * r), r, r]).transpose([0, 1, 4, 2, 5, 3])
+    del paddle
+    return t.reshape([n, h * r, w * r, c // (r * r)])
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    r = downscale_factor
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        t = x.reshape([n, c, h // r, r, w // r, r]).transpose([0, 1, 3, 5, 2, 4])
+        return t.reshape([n, c * r * r, h // r, w // r])
+    n, h, w, c = x.shape
+    t = x.reshape([n, h // r, r, w // r, r, c]).transpose([0, 1, 3, 5, 2, 4])
+    return t.reshape([n, h // r, w // r, c * r * r])
+
+
+def channel_shuffle(x, groups, data_format="NCHW", name=None):
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        return x.reshape([n, groups, c // groups, h, w]).transpose([0, 2, 1, 3, 4]).reshape(
+            [n, c, h, w])
+    n, h, w, c = x.shape
+    return x.reshape([n, h, w, groups, c // groups]).transpose([0, 1, 2, 4, 3]).reshape(
+        [n, h, w, c])
+
+
+__all__ += ["interpolate", "upsample", "bilinear", "unfold", "fold", "pixel_shuffle",
+            "pixel_unshuffle", "channel_shuffle"]

@@ -285,3 +285,246 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):  # noqa
     return out
 
 
+
+
+# ---------------------------------------------------------------- more losses (Paddle's
+# compositions over its API, written over gradrepl's)
+def _paddle():
+    from .... import paddle as _p
+
+    return _p
+
+
+def _check_red(reduction, what):
+    if reduction not in ("sum", "mean", "none"):
+        raise ValueError(f"'reduction' in '{what}' should be 'sum', 'mean' or 'none', but "
+                         f"received {reduction}.")
+
+
+def _reduce(loss, reduction):
+    paddle = _paddle()
+    if reduction == "mean":
+        return paddle.mean(loss)
+    if reduction == "sum":
+        return paddle.sum(loss)
+    return loss
+
+
+def dice_loss(input, label, epsilon=0.00001, name=None):  # noqa: A002
+    paddle = _paddle()
+    label = paddle.squeeze(label, [-1])
+    label = paddle.nn.functional.one_hot(label, input.shape[-1])
+    dims = list(range(1, len(input.shape)))
+    inse = paddle.sum(input * label, axis=dims)
+    den = paddle.sum(input, axis=dims) + paddle.sum(label, axis=dims)
+    score = 1 - inse * 2 / (den + epsilon)
+    return paddle.mean(score)
+
+
+def log_loss(input, label, epsilon=0.0001, name=None):  # noqa: A002
+    """-label log(input + eps) - (1 - label) log(1 - input + eps)."""
+    paddle = _paddle()
+    return -label * paddle.log(input + epsilon) - (1 - label) * paddle.log(1 - input + epsilon)
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
+                       name=None):
+    paddle = _paddle()
+    _check_red(reduction, "sigmoid_focal_loss")
+    one = paddle.full(logit.shape, 1.0, logit.dtype)
+    loss = binary_cross_entropy_with_logits(logit, label, reduction="none")
+    pred = paddle.nn.functional.sigmoid(logit)
+    p_t = paddle.add(paddle.multiply(pred, label),
+                     paddle.multiply(paddle.subtract(one, pred), paddle.subtract(one, label)))
+    a = paddle.to_tensor(alpha, dtype=loss.dtype)
+    alpha_t = paddle.add(paddle.multiply(a, label),
+                         paddle.multiply(paddle.subtract(one, a), paddle.subtract(one, label)))
+    loss = paddle.multiply(alpha_t, loss)
+    gamma_t = paddle.pow(paddle.subtract(one, p_t), paddle.to_tensor(gamma, dtype=loss.dtype))
+    loss = paddle.multiply(gamma_t, loss)
+    if normalizer is not None:
+        loss = paddle.divide(loss, normalizer)
+    return _reduce(loss, reduction)
+
+
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):  # noqa: A002
+    paddle = _paddle()
+    F = paddle.nn.functional
+    _check_red(reduction, "multi_label_soft_margin_loss")
+    if input.shape != label.shape:
+        raise ValueError("The input and label should have same dimension,but received "
+                         f"{input.shape}!={label.shape}")
+    loss = -(label * F.log_sigmoid(input) + (1 - label) * F.log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.mean(axis=-1)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):  # noqa: A002
+    paddle = _paddle()
+    _check_red(reduction, "hinge_embedding_loss")
+    zero_ = paddle.zeros([1], dtype=input.dtype)
+    loss = paddle.where(label == 1.0, input, zero_) + paddle.where(
+        label == -1.0, paddle.nn.functional.relu(margin - input), zero_)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    paddle = _paddle()
+    if len(label.shape) != 1:
+        raise ValueError("1D target tensor expected, multi-target not supported")
+    if input1.shape != input2.shape:
+        raise ValueError("the shape of input tensor 1 should be equal to input tensor 2, but "
+                         f"found inputs with different sizes")
+    prod = (input1 * input2).sum(axis=-1)
+    m1 = paddle.square(input1).sum(axis=-1) + 10e-12
+    m2 = paddle.square(input2).sum(axis=-1) + 10e-12
+    cos = prod / paddle.sqrt(m1 * m2)
+    zeros = paddle.zeros_like(cos)
+    pos = 1 - cos
+    neg = paddle.clip(cos - margin, min=0)
+    out = paddle.where(label == 1, pos, zeros) + paddle.where(label == -1, neg, zeros)
+    return _reduce(out, reduction)
+
+
+def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,  # noqa: A002
+                                      margin=1.0, swap=False, reduction="mean", name=None):
+    paddle = _paddle()
+    _check_red(reduction, "triplet_margin_with_distance_loss")
+    if margin < 0:
+        raise ValueError("The margin between positive samples and negative samples should be "
+                         f"greater than 0, but received {margin}.")
+    dist = distance_function if distance_function is not None else paddle.nn.PairwiseDistance(2)
+    pd_ = dist(input, positive)
+    nd_ = dist(input, negative)
+    if swap:
+        nd_ = paddle.minimum(nd_, dist(positive, negative))
+    loss = paddle.clip(pd_ - nd_ + margin, min=0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False,  # noqa: A002
+                        reduction="mean", name=None):
+    paddle = _paddle()
+    _check_red(reduction, "triplet_margin_loss")
+    dist = paddle.nn.PairwiseDistance(p, epsilon=epsilon)
+    pd_ = dist(input, positive)
+    nd_ = dist(input, negative)
+    if swap:
+        nd_ = paddle.minimum(nd_, dist(positive, negative))
+    loss = paddle.clip(pd_ - nd_ + margin, min=0.0)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):  # noqa: A002
+    paddle = _paddle()
+    _check_red(reduction, "multi_margin_loss")
+    label = label.reshape((-1, 1))
+    picked = paddle.index_sample(input, label)
+    n = input.shape[1]
+    if weight is not None:
+        w = paddle.gather(weight, label, axis=0).reshape((-1, 1))
+        loss = paddle.mean(w * paddle.pow(paddle.clip(margin - picked + input, min=0.0), p),
+                           axis=1) - (w * (margin ** p / n)).squeeze()
+    else:
+        loss = paddle.mean(paddle.pow(paddle.clip(margin - picked + input, min=0.0), p),
+                           axis=1) - margin ** p / n
+    return _reduce(loss, reduction)
+
+
+def multi_label_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
+    """sum over targets j and non-targets i of max(0, 1 - (x[j] - x[i])) / C (torch's)."""
+    paddle = _paddle()
+    _check_red(reduction, "multi_label_margin_loss")
+    x = input if input.ndim == 2 else input.reshape((1, -1))
+    y = label.data if label.ndim == 2 else label.data.reshape(1, -1)
+    n, c = x.shape
+    rows = []
+    for b in range(n):
+        targets = []
+        for v in y[b].tolist():
+            if v < 0:
+                break
+            targets.append(int(v))
+        is_t = np.zeros(c, bool)
+        is_t[targets] = True
+        xb = x[b]
+        total = paddle.zeros([], x.dtype)
+        for j in targets:
+            m = paddle.clip(1 - (xb[j] - xb), min=0.0)
+            total = total + paddle.sum(m * paddle.to_tensor((~is_t).astype(x.data.dtype)))
+        rows.append(total / c)
+    loss = paddle.stack(rows)
+    if input.ndim == 1:
+        loss = loss.reshape([])
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, label, reduction="mean", name=None):  # noqa: A002
+    paddle = _paddle()
+    _check_red(reduction, "soft_margin_loss")
+    label = paddle.cast(label, input.dtype)
+    out = paddle.log(1 + paddle.exp(-label * input))
+    return _reduce(out, reduction)
+
+
+def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8,  # noqa: A002
+                     reduction="mean", name=None):
+    paddle = _paddle()
+    _check_red(reduction, "poisson_nll_loss")
+    if log_input:
+        loss = paddle.exp(input) - label * input
+    else:
+        loss = input - label * paddle.log(input + epsilon)
+    if full:
+        stirling = label * paddle.log(label) - label + 0.5 * paddle.log(2 * np.pi * label)
+        loss = loss + paddle.where(label > 1, stirling, paddle.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",  # noqa: A002
+                      name=None):
+    paddle = _paddle()
+    _check_red(reduction, "gaussian_nll_loss")
+    variance = paddle.clip(variance, min=epsilon)
+    loss = 0.5 * (paddle.log(variance) + paddle.square(input - label) / variance)
+    if full:
+        loss = loss + 0.5 * np.log(2 * np.pi)
+    return _reduce(loss, reduction)
+
+
+__all__ += ["dice_loss", "log_loss", "sigmoid_focal_loss", "multi_label_soft_margin_loss",
+            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_with_distance_loss",
+            "triplet_margin_loss", "multi_margin_loss", "multi_label_margin_loss",
+            "soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+
+
+def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,  # noqa: A002
+                  label_length=None):
+    """Levenshtein distances of each hypothesis to its reference: (sequence count [1] int64,
+    distances [N, 1] float32, divided by the reference length when ``normalized``), in the
+    order Paddle's kernel returns them."""
+    if ignored_tokens is not None and len(ignored_tokens) > 0:
+        raise ValueError(f"Expected ignored_tokens is None (got {ignored_tokens})")
+    hyps, refs = np.asarray(input.data), np.asarray(label.data)
+    n = hyps.shape[0]
+    hl = np.asarray(input_length.data).reshape(-1) if input_length is not None else \
+        np.full(n, hyps.shape[1])
+    rl = np.asarray(label_length.data).reshape(-1) if label_length is not None else \
+        np.full(n, refs.shape[1])
+    out = np.zeros((n, 1), np.float32)
+    for b in range(n):
+        h, r = hyps[b][:hl[b]].tolist(), refs[b][:rl[b]].tolist()
+        prev = list(range(len(r) + 1))
+        for i, hv in enumerate(h, 1):
+            cur = [i] + [0] * len(r)
+            for j, rv in enumerate(r, 1):
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (hv != rv))
+            prev = cur
+        d = float(prev[-1])
+        out[b, 0] = d / len(r) if normalized and len(r) else d
+    return Tensor(np.asarray([n], np.int64)), Tensor(out)
+
+
+__all__ += ["edit_distance"]

@@ -6,7 +6,7 @@ from collections import OrderedDict
 from ...core import Parameter
 from .layers import Layer
 
-__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Layer):
@@ -50,6 +50,29 @@ class Sequential(Layer):
         for layer in self._sub_layers.values():
             input = layer(input)
         return input
+
+    def append(self, module):
+        """Add a layer at the end (named by its index)."""
+        self.add_sublayer(str(len(self._sub_layers)), module)
+        return self
+
+    def insert(self, index, module):
+        layers = list(self._sub_layers.values())
+        n = len(layers)
+        if not -n <= index <= n:
+            raise IndexError(f"index {index} is out of range")
+        if index < 0:
+            index += n
+        layers.insert(index, module)
+        self._sub_layers.clear()
+        for i, layer in enumerate(layers):
+            self.add_sublayer(str(i), layer)
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
 
 
 class LayerList(Layer):
@@ -174,3 +197,59 @@ class ParameterList(Layer):
     def append(self, parameter):
         self.add_parameter(str(len(self._parameters)), parameter)
         return self
+
+
+class ParameterDict(Layer):
+    """Parameters held by name (a dict, or (name, parameter) pairs)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.add_parameter(key, param)
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def add_parameter(self, name, parameter):
+        if name in self._parameters:
+            self._parameters[name] = parameter
+            return parameter
+        return super().add_parameter(name, parameter)
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, v in items:
+            self.add_parameter(k, v)
+
+
+# the recurrent and transformer layers live in their own modules (Paddle's paths:
+# paddle.nn.layer.rnn, paddle.nn.layer.transformer) and reach ``paddle.nn`` through here
+from . import rnn as _rnn, transformer as _transformer  # noqa: E402
+from .rnn import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+
+__all__ += _rnn.__all__ + _transformer.__all__

@@ -14,7 +14,8 @@ import numpy as np
 
 from ....engine import provenance as _provenance
 from ....engine.tensor import Tensor as _T
-from ... import dtypes
+from ... import dtypes, profiles
+from ...core import PaddleClass as _PaddleClass
 from ...core import Parameter, Tensor
 
 # ---------------------------------------------------------------------- unique names
@@ -134,7 +135,7 @@ class HookRemoveHelper:
         self._hooks.pop(self._id, None)
 
 
-class Layer:
+class Layer(metaclass=_PaddleClass):
     """The base of every layer: call it to run ``forward``; assign Parameters, Layers and
     Tensors as attributes to register them."""
 
@@ -189,12 +190,12 @@ class Layer:
     def train(self):
         for layer in self.sublayers(include_self=True):
             layer.training = True
-        return self
+        return self if profiles.current().layer_mode_returns_self else None
 
     def eval(self):
         for layer in self.sublayers(include_self=True):
             layer.training = False
-        return self
+        return self if profiles.current().layer_mode_returns_self else None
 
     def full_name(self):
         return self._full_name
@@ -267,17 +268,20 @@ class Layer:
             self._non_persistable_buffer_names_set.add(name)
 
     # ------------------------------------------------------------------ traversal
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None,
+                        remove_duplicate=True):
+        """(name, layer) of every sublayer, depth first; a layer reached twice is listed once
+        unless ``remove_duplicate=False``."""
         if layers_set is None:
             layers_set = set()
-        if include_self and id(self) not in layers_set:
+        if include_self and (not remove_duplicate or id(self) not in layers_set):
             layers_set.add(id(self))
             yield prefix, self
         for key, layer in self._sub_layers.items():
             if layer is None:
                 continue
             p = prefix + ("." if prefix else "") + key
-            yield from layer.named_sublayers(p, True, layers_set)
+            yield from layer.named_sublayers(p, True, layers_set, remove_duplicate)
 
     def sublayers(self, include_self=False):
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
@@ -387,8 +391,16 @@ class Layer:
         return self
 
     def astype(self, dtype=None):
-        if dtype is not None:
-            self._cast_floats(dtypes.to_np(dtype))
+        """Paddle sets the layers' dtype (a paddle dtype: ``dtype=paddle.int8`` in reprs) and
+        casts parameters and buffers (2.x; 3.3.1's cast of them does nothing)."""
+        if dtype is None:
+            return self
+        dt = dtypes.from_np(dtypes.to_np(dtype)) if not isinstance(dtype, dtypes.DType) else dtype
+        if profiles.current().layer_astype_casts:
+            for t in list(self.parameters()) + list(self.buffers()):
+                t.data = t.data.astype(dt.np)
+        for layer in self.sublayers(include_self=True):
+            layer._dtype = dt
         return self
 
     def _cast_floats(self, npdt):
@@ -397,6 +409,17 @@ class Layer:
                 t.data = t.data.astype(npdt)
         for layer in self.sublayers(include_self=True):
             layer._dtype = dtypes.from_np(npdt).name
+
+    def float16(self, excluded_layers=None):
+        """The floating parameters and buffers in float16 (the layers' dtype is kept)."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t.data.dtype.kind == "f":
+                t.data = t.data.astype(np.float16)
+        return self
+
+    def bfloat16(self, excluded_layers=None):
+        """bfloat16 has no numpy dtype: gradrepl keeps the values as they are."""
+        return self
 
     def float(self, excluded_layers=None):
         return self.astype("float32")

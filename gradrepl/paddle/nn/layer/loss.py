@@ -133,3 +133,72 @@ class MarginRankingLoss(Layer):
 
     def forward(self, input, other, label):  # noqa: A002
         return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+# ---------------------------------------------------------------- more loss layers
+def _loss_layer(name, fn, params):
+    """A loss layer: ``params`` are (name, default) of its options, in Paddle's order (after
+    them ``name``); ``forward`` passes its inputs and the options to ``F.<fn>``."""
+
+    def __init__(self, *args, **kwargs):
+        Layer.__init__(self)
+        names = [p for p, _ in params] + ["name"]
+        values = dict(params)
+        values["name"] = None
+        if len(args) > len(names):
+            raise TypeError(f"{name}.__init__() takes from 1 to {len(names) + 1} positional "
+                            f"arguments but {len(args) + 1} were given")
+        values.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in values:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{k}'")
+            values[k] = v
+        if "reduction" in values:
+            _check(values["reduction"], name)
+        self._opts = values
+
+    def forward(self, *inputs):
+        opts = {k: v for k, v in self._opts.items() if k != "name"}
+        return getattr(F, fn)(*inputs, **opts)
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "__module__": __name__})
+
+
+HingeEmbeddingLoss = _loss_layer("HingeEmbeddingLoss", "hinge_embedding_loss",
+                                 [("margin", 1.0), ("reduction", "mean")])
+CosineEmbeddingLoss = _loss_layer("CosineEmbeddingLoss", "cosine_embedding_loss",
+                                  [("margin", 0), ("reduction", "mean")])
+TripletMarginLoss = _loss_layer("TripletMarginLoss", "triplet_margin_loss",
+                                [("margin", 1.0), ("p", 2.0), ("epsilon", 1e-6), ("swap", False),
+                                 ("reduction", "mean")])
+TripletMarginWithDistanceLoss = _loss_layer(
+    "TripletMarginWithDistanceLoss", "triplet_margin_with_distance_loss",
+    [("distance_function", None), ("margin", 1.0), ("swap", False), ("reduction", "mean")])
+MultiLabelSoftMarginLoss = _loss_layer("MultiLabelSoftMarginLoss",
+                                       "multi_label_soft_margin_loss",
+                                       [("weight", None), ("reduction", "mean")])
+MultiLabelMarginLoss = _loss_layer("MultiLabelMarginLoss", "multi_label_margin_loss",
+                                   [("reduction", "mean")])
+SoftMarginLoss = _loss_layer("SoftMarginLoss", "soft_margin_loss", [("reduction", "mean")])
+PoissonNLLLoss = _loss_layer("PoissonNLLLoss", "poisson_nll_loss",
+                             [("log_input", True), ("full", False), ("epsilon", 1e-8),
+                              ("reduction", "mean")])
+GaussianNLLLoss = _loss_layer("GaussianNLLLoss", "gaussian_nll_loss",
+                              [("full", False), ("epsilon", 1e-6), ("reduction", "mean")])
+
+
+class MultiMarginLoss(Layer):
+    def __init__(self, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+        super().__init__()
+        _check(reduction, "MultiMarginLoss")
+        self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
+
+    def forward(self, input, label):  # noqa: A002
+        return F.multi_margin_loss(input, label, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+__all__ += ["HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+            "TripletMarginWithDistanceLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
+            "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss"]

@@ -1,0 +1,322 @@
+"""Matrix decompositions and solvers: cholesky, solve, triangular_solve, eigh, svd, qr, eig, lu.
+
+Forwards are numpy's LAPACK calls on the matrices of the last two axes (batched). The solvers'
+and cholesky's VJPs are written with these ops and matmul, so they differentiate again; the
+gradients of svd, qr and eigh use the decomposition's outputs as constants beyond first order
+(``second_order=False``). eig and lu take no gradient here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import apply, register
+from ._util import const
+from .linalg import matmul
+from .math import add, multiply, neg, scale, subtract
+from .shape import transpose
+
+
+def _mT(t):
+    nd = t.data.ndim
+    return transpose(t, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _tri_mask(shape, lower=True, k=0, dtype=np.float64):
+    n, m = shape[-2], shape[-1]
+    mask = np.tril(np.ones((n, m)), k) if lower else np.triu(np.ones((n, m)), k)
+    return np.broadcast_to(mask, shape).astype(dtype)
+
+
+# ============================================================== solve
+def _solve_f32(a, b):
+    """Eigen's PartialPivLU solve in float32, step by step as Paddle's kernel rounds it (the LU
+    of ``linalg._lu_f32``, then forward and backward substitution row by row)."""
+    from .linalg import _lu_f32
+
+    lu, perm, _ = _lu_f32(a)
+    n = len(perm)
+    x = np.array(b[perm], np.float32)
+    for i in range(n):
+        for j in range(i):
+            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+        x[i] *= np.float32(1) / lu[i, i]
+    return x
+
+
+def _solve_fwd(a, b):
+    vec = b.ndim == a.ndim - 1
+    rhs = b[..., None] if vec else b
+    if a.dtype == np.float32 and rhs.dtype == np.float32:
+        shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+        A = np.broadcast_to(a, shape + a.shape[-2:])
+        B = np.broadcast_to(rhs, shape + rhs.shape[-2:])
+        out = np.empty(shape + rhs.shape[-2:], np.float32)
+        for idx in np.ndindex(shape):
+            out[idx] = _solve_f32(A[idx], B[idx])
+    else:
+        out = np.linalg.solve(a, rhs).astype(np.result_type(a, b))
+    return out[..., 0] if vec else out
+
+
+def _solve_vjp(n, g):
+    """gB = solve(A^T, g); gA = -gB X^T."""
+    a, b = n.inputs
+    x = n.out()
+    gb = solve(_mT(a), g)
+    if b.data.ndim == a.data.ndim - 1:
+        from .shape import reshape
+
+        gb2 = reshape(gb, gb.data.shape + (1,))
+        x2 = reshape(x, x.data.shape + (1,))
+        ga = neg(matmul(gb2, _mT(x2)))
+    else:
+        ga = neg(matmul(gb, _mT(x)))
+    return ga, gb
+
+
+SOLVE = register("solve", _solve_fwd, _solve_vjp, legacy_name="SolveBackward", broadcast=True,
+                 examples=[([np.array([[3.0, 1.0], [1.0, 2.0]]), (2, 3)], {}),
+                           ([np.array([[2.0, 0.5, 0.1], [0.3, 3.0, 0.2], [0.1, 0.4, 2.5]]), (3,)],
+                            {})])
+
+
+def solve(a, b):
+    return apply(SOLVE, (a, b))
+
+
+# ============================================================== triangular_solve
+def _tri_fwd(a, b, upper=True, transpose=False, unitriangular=False):
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        idx = np.arange(a.shape[-1])
+        t = np.array(t)
+        t[..., idx, idx] = 1
+    if transpose:
+        t = np.swapaxes(t, -1, -2)
+    return np.linalg.solve(t, b).astype(np.result_type(a, b))
+
+
+def _tri_vjp(n, g):
+    """gB = triangular_solve(A, g, transposed the other way); gA = -(gB X^T) (or X gB^T when
+    solving with A^T), kept on A's triangle."""
+    a, b = n.inputs
+    upper = n.attrs.get("upper", True)
+    tr = n.attrs.get("transpose", False)
+    unit = n.attrs.get("unitriangular", False)
+    x = n.out()
+    gb = triangular_solve(a, g, upper, not tr, unit)
+    ga = neg(matmul(x, _mT(gb))) if tr else neg(matmul(gb, _mT(x)))
+    mask = _tri_mask(a.data.shape, lower=not upper, dtype=a.data.dtype)
+    if unit:
+        mask = mask * (1 - np.eye(a.data.shape[-1], dtype=a.data.dtype))
+    return multiply(ga, const(ga, mask)), gb
+
+
+TRIANGULAR_SOLVE = register(
+    "triangular_solve", _tri_fwd, _tri_vjp, legacy_name="TriangularSolveBackward",
+    examples=[([np.array([[2.0, 0.5, 0.1], [0.0, 3.0, 0.2], [0.0, 0.0, 2.5]]), (3, 2)],
+               {"upper": True}),
+              ([np.array([[2.0, 0.0], [0.7, 1.5]]), (2, 2)],
+               {"upper": False, "transpose": True})])
+
+
+def triangular_solve(a, b, upper=True, transpose=False, unitriangular=False):
+    return apply(TRIANGULAR_SOLVE, (a, b), {"upper": bool(upper), "transpose": bool(transpose),
+                                           "unitriangular": bool(unitriangular)})
+
+
+# ============================================================== cholesky
+def _cholesky_fwd(x, upper=False, symmetrize=False):
+    """LAPACK's potrf reads one triangle; the symmetric gradient Paddle gives is the gradient
+    for symmetric perturbations, so the gradient check runs on (x + x^T) / 2 (``symmetrize``,
+    a check-only attribute: the values are the same for a symmetric x)."""
+    if symmetrize:
+        x = (x + np.swapaxes(x, -1, -2)) / 2
+    L = np.linalg.cholesky(x)
+    return np.swapaxes(L, -1, -2).copy() if upper else L
+
+
+def _cholesky_vjp(n, g):
+    """With L lower: P = tril(L^T gL) with its diagonal halved; gA = L^-T P L^-1, made
+    symmetric (Murray 2016); for ``upper`` L = U^T and gL = gU^T."""
+    upper = n.attrs.get("upper", False)
+    out = n.out()
+    L = _mT(out) if upper else out
+    gL = _mT(g) if upper else g
+    dt = L.data.dtype
+    half = _tri_mask(L.data.shape, True, dtype=dt) - 0.5 * np.broadcast_to(
+        np.eye(L.data.shape[-1], dtype=dt), L.data.shape)
+    P = multiply(matmul(_mT(L), gL), const(gL, half))
+    tmp = triangular_solve(L, P, upper=False, transpose=True)       # L^-T P
+    ga = _mT(triangular_solve(L, _mT(tmp), upper=False, transpose=True))  # (L^-T (L^-T P)^T)^T
+    return scale(add(ga, _mT(ga)), 0.5)
+
+
+CHOLESKY = register("cholesky", _cholesky_fwd, _cholesky_vjp, legacy_name="CholeskyBackward",
+                    saves_inputs=False,
+                    examples=[([np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])],
+                               {"symmetrize": True}),
+                              ([np.array([[2.0, 0.3], [0.3, 1.5]])],
+                               {"upper": True, "symmetrize": True})])
+
+
+def cholesky(x, upper=False):
+    return apply(CHOLESKY, (x,), {"upper": bool(upper)})
+
+
+# ============================================================== eigh
+def _eigh_fwd(x, UPLO="L"):
+    w, v = np.linalg.eigh(x, UPLO=UPLO)
+    return w, v
+
+
+def _eigh_vjp(n, gw, gv):
+    """gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal."""
+    w, v = n.out_data
+    dt = v.dtype
+    with np.errstate(divide="ignore", invalid="ignore"):
+        F = 1.0 / (w[..., None, :] - w[..., :, None])
+    idx = np.arange(w.shape[-1])
+    F[..., idx, idx] = 0
+    F = np.nan_to_num(F, posinf=0, neginf=0)
+    V = const(gv, v)
+    inner = multiply(matmul(_mT(V), gv), const(gv, F.astype(dt)))
+    from .manip import diag_embed
+
+    inner = add(inner, diag_embed(gw))
+    ga = matmul(matmul(V, inner), _mT(V))
+    return scale(add(ga, _mT(ga)), 0.5)
+
+
+EIGH = register("eigh", lambda x, UPLO="L", symmetrize=False: _eigh_fwd(
+    (x + np.swapaxes(x, -1, -2)) / 2 if symmetrize else x, UPLO), _eigh_vjp, n_outputs=2, legacy_name="EighBackward",
+                second_order=False, saves_inputs=False,
+                examples=[([np.array([[2.0, 0.5, 0.1], [0.5, 3.0, 0.2], [0.1, 0.2, 1.0]])],
+                           {"symmetrize": True})])
+
+
+def eigh(x, UPLO="L"):
+    return apply(EIGH, (x,), {"UPLO": UPLO})
+
+
+# ============================================================== svd
+def _svd_fwd(x, full_matrices=False):
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return u, s.astype(x.dtype if x.dtype.kind != "c" else np.real(x).dtype), vh
+
+
+def _svd_vjp(n, gu, gs, gvh):
+    """The reduced SVD's gradient (Townsend 2016), with U, S, V as constants."""
+    u, s, vh = n.out_data
+    dt = u.dtype
+    U, Vh = u.astype(np.float64), vh.astype(np.float64)
+    V = np.swapaxes(Vh, -1, -2)
+    S = s.astype(np.float64)
+    gU, gS, gVh = (np.asarray(t.data, np.float64) for t in (gu, gs, gvh))
+    gV = np.swapaxes(gVh, -1, -2)
+    k = S.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        F = 1.0 / (S[..., None, :] ** 2 - S[..., :, None] ** 2)
+    idx = np.arange(k)
+    F[..., idx, idx] = 0
+    F = np.nan_to_num(F, posinf=0, neginf=0)
+    Sm = np.zeros(S.shape + (k,))
+    Sm[..., idx, idx] = S
+    Sinv = np.zeros_like(Sm)
+    Sinv[..., idx, idx] = np.where(S != 0, 1 / np.where(S != 0, S, 1), 0)
+    UtgU = np.swapaxes(U, -1, -2) @ gU
+    VtgV = np.swapaxes(V, -1, -2) @ gV
+    J = F * (UtgU - np.swapaxes(UtgU, -1, -2))
+    K = F * (VtgV - np.swapaxes(VtgV, -1, -2))
+    Gs = np.zeros_like(Sm)
+    Gs[..., idx, idx] = gS
+    inner = Gs + J @ Sm + Sm @ K
+    ga = U[..., :, :k] @ inner @ np.swapaxes(V[..., :, :k], -1, -2)
+    m, nn = U.shape[-2], V.shape[-2]
+    Ik = U[..., :, :k]
+    Vk = V[..., :, :k]
+    ga = ga + (np.eye(m) - Ik @ np.swapaxes(Ik, -1, -2)) @ gU[..., :, :k] @ Sinv @ \
+        np.swapaxes(Vk, -1, -2)
+    ga = ga + Ik @ Sinv @ np.swapaxes(gV[..., :, :k], -1, -2) @ (
+        np.eye(nn) - Vk @ np.swapaxes(Vk, -1, -2))
+    return const(gs, ga.astype(dt))
+
+
+SVD = register("svd", _svd_fwd, _svd_vjp, n_outputs=3, legacy_name="SvdBackward",
+               second_order=False, saves_inputs=False,
+               examples=[([np.array([[1.0, 2.0], [3.0, 4.5], [5.0, 6.0]])], {})])
+
+
+def svd(x, full_matrices=False):
+    return apply(SVD, (x,), {"full_matrices": bool(full_matrices)})
+
+
+# ============================================================== qr
+def _qr_fwd(x, mode="reduced"):
+    if mode == "r":
+        r = np.linalg.qr(x, mode="r")
+        return np.zeros(x.shape[:-2] + (0, 0), x.dtype), r.astype(x.dtype)
+    q, r = np.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    return q.astype(x.dtype), r.astype(x.dtype)
+
+
+def _qr_vjp(n, gq, gr):
+    """gA = [gQ + Q copyltu(M)] R^-T with M = R gR^T - gQ^T Q (reduced QR, m >= n)."""
+    q, r = n.out_data
+    dt = q.dtype
+    Q, R = q.astype(np.float64), r.astype(np.float64)
+    gQ, gR = np.asarray(gq.data, np.float64), np.asarray(gr.data, np.float64)
+    M = R @ np.swapaxes(gR, -1, -2) - np.swapaxes(gQ, -1, -2) @ Q
+    low = np.tril(M, -1)
+    copyltu = low + np.swapaxes(low, -1, -2) + np.eye(M.shape[-1]) * M
+    b = gQ + Q @ copyltu
+    ga = np.swapaxes(np.linalg.solve(R, np.swapaxes(b, -1, -2)), -1, -2)
+    return const(gq, ga.astype(dt))
+
+
+QR = register("qr", _qr_fwd, _qr_vjp, n_outputs=2, legacy_name="QrBackward",
+              second_order=False, saves_inputs=False,
+              examples=[([np.array([[1.0, 2.0], [3.0, 4.5], [5.0, 6.0]])], {})])
+
+
+def qr(x, mode="reduced"):
+    return apply(QR, (x,), {"mode": mode})
+
+
+# ============================================================== eig, lu (no gradient)
+def _eig_fwd(x):
+    w, v = np.linalg.eig(x)
+    cdt = np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128
+    return w.astype(cdt), v.astype(cdt)
+
+
+EIG = register("eig", _eig_fwd, None, n_outputs=2, check=False, legacy_name="EigBackward")
+
+
+def eig(x):
+    return apply(EIG, (x,))
+
+
+def lu_factor(a):
+    """LAPACK's getrf: partial pivoting by rows; the packed LU (L's unit diagonal implied) and
+    the 1-based pivot rows of each step."""
+    a = np.array(a, dtype=a.dtype, copy=True)
+    m, n = a.shape
+    k = min(m, n)
+    piv = np.zeros(k, np.int32)
+    info = 0
+    for j in range(k):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        piv[j] = p + 1
+        if a[p, j] == 0:
+            if info == 0:
+                info = j + 1
+            continue
+        if p != j:
+            a[[j, p]] = a[[p, j]]
+        a[j + 1:, j] = a[j + 1:, j] / a[j, j]
+        a[j + 1:, j + 1:] = a[j + 1:, j + 1:] - np.outer(a[j + 1:, j], a[j, j + 1:])
+    return a, piv, info

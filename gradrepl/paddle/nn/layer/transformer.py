@@ -1,0 +1,244 @@
+"""MultiHeadAttention and the Transformer (encoder and decoder layers and stacks), written as
+Paddle's Python layers are: Linear projections, scaled dot-product attention with an additive
+(float) or boolean mask, dropout, residual connections and LayerNorm (post- or pre-norm)."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from .layers import Layer
+
+__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+
+
+def _paddle():
+    from .... import paddle as _p
+
+    return _p
+
+
+def _convert_attention_mask(attn_mask, dtype):
+    """A boolean mask (True: attend) becomes 0 / -1e9; a float mask is added as it is."""
+    paddle = _paddle()
+    if attn_mask is None:
+        return None
+    if attn_mask.dtype == paddle.bool or attn_mask.dtype.name.startswith("int"):
+        m = paddle.cast(attn_mask, dtype)
+        return (m - 1.0) * 1e9
+    return paddle.cast(attn_mask, dtype) if attn_mask.dtype != dtype else attn_mask
+
+
+class MultiHeadAttention(Layer):
+    """Attention of ``num_heads`` heads over query, key and value (key and value default to
+    the query)."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
+                 need_weights=False, weight_attr=None, bias_attr=None):
+        super().__init__()
+        paddle = _paddle()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"Expected embed_dim > 0 and num_heads > 0, received embed_dim="
+                             f"{embed_dim}, num_heads={num_heads}")
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self.num_heads, self.dropout, self.need_weights = num_heads, dropout, need_weights
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        Linear = paddle.nn.Linear
+        self.q_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.k_proj = Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+
+    def _heads(self, t):
+        paddle = _paddle()
+        t = t.reshape([t.shape[0], t.shape[1], self.num_heads, self.head_dim])
+        return paddle.transpose(t, [0, 2, 1, 3])
+
+    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+        paddle = _paddle()
+        F = paddle.nn.functional
+        key = query if key is None else key
+        value = query if value is None else value
+        q = self._heads(self.q_proj(query))
+        k = self._heads(self.k_proj(key))
+        v = self._heads(self.v_proj(value))
+        product = paddle.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
+        if attn_mask is not None:
+            product = product + _convert_attention_mask(attn_mask, product.dtype)
+        weights = F.softmax(product)
+        if self.dropout:
+            weights = F.dropout(weights, self.dropout, training=self.training,
+                                mode="upscale_in_train")
+        out = paddle.matmul(weights, v)
+        out = paddle.transpose(out, [0, 2, 1, 3])
+        out = out.reshape([out.shape[0], out.shape[1], out.shape[2] * out.shape[3]])
+        out = self.out_proj(out)
+        outs = [out]
+        if self.need_weights:
+            outs.append(weights)
+        return out if len(outs) == 1 else tuple(outs)
+
+
+class TransformerEncoderLayer(Layer):
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
+                 bias_attr=None, layer_norm_eps=1e-5):
+        super().__init__()
+        paddle = _paddle()
+        nn = paddle.nn
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+                                            weight_attr=weight_attr, bias_attr=bias_attr)
+        self.linear1 = nn.Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        self.dropout = nn.Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = nn.Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.norm1 = nn.LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = nn.LayerNorm(d_model, layer_norm_eps)
+        self.dropout1 = nn.Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = nn.Dropout(dropout, mode="upscale_in_train")
+        self.activation = getattr(paddle.nn.functional, activation)
+
+    def forward(self, src, src_mask=None, cache=None):
+        residual = src
+        if self.normalize_before:
+            src = self.norm1(src)
+        src = self.self_attn(src, src, src, src_mask)
+        src = residual + self.dropout1(src)
+        if not self.normalize_before:
+            src = self.norm1(src)
+        residual = src
+        if self.normalize_before:
+            src = self.norm2(src)
+        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
+        src = residual + self.dropout2(src)
+        if not self.normalize_before:
+            src = self.norm2(src)
+        return src
+
+
+class TransformerEncoder(Layer):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_recompute=False):
+        super().__init__()
+        from .container import LayerList
+
+        self.layers = LayerList([encoder_layer if i == 0 else copy.deepcopy(encoder_layer)
+                                 for i in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src, src_mask=None, cache=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+class TransformerDecoderLayer(Layer):
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
+                 bias_attr=None, layer_norm_eps=1e-5):
+        super().__init__()
+        paddle = _paddle()
+        nn = paddle.nn
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+                                            weight_attr=weight_attr, bias_attr=bias_attr)
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+                                             weight_attr=weight_attr, bias_attr=bias_attr)
+        self.linear1 = nn.Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        self.dropout = nn.Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = nn.Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        self.norm1 = nn.LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = nn.LayerNorm(d_model, layer_norm_eps)
+        self.norm3 = nn.LayerNorm(d_model, layer_norm_eps)
+        self.dropout1 = nn.Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = nn.Dropout(dropout, mode="upscale_in_train")
+        self.dropout3 = nn.Dropout(dropout, mode="upscale_in_train")
+        self.activation = getattr(paddle.nn.functional, activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm1(tgt)
+        tgt = self.self_attn(tgt, tgt, tgt, tgt_mask)
+        tgt = residual + self.dropout1(tgt)
+        if not self.normalize_before:
+            tgt = self.norm1(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm2(tgt)
+        tgt = self.cross_attn(tgt, memory, memory, memory_mask)
+        tgt = residual + self.dropout2(tgt)
+        if not self.normalize_before:
+            tgt = self.norm2(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm3(tgt)
+        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
+        tgt = residual + self.dropout3(tgt)
+        if not self.normalize_before:
+            tgt = self.norm3(tgt)
+        return tgt
+
+
+class TransformerDecoder(Layer):
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        from .container import LayerList
+
+        self.layers = LayerList([decoder_layer if i == 0 else copy.deepcopy(decoder_layer)
+                                 for i in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask, memory_mask)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+class Transformer(Layer):
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
+                 custom_encoder=None, custom_decoder=None):
+        super().__init__()
+        paddle = _paddle()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            attn_dropout, act_dropout, normalize_before,
+                                            weight_attr, bias_attr)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              paddle.nn.LayerNorm(d_model))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            attn_dropout, act_dropout, normalize_before,
+                                            weight_attr, bias_attr)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              paddle.nn.LayerNorm(d_model))
+        self.d_model, self.nhead = d_model, nhead
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+        memory = self.encoder(src, src_mask)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask)
+
+    def generate_square_subsequent_mask(self, length):
+        """0 on and below the diagonal, -inf above (a causal additive mask)."""
+        paddle = _paddle()
+        return paddle.tensor.triu(paddle.full([length, length], -np.inf, "float32"), 1)

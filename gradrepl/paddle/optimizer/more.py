@@ -1,0 +1,229 @@
+"""More optimizers: Adadelta, Adagrad, RMSProp, Adamax, NAdam, RAdam, Rprop, ASGD, Lamb.
+
+Each is Paddle's update rule run in the parameter's dtype, in place, outside the graph (the
+Optimizer base class does the stepping, parameter groups, weight decay and clipping). The float32
+rounding follows the formulas term by term, not Paddle's fused kernels bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .optimizer import Optimizer
+
+__all__ = ["Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb"]
+
+
+def _c(v, dt):
+    return np.asarray(v, dt)
+
+
+class Adadelta(Optimizer):
+    """E[g^2] = rho E[g^2] + (1-rho) g^2; u = -sqrt((E[dx^2]+eps) / (E[g^2]+eps)) g;
+    E[dx^2] = rho E[dx^2] + (1-rho) u^2; param += lr * u."""
+
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set.")
+        if epsilon is None:
+            raise ValueError("epsilon is not set.")
+        if rho is None:
+            raise ValueError("rho is not set.")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon, self._rho = epsilon, rho
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        rho, eps = _c(group.get("rho", self._rho), dt), _c(self._epsilon, dt)
+        one = _c(1, dt)
+        g2 = self._acc("_avg_squared_grad", param)
+        u2 = self._acc("_avg_squared_update", param)
+        g2 = rho * g2 + (one - rho) * grad * grad
+        update = -np.sqrt((u2 + eps) / (g2 + eps)) * grad
+        u2 = rho * u2 + (one - rho) * update * update
+        self._set_acc("_avg_squared_grad", param, g2.astype(dt))
+        self._set_acc("_avg_squared_update", param, u2.astype(dt))
+        return param.data + self._param_lr(param) * update
+
+
+class Adagrad(Optimizer):
+    """moment += g^2; param -= lr * g / (sqrt(moment) + eps)."""
+
+    def __init__(self, learning_rate, epsilon=1.0e-6, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon = epsilon
+        self._initial = initial_accumulator_value
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        m = self._acc("moment", param, fill=self._initial) + grad * grad
+        self._set_acc("moment", param, m.astype(dt))
+        return param.data - self._param_lr(param) * grad / (np.sqrt(m) + _c(self._epsilon, dt))
+
+
+class RMSProp(Optimizer):
+    """ms = rho ms + (1-rho) g^2 (centered: mg likewise and ms - mg^2); mom = momentum mom +
+    lr g / sqrt(... + eps); param -= mom."""
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1.0e-6, momentum=0.0, centered=False,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set.")
+        if not 0.0 <= rho:
+            raise ValueError(f"Invalid value of rho, expect rho >= 0.")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid value of momentum, expect momentum >= 0.")
+        if not 0.0 <= epsilon:
+            raise ValueError(f"Invalid value of epsilon, expect epsilon >= 0.")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._rho, self._epsilon, self._momentum, self._centered = rho, epsilon, momentum, centered
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        rho, eps, mu = (_c(v, dt) for v in (self._rho, self._epsilon, self._momentum))
+        one = _c(1, dt)
+        ms = rho * self._acc("mean_square", param) + (one - rho) * grad * grad
+        self._set_acc("mean_square", param, ms.astype(dt))
+        if self._centered:
+            mg = rho * self._acc("mean_grad", param) + (one - rho) * grad
+            self._set_acc("mean_grad", param, mg.astype(dt))
+            denom = np.sqrt(ms - mg * mg + eps)
+        else:
+            denom = np.sqrt(ms + eps)
+        mom = mu * self._acc("momentum", param) + self._param_lr(param) * grad / denom
+        self._set_acc("momentum", param, mom.astype(dt))
+        return param.data - mom
+
+
+class Adamax(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        b1, b2, eps = (_c(v, dt) for v in (self._beta1, self._beta2, self._epsilon))
+        one = _c(1, dt)
+        m = b1 * self._acc("moment", param) + (one - b1) * grad
+        u = np.maximum(b2 * self._acc("inf_norm", param) + eps, np.abs(grad))
+        b1p = self._acc("beta1_pow_acc", param, fill=self._beta1, shape=(1,))
+        self._set_acc("moment", param, m.astype(dt))
+        self._set_acc("inf_norm", param, u.astype(dt))
+        self._set_acc("beta1_pow_acc", param, (b1p * b1).astype(dt))
+        return param.data - (self._param_lr(param) / (one - b1p)) * m / u
+
+
+class NAdam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
+                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1, self._beta2 = beta1, beta2
+        self._epsilon, self._momentum_decay = epsilon, momentum_decay
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        step = int(self._acc("step", param, shape=(1,))[0]) + 1
+        self._set_acc("step", param, np.asarray([step], dt))
+        b1, b2 = self._beta1, self._beta2
+        mu_t = b1 * (1 - 0.5 * 0.96 ** (step * self._momentum_decay))
+        mu_next = b1 * (1 - 0.5 * 0.96 ** ((step + 1) * self._momentum_decay))
+        prod = float(self._acc("mu_product", param, fill=1.0, shape=(1,))[0]) * mu_t
+        self._set_acc("mu_product", param, np.asarray([prod], dt))
+        m = b1 * self._acc("moment1", param) + (1 - b1) * grad
+        v = b2 * self._acc("moment2", param) + (1 - b2) * grad * grad
+        self._set_acc("moment1", param, m.astype(dt))
+        self._set_acc("moment2", param, v.astype(dt))
+        v_hat = v / (1 - b2 ** step)
+        lr = float(self._param_lr(param))
+        upd = lr * ((1 - mu_t) / (1 - prod) * grad + mu_next / (1 - prod * mu_next) * m) / (
+            np.sqrt(v_hat) + self._epsilon)
+        return param.data - upd
+
+
+class RAdam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        step = int(self._acc("step", param, shape=(1,))[0]) + 1
+        self._set_acc("step", param, np.asarray([step], dt))
+        b1, b2 = self._beta1, self._beta2
+        m = b1 * self._acc("moment1", param) + (1 - b1) * grad
+        v = b2 * self._acc("moment2", param) + (1 - b2) * grad * grad
+        self._set_acc("moment1", param, m.astype(dt))
+        self._set_acc("moment2", param, v.astype(dt))
+        m_hat = m / (1 - b1 ** step)
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * step * b2 ** step / (1 - b2 ** step)
+        lr = float(self._param_lr(param))
+        if rho_t > 5:
+            r = np.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2)
+                                                               * rho_t))
+            v_hat = np.sqrt(v / (1 - b2 ** step))
+            return param.data - lr * m_hat * r / (v_hat + self._epsilon)
+        return param.data - lr * m_hat
+
+
+class Rprop(Optimizer):
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._range, self._etas = learning_rate_range, etas
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        prev = self._acc("prev", param)
+        lrs = self._acc("learning_rate", param, fill=float(self._param_lr(param)))
+        sign = np.sign(prev * grad)
+        lrs = np.where(sign > 0, lrs * self._etas[1], np.where(sign < 0, lrs * self._etas[0],
+                                                                lrs))
+        lrs = np.clip(lrs, self._range[0], self._range[1]).astype(dt)
+        grad = np.where(sign < 0, 0, grad)
+        self._set_acc("prev", param, grad.astype(dt))
+        self._set_acc("learning_rate", param, lrs)
+        return param.data - np.sign(grad) * lrs
+
+
+class ASGD(Optimizer):
+    def __init__(self, learning_rate=0.001, batch_num=1, parameters=None, weight_decay=None,
+                 grad_clip=None, multi_precision=False, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._batch_num = batch_num
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        d = self._acc("d", param) + grad
+        self._set_acc("d", param, d.astype(dt))
+        return param.data - self._param_lr(param) * d / _c(self._batch_num, dt)
+
+
+class Lamb(Optimizer):
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
+                 multi_precision=False, always_adapt=False, name=None):
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._wd, self._beta1, self._beta2, self._epsilon = (lamb_weight_decay, beta1, beta2,
+                                                             epsilon)
+        self._exclude = exclude_from_weight_decay_fn
+
+    def _update(self, param, grad, group):
+        dt = param.data.dtype
+        step = int(self._acc("step", param, shape=(1,))[0]) + 1
+        self._set_acc("step", param, np.asarray([step], dt))
+        b1, b2 = self._beta1, self._beta2
+        m = b1 * self._acc("moment1", param) + (1 - b1) * grad
+        v = b2 * self._acc("moment2", param) + (1 - b2) * grad * grad
+        self._set_acc("moment1", param, m.astype(dt))
+        self._set_acc("moment2", param, v.astype(dt))
+        wd = 0.0 if self._exclude is not None and self._exclude(param) else self._wd
+        r = (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step)) + self._epsilon)
+        r = r + wd * param.data
+        pn, rn = np.linalg.norm(param.data), np.linalg.norm(r)
+        trust = pn / rn if pn > 0 and rn > 0 else 1.0
+        return param.data - float(self._param_lr(param)) * trust * r

@@ -1,0 +1,561 @@
+"""``paddle.linalg``'s decompositions and solvers (cholesky, solve, triangular_solve, lstsq, svd,
+qr, eig/eigh/eigvals/eigvalsh, lu and friends, pinv, matrix_rank, matrix_exp, cond, cov ...).
+
+Kernels are the engine ops of ``engine/ops/linalg_more.py`` (numpy's LAPACK); the functions
+Paddle writes in Python over its API (pinv, matrix_exp, householder_product, ormqr, cov,
+corrcoef, cond, cholesky_inverse) are the same compositions here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.ops import linalg_more as LM
+from ...engine.tensor import Tensor as _T
+from .. import dtypes
+from ..core import Tensor
+
+__all__ = ["cholesky", "eigvalsh", "cdist", "dist", "vecdot"]
+__methods__ = ["cholesky", "eigvalsh", "dist"]
+LINALG = ["cholesky", "solve", "triangular_solve", "cholesky_solve", "cholesky_inverse", "lstsq",
+          "pinv", "matrix_rank", "svd", "svdvals", "qr", "eig", "eigvals", "eigh", "eigvalsh",
+          "lu", "lu_unpack", "lu_solve", "matrix_exp", "householder_product", "ormqr", "vecdot",
+          "cond", "slogdet", "cov", "corrcoef", "svd_lowrank", "pca_lowrank"]
+
+
+def _paddle():
+    from ... import paddle as _p
+
+    return _p
+
+
+def _float_check(x, fname, allowed=("float32", "float64")):
+    if x.data.dtype.name not in allowed:
+        raise TypeError(f"The data type of 'x' in {fname} must be one of {list(allowed)}, but "
+                        f"received {x.data.dtype.name}.")
+
+
+def _square(x, fname):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"(InvalidArgument) The input matrix of {fname} must be a square "
+                         f"matrix (or batches of them), but got shape {x.shape}")
+
+
+# ============================================================== cholesky and solvers
+def cholesky(x, upper=False, name=None):
+    """The Cholesky factor L (x = L L^T), or U = L^T with ``upper``."""
+    _float_check(x, "cholesky", ("float32", "float64", "complex64", "complex128"))
+    _square(x, "cholesky")
+    try:
+        return LM.cholesky(x, upper)
+    except np.linalg.LinAlgError:
+        raise ValueError("(PreconditionNotMet) The element [0] of input matrix is not positive "
+                         "definite, the cholesky decomposition can not be performed.") from None
+
+
+def solve(x, y, left=True, name=None):
+    """The solution of x @ out = y (y a matrix, or a vector of x's last size)."""
+    if not left:
+        paddle = _paddle()
+        return paddle.linalg.solve(x.mT if hasattr(x, "mT") else paddle.transpose(
+            x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2]),
+            paddle.transpose(y, list(range(y.ndim - 2)) + [y.ndim - 1, y.ndim - 2])).transpose(
+            list(range(y.ndim - 2)) + [y.ndim - 1, y.ndim - 2])
+    _square(x, "solve")
+    try:
+        return LM.solve(x, y)
+    except np.linalg.LinAlgError:
+        raise ValueError("(InvalidArgument) The input matrix is singular, so it has no "
+                         "inverse.") from None
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    return LM.triangular_solve(x, y, upper, transpose, unitriangular)
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """The solution of (L L^T) out = x for the Cholesky factor y (lower, or upper)."""
+    if upper:
+        t = LM.triangular_solve(y, x, True, True)
+        return LM.triangular_solve(y, t, True, False)
+    t = LM.triangular_solve(y, x, False, False)
+    return LM.triangular_solve(y, t, False, True)
+
+
+def cholesky_inverse(x, upper=False, name=None):
+    if x.ndim != 2:
+        raise ValueError("The input tensor must be 2-dimensional")
+    if x.shape[0] != x.shape[1]:
+        raise ValueError("The input tensor must be square matrix")
+    A = x.T @ x if upper else x @ x.T
+    return _paddle().linalg.inv(A)
+
+
+def lstsq(x, y, rcond=None, driver=None, name=None):
+    """Least squares: (solution, residuals, rank, singular_values), as Paddle's CPU kernel
+    (driver gelsy by default: rank and singular values empty unless asked for)."""
+    if driver is None:
+        driver = "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise ValueError("Only support valid driver is 'gels', 'gelsy', 'gelsd' and 'gelss' "
+                         f"for lstsq on CPU, but got {driver}")
+    a, b = x.data, y.data
+    dt = a.dtype
+    m, n = a.shape[-2], a.shape[-1]
+    if rcond is None:
+        rcond = np.finfo(dt).eps * max(m, n)
+    batch = a.shape[:-2]
+    sols, ranks, svals = [], [], []
+    A = a.reshape((-1, m, n)).astype(np.float64)
+    B = b.reshape((-1,) + b.shape[-2:]).astype(np.float64)
+    for Ai, Bi in zip(A, B):
+        sol, _, rank, sv = np.linalg.lstsq(Ai, Bi, rcond=rcond)
+        sols.append(sol)
+        ranks.append(rank)
+        svals.append(sv)
+    sol = np.stack(sols).reshape(batch + (n, b.shape[-1])).astype(dt)
+    sol_t = Tensor._wrap(sol, True)
+    if x.stop_gradient is False or y.stop_gradient is False:  # solution through pinv-like solve
+        sol_t = _paddle().matmul(pinv(x), y)
+    resid = np.zeros((0,), dt)
+    if m > n and driver != "gelsy":
+        r = (np.einsum("...ij,...jk->...ik", a.astype(np.float64), sol) - b) ** 2
+        resid = r.sum(-2).astype(dt)
+    rank_t = Tensor._wrap(np.array(ranks, np.int64).reshape(batch), True)
+    if driver in ("gelsd", "gelss"):
+        sv_t = Tensor._wrap(np.stack(svals).reshape(batch + (min(m, n),)).astype(dt), True)
+    else:
+        sv_t = Tensor._wrap(np.zeros((0,), dt), True)
+    if driver == "gels":
+        rank_t = Tensor._wrap(np.zeros((0,), np.int64), True)
+    return sol_t, Tensor._wrap(resid, True), rank_t, sv_t
+
+
+# ============================================================== svd, qr, eig
+def svd(x, full_matrices=False, name=None):
+    """(U, S, VH) with x = U diag(S) VH."""
+    _float_check(x, "svd", ("float32", "float64", "complex64", "complex128"))
+    return LM.svd(x, full_matrices)
+
+
+def svdvals(x, name=None):
+    return svd(x)[1]
+
+
+def qr(x, mode="reduced", name=None):
+    """(Q, R) (``mode`` reduced / complete), or R alone (mode 'r')."""
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"mode should be one of 'reduced', 'complete', 'r', but got {mode}")
+    q, r = LM.qr(x, mode)
+    return r if mode == "r" else (q, r)
+
+
+def eig(x, name=None):
+    """Eigenvalues and eigenvectors of a general square matrix (complex)."""
+    _square(x, "eig")
+    return LM.eig(x)
+
+
+def eigvals(x, name=None):
+    _square(x, "eigvals")
+    return LM.eig(x)[0]
+
+
+def eigh(x, UPLO="L", name=None):
+    """Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix."""
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO must be L or U. But received UPLO is: {UPLO}")
+    _square(x, "eigh")
+    return LM.eigh(x, UPLO)
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    return eigh(x, UPLO)[0]
+
+
+# ============================================================== lu
+def lu(x, pivot=True, get_infos=False, name=None):
+    """The packed LU factorisation (getrf), its 1-based pivots (int32) and info (int32)."""
+    a = x.data
+    batch = a.shape[:-2]
+    m, n = a.shape[-2:]
+    flat = a.reshape((-1, m, n))
+    outs, pivs, infos = [], [], []
+    for mat in flat:
+        lu_, piv, info = LM.lu_factor(mat)
+        outs.append(lu_)
+        pivs.append(piv)
+        infos.append(info)
+    k = min(m, n)
+    lu_t = Tensor._wrap(np.stack(outs).reshape(a.shape), True)
+    p_t = Tensor._wrap(np.stack(pivs).reshape(batch + (k,)).astype(np.int32), True)
+    from .. import profiles
+
+    info_shape = batch if batch or not profiles.current().lu_info_1d else (1,)
+    info_t = Tensor._wrap(np.array(infos, np.int32).reshape(info_shape), True)
+    if get_infos:
+        return lu_t, p_t, info_t
+    return lu_t, p_t
+
+
+def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+    """(P, L, U) from the packed LU and its pivots."""
+    a = x.data
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    L = np.tril(a, -1)[..., :, :k] + np.eye(m, k, dtype=a.dtype)
+    U = np.triu(a)[..., :k, :]
+    piv = np.asarray(y.data).reshape((-1, y.data.shape[-1]))
+    Ps = []
+    for row in piv:
+        perm = np.arange(m)
+        for i, p in enumerate(row.tolist()):
+            p -= 1
+            perm[i], perm[p] = perm[p], perm[i]
+        P = np.zeros((m, m), a.dtype)
+        P[perm, np.arange(m)] = 1
+        Ps.append(P)
+    P = np.stack(Ps).reshape(a.shape[:-2] + (m, m))
+    return Tensor._wrap(P, True), Tensor._wrap(L, True), Tensor._wrap(U, True)
+
+
+def lu_solve(b, lu, pivots, trans="N", name=None):
+    """The solution of A x = b from A's packed LU (``trans``: with A^T)."""
+    paddle = _paddle()
+    P, L, U = lu_unpack(lu, pivots)
+    if trans == "N":
+        pb = paddle.matmul(paddle.transpose(P, list(range(P.ndim - 2)) + [P.ndim - 1, P.ndim - 2]),
+                           b)
+        t = LM.triangular_solve(L, pb, False, False, True)
+        return LM.triangular_solve(U, t, True, False)
+    t = LM.triangular_solve(U, b, True, True)
+    t = LM.triangular_solve(L, t, False, True, True)
+    return paddle.matmul(P, t)
+
+
+# ============================================================== compositions
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """The pseudo-inverse, as Paddle composes it from svd (eigh when ``hermitian``)."""
+    paddle = _paddle()
+    if not hermitian:
+        u, s, vt = svd(x, False)
+        max_sv = s if s.shape[-1] == 0 else paddle.max(s, [-1], True)
+        cutoff = paddle.to_tensor(rcond, dtype=x.dtype) * max_sv
+        y = paddle.to_tensor(float("inf"), dtype=x.dtype)
+        singular = paddle.where(s > cutoff, 1 / s, 1 / y)
+        st = paddle.unsqueeze(singular, [-2])
+        dims = list(range(len(vt.shape)))
+        v = paddle.transpose(vt, [*dims[:-2], dims[-1], dims[-2]])
+        return paddle.matmul(v * st, u, False, True)
+    s, u = eigh(x, "L")
+    s_abs = paddle.abs(s)
+    max_sv = paddle.max(s_abs, [-1], True)
+    cutoff = paddle.to_tensor(rcond, dtype=s.dtype) * max_sv
+    y = paddle.to_tensor(float("inf"), dtype=s.dtype)
+    singular = paddle.where(s_abs > cutoff, 1 / s, 1 / y)
+    st = paddle.unsqueeze(singular, [-2])
+    return paddle.matmul(u * st, paddle.conj(u), False, True)
+
+
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
+    """The number of singular values (|eigenvalues| when ``hermitian``) above the tolerance
+    (default: max(rows, cols) * eps * the largest)."""
+    a = x.data
+    if a.ndim < 2:
+        raise ValueError("The dims of input must be greater than 2")
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float32)
+    if hermitian:
+        sv = np.abs(np.linalg.eigvalsh(a))
+    else:
+        sv = np.linalg.svd(a, compute_uv=False)
+    sv = sv.astype(dt)
+    smax = sv.max(-1, keepdims=True) if sv.shape[-1] else np.zeros(sv.shape[:-1] + (1,), dt)
+    if atol is not None or rtol is not None:
+        at = 0.0 if atol is None else (atol.item() if isinstance(atol, _T) else atol)
+        rt = (0.0 if atol is not None else max(a.shape[-2:]) * np.finfo(dt).eps) \
+            if rtol is None else (rtol.item() if isinstance(rtol, _T) else rtol)
+        thr = np.maximum(np.asarray(at, dt), np.asarray(rt, dt) * smax)
+    elif tol is None:
+        thr = smax * np.asarray(max(a.shape[-2:]), dt) * np.finfo(dt).eps
+    else:
+        thr = np.asarray(tol.data if isinstance(tol, _T) else tol, dt)
+        if np.ndim(thr):
+            thr = thr[..., None]
+    from .. import profiles
+
+    rank = (sv > thr).sum(-1).astype(np.int32 if profiles.current().rank_int32 else np.int64)
+    return Tensor._wrap(np.asarray(rank), True)
+
+
+def _mats(mat_a, deg):
+    out = [mat_a @ mat_a]
+    for _ in range(deg // 2 - 1):
+        out.append(out[-1] @ out[0])
+    return out
+
+
+def matrix_exp(x, name=None):
+    """exp of square matrices: Paddle's scaling and squaring with Padé approximants."""
+    paddle = _paddle()
+    mat_a = x if isinstance(x, _T) else paddle.to_tensor(x)
+    dtype = mat_a.dtype.name
+    if dtype not in ("float32", "float64"):
+        raise ValueError(f"The input tensor's dtype must be float32 or float64, but got {dtype}")
+    if mat_a.ndim == 0:
+        return paddle.exp(mat_a)
+    if mat_a.ndim < 2:
+        raise ValueError("The input tensor must be at least two-dimensional")
+    if mat_a.shape[-1] != mat_a.shape[-2]:
+        raise ValueError("Last 2 dimensions of the tensor must be square")
+    if list(mat_a.shape[-2:]) == [1, 1]:
+        return paddle.exp(mat_a)
+    l1 = paddle.unsqueeze(paddle.max(paddle.sum(paddle.abs(mat_a), axis=mat_a.ndim - 2),
+                                     axis=-1), axis=[-1, -2])
+    maxnorm = 3.925724783138660 if dtype == "float32" else 5.371920351148152
+    sq = paddle.floor(paddle.log(l1 / paddle.full((), maxnorm, dtype))
+                      / paddle.log(paddle.full((), 2.0, dtype)))
+    sq = paddle.maximum(sq, paddle.zeros_like(sq))
+    eye = paddle.eye(mat_a.shape[-1], dtype=dtype)
+    scaled = mat_a / paddle.cast(paddle.pow(paddle.full((), 2.0, dtype), sq), dtype)
+
+    b3 = [120.0, 60.0, 12.0]
+    b5 = [30240.0, 15120.0, 3360.0, 420.0, 30.0]
+    b7 = [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0]
+    b9 = [17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0,
+          110880.0, 3960.0, 90.0]
+
+    def p3(a, a2):
+        return paddle.matmul(a, a2 + b3[1] * eye), b3[2] * a2 + b3[0] * eye
+
+    def p5(a, a2, a4):
+        u = paddle.matmul(a, a4 + b5[3] * a2 + b5[1] * eye)
+        return u, b5[4] * a4 + b5[2] * a2 + b5[0] * eye
+
+    def p7(a, a2, a4, a6):
+        u = paddle.matmul(a, a6 + b7[5] * a4 + b7[3] * a2 + b7[1] * eye)
+        return u, b7[6] * a6 + b7[4] * a4 + b7[2] * a2 + b7[0] * eye
+
+    def p9(a, a2, a4, a6, a8):
+        u = paddle.matmul(a, a8 + b9[7] * a6 + b9[5] * a4 + b9[3] * a2 + b9[1] * eye)
+        return u, b9[8] * a8 + b9[6] * a6 + b9[4] * a4 + b9[2] * a2 + b9[0] * eye
+
+    def p13(a):
+        b = [64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+             1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+             33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0]
+        a2 = paddle.matmul(a, a)
+        a4 = paddle.matmul(a2, a2)
+        a6 = paddle.matmul(a4, a2)
+        tmp_u = (paddle.matmul(a6, a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4
+                 + b[3] * a2 + b[1] * eye)
+        u = paddle.matmul(a, tmp_u)
+        tmp_v = b[12] * a6 + b[10] * a4 + b[8] * a2
+        v = paddle.matmul(a6, tmp_v) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+        return u, v
+
+    def where(conds, us, l1n):
+        res = us[-1]
+        for c, u in reversed(list(zip(conds, us[:-1]))):
+            res = paddle.where(l1n < c, u, res)
+        return res
+
+    a2 = paddle.matmul(mat_a, mat_a)
+    a4 = paddle.matmul(a2, a2)
+    if dtype == "float32":
+        u3, v3 = p3(mat_a, a2)
+        u5, v5 = p5(mat_a, a2, a4)
+        s2 = paddle.matmul(scaled, scaled)
+        s4 = paddle.matmul(s2, s2)
+        s6 = paddle.matmul(s4, s2)
+        u7, v7 = p7(scaled, s2, s4, s6)
+        conds = (paddle.full((), 4.258730016922831e-001, dtype),
+                 paddle.full((), 1.880152677804762e000, dtype))
+        u = where(conds, (u3, u5, u7), l1)
+        v = where(conds, (v3, v5, v7), l1)
+    else:
+        a6 = paddle.matmul(a4, a2)
+        a8 = paddle.matmul(a6, a2)
+        u3, v3 = p3(mat_a, a2)
+        u5, v5 = p5(mat_a, a2, a4)
+        u7, v7 = p7(mat_a, a2, a4, a6)
+        u9, v9 = p9(mat_a, a2, a4, a6, a8)
+        u13, v13 = p13(scaled)
+        conds = (paddle.full((), 1.495585217958292e-002, dtype),
+                 paddle.full((), 2.539398330063230e-001, dtype),
+                 paddle.full((), 9.504178996162932e-001, dtype),
+                 paddle.full((), 2.097847961257068e000, dtype))
+        u = where(conds, (u3, u5, u7, u9, u13), l1)
+        v = where(conds, (v3, v5, v7, v9, v13), l1)
+    finite = bool(np.isfinite(l1.data.max()))
+    if not finite:
+        return paddle.full(mat_a.shape, np.nan, dtype)
+    result = solve(-u + v, u + v)
+    max_sq = int(sq.data.max()) if sq.data.size else 0
+    for i in range(max_sq):
+        result = paddle.where(paddle.full((), float(i), dtype) < sq,
+                              paddle.matmul(result, result), result)
+    return result
+
+
+def householder_product(x, tau, name=None):
+    """Q from Householder reflectors (as geqrf leaves them), as Paddle composes it."""
+    paddle = _paddle()
+    if x.dtype != tau.dtype:
+        raise AssertionError("The input x must have the same dtype with input tau.\n")
+
+    def one(x, tau):
+        m, n = x.shape[-2:]
+        k = tau.shape[-1]
+        Q = paddle.eye(m).astype(x.dtype)
+        for i in range(min(k, n)):
+            w = x[i:, i]
+            w[0] = 1
+            w = w.reshape([-1, 1])
+            Q[:, i:] = Q[:, i:] - (Q[:, i:] @ w @ w.T * tau[i])
+        return Q[:, :n]
+
+    if len(x.shape) == 2:
+        return one(x, tau)
+    m, n = x.shape[-2:]
+    shape = x.shape
+    xs = x.reshape((-1, shape[-2], shape[-1]))
+    ts = tau.reshape((-1, tau.shape[-1]))
+    out = paddle.zeros([xs.shape[0], m, n], dtype=x.dtype)
+    for i in range(xs.shape[0]):
+        out[i] = one(xs[i], ts[i])
+    return out.reshape(shape)
+
+
+def ormqr(x, tau, y, left=True, transpose=False, name=None):
+    paddle = _paddle()
+    Q = householder_product(x, tau)
+    if len(x.shape) == 2:
+        Q = Q.T if transpose else Q
+    else:
+        Q = paddle.transpose(Q, [0, 2, 1]) if transpose else Q
+    return paddle.matmul(Q, y) if left else paddle.matmul(y, Q)
+
+
+def vecdot(x, y, axis=-1, name=None):
+    return (x.conj() * y).sum(axis=axis)
+
+
+def cond(x, p=None, name=None):
+    """The condition number (norm of x times norm of its inverse; 2 / -2: by singular
+    values), as Paddle composes it."""
+    paddle = _paddle()
+    if p is None:
+        p = 2
+    if p in (2, -2):
+        _, s, _ = svd(x, False)
+        mx, mn = paddle.max(s, [-1]), paddle.min(s, [-1])
+        return paddle.divide(mx, mn) if p == 2 else paddle.divide(mn, mx)
+    x_inv = x.inverse()
+    if p == "fro":
+        def fro(t):
+            return paddle.pow(paddle.sum(paddle.sum(paddle.pow(t, 2.0), [-1]), [-1]), 0.5)
+        return fro(x) * fro(x_inv)
+    if p == "nuc":
+        return paddle.sum(svd(x)[1], [-1]) * paddle.sum(svd(x_inv)[1], [-1])
+    ax = [-2] if p in (1, -1) else [-1]
+    red = paddle.max if p in (1, np.inf) else paddle.min
+
+    def mat(t):
+        return red(paddle.sum(paddle.abs(t), ax), [-1])
+    return mat(x) * mat(x_inv)
+
+
+def slogdet(x, name=None):
+    """(sign, log|det|) of the square matrices, stacked as Paddle gives them ([2, ...])."""
+    a = x.data
+    sign, logdet = np.linalg.slogdet(a.astype(np.float64))
+    return Tensor._wrap(np.stack([sign, logdet]).astype(a.dtype), True)
+
+
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """The covariance matrix, as Paddle composes it."""
+    paddle = _paddle()
+    nx = x.reshape((1, -1)) if len(x.shape) == 1 else x
+    if not rowvar and nx.shape[0] != 1:
+        nx = nx.t()
+    w = None
+    n_obs = nx.shape[1]
+    if fweights is not None:
+        w = fweights.astype(nx.dtype)
+    if aweights is not None:
+        aw = aweights.astype(nx.dtype)
+        w = w * aw if w is not None else aw
+    w_sum = paddle.to_tensor(n_obs, dtype=nx.dtype)
+    if fweights is not None or aweights is not None:
+        w_sum = w.sum()
+    if w is not None:
+        nx_w = nx * w
+        avg = nx_w.sum(axis=1) / w_sum
+    else:
+        avg = nx.sum(axis=1) / w_sum
+        nx_w = nx
+    if w is not None and aweights is not None and ddof:
+        norm = w_sum - (w * aweights.astype(w.dtype)).sum() / w_sum
+    else:
+        norm = w_sum - ddof
+    norm = paddle.clip(norm, min=0)
+    nx = nx - avg.unsqueeze(1)
+    xxt = paddle.mm(nx, nx_w.t().conj())
+    return paddle.divide(xxt, norm).squeeze()
+
+
+def corrcoef(x, rowvar=True, name=None):
+    paddle = _paddle()
+    c = cov(x, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = paddle.diag(c)
+    stddev = paddle.sqrt(d)
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    return paddle.clip(c, -1, 1)
+
+
+def dist(x, y, p=2, name=None):
+    """The p-norm of x - y (broadcast)."""
+    paddle = _paddle()
+    d = paddle.subtract(x, y)
+    flat = paddle.flatten(d)
+    if p == 0:
+        return paddle.sum(paddle.cast(flat != 0, x.dtype))
+    if p == float("inf"):
+        return paddle.max(paddle.abs(flat))
+    if p == float("-inf"):
+        return paddle.min(paddle.abs(flat))
+    from .reduce import vector_norm
+
+    return vector_norm(flat, p)
+
+
+def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+    """Pairwise p-norm distances between the rows of x and y (batched)."""
+    paddle = _paddle()
+    diff = paddle.unsqueeze(x, -2) - paddle.unsqueeze(y, -3)
+    if p == 0:
+        return paddle.sum(paddle.cast(diff != 0, x.dtype), -1)
+    if p == float("inf"):
+        return paddle.max(paddle.abs(diff), -1)
+    from .reduce import vector_norm
+
+    return vector_norm(diff, p, axis=-1)
+
+
+def svd_lowrank(x, q=None, niter=2, M=None, name=None):
+    u, s, vh = svd(x)
+    q = q or min(6, x.shape[-1], x.shape[-2])
+    return u[..., :q], s[..., :q], vh.transpose([*range(vh.ndim - 2), vh.ndim - 1,
+                                                 vh.ndim - 2])[..., :q]
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    paddle = _paddle()
+    if center:
+        x = x - paddle.mean(x, axis=-2, keepdim=True)
+    return svd_lowrank(x, q, niter)
+
+
+del dtypes

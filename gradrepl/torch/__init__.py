@@ -1,0 +1,188 @@
+"""A PyTorch-compatible API on the gradrepl engine: ``import gradrepl.torch as torch``.
+
+The third seed's lessons (``requires_grad``, ``grad_fn`` such as ``<AddBackward0>``,
+``is_leaf``, ``backward(gradient)``, ``torch.autograd.grad``, ``no_grad``, ``.data``, in-place
+rules) run on the same engine as the Paddle dialect and print what torch 2.13 prints (CPU).
+``gradrepl run`` maps ``import torch`` here for a script, as it maps ``import paddle``.
+"""
+from __future__ import annotations
+
+import builtins as _builtins
+
+from ..engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import _dtypes, _methods, _ops, _printing, _random
+from ._base import Size, device
+from ._creation import (arange, as_tensor, asarray, bernoulli, empty, empty_like, eye,
+                        from_numpy, full, full_like, linspace, logspace, manual_seed,
+                        multinomial, normal, ones, ones_like, rand, rand_like, randint,
+                        randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
+from ._creation import range_ as range  # noqa: A001 - torch's name
+from ._ops import (abs, absolute, acos, add, addcdiv, addcmul, addmm, all,  # noqa: A004
+                   allclose, amax,
+                   amin, any, arccos, arcsin, arctan, argmax, argmin, argsort, asin, atan,
+                   atan2, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm, broadcast_to,
+                   cat, ceil, chunk, clamp, clamp_max, clamp_min, clip, clone, concat,
+                   concatenate, cos, cosh, count_nonzero, cross, cumprod, cumsum, det, diag,
+                   diagonal, dist, div, divide, dot, einsum, eq, equal, erf, exp, exp2, expm1,
+                   fix, flatten, flip, floor, floor_divide, fmod, frac, gather, ge, ger, greater,
+                   greater_equal, gt, hstack, hypot, index_select, inner, inverse, isclose,
+                   isfinite, isinf, isnan, kron, le, lerp, less, less_equal, log, log1p, log2,
+                   log10, logical_and, logical_not, logical_or, logical_xor, logsumexp, lt,
+                   masked_fill, matmul, max, maximum, mean, median, min, minimum, mm, moveaxis,
+                   movedim, mul, multiply, mv, nan_to_num, nansum, narrow, ne, neg, negative,
+                   nonzero, norm, not_equal, outer, permute, pow, prod, reciprocal, relu,
+                   remainder, repeat, reshape, roll, round, rsqrt, rsub, sgn, sigmoid, sign, sin,
+                   sinh, sort, split, sqrt, square, squeeze, stack, std, sub, subtract, sum,
+                   swapaxes, swapdims, t, take, tan, tanh, tile, topk, trace, transpose, tril,
+                   triu, true_divide, trunc, unbind, unflatten, unique, unsqueeze, var, vstack,
+                   where)
+from ._ops import (aminmax, argwhere, diff, logaddexp, masked_select,  # noqa: E402,F401
+                   repeat_interleave, take_along_dim, tensor_split)
+from ._random import Generator, get_rng_state, initial_seed, seed, set_rng_state
+from ._tensor import Tensor
+
+_methods.bind()
+
+from . import autograd, linalg, nn, optim, return_types, testing, utils  # noqa: E402
+from .nn.functional import dropout, log_softmax, softmax  # noqa: E402
+from .autograd import inference_mode  # noqa: E402
+from .nn.parameter import Parameter  # noqa: E402  (torch.nn.Parameter; not torch.Parameter)
+
+__version__ = "2.13.0"
+
+float32 = float = _dtypes.float32  # noqa: A001
+float64 = double = _dtypes.float64
+float16 = half = _dtypes.float16
+bfloat16 = _dtypes.bfloat16
+int64 = long = _dtypes.int64
+int32 = int = _dtypes.int32  # noqa: A001
+int16 = short = _dtypes.int16
+int8 = _dtypes.int8
+uint8 = _dtypes.uint8
+bool = _dtypes.bool_  # noqa: A001
+complex64 = cfloat = _dtypes.complex64
+complex128 = cdouble = _dtypes.complex128
+dtype = _dtypes.dtype
+
+del Parameter
+
+
+class _Layout:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
+preserve_format = contiguous_format = channels_last = None
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
+newaxis = None
+
+FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = Tensor
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    _printing.set_printoptions(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+def get_default_dtype():
+    return _dtypes.DEFAULTS.float
+
+
+def set_default_dtype(d):
+    d = _dtypes.as_dtype(d)
+    if d.np.kind != "f":
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtypes.DEFAULTS.float = d
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):  # noqa: A002
+    return input.is_floating_point()
+
+
+def is_complex(input):  # noqa: A002
+    return input.is_complex()
+
+
+def numel(input):  # noqa: A002
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    return _dtypes.from_np(_dtypes.result_type(tensor1, tensor2))
+
+
+def promote_types(type1, type2):
+    return _dtypes.from_np(_dtypes.promote_types(type1.np, type2.np))
+
+
+def can_cast(from_, to):
+    return _dtypes.category(from_.np) <= _dtypes.category(to.np)
+
+
+def detach(input):  # noqa: A002
+    return input.detach()
+
+
+def get_num_threads():
+    return 1
+
+
+def set_num_threads(n):
+    return None
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    return None
+
+
+def compile(model=None, **kwargs):  # noqa: A001 - torch's name
+    return model if model is not None else (lambda m: m)
+
+
+class _Cuda:
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def device_count():
+        return 0
+
+    @staticmethod
+    def manual_seed(seed):
+        return None
+
+    manual_seed_all = manual_seed
+
+
+cuda = _Cuda()
+
+
+class _Backends:
+    class mps:  # noqa: N801
+        @staticmethod
+        def is_available():
+            return False
+
+
+backends = _Backends()
+
+
+def __getattr__(name):
+    if name == "version":
+        import types
+
+        return types.SimpleNamespace(__version__=__version__, cuda=None)
+    raise AttributeError(f"module 'torch' has no attribute '{name}'")

@@ -1,0 +1,386 @@
+"""Tensor creation: ``torch.tensor`` and its dtype inference, ``zeros``/``ones``/``full``/
+``arange``/``linspace``/``eye``/``empty``, the ``*_like`` functions, ``from_numpy``, and the
+random ones (``rand``, ``randn``, ``randint``, ``randperm``, ``normal``) on ``_random``'s
+generator (torch's own: the same values as torch for the same seed)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _random
+from ._base import EngineTensor, check_device, raw
+from ._tensor import Tensor
+
+_wrap = Tensor._wrap
+
+
+def _finish(arr, requires_grad, factory=True):
+    t = _wrap(arr, True)
+    if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t.stop_gradient = False
+    return t
+
+
+def _scalar_kind(v):
+    """The dtype torch infers for one element of nested data."""
+    if isinstance(v, EngineTensor):
+        return raw(v).dtype
+    if isinstance(v, np.ndarray):
+        return v.dtype
+    if isinstance(v, np.generic):
+        return v.dtype
+    if isinstance(v, bool):
+        return np.dtype(np.bool_)
+    if isinstance(v, int):
+        return np.dtype(np.int64)
+    if isinstance(v, float):
+        return _dtypes.default_float()
+    if isinstance(v, complex):
+        return _dtypes.default_complex()
+    raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+
+
+def _infer(data):
+    """(flat list of leaves, inferred dtype) of nested sequences, torch's rules."""
+    if isinstance(data, EngineTensor):
+        return raw(data).dtype
+    if isinstance(data, np.ndarray):
+        return data.dtype
+    if isinstance(data, (list, tuple)):
+        dt = None
+        for v in data:
+            d = _infer(v)
+            if d is None:
+                continue
+            dt = d if dt is None else _dtypes.promote_types(dt, d)
+        return dt
+    return _scalar_kind(data)
+
+
+def _to_nested(data):
+    if isinstance(data, EngineTensor):
+        return raw(data)
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(v) for v in data]
+    return data
+
+
+def infer_array(data, dtype):
+    """``data`` (numbers, nested lists, numpy arrays, tensors) as a numpy array of torch's
+    inferred dtype (or ``dtype``)."""
+    if dtype is not None:
+        npd = _dtypes.to_np(dtype)
+    else:
+        npd = _infer(data)
+        if npd is None:  # an empty list
+            npd = _dtypes.default_float()
+    if isinstance(data, EngineTensor):
+        return np.array(raw(data), dtype=npd)
+    nested = _to_nested(data)
+    try:
+        arr = np.array(nested, dtype=npd)
+    except ValueError as exc:
+        raise ValueError(f"expected sequence of length {_first_len(data)} at dim 1 (got "
+                         f"{_bad_len(data)})") from exc
+    return arr
+
+
+def _first_len(data):
+    try:
+        return len(data[0])
+    except TypeError:
+        return 0
+
+
+def _bad_len(data):
+    n = _first_len(data)
+    for v in data:
+        try:
+            if len(v) != n:
+                return len(v)
+        except TypeError:
+            return 0
+    return n
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    check_device(device)
+    arr = infer_array(data, dtype)
+    return _finish(np.array(arr, copy=True), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    check_device(device)
+    if isinstance(data, EngineTensor):
+        if dtype is None or raw(data).dtype == _dtypes.to_np(dtype):
+            return data
+        from ._ops import to_dtype
+
+        return to_dtype(data, _dtypes.to_np(dtype))
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtypes.to_np(dtype)):
+        return _wrap(data, True)
+    return _wrap(infer_array(data, dtype), True)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return _wrap(ndarray, True)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, EngineTensor):
+            s = int(raw(s))
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but "
+                            f"found element of type {type(s).__name__} at pos 0")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _dt(dtype, default=None):
+    if dtype is None:
+        return default if default is not None else _dtypes.default_float()
+    return _dtypes.to_np(dtype)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.zeros(_size(size), _dt(dtype)), requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.ones(_size(size), _dt(dtype)), requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          memory_format=None):
+    check_device(device)
+    return _finish(np.zeros(_size(size), _dt(dtype)), requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
+    check_device(device)
+    if dtype is None:
+        if isinstance(fill_value, EngineTensor):
+            dt = raw(fill_value).dtype
+            fill_value = raw(fill_value).item()
+        else:
+            dt = _dtypes.scalar_dtype(fill_value)
+    else:
+        dt = _dtypes.to_np(dtype)
+    return _finish(np.full(_size((size,) if isinstance(size, int) else tuple(size)),
+                           fill_value, dt), requires_grad)
+
+
+def _like(input, dtype):  # noqa: A002
+    a = raw(input)
+    return a.shape, (_dtypes.to_np(dtype) if dtype is not None else a.dtype)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
+               memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.zeros(shape, dt), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
+              memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.ones(shape, dt), requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
+               memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.zeros(shape, dt), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
+              requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.full(shape, fill_value, dt), requires_grad)
+
+
+def _num(v):
+    return raw(v).item() if isinstance(v, EngineTensor) else v
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    check_device(device)
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, float) or (isinstance(v, np.generic) and
+                                                np.issubdtype(type(v), np.floating))
+                       for v in (start, end, step))
+        dt = _dtypes.default_float() if is_float else np.dtype(np.int64)
+    else:
+        dt = _dtypes.to_np(dtype)
+    n = int(np.ceil((end - start) / step))
+    n = max(n, 0)
+    if dt.kind == "f":
+        # torch computes start + i * step in double (accscalar) and rounds to the dtype
+        vals = (np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(step)).astype(dt)
+    else:
+        vals = (start + np.arange(n, dtype=np.int64) * step).astype(dt)
+    return _finish(vals, requires_grad)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+    n = int(np.floor((end - start) / step)) + 1
+    vals = (np.float64(start) + np.arange(n) * np.float64(step)).astype(dt)
+    return _finish(vals, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    check_device(device)
+    start, end = _num(start), _num(end)
+    dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        return _finish(np.array([start], dt), requires_grad)
+    if dt.kind == "f":
+        # torch's CPU kernel: step = (end - start) / (steps - 1) in the dtype; the first half
+        # counts up from start, the second half down from end
+        # (the kernel's ``start + step * i`` is one fused multiply-add: computed in float64
+        # from the float32 operands, then rounded once)
+        s = np.float64(dt.type((dt.type(end) - dt.type(start)) / dt.type(steps - 1)))
+        idx = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        up = np.float64(dt.type(start)) + s * idx
+        down = np.float64(dt.type(end)) - s * (steps - idx - 1)
+        vals = np.where(idx < half, up, down).astype(dt)
+    else:
+        vals = np.linspace(start, end, steps).astype(dt)
+    return _finish(vals, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
+    dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+    lin = raw(linspace(start, end, steps, dtype=_dtypes.float64))
+    vals = np.power(np.float64(base), lin.astype(np.float64)).astype(dt)
+    return _finish(vals, requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
+
+
+# ------------------------------------------------------------------------------ random
+def manual_seed(seed):
+    return _random.manual_seed(seed)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
+    check_device(device)
+    dt = _dt(dtype)
+    return _finish(_random.uniform(_size(size), dt, 0.0, 1.0, generator), requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    check_device(device)
+    dt = _dt(dtype)
+    return _finish(_random.normal(_size(size), dt, 0.0, 1.0, generator), requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False, **_kw):  # noqa: A002
+    shape, dt = _like(input, dtype)
+    return _finish(_random.uniform(shape, dt, 0.0, 1.0), requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False, **_kw):  # noqa: A002
+    shape, dt = _like(input, dtype)
+    return _finish(_random.normal(shape, dt, 0.0, 1.0), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    check_device(device)
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    dt = _dtypes.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    return _finish(_random.randint(int(low), int(high), _size((tuple(size),)), dt, generator),
+                   requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None):  # noqa: A002
+    if high is None:
+        low, high = 0, low
+    shape, dt = _like(input, dtype)
+    return _finish(_random.randint(int(low), int(high), shape, dt), False)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    dt = _dtypes.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    return _finish(_random.randperm(int(n), generator).astype(dt), requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
+    if isinstance(mean, EngineTensor) or isinstance(std, EngineTensor):
+        m = raw(mean) if isinstance(mean, EngineTensor) else np.asarray(mean)
+        s = raw(std) if isinstance(std, EngineTensor) else np.asarray(std)
+        shape = np.broadcast_shapes(m.shape, s.shape)
+        dt = (m if m.dtype.kind == "f" else s).dtype
+        z = _random.normal(shape, dt, 0.0, 1.0, generator)
+        return _finish((z * s + m).astype(dt), requires_grad)
+    dt = _dt(dtype)
+    return _finish(_random.normal(_size((tuple(size),)), dt, float(mean), float(std), generator),
+                   requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None):  # noqa: A002
+    a = raw(input)
+    prob = a if p is None else np.full(a.shape, p, a.dtype)
+    u = _random.uniform(a.shape, np.dtype(np.float64), 0.0, 1.0, generator)
+    return _wrap((u < prob).astype(a.dtype), True)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):  # noqa: A002
+    a = raw(input).astype(np.float64)
+    rows = a.reshape(-1, a.shape[-1])
+    out = []
+    for r in rows:
+        p = r / r.sum()
+        picks = []
+        avail = p.copy()
+        for _ in range(num_samples):
+            u = float(_random.uniform((1,), np.dtype(np.float64), 0.0, 1.0, generator)[0])
+            c = np.cumsum(avail / avail.sum())
+            k = int(np.searchsorted(c, u, side="right"))
+            k = min(k, len(c) - 1)
+            picks.append(k)
+            if not replacement:
+                avail[k] = 0.0
+        out.append(picks)
+    res = np.array(out, np.int64)
+    return _wrap(res.reshape(a.shape[:-1] + (num_samples,)), True)

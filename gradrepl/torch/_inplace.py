@@ -1,0 +1,306 @@
+"""In-place operations (``x.add_(1)``, ``x.zero_()``, ``x[0] = 5``) with torch's rules.
+
+- A leaf that requires grad cannot be modified in place while grad mode is on ("a leaf Variable
+  that requires grad is being used in an in-place operation."); under ``no_grad`` it can.
+- Every in-place write bumps the tensor's version (``x._version``), and the version of the
+  tensor it aliases (``detach()``, views). Backward compares the versions of saved tensors.
+- When a gradient is involved, the tensor takes a new place in the graph: the op runs on a
+  snapshot of the old value (which keeps the old place, so gradients flow on through it) and
+  the tensor becomes the op's output (``grad_fn`` is then ``AddBackward0`` ...).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..engine import grad_mode
+from . import _dtypes
+from ._base import EngineTensor, raw, set_raw
+from ._tensor import Tensor
+
+_STATE = grad_mode.STATE
+_wrap = Tensor._wrap
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                     "operation.")
+
+_VIEW_OPS = {"ViewBackward0", "SelectBackward0", "SliceBackward0", "AliasBackward0",
+             "TBackward0", "TransposeBackward0", "PermuteBackward0", "UnsqueezeBackward0",
+             "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "ExpandBackward0",
+             "UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0"}
+
+
+def check_leaf(x):
+    if _STATE.enabled and not x.stop_gradient and x.grad_node is None:
+        raise RuntimeError(LEAF_MESSAGE)
+    check_view_of_leaf(x)
+
+
+def check_view_of_leaf(x):
+    """An in-place write to a view (``x[0]``, ``x.view(...)``) of a leaf that requires grad."""
+    if not _STATE.enabled or x.stop_gradient or x.grad_node is None:
+        return
+    node = x.grad_node
+    while node is not None and getattr(node.op, "torch_name", None) in _VIEW_OPS:
+        src = node.inputs[0] if node.inputs is not None else None
+        if src is None:
+            return
+        if src.grad_node is None and not src.stop_gradient:
+            raise RuntimeError(VIEW_LEAF_MESSAGE)
+        node = src.grad_node
+
+
+def bump(x):
+    x._version += 1
+    base = getattr(x, "_base", None)
+    seen = 0
+    while base is not None and seen < 8:
+        base._version += 1
+        base = getattr(base, "_base", None)
+        seen += 1
+
+
+def _cast_check(x, dt):
+    xd = raw(x).dtype
+    if dt is None or dt == xd:
+        return
+    if _dtypes.category(dt) > _dtypes.category(xd):
+        raise RuntimeError(f"result type {_dtypes.from_np(dt).legacy} can't be cast to the "
+                           f"desired output type {_dtypes.from_np(xd).legacy}")
+
+
+def write(x, data):
+    """``data`` into x's own memory (views of x see it); x's version goes up."""
+    a = raw(x)
+    data = np.asarray(data)
+    if data.shape != a.shape:
+        try:
+            data = np.broadcast_to(data, a.shape)
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast "
+                               f"shape {list(np.broadcast_shapes(a.shape, data.shape))}") \
+                from None
+    if a.flags.writeable:
+        np.copyto(a, data, casting="unsafe")
+    else:
+        set_raw(x, np.array(data, dtype=a.dtype))
+    bump(x)
+
+
+def write_at(x, index, value):
+    a = raw(x)
+    if not a.flags.writeable:
+        a = np.array(a)
+        set_raw(x, a)
+    a[index] = value
+    bump(x)
+
+
+def snapshot(x):
+    """x's current value as a separate tensor at x's place in the graph."""
+    return _wrap(np.array(raw(x)), x.stop_gradient, x.grad_node, x.out_slot)
+
+
+def take_place(x, r, old):
+    """x becomes r (values written into x's memory, r's place in the graph); the node that made
+    x before keeps ``old`` as its output, and remembers that x (saved there) moved on."""
+    from .autograd._engine import DIRTY_OUTPUTS
+
+    prev = x.grad_node
+    if prev is not None and not x.stop_gradient:
+        if prev not in DIRTY_OUTPUTS:
+            DIRTY_OUTPUTS[prev] = (x, x._version)
+        refs = prev.out_refs
+        if refs is not None:
+            refs = list(refs)
+            if x.out_slot < len(refs):
+                refs[x.out_slot] = weakref.ref(old)
+            prev.out_refs = tuple(refs)
+    write(x, raw(r))
+    node = r.grad_node
+    if node is None:
+        return x
+    refs = list(node.out_refs or ())
+    if r.out_slot < len(refs):
+        refs[r.out_slot] = weakref.ref(x)
+        node.out_refs = tuple(refs)
+    if node.out_data is not None:  # the node's saved result is x itself (torch saves the tensor)
+        outs = list(node.out_data)
+        outs[r.out_slot] = raw(x)
+        node.out_data = tuple(outs)
+    x.grad_node = node
+    x.out_slot = r.out_slot
+    x.stop_gradient = False
+    return x
+
+
+def inplace(x, compute, result_dtype=None):
+    """``x = compute(x)`` in place: ``compute`` gets the tensor standing for x's old value."""
+    check_leaf(x)
+    _cast_check(x, result_dtype)
+    if not _STATE.enabled:
+        r = compute(x)
+        write(x, raw(r))
+        return x
+    old = snapshot(x)
+    r = compute(old)
+    if r.grad_node is None or r.stop_gradient:
+        write(x, raw(r))
+        return x
+    return take_place(x, r, old)
+
+
+def write_out(out, t):
+    """An ``out=`` argument: t's values written into ``out``."""
+    if raw(out).shape != raw(t).shape:
+        set_raw(out, np.array(raw(t), dtype=raw(out).dtype))
+        bump(out)
+        return out
+    write(out, raw(t))
+    return out
+
+
+# ------------------------------------------------------------------------------ the methods
+def _rt(a, b):
+    return _dtypes.result_type(a, b)
+
+
+def _binary_inplace(fn):
+    def method(self, other, *args, **kwargs):
+        return inplace(self, lambda s: fn(s, other, *args, **kwargs), _rt(self, other))
+    return method
+
+
+def _unary_inplace(fn):
+    def method(self, *args, **kwargs):
+        return inplace(self, lambda s: fn(s, *args, **kwargs), None)
+    return method
+
+
+def zero_(self):
+    check_leaf(self)
+    if _STATE.enabled and not self.stop_gradient:
+        return inplace(self, lambda s: _wrap(np.zeros_like(raw(s)), True))
+    write(self, np.zeros((), raw(self).dtype))
+    return self
+
+
+def fill_(self, value):
+    check_leaf(self)
+    v = raw(value) if isinstance(value, EngineTensor) else value
+    if _STATE.enabled and not self.stop_gradient:
+        a = raw(self)
+        return inplace(self, lambda s: _wrap(np.full(a.shape, v, a.dtype), True))
+    write(self, np.asarray(v).astype(raw(self).dtype))
+    return self
+
+
+def copy_(self, src, non_blocking=False):
+    from . import _ops
+
+    check_leaf(self)
+    if not isinstance(src, EngineTensor):
+        src = _wrap(np.asarray(src), True)
+    if not _STATE.enabled or (self.stop_gradient and src.stop_gradient):
+        write(self, raw(src).astype(raw(self).dtype, copy=False))
+        return self
+    a = raw(self)
+
+    def compute(old):
+        s = src if raw(src).dtype == a.dtype else _ops.to_dtype(src, a.dtype)
+        if raw(s).shape != a.shape:
+            s = _ops.expand(s, a.shape)
+        from ..engine.registry import apply
+
+        return apply(_ops.top("assign", "CopyBackwards", "none"), (s,))
+
+    return inplace(self, compute)
+
+
+def uniform_(self, a=0.0, b=1.0, generator=None):
+    from . import _random
+
+    check_leaf(self)
+    arr = raw(self)
+    write(self, _random.uniform(arr.shape, arr.dtype, a, b, generator))
+    return self
+
+
+def normal_(self, mean=0.0, std=1.0, generator=None):
+    from . import _random
+
+    check_leaf(self)
+    arr = raw(self)
+    write(self, _random.normal(arr.shape, arr.dtype, mean, std, generator))
+    return self
+
+
+def random_(self, low=None, high=None, generator=None):
+    """``random_()``: integers over the dtype's range (torch's draws: ``random64() % 2**63`` for
+    int64, ``random() % 2**31`` for int32, ``% (2**24 + 1)`` for float32 ...); ``random_(to)``
+    and ``random_(from, to)`` as ``randint``."""
+    from . import _random
+
+    check_leaf(self)
+    arr = raw(self)
+    if low is None and high is None:
+        g = _random.DEFAULT if generator is None else generator
+        n = arr.size
+        dt = arr.dtype
+        if dt == np.int64:
+            vals = g.random64(n) % np.uint64(1 << 63)
+        elif dt == np.float64:
+            vals = g.random64(n) % np.uint64((1 << 53) + 1)
+        elif dt == np.float32:
+            vals = g.random(n) % np.uint64((1 << 24) + 1)
+        else:
+            bits = {1: 8, 2: 16, 4: 32}[dt.itemsize] - (1 if dt.kind == "i" else 0)
+            vals = g.random(n) % np.uint64(1 << bits) if dt.kind != "b" else g.random(n) % 2
+        write(self, vals.astype(dt).reshape(arr.shape))
+        return self
+    if high is None:
+        low, high = 0, low
+    write(self, _random.randint(int(low), int(high), arr.shape, arr.dtype, generator))
+    return self
+
+
+def bernoulli_(self, p=0.5, generator=None):
+    from . import _random
+
+    check_leaf(self)
+    arr = raw(self)
+    u = _random.uniform(arr.shape, np.dtype(np.float64), 0.0, 1.0, generator)
+    write(self, (u < p).astype(arr.dtype))
+    return self
+
+
+def exponential_(self, lambd=1.0, generator=None):
+    from . import _random
+
+    arr = raw(self)
+    u = _random.uniform(arr.shape, np.dtype(np.float64), 0.0, 1.0, generator)
+    write(self, (-np.log1p(-u) / lambd).astype(arr.dtype))
+    return self
+
+
+def requires_grad_(self, requires_grad=True):
+    return Tensor.requires_grad_(self, requires_grad)
+
+
+def _shape_inplace(fn):
+    """``t_``, ``unsqueeze_`` ...: the tensor takes the new shape (and the op's graph place)."""
+    def method(self, *args):
+        r = fn(self, *args)
+        check_leaf(self)
+        old = snapshot(self) if r.grad_node is not None else None
+        set_raw(self, np.array(raw(r)))
+        bump(self)
+        if r.grad_node is not None:
+            node = r.grad_node
+            node.out_refs = (weakref.ref(self),)
+            self.grad_node, self.out_slot, self.stop_gradient = node, 0, False
+        del old
+        return self
+    return method

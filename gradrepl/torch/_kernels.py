@@ -1,0 +1,138 @@
+"""torch's CPU summation order, so that float sums round as torch's do (``x.sum()``,
+``x.mean()``, ``x.sum(1)``, the mean of a loss): the last digit of a float32 sum depends on the
+order of the additions, and torch's is neither numpy's pairwise sum nor a plain loop.
+
+torch (``aten/src/ATen/native/cpu/SumKernel.cpp``) adds a contiguous row of ``n`` values as
+vectors of ``L`` lanes (8 floats or 4 doubles with AVX2) when ``n >= L``: the vectors are summed
+by ``row_sum`` (four interleaved accumulators, "ilp", each a cascade of partial sums every 16
+steps), then the leftover scalars one by one, then the lanes in order. Shorter rows use the same
+``row_sum`` on scalars. Reducing the leading axis of a matrix ("outer" reduction) sums each
+column the same way over the rows, 32 or 8 columns at a time. Checked bit for bit against torch
+2.13 on random data (row, column, full and mean reductions).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _multi_row_sum(rows):
+    """rows: (size, k, ...) -> (k, ...): torch's multi_row_sum (4 levels of partial sums)."""
+    size = rows.shape[0]
+    dt = rows.dtype
+    num_levels = 4
+    ceillog2 = 1 if size <= 2 else int(size - 1).bit_length()
+    level_power = max(4, ceillog2 // num_levels)
+    level_step = 1 << level_power
+    level_mask = level_step - 1
+    shape = rows.shape[1:]
+    acc = [np.zeros(shape, dt) for _ in range(num_levels)]
+    i = 0
+    while i + level_step <= size:
+        block = rows[i:i + level_step]
+        a0 = acc[0]
+        for j in range(level_step):
+            a0 = a0 + block[j]
+        acc[0] = a0
+        i += level_step
+        for j in range(1, num_levels):
+            acc[j] = acc[j] + acc[j - 1]
+            acc[j - 1] = np.zeros(shape, dt)
+            if i & (level_mask << (j * level_power)):
+                break
+    a0 = acc[0]
+    for k in range(i, size):
+        a0 = a0 + rows[k]
+    for j in range(1, num_levels):
+        a0 = a0 + acc[j]
+    return a0
+
+
+def _row_sum(x):
+    """x: (n, ...) -> (...): torch's row_sum (4 interleaved accumulators, then the rest)."""
+    n = x.shape[0]
+    size_ilp = n // 4
+    if size_ilp:
+        groups = x[:size_ilp * 4].reshape((size_ilp, 4) + x.shape[1:])
+        p = _multi_row_sum(groups)
+        parts = [p[k] for k in range(4)]
+    else:
+        parts = [np.zeros(x.shape[1:], x.dtype) for _ in range(4)]
+    p0 = parts[0]
+    for i in range(size_ilp * 4, n):
+        p0 = p0 + x[i]
+    for k in range(1, 4):
+        p0 = p0 + parts[k]
+    return p0
+
+
+def _lanes(dt):
+    return 8 if dt == np.float32 else 4
+
+
+def row_sum(a):
+    """The sum of a 1-D float array in torch's order (a numpy scalar of a's dtype)."""
+    n = a.size
+    lanes = _lanes(a.dtype)
+    if n >= lanes:
+        vs = n // lanes
+        vec = _row_sum(a[:vs * lanes].reshape(vs, lanes))
+        final = a.dtype.type(0)
+        for k in range(vs * lanes, n):
+            final = final + a[k]
+        for k in range(lanes):
+            final = final + vec[k]
+        return final
+    if n == 0:
+        return a.dtype.type(0)
+    return a.dtype.type(_row_sum(a))
+
+
+def column_sum(a):
+    """Sums over axis 0 of a 2-D array (torch's outer reduction), one per column."""
+    n, m = a.shape
+    if m == 1:
+        return np.array([row_sum(a[:, 0])], a.dtype)
+    out = np.empty(m, a.dtype)
+    lanes = _lanes(a.dtype)
+    j = 0
+    if m >= lanes:
+        while j + 4 * lanes <= m:
+            out[j:j + 4 * lanes] = _multi_row_sum(a[:, j:j + 4 * lanes])
+            j += 4 * lanes
+        while j + lanes <= m:
+            out[j:j + lanes] = _row_sum(a[:, j:j + lanes])
+            j += lanes
+    else:
+        while j + 4 <= m:
+            out[j:j + 4] = _multi_row_sum(a[:, j:j + 4])
+            j += 4
+    while j < m:
+        out[j] = _row_sum(a[:, j])
+        j += 1
+    return out
+
+
+SMALL = 32768  # past this torch splits a reduction between threads: numpy's order is used
+
+
+def torch_sum(x, axis):
+    """``x`` (a float array) summed over the sorted tuple ``axis`` in torch's order, where the
+    reduced axes are the trailing or the leading ones (numpy's order otherwise)."""
+    nd = x.ndim
+    if x.dtype.kind != "f" or x.size > SMALL or x.size == 0:
+        return None
+    axis = tuple(axis)
+    if not axis:
+        return x.copy()
+    if axis == tuple(range(nd)):
+        return np.asarray(row_sum(np.ravel(x, order="K")), x.dtype)
+    a = np.ascontiguousarray(x)
+    if axis == tuple(range(nd - len(axis), nd)):  # the trailing axes: one row per output
+        kept = a.shape[:nd - len(axis)]
+        rows = a.reshape(int(np.prod(kept)), -1)
+        return np.array([row_sum(r) for r in rows], x.dtype).reshape(kept)
+    if axis == tuple(range(len(axis))):  # the leading axes: one column per output
+        kept = a.shape[len(axis):]
+        cols = a.reshape(-1, int(np.prod(kept)))
+        return column_sum(cols).reshape(kept)
+    return None

@@ -1,0 +1,1809 @@
+"""torch's functions on the engine's ops: arithmetic with torch's promotion, math, reductions,
+shapes, linear algebra. The ``torch`` namespace and the Tensor methods both call these.
+
+Every engine op used here is a *copy* of the registry entry (``top``) that carries torch's view
+of the backward node it makes:
+
+- ``torch_name``: the node's class name (``MulBackward0``, ``SumBackward1``) as torch 2.13
+  names it for this call (torch's name depends on the overload: ``x.sum()`` vs ``x.sum(0)``);
+- ``torch_saves``: what torch's node keeps for backward (``"none"``, ``"all"``, ``"cross"``: an
+  input is kept when the *other* input needs a gradient, as MulBackward0 does, ``"div"``,
+  ``"out"``: its result, ``"in0"``, ``"in0+out"``, ``"other"``: something that is not one of
+  the engine inputs, e.g. the indices of ``max(dim)``). It decides the errors torch raises
+  for a second backward through a freed graph and for a saved tensor modified in place;
+- ``torch_inputs``: which engine inputs are torch inputs (``next_functions``): ``1 - x`` is
+  ``subtract(1, x)`` for the engine but RsubBackward1 has one input.
+
+The op keeps the engine's VJP (and so its double-backward); a few forwards are replaced by
+torch's kernel where it computes differently (``x ** 2`` is ``x * x``, sums are plain).
+"""
+from __future__ import annotations
+
+import builtins as _b
+import copy
+
+import numpy as np
+
+from ..engine import grad_mode
+from ..engine.ops import math as EM
+from ..engine.registry import OPS, apply
+from . import _dtypes
+from ._base import EngineTensor, raw
+from ._tensor import Tensor, _dim
+
+_STATE = grad_mode.STATE
+_wrap = Tensor._wrap
+
+# ------------------------------------------------------------------------------ op copies
+_COPIES: dict = {}
+
+
+def top(base, name, saves="all", inputs=None, forward=None):
+    """The registry op ``base`` as a torch op named ``name`` (see the module docstring)."""
+    key = (base, name, saves, inputs, forward)
+    op = _COPIES.get(key)
+    if op is None:
+        if base not in OPS and base.startswith("fused_"):
+            from ..engine.ops import fused  # noqa: F401  (registers the fused ops)
+        op = copy.copy(OPS[base])
+        op.torch_name = name
+        op.torch_saves = saves
+        op.torch_inputs = inputs
+        op.saves_inputs = False  # the dialect checks versions itself, by torch's rules
+        if forward is not None:
+            op.forward = forward
+        _COPIES[key] = op
+    return op
+
+
+_CONST_ARRAYS: dict = {}
+
+
+def const(value, npdtype):
+    """A number (or array) as a constant tensor of ``npdtype``. The arrays of Python numbers are
+    made once and kept read-only (``x * 2`` in a loop makes no new array each time)."""
+    if type(value) is float or type(value) is int:
+        key = (value, npdtype)
+        arr = _CONST_ARRAYS.get(key)
+        if arr is None:
+            arr = np.asarray(value, dtype=npdtype)
+            arr.flags.writeable = False
+            if len(_CONST_ARRAYS) < 4096:
+                _CONST_ARRAYS[key] = arr
+        return _wrap(arr, True)
+    return _wrap(np.asarray(value, dtype=npdtype), True)
+
+
+def is_tensor(v):
+    return isinstance(v, EngineTensor)
+
+
+def _arr(v):
+    return raw(v) if isinstance(v, EngineTensor) else np.asarray(v)
+
+
+# ------------------------------------------------------------------------------ forwards
+def _plain_sum(x, axis, keepdim=False, out_shape=None, dtype=None):
+    if dtype is None and x.dtype.kind in "iub":
+        dtype = np.int64
+    out = _torch_order_sum(x, axis, keepdim, dtype)
+    if out is None:
+        out = np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype)
+    out = np.asarray(out)
+    if dtype is None and out.dtype != x.dtype:
+        out = out.astype(x.dtype)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _torch_order_sum(x, axis, keepdim, dtype=None):
+    """The float sum in torch's order (``_kernels``), with kept axes as asked; None when the
+    case is not covered (numpy's sum is used)."""
+    if dtype is not None and np.dtype(dtype) != x.dtype:
+        return None
+    from ._kernels import torch_sum
+
+    out = torch_sum(x, tuple(axis))
+    if out is None:
+        return None
+    if keepdim:
+        out = np.reshape(out, tuple(1 if i in axis else s for i, s in enumerate(x.shape)))
+    return out
+
+
+def _plain_mean(x, axis, keepdim=False, out_shape=None):
+    count = 1
+    for a in axis:
+        count *= x.shape[a]
+    s = _torch_order_sum(x, axis, keepdim)
+    if s is None:
+        s = np.asarray(np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (s / np.asarray(count, x.dtype)).astype(x.dtype)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _torch_pow_scalar(x, factor):
+    """torch's pow(Tensor, Scalar) kernel: x*x for 2, x*x*x for 3, sqrt for 0.5, 1/x for -1..."""
+    if x.dtype.kind in "iub":
+        return np.power(x, int(factor)).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        if factor == 2:
+            return x * x
+        if factor == 3:
+            return x * x * x
+        if factor == 0.5:
+            return np.sqrt(x)
+        if factor == -0.5:
+            return (np.ones((), x.dtype) / np.sqrt(x)).astype(x.dtype)
+        if factor == -1:
+            return (np.ones((), x.dtype) / x).astype(x.dtype)
+        if factor == -2:
+            return (np.ones((), x.dtype) / (x * x)).astype(x.dtype)
+        if factor == 1:
+            return x.copy()
+        if factor == 0:
+            return np.ones_like(x)
+        return np.power(x, np.asarray(factor, x.dtype)).astype(x.dtype)
+
+
+def _torch_pow(x, y, **_kw):
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iu":
+            return EM._elementwise_pow_fwd(x, y)
+        return np.power(x, y).astype(np.result_type(x, y))
+
+
+def _plain_unary(fn):
+    def fwd(x, **_kw):
+        with np.errstate(all="ignore"):
+            if x.dtype.kind not in "fc":
+                x = x.astype(_dtypes.default_float())
+            return np.asarray(fn(x)).astype(x.dtype, copy=False)
+    return fwd
+
+
+def _erf64(x):
+    import math
+
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _libm_fwd(name, np_fn):
+    """A float32 elementwise function computed by the C library's ``<name>f`` (the closest of
+    the available kernels to torch's CPU results, measured); other dtypes with numpy."""
+    import ctypes
+
+    from ..engine.ops import _kernels as K
+
+    f32 = K.libm(name, np_fn)
+    lib = getattr(K, "_LIBM", None)
+    one = getattr(lib, name + "f", None) if lib is not None else None
+    if one is not None:  # one value: a direct call, without numpy's per-call machinery
+        one = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)((name + "f", lib))
+    f32_type = np.dtype(np.float32)
+
+    def fwd(x, **_kw):
+        if x.dtype is f32_type or x.dtype == np.float32:
+            if x.size == 1 and one is not None:
+                return np.array(one(x.item()), f32_type).reshape(x.shape)
+            return f32(x)
+        if x.dtype.kind not in "fc":
+            x = x.astype(_dtypes.default_float())
+        if x.dtype == np.float32:
+            return f32(x)
+        if x.dtype == np.float16:
+            return f32(x.astype(np.float32)).astype(np.float16)
+        with np.errstate(all="ignore"):
+            return np.asarray(np_fn(x)).astype(x.dtype)
+    fwd.__name__ = name
+    return fwd
+
+
+def _sigmoid_fwd(x, **_kw):
+    if x.dtype.kind not in "fc":
+        x = x.astype(_dtypes.default_float())
+    one = np.ones((), x.dtype)
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32:
+            from ..engine.ops import _kernels as K
+
+            return (one / (one + K.libm("exp", np.exp)(-x))).astype(np.float32)
+        return (one / (one + np.exp(-x))).astype(x.dtype)
+
+
+def _round_half_even(x, half_even=True):
+    return np.rint(x) if x.dtype.kind == "f" else x.copy()
+
+
+def _reshape_copy(x, shape):
+    return np.array(np.reshape(x, shape))
+
+
+# ------------------------------------------------------------------------------ operands
+def _operand(v, dt):
+    """A Tensor or Python number as an engine operand of dtype ``dt``: numbers become constants;
+    a tensor of another dtype is converted (without a node when it takes no gradient)."""
+    if isinstance(v, EngineTensor):
+        a = raw(v)
+        if a.dtype == dt:
+            return v
+        if v.stop_gradient or not _STATE.enabled:
+            return _wrap(a.astype(dt), True)
+        if a.dtype.kind in "fc" and dt.kind in "fc":
+            return to_dtype(v, dt)
+        return _wrap(a.astype(dt), True)
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
+    return const(v, dt)
+
+
+def _as_tensor(v):
+    if isinstance(v, EngineTensor):
+        return v
+    from ._creation import tensor
+
+    return tensor(v)
+
+
+def _check_broadcast(a, b):
+    sa, sb = _arr(a).shape, _arr(b).shape
+    try:
+        return np.broadcast_shapes(sa, sb)
+    except ValueError:
+        pass
+    la, lb = list(sa), list(sb)
+    n = _b.max(len(la), len(lb))
+    la = [1] * (n - len(la)) + la
+    lb = [1] * (n - len(lb)) + lb
+    for i in reversed(range(n)):
+        if la[i] != lb[i] and la[i] != 1 and lb[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({la[i]}) must match the size of tensor b "
+                               f"({lb[i]}) at non-singleton dimension {i}")
+    raise RuntimeError("shapes cannot be broadcast")
+
+
+_FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _binary_prep(a, b, dt=None):
+    if dt is None:
+        tb = type(b)
+        if (tb is float or tb is int) and type(a) is Tensor:
+            ad = raw(a).dtype
+            if ad in _FLOATS:  # the commonest case: a float tensor and a Python number
+                return a, const(b, ad), ad
+        dt = _dtypes.result_type(a, b)
+    if isinstance(a, EngineTensor) and isinstance(b, EngineTensor):
+        _check_broadcast(a, b)
+    return _operand(a, dt), _operand(b, dt), dt
+
+
+# ------------------------------------------------------------------------------ arithmetic
+ADD = top("add", "AddBackward0", "none")
+SUB = top("subtract", "SubBackward0", "none")
+RSUB = top("subtract", "RsubBackward1", "none", inputs=(1,))
+MUL = top("multiply", "MulBackward0", "cross")
+DIV = top("divide", "DivBackward0", "div")
+
+
+def _mul_vjp(n, g):
+    """The engine's multiply VJP, without the gradient of an input that takes none (a
+    constant such as the 2 of ``x * 2``)."""
+    x, y = n.inputs
+    e = n.next_edges
+    return (EM.multiply(g, y) if e[0] is not None else None,
+            EM.multiply(g, x) if e[1] is not None else None)
+
+
+def _div_vjp(n, g):
+    x, y = n.inputs
+    e = n.next_edges
+    gx = EM.divide(g, y) if e[0] is not None else None
+    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if e[1] is not None else None
+    return gx, gy
+
+
+MUL.vjp = _mul_vjp
+DIV.vjp = _div_vjp
+NEG = top("neg", "NegBackward0", "none")
+POW_SCALAR = top("pow", "PowBackward0", "in0", forward=_torch_pow_scalar)
+POW_TENSOR = top("elementwise_pow", "PowBackward1", "all+out", forward=_torch_pow)
+POW_RSCALAR = top("elementwise_pow", "PowBackward2", "all+out", inputs=(1,), forward=_torch_pow)
+
+
+def add(input, other, *, alpha=1, out=None):  # noqa: A002 - torch's names
+    if alpha != 1:
+        if not isinstance(other, EngineTensor):
+            return add(input, other * alpha, out=out)
+        a, b, _dt = _binary_prep(input, other)
+        return _out(apply(top("fused_add_scaled", "AddBackward0", "none"), (a, b),
+                          {"alpha": float(alpha)}), out)
+    a, b, _dt = _binary_prep(input, other)
+    return _out(apply(ADD, (a, b)), out)
+
+
+def sub(input, other, *, alpha=1, out=None):  # noqa: A002
+    if isinstance(input, EngineTensor) and raw(input).dtype.kind == "b" and \
+            (not isinstance(other, EngineTensor) or raw(other).dtype.kind == "b"):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        if not isinstance(other, EngineTensor):
+            return sub(input, other * alpha, out=out)
+        a, b, _dt = _binary_prep(input, other)
+        return _out(apply(top("fused_add_scaled", "SubBackward0", "none"), (a, b),
+                          {"alpha": -float(alpha)}), out)
+    a, b, _dt = _binary_prep(input, other)
+    return _out(apply(SUB, (a, b)), out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):  # noqa: A002
+    """``other - input`` (``1 - x``): RsubBackward1 for a number, RsubBackward0 for a tensor."""
+    if alpha != 1:
+        input = mul(input, alpha)
+    a, b, _dt = _binary_prep(other, input)
+    if isinstance(other, EngineTensor):
+        return apply(top("subtract", "RsubBackward0", "none", inputs=(1, 0)), (a, b))
+    return apply(RSUB, (a, b))
+
+
+def mul(input, other, *, out=None):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return _out(apply(MUL, (a, b)), out)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):  # noqa: A002
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        dt = _dtypes.result_type(input, other)
+        q = _wrap(np.asarray(np.trunc(_arr(input) / _arr(other))).astype(dt), True)
+        return q
+    dt = _dtypes.result_type(input, other)
+    if dt.kind in "iub":
+        dt = _dtypes.default_float()
+    a, b, _dt = _binary_prep(input, other, dt)
+    return _out(apply(DIV, (a, b)), out)
+
+
+divide = true_divide = div
+
+
+def rdiv(input, other):  # noqa: A002
+    """``other / input`` for a number ``other``: torch computes ``input.reciprocal() * other``."""
+    return mul(reciprocal(input), other)
+
+
+def floor_divide(input, other):  # noqa: A002
+    a, b, dt = _binary_prep(input, other)
+    with np.errstate(all="ignore"):
+        if dt.kind in "iu":
+            if (raw(b) == 0).any():
+                raise RuntimeError("ZeroDivisionError")
+            out = np.floor_divide(raw(a), raw(b))
+        else:
+            out = np.floor_divide(raw(a), raw(b))
+    return _wrap(np.asarray(out).astype(dt), True)
+
+
+def remainder(input, other):  # noqa: A002
+    a, b, dt = _binary_prep(input, other)
+    if dt.kind in "iu" and (raw(b) == 0).any():
+        raise RuntimeError("ZeroDivisionError")
+    return apply(top("remainder", "RemainderBackward0", "in0"), (a, b))
+
+
+def fmod(input, other):  # noqa: A002
+    a, b, dt = _binary_prep(input, other)
+    return _wrap(np.asarray(np.fmod(raw(a), raw(b))).astype(dt), True)
+
+
+def pow(input, exponent):  # noqa: A001 - torch's name
+    if not isinstance(input, EngineTensor):
+        base = input
+        e = exponent
+        dt = _dtypes.result_type(base, e)
+        b_t = const(base, dt)
+        e_t = _operand(e, dt)
+        return apply(POW_RSCALAR, (b_t, e_t))
+    if not isinstance(exponent, EngineTensor):
+        dt = _dtypes.result_type(input, exponent)
+        x = _operand(input, dt)
+        if dt.kind in "iu" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return apply(POW_SCALAR, (x,), {"factor": float(exponent) if dt.kind in "fc"
+                                        else int(exponent)})
+    a, b, _dt = _binary_prep(input, exponent)
+    return apply(POW_TENSOR, (a, b))
+
+
+def neg(input):  # noqa: A002
+    if raw(input).dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return apply(NEG, (input,))
+
+
+negative = neg
+
+
+def _out(t, out):
+    if out is None:
+        return t
+    from ._inplace import write_out
+
+    return write_out(out, t)
+
+
+# ------------------------------------------------------------------------------ unary math
+def _unary(base, name, saves, forward=None, float_only=True):
+    op = top(base, name, saves, forward=forward)
+
+    def f(input, *, out=None):  # noqa: A002
+        x = input
+        if float_only and raw(x).dtype.kind not in "fc":
+            x = _wrap(raw(x).astype(_dtypes.default_float()), True)
+        return _out(apply(op, (x,)), out)
+
+    f.__name__ = name
+    return f
+
+
+exp = _unary("exp", "ExpBackward0", "out", _libm_fwd("exp", np.exp))
+expm1 = _unary("expm1", "Expm1Backward0", "out", _plain_unary(np.expm1))
+log = _unary("log", "LogBackward0", "in0", _libm_fwd("log", np.log))
+log2 = _unary("log2", "Log2Backward0", "in0", _libm_fwd("log2", np.log2))
+log10 = _unary("log10", "Log10Backward0", "in0", _libm_fwd("log10", np.log10))
+log1p = _unary("log1p", "Log1PBackward0", "in0", _libm_fwd("log1p", np.log1p))
+sqrt = _unary("sqrt", "SqrtBackward0", "out", _plain_unary(np.sqrt))
+rsqrt = _unary("rsqrt", "RsqrtBackward0", "out",
+               _plain_unary(lambda x: np.ones((), x.dtype) / np.sqrt(x)))
+reciprocal = _unary("reciprocal", "ReciprocalBackward0", "out",
+                    _plain_unary(lambda x: np.ones((), x.dtype) / x))
+tanh = _unary("tanh", "TanhBackward0", "out", _libm_fwd("tanh", np.tanh))
+sigmoid = _unary("sigmoid", "SigmoidBackward0", "out", _sigmoid_fwd)
+sin = _unary("sin", "SinBackward0", "in0", _libm_fwd("sin", np.sin))
+cos = _unary("cos", "CosBackward0", "in0", _libm_fwd("cos", np.cos))
+tan = _unary("tan", "TanBackward0", "out", _libm_fwd("tan", np.tan))
+asin = _unary("asin", "AsinBackward0", "in0", _libm_fwd("asin", np.arcsin))
+acos = _unary("acos", "AcosBackward0", "in0", _libm_fwd("acos", np.arccos))
+atan = _unary("atan", "AtanBackward0", "in0", _libm_fwd("atan", np.arctan))
+sinh = _unary("sinh", "SinhBackward0", "in0", _libm_fwd("sinh", np.sinh))
+cosh = _unary("cosh", "CoshBackward0", "in0", _libm_fwd("cosh", np.cosh))
+erf = _unary("erf", "ErfBackward0", "in0", _libm_fwd("erf", _erf64))
+arcsin, arccos, arctan = asin, acos, atan
+_abs = _unary("abs", "AbsBackward0", "in0", float_only=False)
+_relu = _unary("relu", "ReluBackward0", "out", float_only=False)
+_floor = _unary("floor", "FloorBackward0", "none", float_only=False)
+_ceil = _unary("ceil", "CeilBackward0", "none", float_only=False)
+_trunc = _unary("trunc", "TruncBackward0", "none", float_only=False)
+_sign = _unary("sign", "SignBackward0", "none", float_only=False)
+_round = _unary("round", "RoundBackward0", "none", forward=_round_half_even, float_only=False)
+
+
+def abs(input, *, out=None):  # noqa: A001,A002
+    return _abs(input, out=out)
+
+
+absolute = abs
+
+
+def relu(input):  # noqa: A002
+    return _relu(input)
+
+
+def floor(input):  # noqa: A002
+    return _floor(input)
+
+
+def ceil(input):  # noqa: A002
+    return _ceil(input)
+
+
+def trunc(input):  # noqa: A002
+    return _trunc(input)
+
+
+fix = trunc
+
+
+def sign(input):  # noqa: A002
+    return _sign(input)
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002
+    if decimals:
+        s = 10.0 ** decimals
+        return _wrap((np.rint(raw(input) * s) / s).astype(raw(input).dtype), True)
+    return _round(input)
+
+
+def square(input):  # noqa: A002
+    return pow(input, 2)
+
+
+def frac(input):  # noqa: A002
+    return apply(top("assign", "FracBackward0", "none",
+                     forward=lambda x: (x - np.trunc(x)).astype(x.dtype)), (input,))
+
+
+def exp2(input):  # noqa: A002
+    x = input if raw(input).dtype.kind in "fc" else _wrap(raw(input).astype(
+        _dtypes.default_float()), True)
+    two = const(2, raw(x).dtype)
+    return apply(top("elementwise_pow", "Exp2Backward0", "out", inputs=(1,), forward=_torch_pow),
+                 (two, x))
+
+
+def sgn(input):  # noqa: A002
+    return sign(input)
+
+
+def clamp(input, min=None, max=None):  # noqa: A001,A002
+    """ClampBackward1 (numbers) / ClampBackward0 (tensors): the gradient passes where
+    min <= x <= max."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, EngineTensor) or isinstance(max, EngineTensor):
+        dt = raw(input).dtype
+        lo = _operand(min, dt) if min is not None else const(-np.inf, dt)
+        hi = _operand(max, dt) if max is not None else const(np.inf, dt)
+        return apply(top("fused_clamp", "ClampBackward0", "all"), (input, lo, hi))
+    x = input
+    dt = raw(x).dtype
+    if dt.kind in "iu" and ((min is not None and isinstance(min, float))
+                            or (max is not None and isinstance(max, float))):
+        dt = _dtypes.default_float()
+        x = _wrap(raw(x).astype(dt), True)
+    op = top("clip", "ClampBackward1", "in0", forward=_clamp_fwd)
+    return apply(op, (x,), {"min": min, "max": max})
+
+
+def _clamp_fwd(x, min=None, max=None, open_bounds=False):  # noqa: A002
+    out = x
+    with np.errstate(invalid="ignore"):
+        if min is not None:
+            out = np.maximum(out, np.asarray(min, x.dtype))
+        if max is not None:
+            out = np.minimum(out, np.asarray(max, x.dtype))
+    return np.asarray(out).astype(x.dtype, copy=False)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    if isinstance(min, EngineTensor):
+        return clamp(input, min=min)
+    return apply(top("clip", "ClampMinBackward0", "in0", forward=_clamp_fwd), (input,),
+                 {"min": min, "max": None})
+
+
+def clamp_max(input, max):  # noqa: A002
+    if isinstance(max, EngineTensor):
+        return clamp(input, max=max)
+    return apply(top("clip", "ClampMaxBackward0", "in0", forward=_clamp_fwd), (input,),
+                 {"min": None, "max": max})
+
+
+def maximum(input, other):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return apply(top("maximum", "MaximumBackward0", "all", forward=_maxmin(np.maximum)),
+                 (a, b), {"ties": "split"})
+
+
+def minimum(input, other):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return apply(top("minimum", "MinimumBackward0", "all", forward=_maxmin(np.minimum)),
+                 (a, b), {"ties": "split"})
+
+
+def _maxmin(fn):
+    def fwd(x, y, ties="y", nan="propagate"):
+        return fn(x, y)
+    return fwd
+
+
+def lerp(input, end, weight):  # noqa: A002
+    dt = _dtypes.result_type(input, end)
+    a, b = _operand(input, dt), _operand(end, dt)
+    w = _operand(weight, dt)
+    return apply(top("lerp", "LerpBackward0" if not is_tensor(weight) else "LerpBackward1",
+                     "all", inputs=(0, 1) if not is_tensor(weight) else None), (a, b, w))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    dt = _dtypes.result_type(input, tensor1, tensor2)
+    ins = tuple(_operand(t, dt) for t in (input, tensor1, tensor2))
+    return apply(top("fused_addcmul", "AddcmulBackward0", "all"), ins, {"value": float(value)})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    dt = _dtypes.result_type(input, tensor1, tensor2)
+    ins = tuple(_operand(t, dt) for t in (input, tensor1, tensor2))
+    return apply(top("fused_addcdiv", "AddcdivBackward0", "all"), ins, {"value": float(value)})
+
+
+def atan2(input, other):  # noqa: A002
+    a, b, dt = _binary_prep(input, other)
+    if dt.kind not in "fc":
+        dt = _dtypes.default_float()
+        a, b = _operand(a, dt), _operand(b, dt)
+    if "atan2" in OPS:
+        return apply(top("atan2", "Atan2Backward0", "all", forward=lambda y, x:
+                         np.asarray(np.arctan2(y, x))), (a, b))
+    return _wrap(np.arctan2(raw(a), raw(b)).astype(dt), True)
+
+
+arctan2 = atan2
+
+
+def hypot(input, other):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return apply(top("fused_hypot", "HypotBackward0", "all+out"), (a, b))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    return apply(top("fused_nan_to_num", "NanToNumBackward0", "in0"), (input,),
+                 {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+# ------------------------------------------------------------------------------ comparisons
+def _compare(name):
+    def f(input, other):  # noqa: A002
+        dt = _dtypes.result_type(input, other)
+        a = _arr(input).astype(dt, copy=False)
+        b = _arr(other).astype(dt, copy=False)
+        if isinstance(other, EngineTensor):
+            _check_broadcast(input, other)
+        with np.errstate(invalid="ignore"):
+            return _wrap(np.asarray(getattr(np, name)(a, b)), True)
+    f.__name__ = name
+    return f
+
+
+eq = _compare("equal")
+ne = _compare("not_equal")
+lt = _compare("less")
+le = _compare("less_equal")
+gt = _compare("greater")
+ge = _compare("greater_equal")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def equal(input, other):  # noqa: A002
+    a, b = raw(input), raw(other)
+    return bool(a.shape == b.shape and np.array_equal(a, b))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    return bool(np.allclose(raw(input), raw(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    return _wrap(np.isclose(_arr(input), _arr(other), rtol=rtol, atol=atol,
+                            equal_nan=equal_nan), True)
+
+
+def _logic(fn):
+    def f(input, other=None):  # noqa: A002
+        if other is None:
+            return _wrap(np.asarray(fn(_arr(input))), True)
+        return _wrap(np.asarray(fn(_arr(input), _arr(other))), True)
+    return f
+
+
+logical_and = _logic(np.logical_and)
+logical_or = _logic(np.logical_or)
+logical_xor = _logic(np.logical_xor)
+logical_not = _logic(np.logical_not)
+isnan = _logic(np.isnan)
+isinf = _logic(np.isinf)
+isfinite = _logic(np.isfinite)
+
+
+def _bitwise(fn, name):
+    def f(input, other):  # noqa: A002
+        dt = _dtypes.result_type(input, other)
+        if dt.kind == "f":
+            raise TypeError(f"unsupported operand type(s) for {name}")
+        return _wrap(np.asarray(fn(_arr(input).astype(dt), _arr(other).astype(dt))), True)
+    return f
+
+
+bitwise_and = _bitwise(np.bitwise_and, "&")
+bitwise_or = _bitwise(np.bitwise_or, "|")
+bitwise_xor = _bitwise(np.bitwise_xor, "^")
+
+
+def bitwise_not(input):  # noqa: A002
+    a = raw(input)
+    if a.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return _wrap(np.invert(a), True)
+
+
+# ------------------------------------------------------------------------------ reductions
+def _dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        return tuple(sorted({_dim(d, ndim) for d in dim}))
+    return (_dim(dim, ndim),)
+
+
+def _out_shape(shape, axes, keepdim):
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
+    x = input
+    a = raw(x)
+    if dtype is not None:
+        x = to_dtype(x, _dtypes.to_np(dtype))
+        a = raw(x)
+    elif a.dtype.kind in "iub":
+        x = _wrap(a.astype(np.int64), True)
+        a = raw(x)
+    full = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
+    axes = _dims(None if full else dim, a.ndim)
+    name = "SumBackward0" if dim is None else "SumBackward1"
+    op = top("sum", name, "none", forward=_plain_sum)
+    return apply(op, (x,), {"axis": axes, "keepdim": bool(keepdim) and not full,
+                            "out_shape": _out_shape(a.shape, axes, bool(keepdim) and not full)})
+
+
+def nansum(input, dim=None, keepdim=False):  # noqa: A002
+    a = raw(input)
+    return _wrap(np.asarray(np.nansum(a, axis=dim, keepdims=keepdim)).astype(a.dtype), True)
+
+
+def _need_float(x, fname):
+    dt = raw(x).dtype
+    if dt.kind not in "fc":
+        name = _dtypes.from_np(dt).legacy
+        raise RuntimeError(f"{fname}(): could not infer output dtype. Input dtype must be "
+                           f"either a floating point or complex dtype. Got: {name}")
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    x = input
+    if dtype is not None:
+        x = to_dtype(x, _dtypes.to_np(dtype))
+    _need_float(x, "mean")
+    a = raw(x)
+    full = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
+    axes = _dims(None if full else dim, a.ndim)
+    name = "MeanBackward0" if dim is None else "MeanBackward1"
+    op = top("mean", name, "none", forward=_plain_mean)
+    kd = bool(keepdim) and not full
+    return apply(op, (x,), {"axis": axes, "keepdim": kd,
+                            "out_shape": _out_shape(a.shape, axes, kd)})
+
+
+def _reduce_extreme(kind, input, dim, keepdim):  # noqa: A002
+    from . import return_types
+
+    a = raw(input)
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        name = "MaxBackward1" if kind == "max" else "MinBackward1"
+        op = top(kind, name, "in0+out")
+        axes = tuple(range(a.ndim))
+        return apply(op, (input,), {"axis": axes, "keepdim": False, "out_shape": (),
+                                    "ties": "split"})
+    d = _dim(dim, a.ndim)
+    if a.ndim == 0:
+        idx = np.zeros((), np.int64)
+    else:
+        with np.errstate(invalid="ignore"):
+            idx = np.argmax(a, axis=d) if kind == "max" else np.argmin(a, axis=d)
+        if np.issubdtype(a.dtype, np.floating) and np.isnan(a).any():
+            nan_pos = np.argmax(np.isnan(a), axis=d)
+            idx = np.where(np.isnan(a).any(axis=d), nan_pos, idx)
+    values = _pick_along(input, idx, d, keepdim,
+                         "MaxBackward0" if kind == "max" else "MinBackward0")
+    indices = _wrap(np.asarray(np.expand_dims(idx, d) if keepdim and a.ndim else idx,
+                               np.int64), True)
+    cls = return_types.max if kind == "max" else return_types.min
+    return cls((values, indices))
+
+
+def _pick_along(x, idx, d, keepdim, name):
+    """x's values at ``idx`` along dim ``d``: one gather node named ``name`` (torch's
+    MaxBackward0, SortBackward0, ...). ``idx`` has the reduced axis when ``keepdim``."""
+    from ..engine.ops import fused  # noqa: F401  (registers select_along)
+
+    a = raw(x)
+    if a.ndim == 0:
+        return apply(top("assign", name, "other"), (x,))
+    ix = np.asarray(idx, np.int64)
+    if not keepdim or ix.ndim < a.ndim:
+        ix = np.expand_dims(ix, d)
+    op = top("fused_select_along", name, "other", inputs=(0,))
+    return apply(op, (x, _wrap(ix, True)), {"axis": d, "keepdim": bool(keepdim)})
+
+
+def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001,A002
+    if isinstance(dim, EngineTensor):
+        return maximum(input, dim)
+    return _reduce_extreme("max", input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):  # noqa: A001,A002
+    if isinstance(dim, EngineTensor):
+        return minimum(input, dim)
+    return _reduce_extreme("min", input, dim, keepdim)
+
+
+def amax(input, dim=(), keepdim=False):  # noqa: A002
+    a = raw(input)
+    axes = _dims(None if dim in ((), None) else dim, a.ndim)
+    return apply(top("amax", "AmaxBackward0", "in0+out"), (input,),
+                 {"axis": axes, "keepdim": keepdim,
+                  "out_shape": _out_shape(a.shape, axes, keepdim), "ties": "split"})
+
+
+def amin(input, dim=(), keepdim=False):  # noqa: A002
+    a = raw(input)
+    axes = _dims(None if dim in ((), None) else dim, a.ndim)
+    return apply(top("amin", "AminBackward0", "in0+out"), (input,),
+                 {"axis": axes, "keepdim": keepdim,
+                  "out_shape": _out_shape(a.shape, axes, keepdim), "ties": "split"})
+
+
+def argmax(input, dim=None, keepdim=False):  # noqa: A002
+    a = raw(input)
+    if dim is None:
+        return _wrap(np.asarray(np.argmax(a.reshape(-1)), np.int64), True)
+    r = np.argmax(a, axis=_dim(dim, a.ndim))
+    if keepdim:
+        r = np.expand_dims(r, _dim(dim, a.ndim))
+    return _wrap(np.asarray(r, np.int64), True)
+
+
+def argmin(input, dim=None, keepdim=False):  # noqa: A002
+    a = raw(input)
+    if dim is None:
+        return _wrap(np.asarray(np.argmin(a.reshape(-1)), np.int64), True)
+    r = np.argmin(a, axis=_dim(dim, a.ndim))
+    if keepdim:
+        r = np.expand_dims(r, _dim(dim, a.ndim))
+    return _wrap(np.asarray(r, np.int64), True)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    x = input
+    a = raw(x)
+    if a.dtype.kind in "iub":
+        x = _wrap(a.astype(np.int64), True)
+        a = raw(x)
+    axes = _dims(dim, a.ndim)
+    name = "ProdBackward0" if dim is None else "ProdBackward1"
+    kd = keepdim and dim is not None
+    return apply(top("prod", name, "in0+out", forward=_plain_prod), (x,),
+                 {"axis": axes, "keepdim": kd, "out_shape": _out_shape(a.shape, axes, kd)})
+
+
+def _plain_prod(x, axis, keepdim=False, out_shape=None):
+    out = np.asarray(np.prod(x, axis=axis, keepdims=keepdim)).astype(x.dtype)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def logsumexp(input, dim, keepdim=False):  # noqa: A002
+    a = raw(input)
+    axes = _dims(dim, a.ndim)
+    return apply(top("logsumexp", "LogsumexpBackward0", "in0+out"), (input,),
+                 {"axis": axes, "keepdim": keepdim,
+                  "out_shape": _out_shape(a.shape, axes, keepdim)})
+
+
+def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None):  # noqa: A002
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    _need_float(input, "var")
+    a = raw(input)
+    axes = _dims(dim, a.ndim)
+    return apply(top("fused_var", "VarBackward0", "in0"), (input,),
+                 {"axis": axes, "keepdim": bool(keepdim), "correction": float(correction)})
+
+
+def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None):  # noqa: A002
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    _need_float(input, "std")
+    a = raw(input)
+    axes = _dims(dim, a.ndim)
+    return apply(top("fused_std", "StdBackward0", "in0+out"), (input,),
+                 {"axis": axes, "keepdim": bool(keepdim), "correction": float(correction)})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
+    a = raw(input)
+    if p == "fro" or p == 2 or p is None:
+        porder = 2.0
+    elif p in ("inf", float("inf")):
+        porder = np.inf
+    else:
+        porder = float(p)
+    axes = _dims(dim, a.ndim)
+    if porder == 2.0:
+        return apply(top("fused_vector_norm2", "LinalgVectorNormBackward0", "in0+out"), (input,),
+                     {"axis": axes, "keepdim": bool(keepdim)})
+    op = top("p_norm", "LinalgVectorNormBackward0", "in0+out")
+    return apply(op, (input,), {"porder": porder, "axis": axes, "keepdim": bool(keepdim),
+                                "out_shape": _out_shape(a.shape, axes, bool(keepdim)),
+                                "epsilon": 0.0})
+
+
+def dist(input, other, p=2):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return apply(top("fused_dist", "DistBackward0", "all+out"), (a, b), {"p": float(p)})
+
+
+def cumsum(input, dim, *, dtype=None):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    x = input if a.dtype.kind == "f" else _wrap(a.astype(np.int64), True)
+    return apply(top("cumsum", "CumsumBackward0", "none"), (x,), {"axis": d})
+
+
+def cumprod(input, dim, *, dtype=None):  # noqa: A002
+    d = _dim(dim, raw(input).ndim)
+    return apply(top("cumprod", "CumprodBackward0", "in0+out"), (input,), {"dim": d})
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001,A002
+    a = raw(input)
+    return _wrap(np.asarray(np.all(a, axis=dim, keepdims=keepdim)), True)
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001,A002
+    a = raw(input)
+    return _wrap(np.asarray(np.any(a, axis=dim, keepdims=keepdim)), True)
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    return _wrap(np.asarray(np.count_nonzero(raw(input), axis=dim), np.int64), True)
+
+
+# ------------------------------------------------------------------------------ shapes
+def _resolve_shape(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size "
+                               f"{numel}")
+        shape[shape.index(-1)] = numel // known
+    total = 1
+    for s in shape:
+        total *= s
+    if total != numel:
+        raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+    return tuple(int(s) for s in shape)
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _shape_args(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(int(s) for s in args[0])
+    return tuple(int(s) for s in args)
+
+
+def _viewable(a, shape):
+    if a.flags.c_contiguous or a.size <= 1:
+        return True
+    v = a.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
+VIEW = top("reshape", "ViewBackward0", "none")
+
+
+def view(input, *shape):  # noqa: A002
+    if len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type, str)):
+        npd = _dtypes.to_np(shape[0])
+        return _wrap(raw(input).view(npd), True)
+    a = raw(input)
+    shape = _resolve_shape(_shape_args(shape), a.size)
+    if not _viewable(a, shape):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return apply(VIEW, (input,), {"shape": shape})
+
+
+def reshape(input, *shape):  # noqa: A002
+    a = raw(input)
+    shape = _resolve_shape(_shape_args(shape), a.size)
+    if _viewable(a, shape):
+        return apply(VIEW, (input,), {"shape": shape})
+    c = apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))
+    return apply(top("reshape", "UnsafeViewBackward0", "none"), (c,), {"shape": shape})
+
+
+def view_as(input, other):  # noqa: A002
+    return view(input, raw(other).shape)
+
+
+def reshape_as(input, other):  # noqa: A002
+    return reshape(input, raw(other).shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
+    a = raw(input)
+    if a.ndim == 0:
+        return reshape(input, (1,))
+    s, e = _dim(start_dim, a.ndim), _dim(end_dim, a.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    mid = 1
+    for k in a.shape[s:e + 1]:
+        mid *= k
+    return reshape(input, a.shape[:s] + (mid,) + a.shape[e + 1:])
+
+
+def unflatten(input, dim, sizes):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    sizes = _resolve_shape(sizes, a.shape[d])
+    return view(input, a.shape[:d] + tuple(sizes) + a.shape[d + 1:])
+
+
+def squeeze(input, dim=None):  # noqa: A002
+    a = raw(input)
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
+        name = "SqueezeBackward0"
+    elif isinstance(dim, (list, tuple)):
+        axes = tuple(sorted({_dim(d, a.ndim) for d in dim if a.shape[_dim(d, a.ndim)] == 1}))
+        name = "SqueezeBackward2"
+    else:
+        d = _dim(dim, a.ndim)
+        axes = (d,) if a.ndim and a.shape[d] == 1 else ()
+        name = "SqueezeBackward1"
+    shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
+    return apply(top("squeeze", name, "none"), (input,), {"axis": axes, "shape": shape})
+
+
+def unsqueeze(input, dim):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim + 1)
+    shape = a.shape[:d] + (1,) + a.shape[d:]
+    return apply(top("unsqueeze", "UnsqueezeBackward0", "none"), (input,),
+                 {"axis": (d,), "shape": shape})
+
+
+def t(input):  # noqa: A002
+    a = raw(input)
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    if a.ndim < 2:
+        return apply(top("transpose", "TBackward0", "none"), (input,), {"perm": (0,)[:a.ndim]})
+    return apply(top("transpose", "TBackward0", "none"), (input,), {"perm": (1, 0)})
+
+
+def transpose(input, dim0, dim1):  # noqa: A002
+    a = raw(input)
+    n = a.ndim
+    d0, d1 = _dim(dim0, n), _dim(dim1, n)
+    perm = list(range(n))
+    if n:
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return apply(top("transpose", "TransposeBackward0", "none"), (input,), {"perm": tuple(perm)})
+
+
+swapaxes = swapdims = transpose
+
+
+def permute(input, *dims):  # noqa: A002
+    a = raw(input)
+    dims = _shape_args(dims)
+    if len(dims) != a.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {a.ndim} is not equal to len(dims) = {len(dims)}")
+    perm = tuple(_dim(d, a.ndim) for d in dims)
+    return apply(top("transpose", "PermuteBackward0", "none"), (input,), {"perm": perm})
+
+
+def movedim(input, source, destination):  # noqa: A002
+    a = raw(input)
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_dim(s, a.ndim) for s in src]
+    dst = [_dim(d, a.ndim) for d in dst]
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return apply(top("transpose", "PermuteBackward0", "none"), (input,), {"perm": tuple(order)})
+
+
+moveaxis = movedim
+
+
+def expand(input, *sizes):  # noqa: A002
+    a = raw(input)
+    sizes = list(_shape_args(sizes))
+    if len(sizes) < a.ndim:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={sizes}): the "
+                           "number of sizes provided (%d) must be greater or equal to the number "
+                           "of dimensions in the tensor (%d)" % (len(sizes), a.ndim))
+    lead = len(sizes) - a.ndim
+    for i, s in enumerate(sizes):
+        if s == -1:
+            if i < lead:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            sizes[i] = a.shape[i - lead]
+    for i in range(a.ndim):
+        if a.shape[i] != 1 and a.shape[i] != sizes[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({sizes[lead + i]}) must match "
+                               f"the existing size ({a.shape[i]}) at non-singleton dimension "
+                               f"{lead + i}.  Target sizes: {sizes}.  Tensor sizes: "
+                               f"{list(a.shape)}")
+    return apply(top("expand", "ExpandBackward0", "none"), (input,), {"shape": tuple(sizes)})
+
+
+def expand_as(input, other):  # noqa: A002
+    return expand(input, raw(other).shape)
+
+
+def broadcast_to(input, size):  # noqa: A002
+    return expand(input, tuple(size))
+
+
+def repeat(input, *sizes):  # noqa: A002
+    a = raw(input)
+    reps = _shape_args(sizes)
+    if len(reps) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return apply(top("tile", "RepeatBackward0", "none"), (input,), {"repeat_times": reps})
+
+
+def tile(input, dims):  # noqa: A002
+    reps = tuple(dims)
+    a = raw(input)
+    if len(reps) < a.ndim:
+        reps = (1,) * (a.ndim - len(reps)) + reps
+    return repeat(input, reps)
+
+
+def cat(tensors, dim=0, *, out=None):
+    ts = [t for t in tensors]
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ts = [t for t in ts if not (raw(t).ndim == 1 and raw(t).size == 0)] or ts[:1]
+    nd = raw(ts[0]).ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _dim(dim, nd)
+    dt = _dtypes.result_type(*[t for t in ts]) if len(ts) > 1 else raw(ts[0]).dtype
+    ts = [_operand(t, dt) for t in ts]
+    for i, t in enumerate(ts[1:], 1):
+        s0, s1 = raw(ts[0]).shape, raw(t).shape
+        if len(s1) != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
+                               f"{len(s1)}")
+        for k in range(nd):
+            if k != d and s0[k] != s1[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {s0[k]} but got size {s1[k]} for tensor "
+                                   f"number {i} in the list.")
+    return _out(apply(top("concat", "CatBackward0", "none"), tuple(ts), {"axis": d}), out)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    s0 = raw(ts[0]).shape
+    for i, t in enumerate(ts[1:], 1):
+        if raw(t).shape != s0:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(s0)} at entry 0 and {list(raw(t).shape)} at entry {i}")
+    d = _dim(dim, len(s0) + 1)
+    dt = _dtypes.result_type(*ts) if len(ts) > 1 else raw(ts[0]).dtype
+    ts = [_operand(t, dt) for t in ts]
+    return _out(apply(top("stack", "StackBackward0", "none"), tuple(ts), {"axis": d}), out)
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if raw(tensors[0]).ndim == 1 else 1)
+
+
+def vstack(tensors):
+    ts = [t if raw(t).ndim > 1 else unsqueeze(t, 0) for t in tensors]
+    return cat(ts, 0)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    a = raw(tensor)
+    d = _dim(dim, a.ndim)
+    n = a.shape[d]
+    if isinstance(split_size_or_sections, int):
+        k = split_size_or_sections
+        sections = [k] * (n // k) + ([n % k] if n % k else [])
+        if not sections:
+            sections = [0]
+        name = "SplitBackward0"
+    else:
+        sections = list(split_size_or_sections)
+        if _b.sum(sections) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sections}")
+        name = "SplitWithSizesBackward0"
+    return tuple(apply(top("split", name, "none"), (tensor,), {"sections": tuple(sections),
+                                                               "axis": d}))
+
+
+def chunk(input, chunks, dim=0):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    n = a.shape[d]
+    size = -(-n // chunks) if chunks else n
+    return split(input, _b.max(size, 1), d)
+
+
+def unbind(input, dim=0):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    return tuple(apply(top("unbind", "UnbindBackward0", "none"), (input,), {"axis": d}))
+
+
+def flip(input, dims):  # noqa: A002
+    a = raw(input)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    axes = tuple(_dim(d, a.ndim) for d in dims)
+    return apply(top("flip", "FlipBackward0", "none"), (input,), {"axis": axes})
+
+
+def roll(input, shifts, dims=None):  # noqa: A002
+    a = raw(input)
+    if dims is None:
+        flat = reshape(input, (-1,))
+        r = apply(top("roll", "RollBackward0", "none"), (flat,),
+                  {"shifts": (shifts,) if isinstance(shifts, int) else tuple(shifts),
+                   "axis": (0,)})
+        return view(r, a.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply(top("roll", "RollBackward0", "none"), (input,),
+                 {"shifts": shifts, "axis": tuple(_dim(d, a.ndim) for d in dims)})
+
+
+def narrow(input, dim, start, length):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    start = int(start) % a.shape[d] if int(start) < 0 else int(start)
+    index = (slice(None),) * d + (slice(start, start + int(length)),)
+    return apply(top("slice", "SliceBackward0", "none"), (input,), {"index": index})
+
+
+def tril(input, diagonal=0):  # noqa: A002
+    return apply(top("tril", "TrilBackward0", "none"), (input,), {"diagonal": diagonal})
+
+
+def triu(input, diagonal=0):  # noqa: A002
+    return apply(top("triu", "TriuBackward0", "none"), (input,), {"diagonal": diagonal})
+
+
+def _clone_fwd(x):
+    return np.array(x, order="C")
+
+
+def clone(input, *, memory_format=None):  # noqa: A002
+    return apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))
+
+
+def contiguous(input, memory_format=None):  # noqa: A002
+    if raw(input).flags.c_contiguous:
+        return input
+    return apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))
+
+
+TO_COPY = top("cast", "ToCopyBackward0", "none")
+
+
+def to_dtype(input, npdtype, copy=False):  # noqa: A002
+    npdtype = np.dtype(npdtype)
+    a = raw(input)
+    if a.dtype == npdtype:
+        if copy:
+            return apply(TO_COPY, (input,), {"dtype": npdtype}) if not input.stop_gradient \
+                else _wrap(np.array(a), True)
+        return input
+    if input.stop_gradient or not _STATE.enabled or npdtype.kind not in "fc":
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _wrap(a.astype(npdtype), True)
+    return apply(TO_COPY, (input,), {"dtype": npdtype})
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+    a = raw(input)
+    return _gather(input, "DiagonalBackward0",
+                   lambda arr: np.array(np.diagonal(arr, offset, dim1, dim2)))
+
+
+def _gather(x, name, fn):
+    """A selection of x's elements described by ``fn`` on an index array: one gather node."""
+    a = raw(x)
+    flat_idx = fn(np.arange(a.size).reshape(a.shape))
+    idx = tuple(np.unravel_index(flat_idx, a.shape))
+    return apply(top("index_elementwise_get", name, "none"), (x,), {"index": idx})
+
+
+def diag(input, diagonal=0):  # noqa: A002
+    a = raw(input)
+    if a.ndim == 1:
+        n = a.shape[0] + _b.abs(diagonal)
+        out = np.zeros((n, n), a.dtype)
+        idx = np.arange(a.shape[0])
+        r, c = (idx, idx + diagonal) if diagonal >= 0 else (idx - diagonal, idx)
+        if input.stop_gradient or not _STATE.enabled:
+            out[r, c] = a
+            return _wrap(out, True)
+        z = _wrap(np.zeros((n, n), a.dtype), True)
+        return apply(top("set_value_with_tensor", "DiagEmbedBackward0", "none", inputs=(1,)),
+                     (z, input), {"index": (r, c)})
+    return diagonal_copy(input, diagonal)
+
+
+def diagonal_copy(input, offset=0):  # noqa: A002
+    return _gather(input, "DiagonalBackward0_copy",
+                         lambda arr: np.array(np.diagonal(arr, offset)))
+
+
+def trace(input):  # noqa: A002
+    if raw(input).ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim "
+                           f"{raw(input).ndim}")
+    return apply(top("fused_trace", "TraceBackward0", "none"), (input,))
+
+
+def where(condition, input=None, other=None):  # noqa: A002
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    cond = raw(condition) if isinstance(condition, EngineTensor) else np.asarray(condition)
+    dt = _dtypes.result_type(input, other)
+    a, b = _operand(input, dt), _operand(other, dt)
+    return apply(top("where", "WhereBackward0", "other", inputs=(1, 2)),
+                 (_wrap(np.asarray(cond, bool), True), a, b))
+
+
+def masked_fill(input, mask, value):  # noqa: A002
+    a = raw(input)
+    m = raw(mask) if isinstance(mask, EngineTensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtypes.from_np(m.dtype)}")
+    v = raw(value) if isinstance(value, EngineTensor) else np.asarray(value)
+    vt = const(v, a.dtype)
+    return apply(top("masked_fill", "MaskedFillBackward0", "other", inputs=(0,)),
+                 (input, _wrap(m, True), vt))
+
+
+def nonzero(input, *, as_tuple=False):  # noqa: A002
+    a = raw(input)
+    nz = np.argwhere(a).astype(np.int64)
+    if as_tuple:
+        if a.ndim == 0:
+            return (_wrap(np.nonzero(np.atleast_1d(a))[0].astype(np.int64), True),)
+        return tuple(_wrap(np.ascontiguousarray(nz[:, i]), True) for i in range(a.ndim))
+    return _wrap(nz.reshape(-1, a.ndim), True)
+
+
+def gather(input, dim, index):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    idx = raw(index).astype(np.int64)
+    return apply(top("take_along_axis", "GatherBackward0", "other", inputs=(0,)),
+                 (input, _wrap(idx, True)), {"axis": d})
+
+
+def index_select(input, dim, index):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    idx = raw(index).astype(np.int64).reshape(-1)
+    index_tuple = (slice(None),) * d + (idx,)
+    return apply(top("index_elementwise_get", "IndexSelectBackward0", "other"), (input,),
+                 {"index": index_tuple})
+
+
+def take(input, index):  # noqa: A002
+    flat = reshape(input, (-1,))
+    idx = raw(index).astype(np.int64)
+    return apply(top("index_elementwise_get", "TakeBackward0", "other"), (flat,),
+                 {"index": (idx,)})
+
+
+def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+    from . import return_types
+
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    kind = "stable"
+    idx = np.argsort(-a if descending and a.dtype.kind != "b" else a, axis=d, kind=kind) \
+        if a.ndim else np.zeros((), np.int64)
+    if descending and a.dtype.kind == "b":
+        idx = np.argsort(~a, axis=d, kind=kind)
+    values = _pick_along(input, idx, d, True, "SortBackward0")
+    return return_types.sort((values, _wrap(np.asarray(idx, np.int64), True)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+    return sort(input, dim, descending, stable)[1]
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    from . import return_types
+
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    order = np.argsort(-a if largest else a, axis=d, kind="stable")
+    idx = np.take(order, np.arange(k), axis=d)
+    values = _pick_along(input, idx, d, True, "TopkBackward0")
+    return return_types.topk((values, _wrap(np.asarray(idx, np.int64), True)))
+
+
+def median(input, dim=None, keepdim=False):  # noqa: A002
+    from . import return_types
+
+    a = raw(input)
+    if dim is None:
+        flat = np.sort(a.reshape(-1), kind="stable")
+        k = (flat.size - 1) // 2
+        pos = int(np.argsort(a.reshape(-1), kind="stable")[k])
+        return apply(top("index_elementwise_get", "MedianBackward0", "other"), (input,),
+                     {"index": tuple(int(i) for i in np.unravel_index(pos, a.shape))})
+    d = _dim(dim, a.ndim)
+    order = np.argsort(a, axis=d, kind="stable")
+    k = (a.shape[d] - 1) // 2
+    idx = np.take(order, k, axis=d)
+    values = _pick_along(input, idx, d, keepdim, "MedianBackward1")
+    ind = np.expand_dims(idx, d) if keepdim else idx
+    return return_types.median((values, _wrap(np.asarray(ind, np.int64), True)))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    a = raw(input)
+    u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True)
+    out = [_wrap(u, True)]
+    if return_inverse:
+        out.append(_wrap(inv.reshape(a.shape).astype(np.int64), True))
+    if return_counts:
+        out.append(_wrap(cnt.astype(np.int64), True))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# ------------------------------------------------------------------------------ linear algebra
+def _need_same_dtype(a, b, what):
+    if raw(a).dtype != raw(b).dtype:
+        da, db = _dtypes.from_np(raw(a).dtype), _dtypes.from_np(raw(b).dtype)
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_long_name(da)} != {_long_name(db)}")
+
+
+def _long_name(d):
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "float16": "c10::Half", "bool": "bool"}.get(d.name, d.name)
+
+
+def mm(input, mat2):  # noqa: A002
+    a, b = raw(input), raw(mat2)
+    if a.ndim != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
+                           f" and {b.shape[0]}x{b.shape[1]})")
+    _need_same_dtype(input, mat2, "mm")
+    return apply(top("matmul", "MmBackward0", "cross", forward=_np_matmul), (input, mat2))
+
+
+def _small_gemm(x, y, init=None):
+    """``init + x @ y`` accumulated one k at a time (the products rounded, then the sums), as
+    torch's CPU BLAS computes small float32 products of contiguous matrices; None when the
+    case is not one measured to match (then numpy's BLAS is used)."""
+    if (x.ndim != 2 or y.ndim != 2 or x.dtype != np.float32 or y.dtype != np.float32
+            or not x.flags.c_contiguous or not y.flags.c_contiguous):
+        return None
+    m, k = x.shape
+    n = y.shape[1]
+    if k > 32 or m * n > 4096 or k == 0:
+        return None
+    out = np.zeros((m, n), np.float32) if init is None else \
+        np.array(np.broadcast_to(init, (m, n)), np.float32)
+    for kk in range(k):
+        out += x[:, kk:kk + 1] * y[kk:kk + 1, :]
+    return out
+
+
+def _np_matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    if transpose_x:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_y:
+        y = np.swapaxes(y, -1, -2)
+    out = _small_gemm(x, y)
+    if out is None:
+        out = np.asarray(np.matmul(x, y))
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _addmm_fwd(bias, x, w):
+    out = _small_gemm(x, w, bias)
+    if out is None:
+        out = np.asarray(bias + x @ w)
+    return out
+
+
+def mv(input, vec):  # noqa: A002
+    a, b = raw(input), raw(vec)
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"1, {a.ndim}, {b.ndim}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1]}), vec ({b.shape[0]})")
+    return apply(top("matmul", "MvBackward0", "cross", forward=_np_matmul), (input, vec))
+
+
+def dot(input, other):  # noqa: A002
+    a, b = raw(input), raw(other)
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    _need_same_dtype(input, other, "dot")
+    return apply(top("matmul", "DotBackward0", "cross", forward=_np_matmul), (input, other))
+
+
+inner = dot
+
+
+def bmm(input, mat2):  # noqa: A002
+    a, b = raw(input), raw(mat2)
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    return apply(top("matmul", "BmmBackward0", "cross", forward=_np_matmul), (input, mat2))
+
+
+def matmul(input, other):  # noqa: A002
+    a, b = raw(input), raw(other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(input, other)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv(input, other)
+    if a.ndim == 1 and b.ndim == 2:
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({b.shape[1]}), mat ({b.shape[1]}x"
+                               f"{b.shape[0]}), vec ({a.shape[0]})")
+        out = mm(unsqueeze(input, 0), other)
+        return apply(top("squeeze", "SqueezeBackward4", "none"), (out,),
+                     {"axis": (0,), "shape": raw(out).shape[1:]})
+    if a.ndim == 2 and b.ndim == 2:
+        return mm(input, other)
+    if a.ndim >= 3 and b.ndim <= 2:
+        k = a.shape[-1]
+        if b.ndim == 2 and b.shape[0] != k:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({int(np.prod(a.shape[:-1]))}x{k} and {b.shape[0]}x{b.shape[1]})")
+        folded = reshape(input, (-1, k))
+        if b.ndim == 1:
+            out = mv(folded, other)
+            shape = a.shape[:-1]
+        else:
+            out = mm(folded, other)
+            shape = a.shape[:-1] + (b.shape[1],)
+        return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,), {"shape": shape})
+    if b.ndim == 1:
+        b2 = unsqueeze(other, 1)
+        out = matmul(input, b2)
+        return squeeze(out, -1)
+    if a.ndim == 1:
+        return squeeze(matmul(unsqueeze(input, 0), other), -2)
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(a.shape[:-2]))}, {a.shape[-1]}] but got: "
+                           f"[{int(np.prod(b.shape[:-2]))}, {b.shape[-2]}].")
+    # torch: both operands expanded to the common batch shape, viewed as 3-D, one bmm, and
+    # the result viewed back
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-3]}) must match the size of tensor "
+                           f"b ({b.shape[-3]}) at non-singleton dimension 0") from None
+    n_b = int(np.prod(batch)) if batch else 1
+    ea = view(expand(input, batch + a.shape[-2:]), (n_b,) + a.shape[-2:])
+    eb = view(contiguous(expand(other, batch + b.shape[-2:])), (n_b,) + b.shape[-2:])
+    out = bmm(ea, eb)
+    return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,),
+                 {"shape": batch + (a.shape[-2], b.shape[-1])})
+
+
+def outer(input, vec2):  # noqa: A002
+    return mul(view(input, (-1, 1)), vec2)
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    from ..engine.ops import fused  # noqa: F401
+
+    if beta != 1 or alpha != 1:
+        return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
+    a, b = raw(mat1), raw(mat2)
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
+                           f" and {b.shape[0]}x{b.shape[1]})")
+    return apply(top("fused_addmm", "AddmmBackward0", "cross12", forward=_addmm_fwd),
+                 (input, mat1, mat2))
+
+
+def einsum(equation, *operands):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    out = np.einsum(equation, *[raw(o) for o in operands])
+    if _b.any(not o.stop_gradient for o in operands) and _STATE.enabled:
+        return _einsum_graph(equation, operands)
+    return _wrap(np.asarray(out), True)
+
+
+def _einsum_graph(equation, operands):
+    from ..engine.ops import fused  # noqa: F401
+
+    return apply(top("fused_einsum", "EinsumBackward0", "all"), tuple(operands),
+                 {"equation": equation})
+
+
+def kron(input, other):  # noqa: A002
+    a, b = raw(input), raw(other)
+    nd = _b.max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    ea = tuple(x for s_ in sa for x in (s_, 1))
+    eb = tuple(x for s_ in sb for x in (1, s_))
+    prod_ = mul(reshape(input, ea), reshape(other, eb))
+    shape = tuple(p * q for p, q in zip(sa, sb))
+    return apply(top("reshape", "UnsafeViewBackward0", "none"), (prod_,), {"shape": shape})
+
+
+def cross(input, other, dim=None):  # noqa: A002
+    a = raw(input)
+    d = _dim(-1 if dim is None else dim, a.ndim)
+    return apply(top("cross", "LinalgCrossBackward0", "all"), (input, other), {"axis": d})
+
+
+def inverse(input):  # noqa: A002
+    return apply(top("inverse", "LinalgInvExBackward0", "out"), (input,))
+
+
+def det(input):  # noqa: A002
+    return apply(top("determinant", "LinalgDetBackward0", "all+out"), (input,))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
+    """Each element repeated: torch's unsqueeze, expand, clone and view (or an index_select
+    for a tensor of counts)."""
+    if repeats is None:  # repeat_interleave(counts): indices
+        counts = raw(input).astype(np.int64)
+        return _wrap(np.repeat(np.arange(counts.size), counts).astype(np.int64), True)
+    x = input
+    if dim is None:
+        x = reshape(x, (-1,))
+        dim = 0
+    a = raw(x)
+    d = _dim(dim, a.ndim)
+    if isinstance(repeats, EngineTensor) and raw(repeats).size != 1:
+        idx = np.repeat(np.arange(a.shape[d]), raw(repeats).astype(np.int64))
+        return index_select(x, d, _wrap(idx, True))
+    r = int(raw(repeats)) if isinstance(repeats, EngineTensor) else int(repeats)
+    u = unsqueeze(x, d + 1)
+    shape = list(raw(u).shape)
+    shape[d + 1] = r
+    e = clone(expand(u, tuple(shape)))
+    out = list(a.shape)
+    out[d] *= r
+    return view(e, tuple(out))
+
+
+def masked_select(input, mask):  # noqa: A002
+    m = raw(mask) if isinstance(mask, EngineTensor) else np.asarray(mask)
+    return apply(top("masked_select", "MaskedSelectBackward0", "other", inputs=(0,)),
+                 (input, _wrap(np.asarray(m, bool), True)))
+
+
+def take_along_dim(input, indices, dim=None):  # noqa: A002
+    if dim is None:
+        return take(input, indices)
+    a, ix = raw(input), raw(indices).astype(np.int64)
+    d = _dim(dim, a.ndim)
+    shape = list(np.broadcast_shapes(a.shape[:d] + (1,) + a.shape[d + 1:],
+                                     ix.shape[:d] + (1,) + ix.shape[d + 1:]))
+    xs = list(shape)
+    xs[d] = a.shape[d]
+    xi = expand(input, tuple(xs))
+    shape[d] = ix.shape[d]
+    return gather(xi, d, _wrap(np.broadcast_to(ix, shape).copy(), True))
+
+
+def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
+    a = raw(input)
+    d = _dim(dim, a.ndim)
+    n = a.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        bounds = np.cumsum([0] + sizes)
+    else:
+        bounds = [0] + [min(int(i), n) for i in indices_or_sections] + [n]
+    return tuple(narrow(input, d, int(bounds[i]), int(bounds[i + 1] - bounds[i]))
+                 for i in range(len(bounds) - 1))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    x = input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, x, append) if t is not None]
+        x = cat(parts, dim)
+    for _ in range(n):
+        a = raw(x)
+        d = _dim(dim, a.ndim)
+        k = a.shape[d]
+        x = sub(narrow(x, d, 1, k - 1), narrow(x, d, 0, k - 1))
+    return x
+
+
+def logaddexp(input, other):  # noqa: A002
+    a, b, _dt = _binary_prep(input, other)
+    return apply(top("fused_logaddexp", "LogaddexpBackward0", "all+out"), (a, b))
+
+
+def argwhere(input):  # noqa: A002
+    return nonzero(input)
+
+
+def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
+    from . import return_types
+
+    return return_types.aminmax((amin(input, () if dim is None else dim, keepdim),
+                                 amax(input, () if dim is None else dim, keepdim)))

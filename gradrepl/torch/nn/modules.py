@@ -1,0 +1,805 @@
+"""``torch.nn`` modules: ``Module`` (parameters, submodules, buffers, ``train``/``eval``,
+``zero_grad``, ``state_dict``, hooks, torch's repr), the layers (``Linear``, activations,
+``Dropout``, ``Flatten``, ``Embedding``), the containers and the losses."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from ...engine import grad_mode
+from ...engine import provenance as _provenance
+from .. import _creation, _ops
+from .._base import EngineTensor, raw
+from .._tensor import Tensor
+from . import functional as F
+from . import init
+from .parameter import Parameter
+
+
+def _typename(v):
+    if isinstance(v, EngineTensor):
+        from .. import _dtypes
+
+        return _dtypes.legacy_type(raw(v).dtype)
+    t = type(v)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * n + line for line in lines)
+
+
+class Module:
+    """Base class of layers: assign Parameters and Modules as attributes to register them."""
+
+    training: bool
+
+    def __init__(self, *args, **kwargs):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+
+    # -- attributes ----------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self.__dict__.pop(name, None)
+            self._modules.pop(name, None)
+            self._buffers.pop(name, None)
+            params[name] = value
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter "
+                                f"'{name}' (torch.nn.Parameter or None expected)")
+            params[name] = value
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self.__dict__.pop(name, None)
+            params.pop(name, None)
+            self._buffers.pop(name, None)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (torch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._modules)
+                      | set(self._buffers))
+
+    def register_parameter(self, name, param):
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+
+    def add_module(self, name, module):
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        mod = self
+        for part in target.split(".") if target else []:
+            mod = getattr(mod, part)
+        return mod
+
+    def get_parameter(self, target):
+        path, _, name = target.rpartition(".")
+        return getattr(self.get_submodule(path), name)
+
+    # -- calling -------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+        rec = _provenance.ACTIVE
+        if rec is None:
+            out = self.forward(*args, **kwargs)
+        else:
+            rec.enter_layer(self)
+            try:
+                out = self.forward(*args, **kwargs)
+            finally:
+                rec.exit_layer()
+        for hook in list(self._forward_hooks.values()):
+            res = hook(self, args, out)
+            if res is not None:
+                out = res
+        return out
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        return _Handle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        return _Handle(self._forward_pre_hooks, hook)
+
+    def full_name(self):  # for the pictures' Layer names
+        return type(self).__name__.lower()
+
+    # -- iteration -----------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if self in memo and remove_duplicate:
+            return
+        memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name,
+                                       remove_duplicate)
+
+    def modules(self):
+        for _n, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in seen:
+                seen.add(m)
+                yield name, m
+
+    def children(self):
+        for _n, m in self.named_children():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mp, m in mods:
+            for name, p in m._parameters.items():
+                if p is None or (remove_duplicate and id(p) in seen):
+                    continue
+                seen.add(id(p))
+                yield (mp + "." if mp else "") + name, p
+
+    def parameters(self, recurse=True):
+        for _n, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True):
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mp, m in mods:
+            for name, b in m._buffers.items():
+                if b is not None:
+                    yield (mp + "." if mp else "") + name, b
+
+    def buffers(self, recurse=True):
+        for _n, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # the pictures (gradrepl.viz) look for Paddle's names
+    def named_sublayers(self):
+        for name, m in self.named_modules():
+            if m is not self:
+                yield name, m
+
+    # -- state ---------------------------------------------------------------------------
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p._grad is not None:
+                if set_to_none:
+                    p._grad = None
+                else:
+                    g = p._grad
+                    if g.grad_node is not None:
+                        p._grad = Tensor._wrap(np.zeros_like(raw(g)), True)
+                    else:
+                        g.requires_grad_(False)
+                        from .. import _inplace
+
+                        _inplace.write(g, np.zeros((), raw(g).dtype))
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply_to_tensors(self, fn):
+        for m in self.modules():
+            for k, p in m._parameters.items():
+                if p is not None:
+                    new = fn(p)
+                    if new is not p:
+                        q = Parameter(new, p.requires_grad)
+                        m._parameters[k] = q
+            for k, b in m._buffers.items():
+                if b is not None:
+                    m._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        from .. import _dtypes
+
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, _dtypes.dtype):
+                dtype = a
+        if dtype is None:
+            return self
+        npd = _dtypes.to_np(dtype)
+        return self._apply_to_tensors(
+            lambda t: Tensor._wrap(raw(t).astype(npd), True) if raw(t).dtype.kind == "f"
+            else t)
+
+    def float(self):
+        from .. import _dtypes
+
+        return self.to(_dtypes.float32)
+
+    def double(self):
+        from .. import _dtypes
+
+        return self.to(_dtypes.float64)
+
+    def half(self):
+        from .. import _dtypes
+
+        return self.to(_dtypes.float16)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def type(self, dst_type):
+        return self.to(dst_type)
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        out = OrderedDict() if destination is None else destination
+        for name, m in self.named_modules(prefix=prefix.rstrip(".")):
+            for k, p in m._parameters.items():
+                if p is not None:
+                    out[(name + "." if name else "") + k] = p if keep_vars else p.detach()
+            for k, b in m._buffers.items():
+                if b is not None and k not in m._non_persistent:
+                    out[(name + "." if name else "") + k] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            parts = []
+            if missing:
+                parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"'
+                                                                         for k in missing) + ". ")
+            if unexpected:
+                parts.append("Unexpected key(s) in state_dict: " +
+                             ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(parts))
+        from .. import _inplace
+
+        for k, v in state_dict.items():
+            if k in own:
+                t = own[k]
+                if raw(t).shape != raw(v).shape:
+                    raise RuntimeError(f"Error(s) in loading state_dict for "
+                                       f"{type(self).__name__}:\n\tsize mismatch for {k}: "
+                                       f"copying a param with shape {list(raw(v).shape)} from "
+                                       f"checkpoint, the shape in current model is "
+                                       f"{list(raw(t).shape)}.")
+                with grad_mode.no_grad():
+                    _inplace.write(t, raw(v))
+        from collections import namedtuple
+
+        keys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+        return keys(missing, unexpected)
+
+    # -- printing ------------------------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            mod_str = _addindent(repr(module), 2)
+            child_lines.append("(" + key + "): " + mod_str)
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+class _Handle:
+    _next = 0
+
+    def __init__(self, store, hook):
+        _Handle._next += 1
+        self.id = _Handle._next
+        self._store = store
+        store[self.id] = hook
+
+    def remove(self):
+        self._store.pop(self.id, None)
+
+
+# ------------------------------------------------------------------------------ layers
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):  # noqa: A002
+        return input
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        from .. import _dtypes
+
+        dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+        self.weight = Parameter(Tensor._wrap(np.zeros((out_features, in_features), dt)))
+        if bias:
+            self.bias = Parameter(Tensor._wrap(np.zeros((out_features,), dt)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):  # noqa: A002
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    def __init__(self, in1_features, in2_features, out_features, bias=True):
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_creation.zeros(out_features, in1_features, in2_features))
+        self.bias = Parameter(_creation.zeros(out_features)) if bias else None
+        bound = 1 / math.sqrt(in1_features)
+        init.uniform_(self.weight, -bound, bound)
+        if bias:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+def _activation(name, fn, repr_fn=None, init_args=()):
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        vals = dict(init_args)
+        for (k, _d), v in zip(init_args, args):
+            vals[k] = v
+        vals.update(kwargs)
+        for k, v in vals.items():
+            setattr(self, k, v)
+
+    def forward(self, input):  # noqa: A002
+        return fn(self, input)
+
+    def extra_repr(self):
+        return repr_fn(self) if repr_fn else ""
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                  "extra_repr": extra_repr})
+
+
+ReLU = _activation("ReLU", lambda s, x: F.relu(x, s.inplace),
+                   lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
+ReLU6 = _activation("ReLU6", lambda s, x: F.relu6(x),
+                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
+Sigmoid = _activation("Sigmoid", lambda s, x: F.sigmoid(x))
+Tanh = _activation("Tanh", lambda s, x: F.tanh(x))
+LeakyReLU = _activation("LeakyReLU", lambda s, x: F.leaky_relu(x, s.negative_slope),
+                        lambda s: f"negative_slope={s.negative_slope}"
+                        + (", inplace=True" if s.inplace else ""),
+                        (("negative_slope", 0.01), ("inplace", False)))
+ELU = _activation("ELU", lambda s, x: F.elu(x, s.alpha),
+                  lambda s: f"alpha={s.alpha}" + (", inplace=True" if s.inplace else ""),
+                  (("alpha", 1.0), ("inplace", False)))
+SELU = _activation("SELU", lambda s, x: F.selu(x),
+                   lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
+GELU = _activation("GELU", lambda s, x: F.gelu(x, s.approximate),
+                   lambda s: f"approximate={s.approximate!r}", (("approximate", "none"),))
+SiLU = _activation("SiLU", lambda s, x: F.silu(x),
+                   lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
+Mish = _activation("Mish", lambda s, x: F.mish(x),
+                   lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
+Softplus = _activation("Softplus", lambda s, x: F.softplus(x, s.beta, s.threshold),
+                       lambda s: f"beta={s.beta}, threshold={s.threshold}",
+                       (("beta", 1.0), ("threshold", 20.0)))
+Hardtanh = _activation("Hardtanh", lambda s, x: F.hardtanh(x, s.min_val, s.max_val),
+                       lambda s: f"min_val={s.min_val}, max_val={s.max_val}",
+                       (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)))
+LogSigmoid = _activation("LogSigmoid", lambda s, x: F.logsigmoid(x))
+Softsign = _activation("Softsign", lambda s, x: F.softsign(x))
+Hardswish = _activation("Hardswish", lambda s, x: F.hardswish(x), None, (("inplace", False),))
+Hardsigmoid = _activation("Hardsigmoid", lambda s, x: F.hardsigmoid(x), None,
+                          (("inplace", False),))
+Softmax = _activation("Softmax", lambda s, x: F.softmax(x, s.dim),
+                      lambda s: f"dim={s.dim}", (("dim", None),))
+LogSoftmax = _activation("LogSoftmax", lambda s, x: F.log_softmax(x, s.dim),
+                         lambda s: f"dim={s.dim}", (("dim", None),))
+Softmin = _activation("Softmin", lambda s, x: F.softmin(x, s.dim),
+                      lambda s: f"dim={s.dim}", (("dim", None),))
+Dropout = _activation("Dropout", lambda s, x: F.dropout(x, s.p, s.training, s.inplace),
+                      lambda s: f"p={s.p}, inplace={s.inplace}", (("p", 0.5), ("inplace", False)))
+Flatten = _activation("Flatten", lambda s, x: _ops.flatten(x, s.start_dim, s.end_dim),
+                      lambda s: f"start_dim={s.start_dim}, end_dim={s.end_dim}",
+                      (("start_dim", 1), ("end_dim", -1)))
+Unflatten = _activation("Unflatten", lambda s, x: _ops.unflatten(x, s.dim, s.unflattened_size),
+                        lambda s: f"dim={s.dim}, unflattened_size={tuple(s.unflattened_size)}",
+                        (("dim", 1), ("unflattened_size", (1,))))
+
+
+class Embedding(Module):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(_creation.zeros(num_embeddings, embedding_dim))
+            init.normal_(self.weight)
+            if padding_idx is not None:
+                with grad_mode.no_grad():
+                    raw(self.weight)[padding_idx] = 0
+        else:
+            self.weight = Parameter(_weight, not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kw):
+        rows, cols = raw(embeddings).shape
+        return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze)
+
+    def forward(self, input):  # noqa: A002
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+
+# ------------------------------------------------------------------------------ containers
+class Sequential(Module):
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for k, m in args[0].items():
+                self.add_module(k, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        mods = list(self._modules.values())
+        if not -len(mods) <= idx < len(mods):
+            raise IndexError(f"index {idx} is out of range")
+        return mods[idx]
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules.keys())[idx]
+        self._modules[key] = module
+
+    def __delitem__(self, idx):
+        key = list(self._modules.keys())[idx]
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):  # noqa: A002
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+
+class ModuleList(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            for m in modules:
+                self.append(m)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return list(self._modules.values())[idx]
+
+    def __setitem__(self, idx, module):
+        self._modules[str(idx % len(self))] = module
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __repr__(self):
+        """Runs of identical modules are shown once: ``(0-1): 2 x Linear(...)``."""
+        items = list(self._modules.items())
+        if not items:
+            return self._get_name() + "()"
+        groups = []
+        for key, m in items:
+            r = repr(m)
+            if groups and groups[-1][2] == r:
+                groups[-1][1] = key
+                groups[-1][3] += 1
+            else:
+                groups.append([key, key, r, 1])
+        lines = []
+        for start, end, r, count in groups:
+            r = _addindent(r, 2)
+            if count == 1:
+                lines.append(f"({start}): {r}")
+            else:
+                lines.append(f"({start}-{end}): {count} x {r}")
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            for k, m in (modules.items() if isinstance(modules, dict) else modules):
+                self.add_module(k, m)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+
+class ParameterList(Module):
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or []:
+            self.append(v)
+
+    def append(self, value):
+        if not isinstance(value, Parameter):
+            value = Parameter(value)
+        self.register_parameter(str(len(self._parameters)), value)
+        return self
+
+    def __getitem__(self, idx):
+        return list(self._parameters.values())[idx]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
+# ------------------------------------------------------------------------------ losses
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = F._reduction(size_average, reduce, reduction)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):  # noqa: A002
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):  # noqa: A002
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):  # noqa: A002
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):  # noqa: A002
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
