@@ -131,9 +131,10 @@ class _Libm:
         ctype = ctypes.c_float if f32 else ctypes.c_double
         suffix = "f" if f32 else ""
         self._fns = {n: _cfun(n + suffix, ctype) for n in ("exp", "log", "sqrt", "tan", "pow",
-                                                              "lgamma")}
+                                                              "lgamma", "log1p")}
         self._np = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tan": np.tan,
-                    "pow": np.power, "lgamma": np.vectorize(_math.lgamma)}
+                    "pow": np.power, "lgamma": np.vectorize(_math.lgamma),
+                    "log1p": np.log1p}
 
     def __getattr__(self, name):
         fn = self._fns.get(name)

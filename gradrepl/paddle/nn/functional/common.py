@@ -89,21 +89,52 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
     return dropout(x, p, axis, training)
 
 
-def alpha_dropout(x, p=0.5, training=True, name=None):
-    """SELU-preserving dropout: dropped values become alpha' and the result is rescaled."""
+def _feature_alpha_dropout_impl(x, feature_dropout, p, training):
+    """Paddle's alpha dropout, op for op: dropped values become alpha' = -alpha * scale of
+    SELU, then y * a + b keeps the mean and variance; ``feature_dropout`` drops whole
+    channels (the mask is [N, C, 1, ...])."""
+    from ... import tensor as T
+
+    if not isinstance(p, (float, int)):
+        raise TypeError("p argument should be a float or int")
     if p < 0 or p > 1:
         raise ValueError("p argument should between 0 and 1")
-    if not training or p == 0:
+    if not training:
         return x
+    if p == 1:
+        return M.scale(x, 0.0)
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
     alpha_p = -alpha * scale
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p
-    keep = Tensor((_rng().random(x.data.shape) >= p).astype(x.data.dtype))
-    drop = Tensor(1 - keep.data)
-    y = M.add(M.multiply(x, keep), M.scale(drop, alpha_p))
-    return M.scale(y, a, b)
+    dtype = x.dtype
+    if not feature_dropout:
+        shape = list(x.shape)
+    else:
+        if x.ndim < 2:
+            raise ValueError("Feature alpha dropout needs at least 2D input.")
+        shape = list(x.shape[:2]) + [1] * len(x.shape[2:])
+    random_tensor = T.uniform(shape, dtype="float32", min=0.0, max=1.0)
+    pt = T.full(shape, p, dtype="float32")
+    keep = T.cast(T.greater_equal(random_tensor, pt), dtype)
+    drop = T.subtract(T.full(shape, 1.0, dtype=dtype), keep)
+    bt = T.full(shape, b, dtype=dtype)
+    y = T.add(T.multiply(x, keep), M.scale(drop, alpha_p))
+    return T.add(M.scale(y, a), bt)
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """SELU-preserving dropout: dropped values become alpha' and the result is rescaled."""
+    return _feature_alpha_dropout_impl(x, False, p, training)
+
+
+def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+    """Alpha dropout of whole channels (Paddle 3)."""
+    return _feature_alpha_dropout_impl(x, True, p, training)
+
+
+__all__ += ["feature_alpha_dropout"]
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True,
@@ -461,3 +492,40 @@ def channel_shuffle(x, groups, data_format="NCHW", name=None):
 
 __all__ += ["interpolate", "upsample", "bilinear", "unfold", "fold", "pixel_shuffle",
             "pixel_unshuffle", "channel_shuffle"]
+
+
+# ---------------------------------------------------------------- sampling grids (Paddle's
+# nn/functional/vision.py)
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
+    """Paddle's CPU grid_sample: ``x`` [N, C, H, W] (or 5-D), ``grid`` [N, H_out, W_out, 2]
+    (x, y in [-1, 1]); bilinear or nearest; zeros, border or reflection padding."""
+    from ....engine.ops import nn_more
+
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"The mode of grid sample function should be in ['bilinear', "
+                         f"'nearest'], but got: {mode}")
+    if padding_mode not in ("zeros", "reflection", "border"):
+        raise ValueError(f"The padding mode of grid sample function should be in ['zeros', "
+                         f"'reflection', 'border'], but got: {padding_mode}")
+    if not isinstance(align_corners, bool):
+        raise ValueError(f"The align corners should be bool, but got: {align_corners}")
+    if len(x.shape) not in (4, 5):
+        raise ValueError(f"The x should be a 4-D or 5-D Tensor, but got {len(x.shape)}-D")
+    return nn_more.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """The sampling grid [N, H, W, 2] (or [N, D, H, W, 3]) of the affine maps ``theta``
+    [N, 2, 3] (or [N, 3, 4]) for an output of shape ``out_shape``."""
+    from ....engine.ops import nn_more
+
+    if not isinstance(theta, Tensor):
+        raise TypeError("The theta should be a Tensor.")
+    shape = out_shape.tolist() if isinstance(out_shape, Tensor) else list(out_shape)
+    shape = [int(v.item()) if isinstance(v, Tensor) else int(v) for v in shape]
+    if len(shape) == 0:
+        raise ValueError("The out_shape cannot be empty.")
+    return nn_more.affine_grid(theta, shape, align_corners)
+
+
+__all__ += ["grid_sample", "affine_grid"]

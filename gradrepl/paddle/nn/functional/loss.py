@@ -528,3 +528,49 @@ def edit_distance(input, label, normalized=True, ignored_tokens=None, input_leng
 
 
 __all__ += ["edit_distance"]
+
+
+def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lambda=0.001,  # noqa: A002
+              reduction="mean", name=None):
+    """The RNN-T loss of Paddle's CPU kernel (warprnnt): ``input`` [B, Tmax, Umax+1, V] is
+    taken as log probabilities as given (no log_softmax on CPU), one loss per sequence;
+    'mean' divides the sum by the batch size."""
+    from ....engine.ops import nn_more
+
+    if reduction not in ("mean", "sum", "none"):
+        raise AssertionError
+    loss = nn_more.warprnnt(input, label, input_lengths, label_lengths, blank, fastemit_lambda)
+    if reduction == "mean":
+        return _paddle().sum(loss) / input.shape[0]
+    if reduction == "sum":
+        return _paddle().sum(loss)
+    return loss
+
+
+__all__ += ["rnnt_loss"]
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
+             norm_by_times=False, zero_infinity=False):
+    """The CTC loss of Paddle's warpctc kernel: ``log_probs`` [Tmax, B, C] are activations
+    (warp-ctc applies the softmax itself), ``labels`` [B, Lmax] int32, lengths int64; 'mean'
+    divides each loss by its label length, then averages. ``zero_infinity`` is 3.x only."""
+    from ....engine.ops import nn_more
+
+    if zero_infinity and not profiles.current().api3:
+        raise TypeError("ctc_loss() got an unexpected keyword argument 'zero_infinity'")
+    p = _paddle()
+    loss = nn_more.warpctc(log_probs, labels, input_lengths, label_lengths, blank, norm_by_times)
+    loss = p.squeeze(loss, [-1])
+    if zero_infinity:
+        loss = p.where(p.isinf(loss), p.zeros_like(loss), loss)
+    if reduction not in ("mean", "sum", "none"):
+        raise AssertionError
+    if reduction == "mean":
+        return p.mean(loss / label_lengths.astype(loss.dtype))
+    if reduction == "sum":
+        return p.sum(loss)
+    return loss
+
+
+__all__ += ["ctc_loss"]

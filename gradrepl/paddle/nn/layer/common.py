@@ -130,6 +130,22 @@ class AlphaDropout(Layer):
         return f"p={self.p}{name_str}"
 
 
+__all__ += ["FeatureAlphaDropout"]
+
+
+class FeatureAlphaDropout(Layer):
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p, self.name = p, name
+
+    def forward(self, input):  # noqa: A002
+        return F.feature_alpha_dropout(input, p=self.p, training=self.training)
+
+    def extra_repr(self):
+        name_str = f", name={self.name}" if self.name else ""
+        return f"p={self.p}{name_str}"
+
+
 class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim]; rows are gathered by integer ids."""
 

@@ -1,6 +1,7 @@
 """Loss layers: hold the options, call ``paddle.nn.functional`` in ``forward``."""
 from __future__ import annotations
 
+from ... import profiles
 from .. import functional as F
 from .layers import Layer
 
@@ -202,3 +203,43 @@ class MultiMarginLoss(Layer):
 __all__ += ["HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
             "TripletMarginWithDistanceLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss",
             "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss"]
+
+
+class RNNTLoss(Layer):
+    def __init__(self, blank=0, fastemit_lambda=0.001, reduction="mean", name=None):
+        super().__init__()
+        self.blank, self.reduction = blank, reduction
+        self.fastemit_lambda = fastemit_lambda
+        self.name = name
+
+    def forward(self, input, label, input_lengths, label_lengths):  # noqa: A002
+        return F.rnnt_loss(input, label, input_lengths, label_lengths, blank=self.blank,
+                           fastemit_lambda=self.fastemit_lambda, reduction=self.reduction,
+                           name=self.name)
+
+
+__all__ += ["RNNTLoss"]
+
+
+_UNSET = object()
+
+
+class CTCLoss(Layer):
+    """``zero_infinity`` exists from Paddle 3 on (2.6's CTCLoss takes blank and reduction)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=_UNSET):
+        super().__init__()
+        if zero_infinity is not _UNSET and not profiles.current().api3:
+            raise TypeError("CTCLoss.__init__() got an unexpected keyword argument "
+                            "'zero_infinity'")
+        self.blank, self.reduction = blank, reduction
+        if profiles.current().api3:
+            self.zero_infinity = False if zero_infinity is _UNSET else zero_infinity
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+        kw = {"zero_infinity": self.zero_infinity} if hasattr(self, "zero_infinity") else {}
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
+                          self.reduction, norm_by_times=norm_by_times, **kw)
+
+
+__all__ += ["CTCLoss"]
