@@ -29,7 +29,7 @@ import io
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 PS1, PS2 = ">>> ", "... "
 _GRADREPL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -3,9 +3,7 @@ typer wrapper in ``gradrepl/cli.py`` only parses arguments and prints the one-li
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from . import EXTENSIONS, VIEWS

@@ -323,7 +323,7 @@ class DotWriter:
 
     def links(self):
         """The 'both' view: tensors to their gradient variables, ops to their backward ops."""
-        g, by_id = self.g, self.by_id
+        g = self.g
         body = self.dot.body
         for t in g.tensors:
             if t.grad_var:

@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..engine.node import AccumulateNode, GradNode
-from ..engine.provenance import order_of
 
 VIEWS = ("forward", "backward", "both")
 
