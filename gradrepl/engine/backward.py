@@ -181,14 +181,22 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     else:
                         # a PyLayer's backward result keeps its own stop_gradient (Paddle does)
                         flag = g.stop_gradient if id(g) in user_grads else False
-                        leaf._grad = leaf._result_type._wrap(
-                            np.array(g.data, dtype=leaf.data.dtype), flag)
+                        arr = np.array(g.data, dtype=leaf.data.dtype)
+                        leaf._grad = leaf._result_type._wrap(arr, flag)
+                        node.own_grad_data(arr)
                 elif create_graph:
                     from .ops.math import add
 
                     leaf._grad = add(cur, g)
                 else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
-                    cur.data = cur.data + g.data
+                    arr = node.owned_grad_data()
+                    if (arr is not None and arr.flags.writeable
+                            and arr.shape == np.broadcast_shapes(arr.shape, g.data.shape)
+                            and np.can_cast(g.data.dtype, arr.dtype, "same_kind")
+                            and np.result_type(arr, g.data) == arr.dtype):
+                        np.add(arr, g.data, out=arr)
+                    else:
+                        cur.data = cur.data + g.data
                 if trace:
                     yield ev.Accumulate(node, 0, g, leaf._grad)
                 continue

@@ -117,7 +117,7 @@ class GradNode:
 class AccumulateNode:
     """The end of a leaf's gradient path: sums into ``leaf.grad`` (GradNodeAccumulation)."""
 
-    __slots__ = ("leaf_ref", "uid", "next_edges", "released", "__weakref__")
+    __slots__ = ("leaf_ref", "uid", "next_edges", "released", "grad_buffer", "__weakref__")
 
     op = None
     name = "accumulate"
@@ -127,6 +127,24 @@ class AccumulateNode:
         self.uid = next(_node_uids)
         self.next_edges = ()
         self.released = False
+        # a weakref to the array the engine allocated for leaf.grad: while leaf.grad still holds
+        # that array, later gradients are summed into it in place and clear_grad() zeroes it in
+        # place (as Paddle does), so a training step allocates no new gradient memory
+        self.grad_buffer = None
+
+    def owned_grad_data(self):
+        """``leaf.grad.data`` if it is the array the engine allocated for it, else None."""
+        ref = self.grad_buffer
+        if ref is None:
+            return None
+        leaf = self.leaf_ref()
+        arr = ref()
+        if leaf is None or arr is None or leaf._grad is None or leaf._grad.data is not arr:
+            return None
+        return arr
+
+    def own_grad_data(self, arr):
+        self.grad_buffer = weakref.ref(arr)
 
     @property
     def leaf(self):

@@ -382,8 +382,16 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         return np.array(self._grad.data)
 
     def clear_grad(self):
-        if self._grad is not None:
-            self._grad.data = np.zeros_like(self._grad.data)
+        if self._grad is None:
+            return
+        acc = self._accum
+        arr = None if acc is None else acc.owned_grad_data()
+        if arr is not None and arr.flags.writeable:
+            arr.fill(0)  # in place, as Paddle: the engine made this array for this .grad
+            return
+        self._grad.data = np.zeros_like(self._grad.data)
+        if acc is not None and self._grad.grad_node is None:
+            acc.own_grad_data(self._grad.data)
 
     def clear_gradient(self, set_to_zero=True):
         if set_to_zero:

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import apply, register
+from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
 
 
 # ====================================================================== geometry
@@ -71,7 +72,6 @@ def _windows(xp, kh, kw, oh, ow, stride, dilation):
                       (sn, sc, sh_ * dh, sw_ * dw, sh_ * sh, sw_ * sw), writeable=False)
 
 
-_CHAIN_LIMIT = 4_000_000  # multiply-adds: past this the product goes to numpy's BLAS
 
 
 def plain_chain_matmul(a, b):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import AdamConstants, adam_update
 from .optimizer import Optimizer
 
 
@@ -25,12 +26,9 @@ def fma(a, b, c):
     return wide.astype(c.dtype)
 
 
-def adam_moments(g, m, v, beta1, beta2, dt):
-    one = _f(1, dt)
-    b1, b2 = _f(beta1, dt), _f(beta2, dt)
-    m_out = fma(b1, m, (one - b1) * g)
-    v_out = fma(b2, v, (one - b2) * (g * g))
-    return m_out, v_out
+def _like(g, p):
+    """The gradient as a C-contiguous array of the parameter's dtype and shape."""
+    return np.ascontiguousarray(g, dtype=p.dtype).reshape(p.shape)
 
 
 def adam_step_sizes(lr, beta1_pow, beta2_pow, epsilon, dt):
@@ -61,25 +59,23 @@ class Adam(Optimizer):
         return (group.get("beta1", self._beta1), group.get("beta2", self._beta2),
                 group.get("epsilon", self._epsilon))
 
-    def _moments_and_pows(self, param, grad, group):
+    def _state(self, param, group, decay=None):
+        """The moments (updated in place by the kernel) and this step's constants; advances
+        the beta powers."""
         dt = param.data.dtype
         beta1, beta2, eps = self._hyper(group)
         m = self._acc("moment1", param)
         v = self._acc("moment2", param)
+        vmax = self._acc("moment2_max", param) if self._amsgrad else None
         b1p = self._acc("beta1_pow_acc", param, beta1, (1,))
         b2p = self._acc("beta2_pow_acc", param, beta2, (1,))
-        m_out, v_out = adam_moments(grad, m, v, beta1, beta2, dt)
-        self._set_acc("moment1", param, m_out)
-        self._set_acc("moment2", param, v_out)
         self._set_acc("beta1_pow_acc", param, (b1p * _f(beta1, dt)).astype(dt))
         self._set_acc("beta2_pow_acc", param, (b2p * _f(beta2, dt)).astype(dt))
-        if self._amsgrad:
-            vmax = np.maximum(self._acc("moment2_max", param), v_out)
-            self._set_acc("moment2_max", param, vmax)
-            v_out = vmax
         neg_lr, eps_t = adam_step_sizes(self._param_lr(param), b1p[0], b2p[0], eps, dt)
-        return m_out, v_out, neg_lr, eps_t
+        return m, v, vmax, AdamConstants(dt, beta1, beta2, neg_lr, eps_t, decay)
 
     def _update(self, param, grad, group):
-        m, v, neg_lr, eps_t = self._moments_and_pows(param, grad, group)
-        return fma(m / (np.sqrt(v) + eps_t), neg_lr, param.data)
+        m, v, vmax, consts = self._state(param, group)
+        p = self._owned_data(param)
+        adam_update(p, _like(grad, p), m, v, consts, vmax)
+        return p

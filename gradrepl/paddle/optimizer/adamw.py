@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adam import Adam, fma
+from .adam import Adam, _like
+from .kernels import adam_update
 
 
 class AdamW(Adam):
@@ -32,8 +33,8 @@ class AdamW(Adam):
             coeff = 0.0
         ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
         old_lr = self._param_lr(param)
-        m, v, neg_lr, eps_t = self._moments_and_pows(param, grad, group)
-        p = param.data
         decay = (old_lr * np.asarray(ratio, dt) * np.asarray(coeff, dt)).astype(dt)
-        p_tmp = fma(-decay, p, p)
-        return fma(m / (np.sqrt(v) + eps_t), neg_lr, p_tmp)
+        m, v, vmax, consts = self._state(param, group, decay)
+        p = self._owned_data(param)
+        adam_update(p, _like(grad, p), m, v, consts, vmax)
+        return p

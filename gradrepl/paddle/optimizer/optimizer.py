@@ -1,6 +1,7 @@
 """The Optimizer base: parameter groups, learning rate, regularization, step / clear_grad."""
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -79,6 +80,7 @@ class Optimizer(metaclass=_PaddleClass):
         self._name = name
         self._default_dict = {"weight_decay": self.regularization, "grad_clip": grad_clip}
         self._accumulators = {}  # name -> {param id: ndarray}
+        self._owned = {}  # param id -> weakref to the data array this optimizer made
         self._accumulator_keys = {}  # (name, param id) -> state_dict key
         if self._parameter_list and isinstance(self._parameter_list[0], dict):
             self._param_groups = []
@@ -164,6 +166,19 @@ class Optimizer(metaclass=_PaddleClass):
     def _set_acc(self, name, param, value):
         self._accumulators[name][id(param)] = value
 
+    def _owned_data(self, param):
+        """``param.data`` if this optimizer made that array (so an in-place update touches
+        nothing else: no array the user passed in, no view of another tensor), else a fresh
+        C-contiguous copy that it owns from now on. Paddle's kernels also update in place, so a
+        ``detach()`` of the parameter sees the update there as here."""
+        data = param.data
+        owned = self._owned.get(id(param))
+        if owned is not None and owned() is data and data.flags.writeable:
+            return data
+        copy = np.array(data, order="C")
+        self._owned[id(param)] = weakref.ref(copy)
+        return copy
+
     # ------------------------------------------------------------------ stepping
     def _params_grads(self, params):
         out = []
@@ -190,7 +205,10 @@ class Optimizer(metaclass=_PaddleClass):
         for p, g in params_grads:
             grad = self._regularized(p, g.data, reg)
             new = self._update(p, grad, group or {})
-            p.data = np.asarray(new, dtype=p.data.dtype).reshape(p.data.shape)
+            if (type(new) is not np.ndarray or new.dtype != p.data.dtype
+                    or new.shape != p.data.shape):
+                new = np.asarray(new, dtype=p.data.dtype).reshape(p.data.shape)
+            p.data = new
 
     def _regularized(self, param, grad, reg):
         """The gradient after weight decay (the parameter's own regularizer wins)."""

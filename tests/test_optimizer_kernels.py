@@ -1,0 +1,80 @@
+"""The blocked in-place Adam kernel against the whole-array formulas it replaces, bit for bit."""
+import numpy as np
+import pytest
+
+import gradrepl.paddle as paddle
+from gradrepl.paddle.optimizer import kernels
+from gradrepl.paddle.optimizer.adam import adam_step_sizes
+
+
+def _fma(a, b, c):
+    c = np.asarray(c)
+    if c.dtype.itemsize >= 8:
+        return a * b + c
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c.astype(np.float64)).astype(c.dtype)
+
+
+def _reference(p, g, m, v, vmax, dt, beta1, beta2, neg_lr, eps_t, decay):
+    one = np.asarray(1, dt)
+    b1, b2 = np.asarray(beta1, dt), np.asarray(beta2, dt)
+    if decay is not None:
+        p = _fma(-np.asarray(decay, dt), p, p)
+    m = _fma(b1, m, (one - b1) * g)
+    v = _fma(b2, v, (one - b2) * (g * g))
+    if vmax is not None:
+        vmax = np.maximum(vmax, v)
+    p = _fma(m / (np.sqrt(v if vmax is None else vmax) + eps_t), neg_lr, p)
+    return p, m, v, vmax
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("decay", [None, np.float32(1e-5)])
+@pytest.mark.parametrize("n", [1, 7, 100])
+def test_adam_kernel_matches_whole_array_formulas(monkeypatch, dt, amsgrad, decay, n):
+    monkeypatch.setattr(kernels, "BLOCK", 16)  # several blocks and a ragged last one
+    rng = np.random.default_rng(n)
+    p = rng.standard_normal((n, 3)).astype(dt)
+    m = rng.standard_normal((n, 3)).astype(dt) * dt(0.1)
+    v = np.abs(rng.standard_normal((n, 3))).astype(dt) * dt(0.01)
+    vmax = v * dt(1.5) if amsgrad else None
+    neg_lr, eps_t = adam_step_sizes(np.asarray(0.001, dt), np.asarray(0.9 ** 3, dt),
+                                    np.asarray(0.999 ** 3, dt), 1e-8, dt)
+    want = (p, m, v, vmax)
+    got = tuple(None if a is None else a.copy() for a in want)
+    for _ in range(3):
+        g = rng.standard_normal((n, 3)).astype(dt)
+        want = _reference(*want[:1], g, *want[1:], dt, 0.9, 0.999, neg_lr, eps_t, decay)
+        c = kernels.AdamConstants(dt, 0.9, 0.999, neg_lr, eps_t, decay)
+        kernels.adam_update(got[0], g, got[1], got[2], c, got[3])
+        for a, b in zip(got, want):
+            assert (a is None) == (b is None)
+            assert a is None or a.tobytes() == b.tobytes()
+
+
+def test_adam_updates_the_parameter_array_in_place_after_the_first_step():
+    lin = paddle.nn.Linear(3, 2)
+    opt = paddle.optimizer.Adam(parameters=lin.parameters())
+    arrays = []
+    for _ in range(3):
+        lin(paddle.ones([4, 3])).sum().backward()
+        opt.step()
+        opt.clear_grad()
+        arrays.append(lin.weight.data)
+    # the first step copies (the optimizer owns that copy), later steps write into it
+    assert arrays[1] is arrays[0] and arrays[2] is arrays[0]
+    before = lin.weight.numpy()
+    lin(paddle.ones([4, 3])).sum().backward()
+    opt.step()
+    assert not np.array_equal(before, lin.weight.numpy())  # numpy() was a copy
+
+
+def test_adam_does_not_write_into_an_array_it_did_not_make():
+    lin = paddle.nn.Linear(2, 2)
+    shared = np.ones((2, 2), np.float32)
+    lin.weight.data = shared
+    opt = paddle.optimizer.Adam(parameters=lin.parameters())
+    lin(paddle.ones([1, 2])).sum().backward()
+    opt.step()
+    assert (shared == 1).all()
+    assert lin.weight.data is not shared
