@@ -45,3 +45,20 @@ def test_graph_dot_render_timing_small():
     _label, prefer = binaries[0]
     t = bench.render_time(src["source"], "svg", prefer, 1, timeout=60)
     assert isinstance(t, float) or t == "timeout"
+
+
+def _load(name):
+    path = BENCH.parent / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_mlp_step_runs_and_the_loss_falls(capsys):
+    bench = _load("mlp_step")
+    assert bench.main(["--steps", "8", "--paddle-python", "none", "--torch-python", "none"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("gradrepl"))
+    first, last = (float(v) for v in row.split()[-2:])
+    assert last < first

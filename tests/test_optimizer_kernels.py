@@ -78,3 +78,21 @@ def test_adam_does_not_write_into_an_array_it_did_not_make():
     opt.step()
     assert (shared == 1).all()
     assert lin.weight.data is not shared
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 50, 1000])
+def test_sgd_kernel_rounds_once_like_the_fused_formula(monkeypatch, dt, n):
+    monkeypatch.setattr(kernels, "BLOCK", 64)
+    rng = np.random.default_rng(n)
+    p = rng.standard_normal(n).astype(dt)
+    g = rng.standard_normal(n).astype(dt)
+    lr = np.asarray(0.1, dt)
+    if dt == np.float32:
+        want = (p.astype(np.float64) - lr.astype(np.float64) * g.astype(np.float64)).astype(dt)
+        unfused = p - lr * g
+        assert n < 50 or unfused.tobytes() != want.tobytes()  # the test can tell them apart
+    else:
+        want = p - lr * g
+    kernels.sgd_update(p, g, lr)
+    assert p.tobytes() == want.tobytes()

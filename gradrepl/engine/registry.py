@@ -47,6 +47,12 @@ class OpDef:
         return "".join(p.capitalize() for p in self.name.split("_")) + "GradNode"
 
 
+def needs_grad(node, i) -> bool:
+    """Whether input ``i`` of ``node`` takes a gradient (a VJP may skip the others: the engine
+    drops what it returns for them)."""
+    return node.next_edges[i] is not None
+
+
 def register(name, forward, vjp, **kw) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")

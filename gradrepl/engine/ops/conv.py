@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..registry import apply, register
+from ..registry import apply, needs_grad as _needs, register
 from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
 
 
@@ -125,10 +125,6 @@ def _conv2d_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), grou
     cols = win.reshape(n, g, cg * kh * kw, oh * ow)           # the column matrices (one copy)
     out = _gemm(w.reshape(g, m // g, cg * kh * kw), cols)    # (N, G, M/G, OH*OW)
     return out.reshape(n, m, oh, ow)
-
-
-def _needs(n, i):
-    return n.next_edges[i] is not None
 
 
 _GEOM_DEFAULTS = (("stride", (1, 1)), ("padding", (0, 0, 0, 0)), ("dilation", (1, 1)),

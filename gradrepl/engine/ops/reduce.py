@@ -111,6 +111,9 @@ def _lanes(dtype):
 
 def _seq(blocks, op):
     """Combine the rows of ``blocks`` (k, ...) one after the other: ((b0 op b1) op b2) ..."""
+    blocks = np.ascontiguousarray(blocks)
+    if blocks.ndim > 1 and blocks[0].size > 1:  # rows added one after another (see broadcast)
+        return op.reduce(blocks, axis=0, dtype=blocks.dtype)
     if op is np.add:
         return np.cumsum(blocks, axis=0, dtype=blocks.dtype)[-1]
     return np.cumprod(blocks, axis=0, dtype=blocks.dtype)[-1]

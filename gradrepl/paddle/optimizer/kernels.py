@@ -11,9 +11,11 @@ parameter back in place: the same bits as the whole-array formulas (tests compar
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-BLOCK = 1 << 14  # elements: 128 KiB of float64 buffer, 64 KiB of float32 (L2-resident)
+BLOCK = 1 << 16  # elements: 512 KiB of float64 buffer, 256 KiB of float32 (L2-resident)
 
 
 class AdamConstants:
@@ -43,11 +45,50 @@ def adam_update(p, g, m, v, c: AdamConstants, vmax=None):
     if p.dtype.itemsize >= 8:
         _adam_wide(p, g, m, v, c, vmax)
         return
-    dt = p.dtype
     fp, fg, fm, fv = p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1)
     fvmax = None if vmax is None else vmax.reshape(-1)
     n = fp.size
-    size = min(BLOCK, n)
+    parts = _parts(n)
+    if len(parts) == 1:
+        _adam_blocks(fp, fg, fm, fv, fvmax, c, 0, n)
+        return
+    futures = [_pool().submit(_adam_blocks, fp, fg, fm, fv, fvmax, c, s, e) for s, e in parts]
+    for f in futures:
+        f.result()
+
+
+_POOL = None
+
+
+def _pool():
+    """Threads for the block loops: numpy releases the GIL inside each block's ufuncs."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="gradrepl-opt")
+    return _POOL
+
+
+def _workers():
+    try:
+        return max(1, min(8, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(8, os.cpu_count() or 1))
+
+
+def _parts(n):
+    """Contiguous ranges, one a worker, when there are at least 4 blocks a worker; else one."""
+    k = _workers()
+    if k == 1 or n < 4 * BLOCK * k:
+        return [(0, n)]
+    step = -(-n // k)
+    return [(s, min(s + step, n)) for s in range(0, n, step)]
+
+
+def _adam_blocks(fp, fg, fm, fv, fvmax, c, start, stop):
+    dt = fp.dtype
+    size = min(BLOCK, stop - start)
     wide_buf = np.empty(size, np.float64)
     work_buf = np.empty(size, dt)
     b1, b2 = np.float64(c.b1), np.float64(c.b2)
@@ -55,8 +96,8 @@ def adam_update(p, g, m, v, c: AdamConstants, vmax=None):
     neg_lr, eps_t = np.float64(c.neg_lr), c.eps_t
     neg_decay = None if c.neg_decay is None else np.float64(c.neg_decay)
     multiply, add, sqrt, divide, copyto = np.multiply, np.add, np.sqrt, np.divide, np.copyto
-    for s in range(0, n, size):
-        e = min(s + size, n)
+    for s in range(start, stop, size):
+        e = min(s + size, stop)
         if e - s != size:
             wide, work = wide_buf[:e - s], work_buf[:e - s]
         else:
@@ -85,6 +126,25 @@ def adam_update(p, g, m, v, c: AdamConstants, vmax=None):
         multiply(work, neg_lr, out=wide)                # exact
         add(wide, pb, out=wide)
         copyto(pb, wide, casting="same_kind")           # p, rounded once
+
+
+def sgd_update(p, g, lr):
+    """``p = p - lr*g`` in place, rounded once (Paddle's sgd kernel is one fused multiply-add);
+    ``p`` and ``g`` C-contiguous of one dtype and shape, ``lr`` in that dtype."""
+    if p.dtype.itemsize >= 8:
+        p -= lr * g
+        return
+    fp, fg = p.reshape(-1), g.reshape(-1)
+    neg_lr = -np.float64(lr)
+    size = min(BLOCK, fp.size)
+    wide_buf = np.empty(size, np.float64)
+    for s in range(0, fp.size, size):
+        e = min(s + size, fp.size)
+        wide = wide_buf[:e - s]
+        pb = fp[s:e]
+        np.multiply(fg[s:e], neg_lr, out=wide)          # exact
+        np.add(wide, pb, out=wide)
+        np.copyto(pb, wide, casting="same_kind")        # rounded once
 
 
 def _adam_wide(p, g, m, v, c, vmax):

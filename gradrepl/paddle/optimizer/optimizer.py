@@ -159,7 +159,9 @@ class Optimizer(metaclass=_PaddleClass):
         key = id(param)
         if key not in store:
             shp = param.data.shape if shape is None else shape
-            store[key] = np.full(shp, fill, param.data.dtype)
+            dt = param.data.dtype
+            # zeros come from calloc: pages are zeroed when first written, by the update itself
+            store[key] = np.zeros(shp, dt) if fill == 0 else np.full(shp, fill, dt)
             self._accumulator_keys[(name, key)] = f"{param.name}_{name}_0"
         return store[key]
 

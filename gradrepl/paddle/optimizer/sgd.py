@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import sgd_update
 from .optimizer import Optimizer
 
 
@@ -12,12 +13,8 @@ class SGD(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, param, grad, group):
-        return fused_sub_mul(param.data, self._param_lr(param), grad)
+        p = self._owned_data(param)
+        sgd_update(p, np.ascontiguousarray(grad, dtype=p.dtype).reshape(p.shape),
+                   self._param_lr(param))
+        return p
 
-
-def fused_sub_mul(p, a, b):
-    """``p - a*b`` rounded once (the product of two float32 values is exact in float64)."""
-    if p.dtype.itemsize >= 8:
-        return p - a * b
-    wide = p.astype(np.float64) - a.astype(np.float64) * b.astype(np.float64)
-    return wide.astype(p.dtype)
