@@ -5,7 +5,9 @@
 The chain is ``x = tanh(x * 1.0001 + 0.5)`` repeated (three ops a step). Each framework runs in
 its own interpreter (gradrepl here; Paddle and torch in whatever Python has them: this one if it
 can import them, or the ones given), best of several repeats, and the table prints microseconds
-per op and gradrepl's ratio to each peer. No assertions: numbers to read, side by side.
+per op and gradrepl's ratio to each peer. The garbage collector stays on, as in a user's script
+(``--gc off`` turns it off around the timed loops, ``--gc both`` shows both, labelled). No
+assertions: numbers to read, side by side.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import sys
 
 WORKER = r'''
 import json, sys, time, gc
-fw, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+fw, n, reps, gc_on = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5] == "on"
 if fw == "gradrepl":
     import gradrepl.paddle as lib
     from gradrepl.engine.ops._util import quiet_fp
@@ -40,7 +42,9 @@ best_f = best_b = float("inf")
 for _ in range(reps):
     x0 = leaf()
     x = x0
-    gc.collect(); gc.disable()
+    gc.collect()
+    if not gc_on:
+        gc.disable()
     t0 = time.perf_counter()
     for _ in range(n):
         x = tanh(x * 1.0001 + 0.5)
@@ -55,9 +59,9 @@ print(json.dumps({"fw": fw, "forward_us": best_f / ops * 1e6, "backward_us": bes
 '''
 
 
-def run(python, fw, n, reps, profile="3"):
+def run(python, fw, n, reps, profile="3", gc_mode="on"):
     try:
-        out = subprocess.run([python, "-c", WORKER, fw, str(n), str(reps), profile],
+        out = subprocess.run([python, "-c", WORKER, fw, str(n), str(reps), profile, gc_mode],
                              capture_output=True,
                              text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -80,30 +84,36 @@ def main(argv=None):
     ap.add_argument("--profile", default="3",
                     help="gradrepl's emulated Paddle (3: like the Paddle 3.3.1 peer; 2.2 also "
                          "keeps every non-leaf gradient, which costs a copy per node)")
+    ap.add_argument("--gc", choices=("on", "off", "both"), default="on",
+                    help="the garbage collector during the timed loops (default on, as users run)")
     args = ap.parse_args(argv)
-    rows = []
-    res, err = run(sys.executable, "gradrepl", args.n, args.reps, args.profile)
-    if res is None:
-        print("gradrepl failed:", err)
-        return 1
-    rows.append(res)
+    modes = ("on", "off") if args.gc == "both" else (args.gc,)
+    peers = []
     for fw, py, mod in (("paddle", args.paddle_python, "paddle"), ("torch", args.torch_python, "torch")):
-        if not can_import(py, mod):
+        if py == "none" or not can_import(py, mod):
             print(f"({fw}: not importable with {py}; skipped)")
-            continue
-        r, err = run(py, fw, args.n, args.reps)
-        if r is None:
-            print(f"({fw} failed: {err})")
-            continue
-        rows.append(r)
-    base = rows[0]
+        else:
+            peers.append((fw, py))
     print(f"chain of {3 * args.n} ops on shape-[1] tensors, best of {args.reps}; "
           f"gradrepl emulating Paddle {args.profile}")
-    print(f"{'framework':<10} {'forward us/op':>14} {'backward us/op':>15} {'fwd ratio':>10} {'bwd ratio':>10}")
-    for r in rows:
-        fr = base["forward_us"] / r["forward_us"]
-        br = base["backward_us"] / r["backward_us"]
-        print(f"{r['fw']:<10} {r['forward_us']:>14.2f} {r['backward_us']:>15.2f} {fr:>10.2f} {br:>10.2f}")
+    print(f"{'framework':<18} {'forward us/op':>14} {'backward us/op':>15} {'fwd ratio':>10} {'bwd ratio':>10}")
+    for mode in modes:
+        base, err = run(sys.executable, "gradrepl", args.n, args.reps, args.profile, mode)
+        if base is None:
+            print("gradrepl failed:", err)
+            return 1
+        rows = [base]
+        for fw, py in peers:
+            r, err = run(py, fw, args.n, args.reps, gc_mode=mode)
+            if r is None:
+                print(f"({fw} failed: {err})")
+                continue
+            rows.append(r)
+        for r in rows:
+            fr = base["forward_us"] / r["forward_us"]
+            br = base["backward_us"] / r["backward_us"]
+            name = f"{r['fw']} (gc {mode})"
+            print(f"{name:<18} {r['forward_us']:>14.2f} {r['backward_us']:>15.2f} {fr:>10.2f} {br:>10.2f}")
     print("ratio = gradrepl time / framework time (below 1: gradrepl is faster)")
     return 0
 
