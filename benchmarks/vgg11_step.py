@@ -8,7 +8,8 @@ The step is the first seed article's: ``predicts = model(x)``, ``F.cross_entropy
 runs in its own interpreter (gradrepl here; real Paddle and torch in the interpreters given, when
 they can import them; torch's VGG11 is written out by hand with the same layers), ``--warmup``
 steps first, then the median of ``--steps`` timed steps, split into forward (with the loss),
-backward, optimizer step and clearing the gradients. Peak RSS is the worker's
+backward, optimizer step and clearing the gradients; the forward alone under ``no_grad`` is
+timed after each step (``--batch 32`` for a larger batch). Peak RSS is the worker's
 ``resource.getrusage`` maximum (model, optimizer state and the steps). No assertions: numbers to
 read.
 """
@@ -21,8 +22,8 @@ import sys
 
 WORKER = r'''
 import json, resource, statistics, sys, time
-fw, steps, warmup, profile, size = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
-                                    sys.argv[4], int(sys.argv[5]))
+fw, steps, warmup, profile, size, batch = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                                           sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
 if fw in ("gradrepl", "paddle"):
     if fw == "gradrepl":
         import gradrepl.paddle as paddle
@@ -37,8 +38,9 @@ if fw in ("gradrepl", "paddle"):
         from paddle.vision.models import vgg11
     threads = None
     model = vgg11()
-    x = paddle.rand([1, 3, size, size])
-    label = paddle.randint(0, 1000)
+    x = paddle.rand([batch, 3, size, size])
+    label = paddle.randint(0, 1000, [batch] if batch > 1 else None)
+    no_grad = paddle.no_grad
     optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
     def forward():
         return F.cross_entropy(model(x), label)
@@ -60,14 +62,16 @@ else:
                           nn.Linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(),
                           nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(),
                           nn.Linear(4096, 1000))
-    x = torch.rand(1, 3, size, size)
-    label = torch.randint(0, 1000, (1,))
+    x = torch.rand(batch, 3, size, size)
+    label = torch.randint(0, 1000, (batch,))
+    no_grad = torch.no_grad
     optim = torch.optim.Adam(model.parameters(), lr=0.001)
     def forward():
         return nn.functional.cross_entropy(model(x), label)
     def clear():
         optim.zero_grad()
-parts = {"forward": [], "backward": [], "optimizer": [], "clear_grad": [], "step": []}
+parts = {"forward": [], "backward": [], "optimizer": [], "clear_grad": [], "step": [],
+         "no_grad": []}
 for i in range(warmup + steps):
     t0 = time.perf_counter()
     loss = forward()
@@ -79,7 +83,12 @@ for i in range(warmup + steps):
     clear()
     t4 = time.perf_counter()
     del loss
+    with no_grad():
+        t5 = time.perf_counter()
+        model(x)
+        t6 = time.perf_counter()
     if i >= warmup:
+        parts["no_grad"].append(t6 - t5)
         for k, v in (("forward", t1 - t0), ("backward", t2 - t1), ("optimizer", t3 - t2),
                      ("clear_grad", t4 - t3), ("step", t4 - t0)):
             parts[k].append(v)
@@ -92,7 +101,7 @@ print(json.dumps({"fw": fw, "threads": threads, "peak_rss_mb": rss,
 def run(python, fw, args):
     try:
         out = subprocess.run([python, "-c", WORKER, fw, str(args.steps), str(args.warmup),
-                              args.profile, str(args.size)],
+                              args.profile, str(args.size), str(args.batch)],
                              capture_output=True, text=True, timeout=3600)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, str(exc)
@@ -114,6 +123,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=5, help="timed steps (the median is shown)")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--size", type=int, default=224, help="input height and width")
+    ap.add_argument("--batch", type=int, default=1, help="images a step (the seed: 1)")
     ap.add_argument("--paddle-python", default=sys.executable,
                     help="an interpreter with paddlepaddle ('none' skips it)")
     ap.add_argument("--torch-python", default=sys.executable,
@@ -137,17 +147,18 @@ def main(argv=None):
             continue
         rows.append(r)
     base = rows[0]
-    print(f"vgg11 training step on [1, 3, {args.size}, {args.size}] (forward + cross_entropy, "
+    print(f"vgg11 training step on [{args.batch}, 3, {args.size}, {args.size}] (forward + cross_entropy, "
           f"backward, Adam step, clear_grad): median of {args.steps} after {args.warmup} "
           f"warm-ups, seconds; gradrepl emulating Paddle {args.profile}")
-    cols = ("forward", "backward", "optimizer", "clear_grad", "step")
+    cols = ("forward", "backward", "optimizer", "clear_grad", "step", "no_grad")
     print(f"{'framework':<10}" + "".join(f"{c:>11}" for c in cols)
           + f"{'ratio':>8}{'peak RSS MB':>13}")
     for r in rows:
         name = r["fw"] + (f" ({r['threads']}t)" if r.get("threads") else "")
         print(f"{name:<10}" + "".join(f"{r[c]:>11.3f}" for c in cols)
               + f"{base['step'] / r['step']:>8.2f}{r['peak_rss_mb']:>13.0f}")
-    print("ratio = gradrepl step time / framework step time (below 1: gradrepl is faster)")
+    print("no_grad = the forward alone under no_grad (not part of the step); "
+          "ratio = gradrepl step time / framework step time (below 1: gradrepl is faster)")
     return 0
 
 

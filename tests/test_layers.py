@@ -208,3 +208,14 @@ def test_reprs_follow_profile():
     assert repr(nn.Dropout(0.2)) == "Dropout(p=0.2, axis=None, mode=upscale_in_train)"
     assert repr(nn.Silu()) == "Silu()"
     reset_gradrepl_state()
+
+
+def test_layer_names_follow_paddles_camel_to_snake():
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle.nn.layer.layers import camel_to_snake
+
+    # Paddle's rule puts no underscore between a digit and a capital: Dropout2D -> dropout2d
+    assert camel_to_snake("Dropout2D") == "dropout2d"
+    assert camel_to_snake("BatchNorm2D") == "batch_norm2d"
+    assert camel_to_snake("AdaptiveAvgPool2D") == "adaptive_avg_pool2d"
+    assert paddle.nn.Dropout2D().full_name().startswith("dropout2d_")

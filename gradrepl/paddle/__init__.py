@@ -58,6 +58,20 @@ def __getattr__(name):
     raise AttributeError(f"module 'paddle' has no attribute {name!r}")
 
 
+def save(obj, path, protocol=4, **configs):
+    """``paddle.save``: Paddle's file format (see ``framework/io.py``)."""
+    from .framework.io import save as _save
+
+    return _save(obj, path, protocol, **configs)
+
+
+def load(path, **configs):
+    """``paddle.load``: reads what ``paddle.save`` wrote, here or in real Paddle."""
+    from .framework.io import load as _load
+
+    return _load(path, **configs)
+
+
 def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False,
                      default_initializer=None):
     """``paddle.create_parameter``: a trainable Parameter, initialised as a Layer's would be."""

@@ -8,9 +8,11 @@ one on the input unsqueezed to height 1. NHWC / NLC inputs are transposed to NCH
 from __future__ import annotations
 
 from ....engine.ops import conv as C
+from ....engine.ops import conv3d as C3
 from ....engine.tensor import Tensor as _T
 
-__all__ = ["conv1d", "conv2d", "conv1d_transpose", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
+           "conv3d_transpose"]
 
 
 # ---------------------------------------------------------------------- argument helpers
@@ -312,3 +314,98 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                            output_padding, dilation, groups, output_size,
                            "NHWC" if channel_last else "NCHW")
     return squeeze(out, [-3 if channel_last else -2])
+
+
+# ---------------------------------------------------------------------- conv3d
+def _to_ncdhw(x, channel_last):
+    if not channel_last:
+        return x
+    from ...tensor.manipulation import transpose
+
+    return transpose(x, [0, 4, 1, 2, 3])
+
+
+def _from_ncdhw(x, channel_last):
+    if not channel_last:
+        return x
+    from ...tensor.manipulation import transpose
+
+    return transpose(x, [0, 2, 3, 4, 1])
+
+
+def _check_3d_format(data_format, x):
+    if data_format not in ("NCDHW", "NDHWC"):
+        raise ValueError(f"Attr(data_format) should be 'NCDHW' or 'NDHWC'. Received "
+                         f"Attr(data_format): {data_format}.")
+    if x.data.ndim != 5:
+        raise ValueError(f"Input x should be 5D tensor, but received x with the shape of "
+                         f"{x.shape}")
+    return data_format == "NDHWC"
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCDHW", name=None):
+    """3-D convolution: ``x`` [N, C, D, H, W], ``weight`` [M, C/groups, KD, KH, KW], ``bias``
+    [M]; padding an int, 3 or 6 ints, 'same'/'valid', or per-axis pairs."""
+    channel_last = _check_3d_format(data_format, x)
+    num_channels = x.data.shape[-1 if channel_last else 1]
+    num_filters = weight.data.shape[0]
+    if groups == 0:
+        raise ValueError("The groups of conv3d should not be 0.")
+    if num_channels % groups != 0:
+        raise ValueError("The number of input channels must be divisible by Attr(groups). "
+                         f"Received: number of channels({num_channels}), groups({groups}).")
+    if num_filters % groups != 0:
+        raise ValueError("The number of filters must be divisible by Attr(groups). "
+                         f"Received: number of filters({num_filters}), groups({groups}).")
+    _check_dtype(x, weight)
+    padding, algorithm = update_padding_nd(padding, channel_last, 3)
+    stride = convert_to_list(stride, 3, "stride")
+    dilation = convert_to_list(dilation, 3, "dilation")
+    x5 = _to_ncdhw(x, channel_last)
+    _check_filter_channels(x5, weight, groups, data_format)
+    pads, dilation = explicit_pads(padding, algorithm, x5.data.shape[2:],
+                                   weight.data.shape[2:], stride, dilation)
+    out = C3.conv3d(x5, weight, stride, pads, dilation, groups)
+    return _from_ncdhw(_add_bias(out, bias, ndim=5), channel_last)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+    """Transposed 3-D convolution: ``weight`` [C, M/groups, KD, KH, KW]."""
+    channel_last = _check_3d_format(data_format, x)
+    num_channels = x.data.shape[-1 if channel_last else 1]
+    if groups == 0:
+        raise ValueError("The groups of conv3d_transpose should not be zero.")
+    if num_channels % groups != 0:
+        raise ValueError("The number of input channels must be divisible by Attr(groups). "
+                         f"Received: number of channels({num_channels}), groups({groups}).")
+    _check_dtype(x, weight)
+    if weight.data.shape[0] != num_channels:
+        raise ValueError(
+            f"(InvalidArgument) The number of input channels should be equal to filter channels "
+            f"for Op(conv_transpose). But received: the input's channels is [{num_channels}], "
+            f"the shape of input is [{', '.join(map(str, x.data.shape))}], the filter's channels "
+            f"is [{weight.data.shape[0]}], the shape of filter is "
+            f"[{', '.join(map(str, weight.data.shape))}]. The data_format is {data_format}.")
+    padding, algorithm = update_padding_nd(padding, channel_last, 3)
+    stride = convert_to_list(stride, 3, "stride")
+    dilation = convert_to_list(dilation, 3, "dilation")
+    if output_size is None:
+        output_size = []
+    else:
+        if output_padding != 0:
+            raise ValueError("output_padding option is mutually exclusive with output_size")
+        if not isinstance(output_size, (list, tuple, int)):
+            raise ValueError("output_size should be int, or list, tuple of ints")
+        output_size = convert_to_list(output_size, 3, "output_size")
+    output_padding = [] if output_padding == 0 else convert_to_list(output_padding, 3,
+                                                                     "output_padding")
+    x5 = _to_ncdhw(x, channel_last)
+    spatial = x5.data.shape[2:]
+    ksize = weight.data.shape[2:]
+    pads, dilation = explicit_pads(padding, algorithm, spatial, ksize, stride, dilation)
+    out_size = _transpose_out_hw(spatial, ksize, stride, pads, dilation, output_padding,
+                                 output_size)
+    out = C3.conv3d_transpose(x5, weight, stride, pads, dilation, groups, out_size)
+    return _from_ncdhw(_add_bias(out, bias, ndim=5), channel_last)

@@ -10,7 +10,8 @@ from .. import functional as F
 from ..functional.conv import convert_to_list, update_padding_nd
 from .layers import Layer
 
-__all__ = ["Conv1D", "Conv2D", "Conv1DTranspose", "Conv2DTranspose"]
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+           "Conv3DTranspose"]
 
 
 _FIRST_CAP = re.compile("(.)([A-Z][a-z]+)")
@@ -178,6 +179,43 @@ class Conv2DTranspose(_ConvNd):
     def forward(self, x, output_size=None):
         output_padding = self.output_padding if output_size is None else 0
         return F.conv2d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
+                                  output_padding=output_padding, stride=self._stride,
+                                  dilation=self._dilation, groups=self._groups,
+                                  output_size=output_size, data_format=self._data_format)
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution over [N, C, D, H, W] with weight [M, C/groups, KD, KH, KW] (He-normal
+    init, as Conv2D) and bias [M]."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, False, 3, stride=stride,
+                         padding=padding, padding_mode=padding_mode, dilation=dilation,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x):
+        return F.conv3d(self._padded(x), self.weight, bias=self.bias, stride=self._stride,
+                        padding=self._conv_padding(), dilation=self._dilation,
+                        groups=self._groups, data_format=self._data_format)
+
+
+class Conv3DTranspose(_ConvNd):
+    """Transposed 3-D convolution with weight [C, M/groups, KD, KH, KW]."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, True, 3, stride=stride,
+                         padding=padding, dilation=dilation, output_padding=output_padding,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x, output_size=None):
+        output_padding = self.output_padding if output_size is None else 0
+        return F.conv3d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
                                   output_padding=output_padding, stride=self._stride,
                                   dilation=self._dilation, groups=self._groups,
                                   output_size=output_size, data_format=self._data_format)

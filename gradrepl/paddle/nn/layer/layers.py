@@ -36,7 +36,7 @@ def reset_names():
 
 def camel_to_snake(name):
     s1 = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z0-9])([A-Z])", r"\1_\2", s1).lower()
+    return re.sub("([a-z])([A-Z])", r"\1_\2", s1).lower()  # Paddle: no digit before a capital
 
 
 # ---------------------------------------------------------------------- parameters
