@@ -84,7 +84,7 @@ def count_deps(nodes, keep=None):
 
 
 def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
-                  no_grad_vars=None, retain_nonleaf=False, trace=False):
+                  no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False):
     """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
 
     Returns (as StopIteration.value) the captured gradients when ``inputs`` is given.
@@ -251,6 +251,8 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                 in_grads = (in_grads,)
             if create_graph:  # the nodes this VJP made are of the next derivative order
                 provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
+                if zero_links and op.double_grad_zeros:
+                    link_saved_inputs(node, in_grads, start)
             if trace:
                 yield ev.Run(node, tuple(buf), tuple(in_grads))
             keep_flag = op.name == "py_layer"
@@ -263,6 +265,9 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                 if keep is not None and child not in keep:
                     continue
                 g = in_grads[i] if i < n_in else None
+                if g is None and node.zero_from is not None and i >= node.zero_from:
+                    shape, dtype = in_meta[i]  # a structural link: a zero gradient
+                    g = cls._wrap(np.zeros(shape, dtype), not create_graph)
                 if g is not None and (cut is None or e not in cut):
                     shape, dtype = in_meta[i]
                     gd = g.data
@@ -300,6 +305,54 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     finally:
         state.enabled = prev_mode
     return results
+
+
+def link_saved_inputs(node, in_grads, start):
+    """Paddle's double-grad nodes take every saved input of the op (``x``, ``y`` of a multiply,
+    ``out`` of a relu), so a second backward through them gives an input the gradient does not
+    depend on a zero gradient, not None. Here the VJP's Tensor ops reach only what the formula
+    uses; each gradient's newest node gets, for every saved input that takes a gradient and that
+    none of this VJP's nodes reaches, one more edge that carries zeros (``zero_from``).
+    """
+    inputs = node.inputs
+    if not node.op.saves_inputs or inputs is None:
+        return
+    wanted = []
+    for t in inputs:
+        e = t.gradient_edge()
+        if e is not None:
+            wanted.append((e, t.data.shape, t.data.dtype))
+    if not wanted:
+        return
+    for g in in_grads:
+        head = None if g is None else g.grad_node
+        if head is None or head.uid < start or head.op is None:
+            continue
+        reached = set()
+        stack, seen = [head], set()
+        while stack:  # the nodes this VJP made, and the op's own node reached through out()
+            n = stack.pop()
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            for e in n.next_edges:
+                if e is None:
+                    continue
+                reached.add((id(e[0]), e[1]))
+                child = e[0]
+                if child.op is not None and (child.uid >= start or child is node):
+                    stack.append(child)
+        extra = [(e, shape, dtype) for e, shape, dtype in wanted
+                 if (id(e[0]), e[1]) not in reached]
+        if not extra:
+            continue
+        edges, meta = list(head.next_edges), list(head.in_meta)
+        if head.zero_from is None:
+            head.zero_from = len(edges)
+        for e, shape, dtype in extra:
+            edges.append(e)
+            meta.append((shape, dtype))
+        head.next_edges, head.in_meta = tuple(edges), tuple(meta)
 
 
 TRACE_SINK = None  # a callable given every event of every backward (pictures of a script's run)

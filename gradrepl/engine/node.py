@@ -31,6 +31,8 @@ class GradNode:
         "label",       # source text of the forward statement, filled by the shell if it likes
         "order",       # derivative order: 0, or k for nodes made by a create_graph backward
         "input_refs",  # weakrefs to the saved inputs, set when they are released (pictures)
+        "zero_from",   # edges from this index on carry zeros (a double-grad node's structural
+        #                links to saved inputs, see backward.link_saved_inputs); else None
         "__weakref__",
     )
 
@@ -68,6 +70,7 @@ class GradNode:
             self.in_versions = versions
             self.next_edges = edges
         self.released = False
+        self.zero_from = None
         self.uid = next(_node_uids)
         self.order = 0
         self.label = None

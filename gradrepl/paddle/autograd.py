@@ -214,7 +214,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     try:
         res = _bw.run_backward(outputs, grads, retain_graph=retain_graph,
                                create_graph=create_graph, inputs=inputs_l,
-                               no_grad_vars=no_grad)
+                               no_grad_vars=no_grad,
+                               zero_links=profiles.current().double_grad_zeros)
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, outputs[0].name) from None
     except _bw.InplaceModifiedError as exc:

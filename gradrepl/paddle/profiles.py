@@ -103,6 +103,9 @@ class Profile:
     lu_info_1d: bool = True       # lu(get_infos=True) of one matrix: info of shape [1] (2.x), [] (3.x)
     layer_astype_casts: bool = True  # Layer.astype(dtype) casts parameters and buffers (2.x);
     #                                  3.3.1 only records the dtype (its params stay as they were)
+    double_grad_zeros: bool = True  # a create_graph gradient's nodes record every saved input of
+    #   the op, so a second backward gives inputs it reaches only structurally zeros, not None
+    #   (Paddle 2.6/3's double-grad nodes; 2.2's legacy engine: not measured, kept off)
     scalar_full_1d: tuple = ("elementwise_pow:b:right", "floor_divide:b:right", "equal:b:both",
                              "not_equal:b:both")  # "op:scalar kinds:side" where Paddle makes
     #   the python number a shape-[1] tensor, so a 0-D operand gives a [1] result (2.x)
@@ -116,7 +119,8 @@ P26 = Profile(
     complex_fixed=False, error_wording="2.6", inverted_slice_error=True,
 )
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
-              retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy")
+              retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy",
+              double_grad_zeros=False)
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
              shape_tensor_dtype="int64", where_grad="select",
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
