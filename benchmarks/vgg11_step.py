@@ -39,7 +39,7 @@ if fw in ("gradrepl", "paddle"):
     threads = None
     model = vgg11()
     x = paddle.rand([batch, 3, size, size])
-    label = paddle.randint(0, 1000, [batch] if batch > 1 else None)
+    label = paddle.randint(0, 1000) if batch == 1 else paddle.randint(0, 1000, [batch])
     no_grad = paddle.no_grad
     optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
     def forward():

@@ -63,3 +63,10 @@ def test_mlp_step_runs_and_the_loss_falls(capsys):
     row = next(line for line in out.splitlines() if line.startswith("gradrepl"))
     first, last = (float(v) for v in row.split()[-2:])
     assert last < first
+
+
+def test_vgg11_step_runs_tiny(capsys):
+    bench = _load("vgg11_step")
+    assert bench.main(["--size", "32", "--steps", "1", "--warmup", "0", "--paddle-python", "none",
+                       "--torch-python", "none"]) == 0
+    assert "gradrepl" in capsys.readouterr().out

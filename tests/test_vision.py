@@ -226,3 +226,22 @@ def test_vision_is_reached_as_paddle_vision(tmp_path):
     out, err = run_captured(str(script), "2.2")
     assert err is None, repr(err)
     assert out == "[1, 10]\nTrue\n"
+
+
+def test_vgg11_adam_loss_falls_over_a_few_steps_on_fixed_data():
+    """The seed's step (vgg11, cross_entropy, Adam 0.001) repeated on one fixed batch."""
+    paddle.seed(1)
+    model = models.vgg11()
+    x = paddle.rand([2, 3, 32, 32])
+    label = paddle.to_tensor([[3], [7]])
+    optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
+    losses = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(4):
+            loss = F.cross_entropy(model(x), label)
+            loss.backward()
+            optim.step()
+            optim.clear_grad()
+            losses.append(float(loss.numpy().reshape(-1)[0]))
+    assert losses[-1] < losses[0] and all(np.isfinite(losses))

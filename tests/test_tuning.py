@@ -1,4 +1,5 @@
-"""The engine raises the collector's first threshold only when the user kept CPython's."""
+"""The engine's process settings (tuning.py): the collector's first threshold and numpy's huge
+pages, each left alone when the user chose."""
 import os
 import subprocess
 import sys
@@ -37,3 +38,21 @@ def test_a_graph_is_freed_without_the_collector():
         "print(node() is None)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def _hugepage(env_extra=None):
+    env = dict(os.environ)
+    env.pop("NUMPY_MADVISE_HUGEPAGE", None)
+    env.update(env_extra or {})
+    code = ("import numpy._core.multiarray as m\nimport gradrepl.engine\n"
+            "print(m._get_madvise_hugepage())")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True).stdout.strip()
+
+
+def test_numpys_huge_page_requests_are_turned_off():
+    assert _hugepage() == "False"
+
+
+def test_the_users_numpy_madvise_choice_is_kept():
+    assert _hugepage({"NUMPY_MADVISE_HUGEPAGE": "1"}) == "True"
