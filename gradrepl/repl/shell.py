@@ -718,7 +718,6 @@ class _TerminalShell:
 
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-        from prompt_toolkit.history import ThreadedHistory
         from prompt_toolkit.styles import Style
 
         from .completion import ShellCompleter, ShellLexer
@@ -730,7 +729,10 @@ class _TerminalShell:
             style=Style.from_dict({"prompt": "bold ansimagenta"}),
             lexer=ShellLexer(), completer=ShellCompleter(self.session, self.paddle_ready),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(),
-            history=ThreadedHistory(self.history), key_bindings=self._bindings(),
+            # read in the event loop before the first key (a file of at most 10,000 entries:
+            # milliseconds): Up typed at once still recalls, even on a loaded machine (a
+            # ThreadedHistory could lose that race)
+            history=self.history, key_bindings=self._bindings(),
             bottom_toolbar=self._toolbar, enable_open_in_editor=True, tempfile_suffix=".py",
             include_default_pygments_style=True)
         return session
