@@ -628,6 +628,35 @@ for _n in ("to_sparse_coo", "to_sparse_csr", "to_dense", "values", "indices", "c
     setattr(Tensor, _n, _no_sparse(_n))
 del _n
 
+def _new_like(name, fill):
+    """``Tensor.new_empty/new_ones/new_zeros(*size, dtype=None, ...)`` (3.x): a new tensor of
+    this one's dtype (unless given), the size as ints or one list."""
+    def method(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        from .tensor.creation import full
+
+        if len(size) == 1 and isinstance(size[0], (list, tuple, Tensor)):
+            size = size[0]
+        t = full(size, fill, dtype=self.dtype if dtype is None else dtype)
+        t.stop_gradient = not requires_grad
+        return t
+    method.__name__ = name
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+              pin_memory=False):
+    from .tensor.creation import full
+
+    t = full(size, fill_value, dtype=self.dtype if dtype is None else dtype)
+    t.stop_gradient = not requires_grad
+    return t
+
+
+for _n, _fill in (("new_empty", 0), ("new_zeros", 0), ("new_ones", 1)):
+    setattr(Tensor, _n, _since3_method(_new_like(_n, _fill), _n))
+Tensor.new_full = _since3_method(_new_full, "new_full")
+del _n, _fill
+
 Tensor.repeat = _since3_method(_repeat, "repeat")
 Tensor.stride = _since3_method(_stride, "stride")
 Tensor.is_cuda = _Since3Property(lambda self: False)
