@@ -189,3 +189,26 @@ def test_matmul_float32_paths_agree_with_float64(xs, ys, tx, ty):
         grads.append((out.numpy(), x.grad.numpy(), y.grad.numpy()))
     for g32, g64 in zip(*grads):
         np.testing.assert_allclose(g32, g64, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("profile,expected", [
+    ("3", {None: ([0], "int32", []), "gels": ([3], "int64", [0]), "gelsy": ([0], "int32", []),
+           "gelsd": ([3], "int32", []), "gelss": ([3], "int32", [])}),
+    ("2.6", {None: ([3], "int32", []), "gels": ([3], "int32", [0]), "gelsy": ([3], "int32", []),
+             "gelsd": ([3], "int32", []), "gelss": ([3], "int32", [])}),
+])
+def test_lstsq_outputs_dtypes_and_shapes_per_version(profile, expected):
+    """Recorded on Paddle 3.3.1 and 2.6.2: residual shape, rank dtype and shape per driver."""
+    import gradrepl.paddle as paddle
+
+    paddle.profiles.set_profile(profile)
+    try:
+        x = paddle.to_tensor([[1, 3], [3, 2], [5, 6.]])
+        y = paddle.to_tensor([[3, 4, 6], [5, 3, 4], [1, 2, 1.]])
+        for driver, (resid_shape, rank_dtype, rank_shape) in expected.items():
+            sol, resid, rank, _sv = paddle.linalg.lstsq(x, y, driver=driver)
+            assert list(resid.shape) == resid_shape, driver
+            assert rank.numpy().dtype == np.dtype(rank_dtype), driver
+            assert list(rank.shape) == rank_shape, driver
+    finally:
+        paddle.profiles.set_profile("2.2")

@@ -90,6 +90,12 @@ def cholesky_inverse(x, upper=False, name=None):
     return _paddle().linalg.inv(A)
 
 
+def _profiles():
+    from .. import profiles
+
+    return profiles
+
+
 def lstsq(x, y, rcond=None, driver=None, name=None):
     """Least squares: (solution, residuals, rank, singular_values), as Paddle's CPU kernel
     (driver gelsy by default: rank and singular values empty unless asked for)."""
@@ -116,17 +122,20 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     sol_t = Tensor._wrap(sol, True)
     if x.stop_gradient is False or y.stop_gradient is False:  # solution through pinv-like solve
         sol_t = _paddle().matmul(pinv(x), y)
+    # measured on 3.3.1 and 2.6.2: the rank is int32 (gels gives none: an empty int64 tensor
+    # in 3.x, int32 in 2.x); gelsy's residuals are empty in 3.x, computed in 2.x
+    api3 = _profiles().current().api3
     resid = np.zeros((0,), dt)
-    if m > n and driver != "gelsy":
+    if m > n and (driver != "gelsy" or not api3):
         r = (np.einsum("...ij,...jk->...ik", a.astype(np.float64), sol) - b) ** 2
         resid = r.sum(-2).astype(dt)
-    rank_t = Tensor._wrap(np.array(ranks, np.int64).reshape(batch), True)
+    rank_t = Tensor._wrap(np.array(ranks, np.int32).reshape(batch), True)
     if driver in ("gelsd", "gelss"):
         sv_t = Tensor._wrap(np.stack(svals).reshape(batch + (min(m, n),)).astype(dt), True)
     else:
         sv_t = Tensor._wrap(np.zeros((0,), dt), True)
     if driver == "gels":
-        rank_t = Tensor._wrap(np.zeros((0,), np.int64), True)
+        rank_t = Tensor._wrap(np.zeros((0,), np.int64 if api3 else np.int32), True)
     return sol_t, Tensor._wrap(resid, True), rank_t, sv_t
 
 
