@@ -441,8 +441,10 @@ def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), c
     if pooling_type == "max":
         idx = p.argmax(x)
         if p.overlapping():
+            # an input's contributions in the order of its windows (offsets reversed), as
+            # Paddle's grad functor adds them window after window
             zero = np.zeros((), dy.dtype)
-            for k, i, j in p.offsets():
+            for k, i, j in reversed(list(p.offsets())):
                 p.scatter_add(dxp, i, j, np.where(idx == k, dy, zero))
         else:  # each input value is in one window at most: write, do not add
             for k, i, j in p.offsets():
@@ -450,7 +452,7 @@ def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), c
     else:
         scale = (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
         contrib = dy * scale
-        for _k, i, j in p.offsets():
+        for _k, i, j in reversed(list(p.offsets())):  # window after window (see above)
             p.scatter_add(dxp, i, j, contrib)
     return p.crop(dxp)
 

@@ -7,18 +7,21 @@ of each window's maximum, as Paddle's ``max_pool2d_with_index``.
 from __future__ import annotations
 
 from ....engine.ops import conv as C
+from ....engine.ops import pool3d as P3
 from ...core import Tensor
 from .conv import _from_nchw, _to_nchw, convert_to_list, explicit_pads, update_padding_nd
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
 
 
 def _check_format(data_format, num_dims):
-    allowed = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC")}[num_dims]
+    allowed = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}[num_dims]
     if data_format not in allowed:
+        end = "" if num_dims == 3 else "."  # Paddle's 3-D message has no full stop
         raise ValueError(f"Attr(data_format) should be '{allowed[0]}' or '{allowed[1]}'. "
-                         f"Received Attr(data_format): {data_format}.")
+                         f"Received Attr(data_format): {data_format}{end}")
     return data_format == allowed[1]
 
 
@@ -172,3 +175,93 @@ def adaptive_avg_pool1d(x, output_size, name=None):
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     return _adaptive1d(x, output_size, "max", return_mask)
+
+
+# ---------------------------------------------------------------------- 3-D
+def _check_pool3d_input(x, kernel_size):
+    """Paddle checks this in the kernel's shape inference (InvalidArgument), not in Python."""
+    if x.data.ndim != 5:
+        shape = list(x.data.shape)
+        raise ValueError(
+            f"(InvalidArgument) the dimension of input minus the size of Attr(kernel_size_) must "
+            f"be equal to 2 in Op(pool). But received: the dimension of input minus the size of "
+            f"Attr(kernel_size_) is {x.data.ndim - 3}, the input's dimension is {x.data.ndim}, "
+            f"the shape of input is {shape}, the Attr(kernel_size_)'s size is 3, the "
+            f"Attr(kernel_size_) is {convert_to_list(kernel_size, 3, 'pool_size')}.")
+
+
+def _pool3d(x, kernel_size, stride, padding, ceil_mode, exclusive, pooling_type, channel_last,
+            return_mask=False):
+    from .conv import _from_ncdhw, _to_ncdhw
+
+    kernel_size = convert_to_list(kernel_size, 3, "pool_size")
+    stride = kernel_size if stride is None else convert_to_list(stride, 3, "pool_stride")
+    _check_positive(kernel_size, "kernel_size")
+    _check_positive(stride, "stride")
+    padding, algorithm = update_padding_nd(padding, channel_last, 3, ceil_mode=bool(ceil_mode),
+                                           check_negative=False)
+    x5 = _to_ncdhw(x, channel_last)
+    pads, _ = explicit_pads(padding, algorithm, x5.data.shape[2:], kernel_size, stride)
+    attrs = P3.pool3d_attrs(kernel_size, stride, pads, ceil_mode, exclusive, False, pooling_type)
+    out = _from_ncdhw(P3.pool3d(x5, attrs), channel_last)
+    if return_mask:
+        return out, Tensor(P3.max_pool3d_mask(x5.data, attrs))
+    return out
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCDHW", name=None):
+    """Max pooling over [N, C, D, H, W]; ``stride`` defaults to the kernel size."""
+    channel_last = _check_format(data_format, 3)
+    if channel_last and return_mask:
+        raise ValueError("When setting return_mask to true, data_format must be set to NCDHW in "
+                         "API:max_pool3d")
+    _check_pool3d_input(x, kernel_size)
+    return _pool3d(x, kernel_size, stride, padding, ceil_mode, True, "max", channel_last,
+                   return_mask)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCDHW", name=None):
+    """Average pooling over [N, C, D, H, W] (``exclusive``, ``divisor_override`` as 2-D)."""
+    channel_last = _check_format(data_format, 3)
+    _check_pool3d_input(x, kernel_size)
+    out = _pool3d(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", channel_last)
+    if divisor_override is None:
+        return out
+    if not isinstance(divisor_override, (int, float)):
+        raise ValueError(f"Excepted (<class 'int'>, <class 'float'>) type for divisor_override "
+                         f"but received type: {type(divisor_override)}. ")
+    k = convert_to_list(kernel_size, 3, "pool_size")
+    return out * (k[0] * k[1] * k[2]) / divisor_override
+
+
+def _adaptive3d(x, output_size, pooling_type, channel_last, return_mask=False):
+    from .conv import _from_ncdhw, _to_ncdhw
+
+    x5 = _to_ncdhw(x, channel_last)
+    spatial = x5.data.shape[2:]
+    if isinstance(output_size, int):
+        size = [output_size] * 3
+    else:
+        if isinstance(output_size, Tensor):
+            output_size = [int(v) for v in output_size.data.reshape(-1)]
+        size = [spatial[i] if v is None else int(v.data.reshape(-1)[0])
+                if isinstance(v, Tensor) else int(v) for i, v in enumerate(output_size)]
+    _check_positive(size, "output_size")
+    attrs = P3.pool3d_attrs(size, adaptive=True, pooling_type=pooling_type)
+    out = _from_ncdhw(P3.pool3d(x5, attrs), channel_last)
+    if return_mask:
+        return out, Tensor(P3.max_pool3d_mask(x5.data, attrs))
+    return out
+
+
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    channel_last = _check_format(data_format, 3)
+    _check_input(x, 5)
+    return _adaptive3d(x, output_size, "avg", channel_last)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    _check_input(x, 5)
+    return _adaptive3d(x, output_size, "max", False, return_mask)

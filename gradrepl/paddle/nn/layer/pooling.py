@@ -6,8 +6,9 @@ from .. import functional as F
 from .conv import paddle_snake
 from .layers import Layer
 
-__all__ = ["MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "AdaptiveAvgPool1D",
-           "AdaptiveAvgPool2D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D"]
+__all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+           "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
+           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D"]
 
 
 class _Window:
@@ -150,3 +151,71 @@ class AdaptiveMaxPool1D(Layer):
 
     def extra_repr(self):
         return f"output_size={self.output_size}, return_mask={self.return_mask}"
+
+
+class MaxPool3D(_Window, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCDHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.ksize = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.return_mask = return_mask
+        self.ceil_mode = ceil_mode
+        self.data_format = data_format
+        self.name = name
+
+    def forward(self, x):
+        return F.max_pool3d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
+                            return_mask=self.return_mask, ceil_mode=self.ceil_mode,
+                            data_format=self.data_format, name=self.name)
+
+
+class AvgPool3D(_Window, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCDHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.ksize = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.exclusive = exclusive
+        self.divisor = divisor_override
+        self.data_format = data_format
+        self.name = name
+
+    def forward(self, x):
+        return F.avg_pool3d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
+                            ceil_mode=self.ceil_mode, exclusive=self.exclusive,
+                            divisor_override=self.divisor, data_format=self.data_format,
+                            name=self.name)
+
+
+class AdaptiveAvgPool3D(Layer):
+    def __init__(self, output_size, data_format="NCDHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self._output_size = output_size
+        self._data_format = data_format
+        self._name = name
+
+    def forward(self, x):
+        return F.adaptive_avg_pool3d(x, output_size=self._output_size,
+                                     data_format=self._data_format, name=self._name)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}"
+
+
+class AdaptiveMaxPool3D(Layer):
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self._output_size = output_size
+        self._return_mask = return_mask
+        self._name = name
+
+    def forward(self, x):
+        return F.adaptive_max_pool3d(x, output_size=self._output_size,
+                                     return_mask=self._return_mask, name=self._name)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}, return_mask={self._return_mask}"
