@@ -13,7 +13,7 @@ import numpy as np
 from ....engine.ops import conv as C
 from ...core import Tensor
 
-__all__ = ["batch_norm", "layer_norm", "group_norm"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "local_response_norm"]
 
 
 def _const(like, value, shape):
@@ -126,3 +126,51 @@ def _group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_forma
         nd = out.data.ndim
         out = transpose(out, [0] + list(range(2, nd)) + [1])
     return out
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+    """Local response normalization across channels, composed as Paddle composes it in Python:
+    ``x / (k + alpha * avg_pool(x^2 over `size` neighbouring channels)) ** beta`` (the average
+    over a zero-padded window of ``size`` channels), so its gradient is those ops' gradients."""
+    from ... import tensor as T
+    from .common import pad
+    from .pooling import avg_pool2d, avg_pool3d
+
+    if data_format not in ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC"):
+        raise ValueError("data_format should be in one of [NCL, NCHW, NCDHW, NLC, NHWC, NDHWC], "
+                         f"but got {data_format}")
+    sizes = list(x.data.shape)
+    dim = len(sizes)
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input, but got {dim} dimensions")
+    for i, sz in enumerate(sizes):
+        if not sz > 0 and i > 0:
+            raise ValueError("Expected every dim's size to be larger than 0, but the size of the "
+                             f"{i}-th dim is {sz}")
+    channel_last = data_format[-1] == "C"
+    sum_sizes = int(np.prod(sizes[1:]))
+    div = T.unsqueeze(T.multiply(x, x), axis=1)
+    if not channel_last:
+        pad4d = [0, 0, size // 2, (size - 1) // 2]
+        pool2d_shape = (size, 1)
+        reshape_shape = [sizes[0], 1, sizes[1], sizes[2], sum_sizes // (sizes[1] * sizes[2])]
+        pad5d = [0, 0, 0, 0, size // 2, (size - 1) // 2]
+        pool3d_shape = (size, 1, 1)
+    else:
+        pad4d = [size // 2, (size - 1) // 2, 0, 0]
+        pool2d_shape = (1, size)
+        reshape_shape = [sizes[0], 1, sizes[1], sum_sizes // (sizes[1] * sizes[-1]), sizes[-1]]
+        pad5d = [size // 2, (size - 1) // 2, 0, 0, 0, 0]
+        pool3d_shape = (1, 1, size)
+    if dim == 3:
+        div = pad(div, pad=pad4d)
+        div = avg_pool2d(div, kernel_size=pool2d_shape, stride=1)
+        div = T.squeeze(div, axis=1)
+    else:
+        div = T.reshape(div, shape=reshape_shape)
+        div = pad(div, pad=pad5d, data_format="NCDHW")
+        div = avg_pool3d(div, kernel_size=pool3d_shape, stride=1)
+        div = T.reshape(T.squeeze(div, axis=1), sizes)
+    div = T.scale(div, scale=alpha, bias=k)
+    div = T.pow(div, beta)
+    return T.divide(x, div)

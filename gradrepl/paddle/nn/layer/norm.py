@@ -15,7 +15,8 @@ from .. import functional as F
 from .conv import paddle_snake
 from .layers import Layer
 
-__all__ = ["BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
+           "LocalResponseNorm"]
 
 
 def _default_dtype():
@@ -218,3 +219,28 @@ class GroupNorm(Layer):
     def extra_repr(self):
         return (f"num_groups={self._num_groups}, num_channels={self._num_channels}, "
                 f"epsilon={self._epsilon}")
+
+
+class LocalResponseNorm(Layer):
+    """``F.local_response_norm`` as a layer (no parameters)."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+        self.data_format = data_format
+        self.name = name
+
+    def forward(self, input):  # noqa: A002
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k,
+                                     self.data_format, self.name)
+
+    def extra_repr(self):
+        main_str = f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+        if self.data_format != "NCHW":
+            main_str += f", data_format={self.data_format}"
+        if self.name is not None:
+            main_str += f", name={self.name}"
+        return main_str
