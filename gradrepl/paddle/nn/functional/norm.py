@@ -60,10 +60,13 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
 
 
 def _update_running(stat, batch, momentum):
-    """running * momentum + batch * (1 - momentum), written into the running tensor."""
+    """running * momentum + batch * (1 - momentum), written into the running tensor. The kernel
+    takes momentum as a C float and computes ``1. - momentum`` in double: for 0.9 that is
+    0.100000024 in float32, not 0.1 (measured on Paddle 3.3.1)."""
     arr = stat.data
     dt = arr.dtype.type
-    new = arr * dt(momentum) + batch.astype(arr.dtype) * dt(1.0 - momentum)
+    m32 = float(np.float32(momentum))
+    new = arr * dt(m32) + batch.astype(arr.dtype) * dt(1.0 - m32)
     np.copyto(arr, new.astype(arr.dtype))
 
 

@@ -15,7 +15,7 @@ from .. import functional as F
 from .conv import paddle_snake
 from .layers import Layer
 
-__all__ = ["BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
            "LocalResponseNorm"]
 
 
@@ -244,3 +244,59 @@ class LocalResponseNorm(Layer):
         if self.name is not None:
             main_str += f", name={self.name}"
         return main_str
+
+
+class BatchNorm(Layer):
+    """The legacy ``paddle.nn.BatchNorm(num_channels, act=None, is_test=False, ...)``: the same
+    batch_norm kernel as BatchNorm1D/2D/3D on any rank, running statistics updated in training,
+    an optional activation after (``act='relu'`` ...). Prints as Paddle's: ``BatchNorm()``."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        from ... import ParamAttr
+        from ..initializer import Constant
+
+        self._param_attr = param_attr
+        self._bias_attr = bias_attr
+        self._act = act
+        self._dtype = "float32" if dtype == "float16" else dtype
+        shape = [num_channels]
+        self.weight = None if param_attr is False else self.create_parameter(
+            attr=param_attr, shape=shape, dtype=self._dtype, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            attr=bias_attr, shape=shape, dtype=self._dtype, is_bias=True)
+        self._mean = self.create_parameter(
+            attr=ParamAttr(name=moving_mean_name, initializer=Constant(0.0), trainable=False),
+            shape=shape, dtype=self._dtype)
+        self._mean.stop_gradient = True
+        self._variance = self.create_parameter(
+            attr=ParamAttr(name=moving_variance_name, initializer=Constant(1.0),
+                           trainable=False),
+            shape=shape, dtype=self._dtype)
+        self._variance.stop_gradient = True
+        self._in_place = in_place
+        self._data_layout = data_layout
+        self._momentum = momentum
+        self._epsilon = epsilon
+        self._is_test = is_test
+        self._fuse_with_relu = False
+        self._use_global_stats = use_global_stats
+        self._trainable_statistics = trainable_statistics
+        self.training = not is_test
+
+    def forward(self, input):  # noqa: A002
+        out = F.batch_norm(input, self._mean, self._variance, weight=self.weight, bias=self.bias,
+                           training=self.training, momentum=self._momentum,
+                           epsilon=self._epsilon, data_format=self._data_layout,
+                           # the kernel uses the running statistics whenever it is not training
+                           use_global_stats=True if self._use_global_stats else None)
+        if self._act is None:
+            return out
+        act = getattr(F, self._act, None)
+        if act is None:
+            raise ValueError(f"The activation {self._act!r} of BatchNorm is not supported")
+        return act(out)
