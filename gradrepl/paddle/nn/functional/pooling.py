@@ -13,7 +13,8 @@ from .conv import _from_nchw, _to_nchw, convert_to_list, explicit_pads, update_p
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d"]
 
 
 def _check_format(data_format, num_dims):
@@ -265,3 +266,85 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
 def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
     _check_input(x, 5)
     return _adaptive3d(x, output_size, "max", False, return_mask)
+
+
+# ---------------------------------------------------------------------- max unpooling
+def _unpool_output_size(x, kernel_size, stride, padding, output_size):
+    if not (output_size is None or isinstance(output_size, (list, tuple))):
+        raise AssertionError(f"Required output_size is None|list|tuple, but received "
+                             f"{output_size}")
+    shape = x.data.shape
+    nd = len(kernel_size)
+    default = [(shape[-nd + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(nd)]
+    if output_size is None:
+        return default
+    output_size = [int(v.data.reshape(-1)[0]) if isinstance(v, Tensor) else int(v)
+                   for v in output_size]
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for d in range(nd):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f'{lo} and {hi})')
+    return output_size
+
+
+def _max_unpool(x, indices, kernel_size, stride, padding, output_size, nd):
+    from ....engine.ops import unpool as U
+
+    kernel_size = convert_to_list(kernel_size, nd, "pool_size")
+    stride = kernel_size if stride is None else convert_to_list(stride, nd, "pool_stride")
+    padding = convert_to_list(padding, nd, "padding")
+    size = _unpool_output_size(x, kernel_size, stride, padding, output_size)
+    return U.unpool(x, indices, size)
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
+                 output_size=None, name=None):
+    """The inverse of ``max_pool2d(..., return_mask=True)``: each value written at its index
+    into zeros of size (H_in - 1) * stride + kernel - 2 * padding (or ``output_size``)."""
+    if x.data.ndim != 4:
+        raise ValueError(f"The x should have [N, C, H, W] format, but received {x.shape}.")
+    if indices.data.ndim != 4:
+        raise ValueError(f"The indices should have [N, C, H, W] format, but received "
+                         f"{indices.shape}.")
+    if data_format != "NCHW":
+        raise ValueError(f"Attr(data_format) should be 'NCHW'. Received Attr(data_format): "
+                         f"{data_format}.")
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
+                 output_size=None, name=None):
+    if x.data.ndim != 5:
+        raise ValueError(f"The x should have [N, C, D, H, W] format, but received {x.shape}.")
+    if indices.data.ndim != 5:
+        raise ValueError(f"The indices should have [N, C, D, H, W] format, but received "
+                         f"{indices.shape}.")
+    if data_format != "NCDHW":
+        raise ValueError(f"Attr(data_format) should be 'NCDHW'. Received Attr(data_format): "
+                         f"{data_format}.")
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="NCL",
+                 output_size=None, name=None):
+    if data_format != "NCL":
+        raise ValueError(f"Attr(data_format) should be 'NCL'. Received Attr(data_format): "
+                         f"{data_format}.")
+    if output_size is not None:  # Paddle inserts the height: [N, C, L] -> [N, C, 1, L]
+        output_size = list(output_size)[:2] + [1] + list(output_size)[2:]
+    kernel_size = convert_to_list(kernel_size, 1, "pool_size")[0]
+    stride = kernel_size if stride is None else convert_to_list(stride, 1, "pool_stride")[0]
+    padding = convert_to_list(padding, 1, "padding")[0]
+    from ....engine.ops import unpool as U
+    from ...tensor.manipulation import squeeze, unsqueeze
+
+    x4, i4 = unsqueeze(x, [2]), unsqueeze(indices, [2])
+    size = _unpool_output_size(x4, [1, kernel_size], [1, stride], [0, padding], output_size)
+    return squeeze(U.unpool(x4, i4, size), [2])

@@ -8,7 +8,7 @@ from .layers import Layer
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
            "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
-           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D"]
+           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
 
 
 class _Window:
@@ -219,3 +219,38 @@ class AdaptiveMaxPool3D(Layer):
 
     def extra_repr(self):
         return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class _MaxUnPool(Layer):
+    _fn = None
+    _format = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format=None, output_size=None,
+                 name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.ksize = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.data_format = data_format or self._format
+        self.output_size = output_size
+        self.name = name
+
+    def forward(self, x, indices):
+        return getattr(F, self._fn)(x, indices, kernel_size=self.ksize, stride=self.stride,
+                                    padding=self.padding, data_format=self.data_format,
+                                    output_size=self.output_size, name=self.name)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class MaxUnPool1D(_MaxUnPool):
+    _fn, _format = "max_unpool1d", "NCL"
+
+
+class MaxUnPool2D(_MaxUnPool):
+    _fn, _format = "max_unpool2d", "NCHW"
+
+
+class MaxUnPool3D(_MaxUnPool):
+    _fn, _format = "max_unpool3d", "NCDHW"
