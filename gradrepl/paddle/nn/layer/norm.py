@@ -16,7 +16,7 @@ from .conv import paddle_snake
 from .layers import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
-           "LocalResponseNorm"]
+           "LocalResponseNorm", "SpectralNorm"]
 
 
 def _default_dtype():
@@ -300,3 +300,53 @@ class BatchNorm(Layer):
         if act is None:
             raise ValueError(f"The activation {self._act!r} of BatchNorm is not supported")
         return act(out)
+
+
+class SpectralNorm(Layer):
+    """``SpectralNorm(weight_shape, dim=0, power_iters=1, eps=1e-12)``: ``forward(weight)`` gives
+    ``weight / sigma``, sigma the largest singular value of the weight seen as a matrix (axis
+    ``dim`` first), estimated by ``power_iters`` steps of power iteration from the buffers
+    ``weight_u`` [h] and ``weight_v`` [w] (standard-normal at creation). As in Paddle's kernel,
+    u and v are constants of the gradient and the buffers are not updated."""
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32"):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        from ... import ParamAttr
+        from ..initializer import Normal
+
+        self._power_iters = power_iters
+        self._eps = eps
+        self._dim = dim
+        self._dtype = dtype
+        self._weight_shape = list(weight_shape)
+        assert np.prod(self._weight_shape) > 0, \
+            "Any dimension of `weight_shape` cannot be equal to 0."
+        assert dim < len(self._weight_shape), (
+            "The input `dim` should be less than the length of `weight_shape`, but received "
+            f"dim={dim}")
+        h = self._weight_shape[self._dim]
+        w = int(np.prod(self._weight_shape)) // h
+        self.weight_u = self.create_parameter(attr=ParamAttr(), shape=[h], dtype=dtype,
+                                              default_initializer=Normal(0.0, 1.0))
+        self.weight_u.stop_gradient = True
+        self.weight_v = self.create_parameter(attr=ParamAttr(), shape=[w], dtype=dtype,
+                                              default_initializer=Normal(0.0, 1.0))
+        self.weight_v.stop_gradient = True
+
+    def forward(self, x):
+        from ... import tensor as T
+
+        dim = self._dim
+        perm = [dim] + [i for i in range(x.data.ndim) if i != dim]
+        mat = x.data.transpose(perm).reshape(x.data.shape[dim], -1)
+        u, v = self.weight_u.data.copy(), self.weight_v.data.copy()
+        eps = mat.dtype.type(self._eps)
+        for _ in range(self._power_iters):
+            v = mat.T @ u
+            v = v / (np.sqrt((v * v).sum()) + eps)
+            u = mat @ v
+            u = u / (np.sqrt((u * u).sum()) + eps)
+        # sigma = u^T W v, differentiable in the weight (u and v held constant)
+        w_mat = T.reshape(T.transpose(x, perm), [x.data.shape[dim], -1])
+        sigma = T.sum(T.multiply(T.to_tensor(u[:, None] * v[None, :]), w_mat))
+        return T.divide(x, sigma)
