@@ -1,6 +1,6 @@
 """The registered ops, grouped by kind. Importing this package registers them all."""
 from . import broadcast, math, logic, reduce, search, shape, index, linalg, nn  # noqa: F401
-from . import conv, conv3d, pool3d, unpool  # noqa: F401
+from . import conv, conv3d, pool3d, unpool, lp_pool  # noqa: F401
 from . import manip, special, linalg_more, nn_more  # noqa: F401
 from . import complex  # noqa: F401  (after the others: it wraps their VJPs)
 from . import fused  # noqa: F401  (ops some frameworks record as one node: addmm, mse_loss...)

@@ -14,7 +14,7 @@ from .conv import _from_nchw, _to_nchw, convert_to_list, explicit_pads, update_p
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d",
-           "max_unpool2d", "max_unpool3d"]
+           "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d"]
 
 
 def _check_format(data_format, num_dims):
@@ -348,3 +348,42 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="N
     x4, i4 = unsqueeze(x, [2]), unsqueeze(indices, [2])
     size = _unpool_output_size(x4, [1, kernel_size], [1, stride], [0, padding], output_size)
     return squeeze(U.unpool(x4, i4, size), [2])
+
+
+# ---------------------------------------------------------------------- power-average pooling
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCHW", name=None):
+    """``(sum over the window of x**norm_type) ** (1/norm_type)`` (Paddle's lp pool kernel)."""
+    from ....engine.ops import lp_pool as LP
+
+    _check_input(x, 4)
+    if norm_type == 0:
+        raise ValueError("`norm_type` cannot be 0.")
+    kernel_size = convert_to_list(kernel_size, 2, "pool_size")
+    stride = kernel_size if stride is None else convert_to_list(stride, 2, "pool_stride")
+    _check_positive(kernel_size, "kernel_size")
+    _check_positive(stride, "stride")
+    channel_last = _check_format(data_format, 2)
+    padding, algorithm = update_padding_nd(padding, channel_last, 2, ceil_mode=bool(ceil_mode),
+                                           check_negative=False)
+    x4 = _to_nchw(x, channel_last)
+    pads, _ = explicit_pads(padding, algorithm, x4.data.shape[2:], kernel_size, stride)
+    out = LP.lp_pool2d(x4, kernel_size, stride, pads, ceil_mode, float(norm_type))
+    return _from_nchw(out, channel_last)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCL", name=None):
+    from ...tensor.manipulation import squeeze, unsqueeze
+
+    channel_last = _check_format(data_format, 1)
+    _check_input(x, 3)
+    axis = 1 if channel_last else 2
+    k = [1] + convert_to_list(kernel_size, 1, "kernel_size")
+    s = k if stride is None else [1] + convert_to_list(stride, 1, "pool_stride")
+    padding, algorithm = update_padding_nd(padding, channel_last, 1, ceil_mode=bool(ceil_mode),
+                                           check_negative=False)
+    pad2 = algorithm if algorithm != "EXPLICIT" else _expand_low_nd_padding(padding)
+    out = lp_pool2d(unsqueeze(x, [axis]), norm_type, k, s, pad2, ceil_mode,
+                    "NHWC" if channel_last else "NCHW")
+    return squeeze(out, [axis])

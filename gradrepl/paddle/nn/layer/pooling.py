@@ -8,7 +8,8 @@ from .layers import Layer
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
            "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
-           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D",
+           "LPPool1D", "LPPool2D"]
 
 
 class _Window:
@@ -254,3 +255,36 @@ class MaxUnPool2D(_MaxUnPool):
 
 class MaxUnPool3D(_MaxUnPool):
     _fn, _format = "max_unpool3d", "NCDHW"
+
+
+class _LPPool(Layer):
+    _fn = None
+    _format = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 data_format=None, name=None):
+        super().__init__(name_scope=paddle_snake(type(self).__name__))
+        self.norm_type = float(norm_type)
+        self.kernel_size = kernel_size
+        # Paddle's LPPool2D fills the stride in (its LPPool1D keeps None)
+        self.stride = kernel_size if stride is None and self._fn == "lp_pool2d" else stride
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.data_format = data_format or self._format
+        self.name = name
+
+    def forward(self, x):
+        return getattr(F, self._fn)(x, self.norm_type, self.kernel_size, self.stride,
+                                    self.padding, self.ceil_mode, self.data_format, self.name)
+
+    def extra_repr(self):
+        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+                "padding={padding}".format(**self.__dict__))
+
+
+class LPPool1D(_LPPool):
+    _fn, _format = "lp_pool1d", "NCL"
+
+
+class LPPool2D(_LPPool):
+    _fn, _format = "lp_pool2d", "NCHW"
