@@ -27,6 +27,11 @@ CASES = [
      [1.6487212181091309, 0.22313016653060913], [0.0, 0.0]),
     ("relu", lambda x, y: (F.relu(x) * y).sum(), 0, [0.0, 0.0], [1.0, 0.0]),
     ("relu", lambda x, y: (F.relu(x) * y).sum(), 1, [1.0, 0.0], [0.0, 0.0]),
+    # sigmoid's double grad rounds as Paddle's: ((1 - 2*out) * dout) * ddx
+    ("sigmoid", lambda x, y: (F.sigmoid(x) * y).sum(), 0,
+     [-0.11511360108852386, 0.2841906249523163], [0.23500370979309082, 0.14914646744728088]),
+    ("sigmoid", lambda x, y: (F.sigmoid(x) * y).sum(), 1,
+     [0.23500370979309082, 0.14914646744728088], [0.0, 0.0]),
 ]
 
 

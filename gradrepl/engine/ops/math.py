@@ -487,8 +487,32 @@ TANH_GRAD = register("tanh_grad", _safe(_tanh_grad_fwd), _tanh_grad_vjp,
 TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: apply(TANH_GRAD, (n.out(), g)),
              "TanhBackward", saves_inputs=False)
 SIGMOID = unary("sigmoid", _float_fwd(K.sigmoid),
-                lambda n, g: multiply(multiply(g, n.out()), scale(n.out(), -1.0, 1.0)),
+                lambda n, g: sigmoid_grad(n.out(), g),
                 "SigmoidBackward", saves_inputs=False)
+
+
+def _sigmoid_grad_fwd(out, dout):
+    """Paddle's sigmoid_grad: ``dout * out * (1 - out)``, left to right (multiply and scale's
+    own kernels, so every dtype rounds as those ops do)."""
+    return MULTIPLY.forward(MULTIPLY.forward(dout, out), SCALE.forward(out, -1.0, 1.0))
+
+
+def _sigmoid_grad_vjp(n, G):
+    """Paddle's sigmoid double grad: d out = ((1 - 2*out) * dout) * ddx, d dout = ((1 - out) *
+    out) * ddx (its rounding, measured on 3.3.1)."""
+    out, dout = n.inputs
+    d_out = multiply(multiply(scale(out, -2.0, 1.0), dout), G)
+    d_dout = multiply(multiply(scale(out, -1.0, 1.0), out), G)
+    return d_out, d_dout
+
+
+SIGMOID_GRAD = register("sigmoid_grad", _safe(_sigmoid_grad_fwd), _sigmoid_grad_vjp,
+                        legacy_name="SigmoidGradBackward",
+                        examples=[([(2, 3), (2, 3)], {})], domain="unit")
+
+
+def sigmoid_grad(out, dout):
+    return apply(SIGMOID_GRAD, (out, dout))
 RELU = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              lambda n, g: multiply(g, const(g, n.out_data[0] > 0)), "ReluBackward",
              domain="away0", saves_inputs=False)
