@@ -1,4 +1,5 @@
-"""Adam with Paddle's CPU kernel arithmetic (its AVX-512 JIT code, fused multiply-adds).
+"""Adam with Paddle's CPU kernel arithmetic (its AVX-512 JIT code, fused multiply-adds; the
+in-place blocked kernel is ``kernels.adam_update``).
 
 Per step (float32): ``lr_t = lr * (sqrt(1 - beta2_pow) / (1 - beta1_pow))``,
 ``eps_t = epsilon * sqrt(1 - beta2_pow)``, ``m = fma(beta1, m, (1-beta1)*g)``,
@@ -9,26 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AdamConstants, adam_update
+from .kernels import AdamConstants, adam_update, as_param_array
 from .optimizer import Optimizer
 
 
 def _f(v, dt):
     return np.asarray(v, dtype=dt)
-
-
-def fma(a, b, c):
-    """``a*b + c`` rounded once to c's dtype (float32 operands: exact in float64)."""
-    c = np.asarray(c)
-    if c.dtype.itemsize >= 8:
-        return a * b + c
-    wide = np.asarray(a, np.float64) * np.asarray(b, np.float64) + c.astype(np.float64)
-    return wide.astype(c.dtype)
-
-
-def _like(g, p):
-    """The gradient as a C-contiguous array of the parameter's dtype and shape."""
-    return np.ascontiguousarray(g, dtype=p.dtype).reshape(p.shape)
 
 
 def adam_step_sizes(lr, beta1_pow, beta2_pow, epsilon, dt):
@@ -77,5 +64,5 @@ class Adam(Optimizer):
     def _update(self, param, grad, group):
         m, v, vmax, consts = self._state(param, group)
         p = self._owned_data(param)
-        adam_update(p, _like(grad, p), m, v, consts, vmax)
+        adam_update(p, as_param_array(grad, p), m, v, consts, vmax)
         return p

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .adam import Adam, _like
-from .kernels import adam_update
+from .adam import Adam
+from .kernels import adam_update, as_param_array
 
 
 class AdamW(Adam):
@@ -36,5 +36,5 @@ class AdamW(Adam):
         decay = (old_lr * np.asarray(ratio, dt) * np.asarray(coeff, dt)).astype(dt)
         m, v, vmax, consts = self._state(param, group, decay)
         p = self._owned_data(param)
-        adam_update(p, _like(grad, p), m, v, consts, vmax)
+        adam_update(p, as_param_array(grad, p), m, v, consts, vmax)
         return p

@@ -18,6 +18,12 @@ import numpy as np
 BLOCK = 1 << 16  # elements: 512 KiB of float64 buffer, 256 KiB of float32 (L2-resident)
 
 
+def as_param_array(g, p):
+    """The gradient as a C-contiguous array of the parameter's dtype and shape (what the
+    kernels read)."""
+    return np.ascontiguousarray(g, dtype=p.dtype).reshape(p.shape)
+
+
 class AdamConstants:
     """One step's scalars, each already rounded to the parameter's dtype (see ``adam.py``)."""
 

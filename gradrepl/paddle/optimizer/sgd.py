@@ -1,9 +1,7 @@
 """SGD: ``param - lr * grad`` (Paddle's sgd kernel, a fused multiply-add: one rounding)."""
 from __future__ import annotations
 
-import numpy as np
-
-from .kernels import sgd_update
+from .kernels import as_param_array, sgd_update
 from .optimizer import Optimizer
 
 
@@ -14,7 +12,6 @@ class SGD(Optimizer):
 
     def _update(self, param, grad, group):
         p = self._owned_data(param)
-        sgd_update(p, np.ascontiguousarray(grad, dtype=p.dtype).reshape(p.shape),
-                   self._param_lr(param))
+        sgd_update(p, as_param_array(grad, p), self._param_lr(param))
         return p
 

@@ -37,20 +37,44 @@ def _check_positive(values, name):
         raise ValueError(f"{name} should be greater than 0, but received {values}")
 
 
+def _override_divisor(out, kernel_size, divisor_override, nd):
+    """An average's result rescaled to ``sum / divisor_override`` (Paddle: out * prod(k) / d)."""
+    if divisor_override is None:
+        return out
+    if not isinstance(divisor_override, (int, float)):
+        raise ValueError(f"Excepted (<class 'int'>, <class 'float'>) type for divisor_override "
+                         f"but received type: {type(divisor_override)}. ")
+    k = convert_to_list(kernel_size, nd, "pool_size")
+    size = 1
+    for v in k:
+        size *= v
+    return out * size / divisor_override
+
+
+def _engine(nd):
+    """(to channels-first, back, attrs, pool op, max mask) of the engine's 2-D or 3-D pool."""
+    from .conv import _from_ncdhw, _to_ncdhw
+
+    if nd == 3:
+        return _to_ncdhw, _from_ncdhw, P3.pool3d_attrs, P3.pool3d, P3.max_pool3d_mask
+    return _to_nchw, _from_nchw, C.pool_attrs, C.pool2d, C.max_pool2d_mask
+
+
 def _pool(x, kernel_size, stride, padding, ceil_mode, exclusive, pooling_type, channel_last,
-          return_mask=False):
-    kernel_size = convert_to_list(kernel_size, 2, "pool_size")
-    stride = kernel_size if stride is None else convert_to_list(stride, 2, "pool_stride")
+          return_mask=False, nd=2):
+    to_first, from_first, make_attrs, pool, mask = _engine(nd)
+    kernel_size = convert_to_list(kernel_size, nd, "pool_size")
+    stride = kernel_size if stride is None else convert_to_list(stride, nd, "pool_stride")
     _check_positive(kernel_size, "kernel_size")
     _check_positive(stride, "stride")
-    padding, algorithm = update_padding_nd(padding, channel_last, 2, ceil_mode=bool(ceil_mode),
+    padding, algorithm = update_padding_nd(padding, channel_last, nd, ceil_mode=bool(ceil_mode),
                                            check_negative=False)
-    x4 = _to_nchw(x, channel_last)
-    pads, _ = explicit_pads(padding, algorithm, x4.data.shape[2:], kernel_size, stride)
-    attrs = C.pool_attrs(kernel_size, stride, pads, ceil_mode, exclusive, False, pooling_type)
-    out = _from_nchw(C.pool2d(x4, attrs), channel_last)
+    xf = to_first(x, channel_last)
+    pads, _ = explicit_pads(padding, algorithm, xf.data.shape[2:], kernel_size, stride)
+    attrs = make_attrs(kernel_size, stride, pads, ceil_mode, exclusive, False, pooling_type)
+    out = from_first(pool(xf, attrs), channel_last)
     if return_mask:
-        return out, Tensor(C.max_pool2d_mask(x4.data, attrs))
+        return out, Tensor(mask(xf.data, attrs))
     return out
 
 
@@ -73,13 +97,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
     channel_last = _check_format(data_format, 2)
     _check_input(x, 4)
     out = _pool(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", channel_last)
-    if divisor_override is None:
-        return out
-    if not isinstance(divisor_override, (int, float)):
-        raise ValueError(f"Excepted (<class 'int'>, <class 'float'>) type for divisor_override "
-                         f"but received type: {type(divisor_override)}. ")
-    k = convert_to_list(kernel_size, 2, "pool_size")
-    return out * (k[0] * k[1]) / divisor_override
+    return _override_divisor(out, kernel_size, divisor_override, 2)
 
 
 def _expand_low_nd_padding(padding):
@@ -191,25 +209,6 @@ def _check_pool3d_input(x, kernel_size):
             f"Attr(kernel_size_) is {convert_to_list(kernel_size, 3, 'pool_size')}.")
 
 
-def _pool3d(x, kernel_size, stride, padding, ceil_mode, exclusive, pooling_type, channel_last,
-            return_mask=False):
-    from .conv import _from_ncdhw, _to_ncdhw
-
-    kernel_size = convert_to_list(kernel_size, 3, "pool_size")
-    stride = kernel_size if stride is None else convert_to_list(stride, 3, "pool_stride")
-    _check_positive(kernel_size, "kernel_size")
-    _check_positive(stride, "stride")
-    padding, algorithm = update_padding_nd(padding, channel_last, 3, ceil_mode=bool(ceil_mode),
-                                           check_negative=False)
-    x5 = _to_ncdhw(x, channel_last)
-    pads, _ = explicit_pads(padding, algorithm, x5.data.shape[2:], kernel_size, stride)
-    attrs = P3.pool3d_attrs(kernel_size, stride, pads, ceil_mode, exclusive, False, pooling_type)
-    out = _from_ncdhw(P3.pool3d(x5, attrs), channel_last)
-    if return_mask:
-        return out, Tensor(P3.max_pool3d_mask(x5.data, attrs))
-    return out
-
-
 def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                data_format="NCDHW", name=None):
     """Max pooling over [N, C, D, H, W]; ``stride`` defaults to the kernel size."""
@@ -218,8 +217,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
         raise ValueError("When setting return_mask to true, data_format must be set to NCDHW in "
                          "API:max_pool3d")
     _check_pool3d_input(x, kernel_size)
-    return _pool3d(x, kernel_size, stride, padding, ceil_mode, True, "max", channel_last,
-                   return_mask)
+    return _pool(x, kernel_size, stride, padding, ceil_mode, True, "max", channel_last,
+                 return_mask, nd=3)
 
 
 def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
@@ -227,14 +226,9 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
     """Average pooling over [N, C, D, H, W] (``exclusive``, ``divisor_override`` as 2-D)."""
     channel_last = _check_format(data_format, 3)
     _check_pool3d_input(x, kernel_size)
-    out = _pool3d(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", channel_last)
-    if divisor_override is None:
-        return out
-    if not isinstance(divisor_override, (int, float)):
-        raise ValueError(f"Excepted (<class 'int'>, <class 'float'>) type for divisor_override "
-                         f"but received type: {type(divisor_override)}. ")
-    k = convert_to_list(kernel_size, 3, "pool_size")
-    return out * (k[0] * k[1] * k[2]) / divisor_override
+    out = _pool(x, kernel_size, stride, padding, ceil_mode, exclusive, "avg", channel_last,
+                nd=3)
+    return _override_divisor(out, kernel_size, divisor_override, 3)
 
 
 def _adaptive3d(x, output_size, pooling_type, channel_last, return_mask=False):

@@ -17,7 +17,9 @@ class _Window:
         return "kernel_size={ksize}, stride={stride}, padding={padding}".format(**self.__dict__)
 
 
-class MaxPool2D(_Window, Layer):
+class _MaxPoolND(_Window, Layer):
+    _fn = None
+
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                  data_format="NCHW", name=None):
         super().__init__(name_scope=paddle_snake(type(self).__name__))
@@ -30,12 +32,15 @@ class MaxPool2D(_Window, Layer):
         self.name = name
 
     def forward(self, x):
-        return F.max_pool2d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
-                            return_mask=self.return_mask, ceil_mode=self.ceil_mode,
-                            data_format=self.data_format, name=self.name)
+        return getattr(F, self._fn)(x, kernel_size=self.ksize, stride=self.stride,
+                                    padding=self.padding, return_mask=self.return_mask,
+                                    ceil_mode=self.ceil_mode, data_format=self.data_format,
+                                    name=self.name)
 
 
-class AvgPool2D(_Window, Layer):
+class _AvgPoolND(_Window, Layer):
+    _fn = None
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                  divisor_override=None, data_format="NCHW", name=None):
         super().__init__(name_scope=paddle_snake(type(self).__name__))
@@ -49,10 +54,18 @@ class AvgPool2D(_Window, Layer):
         self.name = name
 
     def forward(self, x):
-        return F.avg_pool2d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
-                            ceil_mode=self.ceil_mode, exclusive=self.exclusive,
-                            divisor_override=self.divisor, data_format=self.data_format,
-                            name=self.name)
+        return getattr(F, self._fn)(x, kernel_size=self.ksize, stride=self.stride,
+                                    padding=self.padding, ceil_mode=self.ceil_mode,
+                                    exclusive=self.exclusive, divisor_override=self.divisor,
+                                    data_format=self.data_format, name=self.name)
+
+
+class MaxPool2D(_MaxPoolND):
+    _fn = "max_pool2d"
+
+
+class AvgPool2D(_AvgPoolND):
+    _fn = "avg_pool2d"
 
 
 class _Window1D:
@@ -93,7 +106,9 @@ class AvgPool1D(_Window1D, Layer):
                             self.ceil_mode, self.name)
 
 
-class AdaptiveAvgPool2D(Layer):
+class _AdaptiveAvgPoolND(Layer):
+    _fn = None
+
     def __init__(self, output_size, data_format="NCHW", name=None):
         super().__init__(name_scope=paddle_snake(type(self).__name__))
         self._output_size = output_size
@@ -105,14 +120,16 @@ class AdaptiveAvgPool2D(Layer):
         return self._output_size
 
     def forward(self, x):
-        return F.adaptive_avg_pool2d(x, output_size=self._output_size,
-                                     data_format=self._data_format, name=self._name)
+        return getattr(F, self._fn)(x, output_size=self._output_size,
+                                    data_format=self._data_format, name=self._name)
 
     def extra_repr(self):
         return f"output_size={self._output_size}"
 
 
-class AdaptiveMaxPool2D(Layer):
+class _AdaptiveMaxPoolND(Layer):
+    _fn = None
+
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(name_scope=paddle_snake(type(self).__name__))
         self._output_size = output_size
@@ -120,11 +137,19 @@ class AdaptiveMaxPool2D(Layer):
         self._name = name
 
     def forward(self, x):
-        return F.adaptive_max_pool2d(x, output_size=self._output_size,
-                                     return_mask=self._return_mask, name=self._name)
+        return getattr(F, self._fn)(x, output_size=self._output_size,
+                                    return_mask=self._return_mask, name=self._name)
 
     def extra_repr(self):
         return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class AdaptiveAvgPool2D(_AdaptiveAvgPoolND):
+    _fn = "adaptive_avg_pool2d"
+
+
+class AdaptiveMaxPool2D(_AdaptiveMaxPoolND):
+    _fn = "adaptive_max_pool2d"
 
 
 class AdaptiveAvgPool1D(Layer):
@@ -154,72 +179,32 @@ class AdaptiveMaxPool1D(Layer):
         return f"output_size={self.output_size}, return_mask={self.return_mask}"
 
 
-class MaxPool3D(_Window, Layer):
+class MaxPool3D(_MaxPoolND):
+    _fn = "max_pool3d"
+
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                  data_format="NCDHW", name=None):
-        super().__init__(name_scope=paddle_snake(type(self).__name__))
-        self.ksize = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.return_mask = return_mask
-        self.ceil_mode = ceil_mode
-        self.data_format = data_format
-        self.name = name
-
-    def forward(self, x):
-        return F.max_pool3d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
-                            return_mask=self.return_mask, ceil_mode=self.ceil_mode,
-                            data_format=self.data_format, name=self.name)
+        super().__init__(kernel_size, stride, padding, return_mask, ceil_mode, data_format, name)
 
 
-class AvgPool3D(_Window, Layer):
+class AvgPool3D(_AvgPoolND):
+    _fn = "avg_pool3d"
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                  divisor_override=None, data_format="NCDHW", name=None):
-        super().__init__(name_scope=paddle_snake(type(self).__name__))
-        self.ksize = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.exclusive = exclusive
-        self.divisor = divisor_override
-        self.data_format = data_format
-        self.name = name
-
-    def forward(self, x):
-        return F.avg_pool3d(x, kernel_size=self.ksize, stride=self.stride, padding=self.padding,
-                            ceil_mode=self.ceil_mode, exclusive=self.exclusive,
-                            divisor_override=self.divisor, data_format=self.data_format,
-                            name=self.name)
+        super().__init__(kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+                         data_format, name)
 
 
-class AdaptiveAvgPool3D(Layer):
+class AdaptiveAvgPool3D(_AdaptiveAvgPoolND):
+    _fn = "adaptive_avg_pool3d"
+
     def __init__(self, output_size, data_format="NCDHW", name=None):
-        super().__init__(name_scope=paddle_snake(type(self).__name__))
-        self._output_size = output_size
-        self._data_format = data_format
-        self._name = name
-
-    def forward(self, x):
-        return F.adaptive_avg_pool3d(x, output_size=self._output_size,
-                                     data_format=self._data_format, name=self._name)
-
-    def extra_repr(self):
-        return f"output_size={self._output_size}"
+        super().__init__(output_size, data_format, name)
 
 
-class AdaptiveMaxPool3D(Layer):
-    def __init__(self, output_size, return_mask=False, name=None):
-        super().__init__(name_scope=paddle_snake(type(self).__name__))
-        self._output_size = output_size
-        self._return_mask = return_mask
-        self._name = name
-
-    def forward(self, x):
-        return F.adaptive_max_pool3d(x, output_size=self._output_size,
-                                     return_mask=self._return_mask, name=self._name)
-
-    def extra_repr(self):
-        return f"output_size={self._output_size}, return_mask={self._return_mask}"
+class AdaptiveMaxPool3D(_AdaptiveMaxPoolND):
+    _fn = "adaptive_max_pool3d"
 
 
 class _MaxUnPool(Layer):
