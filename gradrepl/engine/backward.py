@@ -237,9 +237,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
 
             op = node.op
             if op.saves_inputs:
+                versions = node.in_versions
                 for i, t in enumerate(node.inputs):
-                    if t._version != node.in_versions[i]:
-                        raise InplaceModifiedError(node, i, t, node.in_versions[i])
+                    if t._version != (0 if versions is None else versions[i]):
+                        raise InplaceModifiedError(node, i, t, node.saved_version(i))
             state.enabled = create_graph
             if create_graph:
                 start = provenance.mark()

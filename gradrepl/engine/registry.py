@@ -91,8 +91,10 @@ def apply(op: OpDef, inputs, attrs=None):
     if len(inputs) == 1:
         out = op.forward(first.data, **attrs)
         record = not first.stop_gradient
+        arrays = None
     else:
-        out = op.forward(*[t.data for t in inputs], **attrs)
+        arrays = tuple([t.data for t in inputs])
+        out = op.forward(*arrays, **attrs)
         record = False
         diff = op.diff_inputs
         for i, t in enumerate(inputs):
@@ -107,15 +109,14 @@ def apply(op: OpDef, inputs, attrs=None):
             out = _asarray(out)
         if not record:
             return cls._wrap(out, True)
-        node = GradNode(op, attrs, inputs, (out,), ((out.shape, out.dtype),))
+        node = GradNode(op, attrs, inputs, (out,), arrays)
         t = cls._wrap(out, False, node, 0)
         node.out_refs = (_weakref(t),)
         return t
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(cls._wrap(o, True) for o in outs)
-    node = GradNode(op, attrs, inputs, outs)
-    node.out_meta = tuple((o.shape, o.dtype) for o in outs)
+    node = GradNode(op, attrs, inputs, outs, arrays)
     dout = op.diff_outputs
     res = []
     for k, o in enumerate(outs):

@@ -265,6 +265,8 @@ class _HookedNode(GradNode):
             object.__setattr__(self, "_packed", None)
             object.__setattr__(self, "_pack_hooks", None)
             return
+        self.keep_meta()  # the arrays are the hooks' to keep or not
+        object.__setattr__(self, "in_data", None)
         object.__setattr__(self, "_packed", [hooks[0](t) for t in value])
         object.__setattr__(self, "_pack_hooks", hooks)
         object.__setattr__(self, "_unpacked", None)
@@ -280,6 +282,8 @@ class _HookedNode(GradNode):
     def release(self):
         object.__setattr__(self, "_packed", None)
         object.__setattr__(self, "_unpacked", None)
+        self.keep_meta()
+        self.in_data = None
         self.out_data = None
         self.released = True
 

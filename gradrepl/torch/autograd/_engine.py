@@ -188,21 +188,21 @@ def _check(nodes):
             append(n)
             continue
         if p != "other":
-            versions = n.in_versions
+            saved = n.saved_version
             inputs = n.inputs
             if p == "cross":
                 edges = n.next_edges
                 t = inputs[1]
-                if edges[0] is not None and t._version != versions[1]:
-                    raise _inplace_error(t, versions[1])
+                if edges[0] is not None and t._version != saved(1):
+                    raise _inplace_error(t, saved(1))
                 t = inputs[0]
-                if edges[1] is not None and t._version != versions[0]:
-                    raise _inplace_error(t, versions[0])
+                if edges[1] is not None and t._version != saved(0):
+                    raise _inplace_error(t, saved(0))
             else:
                 for i in indices(n):
                     t = inputs[i]
-                    if t._version != versions[i]:
-                        raise _inplace_error(t, versions[i])
+                    if t._version != saved(i):
+                        raise _inplace_error(t, saved(i))
         if any_dirty and p.endswith("+out"):
             _check_output(n)
         if p == "function":
