@@ -21,7 +21,7 @@ import numpy as np
 
 from . import events as ev
 from . import grad_mode, provenance
-from .node import AccumulateNode
+from .node import AccumulateNode, _weakref_type
 from .registry import reduce_grad
 
 
@@ -57,6 +57,11 @@ def _add(a, b, create_graph):
     return a._wrap(a.data + b.data, True)
 
 
+def _n_outputs(node):
+    data = node.out_data
+    return len(data) if data is not None else len(node.out_meta)
+
+
 def collect_nodes(root_nodes):
     """Every backward node reachable from ``root_nodes`` (iterative: graphs may be deep)."""
     seen = set()
@@ -68,18 +73,18 @@ def collect_nodes(root_nodes):
             continue
         seen.add(n)
         order.append(n)
-        for e in n.next_edges:
-            if e is not None and e[0] not in seen:
-                stack.append(e[0])
+        for child in n.edges[::2]:
+            if child is not None and child not in seen:
+                stack.append(child)
     return order
 
 
 def count_deps(nodes, keep=None):
     deps = dict.fromkeys(nodes, 0)
     for n in nodes:
-        for e in n.next_edges:
-            if e is not None and (keep is None or e[0] in keep):
-                deps[e[0]] += 1
+        for child in n.edges[::2]:
+            if child is not None and (keep is None or child in keep):
+                deps[child] += 1
     return deps
 
 
@@ -117,9 +122,9 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
         # only nodes from which a requested input can be reached are run
         parents = {}
         for n in nodes:
-            for e in n.next_edges:
-                if e is not None:
-                    parents.setdefault(e[0], []).append(n)
+            for child in n.edges[::2]:
+                if child is not None:
+                    parents.setdefault(child, []).append(n)
         keep = set()
         stack = [e[0] for e in capture if e[0] in parents or any(e[0] is s[0][0] for s in seeds)]
         while stack:
@@ -140,7 +145,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             continue
         buf = buffers.get(node)
         if buf is None:
-            n_out = 1 if isinstance(node, AccumulateNode) else len(node.out_meta)
+            n_out = 1 if isinstance(node, AccumulateNode) else _n_outputs(node)
             buf = buffers[node] = [None] * n_out
         buf[slot] = _add(buf[slot], g, create_graph)
         if trace:
@@ -204,16 +209,17 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             if node.released:
                 raise GraphFreedError(node)
             # the gradients of this node's forward outputs (zeros where none arrived)
-            out_meta = node.out_meta
             if buf is None:
-                buf = [None] * len(out_meta)
+                buf = [None] * _n_outputs(node)
             cls = node.inputs[0]._result_type
             # (identity tests: ``None in buf`` would call the tensors' __eq__)
             for k in range(len(buf)):
                 if buf[k] is None:
-                    shape, dtype = out_meta[k]
+                    shape, dtype = node.out_meta[k]
                     buf[k] = cls._wrap(np.zeros(shape, dtype), True)
-            refs = node.out_refs
+            refs = node._out_refs
+            if type(refs) is _weakref_type:
+                refs = (refs,)
             if refs is not None:
                 for k, r in enumerate(refs):
                     t = r()
@@ -232,7 +238,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                         results[i] = buf[k]
                         if trace:
                             yield ev.Captured(i, buf[k])
-                if not any(e is not None and e[0] in keep for e in node.next_edges):
+                if not any(child is not None and child in keep for child in node.edges[::2]):
                     continue  # a requested non-leaf input: nothing below it is needed
 
             op = node.op
@@ -257,20 +263,30 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             if trace:
                 yield ev.Run(node, tuple(buf), tuple(in_grads))
             keep_flag = op.name == "py_layer"
-            in_meta = node.in_meta
+            # the inputs' shapes and dtypes: from the saved arrays (no tuples made), or the
+            # kept metadata (a released or hooked node, or one with structural links)
+            in_meta = node._in_meta
+            in_data = node.in_data if in_meta is None else None
             n_in = len(in_grads)
-            for i, e in enumerate(node.next_edges):
-                if e is None:
+            edges = node.edges
+            for j in range(0, len(edges), 2):
+                child = edges[j]
+                if child is None:
                     continue
-                child, slot = e
+                slot = edges[j + 1]
+                i = j >> 1
                 if keep is not None and child not in keep:
                     continue
                 g = in_grads[i] if i < n_in else None
                 if g is None and node.zero_from is not None and i >= node.zero_from:
                     shape, dtype = in_meta[i]  # a structural link: a zero gradient
                     g = cls._wrap(np.zeros(shape, dtype), not create_graph)
-                if g is not None and (cut is None or e not in cut):
-                    shape, dtype = in_meta[i]
+                if g is not None and (cut is None or (child, slot) not in cut):
+                    if in_meta is None:
+                        a = in_data[i]
+                        shape, dtype = a.shape, a.dtype
+                    else:
+                        shape, dtype = in_meta[i]
                     gd = g.data
                     if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
                         state.enabled = create_graph
@@ -281,7 +297,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * (
-                            1 if child.op is None else len(child.out_meta))
+                            1 if child.op is None else _n_outputs(child))
                     cur = cbuf[slot]
                     if cur is None:
                         cbuf[slot] = g

@@ -13,6 +13,22 @@ import weakref
 from .grad_mode import STATE as _STATE
 
 _node_uids = itertools.count()
+_NO_EDGE = (None, None)
+_weakref_type = weakref.ref
+_META: dict = {}
+
+
+def meta_of(arrays):
+    """``((shape, dtype), ...)`` of ``arrays``, one shared tuple per distinct value: a released
+    graph keeps its nodes' metadata without a new tuple per node (each would be another object
+    for the garbage collector to walk while the graph lives)."""
+    key = tuple([(a.shape, a.dtype) for a in arrays])
+    meta = _META.get(key)
+    if meta is None:
+        if len(_META) >= 4096:
+            _META.clear()
+        meta = _META[key] = key
+    return meta
 
 
 class GradNode:
@@ -29,10 +45,12 @@ class GradNode:
         "out_data",    # the forward outputs' arrays (saved for VJPs that use them)
         "_out_meta",   # [(shape, dtype)] of each forward output, once asked for (``out_meta``)
         "_in_meta",    # [(shape, dtype)] of each forward input, once asked for (``in_meta``)
-        "out_refs",    # weakrefs to the forward output tensors (retain_grads, hooks, names)
+        "_out_refs",   # weakref to the forward output tensor, a tuple of them when there are
+        #                several (``out_refs``: for retain_grads, hooks and names)
         "in_versions", # each saved input's version when saved (in-place writes are detected);
         #                None when all were 0 (the common case: no tuple made)
-        "next_edges",  # grad_pending_ops: per input (node, slot) or None
+        "edges",       # grad_pending_ops, flat: (node, slot) per input, None, None where the
+        #                input takes no gradient (``next_edges`` gives the pairs)
         "released",    # the saved tensors were freed by a backward without retain_graph
         "uid",
         "label",       # source text of the forward statement, filled by the shell if it likes
@@ -54,11 +72,11 @@ class GradNode:
             self.in_data = (t.data,) if in_data is None else in_data
             self.in_versions = None if t._version == 0 else (t._version,)
             if t.stop_gradient:
-                self.next_edges = (None,)
+                self.edges = _NO_EDGE
             elif t.grad_node is not None:
-                self.next_edges = ((t.grad_node, t.out_slot),)
+                self.edges = (t.grad_node, t.out_slot)
             else:
-                self.next_edges = (t.gradient_edge(),)
+                self.edges = (t.accumulate_node(), 0)
         else:
             self.in_data = tuple([t.data for t in inputs]) if in_data is None else in_data
             edges = []
@@ -67,27 +85,53 @@ class GradNode:
                 if t._version:
                     versions = True
                 if t.stop_gradient:
-                    edges.append(None)
+                    edges += _NO_EDGE
                 elif t.grad_node is not None:
-                    edges.append((t.grad_node, t.out_slot))
+                    edges += (t.grad_node, t.out_slot)
                 else:
-                    edges.append(t.gradient_edge())
+                    edges += (t.accumulate_node(), 0)
             self.in_versions = None if versions is None else tuple([t._version for t in inputs])
-            self.next_edges = edges
+            self.edges = tuple(edges)
         self.inputs = inputs
         self.released = False
         self.zero_from = None
         self.uid = next(_node_uids)
         self.order = 0
         self.label = None
-        self.out_refs = None
+        self._out_refs = None
+
+    @property
+    def next_edges(self):
+        """Paddle's ``grad_pending_ops`` of this node: per input, (node, slot) or None."""
+        e = self.edges
+        return tuple([None if e[j] is None else (e[j], e[j + 1]) for j in range(0, len(e), 2)])
+
+    @next_edges.setter
+    def next_edges(self, pairs):
+        flat = []
+        for e in pairs:
+            flat += _NO_EDGE if e is None else e
+        self.edges = tuple(flat)
+
+    def takes_grad(self, i) -> bool:
+        """Whether input ``i`` has a gradient path (an edge)."""
+        return self.edges[2 * i] is not None
+
+    @property
+    def out_refs(self):
+        r = self._out_refs
+        return (r,) if type(r) is _weakref_type else r
+
+    @out_refs.setter
+    def out_refs(self, refs):
+        self._out_refs = refs
 
     @property
     def in_meta(self):
         """[(shape, dtype)] of each forward input, as the op saw them."""
         meta = self._in_meta
         if meta is None:
-            meta = self._in_meta = tuple([(a.shape, a.dtype) for a in self.in_data])
+            meta = self._in_meta = meta_of(self.in_data)
         return meta
 
     @in_meta.setter
@@ -99,7 +143,7 @@ class GradNode:
         """[(shape, dtype)] of each forward output."""
         meta = self._out_meta
         if meta is None:
-            meta = self._out_meta = tuple([(a.shape, a.dtype) for a in self.out_data])
+            meta = self._out_meta = meta_of(self.out_data)
         return meta
 
     @out_meta.setter
@@ -128,11 +172,22 @@ class GradNode:
         return cls._wrap(self.out_data[k], True)
 
     def input_tensor(self, i):
-        """The i-th forward input: the saved tensor, or (once released) it if still alive."""
+        """The i-th forward input: the saved tensor, or (once released) it if still alive:
+        found through its gradient edge (the leaf, or the output of the node that made it),
+        or, for an input without one, through the weakref kept at release."""
         if self.inputs is not None:
             return self.inputs[i]
         refs = getattr(self, "input_refs", None)
-        return refs[i]() if refs is not None else None
+        if refs is not None and refs[i] is not None:
+            return refs[i]()
+        child = self.edges[2 * i]
+        if child is None:
+            return None
+        if child.op is None:
+            return child.leaf
+        outs = child.out_refs
+        slot = self.edges[2 * i + 1]
+        return outs[slot]() if outs is not None and slot < len(outs) else None
 
     def output_tensors(self):
         if self.out_refs is None:
@@ -142,15 +197,19 @@ class GradNode:
     def keep_meta(self):
         """Fix the inputs' and outputs' (shape, dtype) before their arrays are let go."""
         if self._in_meta is None and self.in_data is not None:
-            self._in_meta = tuple([(a.shape, a.dtype) for a in self.in_data])
+            self._in_meta = meta_of(self.in_data)
         if self._out_meta is None and self.out_data is not None:
-            self._out_meta = tuple([(a.shape, a.dtype) for a in self.out_data])
+            self._out_meta = meta_of(self.out_data)
 
     def release(self):
         self.keep_meta()
         inputs = self.inputs
-        if inputs is not None:  # who the inputs were stays known (for pictures) while they live
-            self.input_refs = tuple(weakref.ref(t) for t in inputs)
+        if inputs is not None:  # who the inputs were stays known (for pictures) while they live:
+            # those with a gradient edge are found through it, the others by a weakref
+            edges = self.edges
+            if None in edges[::2]:
+                self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
+                                         for i, t in enumerate(inputs)])
         self.inputs = None
         self.in_data = None
         self.out_data = None
@@ -163,15 +222,16 @@ class GradNode:
 class AccumulateNode:
     """The end of a leaf's gradient path: sums into ``leaf.grad`` (GradNodeAccumulation)."""
 
-    __slots__ = ("leaf_ref", "uid", "next_edges", "released", "grad_buffer", "__weakref__")
+    __slots__ = ("leaf_ref", "uid", "released", "grad_buffer", "__weakref__")
 
     op = None
     name = "accumulate"
+    edges = ()
+    next_edges = ()
 
     def __init__(self, leaf):
         self.leaf_ref = weakref.ref(leaf)
         self.uid = next(_node_uids)
-        self.next_edges = ()
         self.released = False
         # a weakref to the array the engine allocated for leaf.grad: while leaf.grad still holds
         # that array, later gradients are summed into it in place and clear_grad() zeroes it in

@@ -53,7 +53,7 @@ class OpDef:
 def needs_grad(node, i) -> bool:
     """Whether input ``i`` of ``node`` takes a gradient (a VJP may skip the others: the engine
     drops what it returns for them)."""
-    return node.next_edges[i] is not None
+    return node.edges[2 * i] is not None
 
 
 def register(name, forward, vjp, **kw) -> OpDef:
@@ -111,7 +111,7 @@ def apply(op: OpDef, inputs, attrs=None):
             return cls._wrap(out, True)
         node = GradNode(op, attrs, inputs, (out,), arrays)
         t = cls._wrap(out, False, node, 0)
-        node.out_refs = (_weakref(t),)
+        node._out_refs = _weakref(t)
         return t
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:

@@ -290,16 +290,16 @@ def _mul_vjp(n, g):
     """The engine's multiply VJP, without the gradient of an input that takes none (a
     constant such as the 2 of ``x * 2``)."""
     x, y = n.inputs
-    e = n.next_edges
+    e = n.edges
     return (EM.multiply(g, y) if e[0] is not None else None,
-            EM.multiply(g, x) if e[1] is not None else None)
+            EM.multiply(g, x) if e[2] is not None else None)
 
 
 def _div_vjp(n, g):
     x, y = n.inputs
-    e = n.next_edges
+    e = n.edges
     gx = EM.divide(g, y) if e[0] is not None else None
-    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if e[1] is not None else None
+    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if e[2] is not None else None
     return gx, gy
 
 

@@ -132,9 +132,9 @@ def _plan(outputs, inputs):
             wanted.add(e[0])
     parents = {}
     for n in nodes:
-        for e in n.next_edges:
-            if e is not None:
-                parents.setdefault(e[0], []).append(n)
+        for child in n.edges[::2]:
+            if child is not None:
+                parents.setdefault(child, []).append(n)
     keep = set()
     stack = [n for n in wanted if n in parents or n in roots]
     while stack:
@@ -144,7 +144,7 @@ def _plan(outputs, inputs):
         keep.add(n)
         stack.extend(parents.get(n, ()))
     return [n for n in nodes if isinstance(n, GradNode) and n in keep and
-            any(e is not None and e[0] in keep for e in n.next_edges)], []
+            any(child is not None and child in keep for child in n.edges[::2])], []
 
 
 def _describe(t):
@@ -191,12 +191,11 @@ def _check(nodes):
             saved = n.saved_version
             inputs = n.inputs
             if p == "cross":
-                edges = n.next_edges
                 t = inputs[1]
-                if edges[0] is not None and t._version != saved(1):
+                if n.takes_grad(0) and t._version != saved(1):
                     raise _inplace_error(t, saved(1))
                 t = inputs[0]
-                if edges[1] is not None and t._version != saved(0):
+                if n.takes_grad(1) and t._version != saved(0):
                     raise _inplace_error(t, saved(0))
             else:
                 for i in indices(n):
