@@ -57,6 +57,23 @@ def _add(a, b, create_graph):
     return a._wrap(a.data + b.data, True)
 
 
+def _output_grad(t, buf, k, retain_nonleaf, cls):
+    """An output tensor's hooks see (and may replace) its gradient; a retained one keeps it."""
+    if t._hooks:
+        for hook in t._hooks:
+            res = hook(buf[k])
+            if res is not None:
+                buf[k] = res
+    if retain_nonleaf or t._retain:
+        t._grad = cls._wrap(np.array(buf[k].data), False)
+
+
+def _check_versions(node):
+    for i, t in enumerate(node.inputs):
+        if t._version != node.saved_version(i):
+            raise InplaceModifiedError(node, i, t, node.saved_version(i))
+
+
 def _n_outputs(node):
     data = node.out_data
     return len(data) if data is not None else len(node.out_meta)
@@ -77,6 +94,24 @@ def collect_nodes(root_nodes):
             if child is not None and child not in seen:
                 stack.append(child)
     return order
+
+
+def walk_deps(root_nodes):
+    """``count_deps(collect_nodes(root_nodes))`` in one walk: for every node reachable from the
+    roots, how many ``grad_pending_ops`` edges point at it."""
+    deps = dict.fromkeys(root_nodes, 0)
+    stack = list(deps)
+    get = deps.get
+    while stack:
+        for child in stack.pop().edges[::2]:
+            if child is not None:
+                d = get(child)
+                if d is None:
+                    deps[child] = 1
+                    stack.append(child)
+                else:
+                    deps[child] = d + 1
+    return deps
 
 
 def count_deps(nodes, keep=None):
@@ -116,9 +151,13 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             if e is not None:
                 cut.add(e)
 
-    nodes = collect_nodes([e[0] for e, _ in seeds])
     keep = None
-    if capture is not None:
+    if capture is None and not trace:
+        deps = walk_deps([e[0] for e, _ in seeds])
+    elif capture is None:  # (the event lists the nodes in collect_nodes' order)
+        deps = count_deps(collect_nodes([e[0] for e, _ in seeds]))
+    else:
+        nodes = collect_nodes([e[0] for e, _ in seeds])
         # only nodes from which a requested input can be reached are run
         parents = {}
         for n in nodes:
@@ -134,7 +173,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             keep.add(n)
             stack.extend(parents.get(n, ()))
         nodes = [n for n in nodes if n in keep]
-    deps = count_deps(nodes, keep)
+        deps = count_deps(nodes, keep)
     if trace:
         yield ev.DepsCounted(dict(deps))
 
@@ -218,20 +257,17 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     shape, dtype = node.out_meta[k]
                     buf[k] = cls._wrap(np.zeros(shape, dtype), True)
             refs = node._out_refs
-            if type(refs) is _weakref_type:
-                refs = (refs,)
-            if refs is not None:
-                for k, r in enumerate(refs):
-                    t = r()
-                    if t is None or (t._hooks is None and not t._retain and not retain_nonleaf):
-                        continue
-                    if t._hooks:
-                        for hook in t._hooks:
-                            res = hook(buf[k])
-                            if res is not None:
-                                buf[k] = res
-                    if retain_nonleaf or t._retain:
-                        t._grad = cls._wrap(np.array(buf[k].data), False)
+            if refs is not None:  # hooks and retained gradients of the output tensors
+                if type(refs) is _weakref_type:
+                    t = refs()
+                    if t is not None and (t._hooks is not None or t._retain or retain_nonleaf):
+                        _output_grad(t, buf, 0, retain_nonleaf, cls)
+                else:
+                    for k, r in enumerate(refs):
+                        t = r()
+                        if t is not None and (t._hooks is not None or t._retain
+                                              or retain_nonleaf):
+                            _output_grad(t, buf, k, retain_nonleaf, cls)
             if capture is not None:
                 for k in range(len(buf)):
                     for i in capture.get((node, k), ()):
@@ -244,9 +280,12 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             op = node.op
             if op.saves_inputs:
                 versions = node.in_versions
-                for i, t in enumerate(node.inputs):
-                    if t._version != (0 if versions is None else versions[i]):
-                        raise InplaceModifiedError(node, i, t, node.saved_version(i))
+                if versions is None:
+                    for t in node.inputs:
+                        if t._version:
+                            _check_versions(node)
+                else:
+                    _check_versions(node)
             state.enabled = create_graph
             if create_graph:
                 start = provenance.mark()

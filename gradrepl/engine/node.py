@@ -18,6 +18,16 @@ _weakref_type = weakref.ref
 _META: dict = {}
 
 
+KEEP_BYTES = 256
+
+
+def _all_small(arrays):
+    for a in arrays:
+        if a.nbytes > KEEP_BYTES:
+            return False
+    return True
+
+
 def meta_of(arrays):
     """``((shape, dtype), ...)`` of ``arrays``, one shared tuple per distinct value: a released
     graph keeps its nodes' metadata without a new tuple per node (each would be another object
@@ -40,9 +50,9 @@ class GradNode:
         "op",          # the registry OpDef
         "attrs",       # the forward op's attributes (dict)
         "inputs",      # the saved forward inputs (Tensors); None once released
-        "in_data",     # the inputs' arrays as the op saw them (their shapes and dtypes); None
-        #                once released (then ``_in_meta`` holds them)
-        "out_data",    # the forward outputs' arrays (saved for VJPs that use them)
+        "in_data",     # the inputs' arrays as the op saw them (their shapes and dtypes); once
+        #                released, None unless small (see ``release``; else ``_in_meta``)
+        "out_data",    # the forward outputs' arrays (saved for VJPs that use them), as in_data
         "_out_meta",   # [(shape, dtype)] of each forward output, once asked for (``out_meta``)
         "_in_meta",    # [(shape, dtype)] of each forward input, once asked for (``in_meta``)
         "_out_refs",   # weakref to the forward output tensor, a tuple of them when there are
@@ -202,17 +212,28 @@ class GradNode:
             self._out_meta = meta_of(self.out_data)
 
     def release(self):
-        self.keep_meta()
+        """Free what the node saved for its VJP: the input tensors, and every saved array of
+        more than ``KEEP_BYTES`` (those leave their (shape, dtype) behind). Smaller arrays stay
+        as their own metadata, which costs less than making it; no VJP runs on them again."""
+        in_data, out_data = self.in_data, self.out_data
+        if in_data is not None and (self._in_meta is not None or not _all_small(in_data)):
+            if self._in_meta is None:
+                self._in_meta = meta_of(in_data)
+            self.in_data = None
+        if out_data is not None and (self._out_meta is not None or not _all_small(out_data)):
+            if self._out_meta is None:
+                self._out_meta = meta_of(out_data)
+            self.out_data = None
         inputs = self.inputs
         if inputs is not None:  # who the inputs were stays known (for pictures) while they live:
             # those with a gradient edge are found through it, the others by a weakref
             edges = self.edges
-            if None in edges[::2]:
-                self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
-                                         for i, t in enumerate(inputs)])
+            for child in edges[::2]:
+                if child is None:
+                    self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
+                                             for i, t in enumerate(inputs)])
+                    break
         self.inputs = None
-        self.in_data = None
-        self.out_data = None
         self.released = True
 
     def __repr__(self):

@@ -361,7 +361,8 @@ class _Builder:
                 meta = lost[0]
             shape, dtype = meta if meta is not None else ((), np.dtype("float32"))
             data = None
-            if node is not None and key[0] is node and node.out_data is not None:
+            if node is not None and key[0] is node and not node.released \
+                    and node.out_data is not None:
                 data = node.out_data[slot]
             info = TensorInfo(tid, None, list(shape), str(dtype), preview(data, self.max_preview)
                               if data is not None else None,

@@ -31,6 +31,8 @@ import ctypes.util
 
 import numpy as np
 
+from ._util import array_like, scalar_of
+
 F32 = np.float32
 PACKET = 8              # floats per AVX register: Eigen's packet width in Paddle's build
 # Elements beyond which the C library is replaced by float64 rounding. Calling glibc element by
@@ -81,7 +83,7 @@ def float32_kernel(f32_fn, f64_fn, f32_scalar=None):
     def run(x):
         if x.dtype == np.float32:
             if f32_scalar is not None and x.size == 1:
-                return np.array(f32_scalar(x.reshape(-1)[0]), F32).reshape(x.shape)
+                return array_like(x, f32_scalar(scalar_of(x)))
             return f32_fn(x)
         if x.dtype == np.float16:
             return f32_fn(x.astype(F32)).astype(np.float16)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import FP, const
+from ._util import FP, array_like, const, one_element, scalar_of
 
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
@@ -304,6 +304,8 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
     dt = x.dtype
     if bias_after_scale and dt in _F32_F64:
         # python floats are cast to x's dtype by numpy (NEP 50): float32(scale) * x + float32(bias)
+        if x.size == 1 and type(scale) is float and type(bias) is float:
+            return array_like(x, scalar_of(x) * scale + bias)  # the same on a numpy scalar
         out = x * scale + bias  # the +bias also turns -0. into 0. as the kernel does
         return out if out.dtype == dt else out.astype(dt)
     if dt.kind == "b":
@@ -471,6 +473,9 @@ RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
 def _tanh_grad_fwd(out, dout):
     """Paddle's tanh_grad kernel: ``dout * (1 - out * out)`` in the tensors' dtype."""
     return dout * (1 - out * out)
+
+
+_tanh_grad_fwd = one_element(_tanh_grad_fwd, _tanh_grad_fwd)
 
 
 def _tanh_grad_vjp(n, gg):
