@@ -22,7 +22,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import const
+from ._util import FP, const
 from .math import add, divide, exp, multiply, neg, scale, subtract
 from .reduce import sum as _rsum
 
@@ -40,18 +40,24 @@ def _typed(v, like):
 
 def exp_c(x):
     """The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``)."""
+    if FP.on:
+        return _EXP_C(x)
     with np.errstate(**_err):
-        return K.float32_kernel(_LIBM_EXP, np.exp)(x)
+        return _EXP_C(x)
 
 
 def log_c(x):
     """The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``)."""
+    if FP.on:
+        return _LOG_C(x)
     with np.errstate(**_err):
-        return K.float32_kernel(_LIBM_LOG, np.log)(x)
+        return _LOG_C(x)
 
 
 _LIBM_EXP = K.libm("exp", np.exp)
 _LIBM_LOG = K.libm("log", np.log)
+_EXP_C = K.float32_kernel(_LIBM_EXP, np.exp)
+_LOG_C = K.float32_kernel(_LIBM_LOG, np.log)
 
 #: ``x.exp()`` inside an Eigen expression: packets of 8 with Eigen's polynomial, the tail expf.
 eigen_exp = K.exp
