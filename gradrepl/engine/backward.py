@@ -234,11 +234,13 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                     leaf._grad = add(cur, g)
                 else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
                     arr = node.owned_grad_data()
-                    if (arr is not None and arr.flags.writeable
-                            and arr.shape == np.broadcast_shapes(arr.shape, g.data.shape)
-                            and np.can_cast(g.data.dtype, arr.dtype, "same_kind")
-                            and np.result_type(arr, g.data) == arr.dtype):
-                        np.add(arr, g.data, out=arr)
+                    gd = g.data
+                    if arr is not None and arr.flags.writeable and (
+                            (arr.shape == gd.shape and arr.dtype == gd.dtype)
+                            or (arr.shape == np.broadcast_shapes(arr.shape, gd.shape)
+                                and np.can_cast(gd.dtype, arr.dtype, "same_kind")
+                                and np.result_type(arr, gd) == arr.dtype)):
+                        np.add(arr, gd, out=arr)
                     else:
                         cur.data = cur.data + g.data
                 if trace:

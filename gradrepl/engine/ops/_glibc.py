@@ -21,6 +21,8 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
+from ._util import quiet
+
 F32, F64, U32, U64 = np.float32, np.float64, np.uint32, np.uint64
 
 # ------------------------------------------------------------------------------ expf
@@ -48,7 +50,7 @@ _EXP_SAFE = F32(87.0)                                         # |x| below: no sp
 
 def expf(x):
     """glibc ``expf`` of a float32 array (any shape)."""
-    with np.errstate(all="ignore"):  # nan and inf lanes compute garbage, replaced at the end
+    with quiet(all="ignore"):  # nan and inf lanes compute garbage, replaced at the end
         return _expf(np.asarray(x, F32))
 
 
@@ -105,7 +107,7 @@ _OFF = 0x3F330000  # the subintervals are centred so that z = x / 2^k lies in [0
 
 def logf(x):
     """glibc ``logf`` of a float32 array (any shape)."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         return _logf(np.asarray(x, F32))
 
 

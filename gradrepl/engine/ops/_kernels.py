@@ -34,7 +34,7 @@ import ctypes.util
 import numpy as np
 
 from . import _glibc
-from ._util import array_like, scalar_of
+from ._util import array_like, quiet, scalar_of
 
 F32 = np.float32
 PACKET = 8              # floats per AVX register: Eigen's packet width in Paddle's build
@@ -127,7 +127,7 @@ def libm(name, f64_fn):
         if vector is not None and (x.size > VECTOR_MIN or fn is None):
             return vector(x)
         if fn is None or x.size > LIBM_LIMIT:
-            with np.errstate(all="ignore"):
+            with quiet(all="ignore"):
                 return f64_fn(x.astype(np.float64)).astype(F32)
         if x.size == 0:
             return x.copy()
@@ -148,7 +148,7 @@ def rsqrt_approx(x):
     r = 1.0 / np.sqrt(y)
     q = 2.0 ** (np.floor(np.log2(r)) - 12)
     r = np.round(r / q) * q
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         out = (r * np.exp2(-k.astype(np.float64))).astype(F32)
     out = np.where(x == 0, np.copysign(np.inf, x).astype(F32), out)
     out = np.where(np.isinf(x) & (x > 0), F32(0), out)
@@ -160,7 +160,7 @@ _FLT_MIN = F32(np.finfo(F32).tiny)
 
 def packet_sqrt(x):
     """Eigen's fast ``psqrt``: one Newton step on the rsqrt approximation, times x."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         half = x * _c(0.5)
         y = rsqrt_approx(x)
         y = y * (_c(1.5) - half * (y * y))
@@ -170,7 +170,7 @@ def packet_sqrt(x):
 
 def packet_rsqrt(x):
     """Eigen's fast ``prsqrt``: one Newton step on the approximation (not for 0, inf, denormals)."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         neg_half = x * _c(-0.5)
         y = rsqrt_approx(x)
         newton = y * _madd(y, neg_half * y, _c(1.5))
@@ -183,7 +183,7 @@ def _ldexp(a, m):
     e = np.clip(m, -278, 278).astype(np.int32)
     b = e >> 2
     c = ((b + 127).astype(np.uint32) << 23).view(F32)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         out = a * c * c * c
         c2 = ((e - 3 * b + 127).astype(np.uint32) << 23).view(F32)
         return out * c2
@@ -191,7 +191,7 @@ def _ldexp(a, m):
 
 def packet_exp(_x):
     """Eigen 3.4 ``pexp_float``: range reduction by ln 2, degree-6 polynomial, ldexp."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         x = np.maximum(np.minimum(_x, _c(88.723)), _c(-88.723))
         m = np.floor(_madd(x, _c(1.44269504088896341), _c(0.5)))
         r = _madd(m, _c(-0.693359375), x)
@@ -216,7 +216,7 @@ _LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1
 
 def packet_log(_x):
     """Eigen 3.4 ``plog_float``: frexp, shift to [sqrt(1/2), sqrt(2)), degree-8 polynomial."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         x = np.maximum(_x, _FLT_MIN)
         bits = x.view(np.uint32)
         e = ((bits >> 23) & 0xFF).astype(F32) - _c(126)
@@ -248,7 +248,7 @@ def packet_log(_x):
 
 def packet_expm1(x):
     """Eigen's ``generic_expm1`` (Kahan's formula over the packet exp and log)."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         u = packet_exp(x)
         um1 = u - _c(1)
         logu = packet_log(u)
@@ -269,7 +269,7 @@ def fast_tanh(a):
     """Eigen 3.4 ``generic_fast_tanh_float``: a 13/6 rational function, clamped; used by Paddle
     for every element (packet and scalar path alike)."""
     c = _c(7.90531110763549805)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         x = np.maximum(np.minimum(a, c), -c)
         x2 = x * x
         al, be = _TANH_A, _TANH_B
@@ -340,7 +340,7 @@ def _sleef_poly(d, s):
 
 def sleef_sin(x):
     """SLEEF ``Sleef_sinf1_u35`` (Paddle 3.x's float sine): pi reduction, odd polynomial."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         q = np.rint(x * _c(1 / np.pi)).astype(F32)
         d = _sleef_reduce(x, q, 1.0)
         s = d * d
@@ -352,7 +352,7 @@ def sleef_sin(x):
 
 def sleef_cos(x):
     """SLEEF ``Sleef_cosf1_u35`` (Paddle 3.x's float cosine)."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         q = (_c(1) + _c(2) * np.rint(x * _c(1 / np.pi) - _c(0.5))).astype(F32)
         d = _sleef_reduce(x, q, 0.5)
         s = d * d
@@ -364,20 +364,20 @@ def sleef_cos(x):
 def _sleef_huge(x, u, f64_fn):
     huge = ~(np.abs(x) < _c(39000))
     if huge.any():
-        with np.errstate(all="ignore"):
+        with quiet(all="ignore"):
             u = np.where(huge, f64_fn(x.astype(np.float64)).astype(F32), u)
     return u.astype(F32)
 
 
 # ------------------------------------------------------------------------------ the kernels
 def _inv_sqrt(x):
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         return _c(1) / np.sqrt(x)
 
 
 def _np(fn):
     def run(x):
-        with np.errstate(all="ignore"):
+        with quiet(all="ignore"):
             return fn(x)
     return run
 
@@ -400,7 +400,7 @@ def libm64(name, f64_fn):
 
     def run(x):
         if fn is None or x.size > LIBM_LIMIT or x.dtype != np.float64:
-            with np.errstate(all="ignore"):
+            with quiet(all="ignore"):
                 return f64_fn(x)
         if x.size == 0:
             return x.copy()
@@ -413,7 +413,7 @@ def _ldexp64(a, m):
     e = np.clip(m, -2099, 2099).astype(np.int64)
     b = e >> 2
     c = ((b + 1023).astype(np.uint64) << 52).view(np.float64)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         out = a * c * c * c
         c2 = ((e - 3 * b + 1023).astype(np.uint64) << 52).view(np.float64)
         return out * c2
@@ -421,7 +421,7 @@ def _ldexp64(a, m):
 
 def packet_exp64(_x):
     """Eigen 3.4 ``pexp_double``: Cephes' rational approximation after reduction by ln 2."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         x = np.maximum(np.minimum(_x, 709.784), -709.784)
         fx = np.floor(1.4426950408889634073599 * x + 0.5)
         x = x - fx * 0.693145751953125
@@ -479,7 +479,7 @@ cos_sleef = float32_kernel(sleef_cos, _np(np.cos))
 
 def sigmoid(x):
     """Paddle's ``1 / (1 + exp(-x))`` with Eigen's exp."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         one = np.ones((), x.dtype)
         return one / (one + exp(-x))
 
@@ -496,7 +496,7 @@ def _libm2(name, f64_fn, ctype=ctypes.c_float, dtype=F32):
     def run(x, y):
         x, y = np.asarray(x, dtype), np.asarray(y, dtype)
         if fn is None or x.size > LIBM_LIMIT:
-            with np.errstate(all="ignore"):
+            with quiet(all="ignore"):
                 return f64_fn(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
         if x.size == 0:
             return x.copy()
@@ -516,7 +516,7 @@ _ERF_B = [_c(v) for v in (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282
 
 def fast_erf(a):
     """Eigen's ``generic_fast_erf_float``: a 13/8 rational function on [-4, 4], every element."""
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         x = np.clip(a, _c(-4), _c(4))
         x2 = x * x
         p = _madd(x2, _ERF_A[6], _ERF_A[5])
@@ -579,7 +579,7 @@ def rcp14(x):
     e = ((bits >> 23) & 0xFF).astype(np.int64)
     m = bits & np.uint32(0x7FFFFF)
     base = np.where(m == 0, 1.0, _rcp14_table()[(m >> 7).astype(np.int64)])
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         r = np.where(np.signbit(x), -base, base) * np.exp2(127.0 - e)
         out = r.astype(F32)
         exact = (F32(1) / x).astype(F32)
@@ -591,7 +591,7 @@ def mkl_div(a, b):
     """MKL's ``vsDiv`` (Paddle's same-shape float32 division): the rcp14 quotient, corrected
     once with fused multiply-adds: q0 = a * r; q = fma(fma(-q0, b, a), r, q0)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         r = rcp14(b)
         q0 = a * r
         e = _fma(-q0, b, a)
@@ -713,7 +713,7 @@ def _pow_positive(x, y):
 def packet_pow(x, y):
     """Eigen's ``generic_pow`` with its special cases (x < 0 needs an integer y)."""
     x, y = np.asarray(x, F32), np.asarray(y, F32)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         ax = np.abs(x)
         y_int = np.floor(y) == y
         y_even = _pround(y * _c(0.5)) == y * _c(0.5)
@@ -845,7 +845,7 @@ def _sleef_expk(dx, dy):
 def sleef_pow(x, y):
     """SLEEF ``xpowf`` with its special cases (IEEE pow semantics)."""
     x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         ax = np.abs(x)
         y_int = (np.trunc(y) == y) | (np.abs(y) > _c(1 << 23))
         y_odd = y_int & (np.fmod(np.trunc(np.where(np.isfinite(y), y, 0)), 2) != 0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
+from ._util import quiet
 
 
 def _reduced_axes(in_shape, shape):
@@ -30,7 +31,7 @@ def _sequential_sum(x, axes, first_fastest):
     if blocks.shape[0] == 0:
         return np.zeros(blocks.shape[1:], x.dtype)
     blocks = np.ascontiguousarray(blocks)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with quiet(over="ignore", invalid="ignore"):
         if blocks.ndim > 1 and blocks[0].size > 1:
             # numpy adds the rows of a C-contiguous block one after another (the same order,
             # checked bit for bit against cumsum in tests; 10x faster); a single column it

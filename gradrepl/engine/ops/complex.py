@@ -18,7 +18,7 @@ import numpy as np
 
 from ..registry import OPS, apply, register
 from . import _kernels as K
-from ._util import const
+from ._util import const, quiet
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
             np.dtype(np.complex128): np.dtype(np.float64)}
@@ -148,7 +148,7 @@ def _angle_vjp(n, g):
     rdt = real_dtype(z.dtype)
     mag2 = (z.real * z.real + z.imag * z.imag).astype(rdt)
     zero = mag2 == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         wr = np.where(zero, 0, -z.imag / mag2).astype(rdt)
         wi = np.where(zero, 0, z.real / mag2).astype(rdt)
     from .math import multiply

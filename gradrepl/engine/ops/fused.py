@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
-from ._util import const
+from ._util import const, quiet
 from .broadcast import broadcast_to
 from .index import take_along_axis_grad
 from .math import add, divide, multiply, subtract, times
@@ -103,7 +103,7 @@ def _var_fwd(x, axis, keepdim=False, correction=1.0):
     d = x - m
     ss = np.sum(d * d, axis=axis, keepdims=keepdim, dtype=x.dtype)
     dof = max(_count(x.shape, axis) - correction, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         return np.asarray(ss / np.asarray(dof, x.dtype), x.dtype)
 
 
@@ -267,7 +267,7 @@ def _bce_fwd(x, y, reduction="mean", weight=None):
     """-(y log x + (1 - y) log(1 - x)), each log clamped at -100 (torch's kernel), times an
     optional per-element ``weight`` (an array attribute, broadcast)."""
     one = np.ones((), x.dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         lx = np.maximum(np.log(x), np.asarray(-100, x.dtype))
         l1x = np.maximum(np.log1p(-x), np.asarray(-100, x.dtype))
     losses = ((y - one) * l1x - y * lx).astype(x.dtype)
@@ -625,7 +625,7 @@ def clamp(x, lo, hi):
 
 # ---------------------------------------------------------------- xlogy
 def _xlogy_fwd(x, y):
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         out = np.where(x == 0, np.zeros((), np.result_type(x, y)), x * np.log(y))
     return np.asarray(np.where(np.isnan(y), y, out)).astype(np.result_type(x, y))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
-from ._util import const
+from ._util import const, quiet
 from .linalg import matmul
 from .math import add, multiply, neg, scale, subtract
 from .shape import transpose
@@ -177,7 +177,7 @@ def _eigh_vjp(n, gw, gv):
     """gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal."""
     w, v = n.out_data
     dt = v.dtype
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         F = 1.0 / (w[..., None, :] - w[..., :, None])
     idx = np.arange(w.shape[-1])
     F[..., idx, idx] = 0
@@ -218,7 +218,7 @@ def _svd_vjp(n, gu, gs, gvh):
     gU, gS, gVh = (np.asarray(t.data, np.float64) for t in (gu, gs, gvh))
     gV = np.swapaxes(gVh, -1, -2)
     k = S.shape[-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet(divide="ignore", invalid="ignore"):
         F = 1.0 / (S[..., None, :] ** 2 - S[..., :, None] ** 2)
     idx = np.arange(k)
     F[..., idx, idx] = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
+from ._util import quiet
 
 
 def _table(name, fwd, n_inputs, **kw):
@@ -28,7 +29,7 @@ def _isclose(x, y, rtol=1e-5, atol=1e-8, equal_nan=False):
     """|x - y| <= atol + rtol * |y|, computed in the operands' dtype (Paddle's kernel)."""
     dt = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     x, y = x.astype(dt), y.astype(dt)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with quiet(invalid="ignore", over="ignore"):
         close = np.abs(x - y) <= np.asarray(atol, dt) + np.asarray(rtol, dt) * np.abs(y)
     close |= (x == y)
     if equal_nan:

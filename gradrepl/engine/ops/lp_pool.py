@@ -11,6 +11,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
+from ._util import quiet
 from .conv import _Pool
 
 _POWF = None
@@ -21,7 +22,7 @@ def _powf(a, b):
     global _POWF
     a = np.asarray(a, np.float32)
     if K._LIBM is None or a.size > K.LIBM_LIMIT:
-        with np.errstate(all="ignore"):
+        with quiet(all="ignore"):
             return np.power(a.astype(np.float64), np.float64(b)).astype(np.float32)
     if _POWF is None:
         fn = K._LIBM.powf
@@ -45,7 +46,7 @@ def _lp_pool2d_fwd(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mo
         root = lambda s: _powf(s, np.float32(1.0 / norm_type))  # noqa: E731
     xp = p.prepare(powed, 0)
     acc = None
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         for _k, i, j in p.offsets():
             s = p.slab(xp, i, j, 0)
             acc = np.array(s) if acc is None else acc + s

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import FP, array_like, const, one_element, scalar_of
+from ._util import FP, array_like, const, one_element, quiet, scalar_of
 
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
@@ -24,7 +24,7 @@ def _safe(fn):
     def wrapped(*a, **k):
         if FP.on:  # the whole run is already quiet (see _util.quiet_fp)
             return fn(*a, **k)
-        with np.errstate(**_err):
+        with quiet(**_err):
             return fn(*a, **k)
     wrapped.__name__ = getattr(fn, "__name__", "fwd")
     return wrapped
@@ -319,7 +319,7 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
         s, b = _c_int(scale, dt), _c_int(bias, dt)
     else:
         s, b = np.asarray(scale, dt), np.asarray(bias, dt)
-    with np.errstate(**_err):
+    with quiet(**_err):
         out = s * x + b if bias_after_scale else s * (x + b)
     return _keep(dt, out)
 

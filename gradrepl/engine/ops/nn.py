@@ -22,7 +22,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import FP, const
+from ._util import FP, const, quiet
 from .math import add, divide, exp, multiply, neg, scale, subtract
 from .reduce import sum as _rsum
 
@@ -42,7 +42,7 @@ def exp_c(x):
     """The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``)."""
     if FP.on:
         return _EXP_C(x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         return _EXP_C(x)
 
 
@@ -50,7 +50,7 @@ def log_c(x):
     """The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``)."""
     if FP.on:
         return _LOG_C(x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         return _LOG_C(x)
 
 
@@ -109,7 +109,7 @@ def _last(x, axis):
 
 # ====================================================================== softmax family
 def _shifted(x, axis):
-    with np.errstate(**_err):
+    with quiet(**_err):
         sh = x - np.max(x, axis=axis, keepdims=True)
     return np.maximum(sh, _typed(-64.0, x))
 
@@ -258,7 +258,7 @@ def _hard_parts(p, label, axis, ignore_index):
 
 def cross_entropy_kernel(p, label, soft_label, ignore_index, axis):
     """-log(p[label]) (hard) or -sum(label * log(p)) (soft), the class axis kept as 1."""
-    with np.errstate(**_err):
+    with quiet(**_err):
         if soft_label:
             return -seq_sum(label * _tolerable(log_c(p)), axis)
         idx, valid = _hard_parts(p, label, axis, ignore_index)
@@ -298,7 +298,7 @@ def _ce_grad_fwd(label, p, dloss, soft_label=False, use_softmax=True, ignore_ind
                  axis=-1):
     """Paddle's cross_entropy_with_softmax_grad kernel."""
     axis = axis % p.ndim
-    with np.errstate(**_err):
+    with quiet(**_err):
         if use_softmax:
             if soft_label:
                 return dloss * (p - label)
@@ -473,12 +473,12 @@ HARDSWISH_GRAD = register("hardswish_grad", _hardswish_grad_fwd, _hardswish_grad
 
 
 def _elu_fwd(x, alpha=1.0):
-    with np.errstate(**_err):
+    with quiet(**_err):
         return np.where(x < 0, _typed(alpha, x) * (eigen_exp(x) - _typed(1, x)), x)
 
 
 def _elu_grad_fwd(out, x, dout, alpha=1.0):
-    with np.errstate(**_err):
+    with quiet(**_err):
         if alpha >= 0:
             return np.where(out > 0, dout, dout * (out + _typed(alpha, out)))
         return np.where(x > 0, dout, dout * _typed(alpha, x) * eigen_exp(x))
@@ -512,7 +512,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 
 def _selu_fwd(x, scale=_SELU_SCALE, alpha=_SELU_ALPHA):
     s, a = _typed(scale, x), _typed(alpha, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         return np.where(x > 0, s * x, s * (a * exp_c(x) - a))
 
 
@@ -530,17 +530,17 @@ SELU = _unary("selu", _selu_fwd, _selu_vjp, "SeluBackward", domain="away0")
 
 
 def _silu_fwd(x):
-    with np.errstate(**_err):
+    with quiet(**_err):
         return x * (_typed(1, x) / (_typed(1, x) + eigen_exp(-x)))
 
 
 def _swish_fwd(x):
-    with np.errstate(**_err):
+    with quiet(**_err):
         return x / (_typed(1, x) + eigen_exp(-x))
 
 
 def _silu_grad_fwd(x, dout):
-    with np.errstate(**_err):
+    with quiet(**_err):
         e = eigen_exp(-x)
         t1 = _typed(1, x) + e
         t2 = x * e
@@ -569,7 +569,7 @@ def silu_grad(x, dout):
 
 def _swish_grad_fwd(x, dout):
     one = _typed(1, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         t1 = one / (one + eigen_exp(-x))
         out = x * t1
         t2 = t1 * (one - out)
@@ -600,13 +600,13 @@ def eigen_neg(x):
 
 
 def _log_sigmoid_fwd(x):
-    with np.errstate(**_err):
+    with quiet(**_err):
         t = np.maximum(-x, _typed(0, x))
         return eigen_neg(t) - eigen_log(eigen_exp(-t) + eigen_exp(-x - t))
 
 
 def _log_sigmoid_grad_fwd(x, dout):
-    with np.errstate(**_err):
+    with quiet(**_err):
         t = np.maximum(-x, _typed(0, x))
         e = eigen_exp(-x - t)
         return dout * (e / (eigen_exp(-t) + e))
@@ -638,13 +638,13 @@ def log_sigmoid(x):
 
 
 def _softplus_fwd(x, beta=1.0, threshold=20.0):
-    with np.errstate(**_err):
+    with quiet(**_err):
         xb = x * _typed(beta, x)
         return np.where(xb > threshold, x, eigen_log(_typed(1, x) + eigen_exp(xb)) / _typed(beta, x))
 
 
 def _softplus_grad_fwd(x, dout, beta=1.0, threshold=20.0):
-    with np.errstate(**_err):
+    with quiet(**_err):
         xb = x * _typed(beta, x)
         return np.where(xb > threshold, dout, dout / (_typed(1, x) + eigen_exp(-xb)))
 
@@ -678,13 +678,13 @@ def _mish_sp(x, threshold):
 
 
 def _mish_fwd(x, threshold=20.0):
-    with np.errstate(**_err):
+    with quiet(**_err):
         return x * eigen_tanh(_mish_sp(x, threshold))
 
 
 def _mish_grad_fwd(x, dout, threshold=20.0):
     one = _typed(1, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         sp = _mish_sp(x, threshold)
         gsp = one - eigen_exp(-sp)
         tsp = eigen_tanh(sp)
@@ -755,7 +755,7 @@ def _gelu_fwd(x, approximate=False):
     (see ``_erf`` for how close its erf is to the one Paddle's wheels use)."""
     h = _typed(0.5, x)
     one = _typed(1, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         if approximate:
             inner = _typed(_2_SQRTPI * _SQRT1_2, x) * (x + _typed(_GELU_C, x) * (x * x * x))
             return x * h * (one + eigen_tanh(inner))
@@ -765,7 +765,7 @@ def _gelu_fwd(x, approximate=False):
 def _gelu_grad_fwd(x, dout, approximate=False):
     h = _typed(0.5, x)
     one = _typed(1, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         if approximate:
             ka = _typed(_2_SQRTPI * _SQRT1_2, x)
             kb = ka * _typed(_GELU_C, x) * _typed(3, x)
@@ -905,12 +905,12 @@ def _bce_fwd(x, label):
         raise ValueError("(InvalidArgument) Illegal input, input must be less than or equal to 1")
     one = _typed(1, x)
     low = _typed(-100, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         return (label - one) * np.maximum(log_c(one - x), low) - label * np.maximum(log_c(x), low)
 
 
 def _bce_grad_fwd(x, label, dout):
-    with np.errstate(**_err):
+    with quiet(**_err):
         term = np.maximum((_typed(1, x) - x) * x, _typed(_BCE_EPS, x))
         return dout * ((x - label) / term)
 
@@ -953,7 +953,7 @@ def _sce_fwd(x, label, pos_weight=None, ignore_index=-100, kernel="stable"):
     pos_weight weights only the log(1 + exp(-|x|)) term)."""
     one = _typed(1, x)
     zero = _typed(0, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         t1 = np.where(x > 0, x, zero)
         t3 = log_c(one + exp_c(-np.abs(x)))
         if pos_weight is None:
@@ -971,7 +971,7 @@ def _sce_grad_fwd(x, label, dout, pos_weight=None, ignore_index=-100, kernel="st
     or "legacy" (2.x: sigmoid(x) * pos_weight - label)."""
     one = _typed(1, x)
     zero = _typed(0, x)
-    with np.errstate(**_err):
+    with quiet(**_err):
         if kernel == "legacy":
             sig = one / (one + exp_c(-x))
             diff = sig - label if pos_weight is None else sig * pos_weight - label
@@ -1160,7 +1160,7 @@ def nll_loss(x, label, weight, ignore_index=-100, reduction="mean", out_shape=()
 
 
 def _kldiv_fwd(x, label, log_target=False):
-    with np.errstate(**_err):
+    with quiet(**_err):
         if log_target:
             return eigen_exp(label) * (label - x)
         return np.where(label > 0, label * (log_c(label) - x), _typed(0, x))

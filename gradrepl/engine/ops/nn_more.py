@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import const
+from ._util import const, quiet
 from .math import divide, exp, multiply, scale, unary
 
 
@@ -20,7 +20,7 @@ def _typed(v, like):
 # ============================================================== celu
 def _celu_fwd(x, alpha=1.0):
     a = _typed(alpha, x)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         neg = a * (K.exp(x / a) - np.ones((), x.dtype)) if x.dtype == np.float32 else \
             a * (np.exp(x / a) - 1)
     return np.where(x > 0, x, neg).astype(x.dtype)
@@ -427,7 +427,7 @@ def _gs_locate(g, size, align_corners, padding_mode, with_scale=False):
     else:
         g = (g + one) * factor
     scale = np.full(g.shape, factor, g.dtype)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         if padding_mode == "border":
             res = np.minimum(np.maximum(g, T(0)), T(max_val))
             scale = scale * (res == g).astype(g.dtype)
@@ -651,7 +651,7 @@ def _ag_fwd(theta, out_shape=(), align_corners=True):
     k = base.shape[-1]
     flat = base.reshape(-1, k)
     out = np.zeros((theta.shape[0], flat.shape[0], k - 1), theta.dtype)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         for b in range(theta.shape[0]):
             for r in range(k - 1):
                 acc = flat[:, 0] * theta[b, r, 0]
@@ -679,7 +679,7 @@ def _ag_vjp(n, g):
     prod = matmul(transpose(gf, (0, 2, 1)), const(g, base2.reshape(1, -1, k)))
     garr = np.asarray(gf.data)
     acc = np.zeros((B, k - 1, k), garr.dtype)
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         for p in range(base2.shape[0]):
             acc = acc + garr[:, p, :, None] * base2[p][None, None, :]
     fix = acc - np.asarray(prod.data)

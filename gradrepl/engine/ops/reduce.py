@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
-from ._util import const
+from ._util import const, quiet
 from .broadcast import broadcast_to
 from .shape import reshape
 
@@ -78,7 +78,7 @@ def _m():
 def _quiet(vjp):
     """Run a VJP with numpy's float warnings off: 0 * inf = nan is Paddle's answer too."""
     def wrapped(n, *g):
-        with np.errstate(**_err):
+        with quiet(**_err):
             return vjp(n, *g)
     wrapped.__name__ = vjp.__name__
     wrapped.__doc__ = vjp.__doc__
@@ -180,7 +180,7 @@ def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
         return out
     a = x.astype(dt, copy=False)
     count = int(np.prod([a.shape[i] for i in axis])) if axis else 1
-    with np.errstate(**_err):
+    with quiet(**_err):
         if _is_reduce_all(a.shape, axis) and a.size:
             flat = np.ascontiguousarray(a).reshape(-1)
             out = _packet_reduce(flat, op, two_accumulators=(op is np.add and not mean))
@@ -274,7 +274,7 @@ def _fold_past_nan(x, axis, keepdim, reduce_fn):
     last = np.where(isnan.any(-1), n - 1 - np.argmax(isnan[..., ::-1], axis=-1), -1)
     after = np.arange(n) > last[..., None]
     fill = -np.inf if reduce_fn is np.max else np.inf
-    with np.errstate(**_err):
+    with quiet(**_err):
         out = reduce_fn(np.where(after, rows, fill), axis=-1)
     out = np.where(last == n - 1, np.nan, out).astype(x.dtype)
     if keepdim:
@@ -321,7 +321,7 @@ def _prod_fwd(x, axis, keepdim=False, out_shape=None):
 def _prod_vjp(n, g):
     m = _m()
     x = n.inputs[0]
-    with np.errstate(**_err):  # a zero element: 1/0 = inf, then 0 * inf = nan, as in Paddle
+    with quiet(**_err):  # a zero element: 1/0 = inf, then 0 * inf = nan, as in Paddle
         inverse = m.divide(const(x, 1), x)
         return m.multiply(m.multiply(_expand_back(n, g), _out_back(n)), inverse)
 
@@ -360,7 +360,7 @@ def _logsumexp_fwd(x, axis, keepdim=False, out_shape=None):
     """Paddle's LogsumexpFunctor: ``max + log(sum(exp(x - max)))``. Reducing every axis, the
     sum runs Eigen's vectorised reducer, whose packets take Eigen's exp; otherwise each element
     takes the C library's exp and the sum goes one by one (see ``paddle_reduce``)."""
-    with np.errstate(**_err):
+    with quiet(**_err):
         top = np.max(x, axis=axis, keepdims=True)
         shifted = x - top
         if x.dtype == np.float32:
@@ -400,7 +400,7 @@ def _pnorm_fwd(x, porder, axis, keepdim=False, out_shape=None, epsilon=1e-12):
     elif porder in (np.inf, -np.inf):  # Eigen's plain maximum/minimum: NaN folds (see max)
         out = _extreme("max" if porder > 0 else "min")(a, axis, keepdim, nan="fold")
     else:
-        with np.errstate(**_err):
+        with quiet(**_err):
             power = _scalar_pow(x.dtype)
             powered = power(a, porder)
             # the kernel views x as (pre, n, post) and adds along n one element at a time

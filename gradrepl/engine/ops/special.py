@@ -17,7 +17,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import const
+from ._util import const, quiet
 from .math import (add, cos, divide, exp, multiply, neg, reciprocal, scale, sign, sin, sqrt,
                    square, subtract, times, unary)
 
@@ -29,7 +29,7 @@ def _float(fn):
     float32), rounded to the input's dtype."""
     def fwd(x, **attrs):
         dt = x.dtype if x.dtype.kind == "f" else _F32
-        with np.errstate(all="ignore"):
+        with quiet(all="ignore"):
             out = fn(x.astype(np.float64), **attrs)
         return np.asarray(out).astype(dt)
     fwd.__name__ = getattr(fn, "__name__", "fwd")
@@ -156,7 +156,7 @@ def _elementwise(scalar_fn):
             x = x.astype(_F32)
         lm = _LM[x.dtype]
         T = lm.T
-        with np.errstate(all="ignore"):
+        with quiet(all="ignore"):
             out = np.array([scalar_fn(T(v), lm, **attrs) for v in x.reshape(-1).tolist()],
                            dtype=x.dtype)
         return out.reshape(x.shape)
@@ -501,7 +501,7 @@ _lgamma_scalar = np.vectorize(_math.lgamma, otypes=[np.float64])
 
 
 def _lgamma64(x):
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         out = _lgamma_scalar(x)
     return np.where(np.isinf(x) & (x < 0), np.inf, out)
 
@@ -553,7 +553,7 @@ def _igam_fwd(x, y, upper=False):
     T = lm.T
     a, b = np.broadcast_arrays(np.asarray(x, dt), np.asarray(y, dt))
     fn = _igamc_s if upper else _igam_s
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         out = np.array([fn(T(p), T(q), lm) for p, q in zip(a.reshape(-1).tolist(),
                                                           b.reshape(-1).tolist())], dt)
     return out.reshape(a.shape)
@@ -585,7 +585,7 @@ def gammainc(x, y, upper=False):
 def _logit_fwd(x, eps=None):
     if eps is not None:
         x = np.clip(x, np.asarray(eps, x.dtype), np.asarray(1 - eps, x.dtype))
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         return K.log(x / (np.ones((), x.dtype) - x)) if x.dtype == _F32 else np.log(x / (1 - x))
 
 
@@ -672,7 +672,7 @@ def heaviside(x, y):
 
 # sinc(x) = sin(pi x) / (pi x), 1 at 0
 def _sinc64(x):
-    with np.errstate(all="ignore"):
+    with quiet(all="ignore"):
         px = np.pi * x
         return np.where(x == 0, 1.0, np.sin(px) / px)
 
