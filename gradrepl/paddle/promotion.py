@@ -220,9 +220,20 @@ def _kernel_set(kernel):
     return sets[1 if profiles.current().kernel_set == "3" else 0]
 
 
+_NAMES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """``np.dtype(dtype).name``, remembered (numpy computes the name in Python, ~3 us)."""
+    name = _NAMES.get(dtype)
+    if name is None:
+        name = _NAMES[dtype] = np.dtype(dtype).name
+    return name
+
+
 def kernel_has(kernel: str, dtype) -> bool:
     have = _kernel_set(kernel)
-    return have is None or np.dtype(dtype).name in have
+    return have is None or dtype_name(dtype) in have
 
 
 def check_kernel(kernel: str, dtype) -> None:

@@ -38,23 +38,33 @@ def chained_matmul(x, y):
     X = x[None, :] if vx else x
     Y = y[:, None] if vy else y
     k = X.shape[-1]
-    batch = np.broadcast_shapes(X.shape[:-2], Y.shape[:-2])
+    batch = () if X.ndim == 2 and Y.ndim == 2 else np.broadcast_shapes(X.shape[:-2], Y.shape[:-2])
     m, n = X.shape[-2], Y.shape[-1]
     if k == 1 and not (vx and vy):
         # an outer product: one rounded product per element in every order; numpy's matmul
         # takes 150 ms for vgg11's (25088, 1) @ (1, 4096) weight gradient, a multiply 45 ms
         out = np.multiply(X, Y)
         return out[..., 0, :] if vx else out[..., 0] if vy else out
-    if k == 0 or int(np.prod(batch, dtype=np.int64)) * m * n * k > _CHAIN_LIMIT:
+    count = m * n * k
+    for b in batch:
+        count *= b
+    if k == 0 or count > _CHAIN_LIMIT:
         return np.matmul(x, y)
-    xk = np.ascontiguousarray(np.moveaxis(X, -1, 0), dtype=np.float64)[..., None]     # k, .., m, 1
-    yk = np.ascontiguousarray(np.moveaxis(Y, -2, 0), dtype=np.float64)[..., None, :]  # k, .., 1, n
-    acc = np.zeros(batch + (m, n), np.float32)
-    step = np.empty(acc.shape, np.float64)
-    for j in range(k):
-        np.multiply(xk[j], yk[j], out=step)
-        step += acc
-        acc[...] = step
+    if X.ndim == 2 and Y.ndim == 2:  # (the common case, without numpy's moveaxis)
+        xk = np.ascontiguousarray(X.T, dtype=np.float64)[..., None]                  # k, m, 1
+        yk = np.ascontiguousarray(Y, dtype=np.float64)[:, None, :]                   # k, 1, n
+    else:
+        xk = np.ascontiguousarray(np.moveaxis(X, -1, 0), dtype=np.float64)[..., None]     # k, .., m, 1
+        yk = np.ascontiguousarray(np.moveaxis(Y, -2, 0), dtype=np.float64)[..., None, :]  # k, .., 1, n
+    if xk.ndim != yk.ndim:  # batch axes of different ranks: align them after the k axis
+        nd = max(xk.ndim, yk.ndim)
+        xk = xk.reshape(xk.shape[:1] + (1,) * (nd - xk.ndim) + xk.shape[1:])
+        yk = yk.reshape(yk.shape[:1] + (1,) * (nd - yk.ndim) + yk.shape[1:])
+    prods = xk * yk          # k, .., m, n: every product, exact in float64 (at most 512 KiB)
+    acc = prods[0].astype(np.float32)
+    add = np.add
+    for j in range(1, k):
+        add(prods[j], acc, out=acc, casting="unsafe")  # the sum in float64, rounded to float32
     if vx:
         acc = acc[..., 0, :]
     if vy:
