@@ -88,22 +88,22 @@ def apply(op: OpDef, inputs, attrs=None):
     if attrs is None:
         attrs = _EMPTY
     first = inputs[0]
-    if len(inputs) == 1:
+    n_in = len(inputs)
+    if n_in == 1:
         out = op.forward(first.data, **attrs)
-        record = not first.stop_gradient
+        record = not first.stop_gradient and _STATE.enabled and op.vjp is not None
         arrays = None
     else:
-        arrays = tuple([t.data for t in inputs])
+        arrays = (first.data, inputs[1].data) if n_in == 2 else tuple([t.data for t in inputs])
         out = op.forward(*arrays, **attrs)
         record = False
-        diff = op.diff_inputs
-        for i, t in enumerate(inputs):
-            if not t.stop_gradient and (diff is None or i in diff):
-                record = True
-                break
+        if _STATE.enabled and op.vjp is not None:  # (a backward without create_graph: off)
+            diff = op.diff_inputs
+            for i, t in enumerate(inputs):
+                if not t.stop_gradient and (diff is None or i in diff):
+                    record = True
+                    break
     cls = first._result_type
-    if record and (not _STATE.enabled or op.vjp is None):
-        record = False
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)

@@ -110,7 +110,7 @@ def _last(x, axis):
 # ====================================================================== softmax family
 def _shifted(x, axis):
     with quiet(**_err):
-        sh = x - np.max(x, axis=axis, keepdims=True)
+        sh = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     return np.maximum(sh, _typed(-64.0, x))
 
 
@@ -256,13 +256,42 @@ def _hard_parts(p, label, axis, ignore_index):
     return np.where(valid, lbl, 0), valid
 
 
+def _take(a, idx, axis):
+    """``np.take_along_axis``; a (batch, classes) array indexed by a (batch, 1) one directly."""
+    if a.ndim == 2 and axis == 1 and idx.shape == (a.shape[0], 1):
+        return a[_rows(a.shape[0]), idx[:, 0]][:, None]
+    return np.take_along_axis(a, idx, axis)
+
+
+def _put(a, idx, values, axis):
+    """``np.put_along_axis``, with the same direct case as ``_take``."""
+    if a.ndim == 2 and axis == 1 and idx.shape == (a.shape[0], 1):
+        a[_rows(a.shape[0]), idx[:, 0]] = values[:, 0]
+    else:
+        np.put_along_axis(a, idx, values, axis)
+
+
+_ARANGES: dict = {}
+
+
+def _rows(n):
+    """``np.arange(n)``, kept (read-only) for the next batch of the same size."""
+    rows = _ARANGES.get(n)
+    if rows is None:
+        if len(_ARANGES) > 64:
+            _ARANGES.clear()
+        rows = _ARANGES[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
+
+
 def cross_entropy_kernel(p, label, soft_label, ignore_index, axis):
     """-log(p[label]) (hard) or -sum(label * log(p)) (soft), the class axis kept as 1."""
     with quiet(**_err):
         if soft_label:
             return -seq_sum(label * _tolerable(log_c(p)), axis)
         idx, valid = _hard_parts(p, label, axis, ignore_index)
-        picked = np.take_along_axis(p, idx, axis)
+        picked = _take(p, idx, axis)
         return np.where(valid, -_tolerable(log_c(picked)), _typed(0, p))
 
 
@@ -304,8 +333,8 @@ def _ce_grad_fwd(label, p, dloss, soft_label=False, use_softmax=True, ignore_ind
                 return dloss * (p - label)
             idx, valid = _hard_parts(p, label, axis, ignore_index)
             dx = p * dloss
-            at = np.take_along_axis(dx, idx, axis) - dloss
-            np.put_along_axis(dx, idx, at, axis)
+            at = _take(dx, idx, axis) - dloss
+            _put(dx, idx, at, axis)
             return np.where(valid, dx, _typed(0, p))
         if soft_label:
             return dloss * (-label / p)
