@@ -125,26 +125,35 @@ def main(argv=None):
     ap.add_argument("--gc", choices=("on", "off"), default="on")
     ap.add_argument("--repeat", type=int, default=3,
                     help="run the whole training this many times, keep the fastest median")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="runs of each framework, taking turns; the fastest is shown")
     args = ap.parse_args(argv)
-    rows = []
-    res, err = run(sys.executable, "gradrepl", args)
-    if res is None:
-        print("gradrepl failed:", err)
-        return 1
-    rows.append(res)
+    frameworks = [("gradrepl", sys.executable)]
     for fw, py, mod in (("paddle", args.paddle_python, "paddle"),
                         ("torch", args.torch_python, "torch")):
         if py == "none" or not can_import(py, mod):
             print(f"({fw}: not importable with {py}; skipped)")
-            continue
-        r, err = run(py, fw, args)
-        if r is None:
-            print(f"({fw} failed: {err})")
-            continue
-        rows.append(r)
+        else:
+            frameworks.append((fw, py))
+    # the frameworks take turns, round after round (this shared machine's speed drifts within
+    # minutes), and each keeps its fastest round
+    best = {}
+    for _ in range(args.rounds):
+        for fw, py in frameworks:
+            r, err = run(py, fw, args)
+            if r is None:
+                if fw == "gradrepl":
+                    print("gradrepl failed:", err)
+                    return 1
+                print(f"({fw} failed: {err})")
+                continue
+            if fw not in best or r["ms"] < best[fw]["ms"]:
+                best[fw] = r
+    rows = [best[fw] for fw, _ in frameworks if fw in best]
     base = rows[0]
     print(f"MLP 784-256-10, batch 256, SGD lr 0.1, {args.steps} steps from the same weights "
-          f"(garbage collector {args.gc}); median step after 5, best of {args.repeat} runs, "
+          f"(garbage collector {args.gc}); median step after 5, best of {args.repeat} runs x "
+          f"{args.rounds} rounds in turns, "
           f"milliseconds; gradrepl "
           f"emulating Paddle {args.profile}")
     print(f"{'framework':<14}{'step ms':>10}{'ratio':>8}{'first loss':>13}{'last loss':>12}")

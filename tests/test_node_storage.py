@@ -3,6 +3,7 @@ release of the large arrays only, and the few objects per op left for the garbag
 import gc
 
 import numpy as np
+import pytest
 
 import gradrepl.paddle as paddle
 from gradrepl.engine.node import KEEP_BYTES
@@ -72,3 +73,32 @@ def test_few_tracked_objects_per_recorded_op():
     gc.collect()
     after = (len(gc.get_objects()) - before) / 3000
     assert after <= alive + 0.01, (alive, after)  # the backward leaves nothing per node
+
+
+def test_one_walk_counts_the_same_dependencies_as_collect_then_count():
+    from gradrepl.engine import backward
+
+    rng = np.random.default_rng(4)
+    leaves = [paddle.to_tensor(rng.standard_normal(3).astype(np.float32), stop_gradient=False)
+              for _ in range(4)]
+    pool = list(leaves)
+    for _ in range(40):  # a random DAG: shared inputs, diamonds, several uses of one tensor
+        a, b = (pool[i] for i in rng.integers(0, len(pool), 2))
+        pool.append(a * b if rng.random() < 0.5 else paddle.tanh(a) + b)
+    roots = [t.grad_node for t in pool[-3:]]
+    slow = backward.count_deps(backward.collect_nodes(roots))
+    fast = backward.walk_deps(roots)
+    assert fast == slow and len(fast) > 30
+
+
+def test_quiet_is_numpy_errstate_unless_the_run_is_already_quiet():
+    from gradrepl.engine.ops import _util
+
+    with _util.quiet(divide="raise"):  # not quiet: numpy's own errstate
+        with pytest.raises(FloatingPointError):
+            np.float64(1.0) / np.float64(0.0)
+    with _util.quiet_fp():
+        assert _util.FP.on
+        with _util.quiet(divide="raise"):  # the whole run ignores float errors
+            assert np.isinf(np.float64(1.0) / np.float64(0.0))
+    assert not _util.FP.on
