@@ -21,13 +21,6 @@ _META: dict = {}
 KEEP_BYTES = 256
 
 
-def _all_small(arrays):
-    for a in arrays:
-        if a.nbytes > KEEP_BYTES:
-            return False
-    return True
-
-
 def meta_of(arrays):
     """``((shape, dtype), ...)`` of ``arrays``, one shared tuple per distinct value: a released
     graph keeps its nodes' metadata without a new tuple per node (each would be another object
@@ -216,23 +209,31 @@ class GradNode:
         more than ``KEEP_BYTES`` (those leave their (shape, dtype) behind). Smaller arrays stay
         as their own metadata, which costs less than making it; no VJP runs on them again."""
         in_data, out_data = self.in_data, self.out_data
-        if in_data is not None and (self._in_meta is not None or not _all_small(in_data)):
-            if self._in_meta is None:
-                self._in_meta = meta_of(in_data)
-            self.in_data = None
-        if out_data is not None and (self._out_meta is not None or not _all_small(out_data)):
-            if self._out_meta is None:
-                self._out_meta = meta_of(out_data)
-            self.out_data = None
+        if in_data is not None:
+            if self._in_meta is not None:
+                self.in_data = None
+            else:
+                for a in in_data:
+                    if a.nbytes > KEEP_BYTES:
+                        self._in_meta = meta_of(in_data)
+                        self.in_data = None
+                        break
+        if out_data is not None:
+            if self._out_meta is not None:
+                self.out_data = None
+            else:
+                for a in out_data:
+                    if a.nbytes > KEEP_BYTES:
+                        self._out_meta = meta_of(out_data)
+                        self.out_data = None
+                        break
         inputs = self.inputs
-        if inputs is not None:  # who the inputs were stays known (for pictures) while they live:
-            # those with a gradient edge are found through it, the others by a weakref
-            edges = self.edges
-            for child in edges[::2]:
-                if child is None:
-                    self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
-                                             for i, t in enumerate(inputs)])
-                    break
+        edges = self.edges
+        if inputs is not None and None in edges:
+            # who the inputs were stays known (for pictures) while they live: those with a
+            # gradient edge are found through it, the others by a weakref
+            self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
+                                     for i, t in enumerate(inputs)])
         self.inputs = None
         self.released = True
 
