@@ -875,15 +875,20 @@ class _TerminalShell:
                 try:
                     text = self.pt.prompt([("class:prompt", PS1)])
                 except KeyboardInterrupt:
+                    # nothing runs: the terminal keeps the early prompt's settings, so keys
+                    # typed before the next prompt stay bytes for it (in the terminal's own
+                    # cooked mode a Ctrl-D typed in between would become an EOF and be lost)
                     continue
                 except EOFError:
+                    self._terminal_ready()
                     return 0
-                finally:
-                    # prompt_toolkit gave back the early prompt's terminal settings (it keeps
-                    # what it found): the terminal's own go back now
-                    if self.ready is not None:
-                        self.ready()
-                        self.ready = None
+                except BaseException:
+                    self._terminal_ready()
+                    raise
+                # prompt_toolkit gave back the early prompt's terminal settings (it keeps what
+                # it found): the terminal's own go back before a statement runs (Ctrl-C
+                # interrupts it)
+                self._terminal_ready()
                 self._report_history()
                 if isinstance(text, _Paste):
                     code = self._run_paste(text.chunks)
@@ -894,6 +899,11 @@ class _TerminalShell:
             except KeyboardInterrupt:
                 self.display.newline_if_needed()
                 self.display.error("KeyboardInterrupt\n")
+
+    def _terminal_ready(self):
+        if self.ready is not None:
+            self.ready()
+            self.ready = None
 
     def _run_paste(self, chunks):
         for k, chunk in enumerate(chunks):
