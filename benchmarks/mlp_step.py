@@ -17,6 +17,8 @@ import json
 import subprocess
 import sys
 
+from _turns import best_in_turns
+
 WORKER = r'''
 import gc, json, statistics, sys, time
 import numpy as np
@@ -135,20 +137,12 @@ def main(argv=None):
             print(f"({fw}: not importable with {py}; skipped)")
         else:
             frameworks.append((fw, py))
-    # the frameworks take turns, round after round (this shared machine's speed drifts within
-    # minutes), and each keeps its fastest round
-    best = {}
-    for _ in range(args.rounds):
-        for fw, py in frameworks:
-            r, err = run(py, fw, args)
-            if r is None:
-                if fw == "gradrepl":
-                    print("gradrepl failed:", err)
-                    return 1
-                print(f"({fw} failed: {err})")
-                continue
-            if fw not in best or r["ms"] < best[fw]["ms"]:
-                best[fw] = r
+    try:
+        best = best_in_turns(frameworks, args.rounds, lambda py, fw: run(py, fw, args),
+                             lambda old, new: new if new["ms"] < old["ms"] else old)
+    except RuntimeError as exc:
+        print(exc)
+        return 1
     rows = [best[fw] for fw, _ in frameworks if fw in best]
     base = rows[0]
     print(f"MLP 784-256-10, batch 256, SGD lr 0.1, {args.steps} steps from the same weights "

@@ -16,6 +16,8 @@ import json
 import subprocess
 import sys
 
+from _turns import best_in_turns
+
 WORKER = r'''
 import json, sys, time, gc
 fw, n, reps, gc_on = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5] == "on"
@@ -101,22 +103,16 @@ def main(argv=None):
           f"gradrepl emulating Paddle {args.profile}")
     print(f"{'framework':<18} {'forward us/op':>14} {'backward us/op':>15} {'fwd ratio':>10} {'bwd ratio':>10}")
     for mode in modes:
-        # the frameworks take turns, round after round (this shared machine's speed drifts by
-        # a third within minutes), and each keeps its best round
-        best = {}
-        for _ in range(args.rounds):
-            for fw, py in [("gradrepl", sys.executable)] + peers:
-                r, err = run(py, fw, args.n, args.reps, args.profile, mode)
-                if r is None:
-                    if fw == "gradrepl":
-                        print("gradrepl failed:", err)
-                        return 1
-                    print(f"({fw} failed: {err})")
-                    continue
-                old = best.get(fw)
-                best[fw] = r if old is None else {
-                    "fw": fw, "forward_us": min(old["forward_us"], r["forward_us"]),
-                    "backward_us": min(old["backward_us"], r["backward_us"])}
+        try:
+            best = best_in_turns(
+                [("gradrepl", sys.executable)] + peers, args.rounds,
+                lambda py, fw: run(py, fw, args.n, args.reps, args.profile, mode),
+                lambda old, new: {"fw": old["fw"],
+                                  "forward_us": min(old["forward_us"], new["forward_us"]),
+                                  "backward_us": min(old["backward_us"], new["backward_us"])})
+        except RuntimeError as exc:
+            print(exc)
+            return 1
         base = best["gradrepl"]
         for fw in ["gradrepl"] + [fw for fw, _ in peers]:
             r = best.get(fw)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "graph_dot.py"
@@ -48,7 +49,12 @@ def test_graph_dot_render_timing_small():
 
 
 def _load(name):
+    """A benchmark script as a module, with its folder on sys.path as when it is run (the
+    scripts share ``benchmarks/_turns.py``)."""
     path = BENCH.parent / f"{name}.py"
+    folder = str(BENCH.parent)
+    if folder not in sys.path:
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

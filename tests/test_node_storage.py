@@ -7,6 +7,7 @@ import pytest
 
 import gradrepl.paddle as paddle
 from gradrepl.engine.node import KEEP_BYTES
+from gradrepl.engine.registry import needs_grad
 
 
 def _chain(x, n):
@@ -24,7 +25,7 @@ def test_meta_and_edges_before_and_after_release():
     assert node.out_meta == (((3, 200), np.dtype("float32")),)
     edges = node.next_edges
     assert edges[0] == (a.accumulate_node(), 0) and edges[1] == (b.accumulate_node(), 0)
-    assert node.takes_grad(0) and node.takes_grad(1)
+    assert needs_grad(node, 0) and needs_grad(node, 1)
     c.sum().backward()
     assert node.released and node.inputs is None
     assert node.in_data is None and node.out_data is None  # larger than KEEP_BYTES: freed
@@ -51,7 +52,7 @@ def test_constant_inputs_are_remembered_by_weakref_only():
     k = paddle.to_tensor([3.0, 4.0])  # stops gradient: no edge
     y = x * k
     node = y.grad_node
-    assert node.next_edges[1] is None and not node.takes_grad(1)
+    assert node.next_edges[1] is None and not needs_grad(node, 1)
     y.sum().backward()
     assert node.input_tensor(1) is k
     del k

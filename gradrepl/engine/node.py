@@ -116,10 +116,6 @@ class GradNode:
             flat += _NO_EDGE if e is None else e
         self.edges = tuple(flat)
 
-    def takes_grad(self, i) -> bool:
-        """Whether input ``i`` has a gradient path (an edge)."""
-        return self.edges[2 * i] is not None
-
     @property
     def out_refs(self):
         r = self._out_refs

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine.ops import math as EM
-from ..engine.registry import OPS, apply
+from ..engine.registry import OPS, apply, needs_grad
 from . import _dtypes
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
@@ -290,16 +290,14 @@ def _mul_vjp(n, g):
     """The engine's multiply VJP, without the gradient of an input that takes none (a
     constant such as the 2 of ``x * 2``)."""
     x, y = n.inputs
-    e = n.edges
-    return (EM.multiply(g, y) if e[0] is not None else None,
-            EM.multiply(g, x) if e[2] is not None else None)
+    return (EM.multiply(g, y) if needs_grad(n, 0) else None,
+            EM.multiply(g, x) if needs_grad(n, 1) else None)
 
 
 def _div_vjp(n, g):
     x, y = n.inputs
-    e = n.edges
-    gx = EM.divide(g, y) if e[0] is not None else None
-    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if e[2] is not None else None
+    gx = EM.divide(g, y) if needs_grad(n, 0) else None
+    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if needs_grad(n, 1) else None
     return gx, gy
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import FP, const, quiet
-from .math import add, divide, exp, multiply, neg, scale, subtract
+from ._util import const, quiet
+from .math import _safe, add, divide, exp, multiply, neg, scale, subtract
 from .reduce import sum as _rsum
 
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
@@ -38,26 +38,12 @@ def _typed(v, like):
     return np.asarray(v, dtype=like.dtype)
 
 
-def exp_c(x):
-    """The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``)."""
-    if FP.on:
-        return _EXP_C(x)
-    with quiet(**_err):
-        return _EXP_C(x)
-
-
-def log_c(x):
-    """The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``)."""
-    if FP.on:
-        return _LOG_C(x)
-    with quiet(**_err):
-        return _LOG_C(x)
-
-
 _LIBM_EXP = K.libm("exp", np.exp)
 _LIBM_LOG = K.libm("log", np.log)
-_EXP_C = K.float32_kernel(_LIBM_EXP, np.exp)
-_LOG_C = K.float32_kernel(_LIBM_LOG, np.log)
+#: The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``).
+exp_c = _safe(K.float32_kernel(_LIBM_EXP, np.exp))
+#: The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``).
+log_c = _safe(K.float32_kernel(_LIBM_LOG, np.log))
 
 #: ``x.exp()`` inside an Eigen expression: packets of 8 with Eigen's polynomial, the tail expf.
 eigen_exp = K.exp

@@ -24,7 +24,7 @@ import numpy as np
 from ...engine import backward as _bw
 from ...engine import grad_mode
 from ...engine.node import AccumulateNode, GradNode
-from ...engine.registry import apply
+from ...engine.registry import apply, needs_grad
 from .._base import EngineTensor, Size, raw
 from .. import _dtypes
 from . import graph
@@ -192,10 +192,10 @@ def _check(nodes):
             inputs = n.inputs
             if p == "cross":
                 t = inputs[1]
-                if n.takes_grad(0) and t._version != saved(1):
+                if needs_grad(n, 0) and t._version != saved(1):
                     raise _inplace_error(t, saved(1))
                 t = inputs[0]
-                if n.takes_grad(1) and t._version != saved(0):
+                if needs_grad(n, 1) and t._version != saved(0):
                     raise _inplace_error(t, saved(0))
             else:
                 for i in indices(n):
