@@ -12,8 +12,11 @@ parameter back in place: the same bits as the whole-array formulas (tests compar
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
+
+from .fma import axpy, blas_saxpy, blas_set_threads_local
 
 BLOCK = 1 << 16  # elements: 512 KiB of float64 buffer, 256 KiB of float32 (L2-resident)
 
@@ -93,6 +96,65 @@ def _parts(n):
 
 
 def _adam_blocks(fp, fg, fm, fv, fvmax, c, start, stop):
+    if fp.dtype == np.float32 and blas_saxpy() is not None:
+        _adam_blocks_fused(fp, fg, fm, fv, fvmax, c, start, stop)
+    else:
+        _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop)
+
+
+def _adam_blocks_fused(fp, fg, fm, fv, fvmax, c, start, stop):
+    """float32 with the BLAS's fused ``saxpy`` (see ``fma.py``): every pass stays float32."""
+    _one_blas_thread()
+    saxpy = blas_saxpy()
+    size = min(BLOCK, stop - start)
+    work_buf = np.empty(size, np.float32)
+    work_ptr = work_buf.ctypes.data
+    p_ptr, m_ptr, v_ptr = fp.ctypes.data, fm.ctypes.data, fv.ctypes.data
+    b1, b2, neg_lr = c.b1.item(), c.b2.item(), c.neg_lr.item()  # (betas may be shape [1])
+    c1, c2, eps_t = c.one_minus_b1, c.one_minus_b2, c.eps_t
+    neg_decay = None if c.neg_decay is None else c.neg_decay.item()
+    multiply, add, sqrt, divide, copyto = np.multiply, np.add, np.sqrt, np.divide, np.copyto
+    for s in range(start, stop, size):
+        e = min(s + size, stop)
+        n = e - s
+        work = work_buf if n == size else work_buf[:n]
+        gb, mb, vb = fg[s:e], fm[s:e], fv[s:e]
+        at = 4 * s
+        if neg_decay is not None:
+            saxpy(n, neg_decay, p_ptr + at, 1, p_ptr + at, 1)      # p = fma(-decay, p, p)
+        multiply(gb, c1, out=work)                                  # (1-b1)*g, rounded
+        saxpy(n, b1, m_ptr + at, 1, work_ptr, 1)                    # fma(b1, m, .)
+        copyto(mb, work)
+        multiply(gb, gb, out=work)
+        multiply(work, c2, out=work)                                # (1-b2)*(g*g), rounded twice
+        saxpy(n, b2, v_ptr + at, 1, work_ptr, 1)                    # fma(b2, v, .)
+        copyto(vb, work)
+        if fvmax is not None:
+            xb = fvmax[s:e]
+            np.maximum(xb, vb, out=xb)
+            vb = xb
+        sqrt(vb, out=work)
+        add(work, eps_t, out=work)
+        divide(mb, work, out=work)                                  # m / (sqrt(v) + eps_t)
+        saxpy(n, neg_lr, work_ptr, 1, p_ptr + at, 1)                # p = fma(., -lr_t, p)
+
+
+_LOCAL = threading.local()
+
+
+def _one_blas_thread():
+    """A worker of ``_pool`` asks OpenBLAS for one thread in its own calls: the pool already
+    splits the work, and BLAS threads on top would contend for the same cores."""
+    if threading.current_thread() is threading.main_thread() or getattr(_LOCAL, "set", False):
+        return
+    _LOCAL.set = True
+    set_local = blas_set_threads_local()
+    if set_local is not None:
+        set_local(1)
+
+
+def _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop):
+    """The portable form: each fused multiply-add in float64, rounded back to the dtype."""
     dt = fp.dtype
     size = min(BLOCK, stop - start)
     wide_buf = np.empty(size, np.float64)
@@ -140,17 +202,7 @@ def sgd_update(p, g, lr):
     if p.dtype.itemsize >= 8:
         p -= lr * g
         return
-    fp, fg = p.reshape(-1), g.reshape(-1)
-    neg_lr = -np.float64(lr)
-    size = min(BLOCK, fp.size)
-    wide_buf = np.empty(size, np.float64)
-    for s in range(0, fp.size, size):
-        e = min(s + size, fp.size)
-        wide = wide_buf[:e - s]
-        pb = fp[s:e]
-        np.multiply(fg[s:e], neg_lr, out=wide)          # exact
-        np.add(wide, pb, out=wide)
-        np.copyto(pb, wide, casting="same_kind")        # rounded once
+    axpy(-lr, g.reshape(-1), p.reshape(-1))
 
 
 def _adam_wide(p, g, m, v, c, vmax):

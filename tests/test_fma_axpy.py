@@ -1,0 +1,80 @@
+"""``optimizer.fma.axpy``: numpy's own OpenBLAS ``saxpy`` stands in for the float64 fused
+multiply-add only where it gives the same bits."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+from gradrepl.paddle.optimizer import fma
+
+
+def _numpy_ships_openblas():
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    return bool(glob.glob(os.path.join(libs, "libscipy_openblas*.so*")))
+
+
+@pytest.mark.skipif(not _numpy_ships_openblas(), reason="numpy without its bundled OpenBLAS")
+def test_the_bundled_blas_is_found_and_fuses():
+    assert fma.blas_saxpy() is not None
+
+
+@pytest.mark.parametrize("n", list(range(1, 70)) + [1000, 4097, 65539, 200704])
+def test_axpy_gives_the_float64_formulas_bits(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n)).astype(np.float32)
+    for alpha in (np.float32(-0.1), np.float32(0.9), np.float32(-1e-3)):
+        want = y.copy()
+        fma.axpy_reference(alpha, x, want)
+        got = y.copy()
+        fma.axpy(alpha, x, got)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_one_rounding_not_two():
+    """On this probe ``y - f32(0.1*x)`` (two roundings) differs from the fused result."""
+    alpha, x, y = fma._probe_values()
+    got = y.copy()
+    fma.axpy(alpha, x, got)
+    assert not np.array_equal(got, y + np.float32(alpha * x))
+    wide = (x.astype(np.float64) * np.float64(alpha) + y).astype(np.float32)
+    assert np.array_equal(got, wide)
+
+
+def test_x_may_be_y():
+    """AdamW's decay ``p = fma(-decay, p, p)`` passes the parameter twice."""
+    p = np.random.default_rng(1).standard_normal(5000).astype(np.float32)
+    want = p.copy()
+    fma.axpy_reference(np.float32(-0.01), want.copy(), want)
+    fma.axpy(np.float32(-0.01), p, p)
+    assert np.array_equal(p, want)
+
+
+def test_without_blas_the_reference_runs(monkeypatch):
+    monkeypatch.setattr(fma, "_SAXPY", None)
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(77).astype(np.float32), rng.standard_normal(77).astype(np.float32)
+    want = y.copy()
+    fma.axpy_reference(np.float32(0.5), x, want)
+    fma.axpy(0.5, x, y)
+    assert np.array_equal(y, want)
+
+
+def test_a_blas_that_does_not_fuse_is_refused():
+    def unfused_saxpy(n, alpha, xp, incx, yp, incy):
+        import ctypes
+
+        buf = (ctypes.c_float * n)
+        x = np.frombuffer(buf.from_address(xp), np.float32)
+        y = np.frombuffer(buf.from_address(yp), np.float32)
+        y[:] = y + np.float32(np.float32(alpha) * x)
+
+    assert not fma._fuses(unfused_saxpy)
+
+
+def test_mismatched_arrays_are_an_error():
+    if fma.blas_saxpy() is None:
+        pytest.skip("no BLAS: the reference broadcasts like numpy")
+    with pytest.raises(ValueError, match="axpy"):
+        fma.axpy(1.0, np.ones(3, np.float32), np.ones(4, np.float32))
