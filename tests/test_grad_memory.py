@@ -74,3 +74,80 @@ def test_backward_without_retain_graph_frees_saved_tensors_as_it_goes():
     assert freed_after < 12 * mb, freed_after / mb
     assert kept_after > freed_after + 60 * mb, (kept_after / mb, freed_after / mb)
     assert freed_peak < 24 * mb, freed_peak / mb
+
+
+# ---------------------------------------------------------------- the first gradient is not copied
+def _backward_peak(fn):
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return peak
+
+
+def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy():
+    """A Linear weight's gradient (4 MB here) is the array the matmul VJP made: the backward's
+    peak holds it once, not twice."""
+    lin = paddle.nn.Linear(1000, 1000)
+    x = paddle.randn([1, 1000])
+    loss = lin(x).sum()
+    peak = _backward_peak(loss.backward)
+    weight_grad = 1000 * 1000 * 4
+    assert weight_grad <= peak < 1.5 * weight_grad
+
+
+def test_a_gradient_sent_to_two_leaves_is_copied_for_each():
+    a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = paddle.to_tensor([3.0, 4.0], stop_gradient=False)
+    (a + b).sum().backward()
+    assert a.grad.data is not b.grad.data
+    (a * 2).sum().backward()  # summed in place into a's gradient only
+    np.testing.assert_array_equal(a.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+
+
+def test_a_gradient_a_hook_kept_is_not_written_into():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    kept = []
+    x.register_hook(lambda g: kept.append(g))
+    (x * 3).sum().backward()
+    (x * 3).sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0])
+
+
+def test_a_gradient_a_pylayer_kept_is_not_written_into():
+    kept = []
+
+    class Twice(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 2
+            kept.append(out)
+            return out
+
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    Twice.apply(x).sum().backward()
+    Twice.apply(x).sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 4.0])
+
+
+def test_a_view_is_copied():
+    """``reshape``'s VJP hands back a view of its out_grad; the leaf gets its own array."""
+    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    y = paddle.reshape(x, [4])
+    y.stop_gradient = False
+    y.retain_grads()
+    (y * 1).sum().backward()
+    assert x.grad.data.base is None or x.grad.data.base is not y.grad.data
+    (x * 1).sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [[2.0, 2.0], [2.0, 2.0]])

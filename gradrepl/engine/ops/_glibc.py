@@ -71,9 +71,9 @@ def _expf(x):
     r *= r                              # r2
     zz *= r
     y += zz
-    y *= s
-    out = y.astype(F32)
-    if not (np.abs(x) <= _EXP_SAFE).all():  # overflow, underflow, inf and nan (rare)
+    out = np.multiply(y, s, out=np.empty(x.shape, F32), casting="same_kind")  # y*s, rounded
+    if x.size and not (x.min() >= -_EXP_SAFE and x.max() <= _EXP_SAFE):
+        # overflow, underflow, inf and nan (rare; nan fails both comparisons)
         out = np.where(x > _EXP_OVER, F32(np.inf), out)
         out = np.where(x < _EXP_UNDER, F32(0), out)
         out = np.where(np.isnan(x), x, out)
@@ -111,10 +111,42 @@ def logf(x):
         return _logf(np.asarray(x, F32))
 
 
+_INVC = np.ascontiguousarray(LOG_TABLE[:, 0])
+_LOGC = np.ascontiguousarray(LOG_TABLE[:, 1])
+_MIN_NORMAL, _NORMAL_SPAN = U32(0x00800000), U32(0x7F800000 - 0x00800000)
+
+
 def _logf(x):
+    ix = x.view(U32)
+    # zero, subnormal, negative, inf and nan in one unsigned comparison (as glibc tests them)
+    if x.size and ((ix - _MIN_NORMAL) >= _NORMAL_SPAN).any():
+        return _logf_general(x)
+    tmp = ix.view(np.int32) - np.int32(_OFF)
+    i = (tmp >> (23 - 4)) & 15
+    k = tmp >> 23                                  # arithmetic shift (tmp may be negative)
+    tmp &= np.int32(-(1 << 23))                    # 0x1FF << 23 as int32 (ix < 2^31 here)
+    z = (ix.view(np.int32) - tmp).view(F32).astype(F64)
+    r = z * _INVC.take(i)
+    r -= 1.0
+    y0 = k * _LN2
+    y0 += _LOGC.take(i)
+    return _log_poly(r, y0)
+
+
+def _log_poly(r, y0):
+    r2 = r * r
+    a0, a1, a2 = _LOG_POLY
+    y = a1 * r + a2
+    y = a0 * r2 + y
+    y *= r2
+    y0 += r
+    return np.add(y, y0, out=np.empty(r.shape, F32), casting="same_kind")  # rounded once
+
+
+def _logf_general(x):
+    """Every input: subnormals scaled by 2^23 first; zero, negative, inf and nan from IEEE."""
     ix = x.view(U32).astype(np.int64)
-    k_adj = np.zeros(ix.shape, np.int64)
-    sub = (ix > 0) & (ix < 0x00800000)            # subnormals: scaled by 2^23 first
+    sub = (ix > 0) & (ix < 0x00800000)
     if sub.any():
         scaled = (x * F32(2.0 ** 23)).view(U32).astype(np.int64)
         ix = np.where(sub, scaled - (23 << 23), ix)
@@ -123,15 +155,9 @@ def _logf(x):
     k = tmp >> 23                                  # arithmetic shift (tmp may be negative)
     iz = (ix - (tmp & (0x1FF << 23))).astype(U32)
     z = iz.view(F32).astype(F64)
-    invc, logc = LOG_TABLE[i, 0], LOG_TABLE[i, 1]
-    r = z * invc - 1.0
-    y0 = logc + k.astype(F64) * _LN2
-    r2 = r * r
-    a0, a1, a2 = _LOG_POLY
-    y = a1 * r + a2
-    y = a0 * r2 + y
-    y = y * r2 + (y0 + r)
-    out = y.astype(F32)
+    r = z * _INVC.take(i) - 1.0
+    y0 = _LOGC.take(i) + k.astype(F64) * _LN2
+    out = _log_poly(r, y0)
     bad = (ix <= 0) | (ix >= 0x7F800000) | (x < 0)
     if bad.any():  # zero, negative, inf, nan: as the C library (and IEEE) define them
         out = np.where(bad, np.log(x.astype(F64)).astype(F32), out)

@@ -76,14 +76,12 @@ def avx_sum(x):
             s = s + x[..., i]
         return s[..., None]
     end = n - n % 8
-    acc = np.zeros(x.shape[:-1] + (8,), x.dtype)
-    for i in range(0, end, 8):
+    acc = x[..., 0:8] + np.float32(0)  # (the accumulators start at +0: -0 + 0 is +0)
+    for i in range(8, end, 8):
         acc = acc + x[..., i:i + 8]
-    h01 = acc[..., 0] + acc[..., 1]
-    h23 = acc[..., 2] + acc[..., 3]
-    h45 = acc[..., 4] + acc[..., 5]
-    h67 = acc[..., 6] + acc[..., 7]
-    s = (h01 + h45) + (h23 + h67)
+    h = acc[..., 0::2] + acc[..., 1::2]      # hadd: h01 h23 h45 h67
+    q = h[..., :2] + h[..., 2:]              # permute + hadd: h01+h45, h23+h67
+    s = q[..., 0] + q[..., 1]
     for i in range(end, n):
         s = s + x[..., i]
     return s[..., None]
@@ -94,9 +92,17 @@ def _last(x, axis):
 
 
 # ====================================================================== softmax family
+def _max_keep(x, axis):
+    """``x.max(axis, keepdims=True)``. numpy reduces a short last axis one row at a time (12 us
+    for (256, 10)); laid out with that axis first, it is one vectorized pass (2.5 us)."""
+    if axis == x.ndim - 1 and x.ndim == 2 and x.shape[1] <= 64 and x.shape[0] >= 16:
+        return np.maximum.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
+    return np.maximum.reduce(x, axis=axis, keepdims=True)
+
+
 def _shifted(x, axis):
     with quiet(**_err):
-        sh = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+        sh = x - _max_keep(x, axis)
     return np.maximum(sh, _typed(-64.0, x))
 
 
@@ -216,6 +222,8 @@ _APPRO_INF = 1e20
 
 def _tolerable(v):
     """Paddle's TolerableValue: +-inf become +-1e20."""
+    if not np.isinf(v).any():
+        return v
     big = _typed(_APPRO_INF, v)
     return np.where(v == np.inf, big, np.where(v == -np.inf, -big, v))
 
@@ -234,12 +242,22 @@ def _check_labels(lbl, classes, ignore_index):
             f"{v} and shape of axis dimension is {classes}")
 
 
-def _hard_parts(p, label, axis, ignore_index):
-    """Per position: the label index (ignored -> 0) and the mask of positions not ignored."""
-    lbl = label.astype(np.int64)
+def _hard_parts(p, label, axis, ignore_index, lazy=False):
+    """Per position: the label index (ignored -> 0) and the mask of positions not ignored.
+    ``lazy``: the mask is None when every label is a class index (see ``_masked``)."""
+    lbl = label.astype(np.int64, copy=False)
+    if lazy and lbl.size:
+        lo, hi = lbl.min(), lbl.max()
+        if 0 <= lo and hi < p.shape[axis] and not lo <= ignore_index <= hi:
+            return lbl, None
     _check_labels(lbl, p.shape[axis], ignore_index)
     valid = lbl != ignore_index
     return np.where(valid, lbl, 0), valid
+
+
+def _masked(valid, v, like):
+    """``v`` where the label is kept, 0 where it is ignored (``valid`` None: kept everywhere)."""
+    return v if valid is None else np.where(valid, v, _typed(0, like))
 
 
 def _take(a, idx, axis):
@@ -276,9 +294,9 @@ def cross_entropy_kernel(p, label, soft_label, ignore_index, axis):
     with quiet(**_err):
         if soft_label:
             return -seq_sum(label * _tolerable(log_c(p)), axis)
-        idx, valid = _hard_parts(p, label, axis, ignore_index)
+        idx, valid = _hard_parts(p, label, axis, ignore_index, lazy=True)
         picked = _take(p, idx, axis)
-        return np.where(valid, -_tolerable(log_c(picked)), _typed(0, p))
+        return _masked(valid, -_tolerable(log_c(picked)), p)
 
 
 def _ce_softmax_fwd(logits, label, soft_label=False, use_softmax=True, ignore_index=-100,
@@ -317,11 +335,11 @@ def _ce_grad_fwd(label, p, dloss, soft_label=False, use_softmax=True, ignore_ind
         if use_softmax:
             if soft_label:
                 return dloss * (p - label)
-            idx, valid = _hard_parts(p, label, axis, ignore_index)
+            idx, valid = _hard_parts(p, label, axis, ignore_index, lazy=True)
             dx = p * dloss
             at = _take(dx, idx, axis) - dloss
             _put(dx, idx, at, axis)
-            return np.where(valid, dx, _typed(0, p))
+            return _masked(valid, dx, p)
         if soft_label:
             return dloss * (-label / p)
         idx, valid = _hard_parts(p, label, axis, ignore_index)
