@@ -56,3 +56,33 @@ def test_numpys_huge_page_requests_are_turned_off():
 
 def test_the_users_numpy_madvise_choice_is_kept():
     assert _hugepage({"NUMPY_MADVISE_HUGEPAGE": "1"}) == "True"
+
+
+def test_empty_huge_asks_for_huge_pages_for_that_array_only():
+    import numpy as np
+
+    from gradrepl.engine import tuning
+
+    get = np._core.multiarray._get_madvise_hugepage
+    set_ = np._core.multiarray._set_madvise_hugepage
+    seen = []
+    previous = set_(False)
+    try:
+        real = np.empty
+
+        def spy(shape, dtype):
+            seen.append(get())
+            return real(shape, dtype)
+
+        np.empty = spy
+        try:
+            big = tuning.empty_huge((tuning.HUGE_MIN_BYTES // 4,), np.float32)
+            small = tuning.empty_huge((1000,), np.float32)
+        finally:
+            np.empty = real
+        assert seen == [True, False]  # asked for while the big one was allocated
+        assert get() is False  # and the process-wide setting is back
+        assert big.shape == (tuning.HUGE_MIN_BYTES // 4,) and big.dtype == np.float32
+        assert small.shape == (1000,)
+    finally:
+        set_(previous)

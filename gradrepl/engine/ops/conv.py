@@ -38,6 +38,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import apply, needs_grad as _needs, register
+from ..tuning import empty_huge
 from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
 
 
@@ -102,7 +103,8 @@ def _gemm(a, b):
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
         if size <= _CHAIN_LIMIT:
             return plain_chain_matmul(a, b)
-    return np.matmul(a, b)
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
 
 
 def _check_out(oh, ow, what):

@@ -6,6 +6,7 @@ import numpy as np
 from ..registry import apply, needs_grad, register
 from .broadcast import sum_to
 from .shape import reshape, swap_last, transpose
+from ..tuning import empty_huge
 
 
 # Past these sizes the exact summation orders below cost more than they show, and BLAS is used.
@@ -43,7 +44,8 @@ def chained_matmul(x, y):
     if k == 1 and not (vx and vy):
         # an outer product: one rounded product per element in every order; numpy's matmul
         # takes 150 ms for vgg11's (25088, 1) @ (1, 4096) weight gradient, a multiply 45 ms
-        out = np.multiply(X, Y)
+        shape = np.broadcast_shapes(X.shape, Y.shape)
+        out = np.multiply(X, Y, out=empty_huge(shape, np.float32))
         return out[..., 0, :] if vx else out[..., 0] if vy else out
     count = m * n * k
     for b in batch:
