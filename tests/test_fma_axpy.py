@@ -78,3 +78,42 @@ def test_mismatched_arrays_are_an_error():
         pytest.skip("no BLAS: the reference broadcasts like numpy")
     with pytest.raises(ValueError, match="axpy"):
         fma.axpy(1.0, np.ones(3, np.float32), np.ones(4, np.float32))
+
+
+def _blas_threads():
+    import ctypes
+
+    lib = fma._numpy_openblas_lib()
+    fn = getattr(lib, "scipy_openblas_get_num_threads64_", None) if lib is not None else None
+    if fn is None:
+        pytest.skip("no OpenBLAS thread count to read")
+    fn.restype = ctypes.c_int
+    return fn()
+
+
+def test_one_blas_thread_restores_the_process_wide_count():
+    before = _blas_threads()
+    with fma.one_blas_thread():
+        inside = _blas_threads()
+    assert _blas_threads() == before
+    assert fma.blas_saxpy() is None or inside == 1
+
+
+def test_sgd_and_adam_leave_the_blas_thread_count_alone(monkeypatch):
+    """An update that runs on the optimizer's worker threads must not leave every later matmul
+    on one thread (OpenBLAS's per-thread setter is process-wide)."""
+    from gradrepl.paddle.optimizer import kernels
+    from gradrepl.paddle.optimizer.adam import adam_step_sizes
+
+    monkeypatch.setattr(kernels, "BLOCK", 1024)  # several parts over the pool's workers
+    before = _blas_threads()
+    dt = np.float32
+    n = 64 * 1024
+    rng = np.random.default_rng(0)
+    p, g = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+    m, v = np.zeros(n, dt), np.zeros(n, dt)
+    neg_lr, eps_t = adam_step_sizes(np.asarray(0.001, dt), np.asarray(0.9, dt),
+                                    np.asarray(0.999, dt), 1e-8, dt)
+    kernels.adam_update(p, g, m, v, kernels.AdamConstants(dt, 0.9, 0.999, neg_lr, eps_t))
+    kernels.sgd_update(p, g, np.float32(0.1))
+    assert _blas_threads() == before

@@ -15,6 +15,7 @@ float64 formula runs.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
 import os
@@ -55,16 +56,31 @@ def _numpy_openblas():
     return None
 
 
-def blas_set_threads_local():
-    """OpenBLAS's ``openblas_set_num_threads_local`` (the calling thread's BLAS threads), or
-    None when the BLAS has no such function."""
-    if blas_saxpy() is None:
-        return None
-    fn = getattr(_numpy_openblas_lib(), "openblas_set_num_threads_local", None)
+def _blas_set_threads():
+    """OpenBLAS's ``openblas_set_num_threads_local`` (returns the previous count), or None.
+    Despite its name it sets the count for the whole process in this build (measured: a GEMM
+    in the main thread ran on one thread after a worker thread called it), so every caller
+    restores the previous count (``one_blas_thread``)."""
+    lib = _numpy_openblas_lib()
+    fn = getattr(lib, "openblas_set_num_threads_local", None) if lib is not None else None
     if fn is not None:
         fn.restype = ctypes.c_int
         fn.argtypes = [ctypes.c_int]
     return fn
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS calls inside run on one thread (the process-wide count is restored on exit)."""
+    set_threads = _SET_THREADS if blas_saxpy() is not None else None
+    if set_threads is None:
+        yield
+        return
+    previous = set_threads(1)
+    try:
+        yield
+    finally:
+        set_threads(previous)
 
 
 def _probe_values():
@@ -94,7 +110,7 @@ _SAXPY = False  # not looked for yet
 
 def blas_saxpy():
     """The checked BLAS ``saxpy``, or None (looked for once)."""
-    global _SAXPY, _SET_LOCAL
+    global _SAXPY, _SET_THREADS
     if _SAXPY is False:
         fn = None
         if os.environ.get("GRADREPL_NO_BLAS_FMA") != "1":
@@ -105,11 +121,11 @@ def blas_saxpy():
             except (OSError, AttributeError, ValueError):
                 fn = None
         _SAXPY = fn
-        _SET_LOCAL = blas_set_threads_local()
+        _SET_THREADS = _blas_set_threads() if fn is not None else None
     return _SAXPY
 
 
-_SET_LOCAL = None
+_SET_THREADS = None
 
 
 def axpy(alpha, x, y):
@@ -125,17 +141,13 @@ def axpy(alpha, x, y):
         raise ValueError(f"axpy: x {x.shape} and y {y.shape} must be contiguous of one size")
     if not y.flags.writeable:
         raise ValueError("axpy: y is read-only")
-    set_local = _SET_LOCAL if n > _ONE_THREAD_BELOW else None
-    if set_local is None:
+    if n <= _ONE_THREAD_BELOW or _SET_THREADS is None:
         saxpy(n, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
         return
     # OpenBLAS splits an axpy past 10,000 elements over its threads; waking them costs more
     # than this memory-bound pass (MLP step, 200K parameters: ~100 us against ~20 us here)
-    previous = set_local(1)
-    try:
+    with one_blas_thread():
         saxpy(n, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
-    finally:
-        set_local(previous)
 
 
 _ONE_THREAD_BELOW = 10_000  # (OpenBLAS's own threshold: one thread up to here)
