@@ -10,6 +10,9 @@ from ...engine import grad_mode
 from ...engine.tensor import Tensor as _T
 from ..core import PaddleClass as _PaddleClass
 from ..core import Tensor
+from . import lr as _lr
+
+_F32 = np.dtype(np.float32)
 
 
 class L2Decay:
@@ -113,9 +116,7 @@ class Optimizer(metaclass=_PaddleClass):
 
     # ------------------------------------------------------------------ learning rate
     def get_lr(self):
-        from .lr import LRScheduler
-
-        if isinstance(self._learning_rate, LRScheduler):
+        if isinstance(self._learning_rate, _lr.LRScheduler):
             return self._learning_rate()
         return float(self._learning_rate)
 
@@ -145,7 +146,9 @@ class Optimizer(metaclass=_PaddleClass):
         """The learning rate for ``param`` in its dtype: global lr (float32) times the
         parameter's own ``learning_rate`` factor when that is not 1."""
         dt = param.data.dtype
-        lr = np.asarray(self.get_lr(), np.float32).astype(dt)
+        lr = np.float32(self.get_lr())
+        if dt != _F32:
+            lr = np.asarray(lr).astype(dt)
         scale = getattr(param, "optimize_attr", None) or {}
         factor = scale.get("learning_rate", 1.0)
         if factor != 1.0:

@@ -21,8 +21,13 @@ def _const(arr):
 
 def _labels_with_axis(label, axis):
     """A label tensor of rank input-1 gets the class axis back (size 1), as paddle.unsqueeze."""
-    arr = np.expand_dims(label.data, axis if axis >= 0 else label.data.ndim + 1 + axis)
-    return Tensor(arr, label.stop_gradient)
+    data = label.data
+    at = axis if axis >= 0 else data.ndim + 1 + axis
+    if not 0 <= at <= data.ndim:
+        data = np.expand_dims(data, at)  # (numpy's error for an axis out of range)
+    else:
+        data = data.reshape(data.shape[:at] + (1,) + data.shape[at:])
+    return Tensor(data, label.stop_gradient)
 
 
 # ---------------------------------------------------------------------- cross entropy
