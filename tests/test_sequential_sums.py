@@ -33,3 +33,15 @@ def test_broadcast_gradient_sum_is_sequential(shape, axes):
     rest = [i for i in range(x.ndim) if i not in axes]
     blocks = np.transpose(x, list(axes) + rest).reshape((-1,) + tuple(x.shape[i] for i in rest))
     assert _sequential_sum(x, axes, False).tobytes() == _loop(blocks, np.add).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(256, 10), (256, 256), (3, 2), (1000, 7)])
+def test_bias_gradient_sum_to_is_sequential(shape):
+    """``sum_to`` of a (batch, n) gradient to (n,) (its short path) adds the rows in order."""
+    from gradrepl.engine.ops.broadcast import _sum_to_fwd
+
+    rng = np.random.default_rng(shape[0])
+    x = (rng.standard_normal(shape) * rng.uniform(0, 1e4, shape)).astype(np.float32)
+    got = _sum_to_fwd(x, (shape[1],))
+    assert got.shape == (shape[1],) and got.tobytes() == _loop(x, np.add).tobytes()
+    assert _sum_to_fwd(x, (1, shape[1])).tobytes() == got.tobytes()  # the general path agrees
