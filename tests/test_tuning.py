@@ -14,7 +14,7 @@ def _thresholds(env_extra=None, pre=""):
 
 
 def test_default_thresholds_are_raised_on_import():
-    assert _thresholds() == "(10000, 10, 10)"
+    assert _thresholds() == "(10000, 100, 10)"
 
 
 def test_a_users_own_thresholds_are_kept():

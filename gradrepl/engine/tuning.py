@@ -1,5 +1,5 @@
-"""Two process settings the engine makes when it is imported: the garbage collector's first
-threshold, and numpy's transparent huge pages.
+"""Two process settings the engine makes when it is imported: the garbage collector's
+thresholds, and numpy's transparent huge pages.
 
 The collector
 -------------
@@ -14,6 +14,14 @@ not 700) lets far fewer full collections happen while a graph is built: 5.7 us a
 collector still on. The graph itself holds no reference cycles (nodes point to their outputs by
 weakref), so it is freed by reference counting either way; only a user's own cyclic garbage waits
 a little longer for the collector.
+
+The second threshold is 100, not 10: a growing graph's objects survive the young collections, and
+every tenth of those CPython collects the middle generation and, once that has happened ten
+times, the whole heap (each full collection walks every node). With 100 the middle generation is
+collected every million allocations and a full collection waits for ten of those: the chain's
+forward measured 3.4-4.2 us an op against 4.0-5.3 with (10,000, 10, 10), in alternated runs
+(torch 3.4-3.8). Young cyclic garbage (a caught exception's traceback) is still collected after
+10,000 allocations.
 
 A threshold the user set before importing is left alone, and ``GRADREPL_GC=default`` keeps
 CPython's.
@@ -39,7 +47,7 @@ import gc
 import os
 
 CPYTHON_DEFAULT = (700, 10, 10)
-THRESHOLDS = (10_000, 10, 10)
+THRESHOLDS = (10_000, 100, 10)
 
 
 HUGE_MIN_BYTES = 8 << 20
@@ -94,7 +102,7 @@ def tune_hugepages() -> bool:
 
 
 def tune_gc() -> bool:
-    """Raise the first threshold unless the user chose thresholds; True if it was changed."""
+    """Raise the thresholds unless the user chose their own; True if they were changed."""
     if os.environ.get("GRADREPL_GC", "").lower() == "default":
         return False
     if gc.get_threshold() != CPYTHON_DEFAULT:
