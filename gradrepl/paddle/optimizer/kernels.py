@@ -115,7 +115,7 @@ def _adam_blocks_fused(fp, fg, fm, fv, fvmax, c, start, stop):
     b1, b2, neg_lr = c.b1.item(), c.b2.item(), c.neg_lr.item()  # (betas may be shape [1])
     c1, c2, eps_t = c.one_minus_b1, c.one_minus_b2, c.eps_t
     neg_decay = None if c.neg_decay is None else c.neg_decay.item()
-    multiply, add, sqrt, divide, copyto = np.multiply, np.add, np.sqrt, np.divide, np.copyto
+    multiply, copyto = np.multiply, np.copyto
     for s in range(start, stop, size):
         e = min(s + size, stop)
         n = e - s
@@ -131,14 +131,20 @@ def _adam_blocks_fused(fp, fg, fm, fv, fvmax, c, start, stop):
         multiply(work, c2, out=work)                                # (1-b2)*(g*g), rounded twice
         saxpy(n, b2, v_ptr + at, 1, work_ptr, 1)                    # fma(b2, v, .)
         copyto(vb, work)
-        if fvmax is not None:
-            xb = fvmax[s:e]
-            np.maximum(xb, vb, out=xb)
-            vb = xb
-        sqrt(vb, out=work)
-        add(work, eps_t, out=work)
-        divide(mb, work, out=work)                                  # m / (sqrt(v) + eps_t)
+        _step_into(work, mb, vb, fvmax, s, e, eps_t)
         saxpy(n, neg_lr, work_ptr, 1, p_ptr + at, 1)                # p = fma(., -lr_t, p)
+
+
+def _step_into(work, mb, vb, fvmax, s, e, eps_t):
+    """``work = m / (sqrt(v) + eps_t)`` for one block, rounded; with AMSGrad ``vmax`` is first
+    raised to ``v`` in place and used instead of it."""
+    if fvmax is not None:
+        xb = fvmax[s:e]
+        np.maximum(xb, vb, out=xb)
+        vb = xb
+    np.sqrt(vb, out=work)
+    np.add(work, eps_t, out=work)
+    np.divide(mb, work, out=work)
 
 
 def _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop):
@@ -151,7 +157,7 @@ def _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop):
     c1, c2 = c.one_minus_b1, c.one_minus_b2
     neg_lr, eps_t = np.float64(c.neg_lr), c.eps_t
     neg_decay = None if c.neg_decay is None else np.float64(c.neg_decay)
-    multiply, add, sqrt, divide, copyto = np.multiply, np.add, np.sqrt, np.divide, np.copyto
+    multiply, add, copyto = np.multiply, np.add, np.copyto
     for s in range(start, stop, size):
         e = min(s + size, stop)
         if e - s != size:
@@ -172,13 +178,7 @@ def _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop):
         multiply(vb, b2, out=wide)
         add(wide, work, out=wide)
         copyto(vb, wide, casting="same_kind")           # v, rounded once
-        if fvmax is not None:
-            xb = fvmax[s:e]
-            np.maximum(xb, vb, out=xb)
-            vb = xb
-        sqrt(vb, out=work)
-        add(work, eps_t, out=work)
-        divide(mb, work, out=work)                      # m / (sqrt(v) + eps_t), rounded
+        _step_into(work, mb, vb, fvmax, s, e, eps_t)
         multiply(work, neg_lr, out=wide)                # exact
         add(wide, pb, out=wide)
         copyto(pb, wide, casting="same_kind")           # p, rounded once
