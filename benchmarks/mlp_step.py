@@ -127,7 +127,7 @@ def main(argv=None):
     ap.add_argument("--gc", choices=("on", "off"), default="on")
     ap.add_argument("--repeat", type=int, default=3,
                     help="run the whole training this many times, keep the fastest median")
-    ap.add_argument("--rounds", type=int, default=2,
+    ap.add_argument("--rounds", type=int, default=4,
                     help="runs of each framework, taking turns; the fastest is shown")
     args = ap.parse_args(argv)
     frameworks = [("gradrepl", sys.executable)]
