@@ -117,3 +117,12 @@ def test_sgd_and_adam_leave_the_blas_thread_count_alone(monkeypatch):
     kernels.adam_update(p, g, m, v, kernels.AdamConstants(dt, 0.9, 0.999, neg_lr, eps_t))
     kernels.sgd_update(p, g, np.float32(0.1))
     assert _blas_threads() == before
+
+
+def test_the_reference_in_blocks_equals_the_whole_array_formula():
+    rng = np.random.default_rng(9)
+    n = 3 * fma._BLOCK + 17
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    want = (x.astype(np.float64) * np.float64(np.float32(-0.1)) + y).astype(np.float32)
+    fma.axpy_reference(np.float32(-0.1), x, y)
+    assert np.array_equal(y.view(np.uint32), want.view(np.uint32))

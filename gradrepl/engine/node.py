@@ -34,6 +34,17 @@ def meta_of(arrays):
     return meta
 
 
+def _let_go(data, meta):
+    """A released node's (saved arrays, metadata): the arrays go once the metadata is fixed or
+    one of them is larger than ``KEEP_BYTES``; small ones stay as their own metadata."""
+    if data is None or meta is not None:
+        return None, meta
+    for a in data:
+        if a.nbytes > KEEP_BYTES:
+            return None, meta_of(data)
+    return data, None
+
+
 class GradNode:
     # Few objects per node: every tracked container made here is work for the garbage collector
     # on every collection while the graph lives (a chain of 60,000 ops made ~15 per op; now 5).
@@ -204,25 +215,8 @@ class GradNode:
         """Free what the node saved for its VJP: the input tensors, and every saved array of
         more than ``KEEP_BYTES`` (those leave their (shape, dtype) behind). Smaller arrays stay
         as their own metadata, which costs less than making it; no VJP runs on them again."""
-        in_data, out_data = self.in_data, self.out_data
-        if in_data is not None:
-            if self._in_meta is not None:
-                self.in_data = None
-            else:
-                for a in in_data:
-                    if a.nbytes > KEEP_BYTES:
-                        self._in_meta = meta_of(in_data)
-                        self.in_data = None
-                        break
-        if out_data is not None:
-            if self._out_meta is not None:
-                self.out_data = None
-            else:
-                for a in out_data:
-                    if a.nbytes > KEEP_BYTES:
-                        self._out_meta = meta_of(out_data)
-                        self.out_data = None
-                        break
+        self.in_data, self._in_meta = _let_go(self.in_data, self._in_meta)
+        self.out_data, self._out_meta = _let_go(self.out_data, self._out_meta)
         inputs = self.inputs
         edges = self.edges
         if inputs is not None and None in edges:

@@ -1,5 +1,5 @@
-"""Two process settings the engine makes when it is imported: the garbage collector's
-thresholds, and numpy's transparent huge pages.
+"""Two process settings the engine makes when it is imported, the garbage collector's
+thresholds and numpy's transparent huge pages, and ``empty_huge`` for the kernels' large outputs.
 
 The collector
 -------------

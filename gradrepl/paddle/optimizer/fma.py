@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import glob
 import os
 
@@ -25,13 +26,24 @@ import numpy as np
 _F32 = np.dtype(np.float32)
 
 
+_BLOCK = 1 << 16  # elements: the float64 temporary of the formula stays 512 KiB
+
+
 def axpy_reference(alpha, x, y):
-    """The float64 formula: ``y = f32(f64(alpha) * x + y)``; float32 ``x`` and ``y``."""
-    wide = np.multiply(x, np.float64(alpha))            # exact
-    np.add(wide, y, out=wide)
-    np.copyto(y, wide, casting="same_kind")             # rounded (once, up to double rounding)
+    """The float64 formula: ``y = f32(f64(alpha) * x + y)``; float32 ``x`` and ``y`` (past
+    ``_BLOCK`` elements both C-contiguous, done a block at a time)."""
+    alpha = np.float64(alpha)
+    if y.size <= _BLOCK:
+        wide = np.multiply(x, alpha)                    # exact
+        np.add(wide, y, out=wide)
+        np.copyto(y, wide, casting="same_kind")         # rounded (once, up to double rounding)
+        return
+    xf, yf = x.reshape(-1), y.reshape(-1)
+    for s in range(0, yf.size, _BLOCK):
+        axpy_reference(alpha, xf[s:s + _BLOCK], yf[s:s + _BLOCK])
 
 
+@functools.lru_cache(maxsize=None)
 def _numpy_openblas_lib():
     """numpy's bundled OpenBLAS (the wheels ship it in ``numpy.libs``), or None."""
     libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
