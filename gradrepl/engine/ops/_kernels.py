@@ -10,10 +10,12 @@ prints 8 significant digits), so each kernel here reproduces its algorithm:
 
 - Eigen packet code is replayed with numpy float32 arithmetic in the same order (no FMA: Paddle's
   x86 build has none in Eigen; ``_madd`` rounds the product, then the sum);
-- glibc's ``expf`` and ``logf`` are replayed on whole arrays (``_glibc``, bit for bit); the
-  other C library functions are called through ``ctypes`` (the same glibc Paddle links), element
-  by element, for tensors up to ``LIBM_LIMIT`` elements; beyond that (or without a C library)
-  the value is computed in float64 and rounded once, which differs from glibc in rare last-bit
+- the C library's functions (``expf``, ``logf``, ``tanf`` ...: the same glibc Paddle links) run
+  over whole arrays in numexpr's compiled loop (``_libm_numexpr``, checked bit for bit against
+  the C library on first use). Without numexpr: glibc's ``expf`` and ``logf`` are replayed on
+  whole arrays (``_glibc``, bit for bit), the others called through ``ctypes`` element by
+  element for tensors up to ``LIBM_LIMIT`` elements; beyond that (or without a C library) the
+  value is computed in float64 and rounded once, which differs from glibc in rare last-bit
   cases;
 - ``_mm256_rsqrt_ps`` (used by Eigen's fast sqrt) is reproduced by its measured rule: 1/sqrt of
   the midpoint of the input's 10-bit mantissa bucket, rounded to 12 bits;
@@ -33,12 +35,13 @@ import ctypes.util
 
 import numpy as np
 
-from . import _glibc
+from . import _glibc, _libm_numexpr
 from ._util import array_like, quiet, scalar_of
 
 F32 = np.float32
 PACKET = 8              # floats per AVX register: Eigen's packet width in Paddle's build
-# Elements beyond which the C library is replaced by float64 rounding. Calling glibc element by
+# Without numexpr (see ``_libm_numexpr``, which is exact at every size): elements beyond which
+# the C library is replaced by float64 rounding. Calling glibc element by
 # element costs ~0.15 us an element (a batch-256 x 10-class softmax: 0.4 ms of a 3 ms training
 # step; numpy in float64: 0.02 ms), and beyond it the two differ by one ulp in 52 (exp) and 190
 # (log) elements of 100,000 measured, under a printed loss's last digit. Every example we compare
@@ -106,9 +109,9 @@ def _load_libm():
 _LIBM = _load_libm()
 
 
-# glibc's expf and logf replayed on whole arrays (``_glibc``: the same bits, ~30 ns an element
-# against ~0.4 us a ctypes call, but ~20 us of numpy calls per array): used past this many
-# elements, and for any size where no C library can be called.
+# Without numexpr: glibc's expf and logf replayed on whole arrays (``_glibc``: the same bits,
+# ~30 ns an element against ~0.4 us a ctypes call, but ~20 us of numpy calls per array), used
+# past this many elements, and for any size where no C library can be called.
 VECTOR_MIN = 48
 _VECTOR = {"exp": _glibc.expf, "log": _glibc.logf}
 
@@ -121,9 +124,15 @@ def libm(name, f64_fn):
         fn.argtypes = [ctypes.c_float]
         ufunc = np.frompyfunc(fn, 1, 1)
     vector = _VECTOR.get(name)
+    compiled = []  # numexpr's loop over the same C function, resolved on first use
 
     def run(x):
         x = np.asarray(x, F32)
+        if x.size > 1:
+            if not compiled:
+                compiled.append(_libm_numexpr.function(_LIBM, name, F32))
+            if compiled[0] is not None:
+                return compiled[0](x)
         if vector is not None and (x.size > VECTOR_MIN or fn is None):
             return vector(x)
         if fn is None or x.size > LIBM_LIMIT:
@@ -397,8 +406,14 @@ def libm64(name, f64_fn):
         fn.restype = ctypes.c_double
         fn.argtypes = [ctypes.c_double]
         ufunc = np.frompyfunc(fn, 1, 1)
+    compiled = []  # numexpr's loop over the same C function, resolved on first use
 
     def run(x):
+        if x.size > 1 and x.dtype == np.float64:
+            if not compiled:
+                compiled.append(_libm_numexpr.function(_LIBM, name, np.float64))
+            if compiled[0] is not None:
+                return compiled[0](x)
         if fn is None or x.size > LIBM_LIMIT or x.dtype != np.float64:
             with quiet(all="ignore"):
                 return f64_fn(x)
