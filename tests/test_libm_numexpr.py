@@ -91,3 +91,4 @@ def test_switch_off_and_thread_count():
     assert on[1] == off[1]                          # the same bits either way
     if on[0] == "False":
         assert on[2] == "1"                         # gradrepl imported it: one thread
+

@@ -135,6 +135,17 @@ class GradShapeError(RuntimeError):
     pass
 
 
+def _sum_to():
+    """``ops.broadcast.sum_to`` (imported on first use: ops import this module)."""
+    global _SUM_TO
+    if _SUM_TO is None:
+        from .ops.broadcast import sum_to as _SUM_TO
+    return _SUM_TO
+
+
+_SUM_TO = None
+
+
 def reduce_grad(op: OpDef, i: int, g, shape, dtype):
     """Bring the VJP's gradient for input ``i`` to the input's shape and dtype.
 
@@ -144,9 +155,7 @@ def reduce_grad(op: OpDef, i: int, g, shape, dtype):
     gs = g.data.shape
     if gs != shape:
         if op.broadcast and len(gs) >= len(shape):
-            from .ops.broadcast import sum_to
-
-            g = sum_to(g, shape)
+            g = _sum_to()(g, shape)
         if g.data.shape != shape:
             raise GradShapeError(
                 f"the gradient of input {i} of {op.name} has shape {list(gs)}, "

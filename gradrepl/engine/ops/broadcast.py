@@ -58,7 +58,15 @@ def _sum_to_fwd(x, shape, order="row"):
 
 
 def _broadcast_to_fwd(x, shape):
-    return np.array(np.broadcast_to(x, tuple(shape)))
+    shape = tuple(shape)
+    if x.ndim <= len(shape):  # (an assignment broadcasts as broadcast_to, in one C call)
+        out = np.empty(shape, x.dtype)
+        try:
+            out[...] = x
+            return out
+        except ValueError:
+            pass
+    return np.array(np.broadcast_to(x, shape))
 
 
 SUM_TO = register(

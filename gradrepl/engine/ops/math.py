@@ -526,8 +526,18 @@ SIGMOID_GRAD = register("sigmoid_grad", _safe(_sigmoid_grad_fwd), _sigmoid_grad_
 
 def sigmoid_grad(out, dout):
     return apply(SIGMOID_GRAD, (out, dout))
+def _relu_grad_fwd(out, dout):
+    """Paddle's relu_grad: ``dout * (out > 0)``, -0 where dout is negative and out is not
+    positive. One pass: numpy multiplies by the boolean mask without a float copy of it."""
+    return np.multiply(dout, out > 0)
+
+
+RELU_GRAD = register("relu_grad", _safe(_relu_grad_fwd),
+                     lambda n, G: (None, multiply(G, const(G, n.inputs[0].data > 0))),
+                     diff_inputs=(1,), legacy_name="ReluGradBackward", domain="away0",
+                     examples=[([(2, 3), (2, 3)], {})])
 RELU = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-             lambda n, g: multiply(g, const(g, n.out_data[0] > 0)), "ReluBackward",
+             lambda n, g: apply(RELU_GRAD, (const(g, n.out_data[0]), g)), "ReluBackward",
              domain="away0", saves_inputs=False)
 
 

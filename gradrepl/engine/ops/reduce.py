@@ -70,9 +70,14 @@ def _attrs(axis, keepdim, out_shape, **extra):
 
 
 def _m():
-    from . import math
+    """``ops.math`` (it imports this module, so it is looked up on first use and kept)."""
+    global _MATH
+    if _MATH is None:
+        from . import math as _MATH
+    return _MATH
 
-    return math
+
+_MATH = None
 
 
 def _quiet(vjp):
@@ -230,7 +235,8 @@ def _mean_vjp(n, g):
     count = 1
     for a in n.attrs["axis"]:
         count *= in_shape[a]
-    return _m().divide(_expand_back(n, g), const(g, count))
+    # every element of the broadcast gradient is out_grad / count: divided once, then spread
+    return _expand_back(n, _m().divide(g, const(g, count)))
 
 
 SUM = register("sum", _sum_fwd, _expand_back, legacy_name="ReduceSumBackward",

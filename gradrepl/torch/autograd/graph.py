@@ -24,7 +24,7 @@ FALLBACK = {
     "exp": "ExpBackward0", "log": "LogBackward0", "reciprocal": "ReciprocalBackward0",
     "sqrt": "SqrtBackward0", "rsqrt": "RsqrtBackward0", "tanh": "TanhBackward0",
     "tanh_grad": "TanhBackwardBackward0", "sigmoid": "SigmoidBackward0", "sin": "SinBackward0",
-    "cos": "CosBackward0", "relu": "ReluBackward0", "abs": "AbsBackward0",
+    "cos": "CosBackward0", "relu": "ReluBackward0", "relu_grad": "ThresholdBackwardBackward0", "abs": "AbsBackward0",
     "reshape": "ViewBackward0", "squeeze": "SqueezeBackward1", "unsqueeze": "UnsqueezeBackward0",
     "broadcast_to": "ExpandBackward0", "expand": "ExpandBackward0", "sum_to": "SumBackward1",
     "sum": "SumBackward1", "mean": "MeanBackward1", "transpose": "PermuteBackward0",

@@ -7,15 +7,14 @@ from ....engine.ops import math as M
 from ....engine.ops import nn as N
 from ... import profiles
 from ...core import Tensor
+from ...tensor.linalg import matmul
+from ...tensor.math import add
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity", "normalize"]
 
 
 def linear(x, weight, bias=None, name=None):
     """``x @ weight + bias`` with ``weight`` of shape [in, out]: matmul then add, as Paddle."""
-    from ...tensor.linalg import matmul
-    from ...tensor.math import add
-
     out = matmul(x, weight)
     if bias is not None:
         out = add(out, bias)

@@ -8,7 +8,8 @@ from ....engine.ops import nn as N
 from ....engine.ops import shape as S
 from ... import profiles
 from ...core import Tensor
-from ._util import abs_, check_reduction, reduce_loss, square, subtract
+from ...tensor import reduce as R
+from ._util import abs_, check_reduction, reduce_loss, require_float, square, subtract
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -84,8 +85,6 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
 def _check_ce_inputs(input, label, axis):  # noqa: A002
     """Paddle's cross_entropy_with_softmax checks: float logits, label shape = logits shape
     except along ``axis``."""
-    from ._util import require_float
-
     require_float(input, "cross_entropy_with_softmax")
     xs, ls = input.data.shape, label.data.shape
     ax = axis % len(xs)
@@ -116,8 +115,6 @@ def _picked_weights(input, label, weight, soft_label, ignore_index, axis, out):
 def _ce_mean(input, out, label, wg, ignore_index):
     """Paddle's 'mean': mean_all, or sum / (count or weight sum) when labels are ignored or
     weighted. When the ignore branch applies is the profile's ``ce_mean_ignore`` rule."""
-    from ...tensor import reduce as R
-
     if 0 in input.data.shape:
         return R.mean(M.add(out, _const(np.asarray(np.nan, out.data.dtype))))
     rule = profiles.current().ce_mean_ignore
