@@ -17,7 +17,9 @@ import json
 import subprocess
 import sys
 
-from _turns import best_in_turns
+import statistics
+
+from _turns import best_in_turns, paired_ratios
 
 WORKER = r'''
 import gc, json, statistics, sys, time
@@ -137,9 +139,10 @@ def main(argv=None):
             print(f"({fw}: not importable with {py}; skipped)")
         else:
             frameworks.append((fw, py))
+    per_round = []
     try:
         best = best_in_turns(frameworks, args.rounds, lambda py, fw: run(py, fw, args),
-                             lambda old, new: new if new["ms"] < old["ms"] else old)
+                             lambda old, new: new if new["ms"] < old["ms"] else old, per_round)
     except RuntimeError as exc:
         print(exc)
         return 1
@@ -156,6 +159,9 @@ def main(argv=None):
         print(f"{name:<14}{r['ms']:>10.2f}{base['ms'] / r['ms']:>8.2f}"
               f"{r['first']:>13.5f}{r['last']:>12.5f}")
     print("ratio = gradrepl step time / framework step time (below 1: gradrepl is faster)")
+    for name, ratios in paired_ratios(per_round, "ms").items():
+        print(f"{name}: ratio within each round (runs seconds apart): median "
+              f"{statistics.median(ratios):.2f}, all {' '.join(f'{r:.2f}' for r in ratios)}")
     return 0
 
 

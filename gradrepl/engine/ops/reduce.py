@@ -22,6 +22,8 @@ casts keep ``stop_gradient=False`` on it).
 """
 from __future__ import annotations
 
+import math as _math
+
 import numpy as np
 
 from ..registry import apply, register
@@ -139,23 +141,28 @@ def _packet_reduce(x, op, two_accumulators):
         split = min(p * _ceil_div(_ceil_div(n, 2), p), n)      # aligned on a packet
         total = op(one, _packet_reduce(x[:split], op, True))
         return op(total, _packet_reduce(x[split:], op, True)) if split < n else total
-    width = 2 * p if two_accumulators else p
-    unrolled = (n // width) * width
-    vectorized = (n // p) * p
-    acc = np.full(p, one, x.dtype)
-    if unrolled:
-        blocks = x[:unrolled].reshape(-1, width // p, p)
-        acc = op(acc, _seq(np.ascontiguousarray(blocks[:, 0, :]), op))
-        if two_accumulators:
-            odd = op(np.full(p, one, x.dtype), _seq(np.ascontiguousarray(blocks[:, 1, :]), op))
-    if vectorized > unrolled:
-        acc = op(acc, x[unrolled:vectorized])
-    if two_accumulators and unrolled:
-        acc = op(acc, odd)
+    vectorized = n - n % p
+    if vectorized:
+        # packets as the rows of a (k, p) view; the accumulator starts at ``one`` (so -0 sums
+        # to +0 as in Eigen) and takes the packets in order: even ones, then (two
+        # accumulators) a last odd-count packet, then the odd accumulator
+        rows = x[:vectorized].reshape(-1, p)
+        k = rows.shape[0]
+        if two_accumulators and k > 1:
+            pairs = k - k % 2
+            acc = op(one, op.reduce(rows[0:pairs:2], axis=0))
+            if k % 2:
+                acc = op(acc, rows[k - 1])
+            acc = op(acc, op(one, op.reduce(rows[1:pairs:2], axis=0)))
+        else:
+            acc = op(one, op.reduce(rows, axis=0))
+        total = _predux(acc, op)
+    else:
+        total = one
     tail = one
     for v in x[vectorized:]:
         tail = op(tail, v)
-    return x.dtype.type(op(tail, _predux(acc, op)))
+    return x.dtype.type(op(tail, total))
 
 
 def _seq_sum(a, axis, keepdim):
@@ -184,7 +191,7 @@ def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
             out = np.asarray(out / np.asarray(count, dt), dt)
         return out
     a = x.astype(dt, copy=False)
-    count = int(np.prod([a.shape[i] for i in axis])) if axis else 1
+    count = _math.prod([a.shape[i] for i in axis]) if axis else 1
     with quiet(**_err):
         if _is_reduce_all(a.shape, axis) and a.size:
             flat = np.ascontiguousarray(a).reshape(-1)
@@ -205,8 +212,8 @@ def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
             if keepdim:
                 out = out.reshape(tuple(1 if i in axis else s for i, s in enumerate(a.shape)))
         if mean:
-            out = np.asarray(out / np.asarray(count, dt), dt)
-    return np.asarray(out, dt)
+            out = np.divide(out, dt.type(count), dtype=dt)
+    return out if type(out) is np.ndarray and out.dtype == dt else np.asarray(out, dt)
 
 
 # ---------------------------------------------------------------- sum / mean
