@@ -67,7 +67,9 @@ def avx_sum(x):
     """Paddle's ``vec_sum<float, avx>`` over the last axis (returns the axis kept, size 1).
 
     Fewer than 8 values: a sequential sum. Otherwise 8 lane accumulators over whole blocks,
-    folded as ``hadd``/``permute``/``hadd`` do, then the tail added one by one.
+    folded as ``hadd``/``permute``/``hadd`` do ((l0+l1) + (l4+l5)) + ((l2+l3) + (l6+l7)), then
+    the tail added one by one. Accumulated in place (half the calls' time for a (256, 10)
+    softmax); past 32 values along the axis, on a transposed copy, whose rows are contiguous.
     """
     n = x.shape[-1]
     if n < 8 or x.dtype != _F32:
@@ -76,15 +78,29 @@ def avx_sum(x):
             s = s + x[..., i]
         return s[..., None]
     end = n - n % 8
-    acc = x[..., 0:8] + np.float32(0)  # (the accumulators start at +0: -0 + 0 is +0)
+    if n > 32 and x.ndim > 1:
+        xt = np.ascontiguousarray(np.moveaxis(x, -1, 0))
+        acc = xt[0:8] + _ZERO  # (the accumulators start at +0: -0 + 0 is +0)
+        for i in range(8, end, 8):
+            acc += xt[i:i + 8]
+        h = acc[0::2] + acc[1::2]          # hadd: h01 h23 h45 h67
+        s = h[0] + h[2]                    # permute + hadd: (h01+h45) + (h23+h67)
+        s += h[1] + h[3]
+        for i in range(end, n):
+            s += xt[i]
+        return s[..., None]
+    acc = x[..., 0:8] + _ZERO
     for i in range(8, end, 8):
-        acc = acc + x[..., i:i + 8]
-    h = acc[..., 0::2] + acc[..., 1::2]      # hadd: h01 h23 h45 h67
-    q = h[..., :2] + h[..., 2:]              # permute + hadd: h01+h45, h23+h67
-    s = q[..., 0] + q[..., 1]
+        acc += x[..., i:i + 8]
+    h = acc[..., 0::2] + acc[..., 1::2]
+    s = h[..., 0] + h[..., 2]
+    s += h[..., 1] + h[..., 3]
     for i in range(end, n):
-        s = s + x[..., i]
+        s += x[..., i]
     return s[..., None]
+
+
+_ZERO = np.float32(0)
 
 
 def _last(x, axis):
@@ -103,7 +119,7 @@ def _max_keep(x, axis):
 def _shifted(x, axis):
     with quiet(**_err):
         sh = x - _max_keep(x, axis)
-    return np.maximum(sh, _typed(-64.0, x))
+    return np.maximum(sh, _typed(-64.0, x), out=sh)
 
 
 def softmax_kernel(x, axis):
@@ -117,7 +133,7 @@ def softmax_kernel(x, axis):
     if axis == x.ndim - 1:
         e = exp_c(sh)
         s = avx_sum(e)
-        return e * (_typed(1, x) / s)
+        return np.multiply(e, _typed(1, x) / s, out=e)
     e = eigen_exp(sh)
     return e * (_typed(1, x) / seq_sum(e, axis))
 
