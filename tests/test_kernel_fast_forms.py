@@ -1,5 +1,6 @@
-"""``avx_sum`` (Paddle's vec_sum<float, avx>, used by the last-axis softmax) against a plain
-replay of its eight lane accumulators, for every layout the fast forms take."""
+"""Fast forms of kernels against their plain forms, bit for bit: ``avx_sum`` (Paddle's
+vec_sum<float, avx>, used by the last-axis softmax) against a replay of its eight lane
+accumulators; relu's forward against numpy's maximum with a scalar."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,3 +47,19 @@ def test_avx_sum_does_not_write_its_input():
     before = x.copy()
     avx_sum(x)
     assert (x == before).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape", [(3, 16), (2, 3, 40), (300,), (5,), (4, 7)])
+def test_relu_forward_matches_maximum_with_a_scalar(shape, dtype):
+    """relu's forward (a row of zeros broadcast, for speed) gives the bits of np.maximum(x, 0),
+    signed zeros, infinities and nan payloads included."""
+    from gradrepl.engine.ops.math import _relu_fwd
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf], dtype)
+    flat[: min(flat.size, 6)] = special[: min(flat.size, 6)]
+    got, want = _relu_fwd(x), np.maximum(x, 0).astype(dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
