@@ -234,11 +234,13 @@ def log_softmax_grad(y, dy, axis=-1):
 
 # ====================================================================== cross entropy
 _APPRO_INF = 1e20
+# the reductions themselves (ndarray.min/.max/.any add a Python-level wrapper to each call)
+_any, _min, _max = np.logical_or.reduce, np.minimum.reduce, np.maximum.reduce
 
 
 def _tolerable(v):
     """Paddle's TolerableValue: +-inf become +-1e20."""
-    if not np.isinf(v).any():
+    if not _any(np.isinf(v), axis=None):
         return v
     big = _typed(_APPRO_INF, v)
     return np.where(v == np.inf, big, np.where(v == -np.inf, -big, v))
@@ -263,7 +265,7 @@ def _hard_parts(p, label, axis, ignore_index, lazy=False):
     ``lazy``: the mask is None when every label is a class index (see ``_masked``)."""
     lbl = label.astype(np.int64, copy=False)
     if lazy and lbl.size:
-        lo, hi = lbl.min(), lbl.max()
+        lo, hi = _min(lbl, axis=None), _max(lbl, axis=None)
         if 0 <= lo and hi < p.shape[axis] and not lo <= ignore_index <= hi:
             return lbl, None
     _check_labels(lbl, p.shape[axis], ignore_index)
