@@ -1,5 +1,5 @@
-"""Gradient memory: leaf gradients are summed and cleared in place, and a backward pass without
-``retain_graph`` frees each node's saved tensors as it goes."""
+"""Gradient memory: leaf gradients are summed in place, cleared without a pass over them, and
+a backward pass without ``retain_graph`` frees each node's saved tensors as it goes."""
 import gc
 import tracemalloc
 
@@ -24,18 +24,58 @@ def test_second_backward_sums_into_the_same_gradient_array():
     np.testing.assert_array_equal(held.numpy(), first * 2)
 
 
-def test_clear_grad_zeroes_in_place_and_the_next_backward_refills_it():
+def test_clear_grad_shows_zeros_without_memory_and_the_next_backward_takes_its_place():
     lin = paddle.nn.Linear(3, 2)
     x = paddle.ones([4, 3])
     opt = paddle.optimizer.SGD(parameters=lin.parameters())
     _step(lin, x)
-    arr = lin.weight.grad.data
-    want = lin.weight.grad.numpy()
+    held = lin.weight.grad
+    want = held.numpy()
     opt.clear_grad()
-    assert lin.weight.grad.data is arr and not arr.any()
+    assert lin.weight.grad is held                       # the same tensor, now zeros
+    np.testing.assert_array_equal(held.numpy(), np.zeros((3, 2), np.float32))
+    assert held.data.strides == (0, 0)                   # one zero, viewed: no (3, 2) buffer
     _step(lin, x)
-    assert lin.weight.grad.data is arr
-    np.testing.assert_array_equal(lin.weight.grad.numpy(), want)
+    assert lin.weight.grad is held                       # a held reference sees the new values
+    np.testing.assert_array_equal(held.numpy(), want)
+    arr = held.data
+    assert arr.flags.writeable and arr.strides != (0, 0)
+    _step(lin, x)                                        # and later ones are summed in place
+    assert held.data is arr
+    np.testing.assert_array_equal(held.numpy(), want * 2)
+
+
+def test_after_clear_grad_a_negative_zero_gradient_reads_plus_zero():
+    """0 + g: as adding into zeroed memory gives (Paddle), while a first gradient keeps -0."""
+    x = paddle.to_tensor([-1.0, 2.0], stop_gradient=False)
+    c = paddle.to_tensor([-1.0, 1.0])
+    (paddle.nn.functional.relu(x) * c).sum().backward()
+    assert np.signbit(x.grad.numpy()[0])                 # relu_grad: -1 * 0 = -0
+    x.clear_grad()
+    (paddle.nn.functional.relu(x) * c).sum().backward()
+    assert x.grad.numpy()[0] == 0 and not np.signbit(x.grad.numpy()[0])
+    assert "-0." not in str(x.grad)
+
+
+def test_a_write_into_the_cleared_gradient_is_kept_and_summed_into():
+    lin = paddle.nn.Linear(2, 2)
+    x = paddle.ones([1, 2])
+    _step(lin, x)
+    g = lin.bias.grad.numpy()
+    lin.bias.clear_grad()
+    lin.bias.grad.set_value(np.array([10.0, 20.0], np.float32))
+    _step(lin, x)
+    np.testing.assert_array_equal(lin.bias.grad.numpy(), g + [10.0, 20.0])
+
+
+def test_an_optimizer_step_on_cleared_gradients_leaves_the_parameters():
+    lin = paddle.nn.Linear(3, 2)
+    opt = paddle.optimizer.Adam(parameters=lin.parameters())
+    _step(lin, paddle.ones([2, 3]))
+    opt.clear_grad()
+    w = lin.weight.numpy()
+    paddle.optimizer.SGD(learning_rate=0.5, parameters=lin.parameters()).step()
+    np.testing.assert_array_equal(lin.weight.numpy(), w)
 
 
 def test_a_gradient_the_user_supplied_is_never_written_into():

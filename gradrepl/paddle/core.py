@@ -385,9 +385,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if self._grad is None:
             return
         acc = self._accum
-        arr = None if acc is None else acc.owned_grad_data()
-        if arr is not None and arr.flags.writeable:
-            arr.fill(0)  # in place, as Paddle: the engine made this array for this .grad
+        if acc is not None and acc.clear():  # zeros without a pass (see AccumulateNode.clear)
             return
         self._grad.data = np.zeros_like(self._grad.data)
         if acc is not None and self._grad.grad_node is None:
