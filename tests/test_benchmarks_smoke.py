@@ -63,8 +63,8 @@ def _load(name):
 
 def test_mlp_step_runs_and_the_loss_falls(capsys):
     bench = _load("mlp_step")
-    assert bench.main(["--steps", "8", "--repeat", "2", "--paddle-python", "none",
-                       "--torch-python", "none"]) == 0
+    assert bench.main(["--steps", "8", "--rounds", "2", "--burst", "2", "--paddle-python",
+                       "none", "--torch-python", "none"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("gradrepl"))
     first, last = (float(v) for v in row.split()[-2:])
