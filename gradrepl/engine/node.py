@@ -242,7 +242,7 @@ def zeros_view(shape, dtype):
     if zero is None:
         zero = _ZERO_SCALARS[dtype] = np.zeros((), dtype)
         zero.flags.writeable = False
-    return np.broadcast_to(zero, shape)
+    return np.ndarray(shape, dtype, buffer=zero, strides=(0,) * len(shape))  # (as broadcast_to)
 
 
 class AccumulateNode:
