@@ -153,13 +153,7 @@ def axpy(alpha, x, y):
         raise ValueError(f"axpy: x {x.shape} and y {y.shape} must be contiguous of one size")
     if not y.flags.writeable:
         raise ValueError("axpy: y is read-only")
-    if n <= _ONE_THREAD_BELOW or _SET_THREADS is None:
-        saxpy(n, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
-        return
-    # OpenBLAS splits an axpy past 10,000 elements over its threads; waking them costs more
-    # than this memory-bound pass (MLP step, 200K parameters: ~100 us against ~20 us here)
-    with one_blas_thread():
-        saxpy(n, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
-
-
-_ONE_THREAD_BELOW = 10_000  # (OpenBLAS's own threshold: one thread up to here)
+    # on OpenBLAS's own threads past 10,000 elements: in a training step they are awake from
+    # the matmuls, and changing the thread count around each call (``one_blas_thread``) made
+    # the whole MLP step 1.3x slower (the next products waited for the threads)
+    saxpy(n, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
