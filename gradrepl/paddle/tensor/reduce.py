@@ -191,6 +191,13 @@ def mean(x, axis=None, keepdim=False, name=None, **kw):
     return R.mean(x, axes, keepdim, out_shape)
 
 
+def mean_all(x):
+    """``mean(x)`` of a non-empty float tensor, without ``mean``'s argument checks (for the
+    losses' own 'mean' reduction, whose input they made)."""
+    axes = tuple(range(x.data.ndim))
+    return R.mean(x, axes, False, out_shape_for(x, axes, False))
+
+
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Sum treating NaN as zero (Paddle composes ``where(isnan(x), 0, x)`` and ``sum``)."""
     require_dtypes(x, "isnan", ("float32", "float64", "int32", "int64"))

@@ -134,7 +134,7 @@ def _ce_mean(input, out, label, wg, ignore_index):
     if wg is not None:
         total = R.sum(wg)
         return M.divide(R.sum(out), _nonzero(total))
-    return R.mean(out)
+    return R.mean_all(out)
 
 
 def _nonzero(t):
