@@ -260,8 +260,8 @@ class AccumulateNode:
         self.uid = next(_node_uids)
         self.released = False
         # a weakref to the array the engine allocated for leaf.grad: while leaf.grad still holds
-        # that array, later gradients are summed into it in place and clear_grad() zeroes it in
-        # place (as Paddle does), so a training step allocates no new gradient memory
+        # that array, later gradients are summed into it in place (a held reference sees them,
+        # as in Paddle); clear_grad() swaps it for a view of one zero (see ``clear``)
         self.grad_buffer = None
         # (zeros view, version): what clear_grad() left in leaf.grad.data (see ``clear``)
         self.cleared = None

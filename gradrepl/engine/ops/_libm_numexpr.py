@@ -47,7 +47,7 @@ def _numexpr():
             ours = "numexpr" not in sys.modules
             try:
                 import numexpr as mod
-            except ImportError:
+            except Exception:  # noqa: BLE001 - missing or broken (a wheel for another numpy)
                 mod = None
             else:
                 if getattr(mod, "use_vml", False):  # VML's functions are not the C library's

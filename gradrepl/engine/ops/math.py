@@ -526,6 +526,8 @@ SIGMOID_GRAD = register("sigmoid_grad", _safe(_sigmoid_grad_fwd), _sigmoid_grad_
 
 def sigmoid_grad(out, dout):
     return apply(SIGMOID_GRAD, (out, dout))
+
+
 def _relu_grad_fwd(out, dout):
     """Paddle's relu_grad: ``dout * (out > 0)``, -0 where dout is negative and out is not
     positive. One pass: numpy multiplies by the boolean mask without a float copy of it."""
@@ -536,7 +538,8 @@ RELU_GRAD = register("relu_grad", _safe(_relu_grad_fwd),
                      lambda n, G: (None, multiply(G, const(G, n.inputs[0].data > 0))),
                      diff_inputs=(1,), legacy_name="ReluGradBackward", domain="away0",
                      examples=[([(2, 3), (2, 3)], {})])
-_ZERO_ROWS: dict = {}
+
+_ZERO_ROWS: dict = {}  # (n, dtype) -> a read-only row of zeros
 
 
 def _zero_row(n, dtype):
