@@ -1,6 +1,6 @@
 """A small training loop, side by side: the MLP 784-256-10 on one batch of 256, SGD.
 
-    python benchmarks/mlp_step.py [--steps 55] [--rounds 40] [--burst 15]
+    python benchmarks/mlp_step.py [--steps 55] [--rounds 40] [--burst 15] [--together]
                                   [--paddle-python PY] [--torch-python PY]
                                   [--profile 3] [--gc off]
 
@@ -10,9 +10,10 @@ loaded into each) and runs ``loss = cross_entropy(fc2(relu(fc1(x))), y)``, ``los
 
 1. The check: ``--steps`` steps from the same weights; the first and last losses agree to float32
    rounding across frameworks, so the same training is timed.
-2. The timing: each framework runs in its own process, kept alive; they take turns running
-   ``--burst`` steps each (about 30 ms), the order reversed every other round, for ``--rounds``
-   rounds. Each burst's median step is one sample. This shared machine's speed drifts by a third
+2. The timing: each framework runs in its own process, kept alive; gradrepl and one peer take
+   turns running ``--burst`` steps each (about 30 ms), the order reversed every other round, for
+   ``--rounds`` rounds, then gradrepl and the next peer (``--together``: all of them in one
+   rotation). Each burst's median step is one sample. This shared machine's speed drifts by a third
    within seconds, so only bursts a few milliseconds apart are compared: the ratio of gradrepl's
    burst to each peer's in the same round is the paired ratio, and its median over the rounds is
    the number to read. The median step over all bursts is shown too.
@@ -145,6 +146,10 @@ def main(argv=None):
                     help="an interpreter with torch ('none' skips it)")
     ap.add_argument("--profile", default="3", help="the Paddle gradrepl emulates")
     ap.add_argument("--gc", choices=("on", "off"), default="on")
+    ap.add_argument("--together", action="store_true",
+                    help="all frameworks in one rotation (each burst then follows another "
+                         "framework's, whose memory evicts the caches); default: gradrepl "
+                         "takes turns with each peer in a rotation of its own")
     args = ap.parse_args(argv)
     names = [("gradrepl", sys.executable)]
     for fw, py, mod in (("paddle", args.paddle_python, "paddle"),
@@ -165,17 +170,25 @@ def main(argv=None):
     checks = {w.name: w.ask("check", args.steps) for w in workers}
     for w in workers:
         w.ask("run", args.burst)  # warm-up burst
-    bursts = {w.name: [] for w in workers}
-    for r in range(args.rounds):
-        for w in (workers if r % 2 == 0 else workers[::-1]):
-            bursts[w.name].append(w.ask("run", args.burst)["ms"])
+    # gradrepl's bursts beside each peer's: {peer: (gradrepl's, the peer's)}
+    groups = [workers] if args.together else [[workers[0], w] for w in workers[1:]]
+    paired, bursts = {}, {w.name: [] for w in workers}
+    for group in groups or [workers]:
+        mine = {w.name: [] for w in group}
+        for r in range(args.rounds):
+            for w in (group if r % 2 == 0 else group[::-1]):
+                mine[w.name].append(w.ask("run", args.burst)["ms"])
+        for name, ms in mine.items():
+            bursts[name] += ms
+            if name != "gradrepl":
+                paired[name] = (mine["gradrepl"], ms)
     for w in workers:
         w.close()
-    base = bursts["gradrepl"]
+    how = "all frameworks in one rotation" if args.together else "gradrepl and each peer"
     print(f"MLP 784-256-10, batch 256, SGD lr 0.1 (garbage collector {args.gc}); gradrepl "
           f"emulating Paddle {args.profile}. Loss check: {args.steps} steps from the same "
-          f"weights. Timing: {args.rounds} rounds of {args.burst}-step bursts in turns; "
-          f"milliseconds a step")
+          f"weights. Timing: {args.rounds} rounds of {args.burst}-step bursts in turns "
+          f"({how}); milliseconds a step")
     print(f"{'framework':<14}{'median ms':>10}{'paired ratio':>14}{'ratio IQR':>16}"
           f"{'first loss':>12}{'last loss':>11}")
     for w in workers:
@@ -184,7 +197,7 @@ def main(argv=None):
         if w.name == "gradrepl":
             ratio, iqr = "1.00", ""
         else:
-            ratios = sorted(g / p for g, p in zip(base, bursts[w.name]))
+            ratios = sorted(g / p for g, p in zip(*paired[w.name]))
             q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
             ratio, iqr = f"{statistics.median(ratios):.2f}", f"{q[0]:.2f}-{q[2]:.2f}"
         c = checks[w.name]
