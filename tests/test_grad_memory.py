@@ -191,3 +191,19 @@ def test_a_view_is_copied():
     (x * 1).sum().backward()
     np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0, 1.0, 1.0])
     np.testing.assert_array_equal(x.grad.numpy(), [[2.0, 2.0], [2.0, 2.0]])
+
+
+def test_after_clear_grad_a_gradient_a_hook_keeps_is_summed_into_zeros_not_taken():
+    """A gradient something else holds cannot become .grad's data: the cleared zeros become a
+    real array, and the gradient is added into it (the hook's copy stays the hook's)."""
+    x = paddle.to_tensor([1.0, -2.0], stop_gradient=False)
+    kept = []
+    x.register_hook(lambda g: kept.append(g))
+    (x * 3).sum().backward()
+    x.clear_grad()
+    (x * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    assert x.grad.data is not kept[-1].data and x.grad.data.flags.writeable
+    (x * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0])
+    np.testing.assert_array_equal(kept[-1].numpy(), [3.0, 3.0])

@@ -263,8 +263,8 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
 
                     leaf._grad = add(cur, g)
                 else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
-                    if node.cleared is not None and _sole_owner(g, buf[0] is g) \
-                            and node.take_cleared(cur, g.data):
+                    if node.cleared is not None and node.take_cleared(
+                            cur, g.data, _sole_owner(g, buf[0] is g)):
                         if trace:
                             yield ev.Accumulate(node, 0, g, leaf._grad)
                         continue

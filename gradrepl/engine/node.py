@@ -284,18 +284,23 @@ class AccumulateNode:
         self.grad_buffer = None
         return True
 
-    def take_cleared(self, grad, g):
-        """After ``clear``: make ``g`` (the new gradient, an array nothing else holds) the data
-        of ``grad`` if grad still shows the cleared zeros; True if it did."""
+    def take_cleared(self, grad, g, sole_owner):
+        """After ``clear``: make ``g`` (the new gradient) the data of ``grad`` if grad still
+        shows the cleared zeros and ``g`` can stand for them (``sole_owner``: nothing else holds
+        it; same shape and dtype); True if it did. Where the zeros are still there but ``g``
+        cannot take their place, they become a real zero array of the engine's, which the
+        caller then sums ``g`` into as before (its casting rules included)."""
         cleared, self.cleared = self.cleared, None
         if cleared is None or grad.data is not cleared[0] or grad._version != cleared[1]:
             return False
-        if g.shape != grad.data.shape or g.dtype != grad.data.dtype:
-            return False
-        np.add(g, 0, out=g)  # 0 + g, as accumulating into zeros gives: -0 becomes +0
-        grad.data = g
-        self.own_grad_data(g)
-        return True
+        if sole_owner and g.shape == grad.data.shape and g.dtype == grad.data.dtype:
+            np.add(g, 0, out=g)  # 0 + g, as accumulating into zeros gives: -0 becomes +0
+            grad.data = g
+            self.own_grad_data(g)
+            return True
+        grad.data = np.zeros(grad.data.shape, grad.data.dtype)
+        self.own_grad_data(grad.data)
+        return False
 
     def owned_grad_data(self):
         """``leaf.grad.data`` if it is the array the engine allocated for it, else None."""
