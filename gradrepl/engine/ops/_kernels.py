@@ -124,15 +124,13 @@ def libm(name, f64_fn):
         fn.argtypes = [ctypes.c_float]
         ufunc = np.frompyfunc(fn, 1, 1)
     vector = _VECTOR.get(name)
-    compiled = []  # numexpr's loop over the same C function, resolved on first use
 
     def run(x):
         x = np.asarray(x, F32)
-        if x.size > 1:
-            if not compiled:
-                compiled.append(_libm_numexpr.function(_LIBM, name, F32))
-            if compiled[0] is not None:
-                return compiled[0](x)
+        if x.size > 1:  # numexpr's loop over the same C function (None: not usable here)
+            loop = _libm_numexpr.function(_LIBM, name, F32)
+            if loop is not None:
+                return loop(x)
         if vector is not None and (x.size > VECTOR_MIN or fn is None):
             return vector(x)
         if fn is None or x.size > LIBM_LIMIT:
@@ -406,14 +404,12 @@ def libm64(name, f64_fn):
         fn.restype = ctypes.c_double
         fn.argtypes = [ctypes.c_double]
         ufunc = np.frompyfunc(fn, 1, 1)
-    compiled = []  # numexpr's loop over the same C function, resolved on first use
 
     def run(x):
         if x.size > 1 and x.dtype == np.float64:
-            if not compiled:
-                compiled.append(_libm_numexpr.function(_LIBM, name, np.float64))
-            if compiled[0] is not None:
-                return compiled[0](x)
+            loop = _libm_numexpr.function(_LIBM, name, np.float64)
+            if loop is not None:
+                return loop(x)
         if fn is None or x.size > LIBM_LIMIT or x.dtype != np.float64:
             with quiet(all="ignore"):
                 return f64_fn(x)

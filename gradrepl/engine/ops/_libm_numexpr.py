@@ -14,7 +14,7 @@ numexpr is used for a function only after a probe on first use: its results on a
 values (ordinary ones, both signs, tiny, huge, zero, subnormal, inf, nan) must equal the C
 library's, called through ``ctypes`` one element at a time, bit for bit. Otherwise (a numexpr
 built with VML, another C library, no numexpr at all), or with ``GRADREPL_NO_NUMEXPR=1``,
-``functions`` returns None and the caller keeps its other paths.
+``function`` returns None and the caller keeps its other paths.
 
 numexpr is imported on first use (~12 ms). When gradrepl is the one importing it, it runs on
 one thread: by default it splits arrays of 2048 elements and more across threads, which made a
@@ -89,10 +89,10 @@ def _same_bits(a, b):
 
 def function(libm, name, dtype):
     """numexpr's compiled ``name`` for arrays of ``dtype`` (float32/float64), or None."""
-    dtype = np.dtype(dtype)
     key = (name, dtype)
-    if key in _CACHE:
+    if key in _CACHE:  # (np.float32 and np.dtype(np.float32) are distinct keys: both kept)
         return _CACHE[key]
+    dtype = np.dtype(dtype)
     fn = None
     ne = _numexpr()
     if ne is not None and name in NE_NAMES and dtype in _KINDS:

@@ -12,6 +12,18 @@ def const(like, value, dtype=None):
     return like._result_type._wrap(arr, True)
 
 
+def kept_array(cache, key, make, limit=64):
+    """``make()``, made once per ``key`` in ``cache`` and kept read-only for the next call (the
+    cache starts over past ``limit`` keys): index rows, zero rows and such of a training loop."""
+    arr = cache.get(key)
+    if arr is None:
+        if len(cache) > limit:
+            cache.clear()
+        arr = cache[key] = make()
+        arr.flags.writeable = False
+    return arr
+
+
 def norm_axes(axis, ndim):
     """Paddle-style axis argument (None, int, list/tuple) -> sorted tuple of non-negative axes."""
     if axis is None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import FP, array_like, const, one_element, quiet, scalar_of
+from ._util import FP, array_like, const, kept_array, one_element, quiet, scalar_of
 
 _err = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
@@ -544,14 +544,7 @@ _ZERO_ROWS: dict = {}  # (n, dtype) -> a read-only row of zeros
 
 def _zero_row(n, dtype):
     """A read-only row of ``n`` zeros (kept for the next call of the same size)."""
-    key = (n, dtype)
-    row = _ZERO_ROWS.get(key)
-    if row is None:
-        if len(_ZERO_ROWS) > 64:
-            _ZERO_ROWS.clear()
-        row = _ZERO_ROWS[key] = np.zeros(n, dtype)
-        row.flags.writeable = False
-    return row
+    return kept_array(_ZERO_ROWS, (n, dtype), lambda: np.zeros(n, dtype))
 
 
 def _relu_fwd(x):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..registry import apply, register
 from . import _kernels as K
-from ._util import const, quiet
+from ._util import const, kept_array, quiet
 from .math import _safe, add, divide, exp, multiply, neg, scale, subtract
 from .reduce import sum as _rsum
 
@@ -298,13 +298,7 @@ _ARANGES: dict = {}
 
 def _rows(n):
     """``np.arange(n)``, kept (read-only) for the next batch of the same size."""
-    rows = _ARANGES.get(n)
-    if rows is None:
-        if len(_ARANGES) > 64:
-            _ARANGES.clear()
-        rows = _ARANGES[n] = np.arange(n)
-        rows.flags.writeable = False
-    return rows
+    return kept_array(_ARANGES, n, lambda: np.arange(n))
 
 
 def cross_entropy_kernel(p, label, soft_label, ignore_index, axis):
