@@ -241,6 +241,76 @@ def test_pool2d_matches_paddles_windows(kind, ksize, kw, shape):
         assert np.all((dx == 0) | np.isin(x, got))
 
 
+def _argmax_by_masked_copies(slabs):
+    """The first-strict-maximum index by plain masked copies (the formulation that
+    ``first_max_index`` replaces with faster whole-array passes)."""
+    best = idx = None
+    for k, s in slabs:
+        if best is None:
+            best, idx = np.array(s), np.zeros(s.shape, np.int32)
+        else:
+            m = s > best
+            np.copyto(best, s, where=m)
+            idx[m] = k
+    return idx
+
+
+def _awkward_values(shape, seed, dtype):
+    """Small integers (ties), both zeros, infinities and NaNs (some at windows' first places)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    flat = x.reshape(-1)
+    for value, share in ((-0.0, 0.1), (np.inf, 0.03), (-np.inf, 0.03), (np.nan, 0.08)):
+        flat[rng.random(flat.size) < share] = value
+    flat[0] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind,ksize,kw,shape", [c for c in POOL_CASES if c[0] == "max"])
+def test_max_pool_index_and_gradient_keep_the_masked_copy_results(dtype, kind, ksize, kw, shape):
+    x = _awkward_values(shape, 11, dtype)
+    attrs = C.pool_attrs(ksize, kw.get("stride", (1, 1)), kw.get("padding", (0, 0, 0, 0)),
+                         kw.get("ceil", False), kw.get("exclusive", True),
+                         kw.get("adaptive", False), kind)
+    p = C._Pool(x.shape[2:], attrs)
+    xp = p.prepare(x, -np.inf)
+    slabs = [(k, p.slab(xp, i, j, -np.inf)) for k, i, j in p.offsets()]
+    want = _argmax_by_masked_copies(slabs)
+    np.testing.assert_array_equal(C.first_max_index(slabs), want)
+    # the gradient: dy (with -0 and NaN among it) at each window's chosen place, summed in the
+    # windows' order where windows overlap
+    dy = _awkward_values(want.shape, 12, dtype)
+    dxp = p.zeros_like_input(x.shape, dtype)
+    for k, i, j in reversed(list(p.offsets())):
+        p.scatter_add(dxp, i, j, np.where(want == k, dy, np.zeros((), dtype)))
+    got = C._pool2d_grad_fwd(x, dy, **attrs)
+    assert got.tobytes() == p.crop(dxp).tobytes()
+
+
+def test_max_pool_gradient_of_minus_zero_is_plus_zero_as_paddle():
+    # Paddle 3.3.1 adds dy into zeros: -0 arrives as +0, with or without overlapping windows
+    for stride, side in ((2, 2), (1, 3)):
+        x = paddle.to_tensor(np.arange(side * side, dtype=np.float32).reshape(1, 1, side, side),
+                             stop_gradient=False)
+        y = F.max_pool2d(x, 2, stride=stride)
+        (dx,) = paddle.grad(y, x, grad_outputs=paddle.to_tensor(np.full(y.shape, -0.0, np.float32)))
+        assert not np.signbit(dx.numpy()).any()
+
+
+def test_select_or_zero_keeps_every_bit():
+    v = np.array([1.5, -0.0, np.nan, -np.inf, 7.0, -2.0], np.float32)
+    v[2] = np.frombuffer(np.uint32(0x7FC00123).tobytes(), np.float32)[0]  # a NaN payload
+    cond = np.array([True, True, True, False, False, True])
+    out = np.full(6, 9.0, np.float32)
+    C.select_or_zero(cond, v, out)
+    want = np.where(cond, v, np.float32(0))
+    assert out.tobytes() == want.tobytes()
+    strided = np.full(12, 9.0)[::2]
+    C.select_or_zero(cond, v.astype(np.float64), strided)
+    assert strided.tobytes() == np.where(cond, v.astype(np.float64), 0.0).tobytes()
+
+
 def test_max_pool_gradient_goes_to_the_first_maximum_of_a_tie():
     x = paddle.to_tensor([[[[1.0, 3.0], [3.0, 2.0]]]], stop_gradient=False)
     F.max_pool2d(x, 2).sum().backward()

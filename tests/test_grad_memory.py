@@ -45,6 +45,29 @@ def test_clear_grad_shows_zeros_without_memory_and_the_next_backward_takes_its_p
     np.testing.assert_array_equal(held.numpy(), want * 2)
 
 
+def test_after_clear_grad_the_new_gradient_array_is_taken_not_added_into_zeros():
+    """A Linear's weight gradient (4 MB) becomes the cleared .grad's data: the backward after
+    clear_grad allocates no more than the first one did (no zeros of the weight's size)."""
+    import tracemalloc
+
+    lin = paddle.nn.Linear(1000, 1000)
+    x = paddle.ones([2, 1000])
+    opt = paddle.optimizer.SGD(parameters=lin.parameters())
+
+    def backward_peak():
+        loss = lin(x).sum()
+        tracemalloc.start()
+        loss.backward()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return peak
+
+    first = backward_peak()
+    opt.clear_grad()
+    after_clear = backward_peak()
+    assert after_clear < first + 1_000_000, (first, after_clear)
+
+
 def test_after_clear_grad_a_negative_zero_gradient_reads_plus_zero():
     """0 + g: as adding into zeroed memory gives (Paddle), while a first gradient keeps -0."""
     x = paddle.to_tensor([-1.0, 2.0], stop_gradient=False)

@@ -85,7 +85,7 @@ def _baseline_ref_counts():
     backward's local variable (measured, not assumed: interpreters count differently)."""
     from .tensor import Tensor
 
-    buf = [Tensor._wrap(np.empty(1))]
+    buf = [Tensor._wrap(np.empty(2).reshape(1, 2))]
     g = buf[0]
     return _sole_owner(g, True, probe=True)
 
@@ -93,17 +93,26 @@ def _baseline_ref_counts():
 def _sole_owner(g, in_buffer, probe=False):
     """Whether nothing but the backward's own bookkeeping holds the gradient ``g`` and its array,
     which then becomes the leaf's ``.grad`` without a copy (vgg11's first Linear: 400 MB). A
-    VJP that sends one tensor to two leaves, an array two tensors wrap, a view, a hook or a
-    trace that keeps the gradient: each adds a reference, and the array is copied."""
-    if g.data.base is not None or not g.data.flags.writeable:
+    VJP that sends one tensor to two leaves, an array two tensors wrap, a view of another
+    tensor's data, a hook or a trace that keeps the gradient: each adds a reference, and the
+    array is copied. An array may be a view of a whole buffer nothing else holds (a conv's
+    filter gradient is a reshape of the matrix product's result)."""
+    arr = g.data
+    if not arr.flags.writeable:
         return False
-    counts = sys.getrefcount(g.data), sys.getrefcount(g)
+    base = arr.base
+    if base is not None and not (type(base) is np.ndarray and base.base is None
+                                 and base.nbytes == arr.nbytes and arr.flags.c_contiguous):
+        return False
+    counts = (sys.getrefcount(arr), sys.getrefcount(g),
+              0 if base is None else sys.getrefcount(base))
     if probe:
         return counts
-    return counts[0] <= _ARRAY_REFS and counts[1] <= _TENSOR_REFS - (not in_buffer)
+    return (counts[0] <= _ARRAY_REFS and counts[1] <= _TENSOR_REFS - (not in_buffer)
+            and counts[2] <= _BASE_REFS)
 
 
-_ARRAY_REFS, _TENSOR_REFS = _baseline_ref_counts()
+_ARRAY_REFS, _TENSOR_REFS, _BASE_REFS = _baseline_ref_counts()
 
 
 def collect_nodes(root_nodes):
@@ -263,8 +272,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
 
                     leaf._grad = add(cur, g)
                 else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
+                    # (ownership is judged before ``g.data`` is loaded for the call: a
+                    # reference on the stack would count as another owner)
                     if node.cleared is not None and node.take_cleared(
-                            cur, g.data, _sole_owner(g, buf[0] is g)):
+                            cur, _sole_owner(g, buf[0] is g), g):
                         if trace:
                             yield ev.Accumulate(node, 0, g, leaf._grad)
                         continue

@@ -284,15 +284,16 @@ class AccumulateNode:
         self.grad_buffer = None
         return True
 
-    def take_cleared(self, grad, g, sole_owner):
-        """After ``clear``: make ``g`` (the new gradient) the data of ``grad`` if grad still
-        shows the cleared zeros and ``g`` can stand for them (``sole_owner``: nothing else holds
-        it; same shape and dtype); True if it did. Where the zeros are still there but ``g``
+    def take_cleared(self, grad, sole_owner, g_tensor):
+        """After ``clear``: make the array of ``g_tensor`` (the new gradient) the data of
+        ``grad`` if grad still shows the cleared zeros and the array can stand for them
+        (``sole_owner``: nothing else holds it; same shape and dtype); True if it did. Where the zeros are still there but ``g``
         cannot take their place, they become a real zero array of the engine's, which the
         caller then sums ``g`` into as before (its casting rules included)."""
         cleared, self.cleared = self.cleared, None
         if cleared is None or grad.data is not cleared[0] or grad._version != cleared[1]:
             return False
+        g = g_tensor.data
         if sole_owner and g.shape == grad.data.shape and g.dtype == grad.data.dtype:
             np.add(g, 0, out=g)  # 0 + g, as accumulating into zeros gives: -0 becomes +0
             grad.data = g

@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from ..registry import apply, register
-from .conv import _axis_windows
+from .conv import _axis_windows, first_max_index, select_or_zero
 
 _AXES = 3
 
@@ -140,18 +140,7 @@ class _PoolND:
 
     def argmax(self, x):
         xp = self.prepare(x, -np.inf)
-        best = idx = m = None
-        for n, offs in self.offsets():
-            s = self.slab(xp, offs, -np.inf)
-            if best is None:
-                best = np.array(s)
-                idx = np.zeros(best.shape, np.int32)
-                m = np.empty(best.shape, bool)
-            else:
-                np.greater(s, best, out=m)
-                np.copyto(best, s, where=m)
-                idx[m] = n
-        return idx
+        return first_max_index((n, self.slab(xp, offs, -np.inf)) for n, offs in self.offsets())
 
 
 def _attrs(ksize, stride, padding, ceil_mode, adaptive):
@@ -178,9 +167,9 @@ def _pool3d_grad_fwd(x, dy, ksize=(1,) * 3, stride=(1,) * 3, padding=(0,) * 6, c
     dxp = np.zeros(x.shape[:2] + p.padded_size(), dy.dtype)
     if pooling_type == "max":
         idx = p.argmax(x)
-        zero = np.zeros((), dy.dtype)
+        picked = np.empty(dy.shape, dy.dtype)
         for n, offs in reversed(list(p.offsets())):  # an input's windows in their order
-            p.scatter_add(dxp, offs, np.where(idx == n, dy, zero))
+            p.scatter_add(dxp, offs, select_or_zero(idx == n, dy, picked))
     else:
         contrib = dy * (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
         for _n, offs in reversed(list(p.offsets())):
