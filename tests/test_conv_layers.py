@@ -241,6 +241,29 @@ def test_pool2d_matches_paddles_windows(kind, ksize, kw, shape):
         assert np.all((dx == 0) | np.isin(x, got))
 
 
+@pytest.mark.parametrize("geo", [{"padding": (1, 1, 1, 1)},
+                                 {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2),
+                                  "groups": 2}])
+def test_large_batches_are_laid_out_in_chunks_with_the_same_results(monkeypatch, geo):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((5, 4, 20, 18)).astype(np.float32)
+    w = rng.standard_normal((6, 4 // geo.get("groups", 1), 3, 3)).astype(np.float32)
+    whole = C._conv2d_fwd(x, w, **geo)
+    dy = rng.standard_normal(whole.shape).astype(np.float32)
+    whole_dx = C._conv2d_transpose_fwd(dy, w, out_hw=x.shape[2:], **geo)
+    whole_dw = C._conv2d_grad_filter_fwd(x, dy, ksize=(3, 3), **geo)
+    per_sample = 4 * 9 * whole.shape[2] * whole.shape[3] * 4
+    monkeypatch.setattr(C, "CHUNK_BYTES", 2 * per_sample)   # chunks of 2, 2 and 1 samples
+    assert C.sample_chunks(5, per_sample) == [(0, 2), (2, 4), (4, 5)]
+    # every sample's product is the same BLAS call: the same bits
+    assert C._conv2d_fwd(x, w, **geo).tobytes() == whole.tobytes()
+    assert C._conv2d_transpose_fwd(dy, w, out_hw=x.shape[2:], **geo).tobytes() == \
+        whole_dx.tobytes()
+    # the filter gradient sums the chunks one after the other: equal to float32 rounding
+    np.testing.assert_allclose(C._conv2d_grad_filter_fwd(x, dy, ksize=(3, 3), **geo), whole_dw,
+                               rtol=1e-5, atol=1e-4)
+
+
 def _argmax_by_masked_copies(slabs):
     """The first-strict-maximum index by plain masked copies (the formulation that
     ``first_max_index`` replaces with faster whole-array passes)."""

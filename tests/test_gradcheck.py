@@ -483,3 +483,39 @@ def test_checker_catches_missing_metadata():
     problems = metadata_problems(op)
     assert any("no examples" in p for p in problems)
     assert any("legacy_name" in p for p in problems)
+
+
+# ------------------------------------------------------------------------------ dropped inputs
+DROPPING_CASES = [c for c in EXAMPLE_CASES + BROADCAST_CASES
+                  if (not c.op.saves_inputs and not c.op.reads_inputs) or not c.op.saves_output]
+
+
+@pytest.mark.parametrize("case", params(DROPPING_CASES))
+def test_vjps_work_once_the_inputs_or_outputs_they_do_not_read_are_dropped(case, monkeypatch):
+    """An op that saves no inputs lets go of large ones when it records (``drop_inputs``), and
+    one whose VJP does not read its output lets go of a large output (``drop_outputs``); with
+    the threshold below zero every recorded node does, and its gradients, first and second
+    order, still check against finite differences."""
+    from gradrepl.engine import registry
+
+    monkeypatch.setattr(registry, "DROP_BYTES", -1)
+    run_check(case, check_second_order if case.op.second_order else check_first_order)
+
+
+def test_a_large_activation_is_not_kept_by_nodes_that_do_not_need_it():
+    import gc
+    import weakref
+
+    import gradrepl.paddle as paddle
+
+    x = paddle.randn([1, 4, 300, 300])       # 1.4 MB
+    x.stop_gradient = False
+    conv_out = paddle.nn.functional.conv2d(x, paddle.randn([4, 4, 3, 3]), padding=1)
+    biased = conv_out + paddle.ones([1, 4, 1, 1])
+    y = paddle.nn.functional.relu(biased)
+    gone = weakref.ref(conv_out.data), weakref.ref(biased.data)
+    del conv_out, biased
+    gc.collect()
+    assert gone[0]() is None and gone[1]() is None  # conv's output, the add's: both freed
+    y.sum().backward()
+    assert x.grad.shape == [1, 4, 300, 300]

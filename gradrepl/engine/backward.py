@@ -298,7 +298,7 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             # the gradients of this node's forward outputs (zeros where none arrived)
             if buf is None:
                 buf = [None] * _n_outputs(node)
-            cls = node.inputs[0]._result_type
+            cls = node.tensor_class()
             # (identity tests: ``None in buf`` would call the tensors' __eq__)
             for k in range(len(buf)):
                 if buf[k] is None:

@@ -72,6 +72,7 @@ class GradNode:
         "label",       # source text of the forward statement, filled by the shell if it likes
         "order",       # derivative order: 0, or k for nodes made by a create_graph backward
         "input_refs",  # weakrefs to the saved inputs, set when they are released (pictures)
+        "result_type", # the inputs' tensor class, once the inputs are let go (``drop_inputs``)
         "zero_from",   # edges from this index on carry zeros (a double-grad node's structural
         #                links to saved inputs, see backward.link_saved_inputs); else None
         "__weakref__",
@@ -178,10 +179,15 @@ class GradNode:
         VJPs that need the forward output (tanh, exp, sqrt, ...) use it; with create_graph the
         result is differentiable again (the alias shares this node as its grad_node).
         """
-        cls = self.inputs[0]._result_type
+        cls = self.tensor_class()
         if _STATE.enabled:
             return cls._wrap(self.out_data[k], False, self, k)
         return cls._wrap(self.out_data[k], True)
+
+    def tensor_class(self):
+        """The class of the tensors this node's VJP makes (its inputs')."""
+        inputs = self.inputs
+        return inputs[0]._result_type if inputs is not None else self.result_type
 
     def input_tensor(self, i):
         """The i-th forward input: the saved tensor, or (once released) it if still alive:
@@ -219,6 +225,28 @@ class GradNode:
         as their own metadata, which costs less than making it; no VJP runs on them again."""
         self.in_data, self._in_meta = _let_go(self.in_data, self._in_meta)
         self.out_data, self._out_meta = _let_go(self.out_data, self._out_meta)
+        self._forget_inputs()
+        self.released = True
+
+    def drop_inputs(self):
+        """Let go of the input tensors and their arrays before any backward, for an op whose
+        VJP reads only their shapes (its output and attributes aside): Paddle keeps nothing of
+        them either. Pictures still find inputs that are alive (see ``input_tensor``)."""
+        if self._in_meta is None:
+            self._in_meta = meta_of(self.in_data)
+        self.in_data = None
+        if self.inputs is not None:
+            self.result_type = self.inputs[0]._result_type
+        self._forget_inputs()
+
+    def drop_outputs(self):
+        """Let go of the forward outputs' arrays, for an op whose VJP does not read them (the
+        output tensors keep them while they live)."""
+        if self._out_meta is None:
+            self._out_meta = meta_of(self.out_data)
+        self.out_data = None
+
+    def _forget_inputs(self):
         inputs = self.inputs
         edges = self.edges
         if inputs is not None and None in edges:
@@ -227,7 +255,6 @@ class GradNode:
             self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
                                      for i, t in enumerate(inputs)])
         self.inputs = None
-        self.released = True
 
     def __repr__(self):
         return f"<{self.op.name} node #{self.uid}>"

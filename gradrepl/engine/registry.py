@@ -32,6 +32,10 @@ class OpDef:
     saves_inputs: bool = True           # the VJP reads its inputs' values; False (only shapes,
                                         # attrs or the output): an in-place write to an input
                                         # after the op ran is no error (no TensorWrapper in Paddle)
+    reads_inputs: bool = False          # with saves_inputs False: the VJP still reads an input
+                                        # (a mask, an index), so the node keeps the tensors
+    saves_output: bool = True           # the VJP reads the forward output (``n.out()``); False:
+                                        # a large output is not kept by the node (DROP_BYTES)
     double_grad_zeros: bool = True      # its create_graph gradient links every saved input
                                         # (zeros where unused), as Paddle's double-grad node
                                         # (matmul's gives None instead; measured on 3.3.1)
@@ -110,6 +114,10 @@ def apply(op: OpDef, inputs, attrs=None):
         if not record:
             return cls._wrap(out, True)
         node = GradNode(op, attrs, inputs, (out,), arrays)
+        if not op.saves_inputs and not op.reads_inputs and _large(inputs):
+            node.drop_inputs()
+        if not op.saves_output and out.nbytes > DROP_BYTES:
+            node.drop_outputs()
         t = cls._wrap(out, False, node, 0)
         node._out_refs = _weakref(t)
         return t
@@ -117,6 +125,8 @@ def apply(op: OpDef, inputs, attrs=None):
     if not record:
         return tuple(cls._wrap(o, True) for o in outs)
     node = GradNode(op, attrs, inputs, outs, arrays)
+    if not op.saves_inputs and not op.reads_inputs and _large(inputs):
+        node.drop_inputs()
     dout = op.diff_outputs
     res = []
     for k, o in enumerate(outs):
@@ -129,6 +139,19 @@ def apply(op: OpDef, inputs, attrs=None):
 
 
 from weakref import ref as _weakref  # noqa: E402
+
+#: A node whose VJP needs only its inputs' shapes lets go of them at once when one is larger
+#: than this, and so does one whose VJP does not read its output (vgg11's first conv at batch
+#: 32: its output, the bias add's and the relu's input, 411 MB each, were all kept until the
+#: backward); smaller ones stay, for the pictures.
+DROP_BYTES = 1 << 20
+
+
+def _large(inputs):
+    for t in inputs:
+        if t.data.nbytes > DROP_BYTES:
+            return True
+    return False
 
 
 class GradShapeError(RuntimeError):

@@ -89,22 +89,38 @@ def plain_chain_matmul(a, b):
     return acc
 
 
-def _gemm(a, b):
-    """``a @ b``: Paddle's summation order for small float32 products, else numpy's BLAS."""
+def _gemm(a, b, blas=False):
+    """``a @ b``: Paddle's summation order for small float32 products, else numpy's BLAS
+    (``blas``: BLAS whatever the size, for a part of a product too large for the chain)."""
     if a.ndim > 2 and all(s == 1 for s in a.shape[:-2]) and all(s == 1 for s in b.shape[:-2]):
         lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        out = _gemm(a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:]))
+        out = _gemm(a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:]), blas)
         return out.reshape(lead + out.shape)
     if a.dtype != b.dtype:
         dt = np.result_type(a, b)
         a, b = a.astype(dt), b.astype(dt)
-    if a.dtype == np.float32:
+    if a.dtype == np.float32 and not blas:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
         if size <= _CHAIN_LIMIT:
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
+
+
+#: A batch's column matrices are made this many bytes at a time at most (a batch of 32 at 112 x
+#: 112 with 64 channels would otherwise lay out 0.9 GB at once); each sample's product is the
+#: same BLAS call either way.
+CHUNK_BYTES = 32 << 20
+
+
+def sample_chunks(n, per_sample_bytes):
+    """(start, stop) ranges of samples whose columns fit in ``CHUNK_BYTES`` (one at least), or
+    None when the whole batch fits (no chunking)."""
+    if n * per_sample_bytes <= CHUNK_BYTES:
+        return None
+    step = max(1, CHUNK_BYTES // max(per_sample_bytes, 1))
+    return [(i, min(n, i + step)) for i in range(0, n, step)]
 
 
 def _check_out(oh, ow, what):
@@ -124,8 +140,15 @@ def _conv2d_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), grou
     _check_out(oh, ow, "conv2d")
     xp = _pad2d(x, padding)
     win = _windows(xp, kh, kw, oh, ow, stride, dilation)
-    cols = win.reshape(n, g, cg * kh * kw, oh * ow)           # the column matrices (one copy)
-    out = _gemm(w.reshape(g, m // g, cg * kh * kw), cols)    # (N, G, M/G, OH*OW)
+    k, positions = cg * kh * kw, oh * ow
+    wm = w.reshape(g, m // g, k)
+    chunks = sample_chunks(n, g * k * positions * x.itemsize)
+    if chunks is None:
+        cols = win.reshape(n, g, k, positions)               # the column matrices (one copy)
+        return _gemm(wm, cols).reshape(n, m, oh, ow)          # (N, G, M/G, OH*OW)
+    out = empty_huge((n, g, m // g, positions), np.result_type(x, w))
+    for a, b in chunks:
+        out[a:b] = _gemm(wm, win[a:b].reshape(b - a, g, k, positions), blas=True)
     return out.reshape(n, m, oh, ow)
 
 
@@ -147,7 +170,7 @@ def _conv2d_vjp(n, g):
 
 
 CONV2D = register(
-    "conv2d", _conv2d_fwd, _conv2d_vjp, legacy_name="Conv2dBackward",
+    "conv2d", _conv2d_fwd, _conv2d_vjp, legacy_name="Conv2dBackward", saves_output=False,
     examples=[([(1, 2, 5, 5), (3, 2, 3, 3)], {"padding": (1, 1, 1, 1)}),
               ([(2, 4, 5, 6), (4, 2, 2, 3)],
                {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2}),
@@ -173,14 +196,18 @@ def _conv2d_transpose_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1
     oh, ow = out_hw
     _check_out(oh, ow, "conv2d_transpose")
     wt = np.swapaxes(w.reshape(g, cig, mg * kh * kw), -1, -2)   # (G, MG*KH*KW, CIG), a view
-    cols = _gemm(wt, x.reshape(n, g, cig, h * wd))          # (N, G, MG*KH*KW, H*W)
-    cols = cols.reshape(n, g, mg, kh, kw, h, wd)
+    xm = x.reshape(n, g, cig, h * wd)
     hp, wp = max(full_h, oh + pt + pb), max(full_w, ow + pl + pr)
-    outp = np.zeros((n, g, mg, hp, wp), cols.dtype)
-    for i in range(kh):                                     # col2im: kernel offsets in order
-        for j in range(kw):
-            outp[:, :, :, i * dh:i * dh + sh * (h - 1) + 1:sh,
-                 j * dw:j * dw + sw * (wd - 1) + 1:sw] += cols[:, :, :, i, j]
+    outp = np.zeros((n, g, mg, hp, wp), np.result_type(x, w))
+    chunks = sample_chunks(n, g * mg * kh * kw * h * wd * outp.itemsize)
+    for a, b in chunks or [(0, n)]:
+        cols = _gemm(wt, xm[a:b], blas=chunks is not None)  # (n, G, MG*KH*KW, H*W)
+        cols = cols.reshape(b - a, g, mg, kh, kw, h, wd)
+        part = outp[a:b]
+        for i in range(kh):                                 # col2im: kernel offsets in order
+            for j in range(kw):
+                part[:, :, :, i * dh:i * dh + sh * (h - 1) + 1:sh,
+                     j * dw:j * dw + sw * (wd - 1) + 1:sw] += cols[:, :, :, i, j]
     out = outp.reshape(n, g * mg, hp, wp)[:, :, pt:pt + oh, pl:pl + ow]
     return np.ascontiguousarray(out)
 
@@ -196,7 +223,7 @@ def _conv2d_transpose_vjp(n, g):
 
 CONV2D_TRANSPOSE = register(
     "conv2d_transpose", _conv2d_transpose_fwd, _conv2d_transpose_vjp,
-    legacy_name="Conv2dTransposeBackward",
+    legacy_name="Conv2dTransposeBackward", saves_output=False,
     examples=[([(1, 2, 3, 3), (2, 3, 3, 3)], {"stride": (2, 2), "padding": (1, 1, 1, 1)}),
               ([(1, 2, 3, 3), (2, 1, 3, 3)],
                {"stride": (2, 2), "padding": (1, 1, 1, 1), "out_hw": (6, 6)}),
@@ -215,16 +242,28 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
     cg, mg = c // g, m // g
     xp = _pad2d(x, padding)
     win = _windows(xp, kh, kw, oh, ow, stride, dilation)   # (N, C, KH, KW, OH, OW)
-    if n == 1:
-        cols = win.reshape(g, cg * kh * kw, oh * ow)
-        dy2 = dy.reshape(g, mg, oh * ow)
-    else:
-        cols = win.transpose(1, 2, 3, 0, 4, 5).reshape(g, cg * kh * kw, n * oh * ow)
-        dy2 = dy.reshape(n, g, mg, oh * ow).transpose(1, 2, 0, 3).reshape(g, mg, n * oh * ow)
-    # dW = dy @ cols^T, in the filter's own layout: computing dW^T and transposing it costs a
-    # transposed copy as long as the product itself (10 ms for a 4608 x 512 filter)
-    dw = _gemm(dy2, np.swapaxes(cols, -1, -2))              # (G, M/G, C/G*KH*KW)
+    k = cg * kh * kw
+    chunks = sample_chunks(n, g * k * oh * ow * x.itemsize)
+    dw = None
+    # (a batch too large for one column matrix: the chunks' products summed one after the
+    # other, much as Paddle's kernel adds each sample's GEMM into the filter gradient)
+    for a, b in chunks or [(0, n)]:
+        cols, dy2 = _columns_for_filter(win[a:b], dy[a:b], g, k, mg)
+        # dW = dy @ cols^T, in the filter's own layout: computing dW^T and transposing it
+        # costs a transposed copy as long as the product itself (10 ms for a 4608 x 512 filter)
+        part = _gemm(dy2, np.swapaxes(cols, -1, -2), blas=chunks is not None)  # (G, M/G, K)
+        dw = part if dw is None else np.add(dw, part, out=dw)
     return dw.reshape(m, cg, kh, kw)
+
+
+def _columns_for_filter(win, dy, g, k, mg):
+    """The column matrix (G, K, samples x positions) and dy (G, M/G, samples x positions)."""
+    n, positions = win.shape[0], dy.shape[2] * dy.shape[3]
+    if n == 1:
+        return win.reshape(g, k, positions), dy.reshape(g, mg, positions)
+    cols = win.transpose(1, 2, 3, 0, 4, 5).reshape(g, k, n * positions)
+    dy2 = dy.reshape(n, g, mg, positions).transpose(1, 2, 0, 3).reshape(g, mg, n * positions)
+    return cols, dy2
 
 
 def _conv2d_grad_filter_vjp(n, G):
@@ -238,7 +277,7 @@ def _conv2d_grad_filter_vjp(n, G):
 
 CONV2D_GRAD_FILTER = register(
     "conv2d_grad_filter", _conv2d_grad_filter_fwd, _conv2d_grad_filter_vjp,
-    legacy_name="Conv2dGradFilterBackward",
+    legacy_name="Conv2dGradFilterBackward", saves_output=False,
     examples=[([(1, 2, 5, 5), (1, 3, 5, 5)], {"padding": (1, 1, 1, 1), "ksize": (3, 3)}),
               ([(2, 4, 5, 6), (2, 4, 3, 3)],
                {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2,
@@ -533,6 +572,7 @@ def _pool_out_shape(shape, a):
 
 POOL2D = register(
     "pool2d", _pool2d_fwd, _pool2d_vjp, legacy_name="Pool2dBackward", domain="distinct",
+    saves_output=False,
     examples=[([s], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
 POOL2D_GRAD = register(
     "pool2d_grad", _pool2d_grad_fwd, _pool2d_grad_vjp, diff_inputs=(1,),

@@ -169,8 +169,8 @@ def _conv3d_grad_filter_fwd(x, dy, stride=(1,) * 3, padding=(0,) * 6, dilation=(
         order = (1, 2, 3, 4, 0, 5, 6, 7)
         cols = win.transpose(order).reshape(g, cg * kn, n * on)
         dy2 = dy.reshape(n, g, mg, on).transpose(1, 2, 0, 3).reshape(g, mg, n * on)
-    dwt = _gemm(cols, np.swapaxes(dy2, -1, -2))                         # (G, C/G*prod(K), M/G)
-    return np.ascontiguousarray(np.swapaxes(dwt, -1, -2)).reshape((m, cg) + tuple(ksize))
+    dw = _gemm(dy2, np.swapaxes(cols, -1, -2))      # (G, M/G, C/G*prod(K)): see conv2d's
+    return dw.reshape((m, cg) + tuple(ksize))
 
 
 def _conv3d_grad_filter_vjp(n, G):

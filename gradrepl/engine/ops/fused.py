@@ -191,7 +191,7 @@ def _select_vjp(n, g):
 
 
 SELECT_ALONG = _reg("fused_select_along", _select_fwd, _select_vjp, diff_inputs=(0,),
-                    saves_inputs=False,
+                    saves_inputs=False, reads_inputs=True,
     examples=[([(2, 3), np.array([[2], [0]])], {"axis": 1, "keepdim": False}),
               ([(2, 3), np.array([[1, 0, 1]])], {"axis": 0})])
 

@@ -229,6 +229,7 @@ def _matmul_vjp(n, g):
 
 MATMUL = register(
     "matmul", _matmul_fwd, _matmul_vjp, legacy_name="MatmulBackward", double_grad_zeros=False,
+    saves_output=False,
     examples=[([(2, 3), (3, 4)], {}), ([(3,), (3,)], {}), ([(3,), (3, 2)], {}),
               ([(2, 2, 3), (3,)], {}), ([(2, 3, 4), (4, 2)], {}), ([(1, 2, 3), (4, 3, 2)], {}),
               ([(3, 2), (4, 3)], {"transpose_x": True, "transpose_y": True})])

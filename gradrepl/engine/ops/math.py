@@ -162,9 +162,11 @@ def _remainder_vjp(n, g):
 
 
 ADD = binary("add", np.add, lambda n, g: (g, g), "AddBackward",
-             examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (2, 2)], {})], saves_inputs=False)
+             examples=[([(2, 3), (2, 3)], {}), ([(2, 3), (3,)], {}), ([(), (2, 2)], {})], saves_inputs=False,
+             saves_output=False)
 SUBTRACT = binary("subtract", np.subtract, lambda n, g: (g, neg(g)), "SubBackward",
-                  examples=[([(2, 3), (2, 3)], {}), ([(2, 1), (1, 3)], {})], saves_inputs=False)
+                  examples=[([(2, 3), (2, 3)], {}), ([(2, 1), (1, 3)], {})], saves_inputs=False,
+                  saves_output=False)
 MULTIPLY = binary(
     "multiply", np.multiply,
     lambda n, g: (multiply(g, n.inputs[1]), multiply(g, n.inputs[0])),
@@ -370,7 +372,7 @@ def _cast_fwd(x, dtype):
 
 
 CAST = register("cast", _cast_fwd, _cast_vjp,
-                legacy_name="CastBackward", check=False, saves_inputs=False)
+                legacy_name="CastBackward", check=False, saves_inputs=False, saves_output=False)
 
 
 def cast(x, dtype):

@@ -1257,7 +1257,7 @@ def _dropout_vjp(n, g):
     return multiply(g, mask), None
 
 
-DROPOUT = register("dropout", _dropout_fwd, _dropout_vjp, diff_inputs=(0,),
+DROPOUT = register("dropout", _dropout_fwd, _dropout_vjp, diff_inputs=(0,), reads_inputs=True,
                    legacy_name="DropoutBackward",
                    examples=[([(2, 3), np.array([[1, 0, 1], [1, 1, 0]], np.uint8)], {"p": 0.5}),
                              ([(2, 3), np.array([[1, 0, 1], [1, 1, 0]], np.uint8)],

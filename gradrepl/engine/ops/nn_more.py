@@ -688,6 +688,7 @@ def _ag_vjp(n, g):
 
 AFFINE_GRID = register(
     "affine_grid", _ag_fwd, _ag_vjp, legacy_name="AffineGridBackward", saves_inputs=False,
+    reads_inputs=True,
     examples=[([(2, 2, 3)], {"out_shape": (2, 1, 3, 4), "align_corners": True}),
               ([(1, 2, 3)], {"out_shape": (1, 1, 2, 2), "align_corners": False}),
               ([(1, 3, 4)], {"out_shape": (1, 1, 2, 2, 3), "align_corners": False})])
