@@ -298,7 +298,8 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
             # the gradients of this node's forward outputs (zeros where none arrived)
             if buf is None:
                 buf = [None] * _n_outputs(node)
-            cls = node.tensor_class()
+            inputs = node.inputs  # (None once a node let go of them: see drop_inputs)
+            cls = inputs[0]._result_type if inputs is not None else node.result_type
             # (identity tests: ``None in buf`` would call the tensors' __eq__)
             for k in range(len(buf)):
                 if buf[k] is None:

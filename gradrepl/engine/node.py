@@ -179,15 +179,11 @@ class GradNode:
         VJPs that need the forward output (tanh, exp, sqrt, ...) use it; with create_graph the
         result is differentiable again (the alias shares this node as its grad_node).
         """
-        cls = self.tensor_class()
+        inputs = self.inputs
+        cls = inputs[0]._result_type if inputs is not None else self.result_type
         if _STATE.enabled:
             return cls._wrap(self.out_data[k], False, self, k)
         return cls._wrap(self.out_data[k], True)
-
-    def tensor_class(self):
-        """The class of the tensors this node's VJP makes (its inputs')."""
-        inputs = self.inputs
-        return inputs[0]._result_type if inputs is not None else self.result_type
 
     def input_tensor(self, i):
         """The i-th forward input: the saved tensor, or (once released) it if still alive:
