@@ -310,9 +310,11 @@ class AccumulateNode:
     def take_cleared(self, grad, sole_owner, g_tensor):
         """After ``clear``: make the array of ``g_tensor`` (the new gradient) the data of
         ``grad`` if grad still shows the cleared zeros and the array can stand for them
-        (``sole_owner``: nothing else holds it; same shape and dtype); True if it did. Where the zeros are still there but ``g``
-        cannot take their place, they become a real zero array of the engine's, which the
-        caller then sums ``g`` into as before (its casting rules included)."""
+        (``sole_owner``: nothing else holds it; same shape and dtype); True if it did. Where
+        the zeros are still there but the array cannot take their place, they become a real
+        zero array of the engine's, which the caller then sums the gradient into as before
+        (its casting rules included). The caller judges ``sole_owner`` before it passes the
+        tensor: its array on the call's stack would count as one more owner."""
         cleared, self.cleared = self.cleared, None
         if cleared is None or grad.data is not cleared[0] or grad._version != cleared[1]:
             return False

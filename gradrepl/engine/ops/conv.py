@@ -339,7 +339,7 @@ def first_max_index(slabs):
     The running maximum is updated with ``fmax`` (the same values: equal ones are equal, a NaN
     loses), a first NaN being replaced by +inf, which nothing exceeds; the index with ``maximum``
     (each new k exceeds the earlier ones). Masked copies (``copyto(where=)``, ``idx[m] = k``)
-    with an unpredictable mask took 4x as long: 35 -> 9 ms for vgg11's first pool.
+    with an unpredictable mask took 2-4x as long: 35 -> 14 ms for vgg11's first pool.
     """
     best = idx = m = None
     for k, s in slabs:
@@ -457,12 +457,6 @@ class _Pool:
 
     def divisor(self, exclusive, adaptive):
         return self.exclusive_size if (exclusive or adaptive) else self.full_size
-
-    def overlapping(self):
-        """Whether an input value can fall in more than one window."""
-        if not self.regular:
-            return True
-        return self.s[0] < self.k[0] or self.s[1] < self.k[1]
 
     def maxima(self, x):
         """The maximum of each window (NaN never wins, as Paddle's ``x > max`` test)."""

@@ -124,9 +124,6 @@ class _PoolND:
     def divisor(self, exclusive, adaptive):
         return self.exclusive_size if (exclusive or adaptive) else self.full_size
 
-    def overlapping(self):
-        return not self.regular or any(s < k for s, k in zip(self.s, self.k))
-
     def maxima(self, x):
         xp = self.prepare(x, -np.inf)
         out = None
