@@ -341,7 +341,7 @@ def first_max_index(slabs):
     (each new k exceeds the earlier ones). Masked copies (``copyto(where=)``, ``idx[m] = k``)
     with an unpredictable mask took 2-4x as long: 35 -> 14 ms for vgg11's first pool.
     """
-    best = idx = m = None
+    best = idx = m = step = None
     for k, s in slabs:
         if best is None:
             best = np.array(s)
@@ -351,18 +351,22 @@ def first_max_index(slabs):
                     best[nan] = np.inf
             idx = np.zeros(best.shape, np.int32)
             m = np.empty(best.shape, bool)
-        else:
+            step = np.empty(best.shape, np.int32)  # (one buffer for every offset: a fresh
+        else:                                       # 100 MB each was page-faulted in anew)
             np.greater(s, best, out=m)
-            np.maximum(idx, np.multiply(m, k, dtype=np.int32), out=idx)
+            np.maximum(idx, np.multiply(m, k, out=step), out=idx)
             np.fmax(best, s, out=best)
     return idx
 
 
-def select_or_zero(cond, values, out):
+def select_or_zero(cond, values, out, mask=None):
     """``out[...] = values`` where ``cond``, +0 elsewhere, bit for bit (NaN payloads and -0
-    kept): an AND with an all-ones or all-zeros mask, faster than a masked copy."""
+    kept): an AND with an all-ones or all-zeros mask, faster than a masked copy. ``mask``: an
+    unsigned array of ``values``' item size to build the mask in (reused across calls)."""
     u = np.dtype(f"u{values.dtype.itemsize}")
-    mask = cond.astype(u)
+    if mask is None:
+        mask = np.empty(cond.shape, u)
+    np.copyto(mask, cond)
     np.negative(mask, out=mask)  # 1 -> all ones
     np.bitwise_and(values.view(u), mask, out=out.view(u))
     return out
@@ -504,8 +508,11 @@ def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), c
         # an input's contributions in the order of its windows (offsets reversed), added into
         # zeros as Paddle's grad functor adds them window after window (a -0 gives +0)
         picked = np.empty(dy.shape, dy.dtype)
+        hit = np.empty(dy.shape, bool)
+        mask = np.empty(dy.shape, f"u{dy.itemsize}")
         for k, i, j in reversed(list(p.offsets())):
-            p.scatter_add(dxp, i, j, select_or_zero(idx == k, dy, picked))
+            p.scatter_add(dxp, i, j,
+                          select_or_zero(np.equal(idx, k, out=hit), dy, picked, mask))
     else:
         scale = (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
         contrib = dy * scale
