@@ -34,8 +34,9 @@ class OpDef:
                                         # after the op ran is no error (no TensorWrapper in Paddle)
     reads_inputs: bool = False          # with saves_inputs False: the VJP still reads an input
                                         # (a mask, an index), so the node keeps the tensors
-    saves_output: bool = True           # the VJP reads the forward output (``n.out()``); False:
-                                        # a large output is not kept by the node (DROP_BYTES)
+    saves_output: bool = True           # the VJP reads the forward output (``n.out()``); False
+                                        # (single-output ops): a large output is not kept by
+                                        # the node (DROP_BYTES)
     double_grad_zeros: bool = True      # its create_graph gradient links every saved input
                                         # (zeros where unused), as Paddle's double-grad node
                                         # (matmul's gives None instead; measured on 3.3.1)

@@ -350,9 +350,11 @@ def first_max_index(slabs):
                 if nan.any():
                     best[nan] = np.inf
             idx = np.zeros(best.shape, np.int32)
+            # (one scratch array for every offset: at batch 32 a fresh 100 MB one each time
+            # was page-faulted in anew)
             m = np.empty(best.shape, bool)
-            step = np.empty(best.shape, np.int32)  # (one buffer for every offset: a fresh
-        else:                                       # 100 MB each was page-faulted in anew)
+            step = np.empty(best.shape, np.int32)
+        else:
             np.greater(s, best, out=m)
             np.maximum(idx, np.multiply(m, k, out=step), out=idx)
             np.fmax(best, s, out=best)
@@ -370,6 +372,14 @@ def select_or_zero(cond, values, out, mask=None):
     np.negative(mask, out=mask)  # 1 -> all ones
     np.bitwise_and(values.view(u), mask, out=out.view(u))
     return out
+
+
+def picker(idx, dy):
+    """``pick(k)``: ``dy`` where ``idx == k``, +0 elsewhere (max pooling's gradient for one
+    kernel offset), written into one array that every call reuses, as are its scratch arrays."""
+    picked, hit = np.empty(dy.shape, dy.dtype), np.empty(dy.shape, bool)
+    mask = np.empty(dy.shape, f"u{dy.itemsize}")
+    return lambda k: select_or_zero(np.equal(idx, k, out=hit), dy, picked, mask)
 
 
 class _Pool:
@@ -507,12 +517,9 @@ def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), c
         idx = p.argmax(x)
         # an input's contributions in the order of its windows (offsets reversed), added into
         # zeros as Paddle's grad functor adds them window after window (a -0 gives +0)
-        picked = np.empty(dy.shape, dy.dtype)
-        hit = np.empty(dy.shape, bool)
-        mask = np.empty(dy.shape, f"u{dy.itemsize}")
+        pick = picker(idx, dy)
         for k, i, j in reversed(list(p.offsets())):
-            p.scatter_add(dxp, i, j,
-                          select_or_zero(np.equal(idx, k, out=hit), dy, picked, mask))
+            p.scatter_add(dxp, i, j, pick(k))
     else:
         scale = (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
         contrib = dy * scale

@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from ..registry import apply, register
-from .conv import _axis_windows, first_max_index, select_or_zero
+from .conv import _axis_windows, first_max_index, picker
 
 _AXES = 3
 
@@ -164,9 +164,9 @@ def _pool3d_grad_fwd(x, dy, ksize=(1,) * 3, stride=(1,) * 3, padding=(0,) * 6, c
     dxp = np.zeros(x.shape[:2] + p.padded_size(), dy.dtype)
     if pooling_type == "max":
         idx = p.argmax(x)
-        picked = np.empty(dy.shape, dy.dtype)
+        pick = picker(idx, dy)
         for n, offs in reversed(list(p.offsets())):  # an input's windows in their order
-            p.scatter_add(dxp, offs, select_or_zero(idx == n, dy, picked))
+            p.scatter_add(dxp, offs, pick(n))
     else:
         contrib = dy * (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
         for _n, offs in reversed(list(p.offsets())):
