@@ -63,3 +63,77 @@ def test_relu_forward_matches_maximum_with_a_scalar(shape, dtype):
     got, want = _relu_fwd(x), np.maximum(x, 0).astype(dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+# ---------------------------------------------------------------- the training loss's lean path
+def _plain_softmax_ce(x, label):
+    from gradrepl.engine.ops import nn
+
+    sm = nn.softmax_kernel(x, 1)
+    return sm, nn.cross_entropy_kernel(sm, label, False, -100, 1)
+
+
+@pytest.mark.parametrize("classes", [2, 3, 7, 8, 10, 15, 16, 17, 24, 31, 32])
+def test_lean_softmax_cross_entropy_equals_the_plain_kernels(classes):
+    """``_ce_rows`` (numexpr, classes-first) gives the plain kernels' bits: logits of every
+    magnitude, shifts below -64, NaN, +-inf, -0 and huge values included."""
+    from gradrepl.engine.ops import nn
+
+    pytest.importorskip("numexpr")
+    if nn._lean_programs(classes) is None:
+        pytest.skip("numexpr's exp/log are not the C library's here")
+    rng = np.random.default_rng(classes)
+    for trial in range(12):
+        rows = int(rng.integers(16, 300))
+        scale = [0.01, 1.0, 5.0, 40.0, 300.0][trial % 5]
+        x = (rng.standard_normal((rows, classes)) * scale).astype(np.float32)
+        if trial % 3 == 0:
+            x.reshape(-1)[rng.integers(0, x.size, 4)] = [np.nan, np.inf, -np.inf, -0.0]
+        if trial % 4 == 1:
+            x[:, 0] = 3e38
+        label = rng.integers(0, classes, (rows, 1))
+        got = nn._ce_rows(x, label, -100)
+        want = _plain_softmax_ce(x, label)
+        assert got is not None
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype and g.flags.c_contiguous
+            assert g.tobytes() == w.tobytes(), (rows, classes, trial)
+
+
+def test_lean_cross_entropy_leaves_unusual_labels_to_the_plain_path():
+    """An ignored label, a label out of range (Paddle's error) or a soft label take the
+    general path; the op's outputs are the same either way."""
+    from gradrepl.engine.ops import nn
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((20, 10)).astype(np.float32)
+    label = rng.integers(0, 10, (20, 1))
+    label[3] = -100
+    assert nn._ce_rows(x, label, -100) is None
+    assert nn._ce_rows(x, label.clip(0), 4) is None or not (label.clip(0) == 4).any()
+    sm, loss = nn._ce_softmax_fwd(x, label)
+    assert loss[3, 0] == 0 and sm.tobytes() == nn.softmax_kernel(x, 1).tobytes()
+    label[3] = 10
+    with pytest.raises(IndexError, match="less than the shape of axis dimension"):
+        nn._ce_softmax_fwd(x, label)
+    label[3] = -1
+    with pytest.raises(IndexError, match="should >= 0"):
+        nn._ce_softmax_fwd(x, label)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (7,), (8,), (9,), (5, 3), (256, 1), (1, 257), (64, 64)])
+def test_small_mean_over_every_axis_equals_paddles_packet_order(shape, dtype):
+    """The mean op's short form for up to 4096 values gives ``paddle_reduce``'s bits: -0,
+    magnitudes from 1e-3 to 1e3 and a tail past the last packet included."""
+    from gradrepl.engine.ops import reduce as R
+
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype)
+    x.reshape(-1)[:1] = -0.0
+    axes = tuple(range(len(shape)))
+    got = R.MEAN.forward(x, axes, False, ())
+    want = R.paddle_reduce(x, axes, False, np.add, mean=True)
+    assert got.shape == () and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    kept = R.MEAN.forward(x, axes, True)
+    assert kept.shape == (1,) * len(shape) and kept.tobytes() == want.tobytes()

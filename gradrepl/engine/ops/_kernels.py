@@ -142,6 +142,13 @@ def libm(name, f64_fn):
     return run
 
 
+def libm_expression(text, names, uses, dtype=F32):
+    """A float32 numexpr expression over arrays ``names`` that calls the C library's functions
+    ``uses``, compiled once (None without a numexpr whose calls are the C library's: see
+    ``_libm_numexpr.expression``)."""
+    return _libm_numexpr.expression(_LIBM, text, names, dtype, uses)
+
+
 # ------------------------------------------------------------------------------ Eigen packets
 def rsqrt_approx(x):
     """``_mm256_rsqrt_ps`` as this CPU family computes it (12-bit approximation)."""

@@ -108,3 +108,21 @@ def function(libm, name, dtype):
             fn = compiled if ok else None
     _CACHE[key] = fn
     return fn
+
+
+def expression(libm, text, names, dtype, uses):
+    """numexpr's compiled ``text`` over the arrays ``names`` (all of ``dtype``), or None.
+
+    Only when every C library function in ``uses`` passed its probe (``function``), so that the
+    expression's calls are the C library's; its arithmetic is numexpr's plain loops in ``dtype``
+    (no reordering: ``(a + b) + c`` adds as written). Compiled once per text and kept.
+    """
+    dtype = np.dtype(dtype)
+    key = ("expression", text, tuple(names), dtype)
+    if key not in _CACHE:
+        fn, ne = None, _numexpr()
+        if ne is not None and dtype in _KINDS and all(
+                function(libm, name, dtype) is not None for name in uses):
+            fn = ne.NumExpr(text, [(name, _KINDS[dtype][0]) for name in names])
+        _CACHE[key] = fn
+    return _CACHE[key]
