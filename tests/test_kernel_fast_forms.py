@@ -137,3 +137,25 @@ def test_small_mean_over_every_axis_equals_paddles_packet_order(shape, dtype):
     assert got.shape == () and got.dtype == want.dtype and got.tobytes() == want.tobytes()
     kept = R.MEAN.forward(x, axes, True)
     assert kept.shape == (1,) * len(shape) and kept.tobytes() == want.tobytes()
+
+
+def test_a_training_loss_takes_the_lean_path(monkeypatch):
+    """F.cross_entropy on a (batch, classes) float32 batch with class-index labels runs
+    ``_ce_rows``, not the general kernels (when numexpr's exp/log are the C library's)."""
+    import gradrepl.paddle as paddle
+    from gradrepl.engine.ops import nn
+
+    if nn._lean_programs(10) is None:
+        pytest.skip("numexpr's exp/log are not the C library's here")
+
+    def general(*a, **k):
+        raise AssertionError("the general softmax ran")
+
+    monkeypatch.setattr(nn, "softmax_kernel", general)
+    rng = np.random.default_rng(5)
+    logits = paddle.to_tensor(rng.standard_normal((64, 10)).astype(np.float32),
+                              stop_gradient=False)
+    label = paddle.to_tensor(rng.integers(0, 10, (64, 1)))
+    loss = paddle.nn.functional.cross_entropy(logits, label)
+    loss.backward()
+    assert logits.grad.shape == [64, 10]
