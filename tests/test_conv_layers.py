@@ -1117,3 +1117,44 @@ PADDLE_SHAPES = {
     'conv [[0, 0], [0, 0], [1, 0], [2, 1]] 2': [1, 1, 3, 4],
     'max [[0, 0], [0, 0], [1, 0], [2, 1]] 2': [1, 1, 3, 4],
 }
+
+
+@pytest.mark.parametrize("geo", [dict(kh=3, kw=3, pads=(1, 1, 1, 1)),
+                                 dict(kh=3, kw=2, pads=(0, 2, 1, 0)),
+                                 dict(kh=1, kw=1, pads=(0, 0, 0, 0)),
+                                 dict(kh=5, kw=3, pads=(2, 1, 0, 2))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_large_stride_1_input_gradient_runs_as_a_convolution(monkeypatch, geo, dtype):
+    """Past DIRECT_DX_BYTES a stride-1 conv2d_transpose is a convolution with the filter
+    turned half a turn: the same values as the product + col2im (float64: to 1e-12)."""
+    rng = np.random.default_rng(geo["kh"] * 10 + geo["kw"])
+    kh, kw, pads = geo["kh"], geo["kw"], geo["pads"]
+    dy = rng.standard_normal((3, 5, 9, 8)).astype(dtype)
+    w = rng.standard_normal((5, 4, kh, kw)).astype(dtype)
+    out_hw = (9 + kh - 1 - pads[0] - pads[1], 8 + kw - 1 - pads[2] - pads[3])
+    col2im = C._conv2d_transpose_fwd(dy, w, padding=pads, out_hw=out_hw)
+    calls = []
+    monkeypatch.setattr(C, "DIRECT_DX_BYTES", -1)
+    monkeypatch.setattr(C, "_conv2d_fwd", lambda *a, _f=C._conv2d_fwd, **k: calls.append(1)
+                        or _f(*a, **k))
+    direct = C._conv2d_transpose_fwd(dy, w, padding=pads, out_hw=out_hw)
+    assert calls and direct.shape == col2im.shape == (3, 4) + out_hw
+    assert direct.dtype == dtype and direct.flags.c_contiguous
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(direct, col2im, rtol=tol, atol=tol)
+
+
+def test_the_convolution_form_keeps_to_what_it_can_do(monkeypatch):
+    """Stride, dilation, groups, output padding, padding past k - 1: the product + col2im."""
+    monkeypatch.setattr(C, "DIRECT_DX_BYTES", -1)
+    x = np.ones((1, 2, 5, 5), np.float32)
+    w = np.ones((2, 2, 3, 3), np.float32)
+    full = (7, 7)
+    assert C._as_convolution(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1), (5, 5), full)
+    assert not C._as_convolution(x, w, (2, 1), (1, 1), 1, (1, 1, 1, 1), (5, 5), full)
+    assert not C._as_convolution(x, w, (1, 1), (1, 2), 1, (1, 1, 1, 1), (5, 5), full)
+    assert not C._as_convolution(x, w, (1, 1), (1, 1), 2, (1, 1, 1, 1), (5, 5), full)
+    assert not C._as_convolution(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1), (6, 6), full)
+    assert not C._as_convolution(x, w, (1, 1), (1, 1), 1, (3, 0, 0, 0), (4, 7), full)
+    monkeypatch.setattr(C, "DIRECT_DX_BYTES", 32 << 20)
+    assert not C._as_convolution(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1), (5, 5), full)

@@ -86,3 +86,32 @@ def test_empty_huge_asks_for_huge_pages_for_that_array_only():
         assert small.shape == (1000,)
     finally:
         set_(previous)
+
+
+def _faults_on_reuse(env_extra=None):
+    """Minor page faults while a 64 MiB array is made again after an equal one was freed."""
+    env = dict(os.environ)
+    for k in ("GRADREPL_MALLOC", "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_"):
+        env.pop(k, None)
+    env.update(env_extra or {})
+    code = ("import resource, numpy as np\nimport gradrepl.engine\n"
+            "faults = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+            "a = np.ones(16 << 20, np.float32)\ndel a\n"
+            "f0 = faults()\nb = np.ones(16 << 20, np.float32)\nprint(faults() - f0)\n")
+    return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, check=True).stdout.strip())
+
+
+def test_large_arrays_reuse_freed_memory_instead_of_faulting_it_in_again():
+    import pytest
+
+    try:
+        glibc = os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
+    except (ValueError, OSError):
+        glibc = False
+    if not glibc:
+        pytest.skip("malloc's large blocks are tuned with glibc only")
+    pages = (64 << 20) // 4096
+    assert _faults_on_reuse() < pages // 20            # the freed heap memory, reused
+    assert _faults_on_reuse({"GRADREPL_MALLOC": "default"}) > pages // 2   # mapped afresh
+    assert _faults_on_reuse({"MALLOC_MMAP_MAX_": "65536"}) > pages // 2    # the user's choice

@@ -1,5 +1,6 @@
-"""Two process settings the engine makes when it is imported, the garbage collector's
-thresholds and numpy's transparent huge pages, and ``empty_huge`` for the kernels' large outputs.
+"""Three process settings the engine makes when it is imported (the garbage collector's
+thresholds, numpy's transparent huge pages, glibc's malloc for large blocks) and ``empty_huge``
+for the kernels' large outputs.
 
 The collector
 -------------
@@ -40,6 +41,20 @@ BLAS product's output, an outer product): faulting it in 4 KiB pages costs more 
 pages do. ``empty_huge`` asks for huge pages for such an array alone (the kernels of
 ``linalg.py`` and ``conv.py`` use it for their outputs of 8 MiB and more): vgg11's backward went
 from 0.86-0.88 s to 0.63-0.70 s (alternated runs, numpy's request off otherwise).
+
+Large arrays from the heap
+--------------------------
+glibc's malloc maps every block of more than 32 MiB afresh and unmaps it when freed, so each
+large array of a training step (vgg11 at batch 32: 411 MB activations, column matrices,
+gradients) is faulted in page by page every time it is made: 2.2 million page faults a step.
+``tune_malloc`` asks glibc (``mallopt``) to take them from the heap instead and to keep up to
+``TRIM_BYTES`` of freed heap at its top, so the next step's arrays reuse memory already mapped,
+as Paddle's and torch's caching allocators do: vgg11 at batch 32 went from 23.8 s a step to
+18.6 s (forward 6.8 -> 5.2 s, backward 16.7 -> 13.1 s; 0.3 million faults), peak RSS 3.67 ->
+3.96 GB (Paddle 4.0); at batch 1 the step is unchanged within the noise, peak RSS 2.40 -> 2.53
+GB. The cost: memory a large computation freed stays with the process for its next one.
+Only with glibc; ``GRADREPL_MALLOC=default`` (or glibc's own ``MALLOC_MMAP_MAX_`` /
+``MALLOC_TRIM_THRESHOLD_`` / ``GLIBC_TUNABLES`` settings) leaves malloc as it is.
 """
 from __future__ import annotations
 
@@ -88,6 +103,32 @@ def _madvise_setter():
 def tune() -> None:
     tune_gc()
     tune_hugepages()
+    tune_malloc()
+
+
+#: Freed heap memory glibc keeps at the heap's top instead of returning it (see the docstring).
+TRIM_BYTES = 1 << 30
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # mallopt's parameter numbers (malloc.h)
+
+
+def tune_malloc() -> bool:
+    """Large blocks from glibc's heap, kept for reuse; True if malloc was changed."""
+    if os.environ.get("GRADREPL_MALLOC", "").lower() == "default":
+        return False
+    if any(k in os.environ for k in ("MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_")) or \
+            "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", ""):
+        return False
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return False
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (ValueError, OSError, AttributeError):  # not glibc, or no such call
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(mallopt(_M_TRIM_THRESHOLD, TRIM_BYTES) and mallopt(_M_MMAP_MAX, 0))
 
 
 def tune_hugepages() -> bool:
