@@ -1158,3 +1158,30 @@ def test_the_convolution_form_keeps_to_what_it_can_do(monkeypatch):
     assert not C._as_convolution(x, w, (1, 1), (1, 1), 1, (3, 0, 0, 0), (4, 7), full)
     monkeypatch.setattr(C, "DIRECT_DX_BYTES", 32 << 20)
     assert not C._as_convolution(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1), (5, 5), full)
+
+
+@pytest.mark.parametrize("kind,ksize,kw,shape", POOL_CASES)
+def test_large_pools_run_a_block_of_planes_at_a_time_with_the_same_bits(monkeypatch, kind, ksize,
+                                                                       kw, shape):
+    """Pooling is plane by plane: blocks of planes (forced small here) give every bit of the
+    whole-array kernels, forward and gradient, NaN, infinities and -0 included."""
+    shape = (3, 5) + shape[2:]
+    x = _awkward_values(shape, 21, np.float32)
+    attrs = C.pool_attrs(ksize, kw.get("stride", (1, 1)), kw.get("padding", (0, 0, 0, 0)),
+                         kw.get("ceil", False), kw.get("exclusive", True),
+                         kw.get("adaptive", False), kind)
+    plane = shape[2] * shape[3] * 4
+    blocks = []
+    real = C._pool2d_planes
+    with np.errstate(all="ignore"):  # (inf - inf in the averages)
+        whole = C._pool2d_fwd(x, **attrs)
+        dy = _awkward_values(whole.shape, 22, np.float32)
+        whole_dx = C._pool2d_grad_fwd(x, dy, **attrs)
+        monkeypatch.setattr(C, "TILE_BYTES", 4 * plane)  # blocks of 4 planes: 4, 4, 4, 3
+        monkeypatch.setattr(C, "_pool2d_planes", lambda v, **a: blocks.append(v.shape[0])
+                            or real(v, **a))
+        tiled = C._pool2d_fwd(x, **attrs)
+        tiled_dx = C._pool2d_grad_fwd(x, dy, **attrs)
+    assert blocks == [4, 4, 4, 3]
+    assert tiled.shape == whole.shape and tiled.tobytes() == whole.tobytes()
+    assert tiled_dx.shape == whole_dx.shape and tiled_dx.tobytes() == whole_dx.tobytes()

@@ -532,8 +532,44 @@ class _Pool:
         return first_max_index((k, self.slab(xp, i, j, fill)) for k, i, j in self.offsets())
 
 
+#: Pooling works plane by plane (each sample's channel alone), so a large input is pooled a
+#: block of planes at a time, about this many bytes of input each, and each block's dozen passes
+#: over its windows run in cache instead of streaming from memory. vgg11 at batch 32, the max
+#: pools' gradients: 224 x 224 x 64: 911 -> 460 ms; 112 x 112 x 128: 366 -> 208; 56 x 56 x 256:
+#: 206 -> 109 (blocks of 256 KiB and 4 MiB were slower). Every plane's values are the same.
+TILE_BYTES = 1 << 20
+
+
+def _by_planes(kernel, x, dy, attrs):
+    """``kernel(x, dy, **attrs)`` (``dy`` None: ``kernel(x, **attrs)``) a block of planes at a
+    time when ``x`` is past two tiles; the results stacked back into (N, C, ...)."""
+    n, c, h, w = x.shape
+    plane = h * w * x.itemsize
+    if n * c < 2 or n * c * plane <= 2 * TILE_BYTES:
+        return None
+    step = max(1, TILE_BYTES // max(plane, 1))
+    xr = x.reshape(n * c, 1, h, w)
+    dyr = None if dy is None else dy.reshape((n * c, 1) + dy.shape[2:])
+    out = None
+    for a in range(0, n * c, step):
+        part = kernel(xr[a:a + step], **attrs) if dy is None else \
+            kernel(xr[a:a + step], dyr[a:a + step], **attrs)
+        if out is None:
+            out = np.empty((n * c,) + part.shape[1:], part.dtype)
+        out[a:a + step] = part
+    return out.reshape((n, c) + out.shape[2:])
+
+
 def _pool2d_fwd(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
                 exclusive=True, adaptive=False, pooling_type="max"):
+    attrs = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                 exclusive=exclusive, adaptive=adaptive, pooling_type=pooling_type)
+    tiled = _by_planes(_pool2d_planes, x, None, attrs)
+    return _pool2d_planes(x, **attrs) if tiled is None else tiled
+
+
+def _pool2d_planes(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
+                   exclusive=True, adaptive=False, pooling_type="max"):
     a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
     p = _Pool(x.shape[2:], a)
     if pooling_type == "max":
@@ -550,6 +586,14 @@ def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), c
                      exclusive=True, adaptive=False, pooling_type="max"):
     """Paddle's pool2d_grad: max sends each dy to the first maximum of its window; avg spreads
     dy * (1 / window size) over the window."""
+    attrs = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                 exclusive=exclusive, adaptive=adaptive, pooling_type=pooling_type)
+    tiled = _by_planes(_pool2d_grad_planes, x, dy, attrs)
+    return _pool2d_grad_planes(x, dy, **attrs) if tiled is None else tiled
+
+
+def _pool2d_grad_planes(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
+                        ceil_mode=False, exclusive=True, adaptive=False, pooling_type="max"):
     a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
     p = _Pool(x.shape[2:], a)
     dxp = p.zeros_like_input(x.shape, dy.dtype)
