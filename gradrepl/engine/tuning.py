@@ -46,12 +46,13 @@ Large arrays from the heap
 --------------------------
 glibc's malloc maps every block of more than 32 MiB afresh and unmaps it when freed, so each
 large array of a training step (vgg11 at batch 32: 411 MB activations, column matrices,
-gradients) is faulted in page by page every time it is made: 2.2 million page faults a step.
+gradients) is faulted in page by page every time it is made: 1.8 million page faults a step.
 ``tune_malloc`` asks glibc (``mallopt``) to take them from the heap instead and to keep up to
-``TRIM_BYTES`` of freed heap at its top, so the next step's arrays reuse memory already mapped,
-as Paddle's and torch's caching allocators do: vgg11 at batch 32 went from 23.8 s a step to
-18.6 s (forward 6.8 -> 5.2 s, backward 16.7 -> 13.1 s; 0.3 million faults), peak RSS 3.67 ->
-3.96 GB (Paddle 4.0); at batch 1 the step is unchanged within the noise, peak RSS 2.40 -> 2.53
+``TRIM_BYTES`` (2 GiB) of freed heap at its top, so the next step's arrays reuse memory already
+mapped, as Paddle's and torch's caching allocators do. vgg11 at batch 32, the same code with and
+without (``GRADREPL_MALLOC=default``): 22.9 -> 14.3 s a step (forward 7.3 -> 4.5 s, backward
+15.3 -> 9.6 s; 0.15 million faults), peak RSS 3.57 -> 3.96 GB (Paddle 4.0); with 1 GiB kept
+instead of 2, 17.6 s. At batch 1 the step is the same within the noise, peak RSS 2.40 -> 2.54
 GB. The cost: memory a large computation freed stays with the process for its next one.
 Only with glibc; ``GRADREPL_MALLOC=default`` (or glibc's own ``MALLOC_MMAP_MAX_`` /
 ``MALLOC_TRIM_THRESHOLD_`` / ``GLIBC_TUNABLES`` settings) leaves malloc as it is.
@@ -107,7 +108,7 @@ def tune() -> None:
 
 
 #: Freed heap memory glibc keeps at the heap's top instead of returning it (see the docstring).
-TRIM_BYTES = 1 << 30
+TRIM_BYTES = (1 << 31) - 1  # (the most mallopt takes: an int)
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # mallopt's parameter numbers (malloc.h)
 
 
