@@ -86,6 +86,8 @@ class Profile:
     minmax_nan: str = "compare"   # elementwise maximum/minimum with NaN: "compare" (2.x:
     #                               x > y ? x : y) | "propagate" (3.x: NaN wins); ties in their
     #                               gradient follow minmax_ties ("split": half each, else to y)
+    linspace_step: str = "double"  # float linspace: "double" (2.x: step and values in float64,
+    #                               rounded once) | "dtype" (3.x: step and values in the dtype)
     pow_grad: str = "dout_first"  # x ** y backward rounding: (dout * y) * pow(x, y - 1) (2.x) |
     #                               "pow_first": dout * (y * pow(x, y - 1)) (3.x)
     missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
@@ -133,7 +135,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False,
              kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
-             remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first",
+             remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first", linspace_step="dtype",
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,

@@ -279,30 +279,66 @@ def _num(v):
     return v.item() if isinstance(v, _T) else v
 
 
+def _in_dtype(v, dt):
+    """A python number as Paddle's ``fill_constant`` stores it in ``dt`` (ints truncate)."""
+    return dt.type(int(v)) if dt.kind in "iu" else dt.type(v)
+
+
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values from ``start`` up to ``end`` every ``step``, as Paddle's CPU kernel makes them:
+    start, end and step cast to the dtype, then ``value += step`` accumulated in the dtype
+    (so ``arange(-8., 8., .1)[80]`` is -5.379319e-06, not 0)."""
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
     if dtype is None:
         isint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if isint else _DEFAULT_DTYPE[0]
-    if step == 0:
-        raise ValueError("(InvalidArgument) The step of range op should not be 0.")
+    dt = dtypes.to_np(dtype)
+    s, e, st = (_in_dtype(v, dt) for v in (start, end, step))
+    line = {"2.6": (26, 33, 40), "3": (23, 0, 0)}.get(profiles.current().key, (26, 33, 40))
+    if st == 0:
+        raise ValueError(_range_error("The step of range op should not be 0.", "!=", "==", st,
+                                      line[0]))
     if not profiles.current().empty_reduce == "identity":  # 2.x checks the direction
-        if start < end and step < 0:
-            raise ValueError("(InvalidArgument) The step should be greater than 0 while "
-                             "start < end.")
-        if start > end and step > 0:
-            raise ValueError("(InvalidArgument) The step should be less than 0 while "
-                             "start > end.")
-    return Tensor(np.arange(start, end, step).astype(dtypes.to_np(dtype)))
+        if s < e and st < 0:
+            raise ValueError(_range_error("The step should be greater than 0 while start < end.",
+                                          ">", "<=", st, line[1]))
+        if s > e and st > 0:
+            raise ValueError(_range_error("The step should be less than 0 while start > end.",
+                                          "<", ">=", st, line[2]))
+    return Tensor(_range_values(s, e, st, dt))
+
+
+def _range_error(text, want, got, step, line):
+    """Paddle's PADDLE_ENFORCE text for a range step (C++ streams print the step like %g)."""
+    return (f"(InvalidArgument) {text}\n  [Hint: Expected step {want} 0, but received "
+            f"step:{step:g} {got} 0:0.] (at /paddle/paddle/phi/kernels/funcs/"
+            f"range_function.h:{line})\n")
+
+
+def _range_values(s, e, st, dt):
+    """Paddle's ``GetSize`` (in the dtype) and its accumulating fill loop."""
+    if (s < e and st < 0) or (s > e and st > 0):
+        return np.zeros([0], dt)
+    with np.errstate(all="ignore"):
+        if dt.kind in "iu":
+            n = (abs(int(e) - int(s)) + abs(int(st)) - 1) // abs(int(st))
+        else:
+            n = int(np.ceil(np.abs(dt.type((e - s) / st))))
+    steps = np.full(n, st, dt)
+    if n:
+        steps[0] = s
+    return np.cumsum(steps, dtype=dt)  # sequential: out[i] = out[i-1] + step, in the dtype
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def linspace(start, stop, num, dtype=None, name=None):
-    """``num`` evenly spaced values from start to stop, as Paddle's kernel computes them in the
-    output dtype: the first half counted up from start, the second half down from stop."""
+    """``num`` evenly spaced values from start to stop, as Paddle's CPU kernel computes them: the
+    first half counted up from start, the second half down from stop. The step is
+    ``(stop - start) / (num - 1)`` in float64 (2.x, and integer dtypes, truncated at the end) or,
+    for float dtypes in 3.x, in the dtype itself."""
     n = int(_num(num))
     if profiles.current().empty_reduce == "identity":  # 3.x allows num == 0
         if n < 0:
@@ -312,18 +348,22 @@ def linspace(start, stop, num, dtype=None, name=None):
         raise ValueError("(InvalidArgument) The num of linspace op should be larger than 0, but "
                          f"received num is {n}")
     dt = _dt(dtype)
-    if dt.kind != "f":
-        return Tensor(np.linspace(_num(start), _num(stop), n).astype(dt))
-    s0, s1 = dt.type(_num(start)), dt.type(_num(stop))
-    step = dt.type((s1 - s0) / dt.type(n - 1)) if n > 1 else dt.type(0)
+    s0, s1 = _in_dtype(_num(start), dt), _in_dtype(_num(stop), dt)
+    if n <= 1:
+        return Tensor(np.asarray([s0] * n, dt))
     i = np.arange(n)
-    half = n // 2
-    lo = s0 + step * i.astype(dt)
-    hi = s1 - step * (n - 1 - i).astype(dt)
-    out = np.where(i < half, lo, hi).astype(dt)
-    if n == 1:
-        out = np.asarray([s0], dt)
-    return Tensor(out)
+    if dt.kind == "f" and profiles.current().linspace_step == "dtype":
+        step = dt.type((s1 - s0) / dt.type(n - 1))
+        lo = s0 + step * i.astype(dt)
+        hi = s1 - step * (n - 1 - i).astype(dt)
+    else:
+        with np.errstate(over="ignore"):
+            diff = float(s1 - s0)  # the difference in the dtype (ints wrap as in C)
+        step = diff / (n - 1)
+        lo = np.float64(s0) + step * i
+        hi = np.float64(s1) - step * (n - 1 - i)
+    out = np.where(i < n // 2, lo, hi)
+    return Tensor((np.trunc(out) if dt.kind in "iu" else out).astype(dt))
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")

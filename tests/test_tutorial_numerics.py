@@ -1,0 +1,54 @@
+"""Numeric fidelity found by running tutorials: each case's bits recorded from the real frameworks
+(Paddle 3.3.1 / 2.6.2, torch 2.13 CPU) in tests/data/tutorial_numerics/."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradrepl.paddle as paddle
+from gradrepl.paddle import profiles
+
+DATA = Path(__file__).parent / "data" / "tutorial_numerics"
+VERSIONS = {"3": "3.3.1", "2.6": "2.6.2"}
+
+
+@pytest.fixture(autouse=True)
+def _restore_profile():
+    before = profiles.current().key
+    yield
+    profiles.set_profile(before)
+
+
+def _digest(x):
+    return [str(x.dtype), int(x.size),
+            hashlib.sha1(np.ascontiguousarray(x).tobytes()).hexdigest()[:16]]
+
+
+# ------------------------------------------------------------------- arange / linspace
+@pytest.mark.parametrize("key", list(VERSIONS))
+def test_arange_accumulates_in_dtype(key):
+    """arange's kernel adds the step to a running value in the dtype: element 80 of
+    arange(-8, 8, 0.1) is -5.379319e-06 in float32 (not 0 nor -2.8e-14)."""
+    profiles.set_profile(key)
+    recorded = json.loads((DATA / f"range.{VERSIONS[key]}.json").read_text())["arange"]
+    for args, dt, want in recorded:
+        try:
+            got = _digest(paddle.arange(*args, dtype=dt).numpy())
+        except ValueError as ex:
+            got = ["ValueError", str(ex)]
+        assert got == want, (args, dt)
+    x = paddle.arange(-8.0, 8.0, 0.1, dtype="float32").numpy()
+    assert x[80] == np.float32(-5.379319e-06)
+
+
+@pytest.mark.parametrize("key", list(VERSIONS))
+def test_linspace_kernel(key):
+    """3.x computes float linspace in the dtype, 2.x in float64 (ints: float64, truncated)."""
+    profiles.set_profile(key)
+    recorded = json.loads((DATA / f"range.{VERSIONS[key]}.json").read_text())["linspace"]
+    for (s, e, n), dt, want in recorded:
+        assert _digest(paddle.linspace(s, e, n, dtype=dt).numpy()) == want, (s, e, n, dt)
