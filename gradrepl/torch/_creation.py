@@ -360,9 +360,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
 
 def bernoulli(input, p=None, *, generator=None):  # noqa: A002
     a = raw(input)
-    prob = a if p is None else np.full(a.shape, p, a.dtype)
+    if p is None:  # per-element probabilities: one float draw each (bernoulli_distribution<float>)
+        u = _random.uniform(a.shape, np.dtype(np.float32), 0.0, 1.0, generator)
+        return _wrap((u < a.astype(np.float32)).astype(a.dtype), True)
     u = _random.uniform(a.shape, np.dtype(np.float64), 0.0, 1.0, generator)
-    return _wrap((u < prob).astype(a.dtype), True)
+    return _wrap((u < p).astype(a.dtype), True)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):  # noqa: A002

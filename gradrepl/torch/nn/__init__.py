@@ -6,4 +6,7 @@ from .modules import (ELU, GELU, SELU, BCELoss, BCEWithLogitsLoss, Bilinear,  # 
                       LogSigmoid, LogSoftmax, Mish, Module, ModuleDict, ModuleList, MSELoss,
                       NLLLoss, ParameterList, ReLU, ReLU6, Sequential, Sigmoid, SiLU,
                       SmoothL1Loss, Softmax, Softmin, Softplus, Softsign, Tanh, Unflatten)
+from ._layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d,  # noqa: F401
+                      BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Dropout2d, MaxPool1d,
+                      MaxPool2d, AvgPool1d, LayerNorm)
 from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401

@@ -182,7 +182,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
         mask = np.zeros(a.shape, a.dtype)
     else:
         u = _random.uniform(a.shape, np.dtype(np.float64), 0.0, 1.0)
-        mask = ((u >= p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
+        mask = ((u < 1 - p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
     return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
 
 
@@ -498,3 +498,23 @@ def _conv_ops():
     except ImportError as exc:  # pragma: no cover
         raise NotImplementedError("convolutions need gradrepl's conv ops") from exc
     return conv
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """Zeroes whole channels (dims 0, 1 of an (N, C, H, W) input) with probability p."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    a = raw(input)
+    shape = a.shape[:-2] + (1, 1)
+    if p == 1.0:
+        mask = np.zeros(shape, a.dtype)
+    else:
+        u = _random.uniform(shape, np.dtype(np.float64), 0.0, 1.0)
+        mask = ((u < 1 - p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
+    return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
+
+
+from ._spatial import (adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool1d,  # noqa: E402,F401
+                       avg_pool2d, batch_norm, conv2d, layer_norm, max_pool1d, max_pool2d)

@@ -1,0 +1,266 @@
+"""``torch.nn.functional``'s image ops on the engine's convolution, pooling and batch-norm
+kernels (``engine/ops/conv.py``, the ones the Paddle dialect runs): ``conv2d`` (one
+ConvolutionBackward0 node, bias included, as torch records it), ``max_pool2d``,
+``avg_pool2d``, the adaptive pools and ``batch_norm`` (NativeBatchNormBackward0)."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ...engine.ops import conv as C
+from ...engine.registry import apply, needs_grad
+from .. import _ops
+from .._base import raw
+from .._tensor import Tensor
+
+_wrap = Tensor._wrap
+
+
+def _pair(v, name="kernel_size"):
+    if isinstance(v, (list, tuple)):
+        if len(v) == 1:
+            return int(v[0]), int(v[0])
+        return int(v[0]), int(v[1])
+    return int(v), int(v)
+
+
+def _named(base, name, saves="all", forward=None, vjp=None, n_in=None):
+    op = copy.copy(base)
+    op.torch_name = name
+    op.torch_saves = saves
+    op.torch_inputs = n_in
+    op.saves_inputs = False
+    if forward is not None:
+        op.forward = forward
+    if vjp is not None:
+        op.vjp = vjp
+    return op
+
+
+# ------------------------------------------------------------------------------ conv2d
+def _conv_bias_fwd(x, w, b, **geom):
+    y = C._conv2d_fwd(x, w, **geom)
+    return y + b.reshape(1, -1, 1, 1).astype(y.dtype)
+
+
+def _conv_bias_vjp(n, g):
+    from ...engine.ops.reduce import sum as rsum
+
+    dx, dw = C._conv2d_vjp(n, g)
+    db = rsum(g, (0, 2, 3)) if needs_grad(n, 2) else None
+    return dx, dw, db
+
+
+CONV = _named(C.CONV2D, "ConvolutionBackward0")
+CONV_BIAS = _named(C.CONV2D, "ConvolutionBackward0", forward=_conv_bias_fwd,
+                   vjp=_conv_bias_vjp)
+CONV_BIAS.diff_inputs = None
+
+
+def _check_conv(a, w, groups, bias):
+    if a.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(a.shape)}")
+    if a.shape[-3] != w.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
+            f"{list(a.shape)} to have {w.shape[1] * groups} channels, but got {a.shape[-3]} "
+            "channels instead")
+    if a.dtype != w.dtype or (bias is not None and raw(bias).dtype != a.dtype):
+        raise RuntimeError(f"Input type ({_legacy(a)}) and weight type ({_legacy(w)}) should "
+                           "be the same or input should be a MKLDNN tensor and weight is a "
+                           "dense tensor")
+
+
+def _legacy(a):
+    from .. import _dtypes
+
+    return f"torch.{_dtypes.from_np(a.dtype).legacy}Tensor"
+
+
+def _same_padding(k, dilation):
+    pads = []
+    for kk, d in zip(k, dilation):
+        total = d * (kk - 1)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """2-D cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C/groups, kH, kW)."""
+    a, w = raw(input), raw(weight)
+    _check_conv(a, w, groups, bias)
+    unbatched = a.ndim == 3
+    if unbatched:
+        input = _ops.unsqueeze(input, 0)  # noqa: A001
+    stride, dilation = _pair(stride), _pair(dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = (0, 0, 0, 0)
+        elif padding == "same":
+            if stride != (1, 1):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = _same_padding(w.shape[2:], dilation)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        ph, pw = _pair(padding)
+        pads = (ph, ph, pw, pw)
+    attrs = {"stride": stride, "padding": pads, "dilation": dilation, "groups": int(groups)}
+    if bias is None:
+        out = apply(CONV, (input, weight), attrs)
+    else:
+        out = apply(CONV_BIAS, (input, weight, bias), attrs)
+    return _ops.squeeze(out, 0) if unbatched else out
+
+
+# ------------------------------------------------------------------------------ pooling
+MAXPOOL = _named(C.POOL2D, "MaxPool2DWithIndicesBackward0", "in0")
+AVGPOOL = _named(C.POOL2D, "AvgPool2DBackward0", "in0")
+AD_AVGPOOL = _named(C.POOL2D, "AdaptiveAvgPool2DBackward0", "in0")
+AD_MAXPOOL = _named(C.POOL2D, "AdaptiveMaxPool2DBackward0", "in0")
+
+
+def _pool(op, input, attrs):  # noqa: A002
+    a = raw(input)
+    if a.ndim not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got "
+                           f"{list(a.shape)}")
+    if a.ndim == 3:
+        return _ops.squeeze(apply(op, (_ops.unsqueeze(input, 0),), attrs), 0)
+    return apply(op, (input,), attrs)
+
+
+def _check_pad(k, p):
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={p[0] if p[0] > k[0] // 2 else p[1]}, kernel_size="
+                           f"{k[0] if p[0] > k[0] // 2 else k[1]} and dilation=1")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False, return_indices=False):
+    """Max over each (kernel_size) window of the last two dims."""
+    k = _pair(kernel_size)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _pair(stride)
+    p = _pair(padding)
+    if _pair(dilation) != (1, 1):
+        raise NotImplementedError("max_pool2d with dilation > 1 is not supported by gradrepl")
+    if return_indices:
+        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by gradrepl")
+    _check_pad(k, p)
+    attrs = C.pool_attrs(k, s, (p[0], p[0], p[1], p[1]), ceil_mode, True, False, "max")
+    return _pool(MAXPOOL, input, attrs)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True, divisor_override=None):
+    """Mean over each window; ``count_include_pad`` counts the zero padding in the mean."""
+    k = _pair(kernel_size)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _pair(stride)
+    p = _pair(padding)
+    _check_pad(k, p)
+    if divisor_override is not None:
+        out = avg_pool2d(input, k, s, p, ceil_mode, False)
+        cnt = _ops.const(float(k[0] * k[1]) / divisor_override, raw(out).dtype)
+        return _ops.mul(out, cnt)
+    attrs = C.pool_attrs(k, s, (p[0], p[0], p[1], p[1]), ceil_mode, not count_include_pad,
+                         False, "avg")
+    return _pool(AVGPOOL, input, attrs)
+
+
+def _adaptive_size(output_size, a):
+    o = output_size if isinstance(output_size, (list, tuple)) else (output_size, output_size)
+    return tuple(a.shape[-2 + i] if v is None else int(v) for i, v in enumerate(o))
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+    """Mean pooling to an (oH, oW) output; output 1 x 1 is a mean over H and W (MeanBackward1)."""
+    a = raw(input)
+    o = _adaptive_size(output_size, a)
+    if o == (1, 1):
+        return _ops.mean(input, (-1, -2), keepdim=True)
+    return _pool(AD_AVGPOOL, input, C.pool_attrs(o, adaptive=True, pooling_type="avg"))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported")
+    o = _adaptive_size(output_size, raw(input))
+    return _pool(AD_MAXPOOL, input, C.pool_attrs(o, adaptive=True, pooling_type="max"))
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False, return_indices=False):
+    k = _pair(kernel_size)[0]
+    s = k if stride is None else _pair(stride)[0]
+    x = _ops.unsqueeze(input, -2)
+    return _ops.squeeze(max_pool2d(x, (1, k), (1, s), (0, _pair(padding)[0]), dilation,
+                                   ceil_mode), -2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
+               count_include_pad=True):
+    k = _pair(kernel_size)[0]
+    s = k if stride is None else _pair(stride)[0]
+    x = _ops.unsqueeze(input, -2)
+    return _ops.squeeze(avg_pool2d(x, (1, k), (1, s), (0, _pair(padding)[0]), ceil_mode,
+                                   count_include_pad), -2)
+
+
+# ------------------------------------------------------------------------------ batch norm
+BN = _named(C.BATCH_NORM, "NativeBatchNormBackward0")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
+               training=False, momentum=0.1, eps=1e-05):
+    """Normalise over every dim but 1 with the batch's statistics (training, then the running
+    ones are updated in place with momentum, the variance unbiased) or the running ones."""
+    a = raw(input)
+    c = a.shape[1] if a.ndim > 1 else a.shape[0]
+    if training:
+        n = a.size // max(c, 1)
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {list(a.shape)}")
+    dt = a.dtype
+    w = weight if weight is not None else _wrap(np.ones(c, dt), True)
+    b = bias if bias is not None else _wrap(np.zeros(c, dt), True)
+    use_batch = training or running_mean is None
+    rm = running_mean if running_mean is not None else _wrap(np.zeros(c, dt), True)
+    rv = running_var if running_var is not None else _wrap(np.ones(c, dt), True)
+    y, m, v = apply(BN, (input, w, b, rm, rv),
+                    {"epsilon": float(eps), "training": bool(use_batch), "axis": 1})
+    if training and running_mean is not None:
+        mom = dt.type(momentum)
+        unbiased = raw(v) * dt.type(n / (n - 1))
+        raw(running_mean)[...] = (1 - mom) * raw(running_mean) + mom * raw(m)
+        raw(running_var)[...] = (1 - mom) * raw(running_var) + mom * unbiased
+        running_mean._version += 1
+        running_var._version += 1
+    return y
+
+
+
+
+
+
+# ------------------------------------------------------------------------------ layer norm
+LN = _named(C.LAYER_NORM, "NativeLayerNormBackward0")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002
+    """Normalise over the trailing ``normalized_shape`` dims."""
+    a = raw(input)
+    shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) \
+        else (int(normalized_shape),)
+    if a.shape[a.ndim - len(shape):] != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(a.shape)}")
+    w = weight if weight is not None else _wrap(np.ones(shape, a.dtype), True)
+    b = bias if bias is not None else _wrap(np.zeros(shape, a.dtype), True)
+    return apply(LN, (input, w, b), {"epsilon": float(eps), "begin_norm_axis": a.ndim - len(shape)})
