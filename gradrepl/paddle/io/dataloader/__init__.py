@@ -1,0 +1,1 @@
+"""``paddle.io.dataloader``: datasets, samplers, batch samplers and collating (in-process)."""
