@@ -10,11 +10,20 @@ from .base.dygraph.base import enable_grad, no_grad, set_grad_enabled
 from .core import PaddleClass as _PaddleClass
 from .core import Parameter, Size, Tensor
 from .device import CPUPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
+from .flags import (get_cudnn_version, get_flags, is_compiled_with_cinn,
+                    is_compiled_with_custom_device, is_compiled_with_distribute,
+                    is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu, set_flags)
 from .printing import set_printoptions
+from .typeinfo import finfo, iinfo
 from .tensor import bind_methods as _bind, exported as _exported
 
 globals().update(_exported())
 _bind(Tensor)
+from .tensor import inplace as _inplace  # noqa: E402
+
+_TWINS = _inplace.make(_exported())
+globals().update(_TWINS)
+_inplace.bind(Tensor, _TWINS)
 
 
 def _split_since3():
@@ -29,7 +38,7 @@ def _split_since3():
     return out
 
 
-_EXPORTED = set(_exported())
+_EXPORTED = set(_exported()) | set(_TWINS)
 
 grad = autograd.grad
 for _name, _dt in dtypes.DTYPES.items():
@@ -49,7 +58,7 @@ def __getattr__(name):
             return _SINCE3[name]
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
-                "regularizer", "base"):
+                "regularizer", "base", "distribution", "hapi"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")
@@ -88,6 +97,27 @@ def in_dynamic_mode():
 
 def disable_static(place=None):
     return None
+
+
+_STATIC_MODE = ("gradrepl emulates Paddle's dynamic graph (imperative) mode only: static graph "
+               "mode (paddle.static programs and executors) is not part of it")
+
+
+def enable_static():
+    """Static graph mode is not emulated: raises RuntimeError saying so."""
+    raise RuntimeError(f"paddle.enable_static(): {_STATIC_MODE}")
+
+
+def disable_signal_handler():
+    """Paddle's C++ signal handlers (which gradrepl does not install): nothing to do."""
+    return None
+
+
+def summary(net, input_size=None, dtypes=None, input=None):
+    """``paddle.summary``: prints Paddle's table of a model's layers, shapes and parameters."""
+    from .hapi.model_summary import summary as _summary
+
+    return _summary(net, input_size, dtypes, input)
 
 
 def is_tensor(x):

@@ -31,8 +31,10 @@ def reset(profile: str | None = None) -> None:
     creation._RNG[0] = np.random.default_rng(0)
     creation.set_default_dtype("float32")
     grad_mode.STATE.enabled = True
-    from . import core
+    from . import core, flags
     from .nn.layer import layers
+
+    flags.reset()
 
     layers.reset_names()
     core.reset_tensor_names()

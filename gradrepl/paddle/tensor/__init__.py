@@ -9,7 +9,7 @@ import builtins
 import importlib
 
 MODULES = ["creation", "math", "reduce", "logic", "search", "manipulation", "indexing", "linalg",
-           "attribute", "special", "manipulation_ext", "linalg_ext", "math_ext"]
+           "attribute", "special", "manipulation_ext", "linalg_ext", "math_ext", "einsum"]
 
 
 def modules():

@@ -200,9 +200,19 @@ def __getitem__(self, index):
 
 
 # ================================================================ in-place machinery
+# the line of eager/utils.cc that raises it, per Paddle version (2.2's legacy dygraph: no hint)
+_LEAF_HINT_LINE = {"2.6.2": 233, "3.3.1": 277}
+
+
 def _leaf_error(x, kind="Var"):
-    return ValueError(f"(InvalidArgument) Leaf {kind} ({x.name}) that doesn't stop gradient "
-                      "can't use inplace strategy.")
+    text = (f"(InvalidArgument) Leaf {kind} ({x.name}) that doesn't stop gradient "
+            "can't use inplace strategy.")
+    line = _LEAF_HINT_LINE.get(profiles.current().version)
+    if line is not None and kind == "Var":
+        text += ("\n  [Hint: Expected !autograd_meta->StopGradient() && IsLeafTensor(target) == "
+                 "false, but received !autograd_meta->StopGradient() && IsLeafTensor(target):1 "
+                 f"!= false:0.] (at /paddle/paddle/fluid/eager/utils.cc:{line})\n")
+    return ValueError(text)
 
 
 def _is_grad_leaf(x):

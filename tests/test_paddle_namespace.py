@@ -1,0 +1,68 @@
+"""Names of the ``paddle`` namespace that tutorials call (the in-place twins ``sin_`` ...,
+``finfo``/``iinfo``, ``get_flags``/``set_flags``, ``einsum``): each case script in
+``tests/data/namespace/`` is our own, and its expected output was printed by real Paddle 3.3.1
+(``*.p3.txt``) and 2.6.2 (``*.p26.txt``)."""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+from helpers import run_source
+
+DATA = Path(__file__).parent / "data" / "namespace"
+CASES = sorted(p.stem for p in DATA.glob("*.py"))
+PROFILES = {"3": "p3", "2.6": "p26"}
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("case", CASES)
+def test_case_prints_what_real_paddle_printed(case, profile, tmp_path):
+    src = (DATA / f"{case}.py").read_text()
+    expected = (DATA / f"{case}.{PROFILES[profile]}.txt").read_text()
+    assert run_source(src, profile, tmp_path) == expected
+
+
+def test_every_twin_is_its_function_stored_back():
+    import numpy as np
+
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+    from gradrepl.paddle.tensor import exported, inplace
+
+    profiles.set_profile("3")
+    try:
+        have = exported()
+        twins = inplace.make(have)
+        assert {"sin_", "cumsum_", "equal_", "transpose_", "sub_"} <= set(twins)
+        unary = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+                 "atanh", "erf", "expm1", "digamma", "lgamma", "log", "log10", "log1p", "log2",
+                 "frac", "i0", "trunc", "tril", "triu", "sinc")
+        binary = ("pow", "remainder", "mod", "floor_mod", "hypot", "multiply", "subtract",
+                  "divide", "copysign")
+        for name in unary + binary:
+            y = paddle.to_tensor([[0.5, 0.25], [2.0, 1.5]])
+            args = (y,) if name in binary else ()
+            x = paddle.to_tensor([[0.25, 0.5], [0.75, 0.125]])
+            want = have[name](x, *args).numpy()
+            got = getattr(paddle, name + "_")(x, *args)
+            assert got is x, name
+            np.testing.assert_array_equal(x.numpy(), want, err_msg=name)
+            assert str(inspect.signature(twins[name + "_"])) == str(inspect.signature(have[name]))
+    finally:
+        profiles.set_profile("2.2")
+
+
+def test_twins_paddle_26_lacks_are_attribute_errors_under_26():
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("2.6")
+    try:
+        assert callable(paddle.sin_)
+        with pytest.raises(AttributeError):
+            paddle.sub_  # noqa: B018 (3.x only)
+        with pytest.raises(AttributeError):
+            paddle.to_tensor([1.0]).sub_  # noqa: B018
+    finally:
+        profiles.set_profile("2.2")
