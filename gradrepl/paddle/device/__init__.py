@@ -1,7 +1,8 @@
-"""Places. gradrepl computes on the CPU; the place prints as the profile says."""
+"""``paddle.device``: places. gradrepl computes on the CPU; the place prints as the profile says
+(``cuda``: the CUDA queries of a CPU-only Paddle)."""
 from __future__ import annotations
 
-from . import profiles
+from .. import profiles
 
 
 class CPUPlace:
@@ -40,3 +41,10 @@ def set_device(device):
 
 def is_compiled_with_cuda():
     return False
+
+
+def get_all_device_type():
+    return []
+
+
+from . import cuda  # noqa: E402  (paddle.device.cuda)
