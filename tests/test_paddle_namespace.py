@@ -66,3 +66,27 @@ def test_twins_paddle_26_lacks_are_attribute_errors_under_26():
             paddle.to_tensor([1.0]).sub_  # noqa: B018
     finally:
         profiles.set_profile("2.2")
+
+
+def test_help_shows_paddle_modules_and_a_docstring_for_every_function(tmp_path):
+    import pydoc
+
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("3")
+    try:
+        names = set(n for n in dir(paddle) if not n.startswith("_")) | set(paddle._SINCE3)
+        functions = {n: getattr(paddle, n) for n in names}
+        functions = {n: f for n, f in functions.items() if inspect.isfunction(f)}
+        assert len(functions) > 400
+        undocumented = sorted(n for n, f in functions.items() if not (f.__doc__ or "").strip())
+        assert undocumented == []
+        internal = sorted(n for n, f in functions.items() if "gradrepl" in f.__module__)
+        assert internal == []
+    finally:
+        profiles.set_profile("2.2")
+    text = pydoc.render_doc(paddle.ones, renderer=pydoc.plaintext)
+    assert "ones(shape, dtype=None, name=None)" in text and "gradrepl" not in text
+    assert paddle.ones.__module__ == "paddle.tensor.creation"
+    assert paddle._SINCE3["clamp"].__module__ == "paddle.tensor.math"

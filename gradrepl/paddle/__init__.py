@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..engine.grad_mode import is_grad_enabled
 from . import autograd, device, dtypes, profiles
+from . import docs as _docs
 from .base.dygraph.base import enable_grad, no_grad, set_grad_enabled
 from .core import PaddleClass as _PaddleClass
 from .core import Parameter, Size, Tensor
@@ -168,4 +169,6 @@ class _TensorFunctionOrModule:
 
 
 _SINCE3 = _split_since3()
+_docs.publish(globals())
+_docs.publish(_SINCE3)
 tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"])
