@@ -52,3 +52,21 @@ def test_linspace_kernel(key):
     recorded = json.loads((DATA / f"range.{VERSIONS[key]}.json").read_text())["linspace"]
     for (s, e, n), dt, want in recorded:
         assert _digest(paddle.linspace(s, e, n, dtype=dt).numpy()) == want, (s, e, n, dt)
+
+
+# ------------------------------------------------------------------- torch.randn (n >= 16)
+def test_torch_randn_blocks_of_16():
+    """torch's float32 normal fill for 16+ values: Box-Muller on blocks of 16 uniforms with
+    avx_mathfun's log and sincos (fused multiply-adds), recorded from torch 2.13."""
+    import gradrepl.torch as torch
+
+    want = json.loads((DATA / "torch_randn.json").read_text())
+    for key, digest in want.items():
+        if key == "normal":
+            continue
+        seed, n = (int(v) for v in key.split(":"))
+        torch.manual_seed(seed)
+        assert _digest(torch.randn(n).numpy())[2] == digest, key
+    torch.manual_seed(7)
+    got = torch.normal(2.0, 3.0, size=(21,)).numpy().view(np.int32).tolist()
+    assert got == want["normal"]

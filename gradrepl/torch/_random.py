@@ -7,7 +7,8 @@
 - normal, fewer than 16 values (or not float): per value the double Box-Muller of two uniform
   doubles, ``sqrt(-2 log(1 - u2)) * cos(2 pi u1)``, the sine kept for the next value;
   16 or more: all uniforms first, then Box-Muller on blocks of 16 (the last block recomputed
-  from fresh uniforms when the size is not a multiple of 16);
+  from fresh uniforms when the size is not a multiple of 16); float32 blocks with torch's AVX2
+  log and sincos (``_avx_mathfun``);
 - integers in [low, high): ``random() % range + low`` (``random64()`` past 2**32).
 
 A fresh process starts from torch's default seed 67280421310721.
@@ -15,6 +16,8 @@ A fresh process starts from torch's default seed 67280421310721.
 from __future__ import annotations
 
 import numpy as np
+
+from . import _avx_mathfun
 
 DEFAULT_SEED = 67280421310721
 
@@ -139,11 +142,18 @@ def _normal_fill(g, n, dtype, mean, std):
     def fill16(block):
         u1 = work(1) - block[:8]
         u2 = block[8:]
-        radius = np.sqrt(work(-2) * np.log(u1))
         theta = work(2.0 * np.pi) * u2
         out = np.empty(16, work)
-        out[:8] = radius * np.cos(theta) * work(std) + work(mean)
-        out[8:] = radius * np.sin(theta) * work(std) + work(mean)
+        if work is np.float64:
+            radius = np.sqrt(work(-2) * np.log(u1))
+            out[:8] = radius * np.cos(theta) * work(std) + work(mean)
+            out[8:] = radius * np.sin(theta) * work(std) + work(mean)
+            return out
+        # float32: torch's AVX2 kernel (avx_mathfun's log and sincos, then one FMA each)
+        radius = np.sqrt(work(-2) * _avx_mathfun.log(u1))
+        sin, cos = _avx_mathfun.sincos(theta)
+        out[:8] = _avx_mathfun.fma(radius * cos, work(std), work(mean))
+        out[8:] = _avx_mathfun.fma(radius * sin, work(std), work(mean))
         return out
 
     for i in range(0, n - 15, 16):
