@@ -39,7 +39,18 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(self.prefix + spec.name[len(self.name):])
+        try:
+            return importlib.import_module(self.prefix + spec.name[len(self.name):])
+        except ModuleNotFoundError as e:
+            raise self.renamed(e) from None
+
+    def renamed(self, error):
+        """A missing gradrepl module reported under the dialect's name (``paddle.xyz``)."""
+        name = error.name or ""
+        if name == self.prefix or name.startswith(self.prefix + "."):
+            shown = self.name + name[len(self.prefix):]
+            return ModuleNotFoundError(f"No module named {shown!r}", name=shown)
+        return error
 
     def exec_module(self, module):
         return None

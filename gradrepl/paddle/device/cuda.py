@@ -50,7 +50,7 @@ def get_device_capability(device=None):
 
 def _no_cuda(line):
     return RuntimeError("(Unavailable) Paddle is not compiled with CUDA. Cannot visit device "
-                        f"synchronize. (at /paddle/paddle/fluid/pybind/cuda_streams_py.cc:{line})")
+                        f"synchronize. (at /paddle/paddle/fluid/pybind/cuda_streams_py.cc:{line})\n")
 
 
 def synchronize(device=None):

@@ -12,12 +12,10 @@ from .distribution import Distribution, _paddle, dtype_name
 
 def draw_categories(probs, count):
     """``count`` category indices per row of ``probs`` (rows x k), drawn from paddle's
-    generator; returns an int64 array (count, rows)."""
-    from ..tensor.creation import rng
-
+    generator (``paddle.rand``); returns an int64 array (count, rows)."""
     cdf = np.cumsum(probs.astype(np.float64), axis=-1)
     cdf /= cdf[:, -1:]
-    u = rng().random((count, probs.shape[0]))
+    u = _paddle().rand([count, probs.shape[0]], dtype="float64").numpy()
     idx = (u[..., None] >= cdf[None, :, :]).sum(-1)
     return np.minimum(idx, probs.shape[1] - 1).astype(np.int64)
 

@@ -178,13 +178,7 @@ def random_split(dataset, lengths, generator=None):
 
 
 def _randperm(n):
-    """``paddle.randperm(n).tolist()``; a permutation from gradrepl's paddle generator while
-    gradrepl has no randperm of its own."""
+    """``paddle.randperm(n).tolist()``."""
     import gradrepl.paddle as paddle
 
-    fn = paddle.__dict__.get("randperm")
-    if fn is not None:
-        return fn(n).tolist()
-    from ...tensor.creation import rng
-
-    return [int(i) for i in rng().permutation(n)]
+    return paddle.randperm(n).tolist()

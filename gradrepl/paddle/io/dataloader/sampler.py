@@ -121,9 +121,8 @@ class WeightedRandomSampler(Sampler):
         return iter(drawn.reshape(-1).tolist())
 
     def __len__(self):
-        shape = list(np.shape(self.weights.numpy() if hasattr(self.weights, "numpy")
-                              else self.weights))
-        return self.num_samples * (int(np.prod(shape)) // shape[-1])
+        shape = self.weights.shape  # as Paddle: a list of weights has no length
+        return self.num_samples * (np.prod(shape) // shape[-1])
 
 
 class SubsetRandomSampler(Sampler):

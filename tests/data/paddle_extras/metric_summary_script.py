@@ -1,0 +1,38 @@
+"""paddle.metric and paddle.summary calls for tests/test_paddle_extras.py."""
+import paddle, numpy as np
+from paddle import nn
+m = paddle.metric.Accuracy()
+print(m.name())
+pred = paddle.to_tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+label = paddle.to_tensor([[1], [1], [1], [0]])
+c = m.compute(pred, label)
+print(c)
+print(m.update(c))
+print(m.accumulate())
+m2 = paddle.metric.Accuracy(topk=(1, 2), name='acc')
+print(m2.name())
+c = m2.compute(pred, label)
+print(c)
+print(m2.update(c), m2.accumulate())
+m2.reset(); print(m2.accumulate())
+print(paddle.metric.accuracy(pred, label))
+print(paddle.metric.accuracy(pred, label, k=2))
+print(m.update(c.numpy()))
+print(m.accumulate())
+print(m.total, m.count)
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+r = paddle.summary(net, (1, 4))
+print(r)
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(1, 2, 3)
+        self.pool = nn.MaxPool2D(2)
+        self.flat = nn.Flatten()
+        self.fc = nn.Linear(2*3*3, 5)
+    def forward(self, x):
+        return self.fc(self.flat(self.pool(self.conv(x))))
+r = paddle.summary(Net(), (2, 1, 8, 8))
+print(r)
+print(paddle.summary(nn.Linear(3, 2), input_size=(4, 3)))
+print(paddle.summary(Net(), input=paddle.ones([1, 1, 8, 8])))
