@@ -70,3 +70,22 @@ def test_torch_randn_blocks_of_16():
     torch.manual_seed(7)
     got = torch.normal(2.0, 3.0, size=(21,)).numpy().view(np.int32).tolist()
     assert got == want["normal"]
+
+
+# ------------------------------------------------------------------- torch pow
+def test_torch_pow_kernels_and_backward():
+    """Same-shape float32 tensor ** tensor is SLEEF's powf_u10, a broadcast exponent glibc's
+    powf; x ** 3's gradient is grad * (3 * x.pow(2)) (torch's pow_backward order)."""
+    import gradrepl.torch as torch
+
+    want = json.loads((DATA / "torch_pow.json").read_text())
+    x = torch.linspace(-2, 2, 37)
+    got = x.unsqueeze(-1).pow(torch.tensor([1, 2, 3])).numpy().view(np.int32).tolist()
+    assert got == want["powb"]
+    xr = x.clone().requires_grad_()
+    (xr ** 3).backward(torch.linspace(-1, 2, 37))
+    assert xr.grad.numpy().view(np.int32).tolist() == want["pow3bw"]
+    torch.manual_seed(0)
+    p = torch.rand(40) * 3
+    q = torch.rand(40) * 4 - 2
+    assert torch.pow(p, q).numpy().view(np.int32).tolist() == want["pow_same"]
