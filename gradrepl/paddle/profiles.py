@@ -92,6 +92,9 @@ class Profile:
     #                               "pow_first": dout * (y * pow(x, y - 1)) (3.x)
     missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
                               "__ror__", "__rxor__", "__lshift__", "__rshift__")  # 2.x lacks
+    random_kernels: str = "2.6"   # the CPU random kernels' libstdc++ and attributes: "2.6"
+    #   (divide-and-reject randint / shuffle, TruncatedNormal cut at mean +- 2 std, no
+    #   float16 uniform/gaussian) | "3" (Lemire randint, cut at [a, b]); random_engine.py
     # Layer and API details measured on the docstring examples (2.6.2 / 3.3.1):
     layer_mode_returns_self: bool = False  # Layer.train()/eval() return the layer (3.x) or None
     api3: bool = False            # the names Paddle 3 added exist (paddle.tensor_split, Tensor.set_);
@@ -139,6 +142,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
+             random_kernels="3",
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from ..engine import grad_mode
 from . import printing, profiles
 from .tensor import creation
@@ -28,7 +26,7 @@ def reset(profile: str | None = None) -> None:
     """Profile (the default unless given), print options, RNG, default dtype, grad mode, names."""
     profiles.set_profile(profile or profiles.DEFAULT)
     reset_print_options()
-    creation._RNG[0] = np.random.default_rng(0)
+    creation._RNG[0] = creation.Generator(0)
     creation.set_default_dtype("float32")
     grad_mode.STATE.enabled = True
     from . import core, flags

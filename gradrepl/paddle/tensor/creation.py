@@ -376,48 +376,127 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 # -------------------------------------------------------------------- random
-_RNG = [np.random.default_rng(0)]
+from .. import random_engine as _random  # noqa: E402
+
+__all__ += ["randperm", "standard_normal", "get_rng_state", "set_rng_state"]
+
+
+class GeneratorState(metaclass=core.PaddleClass):
+    """A snapshot of the generator (``Generator.get_state``): its engine and seed."""
+
+    _paddle_path = "paddle.base.libpaddle.GeneratorState"
+
+    def __init__(self, engine_state, seed):
+        self._engine_state = engine_state
+        self.current_seed = seed
+
+    def __repr__(self):
+        return core.paddle_repr(self, self._paddle_path)
+
+
+def _seed_error(gen, value):
+    return TypeError(
+        "manual_seed(): incompatible function arguments. The following argument types are "
+        "supported:\n    1. (self: paddle.base.libpaddle.Generator, arg0: int) -> "
+        f"paddle.base.libpaddle.Generator\n\nInvoked with: {gen!r}, {value!r}")
 
 
 class Generator(metaclass=core.PaddleClass):
-    """What ``paddle.seed`` returns: Paddle's CPU generator (gradrepl draws from numpy, so the
-    random values differ from Paddle's; the seeding and the object are Paddle's)."""
+    """Paddle's CPU generator, what ``paddle.seed`` returns: a ``std::mt19937_64`` seeded
+    through ``std::seed_seq({seed})``; every random kernel draws from its ``engine``."""
 
     _paddle_path = "paddle.base.libpaddle.Generator"
 
-    def __init__(self, s=0):
-        self._seed = int(s)
+    def __init__(self, seed=0):
+        self.engine = _random.MT19937_64()
+        self.manual_seed(seed)
 
-    def manual_seed(self, s):
-        seed(s)
+    def manual_seed(self, seed):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+                or not 0 <= int(seed) < 2 ** 64:
+            raise _seed_error(self, seed)
+        self._seed = int(seed)
+        self.engine.seed_seq(self._seed)
         return self
 
     def seed(self):
+        """Seed with a fresh random number (Paddle takes it from the system) and return it."""
+        import random
+
+        self.manual_seed(random.getrandbits(52))
         return self._seed
 
     def initial_seed(self):
         return self._seed
 
     def get_state(self):
-        return _RNG[0].bit_generator.state
+        return GeneratorState(self.engine.state, self._seed)
 
     def set_state(self, state):
-        _RNG[0].bit_generator.state = state
+        self.engine.state = state._engine_state
+        self._seed = state.current_seed
 
-    def random(self):
-        return int(_RNG[0].integers(0, 2**63 - 1))
+    def random(self, size=None):
+        """The engine's next raw 64-bit number (Paddle's ``Generator.random()``); with a
+        ``size``, float64 uniforms in [0, 1) of that shape (for gradrepl's own callers)."""
+        if size is None:
+            return int(self.engine.draw(1)[0])
+        return self.uniform(0.0, 1.0, size, np.float64)
+
+    def permutation(self, n):
+        """``paddle.randperm(n)``'s numbers as an int64 array."""
+        return randperm(n).data
+
+    def uniform(self, low, high, shape, dtype=np.float32):
+        """An array of ``std::uniform_real_distribution`` values (one kernel call)."""
+        dims = tuple(shape) if np.ndim(shape) else (int(shape),)
+        n = int(np.prod(dims))
+        return _random.uniform(self.engine, n, dtype, low, high).reshape(dims)
+
+    def normal(self, mean, std, shape, dtype=np.float32):
+        """An array of ``std::normal_distribution`` values (one kernel call)."""
+        dims = tuple(shape) if np.ndim(shape) else (int(shape),)
+        n = int(np.prod(dims))
+        return _random.normal(self.engine, n, dtype, mean, std).reshape(dims)
 
     def __repr__(self):
         return core.paddle_repr(self, self._paddle_path)
 
 
+#: a fresh process's generator (Paddle seeds it from the system; gradrepl from 0, so that
+#: sessions replay)
+_RNG = [Generator(0)]
+
+
 def seed(s):
-    _RNG[0] = np.random.default_rng(int(s))
-    return Generator(s)
+    """Seed the global generator with ``int(s)`` and return it."""
+    gen = _RNG[0]
+    gen.manual_seed(int(s))
+    return gen
 
 
 def rng():
+    """The global generator."""
     return _RNG[0]
+
+
+def get_rng_state(device=None, use_index=False):
+    """The generator's state, a list of one ``GeneratorState`` (CPU only)."""
+    return [_RNG[0].get_state()]
+
+
+def set_rng_state(state_list, device=None, use_index=False):
+    """Restore what ``get_rng_state`` returned."""
+    _RNG[0].set_state(state_list[0])
+
+
+def _kernel_engine(seed):
+    """A kernel's engine: its own ``std::mt19937_64(seed)`` when the seed attribute is set."""
+    return _random.MT19937_64(int(seed)) if seed else _RNG[0].engine
+
+
+def _kernels():
+    return _random.KERNELS[profiles.current().random_kernels]
 
 
 def _random_shape(shape):
@@ -428,12 +507,19 @@ def _random_shape(shape):
     return dims
 
 
+#: the dtypes of Paddle's uniform / gaussian CPU kernels, per kernel set
+_FLOAT_KERNEL_DTYPES = {
+    ("uniform", "2.6"): "float64, float32, bfloat16", ("gaussian", "2.6"): "float64, float32",
+    ("uniform", "3"): "float64, complex128, float16, float32, complex64, bfloat16",
+    ("gaussian", "3"): "float64, complex128, float16, float32, complex64, bfloat16"}
+
+
 def _float_kernel(kernel, dtype):
-    """uniform / gaussian have float kernels only."""
+    """uniform / gaussian have float kernels only (float16 from Paddle 3)."""
     dt = _dt(dtype)
-    if dt.kind != "f":
-        have = ("float64, complex128, float16, float32, complex64, bfloat16"
-                if profiles.current().kernel_set == "3" else "float64, float32, bfloat16")
+    kset = profiles.current().random_kernels
+    if dt.kind != "f" or (dt == np.float16 and not _kernels()["half"]):
+        have = _FLOAT_KERNEL_DTYPES[(kernel, kset)]
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt.name}) of kernel "
             f"`{kernel}` is not registered. Selected wrong DataType `{dt.name}`. Paddle support "
@@ -441,31 +527,87 @@ def _float_kernel(kernel, dtype):
     return dt
 
 
-def rand(shape, dtype=None, name=None):
-    dt = _float_kernel("uniform", dtype)
-    return Tensor(_RNG[0].random(_random_shape(shape)).astype(dt))
-
-
-def randn(shape, dtype=None, name=None):
+def _gaussian(shape, mean, std, dtype, seed=0):
     dt = _float_kernel("gaussian", dtype)
-    return Tensor(_RNG[0].standard_normal(_random_shape(shape)).astype(dt))
+    dims = _random_shape(shape)
+    vals = _random.normal(_kernel_engine(seed), int(np.prod(dims)), dt, mean, std)
+    return Tensor(vals.astype(dt).reshape(dims))
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    return Tensor(_RNG[0].uniform(min, max, shape_list(shape)).astype(_dt(dtype)))
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
+def rand(shape, dtype=None, name=None):
+    """Uniform values in [0, 1) from the global generator (Paddle's numbers)."""
+    return uniform(shape, dtype, 0.0, 1.0)
+
+
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
+def randn(shape, dtype=None, name=None):
+    """Standard normal values from the global generator (Paddle's numbers)."""
+    return _gaussian(shape, 0.0, 1.0, dtype)
+
+
+@extra_kwargs("out", "device", "requires_grad")
+def standard_normal(shape, dtype=None, name=None):
+    """Standard normal values (``randn``)."""
+    return _gaussian(shape, 0.0, 1.0, dtype)
+
+
+@extra_kwargs("out", "device", "requires_grad")
+def uniform(shape, dtype=None, min=None, max=None, seed=0, name=None):  # noqa: A002
+    """Uniform values in [min, max) (by default [-1, 1) in 2.x, [0, 1) in 3.x); a nonzero
+    ``seed`` draws from an engine of its own."""
+    dt = _float_kernel("uniform", dtype)
+    low, high = _kernels()["uniform_range"]
+    min = low if min is None else min  # noqa: A001
+    max = high if max is None else max  # noqa: A001
+    dims = _random_shape(shape)
+    vals = _random.uniform(_kernel_engine(seed), int(np.prod(dims)), dt, min, max)
+    return Tensor(vals.astype(dt).reshape(dims))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
-    return Tensor(_RNG[0].normal(mean, std, shape_list(shape or [1])).astype(_DEFAULT_DTYPE[0]))
+    """Normal values: float mean and std give ``shape`` values of the default dtype; a tensor
+    mean or std gives standard normals of its shape and dtype, times std plus mean."""
+    if isinstance(mean, _T) or isinstance(std, _T):
+        like = mean if isinstance(mean, _T) else std
+        z = standard_normal(list(like.data.shape), like.data.dtype)
+        if isinstance(mean, _T) and isinstance(std, _T) and std.data.dtype != mean.data.dtype:
+            std = Tensor(std.data.astype(mean.data.dtype))
+        return z * (std if isinstance(std, _T) else float(std)) + \
+            (mean if isinstance(mean, _T) else float(mean))
+    return _gaussian(shape if shape is not None else [1], mean, std, None)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """Integers in [low, high) (``std::uniform_int_distribution``)."""
     if high is None:
         low, high = 0, low
+    low, high = (_int32_attr(v) for v in (low, high))
     if low >= high:
         raise ValueError(f"(InvalidArgument) randint's low must less then high, but received: "
                          f"low = {low}, high = {high}.")
-    return Tensor(_RNG[0].integers(low, high, shape_list(shape)).astype(_dt(dtype, np.dtype(np.int64))))
+    dims = _random_shape(shape)
+    vals = _random.integers(_RNG[0].engine, int(np.prod(dims)), low, high,
+                            _kernels()["int_method"])
+    return Tensor(vals.astype(_dt(dtype, np.dtype(np.int64))).reshape(dims))
+
+
+def _int32_attr(v):
+    """randint's low / high are int32 attributes: 2.x wraps a bigger int, 3.x refuses it."""
+    v = int(v)
+    if -2 ** 31 <= v < 2 ** 31:
+        return v
+    if _kernels()["int32_attr"] == "wrap":
+        return (v + 2 ** 31) % 2 ** 32 - 2 ** 31
+    raise IndexError(f"(OutOfRange) Integer value {v} exceeds int32 range [-2147483648, "
+                     "2147483647] (at /paddle/paddle/fluid/pybind/op_function_common.cc:123)")
+
+
+@extra_kwargs("out", "device", "requires_grad", "pin_memory")
+def randperm(n, dtype="int64", name=None):
+    """A random permutation of 0 .. n-1 (``std::shuffle``)."""
+    perm = _random.shuffle(_RNG[0].engine, np.arange(int(n)).tolist(), _kernels()["int_method"])
+    return Tensor(np.asarray(perm, np.int64).astype(_dt(dtype, np.dtype(np.int64))))
 
 
 def _assign_array(x):

@@ -21,10 +21,12 @@ def linear(x, weight, bias=None, name=None):
     return out
 
 
-def _rng():
+def _uniform_mask_draws(shape):
+    """float32 uniforms in [0, 1) over ``shape`` from the global generator: the draws of
+    Paddle's dropout kernel and of its ``paddle.uniform`` masks."""
     from ...tensor.creation import rng
 
-    return rng()
+    return rng().uniform(0.0, 1.0, tuple(shape), np.float32)
 
 
 def _check_dropout_args(p, mode, axis):
@@ -39,8 +41,8 @@ def _check_dropout_args(p, mode, axis):
 
 
 def _keep_mask(shape, p):
-    """1 where a value is kept: a uniform draw >= p (Paddle drops where the draw is < p)."""
-    return (_rng().random(shape) >= p).astype(np.uint8)
+    """1 where a value is kept: a float32 uniform draw >= p (Paddle drops where it is < p)."""
+    return (_uniform_mask_draws(shape) >= np.float32(p)).astype(np.uint8)
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
@@ -74,7 +76,7 @@ def _dropout_nd(x, p, axis, training, upscale):
         return x if upscale else M.scale(x, 1.0 - p)
     scaled = M.scale(x, 1.0 / (1.0 - p)) if upscale and p < 1 else x
     mshape = tuple(s if i in axes else 1 for i, s in enumerate(x.data.shape))
-    keep = Tensor((_rng().random(mshape) >= p).astype(x.data.dtype))
+    keep = Tensor((_uniform_mask_draws(mshape) >= np.float32(p)).astype(x.data.dtype))
     return M.multiply(scaled, keep)
 
 

@@ -1,7 +1,8 @@
 """``paddle.nn.initializer``: objects that fill a Parameter in place (``init(param)``).
 
-Random initializers draw from ``paddle.seed``'s generator (``tensor.creation.rng``), so runs are
-reproducible; the numbers are not Paddle's own random stream.
+Random initializers run Paddle's uniform / gaussian / truncated_gaussian_random kernels on
+``paddle.seed``'s generator (``paddle/random_engine.py``), so after ``paddle.seed(s)`` a layer
+gets Paddle's own numbers. float16 parameters draw in float32 and round, as Paddle does.
 """
 from __future__ import annotations
 
@@ -18,10 +19,16 @@ __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "X
            "UniformInitializer"]
 
 
-def _rng():
-    from ...tensor.creation import rng
+def _draw(kind, shape, dtype, *args, seed=0, **kw):
+    """``kind`` (a ``random_engine`` distribution) over ``shape`` in the kernel's type: the
+    parameter's for float64, float32 otherwise; a nonzero ``seed`` uses an engine of its own."""
+    from ... import random_engine
+    from ...tensor import creation
 
-    return rng()
+    n = int(np.prod(shape)) if shape else 1
+    t = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    vals = getattr(random_engine, kind)(creation._kernel_engine(seed), n, t, *args, **kw)
+    return vals.reshape(shape)
 
 
 def compute_fans(shape):
@@ -74,36 +81,32 @@ class Uniform(Initializer):
     def __init__(self, low=-1.0, high=1.0, seed=0, name=None):
         if low > high:
             raise AssertionError("low must be less than or equal to high")
-        self._low, self._high = low, high
+        self._low, self._high, self._seed = low, high, seed
 
     def generate(self, shape, dtype):
-        return _rng().uniform(self._low, self._high, shape)
+        return _draw("uniform", shape, dtype, self._low, self._high, seed=self._seed)
 
 
 class Normal(Initializer):
     def __init__(self, mean=0.0, std=1.0, seed=0, name=None):
-        self._mean, self._std = mean, std
+        self._mean, self._std, self._seed = mean, std, seed
 
     def generate(self, shape, dtype):
-        return _rng().normal(self._mean, self._std, shape)
+        return _draw("normal", shape, dtype, self._mean, self._std, seed=self._seed)
 
 
 class TruncatedNormal(Initializer):
-    """Normal values redrawn until they fall in [mean + a*std, mean + b*std]."""
+    """Normal values cut by inverting the CDF of one uniform each (Paddle 3: to [a, b];
+    2.x: to mean +- 2 std)."""
 
     def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
         self._mean, self._std, self._a, self._b = mean, std, a, b
 
     def generate(self, shape, dtype):
-        n = int(np.prod(shape)) if shape else 1
-        out = np.empty(n)
-        filled = 0
-        while filled < n:
-            draw = _rng().standard_normal(n)
-            ok = draw[(draw >= self._a) & (draw <= self._b)][: n - filled]
-            out[filled:filled + ok.size] = ok
-            filled += ok.size
-        return (out * self._std + self._mean).reshape(shape)
+        from ... import profiles
+
+        return _draw("truncated_normal", shape, dtype, self._mean, self._std, self._a,
+                     self._b, kernels=profiles.current().random_kernels)
 
 
 class XavierUniform(Initializer):
@@ -117,7 +120,7 @@ class XavierUniform(Initializer):
         fi = fi if self._fan_in is None else self._fan_in
         fo = fo if self._fan_out is None else self._fan_out
         limit = self._gain * math.sqrt(6.0 / float(fi + fo))
-        return _rng().uniform(-limit, limit, shape)
+        return _draw("uniform", shape, dtype, -limit, limit)
 
 
 class XavierNormal(Initializer):
@@ -131,7 +134,7 @@ class XavierNormal(Initializer):
         fi = fi if self._fan_in is None else self._fan_in
         fo = fo if self._fan_out is None else self._fan_out
         std = self._gain * math.sqrt(2.0 / float(fi + fo))
-        return _rng().normal(0.0, std, shape)
+        return _draw("normal", shape, dtype, 0.0, std)
 
 
 class KaimingNormal(Initializer):
@@ -143,7 +146,7 @@ class KaimingNormal(Initializer):
     def generate(self, shape, dtype):
         fi = compute_fans(shape)[0] if self._fan_in is None else self._fan_in
         gain = calculate_gain(self._nl, self._slope)
-        return _rng().normal(0.0, gain / math.sqrt(float(fi)), shape)
+        return _draw("normal", shape, dtype, 0.0, gain / math.sqrt(float(fi)))
 
 
 class KaimingUniform(Initializer):
@@ -155,7 +158,7 @@ class KaimingUniform(Initializer):
     def generate(self, shape, dtype):
         fi = compute_fans(shape)[0] if self._fan_in is None else self._fan_in
         limit = calculate_gain(self._nl, self._slope) * math.sqrt(3.0 / float(fi))
-        return _rng().uniform(-limit, limit, shape)
+        return _draw("uniform", shape, dtype, -limit, limit)
 
 
 class Assign(Initializer):
@@ -195,7 +198,7 @@ class Orthogonal(Initializer):
     def generate(self, shape, dtype):
         rows = shape[0]
         cols = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        a = _rng().standard_normal((max(rows, cols), min(rows, cols)))
+        a = _draw("normal", (max(rows, cols), min(rows, cols)), dtype, 0.0, 1.0)
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))
         if rows < cols:
