@@ -11,7 +11,7 @@ import builtins as _builtins
 
 from ..engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import _dtypes, _methods, _ops, _printing, _random
-from ._base import Size, device
+from ._base import Size, device, get_default_device, set_default_device
 from ._creation import (arange, as_tensor, asarray, bernoulli, empty, empty_like, eye,
                         from_numpy, full, full_like, linspace, logspace, manual_seed,
                         multinomial, normal, ones, ones_like, rand, rand_like, randint,
@@ -44,6 +44,9 @@ from ._tensor import Tensor
 _methods.bind()
 
 from . import autograd, linalg, nn, optim, return_types, testing, utils  # noqa: E402
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
+from ._indexing import select  # noqa: E402
 from .nn.functional import dropout, log_softmax, softmax  # noqa: E402
 from .autograd import inference_mode  # noqa: E402
 from .nn.parameter import Parameter  # noqa: E402  (torch.nn.Parameter; not torch.Parameter)
@@ -65,6 +68,14 @@ complex128 = cdouble = _dtypes.complex128
 dtype = _dtypes.dtype
 
 del Parameter
+
+from ._names import name_classes as _name_classes  # noqa: E402
+
+_name_classes()
+
+from . import _out  # noqa: E402
+
+_out.install(globals())
 
 
 class _Layout:
@@ -168,6 +179,25 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+class _Accelerator:
+    """``torch.accelerator``: no accelerator here (the CPU build)."""
+
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def current_accelerator(check_available=False):
+        return None
+
+    @staticmethod
+    def device_count():
+        return 0
+
+
+accelerator = _Accelerator()
 
 
 class _Backends:

@@ -82,16 +82,54 @@ class device:
 CPU = device("cpu")
 
 
+class _DefaultDevice:
+    """``torch.set_default_device``'s choice (None: the CPU)."""
+    device = None
+
+
+def _device_type_check(d):
+    if d.type not in _DEVICE_TYPES:
+        raise RuntimeError("Expected one of " + ", ".join(_DEVICE_TYPES) + " device type at "
+                           f"start of device string: {d.type}")
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
+def set_default_device(dev):
+    """``torch.set_default_device``: where factory functions put tensors by default."""
+    if dev is None:
+        _DefaultDevice.device = None
+        return
+    d = dev if isinstance(dev, device) else device(dev)
+    _device_type_check(d)
+    _DefaultDevice.device = d
+
+
+def get_default_device():
+    """``torch.get_default_device()``: ``device(type='cpu')`` unless set otherwise."""
+    d = _DefaultDevice.device
+    if d is None:
+        return device("cpu")
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return d
+
+
 def check_device(dev):
     """Only the CPU exists here; anything else fails as torch does without CUDA."""
     if dev is None:
-        return
+        dev = _DefaultDevice.device
+        if dev is None:
+            return
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
     if d.type not in ("cpu", "meta"):
-        raise RuntimeError(f"Expected one of cpu, cuda, ... device type at start of device "
-                           f"string: {d.type}")
+        _device_type_check(d)
+        raise RuntimeError(f"gradrepl computes on the CPU only (device {d.type!r})")
 
 
 def as_array(v, dtype=None):

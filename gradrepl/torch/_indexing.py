@@ -240,3 +240,18 @@ def setitem(x, index, value):
         r = apply(top("set_value", "CopySlices", "none"), (old,), {"index": idx, "value": v})
     _inplace.take_place(x, r, old)
 
+
+
+def select(input, dim, index):  # noqa: A002
+    """``torch.select``: the slice at ``index`` of dim ``dim`` (SelectBackward0)."""
+    from ._tensor import _dim
+
+    a = raw(input)
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, a.ndim)
+    n = a.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(a.shape)} at dimension {d}")
+    return getitem(input, (slice(None),) * d + (int(index),))

@@ -328,6 +328,7 @@ METHODS = {
     "unique": _ops.unique, "aminmax": _ops.aminmax,
     "repeat_interleave": _ops.repeat_interleave, "masked_select": _ops.masked_select,
     "take_along_dim": _ops.take_along_dim, "tensor_split": _ops.tensor_split,
+    "select": _indexing.select,
     "diff": _ops.diff, "logaddexp": _ops.logaddexp, "argwhere": _ops.argwhere,
     # shapes
     "view": _view, "view_as": _ops.view_as, "reshape": _reshape, "reshape_as": _ops.reshape_as,

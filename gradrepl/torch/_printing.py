@@ -212,7 +212,7 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(a: np.ndarray, grad_fn_name: str | None, requires_grad: bool,
-                prefix: str = "tensor(") -> str:
+                prefix: str = "tensor(", tangent=None) -> str:
     indent = len(prefix)
     suffixes = []
     dflt = _dtypes.DEFAULTS.float.np
@@ -233,4 +233,6 @@ def tensor_repr(a: np.ndarray, grad_fn_name: str | None, requires_grad: bool,
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor of forward AD (a 0-d tangent formats as a number)
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -40,7 +40,8 @@ def _internal(code) -> bool:
 class Tensor(EngineTensor):
     # _base: the tensor this one aliases (detach, views): in-place writes bump both versions;
     # _retains: retain_grad() was called; _hook_ids: torch hook handles -> engine hook slots
-    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks")
+    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks", "_fw")
+    # _fw: (level, tangent) of a dual tensor of forward AD (autograd/forward_ad.py)
 
     __array_ufunc__ = None  # numpy defers to the operators below (np.float32(2) * x is a Tensor)
 
@@ -395,7 +396,12 @@ class Tensor(EngineTensor):
             from .autograd.graph import node_name
 
             name = node_name(node)
-        return _printing.tensor_repr(raw(self), name, not self.stop_gradient)
+        tangent = None
+        if getattr(self, "_fw", None) is not None:
+            from .autograd.forward_ad import tangent_of
+
+            tangent = tangent_of(self)
+        return _printing.tensor_repr(raw(self), name, not self.stop_gradient, tangent=tangent)
 
     def __str__(self):
         return self.__repr__()

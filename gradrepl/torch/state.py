@@ -15,3 +15,9 @@ def reset() -> None:
     from .autograd import graph
 
     graph.reset()
+    from ._base import _DefaultDevice
+
+    _DefaultDevice.device = None
+    from .autograd import forward_ad
+
+    forward_ad.reset()

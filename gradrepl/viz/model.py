@@ -252,7 +252,7 @@ def dialect_for(tensor) -> Dialect:
     mod = type(tensor).__module__
     if mod.startswith("gradrepl.paddle"):
         return PaddleDialect()
-    if mod.startswith("gradrepl.torch"):
+    if mod.startswith("gradrepl.torch") or mod == "torch":  # (torch.Tensor names itself torch)
         return TorchDialect()
     return Dialect()
 

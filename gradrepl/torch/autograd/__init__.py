@@ -8,7 +8,7 @@ import numpy as np
 
 from ...engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._base import EngineTensor, raw
-from . import functional, graph  # noqa: F401
+from . import forward_ad, functional, graph  # noqa: F401
 from ._engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, \
     once_differentiable
@@ -71,49 +71,83 @@ def detect_anomaly(check_nan=True):
         _Anomaly.enabled = prev
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_kw):
-    """Finite differences against the analytic gradients (float64 inputs), as torch's."""
-    from .. import _ops
-
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              check_forward_ad=False, check_backward_ad=True, **_kw):
+    """Finite differences against the analytic Jacobians (float64 inputs), as torch's:
+    reverse mode (rows by ``grad``) unless ``check_backward_ad=False``, forward mode (columns
+    by dual tensors) with ``check_forward_ad=True``."""
     inputs = (inputs,) if isinstance(inputs, EngineTensor) else tuple(inputs)
-    out = func(*inputs)
-    outs = out if isinstance(out, tuple) else (out,)
+    outs = _as_tuple(func(*inputs))
     for oi, o in enumerate(outs):
-        n_out = raw(o).size
         for i, x in enumerate(inputs):
             if not isinstance(x, EngineTensor) or x.stop_gradient:
                 continue
-            a = raw(x)
-            analytic = np.zeros((a.size, n_out))
-            for k in range(n_out):
-                seed = np.zeros(n_out, raw(o).dtype)
-                seed[k] = 1
-                from .._tensor import Tensor
-
-                g = grad(func(*inputs) if isinstance(func(*inputs), EngineTensor)
-                         else func(*inputs)[oi], x,
-                         Tensor._wrap(seed.reshape(raw(o).shape)), allow_unused=True)[0]
-                if g is not None:
-                    analytic[:, k] = raw(g).reshape(-1)
-            numeric = np.zeros_like(analytic)
-            flat = a.reshape(-1)
-            for j in range(a.size):
-                old = flat[j]
-                with no_grad():
-                    flat[j] = old + eps
-                    plus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
-                    flat[j] = old - eps
-                    minus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
-                flat[j] = old
-                numeric[j] = (plus - minus) / (2 * eps)
-            if not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
-                if raise_exception:
-                    raise RuntimeError(f"Jacobian mismatch for output {oi} with respect to input "
-                                       f"{i},\nnumerical:{_ops_repr(numeric)}\nanalytical:"
-                                       f"{_ops_repr(analytic)}\n")
-                return False
-    del _ops
+            numeric = _numeric_jacobian(func, inputs, x, oi, eps)
+            checks = []
+            if check_backward_ad:
+                checks.append(_reverse_jacobian(func, inputs, x, oi, raw(o)))
+            if check_forward_ad:
+                checks.append(_forward_jacobian(func, inputs, i, oi, raw(o)))
+            for analytic in checks:
+                if not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
+                    if raise_exception:
+                        raise RuntimeError(
+                            f"Jacobian mismatch for output {oi} with respect to input {i},\n"
+                            f"numerical:{_ops_repr(numeric)}\nanalytical:"
+                            f"{_ops_repr(analytic)}\n")
+                    return False
     return True
+
+
+def _as_tuple(out):
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _numeric_jacobian(func, inputs, x, oi, eps):
+    a = raw(x)
+    flat = a.reshape(-1)
+    cols = []
+    for j in range(a.size):
+        old = flat[j]
+        with no_grad():
+            flat[j] = old + eps
+            plus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+            flat[j] = old - eps
+            minus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+        flat[j] = old
+        cols.append((plus - minus) / (2 * eps))
+    return np.array(cols)  # (input size, output size)
+
+
+def _reverse_jacobian(func, inputs, x, oi, o):
+    from .._tensor import Tensor
+
+    jac = np.zeros((raw(x).size, o.size))
+    for k in range(o.size):
+        seed = np.zeros(o.size, o.dtype)
+        seed[k] = 1
+        g = grad(_first(func(*inputs), oi), x, Tensor._wrap(seed.reshape(o.shape)),
+                 allow_unused=True)[0]
+        if g is not None:
+            jac[:, k] = raw(g).reshape(-1)
+    return jac
+
+
+def _forward_jacobian(func, inputs, i, oi, o):
+    from .._tensor import Tensor
+
+    x = raw(inputs[i])
+    jac = np.zeros((x.size, o.size))
+    for j in range(x.size):
+        t = np.zeros(x.size, x.dtype)
+        t[j] = 1
+        with forward_ad.dual_level():
+            args = list(inputs)
+            args[i] = forward_ad.make_dual(inputs[i], Tensor._wrap(t.reshape(x.shape)))
+            tangent = forward_ad.unpack_dual(_first(func(*args), oi)).tangent
+        if tangent is not None:
+            jac[j] = raw(tangent).reshape(-1)
+    return jac
 
 
 def _first(out, k):

@@ -118,6 +118,11 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
     def __init__(self, *args, **kwargs):
         pass
 
@@ -129,7 +134,32 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        from . import forward_ad
+
+        tangents = [forward_ad.tangent_of(a) if isinstance(a, EngineTensor) else None
+                    for a in args] if forward_ad._LEVELS else None
+        if tangents is None or all(t is None for t in tangents):
+            return cls._apply(*args, **kwargs)
+        # forward AD: forward sees the primals; jvp(ctx, *tangents) gives the outputs' tangents
+        ctx_box = []
+        primals = tuple(forward_ad.unpack_dual(a).primal if t is not None else a
+                        for a, t in zip(args, tangents))
+        out = cls._apply(*primals, _ctx_box=ctx_box, _graph_inputs=args, **kwargs)
+        ins = [t if t is not None else (forward_ad._zeros_for(a) if isinstance(a, EngineTensor)
+                                        else None) for a, t in zip(args, tangents)]
+        res = cls.jvp(ctx_box[0], *ins)
+        outs = out if isinstance(out, tuple) else (out,)
+        res = res if isinstance(res, tuple) else (res,)
+        for o, t in zip(outs, res):
+            if isinstance(o, EngineTensor) and isinstance(t, EngineTensor):
+                forward_ad.set_tangent(o, t)
+        return out
+
+    @classmethod
+    def _apply(cls, *args, _ctx_box=None, _graph_inputs=None, **kwargs):
         ctx = FunctionCtx()
+        if _ctx_box is not None:
+            _ctx_box.append(ctx)
         ctx.needs_input_grad = tuple(isinstance(a, EngineTensor) and not a.stop_gradient
                                      for a in args)
         custom_setup = cls.setup_context is not Function.setup_context
@@ -140,8 +170,9 @@ class Function(metaclass=_FunctionMeta):
             else:
                 out = cls.forward(ctx, *args, **kwargs)
         outs = out if isinstance(out, tuple) else (out,)
-        positions = [i for i, a in enumerate(args) if isinstance(a, EngineTensor)]
-        tensor_inputs = [args[i] for i in positions]
+        graph_args = args if _graph_inputs is None else _graph_inputs
+        positions = [i for i, a in enumerate(graph_args) if isinstance(a, EngineTensor)]
+        tensor_inputs = [graph_args[i] for i in positions]
         needs = grad_mode.STATE.enabled and any(not t.stop_gradient for t in tensor_inputs)
         if not needs:
             return out

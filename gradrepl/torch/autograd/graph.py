@@ -215,6 +215,7 @@ class Node:
 
 class AccumulateGrad(Node):
     __slots__ = ()
+    __module__ = "builtins"  # <class 'AccumulateGrad'>, as torch's C++ node
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -254,7 +255,7 @@ def node_class(name, function=False):
     if cls is None:
         base = BackwardCFunction if function else Node
         cls = type(name, (base,), {"__slots__": (), "__module__": "torch.autograd.function"
-                                   if function else "torch.autograd.graph"})
+                                   if function else "builtins"})  # (torch's C++ nodes)
         if function:
             _CLASSES[key] = cls
         else:

@@ -1,0 +1,563 @@
+"""``torch.func``: function transforms (``grad``, ``grad_and_value``, ``vjp``, ``jvp``,
+``jacrev``, ``jacfwd``, ``hessian``, ``vmap``, ``functional_call``) on the engine's reverse
+mode, composable (``jacfwd(jacrev(f))``, ``vmap(grad(f))``, ``jvp(grad(f), ...)``).
+
+How they are built here (the values are torch's; the cost is a loop where torch vectorises):
+
+- every transform runs ``f`` on *tracked* copies of the differentiated inputs: a fresh leaf,
+  or, when the input is itself being differentiated by an enclosing transform (it requires
+  grad), an identity node on it, so the inner derivative stays differentiable for the outer
+  one (gradients are taken with ``create_graph=True``); the outermost transform returns its
+  results without history;
+- ``vjp``: ``autograd.grad`` with the cotangents; ``jacrev``: one ``vjp`` per output element;
+- ``jvp`` (and ``jacfwd``): the VJP taken twice: ``g(u) = J^T u`` is recorded for a cotangent
+  ``u``, then ``d<g(u), t>/du = J t``; ``jacfwd`` differentiates ``g`` once per input element;
+- ``vmap``: ``f`` once per index of the mapped dims, the outputs stacked at ``out_dims``.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..engine import grad_mode
+from ..engine.registry import OPS
+from . import _indexing, _ops
+from ._base import EngineTensor, raw
+from ._tensor import Tensor
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call", "linearize"]
+
+_DEPTH = [0]  # how many transforms are running (the outermost detaches its results)
+
+
+# ------------------------------------------------------------------------------ pytrees
+def tree_flatten(tree):
+    """(leaves, spec): tuples, lists and dicts opened, everything else a leaf."""
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for v in tree:
+            lv, sp = tree_flatten(v)
+            leaves += lv
+            specs.append(sp)
+        kind = type(tree) if not hasattr(tree, "_fields") else ("namedtuple", type(tree))
+        return leaves, (kind, specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        for k, v in tree.items():
+            lv, sp = tree_flatten(v)
+            leaves += lv
+            specs.append((k, sp))
+        return leaves, (type(tree), specs)
+    return [tree], None
+
+
+def tree_unflatten(leaves, spec):
+    it = iter(leaves)
+    return _build(it, spec)
+
+
+def _build(it, spec):
+    if spec is None:
+        return next(it)
+    kind, specs = spec
+    if isinstance(kind, tuple):  # a namedtuple
+        return kind[1](*[_build(it, s) for s in specs])
+    if issubclass(kind, dict):
+        return kind((k, _build(it, s)) for k, s in specs)
+    return kind(_build(it, s) for s in specs)
+
+
+def tree_map(fn, tree):
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([fn(v) for v in leaves], spec)
+
+
+# ------------------------------------------------------------------------------ tracking
+def _track(x):
+    """x as an input to differentiate: an identity node when an enclosing transform (or the
+    user) differentiates x, a fresh leaf otherwise."""
+    if not isinstance(x, EngineTensor):
+        return x
+    if raw(x).dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if not x.stop_gradient and grad_mode.STATE.enabled:
+        with grad_mode.enable_grad():
+            return _ops.apply(_ops.top("assign", "AliasBackward0", "none"), (x,))
+    return Tensor._wrap(raw(x), False)
+
+
+def _needs_history(trees):
+    """Whether the results must stay differentiable: inside another transform, or an input
+    requires grad (the user differentiates through the transform)."""
+    if _DEPTH[0] > 1:
+        return True
+    if not grad_mode.STATE.enabled:
+        return False
+    for tree in trees:
+        for v in tree_flatten(tree)[0]:
+            if isinstance(v, EngineTensor) and not v.stop_gradient:
+                return True
+    return False
+
+
+def _finish(tree, keep):
+    if keep:
+        return tree
+    return tree_map(lambda v: Tensor._wrap(raw(v), True) if isinstance(v, EngineTensor)
+                    else v, tree)
+
+
+class _Level:
+    def __enter__(self):
+        _DEPTH[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        _DEPTH[0] -= 1
+        return False
+
+
+def _argnums_tuple(argnums, n, name):
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    if isinstance(argnums, (list,)):
+        raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: "
+                           f"{type(argnums)}")
+    for a in nums:
+        if not isinstance(a, int):
+            raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: "
+                               f"{type(a)}")
+        if not -n <= a < n:
+            raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+    return tuple(a % n for a in nums)
+
+
+def _grads(outputs, inputs, cotangents, create=True):
+    """Gradients of ``outputs`` w.r.t. ``inputs`` (zeros where unused), recorded unless
+    ``create`` is False (the last derivative of the outermost transform)."""
+    from .autograd import _engine
+
+    live = [(o, c) for o, c in zip(outputs, cotangents) if not o.stop_gradient]
+    if not live or not inputs:
+        return [_zeros_like(x) for x in inputs]
+    gs = _engine.grad([o for o, _ in live], list(inputs), [c for _, c in live],
+                      retain_graph=True, create_graph=create, allow_unused=True)
+    return [g if g is not None else _zeros_like(x) for g, x in zip(gs, inputs)]
+
+
+def _zeros_like(x):
+    return Tensor._wrap(np.zeros_like(raw(x)), True)
+
+
+def _check_tensor_leaves(leaves, api):
+    for v in leaves:
+        if not isinstance(v, EngineTensor):
+            raise RuntimeError(f"{api}: Expected f(*args) to return only tensors, got "
+                               f"unsupported type {type(v)}")
+
+
+# ------------------------------------------------------------------------------ grad
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``(gradient of func's scalar output w.r.t. args[argnums], value)``."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _Level():
+            keep = _needs_history([args, kwargs])
+            nums = _argnums_tuple(argnums, len(args), "grad_and_value(f)(*args)")
+            args = list(args)
+            tracked = {}
+            for a in nums:
+                args[a] = tree_map(_track, args[a])
+                tracked[a] = tree_flatten(args[a])
+            with grad_mode.enable_grad():
+                out = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should "
+                                       "be a tuple: (output, aux) if has_aux is True")
+                out, aux = out
+            if not isinstance(out, EngineTensor):
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"Tensor, got {type(out)}")
+            if raw(out).ndim != 0:
+                raise RuntimeError(
+                    f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
+                    f"got tensor with {raw(out).ndim} dims. Maybe you wanted to use the vjp or "
+                    "jacrev APIs instead?")
+            flat = [v for a in nums for v in tracked[a][0] if isinstance(v, EngineTensor)]
+            gs = iter(_grads([out], flat, [Tensor._wrap(np.ones_like(raw(out)), True)]))
+            results = []
+            for a in nums:
+                leaves, spec = tracked[a]
+                results.append(tree_unflatten([next(gs) if isinstance(v, EngineTensor) else v
+                                               for v in leaves], spec))
+            g = results[0] if not isinstance(argnums, tuple) else tuple(results)
+            value = (out, aux) if has_aux else out
+            return _finish((g, value), keep)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """The gradient of ``func`` (a scalar function) w.r.t. ``args[argnums]``."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+# ------------------------------------------------------------------------------ vjp
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives the cotangents of the
+    primals (a tuple, one per primal)."""
+    with _Level():
+        keep = _needs_history([primals])
+        tracked = [tree_map(_track, p) for p in primals]
+        with grad_mode.enable_grad():
+            out = func(*tracked)
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_spec = tree_flatten(out)
+        _check_tensor_leaves(out_leaves, "vjp(f, *primals)")
+        in_flat = [tree_flatten(p) for p in tracked]
+
+    def vjp_fn(*cotangents, retain_graph=True, create_graph=None):
+        with _Level():
+            keep_inner = keep or _needs_history([cotangents])
+            tree = cotangents[0] if len(cotangents) == 1 else cotangents
+            ct_leaves = tree_flatten(tree)[0]
+            if len(ct_leaves) != len(out_leaves):
+                raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                                   "pytree structure of outputs to the function.")
+            for c, o in zip(ct_leaves, out_leaves):
+                if raw(c).shape != raw(o).shape:
+                    raise RuntimeError(
+                        f"Mismatch in shape: grad_output[0] has a shape of "
+                        f"{Size(raw(c).shape)} and output[0] has a shape of "
+                        f"{Size(raw(o).shape)}.")
+            flat = [v for leaves, _ in in_flat for v in leaves if isinstance(v, EngineTensor)]
+            gs = iter(_grads(out_leaves, flat, list(ct_leaves)))
+            res = tuple(tree_unflatten([next(gs) if isinstance(v, EngineTensor) else v
+                                        for v in leaves], spec) for leaves, spec in in_flat)
+            return _finish(res, keep_inner)
+
+    result = _finish(out, keep)
+    return (result, vjp_fn, _finish(aux, keep)) if has_aux else (result, vjp_fn)
+
+
+from ._base import Size  # noqa: E402
+
+
+# ------------------------------------------------------------------------------ jvp
+def _jvp_core(out_leaves, in_leaves, tangents):
+    """J t for the recorded outputs, by the VJP twice."""
+    us = [Tensor._wrap(np.zeros_like(raw(o)), False) for o in out_leaves]
+    gs = _grads(out_leaves, in_leaves, us)
+    total = None
+    for g, t in zip(gs, tangents):
+        if g.stop_gradient and g.grad_node is None:
+            continue
+        term = _ops.sum(_ops.mul(g, t))
+        total = term if total is None else _ops.add(total, term)
+    if total is None:
+        return [_zeros_like(o) for o in out_leaves]
+    return _grads([total], us, [Tensor._wrap(np.ones((), raw(total).dtype), True)])
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J @ tangents)``: the Jacobian-vector product."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
+                           "the same python structure. For example, if primals is a tuple of "
+                           "3 tensors, tangents also must be. Got primals with structure "
+                           f"{tree_flatten(primals)[1]} and tangents with structure "
+                           f"{tree_flatten(tangents)[1]}")
+    with _Level():
+        keep = _needs_history([primals, tangents])
+        tracked = tuple(tree_map(_track, p) for p in primals)
+        in_leaves = [v for v in tree_flatten(tracked)[0]]
+        t_leaves = tree_flatten(tangents)[0]
+        for p, t in zip(in_leaves, t_leaves):
+            if raw(p).shape != raw(t).shape:
+                raise RuntimeError(
+                    f"jvp(f, primals, tangents): Expected primals and tangents to have the same "
+                    f"shape. Got primal with shape {list(raw(p).shape)} and tangent with "
+                    f"shape {list(raw(t).shape)}")
+        with grad_mode.enable_grad():
+            out = func(*tracked)
+        aux = None
+        if has_aux:
+            out, aux = out
+        out_leaves, out_spec = tree_flatten(out)
+        _check_tensor_leaves(out_leaves, "jvp(f, primals, tangents)")
+        js = _jvp_core(out_leaves, in_leaves, t_leaves)
+        res = (out, tree_unflatten(js, out_spec))
+        if has_aux:
+            res = res + (aux,)
+        return _finish(res, keep)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)`` with ``jvp_fn(*tangents)`` the JVP at primals."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+
+    return out, jvp_fn
+
+
+# ------------------------------------------------------------------------------ jacobians
+def _jac_wrapper(func, argnums, has_aux, api, columns):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _Level():
+            keep = _needs_history([args, kwargs])
+            nums = _argnums_tuple(argnums, len(args), f"{api}(f, ...)(*args)")
+            args = list(args)
+            specs = {}
+            for a in nums:
+                args[a] = tree_map(_track, args[a])
+                specs[a] = tree_flatten(args[a])
+            with grad_mode.enable_grad():
+                out = func(*args, **kwargs)
+            aux = None
+            if has_aux:
+                out, aux = out
+            out_leaves, out_spec = tree_flatten(out)
+            _check_tensor_leaves(out_leaves, f"{api}(f, ...)(*args)")
+            in_leaves = [v for a in nums for v in specs[a][0]]
+            # rows (one VJP per output element) or columns (one per input element): the
+            # same Jacobian; the fewer passes are taken
+            n_out = sum(raw(o).size for o in out_leaves)
+            n_in = sum(raw(x).size for x in in_leaves)
+            by_columns = n_in < n_out or (n_in == n_out and columns)
+            blocks = (_jac_columns if by_columns else _jac_rows)(out_leaves, in_leaves, keep)
+            # blocks[i][j]: d out_i / d in_j, shape out_i.shape + in_j.shape
+            per_out = []
+            for i in range(len(out_leaves)):
+                it = iter(blocks[i])
+                per_arg = [tree_unflatten([next(it) for _ in specs[a][0]], specs[a][1])
+                           for a in nums]
+                per_out.append(per_arg[0] if not isinstance(argnums, tuple)
+                               else tuple(per_arg))
+            res = tree_unflatten(per_out, out_spec)
+            if has_aux:
+                res = (res, aux)
+            return _finish(res, keep)
+
+    return wrapper
+
+
+def _jac_rows(out_leaves, in_leaves, keep=True):
+    """Reverse mode: one VJP per output element."""
+    blocks = []
+    for o in out_leaves:
+        oa = raw(o)
+        rows = [[] for _ in in_leaves]
+        for k in range(oa.size):
+            e = np.zeros(oa.size, oa.dtype)
+            e[k] = 1
+            gs = _grads([o], in_leaves, [Tensor._wrap(e.reshape(oa.shape), True)], keep)
+            for j, g in enumerate(gs):
+                rows[j].append(g)
+        blocks.append([_assemble(rows[j], oa.shape, raw(x).shape, raw(x).dtype)
+                       for j, x in enumerate(in_leaves)])
+    return blocks
+
+
+def _assemble(parts, first_shape, second_shape, dtype):
+    if not parts:
+        return Tensor._wrap(np.zeros(tuple(first_shape) + tuple(second_shape), dtype), True)
+    return _ops.reshape(_ops.stack(parts), tuple(first_shape) + tuple(second_shape))
+
+
+def _jac_columns(out_leaves, in_leaves, keep=True):
+    """Forward mode: g(u) = J^T u recorded once, then one VJP of g per input element (the
+    columns J[:, j])."""
+    us = [Tensor._wrap(np.zeros_like(raw(o)), False) for o in out_leaves]
+    gs = _grads(out_leaves, in_leaves, us)
+    blocks = [[None] * len(in_leaves) for _ in out_leaves]
+    for j, (g, x) in enumerate(zip(gs, in_leaves)):
+        xa = raw(x)
+        cols = [[] for _ in out_leaves]
+        gflat = _ops.reshape(g, (-1,)) if xa.size else g
+        for k in range(xa.size):
+            cs = _grads([gflat[k]], us, [Tensor._wrap(np.ones((), xa.dtype), True)], keep)
+            for i, c in enumerate(cs):
+                cols[i].append(c)
+        for i, o in enumerate(out_leaves):
+            oa = raw(o)
+            if not cols[i]:
+                blocks[i][j] = Tensor._wrap(np.zeros(oa.shape + xa.shape, oa.dtype), True)
+                continue
+            stacked = _ops.stack(cols[i], -1)  # out.shape + (in.size,)
+            blocks[i][j] = _ops.reshape(stacked, oa.shape + xa.shape)
+    return blocks
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of ``func`` w.r.t. ``args[argnums]`` by reverse mode (rows)."""
+    return _jac_wrapper(func, argnums, has_aux, "jacrev", columns=False)
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of ``func`` w.r.t. ``args[argnums]`` by forward mode (columns)."""
+    return _jac_wrapper(func, argnums, has_aux, "jacfwd", columns=True)
+
+
+def hessian(func, argnums=0):
+    """``jacfwd(jacrev(func, argnums), argnums)``."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# ------------------------------------------------------------------------------ vmap
+def _batch_size(args, dims):
+    sizes = []
+    for a, d in zip(args, dims):
+        leaves, _ = tree_flatten(a)
+        dl = d if isinstance(d, (tuple, list, dict)) else None
+        dleaves = tree_flatten(d)[0] if dl is not None else [d] * len(leaves)
+        for v, dd in zip(leaves, dleaves):
+            if dd is None:
+                continue
+            if not isinstance(v, EngineTensor):
+                raise ValueError(f"vmap(f, in_dims={dims}, ...)(<inputs>): Got in_dim={dd} for "
+                                 f"an input but the input is of type {type(v)}. We cannot vmap "
+                                 "over non-Tensor arguments, please use None as the respective "
+                                 "in_dim")
+            nd = raw(v).ndim
+            if not -nd <= dd < max(nd, 1) or nd == 0:
+                raise ValueError(f"vmap(f, in_dims={dims}, ...)(<inputs>): Got in_dim={dd} for "
+                                 f"some input, but that input is a Tensor of dimensionality "
+                                 f"{nd} so expected in_dim to satisfy -{nd} <= in_dim < {nd}.")
+            sizes.append(raw(v).shape[dd])
+    return sizes
+
+
+def _slice(a, d, b):
+    leaves, spec = tree_flatten(a)
+    dleaves = tree_flatten(d)[0] if isinstance(d, (tuple, list, dict)) else [d] * len(leaves)
+    return tree_unflatten([v if dd is None else _indexing.select(v, dd, b)
+                           for v, dd in zip(leaves, dleaves)], spec)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``func`` mapped over dim ``in_dims`` of its inputs, outputs stacked at ``out_dims``."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+        if isinstance(in_dims, tuple) and len(in_dims) != len(args):
+            raise ValueError(
+                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
+                f"the structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} "
+                f"but inputs has structure {tree_flatten(args)[1]}.")
+        sizes = _batch_size(args, dims)
+        if not sizes:
+            raise ValueError(f"vmap(f, in_dims={in_dims}, ...)(<inputs>): At least one of the "
+                             "inputs must be batched over.")
+        if len(set(sizes)) != 1:
+            raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {sizes} for the mapped dimension")
+        n = sizes[0]
+        outs = []
+        for b in range(n):
+            sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
+            outs.append(func(*sliced, **kwargs))
+        leaves0, spec = tree_flatten(outs[0])
+        odims = out_dims if isinstance(out_dims, tuple) and len(leaves0) > 1 or \
+            isinstance(out_dims, tuple) and spec is not None else (out_dims,) * len(leaves0)
+        if isinstance(out_dims, tuple) and spec is not None:
+            odims = tree_flatten(out_dims)[0]
+            if len(odims) == 1:
+                odims = odims * len(leaves0)
+        flat = [tree_flatten(o)[0] for o in outs]
+        stacked = []
+        for i, leaf in enumerate(leaves0):
+            if not isinstance(leaf, EngineTensor):
+                raise ValueError(f"vmap({getattr(func, '__name__', 'f')}, ...): `"
+                                 f"{getattr(func, '__name__', 'f')}` must only return Tensors, "
+                                 f"got type {type(leaf)}. Did you mean to set out_dims= to "
+                                 "None for output?")
+            od = odims[i]
+            if od is None:
+                stacked.append(leaf)
+            else:
+                stacked.append(_ops.stack([f[i] for f in flat], od))
+        return tree_unflatten(stacked, spec)
+
+    return wrapper
+
+
+# ------------------------------------------------------------------------------ modules
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """``module(*args, **kwargs)`` with its parameters and buffers replaced by the tensors of
+    the dict(s) (names as ``named_parameters`` gives them), put back afterwards."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, dict):
+        merged = dict(dicts)
+    else:
+        merged = {}
+        for d in dicts:
+            dup = set(merged) & set(d)
+            if dup:
+                raise ValueError(f"{sorted(dup)[0]} appeared in multiple dictionaries; behavior "
+                                 "of functional call is ambiguous")
+            merged.update(d)
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    saved = []
+    try:
+        for name, value in merged.items():
+            owner, _, attr = name.rpartition(".")
+            mod = module.get_submodule(owner)
+            for store in ("_parameters", "_buffers"):
+                s = mod.__dict__[store]
+                if attr in s:
+                    saved.append((s, attr, s[attr]))
+                    s[attr] = value
+                    break
+            else:
+                if strict:
+                    raise RuntimeError(f"Unexpected key(s): '{name}'.")
+                saved.append((mod.__dict__, attr, mod.__dict__.get(attr, _MISSING)))
+                mod.__dict__[attr] = value
+        return module(*args, **(kwargs or {}))
+    finally:
+        for store, attr, old in reversed(saved):
+            if old is _MISSING:
+                store.pop(attr, None)
+            else:
+                store[attr] = old
+
+
+_MISSING = object()
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: each name's tensors of the models stacked on a new dim 0."""
+    params = {k: _ops.stack([dict(m.named_parameters())[k].detach() for m in models])
+              for k, _ in models[0].named_parameters()}
+    buffers = {k: _ops.stack([dict(m.named_buffers())[k] for m in models])
+               for k, _ in models[0].named_buffers()}
+    for v in params.values():
+        v.requires_grad_(True)
+    return params, buffers
+
+
+del OPS
