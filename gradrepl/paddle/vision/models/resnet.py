@@ -7,9 +7,15 @@ from ...tensor.manipulation import flatten
 from ._pretrained import refuse_pretrained
 
 __all__ = ["ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50",
-           "resnet101", "resnet152"]
+           "resnet101", "resnet152", "resnext50_32x4d", "resnext50_64x4d", "resnext101_32x4d",
+           "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d", "wide_resnet50_2",
+           "wide_resnet101_2"]
 
-_PUBLISHED = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152")
+# (arch, depth, groups, width per group) of the ResNeXt and wide variants
+_VARIANTS = [(f"resnext{d}_{g}x4d", d, g, 4) for d in (50, 101, 152) for g in (32, 64)] + \
+            [("wide_resnet50_2", 50, 1, 128), ("wide_resnet101_2", 101, 1, 128)]
+_PUBLISHED = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152") + \
+    tuple(v[0] for v in _VARIANTS)
 
 
 class BasicBlock(nn.Layer):
@@ -153,3 +159,20 @@ def resnet101(pretrained=False, **kwargs):
 
 def resnet152(pretrained=False, **kwargs):
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def _variant(arch, depth, groups, width):
+    def make(pretrained=False, **kwargs):
+        if groups != 1:
+            kwargs["groups"] = groups
+        kwargs["width"] = width
+        return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
+    make.__name__ = make.__qualname__ = arch
+    make.__doc__ = (f"{arch}: ResNet-{depth} bottlenecks, {groups} group(s) of width {width}; "
+                    f"``pretrained=True`` refuses (no downloads).")
+    return make
+
+
+for _arch, _depth, _groups, _width in _VARIANTS:
+    globals()[_arch] = _variant(_arch, _depth, _groups, _width)
+del _arch, _depth, _groups, _width

@@ -1,0 +1,27 @@
+"""``paddle.vision.ops``: ConvNormActivation (a convolution, a norm layer and an activation in
+one Sequential), the building block of the MobileNets."""
+from __future__ import annotations
+
+from .. import nn
+
+__all__ = ["ConvNormActivation"]
+
+
+class ConvNormActivation(nn.Sequential):
+    """Conv2D (padding keeps the size at stride 1; a bias only without a norm layer), then
+    ``norm_layer(out_channels)`` and ``activation_layer()`` unless they are None."""
+
+    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None,
+                 groups=1, norm_layer=nn.BatchNorm2D, activation_layer=nn.ReLU, dilation=1,
+                 bias=None):
+        if padding is None:
+            padding = (kernel_size - 1) // 2 * dilation
+        if bias is None:
+            bias = norm_layer is None
+        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding,
+                            dilation=dilation, groups=groups, bias_attr=bias)]
+        if norm_layer is not None:
+            layers.append(norm_layer(out_channels))
+        if activation_layer is not None:
+            layers.append(activation_layer())
+        super().__init__(*layers)
