@@ -44,7 +44,8 @@ from ._tensor import Tensor
 _methods.bind()
 
 from . import autograd, linalg, nn, optim, return_types, testing, utils  # noqa: E402
-from . import func  # noqa: E402
+from . import func, profiler, serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 from .func import vmap  # noqa: E402
 from ._indexing import select  # noqa: E402
 from .nn.functional import dropout, log_softmax, softmax  # noqa: E402

@@ -41,6 +41,9 @@ _TABLE = {
     "torch.autograd.function": ("Function", "FunctionCtx", "InplaceFunction",
                                 "NestedIOFunction"),
     "torch.utils.hooks": ("RemovableHandle",),
+    "torch.autograd.profiler": ("profile", "record_function"),
+    "torch.autograd.profiler_util": ("EventList", "FunctionEvent", "FunctionEventAvg"),
+    "torch.autograd.forward_ad": ("dual_level",),
 }
 
 
@@ -48,13 +51,13 @@ def _namespaces():
     import sys
 
     from . import _base, _dtypes, _random, _tensor, optim
-    from .autograd import _engine, function
+    from .autograd import _engine, forward_ad, function, profiler
     from .nn import _layers, modules, parameter
     from .optim import lr_scheduler
     from .utils import data
 
     found = [_tensor, _base, _dtypes, _random, parameter, modules, _layers, optim,
-             lr_scheduler, data, function, _engine]
+             lr_scheduler, data, function, _engine, profiler, forward_ad]
     torch = sys.modules[__package__]
     return found + [torch]
 

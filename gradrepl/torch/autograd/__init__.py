@@ -8,7 +8,7 @@ import numpy as np
 
 from ...engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._base import EngineTensor, raw
-from . import forward_ad, functional, graph  # noqa: F401
+from . import forward_ad, functional, graph, profiler  # noqa: F401
 from ._engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, \
     once_differentiable

@@ -38,10 +38,6 @@ UnpackedDualTensor.__module__ = "torch.autograd.forward_ad"
 _LEVELS: list = []  # the open levels' tokens (one at most: torch nests none)
 _engine_apply = _registry.apply
 
-# the dialect's modules whose ``apply`` calls carry tangents while a level is open
-_MODULES = ("gradrepl.torch._ops", "gradrepl.torch._indexing", "gradrepl.torch.nn.functional",
-            "gradrepl.torch.nn._spatial")
-
 
 class _Token:
     __slots__ = ("level",)
@@ -50,11 +46,10 @@ class _Token:
         self.level = level
 
 
-def _install(fn):
-    for name in _MODULES:
-        mod = sys.modules.get(name)
-        if mod is not None and "apply" in mod.__dict__:
-            mod.apply = fn
+def _install(on):
+    from .. import _dispatch
+
+    _dispatch.set_layer("forward_ad", _dual_layer if on else None)
 
 
 def enter_dual_level():
@@ -62,7 +57,7 @@ def enter_dual_level():
     if _LEVELS:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _LEVELS.append(_Token(len(_LEVELS)))
-    _install(_apply_dual)
+    _install(True)
     return _LEVELS[-1].level
 
 
@@ -73,7 +68,7 @@ def exit_dual_level(*, level=None):
                            "was created. This is not supported.")
     _LEVELS.pop()
     if not _LEVELS:
-        _install(_engine_apply)
+        _install(False)
 
 
 class dual_level:
@@ -102,7 +97,7 @@ class dual_level:
 def reset():
     """Close any open level (the tests' fresh state)."""
     del _LEVELS[:]
-    _install(_engine_apply)
+    _install(False)
 
 
 def tangent_of(t):
@@ -179,7 +174,13 @@ _LINEAR = frozenset((
 _PRODUCTS = frozenset(("multiply", "matmul"))
 
 
-def _apply_dual(op, inputs, attrs=None):
+def _dual_layer(inner):
+    def apply(op, inputs, attrs=None):
+        return _apply_dual(op, inputs, attrs, inner)
+    return apply
+
+
+def _apply_dual(op, inputs, attrs=None, inner=_engine_apply):
     """The engine's apply, with the outputs' tangents when an input carries one."""
     tangents = None
     if _LEVELS:
@@ -190,7 +191,7 @@ def _apply_dual(op, inputs, attrs=None):
                 if tangents is None:
                     tangents = [None] * len(inputs)
                 tangents[i] = fw[1]
-    out = _engine_apply(op, inputs, attrs)
+    out = inner(op, inputs, attrs)
     if tangents is None:
         return out
     outs = out if isinstance(out, tuple) else (out,)

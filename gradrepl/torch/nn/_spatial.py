@@ -47,7 +47,11 @@ def _conv_bias_fwd(x, w, b, **geom):
 def _conv_bias_vjp(n, g):
     from ...engine.ops.reduce import sum as rsum
 
-    dx, dw = C._conv2d_vjp(n, g)
+    x, w, _b = n.inputs
+    geom = C._geom(n.attrs)
+    xs, ws = n.in_meta[0][0], n.in_meta[1][0]
+    dx = C.conv2d_transpose(g, w, out_hw=xs[2:], **geom) if needs_grad(n, 0) else None
+    dw = C.conv2d_grad_filter(x, g, ksize=ws[2:], **geom) if needs_grad(n, 1) else None
     db = rsum(g, (0, 2, 3)) if needs_grad(n, 2) else None
     return dx, dw, db
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 import numpy as np
 
@@ -353,10 +353,7 @@ class Module:
                                        f"{list(raw(t).shape)}.")
                 with grad_mode.no_grad():
                     _inplace.write(t, raw(v))
-        from collections import namedtuple
-
-        keys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-        return keys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- printing ------------------------------------------------------------------------
     def extra_repr(self):
@@ -388,6 +385,23 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; prints ``<All keys matched successfully>`` when empty."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, "
+                f"unexpected_keys={self.unexpected_keys!r})")
+
+    __str__ = __repr__
+
+
+_IncompatibleKeys.__module__ = "torch.nn.modules.module"
 
 
 class _Handle:
