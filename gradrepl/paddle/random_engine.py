@@ -31,7 +31,7 @@ _MASK64 = (1 << 64) - 1
 _MATRIX_A = 0xB5026F5AA96619E9
 _LOW31 = 0x7FFFFFFF
 _ROW_BITS = _M * 64
-CHUNK = 1 << 20                        # values a distribution works on at a time
+CHUNK = 1 << 16                        # values a distribution works on at a time (in cache)
 
 
 def _every_word(w):
@@ -41,6 +41,7 @@ def _every_word(w):
 _UPPER_ROW = _every_word(0xFFFFFFFF80000000)
 _LOW_ROW = _every_word(0x7FFFFFFE)     # the lower mask without bit 0 (it is the odd bit below)
 _ONE_ROW = _every_word(1)
+_A_ROW = _every_word(_MATRIX_A)
 
 
 def _twist(state, blocks):
@@ -53,10 +54,14 @@ def _twist(state, blocks):
     r0 = int.from_bytes(raw[:_M * 8], "little")
     r1 = int.from_bytes(raw[_M * 8:], "little")
     rows = []
+    add = rows.append
+    low31, top, upper, lower, one, a_row = (_LOW31, _ROW_BITS - 64, _UPPER_ROW, _LOW_ROW,
+                                            _ONE_ROW, _A_ROW)
     for _ in range(2 * blocks):
-        nxt = (r0 >> 64) | ((r1 & _LOW31) << (_ROW_BITS - 64))
-        new = r1 ^ (((r0 & _UPPER_ROW) | (nxt & _LOW_ROW)) >> 1) ^ ((nxt & _ONE_ROW) * _MATRIX_A)
-        rows.append(new.to_bytes(_M * 8, "little"))
+        nxt = (r0 >> 64) | ((r1 & low31) << top)
+        odd = nxt & one                  # the words whose next word is odd get MATRIX_A
+        new = r1 ^ (((r0 & upper) | (nxt & lower)) >> 1) ^ (((odd << 64) - odd) & a_row)
+        add(new.to_bytes(_M * 8, "little"))
         r0, r1 = r1, new
     return np.frombuffer(b"".join(rows), U64)
 
