@@ -207,7 +207,7 @@ def _log(t):
 def _polar_pairs(engine, pairs, t):
     """``pairs`` accepted (x, y) of the polar method and their multipliers, drawing exactly the
     words the sequential loop draws (rejected pairs included)."""
-    xs, ys = [], []
+    xs, ys = [np.empty(0, t)], [np.empty(0, t)]
     while pairs:
         u = canonical(engine.draw(2 * pairs), t).reshape(pairs, 2)
         x = u[:, 0] * t(2) - t(1)
@@ -418,8 +418,9 @@ def truncated_normal(engine, n, dtype, mean, std, a=-2.0, b=2.0, kernels="3"):
 
 #: per ``Profile.random_kernels`` (measured): libstdc++'s uniform_int_distribution in that
 #: Paddle's build, whether float16 has uniform / gaussian kernels, ``paddle.uniform``'s default
-#: (min, max), and what randint does with a low / high beyond int32.
+#: (min, max), what randint does with a low / high beyond int32, and whether str() of a
+#: GeneratorState shows the engine's address.
 KERNELS = {"2.6": {"int_method": "divide", "half": False, "uniform_range": (-1.0, 1.0),
-                   "int32_attr": "wrap"},
+                   "int32_attr": "wrap", "state_address": False},
            "3": {"int_method": "lemire", "half": True, "uniform_range": (0, 1.0),
-                 "int32_attr": "raise"}}
+                 "int32_attr": "raise", "state_address": True}}

@@ -388,7 +388,19 @@ class GeneratorState(metaclass=core.PaddleClass):
 
     def __init__(self, engine_state, seed):
         self._engine_state = engine_state
-        self.current_seed = seed
+        self._seed = seed
+
+    def current_seed(self):
+        return self._seed
+
+    def __str__(self):
+        """Paddle's text: device (-1: CPU), seed, offset, (3.x: the engine's address,) then
+        the engine as libstdc++ writes it (its 312 words and position)."""
+        words, pos = self._engine_state
+        head = [-1, self._seed, 0]
+        if _kernels()["state_address"]:
+            head.append(hex(id(self._engine_state)))
+        return " ".join(str(v) for v in head + [int(w) for w in words] + [pos])
 
     def __repr__(self):
         return core.paddle_repr(self, self._paddle_path)
@@ -434,7 +446,7 @@ class Generator(metaclass=core.PaddleClass):
 
     def set_state(self, state):
         self.engine.state = state._engine_state
-        self._seed = state.current_seed
+        self._seed = state._seed
 
     def random(self, size=None):
         """The engine's next raw 64-bit number (Paddle's ``Generator.random()``); with a

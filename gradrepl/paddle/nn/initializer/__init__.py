@@ -78,18 +78,18 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
-    def __init__(self, low=-1.0, high=1.0, seed=0, name=None):
+    def __init__(self, low=-1.0, high=1.0, name=None):
         if low > high:
             raise AssertionError("low must be less than or equal to high")
-        self._low, self._high, self._seed = low, high, seed
+        self._low, self._high, self._seed = low, high, 0
 
     def generate(self, shape, dtype):
         return _draw("uniform", shape, dtype, self._low, self._high, seed=self._seed)
 
 
 class Normal(Initializer):
-    def __init__(self, mean=0.0, std=1.0, seed=0, name=None):
-        self._mean, self._std, self._seed = mean, std, seed
+    def __init__(self, mean=0.0, std=1.0, name=None):
+        self._mean, self._std, self._seed = mean, std, 0
 
     def generate(self, shape, dtype):
         return _draw("normal", shape, dtype, self._mean, self._std, seed=self._seed)
@@ -236,5 +236,20 @@ def global_initializers():
 XavierInitializer = XavierUniform
 MSRAInitializer = KaimingNormal
 ConstantInitializer = Constant
-NormalInitializer = Normal
-UniformInitializer = Uniform
+
+
+class UniformInitializer(Uniform):
+    """The 2.x-era uniform initializer: a nonzero ``seed`` draws from its own
+    ``std::mt19937_64(seed)`` (the kernel's seed attribute)."""
+
+    def __init__(self, low=-1.0, high=1.0, seed=0, diag_num=0, diag_step=0, diag_val=1.0):
+        super().__init__(low, high)
+        self._seed = seed
+
+
+class NormalInitializer(Normal):
+    """The 2.x-era normal initializer (``loc``, ``scale``, ``seed`` as in ``UniformInitializer``)."""
+
+    def __init__(self, loc=0.0, scale=1.0, seed=0):
+        super().__init__(loc, scale)
+        self._seed = seed
