@@ -114,6 +114,9 @@ class Profile:
     scalar_full_1d: tuple = ("elementwise_pow:b:right", "floor_divide:b:right", "equal:b:both",
                              "not_equal:b:both")  # "op:scalar kinds:side" where Paddle makes
     #   the python number a shape-[1] tensor, so a 0-D operand gives a [1] result (2.x)
+    group_norm_kernel: str = "2.6"  # group_norm: "2.6" (the CPU kernels take epsilon as a float;
+    #   GroupNorm(weight_attr=False) keeps a constant weight/bias of ones/zeros) | "3" (epsilon a
+    #   double; GroupNorm(weight_attr=False) passes None, so dx lacks the mean(dy) term)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -143,6 +146,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3",
+             group_norm_kernel="3",
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -28,9 +28,9 @@ views of the padded input, or of gathers for adaptive windows of unequal sizes. 
 window's values one after the other (rows outer) and divide by the window size, as Paddle's
 Pool2dFunctor; max picks the first maximum in the window, and its gradient goes there.
 
-Normalisation (``batch_norm``, ``layer_norm``, ``group_norm``) is one op each whose VJP is
-written with Tensor ops (mean, variance and the normalised input recomputed from ``x``), so it
-differentiates again.
+Normalisation (``batch_norm``, ``layer_norm``; ``group_norm`` in ``group_norm.py``) is one op
+each whose VJP is written with Tensor ops (mean, variance and the normalised input recomputed
+from ``x``), so it differentiates again.
 """
 from __future__ import annotations
 
@@ -954,50 +954,7 @@ def layer_norm(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
                  {"epsilon": float(epsilon), "begin_norm_axis": int(begin_norm_axis)})
 
 
-def _group_norm_fwd(x, scale, bias, epsilon=1e-5, groups=1):
-    n, c = x.shape[:2]
-    xr = x.reshape(n, groups, -1)
-    m, v = _moments(xr, (2,))
-    xhat = ((xr - m) / np.sqrt(v + x.dtype.type(epsilon))).reshape(x.shape)
-    shp = _bshape(x.ndim, 1, c)
-    return xhat * scale.reshape(shp) + bias.reshape(shp)
-
-
-def _group_norm_vjp(n, g):
-    from .math import multiply
-    from .reduce import sum as rsum
-    from .shape import reshape
-
-    x, scale_t, bias_t = n.inputs
-    groups = n.attrs.get("groups", 1)
-    shape = x.data.shape
-    nb, c = shape[:2]
-    shp = _bshape(len(shape), 1, c)
-    rshape = (nb, groups, int(np.prod(shape[1:])) // groups)
-    xr = reshape(x, rshape)
-    xhat_r, inv = _normalized(xr, (2,), n.attrs.get("epsilon", 1e-5))
-    xhat = reshape(xhat_r, shape)
-    axes = (0,) + tuple(range(2, len(shape)))
-    dx = dscale = dbias = None
-    if _needs(n, 0):
-        gs = reshape(multiply(g, reshape(scale_t, shp)), rshape)
-        dx = reshape(_norm_input_grad(gs, xhat_r, inv, (2,)), shape)
-    if _needs(n, 1):
-        dscale = reshape(rsum(multiply(g, xhat), axes), (c,))
-    if _needs(n, 2):
-        dbias = reshape(rsum(g, axes), (c,))
-    return dx, dscale, dbias
-
-
-GROUP_NORM = register(
-    "group_norm", _group_norm_fwd, _group_norm_vjp, legacy_name="GroupNormBackward",
-    domain="distinct",
-    examples=[([(2, 4, 3), (4,), (4,)], {"groups": 2}),
-              ([(1, 4, 2, 2), (4,), (4,)], {"groups": 4, "epsilon": 0.01})])
-
-
-def group_norm(x, scale, bias, epsilon=1e-5, groups=1):
-    return apply(GROUP_NORM, (x, scale, bias), {"epsilon": float(epsilon), "groups": int(groups)})
+from .group_norm import _group_norm_fwd, group_norm  # noqa: E402,F401  (Paddle's kernels: own module)
 
 
 __all__ = ["conv2d", "conv2d_transpose", "conv2d_grad_filter", "pool2d", "pool2d_grad",

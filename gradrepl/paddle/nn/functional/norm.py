@@ -120,9 +120,13 @@ def _group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_forma
         raise ValueError(
             f"(InvalidArgument) The Input(X)'s channels should be divisible by groups, but "
             f"received channels is {c}, groups is {num_groups}")
+    from ... import profiles
+
     scale = _param_or(weight, x, 1.0, [c])
     shift = _param_or(bias, x, 0.0, [c])
-    out = C.group_norm(x, scale, shift, epsilon, num_groups)
+    out = C.group_norm(x, scale, shift, epsilon, num_groups, has_scale=weight is not None,
+                       has_bias=bias is not None,
+                       eps_double=profiles.current().group_norm_kernel == "3")
     if channel_last:
         from ...tensor.manipulation import transpose
 

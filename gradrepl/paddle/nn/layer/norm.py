@@ -201,15 +201,23 @@ class GroupNorm(Layer):
             weight_attr = bias_attr = False
         self._weight_attr = weight_attr
         self._bias_attr = bias_attr
+        from ... import profiles
+
         shape = [self._num_channels]
         self.weight = None
         self.bias = None
-        if weight_attr is not False:
-            self.weight = self.create_parameter(attr=weight_attr, shape=shape, dtype=self._dtype,
-                                                default_initializer=Constant(1.0))
-        if bias_attr is not False:
-            self.bias = self.create_parameter(attr=bias_attr, shape=shape, dtype=self._dtype,
-                                              default_initializer=Constant(0.0), is_bias=True)
+        # 2.x: a switched-off weight or bias is still a parameter (ones / zeros, stop_gradient)
+        keep = profiles.current().group_norm_kernel == "2.6"
+        if weight_attr is not False or keep:
+            self.weight = self.create_parameter(
+                attr=weight_attr if weight_attr is not False else None, shape=shape,
+                dtype=self._dtype, default_initializer=Constant(1.0))
+            self.weight.stop_gradient = weight_attr is False
+        if bias_attr is not False or keep:
+            self.bias = self.create_parameter(
+                attr=bias_attr if bias_attr is not False else None, shape=shape,
+                dtype=self._dtype, default_initializer=Constant(0.0), is_bias=True)
+            self.bias.stop_gradient = bias_attr is False
         self._name = name
 
     def forward(self, input):  # noqa: A002

@@ -1,0 +1,92 @@
+"""Numbers and errors measured on the real frameworks (Paddle 3.3.1 / 2.6.2, torch 2.13 CPU),
+bit for bit.
+
+* group_norm: forward and gradients of Paddle's CPU kernels (``engine/ops/group_norm.py``);
+  112 random cases (float32/float64, channels first/last, 1-D and 2-D images, 1..6 groups,
+  with and without weight/bias) plus constant inputs, recorded as digests of the arrays by
+  ``tests/data/numerics_more/gn_cases.py`` run in the real Paddle.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradrepl.paddle as paddle
+import gradrepl.paddle.nn.functional as F
+from gradrepl.paddle import profiles
+
+DATA = Path(__file__).parent / "data" / "numerics_more"
+sys.path.insert(0, str(DATA))
+import gn_cases  # noqa: E402
+
+sys.path.remove(str(DATA))
+
+
+# ====================================================================== group_norm
+def _layout(last, ndim):
+    if ndim == 3:
+        return "NLC" if last else "NCL"
+    return "NHWC" if last else "NCHW"
+
+
+def _gradrepl_group_norm(xs, gs, ws, bs, groups, last):
+    x = paddle.to_tensor(xs, stop_gradient=False)
+    w = paddle.to_tensor(ws, stop_gradient=False) if ws is not None else None
+    b = paddle.to_tensor(bs, stop_gradient=False) if bs is not None else None
+    y = F.group_norm(x, groups, 1e-5, w, b, data_format=_layout(last, xs.ndim))
+    (y * paddle.to_tensor(gs)).sum().backward()
+    got = {"y": y.numpy(), "dx": x.grad.numpy()}
+    if w is not None:
+        got["dw"] = w.grad.numpy()
+    if b is not None:
+        got["db"] = b.grad.numpy()
+    return got
+
+
+@pytest.mark.parametrize("profile,version", [("3", "3.3.1"), ("2.6", "2.6.2")])
+def test_group_norm_bits_equal_paddle(profile, version):
+    profiles.set_profile(profile)
+    recorded = json.loads((DATA / f"group_norm_{version}.json").read_text())["cases"]
+    cases = gn_cases.cases()
+    assert len(cases) == len(recorded) == 124
+    wrong = []
+    for key, xs, gs, ws, bs, groups, last in cases:
+        got = _gradrepl_group_norm(xs, gs, ws, bs, groups, last)
+        want = recorded[key]
+        assert set(got) == set(want) - {"dx0"}, key
+        wrong += [f"{key}:{k}" for k, v in got.items() if gn_cases.digest(v) != want[k]]
+        if "dx0" in want:   # constant input: the gradient of a group of equal values
+            assert repr(float(got["dx"].ravel()[0])) == want["dx0"], key
+    assert wrong == []
+
+
+def test_group_norm_constant_input_without_weight_prints_as_paddle():
+    """No weight: Paddle's kernel leaves out the mean(dy) term, so a constant input's gradient
+    is 1/sqrt(var + eps) instead of 0 (3.3.1's epsilon is a double, 2.6.2's a float)."""
+    for profile, text in (("3", "316.2277526855469"), ("2.6", "316.227783203125")):
+        profiles.set_profile(profile)
+        x = paddle.full([1, 2, 3], 0.5, "float32")
+        x.stop_gradient = False
+        F.group_norm(x, 1).sum().backward()
+        assert repr(float(x.grad.numpy()[0, 0, 0])) == text
+
+
+def test_group_norm_layer_without_affine_per_version():
+    """GroupNorm(weight_attr=False): 2.6.2 keeps ones/zeros as frozen parameters (so dx has the
+    mean term), 3.3.1 passes None. Recorded from both."""
+    xs = np.linspace(-1, 2, 40).reshape(2, 4, 5).astype("float32") ** 2
+    gs = np.cos(np.arange(40)).reshape(2, 4, 5).astype("float32")
+    want = {"2.6": ([("weight", True), ("bias", True)],
+                    [2.2261548042297363, 0.9498992562294006, -2.0506134033203125]),
+            "3": ([], [2.370483875274658, 1.0942283868789673, -1.9062844514846802])}
+    for profile, (params, dx) in want.items():
+        profiles.set_profile(profile)
+        gn = paddle.nn.GroupNorm(2, 4, weight_attr=False, bias_attr=False)
+        assert [(n, p.stop_gradient) for n, p in gn.named_parameters()] == params
+        x = paddle.to_tensor(xs, stop_gradient=False)
+        (gn(x) * paddle.to_tensor(gs)).sum().backward()
+        assert x.grad.numpy().ravel()[:3].tolist() == dx
