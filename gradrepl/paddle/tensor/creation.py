@@ -69,7 +69,7 @@ def _as_array(data):
         if any(isinstance(v, _T) for v in _flat(data)):
             data = _untensor(data)
         arr = np.array(data)  # ragged input raises numpy's ValueError ("inhomogeneous shape")
-        if arr.dtype == np.float64 and not _has_np_float64(data):
+        if arr.dtype.kind == "f":  # numpy floats of any width included (Paddle 2.6.2, 3.3.1)
             arr = arr.astype(_DEFAULT_DTYPE[0])
         elif arr.dtype.kind == "i":
             arr = arr.astype(np.int64)
@@ -96,9 +96,6 @@ def _untensor(seq):
              (v.data.tolist() if isinstance(v, _T) else v)) for v in seq]
 
 
-def _has_np_float64(seq):
-    return any(isinstance(v, np.float64) or (isinstance(v, np.ndarray) and v.dtype == np.float64)
-               for v in _flat(seq))
 
 
 def _array_as(data, npdtype):
