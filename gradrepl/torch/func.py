@@ -25,6 +25,7 @@ from ..engine.registry import OPS
 from . import _indexing, _ops
 from ._base import EngineTensor, raw
 from ._tensor import Tensor
+from .autograd import _engine
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "linearize"]
@@ -136,8 +137,6 @@ def _argnums_tuple(argnums, n, name):
 def _grads(outputs, inputs, cotangents, create=True):
     """Gradients of ``outputs`` w.r.t. ``inputs`` (zeros where unused), recorded unless
     ``create`` is False (the last derivative of the outermost transform)."""
-    from .autograd import _engine
-
     live = [(o, c) for o, c in zip(outputs, cotangents) if not o.stop_gradient]
     if not live or not inputs:
         return [_zeros_like(x) for x in inputs]
@@ -423,7 +422,21 @@ def hessian(func, argnums=0):
 
 
 # ------------------------------------------------------------------------------ vmap
-def _batch_size(args, dims):
+def _fname(func):
+    return getattr(func, "__name__", type(func).__name__)
+
+
+def _treespec(tree):
+    """torch's ``TreeSpec`` repr of a flat tuple (``TreeSpec(tuple, None, [*, *])``)."""
+    if isinstance(tree, tuple):
+        kids = ",\n  ".join(_treespec(v) if isinstance(v, (tuple, list, dict)) else "*"
+                            for v in tree)
+        return f"TreeSpec(tuple, None, [{kids}])"
+    return "*"
+
+
+def _batch_size(func, args, dims, in_dims):
+    head = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
     sizes = []
     for a, d in zip(args, dims):
         leaves, _ = tree_flatten(a)
@@ -433,15 +446,14 @@ def _batch_size(args, dims):
             if dd is None:
                 continue
             if not isinstance(v, EngineTensor):
-                raise ValueError(f"vmap(f, in_dims={dims}, ...)(<inputs>): Got in_dim={dd} for "
-                                 f"an input but the input is of type {type(v)}. We cannot vmap "
-                                 "over non-Tensor arguments, please use None as the respective "
-                                 "in_dim")
+                raise ValueError(f"{head}: Got in_dim={dd} for an input but the input is of type "
+                                 f"{type(v)}. We cannot vmap over non-Tensor arguments, please "
+                                 "use None as the respective in_dim")
             nd = raw(v).ndim
             if not -nd <= dd < max(nd, 1) or nd == 0:
-                raise ValueError(f"vmap(f, in_dims={dims}, ...)(<inputs>): Got in_dim={dd} for "
-                                 f"some input, but that input is a Tensor of dimensionality "
-                                 f"{nd} so expected in_dim to satisfy -{nd} <= in_dim < {nd}.")
+                raise ValueError(f"{head}: Got in_dim={dd} for some input, but that input is a "
+                                 f"Tensor of dimensionality {nd} so expected in_dim to satisfy "
+                                 f"-{nd} <= in_dim < {nd}.")
             sizes.append(raw(v).shape[dd])
     return sizes
 
@@ -458,16 +470,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        head = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
+        if not isinstance(in_dims, (int, tuple)):
+            raise ValueError(f"{head}: expected `in_dims` to be int or a (potentially nested) "
+                             "tuple matching the structure of inputs, got: "
+                             f"{type(in_dims)}.")
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if isinstance(in_dims, tuple) and len(in_dims) != len(args):
             raise ValueError(
-                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
-                f"the structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} "
-                f"but inputs has structure {tree_flatten(args)[1]}.")
-        sizes = _batch_size(args, dims)
+                f"{head}: in_dims is not compatible with the structure of `inputs`. in_dims has "
+                f"structure {_treespec(in_dims)} but inputs has structure {_treespec(args)}.")
+        sizes = _batch_size(func, args, dims, in_dims)
         if not sizes:
-            raise ValueError(f"vmap(f, in_dims={in_dims}, ...)(<inputs>): At least one of the "
-                             "inputs must be batched over.")
+            raise ValueError("vmap: Expected at least one Tensor to vmap over")
         if len(set(sizes)) != 1:
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
@@ -487,8 +502,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         stacked = []
         for i, leaf in enumerate(leaves0):
             if not isinstance(leaf, EngineTensor):
-                raise ValueError(f"vmap({getattr(func, '__name__', 'f')}, ...): `"
-                                 f"{getattr(func, '__name__', 'f')}` must only return Tensors, "
+                raise ValueError(f"vmap({_fname(func)}, ...): `{_fname(func)}` must only "
+                                 f"return Tensors, "
                                  f"got type {type(leaf)}. Did you mean to set out_dims= to "
                                  "None for output?")
             od = odims[i]

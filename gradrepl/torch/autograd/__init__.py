@@ -8,6 +8,7 @@ import numpy as np
 
 from ...engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._base import EngineTensor, raw
+from .._tensor import Tensor
 from . import forward_ad, functional, graph, profiler  # noqa: F401
 from ._engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, \
@@ -28,8 +29,6 @@ class Variable(metaclass=_VariableMeta):
     (as ``t.detach()``) with ``requires_grad`` set; every tensor is a Variable."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor import Tensor
-
         if data is None:
             arr = np.zeros((0,), np.float32)
         elif isinstance(data, EngineTensor):
@@ -120,8 +119,6 @@ def _numeric_jacobian(func, inputs, x, oi, eps):
 
 
 def _reverse_jacobian(func, inputs, x, oi, o):
-    from .._tensor import Tensor
-
     jac = np.zeros((raw(x).size, o.size))
     for k in range(o.size):
         seed = np.zeros(o.size, o.dtype)
@@ -134,8 +131,6 @@ def _reverse_jacobian(func, inputs, x, oi, o):
 
 
 def _forward_jacobian(func, inputs, i, oi, o):
-    from .._tensor import Tensor
-
     x = raw(inputs[i])
     jac = np.zeros((x.size, o.size))
     for j in range(x.size):
@@ -155,8 +150,6 @@ def _first(out, k):
 
 
 def _ops_repr(a):
-    from .._tensor import Tensor
-
     return repr(Tensor._wrap(a))
 
 

@@ -21,13 +21,16 @@ A custom ``autograd.Function`` with a ``jvp`` staticmethod runs it (``function.p
 from __future__ import annotations
 
 import collections
-import sys
 
 import numpy as np
 
 from ...engine import grad_mode
 from ...engine import registry as _registry
+from ...engine.ops.reduce import sum as _rsum
+from .. import _dispatch, _dtypes, _ops
 from .._base import EngineTensor, raw
+from .._tensor import Tensor
+from . import _engine
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -47,7 +50,6 @@ class _Token:
 
 
 def _install(on):
-    from .. import _dispatch
 
     _dispatch.set_layer("forward_ad", _dual_layer if on else None)
 
@@ -116,7 +118,6 @@ def set_tangent(t, tangent):
 def _float_check(t, what):
     kind = raw(t).dtype.kind
     if kind not in "fc":
-        from .. import _dtypes
 
         raise ValueError(f"Expected {what} to be floating point or complex, but got: "
                          f"{_dtypes.from_np(raw(t).dtype)}")
@@ -125,8 +126,6 @@ def _float_check(t, what):
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` carrying ``tangent`` (used as is when laid out as the primal, else
     copied into the primal's layout)."""
-    from .. import _ops
-    from .._tensor import Tensor
 
     if not _LEVELS:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
@@ -151,8 +150,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of a tensor; the tangent is None for a tensor without one."""
-    from .. import _ops
-    from .._tensor import Tensor
 
     tangent = tangent_of(tensor)
     if tangent is None:
@@ -205,14 +202,12 @@ def _apply_dual(op, inputs, attrs=None, inner=_engine_apply):
 
 
 def _zeros_for(x):
-    from .._tensor import Tensor
 
     return Tensor._wrap(np.zeros_like(raw(x)), True)
 
 
 def _plain(t):
     """A tangent as a tensor without history or tangent of its own."""
-    from .._tensor import Tensor
 
     return Tensor._wrap(raw(t), True)
 
@@ -257,9 +252,6 @@ def jvp_of(op, inputs, tangents, attrs, outs):
 
 def _generic_jvp(op, inputs, tangents, attrs, outs, rec):
     """J t by the engine's VJP applied twice (see the module docstring)."""
-    from ...engine.ops.reduce import sum as _rsum
-    from .._tensor import Tensor
-    from . import _engine
 
     with grad_mode.enable_grad():
         if rec:  # the inputs as they are (an identity node for those with a tangent)

@@ -100,6 +100,8 @@ def saved_input_indices(node):
         return tuple(i for i in range(min(n, 2)) if edges[1 - i] is not None)
     if p == "cross12":  # addmm: (bias, mat1, mat2)
         return tuple(i for i in (1, 2) if edges[3 - i] is not None)
+    if p.startswith("in:"):  # the listed inputs ("in:0,1")
+        return tuple(int(i) for i in p[3:].split(",") if int(i) < n)
     if p == "div":
         out = []
         if edges[1] is not None:

@@ -267,6 +267,43 @@ def _timing_layer(inner):
     return apply
 
 
+def _torch_ops():
+    """The dialect's op copies (their backward nodes are torch's ``...Backward0``)."""
+    from ...engine.registry import OpDef
+    from .. import _ops
+    from ..nn import _spatial
+
+    ops = list(_ops._COPIES.values())
+    ops += [v for v in vars(_spatial).values() if isinstance(v, OpDef)]
+    return [op for op in ops if op.vjp is not None and getattr(op, "torch_name", None)]
+
+
+def _timed_vjp(op, vjp):
+    name = f"autograd::engine::evaluate_function: {op.torch_name}"
+
+    def timed(node, *grads):
+        rec = _ACTIVE[-1]._rec if _ACTIVE else None
+        if rec is None:
+            return vjp(node, *grads)
+        e = rec.open(name, [] if rec.record_shapes else None)
+        try:
+            return vjp(node, *grads)
+        finally:
+            rec.close(e)
+    timed.__wrapped_vjp__ = vjp
+    return timed
+
+
+def _time_backward(on):
+    """Backward nodes become events too while a profile runs (their VJPs wrapped)."""
+    for op in _torch_ops():
+        inner = getattr(op.vjp, "__wrapped_vjp__", None)
+        if on and inner is None:
+            op.vjp = _timed_vjp(op, op.vjp)
+        elif not on and inner is not None:
+            op.vjp = inner
+
+
 class profile:
     """``with profile() as prof:`` times the ops run inside; ``prof.key_averages()``."""
 
@@ -291,6 +328,7 @@ class profile:
         from .. import _dispatch
 
         _dispatch.set_layer("profiler", _timing_layer)
+        _time_backward(True)
         return self
 
     def __exit__(self, *exc):
@@ -301,6 +339,7 @@ class profile:
             from .. import _dispatch
 
             _dispatch.set_layer("profiler", None)
+            _time_backward(False)
         self.function_events = EventList(self._rec.events)
         self._rec = None
         return False

@@ -217,6 +217,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
 
 # ------------------------------------------------------------------------------ batch norm
 BN = _named(C.BATCH_NORM, "NativeBatchNormBackward0")
+# training: the running statistics are updated in place by the call itself (torch saves them
+# after its update), so only the input and the weight are checked for later in-place writes
+BN_TRAIN = _named(C.BATCH_NORM, "NativeBatchNormBackward0", "in:0,1")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
@@ -236,7 +239,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
     use_batch = training or running_mean is None
     rm = running_mean if running_mean is not None else _wrap(np.zeros(c, dt), True)
     rv = running_var if running_var is not None else _wrap(np.ones(c, dt), True)
-    y, m, v = apply(BN, (input, w, b, rm, rv),
+    y, m, v = apply(BN_TRAIN if use_batch else BN, (input, w, b, rm, rv),
                     {"epsilon": float(eps), "training": bool(use_batch), "axis": 1})
     if training and running_mean is not None:
         mom = dt.type(momentum)
