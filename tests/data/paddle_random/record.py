@@ -49,6 +49,9 @@ CASES = {
     "dropout2d": (9, "F.dropout2d(paddle.ones([2, 3, 2, 2]), 0.5)"),
     "alpha_dropout": (9, "F.alpha_dropout(paddle.ones([10]), 0.5)"),
     "dropout_layer": (9, "paddle.nn.Dropout(0.25)(paddle.arange(12, dtype='float32'))"),
+    "rrelu": (0, "[F.rrelu(paddle.to_tensor([-1.0, 2.0, -3.0, 0.0, -4.0, 5.0]), training=True), "
+                 "paddle.rand([2])]"),
+    "rrelu_f64": (0, "F.rrelu(paddle.to_tensor([-1.0, 2.0, -3.0], dtype='float64'), training=True)"),
     "linear_3_2": (0, "[paddle.nn.Linear(3, 2).weight, paddle.nn.Linear(3, 2).bias]"),
     "linear_repr": (0, "repr(paddle.nn.Linear(3, 2).weight)"),
     "linear_100_50": (1, "[paddle.nn.Linear(100, 50).weight, paddle.nn.Linear(50, 3).weight]"),

@@ -198,9 +198,13 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     paddle = _paddle()
     if not training:
         return leaky_relu(x, (lower + upper) / 2.0)
+    import numpy as np
+
     from ...tensor.creation import rng
 
-    slope = rng().uniform(lower, upper, x.data.shape).astype(x.data.dtype)
+    neg = x.data < 0                      # Paddle's kernel draws a slope for these only, in order
+    slope = np.ones(x.data.shape, x.data.dtype)
+    slope[neg] = rng().uniform(lower, upper, (int(neg.sum()),)).astype(x.data.dtype)
     return paddle.where(x >= 0, x, x * paddle.to_tensor(slope))
 
 
