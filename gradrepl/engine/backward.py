@@ -23,7 +23,7 @@ import numpy as np
 from . import events as ev
 from . import grad_mode, provenance
 from .node import AccumulateNode, _weakref_type
-from .registry import reduce_grad
+from .registry import STORAGE, reduce_grad
 
 
 class InplaceModifiedError(RuntimeError):
@@ -55,6 +55,8 @@ def _add(a, b, create_graph):
         from .ops.math import add
 
         return add(a, b)
+    if STORAGE and a.data.dtype in STORAGE:  # a dialect's stored format sums its own way
+        return a._wrap(STORAGE[a.data.dtype].add(a.data, b.data), True)
     return a._wrap(a.data + b.data, True)
 
 
@@ -281,7 +283,9 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                         continue
                     arr = node.owned_grad_data()
                     gd = g.data
-                    if arr is not None and arr.flags.writeable and (
+                    if STORAGE and cur.data.dtype in STORAGE:
+                        cur.data = STORAGE[cur.data.dtype].add(cur.data, gd)
+                    elif arr is not None and arr.flags.writeable and (
                             (arr.shape == gd.shape and arr.dtype == gd.dtype)
                             or (arr.shape == np.broadcast_shapes(arr.shape, gd.shape)
                                 and np.can_cast(gd.dtype, arr.dtype, "same_kind")

@@ -81,6 +81,12 @@ def defop(name, **kw):
 _ndarray = np.ndarray
 _asarray = np.asarray
 _EMPTY: dict = {}
+
+#: Dtypes the engine does not compute on as they are: a dialect that keeps a number format numpy
+#: lacks in another dtype's bits (Paddle's bfloat16 in uint16) registers, under that numpy dtype,
+#: an object with ``apply(op, inputs, attrs)`` (the op's result, or NotImplemented to run the op
+#: on the bits) and ``add(a, b)`` (two gradient arrays summed). Looked up by the first input.
+STORAGE: dict = {}
 _STATE = grad_mode.STATE
 
 
@@ -93,6 +99,10 @@ def apply(op: OpDef, inputs, attrs=None):
     if attrs is None:
         attrs = _EMPTY
     first = inputs[0]
+    if STORAGE and first.data.dtype in STORAGE:
+        out = STORAGE[first.data.dtype].apply(op, inputs, attrs)
+        if out is not NotImplemented:
+            return out
     n_in = len(inputs)
     if n_in == 1:
         out = op.forward(first.data, **attrs)

@@ -13,7 +13,7 @@ from ..engine.node import GradNode
 from ..engine.registry import register
 from ..engine.tensor import Tensor as _T
 from . import core as _core
-from . import profiles
+from . import bf16, profiles
 from .core import Tensor
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "no_grad", "enable_grad",
@@ -101,7 +101,7 @@ def _seed_grads(tensors, grad_tensors):
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors and i < len(grad_tensors) else None
         if g is None:
-            g = Tensor._wrap(np.ones(t.data.shape, t.data.dtype), True)
+            g = Tensor._wrap(bf16.full(t.data.shape, 1, t.data.dtype), True)  # any dtype
         else:
             if g.data.dtype != t.data.dtype:
                 g = Tensor._wrap(g.data.astype(t.data.dtype), True)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine.ops import math as M
 from ..engine.tensor import Tensor as _EngineTensor
-from . import dtypes, printing, profiles, promotion
+from . import bf16, dtypes, printing, profiles, promotion
 
 
 _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
@@ -187,7 +187,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     def item(self, *args):
         """One element as a python scalar: the only one, or the one at a flat index or at
         one index per dimension (Paddle's pybind wording on misuse)."""
-        a = self.data
+        a = bf16.values(self.data)
         if not args:
             if a.size != 1:
                 raise ValueError("(InvalidArgument) only one element tensors can be converted to "
@@ -209,7 +209,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         """The single element as a numpy scalar for float()/int()/complex()/index(): Paddle
         asserts one element, then numpy converts ``np.array(x)`` (numpy 2, under 3.x, only
         converts 0-D arrays)."""
-        a = self.data
+        a = bf16.values(self.data)
         if a.size != 1:
             raise AssertionError(f"only one element variable can be converted to {what}.")
         if a.ndim and profiles.current().scalar_convert_0d_only:

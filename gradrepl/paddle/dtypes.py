@@ -1,7 +1,9 @@
 """Paddle's dtype objects (``paddle.float32``) and their conversions to numpy.
 
 ``str`` is ``paddle.float32``; ``repr`` follows the profile's enum (``<VarType.FP32: 5>`` in 2.x,
-``<DataType.FLOAT32: 10>`` in 3.x).
+``<DataType.FLOAT32: 10>`` in 3.x). ``bfloat16`` is held as numpy ``uint16`` bits (see
+``bfloat16.py``): a uint16 array is a bfloat16 tensor, and the name ``'uint16'`` means bfloat16
+(as in Paddle, where only 3.x has a separate ``paddle.uint16``, not emulated here).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ _TABLE = [
     ("int8", np.int8, ("INT8", 21), ("INT8", 3)),
     ("complex64", np.complex64, ("COMPLEX64", 23), ("COMPLEX64", 12)),
     ("complex128", np.complex128, ("COMPLEX128", 24), ("COMPLEX128", 13)),
+    ("bfloat16", np.uint16, ("BF16", 22), ("BFLOAT16", 16)),  # bits: see bf16.py
 ]
 
 
@@ -62,14 +65,14 @@ class DType(metaclass=_DTypeMeta):
 
     @property
     def is_floating_point(self):
-        return self.np.kind == "f"
+        return self.np.kind == "f" or self.name == "bfloat16"
 
 
 DTYPES = {row[0]: DType(*row) for row in _TABLE}
 _BY_NP = {d.np: d for d in DTYPES.values()}
 ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64",
            "half": "float16", "bool_": "bool", "fp32": "float32", "fp64": "float64",
-           "fp16": "float16"}
+           "fp16": "float16", "uint16": "bfloat16"}
 
 
 def to_np(dtype) -> np.dtype:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import profiles
+from . import bf16, profiles
 
 
 @dataclass
@@ -114,6 +114,8 @@ def format_data(a: np.ndarray, indent: int) -> str:
     """The values part of a tensor's repr (what follows the header line)."""
     if a.dtype == np.float16:
         a = a.astype(np.float32)
+    elif a.dtype == np.uint16:  # bfloat16 bits print as the float32 values they hold
+        a = bf16.to_float32(a)
     size = int(np.prod(a.shape)) if a.ndim else 0
     summary = size > OPTIONS.threshold
     width, signed = _max_width(_to_summary(a))

@@ -95,6 +95,8 @@ class Profile:
     random_kernels: str = "2.6"   # the CPU random kernels' libstdc++ and attributes: "2.6"
     #   (divide-and-reject randint / shuffle, TruncatedNormal cut at mean +- 2 std, no
     #   float16 uniform/gaussian) | "3" (Lemire randint, cut at [a, b]); random_engine.py
+    bf16_rounding: str = "truncate"  # float -> bfloat16: "truncate" (2.x: the upper 16 bits, in
+    #                               casts, fills and every kernel's result) | "nearest_even" (3.x)
     # Layer and API details measured on the docstring examples (2.6.2 / 3.3.1):
     layer_mode_returns_self: bool = False  # Layer.train()/eval() return the layer (3.x) or None
     api3: bool = False            # the names Paddle 3 added exist (paddle.tensor_split, Tensor.set_);
@@ -145,7 +147,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
-             random_kernels="3",
+             random_kernels="3", bf16_rounding="nearest_even",
              group_norm_kernel="3",
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 

@@ -56,8 +56,12 @@ _COMPLEX_2X = {"add", "subtract", "multiply", "divide", "matmul"}
 _LATTICE_0D = {"floor_divide"}
 
 
+_BF16 = np.dtype(np.uint16)  # bfloat16's bits (paddle/bf16.py): a floating dtype
+
+
 def category(dtype) -> int:
-    return _CATEGORY[np.dtype(dtype).kind]
+    dtype = np.dtype(dtype)
+    return FLOAT if dtype == _BF16 else _CATEGORY[dtype.kind]
 
 
 def strict() -> bool:
@@ -104,6 +108,8 @@ def with_scalar(tdtype, kind: str) -> np.dtype:
 
 # ------------------------------------------------------------------------------ two tensors
 def _wider_float(a: np.dtype, b: np.dtype) -> np.dtype:
+    if a.itemsize == b.itemsize and a != b:  # float16 with bfloat16: float32 (3.3.1)
+        return F32
     return a if a.itemsize >= b.itemsize else b
 
 
@@ -126,7 +132,8 @@ def promotion_error(xd, yd) -> TypeError:
     return TypeError(
         "(InvalidType) Type promotion only support calculations between floating-point numbers "
         "and between complex and real numbers. But got different data type x: "
-        f"{np.dtype(xd).name}, y: {np.dtype(yd).name}.")
+        f"{dtype_name(xd)}, y: {dtype_name(yd)}. (at /paddle/paddle/phi/common/"
+        "type_promotion.h:220)\n")
 
 
 def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dtype]:
@@ -227,7 +234,8 @@ def dtype_name(dtype) -> str:
     """``np.dtype(dtype).name``, remembered (numpy computes the name in Python, ~3 us)."""
     name = _NAMES.get(dtype)
     if name is None:
-        name = _NAMES[dtype] = np.dtype(dtype).name
+        name = np.dtype(dtype).name
+        name = _NAMES[dtype] = "bfloat16" if name == "uint16" else name
     return name
 
 
@@ -240,6 +248,10 @@ def check_kernel(kernel: str, dtype) -> None:
     """Raise Paddle's NotFound error when the kernel has no CPU implementation for ``dtype``."""
     if kernel_has(kernel, dtype):
         return
+    if np.dtype(dtype) == _BF16:
+        from . import bf16
+
+        return bf16.check_kernel(kernel)
     have = ", ".join(sorted(_kernel_set(kernel)))
     name = np.dtype(dtype).name
     raise RuntimeError(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import apply, register
+from ..registry import STORAGE, apply, register
 from . import _kernels as K
 from ._util import FP, array_like, const, kept_array, one_element, quiet, scalar_of
 
@@ -379,6 +379,8 @@ def cast(x, dtype):
     dtype = np.dtype(dtype)
     if x.data.dtype == dtype:
         return x
+    if dtype in STORAGE:  # into a dialect's stored format: its hook converts
+        return STORAGE[dtype].apply(CAST, (x,), {"dtype": dtype})
     return apply(CAST, (x,), {"dtype": dtype})
 
 

@@ -115,7 +115,7 @@ def is_complex(x):
 def is_floating_point(x):
     if not isinstance(x, _T):
         raise TypeError(f"Expected Tensor, but received type of x: {type(x)}")
-    return x.data.dtype.kind == "f"
+    return x.data.dtype.kind == "f" or x.data.dtype == np.uint16  # bfloat16's bits
 
 
 def is_integer(x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
-from .. import core, dtypes, profiles
+from .. import bf16, core, dtypes, profiles
 from ..core import Tensor
 from ._args import extra_kwargs, shape_list
 
@@ -44,7 +44,7 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     dt = dtypes.to_np(d)
-    if dt.kind != "f":
+    if dt.kind != "f" and dt != bf16.BITS:
         raise TypeError("set_default_dtype only supports [float16, float32, float64, bfloat16] , "
                         f"but received {dt.name}")
     _DEFAULT_DTYPE[0] = dt
@@ -62,7 +62,7 @@ def _as_array(data):
     if isinstance(data, np.floating):
         return np.array(data)
     if isinstance(data, float):
-        return np.array(data, _DEFAULT_DTYPE[0])
+        return _in_default(np.array(data))
     if isinstance(data, complex):
         return np.array(data, np.complex64)
     if isinstance(data, (list, tuple)):
@@ -70,17 +70,31 @@ def _as_array(data):
             data = _untensor(data)
         arr = np.array(data)  # ragged input raises numpy's ValueError ("inhomogeneous shape")
         if arr.dtype.kind == "f":  # numpy floats of any width included (Paddle 2.6.2, 3.3.1)
-            arr = arr.astype(_DEFAULT_DTYPE[0])
+            arr = _in_default(arr)
         elif arr.dtype.kind == "i":
             arr = arr.astype(np.int64)
         elif arr.dtype == np.complex128:
             arr = arr.astype(np.complex64)
         elif arr.size == 0 and arr.dtype == np.float64:
-            arr = arr.astype(_DEFAULT_DTYPE[0])
+            arr = _in_default(arr)
         return arr
     raise TypeError(
         f"Can't constructs a 'paddle.Tensor' with data type {type(data)}, data type must be "
         "scalar|list|tuple|np.ndarray|paddle.Tensor")
+
+
+def _in_default(arr):
+    """Float values in the default dtype (bfloat16 rounded as the profile rounds)."""
+    return _values_as(arr, _DEFAULT_DTYPE[0])
+
+
+def _values_as(arr, npdtype):
+    """``arr.astype(npdtype)`` by value: bfloat16 bits are read as numbers and numbers become
+    bfloat16 bits through the profile's rounding."""
+    npdtype = np.dtype(npdtype)
+    if npdtype == bf16.BITS:
+        return bf16.from_float(arr)
+    return arr.astype(npdtype)
 
 
 def _flat(seq):
@@ -142,7 +156,7 @@ def _checked_array(arr):
 
 _HOLDABLE = {np.dtype(t) for t in (np.bool_, np.float16, np.float32, np.float64, np.int8,
                                    np.int16, np.int32, np.int64, np.uint8, np.complex64,
-                                   np.complex128)}
+                                   np.complex128, np.uint16)}  # uint16: bfloat16 bits
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -165,6 +179,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 def _to_array(data, dtype):
+    if isinstance(data, _T) and data.data.dtype == bf16.BITS and dtype is not None:
+        return _values_as(bf16.to_float32(data.data), dtype)  # a bfloat16 tensor's values
+    if dtype == bf16.BITS and not (isinstance(data, np.ndarray) and data.dtype == dtype):
+        arr = _as_array(data)  # numbers (a uint16 numpy array is bits already)
+        return arr if arr.dtype == object else bf16.from_float(arr)
     if dtype is not None and isinstance(data, (list, tuple, float, int)) and not isinstance(
             data, bool) and not any(isinstance(v, _T) for v in _flat(
                 data if isinstance(data, (list, tuple)) else [data])):
@@ -232,17 +251,24 @@ def full(shape, fill_value, dtype=None, name=None):
         if profiles.current().arg_type_error != "TypeError":
             raise ValueError(f"could not convert string to float: {fill_value!r}")
         fill_value = 0
-    return Tensor(np.full(dims, fill_value, dtype=_dt(dtype)))
+    return Tensor(_filled(dims, fill_value, _dt(dtype)))
+
+
+def _filled(shape, value, npdtype):
+    """``np.full`` (a bfloat16 fill rounded as the profile rounds)."""
+    if npdtype == bf16.BITS:
+        return bf16.from_float(np.full(shape, value, np.float32))
+    return np.full(shape, value, dtype=npdtype)
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def zeros(shape, dtype=None, name=None):
-    return Tensor(np.zeros(fill_shape(shape), _dt(dtype)))
+    return Tensor(_filled(fill_shape(shape), 0, _dt(dtype)))
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def ones(shape, dtype=None, name=None):
-    return Tensor(np.ones(fill_shape(shape), _dt(dtype)))
+    return Tensor(_filled(fill_shape(shape), 1, _dt(dtype)))
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
@@ -254,7 +280,7 @@ def empty(shape, dtype=None, name=None):
 def full_like(x, fill_value, dtype=None, name=None):
     if not isinstance(x, _T):
         raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dtype'")
-    return Tensor(np.full(x.data.shape, fill_value, _dt(dtype, x.data.dtype)))
+    return Tensor(_filled(x.data.shape, fill_value, _dt(dtype, x.data.dtype)))
 
 
 @extra_kwargs("device", "requires_grad", "pin_memory")
@@ -375,7 +401,9 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 # -------------------------------------------------------------------- random
 from .. import random_engine as _random  # noqa: E402
 
-__all__ += ["randperm", "standard_normal", "get_rng_state", "set_rng_state"]
+__all__ += ["randperm", "standard_normal", "get_rng_state", "set_rng_state", "bernoulli",
+            "randint_like", "normal_"]
+__methods__ += ["uniform_", "normal_"]
 
 
 class GeneratorState(metaclass=core.PaddleClass):
@@ -617,6 +645,42 @@ def randperm(n, dtype="int64", name=None):
     """A random permutation of 0 .. n-1 (``std::shuffle``)."""
     perm = _random.shuffle(_RNG[0].engine, np.arange(int(n)).tolist(), _kernels()["int_method"])
     return Tensor(np.asarray(perm, np.int64).astype(_dt(dtype, np.dtype(np.int64))))
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None):
+    """``randint`` over x's shape, in ``dtype`` (x's by default)."""
+    out = randint(low, high, list(x.data.shape), "int64")
+    return Tensor(out.data.astype(_dt(dtype, x.data.dtype)))
+
+
+def bernoulli(x, p=None, name=None):
+    """1 where a uniform draw (of x's float type) is below x's probability (or ``p``, 3.x)."""
+    if p is not None and not profiles.current().api3:
+        raise TypeError("bernoulli() got an unexpected keyword argument 'p'")
+    t = x.data.dtype
+    probs = x.data if p is None else np.full(x.data.shape, p, t)
+    u = _random.uniform(_RNG[0].engine, probs.size, t, 0.0, 1.0).reshape(probs.shape)
+    return Tensor((u < probs).astype(t))
+
+
+def _fill_random(x, values):
+    from . import indexing
+
+    return indexing.inplace(x, lambda v: indexing._filled(v, values.reshape(v.data.shape)))
+
+
+def uniform_(x, min=None, max=None, seed=0, name=None):  # noqa: A002
+    """Fill x in place with ``uniform``'s values (by default [-1, 1) in 2.x, [0, 1) in 3.x)."""
+    low, high = _kernels()["uniform_range"]
+    low = low if min is None else min
+    high = high if max is None else max
+    t = x.data.dtype
+    return _fill_random(x, _random.uniform(_kernel_engine(seed), x.data.size, t, low, high))
+
+
+def normal_(x, mean=0.0, std=1.0, name=None):
+    """Fill x in place with normal values (``gaussian_inplace``)."""
+    return _fill_random(x, _random.normal(_RNG[0].engine, x.data.size, x.data.dtype, mean, std))
 
 
 def _assign_array(x):

@@ -24,7 +24,7 @@ from ...engine import grad_mode
 from ...engine.ops import logic as L
 from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
-from .. import profiles, promotion
+from .. import bf16, profiles, promotion
 from ..core import Tensor, as_tensor
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "expm1", "log", "log1p",
@@ -120,7 +120,7 @@ def _run_full(name, x, s, reverse, kind):
     shape = (1,) if _full_1d(name, kind, reverse) else x.data.shape
     if name == "divide":
         x = _cast(x, promotion.true_divide_dtype(x.data.dtype))
-    y = Tensor._wrap(np.full(shape, s, dtype=x.data.dtype), True)
+    y = Tensor._wrap(bf16.full(shape, s, x.data.dtype), True)
     return _run(name, *((y, x) if reverse else (x, y)))
 
 
@@ -158,8 +158,8 @@ def _cast(t, dtype):
     dtype = np.dtype(dtype)
     if t.data.dtype == dtype:
         return t
-    if dtype.kind in "iub":
-        return Tensor._wrap(t.data.astype(dtype), True)
+    if dtype.kind in "iub" and dtype != bf16.BITS:
+        return Tensor._wrap(bf16.values(t.data).astype(dtype), True)
     return M.cast(t, dtype)
 
 
@@ -341,6 +341,9 @@ def _unary(fname, fn, ints):
     def f(x, name=None):
         x = as_tensor(x)
         kind = x.data.dtype.kind
+        if x.data.dtype == bf16.BITS:  # bfloat16: a float kernel, if Paddle has one
+            bf16.check_kernel(fname)
+            return fn(x)
         if kind == "b" and ints != "logic":
             raise _kernel_error(fname, x.data.dtype)
         if kind in "iu":

@@ -128,6 +128,10 @@ def _reduction(x, axis, keepdim, fname):
 def require_dtypes(x, kernel, allowed):
     """Raise Paddle's "kernel not registered" error unless x's dtype is in ``allowed``."""
     name = dtypes.from_np(x.data.dtype).name
+    if name == "bfloat16":
+        from .. import bf16
+
+        return bf16.check_kernel(kernel)
     if name not in allowed:
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "

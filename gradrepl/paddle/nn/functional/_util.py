@@ -74,6 +74,10 @@ def subtract(x, y):
 def kernel_dtype_error(kernel, x, supported="float64, float32"):
     """The RuntimeError Paddle raises when a CPU kernel has no registration for x's dtype."""
     dt = x.dtype.name
+    if dt == "bfloat16":
+        from ... import bf16
+
+        return bf16.not_found(kernel)
     return RuntimeError(
         f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `{kernel}` "
         f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
