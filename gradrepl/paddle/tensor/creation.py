@@ -555,11 +555,14 @@ def _float_kernel(kernel, dtype):
     """uniform / gaussian have float kernels only (float16 from Paddle 3)."""
     dt = _dt(dtype)
     kset = profiles.current().random_kernels
-    if dt.kind != "f" or (dt == np.float16 and not _kernels()["half"]):
-        have = _FLOAT_KERNEL_DTYPES[(kernel, kset)]
+    have = _FLOAT_KERNEL_DTYPES[(kernel, kset)]
+    bits = dt == bf16.BITS  # bfloat16: drawn in float32, then rounded
+    if (dt.kind != "f" and not bits) or (dt == np.float16 and not _kernels()["half"]) or (
+            bits and "bfloat16" not in have.split(", ")):
+        name = dtypes.from_np(dt).name
         raise RuntimeError(
-            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt.name}) of kernel "
-            f"`{kernel}` is not registered. Selected wrong DataType `{dt.name}`. Paddle support "
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
+            f"`{kernel}` is not registered. Selected wrong DataType `{name}`. Paddle support "
             f"following DataTypes: {have}.")
     return dt
 
@@ -568,7 +571,7 @@ def _gaussian(shape, mean, std, dtype, seed=0):
     dt = _float_kernel("gaussian", dtype)
     dims = _random_shape(shape)
     vals = _random.normal(_kernel_engine(seed), int(np.prod(dims)), dt, mean, std)
-    return Tensor(vals.astype(dt).reshape(dims))
+    return Tensor(_values_as(vals, dt).reshape(dims))
 
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
@@ -599,7 +602,7 @@ def uniform(shape, dtype=None, min=None, max=None, seed=0, name=None):  # noqa: 
     max = high if max is None else max  # noqa: A001
     dims = _random_shape(shape)
     vals = _random.uniform(_kernel_engine(seed), int(np.prod(dims)), dt, min, max)
-    return Tensor(vals.astype(dt).reshape(dims))
+    return Tensor(_values_as(vals, dt).reshape(dims))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):

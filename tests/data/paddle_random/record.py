@@ -74,6 +74,15 @@ CASES = {
     "generator_state": (3, "state_roundtrip()"),
     "rng_state": (3, "rng_state_roundtrip()"),
     "state_text": (3, "state_text()"),
+    "bernoulli": (4, "[paddle.bernoulli(paddle.to_tensor([0.1, 0.5, 0.9, 0.3, 0.7])), "
+                     "paddle.bernoulli(paddle.full([6], 0.4, dtype='float64'))]"),
+    "bernoulli_p": (0, "[paddle.bernoulli(paddle.zeros([4]), p=0.6), "
+                    "paddle.bernoulli(paddle.full([4], 0.9), p=0.2)]"),
+    "randint_like": (4, "[paddle.randint_like(paddle.zeros([2, 3]), 0, 10), "
+                        "paddle.randint_like(paddle.zeros([4], dtype='int32'), 5)]"),
+    "uniform_inplace": (4, "[paddle.zeros([5]).uniform_(), paddle.zeros([3], dtype='float64')"
+                           ".uniform_(min=-2.0, max=3.0)]"),
+    "normal_inplace": (4, "[paddle.zeros([5]).normal_(), paddle.normal_(paddle.zeros([3]), 1.0, 2.0)]"),
     "rand_f16": (1, "paddle.rand([3], dtype='float16')"),
     "randn_f16": (1, "paddle.randn([3], dtype='float16')"),
     "rand_int32_error": (1, "paddle.rand([3], dtype='int32')"),
