@@ -44,6 +44,8 @@ _TABLE = {
     "torch.autograd.profiler": ("profile", "record_function"),
     "torch.autograd.profiler_util": ("EventList", "FunctionEvent", "FunctionEventAvg"),
     "torch.autograd.forward_ad": ("dual_level",),
+    "torch.utils.benchmark.utils.common": ("Measurement",),
+    "torch.utils.benchmark.utils.timer": ("Timer",),
 }
 
 
@@ -54,10 +56,11 @@ def _namespaces():
     from .autograd import _engine, forward_ad, function, profiler
     from .nn import _layers, modules, parameter
     from .optim import lr_scheduler
-    from .utils import data
+    from .utils import benchmark, data
 
     found = [_tensor, _base, _dtypes, _random, parameter, modules, _layers, optim,
-             lr_scheduler, data, function, _engine, profiler, forward_ad]
+             lr_scheduler, data, function, _engine, profiler, forward_ad,
+             benchmark]
     torch = sys.modules[__package__]
     return found + [torch]
 

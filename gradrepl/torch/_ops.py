@@ -25,6 +25,7 @@ import copy
 import numpy as np
 
 from ..engine import grad_mode
+from ..engine.ops import broadcast as _broadcast_ops
 from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.registry import OPS, apply, needs_grad
@@ -51,6 +52,7 @@ def top(base, name, saves="all", inputs=None, forward=None):
         op.torch_saves = saves
         op.torch_inputs = inputs
         op.saves_inputs = False  # the dialect checks versions itself, by torch's rules
+        op.grad_sum_order = "torch"  # broadcast gradients summed as torch's sum_to sums them
         if forward is not None:
             op.forward = forward
         _COPIES[key] = op
@@ -94,6 +96,16 @@ def _plain_sum(x, axis, keepdim=False, out_shape=None, dtype=None):
     if dtype is None and out.dtype != x.dtype:
         out = out.astype(x.dtype)
     return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _sum_to_torch(x, axes):
+    """torch's ``sum_to`` (a broadcast gradient): one ``sum`` over the reduced axes."""
+    from ._kernels import torch_sum
+
+    return torch_sum(x, tuple(axes)) if axes else None
+
+
+_broadcast_ops.ORDERS["torch"] = _sum_to_torch
 
 
 def _torch_order_sum(x, axis, keepdim, dtype=None):

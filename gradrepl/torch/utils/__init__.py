@@ -1,2 +1,2 @@
-"""``torch.utils``: ``data`` (Dataset, TensorDataset, DataLoader) and ``hooks``."""
-from . import data, hooks  # noqa: F401
+"""``torch.utils``: ``data`` (Dataset, TensorDataset, DataLoader), ``hooks``, ``benchmark``."""
+from . import benchmark, data, hooks  # noqa: F401
