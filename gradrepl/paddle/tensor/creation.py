@@ -39,7 +39,7 @@ _DEFAULT_DTYPE = [np.dtype(np.float32)]
 
 
 def get_default_dtype():
-    return _DEFAULT_DTYPE[0].name
+    return dtypes.from_np(_DEFAULT_DTYPE[0]).name  # (bfloat16's bits are uint16)
 
 
 def set_default_dtype(d):

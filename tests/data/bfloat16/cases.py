@@ -61,7 +61,20 @@ CASES = [
     "paddle.square(x)", "paddle.clip(x, 0, 1)", "x.cumsum()", "x.prod()", "x.argmax()",
     "x.tile([2])", "paddle.sin(x)", "paddle.rsqrt(x)", "paddle.nn.functional.gelu(x)",
     "paddle.floor(x)", "paddle.ceil(x)",
+    # random numbers: the float32 draw rounded as the version rounds
+    "(paddle.seed(0), paddle.rand([2], dtype='bfloat16'))[1]",
+    "(paddle.seed(0), paddle.randn([3], 'bfloat16'))[1]",
+    "(paddle.seed(0), paddle.uniform([3], 'bfloat16', -2, 2))[1]",
+    "(paddle.seed(1), paddle.rand([1000], 'bfloat16').astype('float32').sum())[1]",
+    # sums along an axis (2.x: truncated partial sums, element by element)
+    "paddle.to_tensor(np.arange(240).reshape(6, 40) / 7., dtype='bfloat16').sum(axis=0)",
+    "paddle.to_tensor(np.arange(240).reshape(6, 40) / 7., dtype='bfloat16').sum(axis=1)",
+    "paddle.to_tensor(np.arange(240).reshape(6, 40) / 7., dtype='bfloat16').sum(axis=[0, 1])",
+    # the default dtype
+    "(paddle.set_default_dtype('bfloat16'), paddle.to_tensor([1.1]), paddle.get_default_dtype(),"
+    " paddle.set_default_dtype('float32'))[1:3]",
     # gradients
+    "bw2:(x*x).sum()",
     "bw:(x*x).sum()", "bw:(x*3).sum()", "bw:(x-x*x).sum()", "bw:(x+0.1).sum()",
     "bw:x.astype('float32').sum()", "bw:(x*x)[1]", "bw:x.sum()*1.1", "bw:(-x).sum()",
     "bw:(1-x).sum()", "bw:(x.reshape([3,1])*x).sum()", "bw:paddle.log(x*x).sum()",
@@ -72,6 +85,11 @@ CASES = [
 def run_case(paddle, case, env):
     """The outcome of one case as text (see the module docstring)."""
     try:
+        if case.startswith("bw2:"):  # two backward passes: the second adds into x.grad
+            x = paddle.to_tensor([1.5, -2.25, 3.1], dtype='bfloat16', stop_gradient=False)
+            eval(case[4:], {"paddle": paddle, "np": np, "x": x}).backward()
+            eval(case[4:], {"paddle": paddle, "np": np, "x": x}).backward()
+            return repr(x.grad)
         if case.startswith("bw:"):
             expr = case[3:]
             x = paddle.to_tensor([1.5, -2.25, 3.1], dtype='bfloat16', stop_gradient=False)
