@@ -189,7 +189,7 @@ def reduce_grad(op: OpDef, i: int, g, shape, dtype):
     gs = g.data.shape
     if gs != shape:
         if op.broadcast and len(gs) >= len(shape):
-            g = _sum_to()(g, shape)
+            g = _sum_to()(g, shape, getattr(op, "grad_sum_order", "row"))
         if g.data.shape != shape:
             raise GradShapeError(
                 f"the gradient of input {i} of {op.name} has shape {list(gs)}, "

@@ -135,4 +135,90 @@ def torch_sum(x, axis):
         kept = a.shape[len(axis):]
         cols = a.reshape(-1, int(np.prod(kept)))
         return column_sum(cols).reshape(kept)
-    return None
+    return _iter_sum(a, axis)
+
+
+def _lane_row_sum(x):
+    """``row_sum`` of each column of x (n, ...), n >= lanes: torch's vectorized_inner_sum."""
+    n = x.shape[0]
+    lanes = _lanes(x.dtype)
+    vs = n // lanes
+    vec = _row_sum(x[:vs * lanes].reshape((vs, lanes) + x.shape[1:]))
+    final = np.zeros(x.shape[1:], x.dtype)
+    for k in range(vs * lanes, n):
+        final = final + x[k]
+    for k in range(lanes):
+        final = final + vec[k]
+    return final
+
+
+def _outer_sums(a, contiguous):
+    """Sums over axis 0 of a (n, m, ...) per column j: torch's vectorized_outer_sum (32, then
+    8 columns at a time, then single ones) or scalar_outer_sum (4 at a time)."""
+    n, m = a.shape[:2]
+    out = np.empty(a.shape[1:], a.dtype)
+    lanes = _lanes(a.dtype)
+    j = 0
+    if contiguous:
+        while j + 4 * lanes <= m:
+            out[j:j + 4 * lanes] = _multi_row_sum(a[:, j:j + 4 * lanes])
+            j += 4 * lanes
+        while j + lanes <= m:
+            out[j:j + lanes] = _row_sum(a[:, j:j + lanes])
+            j += lanes
+    else:
+        while j + 4 <= m:
+            out[j:j + 4] = _multi_row_sum(a[:, j:j + 4])
+            j += 4
+    while j < m:
+        out[j] = _row_sum(a[:, j])
+        j += 1
+    return out
+
+
+def _iter_sum(a, axis):
+    """A contiguous ``a`` summed over ``axis`` as torch's TensorIterator runs the sum: its dims
+    innermost first, the reduced ones moved to the front, neighbours merged where contiguous;
+    the first two form the kernel's 2-D loop (inner/outer, vectorized/scalar per strides), the
+    rest are looped over, each partial added onto its output (zero-filled) in loop order."""
+    nd = a.ndim
+    dims = [(a.shape[i], int(np.prod(a.shape[i + 1:])), i in axis, [i])
+            for i in reversed(range(nd)) if a.shape[i] != 1]
+    if not any(d[2] for d in dims):
+        return a.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axis)).copy()
+    dims = [d for d in dims if d[2]] + [d for d in dims if not d[2]]
+    merged = [list(dims[0])]
+    for size, stride, red, axes in dims[1:]:
+        last = merged[-1]
+        if red == last[2] and stride == last[0] * last[1]:
+            last[0] *= size
+            last[3] = last[3] + axes
+        else:
+            merged.append([size, stride, red, axes])
+    if len(merged) == 1:
+        merged.append([1, merged[0][0] * merged[0][1], False, []])
+    item = a.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        a, tuple(d[0] for d in merged), tuple(d[1] * item for d in merged), writeable=False)
+    (s0, st0, _, _), (s1, st1, red1, _) = merged[0][:4], merged[1][:4]
+    lanes = _lanes(a.dtype)
+    if st0 == 1 and s0 >= lanes:
+        part = _lane_row_sum(view)
+    elif st1 == 1 and s1 >= lanes and not red1:
+        part = _outer_sums(view, True)
+    elif st0 < st1:
+        part = _row_sum(view)
+    else:
+        part = _outer_sums(view, False)
+    # part: dims 1.. of the loop; add the partials of each output in loop order (dim 1 fastest)
+    rest = merged[1:]
+    red_idx = [k for k, d in enumerate(rest) if d[2]]
+    kept_idx = [k for k, d in enumerate(rest) if not d[2]]
+    order = red_idx[::-1] + kept_idx
+    blocks = np.transpose(part, order).reshape((-1,) + tuple(rest[k][0] for k in kept_idx))
+    total = np.zeros(blocks.shape[1:], a.dtype)
+    for b in blocks:
+        total = total + b
+    # kept dims innermost first -> the output's axis order
+    total = np.transpose(total, tuple(range(total.ndim))[::-1]) if total.ndim else total
+    return total.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axis))

@@ -8,6 +8,9 @@ use (measured bit for bit on Paddle 2.6.2 and 3.3.1, float32):
   row-major order, the last reduced axis fastest -- also when every axis is reduced;
 * ``order="first"`` (``expand`` / ``broadcast_to`` backward): the first reduced axis fastest,
   again one by one for a full reduction (no vectorised tree).
+
+A dialect may add its own framework's order under a name of its own (``ORDERS``): an op copy
+whose ``grad_sum_order`` names it has its broadcast gradients summed that way.
 """
 from __future__ import annotations
 
@@ -40,10 +43,18 @@ def _sequential_sum(x, axes, first_fastest):
         return np.cumsum(blocks, axis=0, dtype=x.dtype)[-1]
 
 
+#: name -> fn(x, reduced axes) giving the sums (None: not covered, the row order is used)
+ORDERS: dict = {}
+
+
 def _sum_to_fwd(x, shape, order="row"):
     shape = tuple(shape)
     if x.shape == shape:
         return x
+    if order in ORDERS:
+        out = ORDERS[order](x, _reduced_axes(x.shape, shape)[1])
+        if out is not None:
+            return np.asarray(out, x.dtype).reshape(shape)
     if (x.ndim == 2 and len(shape) == 1 and shape[0] == x.shape[1] > 1
             and x.dtype.kind == "f" and x.flags.c_contiguous):
         # a bias gradient, (batch, n) -> (n,): the rows added one after another, as below
