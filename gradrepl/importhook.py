@@ -16,7 +16,8 @@ import importlib.util
 import sys
 
 PREFIX = "gradrepl.paddle"
-DIALECTS = {"paddle": "gradrepl.paddle", "torch": "gradrepl.torch"}
+DIALECTS = {"paddle": "gradrepl.paddle", "torch": "gradrepl.torch",
+            "functorch": "gradrepl.torch._functorch"}  # (torch's deprecated functorch)
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -83,12 +84,12 @@ def _mapped(names):
 
 def dialect_modules():
     """``import paddle`` and ``import torch`` served by gradrepl while the context lasts."""
-    return _mapped(("paddle", "torch"))
+    return _mapped(("paddle", "torch", "functorch"))
 
 
 def torch_modules():
     """``import torch`` served by ``gradrepl.torch`` while the context lasts."""
-    return _mapped(("torch",))
+    return _mapped(("torch", "functorch"))
 
 
 paddle_modules = dialect_modules

@@ -44,7 +44,7 @@ from ._tensor import Tensor
 _methods.bind()
 
 from . import autograd, linalg, nn, optim, return_types, testing, utils  # noqa: E402
-from . import func, profiler, serialization  # noqa: E402
+from . import _functorch, func, profiler, serialization  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402
 from .func import vmap  # noqa: E402
 from ._indexing import select  # noqa: E402

@@ -46,13 +46,14 @@ _TABLE = {
     "torch.autograd.forward_ad": ("dual_level",),
     "torch.utils.benchmark.utils.common": ("Measurement",),
     "torch.utils.benchmark.utils.timer": ("Timer",),
+    "torch._functorch.make_functional": ("FunctionalModule", "FunctionalModuleWithBuffers"),
 }
 
 
 def _namespaces():
     import sys
 
-    from . import _base, _dtypes, _random, _tensor, optim
+    from . import _base, _dtypes, _functorch, _random, _tensor, optim
     from .autograd import _engine, forward_ad, function, profiler
     from .nn import _layers, modules, parameter
     from .optim import lr_scheduler
@@ -60,7 +61,7 @@ def _namespaces():
 
     found = [_tensor, _base, _dtypes, _random, parameter, modules, _layers, optim,
              lr_scheduler, data, function, _engine, profiler, forward_ad,
-             benchmark]
+             benchmark, _functorch]
     torch = sys.modules[__package__]
     return found + [torch]
 
