@@ -15,9 +15,9 @@ Each kernel builds a fresh distribution object per call (measured on Paddle 2.6.
   ``shuffle``.
 
 float16 (and bfloat16) tensors draw from the float distributions and round. The mt19937_64
-recurrence runs 156 words at a time (its longest independent stretch) on Python integers of
-156 64-bit words, about twice as fast as numpy on arrays that short; tempering and the
-distributions run on numpy arrays.
+recurrence runs a block of 312 words at a time on one Python integer (about twice as fast as
+numpy on arrays that short: the recurrence has no independent stretch longer than 156 words);
+tempering and the distributions run on numpy arrays.
 """
 from __future__ import annotations
 
@@ -29,41 +29,44 @@ U64 = np.uint64
 _N, _M = 312, 156                      # mt19937_64: state words, twist offset
 _MASK64 = (1 << 64) - 1
 _MATRIX_A = 0xB5026F5AA96619E9
-_LOW31 = 0x7FFFFFFF
-_ROW_BITS = _M * 64
+_HALF_BITS = _M * 64
 CHUNK = 1 << 16                        # values a distribution works on at a time (in cache)
 
 
 def _every_word(w):
-    return int.from_bytes(np.full(_M, w, U64).tobytes(), "little")
+    return int.from_bytes(np.full(_N, w, U64).tobytes(), "little")
 
 
-_UPPER_ROW = _every_word(0xFFFFFFFF80000000)
-_LOW_ROW = _every_word(0x7FFFFFFE)     # the lower mask without bit 0 (it is the odd bit below)
-_ONE_ROW = _every_word(1)
-_A_ROW = _every_word(_MATRIX_A)
+_UPPER = _every_word(0xFFFFFFFF80000000)
+_LOWER = _every_word(0x7FFFFFFE)       # the lower mask without bit 0 (it is the odd bit below)
+_ONES = _every_word(1)
+_A_WORDS = _every_word(_MATRIX_A)
+_HALF = (1 << _HALF_BITS) - 1
 
 
 def _twist(state, blocks):
     """The next ``blocks * 312`` untempered words after the 312 words ``state``.
 
-    Word ``j + 312`` is ``word[j + 156] ^ twist(word[j], word[j + 1])``, so a row of 156 words
-    depends only on the two rows before it: each row is one Python integer.
+    Word ``j + 312`` is ``word[j + 156] ^ twist(word[j], word[j + 1])``: a block is one Python
+    integer; the twist terms of all 312 words come from the old block (the last one's
+    ``word[j + 1]`` is the new first word, patched in), the new low half is the old high half
+    XOR its terms, and the new high half the new low half XOR its terms.
     """
-    raw = state.tobytes()
-    r0 = int.from_bytes(raw[:_M * 8], "little")
-    r1 = int.from_bytes(raw[_M * 8:], "little")
-    rows = []
-    add = rows.append
-    low31, top, upper, lower, one, a_row = (_LOW31, _ROW_BITS - 64, _UPPER_ROW, _LOW_ROW,
-                                            _ONE_ROW, _A_ROW)
-    for _ in range(2 * blocks):
-        nxt = (r0 >> 64) | ((r1 & low31) << top)
-        odd = nxt & one                  # the words whose next word is odd get MATRIX_A
-        new = r1 ^ (((r0 & upper) | (nxt & lower)) >> 1) ^ (((odd << 64) - odd) & a_row)
-        add(new.to_bytes(_M * 8, "little"))
-        r0, r1 = r1, new
-    return np.frombuffer(b"".join(rows), U64)
+    block = int.from_bytes(state.tobytes(), "little")
+    out = []
+    add = out.append
+    last = _HALF_BITS - 64
+    for _ in range(blocks):
+        nxt = block >> 64
+        odd = nxt & _ONES               # the words whose next word is odd get MATRIX_A
+        terms = (((block & _UPPER) | (nxt & _LOWER)) >> 1) ^ (((odd << 64) - odd) & _A_WORDS)
+        low = (block >> _HALF_BITS) ^ (terms & _HALF)
+        first = low & _MASK64
+        patch = ((first & 0x7FFFFFFE) >> 1) ^ (_MATRIX_A if first & 1 else 0)
+        high = low ^ (terms >> _HALF_BITS) ^ (patch << last)
+        block = low | (high << _HALF_BITS)
+        add(block.to_bytes(_N * 8, "little"))
+    return np.frombuffer(b"".join(out), U64)
 
 
 def _temper(x):

@@ -35,7 +35,8 @@ CASES = {
     "uniform_own_seed": (2, "[paddle.uniform([4], seed=99), paddle.rand([2])]"),
     "normal_floats": (4, "paddle.normal(2.5, 0.3, [7])"),
     "normal_tensor_mean": (4, "paddle.normal(paddle.to_tensor([1.0, 2.0, 3.0]), 0.5)"),
-    "randint_small": (6, "[paddle.randint(-5, 1000, [10]), paddle.randint(0, 7, [9], dtype='int32')]"),
+    "randint_small": (6, "[paddle.randint(-5, 1000, [10]), "
+                         "paddle.randint(0, 7, [9], dtype='int32')]"),
     "randint_high_only": (6, "paddle.randint(10, shape=[6])"),
     "randint_large_span": (6, "paddle.randint(0, 10**9 + 7, [300])"),
     "randint_beyond_int32": (6, "paddle.randint(-2**40, 2**40, [5])"),
@@ -51,7 +52,8 @@ CASES = {
     "dropout_layer": (9, "paddle.nn.Dropout(0.25)(paddle.arange(12, dtype='float32'))"),
     "rrelu": (0, "[F.rrelu(paddle.to_tensor([-1.0, 2.0, -3.0, 0.0, -4.0, 5.0]), training=True), "
                  "paddle.rand([2])]"),
-    "rrelu_f64": (0, "F.rrelu(paddle.to_tensor([-1.0, 2.0, -3.0], dtype='float64'), training=True)"),
+    "rrelu_f64": (0, "F.rrelu(paddle.to_tensor([-1.0, 2.0, -3.0], dtype='float64'), "
+                     "training=True)"),
     "linear_3_2": (0, "[paddle.nn.Linear(3, 2).weight, paddle.nn.Linear(3, 2).bias]"),
     "linear_repr": (0, "repr(paddle.nn.Linear(3, 2).weight)"),
     "linear_100_50": (1, "[paddle.nn.Linear(100, 50).weight, paddle.nn.Linear(50, 3).weight]"),
@@ -82,7 +84,8 @@ CASES = {
                         "paddle.randint_like(paddle.zeros([4], dtype='int32'), 5)]"),
     "uniform_inplace": (4, "[paddle.zeros([5]).uniform_(), paddle.zeros([3], dtype='float64')"
                            ".uniform_(min=-2.0, max=3.0)]"),
-    "normal_inplace": (4, "[paddle.zeros([5]).normal_(), paddle.normal_(paddle.zeros([3]), 1.0, 2.0)]"),
+    "normal_inplace": (4, "[paddle.zeros([5]).normal_(), "
+                          "paddle.normal_(paddle.zeros([3]), 1.0, 2.0)]"),
     "rand_f16": (1, "paddle.rand([3], dtype='float16')"),
     "randn_f16": (1, "paddle.randn([3], dtype='float16')"),
     "rand_int32_error": (1, "paddle.rand([3], dtype='int32')"),

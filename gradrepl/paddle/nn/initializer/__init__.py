@@ -248,7 +248,8 @@ class UniformInitializer(Uniform):
 
 
 class NormalInitializer(Normal):
-    """The 2.x-era normal initializer (``loc``, ``scale``, ``seed`` as in ``UniformInitializer``)."""
+    """The 2.x-era normal initializer (``loc``, ``scale``; ``seed`` as in
+    ``UniformInitializer``)."""
 
     def __init__(self, loc=0.0, scale=1.0, seed=0):
         super().__init__(loc, scale)
