@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from ..engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import _dtypes, _methods, _ops, _printing, _random
 from ._base import Size, device, get_default_device, set_default_device
 from ._creation import (arange, as_tensor, asarray, bernoulli, empty, empty_like, eye,

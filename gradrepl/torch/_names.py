@@ -46,6 +46,7 @@ _TABLE = {
     "torch.autograd.forward_ad": ("dual_level",),
     "torch.utils.benchmark.utils.common": ("Measurement",),
     "torch.utils.benchmark.utils.timer": ("Timer",),
+    "torch.autograd.variable": ("Variable", "VariableMeta"),
     "torch._functorch.make_functional": ("FunctionalModule", "FunctionalModuleWithBuffers"),
 }
 
@@ -54,6 +55,7 @@ def _namespaces():
     import sys
 
     from . import _base, _dtypes, _functorch, _random, _tensor, optim
+    from . import autograd
     from .autograd import _engine, forward_ad, function, profiler
     from .nn import _layers, modules, parameter
     from .optim import lr_scheduler
@@ -61,7 +63,7 @@ def _namespaces():
 
     found = [_tensor, _base, _dtypes, _random, parameter, modules, _layers, optim,
              lr_scheduler, data, function, _engine, profiler, forward_ad,
-             benchmark, _functorch]
+             benchmark, _functorch, autograd]
     torch = sys.modules[__package__]
     return found + [torch]
 

@@ -6,7 +6,7 @@ import contextlib
 
 import numpy as np
 
-from ...engine.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._base import EngineTensor, raw
 from .._tensor import Tensor
 from . import forward_ad, functional, graph, profiler  # noqa: F401
@@ -19,12 +19,12 @@ __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
            "detect_anomaly", "gradcheck", "gradgradcheck", "functional", "graph"]
 
 
-class _VariableMeta(type):
+class VariableMeta(type):
     def __instancecheck__(cls, other):
         return isinstance(other, EngineTensor)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """The pre-0.4 wrapper: ``Variable(t, requires_grad=True)`` is a tensor sharing t's values
     (as ``t.detach()``) with ``requires_grad`` set; every tensor is a Variable."""
 
@@ -42,6 +42,8 @@ class Variable(metaclass=_VariableMeta):
 
 
 class inference_mode(no_grad):
+    __module__ = "torch.autograd.grad_mode"
+
     def __init__(self, mode=True):
         super().__init__()
         self.mode = not mode

@@ -46,3 +46,18 @@ print(torch.accelerator.is_available(), torch.accelerator.current_accelerator())
 device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
 print(f"Using {device} device")
 print(torch.cuda.is_available())
+# grad modes and the legacy Variable under torch's names
+print(torch.autograd.Variable, type(torch.autograd.Variable), torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
+print(repr(torch.set_grad_enabled(True)))
+print(torch.autograd.Function, torch.autograd.function.FunctionCtx)
+print(torch.optim.Optimizer, torch.utils.data.DataLoader)
+x = torch.ones(2, requires_grad=True)
+with torch.no_grad():
+    print((x * 2).requires_grad)
+@torch.no_grad()
+def f(a): return a * 2
+print(f(x).requires_grad, torch.is_grad_enabled())
+with torch.inference_mode():
+    print((x*2).requires_grad)
+torch.set_grad_enabled(False); print((x*2).requires_grad); torch.set_grad_enabled(True)
+print(isinstance(x, torch.autograd.Variable))
