@@ -5,6 +5,10 @@ bit for bit.
   112 random cases (float32/float64, channels first/last, 1-D and 2-D images, 1..6 groups,
   with and without weight/bias) plus constant inputs, recorded as digests of the arrays by
   ``tests/data/numerics_more/gn_cases.py`` run in the real Paddle.
+* torch (``torch/_kernels.py``): sums over every axis combination of 19 shapes (torch's
+  TensorIterator order), the gradients of broadcast operands (torch's sum_to), and torch.dot
+  (MKL's order) of 1..5000 float32 / float64 values, recorded from torch 2.13 by
+  ``tests/data/numerics_more/torch_cases.py``.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from gradrepl.paddle import profiles
 DATA = Path(__file__).parent / "data" / "numerics_more"
 sys.path.insert(0, str(DATA))
 import gn_cases  # noqa: E402
+import torch_cases  # noqa: E402
 
 sys.path.remove(str(DATA))
 
@@ -90,3 +95,34 @@ def test_group_norm_layer_without_affine_per_version():
         x = paddle.to_tensor(xs, stop_gradient=False)
         (gn(x) * paddle.to_tensor(gs)).sum().backward()
         assert x.grad.numpy().ravel()[:3].tolist() == dx
+
+
+# ====================================================================== torch sums and dot
+def _torch_results():
+    import gradrepl.torch as torch
+
+    want = json.loads((DATA / "torch_2.13.json").read_text())["results"]
+    return want, torch_cases.results(torch)
+
+
+def test_torch_sums_broadcast_gradients_and_dot_equal_torch():
+    want, got = _torch_results()
+    assert len(want) == len(got) == 324
+    assert [k for k in want if want[k] != got[k]] == []
+
+
+def test_torch_scalar_times_vector_gradient_is_torch_sum():
+    """c.grad of c * x (c 0-D) is torch's own (g * x).sum(): 8 lanes, 4 interleaved
+    accumulators (was a sequential sum); torch.dot is MKL's order. Recorded in torch 2.13."""
+    import gradrepl.torch as torch
+
+    want, _ = _torch_results()
+    assert want["bgrad()(5000,)"] == ["-15417.9873046875"]
+    assert want["dotfloat32-2000"] == "8.523824691772461"
+    rs = np.random.RandomState(21)
+    x = torch.tensor(rs.randn(2000).astype(np.float32))
+    g = torch.tensor((rs.randn(2000) * 100).astype(np.float32))
+    c = torch.tensor(np.float32(0.5), requires_grad=True)
+    (c * x).backward(g)
+    assert c.grad.item() == (g * x).sum().item() == -7441.2158203125
+    assert torch.dot(g, x).item() == -7441.2158203125

