@@ -4,6 +4,12 @@ The third seed's lessons (``requires_grad``, ``grad_fn`` such as ``<AddBackward0
 ``is_leaf``, ``backward(gradient)``, ``torch.autograd.grad``, ``no_grad``, ``.data``, in-place
 rules) run on the same engine as the Paddle dialect and print what torch 2.13 prints (CPU).
 ``gradrepl run`` maps ``import torch`` here for a script, as it maps ``import paddle``.
+
+Beyond autograd: ``out=`` on the namespace's functions (``_out``), the image layers
+(``nn._layers`` on the engine's conv/pool/norm kernels), ``save``/``load`` in torch's file
+format (``serialization``), ``autograd.forward_ad``, ``func`` (and ``import functorch``),
+``autograd.profiler``/``profiler``, ``utils.benchmark``; classes carry torch's names
+(``_names``: ``<class 'torch.Tensor'>``).
 """
 from __future__ import annotations
 
