@@ -121,7 +121,9 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, EngineTensor):
             from .nn.parameter import Parameter
 
-            a = np.ascontiguousarray(raw(obj))
+            a = raw(obj)
+            if not a.flags.c_contiguous:
+                a = np.array(a, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
             storage = _Storage(a.reshape(-1), str(len(self.storages)))
             self.storages.append(storage)
             stride = tuple(int(s) for s in _contig_strides(a.shape))
