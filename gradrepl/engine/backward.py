@@ -162,10 +162,13 @@ def count_deps(nodes, keep=None):
 
 
 def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
-                  no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False):
+                  no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False,
+                  refuse=None):
     """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
 
     Returns (as StopIteration.value) the captured gradients when ``inputs`` is given.
+    ``refuse(node)``: asked before each node runs; an exception it returns is raised there (a
+    dialect's op whose kernel refuses, e.g. one without a gradient of its gradient).
     """
     seeds = []
     for t, g in zip(roots, root_grads):
@@ -339,6 +342,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
                             _check_versions(node)
                 else:
                     _check_versions(node)
+            if refuse is not None:
+                refused = refuse(node)
+                if refused is not None:
+                    raise refused
             state.enabled = create_graph
             if create_graph:
                 start = provenance.mark()

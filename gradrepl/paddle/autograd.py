@@ -15,6 +15,7 @@ from ..engine.tensor import Tensor as _T
 from . import core as _core
 from . import bf16, profiles
 from .core import Tensor
+from .double_grad import refuser
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "hessian", "jacobian", "saved_tensors_hooks",
@@ -153,7 +154,8 @@ def _run_backward(tensors, grad_tensors, retain_graph):
     grads = _seed_grads(tensors, grad_tensors)
     try:
         _bw.run_backward(tensors, grads, retain_graph=retain_graph,
-                         retain_nonleaf=profiles.current().retain_nonleaf_grads)
+                         retain_nonleaf=profiles.current().retain_nonleaf_grads,
+                         refuse=refuser(False))
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, tensors[0].name) from None
     except _bw.InplaceModifiedError as exc:
@@ -215,7 +217,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         res = _bw.run_backward(outputs, grads, retain_graph=retain_graph,
                                create_graph=create_graph, inputs=inputs_l,
                                no_grad_vars=no_grad,
-                               zero_links=profiles.current().double_grad_zeros)
+                               zero_links=profiles.current().double_grad_zeros,
+                               refuse=refuser(create_graph))
     except _bw.GraphFreedError as exc:
         raise freed_graph_error(exc, outputs[0].name) from None
     except _bw.InplaceModifiedError as exc:

@@ -119,6 +119,8 @@ class Profile:
     group_norm_kernel: str = "2.6"  # group_norm: "2.6" (the CPU kernels take epsilon as a float;
     #   GroupNorm(weight_attr=False) keeps a constant weight/bias of ones/zeros) | "3" (epsilon a
     #   double; GroupNorm(weight_attr=False) passes None, so dx lacks the mean(dy) term)
+    no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
+    #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -130,7 +132,7 @@ P26 = Profile(
 )
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy",
-              double_grad_zeros=False)
+              double_grad_zeros=False, no_double_grad="")
 P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
              shape_tensor_dtype="int64", where_grad="select",
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
@@ -148,7 +150,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even",
-             group_norm_kernel="3",
+             group_norm_kernel="3", no_double_grad="3",
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -20,6 +20,7 @@ from ...engine.tensor import Tensor as _T
 from .. import dtypes, profiles
 from ..core import Tensor, as_tensor
 from ._args import extra_kwargs, int_value, shape_list
+from ..double_grad import composes as _composes
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "hstack", "vstack", "dstack",
            "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "rot90",
@@ -327,6 +328,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     return MP.diagonal(x, offset, a1, a2)
 
 
+@_composes("trace")
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
     """The sum of the ``offset`` diagonal over (axis1, axis2)."""
     from .reduce import sum as _sum
@@ -707,6 +709,7 @@ def tensordot(x, y, axes=2, name=None):
     return x.matmul(y).reshape(shape_out)
 
 
+@_composes("kron")
 def kron(x, y, name=None):
     """The Kronecker product."""
     from ...engine.ops import math as M
@@ -735,6 +738,7 @@ def inner(x, y, name=None):
     return paddle.matmul(dx, paddle.transpose(dy, [1, 0])).reshape(xs[:-1] + ys[:-1])
 
 
+@_composes("mv")
 def mv(x, vec, name=None):
     return _paddle().matmul(x, vec)
 
@@ -743,6 +747,7 @@ def mul(x, y, name=None):
     return _paddle().multiply(x, y)
 
 
+@_composes("addmm")
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
     """``beta * input + alpha * (x @ y)``."""
     paddle = _paddle()

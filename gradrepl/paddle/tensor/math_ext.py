@@ -12,6 +12,7 @@ from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
 from .. import dtypes, profiles
 from ..core import Tensor, as_tensor
+from ..double_grad import composes as _composes
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "diff", "frexp", "trapezoid",
            "cumulative_trapezoid", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert",
@@ -68,6 +69,7 @@ def cummin(x, axis=None, dtype="int64", name=None):
     return _cum_extreme(x, axis, dtype, False)
 
 
+@_composes("logcumsumexp")
 def logcumsumexp(x, axis=None, dtype=None, name=None):
     """log(cumsum(exp(x))) along ``axis``, computed stably (running max shift)."""
     paddle = _paddle()

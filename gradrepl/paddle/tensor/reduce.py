@@ -198,8 +198,10 @@ def mean(x, axis=None, keepdim=False, name=None, **kw):
 def mean_all(x):
     """``mean(x)`` of a non-empty float tensor, without ``mean``'s argument checks (for the
     losses' own 'mean' reduction, whose input they made)."""
+    from ..double_grad import tag
+
     axes = tuple(range(x.data.ndim))
-    return R.mean(x, axes, False, out_shape_for(x, axes, False))
+    return tag(R.mean(x, axes, False, out_shape_for(x, axes, False)), "mean_all")
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):

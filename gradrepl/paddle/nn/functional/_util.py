@@ -14,11 +14,16 @@ def check_reduction(reduction, what):
             f"received {reduction}, which is not allowed.")
 
 
-def reduce_loss(out, reduction):
-    """'mean' -> paddle.mean (mean_all), 'sum' -> paddle.sum, 'none' -> the tensor itself."""
+def reduce_loss(out, reduction, mean_all=False):
+    """'mean' -> paddle.mean, 'sum' -> paddle.sum, 'none' -> the tensor itself; ``mean_all``:
+    the loss's mean is Paddle's mean_all op (its node has no double grad)."""
     from ...tensor import reduce as R
 
     if reduction == "mean":
+        if mean_all:
+            from ...double_grad import tag
+
+            return tag(R.mean(out), "mean_all")
         return R.mean(out)
     if reduction == "sum":
         return R.sum(out)

@@ -8,6 +8,7 @@ from ....engine.ops import math as M
 from ....engine.ops import nn as N
 from ...tensor.math import sigmoid, tanh
 from ._util import require_float, to_np_dtype
+from ...double_grad import composes as _composes
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
            "softsign", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softmax",
@@ -102,6 +103,7 @@ def mish(x, threshold=20.0, name=None):
     return N.mish(require_float(x, "mish"), threshold)
 
 
+@_composes("tanh_shrink")
 def tanhshrink(x, name=None):
     return M.subtract(x, M.tanh(x))
 
@@ -192,6 +194,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
     return nn_more.prelu(x, weight, mode, data_format)
 
 
+@_composes("rrelu")
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """Randomized leaky ReLU: a uniform slope in [lower, upper] while training, their mean in
     evaluation."""

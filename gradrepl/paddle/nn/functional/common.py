@@ -9,6 +9,7 @@ from ... import profiles
 from ...core import Tensor
 from ...tensor.linalg import matmul
 from ...tensor.math import add
+from ...double_grad import composes as _composes
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity", "normalize"]
 
@@ -306,6 +307,13 @@ def _cubic_weights(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+def _interp_tag(out, mode):
+    """The composed resize's last node stands for Paddle's one <mode>_interp op."""
+    from ...double_grad import tag
+
+    return tag(out, mode + "_interp")
+
+
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
                 align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
     """Resize the spatial axes: nearest, linear/bilinear/trilinear (separable), bicubic, area
@@ -337,7 +345,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                 ratio = 1.0 / s if s else n / m
                 idx = np.minimum(np.floor(np.arange(m) * ratio).astype(int), n - 1)
             out = _gather_axis(out, idx, a)
-        return out
+        return _interp_tag(out, mode)
     if mode in ("linear", "bilinear", "trilinear"):
         for a, n, m, s in zip(axes, in_sizes, size, scales):
             i0, i1, w1 = _linear_taps(n, m, s, align_corners, align_mode)
@@ -347,7 +355,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
             w0t = Tensor((1 - w1).reshape(shape).astype(x.data.dtype))
             out = paddle.add(paddle.multiply(_gather_axis(out, i0, a), w0t),
                              paddle.multiply(_gather_axis(out, i1, a), w1t))
-        return out
+        return _interp_tag(out, mode)
     if mode == "bicubic":
         for a, n, m, s in zip(axes, in_sizes, size, scales):
             o = np.arange(m, dtype=np.float64)
@@ -367,7 +375,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                                        Tensor(w.reshape(shape).astype(x.data.dtype)))
                 acc = term if acc is None else paddle.add(acc, term)
             out = acc
-        return out
+        return _interp_tag(out, mode)
     if mode == "area":
         for a, n, m in zip(axes, in_sizes, size):
             starts = (np.arange(m) * n) // m
@@ -425,6 +433,7 @@ def _pads(paddings):
     return paddings
 
 
+@_composes("unfold")
 def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
     """im2col: every kernel window as a column, [N, C*kh*kw, L]."""
     from ....engine.ops import index as I
@@ -457,6 +466,7 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
                             slice(p[1], p[1] + w)))
 
 
+@_composes("pixel_shuffle")
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     paddle = _pp()
     r = upscale_factor

@@ -203,7 +203,7 @@ def l1_loss(input, label, reduction="mean", name=None):  # noqa: A002
         raise ValueError(
             "The value of 'reduction' in L1Loss should be 'sum', 'mean' or 'none', but "
             f"received {reduction}, which is not allowed.")
-    return reduce_loss(abs_(subtract(input, label)), reduction)
+    return reduce_loss(abs_(subtract(input, label)), reduction, mean_all=True)
 
 
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True,  # noqa: A002
@@ -226,7 +226,7 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     if margin != 0.0:
         out = M.scale(out, 1.0, float(margin))
     out = M.relu(out)
-    return reduce_loss(out, reduction)
+    return reduce_loss(out, reduction, mean_all=True)
 
 
 # ---------------------------------------------------------------------- binary losses
@@ -238,7 +238,7 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     out = N.bce_loss(input, label)
     if weight is not None:
         out = M.multiply(out, weight)
-    return reduce_loss(out, reduction)
+    return reduce_loss(out, reduction, mean_all=True)
 
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
@@ -267,7 +267,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     out = N.sigmoid_cross_entropy_with_logits(logit, label, pos_weight, -100, kernel)
     if weight is not None:
         out = M.multiply(out, weight)
-    return reduce_loss(out, reduction)
+    return reduce_loss(out, reduction, mean_all=True)
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):  # noqa: A002

@@ -10,6 +10,7 @@ from ....engine.ops import conv as C
 from ....engine.ops import pool3d as P3
 from ...core import Tensor
 from .conv import _from_nchw, _to_nchw, convert_to_list, explicit_pads, update_padding_nd
+from ...double_grad import composes as _composes
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -171,6 +172,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     return _adaptive(x, output_size, "avg", channel_last)
 
 
+@_composes("max_pool2d_with_index")
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     _check_input(x, 4)
     return _adaptive(x, output_size, "max", False, return_mask)
