@@ -191,7 +191,7 @@ del _names, _why, _n
 # denied by the name it is bound under)
 _SAFE_MODULES = ("gradrepl.paddle", "gradrepl.engine", "numpy", "math", "cmath", "numbers",
                  "itertools", "abc", "collections", "enum", "re", "struct", "errno", "time",
-                 "keyword", "copy", "fractions", "decimal")
+                 "keyword", "copy", "fractions", "decimal", "random")
 _UNSAFE_MODULES = ("numpy.lib", "numpy.ctypeslib", "numpy.testing", "numpy.f2py",
                    "numpy.distutils", "numpy.typing", "numpy._pytesttester", "numpy._utils",
                    "numpy._core._internal")
