@@ -36,6 +36,10 @@ class PaddleClass(type):
     def __repr__(cls):
         return f"<class '{paddle_path(cls)}'>"
 
+    def _repr_pretty_(cls, p, cycle):
+        """IPython (a notebook cell ending in ``type(x)``) shows a class as its module path."""
+        p.text(paddle_path(cls))
+
 
 def paddle_path(cls):
     """Where Paddle defines ``cls``: its ``_paddle_path``, else gradrepl's module path without
@@ -78,6 +82,12 @@ class Size(list, metaclass=PaddleClass):
 class Tensor(_EngineTensor, metaclass=PaddleClass):
     __slots__ = ()
     _paddle_path = "paddle.Tensor"
+
+    def value(self):
+        """The tensor itself (Paddle's old variable API: ``param.value()``)."""
+        return self
+
+    value.__qualname__ = "monkey_patch_tensor.<locals>.value"  # as Paddle's bound method reads
 
     # ------------------------------------------------------------------ attributes
     @property

@@ -116,6 +116,9 @@ def _wider_float(a: np.dtype, b: np.dtype) -> np.dtype:
 def _lattice(a: np.dtype, b: np.dtype) -> np.dtype:
     """Promotion of two operands of equal standing: higher category, then numpy's width rules."""
     ca, cb = category(a), category(b)
+    if {ca, cb} == {COMPLEX, FLOAT}:  # complex64 with float64 is complex128 (3.3.1), as numpy's
+        c, f = (a, b) if ca == COMPLEX else (b, a)
+        return np.dtype(np.complex128) if f == np.float64 else c
     if ca != cb:
         return a if ca > cb else b
     if ca == FLOAT:

@@ -207,11 +207,26 @@ class _Accelerator:
 accelerator = _Accelerator()
 
 
+def _answers(name, available, **settings):
+    """A ``torch.backends.X`` of torch's CPU wheel: ``is_available()``, its switches (they
+    change nothing in gradrepl, as they change no CPU result in torch)."""
+    import types
+
+    space = types.SimpleNamespace(**settings)
+    space.is_available = lambda: available
+    space.__name__ = f"torch.backends.{name}"
+    return space
+
+
 class _Backends:
-    class mps:  # noqa: N801
-        @staticmethod
-        def is_available():
-            return False
+    mps = _answers("mps", False)
+    cudnn = _answers("cudnn", False, enabled=True, benchmark=False, deterministic=False,
+                     allow_tf32=True)
+    cudnn.version = lambda: None
+    mkldnn = _answers("mkldnn", True, enabled=True)
+    openmp = _answers("openmp", True)
+    cuda = _answers("cuda", False)
+    cuda.is_built = lambda: False
 
 
 backends = _Backends()
