@@ -180,6 +180,11 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean",  # 
     c = input.data.shape[1]
     if c < 1:
         raise ValueError(f"Expected 1 or more classes (got num classes{c})")
+    if label_dims == input_dims and label.data.shape[1] == 1:
+        # a [N, 1] label (as a data loader stacks class indices) means the same as [N]
+        from ....engine.ops import shape as S
+
+        label = S.reshape(label, label.data.shape[:1] + label.data.shape[2:])
     w = _const(np.ones(c, input.data.dtype)) if weight is None else weight
     out_shape = () if profiles.current().zero_d else (1,)
     return N.nll_loss(input, label, w, ignore_index, reduction, out_shape)
