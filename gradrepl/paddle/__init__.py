@@ -65,6 +65,11 @@ def __getattr__(name):
         mod = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
         return mod
+    if name in ("Model", "callbacks"):  # the high-level API (paddle.hapi)
+        from . import hapi
+
+        globals()[name] = getattr(hapi, name)
+        return globals()[name]
     raise AttributeError(f"module 'paddle' has no attribute {name!r}")
 
 

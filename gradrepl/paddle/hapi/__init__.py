@@ -1,4 +1,7 @@
-"""``paddle.hapi``: the high-level API's model summary (``paddle.summary``)."""
+"""``paddle.hapi``: the high-level API: ``Model``, ``callbacks`` and the model summary
+(``paddle.summary``)."""
+from . import callbacks
+from .model import Model
 from .model_summary import summary
 
-__all__ = ["summary"]
+__all__ = ["Model", "callbacks", "summary"]

@@ -1,0 +1,325 @@
+"""``paddle.Model``: Paddle's high-level training loop (prepare, fit, evaluate, predict, the
+per-batch calls, save/load) over a dygraph network, in the order real Paddle computes."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import numpy as np
+
+from .callbacks import EarlyStopping, config_callbacks
+
+__all__ = ["Model"]
+
+
+def _to_list(value):
+    if value is None:
+        return value
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _to_numpy(t):
+    return np.array(t.numpy()) if hasattr(t, "numpy") else np.array(t)
+
+
+def _flatten(data):
+    out = []
+    for d in (data if isinstance(data, (list, tuple)) else [data]):
+        out.extend(_flatten(d) if isinstance(d, (list, tuple)) else [d])
+    return out
+
+
+def _forward_arg_count(network):
+    """How many inputs a batch feeds the network: ``forward``'s named arguments."""
+    params = inspect.signature(network.forward).parameters.values()
+    named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(named) or 1
+
+
+class _EpochBatchSampler:
+    """The batches hapi draws from a Dataset (Paddle's single-process DistributedBatchSampler):
+    a shuffle is ``np.random.RandomState(epoch)`` with the epoch counting the sampler's passes,
+    so it does not depend on the global seeds."""
+
+    def __init__(self, dataset, batch_size, shuffle=False, drop_last=False):
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.drop_last = drop_last
+        self.epoch = 0
+
+    def __iter__(self):
+        indices = np.arange(len(self.dataset)).tolist()
+        if self.shuffle:
+            np.random.RandomState(self.epoch).shuffle(indices)
+            self.epoch += 1
+        for i in range(0, len(indices), self.batch_size):
+            batch = indices[i:i + self.batch_size]
+            if len(batch) == self.batch_size or not self.drop_last:
+                yield batch
+
+    def __len__(self):
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class Model:
+    """Wraps a ``paddle.nn.Layer`` with a training loop: ``prepare`` then ``fit``."""
+
+    def __init__(self, network, inputs=None, labels=None):
+        self.mode = "train"
+        self.network = network
+        self._inputs = _to_list(inputs)
+        self._labels = _to_list(labels)
+        self._n_inputs = len(self._inputs) if self._inputs else _forward_arg_count(network)
+        self._loss = None
+        self._optimizer = None
+        self._metrics = []
+        self._test_dataloader = None
+        self.stop_training = False
+        self._logs = {}
+
+    # ---- per batch -------------------------------------------------------------------------
+    def _update_metrics(self, outputs, labels):
+        results = []
+        for metric in self._metrics:
+            outs = metric.compute(*(_to_list(outputs) + labels))
+            results.append(metric.update(*[_to_numpy(m) for m in _to_list(outs)]))
+        return results
+
+    def train_batch(self, inputs, labels=None, update=True):
+        """One optimisation step: forward, loss, backward, step, clear grads, then metrics."""
+        import gradrepl.paddle as paddle
+
+        assert self._optimizer, "model not ready, please call `model.prepare()` first"
+        self.network.train()
+        self.mode = "train"
+        labels = [paddle.to_tensor(x) for x in _to_list(labels or [])]
+        outputs = self.network(*[paddle.to_tensor(x) for x in _to_list(inputs)])
+        losses = _to_list(self._loss(*(_to_list(outputs) + labels)))
+        final = paddle.add_n(losses)
+        final.backward()
+        if update:
+            self._optimizer.minimize(final)
+            self.network.clear_gradients()
+        metrics = self._update_metrics(outputs, labels)
+        loss_np = [_to_numpy(x) for x in losses]
+        return (loss_np, metrics) if metrics else loss_np
+
+    def eval_batch(self, inputs, labels=None):
+        """Forward and loss in eval mode, without gradients; updates the metrics."""
+        import gradrepl.paddle as paddle
+
+        self.network.eval()
+        self.mode = "eval"
+        labels = [paddle.to_tensor(x) for x in _to_list(labels or [])]
+        with paddle.no_grad():
+            outputs = self.network(*[paddle.to_tensor(x) for x in _to_list(inputs)])
+            losses = _to_list(self._loss(*(_to_list(outputs) + labels))) if self._loss else None
+        metrics = self._update_metrics(outputs, labels)
+        if self._loss:
+            loss_np = [_to_numpy(x) for x in losses]
+            return (loss_np, metrics) if metrics else loss_np
+        return metrics
+
+    def predict_batch(self, inputs):
+        """The network's outputs for one batch, as a list of numpy arrays."""
+        import gradrepl.paddle as paddle
+
+        self.network.eval()
+        self.mode = "test"
+        with paddle.no_grad():
+            outputs = self.network(*[paddle.to_tensor(x) for x in _to_list(inputs)])
+        return [_to_numpy(o) for o in _to_list(outputs)]
+
+    # ---- setup -----------------------------------------------------------------------------
+    def parameters(self, *args, **kwargs):
+        """The network's parameters."""
+        return self.network.parameters(*args, **kwargs)
+
+    def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
+        """Sets the optimizer, the loss (a Layer or callable) and ``paddle.metric`` metrics."""
+        from ..metric import Metric
+        from ..nn import Layer
+
+        self._optimizer = optimizer
+        if loss is not None and not isinstance(loss, Layer) and not callable(loss):
+            raise TypeError("'loss' must be sub classes of `paddle.nn.Layer` or any callable "
+                            "function.")
+        self._loss = loss
+        metrics = _to_list(metrics or [])
+        for m in metrics:
+            assert isinstance(m, Metric), f"{m.__class__.__name__} is not sub class of Metric"
+        self._metrics = metrics
+
+    def _metrics_name(self):
+        names = ["loss"] if self._loss else []
+        for m in self._metrics:
+            names.extend(_to_list(m.name()))
+        return names
+
+    def _reset_metrics(self):
+        for m in self._metrics:
+            m.reset()
+
+    @staticmethod
+    def _loader(data, batch_size, shuffle=False, drop_last=False, num_workers=0):
+        from ..io import DataLoader, Dataset
+
+        if not isinstance(data, Dataset):
+            return data
+        sampler = _EpochBatchSampler(data, batch_size, shuffle, drop_last)
+        return DataLoader(data, batch_sampler=sampler, num_workers=num_workers,
+                          return_list=True)
+
+    @staticmethod
+    def _len(loader):
+        try:
+            return len(loader)
+        except Exception:  # noqa: BLE001 - an iterable without a length
+            return None
+
+    # ---- loops -----------------------------------------------------------------------------
+    def _run_one_epoch(self, loader, cbks, mode):
+        logs = self._logs  # one dict across calls, as Paddle's shared default argument
+        outputs = []
+        n_in = self._n_inputs
+        for step, data in enumerate(loader):
+            data = _flatten(data)
+            batch_size = data[0].shape[0]
+            cbks.on_batch_begin(mode, step, logs)
+            if mode != "predict":
+                args = [data[:n_in], data[n_in:]]
+                if mode == "train":
+                    args.append(True)
+                outs = getattr(self, mode + "_batch")(*args)
+                if self._metrics and self._loss:
+                    values = [[float(x) for x in outs[0]]]
+                elif self._loss:
+                    values = [[float(x) for x in outs]]
+                else:
+                    values = []
+                for m in self._metrics:
+                    values.extend(_to_list(m.accumulate()))
+                logs.update(zip(self._metrics_name(), values))
+            else:
+                outputs.append(self.predict_batch(data[:n_in]))
+            logs["step"] = step
+            logs["batch_size"] = batch_size
+            cbks.on_batch_end(mode, step, logs)
+        self._reset_metrics()
+        return (logs, outputs) if mode == "predict" else logs
+
+    def fit(self, train_data=None, eval_data=None, batch_size=1, epochs=1, eval_freq=1,
+            log_freq=10, save_dir=None, save_freq=1, verbose=2, drop_last=False, shuffle=True,
+            num_workers=0, callbacks=None, accumulate_grad_batches=1, num_iters=None):
+        """Trains for ``epochs`` epochs, evaluating on ``eval_data`` every ``eval_freq``."""
+        assert train_data is not None, "train_data must be given!"
+        if isinstance(batch_size, (tuple, list)):
+            assert len(batch_size) == 2, ("batch_size length error, expected train_batch_size "
+                                          "and eval_batch_size.")
+            train_bs, eval_bs = batch_size
+        else:
+            train_bs = eval_bs = batch_size
+        train_loader = self._loader(train_data, train_bs, shuffle, drop_last, num_workers)
+        eval_loader = (self._loader(eval_data, eval_bs, num_workers=num_workers)
+                       if eval_data is not None else None)
+        self._test_dataloader = eval_loader
+        cbks = config_callbacks(callbacks, model=self, epochs=epochs,
+                                steps=self._len(train_loader), log_freq=log_freq,
+                                save_freq=save_freq, save_dir=save_dir, verbose=verbose,
+                                metrics=self._metrics_name())
+        if any(isinstance(k, EarlyStopping) for k in cbks) and eval_loader is None:
+            import warnings
+
+            warnings.warn("EarlyStopping needs validation data.")
+        cbks.on_begin("train")
+        logs = None
+        for epoch in range(epochs):
+            cbks.on_epoch_begin(epoch)
+            logs = self._run_one_epoch(train_loader, cbks, "train")
+            cbks.on_epoch_end(epoch, logs)
+            if eval_loader is not None and epoch % eval_freq == 0:
+                cbks.on_begin("eval", {"steps": self._len(eval_loader),
+                                       "metrics": self._metrics_name()})
+                cbks.on_end("eval", self._run_one_epoch(eval_loader, cbks, "eval"))
+            if self.stop_training:
+                break
+        cbks.on_end("train", logs)
+        self._test_dataloader = None
+
+    def evaluate(self, eval_data, batch_size=1, log_freq=10, verbose=2, num_workers=0,
+                 callbacks=None, num_iters=None):
+        """Runs the loss and metrics over ``eval_data``: ``{'loss': [value], <metric>: value}``."""
+        loader = self._loader(eval_data, batch_size, num_workers=num_workers)
+        self._test_dataloader = loader
+        cbks = config_callbacks(callbacks, model=self, log_freq=log_freq, verbose=verbose,
+                                metrics=self._metrics_name())
+        cbks.on_begin("eval", {"steps": self._len(loader), "metrics": self._metrics_name()})
+        logs = self._run_one_epoch(loader, cbks, "eval")
+        cbks.on_end("eval", logs)
+        self._test_dataloader = None
+        return {k: logs[k] for k in self._metrics_name()}
+
+    def predict(self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1,
+                callbacks=None):
+        """The network's outputs over ``test_data``: one list of numpy batches per output
+        (or one stacked array per output with ``stack_outputs=True``)."""
+        loader = self._loader(test_data, batch_size, num_workers=num_workers)
+        self._test_dataloader = loader
+        cbks = config_callbacks(callbacks, model=self, verbose=verbose)
+        cbks.on_begin("predict", {"steps": self._len(loader)})
+        logs, outputs = self._run_one_epoch(loader, cbks, "predict")
+        outputs = list(zip(*outputs))
+        outputs = ([np.vstack(o) for o in outputs] if stack_outputs
+                   else [list(o) for o in outputs])
+        self._test_dataloader = None
+        cbks.on_end("predict", logs)
+        return outputs
+
+    # ---- persistence -----------------------------------------------------------------------
+    def save(self, path, training=True):
+        """Writes ``path.pdparams`` (and ``path.pdopt`` when the optimizer has state)."""
+        import gradrepl.paddle as paddle
+
+        if not training:
+            raise NotImplementedError("gradrepl: Model.save(training=False) writes an inference "
+                                      "model (paddle.jit.save), which is not emulated")
+        if os.path.basename(path) == "":
+            raise ValueError("The input path MUST be format of dirname/file_prefix "
+                             "[dirname\\file_prefix in Windows system], but received "
+                             "file_prefix is empty string.")
+        dirname = os.path.dirname(path)
+        if dirname and not os.path.exists(dirname):
+            os.makedirs(dirname)
+        paddle.save(self.network.state_dict(), path + ".pdparams")
+        if self._optimizer is not None and self._optimizer.state_dict():
+            paddle.save(self._optimizer.state_dict(), path + ".pdopt")
+
+    def load(self, path, skip_mismatch=False, reset_optimizer=False):
+        """Loads ``path.pdparams`` into the network and ``path.pdopt`` into the optimizer."""
+        import gradrepl.paddle as paddle
+
+        for suffix in (".pdparams", ".pdopt"):
+            if path.endswith(suffix):
+                path = path[: -len(suffix)]
+        state = paddle.load(path + ".pdparams")
+        if skip_mismatch:
+            own = self.network.state_dict()
+            state = {k: v for k, v in state.items()
+                     if k in own and list(np.shape(v)) == list(own[k].shape)}
+        self.network.set_state_dict(state)
+        if not reset_optimizer and self._optimizer is not None and os.path.exists(
+                path + ".pdopt"):
+            self._optimizer.set_state_dict(paddle.load(path + ".pdopt"))
+
+    def summary(self, input_size=None, dtype=None):
+        """``paddle.summary`` of the network (``input_size`` from ``inputs`` when omitted)."""
+        import gradrepl.paddle as paddle
+
+        assert input_size is not None or self._inputs is not None, (
+            "'input_size' or 'self._input' must be set")
+        if input_size is None:
+            input_size = [tuple(i.shape) for i in self._inputs]
+            input_size = input_size[0] if len(input_size) == 1 else input_size
+        return paddle.summary(self.network, input_size, dtypes=dtype)
