@@ -2,6 +2,7 @@
 progress bar Paddle's hapi prints (``step  5/13 [====>...] - loss: 2.4348 - 3ms/step``)."""
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import time
@@ -369,7 +370,7 @@ class EarlyStopping(Callback):
         current = logs[self.monitor]
         if isinstance(current, (list, tuple)):
             current = current[0]
-        elif isinstance(current, (int, float, np.number)):
+        elif isinstance(current, numbers.Number):
             pass
         else:
             return
@@ -381,7 +382,7 @@ class EarlyStopping(Callback):
                 self.model.save(path)
         else:
             self.wait_epoch += 1
-        if self.wait_epoch > self.patience:
+        if self.wait_epoch >= self.patience:
             self.model.stop_training = True
             if self.verbose > 0:
                 print(f"Epoch {self.stopped_epoch + 1}: Early stopping.")
