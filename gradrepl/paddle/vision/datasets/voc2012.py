@@ -1,7 +1,7 @@
 """``paddle.vision.datasets.VOC2012``: the segmentation set, read from the VOC tar archive."""
 from __future__ import annotations
 
-import io
+import io as _io
 import tarfile
 
 import numpy as np
@@ -53,8 +53,8 @@ class VOC2012(Dataset):
 
         Image = pil()[0]
         read = lambda name: self.data_tar.extractfile(self.name2mem[name]).read()  # noqa: E731
-        data = Image.open(io.BytesIO(read(self.data[idx])))
-        label = Image.open(io.BytesIO(read(self.labels[idx])))
+        data = Image.open(_io.BytesIO(read(self.data[idx])))
+        label = Image.open(_io.BytesIO(read(self.labels[idx])))
         if self.backend == "cv2":
             data, label = np.array(data), np.array(label)
         if self.transform is not None:
