@@ -123,3 +123,33 @@ def test_custom_callback_hooks_in_order(capsys):
     assert list(res) == ["loss", "acc"] and isinstance(res["loss"][0], float)
     out = model.predict(DS(), batch_size=2, verbose=0)
     assert len(out) == 1 and [o.shape for o in out[0]] == [(2, 3), (2, 3), (1, 3)]
+
+
+def test_import_forms_and_unprepared_fit(tmp_path):
+    """``from paddle.callbacks import ...`` under ``gradrepl run``; fit on a Dataset before
+    prepare fails as real 3.3.1 does (AttributeError: 'Model' object has no attribute '_place');
+    Model.summary() with an InputSpec input gives the same table as real (recorded rows)."""
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import paddle\n"
+        "from paddle.callbacks import EarlyStopping, ProgBarLogger\n"
+        "import paddle.callbacks as cb\n"
+        "from paddle.static import InputSpec\n"
+        "print(EarlyStopping.__name__, cb.LRScheduler.__name__)\n"
+        "x = InputSpec([None, 1, 28, 28], 'float32', 'image')\n"
+        "net = paddle.nn.Sequential(paddle.nn.Flatten(), paddle.nn.Linear(784, 10))\n"
+        "m = paddle.Model(net, x)\n"
+        "print(m.summary())\n"
+        "try:\n"
+        "    m.fit(paddle.io.TensorDataset([paddle.rand([4, 1, 28, 28])]))\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e)\n")
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", "3", str(script)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[0] == "EarlyStopping LRScheduler"
+    assert "   Flatten-1      [[1, 1, 28, 28]]         [1, 784]              0       " in lines
+    assert "   Linear-1          [[1, 784]]            [1, 10]             7,850     " in lines
+    assert lines[-2] == "{'total_params': np.int64(7850), 'trainable_params': np.int64(7850)}"
+    assert lines[-1] == "AttributeError 'Model' object has no attribute '_place'"

@@ -177,3 +177,8 @@ _SINCE3 = _split_since3()
 _docs.publish(globals())
 _docs.publish(_SINCE3)
 tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"])
+# ``import paddle.callbacks`` / ``from paddle.callbacks import EarlyStopping``: the hapi module
+# under Paddle's top-level name (``paddle.Model`` itself is served lazily by __getattr__)
+from .hapi import callbacks as _hapi_callbacks  # noqa: E402
+
+__import__("sys").modules.setdefault(__name__ + ".callbacks", _hapi_callbacks)

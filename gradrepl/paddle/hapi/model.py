@@ -142,6 +142,9 @@ class Model:
         from ..metric import Metric
         from ..nn import Layer
 
+        from ..device import get_device
+
+        self._place = get_device()  # (fit/evaluate/predict on a Dataset before prepare: no _place)
         self._optimizer = optimizer
         if loss is not None and not isinstance(loss, Layer) and not callable(loss):
             raise TypeError("'loss' must be sub classes of `paddle.nn.Layer` or any callable "
@@ -162,15 +165,14 @@ class Model:
         for m in self._metrics:
             m.reset()
 
-    @staticmethod
-    def _loader(data, batch_size, shuffle=False, drop_last=False, num_workers=0):
+    def _loader(self, data, batch_size, shuffle=False, drop_last=False, num_workers=0):
         from ..io import DataLoader, Dataset
 
         if not isinstance(data, Dataset):
             return data
         sampler = _EpochBatchSampler(data, batch_size, shuffle, drop_last)
-        return DataLoader(data, batch_sampler=sampler, num_workers=num_workers,
-                          return_list=True)
+        return DataLoader(data, batch_sampler=sampler, places=self._place,
+                          num_workers=num_workers, return_list=True)
 
     @staticmethod
     def _len(loader):
@@ -319,7 +321,5 @@ class Model:
 
         assert input_size is not None or self._inputs is not None, (
             "'input_size' or 'self._input' must be set")
-        if input_size is None:
-            input_size = [tuple(i.shape) for i in self._inputs]
-            input_size = input_size[0] if len(input_size) == 1 else input_size
-        return paddle.summary(self.network, input_size, dtypes=dtype)
+        return paddle.summary(self.network, input_size if input_size is not None
+                              else self._inputs, dtypes=dtype)
