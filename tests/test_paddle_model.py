@@ -58,6 +58,15 @@ def test_callbacks_script_matches_real_paddle(version, record):
     assert "Epoch 3: Early stopping.\n" in r.stdout and "lr 0.00125 last_epoch 15\n" in r.stdout
 
 
+@pytest.mark.parametrize("version,record", [("3", "it_real3.txt"), ("2.6", "it_real26.txt")])
+def test_accumulate_and_num_iters_match_real_paddle(version, record):
+    """accumulate_grad_batches=2 (an optimizer step every second batch and on the last),
+    num_iters=6 (epochs = 6 // 4 + 1, stop after 6 steps, the stop flag staying set so the next
+    fit runs one epoch), evaluate(num_iters=3), and the final weights to 4 decimals."""
+    r = _run(version, "hapi_iters.py")
+    assert _mask(r.stdout) == _mask((DATA / record).read_text())
+
+
 def _setup():
     state.reset("3")
     import gradrepl.paddle as paddle

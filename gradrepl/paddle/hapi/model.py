@@ -22,6 +22,11 @@ def _to_numpy(t):
     return np.array(t.numpy()) if hasattr(t, "numpy") else np.array(t)
 
 
+def _scalar(a):
+    """A one-element loss as a Python float (Paddle 2.2's losses have shape [1])."""
+    return float(np.asarray(a).reshape(-1)[0]) if np.size(a) == 1 else float(a)
+
+
 def _flatten(data):
     out = []
     for d in (data if isinstance(data, (list, tuple)) else [data]):
@@ -76,7 +81,8 @@ class Model:
         self._optimizer = None
         self._metrics = []
         self._test_dataloader = None
-        self.stop_training = False
+        self.stop_training = False  # (never reset: Paddle's flag stays set once a fit stopped)
+        self._accumulate = 1
         self._logs = {}
 
     # ---- per batch -------------------------------------------------------------------------
@@ -192,13 +198,13 @@ class Model:
             cbks.on_batch_begin(mode, step, logs)
             if mode != "predict":
                 args = [data[:n_in], data[n_in:]]
-                if mode == "train":
-                    args.append(True)
+                if mode == "train":  # update on every accumulate-th step and the last one
+                    args.append((step + 1) % self._accumulate == 0 or step + 1 == len(loader))
                 outs = getattr(self, mode + "_batch")(*args)
                 if self._metrics and self._loss:
-                    values = [[float(x) for x in outs[0]]]
+                    values = [[_scalar(x) for x in outs[0]]]
                 elif self._loss:
-                    values = [[float(x) for x in outs]]
+                    values = [[_scalar(x) for x in outs]]
                 else:
                     values = []
                 for m in self._metrics:
@@ -209,6 +215,12 @@ class Model:
             logs["step"] = step
             logs["batch_size"] = batch_size
             cbks.on_batch_end(mode, step, logs)
+            if getattr(self, "num_iters", None) is not None:
+                self.num_iters -= 1
+                if self.num_iters <= 0:
+                    self.stop_training = True
+                    del self.num_iters
+                    break
         self._reset_metrics()
         return (logs, outputs) if mode == "predict" else logs
 
@@ -227,8 +239,15 @@ class Model:
         eval_loader = (self._loader(eval_data, eval_bs, num_workers=num_workers)
                        if eval_data is not None else None)
         self._test_dataloader = eval_loader
+        self._accumulate = accumulate_grad_batches
+        steps = self._len(train_loader)
+        self.num_iters = num_iters
+        if isinstance(num_iters, int) and isinstance(steps, int):
+            assert num_iters > 0, "num_iters must be greater than 0!"
+            epochs = num_iters // steps + 1
+            steps = min(num_iters, steps)
         cbks = config_callbacks(callbacks, model=self, epochs=epochs,
-                                steps=self._len(train_loader), log_freq=log_freq,
+                                steps=steps, log_freq=log_freq,
                                 save_freq=save_freq, save_dir=save_dir, verbose=verbose,
                                 metrics=self._metrics_name())
         if any(isinstance(k, EarlyStopping) for k in cbks) and eval_loader is None:
@@ -257,7 +276,12 @@ class Model:
         self._test_dataloader = loader
         cbks = config_callbacks(callbacks, model=self, log_freq=log_freq, verbose=verbose,
                                 metrics=self._metrics_name())
-        cbks.on_begin("eval", {"steps": self._len(loader), "metrics": self._metrics_name()})
+        steps = self._len(loader)
+        self.num_iters = num_iters
+        if isinstance(num_iters, int) and isinstance(steps, int):
+            assert num_iters > 0, "num_iters must be greater than 0!"
+            steps = self.num_iters = min(num_iters, steps)
+        cbks.on_begin("eval", {"steps": steps, "metrics": self._metrics_name()})
         logs = self._run_one_epoch(loader, cbks, "eval")
         cbks.on_end("eval", logs)
         self._test_dataloader = None
