@@ -67,6 +67,14 @@ def test_accumulate_and_num_iters_match_real_paddle(version, record):
     assert _mask(r.stdout) == _mask((DATA / record).read_text())
 
 
+@pytest.mark.parametrize("version,record", [("3", "pl_real3.txt"), ("2.6", "pl_real26.txt")])
+def test_reduce_lr_on_plateau_matches_real_paddle(version, record):
+    """ReduceLROnPlateau halving a float learning rate after each stalled evaluation (its
+    messages, the final lr and counters), its factor error, WandbCallback's ImportError."""
+    r = _run(version, "hapi_plateau.py")
+    assert r.stdout == (DATA / record).read_text()
+
+
 def _setup():
     state.reset("3")
     import gradrepl.paddle as paddle
@@ -85,7 +93,10 @@ def test_paddle_model_and_callbacks_resolve():
 
     assert paddle.Model is model.Model
     assert paddle.callbacks is callbacks
-    for name in ("Callback", "ProgBarLogger", "EarlyStopping", "ModelCheckpoint", "LRScheduler"):
+    assert paddle.callbacks.__all__ == ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL",
+                                        "LRScheduler", "EarlyStopping", "ReduceLROnPlateau",
+                                        "WandbCallback"]  # real 3.3.1's and 2.6.2's list
+    for name in paddle.callbacks.__all__:
         assert isinstance(getattr(paddle.callbacks, name), type)
 
 

@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping"]
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
+           "EarlyStopping", "ReduceLROnPlateau", "WandbCallback"]
 
 
 def _fmt_value(v):
@@ -390,3 +391,104 @@ class EarlyStopping(Callback):
                     print("Best checkpoint has been saved at "
                           f"{os.path.abspath(os.path.join(self.save_dir, 'best_model'))}")
         self.stopped_epoch += 1
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies a float learning rate by ``factor`` when the monitored eval value has not
+    improved (by ``min_delta``) for ``patience`` evaluations, then waits ``cooldown`` more."""
+
+    def __init__(self, monitor="loss", factor=0.1, patience=10, verbose=1, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        self.monitor = monitor
+        self.factor = factor
+        self.min_lr = min_lr
+        self.min_delta = min_delta
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.mode = mode
+        self.epoch = 0
+        self._reset()
+
+    def _reset(self):
+        if self.mode not in ("auto", "min", "max"):
+            warnings.warn(f"Learning rate reduction mode {self.mode} is unknown, "
+                          "fallback to auto mode.")
+            self.mode = "auto"
+        lower = self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor)
+        if lower:
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+        self.best = np.inf if lower else -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_eval_end(self, logs=None):
+        if logs is None or self.monitor not in logs:
+            warnings.warn("Monitor of ReduceLROnPlateau should be loss or metric name.")
+            return
+        try:
+            lr = self.model._optimizer._learning_rate
+        except Exception as e:  # noqa: BLE001 - Paddle warns and carries on
+            warnings.warn(f"There are something wrong when get learning_rate from optimizer: "
+                          f"{e}.")
+            return
+        if not isinstance(lr, float):
+            warnings.warn(f"Expected learning_rate be float, bug got {type(lr)}.")
+            return
+        current = logs[self.monitor]
+        if isinstance(current, (list, tuple)):
+            current = current[0]
+        elif not isinstance(current, numbers.Number):
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = self.model._optimizer.get_lr()
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    self.model._optimizer._learning_rate = new_lr
+                    if self.verbose > 0:
+                        print(f"\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing learning "
+                              f"rate to {new_lr}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+        self.epoch += 1
+
+
+class VisualDL(Callback):
+    """Logs to VisualDL, a package gradrepl does not provide: training with it refuses."""
+
+    def __init__(self, log_dir):
+        self.log_dir = log_dir
+        self.epochs = None
+        self.steps = None
+        self.epoch = 0
+
+    def on_train_begin(self, logs=None):
+        raise ModuleNotFoundError("gradrepl: paddle.callbacks.VisualDL needs the visualdl "
+                                  "package, which gradrepl does not emulate")
+
+
+class WandbCallback(Callback):
+    """Logs to Weights & Biases, which is not installed here (Paddle's ImportError)."""
+
+    def __init__(self, *args, **kwargs):
+        raise ImportError("You want to use `wandb` which is not installed yet install it with "
+                          "`pip install wandb`")
