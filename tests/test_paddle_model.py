@@ -75,6 +75,16 @@ def test_reduce_lr_on_plateau_matches_real_paddle(version, record):
     assert r.stdout == (DATA / record).read_text()
 
 
+@pytest.mark.parametrize("version,record", [("3", "le_real3.txt"), ("2.6", "le_real26.txt")])
+def test_lenet_quickstart_flow_matches_real_paddle(version, record):
+    """The beginner quick start's flow on synthetic MNIST-shaped data: Normalize transform,
+    paddle.vision.models.LeNet, fit verbose=1, evaluate, save, load into a new Model, predict.
+    (The eval loss is printed to 5 decimals: the engine's conv sums differ from Paddle's in the
+    last float32 bit.)"""
+    r = _run(version, "hapi_lenet.py")
+    assert _mask(r.stdout) == _mask((DATA / record).read_text())
+
+
 def _setup():
     state.reset("3")
     import gradrepl.paddle as paddle
