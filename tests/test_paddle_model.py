@@ -85,6 +85,16 @@ def test_lenet_quickstart_flow_matches_real_paddle(version, record):
     assert _mask(r.stdout) == _mask((DATA / record).read_text())
 
 
+@pytest.mark.parametrize("version,record", [("3", "er_real3.txt"), ("2.6", "er_real26.txt")])
+def test_errors_match_real_paddle(version, record):
+    """Calls before prepare (train_batch's assertion, eval_batch's missing _metrics), a bad
+    loss/metric in prepare, load of a missing file / a wrong postfix / a shape mismatch, fit
+    without data, a 3-element batch_size, num_iters=0, save to 'dir/' (writes 'dir/.pdparams'),
+    and the loss-less eval_batch/evaluate/predict_batch results."""
+    r = _run(version, "hapi_errors.py")
+    assert r.stdout == (DATA / record).read_text()
+
+
 def _setup():
     state.reset("3")
     import gradrepl.paddle as paddle

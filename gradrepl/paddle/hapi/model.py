@@ -78,8 +78,7 @@ class Model:
         self._labels = _to_list(labels)
         self._n_inputs = len(self._inputs) if self._inputs else _forward_arg_count(network)
         self._loss = None
-        self._optimizer = None
-        self._metrics = []
+        self._optimizer = None  # (no _metrics until prepare, as in Paddle)
         self._test_dataloader = None
         self.stop_training = False  # (never reset: Paddle's flag stays set once a fit stopped)
         self._accumulate = 1
@@ -311,33 +310,45 @@ class Model:
         if not training:
             raise NotImplementedError("gradrepl: Model.save(training=False) writes an inference "
                                       "model (paddle.jit.save), which is not emulated")
-        if os.path.basename(path) == "":
-            raise ValueError("The input path MUST be format of dirname/file_prefix "
-                             "[dirname\\file_prefix in Windows system], but received "
-                             "file_prefix is empty string.")
-        dirname = os.path.dirname(path)
-        if dirname and not os.path.exists(dirname):
-            os.makedirs(dirname)
         paddle.save(self.network.state_dict(), path + ".pdparams")
         if self._optimizer is not None and self._optimizer.state_dict():
             paddle.save(self._optimizer.state_dict(), path + ".pdopt")
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
-        """Loads ``path.pdparams`` into the network and ``path.pdopt`` into the optimizer."""
+        """Loads ``path.pdparams`` into the network's parameters (each must be present with
+        the same shape, unless ``skip_mismatch``) and ``path.pdopt`` into the optimizer."""
+        import warnings
+
         import gradrepl.paddle as paddle
 
-        for suffix in (".pdparams", ".pdopt"):
-            if path.endswith(suffix):
-                path = path[: -len(suffix)]
-        state = paddle.load(path + ".pdparams")
-        if skip_mismatch:
-            own = self.network.state_dict()
-            state = {k: v for k, v in state.items()
-                     if k in own and list(np.shape(v)) == list(own[k].shape)}
-        self.network.set_state_dict(state)
-        if not reset_optimizer and self._optimizer is not None and os.path.exists(
-                path + ".pdopt"):
-            self._optimizer.set_state_dict(paddle.load(path + ".pdopt"))
+        path, ext = os.path.splitext(path)
+        assert ext in ("", ".pdparams", ".pdopt", ".pdmodel"), f"Unknown postfix {ext} from weights"
+
+        def read(file):
+            return paddle.load(file) if os.path.exists(file) else None
+
+        state = read(path + ".pdparams")
+        assert state, "Failed to load parameters, please check path."
+        pairs = []
+        for key, param in self.network.state_dict().items():
+            value = state.get(key, None)
+            if value is None:
+                err = ValueError(f"{key} is not found in the providing file.")
+            elif list(value.shape) != list(param.shape):
+                err = ValueError(f"{key} receives a shape {list(value.shape)}, but the expected "
+                                 f"shape is {list(param.shape)}.")
+            else:
+                pairs.append((param, value))
+                continue
+            if not skip_mismatch:
+                raise err
+            warnings.warn(f"Skip loading for {key}. " + str(err))
+            reset_optimizer = True
+        for param, value in pairs:
+            param.set_value(value)
+        opt_state = None if reset_optimizer else read(path + ".pdopt")
+        if self._optimizer is not None and opt_state:
+            self._optimizer.set_state_dict(opt_state)
 
     def summary(self, input_size=None, dtype=None):
         """``paddle.summary`` of the network (``input_size`` from ``inputs`` when omitted)."""
