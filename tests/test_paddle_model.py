@@ -95,6 +95,15 @@ def test_errors_match_real_paddle(version, record):
     assert r.stdout == (DATA / record).read_text()
 
 
+@pytest.mark.parametrize("version,record", [("3", "mu_real3.txt"), ("2.6", "mu_real26.txt")])
+def test_two_inputs_two_outputs_two_losses_match_real_paddle(version, record):
+    """A network with two inputs and two outputs, a loss function returning two losses (logged
+    side by side), Momentum, two metrics (top-1/top-2 and a renamed one), predict with
+    stack_outputs and on a DataLoader."""
+    r = _run(version, "hapi_multi.py")
+    assert _mask(r.stdout) == _mask((DATA / record).read_text())
+
+
 def _setup():
     state.reset("3")
     import gradrepl.paddle as paddle
