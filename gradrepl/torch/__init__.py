@@ -223,12 +223,38 @@ class _Backends:
     cudnn = _answers("cudnn", False, enabled=True, benchmark=False, deterministic=False,
                      allow_tf32=True)
     cudnn.version = lambda: None
+    cudnn.flags = None  # set below: a context manager over the switches
     mkldnn = _answers("mkldnn", True, enabled=True)
     openmp = _answers("openmp", True)
     cuda = _answers("cuda", False)
     cuda.is_built = lambda: False
 
 
+def _cudnn_flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,
+                 allow_tf32=True, fp32_precision="none", depthwise_kernel="auto"):
+    """``torch.backends.cudnn.flags(...)``: the switches set for a ``with`` block, then put
+    back (torch's signature; what the block yields is None, as in torch)."""
+    import contextlib
+
+    space = _Backends.cudnn
+    new = {"enabled": enabled, "benchmark": benchmark, "deterministic": deterministic,
+           "allow_tf32": allow_tf32}
+
+    @contextlib.contextmanager
+    def switched():
+        old = {k: getattr(space, k) for k in new}
+        for k, v in new.items():
+            setattr(space, k, v)
+        try:
+            yield None
+        finally:
+            for k, v in old.items():
+                setattr(space, k, v)
+
+    return switched()
+
+
+_Backends.cudnn.flags = _cudnn_flags
 backends = _Backends()
 
 
