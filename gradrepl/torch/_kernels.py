@@ -92,24 +92,7 @@ def column_sum(a):
     n, m = a.shape
     if m == 1:
         return np.array([row_sum(a[:, 0])], a.dtype)
-    out = np.empty(m, a.dtype)
-    lanes = _lanes(a.dtype)
-    j = 0
-    if m >= lanes:
-        while j + 4 * lanes <= m:
-            out[j:j + 4 * lanes] = _multi_row_sum(a[:, j:j + 4 * lanes])
-            j += 4 * lanes
-        while j + lanes <= m:
-            out[j:j + lanes] = _row_sum(a[:, j:j + lanes])
-            j += lanes
-    else:
-        while j + 4 <= m:
-            out[j:j + 4] = _multi_row_sum(a[:, j:j + 4])
-            j += 4
-    while j < m:
-        out[j] = _row_sum(a[:, j])
-        j += 1
-    return out
+    return _outer_sums(a, m >= _lanes(a.dtype))
 
 
 SMALL = 32768  # past this torch splits a reduction between threads: numpy's order is used
