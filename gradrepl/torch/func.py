@@ -157,6 +157,20 @@ def _check_tensor_leaves(leaves, api):
 
 
 # ------------------------------------------------------------------------------ grad
+def _call_tracked(func, args, kwargs, argnums, where):
+    """Call func with the arguments at ``argnums`` tracked (gradients on): (the argnums, the
+    arguments as called, each tracked argument's flattened leaves and spec, func's output)."""
+    nums = _argnums_tuple(argnums, len(args), where)
+    args = list(args)
+    tracked = {}
+    for a in nums:
+        args[a] = tree_map(_track, args[a])
+        tracked[a] = tree_flatten(args[a])
+    with grad_mode.enable_grad():
+        out = func(*args, **kwargs)
+    return nums, args, tracked, out
+
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """``(gradient of func's scalar output w.r.t. args[argnums], value)``."""
 
@@ -164,14 +178,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         with _Level():
             keep = _needs_history([args, kwargs])
-            nums = _argnums_tuple(argnums, len(args), "grad_and_value(f)(*args)")
-            args = list(args)
-            tracked = {}
-            for a in nums:
-                args[a] = tree_map(_track, args[a])
-                tracked[a] = tree_flatten(args[a])
-            with grad_mode.enable_grad():
-                out = func(*args, **kwargs)
+            nums, args, tracked, out = _call_tracked(func, args, kwargs, argnums,
+                                                     "grad_and_value(f)(*args)")
             aux = None
             if has_aux:
                 if not (isinstance(out, tuple) and len(out) == 2):
@@ -323,14 +331,8 @@ def _jac_wrapper(func, argnums, has_aux, api, columns):
     def wrapper(*args, **kwargs):
         with _Level():
             keep = _needs_history([args, kwargs])
-            nums = _argnums_tuple(argnums, len(args), f"{api}(f, ...)(*args)")
-            args = list(args)
-            specs = {}
-            for a in nums:
-                args[a] = tree_map(_track, args[a])
-                specs[a] = tree_flatten(args[a])
-            with grad_mode.enable_grad():
-                out = func(*args, **kwargs)
+            nums, args, specs, out = _call_tracked(func, args, kwargs, argnums,
+                                                   f"{api}(f, ...)(*args)")
             aux = None
             if has_aux:
                 out, aux = out
