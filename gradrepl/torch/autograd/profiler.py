@@ -34,7 +34,21 @@ def _format_share(us, total):
     return f"{us * 100.0 / total:.2f}%"
 
 
-class FunctionEvent:
+class _Times:
+    """The time columns an event and an average of events both print (torch's names)."""
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total / self.count if self.count else 0.0
+
+    cpu_time_str = property(lambda self: _format_time(self.cpu_time))
+    cpu_time_total_str = property(lambda self: _format_time(self.cpu_time_total))
+    self_cpu_time_total_str = property(lambda self: _format_time(self.self_cpu_time_total))
+    self_cpu_memory_usage = cpu_memory_usage = 0
+    device_time_total = self_device_time_total = 0.0
+
+
+class FunctionEvent(_Times):
     """One timed span: an op or a ``record_function`` block."""
 
     def __init__(self, name, input_shapes=None, parent=None):
@@ -55,22 +69,13 @@ class FunctionEvent:
     def self_cpu_time_total(self):
         return self.cpu_time_total - self.children_time
 
-    @property
-    def cpu_time(self):
-        return self.cpu_time_total / self.count if self.count else 0.0
-
-    cpu_time_str = property(lambda self: _format_time(self.cpu_time))
-    cpu_time_total_str = property(lambda self: _format_time(self.cpu_time_total))
-    self_cpu_time_total_str = property(lambda self: _format_time(self.self_cpu_time_total))
-    self_cpu_memory_usage = cpu_memory_usage = 0
-    device_time_total = self_device_time_total = 0.0
 
     def __repr__(self):
         return (f"<FunctionEvent id={id(self)} name={self.name} "
                 f"cpu_time={self.cpu_time_total_str} input_shapes={self.input_shapes}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_Times):
     """The events of one key summed (``key_averages``)."""
 
     def __init__(self, key, input_shapes):
@@ -88,15 +93,6 @@ class FunctionEventAvg:
         self.cpu_time_total += evt.cpu_time_total
         self.self_cpu_time_total += evt.self_cpu_time_total
 
-    @property
-    def cpu_time(self):
-        return self.cpu_time_total / self.count if self.count else 0.0
-
-    cpu_time_str = property(lambda self: _format_time(self.cpu_time))
-    cpu_time_total_str = property(lambda self: _format_time(self.cpu_time_total))
-    self_cpu_time_total_str = property(lambda self: _format_time(self.self_cpu_time_total))
-    self_cpu_memory_usage = cpu_memory_usage = 0
-    device_time_total = self_device_time_total = 0.0
 
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str}"
