@@ -9,7 +9,7 @@ import numpy as np
 
 from . import profiles
 
-# name -> (bits, significand digits incl. the hidden bit, max exponent, smallest normal)
+# the IEEE formats numpy knows (bfloat16 is derived from float32 in _float_limits)
 _FLOATS = {
     "float16": np.finfo(np.float16),
     "float32": np.finfo(np.float32),

@@ -13,7 +13,7 @@ from ...engine.ops import fused
 __all__ = ["einsum"]
 __methods__: list = []
 
-_FREE = [c for c in string.ascii_letters]
+_FREE = list(string.ascii_letters)  # letters for the axes "..." stands for
 
 
 def _explicit(equation, ranks):
