@@ -83,6 +83,10 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     __slots__ = ()
     _paddle_path = "paddle.Tensor"
 
+    def _is_initialized(self):
+        """Whether the tensor has memory (False only for ``Layer.create_tensor``'s tensors)."""
+        return True
+
     def value(self):
         """The tensor itself (Paddle's old variable API: ``param.value()``)."""
         return self
@@ -550,6 +554,40 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
 
         return linalg.matmul(o, self)
 
+
+
+class UninitializedTensor(Tensor):
+    """A tensor with no memory yet (``Layer.create_tensor``): shape ``[]`` but an empty numpy
+    array, printed as Paddle prints one; ``paddle.assign(x, t)`` gives it x's data and makes it
+    an ordinary Tensor."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return Size([]) if profiles.current().shape_is_size else []
+
+    @property
+    def ndim(self):
+        return 0
+
+    def dim(self):
+        return 0
+
+    def _is_initialized(self):
+        return False
+
+    @property
+    def size(self):
+        return 1
+
+    def __repr__(self):
+        if profiles.current().uninit_repr == "short":
+            return "Tensor(Not initialized)"
+        return (f"Tensor(shape=[], dtype={self.dtype.name}, place=Place(undefined:0), "
+                f"stop_gradient={self.stop_gradient},\n       [])")
+
+    __str__ = __repr__
 
 class _Since3Property:
     """A Tensor attribute Paddle 3 added (``requires_grad``, ``itemsize``, ``device``): under a

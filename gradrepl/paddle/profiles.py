@@ -119,6 +119,8 @@ class Profile:
     group_norm_kernel: str = "2.6"  # group_norm: "2.6" (the CPU kernels take epsilon as a float;
     #   GroupNorm(weight_attr=False) keeps a constant weight/bias of ones/zeros) | "3" (epsilon a
     #   double; GroupNorm(weight_attr=False) passes None, so dx lacks the mean(dy) term)
+    uninit_repr: str = "meta"     # an uninitialized tensor (Layer.create_tensor) prints its meta
+    #   ("meta": shape=[], place=Place(undefined:0), no data; 2.x) | "short" (Tensor(Not initialized), 3.x)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
 
@@ -143,7 +145,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
              embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,
-             inverted_slice_error=False,
+             inverted_slice_error=False, uninit_repr="short",
              kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
              remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first", linspace_step="dtype",
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,

@@ -726,6 +726,8 @@ def assign(x, output=None):
         return out
     output.bump_version()
     output.data = out.data
+    if isinstance(output, core.UninitializedTensor):
+        output.__class__ = Tensor
     if out.grad_node is not None:
         from .indexing import _move_graph_place
 

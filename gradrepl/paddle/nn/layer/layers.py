@@ -210,7 +210,14 @@ class Layer(metaclass=_PaddleClass):
         return make_parameter(shape, dtype, attr, is_bias, default_initializer, self._full_name)
 
     def create_tensor(self, name=None, persistable=None, dtype=None):
-        return Tensor(np.zeros([0], dtypes.to_np(dtype or self._dtype)))
+        """A tensor with no memory yet (it prints as not initialized) named after this layer
+        (``<layer>.<name>``, else ``<layer>._generated_var_<k>``); ``paddle.assign`` fills it."""
+        from ...core import UninitializedTensor
+
+        t = UninitializedTensor(np.zeros([0], dtypes.to_np(dtype or self._dtype)))
+        t.name = (f"{self._full_name}.{name}" if name is not None
+                  else unique_name(f"{self._full_name}._generated_var"))
+        return t
 
     create_variable = create_tensor
 
