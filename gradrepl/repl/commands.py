@@ -67,7 +67,10 @@ def cmd_help(session, args):
     return Result(output=text, table={"columns": ["command", "what it does"], "rows": rows})
 
 
-def cmd_graph(session, args):
+def graph_picture(session, args):
+    """What ``%graph ARGS`` draws, without writing it: ``(name, picture, options)``. The
+    handout and ``replay --present`` show a ``%graph`` line's picture through this, so every
+    option counts the same there as in the shell."""
     p = _Parser(prog="%graph", add_help=False)
     p.add_argument("name", nargs="?")
     p.add_argument("-o", "--output")
@@ -86,6 +89,11 @@ def cmd_graph(session, args):
                         depth=a.depth, to=a.to)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    return name, pic, a
+
+
+def cmd_graph(session, args):
+    name, pic, a = graph_picture(session, args)
     if a.output:
         from ..viz.render import RenderError
 
