@@ -96,13 +96,17 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                                               help="write a handout: the transcript with the "
                                               "pictures of its tensors inline"),
            safe: bool = typer.Option(False, "--safe", help="run the sessions in the sandbox"),
+           present: bool = typer.Option(False, "--present", help="walk the session in front "
+                                        "of a class: each block's comments and input, Enter "
+                                        "runs it, q quits"),
            inside_sandbox: bool = typer.Option(False, "--inside-sandbox", hidden=True),
            paddle: Optional[str] = PaddleOpt):
     """Run session files, showing them as the shell would; check or update their outputs."""
     from .repl.replay_cli import replay_command
 
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,
-                                    paddle=paddle, safe=safe, inside_sandbox=inside_sandbox))
+                                    paddle=paddle, safe=safe, inside_sandbox=inside_sandbox,
+                                    present=present))
 
 
 # The shell's options are read by the shell itself, and --help is a plain flag here: typer

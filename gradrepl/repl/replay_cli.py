@@ -11,6 +11,9 @@ session each, and show, check, update or hand them out.
   layout stay. On any error the file is left untouched (exit 2).
 - ``--html OUT.html``: a handout (``handout.py``): the transcript with highlighted inputs, the
   outputs, and the pictures of its tensors inline.
+- ``--present``: a lesson in front of a class (``present.py``): each block's comments and
+  input, Enter runs it, ``q`` quits. Alone: with ``--check``, ``--update``, ``--html`` or
+  ``--safe`` it is one line and exit 2.
 - ``--paddle 3``: the profile for files without a ``# gradrepl: paddle=...`` header (the header
   wins: the expected outputs were made under it).
 - ``--safe``: run the whole replay again in the sandbox's limited child
@@ -247,8 +250,9 @@ def _report_refusals(t: Transcript, err) -> None:
 
 def replay_command(files, check: bool = False, update: bool = False, html: str | None = None,
                    paddle: str | None = None, safe: bool = False, inside_sandbox: bool = False,
-                   out=None, err=None) -> int:
-    """The ``gradrepl replay`` command; returns the exit status (0, 1 or 2)."""
+                   out=None, err=None, present: bool = False) -> int:
+    """The ``gradrepl replay`` command; returns the exit status (0, 1 or 2; ``--present``:
+    130 after Ctrl-C)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     if not files:
@@ -265,6 +269,19 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         except ValueError as exc:
             err.write(f"{PROG}: {exc}\n")
             return 2
+    if present:  # a lesson shown live (present.py): one mode, alone
+        other = next((o for o, on in (("--check", check), ("--update", update),
+                                      ("--html", html), ("--safe", safe or inside_sandbox))
+                      if on), None)
+        if other is not None:
+            err.write(f"{PROG}: --present shows a session live, block by block; it does not go "
+                      f"with {other}" + (" (a presented session runs in this process, outside "
+                                         "the sandbox: present only files you trust)"
+                                         if other == "--safe" else "") + "\n")
+            return 2
+        from .present import present_files
+
+        return present_files(files, paddle, out=out, err=err)
     if safe and not inside_sandbox:
         return _safe(files, check, update, html, paddle, out, err)
     if inside_sandbox:
