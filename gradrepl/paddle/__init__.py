@@ -59,7 +59,7 @@ def __getattr__(name):
             return _SINCE3[name]
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
-                "regularizer", "base", "distribution", "hapi"):
+                "regularizer", "base", "distribution", "hapi", "text", "distributed"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")

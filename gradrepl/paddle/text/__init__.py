@@ -1,0 +1,8 @@
+"""``paddle.text``: the NLP datasets and Viterbi decoding of a linear-chain CRF."""
+from . import datasets
+from .datasets import (Conll05st, Imdb, Imikolov, Movielens, UCIHousing, WMT14,  # noqa: F401
+                       WMT16)
+from .viterbi_decode import ViterbiDecoder, viterbi_decode  # noqa: F401
+
+__all__ = ['Conll05st', 'Imdb', 'Imikolov', 'Movielens', 'UCIHousing', 'WMT14', 'WMT16',
+           'ViterbiDecoder', 'viterbi_decode']
