@@ -93,7 +93,7 @@ class Presenter:
             return self.keys()
         finally:
             if self.interactive:
-                self.write("\r" + " " * len(hint) + "\r")
+                self.write("\r\x1b[K")  # the hint goes; what comes next takes its line
 
     # -- one file ----------------------------------------------------------------------------
     def present(self, t, profile: str | None = None) -> str:
