@@ -125,18 +125,22 @@ kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4p
 """
 
 _JS = r"""
-(function () {
+(function (P, PAGE) {
   "use strict";
-  var templates = document.querySelectorAll("template.frame");
+  // P: the prefix of this player's ids ("" for the page); PAGE: the player is the whole page
+  // (keys on the document, the URL hash), else one of several in a page (keys on its root)
+  var $ = function (id) { return document.getElementById(P + id); };
+  var root = PAGE ? document : $("root");
+  var templates = root.querySelectorAll("template.frame");
   var n = templates.length;
-  var stage = document.getElementById("stage");
-  var slider = document.getElementById("slider");
-  var counter = document.getElementById("counter");
-  var titleEl = document.getElementById("title");
-  var descEl = document.getElementById("description");
-  var prev = document.getElementById("prev"), next = document.getElementById("next");
-  var first = document.getElementById("first"), last = document.getElementById("last");
-  var play = document.getElementById("play"), fit = document.getElementById("fit");
+  var stage = $("stage");
+  var slider = $("slider");
+  var counter = $("counter");
+  var titleEl = $("title");
+  var descEl = $("description");
+  var prev = $("prev"), next = $("next");
+  var first = $("first"), last = $("last");
+  var play = $("play"), fit = $("fit");
   var current = -1, timer = null;
 
   function clamp(i) { return Math.max(0, Math.min(n - 1, i)); }
@@ -153,7 +157,7 @@ _JS = r"""
     prev.disabled = first.disabled = (i === 0);
     next.disabled = last.disabled = (i === n - 1);
     current = i;
-    try { history.replaceState(null, "", "#frame=" + (i + 1)); } catch (e) { /* file: URLs may refuse */ }
+    if (PAGE) try { history.replaceState(null, "", "#frame=" + (i + 1)); } catch (e) { /* file: URLs may refuse */ }
     if (i === n - 1) stop();
   }
 
@@ -185,11 +189,11 @@ _JS = r"""
     var on = stage.classList.toggle("fit");
     fit.setAttribute("aria-pressed", on ? "true" : "false");
   });
-  window.addEventListener("hashchange", function () {
+  if (PAGE) window.addEventListener("hashchange", function () {
     var h = fromHash();
     if (h !== null && clamp(h) !== current) show(h);
   });
-  document.addEventListener("keydown", function (e) {
+  root.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var tag = e.target && e.target.tagName;
     if (e.target === slider || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
@@ -203,7 +207,7 @@ _JS = r"""
     e.preventDefault();
   });
 
-  var start = fromHash();
+  var start = PAGE ? fromHash() : null;
   show(start === null ? 0 : start);
 
   if (/[?&]autotest=1\b/.test(location.search)) {
@@ -217,7 +221,7 @@ _JS = r"""
                prevDisabled: prev.disabled, nextDisabled: next.disabled };
     };
     var key = function (k) {
-      document.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true }));
+      root.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true }));
     };
     var log = [];
     log.push(["load", state()]);
@@ -234,38 +238,80 @@ _JS = r"""
     show(start === null ? 0 : start);  // leave the page as it was opened, for the screenshot
     var out = JSON.stringify({ n: n, steps: log });
     var pre = document.createElement("pre");
-    pre.id = "selftest";
+    pre.id = P + "selftest";
     pre.textContent = out;
-    document.querySelector("main").appendChild(pre);
-    document.title = "selftest " + out;
+    (PAGE ? document.querySelector("main") : root).appendChild(pre);
+    if (PAGE) document.title = "selftest " + out;
   }
-})();
+})
 """
 
 
 def player_html(frames, title: str = DEFAULT_TITLE) -> str:
     """The player page for ``frames`` (see the module doc): one self-contained HTML text."""
     frames = _check(frames)
+    esc = html.escape
+    head = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n")
+    controls, templates = _player_parts(frames, title, "")
+    return (head + controls + "</main>\n" + templates
+            + f"<script>{_JS}(\"\", true);</script>\n</body>\n</html>\n")
+
+
+def player_fragment(frames, title: str = DEFAULT_TITLE, scope: str | None = None) -> str:
+    """The player as one ``<div>`` for a page that may hold several (a notebook's outputs): its
+    ids start with ``scope`` (a fresh ``gpXXXXXXXX-`` by default), its CSS applies inside it
+    only, its keys work while it has the focus, and it leaves the URL alone."""
+    frames = _check(frames)
+    p = scope if scope is not None else f"gp{secrets.token_hex(4)}-"
+    if not re.fullmatch(r"[A-Za-z][\w-]*", p):
+        raise ValueError(f"player scope must be an id prefix (letters, digits, - and _): {p!r}")
+    controls, templates = _player_parts(frames, title, p)
+    return (f"<div class=\"gradrepl-player\" id=\"{p}root\" tabindex=\"0\" "
+            "data-lm-suppress-shortcuts=\"true\">\n"
+            f"<style>{_scoped_css(_CSS, p)}</style>\n{controls}{templates}"
+            f"<script>{_JS}(\"{p}\", false);</script>\n</div>\n")
+
+
+def _scoped_css(css: str, p: str) -> str:
+    """The page's CSS for a player whose ids start with ``p``: every selector under its root
+    (``#<p>root``), the page's own elements (html, body, main, :root) meaning the root."""
+    root = f"#{p}root"
+    whole = {"html", "body", "main", ":root"}
+    out = []
+    for rule in re.sub(r"/\*.*?\*/", "", css, flags=re.S).split("}"):
+        if "{" not in rule:
+            continue
+        selectors, decls = rule.split("{", 1)
+        scoped = []
+        for sel in selectors.split(","):
+            sel = re.sub(r"#([A-Za-z][\w-]*)", lambda m: f"#{p}{m.group(1)}", sel.strip())
+            scoped.append(root if sel in whole else f"{root} {sel}")
+        out.append(", ".join(dict.fromkeys(scoped)) + " {" + decls + "}")
+    return "\n" + "\n".join(out) + "\n"
+
+
+def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
+    """The player's heading, controls, stage and captions, then its frames' templates, every
+    id starting with ``p``."""
     n = len(frames)
     esc = html.escape
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-        f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n",
         f"<h1>{esc(title)}</h1>\n",
         "<div class=\"bar\" role=\"toolbar\" aria-label=\"frames\">\n",
-        "<button id=\"first\" type=\"button\" title=\"first frame (Home)\" disabled>&laquo; First</button>\n",
-        "<button id=\"prev\" type=\"button\" title=\"previous frame (Left)\" disabled>&#x25C0; Prev</button>\n",
-        f"<button id=\"next\" type=\"button\" title=\"next frame (Right)\"{' disabled' if n == 1 else ''}>"
+        f"<button id=\"{p}first\" type=\"button\" title=\"first frame (Home)\" disabled>&laquo; First</button>\n",
+        f"<button id=\"{p}prev\" type=\"button\" title=\"previous frame (Left)\" disabled>&#x25C0; Prev</button>\n",
+        f"<button id=\"{p}next\" type=\"button\" title=\"next frame (Right)\"{' disabled' if n == 1 else ''}>"
         "Next &#x25B6;</button>\n",
-        f"<button id=\"last\" type=\"button\" title=\"last frame (End)\"{' disabled' if n == 1 else ''}>"
+        f"<button id=\"{p}last\" type=\"button\" title=\"last frame (End)\"{' disabled' if n == 1 else ''}>"
         "Last &raquo;</button>\n",
-        "<button id=\"play\" type=\"button\" title=\"play / pause (Space)\" aria-pressed=\"false\">"
+        f"<button id=\"{p}play\" type=\"button\" title=\"play / pause (Space)\" aria-pressed=\"false\">"
         "&#x25B6; Play</button>\n",
-        f"<input id=\"slider\" type=\"range\" min=\"1\" max=\"{n}\" step=\"1\" value=\"1\" "
+        f"<input id=\"{p}slider\" type=\"range\" min=\"1\" max=\"{n}\" step=\"1\" value=\"1\" "
         "aria-label=\"frame\">\n",
-        f"<span id=\"counter\" aria-live=\"polite\">1 / {n}</span>\n",
-        "<button id=\"fit\" type=\"button\" title=\"fit the picture to the page width\" "
+        f"<span id=\"{p}counter\" aria-live=\"polite\">1 / {n}</span>\n",
+        f"<button id=\"{p}fit\" type=\"button\" title=\"fit the picture to the page width\" "
         "aria-pressed=\"true\">Fit</button>\n",
         "</div>\n",
     ]
@@ -274,21 +320,20 @@ def player_html(frames, title: str = DEFAULT_TITLE) -> str:
     descs = [str(f.get("description") or "") for f in frames]
     # frame 1 is in the page as written, so it shows even before (or without) the script
     parts += [
-        f"<div id=\"stage\" class=\"fit\" data-frame=\"1\">\n{inlined[0]}\n</div>\n",
-        "<div id=\"info\">\n",
-        f"<div id=\"title\">{esc(titles[0])}</div>\n",
-        f"<div id=\"description\">{esc(descs[0])}</div>\n",
+        f"<div id=\"{p}stage\" class=\"fit\" data-frame=\"1\">\n{inlined[0]}\n</div>\n",
+        f"<div id=\"{p}info\">\n",
+        f"<div id=\"{p}title\">{esc(titles[0])}</div>\n",
+        f"<div id=\"{p}description\">{esc(descs[0])}</div>\n",
         "</div>\n",
         "<div class=\"keys\"><kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> "
         "<kbd>End</kbd> first / last, <kbd>Space</kbd> play / pause.</div>\n",
-        "</main>\n",
     ]
+    templates = []
     for i, svg in enumerate(inlined):
-        parts.append(
-            f"<template class=\"frame\" id=\"frame-{i + 1}\" data-title=\"{esc(titles[i])}\" "
+        templates.append(
+            f"<template class=\"frame\" id=\"{p}frame-{i + 1}\" data-title=\"{esc(titles[i])}\" "
             f"data-description=\"{esc(descs[i])}\">\n{svg}\n</template>\n")
-    parts.append(f"<script>{_JS}</script>\n</body>\n</html>\n")
-    return "".join(parts)
+    return "".join(parts), "".join(templates)
 
 
 def _fresh_name(parent: Path, stem: str) -> Path:
