@@ -243,6 +243,45 @@ def _transpose_out_hw(in_hw, ksize, stride, pads, dilation, output_padding, outp
     return infer
 
 
+def _transpose_args(x, weight, nd, data_format, padding, stride, dilation, output_padding,
+                    output_size, accept_tensor_size):
+    """What conv{2,3}d_transpose share after their own format and groups checks: the filter's
+    channels, the padding/stride/dilation lists and the output size; returns the input in
+    channels-first layout and the kernel's arguments."""
+    channel_last = data_format in ("NHWC", "NDHWC")
+    num_channels = x.data.shape[-1 if channel_last else 1]
+    _check_dtype(x, weight)
+    if weight.data.shape[0] != num_channels:
+        raise ValueError(
+            f"(InvalidArgument) The number of input channels should be equal to filter channels "
+            f"for Op(conv_transpose). But received: the input's channels is [{num_channels}], "
+            f"the shape of input is [{', '.join(map(str, x.data.shape))}], the filter's channels "
+            f"is [{weight.data.shape[0]}], the shape of filter is "
+            f"[{', '.join(map(str, weight.data.shape))}]. The data_format is {data_format}.")
+    padding, algorithm = update_padding_nd(padding, channel_last, nd)
+    stride = convert_to_list(stride, nd, "stride")
+    dilation = convert_to_list(dilation, nd, "dilation")
+    if output_size is None:
+        output_size = []
+    else:
+        if output_padding != 0:
+            raise ValueError("output_padding option is mutually exclusive with output_size")
+        if accept_tensor_size and isinstance(output_size, _T):
+            output_size = [int(v) for v in output_size.data.reshape(-1)]
+        elif not accept_tensor_size and not isinstance(output_size, (list, tuple, int)):
+            raise ValueError("output_size should be int, or list, tuple of ints")
+        output_size = convert_to_list(output_size, nd, "output_size")
+    output_padding = [] if output_padding == 0 else convert_to_list(output_padding, nd,
+                                                                     "output_padding")
+    xc = (_to_nchw if nd == 2 else _to_ncdhw)(x, channel_last)
+    spatial = xc.data.shape[2:]
+    ksize = weight.data.shape[2:]
+    pads, dilation = explicit_pads(padding, algorithm, spatial, ksize, stride, dilation)
+    out_size = _transpose_out_hw(spatial, ksize, stride, pads, dilation, output_padding,
+                                 output_size)
+    return xc, stride, pads, dilation, out_size
+
+
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups=1, output_size=None, data_format="NCHW", name=None):
     """Transposed 2-D convolution: ``weight`` [C, M/groups, KH, KW]; the output size from the
@@ -262,32 +301,9 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
         raise ValueError(
             f"the channel of input must be divisible by groups,received: the channel of input is "
             f"{num_channels}, the shape of input is {x.shape}, the groups is {groups}")
-    _check_dtype(x, weight)
-    if weight.data.shape[0] != num_channels:
-        raise ValueError(
-            f"(InvalidArgument) The number of input channels should be equal to filter channels "
-            f"for Op(conv_transpose). But received: the input's channels is [{num_channels}], "
-            f"the shape of input is [{', '.join(map(str, x.data.shape))}], the filter's channels "
-            f"is [{weight.data.shape[0]}], the shape of filter is "
-            f"[{', '.join(map(str, weight.data.shape))}]. The data_format is {data_format}.")
-    padding, algorithm = update_padding_nd(padding, channel_last, 2)
-    stride = convert_to_list(stride, 2, "stride")
-    dilation = convert_to_list(dilation, 2, "dilation")
-    if output_size is None:
-        output_size = []
-    else:
-        if output_padding != 0:
-            raise ValueError("output_padding option is mutually exclusive with output_size")
-        if isinstance(output_size, _T):
-            output_size = [int(v) for v in output_size.data.reshape(-1)]
-        output_size = convert_to_list(output_size, 2, "output_size")
-    output_padding = [] if output_padding == 0 else convert_to_list(output_padding, 2,
-                                                                     "output_padding")
-    x4 = _to_nchw(x, channel_last)
-    in_hw = x4.data.shape[2:]
-    ksize = weight.data.shape[2:]
-    pads, dilation = explicit_pads(padding, algorithm, in_hw, ksize, stride, dilation)
-    out_hw = _transpose_out_hw(in_hw, ksize, stride, pads, dilation, output_padding, output_size)
+    x4, stride, pads, dilation, out_hw = _transpose_args(
+        x, weight, 2, data_format, padding, stride, dilation, output_padding, output_size,
+        accept_tensor_size=True)
     out = C.conv2d_transpose(x4, weight, stride, pads, dilation, groups, out_hw)
     return _from_nchw(_add_bias(out, bias), channel_last)
 
@@ -380,32 +396,8 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     if num_channels % groups != 0:
         raise ValueError("The number of input channels must be divisible by Attr(groups). "
                          f"Received: number of channels({num_channels}), groups({groups}).")
-    _check_dtype(x, weight)
-    if weight.data.shape[0] != num_channels:
-        raise ValueError(
-            f"(InvalidArgument) The number of input channels should be equal to filter channels "
-            f"for Op(conv_transpose). But received: the input's channels is [{num_channels}], "
-            f"the shape of input is [{', '.join(map(str, x.data.shape))}], the filter's channels "
-            f"is [{weight.data.shape[0]}], the shape of filter is "
-            f"[{', '.join(map(str, weight.data.shape))}]. The data_format is {data_format}.")
-    padding, algorithm = update_padding_nd(padding, channel_last, 3)
-    stride = convert_to_list(stride, 3, "stride")
-    dilation = convert_to_list(dilation, 3, "dilation")
-    if output_size is None:
-        output_size = []
-    else:
-        if output_padding != 0:
-            raise ValueError("output_padding option is mutually exclusive with output_size")
-        if not isinstance(output_size, (list, tuple, int)):
-            raise ValueError("output_size should be int, or list, tuple of ints")
-        output_size = convert_to_list(output_size, 3, "output_size")
-    output_padding = [] if output_padding == 0 else convert_to_list(output_padding, 3,
-                                                                     "output_padding")
-    x5 = _to_ncdhw(x, channel_last)
-    spatial = x5.data.shape[2:]
-    ksize = weight.data.shape[2:]
-    pads, dilation = explicit_pads(padding, algorithm, spatial, ksize, stride, dilation)
-    out_size = _transpose_out_hw(spatial, ksize, stride, pads, dilation, output_padding,
-                                 output_size)
+    x5, stride, pads, dilation, out_size = _transpose_args(
+        x, weight, 3, data_format, padding, stride, dilation, output_padding, output_size,
+        accept_tensor_size=False)
     out = C3.conv3d_transpose(x5, weight, stride, pads, dilation, groups, out_size)
     return _from_ncdhw(_add_bias(out, bias, ndim=5), channel_last)
