@@ -160,29 +160,47 @@ def _check_filter_channels(x4, w4, groups, data_format):
             f"is {data_format}. The error may come from wrong data_format setting.")
 
 
+_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _channel_last(x, data_format, nd):
+    """Check ``data_format`` and x's rank for an nd convolution; whether channels come last."""
+    first, last = _FORMATS[nd]
+    if data_format not in (first, last):
+        raise ValueError(f"Attr(data_format) should be '{first}' or '{last}'. Received "
+                         f"Attr(data_format): {data_format}.")
+    if x.data.ndim != nd + 2:
+        raise ValueError(f"Input x should be {nd + 2}D tensor, but received x with the shape "
+                         f"of {x.shape}")
+    return data_format == last
+
+
+def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd):
+    """conv2d/conv3d after their own checks: the argument lists, channels-first layout, the
+    kernel, the bias, and back."""
+    channel_last = data_format == _FORMATS[nd][1]
+    padding, algorithm = update_padding_nd(padding, channel_last, nd)
+    stride = convert_to_list(stride, nd, "stride")
+    dilation = convert_to_list(dilation, nd, "dilation")
+    to_first, from_first, kernel = ((_to_nchw, _from_nchw, C.conv2d) if nd == 2
+                                    else (_to_ncdhw, _from_ncdhw, C3.conv3d))
+    xc = to_first(x, channel_last)
+    _check_filter_channels(xc, weight, groups, data_format)
+    pads, dilation = explicit_pads(padding, algorithm, xc.data.shape[2:],
+                                   weight.data.shape[2:], stride, dilation)
+    out = kernel(xc, weight, stride, pads, dilation, groups)
+    return from_first(_add_bias(out, bias, ndim=nd + 2), channel_last)
+
+
 # ---------------------------------------------------------------------- conv2d
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution: ``x`` [N, C, H, W], ``weight`` [M, C/groups, KH, KW], ``bias`` [M]."""
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f"Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
-                         f"Attr(data_format): {data_format}.")
-    channel_last = data_format == "NHWC"
-    if x.data.ndim != 4:
-        raise ValueError(f"Input x should be 4D tensor, but received x with the shape of "
-                         f"{x.shape}")
+    channel_last = _channel_last(x, data_format, 2)
     num_channels = x.data.shape[-1 if channel_last else 1]
     _check_groups(num_channels, weight.data.shape[0], groups, x, weight, "conv2d")
     _check_dtype(x, weight)
-    padding, algorithm = update_padding_nd(padding, channel_last, 2)
-    stride = convert_to_list(stride, 2, "stride")
-    dilation = convert_to_list(dilation, 2, "dilation")
-    x4 = _to_nchw(x, channel_last)
-    _check_filter_channels(x4, weight, groups, data_format)
-    pads, dilation = explicit_pads(padding, algorithm, x4.data.shape[2:],
-                                   weight.data.shape[2:], stride, dilation)
-    out = C.conv2d(x4, weight, stride, pads, dilation, groups)
-    return _from_nchw(_add_bias(out, bias), channel_last)
+    return _conv(x, weight, bias, stride, padding, dilation, groups, data_format, 2)
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
@@ -190,13 +208,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     """1-D convolution: a 2-D one on ``x`` unsqueezed to height 1 (Paddle does the same)."""
     from ...tensor.manipulation import squeeze, unsqueeze
 
-    if data_format not in ("NCL", "NLC"):
-        raise ValueError(f"Attr(data_format) should be 'NCL' or 'NLC'. Received "
-                         f"Attr(data_format): {data_format}.")
-    channel_last = data_format == "NLC"
-    if x.data.ndim != 3:
-        raise ValueError(f"Input x should be 3D tensor, but received x with the shape of "
-                         f"{x.shape}")
+    channel_last = _channel_last(x, data_format, 1)
     num_channels = x.data.shape[-1 if channel_last else 1]
     _check_groups(num_channels, weight.data.shape[0], groups, x, weight, "conv1d")
     _check_dtype(x, weight)
@@ -286,13 +298,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                      groups=1, output_size=None, data_format="NCHW", name=None):
     """Transposed 2-D convolution: ``weight`` [C, M/groups, KH, KW]; the output size from the
     input, or ``output_size``, or plus ``output_padding``."""
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f"Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
-                         f"Attr(data_format): {data_format}.")
-    channel_last = data_format == "NHWC"
-    if x.data.ndim != 4:
-        raise ValueError(f"Input x should be 4D tensor, but received x with the shape of "
-                         f"{x.shape}")
+    channel_last = _channel_last(x, data_format, 2)
     num_channels = x.data.shape[-1 if channel_last else 1]
     if groups <= 0:
         raise ValueError(f"The groups of conv2d_transpose should be greater than 0. Received "
@@ -349,21 +355,11 @@ def _from_ncdhw(x, channel_last):
     return transpose(x, [0, 2, 3, 4, 1])
 
 
-def _check_3d_format(data_format, x):
-    if data_format not in ("NCDHW", "NDHWC"):
-        raise ValueError(f"Attr(data_format) should be 'NCDHW' or 'NDHWC'. Received "
-                         f"Attr(data_format): {data_format}.")
-    if x.data.ndim != 5:
-        raise ValueError(f"Input x should be 5D tensor, but received x with the shape of "
-                         f"{x.shape}")
-    return data_format == "NDHWC"
-
-
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCDHW", name=None):
     """3-D convolution: ``x`` [N, C, D, H, W], ``weight`` [M, C/groups, KD, KH, KW], ``bias``
     [M]; padding an int, 3 or 6 ints, 'same'/'valid', or per-axis pairs."""
-    channel_last = _check_3d_format(data_format, x)
+    channel_last = _channel_last(x, data_format, 3)
     num_channels = x.data.shape[-1 if channel_last else 1]
     num_filters = weight.data.shape[0]
     if groups == 0:
@@ -375,21 +371,13 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         raise ValueError("The number of filters must be divisible by Attr(groups). "
                          f"Received: number of filters({num_filters}), groups({groups}).")
     _check_dtype(x, weight)
-    padding, algorithm = update_padding_nd(padding, channel_last, 3)
-    stride = convert_to_list(stride, 3, "stride")
-    dilation = convert_to_list(dilation, 3, "dilation")
-    x5 = _to_ncdhw(x, channel_last)
-    _check_filter_channels(x5, weight, groups, data_format)
-    pads, dilation = explicit_pads(padding, algorithm, x5.data.shape[2:],
-                                   weight.data.shape[2:], stride, dilation)
-    out = C3.conv3d(x5, weight, stride, pads, dilation, groups)
-    return _from_ncdhw(_add_bias(out, bias, ndim=5), channel_last)
+    return _conv(x, weight, bias, stride, padding, dilation, groups, data_format, 3)
 
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, output_size=None, data_format="NCDHW", name=None):
     """Transposed 3-D convolution: ``weight`` [C, M/groups, KD, KH, KW]."""
-    channel_last = _check_3d_format(data_format, x)
+    channel_last = _channel_last(x, data_format, 3)
     num_channels = x.data.shape[-1 if channel_last else 1]
     if groups == 0:
         raise ValueError("The groups of conv3d_transpose should not be zero.")
