@@ -196,7 +196,9 @@ def test_dot_draws_the_guides_edges():
     assert 'b0 -> b1 [color="#e8473f" constraint=false dir=back penwidth=1.5]' in dot
     assert "t0 -> g0 [arrowhead=vee color=\"#555555\" constraint=false style=dotted]" in dot
     assert "f0 -> b0 [arrowhead=vee color=\"#555555\" style=dotted]" in dot
-    assert "xlabel=\"c = a * b\"" in dot
+    # the statement inside the op's box, under its name (an xlabel sat on the arrowheads)
+    assert 'f0 [label=<Mul<br/><font point-size="11" color="#333333">c = a * b</font>>' in dot
+    assert "xlabel" not in dot
 
 
 def test_views_contain_only_their_side():

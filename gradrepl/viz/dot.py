@@ -2,7 +2,8 @@
 
 - forward tensors: green records (``data``, ``grad_var``, ``stop_gradient``), olive when they stop
   gradient, the statement that made a leaf above it;
-- forward ops: lavender rounded boxes (``Mul``) with the statement that made them beside them;
+- forward ops: lavender rounded boxes (``Mul``) with the statement that made them under the name
+  (inside the box: a label beside it sat on the arrowheads);
 - gradient variables: blue records (``data``, ``grad_op``), the data in red once computed;
 - backward ops: light-blue ovals holding ``grad_pending_ops``, ``input``, ``output``; greyed once
   their saved tensors were released; coloured by derivative order in higher-order graphs;
@@ -15,16 +16,17 @@ leaves' gradients at the top, each backward op on the rank of its forward op.
 
 Output is deterministic: ids come from the model (walk order), attributes in fixed order.
 
-The text is the ``graphviz`` package's own DOT (its quoting rules, its layout of statements), but
-written by ``_Digraph`` below: the package's ``Digraph`` costs ~10 us a call in argument-checking
-wrappers and regex quoting, and copies the whole graph for every ``subgraph()``: 4x slower on a
-2,000-op chain (benchmarks/graph_dot.py). The output is byte-identical.
+The text is laid out as the ``graphviz`` package writes DOT, but written by ``_Digraph`` below:
+the package's ``Digraph`` costs ~10 us a call in argument-checking wrappers and regex quoting, and
+copies the whole graph for every ``subgraph()``: 4x slower on a 2,000-op chain
+(benchmarks/graph_dot.py). The quoting is our own (``quote``): the package passes any string
+shaped ``<...>`` unquoted and leaves a trailing backslash to escape the closing quote, and every
+name and statement here comes from a session: only this module's own ``HtmlLabel``s go unquoted.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
-
-from graphviz import quoting as _quoting
 
 from .model import VIEWS, Graph
 
@@ -44,21 +46,71 @@ ORDER_OP_FILLS = ["#ccccff", "#ffc58a", "#d2adff", "#a8e6d6"]
 RUNNING_FILL = "#fff08a"
 READY_COLOR = "#e08a00"
 FONT = "Helvetica"
+STATEMENT_SIZE = "11"      # the source statement under an op's name
+STATEMENT_COLOR = "#333333"
 
 
-_quote = getattr(_quoting.quote, "__wrapped__", _quoting.quote)
+# -- quoting -------------------------------------------------------------------------------
+# Every string that reaches the DOT text is either one of gradrepl's own HTML-like labels (an
+# ``HtmlLabel``, made only by the builders below, with all text in it through ``esc``) or text,
+# written as a DOT ID or a quoted string with its backslashes and quotes escaped. Names,
+# statements, values, titles: all come from the session, so none is trusted by its shape.
+
+class HtmlLabel(str):
+    """An HTML-like label (``<...>``) built by this module from escaped text: written unquoted.
+    Any other string is text, quoted, whatever it looks like."""
+
+    __slots__ = ()
+
+
+class _EscString(str):
+    """A DOT escString built by this module (its backslashes are DOT's line ends, ``\\l``):
+    written in quotes as it is."""
+
+    __slots__ = ()
+
+
+_ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$").match
+_KEYWORDS = frozenset({"node", "edge", "graph", "digraph", "subgraph", "strict"})
+# control characters, lone surrogates and the XML non-characters: never drawn as they are
+_ODD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_ODD_NAMES = {"\t": " ", "\n": " ", "\r": " "}
+
+
+def _odd(m) -> str:
+    c = m.group(0)
+    if c in _ODD_NAMES:
+        return _ODD_NAMES[c]
+    if "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff":
+        return "\ufffd"
+    return f"\\x{ord(c):02x}"
+
+
+def clean(s) -> str:
+    """``s`` as one line of drawable text: tabs and line breaks as spaces, other control
+    characters shown as ``\\x1b``, lone surrogates and non-characters as U+FFFD."""
+    s = str(s)
+    return _ODD.sub(_odd, s) if _ODD.search(s) is not None else s
 
 
 @lru_cache(maxsize=8192)
 def _q(s: str) -> str:
-    return _quote(s)
+    """Text as a DOT ID: bare when it is a plain name or number, else a quoted string with its
+    backslashes and quotes escaped (so a trailing ``\\`` or a ``"`` stays text)."""
+    s = clean(s)
+    if _ID(s) is not None and s.lower() not in _KEYWORDS:
+        return s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def quote(s: str) -> str:
-    """The graphviz package's quoting; HTML-like labels (``<...>``) pass as they are."""
-    if s[:1] == "<" and s[-1:] == ">":
+    """A DOT ID for ``s``: an :class:`HtmlLabel` as it is, anything else quoted as text."""
+    t = type(s)
+    if t is HtmlLabel:
         return s
-    return _q(s)
+    if t is _EscString:
+        return f'"{s}"'
+    return _q(str(s))
 
 
 _ATTRS: dict = {}
@@ -69,10 +121,13 @@ def _a_list(label, attrs):
     them); the rest is cached by its items, as most edges share a handful of styles."""
     rest = ""
     if attrs:
-        key = tuple(attrs.items())
+        items = tuple(attrs.items())
+        key = items
+        if any(type(v) is not str for _k, v in items):  # (an HtmlLabel equals its text)
+            key = (type,) + tuple((k, v, type(v)) for k, v in items)
         rest = _ATTRS.get(key)
         if rest is None:
-            rest = _ATTRS[key] = " ".join(f"{_q(k)}={quote(v)}" for k, v in sorted(key)
+            rest = _ATTRS[key] = " ".join(f"{_q(k)}={quote(v)}" for k, v in sorted(items)
                                           if v is not None)
     if label is None:
         return rest
@@ -119,15 +174,15 @@ class _Digraph:
         return "".join(lines)
 
 
-_NEEDS_ESC = __import__("re").compile(r'[&<>"]').search
+_NEEDS_ESC = re.compile("[&<>\"\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]").search
 
 
 def esc(s) -> str:
-    """Text for an HTML-like label."""
+    """Text for an HTML-like label: one line (see :func:`clean`), ``& < > "`` as entities."""
     s = str(s)
     if _NEEDS_ESC(s) is None:
         return s
-    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (clean(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
 
 
@@ -152,10 +207,10 @@ def _table(title, rows, fill, sub=None, border_color="#333333", title_color=None
              f'bgcolor="{fill}" color="{border_color}"><tr><td border="0">{head}</td></tr>'
              + "".join(rows) + "</table>")
     if above:  # the statement that made it, above the record (as the guide writes it)
-        return (f'<<table border="0" cellspacing="0" cellpadding="1"><tr><td>'
-                f'<font point-size="11">{esc(above)}</font></td></tr><tr><td>{table}</td></tr>'
-                f'</table>>')
-    return f"<{table}>"
+        return HtmlLabel(f'<<table border="0" cellspacing="0" cellpadding="1"><tr><td>'
+                         f'<font point-size="11">{esc(above)}</font></td></tr><tr><td>{table}'
+                         f'</td></tr></table>>')
+    return HtmlLabel(f"<{table}>")
 
 
 def _names(ids, by_id, none="None"):
@@ -202,7 +257,7 @@ class DotWriter:
         if above is None and not t.cut:  # the common case, written in one go (fast)
             label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
                      f'bgcolor="{fill}" color="#333333"><tr><td border="0"><b>{esc(t.name)}'
-                     f'</b><br/><font point-size="9">{t.dtype}{t.shape}</font></td></tr>'
+                     f'</b><br/><font point-size="9">{esc(_shape(t))}</font></td></tr>'
                      f'<tr><td align="left" bgcolor="white">{esc(data)}</td></tr>'
                      f'<tr><td align="left" bgcolor="white">grad_var = {esc(grad_var)}</td></tr>'
                      f'<tr><td align="left" bgcolor="white"><b>stop_gradient = '
@@ -220,13 +275,15 @@ class DotWriter:
 
     def op(self, o):
         fill = ORDER_OP_FILLS[min(o.order, len(ORDER_OP_FILLS) - 1)]
-        attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": fill,
-                 "label": o.title, "fontsize": "14"}
-        # the statement once per statement: not on an op fed by an op of the same statement
+        label = o.title
+        # the statement once per statement: not on an op fed by an op of the same statement;
+        # inside the op's box, under its name (an outside label sat on the arrows into it)
         fed_by = {self.by_id[t].op for t in o.inputs}
         if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
-            attrs["xlabel"] = o.label
-        self.dot.node(o.id, **attrs)
+            label = HtmlLabel(f'<{esc(o.title)}<br/><font point-size="{STATEMENT_SIZE}" '
+                              f'color="{STATEMENT_COLOR}">{esc(o.label)}</font>>')
+        self.dot.node(o.id, label=label, fillcolor=fill, fontsize="14", shape="box",
+                      style="rounded,filled")
 
     def grad_var(self, gv):
         changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
@@ -354,7 +411,7 @@ class DotWriter:
             lines.append("orange: ops made by a backward with create_graph=True (their backward "
                          "ops give the next derivative); blue/lavender: the forward's own")
         if lines:
-            self.dot.attr(label="\\l".join(esc_plain(x) for x in lines) + "\\l",
+            self.dot.attr(label=_EscString("\\l".join(esc_plain(x) for x in lines) + "\\l"),
                           labelloc="t", labeljust="l", fontsize="13")
 
     def source(self) -> str:
@@ -369,7 +426,9 @@ class DotWriter:
 
 
 def esc_plain(s: str) -> str:
-    return str(s).replace("\\", "\\\\").replace("\n", " ")
+    """Text for one line of a DOT escString (a quoted label): one line (see :func:`clean`),
+    its backslashes and quotes escaped."""
+    return clean(s).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _unique(ids):
