@@ -84,7 +84,7 @@ def test_handout_page(tmp_path):
         "Figure 1. c: forward and backward graphs, made by this input",
         "Figure 2. e: forward and backward graphs, made by this input",
         "Figure 3. e: forward and backward graphs, changed by this input",
-        "Figure 4. e: forward and backward graphs, as %graph drew it",
+        "Figure 4. e: backward graph, as %graph e --view backward drew it",
     ]
     for k, body in figs:
         assert body.startswith("<svg") and "</svg>" in body and "<?xml" not in body

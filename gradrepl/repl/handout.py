@@ -95,15 +95,25 @@ class PictureTaker:
         now = self._fingerprints(session)
         if src.startswith("%"):
             cmd = src[1:].split(None, 1)[0] if src[1:].strip() else ""
-            if cmd in ("graph", "step") and run.error is None:
+            if cmd == "graph" and run.error is None:
+                fig = self.draw_command(session, src)
+                if fig is not None:
+                    run.pictures.append(fig)
+            elif cmd == "step" and run.error is None:
                 target = _command_target(src, session)
                 if target is not None:
-                    what = "after stepping through its backward" if cmd == "step" else \
-                        "as %graph drew it"
-                    run.pictures.append(self.draw(session, target[0], target[1], what))
+                    run.pictures.append(self.draw(session, target[0], target[1],
+                                                  "after stepping through its backward"))
             self._prev = {k: v[2] for k, v in now.items()}
             return
-        changed = [k for k, (name, t, fp, names) in now.items() if self._prev.get(k) != fp]
+        changed, cleared = [], []
+        for k, (name, t, fp, names) in now.items():
+            if self._prev.get(k) == fp:
+                continue
+            grads = _only_cleared(self._prev.get(k), fp)
+            (cleared if grads else changed).append(k)
+            if grads:
+                now[k] = (name, t, fp, names, grads)
         keep = []
         for k in changed:
             name = now[k][0]
@@ -111,12 +121,20 @@ class PictureTaker:
                 continue  # another changed tensor's picture contains it
             keep.append(k)
         for k in keep[:MAX_PER_INPUT]:
-            name, t, fp, names = now[k]
+            name, t, fp, names = now[k][:4]
             was = "made" if k not in self._prev else "changed"
             run.pictures.append(self.draw(session, name, t, f"{was} by this input"))
         if len(keep) > MAX_PER_INPUT:
             run.pictures.append(Figure("", "", note=f"{len(keep) - MAX_PER_INPUT} more "
                                        "changed tensors not drawn"))
+        shown = {now[k][0] for k in keep[:MAX_PER_INPUT]}
+        for k in cleared:
+            name, grads = now[k][0], now[k][4]
+            if name in shown or any(name in now[o][3] for o in keep[:MAX_PER_INPUT]):
+                continue
+            run.pictures.append(Figure(name, "", note=(
+                f"{name} is not drawn again: this input only cleared "
+                f"{_and(grads)} in its picture")))
         self._prev = {k: v[2] for k, v in now.items()}
 
     def _fingerprints(self, session) -> dict:
@@ -133,7 +151,7 @@ class PictureTaker:
                 continue  # an alias: the tensor is drawn under its first name
             try:
                 g = _model.build(t, names=names, recorder=session.recorder)
-                fp = json.dumps(g.to_dict(), sort_keys=True, default=str)
+                fp = json.loads(json.dumps(g.to_dict(), sort_keys=True, default=str))
                 out[id(t)] = (name, t, fp, {x.name for x in g.tensors})
             except Exception:  # noqa: BLE001 - a tensor the model cannot walk: not drawn
                 continue
@@ -142,22 +160,99 @@ class PictureTaker:
     def draw(self, session, name, tensor, why) -> Figure:
         from .. import viz
 
-        try:
+        def make():
             pic = viz.graph(tensor, namespace=session.namespace, recorder=session.recorder)
-            view = "forward and backward graphs"
-            if len(pic.model.ops) >= SMALL_GRAPH:
-                pic = viz.graph(tensor, view="backward", namespace=session.namespace,
-                                recorder=session.recorder, collapse=True)
-                view = "backward graph, each Layer call as one node"
-            svg = pic.svg()
-        except PermissionError:  # the --safe sandbox: no process, so no Graphviz
-            return Figure(name, f"{name}: {why}", note=f"no picture of {name}: Graphviz does "
-                          "not run inside the --safe sandbox")
-        except Exception as exc:  # noqa: BLE001 - the page is written anyway, with a note
-            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            return Figure(name, f"{name}: {why}",
-                          note=f"no picture of {name}: {type(exc).__name__}: {msg}")
-        return Figure(name, f"{name}: {view}, {why}", svg=svg)
+            if len(pic.model.ops) < SMALL_GRAPH:
+                return pic, "forward and backward graphs"
+            pic = viz.graph(tensor, view="backward", namespace=session.namespace,
+                            recorder=session.recorder, collapse=True)
+            return pic, "backward graph, each Layer call as one node"
+        return _figure(name, why, make)
+
+    def draw_command(self, session, src) -> Figure | None:
+        """The picture a ``%graph`` line drew, as it drew it: every option it was given (the
+        shell's own ``commands.graph_picture``), ``-o FILE`` aside (the handout has its
+        picture inline)."""
+        import shlex
+
+        from .commands import CommandError, graph_picture
+
+        try:
+            name, pic, a = graph_picture(session, shlex.split(src[1:])[1:])
+        except (CommandError, ValueError):
+            return None
+        return _figure(name, f"as {' '.join(src.split())} drew it",
+                       lambda: (pic, _graph_words(name, a)))
+
+
+# what a %graph option shows, in the caption's words (in the caption's order)
+GRAPH_VIEWS = {"both": "forward and backward graphs", "forward": "forward graph",
+               "backward": "backward graph"}
+GRAPH_OPTIONS = [
+    ("chain", lambda name, v: "with the chain-rule arithmetic on each backward op"),
+    ("to", lambda name, v: f"only what lies between {v} and {name}"),
+    ("depth", lambda name, v: f"the ops at most {v} steps from {name}"),
+    ("collapse", lambda name, v: "each Layer call as one node"),
+]
+
+
+def _and(words) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _graph_words(name, options) -> str:
+    words = [GRAPH_VIEWS[options.view]]
+    words += [say(name, getattr(options, key)) for key, say in GRAPH_OPTIONS
+              if getattr(options, key) not in (None, False)]
+    return ", ".join(words)
+
+
+def _figure(name, why, make) -> Figure:
+    """A figure: ``make()`` gives ``(picture, what it shows)``; a picture that cannot be drawn
+    is a note (the page is written anyway)."""
+    try:
+        pic, view = make()
+        svg = pic.svg()
+    except PermissionError:  # the --safe sandbox: no process, so no Graphviz
+        return Figure(name, f"{name}: {why}", note=f"no picture of {name}: Graphviz does "
+                      "not run inside the --safe sandbox")
+    except Exception as exc:  # noqa: BLE001 - the page is written anyway, with a note
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return Figure(name, f"{name}: {why}",
+                      note=f"no picture of {name}: {type(exc).__name__}: {msg}")
+    return Figure(name, f"{name}: {view}, {why}", svg=svg)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf", re.I)
+
+
+def _cleared(preview) -> bool:
+    """Whether a gradient's shown value is what ``clear_grad()`` leaves: None, or zeros."""
+    if preview is None:
+        return True
+    nums = _NUMBER.findall(str(preview))
+    return bool(nums) and all(float(x) == 0 for x in nums)
+
+
+def _only_cleared(old, new):
+    """The gradient variables whose clearing is all that changed between two picture models
+    (``to_dict()``s): their names, or None when anything else changed (or nothing was
+    cleared). A picture is drawn again when what it shows changed, except for this: gradients
+    that went back to zero or None (``clear_grad()``, ``opt.clear_grad()``) are said in a
+    note, not drawn again."""
+    if old is None:
+        return None
+    before = {g["id"]: g for g in old.get("grad_vars", [])}
+    names, grads = [], []
+    for g in new.get("grad_vars", []):
+        was = before.get(g["id"])
+        if was is not None and was.get("data") != g.get("data") and _cleared(g.get("data")):
+            names.append(g["name"])
+            g = dict(g, data=was.get("data"))
+        grads.append(g)
+    if not names or dict(new, grad_vars=grads) != old:
+        return None
+    return names
 
 
 # ---------------------------------------------------------------------------- the page
@@ -176,6 +271,8 @@ h2 { font-size: 22px; margin: 36px 0 8px; padding-top: 12px; border-top: 1px sol
          background: #ddf4ff; color: #0550ae; border: 1px solid #b6e3ff; margin-right: 6px; }
 .prose { margin: 18px 0 8px; }
 .prose p { margin: 0 0 8px; }
+.prose ol, .prose ul { margin: 0 0 8px; padding-left: 28px; }
+.prose li { margin: 2px 0; }
 code, pre { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas,
             monospace; font-size: 13.5px; }
 .prose code { background: var(--code-bg); padding: 1px 5px; border-radius: 4px; }
@@ -239,23 +336,65 @@ def _highlight(source: str) -> str:
     return highlight(text, PythonConsoleLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
 
 
-def _prose(comments) -> str:
-    paras, cur = [], []
+# a list item in a comment: "1. x", "2) x" (numbered), "- x", "* x", "• x" (bulleted)
+_ITEM = re.compile(r"^(\s*)(?:(\d{1,3})[.)]|([-*•]))\s+(\S.*)$")
+
+
+def _prose_blocks(comments) -> list:
+    """The comment lines as a reader takes them: ``("p", [lines])`` paragraphs and
+    ``("ol"|"ul", start, [[lines] per item])`` lists. A blank comment line ends a paragraph or
+    a list; a line starting ``1.``/``2)`` or ``-``/``*``/``•`` starts a list item (after a
+    paragraph line too: a comment's list often follows its lead-in line directly); a line
+    indented past an item's marker continues the item, and so does an unindented one that
+    goes on with its sentence (``_wraps``); any other line after a list starts a paragraph."""
+    blocks, cur = [], None
     for ln in comments:
         body = ln.lstrip()[1:]
         body = body[1:] if body.startswith(" ") else body
         if not body.strip():
-            if cur:
-                paras.append(cur)
-            cur = []
+            cur = None
+            continue
+        m = _ITEM.match(body)
+        if m:
+            kind = "ol" if m.group(2) else "ul"
+            if cur is None or cur[0] != kind:
+                cur = [kind, int(m.group(2)) if m.group(2) else 1, [], len(m.group(1))]
+                blocks.append(cur)
+            cur[2].append([m.group(4)])
+            continue
+        indent = len(body) - len(body.lstrip())
+        if cur is not None and cur[0] in ("ol", "ul") and (
+                indent > cur[3] or _wraps(cur[2][-1][-1], body.strip())):
+            cur[2][-1].append(body.strip())
+        elif cur is not None and cur[0] == "p":
+            cur[1].append(body.strip())
         else:
-            cur.append(body)
-    if cur:
-        paras.append(cur)
+            cur = ["p", [body.strip()]]
+            blocks.append(cur)
+    return [("p", b[1]) if b[0] == "p" else (b[0], b[1], b[2]) for b in blocks]
+
+
+def _wraps(last: str, line: str) -> bool:
+    """Whether an unindented ``line`` goes on with the list item that ended with ``last``:
+    the item's sentence is not finished, or the line does not start one."""
+    return not last.rstrip().endswith((".", "!", "?", ";", ":")) or line[:1].islower()
+
+
+def _inline(lines) -> str:
+    text = html.escape(" ".join(lines), quote=False)
+    return _CODE.sub(r"<code>\1</code>", text)
+
+
+def _prose(comments) -> str:
     out = []
-    for p in paras:
-        text = html.escape(" ".join(x.strip() for x in p), quote=False)
-        out.append("<p>" + _CODE.sub(r"<code>\1</code>", text) + "</p>")
+    for b in _prose_blocks(comments):
+        if b[0] == "p":
+            out.append("<p>" + _inline(b[1]) + "</p>")
+        else:
+            kind, start, items = b
+            attr = f' start="{start}"' if kind == "ol" and start != 1 else ""
+            out.append(f"<{kind}{attr}>" + "".join(f"<li>{_inline(it)}</li>" for it in items)
+                       + f"</{kind}>")
     return '<div class="prose">' + "".join(out) + "</div>\n" if out else ""
 
 
