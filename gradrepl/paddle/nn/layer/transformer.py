@@ -84,129 +84,118 @@ class MultiHeadAttention(Layer):
         return out if len(outs) == 1 else tuple(outs)
 
 
-class TransformerEncoderLayer(Layer):
+class _ResidualBlocks(Layer):
+    """What the encoder and decoder layers share: attention and a feed-forward net, each in a
+    residual block with a LayerNorm before it (``normalize_before``) or after it."""
+
+    def _build(self, d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+               act_dropout, normalize_before, weight_attr, bias_attr, layer_norm_eps,
+               attentions):
+        """Sublayers in Paddle's order (the order of their parameters and initialisation):
+        the attentions, the feed-forward net, then norm1..n and dropout1..n."""
+        nn = _paddle().nn
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+                            dropout=dropout, activation=activation, attn_dropout=attn_dropout,
+                            act_dropout=act_dropout, normalize_before=normalize_before,
+                            weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        for name in attentions:
+            setattr(self, name, MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+                                                   weight_attr=weight_attr,
+                                                   bias_attr=bias_attr))
+        self.linear1 = nn.Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
+        self.dropout = nn.Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = nn.Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
+        blocks = len(attentions) + 1
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", nn.LayerNorm(d_model, layer_norm_eps))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", nn.Dropout(dropout, mode="upscale_in_train"))
+        self.activation = getattr(_paddle().nn.functional, activation)
+
+    def _residual(self, x, i, body):
+        """Block i: ``x + dropout_i(body(x))`` with norm_i before or after."""
+        norm, dropout = getattr(self, f"norm{i}"), getattr(self, f"dropout{i}")
+        residual = x
+        if self.normalize_before:
+            x = norm(x)
+        x = residual + dropout(body(x))
+        if not self.normalize_before:
+            x = norm(x)
+        return x
+
+    def _feed_forward(self, x):
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+class TransformerEncoderLayer(_ResidualBlocks):
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
                  attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
                  bias_attr=None, layer_norm_eps=1e-5):
         super().__init__()
-        paddle = _paddle()
-        nn = paddle.nn
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
-                                            weight_attr=weight_attr, bias_attr=bias_attr)
-        self.linear1 = nn.Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
-        self.dropout = nn.Dropout(act_dropout, mode="upscale_in_train")
-        self.linear2 = nn.Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
-        self.norm1 = nn.LayerNorm(d_model, layer_norm_eps)
-        self.norm2 = nn.LayerNorm(d_model, layer_norm_eps)
-        self.dropout1 = nn.Dropout(dropout, mode="upscale_in_train")
-        self.dropout2 = nn.Dropout(dropout, mode="upscale_in_train")
-        self.activation = getattr(paddle.nn.functional, activation)
+        self._build(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                    act_dropout, normalize_before, weight_attr, bias_attr, layer_norm_eps,
+                    ("self_attn",))
 
     def forward(self, src, src_mask=None, cache=None):
-        residual = src
-        if self.normalize_before:
-            src = self.norm1(src)
-        src = self.self_attn(src, src, src, src_mask)
-        src = residual + self.dropout1(src)
-        if not self.normalize_before:
-            src = self.norm1(src)
-        residual = src
-        if self.normalize_before:
-            src = self.norm2(src)
-        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
-        src = residual + self.dropout2(src)
-        if not self.normalize_before:
-            src = self.norm2(src)
-        return src
+        src = self._residual(src, 1, lambda x: self.self_attn(x, x, x, src_mask))
+        return self._residual(src, 2, self._feed_forward)
+
+
+def _stacked(layer, num_layers):
+    """``layer`` and ``num_layers - 1`` new layers built with its arguments (freshly
+    initialised, as Paddle does; a layer without recorded arguments is deep-copied)."""
+    from .container import LayerList
+
+    def another():
+        config = getattr(layer, "_config", None)
+        return type(layer)(**config) if config is not None else copy.deepcopy(layer)
+
+    return LayerList([layer if i == 0 else another() for i in range(num_layers)])
 
 
 class TransformerEncoder(Layer):
     def __init__(self, encoder_layer, num_layers, norm=None, enable_recompute=False):
         super().__init__()
-        from .container import LayerList
-
-        self.layers = LayerList([encoder_layer if i == 0 else copy.deepcopy(encoder_layer)
-                                 for i in range(num_layers)])
+        self.layers = _stacked(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, src, src_mask=None, cache=None):
         out = src
         for layer in self.layers:
             out = layer(out, src_mask)
-        if self.norm is not None:
-            out = self.norm(out)
-        return out
+        return out if self.norm is None else self.norm(out)
 
 
-class TransformerDecoderLayer(Layer):
+class TransformerDecoderLayer(_ResidualBlocks):
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
                  attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
                  bias_attr=None, layer_norm_eps=1e-5):
         super().__init__()
-        paddle = _paddle()
-        nn = paddle.nn
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
-                                            weight_attr=weight_attr, bias_attr=bias_attr)
-        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
-                                             weight_attr=weight_attr, bias_attr=bias_attr)
-        self.linear1 = nn.Linear(d_model, dim_feedforward, weight_attr, bias_attr=bias_attr)
-        self.dropout = nn.Dropout(act_dropout, mode="upscale_in_train")
-        self.linear2 = nn.Linear(dim_feedforward, d_model, weight_attr, bias_attr=bias_attr)
-        self.norm1 = nn.LayerNorm(d_model, layer_norm_eps)
-        self.norm2 = nn.LayerNorm(d_model, layer_norm_eps)
-        self.norm3 = nn.LayerNorm(d_model, layer_norm_eps)
-        self.dropout1 = nn.Dropout(dropout, mode="upscale_in_train")
-        self.dropout2 = nn.Dropout(dropout, mode="upscale_in_train")
-        self.dropout3 = nn.Dropout(dropout, mode="upscale_in_train")
-        self.activation = getattr(paddle.nn.functional, activation)
+        self._build(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                    act_dropout, normalize_before, weight_attr, bias_attr, layer_norm_eps,
+                    ("self_attn", "cross_attn"))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm1(tgt)
-        tgt = self.self_attn(tgt, tgt, tgt, tgt_mask)
-        tgt = residual + self.dropout1(tgt)
-        if not self.normalize_before:
-            tgt = self.norm1(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm2(tgt)
-        tgt = self.cross_attn(tgt, memory, memory, memory_mask)
-        tgt = residual + self.dropout2(tgt)
-        if not self.normalize_before:
-            tgt = self.norm2(tgt)
-        residual = tgt
-        if self.normalize_before:
-            tgt = self.norm3(tgt)
-        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
-        tgt = residual + self.dropout3(tgt)
-        if not self.normalize_before:
-            tgt = self.norm3(tgt)
-        return tgt
+        tgt = self._residual(tgt, 1, lambda x: self.self_attn(x, x, x, tgt_mask))
+        tgt = self._residual(tgt, 2, lambda x: self.cross_attn(x, memory, memory, memory_mask))
+        return self._residual(tgt, 3, self._feed_forward)
 
 
 class TransformerDecoder(Layer):
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        from .container import LayerList
-
-        self.layers = LayerList([decoder_layer if i == 0 else copy.deepcopy(decoder_layer)
-                                 for i in range(num_layers)])
+        self.layers = _stacked(decoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         out = tgt
         for layer in self.layers:
             out = layer(out, memory, tgt_mask, memory_mask)
-        if self.norm is not None:
-            out = self.norm(out)
-        return out
+        return out if self.norm is None else self.norm(out)
 
 
 class Transformer(Layer):
