@@ -169,6 +169,7 @@ class Session:
         self._setup()
         from ..engine.ops._util import quiet_fp
         from ..importhook import paddle_modules
+        from ..viz.capture import statement_label
 
         self._counter += 1
         try:
@@ -182,7 +183,6 @@ class Session:
                 return Result(output=f"gradrepl --safe: refused: {refusals[0]}\n", error=err)
         out = _Tee(getattr(self, "stream", None))
         result = Result()
-        lines = source.splitlines()
         echoed = []
 
         def displayhook(value):
@@ -198,8 +198,8 @@ class Session:
                     contextlib.redirect_stderr(out):
                 sys.displayhook = displayhook
                 for stmt in tree.body:
-                    text = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]).strip()
-                    self.recorder.statement(" ".join(text.split())[:72])
+                    # the label is the statement's own source segment, never its whole lines
+                    self.recorder.statement(statement_label(source, stmt))
                     mod = ast.Interactive(body=[stmt])
                     code = compile(mod, "<stdin>", "single")
                     with self.recorder:

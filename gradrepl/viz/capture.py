@@ -41,25 +41,35 @@ class ScriptRun:
     labels: dict = field(default_factory=dict)
 
 
+LABEL_WIDTH = 72   # a label longer than this is cut, with "..."
+
+
+def statement_label(source: str, node, header: bool = False) -> str:
+    """The label of statement ``node`` (parsed from ``source``): its own source segment (never
+    the rest of its line: a comment, a neighbour after ``;``, the tail of a string that began
+    on an earlier line), on one line with its whitespace collapsed, cut to ``LABEL_WIDTH``.
+    ``header``: for a compound statement, only its first line (``for i in range(3):``)."""
+    text = ast.get_source_segment(source, node) or ""
+    if header and isinstance(getattr(node, "body", None), list):
+        text = text.split("\n", 1)[0]
+    text = " ".join(text.split())
+    if len(text) > LABEL_WIDTH:
+        text = text[:LABEL_WIDTH - 3].rstrip() + "..."
+    return text
+
+
 def statement_labels(source: str) -> dict:
-    """line number -> the source of the statement starting there (compound statements: their
-    header line), whitespace collapsed, long ones shortened."""
+    """line number -> the label of the statement starting there (compound statements: their
+    header line), see :func:`statement_label`."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return {}
-    lines = source.splitlines()
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt):
             continue
-        if hasattr(node, "body") and isinstance(node.body, list):  # compound: its header
-            text = lines[node.lineno - 1].strip() if node.lineno - 1 < len(lines) else ""
-        else:
-            text = ast.get_source_segment(source, node) or ""
-        text = " ".join(text.split())
-        if len(text) > 72:
-            text = text[:69] + "..."
+        text = statement_label(source, node, header=True)
         if node.lineno not in out or len(text) > len(out[node.lineno]):
             out[node.lineno] = text
     return out
