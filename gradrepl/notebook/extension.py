@@ -1,0 +1,192 @@
+"""One loaded ``%load_ext gradrepl``: everything it put into the kernel, and taking it out.
+
+Loading, for the kernel's IPython shell:
+
+- ``import paddle`` / ``import torch`` served by gradrepl (``imports.ServedImports``), the state
+  of a fresh session (``paddle.state.reset``: profile from ``GRADREPL_PADDLE`` or the default);
+- each top-level statement of a cell marked in an engine provenance ``Recorder``
+  (``labels.StatementMarks``, an AST transformer), the recorder active for Layer calls;
+- every backward logged for ``%step`` (``viz.steps.BackwardLog``) and ``%why``
+  (``viz.why.WhyLog``), as the engine's trace sink;
+- numpy's floating-point warnings off while a cell runs, as ``gradrepl run`` and the shell do;
+- the magics (``magics.Magics``) and the HTML displays of tensors and pictures.
+
+:meth:`Extension.unload` undoes each of these, in the reverse order.
+"""
+from __future__ import annotations
+
+import os
+
+LOG_RUNS = 2  # backward runs kept for %step (a training loop's last ones)
+
+
+class Extension:
+    def __init__(self, shell):
+        from ..engine.provenance import Recorder
+        from ..viz.steps import BackwardLog
+        from .imports import ServedImports
+        from .labels import StatementMarks
+        from .magics import Magics
+        from .why import why_module
+
+        self.shell = shell
+        self.imports = ServedImports()
+        self.marks = StatementMarks()
+        self.recorder = Recorder()
+        self.log = BackwardLog(max_runs=LOG_RUNS)
+        why = why_module()    # %why's log passes every event on to %step's
+        self.why_log = why.WhyLog(forward=self.log) if why is not None else None
+        self.sink = self.why_log if self.why_log is not None else self.log
+        self.magics = Magics(self)
+        self.rich = True
+        self._quiet = None
+        self._old_sink = None
+        self._formatted = []
+
+    # -- load / unload ------------------------------------------------------------------------
+    def load(self) -> str:
+        """Install everything; return what to tell the user."""
+        from ..engine import backward as _bw
+        from ..paddle import state
+
+        self.imports.enter()
+        state.reset(os.environ.get("GRADREPL_PADDLE") or None)
+        self.recorder.__enter__()
+        self.shell.ast_transformers.append(self.marks)
+        self.shell.events.register("pre_run_cell", self.pre_run_cell)
+        self.shell.events.register("post_run_cell", self.post_run_cell)
+        self._old_sink, _bw.TRACE_SINK = _bw.TRACE_SINK, self.sink
+        self.magics.register(self.shell)
+        self._register_formatters()
+        notice = self.imports.notice(self.shell.user_ns)
+        return (notice + "\n" if notice else "") + self.status()
+
+    def unload(self) -> str:
+        from ..engine import backward as _bw
+        from ..engine import provenance
+
+        self._unregister_formatters()
+        self.magics.unregister(self.shell)
+        if _bw.TRACE_SINK is self.sink:
+            _bw.TRACE_SINK = self._old_sink
+        for event, fn in (("pre_run_cell", self.pre_run_cell),
+                          ("post_run_cell", self.post_run_cell)):
+            try:
+                self.shell.events.unregister(event, fn)
+            except ValueError:
+                pass
+        if self.marks in self.shell.ast_transformers:
+            self.shell.ast_transformers.remove(self.marks)
+        if provenance.ACTIVE is self.recorder:
+            self.recorder.__exit__(None, None, None)
+        self._leave_quiet()
+        self.imports.leave()
+        return ("gradrepl unloaded: `import paddle` and `import torch` are this kernel's own "
+                "again (names bound meanwhile still hold gradrepl's modules).")
+
+    # -- each cell ----------------------------------------------------------------------------
+    def pre_run_cell(self, info=None) -> None:
+        raw = getattr(info, "raw_cell", None)
+        if raw is not None:
+            try:
+                self.marks.remember(self.shell.transform_cell(raw))
+            except Exception:  # noqa: BLE001 - labels then come from the tree
+                self.marks.remember("")
+        self._leave_quiet()
+        from ..engine.ops._util import quiet_fp
+
+        self._quiet = quiet_fp()
+        self._quiet.__enter__()
+
+    def post_run_cell(self, result=None) -> None:
+        self._leave_quiet()
+
+    def _leave_quiet(self) -> None:
+        q, self._quiet = self._quiet, None
+        if q is not None:
+            try:
+                q.__exit__(None, None, None)
+            except ValueError:  # (numpy's errstate entered in another context)
+                from ..engine.ops._util import FP
+
+                FP.on = False
+
+    # -- options ------------------------------------------------------------------------------
+    def set_profile(self, key=None, reset=False) -> None:
+        from ..paddle import profiles, state
+        from ..repl.commands import CommandError
+
+        try:
+            if key is not None:
+                profiles.resolve(key)
+            if reset:
+                state.reset(key or profiles.current().key)
+            else:
+                profiles.set_profile(key)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+
+    def set_rich(self, on: bool) -> None:
+        self.rich = bool(on)
+
+    def status(self) -> str:
+        from ..paddle import profiles
+
+        p = profiles.current()
+        return (f"gradrepl: `import paddle` is gradrepl's Paddle {p.version} (profile {p.key}), "
+                "`import torch` gradrepl's torch, in this kernel. Magics: %graph, %step, %why; "
+                "%gradrepl --paddle 2.2|2.6|3 switches; %unload_ext gradrepl undoes.")
+
+    # -- rich display -------------------------------------------------------------------------
+    def _register_formatters(self) -> None:
+        from ..engine.tensor import Tensor
+        from ..viz import Picture
+
+        html = self.shell.display_formatter.formatters["text/html"]
+        for cls, fn in ((Tensor, self._tensor_html), (Picture, self._picture_html)):
+            html.for_type(cls, fn)
+            self._formatted.append((html, cls))
+
+    def _unregister_formatters(self) -> None:
+        for fmt, cls in self._formatted:
+            fmt.pop(cls, None)
+        self._formatted.clear()
+
+    def _tensor_html(self, tensor):
+        if not self.rich:
+            return None
+        from .outputs import tensor_html
+        from .captions import caption
+
+        try:
+            text = caption(tensor, self)
+        except Exception:  # noqa: BLE001 - a caption is a nicety: the exact repr still shows
+            text = ""
+        return tensor_html(tensor, text)
+
+    def _picture_html(self, picture):
+        from .outputs import picture_html
+
+        return picture_html(picture.svg())
+
+    # -- %step's backward ---------------------------------------------------------------------
+    def logged_backward(self, tensor):
+        """``(run, ran_now)``: the logged backward from ``tensor``; if none was logged, run
+        ``tensor.backward()`` now under the log, as the shell's ``%step`` does."""
+        from ..engine import backward as _bw
+        from ..engine.ops._util import quiet_fp
+        from ..repl.commands import CommandError
+
+        for run in reversed(self.log.runs):
+            if any(r is tensor for r in run.roots):
+                return run, False
+        old, _bw.TRACE_SINK = _bw.TRACE_SINK, self.sink
+        try:
+            with quiet_fp():
+                tensor.backward()
+        except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
+            raise CommandError(f"{type(exc).__name__}: {exc} (no backward from this tensor was "
+                               "logged since %load_ext gradrepl: run its cells again)") from None
+        finally:
+            _bw.TRACE_SINK = old
+        return self.log.runs[-1], True
