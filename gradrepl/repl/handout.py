@@ -191,7 +191,7 @@ GRAPH_VIEWS = {"both": "forward and backward graphs", "forward": "forward graph"
 GRAPH_OPTIONS = [
     ("chain", lambda name, v: "with the chain-rule arithmetic on each backward op"),
     ("to", lambda name, v: f"only what lies between {v} and {name}"),
-    ("depth", lambda name, v: f"the ops at most {v} steps from {name}"),
+    ("depth", lambda name, v: f"the ops at most {v} step{'' if v == 1 else 's'} from {name}"),
     ("collapse", lambda name, v: "each Layer call as one node"),
 ]
 
