@@ -85,6 +85,26 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
 
 
 @app.command()
+def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
+        name: str = typer.Argument(..., help="NAME, NAME.grad or NAME.grad[i, j]"),
+        output: Optional[str] = typer.Option(
+            None, "-o", "--output", help="FILE: the graph with the paths highlighted "
+            "(.svg .png .pdf .dot)"),
+        paddle: Optional[str] = PaddleOpt):
+    """Run a script and explain a gradient by the chain rule: each path, the sum over paths."""
+    from .viz.why import WhyError, why_command
+
+    try:
+        text, message = why_command(script, name, output=output, paddle=paddle)
+    except WhyError as exc:
+        typer.echo(f"gradrepl why: {exc}", err=True)
+        raise typer.Exit(2)
+    sys.stdout.write(text)
+    if message:
+        typer.echo(message, err=True)
+
+
+@app.command()
 def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                                              help="session files (transcripts: '>>> ' inputs, "
                                              "then the expected output)"),

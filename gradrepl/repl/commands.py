@@ -135,6 +135,32 @@ def cmd_step(session, args):
                   frames=texts)
 
 
+def cmd_why(session, args):
+    p = _Parser(prog="%why", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("-o", "--output")
+    a = p.parse_args(args)
+    from ..viz.why import lookup, parse_target, why, write_picture
+
+    try:
+        name, element = parse_target(" ".join(a.name))
+        tensor = lookup(session.namespace, name)
+        ex = why(tensor, namespace=session.namespace, element=element, name=name,
+                 log=getattr(session, "why_log", None))
+    except (ValueError, KeyError, IndexError) as exc:
+        raise CommandError(str(exc.args[0]) if exc.args else str(exc)) from None
+    out = ex.text()
+    if a.output:
+        from ..viz.render import RenderError
+
+        try:
+            path = write_picture(ex, tensor, a.output, session.namespace, session.recorder)
+        except (ValueError, RenderError, OSError) as exc:
+            raise CommandError(str(exc)) from None
+        out += f"wrote {path}\n"
+    return Result(output=out, value=ex)
+
+
 def cmd_vars(session, args):
     from ..engine.tensor import Tensor
 
@@ -246,6 +272,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
             ".json .txt)", cmd_graph),
     Command("step", "%step [NAME]",
             "run NAME's backward one engine event at a time (Enter: next, q: finish)", cmd_step),
+    Command("why", "%why NAME[.grad[i, j]] [-o FILE]",
+            "why NAME's gradient is what it is: the chain rule, path by path, with the numbers "
+            "(-o FILE: the graph with the paths highlighted)", cmd_why),
     Command("vars", "%vars", "the session's tensors: shape, dtype, stop_gradient, is_leaf, grad",
             cmd_vars),
     Command("profile", "%profile [2.2|2.6|3]", "show or switch the emulated Paddle version",

@@ -100,6 +100,9 @@ class Session:
 
         state.reset(self.profile_key or os.environ.get("GRADREPL_PADDLE") or None)
         self.recorder = Recorder()
+        from ..viz.why import WhyLog
+
+        self.why_log = WhyLog()  # every backward's gradients, for %why
         self.namespace.clear()
         self.namespace.update({"__name__": "__main__", "__builtins__": self._builtins()})
         self._ready = True
@@ -169,6 +172,7 @@ class Session:
         self._setup()
         from ..engine.ops._util import quiet_fp
         from ..importhook import paddle_modules
+        from ..viz.why import recording
         from ..viz.capture import statement_label
 
         self._counter += 1
@@ -194,7 +198,8 @@ class Session:
 
         old_hook = sys.displayhook
         try:
-            with paddle_modules(), quiet_fp(), contextlib.redirect_stdout(out), \
+            with paddle_modules(), quiet_fp(), recording(self.why_log), \
+                    contextlib.redirect_stdout(out), \
                     contextlib.redirect_stderr(out):
                 sys.displayhook = displayhook
                 for stmt in tree.body:

@@ -138,4 +138,6 @@ def fill_chain(g, contributions=None) -> None:
         bw.chain = lines_for(bw, g, attrs_of.get(bw.id), contrib)
 
 
-__all__ = ["graph", "Picture", "VIEWS", "EXTENSIONS", "fill_chain"]
+from .why import why  # noqa: E402  (the function; the module stays gradrepl.viz.why in sys.modules)
+
+__all__ = ["graph", "Picture", "VIEWS", "EXTENSIONS", "fill_chain", "why"]

@@ -230,7 +230,8 @@ _OP_LINK = _a_list(None, {"style": "dotted", "color": "#555555", "arrowhead": "v
 
 
 class DotWriter:
-    def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None):
+    def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None,
+                 highlight=None):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
         self.g = g
@@ -246,6 +247,7 @@ class DotWriter:
             edge_attr={"fontname": FONT, "fontsize": "10", "color": "#333333",
                        "arrowsize": "0.8"})
         self.targets = set(g.targets)
+        self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
 
     # -- nodes ------------------------------------------------------------------------
     def tensor(self, t):
@@ -422,7 +424,30 @@ class DotWriter:
             self.backward()
         if self.view == "both":
             self.links()
+        if self.highlight:
+            self.mark(self.highlight)
         return self.dot.source
+
+    def mark(self, highlight):
+        """Draw the given nodes and edges (``why``'s paths) thick and orange: edges in place,
+        nodes by a later statement that adds to their attributes."""
+        nodes = set(highlight.get("nodes", ()))
+        pairs = set(highlight.get("edges", ()))
+        body = self.dot.body
+        for k, line in enumerate(body):
+            m = _EDGE_LINE.match(line)
+            if m is None or frozenset((m.group(1), m.group(2))) not in pairs:
+                continue
+            tail, head, attrs = m.group(1), m.group(2), m.group(4)
+            extra = f"color={quote(HIGHLIGHT)} penwidth=3"
+            body[k] = f"\t{tail} -> {head} [{attrs + ' ' if attrs else ''}{extra}]\n"
+        for nid in sorted(nodes):
+            if nid in self.by_id:
+                kind = nid[:1]
+                if kind in ("t", "g"):  # records drawn as plain tables: a box around them
+                    body.append(f"\t{nid} [color={quote(HIGHLIGHT)} penwidth=3 shape=box]\n")
+                else:
+                    body.append(f"\t{nid} [color={quote(HIGHLIGHT)} penwidth=3]\n")
 
 
 def esc_plain(s: str) -> str:
@@ -439,6 +464,12 @@ def _unique(ids):
     return seen
 
 
-def to_dot(g: Graph, view="both", chain=False, saved=None, title=None) -> str:
-    """The DOT source of the picture of ``g`` (deterministic)."""
-    return DotWriter(g, view=view, chain=chain, saved=saved, title=title).source()
+def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight=None) -> str:
+    """The DOT source of the picture of ``g`` (deterministic); ``highlight``: ids of nodes and
+    pairs of ids of edges to draw thick (``why``'s paths)."""
+    return DotWriter(g, view=view, chain=chain, saved=saved, title=title,
+                     highlight=highlight).source()
+
+
+HIGHLIGHT = "#ff7f00"
+_EDGE_LINE = re.compile(r"^\t(\w+) -> (\w+)( \[(.*)\])?\n$", re.S)

@@ -1,0 +1,1403 @@
+"""``why``: why is this gradient this number? The chain rule, with the engine's own numbers.
+
+A gradient is a sum over paths: every path from a root of ``backward()`` back to the tensor
+contributes the product of the local derivatives along it (``e -> c -> a: d * b = 4 * 5 = 20``),
+and the contributions add up (``y = x * x + x`` at 3: ``3 + 3 + 1 = 7``). Where a path goes
+through an op whose local derivative is not a number per element (a matmul, a multi-output op),
+its contribution is the vector the engine's backward op delivered along that edge (a
+vector-Jacobian product), and the paths that share that last edge are counted together.
+
+Nothing here re-runs the engine. ``WhyLog`` is a ``backward.TRACE_SINK`` that keeps, for each
+backward run, what was seeded, what every backward op received (after hooks) and what it sent
+along each ``grad_pending_ops`` edge (after the broadcast reduction), and, per leaf, every write
+into ``.grad`` (before, added, after): that answers "why did it double" (two ``backward()``
+calls), "why is it 0" (``clear_grad()``) and "why is it None" (a cut path). Values are copied
+only for small arrays (``MAX_KEEP`` elements).
+
+Each local derivative is computed from a small table (``LOCAL``) and checked against what the
+engine delivered; an edge that does not check out is shown with the engine's vector instead, so
+the terms of an explanation always add up to the engine's value.
+
+    >>> from gradrepl.viz.why import recording, why
+    >>> with recording():
+    ...     e.backward()
+    >>> print(why(a, namespace=globals()).text())
+"""
+from __future__ import annotations
+
+import contextlib
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine import events as ev
+from ..engine.node import AccumulateNode, GradNode
+
+MAX_KEEP = 1 << 16   # values of larger arrays are not copied (their explanation says so)
+MAX_RUNS = 8         # backward runs a log keeps (a training loop keeps only its last ones)
+MAX_WRITES = 64      # writes into one leaf's .grad kept
+MAX_PATHS = 32       # more paths than this: grouped by their last edge
+MAX_SHOWN = 12       # terms written out in the text
+
+
+def _keep(t):
+    if t is None:
+        return None
+    a = t.data
+    if a.size > MAX_KEEP:
+        return None
+    return np.array(a, copy=True)
+
+
+# ---------------------------------------------------------------------------- recording
+class RunRecord:
+    """One backward run, as the explanation needs it."""
+
+    def __init__(self, no, roots, kw):
+        self.no = no                                   # 1, 2, ... within the log
+        self.roots = [weakref.ref(r) for r in roots]
+        self.root_ids = [id(r) for r in roots]
+        self.retain_graph = bool(kw.get("retain_graph"))
+        self.create_graph = bool(kw.get("create_graph"))
+        self.capture = kw.get("inputs") is not None   # paddle.grad / torch.autograd.grad
+        self.nodes = set()
+        self.seeds = {}        # (node, slot) -> array
+        self.arrivals = {}     # (node, slot) -> [(parent node, edge index, array)]
+        self.raw = {}          # (parent node, edge index) -> shape before the broadcast sum
+        self.out_grads = {}    # node -> [array per output] as the node ran (after hooks)
+        self.writes = {}       # AccumulateNode -> (before, added, after)
+        self.big = False       # some value was too large to keep
+
+
+class Write:
+    __slots__ = ("run", "before", "added", "after", "arrived", "retain_graph")
+
+    def __init__(self, run, before, added, after, arrived, retain_graph):
+        self.run, self.before, self.added, self.after = run, before, added, after
+        self.arrived, self.retain_graph = arrived, retain_graph
+
+
+class WhyLog:
+    """Keeps what ``why`` needs from every backward (install as ``backward.TRACE_SINK``;
+    ``forward``: another sink that also gets every item, e.g. a step-through's log)."""
+
+    def __init__(self, forward=None, max_runs=MAX_RUNS):
+        self.forward = forward
+        self.runs = deque(maxlen=max_runs)
+        self.count = 0
+        self.leaf_writes = weakref.WeakKeyDictionary()  # AccumulateNode -> [Write]
+        self._run = None
+        self._running = None
+        self._ptr = 0
+        self._acc_ready = set()
+        self._before = {}
+
+    def __call__(self, item):
+        try:
+            self._take(item)
+        finally:
+            if self.forward is not None:
+                self.forward(item)
+
+    def _take(self, item):
+        if isinstance(item, tuple) and item and item[0] in ("begin", "end"):
+            if item[0] == "begin":
+                self.count += 1
+                self._run = RunRecord(self.count, item[1], item[2])
+                self.runs.append(self._run)
+                self._running, self._ptr, self._acc_ready, self._before = None, 0, set(), {}
+            else:
+                self._run = None
+            return
+        run = self._run
+        if run is None:
+            return
+        if isinstance(item, ev.DepsCounted):
+            run.nodes = set(item.deps)
+            for n in item.deps:
+                if isinstance(n, AccumulateNode):
+                    leaf = n.leaf
+                    g = leaf._grad if leaf is not None else None
+                    self._before[n] = _keep(g)
+        elif isinstance(item, ev.Seeded):
+            run.seeds[(item.node, item.slot)] = self._val(item.grad)
+            run.nodes.add(item.node)
+        elif isinstance(item, ev.Ready):
+            if isinstance(item.node, AccumulateNode):
+                self._acc_ready.add(item.node)
+        elif isinstance(item, ev.Run):
+            self._running, self._ptr = item.node, 0
+            run.out_grads[item.node] = [self._val(g) for g in item.out_grads]
+            self._raw = [None if g is None else g.data.shape for g in item.in_grads]
+        elif isinstance(item, ev.Accumulate):
+            target = item.target
+            if isinstance(target, AccumulateNode) and target in self._acc_ready:
+                self._write(run, target, item)
+                return
+            node = self._running
+            if node is None:
+                return
+            edges = node.next_edges
+            i = self._ptr
+            while i < len(edges) and edges[i] != (target, item.slot):
+                i += 1
+            if i == len(edges):
+                return
+            self._ptr = i + 1
+            run.arrivals.setdefault((target, item.slot), []).append((node, i,
+                                                                     self._val(item.grad)))
+            if i < len(self._raw) and self._raw[i] is not None:
+                run.raw[(node, i)] = self._raw[i]
+
+    def _val(self, t):
+        v = _keep(t)
+        if v is None and t is not None:
+            self._run.big = True
+        return v
+
+    def _write(self, run, acc, item):
+        added = self._val(item.grad)
+        after = _keep(item.total)
+        arrived = _sum([a for _p, _i, a in run.arrivals.get((acc, 0), ())]
+                       + ([run.seeds[(acc, 0)]] if (acc, 0) in run.seeds else []))
+        before = self._before.get(acc)
+        run.writes[acc] = (before, added, after)
+        if run.capture:
+            return
+        hist = self.leaf_writes.setdefault(acc, [])
+        hist.append(Write(run.no, before, added, after, arrived, run.retain_graph))
+        if len(hist) > MAX_WRITES:
+            del hist[0]
+
+    def run_no(self, no):
+        for r in self.runs:
+            if r.no == no:
+                return r
+        return None
+
+
+LOG: WhyLog | None = None  # the log of the last ``recording()`` (what ``why`` reads by default)
+
+
+@contextlib.contextmanager
+def recording(log: WhyLog | None = None):
+    """Record every backward run inside the block for ``why`` (another sink already installed
+    keeps getting every event). Yields the log."""
+    global LOG
+    from ..engine import backward as _bw
+
+    if log is None:
+        log = LOG if LOG is not None else WhyLog()
+    old = _bw.TRACE_SINK
+    if old is log:
+        yield log
+        return
+    log.forward = old
+    _bw.TRACE_SINK = log
+    LOG = log
+    try:
+        yield log
+    finally:
+        _bw.TRACE_SINK = old
+        log.forward = None
+
+
+def _sum(arrays):
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return None
+    total = np.array(arrays[0], dtype=np.result_type(arrays[0], np.float64)
+                     if arrays[0].dtype.kind in "biuf" else arrays[0].dtype)
+    for a in arrays[1:]:
+        total = total + a
+    return total
+
+
+def _close(a, b):
+    if a is None or b is None:
+        return False
+    try:
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.shape != b.shape and a.size != b.size:
+            return False
+        if a.shape != b.shape:
+            b = b.reshape(a.shape)
+        scale = max(1.0, float(np.max(np.abs(b))) if b.size else 1.0)
+        return bool(np.allclose(a, b, rtol=1e-4, atol=1e-5 * scale, equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def _sum_to(a, shape):
+    """Sum ``a`` down to ``shape`` (undo broadcasting)."""
+    shape = tuple(shape)
+    if a.shape == shape:
+        return a
+    if a.size == int(np.prod(shape)) and a.size == 1:
+        return a.reshape(shape) if a.ndim >= len(shape) else np.sum(a).reshape(shape)
+    lead = a.ndim - len(shape)
+    if lead < 0:
+        return None
+    out = a.sum(axis=tuple(range(lead))) if lead else a
+    axes = tuple(k for k, n in enumerate(shape) if n == 1 and out.shape[k] != 1)
+    if axes:
+        out = out.sum(axis=axes, keepdims=True)
+    return out if out.shape == shape else None
+
+
+# ---------------------------------------------------------------------------- local derivatives
+def _pow_sym(f, x):
+    ft = _num(f)
+    if f == 2:
+        return f"2 * {x}"
+    return f"{ft} * {x}^{_num(f - 1)}"
+
+
+# op -> per input: (symbol template, local(xs, out, attrs) -> array broadcastable to out);
+# a diagonal (element-by-element) local derivative, then summed back over broadcast axes
+LOCAL = {
+    "multiply": (("{x1}", lambda x, o, a: x[1]), ("{x0}", lambda x, o, a: x[0])),
+    "add": (("1", lambda x, o, a: 1.0), ("1", lambda x, o, a: 1.0)),
+    "subtract": (("1", lambda x, o, a: 1.0), ("-1", lambda x, o, a: -1.0)),
+    "divide": (("1/{x1}", lambda x, o, a: 1.0 / x[1]),
+               ("-{x0}/{x1}^2", lambda x, o, a: -x[0] / (x[1] * x[1]))),
+    "scale": (("{scale}", lambda x, o, a: a["scale"]),),
+    "neg": (("-1", lambda x, o, a: -1.0),),
+    "pow": ((lambda names, a: _pow_sym(a["factor"], names["x0"]),
+             lambda x, o, a: a["factor"] * x[0] ** (a["factor"] - 1)),),
+    "elementwise_pow": (("{x1} * {x0}^({x1} - 1)", lambda x, o, a: x[1] * x[0] ** (x[1] - 1)),
+                        ("{x0}^{x1} * ln({x0})", lambda x, o, a: o * np.log(x[0]))),
+    "exp": (("exp({x0})", lambda x, o, a: o),),
+    "log": (("1/{x0}", lambda x, o, a: 1.0 / x[0]),),
+    "tanh": (("1 - tanh({x0})^2", lambda x, o, a: 1.0 - o * o),),
+    "sigmoid": (("sigmoid({x0}) * (1 - sigmoid({x0}))", lambda x, o, a: o * (1.0 - o)),),
+    "relu": (("[{x0} > 0]", lambda x, o, a: (x[0] > 0).astype(np.float64)),),
+    "sin": (("cos({x0})", lambda x, o, a: np.cos(x[0])),),
+    "cos": (("-sin({x0})", lambda x, o, a: -np.sin(x[0])),),
+    "square": (("2 * {x0}", lambda x, o, a: 2.0 * x[0]),),
+    "sqrt": (("1 / (2 * sqrt({x0}))", lambda x, o, a: 0.5 / o),),
+    "abs": (("sign({x0})", lambda x, o, a: np.sign(x[0])),),
+    "reciprocal": (("-1/{x0}^2", lambda x, o, a: -1.0 / (x[0] * x[0])),),
+    "assign": (("1", lambda x, o, a: 1.0),),
+    "cast": (("1", lambda x, o, a: 1.0),),
+}
+
+# ops whose backward spreads the output gradient back over the input (sum, mean, reshapes):
+# op -> (symbol, pull(u, in_shape, attrs) -> array of in_shape)
+
+
+def _expand_back(u, shape, attrs):
+    axis = attrs.get("axis")
+    n_in = int(np.prod(shape)) if shape else 1
+    kept = list(shape)
+    if axis is None or axis == () or u.size == 1:
+        kept = [1] * len(shape)
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        for ax in axes:
+            kept[ax % len(shape)] = 1
+    if u.size != int(np.prod(kept)) or n_in == 0:
+        return None
+    return np.broadcast_to(u.reshape(kept), shape)
+
+
+SPREAD = {
+    "sum": ("1", lambda u, s, a: _expand_back(u, s, a)),
+    "mean": ("1/n", lambda u, s, a: None if _expand_back(u, s, a) is None else
+             _expand_back(u, s, a) * (u.size / max(1, int(np.prod(s))))),
+    "reshape": ("1", lambda u, s, a: u.reshape(s) if u.size == int(np.prod(s)) else None),
+    "flatten": ("1", lambda u, s, a: u.reshape(s) if u.size == int(np.prod(s)) else None),
+    "squeeze": ("1", lambda u, s, a: u.reshape(s) if u.size == int(np.prod(s)) else None),
+    "unsqueeze": ("1", lambda u, s, a: u.reshape(s) if u.size == int(np.prod(s)) else None),
+    "expand": ("1", lambda u, s, a: _sum_to(u, s)),
+    "broadcast_to": ("1", lambda u, s, a: _sum_to(u, s)),
+}
+
+
+def _input_data(node, i):
+    d = node.in_data
+    if d is not None and i < len(d):
+        return d[i]
+    t = node.input_tensor(i)
+    return t.data if t is not None else None
+
+
+def _output_data(node):
+    d = node.out_data
+    if d is not None:
+        return d[0]
+    refs = node.out_refs
+    t = refs[0]() if refs else None
+    return t.data if t is not None else None
+
+
+@dataclass
+class Edge:
+    """How a gradient goes from the output of backward op ``node`` to its input ``index``."""
+    symbol: str                  # the local derivative, in the picture's names ("b", "2 * x")
+    local: object                # its value (array, broadcast to the output), None: not diagonal
+    pull: object                 # u -> the contribution to the input (array), None: use engine's
+    reduced: tuple | None = None  # (output shape, input shape) when summed over broadcast axes
+    spread: bool = False         # the output gradient is spread back (sum, mean, reshape)
+
+
+def edge_rule(node, i, namer):
+    """The local derivative of input ``i`` of ``node`` (an ``Edge``), or None when it is no
+    number per element (then the engine's delivered vector stands for the path)."""
+    op = node.op
+    if op is None or len(node.out_meta) != 1:
+        return None
+    name = op.name
+    in_shape = tuple(node.in_meta[i][0])
+    out_shape = tuple(node.out_meta[0][0])
+    attrs = node.attrs or {}
+    names = {f"x{k}": namer.input_name(node, k) for k in range(len(node.in_meta))}
+    names.update({k: _num(v) for k, v in attrs.items() if isinstance(v, (int, float))})
+    if name in SPREAD:
+        sym, fn = SPREAD[name]
+        if sym == "1/n":
+            n = int(np.prod(in_shape)) // max(1, int(np.prod(out_shape)))
+            sym = f"1/{n}"
+        return Edge(sym, None, lambda u: fn(np.asarray(u, np.float64), in_shape, attrs),
+                    spread=True)
+    rules = LOCAL.get(name)
+    if rules is None or i >= len(rules):
+        return None
+    tmpl, fn = rules[i]
+    xs = [_input_data(node, k) for k in range(len(node.in_meta))]
+    out = _output_data(node) if name in ("exp", "tanh", "sigmoid", "sqrt", "elementwise_pow") \
+        else None
+    try:
+        with np.errstate(all="ignore"):
+            xs64 = [None if x is None else np.asarray(x, np.float64) for x in xs]
+            out64 = None if out is None else np.asarray(out, np.float64)
+            local = fn(xs64, out64, attrs)
+            local = np.broadcast_to(np.asarray(local, np.float64), out_shape)
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
+    try:
+        sym = tmpl(names, attrs) if callable(tmpl) else tmpl.format(**names)
+    except (KeyError, IndexError):
+        sym = f"d({namer.node_name(node)})/d({names.get(f'x{i}', '?')})"
+    reduced = (out_shape, in_shape) if in_shape != out_shape else None
+
+    def pull(u, local=local, in_shape=in_shape):
+        return _sum_to(local * np.asarray(u, np.float64), in_shape)
+
+    return Edge(sym, local, pull, reduced)
+
+
+# ---------------------------------------------------------------------------- names
+_INFIX = {"multiply": "*", "add": "+", "subtract": "-", "divide": "/", "matmul": "@"}
+
+
+def _num(v) -> str:
+    """A number as a student writes it: 4, 0.5, -2.25 (no float noise)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    f = float(np.real(v)) if not isinstance(v, (complex, np.complexfloating)) else None
+    if f is None:
+        return f"{complex(v):.6g}"
+    if f != f or f in (float("inf"), float("-inf")):
+        return str(f)
+    if f == int(f) and abs(f) < 1e15:
+        return str(int(f))
+    return f"{f:.6g}"
+
+
+def _fmt(a) -> str:
+    """A value: one number plainly, an array as a short list."""
+    if a is None:
+        return "(too large to keep)"
+    a = np.asarray(a)
+    if a.size == 1:
+        return _num(a.reshape(-1)[0])
+    flat = [_num(x) for x in a.reshape(-1)[:6]]
+    body = ", ".join(flat) + (", ..." if a.size > 6 else "")
+    if a.ndim >= 2:
+        return f"[{body}] (shape {list(a.shape)})"
+    return f"[{body}]"
+
+
+class Namer:
+    def __init__(self, namespace=None, names=None):
+        from .model import names_from_namespace
+
+        if names is None:
+            names = names_from_namespace(namespace)
+        self.names = names.get("tensors", {})
+        self._memo = {}
+
+    def tensor(self, t, depth=0):
+        if t is None:
+            return "?"
+        n = self.names.get(id(t))
+        if n is not None:
+            return n
+        if t.grad_node is not None and not t.stop_gradient:
+            return self.key((t.grad_node, t.out_slot), depth)
+        if t.data.size == 1:
+            return _num(t.data.reshape(-1)[0])
+        return getattr(t, "_name", None) or f"a tensor of shape {list(t.data.shape)}"
+
+    def input_name(self, node, i, depth=0):
+        t = node.input_tensor(i)
+        if t is not None:
+            return self.tensor(t, depth + 1)
+        e = node.next_edges[i] if i < len(node.next_edges) else None
+        if e is not None:
+            return self.key(e, depth + 1)
+        d = node.in_data
+        if d is not None and i < len(d) and d[i].size == 1:  # a constant no longer alive
+            return _num(d[i].reshape(-1)[0])
+        return "?"
+
+    def key(self, key, depth=0):
+        """The name of the tensor whose gradient arrives at (node, slot)."""
+        node, slot = key
+        if isinstance(node, AccumulateNode):
+            leaf = node.leaf
+            return self.tensor(leaf, depth) if leaf is not None else "a leaf"
+        refs = node.out_refs
+        t = refs[slot]() if refs is not None and slot < len(refs) else None
+        if t is not None and id(t) in self.names:
+            return self.names[id(t)]
+        if depth > 2:
+            return "(...)"
+        memo = self._memo.get((key, depth))
+        if memo is not None:
+            return memo
+        name = self.node_name(node, depth)
+        if len(node.out_meta) > 1:
+            name += f"[{slot}]"
+        self._memo[(key, depth)] = name
+        return name
+
+    def node_name(self, node, depth=0):
+        op = node.op
+        if op is None:
+            return self.key((node, 0), depth)
+        n = len(node.in_meta)
+        args = [self.input_name(node, k, depth) for k in range(n)]
+        attrs = node.attrs or {}
+        if op.name in _INFIX and n == 2:
+            text = f"({args[0]} {_INFIX[op.name]} {args[1]})"
+        elif op.name == "scale" and n == 1:
+            s, b = attrs.get("scale", 1.0), attrs.get("bias", 0.0)
+            text = f"({_num(s)} * {args[0]})" if not b else \
+                f"({args[0]} + {_num(b)})" if s == 1 else f"({_num(s)} * {args[0]} + {_num(b)})"
+        elif op.name == "pow" and n == 1:
+            text = f"({args[0]} ** {_num(attrs.get('factor'))})"
+        else:
+            text = f"{op.name}({', '.join(args)})"
+        return text if len(text) <= 40 else f"{op.name}(...)"
+
+
+# ---------------------------------------------------------------------------- explanations
+@dataclass
+class Term:
+    """One addend of a gradient: a path (or a group of paths) and its value."""
+    path: list                    # names, root first ("e", "c", "a")
+    keys: list                    # engine keys along it: (node, slot), root first
+    edges: list                   # (node, input index) per step, root first
+    factors: list                 # [(symbol, local value array or None)] per step
+    value: object                 # array: this term's contribution (input shape)
+    kind: str = "path"            # "path" | "vector" (engine's vector) | "earlier" | "hook"
+    count: int = 1                # how many paths it stands for
+    note: str = ""                # a word on this term (broadcast sum, hook, ...)
+    reduced: list = field(default_factory=list)  # [(output shape, input shape)] broadcast sums
+    positional: bool = True       # every tensor on the path is a number or the target's shape
+    pre: object = None            # the last broadcast sum's addends (before it), for elements
+
+
+class _Builder:
+    def __init__(self, run, namer, words):
+        self.run = run
+        self.namer = namer
+        self.w = words
+        self.memo = {}
+        self.count_memo = {}
+        self.rules = {}
+        self.hooked = {}   # node -> True where the node's out_grad differs from what arrived
+
+    def arrived(self, key):
+        run = self.run
+        parts = [a for _p, _i, a in run.arrivals.get(key, ())]
+        if key in run.seeds:
+            parts.append(run.seeds[key])
+        return _sum(parts)
+
+    def rule(self, node, i):
+        k = (node, i)
+        if k not in self.rules:
+            r = edge_rule(node, i, self.namer)
+            og = self.run.out_grads.get(node)
+            sent = [a for p, j, a in self._sent(node, i)]
+            if r is not None and og is not None and og[0] is not None and sent:
+                got = r.pull(og[0])
+                if got is None or not _close(got, sent[0]):
+                    r = None
+            elif r is not None:
+                r = None
+            self.rules[k] = r
+        return self.rules[k]
+
+    def _sent(self, node, i):
+        e = node.next_edges[i]
+        return [(p, j, a) for p, j, a in self.run.arrivals.get(e, ()) if p is node and j == i]
+
+    def is_hooked(self, node):
+        if node not in self.hooked:
+            og = self.run.out_grads.get(node)
+            arr = self.arrived((node, 0))
+            self.hooked[node] = og is not None and og[0] is not None and arr is not None \
+                and not _close(og[0], arr)
+        return self.hooked[node]
+
+    def count(self, key):
+        """How many paths from the roots reach ``key``."""
+        if key in self.count_memo:
+            return self.count_memo[key]
+        self.count_memo[key] = 1  # (a DAG; guards against surprises)
+        n = 1 if key in self.run.seeds else 0
+        for p, _i, _a in self.run.arrivals.get(key, ()):
+            n += self.count_src(p)
+        self.count_memo[key] = n
+        return n
+
+    def count_src(self, node):
+        if len(node.out_meta) != 1:
+            return sum(self.count((node, k)) for k in range(len(node.out_meta)))
+        if self.is_hooked(node):
+            return 1
+        return self.count((node, 0))
+
+    def terms(self, key, expand=True):
+        """Terms that add up to what arrived at ``key`` (before its hooks)."""
+        mk = (key, expand)
+        if mk in self.memo:
+            return self.memo[mk]
+        out = []
+        run = self.run
+        name = self.namer.key(key)
+        if key in run.seeds:
+            out.append(Term([name], [key], [], [], run.seeds[key], kind="path",
+                            note="the seed"))
+        for p, i, a in run.arrivals.get(key, ()):
+            out.extend(self.through(p, i, a, key, name, expand))
+        self.memo[mk] = out
+        return out
+
+    def through(self, p, i, a, key, name, expand):
+        rule = self.rule(p, i) if expand else None
+        src = (p, 0)
+        if rule is None or len(p.out_meta) != 1:
+            return [self.vector_term(p, i, a, key, name)]
+        if self.is_hooked(p):
+            og = self.run.out_grads[p][0]
+            base = [Term([self.namer.key(src)], [src], [], [], og, kind="hook",
+                         note=f"{self.namer.key(src)}'s gradient after its hook")]
+        else:
+            base = self.terms(src, expand)
+        out = []
+        for t in base:
+            v = rule.pull(t.value) if t.value is not None else None
+            if v is None:
+                return [self.vector_term(p, i, a, key, name)]
+            shape_t = np.shape(t.value)
+            tgt_shape = np.shape(a)
+            positional = t.positional and (np.size(v) == 1 or shape_t == tgt_shape
+                                           or np.size(t.value) == 1) and rule.reduced is None \
+                and not (rule.spread and np.size(t.value) > 1 and np.size(v) > np.size(t.value))
+            pre = None
+            if rule.reduced is not None and t.value is not None:
+                pre = rule.local * np.asarray(t.value, np.float64)
+            nt = Term(t.path + [name], t.keys + [key], t.edges + [(p, i)],
+                      t.factors + [(rule.symbol, rule.local)], v, kind=t.kind, count=t.count,
+                      note=t.note, reduced=t.reduced + ([rule.reduced] if rule.reduced else []),
+                      positional=positional, pre=pre if pre is not None else t.pre)
+            out.append(nt)
+        return out
+
+    def vector_term(self, p, i, a, key, name):
+        src = (p, 0)
+        n = self.count_src(p)
+        path = [self.namer.key(src), name]
+        return Term(path, [src, key], [(p, i)], [(self.vjp_symbol(p, i), None)], a,
+                    kind="vector", count=n, positional=False)
+
+    def vjp_symbol(self, p, i):
+        from .chain import FORMULAS
+
+        tmpl = FORMULAS.get(p.op.name) if p.op is not None else None
+        g = self.w.grad_name(self.namer.key((p, 0)))
+        if tmpl is not None and i < len(tmpl):
+            names = {"g": g, **{f"x{k}": self.namer.input_name(p, k)
+                                for k in range(len(p.in_meta))}}
+            names.update({k: _num(v) for k, v in (p.attrs or {}).items()
+                          if isinstance(v, (int, float))})
+            try:
+                return tmpl[i].format(**names)
+            except (KeyError, IndexError):
+                pass
+        return f"{self.w.node_label(p)}({g})"
+
+    def build(self, key):
+        """The terms for ``key``: paths expanded while there are at most MAX_PATHS of them,
+        else one term per last edge. Returns (terms, grouped)."""
+        n = self.count(key)
+        if n <= MAX_PATHS:
+            return self.terms(key, True), False
+        run = self.run
+        out = []
+        name = self.namer.key(key)
+        if key in run.seeds:
+            out.append(Term([name], [key], [], [], run.seeds[key], note="the seed"))
+        for p, i, a in run.arrivals.get(key, ()):
+            t = self.vector_term(p, i, a, key, name)
+            rule = self.rule(p, i)
+            if rule is not None:
+                t.factors = [(rule.symbol, rule.local)]
+            out.append(t)
+        return out, True
+
+
+# ---------------------------------------------------------------------------- words
+class Words:
+    """Each dialect in its own words."""
+    dialect = "paddle"
+    stops = "stop_gradient=True"
+    takes = "stop_gradient=False"
+    clear = "clear_grad()"
+    clear_none = "clear_gradient(set_to_zero=False)"
+    retain = "retain_grads()"
+    node_word = "backward op"
+
+    def grad_name(self, name):
+        return f"{name}_grad"
+
+    def node_label(self, node):
+        from .model import PaddleDialect
+
+        try:
+            return PaddleDialect().backward_name(node)
+        except Exception:  # noqa: BLE001 - a name only
+            return node.op.name if node.op is not None else "accumulation"
+
+
+class TorchWords(Words):
+    dialect = "torch"
+    stops = "requires_grad=False"
+    takes = "requires_grad=True"
+    clear = "zero_()"
+    clear_none = "zero_grad() (grad = None)"
+    retain = "retain_grad()"
+    node_word = "grad_fn"
+
+    def grad_name(self, name):
+        return f"{name}.grad"
+
+    def node_label(self, node):
+        try:
+            from ..torch.autograd.graph import node_name
+
+            return node_name(node)
+        except Exception:  # noqa: BLE001
+            return node.op.name if node.op is not None else "AccumulateGrad"
+
+
+def words_for(tensor):
+    mod = type(tensor).__module__
+    if mod.startswith("gradrepl.torch") or mod == "torch":
+        return TorchWords()
+    return Words()
+
+
+@dataclass
+class Explanation:
+    """Why ``name``'s gradient is what it is: ``terms`` add up to ``total``; ``engine`` is the
+    engine's value (``.grad``, or the gradient the tensor got in its last backward)."""
+    name: str
+    element: tuple | None
+    words: Words
+    status: str                   # "paths" | "grouped" | "none" | "cleared" | "changed" |
+    #                               "unrecorded" | "stops"
+    terms: list = field(default_factory=list)
+    total: object = None
+    engine: object = None
+    run: RunRecord | None = None
+    notes: list = field(default_factory=list)   # sentences before the paths
+    after: list = field(default_factory=list)   # sentences after the sum
+    arrived_terms: list = field(default_factory=list)  # before a leaf hook changed them
+    root_names: list = field(default_factory=list)
+
+    @property
+    def paths(self):
+        return [t.path for t in self.terms if t.kind in ("path", "vector")]
+
+    def value_of(self, a):
+        if a is None:
+            return None
+        a = np.asarray(a)
+        if self.element is None:
+            return a
+        try:
+            return a[self.element]
+        except (IndexError, TypeError):
+            return a.reshape(-1)[0] if a.size == 1 else None
+
+    def term_values(self):
+        return [self.value_of(t.value) for t in self.terms]
+
+    def explained_total(self):
+        vals = [v for v in self.term_values() if v is not None]
+        if not vals:
+            return None
+        s = np.asarray(vals[0], np.float64) if np.asarray(vals[0]).dtype.kind != "c" \
+            else np.asarray(vals[0])
+        for v in vals[1:]:
+            s = s + v
+        return s
+
+    def highlight(self, graph):
+        """Model ids to highlight in ``graph`` (built by ``model.build``): {"nodes", "edges"}."""
+        b = getattr(graph, "_builder", None)
+        nodes, edges = set(), set()
+        if b is None:
+            return {"nodes": nodes, "edges": edges}
+        gv_of = {}
+        for gid, edge in b.grad_edges.items():
+            if edge is not None:
+                gv_of[edge] = gid
+        tensor_of = {key: info.id for key, info in b.tensors.items()}
+        for t in self.terms:
+            keys = t.keys
+            for k, key in enumerate(keys):
+                tid = _tensor_id(key, tensor_of)
+                gid = gv_of.get(key)
+                for x in (tid, gid):
+                    if x is not None:
+                        nodes.add(x)
+                if isinstance(key[0], AccumulateNode) and key[0] in b.bw:
+                    nodes.add(b.bw[key[0]].id)
+                    if gid:
+                        edges.add(frozenset((gid, b.bw[key[0]].id)))
+                if k == 0:
+                    continue
+                p, _i = t.edges[k - 1]
+                prev = keys[k - 1]
+                op = b.ops.get(p)
+                bw = b.bw.get(p)
+                ptid = _tensor_id(prev, tensor_of)
+                pgid = gv_of.get(prev)
+                if op is not None:
+                    nodes.add(op.id)
+                    for x, y in ((tid, op.id), (op.id, ptid)):
+                        if x and y:
+                            edges.add(frozenset((x, y)))
+                if bw is not None:
+                    nodes.add(bw.id)
+                    for x, y in ((pgid, bw.id), (bw.id, gid)):
+                        if x and y:
+                            edges.add(frozenset((x, y)))
+                    child = b.bw.get(key[0])
+                    if child is not None:
+                        nodes.add(child.id)
+                        edges.add(frozenset((child.id, bw.id)))
+        return {"nodes": nodes, "edges": edges}
+
+    def text(self) -> str:
+        return render_text(self)
+
+    def __str__(self):
+        return self.text()
+
+
+def _tensor_id(key, tensor_of):
+    node = key[0]
+    if isinstance(node, AccumulateNode):
+        leaf = node.leaf
+        return tensor_of.get(("leaf", id(leaf))) if leaf is not None else None
+    return tensor_of.get(key)
+
+
+def _target_key(t):
+    if t.stop_gradient:
+        return None
+    if t.grad_node is None:
+        acc = t._accum
+        return (acc, 0) if acc is not None else None
+    return (t.grad_node, t.out_slot)
+
+
+def why(tensor, namespace=None, element=None, log=None, name=None, names=None) -> Explanation:
+    """Explain ``tensor``'s gradient as the chain rule (``element``: one index of it).
+
+    ``namespace``: the variables to name tensors by (``globals()``); ``log``: the ``WhyLog``
+    that recorded the backward runs (default: the last ``recording()``)."""
+    log = log if log is not None else LOG
+    namer = Namer(namespace, names)
+    w = words_for(tensor)
+    if name is None:
+        name = namer.names.get(id(tensor)) or namer.tensor(tensor)
+    if element is not None and not isinstance(element, tuple):
+        element = (element,)
+    gname = f"{name}.grad" + (_index_text(element) if element is not None else "")
+    engine = tensor._grad.data if tensor._grad is not None else None
+    if element is not None:
+        _check_element(tensor, element, name)
+    ex = Explanation(gname, element, w, "none", engine=engine)
+    key = _target_key(tensor)
+    if tensor.stop_gradient:
+        ex.status = "stops"
+        ex.notes += _stop_words(tensor, name, namer, w, log)
+        return ex
+    if log is None or not log.runs and not log.leaf_writes:
+        ex.status = "unrecorded"
+        ex.notes.append(f"no backward() was recorded while {name} existed: `gradrepl why`, the "
+                        "shell's %why and gradrepl.viz.why.recording() record them")
+        return ex
+    if tensor.grad_node is None:
+        return _explain_leaf(ex, tensor, key, name, namer, log)
+    return _explain_nonleaf(ex, tensor, key, name, namer, log)
+
+
+def _index_text(element):
+    return "[" + ", ".join(str(i) for i in element) + "]"
+
+
+def _check_element(tensor, element, name):
+    shape = tensor.data.shape
+    if len(element) != len(shape) and not (tensor.data.size == 1 and all(i == 0 for i in element)):
+        raise IndexError(f"{name} has shape {list(shape)}: an element needs {len(shape)} "
+                         f"index(es), got {len(element)}")
+    for i, n in zip(element, shape):
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of range for {name} of shape {list(shape)}")
+
+
+def _explain_run(ex, run, key, namer):
+    """Fill ``ex.terms`` with the paths of ``run`` into ``key``."""
+    b = _Builder(run, namer, ex.words)
+    terms, grouped = b.build(key)
+    terms = sorted(terms, key=lambda t: [i for _p, i in t.edges])
+    ex.run = run
+    ex.root_names = [namer.key(k) for k in run.seeds]
+    ex.status = "grouped" if grouped else "paths"
+    if run.big:
+        ex.after.append(f"(some gradients of this backward were larger than {MAX_KEEP} "
+                        "elements and were not kept: their paths show no numbers)")
+    return terms, b
+
+
+def _explain_leaf(ex, tensor, key, name, namer, log):
+    w = ex.words
+    acc = tensor._accum
+    hist = log.leaf_writes.get(acc, []) if acc is not None else []
+    if not hist:
+        ex.status = "none"
+        ex.notes += _unreached_words(tensor, name, namer, w, log)
+        return ex
+    last = hist[-1]
+    run = log.run_no(last.run)
+    cur = tensor._grad.data if tensor._grad is not None else None
+    # what the history says, earliest first: the writes that add up to the last one
+    chain = [last]
+    for prev in reversed(hist[:-1]):
+        first = chain[0]
+        if first.before is None or _is_zero(first.before) or not _close(first.before, prev.after):
+            break
+        chain.insert(0, prev)
+    start = chain[0].before
+    terms = []
+    if run is not None:
+        terms, b = _explain_run(ex, run, key, namer)
+        arrived = _sum([t.value for t in terms if t.value is not None])
+        if not _close(arrived, last.added) and last.added is not None:
+            ex.arrived_terms = terms
+            terms = [Term([name], [key], [], [], last.added, kind="hook",
+                          note=f"what {name}'s hook returned")]
+            ex.after.append(f"a hook on {name} changed the gradient that arrived, "
+                            f"{_fmt(ex.value_of(arrived))}, into "
+                            f"{_fmt(ex.value_of(last.added))}, which is what {name}.grad got")
+    else:
+        ex.status = "paths"
+        terms = [Term([name], [key], [], [], last.added, kind="earlier",
+                      note=f"backward #{last.run} (no longer kept in detail)")]
+    earlier = [Term([name], [key], [], [], wr.added, kind="earlier",
+                    note=f"backward() #{k} added") for k, wr in enumerate(chain[:-1], 1)]
+    if len(chain) > 1:
+        ex.notes.append(
+            f"{name}.grad adds up: backward() reached {name} {len(chain)} times"
+            + (" since its gradient was last empty" if start is None or _is_zero(start) else "")
+            + " and each time its gradient was added to what .grad already held"
+            + " (Paddle and torch accumulate; clear it between steps to start again)")
+        if any(wr.retain_graph for wr in chain[:-1]) and _same_graph(log, chain):
+            ex.notes.append("the same graph was used again: that works because the earlier "
+                            "backward() was called with retain_graph=True (without it its "
+                            "saved tensors would have been freed)")
+    if start is not None and not _is_zero(start):
+        terms.insert(0, Term([name], [key], [], [], start, kind="earlier",
+                             note="what .grad held before"))
+        ex.notes.append(f"before that, {name}.grad already held {_fmt(ex.value_of(start))}")
+    elif start is not None and len(hist) > len(chain):
+        ex.notes.append(f"{name}.grad was 0 before (set to zero by {w.clear})")
+    ex.terms = earlier + terms
+    ex.total = ex.explained_total()
+    if cur is None:
+        ex.status = "cleared"
+        ex.after.append(f"but {name}.grad is None now: it was cleared after that backward "
+                        f"({w.clear_none}, or {name}.grad = None)")
+        ex.total = None
+    elif not _close(cur, last.after):
+        if _is_zero(cur):
+            ex.status = "cleared"
+            ex.after.append(f"but {name}.grad is 0 now: {w.clear} set it to zero after the "
+                            f"last backward (which had left {_fmt(ex.value_of(last.after))})")
+        else:
+            ex.status = "changed"
+            ex.after.append(f"but {name}.grad was changed after the last backward (an "
+                            f"optimizer step or an in-place write?): it is "
+                            f"{_fmt(ex.value_of(cur))} now")
+        ex.terms = [Term([name], [key], [], [], cur, kind="earlier", note="its value now")] \
+            + [t for t in ex.terms]
+        ex.changed_terms = True
+        ex.total = ex.value_of(cur)
+    return ex
+
+
+def _explain_nonleaf(ex, tensor, key, name, namer, log):
+    w = ex.words
+    run = None
+    for r in reversed(log.runs):
+        if key in r.arrivals or key in r.seeds:
+            run = r
+            break
+    if run is None:
+        ex.status = "none"
+        ex.notes += _unreached_words(tensor, name, namer, w, log)
+        return ex
+    terms, b = _explain_run(ex, run, key, namer)
+    og = run.out_grads.get(key[0])
+    got = og[key[1]] if og is not None and key[1] < len(og) else None
+    arrived = b.arrived(key)
+    ex.terms = terms
+    if got is not None and arrived is not None and not _close(got, arrived):
+        ex.arrived_terms = terms
+        ex.terms = [Term([name], [key], [], [], got, kind="hook",
+                         note=f"what {name}'s hook returned")]
+        ex.after.append(f"a hook on {name} changed the gradient that arrived, "
+                        f"{_fmt(ex.value_of(arrived))}, into {_fmt(ex.value_of(got))}")
+    ex.total = ex.explained_total()
+    if ex.engine is None:
+        ex.engine = got
+        ex.after.append(f"{name} is not a leaf: {name}.grad is not kept (call {name}."
+                        f"{w.retain} before backward() to keep it); the gradient it got in "
+                        "that backward is explained here")
+    return ex
+
+
+def _is_zero(a):
+    return a is not None and not np.any(np.asarray(a))
+
+
+def _same_graph(log, chain):
+    runs = [log.run_no(wr.run) for wr in chain]
+    runs = [r for r in runs if r is not None]
+    for r1, r2 in zip(runs, runs[1:]):
+        if r1.nodes & r2.nodes - {n for n in r2.nodes if isinstance(n, AccumulateNode)}:
+            return True
+    return False
+
+
+def _stop_words(tensor, name, namer, w, log):
+    out = [f"{name} has {w.stops}: backward() computes no gradient for it (and none flows "
+           f"through it to what it was made from)"]
+    uses = _cut_uses(tensor, namer, log)
+    if uses:
+        out.append(f"the last backward() that used {name} (from {uses[0][0]}) reached "
+                   f"{uses[0][1]} but the path stops at {name}: it is cut there")
+    if tensor.grad_node is None and not getattr(tensor, "_param_name", None):
+        out.append(f"(a tensor made by detach(), under no_grad(), or created without "
+                   f"{w.takes} has no history and stops gradient)")
+    return out
+
+
+def _cut_uses(tensor, namer, log):
+    """Where recorded backward runs met ``tensor`` as an input that takes no gradient."""
+    found = []
+    if log is None:
+        return found
+    for run in reversed(log.runs):
+        for node in run.nodes:
+            if not isinstance(node, GradNode):
+                continue
+            for i, e in enumerate(node.next_edges):
+                if e is None and node.input_tensor(i) is tensor:
+                    roots = [namer.tensor(r()) for r in run.roots if r() is not None]
+                    found.append((", ".join(roots) or "a root", namer.node_name(node)))
+        if found:
+            return found
+    return found
+
+
+def _unreached_words(tensor, name, namer, w, log):
+    return [f"no recorded backward() reached {name} (backward() sends gradients only to "
+            f"what the tensor it starts from was computed from)"]
+
+
+# ---------------------------------------------------------------------------- text
+def _ordinal(k):
+    return {0: "left", 1: "right"}.get(k, f"input {k + 1}")
+
+
+def _path_text(t):
+    parts = [t.path[0]]
+    for k, name in enumerate(t.path[1:]):
+        edge = t.edges[k] if k < len(t.edges) else None
+        arrow = " -> "
+        if edge is not None:
+            p, i = edge
+            e = p.next_edges
+            if sum(1 for x in e if x is not None and x == e[i]) > 1:
+                name = f"{name} (as the {_ordinal(i)} operand)" if len(e) == 2 else \
+                    f"{name} (as input {i + 1})"
+        parts.append(arrow + name)
+    return "".join(parts)
+
+
+def _broadcast_words(out_shape, in_shape):
+    n = int(np.prod(out_shape)) // max(1, int(np.prod(in_shape)))
+    rows = len(out_shape) == len(in_shape) + 1 and tuple(out_shape[1:]) == tuple(in_shape)
+    what = "rows" if rows else "positions"
+    return n, what
+
+
+def _term_line(ex, t):
+    val = ex.value_of(t.value)
+    if t.kind == "earlier":
+        return f"{t.note} {_fmt(val)}" if t.note.endswith("added") else f"{t.note}: {_fmt(val)}"
+    if t.kind == "hook" and len(t.path) == 1:
+        return f"{t.note}: {_fmt(val)}"
+    path = _path_text(t)
+    if t.kind == "vector":
+        head = f"{path}" + (f"  ({t.count} paths end with this edge)" if t.count > 1 else "")
+        return f"{head}: {t.factors[0][0]} = {_fmt(val)}"
+    syms = [s for s, _l in t.factors]
+    line = f"{path}:"
+    if t.kind == "hook":
+        syms = [ex.words.grad_name(t.path[0]) + " (after its hook)"] + syms
+    if not syms:
+        return f"{line} {_fmt(val)} ({t.note or 'the seed'})"
+    seed = _seed_value(ex, t)
+    if seed is not None and seed != "1":
+        syms = [ex.words.grad_name(t.path[0])] + syms
+    sym_text = " * ".join(syms)
+    parts = [sym_text]
+    nums = _factor_numbers(ex, t)
+    if nums:
+        num_text = " * ".join(nums)
+        if num_text != sym_text:
+            parts.append(num_text)
+    if t.reduced:
+        out_shape, in_shape = t.reduced[-1]
+        n, what = _broadcast_words(out_shape, in_shape)
+        parts[-1] += (f", summed over the {n} broadcast {what} ({t.path[-1]} {list(in_shape)} "
+                      f"was broadcast to {list(out_shape)})")
+        if t.pre is not None:
+            if ex.element is not None:
+                adds = _broadcast_addends(t.pre, in_shape, ex.element)
+                if adds is not None and len(adds) <= 12:
+                    parts.append(" + ".join(_num(x) for x in adds))
+            elif what == "rows" and n <= 4:
+                parts.append(" + ".join(_fmt(r) for r in np.asarray(t.pre)))
+    result = _fmt(val)
+    if parts[-1] != result:
+        parts.append(result)
+    return line + " " + " = ".join(parts)
+
+
+def _factor_numbers(ex, t):
+    """The numbers of the factors where every one is a single number at this element."""
+    if not t.positional or t.reduced:
+        return None
+    nums = []
+    seed_val = _seed_value(ex, t)
+    if seed_val is not None and seed_val != "1":
+        nums.append(seed_val)
+    for sym, local in t.factors:
+        if local is None:
+            return None
+        a = np.asarray(local)
+        if a.size == 1:
+            nums.append(_num(a.reshape(-1)[0]))
+        elif ex.element is not None and a.shape == np.shape(t.value):
+            nums.append(_num(a[ex.element]))
+        else:
+            return None
+    return nums
+
+
+def _seed_value(ex, t):
+    key = t.keys[0]
+    run = ex.run
+    if run is None or key not in run.seeds:
+        return None
+    s = np.asarray(run.seeds[key])
+    if s.size == 1:
+        return _num(s.reshape(-1)[0])
+    return None
+
+
+def _broadcast_addends(pre, in_shape, element):
+    pre = np.asarray(pre)
+    in_shape = tuple(in_shape)
+    try:
+        idx = np.arange(int(np.prod(in_shape))).reshape(in_shape)
+        lead = pre.ndim - len(in_shape)
+        idx = np.broadcast_to(idx.reshape((1,) * lead + in_shape), pre.shape)
+        flat = int(np.ravel_multi_index(tuple(e % n for e, n in zip(element, in_shape)),
+                                        in_shape)) if in_shape else 0
+        return list(pre[idx == flat])
+    except (ValueError, TypeError):
+        return None
+
+
+def _sum_text(ex, head, vals, eq=" = "):
+    total = None
+    for v in vals:
+        if v is None:
+            return None
+        total = np.asarray(v, np.float64) if total is None else total + v
+    if total is None:
+        return None
+    if 1 < len(vals) <= MAX_SHOWN:
+        return f"{head}{eq}" + " + ".join(_fmt(v) for v in vals) + f" = {_fmt(total)}"
+    return f"{head}{eq}{_fmt(total)}"
+
+
+def render_text(ex: Explanation) -> str:
+    """The explanation in plain sentences, with the numbers."""
+    w = ex.words
+    head = ex.name
+    if ex.status in ("stops", "unrecorded") or (ex.status == "none" and ex.engine is None):
+        return "\n".join([f"{head} is None"] + ex.notes) + "\n"
+    shown = ex.value_of(ex.engine)
+    lines = [f"{head} = {_fmt(shown)}" if shown is not None else f"{head} is None"]
+    lines += ex.notes
+    if ex.status == "none":
+        return "\n".join(lines) + "\n"
+    run = ex.run
+    earlier = [t for t in ex.terms if t.kind == "earlier"]
+    last = [t for t in ex.terms if t.kind != "earlier"]
+    indent = "  "
+    if earlier:
+        for t in earlier:
+            lines.append(indent + _term_line(ex, t))
+    if run is not None and last:
+        terms_src = ex.arrived_terms or last
+        n_paths = sum(t.count for t in terms_src)
+        roots = ", ".join(dict.fromkeys(ex.root_names)) or "its root"
+        seeds = [np.asarray(v) for v in run.seeds.values() if v is not None]
+        seed_words = ""
+        if seeds and all(s.size == 1 for s in seeds):
+            seed_words = (" (its gradient set to "
+                          + ", ".join(_num(s.reshape(-1)[0]) for s in seeds) + ")")
+        elif seeds and all(np.all(s == 1) for s in seeds):
+            seed_words = " (its gradient set to ones)"
+        elif seeds:
+            seed_words = " (with the given gradient " + ", ".join(_fmt(s) for s in seeds) + ")"
+        target = head.split(".grad")[0]
+        where = "the last backward()" if not earlier else f"backward() #{len(earlier) + 1}"
+        if any(t.note == "what .grad held before" for t in earlier):
+            where = "the last backward()"
+        lines.append(f"{'  ' if earlier else ''}{where} started from {roots}{seed_words} and "
+                     f"reached {target} along {n_paths} path{'s' if n_paths != 1 else ''}"
+                     + (":" if earlier else "."))
+        if earlier:
+            indent = "    "
+        elif ex.status == "grouped":
+            lines.append(f"more than {MAX_PATHS} paths: they are grouped by their last edge "
+                         "(each line is what one op's backward sent along it)")
+        elif n_paths == 1:
+            lines.append("by the chain rule, a path contributes the product of the local "
+                         "derivatives along it:")
+        else:
+            lines.append("by the chain rule, each path contributes the product of the local "
+                         "derivatives along it, and the paths add up:")
+        if any(t.kind == "vector" for t in terms_src) and ex.status != "grouped":
+            lines.append(f"(a path through an op whose local derivative is no single number "
+                         f"per element, a matmul say, shows the vector its {w.node_word} sent "
+                         "along the edge: a vector-Jacobian product)")
+        for t in terms_src[:MAX_SHOWN]:
+            lines.append(indent + _term_line(ex, t))
+        if len(terms_src) > MAX_SHOWN:
+            lines.append(f"{indent}... and {len(terms_src) - MAX_SHOWN} more (only "
+                         f"{MAX_SHOWN} lines are shown)")
+        if earlier and len(last) > 1 and not ex.arrived_terms:
+            part = _sum_text(ex, f"{indent}backward() #{len(earlier) + 1} added",
+                             [ex.value_of(t.value) for t in last], eq=" ")
+            if part:
+                lines.append(part)
+        if ex.arrived_terms:
+            lines.append(indent + _term_line(ex, last[0]))
+    elif last:
+        for t in last[:MAX_SHOWN]:
+            lines.append(indent + _term_line(ex, t))
+    if earlier and not ex.arrived_terms:
+        vals = [ex.value_of(t.value) for t in earlier]
+        vals.append(_sum_values([ex.value_of(t.value) for t in last]))
+    else:
+        vals = [ex.value_of(t.value) for t in ex.terms]
+    text = _sum_text(ex, head, vals)
+    if text:
+        lines.append(text)
+    lines += ex.after
+    return "\n".join(lines) + "\n"
+
+
+def _sum_values(vals):
+    total = None
+    for v in vals:
+        if v is None:
+            return None
+        total = np.asarray(v, np.float64) if total is None else total + v
+    return total
+
+
+# ---------------------------------------------------------------------------- NAME parsing
+def parse_target(text):
+    """``a``, ``a.grad``, ``a.grad[1, 2]``, ``model.fc.weight.grad[0]`` -> (name, element)."""
+    import re
+
+    s = text.strip()
+    m = re.fullmatch(r"(.+?)(?:\.grad)?\s*(?:\[([^\]]*)\])?", s)
+    if not m:
+        raise ValueError(f"cannot read {text!r}: write NAME, NAME.grad or NAME.grad[i, j]")
+    name, idx = m.group(1).strip(), m.group(2)
+    element = None
+    if idx is not None:
+        try:
+            element = tuple(int(x) for x in idx.replace(" ", "").split(",") if x != "")
+        except ValueError:
+            raise ValueError(f"cannot read the index [{idx}]: write whole numbers, "
+                             "NAME.grad[i, j]") from None
+    return name, element
+
+
+def lookup(namespace, name):
+    """The tensor called ``name`` in ``namespace`` (dots reach attributes: model.fc.weight)."""
+    from ..engine.tensor import Tensor
+
+    head, *rest = name.split(".")
+    if head not in namespace:
+        tensors = [k for k, v in namespace.items() if isinstance(v, Tensor)
+                   and not str(k).startswith("_")]
+        hint = f" (its tensors: {', '.join(tensors)})" if tensors else ""
+        raise KeyError(f"no variable named {head!r}{hint}")
+    value = namespace[head]
+    for part in rest:
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise KeyError(f"{name!r}: no attribute {part!r}") from None
+    if not isinstance(value, Tensor):
+        raise KeyError(f"{name!r} is a {type(value).__name__}, not a tensor")
+    return value
+
+
+__all__ = ["why", "recording", "WhyLog", "Explanation", "Term", "parse_target", "lookup",
+           "render_text", "LOG"]
+
+
+# ---------------------------------------------------------------------------- gradrepl why
+def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="both") -> str:
+    """DOT of the graph the explained backward ran on, with the paths drawn thick."""
+    from .dot import to_dot
+    from .model import build
+
+    roots = []
+    if ex.run is not None:
+        roots = [r() for r in ex.run.roots]
+        roots = [r for r in roots if r is not None]
+    targets = roots or [tensor]
+    if tensor.grad_node is not None and not tensor.stop_gradient and not roots:
+        targets = [tensor]
+    g = build(targets, namespace=namespace, recorder=recorder)
+    return to_dot(g, view=view, highlight=ex.highlight(g),
+                  title=f"why {ex.name}: its paths in orange")
+
+
+def write_picture(ex, tensor, output, namespace=None, recorder=None) -> str:
+    """Write the highlighted picture to ``output`` (.svg .png .pdf .dot); returns its path."""
+    from pathlib import Path
+
+    from . import render
+
+    ext = Path(output).suffix.lower()
+    if ext not in (".svg", ".png", ".pdf", ".dot"):
+        raise ValueError(f"unknown extension {ext or '(none)'!r} for -o {output}: use one of "
+                         ".svg, .png, .pdf, .dot")
+    source = picture_dot(ex, tensor, namespace, recorder)
+    data = source if ext == ".dot" else getattr(render, ext[1:])(source)
+    render.write_atomic(output, data)
+    return str(output)
+
+
+class WhyError(Exception):
+    """A bad argument or a failed script: one line for the user, exit status 2."""
+
+
+def why_command(script, target, output=None, paddle=None) -> tuple[str, str | None]:
+    """What ``gradrepl why SCRIPT NAME`` does: (text for stdout, message for stderr)."""
+    import os
+
+    from .capture import run_for_pictures
+    from .cli import _describe_error
+
+    if not os.path.isfile(script):
+        raise WhyError(f"no such file: {script}")
+    try:
+        name, element = parse_target(target)
+    except ValueError as exc:
+        raise WhyError(str(exc)) from None
+    if paddle:
+        from ..paddle import profiles
+
+        try:
+            profiles.resolve(paddle)
+        except ValueError as exc:
+            raise WhyError(str(exc)) from None
+    log = WhyLog()
+    try:
+        with recording(log):
+            run = run_for_pictures(script, profile=paddle)
+    except SyntaxError as exc:
+        raise WhyError(f"{script} line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WhyError(f"cannot read {script}: {exc}") from None
+    except ValueError as exc:
+        raise WhyError(str(exc)) from None
+    if run.error is not None:
+        raise WhyError(_describe_error(run.error, script))
+    try:
+        tensor = lookup(run.namespace, name)
+        ex = why(tensor, namespace=run.namespace, element=element, log=log, name=name)
+    except (KeyError, IndexError) as exc:
+        raise WhyError(str(exc.args[0]) if exc.args else str(exc)) from None
+    message = None
+    if output is not None:
+        from . import render
+
+        try:
+            message = "wrote " + write_picture(ex, tensor, output, run.namespace, run.recorder)
+        except ValueError as exc:
+            raise WhyError(str(exc)) from None
+        except render.RenderError as exc:
+            raise WhyError(str(exc)) from None
+        except OSError as exc:
+            raise WhyError(f"cannot write {output}: {exc}") from None
+    return ex.text(), message
