@@ -55,8 +55,8 @@ class StatementMarks(ast.NodeTransformer):
         self._lines, self._shape = source.splitlines(), _shape(tree)
 
     def _text(self, stmt, typed: bool) -> str:
-        if typed:
-            return "\n".join(self._lines[stmt.lineno - 1:stmt.end_lineno])
+        if typed:  # the statement's own segment (not its whole lines: no comment, no neighbour)
+            return ast.get_source_segment("\n".join(self._lines), stmt) or ""
         try:
             return ast.unparse(stmt)
         except Exception:  # noqa: BLE001 - a label is a nicety, never a failure
