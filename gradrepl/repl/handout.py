@@ -5,11 +5,21 @@ The page shows the transcript as it ran: the ``#`` comments as prose, each input
 (pygments; prompts are not selected when copying), its output preformatted (errors marked, long
 outputs folded), and under an input the pictures of its tensors as inline SVG:
 
-- an input that created a tensor with a graph, or changed one (``backward()`` fills gradients
-  and releases ops, an in-place op changes values), gets the picture of that tensor; when
-  several changed, only those that no other changed tensor's picture already contains (at most
-  three); "changed" means its picture model changed, so the rule needs no list of statements;
-- ``%graph`` and ``%step`` inputs get the picture of the tensor they drew;
+- an input that created a tensor with a graph, or changed what its picture shows
+  (``backward()`` fills gradients and releases ops, an in-place op or ``opt.step()`` changes
+  values), gets the picture of that tensor; when several changed, only those that no other
+  changed tensor's picture already contains (at most three). "What it shows" is the picture
+  model (``to_dict()``: every record, label, value and edge that is drawn), compared with the
+  model after the previous input, so the rule needs no list of statements. One change does
+  not count: gradients that only went back to zero or None (``clear_grad()``,
+  ``opt.clear_grad()``) with nothing else changed; a note under the input says which were
+  cleared, and the picture is not drawn again (``_only_cleared``);
+- a ``%graph`` input gets the picture ``%graph`` drew, with every option it was given
+  (``--view``, ``--chain``, ``--to``, ``--depth``, ``--collapse``: the shell's own
+  ``commands.graph_picture``), named in its caption; a ``%step`` input gets the picture of the
+  tensor it stepped through, after its backward;
+- a comment's paragraphs, numbered lists and bulleted lists stay paragraphs and lists
+  (``_prose_blocks``);
 - pictures stay small: both views (forward and backward) for graphs under 12 ops, else the
   backward view with each Layer call collapsed; on the page a picture is fitted to the column
   (and to 720 px of height), its "full size" link (CSS ``:target``, no script) shows it at the
@@ -127,10 +137,9 @@ class PictureTaker:
         if len(keep) > MAX_PER_INPUT:
             run.pictures.append(Figure("", "", note=f"{len(keep) - MAX_PER_INPUT} more "
                                        "changed tensors not drawn"))
-        shown = {now[k][0] for k in keep[:MAX_PER_INPUT]}
-        for k in cleared:
+        for k in cleared:  # said once, for the pictures that contain the others
             name, grads = now[k][0], now[k][4]
-            if name in shown or any(name in now[o][3] for o in keep[:MAX_PER_INPUT]):
+            if any(o != k and name in now[o][3] for o in cleared + keep[:MAX_PER_INPUT]):
                 continue
             run.pictures.append(Figure(name, "", note=(
                 f"{name} is not drawn again: this input only cleared "
