@@ -10,11 +10,12 @@ from __future__ import annotations
 
 def why_module():
     """``gradrepl.viz.why``, or None where this gradrepl does not have it."""
-    try:
-        from ..viz import why
+    import importlib
+
+    try:   # (by its module name: ``gradrepl.viz`` may export a function called why)
+        return importlib.import_module("gradrepl.viz.why")
     except ImportError:
         return None
-    return why
 
 
 def why_text(view, args, log) -> str:
