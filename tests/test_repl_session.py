@@ -145,7 +145,9 @@ def test_step_command_frames_and_backward_done(s):
         "b = paddle.to_tensor(5.0, stop_gradient=False)", "c = a * b",
         "d = paddle.to_tensor(4.0, stop_gradient=False)", "e = c * d")
     res = s.run("%step e")
-    assert res.frames and len(res.frames) > 10
+    assert res.frames and len(res.frames) == 8   # step 0 (before) to step 7 of 7
+    assert "step 3 of 7: MulBackward #2 ran: it sent c_grad = e_grad * d = 1. * 4. = 4." \
+        in res.frames[3]
     assert "ready queue" in res.frames[3]
     assert "a_grad = 20." in res.frames[-1]
     assert run(s, "a.grad") == ("Tensor(shape=[1], dtype=float32, place=CPUPlace, "
@@ -154,7 +156,8 @@ def test_step_command_frames_and_backward_done(s):
     assert out.startswith("%step: RuntimeError: (Unavailable)")
     assert "backward through the same graph a second time" in out
     out = run(s, "%step a")  # a leaf's backward: only its accumulation (20 + 1)
-    assert "a.grad is now 21." in out
+    assert "a.grad = 20. + 1. = 21." in out  # the accumulation, as a sum that adds up
+    assert "ready queue: None" not in out and "(b0)" not in out
     assert run(s, "%step b_missing") == "%step: no variable named 'b_missing'\n"
 
 

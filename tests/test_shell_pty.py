@@ -128,10 +128,10 @@ def test_a_session_as_a_user_types_it(tmp_path):
     assert "before backward" in first
     child.send("\r")
     child.expect_exact("Enter next, q finish")
-    assert "DepsCounted" in plain(child.before)
+    assert "(Paddle: PrepareDeps)" in plain(child.before)
     child.send("q")
     child.expect_exact(ON)
-    assert "Accumulate" in plain(child.before)
+    assert "gradient is stored:" in plain(child.before)
     assert "[10.])" in run(child, "a.grad")  # 5 (the seed's backward) + 5 (%step's)
     leave(child, 0)
 

@@ -272,42 +272,60 @@ def _example_two_run(profile=None):
 
 @pytest.mark.parametrize("profile", ["2.2", "3"])
 def test_step_frames_follow_the_engine_events(profile):
+    """One frame per step a student sees; each frame is the state after the last engine event
+    of its step (``step["events"]``: the slice of events it covers, all of them, in order)."""
     run, g, logged = _example_two_run(profile)
     fr = steps.frames(g, logged)
-    assert len(fr) == len(logged.events) + 1
     first = fr[0]
     assert all(v.data is None for v in first.grad_vars)
     assert not any(b.released for b in first.backward_ops)
+    spans = [f.step["events"] for f in fr[1:]]
+    assert spans[0][0] == 0 and spans[-1][1] == len(logged.events)
+    assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(spans, spans[1:]))
     gv_of = {edge: gid for gid, edge in g._builder.grad_edges.items() if edge}
     bw_of = {node: info.id for node, info in g._builder.bw.items()}
-    deps, ready, released = {}, [], set()
-    for k, (e, vals) in enumerate(logged.events, 1):
-        f = fr[k]
-        by_id = f.by_id()
-        assert f.step["index"] == k and f.step["event"].startswith(type(e).__name__)
+    deps, queue, released, running = {}, [], set(), None
+    k = 1
+    for i, (e, vals) in enumerate(logged.events):
         if isinstance(e, ev.DepsCounted):
             deps = {bw_of[n]: c for n, c in e.deps.items() if n in bw_of}
         elif isinstance(e, ev.DepDec) and e.node in bw_of:
             deps[bw_of[e.node]] = e.remaining
-        elif isinstance(e, ev.Ready) and e.node in bw_of:
-            ready.append(bw_of[e.node])
-        elif isinstance(e, ev.Run):
-            ready.remove(bw_of[e.node])
-            assert by_id[bw_of[e.node]].state == "running"
+        elif isinstance(e, ev.Ready):
+            queue.append(e.node)
+        elif isinstance(e, ev.Run) or (isinstance(e, ev.Accumulate) and e.target in queue
+                                       and e.target.op is None):
+            node = e.node if isinstance(e, ev.Run) else e.target
+            assert queue[0] is node  # FIFO: the node that runs is the queue's head
+            queue.pop(0)
+            running = bw_of.get(node)
         elif isinstance(e, ev.Released):
             released.add(bw_of[e.node])
-        elif isinstance(e, (ev.Accumulate, ev.Seeded)):
+        if i + 1 < spans[k - 1][1]:
+            continue
+        f = fr[k]   # the frame after this step's last event
+        by_id = f.by_id()
+        assert f.step["index"] == k
+        for word in ("DepsCounted", "DepDec", "Seeded", "Ready:", "(b0)", "(b1)"):
+            assert word not in f.step["event"]
+        if isinstance(e, (ev.Accumulate, ev.Seeded)):
             node = e.target if isinstance(e, ev.Accumulate) else e.node
             gid = gv_of[(node, e.slot)]
             expect = vals["total"] if isinstance(e, ev.Accumulate) else vals["grad"]
             assert by_id[gid].data == expect
             assert gid in f.step["changed"]
-        assert f.step["ready"] == ready
+        last = k == len(fr) - 1
+        assert f.step["ready"] == ([] if last else [bw_of[n] for n in queue if n in bw_of])
+        if running is not None and not last and running not in released:
+            assert by_id[running].state == "running"
         for bid, c in deps.items():
             if by_id[bid].kind == "op":
                 assert by_id[bid].deps == c
         assert {b.id for b in f.backward_ops if b.released} == released
+        k += 1
+    assert k == len(fr)
     last = fr[-1]
+    assert last.step["ready"] == [] and last.step["ready_names"] == []
     assert {v.name: v.data for v in last.grad_vars} == {
         "a_grad": "20.", "b_grad": "8.", "c_grad": "4.", "d_grad": "10.", "e_grad": "1."}
 
@@ -315,11 +333,11 @@ def test_step_frames_follow_the_engine_events(profile):
 def test_step_frames_carry_contributions_in_chain_lines():
     run, g, logged = _example_two_run()
     fr = steps.frames(g, logged)
-    after_first_run = next(f for f in fr if f.step["event"].startswith("Run"))
+    after_first_run = next(f for f in fr if " ran: " in f.step["event"])
     lines = [line for b in after_first_run.backward_ops for line in b.chain]
     assert "c_grad = e_grad * d = 1. * 4. = 4." in lines
     dot = to_dot(after_first_run, view="backward", chain=True)
-    assert "ready queue" in dot and "step 4 /" in dot
+    assert "ready queue" in dot and "step 3 of 7" in dot
 
 
 def test_step_log_keeps_the_values_of_the_moment():
@@ -404,10 +422,11 @@ def test_cli_steps_writes_frames_and_player(tmp_path):
     r = gg(SEEDS / "s000_example_two.py", "-t", "e", "--steps", d)
     assert r.returncode == 0, r.stderr
     frames = sorted(d.glob("frame_*.svg"))
-    run, _g, logged = _example_two_run()
-    assert len(frames) == len(logged.events) + 1
+    run, g, logged = _example_two_run()
+    assert len(frames) == len(steps.frames(g, logged)) == 8
     html = (d / "index.html").read_text()
-    assert "PrepareDeps" in html and "Released" in html
+    assert "(Paddle: PrepareDeps)" in html and "freed its saved tensors" in html
+    assert "step 3 of 7" in html and "DepsCounted" not in html and "(b0)" not in html
     r = gg(SEEDS / "s000_example_two.py", "-t", "e", "--at", 8, "--steps", tmp_path / "s2")
     assert r.returncode == 2 and "no backward ran" in r.stderr
 

@@ -260,19 +260,23 @@ def test_browser_plays_the_real_steps_of_example_two(tmp_path):
     assert r.returncode == 0, r.stderr
     n = len(list(out.glob("frame_*.svg")))
     index = out / "index.html"
-    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=13", "--dump-dom")
+    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=5", "--dump-dom")
     frame, stage = _stage(dom)
-    assert frame == 13 and "<svg" in stage and "MulBackward" in stage
-    assert _text(dom, "counter").strip() == f"13 / {n}"
-    assert "MulBackward (b0) runs on out_grad 4." in _text(dom, "description")
+    assert frame == 5 and "<svg" in stage and "MulBackward #1" in stage
+    # one numbering: the counter, the picture's header and the frame's sentence agree
+    assert n == 8 and _text(dom, "counter").strip() == "step 4 of 7"
+    assert "step 4 of 7: MulBackward #1 ran" in stage
+    assert ("MulBackward #1 ran: it sent a_grad = c_grad * b = 4. * 5. = 20. to a"
+            in _text(dom, "title"))
+    assert "ready queue: " in _text(dom, "description")
     dom = _run_chromium(chromium, tmp_path, index.as_uri() + "?autotest=1", "--dump-dom")
     seen = json.loads(_text(dom, "selftest"))
     assert seen["n"] == n
     assert [(k, st["counter"]) for k, st in seen["steps"]][:5] == [
-        ("load", f"1 / {n}"), ("next", f"2 / {n}"), ("next", f"3 / {n}"),
-        ("ArrowLeft", f"2 / {n}"), ("End", f"{n} / {n}")]
+        ("load", "step 0 of 7"), ("next", "step 1 of 7"), ("next", "step 2 of 7"),
+        ("ArrowLeft", "step 1 of 7"), ("End", "step 7 of 7")]
     assert all(st["svg"] == 1 and st["box"][0] > 300 for _k, st in seen["steps"])
     png = tmp_path / "shot.png"
-    _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=13", f"--screenshot={png}",
+    _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=5", f"--screenshot={png}",
                   "--window-size=1300,1000")
     assert png.stat().st_size > 30_000

@@ -79,14 +79,15 @@ def test_example_two_after_backward():
     for name, value in (("a", "20."), ("b", "8."), ("c", "4."), ("d", "10."), ("e", "1.")):
         assert f"{name}_grad = {value}  grad_op" in bwd
     # grad_op as the guide's records say it
-    assert "c_grad = 4.  grad_op = MulBackward(b0)" in bwd
+    assert "c_grad = 4.  grad_op = MulBackward #1" in bwd
     assert "a_grad = 20.  grad_op = None" in bwd
-    # the two MulBackward, the engine's order (e's first), the grad_pending_ops relation
-    ops = [ln for ln in bwd.splitlines() if "MulBackward(b" in ln and "input =" in ln]
-    assert len(ops) == 2
-    assert "MulBackward(b1)  input = c, d, e_grad  output = c_grad, d_grad  " \
-           "grad_pending_ops = MulBackward(b0)  (released)" in ops[0]
-    assert "MulBackward(b0)  input = a, b, c_grad  output = a_grad, b_grad  " \
+    # the two MulBackward, numbered as the forward made them (no internal ids), the engine's
+    # order (e's first), the grad_pending_ops relation
+    ops = [ln for ln in bwd.splitlines() if "MulBackward #" in ln and "input =" in ln]
+    assert len(ops) == 2 and "(b" not in bwd
+    assert "MulBackward #2  input = c, d, e_grad  output = c_grad, d_grad  " \
+           "grad_pending_ops = MulBackward #1  (released)" in ops[0]
+    assert "MulBackward #1  input = a, b, c_grad  output = a_grad, b_grad  " \
            "grad_pending_ops = None  (released)" in ops[1]
     # each gradient listed once, under the op that wrote it
     assert bwd.count("a_grad = ") == 1 and bwd.count("c_grad = ") == 1
@@ -100,8 +101,8 @@ def test_eager_profiles_name_grad_nodes(profile):
     g, _ = example_two(profile, backward=True)
     out = text(g, view="backward")
     assert "MulBackward" not in out
-    assert "MultiplyGradNode(b1)  input = c, d, e_grad" in out
-    assert "grad_pending_ops = MultiplyGradNode(b0), GradNodeAccumulation(b4)" in out
+    assert "MultiplyGradNode #2  input = c, d, e_grad" in out
+    assert "grad_pending_ops = MultiplyGradNode #1, GradNodeAccumulation #3" in out
     # the engine's FIFO order: b1, then what it released (b0, d's accumulation), then a, b
     assert engine_order(g) == ["b1", "b0", "b4", "b2", "b3"]
     assert "a_grad = 20." in out and "d_grad = 10." in out
@@ -238,11 +239,11 @@ def test_order_released_and_chain_lines():
     g.backward_ops[0].order = 1
     g.backward_ops[0].chain = ["a_grad = c_grad * b = 4. * 5. = 20."]
     out = text(g, view="backward")
-    assert "(order 1)" in line_of(out, "MulBackward(b0)")
-    assert "(order" not in line_of(out, "MulBackward(b1)")
+    assert "(order 1)" in line_of(out, "MulBackward #1")
+    assert "(order" not in line_of(out, "MulBackward #2")
     chain = line_of(out, "a_grad = c_grad * b")
     lines = out.splitlines()
-    assert lines.index(chain) > lines.index(line_of(out, "MulBackward(b0)"))
+    assert lines.index(chain) > lines.index(line_of(out, "MulBackward #1"))
 
 
 def test_step_frame():
@@ -250,18 +251,20 @@ def test_step_frame():
     b0, b1 = g.backward_ops
     b1.state, b1.deps = "running", 0
     b0.state, b0.deps = None, 1
-    g.step = {"index": 3, "total": 9, "event": "Run MulBackward(b1): c_grad, d_grad out",
+    g.step = {"index": 3, "total": 9, "event": "MulBackward #2 ran: it sent c_grad = 4.",
               "ready": ["b0"]}
     out = text(g, view="backward")
-    assert "step 3 / 9: Run MulBackward(b1): c_grad, d_grad out" in out
-    assert "ready queue: MulBackward(b0)" in out
-    run = line_of(out, "MulBackward(b1)")
+    assert "step 3 of 9: MulBackward #2 ran: it sent c_grad = 4." in out
+    assert "ready queue: MulBackward #1" in out
+    run = line_of(out, "MulBackward #2")
     assert run.startswith("▶") and "deps=0" in run and "[running]" in run
-    assert "deps=1" in line_of(out, "MulBackward(b0)")
-    assert line_of(text(g, view="backward", unicode=False), "MulBackward(b1)").startswith(">")
+    assert "deps=1" in line_of(out, "MulBackward #1")
+    assert line_of(text(g, view="backward", unicode=False), "MulBackward #2").startswith(">")
     # in colour the running op stands out (reverse video)
     col = render_text(g, view="backward", color=True)
-    assert "\x1b[1;7;33mMulBackward(b1)" in col
+    assert "\x1b[1;7;33mMulBackward #2" in col
+    g.step["ready"] = []   # an empty queue says so (never "None")
+    assert "ready queue: (empty)" in text(g, view="backward")
     g.step = None
     b1.state = b0.state = None
     assert "step" not in text(g, view="backward")

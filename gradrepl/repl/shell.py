@@ -375,7 +375,7 @@ class _Runner:
                 k += 1
             elif key == "finish":
                 if k < n - 2:
-                    d.out(f"(on to the last of the {n} frames)\n")
+                    d.out(f"(on to step {n - 1} of {n - 1})\n")
                 self._show_frame(frames, n - 1)
                 return
             else:
@@ -383,7 +383,7 @@ class _Runner:
 
     def _show_frame(self, frames, k):
         d = self.display
-        if k:  # (each frame names its own step: "step 1 / 9: ...")
+        if k:  # (each frame names its own step: "step 1 of 9: ...")
             if d.color:
                 from rich.rule import Rule
 

@@ -123,8 +123,10 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     return Picture(g, view=view, chain=chain, title=title)
 
 
-def fill_chain(g, contributions=None) -> None:
-    """Write each backward op's chain-rule lines into the model (``BackwardInfo.chain``)."""
+def fill_chain(g, contributions=None, values=None) -> None:
+    """Write each backward op's chain-rule lines into the model (``BackwardInfo.chain``).
+    ``contributions``: {backward op id: {input index: value delivered}}; ``values``: {grad var
+    id: value} where the model keeps none (see ``chain.lines_for``)."""
     from .chain import lines_for
 
     b = getattr(g, "_builder", None)
@@ -134,8 +136,8 @@ def fill_chain(g, contributions=None) -> None:
             if node.op is not None:
                 attrs_of[bw.id] = node.attrs
     for bw in g.backward_ops:
-        contrib = contributions.get(bw.id) if contributions else None
-        bw.chain = lines_for(bw, g, attrs_of.get(bw.id), contrib)
+        contrib = contributions.get(bw.id) if contributions is not None else None
+        bw.chain = lines_for(bw, g, attrs_of.get(bw.id), contrib, values)
 
 
 from .why import why  # noqa: E402  (the function; the module stays gradrepl.viz.why in sys.modules)

@@ -39,12 +39,17 @@ FORMULAS = {
 BROADCASTING = {"multiply", "add", "subtract", "divide", "elementwise_pow", "maximum", "minimum"}
 
 
-def _value(info):
-    """A single number's text, or None (vectors and freed values are shown by name only)."""
+def _value(info, values=None):
+    """A single number's text, or None (vectors and freed values are shown by name only).
+    ``values``: {grad var id: preview} that override the model's data (the engine's values of
+    the moment, where the model keeps none)."""
     if info is None:
         return None
     shape = getattr(info, "shape", None)
-    data = info.preview if hasattr(info, "preview") else info.data
+    if values is not None and info.id in values:
+        data = values[info.id]
+    else:
+        data = info.preview if hasattr(info, "preview") else info.data
     if data is None or shape is None:
         return None
     n = 1
@@ -53,70 +58,87 @@ def _value(info):
     return data if n == 1 else None
 
 
-def lines_for(b, graph, attrs=None, contributions=None):
-    """The chain-rule lines of backward op ``b`` (a model BackwardInfo).
+def lines_for(b, graph, attrs=None, contributions=None, values=None):
+    """The chain-rule lines of backward op ``b`` (a model BackwardInfo), one per input that
+    takes a gradient.
 
-    ``contributions``: {input index: value text} of what this op sent to each input (the step
-    frames know it from the engine's Run event); otherwise a gradient variable with one producer
-    shows its data as the result.
+    ``contributions``: {input index: value text} of what this op delivered to each input, after
+    any broadcast reduction (the step frames know it from the engine's events); otherwise a
+    gradient variable with one producer shows its data as the result. ``values``: see
+    :func:`_value`.
     """
     if b.kind != "op":
         return []
-    by_id = graph.by_id()
-    op = by_id[b.forward]
-    xs = [by_id[t] for t in op.inputs]
-    gvs = [by_id[i] for i in b.inputs if i.startswith("g")]
-    if not gvs:
+    ctx = _context(b, graph)
+    if ctx is None:
         return []
-    g = gvs[0]
-    attrs = dict(attrs or {})
+    return [line for i in range(len(b.outputs))
+            if (line := line_for(b, graph, i, attrs, contributions, values, ctx)) is not None]
+
+
+def _context(b, graph):
+    by_id = graph.by_id()
+    op = by_id.get(b.forward)
+    if op is None:
+        return None
+    gvs = [by_id[i] for i in b.inputs if i.startswith("g") and i in by_id]
+    if not gvs:
+        return None
     producers = {}
     for other in graph.backward_ops:
         for o in other.outputs:
             if o is not None:
                 producers[o] = producers.get(o, 0) + 1
+    return by_id, op, [by_id[t] for t in op.inputs], gvs[0], producers
+
+
+def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None):
+    """The chain-rule line of ``b``'s input ``i`` (None where it takes no gradient)."""
+    if ctx is None:
+        ctx = _context(b, graph)
+        if ctx is None:
+            return None
+    by_id, op, xs, g, producers = ctx
+    out = b.outputs[i] if i < len(b.outputs) else None
+    if out is None or out not in by_id:
+        return None
+    target = by_id[out]
+    result = None
+    if contributions is not None:
+        result = contributions.get(i)
+    elif producers.get(out) == 1:
+        result = _value(target, values)
     templates = FORMULAS.get(b.op)
-    lines = []
-    for i, out in enumerate(b.outputs):
-        if out is None:
-            continue
-        target = by_id[out]
-        if templates is None or i >= len(templates):
-            lines.append(f"{target.name} = {b.name}({g.name})")
-            continue
-        tmpl = templates[i]
-        names = {"g": g.name, **{f"x{k}": x.name for k, x in enumerate(xs)},
-                 **{k: _fmt_attr(v) for k, v in attrs.items()}}
+    attrs = dict(attrs or {})
+    names = {"g": g.name, **{f"x{k}": x.name for k, x in enumerate(xs)},
+             **{k: _fmt_attr(v) for k, v in attrs.items()}}
+    tmpl = templates[i] if templates is not None and i < len(templates) else None
+    try:
+        symbolic = tmpl.format(**names) if tmpl is not None else None
+    except (KeyError, IndexError):
+        tmpl = symbolic = None
+    if tmpl is None:
+        line = f"{target.name} = {b.title or b.name}({g.name})"
+        return line + (f" = {result}" if result is not None else "")
+    out_shape = by_id[op.outputs[0]].shape if op.outputs else None
+    reduced = (b.op in BROADCASTING and out_shape is not None and i < len(xs)
+               and xs[i].shape != out_shape)
+    if reduced:  # broadcast in the forward: the gradient is summed back to the shape
+        tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
+        symbolic = tmpl.format(**names)
+    line = f"{target.name} = {symbolic}"
+    nums = {"g": _value(g, values), **{f"x{k}": _value(x) for k, x in enumerate(xs)},
+            **{k: _fmt_attr(v) for k, v in attrs.items()}}
+    if all(v is not None for k, v in nums.items() if "{" + k + "}" in tmpl):
         try:
-            symbolic = tmpl.format(**names)
+            numeric = tmpl.format(**nums)
         except (KeyError, IndexError):
-            lines.append(f"{target.name} = {b.name}({g.name})")
-            continue
-        out_shape = by_id[op.outputs[0]].shape if op.outputs else None
-        reduced = (b.op in BROADCASTING and out_shape is not None and i < len(xs)
-                   and xs[i].shape != out_shape)
-        if reduced:  # broadcast in the forward: the gradient is summed back to the shape
-            tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
-            symbolic = tmpl.format(**names)
-        line = f"{target.name} = {symbolic}"
-        values = {"g": _value(g), **{f"x{k}": _value(x) for k, x in enumerate(xs)},
-                  **{k: _fmt_attr(v) for k, v in attrs.items()}}
-        if all(v is not None for k, v in values.items() if "{" + k + "}" in tmpl):
-            try:
-                numeric = tmpl.format(**values)
-            except (KeyError, IndexError):
-                numeric = None
-            if numeric and numeric != symbolic:
-                line += f" = {numeric}"
-        result = None
-        if contributions is not None:
-            result = contributions.get(i)
-        elif producers.get(out) == 1:
-            result = _value(target)
-        if result is not None:
-            line += f" = {result}"
-        lines.append(line)
-    return lines
+            numeric = None
+        if numeric and numeric != symbolic:
+            line += f" = {numeric}"
+    if result is not None:
+        line += f" = {result}"
+    return line
 
 
 def _fmt_attr(v):

@@ -123,15 +123,16 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
         raise GraphError(f"no backward ran in {run.path}"
                          + (f" up to line {run.stopped_at}" if run.stopped_at else "")
                          + f": nothing to step through for {name!r}")
+    from .terminal import ready_text, step_title
+
     g = pic.model
     step_view = view if view != "forward" else "backward"
     items = []
     try:
         for f in frames(g, logged, chain=True):
             svg = render.svg(to_dot(f, view=step_view, chain=True))
-            k, n = f.step["index"], f.step["total"]
-            items.append({"svg": svg, "title": f"event {k} of {n}" if k else "before backward",
-                          "description": f.step["event"]})
+            items.append({"svg": svg, "counter": step_title(f.step), "title": f.step["event"],
+                          "description": "ready queue: " + ready_text(f.step)})
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None
     if out_dir.exists() and not out_dir.is_dir():

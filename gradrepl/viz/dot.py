@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .model import VIEWS, Graph
+from .model import VIEWS, Graph, shown, words
 
 # the guide's palette
 TENSOR_FILL = "#e3f9c9"
@@ -214,7 +214,7 @@ def _table(title, rows, fill, sub=None, border_color="#333333", title_color=None
 
 
 def _names(ids, by_id, none="None"):
-    items = [by_id[i].name if i is not None else "None" for i in ids]
+    items = [shown(by_id[i]) if i is not None else "None" for i in ids]
     return " , ".join(items) if items else none
 
 
@@ -247,6 +247,7 @@ class DotWriter:
             edge_attr={"fontname": FONT, "fontsize": "10", "color": "#333333",
                        "arrowsize": "0.8"})
         self.targets = set(g.targets)
+        self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
 
     # -- nodes ------------------------------------------------------------------------
@@ -256,7 +257,17 @@ class DotWriter:
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
         above = t.label if t.label and t.is_leaf else None
-        if above is None and not t.cut:  # the common case, written in one go (fast)
+        w = self.words
+        if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
+            op = self.by_id.get(t.op) if t.op else None
+            grad_fn = shown(self.by_id[op.backward]) if op is not None \
+                and op.backward in self.by_id else "None"
+            rows = [_row(data), _row(f"{w['grad_var']} = {grad_var}"),
+                    _row(f"grad_fn = {grad_fn}"), _row(w["flag"](t.stop_gradient), bold=True)]
+            if t.cut:
+                rows.append(_row("(made by ops cut from this picture)", small=True))
+            label = _table(t.name, rows, fill, sub=_shape(t), above=above)
+        elif above is None and not t.cut:  # the common case, written in one go (fast)
             label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
                      f'bgcolor="{fill}" color="#333333"><tr><td border="0"><b>{esc(t.name)}'
                      f'</b><br/><font point-size="9">{esc(_shape(t))}</font></td></tr>'
@@ -289,7 +300,7 @@ class DotWriter:
 
     def grad_var(self, gv):
         changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
-        grad_op = self.by_id[gv.grad_op].name if gv.grad_op else "None"
+        grad_op = shown(self.by_id[gv.grad_op]) if gv.grad_op else "None"
         if gv.data is None:
             data = "<td align=\"left\" bgcolor=\"white\">data = None</td>"
         elif changed:
@@ -301,19 +312,21 @@ class DotWriter:
         label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
                  f'bgcolor="{GRADVAR_FILL}" color="#333333"><tr><td border="0"><b>'
                  f'{esc(gv.name)}</b></td></tr><tr>{data}</tr><tr><td align="left" '
-                 f'bgcolor="white"><font point-size="10">grad_op = {esc(grad_op)}</font>'
+                 f'bgcolor="white"><font point-size="10">{self.words["grad_op"]} = '
+                 f'{esc(grad_op)}</font>'
                  f'</td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
 
     def backward_op(self, b):
         by_id = self.by_id
         pending = _names(b.grad_pending_ops, by_id)
+        pend = self.words["pending"]
         if b.kind == "accumulate":
-            rows = [_row(f"grad_pending_ops = {pending}"),
+            rows = [_row(f"{pend} = {pending}"),
                     _row(f"input = {_names(b.inputs, by_id)}"),
                     _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad")]
         else:
-            rows = [_row(f"grad_pending_ops = {pending}"),
+            rows = [_row(f"{pend} = {pending}"),
                     _row(f"input = {_names(b.inputs, by_id)}"),
                     _row(f"output = {_names(b.outputs, by_id)}")]
         if self.chain and b.chain:
@@ -333,7 +346,8 @@ class DotWriter:
         elif b.state == "ready":
             border, penwidth, style = READY_COLOR, "3", "filled,dashed"
         sub = None if b.order == 0 else f"derivative order {b.order + 1}"
-        label = _table(b.name, rows, fill, sub=sub, border_color=fill, title_color=title_color)
+        label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
+                       title_color=title_color)
         self.dot.node(b.id, shape="oval", style=style, fillcolor=fill, color=border,
                       penwidth=penwidth, margin="0.05", label=label)
 
@@ -406,9 +420,10 @@ class DotWriter:
             lines.append(self.title)
         step = self.g.step
         if step is not None:
-            lines.append(f"step {step['index']} / {step['total']}: {step['event']}")
-            ready = [self.by_id[r].name + f" ({r})" for r in step.get("ready", ())]
-            lines.append("ready queue: " + (", ".join(ready) if ready else "(empty)"))
+            from .terminal import ready_text, step_title
+
+            lines.append(f"{step_title(step)}: {step['event']}")
+            lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
         if any(o.order for o in self.g.ops):
             lines.append("orange: ops made by a backward with create_graph=True (their backward "
                          "ops give the next derivative); blue/lavender: the forward's own")

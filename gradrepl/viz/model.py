@@ -21,7 +21,7 @@ dataclass fields below, documented on each.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -86,6 +86,8 @@ class BackwardInfo:
     deps: int | None = None      # step-through: dependencies still outstanding
     state: str | None = None     # step-through: "ready" | "running" | "done" | None
     chain: list = field(default_factory=list)  # chain-rule lines ("a_grad = c_grad * b = ...")
+    title: str | None = None     # as pictures, text and narration show it: the name, numbered
+    #                              where several backward ops share it ("MulBackward #2")
 
 
 @dataclass
@@ -101,6 +103,16 @@ class Graph:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def __deepcopy__(self, memo):
+        """A copy of the data; the engine handles (``_builder``, ``_id_map``) are shared."""
+        import copy
+
+        new = Graph(*(copy.deepcopy(getattr(self, f.name), memo) for f in fields(self)))
+        for extra in ("_builder", "_id_map"):
+            if hasattr(self, extra):
+                setattr(new, extra, getattr(self, extra))
+        return new
 
     # -- lookups ----------------------------------------------------------------------
     def by_id(self):
@@ -160,6 +172,37 @@ def preview(arr, max_items: int = 4) -> str:
     if n > max_items:
         items.append("...")
     return "[" + ", ".join(items) + "]"
+
+
+# ---------------------------------------------------------------------------- dialect words
+# the words pictures, text and narration use for the engine's parts, per dialect
+WORDS = {
+    "paddle": {
+        "engine": "Paddle",
+        "pending": "grad_pending_ops",       # a backward op's edges to the ops its outputs feed
+        "grad_op": "grad_op",                # a gradient variable's consumer
+        "grad_var": "grad_var",              # a tensor's gradient variable
+        "count": "PrepareDeps",              # counting the dependencies before the run
+        "grad_call": "paddle.grad",
+        "flag": lambda stop: f"stop_gradient = {stop}",
+        "flag_short": lambda stop: "stop_gradient" if stop else None,
+    },
+    "torch": {
+        "engine": "torch",
+        "pending": "next_functions",
+        "grad_op": "grad_fn",
+        "grad_var": "grad",
+        "count": "compute_dependencies",
+        "grad_call": "torch.autograd.grad",
+        "flag": lambda stop: f"requires_grad={not stop}",
+        "flag_short": lambda stop: f"requires_grad={not stop}",
+    },
+}
+
+
+def words(profile) -> dict:
+    """The dialect's words for a graph of ``profile`` ("torch", else Paddle's)."""
+    return WORDS["torch" if profile == "torch" else "paddle"]
 
 
 # ---------------------------------------------------------------------------- dialect names
@@ -531,8 +574,29 @@ def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int 
     b.finish()
     g = b.graph(targets)
     g._builder = b  # engine handles for step frames (not part of the data)
+    number_backward_ops(g.backward_ops)
     _clusters(g)
     return g
+
+
+def number_backward_ops(backward_ops) -> None:
+    """Give each backward op its ``title``: its name, with ``#1``, ``#2`` (in id order, which
+    is the order the forward made them) where several share the name."""
+    count: dict = {}
+    for b in backward_ops:
+        count[b.name] = count.get(b.name, 0) + 1
+    seen: dict = {}
+    for b in backward_ops:
+        if count[b.name] > 1:
+            seen[b.name] = seen.get(b.name, 0) + 1
+            b.title = f"{b.name} #{seen[b.name]}"
+        else:
+            b.title = b.name
+
+
+def shown(info) -> str:
+    """The name a picture shows for a model record (a backward op's numbered title)."""
+    return getattr(info, "title", None) or info.name
 
 
 def _clusters(g: Graph) -> None:

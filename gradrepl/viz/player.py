@@ -9,11 +9,12 @@ page's CSS and JS are inline.
 A frame is a dict::
 
     {"svg": "<?xml ...?><!DOCTYPE svg ...><svg ...>...</svg>",   # full SVG document text
-     "title": "step 3 / 12: Run MulBackward",                     # one line, shown under the picture
-     "description": "what the engine did (any text: escaped)"}     # optional, newlines kept
+     "title": "MulBackward #2 ran: it sent ...",                  # one line, shown under the picture
+     "description": "ready queue: MulBackward #1",                 # optional, newlines kept
+     "counter": "step 3 of 12"}                                    # optional: the counter's text
 
 The page: previous/next buttons (``#prev``, ``#next``), a slider (``#slider``), a counter
-(``#counter``, ``"3 / 12"``), the frame's title and description (``#title``, ``#description``),
+(``#counter``: the frame's ``counter``, else ``"3 / 12"``), the frame's title and description (``#title``, ``#description``),
 the picture in ``#stage`` (its ``data-frame`` is the 1-based frame shown), a play/pause button
 (``#play``) and a fit-to-width toggle (``#fit``). Keys: Left/Right (also PageUp/PageDown),
 Home/End, Space plays or pauses. The URL hash ``#frame=N`` (1-based) opens frame N and follows
@@ -151,7 +152,7 @@ _JS = r"""
     stage.replaceChildren(document.importNode(t.content, true));
     stage.setAttribute("data-frame", String(i + 1));
     slider.value = String(i + 1);
-    counter.textContent = (i + 1) + " / " + n;
+    counter.textContent = t.getAttribute("data-counter") || ((i + 1) + " / " + n);
     titleEl.textContent = t.getAttribute("data-title");
     descEl.textContent = t.getAttribute("data-description");
     prev.disabled = first.disabled = (i === 0);
@@ -310,7 +311,8 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
         "&#x25B6; Play</button>\n",
         f"<input id=\"{p}slider\" type=\"range\" min=\"1\" max=\"{n}\" step=\"1\" value=\"1\" "
         "aria-label=\"frame\">\n",
-        f"<span id=\"{p}counter\" aria-live=\"polite\">1 / {n}</span>\n",
+        f"<span id=\"{p}counter\" aria-live=\"polite\">"
+        f"{esc(str(frames[0]['counter'])) if frames[0].get('counter') else f'1 / {n}'}</span>\n",
         f"<button id=\"{p}fit\" type=\"button\" title=\"fit the picture to the page width\" "
         "aria-pressed=\"true\">Fit</button>\n",
         "</div>\n",
@@ -318,6 +320,7 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     inlined = [inline_svg(f["svg"]) for f in frames]
     titles = [str(f.get("title") or f"frame {i + 1} / {n}") for i, f in enumerate(frames)]
     descs = [str(f.get("description") or "") for f in frames]
+    counters = [str(f["counter"]) if f.get("counter") else None for f in frames]
     # frame 1 is in the page as written, so it shows even before (or without) the script
     parts += [
         f"<div id=\"{p}stage\" class=\"fit\" data-frame=\"1\">\n{inlined[0]}\n</div>\n",
@@ -332,7 +335,9 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     for i, svg in enumerate(inlined):
         templates.append(
             f"<template class=\"frame\" id=\"{p}frame-{i + 1}\" data-title=\"{esc(titles[i])}\" "
-            f"data-description=\"{esc(descs[i])}\">\n{svg}\n</template>\n")
+            f"data-description=\"{esc(descs[i])}\""
+            + (f" data-counter=\"{esc(counters[i])}\"" if counters[i] else "")
+            + f">\n{svg}\n</template>\n")
     return "".join(parts), "".join(templates)
 
 

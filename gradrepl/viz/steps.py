@@ -1,18 +1,26 @@
-"""The backward pass, one engine event at a time, as picture models.
+"""The backward pass, step by step, as picture models and plain sentences.
 
 ``BackwardLog`` is a ``backward.TRACE_SINK``: it keeps, for each backward a run made, its roots
 and its events with the gradients' values as they were at that moment (previews: the engine
 goes on changing ``.grad`` in place). ``frames(graph, run)`` then replays those events over the
-picture model: frame k is the state after k events, with
+picture model. The engine's events are grouped into the steps a student sees:
 
-- the running backward op highlighted, ready ops dashed, and each op's remaining dependency
-  count (``deps``);
-- gradient variables filling in as gradients are accumulated (the changed ones in bold);
-- released backward ops greyed;
-- ``step``: the event's description and the ready queue.
+- the count: each backward op counts the gradients it waits for (Paddle's PrepareDeps);
+- the start: the root's gradient is seeded, its backward op is ready;
+- one step per backward op that runs: what it sent to each input (after any broadcast sum) and
+  to whom, and whether it freed its saved tensors;
+- one step per leaf whose ``.grad`` is written (the accumulation node runs);
+- ``paddle.grad``: one step per gradient it takes as a result.
 
-``iter_frames`` does the same for a live backward (the shell's ``%step``): it drives the
-engine's generator itself.
+Frame k is the state after step k, with the running backward op highlighted, ready ops dashed,
+each op's remaining dependency count (``deps``), gradient variables filling in (the changed
+ones in bold), released backward ops greyed, and ``step``: {index, total, event (the
+sentence), ready (ids), ready_names, changed, values}. Every number shown comes from the
+engine's own events (``BackwardLog`` previews), never recomputed.
+
+Backward ops are named as the picture names them (``MulBackward #2`` where several share a
+name), gradients as the dialect spells them (``c_grad`` / ``c.grad``), the engine's own term in
+brackets (``(Paddle: PrepareDeps)``).
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ from collections import deque
 
 from ..engine import events as ev
 from ..engine.node import AccumulateNode
-from .model import preview
+from .model import preview, shown, words
 
 MAX_RUNS = 4  # backward runs kept by a log (a training loop keeps only its last ones)
 
@@ -84,123 +92,238 @@ def snapshot(e, run=None):
     return e, vals
 
 
+def _and(parts):
+    parts = [p for p in parts if p]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _is_ones(text):
+    return text is not None and text.replace("[", "").replace("]", "").replace(" ", "") \
+        .replace(",", "").replace("1.", "").replace("1", "") == ""
+
+
 class _Replay:
     """Engine state after a prefix of events, mapped onto the model's ids."""
 
     def __init__(self, graph, run):
         b = graph._builder
+        id_map = getattr(graph, "_id_map", None)   # a cut or collapsed picture: old -> new id
         self.g = graph
-        self.bw_of = {node: info.id for node, info in b.bw.items()}
+        self.words = words(graph.profile)
+        self.builder = b
+        self.by_id = graph.by_id()
+
+        def mapped(i):
+            j = id_map.get(i) if id_map is not None else i
+            return j if j in self.by_id else None
+
+        self.bw_of = {}
+        for node, info in b.bw.items():
+            j = mapped(info.id)
+            if j is not None:
+                self.bw_of[node] = j
+        self.exact = id_map is None or all(  # one engine node per backward op drawn
+            id_map.get(k) == k for k in id_map)
         self.gv_of = {}  # engine (node, slot) -> grad var id
         for gid, edge in b.grad_edges.items():
-            if edge is not None:
+            if edge is not None and gid in self.by_id:
                 self.gv_of[edge] = gid
-        self.by_id = graph.by_id()
         self.deps = {}
-        self.ready = []
+        self.queue = []          # the engine's ready queue (every node, drawn or not), FIFO
         self.running = None
         self.done = set()
         self.released = set()
         self.values = {}  # grad var id -> preview
+        self.leaf_grad = dict(run.leaf_before)   # AccumulateNode -> its leaf's .grad now
         for node, before in run.leaf_before.items():
             gid = self.gv_of.get((node, 0))
             if gid is not None:
                 self.values[gid] = before
-        self.contrib = {}  # bw id -> {input index: preview}
+        self.buf = {}  # engine (node, slot) -> the gradient summed in its buffer so far
+        self.contrib = {}  # bw id -> {input index: preview delivered (after broadcast sums)}
         self.changed = set()
         self.acc_ready = set()
+        self.edge_ptr = None     # (node, next edge index, pending index) while a node sends
         # what this backward touches: its nodes (PrepareDeps) and their gradient variables
         counted = next((e for e, _v in run.events if isinstance(e, ev.DepsCounted)), None)
         nodes = set(counted.deps) if counted is not None else set()
         nodes.update(e.node for e, _v in run.events if isinstance(e, ev.Seeded))
         self.scope_bw = {self.bw_of[n] for n in nodes if n in self.bw_of}
         self.scope_gv = {gid for (n, _s), gid in self.gv_of.items() if n in nodes}
+        for bid in self.scope_bw:
+            self.contrib.setdefault(bid, {})
+
+    # -- names ----------------------------------------------------------------------------
+    def leaf_name(self, acc):
+        gid = self.gv_of.get((acc, 0))
+        if gid is not None:
+            return self.by_id[self.by_id[gid].tensor].name
+        leaf = acc.leaf
+        name = None
+        if leaf is not None:
+            name = self.builder.names.get(id(leaf)) or self.builder.d.tensor_name(leaf)
+        return name or "a leaf"
 
     def name(self, node):
+        """A backward op as the picture names it (its engine name where it is not drawn)."""
         bid = self.bw_of.get(node)
-        if bid is None:
-            if isinstance(node, AccumulateNode):
-                gid = self.gv_of.get((node, 0))
-                leaf = self.by_id[self.by_id[gid].tensor].name if gid else "a leaf"
-                return f"the accumulation into {leaf}.grad"
+        if bid is not None:
+            return shown(self.by_id[bid])
+        if isinstance(node, AccumulateNode):
+            return f"the accumulation into {self.leaf_name(node)}.grad"
+        try:
+            return self.builder.d.backward_name(node)
+        except Exception:  # noqa: BLE001 - a node the dialect cannot name
             return getattr(node, "name", "?")
-        return f"{self.by_id[bid].name} ({bid})"
+
+    def dest(self, node):
+        """Where a gradient goes: a leaf by its name, a backward op by its title."""
+        if isinstance(node, AccumulateNode):
+            return self.leaf_name(node)
+        return self.name(node)
 
     def gv_name(self, node, slot):
         gid = self.gv_of.get((node, slot))
-        return self.by_id[gid].name if gid else f"{self.name(node)}[{slot}]"
+        if gid is not None:
+            return self.by_id[gid].name
+        if isinstance(node, AccumulateNode):
+            return self.builder.d.grad_var_name(self.leaf_name(node))
+        return f"the gradient for {self.name(node)}"
 
-    def apply(self, e, vals) -> str:
-        self.changed = set()
+    # -- state ----------------------------------------------------------------------------
+    def _set(self, gid, value):
+        if gid is not None:
+            self.values[gid] = value
+            self.changed.add(gid)
+
+    def _pop_to(self, node):
+        """``node`` left the ready queue: the engine's queue is FIFO, so every node ahead of it
+        left before it."""
+        if node in self.queue:
+            while self.queue:
+                if self.queue.pop(0) is node:
+                    break
+
+    def _start(self, bid):
+        if self.running is not None:
+            self.done.add(self.running)
+        self.running = bid
+
+    def kind(self, e):
+        """The step an event opens ("count", "seed", "run", "write", "capture"), or None
+        when it belongs to the step before it."""
         if isinstance(e, ev.DepsCounted):
-            parts = []
+            return "count"
+        if isinstance(e, ev.Seeded):
+            return "seed"
+        if isinstance(e, ev.Run):
+            return "run"
+        if isinstance(e, ev.Captured):
+            return "capture"
+        if isinstance(e, ev.Accumulate) and isinstance(e.target, AccumulateNode) \
+                and e.target in self.acc_ready:
+            return "write"
+        return None
+
+    def apply(self, e, vals):
+        """Update the state for one event; return a note for the step's sentence."""
+        if isinstance(e, ev.DepsCounted):
             for n, c in e.deps.items():
                 bid = self.bw_of.get(n)
-                if bid is not None:
+                if bid is not None and self.exact:
                     self.deps[bid] = c
-                    parts.append(f"{self.by_id[bid].name} ({bid}): {c}")
-            return ("PrepareDeps counts the grad_pending edges into each backward op: "
-                    + ", ".join(parts))
+            return ("count", e)
         if isinstance(e, ev.Seeded):
-            gid = self.gv_of.get((e.node, e.slot))
-            if gid:
-                self.values[gid] = vals["grad"]
-                self.changed.add(gid)
-            return f"{self.gv_name(e.node, e.slot)} = {vals['grad']}: the root's gradient"
+            self._set(self.gv_of.get((e.node, e.slot)), vals["grad"])
+            return ("seed", e, vals["grad"])
         if isinstance(e, ev.Ready):
             if isinstance(e.node, AccumulateNode):
                 self.acc_ready.add(e.node)
-            bid = self.bw_of.get(e.node)
-            if bid and bid not in self.ready:
-                self.ready.append(bid)
-            return f"{self.name(e.node)} has every gradient it waits for and joins the ready queue"
+            self.queue.append(e.node)
+            return ("ready", e.node)
         if isinstance(e, ev.Run):
+            self._pop_to(e.node)
+            for k in [k for k in self.buf if k[0] is e.node]:
+                del self.buf[k]
             bid = self.bw_of.get(e.node)
-            if self.running is not None:
-                self.done.add(self.running)
-            self.running = bid
-            if bid in self.ready:
-                self.ready.remove(bid)
-            info = self.by_id.get(bid)
-            outs = []
-            if info is not None:
+            self._start(bid)
+            for k, p in enumerate(vals["out_grads"]):  # what the op ran on
+                gid = self.gv_of.get((e.node, k))
+                if gid is not None and p is not None and self.values.get(gid) != p:
+                    self._set(gid, p)
+            self.edge_ptr = [e.node, 0, None]
+            if bid is not None and self.exact:
                 self.contrib[bid] = {}
-                for i, (gid, p) in enumerate(zip(info.outputs, vals["in_grads"])):
-                    self.contrib[bid][i] = p
-                    if gid is not None and p is not None:
-                        outs.append(f"{self.by_id[gid].name} += {p}")
-            ins = ", ".join(p for p in vals["out_grads"] if p is not None)
-            return (f"{self.name(e.node)} runs on out_grad {ins}: "
-                    + ("; ".join(outs) if outs else "no gradients out"))
+            return ("run", e.node)
         if isinstance(e, ev.Accumulate):
             gid = self.gv_of.get((e.target, e.slot))
-            if gid:
-                self.values[gid] = vals["total"]
-                self.changed.add(gid)
-            where = self.gv_name(e.target, e.slot)
-            if isinstance(e.target, AccumulateNode):
-                leaf = self.name(e.target).split(" into ")[-1]
-                if e.target in self.acc_ready:  # the accumulation node runs: .grad is written
-                    return f"{leaf} is now {vals['total']} (summed {vals['grad']} into it)"
-                return (f"{where} += {vals['grad']}: waits in {self.name(e.target)}")
-            return f"{where} += {vals['grad']}: now {vals['total']}"
+            if isinstance(e.target, AccumulateNode) and e.target in self.acc_ready:
+                # the accumulation node runs: the leaf's .grad is written
+                self.acc_ready.discard(e.target)
+                self.buf.pop((e.target, 0), None)
+                self._pop_to(e.target)
+                self._start(self.bw_of.get(e.target))
+                before = self.leaf_grad.get(e.target)
+                self.leaf_grad[e.target] = vals["total"]
+                self._set(gid, vals["total"])
+                return ("write", e.target, before, vals["grad"], vals["total"])
+            before = self.buf.get((e.target, e.slot))
+            self.buf[(e.target, e.slot)] = vals["total"]
+            self._set(gid, vals["total"])
+            index = self._edge(e.target, e.slot, sent=True)
+            src = self.edge_ptr[0] if self.edge_ptr else None
+            sbid = self.bw_of.get(src)
+            if index is not None and sbid is not None and self.exact:
+                self.contrib.setdefault(sbid, {})[index] = vals["grad"]
+            return ("sent", e.target, e.slot, index, vals["grad"], vals["total"], before)
         if isinstance(e, ev.DepDec):
             bid = self.bw_of.get(e.node)
-            if bid:
+            if bid is not None and self.exact:
                 self.deps[bid] = e.remaining
-            return f"{self.name(e.node)} waits for {e.remaining} more gradient(s)"
+            self._edge(e.node, None, sent=False)
+            return ("dep", e.node, e.remaining)
         if isinstance(e, ev.Released):
             bid = self.bw_of.get(e.node)
-            if bid:
+            if bid is not None:
                 self.released.add(bid)
                 if self.running == bid:  # released is its last step: it is done
                     self.done.add(bid)
                     self.running = None
-            return f"the saved tensors of {self.name(e.node)} are released (no retain_graph)"
+            return ("released", e.node)
         if isinstance(e, ev.Captured):
-            return f"paddle.grad captures input {e.index}'s gradient: {vals['grad']}"
-        return type(e).__name__
+            return ("capture", e.index, vals["grad"])
+        return ("other", e)
 
+    def _edge(self, child, slot, sent):
+        """The input index of the running node whose edge this event is about: each edge gives
+        an Accumulate (when a gradient went along it), then a DepDec."""
+        ptr = self.edge_ptr
+        if ptr is None:
+            return None
+        node, start, pending = ptr
+        edges = getattr(node, "edges", ())
+        if not sent and pending is not None:
+            ptr[1], ptr[2] = pending + 1, None
+            return pending
+        for i in range(start, len(edges) // 2):
+            if edges[2 * i] is child and (slot is None or edges[2 * i + 1] == slot):
+                if sent:
+                    ptr[2] = i
+                else:
+                    ptr[1] = i + 1
+                return i
+        return None
+
+    def finish(self):
+        """The run is over: the queue is empty and nothing runs."""
+        self.queue = []
+        if self.running is not None:
+            self.done.add(self.running)
+            self.running = None
+
+    # -- the frame ------------------------------------------------------------------------
     def frame(self, index, total, description, chain):
         g = copy.copy(self.g)
         g.grad_vars = [copy.copy(v) for v in self.g.grad_vars]
@@ -211,27 +334,191 @@ class _Replay:
         for b in g.backward_ops:
             if b.id in self.scope_bw:
                 b.released = b.id in self.released
-                b.deps = self.deps.get(b.id) if b.kind == "op" else None
+                b.deps = self.deps.get(b.id) if b.kind == "op" and self.exact else None
                 b.state = ("running" if b.id == self.running else
-                           "ready" if b.id in self.ready else
+                           "ready" if b.id in self.ready() else
                            "done" if b.id in self.done else None)
-        g.step = {"index": index, "total": total, "event": description,
-                  "ready": list(self.ready), "changed": sorted(self.changed)}
+        ready = self.ready()
+        g.step = {"index": index, "total": total, "event": description, "ready": ready,
+                  "ready_names": [self.name(n) for n in self.queue],
+                  "changed": sorted(self.changed)}
         g._builder = self.g._builder
+        if hasattr(self.g, "_id_map"):
+            g._id_map = self.g._id_map
         if chain:
             from . import fill_chain
 
-            fill_chain(g, dict(self.contrib))
+            fill_chain(g, {k: dict(v) for k, v in self.contrib.items()} if self.exact else {})
         return g
+
+    def ready(self):
+        out = []
+        for n in self.queue:
+            bid = self.bw_of.get(n)
+            if bid is not None and bid not in out:
+                out.append(bid)
+        return out
+
+
+# ---------------------------------------------------------------------------- the sentences
+class _Narrator:
+    """One plain sentence per step, in the picture's names and the engine's numbers."""
+
+    def __init__(self, replay, run):
+        self.r = replay
+        self.w = replay.words
+        self.kw = run.kw
+
+    def sentence(self, kind, notes, frame):
+        text = getattr(self, "_" + kind, self._other)(notes, frame)
+        return text if text.endswith(".") else text + "."
+
+    def _count(self, notes, frame):
+        e = notes[0][1]
+        r = self.r
+        parts = []
+        for n, c in e.deps.items():
+            if n in r.bw_of:
+                parts.append(f"{r.name(n)}: {c}")
+        if not parts:
+            return (f"Before anything runs, each backward op counts the gradients it waits for "
+                    f"({self.w['engine']}: {self.w['count']}).")
+        return (f"Before anything runs, each backward op counts the gradients it waits for "
+                f"({self.w['engine']}: {self.w['count']}): " + ", ".join(parts))
+
+    def _seed(self, notes, frame):
+        r = self.r
+        seeds, ready = [], []
+        for note in notes:
+            if note[0] == "seed":
+                e = note[1]
+                gv = r.gv_name(e.node, e.slot)
+                tid = r.by_id[r.gv_of[(e.node, e.slot)]].tensor if (e.node, e.slot) in r.gv_of \
+                    else None
+                where = f" at {r.by_id[tid].name}" if tid else ""
+                how = " (ones)" if _is_ones(note[2]) and self.kw.get("grad_tensors") is None \
+                    else ""
+                seeds.append((where, f"{gv} = {note[2]}{how}"))
+            elif note[0] == "ready":
+                ready.append(r.name(note[1]))
+        where = seeds[0][0] if len(seeds) == 1 else ""
+        text = f"The backward starts{where}: " + _and(s for _w, s in seeds)
+        if ready:
+            text += f", so {_and(ready)} can run"
+        return text
+
+    def _run(self, notes, frame):
+        r = self.r
+        node = notes[0][1]
+        who = r.name(node)
+        bid = r.bw_of.get(node)
+        info = frame.by_id().get(bid) if bid is not None else None
+        sent, freed = [], False
+        for note in notes[1:]:
+            if note[0] == "sent":
+                _k, target, slot, index, grad, total, before = note
+                line = None
+                if info is not None and index is not None and r.exact:
+                    from .chain import line_for
+
+                    line = line_for(info, frame, index, _attrs_of(node), r.contrib.get(bid))
+                gv = r.gv_name(target, slot)
+                text = line if line else f"{gv} = {grad}"
+                if not line or not line.endswith(f"= {grad}"):
+                    if line:
+                        text = f"{line} = {grad}"
+                text += f" to {r.dest(target)}"
+                if before is not None:   # a second gradient for the same variable: summed
+                    text += f" (added to the {before} it held: {gv} = {total})"
+                sent.append(text)
+            elif note[0] == "released":
+                freed = True
+        if sent:
+            text = f"{who} ran: it sent {_and(sent)}"
+        else:
+            text = f"{who} ran: none of its inputs takes a gradient"
+        if freed:
+            text += ", then freed its saved tensors (no retain_graph)"
+        return text
+
+    def _write(self, notes, frame):
+        r = self.r
+        _k, acc, before, grad, total = notes[0]
+        leaf = r.leaf_name(acc)
+        bid = r.bw_of.get(acc)
+        if bid is not None:
+            head = f"{r.name(acc)} ran"
+        else:
+            head = f"{leaf}'s gradient is stored"
+        if before is None:
+            return f"{head}: {leaf}.grad = {total}"
+        return (f"{head}: {leaf}.grad = {before} + {grad} = {total} (a new gradient is added "
+                f"to what {leaf}.grad held)")
+
+    def _capture(self, notes, frame):
+        _k, index, grad = notes[0]
+        return f"{self.w['grad_call']} takes the gradient of its input {index}: {grad}"
+
+
+    def _other(self, notes, frame):
+        return "The engine went on"
+
+
+def _attrs_of(node):
+    return getattr(node, "attrs", None) if getattr(node, "op", None) is not None else None
 
 
 def frames(graph, run, chain=True):
-    """Picture models of ``run`` (a LoggedRun): before any event, then after each one."""
+    """Picture models of ``run`` (a LoggedRun): before any event, then after each step."""
     replay = _Replay(graph, run)
-    total = len(run.events)
-    out = [replay.frame(0, total, "before backward: the graph as the forward pass left it",
-                        chain)]
-    for k, (e, vals) in enumerate(run.events, 1):
-        desc = replay.apply(e, vals)
-        out.append(replay.frame(k, total, f"{type(e).__name__}: {desc}", chain))
+    narrator = _Narrator(replay, run)
+    first = replay.frame(0, 0, "Before backward: the graph as the forward pass left it.", chain)
+    groups = []   # [kind, [notes], state after its last event, first event, end]
+    n_seen = 0
+    for e, vals in run.events:
+        kind = replay.kind(e)
+        if kind == "seed" and groups and groups[-1][0] == "seed":
+            kind = None
+        new = kind is not None or not groups
+        if new:
+            if groups:   # the state after the step before (taken once per step)
+                groups[-1][2] = _state(replay)
+            replay.changed = set()
+        note = replay.apply(e, vals)
+        if new:
+            groups.append([kind or "other", [note], None, n_seen, n_seen])
+        else:
+            groups[-1][1].append(note)
+        n_seen += 1
+        groups[-1][4] = n_seen
+    if groups:
+        groups[-1][2] = _state(replay)
+    total = len(groups)
+    first.step["total"] = total
+    out = [first]
+    first.step["events"] = (0, 0)
+    for k, (kind, notes, state, start, end) in enumerate(groups, 1):
+        _restore(replay, state)
+        if k == total and run.finished:
+            replay.finish()
+        f = replay.frame(k, total, "", chain)
+        f.step["events"] = (start, end)   # run.events[start:end] made this step
+        f.step["event"] = narrator.sentence(kind, notes, f)
+        out.append(f)
     return out
+
+
+_STATE = ("deps", "queue", "running", "done", "released", "values", "changed", "leaf_grad",
+          "buf", "acc_ready")
+
+
+def _state(replay):
+    snap = {k: copy.copy(getattr(replay, k)) for k in _STATE}
+    snap["contrib"] = {b: dict(v) for b, v in replay.contrib.items()}
+    return snap
+
+
+def _restore(replay, snap):
+    for k in _STATE:
+        setattr(replay, k, copy.copy(snap[k]))
+    replay.contrib = {b: dict(v) for b, v in snap["contrib"].items()}

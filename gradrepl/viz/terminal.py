@@ -23,6 +23,8 @@ import os
 import sys
 from collections import deque
 
+from .model import words
+
 # styles by role (rich style strings); plain mode ignores them
 STYLES = {
     "gutter": "grey50", "head": "bold underline", "name": "bold cyan", "type": "grey62",
@@ -127,7 +129,8 @@ class _Names:
         seen: dict = {}
         for group in (graph.tensors, graph.grad_vars, graph.backward_ops):
             for x in group:
-                seen[x.name] = seen.get(x.name, 0) + 1
+                name = getattr(x, "title", None) or x.name
+                seen[name] = seen.get(name, 0) + 1
         self.dup = {k for k, v in seen.items() if v > 1}
 
     def __call__(self, ident) -> str:
@@ -136,10 +139,28 @@ class _Names:
         x = self.by_id.get(ident)
         if x is None or not getattr(x, "name", None):
             return str(ident)
+        title = getattr(x, "title", None)
+        if title:  # a backward op: numbered where names are shared ("MulBackward #2")
+            return title
         return f"{x.name}({ident})" if x.name in self.dup else x.name
 
     def join(self, ids) -> str:
         return ", ".join(self(i) for i in ids) if ids else "None"
+
+
+# ---------------------------------------------------------------------------- step headers
+def step_title(step) -> str:
+    """The one numbering of a step-through, everywhere (frame header, player, ``%step``):
+    ``step 5 of 22``; the frame before the first step is ``step 0 of 22``."""
+    return f"step {step.get('index')} of {step.get('total')}"
+
+
+def ready_text(step, nm=None) -> str:
+    """The ready queue of a step frame, by the names the picture shows; ``(empty)``."""
+    names = step.get("ready_names")
+    if names is None:
+        names = [nm(r) if nm is not None else str(r) for r in step.get("ready") or ()]
+    return ", ".join(names) if names else "(empty)"
 
 
 # ---------------------------------------------------------------------------- sections
@@ -177,6 +198,7 @@ def _forward(graph, nm, uni):
         for i in o.inputs:
             succ.setdefault(i, []).append(o.id)
         succ[o.id] = list(o.outputs)
+    w = words(graph.profile)
     lines = [[(f"forward  (profile {graph.profile})", "head")]]
     for nid, (conn, prefix, _below) in zip(order, gutter(order, succ, uni)):
         if conn:
@@ -192,7 +214,11 @@ def _forward(graph, nm, uni):
                 flags.append("parameter")
             elif t.is_leaf:
                 flags.append("leaf")
-            flags.append("stop_gradient" if t.stop_gradient else f"grad_var={nm(t.grad_var)}")
+            flag = w["flag_short"](t.stop_gradient)
+            if flag:
+                flags.append(flag)
+            if not t.stop_gradient:
+                flags.append(f"{w['grad_var']}={nm(t.grad_var)}")
             if not t.live:
                 flags.append("not kept")
             if nid in graph.targets:
@@ -256,22 +282,23 @@ def engine_order(graph):
     return order
 
 
-def _grad_line(g, nm, prefix):
+def _grad_line(g, nm, prefix, w):
     return [(prefix + "    ", "gutter"), (nm(g.id), "grad"), (" = ", None),
             (g.data, "value") if g.data is not None else ("None", "none"),
-            (f"  grad_op = {nm(g.grad_op)}", "flag")]
+            (f"  {w['grad_op']} = {nm(g.grad_op)}", "flag")]
 
 
 def _backward(graph, nm, uni):
     order = engine_order(graph)
     bws = {b.id: b for b in graph.backward_ops}
     step = graph.step
+    w = words(graph.profile)
     lines = [[("backward  (engine order" + (f", from {nm(order[0])}" if order else "") + ")",
                "head")]]
     if step is not None:
-        lines.append([(f"step {step.get('index')} / {step.get('total')}: ", "event"),
-                      (_one_line(step.get("event") or "", 200), "event")])
-        lines.append([("ready queue: " + nm.join(step.get("ready") or []), "ready")])
+        lines.append([(step_title(step) + ": ", "event"),
+                      (_one_line(step.get("event") or "", 400), "event")])
+        lines.append([("ready queue: " + ready_text(step, nm), "ready")])
     # each gradient variable is shown once, under the last op that writes it (then it is final);
     # those no op writes (the target's seed) come first
     last = {}
@@ -284,7 +311,7 @@ def _backward(graph, nm, uni):
         under.setdefault(bid, []).append(gid)
     for g in graph.grad_vars:
         if g.id not in last:
-            lines.append(_grad_line(g, nm, ""))
+            lines.append(_grad_line(g, nm, "", w))
     gvars = {g.id: g for g in graph.grad_vars}
     succ = {b.id: list(b.grad_pending_ops) for b in graph.backward_ops}
     running = "▶" if uni else ">"
@@ -298,7 +325,7 @@ def _backward(graph, nm, uni):
         line = [(prefix + " ", "gutter"),
                 (nm(bid), "running" if b.state == "running" else "bw"),
                 (f"  input = {nm.join(b.inputs)}  output = {nm.join(b.outputs)}"
-                 f"  grad_pending_ops = {nm.join(b.grad_pending_ops)}", None)]
+                 f"  {w['pending']} = {nm.join(b.grad_pending_ops)}", None)]
         if b.order:
             line.append((f"  (order {b.order})", "flag"))
         if b.released:
@@ -310,7 +337,7 @@ def _backward(graph, nm, uni):
         lines.append(line)
         for gid in under.get(bid, ()):
             if gid in gvars:
-                lines.append(_grad_line(gvars[gid], nm, below))
+                lines.append(_grad_line(gvars[gid], nm, below, w))
         for c in b.chain:
             lines.append([(below + "    ", "gutter"), (str(c), "chain")])
     return lines

@@ -51,6 +51,21 @@ def _restrict(g: Graph, keep_ops: set) -> Graph:
                 [c for c in g.clusters if any(o in keep_ops for o in c["ops"])], g.step)
     for c in out.clusters:
         c["ops"] = [o for o in c["ops"] if o in keep_ops]
+    return _carry(g, out)
+
+
+def _carry(src: Graph, out: Graph, id_map=None) -> Graph:
+    """Keep the engine handles a step-through needs (``_builder``) on a transformed picture;
+    ``id_map``: old backward op id -> the id that now draws it (collapse)."""
+    if hasattr(src, "_builder"):
+        out._builder = src._builder
+    old = getattr(src, "_id_map", None)
+    if id_map is not None and old is not None:
+        id_map = {k: id_map.get(v, v) for k, v in old.items()}
+    elif id_map is None:
+        id_map = old
+    if id_map is not None:
+        out._id_map = id_map
     return out
 
 
@@ -174,7 +189,8 @@ def collapse(g: Graph) -> Graph:
     for v in grad_vars:
         if v.grad_op in bw_map:
             v.grad_op = bw_map[v.grad_op]
-    return Graph(g.profile, g.targets, tensors, new_ops, grad_vars, new_bw, g.clusters, g.step)
+    out = Graph(g.profile, g.targets, tensors, new_ops, grad_vars, new_bw, g.clusters, g.step)
+    return _carry(g, out, {b.id: bw_map.get(b.id, b.id) for b in g.backward_ops})
 
 
 def _dedup(xs):
