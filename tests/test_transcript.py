@@ -330,7 +330,7 @@ def test_a_stray_comment_is_read_as_output_and_said_so(tmp_path):
 def test_exit_2_for_a_file_that_cannot_be_read_or_parsed(tmp_path, how):
     good = _write(tmp_path, "good.pycon", ">>> 1\n1\n")
     if how == "missing":
-        f, where = tmp_path / "nope.pycon", "cannot read"
+        f, where = tmp_path / "nope.pycon", "no such file"
     elif how == "parse":
         f, where = _write(tmp_path, "p.pycon", ">>> 1\n1\n\n# c\nprose\n"), ":5: text between"
     elif how == "header":
@@ -544,7 +544,7 @@ def test_cli_exit_codes(tmp_path):
     r = _cli("--check", good, bad)
     assert r.returncode == 1 and "@@ -9,2 +9,2 @@" in r.stdout
     r = _cli("--check", tmp_path / "missing.pycon", good)
-    assert r.returncode == 2 and "cannot read" in r.stderr
+    assert r.returncode == 2 and "missing.pycon: no such file" in r.stderr
     r = _cli(good)
     assert r.returncode == 0 and r.stdout.startswith(">>> import paddle\n>>> a = ")
     r = _cli("--update", bad)
@@ -578,4 +578,5 @@ def test_safe_replay_runs_in_the_sandbox(tmp_path):
     # the child's sessions are safe ones: what the sandbox refuses is refused
     s = _write(tmp_path, "s.pycon", ">>> import os\n>>> os.listdir('/')\n")
     r = _cli("--safe", "--check", s)
-    assert r.returncode == 1 and "refused" in r.stdout, r.stdout + r.stderr
+    # exit 3: lines were refused (it outranks 1, outputs that differ)
+    assert r.returncode == 3 and "refused" in r.stdout, r.stdout + r.stderr

@@ -12,8 +12,8 @@ session each, and show, check, update or hand them out.
 - ``--html OUT.html``: a handout (``handout.py``): the transcript with highlighted inputs, the
   outputs, and the pictures of its tensors inline.
 - ``--present``: a lesson in front of a class (``present.py``): each block's comments and
-  input, Enter runs it, ``q`` quits. Alone: with ``--check``, ``--update``, ``--html`` or
-  ``--safe`` it is one line and exit 2.
+  input, Enter runs it, ``q`` quits; with ``--safe`` the session runs in the confined child.
+  With ``--check``, ``--update`` or ``--html`` it is one line and exit 2.
 - ``--paddle 3``: the profile for files without a ``# gradrepl: paddle=...`` header (the header
   wins: the expected outputs were made under it).
 - ``--safe``: run the whole replay again in the sandbox's limited child
@@ -60,16 +60,72 @@ class ReplayError(Exception):
     """A file that cannot be replayed: one line for the user (exit 2)."""
 
 
-def load(path: str) -> Transcript:
-    """Read and parse a session file; ``TranscriptError`` (with the line) if it is not one."""
+def read_text(path: str) -> str:
+    """A session file's text: a regular file (a fifo, a device or a directory is refused at
+    once, never waited on), UTF-8; ``TranscriptError`` saying why not."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except UnicodeDecodeError:
-        raise TranscriptError("not UTF-8 text", None, path) from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise TranscriptError("no such file", None, path) from None
     except OSError as exc:
         raise TranscriptError(f"cannot read: {exc.strerror or exc}", None, path) from None
-    return parse(text, path)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+            raise TranscriptError(f"not a session file: {kind} (only regular files are "
+                                  "replayed)", None, path)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            data = f.read()
+    except OSError as exc:
+        raise TranscriptError(f"cannot read: {exc.strerror or exc}", None, path) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TranscriptError("not UTF-8 text", None, path) from None
+
+
+_KINDS = {stat.S_IFIFO: "a fifo", stat.S_IFDIR: "a directory", stat.S_IFCHR: "a device",
+          stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket"}
+
+
+def load(path: str) -> Transcript:
+    """Read and parse a session file; ``TranscriptError`` (with the line) if it is not one."""
+    text = read_text(path)
+    t = parse(text, path)
+    t.text = text
+    return t
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (``'\\udc80'``, which no file or terminal can take) written
+    as their escapes; everything else as it is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
+                                        *range(0x80, 0xa0)]}
+_CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
+                                             *range(0x2066, 0x206a))})
+
+
+def for_terminal(stream, text: str) -> str:
+    """``text`` as it may reach ``stream``: on a terminal, control characters (escape
+    sequences, carriage returns, bidi overrides) are shown escaped (``\\x1b``), so an output
+    cannot move the cursor, retitle the window or hide lines; elsewhere unchanged."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return text.translate(_CONTROL) if tty else text
 
 
 def _profile_key(t: Transcript, default: str | None) -> str:
@@ -98,13 +154,13 @@ def run_transcript(t: Transcript, profile: str | None = None, safe: bool = False
         if observer is not None:
             observer.before(session, run)
         try:
-            res = session.run(b.source)
+            res = session.run(b.source, first_line=b.line)
         except Exception as exc:  # noqa: BLE001 - a gradrepl bug, not the user's error
             raise ReplayError(f"{t.path}:{b.line}: gradrepl failed on this input: "
                               f"{type(exc).__name__}: {exc}") from exc
         if isinstance(res.error, KeyboardInterrupt):
             raise KeyboardInterrupt
-        run.output, run.error, run.kind = res.output, res.error, res.kind
+        run.output, run.error, run.kind = clean_text(res.output or ""), res.error, res.kind
         if observer is not None:
             observer.after(session, run)
         if on_block is not None:
@@ -123,8 +179,10 @@ def shown(run: BlockRun) -> str:
 
 def write_atomic(path: str, text: str) -> None:
     """Replace ``path`` by ``text`` through a temporary file beside it (same permissions); on
-    any failure the file is as it was and no temporary file is left."""
-    d = os.path.dirname(os.path.abspath(path))
+    any failure the file is as it was and no temporary file is left. A symbolic link is
+    written through (its target is replaced; the link stays a link)."""
+    path = os.path.realpath(path)
+    d = os.path.dirname(path)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
@@ -163,12 +221,15 @@ def _check(fr: FileRun, out) -> bool:
             continue
         if not run.block.matches(run.output):
             bad += 1
-            out.write(diff(run.block, run.output, fr.path))
+            out.write(for_terminal(out, diff(run.block, run.output, fr.path)))
     n = len(fr.runs)
     if fr.not_run:
         bad += fr.not_run
-        out.write(f"{fr.path}:{fr.exited_at}: the session exited here; "
-                  f"{_plural(fr.not_run, 'input')} after it did not run\n")
+        if fr.exited_at is None:
+            out.write(f"{fr.path}: {_plural(fr.not_run, 'input')} did not run\n")
+        else:
+            out.write(f"{fr.path}:{fr.exited_at}: the session exited here; "
+                      f"{_plural(fr.not_run, 'input')} after it did not run\n")
     if bad:
         out.write(f"{fr.path}: FAILED: {bad} of {_plural(n, 'block')} differ "
                   f"(profile {fr.profile})\n")
@@ -196,48 +257,44 @@ def _update(fr: FileRun, out) -> None:
         out.write(f"{fr.path}: up to date, {_plural(n, 'block')}\n")
 
 
-def _safe(files, check, update, html, paddle, out, err) -> int:
-    """Run this replay again in the sandbox's limited child: it may read the files, and write
-    beside them (``--update``: the temporary file, then the rename) or the handout."""
-    try:
-        from . import sandbox
-    except ImportError:
-        err.write(f"{PROG}: --safe needs the sandbox (gradrepl/repl/sandbox.py), which this "
-                  "gradrepl does not have\n")
-        return 2
-    absolute = [os.path.abspath(f) for f in files]
-    argv = ["replay", *absolute]
-    writes = []
-    if check:
-        argv.append("--check")
-    if update:
-        argv.append("--update")
-        writes += sorted({os.path.dirname(f) for f in absolute})
-    if html:
-        argv += ["--html", os.path.abspath(html)]
-        writes.append(os.path.dirname(os.path.abspath(html)))
-    if paddle:
-        argv += ["--paddle", paddle]
-    argv.append("--inside-sandbox")
-    out.flush()
-    n = max(1, len(files))
-    res = sandbox.run_safe(argv, cpu_seconds=30 * n, timeout=60 * n,
-                           read_paths=[f for f in absolute if os.path.exists(f)],
-                           write_paths=writes)
-    for name, stream in (("stdout", out), ("stderr", err)):
-        data = getattr(res, name, None) or ""
-        if not isinstance(data, str):
-            data = data.decode("utf-8", "replace")
-        for a, f in zip(absolute, files):  # the paths as the user wrote them
-            data = data.replace(a, f)
-        if html:
-            data = data.replace(os.path.abspath(html), html)
-        stream.write(data)
-    if getattr(res, "limit", None):
-        err.write(f"{PROG} --safe: {res.message}\n")
-        return 2
-    code = getattr(res, "returncode", None)
-    return code if isinstance(code, int) and code >= 0 else 2
+def _safe_unavailable() -> str | None:
+    """Why ``--safe`` cannot run here (one line), or None."""
+    from . import kernel
+
+    return kernel.probe()
+
+
+def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
+    """Run ``t`` in its own kernel-confined child (``safe_replay``): ``(FileRun, refused,
+    ok)``. The outputs come back as data; the FileRun is built here, in the parent."""
+    from . import safe_replay
+    from .handout import Figure
+
+    runs = [BlockRun(b) for b in t.blocks]
+
+    def on_record(rec):
+        run = runs[rec["k"]]
+        run.output = clean_text(rec["output"])
+        run.error = (safe_replay.SandboxedError(str(rec.get("error_name") or "Error"))
+                     if rec.get("failed") else None)
+        run.kind = str(rec.get("kind") or "statement")
+        run.pictures = [Figure(clean_text(str(p[0])), clean_text(str(p[1])),
+                               note=clean_text(str(p[2])))
+                        for p in rec.get("pictures") or () if isinstance(p, list) and len(p) == 3]
+        if on_block is not None:
+            on_block(run)
+
+    res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n", t.path,
+                               paddle, len(t.blocks), html=bool(html), on_record=on_record)
+    for line, message in res.refusals:
+        err.write(f"{PROG} --safe: {t.path}:{line}: refused: {clean_text(message)}\n")
+    fr = FileRun(t.path, t, res.profile or "?", runs, exited_at=res.exited_at)
+    ok = True
+    for problem in (res.limit, res.error):
+        if problem:
+            err.write(for_terminal(err, f"{PROG} --safe: {t.path}: {clean_text(problem)}\n"))
+            ok = False
+    return fr, bool(res.refusals), ok
 
 
 def _report_refusals(t: Transcript, err) -> None:
@@ -271,19 +328,20 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
             return 2
     if present:  # a lesson shown live (present.py): one mode, alone
         other = next((o for o, on in (("--check", check), ("--update", update),
-                                      ("--html", html), ("--safe", safe or inside_sandbox))
-                      if on), None)
+                                      ("--html", html)) if on), None)
         if other is not None:
             err.write(f"{PROG}: --present shows a session live, block by block; it does not go "
-                      f"with {other}" + (" (a presented session runs in this process, outside "
-                                         "the sandbox: present only files you trust)"
-                                         if other == "--safe" else "") + "\n")
+                      f"with {other}\n")
             return 2
         from .present import present_files
 
-        return present_files(files, paddle, out=out, err=err)
-    if safe and not inside_sandbox:
-        return _safe(files, check, update, html, paddle, out, err)
+        return present_files(files, paddle, out=out, err=err, safe=safe)
+    kernel_safe = safe and not inside_sandbox
+    if kernel_safe:
+        why = _safe_unavailable()
+        if why:
+            err.write(f"{PROG}: {why}\n")
+            return 2
     if inside_sandbox:
         from .sandbox import install_runtime_guard
 
@@ -296,6 +354,7 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         observer = PictureTaker()
     plain = not (check or update or html)
     status = 0
+    refused = False
     done: list[FileRun] = []
     for k, path in enumerate(files):
         on_block = None
@@ -304,19 +363,25 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                 out.write(f"{chr(10) if k else ''}==> {path} <==\n")
 
             def on_block(run):
-                out.write(shown(run))
+                out.write(for_terminal(out, clean_text(shown(run))))
                 out.flush()
         try:
             t = load(path)
             if inside_sandbox:
                 _report_refusals(t, err)
-            fr = run_transcript(t, paddle, safe=inside_sandbox, observer=observer,
-                                on_block=on_block)
+            if kernel_safe:
+                fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err)
+                refused = refused or was_refused
+                if not ok:
+                    status = 2
+            else:
+                fr = run_transcript(t, paddle, safe=inside_sandbox, observer=observer,
+                                    on_block=on_block)
             if check and not _check(fr, out):
                 status = max(status, 1)
             if update:
                 _update(fr, out)
-            if plain and fr.not_run:
+            if plain and fr.not_run and fr.exited_at is not None:
                 err.write(f"{PROG}: {path}:{fr.exited_at}: the session exited here; "
                           f"{_plural(fr.not_run, 'input')} after it did not run\n")
             done.append(fr)
@@ -339,4 +404,6 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                 err.write(f"{PROG}: cannot write {html}: {exc.strerror or exc}\n")
                 return 2
             err.write(f"wrote {html}\n")
+    if refused and status != 2:
+        status = 3
     return status

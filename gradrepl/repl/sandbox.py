@@ -196,6 +196,33 @@ _UNSAFE_MODULES = ("numpy.lib", "numpy.ctypeslib", "numpy.testing", "numpy.f2py"
                    "numpy.distutils", "numpy.typing", "numpy._pytesttester", "numpy._utils",
                    "numpy._core._internal")
 _SAFE_EXCEPTIONS = ("numpy.lib.scimath",)  # np.emath
+# The modules a session may import or reach as an attribute value, explicitly: numpy's public
+# modules (no test modules, no conftest, no shims such as numpy.core, no private modules),
+# math and paddle (``paddle.X`` is gradrepl.paddle's public modules). A name bound anywhere
+# reachable to any other module is a denied attribute name.
+NUMPY_MODULES = frozenset("""numpy numpy.linalg numpy.fft numpy.random numpy.polynomial
+    numpy.polynomial.polynomial numpy.polynomial.chebyshev numpy.polynomial.legendre
+    numpy.polynomial.laguerre numpy.polynomial.hermite numpy.polynomial.hermite_e numpy.ma
+    numpy.char numpy.strings numpy.rec numpy.emath numpy.exceptions numpy.dtypes
+    numpy.version numpy.random.mtrand numpy.random.bit_generator numpy.ma.extras
+    numpy.ma.core""".split())
+_REACHABLE_MODULES = NUMPY_MODULES | {"numpy.lib.scimath", "math", "cmath", "numbers",
+                                      "itertools", "abc", "collections", "enum", "re",
+                                      "struct", "errno", "time", "keyword", "copy",
+                                      "fractions", "decimal", "random", "collections.abc"}
+# parts of a paddle module path that are never imported (test code, pytest's files)
+_NEVER_PARTS = frozenset({"tests", "test", "testing", "conftest", "tests_", "benchmarks"})
+
+
+def _allowed_module(name: str) -> bool:
+    """Whether a module may be reached as an attribute value: the explicit list, and
+    gradrepl.paddle's and gradrepl.engine's public modules."""
+    if name in _REACHABLE_MODULES:
+        return True
+    parts = name.split(".")
+    if parts[:2] in (["gradrepl", "paddle"], ["gradrepl", "engine"]):
+        return not any(p.startswith("_") or p in _NEVER_PARTS for p in parts[2:])
+    return False
 # functions (by module) that must not be reachable under any attribute name
 _DANGEROUS_FUNC_MODULES = ("os", "posix", "nt", "posixpath", "ntpath", "genericpath", "io",
                            "_io", "subprocess", "_posixsubprocess", "shutil", "pickle",
@@ -234,6 +261,7 @@ def _reachable_denied() -> dict:
     import warnings
 
     found: dict[str, str] = {}
+    private: set = set()
     roots = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -253,6 +281,7 @@ def _reachable_denied() -> dict:
         if mod.__name__ in seen:
             continue
         seen.add(mod.__name__)
+        mod_allowed = _allowed_module(mod.__name__)
         try:
             items = list(vars(mod).items())
         except TypeError:
@@ -260,10 +289,18 @@ def _reachable_denied() -> dict:
         for key, value in items:
             if key.startswith("__") and key.endswith("__"):
                 continue
+            if key.startswith("_") and isinstance(value, types.ModuleType):
+                private.add(key)
+            if isinstance(value, type):
+                for ckey, cval in list(getattr(value, "__dict__", {}).items()):
+                    if ckey.startswith("_") and not _is_dunder(ckey) and \
+                            isinstance(cval, types.ModuleType):
+                        private.add(ckey)
             if isinstance(value, types.ModuleType):
                 if _safe_module(value.__name__):
                     stack.append(value)
-                else:
+                if mod_allowed and not _allowed_module(value.__name__):
+                    # (a binding inside a module no public name reaches cannot be reached)
                     found.setdefault(key, f"it reaches the module {value.__name__!r}")
                 continue
             if id(value) in dangerous_builtins:
@@ -287,8 +324,15 @@ def _reachable_denied() -> dict:
             if (vmod, qual) in _DANGEROUS_FUNCS or _under(vmod, _DANGEROUS_FUNC_MODULES):
                 if key not in _HARMLESS_REBINDS:
                     found.setdefault(key, f"it is {vmod}.{qual}")
+    _LIB_PRIVATE.clear()
+    _LIB_PRIVATE.update(private)
     _REACHABLE = found
     return found
+
+
+# private names under which the library binds modules (module globals, class attributes):
+# a session that assigns ``x._core`` does not unlock ``np._core``
+_LIB_PRIVATE: set = set()
 
 
 # rebinding these harmless names elsewhere must not make common methods unusable
@@ -395,11 +439,14 @@ class SessionChecker:
                 if ctx_load and attr in DUNDER_ATTRS_READABLE:
                     return None
                 return f"access to dunder attribute {attr!r}{via} is not allowed"
-            if attr in denied:
-                return f"attribute {attr!r}{via} is not allowed ({denied[attr]})"
             if attr.startswith("_") and attr not in self.private_names:
                 return (f"private attribute {attr!r}{via} is not allowed (only private "
                         "attributes the session defines itself)")
+            if attr.startswith("_") and attr in _LIB_PRIVATE:
+                return (f"private attribute {attr!r}{via} is not allowed (numpy, paddle or "
+                        "gradrepl has a private name of its own so spelled)")
+            if attr in denied:
+                return f"attribute {attr!r}{via} is not allowed ({denied[attr]})"
             return None
 
         try:
@@ -498,6 +545,12 @@ class SessionChecker:
                     return None
                 return f"import of {name!r} is not allowed ({_ONLY}, gradrepl.paddle)"
             rest = parts[2:]
+        elif root == "numpy":
+            if name not in NUMPY_MODULES:
+                return (f"import of {name!r} is not allowed (of numpy, only its public "
+                        "modules: numpy.linalg, numpy.random, numpy.fft ...; no test code, "
+                        "no shims such as numpy.core)")
+            rest = parts[1:]
         elif root in IMPORT_ROOTS:
             rest = parts[1:]
         else:
@@ -505,6 +558,8 @@ class SessionChecker:
         for part in rest:
             if _is_dunder(part) or part.startswith("_"):
                 return f"import of {name!r} is not allowed (private module)"
+            if part in _NEVER_PARTS:
+                return f"import of {name!r} is not allowed (test code)"
             if part in denied:
                 return f"import of {name!r} is not allowed ({denied[part]})"
         return None
@@ -795,6 +850,25 @@ _WATCHED = (set(_ALWAYS_DENIED) | set(_USER_DENIED) | set(_WRITE_EVENTS) | set(_
             | {"open", "fcntl.ioctl"})
 
 
+class _frozen_table:
+    """A read-only lookup table (``in``, ``get``) over a copy of a dict: no dict to mutate."""
+
+    __slots__ = ("_keys", "_items")
+
+    def __init__(self, table):
+        self._keys = frozenset(table)
+        self._items = tuple(table.items())
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def get(self, key):
+        for k, v in self._items:
+            if k == key:
+                return v
+        return None
+
+
 class RuntimeGuard:
     """What the installed audit hook admits (read-only after installation), and the events it
     denied (``denied``: a list of ``(event, reason)``)."""
@@ -907,6 +981,30 @@ def install_runtime_guard(workdir: str | None = None, read_paths=None, write_pat
     guard = RuntimeGuard(workdir, sorted(roots), sorted(code_roots), sorted(write_roots),
                          read_files, code_filenames)
 
+    # Everything the hook reads is captured here, frozen, in its closure: the module's globals
+    # (which a session that reached ``sys.modules`` could rebind) are not read at event time.
+    always_denied = _frozen_table(_ALWAYS_DENIED)
+    always_prefixes = tuple(_ALWAYS_DENIED_PREFIXES)
+    user_denied = _frozen_table(_USER_DENIED)
+    write_events = _frozen_table(_WRITE_EVENTS)
+    read_events = _frozen_table(_READ_EVENTS)
+    watched = frozenset(_WATCHED)
+    code_suffixes = tuple(_CODE_SUFFIXES)
+    tiocsti = int(_TIOCSTI)
+    pathlib_types = tuple(_PATHLIB_TYPES)
+    realpath, abspath, isabs, isdir = (os.path.realpath, os.path.abspath, os.path.isabs,
+                                       os.path.isdir)
+    fsdecode, sep = os.fsdecode, os.sep
+
+    def real(path):
+        return realpath(abspath(path))
+
+    def within(path, roots):
+        for root in roots:
+            if path == root or path.startswith(root.rstrip(sep) + sep):
+                return True
+        return False
+
     read_roots_t = guard.read_roots
     code_roots_t = guard.code_roots
     write_roots_t = guard.write_roots
@@ -923,28 +1021,28 @@ def install_runtime_guard(workdir: str | None = None, read_paths=None, write_pat
         if isinstance(obj, str):
             return obj
         if isinstance(obj, bytes):
-            return os.fsdecode(obj)
-        if type(obj) in _PATHLIB_TYPES:
+            return fsdecode(obj)
+        if type(obj) in pathlib_types:
             return str(obj)
         return None
 
     def can_read(p):
-        return (p in read_files_f or _within(p, read_roots_t) or _within(p, write_roots_t)
-                or (_within(p, code_roots_t) and (p.endswith(_CODE_SUFFIXES)
-                                                  or os.path.isdir(p))))
+        return (p in read_files_f or within(p, read_roots_t) or within(p, write_roots_t)
+                or (within(p, code_roots_t) and (p.endswith(code_suffixes)
+                                                  or isdir(p))))
 
     def can_write(p):
-        return p in write_files_f or _within(p, write_roots_t)
+        return p in write_files_f or within(p, write_roots_t)
 
     def decide(event, args, caller):
-        if event in _ALWAYS_DENIED:
-            return _ALWAYS_DENIED[event]
-        if event.startswith(_ALWAYS_DENIED_PREFIXES):
+        if event in always_denied:
+            return always_denied.get(event)
+        if event.startswith(always_prefixes):
             return event.split(".")[0] + " access"
-        if event in _USER_DENIED:
+        if event in user_denied:
             name = caller.f_code.co_filename if caller is not None else ""
             if name in user_names or name.startswith("<session"):
-                return _USER_DENIED[event] + " from the session's code"
+                return user_denied.get(event) + " from the session's code"
             return None
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
@@ -955,14 +1053,14 @@ def install_runtime_guard(workdir: str | None = None, read_paths=None, write_pat
                 return f"opening a {type(path).__name__} path"
             writing = bool((flags or 0) & write_flags) or (
                 isinstance(mode, str) and any(c in mode for c in "wax+"))
-            if mode is None and not os.path.isabs(p):
+            if mode is None and not isabs(p):
                 return f"os.open of the relative path {p!r}"
-            rp = _real(p)
+            rp = real(p)
             if writing:
                 return None if can_write(rp) else f"writing {rp}"
             return None if can_read(rp) else f"reading {rp}"
-        if event in _WRITE_EVENTS:
-            paths, dirfds = _WRITE_EVENTS[event]
+        if event in write_events:
+            paths, dirfds = write_events.get(event)
             for k in dirfds:
                 if k < len(args) and args[k] not in (None, -1):
                     return f"{event} relative to a directory descriptor"
@@ -972,12 +1070,12 @@ def install_runtime_guard(workdir: str | None = None, read_paths=None, write_pat
                 p = as_path(args[k])
                 if p is None:
                     return f"{event} of a {type(args[k]).__name__} path"
-                rp = _real(p)
+                rp = real(p)
                 if not can_write(rp):
                     return f"{event} of {rp}"
             return None
-        if event in _READ_EVENTS:
-            for k in _READ_EVENTS[event]:
+        if event in read_events:
+            for k in read_events.get(event):
                 if k >= len(args) or args[k] is None or isinstance(args[k], int):
                     if event == "os.chdir" and k < len(args) and isinstance(args[k], int):
                         return "os.chdir to a directory descriptor"
@@ -985,17 +1083,17 @@ def install_runtime_guard(workdir: str | None = None, read_paths=None, write_pat
                 p = as_path(args[k])
                 if p is None:
                     return f"{event} of a {type(args[k]).__name__} path"
-                rp = _real(p)
+                rp = real(p)
                 if not can_read(rp):
                     return f"{event} of {rp}"
             return None
         if event == "fcntl.ioctl":
-            if len(args) > 1 and args[1] == _TIOCSTI:
+            if len(args) > 1 and args[1] == tiocsti:
                 return "typing into the terminal (TIOCSTI)"
         return None
 
     def hook(event, args):
-        if event not in _WATCHED and not event.startswith(_ALWAYS_DENIED_PREFIXES):
+        if event not in watched and not event.startswith(always_prefixes):
             return
         tid = get_ident()
         if tid in busy:
