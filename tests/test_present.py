@@ -188,7 +188,7 @@ def test_keys_as_lines_when_stdin_is_not_a_terminal(tmp_path):
 
     # the combinations that make no sense: one line, exit 2
     for kw, name in (({"check": True}, "--check"), ({"update": True}, "--update"),
-                     ({"html": str(tmp_path / "x.html")}, "--html"), ({"safe": True}, "--safe")):
+                     ({"html": str(tmp_path / "x.html")}, "--html")):
         out, err = io.StringIO(), io.StringIO()
         assert replay_command([str(ROOT / EXAMPLE_TWO)], present=True, out=out, err=err,
                               **kw) == 2
@@ -205,3 +205,51 @@ def test_keys_as_lines_when_stdin_is_not_a_terminal(tmp_path):
     assert present_files([str(bad)], out=out, err=err, keys=lambda: "next", color=False) == 2
     assert err.getvalue() == f"gradrepl replay --present: {bad}: not UTF-8 text\n"
     assert out.getvalue() == ""
+
+
+HOSTILE = r"""# A student's file.
+>>> print("\x1b[2Jwiped?")
+>>> open("/etc/hostname").read()
+>>> import paddle
+>>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+>>> y = (x * x).sum()
+>>> %graph y --view backward
+>>> exit()
+>>> print("never")
+"""
+
+
+def test_control_characters_reach_the_terminal_escaped(tmp_path):
+    src = tmp_path / "ctl.pycon"
+    src.write_text(HOSTILE.split(">>> open")[0], encoding="utf-8")
+    child = spawn(str(src))
+    wait(child)
+    child.send("\r")
+    rest = finish(child, 0)
+    assert rest.startswith("\\x1b[2Jwiped?\n")     # shown, not obeyed
+    assert "\x1b[2J" not in (child.before or "")
+
+
+def test_present_safe_runs_the_session_in_the_confined_child(tmp_path):
+    from gradrepl.repl import kernel
+
+    why = kernel.probe()
+    if why:
+        pytest.skip(why)
+    src = tmp_path / "hostile.pycon"
+    src.write_text(HOSTILE, encoding="utf-8")
+    child = spawn(str(src), "--safe")
+    shown = [wait(child)]
+    assert shown[0].startswith(f"presenting {src}: 8 blocks, Paddle 2.2 profile in the --safe "
+                               "sandbox\n")
+    for k in range(7):
+        child.send("\r")
+        shown.append(wait(child))
+    child.send("\r")
+    rest = finish(child, 0)
+    assert shown[1].startswith("\\x1b[2Jwiped?\n\n── block 2 of 8 ── line 3\n")
+    assert shown[2].startswith("gradrepl --safe: refused: line 3: 'open' is not allowed")
+    # the %graph block: the child's picture, as text
+    assert "●  MulBackward" in shown[6] and "x_grad = None" in shown[6]
+    # exit() ended the child's session: the next block did not run, and says why
+    assert rest.strip() == "(block 8 of 8 did not run: the session exited at line 8)"

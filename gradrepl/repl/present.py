@@ -28,6 +28,14 @@ KEYS = {b"\r": "next", b"\n": "next", b" ": "next", b"n": "next", b"q": "quit", 
         b"\x04": "eof", b"": "eof"}
 LINE_KEYS = {"": "next", "n": "next", "q": "quit", "quit": "quit"}
 
+# control characters a session's text may not send to the terminal raw (C0 but tab and newline,
+# DEL, C1, bidi overrides), and how they are shown instead
+CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
+                                       *range(0x80, 0xa0)]}
+CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
+                                            *range(0x2066, 0x206a))})
+STOPPED = object()   # a runner with no more blocks to give (its child ended)
+
 ANSI = {"head": "\x1b[1m", "rule": "\x1b[90m", "comment": "\x1b[3;90m", "err": "\x1b[31m",
         "hint": "\x1b[2m", "off": "\x1b[0m"}
 
@@ -96,32 +104,34 @@ class Presenter:
                 self.write("\r\x1b[K")  # the hint goes; what comes next takes its line
 
     # -- one file ----------------------------------------------------------------------------
-    def present(self, t, profile: str | None = None) -> str:
-        """Walk ``t`` (a parsed ``Transcript``); returns "done", "quit", "eof" or "exited"."""
-        from .replay_cli import _profile_key
-        from .session import Session
+    def present(self, t, runner) -> str:
+        """Walk ``t`` (a parsed ``Transcript``), its blocks run by ``runner`` (``LocalRunner``
+        or ``SafeRunner``); returns "done", "quit", "eof", "exited" or "stopped"."""
         from .transcript import HEADER
 
-        key = _profile_key(t, profile)
-        session = Session(profile=key, color=self.color)
         n = len(t.blocks)
-        self.write(f"presenting {t.path}: {_plural(n, 'block')}, Paddle {key} profile\n"
-                   "Enter runs the next block, q quits.\n")
+        where = " in the --safe sandbox" if isinstance(runner, SafeRunner) else ""
+        self.write(f"presenting {self.clean(t.path)}: {_plural(n, 'block')}, Paddle "
+                   f"{runner.profile} profile{where}\nEnter runs the next block, q quits.\n")
         for k, block in enumerate(t.blocks, 1):
             self.write("\n")
             self.write(f"── block {k} of {n} ── line {block.line}\n", "head")
             comments = [c for c in block.comments if not HEADER.match(c)]
             if comments:
-                self.write("".join(c + "\n" for c in comments), "comment")
+                self.write(self.clean("".join(c + "\n" for c in comments)), "comment")
             self.write(self._input(block.source))
-            key_ = self.wait("(Enter: run it · q: quit)")
-            if key_ != "next":
-                self.write(f"({'quit' if key_ == 'quit' else 'end of input'} at block {k} "
+            key = self.wait("(Enter: run it · q: quit)")
+            if key != "next":
+                self.write(f"({'quit' if key == 'quit' else 'end of input'} at block {k} "
                            f"of {n})\n")
-                return key_
-            res = self._run(session, block)
+                return key
+            res = self._run(runner, block)
             if res is None:
                 continue
+            if res is STOPPED:
+                self.write(f"(block {k} of {n} did not run: {self.clean(runner.why())})\n",
+                           "err")
+                return "stopped"
             if res.exit_code is not None:
                 left = n - k
                 self.write(f"(the session exited at block {k} of {n}"
@@ -129,14 +139,21 @@ class Presenter:
                 return "exited"
         trailing = [c for c in t.trailing_comments if not HEADER.match(c)]
         if trailing:
-            self.write("\n" + "".join(c + "\n" for c in trailing), "comment")
-        self.write(f"\n(end of {t.path}: {_plural(n, 'block')})\n")
+            self.write("\n" + self.clean("".join(c + "\n" for c in trailing)), "comment")
+        self.write(f"\n(end of {self.clean(t.path)}: {_plural(n, 'block')})\n")
         return "done"
+
+    def clean(self, text: str) -> str:
+        """Text from the session (comments, inputs, outputs) as it may reach ``out``: lone
+        surrogates written as escapes; on a terminal, control characters too (``\\x1b``), so
+        an output cannot move the cursor or hide lines."""
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return text.translate(CONTROL) if self.interactive else text
 
     def _input(self, source: str) -> str:
         from .transcript import format_input
 
-        text = "".join(ln + "\n" for ln in format_input(source))
+        text = self.clean("".join(ln + "\n" for ln in format_input(source)))
         if not self.color or source.lstrip().startswith("%"):
             return text
         try:
@@ -148,44 +165,51 @@ class Presenter:
         except Exception:  # noqa: BLE001 - plain text is fine
             return text
 
-    def _run(self, session, block):
-        """Run one block and show what it gives; None when gradrepl itself failed."""
-        stream = _Stream(self.out)
+    def _run(self, runner, block):
+        """Run one block and show what it gives: its ``Result``; None when gradrepl itself
+        failed (said, and the lesson goes on); ``STOPPED`` when the runner has no more."""
+        stream = _Stream(self.out, self.clean)
         try:
-            res = session.run(block.source, stream=stream, first_line=block.line)
+            res = runner.run(block, stream)
         except Exception as exc:  # noqa: BLE001 - a gradrepl bug: say so, go on
             self.write(f"gradrepl failed on this input: {type(exc).__name__}: {exc}\n", "err")
             return None
-        rest = res.output[res.streamed:]
+        if res is None:
+            return STOPPED
+        rest = self.clean(res.output[res.streamed:])
         src = block.source.strip()
         if res.kind == "command" and res.error is None:
             if res.frames:
-                self.step_through(res.frames)
+                self.step_through([self.clean(f) for f in res.frames])
                 return res
             if _command_name(src) == "graph":
-                self.write(rest if not self.color or res.value is None else "")
-                self.write(self._picture(session, src, res))
+                picture = self._picture(getattr(runner, "session", None), src, res)
+                self.write(rest if picture is None or res.value is None else "")
+                self.write(picture or "")
                 return res
         self.write(rest, "err" if res.error is not None and not res.streamed else None)
         return res
 
-    def _picture(self, session, src, res) -> str:
-        """A ``%graph`` block's picture as text: the one it returned, or (``-o FILE``) the same
-        picture drawn again without writing."""
+    def _picture(self, session, src, res):
+        """A ``%graph`` block's picture as text, when it adds to the output: in colour, or the
+        picture a ``%graph -o FILE`` wrote (drawn again, not written). None: the output is
+        all there is to show."""
         pic = res.value
-        if pic is None:
+        if pic is None and session is not None:
             from .commands import CommandError, graph_picture
 
             try:
                 _, pic, _ = graph_picture(session, shlex.split(src[1:])[1:])
             except (CommandError, ValueError):
-                return ""
-        elif not self.color:
-            return ""  # its text is the output already
+                return None
+        elif pic is None or not self.color:
+            return None  # its text is the output already
         from ..viz.terminal import render_text
 
-        return render_text(pic.model, view=pic.view, color=self.color,
-                           unicode=_unicode(self.out))
+        plain = render_text(pic.model, view=pic.view, color=False, unicode=_unicode(self.out))
+        if not self.color or self.clean(plain) != plain:
+            return self.clean(plain)  # (a name or label with control characters: no colour)
+        return render_text(pic.model, view=pic.view, color=True, unicode=_unicode(self.out))
 
     def step_through(self, frames) -> None:
         n = len(frames)
@@ -207,14 +231,86 @@ class Presenter:
                 return
 
 
+class LocalRunner:
+    """Each block runs here, in one ``Session``, when its key comes; its prints stream."""
+
+    def __init__(self, t, profile, color=False):
+        from .replay_cli import _profile_key
+        from .session import Session
+
+        self.profile = _profile_key(t, profile)
+        self.session = Session(profile=self.profile, color=color)
+
+    def run(self, block, stream):
+        return self.session.run(block.source, stream=stream, first_line=block.line)
+
+    def why(self) -> str:
+        return "the session ended"
+
+
+class SafeRunner:
+    """``--present --safe``: the session runs in the sandbox's kernel-confined child
+    (``safe_replay.run_file``: the parent sends the text, the child sends each block's output
+    back as data). The child starts at once and runs ahead of the class; each output is shown
+    when its key comes. So nothing streams while it runs, a ``%step`` shows all its frames at
+    once, and a ``%graph`` shows the child's text picture (no colour)."""
+
+    def __init__(self, t, profile):
+        import queue
+        import threading
+
+        from . import safe_replay
+        from .replay_cli import _profile_key
+
+        self.profile = _profile_key(t, profile)
+        self.result = None
+        self._records = queue.Queue()
+        text = getattr(t, "text", None) or "".join(ln + "\n" for ln in t.lines)
+
+        def work():
+            try:
+                self.result = safe_replay.run_file(text, t.path, profile, len(t.blocks),
+                                                   on_record=self._records.put)
+            except Exception as exc:  # noqa: BLE001 - said when the next block is asked for
+                self.result = exc
+            finally:
+                self._records.put(None)
+
+        threading.Thread(target=work, name="gradrepl-present-safe", daemon=True).start()
+
+    def run(self, block, stream):
+        from .safe_replay import SandboxedError
+        from .session import Result
+
+        rec = self._records.get()   # (Ctrl-C interrupts the wait)
+        if rec is None:
+            self._records.put(None)   # (asked again: still none)
+            return None
+        failed = SandboxedError(str(rec.get("error_name") or "Error")) if rec.get("failed") \
+            else None
+        return Result(output=rec["output"], error=failed, kind=str(rec.get("kind") or
+                                                                   "statement"))
+
+    def why(self) -> str:
+        r = self.result
+        if isinstance(r, Exception):
+            return f"the sandbox failed: {type(r).__name__}: {r}"
+        if r is None:
+            return "the sandboxed session ended"
+        if r.exited_at is not None:
+            return f"the session exited at line {r.exited_at}"
+        return r.limit or r.error or "the sandboxed session ended early"
+
+
 class _Stream:
     """What a running block prints, written through to the terminal as it comes."""
 
-    def __init__(self, out):
+    def __init__(self, out, clean):
         self.out = out
+        self.clean = clean
 
     def write(self, s):
-        self.out.write(s)
+        self.out.write(self.clean(s))
         return len(s)
 
     def flush(self):
@@ -236,15 +332,22 @@ def _unicode(stream) -> bool:
 
 
 def present_files(files, profile: str | None = None, out=None, err=None, keys=None,
-                  color: bool | None = None) -> int:
-    """``gradrepl replay FILE... --present``; returns the exit status: 0 (the end, ``q`` or
-    the end of input), 2 (a file that cannot be read or parsed: nothing of it is shown), 130
-    (Ctrl-C)."""
+                  color: bool | None = None, safe: bool = False) -> int:
+    """``gradrepl replay FILE... --present [--safe]``; returns the exit status: 0 (the end,
+    ``q`` or the end of input), 2 (a file that cannot be read or parsed: nothing of it is
+    shown; ``--safe`` where this kernel cannot confine the child), 130 (Ctrl-C)."""
     from .replay_cli import load
     from .transcript import TranscriptError
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    if safe:
+        from .kernel import probe
+
+        why = probe()
+        if why:
+            err.write(f"{PROG} --safe: {why}\n")
+            return 2
     if color is None:
         from ..viz.terminal import _stream_wants_color
 
@@ -254,19 +357,20 @@ def present_files(files, profile: str | None = None, out=None, err=None, keys=No
     try:
         for k, path in enumerate(files):
             if len(files) > 1:
-                out.write(f"{chr(10) if k else ''}==> {path} <==\n")
+                out.write(f"{chr(10) if k else ''}==> {p.clean(path)} <==\n")
             try:
                 t = load(path)
-                end = p.present(t, profile)
+                runner = SafeRunner(t, profile) if safe else LocalRunner(t, profile, color)
+                end = p.present(t, runner)
             except TranscriptError as exc:
-                err.write(f"{PROG}: {exc}\n")
+                err.write(f"{PROG}: {p.clean(str(exc))}\n")
                 status = 2
                 continue
             if end in ("quit", "eof"):
                 break
     except KeyboardInterrupt:
         if p.interactive:
-            out.write("\r")
+            out.write("\r\x1b[K")
         out.write("\n(stopped: Ctrl-C)\n")
         out.flush()
         return 130
