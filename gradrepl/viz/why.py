@@ -69,6 +69,7 @@ class RunRecord:
         self.out_grads = {}    # node -> [array per output] as the node ran (after hooks)
         self.writes = {}       # AccumulateNode -> (before, added, after)
         self.big = False       # some value was too large to keep
+        self.finished = False  # the run ended without an error
 
 
 class Write:
@@ -109,6 +110,8 @@ class WhyLog:
                 self.runs.append(self._run)
                 self._running, self._ptr, self._acc_ready, self._before = None, 0, set(), {}
             else:
+                if self._run is not None:
+                    self._run.finished = True
                 self._run = None
             return
         run = self._run
@@ -732,6 +735,8 @@ class Explanation:
     notes: list = field(default_factory=list)   # sentences before the paths
     after: list = field(default_factory=list)   # sentences after the sum
     arrived_terms: list = field(default_factory=list)  # before a leaf hook changed them
+    before_change: list = field(default_factory=list)  # the terms of the backward runs, when
+    #                                                    .grad was cleared or changed since
     root_names: list = field(default_factory=list)
 
     @property
@@ -885,6 +890,13 @@ def _explain_run(ex, run, key, namer):
     terms, grouped = b.build(key)
     terms = sorted(terms, key=lambda t: [i for _p, i in t.edges])
     ex.run = run
+    for node, hooked in b.hooked.items():
+        if hooked:
+            src = (node, 0)
+            ex.notes.append(f"a hook on {namer.key(src)} changed the gradient that arrived "
+                            f"there, {_fmt(ex.value_of(b.arrived(src)) if _fits(ex, b.arrived(src)) else b.arrived(src))}, "
+                            f"into {_fmt(run.out_grads[node][0])}: the paths through it start "
+                            "from the changed value")
     ex.root_names = [namer.key(k) for k in run.seeds]
     ex.status = "grouped" if grouped else "paths"
     if run.big:
@@ -951,6 +963,7 @@ def _explain_leaf(ex, tensor, key, name, namer, log):
         ex.status = "cleared"
         ex.after.append(f"but {name}.grad is None now: it was cleared after that backward "
                         f"({w.clear_none}, or {name}.grad = None)")
+        ex.before_change, ex.terms = ex.terms, []
         ex.total = None
     elif not _close(cur, last.after):
         if _is_zero(cur):
@@ -962,9 +975,8 @@ def _explain_leaf(ex, tensor, key, name, namer, log):
             ex.after.append(f"but {name}.grad was changed after the last backward (an "
                             f"optimizer step or an in-place write?): it is "
                             f"{_fmt(ex.value_of(cur))} now")
-        ex.terms = [Term([name], [key], [], [], cur, kind="earlier", note="its value now")] \
-            + [t for t in ex.terms]
-        ex.changed_terms = True
+        ex.before_change = ex.terms  # what the backward runs had added up to
+        ex.terms = [Term([name], [key], [], [], cur, kind="earlier", note="its value now")]
         ex.total = ex.value_of(cur)
     return ex
 
@@ -973,7 +985,7 @@ def _explain_nonleaf(ex, tensor, key, name, namer, log):
     w = ex.words
     run = None
     for r in reversed(log.runs):
-        if key in r.arrivals or key in r.seeds:
+        if r.finished and not r.capture and (key in r.arrivals or key in r.seeds):
             run = r
             break
     if run is None:
@@ -992,12 +1004,25 @@ def _explain_nonleaf(ex, tensor, key, name, namer, log):
         ex.after.append(f"a hook on {name} changed the gradient that arrived, "
                         f"{_fmt(ex.value_of(arrived))}, into {_fmt(ex.value_of(got))}")
     ex.total = ex.explained_total()
+    cur = tensor._grad.data if tensor._grad is not None else None
+    if cur is not None and got is not None and not _close(cur, got):
+        ex.status = "cleared" if _is_zero(cur) else "changed"
+        ex.after.append(f"but {name}.grad is {_fmt(ex.value_of(cur))} now: "
+                        + (f"{w.clear} set it to zero after that backward" if _is_zero(cur)
+                           else "it was changed after that backward"))
+        ex.before_change = ex.terms
+        ex.terms = [Term([name], [key], [], [], cur, kind="earlier", note="its value now")]
+        ex.total = ex.value_of(cur)
     if ex.engine is None:
         ex.engine = got
         ex.after.append(f"{name} is not a leaf: {name}.grad is not kept (call {name}."
                         f"{w.retain} before backward() to keep it); the gradient it got in "
                         "that backward is explained here")
     return ex
+
+
+def _fits(ex, a):
+    return a is not None and ex.element is not None and np.shape(a) == np.shape(ex.engine)
 
 
 def _is_zero(a):
@@ -1020,6 +1045,9 @@ def _stop_words(tensor, name, namer, w, log):
     if uses:
         out.append(f"the last backward() that used {name} (from {uses[0][0]}) reached "
                    f"{uses[0][1]} but the path stops at {name}: it is cut there")
+    elif log is not None and log.runs:
+        out.append(f"no backward() reached {name}: a gradient never flows into a tensor with "
+                   f"{w.stops}, nor through ops computed only from such tensors")
     if tensor.grad_node is None and not getattr(tensor, "_param_name", None):
         out.append(f"(a tensor made by detach(), under no_grad(), or created without "
                    f"{w.takes} has no history and stops gradient)")
@@ -1037,8 +1065,8 @@ def _cut_uses(tensor, namer, log):
                 continue
             for i, e in enumerate(node.next_edges):
                 if e is None and node.input_tensor(i) is tensor:
-                    roots = [namer.tensor(r()) for r in run.roots if r() is not None]
-                    found.append((", ".join(roots) or "a root", namer.node_name(node)))
+                    roots = list(dict.fromkeys(namer.key(k) for k in run.seeds))
+                    found.append((", ".join(roots) or "its root", namer.node_name(node)))
         if found:
             return found
     return found
@@ -1128,6 +1156,11 @@ def _factor_numbers(ex, t):
     seed_val = _seed_value(ex, t)
     if seed_val is not None and seed_val != "1":
         nums.append(seed_val)
+    if t.kind == "hook" and t.factors:
+        hooked = _hook_value(ex, t)
+        if hooked is None:
+            return None
+        nums.append(hooked)
     for sym, local in t.factors:
         if local is None:
             return None
@@ -1139,6 +1172,14 @@ def _factor_numbers(ex, t):
         else:
             return None
     return nums
+
+
+def _hook_value(ex, t):
+    run = ex.run
+    og = run.out_grads.get(t.keys[0][0]) if run is not None else None
+    if og is None or og[0] is None or np.size(og[0]) != 1:
+        return None
+    return _num(np.asarray(og[0]).reshape(-1)[0])
 
 
 def _seed_value(ex, t):
@@ -1191,8 +1232,9 @@ def render_text(ex: Explanation) -> str:
     if ex.status == "none":
         return "\n".join(lines) + "\n"
     run = ex.run
-    earlier = [t for t in ex.terms if t.kind == "earlier"]
-    last = [t for t in ex.terms if t.kind != "earlier"]
+    all_terms = ex.before_change or ex.terms
+    earlier = [t for t in all_terms if t.kind == "earlier"]
+    last = [t for t in all_terms if t.kind != "earlier"]
     indent = "  "
     if earlier:
         for t in earlier:
@@ -1251,8 +1293,9 @@ def render_text(ex: Explanation) -> str:
         vals = [ex.value_of(t.value) for t in earlier]
         vals.append(_sum_values([ex.value_of(t.value) for t in last]))
     else:
-        vals = [ex.value_of(t.value) for t in ex.terms]
-    text = _sum_text(ex, head, vals)
+        vals = [ex.value_of(t.value) for t in all_terms]
+    text = _sum_text(ex, head if not ex.before_change else "the backward runs left "
+                     + head, vals)
     if text:
         lines.append(text)
     lines += ex.after
