@@ -13,7 +13,13 @@ Keys, while waiting: Enter (or space, ``n``) runs the block; ``q`` quits (exit 0
 Enter shows the next frame, ``q`` the last one. When stdin is not a terminal, keys are lines:
 an empty line is Enter, ``q`` quits, the end of the input ends.
 
-Colour (headers, comments, errors) only on a terminal without ``NO_COLOR``.
+With ``--safe`` the blocks run in the sandbox's kernel-confined child (``SafeRunner``): the
+child runs ahead, each output is shown when its key comes (nothing streams, a ``%step`` shows
+its frames at once, a ``%graph`` the child's text picture).
+
+Colour (headers, comments, errors) only on a terminal without ``NO_COLOR``. Whatever comes from
+the session (comments, inputs, outputs) reaches a terminal with its control characters escaped
+(``replay_cli.for_terminal``): an output cannot clear the screen or move the cursor.
 """
 from __future__ import annotations
 
@@ -28,12 +34,6 @@ KEYS = {b"\r": "next", b"\n": "next", b" ": "next", b"n": "next", b"q": "quit", 
         b"\x04": "eof", b"": "eof"}
 LINE_KEYS = {"": "next", "n": "next", "q": "quit", "quit": "quit"}
 
-# control characters a session's text may not send to the terminal raw (C0 but tab and newline,
-# DEL, C1, bidi overrides), and how they are shown instead
-CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
-                                       *range(0x80, 0xa0)]}
-CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
-                                            *range(0x2066, 0x206a))})
 STOPPED = object()   # a runner with no more blocks to give (its child ended)
 
 ANSI = {"head": "\x1b[1m", "rule": "\x1b[90m", "comment": "\x1b[3;90m", "err": "\x1b[31m",
@@ -147,8 +147,9 @@ class Presenter:
         """Text from the session (comments, inputs, outputs) as it may reach ``out``: lone
         surrogates written as escapes; on a terminal, control characters too (``\\x1b``), so
         an output cannot move the cursor or hide lines."""
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-        return text.translate(CONTROL) if self.interactive else text
+        from .replay_cli import clean_text, for_terminal
+
+        return for_terminal(self.out, clean_text(text))
 
     def _input(self, source: str) -> str:
         from .transcript import format_input
