@@ -323,3 +323,41 @@ def test_fit_svg_scales_to_the_container_and_keeps_the_picture():
     assert "620pt" not in root.replace("max-width: 620pt", "") and "116pt" not in root
     assert 'viewBox="0.00 0.00 620.00 116.00"' in root
     assert out.endswith("<text>c = a * b</text></g></svg>")
+
+
+def test_a_training_loop_is_not_logged_past_the_budget(example_two):
+    cell = _cell(example_two, "w = paddle.to_tensor(1.0, stop_gradient=False)")
+    assert _stdout(cell) == ("Tensor(shape=[1], dtype=float32, place=CPUPlace, "
+                             "stop_gradient=False,\n       [40.])\n")
+    assert _stderr(_cell(example_two, "%step loss")) == (
+        "%step: its backward was not logged: that cell ran more than 8 backward passes and "
+        "gradrepl logs the first ones of each cell (%gradrepl --log all logs every one, "
+        "slower)\n")
+
+
+def test_backward_budget_logs_the_first_runs_of_a_cell_then_gets_out_of_the_way():
+    import gradrepl.paddle as paddle
+    from gradrepl.engine import backward as _bw
+    from gradrepl.notebook.backlog import BackwardBudget
+
+    seen = []
+    budget = BackwardBudget(seen.append, per_cell=2)
+    old, _bw.TRACE_SINK = _bw.TRACE_SINK, budget
+    try:
+        w = paddle.to_tensor(1.0, stop_gradient=False)
+        losses = []
+        for _ in range(5):
+            losses.append(w * w)
+            losses[-1].backward()
+        begins = [it for it in seen if isinstance(it, tuple) and it[0] == "begin"]
+        assert [b[1][0] is losses[k] for k, b in enumerate(begins)] == [True, True]
+        assert _bw.TRACE_SINK is None                        # the rest ran on the fast path
+        assert budget.was_skipped(losses[2]) and budget.was_skipped(losses[4])   # root, span
+        assert not budget.was_skipped(losses[0])
+        budget.new_cell()
+        assert _bw.TRACE_SINK is budget
+        (w * w).backward()
+        assert len([it for it in seen if isinstance(it, tuple) and it[0] == "begin"]) == 3
+        assert float(w.grad.numpy()[0]) == 12.0
+    finally:
+        _bw.TRACE_SINK = old

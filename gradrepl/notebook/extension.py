@@ -6,8 +6,8 @@ Loading, for the kernel's IPython shell:
   of a fresh session (``paddle.state.reset``: profile from ``GRADREPL_PADDLE`` or the default);
 - each top-level statement of a cell marked in an engine provenance ``Recorder``
   (``labels.StatementMarks``, an AST transformer), the recorder active for Layer calls;
-- every backward logged for ``%step`` (``viz.steps.BackwardLog``) and ``%why``
-  (``viz.why.WhyLog``), as the engine's trace sink;
+- the backward runs logged for ``%step`` (``viz.steps.BackwardLog``) and ``%why``
+  (``viz.why.WhyLog``): the first few of each cell (``backlog.BackwardBudget``);
 - numpy's floating-point warnings off while a cell runs, as ``gradrepl run`` and the shell do;
 - the magics (``magics.Magics``) and the HTML displays of tensors and pictures.
 
@@ -26,6 +26,7 @@ class Extension:
         from ..viz.steps import BackwardLog
         from .imports import ServedImports
         from .labels import StatementMarks
+        from .backlog import BackwardBudget
         from .magics import Magics
         from .why import why_module
 
@@ -36,7 +37,7 @@ class Extension:
         self.log = BackwardLog(max_runs=LOG_RUNS)
         why = why_module()    # %why's log passes every event on to %step's
         self.why_log = why.WhyLog(forward=self.log) if why is not None else None
-        self.sink = self.why_log if self.why_log is not None else self.log
+        self.sink = BackwardBudget(self.why_log if self.why_log is not None else self.log)
         self.magics = Magics(self)
         self.rich = True
         self._quiet = None
@@ -67,7 +68,7 @@ class Extension:
 
         self._unregister_formatters()
         self.magics.unregister(self.shell)
-        if _bw.TRACE_SINK is self.sink:
+        if _bw.TRACE_SINK is self.sink or (_bw.TRACE_SINK is None and self.sink.switched_off):
             _bw.TRACE_SINK = self._old_sink
         for event, fn in (("pre_run_cell", self.pre_run_cell),
                           ("post_run_cell", self.post_run_cell)):
@@ -92,6 +93,7 @@ class Extension:
                 self.marks.remember(self.shell.transform_cell(raw))
             except Exception:  # noqa: BLE001 - labels then come from the tree
                 self.marks.remember("")
+        self.sink.new_cell()
         self._leave_quiet()
         from ..engine.ops._util import quiet_fp
 
@@ -125,6 +127,22 @@ class Extension:
                 profiles.set_profile(key)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+
+    def set_log(self, value: str) -> None:
+        """How many backward runs of each cell to log: a number, or ``all``."""
+        from ..repl.commands import CommandError
+
+        if value == "all":
+            self.sink.per_cell = None
+            return
+        try:
+            n = int(value)
+            if n < 0:
+                raise ValueError
+        except ValueError:
+            raise CommandError(f"--log takes a number of backward runs or 'all', got {value!r}") \
+                from None
+        self.sink.per_cell = n
 
     def set_rich(self, on: bool) -> None:
         self.rich = bool(on)
@@ -180,7 +198,13 @@ class Extension:
         for run in reversed(self.log.runs):
             if any(r is tensor for r in run.roots):
                 return run, False
+        if self.sink.was_skipped(tensor):
+            raise CommandError(
+                f"its backward was not logged: that cell ran more than {self.sink.per_cell} "
+                "backward passes and gradrepl logs the first ones of each cell (%gradrepl --log "
+                "all logs every one, slower)")
         old, _bw.TRACE_SINK = _bw.TRACE_SINK, self.sink
+        self.sink.count, self.sink.dropping = 0, False
         try:
             with quiet_fp():
                 tensor.backward()

@@ -15,7 +15,6 @@ import sys
 
 from .names import user_namespace
 
-USAGE = "%gradrepl [--paddle 2.2|2.6|3] [--reset] [--plain | --rich]"
 
 
 class _View:
@@ -94,20 +93,24 @@ class Magics:
 
     # -- %gradrepl ------------------------------------------------------------------------
     def gradrepl(self, line):
-        """%gradrepl [--paddle 2.2|2.6|3] [--reset] [--plain | --rich]: show or change how
-        gradrepl serves this kernel: the emulated Paddle version, a fresh state (names, seed),
-        tensors shown as plain text only or with a caption."""
+        """%gradrepl [--paddle 2.2|2.6|3] [--reset] [--plain | --rich] [--log N|all]: show or
+        change how gradrepl serves this kernel: the emulated Paddle version, a fresh state
+        (names, seed), tensors shown as plain text only or with a caption, how many backward
+        runs of each cell %step and %why can show (8 by default: loops stay fast)."""
         p = _Parser(prog="%gradrepl", add_help=False)
         p.add_argument("--paddle")
         p.add_argument("--reset", action="store_true")
         g = p.add_mutually_exclusive_group()
         g.add_argument("--plain", action="store_true")
         g.add_argument("--rich", action="store_true")
+        p.add_argument("--log")
         a = p.parse_args(_split("gradrepl", line))
         if a.paddle is not None or a.reset:
             self.ext.set_profile(a.paddle, reset=a.reset)
         if a.plain or a.rich:
             self.ext.set_rich(a.rich)
+        if a.log is not None:
+            self.ext.set_log(a.log)
         print(self.ext.status())
 
     # -- %graph ---------------------------------------------------------------------------
