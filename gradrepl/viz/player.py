@@ -31,6 +31,8 @@ import secrets
 import shutil
 from pathlib import Path
 
+from . import sanitize
+
 DEFAULT_TITLE = "gradrepl backward, step by step"
 
 _FRAME_FILE = re.compile(r"^frame_\d+\.svg$")
@@ -57,7 +59,8 @@ def _attr(tag: str, name: str) -> str | None:
 def inline_svg(svg: str) -> str:
     """The SVG document text ready to sit inside HTML: without the XML declaration and DOCTYPE
     (and anything else before ``<svg``), its root given a ``viewBox`` when it has none (from its
-    width/height), so CSS can scale it to the page width."""
+    width/height), so CSS can scale it to the page width; cleaned by ``sanitize.svg`` (only what
+    draws: no script, event handler, foreignObject or non-http(s) link)."""
     text = _DOCTYPE.sub("", _XML_DECL.sub("", svg))
     m = _SVG_OPEN.search(text)
     if m is None:
@@ -79,7 +82,13 @@ def inline_svg(svg: str) -> str:
         extra += f' style="--w: {mw.group(1)}{mw.group(2) or "px"}"'
     if extra:
         text = tag[:4] + extra + tag[4:] + text[len(tag):]
-    return text.strip()
+    # whoever drew it: no script, no event handler, no javascript: link gets into the page
+    return sanitize.svg(text.strip())
+
+
+def _esc(s) -> str:
+    """Text for the page: HTML-escaped, lone surrogates replaced (so it always encodes)."""
+    return html.escape(sanitize.text(s))
 
 
 def _check(frames) -> list[dict]:
@@ -251,7 +260,7 @@ _JS = r"""
 def player_html(frames, title: str = DEFAULT_TITLE) -> str:
     """The player page for ``frames`` (see the module doc): one self-contained HTML text."""
     frames = _check(frames)
-    esc = html.escape
+    esc = _esc
     head = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n")
@@ -297,7 +306,7 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     """The player's heading, controls, stage and captions, then its frames' templates, every
     id starting with ``p``."""
     n = len(frames)
-    esc = html.escape
+    esc = _esc
     parts = [
         f"<h1>{esc(title)}</h1>\n",
         "<div class=\"bar\" role=\"toolbar\" aria-label=\"frames\">\n",
@@ -376,7 +385,7 @@ def write_player(out_dir, frames, title: str = DEFAULT_TITLE) -> Path:
     temporary file), ``index.html`` last, then ``frame_*.svg`` left from a longer run are removed.
     Raises ``ValueError`` for an empty frame list (nothing is written then).
     """
-    frames = _check(frames)
+    frames = [dict(f, svg=sanitize.text(f["svg"])) for f in _check(frames)]
     out = Path(out_dir)
     page = player_html(frames, title)   # fails (bad svg) before anything is written
     names = [frame_name(i) for i in range(len(frames))]

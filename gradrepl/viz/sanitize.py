@@ -82,18 +82,28 @@ def _attr_ok(element: str, name: str, value: str) -> bool:
     return True
 
 
+# attributes that need a closer look (the rest, most of a Graphviz SVG, pass as written)
+_SUSPECT_WORDS = ("href", "src", "script", "url(", "expression", "@import", "behavior",
+                  "xml:base", "&")
+_HANDLER = re.compile(r"\son", re.I).search
+
+
+def _suspect(attrs: str) -> bool:
+    low = attrs.lower()
+    return any(w in low for w in _SUSPECT_WORDS) or _HANDLER(attrs) is not None
+
+
 def _start_tag(m, element: str) -> str:
     """The start tag as written when all its attributes are allowed, else rebuilt without the
     others."""
+    if not _suspect(m.group("attrs")):
+        return m.group(0)
     attrs = [(k, v if v or not v2 else v2) for k, v, v2 in _ATTR.findall(m.group("attrs"))]
     kept = [(k, v) for k, v in attrs if _attr_ok(element, k, v)]
     if len(kept) == len(attrs):
         return m.group(0)
     rebuilt = "".join(f' {k}="{html.escape(html.unescape(v), quote=True)}"' for k, v in kept)
     return f"<{m.group('sname')}{rebuilt}{'/' if m.group('selfclose') else ''}>"
-
-
-_KINDS = ("comment", "cdata", "pi", "decl", "end", "start", "lt")
 
 
 def svg(s: str) -> str:
@@ -108,7 +118,7 @@ def svg(s: str) -> str:
         if not skipping and m.start() > pos and (open_ or not out):
             out.append(s[pos:m.start()])
         pos = m.end()
-        kind = next(k for k in _KINDS if m.group(k) is not None)
+        kind = m.lastgroup  # (the outermost group of the alternative that matched)
         if kind == "start":
             name = m.group("sname")
             element = _local(name)
