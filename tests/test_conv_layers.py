@@ -298,15 +298,15 @@ def test_max_pool_index_and_gradient_keep_the_masked_copy_results(dtype, kind, k
                          kw.get("adaptive", False), kind)
     p = C._Pool(x.shape[2:], attrs)
     xp = p.prepare(x, -np.inf)
-    slabs = [(k, p.slab(xp, i, j, -np.inf)) for k, i, j in p.offsets()]
+    slabs = [(k, p.slab(xp, offs, -np.inf)) for k, offs in p.offsets()]
     want = _argmax_by_masked_copies(slabs)
     np.testing.assert_array_equal(C.first_max_index(slabs), want)
     # the gradient: dy (with -0 and NaN among it) at each window's chosen place, summed in the
     # windows' order where windows overlap
     dy = _awkward_values(want.shape, 12, dtype)
     dxp = p.zeros_like_input(x.shape, dtype)
-    for k, i, j in reversed(list(p.offsets())):
-        p.scatter_add(dxp, i, j, np.where(want == k, dy, np.zeros((), dtype)))
+    for k, offs in reversed(list(p.offsets())):
+        p.scatter_add(dxp, offs, np.where(want == k, dy, np.zeros((), dtype)))
     got = C._pool2d_grad_fwd(x, dy, **attrs)
     assert got.tobytes() == p.crop(dxp).tobytes()
 

@@ -40,6 +40,9 @@ from numpy.lib.stride_tricks import as_strided
 from ..registry import apply, needs_grad as _needs, register
 from ..tuning import empty_huge
 from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
+from .pooling import (Windows, _axis_windows, appliers, double_grad_by,  # noqa: F401
+                      first_max_index, grad_by, picker, pool_out_size, register_pool_ops,
+                      select_or_zero, values_by)
 
 
 # ====================================================================== geometry
@@ -350,78 +353,10 @@ def conv2d_grad_filter(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 
     return apply(CONV2D_GRAD_FILTER, (x, dy), attrs)
 
 
-# ====================================================================== pooling geometry
-def pool_out_size(n, k, s, p0, p1, ceil_mode):
-    span = n + p0 + p1 - k
-    return (-(-span // s) if ceil_mode else span // s) + 1
-
-
-def _axis_windows(n, k, s, p0, p1, ceil_mode, adaptive, n_out):
-    """One axis of a pooling: (out, start, end, full) per output position: the clipped window
-    [start, end) and the size that counts padding (Paddle: min(start + k, n + pad) - start)."""
-    if adaptive:
-        i = np.arange(n_out)
-        start = (i * n) // n_out
-        end = -((-(i + 1) * n) // n_out)
-        return n_out, start, end, end - start
-    out = pool_out_size(n, k, s, p0, p1, ceil_mode)
-    i = np.arange(out)
-    hs = i * s - p0
-    he = np.minimum(hs + k, n + p1)
-    return out, np.maximum(hs, 0), np.minimum(he, n), he - hs
-
-
-def first_max_index(slabs):
-    """For (k, values) pairs in increasing k, the k of the first strict maximum at each position:
-    Paddle's ``if (x > max)`` loop, where a NaN never wins and a NaN met first keeps index 0.
-
-    The running maximum is updated with ``fmax`` (the same values: equal ones are equal, a NaN
-    loses), a first NaN being replaced by +inf, which nothing exceeds; the index with ``maximum``
-    (each new k exceeds the earlier ones). Masked copies (``copyto(where=)``, ``idx[m] = k``)
-    with an unpredictable mask took 2-4x as long: 35 -> 14 ms for vgg11's first pool.
-    """
-    best = idx = m = step = None
-    for k, s in slabs:
-        if best is None:
-            best = np.array(s)
-            if best.dtype.kind == "f":
-                nan = np.isnan(best)
-                if nan.any():
-                    best[nan] = np.inf
-            idx = np.zeros(best.shape, np.int32)
-            # (one scratch array for every offset: at batch 32 a fresh 100 MB one each time
-            # was page-faulted in anew)
-            m = np.empty(best.shape, bool)
-            step = np.empty(best.shape, np.int32)
-        else:
-            np.greater(s, best, out=m)
-            np.maximum(idx, np.multiply(m, k, out=step), out=idx)
-            np.fmax(best, s, out=best)
-    return idx
-
-
-def select_or_zero(cond, values, out, mask=None):
-    """``out[...] = values`` where ``cond``, +0 elsewhere, bit for bit (NaN payloads and -0
-    kept): an AND with an all-ones or all-zeros mask, faster than a masked copy. ``mask``: an
-    unsigned array of ``values``' item size to build the mask in (reused across calls)."""
-    u = np.dtype(f"u{values.dtype.itemsize}")
-    if mask is None:
-        mask = np.empty(cond.shape, u)
-    np.copyto(mask, cond)
-    np.negative(mask, out=mask)  # 1 -> all ones
-    np.bitwise_and(values.view(u), mask, out=out.view(u))
-    return out
-
-
-def picker(idx, dy):
-    """``pick(k)``: ``dy`` where ``idx == k``, +0 elsewhere (max pooling's gradient for one
-    kernel offset), written into one array that every call reuses, as are its scratch arrays."""
-    picked, hit = np.empty(dy.shape, dy.dtype), np.empty(dy.shape, bool)
-    mask = np.empty(dy.shape, f"u{dy.itemsize}")
-    return lambda k: select_or_zero(np.equal(idx, k, out=hit), dy, picked, mask)
-
-
-class _Pool:
+# ====================================================================== pooling
+# (the windows' helpers, the three ops' values and their registration: pooling.py, shared
+# with pool3d)
+class _Pool(Windows):
     """The windows of one pool2d call: offsets (dh, dw), strided views of the padded input when
     every window has the kernel's size, gathers otherwise (adaptive windows of unequal sizes)."""
 
@@ -445,6 +380,7 @@ class _Pool:
         self.oh, hs, he, hfull = _axis_windows(h, kh, sh, pt, pb, ceil, adaptive, oh)
         self.ow, ws, we, wfull = _axis_windows(w, kw, sw, pl, pr, ceil, adaptive, ow)
         _check_out(self.oh, self.ow, "pool2d")
+        self.out = (self.oh, self.ow)
         self.rows, self.cols = (hs, he), (ws, we)
         if self.regular:
             self.k = (kh, kw)
@@ -460,13 +396,14 @@ class _Pool:
         kh, kw = self.k
         for i in range(kh):
             for j in range(kw):
-                yield i * kw + j, i, j
+                yield i * kw + j, (i, j)
 
     def prepare(self, x, fill):
         return _pad2d(x, self.pads, fill, self.min_hw) if self.regular else x
 
-    def slab(self, xp, i, j, fill):
+    def slab(self, xp, offs, fill):
         """The values at kernel offset (i, j) of every window: (N, C, OH, OW)."""
+        i, j = offs
         if self.regular:
             sh, sw = self.s
             return xp[:, :, i:i + sh * (self.oh - 1) + 1:sh, j:j + sw * (self.ow - 1) + 1:sw]
@@ -487,7 +424,8 @@ class _Pool:
             return np.zeros((n, c, hp, wp), dtype)
         return np.zeros(shape, dtype)
 
-    def scatter_add(self, dxp, i, j, vals):
+    def scatter_add(self, dxp, offs, vals):
+        i, j = offs
         if self.regular:
             sh, sw = self.s
             dxp[:, :, i:i + sh * (self.oh - 1) + 1:sh, j:j + sw * (self.ow - 1) + 1:sw] += vals
@@ -507,28 +445,6 @@ class _Pool:
         h, w = self.in_hw
         pt, _, pl, _ = self.pads
         return np.ascontiguousarray(dxp[:, :, pt:pt + h, pl:pl + w])
-
-    def divisor(self, exclusive, adaptive):
-        return self.exclusive_size if (exclusive or adaptive) else self.full_size
-
-    def maxima(self, x):
-        """The maximum of each window (NaN never wins, as Paddle's ``x > max`` test)."""
-        fill = -np.inf
-        xp = self.prepare(x, fill)
-        out = None
-        for _k, i, j in self.offsets():
-            s = self.slab(xp, i, j, fill)
-            if out is None:
-                out = np.array(s)
-            else:
-                np.fmax(out, s, out=out)
-        return out
-
-    def argmax(self, x):
-        """Index (in offset order) of the first maximum of each window."""
-        fill = -np.inf
-        xp = self.prepare(x, fill)
-        return first_max_index((k, self.slab(xp, i, j, fill)) for k, i, j in self.offsets())
 
 
 #: Pooling works plane by plane (each sample's channel alone), so a large input is pooled a
@@ -559,89 +475,18 @@ def _by_planes(kernel, x, dy, attrs):
     return out.reshape((n, c) + out.shape[2:])
 
 
-def _pool2d_fwd(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
-                exclusive=True, adaptive=False, pooling_type="max"):
-    attrs = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                 exclusive=exclusive, adaptive=adaptive, pooling_type=pooling_type)
+_pool2d_planes = values_by(_Pool)
+_pool2d_grad_planes = grad_by(_Pool)
+
+
+def _pool2d_fwd(x, **attrs):
     tiled = _by_planes(_pool2d_planes, x, None, attrs)
     return _pool2d_planes(x, **attrs) if tiled is None else tiled
 
 
-def _pool2d_planes(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
-                   exclusive=True, adaptive=False, pooling_type="max"):
-    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
-    p = _Pool(x.shape[2:], a)
-    if pooling_type == "max":
-        return p.maxima(x)
-    xp = p.prepare(x, 0)
-    acc = None
-    for _k, i, j in p.offsets():
-        s = p.slab(xp, i, j, 0)
-        acc = np.array(s) if acc is None else acc + s
-    return acc / p.divisor(exclusive, adaptive).astype(x.dtype)
-
-
-def _pool2d_grad_fwd(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False,
-                     exclusive=True, adaptive=False, pooling_type="max"):
-    """Paddle's pool2d_grad: max sends each dy to the first maximum of its window; avg spreads
-    dy * (1 / window size) over the window."""
-    attrs = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                 exclusive=exclusive, adaptive=adaptive, pooling_type=pooling_type)
+def _pool2d_grad_fwd(x, dy, **attrs):
     tiled = _by_planes(_pool2d_grad_planes, x, dy, attrs)
     return _pool2d_grad_planes(x, dy, **attrs) if tiled is None else tiled
-
-
-def _pool2d_grad_planes(x, dy, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
-                        ceil_mode=False, exclusive=True, adaptive=False, pooling_type="max"):
-    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
-    p = _Pool(x.shape[2:], a)
-    dxp = p.zeros_like_input(x.shape, dy.dtype)
-    if pooling_type == "max":
-        idx = p.argmax(x)
-        # an input's contributions in the order of its windows (offsets reversed), added into
-        # zeros as Paddle's grad functor adds them window after window (a -0 gives +0)
-        pick = picker(idx, dy)
-        for k, i, j in reversed(list(p.offsets())):
-            p.scatter_add(dxp, i, j, pick(k))
-    else:
-        scale = (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
-        contrib = dy * scale
-        for _k, i, j in reversed(list(p.offsets())):  # window after window (see above)
-            p.scatter_add(dxp, i, j, contrib)
-    return p.crop(dxp)
-
-
-def _pool2d_double_grad_fwd(x, ddx, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0),
-                            ceil_mode=False, exclusive=True, adaptive=False, pooling_type="max"):
-    """The adjoint of pool2d_grad in dy: max picks ddx at each window's maximum of x; avg is
-    the average pool of ddx (with the gradient's 1 / window size)."""
-    a = dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode, adaptive=adaptive)
-    p = _Pool(x.shape[2:], a)
-    vp = p.prepare(ddx, 0)
-    if pooling_type == "max":
-        idx = p.argmax(x)
-        out = None
-        for k, i, j in p.offsets():
-            s = p.slab(vp, i, j, 0)
-            out = np.where(idx == k, s, np.zeros((), ddx.dtype) if out is None else out)
-        return out
-    acc = None
-    for _k, i, j in p.offsets():
-        s = p.slab(vp, i, j, 0)
-        acc = np.array(s) if acc is None else acc + s
-    return acc * (1.0 / p.divisor(exclusive, adaptive)).astype(ddx.dtype)
-
-
-def _pool2d_vjp(n, g):
-    return pool2d_grad(n.inputs[0], g, n.attrs)
-
-
-def _pool2d_grad_vjp(n, G):
-    return None, pool2d_double_grad(n.inputs[0], G, n.attrs)
-
-
-def _pool2d_double_grad_vjp(n, G):
-    return None, pool2d_grad(n.inputs[0], G, n.attrs)
 
 
 _POOL_EXAMPLES = [
@@ -655,24 +500,9 @@ _POOL_EXAMPLES = [
 ]
 _POOL_IN = [(1, 2, 5, 5), (1, 1, 6, 6), (2, 1, 4, 5), (1, 1, 6, 6), (1, 2, 5, 5), (1, 1, 5, 4)]
 
-
-def _pool_out_shape(shape, a):
-    p = _Pool(shape[2:], a)
-    return shape[:2] + (p.oh, p.ow)
-
-
-POOL2D = register(
-    "pool2d", _pool2d_fwd, _pool2d_vjp, legacy_name="Pool2dBackward", domain="distinct",
-    saves_output=False,
-    examples=[([s], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
-POOL2D_GRAD = register(
-    "pool2d_grad", _pool2d_grad_fwd, _pool2d_grad_vjp, diff_inputs=(1,),
-    legacy_name="Pool2dGradBackward", domain="distinct",
-    examples=[([s, _pool_out_shape(s, a)], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
-POOL2D_DOUBLE_GRAD = register(
-    "pool2d_double_grad", _pool2d_double_grad_fwd, _pool2d_double_grad_vjp, diff_inputs=(1,),
-    legacy_name="Pool2dDoubleGradBackward", domain="distinct",
-    examples=[([s, s], a) for s, a in zip(_POOL_IN, _POOL_EXAMPLES)])
+POOL2D, POOL2D_GRAD, POOL2D_DOUBLE_GRAD = register_pool_ops(
+    "pool2d", _Pool, _pool2d_fwd, _pool2d_grad_fwd, double_grad_by(_Pool), _POOL_IN,
+    _POOL_EXAMPLES, saves_output=False)
 
 
 def pool_attrs(ksize, stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False, exclusive=True,
@@ -683,18 +513,9 @@ def pool_attrs(ksize, stride=(1, 1), padding=(0, 0, 0, 0), ceil_mode=False, excl
             "pooling_type": pooling_type}
 
 
-def pool2d(x, attrs):
-    """Max or average pooling of ``x`` [N, C, H, W] (``attrs`` from ``pool_attrs``; an adaptive
-    pool's ``ksize`` is its output size)."""
-    return apply(POOL2D, (x,), attrs)
-
-
-def pool2d_grad(x, dy, attrs):
-    return apply(POOL2D_GRAD, (x, dy), attrs)
-
-
-def pool2d_double_grad(x, ddx, attrs):
-    return apply(POOL2D_DOUBLE_GRAD, (x, ddx), attrs)
+pool2d, pool2d_grad, pool2d_double_grad = appliers(POOL2D, POOL2D_GRAD, POOL2D_DOUBLE_GRAD)
+pool2d.__doc__ = """Max or average pooling of ``x`` [N, C, H, W] (``attrs`` from ``pool_attrs``;
+    an adaptive pool's ``ksize`` is its output size)."""
 
 
 def max_pool2d_mask(x, attrs):

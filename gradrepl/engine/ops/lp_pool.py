@@ -47,8 +47,8 @@ def _lp_pool2d_fwd(x, ksize=(1, 1), stride=(1, 1), padding=(0, 0, 0, 0), ceil_mo
     xp = p.prepare(powed, 0)
     acc = None
     with quiet(all="ignore"):
-        for _k, i, j in p.offsets():
-            s = p.slab(xp, i, j, 0)
+        for _k, offs in p.offsets():
+            s = p.slab(xp, offs, 0)
             acc = np.array(s) if acc is None else acc + s
         return root(acc)
 

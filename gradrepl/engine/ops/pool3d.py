@@ -15,13 +15,13 @@ import itertools
 
 import numpy as np
 
-from ..registry import apply, register
-from .conv import _axis_windows, first_max_index, picker
+from .pooling import (Windows, _axis_windows, appliers, double_grad_by, grad_by,
+                      register_pool_ops, values_by)
 
 _AXES = 3
 
 
-class _PoolND:
+class _PoolND(Windows):
     def __init__(self, spatial, a):
         ksize = a["ksize"]
         stride = a.get("stride", (1,) * _AXES)
@@ -121,87 +121,8 @@ class _PoolND:
         return np.ascontiguousarray(dxp[(slice(None),) * 2 + tuple(
             slice(self.pads[2 * i], self.pads[2 * i] + n) for i, n in enumerate(self.spatial))])
 
-    def divisor(self, exclusive, adaptive):
-        return self.exclusive_size if (exclusive or adaptive) else self.full_size
-
-    def maxima(self, x):
-        xp = self.prepare(x, -np.inf)
-        out = None
-        for _n, offs in self.offsets():
-            s = self.slab(xp, offs, -np.inf)
-            if out is None:
-                out = np.array(s)
-            else:
-                np.fmax(out, s, out=out)
-        return out
-
-    def argmax(self, x):
-        xp = self.prepare(x, -np.inf)
-        return first_max_index((n, self.slab(xp, offs, -np.inf)) for n, offs in self.offsets())
-
-
-def _attrs(ksize, stride, padding, ceil_mode, adaptive):
-    return dict(ksize=ksize, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                adaptive=adaptive)
-
-
-def _pool3d_fwd(x, ksize=(1,) * 3, stride=(1,) * 3, padding=(0,) * 6, ceil_mode=False,
-                exclusive=True, adaptive=False, pooling_type="max"):
-    p = _PoolND(x.shape[2:], _attrs(ksize, stride, padding, ceil_mode, adaptive))
-    if pooling_type == "max":
-        return p.maxima(x)
-    xp = p.prepare(x, 0)
-    acc = None
-    for _n, offs in p.offsets():
-        s = p.slab(xp, offs, 0)
-        acc = np.array(s) if acc is None else acc + s
-    return acc / p.divisor(exclusive, adaptive).astype(x.dtype)
-
-
-def _pool3d_grad_fwd(x, dy, ksize=(1,) * 3, stride=(1,) * 3, padding=(0,) * 6, ceil_mode=False,
-                     exclusive=True, adaptive=False, pooling_type="max"):
-    p = _PoolND(x.shape[2:], _attrs(ksize, stride, padding, ceil_mode, adaptive))
-    dxp = np.zeros(x.shape[:2] + p.padded_size(), dy.dtype)
-    if pooling_type == "max":
-        idx = p.argmax(x)
-        pick = picker(idx, dy)
-        for n, offs in reversed(list(p.offsets())):  # an input's windows in their order
-            p.scatter_add(dxp, offs, pick(n))
-    else:
-        contrib = dy * (1.0 / p.divisor(exclusive, adaptive)).astype(dy.dtype)
-        for _n, offs in reversed(list(p.offsets())):
-            p.scatter_add(dxp, offs, contrib)
-    return p.crop(dxp)
-
-
-def _pool3d_double_grad_fwd(x, ddx, ksize=(1,) * 3, stride=(1,) * 3, padding=(0,) * 6,
-                            ceil_mode=False, exclusive=True, adaptive=False, pooling_type="max"):
-    p = _PoolND(x.shape[2:], _attrs(ksize, stride, padding, ceil_mode, adaptive))
-    vp = p.prepare(ddx, 0)
-    if pooling_type == "max":
-        idx = p.argmax(x)
-        out = None
-        for n, offs in p.offsets():
-            s = p.slab(vp, offs, 0)
-            out = np.where(idx == n, s, np.zeros((), ddx.dtype) if out is None else out)
-        return out
-    acc = None
-    for _n, offs in p.offsets():
-        s = p.slab(vp, offs, 0)
-        acc = np.array(s) if acc is None else acc + s
-    return acc * (1.0 / p.divisor(exclusive, adaptive)).astype(ddx.dtype)
-
-
-def _pool3d_vjp(n, g):
-    return pool3d_grad(n.inputs[0], g, n.attrs)
-
-
-def _pool3d_grad_vjp(n, G):
-    return None, pool3d_double_grad(n.inputs[0], G, n.attrs)
-
-
-def _pool3d_double_grad_vjp(n, G):
-    return None, pool3d_grad(n.inputs[0], G, n.attrs)
+    def zeros_like_input(self, shape, dtype):
+        return np.zeros(tuple(shape[:2]) + tuple(self.padded_size()), dtype)
 
 
 _EXAMPLES = [
@@ -218,21 +139,9 @@ _IN = [(1, 2, 3, 5, 5), (1, 1, 3, 4, 5), (2, 1, 3, 4, 5), (1, 1, 3, 5, 5), (1, 2
        (1, 1, 3, 5, 4)]
 
 
-def _out_shape(shape, a):
-    return tuple(shape[:2]) + tuple(_PoolND(shape[2:], a).out)
-
-
-POOL3D = register(
-    "pool3d", _pool3d_fwd, _pool3d_vjp, legacy_name="Pool3dBackward", domain="distinct",
-    examples=[([s], a) for s, a in zip(_IN, _EXAMPLES)])
-POOL3D_GRAD = register(
-    "pool3d_grad", _pool3d_grad_fwd, _pool3d_grad_vjp, diff_inputs=(1,),
-    legacy_name="Pool3dGradBackward", domain="distinct",
-    examples=[([s, _out_shape(s, a)], a) for s, a in zip(_IN, _EXAMPLES)])
-POOL3D_DOUBLE_GRAD = register(
-    "pool3d_double_grad", _pool3d_double_grad_fwd, _pool3d_double_grad_vjp, diff_inputs=(1,),
-    legacy_name="Pool3dDoubleGradBackward", domain="distinct",
-    examples=[([s, s], a) for s, a in zip(_IN, _EXAMPLES)])
+POOL3D, POOL3D_GRAD, POOL3D_DOUBLE_GRAD = register_pool_ops(
+    "pool3d", _PoolND, values_by(_PoolND), grad_by(_PoolND), double_grad_by(_PoolND), _IN,
+    _EXAMPLES)
 
 
 def pool3d_attrs(ksize, stride=(1,) * 3, padding=(0,) * 6, ceil_mode=False, exclusive=True,
@@ -243,17 +152,9 @@ def pool3d_attrs(ksize, stride=(1,) * 3, padding=(0,) * 6, ceil_mode=False, excl
             "pooling_type": pooling_type}
 
 
-def pool3d(x, attrs):
-    """Max or average pooling of ``x`` [N, C, D, H, W] (``attrs`` from ``pool3d_attrs``)."""
-    return apply(POOL3D, (x,), attrs)
-
-
-def pool3d_grad(x, dy, attrs):
-    return apply(POOL3D_GRAD, (x, dy), attrs)
-
-
-def pool3d_double_grad(x, ddx, attrs):
-    return apply(POOL3D_DOUBLE_GRAD, (x, ddx), attrs)
+pool3d, pool3d_grad, pool3d_double_grad = appliers(POOL3D, POOL3D_GRAD, POOL3D_DOUBLE_GRAD)
+pool3d.__doc__ = """Max or average pooling of ``x`` [N, C, D, H, W] (``attrs`` from
+    ``pool3d_attrs``)."""
 
 
 def max_pool3d_mask(x, attrs):
