@@ -514,6 +514,7 @@ class Term:
     reduced: list = field(default_factory=list)  # [(output shape, input shape)] broadcast sums
     positional: bool = True       # every tensor on the path is a number or the target's shape
     pre: object = None            # the last broadcast sum's addends (before it), for elements
+    vectors: list = field(default_factory=list)  # (grad name, value) sent along a vector path
 
 
 class _Builder:
@@ -626,17 +627,49 @@ class _Builder:
         return out
 
     def vector_term(self, p, i, a, key, name):
-        src = (p, 0)
+        src = self.src_of(p)
         n = self.count_src(p)
-        path = [self.namer.key(src), name]
-        return Term(path, [src, key], [(p, i)], [(self.vjp_symbol(p, i), None)], a,
-                    kind="vector", count=n, positional=False)
+        keys, edges, vectors = self.chain_to(src) if n == 1 else ([src], [], [])
+        path = [self.namer.key(k) for k in keys] + [name]
+        t = Term(path, keys + [key], edges + [(p, i)], [(self.vjp_symbol(p, i), None)], a,
+                 kind="vector", count=n, positional=False)
+        og = self.run.out_grads.get(p)
+        t.vectors = vectors + [(self.w.grad_name(self.namer.key(src)),
+                                og[src[1]] if og is not None and src[1] < len(og) else None)]
+        return t
+
+    def src_of(self, p):
+        """The output of ``p`` whose gradient the paths come through (the first that got one)."""
+        if len(p.out_meta) == 1:
+            return (p, 0)
+        for k in range(len(p.out_meta)):
+            if (p, k) in self.run.seeds or (p, k) in self.run.arrivals:
+                return (p, k)
+        return (p, 0)
+
+    def chain_to(self, key):
+        """The one path from the root to ``key`` (keys, edges, the gradients sent along it)."""
+        keys, edges, vectors = [key], [], []
+        run = self.run
+        while key not in run.seeds and len(keys) < 64:
+            arr = run.arrivals.get(key, ())
+            if len(arr) != 1:
+                break
+            p, i, _a = arr[0]
+            src = self.src_of(p)
+            og = run.out_grads.get(p)
+            vectors.insert(0, (self.w.grad_name(self.namer.key(src)),
+                               og[src[1]] if og is not None and src[1] < len(og) else None))
+            keys.insert(0, src)
+            edges.insert(0, (p, i))
+            key = src
+        return keys, edges, vectors
 
     def vjp_symbol(self, p, i):
         from .chain import FORMULAS
 
         tmpl = FORMULAS.get(p.op.name) if p.op is not None else None
-        g = self.w.grad_name(self.namer.key((p, 0)))
+        g = self.w.grad_name(self.namer.key(self.src_of(p)))
         if tmpl is not None and i < len(tmpl):
             names = {"g": g, **{f"x{k}": self.namer.input_name(p, k)
                                 for k in range(len(p.in_meta))}}
@@ -1113,7 +1146,23 @@ def _term_line(ex, t):
     path = _path_text(t)
     if t.kind == "vector":
         head = f"{path}" + (f"  ({t.count} paths end with this edge)" if t.count > 1 else "")
-        return f"{head}: {t.factors[0][0]} = {_fmt(val)}"
+        line = f"{head}: " + " * ".join(f[0] if k == 0 else f[0] for k, f in
+                                        enumerate(t.factors))
+        if t.reduced:
+            out_shape, in_shape = t.reduced[-1]
+            n, what = _broadcast_words(out_shape, in_shape)
+            line += (f", summed over the {n} broadcast {what} ({t.path[-1]} {list(in_shape)} "
+                     f"was broadcast to {list(out_shape)})")
+            if ex.element is not None and t.pre is not None:
+                adds = _broadcast_addends(t.pre, in_shape, ex.element)
+                if adds is not None and len(adds) <= 12:
+                    line += " = " + " + ".join(_num(x) for x in adds)
+        line += f" = {_fmt(val)}"
+        shown = [(n, v) for n, v in t.vectors if v is not None][-4:]
+        if shown and ex.element is None:
+            line += ("\n      the gradients along it: "
+                     + "; ".join(f"{n} = {_fmt(v)}" for n, v in shown))
+        return line
     syms = [s for s, _l in t.factors]
     line = f"{path}:"
     if t.kind == "hook":
