@@ -410,10 +410,12 @@ def _prose(comments) -> str:
 def _svg(svg: str, prefix: str) -> str:
     from ..viz.player import inline_svg
 
+    from ..viz.sanitize import svg as clean_svg
+
     text = inline_svg(svg)
     text = _ID.sub(lambda m: m.group(1) + prefix + m.group(2) + m.group(3), text)
     text = _REF.sub(lambda m: m.group(1) + prefix + m.group(2), text)
-    return text
+    return clean_svg(text)  # only what draws: no script, handler or javascript: link
 
 
 def _cell(run, anchor: str, fig_counter) -> str:
@@ -490,4 +492,6 @@ def write_handout(path, file_runs, title: str | None = None) -> None:
     """Write the handout page atomically."""
     from .replay_cli import write_atomic
 
-    write_atomic(str(path), handout_html(file_runs, title))
+    from ..viz.sanitize import text
+
+    write_atomic(str(path), text(handout_html(file_runs, title)))  # (lone surrogates: U+FFFD)

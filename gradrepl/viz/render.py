@@ -106,6 +106,10 @@ def write_atomic(path, data) -> None:
     """Write ``data`` (str or bytes) to ``path`` through a temporary file: a failure leaves
     nothing half-written."""
     path = Path(path)
+    if isinstance(data, str):  # (a name with a lone surrogate: written as U+FFFD, not a crash)
+        from .sanitize import text
+
+        data = text(data)
     mode = "w" if isinstance(data, str) else "wb"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent or "."))
     try:
