@@ -115,13 +115,20 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
            html: Optional[str] = typer.Option(None, "--html", metavar="OUT.html",
                                               help="write a handout: the transcript with the "
                                               "pictures of its tensors inline"),
-           safe: bool = typer.Option(False, "--safe", help="run the sessions in the sandbox"),
+           safe: bool = typer.Option(False, "--safe", help="run each file in a child the kernel confines "
+                                     "(Landlock, seccomp); this process checks and writes"),
            present: bool = typer.Option(False, "--present", help="walk the session in front "
                                         "of a class: each block's comments and input, Enter "
                                         "runs it, q quits"),
            inside_sandbox: bool = typer.Option(False, "--inside-sandbox", hidden=True),
            paddle: Optional[str] = PaddleOpt):
-    """Run session files, showing them as the shell would; check or update their outputs."""
+    """Run session files, showing them as the shell would; check or update their outputs.
+
+    Exit status: 0 all ran (and matched, with --check); 1 --check found outputs that differ or
+    inputs that did not run; 2 a file could not be read or parsed (missing, not a regular
+    file, not UTF-8), --safe cannot sandbox on this system, or a limit stopped the session;
+    3 --safe refused lines of a file (3 outranks 1, and 2 outranks 3).
+    """
     from .repl.replay_cli import replay_command
 
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,

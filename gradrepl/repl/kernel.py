@@ -8,8 +8,9 @@ and before any session code runs; from then on, whatever the session's code mana
   later): writing, creating, removing, renaming, truncating or linking anything outside
   ``workdir``; reading anything outside the interpreter's standard library, the packages
   gradrepl needs (``numpy``, ``numpy.libs``, ``gradrepl`` and the site-packages directories of
-  the modules already loaded, never ``site-packages`` as a whole) and the shared libraries
-  already mapped; ``/dev/null`` (read, write) and ``/dev/urandom`` (read). Nothing may be
+  the modules already loaded, never ``site-packages`` as a whole), the shared libraries
+  already mapped and the system directories they come from (``/usr/lib/x86_64-linux-gnu``:
+  what a C extension imported later links against); ``/dev/null`` (read, write) and ``/dev/urandom`` (read). Nothing may be
   executed (no ``execute`` right anywhere), and no device node made. The session text is not a
   path the child can read: the parent sends it over a pipe. With ABI 4 or later, TCP bind and
   connect are refused too; with ABI 6 or later, signals and abstract UNIX sockets outside the
@@ -53,6 +54,8 @@ import sys
 __all__ = ["KernelSandboxError", "probe", "confine", "landlock_abi", "read_roots",
            "MIN_LANDLOCK_ABI"]
 
+# the installed packages gradrepl computes with (their directories are readable, imported or not)
+NEEDED_PACKAGES = ("numpy", "gradrepl", "numexpr", "randomgen")
 MIN_LANDLOCK_ABI = 3   # TRUNCATE is handled from ABI 3: below it, truncate(2) is not confined
 
 
@@ -324,14 +327,22 @@ def read_roots() -> tuple[list, list]:
                 top = f[len(sd) + 1:].split(os.sep)[0]
                 dirs.add(os.path.join(sd, top))
                 break
-    for pkg in ("numpy", "gradrepl"):
-        mod = sys.modules.get(pkg)
-        for p in getattr(mod, "__path__", ()) or ():
+    import importlib.util
+
+    for pkg in NEEDED_PACKAGES:           # found, not imported
+        try:
+            spec = importlib.util.find_spec(pkg)
+        except (ImportError, ValueError):
+            spec = None
+        for p in (spec.submodule_search_locations or ()) if spec is not None else ():
             dirs.add(os.path.realpath(p))
     for sd in site_dirs:
-        libs = os.path.join(sd, "numpy.libs")
-        if os.path.isdir(libs):
-            dirs.add(libs)
+        for pkg in NEEDED_PACKAGES:       # their bundled shared libraries
+            libs = os.path.join(sd, pkg + ".libs")
+            if os.path.isdir(libs):
+                dirs.add(libs)
+    libdirs: set = set()
+    site_roots = tuple(sd + os.sep for sd in site_dirs)
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             for line in f:
@@ -340,8 +351,16 @@ def read_roots() -> tuple[list, list]:
                     p = parts[5].rstrip("\n")
                     if not p.endswith(" (deleted)") and os.path.isfile(p):
                         files.add(p)
+                        if ".so" in os.path.basename(p) and not p.startswith(site_roots):
+                            # the system's library directory (libc's, libstdc++'s): what a
+                            # C extension imported later links against
+                            libdirs.add(os.path.dirname(p))
     except OSError:
         pass
+    # never "/" or "/usr", nor a directory holding site-packages (libpython's own lib/: its
+    # libraries are allowed file by file above)
+    dirs |= {d for d in libdirs if d.count(os.sep) >= 2 and not any(
+        sd.startswith(d + os.sep) for sd in (*site_dirs, stdlib))}
     files.add("/dev/urandom")
     files.add("/etc/ld.so.cache")
     return sorted(dirs), sorted(files)

@@ -62,6 +62,8 @@ from dataclasses import dataclass, field
 
 OUTPUT_LIMIT_MB = 10       # all of a file's outputs together, as the old child's stdout file
 _CONFINE_FAILED = 97       # the child's status when the kernel could not confine it
+# how the child is started (then the results fd); tests start a child with layers taken away
+CHILD_ARGS = ("-P", "-m", "gradrepl.repl.safe_replay", "--child")
 
 
 class SandboxedError(Exception):
@@ -111,7 +113,7 @@ def run_file(text: str, path: str, paddle: str | None, blocks: int, html: bool =
     try:
         in_f.write(request)
         in_f.seek(0)
-        cmd = [sys.executable, "-P", "-m", "gradrepl.repl.safe_replay", "--child", str(wfd)]
+        cmd = [sys.executable, *CHILD_ARGS, str(wfd)]
         proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=in_f, stdout=diag_f,
                                 stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=preexec, pass_fds=(wfd,), close_fds=True)

@@ -1,0 +1,378 @@
+"""``replay --safe`` enforced by the kernel (``gradrepl/repl/kernel.py``) and decided by the
+parent (``gradrepl/repl/safe_replay.py``), and the CLI edges of ``gradrepl replay``.
+
+The kernel tests take the other layers away: raw Python (the real ``os``, ``socket``,
+``subprocess``) runs right after ``kernel.confine()``, with no static check and no audit hook,
+and must still not write outside its directory, read another file, start a process or open a
+socket. The verdict tests run the real child with the check and the hook switched off, so a
+session *does* reach ``os``: its fake ``ok`` line, ``os._exit(0)`` and forged records must still
+fail ``--check``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from gradrepl.repl import kernel, safe_replay
+from gradrepl.repl.replay_cli import clean_text, for_terminal, replay_command
+from gradrepl.repl.sandbox import run_safe
+
+WHY = kernel.probe()
+needs_kernel = pytest.mark.skipif(WHY is not None, reason=WHY or "")
+
+
+def _replay(files, **kw):
+    out, err = io.StringIO(), io.StringIO()
+    rc = replay_command([str(f) for f in files], out=out, err=err, **kw)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "gradrepl", "replay", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+
+
+# ============================================================================ the kernel alone
+KERNEL_ONLY = textwrap.dedent("""
+    import json, os, socket, subprocess, sys
+    cfg = json.loads(sys.stdin.read())
+    from gradrepl.repl import kernel
+    kernel.confine(os.getcwd())          # nothing else: no static check, no audit hook
+    M, SECRET, TOUCH = cfg["markers"], cfg["secret"], cfg["touch"]
+    attempts = {
+        "write_outside": lambda: open(M + "/w", "w").write("x"),
+        "append_outside": lambda: open(M + "/keep", "a").write("x"),
+        "truncate_outside": lambda: os.truncate(M + "/keep", 0),
+        "mkdir_outside": lambda: os.mkdir(M + "/d"),
+        "rename_out": lambda: (open("in", "w").close(), os.rename("in", M + "/r")),
+        "hardlink_in": lambda: os.link(SECRET, "stolen"),
+        "symlink_then_write": lambda: (os.symlink(M + "/s", "ln"), open("ln", "w").write("x")),
+        "remove_outside": lambda: os.remove(M + "/keep"),
+        "read_other_file": lambda: open(SECRET).read(),
+        "read_etc_hostname": lambda: open("/etc/hostname").read(),
+        "list_tmp": lambda: os.listdir(os.path.dirname(M)),
+        "fork": lambda: os.fork() == 0 and os._exit(0),
+        "subprocess": lambda: subprocess.run([TOUCH, M + "/p"]),
+        "execv": lambda: os.execv(TOUCH, [TOUCH, M + "/e"]),
+        "posix_spawn": lambda: os.posix_spawn(TOUCH, [TOUCH, M + "/f"], {}),
+        "socket_inet": lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM),
+        "socket_unix": lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM),
+        "socketpair": lambda: socket.socketpair(),
+        "signal_parent": lambda: os.kill(os.getppid(), 0),
+        "write_inside": lambda: open("ok.txt", "w").write("fine"),
+        "read_inside": lambda: open("ok.txt").read(),
+        "import_after": lambda: __import__("numpy").arange(3).sum(),
+    }
+    results = {}
+    for name, f in attempts.items():
+        try:
+            f()
+            results[name] = "RAN"
+        except BaseException as exc:  # noqa: BLE001
+            results[name] = "BLOCKED " + type(exc).__name__ + ": " + str(exc)[:120]
+    print("RESULTS " + json.dumps(results))
+""")
+
+
+def _results(res) -> dict:
+    for line in res.stdout.splitlines():
+        if line.startswith("RESULTS "):
+            return json.loads(line[len("RESULTS "):])
+    raise AssertionError(f"no results: rc={res.returncode}\n{res.stdout[-2000:]}"
+                         f"\n{res.stderr[-3000:]}")
+
+
+@needs_kernel
+def test_the_kernel_alone_stops_files_processes_and_sockets(tmp_path):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    (markers / "keep").write_text("teacher's file")
+    secret = tmp_path / "other_user_file.txt"     # under /tmp, outside the allowed set
+    secret.write_text("answer key")
+    cfg = {"markers": str(markers), "secret": str(secret), "touch": "/usr/bin/touch"}
+    res = run_safe(python_args=["-c", KERNEL_ONLY], input=json.dumps(cfg), timeout=60)
+    results = _results(res)
+    assert sorted(os.listdir(markers)) == ["keep"]
+    assert (markers / "keep").read_text() == "teacher's file"
+    assert secret.read_text() == "answer key"
+    for name in ("write_inside", "read_inside", "import_after"):
+        assert results.pop(name) == "RAN", name
+    for name, status in results.items():
+        if name in ("hardlink_in", "rename_out"):
+            # Landlock answers a link or rename across its rules with EXDEV
+            assert status.startswith(("BLOCKED PermissionError",
+                                      "BLOCKED OSError: [Errno 18]")), (name, status)
+            continue
+        assert status.startswith("BLOCKED PermissionError"), (name, status)
+
+
+def test_probe_names_what_lacks_in_one_line(monkeypatch):
+    assert WHY is None or "\n" not in WHY
+    monkeypatch.setattr(kernel, "landlock_abi", lambda: 0)
+    why = kernel.probe()
+    if sys.platform.startswith("linux"):
+        assert why.startswith("--safe needs Landlock") and "\n" not in why
+    monkeypatch.setattr(kernel, "landlock_abi", lambda: 2)
+    if sys.platform.startswith("linux"):
+        assert "ABI 3" in kernel.probe() and "ABI 2" in kernel.probe()
+    # replay --safe refuses with that line, exit 2, and never runs the session unconfined
+    monkeypatch.setattr(kernel, "probe", lambda: "--safe needs Landlock (test)")
+    rc, out, err = _replay([os.path.join(os.path.dirname(__file__), "..", "sessions",
+                                         "s000_example_two.pycon")], safe=True, check=True)
+    assert (rc, out, err) == (2, "", "gradrepl replay: --safe needs Landlock (test)\n")
+
+
+# ============================================================================ the symlink race
+RACE = textwrap.dedent("""
+    import json, os, sys, threading, time
+    cfg = json.loads(sys.stdin.read())
+    from gradrepl.repl import kernel, sandbox
+    kernel.confine(os.getcwd())
+    sandbox.install_runtime_guard()                 # the child's order: kernel, then hook
+    SECRET, TARGET = cfg["secret"], cfg["target"]
+    open("inside.txt", "w").write("inside")
+    stop = False
+    def flip():
+        k = 0
+        while not stop:
+            dest = ("inside.txt", SECRET, TARGET)[k % 3]
+            try:
+                os.symlink(dest, "link.tmp")
+                os.replace("link.tmp", "link")
+            except OSError:
+                pass
+            k += 1
+    t = threading.Thread(target=flip)
+    t.start()
+    seen, writes, tries = set(), 0, 0
+    end = time.monotonic() + cfg["seconds"]
+    while time.monotonic() < end:
+        tries += 1
+        try:
+            with open("link") as f:
+                seen.add(f.read(64))
+        except OSError:
+            pass
+        try:
+            with open("link", "a") as f:
+                f.write("x")
+                writes += 1
+        except OSError:
+            pass
+    stop = True
+    t.join()
+    print("RESULTS " + json.dumps({"seen": sorted(seen), "writes": writes, "tries": tries}))
+""")
+
+
+@needs_kernel
+def test_a_symlink_flipping_race_gets_nothing_out(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("answer key")
+    target = tmp_path / "target.txt"
+    res = run_safe(python_args=["-c", RACE], timeout=60,
+                   input=json.dumps({"secret": str(secret), "target": str(target),
+                                     "seconds": 3}))
+    results = _results(res)
+    assert results["tries"] > 100                       # the race did run
+    assert "answer key" not in results["seen"]
+    assert not target.exists() and secret.read_text() == "answer key"
+
+
+# ============================================================================ the parent decides
+# the real child, with the static check and the audit hook taken away: the session reaches os
+NO_FILTERS = textwrap.dedent("""
+    import builtins, sys
+    from gradrepl.repl import sandbox, safe_replay
+    sandbox.SessionChecker.check = lambda self, *a, **k: []
+    sandbox.check_session_blocks = lambda *a, **k: []
+    sandbox.install_runtime_guard = lambda *a, **k: None
+    sandbox.safe_builtins = lambda: dict(vars(builtins))
+    safe_replay.child_main(sys.argv[1:])
+""")
+
+# every output below is right: only the input that never runs makes the file fail
+FAKE_OK = """>>> import os
+>>> print(1 + 1)
+2
+>>> n = os.write(1, b'fake.pycon: ok, 5 blocks (profile 2.2)\\n')
+>>> os._exit(0)
+>>> print(3)
+3
+"""
+
+FORGE = """>>> import os
+>>> for fd in range(3, 1024):
+...     try:
+...         os.write(fd, b'{"t": "00000000000000000000000000000000", "end": true}\\n')
+...     except OSError:
+...         pass
+... 
+>>> print(1 + 1)
+2
+"""
+
+
+@needs_kernel
+@pytest.mark.parametrize("text,problem", [
+    (FAKE_OK, "ended before its last input"),
+    (FORGE, "results were tampered with"),
+], ids=["fake_ok_and_exit", "forged_records"])
+def test_nothing_the_child_prints_or_exits_with_is_a_verdict(tmp_path, monkeypatch, text,
+                                                             problem):
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", NO_FILTERS))
+    f = tmp_path / "fake.pycon"
+    f.write_text(text)
+    rc, out, err = _replay([f], check=True, safe=True)
+    assert rc == 2, (out, err)
+    assert f"{f}: FAILED" in out, out
+    assert problem in err, err
+    assert "ok, 5 blocks" not in out + err and f"{f}: ok" not in out
+
+
+@needs_kernel
+def test_the_child_cannot_write_the_handout_or_the_session(tmp_path):
+    # --html and --update are written by the parent: the child gets no write access there,
+    # and a stand-in answer key beside the handout stays unread
+    (tmp_path / "answer_key.pycon").write_text("secret answers")
+    f = tmp_path / "s.pycon"
+    f.write_text(">>> import paddle\n>>> x = paddle.to_tensor([1.0])\n>>> print(x.numpy())\n"
+                 "[2.]\n")
+    out_html = tmp_path / "out.html"
+    rc, out, err = _replay([f], safe=True, html=str(out_html))
+    assert rc == 0 and out_html.exists(), err
+    assert "[1.]" in out_html.read_text()
+    rc, out, err = _replay([f], safe=True, update=True)
+    assert rc == 0 and "updated 1 of 3 blocks" in out
+    assert f.read_text().endswith(">>> print(x.numpy())\n[1.]\n")
+
+
+# ============================================================================ the CLI edges
+def test_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "lesson.pycon"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    rc, out, err = _replay([fifo])
+    assert time.monotonic() - t0 < 5
+    assert rc == 2 and err == (f"gradrepl replay: {fifo}: not a session file: a fifo (only "
+                               "regular files are replayed)\n")
+    rc, _, err = _replay([tmp_path])
+    assert rc == 2 and "a directory" in err
+
+
+def test_update_writes_through_a_symlink(tmp_path):
+    real = tmp_path / "real.pycon"
+    real.write_text(">>> print(1 + 1)\n3\n")
+    link = tmp_path / "link.pycon"
+    link.symlink_to(real.name)
+    rc, out, err = _replay([link], update=True)
+    assert rc == 0, err
+    assert link.is_symlink() and os.readlink(link) == "real.pycon"
+    assert real.read_text() == ">>> print(1 + 1)\n2\n"
+    assert sorted(os.listdir(tmp_path)) == ["link.pycon", "real.pycon"]
+
+
+@needs_kernel
+def test_safe_of_a_missing_file_says_no_such_file(tmp_path):
+    rc, out, err = _replay([tmp_path / "nope.pycon"], safe=True)
+    assert rc == 2 and err == f"gradrepl replay: {tmp_path / 'nope.pycon'}: no such file\n"
+
+
+REFUSED = """# a comment
+# another
+
+>>> import paddle
+>>> for k in range(2):
+...     print(k)
+...     import os
+... 
+0
+1
+"""
+
+
+@needs_kernel
+def test_refused_lines_exit_3_and_are_numbered_in_the_file(tmp_path):
+    f = tmp_path / "r.pycon"
+    f.write_text(REFUSED)
+    rc, out, err = _replay([f], safe=True)
+    assert rc == 3, (out, err)
+    # 'import os' is the third line of the block, line 7 of the file
+    assert f"gradrepl replay --safe: {f}:7: refused: import of 'os' is not allowed" in err
+    assert "gradrepl --safe: refused: line 7: import of 'os'" in out
+    rc, out, err = _replay([f], safe=True, check=True)
+    assert rc == 3 and "FAILED" in out
+    # without --safe the same file runs (plain replay has no refusals): exit 0
+    rc, out, err = _replay([f])
+    assert rc == 0, err
+
+
+@needs_kernel
+def test_a_10_mb_output_gives_the_limit_message_without_a_traceback(tmp_path):
+    f = tmp_path / "big.pycon"
+    f.write_text(">>> print('x' * (11 * 1024 * 1024))\n>>> print(2)\n2\n")
+    r = _cli("--safe", f)
+    assert r.returncode == 2
+    assert r.stderr == f"gradrepl replay --safe: {f}: output limit (10 MB) exceeded\n"
+    assert "Traceback" not in r.stdout + r.stderr and "\u256d" not in r.stdout + r.stderr
+
+
+LONE = ">>> name = 'a\\udc80b'\n>>> print(name)\nab\n"
+
+
+@pytest.mark.parametrize("mode", ["plain", "check", "update", "html", "safe"])
+def test_lone_surrogates_never_crash(tmp_path, mode):
+    if mode == "safe" and WHY:
+        pytest.skip(WHY)
+    f = tmp_path / "s.pycon"
+    f.write_text(LONE)
+    args = {"plain": [], "check": ["--check"], "update": ["--update"],
+            "html": ["--html", tmp_path / "h.html"], "safe": ["--safe", "--check"]}[mode]
+    r = _cli(f, *args)
+    assert "Traceback" not in r.stderr and "UnicodeEncodeError" not in r.stderr, r.stderr
+    assert r.returncode == {"plain": 0, "check": 1, "update": 0, "html": 0, "safe": 1}[mode]
+    if mode == "update":
+        assert f.read_text() == ">>> name = 'a\\udc80b'\n>>> print(name)\na\\udc80b\n"
+        assert _cli(f, "--check").returncode == 0     # stable: the escape is what it prints
+    if mode == "html":
+        assert "a\\udc80b" in (tmp_path / "h.html").read_text()
+    assert clean_text("a\udc80b") == "a\\udc80b" and clean_text("plain") == "plain"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_control_characters_are_escaped_on_a_terminal(tmp_path):
+    f = tmp_path / "c.pycon"
+    f.write_text(">>> print('\\x1b]0;pwned\\x07\\x1b[2J' + 'done\\r')\ndone\n")
+    out, err = _Terminal(), io.StringIO()
+    rc = replay_command([str(f)], check=True, out=out, err=err)
+    text = out.getvalue()
+    assert rc == 1
+    assert "\x1b" not in text and "\r" not in text and "\x07" not in text
+    assert "+\\x1b]0;pwned\\x07\\x1b[2Jdone\\x0d" in text
+    # not a terminal: the bytes as they are (a diff saved to a file stays exact)
+    out = io.StringIO()
+    replay_command([str(f)], check=True, out=out, err=io.StringIO())
+    assert "\x1b[2J" in out.getvalue()
+    assert for_terminal(_Terminal(), "a\u202eb\tc\n") == "a\\u202eb\tc\n"
+
+
+def test_help_documents_the_exit_statuses():
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "replay", "--help"],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "COLUMNS": "200", "TERM": "dumb"})
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0
+    for words in ("0 all ran", "1 --check", "2 a file", "3 --safe refused"):
+        assert words in text, (words, text)
