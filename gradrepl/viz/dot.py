@@ -454,6 +454,8 @@ class DotWriter:
             if m is None or frozenset((m.group(1), m.group(2))) not in pairs:
                 continue
             tail, head, attrs = m.group(1), m.group(2), m.group(4)
+            if attrs:  # (its own colour and width give way)
+                attrs = _COLOR_WIDTH.sub("", attrs).strip()
             extra = f"color={quote(HIGHLIGHT)} penwidth=3"
             body[k] = f"\t{tail} -> {head} [{attrs + ' ' if attrs else ''}{extra}]\n"
         for nid in sorted(nodes):
@@ -488,3 +490,4 @@ def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight
 
 HIGHLIGHT = "#ff7f00"
 _EDGE_LINE = re.compile(r"^\t(\w+) -> (\w+)( \[(.*)\])?\n$", re.S)
+_COLOR_WIDTH = re.compile(r'(?:^| )(?:color|penwidth)=(?:"[^"]*"|\S+)')
