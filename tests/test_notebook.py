@@ -133,6 +133,14 @@ def test_names_never_come_from_ipythons_output_history(example_two):
         assert "x_grad" in shown and "y_grad" in shown
 
 
+def test_viz_graph_with_the_notebooks_globals_shows_inline_without_out_names(example_two):
+    cell = _cell(example_two, "from gradrepl import viz")
+    page = _data(cell, "text/html")
+    assert page.startswith('<div class="gradrepl-graph"') and 'width="100%"' in page
+    assert "y = _ * 2" in page and "x_grad" in page and "Out[" not in page
+    assert _data(cell, "text/plain").startswith("<gradrepl picture (both):")
+
+
 def test_step_shows_scoped_players_of_the_logged_backward(example_two):
     players = []
     for first in ("%step e", "%step y"):
@@ -267,7 +275,7 @@ def test_two_players_and_the_graphs_in_one_page_in_chromium(example_two, tmp_pat
     assert counts[0] != counts[1]              # (they are two different backwards)
     sizes = json.loads(html.unescape(re.search(r'<pre id="measure">(.*?)</pre>', dom,
                                                re.S).group(1)))
-    assert len(sizes) == 2
+    assert len(sizes) == 3                     # %graph e, %graph y, viz.graph(y)
     for w, h, container in sizes:              # as wide as the cell at most, never cut off
         assert 0 < w <= container and h > 100
 

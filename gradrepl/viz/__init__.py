@@ -104,11 +104,16 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
 
     ``namespace``: a dict of variables (``globals()``) to name the tensors by; ``names``: a
     precomputed :func:`model.names_from_namespace`; ``recorder``: an engine provenance
-    ``Recorder`` that watched the run (source statements, Layer calls); ``chain``: write the
-    chain-rule arithmetic on each backward op; ``collapse``: each Layer call as one node;
+    ``Recorder`` that watched the run (source statements, Layer calls; default: the active
+    one, a notebook's); ``chain``: write the chain-rule arithmetic on each backward op;
+    ``collapse``: each Layer call as one node;
     ``depth``: keep ops at most N steps from the target; ``to``: keep only what lies between
     the tensor named ``to`` and the target.
     """
+    if recorder is None:   # (in a notebook with %load_ext gradrepl: the kernel's statements)
+        from ..engine import provenance
+
+        recorder = provenance.ACTIVE
     g = _model.build(tensor, names=names, namespace=namespace, recorder=recorder)
     if chain:
         fill_chain(g)

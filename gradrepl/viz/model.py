@@ -301,6 +301,20 @@ def dialect_for(tensor) -> Dialect:
 
 
 # ---------------------------------------------------------------------------- names
+def _ipython_history() -> set:
+    """The ids of IPython's ``In`` and ``Out`` when running under IPython: a notebook's
+    ``globals()`` holds every echoed tensor as ``Out[N]`` too, which is never its name."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    hist = getattr(shell, "history_manager", None)
+    if hist is None:
+        return set()
+    return {id(h) for h in (getattr(hist, "output_hist", None),
+                            getattr(hist, "input_hist_parsed", None)) if h is not None}
+
+
 def names_from_namespace(namespace) -> dict:
     """``id(tensor) -> name`` from a script's globals or the shell's namespace.
 
@@ -314,8 +328,9 @@ def names_from_namespace(namespace) -> dict:
     layers: dict = {}
     if not namespace:
         return {"tensors": names, "layers": layers}
+    history = _ipython_history()
     for key, value in list(namespace.items()):
-        if not isinstance(key, str) or key.startswith("_"):
+        if not isinstance(key, str) or key.startswith("_") or id(value) in history:
             continue
         if isinstance(value, Tensor):
             names.setdefault(id(value), key)
