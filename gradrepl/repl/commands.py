@@ -271,7 +271,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
     Command("step", "%step [NAME]",
-            "run NAME's backward one engine event at a time (Enter: next, q: finish)", cmd_step),
+            "run NAME's backward one step at a time, one sentence each (Enter: next, "
+            "q: finish)", cmd_step),
     Command("why", "%why NAME[.grad[i, j]] [-o FILE]",
             "why NAME's gradient is what it is: the chain rule, path by path, with the numbers "
             "(-o FILE: the graph with the paths highlighted)", cmd_why),

@@ -127,7 +127,7 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
         tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
         symbolic = tmpl.format(**names)
     line = f"{target.name} = {symbolic}"
-    nums = {"g": _value(g, values), **{f"x{k}": _value(x) for k, x in enumerate(xs)},
+    nums = {"g": _value(g, values), **{f"x{k}": _value(x, values) for k, x in enumerate(xs)},
             **{k: _fmt_attr(v) for k, v in attrs.items()}}
     if all(v is not None for k, v in nums.items() if "{" + k + "}" in tmpl):
         try:
@@ -136,7 +136,7 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
             numeric = None
         if numeric and numeric != symbolic:
             line += f" = {numeric}"
-    if result is not None:
+    if result is not None and not line.endswith(f" = {result}"):
         line += f" = {result}"
     return line
 

@@ -78,7 +78,7 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
         except ValueError as exc:
             raise GraphError(str(exc)) from None
     try:
-        run = run_for_pictures(script, profile=paddle, at=at, steps=steps is not None)
+        run = run_for_pictures(script, profile=paddle, at=at, steps=steps is not None or chain)
     except SyntaxError as exc:
         raise GraphError(f"{script} line {exc.lineno}: SyntaxError: {exc.msg}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -93,6 +93,12 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
                            chain=chain, collapse=collapse, depth=depth, to=to)
     except ValueError as exc:
         raise GraphError(str(exc)) from None
+    if chain and run.log is not None:  # the numbers that flowed in the last backward
+        from .steps import fill_final_chain
+
+        logged = run.log.run_for(target)
+        if logged is not None and logged.finished and logged.events:
+            fill_final_chain(pic.model, logged)
     messages = []
     if steps is not None:
         messages.append(write_steps(run, target, name, pic, Path(steps), view, chain))

@@ -87,6 +87,10 @@ def snapshot(e, run=None):
     elif isinstance(e, ev.Run):
         vals["out_grads"] = [_p(g) for g in e.out_grads]
         vals["in_grads"] = [_p(g) for g in e.in_grads]
+        saved = getattr(e.node, "in_data", None)   # the forward inputs the op saved
+        if saved is not None:
+            vals["inputs"] = [preview(a) if a is not None and hasattr(a, "shape") else None
+                              for a in saved]
     elif isinstance(e, ev.Captured):
         vals["grad"] = _p(e.grad)
     return e, vals
@@ -142,6 +146,7 @@ class _Replay:
             if gid is not None:
                 self.values[gid] = before
         self.buf = {}  # engine (node, slot) -> the gradient summed in its buffer so far
+        self.xvals = {}  # tensor id -> the value a backward op saved of it (chain operands)
         self.contrib = {}  # bw id -> {input index: preview delivered (after broadcast sums)}
         self.changed = set()
         self.acc_ready = set()
@@ -256,6 +261,11 @@ class _Replay:
             self.edge_ptr = [e.node, 0, None]
             if bid is not None and self.exact:
                 self.contrib[bid] = {}
+                op = self.by_id.get(self.by_id[bid].forward)
+                if op is not None and vals.get("inputs") is not None:
+                    for tid, p in zip(op.inputs, vals["inputs"]):
+                        if p is not None:
+                            self.xvals[tid] = p
             return ("run", e.node)
         if isinstance(e, ev.Accumulate):
             gid = self.gv_of.get((e.target, e.slot))
@@ -348,7 +358,8 @@ class _Replay:
         if chain:
             from . import fill_chain
 
-            fill_chain(g, {k: dict(v) for k, v in self.contrib.items()} if self.exact else {})
+            fill_chain(g, {k: dict(v) for k, v in self.contrib.items()} if self.exact else {},
+                       dict(self.xvals))
         return g
 
     def ready(self):
@@ -421,7 +432,8 @@ class _Narrator:
                 if info is not None and index is not None and r.exact:
                     from .chain import line_for
 
-                    line = line_for(info, frame, index, _attrs_of(node), r.contrib.get(bid))
+                    line = line_for(info, frame, index, _attrs_of(node), r.contrib.get(bid),
+                                    r.xvals)
                 gv = r.gv_name(target, slot)
                 text = line if line else f"{gv} = {grad}"
                 if not line or not line.endswith(f"= {grad}"):
@@ -509,7 +521,7 @@ def frames(graph, run, chain=True):
 
 
 _STATE = ("deps", "queue", "running", "done", "released", "values", "changed", "leaf_grad",
-          "buf", "acc_ready")
+          "buf", "acc_ready", "xvals")
 
 
 def _state(replay):
@@ -522,3 +534,18 @@ def _restore(replay, snap):
     for k in _STATE:
         setattr(replay, k, copy.copy(snap[k]))
     replay.contrib = {b: dict(v) for b, v in snap["contrib"].items()}
+
+
+def fill_final_chain(graph, run) -> None:
+    """The chain lines of a picture drawn after ``run`` (a finished LoggedRun), with the
+    numbers that flowed: what each op delivered (after broadcast sums) and the gradients it ran
+    on, also where the dialect keeps no gradient of a non-leaf (torch, eager Paddle)."""
+    from . import fill_chain
+
+    replay = _Replay(graph, run)
+    for e, vals in run.events:
+        replay.apply(e, vals)
+    values = {gid: v for gid, v in replay.values.items() if v is not None}
+    values.update(replay.xvals)
+    fill_chain(graph, {k: dict(v) for k, v in replay.contrib.items()} if replay.exact else None,
+               values)
