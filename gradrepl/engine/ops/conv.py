@@ -38,6 +38,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import apply, needs_grad as _needs, register
+from .conv_family import family_vjps, geom_attrs
 from ..tuning import empty_huge
 from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
 from .pooling import (Windows, _axis_windows, appliers, double_grad_by,  # noqa: F401
@@ -165,21 +166,8 @@ def _conv2d_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), grou
     return out.reshape(n, m, oh, ow)
 
 
-_GEOM_DEFAULTS = (("stride", (1, 1)), ("padding", (0, 0, 0, 0)), ("dilation", (1, 1)),
-                  ("groups", 1))
-
-
-def _geom(a):
-    return {k: a.get(k, d) for k, d in _GEOM_DEFAULTS}
-
-
-def _conv2d_vjp(n, g):
-    x, w = n.inputs
-    a = n.attrs
-    xs, ws = n.in_meta[0][0], n.in_meta[1][0]
-    dx = conv2d_transpose(g, w, out_hw=xs[2:], **_geom(a)) if _needs(n, 0) else None
-    dw = conv2d_grad_filter(x, g, ksize=ws[2:], **_geom(a)) if _needs(n, 1) else None
-    return dx, dw
+_conv2d_vjp, _conv2d_transpose_vjp, _conv2d_grad_filter_vjp = family_vjps(
+    2, lambda: (conv2d, conv2d_transpose, conv2d_grad_filter), "out_hw")
 
 
 CONV2D = register(
@@ -254,15 +242,6 @@ def _as_convolution(x, w, stride, dilation, groups, padding, out_hw, full_hw):
     return n * mg * kh * kw * h * wd * x.itemsize > DIRECT_DX_BYTES
 
 
-def _conv2d_transpose_vjp(n, g):
-    x, w = n.inputs
-    a = n.attrs
-    ws = n.in_meta[1][0]
-    dx = conv2d(g, w, **_geom(a)) if _needs(n, 0) else None
-    dw = conv2d_grad_filter(g, x, ksize=ws[2:], **_geom(a)) if _needs(n, 1) else None
-    return dx, dw
-
-
 CONV2D_TRANSPOSE = register(
     "conv2d_transpose", _conv2d_transpose_fwd, _conv2d_transpose_vjp,
     legacy_name="Conv2dTransposeBackward", saves_output=False,
@@ -308,15 +287,6 @@ def _columns_for_filter(win, dy, g, k, mg):
     return cols, dy2
 
 
-def _conv2d_grad_filter_vjp(n, G):
-    x, dy = n.inputs
-    a = n.attrs
-    xs = n.in_meta[0][0]
-    d_x = conv2d_transpose(dy, G, out_hw=xs[2:], **_geom(a)) if _needs(n, 0) else None
-    d_dy = conv2d(x, G, **_geom(a)) if _needs(n, 1) else None
-    return d_x, d_dy
-
-
 CONV2D_GRAD_FILTER = register(
     "conv2d_grad_filter", _conv2d_grad_filter_fwd, _conv2d_grad_filter_vjp,
     legacy_name="Conv2dGradFilterBackward", saves_output=False,
@@ -326,21 +296,16 @@ CONV2D_GRAD_FILTER = register(
                 "ksize": (2, 3)})])
 
 
-def _geom_attrs(stride, padding, dilation, groups):
-    return {"stride": tuple(int(v) for v in stride), "padding": tuple(int(v) for v in padding),
-            "dilation": tuple(int(v) for v in dilation), "groups": int(groups)}
-
-
 def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
     """2-D convolution (cross-correlation) of ``x`` [N, C, H, W] with ``w`` [M, C/groups, KH, KW];
     ``padding`` is (top, bottom, left, right)."""
-    return apply(CONV2D, (x, w), _geom_attrs(stride, padding, dilation, groups))
+    return apply(CONV2D, (x, w), geom_attrs(stride, padding, dilation, groups))
 
 
 def conv2d_transpose(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
                      out_hw=None):
     """Transposed convolution of ``x`` [N, C, H, W] with ``w`` [C, M/groups, KH, KW]."""
-    attrs = _geom_attrs(stride, padding, dilation, groups)
+    attrs = geom_attrs(stride, padding, dilation, groups)
     if out_hw is not None:
         attrs["out_hw"] = (int(out_hw[0]), int(out_hw[1]))
     return apply(CONV2D_TRANSPOSE, (x, w), attrs)
@@ -348,7 +313,7 @@ def conv2d_transpose(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1),
 
 def conv2d_grad_filter(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
                        ksize=(1, 1)):
-    attrs = _geom_attrs(stride, padding, dilation, groups)
+    attrs = geom_attrs(stride, padding, dilation, groups)
     attrs["ksize"] = (int(ksize[0]), int(ksize[1]))
     return apply(CONV2D_GRAD_FILTER, (x, dy), attrs)
 

@@ -19,7 +19,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..registry import apply, needs_grad, register
+from ..registry import apply, register
+from .conv_family import family_vjps, geom_attrs
 from .conv import _gemm, conv_out_size
 
 _DIMS = 3
@@ -75,21 +76,8 @@ def _conv3d_fwd(x, w, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,) * 3, grou
     return res.reshape((n, m) + out)
 
 
-_GEOM_DEFAULTS = (("stride", (1,) * 3), ("padding", (0,) * 6), ("dilation", (1,) * 3),
-                  ("groups", 1))
-
-
-def _geom(a):
-    return {k: a.get(k, d) for k, d in _GEOM_DEFAULTS}
-
-
-def _conv3d_vjp(n, g):
-    x, w = n.inputs
-    a = n.attrs
-    xs, ws = n.in_meta[0][0], n.in_meta[1][0]
-    dx = conv3d_transpose(g, w, out_size=xs[2:], **_geom(a)) if needs_grad(n, 0) else None
-    dw = conv3d_grad_filter(x, g, ksize=ws[2:], **_geom(a)) if needs_grad(n, 1) else None
-    return dx, dw
+_conv3d_vjp, _conv3d_transpose_vjp, _conv3d_grad_filter_vjp = family_vjps(
+    3, lambda: (conv3d, conv3d_transpose, conv3d_grad_filter), "out_size")
 
 
 CONV3D = register(
@@ -133,15 +121,6 @@ def _conv3d_transpose_fwd(x, w, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,)
     return np.ascontiguousarray(outp[(slice(None), slice(None)) + crop])
 
 
-def _conv3d_transpose_vjp(n, g):
-    x, w = n.inputs
-    a = n.attrs
-    ws = n.in_meta[1][0]
-    dx = conv3d(g, w, **_geom(a)) if needs_grad(n, 0) else None
-    dw = conv3d_grad_filter(g, x, ksize=ws[2:], **_geom(a)) if needs_grad(n, 1) else None
-    return dx, dw
-
-
 CONV3D_TRANSPOSE = register(
     "conv3d_transpose", _conv3d_transpose_fwd, _conv3d_transpose_vjp,
     legacy_name="Conv3dTransposeBackward",
@@ -173,15 +152,6 @@ def _conv3d_grad_filter_fwd(x, dy, stride=(1,) * 3, padding=(0,) * 6, dilation=(
     return dw.reshape((m, cg) + tuple(ksize))
 
 
-def _conv3d_grad_filter_vjp(n, G):
-    x, dy = n.inputs
-    a = n.attrs
-    xs = n.in_meta[0][0]
-    d_x = conv3d_transpose(dy, G, out_size=xs[2:], **_geom(a)) if needs_grad(n, 0) else None
-    d_dy = conv3d(x, G, **_geom(a)) if needs_grad(n, 1) else None
-    return d_x, d_dy
-
-
 CONV3D_GRAD_FILTER = register(
     "conv3d_grad_filter", _conv3d_grad_filter_fwd, _conv3d_grad_filter_vjp,
     legacy_name="Conv3dGradFilterBackward",
@@ -192,20 +162,15 @@ CONV3D_GRAD_FILTER = register(
                 "groups": 2, "ksize": (2, 2, 3)})])
 
 
-def _geom_attrs(stride, padding, dilation, groups):
-    return {"stride": tuple(int(v) for v in stride), "padding": tuple(int(v) for v in padding),
-            "dilation": tuple(int(v) for v in dilation), "groups": int(groups)}
-
-
 def conv3d(x, w, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,) * 3, groups=1):
     """3-D convolution of ``x`` [N, C, D, H, W] with ``w`` [M, C/groups, KD, KH, KW]."""
-    return apply(CONV3D, (x, w), _geom_attrs(stride, padding, dilation, groups))
+    return apply(CONV3D, (x, w), geom_attrs(stride, padding, dilation, groups))
 
 
 def conv3d_transpose(x, w, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,) * 3, groups=1,
                      out_size=None):
     """Transposed 3-D convolution of ``x`` [N, C, D, H, W] with ``w`` [C, M/groups, KD, KH, KW]."""
-    attrs = _geom_attrs(stride, padding, dilation, groups)
+    attrs = geom_attrs(stride, padding, dilation, groups)
     if out_size is not None:
         attrs["out_size"] = tuple(int(v) for v in out_size)
     return apply(CONV3D_TRANSPOSE, (x, w), attrs)
@@ -213,6 +178,6 @@ def conv3d_transpose(x, w, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,) * 3,
 
 def conv3d_grad_filter(x, dy, stride=(1,) * 3, padding=(0,) * 6, dilation=(1,) * 3, groups=1,
                        ksize=(1,) * 3):
-    attrs = _geom_attrs(stride, padding, dilation, groups)
+    attrs = geom_attrs(stride, padding, dilation, groups)
     attrs["ksize"] = tuple(int(v) for v in ksize)
     return apply(CONV3D_GRAD_FILTER, (x, dy), attrs)
