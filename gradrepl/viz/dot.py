@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .sanitize import one_line as clean
 from .model import VIEWS, Graph, shown, words
 
 # the guide's palette
@@ -72,27 +73,6 @@ class _EscString(str):
 
 _ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$").match
 _KEYWORDS = frozenset({"node", "edge", "graph", "digraph", "subgraph", "strict"})
-# control characters, lone surrogates and the XML non-characters: never drawn as they are
-_ODD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_ODD_NAMES = {"\t": " ", "\n": " ", "\r": " "}
-
-
-def _odd(m) -> str:
-    c = m.group(0)
-    if c in _ODD_NAMES:
-        return _ODD_NAMES[c]
-    if "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff":
-        return "\ufffd"
-    return f"\\x{ord(c):02x}"
-
-
-def clean(s) -> str:
-    """``s`` as one line of drawable text: tabs and line breaks as spaces, other control
-    characters shown as ``\\x1b``, lone surrogates and non-characters as U+FFFD."""
-    s = str(s)
-    return _ODD.sub(_odd, s) if _ODD.search(s) is not None else s
-
-
 @lru_cache(maxsize=8192)
 def _q(s: str) -> str:
     """Text as a DOT ID: bare when it is a plain name or number, else a quoted string with its

@@ -6,6 +6,8 @@ a link or a script in them. This module is the second line, for whatever SVG rea
 
 - :func:`text`: a string that UTF-8 can always write: lone surrogates (``'\\udc80'``, from a
   file name or ``surrogateescape``) become U+FFFD.
+- :func:`one_line`: text for one line of a picture (DOT labels, the terminal view): control
+  characters shown escaped, line breaks as spaces, surrogates replaced.
 - :func:`svg`: the SVG with only the elements and attributes a drawing needs, well nested:
 
   - an element not on the list (``script``, ``foreignObject``, ``style``, ``animate``/``set``,
@@ -33,6 +35,34 @@ def text(s) -> str:
     """``s`` with lone surrogates replaced by U+FFFD (so it always encodes as UTF-8)."""
     s = str(s)
     return _SURROGATE.sub("\ufffd", s) if _SURROGATE.search(s) else s
+
+
+# control characters, lone surrogates and the XML non-characters: never drawn as they are
+_ODD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_ODD_NAMES = {"\t": " ", "\n": " ", "\r": " "}
+
+
+def _odd(m) -> str:
+    c = m.group(0)
+    if c in _ODD_NAMES:
+        return _ODD_NAMES[c]
+    if "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff":
+        return "\ufffd"
+    return f"\\x{ord(c):02x}"
+
+
+def is_one_line(s: str) -> bool:
+    """Whether :func:`one_line` leaves ``s`` as it is."""
+    return _ODD.search(s) is None
+
+
+def one_line(s) -> str:
+    """``s`` as one line of text to draw or print: tabs and line breaks as spaces, other control
+    characters (an escape sequence, a bell) shown as ``\\x1b``, lone surrogates and XML
+    non-characters as U+FFFD. A picture's names and statements pass through it (DOT, SVG, the
+    terminal), so nothing a session names reaches Graphviz's parser or a terminal raw."""
+    s = str(s)
+    return _ODD.sub(_odd, s) if _ODD.search(s) is not None else s
 
 
 # the SVG elements a static drawing needs (all Graphviz writes, and more), by local name

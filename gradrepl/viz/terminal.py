@@ -24,6 +24,7 @@ import sys
 from collections import deque
 
 from .model import words
+from .sanitize import is_one_line, one_line
 
 # styles by role (rich style strings); plain mode ignores them
 STYLES = {
@@ -393,6 +394,9 @@ def render_text(graph, view="both", color=None, width=None, unicode=None) -> str
         lines.append([])
     if view in ("backward", "both"):
         lines += _backward(graph, nm, unicode)
+    # names and statements come from the session: no control byte reaches the terminal raw
+    if not is_one_line("".join(t for segs in lines for t, _ in segs)):
+        lines = [[(one_line(t), st) for t, st in segs] for segs in lines]
     if width:
         lines = [_crop(segs, width, unicode) for segs in lines]
     if not color:
