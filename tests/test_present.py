@@ -94,9 +94,9 @@ def test_to_the_end_with_a_picture_as_text():
     for k in range(2, 8):
         child.send("\r")
         shown = wait(child)
-    assert shown.endswith("── block 7 of 10 ── line 12\n"
-                          "# Before backward: every gradient variable is still empty (None).\n"
-                          ">>> %graph e\n")
+    # (the lesson's expected outputs may change length: its line numbers are not pinned)
+    assert re.search(r"── block 7 of 10 ── line \d+\n# Before backward: every gradient variable "
+                     r"is still empty \(None\)\.\n>>> %graph e\n$", shown)
     child.send("\r")
     shown = wait(child)
     # the %graph block's picture, as text: the forward graph with the ops' statements ...
@@ -104,7 +104,7 @@ def test_to_the_end_with_a_picture_as_text():
     assert re.search(r"●  e  float32\[1\] = 40\.  \(grad_var=e_grad, target\)", shown)
     # ... and the backward graph, gradients still empty
     assert re.search(r"\n    a_grad = None  grad_op = None\n", shown)
-    assert "── block 8 of 10 ── line 35" in shown
+    assert re.search(r"── block 8 of 10 ── line \d+\n", shown)
     # %step: its frames one at a time (Enter), then q shows the last frame
     child.send("\r")
     child.expect_exact("(Enter: next step · q: the last step)")
@@ -114,7 +114,7 @@ def test_to_the_end_with_a_picture_as_text():
     shown = wait(child)
     assert re.search(r"\(on to the last of the \d+ frames\)", shown)
     assert "a_grad = 20." in shown   # the last frame: every gradient filled
-    assert "── block 9 of 10 ── line 361" in shown
+    assert re.search(r"── block 9 of 10 ── line \d+\n", shown)
     child.send("\r")
     shown = wait(child)
     assert "c_grad = e_grad * d" in shown   # %graph --chain's arithmetic
