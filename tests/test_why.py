@@ -324,10 +324,21 @@ def _program(rng, dialect):
                 int(rng.integers(0, 5))]
             lines.append(f"{name} = {form}")
             vars_.append((name, sa))
-        elif kind < 0.82:
-            fn = ["exp", "tanh"][int(rng.integers(0, 2))]
-            lines.append(f"{name} = {mod}.{fn}({a} * 0.3)")
+        elif kind < 0.76:
+            fn = ["exp", "tanh", "nn.functional.relu", "nn.functional.sigmoid"][
+                int(rng.integers(0, 4))]
+            lines.append(f"{name} = {mod}.{fn}({a} * 0.3 - 0.2)")
             vars_.append((name, sa))
+        elif kind < 0.84 and sa in ((2, 3), (3,)):
+            forms = ([(f"{mod}.matmul({a}, {a}.T)", (2, 2)), (f"{a}.reshape([3, 2])", (3, 2)),
+                      (f"{a}[0]", (3,))] if sa == (2, 3) else
+                     [(f"{mod}.matmul({a}, {a})", ()), (f"{a}[1]", ())])
+            form, shape = forms[int(rng.integers(0, len(forms)))]
+            lines.append(f"{name} = {form}")
+            vars_.append((name, shape))
+        elif kind < 0.85 and not a.startswith(("l", "k")) and not _stops(lines, a):
+            lines.append(f"_h = {a}.register_hook(lambda g: g * 2)")
+            continue
         elif kind < 0.92 and sa != ():
             red = ["sum", "mean"][int(rng.integers(0, 2))]
             lines.append(f"{name} = {a}.{red}()")
@@ -347,10 +358,29 @@ def _program(rng, dialect):
         lines.append("loss.backward()")
     else:
         lines.append("loss.backward()")
+    if rng.random() < 0.15:  # paddle.grad / torch.autograd.grad: no .grad is written
+        fn = "paddle.grad" if P else "torch.autograd.grad"
+        lines.append(f"_g = {fn}([({vars_[0][0]} * 3.0).sum()], [{vars_[0][0]}])")
     if rng.random() < 0.2:  # a second, different loss adds to the same leaves
         lines.append(f"loss2 = ({vars_[0][0]} * 2.0).sum()")
         lines.append("loss2.backward()")
     return "\n".join(lines) + "\n"
+
+
+def _stops(lines, name):
+    """Whether ``name`` stops gradient in the program so far (made by detach, or only from
+    tensors that stop gradient)."""
+    import re
+
+    for line in lines:
+        m = re.match(r"(\w+) = (.*)$", line)
+        if m and m.group(1) == name:
+            rhs = m.group(2)
+            if "detach" in rhs or "stop_gradient=True" in rhs or "requires_grad=False" in rhs:
+                return True
+            used = [v for v in re.findall(r"\b([lkt]\d+)\b", rhs) if v != name]
+            return bool(used) and all(_stops(lines, v) for v in used)
+    return False
 
 
 N_RANDOM = 220
@@ -425,3 +455,19 @@ def test_percent_why_in_session():
     assert r.output.endswith("  e -> c -> a: d * b = 4 * 5 = 20\na.grad = 20\n")
     assert "%why NAME" in s.run("%help").output
     assert s.run("%why a.grad[1]").output == "%why: index 1 is out of range for a of shape [1]\n"
+
+
+def test_many_paths_grouped_by_last_edge():
+    ns, log = _run("""
+        x = paddle.to_tensor(0.5, stop_gradient=False)
+        y = x
+        for _ in range(6):
+            y = y * y + y
+        y.backward()
+        """)
+    ex = why(ns["x"], namespace=ns, log=log)
+    assert ex.status == "grouped" and len(ex.terms) == 3  # x's three uses in the first step
+    assert "more than 32 paths: they are grouped by their last edge" in ex.text()
+    assert np.allclose(ex.explained_total(), ns["x"].grad.numpy(), rtol=1e-5)
+    # the paths into the grouped edges are counted, not lost
+    assert sum(t.count for t in ex.terms) > 32

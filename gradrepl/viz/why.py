@@ -695,8 +695,12 @@ class _Builder:
         for p, i, a in run.arrivals.get(key, ()):
             t = self.vector_term(p, i, a, key, name)
             rule = self.rule(p, i)
-            if rule is not None:
-                t.factors = [(rule.symbol, rule.local)]
+            og = run.out_grads.get(p)
+            if rule is not None and og is not None and og[0] is not None:
+                src = self.src_of(p)
+                t.factors = [(self.w.grad_name(self.namer.key(src)), og[0]),
+                             (rule.symbol, rule.local)]
+                t.vectors = []
             out.append(t)
         return out, True
 
@@ -1146,8 +1150,10 @@ def _term_line(ex, t):
     path = _path_text(t)
     if t.kind == "vector":
         head = f"{path}" + (f"  ({t.count} paths end with this edge)" if t.count > 1 else "")
-        line = f"{head}: " + " * ".join(f[0] if k == 0 else f[0] for k, f in
-                                        enumerate(t.factors))
+        line = f"{head}: " + " * ".join(f[0] for f in t.factors)
+        vals = [f[1] for f in t.factors]
+        if len(vals) > 1 and all(v is not None and np.size(v) == 1 for v in vals):
+            line += " = " + " * ".join(_num(np.asarray(v).reshape(-1)[0]) for v in vals)
         if t.reduced:
             out_shape, in_shape = t.reduced[-1]
             n, what = _broadcast_words(out_shape, in_shape)
