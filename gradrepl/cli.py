@@ -86,7 +86,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
 
 @app.command()
 def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
-        name: str = typer.Argument(..., help="NAME, NAME.grad or NAME.grad[i, j]"),
+        name: str = typer.Argument(..., help="NAME, NAME.grad or one element, "
+                                   "NAME.grad\\[i, j]"),
         output: Optional[str] = typer.Option(
             None, "-o", "--output", help="FILE: the graph with the paths highlighted "
             "(.svg .png .pdf .dot)"),
