@@ -89,6 +89,8 @@ class _ConvNd(Layer):
     def _conv_padding(self):
         return 0 if self._padding_mode != "zeros" else self._padding
 
+    _functional = None  # the F function a forward calls (conv2d, conv3d_transpose, ...)
+
     def _padded(self, x):
         if self._padding_mode == "zeros":
             return x
@@ -113,8 +115,31 @@ class _ConvNd(Layer):
         return main_str.format(**self.__dict__)
 
 
-class Conv1D(_ConvNd):
+class _Conv(_ConvNd):
+    def forward(self, x):
+        return getattr(F, self._functional)(
+            self._padded(x), self.weight, bias=self.bias, stride=self._stride,
+            padding=self._conv_padding(), dilation=self._dilation, groups=self._groups,
+            data_format=self._data_format)
+
+
+class _ConvTranspose(_ConvNd):
+    _size_drops_output_padding = True  # an output_size given: output_padding 0 (2-D, 3-D)
+
+    def forward(self, x, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None and self._size_drops_output_padding:
+            output_padding = 0
+        return getattr(F, self._functional)(
+            x, self.weight, bias=self.bias, padding=self._padding,
+            output_padding=output_padding, stride=self._stride, dilation=self._dilation,
+            groups=self._groups, output_size=output_size, data_format=self._data_format)
+
+
+class Conv1D(_Conv):
     """1-D convolution over [N, C, L] (``data_format='NCL'``) with weight [M, C/groups, K]."""
+
+    _functional = "conv1d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
@@ -124,16 +149,12 @@ class Conv1D(_ConvNd):
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
 
-    def forward(self, x):
-        return F.conv1d(self._padded(x), self.weight, bias=self.bias,
-                        padding=self._conv_padding(), stride=self._stride,
-                        dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
 
-
-class Conv2D(_ConvNd):
+class Conv2D(_Conv):
     """2-D convolution over [N, C, H, W] with weight [M, C/groups, KH, KW] (He-normal init,
     std sqrt(2 / (C * KH * KW)), as Paddle) and bias [M] (zeros)."""
+
+    _functional = "conv2d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
@@ -143,13 +164,11 @@ class Conv2D(_ConvNd):
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
 
-    def forward(self, x):
-        return F.conv2d(self._padded(x), self.weight, bias=self.bias, stride=self._stride,
-                        padding=self._conv_padding(), dilation=self._dilation,
-                        groups=self._groups, data_format=self._data_format)
 
+class Conv1DTranspose(_ConvTranspose):
+    _functional = "conv1d_transpose"
+    _size_drops_output_padding = False
 
-class Conv1DTranspose(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCL"):
@@ -158,15 +177,11 @@ class Conv1DTranspose(_ConvNd):
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
 
-    def forward(self, x, output_size=None):
-        return F.conv1d_transpose(x, self.weight, bias=self.bias, output_size=output_size,
-                                  output_padding=self.output_padding, padding=self._padding,
-                                  stride=self._stride, dilation=self._dilation,
-                                  groups=self._groups, data_format=self._data_format)
 
-
-class Conv2DTranspose(_ConvNd):
+class Conv2DTranspose(_ConvTranspose):
     """Transposed 2-D convolution with weight [C, M/groups, KH, KW] (Xavier-uniform init)."""
+
+    _functional = "conv2d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
@@ -176,17 +191,12 @@ class Conv2DTranspose(_ConvNd):
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
 
-    def forward(self, x, output_size=None):
-        output_padding = self.output_padding if output_size is None else 0
-        return F.conv2d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
-                                  output_padding=output_padding, stride=self._stride,
-                                  dilation=self._dilation, groups=self._groups,
-                                  output_size=output_size, data_format=self._data_format)
 
-
-class Conv3D(_ConvNd):
+class Conv3D(_Conv):
     """3-D convolution over [N, C, D, H, W] with weight [M, C/groups, KD, KH, KW] (He-normal
     init, as Conv2D) and bias [M]."""
+
+    _functional = "conv3d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
@@ -196,14 +206,11 @@ class Conv3D(_ConvNd):
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
 
-    def forward(self, x):
-        return F.conv3d(self._padded(x), self.weight, bias=self.bias, stride=self._stride,
-                        padding=self._conv_padding(), dilation=self._dilation,
-                        groups=self._groups, data_format=self._data_format)
 
-
-class Conv3DTranspose(_ConvNd):
+class Conv3DTranspose(_ConvTranspose):
     """Transposed 3-D convolution with weight [C, M/groups, KD, KH, KW]."""
+
+    _functional = "conv3d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
@@ -212,10 +219,3 @@ class Conv3DTranspose(_ConvNd):
                          padding=padding, dilation=dilation, output_padding=output_padding,
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
                          data_format=data_format)
-
-    def forward(self, x, output_size=None):
-        output_padding = self.output_padding if output_size is None else 0
-        return F.conv3d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
-                                  output_padding=output_padding, stride=self._stride,
-                                  dilation=self._dilation, groups=self._groups,
-                                  output_size=output_size, data_format=self._data_format)
