@@ -268,9 +268,10 @@ def test_two_players_and_the_graphs_in_one_page_in_chromium(example_two, tmp_pat
     counts = sorted(s["n"] for s in seen.values())
     for scope, s in seen.items():
         n = s["n"]
-        assert [(k, st["counter"]) for k, st in s["steps"]][:5] == [
-            ("load", f"1 / {n}"), ("next", f"2 / {n}"), ("next", f"3 / {n}"),
-            ("ArrowLeft", f"2 / {n}"), ("End", f"{n} / {n}")]
+        assert [(k, st["frame"], st["counter"]) for k, st in s["steps"]][:5] == [
+            ("load", "1", f"step 0 of {n - 1}"), ("next", "2", f"step 1 of {n - 1}"),
+            ("next", "3", f"step 2 of {n - 1}"), ("ArrowLeft", "2", f"step 1 of {n - 1}"),
+            ("End", str(n), f"step {n - 1} of {n - 1}")]
         assert all(st["svg"] == 1 for _k, st in s["steps"])
     assert counts[0] != counts[1]              # (they are two different backwards)
     sizes = json.loads(html.unescape(re.search(r'<pre id="measure">(.*?)</pre>', dom,

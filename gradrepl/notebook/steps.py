@@ -1,30 +1,30 @@
 """The frames of a logged backward, drawn for the notebook's player.
 
 The same frames as ``gradrepl graph --steps`` (``viz.steps.frames`` over the picture model, each
-drawn with the chain-rule lines), as the player's frame dicts, with the frames' titles and
-sentences as plain text for frontends that show no HTML.
+drawn with the chain-rule lines; ``step 3 of 7``, the step's sentence, the ready queue), as the
+player's frame dicts, with the steps' sentences as plain text for frontends that show no HTML.
 """
 from __future__ import annotations
 
 
 def player_frames(tensor, run, namespace, recorder, view="backward"):
-    """``(frames, text)``: the player's ``{"svg", "title", "description"}`` dicts for ``run``
-    (a ``steps.LoggedRun`` of ``tensor``'s backward), and their titles and sentences as text."""
+    """``(frames, text)``: the player's frame dicts for ``run`` (a ``steps.LoggedRun`` of
+    ``tensor``'s backward), and one line per step as text."""
     from ..viz import model as _model
     from ..viz import render
     from ..viz.dot import to_dot
     from ..viz.steps import frames
+    from ..viz.terminal import ready_text, step_title
 
     g = _model.build(tensor, namespace=namespace, recorder=recorder)
     step_view = view if view != "forward" else "backward"
     items, lines = [], []
-    for f in frames(g, run, chain=True):
-        k, n = f.step["index"], f.step["total"]
-        title = f"event {k} of {n}" if k else "before backward"
-        event = f.step.get("event") or ""
+    for f in frames(g, run, chain=True):   # (as gradrepl graph --steps makes them)
+        counter, event = step_title(f.step), f.step.get("event") or ""
         items.append({"svg": render.svg(to_dot(f, view=step_view, chain=True)),
-                      "title": title, "description": event})
-        lines.append(f"{title}: {event}" if event else title)
+                      "counter": counter, "title": event,
+                      "description": "ready queue: " + ready_text(f.step)})
+        lines.append(f"{counter}: {event}" if event else counter)
     if not items:
         raise ValueError("the backward logged no steps")
     return items, "\n".join(lines) + "\n"
