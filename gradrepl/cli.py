@@ -116,8 +116,9 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
            html: Optional[str] = typer.Option(None, "--html", metavar="OUT.html",
                                               help="write a handout: the transcript with the "
                                               "pictures of its tensors inline"),
-           safe: bool = typer.Option(False, "--safe", help="run each file in a child the kernel confines "
-                                     "(Landlock, seccomp); this process checks and writes"),
+           safe: bool = typer.Option(False, "--safe", help="run each file in a child the "
+                                     "kernel confines (Landlock, seccomp); this process "
+                                     "checks and writes"),
            present: bool = typer.Option(False, "--present", help="walk the session in front "
                                         "of a class: each block's comments and input, Enter "
                                         "runs it, q quits"),

@@ -7,10 +7,11 @@ and before any session code runs; from then on, whatever the session's code mana
 - **Files** (Landlock, ``landlock_create_ruleset``/``add_rule``/``restrict_self``, ABI 3 or
   later): writing, creating, removing, renaming, truncating or linking anything outside
   ``workdir``; reading anything outside the interpreter's standard library, the packages
-  gradrepl needs (``numpy``, ``numpy.libs``, ``gradrepl`` and the site-packages directories of
-  the modules already loaded, never ``site-packages`` as a whole), the shared libraries
-  already mapped and the system directories they come from (``/usr/lib/x86_64-linux-gnu``:
-  what a C extension imported later links against); ``/dev/null`` (read, write) and ``/dev/urandom`` (read). Nothing may be
+  gradrepl needs (``NEEDED_PACKAGES``: numpy, gradrepl, numexpr, randomgen, their ``.libs``,
+  and the site-packages directories of the modules already loaded, never ``site-packages``
+  as a whole), the shared libraries already mapped and the system directories they come from
+  (``/usr/lib/x86_64-linux-gnu``: what a C extension imported later links against),
+  ``/etc/ld.so.cache``, ``/dev/null`` (read, write) and ``/dev/urandom``. Nothing may be
   executed (no ``execute`` right anywhere), and no device node made. The session text is not a
   path the child can read: the parent sends it over a pipe. With ABI 4 or later, TCP bind and
   connect are refused too; with ABI 6 or later, signals and abstract UNIX sockets outside the

@@ -16,9 +16,22 @@ session each, and show, check, update or hand them out.
   With ``--check``, ``--update`` or ``--html`` it is one line and exit 2.
 - ``--paddle 3``: the profile for files without a ``# gradrepl: paddle=...`` header (the header
   wins: the expected outputs were made under it).
-- ``--safe``: run the whole replay again in the sandbox's limited child
-  (``sandbox.run_safe(["replay", ..., "--inside-sandbox"])``), where sessions are
-  ``Session(safe=True)``.
+- ``--safe``: each file runs in its own child process that the kernel confines
+  (``kernel.py``: Landlock, seccomp, no_new_privs, resource limits) behind the static check
+  and the audit hook (``sandbox.py``); the child gets the session's text over a pipe and sends
+  each input's output back as data (``safe_replay.py``). This process parses the file,
+  computes ``--check``'s verdict, and writes ``--update``'s file and the ``--html`` handout:
+  the child can write nothing outside its temporary directory. Refused lines are reported up
+  front, numbered by file line.
+- Files are read only if they are regular files (a fifo or a device is refused at once, never
+  waited on); ``--update`` of a symbolic link rewrites its target; lone surrogates in outputs
+  are written as their escapes (``\\udc80``); on a terminal, control characters in outputs
+  and diffs are shown escaped (``\\x1b``).
+
+Exit status: 0 all ran (and matched); 1 ``--check`` found differences or inputs that did not
+run; 2 a file could not be read or parsed, ``--safe`` cannot sandbox here, a limit stopped a
+session, or its results were tampered with; 3 ``--safe`` refused lines (2 outranks 3, 3
+outranks 1).
 """
 from __future__ import annotations
 

@@ -1,13 +1,20 @@
 """Safe mode: replaying session files written by someone else (``gradrepl replay FILE --safe``).
 
 A teacher replays students' files; a file must not be able to read the teacher's files, write
-anywhere, start processes, open sockets or exhaust the machine. Two layers, both needed:
+anywhere, start processes, open sockets or exhaust the machine. The boundary is the kernel:
+``replay --safe`` runs each file in a child that ``kernel.confine()`` has put under Landlock
+and seccomp (``kernel.py``), and the parent decides and writes (``safe_replay.py``). The two
+layers here are filters in front of it, so that a session does not even get the primitives
+the kernel then contains:
 
 1. **A static check of the source** (``check_source``, ``check_session_blocks``,
    ``check_session_text``, ``SessionChecker``): the Python of each input is parsed (never run)
    and refused, with the line and the construct named, unless it stays within paddle / numpy /
-   math. It refuses: imports other than ``paddle`` (and submodules), ``numpy``, ``math`` and
-   ``gradrepl.paddle``; star imports (but ``from math import *``) and relative imports; dunder
+   math. It refuses: imports other than ``paddle`` (and its public submodules, never test
+   code), ``numpy`` and its public modules by an explicit list (``NUMPY_MODULES``: no
+   ``numpy.core`` shim, no test modules, no ``conftest``, nothing private), ``math`` and
+   ``gradrepl.paddle``; attribute names bound anywhere reachable to a module outside that list
+   (``np.core``); star imports (but ``from math import *``) and relative imports; dunder
    names and dunder attributes (``__class__``, ``__globals__``, ``__subclasses__``,
    ``__builtins__``, ``__import__`` ...; only ``__name__``/``__qualname__``/``__doc__``/
    ``__version__`` and the ordinary dunder methods may be read, so ``super().__init__()``,
@@ -25,7 +32,9 @@ anywhere, start processes, open sockets or exhaust the machine. Two layers, both
    loadtxt genfromtxt fromfile tofile memmap dump``...), and the escape hatches
    ``np.lib np.ctypeslib np.testing np.f2py np.distutils arr.ctypes as_strided np.info np.test
    paddle.utils paddle.jit paddle.static paddle.inference paddle.hub``...; private attributes
-   (``x._core``) unless the checked source assigns that attribute or defines it in a class;
+   (``x._core``) unless the checked source assigns that attribute or defines it in a class,
+   and never a private name under which numpy, paddle or gradrepl bind a module (assigning
+   ``x._core`` does not unlock ``np._core``);
    ``.format``/``.format_map`` unless called on a string literal whose fields read only allowed
    attributes (``'{0.__class__}'.format(x)`` is refused); the shell commands ``%record`` and
    ``%load``, ``%graph -o`` (files), and unknown ``%`` commands (``%time STMT`` is checked as
@@ -60,7 +69,9 @@ anywhere, start processes, open sockets or exhaust the machine. Two layers, both
      ``setrlimit``; new audit hooks; and, when called straight from the session's code (frames
      compiled as ``<stdin>`` or ``<session...>``), ``exec``/``compile``, frame access
      (``sys._getframe``, ``gi_frame``, ``tb_frame``, ``__code__``), code and function
-     construction and the ``gc`` object walks. It also disables ``_posixsubprocess.fork_exec``
+     construction and the ``gc`` object walks. The hook reads only frozen copies of its
+     tables held in its own closure (never this module's globals, which a session that
+     reached ``sys.modules`` could rebind). It also disables ``_posixsubprocess.fork_exec``
      and ctypes' raw-memory helpers, and stops writing ``.pyc`` files. With no arguments it
      reads ``GRADREPL_SANDBOX_DIR``, ``GRADREPL_SANDBOX_READ`` and ``GRADREPL_SANDBOX_WRITE``
      (``os.pathsep``-separated paths), which ``run_safe(read_paths=, write_paths=)`` sets.
