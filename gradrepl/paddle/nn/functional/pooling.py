@@ -300,31 +300,32 @@ def _max_unpool(x, indices, kernel_size, stride, padding, output_size, nd):
     return U.unpool(x, indices, size)
 
 
+_UNPOOL_LAYOUT = {2: ("NCHW", "[N, C, H, W]"), 3: ("NCDHW", "[N, C, D, H, W]")}
+
+
+def _check_unpool(x, indices, data_format, nd):
+    fmt, layout = _UNPOOL_LAYOUT[nd]
+    if x.data.ndim != nd + 2:
+        raise ValueError(f"The x should have {layout} format, but received {x.shape}.")
+    if indices.data.ndim != nd + 2:
+        raise ValueError(f"The indices should have {layout} format, but received "
+                         f"{indices.shape}.")
+    if data_format != fmt:
+        raise ValueError(f"Attr(data_format) should be '{fmt}'. Received Attr(data_format): "
+                         f"{data_format}.")
+
+
 def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
                  output_size=None, name=None):
     """The inverse of ``max_pool2d(..., return_mask=True)``: each value written at its index
     into zeros of size (H_in - 1) * stride + kernel - 2 * padding (or ``output_size``)."""
-    if x.data.ndim != 4:
-        raise ValueError(f"The x should have [N, C, H, W] format, but received {x.shape}.")
-    if indices.data.ndim != 4:
-        raise ValueError(f"The indices should have [N, C, H, W] format, but received "
-                         f"{indices.shape}.")
-    if data_format != "NCHW":
-        raise ValueError(f"Attr(data_format) should be 'NCHW'. Received Attr(data_format): "
-                         f"{data_format}.")
+    _check_unpool(x, indices, data_format, 2)
     return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 2)
 
 
 def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
                  output_size=None, name=None):
-    if x.data.ndim != 5:
-        raise ValueError(f"The x should have [N, C, D, H, W] format, but received {x.shape}.")
-    if indices.data.ndim != 5:
-        raise ValueError(f"The indices should have [N, C, D, H, W] format, but received "
-                         f"{indices.shape}.")
-    if data_format != "NCDHW":
-        raise ValueError(f"Attr(data_format) should be 'NCDHW'. Received Attr(data_format): "
-                         f"{data_format}.")
+    _check_unpool(x, indices, data_format, 3)
     return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3)
 
 
