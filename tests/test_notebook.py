@@ -208,7 +208,7 @@ def test_submodule_imports_profile_switch_and_unload(imports):
                             "'forward', 'backward', 'both')\n")
     assert "gradrepl unloaded" in _stdout(_cell(imports, "%unload_ext gradrepl"))
     # the stand-in "real" paddle is back, no gradrepl finder or magic or transformer is left
-    assert _stdout(_cell(imports, "ip = get_ipython()")) == "True []\n[]\n[]\nTrue False\n"
+    assert _stdout(_cell(imports, "ip = get_ipython()")) == "True []\n[]\n[]\nTrue False\n[]\n"
 
 
 # ----------------------------------------------------------------------------- in a browser
