@@ -273,16 +273,16 @@ LOCAL = {
              lambda x, o, a: a["factor"] * x[0] ** (a["factor"] - 1)),),
     "elementwise_pow": (("{x1} * {x0}^({x1} - 1)", lambda x, o, a: x[1] * x[0] ** (x[1] - 1)),
                         ("{x0}^{x1} * ln({x0})", lambda x, o, a: o * np.log(x[0]))),
-    "exp": (("exp({x0})", lambda x, o, a: o),),
+    "exp": (("exp({x0_})", lambda x, o, a: o),),
     "log": (("1/{x0}", lambda x, o, a: 1.0 / x[0]),),
-    "tanh": (("1 - tanh({x0})^2", lambda x, o, a: 1.0 - o * o),),
-    "sigmoid": (("sigmoid({x0}) * (1 - sigmoid({x0}))", lambda x, o, a: o * (1.0 - o)),),
-    "relu": (("[{x0} > 0]", lambda x, o, a: (x[0] > 0).astype(np.float64)),),
-    "sin": (("cos({x0})", lambda x, o, a: np.cos(x[0])),),
-    "cos": (("-sin({x0})", lambda x, o, a: -np.sin(x[0])),),
+    "tanh": (("(1 - {out}^2)", lambda x, o, a: 1.0 - o * o),),
+    "sigmoid": (("{out} * (1 - {out})", lambda x, o, a: o * (1.0 - o)),),
+    "relu": (("[{x0_} > 0]", lambda x, o, a: (x[0] > 0).astype(np.float64)),),
+    "sin": (("cos({x0_})", lambda x, o, a: np.cos(x[0])),),
+    "cos": (("-sin({x0_})", lambda x, o, a: -np.sin(x[0])),),
     "square": (("2 * {x0}", lambda x, o, a: 2.0 * x[0]),),
-    "sqrt": (("1 / (2 * sqrt({x0}))", lambda x, o, a: 0.5 / o),),
-    "abs": (("sign({x0})", lambda x, o, a: np.sign(x[0])),),
+    "sqrt": (("1 / (2 * {out})", lambda x, o, a: 0.5 / o),),
+    "abs": (("sign({x0_})", lambda x, o, a: np.sign(x[0])),),
     "reciprocal": (("-1/{x0}^2", lambda x, o, a: -1.0 / (x[0] * x[0])),),
     "assign": (("1", lambda x, o, a: 1.0),),
     "cast": (("1", lambda x, o, a: 1.0),),
@@ -358,6 +358,8 @@ def edge_rule(node, i, namer):
     out_shape = tuple(node.out_meta[0][0])
     attrs = node.attrs or {}
     names = {f"x{k}": namer.input_name(node, k) for k in range(len(node.in_meta))}
+    names.update({f"x{k}_": _bare(v) for k, v in list(names.items())})
+    names["out"] = namer.key((node, 0))
     names.update({k: _num(v) for k, v in attrs.items() if isinstance(v, (int, float))})
     if name in SPREAD:
         sym, fn = SPREAD[name]
@@ -385,7 +387,8 @@ def edge_rule(node, i, namer):
         sym = tmpl(names, attrs) if callable(tmpl) else tmpl.format(**names)
     except (KeyError, IndexError):
         sym = f"d({namer.node_name(node)})/d({names.get(f'x{i}', '?')})"
-    reduced = (out_shape, in_shape) if in_shape != out_shape else None
+    reduced = (out_shape, in_shape, names.get(f"x{i}", "?")) if in_shape != out_shape \
+        else None
 
     def pull(u, local=local, in_shape=in_shape):
         return _sum_to(local * np.asarray(u, np.float64), in_shape)
@@ -622,7 +625,7 @@ class _Builder:
             nt = Term(t.path + [name], t.keys + [key], t.edges + [(p, i)],
                       t.factors + [(rule.symbol, rule.local)], v, kind=t.kind, count=t.count,
                       note=t.note, reduced=t.reduced + ([rule.reduced] if rule.reduced else []),
-                      positional=positional, pre=pre if pre is not None else t.pre)
+                      positional=positional, pre=pre)
             out.append(nt)
         return out
 
@@ -1134,6 +1137,30 @@ def _path_text(t):
     return "".join(parts)
 
 
+def _bare(name):
+    """``(x @ w) + b`` for ``((x @ w) + b)``: a name without its outer parentheses."""
+    if name.startswith("(") and name.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(name):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(name) - 1:
+                return name
+        return name[1:-1]
+    return name
+
+
+def _factor(sym):
+    """A factor of a product: parenthesized when it is a sum or difference."""
+    depth = 0
+    for k, ch in enumerate(sym):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch in "+-" and 0 < k < len(sym) - 1 and sym[k - 1] == " ":
+            return f"({sym})"
+    return sym
+
+
 def _broadcast_words(out_shape, in_shape):
     n = int(np.prod(out_shape)) // max(1, int(np.prod(in_shape)))
     rows = len(out_shape) == len(in_shape) + 1 and tuple(out_shape[1:]) == tuple(in_shape)
@@ -1150,14 +1177,14 @@ def _term_line(ex, t):
     path = _path_text(t)
     if t.kind == "vector":
         head = f"{path}" + (f"  ({t.count} paths end with this edge)" if t.count > 1 else "")
-        line = f"{head}: " + " * ".join(f[0] for f in t.factors)
+        line = f"{head}: " + " * ".join(_factor(f[0]) for f in t.factors)
         vals = [f[1] for f in t.factors]
         if len(vals) > 1 and all(v is not None and np.size(v) == 1 for v in vals):
             line += " = " + " * ".join(_num(np.asarray(v).reshape(-1)[0]) for v in vals)
         if t.reduced:
-            out_shape, in_shape = t.reduced[-1]
+            out_shape, in_shape, who = t.reduced[-1]
             n, what = _broadcast_words(out_shape, in_shape)
-            line += (f", summed over the {n} broadcast {what} ({t.path[-1]} {list(in_shape)} "
+            line += (f", summed over the {n} broadcast {what} ({who} {list(in_shape)} "
                      f"was broadcast to {list(out_shape)})")
             if ex.element is not None and t.pre is not None:
                 adds = _broadcast_addends(t.pre, in_shape, ex.element)
@@ -1178,7 +1205,7 @@ def _term_line(ex, t):
     seed = _seed_value(ex, t)
     if seed is not None and seed != "1":
         syms = [ex.words.grad_name(t.path[0])] + syms
-    sym_text = " * ".join(syms)
+    sym_text = " * ".join(_factor(x) for x in syms)
     parts = [sym_text]
     nums = _factor_numbers(ex, t)
     if nums:
@@ -1186,9 +1213,9 @@ def _term_line(ex, t):
         if num_text != sym_text:
             parts.append(num_text)
     if t.reduced:
-        out_shape, in_shape = t.reduced[-1]
+        out_shape, in_shape, who = t.reduced[-1]
         n, what = _broadcast_words(out_shape, in_shape)
-        parts[-1] += (f", summed over the {n} broadcast {what} ({t.path[-1]} {list(in_shape)} "
+        parts[-1] += (f", summed over the {n} broadcast {what} ({who} {list(in_shape)} "
                       f"was broadcast to {list(out_shape)})")
         if t.pre is not None:
             if ex.element is not None:
