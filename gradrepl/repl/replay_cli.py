@@ -300,7 +300,8 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n", t.path,
                                paddle, len(t.blocks), html=bool(html), on_record=on_record)
     for line, message in res.refusals:
-        err.write(f"{PROG} --safe: {t.path}:{line}: refused: {clean_text(message)}\n")
+        err.write(for_terminal(err, f"{PROG} --safe: {t.path}:{line}: refused: "
+                                    f"{clean_text(message)}\n"))
     fr = FileRun(t.path, t, res.profile or "?", runs, exited_at=res.exited_at)
     ok = True
     for problem in (res.limit, res.error):

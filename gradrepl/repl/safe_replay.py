@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import select
 import signal
@@ -63,7 +62,8 @@ from dataclasses import dataclass, field
 OUTPUT_LIMIT_MB = 10       # all of a file's outputs together, as the old child's stdout file
 _CONFINE_FAILED = 97       # the child's status when the kernel could not confine it
 # how the child is started (then the results fd); tests start a child with layers taken away
-CHILD_ARGS = ("-P", "-m", "gradrepl.repl.safe_replay", "--child")
+CHILD_ARGS = (*(("-P",) if sys.version_info >= (3, 11) else ()),  # no cwd on sys.path
+              "-m", "gradrepl.repl.safe_replay", "--child")
 
 
 class SandboxedError(Exception):
@@ -285,6 +285,9 @@ def child_main(argv) -> None:
     """The confined child (see the module docstring). Never returns."""
     fd = int(argv[0])
     workdir = os.getcwd()
+    # the session may write files in its directory: never import from there
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and
+                   os.path.realpath(p) != os.path.realpath(workdir)]
     try:
         # everything the run needs that must be loaded before the kernel narrows the reads
         from . import sandbox
