@@ -51,7 +51,10 @@ def top(base, name, saves="all", inputs=None, forward=None):
         op.torch_name = name
         op.torch_saves = saves
         op.torch_inputs = inputs
-        op.saves_inputs = False  # the dialect checks versions itself, by torch's rules
+        # the dialect checks versions itself, by torch's rules; the node still keeps the
+        # inputs the VJP reads (else a large input was dropped: max_pool2d's backward failed)
+        op.reads_inputs = op.saves_inputs or op.reads_inputs
+        op.saves_inputs = False
         op.grad_sum_order = "torch"  # broadcast gradients summed as torch's sum_to sums them
         if forward is not None:
             op.forward = forward

@@ -9,6 +9,7 @@ import copy
 import numpy as np
 
 from ...engine.ops import conv as C
+from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, needs_grad
 from .. import _ops
 from .._base import raw
@@ -30,6 +31,7 @@ def _named(base, name, saves="all", forward=None, vjp=None, n_in=None):
     op.torch_name = name
     op.torch_saves = saves
     op.torch_inputs = n_in
+    op.reads_inputs = op.saves_inputs or op.reads_inputs  # (see _ops.top)
     op.saves_inputs = False
     if forward is not None:
         op.forward = forward
@@ -44,11 +46,14 @@ def _conv_bias_fwd(x, w, b, **geom):
     return y + b.reshape(1, -1, 1, 1).astype(y.dtype)
 
 
+_GEOM = geom_reader(2)
+
+
 def _conv_bias_vjp(n, g):
     from ...engine.ops.reduce import sum as rsum
 
     x, w, _b = n.inputs
-    geom = C._geom(n.attrs)
+    geom = _GEOM(n.attrs)
     xs, ws = n.in_meta[0][0], n.in_meta[1][0]
     dx = C.conv2d_transpose(g, w, out_hw=xs[2:], **geom) if needs_grad(n, 0) else None
     dw = C.conv2d_grad_filter(x, g, ksize=ws[2:], **geom) if needs_grad(n, 1) else None
