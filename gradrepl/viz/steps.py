@@ -124,10 +124,18 @@ class _Replay:
             return j if j in self.by_id else None
 
         self.bw_of = {}
+        self.member = set()   # engine nodes drawn inside a collapsed Layer's backward op
         for node, info in b.bw.items():
             j = mapped(info.id)
             if j is not None:
                 self.bw_of[node] = j
+                if j != info.id:
+                    self.member.add(node)
+        self.full_gv = {}     # engine (node, slot) -> its gradient's name, drawn or not
+        for gv in b.gvars.values():
+            edge = b.grad_edges.get(gv.id)
+            if edge is not None:
+                self.full_gv[edge] = gv.name
         self.exact = id_map is None or all(  # one engine node per backward op drawn
             id_map.get(k) == k for k in id_map)
         self.gv_of = {}  # engine (node, slot) -> grad var id
@@ -151,6 +159,7 @@ class _Replay:
         self.changed = set()
         self.acc_ready = set()
         self.edge_ptr = None     # (node, next edge index, pending index) while a node sends
+        self.inputs = list(run.kw.get("inputs") or ())   # paddle.grad's inputs
         # what this backward touches: its nodes (PrepareDeps) and their gradient variables
         counted = next((e for e, _v in run.events if isinstance(e, ev.DepsCounted)), None)
         nodes = set(counted.deps) if counted is not None else set()
@@ -175,6 +184,8 @@ class _Replay:
         """A backward op as the picture names it (its engine name where it is not drawn)."""
         bid = self.bw_of.get(node)
         if bid is not None:
+            if node in self.member:   # one engine op inside a collapsed Layer
+                return f"{shown(self.by_id[bid])} ({self.builder.d.backward_name(node)})"
             return shown(self.by_id[bid])
         if isinstance(node, AccumulateNode):
             return f"the accumulation into {self.leaf_name(node)}.grad"
@@ -193,6 +204,8 @@ class _Replay:
         gid = self.gv_of.get((node, slot))
         if gid is not None:
             return self.by_id[gid].name
+        if (node, slot) in self.full_gv:   # a gradient inside a collapsed Layer
+            return self.full_gv[(node, slot)]
         if isinstance(node, AccumulateNode):
             return self.builder.d.grad_var_name(self.leaf_name(node))
         return f"the gradient for {self.name(node)}"
@@ -254,10 +267,14 @@ class _Replay:
                 del self.buf[k]
             bid = self.bw_of.get(e.node)
             self._start(bid)
+            hooked = []
             for k, p in enumerate(vals["out_grads"]):  # what the op ran on
                 gid = self.gv_of.get((e.node, k))
-                if gid is not None and p is not None and self.values.get(gid) != p:
+                before = self.values.get(gid) if gid is not None else None
+                if gid is not None and p is not None and before != p:
                     self._set(gid, p)
+                    if before is not None:   # a hook on the output changed its gradient
+                        hooked.append((self.by_id[gid].name, before, p))
             self.edge_ptr = [e.node, 0, None]
             if bid is not None and self.exact:
                 self.contrib[bid] = {}
@@ -266,7 +283,7 @@ class _Replay:
                     for tid, p in zip(op.inputs, vals["inputs"]):
                         if p is not None:
                             self.xvals[tid] = p
-            return ("run", e.node)
+            return ("run", e.node, hooked)
         if isinstance(e, ev.Accumulate):
             gid = self.gv_of.get((e.target, e.slot))
             if isinstance(e.target, AccumulateNode) and e.target in self.acc_ready:
@@ -303,7 +320,12 @@ class _Replay:
                     self.running = None
             return ("released", e.node)
         if isinstance(e, ev.Captured):
-            return ("capture", e.index, vals["grad"])
+            inputs = self.inputs or ()
+            t = inputs[e.index] if e.index < len(inputs) else None
+            edge = t.gradient_edge() if t is not None else None
+            if edge is not None:   # the node whose gradient is taken just left the queue
+                self._pop_to(edge[0])
+            return ("capture", e.index, vals["grad"], edge)
         return ("other", e)
 
     def _edge(self, child, slot, sent):
@@ -445,10 +467,12 @@ class _Narrator:
                 sent.append(text)
             elif note[0] == "released":
                 freed = True
+        hooked = "".join(f" on {gv} = {after} (a hook changed it from {before})"
+                         for gv, before, after in notes[0][2])
         if sent:
-            text = f"{who} ran: it sent {_and(sent)}"
+            text = f"{who} ran{hooked}: it sent {_and(sent)}"
         else:
-            text = f"{who} ran: none of its inputs takes a gradient"
+            text = f"{who} ran{hooked}: none of its inputs takes a gradient"
         if freed:
             text += ", then freed its saved tensors (no retain_graph)"
         return text
@@ -468,8 +492,12 @@ class _Narrator:
                 f"to what {leaf}.grad held)")
 
     def _capture(self, notes, frame):
-        _k, index, grad = notes[0]
-        return f"{self.w['grad_call']} takes the gradient of its input {index}: {grad}"
+        _k, index, grad, edge = notes[0]
+        r = self.r
+        if edge is None:
+            return f"{self.w['grad_call']} takes the gradient of its input {index}: {grad}"
+        gv = r.gv_name(*edge)
+        return f"{self.w['grad_call']} returns {gv} = {grad} as its result"
 
 
     def _other(self, notes, frame):
