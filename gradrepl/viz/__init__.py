@@ -90,7 +90,9 @@ class Picture:
         return path
 
     def _repr_svg_(self):
-        return self.svg()
+        from .sanitize import svg as clean_svg
+
+        return clean_svg(self.svg())  # (inline in a notebook page: only what draws)
 
     def __repr__(self):
         m = self.model
