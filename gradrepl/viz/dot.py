@@ -228,6 +228,7 @@ class DotWriter:
                        "arrowsize": "0.8"})
         self.targets = set(g.targets)
         self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
+        self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
 
     # -- nodes ------------------------------------------------------------------------
@@ -402,7 +403,11 @@ class DotWriter:
         if step is not None:
             from .terminal import ready_text, step_title
 
-            lines.append(f"{step_title(step)}: {step['event']}")
+            import textwrap
+
+            # the sentence in lines of a picture's width (one long line widened every frame)
+            lines += textwrap.wrap(f"{step_title(step)}: {step['event']}", 100,
+                                   subsequent_indent="    ") or [""]
             lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
         if any(o.order for o in self.g.ops):
             lines.append("orange: ops made by a backward with create_graph=True (their backward "

@@ -25,6 +25,7 @@ brackets (``(Paddle: PrepareDeps)``).
 from __future__ import annotations
 
 import copy
+import re
 from collections import deque
 
 from ..engine import events as ev
@@ -94,6 +95,9 @@ def snapshot(e, run=None):
     elif isinstance(e, ev.Captured):
         vals["grad"] = _p(e.grad)
     return e, vals
+
+
+_SUM_TO = re.compile(r"sum_to\(.*, (\[[0-9, ]*\])\)")
 
 
 def _and(parts):
@@ -313,11 +317,8 @@ class _Replay:
             return ("dep", e.node, e.remaining)
         if isinstance(e, ev.Released):
             bid = self.bw_of.get(e.node)
-            if bid is not None:
+            if bid is not None:   # (it stays the running op of this step's picture)
                 self.released.add(bid)
-                if self.running == bid:  # released is its last step: it is done
-                    self.done.add(bid)
-                    self.running = None
             return ("released", e.node)
         if isinstance(e, ev.Captured):
             inputs = self.inputs or ()
@@ -461,7 +462,10 @@ class _Narrator:
                 if not line or not line.endswith(f"= {grad}"):
                     if line:
                         text = f"{line} = {grad}"
+                m = _SUM_TO.search(text)
                 text += f" to {r.dest(target)}"
+                if m:   # a broadcast input: the gradient summed back to its shape
+                    text += f" (summed over the broadcast to the shape {m.group(1)})"
                 if before is not None:   # a second gradient for the same variable: summed
                     text += f" (added to the {before} it held: {gv} = {total})"
                 sent.append(text)
