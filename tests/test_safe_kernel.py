@@ -376,3 +376,35 @@ def test_help_documents_the_exit_statuses():
     assert r.returncode == 0
     for words in ("0 all ran", "1 --check", "2 a file", "3 --safe refused"):
         assert words in text, (words, text)
+
+
+# ============================================================================ whole files
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@needs_kernel
+def test_project_sessions_match_under_the_kernel():
+    files = [os.path.join(ROOT, "sessions", n) for n in
+             ("s000_example_two.pycon", "lesson_broadcasting.pycon", "lesson_profile3.pycon")]
+    rc, out, err = _replay(files, safe=True, check=True)
+    assert rc == 0 and err == "", out + err
+    assert out.count(": ok, ") == 3
+
+
+@needs_kernel
+def test_the_new_escapes_are_refused_by_replay_safe_and_nothing_gets_out(tmp_path):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    files = []
+    for path in sorted(os.listdir(os.path.join(ROOT, "tests", "data", "escapes"))):
+        if path.startswith("5"):
+            with open(os.path.join(ROOT, "tests", "data", "escapes", path)) as f:
+                text = f.read().replace("/tmp/gradrepl_pwned", str(markers / path))
+            (tmp_path / path).write_text(text)
+            files.append(tmp_path / path)
+    assert len(files) >= 8
+    rc, out, err = _replay(files, safe=True)
+    assert rc == 3, err
+    for f in files:
+        assert f"gradrepl replay --safe: {f}:" in err, f
+    assert os.listdir(markers) == []
