@@ -310,6 +310,9 @@ def test_refused_lines_exit_3_and_are_numbered_in_the_file(tmp_path):
     assert "gradrepl --safe: refused: line 7: import of 'os'" in out
     rc, out, err = _replay([f], safe=True, check=True)
     assert rc == 3 and "FAILED" in out
+    # --update does not keep refusals as expected outputs: the file stays as it was
+    rc, out, err = _replay([f], safe=True, update=True)
+    assert rc == 3 and "not updated: lines were refused" in err and f.read_text() == REFUSED
     # without --safe the same file runs (plain replay has no refusals): exit 0
     rc, out, err = _replay([f])
     assert rc == 0, err

@@ -22,7 +22,7 @@ session each, and show, check, update or hand them out.
   each input's output back as data (``safe_replay.py``). This process parses the file,
   computes ``--check``'s verdict, and writes ``--update``'s file and the ``--html`` handout:
   the child can write nothing outside its temporary directory. Refused lines are reported up
-  front, numbered by file line.
+  front, numbered by file line; ``--update`` leaves a file with refused lines as it was.
 - Files are read only if they are regular files (a fifo or a device is refused at once, never
   waited on); ``--update`` of a symbolic link rewrites its target; lone surrogates in outputs
   are written as their escapes (``\\udc80``); on a terminal, control characters in outputs
@@ -383,6 +383,7 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
             t = load(path)
             if inside_sandbox:
                 _report_refusals(t, err)
+            was_refused = False
             if kernel_safe:
                 fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err)
                 refused = refused or was_refused
@@ -393,7 +394,10 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                                     on_block=on_block)
             if check and not _check(fr, out):
                 status = max(status, 1)
-            if update:
+            if update and kernel_safe and was_refused:
+                err.write(f"{PROG} --safe: {path}: not updated: lines were refused (their "
+                          "refusals are not outputs to keep)\n")
+            elif update:
                 _update(fr, out)
             if plain and fr.not_run and fr.exited_at is not None:
                 err.write(f"{PROG}: {path}:{fr.exited_at}: the session exited here; "
