@@ -779,6 +779,9 @@ def _restricted_import(name, globals=None, locals=None, fromlist=(), level=0):
         statement = True
     if not statement:
         root = name.split(".")[0]
+        if any(part in _NEVER_PARTS for part in name.split(".")) and name not in sys.modules:
+            raise ImportError(f"import of {name!r} is not allowed in safe mode (test code)",
+                              name=name)
         if name in sys.modules or root in ("numpy", "gradrepl", "paddle", "math"):
             return builtins.__import__(name, globals, locals, fromlist, level)
         raise ImportError(f"import of {name!r} is not allowed in safe mode", name=name)
