@@ -418,3 +418,33 @@ def test_hostile_handout_and_player_in_headless_chromium(tmp_path, hostile_scrip
         # the hostile strings are on the page as text
         if page.name.startswith("62_"):
             assert "&lt;a href=javascript:alert(1)&gt;click&lt;/a&gt;" in dom
+
+
+# ============================================================================ labels over arrows
+def _arrowheads(svg):
+    for body in re.findall(r'<g id="edge\d+" class="edge">(.*?)</g>', svg, re.S):
+        for pts in re.findall(r'<polygon[^>]*points="([^"]*)"', body):
+            yield [tuple(map(float, p.split(","))) for p in pts.split()]
+
+
+def test_op_statements_sit_in_their_op_not_on_an_arrowhead():
+    """Issue 19 item 6: ``c = a * b`` sat on the arrowhead into ``Mul`` (an xlabel) in every
+    system-dot picture; it is now the op's second line. No arrowhead point falls in the box of
+    the statement's text, and the text belongs to its op's node."""
+    seeds = HERE.parent / "examples" / "seeds"
+    run = capture.run_for_pictures(str(seeds / "s000_example_two.py"))
+    pic = viz.graph(run.namespace["e"], namespace=run.namespace, recorder=run.recorder)
+    for prefer in _renderers():
+        svg = render.svg(pic.dot(), prefer)
+        for stmt, op in (("c = a * b", "f0"), ("e = c * d", "f1")):
+            node = re.search(rf'<g id="node\d+" class="node">\s*<title>{op}</title>(.*?)</g>',
+                             svg, re.S).group(1)
+            m = re.search(rf'<text[^>]*x="([-\d.]+)" y="([-\d.]+)"[^>]*>{re.escape(stmt)}</text>',
+                          node)
+            assert m, (prefer, stmt)
+            x, y = float(m.group(1)), float(m.group(2))
+            half = len(stmt) * 11 * 0.6 / 2
+            for poly in _arrowheads(svg):
+                for px, py in poly:
+                    assert not (x - half - 2 <= px <= x + half + 2 and y - 13 <= py <= y + 3), \
+                        (prefer, stmt, px, py)
