@@ -47,6 +47,13 @@ KERNEL_ONLY = textwrap.dedent("""
     from gradrepl.repl import kernel
     kernel.confine(os.getcwd())          # nothing else: no static check, no audit hook
     M, SECRET, TOUCH = cfg["markers"], cfg["secret"], cfg["touch"]
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    def ioctl(request):     # TIOCSTI types into a terminal; fd 0 is no tty: ENOTTY if let by
+        if libc.syscall(ctypes.c_long(cfg["ioctl_nr"]), ctypes.c_long(0),
+                        ctypes.c_ulong(request), ctypes.c_void_p(0)) != 0:
+            e = ctypes.get_errno()
+            raise (PermissionError if e == 1 else OSError)(e, os.strerror(e))
     attempts = {
         "write_outside": lambda: open(M + "/w", "w").write("x"),
         "append_outside": lambda: open(M + "/keep", "a").write("x"),
@@ -67,6 +74,8 @@ KERNEL_ONLY = textwrap.dedent("""
         "socket_unix": lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM),
         "socketpair": lambda: socket.socketpair(),
         "signal_parent": lambda: os.kill(os.getppid(), 0),
+        "tiocsti": lambda: ioctl(0x5412),
+        "tiocsti_high_bits": lambda: ioctl(0x5412 | (1 << 32)),
         "write_inside": lambda: open("ok.txt", "w").write("fine"),
         "read_inside": lambda: open("ok.txt").read(),
         "import_after": lambda: __import__("numpy").arange(3).sum(),
@@ -97,7 +106,8 @@ def test_the_kernel_alone_stops_files_processes_and_sockets(tmp_path):
     (markers / "keep").write_text("teacher's file")
     secret = tmp_path / "other_user_file.txt"     # under /tmp, outside the allowed set
     secret.write_text("answer key")
-    cfg = {"markers": str(markers), "secret": str(secret), "touch": "/usr/bin/touch"}
+    cfg = {"markers": str(markers), "secret": str(secret), "touch": "/usr/bin/touch",
+           "ioctl_nr": {"x86_64": 16, "aarch64": 29}.get(os.uname().machine, 16)}
     res = run_safe(python_args=["-c", KERNEL_ONLY], input=json.dumps(cfg), timeout=60)
     results = _results(res)
     assert sorted(os.listdir(markers)) == ["keep"]

@@ -231,7 +231,9 @@ def _seccomp(lib, pid: int) -> None:
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             rule(name, eperm, (0, _CMP_NE, pid, 0))                    # only to itself
         for req in (_TIOCSTI, _TIOCLINUX):
-            rule("ioctl", eperm, (1, _CMP_EQ, req, 0))
+            # the kernel reads the request as 32 bits: compare only those (high bits set
+            # would otherwise slip past an exact comparison)
+            rule("ioctl", eperm, (1, _CMP_MASKED_EQ, 0xFFFFFFFF, req))
         if lib.seccomp_attr_set(ctx, _FLTATR_ACT_BADARCH, _SCMP_ACT_KILL_PROCESS) != 0:
             raise KernelSandboxError("seccomp: cannot set the action for other ABIs")
         if lib.seccomp_attr_set(ctx, _FLTATR_CTL_TSYNC, 1) != 0:
