@@ -143,7 +143,6 @@ def check_frames(g, run, where, dialect_words=None):
     fr = steps.frames(g, run, chain=True)
     n = len(fr) - 1
     exp = Expect(g, run)
-    scope = set()
     counted = next((e for e, _v in run.events if isinstance(e, ev.DepsCounted)), None)
     nodes = set(counted.deps) if counted is not None else set()
     nodes.update(e.node for e, _v in run.events if isinstance(e, ev.Seeded))
@@ -203,7 +202,7 @@ def check_frames(g, run, where, dialect_words=None):
                 for node, c in fact[1].items():
                     bid = exp.bw_of.get(node)
                     if bid is not None and bid in by_id:
-                        assert f"{model.shown(by_id[bid])}: {c}" in text, (at, node)
+                        assert f"{model.shown(by_id[bid])} waits for {c}" in text, (at, node)
         if dialect_words is not None:
             for word in dialect_words:
                 assert word not in text, (at, word)
@@ -371,7 +370,7 @@ def _program(rng, dialect):
             return f"{name} = torch.tensor({arr}, requires_grad={grad})"
         return f"{name} = paddle.to_tensor({arr}, stop_gradient={not grad})"
 
-    lines = [f"import numpy as np", f"import {P}"]
+    lines = ["import numpy as np", f"import {P}"]
     names, shapes = [], {}
     for i in range(rng.randint(2, 4)):
         shape = rng.choice(SHAPES)

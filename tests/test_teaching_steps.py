@@ -78,7 +78,7 @@ def test_mlp_bias_chain_lines_equal_the_bias_gradients():
 EXAMPLE_TWO = [
     "Before backward: the graph as the forward pass left it.",
     "Before anything runs, each backward op counts the gradients it waits for "
-    "(Paddle: PrepareDeps): MulBackward #2: 0, MulBackward #1: 1.",
+    "(Paddle: PrepareDeps): MulBackward #2 waits for 0, MulBackward #1 waits for 1.",
     "The backward starts at e: e_grad = 1. (ones), so MulBackward #2 can run.",
     "MulBackward #2 ran: it sent c_grad = e_grad * d = 1. * 4. = 4. to MulBackward #1 and "
     "d_grad = e_grad * c = 1. * 10. = 10. to d, then freed its saved tensors (no retain_graph).",

@@ -413,12 +413,10 @@ class _Narrator:
         parts = []
         for n, c in e.deps.items():
             if n in r.bw_of:
-                parts.append(f"{r.name(n)}: {c}")
-        if not parts:
-            return (f"Before anything runs, each backward op counts the gradients it waits for "
-                    f"({self.w['engine']}: {self.w['count']}).")
-        return (f"Before anything runs, each backward op counts the gradients it waits for "
-                f"({self.w['engine']}: {self.w['count']}): " + ", ".join(parts))
+                parts.append(f"{r.name(n)} waits for {c}")
+        text = (f"Before anything runs, each backward op counts the gradients it waits for "
+                f"({self.w['engine']}: {self.w['count']})")
+        return text + (": " + ", ".join(parts) if parts else "")
 
     def _seed(self, notes, frame):
         r = self.r
