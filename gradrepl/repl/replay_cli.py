@@ -299,6 +299,8 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
 
     res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n", t.path,
                                paddle, len(t.blocks), html=bool(html), on_record=on_record)
+    if res.file_error:   # a file the parser or the profiles refuse: as plain replay says it
+        raise ReplayError(clean_text(res.error or "not a session file"))
     for line, message in res.refusals:
         err.write(for_terminal(err, f"{PROG} --safe: {t.path}:{line}: refused: "
                                     f"{clean_text(message)}\n"))
@@ -404,7 +406,7 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                           f"{_plural(fr.not_run, 'input')} after it did not run\n")
             done.append(fr)
         except (TranscriptError, ReplayError) as exc:
-            err.write(f"{PROG}: {exc}\n")
+            err.write(for_terminal(err, clean_text(f"{PROG}: {exc}\n")))
             status = 2
         out.flush()
     if check and len(files) > 1:

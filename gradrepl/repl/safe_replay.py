@@ -80,6 +80,7 @@ class SafeRun:
     exited_at: int | None = None
     ended: bool = False                              # the end record came
     error: str | None = None                         # one line: why the file failed (exit 2)
+    file_error: bool = False                         # ... because the file is not a session
     limit: str | None = None                         # one line: the limit that stopped it
     diagnostics: str = ""
 
@@ -256,6 +257,7 @@ class _Reader:
         if not self.started:
             if "error" in rec:
                 out.error = str(rec["error"])[:2000]
+                out.file_error = bool(rec.get("file"))
                 return False
             return self._tampered("a record before the start")
         if "error" in rec and "k" not in rec:
@@ -350,7 +352,7 @@ def _child_run(request: dict, send) -> None:
 
         key = _profile_key(t, request.get("paddle"))
     except TranscriptError as exc:
-        send({"error": str(exc)})
+        send({"error": str(exc), "file": True})   # the file's own fault, as plain replay says
         return
     refusals = check_session_blocks(t.blocks, allow_syntax_errors=True)
     send({"start": {"profile": key, "refusals": [[r.line, r.message] for r in refusals]}})
