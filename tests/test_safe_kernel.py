@@ -294,6 +294,12 @@ def test_update_writes_through_a_symlink(tmp_path):
 def test_safe_of_a_missing_file_says_no_such_file(tmp_path):
     rc, out, err = _replay([tmp_path / "nope.pycon"], safe=True)
     assert rc == 2 and err == f"gradrepl replay: {tmp_path / 'nope.pycon'}: no such file\n"
+    # a file the profiles refuse: the same line as plain replay's, not a failed run
+    bad = tmp_path / "h.pycon"
+    bad.write_text("# gradrepl: paddle=9\n>>> 1\n1\n")
+    plain = _replay([bad], check=True)
+    assert _replay([bad], safe=True, check=True) == plain
+    assert plain[0] == 2 and plain[1] == "" and ":1: unknown Paddle profile '9'" in plain[2]
 
 
 REFUSED = """# a comment
