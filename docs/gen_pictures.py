@@ -1,6 +1,7 @@
 """The pictures of the README and the docs, drawn by gradrepl from the scripts in examples/.
 
-One table: each row is a picture's file name and the ``gradrepl graph`` arguments that draw it.
+One table: each row is a picture's file name and the ``gradrepl`` command that draws it (``graph``
+or ``why``, the script, its options).
 Nothing here is drawn by hand, so the pictures show what the engine of this checkout builds.
 
     python docs/gen_pictures.py            # (re)write docs/img/*.svg (the README's picture too)
@@ -20,31 +21,33 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IMG_DIR = os.path.join(ROOT, "docs", "img")
 
-# name -> the arguments after `gradrepl graph`
+# name -> the arguments after `gradrepl`
 PICTURES = {
     # the Paddle guide's example two, forward and backward, after backward()
-    "example_two.svg": ["examples/seeds/s000_example_two.py", "--tensor", "e"],
+    "example_two.svg": ["graph", "examples/seeds/s000_example_two.py", "--tensor", "e"],
     # the same graph before backward(): stop after the line that makes e
-    "example_two_before.svg": ["examples/seeds/s000_example_two.py", "--tensor", "e",
+    "example_two_before.svg": ["graph", "examples/seeds/s000_example_two.py", "--tensor", "e",
                                "--at", "8"],
     # the backward graph with the chain rule's arithmetic on each backward op
-    "example_two_chain.svg": ["examples/seeds/s000_example_two.py", "--tensor", "e",
+    "example_two_chain.svg": ["graph", "examples/seeds/s000_example_two.py", "--tensor", "e",
                               "--view", "backward", "--chain"],
     # a broadcast add: b's gradient is summed over the broadcast axis
-    "broadcast.svg": ["examples/graphs/broadcast.py", "--tensor", "loss", "--view", "backward",
-                      "--chain"],
+    "broadcast.svg": ["graph", "examples/graphs/broadcast.py", "--tensor", "loss",
+                      "--view", "backward", "--chain"],
     # a small MLP with each Layer call as one node
-    "mlp_collapsed.svg": ["examples/graphs/mlp.py", "--tensor", "loss", "--collapse"],
+    "mlp_collapsed.svg": ["graph", "examples/graphs/mlp.py", "--tensor", "loss", "--collapse"],
+    # why a.grad is 20: the path e -> c -> a highlighted
+    "why_example_two.svg": ["why", "examples/seeds/s000_example_two.py", "a"],
 }
 
 
 def draw(name: str, out_dir: str) -> str:
     """Draw one picture of the table into out_dir; return the file's path."""
     out = os.path.join(out_dir, name)
-    cmd = [sys.executable, "-m", "gradrepl", "graph", *PICTURES[name], "-o", out]
+    cmd = [sys.executable, "-m", "gradrepl", *PICTURES[name], "-o", out]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     if done.returncode != 0 or not os.path.exists(out):
-        raise RuntimeError(f"gradrepl graph {' '.join(PICTURES[name])} failed "
+        raise RuntimeError(f"gradrepl {' '.join(PICTURES[name])} failed "
                            f"(exit {done.returncode}): {done.stderr.strip()}")
     return out
 
