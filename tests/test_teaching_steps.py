@@ -79,7 +79,7 @@ EXAMPLE_TWO = [
     "Before backward: the graph as the forward pass left it.",
     "Before anything runs, each backward op counts the gradients it waits for "
     "(Paddle: PrepareDeps): MulBackward #2 waits for 0, MulBackward #1 waits for 1.",
-    "The backward starts at e: e_grad = 1. (ones), so MulBackward #2 can run.",
+    "The backward starts at e: e_grad = 1. (de/de = 1), so MulBackward #2 can run.",
     "MulBackward #2 ran: it sent c_grad = e_grad * d = 1. * 4. = 4. to MulBackward #1 and "
     "d_grad = e_grad * c = 1. * 10. = 10. to d, then freed its saved tensors (no retain_graph).",
     "MulBackward #1 ran: it sent a_grad = c_grad * b = 4. * 5. = 20. to a and "

@@ -82,6 +82,8 @@ def snapshot(e, run=None):
                 run.leaf_before[n] = _p(leaf._grad) if leaf is not None else None
     elif isinstance(e, ev.Seeded):
         vals["grad"] = _p(e.grad)
+        vals["ones"] = e.grad is not None and bool((e.grad.data == 1).all())
+        vals["size"] = e.grad.data.size if e.grad is not None else 0
     elif isinstance(e, ev.Accumulate):
         vals["grad"] = _p(e.grad)
         vals["total"] = _p(e.total)
@@ -105,11 +107,6 @@ def _and(parts):
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def _is_ones(text):
-    return text is not None and text.replace("[", "").replace("]", "").replace(" ", "") \
-        .replace(",", "").replace("1.", "").replace("1", "") == ""
 
 
 class _Replay:
@@ -259,7 +256,7 @@ class _Replay:
             return ("count", e)
         if isinstance(e, ev.Seeded):
             self._set(self.gv_of.get((e.node, e.slot)), vals["grad"])
-            return ("seed", e, vals["grad"])
+            return ("seed", e, vals["grad"], vals.get("ones"), vals.get("size"))
         if isinstance(e, ev.Ready):
             if isinstance(e.node, AccumulateNode):
                 self.acc_ready.add(e.node)
@@ -427,9 +424,12 @@ class _Narrator:
                 gv = r.gv_name(e.node, e.slot)
                 tid = r.by_id[r.gv_of[(e.node, e.slot)]].tensor if (e.node, e.slot) in r.gv_of \
                     else None
-                where = f" at {r.by_id[tid].name}" if tid else ""
-                how = " (ones)" if _is_ones(note[2]) and self.kw.get("grad_tensors") is None \
-                    else ""
+                root = r.by_id[tid].name if tid else None
+                where = f" at {root}" if root else ""
+                how = ""
+                if note[3] and root:   # (Paddle's default seed)
+                    how = (f" (d{root}/d{root} = 1)" if note[4] == 1 else
+                           f" (ones, one for each element of {root})")
                 seeds.append((where, f"{gv} = {note[2]}{how}"))
             elif note[0] == "ready":
                 ready.append(r.name(note[1]))
