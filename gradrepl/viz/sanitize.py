@@ -19,7 +19,8 @@ a link or a script in them. This module is the second line, for whatever SVG rea
     value names a script scheme (``javascript:``, ...) or CSS that loads or runs something
     (``url(`` of anything but a ``#fragment``, ``expression(``, ``@import``) goes;
   - a ``<`` that starts no well-formed tag becomes ``&lt;``; comments stay only when plain,
-    CDATA becomes text, processing instructions and declarations go.
+    CDATA becomes text, processing instructions and declarations go (but the prolog of an SVG
+    document: its XML declaration and a DOCTYPE without an internal subset).
 
   A clean SVG (every picture Graphviz draws from gradrepl's DOT) comes back byte for byte.
 """
@@ -136,6 +137,10 @@ def _start_tag(m, element: str) -> str:
     return f"<{m.group('sname')}{rebuilt}{'/' if m.group('selfclose') else ''}>"
 
 
+_XML_DECL = re.compile(r"<\?xml\s[^<>]*\?>$").match
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+svg\b[^<>\[\]]*>$", re.I).match   # (no internal subset)
+
+
 def svg(s: str) -> str:
     """``s`` (SVG text) keeping only what draws (see the module doc); unchanged when clean."""
     s = text(s)
@@ -144,8 +149,10 @@ def svg(s: str) -> str:
     skipping = []   # names of the dropped elements open (their content goes too)
     pos = 0
     done = False
+    prolog = True   # before the root element: an XML declaration, a DOCTYPE, comments, blanks
     for m in _TOKEN.finditer(s):
-        if not skipping and m.start() > pos and (open_ or not out):
+        if not skipping and m.start() > pos and (
+                open_ or prolog and not s[pos:m.start()].strip()):
             out.append(s[pos:m.start()])
         pos = m.end()
         kind = m.lastgroup  # (the outermost group of the alternative that matched)
@@ -160,6 +167,10 @@ def svg(s: str) -> str:
             out.append(_start_tag(m, element))
             if not selfclose:
                 open_.append(name)
+            elif not open_:     # a root that closed itself: nothing after it
+                done = True
+                break
+            prolog = False
         elif kind == "end":
             name = m.group("ename")
             if skipping:
@@ -183,7 +194,11 @@ def svg(s: str) -> str:
             out.append(html.escape(m.group("cdbody"), quote=False))
         elif kind == "lt":
             out.append("&lt;")
-        # a processing instruction or a declaration: dropped
+        elif prolog and not out and _XML_DECL(m.group(0)) or prolog and _DOCTYPE(m.group(0)):
+            out.append(m.group(0))
+        # any other processing instruction or declaration: dropped
+    if done and not s[pos:].strip():
+        out.append(s[pos:])     # (the blank line after the root)
     if not done and not skipping and pos < len(s) and open_:
         out.append(s[pos:])
     out.extend(f"</{name}>" for name in reversed(open_) if not done)
