@@ -261,7 +261,9 @@ def test_sanitize_svg_keeps_what_draws():
 def test_sanitize_leaves_every_picture_unchanged():
     pic, _t = _hostile_picture()
     for prefer in _renderers():
-        svg = inline_svg(render.svg(pic.dot(), prefer))   # (inline_svg sanitizes)
+        doc = render.svg(pic.dot(), prefer)
+        assert sanitize.svg(doc) == doc                   # the whole document, prolog and all
+        svg = inline_svg(doc)                             # (inline_svg sanitizes)
         assert sanitize.svg(svg) == svg
 
 
