@@ -125,7 +125,7 @@ def test_a_session_as_a_user_types_it(tmp_path):
     child.expect_exact(OFF)
     child.expect_exact("Enter next, q finish")
     first = plain(child.before)
-    assert "before backward" in first
+    assert "step 0 of 4: Before backward" in first
     child.send("\r")
     child.expect_exact("Enter next, q finish")
     assert "(Paddle: PrepareDeps)" in plain(child.before)
