@@ -190,6 +190,9 @@ class _Replay:
             return shown(self.by_id[bid])
         if isinstance(node, AccumulateNode):
             return f"the accumulation into {self.leaf_name(node)}.grad"
+        info = self.builder.bw.get(node)
+        if info is not None:   # an op a cut (--depth, --to) left out of the picture
+            return f"{shown(info)} (not drawn)"
         try:
             return self.builder.d.backward_name(node)
         except Exception:  # noqa: BLE001 - a node the dialect cannot name
