@@ -70,13 +70,28 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                                            "tensor NAME and the drawn tensor"),
           chain: bool = typer.Option(False, "--chain", help="write the chain-rule arithmetic "
                                      "on each backward op"),
+          layers: Optional[int] = typer.Option(None, "--layers", help="Layer calls nested "
+                                               "deeper than N as one box each (a whole model "
+                                               "on one slide: 1 = the model's children)"),
+          rankdir: Optional[str] = typer.Option(None, "--rankdir", help="TB (top to bottom, "
+                                                "the default) or LR (left to right)"),
+          size: Optional[str] = typer.Option(None, "--size", help="WxH in inches (16x9): "
+                                             "the drawing scaled to fill it"),
+          dpi: Optional[float] = typer.Option(None, "--dpi", help="pixels per inch of PNG "
+                                              "output (default 96)"),
+          theme: Optional[str] = typer.Option(None, "--theme", help="light (default), dark "
+                                              "(projectors) or print (greyscale)"),
+          font_size: Optional[float] = typer.Option(None, "--font-size", help="points of the "
+                                                    "text (default 12; the rest scales)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw
 
     try:
         message = draw(script, tensor=tensor, view=view, at=at, output=output, steps=steps,
-                       collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle)
+                       collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
+                       layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
+                       font_size=font_size)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)

@@ -79,6 +79,12 @@ def graph_picture(session, args):
     p.add_argument("--collapse", action="store_true")
     p.add_argument("--depth", type=int)
     p.add_argument("--to")
+    p.add_argument("--layers", type=int)
+    p.add_argument("--rankdir", type=str.upper, choices=["TB", "LR"])
+    p.add_argument("--size")
+    p.add_argument("--dpi", type=float)
+    p.add_argument("--theme", choices=["light", "dark", "print"])
+    p.add_argument("--font-size", type=float)
     a = p.parse_args(args)
     name, tensor = _tensor_arg(session, a.name)
     from .. import viz
@@ -86,7 +92,8 @@ def graph_picture(session, args):
     try:
         pic = viz.graph(tensor, view=a.view, namespace=session.namespace,
                         recorder=session.recorder, chain=a.chain, collapse=a.collapse,
-                        depth=a.depth, to=a.to)
+                        depth=a.depth, to=a.to, layers=a.layers, rankdir=a.rankdir,
+                        size=a.size, dpi=a.dpi, theme=a.theme, font_size=a.font_size)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     return name, pic, a
@@ -267,7 +274,8 @@ def cmd_history(session, args):
 
 COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("graph", "%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] "
-            "[--collapse] [--depth N] [--to NAME]",
+            "[--collapse] [--depth N] [--to NAME] [--layers N] [--rankdir TB|LR] "
+            "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
     Command("step", "%step [NAME]",

@@ -26,18 +26,20 @@ EXTENSIONS = (".svg", ".png", ".pdf", ".dot", ".json", ".txt")
 class Picture:
     """A drawn graph: the model plus how to show it."""
 
-    def __init__(self, graph, view="both", chain=False, title=None):
+    def __init__(self, graph, view="both", chain=False, title=None, style=None):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
         self.model = graph
         self.view = view
         self.chain = chain
         self.title = title
+        self.style = style  # slide options (theme.Style): rankdir, size, dpi, theme, font size
 
     def dot(self) -> str:
         from .dot import to_dot
 
-        return to_dot(self.model, view=self.view, chain=self.chain, title=self.title)
+        return to_dot(self.model, view=self.view, chain=self.chain, title=self.title,
+                      style=self.style)
 
     def svg(self, prefer=None) -> str:
         from . import render
@@ -101,7 +103,8 @@ class Picture:
 
 
 def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=False,
-          collapse=False, depth=None, to=None, title=None) -> Picture:
+          collapse=False, depth=None, to=None, title=None, layers=None, rankdir=None, size=None,
+          dpi=None, theme=None, font_size=None) -> Picture:
     """The picture of everything ``tensor`` (or a list of tensors) was computed from.
 
     ``namespace``: a dict of variables (``globals()``) to name the tensors by; ``names``: a
@@ -110,8 +113,18 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     one, a notebook's); ``chain``: write the chain-rule arithmetic on each backward op;
     ``collapse``: each Layer call as one node;
     ``depth``: keep ops at most N steps from the target; ``to``: keep only what lies between
-    the tensor named ``to`` and the target.
+    the tensor named ``to`` and the target; ``layers``: Layer calls nested deeper than N as
+    one box each (a whole model on one slide).
+
+    Slide options (the defaults draw the picture as always): ``rankdir`` "TB" or "LR";
+    ``size`` "16x9" (inches: the drawing scaled to fill it); ``dpi`` of PNG output; ``theme``
+    "light", "dark" (projectors) or "print" (greyscale); ``font_size`` in points (default 12).
     """
+    from .theme import Style
+
+    style = Style(rankdir, size, dpi, theme, font_size)
+    if style.default:
+        style = None
     if recorder is None:   # (in a notebook with %load_ext gradrepl: the kernel's statements)
         from ..engine import provenance
 
@@ -125,9 +138,11 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
         g = transform.cut_to(g, to)
     if depth is not None:
         g = transform.cut_depth(g, depth)
+    if layers is not None:
+        g = transform.layers(g, layers)
     if collapse:
         g = transform.collapse(g)
-    return Picture(g, view=view, chain=chain, title=title)
+    return Picture(g, view=view, chain=chain, title=title, style=style)
 
 
 def fill_chain(g, contributions=None, values=None) -> None:

@@ -48,7 +48,8 @@ def pick_tensor(namespace, name, path):
 
 
 def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
-         depth=None, to=None, chain=False, paddle=None) -> str | None:
+         depth=None, to=None, chain=False, paddle=None, layers=None, rankdir=None, size=None,
+         dpi=None, theme=None, font_size=None) -> str | None:
     """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError."""
     from . import graph as make_picture
     from . import render
@@ -68,6 +69,14 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
         raise GraphError(f"--at must be a line number (1 or more), got {at}")
     if depth is not None and depth < 0:
         raise GraphError(f"--depth must be 0 or more, got {depth}")
+    if layers is not None and layers < 0:
+        raise GraphError(f"--layers must be 0 or more, got {layers}")
+    from .theme import Style
+
+    try:  # the slide options, checked before the script runs
+        Style(rankdir, size, dpi, theme, font_size)
+    except ValueError as exc:
+        raise GraphError(str(exc)) from None
     if not os.path.isfile(script):
         raise GraphError(f"no such file: {script}")
     if paddle:
@@ -90,7 +99,9 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
     name, target = pick_tensor(run.namespace, tensor, script)
     try:
         pic = make_picture(target, view=view, namespace=run.namespace, recorder=run.recorder,
-                           chain=chain, collapse=collapse, depth=depth, to=to)
+                           chain=chain, collapse=collapse, depth=depth, to=to, layers=layers,
+                           rankdir=rankdir, size=size, dpi=dpi, theme=theme,
+                           font_size=font_size)
     except ValueError as exc:
         raise GraphError(str(exc)) from None
     if chain and run.log is not None:  # the numbers that flowed in the last backward

@@ -28,27 +28,29 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from . import theme as _theme
 from .sanitize import one_line as clean
 from .model import VIEWS, Graph, shown, words
 
-# the guide's palette
-TENSOR_FILL = "#e3f9c9"
-TENSOR_STOP_FILL = "#cfcf1f"
-PARAM_FILL = "#d3efb0"
-OP_FILL = "#ccccff"
-GRADVAR_FILL = "#66b2ff"
-BACKWARD_FILL = "#cce5ff"
-RELEASED_FILL = "#e4e4e4"
-PENDING_COLOR = "#e8473f"
-GRAD_DATA_COLOR = "#c8102e"
-SAVED_COLOR = "#8c8c8c"
-ORDER_FILLS = ["#cce5ff", "#ffd9a8", "#e3c9ff", "#c9f2e7"]  # backward ops by derivative order
-ORDER_OP_FILLS = ["#ccccff", "#ffc58a", "#d2adff", "#a8e6d6"]
-RUNNING_FILL = "#fff08a"
-READY_COLOR = "#e08a00"
+# the guide's palette (theme.PALETTES["light"]; the other themes are rows of the same table)
+_LIGHT = _theme.PALETTES["light"]
+TENSOR_FILL = _LIGHT["tensor"]
+TENSOR_STOP_FILL = _LIGHT["tensor_stop"]
+PARAM_FILL = _LIGHT["param"]
+OP_FILL = _LIGHT["op"][0]
+GRADVAR_FILL = _LIGHT["grad_var"]
+BACKWARD_FILL = _LIGHT["backward"][0]
+RELEASED_FILL = _LIGHT["released"]
+PENDING_COLOR = _LIGHT["pending"]
+GRAD_DATA_COLOR = _LIGHT["grad_data"]
+SAVED_COLOR = _LIGHT["saved"]
+ORDER_FILLS = _LIGHT["backward"]  # backward ops by derivative order
+ORDER_OP_FILLS = _LIGHT["op"]
+RUNNING_FILL = _LIGHT["running"]
+READY_COLOR = _LIGHT["ready"]
 FONT = "Helvetica"
 STATEMENT_SIZE = "11"      # the source statement under an op's name
-STATEMENT_COLOR = "#333333"
+STATEMENT_COLOR = _LIGHT["statement"]
 
 
 # -- quoting -------------------------------------------------------------------------------
@@ -166,7 +168,7 @@ def esc(s) -> str:
             .replace('"', "&quot;"))
 
 
-def _row(text, color=None, bold=False, small=False):
+def _row(text, color=None, bold=False, small=False, cell="white"):
     t = esc(text)
     if bold:
         t = f"<b>{t}</b>"
@@ -174,7 +176,7 @@ def _row(text, color=None, bold=False, small=False):
         t = f'<font color="{color}">{t}</font>'
     if small:
         t = f'<font point-size="10">{t}</font>'
-    return f'<tr><td align="left" bgcolor="white">{t}</td></tr>'
+    return f'<tr><td align="left" bgcolor="{cell}">{t}</td></tr>'
 
 
 def _table(title, rows, fill, sub=None, border_color="#333333", title_color=None, above=None):
@@ -202,16 +204,9 @@ def _shape(info):
     return f"{info.dtype}{info.shape}"
 
 
-_PENDING_EDGE = _a_list(None, {"dir": "back", "color": PENDING_COLOR, "penwidth": "1.5",
-                               "constraint": "false"})
-_TENSOR_LINK = _a_list(None, {"style": "dotted", "constraint": "false", "color": "#555555",
-                              "arrowhead": "vee"})
-_OP_LINK = _a_list(None, {"style": "dotted", "color": "#555555", "arrowhead": "vee"})
-
-
 class DotWriter:
     def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None,
-                 highlight=None):
+                 highlight=None, style=None):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
         self.g = g
@@ -220,21 +215,42 @@ class DotWriter:
         self.saved = saved if saved is not None else len(g.ops) <= 40
         self.by_id = g.by_id()
         self.title = title
-        self.dot = _Digraph("gradrepl", graph_attr={
-            "rankdir": "TB", "fontname": FONT, "nodesep": "0.35", "ranksep": "0.45",
-            "newrank": "true"},
-            node_attr={"fontname": FONT, "fontsize": "12"},
-            edge_attr={"fontname": FONT, "fontsize": "10", "color": "#333333",
-                       "arrowsize": "0.8"})
+        # the slide options (theme.Style) and the theme's colours and edge lines
+        st = self.style = style if style is not None else _theme.DEFAULT
+        pal = self.pal = _theme.palette(st.theme)
+        es = _theme.edge_styles(st.theme)
+        # a whole model on a slide (--layers): backward ops as rounded boxes, ranks closer
+        self.groups = {gr["id"]: gr for gr in getattr(g, "groups", ())}
+        self.compact = bool(self.groups)
+        graph_attr = {"rankdir": st.rankdir or "TB", "fontname": FONT, "nodesep": "0.35",
+                      "ranksep": "0.3" if self.compact else "0.45", "newrank": "true",
+                      **st.graph_attrs()}
+        node_attr = {"fontname": FONT, "fontsize": st.scale(12)}
+        edge_attr = {"fontname": FONT, "fontsize": st.scale(10), "color": pal["edge"],
+                     "arrowsize": "0.8"}
+        if pal["background"]:
+            graph_attr["bgcolor"] = pal["background"]
+        if pal["text"]:
+            graph_attr["fontcolor"] = node_attr["fontcolor"] = pal["text"]
+            edge_attr["fontcolor"] = pal["text"]
+        self.dot = _Digraph("gradrepl", graph_attr=graph_attr, node_attr=node_attr,
+                            edge_attr=edge_attr)
+        self.es = es
+        self.cell = pal["cell"]
+        self._pending_edge = _a_list(None, {"dir": "back", "color": pal["pending"],
+                                            "constraint": "false", **es["pending"]})
+        self._tensor_link = _a_list(None, {"constraint": "false", "color": pal["link"],
+                                           "arrowhead": "vee", **es["link"]})
+        self._op_link = _a_list(None, {"color": pal["link"], "arrowhead": "vee", **es["link"]})
         self.targets = set(g.targets)
-        self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
 
     # -- nodes ------------------------------------------------------------------------
     def tensor(self, t):
-        fill = TENSOR_STOP_FILL if t.stop_gradient else (PARAM_FILL if t.parameter
-                                                         else TENSOR_FILL)
+        pal, cell = self.pal, self.cell
+        fill = pal["tensor_stop"] if t.stop_gradient else (pal["param"] if t.parameter
+                                                           else pal["tensor"])
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
         above = t.label if t.label and t.is_leaf else None
@@ -243,57 +259,93 @@ class DotWriter:
             op = self.by_id.get(t.op) if t.op else None
             grad_fn = shown(self.by_id[op.backward]) if op is not None \
                 and op.backward in self.by_id else "None"
-            rows = [_row(data), _row(f"{w['grad_var']} = {grad_var}"),
-                    _row(f"grad_fn = {grad_fn}"), _row(w["flag"](t.stop_gradient), bold=True)]
+            rows = [_row(data, cell=cell), _row(f"{w['grad_var']} = {grad_var}", cell=cell),
+                    _row(f"grad_fn = {grad_fn}", cell=cell),
+                    _row(w["flag"](t.stop_gradient), bold=True, cell=cell)]
             if t.cut:
-                rows.append(_row("(made by ops cut from this picture)", small=True))
-            label = _table(t.name, rows, fill, sub=_shape(t), above=above)
+                rows.append(_row("(made by ops cut from this picture)", small=True, cell=cell))
+            label = _table(t.name, rows, fill, sub=_shape(t), above=above,
+                           border_color=pal["border"])
         elif above is None and not t.cut:  # the common case, written in one go (fast)
             label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
-                     f'bgcolor="{fill}" color="#333333"><tr><td border="0"><b>{esc(t.name)}'
-                     f'</b><br/><font point-size="9">{esc(_shape(t))}</font></td></tr>'
-                     f'<tr><td align="left" bgcolor="white">{esc(data)}</td></tr>'
-                     f'<tr><td align="left" bgcolor="white">grad_var = {esc(grad_var)}</td></tr>'
-                     f'<tr><td align="left" bgcolor="white"><b>stop_gradient = '
+                     f'bgcolor="{fill}" color="{pal["border"]}"><tr><td border="0"><b>'
+                     f'{esc(t.name)}</b><br/><font point-size="9">{esc(_shape(t))}</font></td>'
+                     f'</tr><tr><td align="left" bgcolor="{cell}">{esc(data)}</td></tr>'
+                     f'<tr><td align="left" bgcolor="{cell}">grad_var = {esc(grad_var)}</td>'
+                     f'</tr><tr><td align="left" bgcolor="{cell}"><b>stop_gradient = '
                      f'{t.stop_gradient}</b></td></tr></table>>')
         else:
-            rows = [_row(data), _row(f"grad_var = {grad_var}"),
-                    _row(f"stop_gradient = {t.stop_gradient}", bold=True)]
+            rows = [_row(data, cell=cell), _row(f"grad_var = {grad_var}", cell=cell),
+                    _row(f"stop_gradient = {t.stop_gradient}", bold=True, cell=cell)]
             if t.cut:
-                rows.append(_row("(made by ops cut from this picture)", small=True))
-            label = _table(t.name, rows, fill, sub=_shape(t), above=above)
+                rows.append(_row("(made by ops cut from this picture)", small=True, cell=cell))
+            label = _table(t.name, rows, fill, sub=_shape(t), above=above,
+                           border_color=pal["border"])
         if t.id in self.targets:
             self.dot.body.append(f"\t{t.id} [label={label} penwidth=2 shape=plain]\n")
         else:
             self.dot.body.append(f"\t{t.id} [label={label} shape=plain]\n")
 
     def op(self, o):
-        fill = ORDER_OP_FILLS[min(o.order, len(ORDER_OP_FILLS) - 1)]
+        if o.id in self.groups:
+            return self.layer_box(o, self.groups[o.id])
+        fills = self.pal["op"]
+        fill = fills[min(o.order, len(fills) - 1)]
         label = o.title
         # the statement once per statement: not on an op fed by an op of the same statement;
         # inside the op's box, under its name (an outside label sat on the arrows into it)
         fed_by = {self.by_id[t].op for t in o.inputs}
         if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
             label = HtmlLabel(f'<{esc(o.title)}<br/><font point-size="{STATEMENT_SIZE}" '
-                              f'color="{STATEMENT_COLOR}">{esc(o.label)}</font>>')
-        self.dot.node(o.id, label=label, fillcolor=fill, fontsize="14", shape="box",
-                      style="rounded,filled")
+                              f'color="{self.pal["statement"]}">{esc(o.label)}</font>>')
+        self.dot.node(o.id, label=label, fillcolor=fill, fontsize=self.style.scale(14),
+                      shape="box", style="rounded,filled")
+
+    def layer_box(self, o, group):
+        """A Layer call drawn as one box (``--layers N``): its name, the ops it ran, its
+        parameters (listed when few, else counted)."""
+        ops = list(group["ops"].items())
+        n_ops = sum(c for _t, c in ops)
+        kinds = ", ".join(t if c == 1 else f"{t} \u00d7{c}" for t, c in ops[:4])
+        if len(ops) > 4:
+            kinds += ", ..."
+        rows = [f"{n_ops} op{'s' if n_ops != 1 else ''}: {kinds}"]
+        params = group["params"]
+        if 0 < len(params) <= 4:
+            rows += [f"{name}  {dtype}{shape}" for name, shape, dtype in params]
+        elif params:
+            rows.append(f"{len(params)} parameters: {group['param_values']:,} values")
+        if group.get("constants"):
+            rows.append(f"{group['constants']} constant{'s' if group['constants'] > 1 else ''}"
+                        " made inside")
+        fed_by = {self.by_id[t].op for t in o.inputs}
+        if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
+            rows.insert(0, o.label)
+        body = "".join(f'<tr><td align="left"><font point-size="10">{esc(r)}</font></td></tr>'
+                       for r in rows)
+        label = HtmlLabel(f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="2">'
+                          f'<tr><td><b>{esc(o.title)}</b></td></tr>{body}</table>>')
+        self.dot.node(o.id, label=label, fillcolor=self.pal["layer"],
+                      fontsize=self.style.scale(14), shape="box", style="rounded,filled",
+                      penwidth="2")
 
     def grad_var(self, gv):
         changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
         grad_op = shown(self.by_id[gv.grad_op]) if gv.grad_op else "None"
+        pal, cell = self.pal, self.cell
+        red = pal["grad_data"]
         if gv.data is None:
-            data = "<td align=\"left\" bgcolor=\"white\">data = None</td>"
+            data = f'<td align="left" bgcolor="{cell}">data = None</td>'
         elif changed:
-            data = (f'<td align="left" bgcolor="white"><font color="{GRAD_DATA_COLOR}"><b>'
+            data = (f'<td align="left" bgcolor="{cell}"><font color="{red}"><b>'
                     f'data = {esc(gv.data)}</b></font></td>')
         else:
-            data = (f'<td align="left" bgcolor="white"><font color="{GRAD_DATA_COLOR}">'
+            data = (f'<td align="left" bgcolor="{cell}"><font color="{red}">'
                     f'data = {esc(gv.data)}</font></td>')
         label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
-                 f'bgcolor="{GRADVAR_FILL}" color="#333333"><tr><td border="0"><b>'
+                 f'bgcolor="{pal["grad_var"]}" color="{pal["border"]}"><tr><td border="0"><b>'
                  f'{esc(gv.name)}</b></td></tr><tr>{data}</tr><tr><td align="left" '
-                 f'bgcolor="white"><font point-size="10">{self.words["grad_op"]} = '
+                 f'bgcolor="{cell}"><font point-size="10">{self.words["grad_op"]} = '
                  f'{esc(grad_op)}</font>'
                  f'</td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
@@ -302,34 +354,49 @@ class DotWriter:
         by_id = self.by_id
         pending = _names(b.grad_pending_ops, by_id)
         pend = self.words["pending"]
+        pal, cell = self.pal, self.cell
         if b.kind == "accumulate":
-            rows = [_row(f"{pend} = {pending}"),
-                    _row(f"input = {_names(b.inputs, by_id)}"),
-                    _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad")]
+            rows = [_row(f"{pend} = {pending}", cell=cell),
+                    _row(f"input = {_names(b.inputs, by_id)}", cell=cell),
+                    _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad", cell=cell)]
         else:
-            rows = [_row(f"{pend} = {pending}"),
-                    _row(f"input = {_names(b.inputs, by_id)}"),
-                    _row(f"output = {_names(b.outputs, by_id)}")]
+            rows = [_row(f"{pend} = {pending}", cell=cell),
+                    _row(f"input = {_names(b.inputs, by_id)}", cell=cell),
+                    _row(f"output = {_names(b.outputs, by_id)}", cell=cell)]
+            group = self.groups.get(b.forward)
+            if group is not None and group["param_grads"]:  # a Layer call's box (--layers)
+                pg = group["param_grads"]
+                rows.append(_row("writes = " + (" , ".join(pg) if len(pg) <= 4 else
+                                                f"{len(pg)} parameter gradients"), cell=cell))
         if self.chain and b.chain:
-            rows += [_row(line, color=GRAD_DATA_COLOR) for line in b.chain]
+            rows += [_row(line, color=pal["grad_data"], cell=cell) for line in b.chain]
         if b.deps is not None:
-            rows.append(_row(f"deps = {b.deps}", bold=b.state == "ready"))
-        fill = ORDER_FILLS[min(b.order, len(ORDER_FILLS) - 1)]
-        border = "#333333"
+            rows.append(_row(f"deps = {b.deps}", bold=b.state == "ready", cell=cell))
+        fills = pal["backward"]
+        fill = fills[min(b.order, len(fills) - 1)]
+        border = pal["border"]
         title_color = None
         penwidth = "1"
         style = "filled"
         if b.released:
-            fill, border, title_color = RELEASED_FILL, "#9a9a9a", "#7a7a7a"
-            rows.append(_row("saved tensors released", color="#7a7a7a", small=True))
+            fill, border, title_color = (pal["released"], pal["released_border"],
+                                         pal["released_text"])
+            if not self.compact:  # (compact: the header says what grey means)
+                rows.append(_row("saved tensors released", color=pal["released_text"],
+                                 small=True, cell=cell))
+        shape = "oval"
+        if self.compact:
+            shape, style = "box", "rounded,filled"
+            if b.forward in self.groups:
+                penwidth = "2"
         if b.state == "running":
-            fill, penwidth = RUNNING_FILL, "3"
+            fill, penwidth = pal["running"], "3"
         elif b.state == "ready":
-            border, penwidth, style = READY_COLOR, "3", "filled,dashed"
+            border, penwidth, style = pal["ready"], "3", style + ",dashed"
         sub = None if b.order == 0 else f"derivative order {b.order + 1}"
         label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
                        title_color=title_color)
-        self.dot.node(b.id, shape="oval", style=style, fillcolor=fill, color=border,
+        self.dot.node(b.id, shape=shape, style=style, fillcolor=fill, color=border,
                       penwidth=penwidth, margin="0.05", label=label)
 
     # -- the views --------------------------------------------------------------------
@@ -356,7 +423,8 @@ class DotWriter:
         for b in g.backward_ops:
             if b.kind == "accumulate":
                 # the accumulation node writes the leaf's gradient (drawn above it)
-                self.dot.edge(b.outputs[0], b.id, dir="back", color="#1f5fbf")
+                self.dot.edge(b.outputs[0], b.id, dir="back", color=self.pal["accumulate"],
+                              **self.es["accumulate"])
                 continue
             body = self.dot.body
             for gid in _unique([i for i in b.inputs if i[0] == "g"]):
@@ -365,15 +433,15 @@ class DotWriter:
             for gid in _unique([o for o in b.outputs if o is not None]):
                 acc = acc_of.get(gid)
                 if acc is not None:  # eager Paddle: the gradient goes to the leaf's node
-                    self.dot.edge(acc.id, b.id, dir="back", color=PENDING_COLOR,
-                                  penwidth="1.5", label=by_id[gid].name,
-                                  fontcolor=PENDING_COLOR)
+                    self.dot.edge(acc.id, b.id, dir="back", color=self.pal["pending"],
+                                  label=by_id[gid].name, fontcolor=self.pal["pending"],
+                                  **self.es["pending"])
                     pending_drawn.add(acc.id)
                 else:
                     body.append(f"\t{gid} -> {b.id} [dir=back]\n")
             for pid in b.grad_pending_ops:
                 if pid not in pending_drawn:
-                    body.append(f"\t{pid} -> {b.id} [{_PENDING_EDGE}]\n")
+                    body.append(f"\t{pid} -> {b.id} [{self._pending_edge}]\n")
 
     def links(self):
         """The 'both' view: tensors to their gradient variables, ops to their backward ops."""
@@ -381,19 +449,19 @@ class DotWriter:
         body = self.dot.body
         for t in g.tensors:
             if t.grad_var:
-                body.append(f"\t{t.id} -> {t.grad_var} [{_TENSOR_LINK}]\n")
+                body.append(f"\t{t.id} -> {t.grad_var} [{self._tensor_link}]\n")
         for o in g.ops:
             if o.backward:
-                body.append(f"\t{o.id} -> {o.backward} [{_OP_LINK}]\n"
+                body.append(f"\t{o.id} -> {o.backward} [{self._op_link}]\n"
                             f"\t{{\n\t\trank=same\n\t\t{o.id}\n\t\t{o.backward}\n\t}}\n")
         if self.saved:
             for b in g.backward_ops:
                 if b.kind != "op":
                     continue
                 for tid in _unique([i for i in b.inputs if i.startswith("t")]):
-                    self.dot.edge(tid, b.id, color=SAVED_COLOR, constraint="false",
-                                  style="dashed" if b.released else "solid",
-                                  arrowsize="0.6")
+                    self.dot.edge(tid, b.id, color=self.pal["saved"], constraint="false",
+                                  arrowsize="0.6", **self.es["saved_released" if b.released
+                                                             else "saved"])
 
     def header(self):
         lines = []
@@ -409,12 +477,15 @@ class DotWriter:
             lines += textwrap.wrap(f"{step_title(step)}: {step['event']}", 100,
                                    subsequent_indent="    ") or [""]
             lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
+        if self.compact and self.view != "forward" and any(b.released
+                                                          for b in self.g.backward_ops):
+            lines.append("grey backward ops: their saved tensors were released")
         if any(o.order for o in self.g.ops):
             lines.append("orange: ops made by a backward with create_graph=True (their backward "
                          "ops give the next derivative); blue/lavender: the forward's own")
         if lines:
             self.dot.attr(label=_EscString("\\l".join(esc_plain(x) for x in lines) + "\\l"),
-                          labelloc="t", labeljust="l", fontsize="13")
+                          labelloc="t", labeljust="l", fontsize=self.style.scale(13))
 
     def source(self) -> str:
         self.header()
@@ -426,6 +497,9 @@ class DotWriter:
             self.links()
         if self.highlight:
             self.mark(self.highlight)
+        if self.style.font_size is not None:  # the HTML labels' own sizes, scaled alike
+            return _POINT_SIZE.sub(lambda m: f'point-size="{self.style.scale(m.group(1))}"',
+                                   self.dot.source)
         return self.dot.source
 
     def mark(self, highlight):
@@ -441,15 +515,16 @@ class DotWriter:
             tail, head, attrs = m.group(1), m.group(2), m.group(4)
             if attrs:  # (its own colour and width give way)
                 attrs = _COLOR_WIDTH.sub("", attrs).strip()
-            extra = f"color={quote(HIGHLIGHT)} penwidth=3"
+            extra = f"color={quote(self.pal['highlight'])} penwidth=3"
             body[k] = f"\t{tail} -> {head} [{attrs + ' ' if attrs else ''}{extra}]\n"
         for nid in sorted(nodes):
             if nid in self.by_id:
                 kind = nid[:1]
                 if kind in ("t", "g"):  # records drawn as plain tables: a box around them
-                    body.append(f"\t{nid} [color={quote(HIGHLIGHT)} penwidth=3 shape=box]\n")
+                    body.append(f"\t{nid} [color={quote(self.pal['highlight'])} penwidth=3 "
+                                f"shape=box]\n")
                 else:
-                    body.append(f"\t{nid} [color={quote(HIGHLIGHT)} penwidth=3]\n")
+                    body.append(f"\t{nid} [color={quote(self.pal['highlight'])} penwidth=3]\n")
 
 
 def esc_plain(s: str) -> str:
@@ -466,13 +541,16 @@ def _unique(ids):
     return seen
 
 
-def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight=None) -> str:
+def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight=None,
+           style=None) -> str:
     """The DOT source of the picture of ``g`` (deterministic); ``highlight``: ids of nodes and
-    pairs of ids of edges to draw thick (``why``'s paths)."""
+    pairs of ids of edges to draw thick (``why``'s paths); ``style``: slide options
+    (:class:`theme.Style`: rankdir, size, dpi, theme, font size), None for the default."""
     return DotWriter(g, view=view, chain=chain, saved=saved, title=title,
-                     highlight=highlight).source()
+                     highlight=highlight, style=style).source()
 
 
-HIGHLIGHT = "#ff7f00"
+HIGHLIGHT = _LIGHT["highlight"]
 _EDGE_LINE = re.compile(r"^\t(\w+) -> (\w+)( \[(.*)\])?\n$", re.S)
+_POINT_SIZE = re.compile(r'point-size="(\d+(?:\.\d+)?)"')
 _COLOR_WIDTH = re.compile(r'(?:^| )(?:color|penwidth)=(?:"[^"]*"|\S+)')

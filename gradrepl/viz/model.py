@@ -58,6 +58,8 @@ class OpInfo:
     backward: str                # id of its backward op ("b0")
     layers: list = field(default_factory=list)  # Layer calls it ran inside, outermost first
     order: int = 0               # derivative order: 0 forward, 1 made by a first create_graph ...
+    calls: list = field(default_factory=list)  # ids of those calls ("L0"), outermost first:
+    #                                           two calls of one Layer have two ids
 
 
 @dataclass(slots=True)
@@ -100,6 +102,8 @@ class Graph:
     backward_ops: list
     clusters: list = field(default_factory=list)  # [{id, name, ops: [...]}] Layer calls
     step: dict | None = None     # step-through frame: {index, total, event, ready: [ids]}
+    groups: list = field(default_factory=list)  # Layer calls drawn as one box (--layers N):
+    #   [{id (the box's op), name, ops: {title: count}, params: [[name, shape, dtype]], ...}]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -634,5 +638,7 @@ def _clusters(g: Graph) -> None:
         if counts[c["name"]] > 1:
             c["name"] = f"{c['name']} #{counts[c['name']]}"
     g.clusters = list(seen.values())
-    for op in g.ops:  # the start uids only tell calls apart; keep names in the data
+    call_ids = {}  # the start uids only tell calls apart; keep names and call ids in the data
+    for op in g.ops:
+        op.calls = [call_ids.setdefault(s, f"L{len(call_ids)}") for s, _n in op.layers]
         op.layers = [name for _s, name in op.layers]

@@ -8,6 +8,7 @@ clear error naming the fix. ``GRADREPL_DOT`` names another binary.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,13 +55,15 @@ def find_dot(prefer: str | None = None) -> tuple[str, str]:
 # down to fit): graphviz-pure allocates the whole PNG at once (a 300-op graph asked 20 GB), and
 # PDF viewers refuse pages beyond 200 inches. SVG keeps its natural size.
 MAX_INCHES = {"png": "100,100", "pdf": "200,200"}
+# a picture drawn with --size (theme.Style, at most 100 inches a side) keeps its own
+_OWN_SIZE = re.compile(r"\A[^\n]*\n\tgraph \[[^\n]*\bsize=").match
 
 
 def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 120) -> bytes:
     """Lay out ``source`` and return the bytes of format ``fmt`` (svg, png or pdf)."""
     binary, _kind = find_dot(prefer)
     args = [binary, f"-T{fmt}"]
-    if fmt in MAX_INCHES:
+    if fmt in MAX_INCHES and not _OWN_SIZE(source, 0, 600):  # (a -G would override --size)
         args.append(f"-Gsize={MAX_INCHES[fmt]}")
     try:
         proc = subprocess.run(args, input=source.encode("utf-8"),

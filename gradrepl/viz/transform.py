@@ -4,6 +4,10 @@
 - ``cut_to(g, name)``: only what lies on a path from the tensor ``name`` to the targets;
 - ``collapse(g)``: each outermost Layer call becomes one op (``Linear fc1``) with one backward op;
   the tensors inside it disappear, its parameters stay as its inputs.
+- ``layers(g, n)``: a whole model on one slide: each Layer call nested deeper than ``n`` (the
+  model's own call is level 1) drawn as one box with one backward op, its parameters listed in
+  the box, the tensors flowing between the boxes kept (``--layers 1`` on vgg11: ``features``,
+  ``avgpool``, ``classifier``).
 
 A tensor whose making op was cut away keeps its place as an input and is marked ``cut``.
 """
@@ -191,6 +195,141 @@ def collapse(g: Graph) -> Graph:
             v.grad_op = bw_map[v.grad_op]
     out = Graph(g.profile, g.targets, tensors, new_ops, grad_vars, new_bw, g.clusters, g.step)
     return _carry(g, out, {b.id: bw_map.get(b.id, b.id) for b in g.backward_ops})
+
+
+def layers(g: Graph, depth: int) -> Graph:
+    """Each Layer call nested deeper than ``depth`` (the outermost call is level 1: ``--layers 1``
+    keeps the model's children, ``--layers 0`` draws the model as one box) drawn as one op and
+    one backward op. What only the call itself used goes into its box: its parameters (listed,
+    their gradients written by its backward op) and nameless constants made inside it (a dropout
+    mask); the tensors between boxes stay, so the data still flows from box to box."""
+    if depth < 0:
+        raise ValueError(f"--layers must be 0 or more, got {depth}")
+    # an op's box: its call at level depth + 1, else its innermost call when that one called no
+    # other Layer (a leaf Layer: vgg11's avgpool at --layers 2); ops a model runs between its
+    # sublayers (vgg11's flatten) stay ops
+    outer = {c for o in g.ops for c in o.calls[:-1]}
+    call_of = {o.id: o.calls[depth] if len(o.calls) > depth else o.calls[-1]
+               for o in g.ops if len(o.calls) > depth or (o.calls and o.calls[-1] not in outer)}
+    if not call_of:
+        return g
+    g = copy.deepcopy(g)
+    by_id = g.by_id()
+    consumers = _consumers(g)
+    members, names = {}, {}
+    for o in g.ops:
+        cid = call_of.get(o.id)
+        if cid is not None:
+            members.setdefault(cid, []).append(o)
+            names.setdefault(cid, o.layers[o.calls.index(cid)])
+    seen_names = {}
+    for cid, name in names.items():  # two calls of one Layer: "#2"
+        seen_names[name] = seen_names.get(name, 0) + 1
+        if seen_names[name] > 1:
+            names[cid] = f"{name} #{seen_names[name]}"
+    new_ops, bw_map, boxes, removed_t, groups = [], {}, {}, set(), []
+    for o in g.ops:
+        cid = call_of.get(o.id)
+        if cid is None:
+            new_ops.append(o)
+        elif cid not in boxes:
+            k = o.calls.index(cid) + 1
+            box = boxes[cid] = OpInfo(cid, "layer", names[cid], None, [], [], "b" + cid,
+                                      layers=o.layers[:k], order=o.order, calls=o.calls[:k])
+            new_ops.append(box)
+    for cid, box in boxes.items():
+        inside = {o.id for o in members[cid]}
+        folded, constants = [], 0
+        for o in members[cid]:
+            bw_map[o.backward] = box.backward
+            box.order = min(box.order, o.order)
+            for t in o.inputs:
+                info = by_id[t]
+                if info.op in inside or t in box.inputs or t in removed_t:
+                    continue
+                if _folds(info, consumers.get(t, ()), inside, g.targets):
+                    removed_t.add(t)
+                    if info.parameter:
+                        folded.append(info)
+                    else:
+                        constants += 1
+                else:
+                    box.inputs.append(t)
+        for o in members[cid]:
+            for t in o.outputs:
+                if t in g.targets or any(f not in inside for f in consumers.get(t, ())):
+                    box.outputs.append(t)
+                    by_id[t].op = cid
+                else:
+                    removed_t.add(t)
+        box.label = next((o.label for o in members[cid] if o.label), None)
+        counts = {}
+        for o in members[cid]:
+            counts[o.title] = counts.get(o.title, 0) + 1
+        prefix = names[cid].split(" ", 1)[-1].split(" #")[0] + "."
+        groups.append({"id": cid, "name": names[cid], "ops": counts,
+                       "params": [[p.name[len(prefix):] if p.name.startswith(prefix)
+                                   else p.name, p.shape, p.dtype] for p in folded],
+                       "param_values": sum(_numel(p.shape) for p in folded),
+                       "param_grads": [by_id[p.grad_var].name for p in folded if p.grad_var],
+                       "constants": constants})
+    removed_g = {by_id[t].grad_var for t in removed_t if by_id[t].grad_var}
+    # the folded parameters' accumulation nodes (eager Paddle, torch) go with them
+    gone_b = {b.id for b in g.backward_ops if b.kind == "accumulate" and b.outputs
+              and b.outputs[0] in removed_g}
+    new_bw, made = [], {}
+    for b in g.backward_ops:
+        if b.id in gone_b:
+            continue
+        nid = bw_map.get(b.id)
+        pending = [bw_map.get(p, p) for p in b.grad_pending_ops if p not in gone_b]
+        if nid is None:
+            b.grad_pending_ops = _dedup(pending)
+            new_bw.append(b)
+            continue
+        nb = made.get(nid)
+        if nb is None:
+            box = boxes[nid[1:]]
+            nb = made[nid] = BackwardInfo(
+                nid, f"{box.title} backward", "op", "layer", box.id,
+                list(box.inputs) + [by_id[t].grad_var for t in box.outputs
+                                    if by_id[t].grad_var],
+                [by_id[t].grad_var for t in box.inputs], [], released=True, order=box.order,
+                title=f"{box.title} backward")
+            new_bw.append(nb)
+        nb.released = nb.released and b.released
+        for p in pending:
+            if p != nid and p not in nb.grad_pending_ops:
+                nb.grad_pending_ops.append(p)
+    for v in g.grad_vars:
+        if v.grad_op in bw_map:
+            v.grad_op = bw_map[v.grad_op]
+    kept = {o.id for o in new_ops}
+    clusters = []
+    for c in g.clusters:  # what --collapse may still merge: the calls left as ops
+        ops = [f for f in c["ops"] if f in kept]
+        if ops:
+            clusters.append(dict(c, ops=ops))
+    out = Graph(g.profile, g.targets, [t for t in g.tensors if t.id not in removed_t], new_ops,
+                [v for v in g.grad_vars if v.id not in removed_g], new_bw, clusters, g.step,
+                groups=list(getattr(g, "groups", [])) + groups)
+    return _carry(g, out, {b.id: bw_map.get(b.id, b.id) for b in g.backward_ops})
+
+
+def _folds(info, users, inside, targets) -> bool:
+    """An input only this call used goes into its box: a parameter, or a constant without a
+    name of its own made while it ran (a dropout mask); the user's tensors stay outside."""
+    if info.id in targets or any(f not in inside for f in users) or info.op is not None:
+        return False
+    return info.parameter or (info.stop_gradient and info.is_leaf and info.name.startswith("tmp_")
+                              and info.label is None)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
 
 
 def _dedup(xs):
