@@ -268,10 +268,11 @@ def layers(g: Graph, depth: int) -> Graph:
             counts[o.title] = counts.get(o.title, 0) + 1
         prefix = names[cid].split(" ", 1)[-1].split(" #")[0] + "."
         groups.append({"id": cid, "name": names[cid], "ops": counts,
-                       "params": [[p.name[len(prefix):] if p.name.startswith(prefix)
-                                   else p.name, p.shape, p.dtype] for p in folded],
+                       "params": [[_relative(p.name, prefix), p.shape, p.dtype]
+                                  for p in folded],
                        "param_values": sum(_numel(p.shape) for p in folded),
-                       "param_grads": [by_id[p.grad_var].name for p in folded if p.grad_var],
+                       "param_grads": [_relative(by_id[p.grad_var].name, prefix)
+                                       for p in folded if p.grad_var],
                        "constants": constants})
     removed_g = {by_id[t].grad_var for t in removed_t if by_id[t].grad_var}
     # the folded parameters' accumulation nodes (eager Paddle, torch) go with them
@@ -323,6 +324,11 @@ def _folds(info, users, inside, targets) -> bool:
         return False
     return info.parameter or (info.stop_gradient and info.is_leaf and info.name.startswith("tmp_")
                               and info.label is None)
+
+
+def _relative(name, prefix) -> str:
+    """A parameter's name inside its Layer's box: ``0.weight`` for ``model.features.0.weight``."""
+    return name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else name
 
 
 def _numel(shape) -> int:
