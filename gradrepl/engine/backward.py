@@ -1,20 +1,43 @@
-"""The backward engine: Paddle's dependency-counting ready-queue engine, as a generator of events.
+"""The backward engine, read top to bottom as the guide tells it.
 
-1. PrepareDeps: walk the backward ops reachable from the roots and count, for each, the
-   ``grad_pending_ops`` edges pointing at it.
-2. Seed each root's buffer with its gradient (ones, or the given ``grad_tensors``).
-3. Run the ready queue (FIFO): a node runs when every edge into it has delivered; its VJP's
-   gradients are summed into the buffers of the nodes its edges point to, whose counts go down.
-4. A leaf's AccumulateNode sums into ``.grad``; a node's saved tensors are freed unless
-   ``retain_graph``.
+Paddle's engine (``basic_engine.cc``) runs a backward pass in six phases, and so does this one:
 
-``iter_backward(..., trace=True)`` yields ``events.*`` at every step (for ``%step`` and the
-pictures); ``run_backward`` drives the same generator with ``trace=False`` and no events are
-built. ``inputs=`` turns on capture mode (``paddle.grad``): gradients for those tensors are
-returned instead of accumulated, and only paths that reach them are run.
+1. ``count_dependencies`` (Paddle's PrepareDeps): walk the backward ops reachable from the roots
+   and count, for each, how many ``grad_pending_ops`` edges point at it: how many gradients it
+   must wait for.
+2. ``seed_roots``: put each root's gradient (ones, or the given ``grad_tensors``) into its node's
+   buffer; a root that waits for nothing joins the ready queue.
+3. The ready queue (the loop in ``iter_backward``): take the first ready node, first in first
+   out. A backward op goes through ``run_node``: its VJP turns the gradients of the forward
+   op's outputs into the gradients of its inputs.
+4. ``send_gradients``: each of those gradients travels along its ``grad_pending_ops`` edge and is
+   summed into the buffer of the node at the other end; that node's count goes down by one, and
+   at zero the node is ready.
+5. ``accumulate_into_leaf``: a leaf's node (``AccumulateNode``) sums what arrived into
+   ``leaf.grad``.
+6. ``release``: a backward op that ran frees what it saved for its VJP, unless ``retain_graph``.
+
+The special modes each live in one place that the phases call:
+
+- capture for ``paddle.grad`` (``inputs=``): ``prune_to_inputs`` keeps only the nodes from
+  which a requested input is reached; ``capture_outputs`` returns gradients instead of
+  accumulating them.
+- hooks and retained gradients: ``output_hooks`` (a backward op's outputs), ``leaf_hooks``.
+- PyLayer: ``remember_user_grad`` and ``first_grad_flag``.
+- double backward (``create_graph``): ``next_order`` marks the nodes a VJP made and gives them
+  Paddle's zero links to saved inputs (``link_saved_inputs``, ``zero_link_grad``).
+- the zero-copy ``.grad``: ``first_grad``, ``add_into_grad`` and ``_sole_owner``.
+- trace events: with ``trace=True`` the phases ``emit`` ``events.*`` as they go and
+  ``hand_over`` yields them (``%step`` and the pictures); ``run_backward`` drives the same
+  generator with ``trace=False``, and no event is built. ``PHASE_OF_EVENT`` and
+  ``phase_source`` tell which function made an event, with its source lines.
+
+Grad mode: the engine runs with grad mode set to ``create_graph`` (a VJP records a graph only
+then); user code (hooks, whoever consumes the events) runs in the caller's mode.
 """
 from __future__ import annotations
 
+import inspect
 import sys
 from collections import deque
 
@@ -22,7 +45,7 @@ import numpy as np
 
 from . import events as ev
 from . import grad_mode, provenance
-from .node import AccumulateNode, _weakref_type
+from .node import _weakref_type
 from .registry import STORAGE, reduce_grad
 
 
@@ -48,6 +71,323 @@ class GraphFreedError(RuntimeError):
         )
 
 
+class EngineState:
+    """What one backward pass keeps while it runs."""
+
+    __slots__ = ("deps", "buffers", "ready", "events", "emit", "retain_graph", "create_graph",
+                 "retain_nonleaf", "zero_links", "refuse", "capture", "results", "keep", "cut",
+                 "user_grads", "prev_mode")
+
+    def __init__(self, *, retain_graph, create_graph, retain_nonleaf, zero_links, refuse, trace,
+                 inputs, no_grad_vars):
+        self.deps = {}              # node -> gradients it still waits for
+        self.buffers = {}           # node -> [gradient of each forward output] arrived so far
+        self.ready = deque()        # nodes whose count reached zero, in the order they did
+        self.events = [] if trace else None  # emitted, not yet handed over (``hand_over``)
+        self.emit = self.events.append if trace else None
+        self.retain_graph, self.create_graph = retain_graph, create_graph
+        self.retain_nonleaf, self.zero_links, self.refuse = retain_nonleaf, zero_links, refuse
+        self.capture = None if inputs is None else capture_slots(inputs)  # paddle.grad
+        self.results = None if inputs is None else [None] * len(inputs)
+        self.keep = None            # paddle.grad: the nodes that lead to a requested input
+        self.cut = edges_of(no_grad_vars) if no_grad_vars else None
+        self.user_grads = set()     # ids of gradients a user's PyLayer.backward returned
+        self.prev_mode = grad_mode.STATE.enabled
+
+
+# ----------------------------------------------------------------------------- the pass
+def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
+                  no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False,
+                  refuse=None):
+    """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
+
+    Yields ``events.*`` when ``trace``. Returns (as StopIteration.value) the captured gradients
+    when ``inputs`` is given (``paddle.grad``). ``refuse(node)``: asked before each node runs;
+    an exception it returns is raised there (a dialect's op whose kernel refuses, e.g. one
+    without a gradient of its gradient).
+    """
+    state = EngineState(retain_graph=retain_graph, create_graph=create_graph,
+                        retain_nonleaf=retain_nonleaf, zero_links=zero_links, refuse=refuse,
+                        trace=trace, inputs=inputs, no_grad_vars=no_grad_vars)
+    seeds = root_seeds(roots, root_grads)
+    count_dependencies(state, [edge[0] for edge, _g in seeds])
+    if trace:
+        yield from hand_over(state)
+    seed_roots(state, seeds)
+    if trace:
+        yield from hand_over(state)
+    ready, buffers, release_graph = state.ready, state.buffers, not retain_graph
+    mode = grad_mode.STATE
+    mode.enabled = create_graph
+    try:
+        while ready:  # first in, first out
+            node = ready.popleft()
+            buf = buffers.pop(node, None)  # the gradients that reached it
+            if node.op is None:  # a leaf's node
+                accumulate_into_leaf(state, node, buf)
+            else:
+                grads = run_node(state, node, buf)
+                if grads is not None:  # (None: paddle.grad needs nothing below this node)
+                    send_gradients(state, node, grads)
+                    grads = None  # (a gradient held here would be copied: see _sole_owner)
+                    if release_graph:
+                        release(state, node)
+            if trace:
+                yield from hand_over(state)
+            continue  # (a plain jump back: CPython 3.11 specializes the loop's code only on those)
+    except Exception:
+        if trace:
+            yield from hand_over(state)  # the events that came before the error, then the error
+        raise
+    finally:
+        mode.enabled = state.prev_mode
+    return state.results
+
+
+def root_seeds(roots, root_grads):
+    """Each root's gradient edge (the node and output slot its gradient enters), with its seed."""
+    seeds = []
+    for t, g in zip(roots, root_grads):
+        edge = t.gradient_edge()
+        if edge is not None:
+            seeds.append((edge, g))
+    return seeds
+
+
+def count_dependencies(state, roots):
+    """Phase 1 (PrepareDeps): for every backward op reachable from the ``roots``, how many
+    ``grad_pending_ops`` edges point at it."""
+    if state.capture is not None:
+        nodes = prune_to_inputs(state, collect_nodes(roots), roots)
+        deps = count_deps(nodes, state.keep)
+    elif state.emit is None:
+        deps = walk_deps(roots)
+    else:  # (the event lists the nodes in collect_nodes' order)
+        deps = count_deps(collect_nodes(roots))
+    state.deps = deps
+    emit = state.emit
+    if emit is not None:
+        emit(ev.DepsCounted(dict(deps)))
+
+
+def collect_nodes(root_nodes):
+    """Every backward node reachable from ``root_nodes`` (iterative: graphs may be deep)."""
+    seen = set()
+    order = []
+    stack = list(root_nodes)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        for child in n.edges[::2]:
+            if child is not None and child not in seen:
+                stack.append(child)
+    return order
+
+
+def count_deps(nodes, keep=None):
+    """For each of ``nodes``, the edges from ``nodes`` pointing at it (only into ``keep``)."""
+    deps = dict.fromkeys(nodes, 0)
+    for n in nodes:
+        for child in n.edges[::2]:
+            if child is not None and (keep is None or child in keep):
+                deps[child] += 1
+    return deps
+
+
+def walk_deps(root_nodes):
+    """``count_deps(collect_nodes(root_nodes))`` in one walk: for every node reachable from the
+    roots, how many ``grad_pending_ops`` edges point at it."""
+    deps = dict.fromkeys(root_nodes, 0)
+    stack = list(deps)
+    get = deps.get
+    while stack:
+        for child in stack.pop().edges[::2]:
+            if child is not None:
+                d = get(child)
+                if d is None:
+                    deps[child] = 1
+                    stack.append(child)
+                else:
+                    deps[child] = d + 1
+    return deps
+
+
+def seed_roots(state, seeds):
+    """Phase 2: each root's gradient goes into its node's buffer (summed, when one tensor is
+    given twice); a root that waits for no other gradient joins the ready queue."""
+    buffers, keep, emit = state.buffers, state.keep, state.emit
+    for (node, slot), g in seeds:
+        if keep is not None and node not in keep:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = _new_buffer(node)
+        buf[slot] = _add(buf[slot], g, state.create_graph)
+        if emit is not None:
+            emit(ev.Seeded(node, slot, g))
+    for (node, _slot), _g in seeds:
+        if node in buffers and state.deps.get(node, 0) == 0 and node not in state.ready:
+            state.ready.append(node)
+            if emit is not None:
+                emit(ev.Ready(node))
+
+
+def run_node(state, node, buf):
+    """Phase 3: run one backward op. Its VJP maps the gradients of the forward op's outputs
+    (``out_grad``; zeros for an output no gradient reached) to those of its inputs
+    (``x_grad``), which are returned; None when ``paddle.grad`` needs nothing below the node."""
+    if node.released:
+        raise GraphFreedError(node)
+    if buf is None:
+        buf = _new_buffer(node)
+    for g in buf:  # (identity tests: ``None in buf`` would call the tensors' __eq__)
+        if g is None:
+            _zeros_for_missing(node, buf)
+            break
+    refs = node._out_refs  # the forward outputs: is any hooked or retained?
+    if refs is not None and (state.retain_nonleaf or type(refs) is tuple or (
+            (t := refs()) is not None and (t._hooks is not None or t._retain))):
+        output_hooks(state, node, buf)
+    if state.capture is not None and not capture_outputs(state, node, buf):
+        return None
+    op = node.op
+    if op.saves_inputs:
+        if node.in_versions is not None:
+            _check_versions(node)
+        else:
+            for t in node.inputs:
+                if t._version:
+                    _check_versions(node)
+    refuse = state.refuse
+    if refuse is not None:
+        refused = refuse(node)
+        if refused is not None:
+            raise refused
+    start = provenance.mark() if state.create_graph else None
+    in_grads = op.vjp(node, *buf)
+    if type(in_grads) is not tuple and type(in_grads) is not list:
+        in_grads = (in_grads,)
+    if start is not None:
+        next_order(state, node, in_grads, start)
+    emit = state.emit
+    if emit is not None:
+        emit(ev.Run(node, tuple(buf), tuple(in_grads)))
+    return in_grads
+
+
+def send_gradients(state, node, in_grads):
+    """Phase 4: each input gradient travels along its ``grad_pending_ops`` edge. It is reduced
+    to the input's shape and dtype (a broadcast's gradient summed back) and summed into the
+    buffer of the node the edge points to; that node's count goes down by one, and at zero it
+    joins the ready queue."""
+    buffers, deps, ready, emit = state.buffers, state.deps, state.ready, state.emit
+    keep, cut, op = state.keep, state.cut, node.op
+    from_user = op.name == "py_layer"
+    # the inputs' shapes and dtypes: from the saved arrays (no tuples made), or the kept
+    # metadata (a released or hooked node, or one with structural links)
+    in_meta = node._in_meta
+    in_data = node.in_data if in_meta is None else None
+    n_in = len(in_grads)
+    edges = node.edges
+    for j in range(0, len(edges), 2):
+        child = edges[j]
+        if child is None or (keep is not None and child not in keep):
+            continue
+        slot = edges[j + 1]
+        i = j >> 1
+        g = in_grads[i] if i < n_in else None
+        if g is None and node.zero_from is not None and i >= node.zero_from:
+            g = zero_link_grad(state, node, i)
+        if g is not None and (cut is None or (child, slot) not in cut):  # (cut: no_grad_vars)
+            if in_meta is None:
+                a = in_data[i]
+                shape, dtype = a.shape, a.dtype
+            else:
+                shape, dtype = in_meta[i]
+            gd = g.data
+            if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
+                g = reduce_grad(op, i, g, shape, dtype)
+            if from_user:
+                remember_user_grad(state, g)
+            cbuf = buffers.get(child)
+            if cbuf is None:
+                cbuf = buffers[child] = _new_buffer(child)
+            cur = cbuf[slot]
+            cbuf[slot] = g if cur is None else _add(cur, g, state.create_graph)
+            if emit is not None:
+                emit(ev.Accumulate(child, slot, g, cbuf[slot]))
+        d = deps[child] - 1
+        deps[child] = d
+        if emit is not None:
+            emit(ev.DepDec(child, d))
+        if d == 0:
+            ready.append(child)
+            if emit is not None:
+                emit(ev.Ready(child))
+
+
+def accumulate_into_leaf(state, node, buf):
+    """Phase 5: a leaf's node (``AccumulateNode``) sums the gradient that reached it into
+    ``leaf.grad``: the first one becomes ``.grad``, later ones are added into the same tensor
+    (a reference the user holds sees them, as in Paddle)."""
+    g = buf[0] if buf else None
+    leaf = node.leaf
+    if g is None or leaf is None:
+        return
+    if leaf._hooks:
+        g = leaf_hooks(state, leaf, g)
+    if state.capture is not None:
+        capture_outputs(state, node, [g])  # paddle.grad: returned, not accumulated
+        return
+    in_buffer = buf[0] is g
+    cur = leaf._grad
+    if state.create_graph:  # .grad keeps its graph (a gradient of the gradient)
+        leaf._grad = g if cur is None else _in_user_mode(state, _add, cur, g, True)
+    elif cur is None:
+        # (ownership is judged here, where ``g`` is held only by the buffer and this frame)
+        owner = g.data.dtype == leaf.data.dtype and _sole_owner(g, in_buffer)
+        leaf._grad = first_grad(state, node, leaf, g, owner)
+    elif node.cleared is None or not node.take_cleared(cur, _sole_owner(g, in_buffer), g):
+        add_into_grad(node, cur, g)
+    emit = state.emit
+    if emit is not None:
+        emit(ev.Accumulate(node, 0, g, leaf._grad))
+
+
+def release(state, node):
+    """Phase 6: the backward op frees what it saved for its VJP (without ``retain_graph``)."""
+    node.release()
+    emit = state.emit
+    if emit is not None:
+        emit(ev.Released(node))
+
+
+def _zeros_for_missing(node, buf):
+    """The gradient of a forward output that no gradient reached: zeros."""
+    cls = _result_type(node)
+    for k in range(len(buf)):
+        if buf[k] is None:
+            shape, dtype = node.out_meta[k]
+            buf[k] = cls._wrap(np.zeros(shape, dtype), True)
+
+
+def _result_type(node):
+    """The tensor class of a node's inputs (its dialect's), also once it let go of them."""
+    inputs = node.inputs  # (None once a node let go of them: see drop_inputs)
+    return inputs[0]._result_type if inputs is not None else node.result_type
+
+
+def _new_buffer(node):
+    """A node's gradient buffer: one slot per forward output (a leaf's node: one)."""
+    if node.op is None:
+        return [None]
+    data = node.out_data
+    return [None] * (len(data) if data is not None else len(node.out_meta))
+
+
 def _add(a, b, create_graph):
     if a is None:
         return b
@@ -60,36 +400,215 @@ def _add(a, b, create_graph):
     return a._wrap(a.data + b.data, True)
 
 
-def _output_grad(t, buf, k, retain_nonleaf, cls):
-    """An output tensor's hooks see (and may replace) its gradient; a retained one keeps it."""
-    if t._hooks:
-        for hook in t._hooks:
-            res = hook(buf[k])
-            if res is not None:
-                buf[k] = res
-    if retain_nonleaf or t._retain:
-        t._grad = cls._wrap(np.array(buf[k].data), False)
-
-
 def _check_versions(node):
     for i, t in enumerate(node.inputs):
         if t._version != node.saved_version(i):
             raise InplaceModifiedError(node, i, t, node.saved_version(i))
 
 
-def _n_outputs(node):
-    data = node.out_data
-    return len(data) if data is not None else len(node.out_meta)
+# ------------------------------------------------------------- capture (paddle.grad)
+def capture_slots(inputs):
+    """``paddle.grad``'s inputs: the (node, slot) each one's gradient arrives at -> indices."""
+    capture = {}
+    for i, t in enumerate(inputs):
+        edge = t.gradient_edge()
+        if edge is not None:
+            capture.setdefault(edge, []).append(i)
+    return capture
 
 
-def _baseline_ref_counts():
-    """The counts ``_sole_owner`` sees for a gradient held only by a buffer list and the
-    backward's local variable (measured, not assumed: interpreters count differently)."""
-    from .tensor import Tensor
+def edges_of(tensors):
+    """``no_grad_vars``: the gradient edges that carry nothing."""
+    return {e for e in (t.gradient_edge() for t in tensors) if e is not None}
 
-    buf = [Tensor._wrap(np.empty(2).reshape(1, 2))]
-    g = buf[0]
-    return _sole_owner(g, True, probe=True)
+
+def prune_to_inputs(state, nodes, roots):
+    """Only the nodes from which a requested input can be reached are run (``state.keep``)."""
+    parents = {}
+    for n in nodes:
+        for child in n.edges[::2]:
+            if child is not None:
+                parents.setdefault(child, []).append(n)
+    keep = state.keep = set()
+    stack = [e[0] for e in state.capture if e[0] in parents or any(e[0] is r for r in roots)]
+    while stack:
+        n = stack.pop()
+        if n in keep:
+            continue
+        keep.add(n)
+        stack.extend(parents.get(n, ()))
+    return [n for n in nodes if n in keep]
+
+
+def capture_outputs(state, node, buf):
+    """The gradients in ``buf`` that ``paddle.grad`` asked for are its results. Returns whether
+    anything below ``node`` is still needed (a requested non-leaf input may end the path)."""
+    capture, results, emit = state.capture, state.results, state.emit
+    for k in range(len(buf)):
+        for i in capture.get((node, k), ()):
+            results[i] = buf[k]
+            if emit is not None:
+                emit(ev.Captured(i, buf[k]))
+    keep = state.keep
+    return any(child is not None and child in keep for child in node.edges[::2])
+
+
+# ---------------------------------------------------------- hooks, retained gradients
+def output_hooks(state, node, buf):
+    """A backward op's forward outputs: each one's hooks see (and may replace) its gradient;
+    a retained one (``retain_grads()``; every non-leaf in Paddle 2.2) keeps it as ``.grad``."""
+    refs, retain_nonleaf = node._out_refs, state.retain_nonleaf
+    if type(refs) is _weakref_type:  # (one output: no tuple made)
+        t = refs()
+        if t is not None and (t._hooks is not None or t._retain or retain_nonleaf):
+            _output_grad(state, node, t, buf, 0)
+        return
+    for k, r in enumerate(refs):
+        t = r()
+        if t is not None and (t._hooks is not None or t._retain or retain_nonleaf):
+            _output_grad(state, node, t, buf, k)
+
+
+def _output_grad(state, node, t, buf, k):
+    if t._hooks:
+        buf[k] = _in_user_mode(state, _run_hooks, t._hooks, buf[k])
+    if state.retain_nonleaf or t._retain:
+        inputs = node.inputs
+        cls = inputs[0]._result_type if inputs is not None else node.result_type
+        t._grad = cls._wrap(np.array(buf[k].data), False)
+
+
+def leaf_hooks(state, leaf, g):
+    """A leaf's hooks see (and may replace) its gradient before it is accumulated."""
+    return _in_user_mode(state, _run_hooks, leaf._hooks, g)
+
+
+def _run_hooks(hooks, g):
+    for hook in hooks:
+        r = hook(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def _in_user_mode(state, fn, *args):
+    """Call ``fn`` in the caller's grad mode (the engine's is ``create_graph``)."""
+    mode = grad_mode.STATE
+    mode.enabled = state.prev_mode
+    try:
+        return fn(*args)
+    finally:
+        mode.enabled = state.create_graph
+
+
+# ------------------------------------------------------------------------- PyLayer
+def remember_user_grad(state, g):
+    """A gradient a user's ``PyLayer.backward`` returned (see ``first_grad_flag``)."""
+    state.user_grads.add(id(g))
+
+
+def first_grad_flag(state, g):
+    """The ``stop_gradient`` of a leaf's first ``.grad``: False, but a PyLayer's backward result
+    keeps its own (Paddle does)."""
+    return g.stop_gradient if id(g) in state.user_grads else False
+
+
+# ------------------------------------------------------------------ double backward
+def next_order(state, node, in_grads, start):
+    """``create_graph``: the nodes this VJP made (uids from ``start``) are of the next
+    derivative order; with ``zero_links``, they link the op's saved inputs as Paddle's
+    double-grad nodes do."""
+    provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
+    if state.zero_links and node.op.double_grad_zeros:
+        link_saved_inputs(node, in_grads, start)
+
+
+def zero_link_grad(state, node, i):
+    """The zeros a structural link (``link_saved_inputs``) carries to input ``i``."""
+    shape, dtype = node._in_meta[i]
+    return _result_type(node)._wrap(np.zeros(shape, dtype), not state.create_graph)
+
+
+def link_saved_inputs(node, in_grads, start):
+    """Paddle's double-grad nodes take every saved input of the op (``x``, ``y`` of a multiply,
+    ``out`` of a relu), so a second backward through them gives an input the gradient does not
+    depend on a zero gradient, not None. Here the VJP's Tensor ops reach only what the formula
+    uses; each gradient's newest node gets, for every saved input that takes a gradient and that
+    none of this VJP's nodes reaches, one more edge that carries zeros (``zero_from``).
+    """
+    inputs = node.inputs
+    if not node.op.saves_inputs or inputs is None:
+        return
+    wanted = []
+    for t in inputs:
+        e = t.gradient_edge()
+        if e is not None:
+            wanted.append((e, t.data.shape, t.data.dtype))
+    if not wanted:
+        return
+    for g in in_grads:
+        head = None if g is None else g.grad_node
+        if head is None or head.uid < start or head.op is None:
+            continue
+        reached = _edges_reached(node, head, start)
+        extra = [(e, shape, dtype) for e, shape, dtype in wanted
+                 if (id(e[0]), e[1]) not in reached]
+        if not extra:
+            continue
+        edges, meta = list(head.next_edges), list(head.in_meta)
+        if head.zero_from is None:
+            head.zero_from = len(edges)
+        for e, shape, dtype in extra:
+            edges.append(e)
+            meta.append((shape, dtype))
+        head.next_edges, head.in_meta = tuple(edges), tuple(meta)
+
+
+def _edges_reached(node, head, start):
+    """The (id(node), slot) edges leaving the nodes this VJP made (uids from ``start``), from
+    ``head`` down, and the op's own ``node`` reached through ``out()``."""
+    reached = set()
+    stack, seen = [head], set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        for e in n.next_edges:
+            if e is None:
+                continue
+            reached.add((id(e[0]), e[1]))
+            child = e[0]
+            if child.op is not None and (child.uid >= start or child is node):
+                stack.append(child)
+    return reached
+
+
+# ------------------------------------------------------------- the zero-copy .grad
+def first_grad(state, node, leaf, g, owner):
+    """A leaf's first gradient, as its ``.grad``: ``g``'s own array where nothing else holds it
+    (``owner``, judged by the caller), else a copy in the leaf's dtype."""
+    flag = first_grad_flag(state, g)
+    arr = g.data if owner else np.array(g.data, dtype=leaf.data.dtype)
+    node.own_grad_data(arr)
+    return leaf._result_type._wrap(arr, flag)
+
+
+def add_into_grad(node, cur, g):
+    """Sum ``g`` into the leaf's ``.grad`` tensor ``cur``: in place into the array the engine
+    allocated for it when it still holds it and can take the sum, else into a new array."""
+    arr = node.owned_grad_data()
+    gd = g.data
+    if STORAGE and cur.data.dtype in STORAGE:
+        cur.data = STORAGE[cur.data.dtype].add(cur.data, gd)
+    elif arr is not None and arr.flags.writeable and (
+            (arr.shape == gd.shape and arr.dtype == gd.dtype)
+            or (arr.shape == np.broadcast_shapes(arr.shape, gd.shape)
+                and np.can_cast(gd.dtype, arr.dtype, "same_kind")
+                and np.result_type(arr, gd) == arr.dtype)):
+        np.add(arr, gd, out=arr)
+    else:
+        cur.data = cur.data + gd
 
 
 def _sole_owner(g, in_buffer, probe=False):
@@ -114,362 +633,28 @@ def _sole_owner(g, in_buffer, probe=False):
             and counts[2] <= _BASE_REFS)
 
 
+def _baseline_ref_counts():
+    """The counts ``_sole_owner`` sees for a gradient held only by a buffer list and the
+    backward's local variable (measured, not assumed: interpreters count differently)."""
+    from .tensor import Tensor
+
+    buf = [Tensor._wrap(np.empty(2).reshape(1, 2))]
+    g = buf[0]
+    return _sole_owner(g, True, probe=True)
+
+
 _ARRAY_REFS, _TENSOR_REFS, _BASE_REFS = _baseline_ref_counts()
 
 
-def collect_nodes(root_nodes):
-    """Every backward node reachable from ``root_nodes`` (iterative: graphs may be deep)."""
-    seen = set()
-    order = []
-    stack = list(root_nodes)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        for child in n.edges[::2]:
-            if child is not None and child not in seen:
-                stack.append(child)
-    return order
-
-
-def walk_deps(root_nodes):
-    """``count_deps(collect_nodes(root_nodes))`` in one walk: for every node reachable from the
-    roots, how many ``grad_pending_ops`` edges point at it."""
-    deps = dict.fromkeys(root_nodes, 0)
-    stack = list(deps)
-    get = deps.get
-    while stack:
-        for child in stack.pop().edges[::2]:
-            if child is not None:
-                d = get(child)
-                if d is None:
-                    deps[child] = 1
-                    stack.append(child)
-                else:
-                    deps[child] = d + 1
-    return deps
-
-
-def count_deps(nodes, keep=None):
-    deps = dict.fromkeys(nodes, 0)
-    for n in nodes:
-        for child in n.edges[::2]:
-            if child is not None and (keep is None or child in keep):
-                deps[child] += 1
-    return deps
-
-
-def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
-                  no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False,
-                  refuse=None):
-    """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
-
-    Returns (as StopIteration.value) the captured gradients when ``inputs`` is given.
-    ``refuse(node)``: asked before each node runs; an exception it returns is raised there (a
-    dialect's op whose kernel refuses, e.g. one without a gradient of its gradient).
-    """
-    seeds = []
-    for t, g in zip(roots, root_grads):
-        e = t.gradient_edge()
-        if e is not None:
-            seeds.append((e, g))
-    capture = None
-    results = None
-    if inputs is not None:
-        capture = {}
-        results = [None] * len(inputs)
-        for i, t in enumerate(inputs):
-            e = t.gradient_edge()
-            if e is not None:
-                capture.setdefault(e, []).append(i)
-    cut = None
-    if no_grad_vars:
-        cut = set()
-        for t in no_grad_vars:
-            e = t.gradient_edge()
-            if e is not None:
-                cut.add(e)
-
-    keep = None
-    if capture is None and not trace:
-        deps = walk_deps([e[0] for e, _ in seeds])
-    elif capture is None:  # (the event lists the nodes in collect_nodes' order)
-        deps = count_deps(collect_nodes([e[0] for e, _ in seeds]))
-    else:
-        nodes = collect_nodes([e[0] for e, _ in seeds])
-        # only nodes from which a requested input can be reached are run
-        parents = {}
-        for n in nodes:
-            for child in n.edges[::2]:
-                if child is not None:
-                    parents.setdefault(child, []).append(n)
-        keep = set()
-        stack = [e[0] for e in capture if e[0] in parents or any(e[0] is s[0][0] for s in seeds)]
-        while stack:
-            n = stack.pop()
-            if n in keep:
-                continue
-            keep.add(n)
-            stack.extend(parents.get(n, ()))
-        nodes = [n for n in nodes if n in keep]
-        deps = count_deps(nodes, keep)
-    if trace:
-        yield ev.DepsCounted(dict(deps))
-
-    buffers = {}
-    ready = deque()
-    for (node, slot), g in seeds:
-        if keep is not None and node not in keep:
-            continue
-        buf = buffers.get(node)
-        if buf is None:
-            n_out = 1 if isinstance(node, AccumulateNode) else _n_outputs(node)
-            buf = buffers[node] = [None] * n_out
-        buf[slot] = _add(buf[slot], g, create_graph)
-        if trace:
-            yield ev.Seeded(node, slot, g)
-    for (node, _slot), _g in seeds:
-        if node in buffers and deps.get(node, 0) == 0 and node not in ready:
-            ready.append(node)
-            if trace:
-                yield ev.Ready(node)
-
-    state = grad_mode.STATE
-    prev_mode = state.enabled
-    user_grads = set()  # ids of gradients a user's PyLayer.backward returned
-    try:
-        while ready:
-            node = ready.popleft()
-            buf = buffers.pop(node, None)
-            if node.op is None:  # a leaf's AccumulateNode
-                g = buf[0] if buf else None
-                leaf = node.leaf
-                if g is None or leaf is None:
-                    continue
-                if leaf._hooks:
-                    for hook in leaf._hooks:
-                        r = hook(g)
-                        if r is not None:
-                            g = r
-                if capture is not None:
-                    for i in capture.get((node, 0), ()):
-                        results[i] = g
-                        if trace:
-                            yield ev.Captured(i, g)
-                    continue
-                cur = leaf._grad
-                if cur is None:
-                    if create_graph:
-                        leaf._grad = g
-                    else:
-                        # a PyLayer's backward result keeps its own stop_gradient (Paddle does)
-                        flag = g.stop_gradient if id(g) in user_grads else False
-                        if g.data.dtype == leaf.data.dtype and _sole_owner(g, buf[0] is g):
-                            arr = g.data
-                        else:
-                            arr = np.array(g.data, dtype=leaf.data.dtype)
-                        leaf._grad = leaf._result_type._wrap(arr, flag)
-                        node.own_grad_data(arr)
-                elif create_graph:
-                    from .ops.math import add
-
-                    leaf._grad = add(cur, g)
-                else:  # summed into the same .grad tensor, as Paddle: a held reference sees it
-                    # (ownership is judged before ``g.data`` is loaded for the call: a
-                    # reference on the stack would count as another owner)
-                    if node.cleared is not None and node.take_cleared(
-                            cur, _sole_owner(g, buf[0] is g), g):
-                        if trace:
-                            yield ev.Accumulate(node, 0, g, leaf._grad)
-                        continue
-                    arr = node.owned_grad_data()
-                    gd = g.data
-                    if STORAGE and cur.data.dtype in STORAGE:
-                        cur.data = STORAGE[cur.data.dtype].add(cur.data, gd)
-                    elif arr is not None and arr.flags.writeable and (
-                            (arr.shape == gd.shape and arr.dtype == gd.dtype)
-                            or (arr.shape == np.broadcast_shapes(arr.shape, gd.shape)
-                                and np.can_cast(gd.dtype, arr.dtype, "same_kind")
-                                and np.result_type(arr, gd) == arr.dtype)):
-                        np.add(arr, gd, out=arr)
-                    else:
-                        cur.data = cur.data + g.data
-                if trace:
-                    yield ev.Accumulate(node, 0, g, leaf._grad)
-                continue
-
-            if node.released:
-                raise GraphFreedError(node)
-            # the gradients of this node's forward outputs (zeros where none arrived)
-            if buf is None:
-                buf = [None] * _n_outputs(node)
-            inputs = node.inputs  # (None once a node let go of them: see drop_inputs)
-            cls = inputs[0]._result_type if inputs is not None else node.result_type
-            # (identity tests: ``None in buf`` would call the tensors' __eq__)
-            for k in range(len(buf)):
-                if buf[k] is None:
-                    shape, dtype = node.out_meta[k]
-                    buf[k] = cls._wrap(np.zeros(shape, dtype), True)
-            refs = node._out_refs
-            if refs is not None:  # hooks and retained gradients of the output tensors
-                if type(refs) is _weakref_type:
-                    t = refs()
-                    if t is not None and (t._hooks is not None or t._retain or retain_nonleaf):
-                        _output_grad(t, buf, 0, retain_nonleaf, cls)
-                else:
-                    for k, r in enumerate(refs):
-                        t = r()
-                        if t is not None and (t._hooks is not None or t._retain
-                                              or retain_nonleaf):
-                            _output_grad(t, buf, k, retain_nonleaf, cls)
-            if capture is not None:
-                for k in range(len(buf)):
-                    for i in capture.get((node, k), ()):
-                        results[i] = buf[k]
-                        if trace:
-                            yield ev.Captured(i, buf[k])
-                if not any(child is not None and child in keep for child in node.edges[::2]):
-                    continue  # a requested non-leaf input: nothing below it is needed
-
-            op = node.op
-            if op.saves_inputs:
-                versions = node.in_versions
-                if versions is None:
-                    for t in node.inputs:
-                        if t._version:
-                            _check_versions(node)
-                else:
-                    _check_versions(node)
-            if refuse is not None:
-                refused = refuse(node)
-                if refused is not None:
-                    raise refused
-            state.enabled = create_graph
-            if create_graph:
-                start = provenance.mark()
-                in_grads = op.vjp(node, *buf)
-            else:
-                in_grads = op.vjp(node, *buf)
-            state.enabled = prev_mode
-            if type(in_grads) is not tuple and type(in_grads) is not list:
-                in_grads = (in_grads,)
-            if create_graph:  # the nodes this VJP made are of the next derivative order
-                provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
-                if zero_links and op.double_grad_zeros:
-                    link_saved_inputs(node, in_grads, start)
-            if trace:
-                yield ev.Run(node, tuple(buf), tuple(in_grads))
-            keep_flag = op.name == "py_layer"
-            # the inputs' shapes and dtypes: from the saved arrays (no tuples made), or the
-            # kept metadata (a released or hooked node, or one with structural links)
-            in_meta = node._in_meta
-            in_data = node.in_data if in_meta is None else None
-            n_in = len(in_grads)
-            edges = node.edges
-            for j in range(0, len(edges), 2):
-                child = edges[j]
-                if child is None:
-                    continue
-                slot = edges[j + 1]
-                i = j >> 1
-                if keep is not None and child not in keep:
-                    continue
-                g = in_grads[i] if i < n_in else None
-                if g is None and node.zero_from is not None and i >= node.zero_from:
-                    shape, dtype = in_meta[i]  # a structural link: a zero gradient
-                    g = cls._wrap(np.zeros(shape, dtype), not create_graph)
-                if g is not None and (cut is None or (child, slot) not in cut):
-                    if in_meta is None:
-                        a = in_data[i]
-                        shape, dtype = a.shape, a.dtype
-                    else:
-                        shape, dtype = in_meta[i]
-                    gd = g.data
-                    if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
-                        state.enabled = create_graph
-                        g = reduce_grad(op, i, g, shape, dtype)
-                        state.enabled = prev_mode
-                    if keep_flag:
-                        user_grads.add(id(g))
-                    cbuf = buffers.get(child)
-                    if cbuf is None:
-                        cbuf = buffers[child] = [None] * (
-                            1 if child.op is None else _n_outputs(child))
-                    cur = cbuf[slot]
-                    if cur is None:
-                        cbuf[slot] = g
-                    else:
-                        state.enabled = create_graph
-                        cbuf[slot] = _add(cur, g, create_graph)
-                        state.enabled = prev_mode
-                    if trace:
-                        yield ev.Accumulate(child, slot, g, cbuf[slot])
-                d = deps[child] - 1
-                deps[child] = d
-                if trace:
-                    yield ev.DepDec(child, d)
-                if d == 0:
-                    ready.append(child)
-                    if trace:
-                        yield ev.Ready(child)
-            in_grads = g = gd = None  # (no stale references: see _sole_owner)
-            if not retain_graph:
-                node.release()
-                if trace:
-                    yield ev.Released(node)
-    finally:
-        state.enabled = prev_mode
-    return results
-
-
-def link_saved_inputs(node, in_grads, start):
-    """Paddle's double-grad nodes take every saved input of the op (``x``, ``y`` of a multiply,
-    ``out`` of a relu), so a second backward through them gives an input the gradient does not
-    depend on a zero gradient, not None. Here the VJP's Tensor ops reach only what the formula
-    uses; each gradient's newest node gets, for every saved input that takes a gradient and that
-    none of this VJP's nodes reaches, one more edge that carries zeros (``zero_from``).
-    """
-    inputs = node.inputs
-    if not node.op.saves_inputs or inputs is None:
-        return
-    wanted = []
-    for t in inputs:
-        e = t.gradient_edge()
-        if e is not None:
-            wanted.append((e, t.data.shape, t.data.dtype))
-    if not wanted:
-        return
-    for g in in_grads:
-        head = None if g is None else g.grad_node
-        if head is None or head.uid < start or head.op is None:
-            continue
-        reached = set()
-        stack, seen = [head], set()
-        while stack:  # the nodes this VJP made, and the op's own node reached through out()
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            for e in n.next_edges:
-                if e is None:
-                    continue
-                reached.add((id(e[0]), e[1]))
-                child = e[0]
-                if child.op is not None and (child.uid >= start or child is node):
-                    stack.append(child)
-        extra = [(e, shape, dtype) for e, shape, dtype in wanted
-                 if (id(e[0]), e[1]) not in reached]
-        if not extra:
-            continue
-        edges, meta = list(head.next_edges), list(head.in_meta)
-        if head.zero_from is None:
-            head.zero_from = len(edges)
-        for e, shape, dtype in extra:
-            edges.append(e)
-            meta.append((shape, dtype))
-        head.next_edges, head.in_meta = tuple(edges), tuple(meta)
+# ------------------------------------------------------------------- trace events
+def hand_over(state):
+    """Trace mode: yield the events the phases emitted since the last hand-over, in the
+    caller's grad mode (whoever consumes them runs code of their own)."""
+    mode = grad_mode.STATE
+    engine_mode, mode.enabled = mode.enabled, state.prev_mode
+    yield from state.events
+    state.events.clear()
+    mode.enabled = engine_mode
 
 
 TRACE_SINK = None  # a callable given every event of every backward (pictures of a script's run)
@@ -496,3 +681,41 @@ def run_backward(roots, root_grads, **kw):
             next(gen)
     except StopIteration as stop:
         return stop.value
+
+
+# ------------------------------------------------------ from the picture to the code
+#: The phase that emits each kind of event. Two kinds come from two phases: a ``Ready`` from
+#: ``seed_roots`` too (a root), an ``Accumulate`` from ``accumulate_into_leaf`` too (into
+#: ``.grad``); ``phase_of`` tells them apart by the neighbouring events.
+PHASE_OF_EVENT = {
+    ev.DepsCounted: count_dependencies,
+    ev.Seeded: seed_roots,
+    ev.Ready: send_gradients,
+    ev.Run: run_node,
+    ev.Accumulate: send_gradients,
+    ev.DepDec: send_gradients,
+    ev.Released: release,
+    ev.Captured: capture_outputs,
+}
+
+
+def phase_of(event, before=None, after=None):
+    """The function that emitted ``event``; ``before``/``after``: the events next to it in its
+    stream. A ``Ready`` that does not follow a ``DepDec`` is a root's (``seed_roots``); an
+    ``Accumulate`` that no ``DepDec`` follows went into a leaf's ``.grad``
+    (``accumulate_into_leaf``); without neighbours, the ``PHASE_OF_EVENT`` entry."""
+    kind = type(event)
+    if kind is ev.Ready and before is not None and type(before) is not ev.DepDec:
+        return seed_roots
+    if kind is ev.Accumulate and type(after) is not ev.DepDec and (
+            after is not None or before is not None) and event.target.op is None:
+        return accumulate_into_leaf
+    return PHASE_OF_EVENT[kind]
+
+
+def phase_source(event, before=None, after=None):
+    """``(function name, first line number, source lines)`` of the engine function that
+    emitted ``event`` (see ``phase_of``), lines without their line ends."""
+    fn = phase_of(event, before, after)
+    lines, first = inspect.getsourcelines(fn)
+    return fn.__name__, first, [line.rstrip("\n") for line in lines]
