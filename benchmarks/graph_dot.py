@@ -14,7 +14,16 @@ What is timed, best of ``--repeat`` runs with the garbage collector on (as users
   has to do;
 - the layout: DOT -> SVG and PNG with the ``graphviz-pure`` binary and with the system ``dot``
   when one is on PATH, for the seed example two, the MLP (view both) and the chain (view
-  backward), each with a timeout; torchviz's DOT of the same graph goes through the same binary.
+  backward), each with a timeout; torchviz's DOT of the same graph goes through the same binary;
+- a whole-vgg11 picture: ``gradrepl graph examples/seeds/s000_vgg11.py -t loss -o vgg.png``
+  (the seed: a 224 x 224 image, forward, loss, backward, then the picture), also with
+  ``--layers 1``, beside a script that does the same in torch with a vgg11 written in plain
+  torch.nn (no torchvision) and ends in ``torchviz.make_dot(loss, params).render(format="png")``
+  (the system ``dot``: both sides lay out with it). Two rows: the picture alone, after the
+  script ran, best of ``--repeat`` in one process (model + DOT + PNG against make_dot +
+  render), and the whole command in a fresh process, start to PNG, best of ``--vgg-repeat``
+  (2): this one also times each side's script (gradrepl draws Paddle's exact random weights
+  for 133 M parameters and runs Adam). ``--vgg-size 32`` runs both on a small image.
 
 The table prints milliseconds and the ratio gradrepl / torchviz (below 1: gradrepl is faster).
 No assertions: numbers to read, side by side. ``tests/test_benchmarks_smoke.py`` runs the
@@ -35,6 +44,74 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = os.path.join(HERE, os.pardir, "examples", "seeds", "s000_example_two.py")
 RENDER_TIMEOUT = 60.0   # seconds for one layout; "timeout" past it
 RENDER_BUDGET = 20.0    # stop repeating a layout once its runs have taken this long
+
+# the whole-vgg11 picture in torch: the seed's steps, a vgg11 in plain torch.nn, torchviz
+PEER_VGG = r'''
+import json, sys, time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torchviz import make_dot
+size, out = int(sys.argv[1]), sys.argv[2]
+
+
+class VGG(nn.Module):
+    def __init__(self, cfg=(64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M")):
+        super().__init__()
+        layers, c = [], 3
+        for v in cfg:
+            if v == "M":
+                layers.append(nn.MaxPool2d(2, 2))
+            else:
+                layers += [nn.Conv2d(c, v, 3, padding=1), nn.ReLU()]
+                c = v
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
+        self.classifier = nn.Sequential(nn.Linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(),
+                                        nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(),
+                                        nn.Linear(4096, 1000))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+model = VGG()
+x = torch.rand(1, 3, size, size)
+label = torch.randint(0, 1000, (1,))
+predicts = model(x)
+loss = F.cross_entropy(predicts, label)
+loss.backward()
+reps, best = int(sys.argv[3]), float("inf")
+for _ in range(reps):
+    t0 = time.perf_counter()
+    make_dot(loss, params=dict(model.named_parameters())).render(out, format="png", cleanup=True)
+    best = min(best, time.perf_counter() - t0)
+print(json.dumps({"picture": best}))
+'''
+# the same picture in gradrepl, after the script ran (one process, best of reps)
+GR_VGG = r'''
+import json, sys, time
+from gradrepl import viz
+from gradrepl.viz.capture import run_for_pictures
+script, out, reps, layers = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+run = run_for_pictures(script)
+if run.error is not None:
+    raise run.error
+best = None
+for _ in range(reps):
+    t0 = time.perf_counter()
+    pic = viz.graph(run.namespace["loss"], namespace=run.namespace, recorder=run.recorder,
+                    layers=int(layers) if layers != "none" else None)
+    t1 = time.perf_counter()
+    src = pic.dot()
+    t2 = time.perf_counter()
+    pic.render(out)
+    t3 = time.perf_counter()
+    if best is None or t3 - t0 < best["picture"]:
+        best = {"picture": t3 - t0, "model": t1 - t0, "dot": t2 - t1, "png": t3 - t2}
+print(json.dumps(best))
+'''
+VGG_SEED = os.path.join(HERE, os.pardir, "examples", "seeds", "s000_vgg11.py")
 
 # the peer: torch + torchviz on the same graphs, in whatever interpreter has them
 PEER = r'''
@@ -219,6 +296,118 @@ def gradrepl_part(chain_n=2000, layers=99, repeat=5, profile=None, render=True):
     return res
 
 
+# ---------------------------------------------------------------------------- whole vgg11
+def vgg_script(size, folder):
+    """The seed's vgg11 script, on a ``size`` x ``size`` image (224: the seed itself)."""
+    if size == 224:
+        return os.path.abspath(VGG_SEED)
+    with open(VGG_SEED, encoding="utf-8") as f:
+        text = f.read().replace("[1,3,224,224]", f"[1,3,{size},{size}]")
+    path = os.path.join(folder, f"vgg11_{size}.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def command_time(args, repeat, timeout=600):
+    """Best wall seconds of running ``args`` in a fresh process, or "error: ..."."""
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        try:
+            out = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "timeout"
+        dt = time.perf_counter() - t0
+        if out.returncode != 0:
+            return "error: " + ((out.stderr.strip().splitlines() or ["failed"])[-1])[:80]
+        best = min(best, dt)
+    return best
+
+
+def png_pixels(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    import struct
+
+    return struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+
+
+def json_run(args, timeout=1800):
+    """The JSON a benchmark child prints last, or {"error": ...}."""
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout"}
+    if out.returncode != 0:
+        return {"error": "error: " + ((out.stderr.strip().splitlines() or ["failed"])[-1])[:80]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def vgg_part(size, repeat, torch_python, folder, picture_repeat=3):
+    """The whole-vgg11 picture rows: {size, rows: [{what, picture, time, pixels}], peer}."""
+    script = vgg_script(size, folder)
+    rows = []
+    for label, layers in (("gradrepl graph", None), ("gradrepl graph --layers 1", 1)):
+        out = os.path.join(folder, f"vgg_{len(rows)}.png")
+        pic = json_run([sys.executable, "-c", GR_VGG, script, out, str(picture_repeat),
+                        str(layers) if layers is not None else "none"])
+        pixels = png_pixels(out)
+        extra = ["--layers", str(layers)] if layers is not None else []
+        t = command_time([sys.executable, "-m", "gradrepl", "graph", script, "-t", "loss", "-o",
+                          out] + extra, repeat)
+        rows.append({"what": label, "time": t, "picture": pic.get("picture", pic.get("error")),
+                     "split": pic, "pixels": pixels})
+    peer = {"time": None, "picture": None, "pixels": None, "why": None}
+    if not torch_python or torch_python.lower() == "none":
+        peer["why"] = "not asked for (--torch-python none)"
+    elif not can_import(torch_python, "torch", "torchviz"):
+        peer["why"] = f"torch and torchviz do not both import with {torch_python}"
+    elif not shutil.which("dot"):
+        peer["why"] = "torchviz renders with the system dot: none on PATH"
+    else:
+        out = os.path.join(folder, "vgg_torch")
+        pic = json_run([torch_python, "-c", PEER_VGG, str(size), out, str(picture_repeat)])
+        peer["picture"] = pic.get("picture", pic.get("error"))
+        peer["pixels"] = png_pixels(out + ".png")
+        peer["time"] = command_time([torch_python, "-c", PEER_VGG, str(size), out, "1"], repeat)
+    return {"size": size, "rows": rows, "peer": peer}
+
+
+def vgg_table(v):
+    p = v["peer"]
+    lines = [f"whole-vgg11 picture ({v['size']} x {v['size']} image), seconds; torchviz: "
+             f"make_dot + render (PNG) on a plain torch.nn vgg11"]
+    if p["why"]:
+        lines.append(f"(torchviz: {p['why']})")
+    head = ("command", "part", "gradrepl s", "px", "torchviz s", "px", "ratio")
+
+    def sec(t):
+        return f"{t:.2f}" if isinstance(t, float) else str(t or "-")
+
+    rows = []
+    ppx = "x".join(map(str, p["pixels"])) if p["pixels"] else "-"
+    for r in v["rows"]:
+        px = "x".join(map(str, r["pixels"])) if r["pixels"] else "-"
+        sp = r["split"]
+        part = (f"picture ({sp['model']:.3f} + {sp['dot']:.3f} + {sp['png']:.2f})"
+                if "model" in sp else "picture")
+        rows.append((r["what"], part, sec(r["picture"]), px, sec(p["picture"]), ppx,
+                     ratio(r["picture"], p["picture"])))
+        rows.append((r["what"], "whole command", sec(r["time"]), px, sec(p["time"]), ppx,
+                     ratio(r["time"], p["time"])))
+    widths = [max(len(str(x[i])) for x in rows + [head]) for i in range(len(head))]
+    out = ["  ".join(str(c).ljust(w) if i in (0, 1, 3, 5) else str(c).rjust(w)
+                     for i, (c, w) in enumerate(zip(row, widths))) for row in [head] + rows]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines + out + [
+        "picture: after the script ran, best of --repeat in one process (gradrepl: model + DOT "
+        "+ PNG); whole command: a fresh process, start to PNG, best of --vgg-repeat"])
+
+
 # ---------------------------------------------------------------------------- the peer
 def can_import(python, *mods):
     try:
@@ -311,6 +500,11 @@ def main(argv=None):
                     help="interpreter with torch and torchviz ('none' to skip the peer)")
     ap.add_argument("--paddle", default=None, help="gradrepl's emulated Paddle (default: 2.2)")
     ap.add_argument("--no-render", action="store_true", help="skip the layout timings")
+    ap.add_argument("--vgg", choices=["on", "off"], default=None,
+                    help="the whole-vgg11 picture commands (default: on, off with --quick or "
+                    "--no-render)")
+    ap.add_argument("--vgg-size", type=int, default=224, help="its image size (default 224)")
+    ap.add_argument("--vgg-repeat", type=int, default=2, help="best of N processes (default 2)")
     args = ap.parse_args(argv)
     chain_n = args.chain or (50 if args.quick else 2000)
     layers = args.layers or (3 if args.quick else 99)
@@ -328,6 +522,15 @@ def main(argv=None):
           "layouts: torchviz's DOT of the same graph through the same binary")
     print(f"ratio = gradrepl / torchviz (below 1: gradrepl is faster); layouts time out "
           f"after {RENDER_TIMEOUT:.0f} s")
+    vgg = args.vgg or ("off" if args.quick or args.no_render else "on")
+    if vgg == "on":
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            v = vgg_part(args.vgg_size, args.vgg_repeat, args.torch_python, folder,
+                         args.repeat)
+        print()
+        print(vgg_table(v))
     return 0
 
 

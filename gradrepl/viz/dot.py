@@ -242,6 +242,8 @@ class DotWriter:
         self._tensor_link = _a_list(None, {"constraint": "false", "color": pal["link"],
                                            "arrowhead": "vee", **es["link"]})
         self._op_link = _a_list(None, {"color": pal["link"], "arrowhead": "vee", **es["link"]})
+        self._node_attrs = {}  # (look) -> the attribute text of a node drawn that way
+        self._shown = {}       # model id -> the name pictures show for it
         self.targets = set(g.targets)
         self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
@@ -294,12 +296,18 @@ class DotWriter:
         label = o.title
         # the statement once per statement: not on an op fed by an op of the same statement;
         # inside the op's box, under its name (an outside label sat on the arrows into it)
-        fed_by = {self.by_id[t].op for t in o.inputs}
-        if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
-            label = HtmlLabel(f'<{esc(o.title)}<br/><font point-size="{STATEMENT_SIZE}" '
-                              f'color="{self.pal["statement"]}">{esc(o.label)}</font>>')
-        self.dot.node(o.id, label=label, fillcolor=fill, fontsize=self.style.scale(14),
-                      shape="box", style="rounded,filled")
+        if o.label:
+            by_id = self.by_id
+            fed_by = {by_id[t].op for t in o.inputs}
+            if not any(by_id[f].label == o.label for f in fed_by if f in by_id):
+                label = HtmlLabel(f'<{esc(o.title)}<br/><font point-size="{STATEMENT_SIZE}" '
+                                  f'color="{self.pal["statement"]}">{esc(o.label)}</font>>')
+        rest = self._node_attrs.get(fill)
+        if rest is None:
+            rest = self._node_attrs[fill] = _a_list(None, {
+                "fillcolor": fill, "fontsize": self.style.scale(14), "shape": "box",
+                "style": "rounded,filled"})
+        self.dot.body.append(f"\t{_q(o.id)} [label={quote(label)} {rest}]\n")
 
     def layer_box(self, o, group):
         """A Layer call drawn as one box (``--layers N``): its name, the ops it ran, its
@@ -331,7 +339,7 @@ class DotWriter:
 
     def grad_var(self, gv):
         changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
-        grad_op = shown(self.by_id[gv.grad_op]) if gv.grad_op else "None"
+        grad_op = self.name_list((gv.grad_op,)) if gv.grad_op else "None"
         pal, cell = self.pal, self.cell
         red = pal["grad_data"]
         if gv.data is None:
@@ -350,19 +358,31 @@ class DotWriter:
                  f'</td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
 
+    def name_list(self, ids) -> str:
+        """``a , b , c_grad``: the shown names of model ids (cached: a name is asked for by
+        every op that takes or sends it)."""
+        names = self._shown
+        out = []
+        for i in ids:
+            n = names.get(i)
+            if n is None:
+                n = names[i] = shown(self.by_id[i]) if i is not None else "None"
+            out.append(n)
+        return " , ".join(out) if out else "None"
+
     def backward_op(self, b):
         by_id = self.by_id
-        pending = _names(b.grad_pending_ops, by_id)
+        pending = self.name_list(b.grad_pending_ops)
         pend = self.words["pending"]
         pal, cell = self.pal, self.cell
         if b.kind == "accumulate":
             rows = [_row(f"{pend} = {pending}", cell=cell),
-                    _row(f"input = {_names(b.inputs, by_id)}", cell=cell),
+                    _row(f"input = {self.name_list(b.inputs)}", cell=cell),
                     _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad", cell=cell)]
         else:
             rows = [_row(f"{pend} = {pending}", cell=cell),
-                    _row(f"input = {_names(b.inputs, by_id)}", cell=cell),
-                    _row(f"output = {_names(b.outputs, by_id)}", cell=cell)]
+                    _row(f"input = {self.name_list(b.inputs)}", cell=cell),
+                    _row(f"output = {self.name_list(b.outputs)}", cell=cell)]
             group = self.groups.get(b.forward)
             if group is not None and group["param_grads"]:  # a Layer call's box (--layers)
                 pg = group["param_grads"]
@@ -396,8 +416,13 @@ class DotWriter:
         sub = None if b.order == 0 else f"derivative order {b.order + 1}"
         label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
                        title_color=title_color)
-        self.dot.node(b.id, shape=shape, style=style, fillcolor=fill, color=border,
-                      penwidth=penwidth, margin="0.05", label=label)
+        key = (shape, style, fill, border, penwidth)  # a handful of looks: attributes cached
+        rest = self._node_attrs.get(key)
+        if rest is None:
+            rest = self._node_attrs[key] = _a_list(None, {
+                "shape": shape, "style": style, "fillcolor": fill, "color": border,
+                "penwidth": penwidth, "margin": "0.05"})
+        self.dot.body.append(f"\t{_q(b.id)} [label={label} {rest}]\n")
 
     # -- the views --------------------------------------------------------------------
     def forward(self):

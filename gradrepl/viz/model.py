@@ -146,14 +146,19 @@ def _dtype_str(dtype) -> str:
 # ---------------------------------------------------------------------------- previews
 def fmt_number(v) -> str:
     """One value, short: Paddle's style of float (``2.``), ints as ints."""
+    if type(v) is float:
+        return _fmt_float(v)
     if isinstance(v, (bool, np.bool_)):
         return "True" if v else "False"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
     if isinstance(v, (complex, np.complexfloating)):
         return f"{complex(v):.4g}"
-    f = float(v)
-    if f != f or f in (float("inf"), float("-inf")):
+    return _fmt_float(float(v))
+
+
+def _fmt_float(f: float) -> str:
+    if f != f or f == _INF or f == -_INF:
         return str(f)
     s = f"{f:.4g}"
     if "." not in s and "e" not in s:
@@ -161,18 +166,25 @@ def fmt_number(v) -> str:
     return s
 
 
+_INF = float("inf")
+
+
 def preview(arr, max_items: int = 4) -> str:
     """A few elements of an array, flat: ``2.`` for one element, ``[1., 2., 3., ...]``."""
     if arr is None:
         return None
-    a = np.asarray(arr)
+    a = arr if type(arr) is np.ndarray else np.asarray(arr)
     n = a.size
     if n == 1:
-        return fmt_number(a.reshape(-1)[0])
+        v = a.item() if a.dtype.kind == "f" else a.reshape(-1)[0]
+        return _fmt_float(v) if type(v) is float else fmt_number(v)  # (the float: fast)
     if n == 0:
         return "[]"
     flat = a.reshape(-1)
-    items = [fmt_number(flat[i]) for i in range(min(n, max_items))]
+    if a.dtype.kind in "fiub":  # Python numbers print alike, and faster
+        items = [fmt_number(v) for v in flat[:max_items].tolist()]
+    else:
+        items = [fmt_number(flat[i]) for i in range(min(n, max_items))]
     if n > max_items:
         items.append("...")
     return "[" + ", ".join(items) + "]"
@@ -376,6 +388,7 @@ class _Builder:
         self.gvars: dict = {}       # tensor key -> GradVarInfo
         self.lost: dict = {}        # key of an input no longer alive -> (meta, stop_gradient)
         self.in_keys: dict = {}     # node -> the keys of its inputs (walk order)
+        self._inputs: dict = {}     # node -> [(key, tensor)] of its inputs, while walking
         self._tmp = 0
 
     # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
@@ -471,8 +484,9 @@ class _Builder:
                                     node.out_meta[key[1]] if node is not None else None)
                     continue
                 stack.append((key, t, True))
-                for i in reversed(range(len(node.in_meta))):
-                    ikey, it = self.input_key(node, i)
+                ins = self._inputs[node] = [self.input_key(node, i)
+                                            for i in range(len(node.in_meta))]
+                for ikey, it in reversed(ins):
                     if ikey not in self.tensors:
                         stack.append((ikey, it, False))
                 # sibling outputs of a multi-output op are added with the op (below)
@@ -481,10 +495,13 @@ class _Builder:
         fid = f"f{len(self.ops)}"
         inputs = []
         keys = []
-        for i in range(len(node.in_meta)):
-            ikey, it = self.input_key(node, i)
+        ins = self._inputs.pop(node, None)  # (the walk looked them up already)
+        if ins is None:
+            ins = [self.input_key(node, i) for i in range(len(node.in_meta))]
+        tensors = self.tensors
+        for i, (ikey, it) in enumerate(ins):
             keys.append(ikey)
-            info = self.tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
+            info = tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
             inputs.append(info.id)
         self.in_keys[node] = keys
         label = node.label
