@@ -175,3 +175,20 @@ def test_readme_console_block_prints_what_it_shows(block, tmp_path):
         got = got[:len(expected)]
     assert got == [line.rstrip() for line in expected], (
         f"README's `{lines[0]}` now prints:\n" + (done.stdout + done.stderr))
+
+
+def test_architecture_names_the_engine_functions_that_exist():
+    from gradrepl.engine import backward, events
+
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("### Backward, phase by phase"):text.index("## The dialects")]
+    names = set(re.findall(r"`([a-z_]+)(?:\([a-z]*\))?`", section))
+    names -= {"paddle", "grad_pending_ops", "grad_tensors", "retain_graph", "create_graph",
+              "backward", "trace"}
+    assert {"count_dependencies", "seed_roots", "run_node", "send_gradients",
+            "accumulate_into_leaf", "release"} <= names
+    missing = sorted(n for n in names if not hasattr(backward, n))
+    assert not missing, f"docs/architecture.md names engine functions that are gone: {missing}"
+    for event in re.findall(r"`([A-Z][A-Za-z]+)`", section):
+        if event not in ("PrepareDeps",):
+            assert hasattr(events, event), f"docs/architecture.md names a gone event {event}"
