@@ -76,3 +76,29 @@ def test_vgg11_step_runs_tiny(capsys):
     assert bench.main(["--size", "32", "--steps", "1", "--warmup", "0", "--paddle-python", "none",
                        "--torch-python", "none"]) == 0
     assert "gradrepl" in capsys.readouterr().out
+
+
+def test_graph_dot_vgg_rows_pieces(tmp_path):
+    """The whole-vgg11 rows: the seed at another image size, gradrepl's picture child on it
+    (one run), the table with and without the peer."""
+    bench = load_graph_dot()
+    assert bench.vgg_script(224, str(tmp_path)).endswith("s000_vgg11.py")
+    small = bench.vgg_script(32, str(tmp_path))
+    assert "paddle.rand([1,3,32,32])" in Path(small).read_text()
+    out = tmp_path / "v.png"
+    res = bench.json_run([sys.executable, "-c", bench.GR_VGG, small, str(out), "1", "1"])
+    assert set(res) == {"picture", "model", "dot", "png"}, res
+    assert res["picture"] >= res["model"] >= 0
+    w, h = bench.png_pixels(str(out))
+    assert max(w, h) <= 2400
+    v = {"size": 32, "peer": {"time": None, "picture": None, "pixels": None,
+                              "why": "not asked for (--torch-python none)"},
+         "rows": [{"what": "gradrepl graph --layers 1", "time": 5.0, "picture": res["picture"],
+                   "split": res, "pixels": (w, h)}]}
+    text = bench.vgg_table(v)
+    assert "not asked for" in text and f"{w}x{h}" in text and "whole command" in text
+    v["peer"].update(time=2.5, picture=res["picture"] / 2, pixels=(10, 20), why=None)
+    text = bench.vgg_table(v)
+    assert "10x20" in text and " 2.00" in text  # the whole command's ratio: 5.0 / 2.5
+    assert bench.json_run([sys.executable, "-c", "raise SystemExit('nope')"])["error"] \
+        .startswith("error")
