@@ -379,10 +379,11 @@ class DotWriter:
             rows = [_row(f"{pend} = {pending}", cell=cell),
                     _row(f"input = {self.name_list(b.inputs)}", cell=cell),
                     _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad", cell=cell)]
-        else:
-            rows = [_row(f"{pend} = {pending}", cell=cell),
-                    _row(f"input = {self.name_list(b.inputs)}", cell=cell),
-                    _row(f"output = {self.name_list(b.outputs)}", cell=cell)]
+        else:  # (the common rows written as _row writes them, without its calls)
+            td = f'<tr><td align="left" bgcolor="{cell}">'
+            rows = [f"{td}{esc(f'{pend} = {pending}')}</td></tr>",
+                    f"{td}{esc('input = ' + self.name_list(b.inputs))}</td></tr>",
+                    f"{td}{esc('output = ' + self.name_list(b.outputs))}</td></tr>"]
             group = self.groups.get(b.forward)
             if group is not None and group["param_grads"]:  # a Layer call's box (--layers)
                 pg = group["param_grads"]

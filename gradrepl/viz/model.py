@@ -439,8 +439,8 @@ class _Builder:
             if node is not None and key[0] is node and not node.released \
                     and node.out_data is not None:
                 data = node.out_data[slot]
-            info = TensorInfo(tid, None, list(shape), str(dtype), preview(data, self.max_preview)
-                              if data is not None else None,
+            info = TensorInfo(tid, None, list(shape), _dtype_str(dtype),
+                              preview(data, self.max_preview) if data is not None else None,
                               lost[1] if lost is not None else False,
                               not isinstance(key[0], GradNode), None, live=False)
         if t is not None and info.is_leaf and self.recorder is not None:
