@@ -98,6 +98,7 @@ def test_dark_theme_dark_background_light_text(run2):
         fc = re.search(r'fontcolor="(#\w+)"', line).group(1)
         assert luminance(fc) > 0.8 and contrast(fc, bg) > 10
     assert luminance(re.search(r'\bcolor="(#\w+)"', head[2]).group(1)) > 0.7  # edges
+    assert luminance(re.search(r'\bcolor="(#\w+)"', head[1]).group(1)) > 0.6  # op outlines
     # every fill under the (light) text is dark enough to read it: contrast >= 4.5 (WCAG AA)
     fills = set(re.findall(r'(?:bgcolor|fillcolor)="(#\w+)"', dot)) - {bg}
     assert fills and all(contrast(pal["text"], f) >= 4.5 for f in fills), fills

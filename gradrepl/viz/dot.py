@@ -230,9 +230,10 @@ class DotWriter:
                      "arrowsize": "0.8"}
         if pal["background"]:
             graph_attr["bgcolor"] = pal["background"]
-        if pal["text"]:
+        if pal["text"]:  # (dark: op boxes' outlines light too)
             graph_attr["fontcolor"] = node_attr["fontcolor"] = pal["text"]
             edge_attr["fontcolor"] = pal["text"]
+            node_attr["color"] = pal["border"]
         self.dot = _Digraph("gradrepl", graph_attr=graph_attr, node_attr=node_attr,
                             edge_attr=edge_attr)
         self.es = es
