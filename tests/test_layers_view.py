@@ -251,3 +251,18 @@ def test_shell_graph_layers():
         "Sequential model.features", 1)[0]
     assert [o.title for o in res.value.model.ops] == ["Sequential model.features", "Flatten",
                                                      "Sequential model.fc", "ReduceSum"]
+
+
+def test_handout_caption_names_layers():
+    from gradrepl.repl.commands import graph_picture
+    from gradrepl.repl.handout import _graph_words
+    from gradrepl.repl.session import Session
+
+    s = Session()
+    for src in ("import paddle", "from paddle.vision.models import LeNet", "model = LeNet()",
+                "x = paddle.rand([1, 1, 28, 28])", "y = model(x).sum()"):
+        s.run(src)
+    name, pic, a = graph_picture(s, ["y", "--layers", "1", "--view", "backward"])
+    assert _graph_words(name, a) == "backward graph, each Layer call nested deeper than 1 as " \
+        "one box"
+    assert [b.title for b in pic.model.backward_ops][0] == "Sequential model.features backward"

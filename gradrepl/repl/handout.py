@@ -201,6 +201,7 @@ GRAPH_OPTIONS = [
     ("chain", lambda name, v: "with the chain-rule arithmetic on each backward op"),
     ("to", lambda name, v: f"only what lies between {v} and {name}"),
     ("depth", lambda name, v: f"the ops at most {v} step{'' if v == 1 else 's'} from {name}"),
+    ("layers", lambda name, v: f"each Layer call nested deeper than {v} as one box"),
     ("collapse", lambda name, v: "each Layer call as one node"),
 ]
 
