@@ -1,5 +1,5 @@
-"""Whole models on one slide: ``--layers N`` (gradrepl/viz/transform.py ``layers``) draws each Layer
-call nested deeper than N as one box, its parameters listed inside, the tensors between boxes
+"""Whole models on one slide: ``--layers N`` (gradrepl/viz/transform.py ``layers``) draws each
+Layer call nested deeper than N as one box, its parameters listed inside, the tensors between boxes
 kept, in the forward, backward and both views."""
 from __future__ import annotations
 
