@@ -104,3 +104,26 @@ def test_distributed_batch_sampler_deals_batches_as_real_paddle(paddle3):
     want = (DATA / "distributed_batch_sampler_3.3.1.txt").read_text()
     assert repr(out) + "\n" == want
 
+
+
+def test_loader_tensors_share_paddles_name_counter_with_to_tensor(paddle3):
+    """A DataLoader's tensors are eager_in_tmp_N, numbered by the counter to_tensor's
+    generated_tensor_N uses (real paddle 3.3.1 and 2.6.2 printed these names)."""
+    paddle = paddle3
+    from gradrepl.paddle import core
+
+    core.reset_tensor_names()
+
+    class Pairs(paddle.io.Dataset):
+        def __getitem__(self, i):
+            return np.ones([2], "float32") * i, np.array([i])
+
+        def __len__(self):
+            return 4
+
+    names = [paddle.to_tensor(0).name]
+    for x, y in paddle.io.DataLoader(Pairs(), batch_size=2):
+        names += [x.name, y.name]
+    names.append(paddle.to_tensor(0).name)
+    assert names == ["generated_tensor_0", "eager_in_tmp_1", "eager_in_tmp_2", "eager_in_tmp_3",
+                     "eager_in_tmp_4", "generated_tensor_5"]

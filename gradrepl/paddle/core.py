@@ -14,12 +14,16 @@ from . import bf16, dtypes, printing, profiles, promotion
 
 
 _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
+#: prefixes numbered by another's counter: Paddle's C++ GenerateUniqueName numbers a
+#: DataLoader's tensors (eager_in_tmp_N) and to_tensor's (generated_tensor_N) from one counter
+_SHARED_COUNTER = {"eager_in_tmp": "generated_tensor"}
 
 
 def next_name(prefix):
-    """Paddle's unique_name: ``prefix_N`` with one counter per prefix."""
-    n = _NAME_COUNTERS[prefix]
-    _NAME_COUNTERS[prefix] = n + 1
+    """Paddle's unique_name: ``prefix_N`` with one counter per prefix (or shared, above)."""
+    key = _SHARED_COUNTER.get(prefix, prefix)
+    n = _NAME_COUNTERS[key]
+    _NAME_COUNTERS[key] = n + 1
     return f"{prefix}_{n}"
 
 

@@ -63,10 +63,11 @@ def default_convert_fn(batch):
 def as_output(batch):
     """A collated batch as the loader yields it (see the module docstring)."""
     Tensor = _tensor_type()
-    if isinstance(batch, Tensor):
-        return Tensor(np.array(batch.data), stop_gradient=True)
-    if isinstance(batch, np.ndarray):
-        return Tensor(np.array(batch), stop_gradient=True)
+    if isinstance(batch, (Tensor, np.ndarray)):
+        from ...core import next_name
+
+        data = batch.data if isinstance(batch, Tensor) else batch
+        return Tensor(np.array(data), stop_gradient=True, name=next_name("eager_in_tmp"))
     if isinstance(batch, (str, bytes, numbers.Number)):
         return batch
     if isinstance(batch, Mapping):
