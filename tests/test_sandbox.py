@@ -347,8 +347,11 @@ def test_shell_commands():
         "line 3: shell command %record is not allowed in safe mode (it writes a file)",
         "line 4: shell command %load is not allowed in safe mode (it reads a file)",
         "line 5: %graph -o is not allowed in safe mode (it writes a file)",
-        "line 6: unknown shell command %sh (safe mode admits only %graph, %step, %vars, "
-        "%profile, %reset, %time, %history, %help)"]
+        "line 6: unknown shell command %sh (safe mode admits only %graph, %step, %why, "
+        "%vars, %profile, %reset, %time, %history, %help)"]
+    assert [str(r) for r in check_source("%why a -o /tmp/a.svg", first_line=2)] == [
+        "line 2: %why -o is not allowed in safe mode (it writes a file)"]
+    assert check_source("%why a.grad[0, 1]") == []
     assert check_source("%time import os")
     assert check_source("%graph --output=/tmp/e.svg e")
     assert check_source("%graph e --out /tmp/e.svg")       # argparse's abbreviations

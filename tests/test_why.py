@@ -471,3 +471,29 @@ def test_many_paths_grouped_by_last_edge():
     assert np.allclose(ex.explained_total(), ns["x"].grad.numpy(), rtol=1e-5)
     # the paths into the grouped edges are counted, not lost
     assert sum(t.count for t in ex.terms) > 32
+
+
+def test_percent_why_explains_a_backward_that_percent_step_ran():
+    """%step runs e's backward under its own step log; %why must still see that backward (it
+    said 'a.grad is None' while a.grad was 20)."""
+    from gradrepl.repl.session import Session
+
+    s = Session()
+    s.run("import paddle")
+    for line in EXAMPLE_TWO.strip().splitlines():
+        if "backward" not in line:
+            s.run(line)
+    assert "step 7 of 7" in s.run("%step e").output
+    out = s.run("%why a").output
+    assert out.startswith("a.grad = 20\n") and "e -> c -> a: d * b = 4 * 5 = 20" in out
+
+
+def test_an_unrecorded_gradient_is_stated_with_its_value():
+    import gradrepl.paddle as paddle
+
+    x = paddle.to_tensor(3.0, stop_gradient=False)
+    (x * x).backward()  # no recording() around it
+    from gradrepl.viz.why import WhyLog
+
+    text = why(x, namespace={"x": x}, log=WhyLog()).text()
+    assert text.startswith("x.grad = 6\n") and "no backward() was recorded" in text

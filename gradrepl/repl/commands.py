@@ -126,7 +126,15 @@ def cmd_step(session, args):
     g = _model.build(tensor, namespace=session.namespace, recorder=session.recorder)
     log = BackwardLog(max_runs=1)
     old = _bw.TRACE_SINK
-    _bw.TRACE_SINK = log
+    # the step log, and whatever else records backwards (the session's %why log), all see it
+    sinks = [log] + [s for s in (old, getattr(session, "why_log", None)) if s is not None]
+    sinks = [s for i, s in enumerate(sinks) if s not in sinks[:i]]
+
+    def tee(item):
+        for sink in sinks:
+            sink(item)
+
+    _bw.TRACE_SINK = tee
     try:
         from ..engine.ops._util import quiet_fp
 

@@ -362,7 +362,7 @@ def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
-_SHELL_ALLOWED = ("graph", "step", "vars", "profile", "reset", "time", "history", "help")
+_SHELL_ALLOWED = ("graph", "step", "why", "vars", "profile", "reset", "time", "history", "help")
 _SHELL_REFUSED = {"record": "it writes a file", "load": "it reads a file"}
 
 
@@ -643,9 +643,9 @@ class SessionChecker:
         for arg in args:
             opt = arg.split("=")[0]
             # argparse also takes abbreviations (--out) and glued values (-oFILE)
-            if name == "graph" and (opt.startswith("-o") or (
+            if name in ("graph", "why") and (opt.startswith("-o") or (
                     opt.startswith("--o") and "--output".startswith(opt))):
-                return refusal("%graph -o is not allowed in safe mode (it writes a file)")
+                return refusal(f"%{name} -o is not allowed in safe mode (it writes a file)")
             if "__" in arg:
                 return refusal(f"argument {arg!r} of %{name} is not allowed (dunder)")
         return []

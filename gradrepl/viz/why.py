@@ -1306,6 +1306,8 @@ def render_text(ex: Explanation) -> str:
     """The explanation in plain sentences, with the numbers."""
     w = ex.words
     head = ex.name
+    if ex.status == "unrecorded" and ex.engine is not None:  # a value, but not how it came
+        return "\n".join([f"{head} = {_fmt(ex.value_of(ex.engine))}"] + ex.notes) + "\n"
     if ex.status in ("stops", "unrecorded") or (ex.status == "none" and ex.engine is None):
         return "\n".join([f"{head} is None"] + ex.notes) + "\n"
     shown = ex.value_of(ex.engine)
