@@ -23,7 +23,8 @@ def player_frames(tensor, run, namespace, recorder, view="backward"):
         counter, event = step_title(f.step), f.step.get("event") or ""
         items.append({"svg": render.svg(to_dot(f, view=step_view, chain=True)),
                       "counter": counter, "title": event,
-                      "description": "ready queue: " + ready_text(f.step)})
+                      "description": "ready queue: " + ready_text(f.step),
+                      "code": f.step.get("code")})   # the engine functions of the step
         lines.append(f"{counter}: {event}" if event else counter)
     if not items:
         raise ValueError("the backward logged no steps")

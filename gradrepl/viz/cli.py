@@ -149,7 +149,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
         for f in frames(g, logged, chain=True):
             svg = render.svg(to_dot(f, view=step_view, chain=True))
             items.append({"svg": svg, "counter": step_title(f.step), "title": f.step["event"],
-                          "description": "ready queue: " + ready_text(f.step)})
+                          "description": "ready queue: " + ready_text(f.step),
+                          "code": f.step.get("code")})   # the engine functions of the step
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None
     if out_dir.exists() and not out_dir.is_dir():

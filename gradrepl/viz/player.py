@@ -11,14 +11,23 @@ A frame is a dict::
     {"svg": "<?xml ...?><!DOCTYPE svg ...><svg ...>...</svg>",   # full SVG document text
      "title": "MulBackward #2 ran: it sent ...",                  # one line, shown under the picture
      "description": "ready queue: MulBackward #1",                 # optional, newlines kept
-     "counter": "step 3 of 12"}                                    # optional: the counter's text
+     "counter": "step 3 of 12",                                    # optional: the counter's text
+     "code": [{"name": "run_node", "file": "gradrepl/engine/backward.py",   # optional: the
+               "first": 238, "lines": ["def run_node(...):", ...]}, ...]}  # engine code
+
+A frame's ``code`` (``viz.steps`` puts it in ``step["code"]``) is the engine functions that made
+it: under the description, a folded ``<details id="code">`` reads ``engine code: run_node,
+send_gradients (backward.py lines 238-278, 281-329)`` and opens on their source in a ``<pre>``
+(``#code-src``, each line with its number). It follows the frames as the student steps, keeps
+its open or folded state, and is hidden on a frame without code (none is written when no frame
+has any). Each distinct set of functions is written once, in a ``<template class="code-set">``.
 
 The page: previous/next buttons (``#prev``, ``#next``), a slider (``#slider``), a counter
 (``#counter``: the frame's ``counter``, else ``"3 / 12"``), the frame's title and description (``#title``, ``#description``),
 the picture in ``#stage`` (its ``data-frame`` is the 1-based frame shown), a play/pause button
 (``#play``) and a fit-to-width toggle (``#fit``). Keys: Left/Right (also PageUp/PageDown),
 Home/End, Space plays or pauses. The URL hash ``#frame=N`` (1-based) opens frame N and follows
-navigation. With the query ``?autotest=1`` the page drives its own controls once loaded and
+navigation; the query ``?code=1`` opens the code panel. With the query ``?autotest=1`` the page drives its own controls once loaded and
 writes what it saw, as JSON, into ``<pre id="selftest">`` and ``document.title`` (the headless
 browser test in ``tests/test_viz_player.py`` reads it).
 """
@@ -132,6 +141,15 @@ h1 { font-size: 17px; font-weight: 600; margin: 2px 0 10px; }
 kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 4px;
   background: #fff; font-size: 11px; }
 #selftest { white-space: pre-wrap; font-size: 12px; }
+#code { margin-top: 8px; border-top: 1px solid var(--line); padding-top: 6px; }
+#code-summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+#code-summary:hover { color: var(--accent); }
+/* the code open: the picture gives up height, so picture, sentence and code share the screen */
+#stage.fit.with-code svg { max-height: calc(50vh - 150px); }
+#code-src { margin: 6px 0 0; padding: 8px 10px; max-height: calc(50vh - 130px); overflow: auto;
+  background: #f4f6f9; border: 1px solid var(--line); border-radius: 6px; white-space: pre;
+  font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; color: #1d232b; tab-size: 4; }
+#code-src .ln { color: #8a94a3; user-select: none; }
 """
 
 _JS = r"""
@@ -151,6 +169,8 @@ _JS = r"""
   var prev = $("prev"), next = $("next");
   var first = $("first"), last = $("last");
   var play = $("play"), fit = $("fit");
+  var codeEl = $("code"), codeSum = $("code-summary"), codeSrc = $("code-src");
+  var codeSets = root.querySelectorAll("template.code-set");
   var current = -1, timer = null;
 
   function clamp(i) { return Math.max(0, Math.min(n - 1, i)); }
@@ -164,11 +184,25 @@ _JS = r"""
     counter.textContent = t.getAttribute("data-counter") || ((i + 1) + " / " + n);
     titleEl.textContent = t.getAttribute("data-title");
     descEl.textContent = t.getAttribute("data-description");
+    if (codeEl) {   // the engine code that made this frame (its open/folded state is kept)
+      var k = t.getAttribute("data-code");
+      codeEl.hidden = (k === null);
+      if (k !== null) {
+        var set = codeSets[parseInt(k, 10)];
+        codeSum.textContent = set.getAttribute("data-summary");
+        codeSrc.replaceChildren(document.importNode(set.content, true));
+      }
+      codeLayout();
+    }
     prev.disabled = first.disabled = (i === 0);
     next.disabled = last.disabled = (i === n - 1);
     current = i;
     if (PAGE) try { history.replaceState(null, "", "#frame=" + (i + 1)); } catch (e) { /* file: URLs may refuse */ }
     if (i === n - 1) stop();
+  }
+
+  function codeLayout() {
+    stage.classList.toggle("with-code", !!codeEl && codeEl.open && !codeEl.hidden);
   }
 
   function stop() {
@@ -212,13 +246,18 @@ _JS = r"""
     else if (k === "ArrowRight" || k === "PageDown") { stop(); show(current + 1); }
     else if (k === "Home") { stop(); show(0); }
     else if (k === "End") { stop(); show(n - 1); }
-    else if (k === " " && tag !== "BUTTON") { toggle(); }
+    else if (k === " " && tag !== "BUTTON" && tag !== "SUMMARY") { toggle(); }
     else return;
     e.preventDefault();
   });
 
   var start = PAGE ? fromHash() : null;
   show(start === null ? 0 : start);
+  var codeOpen = PAGE && /[?&]code=1\b/.test(location.search);
+  if (codeEl) {
+    codeEl.addEventListener("toggle", codeLayout);
+    if (codeOpen) { codeEl.open = true; codeLayout(); }
+  }
 
   if (/[?&]autotest=1\b/.test(location.search)) {
     var state = function () {
@@ -228,7 +267,9 @@ _JS = r"""
                box: (function () {   // the picture's laid-out size in CSS px
                  var el = stage.querySelector("svg"), r = el && el.getBoundingClientRect();
                  return r ? [Math.round(r.width), Math.round(r.height)] : null; })(),
-               prevDisabled: prev.disabled, nextDisabled: next.disabled };
+               prevDisabled: prev.disabled, nextDisabled: next.disabled,
+               code: codeEl && !codeEl.hidden ? codeSum.textContent : null,
+               codeOpen: codeEl ? codeEl.open : null };
     };
     var key = function (k) {
       root.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true }));
@@ -245,6 +286,16 @@ _JS = r"""
     key("ArrowRight"); log.push(["ArrowRight", state()]);
     slider.value = String(n);
     slider.dispatchEvent(new Event("input", { bubbles: true })); log.push(["slider", state()]);
+    if (codeEl) {   // from the picture to the code: two steps on, then open the panel
+      show(0); next.click(); key("ArrowRight");
+      codeSum.click();
+      var seen = state();
+      seen.codeText = codeSrc.textContent;
+      seen.codeVisible = codeSrc.getBoundingClientRect().height > 0;
+      log.push(["open code", seen]);
+      key("ArrowRight"); log.push(["ArrowRight", state()]);   // open still, the next code
+      codeEl.open = codeOpen; codeLayout();
+    }
     show(start === null ? 0 : start);  // leave the page as it was opened, for the screenshot
     var out = JSON.stringify({ n: n, steps: log });
     var pre = document.createElement("pre");
@@ -330,12 +381,14 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     titles = [str(f.get("title") or f"frame {i + 1} / {n}") for i, f in enumerate(frames)]
     descs = [str(f.get("description") or "") for f in frames]
     counters = [str(f["counter"]) if f.get("counter") else None for f in frames]
+    code_sets, code_of = _code_sets(frames)
     # frame 1 is in the page as written, so it shows even before (or without) the script
     parts += [
         f"<div id=\"{p}stage\" class=\"fit\" data-frame=\"1\">\n{inlined[0]}\n</div>\n",
         f"<div id=\"{p}info\">\n",
         f"<div id=\"{p}title\">{esc(titles[0])}</div>\n",
         f"<div id=\"{p}description\">{esc(descs[0])}</div>\n",
+        _code_panel(p, code_sets, code_of[0]),
         "</div>\n",
         "<div class=\"keys\"><kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> "
         "<kbd>End</kbd> first / last, <kbd>Space</kbd> play / pause.</div>\n",
@@ -346,8 +399,69 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
             f"<template class=\"frame\" id=\"{p}frame-{i + 1}\" data-title=\"{esc(titles[i])}\" "
             f"data-description=\"{esc(descs[i])}\""
             + (f" data-counter=\"{esc(counters[i])}\"" if counters[i] else "")
+            + (f" data-code=\"{code_of[i]}\"" if code_of[i] is not None else "")
             + f">\n{svg}\n</template>\n")
+    for k, (summary, body) in enumerate(code_sets):
+        templates.append(f"<template class=\"code-set\" id=\"{p}code-set-{k}\" "
+                         f"data-summary=\"{esc(summary)}\">{body}</template>\n")
     return "".join(parts), "".join(templates)
+
+
+def _code_sets(frames) -> tuple[list[tuple[str, str]], list[int | None]]:
+    """The distinct sets of engine functions the frames name, each as (summary, ``<pre>`` body
+    HTML), and for each frame the index of its set (None: no code)."""
+    sets, index, code_of = [], {}, []
+    for f in frames:
+        code = f.get("code") or ()
+        if not code:
+            code_of.append(None)
+            continue
+        key = tuple((c["name"], c.get("file", ""), int(c["first"]), tuple(c["lines"]))
+                    for c in code)
+        if key not in index:
+            index[key] = len(sets)
+            sets.append((code_summary(code), _code_body(code)))
+        code_of.append(index[key])
+    return sets, code_of
+
+
+def code_summary(code) -> str:
+    """``engine code: run_node, send_gradients (backward.py lines 238-278, 281-329)``."""
+    names = ", ".join(dict.fromkeys(str(c["name"]) for c in code))
+    spans = {}   # file name -> its line ranges, in order
+    for c in code:
+        first = int(c["first"])
+        last = first + len(c["lines"]) - 1
+        spans.setdefault(os.path.basename(str(c.get("file") or "")) or "source", []).append(
+            f"{first}-{last}" if last > first else str(first))
+    where = "; ".join(f"{name} line{'s' if len(r) > 1 or '-' in r[0] else ''} {', '.join(r)}"
+                      for name, r in spans.items())
+    return f"engine code: {names} ({where})"
+
+
+def _code_body(code) -> str:
+    """The functions' source for a ``<pre>``: escaped, each line after its number, a blank line
+    between functions."""
+    out = []
+    for k, c in enumerate(code):
+        if k:
+            out.append("\n")
+        first = int(c["first"])
+        width = len(str(first + len(c["lines"]) - 1))
+        for j, line in enumerate(c["lines"]):
+            out.append(f"<span class=\"ln\">{first + j:>{width}}  </span>{_esc(line)}\n")
+    return "".join(out)
+
+
+def _code_panel(p: str, code_sets, first_set) -> str:
+    """The folded code panel (absent when no frame has code), showing frame 1's set."""
+    if not code_sets:
+        return ""
+    summary, body = code_sets[first_set] if first_set is not None else ("engine code", "")
+    hidden = " hidden" if first_set is None else ""
+    return (f"<details id=\"{p}code\" class=\"code\"{hidden}>"
+            f"<summary id=\"{p}code-summary\">{_esc(summary)}</summary>"
+            f"<pre id=\"{p}code-src\">{body}</pre></details>\n")
 
 
 def _fresh_name(parent: Path, stem: str) -> Path:

@@ -15,8 +15,14 @@ picture model. The engine's events are grouped into the steps a student sees:
 Frame k is the state after step k, with the running backward op highlighted, ready ops dashed,
 each op's remaining dependency count (``deps``), gradient variables filling in (the changed
 ones in bold), released backward ops greyed, and ``step``: {index, total, event (the
-sentence), ready (ids), ready_names, changed, values}. Every number shown comes from the
-engine's own events (``BackwardLog`` previews), never recomputed.
+sentence), ready (ids), ready_names, changed, values, events, code}. Every number shown comes
+from the engine's own events (``BackwardLog`` previews), never recomputed.
+
+From the picture to the code: ``step["code"]`` lists the engine functions whose events made the
+step (``backward.phase_source``, each event with its neighbours), each once, in order, as
+``{"name", "file", "first", "last", "lines"}`` (``file`` relative to the folder holding the
+``gradrepl`` package, ``first``/``last`` 1-based line numbers, ``lines`` the source without line
+ends); ``code_line(step)`` says them in one line (``%step --code``).
 
 Backward ops are named as the picture names them (``MulBackward #2`` where several share a
 name), gradients as the dialect spells them (``c_grad`` / ``c.grad``), the engine's own term in
@@ -25,9 +31,11 @@ brackets (``(Paddle: PrepareDeps)``).
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections import deque
 
+from ..engine import backward as _backward
 from ..engine import events as ev
 from ..engine.node import AccumulateNode
 from .model import preview, shown, words
@@ -542,15 +550,58 @@ def frames(graph, run, chain=True):
     first.step["total"] = total
     out = [first]
     first.step["events"] = (0, 0)
+    first.step["code"] = []
     for k, (kind, notes, state, start, end) in enumerate(groups, 1):
         _restore(replay, state)
         if k == total and run.finished:
             replay.finish()
         f = replay.frame(k, total, "", chain)
         f.step["events"] = (start, end)   # run.events[start:end] made this step
+        f.step["code"] = step_code(run.events, start, end)
         f.step["event"] = narrator.sentence(kind, notes, f)
         out.append(f)
     return out
+
+
+# ------------------------------------------------------------ from the picture to the code
+_SOURCES = {}   # engine function -> its code entry (the source is read once per process)
+_PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def step_code(events, start, end) -> list[dict]:
+    """The engine functions that emitted ``events[start:end]`` (``(event, previews)`` pairs of a
+    ``LoggedRun``), each once, in the order they first acted: ``{"name", "file", "first",
+    "last", "lines"}``."""
+    out, seen = [], set()
+    for i in range(start, end):
+        e = events[i][0]
+        before = events[i - 1][0] if i > 0 else None
+        after = events[i + 1][0] if i + 1 < len(events) else None
+        fn = _backward.phase_of(e, before, after)
+        if fn in seen:
+            continue
+        seen.add(fn)
+        entry = _SOURCES.get(fn)
+        if entry is None:
+            name, first, lines = _backward.phase_source(e, before, after)
+            path = os.path.abspath(fn.__code__.co_filename)
+            rel = os.path.relpath(path, _PACKAGE_HOME) if path.startswith(_PACKAGE_HOME) else path
+            entry = _SOURCES[fn] = {"name": name, "file": rel.replace(os.sep, "/"),
+                                    "first": first, "last": first + len(lines) - 1,
+                                    "lines": tuple(lines)}
+        out.append(dict(entry))
+    return out
+
+
+def code_line(step) -> str:
+    """``engine: run_node (gradrepl/engine/backward.py:238-278), send_gradients (...)``: the
+    functions that made a step, where they are; ``engine: (nothing ran yet)`` before the
+    first step."""
+    code = step.get("code") or ()
+    if not code:
+        return "engine: (nothing ran yet)"
+    return "engine: " + ", ".join(f"{c['name']} ({c['file']}:{c['first']}-{c['last']})"
+                                  for c in code)
 
 
 _STATE = ("deps", "queue", "running", "done", "released", "values", "changed", "leaf_grad",
