@@ -24,6 +24,11 @@ def mark() -> int:
     return next(_node_uids)
 
 
+def tensor_mark() -> int:
+    """A tensor uid boundary: every tensor made after this call has a larger ``_uid``."""
+    return next(_tensor_uids)
+
+
 class Recorder:
     """Statement and Layer marks of one run (a script under ``gradrepl graph``, a shell session)."""
 

@@ -4,7 +4,7 @@ Logging a backward builds the engine's events and snapshots every gradient (a fe
 network's backward): fine for the lesson's ``e.backward()``, a real slowdown for a training loop
 of hundreds. :class:`BackwardBudget`, the engine's trace sink while the extension is loaded,
 passes the first ``per_cell`` backward runs of each cell on to the logs; from the next one on it
-takes itself out of the engine (``TRACE_SINK = None``: the loop runs on the fast path) until the
+takes itself out of the engine (no trace sink: the loop runs on the fast path) until the
 next cell. What it let go is remembered (the first root, weakly, and the span of tensor uids made
 while it was out), so ``%step loss`` can say why it has nothing to show. ``%gradrepl --log N`` (``all``, ``0``) changes the budget.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 from collections import deque
 
-from ..engine.tensor import _uids as _tensor_uids
+from ..engine import set_trace_sink, tensor_mark, trace_sink
 
 PER_CELL = 8
 KEPT = 16  # unlogged spans remembered
@@ -48,22 +48,18 @@ class BackwardBudget:
         self.sink(item)
 
     def _switch_off(self):
-        from ..engine import backward as _bw
-
-        if _bw.TRACE_SINK is self:
-            _bw.TRACE_SINK = None
+        if trace_sink() is self:
+            set_trace_sink(None)
             self.switched_off = True
-            self.spans.append([next(_tensor_uids), None])
+            self.spans.append([tensor_mark(), None])
 
     def new_cell(self) -> None:
         """A cell begins: its first ``per_cell`` backward runs are logged again."""
-        from ..engine import backward as _bw
-
         self.count, self.dropping = 0, False
         if self.spans and self.spans[-1][1] is None:
-            self.spans[-1][1] = next(_tensor_uids)
-        if self.switched_off and _bw.TRACE_SINK is None:
-            _bw.TRACE_SINK = self
+            self.spans[-1][1] = tensor_mark()
+        if self.switched_off and trace_sink() is None:
+            set_trace_sink(self)
         self.switched_off = False
 
     def was_skipped(self, tensor) -> bool:

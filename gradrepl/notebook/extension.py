@@ -22,7 +22,7 @@ LOG_RUNS = 2  # backward runs kept for %step (a training loop's last ones)
 
 class Extension:
     def __init__(self, shell):
-        from ..engine.provenance import Recorder
+        from ..engine import Recorder
         from ..viz.steps import BackwardLog
         from .imports import ServedImports
         from .labels import StatementMarks
@@ -47,7 +47,7 @@ class Extension:
     # -- load / unload ------------------------------------------------------------------------
     def load(self) -> str:
         """Install everything; return what to tell the user."""
-        from ..engine import backward as _bw
+        from ..engine import set_trace_sink
         from ..paddle import state
 
         self.imports.enter()
@@ -56,20 +56,19 @@ class Extension:
         self.shell.ast_transformers.append(self.marks)
         self.shell.events.register("pre_run_cell", self.pre_run_cell)
         self.shell.events.register("post_run_cell", self.post_run_cell)
-        self._old_sink, _bw.TRACE_SINK = _bw.TRACE_SINK, self.sink
+        self._old_sink = set_trace_sink(self.sink)
         self.magics.register(self.shell)
         self._register_formatters()
         notice = self.imports.notice(self.shell.user_ns)
         return (notice + "\n" if notice else "") + self.status()
 
     def unload(self) -> str:
-        from ..engine import backward as _bw
-        from ..engine import provenance
+        from ..engine import provenance, set_trace_sink, trace_sink
 
         self._unregister_formatters()
         self.magics.unregister(self.shell)
-        if _bw.TRACE_SINK is self.sink or (_bw.TRACE_SINK is None and self.sink.switched_off):
-            _bw.TRACE_SINK = self._old_sink
+        if trace_sink() is self.sink or (trace_sink() is None and self.sink.switched_off):
+            set_trace_sink(self._old_sink)
         for event, fn in (("pre_run_cell", self.pre_run_cell),
                           ("post_run_cell", self.post_run_cell)):
             try:
@@ -95,7 +94,7 @@ class Extension:
                 self.marks.remember("")
         self.sink.new_cell()
         self._leave_quiet()
-        from ..engine.ops._util import quiet_fp
+        from ..engine import quiet_fp
 
         self._quiet = quiet_fp()
         self._quiet.__enter__()
@@ -109,9 +108,9 @@ class Extension:
             try:
                 q.__exit__(None, None, None)
             except ValueError:  # (numpy's errstate entered in another context)
-                from ..engine.ops._util import FP
+                from ..engine import reset_quiet_fp
 
-                FP.on = False
+                reset_quiet_fp()
 
     # -- options ------------------------------------------------------------------------------
     def set_profile(self, key=None, reset=False) -> None:
@@ -191,8 +190,7 @@ class Extension:
     def logged_backward(self, tensor):
         """``(run, ran_now)``: the logged backward from ``tensor``; if none was logged, run
         ``tensor.backward()`` now under the log, as the shell's ``%step`` does."""
-        from ..engine import backward as _bw
-        from ..engine.ops._util import quiet_fp
+        from ..engine import quiet_fp, trace_to
         from ..repl.commands import CommandError
 
         for run in reversed(self.log.runs):
@@ -203,14 +201,11 @@ class Extension:
                 f"its backward was not logged: that cell ran more than {self.sink.per_cell} "
                 "backward passes and gradrepl logs the first ones of each cell (%gradrepl --log "
                 "all logs every one, slower)")
-        old, _bw.TRACE_SINK = _bw.TRACE_SINK, self.sink
         self.sink.count, self.sink.dropping = 0, False
         try:
-            with quiet_fp():
+            with trace_to(self.sink, chain=False), quiet_fp():
                 tensor.backward()
         except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
             raise CommandError(f"{type(exc).__name__}: {exc} (no backward from this tensor was "
                                "logged since %load_ext gradrepl: run its cells again)") from None
-        finally:
-            _bw.TRACE_SINK = old
         return self.log.runs[-1], True

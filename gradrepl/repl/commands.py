@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .session import Result
+from .result import Result
 
 
 @dataclass(frozen=True)
@@ -118,32 +118,19 @@ def cmd_step(session, args):
     p.add_argument("--view", default="backward", choices=["forward", "backward", "both"])
     a = p.parse_args(args)
     name, tensor = _tensor_arg(session, a.name, need_graph=True)
-    from ..engine import backward as _bw
+    from ..engine import quiet_fp, trace_to
     from ..viz import model as _model
     from ..viz.steps import BackwardLog, frames
     from ..viz.terminal import render_text
 
     g = _model.build(tensor, namespace=session.namespace, recorder=session.recorder)
     log = BackwardLog(max_runs=1)
-    old = _bw.TRACE_SINK
-    # the step log, and whatever else records backwards (the session's %why log), all see it
-    sinks = [log] + [s for s in (old, getattr(session, "why_log", None)) if s is not None]
-    sinks = [s for i, s in enumerate(sinks) if s not in sinks[:i]]
-
-    def tee(item):
-        for sink in sinks:
-            sink(item)
-
-    _bw.TRACE_SINK = tee
+    # the step log, the session's %why log and whatever else records backwards all see it
     try:
-        from ..engine.ops._util import quiet_fp
-
-        with quiet_fp():
+        with trace_to(log, getattr(session, "why_log", None)), quiet_fp():
             tensor.backward()
     except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
         raise CommandError(f"{type(exc).__name__}: {exc}") from None
-    finally:
-        _bw.TRACE_SINK = old
     run = log.run_for(tensor)
     texts = [render_text(f, view=a.view, color=False) for f in frames(g, run)]
     return Result(output="".join(t if t.endswith("\n") else t + "\n" for t in texts),

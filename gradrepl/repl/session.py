@@ -29,26 +29,12 @@ import io
 import os
 import sys
 import traceback
-from dataclasses import dataclass
+
+from .complete import is_complete  # noqa: F401  (the shell's rule, named here as before)
+from .result import Result
 
 PS1, PS2 = ">>> ", "... "
 _GRADREPL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@dataclass
-class Result:
-    output: str = ""                 # the text the shell shows, exactly (ends with "\n" if any)
-    value: object = None             # the echoed value, if an expression was echoed
-    error: BaseException | None = None
-    table: dict | None = None        # {"columns": [...], "rows": [[...]]} for rich rendering
-    exit_code: int | None = None     # set when the input asked to leave (exit(), SystemExit)
-    frames: list | None = None       # %step: text frames the shell shows one at a time
-    kind: str = "statement"          # "statement" | "command" | "empty" | "incomplete"
-    streamed: int = 0                # how much of ``output`` was already written to the stream
-
-    @property
-    def ok(self):
-        return self.error is None
 
 
 class SessionExit(Exception):
@@ -58,20 +44,6 @@ class SessionExit(Exception):
 
 def _exit(code=None):
     raise SessionExit(0 if code is None else code)
-
-
-def is_complete(source: str) -> bool:
-    """Whether ``source`` is a complete input (Python's console rules): a block needs its
-    closing empty line; an unclosed bracket or a syntax error counts as complete (to report)."""
-    import codeop
-
-    if source.lstrip().startswith("%"):
-        return True
-    try:
-        code = codeop.compile_command(source, "<stdin>", "single")
-    except (SyntaxError, ValueError, OverflowError):
-        return True
-    return code is not None
 
 
 class Session:
@@ -95,7 +67,7 @@ class Session:
     def _setup(self):
         if self._ready:
             return
-        from ..engine.provenance import Recorder
+        from ..engine import Recorder
         from ..paddle import state
 
         state.reset(self.profile_key or os.environ.get("GRADREPL_PADDLE") or None)
@@ -170,7 +142,7 @@ class Session:
 
     def _run_python(self, source: str) -> Result:
         self._setup()
-        from ..engine.ops._util import quiet_fp
+        from ..engine import quiet_fp
         from ..importhook import paddle_modules
         from ..viz.why import recording
         from ..viz.capture import statement_label

@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 import sys
 
+from .complete import compile_state, is_complete
 from .session import PS1, PS2, Session
 
 BANNER = ("gradrepl {version}: Python with Paddle {paddle} (profile {profile}); "
@@ -440,7 +441,7 @@ class _Feeder:
             self.buf = [line]
         elif not line.strip():
             src = "\n".join(self.buf)
-            if _compile_state(src + "\n") == "more":  # inside brackets, or a header alone
+            if compile_state(src + "\n") == "more":  # inside brackets, or a header alone
                 self.buf.append(line)
                 return ready
             nxt = peek() if peek is not None else None
@@ -452,8 +453,8 @@ class _Feeder:
             return ready
         elif line[:1] not in (" ", "\t", "#"):
             src = "\n".join(self.buf)
-            if _compile_state(src + "\n" + line) == "error" and \
-                    _compile_state(src + "\n") == "code":
+            if compile_state(src + "\n" + line) == "error" and \
+                    compile_state(src + "\n") == "code":
                 ready.append(_strip_blank_tail(src))  # the unindented line ends the block
                 self.buf = [line]
             else:
@@ -461,7 +462,7 @@ class _Feeder:
         else:
             self.buf.append(line)
         src = "\n".join(self.buf)
-        if console_complete(src):
+        if is_complete(src):
             ready.append(_strip_blank_tail(src))
             self.buf = []
         return ready
@@ -477,26 +478,6 @@ def _strip_blank_tail(src):
     while lines and not lines[-1].strip():
         lines.pop()
     return "\n".join(lines)
-
-
-def console_complete(src):
-    """Whether ``src`` (lines joined, no final newline) is an input Python's console would run
-    now: a simple statement when its line is complete, a block after its empty line (``src``
-    then ends with a newline); an unclosed bracket waits; a syntax error is complete (to show);
-    a ``%`` command is one line."""
-    if src.lstrip().startswith("%"):
-        return True
-    return _compile_state(src) != "more"
-
-
-def _compile_state(src):
-    import codeop
-
-    try:
-        code = codeop.compile_command(src, "<stdin>", "single")
-    except (SyntaxError, ValueError, OverflowError):
-        return "error"
-    return "more" if code is None else "code"
 
 
 class _LineReader:
@@ -785,11 +766,11 @@ class _TerminalShell:
                     return
                 if len(lines) > 1 and not lines[-1].strip():
                     src = "\n".join(lines[:-1])
-                    if console_complete(src + "\n"):  # the empty line ends the block
+                    if is_complete(src + "\n"):  # the empty line ends the block
                         buf.text = _strip_blank_tail(src)
                         buf.validate_and_handle()
                         return
-                elif console_complete(text):
+                elif is_complete(text):
                     buf.validate_and_handle()
                     return
             if len(lines) == 1:  # one line goes on as a whole, wherever the cursor was
@@ -850,9 +831,7 @@ class _TerminalShell:
         def work():
             try:
                 import gradrepl.paddle  # noqa: F401
-                from ..engine import provenance  # noqa: F401
-                from .. import importhook  # noqa: F401
-                from ..engine.ops import _util  # noqa: F401
+                from .. import engine, importhook  # noqa: F401
                 from . import commands  # noqa: F401
                 if self.display.color:
                     import rich.console  # noqa: F401

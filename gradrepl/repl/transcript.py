@@ -61,11 +61,11 @@ were.
 """
 from __future__ import annotations
 
-import codeop
 import difflib
 import re
-import warnings
 from dataclasses import dataclass, field
+
+from .complete import needs_more
 
 HEADER = re.compile(r"^#\s*gradrepl:\s*paddle\s*=\s*([\w.]+)")
 BLANKLINE = "<BLANKLINE>"
@@ -155,27 +155,6 @@ def _content(line: str) -> str:
 
 def _blank(line: str) -> bool:
     return not line.strip()
-
-
-def needs_more(lines) -> bool:
-    """Whether an input made of ``lines`` (prompts removed) asks for another ``... `` line:
-    Python's console says so (``codeop``), or the gradrepl shell does (``is_complete``)."""
-    from .session import is_complete
-
-    src = "\n".join(lines)
-    if src.lstrip().startswith("%"):
-        return False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            console_more = codeop.compile_command(src, "<stdin>", "single") is None
-        except (SyntaxError, ValueError, OverflowError):
-            console_more = False
-    if console_more:
-        return True
-    if len(lines) > 1 and _blank(lines[-1]):
-        return False  # the closing empty line ends a block
-    return not is_complete(src + "\n")
 
 
 def parse(text: str, path: str = "<transcript>") -> Transcript:

@@ -77,9 +77,7 @@ def statement_labels(source: str) -> dict:
 
 def run_for_pictures(path: str, profile: str | None = None, at: int | None = None,
                      steps: bool = False) -> ScriptRun:
-    from ..engine import backward as _backward
-    from ..engine.ops._util import quiet_fp
-    from ..engine.provenance import Recorder
+    from ..engine import Recorder, quiet_fp, set_trace_sink, trace_sink
     from ..importhook import paddle_modules
     from ..paddle import state
     from ..runner import header_profile
@@ -124,12 +122,12 @@ def run_for_pictures(path: str, profile: str | None = None, at: int | None = Non
     old_argv, old_path, cwd = sys.argv, list(sys.path), os.getcwd()
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    old_sink = _backward.TRACE_SINK
+    old_sink = trace_sink()
     old_trace = sys.gettrace()
     try:
         with paddle_modules(), quiet_fp(), recorder, contextlib.redirect_stdout(buf):
             if log is not None:
-                _backward.TRACE_SINK = log
+                set_trace_sink(log)
             sys.settrace(global_trace)
             try:
                 exec(code, namespace)
@@ -143,7 +141,7 @@ def run_for_pictures(path: str, profile: str | None = None, at: int | None = Non
     except Exception as exc:  # noqa: BLE001 - the caller reports the script's failure
         run.error = exc
     finally:
-        _backward.TRACE_SINK = old_sink
+        set_trace_sink(old_sink)
         sys.argv = old_argv
         sys.path[:] = old_path
         os.chdir(cwd)

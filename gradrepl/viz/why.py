@@ -189,21 +189,20 @@ def recording(log: WhyLog | None = None):
     """Record every backward run inside the block for ``why`` (another sink already installed
     keeps getting every event). Yields the log."""
     global LOG
-    from ..engine import backward as _bw
+    from ..engine import trace_sink, trace_to
 
     if log is None:
         log = LOG if LOG is not None else WhyLog()
-    old = _bw.TRACE_SINK
+    old = trace_sink()
     if old is log:
         yield log
         return
     log.forward = old
-    _bw.TRACE_SINK = log
     LOG = log
     try:
-        yield log
+        with trace_to(log, chain=False):  # (the log passes every event on to ``old`` itself)
+            yield log
     finally:
-        _bw.TRACE_SINK = old
         log.forward = None
 
 

@@ -81,6 +81,12 @@ class quiet_fp:
         return False
 
 
+def reset_quiet_fp() -> None:
+    """The ops go back to their own errstate (after a ``quiet_fp`` that could not be left, as
+    when it was entered in another context)."""
+    FP.on = False
+
+
 # ----------------------------------------------------------------- one-element tensors
 # numpy's array calls cost ~0.3-0.7 us each however small the array; its scalars (np.float32,
 # np.float64) compute the same IEEE operations with the same roundings in ~0.07 us. Kernels of
