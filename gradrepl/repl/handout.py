@@ -26,6 +26,12 @@ outputs folded), and under an input the pictures of its tensors as inline SVG:
   column's full width; a picture that fails to render is replaced by a note, and the page is
   still written.
 
+Under ``--safe`` the session runs in a confined child where Graphviz cannot run: the
+``PictureTaker`` there (``as_data=True``) gives each figure its picture as data
+(``safe_pictures.picture_data``: the model and the options it was drawn with); the parent
+checks that data, draws it with its own code and writes the page (``replay_cli``), so the
+handout has the same pictures as a plain one.
+
 Everything is inline (CSS, SVG; no script, no network): the file can be mailed or printed.
 Graphviz's element ids are prefixed per picture so several pictures never share an id.
 """
@@ -52,6 +58,7 @@ class Figure:
     caption: str
     svg: str | None = None       # inline SVG (no prolog), or None with a note
     note: str | None = None
+    data: dict | None = None     # in the --safe child: the picture as data, for the parent
 
 
 def _graph_tensors(namespace):
@@ -94,8 +101,9 @@ class PictureTaker:
     """The observer ``replay_cli.run_transcript`` calls around each input: it puts on each run
     the ``Figure``s to show under it."""
 
-    def __init__(self):
+    def __init__(self, as_data: bool = False):
         self._prev: dict = {}     # id(tensor) -> fingerprint, after the previous input
+        self.as_data = as_data    # the --safe child: pictures as data (the parent draws them)
 
     def before(self, session, run):
         pass
@@ -176,7 +184,7 @@ class PictureTaker:
             pic = viz.graph(tensor, view="backward", namespace=session.namespace,
                             recorder=session.recorder, collapse=True)
             return pic, "backward graph, each Layer call as one node"
-        return _figure(name, why, make)
+        return _figure(name, why, make, self.as_data)
 
     def draw_command(self, session, src) -> Figure | None:
         """The picture a ``%graph`` line drew, as it drew it: every option it was given (the
@@ -191,7 +199,7 @@ class PictureTaker:
         except (CommandError, ValueError):
             return None
         return _figure(name, f"as {' '.join(src.split())} drew it",
-                       lambda: (pic, _graph_words(name, a)))
+                       lambda: (pic, _graph_words(name, a)), self.as_data)
 
 
 # what a %graph option shows, in the caption's words (in the caption's order)
@@ -217,11 +225,16 @@ def _graph_words(name, options) -> str:
     return ", ".join(words)
 
 
-def _figure(name, why, make) -> Figure:
+def _figure(name, why, make, as_data=False) -> Figure:
     """A figure: ``make()`` gives ``(picture, what it shows)``; a picture that cannot be drawn
-    is a note (the page is written anyway)."""
+    is a note (the page is written anyway). ``as_data`` (the --safe child, where Graphviz
+    cannot run): the picture as data (``safe_pictures.picture_data``), drawn by the parent."""
     try:
         pic, view = make()
+        if as_data:
+            from .safe_pictures import picture_data
+
+            return Figure(name, f"{name}: {view}, {why}", data=picture_data(pic))
         svg = pic.svg()
     except PermissionError:  # the --safe sandbox: no process, so no Graphviz
         return Figure(name, f"{name}: {why}", note=f"no picture of {name}: Graphviz does "

@@ -21,7 +21,8 @@ session each, and show, check, update or hand them out.
   and the audit hook (``sandbox.py``); the child gets the session's text over a pipe and sends
   each input's output back as data (``safe_replay.py``). This process parses the file,
   computes ``--check``'s verdict, and writes ``--update``'s file and the ``--html`` handout:
-  the child can write nothing outside its temporary directory. Refused lines are reported up
+  the child can write nothing outside its temporary directory. A handout's pictures come
+  from the child as data, checked and drawn here (``safe_pictures.py``). Refused lines are reported up
   front, numbered by file line; ``--update`` leaves a file with refused lines as it was.
 - Files are read only if they are regular files (a fifo or a device is refused at once, never
   waited on); ``--update`` of a symbolic link rewrites its target; lone surrogates in outputs
@@ -284,6 +285,7 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     from .handout import Figure
 
     runs = [BlockRun(b) for b in t.blocks]
+    to_draw = []   # (figure, data): drawn here once the child is done (not on its clock)
 
     def on_record(rec):
         run = runs[rec["k"]]
@@ -291,9 +293,20 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
         run.error = (safe_replay.SandboxedError(str(rec.get("error_name") or "Error"))
                      if rec.get("failed") else None)
         run.kind = str(rec.get("kind") or "statement")
-        run.pictures = [Figure(clean_text(str(p[0])), clean_text(str(p[1])),
-                               note=clean_text(str(p[2])))
-                        for p in rec.get("pictures") or () if isinstance(p, list) and len(p) == 3]
+        pictures = rec.get("pictures")
+        run.pictures = []
+        for p in pictures if isinstance(pictures, list) else ():
+            if not isinstance(p, dict):
+                continue
+            name = clean_text(str(p.get("name", "")))[:200]
+            fig = Figure(name, clean_text(str(p.get("caption", "")))[:1000],
+                         note=None if p.get("note") is None
+                         else clean_text(str(p["note"]))[:1000])
+            if p.get("picture") is not None:
+                to_draw.append((fig, p["picture"]))
+            elif fig.note is None:
+                fig.note = f"no picture of {name}"
+            run.pictures.append(fig)
         if on_block is not None:
             on_block(run)
 
@@ -304,6 +317,12 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     for line, message in res.refusals:
         err.write(for_terminal(err, f"{PROG} --safe: {t.path}:{line}: refused: "
                                     f"{clean_text(message)}\n"))
+    from .safe_pictures import draw
+
+    for fig, data in to_draw:   # the child's pictures, as data: checked, drawn here
+        fig.svg, why = draw(data)
+        if fig.svg is None:
+            fig.note = f"no picture of {fig.name}: {why}"
     fr = FileRun(t.path, t, res.profile or "?", runs, exited_at=res.exited_at)
     ok = True
     for problem in (res.limit, res.error):

@@ -9,8 +9,13 @@ its display path, the profile, a token) from its stdin, a pipe: the child never 
 cannot open, the session file's path. It runs the session (``Session(safe=True)``: the static
 check refuses lines, naming file lines) and sends each input's output back as one JSON line on
 the results pipe (inherited fd ``FD``): ``{"t": TOKEN, "k": index, "output": ..., "failed": bool,
-"kind": ..., "pictures": [[name, caption, note]...]}``, framed by a ``start`` record (profile,
-refusals) and an ``end`` record. Its own stdout/stderr go to a capped file that is only ever
+"kind": ..., "pictures": [{"name", "caption", "note", "picture"}...]}``, framed by a ``start``
+record (profile, refusals) and an ``end`` record. Under ``--html`` a picture travels as data
+(``"picture"``: the picture model and the options it was drawn with,
+``safe_pictures.picture_data``; at most ``PICTURES_LIMIT_MB`` for a file): Graphviz cannot run
+in the child, and the parent trusts none of it: it checks the data against a schema, writes
+the DOT with its own code, renders and cleans the SVG (``safe_pictures.draw``); a picture that
+fails any of that is a note under its input, never a failed handout. Its own stdout/stderr go to a capped file that is only ever
 shown as diagnostics (escaped), never parsed.
 
 **The parent** (``run_file``) parses the file itself, reads the records, and builds the
@@ -60,6 +65,7 @@ import time
 from dataclasses import dataclass, field
 
 OUTPUT_LIMIT_MB = 10       # all of a file's outputs together, as the old child's stdout file
+PICTURES_LIMIT_MB = 32     # all of a handout's pictures' data together (safe_pictures checks each)
 _CONFINE_FAILED = 97       # the child's status when the kernel could not confine it
 # how the child is started (then the results fd); tests start a child with layers taken away
 CHILD_ARGS = (*(("-P",) if sys.version_info >= (3, 11) else ()),  # no cwd on sys.path
@@ -222,7 +228,8 @@ class _Reader:
 
     def feed(self, chunk: bytes) -> bool:
         self.total += len(chunk)
-        if self.total > 12 * self.cap + (1 << 20):   # JSON escapes at most ~6x
+        # JSON escapes at most ~6x; the pictures' data (ASCII JSON) on top
+        if self.total > 12 * self.cap + (1 << 20) + PICTURES_LIMIT_MB * 1024 * 1024 * 2:
             self.out.limit = f"output limit ({self.cap // (1024 * 1024)} MB) exceeded"
             return False
         self.buf += chunk
@@ -297,7 +304,7 @@ def child_main(argv) -> None:
         from .transcript import parse  # noqa: F401
         import numpy  # noqa: F401
         import gradrepl.paddle  # noqa: F401
-        from . import session, commands, handout  # noqa: F401
+        from . import session, commands, handout, safe_pictures  # noqa: F401
         sandbox._reachable_denied()
         from . import kernel
 
@@ -343,6 +350,7 @@ class _OutputLimit(Exception):
 
 def _child_run(request: dict, send) -> None:
     from .replay_cli import ReplayError, run_transcript
+    from .safe_pictures import MAX_DATA
     from .sandbox import check_session_blocks
     from .transcript import TranscriptError, parse
 
@@ -360,10 +368,27 @@ def _child_run(request: dict, send) -> None:
     if request.get("html"):
         from .handout import PictureTaker
 
-        observer = PictureTaker()
+        observer = PictureTaker(as_data=True)   # pictures as data: the parent draws them
     cap = OUTPUT_LIMIT_MB * 1024 * 1024
     used = [0]
     index = [0]
+    pictures_left = [PICTURES_LIMIT_MB * 1024 * 1024]
+
+    def picture(f) -> dict:
+        data = getattr(f, "data", None)
+        rec = {"name": str(getattr(f, "name", "")), "caption": str(getattr(f, "caption", "")),
+               "note": getattr(f, "note", None), "picture": None}
+        if data is not None:
+            size = len(json.dumps(data, ensure_ascii=True))
+            if size > min(MAX_DATA, pictures_left[0]):
+                rec["note"] = (f"no picture of {rec['name']}: its data is over the --safe "
+                               "limit for pictures")
+            else:
+                pictures_left[0] -= size
+                rec["picture"] = data
+        elif rec["note"] is None:
+            rec["note"] = "a picture (not drawn in the --safe sandbox)"
+        return rec
 
     def on_block(run):
         text = run.output or ""
@@ -371,9 +396,7 @@ def _child_run(request: dict, send) -> None:
         if used[0] > cap:
             send({"limit": "output"})
             raise _OutputLimit
-        pictures = [[str(getattr(f, "name", "")), str(getattr(f, "caption", "")),
-                     getattr(f, "note", None) or "a picture (not drawn in the --safe sandbox)"]
-                    for f in run.pictures]
+        pictures = [picture(f) for f in run.pictures]
         send({"k": index[0], "output": text, "failed": run.error is not None,
               "error_name": type(run.error).__name__ if run.error is not None else None,
               "kind": run.kind, "pictures": pictures})

@@ -374,6 +374,12 @@ def names_from_namespace(namespace) -> dict:
 
 # ---------------------------------------------------------------------------- the walk
 class _Builder:
+    """One walk of the engine's nodes into the records above.
+
+    Speed (benchmarks/graph_dot.py, a chain of 2,000 ops: four records an op): the records are
+    made with positional arguments, per-op and per-type words are cached (op titles, parameter
+    classes, dtype text, Layer names), and the loops keep what they use in locals."""
+
     def __init__(self, dialect, names, recorder, max_preview):
         self.d = dialect
         self.names = names.get("tensors", {}) if names else {}
@@ -390,12 +396,23 @@ class _Builder:
         self.in_keys: dict = {}     # node -> the keys of its inputs (walk order)
         self._inputs: dict = {}     # node -> [(key, tensor)] of its inputs, while walking
         self._tmp = 0
+        self._titles: dict = {}     # OpDef -> its title (the dialect's op_title)
+        self._layer_names: dict = {}  # id(Layer) -> its name (layer_name)
 
     # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
     def key_of(self, t):
         if t.grad_node is not None and not t.stop_gradient:
             return (t.grad_node, t.out_slot)
         return ("leaf", id(t))
+
+    def inputs_of(self, node):
+        """[(key, tensor or None)] of ``node``'s forward inputs, in input order."""
+        n = len(node.in_meta)
+        saved = node.inputs
+        if saved is not None and len(saved) == n:  # not released: the saved tensors (fast)
+            return [((t.grad_node, t.out_slot) if t.grad_node is not None
+                     and not t.stop_gradient else ("leaf", id(t)), t) for t in saved]
+        return [self.input_key(node, i) for i in range(n)]
 
     def input_key(self, node, i):
         t = node.input_tensor(i)
@@ -419,17 +436,21 @@ class _Builder:
         return (child, slot), t
 
     def add_tensor(self, key, t, node=None, slot=0, meta=None):
-        if key in self.tensors:
-            return self.tensors[key]
+        info = self.tensors.get(key)
+        if info is not None:
+            return info
         tid = f"t{len(self.tensors)}"
         if t is not None:
             self.tensor_objs[key] = t
-            name = self.names.get(id(t)) or self.d.tensor_name(t)
             data = t.data
-            info = TensorInfo(tid, name, list(data.shape), _dtype_str(data.dtype),
-                              preview(data, self.max_preview), bool(t.stop_gradient),
-                              t.grad_node is None or t.stop_gradient, None,
-                              parameter=type(t).__name__ in ("EagerParamBase", "Parameter"))
+            stop = t.stop_gradient
+            info = TensorInfo(tid, self.names.get(id(t)) or self.d.tensor_name(t),
+                              list(data.shape), _dtype_str(data.dtype),
+                              preview(data, self.max_preview), bool(stop),
+                              t.grad_node is None or stop, None, None, _is_param(type(t)))
+            if info.is_leaf and self.recorder is not None:
+                label = self.recorder.statement_of_tensor(t._uid)
+                info.label = label if isinstance(label, str) else None
         else:
             lost = self.lost.get(key)
             if lost is not None:
@@ -443,21 +464,17 @@ class _Builder:
                               preview(data, self.max_preview) if data is not None else None,
                               lost[1] if lost is not None else False,
                               not isinstance(key[0], GradNode), None, live=False)
-        if t is not None and info.is_leaf and self.recorder is not None:
-            label = self.recorder.statement_of_tensor(t._uid)
-            info.label = label if isinstance(label, str) else None
         if info.name is None:
             info.name = f"tmp_{self._tmp}"
             self._tmp += 1
         self.tensors[key] = info
         if not info.stop_gradient:  # its gradient variable (a_grad)
             g = t._grad if t is not None else None
-            gid = f"g{len(self.gvars)}"
+            gid = info.grad_var = f"g{len(self.gvars)}"
             self.gvars[key] = GradVarInfo(gid, self.d.grad_var_name(info.name), tid, info.shape,
                                           info.dtype,
                                           preview(g.data, self.max_preview) if g is not None
                                           else None, None)
-            info.grad_var = gid
             k0 = key[0]
             if type(k0) is GradNode:
                 self.grad_edges[gid] = key
@@ -469,124 +486,143 @@ class _Builder:
 
     def walk(self, targets):
         """Post-order over the forward graph from ``targets``: inputs get ids first."""
+        tensors, ops, add_tensor = self.tensors, self.ops, self.add_tensor
         for t in targets:
-            key = self.key_of(t)
-            stack = [(key, t, False)]
+            stack = [(self.key_of(t), t, False)]
+            pop, push = stack.pop, stack.append
             while stack:
-                key, t, expanded = stack.pop()
-                if key in self.tensors and not expanded:
+                key, t, expanded = pop()
+                if not expanded and key in tensors:
                     continue
-                node = key[0] if isinstance(key[0], GradNode) else None
-                if node is None or expanded or node in self.ops:
-                    if node is not None and node not in self.ops:
+                node = key[0]
+                if not isinstance(node, GradNode):  # a leaf, or an input no longer alive
+                    add_tensor(key, t)
+                    continue
+                if expanded or node in ops:
+                    if node not in ops:
                         self.add_op(node)
-                    self.add_tensor(key, t, node, key[1] if node is not None else 0,
-                                    node.out_meta[key[1]] if node is not None else None)
+                    add_tensor(key, t, node, key[1], node.out_meta[key[1]])
                     continue
-                stack.append((key, t, True))
-                ins = self._inputs[node] = [self.input_key(node, i)
-                                            for i in range(len(node.in_meta))]
-                for ikey, it in reversed(ins):
-                    if ikey not in self.tensors:
-                        stack.append((ikey, it, False))
-                # sibling outputs of a multi-output op are added with the op (below)
+                push((key, t, True))
+                ins = self._inputs[node] = self.inputs_of(node)
+                for item in reversed(ins):
+                    if item[0] not in tensors:
+                        push((item[0], item[1], False))
+                # sibling outputs of a multi-output op are added with the op (finish)
 
     def add_op(self, node):
-        fid = f"f{len(self.ops)}"
-        inputs = []
-        keys = []
         ins = self._inputs.pop(node, None)  # (the walk looked them up already)
         if ins is None:
-            ins = [self.input_key(node, i) for i in range(len(node.in_meta))]
+            ins = self.inputs_of(node)
         tensors = self.tensors
+        self.in_keys[node] = [k for k, _t in ins]
+        inputs = []
         for i, (ikey, it) in enumerate(ins):
-            keys.append(ikey)
             info = tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
             inputs.append(info.id)
-        self.in_keys[node] = keys
         label = node.label
         layers = []
-        if self.recorder is not None:
+        recorder = self.recorder
+        if recorder is not None:
             if label is None:
-                label = self.recorder.statement_of(node.uid)
+                label = recorder.statement_of(node.uid)
             layers = [(start, self.layer_name(layer)) for start, layer in
-                      self.recorder.layers_of(node.uid)]
+                      recorder.layers_of(node.uid)]
+        op = node.op
+        title = self._titles.get(op)
+        if title is None:
+            title = self._titles[op] = self.d.op_title(op)
         order = node.order
-        bid = f"b{len(self.bw)}"
-        info = OpInfo(fid, node.op.name, self.d.op_title(node.op),
-                      label if isinstance(label, str) else None, inputs, [], bid,
-                      layers=layers, order=order)
-        self.ops[node] = info
+        fid, bid = f"f{len(self.ops)}", f"b{len(self.bw)}"
+        info = self.ops[node] = OpInfo(fid, op.name, title,
+                                       label if isinstance(label, str) else None, inputs, [],
+                                       bid, layers, order)
         self.bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", info.op, fid,
-                                     list(inputs), [], [], released=node.released, order=order)
+                                     list(inputs), [], [], node.released, order)
         return info
 
     def layer_name(self, layer):
         """``Linear model.fc1``: the Layer's class and its name in the namespace (else its
-        Paddle name, ``linear_0``)."""
-        name = self.layer_names.get(id(layer))
+        Paddle name, ``linear_0``); once per Layer."""
+        name = self._layer_names.get(id(layer))
         if name is None:
-            try:
-                name = layer.full_name()
-            except Exception:  # noqa: BLE001
-                name = "?"
-        return f"{type(layer).__name__} {name}"
+            name = self.layer_names.get(id(layer))
+            if name is None:
+                try:
+                    name = layer.full_name()
+                except Exception:  # noqa: BLE001
+                    name = "?"
+            name = self._layer_names[id(layer)] = f"{type(layer).__name__} {name}"
+        return name
 
     # -- after the walk: outputs, gradient variables, backward ops -------------------------
     def finish(self):
-        # outputs of each op (in slot order), incl. siblings that are alive
+        tensors, gvars, bw = self.tensors, self.gvars, self.bw
+        acc_for = {}
+        if self.d.accumulation_nodes:  # (a leaf's node: independent of the ops' outputs)
+            for key, info in tensors.items():
+                t = self.tensor_objs.get(key)
+                if info.is_leaf and not info.stop_gradient and t is not None \
+                        and t._accum is not None:
+                    bid = f"b{len(bw)}"
+                    acc = t._accum
+                    gid = gvars[key].id
+                    bw[acc] = BackwardInfo(bid, self.d.accumulation_name, "accumulate", None,
+                                           None, [gid], [gid], [])
+                    acc_for[acc] = key
         for node, op in self.ops.items():
+            # the op's outputs (in slot order), siblings that are alive included
+            oid, outputs = op.id, op.outputs
+            b = bw[node]
+            bid, b_inputs = b.id, b.inputs
             for slot in range(len(node.out_meta)):
                 key = (node, slot)
-                info = self.tensors.get(key)
+                info = tensors.get(key)
                 if info is None:
                     refs = node.out_refs
                     t = refs[slot]() if refs is not None and slot < len(refs) else None
                     if t is None:
                         continue
                     info = self.add_tensor(key, t, node, slot, node.out_meta[slot])
-                info.op = op.id
-                op.outputs.append(info.id)
-        acc_for = {}
-        if self.d.accumulation_nodes:
-            for key, info in self.tensors.items():
-                t = self.tensor_objs.get(key)
-                if info.is_leaf and not info.stop_gradient and t is not None \
-                        and t._accum is not None:
-                    bid = f"b{len(self.bw)}"
-                    acc = t._accum
-                    self.bw[acc] = BackwardInfo(bid, self.d.accumulation_name, "accumulate", None,
-                                                None, [self.gvars[key].id],
-                                                [self.gvars[key].id], [])
-                    acc_for[acc] = key
-        gvars = self.gvars
-        bw = self.bw
-        for node, op in self.ops.items():
-            b = bw[node]
+                info.op = oid
+                outputs.append(info.id)
+            # its backward op: the out grads it takes, the grads it gives, where they go
             for slot in range(len(node.out_meta)):
-                gv = self.gvars.get((node, slot))
+                gv = gvars.get((node, slot))
                 if gv is not None:
-                    b.inputs.append(gv.id)
-                    gv.grad_op = b.id
+                    b_inputs.append(gv.id)
+                    gv.grad_op = bid
             in_keys = self.in_keys[node]
-            outputs = b.outputs
-            pending_ops = b.grad_pending_ops
-            for i, e in enumerate(node.next_edges):
-                if e is None:
-                    outputs.append(None)
+            b_outputs, pending_ops = b.outputs, b.grad_pending_ops
+            edges = node.edges  # flat: (node, slot) per input, None, None where none
+            for i in range(0, len(edges), 2):
+                child = edges[i]
+                if child is None:
+                    b_outputs.append(None)
                     continue
-                gv = gvars.get(in_keys[i])
-                outputs.append(gv.id if gv is not None else None)
-                pending = bw.get(e[0])
+                gv = gvars.get(in_keys[i >> 1])
+                b_outputs.append(gv.id if gv is not None else None)
+                pending = bw.get(child)
                 if pending is not None and pending.id not in pending_ops:
                     pending_ops.append(pending.id)
         for acc, key in acc_for.items():
-            self.gvars[key].grad_op = None  # the guide: a leaf's gradient has no grad_op
+            gvars[key].grad_op = None  # the guide: a leaf's gradient has no grad_op
 
     def graph(self, targets):
         return Graph(self.d.key, [self.tensors[self.key_of(t)].id for t in targets],
                      list(self.tensors.values()), list(self.ops.values()),
                      list(self.gvars.values()), list(self.bw.values()))
+
+
+_PARAM_TYPES: dict = {}
+
+
+def _is_param(cls) -> bool:
+    """A Layer's parameter (Paddle's ``EagerParamBase``, torch's ``Parameter``), per class."""
+    p = _PARAM_TYPES.get(cls)
+    if p is None:
+        p = _PARAM_TYPES[cls] = cls.__name__ in ("EagerParamBase", "Parameter")
+    return p
 
 
 def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int = 4,
@@ -659,3 +695,37 @@ def _clusters(g: Graph) -> None:
     for op in g.ops:
         op.calls = [call_ids.setdefault(s, f"L{len(call_ids)}") for s, _n in op.layers]
         op.layers = [name for _s, name in op.layers]
+
+
+# ---------------------------------------------------------------------------- from data
+_RECORDS = (("tensors", TensorInfo), ("ops", OpInfo), ("grad_vars", GradVarInfo),
+            ("backward_ops", BackwardInfo))
+
+
+def graph_from_dict(d: dict) -> Graph:
+    """The ``Graph`` a :meth:`Graph.to_dict` describes (no engine handles: it draws, it does not
+    step). Every key must be a field and every field given: ``ValueError`` otherwise. The types
+    and sizes are not checked here: data from elsewhere goes through a schema first
+    (``repl.safe_pictures``)."""
+    def make(cls, rec, what):
+        if not isinstance(rec, dict):
+            raise ValueError(f"{what}: not a record")
+        names = [f.name for f in fields(cls)]
+        if set(rec) != set(names):
+            odd = sorted(set(rec) ^ set(names), key=str)[:3]
+            raise ValueError(f"{what}: fields {odd} unknown or missing")
+        return cls(**{k: rec[k] for k in names})
+
+    if not isinstance(d, dict):
+        raise ValueError("a graph: not a record")
+    rest = {k: v for k, v in d.items() if k not in dict(_RECORDS)}
+    g = make(Graph, {**rest, **{k: [] for k, _c in _RECORDS}}, "graph")
+    for key, cls in _RECORDS:
+        items = d.get(key)
+        if not isinstance(items, list):
+            raise ValueError(f"graph: {key} is not a list")
+        setattr(g, key, [make(cls, rec, key) for rec in items])
+    return g
+
+
+Graph.from_dict = staticmethod(graph_from_dict)
