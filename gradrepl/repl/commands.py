@@ -116,6 +116,7 @@ def cmd_step(session, args):
     p = _Parser(prog="%step", add_help=False)
     p.add_argument("name", nargs="?")
     p.add_argument("--view", default="backward", choices=["forward", "backward", "both"])
+    p.add_argument("--code", action="store_true")   # each frame's engine functions, file:lines
     a = p.parse_args(args)
     name, tensor = _tensor_arg(session, a.name, need_graph=True)
     from ..engine import quiet_fp, trace_to
@@ -132,7 +133,13 @@ def cmd_step(session, args):
     except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
         raise CommandError(f"{type(exc).__name__}: {exc}") from None
     run = log.run_for(tensor)
-    texts = [render_text(f, view=a.view, color=False) for f in frames(g, run)]
+    shown = frames(g, run)
+    texts = [render_text(f, view=a.view, color=False) for f in shown]
+    if a.code:   # from the picture to the code: the engine functions that made each frame
+        from ..viz.steps import code_line
+
+        texts = [t + ("" if t.endswith("\n") else "\n") + code_line(f.step) + "\n"
+                 for t, f in zip(texts, shown)]
     return Result(output="".join(t if t.endswith("\n") else t + "\n" for t in texts),
                   frames=texts)
 
@@ -273,9 +280,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
             "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
-    Command("step", "%step [NAME]",
+    Command("step", "%step [NAME] [--code]",
             "run NAME's backward one step at a time, one sentence each (Enter: next, "
-            "q: finish)", cmd_step),
+            "q: finish; --code: the engine functions of each step, file:lines)", cmd_step),
     Command("why", "%why NAME[.grad[i, j]] [-o FILE]",
             "why NAME's gradient is what it is: the chain rule, path by path, with the numbers "
             "(-o FILE: the graph with the paths highlighted)", cmd_why),
