@@ -27,9 +27,11 @@ The page: previous/next buttons (``#prev``, ``#next``), a slider (``#slider``), 
 the picture in ``#stage`` (its ``data-frame`` is the 1-based frame shown), a play/pause button
 (``#play``) and a fit-to-width toggle (``#fit``). Keys: Left/Right (also PageUp/PageDown),
 Home/End, Space plays or pauses. The URL hash ``#frame=N`` (1-based) opens frame N and follows
-navigation; the query ``?code=1`` opens the code panel. With the query ``?autotest=1`` the page drives its own controls once loaded and
-writes what it saw, as JSON, into ``<pre id="selftest">`` and ``document.title`` (the headless
-browser test in ``tests/test_viz_player.py`` reads it).
+navigation; the query ``?code=1`` opens the code panel. With the query ``?autotest=1`` the
+page drives its own controls once loaded (with a code panel, it also steps twice from frame 1
+and opens it) and writes what it saw, as JSON, into ``<pre id="selftest">`` and
+``document.title`` (the headless browser tests in ``tests/test_viz_player.py`` and
+``tests/test_player_code.py`` read it).
 """
 from __future__ import annotations
 
