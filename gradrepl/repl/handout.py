@@ -504,7 +504,7 @@ def handout_html(file_runs, title: str | None = None) -> str:
 
 def write_handout(path, file_runs, title: str | None = None) -> None:
     """Write the handout page atomically."""
-    from .replay_cli import write_atomic
+    from .replay import write_atomic
 
     from ..viz.sanitize import text
 

@@ -147,7 +147,7 @@ class Presenter:
         """Text from the session (comments, inputs, outputs) as it may reach ``out``: lone
         surrogates written as escapes; on a terminal, control characters too (``\\x1b``), so
         an output cannot move the cursor or hide lines."""
-        from .replay_cli import clean_text, for_terminal
+        from .replay import clean_text, for_terminal
 
         return for_terminal(self.out, clean_text(text))
 
@@ -236,7 +236,7 @@ class LocalRunner:
     """Each block runs here, in one ``Session``, when its key comes; its prints stream."""
 
     def __init__(self, t, profile, color=False):
-        from .replay_cli import _profile_key
+        from .replay import profile_key as _profile_key
         from .session import Session
 
         self.profile = _profile_key(t, profile)
@@ -261,7 +261,7 @@ class SafeRunner:
         import threading
 
         from . import safe_replay
-        from .replay_cli import _profile_key
+        from .replay import profile_key as _profile_key
 
         self.profile = _profile_key(t, profile)
         self.result = None
@@ -281,7 +281,7 @@ class SafeRunner:
 
     def run(self, block, stream):
         from .safe_replay import SandboxedError
-        from .session import Result
+        from .result import Result
 
         rec = self._records.get()   # (Ctrl-C interrupts the wait)
         if rec is None:
@@ -337,7 +337,7 @@ def present_files(files, profile: str | None = None, out=None, err=None, keys=No
     """``gradrepl replay FILE... --present [--safe]``; returns the exit status: 0 (the end,
     ``q`` or the end of input), 2 (a file that cannot be read or parsed: nothing of it is
     shown; ``--safe`` where this kernel cannot confine the child), 130 (Ctrl-C)."""
-    from .replay_cli import load
+    from .replay import load
     from .transcript import TranscriptError
 
     out = sys.stdout if out is None else out

@@ -300,7 +300,7 @@ def child_main(argv) -> None:
     try:
         # everything the run needs that must be loaded before the kernel narrows the reads
         from . import sandbox
-        from .replay_cli import run_transcript  # noqa: F401 - loaded before confinement
+        from .replay import run_transcript  # noqa: F401 - loaded before confinement
         from .transcript import parse  # noqa: F401
         import numpy  # noqa: F401
         import gradrepl.paddle  # noqa: F401
@@ -349,14 +349,14 @@ class _OutputLimit(Exception):
 
 
 def _child_run(request: dict, send) -> None:
-    from .replay_cli import ReplayError, run_transcript
+    from .replay import ReplayError, run_transcript
     from .safe_pictures import MAX_DATA
     from .sandbox import check_session_blocks
     from .transcript import TranscriptError, parse
 
     try:
         t = parse(request["text"], request["path"])
-        from .replay_cli import _profile_key
+        from .replay import profile_key as _profile_key
 
         key = _profile_key(t, request.get("paddle"))
     except TranscriptError as exc:
