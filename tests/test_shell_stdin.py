@@ -125,7 +125,8 @@ def test_percent_commands_in_plain_text():
     assert re.search(r"^c\s+\[1\]\s+float32\s+False\s+False", r.stdout, re.M)
     assert "ScaleBackward" in r.stdout and "c = a * 3" in r.stdout
     # %step without a terminal: every frame, one after the other
-    assert "before backward" in r.stdout and "Accumulate" in r.stdout
+    assert "step 0 of 4: Before backward" in r.stdout
+    assert "step 4 of 4: a's gradient is stored: a.grad = 3." in r.stdout
     assert "unknown command %nope" in r.stderr and r.returncode == 1
 
 
