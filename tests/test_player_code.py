@@ -82,6 +82,9 @@ def test_line_numbers_and_source_are_the_functions_own(example_two):
             assert (c["file"], c["first"], c["last"]) == (ENGINE, first, last), c["name"]
             assert list(c["lines"]) == lines
             assert c["lines"][0].startswith(f"def {c['name']}(")
+            # the lines marked are those that emit the step's events
+            for m in c["marks"]:
+                assert re.search(r"\bemit\(ev\.\w+\(", lines[m - first]), (c["name"], m)
             seen.add(c["name"])
     assert seen == {"count_dependencies", "seed_roots", "run_node", "send_gradients", "release",
                     "accumulate_into_leaf"}
@@ -117,6 +120,25 @@ def test_a_step_lists_what_phase_source_says_of_its_events():
     assert [[c["name"] for c in f.step["code"]] for f in fs] == [
         [], ["count_dependencies"], ["seed_roots"], ["run_node", "send_gradients"],
         ["run_node", "send_gradients"], ["accumulate_into_leaf"]]
+
+
+def test_marks_are_the_lines_that_emitted_the_steps_events(example_two):
+    def emitting(fn, kind):
+        first, _last, lines = _span(fn)
+        return [first + j for j, line in enumerate(lines) if f"emit(ev.{kind}(" in line]
+
+    marks = [[(c["name"], c["marks"]) for c in f.step["code"]] for f in example_two]
+    assert marks[1] == [("count_dependencies", emitting(bw.count_dependencies, "DepsCounted"))]
+    assert marks[2] == [("seed_roots", emitting(bw.seed_roots, "Seeded")
+                         + emitting(bw.seed_roots, "Ready"))]
+    assert marks[3] == marks[4] == [
+        ("run_node", emitting(bw.run_node, "Run")),
+        ("send_gradients", sorted(emitting(bw.send_gradients, "Accumulate")
+                                  + emitting(bw.send_gradients, "DepDec")
+                                  + emitting(bw.send_gradients, "Ready"))),
+        ("release", emitting(bw.release, "Released"))]
+    assert marks[5] == [("accumulate_into_leaf", emitting(bw.accumulate_into_leaf, "Accumulate"))]
+    assert all(len(m) == 1 for _n, m in marks[1] + marks[5] + marks[3][::2])
 
 
 def test_code_line_for_the_shell(example_two):
@@ -177,9 +199,14 @@ def test_player_page_has_the_folded_panel_with_escaped_numbered_source(example_t
         f"engine code: run_node, send_gradients, release (backward.py lines "
         f"{r[0]}-{r[1]}, {s_[0]}-{s_[1]}, {rel[0]}-{rel[1]})")
     assert code_summary(example_two[3].step["code"]) == html.unescape(summary)
-    # the source, escaped, each line after its number
-    text = re.sub(r"<span class=\"ln\">([ \d]+)</span>", r"\1", body)
-    assert "<" not in text.replace("<span", "")    # nothing but the number spans is markup
+    # the source, escaped, each line after its number, the emitting lines highlighted
+    emitting = re.findall(r'<span class="ln">\s*(\d+)  </span><span class="emit">', body)
+    assert [int(n) for n in emitting] == [
+        first + j for first, _l, lines in (r, s_, rel) for j, line in enumerate(lines)
+        if re.search(r"emit\(ev\.(Run|Accumulate|DepDec|Ready|Released)\(", line)]
+    assert len(emitting) == 5     # Run; Accumulate, DepDec, Ready; Released
+    text = re.sub(r'<span class="(?:ln|emit)">(.*?)</span>', r"\1", body)
+    assert "<" not in text        # nothing but those spans is markup
     rows = html.unescape(text).split("\n")
     for first, _last, lines in (r, s_, rel):
         for j, line in enumerate(lines):
@@ -190,12 +217,14 @@ def test_player_page_has_the_folded_panel_with_escaped_numbered_source(example_t
 def test_panel_text_is_escaped_and_absent_without_code():
     svg = '<svg width="10pt" height="10pt" xmlns="http://www.w3.org/2000/svg"><g/></svg>'
     hostile = [{"name": "f</summary><script>x()</script>", "file": "a/<b>.py", "first": 7,
-                "lines": ["def f():", "    return '</pre><script>alert(1)</script>' & 1"]}]
+                "lines": ["def f():", "    return '</pre><script>alert(1)</script>' & 1"],
+                "marks": [8]}]
     page = player_html([{"svg": svg, "title": "t", "code": hostile}])
     assert page.count("<script>") == 1       # the player's own
     assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<details id=\"code\" class=\"code\">" in page   # frame 1 has code: not hidden
-    assert "7  </span>def f():" in page and "8  </span>    return" in page
+    assert "7  </span>def f():" in page
+    assert '8  </span><span class="emit">    return &#x27;&lt;/pre&gt;' in page
     assert html.unescape(re.search(r'<summary id="code-summary">(.*?)</summary>', page).group(1)
                          ) == "engine code: f</summary><script>x()</script> (<b>.py lines 7-8)"
     plain = player_html([{"svg": svg, "title": "t"}])

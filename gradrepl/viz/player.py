@@ -13,12 +13,14 @@ A frame is a dict::
      "description": "ready queue: MulBackward #1",                 # optional, newlines kept
      "counter": "step 3 of 12",                                    # optional: the counter's text
      "code": [{"name": "run_node", "file": "gradrepl/engine/backward.py",   # optional: the
-               "first": 238, "lines": ["def run_node(...):", ...]}, ...]}  # engine code
+               "first": 238, "lines": ["def run_node(...):", ...],         # engine code,
+               "marks": [277]}, ...]}                             # lines to highlight
 
 A frame's ``code`` (``viz.steps`` puts it in ``step["code"]``) is the engine functions that made
 it: under the description, a folded ``<details id="code">`` reads ``engine code: run_node,
 send_gradients (backward.py lines 238-278, 281-329)`` and opens on their source in a ``<pre>``
-(``#code-src``, each line with its number). It follows the frames as the student steps, keeps
+(``#code-src``, each line with its number, the ``marks`` lines highlighted: those that emitted
+the step's events). It follows the frames as the student steps, keeps
 its open or folded state, and is hidden on a frame without code (none is written when no frame
 has any). Each distinct set of functions is written once, in a ``<template class="code-set">``.
 
@@ -146,12 +148,15 @@ kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4p
 #code { margin-top: 8px; border-top: 1px solid var(--line); padding-top: 6px; }
 #code-summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 #code-summary:hover { color: var(--accent); }
-/* the code open: the picture gives up height, so picture, sentence and code share the screen */
+/* a code panel: its folded line stays on the screen; open, the picture gives up height, so
+   picture, sentence and code share the screen */
+#stage.fit.has-code svg { max-height: calc(100vh - 262px); }
 #stage.fit.with-code svg { max-height: calc(50vh - 150px); }
 #code-src { margin: 6px 0 0; padding: 8px 10px; max-height: calc(50vh - 130px); overflow: auto;
   background: #f4f6f9; border: 1px solid var(--line); border-radius: 6px; white-space: pre;
   font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; color: #1d232b; tab-size: 4; }
 #code-src .ln { color: #8a94a3; user-select: none; }
+#code-src .emit { background: #fff3b0; }   /* a line that emitted this step's events */
 """
 
 _JS = r"""
@@ -204,7 +209,9 @@ _JS = r"""
   }
 
   function codeLayout() {
-    stage.classList.toggle("with-code", !!codeEl && codeEl.open && !codeEl.hidden);
+    var shown = !!codeEl && !codeEl.hidden;
+    stage.classList.toggle("has-code", shown);
+    stage.classList.toggle("with-code", shown && codeEl.open);
   }
 
   function stop() {
@@ -418,8 +425,8 @@ def _code_sets(frames) -> tuple[list[tuple[str, str]], list[int | None]]:
         if not code:
             code_of.append(None)
             continue
-        key = tuple((c["name"], c.get("file", ""), int(c["first"]), tuple(c["lines"]))
-                    for c in code)
+        key = tuple((c["name"], c.get("file", ""), int(c["first"]), tuple(c["lines"]),
+                     tuple(c.get("marks") or ())) for c in code)
         if key not in index:
             index[key] = len(sets)
             sets.append((code_summary(code), _code_body(code)))
@@ -442,16 +449,20 @@ def code_summary(code) -> str:
 
 
 def _code_body(code) -> str:
-    """The functions' source for a ``<pre>``: escaped, each line after its number, a blank line
-    between functions."""
+    """The functions' source for a ``<pre>``: escaped, each line after its number (the
+    ``marks`` lines in a ``<span class="emit">``), a blank line between functions."""
     out = []
     for k, c in enumerate(code):
         if k:
             out.append("\n")
         first = int(c["first"])
         width = len(str(first + len(c["lines"]) - 1))
+        marks = {int(m) for m in c.get("marks") or ()}
         for j, line in enumerate(c["lines"]):
-            out.append(f"<span class=\"ln\">{first + j:>{width}}  </span>{_esc(line)}\n")
+            text = _esc(line)
+            if first + j in marks:
+                text = f"<span class=\"emit\">{text}</span>"
+            out.append(f"<span class=\"ln\">{first + j:>{width}}  </span>{text}\n")
     return "".join(out)
 
 

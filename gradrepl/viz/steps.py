@@ -20,9 +20,10 @@ from the engine's own events (``BackwardLog`` previews), never recomputed.
 
 From the picture to the code: ``step["code"]`` lists the engine functions whose events made the
 step (``backward.phase_source``, each event with its neighbours), each once, in order, as
-``{"name", "file", "first", "last", "lines"}`` (``file`` relative to the folder holding the
-``gradrepl`` package, ``first``/``last`` 1-based line numbers, ``lines`` the source without line
-ends); ``code_line(step)`` says them in one line (``%step --code``).
+``{"name", "file", "first", "last", "lines", "marks"}`` (``file`` relative to the folder holding
+the ``gradrepl`` package, ``first``/``last`` 1-based line numbers, ``lines`` the source without
+line ends, ``marks`` the numbers of the lines that emit this step's kinds of event, e.g.
+``emit(ev.Run(...))``); ``code_line(step)`` says them in one line (``%step --code``).
 
 Backward ops are named as the picture names them (``MulBackward #2`` where several share a
 name), gradients as the dialect spells them (``c_grad`` / ``c.grad``), the engine's own term in
@@ -571,16 +572,17 @@ _PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 def step_code(events, start, end) -> list[dict]:
     """The engine functions that emitted ``events[start:end]`` (``(event, previews)`` pairs of a
     ``LoggedRun``), each once, in the order they first acted: ``{"name", "file", "first",
-    "last", "lines"}``."""
-    out, seen = [], set()
+    "last", "lines", "marks"}``."""
+    out, kinds = [], {}   # function -> the kinds of event it emitted in this step
     for i in range(start, end):
         e = events[i][0]
         before = events[i - 1][0] if i > 0 else None
         after = events[i + 1][0] if i + 1 < len(events) else None
         fn = _backward.phase_of(e, before, after)
-        if fn in seen:
+        if fn in kinds:
+            kinds[fn].add(type(e).__name__)
             continue
-        seen.add(fn)
+        kinds[fn] = {type(e).__name__}
         entry = _SOURCES.get(fn)
         if entry is None:
             name, first, lines = _backward.phase_source(e, before, after)
@@ -590,6 +592,10 @@ def step_code(events, start, end) -> list[dict]:
                                     "first": first, "last": first + len(lines) - 1,
                                     "lines": tuple(lines)}
         out.append(dict(entry))
+    for entry, names in zip(out, kinds.values()):   # the lines that emit them
+        calls = tuple(f"emit(ev.{n}(" for n in names)
+        entry["marks"] = [entry["first"] + j for j, line in enumerate(entry["lines"])
+                          if any(c in line for c in calls)]
     return out
 
 
