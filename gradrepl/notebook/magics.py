@@ -25,6 +25,7 @@ class _View:
     def __init__(self, ext):
         self.namespace = user_namespace(ext.shell)
         self.recorder = ext.recorder
+        self.backward_log = getattr(ext, "log", None)   # %graph --chain: the numbers that flowed
 
 
 class _Parser(argparse.ArgumentParser):

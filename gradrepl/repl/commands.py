@@ -96,6 +96,13 @@ def graph_picture(session, args):
                         size=a.size, dpi=a.dpi, theme=a.theme, font_size=a.font_size)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    log = getattr(session, "backward_log", None)
+    if a.chain and log is not None:   # the numbers that flowed in the last backward, as the
+        from ..viz.steps import fill_final_chain   # script path (gradrepl graph --chain) has
+
+        logged = log.run_for(tensor)
+        if logged is not None and logged.finished and logged.events:
+            fill_final_chain(pic.model, logged)
     return name, pic, a
 
 

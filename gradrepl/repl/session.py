@@ -72,9 +72,13 @@ class Session:
 
         state.reset(self.profile_key or os.environ.get("GRADREPL_PADDLE") or None)
         self.recorder = Recorder()
+        from ..viz.steps import BackwardLog
         from ..viz.why import WhyLog
 
-        self.why_log = WhyLog()  # every backward's gradients, for %why
+        # the last backwards' events, with their values: %graph --chain's numbers
+        self.backward_log = BackwardLog(max_runs=2)
+        self._chain_budget = _ChainBudget(self.backward_log)
+        self.why_log = WhyLog(forward=self._chain_budget)  # every backward's gradients, for %why
         self.namespace.clear()
         self.namespace.update({"__name__": "__main__", "__builtins__": self._builtins()})
         self._ready = True
@@ -114,6 +118,8 @@ class Session:
         if not source.strip():
             return Result(kind="empty")
         self.history.append(source.rstrip("\n"))
+        if getattr(self, "_chain_budget", None) is not None:
+            self._chain_budget.count = 0   # (a new input: its first backward runs are logged)
         stripped = source.strip()
         if stripped.startswith("%"):
             from .commands import run_command
@@ -234,6 +240,28 @@ class Session:
 
     def _format_syntax_error(self, exc, source) -> str:
         return "".join(traceback.format_exception_only(type(exc), exc))
+
+
+class _ChainBudget:
+    """Passes the first ``PER_INPUT`` backward runs of each input on to the session's
+    ``backward_log`` (``%graph --chain``'s numbers). Snapshotting every gradient costs ~0.3 ms
+    a backward: a training loop's hundreds are not logged. When an input runs more, the log
+    forgets its runs, so a picture never gets the numbers of another run than the last: it
+    shows the chain rules without numbers, as before any backward."""
+
+    PER_INPUT = 8
+
+    def __init__(self, log):
+        self.log = log
+        self.count = 0
+
+    def __call__(self, item):
+        if isinstance(item, tuple) and item and item[0] == "begin":
+            self.count += 1
+            if self.count == self.PER_INPUT + 1:
+                self.log.runs.clear()
+        if self.count <= self.PER_INPUT:
+            self.log(item)
 
 
 class _Tee(io.StringIO):

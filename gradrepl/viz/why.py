@@ -187,9 +187,10 @@ LOG: WhyLog | None = None  # the log of the last ``recording()`` (what ``why`` r
 @contextlib.contextmanager
 def recording(log: WhyLog | None = None):
     """Record every backward run inside the block for ``why`` (another sink already installed
-    keeps getting every event). Yields the log."""
+    keeps getting every event, and so does the log's own ``forward``, e.g. the shell's
+    ``%graph --chain`` log). Yields the log."""
     global LOG
-    from ..engine import trace_sink, trace_to
+    from ..engine import Tee, trace_sink, trace_to
 
     if log is None:
         log = LOG if LOG is not None else WhyLog()
@@ -197,13 +198,14 @@ def recording(log: WhyLog | None = None):
     if old is log:
         yield log
         return
-    log.forward = old
+    own = log.forward
+    log.forward = own if old is None or old is own else old if own is None else Tee((own, old))
     LOG = log
     try:
         with trace_to(log, chain=False):  # (the log passes every event on to ``old`` itself)
             yield log
     finally:
-        log.forward = None
+        log.forward = own
 
 
 def _sum(arrays):
