@@ -113,9 +113,13 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
     try:
         text, message = why_command(script, name, output=output, paddle=paddle)
     except WhyError as exc:
-        typer.echo(f"gradrepl why: {exc}", err=True)
+        from .viz.sanitize import for_terminal   # (names from the script: escaped on a tty)
+
+        typer.echo(for_terminal(sys.stderr, f"gradrepl why: {exc}"), err=True)
         raise typer.Exit(2)
-    sys.stdout.write(text)
+    from .viz.sanitize import for_terminal
+
+    sys.stdout.write(for_terminal(sys.stdout, text))
     if message:
         typer.echo(message, err=True)
 

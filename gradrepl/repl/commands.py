@@ -165,7 +165,9 @@ def cmd_why(session, args):
                  log=getattr(session, "why_log", None))
     except (ValueError, KeyError, IndexError) as exc:
         raise CommandError(str(exc.args[0]) if exc.args else str(exc)) from None
-    out = ex.text()
+    from ..viz.sanitize import terminal
+
+    out = terminal(ex.text())   # (shown: names with control characters escaped; ex keeps them)
     if a.output:
         from ..viz.render import RenderError
 

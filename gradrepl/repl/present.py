@@ -173,7 +173,8 @@ class Presenter:
         try:
             res = runner.run(block, stream)
         except Exception as exc:  # noqa: BLE001 - a gradrepl bug: say so, go on
-            self.write(f"gradrepl failed on this input: {type(exc).__name__}: {exc}\n", "err")
+            self.write(self.clean(f"gradrepl failed on this input: {type(exc).__name__}: "
+                                  f"{exc}\n"), "err")
             return None
         if res is None:
             return STOPPED

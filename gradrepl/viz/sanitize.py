@@ -203,3 +203,27 @@ def svg(s: str) -> str:
         out.append(s[pos:])
     out.extend(f"</{name}>" for name in reversed(open_) if not done)
     return "".join(out)
+
+
+# what a terminal would obey: C0 controls but tab and newline, DEL, C1, the bidi overrides
+TERMINAL_ESCAPES = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
+                                                *range(0x80, 0xa0)]}
+TERMINAL_ESCAPES.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
+                                                     *range(0x2066, 0x206a))})
+
+
+def terminal(s) -> str:
+    """``s`` (lines of text) as a terminal may show it: its lines and tabs kept, every control
+    character a terminal would obey (an escape sequence, a carriage return, a bell, a bidi
+    override) shown escaped (``\\x1b``), lone surrogates as U+FFFD. For text gradrepl writes
+    about a session (``why``'s explanation), never for the data itself."""
+    return text(s).translate(TERMINAL_ESCAPES)
+
+
+def for_terminal(stream, s) -> str:
+    """``s`` as :func:`terminal` escapes it when ``stream`` is a terminal; else unchanged."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return terminal(s) if tty else s
