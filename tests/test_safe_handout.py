@@ -236,3 +236,30 @@ def test_the_child_sends_pictures_as_data_within_the_limit():
     assert json.loads(json.dumps(data)) == data   # (plain JSON: what the pipe carries)
     assert safe_pictures.MAX_DATA <= safe_replay.PICTURES_LIMIT_MB * 1024 * 1024
     assert Figure("a", "b", data=data).data is data
+
+
+NESTED_CHILD = r'''
+import json, os, sys
+fd = int(sys.argv[1])
+tok = json.loads(sys.stdin.buffer.read().decode("utf-8"))["token"]
+os.write(fd, (json.dumps({"t": tok, "start": {"profile": "2.2", "refusals": []}}) + "\n").encode())
+deep = "[" * 200000 + "]" * 200000
+os.write(fd, ('{"t": "%s", "k": 0, "output": "", "pictures": [{"name": "n", "caption": "c", '
+              '"note": null, "picture": %s}]}\n' % (tok, deep)).encode())
+'''
+
+
+def test_a_record_nested_past_the_stack_fails_the_file_as_tampered(tmp_path, monkeypatch):
+    from gradrepl.repl.replay_cli import _run_safe_file
+    from gradrepl.repl.transcript import parse
+
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", NESTED_CHILD))
+    text = ">>> x = 1\n"
+    t = parse(text, str(tmp_path / "deep.pycon"))
+    t.text = text
+    import io
+
+    err = io.StringIO()
+    fr, _refused, ok = _run_safe_file(t, None, True, None, err)
+    assert not ok and "tampered with (not a record)" in err.getvalue()
+    assert fr.runs[0].output is None

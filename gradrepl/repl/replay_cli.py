@@ -108,7 +108,11 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     from .handout import Figure
 
     runs = [BlockRun(b) for b in t.blocks]
-    to_draw = []   # (figure, data): drawn here once the child is done (not on its clock)
+    drawer = None
+    if html:   # the child's pictures, as data: checked and drawn here, while the child runs
+        from .safe_pictures import Drawer
+
+        drawer = Drawer()
 
     def on_record(rec):
         run = runs[rec["k"]]
@@ -125,27 +129,26 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
             fig = Figure(name, clean_text(str(p.get("caption", "")))[:1000],
                          note=None if p.get("note") is None
                          else clean_text(str(p["note"]))[:1000])
-            if p.get("picture") is not None:
-                to_draw.append((fig, p["picture"]))
+            if p.get("picture") is not None and drawer is not None:
+                drawer.add(fig, p["picture"])
             elif fig.note is None:
                 fig.note = f"no picture of {name}"
             run.pictures.append(fig)
         if on_block is not None:
             on_block(run)
 
-    res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n", t.path,
-                               paddle, len(t.blocks), html=bool(html), on_record=on_record)
+    try:
+        res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n",
+                                   t.path, paddle, len(t.blocks), html=bool(html),
+                                   on_record=on_record)
+    finally:
+        if drawer is not None:
+            drawer.finish()
     if res.file_error:   # a file the parser or the profiles refuse: as plain replay says it
         raise ReplayError(clean_text(res.error or "not a session file"))
     for line, message in res.refusals:
         err.write(for_terminal(err, f"{PROG} --safe: {t.path}:{line}: refused: "
                                     f"{clean_text(message)}\n"))
-    from .safe_pictures import draw
-
-    for fig, data in to_draw:   # the child's pictures, as data: checked, drawn here
-        fig.svg, why = draw(data)
-        if fig.svg is None:
-            fig.note = f"no picture of {fig.name}: {why}"
     fr = FileRun(t.path, t, res.profile or "?", runs, exited_at=res.exited_at)
     ok = True
     for problem in (res.limit, res.error):

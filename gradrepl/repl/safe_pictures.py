@@ -272,3 +272,43 @@ def draw(data) -> tuple[str | None, str | None]:
     if len(out) > MAX_SVG:
         return None, f"its SVG is larger than {MAX_SVG // (1024 * 1024)} MB"
     return clean_svg(out.decode("utf-8", "replace")), None
+
+
+class Drawer:
+    """Draws the child's pictures in a thread of the parent while the child runs on: the
+    picture modules are imported and each picture rendered (``draw``) alongside the child, not
+    after it. ``add(figure, data)`` as records come; ``finish()`` waits for the last one and
+    sets each figure's ``svg``, or its ``note`` saying why not."""
+
+    def __init__(self):
+        import queue
+        import threading
+
+        self._queue = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="gradrepl-safe-pictures",
+                                        daemon=True)
+        self._thread.start()
+
+    def add(self, fig, data) -> None:
+        self._queue.put((fig, data))
+
+    def _work(self) -> None:
+        try:
+            from ..viz import dot, render, sanitize  # noqa: F401 - imported while the child runs
+        except Exception:  # noqa: BLE001 - draw() says what fails, per picture
+            pass
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fig, data = item
+            try:
+                fig.svg, why = draw(data)
+            except Exception as exc:  # noqa: BLE001 - one picture's note, never the page
+                fig.svg, why = None, f"it could not be drawn ({type(exc).__name__})"
+            if fig.svg is None:
+                fig.note = f"no picture of {fig.name}: {why}"
+
+    def finish(self) -> None:
+        self._queue.put(None)
+        self._thread.join()

@@ -249,7 +249,7 @@ class _Reader:
             return self._tampered("data after the end")
         try:
             rec = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):   # (nested past Python's stack)
             return self._tampered("not a record")
         if not isinstance(rec, dict) or rec.get("t") != self.token:
             return self._tampered("a record without this run's token")
