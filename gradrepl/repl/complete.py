@@ -11,8 +11,10 @@ another ``... `` line (``codeop``); gradrepl follows it everywhere:
 - ``compile_state(source)``: the same question with three answers (``"code"``, ``"more"``,
   ``"error"``), for the shell's reader of piped input, which tells a block's end from an
   unindented line that cannot go on it.
-- ``needs_more(lines)``: in a session file, whether an input made of ``lines`` (prompts removed)
-  takes the next ``... `` line.
+- ``needs_more(lines, following)``: whether an input made of ``lines`` takes another line: the
+  shell's Enter key, its reader of piped input and the session file parser ask it. When the
+  next line is known (piped input, a session file), an empty line followed by an indented one
+  does not end a block: a class with an empty line between its methods stays one input.
 
 Compiling to ask never warns (``1 is 1``'s SyntaxWarning is the run's to show).
 """
@@ -41,12 +43,20 @@ def is_complete(source: str) -> bool:
     return compile_state(source) != "more"
 
 
-def needs_more(lines) -> bool:
+def needs_more(lines, following=None) -> bool:
     """Whether an input made of ``lines`` asks for another ``... `` line: the console waits
-    for more, or the input is a block that its closing empty line has not ended yet."""
-    src = "\n".join(lines)
+    for more, or the input is a block that its closing empty line has not ended yet.
+
+    ``following``: the line after ``lines`` when it can be known (a session file, a script
+    piped in), or a function giving it (asked only when needed), or None (someone typing). An
+    empty line inside a block does not end the block when the line after it is indented: the
+    block goes on (a ``class`` with an empty line between its methods), as a script means it."""
+    blank_end = len(lines) > 1 and not lines[-1].strip()
+    src = "\n".join(lines[:-1]) + "\n" if blank_end else "\n".join(lines)  # (its indent aside)
     if not is_complete(src):
         return True
-    if len(lines) > 1 and not lines[-1].strip():
-        return False  # the closing empty line ends a block
+    if blank_end:
+        # the closing empty line ends a block, unless the block goes on after it
+        nxt = following() if callable(following) else following
+        return bool(nxt and nxt[:1] in (" ", "\t") and nxt.strip())
     return not is_complete(src + "\n")

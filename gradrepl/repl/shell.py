@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .complete import compile_state, is_complete
+from .complete import compile_state, is_complete, needs_more
 from .session import PS1, PS2, Session
 
 BANNER = ("gradrepl {version}: Python with Paddle {paddle} (profile {profile}); "
@@ -440,14 +440,11 @@ class _Feeder:
                 return ready
             self.buf = [line]
         elif not line.strip():
-            src = "\n".join(self.buf)
-            if compile_state(src + "\n") == "more":  # inside brackets, or a header alone
+            # inside brackets, a header alone, or the block goes on after the empty line
+            if needs_more(self.buf + [""], following=peek):
                 self.buf.append(line)
                 return ready
-            nxt = peek() if peek is not None else None
-            if nxt is not None and nxt[:1] in (" ", "\t") and nxt.strip():
-                self.buf.append(line)  # the block goes on after the empty line
-                return ready
+            src = "\n".join(self.buf)
             self.buf = []
             ready.append(_strip_blank_tail(src))
             return ready
@@ -764,13 +761,9 @@ class _TerminalShell:
                     buf.text = ""
                     buf.validate_and_handle()
                     return
-                if len(lines) > 1 and not lines[-1].strip():
-                    src = "\n".join(lines[:-1])
-                    if is_complete(src + "\n"):  # the empty line ends the block
-                        buf.text = _strip_blank_tail(src)
-                        buf.validate_and_handle()
-                        return
-                elif is_complete(text):
+                if not needs_more(lines):  # (an empty line after a block ends it)
+                    if not lines[-1].strip():
+                        buf.text = _strip_blank_tail(text)
                     buf.validate_and_handle()
                     return
             if len(lines) == 1:  # one line goes on as a whole, wherever the cursor was

@@ -196,7 +196,7 @@ def parse(text: str, path: str = "<transcript>") -> Transcript:
         start = i
         src = [_content(lines[i])]
         i += 1
-        while i < n and _is_cont(lines[i]) and needs_more(src):
+        while i < n and _is_cont(lines[i]) and needs_more(src, _content(lines[i])):
             src.append(_content(lines[i]))
             i += 1
         if i < n and _is_cont(lines[i]) and not _blank(_content(lines[i])):
