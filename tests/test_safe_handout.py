@@ -190,8 +190,8 @@ send({"end": True, "exited_at": None})
 '''
 
 
-@needs_dot
-def test_a_forged_child_record_gives_safe_pictures_or_notes(tmp_path, monkeypatch):
+def _forged_handout(tmp_path, monkeypatch):
+    """The FileRun and the page of a handout whose child forged its pictures' data."""
     from gradrepl.repl.handout import handout_html
     from gradrepl.repl.replay_cli import _run_safe_file
     from gradrepl.repl.transcript import parse
@@ -217,12 +217,17 @@ def test_a_forged_child_record_gives_safe_pictures_or_notes(tmp_path, monkeypatc
     err = io.StringIO()
     fr, refusedlines, ok = _run_safe_file(t, None, True, None, err)
     assert ok, err.getvalue()
+    return fr, handout_html([fr])
+
+
+@needs_dot
+def test_a_forged_child_record_gives_safe_pictures_or_notes(tmp_path, monkeypatch):
+    fr, page = _forged_handout(tmp_path, monkeypatch)
     figs = fr.runs[0].pictures
     assert [f.svg is not None for f in figs] == [True, True, False, False, False, False, False]
     for f in figs[2:]:
         assert f.note.startswith(f"no picture of {f.name}: its data from the sandbox "
                                  "was refused"), f.note
-    page = handout_html([fr])
     _assert_inert(page, where="handout of a forged child")
     assert not re.search(r"<a\b[^>]*javascript", page)
     assert page.count('<figure class="pic"') == 2
@@ -263,3 +268,17 @@ def test_a_record_nested_past_the_stack_fails_the_file_as_tampered(tmp_path, mon
     fr, _refused, ok = _run_safe_file(t, None, True, None, err)
     assert not ok and "tampered with (not a record)" in err.getvalue()
     assert fr.runs[0].output is None
+
+
+@needs_dot
+def test_the_forged_handout_in_headless_chromium(tmp_path, monkeypatch):
+    from test_injection import _chromium, _dump_dom
+
+    chromium = _chromium()
+    _fr, page = _forged_handout(tmp_path, monkeypatch)
+    path = tmp_path / "forged.html"
+    path.write_text(page, encoding="utf-8")
+    dom = _dump_dom(chromium, tmp_path, path)
+    assert dom.count("<svg") == 2
+    m = _assert_inert(dom, where="forged handout in chromium")
+    assert not any("javascript:" in v.lower() for _t, _k, v in m.links)
