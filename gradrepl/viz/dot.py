@@ -248,6 +248,13 @@ class DotWriter:
         self.targets = set(g.targets)
         self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
+        self._esc = _escaped_names(g, self.by_id, view)  # id -> esc(its shown name)
+        self._td = f'<tr><td align="left" bgcolor="{self.cell}">'  # a record's row, opened
+        self._heads = {}       # (fill, border) -> a record's table opened up to its title
+        fill0 = pal["backward"][0]  # the common backward op's look, made once
+        self._bop_head = self._head(fill0, fill0)
+        self._bop_rest = self._look(("oval", "filled", fill0, pal["border"], "1"))
+        self._esc_pend = esc(self.words["pending"])
 
     # -- nodes ------------------------------------------------------------------------
     def tensor(self, t):
@@ -255,10 +262,10 @@ class DotWriter:
         fill = pal["tensor_stop"] if t.stop_gradient else (pal["param"] if t.parameter
                                                            else pal["tensor"])
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
-        grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
         above = t.label if t.label and t.is_leaf else None
         w = self.words
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
+            grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
             grad_fn = shown(self.by_id[op.backward]) if op is not None \
                 and op.backward in self.by_id else "None"
@@ -270,14 +277,17 @@ class DotWriter:
             label = _table(t.name, rows, fill, sub=_shape(t), above=above,
                            border_color=pal["border"])
         elif above is None and not t.cut:  # the common case, written in one go (fast)
-            label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
-                     f'bgcolor="{fill}" color="{pal["border"]}"><tr><td border="0"><b>'
-                     f'{esc(t.name)}</b><br/><font point-size="9">{esc(_shape(t))}</font></td>'
-                     f'</tr><tr><td align="left" bgcolor="{cell}">{esc(data)}</td></tr>'
-                     f'<tr><td align="left" bgcolor="{cell}">grad_var = {esc(grad_var)}</td>'
-                     f'</tr><tr><td align="left" bgcolor="{cell}"><b>stop_gradient = '
-                     f'{t.stop_gradient}</b></td></tr></table>>')
+            shape = f"{t.dtype}{t.shape}"
+            if _NEEDS_ESC(data + shape) is not None:
+                data, shape = esc(data), esc(shape)
+            td, names = self._td, self._esc
+            label = (f'{self._head(fill, pal["border"])}{names[t.id]}</b><br/>'
+                     f'<font point-size="9">{shape}</font></td></tr>{td}{data}</td></tr>'
+                     f'{td}grad_var = {names[t.grad_var] if t.grad_var else "None"}'
+                     f'</td></tr>{td}<b>stop_gradient = {t.stop_gradient}</b></td></tr>'
+                     f'</table>>')
         else:
+            grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
             rows = [_row(data, cell=cell), _row(f"grad_var = {grad_var}", cell=cell),
                     _row(f"stop_gradient = {t.stop_gradient}", bold=True, cell=cell)]
             if t.cut:
@@ -340,7 +350,8 @@ class DotWriter:
 
     def grad_var(self, gv):
         changed = self.g.step is not None and gv.id in self.g.step.get("changed", ())
-        grad_op = self.name_list((gv.grad_op,)) if gv.grad_op else "None"
+        names = self._esc
+        grad_op = names[gv.grad_op] if gv.grad_op else "None"
         pal, cell = self.pal, self.cell
         red = pal["grad_data"]
         if gv.data is None:
@@ -351,12 +362,9 @@ class DotWriter:
         else:
             data = (f'<td align="left" bgcolor="{cell}"><font color="{red}">'
                     f'data = {esc(gv.data)}</font></td>')
-        label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
-                 f'bgcolor="{pal["grad_var"]}" color="{pal["border"]}"><tr><td border="0"><b>'
-                 f'{esc(gv.name)}</b></td></tr><tr>{data}</tr><tr><td align="left" '
-                 f'bgcolor="{cell}"><font point-size="10">{self.words["grad_op"]} = '
-                 f'{esc(grad_op)}</font>'
-                 f'</td></tr></table>>')
+        label = (f'{self._head(pal["grad_var"], pal["border"])}{names[gv.id]}</b></td></tr>'
+                 f'<tr>{data}</tr>{self._td}<font point-size="10">{self.words["grad_op"]} = '
+                 f'{grad_op}</font></td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
 
     def name_list(self, ids) -> str:
@@ -371,20 +379,45 @@ class DotWriter:
             out.append(n)
         return " , ".join(out) if out else "None"
 
+    def esc_list(self, ids) -> str:
+        """``esc(self.name_list(ids))``, from the names escaped once per picture."""
+        return " , ".join(map(self._esc.__getitem__, ids)) if ids else "None"
+
+    def _head(self, fill, border):
+        """A record's table opened up to its bold title (one string per look)."""
+        head = self._heads.get((fill, border))
+        if head is None:
+            head = self._heads[(fill, border)] = (
+                f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
+                f'bgcolor="{fill}" color="{border}"><tr><td border="0"><b>')
+        return head
+
     def backward_op(self, b):
+        if b.kind == "op" and b.order == 0 and b.deps is None and b.state is None \
+                and not b.released and not self.compact and not (self.chain and b.chain):
+            # the common look (as below), written in one go
+            get, td = self._esc.__getitem__, self._td
+            ins, outs, pending = b.inputs, b.outputs, b.grad_pending_ops
+            self.dot.body.append(
+                f"\t{_q(b.id)} [label={self._bop_head}{get(b.id)}</b></td></tr>"
+                f"{td}{self._esc_pend} = {' , '.join(map(get, pending)) if pending else 'None'}"
+                f"</td></tr>{td}input = {' , '.join(map(get, ins)) if ins else 'None'}</td></tr>"
+                f"{td}output = {' , '.join(map(get, outs)) if outs else 'None'}</td></tr>"
+                f"</table>> {self._bop_rest}]\n")
+            return
         by_id = self.by_id
-        pending = self.name_list(b.grad_pending_ops)
         pend = self.words["pending"]
         pal, cell = self.pal, self.cell
         if b.kind == "accumulate":
+            pending = self.name_list(b.grad_pending_ops)
             rows = [_row(f"{pend} = {pending}", cell=cell),
                     _row(f"input = {self.name_list(b.inputs)}", cell=cell),
                     _row(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad", cell=cell)]
         else:  # (the common rows written as _row writes them, without its calls)
-            td = f'<tr><td align="left" bgcolor="{cell}">'
-            rows = [f"{td}{esc(f'{pend} = {pending}')}</td></tr>",
-                    f"{td}{esc('input = ' + self.name_list(b.inputs))}</td></tr>",
-                    f"{td}{esc('output = ' + self.name_list(b.outputs))}</td></tr>"]
+            td, names = self._td, self.esc_list
+            rows = [f"{td}{esc(pend)} = {names(b.grad_pending_ops)}</td></tr>",
+                    f"{td}input = {names(b.inputs)}</td></tr>",
+                    f"{td}output = {names(b.outputs)}</td></tr>"]
             group = self.groups.get(b.forward)
             if group is not None and group["param_grads"]:  # a Layer call's box (--layers)
                 pg = group["param_grads"]
@@ -415,16 +448,26 @@ class DotWriter:
             fill, penwidth = pal["running"], "3"
         elif b.state == "ready":
             border, penwidth, style = pal["ready"], "3", style + ",dashed"
-        sub = None if b.order == 0 else f"derivative order {b.order + 1}"
-        label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
-                       title_color=title_color)
-        key = (shape, style, fill, border, penwidth)  # a handful of looks: attributes cached
+        if b.order == 0 and title_color is None:  # (as _table writes it, in one go)
+            label = (f"{self._head(fill, fill)}{self.esc_list((b.id,))}</b></td></tr>"
+                     f"{''.join(rows)}</table>>")
+        else:
+            sub = None if b.order == 0 else f"derivative order {b.order + 1}"
+            label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
+                           title_color=title_color)
+        rest = self._look((shape, style, fill, border, penwidth))
+        self.dot.body.append(f"\t{_q(b.id)} [label={label} {rest}]\n")
+
+    def _look(self, key):
+        """A backward op's attributes after its label, for ``key`` (shape, style, fill,
+        border, penwidth): a handful of looks, each written once."""
         rest = self._node_attrs.get(key)
         if rest is None:
+            shape, style, fill, border, penwidth = key
             rest = self._node_attrs[key] = _a_list(None, {
                 "shape": shape, "style": style, "fillcolor": fill, "color": border,
                 "penwidth": penwidth, "margin": "0.05"})
-        self.dot.body.append(f"\t{_q(b.id)} [label={label} {rest}]\n")
+        return rest
 
     # -- the views --------------------------------------------------------------------
     def forward(self):
@@ -454,11 +497,15 @@ class DotWriter:
                               **self.es["accumulate"])
                 continue
             body = self.dot.body
-            for gid in _unique([i for i in b.inputs if i[0] == "g"]):
-                body.append(f"\t{b.id} -> {gid} [dir=back]\n")  # out_grad flows up into it
+            bid = b.id
+            for gid in dict.fromkeys(b.inputs):  # (in order, once each)
+                if gid[0] == "g":
+                    body.append(f"\t{bid} -> {gid} [dir=back]\n")  # out_grad flows up into it
             pending_drawn = set()
-            for gid in _unique([o for o in b.outputs if o is not None]):
-                acc = acc_of.get(gid)
+            for gid in dict.fromkeys(b.outputs):
+                if gid is None:
+                    continue
+                acc = acc_of.get(gid) if acc_of else None
                 if acc is not None:  # eager Paddle: the gradient goes to the leaf's node
                     self.dot.edge(acc.id, b.id, dir="back", color=self.pal["pending"],
                                   label=by_id[gid].name, fontcolor=self.pal["pending"],
@@ -558,6 +605,36 @@ def esc_plain(s: str) -> str:
     """Text for one line of a DOT escString (a quoted label): one line (see :func:`clean`),
     its backslashes and quotes escaped."""
     return clean(s).replace("\\", "\\\\").replace('"', '\\"')
+
+
+class _EscNames(dict):
+    """{model id: esc(the name pictures show for it)} (see ``shown``), None: "None"; an id not
+    filled in up front is looked up in ``by_id`` when first asked for (KeyError if absent)."""
+
+    __slots__ = ("by_id",)
+
+    def __missing__(self, i):
+        v = self[i] = esc(shown(self.by_id[i])) if i is not None else "None"
+        return v
+
+
+def _escaped_names(g, by_id, view) -> _EscNames:
+    """The escaped names of the records ``view`` lists by name (tensors, gradient variables,
+    backward ops), with one search over all of them when none needs escaping (the common
+    case); escaping goes character by character, so joined escaped names are the escaped
+    joined names."""
+    names = {t.id: t.name for t in g.tensors}
+    names.update({v.id: v.name for v in g.grad_vars})
+    if view != "forward":
+        names.update({b.id: b.title or b.name for b in g.backward_ops})
+    try:
+        plain = _NEEDS_ESC(" ".join(names.values())) is None
+    except TypeError:  # (a name that is not text: escaped one by one)
+        plain = False
+    out = _EscNames(names) if plain else _EscNames({i: esc(v) for i, v in names.items()})
+    out.by_id = by_id
+    out[None] = "None"
+    return out
 
 
 def _unique(ids):

@@ -376,9 +376,11 @@ def names_from_namespace(namespace) -> dict:
 class _Builder:
     """One walk of the engine's nodes into the records above.
 
-    Speed (benchmarks/graph_dot.py, a chain of 2,000 ops: four records an op): the records are
-    made with positional arguments, per-op and per-type words are cached (op titles, parameter
-    classes, dtype text, Layer names), and the loops keep what they use in locals."""
+    Speed (benchmarks/graph_dot.py: a chain of 2,000 ops, four records an op): each op's
+    records are made where the walk reaches it (its backward op's outputs and the output of a
+    one-output op included, so ``finish`` only sees multi-output ops, leaves' accumulation nodes
+    and edges to nodes made later), with positional arguments and the per-op and per-type words
+    cached (op titles, parameter classes, dtype text, Layer names)."""
 
     def __init__(self, dialect, names, recorder, max_preview):
         self.d = dialect
@@ -394,10 +396,12 @@ class _Builder:
         self.gvars: dict = {}       # tensor key -> GradVarInfo
         self.lost: dict = {}        # key of an input no longer alive -> (meta, stop_gradient)
         self.in_keys: dict = {}     # node -> the keys of its inputs (walk order)
-        self._inputs: dict = {}     # node -> [(key, tensor)] of its inputs, while walking
         self._tmp = 0
         self._titles: dict = {}     # OpDef -> its title (the dialect's op_title)
         self._layer_names: dict = {}  # id(Layer) -> its name (layer_name)
+        self._multi: list = []      # nodes of several outputs: their outputs in ``finish``
+        self._later: list = []      # nodes with an edge to a node not yet drawn when added
+        self.layered = False        # some op ran inside a Layer call
 
     # keys: a non-leaf is (node, slot); a leaf is ("leaf", id); a lost input ("const", node, i)
     def key_of(self, t):
@@ -444,10 +448,19 @@ class _Builder:
             self.tensor_objs[key] = t
             data = t.data
             stop = t.stop_gradient
+            dtype = data.dtype
+            text = _DTYPE_STR.get(dtype) or _dtype_str(dtype)
+            if data.size == 1 and dtype.kind == "f":  # (preview's commonest case, inline)
+                pv = _fmt_float(data.item())
+            else:
+                pv = preview(data, self.max_preview)
+            cls = type(t)
+            param = _PARAM_TYPES.get(cls)
+            if param is None:
+                param = _PARAM_TYPES[cls] = cls.__name__ in ("EagerParamBase", "Parameter")
             info = TensorInfo(tid, self.names.get(id(t)) or self.d.tensor_name(t),
-                              list(data.shape), _dtype_str(data.dtype),
-                              preview(data, self.max_preview), bool(stop),
-                              t.grad_node is None or stop, None, None, _is_param(type(t)))
+                              list(data.shape), text, pv, bool(stop),
+                              t.grad_node is None or stop, None, None, param)
             if info.is_leaf and self.recorder is not None:
                 label = self.recorder.statement_of_tensor(t._uid)
                 info.label = label if isinstance(label, str) else None
@@ -485,37 +498,50 @@ class _Builder:
         return info
 
     def walk(self, targets):
-        """Post-order over the forward graph from ``targets``: inputs get ids first."""
+        """Post-order over the forward graph from ``targets``: inputs get ids first, then the
+        op, then its output."""
         tensors, ops, add_tensor = self.tensors, self.ops, self.add_tensor
         for t in targets:
-            stack = [(self.key_of(t), t, False)]
+            stack = [(self.key_of(t), t, None)]
             pop, push = stack.pop, stack.append
             while stack:
-                key, t, expanded = pop()
-                if not expanded and key in tensors:
-                    continue
+                key, t, ins = pop()  # ins: the inputs, once they are in (second visit)
                 node = key[0]
+                if ins is not None:
+                    op = ops.get(node) or self.add_op(node, ins)
+                    info = add_tensor(key, t, node, key[1], node.out_meta[key[1]])
+                    if not op.outputs and len(node.out_meta) == 1:  # its one output
+                        self.link_output(key, op, info)
+                    continue
+                if key in tensors:
+                    continue
                 if not isinstance(node, GradNode):  # a leaf, or an input no longer alive
                     add_tensor(key, t)
-                    continue
-                if expanded or node in ops:
-                    if node not in ops:
-                        self.add_op(node)
+                elif node in ops:  # another output of an op already in
                     add_tensor(key, t, node, key[1], node.out_meta[key[1]])
-                    continue
-                push((key, t, True))
-                ins = self._inputs[node] = self.inputs_of(node)
-                for item in reversed(ins):
-                    if item[0] not in tensors:
-                        push((item[0], item[1], False))
-                # sibling outputs of a multi-output op are added with the op (finish)
+                else:
+                    ins = self.inputs_of(node)
+                    push((key, t, ins))
+                    for item in reversed(ins):
+                        if item[0] not in tensors:
+                            push((item[0], item[1], None))
 
-    def add_op(self, node):
-        ins = self._inputs.pop(node, None)  # (the walk looked them up already)
+    def link_output(self, key, op, info):
+        """The output of a one-output op: into the op's outputs, its gradient variable into
+        the backward op's inputs (``finish`` does this for ops of several outputs)."""
+        info.op = op.id
+        op.outputs.append(info.id)
+        gv = self.gvars.get(key)
+        if gv is not None:
+            b = self.bw[key[0]]
+            b.inputs.append(gv.id)
+            gv.grad_op = b.id
+
+    def add_op(self, node, ins=None):
         if ins is None:
             ins = self.inputs_of(node)
-        tensors = self.tensors
-        self.in_keys[node] = [k for k, _t in ins]
+        tensors, gvars, bw = self.tensors, self.gvars, self.bw
+        keys = self.in_keys[node] = [k for k, _t in ins]
         inputs = []
         for i, (ikey, it) in enumerate(ins):
             info = tensors.get(ikey) or self.add_tensor(ikey, it, meta=node.in_meta[i])
@@ -528,17 +554,39 @@ class _Builder:
                 label = recorder.statement_of(node.uid)
             layers = [(start, self.layer_name(layer)) for start, layer in
                       recorder.layers_of(node.uid)]
+            if layers:
+                self.layered = True
         op = node.op
         title = self._titles.get(op)
         if title is None:
             title = self._titles[op] = self.d.op_title(op)
         order = node.order
-        fid, bid = f"f{len(self.ops)}", f"b{len(self.bw)}"
+        fid, bid = f"f{len(self.ops)}", f"b{len(bw)}"
         info = self.ops[node] = OpInfo(fid, op.name, title,
                                        label if isinstance(label, str) else None, inputs, [],
                                        bid, layers, order)
-        self.bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", info.op, fid,
-                                     list(inputs), [], [], node.released, order)
+        # its backward op: the gradients it gives (per input) and the ops they flow to
+        outputs, pending_ops = [], []
+        edges = node.edges  # flat: (node, slot) per input; None, None where it takes none
+        later = False
+        for i in range(0, len(edges), 2):
+            child = edges[i]
+            if child is None:
+                outputs.append(None)
+                continue
+            gv = gvars.get(keys[i >> 1])
+            outputs.append(gv.id if gv is not None else None)
+            pending = bw.get(child)
+            if pending is None:
+                later = True  # (a leaf's accumulation node, made in finish)
+            elif pending.id not in pending_ops:
+                pending_ops.append(pending.id)
+        if later:
+            self._later.append(node)
+        bw[node] = BackwardInfo(bid, self.d.backward_name(node), "op", info.op, fid,
+                                list(inputs), outputs, pending_ops, node.released, order)
+        if len(node.out_meta) != 1:
+            self._multi.append(node)
         return info
 
     def layer_name(self, layer):
@@ -555,11 +603,29 @@ class _Builder:
             name = self._layer_names[id(layer)] = f"{type(layer).__name__} {name}"
         return name
 
-    # -- after the walk: outputs, gradient variables, backward ops -------------------------
+    # -- after the walk: the rest of the outputs, the leaves' nodes, late edges ---------------
     def finish(self):
         tensors, gvars, bw = self.tensors, self.gvars, self.bw
+        for node in self._multi:  # outputs in slot order, siblings that are alive included
+            op, b = self.ops[node], bw[node]
+            for slot in range(len(node.out_meta)):
+                key = (node, slot)
+                info = tensors.get(key)
+                if info is None:
+                    refs = node.out_refs
+                    t = refs[slot]() if refs is not None and slot < len(refs) else None
+                    if t is None:
+                        continue
+                    info = self.add_tensor(key, t, node, slot, node.out_meta[slot])
+                info.op = op.id
+                op.outputs.append(info.id)
+            for slot in range(len(node.out_meta)):  # the out grads its backward op takes
+                gv = gvars.get((node, slot))
+                if gv is not None:
+                    b.inputs.append(gv.id)
+                    gv.grad_op = b.id
         acc_for = {}
-        if self.d.accumulation_nodes:  # (a leaf's node: independent of the ops' outputs)
+        if self.d.accumulation_nodes:
             for key, info in tensors.items():
                 t = self.tensor_objs.get(key)
                 if info.is_leaf and not info.stop_gradient and t is not None \
@@ -570,39 +636,11 @@ class _Builder:
                     bw[acc] = BackwardInfo(bid, self.d.accumulation_name, "accumulate", None,
                                            None, [gid], [gid], [])
                     acc_for[acc] = key
-        for node, op in self.ops.items():
-            # the op's outputs (in slot order), siblings that are alive included
-            oid, outputs = op.id, op.outputs
-            b = bw[node]
-            bid, b_inputs = b.id, b.inputs
-            for slot in range(len(node.out_meta)):
-                key = (node, slot)
-                info = tensors.get(key)
-                if info is None:
-                    refs = node.out_refs
-                    t = refs[slot]() if refs is not None and slot < len(refs) else None
-                    if t is None:
-                        continue
-                    info = self.add_tensor(key, t, node, slot, node.out_meta[slot])
-                info.op = oid
-                outputs.append(info.id)
-            # its backward op: the out grads it takes, the grads it gives, where they go
-            for slot in range(len(node.out_meta)):
-                gv = gvars.get((node, slot))
-                if gv is not None:
-                    b_inputs.append(gv.id)
-                    gv.grad_op = bid
-            in_keys = self.in_keys[node]
-            b_outputs, pending_ops = b.outputs, b.grad_pending_ops
-            edges = node.edges  # flat: (node, slot) per input, None, None where none
-            for i in range(0, len(edges), 2):
-                child = edges[i]
-                if child is None:
-                    b_outputs.append(None)
-                    continue
-                gv = gvars.get(in_keys[i >> 1])
-                b_outputs.append(gv.id if gv is not None else None)
-                pending = bw.get(child)
+        for node in self._later:  # edges to nodes made after their op: all of them again
+            pending_ops = bw[node].grad_pending_ops
+            pending_ops.clear()
+            for child in node.edges[::2]:
+                pending = bw.get(child) if child is not None else None
                 if pending is not None and pending.id not in pending_ops:
                     pending_ops.append(pending.id)
         for acc, key in acc_for.items():
@@ -614,15 +652,7 @@ class _Builder:
                      list(self.gvars.values()), list(self.bw.values()))
 
 
-_PARAM_TYPES: dict = {}
-
-
-def _is_param(cls) -> bool:
-    """A Layer's parameter (Paddle's ``EagerParamBase``, torch's ``Parameter``), per class."""
-    p = _PARAM_TYPES.get(cls)
-    if p is None:
-        p = _PARAM_TYPES[cls] = cls.__name__ in ("EagerParamBase", "Parameter")
-    return p
+_PARAM_TYPES: dict = {}  # tensor class -> a Layer's parameter (EagerParamBase, Parameter)
 
 
 def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int = 4,
@@ -654,16 +684,15 @@ def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int 
 def number_backward_ops(backward_ops) -> None:
     """Give each backward op its ``title``: its name, with ``#1``, ``#2`` (in id order, which
     is the order the forward made them) where several share the name."""
-    count: dict = {}
+    by_name: dict = {}
     for b in backward_ops:
-        count[b.name] = count.get(b.name, 0) + 1
-    seen: dict = {}
-    for b in backward_ops:
-        if count[b.name] > 1:
-            seen[b.name] = seen.get(b.name, 0) + 1
-            b.title = f"{b.name} #{seen[b.name]}"
+        by_name.setdefault(b.name, []).append(b)
+    for name, same in by_name.items():
+        if len(same) == 1:
+            same[0].title = name
         else:
-            b.title = b.name
+            for k, b in enumerate(same, 1):
+                b.title = f"{name} #{k}"
 
 
 def shown(info) -> str:
@@ -674,10 +703,9 @@ def shown(info) -> str:
 def _clusters(g: Graph) -> None:
     """One cluster per innermost Layer call the ops ran in (``--collapse`` draws each as one
     node: ``Linear model.fc1``); ops outside any Layer stay ops."""
+    layered = [op for op in g.ops if op.layers]  # (the others keep their empty lists)
     seen = {}
-    for op in g.ops:
-        if not op.layers:
-            continue
+    for op in layered:
         start, name = op.layers[-1]
         c = seen.get(start)
         if c is None:
@@ -692,7 +720,7 @@ def _clusters(g: Graph) -> None:
             c["name"] = f"{c['name']} #{counts[c['name']]}"
     g.clusters = list(seen.values())
     call_ids = {}  # the start uids only tell calls apart; keep names and call ids in the data
-    for op in g.ops:
+    for op in layered:
         op.calls = [call_ids.setdefault(s, f"L{len(call_ids)}") for s, _n in op.layers]
         op.layers = [name for _s, name in op.layers]
 
