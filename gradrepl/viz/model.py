@@ -373,6 +373,16 @@ def names_from_namespace(namespace) -> dict:
 
 
 # ---------------------------------------------------------------------------- the walk
+def _n_inputs(node):
+    """How many forward inputs ``node`` keeps records of (its saved inputs, or their refs)."""
+    held = node.inputs if node.inputs is not None else getattr(node, "input_refs", None)
+    return len(held) if held is not None else len(node.next_edges)
+
+
+def _meta(node, i):
+    return node.in_meta[i] if i < len(node.in_meta) else None
+
+
 class _Builder:
     """One walk of the engine's nodes into the records above.
 
@@ -419,13 +429,15 @@ class _Builder:
         return [self.input_key(node, i) for i in range(n)]
 
     def input_key(self, node, i):
-        t = node.input_tensor(i)
+        # (a double-grad node under Paddle 3 links a saved input past its forward inputs:
+        # that edge is drawn from the edge alone)
+        t = node.input_tensor(i) if i < _n_inputs(node) else None
         if t is not None:
             return self.key_of(t), t
         e = node.next_edges[i]
         if e is None:  # a tensor that stopped gradient, no longer alive
             key = ("const", node, i)
-            self.lost[key] = (node.in_meta[i], True)
+            self.lost[key] = (_meta(node, i), True)
             return key, None
         child, slot = e
         if isinstance(child, AccumulateNode):
@@ -433,7 +445,7 @@ class _Builder:
             if leaf is not None:
                 return ("leaf", id(leaf)), leaf
             key = ("lost", child)  # a leaf that took gradient, no longer alive
-            self.lost[key] = (node.in_meta[i], False)
+            self.lost[key] = (_meta(node, i), False)
             return key, None
         refs = child.out_refs
         t = refs[slot]() if refs is not None and slot < len(refs) else None
@@ -480,6 +492,8 @@ class _Builder:
         if info.name is None:
             info.name = f"tmp_{self._tmp}"
             self._tmp += 1
+        elif not info.name.strip():  # t.name = "": shown as its repr ('') so a record has a title
+            info.name = repr(info.name)
         self.tensors[key] = info
         if not info.stop_gradient:  # its gradient variable (a_grad)
             g = t._grad if t is not None else None
