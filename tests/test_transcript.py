@@ -231,10 +231,19 @@ def test_python_console_transcript_is_a_valid_expected_output(tmp_path):
 
     saved = sys.modules.get("paddle")
     sys.modules["paddle"] = gp  # what `import paddle` gives in a console with gradrepl
+    # Python's own prompts (an in-process IPython shell, made by an earlier test, sets sys.ps1
+    # to 'In : ', which the console would use)
+    prompts = [getattr(sys, "ps1", None), getattr(sys, "ps2", None)]
+    sys.ps1, sys.ps2 = ">>> ", "... "
     try:
         with contextlib.redirect_stdout(buf):
             Console().interact(banner="", exitmsg="")
     finally:
+        for attr, value in zip(("ps1", "ps2"), prompts):
+            if value is None:
+                delattr(sys, attr)
+            else:
+                setattr(sys, attr, value)
         if saved is None:
             sys.modules.pop("paddle", None)
         else:
