@@ -45,6 +45,7 @@ import shutil
 from pathlib import Path
 
 from . import sanitize
+from .render import write_atomic
 
 DEFAULT_TITLE = "gradrepl backward, step by step"
 
@@ -481,28 +482,6 @@ def _fresh_name(parent: Path, stem: str) -> Path:
     return parent / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file beside it and a rename (the file gets
-    the usual permissions, from the umask)."""
-    while True:
-        tmp = _fresh_name(path.parent, path.name)
-        try:
-            f = open(tmp, "x", encoding="utf-8", newline="")
-            break
-        except FileExistsError:
-            continue
-    try:
-        with f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def write_player(out_dir, frames, title: str = DEFAULT_TITLE) -> Path:
     """Write ``frame_NNN.svg`` for each frame and the player ``index.html`` into ``out_dir``;
     return the path of ``index.html``.
@@ -544,8 +523,8 @@ def write_player(out_dir, frames, title: str = DEFAULT_TITLE) -> Path:
     if not out.is_dir():
         raise NotADirectoryError(f"{out} exists and is not a directory")
     for name, f in zip(names, frames):
-        _write_text(out / name, f["svg"])
-    _write_text(out / "index.html", page)
+        write_atomic(out / name, f["svg"])
+    write_atomic(out / "index.html", page)
     keep = set(names)
     for p in out.iterdir():
         if _FRAME_FILE.match(p.name) and p.name not in keep:
