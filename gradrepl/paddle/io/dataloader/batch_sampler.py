@@ -7,6 +7,18 @@ from .dataset import IterableDataset
 from .sampler import RandomSampler, Sampler, SequenceSampler
 
 
+def _batches(indices, batch_size, drop_last):
+    """Lists of ``batch_size`` indices in order; the last short one unless ``drop_last``."""
+    batch = []
+    for idx in indices:
+        batch.append(idx)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
+
+
 class BatchSampler(Sampler):
     """Batches of indices from ``sampler``, or from a Sequence/RandomSampler over ``dataset``
     (``shuffle``); the last short batch is kept unless ``drop_last``."""
@@ -42,14 +54,7 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self):
-        batch = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return _batches(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = len(self.sampler)
@@ -116,14 +121,7 @@ class DistributedBatchSampler(BatchSampler):
             self.epoch += 1
         if self.nranks > 1:
             indices = self._this_rank(indices)
-        batch = []
-        for idx in indices:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        yield from _batches(indices, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = self.num_samples + (0 if self.drop_last else self.batch_size - 1)
