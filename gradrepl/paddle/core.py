@@ -199,6 +199,18 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     def numpy(self):
         return np.array(self.data)
 
+    def __reduce_ex__(self, protocol):
+        """pickle and copy.copy: Paddle 2.x's Tensor has no reduce (TypeError); 3.x pickles."""
+        if not profiles.current().tensor_pickle:
+            raise TypeError(f"cannot pickle '{type(self).__name__}' object")
+        return object.__reduce_ex__(self, protocol)
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy works in every version (a new tensor with copied data and attributes)."""
+        import copy
+
+        return copy._reconstruct(self, memo, *object.__reduce_ex__(self, 4))
+
     def __array__(self, dtype=None, copy=None):
         return self.data if dtype is None else self.data.astype(dtype)
 
