@@ -123,6 +123,8 @@ class Profile:
     #   ("meta": shape=[], place=Place(undefined:0), no data; 2.x) | "short" (Tensor(Not initialized), 3.x)
     tensor_pickle: bool = False   # copy.copy / pickle of a Tensor work (3.x) or raise TypeError
     #   "cannot pickle 'Tensor' object" (2.x: no __reduce__; copy.deepcopy works in both)
+    numpy1_scalars: bool = True   # 2.x runs on numpy 1, where the numpy scalars an API returns
+    #   print as plain numbers (summary's {'total_params': 61610}); 3.x on numpy 2: np.int64(61610)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
 
@@ -154,7 +156,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even",
-             group_norm_kernel="3", no_double_grad="3", tensor_pickle=True,
+             group_norm_kernel="3", no_double_grad="3", tensor_pickle=True, numpy1_scalars=False,
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
