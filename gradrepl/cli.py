@@ -62,7 +62,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
               None, "-o", "--output", help="FILE: .svg .png .pdf .dot .json .txt "
               "(default: text on stdout)"),
           steps: Optional[str] = typer.Option(None, "--steps", help="DIR: one SVG per "
-                                              "backward event and an index.html player"),
+                                              "step of the backward pass and an index.html "
+                                              "player"),
           collapse: bool = typer.Option(False, "--collapse", help="each Layer call as one node"),
           depth: Optional[int] = typer.Option(None, "--depth", help="only ops at most N "
                                               "steps above the tensor"),

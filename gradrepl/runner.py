@@ -6,7 +6,7 @@ import re
 import runpy
 import sys
 
-from .engine.ops._util import quiet_fp
+from .engine import quiet_fp
 from .importhook import paddle_modules
 from .paddle import profiles
 

@@ -98,7 +98,7 @@ def _command_target(source: str, session):
 
 
 class PictureTaker:
-    """The observer ``replay_cli.run_transcript`` calls around each input: it puts on each run
+    """The observer ``replay.run_transcript`` calls around each input: it puts on each run
     the ``Figure``s to show under it."""
 
     def __init__(self, as_data: bool = False):
@@ -465,7 +465,7 @@ def _cell(run, anchor: str, fig_counter) -> str:
 
 
 def handout_html(file_runs, title: str | None = None) -> str:
-    """The page for the replayed files (``replay_cli.FileRun``s, with their pictures)."""
+    """The page for the replayed files (``replay.FileRun``s, with their pictures)."""
     import os
 
     from .transcript import HEADER

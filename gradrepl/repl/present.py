@@ -19,7 +19,7 @@ its frames at once, a ``%graph`` the child's text picture).
 
 Colour (headers, comments, errors) only on a terminal without ``NO_COLOR``. Whatever comes from
 the session (comments, inputs, outputs) reaches a terminal with its control characters escaped
-(``replay_cli.for_terminal``): an output cannot clear the screen or move the cursor.
+(``replay.for_terminal``): an output cannot clear the screen or move the cursor.
 """
 from __future__ import annotations
 
