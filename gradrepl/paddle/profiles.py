@@ -125,6 +125,8 @@ class Profile:
     #   "cannot pickle 'Tensor' object" (2.x: no __reduce__; copy.deepcopy works in both)
     numpy1_scalars: bool = True   # 2.x runs on numpy 1, where the numpy scalars an API returns
     #   print as plain numbers (summary's {'total_params': 61610}); 3.x on numpy 2: np.int64(61610)
+    device_kinds: tuple = ("gpu", "xpu", "npu")  # the device names set_device's error lists;
+    #   3.x adds 'dcu' (and lets a Place object or 'cuda:N' through)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
 
@@ -156,7 +158,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even",
-             group_norm_kernel="3", no_double_grad="3", tensor_pickle=True, numpy1_scalars=False,
+             group_norm_kernel="3", no_double_grad="3", tensor_pickle=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
