@@ -88,6 +88,9 @@ _EMPTY: dict = {}
 #: on the bits) and ``add(a, b)`` (two gradient arrays summed). Looked up by the first input.
 STORAGE: dict = {}
 _STATE = grad_mode.STATE
+#: Static graph mode's recorder (``paddle/static/program.py``): None in dynamic mode, else
+#: called first with ``(op, inputs, attrs)``; it returns the op's result or NotImplemented.
+_HOOK = None
 
 
 def apply(op: OpDef, inputs, attrs=None):
@@ -98,6 +101,10 @@ def apply(op: OpDef, inputs, attrs=None):
     """
     if attrs is None:
         attrs = _EMPTY
+    if _HOOK is not None:
+        out = _HOOK(op, inputs, attrs)
+        if out is not NotImplemented:
+            return out
     first = inputs[0]
     if STORAGE and first.data.dtype in STORAGE:
         out = STORAGE[first.data.dtype].apply(op, inputs, attrs)

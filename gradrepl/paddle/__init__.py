@@ -59,7 +59,8 @@ def __getattr__(name):
             return _SINCE3[name]
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
-                "regularizer", "base", "distribution", "hapi", "text", "distributed"):
+                "regularizer", "base", "distribution", "hapi", "text", "distributed",
+                "jit"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")
@@ -98,20 +99,25 @@ def create_parameter(shape, dtype=None, name=None, attr=None, is_bias=False,
 
 
 def in_dynamic_mode():
-    return True
+    """True unless ``paddle.enable_static()`` turned static graph mode on."""
+    from .static.program import MODE
+
+    return not MODE["static"]
 
 
 def disable_static(place=None):
-    return None
+    """Back to dynamic graph mode (the default): paddle calls compute at once again."""
+    from .static import mode
 
-
-_STATIC_MODE = ("gradrepl emulates Paddle's dynamic graph (imperative) mode only: static graph "
-               "mode (paddle.static programs and executors) is not part of it")
+    mode.disable()
 
 
 def enable_static():
-    """Static graph mode is not emulated: raises RuntimeError saying so."""
-    raise RuntimeError(f"paddle.enable_static(): {_STATIC_MODE}")
+    """Static graph mode: paddle calls record ops into ``paddle.static`` Programs that an
+    ``paddle.static.Executor`` runs (see ``gradrepl/paddle/static``)."""
+    from .static import mode
+
+    mode.enable()
 
 
 def disable_signal_handler():

@@ -5,16 +5,17 @@ from ..core import EagerParamBase, Tensor  # noqa: F401
 
 
 def in_dygraph_mode():
-    return True
+    from ..static.program import MODE
+
+    return not MODE["static"]
 
 
-def in_dynamic_mode():
-    return True
+in_dynamic_mode = in_dygraph_mode
+_non_static_mode = in_dygraph_mode
 
 
 def in_pir_mode():
-    return False
+    from .. import profiles
+    from ..static.program import MODE
 
-
-def _non_static_mode():
-    return True
+    return MODE["static"] and profiles.current().api3

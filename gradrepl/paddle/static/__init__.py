@@ -1,8 +1,21 @@
-"""``paddle.static``: only ``InputSpec`` (a shape and dtype, as ``paddle.summary`` takes). gradrepl
-emulates dynamic graph mode; every other static-graph name fails with an error that says so."""
+"""``paddle.static``: a small static graph mode.
+
+``paddle.enable_static()`` makes paddle calls record ops into a ``Program`` (``program.py``) and
+return symbolic ``Value``s; an ``Executor`` (``executor.py``) runs a Program on fed arrays and
+returns numpy arrays. ``InputSpec`` describes a model input for ``paddle.summary`` and
+``paddle.jit.save``. Programs and inference models saved here are files of gradrepl's own
+format (``io.py``): they round-trip within gradrepl only.
+"""
 from __future__ import annotations
 
 from .. import dtypes
+from . import nn  # noqa: F401
+from .executor import Executor, Scope, global_scope
+from .io import load_inference_model, save_inference_model
+from .program import (Program, Value, data, default_main_program, default_startup_program,
+                      program_guard, setitem)
+
+Variable = Value
 
 
 class InputSpec:
@@ -19,9 +32,18 @@ class InputSpec:
                 f"stop_gradient={self.stop_gradient})")
 
 
+def cpu_places(device_count=None):
+    """The CPU places (one unless ``device_count`` says more)."""
+    from ..device import CPUPlace
+
+    return [CPUPlace() for _ in range(device_count or 1)]
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from .. import _STATIC_MODE
+    if name in ("CPUPlace", "CUDAPlace"):
+        from .. import device
 
-    raise AttributeError(f"paddle.static.{name}: {_STATIC_MODE}")
+        return getattr(device, name)
+    raise AttributeError(f"module 'paddle.static' has no attribute {name!r}")
