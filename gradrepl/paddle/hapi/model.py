@@ -193,6 +193,9 @@ class Model:
         n_in = self._n_inputs
         for step, data in enumerate(loader):
             data = _flatten(data)
+            if getattr(self, "_input_info", None) is None:  # what save(training=False) uses
+                self._input_info = ([list(d.shape) for d in data[:n_in]],
+                                    [d.dtype for d in data[:n_in]])
             batch_size = data[0].shape[0]
             cbks.on_batch_begin(mode, step, logs)
             if mode != "predict":
@@ -308,11 +311,33 @@ class Model:
         import gradrepl.paddle as paddle
 
         if not training:
-            raise NotImplementedError("gradrepl: Model.save(training=False) writes an inference "
-                                      "model (paddle.jit.save), which is not emulated")
+            return self._save_inference_model(path)
         paddle.save(self.network.state_dict(), path + ".pdparams")
         if self._optimizer is not None and self._optimizer.state_dict():
             paddle.save(self._optimizer.state_dict(), path + ".pdopt")
+
+    def _save_inference_model(self, path):
+        """``save(path, training=False)``: ``paddle.jit.save`` of the network, traced on the
+        ``inputs`` given to Model or else on the shapes of the first batch it ran."""
+        import warnings
+
+        import gradrepl.paddle as paddle
+
+        specs = self._inputs
+        info = getattr(self, "_input_info", None)
+        if not specs:
+            if info is None:
+                raise RuntimeError(
+                    "Saving inference model needs 'inputs' or running before saving. Please "
+                    "specify 'inputs' in Model initialization or input training data and "
+                    "perform a training for shape derivation.")
+            warnings.warn(
+                "'inputs' was not specified when Model initialization, so the input shape to be "
+                "saved will be the shape derived from the user's actual inputs. The input shape "
+                f"to be saved is {info[0]}. For saving correct input shapes, please provide "
+                "'inputs' for Model initialization.")
+            specs = [paddle.static.InputSpec(s, d) for s, d in zip(*info)]
+        paddle.jit.save(self.network, path, input_spec=specs)
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
         """Loads ``path.pdparams`` into the network's parameters (each must be present with

@@ -30,7 +30,7 @@ import itertools
 import numpy as np
 
 from .. import dtypes, profiles
-from ..core import Size, Tensor
+from ..core import PaddleClass, Size, Tensor
 
 # ---------------------------------------------------------------------------- the mode
 MODE = {"static": False}
@@ -65,6 +65,18 @@ def _legacy_name(op_name):
     return f"{kind}_{n}.tmp_0"
 
 
+class _ByProfile:
+    """A class's Paddle path that differs between 3.x (PIR) and 2.x (``core.paddle_path``)."""
+
+    def __init__(self, pir, legacy):
+        self.pir, self.legacy = pir, legacy
+
+    def __str__(self):
+        return self.pir if profiles.current().api3 else self.legacy
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
 # ---------------------------------------------------------------------------- Values
 class Value(Tensor):
     """A symbolic tensor of a static Program: shape (``-1``: open), dtype, defining op.
@@ -72,7 +84,7 @@ class Value(Tensor):
     ``data`` holds a placeholder array (ones; open dims of size 1) that the recorder runs ops on
     to learn shapes; it is not the value the Executor computes."""
 
-    _paddle_path = "paddle.base.libpaddle.pir.Value"
+    _paddle_path = _ByProfile("paddle.base.libpaddle.pir.Value", "paddle.base.framework.Variable")
 
     @classmethod
     def _make(cls, prog, data, dims, op_name, stop_gradient, index=0, name=None, kind="op"):
@@ -219,8 +231,10 @@ class OpRec:
         return f"<op {self.name} ({self.kind}): {self.ins} -> {self.outs}>"
 
 
-class Program:
+class Program(metaclass=PaddleClass):
     """A list of recorded ops and the Values they define (Paddle's ``paddle.static.Program``)."""
+
+    _paddle_path = _ByProfile("paddle.base.libpaddle.pir.Program", "paddle.base.framework.Program")
 
     def __init__(self):
         self.ops: list[OpRec] = []
@@ -300,9 +314,11 @@ class Program:
 
 def _show_op(prog, op):
     outs = ", ".join(f"%{o}" for o in op.outs)
+    name = prog._values[op.outs[0]]._define_op if op.outs and op.outs[0] in prog._values \
+        else op.name
     ins = ", ".join(f"%{i}" if k == "v" else f"const{list(np.shape(i))}" for k, i in op.ins)
     types = ", ".join(repr(prog._values[o]) for o in op.outs if o in prog._values)
-    return f"({outs}) = \"{op.name}\" ({ins}) : {types}"
+    return f"({outs}) = \"{name}\" ({ins}) : {types}"
 
 
 class _Block:
@@ -384,6 +400,19 @@ def _probe_shapes(fn, inputs, n_out):
     return [np.shape(o) for o in outs]
 
 
+#: engine ops that reshape to a ``shape`` attribute the paddle layer computed from the input's
+#: (placeholder) shape: an open batch dim stays open (``-1`` in the attribute)
+RESHAPING = frozenset({"reshape", "flatten", "squeeze", "unsqueeze"})
+
+
+def _open_batch(x, attrs):
+    shape = attrs.get("shape")
+    if (isinstance(x, Value) and x._dims and x._dims[0] == -1 and shape is not None
+            and len(shape) and shape[0] == 1 and -1 not in tuple(shape)):
+        attrs = dict(attrs, shape=(-1,) + tuple(shape[1:]))
+    return attrs
+
+
 def on_apply(op, inputs, attrs):
     """``registry._HOOK`` in static mode: record an engine op that has a Value input."""
     for t in inputs:
@@ -392,6 +421,8 @@ def on_apply(op, inputs, attrs):
     else:
         return NotImplemented
     prog = default_main_program()
+    if op.name in RESHAPING:
+        attrs = _open_batch(inputs[0], attrs)
     with np.errstate(all="ignore"):
         out = op.forward(*[t.data for t in inputs], **attrs)
     outs = out if isinstance(out, tuple) else (out,)
