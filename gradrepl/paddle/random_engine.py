@@ -134,53 +134,72 @@ FAST = [True]  # tests switch it off to run the numpy recurrence
 
 class MT19937_64:
     """``std::mt19937_64``: ``seed(s)`` / ``seed_seq(s)``, ``draw(n)`` (the next n outputs),
-    ``state`` (its 312 words and position)."""
+    ``state`` (its 312 words and position).
+
+    With randomgen present the state lives in one ``MT64`` kept between draws (``_gen``: the same
+    words and position; made on the first draw, dropped when the state is set); else in
+    ``_words`` and ``_pos``, run by the numpy recurrence."""
 
     def __init__(self, seed=5489):
         self.seed(seed)
 
     def seed(self, seed):
-        self._words = seed_words(int(seed))
-        self._pos = _N
+        self._set(seed_words(int(seed)), _N)
 
     def seed_seq(self, seed):
-        self._words = seed_seq_words(int(seed))
-        self._pos = _N
+        self._set(seed_seq_words(int(seed)), _N)
+
+    def _set(self, words, pos):
+        self._words = words
+        self._pos = pos
+        self._gen = None
+
+    def _sync(self):
+        """Bring ``_words`` and ``_pos`` up to date from the kept generator, and drop it."""
+        gen = self._gen
+        if gen is not None:
+            after = gen.state["state"]
+            self._words = np.array(after["key"], U64)
+            self._pos = int(after["pos"])
+            self._gen = None
 
     @property
     def state(self):
         """(the 312 words, the index of the next one): everything the engine is."""
+        gen = self._gen
+        if gen is not None:
+            after = gen.state["state"]
+            return np.array(after["key"], U64), int(after["pos"])
         return self._words.copy(), self._pos
 
     @state.setter
     def state(self, value):
         words, pos = value
-        self._words = np.array(words, U64)
-        self._pos = int(pos)
+        self._set(np.array(words, U64), int(pos))
 
-    def _fast_draw(self, n):
-        """The next ``n`` outputs by randomgen's MT64, from (and back into) our state."""
-        gen = _MT64(0)
-        state = gen.state
-        state["state"] = {"key": self._words, "pos": _N}
-        gen.state = state
-        out = gen.random_raw(n)
-        after = gen.state["state"]
-        self._words = np.array(after["key"], U64)
-        self._pos = int(after["pos"])
-        return out
+    def _fast_gen(self):
+        """randomgen's MT64 holding our state (made once, then kept)."""
+        gen = self._gen
+        if gen is None:
+            gen = _MT64(0)
+            state = gen.state
+            state["state"] = {"key": self._words, "pos": self._pos}
+            gen.state = state
+            self._gen = gen
+        return gen
 
     def draw(self, n):
         """The next ``n`` outputs (uint64)."""
         n = int(n)
+        if _MT64 is not None and FAST[0]:
+            return self._fast_gen().random_raw(n)
+        self._sync()
         have = min(n, _N - self._pos)
         head = self._words[self._pos:self._pos + have]
         self._pos += have
         rest = n - have
         if rest == 0:
             return _temper(head)
-        if _MT64 is not None and FAST[0]:
-            return np.concatenate([_temper(head), self._fast_draw(rest)])
         blocks = -(-rest // _N)
         raw = _twist(self._words, blocks)
         self._words = raw[-_N:].copy()
@@ -210,6 +229,11 @@ def _chunks(n):
         yield start, min(n, start + CHUNK)
 
 
+#: the largest 64-bit word whose conversion to T stays below 2**64 (T(word) of any larger word
+#: rounds to 2**64, where ``canonical`` returns the largest value below 1 instead: T(this) / 2**64)
+_TOP_WORD = {_F32: U64((1 << 64) - (1 << 40)), _F64: U64((1 << 64) - (1 << 11))}
+
+
 def uniform(engine, n, dtype, low, high):
     """``n`` values of ``std::uniform_real_distribution<T>(low, high)`` (low, high: float32)."""
     t = _math_dtype(dtype).type
@@ -217,9 +241,28 @@ def uniform(engine, n, dtype, low, high):
     span = t(hi - lo)
     out = np.empty(n, t)
     for a, b in _chunks(n):
-        u = canonical(engine.draw(b - a), t)
-        np.multiply(u, span, out=out[a:b])
-        out[a:b] += lo
+        uniform_from_words(engine.draw(b - a), t, lo, span, out[a:b])
+    return out
+
+
+def uniform_from_words(words, t, lo, span, out):
+    """``canonical(words) * span + lo`` in ``t`` into ``out`` (``words`` is overwritten).
+
+    Fast and the same bits: T(word) / 2**64 is exact (a power-of-two scale of a normal value),
+    so ``canonical * span`` rounds the same real number as ``T(word) * (span / 2**64)`` whenever
+    ``span / 2**64`` is itself exact; ``canonical``'s cut below 1 is a cut of the words at
+    ``_TOP_WORD``. One pass converts and scales, one adds ``low`` (none when adding it changes
+    nothing: ``low`` is 0 and no product is -0)."""
+    t = np.dtype(t).type
+    scale = t(span * t(2.0 ** -64))
+    if scale * t(2.0 ** 64) != span:  # (a span below 2**-62: scaled, it would lose bits)
+        np.multiply(canonical(words, t), span, out=out)
+        out += lo
+        return out
+    np.minimum(words, _TOP_WORD[np.dtype(t)], out=words)
+    np.multiply(words, scale, out=out, dtype=t, casting="unsafe")
+    if lo != 0 or np.signbit(scale):
+        out += lo
     return out
 
 
