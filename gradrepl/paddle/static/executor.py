@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, profiles
 from ..core import Tensor
 from . import program as P
 
@@ -81,9 +81,19 @@ def _run_call(op, env, scope, feed):
 
 
 def _run_data(op, env, scope, feed):
-    if op.target not in feed:
+    if op.target in feed:
+        env[op.outs[0]] = feed[op.target]
+    elif profiles.current().api3:
         raise KeyError(op.target)
-    env[op.outs[0]] = feed[op.target]
+    # Paddle 2.x fails in the op that reads the missing feed (_missing_feed)
+
+
+def _missing_feed(op, program):
+    kind = P.LEGACY_NAMES.get(op.name, (op.name,))[0]
+    return RuntimeError(
+        "In user code:\n\n    PreconditionNotMetError: Tensor holds no memory. Call "
+        "Tensor::mutable_data firstly.\n      [Hint: holder_ should not be null.] (at "
+        f"/paddle/paddle/phi/core/dense_tensor_impl.cc:44)\n      [operator < {kind} > error]")
 
 
 def _run_param(op, env, scope, feed):
@@ -141,7 +151,12 @@ def run_program(program, feed, scope):
         hook, registry._HOOK = registry._HOOK, None  # the ops run on arrays, not recorded
         try:
             for op in program.ops:
-                RUNNERS[op.kind](op, env, scope, feed)
+                try:
+                    RUNNERS[op.kind](op, env, scope, feed)
+                except KeyError:
+                    if profiles.current().api3 or op.kind == "data":
+                        raise
+                    raise _missing_feed(op, program) from None
         finally:
             registry._HOOK = hook
     return env
@@ -207,11 +222,13 @@ class Executor:
     @staticmethod
     def _fetch_target(program, k, f):
         if isinstance(f, str):
-            v = program._feeds.get(f) or program._params.get(f)
-            if v is None:
+            if profiles.current().api3:
                 raise Exception(f"Found fetch_target[{k}] is type(str) and doesn't have fetch "
                                 "op.")
-            return v
+            for v in program._values.values():  # Paddle 2.x fetches variables by name
+                if v._legacy == f:
+                    return v
+            raise RuntimeError(f"(NotFound) {f} not in VariableScope.")
         if not isinstance(f, P.Value) or program._values.get(f._vid) is not f:
             raise ValueError(f"fetch_list[{k}] ({f!r}) is not a value of the program being run")
         return f

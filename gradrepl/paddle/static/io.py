@@ -54,7 +54,9 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
         raise ValueError("The input path MUST be format of dirname/file_prefix [dirname\\"
                          "file_prefix in Windows system], but received file_prefix is empty "
                          "string.")
-    program = kwargs.get("program") or fetch_vars[0]._prog
+    program = kwargs.get("program") or P.default_main_program()
+    if not program.ops:
+        raise ValueError("program must not be empty. at least one operator is required!")
     pruned = prune(program, feed_vars, fetch_vars)
     params = {op.target for op in pruned.ops if op.kind == "param"}
     scope = global_scope()
@@ -79,7 +81,10 @@ def read_model(path_prefix):
     else:
         raise ValueError(f"There is no directory named {path_prefix}")
     with open(path_prefix + suffix, "rb") as f:
-        model = pickle.load(f)
+        try:
+            model = pickle.load(f)
+        except Exception:  # noqa: BLE001 - Paddle's own protobuf/json files among them
+            model = None
     if not isinstance(model, dict) or model.get("magic") != MAGIC:
         raise ValueError(f"{path_prefix + suffix} was not written by gradrepl (gradrepl reads "
                          "only its own inference model files)")

@@ -14,7 +14,8 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     import gradrepl.paddle as paddle
     from ..nn.layer.layers import unique_name
 
-    owner = unique_name(name if name is not None else "fc")
+    owner = name if name is not None else unique_name("fc")
+    saved = dict(P._LEGACY_COUNTS)  # Paddle 2.x's fc is one op: its results are <owner>.tmp_k
     xs = list(x) if isinstance(x, (list, tuple)) else [x]
     outs = []
     for xi in xs:
@@ -33,4 +34,7 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
         out = paddle.add(out, b)
     if activation is not None:
         out = getattr(paddle.nn.functional, activation)(out)
+    P._LEGACY_COUNTS.clear()
+    P._LEGACY_COUNTS.update(saved)
+    out._legacy = f"{owner}.tmp_{1 if bias_attr is not False else 0}"
     return out

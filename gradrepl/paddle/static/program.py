@@ -24,7 +24,6 @@ and every output dim that changes is open.
 """
 from __future__ import annotations
 
-import copy
 import itertools
 
 import numpy as np
@@ -39,13 +38,12 @@ MODE = {"static": False}
 PIR_NAMES = {"pow": "elementwise_pow", "set_value_with_tensor": "set_value_with_tensor_"}
 #: Paddle 2.6's op type (its static Variables are named ``<type>_<n>.tmp_0``) and how many
 #: unique names one such op takes (``fill_constant`` takes two: measured on 2.6.2)
-LEGACY_NAMES = {"full": ("fill_constant", 2), "uniform": ("uniform_random", 1),
-                "gaussian": ("gaussian_random", 1), "add": ("elementwise_add", 1),
+LEGACY_NAMES = {"full": ("fill_constant", 2), "uniform": ("uniform", 1),
+                "gaussian": ("gaussian", 1), "add": ("elementwise_add", 1),
                 "subtract": ("elementwise_sub", 1), "multiply": ("elementwise_mul", 1),
                 "divide": ("elementwise_div", 1), "matmul": ("matmul_v2", 1),
-                "sum": ("reduce_sum", 1), "mean": ("reduce_mean", 1),
-                "set_value_": ("set_value", 1), "scale": ("tmp", 0),
-                "assign_value_": ("assign_value", 1)}
+                "sum": ("reduce_sum", 1), "mean": ("reduce_mean", 1), "reshape": ("reshape2", 1),
+                "set_value_": ("set_value", 1), "assign_value_": ("assign", 1)}
 #: the short dtype spellings of PIR's ``tensor<2x3xf32>``
 PIR_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
               "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
@@ -54,9 +52,15 @@ PIR_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": 
 _LEGACY_COUNTS: dict = {}
 
 
+#: > 0 while a Value's arithmetic operator runs: Paddle 2.x names its result ``tmp_<n>``
+IN_OPERATOR = [0]
+
+
 def _legacy_name(op_name):
     kind, take = LEGACY_NAMES.get(op_name, (op_name, 1))
-    if take == 0:  # a math dunder's result: unique_name("tmp")
+    if IN_OPERATOR[0]:
+        kind, take = "tmp", 0
+    if take == 0:  # a math operator's result: unique_name("tmp")
         n = _LEGACY_COUNTS.get("tmp", 0)
         _LEGACY_COUNTS["tmp"] = n + 1
         return f"tmp_{n}"
@@ -185,8 +189,54 @@ class Value(Tensor):
 
 Value._result_type = Tensor
 
+#: the arithmetic operators whose static results Paddle 2.x names ``tmp_<n>``
+OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+             "__rtruediv__", "__pow__", "__rpow__", "__neg__", "__matmul__", "__floordiv__",
+             "__mod__")
 
-_ARG_NAMES = ("x", "y")
+
+def _named_tmp(name):
+    base = getattr(Tensor, name)
+
+    def operator(self, *args):
+        IN_OPERATOR[0] += 1
+        try:
+            return base(self, *args)
+        finally:
+            IN_OPERATOR[0] -= 1
+
+    operator.__name__ = name
+    return operator
+
+
+for _name in OPERATORS:
+    setattr(Value, _name, _named_tmp(_name))
+del _name
+
+
+#: a Tensor operator with a number is Paddle's ``scale`` op
+_OPERATOR_APIS = {"__add__": "scale", "__radd__": "scale", "__sub__": "scale",
+                  "__mul__": "scale", "__rmul__": "scale", "__truediv__": "scale",
+                  "__neg__": "scale"}
+
+
+def _calling_api(frame, v):
+    """The public paddle function (or operator) that read a Value's data, and which of its
+    arguments the Value is: the first gradrepl.paddle frame with a public name."""
+    while frame is not None:
+        code = frame.f_code
+        if "gradrepl" in code.co_filename and "static" not in code.co_filename and (
+                not code.co_name.startswith("_") or code.co_name in _OPERATOR_APIS):
+            local = frame.f_locals
+            arg = "y" if local.get("y") is v and local.get("x") is not v else "x"
+            name = _OPERATOR_APIS.get(code.co_name, code.co_name)
+            if isinstance(local.get("fname"), str):  # a function made by a factory
+                name = local["fname"]
+            elif code.co_name == "tensor_op" and isinstance(local.get("name"), str):
+                name = local["name"]
+            return name, arg, 1 if arg == "y" else 0
+        frame = frame.f_back
+    return "api", "x", 0
 
 
 def _dynamic_use_error(v):
@@ -194,11 +244,7 @@ def _dynamic_use_error(v):
     the op and the argument, read from the engine's ``apply`` frame when that is the caller."""
     import sys
 
-    frame = sys._getframe(2)
-    op, inputs = frame.f_locals.get("op"), frame.f_locals.get("inputs")
-    name = getattr(op, "name", "api")
-    pos = next((k for k, t in enumerate(inputs or ()) if t is v), 0)
-    arg = _ARG_NAMES[pos] if pos < len(_ARG_NAMES) else "x"
+    name, arg, pos = _calling_api(sys._getframe(2), v)
     if not profiles.current().api3:
         arg = arg.upper() if name == "scale" else arg
         return ValueError(f"(InvalidArgument) {name}(): argument '{arg}' (position {pos}) must be "
@@ -259,9 +305,13 @@ class Program(metaclass=PaddleClass):
         return 1
 
     def clone(self, for_test=False):
-        """A copy with the same ops; ``for_test`` is accepted (nothing here is train-only)."""
-        new = copy.copy(self)
+        """A copy with the same ops and Values (a Value of this program can be fetched from
+        the copy); ``for_test`` is accepted (nothing recorded here is train-only)."""
+        new = object.__new__(Program)
+        new.__dict__.update(self.__dict__)
         new.ops = list(self.ops)
+        new._values, new._params, new._feeds = (dict(self._values), dict(self._params),
+                                                dict(self._feeds))
         return new
 
     def state_dict(self, mode="all", scope=None):
@@ -406,10 +456,16 @@ RESHAPING = frozenset({"reshape", "flatten", "squeeze", "unsqueeze"})
 
 
 def _open_batch(x, attrs):
+    """The first dim of the computed ``shape`` that can be ``-1`` (the open dims of size 2
+    still reshape to it) becomes ``-1``."""
     shape = attrs.get("shape")
-    if (isinstance(x, Value) and x._dims and x._dims[0] == -1 and shape is not None
-            and len(shape) and shape[0] == 1 and -1 not in tuple(shape)):
-        attrs = dict(attrs, shape=(-1,) + tuple(shape[1:]))
+    if not isinstance(x, Value) or -1 not in x._dims or shape is None or -1 in tuple(shape):
+        return attrs
+    size = int(np.prod([2 if d < 0 else d for d in x._dims]))
+    for k in range(len(shape)):
+        rest = int(np.prod([d for i, d in enumerate(shape) if i != k]))
+        if rest and size % rest == 0 and size // rest != shape[k]:
+            return dict(attrs, shape=tuple(shape[:k]) + (-1,) + tuple(shape[k + 1:]))
     return attrs
 
 
