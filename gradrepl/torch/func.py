@@ -22,7 +22,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine.registry import OPS
-from . import _indexing, _ops
+from . import _indexing, _ops, _vmap
 from ._base import EngineTensor, raw
 from ._tensor import Tensor
 from .autograd import _engine
@@ -489,17 +489,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         n = sizes[0]
+        batched = _batched_call(func, args, dims, kwargs, n)
+        if batched is not None:
+            return _place(batched, out_dims, func)
         outs = []
         for b in range(n):
             sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
             outs.append(func(*sliced, **kwargs))
         leaves0, spec = tree_flatten(outs[0])
-        odims = out_dims if isinstance(out_dims, tuple) and len(leaves0) > 1 or \
-            isinstance(out_dims, tuple) and spec is not None else (out_dims,) * len(leaves0)
-        if isinstance(out_dims, tuple) and spec is not None:
-            odims = tree_flatten(out_dims)[0]
-            if len(odims) == 1:
-                odims = odims * len(leaves0)
+        odims = _odims(out_dims, leaves0, spec)
         flat = [tree_flatten(o)[0] for o in outs]
         stacked = []
         for i, leaf in enumerate(leaves0):
@@ -516,6 +514,89 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return tree_unflatten(stacked, spec)
 
     return wrapper
+
+
+def _odims(out_dims, leaves0, spec):
+    odims = out_dims if isinstance(out_dims, tuple) and len(leaves0) > 1 or \
+        isinstance(out_dims, tuple) and spec is not None else (out_dims,) * len(leaves0)
+    if isinstance(out_dims, tuple) and spec is not None:
+        odims = tree_flatten(out_dims)[0]
+        if len(odims) == 1:
+            odims = odims * len(leaves0)
+    return odims
+
+
+def _batched_call(func, args, dims, kwargs, n):
+    """``func`` over the batch as one batched computation (``_vmap``): (output arrays with the
+    batch dim first, their spec, sample 0's outputs), or None where it cannot be (inside
+    another transform, inputs that require grad, ``f`` reading sample values outside the
+    ops): then the caller loops over the samples."""
+    if n < 2 or _DEPTH[0] > 0 or _needs_history([args, kwargs]):
+        return None
+    moved, where = [], []  # the vmapped leaves with their mapped dim first
+    for i, (a, d) in enumerate(zip(args, dims)):
+        if d is None:
+            continue
+        leaves, _ = tree_flatten(a)
+        dleaves = tree_flatten(d)[0] if isinstance(d, (tuple, list, dict)) else [d] * len(leaves)
+        for j, (v, dd) in enumerate(zip(leaves, dleaves)):
+            if dd is not None:
+                moved.append(np.ascontiguousarray(np.moveaxis(raw(v), dd, 0)))
+                where.append((i, j))
+
+    def sample(b):
+        samples = [Tensor._wrap(m[b], True) for m in moved]
+        call_args = list(args)
+        for i in {i for i, _ in where}:
+            leaves, spec = tree_flatten(args[i])
+            for (ii, j), t in zip(where, samples):
+                if ii == i:
+                    leaves[j] = t
+            call_args[i] = tree_unflatten(leaves, spec)
+        box = []
+
+        def call():
+            with _Level():
+                out = func(*call_args, **kwargs)
+            leaves, spec = tree_flatten(out)
+            if not all(isinstance(v, EngineTensor) for v in leaves):
+                raise _vmap._Fallback
+            box.append((leaves, spec))
+            return [raw(v) for v in leaves]
+
+        prog = _vmap.trace(call, [raw(t) for t in samples])
+        return prog, box[0]
+
+    try:
+        prog0, (leaves0, spec) = sample(0)
+        prog1, (leaves1, _) = sample(1)
+        if not _vmap.same_program(prog0, prog1):
+            return None
+        results = _vmap.replay(prog0[0], prog0[1], moved, n)
+    except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
+        return None
+    arrays = []
+    for (arr, batched), l0, l1 in zip(results, leaves0, leaves1):
+        if not batched:
+            arr = np.broadcast_to(arr, (n,) + arr.shape)
+        if not (_vmap.close(arr[0], raw(l0)) and _vmap.close(arr[1], raw(l1))):
+            return None
+        arrays.append(np.array(arr))
+    return arrays, spec, leaves0
+
+
+def _place(batched, out_dims, func):
+    arrays, spec, leaves0 = batched
+    odims = _odims(out_dims, leaves0, spec)
+    out = []
+    for i, arr in enumerate(arrays):
+        od = odims[i]
+        if od is None:
+            out.append(Tensor._wrap(np.array(arr[0]), True))
+        else:
+            out.append(Tensor._wrap(np.ascontiguousarray(
+                np.moveaxis(arr, 0, od % (arr.ndim))), True))
+    return tree_unflatten(out, spec)
 
 
 # ------------------------------------------------------------------------------ modules

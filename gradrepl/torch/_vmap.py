@@ -1,0 +1,256 @@
+"""``vmap`` as a batched computation: the function is traced on one sample, then its ops run
+once on the whole batch.
+
+torch's ``vmap`` pushes the batch dimension into every op, so a 1-D ``F.linear`` under vmap is
+one matrix-matrix product over the batch, bit for bit the product the same function gives
+when it is written batched (the jacobians tutorial checks ``vmap(jacrev(f))`` against
+``jacrev`` of the batch-summed ``f`` with ``allclose``; with one ``f`` call per sample,
+1-D products round differently and the ``1 - tanh**2`` factors near 0 drift far past
+allclose's tolerance).
+
+Here (``run``):
+
+1. ``f`` runs on sample 0 and on sample 1 with every engine op recorded (the registry's
+   ``_HOOK``): the op, its attributes, where each input came from (a vmapped argument, an
+   earlier op's output, or a constant) and its outputs. Transforms inside ``f`` keep their
+   graphs (create_graph), so gradients are recorded ops too;
+2. the two traces must be the same program with the same constants (else something in ``f``
+   reads sample values outside the ops: an ``.item()``, a branch, a random draw), or ``None``
+   is returned and the caller loops over the samples;
+3. the recorded ops run once on the batched arrays (batch dim first): elementwise ops on the
+   whole batch, matrix products folded into one product over the batch (torch's batching
+   rule), shape ops with their axes moved past the batch dim, any other op once per sample;
+4. the batched results of samples 0 and 1 must agree with the traced ones (loosely: the
+   rounding is the batched one), else ``None`` (the loop) again.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import registry
+
+_MISSING = object()
+
+
+class _Fallback(Exception):
+    """The batched run is not possible: the caller loops over the samples."""
+
+
+# ------------------------------------------------------------------------------ tracing
+class _Trace:
+    def __init__(self, inputs):
+        self.entries = []          # (op, attrs, refs, out arrays)
+        self.src = {}              # id(array) -> ref
+        self.keep = []             # arrays kept alive (their ids stay unique)
+        for k, arr in enumerate(inputs):
+            self.src[id(arr)] = ("in", k)
+            self.keep.append(arr)
+
+    def ref(self, arr):
+        r = self.src.get(id(arr))
+        if r is None:
+            self.keep.append(arr)
+            return ("const", arr)
+        return r
+
+    def hook(self, op, inputs, attrs):
+        registry._HOOK = None
+        try:
+            out = registry.apply(op, inputs, attrs)
+        finally:
+            registry._HOOK = self.hook
+        refs = tuple(self.ref(t.data) for t in inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        arrays = tuple(t.data for t in outs)
+        j = len(self.entries)
+        self.entries.append((op, dict(attrs), refs, arrays))
+        for k, arr in enumerate(arrays):
+            if id(arr) not in self.src:
+                self.src[id(arr)] = ("op", j, k)
+            self.keep.append(arr)
+        return out
+
+
+def trace(call, inputs):
+    """(entries, output refs, outputs) of ``call()`` run with its ops recorded."""
+    if registry._HOOK is not None:  # static mode, or an enclosing trace: no nesting
+        raise _Fallback
+    tr = _Trace(inputs)
+    registry._HOOK = tr.hook
+    try:
+        out_arrays = call()
+    finally:
+        registry._HOOK = None
+    return tr.entries, tuple(tr.ref(a) for a in out_arrays)
+
+
+def _same_value(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # noqa: BLE001  (an attribute that does not compare: not the same)
+        return a is b
+
+
+def _same_ref(a, b):
+    if a[0] != b[0]:
+        return False
+    if a[0] == "const":
+        return _same_value(a[1], b[1])
+    return a == b
+
+
+def same_program(t0, t1):
+    (e0, o0), (e1, o1) = t0, t1
+    if len(e0) != len(e1) or len(o0) != len(o1):
+        return False
+    for (op0, at0, r0, a0), (op1, at1, r1, a1) in zip(e0, e1):
+        if op0 is not op1 or at0.keys() != at1.keys() or len(r0) != len(r1):
+            return False
+        if not all(_same_value(at0[k], at1[k]) for k in at0):
+            return False
+        if not all(_same_ref(x, y) for x, y in zip(r0, r1)):
+            return False
+        if [a.shape for a in a0] != [a.shape for a in a1]:
+            return False
+    return all(_same_ref(x, y) for x, y in zip(o0, o1))
+
+
+# ------------------------------------------------------------------------------ batching rules
+# A batched value is (array with the batch dim first, True); an unbatched one (array, False).
+# A rule gets (op, attrs, values, n) and returns the op's outputs as batched arrays.
+
+def _per_sample(op, attrs, values, n):
+    """Any op: its forward once per sample, the results stacked."""
+    outs = []
+    for b in range(n):
+        arrays = [a[b] if batched else a for a, batched in values]
+        r = op.forward(*arrays, **attrs)
+        outs.append(r if isinstance(r, tuple) else (r,))
+    return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
+
+
+def _elementwise(op, attrs, values, n):
+    """Elementwise ops (numpy broadcasting): the batched inputs' sample dims aligned to the
+    widest sample rank, the unbatched ones broadcast as they are, one call."""
+    rank = max((a.ndim - 1 if batched else a.ndim) for a, batched in values)
+    arrays = []
+    for a, batched in values:
+        if batched and a.ndim - 1 < rank:
+            a = a.reshape((a.shape[0],) + (1,) * (rank - a.ndim + 1) + a.shape[1:])
+        arrays.append(a)
+    out = op.forward(*arrays, **attrs)
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(np.broadcast_to(np.asarray(o), (n,) + np.asarray(o).shape[1:])
+                 if np.asarray(o).ndim == rank + 1 else _fallback() for o in outs)
+
+
+def _fallback():
+    raise _Fallback
+
+
+def _matmul(op, attrs, values, n):
+    """A product with a batched operand: folded into one product over the batch, as torch's
+    batching rule does (a batched vector times a matrix is one matrix-matrix product)."""
+    (x, bx), (y, by) = values[0], values[1]
+    if len(values) != 2 or set(attrs) - {"transpose_x", "transpose_y", "out_shape"}:
+        return _per_sample(op, attrs, values, n)
+    if attrs.get("transpose_x") and x.ndim - bx >= 2:
+        x = np.swapaxes(x, -1, -2)
+    if attrs.get("transpose_y") and y.ndim - by >= 2:
+        y = np.swapaxes(y, -1, -2)
+    xs, ys = x.shape[1:] if bx else x.shape, y.shape[1:] if by else y.shape
+    if bx and not by and len(ys) == 2 and len(xs) >= 1:
+        out = op.forward(np.ascontiguousarray(x).reshape(-1, xs[-1]), y)
+        out = np.asarray(out).reshape((n,) + xs[:-1] + ys[1:])
+    elif bx and not by and len(ys) == 1 and len(xs) >= 1:
+        out = op.forward(np.ascontiguousarray(x).reshape(-1, xs[-1]), y)
+        out = np.asarray(out).reshape((n,) + xs[:-1])
+    else:
+        return _per_sample(op, attrs, values, n)
+    shape = attrs.get("out_shape")
+    if shape is not None:
+        out = out.reshape((n,) + tuple(shape))
+    return (out,)
+
+
+def _addmm(op, attrs, values, n):
+    """``bias + x @ w`` with x batched: one product over the batch."""
+    (bias, bb), (x, bx), (w, bw) = values
+    if bb or bw or not bx or attrs or x.ndim != 3 or np.ndim(bias) > 1:
+        return _per_sample(op, attrs, values, n)
+    m, k = x.shape[1:]
+    out = op.forward(bias, np.ascontiguousarray(x).reshape(n * m, k), w)
+    return (np.asarray(out).reshape(n, m, -1),)
+
+
+def _reshape(op, attrs, values, n):
+    (x, bx), = values
+    if set(attrs) != {"shape"}:
+        return _per_sample(op, attrs, values, n)
+    shape = tuple(attrs["shape"])
+    return (np.asarray(op.forward(x, shape=(n,) + shape)),)
+
+
+RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape}
+
+# ops that are elementwise on their inputs (numpy broadcasting, no axis attributes)
+ELEMENTWISE = frozenset("""
+add subtract multiply divide scale tanh tanh_grad exp log sin cos sigmoid sigmoid_grad relu
+abs neg sqrt rsqrt square pow elementwise_pow maximum minimum where assign cast reciprocal
+""".split())
+
+
+def _rule(op, attrs):
+    rule = RULES.get(op.name)
+    if rule is not None:
+        return rule
+    if op.name in ELEMENTWISE and not any(k in attrs for k in ("axis", "dim", "shape")):
+        return _elementwise
+    return _per_sample
+
+
+def replay(entries, out_refs, batched_inputs, n):
+    """The traced program on the batched inputs: the outputs as (array, batched) pairs."""
+    vals = {}
+
+    def value(ref):
+        if ref[0] == "in":
+            return batched_inputs[ref[1]], True
+        if ref[0] == "const":
+            return ref[1], False
+        return vals[(ref[1], ref[2])]
+
+    with np.errstate(all="ignore"):
+        for j, (op, attrs, refs, arrays) in enumerate(entries):
+            values = [value(r) for r in refs]
+            if not any(b for _, b in values):
+                for k, a in enumerate(arrays):  # no batched input: the traced result
+                    vals[(j, k)] = (a, False)
+                continue
+            outs = _rule(op, attrs)(op, attrs, values, n)
+            if len(outs) != len(arrays):
+                raise _Fallback
+            for k, (o, a) in enumerate(zip(outs, arrays)):
+                o = np.asarray(o)
+                if o.shape != (n,) + a.shape:
+                    raise _Fallback
+                vals[(j, k)] = (o.astype(a.dtype, copy=False), True)
+    return [value(r) for r in out_refs]
+
+
+def close(a, b):
+    """Whether a batched result row and the traced one agree (past the rounding)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind not in "fc":
+        return np.array_equal(a, b)
+    scale = float(np.max(np.abs(b), initial=0.0)) if b.size else 0.0
+    with np.errstate(all="ignore"):
+        return bool(np.all((np.abs(a - b) <= 1e-3 * scale + 1e-6) | (a == b)
+                           | (np.isnan(a) & np.isnan(b))))
