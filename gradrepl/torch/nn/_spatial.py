@@ -8,9 +8,11 @@ import copy
 
 import numpy as np
 
+from ...engine.grad_mode import is_grad_enabled
 from ...engine.ops import conv as C
 from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, needs_grad
+from .. import _norm_kernels as K
 from .. import _ops
 from .._base import raw
 from .._tensor import Tensor
@@ -221,10 +223,70 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
 
 
 # ------------------------------------------------------------------------------ batch norm
-BN = _named(C.BATCH_NORM, "NativeBatchNormBackward0")
+def _bn_count(x):
+    return x.size // max(x.shape[1] if x.ndim > 1 else x.shape[0], 1)
+
+
+def _bn_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
+    """torch's kernel (``_norm_kernels``) for float32: (y, the batch mean, its var_sum) in
+    training, (y, mean, var) with the running ones; other dtypes: the engine's kernel."""
+    if not K.supported(x):
+        return C._batch_norm_fwd(x, scale, bias, mean, var, epsilon, training, axis)
+    x = np.ascontiguousarray(x)
+    if training:
+        m, vs = K.batch_stats(x)
+        inv = K.train_invstd(vs, _bn_count(x), epsilon)
+        return K.transform(x, scale, bias, m, inv), m, vs
+    m = np.asarray(mean, np.float32)
+    return K.transform(x, scale, bias, m, K.eval_invstd(var, epsilon)), mean, var
+
+
+def _bn_vjp(n, g, _gm=None, _gv=None):
+    """torch's batch_norm backward kernel (float32, no create_graph); else the engine's VJP,
+    written with Tensor ops (differentiable again)."""
+    x = n.inputs[0].data
+    if is_grad_enabled() or not K.supported(x) or g.data.dtype != np.float32:
+        return C._batch_norm_vjp(n, g, _gm, _gv)
+    a = n.attrs
+    training = a.get("training", True)
+    eps = a.get("epsilon", 1e-5)
+    if training:
+        mean = n.out_data[1]
+        inv = K.train_invstd(n.out_data[2], _bn_count(x), eps)
+    else:
+        mean = np.asarray(n.inputs[3].data, np.float32)
+        inv = K.eval_invstd(n.inputs[4].data, eps, double=True)
+    want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
+    gx, gw, gb = K.backward(np.ascontiguousarray(x), np.ascontiguousarray(g.data),
+                            n.inputs[1].data, mean, inv, training, want)
+    w = type(g)._wrap
+    return (None if gx is None else w(gx, True), None if gw is None else w(gw, True),
+            None if gb is None else w(gb, True), None, None)
+
+
+BN = _named(C.BATCH_NORM, "NativeBatchNormBackward0", forward=_bn_fwd, vjp=_bn_vjp)
 # training: the running statistics are updated in place by the call itself (torch saves them
 # after its update), so only the input and the weight are checked for later in-place writes
-BN_TRAIN = _named(C.BATCH_NORM, "NativeBatchNormBackward0", "in:0,1")
+BN_TRAIN = _named(C.BATCH_NORM, "NativeBatchNormBackward0", "in:0,1", forward=_bn_fwd,
+                  vjp=_bn_vjp)
+
+
+def _update_running(running_mean, running_var, m, v, n, momentum, torch_kernel):
+    """The running statistics after a training step, in place: torch's rounding when the
+    forward ran torch's kernel (``v`` is then the batch's var_sum), else the mean and the
+    unbiased variance with momentum."""
+    rm, rv = raw(running_mean), raw(running_var) if running_var is not None else None
+    if torch_kernel and rm.dtype == np.float32:
+        K.update_running(rm, rv, m, v, n, momentum)
+    else:
+        dt = rm.dtype
+        mom = dt.type(momentum)
+        rm[...] = (1 - mom) * rm + mom * m
+        if rv is not None:
+            rv[...] = (1 - mom) * rv + mom * (v * dt.type(n / (n - 1)))
+    for t in (running_mean, running_var):
+        if t is not None:
+            t._version += 1
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
@@ -247,17 +309,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
     y, m, v = apply(BN_TRAIN if use_batch else BN, (input, w, b, rm, rv),
                     {"epsilon": float(eps), "training": bool(use_batch), "axis": 1})
     if training and running_mean is not None:
-        mom = dt.type(momentum)
-        unbiased = raw(v) * dt.type(n / (n - 1))
-        raw(running_mean)[...] = (1 - mom) * raw(running_mean) + mom * raw(m)
-        raw(running_var)[...] = (1 - mom) * raw(running_var) + mom * unbiased
-        running_mean._version += 1
-        running_var._version += 1
+        _update_running(running_mean, running_var, raw(m), raw(v), n, momentum,
+                        K.supported(a))
     return y
-
-
-
-
 
 
 # ------------------------------------------------------------------------------ layer norm

@@ -1,0 +1,217 @@
+"""torch 2.13's CPU batch-norm kernels in numpy, so that ``nn.BatchNorm1d/2d`` round their
+float32 results as torch does (Paddle's kernel, which the engine's ``batch_norm`` op follows,
+rounds differently in the last bits).
+
+What torch does (``aten/src/ATen/native/cpu/batch_norm_kernel.cpp`` and ``Normalization.cpp``,
+for contiguous float32 input; checked bit for bit against torch 2.13 on this machine):
+
+- batch statistics per channel: with more than one position per sample (``image_size > 1``) a
+  plain loop adds the values in double (samples, then positions, in memory order); the mean is
+  that sum over the count, rounded to float; ``var_sum`` adds the float squares
+  ``(x - mean) ** 2`` in double. With one position per sample (2-D input, or 1x1 images) and more
+  rows than threads, each thread adds its block of rows in float (``(x - mean) ** 2`` fused into
+  the running sum), the threads' partial sums are then added in double.
+- ``invstd = 1 / sqrt(var_sum / n + eps)`` in double (``var_sum / n`` in float), stored as float;
+  in eval mode ``1 / sqrt(running_var + eps)`` in float.
+- the output is ``x * alpha + beta`` fused (one rounding), ``alpha = invstd * weight``,
+  ``beta = bias - mean * alpha`` fused.
+- running stats: ``m * mean + (1 - m) * running_mean`` in float (``1 - m`` rounded from float
+  ``m``), ``running_var = fma(m, var_sum / (n - 1), (1 - m) * running_var)``.
+- backward (``image_size > 1``): per (sample, channel) plane, the gradient's sum and the dot
+  ``(x - mean) . dy`` as 8-lane vectors (the dot's last partial vector fused), the lanes folded
+  as a butterfly (4, 2, 1), the planes added in double; ``k = dotp * invstd * invstd / n``,
+  ``dx = ((dy - dy_mean) - (x - mean) * k) * invstd * w`` (the inner product fused).
+  With one position per sample: float per-thread sums (the dot fused), added in double; the
+  inner product of ``dx`` fused for the channels in full 8-lane vectors only.
+
+Threads: the reference torch ran 2 (``THREADS``); only the one-position-per-sample paths depend
+on it. Other dtypes than float32 use the engine's kernel (``supported``)."""
+from __future__ import annotations
+
+import numpy as np
+
+THREADS = 2     # at::get_num_threads() of the reference torch (a 2-core CPU)
+LANES = 8       # float lanes of the vectorised reductions (AVX2 Vectorized<float>)
+
+_f32, _f64 = np.float32, np.float64
+
+
+def supported(x) -> bool:
+    """Whether these kernels apply: float32 input with at least one value."""
+    return x.dtype == _f32 and x.size > 0 and x.ndim >= 2
+
+
+def fma(a, b, c):
+    """float32 ``a * b + c`` with one rounding (a fused multiply-add): the product is exact in
+    double, the sum is rounded to odd there (so that the final rounding to float is correct)."""
+    p = np.asarray(a, _f64) * np.asarray(b, _f64)
+    c = np.asarray(c, _f64)
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    bits = np.asarray(s).view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
+    if fix.any():
+        s = np.where(fix, np.nextafter(s, s + err), s)
+    return np.asarray(s).astype(_f32)
+
+
+def _seq64(rows):
+    """rows (R, K) -> (R,) float64: each row added in order in double."""
+    if rows.shape[1] == 0:
+        return np.zeros(rows.shape[0], _f64)
+    return np.cumsum(rows.astype(_f64), axis=1)[:, -1]
+
+
+def _chunks(n):
+    """at::parallel_for's blocks of ``range(n)`` over THREADS threads (grain 1)."""
+    t = min(THREADS, n)
+    step = -(-n // t)
+    return [(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def _planes(x):
+    n, c = x.shape[:2]
+    return n, c, x.size // (n * c)
+
+
+# ------------------------------------------------------------------------ statistics
+def batch_stats(x):
+    """(mean, var_sum) per channel (float32) as torch's collect_stats kernel gives them."""
+    n0, c, img = _planes(x)
+    count = x.size // c
+    if img > 1 or count <= THREADS:
+        rows = np.ascontiguousarray(np.moveaxis(x.reshape(n0, c, img), 1, 0)).reshape(c, -1)
+        mean = (_seq64(rows) / count).astype(_f32)
+        d = rows - mean[:, None]
+        return mean, _seq64(d * d).astype(_f32)
+    xl = x.reshape(count, c)
+    parts = [np.add.accumulate(xl[a:e], axis=0)[-1] for a, e in _chunks(count)]
+    mean = (_seq64(np.stack(parts, 1)) / count).astype(_f32)
+    parts = []
+    for a, e in _chunks(count):
+        acc = np.zeros(c, _f32)
+        for i in range(a, e):
+            d = xl[i] - mean
+            acc = fma(d, d, acc)
+        parts.append(acc)
+    return mean, _seq64(np.stack(parts, 1)).astype(_f32)
+
+
+def train_invstd(var_sum, count, eps):
+    """``1 / sqrt(var_sum / count + eps)``: the quotient in float, the rest in double."""
+    var = (var_sum / _f32(count)).astype(_f32)
+    return (1.0 / np.sqrt(var.astype(_f64) + float(eps))).astype(_f32)
+
+
+def eval_invstd(running_var, eps, double=False):
+    """The forward's (float) or the backward's (double, then float) ``1 / sqrt(var + eps)``."""
+    rv = np.asarray(running_var, _f32)
+    if double:
+        return (1.0 / np.sqrt(rv.astype(_f64) + float(eps))).astype(_f32)
+    return (_f32(1) / np.sqrt(rv + _f32(eps))).astype(_f32)
+
+
+def update_running(running_mean, running_var, mean, var_sum, count, momentum):
+    """torch's running-average update, in place (either may be None)."""
+    m = _f32(momentum)
+    keep = _f32(1) - m
+    if running_mean is not None:
+        running_mean[...] = m * mean + keep * running_mean.astype(_f32)
+    if running_var is not None:
+        unbiased = (var_sum / _f32(count - 1)).astype(_f32)
+        running_var[...] = fma(m, unbiased, keep * running_var.astype(_f32))
+
+
+# ------------------------------------------------------------------------ forward
+def transform(x, weight, bias, mean, invstd):
+    """``x * alpha + beta`` per channel, torch's rounding."""
+    c = x.shape[1]
+    w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
+    b = np.zeros(c, _f32) if bias is None else np.asarray(bias, _f32)
+    alpha = (invstd * w).astype(_f32)
+    beta = -fma(mean, alpha, -b)
+    shp = (1, c) + (1,) * (x.ndim - 2)
+    return fma(x, alpha.reshape(shp), beta.reshape(shp))
+
+
+# ------------------------------------------------------------------------ backward
+def _butterfly(acc):
+    """Fold the lanes (R, L) -> (R,) as torch's vec_reduce_all: lane i + lane i^h, h = L/2..1."""
+    lanes = acc.shape[-1]
+    h = lanes // 2
+    while h >= 1:
+        acc = acc + acc[..., np.arange(lanes) ^ h]
+        h //= 2
+    return acc[..., 0]
+
+
+def _vec_sums(terms, extra=None):
+    """torch's reduce_all (``extra`` None) or map2_reduce_all of products ``terms * extra``
+    (the last partial vector fused) over each row of (R, S), in float32."""
+    r, s = terms.shape
+    if s < LANES:
+        prod = terms if extra is None else terms * extra
+        return np.add.accumulate(prod, axis=1)[:, -1]
+    full = s - s % LANES
+    body = terms[:, :full] if extra is None else terms[:, :full] * extra[:, :full]
+    acc = np.add.accumulate(body.reshape(r, full // LANES, LANES), axis=1)[:, -1].copy()
+    t = s - full
+    if t:
+        if extra is None:
+            acc[:, :t] = acc[:, :t] + terms[:, full:]
+        else:
+            acc[:, :t] = fma(terms[:, full:], extra[:, full:], acc[:, :t])
+    return _butterfly(acc)
+
+
+def backward(x, g, weight, mean, invstd, training, want=(True, True, True)):
+    """(grad_input, grad_weight, grad_bias) of torch's batch_norm backward; ``mean`` and
+    ``invstd`` are the saved ones (training) or the running mean and ``eval_invstd(..., True)``."""
+    n0, c, img = _planes(x)
+    count = x.size // c
+    w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
+    if img > 1:
+        xr, gr = x.reshape(n0 * c, img), g.reshape(n0 * c, img)
+        sums = _vec_sums(gr).reshape(n0, c).T
+        dots = _vec_sums(xr - np.tile(mean, n0)[:, None], gr).reshape(n0, c).T
+        sum64, dot64 = _seq64(sums), _seq64(dots)
+        gb = sum64.astype(_f32)
+        gw = (dot64 * invstd.astype(_f64)).astype(_f32)
+        dotp = dot64.astype(_f32)
+        grad_mean = (sum64 / count).astype(_f32)
+        shp = (1, c, 1)
+        x3, g3 = x.reshape(n0, c, img), g.reshape(n0, c, img)
+    else:
+        xl, gl = x.reshape(count, c), g.reshape(count, c)
+        sparts, dparts = [], []
+        for a, e in _chunks(count):
+            s = np.zeros(c, _f32)
+            d = np.zeros(c, _f32)
+            for i in range(a, e):
+                s = s + gl[i]
+                d = fma(xl[i] - mean, gl[i], d)
+            sparts.append(s)
+            dparts.append(d)
+        gb = _seq64(np.stack(sparts, 1)).astype(_f32)
+        dotp = _seq64(np.stack(dparts, 1)).astype(_f32)
+        gw = (dotp * invstd).astype(_f32)
+        grad_mean = (gb / _f32(count)).astype(_f32)
+        shp = (1, c)
+        x3, g3 = xl, gl
+    gx = None
+    if want[0]:
+        inv, wv = invstd.reshape(shp), w.reshape(shp)
+        if training:
+            k = (dotp * invstd * invstd / _f32(count)).astype(_f32).reshape(shp)
+            xm = x3 - mean.reshape(shp)
+            dd = g3 - grad_mean.reshape(shp)
+            t = -fma(xm, k, -dd)
+            if img == 1 and c % LANES:     # the channels past the last full vector: scalar code
+                tail = c - c % LANES
+                t[:, tail:] = dd[:, tail:] - xm[:, tail:] * k[:, tail:]
+            gx = t * inv * wv
+        else:
+            gx = g3 * inv * wv
+        gx = gx.astype(_f32).reshape(x.shape)
+    return gx, (gw if want[1] else None), (gb if want[2] else None)
