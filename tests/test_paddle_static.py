@@ -118,3 +118,16 @@ def test_open_batch_dims_follow_flatten_into_a_translated_layer(paddle3, tmp_pat
     loaded = paddle.jit.load(str(tmp_path / "lenet"))
     x = paddle.rand([3, 1, 28, 28])
     assert np.array_equal(loaded(x).numpy(), net(x).numpy())
+
+
+def test_static_only_apis_refuse_dynamic_mode(paddle3):
+    paddle = paddle3
+    # the message real Paddle 3.3.1 and 2.6.2 give for paddle.static.data in dynamic mode
+    want = ("In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and 'data()' is only "
+            "supported in static graph mode. So if you want to use this api, please call "
+            "'paddle.enable_static()' before this api to enter static graph mode.")
+    with pytest.raises(AssertionError) as err:
+        paddle.static.data("x", [None, 2])
+    assert str(err.value) == want
+    with pytest.raises(AssertionError, match="'fc\\(\\)' is only supported in static graph"):
+        paddle.static.nn.fc(paddle.ones([2, 2]), 3)

@@ -142,23 +142,20 @@ RUNNERS = {"op": _run_op, "call": _run_call, "data": _run_data, "param": _run_pa
 
 def run_program(program, feed, scope):
     """Every op of ``program`` in order: the environment of value id -> array."""
-    from .mode import static_guard
+    from ...engine import registry
 
     env: dict = {}
-    with static_guard():
-        from ...engine import registry
-
-        hook, registry._HOOK = registry._HOOK, None  # the ops run on arrays, not recorded
-        try:
-            for op in program.ops:
-                try:
-                    RUNNERS[op.kind](op, env, scope, feed)
-                except KeyError:
-                    if profiles.current().api3 or op.kind == "data":
-                        raise
-                    raise _missing_feed(op, program) from None
-        finally:
-            registry._HOOK = hook
+    hook, registry._HOOK = registry._HOOK, None  # the ops run on arrays, not recorded
+    try:
+        for op in program.ops:
+            try:
+                RUNNERS[op.kind](op, env, scope, feed)
+            except KeyError:
+                if profiles.current().api3 or op.kind == "data":
+                    raise
+                raise _missing_feed(op, program) from None
+    finally:
+        registry._HOOK = hook
     return env
 
 

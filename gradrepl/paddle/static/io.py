@@ -43,6 +43,7 @@ def _check_vars(vars_, what):
     return vars_
 
 
+@P.static_only
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
     """Writes the program that computes ``fetch_vars`` from ``feed_vars`` and the parameters it
     reads (from the executor's scope) under ``path_prefix`` (see the module docstring)."""
@@ -95,6 +96,7 @@ def read_model(path_prefix):
     return program, list(model["feeds"]), fetches, params
 
 
+@P.static_only
 def load_inference_model(path_prefix, executor, **kwargs):
     """``[program, feed_target_names, fetch_targets]``; the parameters go into the scope."""
     from .executor import global_scope

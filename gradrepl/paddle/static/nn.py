@@ -6,6 +6,7 @@ import numpy as np
 from . import program as P
 
 
+@P.static_only
 def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None,
        name=None):
     """A fully connected layer: ``x`` flattened after ``num_flatten_dims`` dims, times a new

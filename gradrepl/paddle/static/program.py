@@ -528,6 +528,24 @@ def record_creation(name, args, kwargs):
     return v
 
 
+def static_only(fn):
+    """Paddle's AssertionError for a static-graph API called in dynamic mode."""
+    import functools
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        if not MODE["static"]:
+            raise AssertionError(
+                "In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and "
+                f"'{fn.__name__}()' is only supported in static graph mode. So if you want to "
+                "use this api, please call 'paddle.enable_static()' before this api to enter "
+                "static graph mode.")
+        return fn(*args, **kwargs)
+
+    return checked
+
+
+@static_only
 def data(name, shape, dtype=None, lod_level=0):
     """A feed: ``exe.run(feed={name: array})`` gives its value (None or -1 dims are open)."""
     from ..tensor.creation import get_default_dtype
