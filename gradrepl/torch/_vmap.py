@@ -8,20 +8,22 @@ when it is written batched (the jacobians tutorial checks ``vmap(jacrev(f))`` ag
 1-D products round differently and the ``1 - tanh**2`` factors near 0 drift far past
 allclose's tolerance).
 
-Here (``run``):
+Here (``func._batched_call``):
 
-1. ``f`` runs on sample 0 and on sample 1 with every engine op recorded (the registry's
-   ``_HOOK``): the op, its attributes, where each input came from (a vmapped argument, an
-   earlier op's output, or a constant) and its outputs. Transforms inside ``f`` keep their
-   graphs (create_graph), so gradients are recorded ops too;
-2. the two traces must be the same program with the same constants (else something in ``f``
-   reads sample values outside the ops: an ``.item()``, a branch, a random draw), or ``None``
-   is returned and the caller loops over the samples;
+1. ``f`` runs on each sample with every engine op recorded (the registry's ``_HOOK``): the
+   op, its attributes, where each input came from (a vmapped argument, an earlier op's
+   output, or a constant) and its outputs. Transforms inside ``f`` keep their graphs
+   (create_graph), so gradients are recorded ops too;
+2. the traces must all be the same program with the same constants, else something in ``f``
+   reads sample values outside the ops (an ``.item()``, a branch, a comparison computed
+   without an op, a random draw) and the samples' own results are stacked (the loop);
 3. the recorded ops run once on the batched arrays (batch dim first): elementwise ops on the
    whole batch, matrix products folded into one product over the batch (torch's batching
-   rule), shape ops with their axes moved past the batch dim, any other op once per sample;
-4. the batched results of samples 0 and 1 must agree with the traced ones (loosely: the
-   rounding is the batched one), else ``None`` (the loop) again.
+   rule), reshapes with the batch dim put in front, any other op once per sample;
+4. the batched results must agree with the samples' own (loosely: the rounding is the
+   batched one), else the samples' results are used.
+
+The samples still run one by one (step 1): the batching gives torch's numbers, not its speed.
 """
 from __future__ import annotations
 
@@ -85,6 +87,8 @@ def trace(call, inputs):
 
 
 def _same_value(a, b):
+    if a is b:
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)

@@ -527,10 +527,10 @@ def _odims(out_dims, leaves0, spec):
 
 
 def _batched_call(func, args, dims, kwargs, n):
-    """``func`` over the batch as one batched computation (``_vmap``): (output arrays with the
-    batch dim first, their spec, sample 0's outputs), or None where it cannot be (inside
-    another transform, inputs that require grad, ``f`` reading sample values outside the
-    ops): then the caller loops over the samples."""
+    """``func`` over the batch with the batched numerics (``_vmap``): (output arrays with the
+    batch dim first, their spec, sample 0's outputs), or None where the caller loops over
+    the samples itself (inside another transform, inputs that require grad, outputs that are
+    not tensors, errors)."""
     if n < 2 or _DEPTH[0] > 0 or _needs_history([args, kwargs]):
         return None
     moved, where = [], []  # the vmapped leaves with their mapped dim first
@@ -561,28 +561,34 @@ def _batched_call(func, args, dims, kwargs, n):
             leaves, spec = tree_flatten(out)
             if not all(isinstance(v, EngineTensor) for v in leaves):
                 raise _vmap._Fallback
-            box.append((leaves, spec))
-            return [raw(v) for v in leaves]
+            box.append(([raw(v) for v in leaves], spec))
+            return box[0][0]
 
         prog = _vmap.trace(call, [raw(t) for t in samples])
         return prog, box[0]
 
     try:
-        prog0, (leaves0, spec) = sample(0)
-        prog1, (leaves1, _) = sample(1)
-        if not _vmap.same_program(prog0, prog1):
-            return None
-        results = _vmap.replay(prog0[0], prog0[1], moved, n)
+        traces = [sample(b) for b in range(n)]
     except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
         return None
+    prog0, (outs0, spec) = traces[0]
+    per_sample = [np.stack([t[1][0][i] for t in traces]) for i in range(len(outs0))]
+    # every sample ran the same ops on the same constants (else f reads sample values outside
+    # the ops: a branch, an .item(), a random draw): the ops run once on the whole batch
+    if not all(_vmap.same_program(prog0, t[0]) for t in traces[1:]):
+        return per_sample, spec, outs0
+    try:
+        results = _vmap.replay(prog0[0], prog0[1], moved, n)
+    except Exception:  # noqa: BLE001  (a batching rule that does not fit: the samples' results)
+        return per_sample, spec, outs0
     arrays = []
-    for (arr, batched), l0, l1 in zip(results, leaves0, leaves1):
+    for (arr, batched), ref in zip(results, per_sample):
         if not batched:
             arr = np.broadcast_to(arr, (n,) + arr.shape)
-        if not (_vmap.close(arr[0], raw(l0)) and _vmap.close(arr[1], raw(l1))):
-            return None
+        if not _vmap.close(arr, ref):
+            return per_sample, spec, outs0
         arrays.append(np.array(arr))
-    return arrays, spec, leaves0
+    return arrays, spec, outs0
 
 
 def _place(batched, out_dims, func):
