@@ -78,7 +78,8 @@ class _ByProfile:
     def __str__(self):
         return self.pir if profiles.current().api3 else self.legacy
 
-    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+    def __format__(self, spec):
+        return format(str(self), spec)
 
 
 # ---------------------------------------------------------------------------- Values
