@@ -1,0 +1,94 @@
+"""The norm-layer cases of tests/test_torch_norm_bits.py, run the same way by real torch
+(``record.py``, in the oracle venv) and by gradrepl's torch dialect: each case returns its
+float32 results by label; the test compares their bytes' md5 with the recorded ones."""
+import numpy as np
+
+# (name, layer, constructor kwargs, input shape, training steps, eval passes)
+BN = [
+    ("bn2d_lenet", "BatchNorm2d", {}, (2, 6, 24, 24), 2, 1),
+    ("bn2d_1x1x5x5", "BatchNorm2d", {}, (1, 1, 5, 5), 1, 1),
+    ("bn2d_4x3x7x7", "BatchNorm2d", {}, (4, 3, 7, 7), 3, 1),
+    ("bn2d_64x16x8x8", "BatchNorm2d", {}, (64, 16, 8, 8), 2, 1),
+    ("bn2d_3x64x1x1", "BatchNorm2d", {}, (3, 64, 1, 1), 3, 1),
+    ("bn2d_8x20x3x17", "BatchNorm2d", {"momentum": 0.3}, (8, 20, 3, 17), 2, 1),
+    ("bn2d_16x9x32x32", "BatchNorm2d", {"eps": 1e-3}, (16, 9, 32, 32), 1, 1),
+    ("bn2d_5x64x2x2", "BatchNorm2d", {"affine": False}, (5, 64, 2, 2), 2, 1),
+    ("bn2d_2x1x32x32", "BatchNorm2d", {"momentum": None}, (2, 1, 32, 32), 3, 1),
+    ("bn2d_7x13x1x9", "BatchNorm2d", {"track_running_stats": False}, (7, 13, 1, 9), 2, 1),
+    ("bn2d_33x31x5x3", "BatchNorm2d", {"affine": False, "momentum": 0.7}, (33, 31, 5, 3), 2, 1),
+    ("bn1d_8x4", "BatchNorm1d", {}, (8, 4), 3, 1),
+    ("bn1d_3x5", "BatchNorm1d", {}, (3, 5), 2, 1),
+    ("bn1d_2x7", "BatchNorm1d", {"momentum": None}, (2, 7), 3, 1),
+    ("bn1d_64x32", "BatchNorm1d", {}, (64, 32), 3, 1),
+    ("bn1d_100x13", "BatchNorm1d", {"affine": False}, (100, 13), 2, 1),
+    ("bn1d_9x64", "BatchNorm1d", {"track_running_stats": False}, (9, 64), 2, 1),
+    ("bn1d_5x8x3", "BatchNorm1d", {}, (5, 8, 3), 2, 1),
+    ("bn1d_2x3x1", "BatchNorm1d", {}, (2, 3, 1), 2, 1),
+    ("bn1d_4x6x31", "BatchNorm1d", {"momentum": 0.01}, (4, 6, 31), 2, 1),
+    ("bn1d_64x2x9", "BatchNorm1d", {"eps": 0.1}, (64, 2, 9), 2, 1),
+    ("bn1d_17x11x1", "BatchNorm1d", {}, (17, 11, 1), 2, 1),
+]
+
+
+def _np(t):
+    return t.detach().numpy().copy()
+
+
+def _arr(rng, shape, scale=1.0, shift=0.0):
+    return (rng.standard_normal(shape) * scale + shift).astype(np.float32)
+
+
+def run_bn(torch, name, layer, kwargs, shape, steps, evals):
+    """Train ``steps`` batches then ``evals`` eval passes; every output, gradient and running
+    statistic on the way, float32, by label."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    c = shape[1]
+    bn = getattr(torch.nn, layer)(c, **kwargs)
+    out = {}
+    if bn.affine:
+        with torch.no_grad():
+            bn.weight.copy_(torch.tensor(_arr(rng, (c,))))
+            bn.bias.copy_(torch.tensor(_arr(rng, (c,))))
+    for step in range(steps + evals):
+        if step == steps:
+            bn.eval()
+        x = torch.tensor(_arr(rng, shape, 3.0, 1.5), requires_grad=True)
+        g = torch.tensor(_arr(rng, shape))
+        y = bn(x)
+        (y * g).sum().backward()
+        out[f"y{step}"] = _np(y)
+        out[f"gx{step}"] = _np(x.grad)
+        if bn.affine:            # (accumulated over the steps)
+            out[f"gw{step}"] = _np(bn.weight.grad)
+            out[f"gb{step}"] = _np(bn.bias.grad)
+        if bn.track_running_stats:
+            out[f"rm{step}"] = _np(bn.running_mean)
+            out[f"rv{step}"] = _np(bn.running_var)
+    return out
+
+
+def run_lenet(torch):
+    """The issue's reproduction: a conv then BatchNorm2d on torch's seeded random numbers."""
+    torch.manual_seed(0)
+    c1 = torch.nn.Conv2d(1, 6, 5)
+    bn = torch.nn.BatchNorm2d(6)
+    x = torch.randn(2, 1, 28, 28)
+    h = c1(x)
+    h.retain_grad()
+    y = bn(h)
+    (y * y).sum().backward()
+    out = {"y": y, "h.grad": h.grad, "bn.weight.grad": bn.weight.grad,
+           "bn.bias.grad": bn.bias.grad, "running_mean": bn.running_mean,
+           "running_var": bn.running_var}
+    out = {k: _np(v) for k, v in out.items()}
+    bn.eval()
+    out["y_eval"] = _np(bn(h))
+    return out
+
+
+def all_cases(torch):
+    """{case name: {label: float32 array}} for every case."""
+    res = {"lenet": run_lenet(torch)}
+    for spec in BN:
+        res[spec[0]] = run_bn(torch, *spec)
+    return res

@@ -1,0 +1,100 @@
+"""torch's norm layers print real torch 2.13's bytes: BatchNorm1d/2d outputs, running statistics
+and gradients (input, weight, bias) over training steps and eval passes, bit for bit (md5 of the
+float32 bytes recorded from real torch by tests/data/torch_norm/record.py, same cases file)."""
+import hashlib
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+from gradrepl.torch import _norm_kernels as K
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "torch_norm")
+
+
+def _load_cases():
+    spec = importlib.util.spec_from_file_location("torch_norm_cases", os.path.join(DATA, "cases.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CASES = _load_cases()
+
+
+def _expected():
+    out = {}
+    with open(os.path.join(DATA, "expected.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, label, dtype, shape, md5 = line.split()
+            out.setdefault(name, {})[label] = (dtype, shape, md5)
+    return out
+
+
+EXPECTED = _expected()
+
+
+def _check(name, got):
+    want = EXPECTED[name]
+    assert sorted(got) == sorted(want)
+    bad = []
+    for label, arr in got.items():
+        dtype, shape, md5 = want[label]
+        assert str(arr.dtype) == dtype, (label, arr.dtype)
+        assert ("x".join(map(str, arr.shape)) or "()") == shape, (label, arr.shape)
+        if hashlib.md5(arr.tobytes()).hexdigest() != md5:
+            bad.append(label)
+    assert not bad, f"{name}: bytes differ from real torch in {bad}"
+
+
+def test_issue_lenet_conv_then_batchnorm():
+    _check("lenet", CASES.run_lenet(torch))
+
+
+@pytest.mark.parametrize("spec", CASES.BN, ids=[s[0] for s in CASES.BN])
+def test_batchnorm_bits(spec):
+    _check(spec[0], CASES.run_bn(torch, *spec))
+
+
+def test_recorded_cases_all_tested():
+    assert set(EXPECTED) == {"lenet"} | {s[0] for s in CASES.BN}
+
+
+def test_fma_rounds_once():
+    # 1 + 2**-24 is a tie for float32: the fused result keeps the low product bits
+    a = np.float32(1 + 2 ** -12)
+    assert K.fma(a, a, np.float32(-1)) == np.float32(2 ** -11 + 2 ** -24)
+    assert (a * a - np.float32(1)) == np.float32(2 ** -11)
+    assert K.fma(np.float32(3), np.float32(2), np.float32(np.inf)) == np.inf
+
+
+def test_create_graph_through_batchnorm():
+    # the kernel path is for plain backward; create_graph keeps a differentiable VJP
+    bn = torch.nn.BatchNorm1d(3)
+    x = torch.tensor([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.0, 4.0, 1.0], [2.0, 1.0, -2.0]],
+                     requires_grad=True)
+    y = bn(x)
+    (gx,) = torch.autograd.grad((y * y * y).sum(), x, create_graph=True)
+    assert gx.requires_grad
+    gx.pow(2).sum().backward()
+    # values from real torch 2.13 (the same calls), to float32 precision
+    want_gx = [[-2.1465995, -1.5360858, -1.9015181], [2.1465995, 1.5360858, 1.9925402],
+               [2.1465995, 1.5360858, -1.072135], [-2.1465995, -1.536086, 0.9811125]]
+    np.testing.assert_allclose(gx.detach().numpy(), want_gx, rtol=1e-5, atol=1e-5)
+    want_xg = [[20.2746, -3.7511, -5.3634], [-5.5292, 3.0250, 5.0641],
+               [5.5292, -3.0250, -8.7479], [-20.2746, 3.7511, 9.0472]]
+    np.testing.assert_allclose(x.grad.numpy(), want_xg, atol=2e-4)
+
+
+def test_float64_keeps_working():
+    bn = torch.nn.BatchNorm1d(2).double()
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0], [2.0, -1.0]], dtype=torch.float64,
+                     requires_grad=True)
+    y = bn(x)
+    y.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy().mean(0), [0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(bn.running_mean.numpy(), [0.2, 0.2])
