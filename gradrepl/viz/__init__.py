@@ -29,13 +29,31 @@ class Picture:
     def __init__(self, graph, view="both", chain=False, title=None, style=None):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
-        self.model = graph
+        self._model = graph
+        self._flat = None    # a plain picture's snapshot (fast.py): its DOT without the model
+        self._build = None   # () -> the model, built when first asked for (plain pictures)
         self.view = view
         self.chain = chain
         self.title = title
         self.style = style  # slide options (theme.Style): rankdir, size, dpi, theme, font size
 
+    @property
+    def model(self):
+        """The picture model (``model.Graph``); a plain picture builds it when first asked."""
+        if self._model is None and self._build is not None:
+            self._model = self._build()
+        return self._model
+
+    @model.setter
+    def model(self, graph):
+        self._model = graph
+        self._flat = None
+
     def dot(self) -> str:
+        if self._flat is not None and not self.chain:
+            from .fast import to_dot as flat_dot
+
+            return flat_dot(self._flat, view=self.view, title=self.title, style=self.style)
         from .dot import to_dot
 
         return to_dot(self.model, view=self.view, chain=self.chain, title=self.title,
@@ -129,6 +147,10 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
         from ..engine import provenance
 
         recorder = provenance.ACTIVE
+    if not chain and to is None and depth is None and layers is None and not collapse:
+        pic = _plain(tensor, view, names, namespace, recorder, title, style)
+        if pic is not None:
+            return pic
     g = _model.build(tensor, names=names, namespace=namespace, recorder=recorder)
     if chain:
         fill_chain(g)
@@ -143,6 +165,26 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     if collapse:
         g = transform.collapse(g)
     return Picture(g, view=view, chain=chain, title=title, style=style)
+
+
+def _plain(tensor, view, names, namespace, recorder, title, style):
+    """A plain picture from a flat snapshot (``fast.py``), or None where it takes the model's
+    path. Its model is built from the engine when first asked for (text, JSON, step frames)."""
+    from ..engine.tensor import Tensor
+    from .fast import snapshot
+
+    targets = [tensor] if isinstance(tensor, Tensor) else list(tensor)
+    if not targets:
+        return None
+    if names is None:
+        names = _model.names_from_namespace(namespace)
+    flat = snapshot(targets, names, recorder, _model.dialect_for(targets[0]))
+    if flat is None:
+        return None
+    pic = Picture(None, view=view, title=title, style=style)
+    pic._flat = flat
+    pic._build = lambda: _model.build(targets, names=names, recorder=recorder)
+    return pic
 
 
 def fill_chain(g, contributions=None, values=None) -> None:
