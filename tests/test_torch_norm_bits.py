@@ -1,6 +1,7 @@
 """torch's norm layers print real torch 2.13's bytes: BatchNorm1d/2d outputs, running statistics
-and gradients (input, weight, bias) over training steps and eval passes, bit for bit (md5 of the
-float32 bytes recorded from real torch by tests/data/torch_norm/record.py, same cases file)."""
+and gradients (input, weight, bias) over training steps and eval passes, LayerNorm outputs and
+gradients, bit for bit (md5 of the float32 bytes recorded from real torch by
+tests/data/torch_norm/record.py, from the same cases file)."""
 import hashlib
 import importlib.util
 import os
@@ -60,8 +61,13 @@ def test_batchnorm_bits(spec):
     _check(spec[0], CASES.run_bn(torch, *spec))
 
 
+@pytest.mark.parametrize("spec", CASES.LN, ids=[s[0] for s in CASES.LN])
+def test_layernorm_bits(spec):
+    _check(spec[0], CASES.run_ln(torch, *spec))
+
+
 def test_recorded_cases_all_tested():
-    assert set(EXPECTED) == {"lenet"} | {s[0] for s in CASES.BN}
+    assert set(EXPECTED) == {"lenet"} | {s[0] for s in CASES.BN} | {s[0] for s in CASES.LN}
 
 
 def test_fma_rounds_once():
@@ -88,6 +94,20 @@ def test_create_graph_through_batchnorm():
     want_xg = [[20.2746, -3.7511, -5.3634], [-5.5292, 3.0250, 5.0641],
                [5.5292, -3.0250, -8.7479], [-20.2746, 3.7511, 9.0472]]
     np.testing.assert_allclose(x.grad.numpy(), want_xg, atol=2e-4)
+
+
+def test_layernorm_create_graph():
+    ln = torch.nn.LayerNorm(4)
+    x = torch.tensor([[1.0, 2.0, 0.5, -1.0], [3.0, -1.0, 2.0, 0.0]], requires_grad=True)
+    (gx,) = torch.autograd.grad((ln(x) ** 3).sum(), x, create_graph=True)
+    gx.pow(2).sum().backward()
+    # real torch 2.13, to float32 precision (the second order runs on Tensor ops)
+    np.testing.assert_allclose(gx.detach().numpy(),
+                               [[-2.1283197, 2.8377466, -2.8377552, 2.1283283],
+                                [1.1384131, 1.1384133, -1.1384130, -1.1384130]], atol=2e-5)
+    np.testing.assert_allclose(x.grad.numpy(), [[-23.151871, -2.683917, 2.6842535, 23.151531],
+                                                [0.6912165, -0.6912165, -6.566309, 6.566309]],
+                               atol=3e-3)
 
 
 def test_float64_keeps_working():

@@ -315,7 +315,43 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
 
 
 # ------------------------------------------------------------------------------ layer norm
-LN = _named(C.LAYER_NORM, "NativeLayerNormBackward0")
+def _ln_rows(x, begin_norm_axis):
+    lead = int(np.prod(x.shape[:begin_norm_axis], dtype=np.int64))
+    return np.ascontiguousarray(x).reshape(lead, -1)
+
+
+def _ln_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_weight=True):
+    """torch's kernel (``_norm_kernels.layer_norm``) for float32; else the engine's.
+    ``has_weight`` False: the weight was None (torch's backward then takes another path)."""
+    if x.dtype != np.float32 or x.size == 0:
+        return C._layer_norm_fwd(x, scale, bias, epsilon, begin_norm_axis)
+    y, _m, _r = K.layer_norm(_ln_rows(x, begin_norm_axis), scale, bias, epsilon)
+    return y.reshape(x.shape)
+
+
+def _ln_vjp(n, g):
+    """torch's layer_norm backward kernel (float32, no create_graph); else the engine's VJP
+    (Tensor ops, differentiable again). The row moments are recomputed from the input."""
+    x = n.inputs[0].data
+    if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
+        return C._layer_norm_vjp(n, g)
+    b = n.attrs.get("begin_norm_axis", 1)
+    rows = _ln_rows(x, b)
+    mean, var = K.row_moments(rows)
+    rstd = (np.float32(1) / np.sqrt(var + np.float32(n.attrs.get("epsilon", 1e-5))))
+    want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
+    w_t = n.inputs[1]
+    dx, dw, db = K.layer_norm_backward(rows, _ln_rows(g.data, b),
+                                       w_t.data if n.attrs.get("has_weight", True) else None,
+                                       mean, rstd.astype(np.float32), want)
+    w = type(g)._wrap
+    shp = w_t.data.shape
+    return (None if dx is None else w(dx.reshape(x.shape), True),
+            None if dw is None else w(dw.reshape(shp), True),
+            None if db is None else w(db.reshape(shp), True))
+
+
+LN = _named(C.LAYER_NORM, "NativeLayerNormBackward0", forward=_ln_fwd, vjp=_ln_vjp)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002
@@ -329,4 +365,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(a.shape)}")
     w = weight if weight is not None else _wrap(np.ones(shape, a.dtype), True)
     b = bias if bias is not None else _wrap(np.zeros(shape, a.dtype), True)
-    return apply(LN, (input, w, b), {"epsilon": float(eps), "begin_norm_axis": a.ndim - len(shape)})
+    attrs = {"epsilon": float(eps), "begin_norm_axis": a.ndim - len(shape)}
+    if weight is None:
+        attrs["has_weight"] = False
+    return apply(LN, (input, w, b), attrs)

@@ -30,6 +30,49 @@ BN = [
 ]
 
 
+# (name, normalized_shape, LayerNorm kwargs, input shape)
+LN = [
+    ("ln_4x10", (10,), {}, (4, 10)),
+    ("ln_2x5x16", (16,), {}, (2, 5, 16)),
+    ("ln_3x7x33", (33,), {}, (3, 7, 33)),
+    ("ln_2x3x8x8", (8, 8), {}, (2, 3, 8, 8)),
+    ("ln_8x512", (512,), {}, (8, 512)),
+    ("ln_5x3", (3,), {}, (5, 3)),
+    ("ln_1x1", (1,), {}, (1, 1)),
+    ("ln_6x2049", (2049,), {"eps": 1e-6}, (6, 2049)),
+    ("ln_3x4x300", (4, 300), {}, (3, 4, 300)),
+    ("ln_noaffine_7x100", (100,), {"elementwise_affine": False}, (7, 100)),
+    ("ln_nobias_2x9x24", (24,), {"bias": False}, (2, 9, 24)),
+    ("ln_64x130", (130,), {}, (64, 130)),
+]
+
+
+def run_ln(torch, name, normalized_shape, kwargs, shape):
+    """Two LayerNorm forward/backward passes (the gradients accumulate)."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    ln = torch.nn.LayerNorm(normalized_shape, **kwargs)
+    with torch.no_grad():
+        if ln.weight is not None:
+            ln.weight.copy_(torch.tensor(_arr(rng, normalized_shape)))
+        if ln.bias is not None:
+            ln.bias.copy_(torch.tensor(_arr(rng, normalized_shape)))
+    out = {}
+    for step in range(2):
+        x = torch.tensor(_arr(rng, shape, 2.0, 0.5), requires_grad=True)
+        g = torch.tensor(_arr(rng, shape))
+        y = ln(x)
+        (y * g).sum().backward()
+        out[f"y{step}"] = _np(y)
+        out[f"gx{step}"] = _np(x.grad)
+        for nm in ("weight", "bias"):
+            p = getattr(ln, nm)
+            if p is not None:
+                out[f"g{nm}{step}"] = _np(p.grad)
+    x = torch.tensor(_arr(rng, shape))
+    out["functional"] = _np(torch.nn.functional.layer_norm(x, normalized_shape, eps=1e-3))
+    return out
+
+
 def _np(t):
     return t.detach().numpy().copy()
 
@@ -91,4 +134,6 @@ def all_cases(torch):
     res = {"lenet": run_lenet(torch)}
     for spec in BN:
         res[spec[0]] = run_bn(torch, *spec)
+    for spec in LN:
+        res[spec[0]] = run_ln(torch, *spec)
     return res
