@@ -28,8 +28,8 @@ _PARAM_TYPES: dict = {}
 class Flat:
     """A graph as the DOT needs it, in walk order (ids ``t``/``f``/``g``/``b`` by position):
 
-    - ``tensors``: (id, name, dtype text, shape, preview, stop_gradient, is_leaf, grad var id,
-      parameter, leaf statement);
+    - ``tensors``: (id, name, dtype and shape text, preview, stop_gradient, is_leaf, grad var
+      id, parameter, leaf statement);
     - ``ops``: (id, title, statement, input tensor ids, output tensor id);
     - ``gvars``: [id, name, data preview, grad_op id] (the op's id once its output is linked);
     - ``bws``: (id, name, inputs, outputs, grad_pending_ops) (a backward op per op, same order).
@@ -46,10 +46,11 @@ class Flat:
 def snapshot(targets, names, recorder, dialect) -> Flat | None:
     """The flat snapshot of everything ``targets`` came from, or None where the general path
     must draw it (see the module's docstring)."""
-    if type(dialect) not in (PaddleDialect, Dialect) or dialect.accumulation_nodes:
+    if type(dialect) not in (PaddleDialect, Dialect) or dialect.accumulation_nodes \
+            or type(dialect).tensor_name is not Dialect.tensor_name \
+            or type(dialect).grad_var_name is not Dialect.grad_var_name:
         return None
     tnames = names.get("tensors", {}) if names else {}
-    tensor_name, grad_var_name = dialect.tensor_name, dialect.grad_var_name
     backward_name, op_title = dialect.backward_name, dialect.op_title
     statement_of = recorder.statement_of if recorder is not None else None
     statement_of_tensor = recorder.statement_of_tensor if recorder is not None else None
@@ -61,26 +62,36 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
     ops: list = []
     bws: list = []
     bindex: dict = {}      # node -> backward op id
-    titles: dict = {}
+    titles: dict = {}      # OpDef -> the forward op's title
+    bnames: dict = {}      # OpDef -> the backward op's name
+    shapes: dict = {}      # (dtype, shape) -> "float32[2, 3]"
     tmp = 0
+    t_append, g_append = tensors.append, gvars.append
+    param_types = _PARAM_TYPES
+    fmt_float = _fmt_float
+    Node = GradNode
 
     def add_tensor(key, t):
+        """The record of tensor ``t`` (and of its gradient variable): its id."""
         nonlocal tmp
         tid = f"t{len(tensors)}"
         data = t.data
-        stop = bool(t.stop_gradient)
+        stop = t.stop_gradient
         dtype = data.dtype
-        text = _DTYPE_STR.get(dtype) or _dtype_str(dtype)
+        st = shapes.get((dtype, data.shape))
+        if st is None:
+            st = shapes[(dtype, data.shape)] = \
+                f"{_DTYPE_STR.get(dtype) or _dtype_str(dtype)}{list(data.shape)}"
         if data.size == 1 and dtype.kind == "f":
-            pv = _fmt_float(data.item())
+            pv = fmt_float(data.item())
         else:
             pv = preview(data, 4)
         cls = type(t)
-        param = _PARAM_TYPES.get(cls)
+        param = param_types.get(cls)
         if param is None:
-            param = _PARAM_TYPES[cls] = cls.__name__ in _PARAM_CLASSES
-        name = tnames.get(id(t)) or tensor_name(t)
-        is_leaf = t.grad_node is None or stop
+            param = param_types[cls] = cls.__name__ in _PARAM_CLASSES
+        name = tnames.get(id(t)) or getattr(t, "_param_name", None) or t._name
+        is_leaf = stop or t.grad_node is None
         label = None
         if is_leaf and statement_of_tensor is not None:
             label = statement_of_tensor(t._uid)
@@ -95,13 +106,11 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
         if not stop:
             gid = f"g{len(gvars)}"
             g = t._grad
-            row = [gid, grad_var_name(name), preview(g.data, 4) if g is not None else None,
-                   None]
-            gvars.append(row)
+            row = [gid, name + "_grad", preview(g.data, 4) if g is not None else None, None]
+            g_append(row)
             gindex[key] = gid
             gv_rows[key] = row
-        tensors.append((tid, name, text, list(data.shape), pv, stop, is_leaf, gid, param,
-                        label))
+        t_append((tid, name, st, pv, bool(stop), is_leaf, gid, param, label))
         tindex[key] = tid
         return tid
 
@@ -127,31 +136,51 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
                 title = titles.get(op)
                 if title is None:
                     title = titles[op] = op_title(op)
+                bname = bnames.get(op)
+                if bname is None:
+                    bname = backward_name(node)
+                    if op.name != "py_layer":  # (a PyLayer's name is its class's)
+                        bnames[op] = bname
                 n = len(ops)
                 fid, bid = f"f{n}", f"b{n}"
-                outputs, pending = [], []
                 edges = node.edges
-                for i in range(0, len(edges), 2):
-                    child = edges[i]
+                if len(edges) == 2:  # (one input, the commonest op)
+                    child = edges[0]
                     if child is None:
-                        outputs.append(None)
-                        continue
-                    outputs.append(gindex.get(ins[i >> 1][0]))
-                    p = bindex.get(child)
-                    if p is None:
-                        if type(child) is GradNode:  # (drawn later, if at all: general path)
-                            return None
-                    elif p not in pending:
-                        pending.append(p)
+                        outputs, pending = [None], []
+                    else:
+                        outputs = [gindex.get(ins[0][0])]
+                        p = bindex.get(child)
+                        if p is None:
+                            if type(child) is Node:  # (drawn later, if at all)
+                                return None
+                            pending = []
+                        else:
+                            pending = [p]
+                else:
+                    outputs, pending = [], []
+                    for i in range(0, len(edges), 2):
+                        child = edges[i]
+                        if child is None:
+                            outputs.append(None)
+                            continue
+                        outputs.append(gindex.get(ins[i >> 1][0]))
+                        p = bindex.get(child)
+                        if p is None:
+                            if type(child) is Node:
+                                return None
+                        elif p not in pending:
+                            pending.append(p)
                 out_id = add_tensor(key, t)
-                inputs = list(in_ids)
                 row = gv_rows.get(key)
                 if row is not None:
-                    inputs.append(row[0])
+                    inputs = in_ids + [row[0]]
                     row[3] = bid
+                else:
+                    inputs = list(in_ids)
                 ops.append((fid, title, label if isinstance(label, str) else None, in_ids,
                             out_id))
-                bws.append((bid, backward_name(node), inputs, outputs, pending))
+                bws.append((bid, bname, inputs, outputs, pending))
                 bindex[node] = bid
                 continue
             if key in tindex:
@@ -160,17 +189,23 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
                 add_tensor(key, t)
                 continue
             node = key
-            if type(node) is not GradNode or node.released or node.order or node.inputs is None \
-                    or len(node.out_meta) != 1:
+            if type(node) is not Node or node.released or node.order or node.inputs is None:
+                return None
+            meta = node._out_meta
+            if (len(meta) if meta is not None else len(node.out_meta)) != 1:
                 return None
             saved = node.inputs
-            if len(saved) != len(node.in_meta):
+            meta = node._in_meta
+            if len(saved) != (len(meta) if meta is not None else len(node.in_meta)):
                 return None
-            ins = [((s.grad_node if s.grad_node is not None and not s.stop_gradient
-                     else id(s)), s) for s in saved]
-            for s in ins:
-                if type(s[0]) is not int and type(s[0]) is not GradNode:
+            ins = []
+            for s in saved:
+                k = s.grad_node
+                if k is None or s.stop_gradient:
+                    k = id(s)
+                elif type(k) is not Node:
                     return None
+                ins.append((k, s))
             push((key, t, ins))
             for item in reversed(ins):
                 if item[0] not in tindex:
@@ -227,7 +262,7 @@ class FlatWriter(_dot.DotWriter):
         td = self._td
         targets = self.targets
         needs_esc, esc = _dot._NEEDS_ESC, _dot.esc
-        for (tid, name, dtype, shape, pv, stop, is_leaf, gid, param, label) in self.flat.tensors:
+        for (tid, name, st, pv, stop, is_leaf, gid, param, label) in self.flat.tensors:
             data = f"data = {pv}" if pv is not None else "data = (freed)"
             if label and is_leaf:  # the statement above the record (as DotWriter.tensor)
                 fill = pal["tensor_stop"] if stop else (pal["param"] if param
@@ -236,10 +271,10 @@ class FlatWriter(_dot.DotWriter):
                         _dot._row(f"grad_var = {self.flat.gvars[int(gid[1:])][1] if gid else 'None'}",
                                   cell=self.cell),
                         _dot._row(f"stop_gradient = {stop}", bold=True, cell=self.cell)]
-                lab = _dot._table(name, rows, fill, sub=f"{dtype}{shape}", above=label,
+                lab = _dot._table(name, rows, fill, sub=st, above=label,
                                   border_color=pal["border"])
             else:
-                shape_text = f"{dtype}{shape}"
+                shape_text = st
                 if needs_esc(data + shape_text) is not None:
                     data, shape_text = esc(data), esc(shape_text)
                 lab = (f'{head_of[True if stop else ("param" if param else False)]}'
@@ -316,8 +351,8 @@ class FlatWriter(_dot.DotWriter):
         body = self.dot.body
         link = self._tensor_link
         for t in self.flat.tensors:
-            if t[7]:
-                body.append(f"\t{t[0]} -> {t[7]} [{link}]\n")
+            if t[6]:
+                body.append(f"\t{t[0]} -> {t[6]} [{link}]\n")
         op_link = self._op_link
         for fid, *_rest in self.flat.ops:
             bid = "b" + fid[1:]
