@@ -76,6 +76,12 @@ def test_fma_rounds_once():
     assert K.fma(a, a, np.float32(-1)) == np.float32(2 ** -11 + 2 ** -24)
     assert (a * a - np.float32(1)) == np.float32(2 ** -11)
     assert K.fma(np.float32(3), np.float32(2), np.float32(np.inf)) == np.inf
+    # the double sum lands on a float midpoint 2**-34 above the exact value: round down
+    a, b = np.float32(0.25 * (1 + 2 ** -15)), np.float32(0.25 * (1 - 2 ** -15))
+    c = np.float32(2 ** 20 + 0.125)
+    assert float(np.float32(float(a) * float(b) + float(c))) == 2 ** 20 + 0.25
+    assert float(K.fma(a, b, c)) == 2 ** 20 + 0.125
+    assert float(K.fma(-a, b, -c)) == -(2 ** 20 + 0.125)
 
 
 def test_create_graph_through_batchnorm():

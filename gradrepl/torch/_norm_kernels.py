@@ -45,18 +45,25 @@ def supported(x) -> bool:
 
 
 def fma(a, b, c):
-    """float32 ``a * b + c`` with one rounding (a fused multiply-add): the product is exact in
-    double, the sum is rounded to odd there (so that the final rounding to float is correct)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        p = np.asarray(a, _f64) * np.asarray(b, _f64)
-        c = np.asarray(c, _f64)
-        s = p + c
-        bb = s - p
-        err = (p - (s - bb)) + (c - bb)
+    """float32 ``a * b + c`` with one rounding (a fused multiply-add). The product of two
+    floats is exact in double; the double sum rounds to the right float unless it lands exactly
+    on a float midpoint (or in the subnormal range): those few are redone with the sum's
+    error term, rounded to odd, so that the final rounding is correct."""
+    p = np.multiply(a, b, dtype=_f64)
+    s = p + np.asarray(c, _f64)
     bits = np.asarray(s).view(np.int64)
-    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
-    if fix.any():
-        s = np.where(fix, np.nextafter(s, s + err), s)
+    low = bits & 0x1FFFFFFF
+    odd = (low == 0x10000000) | (np.abs(s) < 2.0 ** -125)
+    if odd.any():
+        s = np.array(s, _f64, copy=True)
+        pp = np.broadcast_to(p, s.shape)[odd]
+        cc = np.broadcast_to(np.asarray(c, _f64), s.shape)[odd]
+        with np.errstate(invalid="ignore", over="ignore"):
+            ss = pp + cc
+            bb = ss - pp
+            err = (pp - (ss - bb)) + (cc - bb)
+        fix = (err != 0) & ((ss.view(np.int64) & 1) == 0) & np.isfinite(ss)
+        s[odd] = np.where(fix, np.nextafter(ss, np.where(err > 0, np.inf, -np.inf)), ss)
     return np.asarray(s).astype(_f32)
 
 
@@ -336,20 +343,33 @@ def layer_norm_backward(x, g, weight, mean, rstd, want=(True, True, True)):
         c = fma(-b, mu, -(db * a * scale))
         dx = (fma(b, x, t) + c).astype(_f32)
     if want[1] or want[2]:
-        b2 = -a * mu
-        pw, pb = [], []
-        for s, e in _chunks(r):
-            bw = np.zeros(size, _f32)
-            bb = np.zeros(size, _f32)
-            for i in range(s, e):
-                if want[1]:
-                    bw = fma(g[i], fma(a[i], x[i], b2[i]), bw)
-                bb = bb + g[i]
-            pw.append(bw)
-            pb.append(bb)
-        dw, db_ = pw[0], pb[0]
-        for p in pw[1:]:
-            dw = dw + p
+        blocks = _chunks(r)
+        pb = [np.add.accumulate(g[s:e], axis=0)[-1] for s, e in blocks]
+        db_ = pb[0]
         for p in pb[1:]:
             db_ = db_ + p
+        if want[1]:
+            inner = fma(a, x, -a * mu)              # a * x + b, b = -rstd * mean
+            pw = _thread_fma_sums(g, inner, blocks)
+            dw = pw[0]
+            for p in pw[1:]:
+                dw = dw + p
     return dx, (dw if want[1] else None), (db_ if want[2] else None)
+
+
+def _thread_fma_sums(u, v, blocks):
+    """Per block of rows, ``acc = fma(u[i], v[i], acc)`` down the rows (float32), the blocks
+    side by side (each thread's buffer); a shorter last block stops early."""
+    steps = blocks[0][1] - blocks[0][0]
+    acc = np.zeros((len(blocks),) + u.shape[1:], _f32)
+    starts = np.array([s for s, _e in blocks])
+    lens = np.array([e - s for s, e in blocks])
+    for k in range(steps):
+        live = lens > k
+        if live.all():
+            idx = starts + k
+            acc = fma(u[idx], v[idx], acc)
+        else:
+            idx = starts[live] + k
+            acc[live] = fma(u[idx], v[idx], acc[live])
+    return list(acc)
