@@ -1,7 +1,7 @@
 """torch's norm layers print real torch 2.13's bytes: BatchNorm1d/2d outputs, running statistics
 and gradients (input, weight, bias) over training steps and eval passes, LayerNorm outputs and
 gradients, bit for bit (md5 of the float32 bytes recorded from real torch by
-tests/data/torch_norm/record.py, from the same cases file)."""
+tests/data/torch_norm/record.py, from the same cases file); group_norm and instance_norm too."""
 import hashlib
 import importlib.util
 import os
@@ -11,6 +11,7 @@ import pytest
 
 import gradrepl.torch as torch
 from gradrepl.torch import _norm_kernels as K
+from gradrepl.torch.nn import _spatial as S
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "torch_norm")
 
@@ -66,8 +67,21 @@ def test_layernorm_bits(spec):
     _check(spec[0], CASES.run_ln(torch, *spec))
 
 
+@pytest.mark.parametrize("spec", CASES.GN, ids=[s[0] for s in CASES.GN])
+def test_group_and_instance_norm_bits(spec):
+    # the functionals live in nn/_spatial.py (torch.nn.functional does not export them yet)
+    _check(spec[0], CASES.run_gn(torch, S.group_norm, S.instance_norm, *spec))
+
+
+def test_group_norm_error():
+    with pytest.raises(RuntimeError, match=r"divisible by num_groups, but got input of shape "
+                                           r"\[2, 6, 5, 5\] and num_groups=4"):
+        S.group_norm(torch.zeros(2, 6, 5, 5), 4)
+
+
 def test_recorded_cases_all_tested():
-    assert set(EXPECTED) == {"lenet"} | {s[0] for s in CASES.BN} | {s[0] for s in CASES.LN}
+    assert set(EXPECTED) == ({"lenet"} | {s[0] for s in CASES.BN} | {s[0] for s in CASES.LN}
+                             | {s[0] for s in CASES.GN})
 
 
 def test_fma_rounds_once():

@@ -373,3 +373,75 @@ def _thread_fma_sums(u, v, blocks):
             idx = starts[live] + k
             acc[live] = fma(u[idx], v[idx], acc[live])
     return list(acc)
+
+
+# ------------------------------------------------------------------------ group norm
+# torch's group_norm kernel (``group_norm_kernel.cpp``, contiguous NCHW, float32): the moments
+# of each (sample, group) as layer_norm's rows; checked bit for bit against torch 2.13.
+def group_norm(x, weight, bias, groups, eps, affine=True):
+    """(y, mean, rstd) of (N, C, ...) over ``groups`` groups of channels; ``affine`` False: no
+    weight and no bias (``(x - mean) * rstd``), else ``fma(scale, x, beta - scale * mean)``
+    with ``scale = rstd * weight``."""
+    n, c = x.shape[:2]
+    d = c // groups
+    rows = np.ascontiguousarray(x).reshape(n * groups, -1)
+    mean, var = row_moments(rows)
+    rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(_f64) + float(eps))).astype(_f32)
+    x3 = rows.reshape(n, c, -1)
+    m = np.repeat(mean.reshape(n, groups), d, axis=1)[:, :, None]
+    r = np.repeat(rstd.reshape(n, groups), d, axis=1)[:, :, None]
+    if not affine:
+        return ((x3 - m) * r).reshape(x.shape), mean, rstd
+    w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
+    b = np.zeros(c, _f32) if bias is None else np.asarray(bias, _f32)
+    scale = r * w[None, :, None]
+    return fma(scale, x3, fma(-scale, m, b[None, :, None])).reshape(x.shape), mean, rstd
+
+
+def group_norm_backward(x, g, weight, mean, rstd, groups, want=(True, True, True)):
+    """(dx, dweight, dbias) of torch's group_norm backward (a None weight counts as ones)."""
+    n, c = x.shape[:2]
+    d = c // groups
+    x2 = np.ascontiguousarray(x).reshape(n * c, -1)
+    g2 = np.ascontiguousarray(g).reshape(n * c, -1)
+    hw = x2.shape[1]
+    ds = _vec_sums(g2 * x2).reshape(n, c)           # ComputeInternalGradients: no fused ops
+    db = _vec_sums(g2).reshape(n, c)
+    w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
+    mg = np.repeat(mean.reshape(n, groups), d, axis=1)
+    rg = np.repeat(rstd.reshape(n, groups), d, axis=1)
+    dx = dw = dbias = None
+    if want[0]:
+        rows = n * groups
+        dsr, dbr = ds.reshape(rows, d), db.reshape(rows, d)
+        wr = np.tile(w.reshape(groups, d), (n, 1))
+        full = d - d % LANES
+        sv = np.zeros(rows, _f32)
+        bv = np.zeros(rows, _f32)
+        if full:                                    # CalcDsDb: fused 8-lane sums, lanes in order
+            acc_s = np.zeros((rows, LANES), _f32)
+            acc_b = np.zeros((rows, LANES), _f32)
+            for j in range(0, full, LANES):
+                acc_s = fma(dsr[:, j:j + LANES], wr[:, j:j + LANES], acc_s)
+                acc_b = fma(dbr[:, j:j + LANES], wr[:, j:j + LANES], acc_b)
+            for k in range(LANES):
+                sv = sv + acc_s[:, k]
+                bv = bv + acc_b[:, k]
+        for j in range(full, d):                    # the leftover channels, fused
+            sv = fma(dsr[:, j], wr[:, j], sv)
+            bv = fma(dbr[:, j], wr[:, j], bv)
+        s = _f32(_f32(1) / _f32(d * hw))
+        c2 = fma(bv, mean, -sv) * rstd * rstd * rstd * s
+        c3 = fma(-(bv * rstd), s, -c2 * mean)
+        c1 = (rg * w[None, :])[:, :, None]
+        c2c = np.repeat(c2.reshape(n, groups), d, axis=1)[:, :, None]
+        c3c = np.repeat(c3.reshape(n, groups), d, axis=1)[:, :, None]
+        x3, g3 = x2.reshape(n, c, hw), g2.reshape(n, c, hw)
+        dx = (fma(c1, g3, c2c * x3) + c3c).astype(_f32).reshape(x.shape)
+    if want[1]:
+        dw = np.zeros(c, _f32)
+        for i in range(n):                          # GammaBackward, over the samples in order
+            dw = fma(-fma(db[i], mg[i], -ds[i]), rg[i], dw)
+    if want[2]:
+        dbias = np.add.accumulate(db, axis=0)[-1]
+    return dx, dw, dbias

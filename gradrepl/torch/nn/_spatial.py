@@ -10,10 +10,12 @@ import numpy as np
 
 from ...engine.grad_mode import is_grad_enabled
 from ...engine.ops import conv as C
+from ...engine.ops import group_norm as GN_OPS
 from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, needs_grad
 from .. import _norm_kernels as K
 from .. import _ops
+from .._kernels import torch_sum
 from .._base import raw
 from .._tensor import Tensor
 
@@ -369,3 +371,109 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
     if weight is None:
         attrs["has_weight"] = False
     return apply(LN, (input, w, b), attrs)
+
+
+# ------------------------------------------------------------------------------ group norm
+def _gn_fwd(x, scale, bias, epsilon=1e-5, groups=1, has_scale=True, has_bias=True,
+            eps_double=False, torch_affine=True):
+    """torch's kernel (``_norm_kernels.group_norm``) for float32; else the engine's.
+    ``torch_affine`` False: called without weight and bias (torch then rounds otherwise)."""
+    if x.dtype != np.float32 or x.size == 0:
+        return GN_OPS._group_norm_fwd(x, scale, bias, epsilon, groups, has_scale, has_bias,
+                                      eps_double)
+    return K.group_norm(x, scale, bias, groups, epsilon, torch_affine)[0]
+
+
+def _gn_vjp(n, g):
+    """torch's group_norm backward kernel (float32, no create_graph); else the engine's
+    differentiable group_norm_grad op."""
+    x_t, w_t, b_t = n.inputs
+    x = x_t.data
+    a = n.attrs
+    if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
+        attrs = {k: v for k, v in a.items() if k != "torch_affine"}
+        return GN_OPS.group_norm_grad(x_t, w_t, b_t, g, attrs)
+    groups = a.get("groups", 1)
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
+    mean, var = K.row_moments(rows)
+    rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + a.get("epsilon", 1e-5)))
+    want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
+    dx, dw, db = K.group_norm_backward(x, g.data, w_t.data, mean, rstd.astype(np.float32),
+                                       groups, want)
+    w = type(g)._wrap
+    return (None if dx is None else w(dx, True), None if dw is None else w(dw, True),
+            None if db is None else w(db, True))
+
+
+GN = _named(GN_OPS.GROUP_NORM, "NativeGroupNormBackward0", forward=_gn_fwd, vjp=_gn_vjp)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
+    """Normalise each sample over groups of ``num_groups`` channels (torch's
+    ``F.group_norm``)."""
+    a = raw(input)
+    c = a.shape[1] if a.ndim > 1 else 0
+    if a.ndim < 2 or num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(a.shape)} and "
+                           f"num_groups={num_groups}")
+    dt = a.dtype
+    w = weight if weight is not None else _wrap(np.ones(c, dt), True)
+    b = bias if bias is not None else _wrap(np.zeros(c, dt), True)
+    attrs = {"epsilon": float(eps), "groups": int(num_groups)}
+    if weight is None and bias is None:
+        attrs["torch_affine"] = False
+    return apply(GN, (input, w, b), attrs)
+
+
+# ------------------------------------------------------------------------------ instance norm
+def _rep_vjp(n, g):
+    """RepeatBackward0 of a (C,) vector repeated N times: the (N, C) gradient summed over the
+    samples in torch's order (``_kernels.torch_sum``); with create_graph, the engine's VJP."""
+    base = _REP_BASE.vjp
+    c = n.in_meta[0][0][0]
+    total = None
+    if not is_grad_enabled() and g.data.dtype.kind == "f":
+        total = torch_sum(np.ascontiguousarray(g.data).reshape(-1, c), (0,))
+    if total is None:
+        return base(n, g)
+    return (type(g)._wrap(np.asarray(total, g.data.dtype), True),)
+
+
+_REP_BASE = _ops.top("tile", "RepeatBackward0", "none")
+_REP = _named(_REP_BASE, "RepeatBackward0", "none", vjp=_rep_vjp)
+
+
+def _repeat(t, n):
+    return apply(_REP, (t,), {"repeat_times": (n,)})
+
+
+def _sample_mean(a, n, c):
+    """``a.view(n, c).mean(0)`` as torch sums it."""
+    total = torch_sum(np.ascontiguousarray(a).reshape(n, c), (0,))
+    if total is None:
+        total = a.reshape(n, c).sum(0)
+    return (np.asarray(total) / a.dtype.type(n)).astype(a.dtype)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,  # noqa: A002
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalise each (sample, channel) plane: torch's batch_norm on the input viewed as one
+    sample of N * C channels (the weight, bias and running statistics repeated per sample;
+    the running statistics then averaged back over the samples)."""
+    a = raw(input)
+    n, c = a.shape[:2]
+    if use_input_stats and a.size // (n * c) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(a.shape)}")
+    x = _ops.reshape(input, (1, n * c) + a.shape[2:])
+    w = None if weight is None else _repeat(weight, n)
+    b = None if bias is None else _repeat(bias, n)
+    rm = None if running_mean is None else _wrap(np.tile(raw(running_mean), n), True)
+    rv = None if running_var is None else _wrap(np.tile(raw(running_var), n), True)
+    y = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
+    for mine, rep in ((running_mean, rm), (running_var, rv)):
+        if mine is not None and use_input_stats:
+            raw(mine)[...] = _sample_mean(raw(rep), n, c)
+            mine._version += 1
+    return _ops.view(y, a.shape)

@@ -73,6 +73,48 @@ def run_ln(torch, name, normalized_shape, kwargs, shape):
     return out
 
 
+# (name, input shape, groups): F.group_norm with and without affine, F.instance_norm
+GN = [
+    ("gn_2x6x5x5", (2, 6, 5, 5), 3),
+    ("gn_4x8x7x7", (4, 8, 7, 7), 2),
+    ("gn_3x32x8x8", (3, 32, 8, 8), 8),
+    ("gn_2x12x1x1", (2, 12, 1, 1), 4),
+    ("gn_1x4x33", (1, 4, 33), 2),
+    ("gn_5x16x3x3", (5, 16, 3, 3), 16),
+    ("gn_8x20x2x9", (8, 20, 2, 9), 5),
+    ("gn_3x6x17x17", (3, 6, 17, 17), 1),
+    ("gn_2x40x6x6", (2, 40, 6, 6), 4),
+]
+
+
+def run_gn(torch, group_norm, instance_norm, name, shape, groups):
+    """group_norm (affine, then none) and instance_norm (training with running statistics,
+    then eval on them): outputs and gradients."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    c = shape[1]
+    x = torch.tensor(_arr(rng, shape, 2.0, 0.5), requires_grad=True)
+    w = torch.tensor(_arr(rng, (c,)), requires_grad=True)
+    b = torch.tensor(_arr(rng, (c,)), requires_grad=True)
+    g = torch.tensor(_arr(rng, shape))
+    out = {}
+    y = group_norm(x, groups, w, b, 1e-5)
+    (y * g).sum().backward()
+    out.update(gn_y=_np(y), gn_gx=_np(x.grad), gn_gw=_np(w.grad), gn_gb=_np(b.grad))
+    x.grad = None
+    y = group_norm(x, groups)
+    (y * g).sum().backward()
+    out.update(gn0_y=_np(y), gn0_gx=_np(x.grad))
+    if int(np.prod(shape[2:])) > 1:
+        x.grad = w.grad = b.grad = None
+        rm, rv = torch.zeros(c), torch.ones(c)
+        y = instance_norm(x, rm, rv, w, b, True, 0.1, 1e-5)
+        (y * g).sum().backward()
+        out.update(in_y=_np(y), in_gx=_np(x.grad), in_gw=_np(w.grad), in_gb=_np(b.grad),
+                   in_rm=_np(rm), in_rv=_np(rv))
+        out["in_eval_y"] = _np(instance_norm(x, rm, rv, w, b, False, 0.1, 1e-5))
+    return out
+
+
 def _np(t):
     return t.detach().numpy().copy()
 
@@ -129,11 +171,14 @@ def run_lenet(torch):
     return out
 
 
-def all_cases(torch):
-    """{case name: {label: float32 array}} for every case."""
+def all_cases(torch, norm_functions):
+    """{case name: {label: float32 array}} for every case; ``norm_functions``: the
+    (group_norm, instance_norm) functionals to test."""
     res = {"lenet": run_lenet(torch)}
     for spec in BN:
         res[spec[0]] = run_bn(torch, *spec)
     for spec in LN:
         res[spec[0]] = run_ln(torch, *spec)
+    for spec in GN:
+        res[spec[0]] = run_gn(torch, *norm_functions, *spec)
     return res

@@ -8,7 +8,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cases import all_cases  # noqa: E402
 
-res = all_cases(torch)
+res = all_cases(torch, (torch.nn.functional.group_norm, torch.nn.functional.instance_norm))
 lines = [f"# torch {torch.__version__}, {torch.get_num_threads()} threads: case label dtype shape md5"]
 for name, outs in res.items():
     for k, v in outs.items():
