@@ -94,21 +94,7 @@ def clean_text(text: str) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
-                                        *range(0x80, 0xa0)]}
-_CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
-                                             *range(0x2066, 0x206a))})
-
-
-def for_terminal(stream, text: str) -> str:
-    """``text`` as it may reach ``stream``: on a terminal, control characters (escape
-    sequences, carriage returns, bidi overrides) are shown escaped (``\\x1b``), so an output
-    cannot move the cursor, retitle the window or hide lines; elsewhere unchanged."""
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    return text.translate(_CONTROL) if tty else text
+from ..viz.sanitize import for_terminal  # noqa: E402,F401  (one escape table, shared)
 
 
 def profile_key(t: Transcript, default: str | None) -> str:
