@@ -39,8 +39,25 @@ class _Fallback(Exception):
 
 
 # ------------------------------------------------------------------------------ tracing
+#: the bytes of arrays all the samples' traces may keep; past it the caller loops (a vmapped
+#: jacobian of a convolutional net keeps every activation and gradient of every sample)
+BUDGET = 128 << 20
+
+
+class _Budget:
+    def __init__(self):
+        self.left = BUDGET
+
+    def take(self, arrays):
+        for a in arrays:
+            self.left -= a.nbytes
+        if self.left < 0:
+            raise _Fallback
+
+
 class _Trace:
-    def __init__(self, inputs):
+    def __init__(self, inputs, budget=None):
+        self.budget = budget
         self.entries = []          # (op, attrs, refs, out arrays)
         self.src = {}              # id(array) -> ref
         self.keep = []             # arrays kept alive (their ids stay unique)
@@ -64,6 +81,8 @@ class _Trace:
         refs = tuple(self.ref(t.data) for t in inputs)
         outs = out if isinstance(out, tuple) else (out,)
         arrays = tuple(t.data for t in outs)
+        if self.budget is not None:
+            self.budget.take(arrays)
         j = len(self.entries)
         self.entries.append((op, dict(attrs), refs, arrays))
         for k, arr in enumerate(arrays):
@@ -73,11 +92,12 @@ class _Trace:
         return out
 
 
-def trace(call, inputs):
-    """(entries, output refs, outputs) of ``call()`` run with its ops recorded."""
+def trace(call, inputs, budget=None):
+    """(entries, output refs) of ``call()`` run with its ops recorded (``_Fallback`` when the
+    recorded arrays pass the ``budget``)."""
     if registry._HOOK is not None:  # static mode, or an enclosing trace: no nesting
         raise _Fallback
-    tr = _Trace(inputs)
+    tr = _Trace(inputs, budget)
     registry._HOOK = tr.hook
     try:
         out_arrays = call()

@@ -526,12 +526,26 @@ def _odims(out_dims, leaves0, spec):
     return odims
 
 
+_UNBATCHED = set()  # the functions (code keys) whose batched run was given up: looped
+
+
+def _code_key(func):
+    """The code objects along ``func``'s ``__wrapped__`` chain (``jacrev(f)`` and ``f`` differ;
+    each new closure of one ``def`` is the same)."""
+    key = []
+    while func is not None and len(key) < 16:
+        key.append(getattr(func, "__code__", None) or type(func))
+        func = getattr(func, "__wrapped__", None)
+    return tuple(key)
+
+
 def _batched_call(func, args, dims, kwargs, n):
     """``func`` over the batch with the batched numerics (``_vmap``): (output arrays with the
     batch dim first, their spec, sample 0's outputs), or None where the caller loops over
     the samples itself (inside another transform, inputs that require grad, outputs that are
     not tensors, errors)."""
-    if n < 2 or _DEPTH[0] > 0 or _needs_history([args, kwargs]):
+    key = _code_key(func)
+    if n < 2 or _DEPTH[0] > 0 or key in _UNBATCHED or _needs_history([args, kwargs]):
         return None
     moved, where = [], []  # the vmapped leaves with their mapped dim first
     for i, (a, d) in enumerate(zip(args, dims)):
@@ -564,11 +578,15 @@ def _batched_call(func, args, dims, kwargs, n):
             box.append(([raw(v) for v in leaves], spec))
             return box[0][0]
 
-        prog = _vmap.trace(call, [raw(t) for t in samples])
+        prog = _vmap.trace(call, [raw(t) for t in samples], budget)
         return prog, box[0]
 
+    budget = _vmap._Budget()
     try:
         traces = [sample(b) for b in range(n)]
+    except _vmap._Fallback:  # too large to keep: this function is looped from now on
+        _UNBATCHED.add(key)
+        return None
     except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
         return None
     prog0, (outs0, spec) = traces[0]
@@ -576,6 +594,7 @@ def _batched_call(func, args, dims, kwargs, n):
     # every sample ran the same ops on the same constants (else f reads sample values outside
     # the ops: a branch, an .item(), a random draw): the ops run once on the whole batch
     if not all(_vmap.same_program(prog0, t[0]) for t in traces[1:]):
+        _UNBATCHED.add(key)
         return per_sample, spec, outs0
     try:
         results = _vmap.replay(prog0[0], prog0[1], moved, n)
