@@ -84,6 +84,10 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                                               "(projectors) or print (greyscale)"),
           font_size: Optional[float] = typer.Option(None, "--font-size", help="points of the "
                                                     "text (default 12; the rest scales)"),
+          look: str = typer.Option("auto", "--look", help="full (every record), compact "
+                                   "(intermediate tensors, their gradients and backward ops "
+                                   "on one line; rows in SVG tooltips) or auto (compact past "
+                                   "40 tensors and gradients)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw
@@ -92,7 +96,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
         message = draw(script, tensor=tensor, view=view, at=at, output=output, steps=steps,
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
                        layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
-                       font_size=font_size)
+                       font_size=font_size, look=look)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)

@@ -117,8 +117,9 @@ class Magics:
     # -- %graph ---------------------------------------------------------------------------
     def graph(self, line):
         """%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] [--collapse]
-        [--depth N] [--to NAME]: draw NAME's forward and backward graphs inline (the shell's
-        %graph; -o FILE writes .svg .png .pdf .dot .json .txt instead)."""
+        [--depth N] [--to NAME] [--layers N] [--look full|compact|auto] (and the slide
+        options): draw NAME's forward and backward graphs inline (the shell's %graph; -o FILE
+        writes .svg .png .pdf .dot .json .txt instead)."""
         from IPython.display import display
 
         from ..repl.commands import CommandError, cmd_graph

@@ -85,6 +85,7 @@ def graph_picture(session, args):
     p.add_argument("--dpi", type=float)
     p.add_argument("--theme", choices=["light", "dark", "print"])
     p.add_argument("--font-size", type=float)
+    p.add_argument("--look", default="auto", choices=["full", "compact", "auto"])
     a = p.parse_args(args)
     name, tensor = _tensor_arg(session, a.name)
     from .. import viz
@@ -93,7 +94,8 @@ def graph_picture(session, args):
         pic = viz.graph(tensor, view=a.view, namespace=session.namespace,
                         recorder=session.recorder, chain=a.chain, collapse=a.collapse,
                         depth=a.depth, to=a.to, layers=a.layers, rankdir=a.rankdir,
-                        size=a.size, dpi=a.dpi, theme=a.theme, font_size=a.font_size)
+                        size=a.size, dpi=a.dpi, theme=a.theme, font_size=a.font_size,
+                        look=a.look)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     log = getattr(session, "backward_log", None)
@@ -286,7 +288,8 @@ def cmd_history(session, args):
 COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("graph", "%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] "
             "[--collapse] [--depth N] [--to NAME] [--layers N] [--rankdir TB|LR] "
-            "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N]",
+            "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N] "
+            "[--look full|compact|auto]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
     Command("step", "%step [NAME] [--code]",

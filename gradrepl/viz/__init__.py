@@ -26,9 +26,12 @@ EXTENSIONS = (".svg", ".png", ".pdf", ".dot", ".json", ".txt")
 class Picture:
     """A drawn graph: the model plus how to show it."""
 
-    def __init__(self, graph, view="both", chain=False, title=None, style=None):
+    def __init__(self, graph, view="both", chain=False, title=None, style=None, look="auto"):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
+        from .dot import check_look
+
+        self.look = check_look(look)  # full | compact | auto (dot.LOOKS)
         self._model = graph
         self._flat = None    # a plain picture's snapshot (fast.py): its DOT without the model
         self._build = None   # () -> the model, built when first asked for (plain pictures)
@@ -53,11 +56,12 @@ class Picture:
         if self._flat is not None and not self.chain:
             from .fast import to_dot as flat_dot
 
-            return flat_dot(self._flat, view=self.view, title=self.title, style=self.style)
+            return flat_dot(self._flat, view=self.view, title=self.title, style=self.style,
+                            look=self.look)
         from .dot import to_dot
 
         return to_dot(self.model, view=self.view, chain=self.chain, title=self.title,
-                      style=self.style)
+                      style=self.style, look=self.look)
 
     def svg(self, prefer=None) -> str:
         from . import render
@@ -122,7 +126,7 @@ class Picture:
 
 def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=False,
           collapse=False, depth=None, to=None, title=None, layers=None, rankdir=None, size=None,
-          dpi=None, theme=None, font_size=None) -> Picture:
+          dpi=None, theme=None, font_size=None, look="auto") -> Picture:
     """The picture of everything ``tensor`` (or a list of tensors) was computed from.
 
     ``namespace``: a dict of variables (``globals()``) to name the tensors by; ``names``: a
@@ -136,10 +140,16 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
 
     Slide options (the defaults draw the picture as always): ``rankdir`` "TB" or "LR";
     ``size`` "16x9" (inches: the drawing scaled to fill it); ``dpi`` of PNG output; ``theme``
-    "light", "dark" (projectors) or "print" (greyscale); ``font_size`` in points (default 12).
+    "light", "dark" (projectors) or "print" (greyscale); ``font_size`` in points (default 12);
+    ``look``: "full" (every tensor, gradient and backward op as its record), "compact" (the
+    intermediate tensors named tmp_N, their gradients and the backward ops on one line each,
+    their rows in the SVG tooltips) or "auto" (compact when the picture would draw more than
+    ``dot.LOOK_LIMIT`` tensors and gradient variables, after the cuts and --layers).
     """
+    from .dot import check_look
     from .theme import Style
 
+    check_look(look)
     style = Style(rankdir, size, dpi, theme, font_size)
     if style.default:
         style = None
@@ -150,6 +160,7 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     if not chain and to is None and depth is None and layers is None and not collapse:
         pic = _plain(tensor, view, names, namespace, recorder, title, style)
         if pic is not None:
+            pic.look = look
             return pic
     g = _model.build(tensor, names=names, namespace=namespace, recorder=recorder)
     if chain:
@@ -164,7 +175,7 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
         g = transform.layers(g, layers)
     if collapse:
         g = transform.collapse(g)
-    return Picture(g, view=view, chain=chain, title=title, style=style)
+    return Picture(g, view=view, chain=chain, title=title, style=style, look=look)
 
 
 def _plain(tensor, view, names, namespace, recorder, title, style):

@@ -49,7 +49,7 @@ def pick_tensor(namespace, name, path):
 
 def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
          depth=None, to=None, chain=False, paddle=None, layers=None, rankdir=None, size=None,
-         dpi=None, theme=None, font_size=None) -> str | None:
+         dpi=None, theme=None, font_size=None, look="auto") -> str | None:
     """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError."""
     from . import graph as make_picture
     from . import render
@@ -71,6 +71,10 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
         raise GraphError(f"--depth must be 0 or more, got {depth}")
     if layers is not None and layers < 0:
         raise GraphError(f"--layers must be 0 or more, got {layers}")
+    from .dot import LOOKS
+
+    if look not in LOOKS:
+        raise GraphError(f"unknown --look {look!r}: choose one of {', '.join(LOOKS)}")
     from .theme import Style
 
     try:  # the slide options, checked before the script runs
@@ -101,7 +105,7 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
         pic = make_picture(target, view=view, namespace=run.namespace, recorder=run.recorder,
                            chain=chain, collapse=collapse, depth=depth, to=to, layers=layers,
                            rankdir=rankdir, size=size, dpi=dpi, theme=theme,
-                           font_size=font_size)
+                           font_size=font_size, look=look)
     except ValueError as exc:
         raise GraphError(str(exc)) from None
     if chain and run.log is not None:  # the numbers that flowed in the last backward

@@ -52,6 +52,36 @@ FONT = "Helvetica"
 STATEMENT_SIZE = "11"      # the source statement under an op's name
 STATEMENT_COLOR = _LIGHT["statement"]
 
+# the look of a picture: "full" records everywhere; "compact" draws the intermediate tensors
+# (made by an op, not a target, named tmp_N by the picture), their gradient variables and the
+# backward ops on one line each, their rows in the node's tooltip (SVG); "auto": compact when
+# the picture draws more than LOOK_LIMIT tensor nodes (forward tensors + gradient variables)
+LOOKS = ("full", "compact", "auto")
+LOOK_LIMIT = 40
+SLIM_RANKSEP = "0.1"   # inches between ranks in the compact look
+_AUTO_NAME = re.compile(r"tmp_[0-9]+$").match
+
+
+def check_look(look) -> str:
+    if look not in LOOKS:
+        raise ValueError(f"unknown look {look!r}: choose one of {', '.join(LOOKS)}")
+    return look
+
+
+def is_compact(look, view, n_tensors, n_grad_vars) -> bool:
+    """Whether ``look`` draws a picture compact: "auto" when its graph has more than
+    LOOK_LIMIT tensors and gradient variables (counted alike in every ``view``, so the three
+    views of one graph look alike)."""
+    if check_look(look) != "auto":
+        return look == "compact"
+    return n_tensors + n_grad_vars > LOOK_LIMIT
+
+
+def tooltip(lines) -> "_EscString":
+    """A node's tooltip (shown on hover in SVG): ``lines`` as one escString, each line through
+    :func:`esc_plain`, joined by DOT's line breaks."""
+    return _EscString("\\n".join(esc_plain(x) for x in lines))
+
 
 # -- quoting -------------------------------------------------------------------------------
 # Every string that reaches the DOT text is either one of gradrepl's own HTML-like labels (an
@@ -206,13 +236,21 @@ def _shape(info):
 
 class DotWriter:
     def __init__(self, g: Graph, view="both", chain=False, saved=None, title=None,
-                 highlight=None, style=None):
+                 highlight=None, style=None, look="auto"):
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
+        # the compact look (see LOOKS): which tensors are drawn on one line
+        self.slim = is_compact(look, view, len(g.tensors), len(g.grad_vars))
+        self.brief = set()
+        if self.slim:
+            targets = set(g.targets)
+            self.brief = {t.id for t in g.tensors if not t.is_leaf and not t.cut
+                          and t.id not in targets and _AUTO_NAME(t.name) is not None}
         self.g = g
         self.view = view
         self.chain = chain
-        self.saved = saved if saved is not None else len(g.ops) <= 40
+        # the saved tensors' edges (compact: in the backward ops' tooltips only)
+        self.saved = saved if saved is not None else len(g.ops) <= 40 and not self.slim
         self.by_id = g.by_id()
         self.title = title
         # the slide options (theme.Style) and the theme's colours and edge lines
@@ -223,7 +261,9 @@ class DotWriter:
         self.groups = {gr["id"]: gr for gr in getattr(g, "groups", ())}
         self.compact = bool(self.groups)
         graph_attr = {"rankdir": st.rankdir or "TB", "fontname": FONT, "nodesep": "0.35",
-                      "ranksep": "0.3" if self.compact else "0.45", "newrank": "true",
+                      "ranksep": SLIM_RANKSEP if self.slim else
+                      "0.3" if self.compact else "0.45",
+                      "newrank": "true",
                       **st.graph_attrs()}
         node_attr = {"fontname": FONT, "fontsize": st.scale(12)}
         edge_attr = {"fontname": FONT, "fontsize": st.scale(10), "color": pal["edge"],
@@ -255,12 +295,45 @@ class DotWriter:
         self._bop_head = self._head(fill0, fill0)
         self._bop_rest = self._look(("oval", "filled", fill0, pal["border"], "1"))
         self._esc_pend = esc(self.words["pending"])
+        self._slim_looks = {}  # fill -> the attribute text of a one-line node of that fill
+
+    # -- the compact look's one-line nodes ----------------------------------------------
+    def slim_node(self, nid, name, detail, fill, tip, color=None):
+        """A one-line node: ``name`` in bold, ``detail`` smaller (both escaped already, in
+        ``color`` if given), the record's rows in its tooltip (``tip``: lines of text)."""
+        group = "b" if nid[0] == "g" else "f"
+        rest = self._slim_looks.get((fill, group))
+        if rest is None:  # (group: the forward's chain, and the backward's, drawn straight)
+            rest = self._slim_looks[(fill, group)] = _a_list(None, {
+                "shape": "box", "style": "filled", "fillcolor": fill,
+                "color": self.pal["border"], "fontsize": self.style.scale(10),
+                "margin": "0.06,0.01", "height": "0.2", "group": group})
+        font = f'<font point-size="9" color="{color}">' if color else '<font point-size="9">'
+        self.dot.body.append(f"\t{nid} [label=<<b>{name}</b>&#160; {font}{detail}</font>> "
+                             f"{rest} tooltip={quote(tooltip(tip))}]\n")
+
+    def tensor_lines(self, t) -> list:
+        """A tensor record's rows as text (the compact look's tooltip)."""
+        data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
+        w = self.words
+        grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
+        if w["engine"] == "Paddle":
+            return [data, f"grad_var = {grad_var}", f"stop_gradient = {t.stop_gradient}"]
+        op = self.by_id.get(t.op) if t.op else None
+        grad_fn = shown(self.by_id[op.backward]) if op is not None \
+            and op.backward in self.by_id else "None"
+        return [data, f"{w['grad_var']} = {grad_var}", f"grad_fn = {grad_fn}",
+                w["flag"](t.stop_gradient)]
 
     # -- nodes ------------------------------------------------------------------------
     def tensor(self, t):
         pal, cell = self.pal, self.cell
         fill = pal["tensor_stop"] if t.stop_gradient else (pal["param"] if t.parameter
                                                            else pal["tensor"])
+        if t.id in self.brief:  # the compact look: one line, the rows in its tooltip
+            shape = _shape(t)
+            return self.slim_node(t.id, self._esc[t.id], esc(shape), fill,
+                                  [f"{t.name}  {shape}"] + self.tensor_lines(t))
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         above = t.label if t.label and t.is_leaf else None
         w = self.words
@@ -313,12 +386,20 @@ class DotWriter:
             if not any(by_id[f].label == o.label for f in fed_by if f in by_id):
                 label = HtmlLabel(f'<{esc(o.title)}<br/><font point-size="{STATEMENT_SIZE}" '
                                   f'color="{self.pal["statement"]}">{esc(o.label)}</font>>')
+        self.dot.body.append(f"\t{_q(o.id)} [label={quote(label)} {self.op_look(fill)}]\n")
+
+    def op_look(self, fill) -> str:
+        """A forward op's attributes after its label (the compact look: lower boxes, on the
+        forward's straight chain)."""
         rest = self._node_attrs.get(fill)
         if rest is None:
-            rest = self._node_attrs[fill] = _a_list(None, {
-                "fillcolor": fill, "fontsize": self.style.scale(14), "shape": "box",
-                "style": "rounded,filled"})
-        self.dot.body.append(f"\t{_q(o.id)} [label={quote(label)} {rest}]\n")
+            attrs = {"fillcolor": fill, "fontsize": self.style.scale(14), "shape": "box",
+                     "style": "rounded,filled"}
+            if self.slim:
+                attrs.update(fontsize=self.style.scale(11), group="f", height="0.2",
+                             margin="0.08,0.02")
+            rest = self._node_attrs[fill] = _a_list(None, attrs)
+        return rest
 
     def layer_box(self, o, group):
         """A Layer call drawn as one box (``--layers N``): its name, the ops it ran, its
@@ -340,6 +421,15 @@ class DotWriter:
         fed_by = {self.by_id[t].op for t in o.inputs}
         if o.label and not any(self.by_id[f].label == o.label for f in fed_by if f in self.by_id):
             rows.insert(0, o.label)
+        if self.slim:  # the compact look: its name and statement, the rest in the tooltip
+            stated = rows[0] if o.label and rows[0] == o.label else None
+            small = (f'<br/><font point-size="9">{esc(stated)}</font>' if stated else "")
+            self.dot.node(o.id, label=HtmlLabel(f"<<b>{esc(o.title)}</b>{small}>"),
+                          fillcolor=self.pal["layer"], fontsize=self.style.scale(11),
+                          shape="box", style="rounded,filled", penwidth="2", group="f",
+                          height="0.2", margin="0.08,0.02",
+                          tooltip=tooltip([o.title] + rows[1 if stated else 0:]))
+            return
         body = "".join(f'<tr><td align="left"><font point-size="10">{esc(r)}</font></td></tr>'
                        for r in rows)
         label = HtmlLabel(f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="2">'
@@ -354,6 +444,13 @@ class DotWriter:
         grad_op = names[gv.grad_op] if gv.grad_op else "None"
         pal, cell = self.pal, self.cell
         red = pal["grad_data"]
+        if gv.tensor in self.brief:  # the compact look: one line, the rows in its tooltip
+            tip = [gv.name, f"data = {gv.data}",
+                   f"{self.words['grad_op']} = {self.name_list((gv.grad_op,))}"]
+            if gv.data is None:
+                return self.slim_node(gv.id, names[gv.id], "None", pal["grad_var"], tip)
+            return self.slim_node(gv.id, names[gv.id], esc(gv.data), pal["grad_var"], tip,
+                                  color=red)
         if gv.data is None:
             data = f'<td align="left" bgcolor="{cell}">data = None</td>'
         elif changed:
@@ -394,7 +491,8 @@ class DotWriter:
 
     def backward_op(self, b):
         if b.kind == "op" and b.order == 0 and b.deps is None and b.state is None \
-                and not b.released and not self.compact and not (self.chain and b.chain):
+                and not b.released and not self.compact and not self.slim \
+                and not (self.chain and b.chain):
             # the common look (as below), written in one go
             get, td = self._esc.__getitem__, self._td
             ins, outs, pending = b.inputs, b.outputs, b.grad_pending_ops
@@ -423,6 +521,10 @@ class DotWriter:
                 pg = group["param_grads"]
                 rows.append(_row("writes = " + (" , ".join(pg) if len(pg) <= 4 else
                                                 f"{len(pg)} parameter gradients"), cell=cell))
+        tip = None
+        if self.slim:  # the compact look: the name (edges say the rest), rows in the tooltip
+            tip = [shown(b)] + self._backward_lines(b)
+            rows = []
         if self.chain and b.chain:
             rows += [_row(line, color=pal["grad_data"], cell=cell) for line in b.chain]
         if b.deps is not None:
@@ -436,11 +538,11 @@ class DotWriter:
         if b.released:
             fill, border, title_color = (pal["released"], pal["released_border"],
                                          pal["released_text"])
-            if not self.compact:  # (compact: the header says what grey means)
+            if not self.compact and not self.slim:  # (the header says what grey means)
                 rows.append(_row("saved tensors released", color=pal["released_text"],
                                  small=True, cell=cell))
         shape = "oval"
-        if self.compact:
+        if self.compact or self.slim:
             shape, style = "box", "rounded,filled"
             if b.forward in self.groups:
                 penwidth = "2"
@@ -448,7 +550,14 @@ class DotWriter:
             fill, penwidth = pal["running"], "3"
         elif b.state == "ready":
             border, penwidth, style = pal["ready"], "3", style + ",dashed"
-        if b.order == 0 and title_color is None:  # (as _table writes it, in one go)
+        if tip is not None and not rows:  # (one line: the name)
+            sub = "" if b.order == 0 else \
+                f'<br/><font point-size="9">derivative order {b.order + 1}</font>'
+            text = f"<b>{self.esc_list((b.id,))}</b>"
+            if title_color:
+                text = f'<font color="{title_color}">{text}</font>'
+            label = HtmlLabel(f"<{text}{sub}>")
+        elif b.order == 0 and title_color is None:  # (as _table writes it, in one go)
             label = (f"{self._head(fill, fill)}{self.esc_list((b.id,))}</b></td></tr>"
                      f"{''.join(rows)}</table>>")
         else:
@@ -456,7 +565,26 @@ class DotWriter:
             label = _table(shown(b), rows, fill, sub=sub, border_color=fill,
                            title_color=title_color)
         rest = self._look((shape, style, fill, border, penwidth))
+        if tip is not None:
+            rest += f" fontsize={self.style.scale(11)} group=b height=0.2 " \
+                    f"tooltip={quote(tooltip(tip))}"
         self.dot.body.append(f"\t{_q(b.id)} [label={label} {rest}]\n")
+
+    def _backward_lines(self, b) -> list:
+        """A backward op's rows as text (the compact look's tooltip)."""
+        lines = [f"{self.words['pending']} = {self.name_list(b.grad_pending_ops)}",
+                 f"input = {self.name_list(b.inputs)}"]
+        if b.kind == "accumulate":
+            by_id = self.by_id
+            lines.append(f"writes = {by_id[by_id[b.outputs[0]].tensor].name}.grad")
+        else:
+            lines.append(f"output = {self.name_list(b.outputs)}")
+            group = self.groups.get(b.forward)
+            if group is not None and group["param_grads"]:
+                lines.append("writes = " + " , ".join(group["param_grads"]))
+        if b.released:
+            lines.append("saved tensors released")
+        return lines
 
     def _look(self, key):
         """A backward op's attributes after its label, for ``key`` (shape, style, fill,
@@ -551,7 +679,7 @@ class DotWriter:
             lines += textwrap.wrap(f"{step_title(step)}: {step['event']}", 100,
                                    subsequent_indent="    ") or [""]
             lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
-        if self.compact and self.view != "forward" and any(b.released
+        if (self.compact or self.slim) and self.view != "forward" and any(b.released
                                                           for b in self.g.backward_ops):
             lines.append("grey backward ops: their saved tensors were released")
         if any(o.order for o in self.g.ops):
@@ -646,12 +774,13 @@ def _unique(ids):
 
 
 def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight=None,
-           style=None) -> str:
+           style=None, look="auto") -> str:
     """The DOT source of the picture of ``g`` (deterministic); ``highlight``: ids of nodes and
     pairs of ids of edges to draw thick (``why``'s paths); ``style``: slide options
-    (:class:`theme.Style`: rankdir, size, dpi, theme, font size), None for the default."""
+    (:class:`theme.Style`: rankdir, size, dpi, theme, font size), None for the default;
+    ``look``: "full", "compact" or "auto" (see ``LOOKS``)."""
     return DotWriter(g, view=view, chain=chain, saved=saved, title=title,
-                     highlight=highlight, style=style).source()
+                     highlight=highlight, style=style, look=look).source()
 
 
 HIGHLIGHT = _LIGHT["highlight"]

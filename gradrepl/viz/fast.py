@@ -235,12 +235,20 @@ class FlatWriter(_dot.DotWriter):
     """``DotWriter`` over a :class:`Flat` snapshot: the same text, record for record, for a
     plain picture (every backward op in its common look)."""
 
-    def __init__(self, flat: Flat, view="both", title=None, style=None):
+    def __init__(self, flat: Flat, view="both", title=None, style=None, look="auto"):
         empty = Graph(flat.profile, list(flat.targets), [], [], [], [])
         super().__init__(empty, view=view, title=title, style=style,
-                         saved=len(flat.ops) <= 40)
+                         saved=len(flat.ops) <= 40 and not _dot.is_compact(
+                             look, view, len(flat.tensors), len(flat.gvars)))
         self.flat = flat
         self.targets = set(flat.targets)
+        # the compact look (dot.LOOKS), decided as DotWriter decides it for the model
+        self.slim = _dot.is_compact(look, view, len(flat.tensors), len(flat.gvars))
+        self.brief = set()
+        if self.slim:
+            self.brief = {t[0] for t in flat.tensors if not t[5] and t[0] not in self.targets
+                          and _dot._AUTO_NAME(t[1]) is not None}
+            self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
         names = {t[0]: t[1] for t in flat.tensors}
         names.update({v[0]: v[1] for v in flat.gvars})
         if view != "forward":
@@ -262,8 +270,16 @@ class FlatWriter(_dot.DotWriter):
         td = self._td
         targets = self.targets
         needs_esc, esc = _dot._NEEDS_ESC, _dot.esc
+        brief, gvars = self.brief, self.flat.gvars
         for (tid, name, st, pv, stop, is_leaf, gid, param, label) in self.flat.tensors:
             data = f"data = {pv}" if pv is not None else "data = (freed)"
+            if tid in brief:  # the compact look (as DotWriter.tensor)
+                self.slim_node(tid, names[tid], esc(st), pal["tensor_stop"] if stop else (
+                    pal["param"] if param else pal["tensor"]), [
+                    f"{name}  {st}", data,
+                    f"grad_var = {gvars[int(gid[1:])][1] if gid else 'None'}",
+                    f"stop_gradient = {stop}"])
+                continue
             if label and is_leaf:  # the statement above the record (as DotWriter.tensor)
                 fill = pal["tensor_stop"] if stop else (pal["param"] if param
                                                          else pal["tensor"])
@@ -287,12 +303,7 @@ class FlatWriter(_dot.DotWriter):
                 body.append(f"\t{tid} [label={lab} penwidth=2 shape=plain]\n")
             else:
                 body.append(f"\t{tid} [label={lab} shape=plain]\n")
-        fill = pal["op"][0]
-        rest = self._node_attrs.get(fill)
-        if rest is None:
-            rest = self._node_attrs[fill] = _dot._a_list(None, {
-                "fillcolor": fill, "fontsize": self.style.scale(14), "shape": "box",
-                "style": "rounded,filled"})
+        rest = self.op_look(pal["op"][0])
         made_by = {}   # tensor id -> the statement of the op that made it
         q, quote = _dot._q, _dot.quote
         statement = (f'<br/><font point-size="{_dot.STATEMENT_SIZE}" '
@@ -316,7 +327,17 @@ class FlatWriter(_dot.DotWriter):
         red = pal["grad_data"]
         grad_op_word = self.words["grad_op"]
         esc = _dot.esc
-        for gid, _name, data, grad_op in self.flat.gvars:
+        brief = {t[6] for t in self.flat.tensors if t[0] in self.brief}
+        grad_op_names = self.flat.titles
+        for gid, name, data, grad_op in self.flat.gvars:
+            if gid in brief:  # the compact look (as DotWriter.grad_var)
+                tip = [name, f"data = {data}",
+                       f"{grad_op_word} = {grad_op_names[grad_op] if grad_op else 'None'}"]
+                if data is None:
+                    self.slim_node(gid, names[gid], "None", pal["grad_var"], tip)
+                else:
+                    self.slim_node(gid, names[gid], esc(data), pal["grad_var"], tip, color=red)
+                continue
             if data is None:
                 d = f'<td align="left" bgcolor="{cell}">data = None</td>'
             else:
@@ -329,7 +350,22 @@ class FlatWriter(_dot.DotWriter):
         get = names.__getitem__
         bop_head, bop_rest, pend = self._bop_head, self._bop_rest, self._esc_pend
         q = _dot._q
-        for bid, _name, ins, outs, pending in self.flat.bws:
+        if self.slim:  # the compact look: the name, the rows in the tooltip (as DotWriter)
+            rest = self._look(("box", "rounded,filled", self.pal["backward"][0],
+                               self.pal["border"], "1"))
+            pend_word = self.words["pending"]
+            titles = self.flat.titles
+
+            def listed(ids):
+                return " , ".join(titles.get(i) or self.flat_name(i) for i in ids) \
+                    if ids else "None"
+            for bid, _name, ins, outs, pending in self.flat.bws:
+                tip = _dot.tooltip([titles[bid], f"{pend_word} = {listed(pending)}",
+                                    f"input = {listed(ins)}", f"output = {listed(outs)}"])
+                body.append(f"\t{q(bid)} [label=<<b>{get(bid)}</b>> {rest} "
+                            f"fontsize={self.style.scale(11)} group=b height=0.2 "
+                            f"tooltip={_dot.quote(tip)}]\n")
+        for bid, _name, ins, outs, pending in (() if self.slim else self.flat.bws):
             body.append(
                 f"\t{q(bid)} [label={bop_head}{get(bid)}</b></td></tr>"
                 f"{td}{pend} = {' , '.join(map(get, pending)) if pending else 'None'}"
@@ -346,6 +382,15 @@ class FlatWriter(_dot.DotWriter):
                     body.append(f"\t{gid} -> {bid} [dir=back]\n")
             for pid in pending:
                 body.append(f"\t{pid} -> {bid} [{pending_edge}]\n")
+
+    def flat_name(self, i) -> str:
+        """The name of a tensor or gradient variable of the snapshot ("None" for None)."""
+        names = getattr(self, "_flat_names", None)
+        if names is None:
+            names = self._flat_names = {t[0]: t[1] for t in self.flat.tensors}
+            names.update({v[0]: v[1] for v in self.flat.gvars})
+            names[None] = "None"
+        return names[i]
 
     def links(self):
         body = self.dot.body
@@ -365,6 +410,6 @@ class FlatWriter(_dot.DotWriter):
                                   arrowsize="0.6", **self.es["saved"])
 
 
-def to_dot(flat: Flat, view="both", title=None, style=None) -> str:
+def to_dot(flat: Flat, view="both", title=None, style=None, look="auto") -> str:
     """The DOT of a plain picture from its snapshot (as ``dot.to_dot`` of its model)."""
-    return FlatWriter(flat, view=view, title=title, style=style).source()
+    return FlatWriter(flat, view=view, title=title, style=style, look=look).source()
