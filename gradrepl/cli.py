@@ -87,7 +87,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           look: str = typer.Option("auto", "--look", help="full (every record), compact "
                                    "(intermediate tensors, their gradients and backward ops "
                                    "on one line; rows in SVG tooltips) or auto (compact past "
-                                   "40 tensors and gradients)"),
+                                   "40 tensors and gradients, 20 with --layers)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw

@@ -260,10 +260,14 @@ def test_layers_compact_vgg_like():
     assert "tooltip=\"Conv2D model.features.3\\n3 ops: Conv2d, Reshape, Add\\n" \
            "weight  float32[8, 4, 3, 3]\\nbias  float32[8]\"" in src
     assert "<b>tmp_2</b>&#160; <font point-size=\"9\">float32[1, 4, 8, 8]</font>" in src
-    # --layers 2 of this net is small: auto keeps it full
-    full = viz.graph(loss, namespace=ns, recorder=rec, layers=2)
+    # auto with --layers: compact past 20 tensors and gradient variables (--layers 2: 15 + 13),
+    # full below (--layers 1: 8 + 6)
+    assert D.LAYERS_LOOK_LIMIT == 20
+    assert viz.graph(loss, namespace=ns, recorder=rec, layers=2).dot() == src
+    full = viz.graph(loss, namespace=ns, recorder=rec, layers=1)
     assert "tooltip" not in full.dot() and full.dot() == D.to_dot(
-        transform.layers(M.build(loss, namespace=ns, recorder=rec), 2), look="full")
+        transform.layers(M.build(loss, namespace=ns, recorder=rec), 1), look="full")
+    assert "writes = 0.weight_grad , 0.bias_grad , 3.weight_grad , 3.bias_grad" in full.dot()
     # slide options go with it
     dark = viz.graph(loss, namespace=ns, recorder=rec, layers=1, look="compact",
                      rankdir="LR", theme="dark", font_size=16).dot()

@@ -144,7 +144,8 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     ``look``: "full" (every tensor, gradient and backward op as its record), "compact" (the
     intermediate tensors named tmp_N, their gradients and the backward ops on one line each,
     their rows in the SVG tooltips) or "auto" (compact when the picture would draw more than
-    ``dot.LOOK_LIMIT`` tensors and gradient variables, after the cuts and --layers).
+    ``dot.LOOK_LIMIT`` (40) tensors and gradient variables after the cuts, or
+    ``dot.LAYERS_LOOK_LIMIT`` (20) with ``layers``).
     """
     from .dot import check_look
     from .theme import Style

@@ -55,10 +55,14 @@ STATEMENT_COLOR = _LIGHT["statement"]
 # the look of a picture: "full" records everywhere; "compact" draws the intermediate tensors
 # (made by an op, not a target, named tmp_N by the picture), their gradient variables and the
 # backward ops on one line each, their rows in the node's tooltip (SVG); "auto": compact when
-# the picture draws more than LOOK_LIMIT tensor nodes (forward tensors + gradient variables)
+# the picture has more than LOOK_LIMIT tensor nodes (forward tensors + gradient variables), or
+# LAYERS_LOOK_LIMIT in a picture of Layer boxes (--layers: a chain of tall records, past a
+# slide's height from about 20 on: LeNet --layers 2 has 26, resnet18 --layers 1 has 28)
 LOOKS = ("full", "compact", "auto")
 LOOK_LIMIT = 40
+LAYERS_LOOK_LIMIT = 20
 SLIM_RANKSEP = "0.1"   # inches between ranks in the compact look
+SLIM_ARROWS = "0.6"    # its arrowheads (dot keeps an arrowhead's length between ranks)
 _AUTO_NAME = re.compile(r"tmp_[0-9]+$").match
 
 
@@ -68,13 +72,13 @@ def check_look(look) -> str:
     return look
 
 
-def is_compact(look, view, n_tensors, n_grad_vars) -> bool:
+def is_compact(look, view, n_tensors, n_grad_vars, layers=False) -> bool:
     """Whether ``look`` draws a picture compact: "auto" when its graph has more than
-    LOOK_LIMIT tensors and gradient variables (counted alike in every ``view``, so the three
-    views of one graph look alike)."""
+    LOOK_LIMIT tensors and gradient variables (LAYERS_LOOK_LIMIT with ``layers`` boxes),
+    counted alike in every ``view``, so the three views of one graph look alike."""
     if check_look(look) != "auto":
         return look == "compact"
-    return n_tensors + n_grad_vars > LOOK_LIMIT
+    return n_tensors + n_grad_vars > (LAYERS_LOOK_LIMIT if layers else LOOK_LIMIT)
 
 
 def tooltip(lines) -> "_EscString":
@@ -240,7 +244,8 @@ class DotWriter:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r}: choose one of {', '.join(VIEWS)}")
         # the compact look (see LOOKS): which tensors are drawn on one line
-        self.slim = is_compact(look, view, len(g.tensors), len(g.grad_vars))
+        self.slim = is_compact(look, view, len(g.tensors), len(g.grad_vars),
+                               bool(getattr(g, "groups", None)))
         self.brief = set()
         if self.slim:
             targets = set(g.targets)
@@ -267,7 +272,7 @@ class DotWriter:
                       **st.graph_attrs()}
         node_attr = {"fontname": FONT, "fontsize": st.scale(12)}
         edge_attr = {"fontname": FONT, "fontsize": st.scale(10), "color": pal["edge"],
-                     "arrowsize": "0.8"}
+                     "arrowsize": SLIM_ARROWS if self.slim else "0.8"}
         if pal["background"]:
             graph_attr["bgcolor"] = pal["background"]
         if pal["text"]:  # (dark: op boxes' outlines light too)
@@ -588,13 +593,14 @@ class DotWriter:
 
     def _look(self, key):
         """A backward op's attributes after its label, for ``key`` (shape, style, fill,
-        border, penwidth): a handful of looks, each written once."""
+        border, penwidth): a handful of looks, each written once (the compact look's boxes
+        with less margin)."""
         rest = self._node_attrs.get(key)
         if rest is None:
             shape, style, fill, border, penwidth = key
             rest = self._node_attrs[key] = _a_list(None, {
                 "shape": shape, "style": style, "fillcolor": fill, "color": border,
-                "penwidth": penwidth, "margin": "0.05"})
+                "penwidth": penwidth, "margin": "0.06,0.01" if self.slim else "0.05"})
         return rest
 
     # -- the views --------------------------------------------------------------------

@@ -249,6 +249,7 @@ class FlatWriter(_dot.DotWriter):
             self.brief = {t[0] for t in flat.tensors if not t[5] and t[0] not in self.targets
                           and _dot._AUTO_NAME(t[1]) is not None}
             self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
+            self.dot.edge_attr["arrowsize"] = _dot.SLIM_ARROWS
         names = {t[0]: t[1] for t in flat.tensors}
         names.update({v[0]: v[1] for v in flat.gvars})
         if view != "forward":
