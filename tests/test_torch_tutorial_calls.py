@@ -105,3 +105,17 @@ def test_vmap_out_dims_and_nested():
     assert torch.equal(out[0], X.t()) and torch.equal(out[1], X.sum(1))
     nested = vmap(vmap(lambda a: a * a))(X)
     assert torch.equal(nested, X * X)
+
+
+def test_vmap_too_large_a_trace_loops(monkeypatch):
+    from gradrepl.torch import func as func_mod
+
+    monkeypatch.setattr(_vmap, "BUDGET", 64)
+    monkeypatch.setattr(func_mod, "_UNBATCHED", set())
+
+    def f(v):
+        return F.linear(v, W, B).tanh()
+
+    out = vmap(f)(X)
+    assert torch.equal(out, torch.stack([f(X[i]) for i in range(6)]))
+    assert func_mod._code_key(f) in func_mod._UNBATCHED
