@@ -19,7 +19,8 @@ What is timed, the median of ``--repeat`` runs with the garbage collector on (as
   (the seed: a 224 x 224 image, forward, loss, backward, then the picture), also with
   ``--layers 1``, beside a script that does the same in torch with a vgg11 written in plain
   torch.nn (no torchvision) and ends in ``torchviz.make_dot(loss, params).render(format="png")``
-  (the system ``dot``: both sides lay out with it). Two rows: the picture alone, after the
+  (the system ``dot``: both sides lay out with it). gradrepl's rows: all ops in the default
+  look (auto: compact, see ``--look``) and with ``--look full``, ``--layers 1`` and ``--layers 2``. Two rows: the picture alone, after the
   script ran, best of ``--repeat`` in one process (model + DOT + PNG against make_dot +
   render), and the whole command in a fresh process, start to PNG, best of ``--vgg-repeat``
   (2): this one also times each side's script (gradrepl draws Paddle's exact random weights
@@ -98,6 +99,7 @@ import json, sys, time
 from gradrepl import viz
 from gradrepl.viz.capture import run_for_pictures
 script, out, reps, layers = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+look = sys.argv[5] if len(sys.argv) > 5 else "auto"
 run = run_for_pictures(script)
 if run.error is not None:
     raise run.error
@@ -105,7 +107,7 @@ best = None
 for _ in range(reps):
     t0 = time.perf_counter()
     pic = viz.graph(run.namespace["loss"], namespace=run.namespace, recorder=run.recorder,
-                    layers=int(layers) if layers != "none" else None)
+                    layers=int(layers) if layers != "none" else None, look=look)
     t1 = time.perf_counter()
     src = pic.dot()
     t2 = time.perf_counter()
@@ -116,6 +118,11 @@ for _ in range(reps):
 print(json.dumps(best))
 '''
 VGG_SEED = os.path.join(HERE, os.pardir, "examples", "seeds", "s000_vgg11.py")
+# the gradrepl rows: (label, --layers, --look); auto draws all ops and --layers 2 compact
+VGG_ROWS = (("gradrepl graph (auto: compact)", None, "auto"),
+            ("gradrepl graph --look full", None, "full"),
+            ("gradrepl graph --layers 1", 1, "auto"),
+            ("gradrepl graph --layers 2 (auto: compact)", 2, "auto"))
 
 # the peer: torch + torchviz on the same graphs, in whatever interpreter has them
 PEER = r'''
@@ -369,12 +376,12 @@ def vgg_part(size, repeat, torch_python, folder, picture_repeat=3, script_kind="
     """The whole-vgg11 picture rows: {size, rows: [{what, picture, time, pixels}], peer}."""
     script = vgg_script(size, folder, script_kind)
     rows = []
-    for label, layers in (("gradrepl graph", None), ("gradrepl graph --layers 1", 1)):
+    for label, layers, look in VGG_ROWS:
         out = os.path.join(folder, f"vgg_{len(rows)}.png")
         pic = json_run([sys.executable, "-c", GR_VGG, script, out, str(picture_repeat),
-                        str(layers) if layers is not None else "none"])
+                        str(layers) if layers is not None else "none", look])
         pixels = png_pixels(out)
-        extra = ["--layers", str(layers)] if layers is not None else []
+        extra = (["--layers", str(layers)] if layers is not None else []) + ["--look", look]
         t = command_time([sys.executable, "-m", "gradrepl", "graph", script, "-t", "loss", "-o",
                           out] + extra, repeat)
         rows.append({"what": label, "time": t, "picture": pic.get("picture", pic.get("error")),

@@ -83,8 +83,15 @@ def is_compact(look, view, n_tensors, n_grad_vars, layers=False) -> bool:
 
 def tooltip(lines) -> "_EscString":
     """A node's tooltip (shown on hover in SVG): ``lines`` as one escString, each line through
-    :func:`esc_plain`, joined by DOT's line breaks."""
+    :func:`esc_plain`, joined by DOT's line breaks (in one go when no line needs escaping)."""
+    text = "\n".join(lines)
+    if _TIP_ODD(text) is None and text.count("\n") == len(lines) - 1:
+        return _EscString(text.replace("\n", "\\n"))
     return _EscString("\\n".join(esc_plain(x) for x in lines))
+
+
+# what esc_plain would change, but the line breaks tooltip() puts between lines
+_TIP_ODD = re.compile("[\\\\\"\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]").search
 
 
 # -- quoting -------------------------------------------------------------------------------

@@ -356,16 +356,20 @@ class FlatWriter(_dot.DotWriter):
                                self.pal["border"], "1"))
             pend_word = self.words["pending"]
             titles = self.flat.titles
+            named = {t[0]: t[1] for t in self.flat.tensors}   # every id -> its shown name
+            named.update({v[0]: v[1] for v in self.flat.gvars})
+            named.update(titles)
+            named[None] = "None"
+            name_of = named.__getitem__
+            rest += f" fontsize={self.style.scale(11)} group=b height=0.2"
+            tooltip = _dot.tooltip
 
             def listed(ids):
-                return " , ".join(titles.get(i) or self.flat_name(i) for i in ids) \
-                    if ids else "None"
+                return " , ".join(map(name_of, ids)) if ids else "None"
             for bid, _name, ins, outs, pending in self.flat.bws:
-                tip = _dot.tooltip([titles[bid], f"{pend_word} = {listed(pending)}",
-                                    f"input = {listed(ins)}", f"output = {listed(outs)}"])
-                body.append(f"\t{q(bid)} [label=<<b>{get(bid)}</b>> {rest} "
-                            f"fontsize={self.style.scale(11)} group=b height=0.2 "
-                            f"tooltip={_dot.quote(tip)}]\n")
+                tip = tooltip((titles[bid], f"{pend_word} = {listed(pending)}",
+                               f"input = {listed(ins)}", f"output = {listed(outs)}"))
+                body.append(f'\t{q(bid)} [label=<<b>{get(bid)}</b>> {rest} tooltip="{tip}"]\n')
         for bid, _name, ins, outs, pending in (() if self.slim else self.flat.bws):
             body.append(
                 f"\t{q(bid)} [label={bop_head}{get(bid)}</b></td></tr>"
@@ -383,15 +387,6 @@ class FlatWriter(_dot.DotWriter):
                     body.append(f"\t{gid} -> {bid} [dir=back]\n")
             for pid in pending:
                 body.append(f"\t{pid} -> {bid} [{pending_edge}]\n")
-
-    def flat_name(self, i) -> str:
-        """The name of a tensor or gradient variable of the snapshot ("None" for None)."""
-        names = getattr(self, "_flat_names", None)
-        if names is None:
-            names = self._flat_names = {t[0]: t[1] for t in self.flat.tensors}
-            names.update({v[0]: v[1] for v in self.flat.gvars})
-            names[None] = "None"
-        return names[i]
 
     def links(self):
         body = self.dot.body
