@@ -312,7 +312,8 @@ class DotWriter:
     # -- the compact look's one-line nodes ----------------------------------------------
     def slim_node(self, nid, name, detail, fill, tip, color=None):
         """A one-line node: ``name`` in bold, ``detail`` smaller (both escaped already, in
-        ``color`` if given), the record's rows in its tooltip (``tip``: lines of text)."""
+        ``color`` if given), the record's rows in its tooltip (``tip``: lines of text, or the
+        tooltip's escString text made already)."""
         group = "b" if nid[0] == "g" else "f"
         rest = self._slim_looks.get((fill, group))
         if rest is None:  # (group: the forward's chain, and the backward's, drawn straight)
@@ -322,7 +323,7 @@ class DotWriter:
                 "margin": "0.06,0.01", "height": "0.2", "group": group})
         font = f'<font point-size="9" color="{color}">' if color else '<font point-size="9">'
         self.dot.body.append(f"\t{nid} [label=<<b>{name}</b>&#160; {font}{detail}</font>> "
-                             f"{rest} tooltip={quote(tooltip(tip))}]\n")
+                             f'{rest} tooltip="{tip if isinstance(tip, str) else tooltip(tip)}"]\n')
 
     def tensor_lines(self, t) -> list:
         """A tensor record's rows as text (the compact look's tooltip)."""

@@ -245,10 +245,20 @@ class FlatWriter(_dot.DotWriter):
         # the compact look (dot.LOOKS), decided as DotWriter decides it for the model
         self.slim = _dot.is_compact(look, view, len(flat.tensors), len(flat.gvars))
         self.brief = set()
+        self._tip = _dot.tooltip
         if self.slim:
             self.brief = {t[0] for t in flat.tensors if not t[5] and t[0] not in self.targets
                           and _dot._AUTO_NAME(t[1]) is not None}
             self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
+            # tooltips: their lines joined as they are when no name needs escaping there (the
+            # values, dtypes and shapes never do)
+            every = [t[1] for t in flat.tensors] + [v[1] for v in flat.gvars] + list(
+                flat.titles.values())
+            try:
+                plain = _dot._TIP_ODD(" ".join(every)) is None
+            except TypeError:
+                plain = False
+            self._tip = "\\n".join if plain else _dot.tooltip
             self.dot.edge_attr["arrowsize"] = _dot.SLIM_ARROWS
         names = {t[0]: t[1] for t in flat.tensors}
         names.update({v[0]: v[1] for v in flat.gvars})
@@ -272,14 +282,15 @@ class FlatWriter(_dot.DotWriter):
         targets = self.targets
         needs_esc, esc = _dot._NEEDS_ESC, _dot.esc
         brief, gvars = self.brief, self.flat.gvars
+        tip = self._tip
         for (tid, name, st, pv, stop, is_leaf, gid, param, label) in self.flat.tensors:
             data = f"data = {pv}" if pv is not None else "data = (freed)"
             if tid in brief:  # the compact look (as DotWriter.tensor)
                 self.slim_node(tid, names[tid], esc(st), pal["tensor_stop"] if stop else (
-                    pal["param"] if param else pal["tensor"]), [
-                    f"{name}  {st}", data,
-                    f"grad_var = {gvars[int(gid[1:])][1] if gid else 'None'}",
-                    f"stop_gradient = {stop}"])
+                    pal["param"] if param else pal["tensor"]), tip((
+                        f"{name}  {st}", data,
+                        f"grad_var = {gvars[int(gid[1:])][1] if gid else 'None'}",
+                        f"stop_gradient = {stop}")))
                 continue
             if label and is_leaf:  # the statement above the record (as DotWriter.tensor)
                 fill = pal["tensor_stop"] if stop else (pal["param"] if param
@@ -332,8 +343,8 @@ class FlatWriter(_dot.DotWriter):
         grad_op_names = self.flat.titles
         for gid, name, data, grad_op in self.flat.gvars:
             if gid in brief:  # the compact look (as DotWriter.grad_var)
-                tip = [name, f"data = {data}",
-                       f"{grad_op_word} = {grad_op_names[grad_op] if grad_op else 'None'}"]
+                tip = self._tip((name, f"data = {data}",
+                                 f"{grad_op_word} = {grad_op_names[grad_op] if grad_op else 'None'}"))
                 if data is None:
                     self.slim_node(gid, names[gid], "None", pal["grad_var"], tip)
                 else:
@@ -362,7 +373,7 @@ class FlatWriter(_dot.DotWriter):
             named[None] = "None"
             name_of = named.__getitem__
             rest += f" fontsize={self.style.scale(11)} group=b height=0.2"
-            tooltip = _dot.tooltip
+            tooltip = self._tip
 
             def listed(ids):
                 return " , ".join(map(name_of, ids)) if ids else "None"
