@@ -151,8 +151,19 @@ def test_bad_look():
         viz.graph(y, look="tiny")
     from gradrepl.viz.cli import GraphError, draw
 
+    mlp = os.path.join(HERE, os.pardir, "examples", "graphs", "mlp.py")
     with pytest.raises(GraphError, match="unknown --look 'tiny'"):
-        draw(os.path.join(HERE, os.pardir, "examples", "graphs", "mlp.py"), look="tiny")
+        draw(mlp, look="tiny")
+
+
+def test_graph_command_look(tmp_path):
+    from gradrepl.viz.cli import draw
+
+    mlp = os.path.join(HERE, os.pardir, "examples", "graphs", "mlp.py")
+    for look, tips in (("compact", True), ("full", False), ("auto", False)):
+        out = tmp_path / f"{look}.dot"
+        assert draw(mlp, look=look, output=str(out)) == f"wrote {out}"
+        assert ("tooltip=" in out.read_text()) == tips, look
 
 
 # ------------------------------------------------------------------ quoting
