@@ -204,6 +204,11 @@ def _libm_fwd(name, np_fn):
 
     from ..engine.ops import _kernels as K
 
+    from . import _mkl
+
+    mkl = _mkl.function(name)   # torch's own kernel (MKL's VML) where torch uses it
+    if mkl is not None:
+        return _mkl_fwd(name, mkl, np_fn)
     f32 = K.libm(name, np_fn)
     lib = getattr(K, "_LIBM", None)
     one = getattr(lib, name + "f", None) if lib is not None else None
@@ -222,6 +227,22 @@ def _libm_fwd(name, np_fn):
             return f32(x)
         if x.dtype == np.float16:
             return f32(x.astype(np.float32)).astype(np.float16)
+        with np.errstate(all="ignore"):
+            return np.asarray(np_fn(x)).astype(x.dtype)
+    fwd.__name__ = name
+    return fwd
+
+
+def _mkl_fwd(name, mkl, np_fn):
+    """The forward of ``name`` on MKL's VML, as torch computes it for float32 and float64;
+    integers and bools in the default float dtype, float16 through float32, complex numpy."""
+    def fwd(x, **_kw):
+        if x.dtype.kind not in "fc":
+            x = x.astype(_dtypes.default_float())
+        if x.dtype == np.float32 or x.dtype == np.float64:
+            return mkl(x)
+        if x.dtype == np.float16:
+            return mkl(x.astype(np.float32)).astype(np.float16)
         with np.errstate(all="ignore"):
             return np.asarray(np_fn(x)).astype(x.dtype)
     fwd.__name__ = name
