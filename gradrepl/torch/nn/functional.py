@@ -517,4 +517,5 @@ def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
 
 
 from ._spatial import (adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool1d,  # noqa: E402,F401
-                       avg_pool2d, batch_norm, conv2d, layer_norm, max_pool1d, max_pool2d)
+                       avg_pool2d, batch_norm, conv2d, group_norm, instance_norm,
+                       layer_norm, max_pool1d, max_pool2d)
