@@ -206,10 +206,11 @@ def test_torch_compact():
     assert "<b>AccumulateGrad</b>" in src and "writes = x.grad" in src
 
 
-def test_paddle_3_compact():
+@pytest.mark.parametrize("version", ["2.6", "3"])
+def test_paddle_3_compact(version):
     from gradrepl.paddle import state
 
-    state.reset("3")
+    state.reset(version)
     paddle = _paddle()
     x, y = chain(paddle, 22)
     y.backward()
