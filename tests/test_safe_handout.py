@@ -86,7 +86,8 @@ def test_picture_data_round_trips_to_the_same_dot():
     from gradrepl.repl.safe_pictures import dot_of
 
     for kw in ({}, {"chain": True, "view": "backward"}, {"theme": "dark", "rankdir": "LR",
-                                                         "size": "8x5", "font_size": 14}):
+                                                         "size": "8x5", "font_size": 14},
+               {"look": "compact"}, {"look": "full", "view": "forward"}):
         data, pic = _real_data(**kw)
         check(data)
         assert dot_of(data) == pic.dot()
@@ -119,6 +120,7 @@ REFUSED = {
     "long string": _set(["graph", "tensors", 0, "name"], "x" * 5000),
     "a step frame": _set(["graph", "step"], {"index": 0}),
     "bad view": _set(["view"], "all"),
+    "bad look": _set(["look"], "x\"] [URL=\"j"),
     "bad theme": _set(["style"], {"rankdir": None, "size": None, "dpi": None,
                                   "theme": "javascript:", "font_size": None}),
     "size that writes DOT": _set(["style"], {"rankdir": None, "size": '3x3"] x [URL="j',

@@ -181,7 +181,7 @@ STYLE = record({"rankdir": one_of(None, "TB", "LR"), "size": opt(_size),
                 "dpi": opt(_number(0, 600)), "theme": one_of(None, "light", "dark", "print"),
                 "font_size": opt(_number(0, 200))})
 PICTURE = record({"graph": GRAPH, "view": one_of(*VIEWS), "chain": BOOL, "title": opt(STR),
-                  "style": opt(STYLE)})
+                  "style": opt(STYLE), "look": one_of("auto", "full", "compact")})
 
 
 def check(data) -> None:
@@ -232,7 +232,7 @@ def picture_data(pic) -> dict:
         "dpi": None if st.dpi is None else float(st.dpi), "theme": st.theme,
         "font_size": None if st.font_size is None else float(st.font_size)}
     return {"graph": pic.model.to_dict(), "view": pic.view, "chain": bool(pic.chain),
-            "title": pic.title, "style": style}
+            "title": pic.title, "style": style, "look": pic.look}
 
 
 def dot_of(data) -> str:
@@ -248,7 +248,8 @@ def dot_of(data) -> str:
         style = Style(**data["style"])
         if style.default:
             style = None
-    return to_dot(g, view=data["view"], chain=data["chain"], title=data["title"], style=style)
+    return to_dot(g, view=data["view"], chain=data["chain"], title=data["title"], style=style,
+                  look=data["look"])
 
 
 def draw(data) -> tuple[str | None, str | None]:
