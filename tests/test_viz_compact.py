@@ -262,8 +262,9 @@ def test_layers_compact_vgg_like():
     pic = viz.graph(loss, namespace=ns, recorder=rec, layers=2, look="compact")
     golden("vgg_like_layers2_both.dot", pic.dot())
     src = pic.dot()
-    # a layer box: its name and statement; the ops and parameters in its tooltip
-    assert ('L2 [label=<<b>Conv2D model.features.0</b>> fillcolor="#efe3ff" fontsize=11 group=f '
+    # a layer box: its name, statement and parameter count; the ops and shapes in its tooltip
+    assert ('L2 [label=<<b>Conv2D model.features.0</b><br/><font point-size="9">2 parameters: '
+            '112 values</font>> fillcolor="#efe3ff" fontsize=11 group=f '
             'height=0.2 margin="0.08,0.02" penwidth=2 shape=box style="rounded,filled" '
             'tooltip="Conv2D model.features.0\\n3 ops: Conv2d, Reshape, Add\\n'
             'weight  float32[4, 3, 3, 3]\\nbias  float32[4]"]') in src

@@ -29,6 +29,7 @@ name and statement here comes from a session: only this module's own ``HtmlLabel
 """
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -441,6 +442,12 @@ class DotWriter:
         if self.slim:  # the compact look: its name and statement, the rest in the tooltip
             stated = rows[0] if o.label and rows[0] == o.label else None
             small = (f'<br/><font point-size="9">{esc(stated)}</font>' if stated else "")
+            if params:  # what it learns stays on the face: "20 parameters: 148,480 values"
+                values = group.get("param_values")
+                if values is None:
+                    values = sum(math.prod(shape) for _n, shape, _d in params)
+                small += (f'<br/><font point-size="9">{len(params)} parameter'
+                          f'{"s" if len(params) != 1 else ""}: {values:,} values</font>')
             self.dot.node(o.id, label=HtmlLabel(f"<<b>{esc(o.title)}</b>{small}>"),
                           fillcolor=self.pal["layer"], fontsize=self.style.scale(11),
                           shape="box", style="rounded,filled", penwidth="2", group="f",
