@@ -263,7 +263,7 @@ def test_layers_compact_vgg_like():
     golden("vgg_like_layers2_both.dot", pic.dot())
     src = pic.dot()
     # a layer box: its name, statement and parameter count; the ops and shapes in its tooltip
-    assert ('L2 [label=<<b>Conv2D model.features.0</b><br/><font point-size="9">2 parameters: '
+    assert ('L2 [label=<<b>Conv2D model.features.0</b>&#160; <font point-size="9">2 params, '
             '112 values</font>> fillcolor="#efe3ff" fontsize=11 group=f '
             'height=0.2 margin="0.08,0.02" penwidth=2 shape=box style="rounded,filled" '
             'tooltip="Conv2D model.features.0\\n3 ops: Conv2d, Reshape, Add\\n'

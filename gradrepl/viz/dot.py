@@ -441,14 +441,15 @@ class DotWriter:
             rows.insert(0, o.label)
         if self.slim:  # the compact look: its name and statement, the rest in the tooltip
             stated = rows[0] if o.label and rows[0] == o.label else None
-            small = (f'<br/><font point-size="9">{esc(stated)}</font>' if stated else "")
-            if params:  # what it learns stays on the face: "20 parameters: 148,480 values"
+            learns = ""
+            if params:  # what it learns stays on the face, beside the name: "20 params, 148,480"
                 values = group.get("param_values")
                 if values is None:
                     values = sum(math.prod(shape) for _n, shape, _d in params)
-                small += (f'<br/><font point-size="9">{len(params)} parameter'
-                          f'{"s" if len(params) != 1 else ""}: {values:,} values</font>')
-            self.dot.node(o.id, label=HtmlLabel(f"<<b>{esc(o.title)}</b>{small}>"),
+                learns = (f'&#160; <font point-size="9">{len(params)} param'
+                          f'{"s" if len(params) != 1 else ""}, {values:,} values</font>')
+            small = (f'<br/><font point-size="9">{esc(stated)}</font>' if stated else "")
+            self.dot.node(o.id, label=HtmlLabel(f"<<b>{esc(o.title)}</b>{learns}{small}>"),
                           fillcolor=self.pal["layer"], fontsize=self.style.scale(11),
                           shape="box", style="rounded,filled", penwidth="2", group="f",
                           height="0.2", margin="0.08,0.02",
