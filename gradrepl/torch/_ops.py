@@ -1642,14 +1642,43 @@ def _np_matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
         x = np.swapaxes(x, -1, -2)
     if transpose_y:
         y = np.swapaxes(y, -1, -2)
-    out = _small_gemm(x, y)
+    out = _mkl_matmul(x, y)
+    if out is None:
+        out = _small_gemm(x, y)
     if out is None:
         out = np.asarray(np.matmul(x, y))
     return np.reshape(out, out_shape) if out_shape is not None else out
 
 
+def _mkl_matmul(x, y):
+    """``x @ y`` as torch's MKL BLAS computes it (``_gemm``): matrices and matrix @ vector by
+    gemm, a batch one gemm per matrix; None without MKL, for other dtypes, and for a (1, k) @
+    (k, 1) product (torch takes another kernel there)."""
+    from ._gemm import gemm
+
+    if x.ndim == 2 and y.ndim == 1:
+        out = gemm(x, y[:, None])
+        return None if out is None else out[:, 0]
+    if x.ndim == 2 and y.ndim == 2:
+        if x.shape[0] == 1 and y.shape[1] == 1:
+            return None
+        return gemm(x, y)
+    if x.ndim == 3 and y.ndim == 3 and x.shape[0] == y.shape[0]:
+        if x.shape[1] == 1 and y.shape[2] == 1:
+            return None
+        parts = [gemm(xi, yi) for xi, yi in zip(x, y)]
+        if not parts or parts[0] is None:
+            return None
+        return np.stack(parts)
+    return None
+
+
 def _addmm_fwd(bias, x, w):
-    out = _small_gemm(x, w, bias)
+    from ._gemm import gemm
+
+    out = None if (x.shape[0] == 1 and w.shape[1] == 1) else gemm(x, w, bias)
+    if out is None:
+        out = _small_gemm(x, w, bias)
     if out is None:
         out = np.asarray(bias + x @ w)
     return out

@@ -1,0 +1,77 @@
+"""torch's CPU matrix products, as torch computes them: Intel MKL's BLAS.
+
+torch 2.13's x86 wheels send float32/float64 ``mm``, ``addmm``, ``bmm`` and ``mv`` to MKL
+(``cblas_?gemm``/``?gemv``), whose blocking sums each output element in an order of its own; only
+MKL itself gives torch's last bits. gradrepl loads ``libmkl_rt`` through ``_mkl._load()``; where it
+is absent every function here returns None and the caller keeps its numpy product.
+
+An operand is passed as torch passes it: a row-major matrix as it is, the transpose of a row-major
+matrix (``W.t()`` in ``linear``) as that matrix with the transpose flag, anything else copied.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import _mkl
+
+_ROW, _NO, _TR = 101, 111, 112
+_KERNELS = {}     # dtype -> (cblas function, ctypes scalar type)
+
+
+def _kernel(dtype):
+    k = _KERNELS.get(dtype)
+    if k is None:
+        lib = _mkl._load()
+        if not lib:
+            return None
+        names = {np.dtype(np.float32): ("cblas_sgemm", ctypes.c_float),
+                 np.dtype(np.float64): ("cblas_dgemm", ctypes.c_double)}
+        if dtype not in names:
+            return None
+        name, scalar = names[dtype]
+        f = getattr(lib, name)
+        p, i = ctypes.c_void_p, ctypes.c_int
+        f.argtypes = [i, i, i, i, i, i, scalar, p, i, p, i, scalar, p, i]
+        f.restype = None
+        k = _KERNELS[dtype] = (f, scalar)
+    return k
+
+
+def _operand(a):
+    """(stored row-major array, transpose flag, leading dimension) for the matrix ``a``."""
+    if a.flags.c_contiguous and a.strides[-1] == a.itemsize:
+        return a, _NO, max(a.shape[1], 1)
+    if a.T.flags.c_contiguous:
+        return a.T, _TR, max(a.shape[0], 1)
+    a = np.ascontiguousarray(a)
+    return a, _NO, max(a.shape[1], 1)
+
+
+def gemm(a, b, c=None):
+    """``a @ b`` of two matrices (plus ``c``, broadcast to the product, as BLAS's beta=1 adds a
+    pre-filled result) by MKL's gemm, or None when MKL or the dtype is not there."""
+    if a.dtype != b.dtype or a.ndim != 2 or b.ndim != 2:
+        return None
+    k = _kernel(a.dtype)
+    if k is None:
+        return None
+    f, scalar = k
+    m, kk = a.shape
+    n = b.shape[1]
+    if c is None:
+        out = np.zeros((m, n), a.dtype)
+        beta = 0.0
+    else:
+        out = np.array(np.broadcast_to(c, (m, n)), a.dtype, order="C")
+        beta = 1.0
+    if m == 0 or n == 0:
+        return out
+    if kk == 0:
+        return out
+    sa, ta, lda = _operand(a)
+    sb, tb, ldb = _operand(b)
+    f(_ROW, ta, tb, m, n, kk, scalar(1.0), sa.ctypes.data, lda, sb.ctypes.data, ldb,
+      scalar(beta), out.ctypes.data, max(n, 1))
+    return out
