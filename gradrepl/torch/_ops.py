@@ -29,7 +29,7 @@ from ..engine.ops import broadcast as _broadcast_ops
 from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.registry import OPS, apply, needs_grad
-from . import _dtypes
+from . import _dtypes, _mm_grad
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -1606,6 +1606,11 @@ def _long_name(d):
             "float16": "c10::Half", "bool": "bool"}.get(d.name, d.name)
 
 
+def _mm_op(name):
+    """The dialect's matmul op copy for ``name`` (MmBackward0, MvBackward0, BmmBackward0)."""
+    return _mm_grad.with_vjp(top("matmul", name, "cross", forward=_np_matmul), _mm_grad.mm_vjp)
+
+
 def mm(input, mat2):  # noqa: A002
     a, b = raw(input), raw(mat2)
     if a.ndim != 2:
@@ -1616,7 +1621,7 @@ def mm(input, mat2):  # noqa: A002
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
     _need_same_dtype(input, mat2, "mm")
-    return apply(top("matmul", "MmBackward0", "cross", forward=_np_matmul), (input, mat2))
+    return apply(_mm_op("MmBackward0"), (input, mat2))
 
 
 def _small_gemm(x, y, init=None):
@@ -1692,7 +1697,7 @@ def mv(input, vec):  # noqa: A002
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1]}), vec ({b.shape[0]})")
-    return apply(top("matmul", "MvBackward0", "cross", forward=_np_matmul), (input, vec))
+    return apply(_mm_op("MvBackward0"), (input, vec))
 
 
 def dot(input, other):  # noqa: A002
@@ -1722,7 +1727,7 @@ def bmm(input, mat2):  # noqa: A002
     a, b = raw(input), raw(mat2)
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    return apply(top("matmul", "BmmBackward0", "cross", forward=_np_matmul), (input, mat2))
+    return apply(_mm_op("BmmBackward0"), (input, mat2))
 
 
 def matmul(input, other):  # noqa: A002
@@ -1797,7 +1802,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
-    return apply(top("fused_addmm", "AddmmBackward0", "cross12", forward=_addmm_fwd),
+    return apply(_mm_grad.with_vjp(top("fused_addmm", "AddmmBackward0", "cross12",
+                                     forward=_addmm_fwd), _mm_grad.addmm_vjp),
                  (input, mat1, mat2))
 
 

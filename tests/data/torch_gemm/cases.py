@@ -61,10 +61,20 @@ def _mlp(torch, rs):
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
     x = _t(torch, rs.uniform(0, 1, (64, 784)).astype("float32"), True)
-    y = torch.from_numpy(rs.randint(0, 10, 64).astype("int64"))
-    loss = torch.nn.functional.cross_entropy(net(x), y)
-    loss.backward()
+    out = net(x)
+    (out * out).mean().backward()
     return [net(x), x.grad] + [p.grad for p in net.parameters()]
+
+
+def _mlp_ce(torch, rs):
+    torch.manual_seed(1)
+    net = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    x = _t(torch, rs.uniform(0, 1, (8, 20)).astype("float32"), True)
+    out = net(x)
+    out.retain_grad()
+    y = torch.from_numpy(rs.randint(0, 4, 8).astype("int64"))
+    torch.nn.functional.cross_entropy(out, y).backward()
+    return [out, out.grad, x.grad] + [p.grad for p in net.parameters()]
 
 
 CASES = {
@@ -96,6 +106,7 @@ CASES = {
     "mm_grad_30x80x25": _mm_grad((30, 80), (80, 25)),
     "matmul_grad_3d_3x20x50x10": _mm_grad((3, 20, 50), (3, 50, 10)),
     "mlp_784_256_10": _mlp,
+    "mlp_ce_784_256_10": _mlp_ce,
 }
 
 

@@ -1,0 +1,96 @@
+"""The backward of torch's matrix products, as torch's autograd formulas compute it.
+
+``MmBackward0``/``AddmmBackward0`` multiply the gradient by the other operand transposed, and
+keep a column-major operand's layout: the gradient of ``W.t()`` in ``linear`` is computed as
+``(g^T @ x)^T``, which MKL's gemm sums in another order than ``x^T @ g``. ``MvBackward0`` takes an
+outer product and a transposed matrix @ vector, ``BmmBackward0`` one product per batch; the
+bias gradient of ``addmm`` is torch's sum over the rows. The products run on the dialect's
+forward kernel (MKL gemm where it is there); each result is an op of its own, so the gradients
+differentiate again (create_graph).
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..engine.ops.broadcast import sum_to
+from ..engine.ops.math import multiply
+from ..engine.ops.shape import reshape, swap_last
+from ..engine.registry import OPS, apply, needs_grad
+
+_MATMUL = None
+
+
+def _mm(a, b, transpose_x=False, transpose_y=False):
+    """``a @ b`` (optional transposes) as a graph op computed by the dialect's kernel."""
+    global _MATMUL
+    if _MATMUL is None:
+        from ._ops import _np_matmul
+
+        op = copy.copy(OPS["matmul"])
+        op.forward = _np_matmul
+        _MATMUL = op
+    attrs = {}
+    if transpose_x:
+        attrs["transpose_x"] = True
+    if transpose_y:
+        attrs["transpose_y"] = True
+    return apply(_MATMUL, (a, b), attrs)
+
+
+def _column_major(t):
+    d = t.data
+    return d.ndim == 2 and d.shape[0] > 1 and d.shape[1] > 1 and not d.flags.c_contiguous \
+        and d.T.flags.c_contiguous
+
+
+def _mat1_grad(g, mat1, mat2):
+    if _column_major(mat1):
+        return swap_last(_mm(mat2, g, transpose_y=True))
+    return _mm(g, mat2, transpose_y=True)
+
+
+def _mat2_grad(g, mat1, mat2):
+    if _column_major(mat2):
+        return swap_last(_mm(g, mat1, transpose_x=True))
+    return _mm(mat1, g, transpose_x=True)
+
+
+def mm_vjp(n, g):
+    """MmBackward0 / MvBackward0 / BmmBackward0 (the op is told apart by its operands' ranks)."""
+    x, y = n.inputs
+    xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    if len(xs) == 2 and len(ys) == 2:
+        return (_mat1_grad(g, x, y) if needs_grad(n, 0) else None,
+                _mat2_grad(g, x, y) if needs_grad(n, 1) else None)
+    if len(xs) == 2 and len(ys) == 1:
+        dx = multiply(reshape(g, (xs[0], 1)), reshape(y, (1, ys[0]))) if needs_grad(n, 0) else None
+        return dx, (_mm(x, g, transpose_x=True) if needs_grad(n, 1) else None)
+    if len(xs) == 3 and len(ys) == 3:
+        return (_mm(g, y, transpose_y=True) if needs_grad(n, 0) else None,
+                _mm(x, g, transpose_x=True) if needs_grad(n, 1) else None)
+    from ..engine.ops.linalg import _matmul_vjp
+
+    return _matmul_vjp(n, g)
+
+
+def with_vjp(op, vjp):
+    """``op`` (a dialect copy) with the VJP above when MKL is there; without it the engine's VJP
+    is kept (its kernels, not torch's, compute the gradients then)."""
+    from . import _mkl
+
+    if op.vjp is not vjp and _mkl.available():
+        op.vjp = vjp
+    return op
+
+
+def addmm_vjp(n, g):
+    """AddmmBackward0 with beta = alpha = 1."""
+    bias, x, w = n.inputs
+    gb = None
+    if needs_grad(n, 0):
+        shape = bias.data.shape
+        gb = g if shape == g.data.shape else sum_to(g, shape, "torch")
+    return (gb, _mat1_grad(g, x, w) if needs_grad(n, 1) else None,
+            _mat2_grad(g, x, w) if needs_grad(n, 2) else None)
