@@ -21,7 +21,6 @@ needs_mkl = pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is no
                                "(a dependency on x86-64 Linux/Windows only)")
 # measured differences that are not the products' kernels:
 KNOWN = {
-    "mm_1xk_1x2000x1/0",      # a (1, k) @ (k, 1) product: torch takes another kernel (left on numpy)
     "mlp_784_256_10/4",       # W2.grad (10x256, k=64): torch's 2 MKL threads split k; gradrepl's MKL is sequential
     # cross_entropy's backward (the logits' gradient) differs, and so does all that follows it
     "mlp_ce_784_256_10/1", "mlp_ce_784_256_10/2", "mlp_ce_784_256_10/3", "mlp_ce_784_256_10/4",

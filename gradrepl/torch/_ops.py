@@ -1657,20 +1657,20 @@ def _np_matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
 
 def _mkl_matmul(x, y):
     """``x @ y`` as torch's MKL BLAS computes it (``_gemm``): matrices and matrix @ vector by
-    gemm, a batch one gemm per matrix; None without MKL, for other dtypes, and for a (1, k) @
-    (k, 1) product (torch takes another kernel there)."""
-    from ._gemm import gemm
+    gemm, a batch one gemm per matrix (small ones by torch's own loop); None without MKL and
+    for other dtypes."""
+    from ._gemm import gemm, sequential_bmm
 
     if x.ndim == 2 and y.ndim == 1:
         out = gemm(x, y[:, None])
         return None if out is None else out[:, 0]
     if x.ndim == 2 and y.ndim == 2:
-        if x.shape[0] == 1 and y.shape[1] == 1:
-            return None
         return gemm(x, y)
     if x.ndim == 3 and y.ndim == 3 and x.shape[0] == y.shape[0]:
-        if x.shape[1] == 1 and y.shape[2] == 1:
-            return None
+        m, k, n = x.shape[1], x.shape[2], y.shape[2]
+        if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) and x.shape[0] and (
+                m * k * n < 400 or m == n == 1):
+            return sequential_bmm(x, y)
         parts = [gemm(xi, yi) for xi, yi in zip(x, y)]
         if not parts or parts[0] is None:
             return None
@@ -1681,7 +1681,7 @@ def _mkl_matmul(x, y):
 def _addmm_fwd(bias, x, w):
     from ._gemm import gemm
 
-    out = None if (x.shape[0] == 1 and w.shape[1] == 1) else gemm(x, w, bias)
+    out = gemm(x, w, bias)
     if out is None:
         out = _small_gemm(x, w, bias)
     if out is None:
