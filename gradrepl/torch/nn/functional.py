@@ -15,6 +15,7 @@ from .. import _dtypes, _ops, _random
 from .._base import EngineTensor, raw
 from .._ops import top
 from .._tensor import Tensor, _dim
+from . import _softmax_ops as _SMX
 
 _wrap = Tensor._wrap
 _STATE = grad_mode.STATE
@@ -133,7 +134,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
         x = _ops.to_dtype(x, _dtypes.to_np(dtype))
     a = raw(x)
     d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
-    return apply(top("softmax", "SoftmaxBackward0", "out"), (x,), {"axis": d})
+    return apply(_SMX.SOFTMAX, (x,), {"axis": d})
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
@@ -142,7 +143,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
         x = _ops.to_dtype(x, _dtypes.to_np(dtype))
     a = raw(x)
     d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
-    return apply(top("log_softmax", "LogSoftmaxBackward0", "out"), (x,), {"axis": d})
+    return apply(_SMX.LOG_SOFTMAX, (x,), {"axis": d})
 
 
 def softmin(input, dim=None):  # noqa: A002
@@ -362,7 +363,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     w = raw(weight) if weight is not None else np.ones(classes, a.dtype)
-    return apply(top("fused_nll_loss", "NllLossBackward0", "other"), (input,),
+    return apply(_SMX.NLL, (input,),
                  {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
                   "ignore_index": int(ignore_index), "reduction": reduction})
 

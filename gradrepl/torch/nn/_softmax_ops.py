@@ -1,0 +1,99 @@
+"""softmax / log_softmax / nll_loss as torch ops whose float32 forwards and backwards run
+torch's kernels (``.._softmax_kernels``) along the last dim; other dtypes, other dims and
+create_graph keep the engine's kernels and VJPs (differentiable again)."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ...engine.grad_mode import is_grad_enabled
+from ...engine.ops import fused as FU
+from ...engine.ops import nn as NN
+from .. import _softmax_kernels as K
+from .._ops import top
+
+
+def _last(x, axis):
+    return K.supported(x) and x.ndim >= 1 and axis % x.ndim == x.ndim - 1
+
+
+def _with(base, forward, vjp):
+    op = copy.copy(base)
+    op.forward = forward
+    op.vjp = vjp
+    return op
+
+
+def _sm_fwd(x, axis):
+    return K.softmax(x, axis) if _last(x, axis) else NN.softmax_kernel(x, axis)
+
+
+def _lsm_fwd(x, axis):
+    return K.log_softmax(x, axis) if _last(x, axis) else NN.log_softmax_kernel(x, axis)
+
+
+def _exact_vjp(kernel, engine_vjp):
+    def vjp(n, g):
+        y = n.out()
+        axis = n.attrs["axis"]
+        if is_grad_enabled() or not _last(y.data, axis) or g.data.dtype != np.float32:
+            return engine_vjp(n, g)
+        return (type(g)._wrap(kernel(y.data, np.ascontiguousarray(g.data), axis), True),)
+    return vjp
+
+
+_SM_BASE = top("softmax", "SoftmaxBackward0", "out")
+_LSM_BASE = top("log_softmax", "LogSoftmaxBackward0", "out")
+SOFTMAX = _with(_SM_BASE, _sm_fwd, _exact_vjp(K.softmax_backward, _SM_BASE.vjp))
+LOG_SOFTMAX = _with(_LSM_BASE, _lsm_fwd, _exact_vjp(K.log_softmax_backward, _LSM_BASE.vjp))
+
+
+# ------------------------------------------------------------------------------ nll_loss
+def _nll_parts(x_shape, target, weight, ignore_index, dt):
+    """(rows' picked index, valid mask, per-row weight) in torch's iteration order."""
+    t = np.asarray(target).reshape(-1)
+    valid = t != ignore_index
+    idx = np.where(valid, t, 0).astype(np.int64)
+    w = np.where(valid, np.asarray(weight, dt)[idx], 0).astype(dt)
+    return idx, valid, w
+
+
+def _total_weight(w, valid, weighted):
+    return K.cascade_sum(w, valid) if weighted else np.float32(int(valid.sum()))
+
+
+def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
+    if not K.supported(x) or reduction == "none":
+        return FU._nll2_fwd(x, target, weight, ignore_index, reduction)
+    picked, w, _hot = FU._nll_layout(x, target, weight, ignore_index)
+    _i, valid, _w = _nll_parts(x.shape, target, weight, ignore_index, x.dtype)
+    weighted = bool((np.asarray(weight) != 1).any())
+    total = K.cascade_sum(-(picked * w) if weighted else -picked, valid)
+    if reduction == "mean":
+        total = np.float32(total / _total_weight(w, valid, weighted))
+    return np.asarray(total, np.float32)
+
+
+def _nll_vjp(n, g):
+    a = n.attrs
+    x_shape, dt = n.in_meta[0]
+    red = a.get("reduction", "mean")
+    if is_grad_enabled() or dt != np.float32 or red == "none" or g.data.dtype != np.float32:
+        return FU._nll2_vjp(n, g)
+    weight = np.asarray(a["weight"], dt)
+    idx, valid, w = _nll_parts(x_shape, a["target"], weight, a.get("ignore_index", -100), dt)
+    weighted = bool((weight != 1).any())
+    gv = np.float32(g.data)
+    grad = -(gv / _total_weight(w, valid, weighted)) if red == "mean" else -gv
+    rows = int(np.prod(x_shape, dtype=np.int64) // (x_shape[0] if len(x_shape) == 1
+                                                     else x_shape[1]))
+    classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
+    hot = np.zeros((rows, classes), np.float32)
+    r = np.arange(rows)[valid]
+    hot[r, idx[valid]] = (w[valid] * grad) if weighted else grad
+    return (type(g)._wrap(FU._unlayout(hot, x_shape).astype(np.float32), True),)
+
+
+_NLL_BASE = top("fused_nll_loss", "NllLossBackward0", "other")
+NLL = _with(_NLL_BASE, _nll_fwd, _nll_vjp)
