@@ -64,11 +64,14 @@ def _total_weight(w, valid, weighted):
 
 
 def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
-    if not K.supported(x) or reduction == "none":
+    if not K.supported(x):
         return FU._nll2_fwd(x, target, weight, ignore_index, reduction)
     picked, w, _hot = FU._nll_layout(x, target, weight, ignore_index)
     _i, valid, _w = _nll_parts(x.shape, target, weight, ignore_index, x.dtype)
     weighted = bool((np.asarray(weight) != 1).any())
+    if reduction == "none":  # ignored positions give +0 (not -x * 0)
+        shape = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
+        return np.where(valid, -picked * w, np.float32(0)).astype(np.float32).reshape(shape)
     total = K.cascade_sum(-(picked * w) if weighted else -picked, valid)
     if reduction == "mean":
         total = np.float32(total / _total_weight(w, valid, weighted))
@@ -79,13 +82,16 @@ def _nll_vjp(n, g):
     a = n.attrs
     x_shape, dt = n.in_meta[0]
     red = a.get("reduction", "mean")
-    if is_grad_enabled() or dt != np.float32 or red == "none" or g.data.dtype != np.float32:
+    if is_grad_enabled() or dt != np.float32 or g.data.dtype != np.float32:
         return FU._nll2_vjp(n, g)
     weight = np.asarray(a["weight"], dt)
     idx, valid, w = _nll_parts(x_shape, a["target"], weight, a.get("ignore_index", -100), dt)
     weighted = bool((weight != 1).any())
-    gv = np.float32(g.data)
-    grad = -(gv / _total_weight(w, valid, weighted)) if red == "mean" else -gv
+    gv = np.asarray(g.data, np.float32)
+    if red == "none":  # -weight * g per position
+        grad = -gv.reshape(-1)[valid]
+    else:
+        grad = -(gv / _total_weight(w, valid, weighted)) if red == "mean" else -gv
     rows = int(np.prod(x_shape, dtype=np.int64) // (x_shape[0] if len(x_shape) == 1
                                                      else x_shape[1]))
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
