@@ -41,6 +41,24 @@ def _library_path():
     return None
 
 
+THREADS = 2  # torch's at::get_num_threads() on the reference 2-core machine: MKL's gemm
+#              splits some products (e.g. 10x32 @ 32x16) between its threads, which changes
+#              their sums' order, so gradrepl runs MKL with as many OpenMP threads as torch
+
+
+def _gnu_threads(path) -> bool:
+    """Whether MKL's GNU OpenMP layer can load (its library beside libmkl_rt, and libgomp)."""
+    import os
+
+    if not os.path.exists(os.path.join(os.path.dirname(path), "libmkl_gnu_thread.so.2")):
+        return False
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
+
+
 def _load():
     global _LIB
     if _LIB is None:
@@ -50,7 +68,11 @@ def _load():
             try:
                 lib = ctypes.CDLL(path)
                 lib.MKL_Set_Interface_Layer(0)      # LP64
-                lib.MKL_Set_Threading_Layer(1)      # sequential: no OpenMP runtime needed
+                if _gnu_threads(path):
+                    lib.MKL_Set_Threading_Layer(3)  # GNU OpenMP, as torch's MKL runs
+                    lib.MKL_Set_Num_Threads(THREADS)
+                else:
+                    lib.MKL_Set_Threading_Layer(1)  # sequential: no OpenMP runtime needed
                 _LIB = lib
             except (OSError, AttributeError):
                 _LIB = False
