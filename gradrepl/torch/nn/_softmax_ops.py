@@ -1,6 +1,6 @@
 """softmax / log_softmax / nll_loss as torch ops whose float32 forwards and backwards run
-torch's kernels (``.._softmax_kernels``) along the last dim; other dtypes, other dims and
-create_graph keep the engine's kernels and VJPs (differentiable again)."""
+torch's kernels (``.._softmax_kernels``); other dtypes and create_graph keep the engine's
+kernels and VJPs (differentiable again)."""
 from __future__ import annotations
 
 import copy
@@ -14,8 +14,11 @@ from .. import _softmax_kernels as K
 from .._ops import top
 
 
-def _last(x, axis):
-    return K.supported(x) and x.ndim >= 1 and axis % x.ndim == x.ndim - 1
+def _kernel(x, axis, last, inner):
+    """torch's kernel for x along axis (float32, at least 1-D), else None."""
+    if not K.supported(x) or x.ndim == 0:
+        return None
+    return last if axis % x.ndim == x.ndim - 1 else inner
 
 
 def _with(base, forward, vjp):
@@ -26,27 +29,33 @@ def _with(base, forward, vjp):
 
 
 def _sm_fwd(x, axis):
-    return K.softmax(x, axis) if _last(x, axis) else NN.softmax_kernel(x, axis)
+    k = _kernel(x, axis, K.softmax, K.softmax_inner)
+    return NN.softmax_kernel(x, axis) if k is None else k(x, axis % x.ndim)
 
 
 def _lsm_fwd(x, axis):
-    return K.log_softmax(x, axis) if _last(x, axis) else NN.log_softmax_kernel(x, axis)
+    k = _kernel(x, axis, K.log_softmax, K.log_softmax_inner)
+    return NN.log_softmax_kernel(x, axis) if k is None else k(x, axis % x.ndim)
 
 
-def _exact_vjp(kernel, engine_vjp):
+def _exact_vjp(last, inner, engine_vjp):
     def vjp(n, g):
         y = n.out()
         axis = n.attrs["axis"]
-        if is_grad_enabled() or not _last(y.data, axis) or g.data.dtype != np.float32:
+        k = _kernel(y.data, axis, last, inner)
+        if is_grad_enabled() or k is None or g.data.dtype != np.float32:
             return engine_vjp(n, g)
-        return (type(g)._wrap(kernel(y.data, np.ascontiguousarray(g.data), axis), True),)
+        gi = k(y.data, np.ascontiguousarray(g.data), axis % y.data.ndim)
+        return (type(g)._wrap(np.asarray(gi, np.float32), True),)
     return vjp
 
 
 _SM_BASE = top("softmax", "SoftmaxBackward0", "out")
 _LSM_BASE = top("log_softmax", "LogSoftmaxBackward0", "out")
-SOFTMAX = _with(_SM_BASE, _sm_fwd, _exact_vjp(K.softmax_backward, _SM_BASE.vjp))
-LOG_SOFTMAX = _with(_LSM_BASE, _lsm_fwd, _exact_vjp(K.log_softmax_backward, _LSM_BASE.vjp))
+SOFTMAX = _with(_SM_BASE, _sm_fwd, _exact_vjp(K.softmax_backward, K.softmax_backward_inner,
+                                               _SM_BASE.vjp))
+LOG_SOFTMAX = _with(_LSM_BASE, _lsm_fwd, _exact_vjp(K.log_softmax_backward,
+                                                    K.log_softmax_backward_inner, _LSM_BASE.vjp))
 
 
 # ------------------------------------------------------------------------------ nll_loss

@@ -22,9 +22,20 @@ SOFTMAX = [
     ("lsm_16x257", "log_softmax", (16, 257), -1, 1.0),
     ("lsm_4x999", "log_softmax", (4, 999), -1, 300.0),
     ("lsm_2x4x48", "log_softmax", (2, 4, 48), 2, 1.0),
+    # another dim than the last: 16 inner positions per vector, the rest scalar
+    ("sm_dim1_4x7x5", "softmax", (4, 7, 5), 1, 3.0),
+    ("sm_dim1_3x20x17", "softmax", (3, 20, 17), 1, 3.0),
+    ("sm_dim0_6x9", "softmax", (6, 9), 0, 3.0),
+    ("sm_dim2_15x34x28x1", "softmax", (15, 34, 28, 1), 2, 0.4),
+    ("sm_dim1_2x700x40", "softmax", (2, 700, 40), 1, 5.0),
+    ("lsm_dim1_5x3x40", "log_softmax", (5, 3, 40), 1, 3.0),
+    ("lsm_dim1_3x2644x13", "log_softmax", (3, 2644, 13), 1, 2.0),
+    ("lsm_dim2_8x9x32x31", "log_softmax", (8, 9, 32, 31), 2, 5.0),
+    ("lsm_dim0_33x70", "log_softmax", (33, 70), 0, 1.0),
 ]
 
-# (name, batch, classes, reduction, with weight, ignore_index (or None), grad_output)
+# (name, batch (or the input shape), classes, reduction, with weight, ignore_index (or None),
+#  grad_output)
 CROSS_ENTROPY = [
     ("ce_32x10_mean", 32, 10, "mean", False, None, 1.0),
     ("ce_7x3_mean", 7, 3, "mean", False, None, 0.37),
@@ -37,6 +48,9 @@ CROSS_ENTROPY = [
     ("ce_30x6_mean_ign", 30, 6, "mean", False, 2, 1.0),
     ("ce_21x8_none_ign_w", 21, 8, "none", True, 3, 1.5),
     ("ce_1x4_mean", 1, 4, "mean", False, None, 1.0),
+    ("ce_img_4x5x6x7_mean", (4, 5, 6, 7), 5, "mean", False, None, 1.0),
+    ("ce_seq_3x10x17_sum", (3, 10, 17), 10, "sum", True, None, 0.5),
+    ("ce_seq_2x6x20_none_ign", (2, 6, 20), 6, "none", False, 1, 1.0),
 ]
 
 
@@ -57,8 +71,9 @@ def run_softmax(torch, name, fn, shape, dim, scale):
 def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go):
     F = torch.nn.functional
     rng = _rng(name)
-    x = (rng.standard_normal((n, c)) * 3).astype(np.float32)
-    t = rng.integers(0, c, n)
+    shape = n if isinstance(n, tuple) else (n, c)  # (N, C, d1, ...) or N
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    t = rng.integers(0, c, shape[:1] + shape[2:])
     w = (rng.random(c) + 0.5).astype(np.float32) if weighted else None
     kw = {"reduction": reduction}
     if w is not None:
@@ -68,7 +83,7 @@ def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go):
     xt = torch.tensor(x, requires_grad=True)
     loss = F.cross_entropy(xt, torch.tensor(t), **kw)
     if reduction == "none":
-        loss.backward(torch.tensor(np.full(n, go, np.float32)))
+        loss.backward(torch.tensor(np.full(t.shape, go, np.float32)))
     else:
         loss.backward(torch.tensor(np.float32(go)))
     return {"loss": loss.detach().numpy().copy(), "grad": xt.grad.numpy().copy()}
