@@ -99,3 +99,17 @@ def test_float64_keeps_the_engine_kernels():
     y = torch.log_softmax(x, 1)
     assert y.dtype == torch.float64
     np.testing.assert_allclose(np.exp(y.detach().numpy()).sum(), 1.0, rtol=1e-12)
+
+
+def test_glibc_expf_replay_matches_this_machines_libm():
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("m")
+    if not name or not os.uname().machine == "x86_64":
+        pytest.skip("no x86-64 libm")
+    f = ctypes.CDLL(name).expf
+    f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
+    x = np.random.default_rng(7).uniform(-100, 0, 3000).astype(np.float32)
+    ref = np.array([f(float(v)) for v in x], np.float32)
+    assert (K._scalar_exp(x).view(np.uint32) == ref.view(np.uint32)).all()

@@ -35,7 +35,7 @@ SOFTMAX = [
 ]
 
 # (name, batch (or the input shape), classes, reduction, with weight, ignore_index (or None),
-#  grad_output)
+#  grad_output[, label_smoothing])
 CROSS_ENTROPY = [
     ("ce_32x10_mean", 32, 10, "mean", False, None, 1.0),
     ("ce_7x3_mean", 7, 3, "mean", False, None, 0.37),
@@ -51,6 +51,9 @@ CROSS_ENTROPY = [
     ("ce_img_4x5x6x7_mean", (4, 5, 6, 7), 5, "mean", False, None, 1.0),
     ("ce_seq_3x10x17_sum", (3, 10, 17), 10, "sum", True, None, 0.5),
     ("ce_seq_2x6x20_none_ign", (2, 6, 20), 6, "none", False, 1, 1.0),
+    ("ce_32x10_mean_ls", 32, 10, "mean", False, None, 1.0, 0.1),
+    ("ce_40x12_mean_w_ls", 40, 12, "mean", True, None, 1.0, 0.2),
+    ("ce_30x6_sum_ign_ls", 30, 6, "sum", False, 2, 1.0, 0.05),
 ]
 
 
@@ -68,7 +71,7 @@ def run_softmax(torch, name, fn, shape, dim, scale):
     return {"out": y.detach().numpy().copy(), "grad": xt.grad.numpy().copy()}
 
 
-def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go):
+def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go, smoothing=0.0):
     F = torch.nn.functional
     rng = _rng(name)
     shape = n if isinstance(n, tuple) else (n, c)  # (N, C, d1, ...) or N
@@ -76,6 +79,8 @@ def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go):
     t = rng.integers(0, c, shape[:1] + shape[2:])
     w = (rng.random(c) + 0.5).astype(np.float32) if weighted else None
     kw = {"reduction": reduction}
+    if smoothing:
+        kw["label_smoothing"] = smoothing
     if w is not None:
         kw["weight"] = torch.tensor(w)
     if ignore is not None:
