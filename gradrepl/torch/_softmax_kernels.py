@@ -20,15 +20,17 @@ Another dim than the last (``*_inner``): torch's (outer, dim, inner) kernels, 16
 per vector, the others scalar (glibc's expf), sums over the dim in order, softmax divides by
 the sum; the backwards' sums are fused (``g * y`` added by fma).
 
-Only float32 is handled here (``supported``); other dtypes use the engine's kernels."""
+float64 along the last dim (``supported``): the same with 8 double lanes, added in order, and
+SLEEF's double exp/log (``_sleef64``). Other dtypes use the engine's kernels."""
 from __future__ import annotations
 
 import numpy as np
 
-from ._norm_kernels import fma
+from . import _sleef64 as D
+from ._norm_kernels import fma as _fma32
 
 F32 = np.float32
-LANES = 16
+LANES = 16    # float lanes of AVX-512 (8 doubles, whose lanes are then added in order)
 
 _R_LN2 = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
 _L2U, _L2L = F32(0.693145751953125), F32(1.428606765330187045e-06)
@@ -39,8 +41,14 @@ _LN2_HI, _LN2_LO = F32(0.69314718246459960938), F32(-1.904654323148236017e-09)
 _LOG_P = [F32(v) for v in (0.3027294874, 0.3996108174, 0.6666694880)]
 
 
-def supported(x) -> bool:
-    return x.dtype == F32 and x.size > 0
+def supported(x, inner=False) -> bool:
+    """float32 (any dim), float64 (the last dim only: the other kernels' scalar tails call
+    glibc's double exp, which is not replayed)."""
+    return x.size > 0 and (x.dtype == F32 or (x.dtype == np.float64 and not inner))
+
+
+def fma(a, b, c):
+    return D.fma64(a, b, c) if np.asarray(a).dtype == np.float64 else _fma32(a, b, c)
 
 
 def _pow2i(q):
@@ -49,6 +57,8 @@ def _pow2i(q):
 
 def vexp(d):
     """SLEEF's float expf (1-ulp version) as the AVX-512 build computes it."""
+    if np.asarray(d).dtype == np.float64:
+        return D.vexp(d)
     d = np.asarray(d, F32)
     with np.errstate(all="ignore"):
         q = np.rint(d * _R_LN2).astype(np.int32)
@@ -74,6 +84,8 @@ def _two_sum(x, y):          # dfadd2_vf2_vf_vf
 
 def vlog(d):
     """SLEEF's float logf (1-ulp version) for positive finite d, AVX-512 build."""
+    if np.asarray(d).dtype == np.float64:
+        return D.vlog(d)
     d = np.asarray(d, F32)
     with np.errstate(all="ignore"):
         _f, ex = np.frexp(d * F32(1.0 / 0.75))
@@ -103,20 +115,27 @@ def vlog(d):
 
 
 def vsum(rows):
-    """rows (R, n) float32 -> (R,): each row's reduce_all with + (16 lanes, pairwise fold)."""
+    """rows (R, n) -> (R,): each row's reduce_all with + (vectors of 16 floats folded pairwise,
+    8 doubles added lane by lane)."""
     r, n = rows.shape
-    if n < LANES:
+    lanes = LANES if rows.dtype == F32 else LANES // 2
+    if n < lanes:
         acc = rows[:, 0].copy()
         for k in range(1, n):
             acc = acc + rows[:, k]
         return acc
-    m = n - n % LANES
-    acc = rows[:, :LANES].copy()
-    for i in range(LANES, m, LANES):
-        acc = acc + rows[:, i:i + LANES]
+    m = n - n % lanes
+    acc = rows[:, :lanes].copy()
+    for i in range(lanes, m, lanes):
+        acc = acc + rows[:, i:i + lanes]
     if n > m:
         acc[:, :n - m] = acc[:, :n - m] + rows[:, m:]
-    w = LANES
+    if rows.dtype != F32:
+        out = acc[:, 0]
+        for k in range(1, lanes):
+            out = out + acc[:, k]
+        return out
+    w = lanes
     while w > 1:
         w //= 2
         acc = acc[:, :w] + acc[:, w:2 * w]
@@ -135,7 +154,7 @@ def softmax(x, axis):
     rows, back = _rows(x, axis)
     with np.errstate(all="ignore"):
         e = vexp(rows - rows.max(axis=1, keepdims=True))
-        inv = F32(1) / vsum(e)
+        inv = x.dtype.type(1) / vsum(e)
         return back(e * inv[:, None])
 
 
@@ -166,19 +185,20 @@ def cascade_sum(values, valid):
     after every 16th position (skipped positions carry nothing)."""
     levels, power = 8, 4
     mask = (1 << power) - 1
-    acc = [F32(0)] * levels
+    t = np.asarray(values).dtype.type
+    acc = [t(0)] * levels
     for b in range(len(values)):
         if not valid[b]:
             continue
-        acc[0] = F32(acc[0] + values[b])
+        acc[0] = t(acc[0] + values[b])
         for j in range(levels - 1):
             if b & (mask << (j * power)):
                 break
-            acc[j + 1] = F32(acc[j + 1] + acc[j])
-            acc[j] = F32(0)
-    out = F32(0)
+            acc[j + 1] = t(acc[j + 1] + acc[j])
+            acc[j] = t(0)
+    out = t(0)
     for a in acc:
-        out = F32(out + a)
+        out = t(out + a)
     return out
 
 
@@ -212,26 +232,6 @@ def _table():
 _TAB = _table()
 
 
-def _two_prod(a, b):
-    p = a * b
-    split = 134217729.0
-    ah = a * split
-    ah = ah - (ah - a)
-    al = a - ah
-    bh = b * split
-    bh = bh - (bh - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _fma64(a, b, c):
-    """double a * b + c, rounded once (up to the rare double-rounding tie)."""
-    p, e = _two_prod(a, b)
-    s = p + c
-    bb = s - p
-    return s + (((p - (s - bb)) + (c - bb)) + e)
-
-
 def _scalar_exp(d):
     """glibc's expf of float32 d (checked bit for bit against libm on 300,000 values)."""
     with np.errstate(all="ignore"):
@@ -242,8 +242,8 @@ def _scalar_exp(d):
         r = z - kd
         s = _TAB[k % _N] * np.exp2((k // _N).astype(np.float64))
         one = np.ones_like(r)
-        y = _fma64(_C[0] * one, r, _C[1] * one)
-        y = _fma64(y, r * r, _fma64(_C[2] * one, r, one))
+        y = D.fma64(_C[0] * one, r, _C[1] * one)
+        y = D.fma64(y, r * r, D.fma64(_C[2] * one, r, one))
         y = (y * s).astype(F32)
         y = np.where(xd < _UNDER, F32(0), y)
         return np.where(np.isnan(xd), xd.astype(F32), y)

@@ -16,9 +16,12 @@ from .._ops import top
 
 def _kernel(x, axis, last, inner):
     """torch's kernel for x along axis (float32, at least 1-D), else None."""
-    if not K.supported(x) or x.ndim == 0:
+    if x.ndim == 0:
         return None
-    return last if axis % x.ndim == x.ndim - 1 else inner
+    is_last = axis % x.ndim == x.ndim - 1
+    if not K.supported(x, inner=not is_last):
+        return None
+    return last if is_last else inner
 
 
 def _with(base, forward, vjp):
@@ -43,10 +46,10 @@ def _exact_vjp(last, inner, engine_vjp):
         y = n.out()
         axis = n.attrs["axis"]
         k = _kernel(y.data, axis, last, inner)
-        if is_grad_enabled() or k is None or g.data.dtype != np.float32:
+        if is_grad_enabled() or k is None or g.data.dtype != y.data.dtype:
             return engine_vjp(n, g)
         gi = k(y.data, np.ascontiguousarray(g.data), axis % y.data.ndim)
-        return (type(g)._wrap(np.asarray(gi, np.float32), True),)
+        return (type(g)._wrap(np.asarray(gi, y.data.dtype), True),)
     return vjp
 
 
@@ -69,7 +72,7 @@ def _nll_parts(x_shape, target, weight, ignore_index, dt):
 
 
 def _total_weight(w, valid, weighted):
-    return K.cascade_sum(w, valid) if weighted else np.float32(int(valid.sum()))
+    return K.cascade_sum(w, valid) if weighted else w.dtype.type(int(valid.sum()))
 
 
 def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
@@ -80,23 +83,23 @@ def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     weighted = bool((np.asarray(weight) != 1).any())
     if reduction == "none":  # ignored positions give +0 (not -x * 0)
         shape = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
-        return np.where(valid, -picked * w, np.float32(0)).astype(np.float32).reshape(shape)
+        return np.where(valid, -picked * w, x.dtype.type(0)).astype(x.dtype).reshape(shape)
     total = K.cascade_sum(-(picked * w) if weighted else -picked, valid)
     if reduction == "mean":
-        total = np.float32(total / _total_weight(w, valid, weighted))
-    return np.asarray(total, np.float32)
+        total = x.dtype.type(total / _total_weight(w, valid, weighted))
+    return np.asarray(total, x.dtype)
 
 
 def _nll_vjp(n, g):
     a = n.attrs
     x_shape, dt = n.in_meta[0]
     red = a.get("reduction", "mean")
-    if is_grad_enabled() or dt != np.float32 or g.data.dtype != np.float32:
+    if is_grad_enabled() or dt not in (np.float32, np.float64) or g.data.dtype != dt:
         return FU._nll2_vjp(n, g)
     weight = np.asarray(a["weight"], dt)
     idx, valid, w = _nll_parts(x_shape, a["target"], weight, a.get("ignore_index", -100), dt)
     weighted = bool((weight != 1).any())
-    gv = np.asarray(g.data, np.float32)
+    gv = np.asarray(g.data, dt)
     if red == "none":  # -weight * g per position
         grad = -gv.reshape(-1)[valid]
     else:
@@ -104,10 +107,10 @@ def _nll_vjp(n, g):
     rows = int(np.prod(x_shape, dtype=np.int64) // (x_shape[0] if len(x_shape) == 1
                                                      else x_shape[1]))
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
-    hot = np.zeros((rows, classes), np.float32)
+    hot = np.zeros((rows, classes), dt)
     r = np.arange(rows)[valid]
     hot[r, idx[valid]] = (w[valid] * grad) if weighted else grad
-    return (type(g)._wrap(FU._unlayout(hot, x_shape).astype(np.float32), True),)
+    return (type(g)._wrap(FU._unlayout(hot, x_shape).astype(dt), True),)
 
 
 _NLL_BASE = top("fused_nll_loss", "NllLossBackward0", "other")

@@ -3,7 +3,7 @@ in the oracle venv) and by gradrepl's torch dialect: each case returns its float
 label (forward output and input gradient); the test compares their bytes' md5."""
 import numpy as np
 
-# (name, function, input shape, dim, input scale)
+# (name, function, input shape, dim, input scale[, dtype])
 SOFTMAX = [
     ("sm_1x2", "softmax", (1, 2), -1, 1.0),
     ("sm_3x5", "softmax", (3, 5), 1, 3.0),
@@ -32,6 +32,11 @@ SOFTMAX = [
     ("lsm_dim1_3x2644x13", "log_softmax", (3, 2644, 13), 1, 2.0),
     ("lsm_dim2_8x9x32x31", "log_softmax", (8, 9, 32, 31), 2, 5.0),
     ("lsm_dim0_33x70", "log_softmax", (33, 70), 0, 1.0),
+    # float64 along the last dim: 8 double lanes, SLEEF's double exp/log
+    ("sm64_7x17", "softmax", (7, 17), -1, 10.0, "float64"),
+    ("sm64_64x100", "softmax", (64, 100), -1, 30.0, "float64"),
+    ("lsm64_13x31", "log_softmax", (13, 31), -1, 3.0, "float64"),
+    ("lsm64_5x999", "log_softmax", (5, 999), -1, 300.0, "float64"),
 ]
 
 # (name, batch (or the input shape), classes, reduction, with weight, ignore_index (or None),
@@ -54,6 +59,8 @@ CROSS_ENTROPY = [
     ("ce_32x10_mean_ls", 32, 10, "mean", False, None, 1.0, 0.1),
     ("ce_40x12_mean_w_ls", 40, 12, "mean", True, None, 1.0, 0.2),
     ("ce_30x6_sum_ign_ls", 30, 6, "sum", False, 2, 1.0, 0.05),
+    ("ce64_99x712_mean", 99, 712, "mean", False, None, 2.5, 0.0, "float64"),
+    ("ce64_40x12_none_w", 40, 12, "none", True, 3, 1.0, 0.0, "float64"),
 ]
 
 
@@ -61,23 +68,24 @@ def _rng(name):
     return np.random.default_rng(sum(ord(c) * (i + 1) for i, c in enumerate(name)))
 
 
-def run_softmax(torch, name, fn, shape, dim, scale):
+def run_softmax(torch, name, fn, shape, dim, scale, dtype="float32"):
     rng = _rng(name)
-    x = (rng.standard_normal(shape) * scale).astype(np.float32)
-    g = rng.standard_normal(shape).astype(np.float32)
+    x = (rng.standard_normal(shape) * scale).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
     xt = torch.tensor(x, requires_grad=True)
     y = getattr(torch, fn)(xt, dim)
     y.backward(torch.tensor(g))
     return {"out": y.detach().numpy().copy(), "grad": xt.grad.numpy().copy()}
 
 
-def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go, smoothing=0.0):
+def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go, smoothing=0.0,
+                      dtype="float32"):
     F = torch.nn.functional
     rng = _rng(name)
     shape = n if isinstance(n, tuple) else (n, c)  # (N, C, d1, ...) or N
-    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
     t = rng.integers(0, c, shape[:1] + shape[2:])
-    w = (rng.random(c) + 0.5).astype(np.float32) if weighted else None
+    w = (rng.random(c) + 0.5).astype(dtype) if weighted else None
     kw = {"reduction": reduction}
     if smoothing:
         kw["label_smoothing"] = smoothing
@@ -88,9 +96,9 @@ def run_cross_entropy(torch, name, n, c, reduction, weighted, ignore, go, smooth
     xt = torch.tensor(x, requires_grad=True)
     loss = F.cross_entropy(xt, torch.tensor(t), **kw)
     if reduction == "none":
-        loss.backward(torch.tensor(np.full(t.shape, go, np.float32)))
+        loss.backward(torch.tensor(np.full(t.shape, go, dtype)))
     else:
-        loss.backward(torch.tensor(np.float32(go)))
+        loss.backward(torch.tensor(np.asarray(go, dtype)))
     return {"loss": loss.detach().numpy().copy(), "grad": xt.grad.numpy().copy()}
 
 
