@@ -1,6 +1,6 @@
 """torch's softmax, log_softmax, cross_entropy (nll_loss) and their gradients give real torch
-2.13's bytes on float32 (and float64 along the last dim) (md5 of the results recorded from real torch by
-tests/data/torch_softmax/record.py, from the same cases file), and the SLEEF exp/log replays
+2.13's bytes on float32 (and float64 along the last dim): md5 of the results recorded from real
+torch by tests/data/torch_softmax/record.py, from the same cases file; the SLEEF exp/log replays
 behave as the kernels need; create_graph still differentiates through softmax."""
 import hashlib
 import importlib.util

@@ -213,7 +213,8 @@ THREADS = 2              # at::get_num_threads() of the reference torch
 # table of 32 doubles, a cubic in r by fused multiply-adds, all in double, one final rounding
 _N = 32
 _INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _N
-_C = (float.fromhex("0x1.c6af84b912394p-5") / _N ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / _N ** 2,
+_C = (float.fromhex("0x1.c6af84b912394p-5") / _N ** 3,
+      float.fromhex("0x1.ebfce50fac4f3p-3") / _N ** 2,
       float.fromhex("0x1.62e42ff0c52d6p-1") / _N)
 _SHIFT = float.fromhex("0x1.8p+52")
 _UNDER = float.fromhex("-0x1.9fe368p6")

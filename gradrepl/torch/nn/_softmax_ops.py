@@ -1,6 +1,6 @@
-"""softmax / log_softmax / nll_loss as torch ops whose float32 forwards and backwards run
-torch's kernels (``.._softmax_kernels``); other dtypes and create_graph keep the engine's
-kernels and VJPs (differentiable again)."""
+"""softmax / log_softmax / nll_loss as torch ops whose float32 (and last-dim float64) forwards
+and backwards run torch's kernels (``.._softmax_kernels``); other dtypes and create_graph keep
+the engine's kernels and VJPs (differentiable again)."""
 from __future__ import annotations
 
 import copy
@@ -15,7 +15,7 @@ from .._ops import top
 
 
 def _kernel(x, axis, last, inner):
-    """torch's kernel for x along axis (float32, at least 1-D), else None."""
+    """torch's kernel for x along axis (``K.supported``, at least 1-D), else None."""
     if x.ndim == 0:
         return None
     is_last = axis % x.ndim == x.ndim - 1
