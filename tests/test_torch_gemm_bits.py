@@ -19,13 +19,9 @@ from gradrepl.torch import _mkl  # noqa: E402
 EXPECTED = json.loads((DATA / "expected.json").read_text())
 needs_mkl = pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is not installed "
                                "(a dependency on x86-64 Linux/Windows only)")
-# measured differences that are not the products' kernels:
-KNOWN = {
-    "mlp_784_256_10/4",       # W2.grad (10x256, k=64): torch's 2 MKL threads split k; gradrepl's MKL is sequential
-    # cross_entropy's backward (the logits' gradient) differs, and so does all that follows it
-    "mlp_ce_784_256_10/1", "mlp_ce_784_256_10/2", "mlp_ce_784_256_10/3", "mlp_ce_784_256_10/4",
-    "mlp_ce_784_256_10/5", "mlp_ce_784_256_10/6",
-}
+# measured differences that are not the products' kernels: none left (W2.grad of the MLP needed
+# MKL on torch's 2 OpenMP threads, the cross_entropy MLP torch's softmax kernels; both now match)
+KNOWN: set = set()
 
 
 @needs_mkl
