@@ -2,9 +2,8 @@
 2.13's bytes on float32 (and float64 along the last dim): md5 of the results recorded from real
 torch by tests/data/torch_softmax/record.py, from the same cases file; the SLEEF exp/log replays
 behave as the kernels need; create_graph still differentiates through softmax."""
-import hashlib
-import importlib.util
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -13,44 +12,15 @@ import gradrepl.torch as torch
 from gradrepl.torch import _softmax_kernels as K
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "torch_softmax")
+sys.path.insert(0, os.path.dirname(DATA))
+import md5_table  # noqa: E402  (tests/data/md5_table.py: the recorded table)
 
-
-def _load_cases():
-    spec = importlib.util.spec_from_file_location("torch_softmax_cases",
-                                                  os.path.join(DATA, "cases.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-CASES = _load_cases()
-
-
-def _expected():
-    out = {}
-    with open(os.path.join(DATA, "expected.txt")) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            name, label, dtype, shape, md5 = line.split()
-            out.setdefault(name, {})[label] = (dtype, shape, md5)
-    return out
-
-
-EXPECTED = _expected()
+CASES = md5_table.load_module(os.path.join(DATA, "cases.py"), "torch_softmax_cases")
+EXPECTED = md5_table.read(os.path.join(DATA, "expected.txt"))
 
 
 def _check(name, got):
-    want = EXPECTED[name]
-    assert sorted(got) == sorted(want)
-    bad = []
-    for label, arr in got.items():
-        dtype, shape, md5 = want[label]
-        assert str(arr.dtype) == dtype, (label, arr.dtype)
-        assert ("x".join(map(str, arr.shape)) or "()") == shape, (label, arr.shape)
-        if hashlib.md5(arr.tobytes()).hexdigest() != md5:
-            bad.append(label)
-    assert not bad, f"{name}: bytes differ from real torch in {bad}"
+    md5_table.check(EXPECTED, name, got)
 
 
 @pytest.mark.parametrize("spec", CASES.SOFTMAX, ids=[s[0] for s in CASES.SOFTMAX])
