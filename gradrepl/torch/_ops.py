@@ -198,8 +198,9 @@ def _erf64(x):
 
 
 def _libm_fwd(name, np_fn):
-    """A float32 elementwise function computed by the C library's ``<name>f`` (the closest of
-    the available kernels to torch's CPU results, measured); other dtypes with numpy."""
+    """An elementwise function as torch computes it: MKL's VML where torch uses it (float32 and
+    float64), else the C library's ``<name>f`` for float32 (the closest of the available kernels
+    to torch's CPU results, measured) and numpy for the other dtypes."""
     import ctypes
 
     from ..engine.ops import _kernels as K
@@ -208,43 +209,40 @@ def _libm_fwd(name, np_fn):
 
     mkl = _mkl.function(name)   # torch's own kernel (MKL's VML) where torch uses it
     if mkl is not None:
-        return _mkl_fwd(name, mkl, np_fn)
+        return _float_fwd(name, mkl, mkl, np_fn)
     f32 = K.libm(name, np_fn)
     lib = getattr(K, "_LIBM", None)
     one = getattr(lib, name + "f", None) if lib is not None else None
-    if one is not None:  # one value: a direct call, without numpy's per-call machinery
-        one = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)((name + "f", lib))
-    f32_type = np.dtype(np.float32)
+    if one is None:
+        return _float_fwd(name, f32, None, np_fn)
+    one = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)((name + "f", lib))
 
+    def f32_or_one(x):  # one value: a direct call, without numpy's per-call machinery
+        if x.size == 1:
+            return np.array(one(x.item()), np.float32).reshape(x.shape)
+        return f32(x)
+    return _float_fwd(name, f32_or_one, None, np_fn)
+
+
+def _float_fwd(name, f32, f64, np_fn):
+    """The forward of an elementwise float function from its kernels: ``f32`` for float32 (and
+    float16 through it), ``f64`` for float64 when given; integers and bools in the default float
+    dtype; anything else with numpy's ``np_fn``."""
     def fwd(x, **_kw):
-        if x.dtype is f32_type or x.dtype == np.float32:
-            if x.size == 1 and one is not None:
-                return np.array(one(x.item()), f32_type).reshape(x.shape)
+        dt = x.dtype
+        if dt == np.float32:
             return f32(x)
-        if x.dtype.kind not in "fc":
+        if dt.kind not in "fc":
             x = x.astype(_dtypes.default_float())
-        if x.dtype == np.float32:
-            return f32(x)
-        if x.dtype == np.float16:
+            dt = x.dtype
+            if dt == np.float32:
+                return f32(x)
+        if f64 is not None and dt == np.float64:
+            return f64(x)
+        if dt == np.float16:
             return f32(x.astype(np.float32)).astype(np.float16)
         with np.errstate(all="ignore"):
-            return np.asarray(np_fn(x)).astype(x.dtype)
-    fwd.__name__ = name
-    return fwd
-
-
-def _mkl_fwd(name, mkl, np_fn):
-    """The forward of ``name`` on MKL's VML, as torch computes it for float32 and float64;
-    integers and bools in the default float dtype, float16 through float32, complex numpy."""
-    def fwd(x, **_kw):
-        if x.dtype.kind not in "fc":
-            x = x.astype(_dtypes.default_float())
-        if x.dtype == np.float32 or x.dtype == np.float64:
-            return mkl(x)
-        if x.dtype == np.float16:
-            return mkl(x.astype(np.float32)).astype(np.float16)
-        with np.errstate(all="ignore"):
-            return np.asarray(np_fn(x)).astype(x.dtype)
+            return np.asarray(np_fn(x)).astype(dt)
     fwd.__name__ = name
     return fwd
 
