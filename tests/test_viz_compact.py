@@ -19,6 +19,7 @@ from gradrepl import viz
 from gradrepl.viz import dot as D
 from gradrepl.viz import model as M
 from gradrepl.viz import transform
+from helpers import vgg_like_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "viz_compact")
@@ -227,23 +228,9 @@ def test_paddle_3_compact(version):
 # ------------------------------------------------------------------ --layers, slide options
 def _vgg_like():
     paddle = _paddle()
-    nn = paddle.nn
-    paddle.seed(1)
-    features = nn.Sequential(nn.Conv2D(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
-                             nn.Conv2D(4, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2))
-    classifier = nn.Sequential(nn.Linear(8 * 2 * 2, 16), nn.ReLU(), nn.Linear(16, 5))
-
-    class Net(nn.Layer):
-        def __init__(self):
-            super().__init__()
-            self.features, self.classifier = features, classifier
-
-        def forward(self, x):
-            return self.classifier(paddle.flatten(self.features(x), 1))
-
     from gradrepl.engine import Recorder
 
-    model = Net()
+    model = vgg_like_model(paddle)
     rec = Recorder()
     with rec:
         x = paddle.rand([1, 3, 8, 8])
