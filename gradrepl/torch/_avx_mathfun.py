@@ -25,10 +25,9 @@ _COS_P = [F32(v) for v in (2.443315711809948E-005, -1.388731625493765E-003,
 _SIN_P = [F32(v) for v in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1)]
 
 
-def fma(a, b, c):
-    """a * b + c rounded once to float32."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64)
-            + np.asarray(c, np.float64)).astype(F32)
+# a * b + c rounded once to float32, the engine's fast form (exact product and sum in float64,
+# one rounding; _norm_kernels.fma is the slower one that is also right on double-rounding ties)
+from ..engine.ops._kernels import _fma as fma  # noqa: E402
 
 
 def log(x):
