@@ -51,12 +51,12 @@ def test_dynamic_mode_is_untouched_after_disable_static(paddle3):
 
     paddle = paddle3
     ones, rand = paddle.ones, paddle.rand
-    assert registry._HOOK is None and paddle.in_dynamic_mode()
+    assert not registry.apply_hook_active() and paddle.in_dynamic_mode()
     paddle.enable_static()
-    assert registry._HOOK is not None and paddle.ones is not ones
+    assert registry.apply_hook_active() and paddle.ones is not ones
     assert not paddle.base.framework.in_dygraph_mode() and paddle.base.framework.in_pir_mode()
     paddle.disable_static()
-    assert registry._HOOK is None and paddle.ones is ones and paddle.rand is rand
+    assert not registry.apply_hook_active() and paddle.ones is ones and paddle.rand is rand
     t = paddle.ones([2]) * 3
     assert type(t) is paddle.Tensor and t.numpy().tolist() == [3.0, 3.0]
 

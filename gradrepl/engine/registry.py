@@ -8,6 +8,8 @@ Broadcast gradients are reduced here, in one place, after every VJP (``reduce_gr
 """
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -88,9 +90,31 @@ _EMPTY: dict = {}
 #: on the bits) and ``add(a, b)`` (two gradient arrays summed). Looked up by the first input.
 STORAGE: dict = {}
 _STATE = grad_mode.STATE
-#: Static graph mode's recorder (``paddle/static/program.py``): None in dynamic mode, else
-#: called first with ``(op, inputs, attrs)``; it returns the op's result or NotImplemented.
+#: The op recorder (static graph mode's program, vmap's trace): None when nothing records,
+#: else called first with ``(op, inputs, attrs)``; it returns the op's result or NotImplemented.
+#: Set only through ``set_apply_hook`` / ``apply_hook``.
 _HOOK = None
+
+
+def set_apply_hook(hook):
+    """Route every ``apply`` through ``hook`` (None: plain); returns the hook it replaces."""
+    global _HOOK
+    before, _HOOK = _HOOK, hook
+    return before
+
+
+def apply_hook_active() -> bool:
+    return _HOOK is not None
+
+
+@contextlib.contextmanager
+def apply_hook(hook):
+    """``hook`` for the ``with`` block (None: ops run plainly inside), then the one before."""
+    before = set_apply_hook(hook)
+    try:
+        yield before
+    finally:
+        set_apply_hook(before)
 
 
 def apply(op: OpDef, inputs, attrs=None):

@@ -10,7 +10,7 @@ allclose's tolerance).
 
 Here (``func._batched_call``):
 
-1. ``f`` runs on each sample with every engine op recorded (the registry's ``_HOOK``): the
+1. ``f`` runs on each sample with every engine op recorded (the registry's ``apply_hook``): the
    op, its attributes, where each input came from (a vmapped argument, an earlier op's
    output, or a constant) and its outputs. Transforms inside ``f`` keep their graphs
    (create_graph), so gradients are recorded ops too;
@@ -73,11 +73,8 @@ class _Trace:
         return r
 
     def hook(self, op, inputs, attrs):
-        registry._HOOK = None
-        try:
+        with registry.apply_hook(None):
             out = registry.apply(op, inputs, attrs)
-        finally:
-            registry._HOOK = self.hook
         refs = tuple(self.ref(t.data) for t in inputs)
         outs = out if isinstance(out, tuple) else (out,)
         arrays = tuple(t.data for t in outs)
@@ -95,14 +92,11 @@ class _Trace:
 def trace(call, inputs, budget=None):
     """(entries, output refs) of ``call()`` run with its ops recorded (``_Fallback`` when the
     recorded arrays pass the ``budget``)."""
-    if registry._HOOK is not None:  # static mode, or an enclosing trace: no nesting
+    if registry.apply_hook_active():  # static mode, or an enclosing trace: no nesting
         raise _Fallback
     tr = _Trace(inputs, budget)
-    registry._HOOK = tr.hook
-    try:
+    with registry.apply_hook(tr.hook):
         out_arrays = call()
-    finally:
-        registry._HOOK = None
     return tr.entries, tuple(tr.ref(a) for a in out_arrays)
 
 

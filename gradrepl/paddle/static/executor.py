@@ -145,8 +145,7 @@ def run_program(program, feed, scope):
     from ...engine import registry
 
     env: dict = {}
-    hook, registry._HOOK = registry._HOOK, None  # the ops run on arrays, not recorded
-    try:
+    with registry.apply_hook(None):  # the ops run on arrays, not recorded
         for op in program.ops:
             try:
                 RUNNERS[op.kind](op, env, scope, feed)
@@ -154,8 +153,6 @@ def run_program(program, feed, scope):
                 if profiles.current().api3 or op.kind == "data":
                     raise
                 raise _missing_feed(op, program) from None
-    finally:
-        registry._HOOK = hook
     return env
 
 

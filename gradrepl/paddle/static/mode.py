@@ -1,7 +1,7 @@
 """Switching between dynamic and static graph mode.
 
 Dynamic mode pays nothing for static mode: ``enable`` installs the recorder as the engine's hook
-(``engine.registry._HOOK``) and puts recording wrappers of the creation functions into the
+(``engine.registry.set_apply_hook``) and puts recording wrappers of the creation functions into the
 ``paddle`` namespace; ``disable`` takes both away again, leaving exactly the dynamic functions.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def enable():
         if name in vars(paddle):
             _SAVED[name] = vars(paddle)[name]
             setattr(paddle, name, fn)
-    registry._HOOK = P.on_apply
+    registry.set_apply_hook(P.on_apply)
     P.MODE["static"] = True
 
 
@@ -50,7 +50,7 @@ def disable():
     for name, fn in _SAVED.items():
         setattr(paddle, name, fn)
     _SAVED.clear()
-    registry._HOOK = None
+    registry.set_apply_hook(None)
     P.MODE["static"] = False
 
 

@@ -8,7 +8,7 @@ Executor (``executor.py``) later runs the recorded ops on the fed arrays.
 How ops are recorded:
 
 * engine ops (``add``, ``matmul``, ``cast``, ...) through the one hook in
-  ``engine.registry.apply`` (``registry._HOOK``, None in dynamic mode): an op with a Value among
+  ``engine.registry.apply`` (``registry.set_apply_hook``, None in dynamic mode): an op with a Value among
   its inputs is run on the Values' placeholder arrays (ones, open dims of size 1) to learn the
   output's shape and dtype, and recorded with its attributes; other inputs are kept as constants;
 * creation calls (``paddle.ones``, ``full``, ``rand``, ``to_tensor``, ...) by wrappers that
@@ -471,7 +471,7 @@ def _open_batch(x, attrs):
 
 
 def on_apply(op, inputs, attrs):
-    """``registry._HOOK`` in static mode: record an engine op that has a Value input."""
+    """The registry's apply hook in static mode: record an engine op that has a Value input."""
     for t in inputs:
         if isinstance(t, Value):
             break
