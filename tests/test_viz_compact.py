@@ -101,6 +101,22 @@ def test_small_graph_compact_goldens():
     assert "tooltip" not in viz.graph(ns["e"], namespace=ns).dot()
 
 
+def test_a_variable_named_like_tmp_n_keeps_its_record():
+    """The look asks whether the picture made the name up, not what the name looks like: a
+    user's variable ``tmp_3`` is a record, the unnamed tensor next to it one line."""
+    paddle = _paddle()
+    ns = small(paddle)
+    ns["tmp_3"] = ns.pop("d")
+    for path in ("fast", "model"):
+        if path == "fast":
+            src = viz.graph(ns["e"], namespace=ns, look="compact").dot()
+        else:
+            src = D.to_dot(M.build(ns["e"], namespace=ns), look="compact")
+        ids = one_line_ids(src)
+        assert ids[:2] == ["t3", "g3"], path  # tmp_0: made up, one line
+        assert "t4" not in ids and "<b>tmp_3</b><br/>" in src, path  # the user's tmp_3
+
+
 def test_compact_says_nothing_new():
     """Every row a full picture writes is in the compact picture: in a label or a tooltip."""
     paddle = _paddle()

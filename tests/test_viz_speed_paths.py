@@ -39,24 +39,28 @@ def _paddle():
     return paddle
 
 
-def general(targets, namespace=None, recorder=None, view="both", **opts):
+def general(targets, namespace=None, recorder=None, view="both", look="auto", **opts):
     from gradrepl.viz.theme import Style
 
     title = opts.pop("title", None)
     style = Style(opts.get("rankdir"), opts.get("size"), opts.get("dpi"), opts.get("theme"),
                   opts.get("font_size"))
     g = M.build(targets, namespace=namespace, recorder=recorder)
-    return D.to_dot(g, view=view, title=title, style=None if style.default else style)
+    return D.to_dot(g, view=view, title=title, style=None if style.default else style,
+                    look=look)
 
 
-def check(targets, namespace=None, recorder=None, fast=True, styles=STYLES):
-    """Both paths, every view and style: the same DOT; ``fast``: the snapshot was taken."""
+def check(targets, namespace=None, recorder=None, fast=True, styles=STYLES,
+          looks=("auto", "compact", "full")):
+    """Both paths, every view, style and look: the same DOT; ``fast``: the snapshot was taken."""
     for view in VIEWS:
-        for opts in styles:
-            pic = viz.graph(targets, view=view, namespace=namespace, recorder=recorder, **opts)
-            assert (pic._flat is not None) == fast, (view, opts)
-            want = general(targets, namespace, recorder, view, **dict(opts))
-            assert pic.dot() == want, (view, opts)
+        for look in looks:
+            for opts in styles:
+                pic = viz.graph(targets, view=view, namespace=namespace, recorder=recorder,
+                                look=look, **opts)
+                assert (pic._flat is not None) == fast, (view, look, opts)
+                want = general(targets, namespace, recorder, view, look, **dict(opts))
+                assert pic.dot() == want, (view, look, opts)
     return pic
 
 
@@ -74,7 +78,7 @@ def test_chain():
     pic = check(y, {"x": x, "y": y}, styles=STYLES[:2])
     assert len(pic._flat.ops) == 60 and "TanhBackward #30" in pic.dot()
     # the model is still there when asked for, and draws the same picture
-    assert D.to_dot(pic.model, view=pic.view, style=pic.style) == pic.dot()
+    assert D.to_dot(pic.model, view=pic.view, style=pic.style, look=pic.look) == pic.dot()
     assert len(pic.model.backward_ops) == 60
 
 
@@ -122,6 +126,20 @@ def test_names_that_need_escaping():
     b = a * 3.0
     a.name = 'a<b>&"c'
     check(b, {'w<&>"': a, "b": b})
+
+
+def test_compact_tooltips_of_odd_names():
+    """The compact look's tooltips (escStrings) of names with quotes, backslashes, a newline
+    and markup, and of values that are not finite, as the model's path writes them."""
+    paddle = _paddle()
+    a = paddle.to_tensor([1.0, float("nan"), float("inf")], stop_gradient=False)
+    h = paddle.exp(a * 2.0)
+    k = paddle.tanh(h) * a
+    out = (k - h).sum()
+    for name in ('q"uote', "back\\slash\\", "new\nline", "<b>x</b>&amp;", "tab\there"):
+        h.name = name
+        pic = check(out, {"a": a, "out": out}, looks=("compact",), styles=STYLES[:1])
+        assert "tooltip=" in pic.dot()
 
 
 def test_seed_script_with_statements():

@@ -128,7 +128,8 @@ IDS = list_of(ID)
 
 TENSOR = record({"id": ID, "name": STR, "shape": SHAPE, "dtype": STR, "preview": opt(STR),
                  "stop_gradient": BOOL, "is_leaf": BOOL, "grad_var": opt(ID), "op": opt(ID),
-                 "parameter": BOOL, "live": BOOL, "label": opt(STR), "cut": BOOL})
+                 "parameter": BOOL, "live": BOOL, "label": opt(STR), "cut": BOOL,
+                 "unnamed": BOOL})
 OP = record({"id": ID, "op": STR, "title": STR, "label": opt(STR), "inputs": IDS,
              "outputs": IDS, "backward": ID, "layers": list_of(STR), "order": ORDER,
              "calls": IDS})

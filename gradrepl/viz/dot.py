@@ -58,7 +58,7 @@ STATEMENT_SIZE = "11"      # the source statement under an op's name
 STATEMENT_COLOR = _LIGHT["statement"]
 
 # the look of a picture: "full" records everywhere; "compact" draws the intermediate tensors
-# (made by an op, not a target, named tmp_N by the picture), their gradient variables and the
+# (made by an op, not a target, with no name but the tmp_N the picture gives it), their gradient variables and the
 # backward ops on one line each, their rows in the node's tooltip (SVG); "auto": compact when
 # the picture has more than LOOK_LIMIT tensor nodes (forward tensors + gradient variables), or
 # LAYERS_LOOK_LIMIT in a picture of Layer boxes (--layers: a chain of tall records, past a
@@ -68,7 +68,6 @@ LOOK_LIMIT = 40
 LAYERS_LOOK_LIMIT = 20
 SLIM_RANKSEP = "0.1"   # inches between ranks in the compact look
 SLIM_ARROWS = "0.6"    # its arrowheads (dot keeps an arrowhead's length between ranks)
-_AUTO_NAME = re.compile(r"tmp_[0-9]+$").match
 
 
 def check_look(look) -> str:
@@ -262,7 +261,7 @@ class DotWriter:
         if self.slim:
             targets = set(g.targets)
             self.brief = {t.id for t in g.tensors if not t.is_leaf and not t.cut
-                          and t.id not in targets and _AUTO_NAME(t.name) is not None}
+                          and t.id not in targets and t.unnamed}
         self.g = g
         self.view = view
         self.chain = chain
@@ -319,16 +318,21 @@ class DotWriter:
         """A one-line node: ``name`` in bold, ``detail`` smaller (both escaped already, in
         ``color`` if given), the record's rows in its tooltip (``tip``: lines of text, or the
         tooltip's escString text made already)."""
-        group = "b" if nid[0] == "g" else "f"
+        rest = self.slim_look(fill, "b" if nid[0] == "g" else "f")
+        font = f'<font point-size="9" color="{color}">' if color else '<font point-size="9">'
+        self.dot.body.append(f"\t{nid} [label=<<b>{name}</b>&#160; {font}{detail}</font>> "
+                             f'{rest} tooltip="{tip if isinstance(tip, str) else tooltip(tip)}"]\n')
+
+    def slim_look(self, fill, group) -> str:
+        """The attribute text of a one-line node of ``fill`` in ``group`` ("f": the forward's
+        chain, "b": the backward's, each drawn straight), made once."""
         rest = self._slim_looks.get((fill, group))
-        if rest is None:  # (group: the forward's chain, and the backward's, drawn straight)
+        if rest is None:
             rest = self._slim_looks[(fill, group)] = _a_list(None, {
                 "shape": "box", "style": "filled", "fillcolor": fill,
                 "color": self.pal["border"], "fontsize": self.style.scale(10),
                 "margin": "0.06,0.01", "height": "0.2", "group": group})
-        font = f'<font point-size="9" color="{color}">' if color else '<font point-size="9">'
-        self.dot.body.append(f"\t{nid} [label=<<b>{name}</b>&#160; {font}{detail}</font>> "
-                             f'{rest} tooltip="{tip if isinstance(tip, str) else tooltip(tip)}"]\n')
+        return rest
 
     def tensor_lines(self, t) -> list:
         """A tensor record's rows as text (the compact look's tooltip)."""

@@ -22,14 +22,24 @@ from . import dot as _dot
 from .model import Graph, PaddleDialect, Dialect, _DTYPE_STR, _dtype_str, _fmt_float, preview
 
 _PARAM_CLASSES = ("EagerParamBase", "Parameter")
-_PARAM_TYPES: dict = {}
+_IDS: dict = {"t": [], "g": [], "f": [], "b": []}   # the ids "t0", "t1", ..., made once
+
+
+def _ids(prefix, n) -> list:
+    """["t0", ..., "t<n-1>"] at least (``prefix`` "t", "g", "f" or "b"): a picture's ids are
+    looked up, not formatted, one per record."""
+    ids = _IDS[prefix]
+    if len(ids) < n:
+        ids.extend(f"{prefix}{i}" for i in range(len(ids), max(n, 2 * len(ids))))
+    return ids
+_PARAM_TYPES: dict = {}   # a tensor class -> (a parameter class, has ``_param_name``)
 
 
 class Flat:
     """A graph as the DOT needs it, in walk order (ids ``t``/``f``/``g``/``b`` by position):
 
     - ``tensors``: (id, name, dtype and shape text, preview, stop_gradient, is_leaf, grad var
-      id, parameter, leaf statement);
+      id, parameter, leaf statement, unnamed: its name made up, tmp_N);
     - ``ops``: (id, title, statement, input tensor ids, output tensor id);
     - ``gvars``: [id, name, data preview, grad_op id] (the op's id once its output is linked);
     - ``bws``: (id, name, inputs, outputs, grad_pending_ops) (a backward op per op, same order).
@@ -74,7 +84,7 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
     def add_tensor(key, t):
         """The record of tensor ``t`` (and of its gradient variable): its id."""
         nonlocal tmp
-        tid = f"t{len(tensors)}"
+        tid = t_ids[len(tensors)]
         data = t.data
         stop = t.stop_gradient
         dtype = data.dtype
@@ -87,106 +97,56 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
         else:
             pv = preview(data, 4)
         cls = type(t)
-        param = param_types.get(cls)
-        if param is None:
-            param = param_types[cls] = cls.__name__ in _PARAM_CLASSES
-        name = tnames.get(id(t)) or getattr(t, "_param_name", None) or t._name
+        kind = param_types.get(cls)
+        if kind is None:  # (is it a parameter; has it a parameter's name: asked once a class)
+            kind = param_types[cls] = (cls.__name__ in _PARAM_CLASSES,
+                                       hasattr(cls, "_param_name"))
+        param = kind[0]
+        name = tnames.get(id(t)) or (kind[1] and getattr(t, "_param_name", None)) or t._name
         is_leaf = stop or t.grad_node is None
         label = None
         if is_leaf and statement_of_tensor is not None:
             label = statement_of_tensor(t._uid)
             if not isinstance(label, str):
                 label = None
-        if name is None:
+        unnamed = name is None
+        if unnamed:
             name = f"tmp_{tmp}"
             tmp += 1
         elif not name.strip():
             name = repr(name)
         gid = None
         if not stop:
-            gid = f"g{len(gvars)}"
+            gid = g_ids[len(gvars)]
             g = t._grad
             row = [gid, name + "_grad", preview(g.data, 4) if g is not None else None, None]
             g_append(row)
             gindex[key] = gid
             gv_rows[key] = row
-        t_append((tid, name, st, pv, bool(stop), is_leaf, gid, param, label))
+        t_append((tid, name, st, pv, bool(stop), is_leaf, gid, param, label, unnamed))
         tindex[key] = tid
         return tid
 
+    # 1. the order the records are made in: each tensor after the tensors its op read (a
+    #    leaf: an int key, its id; a node: its one output), inputs in order, depth first
+    order = []          # [(key, tensor)]
+    seen = set()
+    add_seen, o_append = seen.add, order.append
     for target in targets:
         node = target.grad_node
         stack = [(node if node is not None and not target.stop_gradient else id(target),
-                  target, None)]
+                  target, False)]
         pop, push = stack.pop, stack.append
         while stack:
-            key, t, ins = pop()
-            if ins is not None:  # second visit: its inputs are in; the op, then its output
-                node = key
-                in_ids = []
-                for ikey, _it in ins:
-                    tid = tindex.get(ikey)
-                    if tid is None:
-                        return None
-                    in_ids.append(tid)
-                label = node.label
-                if label is None and statement_of is not None:
-                    label = statement_of(node.uid)
-                op = node.op
-                title = titles.get(op)
-                if title is None:
-                    title = titles[op] = op_title(op)
-                bname = bnames.get(op)
-                if bname is None:
-                    bname = backward_name(node)
-                    if op.name != "py_layer":  # (a PyLayer's name is its class's)
-                        bnames[op] = bname
-                n = len(ops)
-                fid, bid = f"f{n}", f"b{n}"
-                edges = node.edges
-                if len(edges) == 2:  # (one input, the commonest op)
-                    child = edges[0]
-                    if child is None:
-                        outputs, pending = [None], []
-                    else:
-                        outputs = [gindex.get(ins[0][0])]
-                        p = bindex.get(child)
-                        if p is None:
-                            if type(child) is Node:  # (drawn later, if at all)
-                                return None
-                            pending = []
-                        else:
-                            pending = [p]
-                else:
-                    outputs, pending = [], []
-                    for i in range(0, len(edges), 2):
-                        child = edges[i]
-                        if child is None:
-                            outputs.append(None)
-                            continue
-                        outputs.append(gindex.get(ins[i >> 1][0]))
-                        p = bindex.get(child)
-                        if p is None:
-                            if type(child) is Node:
-                                return None
-                        elif p not in pending:
-                            pending.append(p)
-                out_id = add_tensor(key, t)
-                row = gv_rows.get(key)
-                if row is not None:
-                    inputs = in_ids + [row[0]]
-                    row[3] = bid
-                else:
-                    inputs = list(in_ids)
-                ops.append((fid, title, label if isinstance(label, str) else None, in_ids,
-                            out_id))
-                bws.append((bid, bname, inputs, outputs, pending))
-                bindex[node] = bid
+            key, t, done = pop()
+            if done:
+                o_append((key, t))
                 continue
-            if key in tindex:
+            if key in seen:
                 continue
+            add_seen(key)
             if type(key) is int:  # a leaf
-                add_tensor(key, t)
+                o_append((key, t))
                 continue
             node = key
             if type(node) is not Node or node.released or node.order or node.inputs is None:
@@ -198,18 +158,85 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
             meta = node._in_meta
             if len(saved) != (len(meta) if meta is not None else len(node.in_meta)):
                 return None
-            ins = []
-            for s in saved:
+            push((key, t, True))
+            for s in reversed(saved):
                 k = s.grad_node
                 if k is None or s.stop_gradient:
                     k = id(s)
                 elif type(k) is not Node:
                     return None
-                ins.append((k, s))
-            push((key, t, ins))
-            for item in reversed(ins):
-                if item[0] not in tindex:
-                    push((item[0], item[1], None))
+                if k not in seen:
+                    push((k, s, False))
+    # 2. the records, in that order
+    n = len(order)   # (at most n tensors, n gradient variables and n ops)
+    t_ids, g_ids, f_ids, b_ids = _ids("t", n), _ids("g", n), _ids("f", n), _ids("b", n)
+    for key, t in order:
+        if type(key) is int:
+            add_tensor(key, t)
+            continue
+        node = key
+        in_ids = []
+        in_keys = []
+        for s in node.inputs:
+            k = s.grad_node
+            if k is None or s.stop_gradient:
+                k = id(s)
+            in_keys.append(k)
+            in_ids.append(tindex[k])
+        label = node.label
+        if label is None and statement_of is not None:
+            label = statement_of(node.uid)
+        op = node.op
+        title = titles.get(op)
+        if title is None:
+            title = titles[op] = op_title(op)
+        bname = bnames.get(op)
+        if bname is None:
+            bname = backward_name(node)
+            if op.name != "py_layer":  # (a PyLayer's name is its class's)
+                bnames[op] = bname
+        n = len(ops)
+        fid, bid = f_ids[n], b_ids[n]
+        edges = node.edges
+        if len(edges) == 2:  # (one input, the commonest op)
+            child = edges[0]
+            if child is None:
+                outputs, pending = [None], []
+            else:
+                outputs = [gindex.get(in_keys[0])]
+                p = bindex.get(child)
+                if p is None:
+                    if type(child) is Node:  # (drawn later, if at all)
+                        return None
+                    pending = []
+                else:
+                    pending = [p]
+        else:
+            outputs, pending = [], []
+            for i in range(0, len(edges), 2):
+                child = edges[i]
+                if child is None:
+                    outputs.append(None)
+                    continue
+                outputs.append(gindex.get(in_keys[i >> 1]))
+                p = bindex.get(child)
+                if p is None:
+                    if type(child) is Node:
+                        return None
+                elif p not in pending:
+                    pending.append(p)
+        out_id = add_tensor(key, t)
+        row = gv_rows.get(key)
+        if row is not None:
+            in_ids.append(row[0])
+            row[3] = bid
+            inputs = in_ids
+            in_ids = in_ids[:-1]
+        else:
+            inputs = list(in_ids)
+        ops.append((fid, title, label if isinstance(label, str) else None, in_ids, out_id))
+        bws.append((bid, bname, inputs, outputs, pending))
+        bindex[node] = bid
     target_ids = []
     for target in targets:
         node = target.grad_node
@@ -246,31 +273,31 @@ class FlatWriter(_dot.DotWriter):
         self.slim = _dot.is_compact(look, view, len(flat.tensors), len(flat.gvars))
         self.brief = set()
         self._tip = _dot.tooltip
-        if self.slim:
-            self.brief = {t[0] for t in flat.tensors if not t[5] and t[0] not in self.targets
-                          and _dot._AUTO_NAME(t[1]) is not None}
-            self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
+        # the names that may need escaping: those a user or Paddle gave, and the backward ops'
+        # (tmp_N, which the picture makes up, and the "_grad" and " #k" it adds never do)
+        given = [t[1] for t in flat.tensors if not t[9]] + list({b[1] for b in flat.bws})
+        try:
+            joined = " ".join(given)
+            plain = _dot._NEEDS_ESC(joined) is None
             # tooltips: their lines joined as they are when no name needs escaping there (the
             # values, dtypes and shapes never do)
-            every = [t[1] for t in flat.tensors] + [v[1] for v in flat.gvars] + list(
-                flat.titles.values())
-            try:
-                plain = _dot._TIP_ODD(" ".join(every)) is None
-            except TypeError:
-                plain = False
-            self._tip = "\\n".join if plain else _dot.tooltip
+            tip_plain = _dot._TIP_ODD(joined) is None and "\n" not in joined
+        except TypeError:
+            plain = tip_plain = False
+        if self.slim:
+            self.brief = {t[0] for t in flat.tensors if t[9] and not t[5]
+                          and t[0] not in self.targets}
+            self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
+            self._tip = "\\n".join if tip_plain else _dot.tooltip
             self.dot.edge_attr["arrowsize"] = _dot.SLIM_ARROWS
         names = {t[0]: t[1] for t in flat.tensors}
         names.update({v[0]: v[1] for v in flat.gvars})
         if view != "forward":
             names.update(flat.titles)
-        try:
-            plain = _dot._NEEDS_ESC(" ".join(names.values())) is None
-        except TypeError:
-            plain = False
+        names[None] = "None"
+        self._raw = names   # id -> its name, as shown (the compact look's tooltips)
         if not plain:
             names = {i: _dot.esc(v) for i, v in names.items()}
-        names[None] = "None"
         self._esc = names
 
     def forward(self):
@@ -282,15 +309,26 @@ class FlatWriter(_dot.DotWriter):
         targets = self.targets
         needs_esc, esc = _dot._NEEDS_ESC, _dot.esc
         brief, gvars = self.brief, self.flat.gvars
-        tip = self._tip
-        for (tid, name, st, pv, stop, is_leaf, gid, param, label) in self.flat.tensors:
+        tip, plain_tip = self._tip, self._tip is not _dot.tooltip
+        slim_of = {True: self.slim_look(pal["tensor_stop"], "f"),
+                   "param": self.slim_look(pal["param"], "f"),
+                   False: self.slim_look(pal["tensor"], "f")}
+        shape_esc = {}   # dtype and shape text -> escaped
+        for (tid, name, st, pv, stop, is_leaf, gid, param, label, _unnamed) in self.flat.tensors:
             data = f"data = {pv}" if pv is not None else "data = (freed)"
-            if tid in brief:  # the compact look (as DotWriter.tensor)
-                self.slim_node(tid, names[tid], esc(st), pal["tensor_stop"] if stop else (
-                    pal["param"] if param else pal["tensor"]), tip((
-                        f"{name}  {st}", data,
-                        f"grad_var = {gvars[int(gid[1:])][1] if gid else 'None'}",
-                        f"stop_gradient = {stop}")))
+            if tid in brief:  # the compact look (as DotWriter.tensor, via slim_node)
+                gname = gvars[int(gid[1:])][1] if gid else "None"
+                if plain_tip:
+                    text = f"{name}  {st}\\n{data}\\ngrad_var = {gname}\\nstop_gradient = {stop}"
+                else:
+                    text = tip((f"{name}  {st}", data, f"grad_var = {gname}",
+                                f"stop_gradient = {stop}"))
+                se = shape_esc.get(st)
+                if se is None:
+                    se = shape_esc[st] = esc(st)
+                body.append(f'\t{tid} [label=<<b>{names[tid]}</b>&#160; <font point-size="9">'
+                            f'{se}</font>> {slim_of[True if stop else ("param" if param else False)]}'
+                            f' tooltip="{text}"]\n')
                 continue
             if label and is_leaf:  # the statement above the record (as DotWriter.tensor)
                 fill = pal["tensor_stop"] if stop else (pal["param"] if param
@@ -317,20 +355,23 @@ class FlatWriter(_dot.DotWriter):
                 body.append(f"\t{tid} [label={lab} shape=plain]\n")
         rest = self.op_look(pal["op"][0])
         made_by = {}   # tensor id -> the statement of the op that made it
-        q, quote = _dot._q, _dot.quote
+        quote = _dot.quote
         statement = (f'<br/><font point-size="{_dot.STATEMENT_SIZE}" '
                      f'color="{pal["statement"]}">')
+        quoted = {}    # title -> its DOT text
         for fid, title, label, ins, out in self.flat.ops:
             if label and not any(made_by.get(t) == label for t in ins):
                 text = f'<{esc(title)}{statement}{esc(label)}</font>>'
             else:
-                text = quote(title)
+                text = quoted.get(title)
+                if text is None:
+                    text = quoted[title] = quote(title)
             made_by[out] = label
-            body.append(f"\t{q(fid)} [label={text} {rest}]\n")
-        for fid, _title, _label, ins, out in self.flat.ops:
-            for tid in (ins if len(ins) < 2 else _dot._unique(ins)):
-                body.append(f"\t{tid} -> {fid}\n")
-            body.append(f"\t{fid} -> {out}\n")
+            body.append(f"\t{fid} [label={text} {rest}]\n")
+        unique = _dot._unique
+        body.extend([f"\t{ins[0]} -> {fid}\n\t{fid} -> {out}\n" if len(ins) == 1 else
+                     "".join([f"\t{tid} -> {fid}\n" for tid in unique(ins)]) + f"\t{fid} -> {out}\n"
+                     for fid, _title, _label, ins, out in self.flat.ops])
 
     def backward(self):
         pal, body, names = self.pal, self.dot.body, self._esc
@@ -341,14 +382,21 @@ class FlatWriter(_dot.DotWriter):
         esc = _dot.esc
         brief = {t[6] for t in self.flat.tensors if t[0] in self.brief}
         grad_op_names = self.flat.titles
+        tooltip, plain_tip = self._tip, self._tip is not _dot.tooltip
+        slim = self.slim_look(pal["grad_var"], "b")
         for gid, name, data, grad_op in self.flat.gvars:
-            if gid in brief:  # the compact look (as DotWriter.grad_var)
-                tip = self._tip((name, f"data = {data}",
-                                 f"{grad_op_word} = {grad_op_names[grad_op] if grad_op else 'None'}"))
-                if data is None:
-                    self.slim_node(gid, names[gid], "None", pal["grad_var"], tip)
+            if gid in brief:  # the compact look (as DotWriter.grad_var, via slim_node)
+                op_name = grad_op_names[grad_op] if grad_op else "None"
+                if plain_tip:
+                    tip = f"{name}\\ndata = {data}\\n{grad_op_word} = {op_name}"
                 else:
-                    self.slim_node(gid, names[gid], esc(data), pal["grad_var"], tip, color=red)
+                    tip = tooltip((name, f"data = {data}", f"{grad_op_word} = {op_name}"))
+                if data is None:
+                    body.append(f'\t{gid} [label=<<b>{names[gid]}</b>&#160; <font point-size="9">'
+                                f'None</font>> {slim} tooltip="{tip}"]\n')
+                else:
+                    body.append(f'\t{gid} [label=<<b>{names[gid]}</b>&#160; <font point-size="9" '
+                                f'color="{red}">{esc(data)}</font>> {slim} tooltip="{tip}"]\n')
                 continue
             if data is None:
                 d = f'<td align="left" bgcolor="{cell}">data = None</td>'
@@ -361,39 +409,40 @@ class FlatWriter(_dot.DotWriter):
                         f'</table>> shape=plain]\n')
         get = names.__getitem__
         bop_head, bop_rest, pend = self._bop_head, self._bop_rest, self._esc_pend
-        q = _dot._q
         if self.slim:  # the compact look: the name, the rows in the tooltip (as DotWriter)
             rest = self._look(("box", "rounded,filled", self.pal["backward"][0],
                                self.pal["border"], "1"))
             pend_word = self.words["pending"]
             titles = self.flat.titles
-            named = {t[0]: t[1] for t in self.flat.tensors}   # every id -> its shown name
-            named.update({v[0]: v[1] for v in self.flat.gvars})
-            named.update(titles)
-            named[None] = "None"
-            name_of = named.__getitem__
+            name_of = self._raw.__getitem__
             rest += f" fontsize={self.style.scale(11)} group=b height=0.2"
-            tooltip = self._tip
-
-            def listed(ids):
-                return " , ".join(map(name_of, ids)) if ids else "None"
+            join = " , ".join
             for bid, _name, ins, outs, pending in self.flat.bws:
-                tip = tooltip((titles[bid], f"{pend_word} = {listed(pending)}",
-                               f"input = {listed(ins)}", f"output = {listed(outs)}"))
-                body.append(f'\t{q(bid)} [label=<<b>{get(bid)}</b>> {rest} tooltip="{tip}"]\n')
+                p_text = (name_of(pending[0]) if len(pending) == 1 else join(map(name_of, pending))
+                          ) if pending else "None"
+                i_text = join(map(name_of, ins)) if ins else "None"
+                o_text = (name_of(outs[0]) if len(outs) == 1 else join(map(name_of, outs))
+                          ) if outs else "None"
+                if plain_tip:
+                    tip = (f"{titles[bid]}\\n{pend_word} = {p_text}\\ninput = {i_text}"
+                           f"\\noutput = {o_text}")
+                else:
+                    tip = tooltip((titles[bid], f"{pend_word} = {p_text}", f"input = {i_text}",
+                                   f"output = {o_text}"))
+                body.append(f'\t{bid} [label=<<b>{get(bid)}</b>> {rest} tooltip="{tip}"]\n')
         for bid, _name, ins, outs, pending in (() if self.slim else self.flat.bws):
             body.append(
-                f"\t{q(bid)} [label={bop_head}{get(bid)}</b></td></tr>"
+                f"\t{bid} [label={bop_head}{get(bid)}</b></td></tr>"
                 f"{td}{pend} = {' , '.join(map(get, pending)) if pending else 'None'}"
                 f"</td></tr>{td}input = {' , '.join(map(get, ins)) if ins else 'None'}</td></tr>"
                 f"{td}output = {' , '.join(map(get, outs)) if outs else 'None'}</td></tr>"
                 f"</table>> {bop_rest}]\n")
         pending_edge = self._pending_edge
         for bid, _name, ins, outs, pending in self.flat.bws:
-            for gid in dict.fromkeys(ins):
-                if gid[0] == "g":
-                    body.append(f"\t{bid} -> {gid} [dir=back]\n")
-            for gid in dict.fromkeys(outs):
+            # (ins: the op's input tensors, then its output's gradient variable if it has one)
+            if ins and ins[-1][0] == "g":
+                body.append(f"\t{bid} -> {ins[-1]} [dir=back]\n")
+            for gid in (outs if len(outs) < 2 else dict.fromkeys(outs)):
                 if gid is not None:
                     body.append(f"\t{gid} -> {bid} [dir=back]\n")
             for pid in pending:
@@ -402,14 +451,11 @@ class FlatWriter(_dot.DotWriter):
     def links(self):
         body = self.dot.body
         link = self._tensor_link
-        for t in self.flat.tensors:
-            if t[6]:
-                body.append(f"\t{t[0]} -> {t[6]} [{link}]\n")
+        body.extend([f"\t{t[0]} -> {t[6]} [{link}]\n" for t in self.flat.tensors if t[6]])
         op_link = self._op_link
-        for fid, *_rest in self.flat.ops:
-            bid = "b" + fid[1:]
-            body.append(f"\t{fid} -> {bid} [{op_link}]\n"
-                        f"\t{{\n\t\trank=same\n\t\t{fid}\n\t\t{bid}\n\t}}\n")
+        body.extend([f"\t{op[0]} -> {bw[0]} [{op_link}]\n"
+                     f"\t{{\n\t\trank=same\n\t\t{op[0]}\n\t\t{bw[0]}\n\t}}\n"
+                     for op, bw in zip(self.flat.ops, self.flat.bws)])
         if self.saved:
             for bid, _name, ins, _outs, _pending in self.flat.bws:
                 for tid in _dot._unique([i for i in ins if i.startswith("t")]):

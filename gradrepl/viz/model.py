@@ -45,6 +45,7 @@ class TensorInfo:
     live: bool = True            # the tensor object still exists (else known from the node only)
     label: str | None = None     # the statement that made a leaf (``a = paddle.to_tensor(2.0)``)
     cut: bool = False            # made by an op that a cut (--depth, --to) left out
+    unnamed: bool = False        # no variable or Paddle name: its name is made up (tmp_N)
 
 
 @dataclass(slots=True)
@@ -491,6 +492,7 @@ class _Builder:
                               not isinstance(key[0], GradNode), None, live=False)
         if info.name is None:
             info.name = f"tmp_{self._tmp}"
+            info.unnamed = True
             self._tmp += 1
         elif not info.name.strip():  # t.name = "": shown as its repr ('') so a record has a title
             info.name = repr(info.name)
