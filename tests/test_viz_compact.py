@@ -115,6 +115,15 @@ def test_a_variable_named_like_tmp_n_keeps_its_record():
         ids = one_line_ids(src)
         assert ids[:2] == ["t3", "g3"], path  # tmp_0: made up, one line
         assert "t4" not in ids and "<b>tmp_3</b><br/>" in src, path  # the user's tmp_3
+    # the made-up names step over the user's: a longer chain has one tmp_3, the user's
+    x = ns["tmp_3"] = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    for _ in range(6):
+        x = paddle.tanh(x) * 1.5
+    ns["loss"] = x.sum()
+    for src in (viz.graph(ns["loss"], namespace=ns).dot(),
+                D.to_dot(M.build(ns["loss"], namespace=ns))):
+        shown = re.findall(r"<b>(tmp_[0-9]+)</b>", src)
+        assert sorted(shown, key=lambda s: int(s[4:])) == [f"tmp_{i}" for i in range(13)]
 
 
 def test_compact_says_nothing_new():

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from ..engine.node import GradNode
 from . import dot as _dot
-from .model import Graph, PaddleDialect, Dialect, _DTYPE_STR, _dtype_str, _fmt_float, preview
+from .model import (Graph, PaddleDialect, Dialect, _DTYPE_STR, _dtype_str, _fmt_float,
+                    made_up_name, preview)
 
 _PARAM_CLASSES = ("EagerParamBase", "Parameter")
 _IDS: dict = {"t": [], "g": [], "f": [], "b": []}   # the ids "t0", "t1", ..., made once
@@ -61,6 +62,7 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
             or type(dialect).grad_var_name is not Dialect.grad_var_name:
         return None
     tnames = names.get("tensors", {}) if names else {}
+    taken = {v for v in tnames.values() if v[:4] == "tmp_"}   # (see model.made_up_name)
     backward_name, op_title = dialect.backward_name, dialect.op_title
     statement_of = recorder.statement_of if recorder is not None else None
     statement_of_tensor = recorder.statement_of_tensor if recorder is not None else None
@@ -111,8 +113,11 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
                 label = None
         unnamed = name is None
         if unnamed:
-            name = f"tmp_{tmp}"
-            tmp += 1
+            if taken:
+                name, tmp = made_up_name(tmp, taken)
+            else:
+                name = f"tmp_{tmp}"
+                tmp += 1
         elif not name.strip():
             name = repr(name)
         gid = None

@@ -158,6 +158,16 @@ def fmt_number(v) -> str:
     return _fmt_float(float(v))
 
 
+def made_up_name(n: int, taken) -> tuple:
+    """(the name of an unnamed tensor, the next n): ``tmp_<n>``, or the next number whose name
+    no variable in ``taken`` has (a user's ``tmp_3`` and the picture's are not confused)."""
+    name = f"tmp_{n}"
+    while name in taken:
+        n += 1
+        name = f"tmp_{n}"
+    return name, n + 1
+
+
 def _fmt_float(f: float) -> str:
     if f != f or f == _INF or f == -_INF:
         return str(f)
@@ -408,6 +418,7 @@ class _Builder:
         self.lost: dict = {}        # key of an input no longer alive -> (meta, stop_gradient)
         self.in_keys: dict = {}     # node -> the keys of its inputs (walk order)
         self._tmp = 0
+        self._taken = None   # the names the user's variables give (made-up names skip them)
         self._titles: dict = {}     # OpDef -> its title (the dialect's op_title)
         self._layer_names: dict = {}  # id(Layer) -> its name (layer_name)
         self._multi: list = []      # nodes of several outputs: their outputs in ``finish``
@@ -491,9 +502,10 @@ class _Builder:
                               lost[1] if lost is not None else False,
                               not isinstance(key[0], GradNode), None, live=False)
         if info.name is None:
-            info.name = f"tmp_{self._tmp}"
+            if self._taken is None:
+                self._taken = set(self.names.values())
+            info.name, self._tmp = made_up_name(self._tmp, self._taken)
             info.unnamed = True
-            self._tmp += 1
         elif not info.name.strip():  # t.name = "": shown as its repr ('') so a record has a title
             info.name = repr(info.name)
         self.tensors[key] = info

@@ -322,7 +322,7 @@ def _folds(info, users, inside, targets) -> bool:
     name of its own made while it ran (a dropout mask); the user's tensors stay outside."""
     if info.id in targets or any(f not in inside for f in users) or info.op is not None:
         return False
-    return info.parameter or (info.stop_gradient and info.is_leaf and info.name.startswith("tmp_")
+    return info.parameter or (info.stop_gradient and info.is_leaf and info.unnamed
                               and info.label is None)
 
 
