@@ -130,17 +130,18 @@ def apply(op: OpDef, inputs, attrs=None):
         if out is not NotImplemented:
             return out
     first = inputs[0]
-    if STORAGE and first.data.dtype in STORAGE:
-        out = STORAGE[first.data.dtype].apply(op, inputs, attrs)
+    a0 = first.data  # (each input's array read once: a dialect may answer .data in Python)
+    if STORAGE and a0.dtype in STORAGE:
+        out = STORAGE[a0.dtype].apply(op, inputs, attrs)
         if out is not NotImplemented:
             return out
     n_in = len(inputs)
     if n_in == 1:
-        out = op.forward(first.data, **attrs)
+        out = op.forward(a0, **attrs)
         record = not first.stop_gradient and _STATE.enabled and op.vjp is not None
         arrays = None
     else:
-        arrays = (first.data, inputs[1].data) if n_in == 2 else tuple([t.data for t in inputs])
+        arrays = (a0, inputs[1].data) if n_in == 2 else (a0,) + tuple([t.data for t in inputs[1:]])
         out = op.forward(*arrays, **attrs)
         record = False
         if _STATE.enabled and op.vjp is not None:  # (a backward without create_graph: off)
@@ -155,8 +156,10 @@ def apply(op: OpDef, inputs, attrs=None):
             out = _asarray(out)
         if not record:
             return cls._wrap(out, True)
+        if arrays is None:
+            arrays = (a0,)
         node = GradNode(op, attrs, inputs, (out,), arrays)
-        if not op.saves_inputs and not op.reads_inputs and _large(inputs):
+        if not op.saves_inputs and not op.reads_inputs and _large(arrays):
             node.drop_inputs()
         if not op.saves_output and out.nbytes > DROP_BYTES:
             node.drop_outputs()
@@ -166,8 +169,10 @@ def apply(op: OpDef, inputs, attrs=None):
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(cls._wrap(o, True) for o in outs)
+    if arrays is None:
+        arrays = (a0,)
     node = GradNode(op, attrs, inputs, outs, arrays)
-    if not op.saves_inputs and not op.reads_inputs and _large(inputs):
+    if not op.saves_inputs and not op.reads_inputs and _large(arrays):
         node.drop_inputs()
     dout = op.diff_outputs
     res = []
@@ -189,9 +194,9 @@ from weakref import ref as _weakref  # noqa: E402
 DROP_BYTES = 1 << 20
 
 
-def _large(inputs):
-    for t in inputs:
-        if t.data.nbytes > DROP_BYTES:
+def _large(arrays):
+    for a in arrays:
+        if a.nbytes > DROP_BYTES:
             return True
     return False
 

@@ -56,7 +56,7 @@ def gemm(a, b, c=None):
     k = _kernel(a.dtype)
     if k is None:
         return None
-    f, scalar = k
+    f = k[0]
     m, kk = a.shape
     n = b.shape[1]
     if c is None:
@@ -73,18 +73,19 @@ def gemm(a, b, c=None):
         return _gemv_dot(a, b, out, beta)
     sa, ta, lda = _operand(a)
     sb, tb, ldb = _operand(b)
-    f(_ROW, ta, tb, m, n, kk, scalar(1.0), sa.ctypes.data, lda, sb.ctypes.data, ldb,
-      scalar(beta), out.ctypes.data, max(n, 1))
+    address = _mkl.address
+    f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta, address(out),
+      max(n, 1))
     return out
 
 
 def _gemv_dot(a, b, out, beta):
     """A (1, k) @ (k, 1) product: torch's mm reaches MKL's gemv there (measured: the column
     ``b`` transposed times the row ``a``, for float32 and float64, k from 3 to 9999)."""
-    f, scalar = _kernel(a.dtype, "gemv")
+    f = _kernel(a.dtype, "gemv")[0]
     col, row = np.ascontiguousarray(b).reshape(-1), np.ascontiguousarray(a).reshape(-1)
-    f(_ROW, _TR, col.size, 1, scalar(1.0), col.ctypes.data, 1, row.ctypes.data, 1,
-      scalar(beta), out.ctypes.data, 1)
+    address = _mkl.address
+    f(_ROW, _TR, col.size, 1, 1.0, address(col), 1, address(row), 1, beta, address(out), 1)
     return out
 
 
