@@ -128,3 +128,49 @@ def test_kept_generator_and_state_round_trip():
     assert d.tobytes() == R.uniform(e, 1000, np.float32, -1.0, 1.0).tobytes()
     np.testing.assert_array_equal(slow.state[0], e.state[0])
     assert slow.state[1] == e.state[1]
+
+
+def _uniform_and_state(monkeypatch, ahead_min, n, seed=11):
+    monkeypatch.setattr(R, "AHEAD_MIN", ahead_min)
+    e = _engine(seed)
+    out = R.uniform(e, n, np.float32, -0.5, 0.5)
+    words, pos = e.state
+    return out, _h(words), pos
+
+
+@pytest.mark.parametrize("n", [8 * R.CHUNK, 8 * R.CHUNK + 1, 11 * R.CHUNK - 7])
+def test_words_drawn_ahead_are_the_words_drawn_in_turn(monkeypatch, n):
+    """The helper thread draws the next chunk while this one converts: the same values and the
+    same engine state after, as one thread drawing and converting in turn."""
+    ahead = _uniform_and_state(monkeypatch, 1, n)
+    in_turn = _uniform_and_state(monkeypatch, 1 << 62, n)
+    assert np.array_equal(ahead[0], in_turn[0]) and ahead[1:] == in_turn[1:]
+
+
+def test_without_threads_the_draws_run_in_turn(monkeypatch):
+    """Where no thread can start (``--safe``'s task limit), the same values, drawn in turn."""
+    def no_thread():
+        raise RuntimeError("can't start new thread")
+
+    want = _uniform_and_state(monkeypatch, 1 << 62, 9 * R.CHUNK)
+    monkeypatch.setattr(R, "_helper", no_thread)
+    got = _uniform_and_state(monkeypatch, 1, 9 * R.CHUNK)
+    assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
+
+
+def test_a_forked_child_draws_with_its_own_helper(monkeypatch):
+    """A child forked after the parent's helper thread started (a DataLoader's workers) makes its
+    own helper instead of waiting on the parent's, and draws the same values."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork here")
+    want, _w, _p = _uniform_and_state(monkeypatch, 1, 9 * R.CHUNK)  # (the helper started)
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=lambda: q.put(_h(_uniform_and_state(monkeypatch, 1,
+                                                                   9 * R.CHUNK)[0])))
+    child.start()
+    got = q.get(timeout=60)
+    child.join(60)
+    assert got == _h(want) and child.exitcode == 0
