@@ -412,8 +412,10 @@ def vgg_part(size, repeat, torch_python, folder, picture_repeat=3, script_kind="
     for _ in range(max(1, repeat)):
         for row, cmd in zip(rows, commands):
             row["time"] = keep(row["time"], command_time(cmd, 1))
-            if peer_command is not None:
-                peer["time"] = keep(peer["time"], command_time(peer_command, 1))
+            if peer_command is not None:  # (each row's own torch runs: as many as its own)
+                t = command_time(peer_command, 1)
+                row["peer_time"] = keep(row.get("peer_time"), t)
+                peer["time"] = keep(peer["time"], t)
     return {"size": size, "rows": rows, "peer": peer, "script": script_kind}
 
 
@@ -439,8 +441,9 @@ def vgg_table(v):
                 if "model" in sp else "picture")
         rows.append((r["what"], part, sec(r["picture"]), px, sec(p["picture"]), ppx,
                      ratio(r["picture"], p["picture"])))
-        rows.append((r["what"], "whole command", sec(r["time"]), px, sec(p["time"]), ppx,
-                     ratio(r["time"], p["time"])))
+        pt = r.get("peer_time", p["time"])  # (the torch runs taken in turns with this row)
+        rows.append((r["what"], "whole command", sec(r["time"]), px, sec(pt), ppx,
+                     ratio(r["time"], pt)))
     widths = [max(len(str(x[i])) for x in rows + [head]) for i in range(len(head))]
     out = ["  ".join(str(c).ljust(w) if i in (0, 1, 3, 5) else str(c).rjust(w)
                      for i, (c, w) in enumerate(zip(row, widths))) for row in [head] + rows]
