@@ -85,8 +85,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           font_size: Optional[float] = typer.Option(None, "--font-size", help="points of the "
                                                     "text (default 12; the rest scales)"),
           look: str = typer.Option("auto", "--look", help="full (every record), compact "
-                                   "(intermediate tensors, their gradients and backward ops "
-                                   "on one line; rows in SVG tooltips) or auto (compact past "
+                                   "(unnamed tensors, parameters, their gradients and "
+                                   "backward ops on one line; rows in SVG tooltips) or auto (compact past "
                                    "40 tensors and gradients, 20 with --layers)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""

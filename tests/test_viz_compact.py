@@ -1,9 +1,9 @@
 """The compact look of big pictures (``look="compact"``, and ``"auto"`` past ``dot.LOOK_LIMIT``).
 
-Intermediate tensors (made by an op, not a target, named tmp_N by the picture), their gradient
-variables and the backward ops are drawn on one line each, the rows a full picture writes in
-their SVG tooltips; leaves, parameters, targets and tensors with a user's name keep their
-records. Small pictures stay full (tests/data/viz/*.dot keep their bytes: test_viz.py).
+Tensors without a name of their own (shown as tmp_N: intermediates, constants, masks) and
+parameters, their gradient variables and the backward ops are drawn on one line each, the rows a
+full picture writes in their SVG tooltips (a parameter's statement too); the targets and the
+tensors a user's variable names keep their records. Small pictures stay full (tests/data/viz/*.dot keep their bytes: test_viz.py).
 The goldens in tests/data/viz_compact/ were rendered and looked at.
 """
 from __future__ import annotations
@@ -271,6 +271,17 @@ def test_layers_compact_vgg_like():
         assert pic._flat is not None and "tooltip=" in pic.dot()
         g = M.build(loss, namespace=ns, recorder=rec)
         assert pic.dot() == D.to_dot(g, view=view)
+    # parameters and their gradients on one line (name and shape; the gradient's values), the
+    # statement that made them in the tooltip; the user's x and loss keep their records
+    src = pic.dot()
+    ids = one_line_ids(src)
+    params = [t for t in g.tensors if t.parameter]
+    assert params and all(t.id in ids and t.grad_var in ids for t in params)
+    w = params[0]
+    assert (f'\t{w.id} [label=<<b>{w.name}</b>&#160; <font point-size="9">float32[4, 3, 3, 3]'
+            f'</font>>') in src and f'tooltip="{w.name}  float32[4, 3, 3, 3]\\ndata = ' in src
+    named = {t.id for t in g.tensors if t.name in ("x", "loss")}
+    assert len(named) == 2 and not named & set(ids)
     pic = viz.graph(loss, namespace=ns, recorder=rec, layers=2, look="compact")
     golden("vgg_like_layers2_both.dot", pic.dot())
     src = pic.dot()
@@ -301,6 +312,29 @@ def test_layers_compact_vgg_like():
     # collapse
     col = viz.graph(loss, namespace=ns, recorder=rec, collapse=True, look="compact").dot()
     assert "tooltip=" in col
+
+
+def test_a_parameters_statement_goes_into_its_tooltip(tmp_path):
+    """``gradrepl graph`` labels leaves with their statements: a full record shows it above,
+    a one-line parameter in its tooltip's second line (escaped there as any tooltip text)."""
+    from gradrepl.viz.capture import run_for_pictures
+
+    script = tmp_path / "mlp.py"
+    script.write_text('import paddle\npaddle.seed(1)\n'
+                      'model = paddle.nn.Linear(3, 4, name="lin")\n'
+                      'x = paddle.rand([2, 3])\nloss = model(x).sum()\n')  # (no backward:
+    # the graph is whole, so the fast path draws it, compared with the model's path)
+    run = run_for_pictures(str(script))
+    assert run.error is None
+    ns = run.namespace
+    for view in VIEWS:
+        pic = viz.graph(ns["loss"], view=view, namespace=ns, recorder=run.recorder, look="compact")
+        g = M.build(ns["loss"], namespace=ns, recorder=run.recorder)
+        assert pic._flat is not None and pic.dot() == D.to_dot(g, view=view, look="compact")
+    w = [t for t in g.tensors if t.parameter][0]
+    assert w.label == 'model = paddle.nn.Linear(3, 4, name="lin")'
+    assert (f'tooltip="{w.name}  float32[3, 4]\\n' + w.label.replace('"', '\\"') + '\\ndata = '
+            ) in pic.dot()
 
 
 def test_shell_and_command_take_look(tmp_path):

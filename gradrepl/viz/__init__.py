@@ -142,8 +142,8 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     ``size`` "16x9" (inches: the drawing scaled to fill it); ``dpi`` of PNG output; ``theme``
     "light", "dark" (projectors) or "print" (greyscale); ``font_size`` in points (default 12);
     ``look``: "full" (every tensor, gradient and backward op as its record), "compact" (the
-    intermediate tensors named tmp_N, their gradients and the backward ops on one line each,
-    their rows in the SVG tooltips) or "auto" (compact when the picture would draw more than
+    tensors without a name of their own, shown as tmp_N, and the parameters, their gradients and
+    the backward ops on one line each, their rows in the SVG tooltips) or "auto" (compact when the picture would draw more than
     ``dot.LOOK_LIMIT`` (40) tensors and gradient variables after the cuts, or
     ``dot.LAYERS_LOOK_LIMIT`` (20) with ``layers``).
     """

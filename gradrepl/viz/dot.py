@@ -57,9 +57,10 @@ FONT = "Helvetica"
 STATEMENT_SIZE = "11"      # the source statement under an op's name
 STATEMENT_COLOR = _LIGHT["statement"]
 
-# the look of a picture: "full" records everywhere; "compact" draws the intermediate tensors
-# (made by an op, not a target, with no name but the tmp_N the picture gives it), their gradient variables and the
-# backward ops on one line each, their rows in the node's tooltip (SVG); "auto": compact when
+# the look of a picture: "full" records everywhere; "compact" draws the tensors without a name
+# of their own (intermediates, constants, masks: the tmp_N the picture gives them) and the
+# parameters, not the targets, their gradient variables and the backward ops on one line each,
+# their rows in the node's tooltip (SVG; a leaf's statement too); "auto": compact when
 # the picture has more than LOOK_LIMIT tensor nodes (forward tensors + gradient variables), or
 # LAYERS_LOOK_LIMIT in a picture of Layer boxes (--layers: a chain of tall records, past a
 # slide's height from about 20 on: LeNet --layers 2 has 26, resnet18 --layers 1 has 28)
@@ -260,8 +261,8 @@ class DotWriter:
         self.brief = set()
         if self.slim:
             targets = set(g.targets)
-            self.brief = {t.id for t in g.tensors if not t.is_leaf and not t.cut
-                          and t.id not in targets and t.unnamed}
+            self.brief = {t.id for t in g.tensors if (t.unnamed or t.parameter) and not t.cut
+                          and t.id not in targets}
         self.g = g
         self.view = view
         self.chain = chain
@@ -354,8 +355,11 @@ class DotWriter:
                                                            else pal["tensor"])
         if t.id in self.brief:  # the compact look: one line, the rows in its tooltip
             shape = _shape(t)
+            lines = [f"{t.name}  {shape}"]
+            if t.label and t.is_leaf:  # (the statement a full record shows above it)
+                lines.append(t.label)
             return self.slim_node(t.id, self._esc[t.id], esc(shape), fill,
-                                  [f"{t.name}  {shape}"] + self.tensor_lines(t))
+                                  lines + self.tensor_lines(t))
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         above = t.label if t.label and t.is_leaf else None
         w = self.words

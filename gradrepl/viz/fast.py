@@ -290,7 +290,7 @@ class FlatWriter(_dot.DotWriter):
         except TypeError:
             plain = tip_plain = False
         if self.slim:
-            self.brief = {t[0] for t in flat.tensors if t[9] and not t[5]
+            self.brief = {t[0] for t in flat.tensors if (t[9] or t[7])
                           and t[0] not in self.targets}
             self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
             self._tip = "\\n".join if tip_plain else _dot.tooltip
@@ -323,7 +323,10 @@ class FlatWriter(_dot.DotWriter):
             data = f"data = {pv}" if pv is not None else "data = (freed)"
             if tid in brief:  # the compact look (as DotWriter.tensor, via slim_node)
                 gname = gvars[int(gid[1:])][1] if gid else "None"
-                if plain_tip:
+                if label:  # (a leaf's statement, the tooltip's second line: escaped as needed)
+                    text = _dot.tooltip((f"{name}  {st}", label, data, f"grad_var = {gname}",
+                                         f"stop_gradient = {stop}"))
+                elif plain_tip:
                     text = f"{name}  {st}\\n{data}\\ngrad_var = {gname}\\nstop_gradient = {stop}"
                 else:
                     text = tip((f"{name}  {st}", data, f"grad_var = {gname}",
