@@ -12,8 +12,9 @@
   ``grad_pending_ops`` edges in red.
 
 The compact look (``look="compact"``, or ``"auto"`` on a big picture: ``LOOKS``) draws the
-intermediate tensors named tmp_N, their gradient variables and the backward ops on one line each
-(their rows in the SVG tooltip), layer boxes by name and statement, the chains straight.
+tensors without a name of their own (tmp_N) and the parameters, their gradient variables and the
+backward ops on one line each (their rows in the SVG tooltip), layer boxes by name and statement,
+the chains straight.
 
 The backward graph is drawn upward, as in the guide: the root's gradient at the bottom, the
 leaves' gradients at the top, each backward op on the rank of its forward op.
