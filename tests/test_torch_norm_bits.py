@@ -17,8 +17,7 @@ DATA = os.path.join(os.path.dirname(__file__), "data", "torch_norm")
 sys.path.insert(0, os.path.dirname(DATA))
 import md5_table  # noqa: E402  (tests/data/md5_table.py: the recorded table)
 
-CASES = md5_table.load_module(os.path.join(DATA, "cases.py"), "torch_norm_cases")
-EXPECTED = md5_table.read(os.path.join(DATA, "expected.txt"))
+CASES, EXPECTED = md5_table.load_table(DATA, "torch_norm_cases")
 
 
 def _check(name, got):
@@ -115,8 +114,6 @@ def test_float64_keeps_working():
 def test_functional_exports_group_and_instance_norm_with_torch_bits():
     """F.group_norm / F.instance_norm forward and backward, md5 prefixes recorded from real
     torch 2.13 (same script run in the oracle)."""
-    import hashlib
-
     import gradrepl.torch as torch
     import gradrepl.torch.nn.functional as F
 

@@ -15,8 +15,7 @@ DATA = os.path.join(os.path.dirname(__file__), "data", "torch_softmax")
 sys.path.insert(0, os.path.dirname(DATA))
 import md5_table  # noqa: E402  (tests/data/md5_table.py: the recorded table)
 
-CASES = md5_table.load_module(os.path.join(DATA, "cases.py"), "torch_softmax_cases")
-EXPECTED = md5_table.read(os.path.join(DATA, "expected.txt"))
+CASES, EXPECTED = md5_table.load_table(DATA, "torch_softmax_cases")
 
 
 def _check(name, got):

@@ -3,6 +3,7 @@ md5``). The record scripts beside it (run with the real framework) ``write`` the
 ``read`` it and ``check`` gradrepl's arrays against it. numpy and the standard library only."""
 import hashlib
 import importlib.util
+import os
 
 
 def shape_text(shape) -> str:
@@ -53,3 +54,10 @@ def load_module(path: str, name: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_table(folder: str, name: str):
+    """(the cases module ``folder/cases.py``, the recorded table ``folder/expected.txt``): what a
+    bit test reads."""
+    return (load_module(os.path.join(folder, "cases.py"), name),
+            read(os.path.join(folder, "expected.txt")))
