@@ -298,7 +298,7 @@ def gradrepl_part(chain_n=2000, layers=99, repeat=5, profile=None, render=True):
     for key, maker, arg in (("chain", make_chain, chain_n), ("mlp", make_mlp, layers)):
         target, ns = maker(paddle, arg)
         res[key] = picture_times(target, ns, repeat)
-        res[key]["walk"] = best_of(lambda: walk(target), repeat)[0]
+        res[key]["walk"] = best_of(lambda t=target: walk(t), repeat)[0]
         del target, ns
     res["renders"] = []
     if render:

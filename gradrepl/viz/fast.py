@@ -277,7 +277,7 @@ class FlatWriter(_dot.DotWriter):
         # the compact look (dot.LOOKS), decided as DotWriter decides it for the model
         self.slim = _dot.is_compact(look, view, len(flat.tensors), len(flat.gvars))
         self.brief = set()
-        self._tip = _dot.tooltip
+        self._plain_tips = False  # (compact: tooltips joined as they are, nothing to escape)
         # the names that may need escaping: those a user or Paddle gave, and the backward ops'
         # (tmp_N, which the picture makes up, and the "_grad" and " #k" it adds never do)
         given = [t[1] for t in flat.tensors if not t[9]] + list({b[1] for b in flat.bws})
@@ -293,7 +293,7 @@ class FlatWriter(_dot.DotWriter):
             self.brief = {t[0] for t in flat.tensors if (t[9] or t[7])
                           and t[0] not in self.targets}
             self.dot.graph_attr["ranksep"] = _dot.SLIM_RANKSEP
-            self._tip = "\\n".join if tip_plain else _dot.tooltip
+            self._plain_tips = tip_plain
             self.dot.edge_attr["arrowsize"] = _dot.SLIM_ARROWS
         names = {t[0]: t[1] for t in flat.tensors}
         names.update({v[0]: v[1] for v in flat.gvars})
@@ -314,7 +314,7 @@ class FlatWriter(_dot.DotWriter):
         targets = self.targets
         needs_esc, esc = _dot._NEEDS_ESC, _dot.esc
         brief, gvars = self.brief, self.flat.gvars
-        tip, plain_tip = self._tip, self._tip is not _dot.tooltip
+        tip, plain_tip = _dot.tooltip, self._plain_tips
         slim_of = {True: self.slim_look(pal["tensor_stop"], "f"),
                    "param": self.slim_look(pal["param"], "f"),
                    False: self.slim_look(pal["tensor"], "f")}
@@ -390,7 +390,7 @@ class FlatWriter(_dot.DotWriter):
         esc = _dot.esc
         brief = {t[6] for t in self.flat.tensors if t[0] in self.brief}
         grad_op_names = self.flat.titles
-        tooltip, plain_tip = self._tip, self._tip is not _dot.tooltip
+        tooltip, plain_tip = _dot.tooltip, self._plain_tips
         slim = self.slim_look(pal["grad_var"], "b")
         for gid, name, data, grad_op in self.flat.gvars:
             if gid in brief:  # the compact look (as DotWriter.grad_var, via slim_node)
