@@ -76,6 +76,23 @@ dtype = _dtypes.dtype
 
 del Parameter
 
+# The API beyond the core, one module a family: each gives EXPORTS (torch.NAME) and
+# TENSOR_METHODS (Tensor.NAME); bound here, before out= is installed and classes are named.
+from . import _linalg_ops, _ops_math, _ops_shape  # noqa: E402
+
+
+
+def _bind_family(family):
+    globals().update(family.EXPORTS)
+    for name, fn in family.TENSOR_METHODS.items():
+        setattr(Tensor, name, fn)
+
+
+for _family in (_ops_math, _ops_shape, _linalg_ops):
+    _bind_family(_family)
+del _family
+
+from . import distributions, fft, special  # noqa: E402,F401
 from ._names import name_classes as _name_classes  # noqa: E402
 
 _name_classes()
@@ -263,4 +280,5 @@ def __getattr__(name):
         import types
 
         return types.SimpleNamespace(__version__=__version__, cuda=None)
-    raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    raise AttributeError(f"module 'torch' has no attribute '{name}' (gradrepl's torch does "
+                         f"not emulate torch.{name})")

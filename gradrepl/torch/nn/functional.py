@@ -520,3 +520,17 @@ def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
 from ._spatial import (adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool1d,  # noqa: E402,F401
                        avg_pool2d, batch_norm, conv2d, group_norm, instance_norm,
                        layer_norm, max_pool1d, max_pool2d)
+
+
+def __getattr__(name):
+    """The functional forms of the layer families beyond this module (``FUNCTIONAL`` of
+    ``_spatial_more``, ``_recurrent``, ``_layers_more``), found when first asked for."""
+    import importlib
+
+    for family in ("_spatial_more", "_recurrent", "_layers_more"):
+        fn = importlib.import_module(f"{__package__}.{family}").FUNCTIONAL.get(name)
+        if fn is not None:
+            globals()[name] = fn
+            return fn
+    raise AttributeError(f"module 'torch.nn.functional' has no attribute '{name}' "
+                         f"(gradrepl's torch does not emulate torch.nn.functional.{name})")

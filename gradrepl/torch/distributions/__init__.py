@@ -1,0 +1,2 @@
+"""``torch.distributions``."""
+from __future__ import annotations

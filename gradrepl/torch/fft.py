@@ -1,0 +1,2 @@
+"""``torch.fft``."""
+from __future__ import annotations

@@ -1,0 +1,8 @@
+"""Recurrent layers (RNN, LSTM, GRU and their cells) and the Transformer family.
+
+``__all__`` lists the layers (``torch.nn.NAME``); ``FUNCTIONAL`` the functions of
+``torch.nn.functional``."""
+from __future__ import annotations
+
+__all__: list = []
+FUNCTIONAL: dict = {}

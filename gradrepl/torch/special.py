@@ -1,0 +1,2 @@
+"""``torch.special``."""
+from __future__ import annotations
