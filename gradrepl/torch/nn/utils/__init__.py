@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from ...engine import grad_mode
-from .. import _inplace
-from .._base import EngineTensor, raw
-from .._tensor import Tensor
+from ....engine import grad_mode
+from ... import _inplace
+from ..._base import EngineTensor, raw
+from ..._tensor import Tensor
 
 
 def _params(parameters):
@@ -47,7 +47,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 
 def parameters_to_vector(parameters):
-    from .. import _ops
+    from ... import _ops
 
     return _ops.cat([_ops.reshape(p, (-1,)) for p in parameters])
 

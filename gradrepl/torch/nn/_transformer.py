@@ -1,0 +1,3 @@
+"""placeholder"""
+__all__: list = []
+FUNCTIONAL: dict = {}
