@@ -1,6 +1,260 @@
 """torch's linear algebra in the ``torch`` namespace (``torch.logdet``, ``torch.cholesky``,
-``torch.lu`` ...) and their Tensor methods; ``torch.linalg`` is ``linalg``."""
+``torch.lu`` ...) and their Tensor methods; ``torch.linalg`` is ``linalg``.
+
+The older names are torch's wrappers over ``torch.linalg`` (``torch.svd`` is ``linalg.svd`` with
+``V`` for ``Vh``, ``torch.lu`` is ``lu_factor_ex`` ...); the few with a LAPACK routine of their
+own (``cholesky_solve``: potrs, ``cholesky_inverse``: potri, ``geqrf``, ``ormqr``) call it
+through ``_lapack`` as torch does.
+"""
 from __future__ import annotations
 
-EXPORTS: dict = {}
-TENSOR_METHODS: dict = {}
+import warnings
+
+import numpy as np
+
+from . import _lapack, linalg
+from ._base import raw
+from ._tensor import Tensor
+
+_wrap = Tensor._wrap
+
+
+def _T():
+    from .. import torch as T
+
+    return T
+
+
+def _t(a):
+    return _wrap(np.asarray(a), True)
+
+
+def det(input):  # noqa: A002
+    return linalg.det(input)
+
+
+def logdet(input):  # noqa: A002
+    T = _T()
+    sign, logabs = linalg.slogdet(input)
+    nan = _t(np.asarray(np.nan, raw(logabs).dtype))
+    return T.where(T.eq(sign, -1.0), nan, logabs)
+
+
+def slogdet(input):  # noqa: A002
+    s, l_ = linalg.slogdet(input)
+    return linalg._rt("slogdet", s, l_)
+
+
+def inverse(input):  # noqa: A002
+    return linalg.inv(input)
+
+
+def _chol_op(name, fwd, vjp):
+    return linalg._mkop(name, fwd, vjp)
+
+
+def cholesky(input, upper=False):  # noqa: A002
+    warnings.warn(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+        "a future PyTorch release.")
+    from ..engine.registry import apply
+
+    linalg._float_check(input, "cholesky")
+    info = linalg._bmap(lambda m: np.int32(_lapack.potrf(m, upper)[1]), [raw(input)], [2])
+    if np.any(info > 0):
+        raise linalg.LinAlgError(linalg._chol_msg(np.asarray(info)).replace("linalg.cholesky",
+                                                                            "cholesky"))
+    return apply(linalg._mkop("CholeskyBackward0", linalg._chol_fwd, None, base="cholesky"),
+                 (input,), {"upper": bool(upper)})
+
+
+def cholesky_solve(input, input2, upper=False):  # noqa: A002
+    """Solve A X = B with A = L L^T (or U^T U), L = ``input2``: LAPACK's potrs."""
+    from ..engine.registry import apply
+
+    b, c = raw(input), raw(input2)
+
+    def fwd(bb, cc):
+        return linalg._bmap(lambda x, y: _lapack.potrs(y, x, upper), [bb, cc], [2, 2]).astype(
+            np.result_type(bb, cc))
+
+    def vjp(n, g):
+        B, C = n.inputs
+        G = np.asarray(g.data, np.float64)
+        Cm = np.asarray(C.data, np.float64)
+        Cm = np.triu(Cm) if upper else np.tril(Cm)
+        A = _mT(Cm) @ Cm if upper else Cm @ _mT(Cm)
+        X = np.asarray(n.out_data[0], np.float64)
+        gB = np.linalg.solve(A, G)
+        gA = -(gB @ _mT(X))
+        gA = (gA + _mT(gA)) / 2
+        gC = (_mT(Cm) @ (gA + _mT(gA))).swapaxes(-1, -2) if upper else (gA + _mT(gA)) @ Cm
+        gC = np.triu(gC) if upper else np.tril(gC)
+        return linalg._c(B, gB), linalg._c(C, gC)
+
+    del b, c
+    return apply(linalg._mkop("CholeskySolveBackward0", fwd, vjp), (input, input2))
+
+
+def _mT(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def cholesky_inverse(input, upper=False):  # noqa: A002
+    """(L L^T)^-1 from the factor L (or U): LAPACK's potri, mirrored to the full matrix."""
+    from ..engine.registry import apply
+
+    def fwd(x):
+        return linalg._bmap(lambda m: _lapack.potri(m, upper), [x], [2]).astype(x.dtype)
+
+    def vjp(n, g):
+        L = np.asarray(n.inputs[0].data, np.float64)
+        L = np.triu(L) if upper else np.tril(L)
+        Ainv = np.asarray(n.out_data[0], np.float64)
+        G = np.asarray(g.data, np.float64)
+        Gs = G + _mT(G)
+        common = -Ainv @ Gs @ Ainv
+        gL = np.triu(_mT(L) @ common).swapaxes(-1, -2).swapaxes(-1, -2) if upper else \
+            np.tril(common @ L)
+        if upper:
+            gL = np.triu(L @ common)
+        return linalg._c(n.inputs[0], gL)
+
+    return apply(linalg._mkop("CholeskyInverseBackward0", fwd, vjp), (input,))
+
+
+def lu(A, pivot=True, get_infos=False, out=None):  # noqa: A002
+    r = linalg.lu_factor_ex(A, pivot=pivot)
+    if get_infos:
+        return (r[0], r[1], r[2])
+    return (r[0], r[1])
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: A002
+    return linalg.lu_solve(LU_data, LU_pivots, b)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def qr(input, some=True, *, out=None):  # noqa: A002
+    q, r = linalg.qr(input, "reduced" if some else "complete")
+    return linalg._rt("qr", q, r)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
+    if not compute_uv:
+        a = raw(input)
+        m, n = a.shape[-2:]
+        S = linalg.svdvals(input)
+        U = _t(np.zeros(a.shape[:-2] + (m, m), a.dtype))
+        V = _t(np.zeros(a.shape[:-2] + (n, n), a.dtype))
+        return linalg._rt("svd", U, S, V)
+    U, S, Vh = linalg.svd(input, full_matrices=not some)
+    return linalg._rt("svd", U, S, Vh.mT)
+
+
+def pinverse(input, rcond=1e-15):  # noqa: A002
+    return linalg.pinv(input, rtol=rcond)
+
+
+def matrix_power(input, n):  # noqa: A002
+    return linalg.matrix_power(input, n)
+
+
+def matrix_exp(input):  # noqa: A002
+    return linalg.matrix_exp(input)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    from ..engine.registry import apply
+
+    sol = apply(linalg._mkop("TriangularSolveBackward0",
+                             lambda a, bb, **k: linalg._trsm_fwd(a, bb, **k), None,
+                             base="triangular_solve"),
+                (A, b), {"upper": bool(upper), "transpose": bool(transpose),
+                         "unitriangular": bool(unitriangular)})
+    return linalg._rt("triangular_solve", sol, _T().clone(A))
+
+
+def geqrf(input, *, out=None):  # noqa: A002
+    a = raw(input)
+    refl, tau = linalg._bmap(lambda m: _lapack.geqrf(m), [a], [2])
+    return linalg._rt("geqrf", _t(refl.astype(a.dtype)), _t(tau.astype(a.dtype)))
+
+
+def orgqr(input, tau):  # noqa: A002
+    return linalg.householder_product(input, tau)
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):  # noqa: A002
+    a, tau, c = raw(input), raw(input2), raw(input3)
+    res = linalg._bmap(lambda x, y, z: _lapack.ormqr(x, y, z, left, transpose), [a, tau, c],
+                       [2, 1, 2])
+    return _t(res.astype(c.dtype))
+
+
+def chain_matmul(*matrices, out=None):
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                  "more tensors rather than multiple parameters.")
+    if len(matrices) == 1:
+        return _T().clone(matrices[0])
+    return linalg.multi_dot(matrices)
+
+
+def vdot(input, other, *, out=None):  # noqa: A002
+    T = _T()
+    a, b = raw(input), raw(other)
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype.kind == "c":
+        input = input.conj()
+    return T.dot(input, other)
+
+
+def _triu_(self, diagonal=0):
+    self.copy_(_T().triu(self, diagonal))
+    return self
+
+
+def _tril_(self, diagonal=0):
+    self.copy_(_T().tril(self, diagonal))
+    return self
+
+
+EXPORTS: dict = {
+    "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu": lu,
+    "lu_solve": lu_solve, "lu_unpack": lu_unpack, "qr": qr, "svd": svd, "pinverse": pinverse,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp, "triangular_solve": triangular_solve,
+    "geqrf": geqrf, "orgqr": orgqr, "ormqr": ormqr, "chain_matmul": chain_matmul, "vdot": vdot,
+}
+TENSOR_METHODS: dict = {
+    "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu": lu,
+    "lu_solve": lu_solve, "qr": qr, "svd": svd, "pinverse": pinverse,
+    "matrix_power": matrix_power, "matrix_exp": matrix_exp, "triangular_solve": triangular_solve,
+    "geqrf": geqrf, "orgqr": orgqr, "ormqr": ormqr, "vdot": vdot,
+    "triu_": _triu_, "tril_": _tril_,
+}
+
+
+def _others():
+    """Names another family (or the core) already gives: theirs are kept."""
+    from . import _ops_math, _ops_shape
+
+    ex = set(_ops_math.EXPORTS) | set(_ops_shape.EXPORTS)
+    tm = set(_ops_math.TENSOR_METHODS) | set(_ops_shape.TENSOR_METHODS)
+    return ex, tm
+
+
+_ex, _tm = _others()
+for _n in ("vdot",):
+    if _n in _ex:
+        EXPORTS.pop(_n)
+for _n in ("triu_", "tril_", "vdot"):
+    if _n in _tm or hasattr(Tensor, _n):
+        TENSOR_METHODS.pop(_n)
+del _ex, _tm, _n
