@@ -112,14 +112,27 @@ class _Layout:
 
 strided = _Layout("strided")
 sparse_coo = _Layout("sparse_coo")
-preserve_format = contiguous_format = channels_last = None
+
+
+class memory_format:  # noqa: N801 - torch's name
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+memory_format.__module__ = "torch"
+preserve_format, contiguous_format, channels_last, channels_last_3d = (
+    memory_format(_n) for _n in ("preserve_format", "contiguous_format", "channels_last",
+                                 "channels_last_3d"))
 pi = 3.141592653589793
 e = 2.718281828459045
 inf = _builtins.float("inf")
 nan = _builtins.float("nan")
 newaxis = None
 
-FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = Tensor
+globals().update(_ops_math.LEGACY_TYPES)  # torch.FloatTensor, torch.LongTensor ...
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
