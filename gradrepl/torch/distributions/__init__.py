@@ -39,3 +39,8 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from . import utils  # noqa: F401
+from .lkj_cholesky import LKJCholesky
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .multivariate_normal import MultivariateNormal
+from .von_mises import VonMises
+from .weibull import Weibull
