@@ -139,28 +139,31 @@ def _normal_fill(g, n, dtype, mean, std):
     work = np.float64 if dtype == np.float64 else np.float32
     data = _uniform01(g, n, np.dtype(work)).astype(work)
 
-    def fill16(block):
-        u1 = work(1) - block[:8]
-        u2 = block[8:]
+    def fill16(block):  # block: (m, 16), each row one block of 16 (rows independent)
+        u1 = work(1) - block[:, :8]
+        u2 = block[:, 8:]
         theta = work(2.0 * np.pi) * u2
-        out = np.empty(16, work)
+        out = np.empty(block.shape, work)
         if work is np.float64:
             radius = np.sqrt(work(-2) * np.log(u1))
-            out[:8] = radius * np.cos(theta) * work(std) + work(mean)
-            out[8:] = radius * np.sin(theta) * work(std) + work(mean)
+            out[:, :8] = radius * np.cos(theta) * work(std) + work(mean)
+            out[:, 8:] = radius * np.sin(theta) * work(std) + work(mean)
             return out
         # float32: torch's AVX2 kernel (avx_mathfun's log and sincos, then one FMA each)
         radius = np.sqrt(work(-2) * _avx_mathfun.log(u1))
         sin, cos = _avx_mathfun.sincos(theta)
-        out[:8] = _avx_mathfun.fma(radius * cos, work(std), work(mean))
-        out[8:] = _avx_mathfun.fma(radius * sin, work(std), work(mean))
+        out[:, :8] = _avx_mathfun.fma(radius * cos, work(std), work(mean))
+        out[:, 8:] = _avx_mathfun.fma(radius * sin, work(std), work(mean))
         return out
 
-    for i in range(0, n - 15, 16):
-        data[i:i + 16] = fill16(data[i:i + 16])
+    full = n // 16 * 16
+    step = 16 * 65536  # the blocks in slices of 1M values (bounded temporaries)
+    for i in range(0, full, step):
+        j = min(i + step, full)
+        data[i:j] = fill16(data[i:j].reshape(-1, 16)).reshape(-1)
     if n % 16:
         tail = _uniform01(g, 16, np.dtype(work)).astype(work)
-        data[n - 16:] = fill16(tail)
+        data[n - 16:] = fill16(tail.reshape(1, 16)).reshape(-1)
     return data
 
 
