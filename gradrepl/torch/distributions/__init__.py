@@ -44,3 +44,7 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .von_mises import VonMises
 from .weibull import Weibull
+from .logistic_normal import LogisticNormal
+from .mixture_same_family import MixtureSameFamily
+from .kl import kl_divergence, register_kl
+from . import kl  # noqa: F401
