@@ -347,12 +347,17 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
     if isinstance(mean, EngineTensor) or isinstance(std, EngineTensor):
-        m = raw(mean) if isinstance(mean, EngineTensor) else np.asarray(mean)
-        s = raw(std) if isinstance(std, EngineTensor) else np.asarray(std)
-        shape = np.broadcast_shapes(m.shape, s.shape)
-        dt = (m if m.dtype.kind == "f" else s).dtype
-        z = _random.normal(shape, dt, 0.0, 1.0, generator)
-        return _finish((z * s + m).astype(dt), requires_grad)
+        # torch: the result has the tensor mean's dtype (else std's); normal_(0, std) + mean
+        # for a number std, normal_(0, 1) * std + mean otherwise
+        if not isinstance(std, EngineTensor):
+            m = raw(mean)
+            z = _random.normal(m.shape, m.dtype, 0.0, float(std), generator)
+            return _finish((z + m).astype(m.dtype), requires_grad)
+        s = raw(std)
+        m = raw(mean) if isinstance(mean, EngineTensor) else np.asarray(mean, s.dtype)
+        dt = m.dtype if isinstance(mean, EngineTensor) else s.dtype
+        z = _random.normal(np.broadcast_shapes(m.shape, s.shape), dt, 0.0, 1.0, generator)
+        return _finish((z * s.astype(dt) + m.astype(dt)).astype(dt), requires_grad)
     dt = _dt(dtype)
     return _finish(_random.normal(_size((tuple(size),)), dt, float(mean), float(std), generator),
                    requires_grad)

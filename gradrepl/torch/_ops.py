@@ -1537,11 +1537,13 @@ def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
 
     a = raw(input)
     d = _dim(dim, a.ndim)
-    kind = "stable"
-    idx = np.argsort(-a if descending and a.dtype.kind != "b" else a, axis=d, kind=kind) \
-        if a.ndim else np.zeros((), np.int64)
-    if descending and a.dtype.kind == "b":
-        idx = np.argsort(~a, axis=d, kind=kind)
+    if a.ndim and a.size:  # torch's CPU sort: std::sort (ties as libstdc++ leaves them)
+        from ..engine.ops.search import _rows, _sort_row
+
+        rows, back = _rows(a, d)
+        idx = back(np.stack([_sort_row(r, descending, stable) for r in rows]))
+    else:
+        idx = np.zeros(a.shape, np.int64)
     values = _pick_along(input, idx, d, True, "SortBackward0")
     return return_types.sort((values, _wrap(np.asarray(idx, np.int64), True)))
 
@@ -1879,8 +1881,8 @@ def masked_select(input, mask):  # noqa: A002
 
 
 def take_along_dim(input, indices, dim=None):  # noqa: A002
-    if dim is None:
-        return take(input, indices)
+    if dim is None:  # torch: self.view(-1).gather(0, indices.view(-1))
+        return gather(reshape(input, (-1,)), 0, _wrap(raw(indices).reshape(-1), True))
     a, ix = raw(input), raw(indices).astype(np.int64)
     d = _dim(dim, a.ndim)
     shape = list(np.broadcast_shapes(a.shape[:d] + (1,) + a.shape[d + 1:],
@@ -1901,7 +1903,7 @@ def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002
         sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
         bounds = np.cumsum([0] + sizes)
     else:
-        bounds = [0] + [min(int(i), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [_b.min(int(i), n) for i in _arr(indices_or_sections).reshape(-1)] + [n]
     return tuple(narrow(input, d, int(bounds[i]), int(bounds[i + 1] - bounds[i]))
                  for i in range(len(bounds) - 1))
 

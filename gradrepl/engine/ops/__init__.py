@@ -5,3 +5,4 @@ from . import manip, special, linalg_more, nn_more  # noqa: F401
 from . import complex  # noqa: F401  (after the others: it wraps their VJPs)
 from . import fused  # noqa: F401  (ops some frameworks record as one node: addmm, mse_loss...)
 from . import special_torch  # noqa: F401  (torch's special functions, torch.special)
+from . import scan_more  # noqa: F401  (logcumsumexp)
