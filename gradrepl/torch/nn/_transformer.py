@@ -1,3 +1,793 @@
-"""placeholder"""
-__all__: list = []
-FUNCTIONAL: dict = {}
+"""The Transformer family of ``torch.nn``: ``MultiheadAttention``, ``TransformerEncoderLayer``,
+``TransformerDecoderLayer``, ``TransformerEncoder``, ``TransformerDecoder``, ``Transformer``, and
+``F.scaled_dot_product_attention`` / ``F.multi_head_attention_forward``, composed from the
+dialect's ops in the order torch's Python code (``torch/nn/functional.py``,
+``torch/nn/modules/transformer.py``) calls them, with the same parameter creation and
+initialisation order (so the same values after ``torch.manual_seed``).
+
+``scaled_dot_product_attention`` follows the CPU flash kernel's arithmetic for one key block
+(``exp(s - max) @ v`` times ``1 / sum``) and names its node as torch does
+(``ScaledDotProductFlashAttentionForCpuBackward0``); with dropout it takes torch's math path
+(softmax, dropout, matmul)."""
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+
+import numpy as np
+
+from ...engine.registry import apply
+from .. import _ops
+from .._base import EngineTensor, raw
+from .._tensor import Tensor
+from . import functional as F
+from . import init
+from ._layers import LayerNorm
+from .modules import Dropout, Linear, Module, ModuleList
+from .parameter import Parameter
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
+           "TransformerEncoder", "TransformerDecoder", "Transformer"]
+
+
+def _np_dt(dtype):
+    from .. import _dtypes
+
+    return _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+
+
+def _ndim(t):
+    return raw(t).ndim
+
+
+def _shape(t):
+    return tuple(raw(t).shape)
+
+
+def _size(t):
+    from .._base import Size
+
+    return Size(_shape(t))
+
+
+# ------------------------------------------------------------------------------ sdpa
+def _named(t, name):
+    """``t`` through a copy node named ``name`` (the name torch's fused kernel gives)."""
+    if t.grad_node is None:
+        return t
+    return apply(_ops.top("assign", name, "none", forward=_ops._clone_fwd), (t,))
+
+
+def _bool_to_float_mask(mask, dtype):
+    a = raw(mask)
+    return Tensor._wrap(np.where(a, np.asarray(0, dtype), np.asarray(-np.inf, dtype)), True)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """Attention ``softmax(q k^T * scale + mask) v`` over the last two dims."""
+    q, k, v = query, key, value
+    dt = raw(q).dtype
+    L, S = _shape(q)[-2], _shape(k)[-2]
+    E = _shape(q)[-1]
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if enable_gqa:
+        hq, hk = _shape(q)[-3], _shape(k)[-3]
+        if hq != hk:
+            k = _ops.repeat_interleave(k, hq // hk, dim=-3)
+            v = _ops.repeat_interleave(v, hq // raw(v).shape[-3], dim=-3)
+    scale_f = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    mask = None
+    if is_causal:
+        tri = np.tril(np.ones((L, S), bool))
+        mask = _bool_to_float_mask(Tensor._wrap(tri, True), dt)
+    elif attn_mask is not None:
+        mask = (_bool_to_float_mask(attn_mask, dt) if raw(attn_mask).dtype == np.bool_
+                else attn_mask)
+    s = _ops.matmul(q, _ops.transpose(k, -2, -1))
+    if dropout_p > 0.0:
+        # torch's math path: the scale on q and k (its square root on each), softmax, dropout
+        sq = math.sqrt(scale_f)
+        s = _ops.matmul(_ops.mul(q, sq), _ops.mul(_ops.transpose(k, -2, -1), sq))
+        if mask is not None:
+            s = _ops.add(s, mask)
+        attn = F.softmax(s, -1)
+        attn = F.dropout(attn, dropout_p, True)
+        return _ops.matmul(attn, v)
+    s = _ops.mul(s, scale_f)
+    if mask is not None:
+        s = _ops.add(s, mask)
+    m = _ops.amax(s, -1, keepdim=True)
+    with_inf = np.isneginf(raw(m))
+    if with_inf.any():  # fully masked rows give zeros, as the kernel's sum of 0 does not
+        m = Tensor._wrap(np.where(with_inf, 0, raw(m)).astype(dt), True)
+    else:
+        m = m.detach()
+    e = _ops.exp(_ops.sub(s, m))
+    total = _ops.sum(e, -1, keepdim=True)
+    out = _ops.mul(_ops.matmul(e, v), _ops.reciprocal(total))
+    return _named(out, "ScaledDotProductFlashAttentionForCpuBackward0")
+
+
+# ------------------------------------------------------------------------------ MHA functional
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    if mask is None:
+        return None
+    a = raw(mask)
+    is_float = a.dtype.kind == "f"
+    if a.dtype != np.bool_ and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and a.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+                      "Use same type for both instead.", stacklevel=3)
+    if not is_float:
+        return Tensor._wrap(np.where(a, np.asarray(-np.inf, target_type),
+                                     np.asarray(0, target_type)), True)
+    return mask
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    qd, kd, vd = _ndim(query), _ndim(key), _ndim(value)
+    if qd == 3:
+        if kd != 3 or vd != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be "
+                                 f"3-D but found {kd}-D and {vd}-D tensors respectively")
+        if key_padding_mask is not None and _ndim(key_padding_mask) != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 2-D but found {_ndim(key_padding_mask)}-D tensor "
+                                 "instead")
+        if attn_mask is not None and _ndim(attn_mask) not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
+                                 f"2-D or 3-D but found {_ndim(attn_mask)}-D tensor instead")
+        return True
+    if qd == 2:
+        if kd != 2 or vd != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
+                                 f"2-D but found {kd}-D and {vd}-D tensors respectively")
+        if key_padding_mask is not None and _ndim(key_padding_mask) != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to "
+                                 f"be `None` or 1-D but found {_ndim(key_padding_mask)}-D "
+                                 "tensor instead")
+        if attn_mask is not None:
+            if _ndim(attn_mask) not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
+                                     f"`None`, 2-D or 3-D but found {_ndim(attn_mask)}-D "
+                                     "tensor instead")
+            if _ndim(attn_mask) == 3:
+                exp = (num_heads, _shape(query)[0], _shape(key)[0])
+                if _shape(attn_mask) != exp:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {exp} but got "
+                                         f"{_size(attn_mask)}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{qd}-D query tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    E = _shape(q)[-1]
+    if k is v:
+        if q is k:
+            proj = F.linear(q, w, b)
+            proj = _ops.contiguous(_ops.squeeze(_ops.transpose(_ops.unsqueeze(
+                _ops.unflatten(proj, -1, (3, E)), 0), 0, -2), -2))
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = _ops.split(w, [E, E * 2])
+        b_q, b_kv = (None, None) if b is None else _ops.split(b, [E, E * 2])
+        q_proj = F.linear(q, w_q, b_q)
+        kv = F.linear(k, w_kv, b_kv)
+        kv = _ops.contiguous(_ops.squeeze(_ops.transpose(_ops.unsqueeze(
+            _ops.unflatten(kv, -1, (2, E)), 0), 0, -2), -2))
+        return q_proj, kv[0], kv[1]
+    w_q, w_k, w_v = _ops.chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else _ops.chunk(b, 3)
+    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+
+
+def _pad_last(t):
+    return F.pad(t, (0, 1))
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """torch's ``F.multi_head_attention_forward`` (sequence-first ``(L, N, E)`` tensors)."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = (_ops.unsqueeze(query, 1), _ops.unsqueeze(key, 1),
+                             _ops.unsqueeze(value, 1)) if not (key is value and query is key) \
+            else (_ops.unsqueeze(query, 1),) * 3
+        if key_padding_mask is not None:
+            key_padding_mask = _ops.unsqueeze(key_padding_mask, 0)
+    tgt_len, bsz, embed_dim = _shape(query)
+    src_len = _shape(key)[0]
+    qdt = raw(query).dtype
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else raw(attn_mask).dtype,
+                                       "attn_mask", qdt)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", qdt, False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if _shape(key)[:2] != _shape(value)[:2]:
+            raise AssertionError(f"key's sequence and batch dims {_size(key)[:2]} do not match "
+                                 f"value's {_size(value)[:2]}")
+    elif _shape(key) != _shape(value):
+        raise AssertionError(f"key shape {_size(key)} does not match value shape "
+                             f"{_size(value)}")
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for nm, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {nm}_proj_weight "
+                                     "is None")
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = _ops.chunk(in_proj_bias, 3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
+                                 v_proj_weight, b_q, b_k, b_v)
+    if attn_mask is not None:
+        if _ndim(attn_mask) == 2:
+            if _shape(attn_mask) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {_size(attn_mask)}, but "
+                                   f"should be {(tgt_len, src_len)}.")
+            attn_mask = _ops.unsqueeze(attn_mask, 0)
+        elif _ndim(attn_mask) == 3:
+            exp = (bsz * num_heads, tgt_len, src_len)
+            if _shape(attn_mask) != exp:
+                raise RuntimeError(f"The shape of the 3D attn_mask is {_size(attn_mask)}, but "
+                                   f"should be {exp}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {_ndim(attn_mask)} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _ops.cat([k, _ops.repeat(bias_k, 1, bsz, 1)])
+        v = _ops.cat([v, _ops.repeat(bias_v, 1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    else:
+        if bias_k is not None:
+            raise AssertionError("bias_k is set but bias_v is None")
+        if bias_v is not None:
+            raise AssertionError("bias_v is set but bias_k is None")
+    q = _ops.transpose(_ops.view(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
+    if static_k is None:
+        k = _ops.transpose(_ops.view(k, (_shape(k)[0], bsz * num_heads, head_dim)), 0, 1)
+    else:
+        if _shape(static_k)[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got "
+                                 f"{_shape(static_k)[0]}")
+        if _shape(static_k)[2] != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got "
+                                 f"{_shape(static_k)[2]}")
+        k = static_k
+    if static_v is None:
+        v = _ops.transpose(_ops.view(v, (_shape(v)[0], bsz * num_heads, head_dim)), 0, 1)
+    else:
+        if _shape(static_v)[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got "
+                                 f"{_shape(static_v)[0]}")
+        if _shape(static_v)[2] != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got "
+                                 f"{_shape(static_v)[2]}")
+        v = static_v
+    if add_zero_attn:
+        z = Tensor._wrap(np.zeros((bsz * num_heads, 1, head_dim), raw(k).dtype))
+        k = _ops.cat([k, z], dim=1)
+        v = _ops.cat([v, Tensor._wrap(np.zeros((bsz * num_heads, 1, head_dim),
+                                               raw(v).dtype))], dim=1)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    src_len = _shape(k)[1]
+    if key_padding_mask is not None:
+        kp = _shape(key_padding_mask)
+        if kp[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{kp[0]}")
+        if kp[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{kp[1]}")
+        key_padding_mask = _ops.reshape(_ops.expand(
+            _ops.view(key_padding_mask, (bsz, 1, 1, src_len)), -1, num_heads, -1, -1),
+            (bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else _ops.add(attn_mask,
+                                                                        key_padding_mask)
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        E = _shape(q)[-1]
+        q_scaled = _ops.mul(q, math.sqrt(1.0 / float(E)))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        w = _ops.bmm(q_scaled, _ops.transpose(k, -2, -1))
+        if attn_mask is not None:
+            w = _ops.add(attn_mask, w)
+        w = F.softmax(w, -1)
+        if dropout_p > 0.0:
+            w = F.dropout(w, dropout_p)
+        out = _ops.bmm(w, v)
+        out = _ops.reshape(_ops.transpose(out, 0, 1), (tgt_len * bsz, embed_dim))
+        out = F.linear(out, out_proj_weight, out_proj_bias)
+        out = _ops.view(out, (tgt_len, bsz, _shape(out)[1]))
+        w = _ops.view(w, (bsz, num_heads, tgt_len, src_len))
+        if average_attn_weights:
+            w = _ops.mean(w, 1)
+        if not is_batched:
+            out = _ops.squeeze(out, 1)
+            w = _ops.squeeze(w, 0)
+        return out, w
+    if attn_mask is not None:
+        if _shape(attn_mask)[0] == 1 and _ndim(attn_mask) == 3:
+            attn_mask = _ops.unsqueeze(attn_mask, 0)
+        else:
+            attn_mask = _ops.view(attn_mask, (bsz, num_heads, -1, src_len))
+    q = _ops.view(q, (bsz, num_heads, tgt_len, head_dim))
+    k = _ops.view(k, (bsz, num_heads, src_len, head_dim))
+    v = _ops.view(v, (bsz, num_heads, src_len, head_dim))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = _ops.reshape(_ops.permute(out, 2, 0, 1, 3), (bsz * tgt_len, embed_dim))
+    out = F.linear(out, out_proj_weight, out_proj_bias)
+    out = _ops.view(out, (tgt_len, bsz, _shape(out)[1]))
+    if not is_batched:
+        out = _ops.squeeze(out, 1)
+    return out, None
+
+
+FUNCTIONAL = {"scaled_dot_product_attention": scaled_dot_product_attention,
+              "multi_head_attention_forward": multi_head_attention_forward,
+              "_canonical_mask": _canonical_mask, "_mha_shape_check": _mha_shape_check,
+              "_in_projection_packed": _in_projection_packed, "_in_projection": _in_projection}
+
+
+# ------------------------------------------------------------------------------ modules
+class NonDynamicallyQuantizableLinear(Linear):
+    pass
+
+
+def _empty(shape, dt):
+    return Parameter(Tensor._wrap(np.zeros(shape, dt)))
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (``in_proj_weight`` packs the query, key and value projections when
+    their sizes agree)."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        dt = _np_dt(dtype)
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = _empty((embed_dim, embed_dim), dt)
+            self.k_proj_weight = _empty((embed_dim, self.kdim), dt)
+            self.v_proj_weight = _empty((embed_dim, self.vdim), dt)
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = _empty((3 * embed_dim, embed_dim), dt)
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = _empty((3 * embed_dim,), dt)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = _empty((1, 1, embed_dim), dt)
+            self.bias_v = _empty((1, 1, embed_dim), dt)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        is_batched = _ndim(query) == 3
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                           None if attn_mask is None
+                                           else raw(attn_mask).dtype,
+                                           "attn_mask", raw(query).dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", raw(query).dtype, False)
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = _ops.transpose(query, 1, 0)
+                else:
+                    query, key = (_ops.transpose(x, 1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (_ops.transpose(x, 1, 0) for x in (query, key, value))
+        if not self._qkv_same_embed_dim:
+            out, w = multi_head_attention_forward(
+                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+                self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+                self.out_proj.weight, self.out_proj.bias, training=self.training,
+                key_padding_mask=key_padding_mask, need_weights=need_weights,
+                attn_mask=attn_mask, use_separate_proj_weight=True,
+                q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+                v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+                is_causal=is_causal)
+        else:
+            out, w = multi_head_attention_forward(
+                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+                self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+                self.out_proj.weight, self.out_proj.bias, training=self.training,
+                key_padding_mask=key_padding_mask, need_weights=need_weights,
+                attn_mask=attn_mask, average_attn_weights=average_attn_weights,
+                is_causal=is_causal)
+        if self.batch_first and is_batched:
+            return _ops.transpose(out, 1, 0), w
+        return out, w
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        mask_type = None
+        merged = None
+        if key_padding_mask is not None:
+            mask_type = 1
+            merged = key_padding_mask
+        if attn_mask is not None:
+            bsz, seq_len, _ = _shape(query)
+            mask_type = 2
+            if _ndim(attn_mask) == 3:
+                am = _ops.view(attn_mask, (bsz, -1, seq_len, seq_len))
+            else:
+                am = _ops.expand(_ops.view(attn_mask, (1, 1, seq_len, seq_len)),
+                                 bsz, self.num_heads, -1, -1)
+            merged = am
+            if key_padding_mask is not None:
+                kp = _ops.expand(_ops.view(key_padding_mask, (bsz, 1, 1, seq_len)),
+                                 -1, self.num_heads, -1, -1)
+                merged = _ops.add(am, kp)
+        return merged, mask_type
+
+
+def _get_activation_fn(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _get_clones(module, n):
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+def _is_relu_or_gelu(activation):
+    return activation is F.relu or activation is F.gelu or activation in ("relu", "gelu")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention and a feed-forward block, each with a residual and a LayerNorm."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation)
+        self.activation_relu_or_gelu = 1 if activation is F.relu else (
+            2 if activation is F.gelu else 0)
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               None if src_mask is None
+                                               else raw(src_mask).dtype,
+                                               "src_mask", raw(src).dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", raw(src).dtype, False)
+        x = src
+        if self.norm_first:
+            x = _ops.add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask,
+                                           is_causal))
+            x = _ops.add(x, self._ff_block(self.norm2(x)))
+        else:
+            x = self.norm1(_ops.add(x, self._sa_block(x, src_mask, src_key_padding_mask,
+                                                      is_causal)))
+            x = self.norm2(_ops.add(x, self._ff_block(x)))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over the encoder's memory, and a feed-forward block."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, bias=bias, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, bias=bias,
+                                                 dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        if isinstance(activation, str):
+            self.activation = _get_activation_fn(activation)
+        else:
+            self.activation = activation
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = _ops.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
+                                           tgt_is_causal))
+            x = _ops.add(x, self._mha_block(self.norm2(x), memory, memory_mask,
+                                            memory_key_padding_mask, memory_is_causal))
+            x = _ops.add(x, self._ff_block(self.norm3(x)))
+        else:
+            x = self.norm1(_ops.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask,
+                                                      tgt_is_causal)))
+            x = self.norm2(_ops.add(x, self._mha_block(x, memory, memory_mask,
+                                                       memory_key_padding_mask,
+                                                       memory_is_causal)))
+            x = self.norm3(_ops.add(x, self._ff_block(x)))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout3(x)
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    make_causal = is_causal is True
+    if is_causal is None and mask is not None:
+        sz = size if size is not None else _shape(mask)[-2]
+        causal = np.triu(np.full((sz, sz), -np.inf, raw(mask).dtype), 1)
+        if _shape(mask) == causal.shape:
+            make_causal = bool(np.array_equal(raw(mask), causal))
+        else:
+            make_causal = False
+    return make_causal
+
+
+class TransformerEncoder(Module):
+    """A stack of ``num_layers`` copies of an encoder layer (and an optional final norm)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = _get_clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = ""
+        if not isinstance(encoder_layer, TransformerEncoderLayer):
+            why_not = f"{type(encoder_layer).__name__}.__class__ was not TransformerEncoderLayer"
+        elif encoder_layer.norm_first:
+            why_not = f"{type(encoder_layer).__name__}.norm_first was True"
+        elif not encoder_layer.self_attn.batch_first:
+            why_not = ("encoder_layer.self_attn.batch_first was not True (use "
+                       "batch_first for better inference performance)")
+        elif not encoder_layer.self_attn._qkv_same_embed_dim:
+            why_not = "encoder_layer.self_attn._qkv_same_embed_dim was not True"
+        elif encoder_layer.self_attn.in_proj_bias is None:
+            why_not = "encoder_layer.self_attn was passed bias=False"
+        elif not encoder_layer.activation_relu_or_gelu:
+            why_not = "encoder_layer.activation_relu_or_gelu was not True"
+        elif encoder_layer.self_attn.num_heads % 2 == 1:
+            why_not = "num_head is odd"
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               None if mask is None else raw(mask).dtype,
+                                               "mask", raw(src).dtype)
+        mask = _canonical_mask(mask, "mask", None, "", raw(src).dtype, False)
+        output = src
+        first = self.layers[0]
+        batch_first = first.self_attn.batch_first
+        seq_len = _shape(src)[1 if batch_first else 0] if _ndim(src) == 3 else None
+        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=is_causal,
+                         src_key_padding_mask=src_key_padding_mask)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class TransformerDecoder(Module):
+    """A stack of ``num_layers`` copies of a decoder layer (and an optional final norm)."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _get_clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        output = tgt
+        first = self.layers[0]
+        batch_first = first.self_attn.batch_first
+        seq_len = _shape(tgt)[1 if batch_first else 0] if _ndim(tgt) == 3 else None
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        for mod in self.layers:
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask,
+                         memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need"."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, bias, dtype=dtype)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, bias, dtype=dtype)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        is_batched = _ndim(src) == 3
+        if not self.batch_first and _shape(src)[1] != _shape(tgt)[1] and is_batched:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if self.batch_first and _shape(src)[0] != _shape(tgt)[0] and is_batched:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if _shape(src)[-1] != self.d_model or _shape(tgt)[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """A square causal mask: ``-inf`` above the diagonal, ``0.0`` elsewhere."""
+        from .. import _creation
+
+        if dtype is None:
+            from .. import _dtypes
+
+            dtype = _dtypes.float32
+        return _ops.triu(_creation.full((sz, sz), float("-inf"), dtype=dtype), diagonal=1)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if _ndim(p) > 1:
+                init.xavier_uniform_(p)
+
+
+NonDynamicallyQuantizableLinear.__module__ = "torch.nn.modules.linear"
+MultiheadAttention.__module__ = "torch.nn.modules.activation"
+for _c in (TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder,
+           TransformerDecoder, Transformer):
+    _c.__module__ = "torch.nn.modules.transformer"
+del _c
