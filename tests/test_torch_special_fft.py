@@ -112,3 +112,39 @@ def test_tensor_methods():
                                [math.lgamma(1.5) + math.lgamma(1.0) + 0.5 * math.log(math.pi),
                                 math.lgamma(2.5) + math.lgamma(2.0) + 0.5 * math.log(math.pi)],
                                rtol=1e-6)
+
+
+# ------------------------------------------------------------------ torch.fft
+FFT_CASES = [
+    ("t = torch.tensor([ 6.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])\nprint(torch.fft.ifft(t))",
+     "tensor([0.+0.j, 1.+0.j, 2.+0.j, 3.+0.j])\n"),
+    ("print(torch.fft.ihfft(torch.arange(5)))",
+     "tensor([ 2.0000-0.0000j, -0.5000-0.6882j, -0.5000-0.1625j])\n"),
+    ("print(torch.fft.rfft(torch.linspace(0, 1, 5)))",
+     "tensor([ 2.5000+0.0000j, -0.6250+0.8602j, -0.6250+0.2031j])\n"),
+    ("print(torch.fft.fftfreq(5))", "tensor([ 0.0000,  0.2000,  0.4000, -0.4000, -0.2000])\n"),
+    ("print(torch.fft.rfftfreq(4))", "tensor([0.0000, 0.2500, 0.5000])\n"),
+    ("print(torch.fft.fftshift(torch.fft.fftfreq(4)))",
+     "tensor([-0.5000, -0.2500,  0.0000,  0.2500])\n"),
+]
+
+
+@pytest.mark.parametrize("src,expected", FFT_CASES)
+def test_fft_reprs(src, expected):
+    assert _run(src) == expected
+
+
+def test_fft_against_numpy():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    t = torch.tensor(a)
+    assert torch.fft.fft(t).dtype == torch.complex64
+    np.testing.assert_allclose(torch.fft.fft2(t).numpy(), np.fft.fft2(a), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(torch.fft.rfftn(t, norm="ortho").numpy(),
+                               np.fft.rfftn(a, norm="ortho"), rtol=1e-5, atol=1e-5)
+    T = torch.fft.rfft2(t)
+    assert torch.fft.irfft2(T, t.size()).shape == (4, 6)
+    np.testing.assert_allclose(torch.fft.irfft2(T, t.size()).numpy(), a, atol=1e-5)
+    h = torch.fft.ihfft2(t)
+    np.testing.assert_allclose(torch.fft.hfft2(h, t.size()).numpy(), a, atol=1e-5)
+    np.testing.assert_allclose(torch.fft.ifftshift(torch.fft.fftshift(t)).numpy(), a)

@@ -1,2 +1,225 @@
-"""``torch.fft``."""
+"""``torch.fft``: the discrete Fourier transforms (numpy's pocketfft in the input's precision:
+float32 and complex64 stay single precision, as torch's CPU transforms), ``fftfreq``,
+``rfftfreq``, ``fftshift``, ``ifftshift``. Integer inputs are transformed in the default float
+dtype. The transforms' results take no gradient here."""
 from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._base import EngineTensor, raw
+from ._tensor import Tensor
+
+_wrap = Tensor._wrap
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = (None, "backward", "ortho", "forward")
+_SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _arr(x, real=False):
+    a = raw(x) if isinstance(x, EngineTensor) else np.asarray(x)
+    if a.dtype.kind not in "fc":
+        a = a.astype(_dtypes.default_float())
+    if a.dtype == np.float16:
+        a = a.astype(np.float32)
+    if real and a.dtype.kind == "c":
+        raise RuntimeError("rfft expects a real input tensor, but got " +
+                           _dtypes.from_np(a.dtype).__repr__().replace("torch.", ""))
+    return a
+
+
+def _cdt(a):
+    return np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+
+
+def _rdt(a):
+    return np.float32 if a.dtype in (np.float32, np.complex64) else np.float64
+
+
+def _check_norm(norm):
+    if norm not in _NORMS:
+        raise RuntimeError(f"Invalid normalization mode: {norm}")
+
+
+def _done(out, dt, out_t=None):
+    res = _wrap(np.ascontiguousarray(np.asarray(out).astype(dt)), True)
+    if out_t is not None:
+        return _ops._out(res, out_t)
+    return res
+
+
+def _dims(a, s, dim, default_last=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is None:
+        if s is not None:
+            dim = tuple(range(a.ndim - len(s), a.ndim))
+        elif default_last is not None:
+            dim = tuple(range(a.ndim - default_last, a.ndim))
+        else:
+            dim = tuple(range(a.ndim))
+    dim = tuple(d % a.ndim if a.ndim else 0 for d in dim)
+    if s is not None:
+        s = tuple(int(v) for v in s)
+        s = tuple(a.shape[d] if v == -1 else v for v, d in zip(s, dim))
+    return s, dim
+
+
+# ------------------------------------------------------------------ one dimension
+def fft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input)
+    return _done(np.fft.fft(a.astype(_cdt(a)), n, dim, norm), _cdt(a), out)
+
+
+def ifft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input)
+    if a.dtype.kind == "f":  # torch: the conjugate of the forward real transform (-0j at 0)
+        return _done(np.conj(np.fft.fft(a, n, dim, _SWAP[norm])), _cdt(a), out)
+    return _done(np.fft.ifft(a.astype(_cdt(a)), n, dim, norm), _cdt(a), out)
+
+
+def rfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input, real=True)
+    return _done(np.fft.rfft(a, n, dim, norm), _cdt(a), out)
+
+
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input)
+    return _done(np.fft.irfft(a.astype(_cdt(a)), n, dim, norm), _rdt(a), out)
+
+
+def hfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input)
+    return _done(np.fft.hfft(a.astype(_cdt(a)), n, dim, norm), _rdt(a), out)
+
+
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input, real=True)
+    return _done(np.conj(np.fft.rfft(a, n, dim, _SWAP[norm])), _cdt(a), out)
+
+
+# ------------------------------------------------------------------ n dimensions
+def _nd(kind, input, s, dim, norm, out, default_last=None):  # noqa: A002
+    _check_norm(norm)
+    a = _arr(input, real=kind in ("rfftn", "ihfftn"))
+    s, dim = _dims(a, s, dim, default_last)
+    if kind == "fftn":
+        return _done(np.fft.fftn(a.astype(_cdt(a)), s, dim, norm), _cdt(a), out)
+    if kind == "ifftn":
+        if a.dtype.kind == "f":
+            return _done(np.conj(np.fft.fftn(a, s, dim, _SWAP[norm])), _cdt(a), out)
+        return _done(np.fft.ifftn(a.astype(_cdt(a)), s, dim, norm), _cdt(a), out)
+    if kind == "rfftn":
+        return _done(np.fft.rfftn(a, s, dim, norm), _cdt(a), out)
+    if kind == "irfftn":
+        return _done(np.fft.irfftn(a.astype(_cdt(a)), s, dim, norm), _rdt(a), out)
+    if kind == "ihfftn":
+        return _done(np.conj(np.fft.rfftn(a, s, dim, _SWAP[norm])), _cdt(a), out)
+    # hfftn: the inverse of ihfftn
+    return _done(np.fft.irfftn(np.conj(a.astype(_cdt(a))), s, dim, _SWAP[norm]), _rdt(a), out)
+
+
+def fftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("fftn", input, s, dim, norm, out)
+
+
+def ifftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("ifftn", input, s, dim, norm, out)
+
+
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("rfftn", input, s, dim, norm, out)
+
+
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("irfftn", input, s, dim, norm, out)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("hfftn", input, s, dim, norm, out)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):  # noqa: A002
+    return _nd("ihfftn", input, s, dim, norm, out)
+
+
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("fftn", input, s, dim, norm, out)
+
+
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("ifftn", input, s, dim, norm, out)
+
+
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("rfftn", input, s, dim, norm, out)
+
+
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("irfftn", input, s, dim, norm, out)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("hfftn", input, s, dim, norm, out)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):  # noqa: A002
+    return _nd("ihfftn", input, s, dim, norm, out)
+
+
+# ------------------------------------------------------------------ helpers
+def _freq_dtype(dtype):
+    return _dtypes.to_np(dtype) if dtype is not None else np.dtype(_dtypes.default_float())
+
+
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    """torch's fftfreq: arange(n) in the dtype, the upper half moved below zero, then
+    multiplied by 1 / (n d) in the dtype."""
+    dt = _freq_dtype(dtype)
+    k = np.arange(n, dtype=np.int64)
+    k[(n + 1) // 2:] -= n
+    res = k.astype(dt) * np.asarray(1.0 / (n * d), dt)
+    t = _wrap(res.astype(dt), True)
+    if requires_grad:
+        t.requires_grad_(True)
+    return _ops._out(t, out) if out is not None else t
+
+
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    dt = _freq_dtype(dtype)
+    res = np.arange(n // 2 + 1).astype(dt) * np.asarray(1.0 / (n * d), dt)
+    t = _wrap(res.astype(dt), True)
+    if requires_grad:
+        t.requires_grad_(True)
+    return _ops._out(t, out) if out is not None else t
+
+
+def _shift(input, dim, sign):  # noqa: A002
+    nd = raw(input).ndim
+    if dim is None:
+        dim = tuple(range(nd))
+    elif isinstance(dim, int):
+        dim = (dim,)
+    shape = raw(input).shape
+    shifts = tuple(sign * (shape[d] // 2) if sign > 0 else -(shape[d] // 2) for d in dim)
+    return _ops.roll(input, shifts, tuple(dim))
+
+
+def fftshift(input, dim=None):  # noqa: A002
+    return _shift(input, dim, 1)
+
+
+def ifftshift(input, dim=None):  # noqa: A002
+    return _shift(input, dim, -1)
