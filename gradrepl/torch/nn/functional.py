@@ -241,10 +241,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _ops.sum(_ops.mul(unit(x1), unit(x2)), dim)
 
 
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return _ops.norm(_ops.add(_ops.sub(x1, x2), eps), p, -1, keepdim)
-
-
 # ------------------------------------------------------------------------------ losses
 def _reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
@@ -480,17 +476,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
     if reduction == "batchmean":
         return _ops.div(_ops.sum(per), raw(input).shape[0] if raw(input).ndim else 1)
     return _ops.mean(per)
-
-
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
-    per = _ops.clamp_min(_ops.add(_ops.mul(_ops.neg(target), _ops.sub(input1, input2)), margin),
-                         0)
-    return per if reduction == "none" else (_ops.mean(per) if reduction == "mean"
-                                            else _ops.sum(per))
-
-
-def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):  # noqa: A002
-    raise NotImplementedError("hinge_embedding_loss")
 
 
 def _conv_ops():

@@ -1,0 +1,394 @@
+"""torch.nn activations beyond ``modules``: CELU, GLU, Threshold, Tanhshrink, Softshrink,
+Hardshrink, PReLU, RReLU, Softmax2d, and their functional forms (``celu``, ``glu``,
+``threshold``, ``rrelu`` with torch's draws, ``gumbel_softmax`` ...)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes, _ops, _random
+from .._base import raw
+from .._inplace import inplace as _inplace
+from .._ops import top
+from .._tensor import Tensor
+from . import _more_common as C
+from .modules import Module
+from .parameter import Parameter
+
+_wrap = Tensor._wrap
+
+
+# ------------------------------------------------------------------------------ celu
+def _celu_fwd(x, alpha=1.0):
+    """torch's elu kernel with input_scale 1/alpha: ``x > 0 ? x : expm1(x * (1/alpha)) * alpha``
+    (the coefficients as float32)."""
+    if x.dtype.kind not in "fc":
+        x = x.astype(_dtypes.default_float())
+    dt = x.dtype
+    inv = np.asarray(1.0 / alpha, dt)
+    a = np.asarray(alpha, dt)
+    with np.errstate(all="ignore"):
+        neg = C.expm1_32(x * inv) * a
+    return np.where(x > 0, x, neg).astype(dt)
+
+
+def _celu_vjp(n, g):
+    x = n.inputs[0]
+    alpha = n.attrs.get("alpha", 1.0)
+    xa = raw(x)
+    neg = _ops.exp(_ops.mul(x, 1.0 / alpha))
+    return _ops.where(_wrap(xa > 0, True), g, _ops.mul(g, neg))
+
+
+_CELU0 = C.op("CeluBackward0", _celu_fwd, _celu_vjp, "in0")
+_CELU1 = C.op("CeluBackward1", _celu_fwd, _celu_vjp, "out")
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    if inplace:
+        return celu_(input, alpha)
+    return C.run(_CELU0, (C.float_of(input),), {"alpha": float(alpha)})
+
+
+def celu_(input, alpha=1.0):  # noqa: A002
+    return _inplace(input, lambda s: C.run(_CELU1, (s,), {"alpha": float(alpha)}))
+
+
+# ------------------------------------------------------------------------------ elu_ & co
+def _inplace_of(fn):
+    def f(input, *args, **kwargs):  # noqa: A002
+        return _inplace(input, lambda s: fn(s, *args, **kwargs))
+    return f
+
+
+def _F():
+    from . import functional as F
+
+    return F
+
+
+def elu_(input, alpha=1.0):  # noqa: A002
+    return _inplace(input, lambda s: _F().elu(s, alpha))
+
+
+def selu_(input):  # noqa: A002
+    return _inplace(input, lambda s: _F().selu(s))
+
+
+def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
+    return _inplace(input, lambda s: _F().leaky_relu(s, negative_slope))
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+    return _inplace(input, lambda s: _F().hardtanh(s, min_val, max_val))
+
+
+# ------------------------------------------------------------------------------ glu
+def _glu_fwd(x, dim=-1):
+    h = x.shape[dim] // 2
+    a = np.take(x, np.arange(h), axis=dim)
+    b = np.take(x, np.arange(h, 2 * h), axis=dim)
+    one = np.ones((), x.dtype)
+    with np.errstate(all="ignore"):
+        return (a * (one / (one + C.exp32(-b)))).astype(x.dtype)
+
+
+def _glu_vjp(n, g):
+    x = n.inputs[0]
+    dim = n.attrs["dim"]
+    h = raw(x).shape[dim] // 2
+    a = _ops.narrow(x, dim, 0, h)
+    b = _ops.narrow(x, dim, h, h)
+    s = _ops.sigmoid(b)
+    ga = _ops.mul(g, s)
+    gb = _ops.mul(_ops.mul(_ops.mul(g, a), s), _ops.rsub(s, 1))
+    return _ops.cat([ga, gb], dim)
+
+
+_GLU = C.op("GluBackward0", _glu_fwd, _glu_vjp, "in0")
+
+
+def glu(input, dim=-1):  # noqa: A002
+    a = raw(input)
+    if a.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % a.ndim
+    if a.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{a.shape[d]}")
+    return C.run(_GLU, (input,), {"dim": d})
+
+
+# ------------------------------------------------------------------------------ threshold
+def _threshold_fwd(x, threshold=0.0, value=0.0):
+    t = np.asarray(threshold).astype(x.dtype)
+    v = np.asarray(value).astype(x.dtype)
+    return np.where(x <= t, v, x).astype(x.dtype)
+
+
+def _threshold_vjp(n, g):
+    x = raw(n.inputs[0])
+    return C.keep_where(g, x > np.asarray(n.attrs["threshold"]).astype(x.dtype))
+
+
+_THR0 = C.op("ThresholdBackward0", _threshold_fwd, _threshold_vjp, "in0")
+_THR1 = C.op("ThresholdBackward1", _threshold_fwd, _threshold_vjp, "out")
+
+
+def threshold(input, threshold, value, inplace=False):  # noqa: A002
+    if inplace:
+        return threshold_(input, threshold, value)
+    return C.run(_THR0, (input,), {"threshold": threshold, "value": value})
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    return _inplace(input, lambda s: C.run(_THR1, (s,), {"threshold": threshold,
+                                                         "value": value}))
+
+
+# ------------------------------------------------------------------------------ shrinks
+def tanhshrink(input):  # noqa: A002
+    return _ops.sub(input, _ops.tanh(input))
+
+
+def _lambd_check(lambd):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+
+
+def _shrink_vjp(n, g):
+    x = raw(n.inputs[0])
+    t = np.asarray(n.attrs["threshold"], x.dtype)
+    return C.keep_where(g, (x > t) | (x < -t))
+
+
+def _shrink_op(base, name):
+    from ...engine.registry import OPS
+
+    return C.op(name, OPS[base].forward, _shrink_vjp, "in0")
+
+
+_SOFTSHRINK = _shrink_op("softshrink", "SoftshrinkBackward0")
+_HARDSHRINK = _shrink_op("hardshrink", "HardshrinkBackward0")
+
+
+def softshrink(input, lambd=0.5):  # noqa: A002
+    _lambd_check(lambd)
+    return C.run(_SOFTSHRINK, (C.float_of(input),), {"threshold": float(lambd)})
+
+
+def hardshrink(input, lambd=0.5):  # noqa: A002
+    return C.run(_HARDSHRINK, (C.float_of(input),), {"threshold": float(lambd)})
+
+
+# ------------------------------------------------------------------------------ prelu
+def prelu(input, weight):  # noqa: A002
+    a, w = raw(input), raw(weight)
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {w.ndim}")
+    if w.size != 1:
+        ch = a.shape[1] if a.ndim >= 2 else (a.shape[0] if a.ndim == 1 else 1)
+        if a.ndim == 0 or w.size != ch:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {w.size} and channel size = {ch}.")
+    mode = "all" if w.size == 1 else "channel"
+    if mode == "channel" and a.ndim == 1:
+        x2 = _ops.unsqueeze(input, 0)
+        out = C.run(top("prelu", "PreluKernelBackward0", "all"), (x2, weight),
+                    {"mode": mode, "data_format": "NCHW"})
+        return _ops.squeeze(out, 0)
+    return C.run(top("prelu", "PreluKernelBackward0", "all"), (input, weight),
+                 {"mode": mode, "data_format": "NCHW"})
+
+
+# ------------------------------------------------------------------------------ rrelu
+def _rrelu_fwd(x, noise=None):
+    return (x * noise).astype(x.dtype)
+
+
+def _rrelu_vjp(n, g):
+    return _ops.mul(g, _wrap(n.attrs["noise"], True))
+
+
+_RRELU0 = C.op("RreluWithNoiseBackward0", _rrelu_fwd, _rrelu_vjp, "in0")
+_RRELU1 = C.op("RreluWithNoiseBackward1", _rrelu_fwd, _rrelu_vjp, "out")
+
+
+def _rrelu_noise(a, lower, upper, training, generator=None):
+    """torch's ``rrelu_with_noise`` noise: training, one uniform double in [lower, upper) per
+    element <= 0, in order (bounds first as float32); else the mean slope."""
+    dt = a.dtype
+    if not training:
+        slope = np.asarray((float(lower) + float(upper)) / 2, dt)
+        return np.where(a > 0, np.ones((), dt), slope).astype(dt)
+    lo = float(np.float32(lower)) if dt == np.float32 else float(lower)
+    hi = float(np.float32(upper)) if dt == np.float32 else float(upper)
+    noise = np.ones(a.shape, dt)
+    flat = a.reshape(-1)
+    neg = np.nonzero(flat <= 0)[0]
+    if neg.size:
+        u = _random.uniform((neg.size,), np.dtype(np.float64), lo, hi, generator)
+        nf = noise.reshape(-1)
+        nf[neg] = u.astype(dt)
+    return noise
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):  # noqa: A002
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    x = C.float_of(input)
+    noise = _rrelu_noise(raw(x), lower, upper, training)
+    return C.run(_RRELU0, (x,), {"noise": noise})
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):  # noqa: A002
+    noise = _rrelu_noise(raw(input), lower, upper, training)
+    return _inplace(input, lambda s: C.run(_RRELU1, (s,), {"noise": noise}))
+
+
+# ------------------------------------------------------------------------------ gumbel
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    import warnings
+
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from .. import _creation
+
+    e = _creation.empty_like(logits)
+    e.exponential_()
+    gumbels = _ops.neg(_ops.log(e))
+    gumbels = _ops.div(_ops.add(logits, gumbels), tau)
+    y_soft = _F().softmax(gumbels, dim)
+    if hard:
+        index = _ops.max(y_soft, dim, keepdim=True)[1]
+        y_hard = _creation.zeros_like(logits)
+        y_hard.scatter_(dim, index, 1.0)
+        return _ops.add(_ops.sub(y_hard, y_soft.detach()), y_soft)
+    return y_soft
+
+
+# ------------------------------------------------------------------------------ modules
+def _inpl(s):
+    return ", inplace=True" if s.inplace else ""
+
+
+class CELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + _inpl(self)
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):  # noqa: A002
+        return glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return globals()["threshold"](input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + _inpl(self)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):  # noqa: A002
+        return tanhshrink(input)
+
+
+class Softshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):  # noqa: A002
+        return softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):  # noqa: A002
+        return hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class PReLU(Module):
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+        self.weight = Parameter(_wrap(np.full(num_parameters, init, dt)))
+
+    def reset_parameters(self):
+        raw(self.weight)[...] = self.init
+
+    def forward(self, input):  # noqa: A002
+        return prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + _inpl(self)
+
+
+class Softmax2d(Module):
+    def forward(self, input):  # noqa: A002
+        nd = raw(input).ndim
+        if nd not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {nd}D instead")
+        return _F().softmax(input, -3)
+
+
+__all__ = ["CELU", "GLU", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink", "PReLU",
+           "RReLU", "Softmax2d"]
+C.name_classes("torch.nn.modules.activation", [globals()[n] for n in __all__])
+
+FUNCTIONAL = {
+    "celu": celu, "celu_": celu_, "glu": glu, "threshold": threshold, "threshold_": threshold_,
+    "tanhshrink": tanhshrink, "softshrink": softshrink, "hardshrink": hardshrink,
+    "prelu": prelu, "rrelu": rrelu, "rrelu_": rrelu_, "gumbel_softmax": gumbel_softmax,
+    "elu_": elu_, "selu_": selu_, "leaky_relu_": leaky_relu_, "hardtanh_": hardtanh_,
+}
