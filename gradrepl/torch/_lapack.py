@@ -205,7 +205,8 @@ def geev(a, vectors=True):
         work = np.zeros(lw, a.dtype)
         _call("geev", a.dtype, "N", jobvr, n, A, max(1, n), wr, wi, vl, 1, vr, max(1, n), work,
               lw, info)
-    w = (wr[:n] + 1j * wi[:n]).astype(cdt)
+    w = np.zeros(n, cdt)
+    w.real, w.imag = wr[:n], wi[:n]
     v = np.zeros((n, n), cdt)
     j = 0
     while j < n:
@@ -213,8 +214,9 @@ def geev(a, vectors=True):
             v[:, j] = vr[:n, j]
             j += 1
         else:
-            v[:, j] = vr[:n, j] + 1j * vr[:n, j + 1]
-            v[:, j + 1] = vr[:n, j] - 1j * vr[:n, j + 1]
+            v[:, j].real = vr[:n, j]
+            v[:, j].imag = vr[:n, j + 1]
+            v[:, j + 1] = np.conj(v[:, j])
             j += 2
     return w, v
 

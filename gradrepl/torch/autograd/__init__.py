@@ -13,6 +13,7 @@ from . import forward_ad, functional, graph, profiler  # noqa: F401
 from ._engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, \
     once_differentiable
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like  # noqa: F401
 
 __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "inference_mode", "set_detect_anomaly",
@@ -157,3 +158,62 @@ def _ops_repr(a):
 
 def gradgradcheck(func, inputs, **kw):
     return True
+
+
+class enforce_grad_layout_policy:
+    """Whether accumulated gradients are made to follow their parameter's strides (gradrepl's
+    gradients are always laid out as their values): a context manager and decorator that only
+    keeps the flag."""
+
+    __module__ = "torch.autograd.grad_mode"
+    _enabled = True
+
+    def __init__(self, enable=True):
+        self.prev = enforce_grad_layout_policy._enabled
+        enforce_grad_layout_policy._enabled = bool(enable)
+        self.mode = enable
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        enforce_grad_layout_policy._enabled = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        enforce_grad_layout_policy._enabled = self.prev
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with enforce_grad_layout_policy(mode):
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+_MULTITHREADING = [True]
+
+
+def is_multithreading_enabled():
+    return _MULTITHREADING[0]
+
+
+class set_multithreading_enabled:
+    def __init__(self, mode):
+        self.prev = _MULTITHREADING[0]
+        _MULTITHREADING[0] = bool(mode)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _MULTITHREADING[0] = self.prev
+
+
+def is_view_replay_enabled():
+    return False
