@@ -473,8 +473,10 @@ def hypot(input, other, *, out=None):  # noqa: A002
 
 
 def _logaddexp2_fwd(x, y, **_kw):
-    """torch's scalar kernel: ``m + log1p(exp2(-|a - b|)) / ln 2``; equal infinities give
-    themselves."""
+    """torch's scalar kernel: ``m + log1p(exp2(-|a - b|)) * (1 / ln 2)`` (the C library's
+    exp2 and log1p, one fused multiply-add); equal infinities give themselves. (torch's
+    vectorised blocks of 32 floats / 16 doubles use SLEEF's log1p: not reproduced, a last-bit
+    difference there.)"""
     with np.errstate(all="ignore"):
         dt = x.dtype
         xb, yb = np.broadcast_arrays(x, y)
@@ -487,7 +489,13 @@ def _logaddexp2_fwd(x, y, **_kw):
             e = EK.libm64("exp2", np.exp2)(np.ascontiguousarray(d))
             l1 = EK.libm64("log1p", np.log1p)(e)
         inv = np.asarray(1.0 / _math.log(2.0), dt)
-        r = (m + l1 * inv).astype(dt)
+        # GCC contracts ``m + log1p(..) * inv_log_2`` into one fused multiply-add
+        if dt == np.float32:
+            r = (l1.astype(np.float64) * np.float64(inv) + m).astype(dt)
+        else:
+            from ._sleef64 import fma64
+
+            r = fma64(l1, np.full_like(l1, inv), m).astype(dt)
         same_inf = np.isinf(xb) & (xb == yb)
         return np.where(same_inf, xb, r).astype(dt)
 
@@ -506,6 +514,29 @@ def logaddexp2(input, other, *, out=None):  # noqa: A002
                                   f"'{_dtypes.from_np(dt).legacy}'")
     op = _op("fused_logaddexp", "Logaddexp2Backward0", "all", forward=_logaddexp2_fwd,
              vjp=_logaddexp2_vjp)
+    return O._out(apply(op, (a, b)), out)
+
+
+_ATAN2F = EK._libm2("atan2f", np.arctan2)
+_ATAN2D = EK._libm2("atan2", np.arctan2, ctypes.c_double, np.float64)
+
+
+def _atan2_fwd(y, x, **_kw):
+    """``std::atan2`` of the C library (torch's scalar loop; its AVX-512 blocks of 32 floats /
+    16 doubles use SLEEF's atan2, not reproduced: a last-bit difference there)."""
+    yb, xb = np.broadcast_arrays(y, x)
+    yb, xb = np.ascontiguousarray(yb), np.ascontiguousarray(xb)
+    with np.errstate(all="ignore"):
+        if y.dtype == np.float32:
+            return _ATAN2F(yb, xb).reshape(yb.shape)
+        if y.dtype == np.float64:
+            return _ATAN2D(yb, xb).reshape(yb.shape)
+        return np.arctan2(yb, xb).astype(y.dtype)
+
+
+def atan2(input, other, *, out=None):  # noqa: A002
+    a, b, _dt = _float_binary_prep(input, other)
+    op = top("atan2", "Atan2Backward0", "all", forward=_atan2_fwd)
     return O._out(apply(op, (a, b)), out)
 
 
@@ -1026,7 +1057,7 @@ _NEW = {
     "fmin": fmin, "hypot": hypot, "logaddexp2": logaddexp2, "heaviside": heaviside,
     "nextafter": nextafter, "ldexp": ldexp, "float_power": float_power, "gcd": gcd, "lcm": lcm,
     "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
-    "arctan2": O.atan2, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit,
+    "atan2": atan2, "arctan2": atan2, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit,
     "isreal": isreal, "angle": angle, "conj_physical": conj_physical, "frexp": frexp,
 }
 
@@ -1060,7 +1091,7 @@ _INPLACE_T = {
     "erfc": erfc, "deg2rad": deg2rad, "rad2deg": rad2deg, "sgn": sgn, "round": round,
     "conj_physical": conj_physical,
     # binary
-    "atan2": O.atan2, "arctan2": O.atan2, "hypot": hypot, "copysign": copysign,
+    "atan2": atan2, "arctan2": atan2, "hypot": hypot, "copysign": copysign,
     "fmod": fmod, "remainder": remainder, "floor_divide": floor_divide,
     "true_divide": true_divide, "div": div, "divide": divide, "ldexp": ldexp,
     "gcd": gcd, "lcm": lcm, "heaviside": heaviside, "nextafter": nextafter,
@@ -1125,56 +1156,3 @@ TENSOR_METHODS.update({
 })
 del _n, _f, _name, _ne
 
-
-# ------------------------------------------------------------------ special functions
-# (torch.special's functions under their torch-namespace names and as Tensor methods; the
-# kernels and backward names live in ``special.py``.)
-def _special_section():
-    from . import special as sp
-
-    def polygamma_method(self, n):
-        return sp.polygamma(n, self)
-
-    def mvlgamma_method(self, p):
-        return sp.multigammaln(self, p)
-
-    exports = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": sp.polygamma,
-               "mvlgamma": sp.multigammaln, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
-               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
-    methods = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": polygamma_method,
-               "mvlgamma": mvlgamma_method, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
-               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
-    return exports, methods
-
-
-_SPECIAL_EXPORTS, _SPECIAL_METHODS = _special_section()
-EXPORTS.update(_SPECIAL_EXPORTS)
-TENSOR_METHODS.update(_SPECIAL_METHODS)
-del _SPECIAL_EXPORTS, _SPECIAL_METHODS
-
-
-# ------------------------------------------------------------------ special functions
-# (torch.special's functions under their torch-namespace names and as Tensor methods; the
-# kernels and backward names live in ``special.py``.)
-def _special_section():
-    from . import special as sp
-
-    def polygamma_method(self, n):
-        return sp.polygamma(n, self)
-
-    def mvlgamma_method(self, p):
-        return sp.multigammaln(self, p)
-
-    exports = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": sp.polygamma,
-               "mvlgamma": sp.multigammaln, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
-               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
-    methods = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": polygamma_method,
-               "mvlgamma": mvlgamma_method, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
-               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
-    return exports, methods
-
-
-_SPECIAL_EXPORTS, _SPECIAL_METHODS = _special_section()
-EXPORTS.update(_SPECIAL_EXPORTS)
-TENSOR_METHODS.update(_SPECIAL_METHODS)
-del _SPECIAL_EXPORTS, _SPECIAL_METHODS
