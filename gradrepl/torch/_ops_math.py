@@ -1156,3 +1156,29 @@ TENSOR_METHODS.update({
 })
 del _n, _f, _name, _ne
 
+
+# ------------------------------------------------------------------ special functions
+# (torch.special's functions under their torch-namespace names and as Tensor methods; the
+# kernels and backward names live in ``special.py``.)
+def _special_section():
+    from . import special as sp
+
+    def polygamma_method(self, n):
+        return sp.polygamma(n, self)
+
+    def mvlgamma_method(self, p):
+        return sp.multigammaln(self, p)
+
+    exports = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": sp.polygamma,
+               "mvlgamma": sp.multigammaln, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
+               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
+    methods = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": polygamma_method,
+               "mvlgamma": mvlgamma_method, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
+               "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
+    return exports, methods
+
+
+_SPECIAL_EXPORTS, _SPECIAL_METHODS = _special_section()
+EXPORTS.update(_SPECIAL_EXPORTS)
+TENSOR_METHODS.update(_SPECIAL_METHODS)
+del _SPECIAL_EXPORTS, _SPECIAL_METHODS
