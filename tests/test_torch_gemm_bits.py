@@ -56,9 +56,10 @@ def test_create_graph_through_linear():
 
 
 def test_without_mkl_gemm_says_none(monkeypatch):
+    from gradrepl.engine import mkl
     from gradrepl.torch import _gemm
 
-    monkeypatch.setattr(_mkl, "_LIB", False)
+    monkeypatch.setattr(mkl, "_LIB", False)
     monkeypatch.setattr(_gemm, "_KERNELS", {})
     a = np.ones((2, 3), np.float32)
     assert _gemm.gemm(a, a.T) is None

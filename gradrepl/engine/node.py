@@ -75,6 +75,8 @@ class GradNode:
         "result_type", # the inputs' tensor class, once the inputs are let go (``drop_inputs``)
         "zero_from",   # edges from this index on carry zeros (a double-grad node's structural
         #                links to saved inputs, see backward.link_saved_inputs); else None
+        "handle",      # a front end's object for this node (the torch dialect's grad_fn), set
+        #                when first asked for and kept as long as the node (unset until then)
         "__weakref__",
     )
 
@@ -271,7 +273,8 @@ def zeros_view(shape, dtype):
 class AccumulateNode:
     """The end of a leaf's gradient path: sums into ``leaf.grad`` (GradNodeAccumulation)."""
 
-    __slots__ = ("leaf_ref", "uid", "released", "grad_buffer", "cleared", "__weakref__")
+    __slots__ = ("leaf_ref", "uid", "released", "grad_buffer", "cleared", "handle",
+                 "__weakref__")
 
     op = None
     name = "accumulate"

@@ -373,6 +373,12 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):  # noqa: A002
+    """torch's two algorithms: without replacement, or for one sample, the exponential race
+    (``argmax``/``topk`` of ``p / q`` with ``q ~ Exp(1)`` drawn over the whole input, in its
+    dtype); with replacement, one uniform double a sample against the normalised cumulative
+    distribution of each row."""
+    if not replacement or num_samples == 1:
+        return _multinomial_race(input, num_samples, generator)
     a = raw(input).astype(np.float64)
     rows = a.reshape(-1, a.shape[-1])
     out = []
@@ -391,3 +397,21 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):  # no
         out.append(picks)
     res = np.array(out, np.int64)
     return _wrap(res.reshape(a.shape[:-1] + (num_samples,)), True)
+
+
+def _multinomial_race(input, num_samples, generator):  # noqa: A002
+    from ._inplace import exponential_
+
+    p = raw(input)
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples > p.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    q = empty(p.shape, dtype=_dtypes.from_np(p.dtype))
+    exponential_(q, 1.0, generator)
+    ratio = p / raw(q)
+    if num_samples == 1:
+        return _wrap(np.argmax(ratio, axis=-1, keepdims=True).astype(np.int64), True)
+    order = np.argsort(-ratio, axis=-1, kind="stable")[..., :num_samples]
+    return _wrap(order.astype(np.int64), True)

@@ -221,6 +221,13 @@ def setitem(x, index, value):
         if a.dtype.kind in "iu" and v.dtype.kind == "f":
             v = np.trunc(v)
         v = v.astype(a.dtype)
+    lead = 0  # torch drops the value's leading size-1 dims first (t[0] = ones(1, 3) works)
+    while lead < v.ndim and v.shape[lead] == 1:
+        lead += 1
+    if lead:
+        v = v.reshape(v.shape[lead:])
+        if v_is_tensor and not value.stop_gradient:
+            value = value.reshape(v.shape)
     target_shape = np.empty(a.shape, bool)[idx].shape
     try:
         np.broadcast_to(v, target_shape)

@@ -24,80 +24,12 @@ FUNCS = {"exp": "Exp", "log": "Ln", "log2": "Log2", "log10": "Log10", "tanh": "T
 # torch's mode: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
 _MODE = ctypes.c_longlong(0x2 | 0x140000 | 0x100)
 _CHUNK = 1 << 30          # MKL_INT is 32-bit (LP64)
-_LIB = None               # the loaded libmkl_rt, False when there is none
 _VOID_P, _INT, _LONGLONG = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
 
-
-def _address_reader():
-    """``address(a)``: where ndarray ``a``'s values start. numpy's ``a.ctypes.data`` makes an
-    object to say it (about 1 us here, more than MKL's work on a few values, twice or three
-    times a call); the address is the first field of numpy's array struct after the object
-    header, read in 0.17 us. Checked on probe arrays once: where the layout is not that (another
-    Python build), ``a.ctypes.data`` it is."""
-    offset = object.__basicsize__
-    read = ctypes.c_void_p.from_address
-    try:
-        probes = (np.arange(3.0), np.arange(6, dtype=np.float32)[2:], np.empty((2, 3)).T)
-        if all(read(id(p) + offset).value == p.ctypes.data for p in probes):
-            return lambda a: read(id(a) + offset).value
-    except (ValueError, OverflowError, TypeError):  # pragma: no cover - other builds
-        pass
-    return lambda a: a.ctypes.data  # pragma: no cover
+from ..engine.mkl import THREADS, address  # noqa: E402,F401  (the loader is shared)
+from ..engine.mkl import load as _load  # noqa: E402
 
 
-address = _address_reader()
-
-
-def _library_path():
-    from importlib import metadata
-
-    try:
-        files = metadata.distribution("mkl").files or ()
-    except metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        name = f.name
-        if name.startswith("libmkl_rt.so") or name == "mkl_rt.2.dll":
-            return str(f.locate())
-    return None
-
-
-THREADS = 2  # torch's at::get_num_threads() on the reference 2-core machine: MKL's gemm
-#              splits some products (e.g. 10x32 @ 32x16) between its threads, which changes
-#              their sums' order, so gradrepl runs MKL with as many OpenMP threads as torch
-
-
-def _gnu_threads(path) -> bool:
-    """Whether MKL's GNU OpenMP layer can load (its library beside libmkl_rt, and libgomp)."""
-    import os
-
-    if not os.path.exists(os.path.join(os.path.dirname(path), "libmkl_gnu_thread.so.2")):
-        return False
-    try:
-        ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)
-    except OSError:
-        return False
-    return True
-
-
-def _load():
-    global _LIB
-    if _LIB is None:
-        _LIB = False
-        path = _library_path()
-        if path is not None:
-            try:
-                lib = ctypes.CDLL(path)
-                lib.MKL_Set_Interface_Layer(0)      # LP64
-                if _gnu_threads(path):
-                    lib.MKL_Set_Threading_Layer(3)  # GNU OpenMP, as torch's MKL runs
-                    lib.MKL_Set_Num_Threads(THREADS)
-                else:
-                    lib.MKL_Set_Threading_Layer(1)  # sequential: no OpenMP runtime needed
-                _LIB = lib
-            except (OSError, AttributeError):
-                _LIB = False
-    return _LIB
 
 
 def available() -> bool:

@@ -248,7 +248,6 @@ class BackwardCFunction(Node):
 
 
 _CLASSES: dict = {"AccumulateGrad": AccumulateGrad}
-_WRAPPERS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 
 
 def node_class(name, function=False):
@@ -266,9 +265,10 @@ def node_class(name, function=False):
 
 
 def wrap_node(node):
-    """The Node object for an engine node (the same object while someone holds it)."""
-    w = _WRAPPERS.get(node.uid)
-    if w is not None and w._node is node:
+    """The Node object for an engine node: one object as long as the node lives (kept on the
+    node, as torch keeps a node's Python object), so two live nodes never print one address."""
+    w = getattr(node, "handle", None)
+    if w is not None:
         return w
     if isinstance(node, AccumulateNode):
         cls = AccumulateGrad
@@ -279,7 +279,7 @@ def wrap_node(node):
     w._node = node
     # torch's AccumulateGrad keeps its leaf alive (the engine's node only refers to it)
     w._keep = node.leaf if isinstance(node, AccumulateNode) else None
-    _WRAPPERS[node.uid] = w
+    node.handle = w
     return w
 
 

@@ -1,0 +1,65 @@
+"""Which class of CPU this is, for the rules whose last bits depend on it.
+
+The frameworks' BLAS (MKL) chooses its kernels by the processor: real Paddle's float32 matrix
+products are one fused multiply-add chain per element on an Intel CPU with AVX-512 (measured in
+the project's first sessions), and the rounded products added in order, unfused, on AMD EPYC
+(Zen 4 with AVX-512, and an AVX2 Zen, both measured against real Paddle 2.6.2/3.3.1). A rule
+that is emulated rather than computed by the library itself asks ``cpu_class()`` which of its
+forms to take.
+
+``GRADREPL_CPU_CLASS`` (``intel-avx512``, ``intel-avx2``, ``amd``, ``other``) overrides the
+detection: tests use it to check each class's rule on any machine.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import platform
+
+CLASSES = ("intel-avx512", "intel-avx2", "amd", "other")
+
+
+def _cpuinfo() -> tuple[str, set]:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            text = f.read(65536)
+    except OSError:
+        return "", set()
+    vendor, flags = "", set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "vendor_id" and not vendor:
+            vendor = value.strip()
+        elif key == "flags" and not flags:
+            flags = set(value.split())
+        if vendor and flags:
+            break
+    return vendor, flags
+
+
+@functools.lru_cache(maxsize=None)
+def detected() -> str:
+    """The class of the CPU this process runs on."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "other"
+    vendor, flags = _cpuinfo()
+    if vendor == "AuthenticAMD" or vendor == "HygonGenuine":
+        return "amd"
+    if vendor == "GenuineIntel":
+        return "intel-avx512" if "avx512f" in flags else "intel-avx2"
+    return "other"
+
+
+def cpu_class() -> str:
+    forced = os.environ.get("GRADREPL_CPU_CLASS")
+    if forced in CLASSES:
+        return forced
+    return detected()
+
+
+def fused_products() -> bool:
+    """Whether Paddle's float32 matrix products fuse each multiply into the running sum here
+    (Intel, and any CPU not measured: the rule of the first measurements); AMD adds the
+    rounded products unfused."""
+    return cpu_class() != "amd"
