@@ -1170,11 +1170,12 @@ def _special_section():
         return sp.multigammaln(self, p)
 
     exports = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": sp.polygamma,
-               "mvlgamma": sp.multigammaln, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
+               "mvlgamma": sp.multigammaln, "i0": sp.i0, "erfinv": sp.erfinv,
                "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
     methods = {"lgamma": sp.gammaln, "digamma": sp.digamma, "polygamma": polygamma_method,
-               "mvlgamma": mvlgamma_method, "i0": sp.i0, "erfinv": sp.erfinv, "erfc": sp.erfc,
+               "mvlgamma": mvlgamma_method, "i0": sp.i0, "erfinv": sp.erfinv,
                "logit": sp.logit, "xlogy": sp.xlogy, "sinc": sp.sinc}
+    sp.erfc = erfc  # torch.special.erfc is torch.erfc: this module's (MKL's kernel, torch's VJP)
     return exports, methods
 
 
