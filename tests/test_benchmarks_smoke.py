@@ -90,7 +90,7 @@ def test_graph_dot_vgg_rows_pieces(tmp_path):
     assert set(res) == {"picture", "model", "dot", "png"}, res
     assert res["picture"] >= res["model"] >= 0
     w, h = bench.png_pixels(str(out))
-    assert max(w, h) <= 2400
+    assert max(w, h) <= 2500  # (as test_layers_view: font metrics move it ~1% by Graphviz build)
     v = {"size": 32, "peer": {"time": None, "picture": None, "pixels": None,
                               "why": "not asked for (--torch-python none)"},
          "rows": [{"what": "gradrepl graph --layers 1", "time": 5.0, "picture": res["picture"],
