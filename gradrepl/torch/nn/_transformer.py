@@ -59,6 +59,40 @@ def _named(t, name):
     return apply(_ops.top("assign", name, "none", forward=_ops._clone_fwd), (t,))
 
 
+def _fast_matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    if transpose_x:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_y:
+        y = np.swapaxes(y, -1, -2)
+    out = np.matmul(x, y)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+_FAST_BMM = None
+_MKL_BATCH_LIMIT = 64  # more matrices than this: one numpy matmul (speed over the last bit)
+
+
+def _matmul(a, b):
+    """``a @ b`` for the attention products: torch's MKL gemm per matrix (its bits) for up to
+    ``_MKL_BATCH_LIMIT`` matrices, beyond that one numpy product (the per-matrix calls of a
+    32-batch, 16-head model cost seconds)."""
+    global _FAST_BMM
+    sa, sb = _shape(a), _shape(b)
+    batch = sa[:-2]
+    n = int(np.prod(batch)) if batch else 1
+    if n <= _MKL_BATCH_LIMIT or sa[:-2] != sb[:-2]:
+        return _ops.matmul(a, b)
+    if _FAST_BMM is None:
+        from .. import _mm_grad
+
+        _FAST_BMM = _mm_grad.with_vjp(_ops.top("matmul", "BmmBackward0", "cross",
+                                               forward=_fast_matmul_fwd), _mm_grad.mm_vjp)
+    a3 = _ops.reshape(a, (n,) + sa[-2:])
+    b3 = _ops.reshape(_ops.contiguous(b), (n,) + sb[-2:])
+    out = apply(_FAST_BMM, (a3, b3))
+    return _ops.reshape(out, batch + (sa[-2], sb[-1]))
+
+
 def _bool_to_float_mask(mask, dtype):
     a = raw(mask)
     return Tensor._wrap(np.where(a, np.asarray(0, dtype), np.asarray(-np.inf, dtype)), True)
@@ -87,17 +121,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None:
         mask = (_bool_to_float_mask(attn_mask, dt) if raw(attn_mask).dtype == np.bool_
                 else attn_mask)
-    s = _ops.matmul(q, _ops.transpose(k, -2, -1))
     if dropout_p > 0.0:
         # torch's math path: the scale on q and k (its square root on each), softmax, dropout
         sq = math.sqrt(scale_f)
-        s = _ops.matmul(_ops.mul(q, sq), _ops.mul(_ops.transpose(k, -2, -1), sq))
+        s = _matmul(_ops.mul(q, sq), _ops.mul(_ops.transpose(k, -2, -1), sq))
         if mask is not None:
             s = _ops.add(s, mask)
         attn = F.softmax(s, -1)
         attn = F.dropout(attn, dropout_p, True)
-        return _ops.matmul(attn, v)
-    s = _ops.mul(s, scale_f)
+        return _matmul(attn, v)
+    s = _ops.mul(_matmul(q, _ops.transpose(k, -2, -1)), scale_f)
     if mask is not None:
         s = _ops.add(s, mask)
     m = _ops.amax(s, -1, keepdim=True)
@@ -108,7 +141,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         m = m.detach()
     e = _ops.exp(_ops.sub(s, m))
     total = _ops.sum(e, -1, keepdim=True)
-    out = _ops.mul(_ops.matmul(e, v), _ops.reciprocal(total))
+    out = _ops.mul(_matmul(e, v), _ops.reciprocal(total))
     return _named(out, "ScaledDotProductFlashAttentionForCpuBackward0")
 
 
