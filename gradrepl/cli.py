@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 app = typer.Typer(add_completion=False, no_args_is_help=False,
-                  help="gradrepl: an autograd workbench that speaks Paddle.")
+                  context_settings={"help_option_names": ["-h", "--help"]},
+                  help="gradrepl: an autograd workbench that speaks Paddle (and torch).")
 
 PaddleOpt = typer.Option(None, "--paddle", help="Paddle version to emulate: 2.2 (default), 2.6, 3",
                          envvar="GRADREPL_PADDLE")
@@ -25,29 +26,73 @@ def _profile(key):
             raise typer.Exit(2)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle script (.py)"),
-        paddle: Optional[str] = PaddleOpt):
-    """Run a Paddle script unchanged, printing what Paddle prints."""
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                              "help_option_names": ["-h", "--help"]})
+def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
+        paddle: Optional[str] = PaddleOpt,
+        debug: bool = typer.Option(False, "--debug", help="keep gradrepl's own frames in a "
+                                   "script's traceback")):
+    """Run a Paddle or torch script unchanged, printing what the framework prints.
+
+    Arguments after the script (or after --) go to the script's sys.argv."""
     from .runner import header_profile, run_script
 
+    if script.startswith("-") and script != "-":
+        typer.echo(f"gradrepl run: no such option: {script} (gradrepl run -h lists them)",
+                   err=True)
+        raise typer.Exit(2)
+    args = list(ctx.args)
+    if args[:1] == ["--"]:
+        args = args[1:]
     _profile(paddle or header_profile(script))
-    if not os.path.exists(script):
+    if not os.path.isfile(script):
         typer.echo(f"gradrepl: no such file: {script}", err=True)
         raise typer.Exit(2)
     try:
-        run_script(script, ctx.args, profile=None)
+        run_script(script, args, profile=None)
     except SystemExit as exc:
-        raise typer.Exit(exc.code if isinstance(exc.code, int) else 1)
+        code = exc.code
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)  # sys.exit("message"), as python prints it
+            code = 1
+        raise typer.Exit(code or 0)
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         raise typer.Exit(0)
-    except BaseException:  # the script's own error: show it like python does
-        import traceback
-
+    except KeyboardInterrupt:  # Ctrl-C: python's one line and the shell's 128 + SIGINT
         sys.stdout.flush()
-        traceback.print_exc()
+        print("KeyboardInterrupt", file=sys.stderr)
+        raise typer.Exit(130)
+    except BaseException as exc:  # the script's own error: show it like python does
+        sys.stdout.flush()
+        sys.stderr.write(script_traceback(exc, debug))
         raise typer.Exit(1)
+
+
+def script_traceback(exc: BaseException, debug: bool = False) -> str:
+    """A script's error as python prints it: the script's own frames (and those of libraries it
+    called), without gradrepl's and runpy's unless ``debug``; chained exceptions kept."""
+    import traceback
+
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+    def hidden(frame):
+        name = frame.filename
+        return name.startswith("<frozen ") or os.path.abspath(name).startswith(here)
+
+    te = traceback.TracebackException.from_exception(exc)
+    if not debug:
+        seen = set()
+        todo = [te]
+        while todo:
+            t = todo.pop()
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            t.stack = traceback.StackSummary.from_list(
+                [f for f in t.stack if not hidden(f)])
+            todo += [c for c in (t.__cause__, t.__context__) if c is not None]
+    return "".join(te.format())
 
 
 @app.command()
@@ -183,11 +228,22 @@ def shell(ctx: typer.Context):
 
 @app.callback(invoke_without_command=True, add_help_option=False)
 def main(ctx: typer.Context,
-         help_: bool = typer.Option(False, "--help", is_eager=True, is_flag=True,
-                                    help="Show this message and exit.")):
+         help_: bool = typer.Option(False, "--help", "-h", is_eager=True,
+                                    help="Show this message and exit."),
+         version: bool = typer.Option(False, "--version", "-V", is_eager=True,
+                                      help="Show gradrepl's version and exit.")):
     """Without a command: the interactive shell (gradrepl shell)."""
     if help_:
         typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    if version:
+        from importlib import metadata
+
+        try:
+            v = metadata.version("gradrepl")
+        except metadata.PackageNotFoundError:  # (run from a checkout without installing)
+            v = "unknown"
+        typer.echo(f"gradrepl {v}")
         raise typer.Exit(0)
     if ctx.invoked_subcommand is None:
         from .repl.shell import main as shell_main
