@@ -1,0 +1,4 @@
+"""(placeholder)"""
+LAYERS: list = []
+FUNCTIONAL: dict = {}
+TORCH: dict = {}
