@@ -313,3 +313,20 @@ def test_embedding_bag():
     s.sum().backward()
     assert w.grad.numpy()[:, 0].tolist() == [0, 1, 2, 1, 2, 1, 0, 0, 0, 1]
     assert repr(nn.EmbeddingBag(10, 3)) == "EmbeddingBag(10, 3, mode='mean')"
+
+
+def test_torch_level_forms_and_inplace_elu():
+    x = torch.tensor([-1.0, 2.0], requires_grad=True)
+    y = x.clone()
+    r = F.elu(y, inplace=True)
+    assert r is y and type(y.grad_fn).__name__ == "EluBackward1"
+    np.testing.assert_allclose(y.tolist(), [np.expm1(-1.0), 2.0], rtol=1e-6)
+    y = x.clone()
+    F.leaky_relu(y, 0.1, inplace=True)
+    assert type(y.grad_fn).__name__ == "LeakyReluBackward1"
+    assert torch.celu is F.celu or torch.celu(x).tolist() == F.celu(x).tolist()
+    assert torch.tensor([0.2, -1.0]).hardshrink(0.5).tolist() == [0.0, -1.0]
+    a = torch.tensor(A)
+    assert torch.margin_ranking_loss(a[0], a[1], torch.ones(4), 0.0, 2).item() == \
+        F.margin_ranking_loss(a[0], a[1], torch.ones(4), reduction="sum").item()
+    assert torch.feature_dropout(a, 0.5, False) is a

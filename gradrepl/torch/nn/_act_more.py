@@ -56,28 +56,28 @@ def celu_(input, alpha=1.0):  # noqa: A002
 
 
 # ------------------------------------------------------------------------------ elu_ & co
-def _inplace_of(fn):
-    def f(input, *args, **kwargs):  # noqa: A002
-        return _inplace(input, lambda s: fn(s, *args, **kwargs))
-    return f
-
-
 def _F():
     from . import functional as F
 
     return F
 
 
+def _op1(base, name):
+    return top(base, name, "out")
+
+
 def elu_(input, alpha=1.0):  # noqa: A002
-    return _inplace(input, lambda s: _F().elu(s, alpha))
+    return _inplace(input, lambda s: C.run(_op1("elu", "EluBackward1"), (s,),
+                                           {"alpha": float(alpha)}))
 
 
 def selu_(input):  # noqa: A002
-    return _inplace(input, lambda s: _F().selu(s))
+    return _inplace(input, lambda s: C.run(_op1("selu", "EluBackward1"), (s,)))
 
 
 def leaky_relu_(input, negative_slope=0.01):  # noqa: A002
-    return _inplace(input, lambda s: _F().leaky_relu(s, negative_slope))
+    return _inplace(input, lambda s: C.run(_op1("leaky_relu", "LeakyReluBackward1"), (s,),
+                                           {"negative_slope": float(negative_slope)}))
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):  # noqa: A002

@@ -70,14 +70,20 @@ _hardsigmoid = _act("hardsigmoid", "HardsigmoidBackward0")
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
+    if inplace:
+        return __getattr__("leaky_relu_")(input, negative_slope)
     return _leaky(input, negative_slope=float(negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    if inplace:
+        return __getattr__("elu_")(input, alpha)
     return _elu(input, alpha=float(alpha))
 
 
 def selu(input, inplace=False):  # noqa: A002
+    if inplace:
+        return __getattr__("selu_")(input)
     return _selu(input)
 
 
@@ -94,6 +100,8 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    if inplace:
+        return __getattr__("hardtanh_")(input, min_val, max_val)
     return _hardtanh(input, t_min=float(min_val), t_max=float(max_val))
 
 
