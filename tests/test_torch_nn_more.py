@@ -330,3 +330,19 @@ def test_torch_level_forms_and_inplace_elu():
     assert torch.margin_ranking_loss(a[0], a[1], torch.ones(4), 0.0, 2).item() == \
         F.margin_ranking_loss(a[0], a[1], torch.ones(4), reduction="sum").item()
     assert torch.feature_dropout(a, 0.5, False) is a
+
+
+def test_linear_cross_entropy_is_linear_then_cross_entropy():
+    torch.manual_seed(0)
+    loss = nn.LinearCrossEntropyLoss(5, 10, out_features=(4, 3))
+    assert repr(nn.LinearCrossEntropyLoss(5, 10)) == (  # printed by torch 2.13
+        "LinearCrossEntropyLoss(\n  in_features=5, num_classes=10, out_features=(), bias=False, "
+        "reduction=mean, ignore_index=None, label_smoothing=0.0, options=None\n  (linear): "
+        "Linear(in_features=5, out_features=10, bias=False)\n)")
+    x = torch.randn(2, 5)
+    t = torch.randint(0, 10, (2, 4, 3))
+    out = loss(x, t)
+    logits = (x.numpy() @ loss.linear.weight.detach().numpy().T).reshape(2, 10, 4, 3)
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    ref = -np.take_along_axis(logp, t.numpy()[:, None], 1).mean()
+    np.testing.assert_allclose(out.item(), ref, rtol=1e-5)

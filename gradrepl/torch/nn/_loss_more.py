@@ -513,12 +513,88 @@ class NLLLoss2d(NLLLoss):
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
+# ------------------------------------------------------------------------------ linear + CE
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """torch's reference path: ``cross_entropy(linear(input, W, b).reshape(logits), target)``
+    (the chunked path of ``options`` is not emulated: the same loss, one matmul)."""
+    from . import functional as F
+
+    a, w = raw(input), raw(linear_weight)
+    if a.ndim < 1 or a.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {a.ndim}")
+    if w.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {w.ndim}")
+    batches, in_features = a.shape[:-1], a.shape[-1]
+    if in_features != w.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {a.shape[-1]} and {w.shape[-1]}, respectively")
+    n_cls, out_features = w.shape[0], tuple(w.shape[1:-1])
+    if linear_bias is not None and tuple(raw(linear_bias).shape) != (n_cls, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(n_cls, *out_features)}, got "
+                           f"{tuple(raw(linear_bias).shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(w.shape)} "
+                           f"requires batched input, (N, {in_features}), got unbatched input "
+                           f"with shape {tuple(a.shape)}")
+    logits_shape = (*batches, n_cls, *out_features)
+    if tuple(raw(target).shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        k = int(np.prod(out_features)) * n_cls
+        linear_weight = _ops.reshape(linear_weight, (k, in_features))
+        if linear_bias is not None:
+            linear_bias = _ops.reshape(linear_bias, (k,))
+    logits = _ops.reshape(F.linear(input, linear_weight, linear_bias), logits_shape)
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
+                           ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        if weight is not None and tuple(raw(weight).shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(raw(weight).shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        from .modules import Linear
+
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, int(np.prod(out_features)) * num_classes, bias=bias,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):  # noqa: A002
+        lw = _ops.reshape(self.linear.weight, (self.num_classes, *self.out_features,
+                                               self.linear.in_features))
+        lb = None if self.linear.bias is None else _ops.reshape(
+            self.linear.bias, (self.num_classes, *self.out_features))
+        return linear_cross_entropy(input, lw, target, linear_bias=lb, weight=self.weight,
+                                    reduction=self.reduction, ignore_index=self.ignore_index,
+                                    label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
 from ._ctc import CTCLoss, ctc_loss  # noqa: E402
 
 __all__ = ["PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "MultiLabelMarginLoss", "MultiMarginLoss", "SoftMarginLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "NLLLoss2d", "CTCLoss"]
+           "TripletMarginWithDistanceLoss", "NLLLoss2d", "CTCLoss", "LinearCrossEntropyLoss"]
 C.name_classes("torch.nn.modules.loss", [globals()[n] for n in __all__])
 
 FUNCTIONAL = {
@@ -529,6 +605,6 @@ FUNCTIONAL = {
     "margin_ranking_loss": margin_ranking_loss, "hinge_embedding_loss": hinge_embedding_loss,
     "cosine_embedding_loss": cosine_embedding_loss, "triplet_margin_loss": triplet_margin_loss,
     "triplet_margin_with_distance_loss": triplet_margin_with_distance_loss,
-    "ctc_loss": ctc_loss,
+    "ctc_loss": ctc_loss, "linear_cross_entropy": linear_cross_entropy,
 }
 _unused = (Module, EngineTensor, _dtypes)
