@@ -346,3 +346,19 @@ def test_linear_cross_entropy_is_linear_then_cross_entropy():
     logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
     ref = -np.take_along_axis(logp, t.numpy()[:, None], 1).mean()
     np.testing.assert_allclose(out.item(), ref, rtol=1e-5)
+
+
+def test_adaptive_log_softmax_matches_its_full_log_prob():
+    torch.manual_seed(0)
+    m = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0)
+    assert str(type(m)) == "<class 'torch.nn.modules.adaptive.AdaptiveLogSoftmaxWithLoss'>"
+    x = torch.randn(6, 8, requires_grad=True)
+    t = torch.tensor([0, 5, 9, 3, 7, 1])
+    out = m(x, t)
+    full = m.log_prob(x).detach().numpy()
+    np.testing.assert_allclose(out.output.detach().numpy(), full[np.arange(6), t.numpy()],
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.exp(full).sum(1), np.ones(6), rtol=1e-5)
+    out.loss.backward()
+    assert x.grad.shape == (6, 8)
+    assert m.predict(x).tolist() == full.argmax(1).tolist()

@@ -10,7 +10,7 @@ import importlib as _importlib
 __all__: list = []
 FUNCTIONAL: dict = {}
 
-for _family in ("_act_more", "_loss_more", "_norm_more", "_misc_more"):
+for _family in ("_act_more", "_loss_more", "_norm_more", "_misc_more", "_adaptive"):
     try:
         _m = _importlib.import_module(f"{__package__}.{_family}")
     except ModuleNotFoundError as _exc:  # a family not written yet
