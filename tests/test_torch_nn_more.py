@@ -362,3 +362,18 @@ def test_adaptive_log_softmax_matches_its_full_log_prob():
     out.loss.backward()
     assert x.grad.shape == (6, 8)
     assert m.predict(x).tolist() == full.argmax(1).tolist()
+
+
+def test_nll_loss_node_names_by_dims():
+    # printed by torch 2.13: nll_loss of a 3-D or higher input is nll_loss2d's node; a 3-D or
+    # 5-D input with reduction="none" is viewed back (ViewBackward0)
+    names = {}
+    for shp in [(2, 3), (2, 3, 4), (2, 3, 4, 5), (2, 3, 4, 5, 2)]:
+        x = torch.randn(*shp, requires_grad=True)
+        t = torch.randint(0, 3, (shp[0],) + shp[2:])
+        for r in ("mean", "none"):
+            names[(len(shp), r)] = type(F.cross_entropy(x, t, reduction=r).grad_fn).__name__
+    assert names == {(2, "mean"): "NllLossBackward0", (2, "none"): "NllLossBackward0",
+                     (3, "mean"): "NllLoss2DBackward0", (3, "none"): "ViewBackward0",
+                     (4, "mean"): "NllLoss2DBackward0", (4, "none"): "NllLoss2DBackward0",
+                     (5, "mean"): "NllLoss2DBackward0", (5, "none"): "ViewBackward0"}

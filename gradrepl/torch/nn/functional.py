@@ -367,9 +367,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     w = raw(weight) if weight is not None else np.ones(classes, a.dtype)
-    return apply(_SMX.NLL, (input,),
-                 {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
-                  "ignore_index": int(ignore_index), "reduction": reduction})
+    out = apply(_SMX.NLL if a.ndim < 3 else _nll2d(), (input,),
+                {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
+                 "ignore_index": int(ignore_index), "reduction": reduction})
+    if a.ndim in (3,) or a.ndim > 4:  # torch: as (N, C, 1, -1) through nll_loss2d, viewed back
+        return out if reduction != "none" else _ops.view(out, raw(out).shape)
+    return out
+
+
+def _nll2d():
+    """torch's node for an input of 3 or more dims (``nll_loss2d``): NllLoss2DBackward0."""
+    import copy
+
+    op = _NLL2D.get("op")
+    if op is None:
+        op = _NLL2D["op"] = copy.copy(_SMX.NLL)
+        op.torch_name = "NllLoss2DBackward0"
+    return op
+
+
+_NLL2D: dict = {}
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
