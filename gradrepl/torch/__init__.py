@@ -60,6 +60,23 @@ from .nn.parameter import Parameter  # noqa: E402  (torch.nn.Parameter; not torc
 
 __version__ = "2.13.0"
 
+
+def _exactness_notice():
+    """Once, where real torch would compute with MKL (x86-64) and gradrepl cannot: which
+    results' last bits may move, and how to get them."""
+    import platform
+    import sys
+
+    from ..engine import mkl
+
+    if platform.machine().lower() in ("x86_64", "amd64") and not mkl.load():
+        print("gradrepl: torch's float math, products and linear algebra may differ from real "
+              "torch in the last bits here (printed digits agree): the MKL backend is not "
+              "installed (pip install \"gradrepl[exact]\")", file=sys.stderr)
+
+
+_exactness_notice()
+
 float32 = float = _dtypes.float32  # noqa: A001
 float64 = double = _dtypes.float64
 float16 = half = _dtypes.float16
