@@ -138,7 +138,7 @@ def _mm_check(a, t):
         raise RuntimeError(f"inconsistent target size, expected {n} but got {list(t.shape)}")
 
 
-def _mm_parts(x, t, p, margin, weight):
+def _mm_parts(x, t, p, margin, weight, g=None):
     """Per sample: the sum over classes d != y of max(0, margin - x[y] + x[d])^p (times
     weight[y]), in the input's dtype and class order, and the coefficient of each x[d]."""
     a = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
@@ -160,11 +160,19 @@ def _mm_parts(x, t, p, margin, weight):
     for d in range(dim):
         sums = (sums + h[:, d]).astype(dt)
     per = (sums / np.asarray(dim, dt)).astype(dt)
-    coef = np.where(on, (2 * z if p == 2 else np.ones_like(z)), 0).astype(np.float64)
+    if g is None:
+        return per, None
+    # torch's backward kernel, in the dtype: h = g (p 1) or 2 * g * z, times weight[y]; the
+    # target's entry minus each h in class order
+    gv = np.asarray(g, dt)
+    h = (np.asarray(2, dt) * gv * z).astype(dt) if p == 2 else np.full(z.shape, gv, dt)
     if w is not None:
-        coef = coef * w
-    coef = coef / dim
-    coef[rows, tt] = -coef.sum(1)
+        h = (h * w).astype(dt)
+    coef = np.where(on, h, np.zeros((), dt)).astype(dt)
+    tgt = np.zeros(a.shape[0], dt)
+    for d in range(dim):
+        tgt = (tgt - coef[:, d]).astype(dt)
+    coef[rows, tt] = tgt
     return per, coef
 
 
@@ -191,9 +199,10 @@ def _coef_vjp(parts):
         a = raw(x)
         attrs = dict(n.attrs)
         red = attrs.pop("reduction")
-        _, coef = parts(a, raw(t), **attrs)
-        if red == "mean":
-            coef = coef / max(coef.shape[0], 1)
+        rows = a.shape[0] if a.ndim == 2 else 1
+        dim = a.shape[-1] if a.ndim else 1
+        g0 = 1.0 / (rows * dim) if red == "mean" else 1.0 / dim
+        _, coef = parts(a, raw(t), g=g0, **attrs)
         gg = g
         if raw(g).ndim:
             gg = _ops.reshape(g, (-1, 1))
@@ -224,14 +233,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 # ------------------------------------------------------------------------------ multilabel
-def _mlm_parts(x, t):
+def _mlm_parts(x, t, g=None):
     a = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
     tt = t.reshape(a.shape).astype(np.int64)
     n, dim = a.shape
     dt = a.dtype
     one = np.ones((), dt)
     per = np.zeros(n, np.float64)
-    coef = np.zeros(a.shape, np.float64)
+    coef = np.zeros(a.shape, dt)
+    gv = np.asarray(0 if g is None else g, dt)
     for i in range(n):
         tg = []
         for v in tt[i]:
@@ -240,14 +250,14 @@ def _mlm_parts(x, t):
             tg.append(int(v))
         is_t = np.zeros(dim, bool)
         is_t[tg] = True
-        s = np.zeros((), dt)
+        s = np.float64(0)  # z in the dtype, summed in double (torch's accscalar_t)
         for j in tg:
             z = ((one - a[i, j]).astype(dt) + a[i]).astype(dt)
             for d in range(dim):
                 if not is_t[d] and z[d] > 0:
-                    s = (s + z[d]).astype(dt)
-                    coef[i, j] -= 1.0 / dim
-                    coef[i, d] += 1.0 / dim
+                    s += np.float64(z[d])
+                    coef[i, j] = (coef[i, j] - gv).astype(dt)
+                    coef[i, d] = (coef[i, d] + gv).astype(dt)
         per[i] = s
     return per, coef
 
@@ -258,12 +268,12 @@ def _mlm_fwd(x, t, reduction="mean"):
     dt = x.dtype
     if reduction == "none" and x.ndim == 2:
         return (per / dim).astype(dt)
-    total = np.float64(0)
-    for v in per:
-        total += np.float64(v)
-    total /= dim
+    total = np.zeros((), dt)  # each sample's sum as the dtype, then summed and divided in it
+    for v in per.astype(dt):
+        total = (total + v).astype(dt)
+    total = (total / np.asarray(dim, dt)).astype(dt)
     if reduction == "mean":
-        total /= max(per.shape[0], 1)
+        total = (total / np.asarray(max(per.shape[0], 1), dt)).astype(dt)
     return np.asarray(total, dt)
 
 
