@@ -176,19 +176,17 @@ def test_hostile_strings_in_names_draw_as_text():
 # ---------------------------------------------------------------------------- a forged child
 FAKE_CHILD = r'''
 import json, os, sys
-fd = int(sys.argv[1])
-req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-tok = req["token"]
-def send(o):
-    o["t"] = tok
-    os.write(fd, (json.dumps(o) + "\n").encode())
-send({"start": {"profile": "2.2", "refusals": []}})
-send({"k": 0, "output": "", "failed": False, "kind": "statement",
-      "pictures": json.load(open(PICTURES))})
-send({"k": 1, "output": "6.\n", "failed": False, "kind": "statement",
-      "pictures": ["junk", 3, None, {"name": "n", "caption": "c", "note": None,
-                                     "picture": "<svg onload=alert(1)>"}]})
-send({"end": True, "exited_at": None})
+ctrl, out, ack = map(int, sys.argv[1:4])
+requests = os.fdopen(ctrl, "rb")
+setup = json.loads(requests.readline())
+def answer(output, pictures):
+    req = json.loads(requests.readline())
+    os.write(out, output.encode())
+    os.write(ack, (json.dumps({"n": req["n"], "kind": "statement", "failed": False,
+                               "error_name": None, "pictures": pictures, "exit": False})
+                   + "\n").encode())
+answer("", json.load(open(PICTURES)))
+answer("6.\n", [{"name": "n", "caption": "c", "note": None, "picture": "<svg onload=alert(1)>"}])
 '''
 
 
@@ -247,13 +245,17 @@ def test_the_child_sends_pictures_as_data_within_the_limit():
 
 NESTED_CHILD = r'''
 import json, os, sys
-fd = int(sys.argv[1])
-tok = json.loads(sys.stdin.buffer.read().decode("utf-8"))["token"]
-os.write(fd, (json.dumps({"t": tok, "start": {"profile": "2.2", "refusals": []}}) + "\n").encode())
+ctrl, out, ack = map(int, sys.argv[1:4])
+requests = os.fdopen(ctrl, "rb")
+setup = json.loads(requests.readline())
+req = json.loads(requests.readline())
 deep = "[" * 200000 + "]" * 200000
-os.write(fd, ('{"t": "%s", "k": 0, "output": "", "pictures": [{"name": "n", "caption": "c", '
-              '"note": null, "picture": %s}]}\n' % (tok, deep)).encode())
+os.write(ack, ('{"n": "%s", "kind": "statement", "failed": false, "error_name": null, '
+               '"exit": false, "pictures": [{"name": "n", "caption": "c", "note": null, '
+               '"picture": %s}]}\n' % (req["n"], deep)).encode())
 '''
+JUNK_CHILD = NESTED_CHILD.replace('deep = "[" * 200000 + "]" * 200000', 'deep = "1"').replace(
+    '"pictures": [{', '"pictures": ["junk", 3, {')
 
 
 def test_a_record_nested_past_the_stack_fails_the_file_as_tampered(tmp_path, monkeypatch):
@@ -269,6 +271,12 @@ def test_a_record_nested_past_the_stack_fails_the_file_as_tampered(tmp_path, mon
     err = io.StringIO()
     fr, _refused, ok = _run_safe_file(t, None, True, None, err)
     assert not ok and "tampered with (not a record)" in err.getvalue()
+    assert fr.runs[0].output is None
+    # a picture list with things that are not pictures: the record's schema is exact
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", JUNK_CHILD))
+    err = io.StringIO()
+    fr, _refused, ok = _run_safe_file(t, None, True, None, err)
+    assert not ok and "tampered with (an acknowledgement with wrong pictures)" in err.getvalue()
     assert fr.runs[0].output is None
 
 

@@ -427,3 +427,34 @@ def test_the_new_escapes_are_refused_by_replay_safe_and_nothing_gets_out(tmp_pat
     for f in files:
         assert f"gradrepl replay --safe: {f}:" in err, f
     assert os.listdir(markers) == []
+
+
+# ============================================================================ forged verdicts
+# tests/data/escapes/7x: code with full Python in the child (the filters taken away, as above)
+# forges the outputs of the blocks after it, each its own way; the last block, print(2 + 2),
+# expects 5. Neither --check, --update nor --html may take a forged output.
+FORGERIES = sorted(n for n in os.listdir(os.path.join(ROOT, "tests", "data", "escapes"))
+                   if n.startswith("7") and n.endswith(".pycon"))
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", FORGERIES)
+def test_a_forged_verdict_from_full_python_is_never_ok(tmp_path, monkeypatch, name):
+    from gradrepl.repl.replay_cli import _run_safe_file
+    from gradrepl.repl.replay import load
+
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", NO_FILTERS))
+    with open(os.path.join(ROOT, "tests", "data", "escapes", name), encoding="utf-8") as fh:
+        text = fh.read()
+    f = tmp_path / name
+    f.write_text(text)
+    rc, out, err = _replay([f], check=True, safe=True)
+    # (3: the parent's own static check refuses the lines, whatever the child was told)
+    assert rc in (1, 2, 3), (rc, out, err)
+    assert f"{f}: FAILED" in out and f"{f}: ok" not in out, (out, err)
+    # --update keeps the file as it was
+    rc, out, err = _replay([f], update=True, safe=True)
+    assert rc in (2, 3) and f.read_text() == text, (rc, out, err)
+    # what --html would show (and --update write): print(2 + 2) never got the forged 5
+    fr, _refused, _ok = _run_safe_file(load(str(f)), None, True, None, io.StringIO())
+    assert fr.runs[-1].output in (None, "4\n"), fr.runs[-1].output

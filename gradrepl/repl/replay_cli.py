@@ -18,10 +18,11 @@ session each, and show, check, update or hand them out.
   wins: the expected outputs were made under it).
 - ``--safe``: each file runs in its own child process that the kernel confines
   (``kernel.py``: Landlock, seccomp, no_new_privs, resource limits) behind the static check
-  and the audit hook (``sandbox.py``); the child gets the session's text over a pipe and sends
-  each input's output back as data (``safe_replay.py``). This process parses the file,
-  computes ``--check``'s verdict, and writes ``--update``'s file and the ``--html`` handout:
-  the child can write nothing outside its temporary directory. A handout's pictures come
+  and the audit hook (``sandbox.py``); this process feeds the child one input at a time (its
+  code only: never the expected outputs) and captures each input's output itself
+  (``safe_replay.py``). This process parses the file, runs the static check, computes
+  ``--check``'s verdict, and writes ``--update``'s file and the ``--html`` handout: the child
+  can write nothing outside its temporary directory. A handout's pictures come
   from the child as data, checked and drawn here (``safe_pictures.py``). Refused lines are reported up
   front, numbered by file line; ``--update`` leaves a file with refused lines as it was.
 - Files are read only if they are regular files (a fifo or a device is refused at once, never
