@@ -377,3 +377,13 @@ def test_nll_loss_node_names_by_dims():
                      (3, "mean"): "NllLoss2DBackward0", (3, "none"): "ViewBackward0",
                      (4, "mean"): "NllLoss2DBackward0", (4, "none"): "NllLoss2DBackward0",
                      (5, "mean"): "NllLoss2DBackward0", (5, "none"): "ViewBackward0"}
+
+
+def test_activation_modules_inplace():
+    x = torch.tensor([-1.0, 2.0], requires_grad=True)
+    for m, name in [(nn.ELU(inplace=True), "EluBackward1"),
+                    (nn.LeakyReLU(0.2, True), "LeakyReluBackward1"),
+                    (nn.SELU(True), "EluBackward1"), (nn.CELU(inplace=True), "CeluBackward1"),
+                    (nn.Threshold(0.1, 2.0, True), "ThresholdBackward1")]:
+        y = x.clone()
+        assert m(y) is y and type(y.grad_fn).__name__ == name

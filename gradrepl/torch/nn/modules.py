@@ -502,14 +502,14 @@ ReLU6 = _activation("ReLU6", lambda s, x: F.relu6(x),
                     lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
 Sigmoid = _activation("Sigmoid", lambda s, x: F.sigmoid(x))
 Tanh = _activation("Tanh", lambda s, x: F.tanh(x))
-LeakyReLU = _activation("LeakyReLU", lambda s, x: F.leaky_relu(x, s.negative_slope),
+LeakyReLU = _activation("LeakyReLU", lambda s, x: F.leaky_relu(x, s.negative_slope, s.inplace),
                         lambda s: f"negative_slope={s.negative_slope}"
                         + (", inplace=True" if s.inplace else ""),
                         (("negative_slope", 0.01), ("inplace", False)))
-ELU = _activation("ELU", lambda s, x: F.elu(x, s.alpha),
+ELU = _activation("ELU", lambda s, x: F.elu(x, s.alpha, s.inplace),
                   lambda s: f"alpha={s.alpha}" + (", inplace=True" if s.inplace else ""),
                   (("alpha", 1.0), ("inplace", False)))
-SELU = _activation("SELU", lambda s, x: F.selu(x),
+SELU = _activation("SELU", lambda s, x: F.selu(x, s.inplace),
                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
 GELU = _activation("GELU", lambda s, x: F.gelu(x, s.approximate),
                    lambda s: f"approximate={s.approximate!r}", (("approximate", "none"),))
@@ -520,7 +520,8 @@ Mish = _activation("Mish", lambda s, x: F.mish(x),
 Softplus = _activation("Softplus", lambda s, x: F.softplus(x, s.beta, s.threshold),
                        lambda s: f"beta={s.beta}, threshold={s.threshold}",
                        (("beta", 1.0), ("threshold", 20.0)))
-Hardtanh = _activation("Hardtanh", lambda s, x: F.hardtanh(x, s.min_val, s.max_val),
+Hardtanh = _activation("Hardtanh", lambda s, x: F.hardtanh(x, s.min_val, s.max_val,
+                                                              s.inplace),
                        lambda s: f"min_val={s.min_val}, max_val={s.max_val}",
                        (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)))
 LogSigmoid = _activation("LogSigmoid", lambda s, x: F.logsigmoid(x))
