@@ -14,37 +14,56 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _capability
+
+
+def _seq(parts, dt):
+    """parts (m, ...) added one by one onto a zero: (...)."""
+    if parts.shape[0] == 0:
+        return np.zeros(parts.shape[1:], dt)
+    z = np.zeros((1,) + parts.shape[1:], dt)
+    return np.add.accumulate(np.concatenate([z, parts]), axis=0)[-1]
+
 
 def _multi_row_sum(rows):
-    """rows: (size, k, ...) -> (k, ...): torch's multi_row_sum (4 levels of partial sums)."""
+    """rows: (size, k, ...) -> (k, ...): torch's multi_row_sum (4 levels of partial sums: each
+    block of ``level_step`` rows summed from zero, pushed onto level 1, level 1 pushed onto 2
+    every ``level_step`` blocks, ...; then the leftover rows and the levels 1..3 in order),
+    computed level by level as whole-array accumulations."""
     size = rows.shape[0]
     dt = rows.dtype
-    num_levels = 4
-    ceillog2 = 1 if size <= 2 else int(size - 1).bit_length()
-    level_power = max(4, ceillog2 // num_levels)
-    level_step = 1 << level_power
-    level_mask = level_step - 1
+    ceillog2 = 0 if size <= 1 else int(size - 1).bit_length()
+    level_power = max(4, ceillog2 // 4)
+    step = 1 << level_power
     shape = rows.shape[1:]
-    acc = [np.zeros(shape, dt) for _ in range(num_levels)]
-    i = 0
-    while i + level_step <= size:
-        block = rows[i:i + level_step]
-        a0 = acc[0]
-        for j in range(level_step):
-            a0 = a0 + block[j]
-        acc[0] = a0
-        i += level_step
-        for j in range(1, num_levels):
-            acc[j] = acc[j] + acc[j - 1]
-            acc[j - 1] = np.zeros(shape, dt)
-            if i & (level_mask << (j * level_power)):
-                break
-    a0 = acc[0]
-    for k in range(i, size):
-        a0 = a0 + rows[k]
-    for j in range(1, num_levels):
-        a0 = a0 + acc[j]
-    return a0
+    nb = size // step
+    with np.errstate(all="ignore"):
+        if nb:
+            blocks = rows[:nb * step].reshape((nb, step) + shape)
+            z = np.zeros((nb, 1) + shape, dt)
+            s0 = np.add.accumulate(np.concatenate([z, blocks], axis=1), axis=1)[:, -1]
+        else:
+            s0 = np.zeros((0,) + shape, dt)
+        # level 1: groups of `step` block sums (full groups pushed on), the rest pending
+        g1 = nb // step
+        l1 = _group_sums(s0[:g1 * step], step, dt)
+        acc1 = _seq(s0[g1 * step:], dt)
+        g2 = g1 // step
+        l2 = _group_sums(l1[:g2 * step], step, dt)
+        acc2 = _seq(l1[g2 * step:], dt)
+        acc3 = _seq(l2, dt)
+        a0 = _seq(rows[nb * step:], dt)
+        return (a0 + acc1 + acc2) + acc3
+
+
+def _group_sums(parts, step, dt):
+    """parts (g * step, ...) -> (g, ...): each group of ``step`` added onto a zero."""
+    g = parts.shape[0] // step
+    if g == 0:
+        return np.zeros((0,) + parts.shape[1:], dt)
+    grp = parts.reshape((g, step) + parts.shape[1:])
+    z = np.zeros((g, 1) + parts.shape[1:], dt)
+    return np.add.accumulate(np.concatenate([z, grp], axis=1), axis=1)[:, -1]
 
 
 def _row_sum(x):
@@ -66,59 +85,68 @@ def _row_sum(x):
 
 
 def _lanes(dt):
-    return 8 if dt == np.float32 else 4
+    """Values of one torch ``Vectorized`` of dtype ``dt`` under the CPU capability torch runs
+    (16 floats with AVX512, 8 with AVX2: ``_capability``)."""
+    return _capability.lanes(np.dtype(dt))
 
 
 def row_sum(a):
-    """The sum of a 1-D float array in torch's order (a numpy scalar of a's dtype)."""
-    n = a.size
-    lanes = _lanes(a.dtype)
-    if n >= lanes:
-        vs = n // lanes
-        vec = _row_sum(a[:vs * lanes].reshape(vs, lanes))
-        final = a.dtype.type(0)
-        for k in range(vs * lanes, n):
-            final = final + a[k]
-        for k in range(lanes):
-            final = final + vec[k]
-        return final
-    if n == 0:
+    """The sum of a 1-D float array in torch's order (a numpy scalar of a's dtype), one thread."""
+    if a.size == 0:
         return a.dtype.type(0)
-    return a.dtype.type(_row_sum(a))
+    with np.errstate(all="ignore"):
+        if a.size >= _lanes(a.dtype):
+            return a.dtype.type(_lane_row_sum(a))
+        return a.dtype.type(np.zeros((), a.dtype) + _row_sum(a))
 
 
 def column_sum(a):
     """Sums over axis 0 of a 2-D array (torch's outer reduction), one per column."""
-    n, m = a.shape
-    if m == 1:
-        return np.array([row_sum(a[:, 0])], a.dtype)
-    return _outer_sums(a, m >= _lanes(a.dtype))
+    return torch_sum(a, (0,))
 
 
-SMALL = 32768  # past this torch splits a reduction between threads: numpy's order is used
+GRAIN = 32768   # at::internal::GRAIN_SIZE: from this many values a reduction is threaded
+SMALL = GRAIN   # (the old name)
+
+
+def _parallel_chunks(n, grain):
+    """at::parallel_for's ranges of ``range(n)`` over torch's threads."""
+    t = _capability.threads()
+    if n <= grain or n <= 1 or t <= 1:
+        return [(0, n)]
+    t = min(t, -(-n // grain)) if grain > 0 else t
+    step = -(-n // t)
+    return [(b, min(n, b + step)) for b in range(0, n, step)]
+
+
+def full_sum(flat):
+    """torch's sum of all the values of a 1-D array: serial below GRAIN values, else the
+    two-pass reduction (each thread's range summed into its slot of a zeroed buffer, the
+    buffer then summed)."""
+    dt = flat.dtype
+    n = flat.size
+    if n < GRAIN or _capability.threads() <= 1:
+        return row_sum(flat)
+    buf = np.zeros(_capability.threads(), dt)
+    for t, (b, e) in enumerate(_parallel_chunks(n, GRAIN)):
+        buf[t] = row_sum(flat[b:e])
+    return row_sum(buf)
 
 
 def torch_sum(x, axis):
-    """``x`` (a float array) summed over the sorted tuple ``axis`` in torch's order, where the
-    reduced axes are the trailing or the leading ones (numpy's order otherwise)."""
+    """``x`` (a float array) summed over the sorted tuple ``axis`` in torch's order: its
+    TensorIterator's loop (``_iter_sum``), split between threads as torch splits it."""
     nd = x.ndim
-    if x.dtype.kind != "f" or x.size > SMALL or x.size == 0:
+    if x.dtype.kind != "f" or x.size == 0:
         return None
     axis = tuple(axis)
     if not axis:
         return x.copy()
-    if axis == tuple(range(nd)):
-        return np.asarray(row_sum(np.ravel(x, order="K")), x.dtype)
-    a = np.ascontiguousarray(x)
-    if axis == tuple(range(nd - len(axis), nd)):  # the trailing axes: one row per output
-        kept = a.shape[:nd - len(axis)]
-        rows = a.reshape(int(np.prod(kept)), -1)
-        return np.array([row_sum(r) for r in rows], x.dtype).reshape(kept)
-    if axis == tuple(range(len(axis))):  # the leading axes: one column per output
-        kept = a.shape[len(axis):]
-        cols = a.reshape(-1, int(np.prod(kept)))
-        return column_sum(cols).reshape(kept)
-    return _iter_sum(a, axis)
+    kept = tuple(s for i, s in enumerate(x.shape) if i not in axis)
+    if axis == tuple(range(nd)) or int(np.prod(kept)) == 1:
+        return np.asarray(full_sum(np.ravel(x, order="K")), x.dtype).reshape(kept)
+    with np.errstate(all="ignore"):
+        return _iter_sum(np.ascontiguousarray(x), axis)
 
 
 def _lane_row_sum(x):
@@ -127,48 +155,90 @@ def _lane_row_sum(x):
     lanes = _lanes(x.dtype)
     vs = n // lanes
     vec = _row_sum(x[:vs * lanes].reshape((vs, lanes) + x.shape[1:]))
-    final = np.zeros(x.shape[1:], x.dtype)
-    for k in range(vs * lanes, n):
-        final = final + x[k]
+    final = _seq(x[vs * lanes:], x.dtype)
     for k in range(lanes):
         final = final + vec[k]
     return final
 
 
 def _outer_sums(a, contiguous):
-    """Sums over axis 0 of a (n, m, ...) per column j: torch's vectorized_outer_sum (32, then
-    8 columns at a time, then single ones) or scalar_outer_sum (4 at a time)."""
-    n, m = a.shape[:2]
+    """Sums over axis 0 of a (n, m, ...) per column j: torch's vectorized_outer_sum (4 vectors,
+    then one vector of columns at a time, then single ones) or scalar_outer_sum (4 at a time).
+    Columns are independent: each group of columns is summed in one call."""
+    m = a.shape[1]
     out = np.empty(a.shape[1:], a.dtype)
     lanes = _lanes(a.dtype)
     j = 0
     if contiguous:
-        while j + 4 * lanes <= m:
-            out[j:j + 4 * lanes] = _multi_row_sum(a[:, j:j + 4 * lanes])
-            j += 4 * lanes
-        while j + lanes <= m:
-            out[j:j + lanes] = _row_sum(a[:, j:j + lanes])
-            j += lanes
+        j4 = m // (4 * lanes) * 4 * lanes
+        if j4:
+            out[:j4] = _multi_row_sum(a[:, :j4])
+        j1 = j4 + (m - j4) // lanes * lanes
+        if j1 > j4:
+            out[j4:j1] = _row_sum(a[:, j4:j1])
+        j = j1
     else:
-        while j + 4 <= m:
-            out[j:j + 4] = _multi_row_sum(a[:, j:j + 4])
-            j += 4
-    while j < m:
-        out[j] = _row_sum(a[:, j])
-        j += 1
+        j = m // 4 * 4
+        if j:
+            out[:j] = _multi_row_sum(a[:, :j])
+    if j < m:
+        out[j:] = _row_sum(a[:, j:])
     return out
+
+
+def _loop_sum(view, merged):
+    """One thread's run of the reduction loop over ``view`` (its dims ``merged``, innermost
+    first, the reduced ones first): the kernel's 2-D loop, then the outer dims looped over, each
+    partial added onto its (zeroed) output in loop order. Returns the outputs with the kept
+    dims innermost first."""
+    (s0, st0, _, _), (s1, st1, red1, _) = merged[0][:4], merged[1][:4]
+    lanes = _lanes(view.dtype)
+    if st0 == 1 and s0 >= lanes:
+        part = _lane_row_sum(view)
+    elif st1 == 1 and s1 >= lanes and not red1:
+        part = _outer_sums(view, True)
+    elif st0 < st1:
+        part = _row_sum(view)
+    else:
+        part = _outer_sums(view, False)
+    rest = merged[1:]
+    red_idx = [k for k, d in enumerate(rest) if d[2]]
+    kept_idx = [k for k, d in enumerate(rest) if not d[2]]
+    order = red_idx[::-1] + kept_idx
+    blocks = np.transpose(part, order).reshape((-1,) + tuple(rest[k][0] for k in kept_idx))
+    if blocks.shape[0] == 1:
+        return np.zeros(blocks.shape[1:], view.dtype) + blocks[0]
+    return _seq(blocks, view.dtype)
+
+
+def _split_dim(merged, threads):
+    """TensorIterator's find_split_dim: the outermost kept dim with at least ``threads``
+    values, else the largest kept one."""
+    best = len(merged) - 1
+    d = best
+    while d >= 0 and not merged[d][2]:
+        if merged[d][0] >= threads:
+            return d
+        if merged[d][0] > merged[best][0]:
+            best = d
+        d -= 1
+    return best
 
 
 def _iter_sum(a, axis):
     """A contiguous ``a`` summed over ``axis`` as torch's TensorIterator runs the sum: its dims
     innermost first, the reduced ones moved to the front, neighbours merged where contiguous;
     the first two form the kernel's 2-D loop (inner/outer, vectorized/scalar per strides), the
-    rest are looped over, each partial added onto its output (zero-filled) in loop order."""
+    rest are looped over, each partial added onto its output (zero-filled) in loop order. From
+    GRAIN values on, the outputs are shared between threads along one kept dim (torch's
+    parallel_dim_reduction; rounded to 128-byte columns where that dim is contiguous), each
+    thread running the same loop over its slice."""
     nd = a.ndim
     dims = [(a.shape[i], int(np.prod(a.shape[i + 1:])), i in axis, [i])
             for i in reversed(range(nd)) if a.shape[i] != 1]
+    out_shape = tuple(s for i, s in enumerate(a.shape) if i not in axis)
     if not any(d[2] for d in dims):
-        return a.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axis)).copy()
+        return a.reshape(out_shape).copy()
     dims = [d for d in dims if d[2]] + [d for d in dims if not d[2]]
     merged = [list(dims[0])]
     for size, stride, red, axes in dims[1:]:
@@ -183,28 +253,31 @@ def _iter_sum(a, axis):
     item = a.itemsize
     view = np.lib.stride_tricks.as_strided(
         a, tuple(d[0] for d in merged), tuple(d[1] * item for d in merged), writeable=False)
-    (s0, st0, _, _), (s1, st1, red1, _) = merged[0][:4], merged[1][:4]
-    lanes = _lanes(a.dtype)
-    if st0 == 1 and s0 >= lanes:
-        part = _lane_row_sum(view)
-    elif st1 == 1 and s1 >= lanes and not red1:
-        part = _outer_sums(view, True)
-    elif st0 < st1:
-        part = _row_sum(view)
+    threads = _capability.threads()
+    kept_idx = [k for k, d in enumerate(merged[1:]) if not d[2]]
+    if a.size < GRAIN or threads <= 1:
+        total = _loop_sum(view, merged)
     else:
-        part = _outer_sums(view, False)
-    # part: dims 1.. of the loop; add the partials of each output in loop order (dim 1 fastest)
-    rest = merged[1:]
-    red_idx = [k for k, d in enumerate(rest) if d[2]]
-    kept_idx = [k for k, d in enumerate(rest) if not d[2]]
-    order = red_idx[::-1] + kept_idx
-    blocks = np.transpose(part, order).reshape((-1,) + tuple(rest[k][0] for k in kept_idx))
-    total = np.zeros(blocks.shape[1:], a.dtype)
-    for b in blocks:
-        total = total + b
+        k = _split_dim(merged, threads)
+        cols = merged[k][0]
+        parts = []
+        for b, e in _parallel_chunks(cols, 1):
+            if merged[k][1] == 1:
+                mult = 128 // item
+                b -= b % mult
+                if e != cols:
+                    e -= e % mult
+            if b == e:
+                continue
+            sub = [list(d) for d in merged]
+            sub[k][0] = e - b
+            index = [slice(None)] * len(merged)
+            index[k] = slice(b, e)
+            parts.append(_loop_sum(view[tuple(index)], sub))
+        total = np.concatenate(parts, axis=kept_idx.index(k - 1))
     # kept dims innermost first -> the output's axis order
     total = np.transpose(total, tuple(range(total.ndim))[::-1]) if total.ndim else total
-    return total.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axis))
+    return total.reshape(out_shape)
 
 
 # ------------------------------------------------------------------------------ dot
@@ -259,3 +332,132 @@ def mkl_dot(a, b):
             return np.asarray(_dot_chunk(a, b), a.dtype)
         k = a.size // 2 // (16 // a.itemsize) * (16 // a.itemsize)
         return np.asarray(_dot_chunk(a[:k], b[:k]) + _dot_chunk(a[k:], b[k:]), a.dtype)
+
+
+# ------------------------------------------------------------------------------ norm
+# torch.norm / linalg.vector_norm on the CPU (``ReduceOpsKernel.cpp``
+# norm_kernel_tensor_iterator_impl, ``SharedReduceOps.h``), float32/float64:
+# - p = 2 over the innermost, contiguous dim (one reduced dim after TensorIterator merges its
+#   neighbours: the trailing axes of a contiguous tensor, or all of them): per row, vectors of
+#   ``L`` lanes (the AVX2 build, also on AVX512 CPUs: REGISTER_DISPATCH) accumulate ``v * v``
+#   (product rounded, then added: measured, not fused, under every capability), the lanes are
+#   added in order, then the leftover values' squares one by one (``acc += v * v`` fused into
+#   one FMA by the AVX2/AVX512 builds' compiler, not by DEFAULT's), then sqrt;
+# - otherwise binary_kernel_reduce: per output one accumulator (float for float32) adding the
+#   reduced values' terms in the iterator's order (``|x|``, ``x * x``, ``powf(|x|, p)``, ...);
+#   a single output of GRAIN values or more is split between threads (each from 0, then added
+#   onto 0 in thread order); ``p`` other than 0, 1, 2, inf: ``powf(acc, 1 / p)`` at the end.
+# Checked bit for bit against torch 2.13 (random shapes, dims and p).
+def _powx(a, p, dt):
+    if dt == np.float32:
+        from ..engine.ops._kernels import powf
+
+        return powf(np.ascontiguousarray(a, np.float32),
+                    np.full(np.shape(a), np.float32(p), np.float32))
+    return np.power(a, dt.type(p))
+
+
+def _norm_terms(r, p, dt):
+    if p == 2:
+        return r * r
+    if p == 1:
+        return np.abs(r)
+    if p == 0:
+        return (r != 0).astype(dt)
+    return _powx(np.abs(r), p, dt)
+
+
+def _norm_project(acc, p, dt):
+    if p == 2:
+        return np.sqrt(acc)
+    if p in (0, 1):
+        return acc
+    return _powx(acc, dt.type(1) / dt.type(p), dt)
+
+
+def torch_norm(x, p, axis):
+    """The ``p``-norm of a float32/float64 array over the sorted tuple ``axis`` (kept axes
+    dropped) in torch's order; None where not covered (other dtypes, inf norms)."""
+    dt = x.dtype
+    if dt not in (np.float32, np.float64) or x.size == 0 or p in (np.inf, -np.inf):
+        return None
+    p = float(p)
+    axis = tuple(sorted(axis)) if axis else tuple(range(x.ndim))
+    a = np.ascontiguousarray(x)
+    nd = a.ndim
+    keep = [i for i in range(nd) if i not in axis]
+    out_shape = tuple(a.shape[i] for i in keep)
+    red = [i for i in axis if a.shape[i] != 1]
+    with np.errstate(all="ignore"):
+        squeezed = [i for i in range(nd) if a.shape[i] != 1]
+        if p == 2 and red and red == squeezed[len(squeezed) - len(red):]:
+            rows = a.reshape(-1, int(np.prod([a.shape[i] for i in red])))
+            return _norm2_lastdim(rows).reshape(out_shape)
+        # binary_kernel_reduce: the reduced values of each output in C order
+        rows = np.transpose(a, keep + list(axis)).reshape(int(np.prod(out_shape)), -1)
+        terms = _norm_terms(rows, p, dt)
+        if rows.shape[0] == 1 and rows.shape[1] >= GRAIN and _capability.threads() > 1:
+            acc = dt.type(0)
+            for b, e in _parallel_chunks(rows.shape[1], GRAIN):
+                acc = acc + _seq(terms[0, b:e], dt)
+            acc = np.asarray([acc], dt)
+        else:
+            acc = _seq(terms.T, dt)
+        return np.asarray(_norm_project(acc, p, dt), dt).reshape(out_shape)
+
+
+def _norm2_lastdim(rows):
+    dt = rows.dtype
+    r, n = rows.shape
+    lanes = _lanes(dt)
+    m = n - n % lanes
+    if m:
+        v = rows[:, :m].reshape(r, m // lanes, lanes)
+        acc = _seq(np.moveaxis(v * v, 1, 0), dt)          # (r, lanes)
+    else:
+        acc = np.zeros((r, lanes), dt)
+    b = acc[:, 0]
+    for j in range(1, lanes):
+        b = b + acc[:, j]
+    t = rows[:, m:]
+    if t.shape[1] and _capability.fused():
+        from ._norm_kernels import fma
+
+        # float32: the compiler runs 4 leftover values as one SSE vector (squares rounded,
+        # added in order), the rest fused; float64: all fused (measured)
+        first = 4 if dt == np.float32 and t.shape[1] >= 4 else 0
+        for j in range(first):
+            b = b + t[:, j] * t[:, j]
+        for j in range(first, t.shape[1]):
+            b = fma(t[:, j], t[:, j], b) if dt == np.float32 else _fma64(t[:, j], t[:, j], b)
+    else:
+        for j in range(t.shape[1]):
+            b = b + t[:, j] * t[:, j]
+    return np.sqrt(b)
+
+
+_FMA64 = []
+
+
+def _fma64(a, b, c):
+    """float64 ``a * b + c`` with one rounding: the C library's ``fma`` (math.fma on Python
+    3.13+); numpy's two roundings where neither is there."""
+    if not _FMA64:
+        import ctypes
+        import ctypes.util
+        import math
+
+        f = getattr(math, "fma", None)
+        if f is None:
+            try:
+                lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+                f = lib.fma
+                f.restype = ctypes.c_double
+                f.argtypes = [ctypes.c_double] * 3
+            except (OSError, AttributeError):
+                f = None
+        _FMA64.append(f)
+    f = _FMA64[0]
+    if f is None:
+        return a * b + c
+    return np.vectorize(f, otypes=[np.float64])(a, b, c)

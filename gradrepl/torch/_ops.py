@@ -1023,12 +1023,35 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
         porder = float(p)
     axes = _dims(dim, a.ndim)
     if porder == 2.0:
-        return apply(top("fused_vector_norm2", "LinalgVectorNormBackward0", "in0+out"), (input,),
+        return apply(top("fused_vector_norm2", "LinalgVectorNormBackward0", "in0+out",
+                         forward=_norm2_forward), (input,),
                      {"axis": axes, "keepdim": bool(keepdim)})
-    op = top("p_norm", "LinalgVectorNormBackward0", "in0+out")
+    op = top("p_norm", "LinalgVectorNormBackward0", "in0+out", forward=_pnorm_forward)
     return apply(op, (input,), {"porder": porder, "axis": axes, "keepdim": bool(keepdim),
                                 "out_shape": _out_shape(a.shape, axes, bool(keepdim)),
                                 "epsilon": 0.0})
+
+
+def _norm2_forward(x, axis, keepdim=False):
+    """The 2-norm in torch's order (``_kernels.torch_norm``); other dtypes as the engine."""
+    from ._kernels import torch_norm
+
+    out = torch_norm(x, 2.0, axis)
+    if out is None:
+        return OPS["fused_vector_norm2"].forward(x, axis, keepdim)
+    return np.reshape(out, _out_shape(x.shape, tuple(axis), keepdim)) if keepdim else out
+
+
+def _pnorm_forward(x, porder, axis, keepdim=False, out_shape=None, epsilon=0.0, **kw):
+    """A p-norm in torch's order (``_kernels.torch_norm``); inf norms/other dtypes: the engine."""
+    from ._kernels import torch_norm
+
+    out = torch_norm(x, porder, axis)
+    if out is None:
+        return OPS["p_norm"].forward(x, porder=porder, axis=axis, keepdim=keepdim,
+                                     out_shape=out_shape, epsilon=epsilon, **kw)
+    return np.reshape(out, out_shape if out_shape is not None
+                      else _out_shape(x.shape, tuple(axis), keepdim))
 
 
 def dist(input, other, p=2):  # noqa: A002

@@ -1,0 +1,108 @@
+"""Which of torch's CPU kernel builds real torch would run here, and with how many threads.
+
+torch compiles its vectorised CPU kernels (``aten/src/ATen/native/cpu/*``) several times and
+picks one build at start-up (``ATen/native/DispatchStub.cpp``, ``torch.backends.cpu.
+get_cpu_capability()``): ``AVX512`` on a CPU with avx512f, avx512bw, avx512vl and avx512dq,
+``AVX2`` on one with avx2 and fma, ``DEFAULT`` otherwise. The build decides how many values one
+``Vectorized<float>`` holds (16 floats / 8 doubles with AVX512, 8 / 4 in the other two), hence
+the order of the additions of a sum, a norm, ... and which values go through a vector block or
+the scalar tail, and whether ``a * b + c`` is fused (the AVX2/AVX512 builds are compiled with
+FMA): the last bits of torch's results depend on it. Most kernels (``REGISTER_DISPATCH``) have no
+AVX512 build and run their AVX2 build on an AVX512 CPU (``lanes``).
+
+``GRADREPL_TORCH_CAPABILITY`` (``avx512``, ``avx2``, ``default``) overrides the detection, as
+``ATEN_CPU_CAPABILITY`` does for real torch (which gradrepl also honours: a script run with
+``ATEN_CPU_CAPABILITY=avx2`` prints what real torch prints under it). Tests use the override to
+check each build's rule on any machine.
+
+``threads()`` is torch's ``at::get_num_threads()`` (the physical cores; override
+``GRADREPL_TORCH_THREADS``): reductions of 32768 values or more are split between the threads.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import platform
+
+CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
+
+
+def _cpuinfo():
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return set(), 0
+    flags, cores = set(), set()
+    phys = core = None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "flags" and not flags:
+            flags = set(value.split())
+        elif key == "physical id":
+            phys = value.strip()
+        elif key == "core id":
+            core = value.strip()
+            cores.add((phys, core))
+    return flags, len(cores)
+
+
+@functools.lru_cache(maxsize=None)
+def detected() -> str:
+    """The capability torch would pick on this CPU."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "DEFAULT"
+    flags, _ = _cpuinfo()
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+        return "AVX512"
+    if {"avx2", "fma"} <= flags:
+        return "AVX2"
+    return "DEFAULT"
+
+
+def capability() -> str:
+    """``AVX512``, ``AVX2`` or ``DEFAULT``: the override, else the detected one (an override
+    asking for more than the CPU has is honoured too: the kernels here are emulated)."""
+    for var in ("GRADREPL_TORCH_CAPABILITY", "ATEN_CPU_CAPABILITY"):
+        forced = os.environ.get(var, "").strip().upper()
+        if forced in CAPABILITIES:
+            return forced
+    return detected()
+
+
+def lanes(dtype, avx512_kernel=False) -> int:
+    """Values of one ``Vectorized<T>`` for a numpy dtype in the kernel torch runs here: a
+    kernel registered with ``REGISTER_DISPATCH`` has no AVX512 build (DispatchStub.h registers
+    nullptr for it and torch falls back to the AVX2 build), so its vectors are 32 bytes on every
+    capability (DEFAULT's generic ``Vectorized`` is 32 bytes too); only the kernels registered
+    with ``ALSO_REGISTER_AVX512_DISPATCH`` (softmax, some unary functions, ...) run 64-byte
+    vectors under AVX512."""
+    width = 64 if avx512_kernel and capability() == "AVX512" else 32
+    return width // max(int(getattr(dtype, "itemsize", 4)), 1)
+
+
+def fused() -> bool:
+    """Whether the kernel builds torch runs here contract ``a * b + c`` into one fused
+    multiply-add (the AVX2 and AVX512 builds are compiled with -mfma; DEFAULT is not)."""
+    return capability() != "DEFAULT"
+
+
+@functools.lru_cache(maxsize=None)
+def _detected_threads() -> int:
+    _, cores = _cpuinfo()
+    n = cores or os.cpu_count() or 1
+    try:
+        n = min(n, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        pass
+    return max(n, 1)
+
+
+def threads() -> int:
+    """torch's intra-op thread count."""
+    for var in ("GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
+        forced = os.environ.get(var, "").strip()
+        if forced.isdigit() and int(forced) > 0:
+            return int(forced)
+    return _detected_threads()
