@@ -179,7 +179,8 @@ def broadcast_shapes(*shapes):
         for i, v in enumerate(s):
             j = n - len(s) + i
             if v < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {list(s)}")
+                raise RuntimeError(f"Trying to create tensor with negative dimension {v}: "
+                                   f"{list(s)}")
             if out[j] == 1:
                 out[j] = v
             elif v != 1 and v != out[j]:
@@ -826,8 +827,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     hist = np.zeros(nb, a.dtype)
     np.add.at(hist, pos[ok], w[ok] if w is not None else a.dtype.type(1))
     if density:
-        widths = np.diff(edges).astype(a.dtype)
-        hist = (hist / (widths * hist.sum(dtype=a.dtype))).astype(a.dtype)
+        widths = np.diff(edges).astype(a.dtype)  # torch: hist / hist.sum(), then / widths
+        hist = ((hist / hist.sum(dtype=a.dtype)).astype(a.dtype) / widths).astype(a.dtype)
     return return_types.histogram((_wrap(hist, True), _wrap(np.array(edges), True)))
 
 
@@ -868,8 +869,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
             sh[k] = -1
             hist = hist / np.diff(e).reshape(sh)
         hist = hist.astype(a.dtype)
-    return return_types.histogramdd((_wrap(hist, True), [_wrap(np.array(e), True)
-                                                           for e in edges]))
+    return return_types.histogramdd((_wrap(hist, True), tuple(_wrap(np.array(e), True)
+                                                              for e in edges)))
 
 
 # ------------------------------------------------------------------------------ reductions
@@ -883,26 +884,76 @@ def _var_args(dim, unbiased, keepdim, correction):
     return dim, keepdim, correction
 
 
+def _moments_fwd(x, axis, keepdim=False, correction=1.0, root=False):
+    """torch's CPU var/std: Welford in double (the float input's accumulator), rounded once to
+    the input's dtype (a double two-pass gives the same float32)."""
+    xd = x.astype(np.float64) if x.dtype == np.float32 else x
+    m = np.mean(xd, axis=axis, keepdims=True)
+    d = xd - m
+    ss = np.sum(d * d, axis=axis, keepdims=keepdim)
+    count = 1
+    for k in axis:
+        count *= x.shape[k]
+    dof = _b.max(count - correction, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = ss / np.float64(dof) if xd.dtype == np.float64 else ss / xd.dtype.type(dof)
+        if root:
+            out = np.sqrt(out)
+    return np.asarray(out, x.dtype)
+
+
+def _std_fwd(x, axis, keepdim=False, correction=1.0):
+    return _moments_fwd(x, axis, keepdim, correction, True)
+
+
+def _mean64_fwd(x, axis, keepdim=False, out_shape=None):
+    xd = x.astype(np.float64) if x.dtype == np.float32 else x
+    out = np.asarray(np.mean(xd, axis=axis, keepdims=keepdim), x.dtype)
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _moment(kind, input, dim, keepdim, correction, name):  # noqa: A002
+    _ops._need_float(input, kind)
+    a = raw(input)
+    axes = _ops._dims(dim, a.ndim) if not (isinstance(dim, (list, tuple)) and not dim) \
+        else tuple(range(a.ndim))
+    if kind in ("var", "var_mean"):
+        op = top("fused_var", name, "in0", forward=_moments_fwd)
+    else:
+        op = top("fused_std", name, "in0+out", forward=_std_fwd)
+    return apply(op, (input,), {"axis": axes, "keepdim": bool(keepdim),
+                                "correction": float(correction)})
+
+
+def _mean_of(input, dim, keepdim, name):  # noqa: A002
+    a = raw(input)
+    axes = _ops._dims(dim, a.ndim) if not (isinstance(dim, (list, tuple)) and not dim) \
+        else tuple(range(a.ndim))
+    return apply(top("mean", name, "none", forward=_mean64_fwd), (input,),
+                 {"axis": axes, "keepdim": bool(keepdim),
+                  "out_shape": _ops._out_shape(a.shape, axes, bool(keepdim))})
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
-    return _ops.var(input, dim, correction=correction, keepdim=keepdim)
+    return _moment("var", input, dim, keepdim, correction, "VarBackward0")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
-    return _ops.std(input, dim, correction=correction, keepdim=keepdim)
+    return _moment("std", input, dim, keepdim, correction, "StdBackward0")
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
-    return (_ops.var(input, dim, correction=correction, keepdim=keepdim),
-            _ops.mean(input, dim, keepdim))
+    return (_moment("var_mean", input, dim, keepdim, correction, "VarMeanBackward0"),
+            _mean_of(input, dim, keepdim, "VarMeanBackward0"))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
-    return (_ops.std(input, dim, correction=correction, keepdim=keepdim),
-            _ops.mean(input, dim, keepdim))
+    return (_moment("std_mean", input, dim, keepdim, correction, "StdMeanBackward0"),
+            _mean_of(input, dim, keepdim, "StdMeanBackward0"))
 
 
 def _nan_zeroed(input):  # noqa: A002
@@ -953,6 +1004,27 @@ def nanmedian(input, dim=None, keepdim=False):  # noqa: A002
     values = _pick_values(input, idx, d, keepdim, "NanmedianBackward1")
     ind = np.expand_dims(idx, d) if keepdim else idx
     return return_types.nanmedian((values, _long(ind)))
+
+
+def median(input, dim=None, keepdim=False):  # noqa: A002
+    """torch.median: the lower median; a NaN in the reduced values is the answer (its first
+    position), as torch's kernel looks for one before its nth_element."""
+    a = raw(input)
+    if a.dtype.kind != "f" or not np.isnan(a).any():
+        return _ops.median(input, dim, keepdim)
+    if dim is None:
+        pos = int(np.flatnonzero(np.isnan(a.reshape(-1)))[0])
+        return apply(top("index_elementwise_get", "MedianBackward0", "other"), (input,),
+                     {"index": tuple(int(i) for i in np.unravel_index(pos, a.shape))})
+    d = _dim(dim, a.ndim)
+    with _grad_off():
+        base = _ops.median(input, d, True).indices
+    isn = np.isnan(a)
+    idx = np.where(isn.any(d, keepdims=True), np.expand_dims(np.argmax(isn, d), d), raw(base))
+    idx = idx.squeeze(d)
+    values = _pick_values(input, idx, d, keepdim, "MedianBackward1")
+    ind = np.expand_dims(idx, d) if keepdim else idx
+    return return_types.median((values, _long(ind)))
 
 
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):  # noqa: A002
@@ -1229,8 +1301,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
     a1, a2 = raw(vec1), raw(vec2)
     if a1.ndim != 1 or a2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {a1.ndim}-D")
-    prod = _ops.outer(vec1, vec2)
-    return _axpby(input, prod, beta, alpha, out, "addr")
+    # torch's kernel: beta * self + alpha * vec1 * vec2 (alpha times vec1 first)
+    prod = _ops.outer(vec1 if alpha == 1 else _ops.mul(vec1, alpha), vec2)
+    return _axpby(input, prod, beta, 1, out, "addr")
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
@@ -1413,6 +1486,9 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
 
 
 def masked_scatter(input, mask, source):  # noqa: A002
+    shape = np.broadcast_shapes(raw(input).shape, raw(mask).shape)
+    if raw(input).shape != shape:
+        input = _ops.expand(input, shape)  # noqa: A001
     a = raw(input)
     m = np.broadcast_to(raw(mask).astype(bool), a.shape)
     n = int(m.sum())
@@ -1539,6 +1615,7 @@ EXPORTS: dict = {
     "histogram": histogram, "histogramdd": histogramdd,
     "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean,
     "nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian, "quantile": quantile,
+    "median": median,
     "nanquantile": nanquantile, "count_nonzero": count_nonzero, "cov": cov,
     "corrcoef": corrcoef, "cdist": cdist, "renorm": renorm, "tensordot": tensordot,
     "trapezoid": trapezoid, "trapz": trapz, "cumulative_trapezoid": cumulative_trapezoid,
@@ -1589,7 +1666,8 @@ TENSOR_METHODS: dict = {
     "unique_consecutive": unique_consecutive, "bincount": bincount, "histc": histc,
     "histogram": histogram, "var": var, "std": std, "nansum": nansum, "nanmean": nanmean,
     "nanmedian": nanmedian, "quantile": quantile, "nanquantile": nanquantile,
-    "count_nonzero": count_nonzero, "cov": cov, "corrcoef": corrcoef, "renorm": renorm,
+    "median": median, "count_nonzero": count_nonzero, "cov": cov, "corrcoef": corrcoef,
+    "renorm": renorm,
     "addmv": addmv, "addr": addr, "baddbmm": baddbmm, "addbmm": addbmm,
     "scatter": scatter, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
     "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
