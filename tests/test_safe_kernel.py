@@ -458,3 +458,173 @@ def test_a_forged_verdict_from_full_python_is_never_ok(tmp_path, monkeypatch, na
     # what --html would show (and --update write): print(2 + 2) never got the forged 5
     fr, _refused, _ok = _run_safe_file(load(str(f)), None, True, None, io.StringIO())
     assert fr.runs[-1].output in (None, "4\n"), fr.runs[-1].output
+
+
+# ============================================================================ the parent survives
+DEEP = """>>> import os
+>>> for k in range(1500):
+...     os.mkdir('d')
+...     os.chdir('d')
+... 
+>>> os.chmod('.', 0)
+>>> print(1)
+1
+"""
+
+
+@needs_kernel
+def test_a_deep_folder_in_the_child_is_removed_without_recursion(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", NO_FILTERS))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    f = tmp_path / "deep.pycon"
+    f.write_text(DEEP)
+    rc, out, err = _replay([f], check=True, safe=True)
+    assert "Traceback" not in out + err and f"{f}: ok" in out, (rc, out, err)
+    assert os.listdir(tmp) == []
+    # the removal itself: deeper than Python's stack, paths past PATH_MAX, a symlink out
+    top = tmp_path / "top"
+    d = os.open(tmp_path, os.O_RDONLY)
+    os.mkdir(top)
+    keep = tmp_path / "keep.txt"
+    keep.write_text("kept")
+    fd = os.open(top, os.O_RDONLY)
+    for k in range(3000):
+        name = "d" * 200
+        os.mkdir(name, dir_fd=fd)
+        if k == 10:
+            os.symlink(str(keep), "out", dir_fd=fd)
+        nxt = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(fd)
+    os.close(d)
+    safe_replay.remove_tree(str(top))
+    assert not top.exists() and keep.read_text() == "kept"
+    safe_replay.remove_tree(str(tmp_path / "missing"))     # nothing there: nothing raised
+
+
+def test_a_printed_memoryerror_line_is_an_output_not_a_limit(tmp_path):
+    if WHY:
+        pytest.skip(WHY)
+    f = tmp_path / "m.pycon"
+    f.write_text(">>> print('MemoryError: it is only text')\nMemoryError: it is only text\n"
+                 ">>> print('std::bad_alloc Cannot allocate memory')\n"
+                 "std::bad_alloc Cannot allocate memory\n")
+    rc, out, err = _replay([f], check=True, safe=True)
+    assert (rc, err) == (0, ""), (out, err)
+    assert f"{f}: ok, 2 blocks" in out
+
+
+WRONG_TYPES = r'''
+import json, os, sys
+ctrl, out, ack = map(int, sys.argv[1:4])
+requests = os.fdopen(ctrl, "rb")
+setup = json.loads(requests.readline())
+req = json.loads(requests.readline())
+os.write(out, b"1\n")
+os.write(ack, (json.dumps({"n": req["n"], "kind": "statement", "failed": 0,
+                           "error_name": None, "pictures": [], "exit": 0.0}) + "\n").encode())
+'''
+
+
+@pytest.mark.parametrize("child,problem", [
+    (WRONG_TYPES, "tampered with (an acknowledgement whose flags are not true or false)"),
+    (WRONG_TYPES.replace('"n": req["n"]', '"n": req["n"], "k": 0.0'),
+     "tampered with (an acknowledgement with other keys)"),
+    (WRONG_TYPES.replace('req["n"]', '0'), "tampered with (an acknowledgement without this "
+                                           "input's nonce)"),
+    (WRONG_TYPES.replace('os.write(out, b"1\\n")', 'os.write(out, b"x" * (11 << 20))'),
+     "output limit (10 MB) exceeded"),
+], ids=["flags_not_bool", "extra_key", "wrong_nonce", "flood"])
+def test_a_record_of_the_wrong_types_is_one_line(tmp_path, monkeypatch, child, problem):
+    if WHY:
+        pytest.skip(WHY)
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", child))
+    f = tmp_path / "t.pycon"
+    f.write_text(">>> print(1)\n1\n")
+    rc, out, err = _replay([f], check=True, safe=True)
+    assert rc == 2 and "Traceback" not in out + err, (out, err)
+    assert err == f"gradrepl replay --safe: {f}: {problem}\n" if "tamper" not in problem else \
+        err == f"gradrepl replay --safe: {f}: the sandboxed session's results were {problem}\n", err
+
+
+def test_memory_exhausted_while_reading_is_one_line(tmp_path, monkeypatch):
+    if WHY:
+        pytest.skip(WHY)
+
+    def no_memory(self):
+        raise MemoryError
+
+    monkeypatch.setattr(safe_replay._Feeder, "_read_output", no_memory)
+    f = tmp_path / "t.pycon"
+    f.write_text(">>> print(1)\n1\n")
+    rc, out, err = _replay([f], check=True, safe=True)
+    assert rc == 2 and err == (f"gradrepl replay --safe: {f}: memory exhausted in gradrepl "
+                               "reading the sandboxed session's output\n"), err
+
+
+def _processes_in(folder) -> list:
+    """The pids whose working directory is under ``folder``."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.readlink(f"/proc/{pid}/cwd").startswith(str(folder)):
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+def _cpu_ticks(pids) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+@needs_kernel
+@pytest.mark.parametrize("sig", ["SIGHUP", "SIGTERM", "SIGINT", "SIGKILL"])
+def test_a_signal_to_gradrepl_leaves_no_child_and_no_folder(tmp_path, sig):
+    import signal
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    f = tmp_path / "loop.pycon"
+    f.write_text(">>> n = 0\n>>> while True:\n...     n += 1\n... \n")
+    p = subprocess.Popen([sys.executable, "-m", "gradrepl", "replay", "--safe", "--check",
+                          str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**os.environ, "TMPDIR": str(tmp)})
+    try:
+        end = time.monotonic() + 60
+        while not _processes_in(tmp) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _processes_in(tmp), "the child did not start"
+        # until the child is in the loop (past its imports and its first output): 3 s of CPU
+        while time.monotonic() < end and _cpu_ticks(_processes_in(tmp)) < 3 * os.sysconf(
+                "SC_CLK_TCK"):
+            time.sleep(0.1)
+        p.send_signal(getattr(signal, sig))
+        rc = p.wait(timeout=30)
+        end = time.monotonic() + 10
+        while _processes_in(tmp) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _processes_in(tmp) == []                 # the child is gone
+        if sig != "SIGKILL":                            # (SIGKILL cannot be caught)
+            assert os.listdir(tmp) == [], os.listdir(tmp)
+            err = p.stderr.read().decode()
+            assert "Traceback" not in err, err
+            assert rc == {"SIGINT": 130}.get(sig, 128 + getattr(signal, sig)), (rc, err)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -284,7 +284,10 @@ class _Child:
                 break
             if time.monotonic() >= end:
                 self.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
+                try:
+                    pid, status, usage = os.wait4(proc.pid, 0)
+                except ChildProcessError:
+                    return proc.returncode, 0.0
                 break
             time.sleep(0.005)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -294,12 +297,8 @@ class _Child:
         if self.proc is None:
             return
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)   # (its group: the child leads it)
         except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.kill()
-        except OSError:
             pass
 
     def diagnostics(self) -> str:
