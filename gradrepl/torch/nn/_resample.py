@@ -1,4 +1,718 @@
-"""(placeholder)"""
-LAYERS: list = []
-FUNCTIONAL: dict = {}
-TORCH: dict = {}
+"""torch's padding, shuffling and resampling: ``F.pad`` in every mode and the pad layers,
+``pixel_shuffle``/``pixel_unshuffle``/``channel_shuffle``, ``interpolate`` (nearest,
+nearest-exact, linear, bilinear, bicubic, trilinear, area) with ``Upsample`` and its
+relatives, ``fold``/``unfold``, ``grid_sample`` and ``affine_grid``.
+
+Resampling is separable: along each spatial axis (the last first, as torch's kernels nest
+them) every output is ``sum_k w[o, k] * x[idx[o, k]]`` in float32 with torch's indices and
+weights; one op does it and its adjoint (the gradient) is another, each the other's VJP."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from ...engine.ops import nn as ENN
+from ...engine.ops import nn_more as NM
+from ...engine.ops import shape as SH
+from ...engine.registry import OPS, apply
+from .. import _ops
+from .._base import raw
+from .._ops import top
+from .._tensor import Tensor
+from .modules import Module
+
+_wrap = Tensor._wrap
+
+
+def _named(base, name, saves="all", forward=None, vjp=None, n_in=None):
+    op = copy.copy(base)
+    op.torch_name = name
+    op.torch_saves = saves
+    op.torch_inputs = n_in
+    op.reads_inputs = True
+    op.saves_inputs = False
+    if forward is not None:
+        op.forward = forward
+    if vjp is not None:
+        op.vjp = vjp
+    return op
+
+
+# ------------------------------------------------------------------------------ pad
+_PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
+              "circular": "CopySlices"}
+
+
+def pad(input, pad, mode="constant", value=None):  # noqa: A002
+    """Pad the last ``len(pad) // 2`` dims: ``pad`` is (last_before, last_after,
+    second_last_before, ...); ``mode`` constant (``value``), reflect, replicate, circular."""
+    a = raw(input)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > a.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the "
+                           "input dimension but got padding length "
+                           f"{len(pad)} and input of dimension {a.ndim}")
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        d = a.ndim - 1 - i
+        widths[d] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    if mode == "constant":
+        if any(b < 0 or e < 0 for b, e in widths):
+            sl = tuple(slice(max(-b, 0), a.shape[i] - max(-e, 0))
+                       for i, (b, e) in enumerate(widths))
+            input = input[sl]  # noqa: A001
+            widths = [(max(b, 0), max(e, 0)) for b, e in widths]
+        return apply(top("pad", "ConstantPadNdBackward0", "none"), (input,),
+                     {"pad_width": tuple(widths),
+                      "value": 0.0 if value is None else float(value)})
+    if mode not in _PAD_NAMES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if not ((k == 1 and a.ndim in (2, 3)) or (k == 2 and a.ndim in (3, 4))
+            or (k == 3 and a.ndim in (4, 5))):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {a.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    for d in range(a.ndim - k, a.ndim):
+        b, e = widths[d]
+        if mode == "reflect" and (b >= a.shape[d] or e >= a.shape[d]):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({b}, {e}) at dimension {d} of input "
+                f"{list(a.shape)}")
+        if mode == "circular" and (b > a.shape[d] or e > a.shape[d]):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    name = _PAD_NAMES[mode].format(k)
+    return apply(_named(ENN.PAD3D, name, "none" if mode != "circular" else "none"), (input,),
+                 {"pad_width": tuple(widths), "mode": mode})
+
+
+class _PadNd(Module):
+    _n = 1
+    _mode = "constant"
+
+    def __init__(self, padding, value=None):
+        super().__init__()
+        n = self._n
+        self.padding = tuple(int(v) for v in padding) if isinstance(padding, (list, tuple)) \
+            else (int(padding),) * (2 * n)
+        if len(self.padding) != 2 * n:
+            raise ValueError(f"expected padding of {2 * n} values")
+        if value is not None:
+            self.value = value
+
+    def forward(self, input):  # noqa: A002
+        return pad(input, self.padding, self._mode, getattr(self, "value", None))
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ConstantPadNd(_PadNd):
+    def __init__(self, padding, value):
+        super().__init__(padding, value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+def _pad_layer(name, n, mode, base=_PadNd, module="padding"):
+    cls = type(name, (base,), {"_n": n, "_mode": mode})
+    cls.__module__ = f"torch.nn.modules.{module}"
+    return cls
+
+
+ReflectionPad1d = _pad_layer("ReflectionPad1d", 1, "reflect")
+ReflectionPad2d = _pad_layer("ReflectionPad2d", 2, "reflect")
+ReflectionPad3d = _pad_layer("ReflectionPad3d", 3, "reflect")
+ReplicationPad1d = _pad_layer("ReplicationPad1d", 1, "replicate")
+ReplicationPad2d = _pad_layer("ReplicationPad2d", 2, "replicate")
+ReplicationPad3d = _pad_layer("ReplicationPad3d", 3, "replicate")
+CircularPad1d = _pad_layer("CircularPad1d", 1, "circular")
+CircularPad2d = _pad_layer("CircularPad2d", 2, "circular")
+CircularPad3d = _pad_layer("CircularPad3d", 3, "circular")
+ConstantPad1d = _pad_layer("ConstantPad1d", 1, "constant", _ConstantPadNd)
+ConstantPad2d = _pad_layer("ConstantPad2d", 2, "constant", _ConstantPadNd)
+ConstantPad3d = _pad_layer("ConstantPad3d", 3, "constant", _ConstantPadNd)
+
+
+class _ZeroPadNd(_ConstantPadNd):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+ZeroPad1d = _pad_layer("ZeroPad1d", 1, "constant", _ZeroPadNd)
+ZeroPad2d = _pad_layer("ZeroPad2d", 2, "constant", _ZeroPadNd)
+ZeroPad3d = _pad_layer("ZeroPad3d", 3, "constant", _ZeroPadNd)
+
+
+# ------------------------------------------------------------------------------ shuffles
+def _perm_op(name):
+    return top("transpose", name, "none")
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    a = raw(input)
+    r = int(upscale_factor)
+    if a.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {a.ndim} dimension(s)")
+    c, h, w = a.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c}"
+                           f" is not divisible by {r * r}")
+    lead = a.shape[:-3]
+    oc = c // (r * r)
+    fwd = lambda x: np.ascontiguousarray(  # noqa: E731
+        x.reshape(lead + (oc, r, r, h, w)).transpose(
+            tuple(range(len(lead))) + tuple(len(lead) + i for i in (0, 3, 1, 4, 2)))
+    ).reshape(lead + (oc, h * r, w * r))
+    return _shuffle_apply(input, fwd, lambda g: pixel_unshuffle_arr(g, r, lead, oc, h, w),
+                          "PixelShuffleBackward0")
+
+
+def pixel_unshuffle_arr(g, r, lead, oc, h, w):
+    return np.ascontiguousarray(g.reshape(lead + (oc, h, r, w, r)).transpose(
+        tuple(range(len(lead))) + tuple(len(lead) + i for i in (0, 2, 4, 1, 3)))).reshape(
+        lead + (oc * r * r, h, w))
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    a = raw(input)
+    r = int(downscale_factor)
+    if a.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {a.ndim} dimension(s)")
+    c, hh, ww = a.shape[-3:]
+    if hh % r or ww % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by "
+                           f"downscale_factor, but input.size(-2)={hh} is not divisible by {r}")
+    lead = a.shape[:-3]
+    h, w = hh // r, ww // r
+
+    def back(g):
+        return np.ascontiguousarray(g.reshape(lead + (c, r, r, h, w)).transpose(
+            tuple(range(len(lead))) + tuple(len(lead) + i for i in (0, 3, 1, 4, 2)))).reshape(
+            lead + (c, hh, ww))
+
+    return _shuffle_apply(input, lambda x: pixel_unshuffle_arr(x, r, lead, c, h, w), back,
+                          "PixelUnshuffleBackward0")
+
+
+def _shuffle_apply(input, fwd, back, name):  # noqa: A002
+    """A permutation of the elements as one op: ``fwd`` its values, ``back`` its inverse
+    (the gradient's permutation), each the other's VJP."""
+    shape_in = raw(input).shape
+
+    def vjp(n, g):
+        return (apply(_perm_named(name + "_t", back, fwd), (g,)),)
+
+    op = _perm_named(name, fwd, back, vjp)
+    _ = shape_in
+    return apply(op, (input,))
+
+
+def _perm_named(name, fwd, back, vjp=None):
+    base = OPS["transpose"]
+    if vjp is None:
+        def vjp(n, g):
+            return (apply(_perm_named(name, back, fwd), (g,)),)
+    op = _named(base, name, "none", forward=lambda x: fwd(x), vjp=vjp)
+    op.diff_inputs = None
+    return op
+
+
+def channel_shuffle(input, groups):  # noqa: A002
+    """(N, g * k, *) -> channels reordered as (N, k * g, *): channel i of group j goes to
+    position i * g + j."""
+    return _channel_shuffle(input, groups, "ChannelShuffleBackward0")
+
+
+def native_channel_shuffle(input, groups):  # noqa: A002
+    return _channel_shuffle(input, groups, "NotImplemented")
+
+
+def _channel_shuffle(input, groups, name):  # noqa: A002
+    a = raw(input)
+    g = int(groups)
+    if a.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {a.ndim} dimension(s)")
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{g}")
+    n, c = a.shape[:2]
+    if c % g:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {g} groups.")
+    rest = a.shape[2:]
+    k = c // g
+    fwd = lambda x: np.ascontiguousarray(  # noqa: E731
+        x.reshape((n, g, k) + rest).swapaxes(1, 2)).reshape(a.shape)
+    back = lambda x: np.ascontiguousarray(  # noqa: E731
+        x.reshape((n, k, g) + rest).swapaxes(1, 2)).reshape(a.shape)
+    return apply(_perm_named(name, fwd, back), (input,))
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):  # noqa: A002
+        return pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):  # noqa: A002
+        return pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):  # noqa: A002
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+PixelShuffle.__module__ = PixelUnshuffle.__module__ = "torch.nn.modules.pixelshuffle"
+ChannelShuffle.__module__ = "torch.nn.modules.channelshuffle"
+
+
+# ------------------------------------------------------------------------------ resampling
+F32 = np.float32
+
+
+def _axis_map(mode, n_in, n_out, align_corners, scale):
+    """(idx (O, K), w (O, K) float32) of one axis, as torch's CPU kernels compute them."""
+    o = np.arange(n_out)
+    if mode in ("nearest", "nearest-exact"):
+        if n_out == n_in:
+            idx = o
+        elif n_out == 2 * n_in and mode == "nearest":
+            idx = o >> 1
+        else:
+            s = F32(1.0 / scale) if scale else F32(n_in) / F32(n_out)
+            pos = o.astype(F32) if mode == "nearest" else o.astype(F32) + F32(0.5)
+            idx = np.minimum(np.floor((pos * s).astype(F32)).astype(np.int64), n_in - 1)
+        return idx[:, None], np.ones((n_out, 1), F32)
+    if align_corners:
+        s = F32(n_in - 1) / F32(n_out - 1) if n_out > 1 else F32(0)
+    else:
+        s = F32(1.0 / scale) if scale else F32(n_in) / F32(n_out)
+    of = o.astype(F32)
+    if mode == "cubic":
+        real = (s * of) if align_corners else ((of + F32(0.5)) * s - F32(0.5))
+        real = real.astype(F32)
+        i0 = np.floor(real).astype(np.int64)
+        t = (real - i0.astype(F32)).astype(F32)
+        A = F32(-0.75)
+
+        def c1(x):
+            return (((A + F32(2)) * x - (A + F32(3))) * x * x + F32(1)).astype(F32)
+
+        def c2(x):
+            return (((A * x - F32(5) * A) * x + F32(8) * A) * x - F32(4) * A).astype(F32)
+
+        w = np.stack([c2(t + F32(1)), c1(t), c1(F32(1) - t), c2((F32(1) - t) + F32(1))], 1)
+        idx = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
+        return idx, w.astype(F32)
+    if n_out == n_in and not align_corners:
+        return np.stack([o, o], 1), np.stack([np.ones(n_out, F32), np.zeros(n_out, F32)], 1)
+    if align_corners:
+        real = (s * of).astype(F32)
+    else:
+        real = np.maximum((s * (of + F32(0.5)) - F32(0.5)).astype(F32), F32(0))
+    i0 = real.astype(np.int64)
+    i1 = i0 + (i0 < n_in - 1)
+    l1 = np.minimum(np.maximum(real - i0.astype(F32), F32(0)), F32(1)).astype(F32)
+    l0 = (F32(1) - l1).astype(F32)
+    return np.stack([i0, i1], 1), np.stack([l0, l1], 1)
+
+
+def _apply_axis(x, axis, idx, w):
+    """``sum_k w[o, k] * x[idx[o, k]]`` along ``axis`` (k in order, float32 steps)."""
+    xm = np.moveaxis(x, axis, -1)
+    acc = None
+    for k in range(idx.shape[1]):
+        term = xm[..., idx[:, k]] * w[:, k].astype(x.dtype)
+        acc = term if acc is None else acc + term
+    return np.ascontiguousarray(np.moveaxis(acc, -1, axis))
+
+
+def _adjoint_axis(g, axis, idx, w, n_in):
+    gm = np.moveaxis(g, axis, -1)
+    out = np.zeros(gm.shape[:-1] + (n_in,), g.dtype)
+    for k in range(idx.shape[1]):
+        np.add.at(out, (Ellipsis, idx[:, k]), gm * w[:, k].astype(g.dtype))
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+
+
+def _resample_fwd(x, maps=()):
+    nd = len(maps)
+    for d in range(nd - 1, -1, -1):  # the last axis innermost, as torch nests them
+        idx, w = maps[d]
+        x = _apply_axis(x, x.ndim - nd + d, idx, w)
+    return x
+
+
+def _resample_t_fwd(g, maps=(), in_size=()):
+    nd = len(maps)
+    for d in range(nd):
+        idx, w = maps[d]
+        g = _adjoint_axis(g, g.ndim - nd + d, idx, w, in_size[d])
+    return g
+
+
+_RESAMPLE_OPS: dict = {}
+
+
+def _resample_ops(name):
+    ops = _RESAMPLE_OPS.get(name)
+    if ops is None:
+        base = OPS["transpose"]
+
+        def vjp(n, g):
+            return (apply(adj, (g,), {"maps": n.attrs["maps"],
+                                      "in_size": n.in_meta[0][0][-len(n.attrs["maps"]):]}),)
+
+        def adj_vjp(n, gg):
+            return (apply(fwd, (gg,), {"maps": n.attrs["maps"]}),)
+
+        fwd = _named(base, name, "none", _resample_fwd, vjp)
+        adj = _named(base, name.replace("Backward0", "BackwardBackward0"), "none",
+                     _resample_t_fwd, adj_vjp)
+        fwd.diff_inputs = adj.diff_inputs = None
+        ops = _RESAMPLE_OPS[name] = (fwd, adj)
+    return ops[0]
+
+
+_MODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
+               "nearest-exact": "UpsampleNearestExact{}DBackward0",
+               "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+               "trilinear": "UpsampleTrilinear3DBackward0",
+               "bicubic": "UpsampleBicubic2DBackward0"}
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
+                align_corners=None, recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims (all after the first two) to ``size`` or by ``scale_factor``."""
+    a = raw(input)
+    nd = a.ndim - 2
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if nd < 1 or nd > 3:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {a.ndim}D) for the "
+            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+            f"(got {mode})")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = tuple(int(v) for v in size) if isinstance(size, (list, tuple)) else (int(size),) * nd
+        if len(out) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(a.shape[2:])} and output size of {list(out)}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                             "size in (o1, o2, ...,oK) format.")
+        scales = (None,) * nd
+    elif scale_factor is not None:
+        sf = tuple(float(v) for v in scale_factor) if isinstance(scale_factor, (list, tuple)) \
+            else (float(scale_factor),) * nd
+        if len(sf) != nd:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(a.shape[2:])} and scale_factor of shape {list(sf)}.")
+        out = tuple(int(math.floor(float(n) * s)) for n, s in zip(a.shape[2:], sf))
+        scales = (None,) * nd if recompute_scale_factor else sf
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by gradrepl")
+    if mode == "area":
+        from . import _pool_more as P
+        from . import _spatial as S
+
+        return (P.adaptive_avg_pool1d, S.adaptive_avg_pool2d, P.adaptive_avg_pool3d)[nd - 1](
+            input, out)
+    if mode in _MODE_DIMS:
+        if _MODE_DIMS[mode] != nd:
+            want = {1: "3D", 2: "4D", 3: "5D"}[_MODE_DIMS[mode]]
+            raise NotImplementedError(f"Got {a.ndim}D input, but {mode} mode needs {want} "
+                                      "input")
+        name = _MODE_NAMES[mode]
+        kind = "cubic" if mode == "bicubic" else "linear"
+    elif mode in ("nearest", "nearest-exact"):
+        name = _MODE_NAMES[mode].format(nd)
+        kind = mode
+    else:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {a.ndim}D) for the "
+            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+            f"(got {mode})")
+    maps = tuple(_axis_map(kind, n, o, bool(align_corners), s)
+                 for n, o, s in zip(a.shape[2:], out, scales))
+    return apply(_resample_ops(name), (input,), {"maps": maps})
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):  # noqa: A002
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):  # noqa: A002
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class Upsample(Module):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(f) for f in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):  # noqa: A002
+        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                           recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        return info + ", mode=" + repr(self.mode)
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+for _c in (Upsample, UpsamplingNearest2d, UpsamplingBilinear2d):
+    _c.__module__ = "torch.nn.modules.upsampling"
+
+
+# ------------------------------------------------------------------------------ fold
+def _pair(v):
+    return tuple(int(x) for x in v) if isinstance(v, (list, tuple)) else (int(v), int(v))
+
+
+def _unfold_maps(h, w, k, d, p, s):
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    ih = (np.arange(oh) * s[0] - p[0])[None, :] + (np.arange(k[0]) * d[0])[:, None]  # (kh, oh)
+    iw = (np.arange(ow) * s[1] - p[1])[None, :] + (np.arange(k[1]) * d[1])[:, None]  # (kw, ow)
+    return oh, ow, ih, iw
+
+
+def _unfold_fwd(x, k=(1, 1), d=(1, 1), p=(0, 0), s=(1, 1), hw=(1, 1)):
+    n, c, h, w = x.shape
+    oh, ow, ih, iw = _unfold_maps(h, w, k, d, p, s)
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    cols = xp[:, :, (ih + p[0])[:, None, :, None], (iw + p[1])[None, :, None, :]]
+    return np.ascontiguousarray(cols).reshape(n, c * k[0] * k[1], oh * ow)
+
+
+def _fold_fwd(cols, k=(1, 1), d=(1, 1), p=(0, 0), s=(1, 1), hw=(1, 1)):
+    n = cols.shape[0]
+    c = cols.shape[1] // (k[0] * k[1])
+    h, w = hw
+    oh, ow, ih, iw = _unfold_maps(h, w, k, d, p, s)
+    out = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), cols.dtype)
+    cv = cols.reshape(n, c, k[0], k[1], oh, ow)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            np.add.at(out, (slice(None), slice(None), (ih[i] + p[0])[:, None],
+                            (iw[j] + p[1])[None, :]), cv[:, :, i, j])
+    return np.ascontiguousarray(out[:, :, p[0]:p[0] + h, p[1]:p[1] + w])
+
+
+_FOLD_OPS: dict = {}
+
+
+def _fold_ops():
+    if not _FOLD_OPS:
+        base = OPS["transpose"]
+
+        def un_vjp(n, g):
+            return (apply(fo, (g,), n.attrs),)
+
+        def fo_vjp(n, g):
+            return (apply(un, (g,), n.attrs),)
+
+        un = _named(base, "Im2ColBackward0", "none", _unfold_fwd, un_vjp)
+        fo = _named(base, "Col2ImBackward0", "none", _fold_fwd, fo_vjp)
+        un.diff_inputs = fo.diff_inputs = None
+        _FOLD_OPS.update(un=un, fo=fo)
+    return _FOLD_OPS["un"], _FOLD_OPS["fo"]
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """Sliding local blocks of a (N, C, H, W) input as columns (N, C * prod(k), L)."""
+    a = raw(input)
+    if a.ndim not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
+                                  f"(got {a.ndim}D)")
+    attrs = {"k": _pair(kernel_size), "d": _pair(dilation), "p": _pair(padding),
+             "s": _pair(stride), "hw": a.shape[-2:]}
+    x = input if a.ndim == 4 else _ops.unsqueeze(input, 0)
+    out = apply(_fold_ops()[0], (x,), attrs)
+    return out if a.ndim == 4 else _ops.squeeze(out, 0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+    """The columns (N, C * prod(k), L) summed back into a (N, C, *output_size) image."""
+    a = raw(input)
+    if a.ndim not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
+                                  f"Tensors are supported (got {a.ndim}D)")
+    k = _pair(kernel_size)
+    hw = _pair(output_size)
+    attrs = {"k": k, "d": _pair(dilation), "p": _pair(padding), "s": _pair(stride), "hw": hw}
+    oh, ow, _, _ = _unfold_maps(hw[0], hw[1], k, attrs["d"], attrs["p"], attrs["s"])
+    if a.shape[-2] % (k[0] * k[1]):
+        raise RuntimeError(
+            f"Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={a.shape[-2]} and kernel_size={k}")
+    if a.shape[-1] != oh * ow:
+        raise RuntimeError(
+            f"Given output_size={hw}, kernel_size={k}, dilation={attrs['d']}, padding="
+            f"{attrs['p']}, stride={attrs['s']}, expected size of input's dimension 2 to match "
+            f"the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got "
+            f"input.size(2)={a.shape[-1]}.")
+    x = input if a.ndim == 3 else _ops.unsqueeze(input, 0)
+    out = apply(_fold_ops()[1], (x,), attrs)
+    return out if a.ndim == 3 else _ops.squeeze(out, 0)
+
+
+class Fold(Module):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):  # noqa: A002
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)
+
+    def extra_repr(self):
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+
+class Unfold(Module):
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):  # noqa: A002
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding="
+                f"{self.padding}, stride={self.stride}")
+
+
+Fold.__module__ = Unfold.__module__ = "torch.nn.modules.fold"
+
+
+# ------------------------------------------------------------------------------ grids
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
+                align_corners=None):
+    """Sample ``input`` (N, C, H, W) at the normalised ``grid`` (N, Ho, Wo, 2) positions
+    (the engine's grid_sample kernel, 2-d)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if raw(input).ndim != 4 or mode == "bicubic":
+        raise NotImplementedError("grid_sample: gradrepl supports 4-d bilinear/nearest only")
+    op = _named(NM.GRID_SAMPLE, "GridSampler2DBackward0")
+    return apply(op, (input, grid), {"mode": mode, "padding_mode": padding_mode,
+                                     "align_corners": bool(align_corners)})
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The (N, H, W, 2) sampling grid of the affine maps ``theta`` (N, 2, 3)."""
+    t = raw(theta)
+    if len(size) != 4 or t.ndim != 3 or t.shape[-2:] != (2, 3):
+        raise NotImplementedError("affine_grid: gradrepl supports 2-d grids (theta N x 2 x 3)")
+    op = _named(NM.AFFINE_GRID, "AffineGridGeneratorBackward0")
+    return apply(op, (theta,), {"out_shape": tuple(int(v) for v in size),
+                                "align_corners": bool(align_corners)})
+
+
+LAYERS = [ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+          ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d,
+          ConstantPad2d, ConstantPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
+          PixelShuffle, PixelUnshuffle, ChannelShuffle, Upsample, UpsamplingNearest2d,
+          UpsamplingBilinear2d, Fold, Unfold]
+_ = SH
+FUNCTIONAL = {"pad": pad, "pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle,
+              "channel_shuffle": channel_shuffle,
+              "native_channel_shuffle": native_channel_shuffle, "interpolate": interpolate,
+              "upsample": upsample, "upsample_nearest": upsample_nearest,
+              "upsample_bilinear": upsample_bilinear, "unfold": unfold, "fold": fold,
+              "grid_sample": grid_sample, "affine_grid": affine_grid}
+TORCH = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle,
+         "channel_shuffle": channel_shuffle, "native_channel_shuffle": native_channel_shuffle,
+         "constant_pad_nd": lambda input, pad, value=0: globals()["pad"](input, pad, "constant",
+                                                                          value)}

@@ -205,20 +205,6 @@ def one_hot(tensor, num_classes=-1):
     return _wrap(np.eye(n, dtype=np.int64)[a], True)
 
 
-def pad(input, pad, mode="constant", value=None):  # noqa: A002
-    a = raw(input)
-    widths = [(0, 0)] * a.ndim
-    for i in range(len(pad) // 2):
-        d = a.ndim - 1 - i
-        widths[d] = (pad[2 * i], pad[2 * i + 1])
-    if mode != "constant":
-        out = np.pad(a, widths, mode={"reflect": "reflect", "replicate": "edge",
-                                      "circular": "wrap"}[mode])
-        return _wrap(out, True)
-    return apply(top("pad", "ConstantPadNdBackward0", "none"), (input,),
-                 {"pad_width": tuple(widths), "value": 0.0 if value is None else float(value)})
-
-
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
               scale_grad_by_freq=False, sparse=False):
     ids = raw(input)
@@ -527,9 +513,9 @@ def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
     return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
 
 
-from ._spatial import (adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool1d,  # noqa: E402,F401
-                       avg_pool2d, batch_norm, conv2d, group_norm, instance_norm,
-                       layer_norm, max_pool1d, max_pool2d)
+from ._spatial import (adaptive_avg_pool2d, avg_pool2d, batch_norm,  # noqa: E402,F401
+                       conv2d, group_norm, instance_norm, layer_norm)
+# (pad, max_pool1d/2d, avg_pool1d, adaptive_max_pool2d: _spatial_more's, via __getattr__)
 
 
 def __getattr__(name):
