@@ -461,3 +461,168 @@ def _fma64(a, b, c):
     if f is None:
         return a * b + c
     return np.vectorize(f, otypes=[np.float64])(a, b, c)
+
+
+def fma64(a, b, c):
+    """float64 ``a * b + c``, one rounding in all but rare cases: the exact product as two
+    doubles (Veltkamp/Dekker), the sum's error added back (``s + (t + e)``)."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        g = 134217729.0
+        ah = (a - a * g) + a * g
+        al = a - ah
+        bh = (b - b * g) + b * g
+        bl = b - bh
+        p = a * b
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        t = (p - (s - bb)) + (c - bb)
+        out = s + (t + e)
+        return np.where(np.isfinite(out) & np.isfinite(p), out, p + c)
+
+
+# ------------------------------------------------------------------------------ addcmul/addcdiv
+# torch's ``PointwiseOpsKernel.cpp``: addcmul is ``self + value * t1 * t2`` in the dtype, which
+# the AVX2/AVX512 builds' compiler fuses into ``fma(value * t1, t2, self)`` in both the vector
+# and the scalar loops (measured; DEFAULT: two roundings); addcdiv is ``self + value * t1 / t2``
+# (``(value * t1) / t2``, not ``value * (t1 / t2)``). Bit for bit vs torch 2.13 on random data.
+def torch_addcmul(x, t1, t2, value):
+    dt = np.result_type(x, t1, t2)
+    if dt not in (np.float32, np.float64):
+        return None
+    v = dt.type(value)
+    with np.errstate(all="ignore"):
+        vt = (v * np.asarray(t1, dt)).astype(dt)
+        if not _capability.fused():
+            return np.asarray(np.asarray(x, dt) + vt * np.asarray(t2, dt), dt)
+        if dt == np.float32:
+            from ._norm_kernels import fma
+
+            return np.asarray(fma(vt, np.asarray(t2, dt), np.asarray(x, dt)), dt)
+        return np.asarray(fma64(vt, t2, x), dt)
+
+
+def torch_addcdiv(x, t1, t2, value):
+    dt = np.result_type(x, t1, t2)
+    if dt.kind != "f":
+        return None
+    v = dt.type(value)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.asarray(x, dt) + (v * np.asarray(t1, dt)) / np.asarray(t2, dt), dt)
+
+
+# ------------------------------------------------------------------------------ elementwise
+def vector_mask(n, block=16):
+    """Which of ``n`` contiguous values torch's cpu_kernel_vec runs in its vector loop (blocks
+    of two ``Vectorized`` = 16 floats in the AVX2 build every capability runs here), the rest in
+    the scalar loop; from GRAIN values on each thread's range has its own blocks and tail."""
+    mask = np.zeros(n, bool)
+    for b, e in _parallel_chunks(n, GRAIN):
+        mask[b:b + (e - b) // block * block] = True
+    return mask
+
+
+def _pow_block():
+    """Values per vector-loop step of torch's pow kernels: registered for AVX512 too
+    (ALSO_REGISTER_AVX512_DISPATCH), two ``Vectorized<float>``: 32 under AVX512, 16 else
+    (measured: 31 values run the scalar loop on this AVX512 CPU, 32 the vector one)."""
+    return 2 * _capability.lanes(np.dtype(np.float32), avx512_kernel=True)
+
+
+def _mkl_vsqrt(x):
+    """torch's float32/float64 sqrt: MKL's VML ``v?Sqrt`` (``vml.h``; not correctly rounded on
+    every CPU: 17% of float32 values differ from the rounded root on this AMD CPU, all equal
+    MKL's); None without MKL."""
+    from . import _mkl
+
+    if x.dtype not in (np.float32, np.float64) or not _mkl.available():
+        return None
+    saved = _mkl.FUNCS.get("sqrt")
+    try:
+        _mkl.FUNCS["sqrt"] = "Sqrt"
+        f = _mkl.function("sqrt")
+    finally:
+        if saved is None:
+            _mkl.FUNCS.pop("sqrt", None)
+    return None if f is None else f(x)
+
+
+def torch_sqrt(x):
+    """torch.sqrt of a float array (MKL's where available, else the rounded root)."""
+    out = _mkl_vsqrt(x) if x.size else None
+    if out is None:
+        with np.errstate(all="ignore"):
+            out = np.sqrt(x)
+    return out
+
+
+# torch's pow(Tensor, Scalar) (``PowKernel.cpp``, float32/float64): 0 -> ones, 1 -> copy,
+# 0.5 -> sqrt, -0.5 -> 1 / sqrt, -1 -> 1 / x (the unary kernels), 2 -> x * x, 3 -> x * x * x,
+# -2 -> 1 / (x * x); any other exponent: the vector loop runs SLEEF's ``powf_u10`` with the
+# exponent rounded to float (DEFAULT's generic vector: ``powf``), the scalar loop
+# ``std::pow(base, (double) exp)``, i.e. the double ``pow`` rounded to float. Measured bit for
+# bit on torch 2.13 (AVX512, AVX2 and DEFAULT builds on an AVX512 CPU).
+def torch_pow_scalar(x, e):
+    dt = x.dtype
+    if dt not in (np.float32, np.float64):
+        return None
+    e = float(e)
+    one = dt.type(1)
+    with np.errstate(all="ignore"):
+        if e == 0:
+            return np.ones_like(x)
+        if e == 1:
+            return x.copy()
+        if e == 0.5:
+            return torch_sqrt(x)
+        if e == -0.5:
+            return (one / np.sqrt(x)).astype(dt)
+        if e == -1:
+            return (one / x).astype(dt)
+        if e == 2:
+            return x * x
+        if e == 3:
+            return x * x * x
+        if e == -2:
+            return (one / (x * x)).astype(dt)
+        if dt == np.float64:
+            return np.power(x, e)
+        flat = np.ascontiguousarray(x).reshape(-1)
+        out = np.power(flat.astype(np.float64), e).astype(np.float32)
+        mask = vector_mask(flat.size, _pow_block())
+        if mask.any():
+            v = flat[mask]
+            ef = np.full(v.shape, np.float32(e), np.float32)
+            if _capability.capability() == "DEFAULT":
+                from ..engine.ops._kernels import powf
+
+                out[mask] = powf(v, ef)
+            else:
+                from ..engine.ops._kernels import sleef_pow
+
+                out[mask] = sleef_pow(v, ef)
+        return out.reshape(x.shape)
+
+
+def torch_pow_tensor(x, y):
+    """torch's pow(Tensor, Tensor) of float32 arrays (None for other dtypes): the vector loop
+    (SLEEF ``powf_u10``; DEFAULT: ``powf``) over contiguous operands of one shape or with one
+    of them a single broadcast value (stride 0, e.g. ``2.5 ** x``), in blocks of
+    ``_pow_block()``; the scalar loop (``powf``) for the tails and any other broadcast."""
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        return None
+    from ..engine.ops._kernels import powf, sleef_pow
+
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    xb, yb = (np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1) for v in (x, y))
+    if xb.size == 0:
+        return np.empty(shape, np.float32)
+    with np.errstate(all="ignore"):
+        out = powf(xb, yb)
+        vectorised = x.shape == y.shape or x.size == 1 or y.size == 1
+        if vectorised and _capability.capability() != "DEFAULT":
+            mask = vector_mask(xb.size, _pow_block())
+            if mask.any():
+                out[mask] = sleef_pow(xb[mask], yb[mask])
+    return out.reshape(shape)

@@ -142,6 +142,11 @@ def _torch_pow_scalar(x, factor):
     """torch's pow(Tensor, Scalar) kernel: x*x for 2, x*x*x for 3, sqrt for 0.5, 1/x for -1..."""
     if x.dtype.kind in "iub":
         return np.power(x, int(factor)).astype(x.dtype)
+    from ._kernels import torch_pow_scalar
+
+    out = torch_pow_scalar(x, factor)   # float32/float64: torch's kernel
+    if out is not None:
+        return out
     with np.errstate(all="ignore"):
         if factor == 2:
             return x * x
@@ -169,6 +174,10 @@ def _torch_pow(x, y, **_kw):
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iu":
             return EM._elementwise_pow_fwd(x, y)
+        if x.dtype == np.float32 and y.dtype == np.float32:
+            from ._kernels import torch_pow_tensor
+
+            return torch_pow_tensor(x, y)   # torch's vector/scalar loops (``_kernels``)
         if x.dtype == np.float32 and y.dtype == np.float32 and x.size:
             if x.shape == y.shape:  # 16 at a time (two AVX2 vectors), the rest one by one
                 fx, fy = x.reshape(-1), y.reshape(-1)
@@ -522,7 +531,14 @@ log = _unary("log", "LogBackward0", "in0", _libm_fwd("log", np.log))
 log2 = _unary("log2", "Log2Backward0", "in0", _libm_fwd("log2", np.log2))
 log10 = _unary("log10", "Log10Backward0", "in0", _libm_fwd("log10", np.log10))
 log1p = _unary("log1p", "Log1PBackward0", "in0", _libm_fwd("log1p", np.log1p))
-sqrt = _unary("sqrt", "SqrtBackward0", "out", _plain_unary(np.sqrt))
+def _torch_sqrt(x):
+    from ._kernels import torch_sqrt   # MKL's VML sqrt, as torch's float kernels
+
+    return torch_sqrt(x)
+
+
+sqrt = _unary("sqrt", "SqrtBackward0", "out", _float_fwd("sqrt", _torch_sqrt, _torch_sqrt,
+                                                          np.sqrt))
 rsqrt = _unary("rsqrt", "RsqrtBackward0", "out",
                _plain_unary(lambda x: np.ones((), x.dtype) / np.sqrt(x)))
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", "out",
@@ -705,13 +721,31 @@ def lerp(input, end, weight):  # noqa: A002
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
     dt = _dtypes.result_type(input, tensor1, tensor2)
     ins = tuple(_operand(t, dt) for t in (input, tensor1, tensor2))
-    return apply(top("fused_addcmul", "AddcmulBackward0", "all"), ins, {"value": float(value)})
+    return apply(top("fused_addcmul", "AddcmulBackward0", "all", forward=_addcmul_forward), ins,
+                 {"value": float(value)})
+
+
+def _addcmul_forward(x, t1, t2, value=1.0):
+    """torch's rounding (``_kernels.torch_addcmul``: fused where torch's build fuses)."""
+    from ._kernels import torch_addcmul
+
+    out = torch_addcmul(x, t1, t2, value)
+    return OPS["fused_addcmul"].forward(x, t1, t2, value=value) if out is None else out
+
+
+def _addcdiv_forward(x, t1, t2, value=1.0):
+    """torch's order: ``x + (value * t1) / t2`` (``_kernels.torch_addcdiv``)."""
+    from ._kernels import torch_addcdiv
+
+    out = torch_addcdiv(x, t1, t2, value)
+    return OPS["fused_addcdiv"].forward(x, t1, t2, value=value) if out is None else out
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
     dt = _dtypes.result_type(input, tensor1, tensor2)
     ins = tuple(_operand(t, dt) for t in (input, tensor1, tensor2))
-    return apply(top("fused_addcdiv", "AddcdivBackward0", "all"), ins, {"value": float(value)})
+    return apply(top("fused_addcdiv", "AddcdivBackward0", "all", forward=_addcdiv_forward), ins,
+                 {"value": float(value)})
 
 
 def atan2(input, other):  # noqa: A002
