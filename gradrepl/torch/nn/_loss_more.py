@@ -12,11 +12,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtypes, _ops
-from .._base import EngineTensor, Size, raw
+from .. import _ops
+from .._base import Size, raw
 from .._tensor import Tensor
 from . import _more_common as C
-from .modules import Module, NLLLoss, _Loss, _WeightedLoss
+from .modules import NLLLoss, _Loss, _WeightedLoss
 
 _wrap = Tensor._wrap
 
@@ -524,9 +524,9 @@ class NLLLoss2d(NLLLoss):
 
 
 # ------------------------------------------------------------------------------ linear + CE
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,  # noqa: A002
-                         reduction="mean", ignore_index=None, label_smoothing=0.0,
-                         options=None):
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None,  # noqa: A002
+                         weight=None, reduction="mean", ignore_index=None,
+                         label_smoothing=0.0, options=None):
     """torch's reference path: ``cross_entropy(linear(input, W, b).reshape(logits), target)``
     (the chunked path of ``options`` is not emulated: the same loss, one matmul)."""
     from . import functional as F
@@ -617,4 +617,3 @@ FUNCTIONAL = {
     "triplet_margin_with_distance_loss": triplet_margin_with_distance_loss,
     "ctc_loss": ctc_loss, "linear_cross_entropy": linear_cross_entropy,
 }
-_unused = (Module, EngineTensor, _dtypes)

@@ -367,8 +367,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,  # no
     if mode == "max" and scale_grad_by_freq:
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if max_norm is not None:
-        from .. import _functorch  # noqa: F401
-
         w = raw(weight)
         for r in np.unique(idx):
             nrm = float(np.linalg.norm(w[r].astype(np.float64), ord=norm_type))
