@@ -351,7 +351,8 @@ def _axis_map(mode, n_in, n_out, align_corners, scale):
     if align_corners:
         real = (s * of).astype(F32)
     else:
-        real = np.maximum((s * (of + F32(0.5)) - F32(0.5)).astype(F32), F32(0))
+        # fma(scale, dst + 0.5, -0.5), as torch's compiled kernel rounds it
+        real = np.maximum((np.float64(s) * (of + F32(0.5)) - 0.5).astype(F32), F32(0))
     i0 = real.astype(np.int64)
     i1 = i0 + (i0 < n_in - 1)
     l1 = np.minimum(np.maximum(real - i0.astype(F32), F32(0)), F32(1)).astype(F32)
@@ -362,8 +363,16 @@ def _axis_map(mode, n_in, n_out, align_corners, scale):
 def _apply_axis(x, axis, idx, w):
     """``sum_k w[o, k] * x[idx[o, k]]`` along ``axis`` (k in order, float32 steps)."""
     xm = np.moveaxis(x, axis, -1)
+    if x.dtype == F32 and idx.shape[1] == 2:
+        # torch's compiled kernel: fma(x0, w0, x1 * w1) (measured bit for bit)
+        t1 = xm[..., idx[:, 1]] * w[:, 1]
+        acc = (xm[..., idx[:, 0]].astype(np.float64) * w[:, 0] + t1).astype(F32)
+        return np.ascontiguousarray(np.moveaxis(acc, -1, axis))
     acc = None
     for k in range(idx.shape[1]):
+        if acc is not None and x.dtype == F32:  # one fused multiply-add per term
+            acc = (xm[..., idx[:, k]].astype(np.float64) * w[:, k] + acc).astype(F32)
+            continue
         term = xm[..., idx[:, k]] * w[:, k].astype(x.dtype)
         acc = term if acc is None else acc + term
     return np.ascontiguousarray(np.moveaxis(acc, -1, axis))
