@@ -628,3 +628,58 @@ def test_a_signal_to_gradrepl_leaves_no_child_and_no_folder(tmp_path, sig):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+# ============================================================================ the teacher's terminal
+EVIL_NAME = "a\x1b[8m\r\x1b[2Kok, 1 block (profile 2.2)\n\x1b]0;x\x07\u202e.pycon"
+
+
+@needs_kernel
+def test_a_file_name_cannot_fake_a_verdict_or_hide_one(tmp_path):
+    f = tmp_path / EVIL_NAME
+    f.write_text(">>> print(2 + 2)\n5\n>>> import os\n")
+    g = tmp_path / "plain.pycon"
+    g.write_text(">>> print('\\x1b[2J' + 'x\\r')\nx\n")
+    reports = []
+    for kw in ({"check": True}, {"update": True}, {}):
+        rc, out, err = _replay([f, g], safe=True, **kw)
+        reports.append(out + err)
+    r = _cli("--safe", "--check", f, g)    # (a pipe, not a terminal)
+    reports.append(r.stdout + r.stderr)
+    for text in reports:
+        for c in ("\x1b", "\r", "\x07", "\u202e"):
+            assert c not in text, (c, text)
+        assert all(ln.startswith(("gradrepl replay", str(tmp_path), "==> ", ">>> ", "@@",
+                                  "---", "+++", "-", "+", " ", "")) for ln in
+                   text.split("\n")), text
+    esc = str(tmp_path / "a\\x1b[8m\\x0d\\x1b[2Kok, 1 block (profile 2.2)\\x0a\\x1b]0;x\\x07"
+                                "\\u202e.pycon")
+    assert f"{esc}: FAILED: 2 of 2 blocks differ" in reports[0]
+    assert f"gradrepl replay --safe: {esc}:3: refused: import of 'os'" in reports[0]
+    assert f"==> {esc} <==" in reports[2]
+    assert "+\\x1b[2Jx\\x0d" in reports[0]          # the session's output, escaped in a pipe too
+    assert f"{esc}: FAILED" in reports[3] and "\\x1b[2J" in reports[3]
+
+
+GETATTR = """>>> import paddle
+>>> class T:
+...     def __getattr__(self, name):
+...         raise RuntimeError("x\\n... ok, 3 blocks\\x1b[2J")
+... 
+>>> t = T()
+>>> x = paddle.to_tensor([1.0], stop_gradient=False)
+>>> y = x * 2
+"""
+
+
+@pytest.mark.parametrize("safe", [False, True], ids=["plain", "safe"])
+def test_an_object_that_raises_when_looked_at_is_a_note_in_the_handout(tmp_path, safe):
+    if safe and WHY:
+        pytest.skip(WHY)
+    f = tmp_path / "g.pycon"
+    f.write_text(GETATTR)
+    page = tmp_path / "g.html"
+    r = _cli(*(["--safe"] if safe else []), "--html", page, f)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", f"wrote {page}\n")
+    assert "no pictures for this input: looking at its names raised RuntimeError" in \
+        page.read_text()

@@ -109,6 +109,16 @@ class PictureTaker:
         pass
 
     def after(self, session, run):
+        try:
+            self._after(session, run)
+        except Exception as exc:  # noqa: BLE001 - a session's object that raises when looked
+            # at (a __getattr__, a __len__): a note under that input, never a crash or stderr
+            self._prev = {}
+            run.pictures.append(Figure("", "", note=(
+                f"no pictures for this input: looking at its names raised "
+                f"{type(exc).__name__}")))
+
+    def _after(self, session, run):
         src = run.block.source.strip()
         now = self._fingerprints(session)
         if src.startswith("%"):

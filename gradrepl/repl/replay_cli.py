@@ -47,32 +47,57 @@ from .transcript import Transcript, TranscriptError, diff, updated
 PROG = "gradrepl replay"
 
 
+def _esc(s) -> str:
+    """``s`` for one line of this command's own reports (a file name, a message): every
+    character a terminal would obey or that would break the line (an escape sequence, a
+    carriage return, a newline, a bidi override, a lone surrogate) shown as its escape
+    (``\\x1b``, ``\\u202e``), on a terminal or not: a file name cannot fake a verdict."""
+    s = str(s)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else
+                                              f"\\u{ord(c):04x}" if ord(c) < 0x10000 else
+                                              f"\\U{ord(c):08x}") for c in s)
+
+
+def _shown_text(stream, text: str, safe: bool) -> str:
+    """A session's own text (its outputs, a diff of them): under ``--safe`` escaped as
+    ``sanitize.terminal`` does on any stream (a pipe into ``less -R`` obeys escapes too);
+    else escaped on a terminal only (a diff saved to a file stays exact)."""
+    if safe:
+        from ..viz.sanitize import terminal
+
+        return terminal(text)
+    return for_terminal(stream, text)
+
+
 def _plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _check(fr: FileRun, out) -> bool:
+def _check(fr: FileRun, out, safe: bool = False) -> bool:
     """Print a diff for every block that differs; True if all matched."""
     bad = 0
+    name = _esc(fr.path)
     for run in fr.runs:
         if run.output is None:
             continue
         if not run.block.matches(run.output):
             bad += 1
-            out.write(for_terminal(out, diff(run.block, run.output, fr.path)))
+            out.write(_shown_text(out, diff(run.block, run.output, name), safe))
     n = len(fr.runs)
     if fr.not_run:
         bad += fr.not_run
         if fr.exited_at is None:
-            out.write(f"{fr.path}: {_plural(fr.not_run, 'input')} did not run\n")
+            out.write(f"{name}: {_plural(fr.not_run, 'input')} did not run\n")
         else:
-            out.write(f"{fr.path}:{fr.exited_at}: the session exited here; "
+            out.write(f"{name}:{fr.exited_at}: the session exited here; "
                       f"{_plural(fr.not_run, 'input')} after it did not run\n")
     if bad:
-        out.write(f"{fr.path}: FAILED: {bad} of {_plural(n, 'block')} differ "
+        out.write(f"{name}: FAILED: {bad} of {_plural(n, 'block')} differ "
                   f"(profile {fr.profile})\n")
     else:
-        out.write(f"{fr.path}: ok, {_plural(n, 'block')} (profile {fr.profile})\n")
+        out.write(f"{name}: ok, {_plural(n, 'block')} (profile {fr.profile})\n")
     return not bad
 
 
@@ -88,11 +113,11 @@ def _update(fr: FileRun, out) -> None:
         except OSError as exc:
             raise TranscriptError(f"cannot write: {exc.strerror or exc}", None, fr.path) \
                 from None
-        out.write(f"{fr.path}: updated {len(changed)} of {_plural(n, 'block')} "
+        out.write(f"{_esc(fr.path)}: updated {len(changed)} of {_plural(n, 'block')} "
                   f"(line{'s' if len(changed) > 1 else ''} "
                   f"{', '.join(str(fr.runs[k].block.line) for k in changed)})\n")
     else:
-        out.write(f"{fr.path}: up to date, {_plural(n, 'block')}\n")
+        out.write(f"{_esc(fr.path)}: up to date, {_plural(n, 'block')}\n")
 
 
 def _safe_unavailable() -> str | None:
@@ -148,13 +173,12 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     if res.file_error:   # a file the parser or the profiles refuse: as plain replay says it
         raise ReplayError(clean_text(res.error or "not a session file"))
     for line, message in res.refusals:
-        err.write(for_terminal(err, f"{PROG} --safe: {t.path}:{line}: refused: "
-                                    f"{clean_text(message)}\n"))
+        err.write(f"{PROG} --safe: {_esc(t.path)}:{line}: refused: {_esc(message)}\n")
     fr = FileRun(t.path, t, res.profile or "?", runs, exited_at=res.exited_at)
     ok = True
     for problem in (res.limit, res.error):
         if problem:
-            err.write(for_terminal(err, f"{PROG} --safe: {t.path}: {clean_text(problem)}\n"))
+            err.write(f"{PROG} --safe: {_esc(t.path)}: {_esc(problem)}\n")
             ok = False
     return fr, bool(res.refusals), ok
 
@@ -164,7 +188,7 @@ def _report_refusals(t: Transcript, err) -> None:
     from .sandbox import check_session_blocks
 
     for r in check_session_blocks(t.blocks, allow_syntax_errors=True):
-        err.write(f"{PROG} --safe: {t.path}:{r.line}: refused: {r.message}\n")
+        err.write(f"{PROG} --safe: {_esc(t.path)}:{r.line}: refused: {_esc(r.message)}\n")
 
 
 def replay_command(files, check: bool = False, update: bool = False, html: str | None = None,
@@ -222,10 +246,10 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         on_block = None
         if plain:
             if len(files) > 1:
-                out.write(f"{chr(10) if k else ''}==> {path} <==\n")
+                out.write(f"{chr(10) if k else ''}==> {_esc(path)} <==\n")
 
             def on_block(run):
-                out.write(for_terminal(out, clean_text(shown(run))))
+                out.write(_shown_text(out, clean_text(shown(run)), kernel_safe))
                 out.flush()
         try:
             t = load(path)
@@ -240,19 +264,19 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
             else:
                 fr = run_transcript(t, paddle, safe=inside_sandbox, observer=observer,
                                     on_block=on_block)
-            if check and not _check(fr, out):
+            if check and not _check(fr, out, kernel_safe):
                 status = max(status, 1)
             if update and kernel_safe and was_refused:
-                err.write(f"{PROG} --safe: {path}: not updated: lines were refused (their "
+                err.write(f"{PROG} --safe: {_esc(path)}: not updated: lines were refused (their "
                           "refusals are not outputs to keep)\n")
             elif update:
                 _update(fr, out)
             if plain and fr.not_run and fr.exited_at is not None:
-                err.write(f"{PROG}: {path}:{fr.exited_at}: the session exited here; "
+                err.write(f"{PROG}: {_esc(path)}:{fr.exited_at}: the session exited here; "
                           f"{_plural(fr.not_run, 'input')} after it did not run\n")
             done.append(fr)
         except (TranscriptError, ReplayError) as exc:
-            err.write(for_terminal(err, clean_text(f"{PROG}: {exc}\n")))
+            err.write(f"{PROG}: {_esc(exc)}\n")
             status = 2
         out.flush()
     if check and len(files) > 1:
@@ -260,16 +284,16 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                   f"{'all matched' if status == 0 else 'some differ or failed'}\n")
     if html:
         if status == 2:
-            err.write(f"{PROG}: {html} not written (a file failed)\n")
+            err.write(f"{PROG}: {_esc(html)} not written (a file failed)\n")
         else:
             from .handout import write_handout
 
             try:
                 write_handout(html, done)
             except OSError as exc:
-                err.write(f"{PROG}: cannot write {html}: {exc.strerror or exc}\n")
+                err.write(f"{PROG}: cannot write {_esc(html)}: {_esc(exc.strerror or exc)}\n")
                 return 2
-            err.write(f"wrote {html}\n")
+            err.write(f"wrote {_esc(html)}\n")
     if refused and status != 2:
         status = 3
     return status
