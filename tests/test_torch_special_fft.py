@@ -53,6 +53,8 @@ CASES = [
 
 @pytest.mark.parametrize("src,expected", CASES)
 def test_docstring_reprs(src, expected):
+    if "erfc(" in src and not __import__("gradrepl.engine.mkl", fromlist=["load"]).load():
+        pytest.skip("erfc's subnormal tail is MKL's kernel (gradrepl[exact])")
     assert _run(src) == expected
 
 

@@ -89,7 +89,10 @@ def getrs(lu, piv, b, trans="N"):
     if not available():
         A = unpack_lu(lu, piv)
         A = A.T if trans != "N" else A
-        return np.linalg.solve(A.astype(np.float64), b).astype(b.dtype)
+        try:
+            return np.linalg.solve(A.astype(np.float64), b).astype(b.dtype)
+        except np.linalg.LinAlgError:  # singular: the caller reports getrf's info
+            return np.full(np.shape(b), np.nan, b.dtype)
     B = _f(b)
     info = _I(0)
     if n and B.shape[1]:
