@@ -387,3 +387,25 @@ def test_activation_modules_inplace():
                     (nn.Threshold(0.1, 2.0, True), "ThresholdBackward1")]:
         y = x.clone()
         assert m(y) is y and type(y.grad_fn).__name__ == name
+
+
+def test_sleef_exp_kernels_recorded_bits():
+    # celu, its gradient and glu on 64+ float32 values take SLEEF's expm1f/expf on whole
+    # blocks of 32 (torch 2.13's AVX-512 kernels); the hex values were printed by torch 2.13
+    x = torch.linspace(-20, 0, 64)
+    y = F.celu(x)
+    assert [float(v).hex() for v in y.tolist()[::9]] == [
+        '-0x1.0000000000000p+0', '-0x1.0000000000000p+0', '-0x1.ffffec0000000p-1',
+        '-0x1.fffe920000000p-1', '-0x1.ffe72c0000000p-1', '-0x1.fe4fa80000000p-1',
+        '-0x1.e298320000000p-1', '0x0.0p+0']
+    xg = x.clone().requires_grad_()
+    F.celu(xg, 0.7).sum().backward()
+    assert [float(v).hex() for v in xg.grad.tolist()[::9]] == [
+        '0x1.b7a0c20000000p-42', '0x1.96f2280000000p-36', '0x1.78b1560000000p-30',
+        '0x1.5cb0480000000p-24', '0x1.42c4200000000p-18', '0x1.2ac5740000000p-12',
+        '0x1.148f5e0000000p-6', '0x1.0000000000000p+0']
+    g = F.glu(torch.linspace(-5, 5, 128))
+    assert [float(v).hex() for v in g.tolist()[::9]] == [
+        '-0x1.464c640000000p+1', '-0x1.74d4ce0000000p+1', '-0x1.73ec320000000p+1',
+        '-0x1.4a04960000000p+1', '-0x1.06599a0000000p+1', '-0x1.6ad38e0000000p+0',
+        '-0x1.79d2300000000p-1', '-0x1.405c7c0000000p-5']
