@@ -76,7 +76,7 @@ class EngineState:
 
     __slots__ = ("deps", "buffers", "ready", "events", "emit", "retain_graph", "create_graph",
                  "retain_nonleaf", "zero_links", "refuse", "capture", "results", "keep", "cut",
-                 "user_grads", "prev_mode")
+                 "user_grads", "prev_mode", "own_versions")
 
     def __init__(self, *, retain_graph, create_graph, retain_nonleaf, zero_links, refuse, trace,
                  inputs, no_grad_vars):
@@ -93,6 +93,9 @@ class EngineState:
         self.cut = edges_of(no_grad_vars) if no_grad_vars else None
         self.user_grads = set()     # ids of gradients a user's PyLayer.backward returned
         self.prev_mode = grad_mode.STATE.enabled
+        # a dialect's ``refuse`` hook with ``checks_versions`` set checks saved tensors' in-place
+        # versions itself (by its own rules of what each op saves): the engine's check is off
+        self.own_versions = getattr(refuse, "checks_versions", False)
 
 
 # ----------------------------------------------------------------------------- the pass
@@ -254,7 +257,7 @@ def run_node(state, node, buf):
     if state.capture is not None and not capture_outputs(state, node, buf):
         return None
     op = node.op
-    if op.saves_inputs:
+    if op.saves_inputs and not state.own_versions:
         if node.in_versions is not None:
             _check_versions(node)
         else:

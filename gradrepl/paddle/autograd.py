@@ -56,7 +56,14 @@ def inplace_error(exc: _bw.InplaceModifiedError):
         f"{exc.saved_version}. Please fix your code to void calling an inplace operator after "
         "using the Tensor which will used in gradient computation.\n  [Hint: Expected "
         "tensor_version == wrapper_version_snapshot, but received tensor_version:"
-        f"{exc.version} != wrapper_version_snapshot:{exc.saved_version}.]")
+        f"{exc.version} != wrapper_version_snapshot:{exc.saved_version}.]" + _wrapper_line())
+
+
+def _wrapper_line():
+    from .saved import WRAPPER_LINE
+
+    line = WRAPPER_LINE.get(profiles.current().key)
+    return "" if line is None else f" (at /paddle/paddle/fluid/eager/tensor_wrapper.h:{line})\n"
 
 
 def _tensor_list(v, name, element_msg):

@@ -11,6 +11,7 @@ import numpy as np
 from ..engine.ops import math as M
 from ..engine.tensor import Tensor as _EngineTensor
 from . import bf16, dtypes, printing, profiles, promotion
+from . import saved as _saved
 
 
 _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
@@ -96,6 +97,11 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         return self
 
     value.__qualname__ = "monkey_patch_tensor.<locals>.value"  # as Paddle's bound method reads
+
+    def bump_version(self):
+        """An in-place write: the version goes up, and a node that saved this tensor as its
+        output remembers the version it saved (``saved.before_write``)."""
+        _saved.bump(self)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -296,6 +302,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
 
     def detach(self):
         t = type(self)._result_type._wrap(self.data, True)
+        _saved.share(t, self)  # (Paddle's detach shares the inplace version counter)
         return t
 
     def detach_(self):
@@ -866,7 +873,21 @@ def _scalar_affine(x, s, b, opname):
     """``x * s + b`` for a python scalar operand: Paddle's ``scale`` op (``opname`` is the
     operator it stands for, for the kernel check)."""
     promotion.check_kernel("scale", x.data.dtype)
-    return M.scale(x, s, b)
+    return scale_op(x, s, b)
+
+
+def scale_op(x, s, b=0.0, bias_after_scale=True):
+    """Paddle's ``scale`` op; a float16 tensor's results round as the profile's kernel does."""
+    if x.data.dtype == np.float16:
+        rounding = profiles.current().f16_rounding
+        if rounding != "zero":
+            from ..engine.registry import apply
+
+            attrs = {"scale": s, "bias": b, "f16": rounding}
+            if not bias_after_scale:
+                attrs["bias_after_scale"] = False
+            return apply(M.SCALE, (x,), attrs)
+    return M.scale(x, s, b, bias_after_scale)
 
 
 def as_tensor(v, like=None):

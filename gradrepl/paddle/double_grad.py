@@ -127,11 +127,22 @@ def refusal(node, create_graph=True):
 
 
 def _refuse_in_graph(node):
-    return refusal(node, True)
+    return _saved().check(node) or refusal(node, True)
 
 
 def _refuse_plain(node):
-    return refusal(node, False)
+    return _saved().check(node) or refusal(node, False)
+
+
+# both check the saved tensors' in-place versions by Paddle's rules (``saved.py``) in place of
+# the engine's check
+_refuse_in_graph.checks_versions = _refuse_plain.checks_versions = True
+
+
+def _saved():
+    from . import saved
+
+    return saved
 
 
 def refuser(create_graph):

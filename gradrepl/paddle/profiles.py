@@ -95,6 +95,9 @@ class Profile:
     random_kernels: str = "2.6"   # the CPU random kernels' libstdc++ and attributes: "2.6"
     #   (divide-and-reject randint / shuffle, TruncatedNormal cut at mean +- 2 std, no
     #   float16 uniform/gaussian) | "3" (Lemire randint, cut at [a, b]); random_engine.py
+    f16_rounding: str = "zero"    # the scale op's float16 results (x + 1.0, x * 0.3, paddle.scale):
+    #                               "zero" (2.x: toward zero, Eigen's half without F16C) |
+    #                               "nearest" (3.x); measured on 2,000 values per op
     bf16_rounding: str = "truncate"  # float -> bfloat16: "truncate" (2.x: the upper 16 bits, in
     #                               casts, fills and every kernel's result) | "nearest_even" (3.x)
     # Layer and API details measured on the docstring examples (2.6.2 / 3.3.1):
@@ -157,7 +160,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
-             random_kernels="3", bf16_rounding="nearest_even",
+             random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
              group_norm_kernel="3", no_double_grad="3", tensor_pickle=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 

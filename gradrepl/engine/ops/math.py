@@ -292,20 +292,27 @@ def _f16(v):
     return np.where(away & np.isfinite(v), np.nextafter(r, np.float16(0)), r).astype(np.float16)
 
 
-def _f16_arith(x, s, b, bias_after_scale):
-    """Eigen's half arithmetic: each operation in float32, then converted back."""
-    s, b, x = np.float32(_f16(s)), np.float32(_f16(b)), x.astype(np.float32)
+def _f16_arith(x, s, b, bias_after_scale, nearest=False):
+    """Eigen's half arithmetic: each operation in float32, then converted back (toward zero,
+    or to nearest with ``nearest``: Paddle 3.3.1's conversion)."""
+    to16 = _f16_nearest if nearest else _f16
+    s, b, x = np.float32(to16(s)), np.float32(to16(b)), x.astype(np.float32)
     if bias_after_scale:
-        return _f16(np.float32(_f16(s * x)) + b)
-    return _f16(s * np.float32(_f16(x + b)))
+        return to16(np.float32(to16(s * x)) + b)
+    return to16(s * np.float32(to16(x + b)))
+
+
+def _f16_nearest(v):
+    return np.asarray(v).astype(np.float16)
 
 
 _F32_F64 = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
-def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
+def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True, f16="zero"):
     """``scale * x + bias`` (or ``scale * (x + bias)``) with scale and bias cast to x's dtype,
-    as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int)."""
+    as Paddle's kernel does (an int tensor's scale of 2.5 is 2; bools compute in int).
+    ``f16``: how float16 results round, "zero" (Paddle 2.x) or "nearest" (3.x)."""
     dt = x.dtype
     if bias_after_scale and dt in _F32_F64:
         # python floats are cast to x's dtype by numpy (NEP 50): float32(scale) * x + float32(bias)
@@ -319,7 +326,7 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
         out = s * xi + b if bias_after_scale else s * (xi + b)
         return out != 0
     if dt == np.float16:
-        return _f16_arith(x, scale, bias, bias_after_scale)
+        return _f16_arith(x, scale, bias, bias_after_scale, f16 == "nearest")
     if dt.kind in "iu":
         s, b = _c_int(scale, dt), _c_int(bias, dt)
     else:
@@ -329,8 +336,14 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True):
     return _keep(dt, out)
 
 
-SCALE = register("scale", _scale_fwd,
-                 lambda n, g: scale(g, n.attrs.get("scale", 1.0)),
+def _scale_vjp(n, g):
+    f16 = n.attrs.get("f16")
+    if f16 is None:
+        return scale(g, n.attrs.get("scale", 1.0))
+    return apply(SCALE, (g,), {"scale": n.attrs.get("scale", 1.0), "bias": 0.0, "f16": f16})
+
+
+SCALE = register("scale", _scale_fwd, _scale_vjp,
                  legacy_name="ScaleBackward",
                  examples=[([(2, 3)], {"scale": 2.5, "bias": 1.0}),
                            ([(3,)], {"scale": -0.5, "bias": 2.0, "bias_after_scale": False})], saves_inputs=False)

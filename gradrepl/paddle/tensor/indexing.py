@@ -29,6 +29,7 @@ from ...engine.ops import shape as S
 from ...engine.ops._util import const
 from ...engine.tensor import Tensor as _T
 from .. import profiles
+from .. import saved as _saved
 from ..core import Tensor
 
 __all__ = []
@@ -196,7 +197,10 @@ def __getitem__(self, index):
         return I.masked_select(self, Tensor(mask))
     if _reads_everything(idx, self.data.ndim):
         idx = _keep_1d(idx)
-    return I.getitem(self, idx)
+    out = I.getitem(self, idx)
+    if _saved.basic_index(index):  # a view of self in Paddle: one inplace version
+        _saved.share(out, self)
+    return out
 
 
 # ================================================================ in-place machinery
@@ -475,5 +479,6 @@ def set_value(self, value):
             f"Variable dtype not match, Variable [ {self.name} ] need tensor with dtype "
             f"{dtypes.from_np(self.data.dtype)}  but load tensor with dtype "
             f"{dtypes.from_np(arr.dtype)}")
-    _detach_saved_output(self)
+    # (no bump and no copy kept for the graph: a node that saved self reads the new values
+    # in its backward, as Paddle's TensorWrapper shares the memory; measured on 3.3.1 and 2.6.2)
     _write(self, arr, bump=False)

@@ -14,6 +14,7 @@ from ...engine.tensor import Tensor as _T
 from .. import profiles
 from ..core import Tensor, as_tensor
 from ._args import axis_list, shape_list
+from ..saved import view_op
 
 __all__ = ["reshape", "reshape_", "transpose", "t", "squeeze", "squeeze_", "unsqueeze",
            "unsqueeze_", "flatten", "concat", "stack", "split", "chunk", "unbind", "expand",
@@ -84,6 +85,7 @@ def _reshape_target(src, shape):
     return tuple(shape)
 
 
+@view_op
 def reshape(x, shape, name=None):
     return S.reshape(x, _reshape_target(x.data.shape, shape_list(shape)))
 
@@ -98,6 +100,7 @@ def reshape_(x, shape, name=None):
     return _in_place_view(x, lambda v: reshape(v, shape))
 
 
+@view_op
 def transpose(x, perm, name=None):
     perm = [int(p) for p in shape_list(perm)]
     nd = x.data.ndim
@@ -120,6 +123,7 @@ def transpose(x, perm, name=None):
     return S.transpose(x, perm)
 
 
+@view_op
 def t(input, name=None):  # noqa: A002
     if input.data.ndim > 2:
         raise ValueError(
@@ -130,6 +134,7 @@ def t(input, name=None):  # noqa: A002
     return S.transpose(input, (1, 0))
 
 
+@view_op
 def moveaxis(x, source, destination, name=None):
     src = axis_list(source)
     dst = axis_list(destination)
@@ -147,6 +152,7 @@ def moveaxis(x, source, destination, name=None):
 
 
 # ---------------------------------------------------------------- squeeze / unsqueeze / flatten
+@view_op
 def squeeze(x, axis=None, name=None):
     """Remove size-1 axes: all of them, or those listed in ``axis`` (others are kept silently)."""
     shape = x.data.shape
@@ -170,6 +176,7 @@ def squeeze_(x, axis=None, name=None):
     return _in_place_view(x, lambda v: squeeze(v, axis))
 
 
+@view_op
 def unsqueeze(x, axis, name=None):
     """Insert size-1 axes; each listed axis counts in the shape built so far (Paddle's rule)."""
     axes = axis_list(axis)
@@ -191,6 +198,7 @@ def unsqueeze_(x, axis, name=None):
     return _in_place_view(x, lambda v: unsqueeze(v, axis))
 
 
+@view_op
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     nd = x.data.ndim
     if nd == 0:
@@ -319,6 +327,7 @@ def chunk(x, chunks, axis=0, name=None):
     return split(x, chunks, axis)
 
 
+@view_op
 def unbind(input, axis=0):  # noqa: A002
     nd = input.data.ndim
     if not -nd <= int(axis) < nd:
@@ -328,7 +337,7 @@ def unbind(input, axis=0):  # noqa: A002
 
 
 def unstack(x, axis=0, num=None):
-    return unbind(x, axis)
+    return unbind.__wrapped__(x, axis)  # (copies: unstack is no view op)
 
 
 # ---------------------------------------------------------------- copies

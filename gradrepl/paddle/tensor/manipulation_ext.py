@@ -21,6 +21,7 @@ from .. import dtypes, profiles
 from ..core import Tensor, as_tensor
 from ._args import extra_kwargs, int_value, shape_list
 from ..double_grad import composes as _composes
+from ..saved import view_op
 
 __all__ = ["tensor_split", "hsplit", "vsplit", "dsplit", "hstack", "vstack", "dstack",
            "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "rot90",
@@ -220,11 +221,13 @@ def _strided(x, shape, stride, offset=0):
     return I.getitem(flat, (np.array(idx),))
 
 
+@view_op
 def as_strided(x, shape, stride, offset=0, name=None):
     """A view with the given shape and element strides, starting ``offset`` elements in."""
     return _strided(x, [int(v) for v in shape], [int(v) for v in stride], int(offset))
 
 
+@view_op
 def narrow(input, dim, start, length, name=None):  # noqa: A002
     if isinstance(start, _T):
         start = start.item()
@@ -239,6 +242,7 @@ def narrow(input, dim, start, length, name=None):  # noqa: A002
     return _paddle().slice(input, [dim], [start], [start + length])
 
 
+@view_op
 def view(x, shape_or_dtype, name=None):
     """Another shape over the same elements (or, given a dtype, the bytes reinterpreted)."""
     if isinstance(shape_or_dtype, (list, tuple, _T)):
@@ -248,6 +252,7 @@ def view(x, shape_or_dtype, name=None):
     return Tensor._wrap(arr, True)
 
 
+@view_op
 def view_as(x, other, name=None):
     return _paddle().reshape(x, other.shape)
 
@@ -267,6 +272,7 @@ def unfold(x, axis, size, step, name=None):
     return _strided(x, new_shape, new_strides, 0)
 
 
+@view_op
 def unflatten(x, axis, shape, name=None):
     """Axis ``axis`` split into ``shape`` (one entry may be -1)."""
     if isinstance(shape, _T):
@@ -277,6 +283,7 @@ def unflatten(x, axis, shape, name=None):
     return _paddle().reshape(x, new)
 
 
+@view_op
 def ravel(input):  # noqa: A002
     return _paddle().flatten(input)
 
@@ -287,6 +294,7 @@ def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     return _in_place_view(x, lambda v: _paddle().flatten(v, start_axis, stop_axis))
 
 
+@view_op
 def permute(x, *perm):
     """``x.permute(1, 0)`` or ``paddle.permute(x, [1, 0])``: transpose by ``perm``."""
     if len(perm) == 1 and isinstance(perm[0], (list, tuple)):
@@ -320,6 +328,7 @@ def crop(x, shape=None, offsets=None, name=None):
 
 
 # ============================================================== diagonals
+@view_op
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     nd = x.ndim
     a1, a2 = _axis(axis1, nd), _axis(axis2, nd)

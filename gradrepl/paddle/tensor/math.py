@@ -25,7 +25,7 @@ from ...engine.ops import logic as L
 from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
 from .. import bf16, profiles, promotion
-from ..core import Tensor, as_tensor
+from ..core import Tensor, as_tensor, scale_op
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "expm1", "log", "log1p",
            "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin", "acos",
@@ -92,7 +92,7 @@ def _with_scalar(name, x, s, reverse):
     if name == "divide" and not reverse:
         x = _cast(x, promotion.true_divide_dtype(x.data.dtype))
         if profiles.current().scalar_div == "reciprocal":
-            return _checked("scale", x, lambda: M.scale(x, 1.0 / s if s != 0 else _inf(s)))
+            return _checked("scale", x, lambda: scale_op(x, 1.0 / s if s != 0 else _inf(s)))
         return _checked("div_scale", x, lambda: M.div_scale(x, s))
     if name == "elementwise_pow" and not reverse:
         return _checked("pow", x, lambda: M.pow_scalar(x, s))
@@ -106,12 +106,12 @@ def _inf(s):
 def _scale_for(name, x, s, reverse):
     s = float(s) if x.data.dtype.kind in "fc" else s
     if name == "add":
-        return _checked("scale", x, lambda: M.scale(x, 1.0, s))
+        return _checked("scale", x, lambda: scale_op(x, 1.0, s))
     if name == "multiply":
-        return _checked("scale", x, lambda: M.scale(x, s, 0.0))
+        return _checked("scale", x, lambda: scale_op(x, s, 0.0))
     if reverse:  # s - x
-        return _checked("scale", x, lambda: M.scale(x, -1.0, s))
-    return _checked("scale", x, lambda: M.scale(x, 1.0, -s))
+        return _checked("scale", x, lambda: scale_op(x, -1.0, s))
+    return _checked("scale", x, lambda: scale_op(x, 1.0, -s))
 
 
 def _run_full(name, x, s, reverse, kind):
@@ -301,7 +301,7 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     if isinstance(bias, _T):
         bias = bias.item()
     promotion.check_kernel("scale", x.data.dtype)
-    return M.scale(x, float(scale), float(bias), bias_after_scale)
+    return scale_op(x, float(scale), float(bias), bias_after_scale)
 
 
 def _bound(v):

@@ -20,9 +20,11 @@ def relu(x, name=None):
 
 
 def relu_(x, name=None):
-    out = M.relu(x)
-    x.data = out.data
-    return x
+    """relu computed and stored back into ``x`` (its inplace_version goes up; its grad node is
+    relu's, which saves x: a later in-place write to x fails backward, as in Paddle)."""
+    from ...tensor.indexing import inplace
+
+    return inplace(x, lambda v: relu(v))
 
 
 def relu6(x, name=None):
