@@ -683,3 +683,122 @@ def test_an_object_that_raises_when_looked_at_is_a_note_in_the_handout(tmp_path,
     assert (r.returncode, r.stdout, r.stderr) == (0, "", f"wrote {page}\n")
     assert "no pictures for this input: looking at its names raised RuntimeError" in \
         page.read_text()
+
+
+# ============================================================================ other processes
+REACH = textwrap.dedent("""
+    import ctypes, errno, fcntl, json, os, resource, sys
+    cfg = json.loads(sys.stdin.read())
+    from gradrepl.repl import kernel
+    kernel.confine(os.getcwd())          # nothing else: no static check, no audit hook
+    DECOY, QUEUE, WATCHED = cfg["decoy"], cfg["queue"], cfg["watched"]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    NR = cfg["nr"]
+    def sys_(name, *args):
+        r = libc.syscall(ctypes.c_long(NR[name]), *[ctypes.c_long(a) for a in args])
+        if r < 0:
+            e = ctypes.get_errno()
+            raise (PermissionError if e == errno.EPERM else OSError)(e, os.strerror(e))
+        return r
+    r, w = os.pipe()
+    def setown():
+        fcntl.fcntl(r, fcntl.F_SETSIG, 15)
+        fcntl.fcntl(r, fcntl.F_SETOWN, DECOY)
+    def msgsnd():
+        buf = ctypes.create_string_buffer(b"\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00hi", 16)
+        sys_("msgsnd", QUEUE, ctypes.addressof(buf), 2, 0)
+    def watch():
+        fd = sys_("inotify_init1", 0)
+        wd = libc.inotify_add_watch(fd, WATCHED.encode(), 0x100)
+        if wd < 0:
+            raise PermissionError(ctypes.get_errno(), "inotify_add_watch")
+    attempts = {
+        "prlimit_decoy": lambda: resource.prlimit(DECOY, resource.RLIMIT_NOFILE, (7, 7)),
+        "prlimit_read_parent": lambda: resource.prlimit(os.getppid(), resource.RLIMIT_CPU),
+        "setpriority_decoy": lambda: os.setpriority(os.PRIO_PROCESS, DECOY, 19),
+        "setpriority_user": lambda: os.setpriority(os.PRIO_USER, 0, 19),
+        "setpriority_group": lambda: os.setpriority(os.PRIO_PGRP, 0, 19),
+        "affinity_decoy": lambda: os.sched_setaffinity(DECOY, {0}),
+        "scheduler_decoy": lambda: os.sched_setscheduler(DECOY, os.SCHED_BATCH,
+                                                         os.sched_param(0)),
+        "getsid_parent": lambda: os.getsid(os.getppid()),
+        "getpgid_parent": lambda: os.getpgid(os.getppid()),
+        "f_setown_setsig": setown,
+        "fiosetown": lambda: fcntl.ioctl(r, 0x8901, ctypes.c_int(DECOY)),
+        "siocspgrp": lambda: fcntl.ioctl(r, 0x8902, ctypes.c_int(DECOY)),
+        "f_notify": lambda: fcntl.fcntl(os.open(".", os.O_RDONLY), 1026, 0x80000002),
+        "msgget_new": lambda: sys_("msgget", 0, 0o1600),
+        "msgsnd_outside": msgsnd,
+        "shmget": lambda: sys_("shmget", 0, 4096, 0o1600),
+        "semget": lambda: sys_("semget", 0, 1, 0o1600),
+        "mq_open": lambda: sys_("mq_open", ctypes.addressof(ctypes.create_string_buffer(
+            b"gradrepl_q")), os.O_CREAT | os.O_RDWR, 0o600, 0),
+        "inotify": watch,
+        "fanotify": lambda: sys_("fanotify_init", 0, 0),
+        "name_to_handle_at": lambda: sys_("name_to_handle_at", -100, ctypes.addressof(
+            ctypes.create_string_buffer(b"/etc")), ctypes.addressof(
+            ctypes.create_string_buffer(256)), ctypes.addressof(ctypes.c_int()), 0),
+        # its own: still allowed
+        "own_limits": lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)),
+        "own_priority": lambda: os.setpriority(os.PRIO_PROCESS, 0, 19),
+        "own_affinity": lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)),
+        "own_sid": lambda: os.getsid(0),
+        "getfl": lambda: fcntl.fcntl(r, fcntl.F_GETFL),
+    }
+    results = {}
+    for name, f in attempts.items():
+        try:
+            f()
+            results[name] = "RAN"
+        except BaseException as exc:  # noqa: BLE001
+            results[name] = "BLOCKED " + type(exc).__name__ + ": " + str(exc)[:120]
+    print("RESULTS " + json.dumps(results))
+""")
+
+
+@needs_kernel
+def test_the_kernel_stops_reaching_other_processes_and_watching_outside(tmp_path):
+    import ctypes
+    import resource
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    queue = libc.msgget(0, 0o1600)               # IPC_PRIVATE, made outside the sandbox
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    nr = {"x86_64": {"msgsnd": 69, "msgget": 68, "shmget": 29, "semget": 64, "mq_open": 240,
+                     "inotify_init1": 294, "fanotify_init": 300, "name_to_handle_at": 303},
+          "aarch64": {"msgsnd": 189, "msgget": 186, "shmget": 194, "semget": 190,
+                      "mq_open": 180, "inotify_init1": 26, "fanotify_init": 262,
+                      "name_to_handle_at": 264}}.get(os.uname().machine)
+    if nr is None:
+        pytest.skip("syscall numbers known for x86_64 and aarch64 only")
+    try:
+        before = resource.prlimit(decoy.pid, resource.RLIMIT_NOFILE)
+        res = run_safe(python_args=["-c", REACH], timeout=60, input=json.dumps(
+            {"decoy": decoy.pid, "queue": queue, "watched": str(watched), "nr": nr}))
+        results = _results(res)
+        assert resource.prlimit(decoy.pid, resource.RLIMIT_NOFILE) == before
+        assert decoy.poll() is None                   # no signal reached it
+        assert os.getpriority(os.PRIO_PROCESS, decoy.pid) == 0
+        buf = ctypes.create_string_buffer(64)
+        assert libc.msgrcv(queue, buf, 48, 0, 0o4000) < 0     # (IPC_NOWAIT): nothing came
+    finally:
+        decoy.send_signal(signal.SIGKILL)
+        decoy.wait()
+        libc.msgctl(queue, 0, None)                  # IPC_RMID
+    for name in ("own_limits", "own_priority", "own_affinity", "own_sid", "getfl"):
+        assert results.pop(name) == "RAN", name
+    for name, status in results.items():
+        assert status.startswith("BLOCKED PermissionError"), (name, status)
+
+
+def test_safe_with_inside_sandbox_refuses_in_one_line(tmp_path):
+    f = tmp_path / "s.pycon"
+    f.write_text(">>> print(1)\n1\n")
+    r = _cli("--safe", "--inside-sandbox", "--check", f)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == ("gradrepl replay: --safe and --inside-sandbox do not go together: "
+                        "--safe runs each file in a kernel-confined child\n")

@@ -22,7 +22,13 @@ and before any session code runs; from then on, whatever the session's code mana
   ``clone``, whose flags the filter can read), no sockets (``socket``, ``socketpair``: none is
   needed, the results go over an inherited pipe), no ``ptrace``/``process_vm_*``/``pidfd_*``,
   no signals to other processes, no ``TIOCSTI``, and none of the administrator's calls (mount,
-  namespaces, modules, BPF, perf, io_uring, keys, clocks, ``open_by_handle_at`` ...). A refused
+  namespaces, modules, BPF, perf, io_uring, keys, clocks, ``open_by_handle_at`` ...). Nothing
+  that reaches another process or sees outside: ``prlimit64``, ``setpriority``,
+  ``ioprio_set``, ``sched_set*``, ``getsid``/``getpgid``/``setpgid`` only on the child itself
+  (pid 0); no ``fcntl`` F_SETOWN/F_SETSIG/F_SETOWN_EX/F_NOTIFY nor their ioctls (FIOSETOWN,
+  SIOCSPGRP, TIOCSPGRP): the signals Landlock scopes only from ABI 6 cannot be aimed at
+  another process at any ABI; no System V IPC or POSIX message queues (objects shared with
+  other processes, outliving the run); no inotify/fanotify, ``name_to_handle_at``. A refused
   call fails with ``EPERM`` (Python raises ``PermissionError``); a call of another
   architecture's ABI kills the process.
 - ``PR_SET_NO_NEW_PRIVS`` (needed by both, and no set-uid program could regain anything), and,
@@ -188,7 +194,20 @@ _DENIED_CALLS = """
     syslog sethostname setdomainname settimeofday clock_settime clock_adjtime adjtimex mknod
     mknodat fanotify_init lookup_dcookie move_mount open_tree fsopen fsconfig fsmount fspick
     mount_setattr uselib nfsservctl vhangup personality process_madvise kcmp
+    msgget msgsnd msgrcv msgctl semget semop semtimedop semctl shmget shmat shmdt shmctl ipc
+    mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+    inotify_init inotify_init1 inotify_add_watch fanotify_mark name_to_handle_at
+    migrate_pages move_pages process_mrelease
 """.split()
+# calls that name a process (argument 0): allowed on the caller only (0), refused on any other
+# pid: another process's limits, priority, CPUs, scheduling, session or group
+_SELF_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+                    "sched_setattr", "getsid", "getpgid", "setpgid")
+# fcntl commands that make the kernel send signals to a chosen process (F_SETOWN, F_SETSIG,
+# F_SETOWN_EX) or watch a folder (F_NOTIFY, dnotify)
+_FCNTL_DENIED = (8, 10, 15, 1026)
+# their ioctl forms (FIOSETOWN, SIOCSPGRP) and the terminal's foreground group (TIOCSPGRP)
+_IOCTL_DENIED = (0x8901, 0x8902, 0x5410)
 
 
 def _libseccomp():
@@ -230,7 +249,19 @@ def _seccomp(lib, pid: int) -> None:
         rule("clone3", _errno_action(errno.ENOSYS))                    # flags unreadable: fall back
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             rule(name, eperm, (0, _CMP_NE, pid, 0))                    # only to itself
-        for req in (_TIOCSTI, _TIOCLINUX):
+        for name in _SELF_ONLY_CALLS:
+            rule(name, eperm, (0, _CMP_NE, 0, 0))
+        # setpriority(which, who, prio) / ioprio_set(which, who, prio): this process only
+        # (PRIO_PROCESS 0 / IOPRIO_WHO_PROCESS 1, who 0): a group's or the user's are others
+        rule("setpgid", eperm, (1, _CMP_NE, 0, 0))
+        rule("setpriority", eperm, (0, _CMP_NE, 0, 0))
+        rule("setpriority", eperm, (1, _CMP_NE, 0, 0))
+        rule("ioprio_set", eperm, (0, _CMP_NE, 1, 0))
+        rule("ioprio_set", eperm, (1, _CMP_NE, 0, 0))
+        for name in ("fcntl", "fcntl64"):
+            for cmd in _FCNTL_DENIED:
+                rule(name, eperm, (1, _CMP_MASKED_EQ, 0xFFFFFFFF, cmd))
+        for req in (_TIOCSTI, _TIOCLINUX, *_IOCTL_DENIED):
             # the kernel reads the request as 32 bits: compare only those (high bits set
             # would otherwise slip past an exact comparison)
             rule("ioctl", eperm, (1, _CMP_MASKED_EQ, 0xFFFFFFFF, req))

@@ -212,6 +212,12 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         except ValueError as exc:
             err.write(f"{PROG}: {exc}\n")
             return 2
+    if safe and inside_sandbox:
+        # --inside-sandbox is the old in-process mode, behind the Python layers only: never
+        # what a teacher who typed --safe gets
+        err.write(f"{PROG}: --safe and --inside-sandbox do not go together: --safe runs each "
+                  "file in a kernel-confined child\n")
+        return 2
     if present:  # a lesson shown live (present.py): one mode, alone
         other = next((o for o, on in (("--check", check), ("--update", update),
                                       ("--html", html)) if on), None)
