@@ -133,6 +133,9 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                                    "(unnamed tensors, parameters, their gradients and "
                                    "backward ops on one line; rows in SVG tooltips) or auto (compact past "
                                    "40 tensors and gradients, 20 with --layers)"),
+          values: Optional[int] = typer.Option(None, "--values", help="show arrays of at most "
+                                               "N elements whole, with their shape (default "
+                                               "12)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw
@@ -141,7 +144,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
         message = draw(script, tensor=tensor, view=view, at=at, output=output, steps=steps,
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
                        layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
-                       font_size=font_size, look=look)
+                       font_size=font_size, look=look, values=values)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)

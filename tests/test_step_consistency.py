@@ -6,8 +6,11 @@ stop_gradient leaves, two backwards that accumulate; Paddle 2.2 and 3 and the to
 each step frame is checked against the engine's own event trace (``BackwardLog``: the values
 each event carried, previewed when it happened), never against numbers written here:
 
-- the gradient boxes: the last value an event put in that variable (the seed, the sum in a
-  buffer or in ``.grad``, the gradient an op ran on);
+- the gradient boxes: what ``.grad`` holds (a leaf's once its accumulation ran, a retained
+  non-leaf's once its op ran on it), checked both against the events and against the tensors
+  themselves at that very event (``WatchedLog``: torch keeps no ``.grad`` of a non-leaf, so a
+  torch picture shows none); and apart from it the gradient that reached the tensor so far
+  (``flow``: the seed, the sum in a buffer, the gradient an op ran on);
 - the chain lines of each op that has run: they end in the gradient it delivered along that
   edge (after any broadcast sum), and a line written with numbers evaluates to its result;
 - the sentence: the seed, each delivered gradient ("= 4. to MulBackward #1"), each ``.grad``
@@ -78,10 +81,16 @@ class Expect:
         b = g._builder
         self.gv_of = {edge: gid for gid, edge in b.grad_edges.items() if edge is not None}
         self.bw_of = {node: info.id for node, info in b.bw.items()}
-        self.box = {}
+        self.kept = {v.id for v in g.grad_vars if v.kept} if not run.kw.get("inputs") else set()
+        self.box = {}    # what .grad holds
+        self.flow = {}   # the gradient that reached it so far
         for node, before in run.leaf_before.items():
             gid = self.gv_of.get((node, 0))
             if gid is not None:
+                self.box[gid] = before
+        for edge, before in run.kept_before.items():
+            gid = self.gv_of.get(edge)
+            if gid is not None and gid in self.kept:
                 self.box[gid] = before
         self.leaf = dict(run.leaf_before)   # AccumulateNode -> .grad preview now
         self.delivered = {}                 # bw id -> {input index: preview}
@@ -93,7 +102,7 @@ class Expect:
         """Returns the facts this event adds to the step's sentence."""
         facts = []
         if isinstance(e, ev.Seeded):
-            self._box(e.node, e.slot, vals["grad"])
+            self._flow(e.node, e.slot, vals["grad"])
             facts.append(("seed", vals["grad"]))
         elif isinstance(e, ev.Ready):
             self.queue.append(e.node)
@@ -101,7 +110,9 @@ class Expect:
             while self.queue and self.queue.pop(0) is not e.node:
                 pass
             for k, p in enumerate(vals["out_grads"]):
-                self._box(e.node, k, p)
+                self._flow(e.node, k, p)
+                if self.gv_of.get((e.node, k)) in self.kept and p is not None:
+                    self._box(e.node, k, p)   # a retained non-leaf keeps it
             bid = self.bw_of.get(e.node)
             if bid is not None:
                 self.ran.add(bid)
@@ -117,7 +128,7 @@ class Expect:
                 self._box(target, 0, vals["total"])
                 facts.append(("write", before, vals["grad"], vals["total"]))
             else:
-                self._box(target, e.slot, vals["total"])
+                self._flow(target, e.slot, vals["total"])
                 if self.current is not None:
                     node, bid, unused = self.current
                     edges = _edges(node)
@@ -137,6 +148,47 @@ class Expect:
         if gid is not None:
             self.box[gid] = value
 
+    def _flow(self, node, slot, value):
+        gid = self.gv_of.get((node, slot))
+        if gid is not None and value is not None:
+            self.flow[gid] = value
+
+
+class WatchedLog(steps.BackwardLog):
+    """A ``BackwardLog`` that also reads, after every event, what ``.grad`` of each tensor the
+    backward touches holds (``run.real``: one {engine (node, slot): preview} per event; a
+    leaf under its accumulation node's (node, 0)): the framework's own state, step by step."""
+
+    def __call__(self, item):
+        super().__call__(item)
+        if isinstance(item, tuple) and item and item[0] in ("begin", "end"):
+            return
+        run = self.runs[-1]
+        if not hasattr(run, "real"):
+            run.real, run.watched = [], {}
+        if isinstance(item, ev.DepsCounted):
+            for n in item.deps:
+                if isinstance(n, AccumulateNode):
+                    if n.leaf is not None:
+                        run.watched[(n, 0)] = n.leaf
+                    continue
+                for k, r in enumerate(n.out_refs or ()):
+                    t = r()
+                    if t is not None:
+                        run.watched[(n, k)] = t
+        run.real.append({key: steps._p(t._grad) for key, t in run.watched.items()})
+
+
+def _check_sum_line(line, at):
+    """``x_grad = 2. + 2. = 4.  (2 paths reach x)``: the terms add up to the total."""
+    head, _sep, _note = line.partition("  (")
+    parts = head.split(" = ")
+    assert len(parts) == 3 and " + " in parts[1], (at, line)
+    terms = [_num(t) for t in parts[1].split(" + ")]
+    total = _num(parts[2])
+    if None not in terms and total is not None:
+        assert _close(sum(terms), total), (at, line)
+
 
 def check_frames(g, run, where, dialect_words=None):
     """Check every frame of ``run`` (a LoggedRun) drawn over ``g``; returns the frames."""
@@ -149,6 +201,26 @@ def check_frames(g, run, where, dialect_words=None):
     scope = {gid for (node, _s), gid in exp.gv_of.items() if node in nodes}
     names = {t.name for t in g.tensors}
     assert fr[0].step["index"] == 0 and fr[0].step["total"] == n, where
+    real = getattr(run, "real", None)
+    edge_of = {gid: edge for edge, gid in exp.gv_of.items()}
+
+    def check_real(f, index, at):
+        """Each kept gradient box shows what the tensor's .grad held after event ``index``;
+        a gradient the framework does not keep shows no .grad at all."""
+        if real is None or index >= len(real):
+            return
+        for v in f.grad_vars:
+            if v.id not in scope:
+                continue
+            if not v.kept:
+                assert v.data is None, (at, v.name, v.data)
+                continue
+            key = edge_of.get(v.id)
+            if key in real[index]:
+                assert v.data == real[index][key], (at, v.name, v.data, real[index][key])
+
+    if run.events and isinstance(run.events[0][0], ev.DepsCounted):
+        check_real(fr[0], 0, f"{where}, step 0")
     done = 0
     for k, f in enumerate(fr[1:], 1):
         start, end = f.step["events"]
@@ -168,12 +240,16 @@ def check_frames(g, run, where, dialect_words=None):
         for v in f.grad_vars:
             if v.id in scope:
                 assert v.data == exp.box.get(v.id), (at, v.name, v.data, exp.box.get(v.id))
+                assert v.flow == exp.flow.get(v.id), (at, v.name, v.flow, exp.flow.get(v.id))
+        check_real(f, end - 1, at)
         # the chain lines of the ops that ran
         for b in f.backward_ops:
             if b.id not in exp.ran or b.kind != "op":
                 continue
             outs = [i for i, o in enumerate(b.outputs) if o is not None and o in by_id]
-            assert len(outs) == len(b.chain), (at, b.title, b.chain)
+            assert len(outs) <= len(b.chain), (at, b.title, b.chain)
+            for line in b.chain[len(outs):]:   # then how gradients add up: each sum adds up
+                _check_sum_line(line, at)
             for i, line in zip(outs, b.chain):
                 sent = exp.delivered.get(b.id, {}).get(i)
                 if sent is None:
@@ -253,7 +329,7 @@ def test_every_session(path):
     t = transcript.parse(path.read_text(encoding="utf-8"), str(path))
     s = Session(profile=_profile_key(t, None))
     s._setup()
-    log = steps.BackwardLog(max_runs=64)
+    log = WatchedLog(max_runs=64)
     s.why_log = _Tee(s.why_log, log)
     seen_frames = _watch_step_frames()
     try:
@@ -278,7 +354,11 @@ def test_every_example(path):
 
     if path.stem == "s000_vgg11" and not os.environ.get("GRADREPL_SLOW"):
         pytest.skip("vgg11's forward and backward take ~40 s here (GRADREPL_SLOW=1 runs it)")
-    run = run_for_pictures(str(path), steps=True)
+    orig, steps.BackwardLog = steps.BackwardLog, WatchedLog
+    try:
+        run = run_for_pictures(str(path), steps=True)
+    finally:
+        steps.BackwardLog = orig
     assert run.error is None, run.error
     n = check_log(run.log, run.namespace, path.name, run.recorder)
     if re.search(r"^[^#\n]*\.backward\(", path.read_text(encoding="utf-8"), re.M):
@@ -443,7 +523,7 @@ def _run_program(lines, dialect):
     import numpy as np
 
     ns = {"paddle": paddle, "torch": torch, "np": np}
-    log = steps.BackwardLog(max_runs=4)
+    log = WatchedLog(max_runs=4)
     old = _bw.TRACE_SINK
     _bw.TRACE_SINK = log
     try:

@@ -57,7 +57,7 @@ def test_broadcast_chain_line_and_sentence_show_the_reduced_gradient():
     ran = next(f for f in fr if f.step["event"].startswith("AddBackward ran"))
     assert "b_grad = sum_to(y_grad, [3]) = [2., 2., 2.]" in chain_lines(ran)
     assert "b_grad = sum_to(y_grad, [3]) = [2., 2., 2.] to b" in ran.step["event"]
-    box = {v.name: v.data for v in ran.grad_vars}
+    box = {v.name: v.flow for v in ran.grad_vars}   # reached b; b.grad is written after
     assert box["b_grad"] == "[2., 2., 2.]"
 
 
@@ -175,8 +175,11 @@ def test_torch_pictures_speak_torch():
     r = gg(script, "--tensor", "y", "--at", "34", "--chain", "--view", "backward")
     assert r.returncode == 0, r.stderr
     # after backward the chain lines have the numbers that flowed
-    assert "a.grad = y.grad * b = 1. * 2. = 2." in r.stdout
-    assert "w.grad = b.grad = 3." in r.stdout
+    # the gradient that flows is grad(y): torch keeps no y.grad (a non-leaf)
+    assert "grad(a) = grad(y) * b = 1. * 2. = 2." in r.stdout
+    assert "grad(w) = grad(b) = 3." in r.stdout
+    assert "grad(y) = 1.  (the gradient reaching y; not kept: y.grad is None)" in r.stdout
+    assert "w.grad = 5." in r.stdout and "grad(w) = 2. + 3. = 5.  (2 paths reach w)" in r.stdout
     assert "next_functions = AddBackward0 #1, AddBackward0 #2" in r.stdout
     assert "grad_pending_ops" not in r.stdout
     run = capture.run_for_pictures(str(script), at=34)
@@ -196,10 +199,10 @@ def test_torch_step_sentences_use_torch_words():
     fr, _run = step_frames(script, "y", at=34)   # y = (w + x) * (w + 1)
     said = sentences(fr)
     assert "(torch: compute_dependencies)" in said[1]
-    assert "MulBackward0 ran: it sent a.grad = y.grad * b = 1. * 2. = 2. to AddBackward0 #1 " \
-           "and b.grad = y.grad * a = 1. * 3. = 3. to AddBackward0 #2." in said
-    assert "AddBackward0 #2 ran: it sent w.grad = b.grad = 3. to w (added to the 2. it held: " \
-           "w.grad = 5.)." in said
+    assert "MulBackward0 ran: it sent grad(a) = grad(y) * b = 1. * 2. = 2. to AddBackward0 #1 " \
+           "and grad(b) = grad(y) * a = 1. * 3. = 3. to AddBackward0 #2." in said
+    assert "AddBackward0 #2 ran: it sent grad(w) = grad(b) = 3. to w (added to the 2. that " \
+           "reached it before: grad(w) = 2. + 3. = 5.)." in said   # (retain_graph=True)
     assert said[-1] == "AccumulateGrad #1 ran: w.grad = 5."
     for s in said:
         assert "_grad" not in s and "Paddle" not in s

@@ -228,7 +228,9 @@ def test_torch_compact():
     src = viz.graph(y, namespace={"x": x, "y": y}, look="compact").dot()
     golden("torch_after_both.dot", src)
     assert "<b>tmp_0</b>" in src and "requires_grad=True" in src
-    assert 'tooltip="tmp_2.grad\\ndata = None\\ngrad_fn = TanhBackward0 #1"' in src
+    # torch keeps no .grad of a non-leaf: its gradient is grad(tmp_2), said not kept (issue 30)
+    assert ('tooltip="grad(tmp_2)\\nthe gradient reaching tmp_2\\nnot kept: tmp_2.grad is '
+            'None\\ngrad_fn = TanhBackward0 #1"') in src
     assert "<b>AccumulateGrad</b>" in src and "writes = x.grad" in src
 
 

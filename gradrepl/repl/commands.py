@@ -104,7 +104,7 @@ def graph_picture(session, args):
 
         logged = log.run_for(tensor)
         if logged is not None and logged.finished and logged.events:
-            fill_final_chain(pic.model, logged)
+            fill_final_chain(pic.model, logged, log.runs)
     return name, pic, a
 
 

@@ -134,7 +134,7 @@ OP = record({"id": ID, "op": STR, "title": STR, "label": opt(STR), "inputs": IDS
              "outputs": IDS, "backward": ID, "layers": list_of(STR), "order": ORDER,
              "calls": IDS})
 GRAD_VAR = record({"id": ID, "name": STR, "tensor": ID, "shape": SHAPE, "dtype": STR,
-                   "data": opt(STR), "grad_op": opt(ID)})
+                   "data": opt(STR), "grad_op": opt(ID), "kept": BOOL, "flow": opt(STR)})
 BACKWARD = record({"id": ID, "name": STR, "kind": one_of("op", "accumulate"), "op": opt(STR),
                    "forward": opt(ID), "inputs": IDS, "outputs": list_of(opt(ID)),
                    "grad_pending_ops": IDS, "released": BOOL, "order": ORDER,

@@ -7,6 +7,8 @@ names (``a_grad = c_grad * b``) and, when every operand is a single number, with
 """
 from __future__ import annotations
 
+from .model import flow_name
+
 FORMULAS = {
     "multiply": ("{g} * {x1}", "{g} * {x0}"),
     "add": ("{g}", "{g}"),
@@ -48,8 +50,10 @@ def _value(info, values=None):
     shape = getattr(info, "shape", None)
     if values is not None and info.id in values:
         data = values[info.id]
-    else:
-        data = info.preview if hasattr(info, "preview") else info.data
+    elif hasattr(info, "preview"):
+        data = info.preview
+    else:   # a gradient: what flowed (torch keeps no .grad of a non-leaf), else its .grad
+        data = info.flow if info.flow is not None else info.data
     if data is None or shape is None:
         return None
     n = 1
@@ -110,7 +114,8 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
         result = _value(target, values)
     templates = FORMULAS.get(b.op)
     attrs = dict(attrs or {})
-    names = {"g": g.name, **{f"x{k}": x.name for k, x in enumerate(xs)},
+    target_name = flow_name(target, by_id, graph.profile)
+    names = {"g": flow_name(g, by_id, graph.profile), **{f"x{k}": x.name for k, x in enumerate(xs)},
              **{k: _fmt_attr(v) for k, v in attrs.items()}}
     tmpl = templates[i] if templates is not None and i < len(templates) else None
     try:
@@ -118,7 +123,7 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
     except (KeyError, IndexError):
         tmpl = symbolic = None
     if tmpl is None:
-        line = f"{target.name} = {b.title or b.name}({g.name})"
+        line = f"{target_name} = {b.title or b.name}({names['g']})"
         return line + (f" = {result}" if result is not None else "")
     out_shape = by_id[op.outputs[0]].shape if op.outputs else None
     reduced = (b.op in BROADCASTING and out_shape is not None and i < len(xs)
@@ -126,7 +131,7 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
     if reduced:  # broadcast in the forward: the gradient is summed back to the shape
         tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
         symbolic = tmpl.format(**names)
-    line = f"{target.name} = {symbolic}"
+    line = f"{target_name} = {symbolic}"
     nums = {"g": _value(g, values), **{f"x{k}": _value(x, values) for k, x in enumerate(xs)},
             **{k: _fmt_attr(v) for k, v in attrs.items()}}
     if all(v is not None for k, v in nums.items() if "{" + k + "}" in tmpl):

@@ -49,8 +49,23 @@ def pick_tensor(namespace, name, path):
 
 def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
          depth=None, to=None, chain=False, paddle=None, layers=None, rankdir=None, size=None,
-         dpi=None, theme=None, font_size=None, look="auto") -> str | None:
-    """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError."""
+         dpi=None, theme=None, font_size=None, look="auto", values=None) -> str | None:
+    """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError.
+    ``values``: arrays of at most this many elements are shown whole (default 12)."""
+    if values is not None and values < 1:
+        raise GraphError(f"--values must be 1 or more, got {values}")
+    from .model import preview_items
+
+    old = preview_items(values)
+    try:
+        return _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle,
+                     layers, rankdir, size, dpi, theme, font_size, look)
+    finally:
+        preview_items(old)
+
+
+def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle, layers,
+          rankdir, size, dpi, theme, font_size, look):
     from . import graph as make_picture
     from . import render
     from .capture import run_for_pictures
@@ -113,7 +128,7 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
 
         logged = run.log.run_for(target)
         if logged is not None and logged.finished and logged.events:
-            fill_final_chain(pic.model, logged)
+            fill_final_chain(pic.model, logged, run.log.runs)
     messages = []
     if steps is not None:
         messages.append(write_steps(run, target, name, pic, Path(steps), view, chain))
@@ -150,7 +165,7 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     step_view = view if view != "forward" else "backward"
     items = []
     try:
-        for f in frames(g, logged, chain=True):
+        for f in frames(g, logged, chain=True, history=run.log.runs):
             svg = render.svg(to_dot(f, view=step_view, chain=True))
             items.append({"svg": svg, "counter": step_title(f.step), "title": f.step["event"],
                           "description": "ready queue: " + ready_text(f.step),

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from . import theme as _theme
 from .sanitize import one_line as clean
-from .model import VIEWS, Graph, shown, words
+from .model import VIEWS, Graph, flow_name, shown, words
 
 # the guide's palette (theme.PALETTES["light"]; the other themes are rows of the same table)
 _LIGHT = _theme.PALETTES["light"]
@@ -307,6 +307,14 @@ class DotWriter:
         self.words = words(g.profile)   # the dialect's words (torch: requires_grad, grad_fn)
         self.highlight = highlight  # {"nodes": ids, "edges": {frozenset((a, b))}} (why's paths)
         self._esc = _escaped_names(g, self.by_id, view)  # id -> esc(its shown name)
+        # torch: the gradient that flows is grad(c) (c.grad is the attribute torch keeps on
+        # leaves and retained tensors only): backward ops' rows and edges name it so
+        self._flow = {}
+        if g.profile == "torch":
+            self._flow = {v.id: flow_name(v, self.by_id, g.profile) for v in g.grad_vars}
+            for gid, name in self._flow.items():
+                self._esc[gid] = esc(name)
+                self._shown[gid] = name
         self._td = f'<tr><td align="left" bgcolor="{self.cell}">'  # a record's row, opened
         self._heads = {}       # (fill, border) -> a record's table opened up to its title
         fill0 = pal["backward"][0]  # the common backward op's look, made once
@@ -343,6 +351,7 @@ class DotWriter:
         grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
         if w["engine"] == "Paddle":
             return [data, f"grad_var = {grad_var}", f"stop_gradient = {t.stop_gradient}"]
+        grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
         op = self.by_id.get(t.op) if t.op else None
         grad_fn = shown(self.by_id[op.backward]) if op is not None \
             and op.backward in self.by_id else "None"
@@ -365,7 +374,7 @@ class DotWriter:
         above = t.label if t.label and t.is_leaf else None
         w = self.words
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
-            grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
+            grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
             grad_fn = shown(self.by_id[op.backward]) if op is not None \
                 and op.backward in self.by_id else "None"
@@ -478,13 +487,15 @@ class DotWriter:
         grad_op = names[gv.grad_op] if gv.grad_op else "None"
         pal, cell = self.pal, self.cell
         red = pal["grad_data"]
+        if not gv.kept or (gv.flow is not None and gv.flow != gv.data):
+            return self.flow_var(gv, changed, grad_op)
         if gv.tensor in self.brief:  # the compact look: one line, the rows in its tooltip
             tip = [gv.name, f"data = {gv.data}",
                    f"{self.words['grad_op']} = {self.name_list((gv.grad_op,))}"]
+            title = self._esc_kept(gv) if self._flow else names[gv.id]
             if gv.data is None:
-                return self.slim_node(gv.id, names[gv.id], "None", pal["grad_var"], tip)
-            return self.slim_node(gv.id, names[gv.id], esc(gv.data), pal["grad_var"], tip,
-                                  color=red)
+                return self.slim_node(gv.id, title, "None", pal["grad_var"], tip)
+            return self.slim_node(gv.id, title, esc(gv.data), pal["grad_var"], tip, color=red)
         if gv.data is None:
             data = f'<td align="left" bgcolor="{cell}">data = None</td>'
         elif changed:
@@ -493,10 +504,65 @@ class DotWriter:
         else:
             data = (f'<td align="left" bgcolor="{cell}"><font color="{red}">'
                     f'data = {esc(gv.data)}</font></td>')
-        label = (f'{self._head(pal["grad_var"], pal["border"])}{names[gv.id]}</b></td></tr>'
+        label = (f'{self._head(pal["grad_var"], pal["border"])}'
+                 f'{names[gv.id] if not self._flow else self._esc_kept(gv)}</b></td></tr>'
                  f'<tr>{data}</tr>{self._td}<font point-size="10">{self.words["grad_op"]} = '
                  f'{grad_op}</font></td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
+
+    def flow_var(self, gv, changed, grad_op):
+        """A gradient whose picture must tell the gradient that flows from what ``.grad``
+        keeps: one the framework does not keep (torch's non-leaves, eager Paddle's), dashed,
+        titled by the gradient's own name (``grad(c)``), "not kept: c.grad is None"; or a
+        kept one whose ``.grad`` differs from what reached it in this backward (not written
+        yet, or added to an earlier backward's gradient)."""
+        pal, cell = self.pal, self.cell
+        red = pal["grad_data"]
+        tensor = self.by_id.get(gv.tensor)
+        tname = tensor.name if tensor is not None else "?"
+        fname = flow_name(gv, self.by_id, self.g.profile)
+        value = esc(gv.flow) if gv.flow is not None else None
+        reach = (f'<font color="{red}">{"<b>" if changed else ""}{value}'
+                 f'{"</b>" if changed else ""}</font>' if value is not None else
+                 "(not reached yet)")
+        td = self._td
+        if not gv.kept:
+            title = f"<b>{esc(fname)}</b>"
+            if value is None and self.g.step is None:   # (no backward logged: no value)
+                first = f"{td}the gradient reaching {esc(tname)}</td></tr>"
+            else:
+                first = f"{td}the gradient reaching {esc(tname)} = {reach}</td></tr>"
+            rows = [first,
+                    f'{td}<font point-size="10">not kept: {esc(tname)}.grad is None</font>'
+                    f"</td></tr>"]
+            style = "dashed"
+        else:
+            title = f"<b>{self._esc_kept(gv)}</b>"
+            data = esc(gv.data) if gv.data is not None else "None"
+            if gv.data is not None:
+                data = f'<font color="{red}">{data}</font>'
+            rows = [f"{td}data = {data}</td></tr>",
+                    f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]
+            style = "solid"
+        if self.slim and gv.tensor in self.brief:   # the compact look: one line
+            reached = f"the gradient reaching {tname}" + (f" = {gv.flow}" if gv.flow is not None
+                                                          else "")
+            tip = [fname if not gv.kept else gv.name, reached,
+                   f"not kept: {tname}.grad is None" if not gv.kept else f"data = {gv.data}",
+                   f"{self.words['grad_op']} = {self.name_list((gv.grad_op,))}"]
+            return self.slim_node(gv.id, esc(fname if not gv.kept else gv.name),
+                                  value or "None", pal["grad_var"], tip,
+                                  color=red if value is not None else None)
+        label = (f'<<table border="1" cellborder="1" cellspacing="3" cellpadding="3" '
+                 f'bgcolor="{pal["grad_var"]}" color="{pal["border"]}" style="{style}">'
+                 f'<tr><td border="0">{title}</td></tr>{"".join(rows)}{td}'
+                 f'<font point-size="10">{self.words["grad_op"]} = {grad_op}</font></td></tr>'
+                 f'</table>>')
+        self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
+
+    def _esc_kept(self, gv) -> str:
+        """A kept gradient's record title: the attribute (``a.grad``, Paddle's ``a_grad``)."""
+        return esc(gv.name)
 
     def name_list(self, ids) -> str:
         """``a , b , c_grad``: the shown names of model ids (cached: a name is asked for by
@@ -670,8 +736,12 @@ class DotWriter:
                     continue
                 acc = acc_of.get(gid) if acc_of else None
                 if acc is not None:  # eager Paddle: the gradient goes to the leaf's node
+                    gv = by_id[gid]
+                    text = flow_name(gv, by_id, g.profile)
+                    if gv.flow is not None and (g.step is not None or self.chain):
+                        text += f" = {gv.flow}"
                     self.dot.edge(acc.id, b.id, dir="back", color=self.pal["pending"],
-                                  label=by_id[gid].name, fontcolor=self.pal["pending"],
+                                  label=text, fontcolor=self.pal["pending"],
                                   **self.es["pending"])
                     pending_drawn.add(acc.id)
                 else:
@@ -762,6 +832,12 @@ class DotWriter:
                                 f"shape=box]\n")
                 else:
                     body.append(f"\t{nid} [color={quote(self.pal['highlight'])} penwidth=3]\n")
+
+
+def _kept_name(gv) -> str:
+    """A tensor's gradient as its record names it: ``a.grad``, or "None (not kept)" where the
+    framework keeps none (torch's non-leaves)."""
+    return gv.name if gv.kept else "None (not kept)"
 
 
 def esc_plain(s: str) -> str:

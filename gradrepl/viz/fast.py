@@ -97,7 +97,7 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
         if data.size == 1 and dtype.kind == "f":
             pv = fmt_float(data.item())
         else:
-            pv = preview(data, 4)
+            pv = preview(data)
         cls = type(t)
         kind = param_types.get(cls)
         if kind is None:  # (is it a parameter; has it a parameter's name: asked once a class)
@@ -124,7 +124,7 @@ def snapshot(targets, names, recorder, dialect) -> Flat | None:
         if not stop:
             gid = g_ids[len(gvars)]
             g = t._grad
-            row = [gid, name + "_grad", preview(g.data, 4) if g is not None else None, None]
+            row = [gid, name + "_grad", preview(g.data) if g is not None else None, None]
             g_append(row)
             gindex[key] = gid
             gv_rows[key] = row

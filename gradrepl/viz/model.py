@@ -70,8 +70,12 @@ class GradVarInfo:
     tensor: str                  # id of its forward tensor
     shape: list
     dtype: str
-    data: str | None             # preview of the gradient once computed, else None
+    data: str | None             # what the tensor's ``.grad`` holds (a preview), else None
     grad_op: str | None          # the backward op that takes it as input (None for a leaf)
+    kept: bool = True            # the framework keeps it as ``.grad`` (a leaf, a retained
+    #                              non-leaf, Paddle 2.2's non-leaves); else it only flows
+    flow: str | None = None      # the gradient that reached it in the backward shown (summed
+    #                              over its paths; in a step frame: so far), where known
 
 
 @dataclass(slots=True)
@@ -180,8 +184,34 @@ def _fmt_float(f: float) -> str:
 _INF = float("inf")
 
 
-def preview(arr, max_items: int = 4) -> str:
-    """A few elements of an array, flat: ``2.`` for one element, ``[1., 2., 3., ...]``."""
+PREVIEW_ITEMS = 12   # arrays of at most this many elements are shown whole (``--values N``)
+CUT_ITEMS = 4        # the first elements shown of a larger one
+
+
+def preview_items(n=None):
+    """Set how many elements an array may have to be shown whole (None: the default, 12);
+    returns the previous setting. ``gradrepl graph --values N``."""
+    global PREVIEW_ITEMS
+    old = PREVIEW_ITEMS
+    PREVIEW_ITEMS = 12 if n is None else max(1, int(n))
+    return old
+
+
+def _shape_note(shape) -> str:
+    return " (" + "x".join(str(s) for s in shape) + ")"
+
+
+def _nested(a) -> str:
+    if a.ndim == 1:
+        return "[" + ", ".join(fmt_number(v) for v in a.tolist()) + "]"
+    return "[" + ", ".join(_nested(x) for x in a) + "]"
+
+
+def preview(arr, max_items: int | None = None) -> str:
+    """An array's values: ``2.`` for one element; whole when it has at most ``max_items``
+    (default ``PREVIEW_ITEMS``) elements, nested by rows with its shape after it
+    (``[[10., 20., 30.], [10., 20., 30.]] (2x3)``); else its first elements, flat
+    (``[1., 2., 3., 4., ...]``), with the shape of a matrix or more."""
     if arr is None:
         return None
     a = arr if type(arr) is np.ndarray else np.asarray(arr)
@@ -191,14 +221,24 @@ def preview(arr, max_items: int = 4) -> str:
         return _fmt_float(v) if type(v) is float else fmt_number(v)  # (the float: fast)
     if n == 0:
         return "[]"
+    limit = PREVIEW_ITEMS if max_items is None else max_items
+    if n <= limit:
+        if a.ndim <= 1:
+            flat = a.reshape(-1)
+            if a.dtype.kind in "fiub":
+                return "[" + ", ".join(fmt_number(v) for v in flat.tolist()) + "]"
+            return "[" + ", ".join(fmt_number(flat[i]) for i in range(n)) + "]"
+        if a.dtype.kind in "fiub":
+            return _nested(a) + _shape_note(a.shape)
+    cut = min(CUT_ITEMS, limit)
     flat = a.reshape(-1)
     if a.dtype.kind in "fiub":  # Python numbers print alike, and faster
-        items = [fmt_number(v) for v in flat[:max_items].tolist()]
+        items = [fmt_number(v) for v in flat[:cut].tolist()]
     else:
-        items = [fmt_number(flat[i]) for i in range(min(n, max_items))]
-    if n > max_items:
+        items = [fmt_number(flat[i]) for i in range(min(n, cut))]
+    if n > cut:
         items.append("...")
-    return "[" + ", ".join(items) + "]"
+    return "[" + ", ".join(items) + "]" + (_shape_note(a.shape) if a.ndim >= 2 else "")
 
 
 # ---------------------------------------------------------------------------- dialect words
@@ -213,6 +253,7 @@ WORDS = {
         "grad_call": "paddle.grad",
         "flag": lambda stop: f"stop_gradient = {stop}",
         "flag_short": lambda stop: "stop_gradient" if stop else None,
+        "flow": lambda name: name + "_grad",  # the gradient that flows to tensor ``name``
     },
     "torch": {
         "engine": "torch",
@@ -223,6 +264,9 @@ WORDS = {
         "grad_call": "torch.autograd.grad",
         "flag": lambda stop: f"requires_grad={not stop}",
         "flag_short": lambda stop: f"requires_grad={not stop}",
+        # torch's .grad is an attribute kept only on leaves (and retain_grad()): the gradient
+        # that flows is written grad(c), as torch.autograd.grad(e, c) would return it
+        "flow": lambda name: f"grad({name})",
     },
 }
 
@@ -232,12 +276,24 @@ def words(profile) -> dict:
     return WORDS["torch" if profile == "torch" else "paddle"]
 
 
+def flow_name(gv, by_id, profile) -> str:
+    """The name of the gradient that flows to ``gv``'s tensor (along the edges, into the
+    backward ops): Paddle's gradient variable ``c_grad``; torch's ``grad(c)``, never
+    ``c.grad``, which torch keeps only on leaves and retained tensors."""
+    if profile != "torch":
+        return gv.name
+    t = by_id.get(gv.tensor)
+    base = t.name if t is not None else gv.name.removesuffix(".grad")
+    return WORDS["torch"]["flow"](base)
+
+
 # ---------------------------------------------------------------------------- dialect names
 class Dialect:
     """How the emulated framework names things. Paddle's, per profile; the torch dialect will
     give its own (MulBackward0, AccumulateGrad)."""
 
     key = "2.2"
+    retain_nonleaf = True       # a non-leaf's .grad is kept after backward (Paddle 2.2)
     accumulation_nodes = False  # draw the leaves' accumulation nodes (eager Paddle has them)
     accumulation_name = "GradNodeAccumulation"  # what a leaf's accumulation node is called
 
@@ -266,6 +322,7 @@ class PaddleDialect(Dialect):
         self.key = p.key
         self.legacy = p.node_names == "legacy"
         self.accumulation_nodes = not self.legacy
+        self.retain_nonleaf = bool(p.retain_nonleaf_grads)
 
     def backward_name(self, node) -> str:
         """As ``tensor.grad_fn.name()`` says it under the current profile (cached per op,
@@ -295,6 +352,7 @@ class TorchDialect(Dialect):
     """torch's names: ``MulBackward0``, the leaves' ``AccumulateGrad``, gradients ``x.grad``."""
 
     key = "torch"
+    retain_nonleaf = False
     accumulation_nodes = True
     accumulation_name = "AccumulateGrad"
 
@@ -512,10 +570,11 @@ class _Builder:
         if not info.stop_gradient:  # its gradient variable (a_grad)
             g = t._grad if t is not None else None
             gid = info.grad_var = f"g{len(self.gvars)}"
+            kept = t is not None and (info.is_leaf or t._retain or self.d.retain_nonleaf)
             self.gvars[key] = GradVarInfo(gid, self.d.grad_var_name(info.name), tid, info.shape,
                                           info.dtype,
                                           preview(g.data, self.max_preview) if g is not None
-                                          else None, None)
+                                          else None, None, bool(kept))
             k0 = key[0]
             if type(k0) is GradNode:
                 self.grad_edges[gid] = key
@@ -683,7 +742,7 @@ class _Builder:
 _PARAM_TYPES: dict = {}  # tensor class -> a Layer's parameter (EagerParamBase, Parameter)
 
 
-def build(targets, *, names=None, recorder=None, dialect=None, max_preview: int = 4,
+def build(targets, *, names=None, recorder=None, dialect=None, max_preview=None,
           namespace=None) -> Graph:
     """The picture model of everything ``targets`` (a tensor or a list) was computed from.
 

@@ -39,7 +39,7 @@ from collections import deque
 from ..engine import backward as _backward
 from ..engine import events as ev
 from ..engine.node import AccumulateNode
-from .model import preview, shown, words
+from .model import flow_name, preview, shown, words
 
 MAX_RUNS = 4  # backward runs kept by a log (a training loop keeps only its last ones)
 
@@ -50,6 +50,9 @@ class LoggedRun:
         self.kw = dict(kw)
         self.events = []        # (event, {what: preview}) pairs
         self.leaf_before = {}   # AccumulateNode -> preview of the leaf's .grad before the run
+        self.kept_before = {}   # (node, slot) -> preview of a non-leaf's .grad before the run
+        self.out_before = {}    # (node, slot) -> preview of a forward output before the run
+        #                         (what pictures show of a tensor the backward lets go of)
         self.finished = False
 
 
@@ -89,6 +92,8 @@ def snapshot(e, run=None):
             if isinstance(n, AccumulateNode):
                 leaf = n.leaf
                 run.leaf_before[n] = _p(leaf._grad) if leaf is not None else None
+                continue
+            _forward_values(n, run)
     elif isinstance(e, ev.Seeded):
         vals["grad"] = _p(e.grad)
         vals["ones"] = e.grad is not None and bool((e.grad.data == 1).all())
@@ -108,6 +113,27 @@ def snapshot(e, run=None):
     return e, vals
 
 
+def _forward_values(n, run):
+    """What a node's outputs held before the backward ran (their values and the ``.grad``
+    a retained one keeps): pictures drawn after the graph is released still show them."""
+    refs = getattr(n, "out_refs", None)
+    data = getattr(n, "out_data", None)
+    for k in range(len(refs) if refs is not None else len(data or ())):
+        t = refs[k]() if refs is not None else None
+        if t is not None:
+            run.out_before[(n, k)] = _p(t)
+            if t._grad is not None:
+                run.kept_before[(n, k)] = _p(t._grad)
+        elif data is not None and k < len(data) and hasattr(data[k], "shape"):
+            run.out_before[(n, k)] = preview(data[k])
+    inputs = getattr(n, "inputs", None)   # (an input that lives only in the node: x * x)
+    if inputs is not None:
+        for t in inputs:
+            node = getattr(t, "grad_node", None)
+            if node is not None and not t.stop_gradient:
+                run.out_before.setdefault((node, t.out_slot), _p(t))
+
+
 _SUM_TO = re.compile(r"sum_to\(.*, (\[[0-9, ]*\])\)")
 
 
@@ -121,7 +147,7 @@ def _and(parts):
 class _Replay:
     """Engine state after a prefix of events, mapped onto the model's ids."""
 
-    def __init__(self, graph, run):
+    def __init__(self, graph, run, history=None):
         b = graph._builder
         id_map = getattr(graph, "_id_map", None)   # a cut or collapsed picture: old -> new id
         self.g = graph
@@ -152,19 +178,36 @@ class _Replay:
         for gid, edge in b.grad_edges.items():
             if edge is not None and gid in self.by_id:
                 self.gv_of[edge] = gid
+        self.profile = graph.profile
+        self.tid_of = {}   # engine (node, slot) -> the id of the tensor drawn for it
+        for key, info in b.tensors.items():
+            j = mapped(info.id)
+            if j is not None and type(key[0]) is not str:
+                self.tid_of[key] = j
         self.deps = {}
         self.queue = []          # the engine's ready queue (every node, drawn or not), FIFO
         self.running = None
         self.done = set()
         self.released = set()
-        self.values = {}  # grad var id -> preview
+        self.values = {}  # grad var id -> what the tensor's .grad holds (preview)
+        self.flows = {}   # grad var id -> the gradient that reached it so far in this run
+        self.before = {}  # grad var id -> what its .grad held when this run began
         self.leaf_grad = dict(run.leaf_before)   # AccumulateNode -> its leaf's .grad now
         for node, before in run.leaf_before.items():
             gid = self.gv_of.get((node, 0))
             if gid is not None:
-                self.values[gid] = before
+                self.values[gid] = self.before[gid] = before
+        for edge, before in run.kept_before.items():
+            gid = self.gv_of.get(edge)
+            if gid is not None and self.by_id[gid].kept:
+                self.values[gid] = self.before[gid] = before
+        self.xvals = {}  # tensor id -> the value it held in the backward (chain operands)
+        for edge, p in run.out_before.items():
+            tid = self.tid_of.get(edge)
+            if tid is not None and p is not None:
+                self.xvals[tid] = p
         self.buf = {}  # engine (node, slot) -> the gradient summed in its buffer so far
-        self.xvals = {}  # tensor id -> the value a backward op saved of it (chain operands)
+        self.parts = {}  # grad var id -> [previews] of the gradients summed into it this run
         self.contrib = {}  # bw id -> {input index: preview delivered (after broadcast sums)}
         self.changed = set()
         self.acc_ready = set()
@@ -175,6 +218,20 @@ class _Replay:
         nodes = set(counted.deps) if counted is not None else set()
         nodes.update(e.node for e, _v in run.events if isinstance(e, ev.Seeded))
         self.scope_bw = {self.bw_of[n] for n in nodes if n in self.bw_of}
+        # torch frees a node's saved tensors right after it runs (no retain_graph); the
+        # dialect's engine frees them all once the backward is over, without events: a node
+        # this backward ran and that is released now (no later logged backward ran it) is
+        # drawn released from its step on, as torch does it
+        self.late_release = set()
+        if graph.profile == "torch":
+            later = []
+            if history is not None and run in list(history):
+                runs = list(history)
+                later = runs[runs.index(run) + 1:]
+            for n in nodes:
+                if getattr(n, "released", False) and not isinstance(n, AccumulateNode) and \
+                        not any(n in r.leaf_before or n in _counted(r) for r in later):
+                    self.late_release.add(n)
         self.scope_gv = {gid for (n, _s), gid in self.gv_of.items() if n in nodes}
         for bid in self.scope_bw:
             self.contrib.setdefault(bid, {})
@@ -213,6 +270,16 @@ class _Replay:
             return self.leaf_name(node)
         return self.name(node)
 
+    def flow_name(self, node, slot):
+        """The gradient that flows to (node, slot): ``c_grad`` (Paddle), ``grad(c)`` (torch)."""
+        gid = self.gv_of.get((node, slot))
+        if gid is not None:
+            return flow_name(self.by_id[gid], self.by_id, self.profile)
+        name = self.gv_name(node, slot)
+        if self.profile == "torch" and name.endswith(".grad"):
+            return self.words["flow"](name[:-len(".grad")])
+        return name
+
     def gv_name(self, node, slot):
         gid = self.gv_of.get((node, slot))
         if gid is not None:
@@ -225,8 +292,15 @@ class _Replay:
 
     # -- state ----------------------------------------------------------------------------
     def _set(self, gid, value):
+        """``.grad`` of grad var ``gid`` now holds ``value``."""
         if gid is not None:
             self.values[gid] = value
+            self.changed.add(gid)
+
+    def _flow(self, gid, value):
+        """The gradient that reached grad var ``gid`` so far is ``value``."""
+        if gid is not None:
+            self.flows[gid] = value
             self.changed.add(gid)
 
     def _pop_to(self, node):
@@ -267,7 +341,10 @@ class _Replay:
                     self.deps[bid] = c
             return ("count", e)
         if isinstance(e, ev.Seeded):
-            self._set(self.gv_of.get((e.node, e.slot)), vals["grad"])
+            gid = self.gv_of.get((e.node, e.slot))
+            self._flow(gid, vals["grad"])
+            if gid is not None:
+                self.parts.setdefault(gid, []).append(vals["grad"])
             return ("seed", e, vals["grad"], vals.get("ones"), vals.get("size"))
         if isinstance(e, ev.Ready):
             if isinstance(e.node, AccumulateNode):
@@ -280,15 +357,24 @@ class _Replay:
                 del self.buf[k]
             bid = self.bw_of.get(e.node)
             self._start(bid)
-            hooked = []
+            hooked, kept = [], []
             for k, p in enumerate(vals["out_grads"]):  # what the op ran on
                 gid = self.gv_of.get((e.node, k))
-                before = self.values.get(gid) if gid is not None else None
+                before = self.flows.get(gid) if gid is not None else None
                 if gid is not None and p is not None and before != p:
-                    self._set(gid, p)
+                    self._flow(gid, p)
                     if before is not None:   # a hook on the output changed its gradient
-                        hooked.append((self.by_id[gid].name, before, p))
+                        hooked.append((flow_name(self.by_id[gid], self.by_id, self.profile),
+                                       before, p))
+                if gid is not None and p is not None and self.by_id[gid].kept \
+                        and not self.inputs:   # (paddle.grad / torch.autograd.grad keep none)
+                    self._set(gid, p)   # a retained non-leaf keeps it as .grad (the engine's
+                    if not self.builder.d.retain_nonleaf:   # output_hooks, before the VJP);
+                        t = self.by_id[self.by_id[gid].tensor]   # said where it is asked for
+                        kept.append((t.name, p))   # (retain_grad)
             self.edge_ptr = [e.node, 0, None]
+            if e.node in self.late_release and bid is not None:
+                self.released.add(bid)
             if bid is not None and self.exact:
                 self.contrib[bid] = {}
                 op = self.by_id.get(self.by_id[bid].forward)
@@ -296,7 +382,7 @@ class _Replay:
                     for tid, p in zip(op.inputs, vals["inputs"]):
                         if p is not None:
                             self.xvals[tid] = p
-            return ("run", e.node, hooked)
+            return ("run", e.node, hooked, kept)
         if isinstance(e, ev.Accumulate):
             gid = self.gv_of.get((e.target, e.slot))
             if isinstance(e.target, AccumulateNode) and e.target in self.acc_ready:
@@ -311,7 +397,9 @@ class _Replay:
                 return ("write", e.target, before, vals["grad"], vals["total"])
             before = self.buf.get((e.target, e.slot))
             self.buf[(e.target, e.slot)] = vals["total"]
-            self._set(gid, vals["total"])
+            self._flow(gid, vals["total"])
+            if gid is not None:
+                self.parts.setdefault(gid, []).append(vals["grad"])
             index = self._edge(e.target, e.slot, sent=True)
             src = self.edge_ptr[0] if self.edge_ptr else None
             sbid = self.bw_of.get(src)
@@ -373,6 +461,8 @@ class _Replay:
         for v in g.grad_vars:
             if v.id in self.scope_gv:
                 v.data = self.values.get(v.id)
+                v.flow = self.flows.get(v.id)
+        fill_values(g, self.xvals)
         for b in g.backward_ops:
             if b.id in self.scope_bw:
                 b.released = b.id in self.released
@@ -433,7 +523,7 @@ class _Narrator:
         for note in notes:
             if note[0] == "seed":
                 e = note[1]
-                gv = r.gv_name(e.node, e.slot)
+                gv = r.flow_name(e.node, e.slot)
                 tid = r.by_id[r.gv_of[(e.node, e.slot)]].tensor if (e.node, e.slot) in r.gv_of \
                     else None
                 root = r.by_id[tid].name if tid else None
@@ -467,7 +557,7 @@ class _Narrator:
 
                     line = line_for(info, frame, index, _attrs_of(node), r.contrib.get(bid),
                                     r.xvals)
-                gv = r.gv_name(target, slot)
+                gv = r.flow_name(target, slot)
                 text = line if line else f"{gv} = {grad}"
                 if not line or not line.endswith(f"= {grad}"):
                     if line:
@@ -477,12 +567,18 @@ class _Narrator:
                 if m:   # a broadcast input: the gradient summed back to its shape
                     text += f" (summed over the broadcast to the shape {m.group(1)})"
                 if before is not None:   # a second gradient for the same variable: summed
-                    text += f" (added to the {before} it held: {gv} = {total})"
+                    text += (f" (added to the {before} that reached it before: {gv} = {before} + "
+                             f"{grad} = {total})")
                 sent.append(text)
             elif note[0] == "released":
                 freed = True
+        if node in r.late_release:
+            freed = True
         hooked = "".join(f" on {gv} = {after} (a hook changed it from {before})"
                          for gv, before, after in notes[0][2])
+        hooked += "".join(f" on {p} (kept as {name}.grad: {name}.retain_grad())"
+                          if self.r.profile == "torch" else
+                          f" on {p} (kept: {name}.retain_grads())" for name, p in notes[0][3])
         if sent:
             text = f"{who} ran{hooked}: it sent {_and(sent)}"
         else:
@@ -522,11 +618,27 @@ def _attrs_of(node):
     return getattr(node, "attrs", None) if getattr(node, "op", None) is not None else None
 
 
-def frames(graph, run, chain=True):
+def _counted(run):
+    e = next((e for e, _v in run.events if isinstance(e, ev.DepsCounted)), None)
+    return e.deps if e is not None else {}
+
+
+def _start_sentence(replay) -> str:
+    """Step 0: the graph as the forward left it, and what ``.grad`` already holds (an earlier
+    backward's gradients, which this one adds to)."""
+    held = [f"{replay.by_id[gid].name} = {v}" for gid, v in sorted(
+        replay.before.items(), key=lambda kv: int(kv[0][1:])) if v is not None]
+    if not held:
+        return "Before backward: the graph as the forward pass left it."
+    return ("Before this backward: the graph as the forward pass left it, and the gradients an "
+            f"earlier backward() stored: {_and(held)} (a leaf's new gradient is added to it).")
+
+
+def frames(graph, run, chain=True, history=None):
     """Picture models of ``run`` (a LoggedRun): before any event, then after each step."""
-    replay = _Replay(graph, run)
+    replay = _Replay(graph, run, history)
     narrator = _Narrator(replay, run)
-    first = replay.frame(0, 0, "Before backward: the graph as the forward pass left it.", chain)
+    first = replay.frame(0, 0, _start_sentence(replay), chain)
     groups = []   # [kind, [notes], state after its last event, first event, end]
     n_seen = 0
     for e, vals in run.events:
@@ -557,6 +669,8 @@ def frames(graph, run, chain=True):
         if k == total and run.finished:
             replay.finish()
         f = replay.frame(k, total, "", chain)
+        if chain and k == total and run.finished:
+            add_sum_lines(f, replay, run, history)
         f.step["events"] = (start, end)   # run.events[start:end] made this step
         f.step["code"] = step_code(run.events, start, end)
         f.step["event"] = narrator.sentence(kind, notes, f)
@@ -611,12 +725,13 @@ def code_line(step) -> str:
 
 
 _STATE = ("deps", "queue", "running", "done", "released", "values", "changed", "leaf_grad",
-          "buf", "acc_ready", "xvals")
+          "buf", "acc_ready", "xvals", "flows")
 
 
 def _state(replay):
     snap = {k: copy.copy(getattr(replay, k)) for k in _STATE}
     snap["contrib"] = {b: dict(v) for b, v in replay.contrib.items()}
+    snap["parts"] = {g: list(v) for g, v in replay.parts.items()}
     return snap
 
 
@@ -624,18 +739,129 @@ def _restore(replay, snap):
     for k in _STATE:
         setattr(replay, k, copy.copy(snap[k]))
     replay.contrib = {b: dict(v) for b, v in snap["contrib"].items()}
+    replay.parts = {g: list(v) for g, v in snap["parts"].items()}
 
 
-def fill_final_chain(graph, run) -> None:
+def fill_final_chain(graph, run, history=None) -> None:
     """The chain lines of a picture drawn after ``run`` (a finished LoggedRun), with the
     numbers that flowed: what each op delivered (after broadcast sums) and the gradients it ran
-    on, also where the dialect keeps no gradient of a non-leaf (torch, eager Paddle)."""
+    on, also where the dialect keeps no gradient of a non-leaf (torch, eager Paddle); each
+    gradient that flowed (``GradVarInfo.flow``), the values of tensors the backward let go of,
+    and how each gradient adds up (its paths; ``.grad`` over several ``backward()`` calls).
+    ``history``: the log's runs (``BackwardLog.runs``), to count those calls."""
     from . import fill_chain
 
-    replay = _Replay(graph, run)
+    replay = _Replay(graph, run, history)
     for e, vals in run.events:
         replay.apply(e, vals)
-    values = {gid: v for gid, v in replay.values.items() if v is not None}
+    for v in graph.grad_vars:
+        if v.id in replay.scope_gv and v.id in replay.flows:
+            v.flow = replay.flows[v.id]
+    fill_values(graph, replay.xvals)
+    values = {gid: v for gid, v in replay.flows.items() if v is not None}
     values.update(replay.xvals)
     fill_chain(graph, {k: dict(v) for k, v in replay.contrib.items()} if replay.exact else None,
                values)
+    add_sum_lines(graph, replay, run, history)
+
+
+def fill_values(graph, xvals) -> None:
+    """Tensors the backward let go of (``data = (freed)``) show the value they held while it
+    ran (``xvals``: tensor id -> preview), copied so the graph they came from is untouched."""
+    if not xvals:
+        return
+    out = []
+    for t in graph.tensors:
+        p = xvals.get(t.id)
+        if t.preview is None and p is not None:
+            t = copy.copy(t)
+            t.preview = p
+        out.append(t)
+    graph.tensors = out
+
+
+_SHAPE_NOTE = re.compile(r" \(\d+(?:x\d+)+\)$")
+
+
+def _bare(p):
+    """A preview without its shape note (a sum's terms share one shape)."""
+    return _SHAPE_NOTE.sub("", p) if isinstance(p, str) else p
+
+
+def _run_writes(run, acc):
+    """(added, total) of the write into ``acc``'s leaf in ``run``, None if it wrote none."""
+    last = None
+    for e, vals in run.events:
+        if isinstance(e, ev.Accumulate) and e.target is acc:
+            last = (vals.get("grad"), vals.get("total"))
+    return last
+
+
+def add_sum_lines(graph, replay, run, history=None) -> None:
+    """How each gradient adds up, under the backward op that finishes it: its paths
+    (``x_grad = 2. + 2. = 4.``) and, for a ``.grad`` that already held an earlier backward's
+    gradient, the calls (``x.grad = 4. + 4. = 8. over 2 backward() calls``)."""
+    by_id = graph.by_id()
+    from .terminal import engine_order
+
+    order = engine_order(graph)
+    last_writer, acc_of = {}, {}
+    for bid in order:
+        b = by_id[bid]
+        if b.kind == "accumulate":
+            acc_of[b.outputs[0]] = b
+        for gid in b.outputs:
+            if gid is not None and b.kind == "op":
+                last_writer[gid] = b
+    engine_acc = {gid: node for (node, _s), gid in replay.gv_of.items()
+                  if isinstance(node, AccumulateNode)}
+    runs = list(history) if history is not None else [run]
+    if run not in runs:
+        runs.append(run)
+    runs = runs[:runs.index(run) + 1]
+    extra: dict = {}
+    for gv in graph.grad_vars:
+        if gv.id not in replay.scope_gv:
+            continue
+        parts = replay.parts.get(gv.id) or []
+        flow = replay.flows.get(gv.id)
+        lines = []
+        fname = flow_name(gv, by_id, graph.profile)
+        if len(parts) > 1 and None not in parts and flow is not None:
+            lines.append(f"{fname} = {' + '.join(map(_bare, parts))} = {_bare(flow)}  "
+                         f"({len(parts)} paths reach {by_id[gv.tensor].name})")
+        acc = engine_acc.get(gv.id)
+        before = replay.before.get(gv.id)
+        if acc is not None and before is not None and gv.id in replay.values:
+            terms, complete = [], False
+            for earlier in reversed(runs):
+                w = _run_writes(earlier, acc)
+                if w is None or w[0] is None:
+                    break
+                terms.insert(0, w[0])
+                if earlier.leaf_before.get(acc) is None:   # the first call that wrote it
+                    complete = True
+                    break
+            total = replay.values[gv.id]
+            attr = f"{by_id[gv.tensor].name}.grad"   # (Paddle's a_grad is kept as a.grad)
+            if complete and len(terms) > 1:
+                lines.append(f"{attr} = {' + '.join(map(_bare, terms))} = {_bare(total)}  "
+                             f"(over {len(terms)} "
+                             f"backward() calls: each adds its gradient)")
+            elif terms:
+                lines.append(f"{attr} = {_bare(before)} + {_bare(terms[-1])} = {_bare(total)}  "
+                             f"({_bare(before)} was "
+                             f"already there: an earlier backward() stored it)")
+        if lines:
+            owner = acc_of.get(gv.id) or last_writer.get(gv.id)
+            if owner is not None:
+                extra.setdefault(owner.id, []).extend(lines)
+    if not extra:
+        return
+    ops = []
+    for b in graph.backward_ops:
+        if b.id in extra:
+            b = copy.copy(b)
+            b.chain = list(b.chain) + extra[b.id]
+        ops.append(b)
+    graph.backward_ops = ops

@@ -23,7 +23,7 @@ import os
 import sys
 from collections import deque
 
-from .model import words
+from .model import flow_name, words
 from .sanitize import is_one_line, one_line
 
 # styles by role (rich style strings); plain mode ignores them
@@ -133,6 +133,11 @@ class _Names:
                 name = getattr(x, "title", None) or x.name
                 seen[name] = seen.get(name, 0) + 1
         self.dup = {k for k, v in seen.items() if v > 1}
+        self.step = graph.step is not None
+        # torch: the gradient that flows is grad(c) (c.grad is the attribute a leaf keeps)
+        self.flow = {}
+        if graph.profile == "torch":
+            self.flow = {g.id: flow_name(g, self.by_id, graph.profile) for g in graph.grad_vars}
 
     def __call__(self, ident) -> str:
         if ident is None:
@@ -143,6 +148,9 @@ class _Names:
         title = getattr(x, "title", None)
         if title:  # a backward op: numbered where names are shared ("MulBackward #2")
             return title
+        flow = self.flow.get(ident)
+        if flow is not None:
+            return flow
         return f"{x.name}({ident})" if x.name in self.dup else x.name
 
     def join(self, ids) -> str:
@@ -284,9 +292,24 @@ def engine_order(graph):
 
 
 def _grad_line(g, nm, prefix, w):
-    return [(prefix + "    ", "gutter"), (nm(g.id), "grad"), (" = ", None),
-            (g.data, "value") if g.data is not None else ("None", "none"),
-            (f"  {w['grad_op']} = {nm(g.grad_op)}", "flag")]
+    """A gradient: what ``.grad`` holds (a kept one), else the gradient that reached the
+    tensor, said to be not kept (torch's non-leaves, eager Paddle's)."""
+    line = [(prefix + "    ", "gutter")]
+    if not g.kept:
+        tensor = nm.by_id.get(g.tensor)
+        tname = tensor.name if tensor is not None else "it"
+        line += [(nm(g.id), "grad"), (" = ", None),
+                 (g.flow, "value") if g.flow is not None else
+                 ("(not reached yet)" if nm.step else "(not recorded)", "none"),
+                 (f"  (the gradient reaching {tname}; not kept: {tname}.grad is None)", "flag")]
+    else:
+        line += [(g.name if nm.dup.isdisjoint((g.name,)) else nm(g.id), "grad"), (" = ", None),
+                 (g.data, "value") if g.data is not None else ("None", "none")]
+        if g.flow is not None and g.flow != g.data:
+            line.append((f"  (reaching it: {nm(g.id)} = {g.flow})" if nm.flow.get(g.id) or
+                         g.data is None else f"  (this backward: {g.flow})", "flag"))
+    line.append((f"  {w['grad_op']} = {nm(g.grad_op)}", "flag"))
+    return line
 
 
 def _backward(graph, nm, uni):
@@ -298,7 +321,7 @@ def _backward(graph, nm, uni):
                "head")]]
     if step is not None:
         lines.append([(step_title(step) + ": ", "event"),
-                      (_one_line(step.get("event") or "", 400), "event")])
+                      (_one_line(step.get("event") or "", 2000), "event")])
         lines.append([("ready queue: " + ready_text(step, nm), "ready")])
     # each gradient variable is shown once, under the last op that writes it (then it is final);
     # those no op writes (the target's seed) come first
@@ -323,9 +346,13 @@ def _backward(graph, nm, uni):
         if b.state == "running":
             col = prefix.index("●" if uni else "*")
             prefix = prefix[:col] + running + prefix[col + 1:]
+        outs = f"output = {nm.join(b.outputs)}"
+        if b.kind == "accumulate" and b.outputs and b.outputs[0] in nm.by_id:
+            tensor = nm.by_id.get(nm.by_id[b.outputs[0]].tensor)
+            outs = f"writes = {tensor.name}.grad" if tensor is not None else outs
         line = [(prefix + " ", "gutter"),
                 (nm(bid), "running" if b.state == "running" else "bw"),
-                (f"  input = {nm.join(b.inputs)}  output = {nm.join(b.outputs)}"
+                (f"  input = {nm.join(b.inputs)}  {outs}"
                  f"  {w['pending']} = {nm.join(b.grad_pending_ops)}", None)]
         if b.order:
             line.append((f"  (order {b.order})", "flag"))
