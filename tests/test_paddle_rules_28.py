@@ -244,3 +244,38 @@ def test_float16_scale_ops_in_3_round_each_step_to_nearest():
             assert _f16_bits(fn(x)) == want, name
     finally:
         paddle.profiles.set_profile("2.2")
+
+
+# ------------------------------------------------------------------ second-order zeros
+def _second(f):
+    x = paddle.to_tensor([1., 2.], stop_gradient=False)
+    w = paddle.to_tensor([3., 4.])
+    (g,) = paddle.grad([f(x, w)], [x], create_graph=True)
+    (g * g).sum().backward()
+    return g, (None if x.grad is None else x.grad.numpy().tolist())
+
+
+def test_a_constant_first_gradient_still_links_the_saved_inputs(profile):
+    # real 3.3.1 and 2.6.2: zeros for x0 and x1 (multiply's double-grad node takes t = x0 + x1)
+    x0 = paddle.to_tensor([1., 2.], stop_gradient=False)
+    x1 = paddle.to_tensor([2., 1.], stop_gradient=False)
+    w = paddle.to_tensor([3., 4.])
+    t = x0 + x1
+    loss = (t * w).sum()
+    (g,) = paddle.grad([loss], [x0], create_graph=True)
+    assert g.numpy().tolist() == [3.0, 4.0] and not g.stop_gradient
+    (g * g).sum().backward()
+    assert x0.grad.numpy().tolist() == [0.0, 0.0]
+    assert x1.grad.numpy().tolist() == [0.0, 0.0]
+    # recorded from real 3.3.1 / 2.6.2: (first gradient, x.grad after the second backward)
+    for f, want_g, want in (
+            (lambda x, w: (x * w).sum(), [3.0, 4.0], [0.0, 0.0]),
+            (lambda x, w: ((x + w) * w).sum(), [3.0, 4.0], [0.0, 0.0]),
+            (lambda x, w: (x * w).mean(), [1.5, 2.0], [0.0, 0.0]),
+            (lambda x, w: (x + x * w).sum(), [4.0, 5.0], [0.0, 0.0]),
+            (lambda x, w: x.sum(), [1.0, 1.0], None),  # sum and scale keep no input
+            (lambda x, w: (x * 3.0).sum(), [3.0, 3.0], None),
+            (lambda x, w: paddle.matmul(x, w), [3.0, 4.0], None)):  # matmul's links nothing
+        g, got = _second(f)
+        assert g.numpy().tolist() == want_g and got == want
+        assert not g.is_leaf  # (real: every create_graph gradient comes out of a grad node)

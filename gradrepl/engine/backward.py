@@ -274,7 +274,7 @@ def run_node(state, node, buf):
     if type(in_grads) is not tuple and type(in_grads) is not list:
         in_grads = (in_grads,)
     if start is not None:
-        next_order(state, node, in_grads, start)
+        in_grads = next_order(state, node, in_grads, start)
     emit = state.emit
     if emit is not None:
         emit(ev.Run(node, tuple(buf), tuple(in_grads)))
@@ -521,9 +521,10 @@ def next_order(state, node, in_grads, start):
     """``create_graph``: the nodes this VJP made (uids from ``start``) are of the next
     derivative order; with ``zero_links``, they link the op's saved inputs as Paddle's
     double-grad nodes do."""
-    provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
     if state.zero_links and node.op.double_grad_zeros:
-        link_saved_inputs(node, in_grads, start)
+        in_grads = link_saved_inputs(node, in_grads, start)
+    provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
+    return in_grads
 
 
 def zero_link_grad(state, node, i):
@@ -541,16 +542,21 @@ def link_saved_inputs(node, in_grads, start):
     """
     inputs = node.inputs
     if not node.op.saves_inputs or inputs is None:
-        return
+        return in_grads
     wanted = []
     for t in inputs:
         e = t.gradient_edge()
         if e is not None:
             wanted.append((e, t.data.shape, t.data.dtype))
     if not wanted:
-        return
-    for g in in_grads:
+        return in_grads
+    for k, g in enumerate(in_grads):
         head = None if g is None else g.grad_node
+        if head is None and g is not None and g.stop_gradient:
+            # a constant gradient (x * w's, w constant): a node of its own carries the links
+            in_grads = list(in_grads)
+            in_grads[k] = _linked_constant(g, wanted)
+            continue
         if head is None or head.uid < start or head.op is None:
             continue
         reached = _edges_reached(node, head, start)
@@ -565,6 +571,27 @@ def link_saved_inputs(node, in_grads, start):
             edges.append(e)
             meta.append((shape, dtype))
         head.next_edges, head.in_meta = tuple(edges), tuple(meta)
+    return in_grads
+
+
+def _linked_constant(g, wanted):
+    """``g``'s value as the output of an ``assign`` node whose only edges are zero links to the
+    saved inputs (``wanted``: (edge, shape, dtype) each)."""
+    import weakref
+
+    from .node import GradNode
+    from .registry import OPS
+
+    node = GradNode(OPS["assign"], {}, (g,), (g.data,))
+    edges, meta = list(node.next_edges), [(g.data.shape, g.data.dtype)]
+    node.zero_from = len(edges)
+    for e, shape, dtype in wanted:
+        edges.append(e)
+        meta.append((shape, dtype))
+    node.next_edges, node.in_meta = tuple(edges), tuple(meta)
+    out = g._result_type._wrap(g.data, False, node, 0)
+    node._out_refs = weakref.ref(out)
+    return out
 
 
 def _edges_reached(node, head, start):

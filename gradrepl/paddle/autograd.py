@@ -239,8 +239,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"(InvalidArgument) The {i}-th input does not appear in the backward graph. Please check the "
                     "input tensor or set allow_unused=True to get None result.")
             out.append(None)
-        elif create_graph:  # a constant gradient does not stop gradient either (as Paddle's)
-            out.append(g if not g.stop_gradient else Tensor._wrap(g.data, False))
+        elif create_graph:  # a constant gradient does not stop gradient either, and is no
+            # leaf (Paddle's comes out of a grad node): an assign node without edges makes it
+            out.append(g if not g.stop_gradient else _bw._linked_constant(
+                Tensor._wrap(g.data, True), ()))
         else:
             data = g.data if out_dtype is None else g.data.astype(out_dtype)
             out.append(Tensor._wrap(np.array(data), True))
