@@ -377,8 +377,8 @@ class _watch_step_frames:
         self._cmd = commands.cmd_step
         watch = self
 
-        def frames(g, run, chain=True):
-            out = watch._orig(g, run, chain)
+        def frames(g, run, chain=True, history=None):
+            out = watch._orig(g, run, chain, history)
             watch.seen.append([g, run, None])
             return out
 

@@ -133,17 +133,33 @@ def cmd_step(session, args):
     from ..viz.steps import BackwardLog, frames
     from ..viz.terminal import render_text
 
+    from ..viz.steps import graph_released, logged_run_of, released_message
+
     g = _model.build(tensor, namespace=session.namespace, recorder=session.recorder)
-    log = BackwardLog(max_runs=1)
-    # the step log, the session's %why log and whatever else records backwards all see it
-    try:
-        with trace_to(log, getattr(session, "why_log", None)), quiet_fp():
-            tensor.backward()
-    except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
-        raise CommandError(f"{type(exc).__name__}: {exc}") from None
-    run = log.run_for(tensor)
-    shown = frames(g, run)
+    note = None
+    history = None
+    if graph_released(tensor):   # e.backward() ran first (the lesson's order): its record
+        session_log = getattr(session, "backward_log", None)
+        run = logged_run_of(session_log, tensor)
+        if run is None:
+            raise CommandError(released_message(name))
+        history = session_log.runs
+        note = (f"{name}.backward() already ran and released the graph (no retain_graph=True): "
+                f"these are the steps it took, as they were recorded; %step {name} does not run "
+                f"it again (the gradients stay as they are).\n")
+    else:
+        log = BackwardLog(max_runs=1)
+        # the step log, the session's %why log and whatever else records backwards all see it
+        try:
+            with trace_to(log, getattr(session, "why_log", None)), quiet_fp():
+                tensor.backward()
+        except Exception as exc:  # noqa: BLE001 - the engine's error, as the user would see it
+            raise CommandError(f"{type(exc).__name__}: {exc}") from None
+        run = log.run_for(tensor)
+    shown = frames(g, run, history=history)
     texts = [render_text(f, view=a.view, color=False) for f in shown]
+    if note is not None:
+        texts[0] = note + texts[0]
     if a.code:   # from the picture to the code: the engine functions that made each frame
         from ..viz.steps import code_line
 

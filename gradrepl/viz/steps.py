@@ -865,3 +865,44 @@ def add_sum_lines(graph, replay, run, history=None) -> None:
             b.chain = list(b.chain) + extra[b.id]
         ops.append(b)
     graph.backward_ops = ops
+
+
+# ------------------------------------------------------------ a graph a backward released
+def graph_released(tensor) -> bool:
+    """``tensor``'s graph was freed by a backward without ``retain_graph``: its own backward
+    op (or one it reaches) let go of its saved tensors, so no backward can run it again."""
+    node = getattr(tensor, "grad_node", None)
+    if node is None:
+        return False
+    seen, stack = set(), [node]
+    while stack and len(seen) < 10000:
+        n = stack.pop()
+        if n is None or id(n) in seen or isinstance(n, AccumulateNode):
+            continue
+        seen.add(id(n))
+        if getattr(n, "released", False):
+            return True
+        stack.extend(getattr(n, "edges", ())[::2])
+    return False
+
+
+def logged_run_of(log, tensor):
+    """The last finished backward in ``log`` (a BackwardLog) started from ``tensor``, else
+    None (``run_for`` falls back to any run; a released graph's steps must be its own)."""
+    if log is None:
+        return None
+    for run in reversed(log.runs):
+        if run.finished and run.events and any(r is tensor for r in run.roots):
+            return run
+    return None
+
+
+def released_message(name, backward_call=None) -> str:
+    """What ``%step NAME`` says when NAME's graph is already released and no record of the
+    backward that released it is kept."""
+    call = backward_call or f"{name}.backward()"
+    return (f"{name}'s graph was already released by {call}: a backward without "
+            f"retain_graph=True frees the tensors each backward op saved, so %step cannot run "
+            f"it again. Run %step {name} before {name}.backward() (%step runs the backward "
+            f"itself), or call {name}.backward(retain_graph=True) first, or re-run the "
+            f"statements that built {name} and then %step {name}.")
