@@ -626,3 +626,62 @@ def torch_pow_tensor(x, y):
             if mask.any():
                 out[mask] = sleef_pow(xb[mask], yb[mask])
     return out.reshape(shape)
+
+
+# ------------------------------------------------------------------------------ cumsum / prod
+def torch_cumsum(x, axis):
+    """torch's cumsum of a float32/float64 array: a running sum in double (acc_type of the CPU
+    kernel ``cumsum_cpu_kernel``), each value rounded to the dtype."""
+    if x.dtype not in (np.float32, np.float64):
+        return None
+    return np.cumsum(x, axis=axis, dtype=np.float64).astype(x.dtype)
+
+
+def _prod_rows(rows):
+    """torch's vectorized_inner_reduction of ``a * b`` over each row of (R, n): blocks of four
+    8-lane vectors multiplied down, folded (v0 v1)(v2 v3) then lane by lane, onto the output's
+    1, then the leftover values in order."""
+    dt = rows.dtype
+    r, n = rows.shape
+    lanes = _lanes(dt)
+    blk = 4 * lanes
+    count = n // blk
+    out = np.ones(r, dt)
+    if count:
+        v = rows[:, :count * blk].reshape(r, count, 4, lanes)
+        acc = np.multiply.accumulate(v, axis=1)[:, -1]          # (r, 4, lanes)
+        a0 = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
+        b = a0[:, 0]
+        for k in range(1, lanes):
+            b = b * a0[:, k]
+        out = out * b
+    for j in range(count * blk, n):
+        out = out * rows[:, j]
+    return out
+
+
+def torch_prod(x, axis):
+    """torch's prod of a float array over the sorted tuple ``axis`` (dropped), where the
+    reduced axes are all, the trailing or the leading ones; None otherwise."""
+    if x.dtype not in (np.float32, np.float64) or x.size == 0:
+        return None
+    nd = x.ndim
+    axis = tuple(sorted(axis)) if axis else tuple(range(nd))
+    a = np.ascontiguousarray(x)
+    keep = [i for i in range(nd) if i not in axis]
+    out_shape = tuple(a.shape[i] for i in keep)
+    with np.errstate(all="ignore"):
+        if not keep or int(np.prod(out_shape)) == 1:
+            flat = a.reshape(1, -1)
+            chunks = _parallel_chunks(flat.shape[1], GRAIN) if flat.shape[1] >= GRAIN else [
+                (0, flat.shape[1])]
+            total = a.dtype.type(1)
+            for b, e in chunks:
+                total = total * _prod_rows(flat[:, b:e])[0]
+            return np.asarray(total, a.dtype).reshape(out_shape)
+        if list(axis) == list(range(nd - len(axis), nd)):
+            return _prod_rows(a.reshape(int(np.prod(out_shape)), -1)).reshape(out_shape)
+        if list(axis) == list(range(len(axis))):
+            cols = a.reshape(-1, int(np.prod(out_shape)))
+            return np.multiply.accumulate(cols, axis=0)[-1].reshape(out_shape)
+    return None

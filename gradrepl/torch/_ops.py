@@ -1015,6 +1015,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 
 
 def _plain_prod(x, axis, keepdim=False, out_shape=None):
+    from ._kernels import torch_prod   # torch's order for float dtypes
+
+    out = torch_prod(x, axis)
+    if out is not None:
+        return np.reshape(out, out_shape if out_shape is not None
+                          else _out_shape(x.shape, tuple(axis), keepdim))
     out = np.asarray(np.prod(x, axis=axis, keepdims=keepdim)).astype(x.dtype)
     return np.reshape(out, out_shape) if out_shape is not None else out
 
@@ -1090,14 +1096,37 @@ def _pnorm_forward(x, porder, axis, keepdim=False, out_shape=None, epsilon=0.0, 
 
 def dist(input, other, p=2):  # noqa: A002
     a, b, _dt = _binary_prep(input, other)
-    return apply(top("fused_dist", "DistBackward0", "all+out"), (a, b), {"p": float(p)})
+    return apply(top("fused_dist", "DistBackward0", "all+out", forward=_dist_forward), (a, b),
+                 {"p": float(p)})
+
+
+def _dist_forward(x, y, p=2.0):
+    """torch.dist is ``norm(x - y, p)``: the difference in the dtype, then torch's norm."""
+    from ._kernels import torch_norm
+
+    if x.dtype == y.dtype and x.dtype in (np.float32, np.float64):
+        with np.errstate(all="ignore"):
+            d = np.asarray(x - y)
+        out = torch_norm(d, p, tuple(range(d.ndim)))
+        if out is not None:
+            return np.asarray(out, x.dtype)
+    return OPS["fused_dist"].forward(x, y, p=p)
 
 
 def cumsum(input, dim, *, dtype=None):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
     x = input if a.dtype.kind == "f" else _wrap(a.astype(np.int64), True)
-    return apply(top("cumsum", "CumsumBackward0", "none"), (x,), {"axis": d})
+    return apply(top("cumsum", "CumsumBackward0", "none", forward=_cumsum_forward), (x,),
+                 {"axis": d})
+
+
+def _cumsum_forward(x, axis=0, **kw):
+    """torch's running sum in double for float dtypes (``_kernels.torch_cumsum``)."""
+    from ._kernels import torch_cumsum
+
+    out = torch_cumsum(x, axis) if not kw.get("reverse") and not kw.get("exclusive") else None
+    return OPS["cumsum"].forward(x, axis=axis, **kw) if out is None else out
 
 
 def cumprod(input, dim, *, dtype=None):  # noqa: A002
