@@ -201,7 +201,9 @@ def detach(input):  # noqa: A002
 
 
 def get_num_threads():
-    return 1
+    from ._capability import threads
+
+    return threads()  # what torch's kernels split their work by here (``_capability``)
 
 
 def set_num_threads(n):
