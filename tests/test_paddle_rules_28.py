@@ -279,3 +279,87 @@ def test_a_constant_first_gradient_still_links_the_saved_inputs(profile):
         g, got = _second(f)
         assert g.numpy().tolist() == want_g and got == want
         assert not g.is_leaf  # (real: every create_graph gradient comes out of a grad node)
+
+
+# ------------------------------------------------------------------ DataLoader workers' seeds
+class _RandDataset(paddle.io.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        import random
+
+        import numpy as np
+
+        info = paddle.io.get_worker_info()
+        return np.array([np.random.rand(), random.random(), float(paddle.rand([1]).item()), i,
+                         -1 if info is None else info.id], dtype="float64")
+
+
+def test_dataloader_workers_draw_as_paddles_workers():
+    import random
+
+    import numpy as np
+
+    np.random.seed(0)
+    random.seed(0)
+    paddle.seed(0)
+    got = []
+    for _epoch in range(2):
+        for b in paddle.io.DataLoader(_RandDataset(), batch_size=2, num_workers=2, shuffle=True):
+            got.append(np.round(b.numpy(), 4).tolist())
+    # recorded from real Paddle 3.3.1 (2.6.2 prints the same): per sample (numpy, python random,
+    # paddle.rand, index, worker id)
+    assert got[:2] == [[[0.8372, 0.2132, 0.9248, 6.0, 0.0], [0.3876, 0.2764, 0.9709, 2.0, 0.0]],
+                       [[0.6703, 0.7734, 0.4152, 1.0, 1.0], [0.0759, 0.1634, 0.045, 4.0, 1.0]]]
+    assert got[4] == [[0.049, 0.5272, 0.6037, 3.0, 0.0], [0.2397, 0.5437, 0.2368, 1.0, 0.0]]
+    assert got[7] == [[0.9273, 0.6651, 0.4711, 6.0, 1.0], [0.6056, 0.576, 0.7672, 4.0, 1.0]]
+    # the main process's generators moved only by the base seed's draw (and the shuffle)
+    assert np.random.rand() == 0.7917250380826646 and random.random() == 0.8444218515250481
+    assert paddle.io.get_worker_info() is None
+
+
+def test_worker_seed_words_are_numpys_seed_sequence_mix():
+    import numpy as np
+
+    from gradrepl.paddle.io.dataloader.worker import worker_states
+
+    base = 900450186894289455  # np.random.seed(0); np.random.randint(0, sys.maxsize)
+    for wid in range(3):
+        np.random.seed(worker_states(base, wid))
+        first = np.random.rand()
+        assert 0.0 <= first < 1.0
+    np.random.seed(worker_states(base, 0))
+    assert round(np.random.rand(), 4) == 0.8372  # real worker 0's first draw above
+
+
+def test_worker_init_fn_and_iterable_datasets_split_by_worker():
+    import math
+
+    import numpy as np
+
+    seen = []
+
+    def init(wid):
+        info = paddle.io.get_worker_info()
+        seen.append((wid, info.id, info.num_workers))
+
+    class Range(paddle.io.IterableDataset):
+        def __iter__(self):
+            info = paddle.io.get_worker_info()
+            per = int(math.ceil(7 / float(info.num_workers)))
+            lo = info.id * per
+            for i in range(lo, min(lo + per, 7)):
+                yield np.array([i], dtype="float64")
+
+    got = [b.numpy().ravel().tolist()
+           for b in paddle.io.DataLoader(Range(), batch_size=2, num_workers=2,
+                                         worker_init_fn=init)]
+    assert seen == [(0, 0, 2), (1, 1, 2)]
+    # real 3.3.1 / 2.6.2: batches from the workers in turn, each worker's own range
+    assert got == [[0.0, 1.0], [4.0, 5.0], [2.0, 3.0], [6.0]]
+    info = paddle.io.dataloader.worker.WorkerInfo(id=0, num_workers=1, dataset=None, seed=1) \
+        if hasattr(paddle.io, "dataloader") else None
+    if info is not None:
+        with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo"):
+            info.id = 2

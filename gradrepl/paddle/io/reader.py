@@ -3,8 +3,10 @@
 Paddle reads batches on a background thread (or worker processes) and hands them over through a
 queue; gradrepl reads each batch when it is asked for. What comes out is the same: the dataset's
 samples for each batch of indices, collated (``collate_fn`` or ``default_collate_fn``) and then
-turned into Tensors (``dataloader/collate.as_output``). ``num_workers``, ``places``,
-``use_shared_memory`` and the buffer settings are accepted and change nothing.
+turned into Tensors (``dataloader/collate.as_output``). ``places``, ``use_shared_memory`` and
+the buffer settings are accepted and change nothing; ``num_workers > 0`` reads each batch as
+the worker Paddle would give it to, with that worker's random generators
+(``dataloader/worker.py``).
 
 The shuffled order comes from numpy's global generator, as Paddle's does, and is drawn when the
 iterator is created (Paddle's reader thread draws it at once too).
@@ -77,6 +79,8 @@ class DataLoader(PaddleObject, metaclass=PaddleClass):
         return len(self.dataset)
 
     def __iter__(self):
+        if self.num_workers > 0:
+            return _DataLoaderIterMultiProcess(self)
         return _DataLoaderIterSingleProcess(self)
 
     def __call__(self):
@@ -153,6 +157,54 @@ class _DataLoaderIterSingleProcess(PaddleObject, metaclass=PaddleClass):
         return self._collate(data) if self._collate else data
 
 
+class _DataLoaderIterMultiProcess(_DataLoaderIterSingleProcess):
+    """One pass with ``num_workers`` emulated workers: batch k is read by the next running
+    worker in turn, inside its own generator states (``dataloader/worker.py``)."""
+
+    _paddle_path = "paddle.io.dataloader.dataloader_iter._DataLoaderIterMultiProcess"
+
+    def __init__(self, loader):
+        from .dataloader import worker
+
+        loader_workers = getattr(loader, "_kept_workers", None)
+        if loader._persistent_workers and loader_workers is not None:
+            self._workers = loader_workers  # (persistent: same workers, no new base seed)
+        else:
+            self._workers = worker.start_workers(loader)  # the base seed before the shuffle
+            if loader._persistent_workers:
+                loader._kept_workers = self._workers
+        self._turn = 0
+        if loader._iterable:
+            for w in self._workers:
+                w.active = True
+                w.stream = w.run(iter, loader.dataset)
+        super().__init__(loader)
+        self._stream = None
+
+    def _fetch(self, indices):
+        while True:
+            running = [w for w in self._workers if w.active]
+            if not running:
+                self._next = StopIteration
+                raise StopIteration
+            w = self._workers[self._turn % len(self._workers)]
+            self._turn += 1
+            if not w.active:
+                continue
+            if not self._loader._iterable:
+                return w.run(super()._fetch, indices)
+            self._stream = w.stream
+            try:
+                return w.run(self._fetch_stream, indices)
+            except StopIteration:
+                w.active = False
+                self._next = indices  # (the batch's place goes to the next running worker)
+            finally:
+                self._stream = None
+
+
 def get_worker_info():
-    """None: gradrepl's DataLoader reads in the main process (as Paddle's does outside workers)."""
-    return None
+    """The WorkerInfo of the worker reading the current batch; None in the main process."""
+    from .dataloader.worker import CURRENT
+
+    return CURRENT[0]
