@@ -104,3 +104,36 @@ def test_shell_step_after_backward(tmp_path):
     assert "20.0" in child.before
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+# ------------------------------------------------------------ pictures that count what why counts
+def test_an_operand_used_twice_is_drawn_twice(tmp_path):
+    """``x * x``: why counts a path through each operand; the picture draws both edges,
+    labelled by place, forward and backward, in both drawing paths (model and fast)."""
+    from gradrepl import viz
+    from gradrepl.importhook import paddle_modules
+
+    with paddle_modules():
+        import paddle
+
+        x = paddle.to_tensor(3.0, stop_gradient=False)
+        y = x * x + x
+        fast = viz.graph(y, namespace={"x": x, "y": y}).dot()
+        full = viz.graph(y, namespace={"x": x, "y": y}, look="full", depth=9).dot()
+    for dot in (fast, full):
+        assert dot.count("t0 -> f0 [label=left") == 1 and dot.count("t0 -> f0 [label=right") == 1
+        assert "label=left fontsize=9 dir=back" in dot and "label=right fontsize=9 dir=back" in dot
+
+
+def test_why_picture_shows_what_flowed(tmp_path):
+    from gradrepl.viz.why import why_command
+
+    script = tmp_path / "t.py"
+    script.write_text("import torch\na = torch.tensor(2.0, requires_grad=True)\n"
+                      "b = torch.tensor(5.0, requires_grad=True)\nc = a * b\n"
+                      "d = torch.tensor(4.0, requires_grad=True)\ne = c * d\ne.backward()\n")
+    out = tmp_path / "why.dot"
+    why_command(str(script), "a", str(out))
+    dot = out.read_text()
+    assert "<b>grad(c)</b>" in dot and "the gradient reaching c = " in dot
+    assert "not kept: c.grad is None" in dot and "c.grad = " not in dot

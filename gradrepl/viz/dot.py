@@ -707,8 +707,7 @@ class DotWriter:
         body = self.dot.body
         for o in self.g.ops:
             oid = o.id
-            for tid in (o.inputs if len(o.inputs) < 2 else _unique(o.inputs)):
-                body.append(f"\t{tid} -> {oid}\n")
+            body.extend(operand_edges(o.inputs, f" -> {oid}"))
             for tid in o.outputs:
                 body.append(f"\t{oid} -> {tid}\n")
 
@@ -731,8 +730,13 @@ class DotWriter:
                 if gid[0] == "g":
                     body.append(f"\t{bid} -> {gid} [dir=back]\n")  # out_grad flows up into it
             pending_drawn = set()
+            twice = _twice(b.outputs)
             for gid in dict.fromkeys(b.outputs):
                 if gid is None:
+                    continue
+                if gid in twice and b.kind == "op":   # x * x: a gradient per operand, drawn
+                    body.extend(line.replace("]", " dir=back]") for line in   # each
+                                operand_edges([o for o in b.outputs], f" -> {b.id}", only=gid))
                     continue
                 acc = acc_of.get(gid) if acc_of else None
                 if acc is not None:  # eager Paddle: the gradient goes to the leaf's node
@@ -873,6 +877,34 @@ def _escaped_names(g, by_id, view) -> _EscNames:
     out = _EscNames(names) if plain else _EscNames({i: esc(v) for i, v in names.items()})
     out.by_id = by_id
     out[None] = "None"
+    return out
+
+
+def _twice(ids) -> set:
+    seen, out = set(), set()
+    for i in ids:
+        if i is not None:
+            (out if i in seen else seen).add(i)
+    return out
+
+
+def operand_edges(ids, tail, only=None) -> list:
+    """DOT edge lines ``\\t<id><tail>`` for an op's operands, once each; an operand used
+    twice (``x * x``) gets an edge per use, labelled by its place ("left", "right"; "input 2"
+    of more), as ``why`` counts a path through each. ``only``: that operand's edges alone."""
+    twice = _twice(ids)
+    if not twice:
+        return [f"\t{i}{tail}\n" for i in _unique(ids) if only is None or i == only]
+    out, done = [], set()
+    for k, i in enumerate(ids):
+        if i is None or (only is not None and i != only):
+            continue
+        if i in twice:
+            place = ("left", "right")[k] if len(ids) == 2 else f"input {k + 1}"
+            out.append(f"\t{i}{tail} [label={place} fontsize=9]\n")
+        elif i not in done:
+            out.append(f"\t{i}{tail}\n")
+        done.add(i)
     return out
 
 

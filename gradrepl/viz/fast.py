@@ -376,9 +376,9 @@ class FlatWriter(_dot.DotWriter):
                     text = quoted[title] = quote(title)
             made_by[out] = label
             body.append(f"\t{fid} [label={text} {rest}]\n")
-        unique = _dot._unique
+        edges = _dot.operand_edges
         body.extend([f"\t{ins[0]} -> {fid}\n\t{fid} -> {out}\n" if len(ins) == 1 else
-                     "".join([f"\t{tid} -> {fid}\n" for tid in unique(ins)]) + f"\t{fid} -> {out}\n"
+                     "".join(edges(ins, f" -> {fid}")) + f"\t{fid} -> {out}\n"
                      for fid, _title, _label, ins, out in self.flat.ops])
 
     def backward(self):
@@ -450,8 +450,12 @@ class FlatWriter(_dot.DotWriter):
             # (ins: the op's input tensors, then its output's gradient variable if it has one)
             if ins and ins[-1][0] == "g":
                 body.append(f"\t{bid} -> {ins[-1]} [dir=back]\n")
+            twice = _dot._twice(outs) if len(outs) > 1 else ()
             for gid in (outs if len(outs) < 2 else dict.fromkeys(outs)):
-                if gid is not None:
+                if gid is not None and gid in twice:   # x * x: an edge per operand
+                    body.extend(line.replace("]", " dir=back]") for line in
+                                _dot.operand_edges(outs, f" -> {bid}", only=gid))
+                elif gid is not None:
                     body.append(f"\t{gid} -> {bid} [dir=back]\n")
             for pid in pending:
                 body.append(f"\t{pid} -> {bid} [{pending_edge}]\n")

@@ -751,6 +751,17 @@ def fill_final_chain(graph, run, history=None) -> None:
     ``history``: the log's runs (``BackwardLog.runs``), to count those calls."""
     from . import fill_chain
 
+    replay = fill_flows(graph, run, history)
+    values = {gid: v for gid, v in replay.flows.items() if v is not None}
+    values.update(replay.xvals)
+    fill_chain(graph, {k: dict(v) for k, v in replay.contrib.items()} if replay.exact else None,
+               values)
+    add_sum_lines(graph, replay, run, history)
+
+
+def fill_flows(graph, run, history=None):
+    """Each gradient that flowed in ``run`` (``GradVarInfo.flow``) and the values of tensors
+    the backward let go of, into a picture drawn after it; returns the replay."""
     replay = _Replay(graph, run, history)
     for e, vals in run.events:
         replay.apply(e, vals)
@@ -758,11 +769,7 @@ def fill_final_chain(graph, run, history=None) -> None:
         if v.id in replay.scope_gv and v.id in replay.flows:
             v.flow = replay.flows[v.id]
     fill_values(graph, replay.xvals)
-    values = {gid: v for gid, v in replay.flows.items() if v is not None}
-    values.update(replay.xvals)
-    fill_chain(graph, {k: dict(v) for k, v in replay.contrib.items()} if replay.exact else None,
-               values)
-    add_sum_lines(graph, replay, run, history)
+    return replay
 
 
 def fill_values(graph, xvals) -> None:

@@ -1442,8 +1442,11 @@ __all__ = ["why", "recording", "WhyLog", "Explanation", "Term", "parse_target", 
 
 
 # ---------------------------------------------------------------------------- gradrepl why
-def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="both") -> str:
-    """DOT of the graph the explained backward ran on, with the paths drawn thick."""
+def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="both",
+                steps_log=None) -> str:
+    """DOT of the graph the explained backward ran on, with the paths drawn thick;
+    ``steps_log``: a ``steps.BackwardLog`` that saw that backward (the gradients that flowed
+    and the values it let go of are shown)."""
     from .dot import to_dot
     from .model import build
 
@@ -1455,11 +1458,17 @@ def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="bo
     if tensor.grad_node is not None and not tensor.stop_gradient and not roots:
         targets = [tensor]
     g = build(targets, namespace=namespace, recorder=recorder)
+    if steps_log is not None and roots:
+        from .steps import fill_flows, logged_run_of
+
+        logged = logged_run_of(steps_log, roots[0])
+        if logged is not None:
+            fill_flows(g, logged, steps_log.runs)
     return to_dot(g, view=view, highlight=ex.highlight(g),
                   title=f"why {ex.name}: its paths in orange")
 
 
-def write_picture(ex, tensor, output, namespace=None, recorder=None) -> str:
+def write_picture(ex, tensor, output, namespace=None, recorder=None, steps_log=None) -> str:
     """Write the highlighted picture to ``output`` (.svg .png .pdf .dot); returns its path."""
     from pathlib import Path
 
@@ -1469,7 +1478,7 @@ def write_picture(ex, tensor, output, namespace=None, recorder=None) -> str:
     if ext not in (".svg", ".png", ".pdf", ".dot"):
         raise ValueError(f"unknown extension {ext or '(none)'!r} for -o {output}: use one of "
                          ".svg, .png, .pdf, .dot")
-    source = picture_dot(ex, tensor, namespace, recorder)
+    source = picture_dot(ex, tensor, namespace, recorder, steps_log=steps_log)
     data = source if ext == ".dot" else getattr(render, ext[1:])(source)
     render.write_atomic(output, data)
     return str(output)
@@ -1499,7 +1508,12 @@ def why_command(script, target, output=None, paddle=None) -> tuple[str, str | No
             profiles.resolve(paddle)
         except ValueError as exc:
             raise WhyError(str(exc)) from None
-    log = WhyLog()
+    steps_log = None
+    if output is not None:   # (the picture shows the gradients that flowed, as graph --chain)
+        from .steps import BackwardLog
+
+        steps_log = BackwardLog()
+    log = WhyLog(forward=steps_log)
     try:
         with recording(log):
             run = run_for_pictures(script, profile=paddle)
@@ -1521,7 +1535,8 @@ def why_command(script, target, output=None, paddle=None) -> tuple[str, str | No
         from . import render
 
         try:
-            message = "wrote " + write_picture(ex, tensor, output, run.namespace, run.recorder)
+            message = "wrote " + write_picture(ex, tensor, output, run.namespace, run.recorder,
+                                               steps_log)
         except ValueError as exc:
             raise WhyError(str(exc)) from None
         except render.RenderError as exc:
