@@ -57,3 +57,53 @@ def test_two_live_nodes_never_share_an_address():
     assert repr(b.grad_fn) != repr(c.grad_fn)
     assert b.grad_fn is b.grad_fn
     assert repr(b.grad_fn).startswith("<MulBackward0 object at 0x")
+
+
+def test_asarray_shares_keeps_or_detaches_as_torch():
+    import numpy as np
+
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a + 2
+    assert torch.asarray(b).grad_fn is not None           # history kept by default
+    assert torch.asarray(b, requires_grad=False).grad_fn is None
+    assert torch.asarray(b, requires_grad=True).grad_fn is not None
+    arr = np.array([1, 2, 3])
+    assert torch.asarray(arr).data_ptr() == arr.__array_interface__["data"][0]
+    assert torch.asarray(arr, copy=True).data_ptr() != arr.__array_interface__["data"][0]
+    assert torch.asarray(arr, dtype=torch.float32).dtype == torch.float32
+
+
+def test_einsum_sublist_form_and_inner():
+    import numpy as np
+
+    A, B = torch.randn(2, 3, 4), torch.randn(2, 4, 5)
+    got = torch.einsum(A, [..., 0, 1], B, [..., 1, 2], [..., 0, 2])
+    np.testing.assert_allclose(got.numpy(), torch.einsum("bij,bjk->bik", A, B).numpy())
+    a, b = torch.randn(2, 3), torch.randn(2, 4, 3)
+    assert torch.inner(a, b).shape == torch.Size([2, 2, 4])
+    np.testing.assert_allclose(torch.inner(a, b).numpy(),
+                               np.einsum("ik,jlk->ijl", a.numpy(), b.numpy()), rtol=1e-5)
+    assert torch.inner(a, torch.tensor(2.0)).tolist() == (a * 2).tolist()
+    with pytest.raises(RuntimeError, match="last dimension must match"):
+        torch.inner(a, torch.randn(4))
+
+
+def test_sequential_insert_renumbers():
+    nn = torch.nn
+    s = nn.Sequential(nn.ReLU(), nn.Tanh())
+    s.insert(1, nn.Sigmoid())
+    assert [type(m).__name__ for m in s] == ["ReLU", "Sigmoid", "Tanh"]
+    assert list(s._modules) == ["0", "1", "2"]
+
+
+def test_post_accumulate_hook_runs_without_grad_mode():
+    v = torch.tensor([0.0, 0.0, 0.0], requires_grad=True)
+    v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.01))
+    v.backward(torch.tensor([1.0, 2.0, 3.0]))
+    assert repr(v) == "tensor([-0.0100, -0.0200, -0.0300], requires_grad=True)"
+
+
+def test_functional_reexports_the_override_helpers():
+    from gradrepl.torch.nn.functional import handle_torch_function, has_torch_function_unary
+
+    assert callable(handle_torch_function) and has_torch_function_unary(torch.ones(1)) is False

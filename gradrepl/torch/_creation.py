@@ -124,7 +124,32 @@ def as_tensor(data, dtype=None, device=None):
     return _wrap(infer_array(data, dtype), True)
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: shares memory where it can (a tensor, a numpy array of the asked dtype);
+    ``copy=True`` copies; a tensor keeps its history unless ``requires_grad=False`` is given
+    explicitly (then the result is detached, as torch does)."""
+    check_device(device)
+    if isinstance(obj, EngineTensor):
+        out = obj
+        if dtype is not None and raw(obj).dtype != _dtypes.to_np(dtype):
+            from ._ops import to_dtype
+
+            out = to_dtype(obj, _dtypes.to_np(dtype))
+        elif copy:
+            out = obj.clone()
+        if requires_grad is False and not out.is_leaf:
+            out = out.detach()
+        elif requires_grad and out.is_leaf and not out.requires_grad:
+            out = out.detach().requires_grad_(True) if out is obj else out.requires_grad_(True)
+        return out
+    if copy:
+        arr = np.array(infer_array(obj, dtype), copy=True)
+    elif isinstance(obj, np.ndarray) and (dtype is None or obj.dtype == _dtypes.to_np(dtype)):
+        arr = obj
+    else:
+        arr = infer_array(obj, dtype)
+    t = _wrap(arr, True)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def from_numpy(ndarray):

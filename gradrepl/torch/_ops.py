@@ -1806,7 +1806,23 @@ def _dot_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     return _np_matmul(x, y, transpose_x, transpose_y, out_shape) if out is None else out
 
 
-inner = dot
+def inner(input, other):  # noqa: A002
+    """torch.inner: ``dot`` for two vectors; otherwise the sum over both last dims (a scalar
+    scales), out shape ``input.shape[:-1] + other.shape[:-1]``."""
+    if input.dim() == 1 and other.dim() == 1:
+        return dot(input, other)
+    if input.dim() == 0 or other.dim() == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def tensordot(a, b, dims):
+    from . import _ops_shape
+
+    return _ops_shape.EXPORTS["tensordot"](a, b, dims)
 
 
 def bmm(input, mat2):  # noqa: A002
@@ -1893,7 +1909,26 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
                  (input, mat1, mat2))
 
 
+def _sublist_equation(args):
+    """``einsum(A, [0, 1], B, [1, 2], [0, 2])`` (torch's sublist form) as ``(equation,
+    operands)``: each integer a letter, ``...`` the ellipsis."""
+    def letters(sub):
+        return "".join("..." if s is Ellipsis else
+                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[s] for s in sub)
+
+    out = None
+    if len(args) % 2 == 1:  # (operand, sublist) pairs, then the output's sublist
+        out, args = args[-1], args[:-1]
+    operands, subs = list(args[0::2]), list(args[1::2])
+    equation = ",".join(letters(s) for s in subs)
+    if out is not None:
+        equation += "->" + letters(out)
+    return equation, tuple(operands)
+
+
 def einsum(equation, *operands):
+    if not isinstance(equation, str):
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     out = np.einsum(equation, *[raw(o) for o in operands])

@@ -254,9 +254,10 @@ def _run(outputs, grads, retain_graph, create_graph, inputs=None):
         for acc in leaves:
             leaf = acc.leaf
             hooks = getattr(leaf, "_post_hooks", None) if leaf is not None else None
-            if hooks:
-                for hook in list(hooks.values()):
-                    hook(leaf)
+            if hooks:  # torch runs them inside backward, where grad mode is off
+                with grad_mode.no_grad():
+                    for hook in list(hooks.values()):
+                        hook(leaf)
     for acc in fresh:  # torch's AccumulateGrad copies a first gradient that has a history
         leaf = acc.leaf
         g = leaf._grad if leaf is not None else None

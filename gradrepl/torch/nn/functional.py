@@ -530,3 +530,7 @@ def __getattr__(name):
             return fn
     raise AttributeError(f"module 'torch.nn.functional' has no attribute '{name}' "
                          f"(gradrepl's torch does not emulate torch.nn.functional.{name})")
+
+
+from ..overrides import (handle_torch_function, has_torch_function,  # noqa: E402,F401
+                         has_torch_function_unary, has_torch_function_variadic)

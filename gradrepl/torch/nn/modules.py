@@ -616,6 +616,30 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def insert(self, index, module):
+        """The module at ``index``, the later ones renumbered (torch's Sequential.insert)."""
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential):
+        for m in sequential:
+            self.append(m)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
     def forward(self, input):  # noqa: A002
         for m in self._modules.values():
             input = m(input)
