@@ -107,3 +107,10 @@ def test_functional_reexports_the_override_helpers():
     from gradrepl.torch.nn.functional import handle_torch_function, has_torch_function_unary
 
     assert callable(handle_torch_function) and has_torch_function_unary(torch.ones(1)) is False
+
+
+def test_dist_of_complex_tensors_is_real():
+    x = torch.tensor([1 + 1j, 2 + 0j], dtype=torch.complex128)
+    y = torch.tensor([1 + 0j, 0 + 0j], dtype=torch.complex128)
+    d = torch.dist(x, y)
+    assert d.dtype == torch.float64 and abs(d.item() - 5 ** 0.5) < 1e-15

@@ -1110,6 +1110,11 @@ def _dist_forward(x, y, p=2.0):
         out = torch_norm(d, p, tuple(range(d.ndim)))
         if out is not None:
             return np.asarray(out, x.dtype)
+    if x.dtype.kind == "c" or y.dtype.kind == "c":  # a complex difference's norm is real
+        with np.errstate(all="ignore"):
+            d = np.abs(np.asarray(x - y))
+        return np.asarray(np.linalg.norm(d.ravel(), ord=p) if p != 0 else np.count_nonzero(d),
+                          d.dtype)
     return OPS["fused_dist"].forward(x, y, p=p)
 
 
