@@ -363,3 +363,53 @@ def test_worker_init_fn_and_iterable_datasets_split_by_worker():
     if info is not None:
         with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo"):
             info.id = 2
+
+
+# ------------------------------------------------------------------ places and shapes
+def test_device_places_are_refused_as_a_cpu_only_paddle_does(profile):
+    if profile == "3":
+        # real 3.3.1, exact text
+        with pytest.raises(ValueError) as info:
+            paddle.CUDAPlace(0)
+        assert str(info.value) == ("(InvalidArgument) use wrong place, Please check. (at "
+                                   "/paddle/paddle/fluid/pybind/place.cc:451)\n")
+        with pytest.raises(ValueError, match="place.cc:540"):
+            paddle.XPUPlace(0)
+    else:
+        # real 2.6.2 logs this and aborts the process (exit status 255): here a RuntimeError
+        with pytest.raises(RuntimeError, match=r"(?s)Cannot use GPU because you have installed "
+                           r"CPU version PaddlePaddle\..*change CUDAPlace\(0\) to be CPUPlace"):
+            paddle.CUDAPlace(0)
+    line = {"3": 650, "2.6": 552}[profile]
+    with pytest.raises(RuntimeError) as info:
+        paddle.CUDAPinnedPlace()
+    assert str(info.value) == (
+        "(PermissionDenied) Cannot use CUDAPinnedPlace in CPU only version, Please recompile or "
+        f"reinstall Paddle with CUDA support. (at /paddle/paddle/fluid/pybind/place.cc:{line})\n")
+    with pytest.raises(TypeError, match="incompatible constructor arguments"):
+        paddle.CUDAPlace("a")
+    assert repr(paddle.CPUPlace()) == "Place(cpu)"
+
+
+def test_a_parameter_or_a_float_tensor_is_no_shape(profile):
+    lin = paddle.nn.Linear(2, 3)
+    # real 3.3.1 / 2.6.2, exact texts
+    want = {"3": (TypeError, "(InvalidType) full(): argument (position 1) must be list, tuple, "
+                  "int, or Tensor, but got EagerParamBase (at /paddle/paddle/fluid/pybind/"
+                  "eager_utils.cc:2669)\n"),
+            "2.6": (ValueError, "(InvalidArgument) full(): argument (position 1) must be list "
+                    "or int, but got EagerParamBase (at /paddle/paddle/fluid/pybind/"
+                    "eager_utils.cc:2325)\n")}[profile]
+    for fn in (paddle.zeros, paddle.ones, lambda s: paddle.full(s, 1.0)):
+        with pytest.raises(want[0]) as info:
+            fn(lin.weight)
+        assert str(info.value) == want[1]
+    with pytest.raises(OSError) as info:
+        paddle.zeros(paddle.to_tensor([2.7, 3.2]))
+    line = {"3": 105, "2.6": 108}[profile]
+    assert str(info.value) == (
+        "Data type error. Currently, The data type of IntArrayBase only supports Tensor with "
+        f"int32 and int64, but now received `float32`.\n  [/paddle/paddle/phi/common/"
+        f"int_array.h:{line}]")
+    assert paddle.zeros(paddle.to_tensor([2, 3])).shape == [2, 3]
+    assert paddle.zeros_like(lin.weight).shape == [2, 3]

@@ -10,7 +10,8 @@ from . import docs as _docs
 from .base.dygraph.base import enable_grad, no_grad, set_grad_enabled
 from .core import PaddleClass as _PaddleClass
 from .core import Parameter, Size, Tensor
-from .device import CPUPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
+from .device import (CPUPlace, CUDAPinnedPlace, CUDAPlace, XPUPlace, get_device,
+                     is_compiled_with_cuda, set_device)
 from .flags import (get_cudnn_version, get_flags, is_compiled_with_cinn,
                     is_compiled_with_custom_device, is_compiled_with_distribute,
                     is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu, set_flags)

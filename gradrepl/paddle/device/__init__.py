@@ -24,11 +24,64 @@ class CPUPlace:
         return False
 
 
-class CUDAPlace(CPUPlace):
-    """Accepted for scripts that name a GPU; gradrepl still computes on the CPU."""
+# A CPU-only Paddle refuses device places: 3.3.1 raises ValueError (place.cc's line); 2.6.2
+# logs these lines and aborts the process (exit status 255), here a RuntimeError with the text.
+_ABORT_TEXT = {
+    "CUDAPlace": ("Cannot use GPU because you have installed CPU version PaddlePaddle.\n"
+                  "If you want to use GPU, please try to install GPU version PaddlePaddle by: "
+                  "pip install paddlepaddle-gpu\nIf you only have CPU, please change "
+                  "CUDAPlace({}) to be CPUPlace()."),
+    "XPUPlace": ("Cannot use XPU because you have installed CPU/GPU version PaddlePaddle.\n"
+                 "If you want to use XPU, please try to install XPU version PaddlePaddle by: "
+                 "pip install paddlepaddle-xpu\nIf you only have CPU, please change "
+                 "XPUPlace({}) to be CPUPlace()."),
+}
+_WRONG_PLACE_LINE = {"CUDAPlace": 451, "XPUPlace": 540}
 
-    def __init__(self, device_id=0):
-        self.device_id = device_id
+
+def _device_place(cls, args):
+    name = cls.__name__
+    if len(args) != 1 or isinstance(args[0], bool) or not isinstance(args[0], int):
+        shown = ", ".join(repr(a) for a in args)
+        raise TypeError(
+            "__init__(): incompatible constructor arguments. The following argument types are "
+            f"supported:\n    1. paddle.base.libpaddle.{name}(arg0: int)\n\nInvoked with: "
+            f"{shown}")
+    if profiles.current().api3:
+        raise ValueError("(InvalidArgument) use wrong place, Please check. (at "
+                         f"/paddle/paddle/fluid/pybind/place.cc:{_WRONG_PLACE_LINE[name]})\n")
+    raise RuntimeError(_ABORT_TEXT[name].format(args[0]) + "\n(real Paddle 2.x aborts the "
+                       "process here; gradrepl computes on the CPU: use paddle.CPUPlace())")
+
+
+class CUDAPlace(CPUPlace):
+    """A GPU place: a CPU-only Paddle (what gradrepl emulates) refuses to make one."""
+
+    def __init__(self, *args):
+        _device_place(CUDAPlace, args)
+
+
+class XPUPlace(CPUPlace):
+    """An XPU place: refused as by a CPU-only Paddle."""
+
+    def __init__(self, *args):
+        _device_place(XPUPlace, args)
+
+
+class CUDAPinnedPlace(CPUPlace):
+    """Pinned host memory for CUDA: refused as by a CPU-only Paddle."""
+
+    def __init__(self):
+        line = 650 if profiles.current().api3 else 552
+        raise RuntimeError(
+            "(PermissionDenied) Cannot use CUDAPinnedPlace in CPU only version, Please recompile "
+            f"or reinstall Paddle with CUDA support. (at /paddle/paddle/fluid/pybind/place.cc:"
+            f"{line})\n")
+
+
+for _cls in (CPUPlace, CUDAPlace, XPUPlace, CUDAPinnedPlace):
+    _cls.__module__ = "paddle.base.libpaddle"
+del _cls
 
 
 def get_device():

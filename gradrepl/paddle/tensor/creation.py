@@ -211,8 +211,8 @@ def _arg_error(text_3, text_26, at_3, at_26):
     """A pybind argument error: TypeError (InvalidType) in 3.x, ValueError (InvalidArgument)
     in 2.x, each with its source location."""
     if profiles.current().arg_type_error == "TypeError":
-        return TypeError(f"(InvalidType) {text_3} (at /paddle/paddle/fluid/pybind/{at_3})")
-    return ValueError(f"(InvalidArgument) {text_26} (at /paddle/paddle/fluid/pybind/{at_26})")
+        return TypeError(f"(InvalidType) {text_3} (at /paddle/paddle/fluid/pybind/{at_3})\n")
+    return ValueError(f"(InvalidArgument) {text_26} (at /paddle/paddle/fluid/pybind/{at_26})\n")
 
 
 def fill_shape(shape, op="full"):
@@ -225,18 +225,29 @@ def fill_shape(shape, op="full"):
                     f"{op}(): argument (position 1) must be list of int, but got {kind} at pos {i}",
                     f"{op}(): argument (position 1) must be list of int, but got {kind} at pos {i}",
                     "op_function_common.cc:708", "op_function_common.cc:470")
-    elif not isinstance(shape, (int, np.integer, _T)):
+    elif not isinstance(shape, (int, np.integer, _T)) or isinstance(shape, core.EagerParamBase):
+        # (a Parameter is no shape tensor to Paddle's pybind: measured on 3.3.1 and 2.6.2)
         kind = type(shape).__name__
         raise _arg_error(
             f"{op}(): argument (position 1) must be list, tuple, int, or Tensor, but got {kind}",
             f"{op}(): argument (position 1) must be list or int, but got {kind}",
             "eager_utils.cc:2669", "eager_utils.cc:2325")
+    elif isinstance(shape, _T) and shape.data.dtype.kind not in "iu":
+        name = str(dtypes.from_np(shape.data.dtype)).replace("paddle.", "")
+        line = 105 if profiles.current().arg_type_error == "TypeError" else 108
+        raise OSError(
+            "Data type error. Currently, The data type of IntArrayBase only supports Tensor with "
+            f"int32 and int64, but now received `{name}`.\n  "
+            f"[/paddle/paddle/phi/common/int_array.h:{line}]")
     dims = shape_list(shape)
     for i, d in enumerate(dims):
         if d < 0:
+            line = 165 if profiles.current().arg_type_error == "TypeError" else 60
             raise ValueError(
                 "(InvalidArgument) Each value of attribute 'shape' is expected to be no less than "
-                f"0. But received: shape[{i}] = {d}; shape = {list(dims)}.")
+                f"0. But received: shape[{i}] = {d}; shape = {list(dims)}.\n  [Hint: Expected "
+                f"data[i] >= 0, but received data[i]:{d} < 0:0.] (at "
+                f"/paddle/paddle/phi/infermeta/nullary.cc:{line})\n")
     return dims
 
 
@@ -273,6 +284,13 @@ def ones(shape, dtype=None, name=None):
 
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def empty(shape, dtype=None, name=None):
+    if isinstance(shape, core.EagerParamBase):  # (pybind reads it as a list of its values)
+        first = shape.tolist()[0] if shape.data.size else None
+        raise _arg_error(
+            f"empty(): argument (position 1) must be list of int, but got "
+            f"{type(first).__name__} at pos 0", f"empty(): argument (position 1) must be list "
+            f"of int, but got {type(first).__name__} at pos 0",
+            "op_function_common.cc:708", "op_function_common.cc:470")
     return zeros(shape, dtype)
 
 
