@@ -487,7 +487,8 @@ class DotWriter:
         grad_op = names[gv.grad_op] if gv.grad_op else "None"
         pal, cell = self.pal, self.cell
         red = pal["grad_data"]
-        if not gv.kept or (gv.flow is not None and gv.flow != gv.data):
+        if not gv.kept or (gv.flow is not None and (gv.flow != gv.data
+                                                    or self.g.step is not None)):
             return self.flow_var(gv, changed, grad_op)
         if gv.tensor in self.brief:  # the compact look: one line, the rows in its tooltip
             tip = [gv.name, f"data = {gv.data}",
@@ -522,6 +523,11 @@ class DotWriter:
         tname = tensor.name if tensor is not None else "?"
         fname = flow_name(gv, self.by_id, self.g.profile)
         value = esc(gv.flow) if gv.flow is not None else None
+        step = self.g.step
+        if step is not None and "flowed" in step:   # bold: what this step changed
+            stored_now, changed = gv.id in step["stored"], gv.id in step["flowed"]
+        else:
+            stored_now = changed
         reach = (f'<font color="{red}">{"<b>" if changed else ""}{value}'
                  f'{"</b>" if changed else ""}</font>' if value is not None else
                  "(not reached yet)")
@@ -540,7 +546,7 @@ class DotWriter:
             title = f"<b>{self._esc_kept(gv)}</b>"
             data = esc(gv.data) if gv.data is not None else "None"
             if gv.data is not None:
-                data = f'<font color="{red}">{data}</font>'
+                data = f'<font color="{red}">{f"<b>{data}</b>" if stored_now else data}</font>'
             rows = [f"{td}data = {data}</td></tr>",
                     f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]
             style = "solid"

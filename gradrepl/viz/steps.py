@@ -208,6 +208,8 @@ class _Replay:
                 self.xvals[tid] = p
         self.buf = {}  # engine (node, slot) -> the gradient summed in its buffer so far
         self.parts = {}  # grad var id -> [previews] of the gradients summed into it this run
+        self.stored = set()   # this step: grad vars whose .grad was written
+        self.flowed = set()   # this step: grad vars a gradient reached
         self.contrib = {}  # bw id -> {input index: preview delivered (after broadcast sums)}
         self.changed = set()
         self.acc_ready = set()
@@ -296,12 +298,14 @@ class _Replay:
         if gid is not None:
             self.values[gid] = value
             self.changed.add(gid)
+            self.stored.add(gid)
 
     def _flow(self, gid, value):
         """The gradient that reached grad var ``gid`` so far is ``value``."""
         if gid is not None:
             self.flows[gid] = value
             self.changed.add(gid)
+            self.flowed.add(gid)
 
     def _pop_to(self, node):
         """``node`` left the ready queue: the engine's queue is FIFO, so every node ahead of it
@@ -473,7 +477,8 @@ class _Replay:
         ready = self.ready()
         g.step = {"index": index, "total": total, "event": description, "ready": ready,
                   "ready_names": [self.name(n) for n in self.queue],
-                  "changed": sorted(self.changed)}
+                  "changed": sorted(self.changed), "stored": sorted(self.stored),
+                  "flowed": sorted(self.flowed)}
         g._builder = self.g._builder
         if hasattr(self.g, "_id_map"):
             g._id_map = self.g._id_map
@@ -626,7 +631,7 @@ def _counted(run):
 def _start_sentence(replay) -> str:
     """Step 0: the graph as the forward left it, and what ``.grad`` already holds (an earlier
     backward's gradients, which this one adds to)."""
-    held = [f"{replay.by_id[gid].name} = {v}" for gid, v in sorted(
+    held = [f"{replay.by_id[replay.by_id[gid].tensor].name}.grad = {v}" for gid, v in sorted(
         replay.before.items(), key=lambda kv: int(kv[0][1:])) if v is not None]
     if not held:
         return "Before backward: the graph as the forward pass left it."
@@ -649,7 +654,7 @@ def frames(graph, run, chain=True, history=None):
         if new:
             if groups:   # the state after the step before (taken once per step)
                 groups[-1][2] = _state(replay)
-            replay.changed = set()
+            replay.changed, replay.stored, replay.flowed = set(), set(), set()
         note = replay.apply(e, vals)
         if new:
             groups.append([kind or "other", [note], None, n_seen, n_seen])
@@ -725,7 +730,7 @@ def code_line(step) -> str:
 
 
 _STATE = ("deps", "queue", "running", "done", "released", "values", "changed", "leaf_grad",
-          "buf", "acc_ready", "xvals", "flows")
+          "buf", "acc_ready", "xvals", "flows", "stored", "flowed")
 
 
 def _state(replay):
