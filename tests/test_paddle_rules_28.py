@@ -413,3 +413,51 @@ def test_a_parameter_or_a_float_tensor_is_no_shape(profile):
         f"int_array.h:{line}]")
     assert paddle.zeros(paddle.to_tensor([2, 3])).shape == [2, 3]
     assert paddle.zeros_like(lin.weight).shape == [2, 3]
+
+
+# ------------------------------------------------------------------ paddle.utils
+def test_paddle_utils(profile, capsys):
+    import warnings
+
+    U = paddle.utils
+    # real 3.3.1 / 2.6.2
+    key = "fc28v" + profile.replace(".", "")
+    assert U.unique_name.generate(key) == key + "_0" and U.unique_name.generate(key) == key + "_1"
+    with U.unique_name.guard():
+        assert U.unique_name.generate(key) == key + "_0"
+    with U.unique_name.guard("A_"):
+        assert U.unique_name.generate(key) == "A_" + key + "_0"
+    with pytest.raises(ImportError) as info:
+        U.try_import("not_a_module_xyz")
+    assert str(info.value) == (
+        "Failed importing not_a_module_xyz. This likely means that some paddle modules require "
+        "additional dependencies that have to be manually installed (usually with `pip install "
+        "not_a_module_xyz`). ")
+    assert U.try_import("math").sqrt(4) == 2.0
+
+    @U.deprecated(since="2.0.0", update_to="paddle.foo", reason="bar", level=1)
+    def f(x):
+        """Adds one."""
+        return x + 1
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert f(1) == 2
+    assert len(w) == 1 and "is deprecated since 2.0.0" in str(w[0].message)
+    assert f.__doc__.startswith("\n\nWarning:\n    API ")
+    U.run_check()
+    assert capsys.readouterr().out == (
+        "Running verify PaddlePaddle program ... \nPaddlePaddle works well on 1 CPU.\n"
+        "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle "
+        "now.\n")
+    assert U.flatten([1, [2, (3, {"a": 4})]]) == [1, 2, 3, 4]
+    assert U.map_structure(lambda x: x * 2, [1, (2, 3)]) == [2, (4, 6)]
+    assert U.pack_sequence_as([0, (0, 0)], [5, 6, 7]) == [5, (6, 7)]
+    version = {"3": "3.3.1", "2.6": "2.6.2"}[profile]
+    with pytest.raises(Exception) as info:
+        U.require_version("1.0.0", "2.0.0")
+    assert str(info.value) == (f"VersionError: PaddlePaddle version in [1.0.0, 2.0.0] "
+                               f"required, but {version} installed.")
+    assert U.require_version("0.0.0") is None
+    with pytest.raises(RuntimeError, match="Retry limit reached"):
+        U.download.get_weights_path_from_url("https://example.invalid/none28.pdparams")
