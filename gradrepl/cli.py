@@ -254,5 +254,49 @@ def main(ctx: typer.Context,
         raise typer.Exit(shell_main())
 
 
+@app.command()
+def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a session "
+                                      "file (.pycon)"),
+         tensor: Optional[list[str]] = typer.Option(
+             None, "--tensor", "-t", help="a gradient to ask for: NAME or NAME.grad[i, j] "
+             "(repeat it; default: every named leaf that got a gradient)"),
+         answers: Optional[str] = typer.Option(
+             None, "--answers", help="FILE: the answers, one a line (NAME = ANSWER, or in "
+             "order); default: typed at the prompt, or read from a pipe"),
+         sheet: Optional[str] = typer.Option(
+             None, "--sheet", help="OUT.html: write a printable exercise sheet (the code, "
+             "blanks) and its answer page (solutions with the steps) instead of asking"),
+         paddle: Optional[str] = PaddleOpt):
+    """Hide a script's gradients and ask for them; a wrong answer is told which step of the
+    chain rule went astray (a forgotten path, a missing broadcast sum, ...), then the steps.
+
+    Exit status: 0 every answer right (or --sheet written), 1 some wrong or unanswered, 2 a
+    bad argument or a failed script."""
+    from .teach.cli import quiz_command
+
+    raise typer.Exit(quiz_command(script, tensor or [], answers=answers, sheet=sheet,
+                                  paddle=paddle))
+
+
+@app.command()
+def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a "
+                                           "session file (.pycon)"),
+              names: Optional[list[str]] = typer.Argument(None, help="the leaves to check "
+                                                          "(default: every one with a .grad)"),
+              h: float = typer.Option(1e-6, "--h", help="the step of the central differences"),
+              elements: int = typer.Option(16, "--elements", help="elements checked per "
+                                           "tensor (more: the largest and a sample)"),
+              paddle: Optional[str] = PaddleOpt):
+    """Check autograd against numbers: central finite differences in float64 beside each
+    leaf's .grad (and each paddle.grad / torch.autograd.grad result), the step and the error
+    said plainly.
+
+    Exit status: 0 all agree, 1 some disagree, 2 a bad argument or a failed script."""
+    from .teach.cli import gradcheck_command
+
+    raise typer.Exit(gradcheck_command(script, names or [], h=h, elements=elements,
+                                       paddle=paddle))
+
+
 if __name__ == "__main__":
     app()

@@ -325,8 +325,22 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
             cmd_reset),
     Command("time", "%time STATEMENT", "run STATEMENT and show how long it took", cmd_time),
     Command("history", "%history", "the inputs of this session, numbered", cmd_history),
+    Command("quiz", "%quiz [NAME [ANSWER]]",
+            "work out NAME's gradient yourself: right or wrong, and which chain-rule path a "
+            "wrong answer missed (ANSWER: a number, a list, an expression)",
+            lambda session, args: _teach("cmd_quiz")(session, args)),
+    Command("gradcheck", "%gradcheck [NAME ...]",
+            "central finite differences (float64) beside each leaf's .grad: the step and the "
+            "error said plainly (reruns the session's inputs)",
+            lambda session, args: _teach("cmd_gradcheck")(session, args)),
     Command("help", "%help [COMMAND]", "this table, or one command's usage", cmd_help),
 ]}
+
+
+def _teach(name):
+    from ..teach import shellcmds
+
+    return getattr(shellcmds, name)
 
 
 def run_command(session, line: str) -> Result:
