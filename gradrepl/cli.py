@@ -26,6 +26,19 @@ def _profile(key):
             raise typer.Exit(2)
 
 
+def _lesson(arg: str, command: str) -> str:
+    """A file argument: ``lesson:NAME`` is a lesson shipped with gradrepl (``gradrepl lessons``)."""
+    from .lessons import PREFIX, LessonError, resolve
+
+    if not arg.startswith(PREFIX):
+        return arg
+    try:
+        return resolve(arg, "sessions" if command == "replay" else "examples")
+    except LessonError as exc:
+        typer.echo(f"gradrepl {command}: {exc}", err=True)
+        raise typer.Exit(2)
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
                               "help_option_names": ["-h", "--help"]})
 def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
@@ -37,6 +50,7 @@ def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or 
     Arguments after the script (or after --) go to the script's sys.argv."""
     from .runner import header_profile, run_script
 
+    script = _lesson(script, "run")
     if script.startswith("-") and script != "-":
         typer.echo(f"gradrepl run: no such option: {script} (gradrepl run -h lists them)",
                    err=True)
@@ -140,6 +154,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw
 
+    script = _lesson(script, "graph")
     try:
         message = draw(script, tensor=tensor, view=view, at=at, output=output, steps=steps,
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
@@ -163,6 +178,7 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
     """Run a script and explain a gradient by the chain rule: each path, the sum over paths."""
     from .viz.why import WhyError, why_command
 
+    script = _lesson(script, "why")
     try:
         text, message = why_command(script, name, output=output, paddle=paddle)
     except WhyError as exc:
@@ -205,9 +221,29 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
     """
     from .repl.replay_cli import replay_command
 
+    files = [_lesson(f, "replay") for f in files]
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,
                                     paddle=paddle, safe=safe, inside_sandbox=inside_sandbox,
                                     present=present))
+
+
+@app.command()
+def lessons():
+    """List the lessons shipped with gradrepl: session files (replay them) and scripts (run,
+    graph, why them); name one as lesson:NAME wherever a command takes a file."""
+    from .lessons import catalogue
+
+    entries = catalogue()
+    if not entries:
+        typer.echo("gradrepl lessons: no lessons are installed with this gradrepl", err=True)
+        raise typer.Exit(1)
+    for kind, title, how in (("sessions", "Sessions", "gradrepl replay --check lesson:NAME"),
+                             ("examples", "Scripts", "gradrepl graph lesson:NAME")):
+        names = [name for name, k, _ in entries if k == kind]
+        if names:
+            typer.echo(f"{title} ({how}):")
+            for name in names:
+                typer.echo(f"  {name}")
 
 
 # The shell's options are read by the shell itself, and --help is a plain flag here: typer
