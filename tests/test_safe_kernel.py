@@ -802,3 +802,49 @@ def test_safe_with_inside_sandbox_refuses_in_one_line(tmp_path):
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == ("gradrepl replay: --safe and --inside-sandbox do not go together: "
                         "--safe runs each file in a kernel-confined child\n")
+
+
+# ============================================================================ parsing in linear time
+def _shapes(size):
+    yield "bracket", ">>> x = [\n" + "... 1,\n" * (size // 7) + "... ]\n"
+    yield "def", ">>> def f():\n" + "...     y = 1\n" * (size // 14) + "... \n"
+    yield "blank_in_output", ">>> print(1)\n1\n" + "\n" * size + "x\n"
+    yield "blank_in_def", ">>> def f():\n" + "...     y = 1\n...\n" * (size // 18) + "... \n"
+    yield "def_then_closing_lines", (">>> def f():\n" + "...     y = 1\n" * (size // 28)
+                                     + "...\n" * (size // 8))
+    yield "many_blocks", ">>> x = 1\n>>> print(x)\n1\n" * (size // 28)
+
+
+@pytest.mark.parametrize("shape", [s for s, _t in _shapes(0)])
+def test_a_1_mb_session_parses_in_linear_time(shape):
+    from gradrepl.repl.transcript import parse
+
+    text = dict(_shapes(1 << 20))[shape]
+    t0 = time.monotonic()
+    parse(text, "big.pycon")
+    # (line by line, one compile of the whole input per line: 24 KB took a minute)
+    assert time.monotonic() - t0 < 15
+
+
+def test_the_fast_parse_reads_inputs_as_the_line_by_line_one():
+    import random
+
+    from gradrepl.repl import transcript
+    from gradrepl.repl.complete import needs_more
+
+    def slow(first, conts):
+        src, m = list(first), 0
+        while m < len(conts) and needs_more(src, conts[m]):
+            src.append(conts[m])
+            m += 1
+        return m
+
+    frags = ["x = (1,", "2,", "3)", "def f():", "    return 1", "    y = [", "    1,", "    ]",
+             "", "", "", "    ", "class A:", "    def g(self):", "        pass", "if x:",
+             "else:", "    z = 2", "1 2", ")", "x = '''", "abc'''", "for i in r:",
+             "    print(i)", "@dec", "x = 1 \\\\", "+ 2", "print(1)", "    (", "#c", "x = 1",
+             "    x = 1", "try:", "except E:", "    '''", "  y"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        body = [rng.choice(frags) for _ in range(rng.randint(1, 30))]
+        assert transcript._continuation(body[:1], body[1:]) == slow(body[:1], body[1:]), body

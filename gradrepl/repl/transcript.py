@@ -196,9 +196,12 @@ def parse(text: str, path: str = "<transcript>") -> Transcript:
         start = i
         src = [_content(lines[i])]
         i += 1
-        while i < n and _is_cont(lines[i]) and needs_more(src, _content(lines[i])):
-            src.append(_content(lines[i]))
-            i += 1
+        j = i
+        while j < n and _is_cont(lines[j]):
+            j += 1
+        taken = _continuation(src, [_content(ln) for ln in lines[i:j]])
+        src += [_content(ln) for ln in lines[i:i + taken]]
+        i += taken
         if i < n and _is_cont(lines[i]) and not _blank(_content(lines[i])):
             err("a '... ' line after a complete input (a new statement starts with '>>> ')", i)
         while len(src) > 1 and _blank(src[-1]):
@@ -214,6 +217,8 @@ def parse(text: str, path: str = "<transcript>") -> Transcript:
                     j += 1
                 if j == n or _is_prompt(lines[j]) or lines[j].startswith("#"):
                     break
+                i = j      # the whole run of blank lines is output (looked at once)
+                continue
             i += 1
         expected = ["" if ln.rstrip() == BLANKLINE else ln for ln in lines[out_start:i]]
         blank_after = 0
@@ -227,6 +232,59 @@ def parse(text: str, path: str = "<transcript>") -> Transcript:
         raise TranscriptError("no '>>> ' input: a transcript's inputs start with '>>> ' "
                               "(plain scripts run with `gradrepl run`)", 1, path)
     return Transcript(path, lines, profile, blocks, comments)
+
+
+def _continuation(first: list, conts: list) -> int:
+    """How many of the ``... `` lines ``conts`` continue the input ``first``: the first ``m``
+    where ``first + conts[:m]`` needs no more (``needs_more``, asked with the line after it),
+    else all. Asked line by line that is one compile per line, each of the whole input so far:
+    quadratic in a long input. So past a few lines the answer is searched for (doubling, then
+    halving): the prefixes of an input that needs more need more too (what the parser can
+    still complete stays completable when cut at a line; an input ending in empty lines is
+    asked without them too, as the line-by-line reading would have), so the lines that
+    continue it are the ones before the first that does not: past the first lines (asked one
+    by one: an input of comments alone is complete, a longer one may not be), one question
+    when they all continue it (asked of the whole input), about 4 log2(n) compiles when not."""
+    def ends(m):   # the input ends after conts[:m] (or before it)
+        if not needs_more(first + conts[:m], conts[m]):
+            return True
+        k = m      # an empty line continues a block that had not ended before it: asked
+        while k > 0 and _blank(conts[k - 1]):      # line by line, the input ended there
+            k -= 1
+        return k < m and not needs_more(first + conts[:k], conts[k])
+
+    n = len(conts)
+    for m in range(min(n, 8)):
+        if ends(m):
+            return m
+    if n <= 8:
+        return n
+    if not ends(n - 1):    # (a well-formed file: every line continues its input,
+        return n
+    if not ends(n - 2):    # or all but the closing empty one,
+        return n - 1
+    b = n                            # or all before the empty ones it ends with)
+    while b > 0 and _blank(conts[b - 1]):
+        b -= 1
+    if 8 < b < n - 1 and not ends(b) and ends(b + 1):
+        return b + 1
+    lo, step = 7, 1                  # ends(lo) is False
+    hi = None
+    while hi is None:
+        m = min(lo + step, n - 1)
+        if ends(m):
+            hi = m
+        elif m == n - 1:
+            return n
+        else:
+            lo, step = m, step * 2
+    while hi - lo > 1:               # ends(lo) False, ends(hi) True
+        mid = (lo + hi) // 2
+        if ends(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def inputs_of(text: str, path: str = "<transcript>") -> list[str]:
