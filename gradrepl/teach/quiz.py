@@ -560,8 +560,12 @@ def lesson_code(source: str, session: bool = False) -> str:
         return source
     keep = []
     last = -1
+    prev_end = None
     for node in tree.body:
         seg = ast.get_source_segment(source, node) or ""
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        gap = prev_end is not None and first - prev_end > 1 and keep
+        prev_end = getattr(node, "end_lineno", node.lineno)
         if isinstance(node, ast.Expr):
             if session and isinstance(node.value, ast.Call) and _name(node.value.func) in (
                     "backward",):
@@ -575,6 +579,8 @@ def lesson_code(source: str, session: bool = False) -> str:
             continue
         if isinstance(node, ast.For) or isinstance(node, ast.While):
             seg = "\n".join(ln for ln in seg.split("\n") if "print(" not in ln)
+        if gap and not session:
+            seg = "\n" + seg
         keep.append(seg)
         if re.search(r"\.backward\(|\bgrad\(|autograd\.backward\(", seg):
             last = len(keep)

@@ -24,7 +24,8 @@ pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 9.
       line-height: 1.35; background: #f5f5f5; border: 1px solid #ccc; border-radius: 3px;
       padding: .5em .8em; margin: .4em 0 .8em 0; white-space: pre-wrap;
       overflow-wrap: anywhere; break-inside: avoid; page-break-inside: avoid; }
-.exercise { break-inside: avoid; page-break-inside: avoid; margin: 0 0 1.2em 0; }
+.exercise { margin: 0 0 1.2em 0; }
+h2 { break-after: avoid; page-break-after: avoid; }
 .code { break-inside: avoid; page-break-inside: avoid; }
 ol.questions { padding-left: 1.6em; margin: .4em 0; }
 ol.questions li { break-inside: avoid; page-break-inside: avoid; margin: 0 0 1.1em 0; }
