@@ -322,6 +322,8 @@ def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (
               h: float = typer.Option(1e-6, "--h", help="the step of the central differences"),
               elements: int = typer.Option(16, "--elements", help="elements checked per "
                                            "tensor (more: the largest and a sample)"),
+              seconds: float = typer.Option(2.0, "--seconds", help="per tensor: no more "
+                                            "elements once its checks took this long"),
               paddle: Optional[str] = PaddleOpt):
     """Check autograd against numbers: central finite differences in float64 beside each
     leaf's .grad (and each paddle.grad / torch.autograd.grad result), the step and the error

@@ -69,7 +69,8 @@ def quiz_command(script, targets, answers=None, sheet=None, paddle=None, stdin=N
     return 0 if right == asked else 1
 
 
-def gradcheck_command(script, names, h=1e-6, elements=16, paddle=None, stdout=None) -> int:
+def gradcheck_command(script, names, h=1e-6, elements=16, paddle=None, stdout=None,
+                      seconds=2.0) -> int:
     from .numeric import GradcheckError, gradcheck_file
 
     stdout = stdout if stdout is not None else sys.stdout
@@ -80,7 +81,8 @@ def gradcheck_command(script, names, h=1e-6, elements=16, paddle=None, stdout=No
         _say("gradrepl gradcheck: --elements must be at least 1")
         return 2
     try:
-        checks, text = gradcheck_file(script, names, profile=paddle, h=h, max_elements=elements)
+        checks, text = gradcheck_file(script, names, profile=paddle, h=h, max_elements=elements,
+                                      seconds=seconds)
     except GradcheckError as exc:
         _say(f"gradrepl gradcheck: {exc}")
         return 2

@@ -796,10 +796,9 @@ def shell_quiz(session, args) -> str:
         if reader is None:
             return ask + f"answer with %quiz {target} ANSWER\n"
         stream = getattr(session, "stream", None)
-        if stream is not None:
+        if stream is not None:   # (the shell shows what follows what it streamed)
             stream.write(ask)
             stream.flush()
-            ask = ""
         try:
             text = reader(f"{q.label} = ")
         except (EOFError, KeyboardInterrupt):
