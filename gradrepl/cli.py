@@ -333,7 +333,7 @@ def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (
     from .teach.cli import gradcheck_command
 
     raise typer.Exit(gradcheck_command(script, names or [], h=h, elements=elements,
-                                       paddle=paddle))
+                                       seconds=seconds, paddle=paddle))
 
 
 if __name__ == "__main__":
