@@ -102,3 +102,14 @@ def test_graph_dot_vgg_rows_pieces(tmp_path):
     assert "10x20" in text and " 2.00" in text  # the whole command's ratio: 5.0 / 2.5
     assert bench.json_run([sys.executable, "-c", "raise SystemExit('nope')"])["error"] \
         .startswith("error")
+
+
+def test_lecture_loops_run_one_tiny_step_each(capsys):
+    """Every lecture loop runs under gradrepl (one check step, one one-step burst; no timing)."""
+    bench = _load("lecture_loops")
+    assert bench.main(["--steps", "1", "--rounds", "1", "--burst", "1",
+                       "--torch-python", "none"]) == 0
+    out = capsys.readouterr().out
+    for loop in bench.LOOPS:
+        row = next(line for line in out.splitlines() if line.startswith(loop))
+        assert "gradrepl" in row and row.split()[-1].isalnum()  # the parameters' hash
