@@ -294,7 +294,7 @@ def main(ctx: typer.Context,
 def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a session "
                                       "file (.pycon)"),
          tensor: Optional[list[str]] = typer.Option(
-             None, "--tensor", "-t", help="a gradient to ask for: NAME or NAME.grad[i, j] "
+             None, "--tensor", "-t", help="a gradient to ask for: NAME or NAME.grad\\[i, j] "
              "(repeat it; default: every named leaf that got a gradient)"),
          answers: Optional[str] = typer.Option(
              None, "--answers", help="FILE: the answers, one a line (NAME = ANSWER, or in "

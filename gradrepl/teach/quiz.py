@@ -185,7 +185,8 @@ class Question:
         if len(self.shape) == 1:
             return f"a list of {n} numbers ({self.name} has shape {shape})"
         if len(self.shape) == 2:
-            return (f"{self.shape[0]} rows of {self.shape[1]} numbers, [[...], [...]] "
+            return (f"{self.shape[0]} rows of {self.shape[1]} "
+                    f"number{'s' if self.shape[1] != 1 else ''}, [[...], [...]] "
                     f"({self.name} has shape {shape})")
         return f"a nested list of shape {shape}"
 
