@@ -140,18 +140,25 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
         return "\n".join(messages) or None
     try:
         pic.render(output)
+        ext = Path(output).suffix.lower()[1:]
+        note = render.fit_note(pic.dot(), ext) if ext in render.FORMATS else None
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None
     except OSError as exc:
         raise GraphError(f"cannot write {output}: {exc}") from None
     messages.append(f"wrote {output}")
+    if note:   # drawn larger than --size (text kept), or shrunk to fit: said
+        messages.append(note)
     return "\n".join(messages)
 
 
 def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
+    """The backward's frames, drawn with the picture's own options (``pic.style``: theme,
+    rankdir, size, dpi, font size; ``pic.look``), into a player folder, or one file for slides
+    (``player.EXPORTS``): a PDF (one frame per page), an animated GIF or SVG."""
     from . import render
     from .dot import to_dot
-    from .player import write_player
+    from .player import export_kind, write_animated_svg, write_gif, write_pdf, write_player
     from .steps import frames
 
     logged = run.log.run_for(target) if run.log is not None else None
@@ -161,21 +168,46 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
                          + f": nothing to step through for {name!r}")
     from .terminal import ready_text, step_title
 
+    kind = export_kind(out_dir)
+    if kind is None and out_dir.exists() and not out_dir.is_dir():
+        raise GraphError(f"--steps {out_dir}: exists and is not a folder")
+    if kind is not None and not out_dir.parent.is_dir():
+        raise GraphError(f"no such folder: {out_dir.parent}")
     g = pic.model
     step_view = view if view != "forward" else "backward"
-    items = []
+    style = pic.style
+    keep = style is not None and style.keep_text
+    items, sources = [], []
     try:
         for f in frames(g, logged, chain=True, history=run.log.runs):
-            svg = render.svg(to_dot(f, view=step_view, chain=True))
-            items.append({"svg": svg, "counter": step_title(f.step), "title": f.step["event"],
+            source = to_dot(f, view=step_view, chain=True, style=style, look=pic.look)
+            sources.append(source)
+            items.append({"svg": render.svg(source), "counter": step_title(f.step),
+                          "title": f.step["event"],
                           "description": "ready queue: " + ready_text(f.step),
-                          "code": f.step.get("code")})   # the engine functions of the step
+                          "code": f.step.get("code"),   # the engine functions of the step
+                          "keep": keep})
+        largest = max(range(len(items)), key=lambda i: render.svg_size(items[i]["svg"])[0]
+                      * render.svg_size(items[i]["svg"])[1])
+        note = render.fit_note(sources[largest], kind if kind in ("pdf",) else
+                               "png" if kind == "gif" else "svg")
+        svgs = [it["svg"] for it in items]
+        if kind == "pdf":
+            done = write_pdf(out_dir, svgs)
+        elif kind == "gif":
+            done = write_gif(out_dir, [render.png(s) for s in sources])
+        elif kind == "svg":
+            done = write_animated_svg(out_dir, svgs,
+                                      titles=[f"{it['counter']}: {it['title']}" for it in items])
+        else:
+            write_player(out_dir, items, title=f"gradrepl: backward of {name}, step by step")
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None
-    if out_dir.exists() and not out_dir.is_dir():
-        raise GraphError(f"--steps {out_dir}: exists and is not a folder")
-    try:
-        write_player(out_dir, items, title=f"gradrepl: backward of {name}, step by step")
     except OSError as exc:
         raise GraphError(f"cannot write {out_dir}: {exc}") from None
-    return f"wrote {len(items)} frames and {out_dir / 'index.html'}"
+    said = f"\n{note}" if note else ""
+    if kind == "pdf":
+        return f"wrote {out_dir}: {done} frames, one per page{said}"
+    if kind is not None:
+        return f"wrote {out_dir}: {done} frames, animated{said}"
+    return f"wrote {len(items)} frames and {out_dir / 'index.html'}{said}"

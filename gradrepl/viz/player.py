@@ -137,6 +137,10 @@ h1 { font-size: 17px; font-weight: 600; margin: 2px 0 10px; }
 /* fit: as wide as the page, but a small graph at most 1.6x its own size (--w: its width) */
 #stage.fit svg { width: 100%; max-width: min(100%, calc(var(--w, 10000px) * 1.6)); height: auto;
   max-height: calc(100vh - 230px); }
+/* the text kept at its size (--size with --font-size, --size 1080p): fit widens a picture to
+   the page but never shrinks it; a larger one scrolls */
+#stage.fit.keep svg { width: max(100%, var(--w, 0px)); max-width: none; max-height: none; }
+main:has(#stage.keep) { max-width: none; }
 #info { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
 #title { font-size: 16px; font-weight: 600; margin: 0 0 4px; }
 #description { margin: 0; white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
@@ -368,6 +372,7 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     id starting with ``p``."""
     n = len(frames)
     esc = _esc
+    keep = any(f.get("keep") for f in frames)   # big text: never shrunk (see _CSS)
     parts = [
         f"<h1>{esc(title)}</h1>\n",
         "<div class=\"bar\" role=\"toolbar\" aria-label=\"frames\">\n",
@@ -394,7 +399,8 @@ def _player_parts(frames, title: str, p: str) -> tuple[str, str]:
     code_sets, code_of = _code_sets(frames)
     # frame 1 is in the page as written, so it shows even before (or without) the script
     parts += [
-        f"<div id=\"{p}stage\" class=\"fit\" data-frame=\"1\">\n{inlined[0]}\n</div>\n",
+        f"<div id=\"{p}stage\" class=\"fit{' keep' if keep else ''}\" data-frame=\"1\">\n"
+        f"{inlined[0]}\n</div>\n",
         f"<div id=\"{p}info\">\n",
         f"<div id=\"{p}title\">{esc(titles[0])}</div>\n",
         f"<div id=\"{p}description\">{esc(descs[0])}</div>\n",
@@ -534,3 +540,134 @@ def write_player(out_dir, frames, title: str = DEFAULT_TITLE) -> Path:
                 pass
     return out / "index.html"
 
+
+
+# ------------------------------------------------------------------ frames for slides
+# ``--steps out.pdf``: one frame per page; ``--steps out.gif`` / ``out.svg``: one animation.
+EXPORTS = (".pdf", ".gif", ".svg")
+FRAME_SECONDS = 2.0      # how long an animation shows each frame (the last one twice as long)
+
+
+def export_kind(path) -> str | None:
+    """"pdf", "gif" or "svg" when ``--steps`` names such a file, None for a folder."""
+    ext = Path(path).suffix.lower()
+    return ext[1:] if ext in EXPORTS else None
+
+
+def _background(svg_text: str) -> str:
+    """The colour the picture is drawn on (Graphviz's first polygon), white by default."""
+    m = re.search(r'<polygon fill="(#[0-9a-fA-F]{6}|white|black)" stroke="none"', svg_text)
+    return m.group(1) if m else "white"
+
+
+def write_pdf(path, svgs) -> int:
+    """One frame per page of a PDF at ``path`` (``svgs``: the frames' SVG texts, in order;
+    drawn as vectors through svglib and reportlab). Every page has the size of the largest
+    frame, each frame centred at its top on the picture's own background. Returns the pages."""
+    import io
+
+    from reportlab.lib.colors import HexColor, white
+    from reportlab.graphics import renderPDF
+    from reportlab.pdfgen import canvas as _canvas
+    from svglib.svglib import svg2rlg
+
+    drawings = []
+    for s in svgs:
+        d = svg2rlg(io.BytesIO(sanitize.text(s).encode("utf-8")))
+        if d is None:
+            raise ValueError("a frame's SVG could not be read")
+        drawings.append((d, _background(s)))
+    if not drawings:
+        raise ValueError("no frames to write")
+    width = max(d.width for d, _ in drawings)
+    height = max(d.height for d, _ in drawings)
+    buf = io.BytesIO()
+    c = _canvas.Canvas(buf, pagesize=(width, height), invariant=1)
+    c.setTitle(Path(path).stem)
+    c.setCreator("gradrepl")
+    for d, bg in drawings:
+        c.setFillColor(white if bg == "white" else HexColor(bg) if bg.startswith("#") else bg)
+        c.rect(0, 0, width, height, stroke=0, fill=1)
+        renderPDF.draw(d, c, (width - d.width) / 2, height - d.height)
+        c.showPage()
+    c.save()
+    write_atomic(path, buf.getvalue())
+    return len(drawings)
+
+
+def write_gif(path, pngs, seconds: float = FRAME_SECONDS) -> int:
+    """An animated GIF of ``pngs`` (the frames as PNG bytes), each shown ``seconds`` (the last
+    twice as long), looping; frames of different sizes centred at the top of one canvas of the
+    largest size, on the first frame's background. Returns the frames."""
+    import io
+
+    from PIL import Image
+
+    images = []
+    for data in pngs:
+        im = Image.open(io.BytesIO(data))
+        im.load()
+        images.append(im.convert("RGBA"))
+    if not images:
+        raise ValueError("no frames to write")
+    width = max(im.width for im in images)
+    height = max(im.height for im in images)
+    bg = images[0].getpixel((1, 1))[:3]
+    out = []
+    for im in images:
+        canvas = Image.new("RGB", (width, height), bg)
+        canvas.paste(im, ((width - im.width) // 2, 0), im)
+        out.append(canvas.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=0))
+    ms = int(seconds * 1000)
+    buf = io.BytesIO()
+    out[0].save(buf, format="GIF", save_all=True, append_images=out[1:], loop=0,
+                duration=[ms] * (len(out) - 1) + [2 * ms], disposal=1, optimize=False)
+    write_atomic(path, buf.getvalue())
+    return len(out)
+
+
+_ID_ATTR = re.compile(r'(\sid=")([^"]+)(")')
+_ID_REF = re.compile(r'(url\(#|href="#)([^)"]+)')
+
+
+def animated_svg(svgs, seconds: float = FRAME_SECONDS, titles=None) -> str:
+    """One SVG that shows ``svgs`` one after another, ``seconds`` each, looping (CSS
+    animation: each frame visible for its slice of the cycle); the frames' ids prefixed per
+    frame so they never collide. ``titles``: each frame's sentence, as its ``<title>``."""
+    frames = [inline_svg(s) for s in svgs]
+    if not frames:
+        raise ValueError("no frames to write")
+    from .render import svg_size
+
+    sizes = [svg_size(s) for s in svgs]
+    width = max(w for w, _ in sizes)
+    height = max(h for _, h in sizes)
+    n = len(frames)
+    total = seconds * n
+    share = 100.0 / n
+    bg = _background(svgs[0])
+    body = []
+    for k, (text, (w, h)) in enumerate(zip(frames, sizes)):
+        p = f"f{k}-"
+        text = _ID_ATTR.sub(lambda m: m.group(1) + p + m.group(2) + m.group(3), text)
+        text = _ID_REF.sub(lambda m: m.group(1) + p + m.group(2), text)
+        # the frame's root: placed at the top, centred, in the canvas
+        text = re.sub(r"<svg\b", f'<svg x="{(width - w) / 2:.2f}" y="0"', text, count=1)
+        tip = f"<title>{_esc(titles[k])}</title>" if titles else ""
+        body.append(f'<g class="frame" style="animation-delay: {k * seconds:g}s">{tip}{text}</g>')
+    css = (f"g.frame {{ visibility: hidden; animation: gradrepl-step {total:g}s step-end "
+           "infinite; }\n"
+           f"@keyframes gradrepl-step {{ 0% {{ visibility: visible; }} {share:.4f}% "
+           "{ visibility: hidden; } 100% { visibility: hidden; } }\n"
+           "@media (prefers-reduced-motion: reduce) { g.frame { animation: none; } "
+           "g.frame:last-of-type { visibility: visible; } }\n")
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+            f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+            f'width="{width:g}pt" height="{height:g}pt" viewBox="0 0 {width:g} {height:g}">\n'
+            f"<style>{css}</style>\n"
+            f'<rect width="100%" height="100%" fill="{bg}"/>\n' + "\n".join(body) + "\n</svg>\n")
+
+
+def write_animated_svg(path, svgs, seconds: float = FRAME_SECONDS, titles=None) -> int:
+    write_atomic(path, animated_svg(svgs, seconds, titles))
+    return len(svgs)

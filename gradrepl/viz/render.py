@@ -55,15 +55,64 @@ def find_dot(prefer: str | None = None) -> tuple[str, str]:
 # down to fit): graphviz-pure allocates the whole PNG at once (a 300-op graph asked 20 GB), and
 # PDF viewers refuse pages beyond 200 inches. SVG keeps its natural size.
 MAX_INCHES = {"png": "100,100", "pdf": "200,200"}
-# a picture drawn with --size (theme.Style, at most 100 inches a side) keeps its own
-_OWN_SIZE = re.compile(r"\A[^\n]*\n\tgraph \[[^\n]*\bsize=").match
+_FIT_KEEP = re.compile(r'\bgradrepl_fit="?keep\b')   # theme.Style.keep_text: text not shrunk
+_BOX = re.compile(r'\bsize="(\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(!?)"')
+_DPI = re.compile(r'\bdpi="?(\d+(?:\.\d+)?)')
+_SVG_OPEN = re.compile(r"<svg\b[^>]*>", re.S)
+_TRANSFORM_SCALE = re.compile(r'<g id="graph0"[^>]*?transform="scale\(([0-9.]+)(?:[ ,]+([0-9.]+))?\)')
+_FONT = re.compile(r'<text\b[^>]*?\bfont-size="([0-9.]+)"')
+NATURAL = "1000,1000"   # a -Gsize that lays a picture out at its own size (it never scales up)
+_natural_cache: dict = {}
 
 
-def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 120) -> bytes:
-    """Lay out ``source`` and return the bytes of format ``fmt`` (svg, png or pdf)."""
+def _head(source: str) -> str:
+    """The graph attribute line of gradrepl's DOT (where size, dpi and the fit mark are)."""
+    m = re.search(r"\n\tgraph \[[^\n]*", source[:4000])
+    return m.group(0) if m else ""
+
+
+def own_box(source: str):
+    """(width, height, scale up) in inches of the picture's own ``size`` (``--size``), else
+    None."""
+    m = _BOX.search(_head(source))
+    return (float(m.group(1)), float(m.group(2)), bool(m.group(3))) if m else None
+
+
+def keeps_text(source: str) -> bool:
+    return _FIT_KEEP.search(_head(source)) is not None
+
+
+def natural_size(source: str, prefer: str | None = None) -> tuple[float, float]:
+    """(width, height) in points of the picture laid out at its own size (no ``size``)."""
+    key = (hash(source), prefer)
+    if key not in _natural_cache:
+        text = run_dot(source, "svg", prefer, _size=NATURAL).decode("utf-8")
+        if len(_natural_cache) > 64:
+            _natural_cache.clear()
+        _natural_cache[key] = svg_size(text)
+    return _natural_cache[key]
+
+
+def _fits(natural, box) -> bool:
+    return natural[0] <= box[0] * 72 + 0.5 and natural[1] <= box[1] * 72 + 0.5
+
+
+def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 120,
+            _size: str | None = None) -> bytes:
+    """Lay out ``source`` and return the bytes of format ``fmt`` (svg, png or pdf).
+
+    A picture drawn with ``--size`` and ``--font-size`` (``gradrepl_fit=keep``) is laid out
+    first at its own size: if it fits the box it is scaled up to fill it, else drawn at its own
+    size (PNG and PDF within ``MAX_INCHES``): its text is never made smaller than asked."""
     binary, _kind = find_dot(prefer)
     args = [binary, f"-T{fmt}"]
-    if fmt in MAX_INCHES and not _OWN_SIZE(source, 0, 600):  # (a -G would override --size)
+    box = own_box(source)
+    if _size is not None:
+        args.append(f"-Gsize={_size}")
+    elif box is not None and keeps_text(source) and \
+            not _fits(natural_size(source, prefer), box):
+        args.append(f"-Gsize={MAX_INCHES.get(fmt, NATURAL)}")
+    elif fmt in MAX_INCHES and box is None:  # (a -G would override --size)
         args.append(f"-Gsize={MAX_INCHES[fmt]}")
     try:
         proc = subprocess.run(args, input=source.encode("utf-8"),
@@ -75,7 +124,96 @@ def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 1
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise RenderError(f"{os.path.basename(binary)} -T{fmt} failed: "
                           f"{err[-1] if err else 'exit ' + str(proc.returncode)}")
+    if fmt == "svg" and _size is None and box is None:   # (its own size: remembered)
+        try:
+            _natural_cache[(hash(source), prefer)] = svg_size(proc.stdout.decode("utf-8"))
+        except ValueError:
+            pass
     return proc.stdout
+
+
+# ------------------------------------------------------------------ sizes read from an SVG
+def _num(text) -> float:
+    return float(re.sub(r"[a-z%]+$", "", text.strip()))
+
+
+def svg_size(svg_text: str) -> tuple[float, float]:
+    """(width, height) in points of an SVG that Graphviz wrote."""
+    m = _SVG_OPEN.search(svg_text)
+    if m is None:
+        raise ValueError("no <svg> element")
+    tag = m.group(0)
+    w = re.search(r'\bwidth="([^"]+)"', tag)
+    h = re.search(r'\bheight="([^"]+)"', tag)
+    if w is None or h is None:
+        raise ValueError("an <svg> without width and height")
+    return _num(w.group(1)), _num(h.group(1))
+
+
+def svg_scale(svg_text: str) -> float:
+    """How much the drawing's own units are enlarged on the page: the graph's ``scale()``
+    transform times the root's width over its viewBox width."""
+    m = _TRANSFORM_SCALE.search(svg_text)
+    s = float(m.group(1)) if m else 1.0
+    tag = _SVG_OPEN.search(svg_text)
+    if tag is not None:
+        vb = re.search(r'\bviewBox="([^"]+)"', tag.group(0))
+        if vb is not None:
+            parts = vb.group(1).replace(",", " ").split()
+            if len(parts) == 4 and float(parts[2]) > 0:
+                s *= svg_size(svg_text)[0] / float(parts[2])
+    return s
+
+
+def text_points(svg_text: str) -> list[float]:
+    """The rendered size, in points of the page, of every text of an SVG Graphviz wrote (its
+    ``font-size`` times ``svg_scale``), in document order."""
+    s = svg_scale(svg_text)
+    return [float(f) * s for f in _FONT.findall(svg_text)]
+
+
+def fit_note(source: str, fmt: str = "svg", prefer: str | None = None) -> str | None:
+    """One sentence when the picture is not drawn at the size one would expect: larger than
+    ``--size`` because its text is kept (``keep_text``), shrunk to fit ``--size``, or shrunk to
+    PNG/PDF's limit (``MAX_INCHES``: a long ``--rankdir LR`` strip); None otherwise."""
+    w, h = natural_size(source, prefer)
+    box = own_box(source)
+    m = re.search(r'\n\tnode \[[^\n]*?fontsize="?([0-9.]+)', source[:4000])
+    points = float(m.group(1)) if m else 12.0
+    smallest = points * 9.0 / 12.0
+    dm = _DPI.search(_head(source))
+    dpi = float(dm.group(1)) if dm else 96.0
+    lr = re.search(r'\brankdir="?LR', _head(source)) is not None
+    size_in = f"{w / 72:.1f} x {h / 72:.1f} in"
+    cut = ("cut it (--layers 1, --collapse, --depth N)"
+           + (" or draw it top to bottom (no --rankdir LR)" if lr else ""))
+    if box is not None and keeps_text(source):
+        if _fits((w, h), box):
+            return None
+        return (f"the drawing is {size_in} with its text at {points:g} pt: larger than --size "
+                f"{box[0]:g}x{box[1]:g}, so it is drawn at its own size, not shrunk (at "
+                f"{box[0]:g}x{box[1]:g} its text would be {points * min(box[0] * 72 / w, box[1] * 72 / h):.1f} pt); "
+                f"it scrolls in the player and a PDF page grows to hold it; to fit, {cut}")
+    if box is not None:
+        s = min(box[0] * 72 / w, box[1] * 72 / h)
+        if s >= 1:
+            return None
+        px = smallest * s * dpi / 72
+        return (f"the drawing ({size_in}) was shrunk to {s:.0%} to fit --size "
+                f"{box[0]:g}x{box[1]:g}: its smallest text is {smallest * s:.1f} pt "
+                f"({px:.0f} px at {dpi:g} dpi); --font-size N keeps text at N points "
+                f"(the drawing then grows past the box), or {cut}")
+    cap = MAX_INCHES.get(fmt)
+    if cap is None:
+        return None
+    cw, ch = (float(x) for x in cap.split(","))
+    s = min(cw * 72 / w, ch * 72 / h)
+    if s >= 1:
+        return None
+    px = smallest * s * dpi / 72
+    return (f"{fmt.upper()} is at most {cw:g} x {ch:g} in: the drawing ({size_in}"
+            f"{', left to right' if lr else ''}) was shrunk to {s:.0%}, its smallest text "
+            f"{px:.0f} px at {dpi:g} dpi; SVG keeps its own size, or {cut}")
 
 
 def svg(source: str, prefer: str | None = None) -> str:
@@ -99,8 +237,12 @@ def pdf(source: str, prefer: str | None = None) -> bytes:
             from None
     import io
 
-    svg_text = run_dot(source.replace("digraph gradrepl {", "digraph gradrepl {\n\tsize=\"200,200\"", 1),
-                       "svg", prefer)
+    if own_box(source) is not None:   # (--size, and the text kept: run_dot decides)
+        svg_text = run_dot(source, "svg", prefer)
+        if keeps_text(source) and not _fits(natural_size(source, prefer), own_box(source)):
+            svg_text = run_dot(source, "svg", prefer, _size=MAX_INCHES["pdf"])
+    else:
+        svg_text = run_dot(source, "svg", prefer, _size=MAX_INCHES["pdf"])
     drawing = svg2rlg(io.BytesIO(svg_text))
     return renderPDF.drawToString(drawing)
 

@@ -7,8 +7,8 @@ guide's palette (every picture drawn without options uses it, byte for byte as b
 style and weight (``EDGE_STYLES``), never by colour alone.
 
 ``Style`` gathers the slide options of ``gradrepl graph``, ``%graph`` and ``viz.graph``:
-``rankdir`` (TB, LR), ``size`` (inches, ``WxH``), ``dpi``, ``theme`` and ``font_size``. The
-default ``Style()`` changes nothing.
+``rankdir`` (TB, LR), ``size`` (inches, ``WxH``, or a screen: ``1080p``, the big-text look for
+projectors), ``dpi``, ``theme`` and ``font_size``. The default ``Style()`` changes nothing.
 """
 from __future__ import annotations
 
@@ -94,25 +94,59 @@ def edge_styles(theme: str | None) -> dict:
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x,X]\s*(\d+(?:\.\d+)?)\s*$")
 
+# screens by name (``--size 1080p``): (width, height) in inches and the dpi that makes their
+# pixels. Such a size is the big-text look for projectors: text is never shrunk to fit the
+# screen (the drawing grows past it and scrolls, a PDF page grows with it) and the font is
+# BIG_TEXT points unless asked otherwise, so that the smallest text of a picture (9 of the
+# default 12 points: 13.5 points, 18 CSS px) stays at least MIN_TEXT_PX on that screen.
+SCREENS = {"1080p": ("16", "9", 120), "720p": ("13.333", "7.5", 96),
+           "projector": ("16", "9", 120)}
+BIG_TEXT = 18.0
+MIN_TEXT_PX = 18
+SMALLEST = 9.0   # points of the smallest text of a default picture (its records' small rows)
+
+
+def _screen(text):
+    return SCREENS.get(str(text).strip().lower()) if text is not None else None
+
 
 def parse_size(text) -> str | None:
     """``16x9`` (inches, width x height) -> Graphviz's ``16,9!`` (the drawing scaled to fill
-    that box, up or down, keeping its proportions); None stays None."""
+    that box, up or down, keeping its proportions); a screen's name (``1080p``, ``720p``,
+    ``projector``) -> its inches; None stays None."""
     if text is None:
         return None
+    screen = _screen(text)
+    if screen is not None:
+        return f"{screen[0]},{screen[1]}!"
     m = _SIZE.match(str(text))
     if m is None or not (0 < float(m.group(1)) <= 100 and 0 < float(m.group(2)) <= 100):
         raise ValueError(f"--size wants WIDTHxHEIGHT in inches, each at most 100 (like 16x9), "
-                         f"got {text!r}")
+                         f"or a screen: {', '.join(SCREENS)}; got {text!r}")
     return f"{m.group(1)},{m.group(2)}!"
+
+
+def size_inches(text) -> tuple[float, float] | None:
+    """``--size`` as (width, height) in inches."""
+    spec = parse_size(text)
+    if spec is None:
+        return None
+    w, h = spec.rstrip("!").split(",")
+    return float(w), float(h)
 
 
 @dataclass(frozen=True)
 class Style:
-    """Slide options; every field None means the picture as gradrepl always drew it."""
+    """Slide options; every field None means the picture as gradrepl always drew it.
+
+    With ``size`` and ``font_size`` both given (or a screen's name as ``size``), the text keeps
+    at least ``font_size`` points at that size (``keep_text``): a drawing smaller than the box
+    is scaled up to fill it, a larger one is drawn at its own size (it scrolls; a PDF page is
+    as large as it), never shrunk, and ``render.fit_note`` says so. With ``size`` alone the
+    drawing is scaled to the box, up or down (a whole model on one slide)."""
 
     rankdir: str | None = None      # "TB" (top to bottom, the default) or "LR"
-    size: str | None = None         # "16x9": inches, width x height
+    size: str | None = None         # "16x9": inches, width x height; or "1080p", "720p"
     dpi: float | None = None        # pixels per inch of PNG output (Graphviz's default 96)
     theme: str | None = None        # "light" (default), "dark", "print"
     font_size: float | None = None  # points of the node text (default 12); the rest scales
@@ -128,18 +162,38 @@ class Style:
             raise ValueError(f"--dpi must be more than 0 and at most 600, got {self.dpi}")
         if self.font_size is not None and not float(self.font_size) > 0:
             raise ValueError(f"--font-size must be more than 0, got {self.font_size}")
+        if self.screen is not None and self.font_size is None:   # the big-text look
+            object.__setattr__(self, "font_size", BIG_TEXT)
 
     @property
     def default(self) -> bool:
         return self == DEFAULT
+
+    @property
+    def screen(self):
+        """(width, height, dpi) of a size given by a screen's name, else None."""
+        return _screen(self.size)
+
+    @property
+    def keep_text(self) -> bool:
+        """Text is never shrunk below ``font_size`` to fit ``size`` (see the class doc)."""
+        return self.size is not None and self.font_size is not None
+
+    @property
+    def points(self) -> float:
+        """The node text's points (12 unless asked)."""
+        return float(self.font_size) if self.font_size is not None else 12.0
 
     def graph_attrs(self) -> dict:
         """What the options add to the graph's attributes (none by default)."""
         out = {}
         if self.size is not None:
             out["size"] = parse_size(self.size)
-        if self.dpi is not None:
-            out["dpi"] = _num(self.dpi)
+            if self.keep_text:   # (read by render.run_dot: lay out, then scale up only)
+                out["gradrepl_fit"] = "keep"
+        dpi = self.dpi if self.dpi is not None else (self.screen[2] if self.screen else None)
+        if dpi is not None:
+            out["dpi"] = _num(dpi)
         return out
 
     def scale(self, points) -> str:
