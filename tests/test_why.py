@@ -497,3 +497,103 @@ def test_an_unrecorded_gradient_is_stated_with_its_value():
 
     text = why(x, namespace={"x": x}, log=WhyLog()).text()
     assert text.startswith("x.grad = 6\n") and "no backward() was recorded" in text
+
+
+# ---------------------------------------------------------------------------- a real model
+MLP = """
+import paddle
+import paddle.nn as nn
+import paddle.nn.functional as F
+
+paddle.seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+x = paddle.rand([32, 4])
+label = paddle.randint(0, 3, [32])
+logits = model(x)
+loss = F.cross_entropy(logits, label)
+W = model[0].weight
+loss.backward()
+"""
+
+TORCH_MLP = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+x = torch.rand(32, 4)
+label = torch.randint(0, 3, (32,))
+loss = F.cross_entropy(model(x), label)
+loss.backward()
+"""
+
+JARGON = ("expand(", "sum_to(", "Backward(", "_grad_grad", "model.0.", "?)", "matmul(...)",
+          "cross_entropy_with_softmax")
+
+
+def _cli_why(tmp_path, source, target):
+    from typer.testing import CliRunner
+
+    from gradrepl.cli import app
+
+    script = tmp_path / "mlp.py"
+    script.write_text(source)
+    return CliRunner().invoke(app, ["why", str(script), target])
+
+
+def test_why_mlp_speaks_plainly(tmp_path):
+    res = _cli_why(tmp_path, MLP, "model[0].weight.grad[0, 1]")
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    for word in JARGON:
+        assert word not in text, (word, text)
+    assert "model[0].weight is the weight of model[0], a Linear layer from 4 to 8 features" in text
+    assert "loss is the mean of the 32 per-sample losses: each gets loss_grad / 32 = 0.03125" in text
+    assert "(softmax(logits) - one_hot(labels)) / 32, softmax minus one-hot over the batch " \
+        "size 32" in text
+    assert "relu passes it on where the output of model[0] > 0" in text
+    assert "summed over the 32 samples s of the batch" in text
+    # the shown products add up to the engine's number
+    line = next(x for x in text.splitlines() if "relu sent 0 there" in x)
+    terms = line.split(" = ")[0].strip().split(" + ")
+    total = sum(float(a) * float(b) for a, b in (t.split(" * ") for t in terms))
+    assert abs(total - 0.0005218) < 1e-6
+    assert text.endswith("model[0].weight.grad[0, 1] = 0.0005218\n")
+    # the same through the alias W, and Paddle's own spelling
+    res = _cli_why(tmp_path, MLP, "W.grad[0, 1]")
+    assert res.exit_code == 0 and "W is model[0].weight: the weight of model[0]" in res.stdout
+    res = _cli_why(tmp_path, MLP, "model.0.weight.grad[0, 1]")
+    assert res.exit_code == 0 and res.stdout.endswith("= 0.0005218\n")
+
+
+def test_why_mlp_bias_sums_over_the_batch(tmp_path):
+    res = _cli_why(tmp_path, MLP, "model[0].bias.grad[2]")
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.stdout.splitlines() if "one term per sample" in x)
+    body = line.split(" = ")[1]
+    assert abs(sum(float(v) for v in body.split(" + ") if v != "...") - 0.055412) < 1e-5 \
+        or "..." in body
+    assert res.stdout.endswith("model[0].bias.grad[2] = 0.055412\n")
+
+
+def test_why_torch_mlp(tmp_path):
+    res = _cli_why(tmp_path, TORCH_MLP, "model[0].weight.grad[1, 2]")
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    for word in JARGON + ("loss.grad", "weight_grad"):
+        assert word not in text, (word, text)
+    assert "a Linear layer from 4 to 8 features" in text
+    assert "(softmax(the output of model[2]) - one_hot(labels)) / 32, softmax minus one-hot" \
+        in text
+    assert "-grad(loss) / 32 at each sample's label" in text
+    assert "model[0].weight gets it transposed back" in text
+    assert text.endswith("model[0].weight.grad[1, 2] = 0.00879372\n")
+
+
+def test_why_names_as_the_script_writes_them(tmp_path):
+    for target, message in (("model[3].weight", "model has no item 3"),
+                            ("model[0].wait", "model[0] has no attribute 'wait'"),
+                            ("model[0]", "is a Linear, not a tensor"),
+                            ("nope.grad", "no variable named 'nope'")):
+        res = _cli_why(tmp_path, MLP, target)
+        assert res.exit_code == 2 and message in res.output, (target, res.output)

@@ -174,13 +174,13 @@ def cmd_why(session, args):
     p.add_argument("name", nargs="+")
     p.add_argument("-o", "--output")
     a = p.parse_args(args)
-    from ..viz.why import lookup, parse_target, why, write_picture
+    from ..viz.why import resolve_target, why, write_picture
 
     try:
-        name, element = parse_target(" ".join(a.name))
-        tensor = lookup(session.namespace, name)
+        tensor, name, element = resolve_target(session.namespace, " ".join(a.name))
         ex = why(tensor, namespace=session.namespace, element=element, name=name,
-                 log=getattr(session, "why_log", None))
+                 log=getattr(session, "why_log", None),
+                 recorder=getattr(session, "recorder", None))
     except (ValueError, KeyError, IndexError) as exc:
         raise CommandError(str(exc.args[0]) if exc.args else str(exc)) from None
     from ..viz.sanitize import terminal

@@ -26,6 +26,7 @@ the terms of an explanation always add up to the engine's value.
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
@@ -51,6 +52,10 @@ def _keep(t):
     return np.array(a, copy=True)
 
 
+def _keep_array(a):
+    return None if a is None or a.size > MAX_KEEP else np.array(a, copy=True)
+
+
 # ---------------------------------------------------------------------------- recording
 class RunRecord:
     """One backward run, as the explanation needs it."""
@@ -67,6 +72,7 @@ class RunRecord:
         self.arrivals = {}     # (node, slot) -> [(parent node, edge index, array)]
         self.raw = {}          # (parent node, edge index) -> shape before the broadcast sum
         self.out_grads = {}    # node -> [array per output] as the node ran (after hooks)
+        self.in_vals = {}      # matmul node -> its forward inputs (for one element's sum)
         self.writes = {}       # AccumulateNode -> (before, added, after)
         self.big = False       # some value was too large to keep
         self.finished = False  # the run ended without an error
@@ -133,6 +139,10 @@ class WhyLog:
         elif isinstance(item, ev.Run):
             self._running, self._ptr = item.node, 0
             run.out_grads[item.node] = [self._val(g) for g in item.out_grads]
+            node = item.node
+            if node.op is not None and node.op.name == "matmul":
+                run.in_vals[node] = [_keep_array(_input_data(node, k))
+                                     for k in range(len(node.in_meta))]
             self._raw = [None if g is None else g.data.shape for g in item.in_grads]
         elif isinstance(item, ev.Accumulate):
             target = item.target
@@ -326,7 +336,12 @@ def _input_data(node, i):
     if d is not None and i < len(d):
         return d[i]
     t = node.input_tensor(i)
-    return t.data if t is not None else None
+    if t is not None:
+        return t.data
+    e = node.next_edges[i] if i < len(node.next_edges) else None   # the op that made it kept
+    child = e[0] if e is not None else None                        # its output (relu's, say)
+    od = getattr(child, "out_data", None) if isinstance(child, GradNode) else None
+    return od[e[1]] if od is not None and e[1] < len(od) else None
 
 
 def _output_data(node):
@@ -429,14 +444,70 @@ def _fmt(a) -> str:
     return f"[{body}]"
 
 
+def student_name(name):
+    """``model[0].weight`` for Paddle's ``model.0.weight``: a name as the script would write it."""
+    return re.sub(r"\.(\d+)(?=\.|\[|$)", r"[\1]", name) if isinstance(name, str) else name
+
+
 class Namer:
-    def __init__(self, namespace=None, names=None):
+    def __init__(self, namespace=None, names=None, recorder=None):
         from .model import names_from_namespace
 
         if names is None:
             names = names_from_namespace(namespace)
-        self.names = names.get("tensors", {})
+        self.names = {k: student_name(v) for k, v in names.get("tensors", {}).items()}
+        self.layer_names = {k: student_name(v) for k, v in names.get("layers", {}).items()}
+        self.recorder = recorder
+        self.namespace = namespace
+        self.layer_out = {}    # backward node -> the Layer call whose output it made
+        self.layer_in = {}     # backward node -> the innermost Layer call it ran in
         self._memo = {}
+
+    def attach(self, run):
+        """Learn, from the recorder's Layer calls, which nodes of ``run`` made a Layer's output
+        (named "the output of model[0]") and which ran inside one."""
+        rec = self.recorder
+        if rec is None or not getattr(rec, "spans", None):
+            return
+        nodes = sorted((n for n in run.nodes if isinstance(n, GradNode)), key=lambda n: n.uid)
+        if not nodes:
+            return
+        import bisect
+
+        uids = [n.uid for n in nodes]
+        for layer, _parent, start, end in rec.spans:   # outer calls first: inner ones win
+            if end is None:
+                continue
+            lo, hi = bisect.bisect_right(uids, start), bisect.bisect_left(uids, end)
+            if lo >= hi:
+                continue
+            self.layer_out[nodes[hi - 1]] = layer
+            for n in nodes[lo:hi]:
+                self.layer_in[n] = layer
+
+    def resolve(self, expr):
+        """The object ``expr`` (``model[0]``) names in the namespace, or None."""
+        try:
+            return _evaluate(self.namespace or {}, expr)
+        except KeyError:
+            return None
+
+    def layer_name(self, layer):
+        """``model[0]``, or the Layer's class when the namespace does not reach it."""
+        n = self.layer_names.get(id(layer))
+        return n if n is not None else type(layer).__name__
+
+    def layer_words(self, layer):
+        """``model[0], a Linear layer from 4 to 8 features``."""
+        kind = type(layer).__name__
+        w = getattr(layer, "weight", None)
+        shape = list(getattr(getattr(w, "data", None), "shape", ()) or ())
+        what = f"a {kind} layer"
+        if kind == "Linear" and len(shape) == 2:
+            a, b = (shape[1], shape[0]) if isinstance(words_for(w), TorchWords) \
+                else (shape[0], shape[1])
+            what += f" from {a} to {b} features"
+        return f"{self.layer_name(layer)}, {what}"
 
     def tensor(self, t, depth=0):
         if t is None:
@@ -472,13 +543,19 @@ class Namer:
         t = refs[slot]() if refs is not None and slot < len(refs) else None
         if t is not None and id(t) in self.names:
             return self.names[id(t)]
+        layer = self.layer_out.get(node)
+        if layer is not None and slot == 0 and id(layer) in self.layer_names:
+            return f"the output of {self.layer_name(layer)}"
         if depth > 2:
             return "(...)"
         memo = self._memo.get((key, depth))
         if memo is not None:
             return memo
         name = self.node_name(node, depth)
-        if len(node.out_meta) > 1:
+        if node.op is not None and node.op.name == "cross_entropy_with_softmax":
+            name = ("the per-sample losses " + name) if slot == 1 else \
+                f"softmax({self.input_name(node, 0, depth)})"
+        elif len(node.out_meta) > 1:
             name += f"[{slot}]"
         self._memo[(key, depth)] = name
         return name
@@ -498,9 +575,18 @@ class Namer:
                 f"({args[0]} + {_num(b)})" if s == 1 else f"({_num(s)} * {args[0]} + {_num(b)})"
         elif op.name == "pow" and n == 1:
             text = f"({args[0]} ** {_num(attrs.get('factor'))})"
+        elif op.name == "transpose" and n == 1 and tuple(attrs.get("perm", ())) == (1, 0):
+            text = f"{_paren(args[0])}.T"
+        elif op.name == "fused_addmm" and n == 3:
+            text = f"({args[1]} @ {args[2]} + {args[0]})"
+        elif op.name == "fused_nll_loss" and n == 1:
+            text = f"nll_loss({args[0]})"
+        elif op.name == "cross_entropy_with_softmax":
+            label = args[1] if len(args) > 1 and args[1] not in ("?", "(...)") else "the labels"
+            text = f"cross_entropy({args[0]}, {label})"
         else:
             text = f"{op.name}({', '.join(args)})"
-        return text if len(text) <= 40 else f"{op.name}(...)"
+        return text if len(text) <= 64 else f"{op.name}(...)"
 
 
 # ---------------------------------------------------------------------------- explanations
@@ -754,9 +840,10 @@ class TorchWords(Words):
 
 
 def words_for(tensor):
-    mod = type(tensor).__module__
-    if mod.startswith("gradrepl.torch") or mod == "torch":
-        return TorchWords()
+    for cls in type(tensor).__mro__:   # (torch.nn.Parameter, torch.Tensor, ...)
+        mod = cls.__module__
+        if mod.startswith("gradrepl.torch") or mod == "torch" or mod.startswith("torch."):
+            return TorchWords()
     return Words()
 
 
@@ -779,6 +866,8 @@ class Explanation:
     before_change: list = field(default_factory=list)  # the terms of the backward runs, when
     #                                                    .grad was cleared or changed since
     root_names: list = field(default_factory=list)
+    namer: object = None                        # the Namer the names came from
+    who: str = ""                               # "W is model[0].weight, ..." (or "")
 
     @property
     def paths(self):
@@ -879,13 +968,16 @@ def _target_key(t):
     return (t.grad_node, t.out_slot)
 
 
-def why(tensor, namespace=None, element=None, log=None, name=None, names=None) -> Explanation:
+def why(tensor, namespace=None, element=None, log=None, name=None, names=None,
+        recorder=None) -> Explanation:
     """Explain ``tensor``'s gradient as the chain rule (``element``: one index of it).
 
     ``namespace``: the variables to name tensors by (``globals()``); ``log``: the ``WhyLog``
-    that recorded the backward runs (default: the last ``recording()``)."""
+    that recorded the backward runs (default: the last ``recording()``); ``recorder``: the
+    engine's ``provenance.Recorder`` of the run, to name a Layer's output "the output of
+    model[0]"."""
     log = log if log is not None else LOG
-    namer = Namer(namespace, names)
+    namer = Namer(namespace, names, recorder)
     w = words_for(tensor)
     if name is None:
         name = namer.names.get(id(tensor)) or namer.tensor(tensor)
@@ -895,7 +987,8 @@ def why(tensor, namespace=None, element=None, log=None, name=None, names=None) -
     engine = tensor._grad.data if tensor._grad is not None else None
     if element is not None:
         _check_element(tensor, element, name)
-    ex = Explanation(gname, element, w, "none", engine=engine)
+    ex = Explanation(gname, element, w, "none", engine=engine, namer=namer)
+    ex.who = _who_words(tensor, name, namer)
     key = _target_key(tensor)
     if tensor.stop_gradient:
         ex.status = "stops"
@@ -927,6 +1020,7 @@ def _check_element(tensor, element, name):
 
 def _explain_run(ex, run, key, namer):
     """Fill ``ex.terms`` with the paths of ``run`` into ``key``."""
+    namer.attach(run)
     b = _Builder(run, namer, ex.words)
     terms, grouped = b.build(key)
     terms = sorted(terms, key=lambda t: [i for _p, i in t.edges])
@@ -1303,6 +1397,249 @@ def _sum_text(ex, head, vals, eq=" = "):
     return f"{head}{eq}{_fmt(total)}"
 
 
+def _who_words(tensor, name, namer):
+    """``W is model[0].weight: the weight of model[0], a Linear layer from 4 to 8 features``."""
+    full = namer.names.get(id(tensor))
+    if full is None or "." not in full:
+        return ""
+    owner, _dot, attr = full.rpartition(".")
+    layer = next((lid for lid, lname in namer.layer_names.items() if lname == owner), None)
+    if layer is None:
+        return f"{name} is {full}" if full != name else ""
+    obj = namer.resolve(owner)
+    words = namer.layer_words(obj) if obj is not None else owner
+    head = f"{name} is {full}: " if full != name else f"{full} is "
+    return f"{head}the {attr} of {words}"
+
+
+def _gname(ex, name):
+    """The gradient of ``name`` as a student reads it: ``c_grad`` / ``c.grad`` for a name, "the
+    gradient reaching (x @ W)" for an expression or a phrase."""
+    if re.fullmatch(r"[A-Za-z_][\w.\[\]'\"]*", name):
+        if isinstance(ex.words, TorchWords):   # a gradient that flows: grad(c), as the picture
+            return f"grad({name})"
+        return ex.words.grad_name(name)
+    return f"the gradient reaching {name}"
+
+
+def _batch_words(ex, p, n):
+    """"the 32 samples of the batch" inside a Layer call, "the 32 rows" elsewhere."""
+    namer = ex.namer
+    if namer is not None and (p in namer.layer_in or p in namer.layer_out):
+        return f"the {n} samples of the batch"
+    return f"the {n} rows"
+
+
+def _walk_lines(ex, t):
+    """One plain sentence per op along a single path whose gradients are whole arrays (a
+    matmul or a softmax on it), root first, with what each op passed on; then, for one element
+    of a matmul's weight or input, the sum over the batch that gave it."""
+    run, namer = ex.run, ex.namer
+    if run is None or namer is None or t.kind != "vector" or t.count != 1 or not t.edges:
+        return []
+    out = []
+    keys = t.keys
+    for k, (p, i) in enumerate(t.edges):
+        src, dst = keys[k], keys[k + 1]
+        sname, dname = namer.key(src), namer.key(dst)
+        g = _gname(ex, sname) if k == 0 else "it"
+        og = run.out_grads.get(p)
+        gval = og[src[1]] if og is not None and src[1] < len(og) else None
+        sent = next((a for q, j, a in run.arrivals.get(dst, ()) if q is p and j == i), None)
+        op = p.op.name if p.op is not None else ""
+        xs = [namer.input_name(p, m) for m in range(len(p.in_meta))]
+        in_shape = list(p.in_meta[i][0]) if i < len(p.in_meta) else []
+        out_shape = list(p.out_meta[src[1]][0]) if src[1] < len(p.out_meta) else []
+        n_in = int(np.prod(in_shape)) if in_shape else 1
+        n_out = int(np.prod(out_shape)) if out_shape else 1
+        dg = _gname(ex, dname)
+        expr = _bare(namer.node_name(p))
+        what = _bare(sname) if sname.startswith("(") or _bare(sname) == expr else \
+            f"{sname} = {expr}"
+        if op == "mean":
+            n = n_in // max(1, n_out)
+            of = f"the {n} per-sample losses" if dname.startswith("the per-sample") \
+                else f"{n} numbers"
+            line = f"{sname} is the mean of {of}: each gets {g} / {n}"
+            a = None if sent is None else np.asarray(sent).reshape(-1)
+            if a is not None and a.size and np.all(a == a[0]):
+                out.append(f"{line} = {_num(a[0])}")
+                continue
+        elif op == "sum":
+            line = f"{sname} is a sum: each of its {n_in // max(1, n_out)} terms gets {g} as it is"
+        elif op == "cross_entropy_with_softmax":
+            n = _one_over(gval)
+            label = xs[1] if len(xs) > 1 and xs[1] not in ("?", "(...)") else "labels"
+            if n is not None:
+                line = (f"cross_entropy with softmax: {dg} = (softmax({xs[0]}) - "
+                        f"one_hot({label})) / {n}, softmax minus one-hot over the batch size "
+                        f"{n}, one row per sample")
+            else:
+                line = (f"cross_entropy with softmax: {dg} = (softmax({xs[0]}) - "
+                        f"one_hot({label})) * {g}, row by row")
+        elif op in ("add", "subtract"):
+            sign = "minus " if op == "subtract" and i == 1 else ""
+            line = f"{what}: {g} passes on {sign}unchanged to {dname}"
+            if in_shape != out_shape and n_in:
+                line += (f", summed over {_batch_words(ex, p, n_out // n_in)} "
+                         f"({dname} {in_shape} was broadcast to {out_shape})")
+                if ex.element is not None and k == len(t.edges) - 1 and gval is not None:
+                    adds = _broadcast_addends(np.asarray(gval) * (-1 if sign else 1),
+                                              in_shape, ex.element)
+                    if adds is not None and sent is not None:
+                        out.append(line + f" = {_fmt(sent)}")
+                        line = _addends_line(ex, adds, "sample" if "samples" in line
+                                             else "row")
+                        out.append(line)
+                        continue
+        elif op == "matmul":
+            line = f"{what}: {dname} gets " + (f"{g} @ {_T(xs[1])}" if i == 0
+                                               else f"{_T(xs[0])} @ {g}")
+        elif op == "fused_addmm" and len(xs) == 3:
+            what = f"{_bare(sname)}" if sname.startswith("(") else \
+                f"{sname} = {xs[1]} @ {xs[2]} + {xs[0]}"
+            if i == 0:
+                line = f"{what}: {g} passes on unchanged to {dname}"
+                if in_shape != out_shape and n_in:
+                    line += f", summed over {_batch_words(ex, p, n_out // n_in)}"
+            else:
+                line = f"{what}: {dname} gets " + (f"{g} @ {_T(xs[2])}" if i == 1
+                                                   else f"{_T(xs[1])} @ {g}")
+        elif op == "transpose":
+            line = f"{what}: {dname} gets {g} transposed back"
+        elif op == "fused_nll_loss":
+            red = (p.attrs or {}).get("reduction", "mean")
+            n = in_shape[0] if in_shape else 1
+            line = (f"{sname} = nll_loss: " + (f"the mean over the {n} samples" if red == "mean"
+                                               else "the sum over the samples")
+                    + f" of minus each sample's log-probability at its label: {dg} is "
+                    + (f"-{g} / {n}" if red == "mean" else f"-{g}")
+                    + " at each sample's label and 0 elsewhere")
+        elif op == "log_softmax":
+            line = (f"{what}: {dg} = {g} - softmax({xs[0]}) * (the sum of {g} over the row)")
+            prev = t.edges[k - 1][0] if k else None
+            if prev is not None and prev.op is not None and prev.op.name == "fused_nll_loss" \
+                    and (prev.attrs or {}).get("reduction", "mean") == "mean":
+                n = in_shape[0] if in_shape else 1
+                line = (f"log_softmax with the nll_loss before it (together cross_entropy): "
+                        f"{dg} = (softmax({xs[0]}) - one_hot(labels)) / {n}, softmax minus "
+                        f"one-hot over the batch size {n}, one row per sample")
+        elif op == "relu":
+            line = f"relu passes {g} on where {xs[0]} > 0 and sends 0 elsewhere"
+        else:
+            rule = edge_rule(p, i, namer) if p.op is not None else None
+            if rule is not None:
+                line = f"{what}: {dname} gets {g} times its local derivative {rule.symbol}"
+            else:
+                line = f"{ex.words.node_label(p)} took {g} and sent {dg}"
+        if sent is not None:
+            line += f" = {_fmt_each(sent)}"
+        out.append(line)
+    extra = _matmul_element_sum(ex, t)
+    if extra:
+        out += extra
+    return out
+
+
+def _addends_line(ex, adds, what):
+    """``so b.grad[2] = 0.0153 + 0.0186 + ... = 0.0554 (the other 20 samples sent 0)``."""
+    nz = [x for x in adds if x != 0]
+    shown = [_num(x) for x in (nz if len(adds) > 6 else adds)]
+    body = " + ".join(shown if len(shown) <= 6 else shown[:4] + ["..."] + shown[-1:]) or "0"
+    total = float(np.sum(np.asarray(adds, np.float64)))
+    tail = f" (the other {len(adds) - len(nz)} {what}s sent 0)" \
+        if len(adds) > 6 and len(nz) < len(adds) else ""
+    return f"so {ex.name} = {body} = {_num(total)}, one term per {what}{tail}"
+
+
+def _T(name):
+    """``W`` for ``W.T``'s transpose, else ``(name).T``."""
+    return name[:-2] if name.endswith(".T") else f"{_paren(name)}.T"
+
+
+def _paren(name):
+    return f"({name})" if " " in name and not name.startswith("(") else name
+
+
+def _fmt_each(a):
+    """A gradient: ``0.03125 for each of the 32`` when every element is the same, else _fmt."""
+    a = np.asarray(a)
+    if a.size > 1 and np.all(a == a.reshape(-1)[0]):
+        return f"{_num(a.reshape(-1)[0])} for each of the {a.size} (shape {list(a.shape)})"
+    return _fmt(a)
+
+
+def _one_over(gval):
+    """n where every element of ``gval`` is 1/n (the mean over a batch of n), else None."""
+    if gval is None:
+        return None
+    a = np.asarray(gval, np.float64).reshape(-1)
+    if not a.size or not np.all(a == a[0]) or a[0] <= 0:
+        return None
+    n = 1.0 / a[0]
+    return int(round(n)) if abs(n - round(n)) < 1e-3 * max(1.0, n) and round(n) > 1 else None
+
+
+def _matmul_element_sum(ex, t):
+    """W.grad[i, j] = x[0, i] * g[0, j] + x[1, i] * g[1, j] + ..., summed over the samples."""
+    if ex.element is None or len(ex.element) != 2 or not t.edges:
+        return []
+    p, i = t.edges[-1]
+    keys = t.keys
+    flip = False
+    if p.op is not None and p.op.name == "transpose" and len(t.edges) >= 2 \
+            and tuple((p.attrs or {}).get("perm", ())) == (1, 0):
+        flip = True                      # torch's Linear: addmm(b, x, W.T), W.grad = (..).T
+        p, i = t.edges[-2]
+        keys = keys[:-1]
+    if p.op is None or p.op.name not in ("matmul", "fused_addmm") or \
+            (p.attrs or {}).get("transpose_x") or (p.attrs or {}).get("transpose_y"):
+        return []
+    first = 1 if p.op.name == "fused_addmm" else 0   # addmm's inputs: bias, mat1, mat2
+    if len(p.in_meta) != first + 2 or i < first:
+        return []
+    i -= first
+    og = ex.run.out_grads.get(p)
+    g = og[0] if og is not None else None
+    kept = ex.run.in_vals.get(p) or [None] * (first + 2)
+    x0 = kept[first] if kept[first] is not None else _input_data(p, first)
+    x1 = kept[first + 1] if kept[first + 1] is not None else _input_data(p, first + 1)
+    if g is None or x0 is None or x1 is None or np.ndim(g) != 2 or np.ndim(x0) != 2 \
+            or np.ndim(x1) != 2:
+        return []
+    namer = ex.namer
+    src = namer.key(keys[-2])
+    gn = "g"
+    r, c = ex.element
+    if flip:
+        r, c = c, r
+    if i == 1:   # W.grad[r, c] = sum_s x[s, r] * g[s, c]
+        xn = namer.input_name(p, first)
+        a, b = np.asarray(x0)[:, r], np.asarray(g)[:, c]
+        head = (f"so {ex.name} = {_paren(xn)}[s, {r}] * {gn}[s, {c}] summed over "
+                + _batch_words(ex, p, len(a)).replace(" of the", " s of the", 1)
+                .replace(" rows", " rows s"))
+    else:        # x.grad[r, c] = sum_k g[r, k] * W[c, k]
+        wn = namer.input_name(p, first + 1)
+        a, b = np.asarray(g)[r, :], np.asarray(x1)[c, :]
+        head = (f"so {ex.name} = {gn}[{r}, k] * {_paren(wn)}[{c}, k] summed over the {len(a)} "
+                f"columns k of {wn}")
+    head += f", g being {_gname(ex, src)}:"
+    pairs = [(u, v) for u, v in zip(a, b)]
+    nonzero = [(u, v) for u, v in pairs if u * v != 0]
+    total = float(np.dot(np.asarray(a, np.float64), np.asarray(b, np.float64)))
+    show = nonzero if len(pairs) > 6 and len(nonzero) < len(pairs) else pairs
+    prods = [f"{_num(u)} * {_num(v)}" for u, v in show]
+    shown = prods if len(prods) <= 6 else prods[:4] + ["..."] + prods[-1:]
+    body = " + ".join(shown) if shown else "0"
+    tail = ""
+    if show is nonzero:
+        zero = len(pairs) - len(nonzero)
+        tail = (f" (the other {zero} products are 0" + (": relu sent 0 there)" if any(
+            q.op is not None and q.op.name == "relu" for q, _j in t.edges) else ")"))
+    return [head, f"  {body} = {_num(total)}{tail}"]
+
+
 def render_text(ex: Explanation) -> str:
     """The explanation in plain sentences, with the numbers."""
     w = ex.words
@@ -1313,6 +1650,8 @@ def render_text(ex: Explanation) -> str:
         return "\n".join([f"{head} is None"] + ex.notes) + "\n"
     shown = ex.value_of(ex.engine)
     lines = [f"{head} = {_fmt(shown)}" if shown is not None else f"{head} is None"]
+    if ex.who:
+        lines.append(ex.who)
     lines += ex.notes
     if ex.status == "none":
         return "\n".join(lines) + "\n"
@@ -1355,11 +1694,20 @@ def render_text(ex: Explanation) -> str:
         else:
             lines.append("by the chain rule, each path contributes the product of the local "
                          "derivatives along it, and the paths add up:")
+        walks = {id(t): _walk_lines(ex, t) for t in terms_src[:2]} \
+            if len(terms_src) <= 2 and ex.status != "grouped" else {}
         if any(t.kind == "vector" for t in terms_src) and ex.status != "grouped":
-            lines.append(f"(a path through an op whose local derivative is no single number "
-                         f"per element, a matmul say, shows the vector its {w.node_word} sent "
-                         "along the edge: a vector-Jacobian product)")
+            lines.append("(a matmul or a softmax mixes the elements of its input, so no single "
+                         "number per element stands for it: there the whole gradient its "
+                         f"{w.node_word} passed on is shown, which Paddle and torch call a "
+                         "vector-Jacobian product)")
         for t in terms_src[:MAX_SHOWN]:
+            walk = walks.get(id(t))
+            if walk:
+                lines.append(indent + _path_text(t) + ", step by step from "
+                             + t.path[0] + ":")
+                lines += [indent + "  " + x for x in walk]
+                continue
             lines.append(indent + _term_line(ex, t))
         if len(terms_src) > MAX_SHOWN:
             lines.append(f"{indent}... and {len(terms_src) - MAX_SHOWN} more (only "
@@ -1417,27 +1765,85 @@ def parse_target(text):
 
 
 def lookup(namespace, name):
-    """The tensor called ``name`` in ``namespace`` (dots reach attributes: model.fc.weight)."""
+    """The tensor called ``name`` in ``namespace``: a variable, its attributes and items as the
+    script writes them (``model.fc.weight``, ``model[0].weight``, ``params['w']``, ``xs[-1]``,
+    and Paddle's ``model.0.weight``). Nothing is called: only names, attributes and constant
+    indexes are read."""
     from ..engine.tensor import Tensor
 
-    head, *rest = name.split(".")
-    if head not in namespace:
-        tensors = [k for k, v in namespace.items() if isinstance(v, Tensor)
-                   and not str(k).startswith("_")]
-        hint = f" (its tensors: {', '.join(tensors)})" if tensors else ""
-        raise KeyError(f"no variable named {head!r}{hint}")
-    value = namespace[head]
-    for part in rest:
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise KeyError(f"{name!r}: no attribute {part!r}") from None
+    value = _evaluate(namespace, name)
     if not isinstance(value, Tensor):
         raise KeyError(f"{name!r} is a {type(value).__name__}, not a tensor")
     return value
 
 
+def resolve_target(namespace, text):
+    """``NAME``, ``NAME.grad``, ``NAME.grad[i, j]`` -> (tensor, name, element); ``model[0]``
+    (no ``.grad``) names the item, not an element, when ``model`` is no tensor."""
+    from ..engine.tensor import Tensor
+
+    name, element = parse_target(text)
+    if element is not None and ".grad" not in text:
+        head = _evaluate(namespace, name)
+        if not isinstance(head, Tensor):
+            name, element = text.strip(), None
+    return lookup(namespace, name), name, element
+
+
+def _evaluate(namespace, name):
+    """What ``name`` reads in ``namespace`` (names, attributes, constant indexes only)."""
+    import ast
+
+    from ..engine.tensor import Tensor
+
+    text = student_name(name.strip())  # model.0.weight
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise KeyError(f"cannot read {name!r}: write a variable, its attributes and indexes "
+                       "(model[0].weight)") from None
+
+    def tensors_hint():
+        tensors = [k for k, v in namespace.items() if isinstance(v, Tensor)
+                   and not str(k).startswith("_")]
+        return f" (its tensors: {', '.join(tensors)})" if tensors else ""
+
+    def ev(node):
+        if isinstance(node, ast.Name):
+            if node.id not in namespace:
+                raise KeyError(f"no variable named {node.id!r}{tensors_hint()}")
+            return namespace[node.id]
+        if isinstance(node, ast.Attribute):
+            base = ev(node.value)
+            try:
+                return getattr(base, node.attr)
+            except Exception:  # noqa: BLE001 - any failing attribute: one line for the user
+                raise KeyError(f"{name!r}: {ast.unparse(node.value)} has no attribute "
+                               f"{node.attr!r}") from None
+        if isinstance(node, ast.Subscript):
+            base = ev(node.value)
+            idx = node.slice
+            try:
+                key = ast.literal_eval(idx)
+            except ValueError:
+                raise KeyError(f"{name!r}: write a number or a quoted name inside the "
+                               "brackets") from None
+            if isinstance(base, Tensor):
+                raise KeyError(f"{name!r}: an element of a tensor is asked for with .grad"
+                               f"[...], as {ast.unparse(node.value)}.grad[...]")
+            try:
+                return base[key]
+            except Exception:  # noqa: BLE001
+                raise KeyError(f"{name!r}: {ast.unparse(node.value)} has no item "
+                               f"{key!r}") from None
+        raise KeyError(f"cannot read {name!r}: write a variable, its attributes and indexes "
+                       "(model[0].weight)")
+
+    return ev(tree)
+
+
 __all__ = ["why", "recording", "WhyLog", "Explanation", "Term", "parse_target", "lookup",
+           "resolve_target", "student_name",
            "render_text", "LOG"]
 
 
@@ -1526,8 +1932,9 @@ def why_command(script, target, output=None, paddle=None) -> tuple[str, str | No
     if run.error is not None:
         raise WhyError(_describe_error(run.error, script))
     try:
-        tensor = lookup(run.namespace, name)
-        ex = why(tensor, namespace=run.namespace, element=element, log=log, name=name)
+        tensor, name, element = resolve_target(run.namespace, target)
+        ex = why(tensor, namespace=run.namespace, element=element, log=log, name=name,
+                 recorder=run.recorder)
     except (KeyError, IndexError) as exc:
         raise WhyError(str(exc.args[0]) if exc.args else str(exc)) from None
     message = None
