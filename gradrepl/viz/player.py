@@ -139,7 +139,8 @@ h1 { font-size: 17px; font-weight: 600; margin: 2px 0 10px; }
   max-height: calc(100vh - 230px); }
 /* the text kept at its size (--size with --font-size, --size 1080p): fit widens a picture to
    the page but never shrinks it; a larger one scrolls */
-#stage.fit.keep svg { width: max(100%, var(--w, 0px)); max-width: none; max-height: none; }
+#stage.fit.keep svg, #stage.fit.keep.has-code svg, #stage.fit.keep.with-code svg {
+  width: max(100%, var(--w, 0px)); max-width: none; max-height: none; }
 main:has(#stage.keep) { max-width: none; }
 #info { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
 #title { font-size: 16px; font-weight: 600; margin: 0 0 4px; }

@@ -82,15 +82,34 @@ def keeps_text(source: str) -> bool:
     return _FIT_KEEP.search(_head(source)) is not None
 
 
-def natural_size(source: str, prefer: str | None = None) -> tuple[float, float]:
-    """(width, height) in points of the picture laid out at its own size (no ``size``)."""
-    key = (hash(source), prefer)
+def natural_size(source: str, prefer: str | None = None, tight: bool = False
+                 ) -> tuple[float, float]:
+    """(width, height) in points of the picture laid out at its own size (no ``size``);
+    ``tight``: with the ranks and nodes closer (``TIGHT``)."""
+    key = (hash(source), prefer, tight)
     if key not in _natural_cache:
-        text = run_dot(source, "svg", prefer, _size=NATURAL).decode("utf-8")
+        text = run_dot(source, "svg", prefer, _size=NATURAL,
+                       _extra=TIGHT if tight else ()).decode("utf-8")
         if len(_natural_cache) > 64:
             _natural_cache.clear()
         _natural_cache[key] = svg_size(text)
     return _natural_cache[key]
+
+
+# a picture whose text is kept and that does not fit its box is tried again with its ranks
+# and nodes closer before it is drawn larger than the box
+TIGHT = ("-Granksep=0.2", "-Gnodesep=0.15")
+
+
+def _keep_layout(source, fmt, prefer) -> list:
+    """The extra arguments of a picture whose text is kept (``keeps_text``): none when it fits
+    its box (scaled up to fill it), closer ranks when that makes it fit, else its own size."""
+    box = own_box(source)
+    if _fits(natural_size(source, prefer), box):
+        return []
+    if _fits(natural_size(source, prefer, tight=True), box):
+        return list(TIGHT)
+    return [f"-Gsize={MAX_INCHES.get(fmt, NATURAL)}"]
 
 
 def _fits(natural, box) -> bool:
@@ -98,7 +117,7 @@ def _fits(natural, box) -> bool:
 
 
 def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 120,
-            _size: str | None = None) -> bytes:
+            _size: str | None = None, _extra=()) -> bytes:
     """Lay out ``source`` and return the bytes of format ``fmt`` (svg, png or pdf).
 
     A picture drawn with ``--size`` and ``--font-size`` (``gradrepl_fit=keep``) is laid out
@@ -109,9 +128,9 @@ def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 1
     box = own_box(source)
     if _size is not None:
         args.append(f"-Gsize={_size}")
-    elif box is not None and keeps_text(source) and \
-            not _fits(natural_size(source, prefer), box):
-        args.append(f"-Gsize={MAX_INCHES.get(fmt, NATURAL)}")
+        args.extend(_extra)
+    elif box is not None and keeps_text(source):
+        args.extend(_keep_layout(source, fmt, prefer))
     elif fmt in MAX_INCHES and box is None:  # (a -G would override --size)
         args.append(f"-Gsize={MAX_INCHES[fmt]}")
     try:
@@ -188,7 +207,7 @@ def fit_note(source: str, fmt: str = "svg", prefer: str | None = None) -> str | 
     cut = ("cut it (--layers 1, --collapse, --depth N)"
            + (" or draw it top to bottom (no --rankdir LR)" if lr else ""))
     if box is not None and keeps_text(source):
-        if _fits((w, h), box):
+        if _fits((w, h), box) or _fits(natural_size(source, prefer, tight=True), box):
             return None
         return (f"the drawing is {size_in} with its text at {points:g} pt: larger than --size "
                 f"{box[0]:g}x{box[1]:g}, so it is drawn at its own size, not shrunk (at "
@@ -239,8 +258,6 @@ def pdf(source: str, prefer: str | None = None) -> bytes:
 
     if own_box(source) is not None:   # (--size, and the text kept: run_dot decides)
         svg_text = run_dot(source, "svg", prefer)
-        if keeps_text(source) and not _fits(natural_size(source, prefer), own_box(source)):
-            svg_text = run_dot(source, "svg", prefer, _size=MAX_INCHES["pdf"])
     else:
         svg_text = run_dot(source, "svg", prefer, _size=MAX_INCHES["pdf"])
     drawing = svg2rlg(io.BytesIO(svg_text))
