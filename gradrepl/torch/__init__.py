@@ -110,6 +110,8 @@ for _family in (_ops_math, _ops_shape, _linalg_ops):
 del _family
 
 from . import distributions, fft, special  # noqa: E402,F401
+
+_ops_math._bind_gaps()  # the names tools/torch_api_gaps.py found missing (issue 28)
 from ._names import name_classes as _name_classes  # noqa: E402
 
 _name_classes()

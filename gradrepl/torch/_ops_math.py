@@ -1183,3 +1183,411 @@ _SPECIAL_EXPORTS, _SPECIAL_METHODS = _special_section()
 EXPORTS.update(_SPECIAL_EXPORTS)
 TENSOR_METHODS.update(_SPECIAL_METHODS)
 del _SPECIAL_EXPORTS, _SPECIAL_METHODS
+
+
+# ------------------------------------------------------------------ API gaps (issue 28)
+# The names torch 2.13 documents that were left (``tools/torch_api_gaps.py`` lists them):
+# in-place twins of the special functions, dtype information (``finfo``/``iinfo``), the
+# signal windows (composed of the dialect's exact kernels in the order of torch's
+# TensorFactories.cpp), the removed functions' errors, samplers, global switches.
+def _gaps_section():  # noqa: C901 - one table of small functions
+    import gradrepl.torch as T
+    from . import special as sp
+
+    ex, me = {}, {}
+
+    # in-place twins: x.digamma_(), x.cumsum_(0), x.addmm_(a, b) ...
+    for name, fn in (("digamma", sp.digamma), ("erfinv", sp.erfinv), ("i0", sp.i0),
+                     ("lgamma", sp.gammaln), ("sinc", sp.sinc), ("logit", sp.logit),
+                     ("xlogy", sp.xlogy), ("igamma", sp.gammainc),
+                     ("igammac", sp.gammaincc), ("cumsum", T.cumsum), ("cumprod", T.cumprod),
+                     ("addmm", T.addmm)):
+        me[name + "_"] = _inplace_of(fn)
+    me["polygamma_"] = _inplace_of(lambda s, n: sp.polygamma(n, s))
+    me["mvlgamma_"] = _inplace_of(lambda s, p: sp.multigammaln(s, p))
+    for name in ("i0", "logit", "sinc", "xlogy"):
+        ex[name + "_"] = _namespace_inplace(name)
+    ex["igamma"] = me["igamma"] = sp.gammainc
+    ex["igammac"] = me["igammac"] = sp.gammaincc
+
+    # methods of functions the namespace has
+    me["kron"] = T.kron
+    me["diagflat"] = T.diagflat
+    me["multinomial"] = T.multinomial
+    me["bernoulli"] = T.bernoulli
+
+    def adjoint(input):  # noqa: A002
+        return input.mH
+    ex["adjoint"] = me["adjoint"] = adjoint
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+    me["type_as"] = type_as
+
+    def new(self, *args, **kwargs):
+        """``x.new(...)`` (legacy): sizes give a tensor of x's dtype (uninitialised in torch,
+        zeros here), data a tensor of x's dtype, nothing an empty one."""
+        dtype = kwargs.pop("dtype", None) or self.dtype
+        if not args:
+            return T.empty(0, dtype=dtype)
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer, tuple, T.Size)):
+            return T.tensor(args[0], dtype=dtype)
+        return T.zeros(*args, dtype=dtype)
+    me["new"] = new
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None,
+                          requires_grad=False, layout=None, pin_memory=False):
+        return self.new_empty(size, dtype=dtype, requires_grad=requires_grad)
+    me["new_empty_strided"] = new_empty_strided
+
+    me["cdouble"] = lambda self, memory_format=None: self.to(T.complex128)
+    me["cfloat"] = lambda self, memory_format=None: self.to(T.complex64)
+    me["itemsize"] = property(lambda self: raw(self).dtype.itemsize)
+    me["nbytes"] = property(lambda self: raw(self).dtype.itemsize * raw(self).size)
+    me["name"] = None  # named tensors: torch's unnamed tensor has name None
+    me["is_inference"] = lambda self: False
+    ex["is_inference"] = lambda input: False  # noqa: A006
+    me["const_data_ptr"] = lambda self: self.data_ptr()
+
+    def volatile(self):
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)",
+                      UserWarning, stacklevel=2)
+        return False
+    me["volatile"] = property(volatile)
+
+    def sum_to_size(self, *size):
+        size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+        shape = tuple(self.shape)
+        lead = len(shape) - len(size)
+        if lead < 0 or any(s not in (1, d) for s, d in zip(size, shape[lead:])):
+            raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to "
+                               f"size {{{', '.join(map(str, shape))}}}.")
+        dims = list(range(lead)) + [lead + i for i, (s, d) in enumerate(zip(size, shape[lead:]))
+                                    if s == 1 and d != 1]
+        out = self.sum(dims, keepdim=True) if dims else self
+        return out.reshape(size) if lead else out
+    me["sum_to_size"] = sum_to_size
+
+    me["unsafe_chunk"] = lambda self, chunks, dim=0: self.chunk(chunks, dim)
+    me["unsafe_split"] = lambda self, split_size, dim=0: self.split(split_size, dim)
+    me["unsafe_split_with_sizes"] = lambda self, split_sizes, dim=0: self.split(split_sizes, dim)
+    ex["unsafe_split_with_sizes"] = lambda input, split_sizes, dim=0: input.split(  # noqa: A006
+        split_sizes, dim)
+
+    def swap_(self, dim0, dim1):
+        """``x.swapaxes_(0, 1)``: x itself becomes its transpose (a strided view of its
+        memory, as torch's ``transpose_`` changes the strides only)."""
+        from ._base import set_raw
+        set_raw(self, np.swapaxes(raw(self), dim0, dim1))
+        return self
+    me["swapaxes_"] = me["swapdims_"] = swap_
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        nz = self.nonzero()
+        n = nz.shape[0]
+        if n >= size:
+            return nz[:size]
+        pad = T.full((size - n, self.dim()), fill_value, dtype=T.int64)
+        return T.cat([nz, pad])
+    me["nonzero_static"] = nonzero_static
+    ex["nonzero_static"] = nonzero_static
+
+    def resize_as_(self, the_template, memory_format=None):
+        return self.resize_(the_template.shape)
+    me["resize_as_"] = resize_as_
+    ex["resize_as_"] = resize_as_
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        from ._base import set_raw
+        if source is None:
+            set_raw(self, np.empty((0,), raw(self).dtype))
+        else:
+            set_raw(self, raw(source))
+        _inplace.bump(self)
+        return self
+    me["set_"] = set_
+    me["is_set_to"] = lambda self, tensor: raw(self) is raw(tensor) or (
+        np.shares_memory(raw(self), raw(tensor)) and raw(self).shape == raw(tensor).shape
+        and raw(self).strides == raw(tensor).strides)
+
+    # samplers in torch's CPU formulas (a double from the generator a value)
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        from . import _random
+        a = raw(self)
+        u = _random.uniform(a.shape, np.float64, 0.0, 1.0, generator)
+        _inplace.write(self, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(a.dtype))
+        return self
+    me["cauchy_"] = cauchy_
+
+    def geometric_(self, p, *, generator=None):
+        from . import _random
+        a = raw(self)
+        u = _random.uniform(a.shape, np.float64, 0.0, 1.0, generator)
+        _inplace.write(self, np.ceil(np.log(u) / np.log1p(-p)).astype(a.dtype))
+        return self
+    me["geometric_"] = geometric_
+
+    # torch.* functions
+    def complex(real, imag, *, out=None):  # noqa: A001
+        if raw(real).dtype != raw(imag).dtype:
+            raise RuntimeError(f"Expected object of scalar type {real.dtype.legacy[:-6]} but got "
+                               f"scalar type {imag.dtype.legacy[:-6]} for second argument")
+        if raw(real).dtype.kind != "f":
+            raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but "
+                               f"got {real.dtype.legacy[:-6]} and {imag.dtype.legacy[:-6]}")
+        return real + imag * T.tensor(1j, dtype=T.complex128 if raw(real).dtype == np.float64
+                                      else T.complex64)
+    ex["complex"] = complex
+
+    def view_as_real(input):  # noqa: A002
+        a = raw(input)
+        if a.dtype.kind != "c":
+            raise RuntimeError("view_as_real is only supported for complex tensors")
+        return _wrap(a.view(a.real.dtype).reshape(a.shape + (2,)), True)
+    ex["view_as_real"] = view_as_real
+
+    def view_as_complex(input):  # noqa: A002
+        a = raw(input)
+        if a.ndim == 0 or a.shape[-1] != 2:
+            raise RuntimeError("Tensor must have a last dimension of size 2")
+        c = np.ascontiguousarray(a).view(np.complex64 if a.dtype == np.float32
+                                         else np.complex128)
+        return _wrap(c.reshape(a.shape[:-1]), True)
+    ex["view_as_complex"] = view_as_complex
+
+    def fill(input, value):  # noqa: A002
+        return T.full_like(input, value)
+    ex["fill"] = fill
+    ex["fill_"] = lambda input, value: input.fill_(value)  # noqa: A006
+    ex["zero_"] = lambda input: input.zero_()  # noqa: A006
+    ex["detach_"] = lambda input: input.detach_()  # noqa: A006
+
+    def cond(pred, true_fn, false_fn, operands=(), *args, **kwargs):
+        take = bool(pred.item() if isinstance(pred, EngineTensor) else pred)
+        return (true_fn if take else false_fn)(*operands)
+    ex["cond"] = cond
+
+    def while_loop(cond_fn, body_fn, carried_inputs):
+        carried = tuple(carried_inputs)
+        while bool(cond_fn(*carried)):
+            carried = tuple(body_fn(*carried))
+        return carried
+    ex["while_loop"] = while_loop
+
+    def typename(obj):
+        if isinstance(obj, EngineTensor):
+            return obj.type()
+        module = getattr(type(obj), "__module__", "") or ""
+        qual = type(obj).__qualname__
+        return qual if module in ("", "builtins") else f"{module}.{qual}"
+    ex["typename"] = typename
+
+    # the signal windows (torch.hann_window ...): TensorFactories.cpp's arithmetic
+    def _window(name, window_length, periodic, dtype, requires_grad, body):
+        dtype = dtype or T.get_default_dtype()
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"{name} expects floating point dtypes, got: "
+                               f"TensorOptions(dtype={dtype.legacy[:-6].lower()})")
+        if window_length < 0:
+            raise RuntimeError(f"{name} requires non-negative window length, got "
+                               f"window_length={window_length}")
+        if window_length == 0:
+            out = T.empty(0, dtype=dtype)
+        elif window_length == 1:
+            out = T.ones(1, dtype=dtype)
+        else:
+            n = window_length + 1 if periodic else window_length
+            out = body(n, dtype)
+            if periodic:
+                out = out[:n - 1].clone()
+        return out.requires_grad_(requires_grad)
+
+    def _hamming(n, dtype, alpha, beta):
+        return T.arange(n, dtype=dtype).mul(_math.pi * 2.0 / (n - 1)).cos().mul(-beta).add(alpha)
+
+    def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                       layout=None, device=None, pin_memory=False, requires_grad=False):
+        return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                       lambda n, d: _hamming(n, d, alpha, beta))
+
+    def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+        return _window("hann_window", window_length, periodic, dtype, requires_grad,
+                       lambda n, d: _hamming(n, d, 0.5, 0.5))
+
+    def _bartlett(n, dtype):
+        w = T.arange(n, dtype=dtype).mul(2.0 / (n - 1))
+        half = ((n - 1) >> 1) + 1
+        return T.cat([w[:half], w[half:].mul(-1).add(2)])
+
+    def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                        pin_memory=False, requires_grad=False):
+        return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
+                       _bartlett)
+
+    def _blackman(n, dtype):
+        w = T.arange(n, dtype=dtype).mul(_math.pi / (n - 1))
+        return w.mul(4).cos().mul(0.08) - w.mul(2).cos().mul(0.5) + 0.42
+
+    def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                        pin_memory=False, requires_grad=False):
+        return _window("blackman_window", window_length, periodic, dtype, requires_grad,
+                       _blackman)
+
+    def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                      device=None, pin_memory=False, requires_grad=False):
+        def body(n, d):
+            a = raw(T.arange(n, dtype=d))
+            ft = a.dtype.type
+            alpha, b = ft((n - 1) / 2.0), ft(beta)
+            r = (a - alpha) / alpha
+            arg = b * np.sqrt(np.abs(ft(1) - r * r))
+            i0 = raw(sp.i0(_wrap(np.asarray(arg, a.dtype), True)))
+            den = raw(sp.i0(_wrap(np.asarray([b], a.dtype), True)))[0]
+            return _wrap((i0 / den).astype(a.dtype), True)
+        return _window("kaiser_window", window_length, periodic, dtype, requires_grad, body)
+
+    ex.update(hamming_window=hamming_window, hann_window=hann_window,
+              bartlett_window=bartlett_window, blackman_window=blackman_window,
+              kaiser_window=kaiser_window)
+
+    # functions torch removed in 1.9 (their names remain, raising torch's message)
+    removed = {
+        "eig": "This function was deprecated since version 1.9 and is now removed. "
+               "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+               "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be "
+               "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = "
+               "torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex "
+               "= torch.linalg.eig(A)",
+        "symeig": "This function was deprecated since version 1.9 and is now removed. The "
+                  "default behavior has changed from using the upper triangular portion of the "
+                  "matrix by default to using the lower triangular portion.\n\nL, _ = "
+                  "torch.symeig(A, upper=upper) should be replaced with:\nL = "
+                  "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+                  "torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
+                  "torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+        "lstsq": "This function was deprecated since version 1.9 and is now removed. "
+                 "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+                 "`torch.linalg.lstsq` has reversed arguments and does not return the QR "
+                 "decomposition in the returned tuple (although it returns other information "
+                 "about the problem).\n\nTo get the QR decomposition consider using "
+                 "`torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the "
+                 "residuals of the solution in the last m - n columns of the returned value "
+                 "whenever m > n. In torch.linalg.lstsq, the residuals are in the field "
+                 "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as "
+                 "in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
+                 "with:\nX = torch.linalg.lstsq(A, B).solution",
+        "matrix_rank": "This function was deprecated since version 1.9 and is now removed.\n"
+                       "Please use the `torch.linalg.matrix_rank` function instead. The "
+                       "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to "
+                       "'hermitian'.",
+    }
+
+    def gone(msg, name):
+        def f(*args, **kwargs):
+            raise RuntimeError(msg)
+        f.__name__ = name
+        return f
+    for name, msg in removed.items():
+        ex[name] = gone(msg, name)
+        if name != "matrix_rank":
+            me[name] = gone(msg, name)
+
+    # global switches and build facts of torch's CPU wheel
+    flags = {"anomaly": False, "anomaly_nan": True, "warn_always": False,
+             "matmul_precision": "highest", "interop": 2, "debug_mode": 0}
+    ex["is_anomaly_enabled"] = lambda: flags["anomaly"]
+    ex["is_anomaly_check_nan_enabled"] = lambda: flags["anomaly_nan"]
+
+    def set_anomaly_enabled(enabled, check_nan=True):
+        flags["anomaly"], flags["anomaly_nan"] = bool(enabled), bool(check_nan)
+    ex["set_anomaly_enabled"] = set_anomaly_enabled
+    ex["is_warn_always_enabled"] = lambda: flags["warn_always"]
+    ex["set_warn_always"] = lambda b: flags.__setitem__("warn_always", bool(b))
+    ex["get_float32_matmul_precision"] = lambda: flags["matmul_precision"]
+
+    def set_float32_matmul_precision(precision):
+        if precision not in ("highest", "high", "medium"):
+            raise RuntimeError(f"Invalid precision {precision}")
+        flags["matmul_precision"] = precision
+    ex["set_float32_matmul_precision"] = set_float32_matmul_precision
+    ex["get_num_interop_threads"] = lambda: flags["interop"]
+    ex["set_num_interop_threads"] = lambda n: flags.__setitem__("interop", int(n))
+    ex["init_num_threads"] = lambda: None
+    ex["are_deterministic_algorithms_enabled"] = lambda: False
+    ex["is_deterministic_algorithms_warn_only_enabled"] = lambda: False
+    ex["get_deterministic_debug_mode"] = lambda: flags["debug_mode"]
+
+    def set_deterministic_debug_mode(debug_mode):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        flags["debug_mode"] = modes.get(debug_mode, debug_mode)
+    ex["set_deterministic_debug_mode"] = set_deterministic_debug_mode
+    ex["has_lapack"] = ex["has_openmp"] = ex["has_spectral"] = True
+    return ex, me
+
+
+class finfo:  # noqa: N801 - torch's name
+    """``torch.finfo(dtype)``: the machine limits of a floating dtype (numpy's values)."""
+
+    _RES = {"float32": 1e-06, "float64": 1e-15, "float16": 0.001, "bfloat16": 0.01}
+
+    def __init__(self, type=None):  # noqa: A002
+        dt = type if type is not None else _dtypes.DEFAULTS.float
+        if not (dt.is_floating_point or dt.is_complex):
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        name = str(dt).split(".")[-1]
+        name = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+        if name == "bfloat16":
+            self.bits, self.eps, self.max = 16, 0.0078125, 3.3895313892515355e+38
+            self.tiny = self.smallest_normal = 1.1754943508222875e-38
+        else:
+            fi = np.finfo(np.dtype(name))
+            self.bits, self.eps, self.max = fi.bits, float(fi.eps), float(fi.max)
+            self.tiny = self.smallest_normal = float(fi.tiny)
+        self.min = -self.max
+        self.resolution = self._RES[name]
+        self.dtype = name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    __hash__ = object.__hash__
+
+
+class iinfo:  # noqa: N801 - torch's name
+    """``torch.iinfo(dtype)``: the limits of an integer dtype."""
+
+    def __init__(self, type):  # noqa: A002
+        name = str(type).split(".")[-1]
+        if type.is_floating_point or type.is_complex or name == "bool":
+            raise TypeError(f"{type} is not supported by torch.iinfo")
+        ii = np.iinfo(np.dtype(name))
+        self.bits, self.max, self.min, self.dtype = ii.bits, int(ii.max), int(ii.min), name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+finfo.__module__ = iinfo.__module__ = "torch"
+
+
+def _bind_gaps():
+    """Called by the end of ``gradrepl/torch/__init__.py``'s family binding (lazily, as the
+    section needs the whole namespace): adds the gap names to the namespace and Tensor."""
+    import gradrepl.torch as T
+
+    ex, me = _gaps_section()
+    ex.update(finfo=finfo, iinfo=iinfo)
+    for k, v in ex.items():
+        if not hasattr(T, k) or k in ("igamma", "igammac"):
+            setattr(T, k, v)
+    for k, v in me.items():
+        if k not in Tensor.__dict__:
+            setattr(Tensor, k, v)

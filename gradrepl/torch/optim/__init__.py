@@ -325,3 +325,7 @@ class Adagrad(Optimizer):
         _set(s, (raw(s) + g * g).astype(dt))
         std = (np.sqrt(raw(s)) + np.asarray(group["eps"], dt)).astype(dt)
         _set(p, (a + np.asarray(-clr, dt) * (g / std)).astype(dt))
+
+
+from ._more import (ASGD, LBFGS, Adadelta, Adafactor, Adamax, Muon, NAdam, RAdam,  # noqa: E402
+                    Rprop, SparseAdam)
