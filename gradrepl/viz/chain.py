@@ -31,10 +31,22 @@ FORMULAS = {
     "cos": ("-{g} * sin({x0})",),
     "abs": ("{g} * sign({x0})",),
     "reciprocal": ("-{g} / {x0}^2",),
-    "sum": ("expand({g})",),
-    "mean": ("expand({g}) / n",),
-    "reshape": ("reshape({g})",),
-    "transpose": ("transpose({g})",),
+    "sum": ("{g}",),
+    "mean": ("{g} / {n}",),
+    "reshape": ("{g}",),
+    "transpose": ("{g}.T",),
+    "cross_entropy_with_softmax": ("(softmax({x0}) - one_hot({x1})) * {g}",),
+    "log_softmax": ("{g} - softmax({x0}) * (the row sums of {g})",),
+    "fused_addmm": ("{g}", "{g} @ {x2}.T", "{x1}.T @ {g}"),
+    "fused_nll_loss": ("-{g} / {n} at each sample's label, 0 elsewhere",),
+}
+
+# what a formula leaves unsaid, said once after it (not repeated with the numbers)
+NOTES = {
+    "sum": "(the same gradient to each of the {n} summed elements)",
+    "mean": "(the mean of {n} elements: each gets 1/{n} of the gradient)",
+    "reshape": "(reshaped back to {shape})",
+    "cross_entropy_with_softmax": "(softmax minus one-hot, times each sample's loss gradient)",
 }
 
 
@@ -117,23 +129,43 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
     target_name = flow_name(target, by_id, graph.profile)
     names = {"g": flow_name(g, by_id, graph.profile), **{f"x{k}": x.name for k, x in enumerate(xs)},
              **{k: _fmt_attr(v) for k, v in attrs.items()}}
+    out_shape = by_id[op.outputs[0]].shape if op.outputs else None
+    in_shape = xs[i].shape if i < len(xs) else None
+    n_in, n_out = _size(in_shape), _size(out_shape)
+    if n_in and n_out and "n" not in names:
+        names["n"] = str(n_in // n_out) if n_in >= n_out else str(n_out // n_in)
+    names["shape"] = str(list(in_shape)) if in_shape is not None else "?"
+    if b.op == "fused_nll_loss" and in_shape:   # the mean over the batch, not the elements
+        names["n"] = str(in_shape[0])
+        if (attrs or {}).get("reduction", "mean") != "mean":
+            templates = ("-{g} at each sample's label, 0 elsewhere",)
     tmpl = templates[i] if templates is not None and i < len(templates) else None
+    if b.op == "transpose" and tuple((attrs or {}).get("perm", (1, 0))) != (1, 0):
+        tmpl = None
     try:
         symbolic = tmpl.format(**names) if tmpl is not None else None
     except (KeyError, IndexError):
         tmpl = symbolic = None
-    if tmpl is None:
-        line = f"{target_name} = {b.title or b.name}({names['g']})"
+    if tmpl is None:   # no formula: say which backward op computed it, in a sentence
+        line = f"{target_name} = what {b.title or b.name} computes from {names['g']}"
         return line + (f" = {result}" if result is not None else "")
-    out_shape = by_id[op.outputs[0]].shape if op.outputs else None
-    reduced = (b.op in BROADCASTING and out_shape is not None and i < len(xs)
-               and xs[i].shape != out_shape)
+    note = NOTES.get(b.op) if i == 0 else None
+    reduced = ((b.op in BROADCASTING or b.op == "fused_addmm") and out_shape is not None
+               and in_shape is not None and list(in_shape) != list(out_shape))
     if reduced:  # broadcast in the forward: the gradient is summed back to the shape
-        tmpl = "sum_to(" + tmpl + ", " + str(xs[i].shape) + ")"
-        symbolic = tmpl.format(**names)
+        k = n_out // n_in if n_in else 0
+        note = (f"(summed over the {k} broadcast {_broadcast_kind(in_shape, out_shape)}: "
+                f"{xs[i].name if i < len(xs) else 'it'} {list(in_shape)} was broadcast to "
+                f"{list(out_shape)})")
     line = f"{target_name} = {symbolic}"
+    if note:
+        try:
+            line += " " + note.format(**names)
+        except (KeyError, IndexError):
+            pass
     nums = {"g": _value(g, values), **{f"x{k}": _value(x, values) for k, x in enumerate(xs)},
             **{k: _fmt_attr(v) for k, v in attrs.items()}}
+    nums.setdefault("n", names.get("n"))
     if all(v is not None for k, v in nums.items() if "{" + k + "}" in tmpl):
         try:
             numeric = tmpl.format(**nums)
@@ -144,6 +176,29 @@ def line_for(b, graph, i, attrs=None, contributions=None, values=None, ctx=None)
     if result is not None and not line.endswith(f" = {result}"):
         line += f" = {result}"
     return line
+
+
+def _broadcast_kind(in_shape, out_shape):
+    """What the broadcast copied a tensor along: "rows", "columns", or "copies"."""
+    out = list(out_shape)
+    inn = [1] * (len(out) - len(in_shape)) + list(in_shape)
+    axes = [k for k, (a, b) in enumerate(zip(inn, out)) if a == 1 and b > 1]
+    if len(out) >= 2 and axes == [len(out) - 2]:
+        return "rows"
+    if len(out) >= 2 and axes == [len(out) - 1]:
+        return "columns"
+    if len(out) == 1 and axes == [0]:
+        return "copies"
+    return "copies"
+
+
+def _size(shape):
+    if shape is None:
+        return None
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def _fmt_attr(v):

@@ -766,10 +766,16 @@ class _Builder:
             names.update({k: _num(v) for k, v in (p.attrs or {}).items()
                           if isinstance(v, (int, float))})
             try:
+                n_in = int(np.prod(p.in_meta[i][0])) if i < len(p.in_meta) else 0
+                n_out = int(np.prod(p.out_meta[0][0])) if p.out_meta else 0
+                names.setdefault("n", str(max(n_in, n_out) // max(1, min(n_in, n_out))))
+            except (TypeError, ValueError, IndexError):
+                pass
+            try:
                 return tmpl[i].format(**names)
             except (KeyError, IndexError):
                 pass
-        return f"{self.w.node_label(p)}({g})"
+        return f"what {self.w.node_label(p)} computes from {g}"
 
     def build(self, key):
         """The terms for ``key``: paths expanded while there are at most MAX_PATHS of them,
