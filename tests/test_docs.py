@@ -53,7 +53,21 @@ def relative_links(path: Path) -> list[str]:
 
 
 def markdown_files() -> list[Path]:
-    return [README, *sorted(DOCS.glob("*.md"))]
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def _gen_reference():
+    spec = importlib.util.spec_from_file_location("gen_reference", DOCS / "gen_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def generated_pages() -> set[str]:
+    """The site's files that docs/hooks.py makes at build time (paths under docs/)."""
+    ref = _gen_reference()
+    return {"readme.md", "notebooks/example_two.ipynb",
+            *(page for entry in ref.shell_nav() for page in entry.values())}
 
 
 # ------------------------------------------------------------------ the commands and CI
@@ -89,7 +103,9 @@ def test_readme_is_short():
 # ------------------------------------------------------------------ links and pictures
 @pytest.mark.parametrize("path", markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_exist(path):
-    missing = [t for t in relative_links(path) if t and not (path.parent / t).exists()]
+    made = {(DOCS / p).resolve() for p in generated_pages()}
+    missing = [t for t in relative_links(path) if t and not (path.parent / t).exists()
+               and (path.parent / t).resolve() not in made]
     assert not missing, f"{path.relative_to(ROOT)} links to missing files: {missing}"
 
 
@@ -125,8 +141,41 @@ def test_every_picture_is_drawn_by_gradrepl():
 def test_every_page_is_in_the_nav():
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = set(re.findall(r"^\s*- [^:\n]+: (\S+\.md)\s*$", config, re.M))
-    pages = {p.name for p in DOCS.glob("*.md")}
-    assert pages == nav, f"in docs/ but not in the nav: {pages - nav}; missing: {nav - pages}"
+    made = {p for p in generated_pages() if p.endswith(".md")}
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    # the % commands' pages are added to the nav by docs/hooks.py under its index
+    nav |= {p for p in made if p.startswith("shell/")}
+    assert pages | made == nav, (f"in docs/ but not in the nav: {pages | made - nav}; "
+                                 f"missing: {nav - pages - made}")
+
+
+def test_every_command_has_a_page():
+    from gradrepl.cli import app
+    from gradrepl.repl.commands import COMMANDS
+
+    commands = {c.name or c.callback.__name__ for c in app.registered_commands}
+    pages = {p.stem for p in (DOCS / "commands").glob("*.md")}
+    assert commands == pages, f"commands without a page: {commands - pages}"
+    ref = _gen_reference()
+    shell = {page for entry in ref.shell_nav() for page in entry.values()}
+    assert {f"shell/{name}.md" for name in COMMANDS} <= shell
+    # every % command's page shows it at work (replayed when the site is built)
+    assert set(ref.SHELL_EXAMPLES) == set(COMMANDS), set(COMMANDS) ^ set(ref.SHELL_EXAMPLES)
+
+
+MARKER = re.compile(r"<!--.*?-->", re.S)
+
+
+@pytest.mark.parametrize("path", sorted(DOCS.rglob("*.md")), ids=lambda p: p.name)
+def test_build_time_markers_are_well_formed(path):
+    """A mistyped marker would be an invisible HTML comment: every comment is a marker that
+    docs/gen_reference.py expands (or the notebook's)."""
+    ref = _gen_reference()
+    text = path.read_text(encoding="utf-8")
+    for comment in MARKER.findall(text):
+        ok = comment == "<!-- notebook -->" or any(
+            p.fullmatch(comment) for p in (ref.HELP, ref.RUN, ref.PYCON))
+        assert ok, f"{path.name}: {comment[:60]!r} is not a build-time marker"
 
 
 # ------------------------------------------------------------------ the example outputs

@@ -1,0 +1,269 @@
+"""The reference pages' generated parts, made by gradrepl at build time (``docs/hooks.py``).
+
+Nothing here is copied by hand, so the reference never drifts from the code:
+
+- ``<!-- gradrepl-help: COMMAND -->`` in a page becomes ``gradrepl COMMAND --help`` as it prints
+  today; ``<!-- $ gradrepl ARGS -->`` becomes a console block: the command and what it prints
+  (run in a scratch folder that sees examples/ and sessions/, so files it writes land there);
+  ``<!-- pycon: INPUT ; INPUT ... -->`` becomes a shell transcript of those inputs, replayed;
+- the shell's ``%`` commands get one page each (``shell/NAME.md``) and an index, from the one
+  table ``gradrepl.repl.commands.COMMANDS`` (usage, summary) with an example transcript each
+  (``SHELL_EXAMPLES``, replayed by ``gradrepl replay``);
+- ``readme.md`` is the repository's README with its links pointed into the site;
+- ``notebook.md`` is the lesson notebook tests/data/notebooks/example_two.ipynb, executed
+  (nbclient + ipykernel, the docs extra) and rendered with its outputs.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTEBOOK = os.path.join(ROOT, "tests", "data", "notebooks", "example_two.ipynb")
+
+# the prelude every % command example starts from: the Paddle guide's example two
+EXAMPLE_TWO = [
+    "import paddle",
+    "a = paddle.to_tensor(2.0, stop_gradient=False)",
+    "b = paddle.to_tensor(5.0, stop_gradient=False)",
+    "c = a * b",
+    "d = paddle.to_tensor(4.0, stop_gradient=False)",
+    "e = c * d",
+]
+BACKWARD = EXAMPLE_TWO + ["e.backward()"]
+
+# % command -> (inputs run first, not shown; the inputs shown with their outputs)
+SHELL_EXAMPLES = {
+    "graph": (BACKWARD, ["%graph e", "%graph e --view backward --chain", "%graph e -o e.svg"]),
+    "step": (EXAMPLE_TWO, ["%step e"]),
+    "why": (BACKWARD, ["%why a", "%why e -o why.svg"]),
+    "vars": (BACKWARD, ["%vars"]),
+    "profile": ([], ["%profile", "%profile 3", "%profile 2.2"]),
+    "record": (BACKWARD, ["%record my_session.pycon"]),
+    "load": ([], ["%load examples/seeds/s000_example_one.py"]),
+    "reset": (BACKWARD, ["%reset", "%vars"]),
+    "time": (EXAMPLE_TWO, ["%time e.backward()"]),
+    "history": (EXAMPLE_TWO, ["%history"]),
+    "quiz": (BACKWARD, ["%quiz a 20", "%quiz b 4"]),
+    "gradcheck": (BACKWARD, ["%gradcheck"]),
+    "help": ([], ["%help why"]),
+}
+
+# more words for a % command's page than its one-line summary (optional)
+SHELL_NOTES = {
+    "graph": "The same options as [`gradrepl graph`](../commands/graph.md); without `-o` the "
+             "picture is printed as text. In a notebook the picture is drawn inline.",
+    "step": "In the terminal each step waits for Enter (`q` finishes); replayed or in a "
+            "notebook all steps are shown (a notebook gets a player). If `e.backward()` "
+            "already ran, `%step e` shows the steps it took, as they were recorded.",
+    "why": "`%why a.grad[0]` explains one element. The same as "
+           "[`gradrepl why`](../commands/why.md) for a script.",
+    "record": "The file is a session file: `gradrepl replay --check` replays it "
+              "([session files](../sessions.md)).",
+    "quiz": "Without ANSWER the shell asks for it; the same as "
+            "[`gradrepl quiz`](../commands/quiz.md) for a script.",
+    "gradcheck": "The same check as [`gradrepl gradcheck`](../commands/gradcheck.md).",
+}
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GRADREPL_PADDLE", "FORCE_COLOR", "COLUMNS", "LINES")}
+    env.update(NO_COLOR="1", TERM="dumb", COLUMNS="88")
+    return env
+
+
+def _workdir() -> str:
+    """A scratch folder that sees the repository's examples/ and sessions/."""
+    tmp = tempfile.mkdtemp(prefix="gradrepl-docs-run-")
+    for name in ("examples", "sessions"):
+        os.symlink(os.path.join(ROOT, name), os.path.join(tmp, name))
+    return tmp
+
+
+def gradrepl(args: list[str], cwd: str | None = None, stdin: str = "") -> tuple[int, str]:
+    """Run ``gradrepl ARGS``: its exit status and what it printed (stdout, then stderr)."""
+    done = subprocess.run([sys.executable, "-m", "gradrepl", *args], cwd=cwd or _workdir(),
+                          env=_env(), capture_output=True, text=True, timeout=300,
+                          input=stdin)
+    return done.returncode, done.stdout + done.stderr
+
+
+def help_text(command: str) -> str:
+    rc, out = gradrepl([command, "--help"] if command else ["--help"])
+    if rc != 0:
+        raise RuntimeError(f"gradrepl {command} --help failed (exit {rc}): {out}")
+    return "\n".join(line.rstrip() for line in out.strip("\n").splitlines())
+
+
+def console(command_line: str, stdin: str | None = None) -> str:
+    """A ```console block: ``$ gradrepl ARGS`` and what it prints (stdout, stderr); with
+    ``stdin``, shown as ``$ echo 'STDIN' | gradrepl ARGS``."""
+    rc, out = gradrepl(shlex.split(command_line), stdin=(stdin + "\n") if stdin else "")
+    if rc not in (0, 1):
+        raise RuntimeError(f"gradrepl {command_line} failed (exit {rc}): {out}")
+    body = "\n".join(line.rstrip() for line in out.rstrip("\n").splitlines())
+    shown = f"echo {shlex.quote(stdin)} | gradrepl" if stdin else "gradrepl"
+    return f"```console\n$ {shown} {command_line}\n{body}\n```"
+
+
+def transcript(setup: list[str], shown: list[str]) -> str:
+    """The inputs ``shown`` replayed after ``setup`` (run, not shown): a ```pycon block."""
+    cwd = _workdir()
+    text = "".join(f">>> {line}\n" for line in [*setup, *shown])
+    path = os.path.join(cwd, "example.pycon")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    rc, out = gradrepl(["replay", path], cwd)
+    if rc != 0:
+        raise RuntimeError(f"replaying {shown} failed (exit {rc}): {out}")
+    lines = out.splitlines()
+    # drop the setup's inputs (one line each) and their outputs: start at the first shown input
+    first = f">>> {shown[0]}"
+    start = max(i for i, line in enumerate(lines) if line == first) if setup else 0
+    body = "\n".join(line.rstrip() for line in lines[start:])
+    return f"```pycon\n{body}\n```"
+
+
+# ------------------------------------------------------------------ the markers in pages
+HELP = re.compile(r"^<!-- gradrepl-help: ?(\S*) -->$", re.M)
+RUN = re.compile(r"^<!-- \$ (?:echo (.+?) \| )?gradrepl (.+?) -->$", re.M)
+PYCON = re.compile(r"^<!-- pycon: (.+?) -->$", re.M)
+
+
+def expand(markdown: str) -> str:
+    """A page's markers replaced by what gradrepl prints today."""
+    markdown = HELP.sub(lambda m: "```text\n" + help_text(m.group(1)) + "\n```", markdown)
+    markdown = RUN.sub(lambda m: console(m.group(2), shlex.split(m.group(1))[0]
+                                          if m.group(1) else None), markdown)
+    return PYCON.sub(lambda m: transcript([], [s.strip() for s in m.group(1).split(" ;; ")]),
+                     markdown)
+
+
+# ------------------------------------------------------------------ the % commands' pages
+def shell_commands():
+    sys.path.insert(0, ROOT)
+    from gradrepl.repl.commands import COMMANDS
+
+    return COMMANDS
+
+
+def shell_nav() -> list:
+    """The nav entries of the % commands: the index, then one page per command."""
+    return [{"All % commands": "shell/index.md"},
+            *({f"%{name}": f"shell/{name}.md"} for name in shell_commands())]
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def shell_index() -> str:
+    rows = "\n".join(f"| [`%{c.name}`]({c.name}.md) | `{_md_escape(c.usage)}` | "
+                     f"{_md_escape(c.summary)} |" for c in shell_commands().values())
+    return ("# The shell's % commands\n\n"
+            "Typed at the shell's `>>>` prompt ([`gradrepl shell`](../commands/shell.md)), "
+            "replayed from session files, and (`%graph`, `%step`, `%why`, `%gradrepl`) in "
+            "notebooks after `%load_ext gradrepl`. `%help` prints this table; this page is "
+            "made from the same table (`gradrepl/repl/commands.py`) when the site is built.\n\n"
+            "| command | usage | what it does |\n| --- | --- | --- |\n" + rows + "\n")
+
+
+def shell_page(name: str) -> str:
+    cmd = shell_commands()[name]
+    setup, shown = SHELL_EXAMPLES.get(name, ([], [f"%help {name}"]))
+    parts = [f"# %{name}", "", "```text", cmd.usage, "```", "", cmd.summary[0].upper()
+             + cmd.summary[1:] + ".", ""]
+    if name in SHELL_NOTES:
+        parts += [SHELL_NOTES[name], ""]
+    parts += ["## Example", ""]
+    if setup:
+        parts += ["After example two (" + ("`e.backward()` run" if "e.backward()" in setup
+                                           else "before `e.backward()`") + "):", "",
+                  "```python", *setup, "```", ""]
+    parts += [transcript(setup, shown), "",
+              "*Replayed by gradrepl when this site was built.*", ""]
+    return "\n".join(parts)
+
+
+def shell_pages() -> dict[str, str]:
+    pages = {"shell/index.md": shell_index()}
+    for name in shell_commands():
+        pages[f"shell/{name}.md"] = shell_page(name)
+    return pages
+
+
+# ------------------------------------------------------------------ the README, in the site
+def readme_page() -> str:
+    """README.md with its links into docs/ pointed at the site's pages."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"\]\(docs/", "](", text)
+    # links to the repository's own folders and files (sessions/, examples/ ...) become text
+    text = re.sub(r"\[([^\]]+)\]\((?!https?:|#|[\w-]+\.md|img/)([^)]+)\)", r"\1", text)
+    return text
+
+
+# ------------------------------------------------------------------ the lesson notebook
+def _svg_img(svg: str) -> str:
+    import base64
+
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img alt="a picture drawn by gradrepl" src="data:image/svg+xml;base64,{data}">'
+
+
+def notebook_page() -> str:
+    """The lesson notebook executed now, as Markdown: each cell's code and its outputs."""
+    import nbclient
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    cwd = tempfile.mkdtemp(prefix="gradrepl-docs-nb-")
+    env = {k: v for k, v in os.environ.items() if k != "GRADREPL_PADDLE"}
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=240,
+                            resources={"metadata": {"path": cwd}}).execute(env=env)
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            out += [cell.source, ""]
+            continue
+        out += ["```python", cell.source, "```", ""]
+        for o in cell.outputs:
+            if o.output_type == "stream":
+                out += ["```text", o.text.rstrip("\n"), "```", ""]
+            elif o.output_type == "error":
+                out += ["```text", f"{o.ename}: {o.evalue}", "```", ""]
+            else:
+                data = o.get("data", {})
+                if "image/svg+xml" in data:
+                    out += [f'<div class="nb-output">{_svg_img(data["image/svg+xml"])}</div>', ""]
+                elif "text/html" in data:
+                    body = data["text/html"]
+                    out += ['<div class="nb-output" markdown="0">',
+                            body if "<script" not in body else
+                            '<iframe class="nb-player" srcdoc="' + html.escape(body) + '"></iframe>',
+                            "</div>", ""]
+                elif "text/plain" in data:
+                    out += ["```text", data["text/plain"].rstrip("\n"), "```", ""]
+    return "\n".join(out)
+
+
+def notebook_json() -> str:
+    with open(NOTEBOOK, encoding="utf-8") as f:
+        return json.dumps(json.load(f), indent=1)
+
+
+if __name__ == "__main__":   # print one generated page: python docs/gen_reference.py shell/why.md
+    name = sys.argv[1] if len(sys.argv) > 1 else "shell/index.md"
+    if name == "readme.md":
+        print(readme_page())
+    elif name == "notebook":
+        print(notebook_page())
+    else:
+        print(shell_pages()[name])
