@@ -204,6 +204,10 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
            html: Optional[str] = typer.Option(None, "--html", metavar="OUT.html",
                                               help="write a handout: the transcript with the "
                                               "pictures of its tensors inline"),
+           figures: Optional[str] = typer.Option(
+               None, "--figures", metavar="WHICH", help="the handout's pictures: auto (the "
+               "default: every %graph and %step picture and at most 4 others per file), all, "
+               "none, N (at most N per file) or tensor names (a,e)"),
            safe: bool = typer.Option(False, "--safe", help="run each file in a child the "
                                      "kernel confines (Landlock, seccomp); this process "
                                      "checks and writes"),
@@ -224,7 +228,7 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
     files = [_lesson(f, "replay") for f in files]
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,
                                     paddle=paddle, safe=safe, inside_sandbox=inside_sandbox,
-                                    present=present))
+                                    present=present, figures=figures))
 
 
 @app.command()

@@ -19,14 +19,16 @@ from gradrepl.repl.replay_cli import replay_command
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _handout(tmp_path, text, name="lesson.pycon", check=True):
+def _handout(tmp_path, text, name="lesson.pycon", check=True, figures="all"):
     """The handout page of ``text``; ``check``: its outputs must match too (the %graph
-    lessons here write no expected text pictures: those are the terminal's business)."""
+    lessons here write no expected text pictures: those are the terminal's business);
+    ``figures``: every picture taken (the default limit is tests/test_handout_print.py's)."""
     src = tmp_path / name
     src.write_text(text, encoding="utf-8")
     out = tmp_path / "out.html"
     o, e = io.StringIO(), io.StringIO()
-    rc = replay_command([str(src)], check=check, html=str(out), out=o, err=e)
+    rc = replay_command([str(src)], check=check, html=str(out), out=o, err=e,
+                        figures=figures)
     assert rc == 0, o.getvalue() + e.getvalue()
     return out.read_text(encoding="utf-8")
 

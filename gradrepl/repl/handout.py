@@ -333,11 +333,30 @@ figure.pic figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 .note { font-size: 13px; color: var(--muted); font-style: italic; padding: 6px 14px;
         border-top: 1px dashed var(--line); }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; text-align: center; }
+pre.print-copy { display: none; }
+/* On paper: every output open (a folded %step is its step sentences), an input kept with what
+   follows it, a picture whole and at most a page high, no page left holding only the footer
+   (it is not printed) or a heading. */
+@page { margin: 14mm 12mm; }
 @media print {
   main { max-width: none; padding: 0; }
-  .cell, figure.pic { break-inside: avoid; }
+  body { font-size: 12pt; }
+  .cell { break-inside: auto; }
+  .in, .out, .note { break-inside: avoid; }
+  .in:not(:last-child) { break-after: avoid; }   /* (a lone input's would tie its cell to the next) */
+  figure.pic { break-inside: avoid; }
+  figure.pic svg { max-height: 200mm; width: auto; max-width: 100%; }
+  figure.pic:target svg { width: auto; }
+  details.fold > summary { display: none; }
+  details.fold::details-content { content-visibility: visible; display: block; }
   details.fold > pre { display: block; }
-  .in .ln, figure.pic a.zoom { display: none; }
+  h2 { break-after: avoid; }
+  .in .ln, figure.pic a.zoom, footer { display: none; }
+}
+/* a browser without ::details-content cannot open a closed details by CSS: a copy of the
+   output, shown on paper only */
+@supports not selector(::details-content) {
+  @media print { details.fold { display: none; } pre.print-copy { display: block; } }
 }
 """
 
@@ -442,7 +461,7 @@ def _svg(svg: str, prefix: str) -> str:
     return clean_svg(text)  # only what draws: no script, handler or javascript: link
 
 
-def _cell(run, anchor: str, fig_counter) -> str:
+def _cell(run, anchor: str, fig_counter, keep=None) -> str:
     b = run.block
     parts = [f'<div class="cell" id="{anchor}">',
              f'<div class="in"><a class="ln" href="#{anchor}">line {b.line}</a>'
@@ -454,12 +473,15 @@ def _cell(run, anchor: str, fig_counter) -> str:
         cls = "out err" if run.error is not None else "out"
         body = html.escape(output.rstrip("\n"), quote=False)
         n = output.count("\n")
-        if n > FOLD_LINES:
+        if n > FOLD_LINES:   # (printed open: see CSS's @media print)
             parts.append(f'<details class="fold"><summary>output ({n} lines)</summary>'
-                         f'<pre class="{cls}">{body}</pre></details>')
+                         f'<pre class="{cls}">{body}</pre></details>'
+                         f'<pre class="{cls} print-copy">{body}</pre>')
         else:
             parts.append(f'<pre class="{cls}">{body}</pre>')
     for fig in run.pictures:
+        if keep is not None and fig.svg is not None and id(fig) not in keep:
+            continue   # left out by --figures
         if fig.svg is not None:
             fig_counter[0] += 1
             k = fig_counter[0]
@@ -474,8 +496,68 @@ def _cell(run, anchor: str, fig_counter) -> str:
     return "".join(parts)
 
 
-def handout_html(file_runs, title: str | None = None) -> str:
-    """The page for the replayed files (``replay.FileRun``s, with their pictures)."""
+# ------------------------------------------------------------------ which pictures
+DEFAULT_AUTO = 4   # pictures an input earns by itself, per file, by default (--figures auto)
+_COMMANDS = ("%graph", "%step")
+_BACKWARD = re.compile(r"\.backward\(|\bgrad\(|\.step\(\)")
+
+
+def parse_figures(spec):
+    """``--figures``: None or "auto" (every %graph/%step picture and at most ``DEFAULT_AUTO``
+    others per file), "all", "none", N (at most N per file) or names (``a,e``: the pictures of
+    those tensors only). Returns "auto", "all", an int or a frozenset of names; a ValueError
+    says what is wrong."""
+    if spec is None:
+        return "auto"
+    text = str(spec).strip()
+    if text.lower() in ("auto", "all"):
+        return text.lower()
+    if text.lower() == "none":
+        return 0
+    if text.isdigit():
+        return int(text)
+    names = frozenset(n.strip() for n in text.split(",") if n.strip())
+    if not names or not all(re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
+        raise ValueError(f"--figures wants auto, all, none, a number or tensor names "
+                         f"(a,e); got {spec!r}")
+    return names
+
+
+def choose_figures(runs, spec) -> set | None:
+    """The pictures of one file's ``runs`` the page shows (ids of their ``Figure``s), None for
+    all. A %graph or %step input's picture comes first (the teacher asked for it), then the
+    pictures of inputs that ran a backward (the gradients filled in), then the others, the
+    latest first (a later picture holds more of the graph); shown in the page's order."""
+    spec = parse_figures(spec) if not isinstance(spec, (int, frozenset)) and \
+        spec not in ("auto", "all") else spec
+    if spec == "all":
+        return None
+    drawn = [(k, run, fig) for k, run in enumerate(runs) for fig in run.pictures
+             if fig.svg is not None]
+    if isinstance(spec, frozenset):
+        return {id(fig) for _k, _r, fig in drawn if fig.name in spec}
+
+    def rank(item):
+        k, run, fig = item
+        src = run.block.source.strip()
+        if src.startswith(_COMMANDS):
+            return (0, k)
+        if _BACKWARD.search(src):
+            return (1, k)
+        return (2, -k)
+    ordered = sorted(drawn, key=rank)
+    if spec == "auto":
+        explicit = [x for x in ordered if rank(x)[0] == 0]
+        chosen = explicit + [x for x in ordered if rank(x)[0] > 0][:DEFAULT_AUTO]
+    else:
+        chosen = ordered[:spec]
+    return {id(fig) for _k, _r, fig in chosen}
+
+
+def handout_html(file_runs, title: str | None = None, figures=None) -> str:
+    """The page for the replayed files (``replay.FileRun``s, with their pictures).
+    ``figures``: which pictures to show (``parse_figures``; default "auto")."""
+    figures = parse_figures(figures) if not isinstance(figures, (int, frozenset)) else figures
     import os
 
     from .transcript import HEADER
@@ -491,13 +573,17 @@ def handout_html(file_runs, title: str | None = None) -> str:
             name = os.path.splitext(os.path.basename(fr.path))[0]
             body.append(f'<h2 id="file{fi}">{html.escape(name)}</h2>')
         n_pics = sum(1 for r in fr.runs for f in r.pictures if f.svg is not None)
+        keep = choose_figures(fr.runs, figures)
+        shown = n_pics if keep is None else len(keep)
+        pics = (f"{n_pics} pictures" if shown == n_pics else
+                f"{shown} of {n_pics} pictures (<code>--figures all</code> shows every one)")
         body.append(f'<p class="meta"><span class="badge">Paddle {html.escape(fr.profile)} '
                     f'profile</span>{html.escape(fr.path)} · {len(fr.runs)} inputs · '
-                    f'{n_pics} pictures</p>')
+                    f'{pics}</p>')
         for k, run in enumerate(fr.runs):
             comments = [c for c in run.block.comments if not HEADER.match(c)]
             body.append(_prose(comments))
-            body.append(_cell(run, f"f{fi}-L{run.block.line}", fig_counter))
+            body.append(_cell(run, f"f{fi}-L{run.block.line}", fig_counter, keep))
         trailing = [c for c in fr.transcript.trailing_comments if not HEADER.match(c)]
         body.append(_prose(trailing))
         sections.append(f'<section class="file">{"".join(body)}</section>')
@@ -512,10 +598,10 @@ def handout_html(file_runs, title: str | None = None) -> str:
             "</main>\n</body>\n</html>\n")
 
 
-def write_handout(path, file_runs, title: str | None = None) -> None:
-    """Write the handout page atomically."""
+def write_handout(path, file_runs, title: str | None = None, figures=None) -> None:
+    """Write the handout page atomically (``figures``: see ``parse_figures``)."""
     from .replay import write_atomic
 
     from ..viz.sanitize import text
 
-    write_atomic(str(path), text(handout_html(file_runs, title)))  # (lone surrogates: U+FFFD)
+    write_atomic(str(path), text(handout_html(file_runs, title, figures)))  # (lone surrogates: U+FFFD)

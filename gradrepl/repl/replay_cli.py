@@ -193,14 +193,28 @@ def _report_refusals(t: Transcript, err) -> None:
 
 def replay_command(files, check: bool = False, update: bool = False, html: str | None = None,
                    paddle: str | None = None, safe: bool = False, inside_sandbox: bool = False,
-                   out=None, err=None, present: bool = False) -> int:
+                   out=None, err=None, present: bool = False, figures: str | None = None
+                   ) -> int:
     """The ``gradrepl replay`` command; returns the exit status (0, 1 or 2; ``--present``:
-    130 after Ctrl-C)."""
+    130 after Ctrl-C). ``figures``: which pictures the ``--html`` handout shows
+    (``handout.parse_figures``)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     if not files:
         err.write(f"{PROG}: no FILE given\n")
         return 2
+    if figures is not None:
+        if not html:
+            err.write(f"{PROG}: --figures chooses the pictures of the --html handout: give "
+                      "--html OUT.html too\n")
+            return 2
+        from .handout import parse_figures
+
+        try:
+            parse_figures(figures)
+        except ValueError as exc:
+            err.write(f"{PROG}: {exc}\n")
+            return 2
     if check and update:
         err.write(f"{PROG}: --check and --update do not go together: check, then update\n")
         return 2
@@ -295,7 +309,7 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
             from .handout import write_handout
 
             try:
-                write_handout(html, done)
+                write_handout(html, done, figures=figures)
             except OSError as exc:
                 err.write(f"{PROG}: cannot write {_esc(html)}: {_esc(exc.strerror or exc)}\n")
                 return 2
