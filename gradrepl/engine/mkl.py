@@ -58,6 +58,14 @@ def _gnu_threads(path) -> bool:
 
     if not os.path.exists(os.path.join(os.path.dirname(path), "libmkl_gnu_thread.so.2")):
         return False
+    # OpenMP's threads wait passively (libgomp reads this when it loads): by default each thread
+    # spins up to 300,000 rounds after a parallel region, and between gradrepl's products (more
+    # Python than torch's) the worker spun a core away and the main thread spun waiting for a
+    # descheduled worker: 150 char-MLP steps on a loaded 2-core machine took 1.5 s of the
+    # worker's CPU and 19-27 ms a step, passive 0.02 s and 4-11 ms. The bits do not change
+    # (the thread count, which splits MKL's sums, stays).
+    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)
     except OSError:
