@@ -92,7 +92,8 @@ def gradrepl(args: list[str], cwd: str | None = None, stdin: str = "") -> tuple[
     done = subprocess.run([sys.executable, "-m", "gradrepl", *args], cwd=cwd or _workdir(),
                           env=_env(), capture_output=True, text=True, timeout=300,
                           input=stdin)
-    return done.returncode, done.stdout + done.stderr
+    out = (done.stdout + done.stderr).replace(ROOT + os.sep, "")   # (lesson:NAME's paths)
+    return done.returncode, out
 
 
 def help_text(command: str) -> str:
@@ -137,13 +138,38 @@ RUN = re.compile(r"^<!-- \$ (?:echo (.+?) \| )?gradrepl (.+?) -->$", re.M)
 PYCON = re.compile(r"^<!-- pycon: (.+?) -->$", re.M)
 
 
+def _made(marker: re.Match) -> str:
+    """What one marker stands for (each is made once per build: ``_MADE``)."""
+    text = marker.group(0)
+    if text not in _MADE:
+        if marker.re is HELP:
+            _MADE[text] = "```text\n" + help_text(marker.group(1)) + "\n```"
+        elif marker.re is RUN:
+            _MADE[text] = console(marker.group(2), shlex.split(marker.group(1))[0]
+                                  if marker.group(1) else None)
+        else:
+            _MADE[text] = transcript([], [s.strip() for s in marker.group(1).split(" ;; ")])
+    return _MADE[text]
+
+
+_MADE: dict[str, str] = {}
+
+
+def prefetch(pages: list[str], workers: int = 2) -> None:
+    """Make every marker of these pages' texts, ``workers`` gradrepl processes at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    found = {m.group(0): m for text in pages for pattern in (HELP, RUN, PYCON)
+             for m in pattern.finditer(text)}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(_made, found.values()))
+
+
 def expand(markdown: str) -> str:
     """A page's markers replaced by what gradrepl prints today."""
-    markdown = HELP.sub(lambda m: "```text\n" + help_text(m.group(1)) + "\n```", markdown)
-    markdown = RUN.sub(lambda m: console(m.group(2), shlex.split(m.group(1))[0]
-                                          if m.group(1) else None), markdown)
-    return PYCON.sub(lambda m: transcript([], [s.strip() for s in m.group(1).split(" ;; ")]),
-                     markdown)
+    for pattern in (HELP, RUN, PYCON):
+        markdown = pattern.sub(_made, markdown)
+    return markdown
 
 
 # ------------------------------------------------------------------ the % commands' pages
@@ -230,8 +256,8 @@ def notebook_page() -> str:
                             resources={"metadata": {"path": cwd}}).execute(env=env)
     out = []
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            out += [cell.source, ""]
+        if cell.cell_type == "markdown":   # (its headings under the page's)
+            out += [re.sub(r"^#", "###", cell.source, flags=re.M), ""]
             continue
         out += ["```python", cell.source, "```", ""]
         for o in cell.outputs:
@@ -247,7 +273,8 @@ def notebook_page() -> str:
                     body = data["text/html"]
                     out += ['<div class="nb-output" markdown="0">',
                             body if "<script" not in body else
-                            '<iframe class="nb-player" srcdoc="' + html.escape(body) + '"></iframe>',
+                            '<iframe class="nb-player" style="width: 100%; height: 720px; border: 1px solid #ccc" '
+                            'title="the backward pass, step by step" srcdoc="' + html.escape(body) + '"></iframe>',
                             "</div>", ""]
                 elif "text/plain" in data:
                     out += ["```text", data["text/plain"].rstrip("\n"), "```", ""]

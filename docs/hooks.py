@@ -67,6 +67,17 @@ def on_files(files, config):
     return files
 
 
+def on_nav(nav, config, files):
+    # every page's markers made up front, two gradrepl processes at a time
+    texts = []
+    for f in files.documentation_pages():
+        if f.abs_src_path and os.path.exists(f.abs_src_path):
+            with open(f.abs_src_path, encoding="utf-8") as fh:
+                texts.append(fh.read())
+    _REF.prefetch(texts)
+    return nav
+
+
 def on_page_markdown(markdown, page, config, files):
     if "<!-- notebook -->" in markdown:
         markdown = markdown.replace("<!-- notebook -->", _REF.notebook_page())
