@@ -27,9 +27,10 @@ TARGETS = ["torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.fun
 # names of families gradrepl does not emulate (the CPU dense float/int/bool/complex tensors only)
 SKIP = re.compile(
     r"cuda|cudnn|sparse|quantiz|quant_|_quant|^q_|^qint|^quint|qscheme|per_channel|per_tensor|"
-    r"distributed|^jit$|^fx$|compile|^export|onnx|mps|xpu|mtia|hpu|ipu|mkldnn|miopen|vulkan|"
+    r"distributed|^jit$|^fx$|compile|^export|onnx|(^|_)mps($|_)|xpu|mtia|(^|_)hpu($|_)|"
+    r"(^|_)ipu($|_)|mkldnn|miopen|vulkan|"
     r"^hip|fbgemm|^nested|^is_nested|_nested|mkl|xnnpack|^ao$|^backends$|^lazy$|^package$|"
-    r"^_|^fake_|^is_vulkan|^is_meta$|^meta$|^is_ort|^ort|metal|^privateuse|^maia|fpga|ve$|"
+    r"^_|^fake_|^is_vulkan|^is_meta$|^meta$|^is_ort$|^ort$|metal|^privateuse|^maia|fpga|^is_ve$|"
     r"^sym_|^Sym|^sym$|^library$|^utils$|^overrides$|^hub$|^storage$|^Storage|TypedStorage|"
     r"UntypedStorage|_storage|storage_|^pin_memory|^is_pinned|^share_memory|^is_shared|"
     r"^record_stream|^dlpack|^from_dlpack|__dlpack|^to_padded_tensor|^mkldnn|^to_mkldnn|"
@@ -64,7 +65,7 @@ SKIP = re.compile(
     r"^parse_type_comment$|^merge_type_from|^unify_type_list$|^fork$|^wait$|^PRIVATE_OPS$|"
     r"^USE_|^float8|^float4|^bits|^bit$|^int[1-7]$|^uint[1-7]$|^AVG$|^SUM$|^jagged$|"
     r"^get_file_path$|^prepare_multiprocessing|^thread_safe_generator$|^classproperty$|"
-    r"^native_|_backward_|^batch_norm_(stats|elemt|gather|update)|^choose_qparams|"
+    r"^native_|^batch_norm_backward|^batch_norm_(stats|elemt|gather|update)|^choose_qparams|"
     r"^T_destination$|^dump_patches$|^call_super_init$|datapipe|DataPipe|^DataChunk$|"
     r"^non_deterministic$|_validation|^DistributedSampler$|^Profiler|^DeviceType$|"
     r"^kineto_available$|^is_maia$|^is_xla$|^DType$|^ScalingType$|^SwizzleType$|"

@@ -1478,6 +1478,12 @@ def _gaps_section():  # noqa: C901 - one table of small functions
                  "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as "
                  "in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
                  "with:\nX = torch.linalg.lstsq(A, B).solution",
+        "solve": "This function was deprecated since version 1.9 and is now removed. "
+                 "`torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+                 "`torch.linalg.solve` has its arguments reversed and does not return the LU "
+                 "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be "
+                 "used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, "
+                 "A).solution should be replaced with:\nX = torch.linalg.solve(A, B)",
         "matrix_rank": "This function was deprecated since version 1.9 and is now removed.\n"
                        "Please use the `torch.linalg.matrix_rank` function instead. The "
                        "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to "
@@ -1493,6 +1499,29 @@ def _gaps_section():  # noqa: C901 - one table of small functions
         ex[name] = gone(msg, name)
         if name != "matrix_rank":
             me[name] = gone(msg, name)
+
+    me["reinforce"] = gone(
+        "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+        "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = "
+        "policy_network(state)\naction = probs.multinomial()\nnext_state, reward = "
+        "env.step(action)\naction.reinforce(reward)\naction.backward()\n\nUse:\n\nprobs = "
+        "policy_network(state)\n# NOTE: categorical is equivalent to what used to be called "
+        "multinomial\nm = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+        "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n"
+        "loss.backward()\n", "reinforce")
+
+    def resize(self, *sizes):
+        import warnings
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        return self.detach().clone().resize_(*sizes)
+    me["resize"] = resize
+
+    def resize_as(self, tensor):
+        import warnings
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        return self.detach().clone().resize_(tensor.shape)
+    me["resize_as"] = resize_as
+    ex["get_device"] = lambda input: -1  # noqa: A006 - the CPU
 
     # global switches and build facts of torch's CPU wheel
     flags = {"anomaly": False, "anomaly_nan": True, "warn_always": False,

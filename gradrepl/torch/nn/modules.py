@@ -125,12 +125,54 @@ class Module:
     def get_submodule(self, target):
         mod = self
         for part in target.split(".") if target else []:
+            if not hasattr(mod, part):
+                raise AttributeError(mod._get_name() + " has no attribute `" + part + "`")
             mod = getattr(mod, part)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + part + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`module` is not an nn.Module, found " + str(type(module)))
+        mod = self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(mod, atoms[-1]):
+            raise AttributeError(mod._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(mod, atoms[-1]) and not isinstance(getattr(mod, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(mod, atoms[-1], module)
 
     def get_parameter(self, target):
         path, _, name = target.rpartition(".")
-        return getattr(self.get_submodule(path), name)
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
 
     # -- calling -------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -138,6 +180,12 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        if self.__dict__.get("_gr_hooks") and (self._hooks_of("full") or self._hooks_of("pre")):
+            from ._backward_hooks import call_with_backward_hooks
+            return call_with_backward_hooks(self, self._plain_call, args, kwargs)
+        return self._plain_call(*args, **kwargs)
+
+    def _plain_call(self, *args, **kwargs):
         for hook in list(self._forward_pre_hooks.values()):
             res = hook(self, args)
             if res is not None:
@@ -162,6 +210,42 @@ class Module:
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         return _Handle(self._forward_pre_hooks, hook)
+
+    # the backward hooks (``_backward_hooks.py``): the module's inputs and outputs pass through
+    # identity nodes (BackwardHookFunctionBackward, as in torch) whose gradients the hooks see
+    def register_full_backward_hook(self, hook, prepend=False):
+        from ._backward_hooks import store
+        return _Handle(store(self, "full"), hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        from ._backward_hooks import store
+        return _Handle(store(self, "pre"), hook)
+
+    def register_backward_hook(self, hook):
+        from ._backward_hooks import store
+        return _Handle(store(self, "full"), hook)
+
+    def _hooks_of(self, kind):
+        d = self.__dict__.get("_gr_hooks")
+        return d.get(kind) if d else None
+
+    def register_state_dict_pre_hook(self, hook):
+        return _Handle(self._store("state_dict_pre"), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        return _Handle(self._store("state_dict_post"), hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return _Handle(self._store("load_pre"), hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        return _Handle(self._store("load_post"), hook)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def _store(self, kind):
+        d = self.__dict__.setdefault("_gr_hooks", {})
+        return d.setdefault(kind, OrderedDict())
 
     def full_name(self):  # for the pictures' Layer names
         return type(self).__name__.lower()
@@ -306,6 +390,14 @@ class Module:
 
         return self.to(_dtypes.float16)
 
+    def bfloat16(self):
+        from .. import _dtypes
+
+        return self.to(_dtypes.bfloat16)
+
+    def to_empty(self, *, device=None, recurse=True):
+        return self
+
     def cpu(self):
         return self
 
@@ -315,8 +407,24 @@ class Module:
     def type(self, dst_type):
         return self.to(dst_type)
 
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:  # torch's positional (destination, prefix, keep_vars), deprecated
+            destination = args[0]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        for m in self.modules():
+            for hook in (m._hooks_of("state_dict_pre") or {}).values():
+                hook(m, prefix, keep_vars)
         out = OrderedDict() if destination is None else destination
+        self._state_into(out, prefix, keep_vars)
+        for name, m in self.named_modules(prefix=prefix.rstrip(".")):
+            for hook in (m._hooks_of("state_dict_post") or {}).values():
+                res = hook(m, out, (name + ".") if name else "", {})
+                if res is not None:
+                    out = res
+        return out
+
+    def _state_into(self, out, prefix, keep_vars):
         for name, m in self.named_modules(prefix=prefix.rstrip(".")):
             for k, p in m._parameters.items():
                 if p is not None:
@@ -327,33 +435,53 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        own = self.state_dict(keep_vars=True)
+        """torch's rules: parameters of matching shape are copied, then the errors (missing
+        keys, unexpected keys, size mismatches: that order) are raised together when strict
+        (size mismatches also when not)."""
+        from collections.abc import Mapping
+
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        for name, m in self.named_modules():
+            for hook in (m._hooks_of("load_pre") or {}).values():
+                hook(m, state_dict, (name + ".") if name else "", {}, strict, [], [], [])
+        own = OrderedDict()
+        self._state_into(own, "", True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            parts = []
-            if missing:
-                parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"'
-                                                                         for k in missing) + ". ")
-            if unexpected:
-                parts.append("Unexpected key(s) in state_dict: " +
-                             ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(parts))
-        from .. import _inplace
+        errors = []
+        from .. import _base, _inplace
 
-        for k, v in state_dict.items():
-            if k in own:
-                t = own[k]
-                if raw(t).shape != raw(v).shape:
-                    raise RuntimeError(f"Error(s) in loading state_dict for "
-                                       f"{type(self).__name__}:\n\tsize mismatch for {k}: "
-                                       f"copying a param with shape {list(raw(v).shape)} from "
-                                       f"checkpoint, the shape in current model is "
-                                       f"{list(raw(t).shape)}.")
-                with grad_mode.no_grad():
-                    _inplace.write(t, raw(v))
-        return _IncompatibleKeys(missing, unexpected)
+        for k, t in own.items():
+            if k not in state_dict:
+                continue
+            v = state_dict[k]
+            if not isinstance(v, _base.EngineTensor):
+                errors.append(f'While copying the parameter named "{k}", expected torch.Tensor '
+                              f"or Tensor-like object from checkpoint but received {type(v)}")
+                continue
+            if raw(t).shape != raw(v).shape:
+                errors.append(f"size mismatch for {k}: copying a param with shape "
+                              f"torch.Size({list(raw(v).shape)}) from checkpoint, the shape in "
+                              f"current model is torch.Size({list(raw(t).shape)}).")
+                continue
+            with grad_mode.no_grad():
+                _inplace.write(t, raw(v).astype(raw(t).dtype, copy=False))
+        keys = _IncompatibleKeys(missing, unexpected)
+        for m in self.modules():
+            for hook in (m._hooks_of("load_post") or {}).values():
+                hook(m, keys)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
+                               + "\n\t".join(errors))
+        return keys
 
     # -- printing ------------------------------------------------------------------------
     def extra_repr(self):
@@ -744,13 +872,155 @@ class ParameterList(Module):
         return self
 
     def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._parameters.values())[idx])
         return list(self._parameters.values())[idx]
+
+    def __setitem__(self, idx, param):
+        idx = list(self._parameters)[idx]
+        if not isinstance(param, Parameter):
+            param = Parameter(param)
+        self._parameters[idx] = param
 
     def __len__(self):
         return len(self._parameters)
 
     def __iter__(self):
         return iter(self._parameters.values())
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        return _param_lines(self, "dtype")
+
+
+def _param_lines(self, kind):
+    """ParameterList/ParameterDict's ``extra_repr``: ``  (0): Parameter containing:
+    [torch.float32 of size 2]`` (the list prints the dtype, the dict the legacy type name)."""
+    lines = []
+    for k, p in self._parameters.items():
+        if p is None:
+            continue
+        size_str = "x".join(str(size) for size in p.size())
+        what = "Parameter" if isinstance(p, Parameter) else "Tensor"
+        name = p.dtype if kind == "dtype" else p.type()
+        lines.append(f"  ({k}): {what} containing: [{name} of size {size_str}]")
+    return "\n".join(lines)
+
+
+class ParameterDict(Module):
+    """``nn.ParameterDict``: parameters by name (tensors become Parameters), in order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key(self, key):
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        return key
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, value):
+        if not isinstance(value, Parameter) and isinstance(value, Tensor):
+            value = Parameter(value)
+        self.register_parameter(self._key(key), value)
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __reversed__(self):
+        return reversed(list(self._parameters))
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def copy(self):
+        return ParameterDict(OrderedDict(self._parameters))
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        self._parameters.clear()
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self):
+        k = next(reversed(list(self._parameters)))
+        return k, self.pop(k)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters):
+        from collections.abc import Mapping
+
+        items = parameters.items() if isinstance(parameters, (Mapping, ParameterDict)) \
+            else parameters
+        for k, v in items:
+            self[k] = v
+
+    def __or__(self, other):
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        out = ParameterDict(other)
+        out.update(self)
+        return out
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def extra_repr(self):
+        return _param_lines(self, "type")
+
+
+class Container(Module):
+    def __init__(self, **kwargs):
+        import warnings
+
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 # ------------------------------------------------------------------------------ losses
@@ -842,3 +1112,6 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):  # noqa: A002
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+ParameterDict.__module__ = Container.__module__ = "torch.nn.modules.container"
