@@ -167,7 +167,8 @@ def test_step_input_gets_its_picture_and_outputs_fold(tmp_path):
     captions = _captions(page)
     assert captions[-1] == ("Figure 2. y: forward and backward graphs, after stepping through "
                             "its backward")
-    assert re.search(r'<details class="fold"><summary>output \(\d+ lines\)</summary>', page)
+    assert re.search(r'<details class="fold steps"><summary>output \(\d+ lines\)</summary>',
+                     page)   # (on paper: its sentences, tests/test_handout_print.py)
 
 
 # --- in a real browser -----------------------------------------------------------------------

@@ -36,6 +36,7 @@ LECTURE = textwrap.dedent("""\
     >>> %step n
     >>> %graph n --view backward --chain
     >>> print(a.grad.numpy())
+    >>> print("\\n".join(f"row {i}" for i in range(60)))
     # That is all.
 """)
 
@@ -66,6 +67,7 @@ def test_every_picture_with_all(lecture):
     _tmp, page = lecture
     caps = _captions(page)
     assert len(caps) == 10   # c e f g h k m n (made), n stepped, n as %graph drew it
+    assert '<p class="meta">' in page
     assert "of" not in re.search(r'<p class="meta">.*?</p>', page).group(0).split("·")[-1]
 
 
@@ -130,7 +132,14 @@ def test_print_css_opens_folded_outputs(lecture):
     assert re.search(r"details\.fold > summary\s*\{\s*display:\s*none", media)
     # where ::details-content is unknown: a copy of the output for paper only
     assert "@supports not selector(::details-content)" in css
-    assert page.count('print-copy">') == page.count('<details class="fold">') >= 1
+    assert page.count('print-copy">') == page.count('<details class="fold">') == 2
+    # a %step on paper: its sentences and the last graph, the screen's trees folded
+    assert page.count('<details class="fold steps">') == page.count('step-paper">') == 1
+    assert re.search(r"details\.fold\.steps\s*\{\s*display:\s*none", media)
+    assert re.search(r"pre\.step-paper\s*\{\s*display:\s*block", media)
+    paper = re.search(r'step-paper">(.*?)</pre>', page, re.S).group(1)
+    assert paper.count("step 0 of 13: ") == 1 and "step 13 of 13: " in paper
+    assert paper.count("(engine order") == 0 and "the graph after the last step" in paper
     assert re.search(r"[ ,]footer\s*\{\s*display:\s*none", media)   # never a page of its own
 
 
@@ -155,6 +164,8 @@ def test_printed_from_chromium(lecture):
     # the %step output on paper, open, once; no "output (N lines)" line
     assert text.count("step 0 of") == 1 and "step 3 of" in text
     assert not re.search(r"output \(\d+ lines\)", text)
+    assert "row 0" in text and "row 59" in text   # a long output printed open too
+    assert text.count("(engine order") <= 2   # not every step's whole tree
     # no page holds only the footer (or nothing); the footer is not printed
     for k, p in enumerate(pages, 1):
         words = p.split()

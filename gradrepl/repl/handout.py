@@ -333,7 +333,7 @@ figure.pic figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 .note { font-size: 13px; color: var(--muted); font-style: italic; padding: 6px 14px;
         border-top: 1px dashed var(--line); }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; text-align: center; }
-pre.print-copy { display: none; }
+pre.print-copy, pre.step-paper { display: none; }
 /* On paper: every output open (a folded %step is its step sentences), an input kept with what
    follows it, a picture whole and at most a page high, no page left holding only the footer
    (it is not printed) or a heading. */
@@ -350,8 +350,10 @@ pre.print-copy { display: none; }
   details.fold > summary { display: none; }
   details.fold::details-content { content-visibility: visible; display: block; }
   details.fold > pre { display: block; }
-  h2 { break-after: avoid; }
+  .prose, h2 { break-after: avoid; }
   .in .ln, figure.pic a.zoom, footer { display: none; }
+  details.fold.steps { display: none; }
+  pre.step-paper { display: block; }
 }
 /* a browser without ::details-content cannot open a closed details by CSS: a copy of the
    output, shown on paper only */
@@ -461,6 +463,32 @@ def _svg(svg: str, prefix: str) -> str:
     return clean_svg(text)  # only what draws: no script, handler or javascript: link
 
 
+_STEP_LINE = re.compile(r"^step \d+ of \d+: ")
+
+
+def _step_paper(output: str) -> str | None:
+    """A ``%step`` output for paper: each step's sentence and ready queue, then the graph as
+    the last step left it (the screen has every step's tree, folded); None when it is not
+    ``%step``'s steps."""
+    lines = output.rstrip("\n").split("\n")
+    starts = [i for i, line in enumerate(lines) if _STEP_LINE.match(line)]
+    if len(starts) < 2:
+        return None
+    out = []
+    for i in starts:
+        out.append(lines[i])
+        if i + 1 < len(lines) and lines[i + 1].startswith("ready queue:"):
+            out.append("    " + lines[i + 1])
+    last = starts[-1] + 1
+    while last < len(lines) and lines[last].startswith("ready queue:"):
+        last += 1
+    tree = lines[last:]
+    if tree:
+        out += ["", "the graph after the last step (every step's graph: in the handout's "
+                "HTML page):"] + tree
+    return "\n".join(out)
+
+
 def _cell(run, anchor: str, fig_counter, keep=None) -> str:
     b = run.block
     parts = [f'<div class="cell" id="{anchor}">',
@@ -473,7 +501,13 @@ def _cell(run, anchor: str, fig_counter, keep=None) -> str:
         cls = "out err" if run.error is not None else "out"
         body = html.escape(output.rstrip("\n"), quote=False)
         n = output.count("\n")
-        if n > FOLD_LINES:   # (printed open: see CSS's @media print)
+        paper = _step_paper(output) if b.source.strip().startswith("%step") else None
+        if n > FOLD_LINES and paper is not None:   # on paper: the sentences, the last tree
+            parts.append(f'<details class="fold steps"><summary>output ({n} lines)</summary>'
+                         f'<pre class="{cls}">{body}</pre></details>'
+                         f'<pre class="{cls} step-paper">{html.escape(paper, quote=False)}'
+                         '</pre>')
+        elif n > FOLD_LINES:   # (printed open: see CSS's @media print)
             parts.append(f'<details class="fold"><summary>output ({n} lines)</summary>'
                          f'<pre class="{cls}">{body}</pre></details>'
                          f'<pre class="{cls} print-copy">{body}</pre>')
