@@ -1,8 +1,10 @@
 """``gradrepl replay FILE --present`` (gradrepl/repl/present.py): a lesson shown block by block,
 in a real pseudo-terminal (pexpect, as tests/test_shell_pty.py), over sessions from sessions/.
 
-On a terminal each block ends with a hint, ``(Enter: run it · q: quit)``, that stands until a
-key comes: it is the sign that the presenter waits. What a block prints comes after the key.
+On a terminal each block ends with a status line, ``block 7 of 21 · Enter: run it · b: back · g:
+go to · q: quit``, that stands until a key comes: the only place the progress shows (no rule
+before each input), and the sign that the presenter waits. What a block prints comes after the
+key.
 """
 from __future__ import annotations
 
@@ -20,7 +22,10 @@ pexpect = pytest.importorskip("pexpect")
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_TWO = "sessions/s000_example_two.pycon"   # 11 blocks
 GRAPH_STEP = "sessions/lesson_graph_step.pycon"   # 10 blocks, %graph e at block 7
-WAIT = "(Enter: run it · q: quit)"
+WAIT = "Enter: run it · b: back · g: go to · q: quit"
+AGAIN = "ran before · Enter: next · b: back · g: go to · q: quit"
+STEP = "Enter: next step · b: the step before · q: the last step"
+STATUS = re.compile(r"block (\d+) of (\d+) · $")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TIMEOUT = 60
 
@@ -42,10 +47,14 @@ def spawn(*args, color=False):
                          timeout=TIMEOUT)
 
 
-def wait(child):
-    """Until the presenter waits for a key; what it showed since the last wait (plain)."""
-    child.expect_exact(WAIT)
-    return plain(child.before)
+def wait(child, hint=WAIT):
+    """Until the presenter waits for a key; what it showed since the last wait (plain), the
+    status line's "block k of n · " left off (``child.status``: (k, n))."""
+    child.expect_exact(hint)
+    text = plain(child.before)
+    m = STATUS.search(text)
+    child.status = (int(m.group(1)), int(m.group(2))) if m else None
+    return text[:m.start()] if m else text
 
 
 def finish(child, status):
@@ -60,9 +69,11 @@ def test_enter_runs_each_block_and_q_quits():
     child = spawn(EXAMPLE_TWO)
     first = wait(child)
     assert first.startswith("presenting sessions/s000_example_two.pycon: 11 blocks, Paddle 2.2 "
-                            "profile\nEnter runs the next block, q quits.\n")
-    # block 1: its header, its comments and its input, nothing run yet
-    assert first.endswith("── block 1 of 11 ── line 4\n"
+                            "profile\nEnter runs the next block, b goes back, g N goes to block "
+                            "N, q quits.\n")
+    assert "──" not in first and child.status == (1, 11)
+    # block 1: its comments and its input, nothing run yet; the progress only in the status
+    assert first.endswith("\n\n"
                           "# Seed 000, section 4, example two: e = (a * b) * d. By the chain "
                           "rule\n"
                           "# c_grad = e_grad * d = 4, d_grad = e_grad * c = 10, a_grad = c_grad "
@@ -72,15 +83,15 @@ def test_enter_runs_each_block_and_q_quits():
     for k in range(2, 9):
         child.send("\r")
         shown = wait(child)
-        assert f"── block {k} of 11 ──" in shown
+        assert child.status == (k, 11) and "──" not in shown
     # block 8 is shown, not yet run: its output comes only after Enter
     assert shown.endswith('>>> print("Tensor a\'s grad is: {}".format(a.grad))\n')
     assert "[20.]" not in shown
     child.send("\r")
     shown = wait(child)
     assert shown.startswith("Tensor a's grad is: Tensor(shape=[1], dtype=float32, "
-                            "place=CPUPlace, stop_gradient=False,\n       [20.])\n\n"
-                            "── block 9 of 11 ── line 14\n")
+                            "place=CPUPlace, stop_gradient=False,\n       [20.])\n\n")
+    assert child.status == (9, 11)
     assert "[8.]" not in shown
     child.send("q")
     rest = finish(child, 0)
@@ -95,8 +106,9 @@ def test_to_the_end_with_a_picture_as_text():
         child.send("\r")
         shown = wait(child)
     # (the lesson's expected outputs may change length: its line numbers are not pinned)
-    assert re.search(r"── block 7 of 10 ── line \d+\n# Before backward: every gradient variable "
-                     r"is still empty \(None\)\.\n>>> %graph e\n$", shown)
+    assert child.status == (7, 10)
+    assert shown.endswith("\n# Before backward: every gradient variable is still empty "
+                          "(None).\n>>> %graph e\n")
     child.send("\r")
     shown = wait(child)
     # the %graph block's picture, as text: the forward graph with the ops' statements ...
@@ -104,17 +116,28 @@ def test_to_the_end_with_a_picture_as_text():
     assert re.search(r"●  e  float32\[1\] = 40\.  \(grad_var=e_grad, target\)", shown)
     # ... and the backward graph, gradients still empty
     assert re.search(r"\n    a_grad = None  grad_op = None\n", shown)
-    assert re.search(r"── block 8 of 10 ── line \d+\n", shown)
-    # %step: its frames one at a time (Enter), then q shows the last frame
+    # ... and where its SVG was written, for a browser beside the terminal
+    svg = re.search(r"\(the picture: (\S+\.svg)\)\n", shown)
+    assert svg and Path(svg.group(1)).read_text().lstrip().startswith(("<?xml", "<svg"))
+    assert child.status == (8, 10)
+    # %step: its frames one at a time (Enter), each in place of the one before: the cursor
+    # goes back up over the frame (ESC [ n A) and clears below (ESC [ J), nothing reprinted
     child.send("\r")
-    child.expect_exact("(Enter: next step · q: the last step)")
+    child.expect_exact(STEP)
+    first = child.before
+    height = len(plain(first).rstrip("\n").split("\n")[-14:])
     child.send("\r")
-    child.expect_exact("(Enter: next step · q: the last step)")
+    child.expect_exact(STEP)
+    moved = re.search(r"\x1b\[(\d+)A\r\x1b\[J", child.before)
+    assert moved and int(moved.group(1)) == 14 == height, child.before
+    assert "step 1 of 7:" in plain(child.before)
+    child.send("b")                      # back one step: step 0 again, in place
+    child.expect_exact(STEP)
+    assert "step 0 of 7:" in plain(child.before) and "\x1b[J" in child.before
     child.send("q")
     shown = wait(child)
-    assert re.search(r"\(on to the last of the \d+ frames\)", shown)
     assert "a_grad = 20." in shown   # the last frame: every gradient filled
-    assert re.search(r"── block 9 of 10 ── line \d+\n", shown)
+    assert child.status == (9, 10)
     child.send("\r")
     shown = wait(child)
     assert "c_grad = e_grad * d" in shown   # %graph --chain's arithmetic
@@ -143,7 +166,7 @@ def test_colour_on_a_terminal():
     child = spawn(GRAPH_STEP, color=True)
     child.expect_exact(WAIT)
     raw = child.before
-    assert "\x1b[1m── block 1 of 10 ── line 4\x1b[0m" in raw       # the header, bold
+    assert "\x1b[2mblock 1 of 10 · " in raw                        # the status line, dim
     assert "\x1b[3;90m# Lesson: the graphs behind example two" in raw  # comments, grey
     child.send("q")
     finish(child, 0)
@@ -182,7 +205,8 @@ def test_keys_as_lines_when_stdin_is_not_a_terminal(tmp_path):
     assert present_files([str(ROOT / EXAMPLE_TWO)], out=out, err=err,
                          keys=lambda: next(keys), color=False) == 0
     text = out.getvalue()
-    assert "── block 3 of 11 ── line 6" in text and "block 4 of" not in text
+    assert "── block" not in text and text.count("block 3 of") == 1   # only in the quit line
+    assert "Enter: run it" not in text.split("\n", 2)[2]   # no status off a terminal
     assert text.endswith(">>> b = paddle.to_tensor(5.0, stop_gradient=False)\n"
                          "(quit at block 3 of 11)\n")
 
@@ -247,9 +271,95 @@ def test_present_safe_runs_the_session_in_the_confined_child(tmp_path):
         shown.append(wait(child))
     child.send("\r")
     rest = finish(child, 0)
-    assert shown[1].startswith("\\x1b[2Jwiped?\n\n── block 2 of 8 ── line 3\n")
+    assert shown[1].startswith("\\x1b[2Jwiped?\n\n>>> open(")
     assert shown[2].startswith("gradrepl --safe: refused: line 3: 'open' is not allowed")
     # the %graph block: the child's picture, as text
     assert "●  MulBackward" in shown[6] and "x_grad = None" in shown[6]
     # exit() ended the child's session: the next block did not run, and says why
     assert rest.strip() == "(block 8 of 8 did not run: the session exited at line 8)"
+
+
+def test_back_and_go_to_a_block():
+    child = spawn(EXAMPLE_TWO)
+    wait(child)
+    for _ in range(3):               # blocks 1-3 run; block 4 waits
+        child.send("\r")
+        wait(child)
+    assert child.status == (4, 11)
+    child.send("b")                  # back: block 3 again, with the output it gave, not run
+    shown = wait(child, AGAIN)
+    assert child.status == (3, 11) and shown.endswith(
+        ">>> b = paddle.to_tensor(5.0, stop_gradient=False)\n")
+    child.send("\x1b[D")             # Left: back again
+    wait(child, AGAIN)
+    assert child.status == (2, 11)
+    child.send("\r")                 # Enter on a block that ran: on to the next, not run again
+    wait(child, AGAIN)
+    assert child.status == (3, 11)
+    child.send("g")                  # g 9: blocks 4-8 run unseen, block 9 waits
+    child.expect_exact("go to block: ")
+    child.send("9\r")
+    shown = wait(child)
+    assert child.status == (9, 11)
+    assert "(running blocks 4 to 8 without showing them)" in shown and "[20.]" not in shown
+    child.send("g")                  # g 8: shown as it ran (its print), not run twice
+    child.expect_exact("go to block: ")
+    child.send("8\r")
+    shown = wait(child, AGAIN)
+    assert child.status == (8, 11) and "Tensor a's grad is: " in shown and "[20.]" in shown
+    child.send("\r")
+    wait(child)
+    child.send("\r")                 # block 9 runs now
+    shown = wait(child)
+    assert child.status == (10, 11) and "[8.]" in shown
+    child.send("q")
+    assert finish(child, 0).strip() == "(quit at block 10 of 11)"
+
+
+def test_back_and_go_to_as_lines(tmp_path):
+    from gradrepl.repl.present import present_files
+
+    keys = iter(["next", "next", "back", ("goto", 6), "next", "back", "quit"])
+    out, err = io.StringIO(), io.StringIO()
+    assert present_files([str(ROOT / EXAMPLE_TWO)], out=out, err=err,
+                         keys=lambda: next(keys), color=False) == 0
+    text = out.getvalue()
+    assert "(running blocks 3 to 5 without showing them)" in text
+    assert text.count(">>> a = paddle.to_tensor(2.0, stop_gradient=False)\n") == 2
+    assert text.endswith("(quit at block 6 of 11)\n")
+    # the line keys of a pipe: b, g 7
+    from gradrepl.repl.present import terminal_keys
+
+    read = terminal_keys(io.StringIO("\nb\ng 7\ng\n3\nq\n"))
+    assert [read(), read(), read(), read(), read.number(), read()] == \
+        ["next", "back", ("goto", 7), "goto", 3, "quit"]
+
+
+def test_load_then_record_writes_a_session_replay_accepts(tmp_path):
+    """%load SCRIPT.py runs it statement by statement, as typed, so %record writes a file
+    that replay --check accepts (it was one input of '... ' lines: exit 2); an object's
+    address, never the same twice, is recorded as a '...' wildcard line."""
+    from gradrepl.repl.replay_cli import replay_command
+    from gradrepl.repl.session import Session
+
+    script = tmp_path / "small.py"
+    script.write_text(textwrap.dedent("""\
+        import paddle
+        # a comment between statements
+        x = paddle.to_tensor(3.0, stop_gradient=False)
+        def f(v):
+
+            return v * v + v
+        y = f(x); y.backward()
+        print(x.grad)
+        paddle.seed(0)
+    """), encoding="utf-8")
+    s = Session()
+    s.run(f"%load {script}")
+    out = tmp_path / "out.pycon"
+    assert s.run(f"%record {out}").output == f"recorded 6 inputs to {out}\n"
+    text = out.read_text()
+    assert ">>> y = f(x); y.backward()\n" in text and "\n...\n" in text
+    o, e = io.StringIO(), io.StringIO()
+    assert replay_command([str(out)], check=True, out=o, err=e) == 0, o.getvalue() + e.getvalue()
+    assert o.getvalue() == f"{out}: ok, 6 blocks (profile 2.2)\n"

@@ -238,7 +238,14 @@ def cmd_record(session, args):
     from .transcript import format_transcript
     from ..viz.render import write_atomic
 
-    entries = [(i, o) for i, o in session.transcript if not i.strip().startswith("%record")]
+    import re
+
+    from .transcript import WILDCARD
+
+    address = re.compile(r" at 0x[0-9a-fA-F]+>")   # an object's address: never the same twice,
+    entries = [(i, "\n".join(WILDCARD if address.search(ln) else ln   # so any line there
+                             for ln in o.split("\n")))
+               for i, o in session.transcript if not i.strip().startswith("%record")]
     try:
         write_atomic(args[0], format_transcript(entries, profile=session.profile))
     except OSError as exc:
@@ -261,6 +268,8 @@ def cmd_load(session, args):
         inputs = inputs_of(text, path)
     except TranscriptError as exc:
         raise CommandError(str(exc)) from None
+    if len(inputs) == 1 and inputs[0] == text:   # a script: statement by statement, as typed,
+        inputs = script_inputs(text)              # so %record writes what replay reads
     out = []
     stream = getattr(session, "stream", None)
     for source in inputs:
@@ -276,6 +285,34 @@ def cmd_load(session, args):
             break
     session.stream = stream
     return Result(output="".join(out) if stream is None else "")
+
+
+def script_inputs(text: str) -> list[str]:
+    """A script's top-level statements, each as the shell would take it typed (a decorated
+    def with its decorators; statements sharing a line together); comments between them
+    dropped. A script that does not parse stays one input (its error is then shown)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return [text]
+    lines = text.splitlines()
+    spans: list[list[int]] = []
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        end = node.end_lineno or node.lineno
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(end, spans[-1][1])
+        else:
+            spans.append([start, end])
+    out = []
+    for start, end in spans:
+        body = [ln for ln in lines[start - 1:end]]
+        while body and not body[-1].strip():
+            body.pop()
+        out.append("\n".join(body))
+    return out or [text]
 
 
 def cmd_reset(session, args):
