@@ -122,7 +122,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
               "(default: text on stdout)"),
           steps: Optional[str] = typer.Option(None, "--steps", help="DIR: one SVG per "
                                               "step of the backward pass and an index.html "
-                                              "player"),
+                                              "player; FILE.pdf: one step per page; "
+                                              "FILE.gif or FILE.svg: animated (slides)"),
           collapse: bool = typer.Option(False, "--collapse", help="each Layer call as one node"),
           depth: Optional[int] = typer.Option(None, "--depth", help="only ops at most N "
                                               "steps above the tensor"),
@@ -136,7 +137,10 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           rankdir: Optional[str] = typer.Option(None, "--rankdir", help="TB (top to bottom, "
                                                 "the default) or LR (left to right)"),
           size: Optional[str] = typer.Option(None, "--size", help="WxH in inches (16x9): "
-                                             "the drawing scaled to fill it"),
+                                             "the drawing scaled to fill it (with "
+                                             "--font-size the text keeps its size: a larger "
+                                             "drawing grows past the box, said); 1080p or "
+                                             "720p: big text for projectors (at least 18 px)"),
           dpi: Optional[float] = typer.Option(None, "--dpi", help="pixels per inch of PNG "
                                               "output (default 96)"),
           theme: Optional[str] = typer.Option(None, "--theme", help="light (default), dark "
