@@ -105,8 +105,12 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
             profiles.resolve(paddle)
         except ValueError as exc:
             raise GraphError(str(exc)) from None
+    from .. import progress   # (a status line on a terminal's stderr; nothing when piped)
+
     try:
-        run = run_for_pictures(script, profile=paddle, at=at, steps=steps is not None or chain)
+        with progress.status(f"running {script}"):
+            run = run_for_pictures(script, profile=paddle, at=at,
+                                   steps=steps is not None or chain)
     except SyntaxError as exc:
         raise GraphError(f"{script} line {exc.lineno}: SyntaxError: {exc.msg}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -117,10 +121,11 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
         raise GraphError(_describe_error(run.error, script))
     name, target = pick_tensor(run.namespace, tensor, script)
     try:
-        pic = make_picture(target, view=view, namespace=run.namespace, recorder=run.recorder,
-                           chain=chain, collapse=collapse, depth=depth, to=to, layers=layers,
-                           rankdir=rankdir, size=size, dpi=dpi, theme=theme,
-                           font_size=font_size, look=look)
+        with progress.status(f"building the graph of {name}"):
+            pic = make_picture(target, view=view, namespace=run.namespace, recorder=run.recorder,
+                               chain=chain, collapse=collapse, depth=depth, to=to,
+                               layers=layers, rankdir=rankdir, size=size, dpi=dpi,
+                               theme=theme, font_size=font_size, look=look)
     except ValueError as exc:
         raise GraphError(str(exc)) from None
     if chain and run.log is not None:  # the numbers that flowed in the last backward
@@ -139,7 +144,8 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
             sys.stdout.write(render_text(pic.model, view=view, color=None))
         return "\n".join(messages) or None
     try:
-        pic.render(output)
+        with progress.status(f"laying out and drawing {output}"):
+            pic.render(output)
         ext = Path(output).suffix.lower()[1:]
         note = render.fit_note(pic.dot(), ext) if ext in render.FORMATS else None
     except render.RenderError as exc:
@@ -179,7 +185,10 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     keep = style is not None and style.keep_text
     items, sources = [], []
     try:
-        for f in frames(g, logged, chain=True, history=run.log.runs):
+        from .. import progress
+
+        for f in progress.each(frames(g, logged, chain=True, history=run.log.runs),
+                               "laying out the backward pass: frame {i} of {n}"):
             source = to_dot(f, view=step_view, chain=True, style=style, look=pic.look)
             sources.append(source)
             items.append({"svg": render.svg(source), "counter": step_title(f.step),
