@@ -12,17 +12,23 @@ column the same way over the rows, 32 or 8 columns at a time. Checked bit for bi
 """
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from . import _capability
 
 
 def _seq(parts, dt):
-    """parts (m, ...) added one by one onto a zero: (...)."""
-    if parts.shape[0] == 0:
+    """parts (m, ...) added one by one onto a zero: (...). (Added from the first part on, then
+    a zero added: the same bits, as the two orders differ only in the sign of a zero sum, and a
+    sum from a zero is never -0; this saves the copy behind a zero row.)"""
+    n = parts.shape[0]
+    if n == 0:
         return np.zeros(parts.shape[1:], dt)
-    z = np.zeros((1,) + parts.shape[1:], dt)
-    return np.add.accumulate(np.concatenate([z, parts]), axis=0)[-1]
+    if n == 1:
+        return parts[0] + dt.type(0)
+    return np.add.accumulate(parts, axis=0)[-1] + dt.type(0)
 
 
 def _multi_row_sum(rows):
@@ -38,14 +44,13 @@ def _multi_row_sum(rows):
     shape = rows.shape[1:]
     nb = size // step
     with np.errstate(all="ignore"):
-        if nb:
-            blocks = rows[:nb * step].reshape((nb, step) + shape)
-            z = np.zeros((nb, 1) + shape, dt)
-            s0 = np.add.accumulate(np.concatenate([z, blocks], axis=1), axis=1)[:, -1]
-        else:
-            s0 = np.zeros((0,) + shape, dt)
+        if not nb:   # (the levels are zeros, and adding +0 to a sum from zero changes nothing)
+            return _seq(rows, dt)
+        s0 = _block_sums(rows[:nb * step].reshape((nb, step) + shape), dt)
         # level 1: groups of `step` block sums (full groups pushed on), the rest pending
         g1 = nb // step
+        if not g1:
+            return _seq(rows[nb * step:], dt) + _seq(s0, dt)
         l1 = _group_sums(s0[:g1 * step], step, dt)
         acc1 = _seq(s0[g1 * step:], dt)
         g2 = g1 // step
@@ -61,9 +66,20 @@ def _group_sums(parts, step, dt):
     g = parts.shape[0] // step
     if g == 0:
         return np.zeros((0,) + parts.shape[1:], dt)
-    grp = parts.reshape((g, step) + parts.shape[1:])
-    z = np.zeros((g, 1) + parts.shape[1:], dt)
-    return np.add.accumulate(np.concatenate([z, grp], axis=1), axis=1)[:, -1]
+    return _block_sums(parts.reshape((g, step) + parts.shape[1:]), dt)
+
+
+def _block_sums(blocks, dt):
+    """blocks (g, step, ...) -> (g, ...): each block's values added in order onto a zero (as
+    ``_seq``). Wide blocks add slice by slice: numpy's accumulate along a middle axis runs one
+    short inner loop per column (16 adds over 2 x 192 columns: 28 us against 19)."""
+    step = blocks.shape[1]
+    if blocks.size // max(step, 1) >= 128:
+        acc = blocks[:, 0] + dt.type(0)
+        for k in range(1, step):
+            acc += blocks[:, k]
+        return acc
+    return np.add.accumulate(blocks, axis=1)[:, -1] + dt.type(0)
 
 
 def _row_sum(x):
@@ -143,7 +159,7 @@ def torch_sum(x, axis):
     if not axis:
         return x.copy()
     kept = tuple(s for i, s in enumerate(x.shape) if i not in axis)
-    if axis == tuple(range(nd)) or int(np.prod(kept)) == 1:
+    if axis == tuple(range(nd)) or prod(kept) == 1:
         return np.asarray(full_sum(np.ravel(x, order="K")), x.dtype).reshape(kept)
     with np.errstate(all="ignore"):
         return _iter_sum(np.ascontiguousarray(x), axis)
@@ -234,7 +250,7 @@ def _iter_sum(a, axis):
     parallel_dim_reduction; rounded to 128-byte columns where that dim is contiguous), each
     thread running the same loop over its slice."""
     nd = a.ndim
-    dims = [(a.shape[i], int(np.prod(a.shape[i + 1:])), i in axis, [i])
+    dims = [(a.shape[i], prod(a.shape[i + 1:]), i in axis, [i])
             for i in reversed(range(nd)) if a.shape[i] != 1]
     out_shape = tuple(s for i, s in enumerate(a.shape) if i not in axis)
     if not any(d[2] for d in dims):
