@@ -58,6 +58,7 @@ MAX_INCHES = {"png": "100,100", "pdf": "200,200"}
 _FIT_KEEP = re.compile(r'\bgradrepl_fit="?keep\b')   # theme.Style.keep_text: text not shrunk
 _BOX = re.compile(r'\bsize="(\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(!?)"')
 _DPI = re.compile(r'\bdpi="?(\d+(?:\.\d+)?)')
+_SCREEN_DPI = re.compile(r'\bgradrepl_dpi="?(\d+(?:\.\d+)?)')
 _SVG_OPEN = re.compile(r"<svg\b[^>]*>", re.S)
 _TRANSFORM_SCALE = re.compile(r'<g id="graph0"[^>]*?transform="scale\(([0-9.]+)(?:[ ,]+([0-9.]+))?\)')
 _FONT = re.compile(r'<text\b[^>]*?\bfont-size="([0-9.]+)"')
@@ -133,6 +134,9 @@ def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 1
         args.extend(_keep_layout(source, fmt, prefer))
     elif fmt in MAX_INCHES and box is None:  # (a -G would override --size)
         args.append(f"-Gsize={MAX_INCHES[fmt]}")
+    screen_dpi = _SCREEN_DPI.search(_head(source)) if fmt == "png" else None
+    if screen_dpi is not None:   # --size 1080p: the screen's pixels
+        args.append(f"-Gdpi={screen_dpi.group(1)}")
     try:
         proc = subprocess.run(args, input=source.encode("utf-8"),
                               capture_output=True, timeout=timeout)
@@ -202,6 +206,8 @@ def fit_note(source: str, fmt: str = "svg", prefer: str | None = None) -> str | 
     smallest = points * 9.0 / 12.0
     dm = _DPI.search(_head(source))
     dpi = float(dm.group(1)) if dm else 96.0
+    if fmt == "png" and _SCREEN_DPI.search(_head(source)):
+        dpi = float(_SCREEN_DPI.search(_head(source)).group(1))
     lr = re.search(r'\brankdir="?LR', _head(source)) is not None
     size_in = f"{w / 72:.1f} x {h / 72:.1f} in"
     cut = ("cut it (--layers 1, --collapse, --depth N)"

@@ -98,10 +98,11 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x,X]\s*(\d+(?:\.\d+)?)\s*$")
 # pixels. Such a size is the big-text look for projectors: text is never shrunk to fit the
 # screen (the drawing grows past it and scrolls, a PDF page grows with it) and the font is
 # BIG_TEXT points unless asked otherwise, so that the smallest text of a picture (9 of the
-# default 12 points: 13.5 points, 18 CSS px) stays at least MIN_TEXT_PX on that screen.
+# default 12 points: 14.25 points, which Graphviz draws at 14, 18.7 CSS px) stays at least
+# MIN_TEXT_PX on that screen.
 SCREENS = {"1080p": ("16", "9", 120), "720p": ("13.333", "7.5", 96),
            "projector": ("16", "9", 120)}
-BIG_TEXT = 18.0
+BIG_TEXT = 19.0
 MIN_TEXT_PX = 18
 SMALLEST = 9.0   # points of the smallest text of a default picture (its records' small rows)
 
@@ -191,9 +192,10 @@ class Style:
             out["size"] = parse_size(self.size)
             if self.keep_text:   # (read by render.run_dot: lay out, then scale up only)
                 out["gradrepl_fit"] = "keep"
-        dpi = self.dpi if self.dpi is not None else (self.screen[2] if self.screen else None)
-        if dpi is not None:
-            out["dpi"] = _num(dpi)
+        if self.dpi is not None:
+            out["dpi"] = _num(self.dpi)
+        elif self.screen is not None:   # the screen's pixels in PNG only (Graphviz scales an
+            out["gradrepl_dpi"] = _num(self.screen[2])   # SVG by dpi too): render.run_dot
         return out
 
     def scale(self, points) -> str:
