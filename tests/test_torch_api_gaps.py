@@ -282,3 +282,18 @@ def test_full_backward_hooks():
         warnings.simplefilter("always")
         lin(torch.randn(1, 3)).sum().backward()
     assert seen[-1] == (None,) and "no inputs require gradients" in str(rec[0].message)
+
+
+def test_not_emulated_attribute_errors():
+    x = torch.ones(2)
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'to_sparse' "
+                       r"\(gradrepl's torch does not emulate Tensor.to_sparse\)$"):
+        x.to_sparse
+    assert not hasattr(x, "to_sparse") and getattr(x, "_fw", 5) == 5
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'foo'$"):
+        x.foo  # not a torch name either: torch's own message
+    with pytest.raises(AttributeError, match=r"^module 'torch.linalg' has no attribute 'foo'$"):
+        torch.linalg.foo
+    with pytest.raises(AttributeError, match="does not emulate torch.optim.swap_in_optimizer"):
+        torch.optim.swap_in_optimizer_params_and_state
+    assert torch.nn.functional.relu is not None and torch.linalg.matrix_exp is not None

@@ -1620,3 +1620,5 @@ def _bind_gaps():
     for k, v in me.items():
         if k not in Tensor.__dict__:
             setattr(Tensor, k, v)
+    from . import _not_emulated
+    _not_emulated.install()  # the clear AttributeErrors for what torch has and this does not
