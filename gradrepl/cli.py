@@ -7,9 +7,18 @@ from typing import Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=False,
+# markdown: a docstring's paragraphs are re-wrapped to the width (rich mode kept their line
+# breaks, so --help broke lines mid-phrase); rich draws no colour under NO_COLOR or TERM=dumb
+# and 80 columns where stdout is not a terminal (COLUMNS sets another)
+app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode="markdown",
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="gradrepl: an autograd workbench that speaks Paddle (and torch).")
+
+
+def Flag(*decls, **kw):
+    """An on/off option: --help shows no ``<bool>`` type after it."""
+    return typer.Option(False, *decls, metavar="", **kw)
+
 
 PaddleOpt = typer.Option(None, "--paddle", help="Paddle version to emulate: 2.2 (default), 2.6, 3",
                          envvar="GRADREPL_PADDLE")
@@ -43,8 +52,8 @@ def _lesson(arg: str, command: str) -> str:
                               "help_option_names": ["-h", "--help"]})
 def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
         paddle: Optional[str] = PaddleOpt,
-        debug: bool = typer.Option(False, "--debug", help="keep gradrepl's own frames in a "
-                                   "script's traceback")):
+        debug: bool = Flag("--debug", help="keep gradrepl's own frames in a "
+                    "script's traceback")):
     """Run a Paddle or torch script unchanged, printing what the framework prints.
 
     Arguments after the script (or after --) go to the script's sys.argv."""
@@ -124,13 +133,13 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                                               "step of the backward pass and an index.html "
                                               "player; FILE.pdf: one step per page; "
                                               "FILE.gif or FILE.svg: animated (slides)"),
-          collapse: bool = typer.Option(False, "--collapse", help="each Layer call as one node"),
+          collapse: bool = Flag("--collapse", help="each Layer call as one node"),
           depth: Optional[int] = typer.Option(None, "--depth", help="only ops at most N "
                                               "steps above the tensor"),
           to: Optional[str] = typer.Option(None, "--to", help="only what lies between the "
                                            "tensor NAME and the drawn tensor"),
-          chain: bool = typer.Option(False, "--chain", help="write the chain-rule arithmetic "
-                                     "on each backward op"),
+          chain: bool = Flag("--chain", help="write the chain-rule arithmetic "
+                      "on each backward op"),
           layers: Optional[int] = typer.Option(None, "--layers", help="Layer calls nested "
                                                "deeper than N as one box each (a whole model "
                                                "on one slide: 1 = the model's children)"),
@@ -201,10 +210,10 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
 def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                                              help="session files (transcripts: '>>> ' inputs, "
                                              "then the expected output)"),
-           check: bool = typer.Option(False, "--check", help="compare each output with the "
-                                      "expected one: a diff per difference, exit 1 if any"),
-           update: bool = typer.Option(False, "--update", help="rewrite the expected outputs "
-                                       "that differ, in place (atomically)"),
+           check: bool = Flag("--check", help="compare each output with the "
+                       "expected one: a diff per difference, exit 1 if any"),
+           update: bool = Flag("--update", help="rewrite the expected outputs "
+                        "that differ, in place (atomically)"),
            html: Optional[str] = typer.Option(None, "--html", metavar="OUT.html",
                                               help="write a handout: the transcript with the "
                                               "pictures of its tensors inline"),
@@ -212,13 +221,13 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                None, "--figures", metavar="WHICH", help="the handout's pictures: auto (the "
                "default: every %graph and %step picture and at most 4 others per file), all, "
                "none, N (at most N per file) or tensor names (a,e)"),
-           safe: bool = typer.Option(False, "--safe", help="run each file in a child the "
-                                     "kernel confines (Landlock, seccomp); this process "
-                                     "checks and writes"),
-           present: bool = typer.Option(False, "--present", help="walk the session in front "
-                                        "of a class: each block's comments and input, Enter "
-                                        "runs it, q quits"),
-           inside_sandbox: bool = typer.Option(False, "--inside-sandbox", hidden=True),
+           safe: bool = Flag("--safe", help="run each file in a child the "
+                      "kernel confines (Landlock, seccomp); this process "
+                      "checks and writes"),
+           present: bool = Flag("--present", help="walk the session in front "
+                         "of a class: each block's comments and input, Enter "
+                         "runs it, q quits"),
+           inside_sandbox: bool = Flag("--inside-sandbox", hidden=True),
            paddle: Optional[str] = PaddleOpt):
     """Run session files, showing them as the shell would; check or update their outputs.
 
@@ -275,9 +284,9 @@ def shell(ctx: typer.Context):
 
 @app.callback(invoke_without_command=True, add_help_option=False)
 def main(ctx: typer.Context,
-         help_: bool = typer.Option(False, "--help", "-h", is_eager=True,
+         help_: bool = Flag("--help", "-h", is_eager=True,
                                     help="Show this message and exit."),
-         version: bool = typer.Option(False, "--version", "-V", is_eager=True,
+         version: bool = Flag("--version", "-V", is_eager=True,
                                       help="Show gradrepl's version and exit.")):
     """Without a command: the interactive shell (gradrepl shell)."""
     if help_:

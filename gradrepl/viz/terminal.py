@@ -391,6 +391,8 @@ def _crop(segs, width, uni):
 def _stream_wants_color(stream) -> bool:
     if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("TERM", "") in ("dumb", "unknown"):   # (the shell's rule too)
+        return False
     try:
         return bool(stream is not None and stream.isatty())
     except (AttributeError, ValueError):
