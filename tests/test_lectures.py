@@ -34,16 +34,16 @@ CASES = sorted(p.stem for p in DATA.glob("*.py"))
 
 # name -> the first line that differs from real torch (or the error), while it does
 XFAIL: dict[str, str] = {
+    # torch.histogram's bins has no default (torch: 100) in _ops_shape
     "activation_stats": "TypeError: histogram() missing 1 required positional argument: 'bins'",
+    # std/var backward: the engine's (2 * d * g) / dof, not torch's var_backward
     "batchnorm_by_hand": "line 15: torch printed '-0.0002850604068953544 0.9942619800567627', "
-                         "gradrepl '-0.00028505863156169653 0.9942619800567627'",
-    "bigram_nn": "line 20: torch printed '9 1.9403562545776367', gradrepl '9 1.9403561353683472'",
-    "d2l_batchnorm_scratch": "line 8: torch printed '2 1.653950572013855', gradrepl '2 1.6539502143859863'",
-    "d2l_lenet": "line 44: torch printed '1 2.335925 3', gradrepl '1 2.335924 3'",
+                         "gradrepl '-0.0002850645687431097 0.9942619800567627'",
+    # a Conv2d of 6 input channels: the forward's last bits (the 1-channel one matches)
+    "d2l_batchnorm_scratch": "line 7: torch printed '1 1.3319097757339478', "
+                             "gradrepl '1 1.3319100141525269'",
+    "d2l_lenet": "line 46: torch printed '3 3.688622 2', gradrepl '3 3.688621 2'",
     "d2l_modules_params": "AttributeError: module 'gradrepl.torch.nn' has no attribute 'LazyLinear'",
-    "d2l_softmax_scratch": "line 15: torch printed '1.495579481124878 tensor(...)', "
-                           "gradrepl '1.4955796003341675 tensor(...)'",
-    "micrograd_neuron": "line 14: torch printed '3 2.0880999366858064', gradrepl '3 2.088099936685806'",
 }
 
 
@@ -87,3 +87,57 @@ def test_lecture_script_prints_what_torch_printed(name):
         pytest.skip(reason)
     want = (DATA / f"{name}.out").read_bytes()
     assert r.stdout == want, _first_difference(want, r.stdout)
+
+
+# ---------------------------------------------------------------- the fixes, in process
+# (values recorded from real torch 2.13 in this session; the scripts above found them)
+def test_backward_runs_the_node_made_last_first():
+    import gradrepl.torch as torch
+
+    w = torch.tensor([1.], requires_grad=True)
+    x = torch.tensor([2.], requires_grad=True)
+    a = w + x
+    b = w + 1
+    order = []
+    a.register_hook(lambda g: order.append("a"))
+    b.register_hook(lambda g: order.append("b"))
+    (a * b).backward()
+    assert order == ["b", "a"]   # torch 2.13 printed ['b', 'a']
+    assert w.grad.tolist() == [5.0]
+
+
+def test_float64_tanh_backward_fuses_one_minus_square():
+    import gradrepl.torch as torch
+
+    a = torch.tensor(0.9171364023740284, dtype=torch.float64, requires_grad=True)
+    torch.tanh(a).backward(torch.tensor(-0.17, dtype=torch.float64))
+    assert a.grad.item().hex() == "-0x1.4ac7fc3fc5a1dp-4"   # torch; two roundings give ...1e
+
+
+def test_log_and_div_backward_are_torchs_formulas():
+    import numpy as np
+
+    import gradrepl.torch as torch
+
+    rng = np.random.default_rng(0)
+    xa = rng.random(300).astype(np.float32) + np.float32(0.01)
+    ga = (rng.standard_normal(300) / 300).astype(np.float32)
+    x = torch.tensor(xa, requires_grad=True)
+    x.log().backward(torch.tensor(ga))
+    np.testing.assert_array_equal(x.grad.numpy(), ga / xa)          # grad.div(self)
+    a = torch.tensor(xa, requires_grad=True)
+    b = torch.tensor(xa[::-1].copy() + np.float32(1), requires_grad=True)
+    (a / b).backward(torch.tensor(ga))
+    ba = xa[::-1] + np.float32(1)
+    np.testing.assert_array_equal(b.grad.numpy(), -ga * ((xa / ba) / ba))   # torch's order
+
+
+def test_sigmoid_float32_takes_sleef_exp_on_vector_blocks():
+    import gradrepl.torch as torch
+
+    s = torch.sigmoid(torch.linspace(-9, 9, 64))
+    assert [v.hex() for v in s.tolist()[::7]] == [   # torch 2.13, AVX-512
+        "0x1.02c6f60000000p-13", "0x1.dda7380000000p-11", "0x1.b69f680000000p-8",
+        "0x1.8483480000000p-5", "0x1.1365660000000p-2", "0x1.764d4c0000000p-1",
+        "0x1.e7b7cc0000000p-1", "0x1.fc92c20000000p-1", "0x1.ff88980000000p-1",
+        "0x1.ffefd40000000p-1"]

@@ -37,6 +37,7 @@ then); user code (hooks, whoever consumes the events) runs in the caller's mode.
 """
 from __future__ import annotations
 
+import heapq
 import inspect
 import sys
 from collections import deque
@@ -101,17 +102,20 @@ class EngineState:
 # ----------------------------------------------------------------------------- the pass
 def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
                   no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False,
-                  refuse=None):
+                  refuse=None, ready_queue=None):
     """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
 
     Yields ``events.*`` when ``trace``. Returns (as StopIteration.value) the captured gradients
     when ``inputs`` is given (``paddle.grad``). ``refuse(node)``: asked before each node runs;
     an exception it returns is raised there (a dialect's op whose kernel refuses, e.g. one
-    without a gradient of its gradient).
+    without a gradient of its gradient). ``ready_queue``: a factory of the ready queue in place
+    of Paddle's first in, first out (``SequenceQueue``: torch's order).
     """
     state = EngineState(retain_graph=retain_graph, create_graph=create_graph,
                         retain_nonleaf=retain_nonleaf, zero_links=zero_links, refuse=refuse,
                         trace=trace, inputs=inputs, no_grad_vars=no_grad_vars)
+    if ready_queue is not None:
+        state.ready = ready_queue()
     seeds = root_seeds(roots, root_grads)
     count_dependencies(state, [edge[0] for edge, _g in seeds])
     if trace:
@@ -145,6 +149,39 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     finally:
         mode.enabled = state.prev_mode
     return state.results
+
+
+class SequenceQueue:
+    """torch's ready queue (the autograd engine's ReadyQueue): of the ready nodes, the one made
+    last (the highest sequence number) runs first, so a branch is run to its end before an
+    older one; a leaf's node (AccumulateGrad, sequence number UINT64_MAX) before any. The order
+    decides in which order the gradients of a tensor used several times are summed."""
+
+    __slots__ = ("heap", "count")
+
+    def __init__(self):
+        self.heap = []
+        self.count = 0
+
+    def append(self, node):
+        self.count += 1
+        key = (0, self.count) if node.op is None else (1, -node.uid)
+        heapq.heappush(self.heap, (key, node))
+
+    def popleft(self):
+        return heapq.heappop(self.heap)[1]
+
+    def __bool__(self):
+        return bool(self.heap)
+
+    def __len__(self):
+        return len(self.heap)
+
+    def __contains__(self, node):
+        return any(n is node for _k, n in self.heap)
+
+    def __iter__(self):
+        return iter([n for _k, n in sorted(self.heap, key=lambda e: e[0])])
 
 
 def root_seeds(roots, root_grads):

@@ -262,9 +262,9 @@ def _sigmoid_fwd(x, **_kw):
     one = np.ones((), x.dtype)
     with np.errstate(all="ignore"):
         if x.dtype == np.float32:
-            from ..engine.ops import _kernels as K
+            from ._lecture_kernels import sigmoid32   # SLEEF's expf on vector blocks
 
-            return (one / (one + K.libm("exp", np.exp)(-x))).astype(np.float32)
+            return sigmoid32(x)
         return (one / (one + np.exp(-x))).astype(x.dtype)
 
 
@@ -354,7 +354,8 @@ def _mul_vjp(n, g):
 def _div_vjp(n, g):
     x, y = n.inputs
     gx = EM.divide(g, y) if needs_grad(n, 0) else None
-    gy = EM.divide(EM.multiply(EM.neg(g), n.out()), y) if needs_grad(n, 1) else None
+    # torch's div_tensor_other_backward: -grad * ((self / other) / other)
+    gy = EM.multiply(EM.neg(g), EM.divide(n.out(), y)) if needs_grad(n, 1) else None
     return gx, gy
 
 
@@ -528,6 +529,7 @@ def _unary(base, name, saves, forward=None, float_only=True):
 exp = _unary("exp", "ExpBackward0", "out", _libm_fwd("exp", np.exp))
 expm1 = _unary("expm1", "Expm1Backward0", "out", _plain_unary(np.expm1))
 log = _unary("log", "LogBackward0", "in0", _libm_fwd("log", np.log))
+log._op.vjp = lambda n, g: EM.divide(g, n.inputs[0])  # torch: grad.div(self), not g * (1/x)
 log2 = _unary("log2", "Log2Backward0", "in0", _libm_fwd("log2", np.log2))
 log10 = _unary("log10", "Log10Backward0", "in0", _libm_fwd("log10", np.log10))
 log1p = _unary("log1p", "Log1PBackward0", "in0", _libm_fwd("log1p", np.log1p))
@@ -552,6 +554,10 @@ def _tanh_grad_fwd(out, dout):
     gradients differ from torch 2.13; two roundings differed in 56%)."""
     if out.dtype == np.float32 and dout.dtype == np.float32:
         return dout * (1.0 - np.square(out, dtype=np.float64)).astype(np.float32)
+    if out.dtype == np.float64 and dout.dtype == np.float64:  # the same fused 1 - out * out
+        from ._sleef64 import fma64
+
+        return dout * fma64(-out, out, 1.0)
     return dout * (1 - out * out)
 
 

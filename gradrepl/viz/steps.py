@@ -308,9 +308,12 @@ class _Replay:
             self.flowed.add(gid)
 
     def _pop_to(self, node):
-        """``node`` left the ready queue: the engine's queue is FIFO, so every node ahead of it
-        left before it."""
-        if node in self.queue:
+        """``node`` left the ready queue: Paddle's queue is FIFO, so every node ahead of it
+        left before it; torch's runs the node made last first (backward.SequenceQueue), and
+        the nodes ahead of it still wait."""
+        if node in self.queue and self.profile == "torch":
+            self.queue.remove(node)
+        elif node in self.queue:
             while self.queue:
                 if self.queue.pop(0) is node:
                     break
@@ -354,6 +357,9 @@ class _Replay:
             if isinstance(e.node, AccumulateNode):
                 self.acc_ready.add(e.node)
             self.queue.append(e.node)
+            if self.profile == "torch":  # in the order torch's queue runs them
+                self.queue.sort(key=lambda n: (0, 0) if isinstance(n, AccumulateNode)
+                                else (1, -n.uid))
             return ("ready", e.node)
         if isinstance(e, ev.Run):
             self._pop_to(e.node)

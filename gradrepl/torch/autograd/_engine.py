@@ -241,7 +241,7 @@ def _run(outputs, grads, retain_graph, create_graph, inputs=None):
     prev = grad_mode.STATE.enabled
     try:
         res = _bw.run_backward(roots, seeds, retain_graph=True, create_graph=create_graph,
-                               inputs=inputs)
+                               inputs=inputs, ready_queue=_bw.SequenceQueue)
     except _bw.GraphFreedError:
         raise RuntimeError(FREED_MESSAGE) from None
     except _bw.InplaceModifiedError as exc:
