@@ -43,10 +43,14 @@ def freed_graph_error(exc: _bw.GraphFreedError, root_name: str):
             "retain_graph=True) when calling backward at the first time.\n  [Hint: Expected "
             "var->GradVarBase()->GraphIsFreed() == false, but received var->GradVarBase()->"
             "GraphIsFreed():1 != false:0.] (at /paddle/paddle/fluid/imperative/basic_engine.cc:74)")
+    line = {"3": 204, "2.6": 83}.get(profiles.current().key)   # (measured; 2.2 is legacy)
     return SystemError(
         f"(Fatal) The TensorWrappers of {node.op.backward_name} do not exist. This may be because:\n"
         "You calculate backward twice for the same subgraph without setting retain_graph=True. "
-        "Please set retain_graph=True in the first backward/grad call.\n")
+        "Please set retain_graph=True in the first backward/grad call.\n"
+        + ("" if line is None else "\n  [Hint: Expected node->IsTensorWrappersCleared() != true, "
+           "but received node->IsTensorWrappersCleared():1 == true:1.] (at "
+           f"/paddle/paddle/fluid/eager/backward.cc:{line})\n"))
 
 
 def inplace_error(exc: _bw.InplaceModifiedError):

@@ -51,35 +51,54 @@ def _k_axes(xs, ys, tx, ty):
 def _inner_error(xs, ys, tx, ty):
     ix, iy = _k_axes(xs, ys, tx, ty)
     kx, ky = xs[ix], ys[iy]
+    key = profiles.current().key
     if profiles.current().error_wording == "3":
         return ValueError(
             f"(InvalidArgument) In operator matmul, the [{ix}] dimension of Input(X) must be "
             f"equal to the [{iy}] dimension of Input(Y). But receiving the [{ix}]dimension of "
-            f"Input(X) is [{kx}], and the [{iy}] dimension of Input(Y) is [{ky}].")
+            f"Input(X) is [{kx}], and the [{iy}] dimension of Input(Y) is [{ky}]."
+            + (_hint(f"K_lhs == K_rhs, but received K_lhs:{kx} != K_rhs:{ky}",
+                     "infermeta/binary.cc:3087") if key == "3" else ""))
+    hint = key == "2.6"   # (the [Hint: ...] lines real 2.6.2 adds; 2.2 unmeasured: none)
     if len(xs) == 1 and len(ys) == 1:
         return ValueError(
             f"(InvalidArgument) X's numbers must be equal to Y's numbers, when X/Y's dims =1. But "
-            f"received X has [{kx}] elements, received Y has [{ky}] elements.")
+            f"received X has [{kx}] elements, received Y has [{ky}] elements."
+            + (_hint(f"M == N, but received M:{kx} != N:{ky}",
+                     "kernels/impl/matmul_kernel_impl.h:132") if hint else ""))
     if len(ys) == 1:
         return ValueError(
             f"(InvalidArgument) Input(X) has error dim.X'dims[{ix}] must be equal to {ky}But "
-            f"received X'dims[{ix}] is {kx}")
+            f"received X'dims[{ix}] is {kx}"
+            + (_hint(f"x_dims[x_ndim - 1] == N, but received x_dims[x_ndim - 1]:{kx} != N:{ky}",
+                     "kernels/impl/matmul_kernel_impl.h:250") if hint else ""))
     return ValueError(
         f"(InvalidArgument) Input(Y) has error dim. Y'dims[{iy}] must be equal to {kx}, but "
-        f"received Y'dims[{iy}] is {ky}.")
+        f"received Y'dims[{iy}] is {ky}."
+        + (_hint(f"y_dims[y_ndim - 2] == K, but received y_dims[y_ndim - 2]:{ky} != K:{kx}",
+                 "kernels/impl/matmul_kernel_impl.h:329") if hint else ""))
+
+
+def _hint(expected, where):
+    """Paddle's enforce line under its message: ``[Hint: Expected ...] (at /paddle/...)``."""
+    return f"\n  [Hint: Expected {expected}.] (at /paddle/paddle/phi/{where})\n"
 
 
 def _batch_error(xb, yb):
     n = max(len(xb), len(yb))
     xb = (1,) * (n - len(xb)) + tuple(xb)
     yb = (1,) * (n - len(yb)) + tuple(yb)
+    line = {"3": 63, "2.6": 65}.get(profiles.current().key)
+    cond = "x_bd_dims[i] == y_bd_dims[i] || x_bd_dims[i] <= 1 || y_bd_dims[i] <= 1"
     for i, (a, b) in enumerate(zip(xb, yb)):
         if a != b and a > 1 and b > 1:
             return ValueError(
                 f"(InvalidArgument) Input(X) and Input(Y) has error dim. X_broadcast's shape[{i}] "
                 f"must be equal to Y_broadcast's shape[{i}], or X_broadcast's shape[{i}] <= 1, or "
                 f"Y_broadcast's shape[{i}] <= 1, but received X_broadcast's shape[{i}] = [{a}]"
-                f"received Y_broadcast's shape[{i}] = [{b}].")
+                f"received Y_broadcast's shape[{i}] = [{b}]."
+                + (_hint(f"{cond} == true, but received {cond}:0 != true:1",
+                         f"kernels/impl/matmul_kernel_impl.h:{line}") if line else ""))
     return None
 
 
