@@ -5,6 +5,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow   # (the benchmarks' scripts, run for real)
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "graph_dot.py"
 
 

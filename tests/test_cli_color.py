@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow   # (gradrepl in a pty, a dozen times)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "seeds" / "s000_example_two.py")
 SESSION = str(ROOT / "sessions" / "s000_example_two.pycon")

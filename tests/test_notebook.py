@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow   # (a Jupyter kernel per notebook: seconds each)
+
 HERE = Path(__file__).resolve().parent
 NOTEBOOKS = HERE / "data" / "notebooks"
 SEED = HERE.parent / "sessions" / "s000_example_two.pycon"

@@ -69,6 +69,7 @@ def _pty(args, env, tmp_path):
     return child.exitstatus, child.before
 
 
+@pytest.mark.slow
 def test_graph_shows_its_phases_on_a_terminal_then_erases_them(tmp_path):
     rc, out = _pty(["graph", SCRIPT, "--tensor", "e", "-o", "e.svg"], _env(), tmp_path)
     assert rc == 0, out
@@ -80,12 +81,14 @@ def test_graph_shows_its_phases_on_a_terminal_then_erases_them(tmp_path):
     assert (tmp_path / "e.svg").exists()
 
 
+@pytest.mark.slow
 def test_steps_count_their_frames_on_a_terminal(tmp_path):
     rc, out = _pty(["graph", SCRIPT, "--tensor", "e", "--steps", "steps"], _env(), tmp_path)
     assert rc == 0, out
     assert re.search(r"laying out the backward pass: frame \d+ of \d+", out)
 
 
+@pytest.mark.slow
 def test_no_colour_under_no_color(tmp_path):
     rc, out = _pty(["graph", SCRIPT, "--tensor", "e", "-o", "e.svg"], _env(NO_COLOR="1"),
                    tmp_path)
@@ -95,6 +98,7 @@ def test_no_colour_under_no_color(tmp_path):
 
 
 @pytest.mark.parametrize("extra", [{"TERM": "dumb"}, {"GRADREPL_PROGRESS": "0"}])
+@pytest.mark.slow
 def test_nothing_under_term_dumb_or_when_turned_off(tmp_path, extra):
     rc, out = _pty(["graph", SCRIPT, "--tensor", "e", "-o", "e.svg"], _env(**extra), tmp_path)
     assert rc == 0, out

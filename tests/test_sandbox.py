@@ -442,6 +442,7 @@ def _cases(kinds, markers) -> dict:
     return cases
 
 
+@pytest.mark.slow
 def test_the_runtime_layer_stops_the_corpus_when_the_check_is_skipped(tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -539,6 +540,7 @@ INJECTED = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_the_guard_denies_files_processes_and_sockets_even_with_the_real_modules(tmp_path):
     import numpy as np
 
@@ -584,12 +586,14 @@ def test_the_guard_denies_files_processes_and_sockets_even_with_the_real_modules
     assert not os.path.exists(results["__cwd__"])  # the sandbox directory is gone
 
 
+@pytest.mark.slow
 def test_cpu_limit():
     res = run_safe(python_args=["-c", "while True: pass"], cpu_seconds=1, timeout=30)
     assert res.limit == "cpu" and res.message == "CPU time limit (1 s) exceeded"
     assert res.returncode != 0
 
 
+@pytest.mark.slow
 def test_wall_clock_timeout_kills_the_process_group():
     t0 = time.monotonic()
     res = run_safe(python_args=["-c", "import time; time.sleep(60)"], timeout=1)
@@ -603,6 +607,7 @@ def _corpus_run(name, **limits):
                     **limits)
 
 
+@pytest.mark.slow
 def test_the_huge_allocation_is_stopped_by_the_memory_limit_in_the_child():
     res = _corpus_run("huge_allocation", memory_mb=1024, timeout=60)
     assert res.limit == "memory" and res.message == "memory limit (1024 MB) exceeded"
@@ -614,6 +619,7 @@ def test_the_huge_allocation_is_stopped_by_the_memory_limit_in_the_child():
     assert res.limit == "memory"
 
 
+@pytest.mark.slow
 def test_the_endless_loop_is_stopped_by_the_cpu_limit():
     res = _corpus_run("infinite_loop", cpu_seconds=1, timeout=30)
     assert res.limit == "cpu", (res, res.stderr[-2000:])
@@ -668,6 +674,7 @@ GUARDED_REPLAY = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_replay_runs_in_the_child_with_the_guard_and_matches(tmp_path):
     pytest.importorskip("gradrepl.repl.replay_cli")
     session = tmp_path / "ok.pycon"

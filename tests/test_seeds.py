@@ -10,7 +10,9 @@ import pytest
 from gradrepl.runner import run_captured
 
 SEEDS = pathlib.Path(__file__).resolve().parent.parent / "examples" / "seeds"
-CASES = sorted(p.stem for p in SEEDS.glob("*.py"))
+# vgg11's forward and backward take seconds: slow (pytest -m "not slow" leaves it out)
+NAMES = sorted(p.stem for p in SEEDS.glob("*.py"))
+CASES = [pytest.param(stem, marks=pytest.mark.slow) if "vgg" in stem else stem for stem in NAMES]
 
 # The article's message names the variable Paddle 2.2 called ``auto_0_``; gradrepl names it
 # after the tensor. Everything else on that line must match.
@@ -30,6 +32,6 @@ def test_seed_example_prints_the_article_output(name):
 
 
 def test_every_seed_script_has_expected_output():
-    assert CASES, "no seed examples found"
-    for name in CASES:
+    assert NAMES, "no seed examples found"
+    for name in NAMES:
         assert (SEEDS / f"{name}.out").exists(), name

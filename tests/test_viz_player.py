@@ -187,6 +187,7 @@ def _text(dom, el_id):
     return html.unescape(m.group(1))
 
 
+@pytest.mark.slow
 def test_browser_opens_on_frame_one(browser_player):
     chromium, index, root, frames = browser_player
     dom = _run_chromium(chromium, root, index.as_uri(), "--dump-dom")
@@ -198,6 +199,7 @@ def test_browser_opens_on_frame_one(browser_player):
     assert "<svg" in stage and ">a</text>" in stage and "c_grad" not in stage
 
 
+@pytest.mark.slow
 def test_browser_honours_the_frame_hash(browser_player):
     chromium, index, root, frames = browser_player
     dom = _run_chromium(chromium, root, index.as_uri() + "#frame=2", "--dump-dom")
@@ -207,6 +209,7 @@ def test_browser_honours_the_frame_hash(browser_player):
     assert _text(dom, "description") == "engine did <thing 1> & more\nline two"
 
 
+@pytest.mark.slow
 def test_browser_buttons_keys_and_slider(browser_player):
     chromium, index, root, frames = browser_player
     dom = _run_chromium(chromium, root, index.as_uri() + "?autotest=1", "--dump-dom")
@@ -235,6 +238,7 @@ def test_browser_buttons_keys_and_slider(browser_player):
         assert w >= 100 and h >= 100, s["box"]
 
 
+@pytest.mark.slow
 def test_browser_screenshot(browser_player):
     chromium, index, root, frames = browser_player
     png = root / "shot.png"
@@ -248,6 +252,7 @@ def test_browser_screenshot(browser_player):
     assert len(data) > 12_000, len(data)
 
 
+@pytest.mark.slow
 def test_browser_plays_the_real_steps_of_example_two(tmp_path):
     """`gradrepl graph --steps` on the seed's example two, opened at the frame where the second
     MulBackward runs: the page shows that frame, its event, and the self-test walks it."""
