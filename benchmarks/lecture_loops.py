@@ -27,12 +27,15 @@ The loops (the worker's code below, the same text for both frameworks):
 ``--load`` starts a second CPU-bound process (a Python busy loop) for the whole timing, as a
 student's machine running something else; it is stopped at the end. gradrepl runs with
 ``import torch`` mapped to ``gradrepl.torch`` and numpy's warnings off, as ``gradrepl run`` does.
+``--before DIR`` adds a third worker, gradrepl imported from another source tree, in the same
+turns, so that a change is measured against the code before it under the same conditions.
 No assertions: numbers to read.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -156,7 +159,7 @@ def vmap_grads():
 WORKER = r'''
 import gc, hashlib, json, statistics, sys, time
 fw, loop, gc_mode = sys.argv[1], sys.argv[2], sys.argv[3]
-if fw == "gradrepl":
+if fw.startswith("gradrepl"):
     from gradrepl.importhook import torch_modules
     from gradrepl.engine.ops._util import quiet_fp
     _mapped, _quiet = torch_modules(), quiet_fp()  # (kept: entered for the whole run)
@@ -195,12 +198,16 @@ for line in sys.stdin:
 class Worker:
     """One framework's process running one loop, kept alive between bursts."""
 
-    def __init__(self, name, python, loop, gc_mode):
+    def __init__(self, name, python, loop, gc_mode, path=None):
         self.name = name
         code = f"BODY = {BODY!r}\n" + WORKER
+        env = None
+        if path:  # another gradrepl tree first on the path (``--before``)
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+                [path] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
         self.proc = subprocess.Popen([python, "-c", code, name, loop, gc_mode],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
         self.threads = self._read()["threads"]
 
     def _read(self):
@@ -236,9 +243,9 @@ def start_load():
 def one_loop(loop, frameworks, args):
     """``{name: {"ms": [burst medians], "ratios": [...], "check": {...}, "threads": n}}``."""
     workers = []
-    for name, py in frameworks:
+    for name, py, path in frameworks:
         try:
-            workers.append(Worker(name, py, loop, args.gc))
+            workers.append(Worker(name, py, loop, args.gc, path))
         except RuntimeError as exc:
             if name == "gradrepl":
                 raise
@@ -259,23 +266,23 @@ def table(results, args):
     lines = [f"Lecture loops (garbage collector {args.gc}{', under load: a second busy process' if args.load else ', quiet'}). "
              f"Check: {args.steps} steps from the same seed. Timing: {args.rounds} rounds of "
              f"{args.burst}-step bursts in turns; milliseconds a step",
-             f"{'loop':<12}{'framework':<14}{'median ms':>10}{'ratio':>8}{'ratio IQR':>13}"
+             f"{'loop':<12}{'framework':<21}{'median ms':>10}{'ratio':>8}{'ratio IQR':>13}"
              f"{'last loss':>22}{'params hash':>18}{'bits':>6}"]
     for loop, res in results.items():
         ref = res.get("torch")
         for name, r in res.items():
             ms = statistics.median(r["ms"])
             ratio = iqr = bits = ""
-            if name == "gradrepl" and ref is not None:
+            if name.startswith("gradrepl") and ref is not None:
                 ratios = sorted(g / t for g, t in zip(r["ms"], ref["ms"]))
                 q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
                 ratio, iqr = f"{statistics.median(ratios):.2f}", f"{q[0]:.2f}-{q[2]:.2f}"
                 bits = "same" if r["check"] == ref["check"] else "DIFF"
             label = name + (f" ({r['threads']}t)" if r.get("threads") else "")
             c = r["check"]
-            lines.append(f"{loop:<12}{label:<14}{ms:>10.3f}{ratio:>8}{iqr:>13}"
+            lines.append(f"{loop:<12}{label:<21}{ms:>10.3f}{ratio:>8}{iqr:>13}"
                          f"{c['loss']:>22}{c['hash']:>18}{bits:>6}")
-    lines.append("ratio = gradrepl's burst / torch's burst in the same round, median over rounds "
+    lines.append("ratio = a gradrepl's burst / torch's burst in the same round, median over rounds "
                  "(below 1: gradrepl is faster); bits = same last loss and parameter bytes")
     return "\n".join(lines)
 
@@ -292,16 +299,21 @@ def main(argv=None):
     ap.add_argument("--gc", choices=("on", "off"), default="on")
     ap.add_argument("--load", action="store_true",
                     help="run a second CPU-bound process during the whole run")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also time the gradrepl of another source tree (e.g. `git archive` of an "
+                         "older commit unpacked in DIR), in the same turns: 'gradrepl-before'")
     args = ap.parse_args(argv)
     loops = [name.strip() for name in args.loops.split(",") if name.strip()]
     unknown = [name for name in loops if name not in LOOPS]
     if unknown:
         ap.error(f"unknown loop(s): {', '.join(unknown)} (known: {', '.join(LOOPS)})")
-    frameworks = [("gradrepl", sys.executable)]
+    frameworks = [("gradrepl", sys.executable, None)]
+    if args.before:
+        frameworks.append(("gradrepl-before", sys.executable, os.path.abspath(args.before)))
     if args.torch_python == "none" or not can_import(args.torch_python, "torch"):
         print(f"(torch: not importable with {args.torch_python}; skipped)")
     else:
-        frameworks.append(("torch", args.torch_python))
+        frameworks.append(("torch", args.torch_python, None))
     load = start_load() if args.load else None
     try:
         results = {loop: one_loop(loop, frameworks, args) for loop in loops}
