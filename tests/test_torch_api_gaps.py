@@ -297,3 +297,82 @@ def test_not_emulated_attribute_errors():
     with pytest.raises(AttributeError, match="does not emulate torch.optim.swap_in_optimizer"):
         torch.optim.swap_in_optimizer_params_and_state
     assert torch.nn.functional.relu is not None and torch.linalg.matrix_exp is not None
+
+
+# recorded from real torch 2.13 (/tmp script: manual_seed(0) draws for the cells, seed 1 for
+# torch.gradient, seed 0 for log_normal_ then layer_norm and kl_div inputs)
+REF2 = {'gradient1': ['-0x1.50941e0000000p+0', '-0x1.ffb8f80000000p-1', '0x1.2e6a600000000p-1',
+               '-0x1.b641f80000000p-1', '-0x1.4ffa460000000p+0', '-0x1.c8e6be0000000p+0',
+               '-0x1.216a8a0000000p+2'],
+ 'gradient2': ['-0x1.a14bc00000000p+0', '-0x1.ffb8f80000000p-1', '0x1.2e6a600000000p-1',
+               '-0x1.b641f80000000p-1', '-0x1.4ffa460000000p+0', '-0x1.c8e6be0000000p+0',
+               '-0x1.d09b620000000p+2'],
+ 'gradient2d': [['-0x1.c27e160000000p-1', '0x1.aa08e40000000p+0', '-0x1.9c3ec40000000p-1',
+                 '0x1.5090900000000p+1', '-0x1.d472680000000p-4', '0x1.367bd40000000p-1',
+                 '0x1.acdfc00000000p-5', '-0x1.5c5a120000000p-1', '0x1.4d617c0000000p-1',
+                 '-0x1.ce343c0000000p-2', '0x1.d1dabc0000000p-1', '-0x1.febd980000000p+1'],
+                ['-0x1.68c7660000000p-1', '-0x1.e3b4880000000p-3', '0x1.1521a80000000p-5',
+                 '-0x1.5123b40000000p-3', '-0x1.191b760000000p-4', '-0x1.d094de0000000p-3',
+                 '0x1.3c60a80000000p-3', '0x1.6357540000000p-1', '-0x1.6084aa0000000p-2',
+                 '-0x1.8e583e0000000p-3', '-0x1.26c6be0000000p-2', '-0x1.0fdcf40000000p-1']],
+ 'gru_cell': ['-0x1.fff1860000000p-1', '-0x1.d629220000000p-1', '-0x1.d46d740000000p-1',
+              '0x1.d1ea200000000p-3', '-0x1.2635be0000000p-1', '-0x1.a41eb00000000p-1',
+              '-0x1.d806560000000p-1', '-0x1.24af2a0000000p-1', '0x1.82903c0000000p-2',
+              '0x1.bb83e00000000p-2'],
+ 'kl_div': [['-0x1.990fda0000000p-4', '0x1.254b760000000p+0', '-0x1.91fd640000000p-3',
+             '0x1.2f60420000000p-2', '0x1.d44d780000000p-3', '-0x1.91643e0000000p-3'],
+            ['0x1.9240060000000p-3'], ['0x1.2db0040000000p+0']],
+ 'layer_norm': ['-0x1.55bf320000000p-3', '0x1.2efff60000000p+0', '-0x1.de11280000000p+0',
+                '0x1.e93aba0000000p-2', '-0x1.998c2c0000000p-4', '0x1.b55dca0000000p+1',
+                '-0x1.21d7c00000000p+1', '-0x1.0bc5ce0000000p-1', '0x1.e4b0f00000000p-3',
+                '0x1.b9d0ba0000000p+1', '-0x1.a074d40000000p+0', '-0x1.c57d6c0000000p+0'],
+ 'log_normal': ['0x1.da1b7a0000000p+5', '0x1.82f5980000000p+0', '0x1.1d3db40000000p-5',
+                '0x1.0f21480000000p+3', '0x1.3e1e980000000p-2', '0x1.fcdc504151630p-2',
+                '0x1.3933e9f7838e5p+0', '0x1.853ce41c53b24p+0'],
+ 'lstm_cell': ['-0x1.a6b0c60000000p-5', '-0x1.0332140000000p-1', '-0x1.75ace40000000p-1',
+               '-0x1.ab816e0000000p-2', '0x1.e21ab80000000p-8', '-0x1.80d78c0000000p-10',
+               '0x1.54ad680000000p-3', '-0x1.f2642a0000000p-2', '0x1.f483560000000p-6',
+               '0x1.27627c0000000p-11', '-0x1.54f11a0000000p-3', '-0x1.ba58bc0000000p-1',
+               '-0x1.01551c0000000p+0', '-0x1.95d4b00000000p-1', '0x1.a0aa840000000p-1',
+               '-0x1.67dce00000000p-6', '0x1.a65bd40000000p-2', '-0x1.23a2120000000p-1',
+               '0x1.c6887c0000000p-4', '0x1.df5ce00000000p-1'],
+ 'rnn_tanh_cell': ['-0x1.d8bcc60000000p-1', '0x1.f287cc0000000p-1', '0x1.fbbc2a0000000p-1',
+                   '-0x1.fef36a0000000p-1', '-0x1.7c10660000000p-3', '-0x1.a2e3460000000p-1',
+                   '-0x1.fe3aaa0000000p-1', '0x1.fff5700000000p-1', '-0x1.fc7b500000000p-1',
+                   '0x1.ef23240000000p-6']}
+
+
+def test_aten_entry_points_bits():
+    torch.manual_seed(0)
+    inp, h, c = torch.randn(2, 3), torch.randn(2, 5), torch.randn(2, 5)
+    wih, whh, bih, bhh = torch.randn(20, 3), torch.randn(20, 5), torch.randn(20), torch.randn(20)
+    hy, cy = torch.lstm_cell(inp, (h, c), wih, whh, bih, bhh)
+    assert _hex(hy) + _hex(cy) == REF2["lstm_cell"]
+    assert _hex(torch.gru_cell(inp, h, wih[:15], whh[:15], bih[:15], bhh[:15])) == \
+        REF2["gru_cell"]
+    assert _hex(torch.rnn_tanh_cell(inp, h, wih[:5], whh[:5], bih[:5], bhh[:5])) == \
+        REF2["rnn_tanh_cell"]
+    torch.manual_seed(1)
+    f = torch.randn(7)
+    assert _hex(torch.gradient(f, spacing=0.3)[0]) == REF2["gradient1"]
+    assert _hex(torch.gradient(f, spacing=0.3, edge_order=2)[0]) == REF2["gradient2"]
+    g = torch.randn(3, 4)
+    assert [_hex(t) for t in torch.gradient(g, spacing=[0.5, 2.0])] == REF2["gradient2d"]
+    torch.manual_seed(0)
+    assert _hex(torch.empty(5).log_normal_()) + _hex(
+        torch.empty(3, dtype=torch.float64).log_normal_(0, 0.5)) == REF2["log_normal"]
+    x, w, b = torch.randn(3, 4), torch.randn(4), torch.randn(4)
+    assert _hex(torch.layer_norm(x, [4], w, b, 1e-5, False)) == REF2["layer_norm"]
+    lp, t = torch.randn(2, 3).log_softmax(1), torch.randn(2, 3).softmax(1)
+    assert [_hex(torch.kl_div(lp, t)), _hex(torch.kl_div(lp, t, 1)),
+            _hex(torch.kl_div(lp, t, 2))] == REF2["kl_div"]
+
+
+def test_small_namespace_additions():
+    assert torch.frombuffer(bytearray(b"\x00\x00\x80?"), dtype=torch.float32).tolist() == [1.0]
+    assert torch.diagonal_copy(torch.eye(2)).tolist() == [1.0, 1.0]
+    with pytest.warns(UserWarning, match="at::nuclear_norm is deprecated"):
+        n = torch.nuclear_norm(torch.eye(3))
+    assert n.item() == pytest.approx(3.0)
+    assert torch.default_generator.initial_seed() == torch.initial_seed()
+    assert repr(type(torch.strided)) == "<class 'torch.layout'>"

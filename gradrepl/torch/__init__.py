@@ -110,8 +110,6 @@ for _family in (_ops_math, _ops_shape, _linalg_ops):
 del _family
 
 from . import distributions, fft, special  # noqa: E402,F401
-
-_ops_math._bind_gaps()  # the names tools/torch_api_gaps.py found missing (issue 28)
 from ._names import name_classes as _name_classes  # noqa: E402
 
 _name_classes()
@@ -316,3 +314,6 @@ def __getattr__(name):
         return types.SimpleNamespace(__version__=__version__, cuda=None)
     raise AttributeError(f"module 'torch' has no attribute '{name}' (gradrepl's torch does "
                          f"not emulate torch.{name})")
+
+
+_ops_math._bind_gaps()  # the names tools/torch_api_gaps.py found missing (issue 28)

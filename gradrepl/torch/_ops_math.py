@@ -1607,6 +1607,161 @@ class iinfo:  # noqa: N801 - torch's name
 finfo.__module__ = iinfo.__module__ = "torch"
 
 
+def _gaps_section2():
+    """The ATen entry points the nn functions call (``torch.layer_norm``, ``torch.lstm_cell``
+    ...: torch's argument order, the functional forms' computation), ``*_copy`` twins,
+    ``frombuffer``, ``gradient``, the older norms, ``log_normal_``, ``default_generator``."""
+    import gradrepl.torch as T
+    from . import _random
+    from .nn import _recurrent as R
+    from .nn import functional as F
+
+    ex, me = {}, {}
+    reductions = {0: "none", 1: "mean", 2: "sum"}
+
+    def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,  # noqa: A002
+                   cudnn_enabled=True):
+        return F.batch_norm(input, running_mean, running_var, weight, bias, training,
+                            momentum, eps)
+
+    def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,  # noqa: A002
+                   cudnn_enable=True):
+        return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+    def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+        return F.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                           scale_grad_by_freq=scale_grad_by_freq)
+
+    # (the bindings' default reduction is measured: torch 2.13's torch.kl_div(a, b) and
+    # torch.binary_cross_entropy_with_logits(a, b) return the elementwise values)
+    def kl_div(input, target, reduction=0, *, log_target=False):  # noqa: A002
+        return F.kl_div(input, target, reduction=reductions[reduction], log_target=log_target)
+
+    def bilinear(input1, input2, weight, bias=None):
+        return F.bilinear(input1, input2, weight, bias)
+
+    def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,  # noqa: A002
+                                         reduction=0):
+        return F.binary_cross_entropy_with_logits(input, target, weight,
+                                                  reduction=reductions[reduction],
+                                                  pos_weight=pos_weight)
+
+    def selu(input):  # noqa: A002
+        return F.selu(input)
+
+    def dropout_(input, p, train):  # noqa: A002
+        return F.dropout(input, p, train, inplace=True)
+
+    def _cell(step, n):
+        def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
+            p = (w_ih, w_hh, b_ih, b_hh, None)
+            return step(R._lin(input, w_ih, b_ih), tuple(hx) if n == 2 else hx, p)
+        return cell
+
+    def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):  # noqa: A002
+        return F.grid_sample(input, grid, ("bilinear", "nearest", "bicubic")[interpolation_mode],
+                             ("zeros", "border", "reflection")[padding_mode], align_corners)
+
+    def affine_grid_generator(theta, size, align_corners):
+        return F.affine_grid(theta, list(size), align_corners)
+
+    ex.update(batch_norm=batch_norm, layer_norm=layer_norm, embedding=embedding, kl_div=kl_div,
+              bilinear=bilinear, selu=selu, dropout_=dropout_,
+              binary_cross_entropy_with_logits=binary_cross_entropy_with_logits,
+              lstm_cell=_cell(R._lstm_step, 2), gru_cell=_cell(R._gru_step, 1),
+              rnn_tanh_cell=_cell(R._rnn_tanh_step, 1), rnn_relu_cell=_cell(R._rnn_relu_step, 1),
+              grid_sampler=grid_sampler, grid_sampler_2d=grid_sampler,
+              grid_sampler_3d=grid_sampler, affine_grid_generator=affine_grid_generator)
+
+    # the *_copy functions: the view's values in a new tensor
+    def _copy(fn):
+        def f(*args, **kwargs):
+            return fn(*args, **kwargs).clone()
+        return f
+    ex["diagonal_copy"] = _copy(T.diagonal)
+    ex["view_as_real_copy"] = _copy(T.view_as_real)
+    ex["view_as_complex_copy"] = _copy(T.view_as_complex)
+
+    def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+        arr = np.frombuffer(buffer, dtype=_dtypes.to_np(dtype), count=count, offset=offset)
+        return T.from_numpy(arr).requires_grad_(requires_grad)
+    ex["frombuffer"] = frombuffer
+
+    def _deprecated(name, use, line):
+        import warnings
+        warnings.warn(f"at::{name} is deprecated and it is just left for JIT compatibility. It "
+                      "will be removed in a future PyTorch release. Please use "
+                      f"`{use}` instead (Triggered internally at /__w/pytorch/pytorch/aten/src/"
+                      f"ATen/native/LinearAlgebra.cpp:{line}.)", UserWarning, stacklevel=3)
+
+    def frobenius_norm(input, dim, keepdim=False):  # noqa: A002
+        _deprecated("frobenius_norm", "linalg.vector_norm(A, 2., dim, keepdim)", 3175)
+        return T.linalg.vector_norm(input, 2, dim, keepdim)
+    ex["frobenius_norm"] = frobenius_norm
+
+    def nuclear_norm(input, dim=None, keepdim=False):  # noqa: A002
+        _deprecated("nuclear_norm", "linalg.matrix_norm(A, 'nuc', dim, keepdim)", 3229)
+        if isinstance(dim, bool):
+            dim, keepdim = None, dim
+        return T.linalg.matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else dim,
+                                    keepdim=keepdim)
+    ex["nuclear_norm"] = nuclear_norm
+
+    def gradient(input, *, spacing=1, dim=None, edge_order=1):  # noqa: A002
+        """``torch.gradient`` with scalar spacings (ATen's gradient_helper_float order):
+        the centre ``(f[2:] - f[:-2]) / h / 2``, the edges one-sided (edge_order 1 or 2)."""
+        if dim is None:
+            dims = list(range(input.dim()))
+        elif isinstance(dim, int):
+            dims = [dim]
+        else:
+            dims = list(dim)
+        if isinstance(spacing, (list, tuple)):
+            hs = list(spacing)
+            if len(hs) == 1 and len(dims) > 1:
+                hs = hs * len(dims)
+        else:
+            hs = [spacing] * len(dims)
+        if any(isinstance(h, EngineTensor) and h.dim() > 0 for h in hs):
+            raise NotImplementedError("gradrepl's torch does not emulate torch.gradient with "
+                                      "coordinate tensors as spacing")
+        out = []
+        for d, h in zip(dims, hs):
+            h = h.item() if isinstance(h, EngineTensor) else h
+            n = input.shape[d]
+            if n < edge_order + 1:
+                raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                                   "edge_order+1")
+            sl = lambda a, b=None: input.narrow(d, a % n if a < 0 else a,  # noqa: E731
+                                                 ((b if b is not None else n) % (n + 1)
+                                                  if b is None or b >= 0 else n + b)
+                                                 - (a % n if a < 0 else a))
+            center = (sl(2) - sl(0, -2)) / h
+            if edge_order == 1:
+                pre = (sl(1, 2) - sl(0, 1)) / h
+                app = (sl(-1) - sl(-2, -1)) / h
+            else:
+                pre = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+                app = (0.5 * sl(-3, -2) - 2 * sl(-2, -1) + 1.5 * sl(-1)) / h
+            out.append(T.cat([pre, center / 2, app], d))
+        return tuple(out)
+    ex["gradient"] = gradient
+
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        a = raw(self)
+        z = _random._normal_serial(_random._gen(generator), a.size, mean, std)
+        ez = np.array([_math.exp(v) for v in z.tolist()], np.float64)  # std::exp (glibc)
+        _inplace.write(self, ez.astype(a.dtype).reshape(a.shape))
+        return self
+    me["log_normal_"] = log_normal_
+    ex["default_generator"] = _random.DEFAULT
+    layout = type(T.strided)
+    layout.__name__ = layout.__qualname__ = "layout"
+    layout.__module__ = "torch"
+    ex["layout"] = layout
+    return ex, me
+
+
 def _bind_gaps():
     """Called by the end of ``gradrepl/torch/__init__.py``'s family binding (lazily, as the
     section needs the whole namespace): adds the gap names to the namespace and Tensor."""
@@ -1614,11 +1769,13 @@ def _bind_gaps():
 
     ex, me = _gaps_section()
     ex.update(finfo=finfo, iinfo=iinfo)
-    for k, v in ex.items():
-        if not hasattr(T, k) or k in ("igamma", "igammac"):
-            setattr(T, k, v)
-    for k, v in me.items():
-        if k not in Tensor.__dict__:
-            setattr(Tensor, k, v)
+    for section in (lambda: (ex, me), _gaps_section2):
+        names, methods = section()
+        for k, v in names.items():
+            if not hasattr(T, k) or k in ("igamma", "igammac"):
+                setattr(T, k, v)
+        for k, v in methods.items():
+            if k not in Tensor.__dict__:
+                setattr(Tensor, k, v)
     from . import _not_emulated
     _not_emulated.install()  # the clear AttributeErrors for what torch has and this does not
