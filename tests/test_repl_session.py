@@ -135,7 +135,7 @@ def test_graph_command_text_and_files(s, tmp_path):
     out = run(s, f"%graph c -o {tmp_path / 'c.svg'}")
     assert out == f"wrote {tmp_path / 'c.svg'}\n" and "<svg" in (tmp_path / "c.svg").read_text()
     assert run(s, "%graph c --view sideways").startswith("%graph: argument --view")
-    assert run(s, "%graph nope") == "%graph: no variable named 'nope'\n"
+    assert run(s, "%graph nope") == "%graph: no variable named 'nope' (its tensors: a, b, c)\n"
     assert run(s, "%graph paddle") == "%graph: 'paddle' is a module, not a tensor\n"
     assert run(s, f"%graph c -o {tmp_path / 'c.gif'}").startswith("%graph: unknown picture ext")
 
@@ -159,7 +159,10 @@ def test_step_command_frames_and_backward_done(s):
     out = run(s, "%step a")  # a leaf's backward: only its accumulation (20 + 1)
     assert "a.grad = 20. + 1. = 21." in out  # the accumulation, as a sum that adds up
     assert "ready queue: None" not in out and "(b0)" not in out
-    assert run(s, "%step b_missing") == "%step: no variable named 'b_missing'\n"
+    assert run(s, "%step b_missing") == \
+        "%step: no variable named 'b_missing' (its tensors: a, b, c, d, e)\n"
+    assert run(s, "%stpe e") == "unknown command %stpe: did you mean %step? (%help lists the " \
+        "commands)\n"
 
 
 def test_time_and_history(s):

@@ -40,6 +40,7 @@ class Extension:
         self.sink = BackwardBudget(self.why_log if self.why_log is not None else self.log)
         self.magics = Magics(self)
         self.rich = True
+        self.verbose = False     # tracebacks with gradrepl's own files (%gradrepl --verbose)
         self._quiet = None
         self._old_sink = None
         self._formatted = []
@@ -59,6 +60,7 @@ class Extension:
         self._old_sink = set_trace_sink(self.sink)
         self.magics.register(self.shell)
         self._register_formatters()
+        self._install_tracebacks()
         notice = self.imports.notice(self.shell.user_ns)
         return (notice + "\n" if notice else "") + self.status()
 
@@ -66,6 +68,7 @@ class Extension:
         from ..engine import provenance, set_trace_sink, trace_sink
 
         self._unregister_formatters()
+        self._remove_tracebacks()
         self.magics.unregister(self.shell)
         if trace_sink() is self.sink or (trace_sink() is None and self.sink.switched_off):
             set_trace_sink(self._old_sink)
@@ -153,6 +156,31 @@ class Extension:
         return (f"gradrepl: `import paddle` is gradrepl's Paddle {p.version} (profile {p.key}), "
                 "`import torch` gradrepl's torch, in this kernel. Magics: %graph, %step, %why; "
                 "%gradrepl --paddle 2.2|2.6|3 switches; %unload_ext gradrepl undoes.")
+
+    # -- tracebacks ---------------------------------------------------------------------------
+    def _install_tracebacks(self) -> None:
+        """Errors as the shell shows them: gradrepl's own files left out of the traceback (the
+        user's cell, Paddle's message whole), and an unknown %magic with the close one."""
+        if getattr(self.shell, "custom_exceptions", ()):   # someone else's handler: theirs
+            self._old_exc = None
+            return
+        self._old_exc = (self.shell.custom_exceptions, self.shell.CustomTB)
+        ext = self
+
+        def handler(shell, etype, value, tb, tb_offset=None):
+            from .errors import shown_exception
+
+            etype, value, tb = shown_exception(shell, etype, value, tb, ext.verbose)
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset,
+                                running_compiled_code=True)
+
+        self.shell.set_custom_exc((Exception,), handler)
+
+    def _remove_tracebacks(self) -> None:
+        old = getattr(self, "_old_exc", None)
+        if old is not None:
+            self.shell.custom_exceptions, self.shell.CustomTB = old
+            self._old_exc = None
 
     # -- rich display -------------------------------------------------------------------------
     def _register_formatters(self) -> None:

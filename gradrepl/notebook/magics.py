@@ -94,10 +94,11 @@ class Magics:
 
     # -- %gradrepl ------------------------------------------------------------------------
     def gradrepl(self, line):
-        """%gradrepl [--paddle 2.2|2.6|3] [--reset] [--plain | --rich] [--log N|all]: show or
-        change how gradrepl serves this kernel: the emulated Paddle version, a fresh state
-        (names, seed), tensors shown as plain text only or with a caption, how many backward
-        runs of each cell %step and %why can show (8 by default: loops stay fast)."""
+        """%gradrepl [--paddle 2.2|2.6|3] [--reset] [--plain | --rich] [--log N|all]
+        [--verbose | --short]: show or change how gradrepl serves this kernel: the emulated
+        Paddle version, a fresh state (names, seed), tensors shown as plain text only or with a
+        caption, how many backward runs of each cell %step and %why can show (8 by default:
+        loops stay fast), tracebacks with gradrepl's own files or (the default) without."""
         p = _Parser(prog="%gradrepl", add_help=False)
         p.add_argument("--paddle")
         p.add_argument("--reset", action="store_true")
@@ -105,7 +106,12 @@ class Magics:
         g.add_argument("--plain", action="store_true")
         g.add_argument("--rich", action="store_true")
         p.add_argument("--log")
+        t = p.add_mutually_exclusive_group()
+        t.add_argument("--verbose", action="store_true")
+        t.add_argument("--short", action="store_true")
         a = p.parse_args(_split("gradrepl", line))
+        if a.verbose or a.short:
+            self.ext.verbose = a.verbose
         if a.paddle is not None or a.reset:
             self.ext.set_profile(a.paddle, reset=a.reset)
         if a.plain or a.rich:

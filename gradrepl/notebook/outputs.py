@@ -43,10 +43,27 @@ def picture_bundle(picture) -> dict:
             "text/plain": picture.text(color=False).rstrip("\n")}
 
 
+# The player in a notebook: the picture in a box of at most STAGE_PX (it scrolls when kept
+# larger), so the controls above it and the step's sentence under it are on the screen together.
+# Pixels, not the page's height: a frontend that puts each output in its own iframe (Colab, VS
+# Code) grows the iframe to its content, where 100vh would grow with the picture.
+STAGE_PX = 460
+
+
 def player_bundle(frames, title: str, text: str) -> dict:
+    import secrets
+
     from ..viz.player import player_fragment
 
-    return {"text/html": player_fragment(frames, title), "text/plain": text.rstrip("\n")}
+    p = f"gp{secrets.token_hex(4)}-"
+    page = player_fragment(frames, title, scope=p)
+    r, st = f"#{p}root", f"#{p}stage"
+    fit = ", ".join(f"{r} {st}.fit{extra} svg" for extra in ("", ".has-code", ".with-code"))
+    style = (f"<style>\n{r} {st} {{ max-height: {STAGE_PX + 20}px; overflow: auto; }}\n"
+             f"{fit} {{ max-height: {STAGE_PX}px; }}\n"
+             f"{r} {{ max-width: 100%; }}\n</style>\n")
+    head = page.index("</style>") + len("</style>\n")   # after the player's own CSS: it wins
+    return {"text/html": page[:head] + style + page[head:], "text/plain": text.rstrip("\n")}
 
 
 def tensor_html(tensor, caption: str = "") -> str:

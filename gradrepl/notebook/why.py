@@ -27,10 +27,17 @@ def why_text(view, args, log) -> str:
     if not args:
         raise CommandError("usage: %why NAME (or NAME.grad, NAME.grad[i, j])")
     try:
-        name, element = mod.parse_target(" ".join(args))
-        tensor = mod.lookup(view.namespace, name)
-        text = mod.why(tensor, namespace=view.namespace, element=element, log=log,
-                       name=name).text()
+        if hasattr(mod, "resolve_target"):   # model[0].weight.grad[0, 1]
+            tensor, name, element = mod.resolve_target(view.namespace, " ".join(args))
+        else:
+            name, element = mod.parse_target(" ".join(args))
+            tensor = mod.lookup(view.namespace, name)
+        try:
+            ex = mod.why(tensor, namespace=view.namespace, element=element, log=log,
+                         name=name, recorder=getattr(view, "recorder", None))
+        except TypeError:   # (a why without recorder=)
+            ex = mod.why(tensor, namespace=view.namespace, element=element, log=log, name=name)
+        text = ex.text()
     except (ValueError, KeyError, IndexError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         raise CommandError(str(msg)) from None

@@ -45,7 +45,9 @@ def _tensor_arg(session, name, need_graph=False):
                 return k, v
         raise CommandError("no tensor with a graph yet: name one")
     if name not in ns:
-        raise CommandError(f"no variable named {name!r}")
+        tensors = [k for k, v in ns.items() if isinstance(v, Tensor) and not str(k).startswith("_")]
+        hint = f" (its tensors: {', '.join(tensors)})" if tensors else ""   # (as %why says it)
+        raise CommandError(f"no variable named {name!r}{hint}")
     value = ns[name]
     if not isinstance(value, Tensor):
         raise CommandError(f"{name!r} is a {type(value).__name__}, not a tensor")
@@ -386,7 +388,12 @@ def run_command(session, line: str) -> Result:
     name, _, rest = body.partition(" ")
     cmd = COMMANDS.get(name)
     if cmd is None:
-        return Result(output=f"unknown command %{name}; %help lists the commands\n",
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
+        mean = f": did you mean %{close[0]}?" if close else ""
+        return Result(output=f"unknown command %{name}{mean} (%help lists the commands)\n"
+                      if mean else f"unknown command %{name}; %help lists the commands\n",
                       error=CommandError(name))
     if session.safe and name in ("record", "load"):
         return Result(output=f"%{name} is not allowed with --safe\n",
