@@ -348,7 +348,9 @@ def test_every_session(path):
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+# resnet18's frames take seconds: slow (pytest -m "not slow" leaves it out)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem == "resnet18"
+                                  else p for p in EXAMPLES], ids=[p.stem for p in EXAMPLES])
 def test_every_example(path):
     from gradrepl.viz.capture import run_for_pictures
 

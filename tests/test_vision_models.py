@@ -59,6 +59,7 @@ def test_state_dict_keys_and_shapes_as_paddle(name):
     assert sum(int(np.prod(p.shape)) for p in model.parameters()) == REAL[name + "#params"]
 
 
+@pytest.mark.slow
 def test_forward_shapes_as_paddle():
     out, err = run_captured(os.path.join(DATA, "forward.py"), "3")
     assert err is None, repr(err)
