@@ -376,3 +376,29 @@ def test_small_namespace_additions():
     assert n.item() == pytest.approx(3.0)
     assert torch.default_generator.initial_seed() == torch.initial_seed()
     assert repr(type(torch.strided)) == "<class 'torch.layout'>"
+
+
+def test_storage_and_offsets():
+    x = torch.arange(6.).reshape(2, 3)
+    # repr recorded from torch 2.13
+    assert repr(x.untyped_storage()).endswith("[torch.storage.UntypedStorage(device=cpu) of size 24]")
+    assert repr(torch.tensor([1, 2], dtype=torch.int16).untyped_storage()) == \
+        " 1\n 0\n 2\n 0\n[torch.storage.UntypedStorage(device=cpu) of size 4]"
+    s = x[1:].storage()
+    assert repr(s) == (" 0.0\n 1.0\n 2.0\n 3.0\n 4.0\n 5.0\n[torch.storage.TypedStorage("
+                       "dtype=torch.float32, device=cpu) of size 6]")
+    assert (len(s), s.nbytes(), s.element_size(), s.data_ptr() == x.data_ptr()) == \
+        (6, 24, 4, True)
+    assert repr(torch.tensor([1e-5]).storage()).startswith(" 9.999999747378752e-06\n")
+    assert (x[1:].storage_offset(), x[:, 1].storage_offset(), x.t()[1].storage_offset(),
+            x.view(-1)[2:].storage_offset(), (x + 1).storage_offset()) == (3, 1, 1, 2, 0)
+    assert not x.is_mkldnn and not x.is_nested and not x.is_meta
+
+
+def test_beta_and_deprecation_warnings_once():
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            torch.zeros(2).index_reduce(0, torch.tensor([0]), torch.ones(1), "prod")
+    msgs = [str(w.message) for w in rec if "index_reduce() is in beta" in str(w.message)]
+    assert len(msgs) <= 1  # once a process (another test may have triggered it already)

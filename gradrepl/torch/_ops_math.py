@@ -1755,6 +1755,14 @@ def _gaps_section2():
         return self
     me["log_normal_"] = log_normal_
     ex["default_generator"] = _random.DEFAULT
+    from . import _storage
+    me["storage"] = _storage.storage
+    me["untyped_storage"] = _storage.untyped_storage
+    ex["TypedStorage"], ex["UntypedStorage"] = _storage.TypedStorage, _storage.UntypedStorage
+    for flag in ("is_mkldnn", "is_nested", "is_vulkan", "is_xla", "is_ipu", "is_xpu", "is_mps",
+                 "is_maia", "is_mtia", "is_sparse_csr", "is_meta", "is_quantized", "is_cuda",
+                 "is_sparse"):
+        me[flag] = property(lambda self: False)
     layout = type(T.strided)
     layout.__name__ = layout.__qualname__ = "layout"
     layout.__module__ = "torch"

@@ -1409,6 +1409,11 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
         src = value
     idx = raw(index).astype(np.int64)
     red = {"add": "add", "multiply": "mul"}.get(reduce) if reduce else None
+    if reduce is not None and _t(src):
+        _warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will "
+                   "be removed in a future PyTorch release. Use torch.scatter_reduce instead "
+                   "for more reduction options. (Triggered internally at /__w/pytorch/pytorch/"
+                   "aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)")
     return _scatter_op(input, d, idx, src, red, True,
                        "ScatterBackward0" if _t(src) else "ScatterBackward1")
 
@@ -1454,7 +1459,17 @@ def index_fill(input, dim, index, value):  # noqa: A002
     return _ops.masked_fill(input, _wrap(mask, True), v)
 
 
+def _warn_once(message, _seen=set()):  # noqa: B006 - torch's TORCH_WARN_ONCE
+    if message not in _seen:
+        _seen.add(message)
+        from .nn._backward_hooks import _warn_at_user_frame
+        _warn_at_user_frame(message)
+
+
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):  # noqa: A002
+    _warn_once("index_reduce() is in beta and the API may change at any time. (Triggered "
+               "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+               "TensorAdvancedIndexing.cpp:1523.)")
     a = raw(input)
     d = _dim(dim, a.ndim)
     idx = _along_index(_index_of(index), raw(source).shape, d)

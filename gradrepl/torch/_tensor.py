@@ -158,7 +158,9 @@ class Tensor(EngineTensor):
         return bool(a.flags.c_contiguous) or a.size <= 1
 
     def storage_offset(self):
-        return 0
+        from ._storage import offset
+
+        return offset(self)
 
     def data_ptr(self):
         return raw(self).__array_interface__["data"][0]
