@@ -72,10 +72,10 @@ SHELL_NOTES = {
 }
 
 
-def _env() -> dict:
+def _env(columns: int = 88) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("GRADREPL_PADDLE", "FORCE_COLOR", "COLUMNS", "LINES")}
-    env.update(NO_COLOR="1", TERM="dumb", COLUMNS="88")
+    env.update(NO_COLOR="1", TERM="dumb", COLUMNS=str(columns))
     return env
 
 
@@ -87,17 +87,19 @@ def _workdir() -> str:
     return tmp
 
 
-def gradrepl(args: list[str], cwd: str | None = None, stdin: str = "") -> tuple[int, str]:
+def gradrepl(args: list[str], cwd: str | None = None, stdin: str = "",
+             columns: int = 88) -> tuple[int, str]:
     """Run ``gradrepl ARGS``: its exit status and what it printed (stdout, then stderr)."""
     done = subprocess.run([sys.executable, "-m", "gradrepl", *args], cwd=cwd or _workdir(),
-                          env=_env(), capture_output=True, text=True, timeout=300,
+                          env=_env(columns), capture_output=True, text=True, timeout=300,
                           input=stdin)
     out = (done.stdout + done.stderr).replace(ROOT + os.sep, "")   # (lesson:NAME's paths)
     return done.returncode, out
 
 
 def help_text(command: str) -> str:
-    rc, out = gradrepl([command, "--help"] if command else ["--help"])
+    # (72 columns: the width of the page's text, so the help's boxes are not cut)
+    rc, out = gradrepl([command, "--help"] if command else ["--help"], columns=72)
     if rc != 0:
         raise RuntimeError(f"gradrepl {command} --help failed (exit {rc}): {out}")
     return "\n".join(line.rstrip() for line in out.strip("\n").splitlines())
@@ -186,13 +188,15 @@ def shell_nav() -> list:
             *({f"%{name}": f"shell/{name}.md"} for name in shell_commands())]
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+def _cell(text: str, code: bool = False) -> str:
+    """Text for a table cell: | as an entity (a backslash stays visible inside code)."""
+    text = html.escape(text, quote=False).replace("|", "&#124;")
+    return f"<code>{text}</code>" if code else text
 
 
 def shell_index() -> str:
-    rows = "\n".join(f"| [`%{c.name}`]({c.name}.md) | `{_md_escape(c.usage)}` | "
-                     f"{_md_escape(c.summary)} |" for c in shell_commands().values())
+    rows = "\n".join(f"| [`%{c.name}`]({c.name}.md) | {_cell(c.usage, code=True)} | "
+                     f"{_cell(c.summary)} |" for c in shell_commands().values())
     return ("# The shell's % commands\n\n"
             "Typed at the shell's `>>>` prompt ([`gradrepl shell`](../commands/shell.md)), "
             "replayed from session files, and (`%graph`, `%step`, `%why`, `%gradrepl`) in "
