@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow   # (d2l's training loops under gradrepl run)
+
 pytest.importorskip("d2l")
 pytest.importorskip("matplotlib")
 pytest.importorskip("pandas")

@@ -26,6 +26,8 @@ import pytest
 
 from gradrepl.engine import cpu
 
+pytestmark = pytest.mark.slow   # (29 lecture scripts under gradrepl, 10-20 s each)
+
 DATA = pathlib.Path(__file__).parent / "data" / "lectures"
 RECORD_CPU = "amd"  # the records: AMD EPYC (Zen 4), real torch 2.13 on CPU capability AVX512
 TIMEOUT = 900
