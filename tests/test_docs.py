@@ -241,3 +241,15 @@ def test_architecture_names_the_engine_functions_that_exist():
     for event in re.findall(r"`([A-Z][A-Za-z]+)`", section):
         if event not in ("PrepareDeps",):
             assert hasattr(events, event), f"docs/architecture.md names a gone event {event}"
+
+
+def test_markers_become_what_gradrepl_prints():
+    ref = _gen_reference()
+    page = ("# x\n\n<!-- gradrepl-help: lessons -->\n\n<!-- $ gradrepl lessons -->\n\n"
+            "<!-- pycon: 1 + 1 -->\n")
+    out = ref.expand(page)
+    assert "<!--" not in out
+    assert "```text\n" in out and "Usage: gradrepl lessons" in out
+    assert "```console\n$ gradrepl lessons\nSessions (" in out
+    assert "```pycon\n>>> 1 + 1\n2\n```" in out
+    assert str(ROOT) not in out          # the checkout's paths are not in the site
