@@ -560,7 +560,7 @@ class Namer:
         self._memo[(key, depth)] = name
         return name
 
-    def node_name(self, node, depth=0):
+    def node_name(self, node, depth=0, limit=64):
         op = node.op
         if op is None:
             return self.key((node, 0), depth)
@@ -586,7 +586,7 @@ class Namer:
             text = f"cross_entropy({args[0]}, {label})"
         else:
             text = f"{op.name}({', '.join(args)})"
-        return text if len(text) <= 64 else f"{op.name}(...)"
+        return text if len(text) <= limit else f"{op.name}(...)"
 
 
 # ---------------------------------------------------------------------------- explanations
@@ -1459,9 +1459,9 @@ def _walk_lines(ex, t):
         n_in = int(np.prod(in_shape)) if in_shape else 1
         n_out = int(np.prod(out_shape)) if out_shape else 1
         dg = _gname(ex, dname)
-        expr = _bare(namer.node_name(p))
-        what = _bare(sname) if sname.startswith("(") or _bare(sname) == expr else \
-            f"{sname} = {expr}"
+        expr = _bare(namer.node_name(p, limit=120))
+        what = expr if sname.endswith("(...)") else _bare(sname) \
+            if sname.startswith("(") or _bare(sname) == expr else f"{sname} = {expr}"
         if op == "mean":
             n = n_in // max(1, n_out)
             of = f"the {n} per-sample losses" if dname.startswith("the per-sample") \
@@ -1513,6 +1513,18 @@ def _walk_lines(ex, t):
                                                    else f"{_T(xs[1])} @ {g}")
         elif op == "transpose":
             line = f"{what}: {dname} gets {g} transposed back"
+        elif op in ("reshape", "flatten", "squeeze", "unsqueeze"):
+            line = f"{what}: {dname} gets {g} reshaped back to {in_shape}"
+        elif op == "pool2d" and i == 0:
+            kind = (p.attrs or {}).get("pooling_type", "max")
+            line = (f"{kind} pooling: {dname} gets {g} "
+                    + ("at the position of each window's maximum, 0 elsewhere" if kind == "max"
+                       else "spread evenly over each window"))
+        elif op == "conv2d":
+            line = (f"{what}: " + (f"{dname} gets {g} sent back through the kernel "
+                                   f"{xs[1]} (a transposed convolution)" if i == 0 else
+                                   f"each weight of {dname} gets the sum, over every position "
+                                   f"it was applied at, of the input there times {g}"))
         elif op == "fused_nll_loss":
             red = (p.attrs or {}).get("reduction", "mean")
             n = in_shape[0] if in_shape else 1
