@@ -178,3 +178,12 @@ def test_animated_svg(tmp_path, plain):
     assert "<script" not in svg
     with pytest.raises(ValueError):
         animated_svg([])
+
+
+def test_a_long_strip_in_the_player_is_said(tmp_path):
+    """The MLP left to right is a strip of 100+ inches: fitted to the player's page its text
+    would be a pixel; the command says so and what to do."""
+    _out, msg = steps(tmp_path, "lr", script=MLP, rankdir="LR")
+    assert "fitted to the player's page" in msg and "without --rankdir LR" in msg
+    _out, msg = steps(tmp_path, "small")   # example two reads as it is: nothing said
+    assert "\n" not in msg

@@ -200,6 +200,10 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
                       * render.svg_size(items[i]["svg"])[1])
         note = render.fit_note(sources[largest], kind if kind in ("pdf",) else
                                "png" if kind == "gif" else "svg")
+        if note is None and kind is None and not keep:   # the player's Fit on a wide strip
+            from .player import fit_text_note
+
+            note = fit_text_note(items[largest]["svg"], lr="rankdir=LR" in sources[largest])
         svgs = [it["svg"] for it in items]
         if kind == "pdf":
             done = write_pdf(out_dir, svgs)

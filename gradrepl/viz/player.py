@@ -672,3 +672,26 @@ def animated_svg(svgs, seconds: float = FRAME_SECONDS, titles=None) -> str:
 def write_animated_svg(path, svgs, seconds: float = FRAME_SECONDS, titles=None) -> int:
     write_atomic(path, animated_svg(svgs, seconds, titles))
     return len(svgs)
+
+
+PAGE_WIDTH_PX = 1168   # the stage's width in a 1200 px page (main: max-width 1200, padding)
+
+
+def fit_text_note(svg_text: str, lr: bool = False) -> str | None:
+    """What the player's Fit (on when it opens) makes of a wide frame: its smallest text in
+    CSS px once fitted to the page width, said when under 9 px (a long ``--rankdir LR`` strip),
+    with what to do; None when it reads."""
+    from .render import svg_size, text_points
+
+    w, _h = svg_size(svg_text)
+    pts = text_points(svg_text)
+    if not pts or w <= 0:
+        return None
+    px = min(pts) * 4 / 3 * min(1.0, PAGE_WIDTH_PX / (w * 4 / 3))
+    if px >= 9:
+        return None
+    return (f"the frames are {w / 72:.1f} in wide: fitted to the player's page their smallest "
+            f"text is {px:.0f} px (its Fit button shows them at their own size, scrolling); "
+            "--size 1080p keeps text readable on a projector; "
+            + ("without --rankdir LR they are narrower" if lr else
+               "--view backward or --look compact makes them narrower"))
