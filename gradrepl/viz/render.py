@@ -215,9 +215,17 @@ def fit_note(source: str, fmt: str = "svg", prefer: str | None = None) -> str | 
     if box is not None and keeps_text(source):
         if _fits((w, h), box) or _fits(natural_size(source, prefer, tight=True), box):
             return None
+        capped = ""
+        if fmt in MAX_INCHES:
+            cw, ch = (float(x) for x in MAX_INCHES[fmt].split(","))
+            s = min(cw * 72 / w, ch * 72 / h)
+            if s < 1:
+                capped = (f" (but {fmt.upper()} is at most {cw:g} x {ch:g} in: shrunk to "
+                          f"{s:.0%}, text {points * s:.1f} pt)")
         return (f"the drawing is {size_in} with its text at {points:g} pt: larger than --size "
-                f"{box[0]:g}x{box[1]:g}, so it is drawn at its own size, not shrunk (at "
-                f"{box[0]:g}x{box[1]:g} its text would be {points * min(box[0] * 72 / w, box[1] * 72 / h):.1f} pt); "
+                f"{box[0]:g}x{box[1]:g}, so it is drawn at its own size, not shrunk{capped} (at "
+                f"{box[0]:g}x{box[1]:g} its text would be "
+                f"{points * min(box[0] * 72 / w, box[1] * 72 / h):.1f} pt); "
                 f"it scrolls in the player and a PDF page grows to hold it; to fit, {cut}")
     if box is not None:
         s = min(box[0] * 72 / w, box[1] * 72 / h)
