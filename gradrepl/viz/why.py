@@ -1640,7 +1640,9 @@ def _matmul_element_sum(ex, t):
     else:        # x.grad[r, c] = sum_k g[r, k] * W[c, k]
         wn = namer.input_name(p, first + 1)
         a, b = np.asarray(g)[r, :], np.asarray(x1)[c, :]
-        head = (f"so {ex.name} = {gn}[{r}, k] * {_paren(wn)}[{c}, k] summed over the {len(a)} "
+        head = (f"so {ex.name} = {gn}[{r}, k] * {wn[:-2]}[k, {c}] summed over the {len(a)} "
+                f"rows k of {wn[:-2]}" if wn.endswith(".T") else
+                f"so {ex.name} = {gn}[{r}, k] * {_paren(wn)}[{c}, k] summed over the {len(a)} "
                 f"columns k of {wn}")
     head += f", g being {_gname(ex, src)}:"
     pairs = [(u, v) for u, v in zip(a, b)]
