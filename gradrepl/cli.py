@@ -42,7 +42,8 @@ def _lesson(arg: str, command: str) -> str:
     if not arg.startswith(PREFIX):
         return arg
     try:
-        return resolve(arg, "sessions" if command == "replay" else "examples")
+        kind = {"replay": "sessions", "quiz": None, "gradcheck": None}.get(command, "examples")
+        return resolve(arg, kind)   # (quiz and gradcheck take a script or a session)
     except LessonError as exc:
         typer.echo(f"gradrepl {command}: {exc}", err=True)
         raise typer.Exit(2)
@@ -327,6 +328,7 @@ def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) 
     bad argument or a failed script."""
     from .teach.cli import quiz_command
 
+    script = _lesson(script, "quiz")
     raise typer.Exit(quiz_command(script, tensor or [], answers=answers, sheet=sheet,
                                   paddle=paddle))
 
@@ -349,6 +351,7 @@ def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (
     Exit status: 0 all agree, 1 some disagree, 2 a bad argument or a failed script."""
     from .teach.cli import gradcheck_command
 
+    script = _lesson(script, "gradcheck")
     raise typer.Exit(gradcheck_command(script, names or [], h=h, elements=elements,
                                        seconds=seconds, paddle=paddle))
 
