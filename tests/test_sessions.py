@@ -22,7 +22,9 @@ def _check(*paths):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("name", FILES)
+# vgg11's session replays a whole vgg11 (40 s here): slow (pytest -m "not slow" leaves it out)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if "vgg" in n else n
+                                  for n in FILES])
 def test_session_replays_as_recorded(name):
     code, out, err = _check(SESSIONS / name)
     assert code == 0, out + err
