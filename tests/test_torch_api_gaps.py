@@ -402,3 +402,17 @@ def test_beta_and_deprecation_warnings_once():
             torch.zeros(2).index_reduce(0, torch.tensor([0]), torch.ones(1), "prod")
     msgs = [str(w.message) for w in rec if "index_reduce() is in beta" in str(w.message)]
     assert len(msgs) <= 1  # once a process (another test may have triggered it already)
+
+
+def test_calls_torch_accepts():
+    # shapes and warnings as real torch 2.13 gives them
+    x = torch.rand(3, 4)
+    assert x.tile(2).shape == (3, 8) and x.inner(torch.rand(5, 4)).shape == (3, 5)
+    assert x.histogram().hist.shape == (100,)
+    xi = torch.tensor([[1, 2], [3, 4]])
+    np.testing.assert_allclose(xi.logsumexp(1).tolist(), [2.3133, 4.3133], atol=1e-4)
+    assert xi.logsumexp(0).dtype == torch.float32
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        c = torch.cross(x, torch.rand(3, 4))
+    assert c.shape == (3, 4) and type(c.grad_fn).__name__ if c.grad_fn else True

@@ -811,7 +811,7 @@ def _edges(lo, hi, bins, dt):
     return raw(_creation.linspace(lo, hi, bins + 1, dtype=_dtypes.from_np(dt)))
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A001,A002
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A001,A002
     a = raw(input)
     flat = a.reshape(-1)
     if _t(bins):
@@ -1739,3 +1739,44 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 
 EXPORTS["empty"] = _sized(empty)
+
+
+# ------------------------------------------------------------------ API gaps (issue 28)
+# the calls torch accepts that the core's forms refused (found by comparing every Tensor
+# method and torch function on simple arguments with real torch 2.13)
+def _tile(input, dims):  # noqa: A002
+    """``x.tile(2)``: an int is a one-element dims."""
+    return _ops.tile(input, (dims,) if isinstance(dims, (int, np.integer)) else dims)
+
+
+def _cross(input, other, dim=None):  # noqa: A002
+    """``torch.cross(a, b)`` without dim: the first dimension of size 3, with torch's
+    deprecation warning (once)."""
+    if dim is None:
+        _warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                   "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                   "default value of dim will change to agree with that of linalg.cross in a "
+                   "future release. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                   "native/Cross.cpp:63.)")
+        shape = list(raw(input).shape)
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError(f"no dimension of size 3 in input")
+    return _ops.cross(input, other, dim)
+
+
+def _logsumexp(input, dim, keepdim=False, *, out=None):  # noqa: A002
+    """Integer inputs are computed in the default float dtype, as torch does."""
+    if raw(input).dtype.kind in "biu":
+        from . import _dtypes
+        input = _ops.to_dtype(input, _dtypes.default_float())  # noqa: A001
+    r = _ops.logsumexp(input, dim, keepdim)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+EXPORTS.update(tile=_tile, cross=_cross, logsumexp=_aliased(_logsumexp))
+TENSOR_METHODS.update(tile=_tile, cross=_cross, inner=_ops.inner,
+                      logsumexp=_aliased(_logsumexp))
