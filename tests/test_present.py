@@ -312,6 +312,11 @@ def test_back_and_go_to_a_block():
     child.send("\r")                 # block 9 runs now
     shown = wait(child)
     assert child.status == (10, 11) and "[8.]" in shown
+    child.send("g")                  # g, then Esc: nothing happens, nothing is shown again
+    child.expect_exact("go to block: ")
+    child.send("\x1b")
+    shown = wait(child)
+    assert child.status == (10, 11) and ">>>" not in shown
     child.send("q")
     assert finish(child, 0).strip() == "(quit at block 10 of 11)"
 

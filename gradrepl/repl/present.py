@@ -204,12 +204,15 @@ class Presenter:
         self.name = os.path.splitext(os.path.basename(str(t.path)))[0]
         shown = {}       # block number -> what it showed when it ran
         k = 1
+        again = False    # (a cancelled ``g``: the block stands on the screen already)
         while k <= n:
             block = t.blocks[k - 1]
-            self._show_block(block)
+            if not again:
+                self._show_block(block)
             status = f"block {k} of {n}"
             if k in shown:
-                self.write(shown[k])
+                if not again:
+                    self.write(shown[k])
                 key = self.wait("ran before · Enter: next · b: back · g: go to · q: quit",
                                 status)
             else:
@@ -218,6 +221,7 @@ class Presenter:
                 self.write(f"({'quit' if key == 'quit' else 'end of input'} at block {k} "
                            f"of {n})\n")
                 return key
+            again = key == "stay"
             if key == "back":
                 k = max(1, k - 1)
                 continue
