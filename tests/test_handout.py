@@ -104,6 +104,7 @@ def test_handout_page(tmp_path):
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1][:5]
 
 
+@pytest.mark.slow
 def test_pictures_change_no_output_in_any_session(tmp_path):
     """Replaying every session with pictures taken still matches every expected output."""
     files = sorted(str(p) for p in SESSIONS.glob("*.pycon"))
@@ -205,6 +206,7 @@ def browser_handout(tmp_path_factory):
     return chromium, root, out
 
 
+@pytest.mark.slow
 def test_browser_builds_the_page(browser_handout):
     chromium, root, out = browser_handout
     dom = _run_chromium(chromium, root, out.as_uri(), "--dump-dom")
@@ -217,6 +219,7 @@ def test_browser_builds_the_page(browser_handout):
     assert "Example two: watch the gradients fill in." in dom
 
 
+@pytest.mark.slow
 def test_browser_screenshot(browser_handout):
     chromium, root, out = browser_handout
     png = root / "shot.png"
@@ -229,6 +232,7 @@ def test_browser_screenshot(browser_handout):
     assert len(data) > 60_000, len(data)
 
 
+@pytest.mark.slow
 def test_safe_handout_has_the_pictures_the_parent_drew(tmp_path):
     pytest.importorskip("gradrepl.repl.sandbox")
     src = tmp_path / "lesson.pycon"
