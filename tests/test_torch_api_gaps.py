@@ -416,3 +416,16 @@ def test_calls_torch_accepts():
         warnings.simplefilter("always")
         c = torch.cross(x, torch.rand(3, 4))
     assert c.shape == (3, 4) and type(c.grad_fn).__name__ if c.grad_fn else True
+
+
+def test_lazy_linear():
+    torch.manual_seed(0)
+    m = nn.LazyLinear(3)
+    assert repr(m) == "LazyLinear(in_features=0, out_features=3, bias=True)"
+    assert repr(m.weight) == "<UninitializedParameter>"
+    m(torch.ones(2, 4))
+    assert type(m) is nn.Linear and repr(m) == "Linear(in_features=4, out_features=3, bias=True)"
+    # recorded from torch 2.13 after manual_seed(0): Linear(4, 3)'s draws
+    np.testing.assert_allclose(m.bias.tolist(), [-0.4777, -0.3311, -0.2061], atol=1e-4)
+    np.testing.assert_allclose(m.weight[0].tolist(), [-0.0037, 0.2682, -0.4115, -0.3680],
+                               atol=1e-4)

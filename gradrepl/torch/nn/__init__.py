@@ -10,7 +10,7 @@ from ._layers import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d,  # noqa: 
                       BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Dropout2d, MaxPool1d,
                       MaxPool2d, AvgPool1d, LayerNorm)
 from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
-from .modules import Container, ParameterDict  # noqa: F401,E402
+from .modules import Container, LazyLinear, ParameterDict  # noqa: F401,E402
 from ._spatial_more import *  # noqa: F401,F403,E402
 from ._recurrent import *  # noqa: F401,F403,E402
 from ._layers_more import *  # noqa: F401,F403,E402

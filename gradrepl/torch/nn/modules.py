@@ -584,6 +584,57 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class LazyLinear(Linear):
+    """``nn.LazyLinear(out_features)``: ``in_features`` is read from the first input; until
+    then the weight (and bias) are UninitializedParameters and the module prints
+    ``in_features=0``; the first call makes them, initialises them as Linear does (the same
+    draws) and turns the module into a Linear."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        from .parameter import UninitializedParameter
+
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self._lazy_dtype = dtype
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
+
+    def has_uninitialized_params(self):
+        from .parameter import UninitializedParameter
+
+        return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):  # noqa: A002
+        from .. import _dtypes
+
+        if not self.has_uninitialized_params():
+            return
+        self.in_features = raw(input).shape[-1]
+        dt = _dtypes.to_np(self._lazy_dtype) if self._lazy_dtype is not None \
+            else _dtypes.default_float()
+        self.weight = Parameter(Tensor._wrap(np.zeros((self.out_features, self.in_features),
+                                                      dt)))
+        if self.bias is not None:
+            self.bias = Parameter(Tensor._wrap(np.zeros((self.out_features,), dt)))
+        self.reset_parameters()
+
+    def __call__(self, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.initialize_parameters(*args, **kwargs)
+            self.__class__ = self.cls_to_become
+        return Module.__call__(self, *args, **kwargs)
+
+
 class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True):
         super().__init__()
@@ -1115,3 +1166,17 @@ class KLDivLoss(_Loss):
 
 
 ParameterDict.__module__ = Container.__module__ = "torch.nn.modules.container"
+LazyLinear.__module__ = "torch.nn.modules.linear"
+
+
+def _uninitialized_repr(self):
+    return f"<{type(self).__name__}>"  # torch's UninitializedTensorMixin.__repr__
+
+
+def _name_uninitialized():
+    from .parameter import UninitializedParameter
+
+    UninitializedParameter.__repr__ = _uninitialized_repr
+
+
+_name_uninitialized()
