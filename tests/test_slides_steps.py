@@ -187,3 +187,16 @@ def test_a_long_strip_in_the_player_is_said(tmp_path):
     assert "fitted to the player's page" in msg and "without --rankdir LR" in msg
     _out, msg = steps(tmp_path, "small")   # example two reads as it is: nothing said
     assert "\n" not in msg
+
+
+def test_big_text_reaches_the_operand_labels(tmp_path):
+    """x * x's two edges are labelled left/right: those labels grow with the font too."""
+    script = tmp_path / "twice.py"
+    script.write_text("import paddle\nx = paddle.to_tensor(3.0, stop_gradient=False)\n"
+                      "y = x * x\ny.backward()\n", encoding="utf-8")
+    out = tmp_path / "steps"
+    draw(str(script), tensor="y", steps=str(out), size="1080p")
+    for k in (0, 2):
+        svg = frame(out, k)
+        assert ">left<" in svg and ">right<" in svg
+        assert min(render.text_points(svg)) * 4 / 3 >= theme.MIN_TEXT_PX - 0.05

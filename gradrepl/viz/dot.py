@@ -815,8 +815,9 @@ class DotWriter:
         if self.highlight:
             self.mark(self.highlight)
         if self.style.font_size is not None:  # the HTML labels' own sizes, scaled alike
-            return _POINT_SIZE.sub(lambda m: f'point-size="{self.style.scale(m.group(1))}"',
-                                   self.dot.source)
+            text = _POINT_SIZE.sub(lambda m: f'point-size="{self.style.scale(m.group(1))}"',
+                                   self.dot.source)   # (and x * x's left/right edge labels)
+            return _OPERAND_SIZE.sub(lambda m: m.group(1) + self.style.scale(9), text)
         return self.dot.source
 
     def mark(self, highlight):
@@ -935,4 +936,5 @@ def to_dot(g: Graph, view="both", chain=False, saved=None, title=None, highlight
 HIGHLIGHT = _LIGHT["highlight"]
 _EDGE_LINE = re.compile(r"^\t(\w+) -> (\w+)( \[(.*)\])?\n$", re.S)
 _POINT_SIZE = re.compile(r'point-size="(\d+(?:\.\d+)?)"')
+_OPERAND_SIZE = re.compile(r"(\[label=\w+ fontsize=)9\b")   # operand_edges' labels
 _COLOR_WIDTH = re.compile(r'(?:^| )(?:color|penwidth)=(?:"[^"]*"|\S+)')
