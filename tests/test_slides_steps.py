@@ -200,3 +200,12 @@ def test_big_text_reaches_the_operand_labels(tmp_path):
         svg = frame(out, k)
         assert ">left<" in svg and ">right<" in svg
         assert min(render.text_points(svg)) * 4 / 3 >= theme.MIN_TEXT_PX - 0.05
+
+
+def test_pdf_pages_are_the_slide_when_frames_fit(tmp_path):
+    out = tmp_path / "s.pdf"
+    draw(str(SEED), tensor="e", view="backward", steps=str(out), size="13.333x7.5")
+    data = out.read_bytes()
+    box = re.search(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)", data)
+    w, h = float(box.group(1)), float(box.group(2))
+    assert abs(w - 13.333 * 72) < 1 and abs(h - 7.5 * 72) < 1   # a 16:9 slide, every page

@@ -165,6 +165,7 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     from . import render
     from .dot import to_dot
     from .player import export_kind, write_animated_svg, write_gif, write_pdf, write_player
+    from . import theme
     from .steps import frames
 
     logged = run.log.run_for(target) if run.log is not None else None
@@ -206,7 +207,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
             note = fit_text_note(items[largest]["svg"], lr="rankdir=LR" in sources[largest])
         svgs = [it["svg"] for it in items]
         if kind == "pdf":
-            done = write_pdf(out_dir, svgs)
+            box = style.size and theme.size_inches(style.size) if style is not None else None
+            done = write_pdf(out_dir, svgs, page=(box[0] * 72, box[1] * 72) if box else None)
         elif kind == "gif":
             done = write_gif(out_dir, [render.png(s) for s in sources])
         elif kind == "svg":

@@ -561,10 +561,12 @@ def _background(svg_text: str) -> str:
     return m.group(1) if m else "white"
 
 
-def write_pdf(path, svgs) -> int:
+def write_pdf(path, svgs, page=None) -> int:
     """One frame per page of a PDF at ``path`` (``svgs``: the frames' SVG texts, in order;
     drawn as vectors through svglib and reportlab). Every page has the size of the largest
-    frame, each frame centred at its top on the picture's own background. Returns the pages."""
+    frame, or ``page`` ((width, height) in points: ``--size``'s box, a slide) when every frame
+    fits it; each frame centred at its top on the picture's own background. Returns the
+    pages."""
     import io
 
     from reportlab.lib.colors import HexColor, white
@@ -582,6 +584,8 @@ def write_pdf(path, svgs) -> int:
         raise ValueError("no frames to write")
     width = max(d.width for d, _ in drawings)
     height = max(d.height for d, _ in drawings)
+    if page is not None and width <= page[0] + 0.5 and height <= page[1] + 0.5:
+        width, height = page
     buf = io.BytesIO()
     c = _canvas.Canvas(buf, pagesize=(width, height), invariant=1)
     c.setTitle(Path(path).stem)
