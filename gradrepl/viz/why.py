@@ -455,7 +455,8 @@ class Namer:
 
         if names is None:
             names = names_from_namespace(namespace)
-        self.names = {k: student_name(v) for k, v in names.get("tensors", {}).items()}
+        self.raw_names = names.get("tensors", {})   # as the picture writes them (model.0.weight)
+        self.names = {k: student_name(v) for k, v in self.raw_names.items()}
         self.layer_names = {k: student_name(v) for k, v in names.get("layers", {}).items()}
         self.recorder = recorder
         self.namespace = namespace
@@ -1414,7 +1415,9 @@ def _who_words(tensor, name, namer):
         return f"{name} is {full}" if full != name else ""
     obj = namer.resolve(owner)
     words = namer.layer_words(obj) if obj is not None else owner
-    head = f"{name} is {full}: " if full != name else f"{full} is "
+    raw = namer.raw_names.get(id(tensor))
+    pic = f" ({raw} in the picture)" if raw and raw != full else ""
+    head = f"{name} is {full}{pic}: " if full != name else f"{full}{pic} is "
     return f"{head}the {attr} of {words}"
 
 
