@@ -3,7 +3,8 @@ that flowed, as ``gradrepl graph SCRIPT --chain`` has them: the session keeps th
 backwards' events (``Session.backward_log``, fed through the ``%why`` log) and
 ``commands.graph_picture`` fills the chain lines from them (``steps.fill_final_chain``).
 
-y = (a * b + a) ** 2 as d * d at a = 2, b = 3. Real torch 2.13.0 (the oracle venv) printed
+y = (a * b + a) ** 2 as d * d at a = 2, b = 3. torch's chain lines name the gradients that
+flow ``grad(d)`` (torch keeps no d.grad), Paddle's ``d_grad``. Real torch 2.13.0 (the oracle venv) printed
 ``tensor(64.) tensor(32.)`` for ``a.grad, b.grad``; real Paddle 3.3.1 printed 64.0 and 32.0."""
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ PADDLE = ["import paddle", "a = paddle.to_tensor(2.0, stop_gradient=False)",
 
 # (dialect, profile): the chain lines (the gradient, the rule, its numbers)
 EXPECTED = {
-    "torch": ["d.grad = y.grad * d = 1. * 8. = 8.", "c.grad = d.grad = 16.",
-              "a.grad = d.grad = 16.", "a.grad = c.grad * b = 16. * 3. = 48.",
-              "b.grad = c.grad * a = 16. * 2. = 32."],
+    "torch": ["grad(d) = grad(y) * d = 1. * 8. = 8.", "grad(c) = grad(d) = 16.",
+              "grad(a) = grad(d) = 16.", "grad(a) = grad(c) * b = 16. * 3. = 48.",
+              "grad(b) = grad(c) * a = 16. * 2. = 32."],
     "paddle": ["d_grad = y_grad * d = 1. * 8. = 8.", "c_grad = d_grad = 16.",
                "a_grad = d_grad = 16.", "a_grad = c_grad * b = 16. * 3. = 48.",
                "b_grad = c_grad * a = 16. * 2. = 32."],
@@ -33,7 +34,7 @@ LEAVES = {"torch": ("a.grad = 64.", "b.grad = 32."), "paddle": ("a_grad = 64.", 
 
 
 def _chain_lines(text):
-    return [m.group(1) for m in re.finditer(r"^[│ ]*(\w+[._]grad = .+ = \S+)$", text, re.M)
+    return [m.group(1) for m in re.finditer(r"^[│ ]*((?:\w+[._]grad|grad\(\w+\)) = .+ = \S+)$", text, re.M)
             if " grad_" not in m.group(1)]
 
 
@@ -81,18 +82,18 @@ def test_chain_numbers_come_from_the_backward_of_that_tensor_after_step_and_why(
     s = _session(TORCH, "2.2")
     s.run("%why a")       # (the %why log passes every event on; nothing is lost)
     lines = _chain_lines(s.run("%graph y --view backward --chain").output)
-    assert "a.grad = c.grad * b = 16. * 3. = 48." in lines
+    assert "grad(a) = grad(c) * b = 16. * 3. = 48." in lines
     # a second backward with retain_graph: the numbers are the last run's
     s2 = _session(TORCH[:-1] + ["y.backward(retain_graph=True)", "y.backward()"], "2.2")
     assert "b.grad = 64." in s2.run("%graph y --view backward --chain").output
-    assert "b.grad = c.grad * a = 16. * 2. = 32." in _chain_lines(
+    assert "grad(b) = grad(c) * a = 16. * 2. = 32." in _chain_lines(
         s2.run("%graph y --view backward --chain").output)
 
 
 def test_without_a_backward_the_chain_has_its_rules_only():
     s = _session(TORCH[:-1], "2.2")
     out = s.run("%graph y --view backward --chain").output
-    assert "a.grad = c.grad * b" in out and "= 48." not in out
+    assert "grad(a) = grad(c) * b" in out and "= 48." not in out
 
 
 def test_the_log_keeps_the_last_runs_only():
@@ -117,7 +118,7 @@ def test_notebook_graph_chain_has_the_numbers():
         for ln in TORCH:
             shell.run_cell(ln, store_history=True)
         res = cmd_graph(_View(_LOADED[id(shell)]), ["y", "--view", "backward", "--chain"])
-        assert "a.grad = c.grad * b = 16. * 3. = 48." in _chain_lines(res.output)
+        assert "grad(a) = grad(c) * b = 16. * 3. = 48." in _chain_lines(res.output)
     finally:
         shell.run_line_magic("unload_ext", "gradrepl")
         InteractiveShell.clear_instance()
@@ -129,7 +130,7 @@ def test_a_training_loop_is_not_logged_and_gets_no_other_runs_numbers():
     assert len(s.backward_log.runs) == 0
     out = s.run("%graph y --view backward --chain").output
     numbers = re.compile(r"= [^=\n]*\* \S+ = -?\d")   # a rule with its numbers
-    assert "y.grad * " in out and not numbers.search(out)
+    assert "grad(y) * " in out and not numbers.search(out)
     s.run("y = (a * b + a) * (a * b + a)")
     s.run("y.backward()")
     assert numbers.search(s.run("%graph y --view backward --chain").output)
@@ -139,5 +140,5 @@ def test_step_after_a_loop_gives_graph_chain_its_numbers():
     s = _session(TORCH[:-1], "2.2")
     s.run("for i in range(12):\n    (a * b).backward()\n")
     s.run("%step y")
-    assert "a.grad = c.grad * b = 16. * 3. = 48." in _chain_lines(
+    assert "grad(a) = grad(c) * b = 16. * 3. = 48." in _chain_lines(
         s.run("%graph y --view backward --chain").output)
