@@ -33,6 +33,8 @@ CELLS = [
     "loss = F.cross_entropy(model(xb), label)\nloss.backward()",
     "%why model[0].weight.grad[0, 1]",
     "%step loss",
+    "x = )",
+    "if True:\nprint(1)",
     "%gradrepl --verbose",
     "x + y",
 ]
@@ -100,6 +102,14 @@ def test_tracebacks_leave_gradrepls_files_out_and_keep_paddles_hint(cells):
     # %gradrepl --verbose: gradrepl's files again, for whoever debugs gradrepl
     err, tb = _error(_cell(cells, "x + y"))
     assert "gradrepl/paddle/core.py" in tb
+
+
+def test_a_cells_own_syntax_error_as_ipython_shows_it(cells):
+    err, tb = _error(_cell(cells, "x = )"))
+    assert err.ename == "SyntaxError" and "interactiveshell.py" not in tb
+    assert tb.lstrip().startswith("Cell In[") and tb.rstrip().endswith("SyntaxError: unmatched ')'")
+    err, tb = _error(_cell(cells, "if True:"))
+    assert err.ename == "IndentationError" and "interactiveshell.py" not in tb
 
 
 def test_an_unknown_magic_gets_the_one_meant(cells):

@@ -41,6 +41,18 @@ def without_ours(tb):
     return new
 
 
+def compile_stage(tb) -> bool:
+    """Whether the error came while IPython compiled the cell (every frame IPython's own)."""
+    import IPython
+
+    ipy = os.path.dirname(os.path.abspath(IPython.__file__)) + os.sep
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(ipy):
+            return False
+        tb = tb.tb_next
+    return True
+
+
 def did_you_mean(shell, message: str) -> str | None:
     """The unknown-magic message with the magic meant, or None when it is another message."""
     m = _UNKNOWN_MAGIC.search(message)

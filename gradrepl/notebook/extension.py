@@ -168,8 +168,14 @@ class Extension:
         ext = self
 
         def handler(shell, etype, value, tb, tb_offset=None):
-            from .errors import shown_exception
+            from .errors import compile_stage, shown_exception
 
+            if issubclass(etype, SyntaxError) and compile_stage(tb):   # the cell's own typo:
+                if issubclass(etype, IndentationError):                # as IPython shows it
+                    shell.showindentationerror()
+                else:
+                    shell.showsyntaxerror()
+                return
             etype, value, tb = shown_exception(shell, etype, value, tb, ext.verbose)
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset,
                                 running_compiled_code=True)
