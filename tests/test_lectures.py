@@ -36,8 +36,6 @@ CASES = sorted(p.stem for p in DATA.glob("*.py"))
 
 # name -> the first line that differs from real torch (or the error), while it does
 XFAIL: dict[str, str] = {
-    # torch.histogram's bins has no default (torch: 100) in _ops_shape
-    "activation_stats": "TypeError: histogram() missing 1 required positional argument: 'bins'",
     # std/var backward: the engine's (2 * d * g) / dof, not torch's var_backward
     "batchnorm_by_hand": "line 15: torch printed '-0.0002850604068953544 0.9942619800567627', "
                          "gradrepl '-0.0002850645687431097 0.9942619800567627'",
@@ -45,7 +43,6 @@ XFAIL: dict[str, str] = {
     "d2l_batchnorm_scratch": "line 7: torch printed '1 1.3319097757339478', "
                              "gradrepl '1 1.3319100141525269'",
     "d2l_lenet": "line 46: torch printed '3 3.688622 2', gradrepl '3 3.688621 2'",
-    "d2l_modules_params": "AttributeError: module 'gradrepl.torch.nn' has no attribute 'LazyLinear'",
 }
 
 

@@ -329,3 +329,5 @@ class Adagrad(Optimizer):
 
 from ._more import (ASGD, LBFGS, Adadelta, Adafactor, Adamax, Muon, NAdam, RAdam,  # noqa: E402
                     Rprop, SparseAdam)
+# the first five with torch's exact update arithmetic (``_more``) replace the versions above
+from ._more import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: E402,F811

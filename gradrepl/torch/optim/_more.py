@@ -485,3 +485,134 @@ __all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam"
 for _c in __all__:
     globals()[_c].__module__ = f"torch.optim.{ {'NAdam': 'nadam', 'RAdam': 'radam', 'ASGD': 'asgd', 'SparseAdam': 'sparse_adam', 'Adafactor': '_adafactor', 'Muon': '_muon'}.get(_c, _c.lower())}"
 del _c
+
+
+# ------------------------------------------------------------------ the first five, exact
+# SGD, Adam, AdamW, RMSprop, Adagrad (their constructors, defaults and reprs are the package's
+# first versions); their updates here are torch's single-tensor sequence (the fused
+# multiply-adds of add(alpha)/lerp as _add/_lerp_ above), so the last bits match torch
+# (measured: every element of 120-element float32/float64 parameters over 30 steps).
+from . import SGD as _SGD0, Adam as _Adam0, AdamW as _AdamW0, RMSprop as _RMSprop0  # noqa: E402
+from . import Adagrad as _Adagrad0  # noqa: E402
+
+
+class SGD(_TensorStep, _SGD0):
+    def _update_t(self, param, grad, group, state):
+        lr, wd, momentum = _scalar(group["lr"]), group["weight_decay"], group["momentum"]
+        grad = grad if not group["maximize"] else -grad
+        if wd != 0:
+            grad = _add(grad, param, wd)
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = grad.detach().clone()
+                state["momentum_buffer"] = buf
+            else:
+                buf.mul_(momentum)
+                _add_(buf, grad, 1 - group["dampening"])
+            grad = _add(grad, buf, momentum) if group["nesterov"] else buf
+        _add_(param, grad, -lr)
+
+
+class Adam(_TensorStep, _Adam0):
+    def _update_t(self, param, grad, group, state):
+        T = _T()
+        if not state:
+            state["step"] = self._step0()
+            state["exp_avg"] = T.zeros_like(param)
+            state["exp_avg_sq"] = T.zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = T.zeros_like(param)
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = _scalar(group["lr"]), group["weight_decay"], group["eps"]
+        grad = grad if not group["maximize"] else -grad
+        exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+        step_t += 1
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * wd)
+            else:
+                grad = _add(grad, param, wd)
+        _lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = step_t.item()
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            mx = state["max_exp_avg_sq"]
+            T.maximum(mx, exp_avg_sq, out=mx)
+            denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+class AdamW(Adam, _AdamW0):
+    pass
+
+
+class RMSprop(_TensorStep, _RMSprop0):
+    def _update_t(self, param, grad, group, state):
+        T = _T()
+        if not state:
+            state["step"] = self._step0()
+            state["square_avg"] = T.zeros_like(param)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = T.zeros_like(param)
+            if group["centered"]:
+                state["grad_avg"] = T.zeros_like(param)
+        lr, alpha, eps, wd = _scalar(group["lr"]), group["alpha"], group["eps"], \
+            group["weight_decay"]
+        grad = grad if not group["maximize"] else -grad
+        square_avg = state["square_avg"]
+        state["step"] += 1
+        if wd != 0:
+            grad = _add(grad, param, wd)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            _lerp_(grad_avg, grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(grad, avg)
+            _add_(param, buf, -lr)
+        else:
+            param.addcdiv_(grad, avg, value=-lr)
+
+
+class Adagrad(_TensorStep, _Adagrad0):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        T = _T()
+        for group in self.param_groups:  # torch makes the state in the constructor
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = self._step0()
+                state["sum"] = T.full_like(p, group["initial_accumulator_value"])
+
+    def _update_t(self, param, grad, group, state):
+        lr, wd, eps = _scalar(group["lr"]), group["weight_decay"], group["eps"]
+        step_t, state_sum = state["step"], state["sum"]
+        step_t += 1
+        step = step_t.item()
+        grad = grad if not group["maximize"] else -grad
+        if wd != 0:
+            grad = _add(grad, param, wd)
+        clr = lr / (1 + (step - 1) * group["lr_decay"])
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(eps)
+        param.addcdiv_(grad, std, value=-clr)
+
+
+for _c, _m in ((SGD, "sgd"), (Adam, "adam"), (AdamW, "adamw"), (RMSprop, "rmsprop"),
+               (Adagrad, "adagrad")):
+    _c.__module__ = f"torch.optim.{_m}"
+    _c.__qualname__ = _c.__name__
+del _c, _m
+__all__ += ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
