@@ -189,8 +189,10 @@ def shell_nav() -> list:
 
 
 def _cell(text: str, code: bool = False) -> str:
-    """Text for a table cell: | as an entity (a backslash stays visible inside code)."""
-    text = html.escape(text, quote=False).replace("|", "&#124;")
+    """Text for a table cell: | [ ] as entities (a backslash would stay visible in code)."""
+    text = html.escape(text, quote=False)
+    for char, entity in (("|", "&#124;"), ("[", "&#91;"), ("]", "&#93;")):   # (not table
+        text = text.replace(char, entity)            # cells, not Markdown links / autorefs)
     return f"<code>{text}</code>" if code else text
 
 
