@@ -7,17 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _samplers
 from .distribution import Distribution, _paddle, dtype_name
-
-
-def draw_categories(probs, count):
-    """``count`` category indices per row of ``probs`` (rows x k), drawn from paddle's
-    generator (``paddle.rand``); returns an int64 array (count, rows)."""
-    cdf = np.cumsum(probs.astype(np.float64), axis=-1)
-    cdf /= cdf[:, -1:]
-    u = _paddle().rand([count, probs.shape[0]], dtype="float64").numpy()
-    idx = (u[..., None] >= cdf[None, :, :]).sum(-1)
-    return np.minimum(idx, probs.shape[1] - 1).astype(np.int64)
 
 
 class Categorical(Distribution):
@@ -40,15 +31,20 @@ class Categorical(Distribution):
 
     def sample(self, shape=()):
         """int64 category indices of shape ``shape + logits.shape[:-1]``."""
-        from ..core import Tensor
-
         paddle = _paddle()
         shape = list(shape)
         count = int(np.prod(np.array(shape)))
         dims = list(self.logits.shape)
-        rows = self._logits_to_probs(paddle.reshape(self.logits, [-1, dims[-1]])).numpy()
-        idx = draw_categories(rows, count)
-        return paddle.reshape(Tensor(idx), shape + dims[:-1])
+        if len(dims) > 1:
+            out_shape = shape + dims[:-1]
+            logits = paddle.reshape(self.logits, [int(np.prod(dims[:-1])), dims[-1]])
+        else:
+            out_shape = shape
+            logits = self.logits
+        index = _samplers.multinomial(self._logits_to_probs(logits), count, True)
+        perm = list(range(index.dim()))
+        perm.insert(0, perm.pop(-1))
+        return paddle.reshape(index.transpose(perm), out_shape)
 
     def _shifted(self, logits):
         paddle = _paddle()

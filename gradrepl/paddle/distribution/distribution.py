@@ -75,8 +75,8 @@ class Distribution(PaddleObject, metaclass=PaddleClass):
         return all(tensors)
 
     def _to_tensor(self, *args):
-        """Numbers, lists and arrays as Tensors of one broadcast shape (float32 unless an
-        argument is float32/float64 already)."""
+        """Numbers, lists and arrays as float32 Tensors of one broadcast shape (Paddle converts
+        float64 arrays too; Normal/Uniform/Categorical cast back to their dtype)."""
         paddle = _paddle()
         arrays, total = [], 0.0
         for arg in args:
@@ -84,7 +84,7 @@ class Distribution(PaddleObject, metaclass=PaddleClass):
                 raise TypeError("Type of input args must be float, list, tuple, numpy.ndarray "
                                 f"or Tensor, but received type {type(arg)}")
             arr = np.array(arg)
-            if str(arr.dtype) not in ("float32", "float64"):
+            if str(arr.dtype) != "float32":  # float64 too: Paddle assigns float32 (then casts)
                 if str(arr.dtype) != "float64":
                     warnings.warn("data type of argument only support float32 and float64, "
                                   "your argument will be convert to float32.")
@@ -96,6 +96,8 @@ class Distribution(PaddleObject, metaclass=PaddleClass):
                      for a in arrays)
 
     def _check_values_dtype_in_probs(self, param, value):
+        if _paddle().is_complex(param):
+            return value.astype(param.dtype)
         if value.dtype != param.dtype and str(value.dtype) in ("paddle.float32",
                                                                 "paddle.float64"):
             warnings.warn("dtype of input 'value' needs to be the same as parameters of "
@@ -112,6 +114,24 @@ class Distribution(PaddleObject, metaclass=PaddleClass):
     def _logits_to_probs(self, logits, is_binary=False):
         F = _paddle().nn.functional
         return F.sigmoid(logits) if is_binary else F.softmax(logits, axis=-1)
+
+    def _broadcast_all(self, *args):
+        paddle = _paddle()
+        for arg in args:
+            if not isinstance(arg, (float, list, tuple, np.ndarray)) and not is_tensor(arg):
+                raise TypeError("Type of input args must be float, list, tuple, numpy.ndarray "
+                                f"or Tensor, but received type {type(arg)}")
+        if all(is_tensor(a) for a in args):
+            return paddle.broadcast_tensors(list(args))
+        dtype = next((a.dtype for a in args if is_tensor(a)), paddle.get_default_dtype())
+        return paddle.broadcast_tensors([a if is_tensor(a) else paddle.to_tensor(a, dtype=dtype)
+                                         for a in args])
+
+
+def is_real(x):
+    import numbers
+
+    return isinstance(x, numbers.Real)
 
 
 def dtype_name(dtype):

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
-
 from .categorical import Categorical
 from .distribution import Distribution, _paddle
 
@@ -45,14 +43,11 @@ class Multinomial(Distribution):
 
     def sample(self, shape=()):
         """Count vectors of shape ``shape + batch_shape + [k]`` (the probs' dtype)."""
-        from ..core import Tensor
-
         if not isinstance(shape, Iterable):
             raise TypeError("sample shape must be Iterable object.")
-        draws = self._categorical.sample([self.total_count, *list(shape)]).numpy()
-        k = self.probs.shape[-1]
-        counts = np.eye(k, dtype=self.probs.numpy().dtype)[draws].sum(0)
-        return Tensor(counts)
+        F = _paddle().nn.functional
+        draws = self._categorical.sample([self.total_count, *list(shape)])
+        return F.one_hot(draws, self.probs.shape[-1]).cast(self.probs.dtype).sum(0)
 
     def entropy(self):
         paddle = _paddle()

@@ -1,0 +1,68 @@
+"""Samplers Paddle runs in C++ kernels that gradrepl's paddle namespace lacks (standard_gamma,
+dirichlet, poisson, binomial, multinomial). Each uses ``paddle.<name>`` when the dialect has it;
+otherwise it draws from numpy seeded by paddle's generator: reproducible after paddle.seed, but
+not the numbers real Paddle's kernels give."""
+from __future__ import annotations
+
+import numpy as np
+
+from .distribution import _paddle
+
+
+def _rng():
+    paddle = _paddle()
+    seed = paddle.randint(0, 2 ** 31 - 1, [2], dtype="int64").numpy()
+    return np.random.default_rng([int(s) for s in seed])
+
+
+def _tensor(arr, dtype):
+    return _paddle().to_tensor(np.asarray(arr).astype(dtype))
+
+
+def _np_dtype(x):
+    return str(x.dtype).split(".")[-1]
+
+
+def standard_gamma(x):
+    paddle = _paddle()
+    if hasattr(paddle, "standard_gamma"):
+        return paddle.standard_gamma(x)
+    conc = x.numpy().astype(np.float64)
+    return _tensor(_rng().standard_gamma(conc), _np_dtype(x))
+
+
+def dirichlet(concentration):
+    conc = concentration.numpy().astype(np.float64)
+    g = _rng().standard_gamma(conc)
+    g = g / g.sum(-1, keepdims=True)
+    return _tensor(g, _np_dtype(concentration))
+
+
+def poisson(rate):
+    paddle = _paddle()
+    if hasattr(paddle, "poisson"):
+        return paddle.poisson(rate)
+    return _tensor(_rng().poisson(rate.numpy().astype(np.float64)), _np_dtype(rate))
+
+
+def binomial(count, prob):
+    paddle = _paddle()
+    if hasattr(paddle, "binomial"):
+        return paddle.binomial(count, prob)
+    out = _rng().binomial(count.numpy().astype(np.int64), prob.numpy().astype(np.float64))
+    return _tensor(out, "int64")
+
+
+def multinomial(probs, num_samples, replacement=True):
+    """int64 indices (rows, num_samples) or (num_samples,) for a 1-D ``probs``."""
+    paddle = _paddle()
+    if hasattr(paddle, "multinomial"):
+        return paddle.multinomial(probs, num_samples, replacement)
+    p = probs.numpy().astype(np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    cdf = np.cumsum(rows, axis=-1)
+    cdf /= cdf[:, -1:]
+    u = paddle.rand([rows.shape[0], int(num_samples)], dtype="float64").numpy()
+    idx = (u[..., None] >= cdf[:, None, :]).sum(-1)
+    idx = np.minimum(idx, rows.shape[1] - 1).astype(np.int64)
+    return paddle.to_tensor(idx.reshape(p.shape[:-1] + (int(num_samples),)))
