@@ -1308,3 +1308,25 @@ def test_first_five_optimizers_bits(key):
     kw, _, dt = ("{" + rest).rpartition("}")
     w = _run40(name, json.loads(kw + "}"), torch.float64 if dt.endswith("64") else torch.float32)
     assert _hex(w) == REF40[key]
+
+
+
+# recorded from real torch 2.13 (seed 0: v = randn(6); coordinates c)
+GRAD_COORDS = {1: ['-0x1.d59ce00000000p+1', '-0x1.86a3d40000000p+1', '0x1.c0bfa20000000p+2', '0x1.cced4c0000000p+2', '-0x1.99e51c0000000p-1', '-0x1.7a5d9e0000000p-3'], 2: ['-0x1.124af60000000p+2', '-0x1.86a3d40000000p+1', '0x1.c0bfa20000000p+2', '0x1.cced4c0000000p+2', '-0x1.99e51c0000000p-1', '0x1.b96c980000000p-2']}
+
+
+def test_gradient_coordinates_adjoint_typename():
+    torch.manual_seed(0)
+    c = torch.tensor([0., 0.5, 1.7, 2.0, 3.3, 5.0])
+    v = torch.randn(6)
+    for order in (1, 2):
+        assert _hex(torch.gradient(v, spacing=(c,), edge_order=order)[0]) == GRAD_COORDS[order]
+    # torch.gradient's docstring example (its printed result)
+    assert torch.gradient(torch.tensor([4., 1., 1., 16.]),
+                          spacing=(torch.tensor([-2., -1., 1., 4.]),))[0].tolist() == \
+        [-3., -2., 2., 5.]
+    x = torch.arange(4, dtype=torch.float)
+    A = torch.complex(x, x).reshape(2, 2)
+    assert A.adjoint().tolist() == [[0j, 2 - 2j], [1 - 1j, 3 - 3j]]
+    assert bool((A.adjoint() == A.mH).all()) and A.H.tolist() == A.mH.tolist()
+    assert torch.typename(torch.nn.Parameter) == "torch.nn.parameter.Parameter"

@@ -202,6 +202,16 @@ def _mT(self):  # noqa: N802
     return _ops.transpose(self, -2, -1)
 
 
+def _H(self):  # noqa: N802 - the conjugate transpose (complex tensors conjugated)
+    t = _T(self)
+    return t.conj() if raw(t).dtype.kind == "c" else t
+
+
+def _mH(self):  # noqa: N802
+    t = _mT(self)
+    return t.conj() if raw(t).dtype.kind == "c" else t
+
+
 def _apply_(self, fn):
     a = raw(self)
     out = np.vectorize(fn, otypes=[a.dtype])(a) if a.size else a
@@ -408,5 +418,5 @@ def bind():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)
     Tensor.mT = property(_mT)
-    Tensor.H = property(_T)
-    Tensor.mH = property(_mT)
+    Tensor.H = property(_H)
+    Tensor.mH = property(_mH)

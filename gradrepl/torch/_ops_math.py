@@ -1217,7 +1217,8 @@ def _gaps_section():  # noqa: C901 - one table of small functions
     me["bernoulli"] = T.bernoulli
 
     def adjoint(input):  # noqa: A002
-        return input.mH
+        t = input.transpose(-2, -1)
+        return t.conj() if t.is_complex() else t
     ex["adjoint"] = me["adjoint"] = adjoint
 
     def type_as(self, other):
@@ -1376,10 +1377,18 @@ def _gaps_section():  # noqa: C901 - one table of small functions
     ex["while_loop"] = while_loop
 
     def typename(obj):
+        """torch.typename: a tensor's type(), else the object's (a class's own) module and
+        qualified name."""
         if isinstance(obj, EngineTensor):
             return obj.type()
-        module = getattr(type(obj), "__module__", "") or ""
-        qual = type(obj).__qualname__
+        module = getattr(obj, "__module__", "") or ""
+        if hasattr(obj, "__qualname__"):
+            qual = obj.__qualname__
+        elif hasattr(obj, "__name__"):
+            qual = obj.__name__
+        else:
+            module = type(obj).__module__ or ""
+            qual = type(obj).__qualname__
         return qual if module in ("", "builtins") else f"{module}.{qual}"
     ex["typename"] = typename
 
@@ -1722,11 +1731,11 @@ def _gaps_section2():
                 hs = hs * len(dims)
         else:
             hs = [spacing] * len(dims)
-        if any(isinstance(h, EngineTensor) and h.dim() > 0 for h in hs):
-            raise NotImplementedError("gradrepl's torch does not emulate torch.gradient with "
-                                      "coordinate tensors as spacing")
         out = []
         for d, h in zip(dims, hs):
+            if isinstance(h, EngineTensor) and h.dim() > 0:
+                out.append(_gradient_coords(input, h, d, edge_order))
+                continue
             h = h.item() if isinstance(h, EngineTensor) else h
             n = input.shape[d]
             if n < edge_order + 1:
@@ -1745,6 +1754,36 @@ def _gaps_section2():
                 app = (0.5 * sl(-3, -2) - 2 * sl(-2, -1) + 1.5 * sl(-1)) / h
             out.append(T.cat([pre, center / 2, app], d))
         return tuple(out)
+    def _gradient_coords(input, coords, d, edge_order):  # noqa: A002
+        """ATen's gradient along d with coordinates (the non-uniform three-point formulas)."""
+        n = input.shape[d]
+        shape = [1] * input.dim()
+        shape[d] = -1
+
+        def sl(a, b):
+            a = a % n if a < 0 else a
+            b = n if b is None else (n + b if b < 0 else b)
+            return input.narrow(d, a, b - a)
+        ax_dx = coords.diff(1, 0)
+        dx1, dx2 = ax_dx[:-1], ax_dx[1:]
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        center = a * sl(0, -2) + b * sl(1, -1) + c * sl(2, None)
+        if edge_order == 1:
+            pre = (sl(1, 2) - sl(0, 1)) / ax_dx[0]
+            app = (sl(-1, None) - sl(-2, -1)) / ax_dx[-1]
+        else:
+            a = -(2.0 * ax_dx[0] + ax_dx[1]) / (ax_dx[0] * (ax_dx[0] + ax_dx[1]))
+            b = (ax_dx[0] + ax_dx[1]) / (ax_dx[0] * ax_dx[1])
+            c = (-ax_dx[0]) / (ax_dx[1] * (ax_dx[0] + ax_dx[1]))
+            pre = a * sl(0, 1) + b * sl(1, 2) + c * sl(2, 3)
+            a = (ax_dx[-1]) / (ax_dx[-2] * (ax_dx[-1] + ax_dx[-2]))
+            b = -(ax_dx[-1] + ax_dx[-2]) / (ax_dx[-1] * ax_dx[-2])
+            c = (2 * ax_dx[-1] + ax_dx[-2]) / (ax_dx[-1] * (ax_dx[-1] + ax_dx[-2]))
+            app = a * sl(-3, -2) + b * sl(-2, -1) + c * sl(-1, None)
+        return T.cat([pre, center, app], d)
+
     ex["gradient"] = gradient
 
     def log_normal_(self, mean=1, std=2, *, generator=None):
