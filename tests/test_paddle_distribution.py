@@ -104,3 +104,25 @@ print(r.grad.numpy().tolist())
     assert out[0] == "[4.0, 4.0] True"
     # d/dr (log r - r x) = 1/r - x
     assert abs(eval(out[1])[0] - (1 / 1.5 - 2.0)) < 1e-6
+
+
+def test_poisson_and_categorical_draws_match_paddle(tmp_path):
+    """Recorded from real Paddle 3.3.1 (Categorical/Multinomial the same in 2.6.2): Poisson's
+    kernel is libstdc++'s poisson_distribution on paddle's engine (means below 12 reproduced),
+    Categorical/Multinomial one double per draw; the generator is left where Paddle leaves it."""
+    src = """import paddle
+import paddle.distribution as D
+paddle.seed(9)
+print(D.Poisson(paddle.to_tensor([0.5, 2.0, 7.0, 11.5])).sample([3]).numpy().tolist())
+print(paddle.rand([2]).numpy().tolist())
+paddle.seed(5)
+c = D.Categorical(paddle.to_tensor([[0.1, 0.2, 0.7], [0.5, 0.3, 0.2], [0.3, 0.3, 0.4]]))
+print(c.sample([4]).numpy().tolist())
+m = D.Multinomial(6, paddle.to_tensor([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]]))
+print(m.sample([2]).numpy().tolist())
+"""
+    assert run_source(src, "3", tmp_path) == (
+        "[[1.0, 0.0, 11.0, 10.0], [0.0, 2.0, 8.0, 17.0], [1.0, 3.0, 4.0, 4.0]]\n"
+        "[0.3079380989074707, 0.6936312913894653]\n"
+        "[[2, 0, 1], [2, 2, 2], [1, 2, 1], [2, 1, 2]]\n"
+        "[[[1.0, 1.0, 4.0], [5.0, 1.0, 0.0]], [[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]]]\n")

@@ -1,7 +1,9 @@
 """Samplers Paddle runs in C++ kernels that gradrepl's paddle namespace lacks (standard_gamma,
-dirichlet, poisson, binomial, multinomial). Each uses ``paddle.<name>`` when the dialect has it;
-otherwise it draws from numpy seeded by paddle's generator: reproducible after paddle.seed, but
-not the numbers real Paddle's kernels give."""
+dirichlet, poisson, binomial, multinomial). Each uses ``paddle.<name>`` when the dialect has it. Otherwise: multinomial
+(Categorical, Multinomial) draws one paddle.rand double per sample as Paddle's kernel does (the
+same indices as real Paddle 3.3.1 and 2.6.2 on the checks), poisson follows libstdc++ for means
+below 12; the rest draw from numpy seeded by paddle's generator: reproducible after paddle.seed,
+but not the numbers real Paddle's kernels give."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,11 +40,42 @@ def dirichlet(concentration):
     return _tensor(g, _np_dtype(concentration))
 
 
+def _engine():
+    from ..tensor.creation import _RNG
+
+    return _RNG[0].engine
+
+
 def poisson(rate):
+    """Paddle's CPU kernel: ``std::poisson_distribution<int>(x[i])(engine)`` per element, in
+    order. libstdc++'s method for a mean below 12 (multiply canonical doubles until the product
+    falls to exp(-mean)) is reproduced word for word; larger means (libstdc++'s rejection
+    method) are drawn by numpy instead (not Paddle's numbers)."""
+    from .. import random_engine
+
     paddle = _paddle()
     if hasattr(paddle, "poisson"):
         return paddle.poisson(rate)
-    return _tensor(_rng().poisson(rate.numpy().astype(np.float64)), _np_dtype(rate))
+    means = rate.numpy().astype(np.float64)
+    flat = means.ravel()
+    out = np.empty(flat.size, np.float64)
+    engine = _engine()
+    big = []
+    for i, mean in enumerate(flat.tolist()):
+        if not mean < 12:
+            big.append(i)
+            continue
+        threshold = np.exp(-mean)
+        count, prod = 0, 1.0
+        while True:
+            prod *= float(random_engine.canonical(engine.draw(1), np.float64)[0])
+            count += 1
+            if not prod > threshold:
+                break
+        out[i] = count - 1
+    if big:
+        out[big] = _rng().poisson(flat[big])
+    return _tensor(out.reshape(means.shape), _np_dtype(rate))
 
 
 def binomial(count, prob):
