@@ -6,6 +6,7 @@ import sys
 from typing import Optional
 
 import typer
+import typer.core
 
 # markdown: a docstring's paragraphs are re-wrapped to the width (rich mode kept their line
 # breaks, so --help broke lines mid-phrase); rich draws no colour under NO_COLOR or TERM=dumb
@@ -18,6 +19,16 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=
 def Flag(*decls, **kw):
     """An on/off option: --help shows no ``<bool>`` type after it."""
     return typer.Option(False, *decls, metavar="", **kw)
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose own -h/--help shows no ``<bool>`` either."""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
 
 
 PaddleOpt = typer.Option(None, "--paddle", help="Paddle version to emulate: 2.2 (default), 2.6, 3",
@@ -49,8 +60,9 @@ def _lesson(arg: str, command: str) -> str:
         raise typer.Exit(2)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
-                              "help_option_names": ["-h", "--help"]})
+@app.command(cls=_Command,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                               "help_option_names": ["-h", "--help"]})
 def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
         paddle: Optional[str] = PaddleOpt,
         debug: bool = Flag("--debug", help="keep gradrepl's own frames in a "
@@ -119,7 +131,7 @@ def script_traceback(exc: BaseException, debug: bool = False) -> str:
     return "".join(te.format())
 
 
-@app.command()
+@app.command(cls=_Command)
 def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           tensor: Optional[str] = typer.Option(
               None, "--tensor", "-t", help="the variable to draw (default: the last tensor "
@@ -181,7 +193,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
         typer.echo(message, err=True)
 
 
-@app.command()
+@app.command(cls=_Command)
 def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
         name: str = typer.Argument(..., help="NAME, NAME.grad or one element, "
                                    "NAME.grad\\[i, j]"),
@@ -207,7 +219,7 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
         typer.echo(message, err=True)
 
 
-@app.command()
+@app.command(cls=_Command)
 def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                                              help="session files (transcripts: '>>> ' inputs, "
                                              "then the expected output)"),
@@ -245,7 +257,7 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
                                     present=present, figures=figures))
 
 
-@app.command()
+@app.command(cls=_Command)
 def lessons():
     """List the lessons shipped with gradrepl: session files (replay them) and scripts (run,
     graph, why them); name one as lesson:NAME wherever a command takes a file."""
@@ -267,7 +279,8 @@ def lessons():
 # The shell's options are read by the shell itself, and --help is a plain flag here: typer
 # coerces every option value it processes through pydantic (its own --help's too), an import
 # of 0.1-0.2 s that would come before the first prompt.
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+@app.command(cls=_Command,
+             context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
              options_metavar="[--paddle 2.2|2.6|3] [--verbose]", add_help_option=False)
 def shell(ctx: typer.Context):
     """The interactive shell: Python's prompts, Paddle's tensors (also: gradrepl alone).
@@ -308,7 +321,7 @@ def main(ctx: typer.Context,
         raise typer.Exit(shell_main())
 
 
-@app.command()
+@app.command(cls=_Command)
 def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a session "
                                       "file (.pycon)"),
          tensor: Optional[list[str]] = typer.Option(
@@ -333,7 +346,7 @@ def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) 
                                   paddle=paddle))
 
 
-@app.command()
+@app.command(cls=_Command)
 def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a "
                                            "session file (.pycon)"),
               names: Optional[list[str]] = typer.Argument(None, help="the leaves to check "
