@@ -1330,3 +1330,24 @@ def test_gradient_coordinates_adjoint_typename():
     assert A.adjoint().tolist() == [[0j, 2 - 2j], [1 - 1j, 3 - 3j]]
     assert bool((A.adjoint() == A.mH).all()) and A.H.tolist() == A.mH.tolist()
     assert torch.typename(torch.nn.Parameter) == "torch.nn.parameter.Parameter"
+
+
+def test_init_dirac_and_other_module_names():
+    # values as torch 2.13 gives them
+    w = torch.empty(4, 2, 3, 3)
+    nn.init.dirac_(w, groups=2)
+    assert w.sum((2, 3)).tolist() == [[1., 0.], [0., 1.], [1., 0.], [0., 1.]]
+    assert w[0, 0, 1, 1].item() == 1.0
+    with pytest.warns(FutureWarning, match="`nn.init.eye` is now deprecated"):
+        assert nn.init.eye(torch.empty(2, 3)).tolist() == [[1., 0., 0.], [0., 1., 0.]]
+    assert torch.nn.functional.GRID_SAMPLE_PADDING_MODES == {"zeros": 0, "border": 1,
+                                                             "reflection": 2}
+    assert repr(nn.UninitializedBuffer()) == "<UninitializedBuffer>"
+    x = torch.arange(9.)
+    x.as_strided_((2, 2), (3, 1), 1)
+    assert x.tolist() == [[1., 2.], [4., 5.]] and x.stride() == (3, 1) and \
+        x.storage_offset() == 1
+    assert torch.func.functionalize(torch.sin) is torch.sin
+    bn = nn.Sequential(nn.BatchNorm1d(3))
+    torch.func.replace_all_batch_norm_modules_(bn)
+    assert bn[0].running_mean is None and not bn[0].track_running_stats

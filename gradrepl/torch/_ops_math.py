@@ -1809,6 +1809,94 @@ def _gaps_section2():
     return ex, me
 
 
+def _gaps_section3():
+    """Names of other modules (bound onto them from here): nn.init's dirac_ and the deprecated
+    un-underscored aliases, F's grid-sample mode tables, nn.UninitializedBuffer, torch.func's
+    functionalize / replace_all_batch_norm_modules_, torch.legacy_contiguous_format,
+    Tensor.as_strided_."""
+    import warnings
+
+    import gradrepl.torch as T
+    from . import func as FN
+    from .nn import functional as F
+    from .nn import init as I
+    from .nn import parameter as P
+
+    def dirac_(tensor, groups=1):
+        a = raw(tensor)
+        d = a.ndim
+        if d not in (3, 4, 5):
+            raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+        sizes = a.shape
+        if sizes[0] % groups != 0:
+            raise ValueError("dim 0 must be divisible by groups")
+        out_chans_per_grp = sizes[0] // groups
+        min_dim = min(out_chans_per_grp, sizes[1])
+        new = np.zeros_like(a)
+        centre = tuple(s // 2 for s in sizes[2:])
+        for g in range(groups):
+            for k in range(min_dim):
+                new[(g * out_chans_per_grp + k, k) + centre] = 1
+        from ..engine import grad_mode
+        with grad_mode.no_grad():
+            _inplace.write(tensor, new)
+        return tensor
+
+    def _deprecated(name, fn):
+        def f(*args, **kwargs):
+            warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
+                          FutureWarning, stacklevel=2)
+            return fn(*args, **kwargs)
+        f.__name__ = name
+        return f
+
+    if not hasattr(I, "dirac_"):
+        I.dirac_ = dirac_
+    for name in ("dirac", "eye", "orthogonal"):
+        if not hasattr(I, name) and hasattr(I, name + "_"):
+            setattr(I, name, _deprecated(name, getattr(I, name + "_")))
+    F.GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+    F.GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+    class UninitializedBuffer(P.UninitializedParameter):
+        """``nn.UninitializedBuffer``: a buffer whose shape a lazy module learns later."""
+    UninitializedBuffer.__module__ = "torch.nn.parameter"
+    T.nn.UninitializedBuffer = UninitializedBuffer
+    P.UninitializedBuffer = UninitializedBuffer
+
+    def functionalize(func, *, remove="mutations"):
+        """``torch.func.functionalize``: the same values (gradrepl's tensors need no
+        functionalization pass)."""
+        return func
+
+    def replace_all_batch_norm_modules_(root):
+        for m in root.modules():
+            if type(m).__name__ in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+                                    "SyncBatchNorm") or getattr(m, "_is_batchnorm", False):
+                m.running_mean = None
+                m.running_var = None
+                m.num_batches_tracked = None
+                m.track_running_stats = False
+        return root
+    FN.functionalize = functionalize
+    FN.replace_all_batch_norm_modules_ = replace_all_batch_norm_modules_
+    T.legacy_contiguous_format = T.contiguous_format
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        from ._base import set_raw
+        from ._storage import _flat, offset
+        a = raw(self)
+        base = _flat(a)
+        off = offset(self) if storage_offset is None else storage_offset
+        root = base if base.base is None else base.base
+        view = np.ndarray(tuple(size), a.dtype, buffer=root, offset=off * a.itemsize,
+                          strides=tuple(s * a.itemsize for s in stride))
+        set_raw(self, view)
+        return self
+    Tensor.as_strided_ = as_strided_
+    T.as_strided_ = as_strided_
+
+
 def _bind_gaps():
     """Called by the end of ``gradrepl/torch/__init__.py``'s family binding (lazily, as the
     section needs the whole namespace): adds the gap names to the namespace and Tensor."""
@@ -1824,5 +1912,6 @@ def _bind_gaps():
         for k, v in methods.items():
             if k not in Tensor.__dict__:
                 setattr(Tensor, k, v)
+    _gaps_section3()
     from . import _not_emulated
     _not_emulated.install()  # the clear AttributeErrors for what torch has and this does not
