@@ -85,7 +85,7 @@ def _present(path, *extra):
                           dimensions=(40, 300), cwd=str(ROOT))
     out = ""
     while True:
-        k = child.expect_exact(["(Enter: run it · q: quit)", pexpect.EOF])
+        k = child.expect_exact(["Enter: run it · b: back · g: go to · q: quit", pexpect.EOF])
         out += child.before
         if k == 1:
             break

@@ -72,9 +72,9 @@ def lm(name, x):
 def _mkl(name):
     """MKL's VML ``vs<name>``/``vmd<name>`` (torch's kernel for erfc, erfinv ...), None without
     MKL."""
-    from ...torch import _mkl as M  # the dialect's loader of MKL (optional dependency)
+    from .. import mkl  # the engine's loader of MKL (the optional 'exact' extra)
 
-    lib = M._load()
+    lib = mkl.load()
     if not lib:
         return None
     import ctypes
@@ -90,12 +90,13 @@ def _mkl(name):
         src = np.ascontiguousarray(x)
         out = np.empty_like(src)
         if src.size:
-            ks[src.dtype](src.size, src.ctypes.data, out.ctypes.data, M._MODE.value)
+            ks[src.dtype](src.size, src.ctypes.data, out.ctypes.data, _VML_MODE)
         return out
     return f
 
 
 _MKL: dict = {}
+_VML_MODE = 0x2 | 0x140000 | 0x100  # torch's: VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE
 
 
 def mkl_or_lm(vml, name, x):
