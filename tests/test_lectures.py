@@ -36,9 +36,6 @@ CASES = sorted(p.stem for p in DATA.glob("*.py"))
 
 # name -> the first line that differs from real torch (or the error), while it does
 XFAIL: dict[str, str] = {
-    # std/var backward: the engine's (2 * d * g) / dof, not torch's var_backward
-    "batchnorm_by_hand": "line 15: torch printed '-0.0002850604068953544 0.9942619800567627', "
-                         "gradrepl '-0.0002850645687431097 0.9942619800567627'",
     # a Conv2d of 6 input channels: the forward's last bits (the 1-channel one matches)
     "d2l_batchnorm_scratch": "line 7: torch printed '1 1.3319097757339478', "
                              "gradrepl '1 1.3319100141525269'",

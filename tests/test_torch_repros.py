@@ -114,3 +114,25 @@ def test_dist_of_complex_tensors_is_real():
     y = torch.tensor([1 + 0j, 0 + 0j], dtype=torch.complex128)
     d = torch.dist(x, y)
     assert d.dtype == torch.float64 and abs(d.item() - 5 ** 0.5) < 1e-15
+
+
+def test_var_and_std_backward_as_torch_writes_them():
+    # torch's var_backward: ((2 / dof) * grad) * (x - x.mean(dim, keepdim=True)), the scalar
+    # in float32 first; std_backward divides by 2 * result first (0 where the result is 0).
+    # md5 prefixes of x.grad recorded from real torch 2.13 (the same script, seed 0).
+    import hashlib
+
+    torch.manual_seed(0)
+    got = []
+    for shape, dim in (((32, 200), 0), ((32, 200), 1), ((7, 5), None), ((4, 3, 5), (0, 2)),
+                       ((50,), 0)):
+        for fn in ("var", "std"):
+            x = torch.randn(*shape, requires_grad=True)
+            y = getattr(x, fn)(dim, keepdim=True) if dim is not None else getattr(x, fn)()
+            (y * torch.randn(y.shape)).sum().backward()
+            got.append(hashlib.md5(x.grad.numpy().tobytes()).hexdigest()[:8])
+    assert got == ['ecffef1d', '229ba88b', '2371b1d1', '1370a966', '054d9466', '12fe98ba',
+                   'e0e5c962', '8401ef72', 'a5930481', 'fe1ad60b']
+    x = torch.zeros(3, requires_grad=True)
+    x.std().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]  # the result is 0: masked, not nan

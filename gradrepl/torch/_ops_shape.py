@@ -912,6 +912,37 @@ def _mean64_fwd(x, axis, keepdim=False, out_shape=None):
     return np.reshape(out, out_shape) if out_shape is not None else out
 
 
+def _var_backward(n, g):
+    """torch's ``var_backward`` (FunctionsManual.cpp): ``(2 / dof) * grad * (x - x.mean(dim,
+    keepdim=True))``, the double ``2 / dof`` taken in the tensor's dtype first, the mean torch's
+    own; written with the dialect's ops, so it differentiates again."""
+    x = n.inputs[0]
+    axis = tuple(n.attrs["axis"])
+    shape = x.shape
+    count = 1
+    for k in axis:
+        count *= shape[k]
+    dof = count - n.attrs.get("correction", 1.0)
+    if not n.attrs.get("keepdim", False) and len(shape) > 1:
+        g = g.reshape([1 if k in axis else s for k, s in enumerate(shape)])
+    if dof <= 0:
+        return g * float("nan")
+    mean = x.mean(axis, keepdim=True) if len(axis) < len(shape) else x.mean()
+    return ((2.0 / dof) * g) * (x - mean)
+
+
+def _torch_var_vjp(n, g):
+    return _var_backward(n, g)
+
+
+def _torch_std_vjp(n, g):
+    """torch's ``std_backward``: ``grad / (result * 2)``, 0 where the result is 0, then
+    ``var_backward``."""
+    res = n.out()
+    gv = (g / (res * 2)).masked_fill(res == 0, 0)
+    return _var_backward(n, gv)
+
+
 def _moment(kind, input, dim, keepdim, correction, name):  # noqa: A002
     _ops._need_float(input, kind)
     a = raw(input)
@@ -919,8 +950,10 @@ def _moment(kind, input, dim, keepdim, correction, name):  # noqa: A002
         else tuple(range(a.ndim))
     if kind in ("var", "var_mean"):
         op = top("fused_var", name, "in0", forward=_moments_fwd)
+        op.vjp = _torch_var_vjp
     else:
         op = top("fused_std", name, "in0+out", forward=_std_fwd)
+        op.vjp = _torch_std_vjp
     return apply(op, (input,), {"axis": axes, "keepdim": bool(keepdim),
                                 "correction": float(correction)})
 
