@@ -136,3 +136,14 @@ def test_var_and_std_backward_as_torch_writes_them():
     x = torch.zeros(3, requires_grad=True)
     x.std().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]  # the result is 0: masked, not nan
+
+
+def test_a_cached_minus_zero_never_answers_for_zero():
+    # -0.0 == 0.0 and they hash alike: the constant cache keys on the sign too
+    import gradrepl.torch.nn.functional as F
+
+    a = torch.tensor([1.0], requires_grad=True)
+    (a * -0.0).sum().backward()
+    z = torch.tensor([-1.0, 0.2], requires_grad=True)
+    F.threshold(z, 0.1, 20.0).sum().backward()
+    assert [str(v) for v in z.grad.tolist()] == ["0.0", "1.0"]  # as real torch prints

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins as _b
 import copy
+import math as _math
 
 import numpy as np
 
@@ -69,7 +70,9 @@ def const(value, npdtype):
     """A number (or array) as a constant tensor of ``npdtype``. The arrays of Python numbers are
     made once and kept read-only (``x * 2`` in a loop makes no new array each time)."""
     if type(value) is float or type(value) is int:
-        key = (value, npdtype)
+        # (-0.0 == 0.0 and they hash alike: the key keeps the sign, or a cached -0. would
+        # answer for 0. and a gradient's +0 would print -0.)
+        key = (value, npdtype, type(value) is float and _math.copysign(1.0, value) < 0)
         arr = _CONST_ARRAYS.get(key)
         if arr is None:
             arr = np.asarray(value, dtype=npdtype)
