@@ -230,7 +230,7 @@ def test_torch_compact():
     assert "<b>tmp_0</b>" in src and "requires_grad=True" in src
     # torch keeps no .grad of a non-leaf: its gradient is grad(tmp_2), said not kept (issue 30)
     assert ('tooltip="grad(tmp_2)\\nthe gradient reaching tmp_2\\nnot kept: tmp_2.grad is '
-            'None\\ngrad_fn = TanhBackward0 #1"') in src
+            'None\\ngrad_fn = TanhBackward0 (tmp_2.grad_fn)"') in src
     assert "<b>AccumulateGrad</b>" in src and "writes = x.grad" in src
 
 

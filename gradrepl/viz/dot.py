@@ -353,7 +353,7 @@ class DotWriter:
             return [data, f"grad_var = {grad_var}", f"stop_gradient = {t.stop_gradient}"]
         grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
         op = self.by_id.get(t.op) if t.op else None
-        grad_fn = shown(self.by_id[op.backward]) if op is not None \
+        grad_fn = self.by_id[op.backward].name if op is not None \
             and op.backward in self.by_id else "None"
         return [data, f"{w['grad_var']} = {grad_var}", f"grad_fn = {grad_fn}",
                 w["flag"](t.stop_gradient)]
@@ -376,7 +376,7 @@ class DotWriter:
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
             grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
-            grad_fn = shown(self.by_id[op.backward]) if op is not None \
+            grad_fn = self.by_id[op.backward].name if op is not None \
                 and op.backward in self.by_id else "None"
             rows = [_row(data, cell=cell), _row(f"{w['grad_var']} = {grad_var}", cell=cell),
                     _row(f"grad_fn = {grad_fn}", cell=cell),
@@ -794,6 +794,15 @@ class DotWriter:
             lines += textwrap.wrap(f"{step_title(step)}: {step['event']}", 100,
                                    subsequent_indent="    ") or [""]
             lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
+        if self.view != "forward" and self.g.profile == "torch":   # (model.number_backward_ops)
+            shared = [b.title for b in self.g.backward_ops if b.title and b.title != b.name
+                      and " (" in b.title]
+            if shared:
+                first = min(shared, key=lambda t: ".grad_fn)" not in t)
+                what = first.split(" (", 1)[1][:-1]
+                lines.append(f"{first} is the node torch reaches as {what}" if what.endswith(
+                    ".grad_fn") else f"{first} is the AccumulateGrad that writes {what}.grad")
+                lines[-1] += ": nodes of one name are told apart so (torch numbers none)"
         if (self.compact or self.slim) and self.view != "forward" and any(b.released
                                                           for b in self.g.backward_ops):
             lines.append("grey backward ops: their saved tensors were released")

@@ -763,23 +763,50 @@ def build(targets, *, names=None, recorder=None, dialect=None, max_preview=None,
     b.finish()
     g = b.graph(targets)
     g._builder = b  # engine handles for step frames (not part of the data)
-    number_backward_ops(g.backward_ops)
+    number_backward_ops(g.backward_ops, g)
     _clusters(g)
     return g
 
 
-def number_backward_ops(backward_ops) -> None:
+def number_backward_ops(backward_ops, g=None) -> None:
     """Give each backward op its ``title``: its name, with ``#1``, ``#2`` (in id order, which
-    is the order the forward made them) where several share the name."""
+    is the order the forward made them) where several share the name. torch's nodes (``g`` of
+    the torch profile) are told apart as torch users reach them, never by a number torch does
+    not print: ``MulBackward0 (c.grad_fn)``, ``AccumulateGrad (w)`` (the leaf it writes)."""
     by_name: dict = {}
     for b in backward_ops:
         by_name.setdefault(b.name, []).append(b)
+    which = _torch_which(g) if g is not None and g.profile == "torch" else None
     for name, same in by_name.items():
         if len(same) == 1:
             same[0].title = name
+        elif which is not None and all(b.id in which for b in same) \
+                and len({which[b.id] for b in same}) == len(same):
+            for b in same:
+                b.title = f"{name} ({which[b.id]})"
         else:
             for k, b in enumerate(same, 1):
                 b.title = f"{name} #{k}"
+
+
+def _torch_which(g) -> dict:
+    """{backward op id: how torch reaches it}: ``c.grad_fn`` (its forward op's first output),
+    the leaf's name for an ``AccumulateGrad``."""
+    tensors = {t.id: t for t in g.tensors}
+    outputs = {o.id: o.outputs for o in g.ops}
+    gvars = {v.id: v for v in g.grad_vars}
+    out = {}
+    for b in g.backward_ops:
+        if b.kind == "accumulate":
+            gv = gvars.get(b.outputs[0]) if b.outputs else None
+            t = tensors.get(gv.tensor) if gv is not None else None
+            if t is not None:
+                out[b.id] = t.name
+        else:
+            outs = outputs.get(b.forward) or ()
+            if outs and outs[0] in tensors:
+                out[b.id] = f"{tensors[outs[0]].name}.grad_fn"
+    return out
 
 
 def shown(info) -> str:
