@@ -176,6 +176,10 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           values: Optional[int] = typer.Option(None, "--values", help="show arrays of at most "
                                                "N elements whole, with their shape (default "
                                                "12)"),
+          steps_from: Optional[str] = typer.Option(
+              None, "--steps-from", help="with --steps: backward (the default: the "
+              "backward's steps) or forward (first the forward pass, one frame per statement "
+              "that made part of the graph, then the backward's steps)"),
           paddle: Optional[str] = PaddleOpt):
     """Run a script and draw a tensor's forward and backward graphs."""
     from .viz.cli import GraphError, draw
@@ -185,7 +189,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
         message = draw(script, tensor=tensor, view=view, at=at, output=output, steps=steps,
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
                        layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
-                       font_size=font_size, look=look, values=values)
+                       font_size=font_size, look=look, values=values,
+                       steps_from=steps_from)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)

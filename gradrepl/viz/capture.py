@@ -39,6 +39,8 @@ class ScriptRun:
     error: BaseException | None = None
     stopped_at: int | None = None     # the line the run stopped after (--at)
     labels: dict = field(default_factory=dict)
+    mark_lines: dict = field(default_factory=dict)  # the recorder's statement mark k -> the
+    #                                 script's lines it ran (the forward frames' "line 3")
 
 
 LABEL_WIDTH = 72   # a label longer than this is cut, with "..."
@@ -75,6 +77,12 @@ def statement_labels(source: str) -> dict:
     return out
 
 
+def _note_line(run, recorder, line) -> None:
+    lines = run.mark_lines.setdefault(len(recorder._stmt_labels) - 1, [])
+    if line not in lines:
+        lines.append(line)
+
+
 def run_for_pictures(path: str, profile: str | None = None, at: int | None = None,
                      steps: bool = False) -> ScriptRun:
     from ..engine import Recorder, quiet_fp, set_trace_sink, trace_sink
@@ -106,11 +114,13 @@ def run_for_pictures(path: str, profile: str | None = None, at: int | None = Non
             label = labels.get(frame.f_lineno)
             if label is not None:  # (continuation lines of a statement keep its label)
                 recorder.statement(label)
+                _note_line(run, recorder, frame.f_lineno)
         elif event == "return":
             back = frame.f_back
             if back is not None and back.f_code.co_filename == filename \
                     and labels.get(back.f_lineno) is not None:
                 recorder.statement(labels[back.f_lineno])
+                _note_line(run, recorder, back.f_lineno)
         return local
 
     def global_trace(frame, event, arg):

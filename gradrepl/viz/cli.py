@@ -49,23 +49,29 @@ def pick_tensor(namespace, name, path):
 
 def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
          depth=None, to=None, chain=False, paddle=None, layers=None, rankdir=None, size=None,
-         dpi=None, theme=None, font_size=None, look="auto", values=None) -> str | None:
+         dpi=None, theme=None, font_size=None, look="auto", values=None,
+         steps_from=None) -> str | None:
     """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError.
-    ``values``: arrays of at most this many elements are shown whole (default 12)."""
+    ``values``: arrays of at most this many elements are shown whole (default 12);
+    ``steps_from``: "backward" (the default: the backward's steps) or "forward" (the
+    forward pass statement by statement first, then the backward's steps)."""
     if values is not None and values < 1:
         raise GraphError(f"--values must be 1 or more, got {values}")
+    if steps_from not in STEPS_FROM + (None,):
+        raise GraphError(f"unknown --steps-from {steps_from!r}: choose one of "
+                         f"{', '.join(STEPS_FROM)}")
     from .model import preview_items
 
     old = preview_items(values)
     try:
         return _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle,
-                     layers, rankdir, size, dpi, theme, font_size, look)
+                     layers, rankdir, size, dpi, theme, font_size, look, steps_from)
     finally:
         preview_items(old)
 
 
 def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle, layers,
-          rankdir, size, dpi, theme, font_size, look):
+          rankdir, size, dpi, theme, font_size, look, steps_from=None):
     from . import graph as make_picture
     from . import render
     from .capture import run_for_pictures
@@ -136,7 +142,8 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
             fill_final_chain(pic.model, logged, run.log.runs)
     messages = []
     if steps is not None:
-        messages.append(write_steps(run, target, name, pic, Path(steps), view, chain))
+        messages.append(write_steps(run, target, name, pic, Path(steps), view, chain,
+                                    steps_from))
     if output is None:
         if steps is None:
             from .terminal import render_text
@@ -158,10 +165,15 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
     return "\n".join(messages)
 
 
-def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
+STEPS_FROM = ("backward", "forward")
+
+
+def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=None) -> str:
     """The backward's frames, drawn with the picture's own options (``pic.style``: theme,
     rankdir, size, dpi, font size; ``pic.look``), into a player folder, or one file for slides
-    (``player.EXPORTS``): a PDF (one frame per page), an animated GIF or SVG."""
+    (``player.EXPORTS``): a PDF (one frame per page), an animated GIF or SVG.
+    ``steps_from="forward"``: the forward pass's frames first (``viz.forward``: one per
+    statement that made part of the graph), then the backward's."""
     from . import render
     from .dot import to_dot
     from .player import export_kind, write_animated_svg, write_gif, write_pdf, write_player
@@ -169,7 +181,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     from .steps import frames
 
     logged = run.log.run_for(target) if run.log is not None else None
-    if logged is None or not logged.events:
+    with_forward = steps_from == "forward"
+    if (logged is None or not logged.events) and not with_forward:
         raise GraphError(f"no backward ran in {run.path}"
                          + (f" up to line {run.stopped_at}" if run.stopped_at else "")
                          + f": nothing to step through for {name!r}")
@@ -188,8 +201,16 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
     try:
         from .. import progress
 
-        for f in progress.each(frames(g, logged, chain=True, history=run.log.runs),
-                               "laying out the backward pass: frame {i} of {n}"):
+        backward = frames(g, logged, chain=True, history=run.log.runs) \
+            if logged is not None and logged.events else []
+        if with_forward:   # the graph as the forward left it: the backward's step 0
+            from .forward import forward_items
+
+            fitems, fsources = forward_items(backward[0] if backward else g, run, view,
+                                             style, pic.look, keep)
+            items += fitems
+            sources += fsources
+        for f in progress.each(backward, "laying out the backward pass: frame {i} of {n}"):
             source = to_dot(f, view=step_view, chain=True, style=style, look=pic.look)
             sources.append(source)
             items.append({"svg": render.svg(source), "counter": step_title(f.step),
@@ -215,7 +236,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain) -> str:
             done = write_animated_svg(out_dir, svgs,
                                       titles=[f"{it['counter']}: {it['title']}" for it in items])
         else:
-            write_player(out_dir, items, title=f"gradrepl: backward of {name}, step by step")
+            write_player(out_dir, items, title=f"gradrepl: {'forward and ' if with_forward else ''}"
+                         f"backward of {name}, step by step")
     except render.RenderError as exc:
         raise GraphError(str(exc)) from None
     except OSError as exc:

@@ -782,8 +782,8 @@ class DotWriter:
 
     def header(self):
         lines = []
-        if self.title:
-            lines.append(self.title)
+        if self.title:   # (a title of several lines: one per line, as written)
+            lines.extend(str(self.title).split("\n"))
         step = self.g.step
         if step is not None:
             from .terminal import ready_text, step_title

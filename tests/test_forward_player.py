@@ -1,0 +1,247 @@
+"""The forward pass built step by step, then the backward, in one player (issue 30):
+``gradrepl graph X --steps DIR --steps-from forward``. One frame per statement that made part of
+the graph, in the order the statements ran; every forward frame's records are a subset of the
+next one's; the last one is the graph the forward left (the static picture drawn with ``--at``
+the last forward line, and the backward's step 0); the narration's numbers are the tensors'
+values, computed here independently with numpy; Paddle and torch; the player, PDF and the
+no-backward case."""
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradrepl.viz import graph as make_picture
+from gradrepl.viz import render
+from gradrepl.viz.capture import run_for_pictures
+from gradrepl.viz.cli import GraphError, draw
+from gradrepl.viz.forward import forward_frames, frame_dot, hide, statement_marks
+from gradrepl.viz.steps import frames
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "examples" / "seeds" / "s000_example_two.py"
+
+TORCH = textwrap.dedent("""\
+    import torch
+
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(5.0, requires_grad=True)
+    c = a * b
+    d = torch.tensor(4.0, requires_grad=True)
+    e = c * d
+    e.backward()
+    """)
+
+
+def has_layout():
+    try:
+        render.find_dot()
+    except render.RenderError:
+        return False
+    return True
+
+
+needs_dot = pytest.mark.skipif(not has_layout(), reason="no Graphviz layout program")
+
+
+def _ids(g):
+    return ({t.id for t in g.tensors} | {o.id for o in g.ops} | {v.id for v in g.grad_vars}
+            | {b.id for b in g.backward_ops})
+
+
+def _forward(path, name="e", at=None):
+    run = run_for_pictures(str(path), steps=True, at=at)
+    assert run.error is None, run.error
+    target = run.namespace[name]
+    pic = make_picture(target, namespace=run.namespace, recorder=run.recorder)
+    logged = run.log.run_for(target) if run.log.runs else None
+    base = frames(pic.model, logged, chain=True, history=run.log.runs)[0] if logged else \
+        pic.model
+    return run, base, forward_frames(base, run.recorder, run.mark_lines)
+
+
+def _lines_of(source, pattern):
+    """The 1-based numbers of the lines of ``source`` that match ``pattern`` (independent of
+    the recorder)."""
+    return [k for k, line in enumerate(source.splitlines(), 1) if re.match(pattern, line)]
+
+
+def _said_values(text):
+    """{name: number} of ``name = number`` in a sentence (after 'made')."""
+    tail = text.split(" made ", 1)[1]
+    return {m.group(1): float(m.group(2))
+            for m in re.finditer(r"(\w+) = (-?\d+(?:\.\d*)?(?:e-?\d+)?)", tail)}
+
+
+@pytest.fixture(scope="module", params=["paddle", "torch"])
+def example(request, tmp_path_factory):
+    if request.param == "paddle":
+        path = SEED
+    else:
+        path = tmp_path_factory.mktemp("torch") / "torch_ex.py"
+        path.write_text(TORCH, encoding="utf-8")
+    run, base, ff = _forward(path)
+    return request.param, path, run, base, ff
+
+
+def test_one_frame_per_statement_in_order(example):
+    dialect, path, run, base, ff = example
+    source = path.read_text(encoding="utf-8")
+    made = _lines_of(source, r"^[a-e] = ")   # the five statements that build e
+    assert [f.forward["lines"] for f in ff] == [[k] for k in made]
+    assert [f.forward["index"] for f in ff] == list(range(1, len(made) + 1))
+    assert all(f.forward["total"] == len(made) for f in ff)
+    labels = [source.splitlines()[k - 1].strip() for k in made]
+    assert [f.forward["label"] for f in ff] == labels
+    for f, label, k in zip(ff, labels, made):   # the sentence names the line and statement
+        assert f.forward["event"].startswith(f"forward: line {k} `{label}` made ")
+
+
+def test_frames_grow_and_end_at_the_forward_graph(example):
+    dialect, path, run, base, ff = example
+    sets = [_ids(f) for f in ff]
+    for before, after, f in zip(sets, sets[1:], ff[1:]):
+        assert before < after                       # strictly growing
+        assert after - before == set(f.forward["new"])   # the new records are what it adds
+    assert sets[-1] == _ids(base)                   # the last frame: the whole graph
+    # each frame is a closed graph: every op's inputs and outputs are in it
+    for f in ff:
+        have = _ids(f)
+        for o in f.ops:
+            assert set(o.inputs) <= have and set(o.outputs) <= have
+        for b in f.backward_ops:
+            assert set(b.grad_pending_ops) <= have
+
+
+def test_last_frame_is_the_static_forward_picture(example):
+    """The last forward frame draws the static picture of the graph as it stood after the
+    last forward statement (``--at``), not re-run: the same DOT, records and values."""
+    dialect, path, run, base, ff = example
+    last_line = ff[-1].forward["lines"][-1]
+    run2 = run_for_pictures(str(path), at=last_line)
+    static = make_picture(run2.namespace["e"], view="forward", namespace=run2.namespace,
+                          recorder=run2.recorder)
+    from gradrepl.viz.dot import to_dot
+
+    assert to_dot(ff[-1], view="forward") == static.dot()
+    assert [(t.name, t.preview) for t in ff[-1].tensors] == \
+        [(t.name, t.preview) for t in static.model.tensors]
+
+
+def test_narration_numbers_are_the_values(example):
+    dialect, path, run, base, ff = example
+    a, b, d = np.float32(2.0), np.float32(5.0), np.float32(4.0)   # the script's leaves
+    c = a * b
+    want = {"a": a, "b": b, "c": c, "d": d, "e": c * d}
+    said = {}
+    for f in ff:
+        said.update(_said_values(f.forward["event"]))
+    assert said == {k: float(v) for k, v in want.items()}
+    # and they are the values the engine holds
+    for name, v in said.items():
+        assert run.namespace[name].detach().numpy().item() == v
+    words = "requires_grad=True" if dialect == "torch" else "stop_gradient = False"
+    assert f"made the leaf a = 2. ({words})" in ff[0].forward["event"]
+    op3 = ff[2].forward["event"]
+    backward = "MulBackward0 (c.grad_fn)" if dialect == "torch" else "MulBackward #1"
+    assert f"(Mul of a and b; {backward} recorded for the backward)" in op3
+
+
+def test_statement_marks_of_ops_follow_their_inputs(example):
+    dialect, path, run, base, ff = example
+    marks = statement_marks(base, run.recorder)
+    for o in base.ops:
+        assert all(marks[t] <= marks[o.id] for t in o.inputs)
+        assert all(marks[t] == marks[o.id] for t in o.outputs)
+        assert marks[o.backward] == marks[o.id]
+
+
+@needs_dot
+def test_frames_keep_one_layout(example):
+    """Records not made yet are drawn invisible: every frame has the whole graph's layout."""
+    dialect, path, run, base, ff = example
+    svgs = [render.svg(frame_dot(f, full=ff[-1])) for f in ff]
+    heights = [render.svg_size(s)[1] for s in svgs]
+    assert max(heights) - min(heights) < 0.05 * max(heights)
+    # a record not made yet has its place in the layout but is not drawn (Graphviz leaves
+    # its comment only)
+    first = svgs[0]
+    assert "<!-- t4 -->" in first and "<title>t4</title>" not in first   # e: the last line
+    assert "<title>t4</title>" in svgs[-1] and "<title>t0</title>" in first
+
+
+def test_hide_keeps_edges_in_the_layout():
+    src = "digraph g {\n\ta [label=x]\n\tb\n\ta -> b [style=dotted color=red]\n}\n"
+    out = hide(src, {"b"})
+    assert "\ta -> b [color=red style=invis]\n" in out
+    assert out.rstrip().endswith("\tb [style=invis]\n}")
+    assert hide(src, set()) == src
+
+
+# ---------------------------------------------------------------- the command, the player, PDF
+@needs_dot
+def test_cli_player_forward_then_backward(tmp_path):
+    out = tmp_path / "player"
+    msg = draw(str(SEED), tensor="e", steps=str(out), steps_from="forward")
+    plain = tmp_path / "plain"
+    draw(str(SEED), tensor="e", steps=str(plain))
+    n_back = len(list(plain.glob("frame_*.svg")))
+    n = len(list(out.glob("frame_*.svg")))
+    assert n == n_back + 5
+    assert msg.startswith(f"wrote {n} frames")
+    page = (out / "index.html").read_text(encoding="utf-8")
+    counters = re.findall(r'data-counter="([^"]*)"', page)
+    assert counters[:5] == [f"forward {k} of 5" for k in range(1, 6)]
+    assert counters[5] == f"step 0 of {n_back - 1}"
+    assert "forward and backward of e" in page
+    # the backward frames are the plain run's, unchanged
+    for k in range(n_back):
+        assert (out / f"frame_{k + 5:03d}.svg").read_text() == \
+            (plain / f"frame_{k:03d}.svg").read_text()
+    # frame 3's picture highlights what line 6 made (c, its op, c_grad, MulBackward #1)
+    f3 = (out / "frame_002.svg").read_text()
+    assert "line 6 `c = a * b` made c = 10." in f3.replace("&#96;", "`")
+
+
+@needs_dot
+def test_cli_pdf_pages(tmp_path):
+    """One frame per page: the forward's five, then the backward's (pages counted in the PDF;
+    the text is drawn as vectors, so pdftotext reads the forward frames' sentences)."""
+    import shutil
+    import subprocess
+
+    pdf = tmp_path / "lecture.pdf"
+    msg = draw(str(SEED), tensor="e", steps=str(pdf), steps_from="forward", theme="dark")
+    data = pdf.read_bytes()
+    n = len(re.findall(rb"/Type\s*/Page\b", data))
+    assert msg.startswith(f"wrote {pdf}: {n} frames, one per page")
+    plain = tmp_path / "plain.pdf"
+    draw(str(SEED), tensor="e", steps=str(plain), theme="dark")
+    assert n == len(re.findall(rb"/Type\s*/Page\b", plain.read_bytes())) + 5
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", "-f", "3", "-l", "3", str(pdf), "-"],
+                              capture_output=True, text=True, check=True).stdout
+        assert "forward 3 of 5" in text and "c = a * b" in text
+
+
+@needs_dot
+def test_forward_only_when_no_backward_ran(tmp_path):
+    script = tmp_path / "fw.py"
+    script.write_text("import paddle\nx = paddle.to_tensor([1.0, 2.0], stop_gradient=False)\n"
+                      "y = x * x\nz = y.sum()\n", encoding="utf-8")
+    with pytest.raises(GraphError, match="no backward ran"):
+        draw(str(script), tensor="z", steps=str(tmp_path / "b"))
+    out = tmp_path / "f"
+    draw(str(script), tensor="z", steps=str(out), steps_from="forward")
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'data-counter="([^"]*)"', page) == [f"forward {k} of 3"
+                                                            for k in (1, 2, 3)]
+    assert "made y = [1., 4.]" in page and "made z = 5." in page
+
+
+def test_bad_steps_from(tmp_path):
+    with pytest.raises(GraphError, match="unknown --steps-from 'sideways'"):
+        draw(str(SEED), tensor="e", steps=str(tmp_path / "x"), steps_from="sideways")
