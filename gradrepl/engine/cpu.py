@@ -9,6 +9,11 @@ forms to take.
 
 ``GRADREPL_CPU_CLASS`` (``intel-avx512``, ``intel-avx2``, ``amd``, ``other``) overrides the
 detection: tests use it to check each class's rule on any machine.
+
+``GRADREPL_CPUINFO`` names a file read instead of ``/proc/cpuinfo`` (here and by the torch
+dialect's capability, ``gradrepl/torch/_capability.py``): with a copy of this machine's cpuinfo
+without its ``avx512*`` flags (``tests/data/cpuinfo_amd_avx2.txt``), and numpy's and MKL's own
+switches, the whole suite runs as on an AVX2 machine (docs/cpu-classes.md).
 """
 from __future__ import annotations
 
@@ -19,13 +24,17 @@ import platform
 CLASSES = ("intel-avx512", "intel-avx2", "amd", "other")
 
 
-def _cpuinfo() -> tuple[str, set]:
+def cpuinfo() -> tuple[str, set, int]:
+    """(vendor, flags of the first processor, physical cores) from ``/proc/cpuinfo`` or the file
+    ``GRADREPL_CPUINFO`` names; ("", set(), 0) where there is none."""
+    path = os.environ.get("GRADREPL_CPUINFO") or "/proc/cpuinfo"
     try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            text = f.read(65536)
+        with open(path, encoding="ascii", errors="replace") as f:
+            text = f.read()
     except OSError:
-        return "", set()
-    vendor, flags = "", set()
+        return "", set(), 0
+    vendor, flags, cores = "", set(), set()
+    phys = None
     for line in text.splitlines():
         key, _, value = line.partition(":")
         key = key.strip()
@@ -33,8 +42,15 @@ def _cpuinfo() -> tuple[str, set]:
             vendor = value.strip()
         elif key == "flags" and not flags:
             flags = set(value.split())
-        if vendor and flags:
-            break
+        elif key == "physical id":
+            phys = value.strip()
+        elif key == "core id":
+            cores.add((phys, value.strip()))
+    return vendor, flags, len(cores)
+
+
+def _cpuinfo() -> tuple[str, set]:
+    vendor, flags, _ = cpuinfo()
     return vendor, flags
 
 

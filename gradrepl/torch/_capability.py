@@ -24,28 +24,14 @@ import functools
 import os
 import platform
 
+from gradrepl.engine import cpu
+
 CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
 
 
 def _cpuinfo():
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            text = f.read()
-    except OSError:
-        return set(), 0
-    flags, cores = set(), set()
-    phys = core = None
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        key = key.strip()
-        if key == "flags" and not flags:
-            flags = set(value.split())
-        elif key == "physical id":
-            phys = value.strip()
-        elif key == "core id":
-            core = value.strip()
-            cores.add((phys, core))
-    return flags, len(cores)
+    _, flags, cores = cpu.cpuinfo()     # /proc/cpuinfo, or GRADREPL_CPUINFO's file
+    return flags, cores
 
 
 @functools.lru_cache(maxsize=None)

@@ -2,35 +2,43 @@
 ``F.softmax``, ``F.log_softmax``, ``F.cross_entropy`` and their gradients round as torch's do.
 
 What torch does along a contiguous last dim (``aten/src/ATen/native/cpu/SoftMaxKernel.cpp``,
-vectorised with AVX-512 ``Vectorized<float>``: 16 lanes; checked bit for bit against torch 2.13
-on this machine):
+vectorised with ``Vectorized<float>``: 16 lanes under torch's AVX512 capability, 8 under AVX2
+(softmax is registered with ``ALSO_REGISTER_AVX512_DISPATCH``; ``_capability.lanes``), below
+``L``; checked bit for bit against torch 2.13 under both capabilities on this machine):
 
 - the row maximum, then ``exp(x - max)`` by SLEEF's ``expf_u10`` (``vexp`` below: a Cody-Waite
   reduction by ln 2 in two fused steps, a degree-6 polynomial in fused multiply-adds, the
   scale by two powers of two);
-- the row sum of those exponentials as 16-lane vectors (the last partial vector added into the
-  first lanes), the lanes folded pairwise 8, 4, 2, 1; rows shorter than 16 add in order;
+- the row sum of those exponentials as L-lane vectors (the last partial vector added into the
+  first lanes), the lanes folded pairwise L/2, ..., 2, 1; rows shorter than L add in order;
 - softmax: ``e * (1 / sum)``; log_softmax: ``(x - max) - log(sum)`` with SLEEF's ``logf_u10``
-  (``vlog``: AVX-512's getexp/getmant split, double-float arithmetic);
+  (``vlog``: AVX-512's getexp/getmant split, AVX2's ilogb/ldexp split: the same exponent and
+  mantissa for the positive normal sums here; double-float arithmetic);
 - backward: softmax ``(g - sum(g * y)) * y``, log_softmax ``g - exp(y) * sum(g)`` (one fused
   multiply-add) (sums as above);
 - nll_loss: ``-x[target]`` added in a cascade of 8 partial sums, divided by the count (mean).
 
-Another dim than the last (``*_inner``): torch's (outer, dim, inner) kernels, 16 inner positions
+Another dim than the last (``*_inner``): torch's (outer, dim, inner) kernels, L inner positions
 per vector, the others scalar (glibc's expf), sums over the dim in order, softmax divides by
 the sum; the backwards' sums are fused (``g * y`` added by fma).
 
-float64 along the last dim (``supported``): the same with 8 double lanes, added in order, and
+float64 along the last dim (``supported``): the same with L/2 double lanes, added in order, and
 SLEEF's double exp/log (``_sleef64``). Other dtypes use the engine's kernels."""
 from __future__ import annotations
 
 import numpy as np
 
 from . import _sleef64 as D
+from . import _capability
 from ._norm_kernels import fma as _fma32
 
 F32 = np.float32
-LANES = 16    # float lanes of AVX-512 (8 doubles, whose lanes are then added in order)
+
+
+def _lanes() -> int:
+    """Float lanes of the softmax kernels' ``Vectorized<float>`` under the capability torch runs
+    here: 16 with AVX512, 8 with AVX2 (doubles: half as many, then added in order)."""
+    return _capability.lanes(np.dtype(F32), avx512_kernel=True)
 
 _R_LN2 = F32(1.442695040888963407359924681001892137426645954152985934135449406931)
 _L2U, _L2L = F32(0.693145751953125), F32(1.428606765330187045e-06)
@@ -115,10 +123,10 @@ def vlog(d):
 
 
 def vsum(rows):
-    """rows (R, n) -> (R,): each row's reduce_all with + (vectors of 16 floats folded pairwise,
-    8 doubles added lane by lane)."""
+    """rows (R, n) -> (R,): each row's reduce_all with + (vectors of L floats folded pairwise,
+    L/2 doubles added lane by lane)."""
     r, n = rows.shape
-    lanes = LANES if rows.dtype == F32 else LANES // 2
+    lanes = _lanes() if rows.dtype == F32 else _lanes() // 2
     if n < lanes:
         acc = rows[:, 0].copy()
         for k in range(1, n):
@@ -203,10 +211,10 @@ def cascade_sum(values, valid):
 
 
 # ------------------------------------------------------------------ a dim that is not the last
-# torch views the input as (outer, dim, inner) and works on 16 inner positions at a time
+# torch views the input as (outer, dim, inner) and works on L inner positions at a time
 # (SLEEF's exp); the positions left over take the scalar path (glibc's expf). Sums run over
-# the dim in order from 0.
-THREADS = 2              # at::get_num_threads() of the reference torch
+# the dim in order from 0. _softmax_lanes splits the work between at::get_num_threads()
+# threads (_capability.threads()).
 
 
 # glibc's expf (the FMA build its x86-64 ifunc picks): x * 32/ln2 = k + r, 2^(k/32) from a
@@ -259,30 +267,32 @@ def _split(x, axis):
 
 def _chunk_lanes(inner, dim_size):
     """(inner,) bool: the positions the chunked kernels (log_softmax, the backwards) vectorise:
-    chunks of CHUNK positions, each's last ``size % 16`` scalar."""
-    chunk = max(131072 // dim_size // 4, LANES) // LANES * LANES
+    chunks of CHUNK positions, each's last ``size % L`` scalar."""
+    L = _lanes()
+    chunk = max(131072 // dim_size // 4, L) // L * L
     lanes = np.zeros(inner, bool)
     for begin in range(0, inner, chunk):
         size = min(chunk, inner - begin)
-        lanes[begin:begin + size - size % LANES] = True
+        lanes[begin:begin + size - size % L] = True
     return lanes
 
 
 def _softmax_lanes(outer, inner):
     """(outer, inner) bool: the positions _vec_softmax vectorises (its parallel_for blocks)."""
     n = outer * inner
-    step = max(-(-n // THREADS), 1)  # grain size 0: the range is always split between threads
+    L = _lanes()
+    step = max(-(-n // _capability.threads()), 1)  # grain size 0: the range is always split between threads
     blocks = [(b, min(n, b + step)) for b in range(0, n, step)]
     lanes = np.zeros(n, bool)
     for begin, end in blocks:
         idx = begin
         while idx < end:
             i_in = idx % inner
-            if i_in + LANES <= inner and idx + LANES <= end:
-                lanes[idx:idx + LANES] = True
-                idx += LANES
+            if i_in + L <= inner and idx + L <= end:
+                lanes[idx:idx + L] = True
+                idx += L
             else:
-                idx += (end - idx) if idx + LANES > end else (inner - i_in)
+                idx += (end - idx) if idx + L > end else (inner - i_in)
     return lanes.reshape(outer, inner)
 
 

@@ -1,0 +1,177 @@
+"""gradrepl on an x86-64 CPU without AVX-512 (AVX2 + FMA), checked on any machine.
+
+Two parts:
+
+- detection: ``GRADREPL_CPUINFO`` makes both detectors (engine/cpu.py's CPU class for Paddle's
+  rules, torch/_capability.py's torch CPU capability) read another cpuinfo file, so a machine
+  can be simulated: ``tests/data/cpuinfo_amd_avx2.txt`` is the project's AMD EPYC with its
+  avx512* flags removed (docs/cpu-classes.md runs the whole suite that way);
+- torch's softmax kernels (``ALSO_REGISTER_AVX512_DISPATCH``: 16 float lanes under the AVX512
+  capability, 8 under AVX2) against real torch 2.13.
+
+The softmax records were made in this session with real torch 2.13 on the AMD EPYC (Zen 4),
+2 threads, once run plain (capability AVX512) and once with ``ATEN_CPU_CAPABILITY=avx2
+MKL_ENABLE_INSTRUCTIONS=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"`` (AVX2):
+for each output the first 16 hex digits of the SHA-256 of its bytes under each capability, and
+one element where the two differ (index, AVX2 value, AVX512 value). The kernels are numpy
+(no MKL), so the tests hold on any machine; gradrepl chooses the capability by
+``GRADREPL_TORCH_CAPABILITY``.
+"""
+from __future__ import annotations
+
+import hashlib
+import pathlib
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+import gradrepl.torch.nn.functional as F
+from gradrepl.engine import cpu
+from gradrepl.torch import _capability
+
+AVX2_CPUINFO = pathlib.Path(__file__).parent / "data" / "cpuinfo_amd_avx2.txt"
+
+
+# ----------------------------------------------------------------------------- detection
+@pytest.fixture
+def fresh_detection(monkeypatch):
+    """Detection is cached per process: clear it before and after."""
+    for var in ("GRADREPL_CPU_CLASS", "GRADREPL_TORCH_CAPABILITY", "ATEN_CPU_CAPABILITY",
+                "GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    clear = (cpu.detected.cache_clear, _capability.detected.cache_clear,
+             _capability._detected_threads.cache_clear)
+    for c in clear:
+        c()
+    yield monkeypatch
+    for c in clear:
+        c()
+
+
+def _cpuinfo_file(tmp_path, vendor, flags, cores=1):
+    lines = []
+    for i in range(cores):
+        lines += [f"processor\t: {i}", f"vendor_id\t: {vendor}", "physical id\t: 0",
+                  f"core id\t\t: {i}", f"flags\t\t: {' '.join(flags)}", ""]
+    p = tmp_path / f"cpuinfo_{vendor}"
+    p.write_text("\n".join(lines))
+    return str(p)
+
+
+BASE = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt avx f16c".split()
+
+
+def test_the_avx2_cpuinfo_file_makes_this_an_avx2_amd_machine(fresh_detection):
+    fresh_detection.setenv("GRADREPL_CPUINFO", str(AVX2_CPUINFO))
+    vendor, flags, cores = cpu.cpuinfo()
+    assert vendor == "AuthenticAMD" and cores == 2
+    assert {"avx2", "fma"} <= flags and not any(f.startswith("avx512") for f in flags)
+    assert cpu.detected() == "amd" and cpu.cpu_class() == "amd"
+    assert _capability.detected() == "AVX2" and _capability.capability() == "AVX2"
+    assert _capability.lanes(np.dtype(np.float32), avx512_kernel=True) == 8
+    assert _capability.threads() == 2
+
+
+@pytest.mark.parametrize("vendor, extra, cls, cap", [
+    ("GenuineIntel", "avx2 fma avx512f avx512bw avx512vl avx512dq", "intel-avx512", "AVX512"),
+    ("GenuineIntel", "avx2 fma", "intel-avx2", "AVX2"),
+    ("AuthenticAMD", "avx2 fma avx512f avx512bw avx512vl avx512dq", "amd", "AVX512"),
+    ("AuthenticAMD", "avx2 fma", "amd", "AVX2"),
+    ("GenuineIntel", "", "intel-avx2", "DEFAULT"),      # AVX only: torch's DEFAULT build
+    ("GenuineIntel", "avx2 fma avx512f", "intel-avx512", "AVX2"),   # avx512f alone: no AVX512
+])
+def test_each_cpu_is_classed_as_torch_and_paddle_see_it(fresh_detection, tmp_path, vendor,
+                                                         extra, cls, cap):
+    fresh_detection.setenv("GRADREPL_CPUINFO", _cpuinfo_file(tmp_path, vendor, BASE + extra.split()))
+    # (one core in the file: the thread count is the file's cores, at most the usable CPUs)
+    assert (cpu.detected(), _capability.detected(), _capability.threads()) == (cls, cap, 1)
+    fresh_detection.setenv("ATEN_CPU_CAPABILITY", "avx512")     # as real torch honours it
+    assert _capability.capability() == "AVX512"
+
+
+def test_a_missing_cpuinfo_file_is_a_cpu_of_no_known_class(fresh_detection, tmp_path):
+    fresh_detection.setenv("GRADREPL_CPUINFO", str(tmp_path / "none"))
+    assert cpu.cpuinfo() == ("", set(), 0)
+    assert cpu.detected() in ("other",) and _capability.detected() == "DEFAULT"
+    assert _capability.threads() >= 1
+
+
+# ------------------------------------------------------------------------ softmax lanes
+def _inp(shape, dtype, k=7919, s=4.0):
+    """Deterministic values with full mantissas, made by integer arithmetic (no libm)."""
+    n = int(np.prod(shape))
+    v = (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(k * 2654435761)) % np.uint64(2 ** 32)
+    return (v.astype(np.float64) / 2 ** 32 * 2 * s - s).reshape(shape).astype(dtype)
+
+
+def _fn_case(fn, shape, dim, dtype):
+    def run():
+        x = torch.tensor(_inp(shape, dtype), requires_grad=True)
+        y = fn(x, dim=dim)
+        y.backward(torch.tensor(_inp(shape, dtype, k=6007, s=1.0)))
+        return {"y": y.detach().numpy(), "grad": x.grad.numpy()}
+    return run
+
+
+def _cross_entropy():
+    x = torch.tensor(_inp((6, 45), "float32", s=14.0), requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor((np.arange(6) * 5) % 45))
+    loss.backward()
+    return {"loss": loss.detach().numpy().reshape(1), "grad": x.grad.numpy()}
+
+
+CASES = {
+    "softmax_last": _fn_case(F.softmax, (4, 27), -1, "float32"),
+    "log_softmax_last": _fn_case(F.log_softmax, (4, 27), -1, "float32"),
+    "softmax_inner": _fn_case(F.softmax, (3, 7, 12), 1, "float32"),
+    "log_softmax_inner": _fn_case(F.log_softmax, (3, 7, 12), 1, "float32"),
+    "softmax_last_f64": _fn_case(F.softmax, (3, 13), -1, "float64"),
+    "cross_entropy": _cross_entropy,
+}
+
+# (digest AVX2, digest AVX512, index of an element that differs, its AVX2 value, its AVX512
+# value): real torch 2.13, recorded in this session as the module docstring says
+RECORDS = {
+    "softmax_last.y": ("19174e178ff66155", "0ef09b135a3c7553", 81, 0.0013324966421350837, 0.0013324967585504055),  # 27 of 108 differ
+    "softmax_last.grad": ("1d1f22dd6376e0a0", "85451a039455c29c", 32, -0.04166349396109581, -0.04166349023580551),  # 34 of 108 differ
+    "log_softmax_last.y": ("fcbed94f1230769e", "a2cc2c765b20a7ec", 3, -2.1662559509277344, -2.1662561893463135),  # 15 of 108 differ
+    "log_softmax_last.grad": ("c32d702f0520f173", "95569033b3eb243a", 3, -0.5065819025039673, -0.5065819621086121),  # 17 of 108 differ
+    "softmax_inner.y": ("2426815ca5d28384", "33757d924835173c", 17, 0.17230765521526337, 0.17230767011642456),  # 13 of 252 differ
+    "softmax_inner.grad": ("cf1329fa5f9a2dda", "6dd405322f1dc15c", 7, -0.05831393972039223, -0.058313943445682526),  # 12 of 252 differ
+    "log_softmax_inner.y": ("d934037ac15a7df8", "d934037ac15a7df8", None, None, None),  # 0 of 252 differ
+    "log_softmax_inner.grad": ("88f6741b4263d05d", "d8f8256f15ae29e1", 98, -0.00522448169067502, -0.0052244835533201694),  # 2 of 252 differ
+    "softmax_last_f64.y": ("4c6ff13e24c5a03f", "0020ee415381a34d", 13, 0.5168749443860106, 0.5168749443860107),  # 13 of 39 differ
+    "softmax_last_f64.grad": ("623da208c7b51ef7", "2b4b014ff9d36ac3", 0, -3.549893252839821e-05, -3.549893252839804e-05),  # 25 of 39 differ
+    "cross_entropy.loss": ("53987a4f0677aaf8", "53987a4f0677aaf8", None, None, None),  # 0 of 1 differ
+    "cross_entropy.grad": ("1fce27c46132a470", "36c6df580825e410", 3, 0.0023611560463905334, 0.002361154882237315),  # 39 of 270 differ
+}
+
+
+def _digest(a):
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("cap", ["avx2", "avx512"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_softmax_kernels_round_as_torch_under_each_capability(monkeypatch, case, cap):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", cap)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # the records' thread count
+    out = CASES[case]()
+    for part, got in out.items():
+        d2, d512, i, v2, v512 = RECORDS[f"{case}.{part}"]
+        flat = got.reshape(-1)
+        if i is not None:
+            assert float(flat[i]) == (v2 if cap == "avx2" else v512), (case, part, i)
+        assert _digest(got) == (d2 if cap == "avx2" else d512), (case, part)
+
+
+def test_the_softmax_lanes_follow_the_capability(monkeypatch):
+    from gradrepl.torch import _softmax_kernels as K
+
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
+    for cap, lanes in (("avx512", 16), ("avx2", 8)):
+        monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", cap)
+        assert K._lanes() == lanes
+        # inner size 12: under AVX512 no vector fits (all scalar); under AVX2 one of 8 does
+        assert K._softmax_lanes(1, 12).sum() == (0 if lanes == 16 else 8)
