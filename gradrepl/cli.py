@@ -176,6 +176,12 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           values: Optional[int] = typer.Option(None, "--values", help="show arrays of at most "
                                                "N elements whole, with their shape (default "
                                                "12)"),
+          heatmap: bool = Flag("--heatmap", help="arrays of more than --values elements "
+                               "drawn as heat maps (zero white, positive red, negative blue; "
+                               "min, max, shape written), the value and its gradient alike"),
+          numeric: bool = Flag("--numeric", help="each leaf's gradient box also shows "
+                               "central differences beside autograd, the step and the error "
+                               "(as gradrepl gradcheck)"),
           steps_from: Optional[str] = typer.Option(
               None, "--steps-from", help="with --steps: backward (the default: the "
               "backward's steps) or forward (first the forward pass, one frame per statement "
@@ -190,7 +196,7 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
                        layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
                        font_size=font_size, look=look, values=values,
-                       steps_from=steps_from)
+                       steps_from=steps_from, heatmap=heatmap, numeric=numeric)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)
@@ -209,9 +215,13 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
     """Run a script and explain a gradient by the chain rule: each path, the sum over paths."""
     from .viz.why import WhyError, why_command
 
+    from . import progress
+
     script = _lesson(script, "why")
     try:
-        text, message = why_command(script, name, output=output, paddle=paddle)
+        with progress.status(f"running {script} and following the chain rule to {name}"
+                             + (f", drawing {output}" if output else "")):
+            text, message = why_command(script, name, output=output, paddle=paddle)
     except WhyError as exc:
         from .viz.sanitize import for_terminal   # (names from the script: escaped on a tty)
 

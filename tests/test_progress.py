@@ -111,3 +111,47 @@ def test_nothing_when_piped(tmp_path):
                           text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     assert done.stderr == "wrote e.svg\n" and done.stdout == ""
+
+
+SESSION = str(Path(__file__).resolve().parent.parent / "sessions" / "s000_example_two.pycon")
+
+
+@pytest.mark.slow
+def test_replay_html_counts_its_blocks_then_says_it_writes_the_handout(tmp_path):
+    rc, out = _pty(["replay", "--check", SESSION, "--html", "h.html"], _env(), tmp_path)
+    assert rc == 0, out
+    assert re.search(r"replaying \S+s000_example_two\.pycon: block \d+ of 11 \(with its "
+                     r"pictures\)", out)
+    assert "writing h.html" in out
+    assert "s000_example_two.pycon: ok, 11 blocks" in out
+    assert out.rstrip().endswith("wrote h.html")
+    assert (tmp_path / "h.html").exists()
+
+
+@pytest.mark.slow
+def test_plain_replay_shows_no_status_line(tmp_path):
+    """A plain replay prints each block as it runs: that is its progress; no spinner over it."""
+    rc, out = _pty(["replay", SESSION], _env(), tmp_path)
+    assert rc == 0, out
+    assert "replaying " not in out and "\x1b[2K" not in out
+
+
+@pytest.mark.slow
+def test_why_says_what_it_follows_on_a_terminal(tmp_path):
+    rc, out = _pty(["why", SCRIPT, "a.grad"], _env(), tmp_path)
+    assert rc == 0, out
+    assert "following the chain rule to a.grad" in out
+    assert "\x1b[2K" in out
+
+
+def test_why_and_replay_are_silent_when_piped(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gradrepl", "why", SCRIPT, "a.grad"],
+                          cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and "a.grad" in done.stdout and "\x1b" not in done.stdout
+    done = subprocess.run([sys.executable, "-m", "gradrepl", "replay", "--check", SESSION,
+                           "--html", "h.html"], cwd=tmp_path, env=_env(), capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "replaying" not in done.stderr + done.stdout
+    assert done.stderr == "wrote h.html\n"

@@ -37,9 +37,11 @@ outranks 1).
 """
 from __future__ import annotations
 
+import contextlib
 import os  # noqa: F401  (tests reach os.replace through it)
 import sys
 
+from .. import progress
 from .replay import BlockRun, FileRun, ReplayError, clean_text, for_terminal, load, \
     profile_key as _profile_key, read_text, run_transcript, shown, write_atomic  # noqa: F401
 from .transcript import Transcript, TranscriptError, diff, updated
@@ -264,6 +266,10 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
     done: list[FileRun] = []
     for k, path in enumerate(files):
         on_block = None
+        # (a status line on the terminal while --check/--update/--html work silently; a plain
+        # replay prints each block as it runs, which is its own progress)
+        working = contextlib.nullcontext(None) if plain else progress.status(
+            f"replaying {_esc(path)}")
         if plain:
             if len(files) > 1:
                 out.write(f"{chr(10) if k else ''}==> {_esc(path)} <==\n")
@@ -272,18 +278,26 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                 out.write(_shown_text(out, clean_text(shown(run)), kernel_safe))
                 out.flush()
         try:
-            t = load(path)
-            if inside_sandbox:
-                _report_refusals(t, err)
-            was_refused = False
-            if kernel_safe:
-                fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err)
-                refused = refused or was_refused
-                if not ok:
-                    status = 2
-            else:
-                fr = run_transcript(t, paddle, safe=inside_sandbox, observer=observer,
-                                    on_block=on_block)
+            with working as say:
+                t = load(path)
+                if say is not None:
+                    blocks, seen = len(t.blocks), [0]
+
+                    def on_block(run, say=say, blocks=blocks, seen=seen, path=path):
+                        seen[0] += 1
+                        say(f"replaying {_esc(path)}: block {seen[0]} of {blocks}"
+                            + (" (with its pictures)" if html else ""))
+                if inside_sandbox:
+                    _report_refusals(t, err)
+                was_refused = False
+                if kernel_safe:
+                    fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err)
+                    refused = refused or was_refused
+                    if not ok:
+                        status = 2
+                else:
+                    fr = run_transcript(t, paddle, safe=inside_sandbox, observer=observer,
+                                        on_block=on_block)
             if check and not _check(fr, out, kernel_safe):
                 status = max(status, 1)
             if update and kernel_safe and was_refused:
@@ -309,7 +323,8 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
             from .handout import write_handout
 
             try:
-                write_handout(html, done, figures=figures)
+                with progress.status(f"writing {_esc(html)}"):
+                    write_handout(html, done, figures=figures)
             except OSError as exc:
                 err.write(f"{PROG}: cannot write {_esc(html)}: {_esc(exc.strerror or exc)}\n")
                 return 2
