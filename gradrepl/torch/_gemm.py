@@ -74,9 +74,57 @@ def gemm(a, b, c=None):
     sa, ta, lda = _operand(a)
     sb, tb, ldb = _operand(b)
     address = _mkl.address
+    key = (a.dtype, m, kk, n, ta, tb, lda, ldb, beta)
+    one = _ONE_THREAD.get(key)
+    if one is None:
+        one = _ONE_THREAD[key] = _probe_one_thread(f, key, sa.shape, sb.shape)
+    if one:
+        local = _mkl._load().MKL_Set_Num_Threads_Local
+        prev = local(1)
+        f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta, address(out),
+          max(n, 1))
+        local(prev)
+        return out
     f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta, address(out),
       max(n, 1))
     return out
+
+
+# Small products on one thread, where that gives the threaded product's bits. torch runs MKL
+# with its thread count (2 here) and MKL splits some products between the threads, which changes
+# the bits (measured: m of 5-7 and 9-11 rows split, each part by another row kernel); most small
+# products it does not split, yet each call wakes the OpenMP worker (on a loaded 2-core machine
+# 20-60 us, up to ms, for a 5 us product). So each new product layout (shape, transposes,
+# leading dimensions, beta) is probed once on wide-ranged random values: the one-thread result
+# equal to the threaded one on every element of two probes -> that layout runs on one thread.
+_ONE_THREAD = {}
+_PROBE_MAX = 1 << 21      # m*k*n above this keeps the threads (they speed a large product)
+
+
+def _probe_one_thread(f, key, shape_a, shape_b):
+    dtype, m, kk, n, ta, tb, lda, ldb, beta = key
+    if m * kk * n > _PROBE_MAX:
+        return False
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    rng = np.random.default_rng(29)
+    address = _mkl.address
+
+    def wide(shape):
+        return (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(dtype)
+
+    for _ in range(2):
+        sa, sb, c = wide(shape_a), wide(shape_b), wide((m, n))
+        outs = []
+        for threads in (0, 1):     # 0: MKL's (torch's) thread count
+            out = c.copy()
+            prev = local(threads)
+            f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta,
+              address(out), max(n, 1))
+            local(prev)
+            outs.append(out)
+        if not np.array_equal(outs[0], outs[1]):
+            return False
+    return True
 
 
 def _gemv_dot(a, b, out, beta):
