@@ -13,3 +13,11 @@ from .layer.pooling import __all__ as _pooling
 
 __all__ = ["Layer", "functional", "initializer", "ClipGradByGlobalNorm", "ClipGradByNorm",
            "ClipGradByValue"] + _act + _common + _container + _loss + _conv + _norm + _pooling
+
+
+def __getattr__(name):  # Paddle 3's torch-style names and the layers of nn/breadth.py
+    import importlib
+
+    breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
+
+    return breadth.attribute(__import__("sys").modules[__name__], "paddle.nn", name)

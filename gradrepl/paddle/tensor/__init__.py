@@ -9,7 +9,8 @@ import builtins
 import importlib
 
 MODULES = ["creation", "math", "reduce", "logic", "search", "manipulation", "indexing", "linalg",
-           "attribute", "special", "manipulation_ext", "linalg_ext", "math_ext", "einsum"]
+           "attribute", "special", "manipulation_ext", "linalg_ext", "math_ext", "einsum",
+           "breadth"]
 
 
 def modules():
@@ -52,7 +53,7 @@ def bind_methods(cls):
         for n in getattr(mod, "__methods__", []):
             if n in cls.__dict__:
                 continue  # a Tensor-specific definition wins
-            fn = getattr(mod, n)
+            fn = getattr(mod, "__method_overrides__", {}).get(n) or getattr(mod, n)
             if not n.startswith("_") and n not in TENSOR:
                 fn = Since3(fn, n)
             setattr(cls, n, fn)

@@ -19,3 +19,11 @@ from .pooling import *  # noqa: F401,F403,E402
 
 __all__ = activation.__all__ + common.__all__ + input.__all__ + loss.__all__ + conv.__all__ + \
     norm.__all__ + pooling.__all__
+
+
+def __getattr__(name):  # the functions of nn/breadth.py (logsigmoid, maxout, pdist, ...)
+    import importlib
+
+    breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
+
+    return breadth.attribute(__import__("sys").modules[__name__], "paddle.nn.functional", name)

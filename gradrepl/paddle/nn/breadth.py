@@ -1,0 +1,173 @@
+"""``paddle.nn`` / ``paddle.nn.functional`` names lectures reach that the layer and functional
+modules lacked (issue 28, found by ``tools/paddle_api_gaps.py``): Paddle 3's torch-style class
+names (``nn.Conv2d`` is ``nn.Conv2D``, ``nn.Module`` is ``nn.Layer``, ``nn.ModuleList`` is
+``nn.LayerList``), ``Maxout``, ``F.maxout``, ``F.logsigmoid``, ``F.pdist``, ``F.diag_embed``.
+
+Served by the modules' ``__getattr__`` (``attribute``): a name whose ``since`` is "3" is an
+AttributeError under a 2.x profile, as in real Paddle 2.6.2 (measured).
+"""
+from __future__ import annotations
+
+from .. import profiles
+
+# paddle.nn: name -> (since, the existing class's name)
+NN_ALIASES = {n: ("3", n[:-1] + "D") for n in (
+    "Conv1d", "Conv2d", "Conv3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "CircularPad1d",
+    "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "LPPool1d", "LPPool2d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "UpsamplingBilinear2d",
+    "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d")}
+NN_ALIASES.update({"MaxUnpool1d": ("3", "MaxUnPool1D"), "MaxUnpool2d": ("3", "MaxUnPool2D"),
+                   "MaxUnpool3d": ("3", "MaxUnPool3D"), "Module": ("3", "Layer"),
+                   "ModuleDict": ("3", "LayerDict"), "ModuleList": ("3", "LayerList"),
+                   "HuberLoss": ("3", "SmoothL1Loss")})
+# paddle.nn.functional: name -> (since, the existing function's name)
+F_ALIASES = {"logsigmoid": ("3", "log_sigmoid")}
+
+
+def _since_ok(since):
+    return since != "3" or profiles.current().api3
+
+
+def _nn_extra():
+    return {"Maxout": ("2.6", __getattr__("Maxout")), "Parameter": ("3", _parameter())}
+
+
+def _f_extra():
+    return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed)}
+
+
+def _parameter():
+    from ..core import Parameter
+
+    return Parameter
+
+
+def attribute(module, qualname, name):
+    """The breadth name ``name`` of ``module`` (paddle.nn or paddle.nn.functional), or the
+    AttributeError real Paddle raises."""
+    aliases, extra = (NN_ALIASES, _nn_extra) if qualname == "paddle.nn" else (F_ALIASES, _f_extra)
+    if name in aliases:
+        since, target = aliases[name]
+        if _since_ok(since):
+            return getattr(module, target)
+    else:
+        since, value = extra().get(name, ("", None))
+        if value is not None and _since_ok(since):
+            return value
+    raise AttributeError(f"module '{qualname}' has no attribute '{name}'")
+
+
+def names(qualname):
+    """The breadth names the module has under the current profile (for ``dir()``)."""
+    aliases, extra = (NN_ALIASES, _nn_extra) if qualname == "paddle.nn" else (F_ALIASES, _f_extra)
+    out = [n for n, (since, _) in aliases.items() if _since_ok(since)]
+    return out + [n for n, (since, _) in extra().items() if _since_ok(since)]
+
+
+# ------------------------------------------------------------------------------ functions
+def _paddle():
+    import sys
+
+    return sys.modules[__name__.rsplit(".", 2)[0]]
+
+
+# where maxout's two checks sit in Paddle's source (axis, groups), by profile.error_wording
+# and how the axis message spells "received" (2.6.2: "recevied")
+_MAXOUT_LINES = {"3": (2824, 2838, "received"), "2.6": (2240, 2262, "recevied")}
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The largest of each ``groups`` consecutive channels along axis (channels / groups
+    remain); the gradient goes to the first largest of each group, as Paddle's maxout kernel."""
+    paddle = _paddle()
+    if axis not in (1, -1, 3):
+        raise ValueError(
+            f"(InvalidArgument) axis only supported 1, -1 or 3, but "
+            f"{_MAXOUT_LINES[profiles.current().error_wording][2]} axis is: {axis}.\n"
+            f"  [Hint: Expected axis == 1 || axis == -1 || axis == 3 == true, but received axis "
+            f"== 1 || axis == -1 || axis == 3:0 != true:1.] (at /paddle/paddle/phi/infermeta/"
+            f"unary.cc:{_MAXOUT_LINES[profiles.current().error_wording][0]})\n")
+    if axis == -1:
+        axis = 3
+    shape = list(x.shape)
+    if shape[axis] % groups != 0:
+        raise ValueError(
+            f"(InvalidArgument) The number of input channels for Op(maxout) should be divisible "
+            f"by Attr(groups). But received: the input's channels is [{shape[axis]}], the shape "
+            f"of input is [{', '.join(map(str, shape))}], the Attr(groups) is [{groups}], the "
+            f"Attr(axis) is [{axis}]. The error may come from wrong Attr(groups) or Attr(axis) "
+            f"setting.\n  [Hint: Expected in_x_dims[axis] % groups == 0, but received "
+            f"in_x_dims[axis] % groups:{shape[axis] % groups} != 0:0.] (at /paddle/paddle/phi/"
+            f"infermeta/unary.cc:{_MAXOUT_LINES[profiles.current().error_wording][1]})\n")
+    grouped = shape[:axis] + [shape[axis] // groups, groups] + shape[axis + 1:]
+    v = paddle.reshape(x, grouped)
+    idx = paddle.argmax(v, axis=axis + 1, keepdim=True)
+    return paddle.squeeze(paddle.take_along_axis(v, idx, axis=axis + 1), axis=axis + 1)
+
+
+def pdist(x, p=2.0, name=None):
+    """The p-norm distances between the rows of a 2-D x, the upper triangle row by row:
+    n * (n - 1) / 2 values."""
+    paddle = _paddle()
+    if x.ndim != 2:
+        raise AssertionError("The x must be 2-dimensional")
+    n = x.shape[0]
+    rows, cols = [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            rows.append(i)
+            cols.append(j)
+    if not rows:
+        return paddle.zeros([0], dtype=x.dtype)
+    a = paddle.index_select(x, paddle.to_tensor(rows, dtype="int64"), axis=0)
+    b = paddle.index_select(x, paddle.to_tensor(cols, dtype="int64"), axis=0)
+    return paddle.linalg.norm(a - b, p=p, axis=-1)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """``paddle.diag_embed`` under ``paddle.nn.functional``."""
+    return _paddle().diag_embed(input, offset, dim1, dim2)
+
+
+# --------------------------------------------------------------------------------- layers
+def _layer_base():
+    from .layer.layers import Layer
+
+    return Layer
+
+
+def _make_maxout():
+    Layer = _layer_base()
+
+    class Maxout(Layer):
+        """``paddle.nn.Maxout(groups, axis=1)``: the layer of ``F.maxout``."""
+
+        def __init__(self, groups, axis=1, name=None):
+            super().__init__()
+            self._groups = groups
+            self._axis = axis
+            self._name = name
+
+        def forward(self, x):
+            return maxout(x, self._groups, self._axis, self._name)
+
+        def extra_repr(self):
+            name_str = f", name={self._name}" if self._name else ""
+            return f"groups={self._groups}, axis={self._axis}{name_str}"
+
+    Maxout.__module__ = "paddle.nn.layer.activation"
+    return Maxout
+
+
+class _Lazy:
+    value = None
+
+
+def __getattr__(name):
+    if name == "Maxout":
+        if _Lazy.value is None:
+            _Lazy.value = _make_maxout()
+        return _Lazy.value
+    raise AttributeError(name)
