@@ -158,7 +158,10 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
         from ..engine import provenance
 
         recorder = provenance.ACTIVE
-    if not chain and to is None and depth is None and layers is None and not collapse:
+    from . import heatmap
+
+    if not chain and to is None and depth is None and layers is None and not collapse \
+            and not heatmap.ON:   # (heat maps ride on the model's previews: not the flat path)
         pic = _plain(tensor, view, names, namespace, recorder, title, style)
         if pic is not None:
             pic.look = look

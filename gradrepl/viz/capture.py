@@ -136,8 +136,10 @@ def run_for_pictures(path: str, profile: str | None = None, at: int | None = Non
     old_trace = sys.gettrace()
     try:
         with paddle_modules(), quiet_fp(), recorder, contextlib.redirect_stdout(buf):
-            if log is not None:
-                set_trace_sink(log)
+            if log is not None:   # (chained: a sink installed before, gradcheck's tape, hears too)
+                from ..engine.tracing import Tee
+
+                set_trace_sink(log if old_sink is None else Tee((log, old_sink)))
             sys.settrace(global_trace)
             try:
                 exec(code, namespace)

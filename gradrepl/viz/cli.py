@@ -50,28 +50,39 @@ def pick_tensor(namespace, name, path):
 def draw(script, tensor=None, view="both", at=None, output=None, steps=None, collapse=False,
          depth=None, to=None, chain=False, paddle=None, layers=None, rankdir=None, size=None,
          dpi=None, theme=None, font_size=None, look="auto", values=None,
-         steps_from=None) -> str | None:
+         steps_from=None, heatmap=False, numeric=False, camera=False) -> str | None:
     """Do what ``gradrepl graph`` does; returns a message for stderr, raises GraphError.
     ``values``: arrays of at most this many elements are shown whole (default 12);
     ``steps_from``: "backward" (the default: the backward's steps) or "forward" (the
-    forward pass statement by statement first, then the backward's steps)."""
+    forward pass statement by statement first, then the backward's steps); ``camera``: step
+    frames larger than the slide follow each step through a slide-sized viewport (``viz.camera``;
+    without ``size``, the big-text look ``1080p``)."""
     if values is not None and values < 1:
         raise GraphError(f"--values must be 1 or more, got {values}")
     if steps_from not in STEPS_FROM + (None,):
         raise GraphError(f"unknown --steps-from {steps_from!r}: choose one of "
                          f"{', '.join(STEPS_FROM)}")
+    from . import heatmap as _heatmap
     from .model import preview_items
 
     old = preview_items(values)
+    old_heat = _heatmap.enable(heatmap)   # (--heatmap: arrays past --values as heat maps)
+    from . import camera as _camera
+
+    if camera and size is None:
+        size = "1080p"
+    old_camera = _camera.enable(camera)
     try:
         return _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle,
-                     layers, rankdir, size, dpi, theme, font_size, look, steps_from)
+                     layers, rankdir, size, dpi, theme, font_size, look, steps_from, numeric)
     finally:
         preview_items(old)
+        _heatmap.enable(old_heat)
+        _camera.enable(old_camera)
 
 
 def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle, layers,
-          rankdir, size, dpi, theme, font_size, look, steps_from=None):
+          rankdir, size, dpi, theme, font_size, look, steps_from=None, numeric=False):
     from . import graph as make_picture
     from . import render
     from .capture import run_for_pictures
@@ -113,8 +124,13 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
             raise GraphError(str(exc)) from None
     from .. import progress   # (a status line on a terminal's stderr; nothing when piped)
 
+    tape = None
+    if numeric:   # (--numeric: the ops recorded to run the forward again, nudged)
+        from ..teach.numeric import Tape
+
+        tape = Tape()
     try:
-        with progress.status(f"running {script}"):
+        with progress.status(f"running {script}"), _taped(tape):
             run = run_for_pictures(script, profile=paddle, at=at,
                                    steps=steps is not None or chain)
     except SyntaxError as exc:
@@ -140,6 +156,11 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
         logged = run.log.run_for(target)
         if logged is not None and logged.finished and logged.events:
             fill_final_chain(pic.model, logged, run.log.runs)
+    if tape is not None:   # each leaf's gradient box: central differences beside autograd
+        from .numeric import annotate
+
+        with progress.status("checking the gradients numerically"):
+            annotate(pic, tape, run.namespace)
     messages = []
     if steps is not None:
         messages.append(write_steps(run, target, name, pic, Path(steps), view, chain,
@@ -168,6 +189,17 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
 STEPS_FROM = ("backward", "forward")
 
 
+def _taped(tape):
+    """Record the script's ops on ``tape`` (``graph --numeric``), or nothing."""
+    import contextlib
+
+    if tape is None:
+        return contextlib.nullcontext()
+    from ..teach.numeric import recording
+
+    return recording(tape)
+
+
 def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=None) -> str:
     """The backward's frames, drawn with the picture's own options (``pic.style``: theme,
     rankdir, size, dpi, font size; ``pic.look``), into a player folder, or one file for slides
@@ -179,6 +211,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
     from .player import export_kind, write_animated_svg, write_gif, write_pdf, write_player
     from . import theme
     from .steps import frames
+    from . import camera
+    from .camera import focus_of
 
     logged = run.log.run_for(target) if run.log is not None else None
     with_forward = steps_from == "forward"
@@ -214,7 +248,7 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
             source = to_dot(f, view=step_view, chain=True, style=style, look=pic.look)
             sources.append(source)
             items.append({"svg": render.svg(source), "counter": step_title(f.step),
-                          "title": f.step["event"],
+                          "title": f.step["event"], "focus": focus_of(f),
                           "description": "ready queue: " + ready_text(f.step),
                           "code": f.step.get("code"),   # the engine functions of the step
                           "keep": keep})
@@ -227,11 +261,17 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
 
             note = fit_text_note(items[largest]["svg"], lr="rankdir=LR" in sources[largest])
         svgs = [it["svg"] for it in items]
+        shot = camera.shoot(items, sources, style) if camera.enabled() else None
+        if shot is not None:   # (--camera: one slide per frame, following the step)
+            svgs, note = shot.svgs, shot.note
+            items = [dict(it, svg=s, keep=False) for it, s in zip(items, svgs)]
         if kind == "pdf":
             box = style.size and theme.size_inches(style.size) if style is not None else None
-            done = write_pdf(out_dir, svgs, page=(box[0] * 72, box[1] * 72) if box else None)
+            done = write_pdf(out_dir, svgs, page=shot.page if shot is not None else
+                             (box[0] * 72, box[1] * 72) if box else None)
         elif kind == "gif":
-            done = write_gif(out_dir, [render.png(s) for s in sources])
+            done = write_gif(out_dir, shot.pngs() if shot is not None else
+                             [render.png(s) for s in sources])
         elif kind == "svg":
             done = write_animated_svg(out_dir, svgs,
                                       titles=[f"{it['counter']}: {it['title']}" for it in items])

@@ -34,6 +34,8 @@ import math
 import re
 from functools import lru_cache
 
+from . import heatmap as _heatmap
+from . import numeric as _numeric
 from . import theme as _theme
 from .sanitize import one_line as clean
 from .model import VIEWS, Graph, flow_name, shown, words
@@ -373,19 +375,21 @@ class DotWriter:
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         above = t.label if t.label and t.is_leaf else None
         w = self.words
+        heat = _heatmap.rows(t.preview, cell)   # (--heatmap: a larger value as a grid of cells)
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
             grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
             grad_fn = self.by_id[op.backward].name if op is not None \
                 and op.backward in self.by_id else "None"
-            rows = [_row(data, cell=cell), _row(f"{w['grad_var']} = {grad_var}", cell=cell),
+            rows = [*(heat or [_row(data, cell=cell)]),
+                    _row(f"{w['grad_var']} = {grad_var}", cell=cell),
                     _row(f"grad_fn = {grad_fn}", cell=cell),
                     _row(w["flag"](t.stop_gradient), bold=True, cell=cell)]
             if t.cut:
                 rows.append(_row("(made by ops cut from this picture)", small=True, cell=cell))
             label = _table(t.name, rows, fill, sub=_shape(t), above=above,
                            border_color=pal["border"])
-        elif above is None and not t.cut:  # the common case, written in one go (fast)
+        elif above is None and not t.cut and heat is None:  # the common case, in one go (fast)
             shape = f"{t.dtype}{t.shape}"
             if _NEEDS_ESC(data + shape) is not None:
                 data, shape = esc(data), esc(shape)
@@ -397,7 +401,8 @@ class DotWriter:
                      f'</table>>')
         else:
             grad_var = self.by_id[t.grad_var].name if t.grad_var else "None"
-            rows = [_row(data, cell=cell), _row(f"grad_var = {grad_var}", cell=cell),
+            rows = [*(heat or [_row(data, cell=cell)]),
+                    _row(f"grad_var = {grad_var}", cell=cell),
                     _row(f"stop_gradient = {t.stop_gradient}", bold=True, cell=cell)]
             if t.cut:
                 rows.append(_row("(made by ops cut from this picture)", small=True, cell=cell))
@@ -505,9 +510,12 @@ class DotWriter:
         else:
             data = (f'<td align="left" bgcolor="{cell}"><font color="{red}">'
                     f'data = {esc(gv.data)}</font></td>')
+        heat = _heatmap.rows(gv.data, cell, text_color=red, bold=changed)
         label = (f'{self._head(pal["grad_var"], pal["border"])}'
                  f'{names[gv.id] if not self._flow else self._esc_kept(gv)}</b></td></tr>'
-                 f'<tr>{data}</tr>{self._td}<font point-size="10">{self.words["grad_op"]} = '
+                 f'{"".join(heat) if heat else f"<tr>{data}</tr>"}'
+                 f'{"".join(_numeric.rows(self.g, gv.id, cell))}'
+                 f'{self._td}<font point-size="10">{self.words["grad_op"]} = '
                  f'{grad_op}</font></td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
 
@@ -538,7 +546,9 @@ class DotWriter:
                 first = f"{td}the gradient reaching {esc(tname)}</td></tr>"
             else:
                 first = f"{td}the gradient reaching {esc(tname)} = {reach}</td></tr>"
-            rows = [first,
+            heat = _heatmap.rows(gv.flow, cell, f"the gradient reaching {tname}",
+                                 text_color=red, bold=changed)
+            rows = [*(heat or [first]),
                     f'{td}<font point-size="10">not kept: {esc(tname)}.grad is None</font>'
                     f"</td></tr>"]
             style = "dashed"
@@ -547,8 +557,11 @@ class DotWriter:
             data = esc(gv.data) if gv.data is not None else "None"
             if gv.data is not None:
                 data = f'<font color="{red}">{f"<b>{data}</b>" if stored_now else data}</font>'
-            rows = [f"{td}data = {data}</td></tr>",
-                    f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]
+            rows = [*(_heatmap.rows(gv.data, cell, text_color=red, bold=stored_now)
+                      or [f"{td}data = {data}</td></tr>"]),
+                    *(_heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
+                      or [f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]),
+                    *_numeric.rows(self.g, gv.id, cell)]
             style = "solid"
         if self.slim and gv.tensor in self.brief:   # the compact look: one line
             reached = f"the gradient reaching {tname}" + (f" = {gv.flow}" if gv.flow is not None

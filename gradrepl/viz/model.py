@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from ..engine.node import AccumulateNode, GradNode
+from . import heatmap as _heatmap
 
 VIEWS = ("forward", "backward", "both")
 
@@ -238,7 +239,10 @@ def preview(arr, max_items: int | None = None) -> str:
         items = [fmt_number(flat[i]) for i in range(min(n, cut))]
     if n > cut:
         items.append("...")
-    return "[" + ", ".join(items) + "]" + (_shape_note(a.shape) if a.ndim >= 2 else "")
+    text = "[" + ", ".join(items) + "]" + (_shape_note(a.shape) if a.ndim >= 2 else "")
+    if _heatmap.ON and n > limit:   # (--heatmap: the picture draws it as a grid of cells)
+        return _heatmap.attach(text, a)
+    return text
 
 
 # ---------------------------------------------------------------------------- dialect words

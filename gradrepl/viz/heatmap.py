@@ -1,0 +1,200 @@
+"""Heat maps of arrays too large to show whole (``gradrepl graph --heatmap``).
+
+Small arrays are written out whole with their shape (``--values N``, ``model.preview``); with
+heat maps on, an array of more than N elements is drawn as a grid of coloured cells inside its
+record, the tensor's value and its gradient alike, so an MLP's weight and its gradient can be
+seen at a glance:
+
+- a diverging scale: zero white, positive red, negative blue, each map scaled to its own largest
+  magnitude (written under the map: ``±0.53``), NaN grey; min, max and the shape written above;
+- a matrix as its rows and columns; a vector as one row; an array of more dimensions as
+  (first axis) x (the rest); more than ``MAX_ROWS`` x ``MAX_COLS`` cells are block means
+  (said: ``2x4 blocks``).
+
+The grid rides on the preview text itself (:class:`Preview`, a ``str`` with a ``heat``
+attribute), so it goes wherever the value's text goes (the model's records, the step frames'
+values, copies) and nothing else changes: text, JSON and the terminal show the words. The cells
+are Graphviz HTML-table cells (``bgcolor``), which the system ``dot`` and graphviz-pure draw
+alike in SVG, PNG and PDF, and which the player and handouts show as any other SVG.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_ROWS = 24          # cells of a map, at most (larger arrays: block means)
+MAX_COLS = 32
+MAP_WIDTH = 160.0      # points: the width a map aims at (cells between MIN_CELL and MAX_CELL)
+MIN_CELL = 4.0
+MAX_CELL = 12.0
+POSITIVE = (0xb2, 0x18, 0x2b)   # the far ends of the scale (ColorBrewer's RdBu ends)
+NEGATIVE = (0x21, 0x66, 0xac)
+WHITE = (0xff, 0xff, 0xff)
+NAN_COLOR = "#9a9a9a"
+FRAME_COLOR = "#8c8c8c"
+
+ON = False   # heat maps for arrays larger than model.PREVIEW_ITEMS (``enable``)
+
+
+def enable(on=True) -> bool:
+    """Turn heat maps on or off for the previews made from now on; returns the old setting."""
+    global ON
+    old = ON
+    ON = bool(on)
+    return old
+
+
+@dataclass(frozen=True)
+class Heat:
+    """An array as a grid of cells: ``cells`` row-major (``rows`` x ``cols``), each the mean of a
+    ``block`` of the array seen as a matrix (``matrix``); ``lo``/``hi`` the array's own smallest
+    and largest finite values, ``scale`` the largest magnitude (the map's red and blue ends)."""
+
+    shape: tuple
+    matrix: tuple        # the array as (rows, columns)
+    rows: int
+    cols: int
+    block: tuple         # elements per cell, (down, across)
+    cells: tuple         # floats, NaN where a block holds no finite value
+    lo: float
+    hi: float
+    scale: float
+
+
+class Preview(str):
+    """A value's preview text that carries its heat map (``heat``)."""
+
+    heat: Heat
+
+
+def as_matrix(shape) -> tuple:
+    """How an array of ``shape`` is laid out as a map: (rows, columns)."""
+    if len(shape) == 0:
+        return (1, 1)
+    if len(shape) == 1:
+        return (1, int(shape[0]))
+    return (int(shape[0]), int(math.prod(shape[1:])))
+
+
+def heat_of(arr) -> Heat | None:
+    """The heat map of a real array (None for complex, strings, objects or an empty array)."""
+    a = np.asarray(arr)
+    if a.size == 0 or a.dtype.kind not in "fiub":
+        return None
+    r, c = as_matrix(a.shape)
+    m = a.reshape(r, c).astype(np.float64)
+    br, bc = -(-r // MAX_ROWS), -(-c // MAX_COLS)   # block sizes (ceil)
+    rows, cols = -(-r // br), -(-c // bc)
+    finite = np.isfinite(m)
+    if br == 1 and bc == 1:
+        cells = np.where(finite, m, np.nan)
+    else:   # block means over the finite values (a ragged last block: its own count)
+        pad = np.zeros((rows * br, cols * bc))
+        cnt = np.zeros((rows * br, cols * bc))
+        pad[:r, :c] = np.where(finite, m, 0.0)
+        cnt[:r, :c] = finite
+        s = pad.reshape(rows, br, cols, bc).sum(axis=(1, 3))
+        n = cnt.reshape(rows, br, cols, bc).sum(axis=(1, 3))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cells = np.where(n > 0, s / np.maximum(n, 1), np.nan)
+    if finite.any():
+        lo, hi = float(m[finite].min()), float(m[finite].max())
+    else:
+        lo = hi = float("nan")
+    scale = max(abs(lo), abs(hi)) if finite.any() else 0.0
+    return Heat(tuple(int(s) for s in a.shape), (r, c), rows, cols, (br, bc),
+                tuple(float(v) for v in cells.reshape(-1)), lo, hi, scale)
+
+
+def attach(text: str, arr) -> str:
+    """``text`` as a :class:`Preview` carrying ``arr``'s heat map (``text`` itself when the
+    array has none)."""
+    heat = heat_of(arr)
+    if heat is None:
+        return text
+    p = Preview(text)
+    p.heat = heat
+    return p
+
+
+def of(preview) -> Heat | None:
+    """The heat map a preview carries, else None."""
+    return getattr(preview, "heat", None)
+
+
+def color(v: float, scale: float) -> str:
+    """The cell colour of ``v`` on a map whose ends are ``±scale``: white at 0, red positive,
+    blue negative, linear in between; grey for NaN."""
+    if v != v:
+        return NAN_COLOR
+    if scale <= 0 or v == 0:
+        return "#ffffff"
+    t = min(1.0, abs(v) / scale)
+    end = POSITIVE if v > 0 else NEGATIVE
+    r, g, b = (round(w + (e - w) * t) for w, e in zip(WHITE, end))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def cell_size(heat: Heat) -> float:
+    """Points per cell: the map about ``MAP_WIDTH`` wide, cells square."""
+    return max(MIN_CELL, min(MAX_CELL, MAP_WIDTH / max(heat.cols, 1)))
+
+
+def _num(v: float) -> str:
+    from .model import fmt_number
+
+    return fmt_number(v)
+
+
+def caption(heat: Heat, what: str = "data") -> str:
+    """The words above a map: ``data (4x8): min -0.528, max 0.447`` (and how it was binned)."""
+    shape = "x".join(str(s) for s in heat.shape) or "scalar"
+    laid = ""
+    if len(heat.shape) > 2:
+        laid = f", drawn as {heat.matrix[0]}x{heat.matrix[1]}"
+    if heat.block != (1, 1):
+        laid += f", cells are means of {heat.block[0]}x{heat.block[1]} blocks"
+    return f"{what} ({shape}{laid}): min {_num(heat.lo)}, max {_num(heat.hi)}"
+
+
+def scale_note(heat: Heat) -> str:
+    return f"blue -{_num(heat.scale)} \u00b7 white 0 \u00b7 red +{_num(heat.scale)}"
+
+
+def grid(heat: Heat) -> str:
+    """The map as a Graphviz HTML table (one ``<td bgcolor>`` a cell, no text)."""
+    size = cell_size(heat)
+    s = f"{size:g}"
+    w = f"{size * heat.cols:g}"
+    h = f"{size * heat.rows:g}"
+    out = [f'<table border="1" color="{FRAME_COLOR}" cellborder="0" cellspacing="0" '
+           f'cellpadding="0" fixedsize="true" width="{w}" height="{h}">']
+    cells = heat.cells
+    scale = heat.scale
+    for i in range(heat.rows):
+        row = cells[i * heat.cols:(i + 1) * heat.cols]
+        out.append("<tr>" + "".join(f'<td bgcolor="{color(v, scale)}" width="{s}" height="{s}" '
+                                    f'fixedsize="true"></td>' for v in row) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def rows(preview, cell: str, what: str = "data", text_color: str | None = None,
+         bold: bool = False) -> list | None:
+    """A record's rows for a value whose preview carries a heat map: the caption (in
+    ``text_color``, bold if asked), the map and its scale; None when it carries none."""
+    heat = of(preview)
+    if heat is None:
+        return None
+    from .dot import esc
+
+    words = esc(caption(heat, what))
+    if bold:
+        words = f"<b>{words}</b>"
+    if text_color:
+        words = f'<font color="{text_color}">{words}</font>'
+    return [f'<tr><td align="left" bgcolor="{cell}">{words}<br/>'
+            f'<font point-size="9">{esc(scale_note(heat))}</font></td></tr>',
+            f'<tr><td bgcolor="{cell}">{grid(heat)}</td></tr>']

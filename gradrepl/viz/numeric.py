@@ -1,0 +1,92 @@
+"""Numerical against autograd on the picture (``gradrepl graph ... --numeric``).
+
+``gradrepl gradcheck`` / ``why --numeric`` print central differences beside the engine's
+gradients (``teach/numeric.py``: the script's forward ops recorded on a tape and replayed in
+float64 with one input nudged by ``h`` either way). This puts the same check on the picture: each
+leaf's gradient record gets three more rows, the teacher's classic slide in one box::
+
+    numeric (h = 1e-06, central differences): 20.00000000
+    autograd: 20.
+    max abs error 2.8e-09, max rel error 1.4e-10: agree to 9 digits
+
+The numbers are :func:`teach.numeric.describe`'s own (the same values, the same formatting),
+so the picture and the command never disagree. The rows ride on the model as ``Graph.numeric``
+({gradient variable id: rows}, not part of the JSON), which ``dot.DotWriter`` draws.
+"""
+from __future__ import annotations
+
+
+def lines(c) -> list:
+    """The rows of one check (``teach.numeric.Check``), in plain words."""
+    from ..teach import numeric as _num
+
+    if not c.checked:
+        return [f"numeric: {c.note}"]
+    a = c.autograd.reshape(-1)[c.indices]
+    where = ""
+    if c.size > 1 and c.indices.size < c.size:
+        where = f" ({c.indices.size} of {c.size:,} elements)"
+    out = [f"numeric (h = {c.h:g}, central differences){where}: "
+           f"{_num._vals(_num._g, c.numeric, 4)}",
+           f"autograd: {_num._vals(_num._auto, a, 4)}"]
+    verdict = "agree" if c.agrees() else "DISAGREE"
+    err = (f"max abs error {c.abs_err:.2g}, max rel error {c.rel_err:.2g}" if c.abs_err
+           else "no difference")   # (as gradcheck says it)
+    d = c.digits
+    out.append(f"{err}: {verdict} to {d} digit{'s' if d != 1 else ''}")
+    return out
+
+
+def checks_by_grad_var(g, tape, namespace) -> dict:
+    """{gradient variable id of ``g``: the ``Check`` of that leaf's .grad} for the leaves of the
+    picture that a recorded backward wrote."""
+    from ..teach import numeric as _num
+    from .why import Namer
+
+    b = getattr(g, "_builder", None)
+    if b is None:
+        return {}
+    namer = Namer(namespace)
+    want = {}
+    for key, t in b.tensor_objs.items():
+        gv = b.gvars.get(key)
+        info = b.tensors.get(key)
+        if gv is not None and info is not None and info.is_leaf:
+            want[id(t)] = (t, gv.id)
+    if not want:
+        return {}
+    checks = _num.check_leaves(tape, namespace, only=[t for t, _g in want.values()])
+    by_name = {f"{namer.tensor(t)}.grad": gid for t, gid in want.values()}
+    return {by_name[c.name]: c for c in checks if c.what == "grad" and c.name in by_name}
+
+
+def annotate(pic, tape, namespace) -> dict:
+    """Check the picture's leaves and write the rows into its model (``Graph.numeric``); the
+    picture is drawn from the model from now on. Returns {grad var id: Check}."""
+    g = pic.model
+    found = checks_by_grad_var(g, tape, namespace)
+    g.numeric = {gid: lines(c) for gid, c in found.items()}
+    pic.model = g   # (a plain picture's flat snapshot has no place for the rows)
+    return found
+
+
+def rows(g, gid, cell, color=None) -> list:
+    """The numeric rows of gradient variable ``gid`` as HTML table rows (none if unchecked)."""
+    from .dot import esc
+
+    said = (getattr(g, "numeric", None) or {}).get(gid)
+    if not said:
+        return []
+    out = []
+    for k, line in enumerate(said):
+        text = esc(line)
+        if k == len(said) - 1 and "DISAGREE" in line:
+            text = f"<b>{text}</b>"
+        if color:
+            text = f'<font color="{color}">{text}</font>'
+        out.append(f'<tr><td align="left" bgcolor="{cell}"><font point-size="10">{text}'
+                   f'</font></td></tr>')
+    return out
+
+
+__all__ = ["annotate", "checks_by_grad_var", "lines", "rows"]

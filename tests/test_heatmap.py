@@ -1,0 +1,195 @@
+"""Heat maps of values and gradients too large to show whole (``gradrepl graph --heatmap``;
+issue 30: "a heatmap of a matrix and its gradient for larger tensors").
+
+The colours are checked against the scale computed here from the numbers (zero white, positive
+towards ColorBrewer's red #b2182b, negative towards its blue #2166ac, linear in |v| / max|v|), in
+the SVG that the system ``dot`` and the graphviz-pure binary draw, and in PNG and PDF output.
+"""
+from __future__ import annotations
+
+import copy
+import html
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradrepl.viz import heatmap, model, render
+
+ROOT = Path(__file__).resolve().parent.parent
+RED, BLUE = (0xb2, 0x18, 0x2b), (0x21, 0x66, 0xac)
+
+BINARIES = [k for k, ok in (("system", shutil.which("dot") is not None),
+                            ("pure", render.pure_binary() is not None)) if ok]
+
+
+def expected_color(v, scale):
+    """The scale, written out independently of heatmap.color."""
+    if v == 0:
+        return "#ffffff"
+    t = min(1.0, abs(v) / scale)
+    end = RED if v > 0 else BLUE
+    return "#" + "".join(f"{int(round(255 + (e - 255) * t)):02x}" for e in end)
+
+
+def fills(svg):
+    """The fills of the SVG's polygons, in document order."""
+    return re.findall(r'<polygon fill="(#[0-9a-f]{6})"', svg)
+
+
+def cells_in(svg, colors):
+    """The run of ``len(colors)`` consecutive polygon fills equal to ``colors``, found?"""
+    f = fills(svg)
+    n = len(colors)
+    return any(f[i:i + n] == colors for i in range(len(f) - n + 1))
+
+
+def gg(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gradrepl", "graph", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+# ---------------------------------------------------------------------------- the module
+def test_colours_of_a_known_matrix():
+    m = np.array([[-2.0, 0.0, 1.0], [2.0, -1.0, 0.5]], np.float32)
+    h = heatmap.heat_of(m)
+    assert (h.rows, h.cols, h.block, h.lo, h.hi, h.scale) == (2, 3, (1, 1), -2.0, 2.0, 2.0)
+    want = [expected_color(v, 2.0) for v in m.reshape(-1)]
+    assert want[:3] == ["#2166ac", "#ffffff", "#d88c95"]   # (blue end, white, half red)
+    assert [heatmap.color(v, h.scale) for v in h.cells] == want
+    assert heatmap.color(float("nan"), 1.0) == heatmap.NAN_COLOR
+
+
+def test_large_arrays_are_block_means():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((50, 70))
+    h = heatmap.heat_of(a)
+    assert h.block == (3, 3) and (h.rows, h.cols) == (17, 24)
+    cells = np.array(h.cells).reshape(h.rows, h.cols)
+    assert np.isclose(cells[0, 0], a[:3, :3].mean())
+    assert np.isclose(cells[16, 23], a[48:, 69:].mean())   # (the ragged last block: its own)
+    assert (h.lo, h.hi) == (a.min(), a.max())
+    assert "cells are means of 3x3 blocks" in heatmap.caption(h)
+    conv = heatmap.heat_of(np.ones((4, 3, 2, 2)))
+    assert conv.matrix == (4, 12) and "drawn as 4x12" in heatmap.caption(conv)
+
+
+def test_preview_carries_the_map_only_when_on_and_past_values():
+    a = np.arange(20.0).reshape(4, 5)
+    assert heatmap.of(model.preview(a)) is None            # off: the words only
+    old = heatmap.enable(True)
+    try:
+        p = model.preview(a)
+        assert p == "[0., 1., 2., 3., ...] (4x5)" and heatmap.of(p).shape == (4, 5)
+        assert heatmap.of(copy.deepcopy(p)) == heatmap.of(p)   # (frames copy the model)
+        assert heatmap.of(model.preview(np.arange(6.0))) is None   # shown whole (<= 12)
+        assert heatmap.of(model.preview(np.ones(20, np.complex64))) is None   # (real only)
+    finally:
+        heatmap.enable(old)
+
+
+# ---------------------------------------------------------------------------- pictures
+SCRIPT = """\
+import numpy as np
+import paddle
+W = paddle.to_tensor((np.arange(20, dtype='float32').reshape(4, 5) - 8) / 4, stop_gradient=False)
+C = paddle.to_tensor(np.array([[1, -1, 0, 2, -2]] * 4, dtype='float32')
+                     * np.array([[1], [2], [-1], [0.5]], dtype='float32'))
+loss = (W * C).sum()
+loss.backward()
+"""
+
+
+@pytest.fixture(scope="module")
+def script(tmp_path_factory):
+    p = tmp_path_factory.mktemp("heat") / "w.py"
+    p.write_text(SCRIPT)
+    return p
+
+
+def _w_and_grad():
+    w = (np.arange(20, dtype="float32").reshape(4, 5) - 8) / 4
+    c = np.array([[1, -1, 0, 2, -2]] * 4, "float32") * np.array([[1], [2], [-1], [0.5]],
+                                                                  "float32")
+    return w, c   # d loss / dW = C
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_value_and_gradient_drawn_as_cells(script, tmp_path, binary, monkeypatch):
+    if binary == "pure":
+        monkeypatch.setenv("GRADREPL_DOT", render.pure_binary())
+    out = tmp_path / "w.svg"
+    r = gg(script, "--tensor", "loss", "--heatmap", "-o", out)
+    assert r.returncode == 0, r.stderr
+    svg = html.unescape(out.read_text())   # (system dot writes "-" as &#45;)
+    w, grad = _w_and_grad()
+    assert cells_in(svg, [expected_color(v, np.abs(w).max()) for v in w.reshape(-1)])
+    assert cells_in(svg, [expected_color(v, np.abs(grad).max()) for v in grad.reshape(-1)])
+    assert "data (4x5): min -2., max 2.75" in svg          # W: (0 - 8) / 4 .. (19 - 8) / 4
+    assert "data (4x5): min -4., max 4." in svg            # W_grad = C
+    assert "blue -4. · white 0 · red +4." in svg
+    # without --heatmap: the words, no cells
+    r = gg(script, "--tensor", "loss", "-o", tmp_path / "plain.svg")
+    plain = html.unescape((tmp_path / "plain.svg").read_text())
+    assert not cells_in(plain, [expected_color(v, np.abs(w).max()) for v in w.reshape(-1)])
+    assert "[-2., -1.75, -1.5, -1.25, ...] (4x5)" in plain
+
+
+def test_values_sets_the_threshold(script, tmp_path):
+    out = tmp_path / "w.dot"
+    r = gg(script, "--tensor", "loss", "--heatmap", "--values", "20", "-o", out)
+    assert r.returncode == 0, r.stderr
+    dot = out.read_text()
+    assert 'fixedsize="true"' not in dot    # 20 elements shown whole, with their shape
+    assert "[[-2., -1.75, -1.5, -1.25, -1.], " in dot and "(4x5)" in dot
+
+
+@pytest.mark.parametrize("ext", ["png", "pdf"])
+def test_png_and_pdf(script, tmp_path, ext):
+    out = tmp_path / f"w.{ext}"
+    r = gg(script, "--tensor", "loss", "--heatmap", "-o", out)
+    assert r.returncode == 0, r.stderr
+    head = out.read_bytes()[:8]
+    assert head.startswith(b"\x89PNG" if ext == "png" else b"%PDF")
+
+
+def test_png_pixels_show_the_colours(script, tmp_path):
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    out = tmp_path / "w.png"
+    assert gg(script, "--tensor", "loss", "--heatmap", "--dpi", "150", "-o", out).returncode == 0
+    colors = {c for _n, c in Image.open(out).convert("RGB").getcolors(1 << 20)}
+    assert RED in colors and BLUE in colors   # the ends of the scale: W_grad's +-4 cells
+
+
+def test_step_frames_show_the_gradient_map_once_written(script, tmp_path):
+    out = tmp_path / "steps"
+    r = gg(script, "--tensor", "loss", "--heatmap", "--steps", out)
+    assert r.returncode == 0, r.stderr
+    frames = sorted(out.glob("*.svg"))
+    first, last = (html.unescape(f.read_text()) for f in (frames[0], frames[-1]))
+    # W's value is a map in every frame; its gradient's only once the backward wrote it
+    assert first.count("data (4x5): min -2., max 2.75") == 1
+    assert last.count("data (4x5): min -2., max 2.75") == 1
+    # C's value is a map throughout; W_grad (= C) is one more map in the last frame only
+    assert first.count("data (4x5): min -4., max 4.") == 1
+    assert last.count("data (4x5): min -4., max 4.") == 2
+
+
+def test_torch_mlp_weight_and_gradient(tmp_path):
+    p = tmp_path / "mlp.py"
+    p.write_text("import torch\ntorch.manual_seed(0)\nx = torch.randn(16, 8)\n"
+                 "model = torch.nn.Sequential(torch.nn.Linear(8, 12), torch.nn.ReLU(), "
+                 "torch.nn.Linear(12, 3))\nloss = model(x).pow(2).mean()\nloss.backward()\n")
+    out = tmp_path / "mlp.dot"
+    r = gg(p, "--tensor", "loss", "--heatmap", "--look", "full", "-o", out)
+    assert r.returncode == 0, r.stderr
+    dot = out.read_text()
+    # model.0.weight (12x8) and its gradient both as maps; a 12-element bias stays words
+    assert dot.count("data (12x8): min") == 2
+    assert "data = [" in dot
