@@ -79,3 +79,19 @@ def fused_products() -> bool:
     (Intel, and any CPU not measured: the rule of the first measurements); AMD adds the
     rounded products unfused."""
     return cpu_class() != "amd"
+
+
+@functools.lru_cache(maxsize=None)
+def _flag_avx512f() -> bool:
+    return platform.machine().lower() in ("x86_64", "amd64") and "avx512f" in _cpuinfo()[1]
+
+
+def avx512f() -> bool:
+    """Whether Paddle's JIT kernels that need AVX-512 run here (``phi/kernels/funcs/jit/gen``:
+    Adam's and AdamW's ``CanBeUsed`` is ``MayIUse(avx512f)``; elsewhere Paddle takes the
+    reference kernels, ``jit/refer``). A forced Intel class says it; else the CPU's flags (AMD
+    has AVX-512 from Zen 4 on)."""
+    forced = os.environ.get("GRADREPL_CPU_CLASS")
+    if forced in ("intel-avx512", "intel-avx2", "other"):
+        return forced == "intel-avx512"
+    return _flag_avx512f()

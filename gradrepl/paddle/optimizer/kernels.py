@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 
+from gradrepl.engine import cpu
+
 from .fma import axpy, blas_saxpy, one_blas_thread
 
 BLOCK = 1 << 16  # elements: 512 KiB of float64 buffer, 256 KiB of float32 (L2-resident)
@@ -52,6 +54,9 @@ def adam_update(p, g, m, v, c: AdamConstants, vmax=None):
     """
     if p.dtype.itemsize >= 8:
         _adam_wide(p, g, m, v, c, vmax)
+        return
+    if p.dtype == np.float32 and not cpu.avx512f():
+        _adam_refer(p, g, m, v, c, vmax)
         return
     fp, fg, fm, fv = p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1)
     fvmax = None if vmax is None else vmax.reshape(-1)
@@ -182,6 +187,29 @@ def _adam_blocks_wide(fp, fg, fm, fv, fvmax, c, start, stop):
         multiply(work, neg_lr, out=wide)                # exact
         add(wide, pb, out=wide)
         copyto(pb, wide, casting="same_kind")           # p, rounded once
+
+
+def _adam_refer(p, g, m, v, c, vmax):
+    """float32 on a CPU without AVX-512 (``cpu.avx512f()``): Paddle's reference kernel
+    (``jit/refer/refer.h`` Adam/AdamW, compiled without FMA; read from the disassembly of 3.3.1's
+    libphi_core.so and 2.6.2's libpaddle.so, and checked against that function called directly):
+    ``p = p - (decay * p)`` (AdamW), ``m = b1*m + (1-b1)*g`` and ``v = b2*v + ((1-b2)*g)*g``
+    with each operation rounded to float32, ``vmax = max(vmax, v)``, then in double
+    ``p = p + (-lr_t) * (m / (sqrt(v) + eps_t))`` rounded once."""
+    f64 = np.float64
+    if c.neg_decay is not None:
+        p += c.neg_decay * p                       # p - (decay * p): the product rounded
+    m *= c.b1
+    m += c.one_minus_b1 * g
+    v *= c.b2
+    v += (c.one_minus_b2 * g) * g
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    step = m.astype(f64) / (np.sqrt(v.astype(f64)) + f64(c.eps_t))
+    step *= f64(c.neg_lr)
+    step += p
+    np.copyto(p, step, casting="same_kind")
 
 
 def sgd_update(p, g, lr):
