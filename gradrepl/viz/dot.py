@@ -807,7 +807,9 @@ class DotWriter:
             lines += textwrap.wrap(f"{step_title(step)}: {step['event']}", 100,
                                    subsequent_indent="    ") or [""]
             lines.append("ready queue: " + ready_text(step, lambda r: shown(self.by_id[r])))
-        if self.view != "forward" and self.g.profile == "torch":   # (model.number_backward_ops)
+        if self.view != "forward" and self.g.profile == "torch" \
+                and getattr(self.g, "forward", None) is None:   # (model.number_backward_ops;
+            # a forward frame draws nodes not made yet invisible: no word on them)
             shared = [b.title for b in self.g.backward_ops if b.title and b.title != b.name
                       and " (" in b.title]
             if shared:

@@ -298,6 +298,7 @@ class Dialect:
 
     key = "2.2"
     retain_nonleaf = True       # a non-leaf's .grad is kept after backward (Paddle 2.2)
+    retain_attr = "_retain"     # the tensor's flag of retain_grads() / retain_grad()
     accumulation_nodes = False  # draw the leaves' accumulation nodes (eager Paddle has them)
     accumulation_name = "GradNodeAccumulation"  # what a leaf's accumulation node is called
 
@@ -357,6 +358,7 @@ class TorchDialect(Dialect):
 
     key = "torch"
     retain_nonleaf = False
+    retain_attr = "_retains"    # (the torch dialect's retain_grad() flag)
     accumulation_nodes = True
     accumulation_name = "AccumulateGrad"
 
@@ -574,7 +576,8 @@ class _Builder:
         if not info.stop_gradient:  # its gradient variable (a_grad)
             g = t._grad if t is not None else None
             gid = info.grad_var = f"g{len(self.gvars)}"
-            kept = t is not None and (info.is_leaf or t._retain or self.d.retain_nonleaf)
+            kept = t is not None and (info.is_leaf or self.d.retain_nonleaf
+                                      or getattr(t, self.d.retain_attr, False) or t._retain)
             self.gvars[key] = GradVarInfo(gid, self.d.grad_var_name(info.name), tid, info.shape,
                                           info.dtype,
                                           preview(g.data, self.max_preview) if g is not None
