@@ -1913,5 +1913,8 @@ def _bind_gaps():
             if k not in Tensor.__dict__:
                 setattr(Tensor, k, v)
     _gaps_section3()
+    from . import _ops_breadth, _submodules
+    _submodules.install()  # torch.cuda, torch.backends.cudnn, torch.amp ... as modules
+    _ops_breadth.install(T)  # stft, svd_lowrank, poisson ... (issue 28's second pass)
     from . import _not_emulated
     _not_emulated.install()  # the clear AttributeErrors for what torch has and this does not
