@@ -182,6 +182,10 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
           numeric: bool = Flag("--numeric", help="each leaf's gradient box also shows "
                                "central differences beside autograd, the step and the error "
                                "(as gradrepl gradcheck)"),
+          camera: bool = Flag("--camera", help="with --steps: frames larger than a "
+                              "slide follow each step through a slide-sized viewport, the text "
+                              "kept at its size (default --size 1080p: at least 18 px), a map "
+                              "of the whole graph in a corner; the static picture is unchanged"),
           steps_from: Optional[str] = typer.Option(
               None, "--steps-from", help="with --steps: backward (the default: the "
               "backward's steps) or forward (first the forward pass, one frame per statement "
@@ -196,7 +200,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
                        collapse=collapse, depth=depth, to=to, chain=chain, paddle=paddle,
                        layers=layers, rankdir=rankdir, size=size, dpi=dpi, theme=theme,
                        font_size=font_size, look=look, values=values,
-                       steps_from=steps_from, heatmap=heatmap, numeric=numeric)
+                       steps_from=steps_from, heatmap=heatmap, numeric=numeric,
+                       camera=camera)
     except GraphError as exc:
         typer.echo(f"gradrepl graph: {exc}", err=True)
         raise typer.Exit(2)

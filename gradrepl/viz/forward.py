@@ -287,6 +287,7 @@ def forward_items(base, run, view, style, look, keep=False):
     the slide exports: (items, DOT sources), each item ``{"svg", "counter", "title",
     "description", "keep"}`` as ``player.write_player`` takes them."""
     from . import render
+    from .camera import focus_of
 
     items, sources = [], []
     fr = forward_frames(base, run.recorder, getattr(run, "mark_lines", None), view)
@@ -297,5 +298,5 @@ def forward_items(base, run, view, style, look, keep=False):
         where = _where(fw["lines"], fw["label"]).replace("`", "")
         items.append({"svg": render.svg(source), "counter": forward_title(f),
                       "title": fw["event"], "description": f"the forward pass: {where}",
-                      "keep": keep})
+                      "keep": keep, "focus": focus_of(f)})
     return items, sources

@@ -1,0 +1,412 @@
+"""A camera for big-text slides: step frames that follow the active part of a large graph.
+
+With ``--size 1080p`` (text at least 18 px on a 1920x1080 projector) a graph such as an MLP or
+vgg11 is drawn far larger than one slide: shrunk to a page its text is unreadable, at its own
+size it scrolls. ``--camera`` keeps the text at its size and moves a slide-sized viewport
+instead: each step frame shows the part of the drawing where the step happens (the backward op
+that runs and the gradients it changes; in a forward frame, what the statement made), under a
+caption band holding the frame's sentence (the drawing's own header lines, moved there), with
+a small map of the whole graph in a corner and the viewport outlined on it.
+
+The camera works on the SVG Graphviz wrote (never on the layout): it reads each node's box
+from the SVG (``node_boxes``), chooses the viewport (``viewport``: the focus nodes, as many as
+fit, in priority order; the previous frame's view where a step changes nothing drawn), and
+rewrites the root's ``viewBox`` (``camera_svg``), so the drawing's scale, and with it every
+text's size, is unchanged. PDF pages come from these SVGs (``player.write_pdf``); a GIF's
+frames are cut from Graphviz's PNG of the whole frame at the screen's dpi (``camera_png``).
+"""
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+
+SLIDE = (1152.0, 648.0)    # 16x9 in, in points: the 1080p slide (120 dpi -> 1920x1080 px)
+MAP_SHARE = 0.18           # the corner map's width, as a share of the slide's
+_SVG_NS = "{http://www.w3.org/2000/svg}"
+_TRANSFORM = re.compile(r"scale\(([-0-9.e]+)(?:[ ,]+([-0-9.e]+))?\).*?translate\(([-0-9.e]+)"
+                        r"[ ,]+([-0-9.e]+)\)", re.S)
+_SVG_OPEN = re.compile(r"<svg\b[^>]*>", re.S)
+_NUM = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+class Geometry:
+    """Where things are in an SVG Graphviz wrote: its page size (points), its user units
+    (``viewBox``), the graph's transform, and each node's box in user units."""
+
+    def __init__(self, svg_text: str):
+        m = _SVG_OPEN.search(svg_text)
+        if m is None:
+            raise ValueError("no <svg> element")
+        tag = m.group(0)
+        self.width = _length(re.search(r'\bwidth="([^"]+)"', tag).group(1))
+        self.height = _length(re.search(r'\bheight="([^"]+)"', tag).group(1))
+        vb = re.search(r'\bviewBox="([^"]+)"', tag)
+        box = [float(x) for x in vb.group(1).replace(",", " ").split()] if vb else \
+            [0.0, 0.0, self.width, self.height]
+        self.view_box = box
+        self.k = self.width / box[2] if box[2] else 1.0    # points per user unit
+        root = ET.fromstring(_strip_doctype(svg_text))
+        graph = next((g for g in root.iter(f"{_SVG_NS}g") if g.get("class") == "graph"), None)
+        sx = sy = 1.0
+        tx = ty = 0.0
+        if graph is not None:
+            t = _TRANSFORM.search(graph.get("transform") or "")
+            if t is not None:
+                sx = float(t.group(1))
+                sy = float(t.group(2)) if t.group(2) else sx
+                tx, ty = float(t.group(3)), float(t.group(4))
+        self.scale = sx
+        self.boxes = {}
+        self.text_boxes = {}   # id -> the box of its text alone (a wide ellipse's table)
+        for g in root.iter(f"{_SVG_NS}g"):
+            if g.get("class") != "node":
+                continue
+            title = g.find(f"{_SVG_NS}title")
+            if title is None or not title.text:
+                continue
+            xs, ys, tx0, tx1 = [], [], [], []
+            for el in g.iter():
+                tag = el.tag.replace(_SVG_NS, "")
+                if tag in ("polygon", "polyline"):
+                    nums = [float(v) for v in _NUM.findall(el.get("points") or "")]
+                    xs += nums[0::2]
+                    ys += nums[1::2]
+                elif tag == "ellipse":
+                    cx, cy = float(el.get("cx")), float(el.get("cy"))
+                    rx, ry = float(el.get("rx")), float(el.get("ry"))
+                    xs += [cx - rx, cx + rx]
+                    ys += [cy - ry, cy + ry]
+                elif tag == "text" and el.get("x") is not None:
+                    x0, y0 = float(el.get("x")), float(el.get("y"))
+                    fs = float(el.get("font-size") or 14)
+                    w = len("".join(el.itertext())) * fs * 0.55   # (Helvetica's mean width)
+                    anchor = el.get("text-anchor") or "start"
+                    x0 -= w / 2 if anchor == "middle" else w if anchor == "end" else 0
+                    xs += [x0, x0 + w]
+                    ys += [y0 - fs, y0]
+                    tx0.append(x0)
+                    tx1.append(x0 + w)
+            if xs:
+                i = title.text.strip()
+                self.boxes[i] = (sx * (min(xs) + tx), sy * (min(ys) + ty),
+                                 sx * (max(xs) + tx), sy * (max(ys) + ty))
+                if tx0:
+                    b = self.boxes[i]
+                    self.text_boxes[i] = (sx * (min(tx0) + tx), b[1], sx * (max(tx1) + tx), b[3])
+
+    @property
+    def user_size(self):
+        return self.view_box[2], self.view_box[3]
+
+
+def _length(text) -> float:
+    return float(re.sub(r"[a-z%]+$", "", text.strip()))
+
+
+def _strip_doctype(svg_text: str) -> str:
+    text = re.sub(r"<!DOCTYPE\b(?:[^\[>]|\[[^\]]*\])*>", "", svg_text, flags=re.S | re.I)
+    return re.sub(r"<\?xml\b.*?\?>", "", text, flags=re.S).strip()
+
+
+def needs_camera(svg_text: str, slide=SLIDE) -> bool:
+    """The drawing is larger than the slide (its text kept, it would scroll)."""
+    from .render import svg_size
+
+    w, h = svg_size(svg_text)
+    return w > slide[0] + 0.5 or h > slide[1] + 0.5
+
+
+def focus_of(frame) -> list:
+    """The ids of a frame's active part, most important first: a forward frame's new ops,
+    tensors and gradient records; a backward frame's running op, then the gradients it
+    changed, then the ready ops."""
+    fw = getattr(frame, "forward", None)
+    if fw is not None:
+        rank = {"f": 0, "t": 1, "b": 2, "g": 3}
+        return sorted(fw["new"], key=lambda i: (rank.get(i[:1], 4), i))
+    step = frame.step or {}
+    running = [b.id for b in frame.backward_ops if b.state == "running"]
+    ids = running + [i for i in step.get("changed") or () if i not in running]
+    if not ids:
+        ids = list(step.get("ready") or ())
+    return ids
+
+
+def viewport(geo: Geometry, focus, size, previous=None):
+    """(x, y) of a ``size`` (user units) viewport on ``geo``'s drawing holding as many of the
+    ``focus`` nodes as fit (the first always: its centre when it is larger), centred on them;
+    where none of them is drawn, ``previous`` (else the top of the drawing). Kept inside the
+    drawing; a drawing smaller than the viewport along an axis is centred on that axis."""
+    vw, vh = size
+    W, H = geo.user_size
+    ox, oy = geo.view_box[0], geo.view_box[1]
+    union = None
+    left = False   # the first node's text wider than the viewport: its lines from their start
+    for i in focus:
+        b = geo.boxes.get(i)
+        if b is None:
+            continue
+        if union is None and b[2] - b[0] > vw and i in geo.text_boxes:
+            b = geo.text_boxes[i]   # (a wide ellipse: its table)
+            left = b[2] - b[0] > vw
+        cand = b if union is None else (min(union[0], b[0]), min(union[1], b[1]),
+                                        max(union[2], b[2]), max(union[3], b[3]))
+        if union is None or (cand[2] - cand[0] <= vw and cand[3] - cand[1] <= vh):
+            union = cand
+    if union is None:
+        if previous is not None:
+            return previous
+        cx, cy = ox + W / 2, oy + vh / 2
+    else:
+        cx, cy = (union[0] + union[2]) / 2, (union[1] + union[3]) / 2
+        if left:
+            cx = union[0] - vw * 0.03 + vw / 2
+
+    def place(c, v, lo, extent):
+        if extent <= v:
+            return lo + (extent - v) / 2
+        return min(max(c - v / 2, lo), lo + extent - v)
+
+    return place(cx, vw, ox, W), place(cy, vh, oy, H)
+
+
+_LABEL_TEXT = re.compile(r"<text\b[^>]*>.*?</text>\n?", re.S)
+
+
+def _split_label(svg_text: str):
+    """The drawing's header lines (the graph label's ``<text>`` elements, before its first
+    node or edge) and the SVG without them."""
+    start = svg_text.find('class="graph"')
+    first = min((p for p in (svg_text.find("<g id=\"node", start),
+                             svg_text.find("<g id=\"edge", start),
+                             svg_text.find("<!-- ", start)) if p != -1), default=-1)
+    if start == -1 or first == -1:
+        return [], svg_text
+    head = svg_text[start:first]
+    texts = _LABEL_TEXT.findall(head)
+    return texts, svg_text[:start] + _LABEL_TEXT.sub("", head) + svg_text[first:]
+
+
+def _background(svg_text: str) -> str:
+    m = re.search(r'<polygon fill="(#[0-9a-fA-F]{6}|white|black)" stroke="(?:none|transparent)"',
+                  svg_text)
+    return m.group(1) if m else "white"
+
+
+def _text_colour(svg_text: str) -> str:
+    return "#f2f2f2" if _background(svg_text) not in ("white", "#ffffff", "#FFFFFF") else \
+        "#1d232b"
+
+
+def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True):
+    """The frame ``svg_text`` seen through a slide-sized viewport on its ``focus`` nodes:
+    (SVG text of exactly the slide's size in points, the viewport (x, y, w, h) in the
+    drawing's user units, (x, y) to give as ``previous`` to the next frame). The drawing's
+    scale is unchanged (its text keeps its size); its header lines move to a caption band at
+    the top of the slide; a corner map shows the whole graph and the viewport on it."""
+    geo = Geometry(svg_text)
+    vw, vh = slide[0] / geo.k, slide[1] / geo.k
+    texts, body = _split_label(svg_text)
+    fs = [float(x) for t in texts for x in re.findall(r'font-size="([0-9.]+)"', t)]
+    size = (max(fs) if fs else 14.0) * geo.scale     # (user units)
+    line = size * 1.25
+    band = (len(texts) * line + size * 0.6) if texts else 0.0
+    x, y = viewport(geo, focus, (vw, vh - band), previous)
+    top = y - band
+    bg, fg = _background(svg_text), _text_colour(svg_text)
+    parts = [f'<rect x="{x:.2f}" y="{top:.2f}" width="{vw:.2f}" height="{band:.2f}" '
+             f'fill="{bg}"/>'] if band else []
+    for k, t in enumerate(texts):
+        inner = re.sub(r"^<text\b[^>]*>|</text>\n?$", "", t, flags=re.S)
+        weight = ' font-weight="bold"' if k == 0 else ""
+        parts.append(f'<text x="{x + size * 0.5:.2f}" y="{top + size * 0.3 + line * (k + 1) - size * 0.25:.2f}" '
+                     f'font-family="Helvetica,sans-Serif" font-size="{size:.2f}" fill="{fg}"'
+                     f'{weight}>{inner}</text>')
+    if band:
+        parts.append(f'<line x1="{x:.2f}" y1="{top + band:.2f}" x2="{x + vw:.2f}" '
+                     f'y2="{top + band:.2f}" stroke="{fg}" stroke-opacity="0.35"/>')
+    W, H = geo.user_size
+    if minimap and (W > vw or H > vh - band):
+        parts.append(_minimap(geo, (x, y, vw, vh - band), (x, top, vw, vh), bg, fg,
+                              [geo.boxes[i] for i in focus if i in geo.boxes]))
+    new_tag = (f'<svg width="{slide[0]:g}pt" height="{slide[1]:g}pt" '
+               f'viewBox="{x:.2f} {top:.2f} {vw:.2f} {vh:.2f}"')
+    body = re.sub(r"<svg\b[^>]*?(?=\s+xmlns=|>)", new_tag, body, count=1)
+    end = body.rfind("</svg>")
+    out = body[:end] + "<g class=\"camera\">\n" + "\n".join(parts) + "\n</g>\n" + body[end:]
+    return out, (x, y, vw, vh - band), (x, y)
+
+
+def _overlap(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
+    """The whole graph small in a lower corner of the slide (the right one unless it would
+    hide more of the focus nodes than the left; a ``<use>`` of the drawing's own graph group),
+    the part shown outlined."""
+    W, H = geo.user_size
+    ox, oy = geo.view_box[0], geo.view_box[1]
+    fx, fy, fw, fh = frame
+    mw = fw * MAP_SHARE
+    s = min(mw / W, fh * 0.45 / H)
+    mw, mh = W * s, H * s
+    pad = fw * 0.012
+    my = fy + fh - mh - pad
+    corners = [fx + fw - mw - pad, fx + pad]   # lower right, lower left
+    mx = min(corners, key=lambda cx: sum(_overlap((cx, my, cx + mw, my + mh), b)
+                                         for b in focus_boxes))
+    x, y, w, h = seen
+    return (f'<g class="camera-map"><rect x="{mx:.2f}" y="{my:.2f}" width="{mw:.2f}" '
+            f'height="{mh:.2f}" fill="{bg}" fill-opacity="0.9" stroke="{fg}" '
+            f'stroke-opacity="0.5"/>'
+            f'<g transform="translate({mx - ox * s:.2f} {my - oy * s:.2f}) scale({s:.5f})" '
+            f'opacity="0.7"><use xlink:href="#graph0" href="#graph0"/></g>'
+            f'<rect x="{mx + (x - ox) * s:.2f}" y="{my + (y - oy) * s:.2f}" '
+            f'width="{w * s:.2f}" height="{h * s:.2f}" fill="none" stroke="#ff7f00" '
+            f'stroke-width="{max(1.5, 2 / geo.k):.2f}"/></g>')
+
+
+def follow(svgs, focuses, slide=SLIDE, minimap=True):
+    """Each frame seen through the camera: (the slide SVGs, the viewports)."""
+    out, views, previous = [], [], None
+    for svg_text, focus in zip(svgs, focuses):
+        text, seen, previous = camera_svg(svg_text, focus, slide, previous, minimap)
+        out.append(text)
+        views.append(seen)
+    return out, views
+
+
+def camera_png(png: bytes, svg_text: str, camera_svg_text: str, dpi: float = 120.0) -> bytes:
+    """A GIF frame: the slide cut out of Graphviz's PNG of the whole frame (``png``, drawn
+    from the same layout as ``svg_text``), with the caption band drawn over its top (the
+    camera SVG's band lines, in a TrueType font of the same height)."""
+    from PIL import Image, ImageDraw
+
+    geo = Geometry(svg_text)
+    cam = Geometry(camera_svg_text)
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    px_per_unit = im.width / geo.user_size[0]     # (Graphviz's PNG of the whole drawing)
+    x, top, vw, vh = cam.view_box
+    ox, oy = geo.view_box[0], geo.view_box[1]
+    box = [round((x - ox) * px_per_unit), round((top - oy) * px_per_unit),
+           round((x - ox + vw) * px_per_unit), round((top - oy + vh) * px_per_unit)]
+    bg = _background(svg_text)
+    out = Image.new("RGB", (box[2] - box[0], box[3] - box[1]), _rgb(bg))
+    out.paste(im.crop((max(box[0], 0), max(box[1], 0), min(box[2], im.width),
+                       min(box[3], im.height))), (max(-box[0], 0), max(-box[1], 0)))
+    texts, _ = _split_label(svg_text)
+    band = re.search(r'<g class="camera">\n<rect [^>]*height="([0-9.]+)"', camera_svg_text)
+    if texts and band:
+        import html
+
+        draw = ImageDraw.Draw(out)
+        h = float(band.group(1)) * px_per_unit
+        draw.rectangle([0, 0, out.width, h], fill=_rgb(bg))
+        sizes = [float(v) for v in re.findall(
+            r'<text x="[^"]*" y="[^"]*" font-family="[^"]*" font-size="([0-9.]+)"',
+            camera_svg_text)]
+        size = (sizes[0] if sizes else 14.0) * px_per_unit
+        font = _font(size)
+        fg = _rgb(_text_colour(svg_text))
+        for k, t in enumerate(texts):
+            inner = html.unescape(re.sub(r"<[^>]+>", "", t))
+            draw.text((size * 0.5, size * 0.3 + size * 1.25 * (k + 1) - size * 0.25), inner,
+                      fill=fg, font=font, anchor="ls")
+        draw.line([0, h, out.width, h], fill=fg, width=1)
+    else:
+        h = 0.0
+    if im.width > out.width or im.height > out.height - h:   # the map, as in the SVG
+        from PIL import ImageDraw
+
+        s = min(out.width * MAP_SHARE / im.width, (out.height - h) * 0.45 / im.height)
+        thumb = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))))
+        pad = round(out.width * 0.012)
+        mx, my = out.width - thumb.width - pad, out.height - thumb.height - pad
+        out.paste(thumb, (mx, my))
+        d = ImageDraw.Draw(out)
+        d.rectangle([mx, my, mx + thumb.width, my + thumb.height], outline=(128, 128, 128))
+        d.rectangle([mx + box[0] * s, my + (box[1] + h) * s, mx + box[2] * s, my + box[3] * s],
+                    outline=(255, 127, 0), width=2)
+    buf = io.BytesIO()
+    out.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _rgb(colour: str):
+    named = {"white": (255, 255, 255), "black": (0, 0, 0)}
+    if colour in named:
+        return named[colour]
+    c = colour.lstrip("#")
+    return tuple(int(c[i:i + 2], 16) for i in (0, 2, 4))
+
+
+def _font(px: float):
+    from PIL import ImageFont
+
+    for name in ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "Arial.ttf"):
+        try:
+            return ImageFont.truetype(name, max(1, round(px)))
+        except OSError:
+            continue
+    for path in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                 "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf"):
+        try:
+            return ImageFont.truetype(path, max(1, round(px)))
+        except OSError:
+            continue
+    try:
+        return ImageFont.load_default(size=max(1, round(px)))
+    except TypeError:   # (Pillow before 10.1)
+        return ImageFont.load_default()
+
+
+# ------------------------------------------------------------------ on and off (graph --camera)
+_ON = False
+
+
+def enable(on: bool) -> bool:
+    """Turn the camera on or off for the step frames written next; returns the old state."""
+    global _ON
+    old, _ON = _ON, bool(on)
+    return old
+
+
+def enabled() -> bool:
+    return _ON
+
+
+class Shot:
+    """The step frames through the camera: ``svgs`` (one slide each), ``page`` (the slide in
+    points), ``pngs()`` (GIF frames), ``note`` (what was done, for the command's message)."""
+
+    def __init__(self, svgs, sources, cam_svgs, views, page):
+        self._svgs, self._sources = svgs, sources
+        self.svgs, self.views, self.page = cam_svgs, views, page
+        w, h = page
+        self.note = (f"--camera: each frame is a {w / 72:g}x{h / 72:g} in slide following the "
+                     "step (the text keeps its size; a map in the corner shows where)")
+
+    def pngs(self) -> list:
+        from . import render
+
+        return [camera_png(render.png(src), svg, cam)
+                for src, svg, cam in zip(self._sources, self._svgs, self.svgs)]
+
+
+def shoot(items, sources, style):
+    """The camera on the frames of ``items`` (each with ``svg`` and ``focus``: see
+    ``focus_of``), or None when every frame fits the slide (``style.size``'s box, else 16x9
+    in) and there is nothing to follow."""
+    from . import theme
+
+    box = theme.size_inches(style.size) if style is not None and style.size else None
+    page = (box[0] * 72, box[1] * 72) if box else SLIDE
+    svgs = [it["svg"] for it in items]
+    if not any(needs_camera(s, page) for s in svgs):
+        return None
+    cam, views = follow(svgs, [it.get("focus") or () for it in items], page)
+    return Shot(svgs, sources, cam, views, page)

@@ -1,0 +1,139 @@
+"""A camera for big-text slides (issue 30): ``gradrepl graph X --steps out.pdf --camera``. A graph
+too big for one slide at text >= 18 px keeps its text size: each frame is a slide-sized
+viewport on the part of the drawing where the step happens, its sentence in a caption band, a
+map of the whole graph in a corner; the static picture is unchanged. Measured in the SVGs
+(font sizes times the drawing's scale) and in the PDF's page boxes and the GIF's pixels."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from gradrepl.viz import camera, render, theme
+from gradrepl.viz.cli import draw
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "examples" / "seeds" / "s000_example_two.py"
+MLP = ROOT / "examples" / "graphs" / "mlp.py"
+
+
+def has_layout():
+    try:
+        render.find_dot()
+    except render.RenderError:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not has_layout(), reason="no Graphviz layout program")
+
+
+def _frames(out):
+    return [p.read_text(encoding="utf-8") for p in sorted(out.glob("frame_*.svg"))]
+
+
+def _css_px(points):
+    return points * 4 / 3
+
+
+@pytest.fixture(scope="module")
+def seed_frames(tmp_path_factory):
+    """The example's steps at 4x3 in with 30 pt text: too big for the slide, so the camera
+    moves; the same without the camera."""
+    root = tmp_path_factory.mktemp("cam")
+    kw = dict(tensor="e", size="4x3", font_size=30, steps_from="forward")
+    draw(str(SEED), steps=str(root / "plain"), **kw)
+    msg = draw(str(SEED), steps=str(root / "cam"), camera=True, **kw)
+    return _frames(root / "plain"), _frames(root / "cam"), msg
+
+
+def test_frames_are_slides(seed_frames):
+    plain, cam, msg = seed_frames
+    assert "--camera: each frame is a 4x3 in slide following the step" in msg
+    assert len(cam) == len(plain)
+    for s in cam:
+        assert render.svg_size(s) == (288.0, 216.0)         # 4x3 in, in points
+    assert all(camera.needs_camera(s, (288, 216)) for s in plain)
+
+
+def test_camera_keeps_the_text_size(seed_frames):
+    """Every text of a camera frame is drawn at the size it has in the frame without the
+    camera (the drawing is moved, never scaled); the caption at the header's size."""
+    plain, cam, _ = seed_frames
+    for p, c in zip(plain, cam):
+        assert render.svg_scale(c) == pytest.approx(render.svg_scale(p), rel=1e-3)
+        assert min(render.text_points(c)) == pytest.approx(min(render.text_points(p)),
+                                                           rel=1e-3)
+
+
+def test_focus_is_in_view(seed_frames):
+    plain, cam, _ = seed_frames
+    ids = [["t0"], ["t1"], ["f0", "t2"]]   # what lines 4, 5, 6 made (the op and its output
+    #                                        lie together; a leaf's gradient is far off)
+    for p, c, want in zip(plain, cam, ids):
+        geo = camera.Geometry(p)
+        x, top, w, h = camera.Geometry(c).view_box
+        boxes = [geo.boxes[i] for i in want]
+        union = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                 max(b[2] for b in boxes), max(b[3] for b in boxes))
+        if union[2] - union[0] <= w and union[3] - union[1] <= h:   # all in view
+            assert x <= union[0] and union[2] <= x + w and top <= union[1] \
+                and union[3] <= top + h
+        else:   # the first: its start in view
+            b = boxes[0]
+            assert x <= b[0] + 1 < x + w and b[1] < top + h and b[3] > top
+
+
+def test_caption_band_holds_the_sentence(seed_frames):
+    plain, cam, _ = seed_frames
+    text = re.sub(r"\s+", " ", " ".join(re.findall(r">([^<>]+)</text>", cam[2].split(
+        '<g class="camera">')[1])))
+    assert "forward 3 of 5: line 6" in text and "made c = 10." in text
+    # the band is outside the drawing's group: it stays put however the camera moves
+    assert cam[2].index('<g class="camera">') > cam[2].index("</g>\n</svg>") - 10 or \
+        cam[2].rindex('<g class="camera">') > cam[2].rindex('class="graph"')
+
+
+def test_minimap_shows_the_whole_graph(seed_frames):
+    plain, cam, _ = seed_frames
+    assert all('<use xlink:href="#graph0"' in c for c in cam)
+
+
+def test_static_picture_unaffected(tmp_path):
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    draw(str(SEED), tensor="e", output=str(a), size="1080p")
+    draw(str(SEED), tensor="e", output=str(b), size="1080p", camera=True)
+    assert a.read_bytes() == b.read_bytes()
+    assert not camera.enabled()   # (turned off again after the command)
+
+
+def test_camera_implies_the_big_text_look(tmp_path):
+    """--camera alone: --size 1080p (the smallest text at least 18 CSS px), 16x9 in slides."""
+    out = tmp_path / "steps.pdf"
+    msg = draw(str(MLP), steps=str(out), camera=True)
+    data = out.read_bytes()
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", data)
+    pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
+    assert pages > 5 and len(boxes) >= pages
+    assert {(float(w), float(h)) for w, h in boxes} == {(1152.0, 648.0)}
+    assert "16x9 in slide" in msg
+
+
+def test_mlp_frames_keep_18px(tmp_path):
+    out = tmp_path / "player"
+    draw(str(MLP), steps=str(out), camera=True)
+    for s in _frames(out):
+        assert render.svg_size(s) == (1152.0, 648.0)
+        assert _css_px(min(render.text_points(s))) >= theme.MIN_TEXT_PX
+
+
+def test_gif_frames_are_cut_from_the_png(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "e.gif"
+    draw(str(SEED), tensor="e", steps=str(out), size="4x3", font_size=30, camera=True)
+    im = Image.open(out)
+    assert im.n_frames == 8   # the backward's steps 0 to 7
+    assert im.size == (384, 288)   # 4x3 in at Graphviz's 96 dpi
