@@ -22,7 +22,14 @@ import sys
 TARGETS = ["torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.functional",
            "torch.nn.init", "torch.linalg", "torch.special", "torch.fft", "torch.distributions",
            "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd",
-           "torch.func"]
+           "torch.func",
+           # the second pass (issue 28): what lectures import beside the namespaces above
+           "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrize",
+           "torch.nn.utils.parametrizations", "torch.autograd.functional",
+           "torch.autograd.forward_ad", "torch.autograd.graph", "torch.distributions.constraints",
+           "torch.distributions.transforms", "torch.testing", "torch.signal.windows",
+           "torch.random", "torch.amp", "torch.cuda", "torch.backends", "torch.optim.swa_utils",
+           "torch.utils.checkpoint", "torch.Generator", "torch.Size", "torch.nn.Parameter"]
 
 # names of families gradrepl does not emulate (the CPU dense float/int/bool/complex tensors only)
 SKIP = re.compile(
@@ -100,6 +107,20 @@ def _kind(obj):
     return "other"
 
 
+def _foreign(obj, kind):
+    """A name a torch module merely imports (``typing.Any``, ``copy.deepcopy``, ``logging``):
+    a function, class or module defined outside torch is not torch's API."""
+    if kind == "module":
+        home = getattr(obj, "__name__", "") or ""
+    elif kind in ("function", "class"):
+        home = getattr(obj, "__module__", None)
+        if home is None:  # a C builtin: torch's
+            return False
+    else:
+        return False
+    return not (home == "torch" or home.startswith(("torch.", "gradrepl")))
+
+
 def dump(which, asked=None):
     """The public names of each target, as {target: {name: kind}}; for gradrepl also which of
     torch's names (``asked``) resolve by attribute access (a lazy ``__getattr__``)."""
@@ -135,9 +156,13 @@ def dump(which, asked=None):
             if name.startswith("_"):
                 continue
             try:
-                names[name] = _kind(getattr(obj, name))
+                value = getattr(obj, name)
+                kind = _kind(value)
             except Exception:  # noqa: BLE001 - a name that raises on access is not emulated
                 continue
+            if which == "torch" and _foreign(value, kind):
+                continue
+            names[name] = kind
         for name in (asked or {}).get(target) or ():
             if name not in names:
                 try:

@@ -110,6 +110,59 @@ class _CudaDevice:
         return False
 
 
+_NOT_COMPILED = ("AssertionError", "Torch not compiled with CUDA enabled")
+_NO_NVML = ("ModuleNotFoundError", "nvidia-ml-py does not seem to be installed or it can't be "
+            "imported.")
+
+
+def _c_missing(name):
+    return ("AttributeError", f"module 'torch._C' has no attribute '_cuda_{name}'")
+
+
+# what each further torch.cuda function does on torch 2.13's CPU wheel (called in this session):
+# a value it returns, or the exception it raises
+_CUDA_ANSWERS = {
+    "caching_allocator_alloc": _NOT_COMPILED, "can_device_access_peer": _NOT_COMPILED,
+    "current_blas_handle": _NOT_COMPILED, "current_solver_handle": _NOT_COMPILED,
+    "get_per_process_memory_fraction": _NOT_COMPILED, "get_stream_from_external": _NOT_COMPILED,
+    "get_sync_debug_mode": _NOT_COMPILED, "initial_seed": _NOT_COMPILED,
+    "set_per_process_memory_fraction": _NOT_COMPILED, "set_sync_debug_mode": _NOT_COMPILED,
+    "clock_rate": _NO_NVML, "device_memory_used": _NO_NVML, "memory_usage": _NO_NVML,
+    "power_draw": _NO_NVML, "temperature": _NO_NVML, "utilization": _NO_NVML,
+    "caching_allocator_delete": _c_missing("cudaCachingAllocator_raw_delete"),
+    "change_current_allocator": _c_missing("changeCurrentAllocator"),
+    "get_allocator_backend": _c_missing("getAllocatorBackend"),
+    "memory_snapshot": _c_missing("memorySnapshot"),
+    "reset_accumulated_host_memory_stats": _c_missing("resetAccumulatedHostMemoryStats"),
+    "reset_accumulated_memory_stats": _c_missing("resetAccumulatedMemoryStats"),
+    "reset_max_memory_allocated": _c_missing("resetPeakMemoryStats"),
+    "reset_max_memory_cached": _c_missing("resetPeakMemoryStats"),
+    "reset_peak_host_memory_stats": _c_missing("resetPeakHostMemoryStats"),
+    "reset_peak_memory_stats": _c_missing("resetPeakMemoryStats"),
+    "memory_summary": ("KeyError", "allocated_bytes.all.current"),
+    "is_current_stream_capturing": ("RuntimeError", "Tried to instantiate dummy base class "
+                                    "_cuda_isCurrentStreamCapturing"),
+    "caching_allocator_enable": ("value", None), "is_tf32_supported": ("value", False),
+    "list_gpu_processes": ("value", "pynvml module not found, please install nvidia-ml-py"),
+    "memory_stats": ("value", "OrderedDict"), "host_memory_stats": ("value", "OrderedDict"),
+}
+_EXC = {"AssertionError": AssertionError, "AttributeError": AttributeError,
+        "ModuleNotFoundError": ModuleNotFoundError, "KeyError": KeyError,
+        "RuntimeError": RuntimeError}
+
+
+def _answer(kind, what):
+    def fn(*_a, **_k):
+        if kind != "value":
+            raise _EXC[kind](what)
+        if what == "OrderedDict":
+            import collections
+
+            return collections.OrderedDict()
+        return what
+    return fn
+
+
 def _cuda_module():
     amp = _module("cuda.amp", "torch.cuda.amp (deprecated names of torch.amp)", package=True)
     mod = _module(
@@ -123,7 +176,10 @@ def _cuda_module():
         get_device_capability=_no_cuda, get_device_properties=_no_cuda, mem_get_info=_no_cuda,
         init=_no_cuda, ipc_collect=_no_cuda, get_rng_state=_no_cuda, get_rng_state_all=lambda: [],
         set_rng_state=_no_cuda, set_rng_state_all=_none, current_stream=_no_cuda,
-        default_stream=_no_cuda, set_device=_no_cuda, device=_CudaDevice, amp=amp)
+        default_stream=_no_cuda, set_device=_no_cuda, device=_CudaDevice, amp=amp,
+        has_half=True, has_magma=False, default_generators=())
+    for name, (kind, what) in _CUDA_ANSWERS.items():
+        setattr(mod, name, _answer(kind, what))
     return mod
 
 
@@ -326,6 +382,38 @@ class autocast:  # noqa: N801 - torch's name
         return wrapped
 
 
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """``torch.amp.custom_fwd``: a custom Function's forward under autocast; autocast being off
+    here, the forward itself."""
+    import functools
+
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    return fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    import functools
+
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    return bwd
+
+
+def _clone_state(self):
+    g = type(self)()
+    g.set_state(self.get_state())
+    return g
+
+
+def _no_offset(self, *_a):
+    raise RuntimeError("CPU Generator does not use offset")
+
+
 def _amp_module():
     def cuda_scaler(*args, **kwargs):
         warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
@@ -339,7 +427,8 @@ def _amp_module():
     _module("cuda.amp", "torch.cuda.amp", package=True, GradScaler=cuda_scaler,
             autocast=cuda_autocast)
     return _module("amp", "torch.amp: GradScaler and autocast.", package=True,
-                   GradScaler=GradScaler, autocast=autocast)
+                   GradScaler=GradScaler, autocast=autocast, custom_fwd=custom_fwd,
+                   custom_bwd=custom_bwd)
 
 
 # ---------------------------------------------------------------------------------- random
@@ -361,7 +450,8 @@ def _random_module(T):
     return _module("random", "torch.random: the default generator's seeding.",
                    manual_seed=T.manual_seed, seed=T.seed, initial_seed=T.initial_seed,
                    get_rng_state=T.get_rng_state, set_rng_state=T.set_rng_state,
-                   fork_rng=fork_rng, default_generator=getattr(T, "default_generator", None))
+                   fork_rng=fork_rng, default_generator=getattr(T, "default_generator", None),
+                   Generator=T.Generator)
 
 
 def _backends_module(T):
@@ -400,4 +490,12 @@ def install():
     T.autocast = autocast
     T.is_autocast_enabled = lambda device_type=None: False
     T.random = _random_module(T)
+    for name, fn in (("clone_state", _clone_state), ("get_offset", _no_offset),
+                     ("set_offset", _no_offset)):
+        if not hasattr(T.Generator, name):
+            setattr(T.Generator, name, fn)
     T.backends = _backends_module(T)
+    from . import signal
+
+    T.signal = signal
+    T.windows = signal.windows  # (torch 2.13 also binds it at the top)
