@@ -34,6 +34,12 @@ SRC_NN3 = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\npri
 
 SRC_NN26 = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\nfor n in ['Conv2d', 'Module', 'ModuleList', 'Maxout', 'Parameter', 'HuberLoss']:\n    print(n, hasattr(nn, n))\nfor n in ['logsigmoid', 'maxout', 'pdist', 'diag_embed']:\n    print(n, hasattr(F, n))\npaddle.seed(0)\nx2 = paddle.randn([1, 4, 2, 2]); x2.stop_gradient=False\nprint(F.maxout(x2, groups=2)); print(nn.Maxout(groups=2))\nF.maxout(x2, groups=2).sum().backward(); print(x2.grad)\ntry: F.maxout(x2, groups=3)\nexcept Exception as e: print(type(e).__name__, e)\ntry: F.maxout(x2, groups=2, axis=2)\nexcept Exception as e: print(type(e).__name__, e)\nprint(F.diag_embed(paddle.to_tensor([1., 2.])))\n"
 
+EXPECTED_INORM_3 = 'InstanceNorm1D(num_features=3, epsilon=1e-05)\n[Parameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [1., 1., 1.]), Parameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [0., 0., 0.])]\nTensor(shape=[2, 3, 4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[-1.14100766, -0.63527435,  0.28942209,  1.48685980],\n         [-1.29918444, -0.48892036,  0.40701339,  1.38109171],\n         [-1.31754827, -0.47105753,  0.42386809,  1.36473656]],\n\n        [[-1.32481122, -0.46392012,  0.43075365,  1.35797775],\n         [-1.32870841, -0.46007365,  0.43449956,  1.35428035],\n         [-1.33113933, -0.45766851,  0.43685612,  1.35194778]]])\nTensor(shape=[2, 3, 4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[-0.12325126,  0.10087394,  0.09170739, -0.06933000],\n         [-0.01240403,  0.01176307,  0.01154811, -0.01090724],\n         [-0.00529471,  0.00513215,  0.00507869, -0.00491589]],\n\n        [[-0.00308762,  0.00302075,  0.00299827, -0.00293141],\n         [-0.00208044,  0.00204323,  0.00203279, -0.00199524],\n         [-0.00152404,  0.00149857,  0.00149395, -0.00146791]]]) Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [8.87567139, 8.94011593, 8.94268894]) Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [60. , 92. , 124.])\nInstanceNorm2D(num_features=2, epsilon=1e-05)\nweight_attr and bias_attr must be set to False at the same time in InstanceNorm\nValueError expected 2D or 3D input (got 4D input)\nTensor(shape=[1, 2, 5, 7], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[[ 0.09985516,  0.35942215,  0.58385789,  0.74278617,  0.81469673,\n            0.78985685,  0.67162848],\n          [ 0.47601318,  0.22948682, -0.03458457, -0.28046042, -0.47486225,\n           -0.59147859, -0.61452633],\n          [-0.54088569, -0.38052395, -0.15514520,  0.10474667,  0.36397648,\n            0.58745903,  0.74494636],\n          [ 0.81512362,  0.78849274,  0.66865796,  0.47183841,  0.22467273,\n           -0.03938640, -0.28459984],\n          [-0.47777954, -0.59277862, -0.61403292, -0.53866595, -0.37687820,\n           -0.15056682,  0.10963795]],\n\n         [[-0.57839578, -1.24311090, -1.70923805, -1.91368628, -1.82878685,\n           -1.46603012, -0.87451345],\n          [-0.13429575,  0.65443802,  1.38493824,  1.95833015,  2.29701328,\n            2.35514569,  2.12485957],\n          [ 1.63732243,  0.95852387,  0.18033011, -0.59192705, -1.25373340,\n           -1.71551025, -1.91476321],\n          [-1.82452083, -1.45699954, -0.86193818, -0.11988099,  0.66874492,\n            1.39719534,  1.96688509],\n          [ 2.30070376,  2.35347390,  2.11805081,  1.62630141,  0.94477654,\n            0.16572407, -0.60542232]]]])\nTensor(shape=[1, 2, 5, 7], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[[ 0.15817876, -0.03938901, -0.11664461, -0.05338286,  0.00621120,\n           -0.01622157, -0.09431292],\n          [-0.10107792,  0.06049210,  0.22000670,  0.15546611, -0.04018566,\n           -0.17750233, -0.20339154],\n          [-0.11852311,  0.06527557,  0.21916276,  0.15496610, -0.04246718,\n           -0.11635949, -0.05184295],\n          [ 0.00661218, -0.01740014, -0.09558932, -0.09959029,  0.06438702,\n            0.22108696,  0.15234801],\n          [-0.04361914, -0.17898308, -0.20284598, -0.11589298,  0.06903677,\n            0.22029047,  0.15170132]],\n\n         [[ 0.11687554,  0.32661474,  0.12964390, -0.04178877,  0.03475478,\n            0.26899514,  0.27340856],\n          [-0.22236359, -0.68066245, -0.46186897,  0.12507628,  0.52405334,\n            0.58937401,  0.32306784],\n          [-0.23330306, -0.67800373, -0.46120375,  0.12573643,  0.32544228,\n            0.12506895, -0.04280427],\n          [ 0.03840974,  0.27266818,  0.26858065, -0.23397115, -0.68333423,\n           -0.45227370,  0.13518803],\n          [ 0.52824926,  0.58751988,  0.31497851, -0.24450193, -0.68088245,\n           -0.45117897,  0.13443588]]]])\n'
+
+EXPECTED_INORM_26 = 'InstanceNorm1D(num_features=3, epsilon=1e-05)\n[Parameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [1., 1., 1.]), Parameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [0., 0., 0.])]\nTensor(shape=[2, 3, 4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[-1.14100766, -0.63527435,  0.28942209,  1.48685980],\n         [-1.29918444, -0.48892036,  0.40701339,  1.38109171],\n         [-1.31754827, -0.47105753,  0.42386809,  1.36473656]],\n\n        [[-1.32481122, -0.46392012,  0.43075365,  1.35797775],\n         [-1.32870841, -0.46007365,  0.43449956,  1.35428035],\n         [-1.33113933, -0.45766851,  0.43685612,  1.35194778]]])\nTensor(shape=[2, 3, 4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[-0.12325126,  0.10087394,  0.09170739, -0.06933000],\n         [-0.01240403,  0.01176307,  0.01154811, -0.01090724],\n         [-0.00529471,  0.00513215,  0.00507869, -0.00491589]],\n\n        [[-0.00308762,  0.00302075,  0.00299827, -0.00293141],\n         [-0.00208044,  0.00204323,  0.00203279, -0.00199524],\n         [-0.00152404,  0.00149857,  0.00149395, -0.00146791]]]) Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [8.87567139, 8.94011593, 8.94268894]) Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [60. , 92. , 124.])\nInstanceNorm2D(num_features=2, epsilon=1e-05)\nweight_attr and bias_attr must be set to False at the same time in InstanceNorm\nValueError expected 2D or 3D input (got 4D input)\nTensor(shape=[1, 2, 5, 7], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[[ 0.09985516,  0.35942215,  0.58385789,  0.74278617,  0.81469673,\n            0.78985691,  0.67162853],\n          [ 0.47601318,  0.22948682, -0.03458457, -0.28046036, -0.47486219,\n           -0.59147859, -0.61452633],\n          [-0.54088575, -0.38052395, -0.15514520,  0.10474667,  0.36397648,\n            0.58745897,  0.74494636],\n          [ 0.81512368,  0.78849274,  0.66865790,  0.47183841,  0.22467273,\n           -0.03938640, -0.28459987],\n          [-0.47777954, -0.59277856, -0.61403292, -0.53866595, -0.37687820,\n           -0.15056685,  0.10963795]],\n\n         [[-0.57839578, -1.24311090, -1.70923805, -1.91368628, -1.82878685,\n           -1.46603012, -0.87451345],\n          [-0.13429575,  0.65443802,  1.38493824,  1.95833015,  2.29701352,\n            2.35514569,  2.12485957],\n          [ 1.63732243,  0.95852393,  0.18033011, -0.59192705, -1.25373340,\n           -1.71551061, -1.91476321],\n          [-1.82452083, -1.45699954, -0.86193794, -0.11988099,  0.66874492,\n            1.39719534,  1.96688509],\n          [ 2.30070376,  2.35347414,  2.11805081,  1.62630141,  0.94477654,\n            0.16572407, -0.60542232]]]])\nTensor(shape=[1, 2, 5, 7], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[[[ 0.15817876, -0.03938901, -0.11664463, -0.05338286,  0.00621120,\n           -0.01622151, -0.09431289],\n          [-0.10107794,  0.06049209,  0.22000670,  0.15546617, -0.04018559,\n           -0.17750235, -0.20339154],\n          [-0.11852320,  0.06527557,  0.21916276,  0.15496610, -0.04246719,\n           -0.11635950, -0.05184295],\n          [ 0.00661226, -0.01740014, -0.09558935, -0.09959029,  0.06438702,\n            0.22108695,  0.15234798],\n          [-0.04361915, -0.17898302, -0.20284598, -0.11589299,  0.06903677,\n            0.22029045,  0.15170133]],\n\n         [[ 0.11687551,  0.32661480,  0.12964395, -0.04178873,  0.03475474,\n            0.26899517,  0.27340856],\n          [-0.22236359, -0.68066239, -0.46186897,  0.12507625,  0.52405357,\n            0.58937401,  0.32306784],\n          [-0.23330308, -0.67800373, -0.46120378,  0.12573642,  0.32544234,\n            0.12506877, -0.04280423],\n          [ 0.03840974,  0.27266821,  0.26858062, -0.23397116, -0.68333423,\n           -0.45227379,  0.13518800],\n          [ 0.52824926,  0.58752006,  0.31497845, -0.24450195, -0.68088251,\n           -0.45117897,  0.13443589]]]])\n'
+
+SRC_INORM = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\nm = nn.InstanceNorm1D(3); print(m); print(m.parameters())\nx = paddle.arange(24, dtype='float32').reshape([2, 3, 4]) ** 1.5\nx.stop_gradient = False\ny = m(x); print(y); (y * paddle.arange(24, dtype='float32').reshape([2, 3, 4])).sum().backward(); print(x.grad, m.scale.grad, m.bias.grad)\nprint(nn.InstanceNorm2D(2, weight_attr=False, bias_attr=False))\ntry:\n    nn.InstanceNorm2D(2, weight_attr=False)\nexcept AssertionError as e:\n    print(e)\ntry:\n    m(paddle.ones([2, 3, 4, 5]))\nexcept Exception as e:\n    print(type(e).__name__, e)\n# 35 positions a row: Eigen's 8-lane sums (4 packets and 3 left over)\nz = (paddle.arange(70, dtype='float32').reshape([1, 2, 5, 7]) * 0.37).sin() * 3 + 1\nz.stop_gradient = False\nw = paddle.to_tensor([0.5, -1.5])\nout = F.instance_norm(z, weight=w, bias=paddle.to_tensor([0.1, 0.2]))\nprint(out)\n(out * z.detach().cos()).sum().backward()\nprint(z.grad)\n"
+
 
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
@@ -42,6 +48,88 @@ SRC_NN26 = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\nfo
     (SRC_MULTINOMIAL, '2.6', EXPECTED_MULTINOMIAL_26),
     (SRC_NN3, '3', EXPECTED_NN3_3),
     (SRC_NN26, '2.6', EXPECTED_NN26_26),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26'])
+    (SRC_INORM, '3', EXPECTED_INORM_3),
+    (SRC_INORM, '2.6', EXPECTED_INORM_26),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
+
+
+# ------------------------------------------------------------------ names not emulated
+@pytest.mark.parametrize("profile", ["3", "2.6"])
+def test_not_emulated_names_say_so(profile):
+    """A name the emulated Paddle has (in either version: ``paddle.fft``, ``Tensor.stft``) and
+    gradrepl lacks raises AttributeError naming it as not emulated; an unknown name raises
+    Paddle's plain message; ``hasattr`` stays False for both."""
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(profile)
+    x = paddle.ones([2])
+    with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'fft' "
+                       r"\(gradrepl's paddle does not emulate paddle.fft: the discrete"):
+        paddle.fft  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'nope'$"):
+        paddle.nope  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'stft' "
+                       r"\(gradrepl's paddle does not emulate paddle.Tensor.stft"):
+        x.stft  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'nope'$"):
+        x.nope  # noqa: B018
+    with pytest.raises(AttributeError, match="does not emulate paddle.nn.SyncBatchNorm"):
+        paddle.nn.SyncBatchNorm  # noqa: B018
+    assert not hasattr(x, "stft") and not hasattr(paddle, "fft")
+
+
+def test_not_emulated_follows_the_version():
+    """``F.rms_norm`` is Paddle 3 only (measured: absent from real 2.6.2's dir): under 2.6 the
+    plain message, under 3 the not-emulated one; the 3-only Tensor methods added here are plain
+    AttributeErrors under 2.6 (``x.mT``), as in real 2.6.2."""
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("2.6")
+    with pytest.raises(AttributeError, match=r"'rms_norm'$"):
+        paddle.nn.functional.rms_norm  # noqa: B018
+    assert not hasattr(paddle.ones([2, 2]), "mT")
+    assert not hasattr(paddle.nn, "Conv2d") and hasattr(paddle.nn, "Maxout")
+    profiles.set_profile("3")
+    with pytest.raises(AttributeError, match="does not emulate paddle.nn.functional.rms_norm"):
+        paddle.nn.functional.rms_norm  # noqa: B018
+    assert paddle.ones([2, 3]).mT.shape == [3, 2]
+    assert paddle.nn.Conv2d is paddle.nn.Conv2D
+
+
+def test_names_table_is_real_paddles():
+    """The generated table holds each version's public names (recorded from real Paddle here:
+    626 names in dir(paddle) for 3.3.1, 454 for 2.6.2)."""
+    from gradrepl.paddle._paddle_names import NAMES
+
+    assert len(NAMES["3"]["paddle"]) == 626 and len(NAMES["2.6"]["paddle"]) == 454
+    assert "fft" in NAMES["3"]["paddle.fft"] and "as_tensor" not in NAMES["2.6"]["paddle"]
+
+
+def test_eigen_row_sums_order():
+    """The 8-lane order on float32 (independent computation: lanes summed column by column, the
+    tail added one by one, lanes folded pairwise) and 4 lanes on float64."""
+    import numpy as np
+
+    from gradrepl.engine.ops.paddle_breadth import eigen_row_sums
+
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((3, 21)) * 1e3).astype(np.float32)
+    lanes = np.zeros((3, 8), np.float32)
+    for j in (0, 8):
+        lanes = lanes + x[:, j:j + 8]
+    tail = np.zeros(3, np.float32)
+    for j in range(16, 21):
+        tail = tail + x[:, j]
+    half = lanes[:, :4] + lanes[:, 4:]
+    quarter = half[:, :2] + half[:, 2:]
+    expected = tail + (quarter[:, 0] + quarter[:, 1])
+    assert np.array_equal(eigen_row_sums(x), expected)
+    d = rng.standard_normal((2, 6))
+    lanes = d[:, :4]
+    expected = (d[:, 4] + d[:, 5]) + ((lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3]))
+    assert np.array_equal(eigen_row_sums(d), expected)
+    assert np.array_equal(eigen_row_sums(x[:, :5]), x[:, 0] + x[:, 1] + x[:, 2] + x[:, 3] + x[:, 4])

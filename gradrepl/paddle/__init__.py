@@ -26,6 +26,9 @@ from .tensor import inplace as _inplace  # noqa: E402
 _TWINS = _inplace.make(_exported())
 globals().update(_TWINS)
 _inplace.bind(Tensor, _TWINS)
+from . import not_emulated as _not_emulated  # noqa: E402
+
+_not_emulated.install_tensor(Tensor)
 
 
 def _split_since3():
@@ -72,7 +75,9 @@ def __getattr__(name):
 
         globals()[name] = getattr(hapi, name)
         return globals()[name]
-    raise AttributeError(f"module 'paddle' has no attribute {name!r}")
+    from . import not_emulated
+
+    raise not_emulated.error("paddle", name)
 
 
 def save(obj, path, protocol=4, **configs):

@@ -8,6 +8,8 @@ AttributeError under a 2.x profile, as in real Paddle 2.6.2 (measured).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import profiles
 
 # paddle.nn: name -> (since, the existing class's name)
@@ -31,11 +33,15 @@ def _since_ok(since):
 
 
 def _nn_extra():
-    return {"Maxout": ("2.6", __getattr__("Maxout")), "Parameter": ("3", _parameter())}
+    out = {"Maxout": ("2.6", __getattr__("Maxout")), "Parameter": ("3", _parameter())}
+    for name in ("InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"):
+        out[name] = ("2.6", __getattr__(name))
+    return out
 
 
 def _f_extra():
-    return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed)}
+    return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed),
+            "instance_norm": ("2.6", instance_norm)}
 
 
 def _parameter():
@@ -56,7 +62,9 @@ def attribute(module, qualname, name):
         since, value = extra().get(name, ("", None))
         if value is not None and _since_ok(since):
             return value
-    raise AttributeError(f"module '{qualname}' has no attribute '{name}'")
+    from ..not_emulated import error
+
+    raise error(qualname, name)
 
 
 def names(qualname):
@@ -161,13 +169,80 @@ def _make_maxout():
     return Maxout
 
 
-class _Lazy:
-    value = None
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
+    """Each (sample, channel) of x normalised over its positions (Paddle's CPU kernel, bit for
+    bit: ``engine/ops/paddle_breadth.py``), then scaled by weight and shifted by bias. In dynamic
+    mode Paddle uses the input's statistics whatever running_mean / use_input_stats say."""
+    from ...engine.ops import paddle_breadth as ops
+    from ..core import Tensor
+
+    if data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
+        raise ValueError(f"data_format must be one of 'NC', 'NCL', 'NCHW', 'NCDHW', but got "
+                         f"{data_format}")
+    c = x.shape[1]
+    dt = x.data.dtype
+    scale = weight if weight is not None else Tensor(np.ones([c], dt))
+    shift = bias if bias is not None else Tensor(np.zeros([c], dt))
+    return ops.instance_norm(x, scale, shift, eps)
+
+
+def _make_instance_norm(dims):
+    Layer = _layer_base()
+
+    class _InstanceNorm(Layer):
+        def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                     bias_attr=None, data_format="NCHW", name=None):
+            super().__init__()
+            from .initializer import Constant
+
+            if weight_attr is False or bias_attr is False:
+                assert weight_attr == bias_attr, ("weight_attr and bias_attr must be set to "
+                                                  "False at the same time in InstanceNorm")
+            self._epsilon = epsilon
+            self._weight_attr = weight_attr
+            self._bias_attr = bias_attr
+            self._num_features = num_features
+            if weight_attr is not False and bias_attr is not False:
+                self.scale = self.create_parameter(
+                    attr=weight_attr, shape=[num_features],
+                    default_initializer=Constant(1.0), is_bias=False)
+                self.bias = self.create_parameter(
+                    attr=bias_attr, shape=[num_features],
+                    default_initializer=Constant(0.0), is_bias=True)
+            else:
+                self.scale = None
+                self.bias = None
+
+        def forward(self, input):  # noqa: A002
+            if len(input.shape) not in dims[1]:
+                raise ValueError(dims[2].format(len(input.shape)))
+            return instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon)
+
+        def extra_repr(self):
+            return f"num_features={self._num_features}, epsilon={self._epsilon}"
+
+    _InstanceNorm.__name__ = _InstanceNorm.__qualname__ = dims[0]
+    _InstanceNorm.__module__ = "paddle.nn.layer.norm"
+    return _InstanceNorm
+
+
+# name -> (the input ranks it takes, the ValueError's text)
+_INSTANCE_NORMS = {
+    "InstanceNorm1D": ((2, 3), "expected 2D or 3D input (got {}D input)"),
+    "InstanceNorm2D": ((4,), "expected 4D input (got {}D input)"),
+    "InstanceNorm3D": ((5,), "expected 5D input (got {}D input)"),
+}
+_MADE = {}
 
 
 def __getattr__(name):
-    if name == "Maxout":
-        if _Lazy.value is None:
-            _Lazy.value = _make_maxout()
-        return _Lazy.value
-    raise AttributeError(name)
+    if name not in _MADE:
+        if name == "Maxout":
+            _MADE[name] = _make_maxout()
+        elif name in _INSTANCE_NORMS:
+            ranks, text = _INSTANCE_NORMS[name]
+            _MADE[name] = _make_instance_norm((name, ranks, text))
+        else:
+            raise AttributeError(name)
+    return _MADE[name]
