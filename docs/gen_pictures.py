@@ -36,6 +36,12 @@ PICTURES = {
                       "--view", "backward", "--chain"],
     # a small MLP with each Layer call as one node
     "mlp_collapsed.svg": ["graph", "examples/graphs/mlp.py", "--tensor", "loss", "--collapse"],
+    # the MLP's weights and their gradients as heat maps (arrays past 8 elements)
+    "mlp_heatmap.svg": ["graph", "examples/graphs/mlp.py", "--tensor", "loss", "--heatmap",
+                        "--values", "8"],
+    # central differences beside autograd in each leaf's gradient box
+    "example_two_numeric.svg": ["graph", "examples/seeds/s000_example_two.py", "--tensor", "e",
+                                "--view", "backward", "--numeric"],
     # why a.grad is 20: the path e -> c -> a highlighted
     "why_example_two.svg": ["why", "examples/seeds/s000_example_two.py", "a"],
 }

@@ -193,3 +193,27 @@ def test_torch_mlp_weight_and_gradient(tmp_path):
     # model.0.weight (12x8) and its gradient both as maps; a 12-element bias stays words
     assert dot.count("data (12x8): min") == 2
     assert "data = [" in dot
+
+
+def test_shell_graph_heatmap_and_values(tmp_path):
+    """``%graph NAME --heatmap`` / ``--values N`` in the shell, so a session's handout figure
+    shows the maps (the handout draws a %graph line through the same parser)."""
+    from gradrepl.repl.session import Session
+
+    import ast
+
+    s = Session()
+    lines = SCRIPT.splitlines()
+    for node in ast.parse(SCRIPT).body:   # (one input per statement, as typed)
+        s.run("\n".join(lines[node.lineno - 1:node.end_lineno]))
+    out = tmp_path / "w.dot"
+    r = s.run(f"%graph loss --heatmap -o {out}")
+    assert "wrote" in r.output, r.output
+    dot = html.unescape(out.read_text())
+    assert dot.count('fixedsize="true"></td>') == 2 * 20 + 20   # W, C and W_grad: 20 cells each
+    assert "data (4x5): min -4., max 4." in dot
+    s.run(f"%graph loss --values 20 -o {out}")
+    dot = out.read_text()
+    assert 'fixedsize="true"' not in dot and "[[-2., -1.75, -1.5, -1.25, -1.], " in dot
+    assert heatmap.ON is False and model.PREVIEW_ITEMS == 12   # (restored after the command)
+    assert "--values must be 1 or more" in s.run("%graph loss --values 0").output

@@ -88,18 +88,30 @@ def graph_picture(session, args):
     p.add_argument("--theme", choices=["light", "dark", "print"])
     p.add_argument("--font-size", type=float)
     p.add_argument("--look", default="auto", choices=["full", "compact", "auto"])
+    p.add_argument("--values", type=int)      # arrays of at most N elements shown whole
+    p.add_argument("--heatmap", action="store_true")   # larger ones as heat maps
     a = p.parse_args(args)
+    if a.values is not None and a.values < 1:
+        raise CommandError(f"--values must be 1 or more, got {a.values}")
     name, tensor = _tensor_arg(session, a.name)
     from .. import viz
+    from ..viz import heatmap
+    from ..viz.model import preview_items
 
-    try:
+    old, old_heat = preview_items(a.values), heatmap.enable(a.heatmap)
+    try:   # (the previews, and their heat maps, are made as the model is built)
         pic = viz.graph(tensor, view=a.view, namespace=session.namespace,
                         recorder=session.recorder, chain=a.chain, collapse=a.collapse,
                         depth=a.depth, to=a.to, layers=a.layers, rankdir=a.rankdir,
                         size=a.size, dpi=a.dpi, theme=a.theme, font_size=a.font_size,
                         look=a.look)
+        if a.values is not None or a.heatmap:
+            pic.model   # (a plain picture builds its model when first asked: now)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    finally:
+        preview_items(old)
+        heatmap.enable(old_heat)
     log = getattr(session, "backward_log", None)
     if a.chain and log is not None:   # the numbers that flowed in the last backward, as the
         from ..viz.steps import fill_final_chain   # script path (gradrepl graph --chain) has
@@ -344,7 +356,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("graph", "%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] "
             "[--collapse] [--depth N] [--to NAME] [--layers N] [--rankdir TB|LR] "
             "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N] "
-            "[--look full|compact|auto]",
+            "[--look full|compact|auto] [--values N] [--heatmap]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
     Command("step", "%step [NAME] [--code]",
