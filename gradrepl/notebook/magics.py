@@ -1,4 +1,4 @@
-"""The line magics: ``%gradrepl``, ``%graph``, ``%step``, ``%why``.
+"""The line magics: ``%gradrepl``, ``%graph``, ``%step``, ``%why``, ``%quiz`` (teach/notebook.py).
 
 ``%graph`` and ``%step`` take the shell's arguments (``gradrepl/repl/commands.py``): ``%graph``
 is the shell's own command run on the notebook's namespace (IPython's names left out), shown as
@@ -59,7 +59,7 @@ def _say_error(name, exc) -> None:
 class Magics:
     """The extension's line magics, bound to one loaded extension."""
 
-    NAMES = ("gradrepl", "graph", "step", "why")
+    NAMES = ("gradrepl", "graph", "step", "why", "quiz")
 
     def __init__(self, ext):
         self.ext = ext
@@ -175,3 +175,11 @@ class Magics:
         from .why import why_text
 
         print(why_text(_View(self.ext), _split("why", line), self.ext.why_log), end="")
+
+    # -- %quiz ----------------------------------------------------------------------------
+    def quiz(self, line):
+        """%quiz [NAME [ANSWER]]: the gradients to work out; NAME's question; ANSWER marked
+        (right, or which step of the chain rule went astray, then the steps)."""
+        from ..teach.notebook import show_quiz
+
+        show_quiz(self.ext, line)
