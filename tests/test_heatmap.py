@@ -217,3 +217,19 @@ def test_shell_graph_heatmap_and_values(tmp_path):
     assert 'fixedsize="true"' not in dot and "[[-2., -1.75, -1.5, -1.25, -1.], " in dot
     assert heatmap.ON is False and model.PREVIEW_ITEMS == 12   # (restored after the command)
     assert "--values must be 1 or more" in s.run("%graph loss --values 0").output
+
+
+def test_compact_look_keeps_the_parameters_maps(tmp_path):
+    """A model big enough for the compact look draws parameters on one line: with --heatmap
+    they (and their gradients) keep their records, so their maps are seen."""
+    p = tmp_path / "mlp.py"
+    p.write_text("import torch\ntorch.manual_seed(0)\nx = torch.randn(8, 6)\n"
+                 "model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), "
+                 "torch.nn.Linear(16, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))\n"
+                 "loss = model(x).pow(2).mean()\nloss.backward()\n")
+    out = tmp_path / "mlp.dot"
+    assert gg(p, "--tensor", "loss", "--heatmap", "--look", "compact", "-o", out).returncode == 0
+    dot = html.unescape(out.read_text())
+    for shape in ("16x6", "16x16", "4x16"):   # each weight and its gradient
+        assert dot.count(f"data ({shape}): min") == 2, shape
+    assert "<b>tmp_0</b>&#160;" in out.read_text()   # (intermediates stay one line)

@@ -265,7 +265,9 @@ class DotWriter:
         if self.slim:
             targets = set(g.targets)
             self.brief = {t.id for t in g.tensors if (t.unnamed or t.parameter) and not t.cut
-                          and t.id not in targets}
+                          and t.id not in targets
+                          and not (t.parameter and _heatmap.of(t.preview))}   # (--heatmap:
+            #   a parameter and its gradient keep their records, to show their maps)
         self.g = g
         self.view = view
         self.chain = chain
