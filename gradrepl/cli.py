@@ -216,6 +216,9 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
         output: Optional[str] = typer.Option(
             None, "-o", "--output", help="FILE: the graph with the paths highlighted "
             "(.svg .png .pdf .dot)"),
+        numeric: bool = Flag("--numeric", help="check the gradient numerically too: central "
+                             "differences beside autograd, the step and the error (in the "
+                             "text and in the picture's gradient box)"),
         paddle: Optional[str] = PaddleOpt):
     """Run a script and explain a gradient by the chain rule: each path, the sum over paths."""
     from .viz.why import WhyError, why_command
@@ -226,7 +229,8 @@ def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)")
     try:
         with progress.status(f"running {script} and following the chain rule to {name}"
                              + (f", drawing {output}" if output else "")):
-            text, message = why_command(script, name, output=output, paddle=paddle)
+            text, message = why_command(script, name, output=output, paddle=paddle,
+                                        numeric=numeric)
     except WhyError as exc:
         from .viz.sanitize import for_terminal   # (names from the script: escaped on a tty)
 

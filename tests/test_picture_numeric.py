@@ -127,3 +127,26 @@ def test_torch_nodes_named_as_torch_users_reach_them(tmp_path):
 def test_paddle_keeps_its_numbering(tmp_path):
     r = run("graph", EX2, "--tensor", "e", "--view", "backward")
     assert "MulBackward #1" in r.stdout and "MulBackward #2" in r.stdout
+
+
+# ---------------------------------------------------------------------------- why --numeric
+def test_why_numeric_text_and_picture(tmp_path, gradcheck_report):
+    out = tmp_path / "why.dot"
+    r = run("why", EX2, "a.grad", "--numeric", "-o", out)
+    assert r.returncode == 0, r.stderr
+    # the explanation, then gradcheck's own lines for a.grad
+    assert r.stdout.startswith("a.grad = 20\n")
+    said = r.stdout.split("numerically (central differences beside autograd):\n")[1]
+    report = gradcheck_report.splitlines()
+    k = next(i for i, ln in enumerate(report) if ln.startswith("a.grad:"))
+    assert said.splitlines()[:2] == report[k:k + 2]
+    # the picture: a_grad's box alone gets the rows
+    dot = out.read_text()
+    assert "numeric (h = 1e-06, central differences): 20.00000000" in record(dot, "a_grad")
+    assert "central differences" not in record(dot, "b_grad")
+    # a non-leaf: said plainly, nothing made up
+    r = run("why", EX2, "c", "--numeric")
+    assert r.returncode == 0, r.stderr
+    assert "c is not a leaf" in r.stdout and "autograd" not in r.stdout
+    r = run("why", EX2, "a.grad")
+    assert "numerically" not in r.stdout

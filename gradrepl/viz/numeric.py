@@ -37,9 +37,9 @@ def lines(c) -> list:
     return out
 
 
-def checks_by_grad_var(g, tape, namespace) -> dict:
+def checks_by_grad_var(g, tape, namespace, only=None) -> dict:
     """{gradient variable id of ``g``: the ``Check`` of that leaf's .grad} for the leaves of the
-    picture that a recorded backward wrote."""
+    picture that a recorded backward wrote (``only``: those tensors)."""
     from ..teach import numeric as _num
     from .why import Namer
 
@@ -51,7 +51,8 @@ def checks_by_grad_var(g, tape, namespace) -> dict:
     for key, t in b.tensor_objs.items():
         gv = b.gvars.get(key)
         info = b.tensors.get(key)
-        if gv is not None and info is not None and info.is_leaf:
+        if gv is not None and info is not None and info.is_leaf \
+                and (only is None or any(t is o for o in only)):
             want[id(t)] = (t, gv.id)
     if not want:
         return {}
@@ -64,9 +65,16 @@ def annotate(pic, tape, namespace) -> dict:
     """Check the picture's leaves and write the rows into its model (``Graph.numeric``); the
     picture is drawn from the model from now on. Returns {grad var id: Check}."""
     g = pic.model
-    found = checks_by_grad_var(g, tape, namespace)
-    g.numeric = {gid: lines(c) for gid, c in found.items()}
+    found = annotate_model(g, tape, namespace)
     pic.model = g   # (a plain picture's flat snapshot has no place for the rows)
+    return found
+
+
+def annotate_model(g, tape, namespace, only=None) -> dict:
+    """Write the rows of the checks of ``g``'s leaves (``only``: those tensors) into
+    ``g.numeric``; returns {grad var id: Check}."""
+    found = checks_by_grad_var(g, tape, namespace, only)
+    g.numeric = {gid: lines(c) for gid, c in found.items()}
     return found
 
 
@@ -89,4 +97,4 @@ def rows(g, gid, cell, color=None) -> list:
     return out
 
 
-__all__ = ["annotate", "checks_by_grad_var", "lines", "rows"]
+__all__ = ["annotate", "annotate_model", "checks_by_grad_var", "lines", "rows"]

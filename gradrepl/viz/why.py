@@ -1872,10 +1872,11 @@ __all__ = ["why", "recording", "WhyLog", "Explanation", "Term", "parse_target", 
 
 # ---------------------------------------------------------------------------- gradrepl why
 def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="both",
-                steps_log=None) -> str:
+                steps_log=None, tape=None) -> str:
     """DOT of the graph the explained backward ran on, with the paths drawn thick;
     ``steps_log``: a ``steps.BackwardLog`` that saw that backward (the gradients that flowed
-    and the values it let go of are shown)."""
+    and the values it let go of are shown); ``tape``: a ``teach.numeric.Tape`` that saw the
+    run (``why --numeric``: the tensor's gradient box gets the numeric check)."""
     from .dot import to_dot
     from .model import build
 
@@ -1893,11 +1894,16 @@ def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="bo
         logged = logged_run_of(steps_log, roots[0])
         if logged is not None:
             fill_flows(g, logged, steps_log.runs)
+    if tape is not None:
+        from .numeric import annotate_model
+
+        annotate_model(g, tape, namespace, only=[tensor])
     return to_dot(g, view=view, highlight=ex.highlight(g),
                   title=f"why {ex.name}: its paths in orange")
 
 
-def write_picture(ex, tensor, output, namespace=None, recorder=None, steps_log=None) -> str:
+def write_picture(ex, tensor, output, namespace=None, recorder=None, steps_log=None,
+                  tape=None) -> str:
     """Write the highlighted picture to ``output`` (.svg .png .pdf .dot); returns its path."""
     from pathlib import Path
 
@@ -1907,7 +1913,7 @@ def write_picture(ex, tensor, output, namespace=None, recorder=None, steps_log=N
     if ext not in (".svg", ".png", ".pdf", ".dot"):
         raise ValueError(f"unknown extension {ext or '(none)'!r} for -o {output}: use one of "
                          ".svg, .png, .pdf, .dot")
-    source = picture_dot(ex, tensor, namespace, recorder, steps_log=steps_log)
+    source = picture_dot(ex, tensor, namespace, recorder, steps_log=steps_log, tape=tape)
     data = source if ext == ".dot" else getattr(render, ext[1:])(source)
     render.write_atomic(output, data)
     return str(output)
@@ -1917,8 +1923,12 @@ class WhyError(Exception):
     """A bad argument or a failed script: one line for the user, exit status 2."""
 
 
-def why_command(script, target, output=None, paddle=None) -> tuple[str, str | None]:
-    """What ``gradrepl why SCRIPT NAME`` does: (text for stdout, message for stderr)."""
+def why_command(script, target, output=None, paddle=None, numeric=False
+                ) -> tuple[str, str | None]:
+    """What ``gradrepl why SCRIPT NAME`` does: (text for stdout, message for stderr);
+    ``numeric``: central differences beside autograd for the tensor (a leaf), in the text and
+    in the picture's gradient box."""
+    import contextlib
     import os
 
     from .capture import run_for_pictures
@@ -1943,8 +1953,14 @@ def why_command(script, target, output=None, paddle=None) -> tuple[str, str | No
 
         steps_log = BackwardLog()
     log = WhyLog(forward=steps_log)
+    tape, taped = None, contextlib.nullcontext()
+    if numeric:   # (the ops recorded, to run the forward again with the leaf nudged)
+        from ..teach import numeric as _numeric
+
+        tape = _numeric.Tape()
+        taped = _numeric.recording(tape)
     try:
-        with recording(log):
+        with taped, recording(log):
             run = run_for_pictures(script, profile=paddle)
     except SyntaxError as exc:
         raise WhyError(f"{script} line {exc.lineno}: SyntaxError: {exc.msg}") from None
@@ -1966,11 +1982,29 @@ def why_command(script, target, output=None, paddle=None) -> tuple[str, str | No
 
         try:
             message = "wrote " + write_picture(ex, tensor, output, run.namespace, run.recorder,
-                                               steps_log)
+                                               steps_log, tape=tape)
         except ValueError as exc:
             raise WhyError(str(exc)) from None
         except render.RenderError as exc:
             raise WhyError(str(exc)) from None
         except OSError as exc:
             raise WhyError(f"cannot write {output}: {exc}") from None
+    if tape is not None:
+        return ex.text() + numeric_text(tape, tensor, run.namespace, name), message
     return ex.text(), message
+
+
+def numeric_text(tape, tensor, namespace, name) -> str:
+    """``why --numeric``'s paragraph: the tensor's gradient checked by central differences
+    (``teach.numeric``, as ``gradrepl gradcheck`` says it)."""
+    from ..teach import numeric as _numeric
+
+    if not tensor.is_leaf:
+        return (f"\nnumerically: {name} is not a leaf; the check nudges leaves (the tensors the "
+                "forward pass started from): ask for one of them\n")
+    checks = [c for c in _numeric.check_leaves(tape, namespace, only=[tensor])
+              if c.what == "grad"]
+    if not checks:
+        return f"\nnumerically: no recorded backward wrote {name}.grad\n"
+    return "\nnumerically (central differences beside autograd):\n" + \
+        "".join(_numeric.describe(c) for c in checks)
