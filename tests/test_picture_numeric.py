@@ -150,3 +150,11 @@ def test_why_numeric_text_and_picture(tmp_path, gradcheck_report):
     assert "c is not a leaf" in r.stdout and "autograd" not in r.stdout
     r = run("why", EX2, "a.grad")
     assert "numerically" not in r.stdout
+
+
+def test_graph_numeric_as_text(gradcheck_report):
+    r = run("graph", EX2, "--tensor", "e", "--numeric", "--view", "backward")
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.split("numerically (central differences beside autograd):\n")[1]
+    # gradcheck's report, but its closing count: the same lines for the same leaves
+    assert said.splitlines() == gradcheck_report.splitlines()[:-1]

@@ -156,11 +156,12 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
         logged = run.log.run_for(target)
         if logged is not None and logged.finished and logged.events:
             fill_final_chain(pic.model, logged, run.log.runs)
+    checked = {}
     if tape is not None:   # each leaf's gradient box: central differences beside autograd
         from .numeric import annotate
 
         with progress.status("checking the gradients numerically"):
-            annotate(pic, tape, run.namespace)
+            checked = annotate(pic, tape, run.namespace)
     messages = []
     if steps is not None:
         messages.append(write_steps(run, target, name, pic, Path(steps), view, chain,
@@ -170,6 +171,11 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
             from .terminal import render_text
 
             sys.stdout.write(render_text(pic.model, view=view, color=None))
+            if checked:   # (--numeric as text: gradcheck's words, under the graph)
+                from ..teach.numeric import describe
+
+                sys.stdout.write("\nnumerically (central differences beside autograd):\n"
+                                 + "".join(describe(c) for c in checked.values()))
         return "\n".join(messages) or None
     try:
         with progress.status(f"laying out and drawing {output}"):
