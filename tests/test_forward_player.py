@@ -245,3 +245,48 @@ def test_forward_only_when_no_backward_ran(tmp_path):
 def test_bad_steps_from(tmp_path):
     with pytest.raises(GraphError, match="unknown --steps-from 'sideways'"):
         draw(str(SEED), tensor="e", steps=str(tmp_path / "x"), steps_from="sideways")
+
+
+# ---------------------------------------------------------------- the shell and the notebook
+SHELL_INPUTS = ["import paddle", "a = paddle.to_tensor(2.0, stop_gradient=False)",
+                "b = paddle.to_tensor(5.0, stop_gradient=False)", "c = a * b",
+                "d = paddle.to_tensor(4.0, stop_gradient=False)", "e = c * d"]
+
+
+def test_shell_step_from_forward():
+    from gradrepl.repl.session import Session
+
+    s = Session()
+    for src in SHELL_INPUTS:
+        s.run(src)
+    plain = Session()
+    for src in SHELL_INPUTS:
+        plain.run(src)
+    back = plain.run("%step e").frames
+    r = s.run("%step e --from forward")
+    assert len(r.frames) == len(back) + 5
+    heads = [t.split("\n", 1)[0] for t in r.frames[:5]]
+    assert heads[2] == "forward 3 of 5: `c = a * b` made c = 10. (Mul of a and b)."
+    assert heads[4] == "forward 5 of 5: `e = c * d` made e = 40. (Mul of c and d)."
+    # the text picture grows: frame 3 draws a, b, c and the op, not d or e
+    assert "●  c  float32[1] = 10." in r.frames[2] and " d " not in r.frames[2]
+    assert r.frames[5:] == back    # then the backward, as %step shows it
+    bad = s.run("%step e --from sideways").output
+    assert "invalid choice: 'sideways'" in bad and bad.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_notebook_step_from_forward(tmp_path):
+    from test_notebook_quiz import _execute
+
+    cells = _execute(["%load_ext gradrepl", "\n".join(SHELL_INPUTS), "e.backward()",
+                      "%step e --from forward"], tmp_path)
+    out = cells[3].outputs
+    page = "".join(o.data.get("text/html", "") for o in out if "data" in o)
+    text = "".join(o.data.get("text/plain", "") for o in out if "data" in o)
+    assert "forward 1 of 5: forward: `a = paddle.to_tensor(2.0, stop_gradient=False)` made " \
+        "the leaf a = 2." in text
+    assert "forward 3 of 5: forward: `c = a * b` made c = 10." in text
+    assert "step 0 of 7" in text
+    assert page.count('<template class="frame"') == 13
+    assert re.findall(r'data-counter="([^"]*)"', page)[4:6] == ["forward 5 of 5", "step 0 of 7"]

@@ -144,8 +144,9 @@ class Magics:
 
     # -- %step ----------------------------------------------------------------------------
     def step(self, line):
-        """%step [NAME] [--view backward|both]: NAME's backward, step by step, in a player
-        (the backward the notebook ran; if none ran for NAME yet, %step runs NAME.backward())."""
+        """%step [NAME] [--view backward|both] [--from forward]: NAME's backward, step by step,
+        in a player (the backward the notebook ran; if none ran for NAME yet, %step runs
+        NAME.backward()); --from forward: first the forward pass, statement by statement."""
         from IPython.display import display
 
         from ..repl.commands import CommandError, _tensor_arg
@@ -155,15 +156,19 @@ class Magics:
         p = _Parser(prog="%step", add_help=False)
         p.add_argument("name", nargs="?")
         p.add_argument("--view", default="backward", choices=["forward", "backward", "both"])
+        p.add_argument("--from", dest="start", default="backward",
+                       choices=["backward", "forward"])
         a = p.parse_args(_split("step", line))
         view = _View(self.ext)
         name, tensor = _tensor_arg(view, a.name, need_graph=True)
         run, ran_now = self.ext.logged_backward(tensor)
         try:
-            items, text = player_frames(tensor, run, view.namespace, self.ext.recorder, a.view)
+            items, text = player_frames(tensor, run, view.namespace, self.ext.recorder, a.view,
+                                        a.start)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        title = f"gradrepl: backward of {name}, step by step"
+        title = (f"gradrepl: {'forward and ' if a.start == 'forward' else ''}backward of "
+                 f"{name}, step by step")
         if ran_now:
             title += f" ({name}.backward() ran now)"
         display(player_bundle(items, title, text), raw=True)

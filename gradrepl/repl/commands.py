@@ -140,6 +140,7 @@ def cmd_step(session, args):
     p.add_argument("name", nargs="?")
     p.add_argument("--view", default="backward", choices=["forward", "backward", "both"])
     p.add_argument("--code", action="store_true")   # each frame's engine functions, file:lines
+    p.add_argument("--from", dest="start", default="backward", choices=["backward", "forward"])
     a = p.parse_args(args)
     name, tensor = _tensor_arg(session, a.name, need_graph=True)
     from ..engine import quiet_fp, trace_to
@@ -179,6 +180,11 @@ def cmd_step(session, args):
 
         texts = [t + ("" if t.endswith("\n") else "\n") + code_line(f.step) + "\n"
                  for t, f in zip(texts, shown)]
+    if a.start == "forward":   # the forward pass statement by statement first (viz/forward.py)
+        from ..viz.forward import forward_texts
+
+        texts = forward_texts(shown[0], session.recorder,
+                              "both" if a.view == "both" else "forward") + texts
     return Result(output="".join(t if t.endswith("\n") else t + "\n" for t in texts),
                   frames=texts)
 
@@ -359,9 +365,10 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
             "[--look full|compact|auto] [--values N] [--heatmap]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
             ".json .txt)", cmd_graph),
-    Command("step", "%step [NAME] [--code]",
+    Command("step", "%step [NAME] [--code] [--from forward]",
             "run NAME's backward one step at a time, one sentence each (Enter: next, "
-            "q: finish; --code: the engine functions of each step, file:lines)", cmd_step),
+            "q: finish; --code: the engine functions of each step, file:lines; --from forward: "
+            "first the forward pass, one frame per statement that built NAME)", cmd_step),
     Command("why", "%why NAME[.grad[i, j]] [-o FILE]",
             "why NAME's gradient is what it is: the chain rule, path by path, with the numbers "
             "(-o FILE: the graph with the paths highlighted)", cmd_why),

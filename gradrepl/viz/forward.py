@@ -284,13 +284,20 @@ def frame_dot(f, view="both", style=None, look="auto", width=100, full=None) -> 
 
 def forward_items(base, run, view, style, look, keep=False):
     """The forward frames of ``base`` (the graph as the forward left it) for the player and
-    the slide exports: (items, DOT sources), each item ``{"svg", "counter", "title",
-    "description", "keep"}`` as ``player.write_player`` takes them."""
+    the slide exports of ``gradrepl graph`` (``run``: its ``capture.ScriptRun``): (items, DOT
+    sources), see :func:`player_items`."""
+    return player_items(base, run.recorder, getattr(run, "mark_lines", None), view, style,
+                        look, keep)
+
+
+def player_items(base, recorder, mark_lines, view, style=None, look="auto", keep=False):
+    """(items, DOT sources): each forward frame as ``player.write_player`` takes it,
+    ``{"svg", "counter", "title", "description", "keep", "focus"}``."""
     from . import render
     from .camera import focus_of
 
     items, sources = [], []
-    fr = forward_frames(base, run.recorder, getattr(run, "mark_lines", None), view)
+    fr = forward_frames(base, recorder, mark_lines, view)
     for f in fr:
         source = frame_dot(f, view=view, style=style, look=look, full=fr[-1])
         sources.append(source)
@@ -300,3 +307,15 @@ def forward_items(base, run, view, style, look, keep=False):
                       "title": fw["event"], "description": f"the forward pass: {where}",
                       "keep": keep, "focus": focus_of(f)})
     return items, sources
+
+
+def forward_texts(base, recorder, view="forward", mark_lines=None) -> list:
+    """The forward frames as text (the shell's ``%step --from forward``): each frame's
+    counter and sentence, then the picture of what the statements so far made."""
+    from .terminal import render_text
+
+    out = []
+    for f in forward_frames(base, recorder, mark_lines, view):
+        head = f"{forward_title(f)}: {f.forward['event'].removeprefix('forward: ')}\n"
+        out.append(head + render_text(f, view=view, color=False))
+    return out
