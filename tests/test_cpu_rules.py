@@ -67,3 +67,72 @@ def test_matmul_step_by_class(cpu_class, monkeypatch):
     assert unfused.tobytes() != fused.tobytes()
     want = unfused if cpu_class == "amd" else fused
     assert linalg.chained_matmul(a, b).tobytes() == want.tobytes()
+
+
+# Recorded from real Paddle 3.3.1 on AMD EPYC (Zen 4), this session: the sha256 of the output's
+# float32 bytes. paddle.seed(1); conv1 = nn.Conv2D(1, 6, 5, padding=2); x = paddle.rand([4, 1,
+# 28, 28]); conv1(x) (a LeNet's first convolution on 4 images: 470K multiply-adds, each output
+# the rounded products added in order, on every CPU class measured).
+CONV1_SHA = "1e02a526a5f542d2de2d8f916c0cd0fb0872a5a25432946b70fc992e2dbd9c29"
+# paddle.seed(1); nn.Conv2D(6, 16, 5); fc1 = nn.Linear(400, 120); nn.Linear(120, 10);
+# paddle.rand([4, 6, 14, 14]); e = paddle.rand([4, 400]) - 0.5; fc1(e) on the same AMD machine
+# (192K multiply-adds: unfused there, the fused chain on Intel).
+FC1_SHA = "b7517e2623bbae26b4d783d1ab74c1d91a86f0e002978fbd0c12f107611bdad8"
+
+
+def _sha(t):
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(t.numpy()).tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("cpu_class", ["amd", "intel-avx512"])
+def test_a_lenet_first_convolution_is_exact_past_the_old_chain_limit(cpu_class, monkeypatch):
+    import gradrepl.paddle as paddle
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", cpu_class)
+    paddle.seed(1)
+    conv1 = paddle.nn.Conv2D(1, 6, 5, padding=2)
+    x = paddle.rand([4, 1, 28, 28])
+    out = conv1(x)
+    assert out.shape == [4, 6, 28, 28]
+    assert _sha(out) == CONV1_SHA
+
+
+def test_a_linear_layer_on_amd_is_the_unfused_chain_past_the_old_limit(monkeypatch):
+    import gradrepl.paddle as paddle
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    paddle.seed(1)
+    paddle.nn.Conv2D(6, 16, 5)
+    fc1 = paddle.nn.Linear(400, 120)
+    paddle.nn.Linear(120, 10)
+    paddle.rand([4, 6, 14, 14])
+    e = paddle.rand([4, 400]) - 0.5
+    got = fc1(e)
+    assert got[0, :3].tolist() == [0.3076832890510559, 0.02325090579688549, -0.13758902251720428]
+    assert _sha(got) == FC1_SHA
+
+
+def test_the_unfused_chain_is_a_running_sum_in_order():
+    """``unfused_chain`` (one reduction over the leading K axis) equals the loop of K float32
+    additions of the rounded products, for batched, broadcast and vector shapes."""
+    rng = np.random.default_rng(3)
+    for sa, sb in [((6, 25), (4, 25, 30)), ((3, 1, 5, 40), (2, 40, 7)), ((1, 9), (9, 1))]:
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        want = np.zeros(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]), np.float32)
+        for j in range(sa[-1]):
+            want += (a[..., :, j:j + 1] * b[..., j:j + 1, :]).astype(np.float32)
+        assert linalg.unfused_chain(a, b).tobytes() == want.tobytes()
+
+
+def test_the_unfused_chain_of_one_output_is_still_in_order():
+    """With one output the K axis is contiguous and numpy would sum it pairwise (8 lanes): a
+    sum whose pairwise and sequential results differ must come out sequential."""
+    a = np.array([[1e8, 1, 1, 1, 1, 1, 1, 1, 1, -1e8, 1, 1, 1, 1, 1, 1]], np.float32)
+    b = np.ones((16, 1), np.float32)
+    want = np.float32(0)
+    for v in a[0]:
+        want = np.float32(want + v)
+    assert linalg.unfused_chain(a, b)[0, 0] == want == np.float32(6)

@@ -40,7 +40,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..registry import apply, needs_grad as _needs, register
 from .conv_family import family_vjps, geom_attrs
 from ..tuning import empty_huge
-from .linalg import _CHAIN_LIMIT  # past it, products go to BLAS (measurements there)
+from .linalg import _UNFUSED_LIMIT, unfused_chain  # past it, products go to BLAS (measurements there)
 from .pooling import (Windows, _axis_windows, appliers, double_grad_by,  # noqa: F401
                       first_max_index, grad_by, picker, pool_out_size, register_pool_ops,
                       select_or_zero, values_by)
@@ -85,12 +85,7 @@ def plain_chain_matmul(a, b):
     it is added (no fused multiply-add). Bit for bit on the small convolutions measured (the
     forward and the input gradient); the filter gradient and large products may differ in the
     last bit (their sums are blocked inside MKL)."""
-    k = a.shape[-1]
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
-    acc = np.zeros(shape, np.float32)
-    for j in range(k):
-        acc += a[..., :, j:j + 1] * b[..., j:j + 1, :]
-    return acc
+    return unfused_chain(a, b)
 
 
 def _gemm(a, b, blas=False):
@@ -106,7 +101,7 @@ def _gemm(a, b, blas=False):
     if a.dtype == np.float32 and not blas:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
-        if size <= _CHAIN_LIMIT:
+        if size <= _UNFUSED_LIMIT:
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
