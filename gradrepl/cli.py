@@ -264,6 +264,9 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
            present: bool = Flag("--present", help="walk the session in front "
                          "of a class: each block's comments and input, Enter "
                          "runs it, q quits"),
+           budget: Optional[float] = typer.Option(
+               None, "--budget", metavar="SECONDS", help="--safe's total wall time for the "
+               "whole command (default 300): every file's child, every picture, the handout"),
            inside_sandbox: bool = Flag("--inside-sandbox", hidden=True),
            paddle: Optional[str] = PaddleOpt):
     """Run session files, showing them as the shell would; check or update their outputs.
@@ -272,13 +275,18 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
     inputs that did not run; 2 a file could not be read or parsed (missing, not a regular
     file, not UTF-8), --safe cannot sandbox on this system, or a limit stopped the session;
     3 --safe refused lines of a file (3 outranks 1, and 2 outranks 3).
+
+    --safe's budget (exhausted: one line naming it, the verdicts so far, exit 2, no process
+    or folder left): the whole command 300 s of wall time (--budget); each file's child 60 s
+    wall, 30 s CPU, 2048 MB memory, 64 MB and 10000 entries of disk, 10 MB of output; each
+    picture's Graphviz 30 s and 1024 MB; 64 MB of pictures per handout.
     """
     from .repl.replay_cli import replay_command
 
     files = [_lesson(f, "replay") for f in files]
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,
                                     paddle=paddle, safe=safe, inside_sandbox=inside_sandbox,
-                                    present=present, figures=figures))
+                                    present=present, figures=figures, budget=budget))
 
 
 @app.command(cls=_Command)

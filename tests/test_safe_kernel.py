@@ -466,7 +466,7 @@ DEEP = """>>> import os
 ...     os.mkdir('d')
 ...     os.chdir('d')
 ... 
->>> os.chmod('.', 0)
+>>> os.mkdir('locked', 0)
 >>> print(1)
 1
 """
@@ -848,3 +848,94 @@ def test_the_fast_parse_reads_inputs_as_the_line_by_line_one():
     for _ in range(3000):
         body = [rng.choice(frags) for _ in range(rng.randint(1, 30))]
         assert transcript._continuation(body[:1], body[1:]) == slow(body[:1], body[1:]), body
+
+
+# ============================================================================ red team, round 3
+# tests/data/escapes/8x-9x: a hostile student's session with full Python in the child (the
+# filters taken away, as above) tries what is left after the earlier escapes. Each file's
+# "# full-python:" header says what must happen: "held" (every attempt prints 'blocked', so
+# --check says ok), "limit A|B" (one line naming a budget, exit 2) or "differs" (a plain FAILED
+# verdict). "# without-view:" says what holds instead where the kernel gives no user namespaces
+# (fsview.py): "leaks" (metadata outside stays visible, as documented: the file is skipped) or
+# another expectation. "/tmp/gradrepl_pwned" is a teacher's file outside (a readable one with
+# "# victim: readable"): its mode, times, xattrs and text must not change.
+ROUND3 = sorted(n for n in os.listdir(os.path.join(ROOT, "tests", "data", "escapes"))
+                if n[:1] in "89" and n.endswith(".pycon"))
+
+
+def _escape_headers(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(": ")
+        out[key] = value
+    return out
+
+
+def _view_available() -> bool:
+    code = ("import os, tempfile, ctypes; from gradrepl.repl import fsview\n"
+            "d = tempfile.mkdtemp(); print(fsview._trial(fsview._libc(), d) is None); "
+            "os.rmdir(d)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    return res.stdout.strip() == "True"
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", ROUND3)
+def test_round_three_with_full_python_in_the_child(tmp_path, monkeypatch, name):
+    import tempfile
+
+    with open(os.path.join(ROOT, "tests", "data", "escapes", name), encoding="utf-8") as fh:
+        text = fh.read()
+    h = _escape_headers(text)
+    expect = h["full-python"]
+    if not _view_available() and "without-view" in h:
+        if h["without-view"] == "leaks":
+            pytest.skip("no user namespaces here: metadata outside stays visible (fsview.py)")
+        expect = h["without-view"]
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    victim = markers / "victim"
+    victim.write_text("teacher's file")
+    os.chmod(victim, 0o640)
+    os.utime(victim, (1e9, 1e9))
+    try:
+        os.setxattr(victim, "user.keep", b"1")
+    except OSError:
+        pass
+    xattrs = os.listxattr(victim)
+    os.symlink("/etc/passwd", str(victim) + "_link")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    child = NO_FILTERS
+    if h.get("victim") == "readable":      # as the teacher's own venv files are
+        child = NO_FILTERS.replace("safe_replay.child_main", (
+            "from gradrepl.repl import kernel\n_rr = kernel.read_roots\n"
+            f"kernel.read_roots = lambda: (lambda d, f: (d, f + [{str(victim)!r}]))(*_rr())\n"
+            "safe_replay.child_main"))
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS", ("-c", child))
+    for k, v in (("SSH_AUTH_SOCK", "/tmp/ssh-X/agent.1"), ("GITHUB_TOKEN", "ghp_secret"),
+                 ("GRADREPL_SECRET_TOKEN", "tok")):
+        monkeypatch.setenv(k, v)
+    f = tmp_path / name
+    f.write_text(text.replace("/tmp/gradrepl_pwned", str(victim)))
+    rc, out, err = _replay([f], check=True, safe=True, budget=20)
+    problems = [ln for ln in err.splitlines() if ": refused: " not in ln]
+    assert "Traceback" not in out + err, (out, err)
+    if expect == "held":
+        assert f"{f}: ok, " in out and problems == [], (out, err)
+    elif expect == "differs":
+        assert rc in (1, 3) and f"{f}: FAILED" in out and problems == [], (out, err)
+    else:
+        assert expect.startswith("limit ")
+        assert rc == 2 and len(problems) == 1, (out, err)
+        assert any(a in problems[0] for a in expect[len("limit "):].split("|")), problems
+    st = os.stat(victim)
+    assert (oct(st.st_mode & 0o777), st.st_mtime, victim.read_text()) == \
+        ("0o640", 1e9, "teacher's file")
+    assert os.listxattr(victim) == xattrs
+    assert sorted(os.listdir(markers)) == ["victim", "victim_link"]
+    assert os.listdir(tmp) == []

@@ -31,6 +31,21 @@ and before any session code runs; from then on, whatever the session's code mana
   other processes, outliving the run); no inotify/fanotify, ``name_to_handle_at``. A refused
   call fails with ``EPERM`` (Python raises ``PermissionError``); a call of another
   architecture's ABI kills the process.
+- **Metadata** (Landlock handles only opening, not what is learnt or changed about a path
+  without opening it). Changed: ``chmod``/``chown``/``utime``/``*xattr`` writes (and their
+  ``f*``/``*at`` forms, ``fchmodat2``, ``file_setattr``) are refused outright, so the child
+  cannot change a teacher's file's mode, owner, times or attributes, not even through a
+  descriptor it may read. Read: ``getxattr``/``listxattr`` (all forms) answer "not supported";
+  ``listmount``/``statmount``/``file_getattr`` are refused; the parent-death signal cannot be
+  changed (``prctl(PR_SET_PDEATHSIG)``). ``stat``/``lstat``/``statx``/``newfstatat``/
+  ``access``/``faccessat2``/``readlink``/``statfs`` cannot be refused by seccomp (it cannot
+  read a path; every import needs them): with the child's own file system view
+  (``fsview.py``, where user namespaces are available: ``confine(view=...)``) a path outside
+  what it may read does not exist for it at all. Without the view (Ubuntu 24.04's default
+  AppArmor restriction, containers without user namespaces) those calls still tell, for any
+  path the teacher's user may search: whether it exists, its type, size, mode, owner, times,
+  inode and device, a link's target, the free space of its file system; never its contents or
+  a folder's names (listing is Landlock's ``read_dir``), and ``/proc``/``/sys`` stay unreadable.
 - ``PR_SET_NO_NEW_PRIVS`` (needed by both, and no set-uid program could regain anything), and,
   when running as root, every capability dropped (a root child could otherwise ``mknod`` a
   disk or remount).
@@ -121,7 +136,7 @@ def _handled_fs(abi: int) -> int:
     return sum(bits for since, bits in _FS_BY_ABI.items() if abi >= since)
 
 
-def _landlock(libc, abi: int, reads, read_files, writes, write_files) -> None:
+def _landlock(libc, abi: int, reads, read_files, writes, write_files, listed=()) -> None:
     handled = _handled_fs(abi)
     attr = _RulesetAttr(handled, _NET_TCP if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0)
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
@@ -149,6 +164,8 @@ def _landlock(libc, abi: int, reads, read_files, writes, write_files) -> None:
             finally:
                 os.close(pfd)
 
+        for p in listed:
+            add(p, _FS["read_dir"])
         for p in reads:
             add(p, _READ)
         for p in read_files:
@@ -198,7 +215,24 @@ _DENIED_CALLS = """
     mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
     inotify_init inotify_init1 inotify_add_watch fanotify_mark name_to_handle_at
     migrate_pages move_pages process_mrelease
+    chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes utimensat
+    futimesat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr fremovexattr
+    removexattrat quotactl_fd listmount statmount open_tree_attr file_setattr file_getattr
 """.split()
+# calls newer than some libseccomp (it cannot name them): their numbers, the same on every
+# architecture from 424 on (the common table), so a filter made with an older library still
+# refuses them
+_COMMON_NUMBERS = {"quotactl_fd": 443, "fchmodat2": 452, "statmount": 457, "listmount": 458,
+                   "setxattrat": 463, "getxattrat": 464, "listxattrat": 465,
+                   "removexattrat": 466, "open_tree_attr": 467, "file_getattr": 468,
+                   "file_setattr": 469}
+# the metadata of files, read by path: Landlock handles none of it. Extended attributes are
+# answered "not supported" (as on a file system without them); stat/access/readlink cannot be
+# refused (every import needs them): only the minimal file system view (``fsview.py``) hides
+# what is outside
+_NOT_SUPPORTED_CALLS = ("getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
+                        "flistxattr", "getxattrat", "listxattrat")
+_PR_SET_PDEATHSIG_NR = 1    # prctl: the parent-death signal cannot be changed (or dropped)
 # calls that name a process (argument 0): allowed on the caller only (0), refused on any other
 # pid: another process's limits, priority, CPUs, scheduling, session or group
 _SELF_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
@@ -235,6 +269,8 @@ def _seccomp(lib, pid: int) -> None:
         def rule(name, action, *cmps):
             nr = lib.seccomp_syscall_resolve_name(name.encode())
             if nr < 0:
+                nr = _COMMON_NUMBERS.get(name, -1)
+            if nr < 0:
                 return  # no such call on this architecture
             arr = (_ArgCmp * max(1, len(cmps)))(*[_ArgCmp(*c) for c in cmps])
             rc = lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), arr)
@@ -245,6 +281,9 @@ def _seccomp(lib, pid: int) -> None:
         eperm = _errno_action(errno.EPERM)
         for name in _DENIED_CALLS:
             rule(name, eperm)
+        for name in _NOT_SUPPORTED_CALLS:
+            rule(name, _errno_action(errno.EOPNOTSUPP))
+        rule("prctl", eperm, (0, _CMP_EQ, _PR_SET_PDEATHSIG_NR, 0))
         rule("clone", eperm, (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))   # a process, not a thread
         rule("clone3", _errno_action(errno.ENOSYS))                    # flags unreadable: fall back
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
@@ -400,10 +439,15 @@ def read_roots() -> tuple[list, list]:
     return sorted(dirs), sorted(files)
 
 
-def confine(workdir: str, extra_reads=(), extra_writes=()) -> None:
+def confine(workdir: str, extra_reads=(), extra_writes=(), view=None) -> str | None:
     """Confine this process (see the module docstring): only ``workdir`` (and
     ``extra_writes``) writable, reads as ``read_roots()`` (and ``extra_reads``), no
-    processes, no sockets. Irreversible. Raises ``KernelSandboxError`` when it cannot."""
+    processes, no sockets. Irreversible. Raises ``KernelSandboxError`` when it cannot.
+
+    ``view=(disk_mb, entries)``: first give the process its own file system view
+    (``fsview.enter``: only the readable paths exist, ``workdir`` a tmpfs of that size) where
+    the kernel allows it. Returns None when the view was made (or not asked for), else the
+    line saying why not (then metadata outside stays visible, as the docstring says)."""
     why = probe()
     if why:
         raise KernelSandboxError(why)
@@ -419,10 +463,27 @@ def confine(workdir: str, extra_reads=(), extra_writes=()) -> None:
     for p in extra_reads:
         (dirs if os.path.isdir(p) else files).append(os.path.realpath(p))
     writes = [os.path.realpath(workdir), *(os.path.realpath(p) for p in extra_writes)]
+    abi, lib = landlock_abi(), _libseccomp()   # (before the view: it has no /proc)
+    why_not = None
+    if view is not None and not extra_writes:
+        from . import fsview
+
+        try:
+            why_not = fsview.enter(workdir, dirs, [*files, "/dev/null"], view[0], view[1],
+                                   aliases=[*sys.path, sys.executable, sys.prefix])
+        except OSError as exc:
+            raise KernelSandboxError(f"the child's file system view: {exc}") from None
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise KernelSandboxError(f"prctl(PR_SET_NO_NEW_PRIVS) failed "
                                  f"({os.strerror(ctypes.get_errno())})")
-    if os.geteuid() == 0:
-        _drop_capabilities(libc)
-    _landlock(libc, landlock_abi(), dirs, files, writes, ["/dev/null"])
-    _seccomp(_libseccomp(), os.getpid())
+    if os.geteuid() == 0 or (view is not None and why_not is None):
+        _drop_capabilities(libc)   # (root's, or those the new user namespace gave)
+    listed = []
+    if view is not None and why_not is None:
+        # in the view only what may be read exists: the folders holding it may be listed
+        # (Python's importer lists sys.path's folders; their mtimes changed with the view)
+        listed = sorted({os.path.dirname(d) for d in dirs} | {
+            os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)})
+    _landlock(libc, abi, dirs, files, writes, ["/dev/null"], listed)
+    _seccomp(lib, os.getpid())
+    return why_not

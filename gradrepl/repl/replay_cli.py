@@ -129,7 +129,7 @@ def _safe_unavailable() -> str | None:
     return kernel.probe()
 
 
-def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
+def _run_safe_file(t: Transcript, paddle, html, on_block, err, budget=None) -> tuple:
     """Run ``t`` in its own kernel-confined child (``safe_replay``): ``(FileRun, refused,
     ok)``. The outputs come back as data; the FileRun is built here, in the parent."""
     from . import safe_replay
@@ -140,7 +140,7 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     if html:   # the child's pictures, as data: checked and drawn here, while the child runs
         from .safe_pictures import Drawer
 
-        drawer = Drawer()
+        drawer = Drawer(budget)
 
     def on_record(rec):
         run = runs[rec["k"]]
@@ -168,7 +168,7 @@ def _run_safe_file(t: Transcript, paddle, html, on_block, err) -> tuple:
     try:
         res = safe_replay.run_file(getattr(t, "text", None) or "\n".join(t.lines) + "\n",
                                    t.path, paddle, len(t.blocks), html=bool(html),
-                                   on_record=on_record)
+                                   on_record=on_record, budget=budget)
     finally:
         if drawer is not None:
             drawer.finish()
@@ -195,11 +195,12 @@ def _report_refusals(t: Transcript, err) -> None:
 
 def replay_command(files, check: bool = False, update: bool = False, html: str | None = None,
                    paddle: str | None = None, safe: bool = False, inside_sandbox: bool = False,
-                   out=None, err=None, present: bool = False, figures: str | None = None
-                   ) -> int:
+                   out=None, err=None, present: bool = False, figures: str | None = None,
+                   budget: float | None = None) -> int:
     """The ``gradrepl replay`` command; returns the exit status (0, 1 or 2; ``--present``:
     130 after Ctrl-C). ``figures``: which pictures the ``--html`` handout shows
-    (``handout.parse_figures``)."""
+    (``handout.parse_figures``). ``budget``: ``--safe``'s total wall time in seconds (default
+    ``safe_budget.BUDGET_SECONDS``)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     if not files:
@@ -228,6 +229,12 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         except ValueError as exc:
             err.write(f"{PROG}: {exc}\n")
             return 2
+    if budget is not None and not safe:
+        err.write(f"{PROG}: --budget is the time of a --safe replay: give --safe too\n")
+        return 2
+    if budget is not None and not (0 < budget <= 86400):
+        err.write(f"{PROG}: --budget takes seconds, more than 0 and at most 86400\n")
+        return 2
     if safe and inside_sandbox:
         # --inside-sandbox is the old in-process mode, behind the Python layers only: never
         # what a teacher who typed --safe gets
@@ -250,6 +257,25 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
         if why:
             err.write(f"{PROG}: {why}\n")
             return 2
+        from .safe_budget import BUDGET_SECONDS, Budget, BudgetExhausted
+
+        clock = Budget(BUDGET_SECONDS if budget is None else budget)
+        clock.arm()
+        try:
+            return _replay_files(files, check, update, html, paddle, False, True, out, err,
+                                 figures, clock)
+        except BudgetExhausted as exc:   # the backstop: the parent's own work past the budget
+            err.write(f"{PROG} --safe: {exc}; stopped (nothing more was written)\n")
+            return 2
+        finally:
+            clock.disarm()
+    return _replay_files(files, check, update, html, paddle, inside_sandbox, False, out, err,
+                         figures, None)
+
+
+def _replay_files(files, check, update, html, paddle, inside_sandbox, kernel_safe, out, err,
+                  figures, clock) -> int:
+    """``replay_command`` once its options are checked: every file, then the handout."""
     if inside_sandbox:
         from .sandbox import install_runtime_guard
 
@@ -265,6 +291,12 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
     refused = False
     done: list[FileRun] = []
     for k, path in enumerate(files):
+        if clock is not None and clock.used_up():
+            after = {1: "", 2: " and the file after it"}.get(
+                len(files) - k, f" and the {len(files) - k - 1} files after it")
+            err.write(f"{PROG} --safe: {clock.line()}: {_esc(path)}{after} did not run\n")
+            status = 2
+            break
         on_block = None
         # (a status line on the terminal while --check/--update/--html work silently; a plain
         # replay prints each block as it runs, which is its own progress)
@@ -291,7 +323,7 @@ def replay_command(files, check: bool = False, update: bool = False, html: str |
                     _report_refusals(t, err)
                 was_refused = False
                 if kernel_safe:
-                    fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err)
+                    fr, was_refused, ok = _run_safe_file(t, paddle, html, on_block, err, clock)
                     refused = refused or was_refused
                     if not ok:
                         status = 2

@@ -30,7 +30,7 @@ MAX_DIMS = 32                 # a shape's dimensions
 MAX_DATA = 8 * 1024 * 1024    # characters of one picture's JSON data, as the child sends it
 MAX_DOT = 8 * 1024 * 1024     # characters of the DOT written from it
 MAX_SVG = 32 * 1024 * 1024    # characters of the SVG Graphviz gives back
-RENDER_SECONDS = 30           # one picture's Graphviz run
+RENDER_SECONDS = 30           # one picture's Graphviz run (safe_budget.GRAPHVIZ_SECONDS)
 
 _ID = re.compile(r"[A-Za-z]{1,3}[0-9]{1,7}\Z")   # gradrepl's ids (a digit: never a DOT keyword)
 PROFILES = ("2.2", "2.6", "3", "torch")
@@ -253,11 +253,14 @@ def dot_of(data) -> str:
                   look=data["look"])
 
 
-def draw(data) -> tuple[str | None, str | None]:
+def draw(data, seconds: float = RENDER_SECONDS) -> tuple[str | None, str | None]:
     """``(svg, None)``, or ``(None, why not)``: the picture ``data`` describes, checked, written
-    as DOT here, rendered here (time and size limits) and cleaned (``sanitize.svg``)."""
+    as DOT here, rendered here and cleaned (``sanitize.svg``). Graphviz gets ``seconds`` (wall
+    and CPU) and ``safe_budget.GRAPHVIZ_MEMORY_MB`` of address space, writes no file and dies
+    with this process (``safe_budget.graphviz_preexec``)."""
     from ..viz import render
     from ..viz.sanitize import svg as clean_svg
+    from .safe_budget import graphviz_preexec
 
     try:
         source = dot_of(data)
@@ -267,10 +270,13 @@ def draw(data) -> tuple[str | None, str | None]:
         return None, f"its data from the sandbox does not draw ({type(exc).__name__})"
     if len(source) > MAX_DOT:
         return None, f"its DOT is larger than {MAX_DOT // (1024 * 1024)} MB"
+    render.limits.preexec = graphviz_preexec(seconds)
     try:
-        out = render.run_dot(source, "svg", timeout=RENDER_SECONDS)
+        out = render.run_dot(source, "svg", timeout=seconds)
     except render.RenderError as exc:
         return None, str(exc).strip().splitlines()[0][:300]
+    finally:
+        render.limits.preexec = None
     if len(out) > MAX_SVG:
         return None, f"its SVG is larger than {MAX_SVG // (1024 * 1024)} MB"
     return clean_svg(out.decode("utf-8", "replace")), None
@@ -282,10 +288,14 @@ class Drawer:
     after it. ``add(figure, data)`` as records come; ``finish()`` waits for the last one and
     sets each figure's ``svg``, or its ``note`` saying why not."""
 
-    def __init__(self):
+    def __init__(self, budget=None):
         import queue
         import threading
 
+        from .safe_budget import HANDOUT_SVG_MB
+
+        self.budget = budget                             # the command's (safe_budget.Budget)
+        self.svg_left = HANDOUT_SVG_MB * 1024 * 1024     # the handout's pictures, together
         self._queue = queue.Queue()
         self._thread = threading.Thread(target=self._work, name="gradrepl-safe-pictures",
                                         daemon=True)
@@ -304,10 +314,22 @@ class Drawer:
             if item is None:
                 return
             fig, data = item
+            seconds = RENDER_SECONDS
+            if self.budget is not None:
+                seconds = min(seconds, self.budget.left())
             try:
-                fig.svg, why = draw(data)
+                if seconds <= 0:
+                    fig.svg, why = None, "the time budget of replay --safe was used up"
+                elif self.svg_left <= 0:
+                    fig.svg, why = None, "the handout's pictures are over the --safe limit"
+                else:
+                    fig.svg, why = draw(data, seconds)
             except Exception as exc:  # noqa: BLE001 - one picture's note, never the page
                 fig.svg, why = None, f"it could not be drawn ({type(exc).__name__})"
+            if fig.svg is not None:
+                self.svg_left -= len(fig.svg)
+                if self.svg_left < 0:
+                    fig.svg, why = None, "the handout's pictures are over the --safe limit"
             if fig.svg is None:
                 fig.note = f"no picture of {fig.name}: {why}"
 

@@ -56,6 +56,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from . import safe_budget
+
 OUTPUT_LIMIT_MB = 10       # all of a file's outputs together (the bytes read from OUT)
 PICTURES_LIMIT_MB = 32     # all of a handout's pictures' data together (safe_pictures checks each)
 CPU_SECONDS = 30           # the child's CPU time
@@ -99,11 +101,15 @@ class _Tampered(Exception):
 def run_file(text: str, path: str, paddle: str | None, blocks: int | None = None,
              html: bool = False, on_record=None, cpu_seconds: float = CPU_SECONDS,
              memory_mb: int = MEMORY_MB, timeout: float = TIMEOUT_SECONDS,
-             file_mb: float = OUTPUT_LIMIT_MB) -> SafeRun:
+             file_mb: float = OUTPUT_LIMIT_MB, budget=None,
+             disk_mb: float = safe_budget.DISK_MB,
+             disk_entries: int = safe_budget.DISK_ENTRIES) -> SafeRun:
     """Run one session file's ``text`` in a confined child, one input at a time, and collect
     what each input printed; ``on_record(record)`` gets each block record as it is complete
     (``{"k", "output", "failed", "error_name", "kind", "pictures"}``). ``blocks`` is not
-    needed (the parent parses ``text`` itself); it is accepted for the callers that pass it."""
+    needed (the parent parses ``text`` itself); it is accepted for the callers that pass it.
+    ``budget``: the command's ``safe_budget.Budget`` (the child gets at most what is left of
+    it); ``disk_mb``/``disk_entries``: what the child's folder may hold."""
     from .replay import profile_key
     from .transcript import TranscriptError, parse
 
@@ -125,9 +131,18 @@ def run_file(text: str, path: str, paddle: str | None, blocks: int | None = None
     except (RecursionError, MemoryError) as exc:
         out.error = f"the static check could not read the file ({type(exc).__name__})"
         return out
-    with _Child(path, cpu_seconds, memory_mb, file_mb) as child:
+    limit_line = None
+    if budget is not None and budget.left() < timeout:
+        timeout, limit_line = budget.left(), budget.line()
+        if timeout <= 0:
+            out.limit = limit_line
+            return out
+    with _Child(path, cpu_seconds, memory_mb, file_mb, disk_mb, disk_entries) as child:
         child.start()
-        _Feeder(child, t, out, html, on_record, int(file_mb * 1024 * 1024), timeout).run()
+        feeder = _Feeder(child, t, out, html, on_record, int(file_mb * 1024 * 1024), timeout)
+        feeder.timeout_line = limit_line
+        feeder.disk = (int(disk_mb * 1024 * 1024), int(disk_entries), disk_mb)
+        feeder.run()
         finished = out.ended or out.error is not None or out.limit is not None
         rc, cpu_used = child.reap(0 if finished else 5)
         out.diagnostics = child.diagnostics()
@@ -172,9 +187,11 @@ class _Child:
     exception, or by SIGHUP/SIGTERM/SIGINT, which the parent catches meanwhile) kills its
     process group and removes its folder."""
 
-    def __init__(self, path, cpu_seconds, memory_mb, file_mb):
+    def __init__(self, path, cpu_seconds, memory_mb, file_mb, disk_mb=safe_budget.DISK_MB,
+                 disk_entries=safe_budget.DISK_ENTRIES):
         self.path = path
         self.limits = (cpu_seconds, memory_mb, file_mb)
+        self.disk_mb, self.disk_entries = disk_mb, disk_entries
         self.proc = None
         self.workdir = None
         self.fds: dict = {}
@@ -223,12 +240,14 @@ class _Child:
 
         cpu_seconds, memory_mb, file_mb = self.limits
         self.workdir = os.path.realpath(tempfile.mkdtemp(prefix="gradrepl-safe-"))
-        env = sandbox._child_env(self.workdir, (), ())
+        env = child_environment(self.workdir)
+        env["GRADREPL_SAFE_DISK"] = f"{self.disk_mb},{self.disk_entries}"
         nproc = None
         if os.geteuid() != 0:
             count = sandbox._user_task_count()
             nproc = None if count is None else count + 16
-        limits = sandbox._make_limits(cpu_seconds, memory_mb, file_mb, 64, nproc)
+        limits = sandbox._make_limits(cpu_seconds, memory_mb, min(file_mb, self.disk_mb), 64,
+                                      nproc)
         parent = os.getpid()
         prctl = _libc_prctl()
 
@@ -334,6 +353,39 @@ class _Child:
             remove_tree(self.workdir)
 
 
+# the environment variables the child keeps (their values: they change what gradrepl computes
+# or how the C libraries it loads behave), besides those child_environment sets
+_KEPT_VARIABLES = ("GRADREPL_PADDLE", "GRADREPL_CPU_CLASS", "GRADREPL_CPUINFO",
+                   "GRADREPL_NO_NUMEXPR", "GRADREPL_NO_BLAS_FMA", "GRADREPL_MALLOC", "GRADREPL_GC",
+                   "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE")
+
+
+def child_environment(workdir: str) -> dict:
+    """The child's whole environment: nothing of the teacher's but what gradrepl needs (no
+    ``SSH_AUTH_SOCK``, no tokens, no ``PATH`` of theirs): ``PATH=/usr/bin:/bin`` (the child
+    executes nothing anyway), ``HOME`` and ``TMPDIR`` its folder, ``LANG`` (a locale name only),
+    one thread per library, ``PYTHONPATH`` only when gradrepl is not installed in a site
+    directory (then the folder holding it), and ``_KEPT_VARIABLES``."""
+    import re
+
+    from . import sandbox
+
+    lang = os.environ.get("LANG", "")
+    env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
+           "LANG": lang if re.fullmatch(r"[A-Za-z0-9_.@-]{1,40}", lang) else "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+    for k in _KEPT_VARIABLES:
+        if k in os.environ and len(os.environ[k]) <= 200:
+            env[k] = os.environ[k]
+    for k in sandbox._THREAD_VARS:
+        env[k] = "1"
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if not sandbox._importable_from_site(here):
+        env["PYTHONPATH"] = here
+    env["GRADREPL_SANDBOX"] = "1"
+    return env
+
+
 def _libc_prctl():
     try:
         import ctypes
@@ -361,6 +413,9 @@ class _Feeder:
         self.total = 0                 # all outputs' bytes
         self.ack = bytearray()
         self.scan = 0                  # where to look for the acknowledgement's end
+        self.timeout_line = None       # the line when the command's budget is what ran out
+        self.disk = None               # (bytes, entries, MB) the child's folder may hold
+        self.next_disk_check = 0.0
 
     def run(self):
         out = self.out
@@ -408,13 +463,20 @@ class _Feeder:
             if left <= 0:
                 from .sandbox import _num
 
-                out.limit = f"wall-clock timeout ({_num(self.timeout)} s) exceeded"
+                out.limit = self.timeout_line or \
+                    f"wall-clock timeout ({_num(self.timeout)} s) exceeded"
                 return
+            if self.disk is not None and time.monotonic() >= self.next_disk_check:
+                over = safe_budget.folder_usage(child.workdir, self.disk[0], self.disk[1])
+                if over is not None:
+                    out.limit = safe_budget.disk_line(over, self.disk[2], self.disk[1])
+                    return
+                self.next_disk_check = time.monotonic() + safe_budget.DISK_CHECK_SECONDS
             reads = [child.fds[n] for n in ("out", "ack") if n in child.fds]
             if "ack" not in child.fds:
                 return               # the child closed its acknowledgements: no more inputs
             writes = [child.fds["ctrl"]] if self.pending and "ctrl" in child.fds else []
-            r, w, _ = select.select(reads, writes, [], min(left, 1.0))
+            r, w, _ = select.select(reads, writes, [], min(left, safe_budget.DISK_CHECK_SECONDS))
             if w:
                 self._flush()
             if child.fds.get("out") in r and not self._read_output():
@@ -625,7 +687,12 @@ def child_main(argv) -> None:
         sandbox._reachable_denied()
         from . import kernel
 
-        kernel.confine(workdir)
+        disk = os.environ.get("GRADREPL_SAFE_DISK", f"{safe_budget.DISK_MB},"
+                              f"{safe_budget.DISK_ENTRIES}").split(",")
+        why_no_view = kernel.confine(workdir, view=(float(disk[0]), int(disk[1])))
+        if why_no_view:
+            sys.stderr.write(f"no file system view of its own: {why_no_view}\n")
+            sys.stderr.flush()
     except Exception as exc:  # noqa: BLE001 - one line for the parent's diagnostics
         sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
         sys.stderr.flush()

@@ -13,9 +13,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 FORMATS = ("svg", "png", "pdf")
+# ``limits.preexec``: the preexec_fn of the layout processes this thread starts (replay --safe's
+# resource limits for Graphviz, ``repl/safe_budget.graphviz_preexec``); None: none
+limits = threading.local()
 
 
 class RenderError(RuntimeError):
@@ -139,7 +143,8 @@ def run_dot(source: str, fmt: str, prefer: str | None = None, timeout: float = 1
         args.append(f"-Gdpi={screen_dpi.group(1)}")
     try:
         proc = subprocess.run(args, input=source.encode("utf-8"),
-                              capture_output=True, timeout=timeout)
+                              capture_output=True, timeout=timeout,
+                              preexec_fn=getattr(limits, "preexec", None))
     except subprocess.TimeoutExpired:
         raise RenderError(f"{os.path.basename(binary)} took longer than {timeout:.0f} s; "
                           "cut the picture with --depth N or --collapse") from None
