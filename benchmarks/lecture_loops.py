@@ -159,6 +159,8 @@ def vmap_grads():
 WORKER = r'''
 import gc, hashlib, json, statistics, sys, time
 fw, loop, gc_mode = sys.argv[1], sys.argv[2], sys.argv[3]
+if len(sys.argv) > 4:  # --before: that tree first (ahead of the working directory's '' entry)
+    sys.path.insert(0, sys.argv[4])
 if fw.startswith("gradrepl"):
     from gradrepl.importhook import torch_modules
     from gradrepl.engine.ops._util import quiet_fp
@@ -182,7 +184,8 @@ def digest():
     for p in (params() if callable(params) else params):
         h.update(p.detach().numpy().tobytes())
     return h.hexdigest()[:16]
-print(json.dumps({"ready": fw, "threads": torch.get_num_threads()}), flush=True)
+print(json.dumps({"ready": fw, "threads": torch.get_num_threads(),
+                  "from": getattr(sys.modules.get("gradrepl"), "__file__", None)}), flush=True)
 for line in sys.stdin:
     cmd, n = line.split()
     if cmd == "check":
@@ -201,14 +204,15 @@ class Worker:
     def __init__(self, name, python, loop, gc_mode, path=None):
         self.name = name
         code = f"BODY = {BODY!r}\n" + WORKER
-        env = None
-        if path:  # another gradrepl tree first on the path (``--before``)
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-                [path] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-        self.proc = subprocess.Popen([python, "-c", code, name, loop, gc_mode],
+        # (--before: the other gradrepl tree goes first on sys.path inside the worker: a
+        # PYTHONPATH entry would come after the '' of ``python -c``, and run from a checkout the
+        # working tree's gradrepl would be imported instead)
+        self.proc = subprocess.Popen([python, "-c", code, name, loop, gc_mode] +
+                                     ([path] if path else []),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.threads = self._read()["threads"]
+                                     stderr=subprocess.PIPE, text=True)
+        ready = self._read()
+        self.threads, self.origin = ready["threads"], ready.get("from")
 
     def _read(self):
         line = self.proc.stdout.readline()
@@ -250,8 +254,8 @@ def one_loop(loop, frameworks, args):
             if name == "gradrepl":
                 raise
             print(f"({loop}: {exc}; skipped)")
-    res = {w.name: {"ms": [], "check": w.ask("check", args.steps), "threads": w.threads}
-           for w in workers}
+    res = {w.name: {"ms": [], "check": w.ask("check", args.steps), "threads": w.threads,
+                    "from": w.origin} for w in workers}
     for w in workers:
         w.ask("run", args.burst)  # warm-up burst
     for r in range(args.rounds):
@@ -282,6 +286,10 @@ def table(results, args):
             c = r["check"]
             lines.append(f"{loop:<12}{label:<21}{ms:>10.3f}{ratio:>8}{iqr:>13}"
                          f"{c['loss']:>22}{c['hash']:>18}{bits:>6}")
+    first = next(iter(results.values()), {})
+    for name, r in first.items():
+        if r.get("from"):
+            lines.append(f"{name}: {os.path.dirname(os.path.dirname(r['from']))}")
     lines.append("ratio = a gradrepl's burst / torch's burst in the same round, median over rounds "
                  "(below 1: gradrepl is faster); bits = same last loss and parameter bytes")
     return "\n".join(lines)

@@ -75,6 +75,15 @@ def _block_sums(blocks, dt):
     short inner loop per column (16 adds over 2 x 192 columns: 28 us against 19)."""
     step = blocks.shape[1]
     if blocks.size // max(step, 1) >= 128:
+        st = blocks.strides
+        if blocks.ndim == 3 and blocks.shape[2] >= 8 and st[2] == blocks.itemsize and \
+                st[1] >= st[2] * blocks.shape[2] and st[0] >= st[1] * step:
+            # numpy's reduction over the middle axis of such an array (the last axis
+            # contiguous, >= 8 wide, the others outside it) runs the last axis as its inner
+            # loop: out += block[k] for k in order, the loop below in one call (numpy's
+            # pairwise sum is only for a reduced inner axis; the sign of a zero sum is the
+            # loop's, as the + 0)
+            return np.add.reduce(blocks, axis=1) + dt.type(0)
         acc = blocks[:, 0] + dt.type(0)
         for k in range(1, step):
             acc += blocks[:, k]
@@ -158,11 +167,38 @@ def torch_sum(x, axis):
     axis = tuple(axis)
     if not axis:
         return x.copy()
+    if nd == 2 and x.size < GRAIN and x.shape[0] > 1 and x.shape[1] > 1 and \
+            x.flags.c_contiguous:
+        with np.errstate(all="ignore"):
+            if axis == (0,):
+                return _matrix_columns(x)
+            if axis == (1,):
+                return _matrix_rows(x)
     kept = tuple(s for i, s in enumerate(x.shape) if i not in axis)
     if axis == tuple(range(nd)) or prod(kept) == 1:
         return np.asarray(full_sum(np.ravel(x, order="K")), x.dtype).reshape(kept)
     with np.errstate(all="ignore"):
         return _iter_sum(np.ascontiguousarray(x), axis)
+
+
+# The commonest reductions of a training loop (a bias's gradient: a batch's columns; a row's
+# sum), a contiguous (n, m) matrix below GRAIN values with n, m > 1, straight to the branch of
+# ``_iter_sum``/``_loop_sum`` they take (one thread; no dims to merge or loop over; the
+# partials added onto a zero output): the same operations without the general plumbing
+# (a 32x200 column sum 62 -> ~30 us).
+def _matrix_columns(a):
+    m = a.shape[1]
+    return _outer_sums(a, m >= _lanes(a.dtype)) + a.dtype.type(0)
+
+
+def _matrix_rows(a):
+    n, m = a.shape
+    view = a.T   # (m, n): the reduced dim first, contiguous
+    if m >= _lanes(a.dtype):
+        part = _lane_row_sum(view)
+    else:   # (st0 = 1 < st1 = m)
+        part = _row_sum(view)
+    return part + a.dtype.type(0)
 
 
 def _lane_row_sum(x):
