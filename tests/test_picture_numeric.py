@@ -158,3 +158,35 @@ def test_graph_numeric_as_text(gradcheck_report):
     said = r.stdout.split("numerically (central differences beside autograd):\n")[1]
     # gradcheck's report, but its closing count: the same lines for the same leaves
     assert said.splitlines() == gradcheck_report.splitlines()[:-1]
+
+
+def test_step_frames_show_the_check_once_the_gradient_is_written(tmp_path):
+    out = tmp_path / "steps"
+    r = run("graph", EX2, "--tensor", "e", "--numeric", "--steps", out)
+    assert r.returncode == 0, r.stderr
+    frames = sorted(out.glob("frame_*.svg"))
+    counts = [f.read_text().count("central differences") for f in frames]
+    said = [texts(f.read_text())[0] for f in frames]
+    # Paddle 2.2 writes d_grad, then a_grad and b_grad when MulBackward #1 runs: a leaf's box
+    # shows the check from the frame its value appears, never beside "data = None"
+    for k, f in enumerate(frames):
+        svg = f.read_text()
+        for leaf in ("a_grad", "b_grad", "d_grad"):
+            i = svg.find(f">{leaf}<")
+            box = svg[i:svg.find("grad_op", i)]
+            assert ("central differences" in box) == ("data = None" not in box), (k, leaf)
+    assert counts[0] == 0 and counts[-1] == 3, (counts, said)
+
+
+def test_accumulated_gradient_checked_on_its_final_value_only(tmp_path):
+    p = tmp_path / "acc.py"
+    p.write_text("import paddle\nx = paddle.to_tensor(2.0, stop_gradient=False)\n"
+                 "y = x * x\ny.backward(retain_graph=True)\ny.backward()\n")
+    out = tmp_path / "steps"
+    r = run("graph", p, "--tensor", "y", "--numeric", "--steps", out)
+    assert r.returncode == 0, r.stderr
+    last = texts(sorted(out.glob("frame_*.svg"))[-1].read_text())
+    # x.grad = 4 + 4 over two backward() calls: the numeric slope is that of both runs
+    assert "numeric (h = 1e-06, central differences): 8.000000000" in last
+    r = run("graph", p, "--tensor", "y", "--numeric", "-o", tmp_path / "y.dot")
+    assert "autograd: 8." in (tmp_path / "y.dot").read_text()

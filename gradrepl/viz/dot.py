@@ -516,7 +516,7 @@ class DotWriter:
         label = (f'{self._head(pal["grad_var"], pal["border"])}'
                  f'{names[gv.id] if not self._flow else self._esc_kept(gv)}</b></td></tr>'
                  f'{"".join(heat) if heat else f"<tr>{data}</tr>"}'
-                 f'{"".join(_numeric.rows(self.g, gv.id, cell))}'
+                 f'{"".join(_numeric.rows(self.g, gv.id, cell, gv.data))}'
                  f'{self._td}<font point-size="10">{self.words["grad_op"]} = '
                  f'{grad_op}</font></td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
@@ -563,7 +563,7 @@ class DotWriter:
                       or [f"{td}data = {data}</td></tr>"]),
                     *(_heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
                       or [f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]),
-                    *_numeric.rows(self.g, gv.id, cell)]
+                    *_numeric.rows(self.g, gv.id, cell, gv.data)]
             style = "solid"
         if self.slim and gv.tensor in self.brief:   # the compact look: one line
             reached = f"the gradient reaching {tname}" + (f" = {gv.flow}" if gv.flow is not None

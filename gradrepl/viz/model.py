@@ -119,7 +119,7 @@ class Graph:
         import copy
 
         new = Graph(*(copy.deepcopy(getattr(self, f.name), memo) for f in fields(self)))
-        for extra in ("_builder", "_id_map"):
+        for extra in ("_builder", "_id_map", "numeric"):   # (numeric: viz/numeric.py's rows)
             if hasattr(self, extra):
                 setattr(new, extra, getattr(self, extra))
         return new

@@ -11,7 +11,9 @@ leaf's gradient record gets three more rows, the teacher's classic slide in one 
 
 The numbers are :func:`teach.numeric.describe`'s own (the same values, the same formatting),
 so the picture and the command never disagree. The rows ride on the model as ``Graph.numeric``
-({gradient variable id: rows}, not part of the JSON), which ``dot.DotWriter`` draws.
+({gradient variable id: {"lines", "data": the .grad checked}}, not part of the JSON), which
+``dot.DotWriter`` draws where the record holds that very value (in the step frames: once the
+backward wrote it).
 """
 from __future__ import annotations
 
@@ -74,17 +76,21 @@ def annotate_model(g, tape, namespace, only=None) -> dict:
     """Write the rows of the checks of ``g``'s leaves (``only``: those tensors) into
     ``g.numeric``; returns {grad var id: Check}."""
     found = checks_by_grad_var(g, tape, namespace, only)
-    g.numeric = {gid: lines(c) for gid, c in found.items()}
+    data = {v.id: v.data for v in g.grad_vars}
+    g.numeric = {gid: {"lines": lines(c), "data": data.get(gid)} for gid, c in found.items()}
     return found
 
 
-def rows(g, gid, cell, color=None) -> list:
-    """The numeric rows of gradient variable ``gid`` as HTML table rows (none if unchecked)."""
+def rows(g, gid, cell, data=None, color=None) -> list:
+    """The numeric rows of gradient variable ``gid`` as HTML table rows: none if unchecked, or
+    if its record shows another value than the one checked (``data``: a step frame before the
+    backward wrote it, or between two backward runs that add into it)."""
     from .dot import esc
 
-    said = (getattr(g, "numeric", None) or {}).get(gid)
-    if not said:
+    entry = (getattr(g, "numeric", None) or {}).get(gid)
+    if not entry or data is None or data != entry["data"]:
         return []
+    said = entry["lines"]
     out = []
     for k, line in enumerate(said):
         text = esc(line)
