@@ -1,11 +1,17 @@
 """gradrepl on an x86-64 CPU without AVX-512 (AVX2 + FMA), checked on any machine.
 
-Two parts:
+Three parts:
 
 - detection: ``GRADREPL_CPUINFO`` makes both detectors (engine/cpu.py's CPU class for Paddle's
   rules, torch/_capability.py's torch CPU capability) read another cpuinfo file, so a machine
   can be simulated: ``tests/data/cpuinfo_amd_avx2.txt`` is the project's AMD EPYC with its
-  avx512* flags removed (docs/cpu-classes.md runs the whole suite that way);
+  avx512* flags removed. The whole suite runs as on an AVX2+FMA AMD machine with numpy's and
+  MKL's own switches besides (numpy 2.4 names its AVX-512 groups X86_V4, AVX512_ICL, AVX512_SPR;
+  check with ``python -c "import numpy; numpy.show_runtime()"``), in one command line::
+
+      GRADREPL_CPUINFO=$PWD/tests/data/cpuinfo_amd_avx2.txt MKL_ENABLE_INSTRUCTIONS=AVX2
+      NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" python -m pytest -q
+
 - Paddle's float32 Adam/AdamW: its AVX-512 JIT kernel where the CPU has avx512f, else its
   reference kernel (``cpu.avx512f()``);
 - torch's softmax kernels (``ALSO_REGISTER_AVX512_DISPATCH``: 16 float lanes under the AVX512

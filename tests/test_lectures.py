@@ -25,11 +25,13 @@ import sys
 import pytest
 
 from gradrepl.engine import cpu
+from gradrepl.torch import _capability
 
 pytestmark = pytest.mark.slow   # (29 lecture scripts under gradrepl, 10-20 s each)
 
 DATA = pathlib.Path(__file__).parent / "data" / "lectures"
 RECORD_CPU = "amd"  # the records: AMD EPYC (Zen 4), real torch 2.13 on CPU capability AVX512
+RECORD_CAPABILITY = "AVX512"
 TIMEOUT = 900
 
 CASES = sorted(p.stem for p in DATA.glob("*.py"))
@@ -75,10 +77,11 @@ def test_every_script_has_its_record():
 def test_lecture_script_prints_what_torch_printed(name):
     r = _run(name)
     assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
-    here = cpu.detected()
-    if here != RECORD_CPU:
-        reason = (f"records made on a CPU of class {RECORD_CPU!r}; this one is {here!r}: "
-                  "the last bits of float32 sums may differ, bytes not compared")
+    here = (cpu.detected(), _capability.capability())
+    if here != (RECORD_CPU, RECORD_CAPABILITY):
+        reason = (f"records made on a CPU of class {RECORD_CPU!r} with torch's capability "
+                  f"{RECORD_CAPABILITY}; this one is {here!r}: the last bits of float32 sums "
+                  "may differ, bytes not compared")
         print(reason)
         pytest.skip(reason)
     want = (DATA / f"{name}.out").read_bytes()

@@ -13,7 +13,7 @@ detection: tests use it to check each class's rule on any machine.
 ``GRADREPL_CPUINFO`` names a file read instead of ``/proc/cpuinfo`` (here and by the torch
 dialect's capability, ``gradrepl/torch/_capability.py``): with a copy of this machine's cpuinfo
 without its ``avx512*`` flags (``tests/data/cpuinfo_amd_avx2.txt``), and numpy's and MKL's own
-switches, the whole suite runs as on an AVX2 machine (docs/cpu-classes.md).
+switches, the whole suite runs as on an AVX2 machine (tests/test_cpu_avx2.py says how).
 """
 from __future__ import annotations
 
