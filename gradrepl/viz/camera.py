@@ -238,16 +238,10 @@ def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True):
     return out, (x, y, vw, vh - band), (x, y)
 
 
-def _overlap(a, b) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return w * h if w > 0 and h > 0 else 0.0
-
-
 def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
-    """The whole graph small in a lower corner of the slide (the right one unless it would
-    hide more of the focus nodes than the left; a ``<use>`` of the drawing's own graph group),
-    the part shown outlined."""
+    """The whole graph small in the slide's lower right corner (the left one where it would hide
+    the centre of the step's main node; a ``<use>`` of the drawing's own graph group), the
+    part shown outlined."""
     W, H = geo.user_size
     ox, oy = geo.view_box[0], geo.view_box[1]
     fx, fy, fw, fh = frame
@@ -255,10 +249,11 @@ def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
     s = min(mw / W, fh * 0.45 / H)
     mw, mh = W * s, H * s
     pad = fw * 0.012
-    my = fy + fh - mh - pad
-    corners = [fx + fw - mw - pad, fx + pad]   # lower right, lower left
-    mx = min(corners, key=lambda cx: sum(_overlap((cx, my, cx + mw, my + mh), b)
-                                         for b in focus_boxes))
+    mx, my = fx + fw - mw - pad, fy + fh - mh - pad
+    for b in focus_boxes[:1]:   # the lower left where the first focus node's centre is under it
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        if mx <= cx <= mx + mw and my <= cy <= my + mh:
+            mx = fx + pad
     x, y, w, h = seen
     return (f'<g class="camera-map"><rect x="{mx:.2f}" y="{my:.2f}" width="{mw:.2f}" '
             f'height="{mh:.2f}" fill="{bg}" fill-opacity="0.9" stroke="{fg}" '
