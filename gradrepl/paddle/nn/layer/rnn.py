@@ -229,6 +229,10 @@ class BiRNN(Layer):
 
 
 class _RNNBase(Layer):
+    """Paddle's RNNBase: a LayerList of its layers (``RNN``/``BiRNN`` of cells, named ``0``,
+    ``1``, ...), whose cells' parameters it also holds under the flat names Paddle's fused CPU
+    kernel takes (``weight_ih_l0``, ``bias_hh_l1_reverse``, ...): the same tensors, so
+    ``named_parameters`` lists the flat names and ``state_dict`` both (as Paddle 2.6/3.3)."""
     _cell = None
     _gates = 1
 
@@ -245,8 +249,6 @@ class _RNNBase(Layer):
         self.num_directions = bidir[direction]
         self.time_major, self.dropout = time_major, dropout
         self.could_use_cudnn = False
-        from .container import LayerList
-
         layers = []
         for i in range(num_layers):
             in_size = input_size if i == 0 else hidden_size * self.num_directions
@@ -256,7 +258,33 @@ class _RNNBase(Layer):
                      for _ in range(self.num_directions)]
             layers.append(RNN(cells[0], time_major=time_major) if self.num_directions == 1
                           else BiRNN(cells[0], cells[1], time_major))
-        self._all_layers = LayerList(layers)
+        for idx, layer in enumerate(layers):
+            self.add_sublayer(str(idx), layer)
+        names = []
+        for i in range(num_layers):
+            for d in range(self.num_directions):
+                suffix = "_reverse" if d == 1 else ""
+                names += [f"weight_ih_l{i}{suffix}", f"weight_hh_l{i}{suffix}"]
+                if bias_ih_attr is not False:
+                    names.append(f"bias_ih_l{i}{suffix}")
+                if bias_hh_attr is not False:
+                    names.append(f"bias_hh_l{i}{suffix}")
+        for name, param in zip(names, list(self.parameters())):
+            setattr(self, name, param)
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def __getitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):   # (as LayerList: Paddle's own RNNs fail here, TypeError)
+            return self.__class__(layers[idx])
+        if not -len(layers) <= idx < len(layers):
+            raise IndexError(f"index {idx} is out of range")
+        return layers[idx]
 
     def _split_states(self, states):
         """[layers*dirs, batch, hidden] (a pair for LSTM) -> per layer (and direction)."""
@@ -282,7 +310,7 @@ class _RNNBase(Layer):
         states = self._split_states(initial_states)
         finals = []
         x = inputs
-        for i, layer in enumerate(self._all_layers):
+        for i, layer in enumerate(self):
             if i > 0 and self.dropout:
                 x = paddle.nn.functional.dropout(x, self.dropout, training=self.training)
             x, st = layer(x, states[i], sequence_length)
@@ -300,8 +328,6 @@ class _RNNBase(Layer):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
-        if self.direction != "forward":
-            s += f", direction={self.direction}"
         if self.time_major:
             s += f", time_major={self.time_major}"
         if self.dropout != 0:
