@@ -238,3 +238,39 @@ def test_paddle_adam_without_avx512_is_the_reference_kernel(monkeypatch, variant
         else:   # gradrepl's rule of the JIT kernel (fused multiply-adds; real Paddle is checked
             # against it by the optimizer tests): other last bits
             assert (float(m[0]), float(v[0])) == (-0.024125684052705765, 0.0004875271406490356)
+
+
+# --------------------------------------------------------- lecture scripts under AVX2
+# tests/data/lectures/avx2/NAME.out: what real torch 2.13 printed for tests/data/lectures/NAME.py
+# in this session on the AMD EPYC (Zen 4) run with ATEN_CPU_CAPABILITY=avx2
+# MKL_ENABLE_INSTRUCTIONS=AVX2 (and numpy's AVX-512 off), for the scripts whose output differs
+# from the AVX512 record beside the script (six of 29; the other 22 that match print the same
+# bytes under both capabilities, d2l_batchnorm_scratch differs under both: test_lectures).
+LECTURES = pathlib.Path(__file__).parent / "data" / "lectures"
+AVX2_LECTURES = sorted(p.stem for p in (LECTURES / "avx2").glob("*.out"))
+
+
+def test_the_avx2_lecture_records_differ_from_the_avx512_ones():
+    assert len(AVX2_LECTURES) == 6
+    for name in AVX2_LECTURES:
+        assert (LECTURES / "avx2" / f"{name}.out").read_bytes() != (LECTURES / f"{name}.out").read_bytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", AVX2_LECTURES)
+def test_lecture_script_under_avx2_prints_what_torch_printed(name):
+    import os
+    import subprocess
+    import sys
+
+    if cpu.detected() != "amd":
+        reason = (f"AVX2 records made on an AMD CPU; this one is {cpu.detected()!r}: MKL's "
+                  "products may differ, bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+    env = dict(os.environ, GRADREPL_CPU_CLASS="amd", GRADREPL_TORCH_CAPABILITY="avx2")
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(LECTURES / f"{name}.py")],
+                       capture_output=True, env=env, timeout=900, cwd=str(LECTURES))
+    assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
+    want = (LECTURES / "avx2" / f"{name}.out").read_bytes()
+    assert r.stdout == want
