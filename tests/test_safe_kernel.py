@@ -883,17 +883,22 @@ def _view_available() -> bool:
 
 
 @needs_kernel
+@pytest.mark.parametrize("view", [True, False], ids=["view", "no_view"])
 @pytest.mark.parametrize("name", ROUND3)
-def test_round_three_with_full_python_in_the_child(tmp_path, monkeypatch, name):
+def test_round_three_with_full_python_in_the_child(tmp_path, monkeypatch, name, view):
+    """``view``: with the child's own file system view where this kernel gives one (else
+    skipped), and without it (taken away, as on a system without user namespaces)."""
     import tempfile
 
     with open(os.path.join(ROOT, "tests", "data", "escapes", name), encoding="utf-8") as fh:
         text = fh.read()
     h = _escape_headers(text)
     expect = h["full-python"]
-    if not _view_available() and "without-view" in h:
+    if view and not _view_available():
+        pytest.skip("no user namespaces here: no file system view of its own")
+    if not view and "without-view" in h:
         if h["without-view"] == "leaks":
-            pytest.skip("no user namespaces here: metadata outside stays visible (fsview.py)")
+            pytest.skip("without the view metadata outside stays visible (kernel.py says what)")
         expect = h["without-view"]
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -910,7 +915,9 @@ def test_round_three_with_full_python_in_the_child(tmp_path, monkeypatch, name):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    child = NO_FILTERS
+    child = NO_FILTERS if view else NO_FILTERS.replace("safe_replay.child_main", (
+        "from gradrepl.repl import fsview\n"
+        "fsview.enter = lambda *a, **k: 'taken away by the test'\nsafe_replay.child_main"))
     if h.get("victim") == "readable":      # as the teacher's own venv files are
         child = NO_FILTERS.replace("safe_replay.child_main", (
             "from gradrepl.repl import kernel\n_rr = kernel.read_roots\n"
