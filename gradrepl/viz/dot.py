@@ -561,7 +561,8 @@ class DotWriter:
                 data = f'<font color="{red}">{f"<b>{data}</b>" if stored_now else data}</font>'
             rows = [*(_heatmap.rows(gv.data, cell, text_color=red, bold=stored_now)
                       or [f"{td}data = {data}</td></tr>"]),
-                    *(_heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
+                    *((gv.flow != gv.data or None) and   # (a second map only if it differs)
+                      _heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
                       or [f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]),
                     *_numeric.rows(self.g, gv.id, cell, gv.data)]
             style = "solid"
