@@ -37,8 +37,11 @@ bounds what it can reach if it does (other files, processes, the teacher's termi
 **The parent cannot be knocked over by the child**: every read is capped (``OUT``: the output
 limit; ``ACK``: the pictures limit), nothing is rescanned (a line's end is searched for in the
 new bytes only), a record that is not JSON, nested past the stack or of the wrong types fails
-the file as tampered, a MemoryError while reading is one line; the whole file has one wall-clock
-budget (``timeout``); SIGHUP, SIGTERM and Ctrl-C kill the child's process group and remove its
+the file as tampered, a MemoryError while reading is one line; the file has a wall clock
+(``timeout``), never more than what is left of the command's budget (``budget``,
+``safe_budget.py``), and its folder a disk budget (a tmpfs of that size in the child's own view,
+``fsview.py``, else measured here every 0.2 s); the child's environment is its own
+(``child_environment``: nothing of the teacher's); SIGHUP, SIGTERM and Ctrl-C kill the child's process group and remove its
 folder before the parent leaves (the child also dies with its parent: ``PR_SET_PDEATHSIG``);
 the folder is removed without recursion (``remove_tree``), however deep the child made it.
 """
