@@ -41,6 +41,17 @@ EXPECTED_INORM_26 = 'InstanceNorm1D(num_features=3, epsilon=1e-05)\n[Parameter c
 SRC_INORM = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\nm = nn.InstanceNorm1D(3); print(m); print(m.parameters())\nx = paddle.arange(24, dtype='float32').reshape([2, 3, 4]) ** 1.5\nx.stop_gradient = False\ny = m(x); print(y); (y * paddle.arange(24, dtype='float32').reshape([2, 3, 4])).sum().backward(); print(x.grad, m.scale.grad, m.bias.grad)\nprint(nn.InstanceNorm2D(2, weight_attr=False, bias_attr=False))\ntry:\n    nn.InstanceNorm2D(2, weight_attr=False)\nexcept AssertionError as e:\n    print(e)\ntry:\n    m(paddle.ones([2, 3, 4, 5]))\nexcept Exception as e:\n    print(type(e).__name__, e)\n# 35 positions a row: Eigen's 8-lane sums (4 packets and 3 left over)\nz = (paddle.arange(70, dtype='float32').reshape([1, 2, 5, 7]) * 0.37).sin() * 3 + 1\nz.stop_gradient = False\nw = paddle.to_tensor([0.5, -1.5])\nout = F.instance_norm(z, weight=w, bias=paddle.to_tensor([0.1, 0.2]))\nprint(out)\n(out * z.detach().cos()).sum().backward()\nprint(z.grad)\n"
 
 
+EXPECTED_EXPO_3 = 'Tensor(shape=[6], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.84213495, 0.25619337, 0.17782098, 0.39445043, 0.14090332, 0.43236816])\nTensor(shape=[2, 3], dtype=float64, place=Place(cpu), stop_gradient=True,\n       [[2.52640510, 0.76858014, 0.53346294],\n        [1.18335135, 0.42271000, 1.29710444]])\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.62452155, 1.91916418, 1.10041606, 1.73400140]) Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.62452155, 1.91916418, 1.10041606, 1.73400140])\nTensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       562.55737305) Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       4.46578598) Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       0.00007623)\n'
+
+EXPECTED_EXPO_26 = 'Tensor(shape=[6], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.84213495, 0.25619337, 0.17782098, 0.39445043, 0.14090332, 0.43236816])\nTensor(shape=[2, 3], dtype=float64, place=Place(cpu), stop_gradient=True,\n       [[2.52640510, 0.76858014, 0.53346294],\n        [1.18335135, 0.42271000, 1.29710444]])\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.62452155, 1.91916418, 1.10041606, 1.73400140]) Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.62452155, 1.91916418, 1.10041606, 1.73400140])\nTensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       562.55737305) Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       4.46578598) Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       0.00007623)\n'
+
+EXPECTED_BERN3_3 = 'Tensor(shape=[8], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.92005408, 0.53632903, 0.41342980, 0.69374931, 0.34473136, 0.72667795,\n        0.74902534, 0.70921999])\nTensor(shape=[8], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.92005408, 0.53632903, 0.41342980, 0.69374931, 0.34473136, 0.72667795,\n        0.74902534, 0.70921999])\nTensor(shape=[8], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0., 0., 0., 0., 0., 0., 0., 0.])\nTensor(shape=[8], dtype=float64, place=Place(cpu), stop_gradient=True,\n       [0., 1., 1., 0., 1., 0., 0., 0.])\nTensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [3.60555124, 3.16227770, 4.12310553])\n'
+
+SRC_EXPO = "import paddle\npaddle.seed(5); print(paddle.empty([6]).exponential_(3.0))\npaddle.seed(5); print(paddle.zeros([2, 3], dtype='float64').exponential_())\npaddle.seed(11); w = paddle.ones([4]); print(w.exponential_(0.5), w)\npaddle.seed(12); v = paddle.ones([1000]).exponential_(1.7); print(v.sum(), v.max(), v.min())\n"
+
+SRC_BERN3 = "import paddle\npaddle.seed(5); print(paddle.rand([8]))\npaddle.seed(5); print(paddle.zeros([8]).uniform_(0.0, 1.0))\npaddle.seed(5); print(paddle.zeros([8]).bernoulli_(0.3))\npaddle.seed(5); print(paddle.zeros([8], dtype='float64').bernoulli_(paddle.full([8], 0.6, 'float64')))\na = paddle.to_tensor([[0., 1.], [2., 4.], [3., 0.]]); print(paddle.pdist(a))\n"
+
+
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
     (SRC_TOP3, '3', EXPECTED_TOP3_3),
@@ -50,7 +61,10 @@ SRC_INORM = "import paddle\nimport paddle.nn as nn, paddle.nn.functional as F\nm
     (SRC_NN26, '2.6', EXPECTED_NN26_26),
     (SRC_INORM, '3', EXPECTED_INORM_3),
     (SRC_INORM, '2.6', EXPECTED_INORM_26),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26'])
+    (SRC_EXPO, '3', EXPECTED_EXPO_3),
+    (SRC_EXPO, '2.6', EXPECTED_EXPO_26),
+    (SRC_BERN3, '3', EXPECTED_BERN3_3),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
 
@@ -133,3 +147,67 @@ def test_eigen_row_sums_order():
     expected = (d[:, 4] + d[:, 5]) + ((lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3]))
     assert np.array_equal(eigen_row_sums(d), expected)
     assert np.array_equal(eigen_row_sums(x[:, :5]), x[:, 0] + x[:, 1] + x[:, 2] + x[:, 3] + x[:, 4])
+
+
+# ------------------------------------------------------------------ docstrings
+def _doc_examples(doc):
+    """The example's statements and the printed lines after each (docstrings.py's layout)."""
+    steps, lines = [], doc.split("Examples:", 1)[1].splitlines()
+    for line in lines:
+        body = line[8:]
+        if body.startswith(">>> "):
+            steps.append([body[4:], []])
+        elif steps and line.strip():
+            steps[-1][1].append(body)
+    return steps
+
+
+def test_docstrings_layout_and_examples_print_what_paddle_printed(tmp_path):
+    """help(paddle.ones) shows Paddle's sections; each example, run by gradrepl under the
+    Paddle 3 profile, prints the output written under it (recorded from real Paddle 3.3.1)."""
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle.docstrings import DOCSTRINGS
+
+    assert len(DOCSTRINGS) == 30
+    for name, doc in DOCSTRINGS.items():
+        assert getattr(paddle, name).__doc__ == doc
+        for section in ("Args:", "Returns:", "Examples:", ">>> import paddle"):
+            assert section in doc, (name, section)
+        steps = _doc_examples(doc)
+        src = "\n".join(stmt for stmt, _ in steps) + "\n"
+        expected = "".join(line.rstrip() + "\n" for _, out in steps for line in out)
+        got = run_source(src, "3", tmp_path)
+        assert "".join(line.rstrip() + "\n" for line in got.splitlines()) == expected, name
+
+
+SRC_PROGRESSBAR = '''import paddle
+from paddle.hapi.progressbar import ProgressBar
+print(ProgressBar)
+bar = ProgressBar(num=5, verbose=2)
+for i in range(1, 6):
+    bar.update(i, [("loss", 0.5 / i), ("acc", [0.25 * i])])
+bar = ProgressBar(verbose=2, name="batch")
+bar.update(3, [("loss", 1e-5)])
+try:
+    ProgressBar(num=0)
+except TypeError as e:
+    print(e)
+'''
+# real Paddle 3.3.1 and 2.6.2 printed this (the speeds masked: they are timings)
+EXPECTED_PROGRESSBAR = """<class 'paddle.hapi.progressbar.ProgressBar'>
+step 1/5 - loss: 0.5000 - acc: 0.2500 - T/step
+step 2/5 - loss: 0.2500 - acc: 0.5000 - T/step
+step 3/5 - loss: 0.1667 - acc: 0.7500 - T/step
+step 4/5 - loss: 0.1250 - acc: 1.0000 - T/step
+step 5/5 - loss: 0.1000 - acc: 1.2500 - T/step
+batch   3 - loss: 1.0000e-05 - T/batch
+num should be None or integer (> 0)
+"""
+
+
+@pytest.mark.parametrize("profile", ["3", "2.6"])
+def test_hapi_progressbar_module(profile, tmp_path):
+    import re
+
+    out = run_source(SRC_PROGRESSBAR, profile, tmp_path)
+    assert re.sub(r" - \d+(us|ms|s)/(step|batch)", r" - T/\2", out) == EXPECTED_PROGRESSBAR

@@ -188,6 +188,9 @@ class _TensorFunctionOrModule:
 _SINCE3 = _split_since3()
 _docs.publish(globals())
 _docs.publish(_SINCE3)
+from . import docstrings as _docstrings  # noqa: E402
+
+_docstrings.apply(globals())
 tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"])
 # ``import paddle.callbacks`` / ``from paddle.callbacks import EarlyStopping``: the hapi module
 # under Paddle's top-level name (``paddle.Model`` itself is served lazily by __getattr__)

@@ -17,7 +17,8 @@ import numpy as np
 from .. import dtypes, profiles
 
 __all__ = ["as_tensor", "manual_seed", "rand_like", "randn_like", "ger", "view_as_complex",
-           "view_as_real", "get_default_device", "set_default_device", "multinomial", "softmax",
+           "view_as_real", "get_default_device", "set_default_device", "multinomial", "softmax", "bernoulli_",
+           "pdist",
            "conv1d", "conv2d", "conv3d", "layer_norm", "group_norm", "adaptive_avg_pool1d",
            "pi", "e", "inf", "nan", "newaxis",
            "float", "double", "half", "int", "long", "short", "cfloat", "cdouble"]
@@ -48,7 +49,7 @@ _FUNCTION_METHODS = ("broadcast_shape", "broadcast_tensors", "cdist", "cholesky_
 _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", "lerp")
 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
-               ["mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
+               ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
                 "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial"])
 
 pi = _math.pi
@@ -246,9 +247,38 @@ def _functional(name):
     return fn
 
 
-for _n in ("conv1d", "conv2d", "conv3d", "layer_norm", "group_norm", "adaptive_avg_pool1d"):
+for _n in ("conv1d", "conv2d", "conv3d", "layer_norm", "group_norm", "adaptive_avg_pool1d",
+           "pdist"):
     globals()[_n] = _functional(_n)
 del _n
+
+
+def bernoulli_(x, p=0.5, name=None):
+    """x filled in place with Bernoulli draws: uniform [0, 1) values, then 1 where the value is
+    below p and 0 where above (p: a number or a tensor broadcast to x), as Paddle composes it."""
+    x.uniform_(0.0, 1.0)
+    ones = x < p
+    zeros = x > p
+    x.masked_fill_(ones, 1.0)
+    x.masked_fill_(zeros, 0.0)
+    return x
+
+
+def exponential_(x, lam=1.0, name=None):
+    """x filled in place with exponential draws of rate ``lam``, as Paddle's CPU kernel: one
+    ``uniform_real_distribution<T>(0, 1)`` value u per element, then (-1 / lam) * log(1 - u)
+    (float32: glibc's logf)."""
+    from .. import random_engine as _random
+    from ...engine.ops import _glibc
+    from . import creation
+
+    t = x.data.dtype
+    u = _random.uniform(creation._RNG[0].engine, x.data.size, t, 0.0, 1.0).astype(t)
+    one = t.type(1)
+    with np.errstate(all="ignore"):
+        logs = _glibc.logf(one - u) if t == np.float32 else np.log(one - u)
+        values = (t.type(-1) / t.type(lam)) * logs.astype(t)
+    return creation._fill_random(x, values.astype(t))
 
 
 # ----------------------------------------------------------------------------- multinomial
@@ -351,3 +381,20 @@ _multinomial_method.__name__ = _multinomial_method.__qualname__ = "multinomial"
 
 # the Tensor methods whose function is not the module attribute of the name (``bind_methods``)
 __method_overrides__ = dict(_OVERRIDES, softmax=_tensor_softmax, multinomial=_multinomial_method)
+
+
+# where real Paddle 3.3.1 defines each function (what help() and reprs name)
+_HOMES = {"as_tensor": "paddle.tensor.creation", "manual_seed": "paddle.framework.random",
+          "rand_like": "paddle.tensor.random", "randn_like": "paddle.tensor.random",
+          "multinomial": "paddle.tensor.random", "ger": "paddle.tensor.math",
+          "view_as_complex": "paddle.tensor.manipulation",
+          "view_as_real": "paddle.tensor.manipulation", "get_default_device": "paddle.device",
+          "set_default_device": "paddle.device", "softmax": "paddle.tensor.compat_softmax",
+          "conv1d": "paddle.nn.functional.conv", "conv2d": "paddle.nn.functional.conv",
+          "conv3d": "paddle.nn.functional.conv", "layer_norm": "paddle.nn.functional.norm",
+          "group_norm": "paddle.nn.functional.norm",
+          "adaptive_avg_pool1d": "paddle.nn.functional.pooling",
+          "pdist": "paddle.nn.functional.distance", "bernoulli_": "paddle.tensor.random"}
+for _n, _home in _HOMES.items():
+    globals()[_n].__module__ = _home
+del _n, _home
