@@ -290,3 +290,26 @@ def test_notebook_step_from_forward(tmp_path):
     assert "step 0 of 7" in text
     assert page.count('<template class="frame"') == 13
     assert re.findall(r'data-counter="([^"]*)"', page)[4:6] == ["forward 5 of 5", "step 0 of 7"]
+
+
+@needs_dot
+def test_collapsed_layers_appear_with_the_forward_call(tmp_path):
+    """--collapse: a Linear call drawn as one op appears at the statement that called it
+    (the model's forward, line 16), not at the line that made its input; --depth: a tensor
+    whose ops are cut off is not called a leaf."""
+    mlp = ROOT / "examples" / "graphs" / "mlp.py"
+    src = mlp.read_text(encoding="utf-8").splitlines()
+    fwd_line = next(k for k, ln in enumerate(src, 1) if "return self.fc2" in ln)
+    out = tmp_path / "col"
+    draw(str(mlp), steps=str(out), steps_from="forward", collapse=True)
+    titles = re.findall(r'data-title="(forward:[^"]*)"', (out / "index.html").read_text())
+    at = [t for t in titles if t.startswith(f"forward: line {fwd_line} ")]
+    assert len(at) == 1 and "(3 ops; Linear model.fc1 backward" in at[0]
+    x_line = next(k for k, ln in enumerate(src, 1) if ln.startswith("x = "))
+    assert [t for t in titles if t.startswith(f"forward: line {x_line} ")] == \
+        [f"forward: line {x_line} `x = paddle.rand([5, 4])` made the leaf x (5x4)."]
+    out = tmp_path / "depth"
+    draw(str(mlp), steps=str(out), steps_from="forward", depth=2)
+    titles = re.findall(r'data-title="(forward:[^"]*)"', (out / "index.html").read_text())
+    assert titles[0] == (f"forward: line {fwd_line} `return self.fc2(F.relu(self.fc1(x)))` "
+                         "made logits (5x3) (by ops not drawn).")

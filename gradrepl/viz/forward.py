@@ -52,17 +52,20 @@ def statement_marks(graph, recorder) -> dict:
     if b is not None:
         for node, info in b.ops.items():   # an op: its backward node's uid
             put(info.id, _mark_of_uid(node_uids, node.uid))
-        for key, info in b.tensors.items():   # a leaf: its tensor's uid
-            t = b.tensor_objs.get(key)
-            if t is not None and info.op is None:
+        for key, info in b.tensors.items():   # a leaf: its tensor's uid; an op's output: the
+            t = b.tensor_objs.get(key)            # uid of the node that made it
+            uid = getattr(key[0], "uid", None)
+            if uid is not None and not isinstance(key[0], str):
+                put(info.id, _mark_of_uid(node_uids, uid))
+            elif t is not None and info.op is None:
                 put(info.id, _mark_of_uid(tensor_uids, t._uid))
     ops = {o.id: o for o in graph.ops}
     first_use: dict = {}
     for o in graph.ops:   # (ops in the model's order: each after its inputs' ops)
         k = out.get(o.id)
         ins = [out[t] for t in o.inputs if t in out]
-        if k is None:
-            k = max(ins, default=-1)
+        if k is None:   # (a Layer call drawn as one op: when its outputs were made)
+            k = max([out[t] for t in o.outputs if t in out] or ins, default=-1)
         out[o.id] = k = max([k] + ins)
         for t in o.inputs:
             first_use[t] = min(first_use.get(t, k), k)
@@ -157,13 +160,16 @@ def sentence(g, new, lines, label, with_backward=True) -> str:
     recorded)``: what one statement made, the numbers as the picture shows them."""
     by_id = g.by_id()
     w = words(g.profile)
-    made = [by_id[i] for i in new if i[0] == "t" and i in by_id]
-    ops = [by_id[i] for i in new if i[0] == "f" and i in by_id]
+    tensor_ids, op_ids = {t.id for t in g.tensors}, {o.id for o in g.ops}
+    made = [by_id[i] for i in new if i in tensor_ids]
+    ops = [by_id[i] for i in new if i in op_ids]   # (a Layer call drawn as one op: L0)
     named = [t for t in made if not t.unnamed] + [t for t in made if t.unnamed]
     parts = []
     for t in named[:NAMED_MAX]:
         text = _value(t)
-        if t.op is None:
+        if t.cut:   # (made by ops a cut, --depth or --to, left out of the picture)
+            text += " (by ops not drawn)"
+        elif t.op is None:
             text = ("the parameter " if t.parameter else "the leaf ") + text
             if not t.parameter and not t.stop_gradient:
                 text += f" ({w['flag'](False)})"
