@@ -313,3 +313,43 @@ def test_the_child_sees_only_that_environment(tmp_path, monkeypatch):
     seen = [k for k in json.loads(res.records[-1]["output"]) if k != "LC_CTYPE"]  # (coercion)
     expected = sorted({*safe_replay.child_environment("/x"), "GRADREPL_SAFE_DISK"})
     assert seen == expected and "SSH_AUTH_SOCK" not in seen and "GITHUB_TOKEN" not in seen
+
+
+# ============================================================================ read buffers
+LONG_ACK = r'''
+import json, os, sys
+ctrl, out, ack = map(int, sys.argv[1:4])
+requests = os.fdopen(ctrl, "rb")
+setup = json.loads(requests.readline())
+req = json.loads(requests.readline())
+os.write(out, b"1\n")
+os.write(ack, (json.dumps({"n": req["n"], "kind": "statement", "failed": False,
+                           "error_name": "E" * WIDTH, "pictures": [], "exit": False})
+               + "\n").encode())
+'''
+
+
+@pytest.mark.parametrize("width,problem", [
+    (100, None),
+    (200_000, "an acknowledgement longer than one without pictures can be"),
+], ids=["within", "past_64_kb"])
+def test_without_pictures_an_acknowledgement_is_64_kb_at_most(tmp_path, monkeypatch, width,
+                                                              problem):
+    if WHY:
+        pytest.skip(WHY)
+    monkeypatch.setattr(safe_replay, "CHILD_ARGS",
+                        ("-c", LONG_ACK.replace("WIDTH", str(width))))
+    res = safe_replay.run_file(">>> print(1)\n1\n", "t.pycon", None)
+    if problem is None:
+        assert res.error is None and res.records[0]["error_name"] == "E" * 100, res.error
+    else:
+        assert res.error == f"the sandboxed session's results were tampered with ({problem})"
+
+
+def test_values_are_counted_before_an_acknowledgement_is_parsed(monkeypatch):
+    monkeypatch.setattr(safe_replay, "_ACK_VALUES", 1000)
+    line = ('{"n": "x", "pictures": [' + ",".join(["[]"] * 1000) + "]}").encode()
+    with pytest.raises(safe_replay._Tampered, match="more than 1000 values"):
+        safe_replay._check_ack(line, "x")
+    with pytest.raises(safe_replay._Tampered, match="nonce"):     # (parsed: under the count)
+        safe_replay._check_ack(b'{"n": "y"}', "x")

@@ -20,7 +20,10 @@ child's folder (disk)     64 MB and   a private tmpfs of that size (``fsview``, 
                           entries     folder every 0.2 s and stopping the child; one file:
                                       RLIMIT_FSIZE 10 MB, open files: RLIMIT_NOFILE 64
 outputs read              10 MB       ``safe_replay._Feeder`` (all inputs' outputs of a file)
-acknowledgements read     65 MB       ``safe_replay._ACK_LIMIT`` (pictures data included)
+acknowledgements read     64 KB;      ``safe_replay._ACK_LIMIT*``; the values are counted
+                          --html:     before parsing (parsed, each costs the parent up to
+                          65 MB, 5M   ~64 bytes: at most 320 MB)
+                          values
 pictures data             32 MB       the child, and the parent's schema check (per file)
 Graphviz, per picture     30 s,       RLIMIT_CPU and a wall timeout, RLIMIT_AS, RLIMIT_FSIZE 0
                           1024 MB     (it writes no file), the parent-death signal

@@ -68,6 +68,11 @@ MEMORY_MB = 2048           # the child's address space
 TIMEOUT_SECONDS = 60       # one file's wall clock, from the child's start to its last output
 _CONFINE_FAILED = 97       # the child's status when the kernel could not confine it
 _ACK_LIMIT = PICTURES_LIMIT_MB * 1024 * 1024 * 2 + (1 << 20)   # one acknowledgement's bytes
+_ACK_LIMIT_NO_PICTURES = 1 << 16    # ... when no pictures are asked for (no --html)
+# the JSON values one acknowledgement may hold (counted before parsing: what the parsed objects
+# can cost the parent, ~64 bytes each at most: 320 MB; real pictures average 8.5 bytes of JSON
+# a value, so the 32 MB of pictures data fit)
+_ACK_VALUES = 5_000_000
 _KINDS = frozenset({"statement", "command", "empty", "incomplete"})
 _ACK_KEYS = frozenset({"n", "kind", "failed", "error_name", "pictures", "exit"})
 _PICTURE_KEYS = frozenset({"name", "caption", "note", "picture"})
@@ -516,7 +521,9 @@ class _Feeder:
     def _acknowledged(self, chunk: bytes) -> bool:
         """Take ``chunk`` of ACK; True when the run is over (all inputs, exit, a limit)."""
         self.ack += chunk
-        if len(self.ack) > _ACK_LIMIT:
+        if len(self.ack) > (_ACK_LIMIT if self.html else _ACK_LIMIT_NO_PICTURES):
+            if not self.html:
+                raise _Tampered("an acknowledgement longer than one without pictures can be")
             self.out.limit = (f"pictures limit ({PICTURES_LIMIT_MB} MB) exceeded")
             return True
         end = self.ack.find(b"\n", self.scan)
@@ -525,6 +532,8 @@ class _Feeder:
             return False
         if end != len(self.ack) - 1:
             raise _Tampered("an acknowledgement for an input not sent yet")
+        if self.ack.count(b",") + self.ack.count(b":") >= _ACK_VALUES:   # (before copying)
+            raise _Tampered(f"an acknowledgement of more than {_ACK_VALUES} values")
         line = bytes(self.ack[:end])
         self.ack, self.scan = bytearray(), 0
         rec = _check_ack(line, self.nonce)
@@ -555,6 +564,8 @@ class _Feeder:
 
 def _check_ack(line: bytes, nonce: str) -> dict:
     """One acknowledgement, checked: its nonce, its keys and their exact types."""
+    if line.count(b",") + line.count(b":") >= _ACK_VALUES:
+        raise _Tampered(f"an acknowledgement of more than {_ACK_VALUES} values")
     try:
         rec = json.loads(line.decode("ascii"))
     except (UnicodeDecodeError, ValueError, RecursionError):   # (nested past Python's stack)
@@ -772,7 +783,7 @@ def _child_loop(ctrl, out_fd: int, ack_fd: int) -> None:
             pictures = [picture(f) for f in run.pictures]
         except Exception as exc:  # noqa: BLE001 - a gradrepl bug, not the user's error
             ack = {"n": nonce, "error": f"line {first}: gradrepl failed on this input: "
-                                        f"{type(exc).__name__}: {exc}"}
+                                        f"{type(exc).__name__}: {str(exc)[:2000]}"}
             _write_all(ack_fd, (json.dumps(ack, ensure_ascii=True) + "\n").encode("ascii"))
             return
         _write_all(out_fd, run.output.encode("utf-8"))
