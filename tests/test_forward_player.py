@@ -313,3 +313,24 @@ def test_collapsed_layers_appear_with_the_forward_call(tmp_path):
     titles = re.findall(r'data-title="(forward:[^"]*)"', (out / "index.html").read_text())
     assert titles[0] == (f"forward: line {fwd_line} `return self.fc2(F.relu(self.fc1(x)))` "
                          "made logits (5x3) (by ops not drawn).")
+
+
+def test_accumulation_forward_frames_hold_no_gradient(tmp_path):
+    """Two backward() calls: while the forward ran x.grad was None (the second backward's
+    step 0 holds the first one's 4.); the forward frames say so, the backward's step 0 too."""
+    from gradrepl.viz.forward import grads_before
+
+    script = tmp_path / "accum.py"
+    script.write_text("import paddle\n\nx = paddle.to_tensor(2.0, stop_gradient=False)\n"
+                      "y = x * x\ny.backward(retain_graph=True)\ny.backward()\n",
+                      encoding="utf-8")
+    run, base, ff = _forward(script, name="y")
+    assert len(run.log.runs) == 2
+    x_grad = next(v for v in base.grad_vars if v.name == "x_grad")
+    assert x_grad.data == "4."                  # the second backward's step 0: 2 * x = 4
+    fixed = grads_before(base, run.log.runs)
+    ff = forward_frames(fixed, run.recorder, run.mark_lines)
+    for f in ff:
+        assert all(v.data is None and v.flow is None for v in f.grad_vars)
+    assert ff[1].forward["event"] == ("forward: line 4 `y = x * x` made y = 4. (Mul of x and "
+                                      "x; MulBackward recorded for the backward).")

@@ -184,7 +184,7 @@ def sentence(g, new, lines, label, with_backward=True) -> str:
     if ops:
         if len(ops) == 1:
             o = ops[0]
-            ins = [by_id[i].name for i in dict.fromkeys(o.inputs) if i in by_id]
+            ins = [by_id[i].name for i in o.inputs if i in by_id]   # (x * x: x and x)
             notes.append(f"{o.title} of {' and '.join(ins)}" if ins else o.title)
         else:
             notes.append(f"{len(ops)} ops")
@@ -293,17 +293,58 @@ def forward_items(base, run, view, style, look, keep=False):
     the slide exports of ``gradrepl graph`` (``run``: its ``capture.ScriptRun``): (items, DOT
     sources), see :func:`player_items`."""
     return player_items(base, run.recorder, getattr(run, "mark_lines", None), view, style,
-                        look, keep)
+                        look, keep, run.log.runs if run.log is not None else None)
 
 
-def player_items(base, recorder, mark_lines, view, style=None, look="auto", keep=False):
+def grads_before(base, history):
+    """``base`` with each gradient variable as it stood while the forward ran: what ``.grad``
+    held when the first logged backward of this graph began (``steps.LoggedRun.leaf_before``,
+    ``kept_before``: None unless an earlier graph's backward had stored one), nothing flowed.
+    ``history``: the log's runs. A copy; ``base`` is untouched."""
+    from ..engine.node import AccumulateNode
+
+    out = copy.copy(base)
+    b = getattr(base, "_builder", None)
+    runs = list(history or ())
+    mine = []
+    if b is not None:
+        nodes = set(b.bw)
+        for r in runs:
+            counted = next((e for e, _v in r.events if type(e).__name__ == "DepsCounted"),
+                           None)
+            if counted is not None and nodes & set(counted.deps):
+                mine.append(r)
+    first = mine[0] if mine else None
+    held = {}
+    if first is not None and b is not None:
+        for gid, edge in b.grad_edges.items():
+            if edge is None:
+                continue
+            if isinstance(edge[0], AccumulateNode):
+                held[gid] = first.leaf_before.get(edge[0])
+            else:
+                held[gid] = first.kept_before.get(edge)
+    out.grad_vars = []
+    for v in base.grad_vars:
+        v = copy.copy(v)
+        v.data, v.flow = held.get(v.id), None
+        out.grad_vars.append(v)
+    for extra in ("_builder", "_id_map"):
+        if hasattr(base, extra):
+            setattr(out, extra, getattr(base, extra))
+    return out
+
+
+def player_items(base, recorder, mark_lines, view, style=None, look="auto", keep=False,
+                 history=None):
     """(items, DOT sources): each forward frame as ``player.write_player`` takes it,
-    ``{"svg", "counter", "title", "description", "keep", "focus"}``."""
+    ``{"svg", "counter", "title", "description", "keep", "focus"}``; ``history``: the backward
+    log's runs (the gradients as they stood while the forward ran, see ``grads_before``)."""
     from . import render
     from .camera import focus_of
 
     items, sources = [], []
-    fr = forward_frames(base, recorder, mark_lines, view)
+    fr = forward_frames(grads_before(base, history), recorder, mark_lines, view)
     for f in fr:
         source = frame_dot(f, view=view, style=style, look=look, full=fr[-1])
         sources.append(source)
@@ -321,7 +362,7 @@ def forward_texts(base, recorder, view="forward", mark_lines=None) -> list:
     from .terminal import render_text
 
     out = []
-    for f in forward_frames(base, recorder, mark_lines, view):
+    for f in forward_frames(grads_before(base, None), recorder, mark_lines, view):
         head = f"{forward_title(f)}: {f.forward['event'].removeprefix('forward: ')}\n"
         out.append(head + render_text(f, view=view, color=False))
     return out
