@@ -41,7 +41,6 @@ XFAIL: dict[str, str] = {
     # a Conv2d of 6 input channels: the forward's last bits (the 1-channel one matches)
     "d2l_batchnorm_scratch": "line 7: torch printed '1 1.3319097757339478', "
                              "gradrepl '1 1.3319100141525269'",
-    "d2l_lenet": "line 46: torch printed '3 3.688622 2', gradrepl '3 3.688621 2'",
 }
 
 

@@ -387,7 +387,19 @@ EXPORTS = {"stft": stft, "istft": istft, "svd_lowrank": svd_lowrank, "pca_lowran
 TENSOR_METHODS = {"stft": stft, "istft": istft}
 
 
+def _sigmoid_vjp(n, g):
+    """torch's ``sigmoid_backward``: ``grad * (1 - y) * y``, left to right (the engine's op
+    keeps Paddle's ``dout * y * (1 - y)``, which rounds differently)."""
+    from ..engine.ops import math as EM
+
+    y = n.out()
+    return EM.multiply(EM.multiply(g, EM.scale(y, -1.0, 1.0)), y)
+
+
 def install(T):
+    from . import _ops
+
+    _ops.sigmoid._op.vjp = _sigmoid_vjp
     for k, v in EXPORTS.items():
         if not hasattr(T, k):
             setattr(T, k, v)

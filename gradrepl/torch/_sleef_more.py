@@ -237,6 +237,34 @@ def exp2d(d):
     return u
 
 
+def _inner_rows(x):
+    """The length of TensorIterator's inner loop for a view that is not one dense block (a
+    chunk of a wider tensor: ``gates.chunk(4, 1)[0]``): the trailing dims that are contiguous
+    together, when the last dim is contiguous; None for a dense array (one flat loop)."""
+    x = np.asarray(x)
+    if x.ndim < 2 or x.flags.c_contiguous or x.flags.f_contiguous or x.size == 0:
+        return None
+    if x.strides[-1] != x.itemsize:
+        return None
+    length, k = x.shape[-1], x.ndim - 1
+    while k > 0 and x.strides[k - 1] == x.strides[k] * x.shape[k]:
+        k -= 1
+        length *= x.shape[k]
+    return length if length < x.size else None
+
+
+def _by_rows(vec, scalar, x, length, step):
+    rows = np.ascontiguousarray(x).reshape(-1, length)
+    n = length // step * step
+    out = np.empty_like(rows)
+    with np.errstate(all="ignore"):
+        if n:
+            out[:, :n] = vec(rows[:, :n].reshape(-1)).reshape(rows.shape[0], n)
+        if n < length:
+            out[:, n:] = scalar(rows[:, n:].reshape(-1)).reshape(rows.shape[0], length - n)
+    return out.reshape(x.shape)
+
+
 def blocks(vec, scalar):
     """``f(x)``: ``vec`` on the leading multiple of two AVX-512 vectors, ``scalar`` on the rest
     (``scalar`` everywhere when ``vec`` is None)."""
@@ -245,6 +273,9 @@ def blocks(vec, scalar):
 
     def run(x):
         step = 32 if x.dtype == F32 else 16
+        rows = _inner_rows(x)
+        if rows is not None:  # a strided view: TensorIterator's inner loop is one row
+            return _by_rows(vec, scalar, x, rows, step)
         flat = np.ascontiguousarray(x).reshape(-1)
         n = flat.size // step * step
         if n == 0:

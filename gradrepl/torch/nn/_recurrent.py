@@ -58,7 +58,8 @@ def _rnn_relu_step(xw, h, p):
 def _lstm_step(xw, hidden, p):
     hx, cx = hidden
     gates = _ops.add(_lin(hx, p[1], p[3]), xw)
-    i, f, g, o = _ops.chunk(gates, 4, 1)
+    H = gates.shape[-1] // 4  # views, as ATen's chunks: sigmoid_/tanh_ run a row at a time
+    i, f, g, o = gates[:, :H], gates[:, H:2 * H], gates[:, 2 * H:3 * H], gates[:, 3 * H:]
     i, f, g, o = _ops.sigmoid(i), _ops.sigmoid(f), _ops.tanh(g), _ops.sigmoid(o)
     cy = _ops.add(_ops.mul(f, cx), _ops.mul(i, g))
     hy = _ops.mul(o, _ops.tanh(cy))
@@ -69,9 +70,15 @@ def _lstm_step(xw, hidden, p):
 
 def _gru_step(xw, h, p):
     ir, ii, inn = _ops.chunk(xw, 3, 1)
-    hr, hi, hn = _ops.chunk(_lin(h, p[1], p[3]), 3, 1)
-    r = _ops.sigmoid(_ops.add(hr, ir))
-    z = _ops.sigmoid(_ops.add(hi, ii))
+    hg = _lin(h, p[1], p[3])
+    hr, hi, hn = _ops.chunk(hg, 3, 1)
+    # ATen adds the r and z pre-activations into views of the gates and applies sigmoid_ to
+    # those views (a row at a time: each row's tail takes the scalar exp)
+    H = hr.shape[-1]
+    rz = _ops.add(hg[:, :2 * H], xw[:, :2 * H])
+    r_pre, z_pre = rz[:, :H], rz[:, H:]
+    r = _ops.sigmoid(r_pre)
+    z = _ops.sigmoid(z_pre)
     n = _ops.tanh(_ops.add(inn, _ops.mul(hn, r)))
     return _ops.add(_ops.mul(_ops.sub(h, n), z), n)
 

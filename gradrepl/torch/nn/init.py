@@ -158,17 +158,25 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    arr = raw(tensor)
-    rows = arr.shape[0]
-    cols = arr.size // rows
-    flat = _random.normal((rows, cols), np.dtype(np.float64), 0.0, 1.0, generator)
+    """torch's steps: normal draws in the tensor's dtype (rows x cols), the QR of the tall
+    orientation (MKL's geqrf/orgqr through linalg.qr), columns signed by diag(R)."""
+    import gradrepl.torch as T
+
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flat = T.empty((rows, cols), dtype=tensor.dtype).normal_(0, 1, generator=generator)
     if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))
+        flat = flat.t()
+    q, r = T.linalg.qr(flat)
+    q = q * T.diag(r, 0).sign()
     if rows < cols:
-        q = q.T
-    return _write(tensor, (gain * q).reshape(arr.shape).astype(arr.dtype))
+        q = q.t()
+    return _write(tensor, (raw(q) * gain).reshape(raw(tensor).shape).astype(raw(tensor).dtype)
+                  if gain != 1 else raw(q).reshape(raw(tensor).shape))
 
 
 # the pre-0.4 names

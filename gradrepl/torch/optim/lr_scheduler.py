@@ -54,6 +54,7 @@ class LRScheduler:
     def _initial_step(self):
         self._step_count = 0
         self._is_initial = True
+        self._get_lr_called_within_step = False  # (torch's flag: a key of its state_dict)
         try:
             self.step()
         finally:
@@ -347,17 +348,17 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self._last_lr = _lrs(optimizer)
         self.patience = patience
         self.cooldown = cooldown
         self.eps = eps
         self.last_epoch = 0
+        self._last_lr = _lrs(optimizer)
         if mode not in {"min", "max"}:
             raise ValueError("mode " + mode + " is unknown!")
         if threshold_mode not in {"rel", "abs"}:
             raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = inf if mode == "min" else -inf  # (torch's state_dict key order)
         self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
-        self.mode_worse = inf if mode == "min" else -inf
         self.best = self.mode_worse
         self._reset()
 
@@ -548,8 +549,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch
-        self.last_epoch = math.floor(epoch)
-        self._step_count = getattr(self, "_step_count", 0) + 1
+        self.last_epoch = math.floor(epoch)  # (torch's override counts no _step_count)
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
