@@ -342,11 +342,31 @@ def _drop_capabilities(libc) -> None:
 
 
 # ----------------------------------------------------------------------------- the whole
+def _emulated_on() -> str | None:
+    """The host's architecture when this process is emulated (qemu-user shows the host's
+    ``/proc/cpuinfo``: x86 ``vendor_id`` lines to an aarch64 Python), else None."""
+    if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
+        return None
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    x86 = any(line.split(":")[0].strip() == "vendor_id" and line.split(":", 1)[-1].strip()
+              in ("GenuineIntel", "AuthenticAMD", "HygonGenuine") for line in text.splitlines())
+    return "x86-64" if x86 else None
+
+
 def probe() -> str | None:
     """None if this kernel can confine a ``--safe`` child; else one line saying what lacks."""
     if not sys.platform.startswith("linux"):
         return (f"--safe needs Linux (Landlock and seccomp); this system is "
                 f"{platform.system() or sys.platform}")
+    host = _emulated_on()
+    if host:
+        return (f"--safe cannot run under user-mode emulation (this {platform.machine()} Python "
+                f"runs on an {host} kernel through qemu-user, which passes neither Landlock nor "
+                f"seccomp through)")
     abi = landlock_abi()
     if abi == 0:
         return ("--safe needs Landlock (Linux 6.2 or later, enabled with lsm=landlock); this "

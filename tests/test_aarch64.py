@@ -1,0 +1,40 @@
+"""What differs when gradrepl runs on aarch64 (issue 28), checked on any machine.
+
+The suite was run on aarch64 Linux under qemu-user (Debian bookworm arm64 rootfs, binfmt_misc;
+docs in the report of issue 28). There, the ``--safe`` kernel sandbox cannot work: qemu-user
+passes neither Landlock nor seccomp to the host kernel (``landlock_create_ruleset`` and
+``seccomp`` answer ENOSYS, ``prctl(PR_SET_SECCOMP)`` EINVAL), so ``kernel.probe()`` must say so
+(the sandbox tests skip with that line, and ``replay --safe`` refuses with it) rather than blame
+the kernel, or pass and fail later in ``confine``.
+"""
+from __future__ import annotations
+
+import platform
+
+from gradrepl.repl import kernel
+
+
+def _cpuinfo_vendor() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.split(":")[0].strip() == "vendor_id":
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def test_probe_names_user_mode_emulation(monkeypatch):
+    x86_host = _cpuinfo_vendor() in ("GenuineIntel", "AuthenticAMD", "HygonGenuine")
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        assert kernel._emulated_on() is None      # a native x86-64 process is not emulated
+        # the same /proc/cpuinfo seen by an aarch64 Python: qemu-user on this x86 host
+        monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    why = kernel.probe()
+    if x86_host:
+        assert kernel._emulated_on() == "x86-64"
+        assert why is not None and "qemu-user" in why and "aarch64" in why
+    else:                                         # a real aarch64 (or other) machine
+        assert kernel._emulated_on() is None
+        assert why is None or "emulation" not in why
