@@ -148,8 +148,14 @@ def test_values_sets_the_threshold(script, tmp_path):
     assert "[[-2., -1.75, -1.5, -1.25, -1.], " in dot and "(4x5)" in dot
 
 
+@pytest.mark.parametrize("binary", BINARIES)
 @pytest.mark.parametrize("ext", ["png", "pdf"])
-def test_png_and_pdf(script, tmp_path, ext):
+def test_png_and_pdf(script, tmp_path, ext, binary, monkeypatch):
+    if binary == "pure":
+        monkeypatch.setenv("GRADREPL_DOT", render.pure_binary())
+        if ext == "pdf":   # (graphviz-pure writes no PDF: gradrepl goes through svglib)
+            pytest.importorskip("svglib")
+            pytest.importorskip("reportlab")
     out = tmp_path / f"w.{ext}"
     r = gg(script, "--tensor", "loss", "--heatmap", "-o", out)
     assert r.returncode == 0, r.stderr
@@ -157,10 +163,13 @@ def test_png_and_pdf(script, tmp_path, ext):
     assert head.startswith(b"\x89PNG" if ext == "png" else b"%PDF")
 
 
-def test_png_pixels_show_the_colours(script, tmp_path):
+@pytest.mark.parametrize("binary", BINARIES)
+def test_png_pixels_show_the_colours(script, tmp_path, binary, monkeypatch):
     pytest.importorskip("PIL")
     from PIL import Image
 
+    if binary == "pure":
+        monkeypatch.setenv("GRADREPL_DOT", render.pure_binary())
     out = tmp_path / "w.png"
     assert gg(script, "--tensor", "loss", "--heatmap", "--dpi", "150", "-o", out).returncode == 0
     colors = {c for _n, c in Image.open(out).convert("RGB").getcolors(1 << 20)}
