@@ -334,3 +334,34 @@ def test_accumulation_forward_frames_hold_no_gradient(tmp_path):
         assert all(v.data is None and v.flow is None for v in f.grad_vars)
     assert ff[1].forward["event"] == ("forward: line 4 `y = x * x` made y = 4. (Mul of x and "
                                       "x; MulBackward recorded for the backward).")
+
+
+@needs_dot
+@pytest.mark.slow
+def test_player_in_headless_chromium(tmp_path):
+    """The player opened in Chromium: frame 3 (from the URL) shows the forward's third frame,
+    its counter and sentence; End goes to the backward's last step (its ``autotest`` log)."""
+    import html as _html
+    import json
+
+    from test_viz_player import _chromium, _run_chromium, _stage
+
+    chromium = _chromium()
+    out = tmp_path / "player"
+    draw(str(SEED), tensor="e", steps=str(out), steps_from="forward")
+    index = out / "index.html"
+    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "#frame=3", "--dump-dom")
+    frame, stage = _stage(dom)
+    assert frame == 3
+    assert re.search(r'id="counter"[^>]*>forward 3 of 5<', dom)
+    title = _html.unescape(re.search(r'id="title"[^>]*>(.*?)</', dom, re.S).group(1))
+    assert title == ("forward: line 6 `c = a * b` made c = 10. (Mul of a and b; MulBackward #1 "
+                     "recorded for the backward).")
+    assert "<title>t2</title>" in stage and "<title>t4</title>" not in stage   # c, not e yet
+    dom = _run_chromium(chromium, tmp_path, index.as_uri() + "?autotest=1", "--dump-dom")
+    log = json.loads(_html.unescape(re.search(r'<pre id="selftest"[^>]*>(.*?)</pre>', dom,
+                                              re.S).group(1)))
+    assert log["n"] == 13
+    states = dict((k, v) for k, v in log["steps"] if k in ("load", "End"))
+    assert states["load"]["counter"] == "forward 1 of 5"
+    assert states["End"]["counter"] == "step 7 of 7" and states["End"]["frame"] == "13"
