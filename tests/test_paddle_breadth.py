@@ -52,6 +52,13 @@ SRC_EXPO = "import paddle\npaddle.seed(5); print(paddle.empty([6]).exponential_(
 SRC_BERN3 = "import paddle\npaddle.seed(5); print(paddle.rand([8]))\npaddle.seed(5); print(paddle.zeros([8]).uniform_(0.0, 1.0))\npaddle.seed(5); print(paddle.zeros([8]).bernoulli_(0.3))\npaddle.seed(5); print(paddle.zeros([8], dtype='float64').bernoulli_(paddle.full([8], 0.6, 'float64')))\na = paddle.to_tensor([[0., 1.], [2., 4.], [3., 0.]]); print(paddle.pdist(a))\n"
 
 
+EXPECTED_SDPA_3 = 'Tensor(shape=[3, 4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[0.        , 0.12890498, 0.25780997, 0.38671494],\n        [0.        , 0.15925770, 0.31851539, 0.47777307],\n        [0.        , 0.10945588, 0.21891177, 0.32836765]])\nTensor(shape=[3, 4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[1.        , 1.25000000, 1.50000000, 1.75000000],\n        [0.49218810, 0.61523509, 0.73828214, 0.86132920],\n        [0.61508787, 0.76885986, 0.92263180, 1.07640374]])\nTensor(shape=[3, 4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[2.        , 2.25000000, 2.50000000, 2.75000000],\n        [2.        , 2.25000000, 2.50000000, 2.75000000],\n        [2.        , 2.25000000, 2.50000000, 2.75000000]])\npaddle.Size([3, 4, 4])\n'
+
+EXPECTED_SDPA_26 = 'Tensor(shape=[3, 4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[0.        , 0.12890498, 0.25780997, 0.38671494],\n        [0.        , 0.15925770, 0.31851539, 0.47777307],\n        [0.        , 0.10945588, 0.21891177, 0.32836765]])\nNotImplementedError (Unimplemented) Softmax mask fuse op only supports GPU now.\n  [Hint: Expected is_gpu_place == true, but received is_gpu_place:0 != true:1.] (at /paddle/paddle/phi/kernels/fusion/cpu/fused_softmax_mask_upper_triangle_kernel.cc:30)\n\nRuntimeError (NotFound) The kernel `flash_attn` is not registered.\n  [Hint: Expected iter != kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/phi/core/kernel_factory.cc:225)\n\nIndexError list index out of range\n'
+
+SRC_SDPA = 'import paddle\nimport paddle.nn.functional as F\n# values in quarters and head_dim 4 (scale 0.5): the scores are exact, and the second key\'s\n# values are 0, so each output is one product: the same bits whatever the summation order\nq = (paddle.arange(48, dtype=\'float32\').reshape([1, 3, 4, 4]) % 7 - 3) / 4\nk = (paddle.arange(32, dtype=\'float32\').reshape([1, 2, 4, 4]) % 5 - 2) / 4\nv = paddle.concat([paddle.arange(16, dtype=\'float32\').reshape([1, 1, 4, 4]) / 4 - 1,\n                   paddle.zeros([1, 1, 4, 4])], axis=1)\nprint(F.scaled_dot_product_attention(q, k, v)[0, :, 1])\ntry:\n    print(F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, :, 2])\nexcept NotImplementedError as e:\n    print(\'NotImplementedError\', e)\ntry:\n    print(F.scaled_dot_product_attention(q, k, v, attn_mask=paddle.to_tensor([[True, False]] * 3))[0, :, 3])\nexcept RuntimeError as e:\n    print(\'RuntimeError\', e)\ntry:\n    print(F.scaled_dot_product_attention(q[0], k[0], v[0]).shape)\nexcept IndexError as e:\n    print("IndexError", e)\n'
+
+
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
     (SRC_TOP3, '3', EXPECTED_TOP3_3),
@@ -64,7 +71,9 @@ SRC_BERN3 = "import paddle\npaddle.seed(5); print(paddle.rand([8]))\npaddle.seed
     (SRC_EXPO, '3', EXPECTED_EXPO_3),
     (SRC_EXPO, '2.6', EXPECTED_EXPO_26),
     (SRC_BERN3, '3', EXPECTED_BERN3_3),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3'])
+    (SRC_SDPA, '3', EXPECTED_SDPA_3),
+    (SRC_SDPA, '2.6', EXPECTED_SDPA_26),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
 

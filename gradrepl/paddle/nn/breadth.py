@@ -41,7 +41,8 @@ def _nn_extra():
 
 def _f_extra():
     return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed),
-            "instance_norm": ("2.6", instance_norm)}
+            "instance_norm": ("2.6", instance_norm),
+            "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention)}
 
 
 def _parameter():
@@ -185,6 +186,80 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     scale = weight if weight is not None else Tensor(np.ones([c], dt))
     shift = bias if bias is not None else Tensor(np.zeros([c], dt))
     return ops.instance_norm(x, scale, shift, eps)
+
+
+def _math_attention(query, key, value, mask, dropout_p, causal, training, scale, triangle):
+    """Paddle's "math" attention: [b, s, h, d] inputs to [b, h, s, d], softmax(q * scale @ k^T
+    (+ mask)) @ v, back to [b, s, h, d]. ``triangle``: how a causal mask is made ("add": -1e4
+    above the diagonal, added; "fused": 2.6.2's GPU-only fused kernel, an error on the CPU)."""
+    paddle = _paddle()
+    from . import functional as F
+
+    head_dim = query.shape[-1]
+    q = paddle.transpose(query, [0, 2, 1, 3])
+    k = paddle.transpose(key, [0, 2, 1, 3])
+    v = paddle.transpose(value, [0, 2, 1, 3])
+    scale = scale or (head_dim ** -0.5 if head_dim != 0 else 1.0)
+    product = paddle.matmul(q * scale, k, transpose_y=True)
+    if not causal:
+        if mask is not None:
+            product = product + mask
+    elif triangle == "fused":
+        raise NotImplementedError(
+            "(Unimplemented) Softmax mask fuse op only supports GPU now.\n  [Hint: Expected "
+            "is_gpu_place == true, but received is_gpu_place:0 != true:1.] (at /paddle/paddle/"
+            "phi/kernels/fusion/cpu/fused_softmax_mask_upper_triangle_kernel.cc:30)\n")
+    else:
+        upper = paddle.triu(paddle.full_like(product, -1e4), diagonal=1)
+        upper.stop_gradient = True
+        product = product + upper
+    weights = F.softmax(product)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, dropout_p, training=training, mode="upscale_in_train")
+    return paddle.transpose(paddle.matmul(weights, v), [0, 2, 1, 3])
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, training=True, backend=None, scale=None,
+                                 enable_gqa=True, name=None):
+    """Attention over [batch, seq_len, num_heads, head_dim] inputs (3-D: one batch), as
+    Paddle computes it on the CPU (its "math" path: ``_math_attention``). A bool mask keeps
+    True positions (others -inf); keys and values with fewer heads are repeated (GQA).
+    Paddle 2.6.2 on the CPU: no mask or causal mode (the flash / fused kernels are GPU only)."""
+    paddle = _paddle()
+    api3 = profiles.current().api3
+    if not api3 and attn_mask is not None:
+        raise RuntimeError("(NotFound) The kernel `flash_attn` is not registered.\n  [Hint: "
+                           "Expected iter != kernels_.end(), but received iter == "
+                           "kernels_.end().] (at /paddle/paddle/phi/core/kernel_factory.cc:225)"
+                           "\n")
+    batched = query.ndim == 4
+    if not batched and not api3:  # 2.6.2 reads query.shape[3]
+        raise IndexError("list index out of range")
+    if not batched:
+        query, key, value = (paddle.unsqueeze(t, 0) for t in (query, key, value))
+    k_heads, q_heads, v_heads = key.shape[2], query.shape[2], value.shape[2]
+    if enable_gqa:
+        assert k_heads == 0 or q_heads % k_heads == 0, (
+            f"The number of groups in query({q_heads}) must be divisible by the number of "
+            f"groups in key({k_heads}) if GQA enabled.")
+        assert k_heads == v_heads, (
+            f"The number of groups in key({k_heads}) must be equal to the number of groups in "
+            f"value({v_heads}) if GQA enabled.")
+    else:
+        assert q_heads == k_heads == v_heads, (
+            f"The number of groups in query({q_heads}) must be equal to the number of groups "
+            f"in key({k_heads}) and the number of groups in value({v_heads}) if GQA disabled.")
+    if attn_mask is not None and attn_mask.dtype == paddle.bool:
+        attn_mask = paddle.where(attn_mask, paddle.to_tensor(0.0, dtype=query.dtype),
+                                 paddle.to_tensor(-float("inf"), dtype=query.dtype))
+    repeats = q_heads // k_heads if k_heads != 0 else 1
+    if repeats != 1:
+        key, value = (paddle.flatten(paddle.unsqueeze(t, 3).expand(
+            [-1, -1, -1, repeats, -1]), 2, 3) for t in (key, value))
+    out = _math_attention(query, key, value, attn_mask, dropout_p, is_causal, training, scale,
+                          "add" if api3 else "fused")
+    return out if batched else paddle.squeeze(out, axis=0)
 
 
 def _make_instance_norm(dims):
