@@ -293,8 +293,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         max_indices = T.from_numpy(maxi)
     else:
         max_indices = T.from_numpy(sizes.copy() if name == "mean" else np.zeros(n_bags, np.int64))
-    return (out, T.from_numpy(o2b if name != "sum" else np.zeros(0, np.int64)),
-            T.from_numpy(sizes), max_indices)
+    if name == "sum":  # (torch's CPU kernel fills neither for sums)
+        return (out, T.from_numpy(np.zeros(0, np.int64)), T.from_numpy(np.zeros(n_bags, np.int64)),
+                max_indices)
+    return out, T.from_numpy(o2b), T.from_numpy(sizes), max_indices
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):  # noqa: A002

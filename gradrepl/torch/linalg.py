@@ -888,6 +888,33 @@ def _nograd():
     return _T().no_grad()
 
 
+def _broadcast_batches(sa, sb):
+    """Broadcast batch shapes, failing with torch's infer_size message."""
+    try:
+        return np.broadcast_shapes(sa, sb)
+    except ValueError:
+        nd = max(len(sa), len(sb))
+        for i in range(nd - 1, -1, -1):
+            off = nd - 1 - i
+            x = sa[len(sa) - 1 - off] if off < len(sa) else 1
+            y = sb[len(sb) - 1 - off] if off < len(sb) else 1
+            if x != y and x != 1 and y != 1:
+                raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                                   f"({y}) at non-singleton dimension {i}") from None
+        raise
+
+
+def _a_batch(per_batch, a_batch, trailing=0):
+    """Values computed per broadcast batch, kept for A's own batch shape (torch's rank and
+    singular_values have the batch dimensions of A): the leading dimensions A lacks, and the
+    dimensions where A has size 1, take their first entry."""
+    nb = len(a_batch)
+    lead = per_batch.ndim - trailing - nb
+    out = per_batch[(0,) * lead]
+    index = tuple(slice(0, 1) if a == 1 else slice(None) for a in a_batch)
+    return out[index]
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
     a = _float_check(A, "linalg.lstsq")
     b = raw(B)
@@ -895,11 +922,19 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
                            f"gelsy, gelsd, gelss)")
-    vec = b.ndim == a.ndim - 1
+    # torch's linalg_solve_is_vector_rhs: B is a (batch of) vector(s) when it is 1-D or has
+    # exactly A's shape without its last dimension
+    if not 0 <= a.ndim - b.ndim <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
+    vec = b.ndim == 1 or (b.ndim == a.ndim - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
     bb = b[..., None] if vec else b
+    if bb.shape[-2] != a.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
+                           f"{-1 if vec else -2})")
     dt = np.result_type(a, b)
     m, n = a.shape[-2:]
-    batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    batch = _broadcast_batches(a.shape[:-2], bb.shape[:-2])
     A2 = np.broadcast_to(a, batch + a.shape[-2:]).astype(dt)
     B2 = np.broadcast_to(bb, batch + bb.shape[-2:]).astype(dt)
     sols, ranks, svs, resid = [], [], [], []
@@ -912,10 +947,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     sol = np.stack(sols).reshape(batch + (n, k)) if sols else np.zeros(batch + (n, k), dt)
     if vec:
         sol = sol[..., 0]
-    rank = (np.array(ranks, np.int64).reshape(batch)[tuple(0 for _ in batch[:len(batch) - (
-        a.ndim - 2)])] if driver != "gels" else np.zeros(0, np.int64))
-    sv = (np.stack(svs).reshape(batch + (min(m, n),))[tuple(0 for _ in batch[:len(batch) - (
-        a.ndim - 2)])] if driver in ("gelsd", "gelss") else np.zeros(0, dt))
+    rank = (_a_batch(np.array(ranks, np.int64).reshape(batch), a.shape[:-2])
+            if driver != "gels" else np.zeros(0, np.int64))
+    sv = (_a_batch(np.stack(svs).reshape(batch + (min(m, n),)), a.shape[:-2], 1)
+          if driver in ("gelsd", "gelss") else np.zeros(0, dt))
     residuals = np.zeros(0, dt)
     if m > n and driver != "gelsy":
         full = driver == "gels" or np.all(np.array(ranks) == n)
@@ -924,9 +959,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
             with _nograd():
                 r = T.sub(T.matmul(A if not vec else A, _t(sol if not vec else sol[..., None])),
                           _t(B2))
-                residuals = raw(T.sum(T.mul(r, r), -2))
-            if vec:
-                residuals = residuals[..., 0]
+                residuals = raw(T.sum(T.mul(r, r), -2))  # (torch keeps the vector case's 1)
     solution = _t(sol)
     if _grad_wanted(A, B):
         T = _T()
