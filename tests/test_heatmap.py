@@ -78,6 +78,26 @@ def test_large_arrays_are_block_means():
     assert conv.matrix == (4, 12) and "drawn as 4x12" in heatmap.caption(conv)
 
 
+def test_layouts_images_weights_and_long_vectors():
+    # axes of size 1 dropped; the split closest to square
+    assert heatmap.as_matrix((1, 3, 64, 64)) == (192, 64, False)     # an image: C*H x W
+    assert heatmap.as_matrix((64, 3, 7, 7)) == (64, 147, False)      # a conv weight: out x rest
+    assert heatmap.as_matrix((1, 1000)) == (32, 32, True)            # logits: wrapped
+    assert heatmap.as_matrix((20,)) == (1, 20, False)
+    # a 100-vector: rows of 32, its last row's cells past the end left blank (None)
+    v = np.arange(100.0) - 50
+    h = heatmap.heat_of(v)
+    assert (h.rows, h.cols, h.block) == (4, 32, (1, 1)) and "in rows of 32" in heatmap.caption(h)
+    assert h.cells[:100] == tuple(v) and h.cells[100:] == (None,) * 28
+    grid = heatmap.grid(h)
+    assert grid.count("bgcolor=") == 100 and grid.count("<td ") == 128
+    # longer than 24 x 32: means of consecutive runs, then wrapped; min/max of the elements
+    h = heatmap.heat_of(np.arange(2000.0))
+    assert h.block[0] == 3 and h.cells[0] == 1.0 and h.cells[1] == 4.0
+    assert (h.lo, h.hi) == (0.0, 1999.0)
+    assert "cells are means of 3 consecutive elements" in heatmap.caption(h)
+
+
 def test_preview_carries_the_map_only_when_on_and_past_values():
     a = np.arange(20.0).reshape(4, 5)
     assert heatmap.of(model.preview(a)) is None            # off: the words only

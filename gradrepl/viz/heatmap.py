@@ -7,9 +7,10 @@ seen at a glance:
 
 - a diverging scale: zero white, positive red, negative blue, each map scaled to its own largest
   magnitude (written under the map: ``±0.53``), NaN grey; min, max and the shape written above;
-- a matrix as its rows and columns; a vector as one row; an array of more dimensions as
-  (first axis) x (the rest); more than ``MAX_ROWS`` x ``MAX_COLS`` cells are block means
-  (said: ``2x4 blocks``).
+- a matrix as its rows and columns; a vector as one row (a long one wrapped into rows); an
+  array of more axes as (its first axes) x (the rest), as square as can be, axes of size 1
+  dropped (``as_matrix``); more than ``MAX_ROWS`` x ``MAX_COLS`` cells are block means (said:
+  ``2x4 blocks``).
 
 The grid rides on the preview text itself (:class:`Preview`, a ``str`` with a ``heat``
 attribute), so it goes wherever the value's text goes (the model's records, the step frames'
@@ -20,6 +21,7 @@ alike in SVG, PNG and PDF, and which the player and handouts show as any other S
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +51,8 @@ def enable(on=True) -> bool:
 @dataclass(frozen=True)
 class Heat:
     """An array as a grid of cells: ``cells`` row-major (``rows`` x ``cols``), each the mean of a
-    ``block`` of the array seen as a matrix (``matrix``); ``lo``/``hi`` the array's own smallest
+    ``block`` of the array seen as a matrix (``matrix``, see :func:`as_matrix`), None past the
+    end of a wrapped vector; ``lo``/``hi`` the array's own smallest
     and largest finite values, ``scale`` the largest magnitude (the map's red and blue ends)."""
 
     shape: tuple
@@ -61,6 +64,7 @@ class Heat:
     lo: float
     hi: float
     scale: float
+    wrapped: bool = False   # a long vector drawn in rows of MAX_COLS (None: past its end)
 
 
 class Preview(str):
@@ -70,12 +74,22 @@ class Preview(str):
 
 
 def as_matrix(shape) -> tuple:
-    """How an array of ``shape`` is laid out as a map: (rows, columns)."""
-    if len(shape) == 0:
-        return (1, 1)
-    if len(shape) == 1:
-        return (1, int(shape[0]))
-    return (int(shape[0]), int(math.prod(shape[1:])))
+    """How an array of ``shape`` is laid out as a map: (rows, columns, wrapped). Axes of size 1
+    are dropped (a batch of one); a vector is one row, wrapped into rows of ``MAX_COLS`` when
+    longer (read like text); an array of more axes is (the first k axes) x (the rest), the k
+    whose map is closest to square (a weight [out, in]: out x in; a conv weight [out, in, kh,
+    kw]: out x in*kh*kw; an image [C, H, W]: C*H x W)."""
+    dims = [int(d) for d in shape if d != 1] or [1]
+    if len(dims) == 1:
+        n = dims[0]
+        return (1, n, False) if n <= MAX_COLS else (-(-n // MAX_COLS), MAX_COLS, True)
+    best = None
+    for k in range(1, len(dims)):
+        r, c = math.prod(dims[:k]), math.prod(dims[k:])
+        ratio = max(r / c, c / r)
+        if best is None or ratio < best[0]:
+            best = (ratio, r, c)
+    return (best[1], best[2], False)
 
 
 def heat_of(arr) -> Heat | None:
@@ -83,29 +97,53 @@ def heat_of(arr) -> Heat | None:
     a = np.asarray(arr)
     if a.size == 0 or a.dtype.kind not in "fiub":
         return None
-    r, c = as_matrix(a.shape)
-    m = a.reshape(r, c).astype(np.float64)
+    r, c, wrapped = as_matrix(a.shape)
+    v = a.reshape(-1).astype(np.float64)
+    step = 1
+    if wrapped and v.size > MAX_ROWS * MAX_COLS:   # a long vector: means of runs, then wrapped
+        step = -(-v.size // (MAX_ROWS * MAX_COLS))
+        runs = -(-v.size // step)
+        pad = np.full(runs * step, np.nan)
+        pad[:v.size] = v
+        with warnings.catch_warnings():   # (a run of NaN only: NaN, said grey)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            v = np.nanmean(pad.reshape(runs, step), axis=1)
+        r = -(-runs // MAX_COLS)
+    n = v.size
+    flat = np.full(r * c, np.nan)
+    flat[:n] = v
+    there = np.zeros(r * c, bool)   # (a wrapped vector's last row: cells past its end)
+    there[:n] = True
+    m, there = flat.reshape(r, c), there.reshape(r, c)
     br, bc = -(-r // MAX_ROWS), -(-c // MAX_COLS)   # block sizes (ceil)
     rows, cols = -(-r // br), -(-c // bc)
-    finite = np.isfinite(m)
-    if br == 1 and bc == 1:
-        cells = np.where(finite, m, np.nan)
-    else:   # block means over the finite values (a ragged last block: its own count)
-        pad = np.zeros((rows * br, cols * bc))
-        cnt = np.zeros((rows * br, cols * bc))
-        pad[:r, :c] = np.where(finite, m, 0.0)
-        cnt[:r, :c] = finite
-        s = pad.reshape(rows, br, cols, bc).sum(axis=(1, 3))
-        n = cnt.reshape(rows, br, cols, bc).sum(axis=(1, 3))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cells = np.where(n > 0, s / np.maximum(n, 1), np.nan)
+    finite = np.isfinite(m) & there
+    # block means over the finite values (a ragged last block: its own count)
+    pad = np.zeros((rows * br, cols * bc))
+    cnt = np.zeros((rows * br, cols * bc))
+    inn = np.zeros((rows * br, cols * bc))
+    pad[:r, :c] = np.where(finite, m, 0.0)
+    cnt[:r, :c] = finite
+    inn[:r, :c] = there
+    s = pad.reshape(rows, br, cols, bc).sum(axis=(1, 3))
+    k = cnt.reshape(rows, br, cols, bc).sum(axis=(1, 3))
+    present = inn.reshape(rows, br, cols, bc).sum(axis=(1, 3)) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(k > 0, s / np.maximum(k, 1), np.nan)
     if finite.any():
         lo, hi = float(m[finite].min()), float(m[finite].max())
     else:
         lo = hi = float("nan")
     scale = max(abs(lo), abs(hi)) if finite.any() else 0.0
-    return Heat(tuple(int(s) for s in a.shape), (r, c), rows, cols, (br, bc),
-                tuple(float(v) for v in cells.reshape(-1)), lo, hi, scale)
+    cells = tuple(float(v) if p else None for v, p in zip(means.reshape(-1),
+                                                           present.reshape(-1)))
+    if step > 1:   # (min and max of the elements themselves, not of the runs' means)
+        fin = a[np.isfinite(a)] if a.dtype.kind == "f" else a.reshape(-1)
+        lo, hi = (float(fin.min()), float(fin.max())) if fin.size else (lo, hi)
+        scale = max(abs(lo), abs(hi)) if fin.size else scale
+        br = step
+    return Heat(tuple(int(d) for d in a.shape), (r, c), rows, cols, (br, bc), cells, lo, hi,
+                scale, wrapped)
 
 
 def attach(text: str, arr) -> str:
@@ -152,9 +190,13 @@ def caption(heat: Heat, what: str = "data") -> str:
     """The words above a map: ``data (4x8): min -0.528, max 0.447`` (and how it was binned)."""
     shape = "x".join(str(s) for s in heat.shape) or "scalar"
     laid = ""
-    if len(heat.shape) > 2:
+    if heat.wrapped:
+        laid = f", in rows of {heat.matrix[1]}"
+    elif tuple(heat.shape) != heat.matrix and len(heat.shape) != 1:
         laid = f", drawn as {heat.matrix[0]}x{heat.matrix[1]}"
-    if heat.block != (1, 1):
+    if heat.wrapped and heat.block[0] > 1:
+        laid += f", cells are means of {heat.block[0]} consecutive elements"
+    elif heat.block != (1, 1):
         laid += f", cells are means of {heat.block[0]}x{heat.block[1]} blocks"
     return f"{what} ({shape}{laid}): min {_num(heat.lo)}, max {_num(heat.hi)}"
 
@@ -175,8 +217,10 @@ def grid(heat: Heat) -> str:
     scale = heat.scale
     for i in range(heat.rows):
         row = cells[i * heat.cols:(i + 1) * heat.cols]
-        out.append("<tr>" + "".join(f'<td bgcolor="{color(v, scale)}" width="{s}" height="{s}" '
-                                    f'fixedsize="true"></td>' for v in row) + "</tr>")
+        out.append("<tr>" + "".join(
+            f'<td bgcolor="{color(v, scale)}" width="{s}" height="{s}" fixedsize="true"></td>'
+            if v is not None else
+            f'<td width="{s}" height="{s}" fixedsize="true"></td>' for v in row) + "</tr>")
     out.append("</table>")
     return "".join(out)
 
