@@ -48,12 +48,18 @@ SCRIPTS = {
 }
 
 _NODE = re.compile(r"^\t(\w+) \[label=(<.*>)\s[^\n]*$", re.M)
+_LINE = re.compile(r"^\t(\w+) \[label=<[^\n]*$", re.M)
 _TITLE = re.compile(r"<b>(.*?)</b>")
 
 
 def labels(dot) -> dict:
-    """{node id: its HTML label} of a DOT text (records and ops drawn with HTML labels)."""
-    return {m.group(1): m.group(2) for m in _NODE.finditer(dot)}
+    """{node id: its HTML label} of a DOT text (records and ops drawn with HTML labels); a
+    compact look's one-line node: its label and its tooltip (where its rows are)."""
+    out = {m.group(1): m.group(2) for m in _NODE.finditer(dot)}
+    for m in _LINE.finditer(dot):
+        if "tooltip=" in m.group(0):
+            out[m.group(1)] = m.group(0).replace("\\n", "</td>")
+    return out
 
 
 def titles(dot) -> dict:
@@ -65,13 +71,16 @@ def titles(dot) -> dict:
     return out
 
 
-@pytest.fixture(scope="module", params=sorted(SCRIPTS))
+@pytest.fixture(scope="module", params=[(s, look) for s in sorted(SCRIPTS)
+                                        for look in ("full", "compact")],
+                ids=lambda p: f"{p[0]}-{p[1]}")
 def case(request, tmp_path_factory):
-    src, tensor = SCRIPTS[request.param]
+    name, look = request.param
+    src, tensor = SCRIPTS[name]
     if isinstance(src, Path):
         path = src
     else:
-        path = tmp_path_factory.mktemp("torch_steps") / f"{request.param}.py"
+        path = tmp_path_factory.mktemp("torch_steps") / f"{name}.py"
         path.write_text(src)
     run = capture.run_for_pictures(str(path), steps=True)
     assert run.error is None, run.error
@@ -80,10 +89,10 @@ def case(request, tmp_path_factory):
     pic = viz.graph(t, namespace=run.namespace, recorder=run.recorder, chain=True)
     g = pic.model
     steps.fill_final_chain(g, logged, run.log.runs)   # as `gradrepl graph --chain` does
-    static = to_dot(g, view="both", chain=True)
+    static = to_dot(g, view="both", chain=True, look=look)
     fr = steps.frames(g, logged, chain=True, history=run.log.runs)   # as --steps does
-    frame_dots = [to_dot(f, view="both", chain=True) for f in fr]
-    return request.param, run, g, static, fr, frame_dots
+    frame_dots = [to_dot(f, view="both", chain=True, look=look) for f in fr]
+    return name, run, g, static, fr, frame_dots
 
 
 def test_one_naming_in_every_frame_and_the_static_picture(case):
