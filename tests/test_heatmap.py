@@ -262,3 +262,13 @@ def test_compact_look_keeps_the_parameters_maps(tmp_path):
     for shape in ("16x6", "16x16", "4x16"):   # each weight and its gradient
         assert dot.count(f"data ({shape}): min") == 2, shape
     assert "<b>tmp_0</b>&#160;" in out.read_text()   # (intermediates stay one line)
+
+
+def test_nan_and_inf_are_grey_and_counted():
+    a = np.arange(20.0).reshape(4, 5)
+    a[0, 0], a[1, 1] = np.nan, np.inf
+    h = heatmap.heat_of(a)
+    assert heatmap.color(h.cells[0], h.scale) == heatmap.NAN_COLOR
+    assert heatmap.color(h.cells[6], h.scale) == heatmap.NAN_COLOR
+    assert (h.lo, h.hi, h.scale) == (1.0, 19.0, 19.0)   # the finite elements' range
+    assert heatmap.caption(h) == "data (4x5, 2 NaN or inf (grey)): min 1., max 19."

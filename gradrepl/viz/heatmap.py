@@ -65,6 +65,7 @@ class Heat:
     hi: float
     scale: float
     wrapped: bool = False   # a long vector drawn in rows of MAX_COLS (None: past its end)
+    nonfinite: int = 0      # NaN and inf elements (grey where a cell holds only those)
 
 
 class Preview(str):
@@ -142,8 +143,9 @@ def heat_of(arr) -> Heat | None:
         lo, hi = (float(fin.min()), float(fin.max())) if fin.size else (lo, hi)
         scale = max(abs(lo), abs(hi)) if fin.size else scale
         br = step
+    bad = int(a.size - np.count_nonzero(np.isfinite(a))) if a.dtype.kind == "f" else 0
     return Heat(tuple(int(d) for d in a.shape), (r, c), rows, cols, (br, bc), cells, lo, hi,
-                scale, wrapped)
+                scale, wrapped, bad)
 
 
 def attach(text: str, arr) -> str:
@@ -198,6 +200,8 @@ def caption(heat: Heat, what: str = "data") -> str:
         laid += f", cells are means of {heat.block[0]} consecutive elements"
     elif heat.block != (1, 1):
         laid += f", cells are means of {heat.block[0]}x{heat.block[1]} blocks"
+    if heat.nonfinite:
+        laid += f", {heat.nonfinite} NaN or inf (grey)"
     return f"{what} ({shape}{laid}): min {_num(heat.lo)}, max {_num(heat.hi)}"
 
 
