@@ -365,3 +365,19 @@ def test_player_in_headless_chromium(tmp_path):
     states = dict((k, v) for k, v in log["steps"] if k in ("load", "End"))
     assert states["load"]["counter"] == "forward 1 of 5"
     assert states["End"]["counter"] == "step 7 of 7" and states["End"]["frame"] == "13"
+
+
+def test_loop_one_frame_per_iteration(tmp_path):
+    """``for i in range(3): h = h * w``: a frame per iteration (the line each time), the values
+    2, 4, 8 (w ** k); the first h, rebound, is said to be used, not made there."""
+    script = tmp_path / "loop.py"
+    script.write_text("import torch\n\nw = torch.tensor(2.0, requires_grad=True)\n"
+                      "h = torch.tensor(1.0)\nfor i in range(3):\n    h = h * w\nh.backward()\n",
+                      encoding="utf-8")
+    run, base, ff = _forward(script, name="h")
+    assert [f.forward["lines"] for f in ff] == [[3], [6], [6], [6]]
+    said = [_said_values(f.forward["event"]) for f in ff[1:]]
+    assert [list(d.values())[0] for d in said] == [2.0 ** k for k in (1, 2, 3)]
+    assert list(said[-1]) == ["h"]
+    assert "using tmp_0 (a tensor made earlier that no variable holds any more)" in \
+        ff[1].forward["event"]

@@ -163,6 +163,8 @@ def sentence(g, new, lines, label, with_backward=True) -> str:
     tensor_ids, op_ids = {t.id for t in g.tensors}, {o.id for o in g.ops}
     made = [by_id[i] for i in new if i in tensor_ids]
     ops = [by_id[i] for i in new if i in op_ids]   # (a Layer call drawn as one op: L0)
+    gone = [t for t in made if t.op is None and not t.live and not t.cut]   # (x * w after h
+    made = [t for t in made if t not in gone]   # was rebound: the old h, known from the node)
     named = [t for t in made if not t.unnamed] + [t for t in made if t.unnamed]
     parts = []
     for t in named[:NAMED_MAX]:
@@ -180,6 +182,9 @@ def sentence(g, new, lines, label, with_backward=True) -> str:
     what = (", ".join(parts[:-1]) + " and " + parts[-1]) if len(parts) > 1 else \
         (parts[0] if parts else "no new tensor")
     text = f"forward: {_where(lines, label)} made {what}"
+    if gone:
+        text += (f", using {' and '.join(_value(t) for t in gone)} (a tensor made earlier that "
+                 "no variable holds any more)")
     notes = []
     if ops:
         if len(ops) == 1:
