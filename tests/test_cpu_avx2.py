@@ -274,3 +274,50 @@ def test_lecture_script_under_avx2_prints_what_torch_printed(name):
     assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
     want = (LECTURES / "avx2" / f"{name}.out").read_bytes()
     assert r.stdout == want
+
+
+# ----------------------------------------------------------- Paddle's float32 division
+@pytest.mark.parametrize("cls, want", [
+    ("intel-avx512", 4.1640424728393555),  # MKL vsDiv's rcp14 quotient, 1 ulp low (Intel records:
+                                          # tests/test_math_ops.py)
+    ("amd", 4.164042949676514),           # real Paddle 3.3.1 and 2.6.2 on the AMD EPYC (Zen 4),
+                                          # recorded in this session: the exact quotient
+    ("intel-avx2", 4.164042949676514),    # no rcp14 without AVX-512: exact (not measured)
+])
+def test_paddle_same_shape_division_by_cpu_class(monkeypatch, cls, want):
+    import gradrepl.paddle as paddle
+    from conftest import reset_gradrepl_state
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", cls)
+    for profile in ("3", "2.6"):
+        reset_gradrepl_state(profile)
+        a, b = np.float32([7.0]), np.float32([1.6810586])
+        assert (paddle.to_tensor(a) / paddle.to_tensor(b)).item() == want
+
+
+# -------------------------------------------- torch's unary SLEEF kernels (two vectors a step)
+# sigmoid and exp2 run SLEEF on whole steps of two Vectorized<float> (32 floats under AVX512, 16
+# under AVX2) and the C library on the rest of each inner loop (a strided view: each row):
+# real torch 2.13, recorded as the softmax records above (digest AVX2, digest AVX512, an
+# element that differs, its AVX2 and AVX512 values).
+UNARY_RECORDS = {
+    "sigmoid(7, 4080)": ("459f7b26b94bbd3a", "85fe7d7c5e8fb048", 28546, 0.30686435103416443, 0.30686432123184204),  # 1 of 28560 differ
+    "exp2(7, 4080)": ("ea5c665cbe44ece7", "bdedffe60b1511da", 28546, 0.5684793591499329, 0.5684794187545776),  # 1 of 28560 differ
+    "sigmoid_view": ("275ec375a4da4df4", "8f8aa018ea14087d", 89, 0.1296055167913437, 0.1296055018901825),  # 254 of 19200 differ
+}
+# (exp2 on the view: 396 of 19200 differ between the capabilities; gradrepl equals torch on all
+# under AVX2, and on all but 2 scalar-tail values under AVX512, a C-library exp2f gap)
+
+
+@pytest.mark.parametrize("cap", ["avx2", "avx512"])
+def test_unary_sleef_blocks_follow_the_capability(monkeypatch, cap):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", cap)
+    x = torch.tensor(_inp((7, 4080), "float32", s=8.0))
+    view = torch.tensor(_inp((400, 64), "float32", s=8.0))[:, :48]
+    got = {"sigmoid(7, 4080)": torch.sigmoid(x), "exp2(7, 4080)": torch.exp2(x),
+           "sigmoid_view": torch.sigmoid(view)}
+    for key, t in got.items():
+        d2, d512, i, v2, v512 = UNARY_RECORDS[key]
+        a = np.ascontiguousarray(t.numpy())
+        assert float(a.reshape(-1)[i]) == (v2 if cap == "avx2" else v512), key
+        assert _digest(a) == (d2 if cap == "avx2" else d512), key

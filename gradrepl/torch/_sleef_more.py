@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.ops import _kernels as K
+from . import _capability
 
 F32, F64 = np.float32, np.float64
 _c = K._c
@@ -266,13 +267,14 @@ def _by_rows(vec, scalar, x, length, step):
 
 
 def blocks(vec, scalar):
-    """``f(x)``: ``vec`` on the leading multiple of two AVX-512 vectors, ``scalar`` on the rest
-    (``scalar`` everywhere when ``vec`` is None)."""
+    """``f(x)``: ``vec`` on the leading multiple of two vectors (two AVX-512 vectors, 32 floats;
+    under torch's AVX2 capability two AVX2 vectors, 16 floats: ``_capability.lanes``),
+    ``scalar`` on the rest (``scalar`` everywhere when ``vec`` is None)."""
     if vec is None:
         return scalar
 
     def run(x):
-        step = 32 if x.dtype == F32 else 16
+        step = 2 * _capability.lanes(x.dtype, avx512_kernel=True)
         rows = _inner_rows(x)
         if rows is not None:  # a strided view: TensorIterator's inner loop is one row
             return _by_rows(vec, scalar, x, rows, step)
