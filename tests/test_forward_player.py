@@ -381,3 +381,20 @@ def test_loop_one_frame_per_iteration(tmp_path):
     assert list(said[-1]) == ["h"]
     assert "using tmp_0 (a tensor made earlier that no variable holds any more)" in \
         ff[1].forward["event"]
+
+
+@needs_dot
+@pytest.mark.parametrize("kw, mark", [({"theme": "dark"}, 'fill="#1b1d23"'),
+                                      ({"rankdir": "LR"}, None), ({"font_size": 20}, None)])
+def test_forward_frames_honour_slide_options(tmp_path, kw, mark):
+    plain, opt = tmp_path / "plain", tmp_path / "opt"
+    draw(str(SEED), tensor="e", steps=str(plain), steps_from="forward")
+    draw(str(SEED), tensor="e", steps=str(opt), steps_from="forward", **kw)
+    for k in range(5):
+        a = (plain / f"frame_{k:03d}.svg").read_text()
+        b = (opt / f"frame_{k:03d}.svg").read_text()
+        assert a != b
+        if mark:
+            assert mark in b and mark not in a
+    if "font_size" in kw:   # the text is larger, in the forward frames too
+        assert max(render.text_points(b)) > max(render.text_points(a))
