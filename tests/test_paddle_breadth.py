@@ -59,6 +59,17 @@ EXPECTED_SDPA_26 = 'Tensor(shape=[3, 4], dtype=float32, place=Place(cpu), stop_g
 SRC_SDPA = 'import paddle\nimport paddle.nn.functional as F\n# values in quarters and head_dim 4 (scale 0.5): the scores are exact, and the second key\'s\n# values are 0, so each output is one product: the same bits whatever the summation order\nq = (paddle.arange(48, dtype=\'float32\').reshape([1, 3, 4, 4]) % 7 - 3) / 4\nk = (paddle.arange(32, dtype=\'float32\').reshape([1, 2, 4, 4]) % 5 - 2) / 4\nv = paddle.concat([paddle.arange(16, dtype=\'float32\').reshape([1, 1, 4, 4]) / 4 - 1,\n                   paddle.zeros([1, 1, 4, 4])], axis=1)\nprint(F.scaled_dot_product_attention(q, k, v)[0, :, 1])\ntry:\n    print(F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, :, 2])\nexcept NotImplementedError as e:\n    print(\'NotImplementedError\', e)\ntry:\n    print(F.scaled_dot_product_attention(q, k, v, attn_mask=paddle.to_tensor([[True, False]] * 3))[0, :, 3])\nexcept RuntimeError as e:\n    print(\'RuntimeError\', e)\ntry:\n    print(F.scaled_dot_product_attention(q[0], k[0], v[0]).shape)\nexcept IndexError as e:\n    print("IndexError", e)\n'
 
 
+EXPECTED_TRELU_3 = 'True Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.        , 1.50000000, 0.        , 0.        ])\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.        , 1.50000000, 0.        , 3.        ]) 1\n'
+
+EXPECTED_TRELU_26 = 'True Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.        , 1.50000000, -0.       , 0.        ])\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [0.        , 1.50000000, -0.       , 3.        ]) 1\n'
+
+EXPECTED_FUNC3_3 = 'Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [2., 4.]) Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [2., 2.])\n'
+
+SRC_TRELU = 'import paddle\nimport paddle.nn.functional as F\nx = paddle.to_tensor([0.5, 1.5, -2.0, 1.0]); r = F.thresholded_relu_(x); print(r is x, x)\ny = paddle.to_tensor([0.5, 1.5, -2.0, 3.0]); print(F.thresholded_relu_(y, 1.0), y.inplace_version)\n'
+
+SRC_FUNC3 = 'import paddle\nclass Double(paddle.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\nx = paddle.to_tensor([1.0, 2.0], stop_gradient=False)\ny = Double.apply(x); y.sum().backward(); print(y, x.grad)\n'
+
+
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
     (SRC_TOP3, '3', EXPECTED_TOP3_3),
@@ -73,7 +84,10 @@ SRC_SDPA = 'import paddle\nimport paddle.nn.functional as F\n# values in quarter
     (SRC_BERN3, '3', EXPECTED_BERN3_3),
     (SRC_SDPA, '3', EXPECTED_SDPA_3),
     (SRC_SDPA, '2.6', EXPECTED_SDPA_26),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26'])
+    (SRC_TRELU, '3', EXPECTED_TRELU_3),
+    (SRC_TRELU, '2.6', EXPECTED_TRELU_26),
+    (SRC_FUNC3, '3', EXPECTED_FUNC3_3),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26', 'thresholded_relu_-3', 'thresholded_relu_-26', 'autograd_Function-3'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
 
@@ -220,3 +234,11 @@ def test_hapi_progressbar_module(profile, tmp_path):
 
     out = run_source(SRC_PROGRESSBAR, profile, tmp_path)
     assert re.sub(r" - \d+(us|ms|s)/(step|batch)", r" - T/\2", out) == EXPECTED_PROGRESSBAR
+
+
+def test_import_paddle_fft_says_not_emulated(tmp_path):
+    src = ("try:\n    import paddle.fft\nexcept ModuleNotFoundError as e:\n    print(e)\n"
+           "import paddle\nprint(hasattr(paddle, 'fft'))\n")
+    assert run_source(src, "3", tmp_path) == (
+        "No module named 'paddle.fft' (gradrepl's paddle does not emulate paddle.fft: the "
+        "discrete Fourier transforms)\nFalse\n")

@@ -765,3 +765,11 @@ def hessian(ys, xs, batch_axis=None):
         for block in row:
             block.__class__ = Hessian
     return h
+
+
+def __getattr__(name):  # Paddle 3's torch-style name of PyLayer (paddle.autograd.Function)
+    if name == "Function" and profiles.current().api3:
+        return PyLayer
+    from .not_emulated import error
+
+    raise error("paddle.autograd", name)

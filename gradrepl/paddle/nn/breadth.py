@@ -42,7 +42,8 @@ def _nn_extra():
 def _f_extra():
     return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed),
             "instance_norm": ("2.6", instance_norm),
-            "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention)}
+            "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention),
+            "thresholded_relu_": ("2.6", thresholded_relu_)}
 
 
 def _parameter():
@@ -133,6 +134,19 @@ def pdist(x, p=2.0, name=None):
     a = paddle.index_select(x, paddle.to_tensor(rows, dtype="int64"), axis=0)
     b = paddle.index_select(x, paddle.to_tensor(cols, dtype="int64"), axis=0)
     return paddle.linalg.norm(a - b, p=p, axis=-1)
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """``F.thresholded_relu`` stored back into x (returned). Paddle 2.6.2's in-place kernel
+    multiplies by 0 (-0. for a negative x), 3.3.1's writes ``value``."""
+    from ..tensor.indexing import inplace
+    from . import functional as F
+
+    if profiles.current().api3:
+        return inplace(x, lambda v: F.thresholded_relu(v, threshold, value))
+    paddle = _paddle()
+    keep = paddle.cast(x > threshold, x.dtype)
+    return inplace(x, lambda v: v * keep)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
