@@ -272,3 +272,16 @@ def test_nan_and_inf_are_grey_and_counted():
     assert heatmap.color(h.cells[6], h.scale) == heatmap.NAN_COLOR
     assert (h.lo, h.hi, h.scale) == (1.0, 19.0, 19.0)   # the finite elements' range
     assert heatmap.caption(h) == "data (4x5, 2 NaN or inf (grey)): min 1., max 19."
+
+
+def test_python_api():
+    import gradrepl.paddle as paddle
+    from gradrepl import viz
+
+    W = paddle.to_tensor(np.arange(20, dtype="float32").reshape(4, 5), stop_gradient=False)
+    loss = (W * W).sum()
+    loss.backward()
+    dot = viz.graph(loss, namespace={"W": W, "loss": loss}, heatmap=True).dot()
+    assert "data (4x5): min 0., max 19." in dot and "data (4x5): min 0., max 38." in dot
+    assert heatmap.ON is False   # (the setting restored)
+    assert "fixedsize" not in viz.graph(loss, namespace={"W": W, "loss": loss}).dot()

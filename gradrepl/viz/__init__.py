@@ -126,7 +126,7 @@ class Picture:
 
 def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=False,
           collapse=False, depth=None, to=None, title=None, layers=None, rankdir=None, size=None,
-          dpi=None, theme=None, font_size=None, look="auto") -> Picture:
+          dpi=None, theme=None, font_size=None, look="auto", heatmap=None) -> Picture:
     """The picture of everything ``tensor`` (or a list of tensors) was computed from.
 
     ``namespace``: a dict of variables (``globals()``) to name the tensors by; ``names``: a
@@ -146,7 +146,20 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
     the backward ops on one line each, their rows in the SVG tooltips) or "auto" (compact when the picture would draw more than
     ``dot.LOOK_LIMIT`` (40) tensors and gradient variables after the cuts, or
     ``dot.LAYERS_LOOK_LIMIT`` (20) with ``layers``).
+
+    ``heatmap``: True draws arrays of more than ``model.PREVIEW_ITEMS`` (12) elements as heat
+    maps, the values and the gradients (``gradrepl graph --heatmap``); None: as
+    ``heatmap.enable`` last set it (off by default).
     """
+    if heatmap is not None:
+        from . import heatmap as _heat
+
+        old = _heat.enable(heatmap)
+        try:
+            return graph(tensor, view, names, namespace, recorder, chain, collapse, depth, to,
+                         title, layers, rankdir, size, dpi, theme, font_size, look)
+        finally:
+            _heat.enable(old)
     from .dot import check_look
     from .theme import Style
 
@@ -158,10 +171,10 @@ def graph(tensor, view="both", names=None, namespace=None, recorder=None, chain=
         from ..engine import provenance
 
         recorder = provenance.ACTIVE
-    from . import heatmap
+    from . import heatmap as _heat
 
     if not chain and to is None and depth is None and layers is None and not collapse \
-            and not heatmap.ON:   # (heat maps ride on the model's previews: not the flat path)
+            and not _heat.ON:   # (heat maps ride on the model's previews: not the flat path)
         pic = _plain(tensor, view, names, namespace, recorder, title, style)
         if pic is not None:
             pic.look = look
