@@ -101,7 +101,8 @@ def test_sampled_elements_said(tmp_path):
     r = run("graph", p, "--tensor", "loss", "--numeric", "-o", out)
     assert r.returncode == 0, r.stderr
     rec = record(out.read_text(), "W_grad")
-    assert "(16 of 30 elements)" in rec and "agree to" in rec
+    assert "numeric (h = 1e-06, central differences, 16 of 30 elements): [" in rec
+    assert "agree to" in rec
 
 
 # ---------------------------------------------------------------------------- torch's names

@@ -27,8 +27,8 @@ def lines(c) -> list:
     a = c.autograd.reshape(-1)[c.indices]
     where = ""
     if c.size > 1 and c.indices.size < c.size:
-        where = f" ({c.indices.size} of {c.size:,} elements)"
-    out = [f"numeric (h = {c.h:g}, central differences){where}: "
+        where = f", {c.indices.size} of {c.size:,} elements"
+    out = [f"numeric (h = {c.h:g}, central differences{where}): "
            f"{_num._vals(_num._g, c.numeric, 4)}",
            f"autograd: {_num._vals(_num._auto, a, 4)}"]
     verdict = "agree" if c.agrees() else "DISAGREE"
