@@ -137,3 +137,11 @@ def test_gif_frames_are_cut_from_the_png(tmp_path):
     im = Image.open(out)
     assert im.n_frames == 8   # the backward's steps 0 to 7
     assert im.size == (384, 288)   # 4x3 in at Graphviz's 96 dpi
+
+
+def test_camera_without_size_leaves_the_picture_alone(tmp_path):
+    """--camera without --size: the step frames take 1080p, -o keeps the default look."""
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    draw(str(SEED), tensor="e", output=str(a))
+    draw(str(SEED), tensor="e", output=str(b), camera=True, steps=str(tmp_path / "s"))
+    assert a.read_bytes() == b.read_bytes()

@@ -56,7 +56,7 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
     ``steps_from``: "backward" (the default: the backward's steps) or "forward" (the
     forward pass statement by statement first, then the backward's steps); ``camera``: step
     frames larger than the slide follow each step through a slide-sized viewport (``viz.camera``;
-    without ``size``, the big-text look ``1080p``)."""
+    without ``size``, the frames take the big-text look ``1080p``)."""
     if values is not None and values < 1:
         raise GraphError(f"--values must be 1 or more, got {values}")
     if steps_from not in STEPS_FROM + (None,):
@@ -69,8 +69,6 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
     old_heat = _heatmap.enable(heatmap)   # (--heatmap: arrays past --values as heat maps)
     from . import camera as _camera
 
-    if camera and size is None:
-        size = "1080p"
     old_camera = _camera.enable(camera)
     try:
         return _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, paddle,
@@ -236,6 +234,10 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
     g = pic.model
     step_view = view if view != "forward" else "backward"
     style = pic.style
+    if camera.enabled() and (style is None or style.size is None):   # (the frames only: -o
+        import dataclasses                                             # keeps its own size)
+
+        style = dataclasses.replace(style or theme.Style(), size="1080p")
     keep = style is not None and style.keep_text
     items, sources = [], []
     try:
