@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import platform
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,13 @@ KNOWN = {
     # terms one after another in float32, gradrepl's sum_to (engine/ops/broadcast.py) pairwise
     "div_bc0:g1", "div_bc:g1", "mul_bc:g1", "rdiv_bc:g1", "pow_bc:g1",
 }
+# ops whose float32 values are the C library's, element by element (tanf, asinf ...: what Paddle
+# calls): glibc's aarch64 build rounds some of them differently from the x86-64 build the records
+# were made with (glibc 2.36, 40,000 values: tanf 443 differ, asinf 212, acosf 138, atanf 86,
+# expm1f 60, sinhf 55, log1pf 24, coshf 4; expf, logf, log2f, log10f, sinf, cosf equal)
+X86_LIBM_OPS = {"tan", "asin", "acos", "atan", "sinh", "cosh", "expm1", "expm1_small", "log1p",
+                "log1p_small"}
+X86 = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def run_sweep(version, tmp_path):
@@ -66,7 +74,13 @@ def test_sweep_matches_paddle_bit_for_bit(version, tmp_path):
     assert set(ours.files) == set(paddle_out.files), "different outputs (or an op raised)"
     wrong = [k for k in paddle_out.files
              if k not in KNOWN and not bitwise_equal(ours[k], paddle_out[k])]
+    other_libm = [k for k in wrong if not X86 and k.split(":")[0] in X86_LIBM_OPS]
+    wrong = [k for k in wrong if k not in other_libm]
     assert not wrong, f"arrays differing from Paddle {version}: {wrong}"
+    if other_libm:
+        pytest.skip(f"{other_libm}: this {platform.machine()} C library rounds them differently "
+                    f"from the x86-64 glibc the Paddle {version} record was made with (the rest "
+                    f"of the sweep is equal)")
 
 
 def run_probe(name, version):
