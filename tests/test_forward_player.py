@@ -398,3 +398,16 @@ def test_forward_frames_honour_slide_options(tmp_path, kw, mark):
             assert mark in b and mark not in a
     if "font_size" in kw:   # the text is larger, in the forward frames too
         assert max(render.text_points(b)) > max(render.text_points(a))
+
+
+@needs_dot
+def test_gif_and_animated_svg_hold_the_forward_frames(tmp_path):
+    from PIL import Image
+
+    gif, svg = tmp_path / "e.gif", tmp_path / "e.svg"
+    draw(str(SEED), tensor="e", steps=str(gif), steps_from="forward")
+    draw(str(SEED), tensor="e", steps=str(svg), steps_from="forward")
+    assert Image.open(gif).n_frames == 13
+    text = svg.read_text(encoding="utf-8")
+    assert text.count('<g class="frame"') == 13
+    assert "<title>forward 3 of 5: forward: line 6 `c = a * b` made c = 10." in text
