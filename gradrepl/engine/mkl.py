@@ -92,3 +92,38 @@ def load():
             except (OSError, AttributeError):
                 _LIB = False
     return _LIB
+
+
+# VML's accuracy modes (mkl_vml_defines.h), with VML_ERRMODE_IGNORE: a NaN or inf argument
+# gives its IEEE result without VML's error handler
+VML_LA = 0x1 | 0x100
+VML_HA = 0x2 | 0x100
+_VML: dict = {}
+
+
+def vml(name: str, mode: int = VML_HA):
+    """MKL's VML ``vms<name>`` / ``vmd<name>`` in ``mode`` as a function of a float32 or
+    float64 array (a new array of the same shape), or None without MKL (the ``exact`` extra)."""
+    key = (name, mode)
+    if key not in _VML:
+        _VML[key] = None
+        lib = load()
+        if lib:
+            kernels = {np.dtype(np.float32): getattr(lib, "vms" + name, None),
+                       np.dtype(np.float64): getattr(lib, "vmd" + name, None)}
+            if None not in kernels.values():
+                for k in kernels.values():
+                    k.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.c_longlong)
+                    k.restype = None
+
+                def f(x):
+                    src = np.ascontiguousarray(x)
+                    out = np.empty_like(src)
+                    for a in range(0, src.size, 1 << 30):       # (VML's n is an int)
+                        b = min(src.size, a + (1 << 30))
+                        kernels[src.dtype](b - a, src.ctypes.data + a * src.itemsize,
+                                           out.ctypes.data + a * src.itemsize, mode)
+                    return out
+                _VML[key] = f
+    return _VML[key]

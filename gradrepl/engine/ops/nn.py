@@ -855,13 +855,43 @@ SOFTSIGN = _unary("softsign", _softsign_fwd, _softsign_vjp, "SoftsignBackward", 
 
 
 def _erf(x):
-    """erf as gelu's kernel source computes it (``(x * M_SQRT1_2).erf()``, Eigen's fast erf).
+    """erf as Paddle's gelu kernels compute it: the 2.6.2 / 3.3.1 CPU wheels are built with
+    MKL-ML and call MKL's ``vmsErf``/``vmdErf`` in low-accuracy mode (``VML_LA``), which the
+    ``exact`` extra's MKL gives bit for bit (gelu and its gradient on 14,000 float32 and float64
+    values: 0 differ from real Paddle 3.3.1). Without MKL: Eigen's erf, the kernel source's
+    other branch, which agrees with it on about 4 values in 5.
 
-    The Paddle 2.6.2 / 3.3.1 CPU wheels call MKL's ``vmsErf`` in low-accuracy mode instead,
-    whose algorithm is not public: Eigen's erf agrees with it on about 4 values in 5
-    (measured on 1683 values with at most 3 decimals); the correctly rounded erf does no better.
-    """
+    MKL's result depends on the CPU: on the Intel AVX-512 machine of the first records Paddle
+    printed gelu(-1.) = -0.15865529 (Eigen's value), on AMD EPYC -0.15865526 (MKL's here). So
+    MKL answers for the CPU it runs on; where ``GRADREPL_CPU_CLASS`` makes this process stand
+    for another class (the suite's Intel records on an AMD machine), Eigen's erf is taken."""
+    if x.dtype in (np.float32, np.float64) and _mkl_is_this_cpu():
+        from .. import mkl
+
+        f = mkl.vml("Erf", mkl.VML_LA)
+        if f is not None:
+            return f(x)
     return K.erf(x)
+
+
+def _mkl_is_this_cpu():
+    """Whether MKL's CPU-dependent results stand for the CPU class asked for (not a class
+    chosen to stand for another machine)."""
+    from .. import cpu
+
+    return cpu.cpu_class() == cpu.detected()
+
+
+def _vexp(x):
+    """exp as Paddle's gelu gradient takes it: MKL's ``vsExp``/``vdExp`` (its default,
+    high-accuracy mode) where the ``exact`` extra has MKL, else the C library's."""
+    if x.dtype in (np.float32, np.float64) and _mkl_is_this_cpu():
+        from .. import mkl
+
+        f = mkl.vml("Exp", mkl.VML_HA)
+        if f is not None:
+            return f(x)
+    return exp_c(x)
 
 
 _SQRT1_2 = 0.70710678118654752440
@@ -891,7 +921,7 @@ def _gelu_grad_fwd(x, dout, approximate=False):
             y = eigen_tanh(ka * ((_typed(_GELU_C, x) * (x * x * x)) + x))
             return h * dout * (one + y + (x - x * (y * y)) * (ka + kb * (x * x)))
         first = (_erf(x * _typed(_SQRT1_2, x)) + one) * h
-        second = exp_c((x * x) * _typed(-0.5, x)) * x * _typed(0.5 * _2_SQRTPI * _SQRT1_2, x)
+        second = _vexp((x * x) * _typed(-0.5, x)) * x * _typed(0.5 * _2_SQRTPI * _SQRT1_2, x)
         return dout * (first + second)
 
 
