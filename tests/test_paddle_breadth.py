@@ -70,6 +70,11 @@ SRC_TRELU = 'import paddle\nimport paddle.nn.functional as F\nx = paddle.to_tens
 SRC_FUNC3 = 'import paddle\nclass Double(paddle.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\nx = paddle.to_tensor([1.0, 2.0], stop_gradient=False)\ny = Double.apply(x); y.sum().backward(); print(y, x.grad)\n'
 
 
+EXPECTED_FACT3_3 = "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [1., 2.]) paddle.Size([2, 3]) paddle.float32\nTensor(shape=[1, 1], dtype=float64, place=Place(cpu), stop_gradient=True,\n       [[1.50000000]]) <class 'paddle.tensor.creation.dtype_tensor_factory.<locals>._DtypeTensorFactory'>\nFalse Tensor(shape=[0], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [])\nValueError (InvalidArgument) We support construct Tensor from numpy value or tensor(Tensor or phi::DenseTensor) with python args and kwargs by this initializer, but the first argument should be PyArray or Tensor or phi::DenseTensor. Please check your input first and make sure you call the existed constructor. (at /paddle/paddle/fluid/pybind/eager.cc:1069)\n\nTensor(shape=[2], dtype=bool, place=Place(cpu), stop_gradient=True,\n       [True , False]) paddle.uint8 paddle.int8 paddle.float16 paddle.bfloat16 paddle.int16 paddle.int32\nTensor(shape=[3], dtype=int32, place=Place(cpu), stop_gradient=True,\n       [2 , 4 , 48]) Tensor(shape=[3], dtype=int32, place=Place(cpu), stop_gradient=True,\n       [2 , 4 , 48])\nTensor(shape=[3], dtype=int32, place=Place(cpu), stop_gradient=True,\n       [-2 , -3 , -25]) Tensor(shape=[3], dtype=int32, place=Place(cpu), stop_gradient=True,\n       [-2 , -3 , -25])\n"
+
+SRC_FACT3 = "import paddle\nprint(paddle.FloatTensor([1, 2]), paddle.LongTensor(2, 3).shape, paddle.FloatTensor(2).dtype)\nprint(paddle.DoubleTensor([[1.5]]), paddle.FloatTensor)\nprint(isinstance(paddle.to_tensor([1.]), paddle.FloatTensor), paddle.FloatTensor())\ntry: paddle.FloatTensor('a')\nexcept Exception as e: print(type(e).__name__, e)\nprint(paddle.BoolTensor([1, 0]), paddle.ByteTensor([1]).dtype, paddle.CharTensor([1]).dtype, paddle.HalfTensor([1]).dtype, paddle.BFloat16Tensor([1]).dtype, paddle.ShortTensor([1]).dtype, paddle.IntTensor([1]).dtype)\nx = paddle.to_tensor([1, 2, 12], dtype='int32')\nprint(x.bitwise_left_shift_(paddle.to_tensor([1, 1, 2], dtype='int32')), x)\nprint(paddle.bitwise_invert_(x), x.bitwise_right_shift_(paddle.to_tensor([1, 1, 1], dtype='int32')))\n"
+
+
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
     (SRC_TOP3, '3', EXPECTED_TOP3_3),
@@ -87,7 +92,8 @@ SRC_FUNC3 = 'import paddle\nclass Double(paddle.autograd.Function):\n    @static
     (SRC_TRELU, '3', EXPECTED_TRELU_3),
     (SRC_TRELU, '2.6', EXPECTED_TRELU_26),
     (SRC_FUNC3, '3', EXPECTED_FUNC3_3),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26', 'thresholded_relu_-3', 'thresholded_relu_-26', 'autograd_Function-3'])
+    (SRC_FACT3, '3', EXPECTED_FACT3_3),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26', 'thresholded_relu_-3', 'thresholded_relu_-26', 'autograd_Function-3', 'dtype_tensors_bitwise-3'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
 

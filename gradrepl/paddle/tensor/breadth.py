@@ -21,7 +21,10 @@ __all__ = ["as_tensor", "manual_seed", "rand_like", "randn_like", "ger", "view_a
            "pdist",
            "conv1d", "conv2d", "conv3d", "layer_norm", "group_norm", "adaptive_avg_pool1d",
            "pi", "e", "inf", "nan", "newaxis",
-           "float", "double", "half", "int", "long", "short", "cfloat", "cdouble"]
+           "float", "double", "half", "int", "long", "short", "cfloat", "cdouble",
+           "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+           "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
+           "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_"]
 
 # Tensor.X -> the dtype it converts to (``x.float()`` is ``x.astype('float32')``)
 _CONVERSIONS = {"float32": "float32", "float": "float32", "double": "float64",
@@ -46,7 +49,8 @@ _FUNCTION_METHODS = ("broadcast_shape", "broadcast_tensors", "cdist", "cholesky_
                      "strided_slice", "vander", "block_diag", "broadcast_shapes", "histogramdd")
 
 # in-place twins made from the function of the name without "_"
-_TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", "lerp")
+_TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", "lerp",
+          "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift")
 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
                ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
@@ -279,6 +283,40 @@ def exponential_(x, lam=1.0, name=None):
         logs = _glibc.logf(one - u) if t == np.float32 else np.log(one - u)
         values = (t.type(-1) / t.type(lam)) * logs.astype(t)
     return creation._fill_random(x, values.astype(t))
+
+
+def _dtype_tensor_factory(dtype):
+    """Paddle 3's ``paddle.FloatTensor`` and kin: a class whose call makes a tensor of its
+    dtype: no argument an empty [0] tensor, a list or tuple its values, ints a shape (values
+    not set: ``paddle.empty``), anything else Paddle's constructor error."""
+
+    class _DtypeTensorFactory:
+        def __new__(cls, *args, **kwargs):
+            paddle = _paddle()
+            if not args:
+                return paddle.empty(shape=[0], dtype=dtype)
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                return paddle.to_tensor(args[0], dtype=dtype)
+            if all(isinstance(a, _b.int) for a in args):
+                return paddle.empty(shape=list(args), dtype=dtype)
+            raise ValueError(
+                "(InvalidArgument) We support construct Tensor from numpy value or tensor(Tensor "
+                "or phi::DenseTensor) with python args and kwargs by this initializer, but the "
+                "first argument should be PyArray or Tensor or phi::DenseTensor. Please check "
+                "your input first and make sure you call the existed constructor. (at /paddle/"
+                "paddle/fluid/pybind/eager.cc:1069)\n")
+
+    _DtypeTensorFactory.__module__ = "paddle.tensor.creation"
+    _DtypeTensorFactory.__qualname__ = "dtype_tensor_factory.<locals>._DtypeTensorFactory"
+    return _DtypeTensorFactory
+
+
+for _n, _t in (("FloatTensor", "float32"), ("DoubleTensor", "float64"),
+               ("HalfTensor", "float16"), ("BFloat16Tensor", "bfloat16"),
+               ("ByteTensor", "uint8"), ("CharTensor", "int8"), ("ShortTensor", "int16"),
+               ("IntTensor", "int32"), ("LongTensor", "int64"), ("BoolTensor", "bool")):
+    globals()[_n] = _dtype_tensor_factory(_t)
+del _n, _t
 
 
 # ----------------------------------------------------------------------------- multinomial
