@@ -411,3 +411,23 @@ def test_gif_and_animated_svg_hold_the_forward_frames(tmp_path):
     text = svg.read_text(encoding="utf-8")
     assert text.count('<g class="frame"') == 13
     assert "<title>forward 3 of 5: forward: line 6 `c = a * b` made c = 10." in text
+
+
+@needs_dot
+def test_dark_pdf_pages_are_dark_to_the_edge():
+    """A slide page wider than the frame is filled with the frame's own background (Graphviz
+    2.43 writes the background polygon with stroke="transparent", others stroke="none")."""
+    from gradrepl.viz.player import _background
+
+    svg = render.svg(to_dot_dark())
+    assert _background(svg) == "#1b1d23"
+    assert _background('<polygon fill="#1b1d23" stroke="none" points="0,0"/>') == "#1b1d23"
+    assert _background("<svg></svg>") == "white"
+
+
+def to_dot_dark():
+    from gradrepl.viz.dot import to_dot
+    from gradrepl.viz.theme import Style
+
+    run, base, ff = _forward(SEED)
+    return to_dot(ff[0], view="both", style=Style(theme="dark"))

@@ -557,7 +557,8 @@ def export_kind(path) -> str | None:
 
 def _background(svg_text: str) -> str:
     """The colour the picture is drawn on (Graphviz's first polygon), white by default."""
-    m = re.search(r'<polygon fill="(#[0-9a-fA-F]{6}|white|black)" stroke="none"', svg_text)
+    m = re.search(r'<polygon fill="(#[0-9a-fA-F]{6}|white|black)" '
+                  r'stroke="(?:none|transparent)"', svg_text)   # (Graphviz 2.43: transparent)
     return m.group(1) if m else "white"
 
 
