@@ -50,6 +50,8 @@ def _multi_row_sum(rows):
         # level 1: groups of `step` block sums (full groups pushed on), the rest pending
         g1 = nb // step
         if not g1:
+            if nb * step == size:  # (no leftover rows: their zero sum added changes nothing,
+                return _seq(s0, dt)  # as _seq never gives -0)
             return _seq(rows[nb * step:], dt) + _seq(s0, dt)
         l1 = _group_sums(s0[:g1 * step], step, dt)
         acc1 = _seq(s0[g1 * step:], dt)
