@@ -93,18 +93,26 @@ def _mkdirs(root, path):
     os.makedirs(root + path, exist_ok=True)
 
 
-def _links_to(path, links: dict, depth=0) -> None:
-    """Every symbolic link met on the way to ``path`` (by its real parent), into ``links``."""
+def _links_to(path, links: dict, seen: dict, depth=0) -> None:
+    """Every symbolic link met on the way to ``path`` (by its real parent), into ``links``;
+    ``seen``: the folders already known to hold no link on the way (shared between calls)."""
     if depth > 16:
         return
-    cur = "/"
+    cur = ""
     parts = [p for p in path.split("/") if p]
     for i, part in enumerate(parts):
-        nxt = os.path.join(cur, part)
+        nxt = cur + "/" + part
+        if nxt in seen:
+            cur = nxt
+            continue
         if os.path.islink(nxt):
-            links[nxt] = os.readlink(nxt)
-            _links_to(os.path.join(os.path.realpath(nxt), *parts[i + 1:]), links, depth + 1)
+            links[nxt] = target = os.readlink(nxt)
+            # on through the link's own target (a chain of links: each one mirrored)
+            _links_to(os.path.normpath(os.path.join(os.path.realpath(cur or "/"), target,
+                                                    *parts[i + 1:])), links, seen, depth + 1)
             return
+        if i < len(parts) - 1:
+            seen[nxt] = True
         cur = nxt
 
 
@@ -135,8 +143,9 @@ def _build(libc, root, dirs, files, workdir, disk_mb, entries, aliases) -> None:
         except OSError:
             pass    # (Landlock refuses writes there anyway)
     links: dict = {}
+    seen: dict = {}
     for p in [*dirs, *files, *aliases]:
-        _links_to(p, links)
+        _links_to(p, links, seen)
     for n in os.listdir("/"):
         if os.path.islink("/" + n):
             links["/" + n] = os.readlink("/" + n)
