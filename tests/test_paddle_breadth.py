@@ -248,3 +248,14 @@ def test_import_paddle_fft_says_not_emulated(tmp_path):
     assert run_source(src, "3", tmp_path) == (
         "No module named 'paddle.fft' (gradrepl's paddle does not emulate paddle.fft: the "
         "discrete Fourier transforms)\nFalse\n")
+
+
+def test_static_names_not_emulated_say_so():
+    """``paddle.static.accuracy`` (in real Paddle 3.3.1 and 2.6.2's dir) says it is not
+    emulated; an unknown name keeps Paddle's plain message."""
+    import gradrepl.paddle as paddle
+
+    with pytest.raises(AttributeError, match="does not emulate paddle.static.accuracy"):
+        paddle.static.accuracy  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^module 'paddle.static' has no attribute 'nope'$"):
+        paddle.static.nope  # noqa: B018

@@ -46,4 +46,6 @@ def __getattr__(name):
         from .. import device
 
         return getattr(device, name)
-    raise AttributeError(f"module 'paddle.static' has no attribute {name!r}")
+    from ..not_emulated import error
+
+    raise error("paddle.static", name)
