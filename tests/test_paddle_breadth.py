@@ -75,6 +75,11 @@ EXPECTED_FACT3_3 = "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_grad
 SRC_FACT3 = "import paddle\nprint(paddle.FloatTensor([1, 2]), paddle.LongTensor(2, 3).shape, paddle.FloatTensor(2).dtype)\nprint(paddle.DoubleTensor([[1.5]]), paddle.FloatTensor)\nprint(isinstance(paddle.to_tensor([1.]), paddle.FloatTensor), paddle.FloatTensor())\ntry: paddle.FloatTensor('a')\nexcept Exception as e: print(type(e).__name__, e)\nprint(paddle.BoolTensor([1, 0]), paddle.ByteTensor([1]).dtype, paddle.CharTensor([1]).dtype, paddle.HalfTensor([1]).dtype, paddle.BFloat16Tensor([1]).dtype, paddle.ShortTensor([1]).dtype, paddle.IntTensor([1]).dtype)\nx = paddle.to_tensor([1, 2, 12], dtype='int32')\nprint(x.bitwise_left_shift_(paddle.to_tensor([1, 1, 2], dtype='int32')), x)\nprint(paddle.bitwise_invert_(x), x.bitwise_right_shift_(paddle.to_tensor([1, 1, 1], dtype='int32')))\n"
 
 
+EXPECTED_DROP1D_3 = 'Tensor(shape=[2, 4, 3], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[[0., 0., 0.],\n         [2., 2., 2.],\n         [0., 0., 0.],\n         [2., 2., 2.]],\n\n        [[0., 0., 0.],\n         [2., 2., 2.],\n         [0., 0., 0.],\n         [2., 2., 2.]]])\nTensor(shape=[4, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n       [[1.33333337, 1.33333337],\n        [1.33333337, 1.33333337],\n        [1.33333337, 1.33333337],\n        [1.33333337, 1.33333337]])\nTensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,\n       24.)\nValueError dropout probability must be in [0, 1], got 1.5\nRuntimeError dropout1d expects 2D or 3D input, got 1D\n'
+
+SRC_DROP1D = 'import paddle\nimport paddle.nn.functional as F\npaddle.seed(3)\nx = paddle.ones([2, 4, 3])\nprint(F.dropout1d(x, 0.5))\nprint(F.dropout1d(paddle.ones([4, 2]), 0.25))\nprint(F.dropout1d(x, 0.5, training=False).sum())\nfor bad in ("F.dropout1d(x, 1.5)", "F.dropout1d(paddle.ones([2]), 0.5)"):\n    try:\n        eval(bad)\n    except Exception as e:\n        print(type(e).__name__, e)\n'
+
+
 @pytest.mark.parametrize("src,profile,expected", [
     (SRC_METHODS3, '3', EXPECTED_METHODS3_3),
     (SRC_TOP3, '3', EXPECTED_TOP3_3),
@@ -93,7 +98,8 @@ SRC_FACT3 = "import paddle\nprint(paddle.FloatTensor([1, 2]), paddle.LongTensor(
     (SRC_TRELU, '2.6', EXPECTED_TRELU_26),
     (SRC_FUNC3, '3', EXPECTED_FUNC3_3),
     (SRC_FACT3, '3', EXPECTED_FACT3_3),
-], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26', 'thresholded_relu_-3', 'thresholded_relu_-26', 'autograd_Function-3', 'dtype_tensors_bitwise-3'])
+    (SRC_DROP1D, '3', EXPECTED_DROP1D_3),
+], ids=['methods3-3', 'top3-3', 'multinomial-3', 'multinomial-26', 'nn3-3', 'nn26-26', 'instance_norm-3', 'instance_norm-26', 'exponential_-3', 'exponential_-26', 'bernoulli_pdist-3', 'sdpa-3', 'sdpa-26', 'thresholded_relu_-3', 'thresholded_relu_-26', 'autograd_Function-3', 'dtype_tensors_bitwise-3', 'dropout1d-3'])
 def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path):
     assert run_source(src, profile, tmp_path) == expected
 

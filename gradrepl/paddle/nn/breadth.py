@@ -43,7 +43,7 @@ def _f_extra():
     return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed),
             "instance_norm": ("2.6", instance_norm),
             "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention),
-            "thresholded_relu_": ("2.6", thresholded_relu_)}
+            "thresholded_relu_": ("2.6", thresholded_relu_), "dropout1d": ("3", dropout1d)}
 
 
 def _parameter():
@@ -134,6 +134,28 @@ def pdist(x, p=2.0, name=None):
     a = paddle.index_select(x, paddle.to_tensor(rows, dtype="int64"), axis=0)
     b = paddle.index_select(x, paddle.to_tensor(cols, dtype="int64"), axis=0)
     return paddle.linalg.norm(a - b, p=p, axis=-1)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """Whole channels of a [N, C, L] (or [C, L]) input zeroed with probability p, the rest
+    scaled by 1 / (1 - p): ``F.dropout(input, p, axis=1)``, as Paddle 3 composes it."""
+    import warnings
+
+    from . import functional as F
+
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    ndim = input.ndim
+    if ndim not in [2, 3]:
+        raise RuntimeError(f"dropout1d expects 2D or 3D input, got {ndim}D")
+    if inplace:
+        warnings.warn("inplace=True is currently not supported in dropout1d and will be "
+                      "ignored. This parameter is reserved for future implementation.")
+    squeeze = ndim == 2
+    if squeeze:
+        input = input.unsqueeze(0)  # noqa: A001
+    out = F.dropout(input, p=p, axis=1, training=training)
+    return out.squeeze(0) if squeeze else out
 
 
 def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
