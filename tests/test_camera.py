@@ -104,7 +104,8 @@ def test_minimap_shows_the_whole_graph(seed_frames):
 def test_static_picture_unaffected(tmp_path):
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
     draw(str(SEED), tensor="e", output=str(a), size="1080p")
-    draw(str(SEED), tensor="e", output=str(b), size="1080p", camera=True)
+    draw(str(SEED), tensor="e", output=str(b), size="1080p", camera=True,
+         steps=str(tmp_path / "s"))
     assert a.read_bytes() == b.read_bytes()
     assert not camera.enabled()   # (turned off again after the command)
 

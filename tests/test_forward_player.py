@@ -431,3 +431,10 @@ def to_dot_dark():
 
     run, base, ff = _forward(SEED)
     return to_dot(ff[0], view="both", style=Style(theme="dark"))
+
+
+def test_steps_from_and_camera_need_steps(tmp_path):
+    with pytest.raises(GraphError, match="--steps-from goes with --steps DIR"):
+        draw(str(SEED), tensor="e", output=str(tmp_path / "e.svg"), steps_from="forward")
+    with pytest.raises(GraphError, match="--camera goes with --steps DIR"):
+        draw(str(SEED), tensor="e", camera=True)

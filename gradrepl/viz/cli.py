@@ -62,6 +62,9 @@ def draw(script, tensor=None, view="both", at=None, output=None, steps=None, col
     if steps_from not in STEPS_FROM + (None,):
         raise GraphError(f"unknown --steps-from {steps_from!r}: choose one of "
                          f"{', '.join(STEPS_FROM)}")
+    if steps is None and (steps_from is not None or camera):
+        raise GraphError(f"{'--steps-from' if steps_from is not None else '--camera'} goes "
+                         "with --steps DIR (or FILE.pdf, .gif, .svg): it shapes the step frames")
     from . import heatmap as _heatmap
     from .model import preview_items
 
