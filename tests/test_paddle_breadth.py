@@ -131,20 +131,21 @@ def test_not_emulated_names_say_so(profile):
 
 
 def test_not_emulated_follows_the_version():
-    """``F.rms_norm`` is Paddle 3 only (measured: absent from real 2.6.2's dir): under 2.6 the
+    """``F.fractional_max_pool2d`` is Paddle 3 only (absent from real 2.6.2's dir): under 2.6 the
     plain message, under 3 the not-emulated one; the 3-only Tensor methods added here are plain
     AttributeErrors under 2.6 (``x.mT``), as in real 2.6.2."""
     import gradrepl.paddle as paddle
     from gradrepl.paddle import profiles
 
     profiles.set_profile("2.6")
-    with pytest.raises(AttributeError, match=r"'rms_norm'$"):
-        paddle.nn.functional.rms_norm  # noqa: B018
+    with pytest.raises(AttributeError, match=r"'fractional_max_pool2d'$"):
+        paddle.nn.functional.fractional_max_pool2d  # noqa: B018
     assert not hasattr(paddle.ones([2, 2]), "mT")
     assert not hasattr(paddle.nn, "Conv2d") and hasattr(paddle.nn, "Maxout")
     profiles.set_profile("3")
-    with pytest.raises(AttributeError, match="does not emulate paddle.nn.functional.rms_norm"):
-        paddle.nn.functional.rms_norm  # noqa: B018
+    with pytest.raises(AttributeError,
+                       match="does not emulate paddle.nn.functional.fractional_max_pool2d"):
+        paddle.nn.functional.fractional_max_pool2d  # noqa: B018
     assert paddle.ones([2, 3]).mT.shape == [3, 2]
     assert paddle.nn.Conv2d is paddle.nn.Conv2D
 
@@ -265,3 +266,14 @@ def test_static_names_not_emulated_say_so():
         paddle.static.accuracy  # noqa: B018
     with pytest.raises(AttributeError, match=r"^module 'paddle.static' has no attribute 'nope'$"):
         paddle.static.nope  # noqa: B018
+
+
+def test_rms_norm_is_gpu_only_as_in_paddle_3(tmp_path):
+    """Real Paddle 3.3.1's CPU build has no rms_norm kernel: its RuntimeError (recorded here)."""
+    src = ("import paddle\nimport paddle.nn.functional as F\ntry:\n"
+           "    F.rms_norm(paddle.ones([2, 3]), [3])\nexcept RuntimeError as e:\n"
+           "    print(repr(str(e)))\n")
+    assert run_source(src, "3", tmp_path) == (
+        "'(NotFound) The kernel `rms_norm` is not registered.\\n  [Hint: Expected iter != "
+        "kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/phi/core/"
+        "kernel_factory.cc:273)\\n'\n")

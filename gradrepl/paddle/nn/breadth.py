@@ -43,7 +43,8 @@ def _f_extra():
     return {"maxout": ("2.6", maxout), "pdist": ("3", pdist), "diag_embed": ("2.6", diag_embed),
             "instance_norm": ("2.6", instance_norm),
             "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention),
-            "thresholded_relu_": ("2.6", thresholded_relu_), "dropout1d": ("3", dropout1d)}
+            "thresholded_relu_": ("2.6", thresholded_relu_), "dropout1d": ("3", dropout1d),
+            "rms_norm": ("3", rms_norm)}
 
 
 def _parameter():
@@ -134,6 +135,13 @@ def pdist(x, p=2.0, name=None):
     a = paddle.index_select(x, paddle.to_tensor(rows, dtype="int64"), axis=0)
     b = paddle.index_select(x, paddle.to_tensor(cols, dtype="int64"), axis=0)
     return paddle.linalg.norm(a - b, p=p, axis=-1)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):  # noqa: A002
+    """Paddle 3.3.1's CPU build has no rms_norm kernel (a GPU one only): the same error."""
+    raise RuntimeError("(NotFound) The kernel `rms_norm` is not registered.\n  [Hint: Expected "
+                       "iter != kernels_.end(), but received iter == kernels_.end().] (at "
+                       "/paddle/paddle/phi/core/kernel_factory.cc:273)\n")
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
