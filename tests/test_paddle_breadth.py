@@ -277,3 +277,39 @@ def test_rms_norm_is_gpu_only_as_in_paddle_3(tmp_path):
         "'(NotFound) The kernel `rms_norm` is not registered.\\n  [Hint: Expected iter != "
         "kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/phi/core/"
         "kernel_factory.cc:273)\\n'\n")
+
+
+def _gap_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "paddle_api_gaps.py"
+    spec = importlib.util.spec_from_file_location("paddle_api_gaps", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gap_tool_skips_the_families_not_emulated_and_lists_gradrepls_names():
+    """tools/paddle_api_gaps.py without real Paddle: its skip list drops device, sparse and
+    distributed names and keeps the API ones; its gradrepl dump (the profile in force) holds
+    the names added here and resolves the lazy ones it is asked about."""
+    from gradrepl.paddle import profiles
+
+    tool = _gap_tool()
+    for name in ("cuda", "is_compiled_with_xpu", "sparse_coo_tensor", "DataParallel", "flash_attn"):
+        assert tool.SKIP.search(name), name
+    for name in ("multinomial", "scaled_dot_product_attention", "Conv2d", "mT", "cond"):
+        assert not tool.SKIP.search(name), name
+    import sys
+
+    profiles.set_profile("3")
+    had = "paddle" in sys.modules
+    try:
+        got = tool.dump("gradrepl", {"paddle.nn": ["Conv2d", "SyncBatchNorm"]})
+    finally:
+        if not had:  # the dump aliases gradrepl's paddle as "paddle": leave no trace
+            sys.modules.pop("paddle", None)
+    assert "multinomial" in got["paddle"] and "mT" in got["paddle.Tensor"]
+    assert "Conv2d" in got["paddle.nn"] and "SyncBatchNorm" not in got["paddle.nn"]
+    assert got["paddle.fft"] is None
