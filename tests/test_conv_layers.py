@@ -250,7 +250,7 @@ def test_large_batches_are_laid_out_in_chunks_with_the_same_results(monkeypatch,
     w = rng.standard_normal((6, 4 // geo.get("groups", 1), 3, 3)).astype(np.float32)
     # (a batch is laid out in chunks only past 32 MB of columns, far past the exact chain's
     # limit: the whole product is BLAS's too there, as here with the limit lowered)
-    monkeypatch.setattr(C, "_UNFUSED_LIMIT", 0)
+    token = C._CHAIN_LIMIT_NOW.set(0)
     whole = C._conv2d_fwd(x, w, **geo)
     dy = rng.standard_normal(whole.shape).astype(np.float32)
     whole_dx = C._conv2d_transpose_fwd(dy, w, out_hw=x.shape[2:], **geo)
@@ -265,6 +265,7 @@ def test_large_batches_are_laid_out_in_chunks_with_the_same_results(monkeypatch,
     # the filter gradient sums the chunks one after the other: equal to float32 rounding
     np.testing.assert_allclose(C._conv2d_grad_filter_fwd(x, dy, ksize=(3, 3), **geo), whole_dw,
                                rtol=1e-5, atol=1e-4)
+    C._CHAIN_LIMIT_NOW.reset(token)
 
 
 def _argmax_by_masked_copies(slabs):

@@ -34,13 +34,16 @@ from ``x``), so it differentiates again.
 """
 from __future__ import annotations
 
+import contextvars
+import functools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..registry import apply, needs_grad as _needs, register
 from .conv_family import family_vjps, geom_attrs
 from ..tuning import empty_huge
-from .linalg import _UNFUSED_LIMIT, unfused_chain  # past it, products go to BLAS (measurements there)
+from .linalg import _CHAIN_LIMIT, _UNFUSED_LIMIT, unfused_chain  # (past them: BLAS)
 from .pooling import (Windows, _axis_windows, appliers, double_grad_by,  # noqa: F401
                       first_max_index, grad_by, picker, pool_out_size, register_pool_ops,
                       select_or_zero, values_by)
@@ -88,6 +91,27 @@ def plain_chain_matmul(a, b):
     return unfused_chain(a, b)
 
 
+# How many multiply-adds a product may have and still be summed as Paddle's convolution kernels
+# sum it (the unfused chain). The torch dialect, whose convolutions oneDNN computes (not
+# reproducible here), runs them under the older, smaller limit its recorded bits were made with
+# (``with_chain_limit``).
+_CHAIN_LIMIT_NOW = contextvars.ContextVar("conv_chain_limit", default=None)
+
+
+def with_chain_limit(limit):
+    """Decorator: run the function with ``limit`` as the conv products' chain limit."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            token = _CHAIN_LIMIT_NOW.set(limit)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _CHAIN_LIMIT_NOW.reset(token)
+        return inner
+    return wrap
+
+
 def _gemm(a, b, blas=False):
     """``a @ b``: Paddle's summation order for small float32 products, else numpy's BLAS
     (``blas``: BLAS whatever the size, for a part of a product too large for the chain)."""
@@ -101,7 +125,8 @@ def _gemm(a, b, blas=False):
     if a.dtype == np.float32 and not blas:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
-        if size <= _UNFUSED_LIMIT:
+        limit = _CHAIN_LIMIT_NOW.get()
+        if size <= (_UNFUSED_LIMIT if limit is None else limit):
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
@@ -691,11 +716,39 @@ def batch_norm(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
                  {"epsilon": float(epsilon), "training": bool(training), "axis": int(axis)})
 
 
+def _avx_row_sums(rows):
+    """Each row's sum as Paddle's AVX layer-norm kernel adds it (``jit`` LayerNorm, 8 float
+    lanes): the row's 8-wide blocks added in order into the lanes, the last ``right % 8``
+    values into the top lanes, the lanes folded (l0 + l4) ... then ((s0 + s1) + (s2 + s3))."""
+    n_rows, right = rows.shape
+    rest = right % 8
+    end = right - rest
+    if end:
+        acc = np.add.reduce(rows[:, :end].reshape(n_rows, end // 8, 8), axis=1)
+    else:
+        acc = np.zeros((n_rows, 8), np.float32)
+    if rest:
+        acc[:, 8 - rest:] += rows[:, end:]
+    s = acc[:, :4] + acc[:, 4:]
+    return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
+
+
 def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
-    axes = tuple(range(begin_norm_axis, x.ndim))
-    m, v = _moments(x, axes)
     tail = x.shape[begin_norm_axis:]
-    xhat = (x - m) / np.sqrt(v + x.dtype.type(epsilon))
+    right = int(np.prod(tail, dtype=np.int64))
+    if x.dtype == np.float32 and right >= 8 and x.size:
+        # Paddle's CPU kernel for float32 rows of 8 or more (its AVX jit kernel, on every x86
+        # CPU with AVX): mean and variance as lane sums times 1/right, then (x - mean) /
+        # sqrt(var + eps); measured equal to Paddle 3.3.1 on 6 shapes (rows 8 to 100).
+        rows = np.ascontiguousarray(x).reshape(-1, right)
+        inv_n = np.float32(1) / np.float32(right)
+        m = (_avx_row_sums(rows) * inv_n)[:, None]
+        d = rows - m
+        v = (_avx_row_sums(d * d) * inv_n)[:, None]
+        xhat = (d / np.sqrt(v + np.float32(epsilon))).reshape(x.shape)
+    else:   # (shorter rows: the reference kernel's sums in order, divided by the count)
+        m, v = _moments(x, tuple(range(begin_norm_axis, x.ndim)))
+        xhat = (x - m) / np.sqrt(v + x.dtype.type(epsilon))
     return xhat * scale.reshape(tail) + bias.reshape(tail)
 
 

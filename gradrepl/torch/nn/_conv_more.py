@@ -53,6 +53,7 @@ def _slices(n, per_sample):
     return [(i, min(n, i + step)) for i in range(0, n, step)]
 
 
+@C.with_chain_limit(C._CHAIN_LIMIT)   # (torch's recorded conv bits: engine/ops/conv.py)
 def _conv_fwd(x, w, *b, nd=2, transposed=False, stride=(), padding=(), dilation=(), groups=1,
               out_size=None):
     xk, wk = _lift(x, nd), _lift(w, nd)
@@ -87,6 +88,7 @@ def _family(nd):
     return C.conv2d, C.conv2d_transpose, C.conv2d_grad_filter, "out_hw"
 
 
+@C.with_chain_limit(C._CHAIN_LIMIT)
 def _conv_vjp(n, g):
     a = n.attrs
     nd = a["nd"]
