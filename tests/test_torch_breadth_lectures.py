@@ -107,6 +107,9 @@ def test_autocast_disabled_is_a_noop_and_enabled_says_not_emulated():
 
 
 # --------------------------------------------------------------- torch.signal.windows
+@pytest.mark.skipif(not __import__("gradrepl.engine.mkl", fromlist=["load"]).load(),
+                    reason="the windows' cosines are real torch's x86-64 MKL kernels "
+                           "(gradrepl[exact], x86-64 only)")
 def test_signal_windows_bits_as_torch():
     W = torch.signal.windows
     assert W.hann(5).tolist() == [0.0, 0.5, 1.0, 0.5, 0.0]
@@ -330,3 +333,55 @@ def test_gap_tool_measures_lecture_namespaces_and_skips_imported_names():
     assert tool._foreign(copy.deepcopy, "function") and tool._foreign(math, "module")
     assert tool._foreign(len, "function")              # a Python builtin: not torch's
     assert not tool._foreign(torch.stft, "function") and not tool._foreign(1.5, "other")
+
+
+# --------------------------------------------------------------- torch.fft through MKL's DFTI
+def _c64(values):
+    return np.asarray(values, np.complex64).tolist()
+
+
+@needs_mkl
+def test_fft_bits_as_torch_through_mkl_dfti():
+    from gradrepl.torch import _dfti
+
+    if not _dfti.available():
+        pytest.skip("MKL's DFTI is not loadable")
+    x = torch.sin(torch.arange(24, dtype=torch.float32) * 0.37) * torch.arange(24.)
+    F = torch.fft
+    # real torch 2.13 (MKL), this session
+    assert F.rfft(x)[1:5].tolist() == _c64([
+        127.06472778320312 + 29.003761291503906j, -50.84191131591797 + 85.0506591796875j,
+        -20.95630645751953 + 24.200597763061523j, -14.062976837158203 + 14.01143741607666j])
+    assert F.fft(x.reshape(4, 6), dim=0)[1].tolist() == _c64([
+        11.557571411132812 + 1.8438940048217773j, 13.29973316192627 + 9.238481521606445j,
+        13.845641136169434 + 16.52939224243164j, 12.725690841674805 + 22.61164093017578j,
+        9.667579650878906 + 26.404605865478516j, 4.69052791595459 + 27.033157348632812j])
+    assert F.irfft(F.rfft(x), n=24)[:4].tolist() == _f32(
+        [0.0, 0.3616129755973816, 1.3485755920410156, 2.6870975494384766]).tolist()
+    assert F.hfft2(F.ihfft2(x.reshape(4, 6)))[2].tolist() == _f32(
+        [-11.557571411132812, -12.938117027282715, -12.497065544128418, -10.038595199584961,
+         -5.684056282043457, 0.11584758758544922]).tolist()
+    S = torch.stft(x, 8, hop_length=4, window=torch.hann_window(8), return_complex=True)
+    assert S[2, :3].tolist() == _c64([-1.3485758304595947 - 2.384185791015625e-07j,
+                                      0.9195389747619629 - 1.32466459274292j,
+                                      1.704254388809204 + 2.5762102603912354j])
+
+
+def test_fft_numpy_fallback_agrees_to_rounding(monkeypatch):
+    from gradrepl.torch import _dfti
+
+    x = torch.sin(torch.arange(24, dtype=torch.float32) * 0.37) * torch.arange(24.)
+    got = {k: getattr(torch.fft, k)(x.reshape(4, 6)).numpy() for k in ("fft2", "rfft2", "ihfft2")}
+    monkeypatch.setattr(_dfti, "available", lambda: False)
+    for k, v in got.items():
+        assert np.allclose(getattr(torch.fft, k)(x.reshape(4, 6)).numpy(), v, atol=1e-4), k
+    a = x.numpy().astype(np.float64)
+    assert np.allclose(got["rfft2"], np.fft.rfft2(a.reshape(4, 6)), atol=1e-4)
+
+
+def test_assert_close_default_tolerances_by_dtype():
+    a = torch.tensor([48.8419 + 0j], dtype=torch.complex64)
+    torch.testing.assert_close(a, a + 3e-6)             # within complex64's (1.3e-6, 1e-5)
+    with pytest.raises(AssertionError):
+        torch.testing.assert_close(torch.tensor([1], dtype=torch.int64),
+                                   torch.tensor([2], dtype=torch.int64))
