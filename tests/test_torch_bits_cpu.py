@@ -107,6 +107,9 @@ RECORDED = {
 CAPS = ("avx512", "avx2", "default")
 # DEFAULT's generic vector pow differs from powf in ~0.06% of values: not reproduced
 KNOWN_GAPS = {("pow-1.5_40000", "default")}
+# real torch's x86 sqrt is MKL's vsSqrt at every capability: without the mkl wheel (aarch64, a
+# lean install) gradrepl's sqrt is numpy's, whose last bits these records do not show
+MKL_CASES = {"sqrt_1000", "pow0.5_1000"}
 
 
 def _digest(t):
@@ -127,6 +130,8 @@ def test_bits_recorded(capability, index):
     name, shape, expr = CASES[index]
     if (name, capability) in KNOWN_GAPS:
         pytest.skip("known gap")
+    if name in MKL_CASES and not __import__("gradrepl.engine.mkl", fromlist=["load"]).load():
+        pytest.skip(f"{name}: real torch's x86-64 sqrt is MKL's (gradrepl[exact], x86-64 only)")
     x = torch.tensor(gen(3 * index, shape))
     y = torch.tensor(gen(3 * index + 1, shape, "pos"))
     z = torch.tensor(gen(3 * index + 2, shape, "pos"))
