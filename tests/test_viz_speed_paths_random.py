@@ -41,7 +41,9 @@ def test_mixed_draws_keep_their_hashes():
     assert _h(R.uniform(e, 2_500_000, np.float32, -0.01, 0.01)) == "4e8eb6092022f1e4"
     assert _h(R.uniform(e, 1_000_003, np.float64, 0.0, 1.0)) == "5589711b797fca25"
     assert _h(R.normal(e, 1_000_001, np.float32, 0.0, 0.05)) == "5994c2c63059a6d4"
-    assert _h(R.normal(e, 300_001, np.float64, 1.0, 2.0)) == "787cdb99d9276809"
+    # (the C library's log, as real Paddle: numpy's AVX-512 log differs in the last bit of 0.3%
+    # of values and had made this hash depend on the CPU)
+    assert _h(R.normal(e, 300_001, np.float64, 1.0, 2.0)) == "745da8facf308ed7"
     assert _h(R.uniform(e, 7, np.float32, -3.0, 5.0)) == "ad598334945940cd"
     words, pos = e.state
     assert (_h(words), pos) == ("a4271fc7b590912c", 202)
