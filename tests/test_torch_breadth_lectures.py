@@ -385,3 +385,45 @@ def test_assert_close_default_tolerances_by_dtype():
     with pytest.raises(AssertionError):
         torch.testing.assert_close(torch.tensor([1], dtype=torch.int64),
                                    torch.tensor([2], dtype=torch.int64))
+
+
+# --------------------------------------------------------------- optim.swa_utils
+def test_swa_and_ema_averaging_and_swalr_as_torch():
+    from gradrepl.torch import nn
+    from gradrepl.torch.optim.swa_utils import (SWALR, AveragedModel, get_ema_multi_avg_fn,
+                                                update_bn)
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
+    swa = AveragedModel(model)
+    ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.9))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+    X, y = torch.randn(32, 4), torch.randn(32, 2)
+    lrs, snapshots = [], []
+    for _ in range(6):
+        opt.zero_grad()
+        ((model(X) - y) ** 2).mean().backward()
+        opt.step()
+        snapshots.append(model[0].weight.detach().clone())
+        swa.update_parameters(model)
+        ema.update_parameters(model)
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    # real torch: [0.08750000000000001, 0.06250000000000001, 0.05, 0.05, 0.05, 0.05]
+    assert lrs == [0.08750000000000001, 0.06250000000000001, 0.05, 0.05, 0.05, 0.05]
+    assert swa.n_averaged.item() == 6
+    mean = np.mean([s.numpy() for s in snapshots], axis=0)
+    assert np.allclose(swa.module[0].weight.detach().numpy(), mean, atol=1e-6)
+    e = snapshots[0].numpy().copy()
+    for s in snapshots[1:]:
+        e = e + 0.1 * (s.numpy() - e)
+    assert np.allclose(ema.module[0].weight.detach().numpy(), e, atol=1e-6)
+    # real torch (rounded as printed): weight[0] [-0.0013, 0.2678, -0.4121, -0.3676]
+    assert np.allclose(swa.module[0].weight[0].detach().numpy(),
+                       [-0.0013, 0.2678, -0.4121, -0.3676], atol=6e-5)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=8)
+    update_bn(loader, swa)
+    assert swa.module[1].num_batches_tracked.item() == 4   # real torch: tensor(4)
+    assert np.allclose(swa.module[1].running_mean[:4].numpy(),
+                       [-0.2514, -0.3207, -0.3454, -0.5185], atol=6e-5)
