@@ -22,7 +22,11 @@ The loops (the worker's code below, the same text for both frameworks):
 2. The timing: each framework runs in its own process, kept alive; they take turns running
    ``--burst`` steps (order reversed every other round) for ``--rounds`` rounds; each burst's
    median step is one sample. The paired ratio is gradrepl's burst over torch's burst of the same
-   round, its median over the rounds the number to read (as ``mlp_step.py``).
+   round, its median over the rounds the number to read (as ``mlp_step.py``). Beside it, the
+   process's CPU time a step (all threads): on a saturated machine the wall time says mostly how
+   the scheduler shared the cores out (a thread that never sleeps gets its fair share; one that
+   waits on OpenMP's barriers many times a step is woken ahead of the others), the CPU time what
+   the step cost.
 
 ``--load`` starts a second CPU-bound process (a Python busy loop) for the whole timing, as a
 student's machine running something else; it is stopped at the end. gradrepl runs with
@@ -173,12 +177,13 @@ if gc_mode == "off":
     gc.disable()
 step, params = globals()[loop]()
 def run(n):
-    times = []
+    times, cpu = [], []
     for _ in range(n):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         loss = step()
         times.append(time.perf_counter() - t0)
-    return times, loss
+        cpu.append(time.process_time() - c0)
+    return times, cpu, loss
 def digest():
     h = hashlib.sha256()
     for p in (params() if callable(params) else params):
@@ -190,11 +195,12 @@ for line in sys.stdin:
     cmd, n = line.split()
     if cmd == "check":
         step, params = globals()[loop]()
-        times, loss = run(int(n))
+        times, cpu, loss = run(int(n))
         print(json.dumps({"loss": float(loss.item()).hex(), "hash": digest()}), flush=True)
     else:
-        times, loss = run(int(n))
-        print(json.dumps({"ms": statistics.median(times) * 1e3}), flush=True)
+        times, cpu, loss = run(int(n))
+        print(json.dumps({"ms": statistics.median(times) * 1e3,
+                          "cpu": statistics.median(cpu) * 1e3}), flush=True)
 '''
 
 
@@ -260,7 +266,9 @@ def one_loop(loop, frameworks, args):
         w.ask("run", args.burst)  # warm-up burst
     for r in range(args.rounds):
         for w in (workers if r % 2 == 0 else workers[::-1]):
-            res[w.name]["ms"].append(w.ask("run", args.burst)["ms"])
+            got = w.ask("run", args.burst)
+            res[w.name]["ms"].append(got["ms"])
+            res[w.name].setdefault("cpu", []).append(got["cpu"])
     for w in workers:
         w.close()
     return res
@@ -271,13 +279,15 @@ def table(results, args):
              f"Check: {args.steps} steps from the same seed. Timing: {args.rounds} rounds of "
              f"{args.burst}-step bursts in turns; milliseconds a step",
              f"{'loop':<12}{'framework':<21}{'median ms':>10}{'ratio':>8}{'ratio IQR':>13}"
-             f"{'last loss':>22}{'params hash':>18}{'bits':>6}"]
+             f"{'cpu ms':>9}{'cpu ratio':>10}{'last loss':>22}{'params hash':>18}{'bits':>6}"]
     for loop, res in results.items():
         ref = res.get("torch")
         for name, r in res.items():
             ms = statistics.median(r["ms"])
-            ratio = iqr = bits = ""
+            ratio = iqr = bits = cratio = ""
+            cpu = statistics.median(r["cpu"]) if r.get("cpu") else float("nan")
             if name.startswith("gradrepl") and ref is not None:
+                cratio = f"{statistics.median(g / t for g, t in zip(r['cpu'], ref['cpu'])):.2f}"
                 ratios = sorted(g / t for g, t in zip(r["ms"], ref["ms"]))
                 q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
                 ratio, iqr = f"{statistics.median(ratios):.2f}", f"{q[0]:.2f}-{q[2]:.2f}"
@@ -285,13 +295,15 @@ def table(results, args):
             label = name + (f" ({r['threads']}t)" if r.get("threads") else "")
             c = r["check"]
             lines.append(f"{loop:<12}{label:<21}{ms:>10.3f}{ratio:>8}{iqr:>13}"
-                         f"{c['loss']:>22}{c['hash']:>18}{bits:>6}")
+                         f"{cpu:>9.3f}{cratio:>10}{c['loss']:>22}{c['hash']:>18}{bits:>6}")
     first = next(iter(results.values()), {})
     for name, r in first.items():
         if r.get("from"):
             lines.append(f"{name}: {os.path.dirname(os.path.dirname(r['from']))}")
     lines.append("ratio = a gradrepl's burst / torch's burst in the same round, median over rounds "
-                 "(below 1: gradrepl is faster); bits = same last loss and parameter bytes")
+                 "(below 1: gradrepl is faster); cpu ms = the process's CPU time a step (all its "
+                 "threads; what a saturated machine's scheduler shares out), cpu ratio as ratio; "
+                 "bits = same last loss and parameter bytes")
     return "\n".join(lines)
 
 
