@@ -427,3 +427,19 @@ def test_swa_and_ema_averaging_and_swalr_as_torch():
     assert swa.module[1].num_batches_tracked.item() == 4   # real torch: tensor(4)
     assert np.allclose(swa.module[1].running_mean[:4].numpy(),
                        [-0.2514, -0.3207, -0.3454, -0.5185], atol=6e-5)
+
+
+def test_biject_to_and_transform_to_as_torch_registers_them():
+    from gradrepl.torch.distributions import biject_to, constraints, transform_to
+
+    t = biject_to(constraints.positive)   # torch: greater_than's entry wins for positive
+    assert type(t).__name__ == "ComposeTransform"
+    u = torch.tensor([-1.0, 0.0, 2.0])
+    assert np.allclose(t(u).numpy(), np.exp(u.numpy()))
+    assert type(biject_to(constraints.simplex)).__name__ == "StickBreakingTransform"
+    assert type(transform_to(constraints.simplex)).__name__ == "SoftmaxTransform"
+    assert type(transform_to(constraints.unit_interval)).__name__ == "SigmoidTransform"
+    y = transform_to(constraints.interval(-1.0, 3.0))(u)
+    assert np.allclose(y.numpy(), -1 + 4 / (1 + np.exp(-u.numpy())))
+    with pytest.raises(NotImplementedError, match="Cannot transform _LowerCholesky constraints"):
+        biject_to(constraints.lower_cholesky)

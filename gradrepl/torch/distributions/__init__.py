@@ -4,6 +4,7 @@ formulas, constraints, transforms and KL divergences."""
 from __future__ import annotations
 
 from . import constraints, transforms  # noqa: F401
+from .constraint_registry import biject_to, transform_to  # noqa: F401
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
