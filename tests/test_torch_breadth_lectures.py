@@ -443,3 +443,18 @@ def test_biject_to_and_transform_to_as_torch_registers_them():
     assert np.allclose(y.numpy(), -1 + 4 / (1 + np.exp(-u.numpy())))
     with pytest.raises(NotImplementedError, match="Cannot transform _LowerCholesky constraints"):
         biject_to(constraints.lower_cholesky)
+
+
+def test_functional_rnn_ops_match_the_modules():
+    torch.manual_seed(0)
+    x, h = torch.randn(5, 2, 3), torch.zeros(2, 2, 4)
+    g = torch.nn.GRU(3, 4, 2)
+    out, hn = torch.gru(x, h, list(g._flat_weights), True, 2, 0.0, False, False, False)
+    ref, ref_h = g(x, h)
+    assert torch.equal(out, ref) and torch.equal(hn, ref_h)
+    lstm = torch.nn.LSTM(3, 4, 1, bidirectional=True)
+    res = torch.lstm(x, (h, h), list(lstm._flat_weights), True, 1, 0.0, False, True, False)
+    assert len(res) == 3 and tuple(res[0].shape) == (5, 2, 8)   # real torch: 3, [5, 2, 8]
+    r = torch.nn.RNN(3, 4, bias=False)
+    o, _ = torch.rnn_tanh(x, h[:1], list(r._flat_weights), False, 1, 0.0, False, False, False)
+    assert torch.equal(o, r(x, h[:1])[0])

@@ -375,6 +375,32 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     return T.from_numpy(data.copy())
 
 
+def _rnn_fn(mode):
+    """``torch.lstm``/``gru``/``rnn_tanh``/``rnn_relu`` (the ATen ops behind nn.RNN): flat
+    ``params`` (per layer and direction: w_ih, w_hh, [b_ih, b_hh], [w_hr]); lstm answers
+    (output, h_n, c_n), the others (output, h_n)."""
+    def fn(input, hx, params, has_biases, num_layers, dropout, train,  # noqa: A002
+           bidirectional, batch_first):
+        from .nn import _recurrent as R
+
+        ndir = 2 if bidirectional else 1
+        params = list(params)
+        per = len(params) // (num_layers * ndir)
+        groups = []
+        for i in range(num_layers * ndir):
+            g = params[i * per:(i + 1) * per]
+            w_ih, w_hh = g[0], g[1]
+            b_ih, b_hh = (g[2], g[3]) if has_biases else (None, None)
+            w_hr = g[4 if has_biases else 2] if per in (3, 5) else None
+            groups.append((w_ih, w_hh, b_ih, b_hh, w_hr))
+        out, h = R._run_rnn(mode, input, hx, groups, num_layers, dropout, train,
+                            bidirectional, batch_first)
+        return (out, h[0], h[1]) if mode == "LSTM" else (out, h)
+    fn.__name__ = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh",
+                   "RNN_RELU": "rnn_relu"}[mode]
+    return fn
+
+
 def _grad_dtype(self):
     if self.grad_fn is not None:
         raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
@@ -385,7 +411,8 @@ EXPORTS = {"stft": stft, "istft": istft, "svd_lowrank": svd_lowrank, "pca_lowran
            "poisson": poisson, "binomial": binomial, "convolution": convolution,
            "embedding_bag": embedding_bag, "embedding_renorm_": embedding_renorm_,
            "norm_except_dim": norm_except_dim, "segment_reduce": segment_reduce,
-           "from_file": from_file}
+           "from_file": from_file, "lstm": _rnn_fn("LSTM"), "gru": _rnn_fn("GRU"),
+           "rnn_tanh": _rnn_fn("RNN_TANH"), "rnn_relu": _rnn_fn("RNN_RELU")}
 TENSOR_METHODS = {"stft": stft, "istft": istft}
 
 
