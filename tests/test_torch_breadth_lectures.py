@@ -458,3 +458,10 @@ def test_functional_rnn_ops_match_the_modules():
     r = torch.nn.RNN(3, 4, bias=False)
     o, _ = torch.rnn_tanh(x, h[:1], list(r._flat_weights), False, 1, 0.0, False, False, False)
     assert torch.equal(o, r(x, h[:1])[0])
+
+
+def test_deprecated_assert_allclose_warns_and_uses_its_looser_defaults():
+    with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated since 1.12"):
+        torch.testing.assert_allclose(torch.tensor([1.0]), torch.tensor([1.00005]))  # rtol 1e-4
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError):
+        torch.testing.assert_allclose(torch.tensor([1.0]), [1.01])

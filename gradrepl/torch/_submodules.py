@@ -477,6 +477,31 @@ def _backends_module(T):
     return mod
 
 
+_ALLCLOSE_TOL = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """``torch.testing.assert_allclose`` (deprecated in torch 1.12, still there): its own
+    looser default tolerances, then ``assert_close``."""
+    import gradrepl.torch as T
+
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be "
+                  "removed in a future release. Please use `torch.testing.assert_close()` "
+                  "instead. You can find detailed upgrade instructions in "
+                  "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning,
+                  stacklevel=2)
+    if not isinstance(actual, T.Tensor):
+        actual = T.tensor(actual)
+    if not isinstance(expected, T.Tensor):
+        expected = T.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pair = [_ALLCLOSE_TOL.get(str(t.dtype).replace("torch.", ""), (0.0, 0.0))
+                for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pair), max(p[1] for p in pair)
+    T.testing.assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                           msg=msg or None)
+
+
 def install():
     """Make the modules and bind them on ``gradrepl.torch`` (called once at its import)."""
     import gradrepl.torch as T
@@ -490,6 +515,8 @@ def install():
     T.autocast = autocast
     T.is_autocast_enabled = lambda device_type=None: False
     T.random = _random_module(T)
+    if not hasattr(T.testing, "assert_allclose"):
+        T.testing.assert_allclose = assert_allclose
     for name, fn in (("clone_state", _clone_state), ("get_offset", _no_offset),
                      ("set_offset", _no_offset)):
         if not hasattr(T.Generator, name):
