@@ -465,3 +465,20 @@ def test_deprecated_assert_allclose_warns_and_uses_its_looser_defaults():
         torch.testing.assert_allclose(torch.tensor([1.0]), torch.tensor([1.00005]))  # rtol 1e-4
     with pytest.warns(FutureWarning), pytest.raises(AssertionError):
         torch.testing.assert_allclose(torch.tensor([1.0]), [1.01])
+
+
+def test_generalized_pareto_as_torch():
+    from gradrepl.torch.distributions import GeneralizedPareto
+
+    torch.manual_seed(0)
+    d = GeneralizedPareto(0.0, 1.0, 0.5)
+    s = d.sample((3,))
+    # real torch 2.13 (printed): [0.8179, 2.1543, 0.0948], log_prob [-1.0285, -2.1930, -0.1390]
+    assert np.allclose(s.numpy(), [0.8179, 2.1543, 0.0948], atol=6e-5)
+    assert np.allclose(d.log_prob(s).numpy(), [-1.0285, -2.1930, -0.1390], atol=6e-5)
+    u = 1 - (1 + 0.5 * s.numpy()) ** -2.0              # the CDF, independently
+    assert np.allclose(d.cdf(s).numpy(), u, atol=1e-6)
+    assert d.mean.item() == 2.0 and math.isnan(d.variance.item())
+    assert repr(d) == "GeneralizedPareto(loc: 0.0, scale: 1.0, concentration: 0.5)"
+    e = GeneralizedPareto(0.0, 1.0, -0.3)
+    assert e.support.upper_bound == pytest.approx(1 / 0.3)

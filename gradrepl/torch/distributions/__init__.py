@@ -45,6 +45,7 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .von_mises import VonMises
 from .weibull import Weibull
+from .generalized_pareto import GeneralizedPareto
 from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
 from .kl import kl_divergence, register_kl
