@@ -85,34 +85,121 @@ class Accuracy(Metric):
         return self._name
 
 
-class _NotEmulated(Metric):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"paddle.metric.{type(self).__name__} is not emulated by "
-                                  "gradrepl yet (paddle.metric.Accuracy and accuracy are)")
+def _as_array(value, what):
+    from ..core import Tensor
+
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, np.ndarray):
+        return value
+    raise ValueError(f"The '{what}' must be a numpy ndarray or Tensor.")
+
+
+class Precision(Metric):
+    """Binary precision, tp / (tp + fp), over every update since the last reset: a prediction
+    is positive when it rounds up to 1 (``floor(p + 0.5)``). ``update`` returns None,
+    ``accumulate`` a Python float (0.0 before any positive prediction)."""
+
+    def __init__(self, name="precision", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tp = 0
+        self.fp = 0
+        self._name = name
+
+    def update(self, preds, labels):
+        preds = np.floor(_as_array(preds, "preds") + 0.5).astype("int32").reshape(-1)
+        labels = _as_array(labels, "labels").reshape(-1)
+        positive = preds == 1
+        self.tp += int(np.sum(positive & (labels == preds)))
+        self.fp += int(np.sum(positive & (labels != preds)))
 
     def reset(self):
-        pass
-
-    def update(self, *args):
-        pass
+        self.tp = 0
+        self.fp = 0
 
     def accumulate(self):
-        pass
+        predicted = self.tp + self.fp
+        return float(self.tp) / predicted if predicted != 0 else 0.0
 
     def name(self):
-        pass
+        return self._name
 
 
-class Precision(_NotEmulated):
-    pass
+class Recall(Metric):
+    """Binary recall, tp / (tp + fn): predictions rounded half to even (``rint``: 0.5 is 0)."""
+
+    def __init__(self, name="recall", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tp = 0
+        self.fn = 0
+        self._name = name
+
+    def update(self, preds, labels):
+        preds = np.rint(_as_array(preds, "preds")).astype("int32").reshape(-1)
+        labels = _as_array(labels, "labels").reshape(-1)
+        actual = labels == 1
+        self.tp += int(np.sum(actual & (preds == labels)))
+        self.fn += int(np.sum(actual & (preds != labels)))
+
+    def accumulate(self):
+        recall = self.tp + self.fn
+        return float(self.tp) / recall if recall != 0 else 0.0
+
+    def reset(self):
+        self.tp = 0
+        self.fn = 0
+
+    def name(self):
+        return self._name
 
 
-class Recall(_NotEmulated):
-    pass
+class Auc(Metric):
+    """Area under the ROC curve from histograms: each sample's positive-class probability
+    (column 1 of ``preds``) falls in one of ``num_thresholds + 1`` bins; ``accumulate`` sweeps
+    the bins from the highest down and adds trapezoids of (false positives, true positives)."""
 
+    def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._curve = curve
+        self._num_thresholds = num_thresholds
+        n = num_thresholds + 1
+        self._stat_pos = np.zeros(n)
+        self._stat_neg = np.zeros(n)
+        self._name = name
 
-class Auc(_NotEmulated):
-    pass
+    def update(self, preds, labels):
+        labels = _as_array(labels, "labels")
+        preds = _as_array(preds, "preds")
+        for i, label in enumerate(labels):
+            value = preds[i, 1]
+            bin_idx = int(value * self._num_thresholds)
+            assert bin_idx <= self._num_thresholds
+            if label:
+                self._stat_pos[bin_idx] += 1.0
+            else:
+                self._stat_neg[bin_idx] += 1.0
+
+    @staticmethod
+    def trapezoid_area(x1, x2, y1, y2):
+        return abs(x1 - x2) * (y1 + y2) / 2.0
+
+    def accumulate(self):
+        tot_pos = tot_neg = 0.0
+        auc = 0.0
+        for idx in range(self._num_thresholds, -1, -1):
+            prev_pos, prev_neg = tot_pos, tot_neg
+            tot_pos += self._stat_pos[idx]
+            tot_neg += self._stat_neg[idx]
+            auc += self.trapezoid_area(tot_neg, prev_neg, tot_pos, prev_pos)
+        return auc / tot_pos / tot_neg if tot_pos > 0.0 and tot_neg > 0.0 else 0.0
+
+    def reset(self):
+        n = self._num_thresholds + 1
+        self._stat_pos = np.zeros(n)
+        self._stat_neg = np.zeros(n)
+
+    def name(self):
+        return self._name
 
 
 def accuracy(input, label, k=1, correct=None, total=None, name=None):  # noqa: A002
