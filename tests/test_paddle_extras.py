@@ -64,7 +64,7 @@ def test_accuracy_metric_streams():
     assert m.update(m.compute(pred, paddle.to_tensor([[1], [1]]))) == [0.5, 1.0]
     assert m.accumulate() == [0.5, 1.0] and m.name() == ["acc_top1", "acc_top2"]
     with pytest.raises(ValueError, match="The 'preds' must be a numpy ndarray or Tensor."):
-        paddle.metric.Precision().update([0.5], np.array([1]))
+        paddle.metric.Precision().update([0.5], paddle.to_tensor([1]))
 
 
 def test_static_mode_switches_on_and_off():
