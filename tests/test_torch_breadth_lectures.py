@@ -241,6 +241,7 @@ def test_sigmoid_backward_is_torchs_order():
 
 
 @avx512
+@needs_mkl
 def test_gru_cell_forward_and_backward_bits_as_torch():
     torch.manual_seed(3)
     cell = torch.nn.GRUCell(8, 16)
