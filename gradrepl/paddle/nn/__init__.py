@@ -21,3 +21,10 @@ def __getattr__(name):  # Paddle 3's torch-style names and the layers of nn/brea
     breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
 
     return breadth.attribute(__import__("sys").modules[__name__], "paddle.nn", name)
+
+
+def __dir__():  # the module's names and the breadth names of the current profile
+    import importlib
+
+    breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
+    return sorted(set(globals()) | set(breadth.names("paddle.nn")))

@@ -27,3 +27,10 @@ def __getattr__(name):  # the functions of nn/breadth.py (logsigmoid, maxout, pd
     breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
 
     return breadth.attribute(__import__("sys").modules[__name__], "paddle.nn.functional", name)
+
+
+def __dir__():  # the module's names and the breadth names of the current profile
+    import importlib
+
+    breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
+    return sorted(set(globals()) | set(breadth.names("paddle.nn.functional")))
