@@ -24,6 +24,20 @@ import gradrepl.paddle  # noqa: F401  (the whole API, so every op is registered 
 from gradrepl.paddle import profiles, state
 
 
+def skip_without_avx512(what: str) -> None:
+    """Skip, printing why, on a CPU without AVX-512: ``what`` was recorded on one with it, and
+    the values depend on the CPU's kernels there (the framework's oneDNN/MKL, and gradrepl's
+    numpy SIMD functions and OpenBLAS, all pick AVX-512 code). tests/test_cpu_avx2.py runs the
+    suite as an AVX2 machine."""
+    from gradrepl.engine import cpu
+
+    if not cpu.has_avx512f():
+        reason = (f"{what}: recorded on a CPU with AVX-512, this one has none: the last bits "
+                  "follow the CPU's kernels, bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 def reset_gradrepl_state(profile: str = profiles.DEFAULT) -> None:
     """Profile, print options, RNG, default dtype, grad mode and layer names as in a fresh process."""
     state.reset(profile)

@@ -1,5 +1,6 @@
 """``optimizer.fma.axpy``: numpy's own OpenBLAS ``saxpy`` stands in for the float64 fused
 multiply-add only where it gives the same bits."""
+import ctypes
 import glob
 import os
 
@@ -16,6 +17,21 @@ def _numpy_ships_openblas():
 
 @pytest.mark.skipif(not _numpy_ships_openblas(), reason="numpy without its bundled OpenBLAS")
 def test_the_bundled_blas_is_found_and_fuses():
+    saxpy = fma._numpy_openblas()
+    assert saxpy is not None
+    if not fma._fuses(saxpy):
+        lib = fma._numpy_openblas_lib()
+        get = getattr(lib, "scipy_openblas_get_corename64_", None) or \
+            getattr(lib, "scipy_openblas_get_corename", None)
+        core = ""
+        if get is not None:
+            get.restype = ctypes.c_char_p
+            core = get().decode()
+        reason = (f"numpy's OpenBLAS runs its {core or 'other'} kernels on this CPU (AVX2: no "
+                  "AVX-512), whose saxpy rounds the product: gradrepl keeps its own fused form "
+                  "(test_axpy_gives_the_float64_formulas_bits)")
+        print(reason)
+        pytest.skip(reason)
     assert fma.blas_saxpy() is not None
 
 

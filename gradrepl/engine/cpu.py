@@ -86,6 +86,11 @@ def _flag_avx512f() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64") and "avx512f" in _cpuinfo()[1]
 
 
+def has_avx512f() -> bool:
+    """Whether this CPU (its flags, ``GRADREPL_CPUINFO``'s file if set) has AVX-512F."""
+    return _flag_avx512f()
+
+
 def avx512f() -> bool:
     """Whether Paddle's JIT kernels that need AVX-512 run here (``phi/kernels/funcs/jit/gen``:
     Adam's and AdamW's ``CanBeUsed`` is ``MayIUse(avx512f)``; elsewhere Paddle takes the
