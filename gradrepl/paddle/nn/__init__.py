@@ -1,5 +1,5 @@
 """``paddle.nn``: Layer and the layers, ``functional`` and ``initializer``."""
-from . import clip, functional, initializer  # noqa: F401
+from . import clip, functional, initializer, utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer import Layer  # noqa: F401
