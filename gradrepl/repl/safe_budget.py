@@ -42,6 +42,10 @@ import threading
 import time
 
 BUDGET_SECONDS = 300          # the whole replay --safe command
+CHILD_SECONDS = 60            # one file's child: wall clock (safe_replay.TIMEOUT_SECONDS)
+CHILD_CPU_SECONDS = 30        # ... its CPU time
+CHILD_MEMORY_MB = 2048        # ... its address space
+CHILD_OUTPUT_MB = 10          # ... all of its outputs together (the bytes the parent reads)
 GRAPHVIZ_SECONDS = 30         # one picture's layout (wall clock and CPU)
 GRAPHVIZ_MEMORY_MB = 1024     # one Graphviz process's address space
 DISK_MB = 64                  # the child's folder, all files together
@@ -180,10 +184,8 @@ def disk_line(which: str, disk_mb: float = DISK_MB, entries: int = DISK_ENTRIES)
 
 def help_text() -> str:
     """The budget as ``replay --help`` states it (the numbers of the table above)."""
-    from . import safe_replay as s
-
     return (f"the whole command {BUDGET_SECONDS} s of wall time (--budget); each file's "
-            f"child {s.TIMEOUT_SECONDS} s wall, {s.CPU_SECONDS} s CPU, {s.MEMORY_MB} MB memory, "
-            f"{DISK_MB} MB and {DISK_ENTRIES} entries of disk, {s.OUTPUT_LIMIT_MB} MB of "
+            f"child {CHILD_SECONDS} s wall, {CHILD_CPU_SECONDS} s CPU, {CHILD_MEMORY_MB} MB "
+            f"memory, {DISK_MB} MB and {DISK_ENTRIES} entries of disk, {CHILD_OUTPUT_MB} MB of "
             f"output; each picture's Graphviz {GRAPHVIZ_SECONDS} s and {GRAPHVIZ_MEMORY_MB} MB; "
             f"{HANDOUT_SVG_MB} MB of pictures per handout")

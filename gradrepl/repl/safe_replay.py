@@ -61,11 +61,11 @@ from dataclasses import dataclass, field
 
 from . import safe_budget
 
-OUTPUT_LIMIT_MB = 10       # all of a file's outputs together (the bytes read from OUT)
+OUTPUT_LIMIT_MB = safe_budget.CHILD_OUTPUT_MB   # all of a file's outputs (the bytes read from OUT)
 PICTURES_LIMIT_MB = 32     # all of a handout's pictures' data together (safe_pictures checks each)
-CPU_SECONDS = 30           # the child's CPU time
-MEMORY_MB = 2048           # the child's address space
-TIMEOUT_SECONDS = 60       # one file's wall clock, from the child's start to its last output
+CPU_SECONDS = safe_budget.CHILD_CPU_SECONDS      # the child's CPU time
+MEMORY_MB = safe_budget.CHILD_MEMORY_MB          # the child's address space
+TIMEOUT_SECONDS = safe_budget.CHILD_SECONDS      # one file's wall clock, start to last output
 _CONFINE_FAILED = 97       # the child's status when the kernel could not confine it
 _ACK_LIMIT = PICTURES_LIMIT_MB * 1024 * 1024 * 2 + (1 << 20)   # one acknowledgement's bytes
 _ACK_LIMIT_NO_PICTURES = 1 << 16    # ... when no pictures are asked for (no --html)

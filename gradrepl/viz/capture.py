@@ -159,3 +159,16 @@ def run_for_pictures(path: str, profile: str | None = None, at: int | None = Non
         os.chdir(cwd)
     run.output = buf.getvalue()
     return run
+
+
+def describe_error(exc, path) -> str:
+    """One line for a script that failed: the exception and the script's line it came from."""
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = f" at line {line}" if line else ""
+    msg = str(exc).strip().splitlines()
+    return f"the script failed{where}: {type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")

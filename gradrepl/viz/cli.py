@@ -7,22 +7,11 @@ import sys
 from pathlib import Path
 
 from . import EXTENSIONS, VIEWS
+from .capture import describe_error as _describe_error  # (teach/ imports it from here too)
 
 
 class GraphError(Exception):
     """A bad argument or a failed script: one line for the user, exit status 2."""
-
-
-def _describe_error(exc, path) -> str:
-    tb = exc.__traceback__
-    line = None
-    while tb is not None:
-        if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path):
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    where = f" at line {line}" if line else ""
-    msg = str(exc).strip().splitlines()
-    return f"the script failed{where}: {type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
 
 
 def pick_tensor(namespace, name, path):
@@ -160,9 +149,10 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
     checked = {}
     if tape is not None:   # each leaf's gradient box: central differences beside autograd
         from .numeric import annotate
+        from .why import Namer
 
         with progress.status("checking the gradients numerically"):
-            checked = annotate(pic, tape, run.namespace)
+            checked = annotate(pic, tape, run.namespace, Namer(run.namespace))
     messages = []
     if steps is not None:
         messages.append(write_steps(run, target, name, pic, Path(steps), view, chain,

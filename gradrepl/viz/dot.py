@@ -35,9 +35,8 @@ import re
 from functools import lru_cache
 
 from . import heatmap as _heatmap
-from . import numeric as _numeric
 from . import theme as _theme
-from .sanitize import one_line as clean
+from .sanitize import _NEEDS_ESC, esc, one_line as clean  # noqa: F401  (dot.esc: the labels' escaping)
 from .model import VIEWS, Graph, flow_name, shown, words
 
 # the guide's palette (theme.PALETTES["light"]; the other themes are rows of the same table)
@@ -205,16 +204,24 @@ class _Digraph:
         return "".join(lines)
 
 
-_NEEDS_ESC = re.compile("[&<>\"\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]").search
-
-
-def esc(s) -> str:
-    """Text for an HTML-like label: one line (see :func:`clean`), ``& < > "`` as entities."""
-    s = str(s)
-    if _NEEDS_ESC(s) is None:
-        return s
-    return (clean(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+def _numeric_rows(g, gid, cell, data=None, color=None) -> list:
+    """The numeric rows of gradient variable ``gid`` as HTML table rows: none if unchecked, or
+    if its record shows another value than the one checked (``data``: a step frame before the
+    backward wrote it, or between two backward runs that add into it)."""
+    entry = (getattr(g, "numeric", None) or {}).get(gid)
+    if not entry or data is None or data != entry["data"]:
+        return []
+    said = entry["lines"]
+    out = []
+    for k, line in enumerate(said):
+        text = esc(line)
+        if k == len(said) - 1 and "DISAGREE" in line:
+            text = f"<b>{text}</b>"
+        if color:
+            text = f'<font color="{color}">{text}</font>'
+        out.append(f'<tr><td align="left" bgcolor="{cell}"><font point-size="10">{text}'
+                   f'</font></td></tr>')
+    return out
 
 
 def _row(text, color=None, bold=False, small=False, cell="white"):
@@ -516,7 +523,7 @@ class DotWriter:
         label = (f'{self._head(pal["grad_var"], pal["border"])}'
                  f'{names[gv.id] if not self._flow else self._esc_kept(gv)}</b></td></tr>'
                  f'{"".join(heat) if heat else f"<tr>{data}</tr>"}'
-                 f'{"".join(_numeric.rows(self.g, gv.id, cell, gv.data))}'
+                 f'{"".join(_numeric_rows(self.g, gv.id, cell, gv.data))}'
                  f'{self._td}<font point-size="10">{self.words["grad_op"]} = '
                  f'{grad_op}</font></td></tr></table>>')
         self.dot.body.append(f"\t{gv.id} [label={label} shape=plain]\n")
@@ -564,7 +571,7 @@ class DotWriter:
                     *((gv.flow != gv.data or None) and   # (a second map only if it differs)
                       _heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
                       or [f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]),
-                    *_numeric.rows(self.g, gv.id, cell, gv.data)]
+                    *_numeric_rows(self.g, gv.id, cell, gv.data)]
             style = "solid"
         if self.slim and gv.tensor in self.brief:   # the compact look: one line
             reached = f"the gradient reaching {tname}" + (f" = {gv.flow}" if gv.flow is not None

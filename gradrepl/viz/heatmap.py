@@ -183,7 +183,7 @@ def cell_size(heat: Heat) -> float:
 
 
 def _num(v: float) -> str:
-    from .model import fmt_number
+    from .fmt import fmt_number
 
     return fmt_number(v)
 
@@ -236,7 +236,7 @@ def rows(preview, cell: str, what: str = "data", text_color: str | None = None,
     heat = of(preview)
     if heat is None:
         return None
-    from .dot import esc
+    from .sanitize import esc
 
     words = esc(caption(heat, what))
     if bold:

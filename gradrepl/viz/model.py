@@ -27,6 +27,7 @@ import numpy as np
 
 from ..engine.node import AccumulateNode, GradNode
 from . import heatmap as _heatmap
+from .fmt import _INF, _fmt_float, fmt_number  # noqa: F401  (model.fmt_number: one value, short)
 
 VIEWS = ("forward", "backward", "both")
 
@@ -150,17 +151,6 @@ def _dtype_str(dtype) -> str:
 
 
 # ---------------------------------------------------------------------------- previews
-def fmt_number(v) -> str:
-    """One value, short: Paddle's style of float (``2.``), ints as ints."""
-    if type(v) is float:
-        return _fmt_float(v)
-    if isinstance(v, (bool, np.bool_)):
-        return "True" if v else "False"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (complex, np.complexfloating)):
-        return f"{complex(v):.4g}"
-    return _fmt_float(float(v))
 
 
 def made_up_name(n: int, taken) -> tuple:
@@ -171,18 +161,6 @@ def made_up_name(n: int, taken) -> tuple:
         n += 1
         name = f"tmp_{n}"
     return name, n + 1
-
-
-def _fmt_float(f: float) -> str:
-    if f != f or f == _INF or f == -_INF:
-        return str(f)
-    s = f"{f:.4g}"
-    if "." not in s and "e" not in s:
-        s += "."
-    return s
-
-
-_INF = float("inf")
 
 
 PREVIEW_ITEMS = 12   # arrays of at most this many elements are shown whole (``--values N``)

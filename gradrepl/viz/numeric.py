@@ -39,16 +39,15 @@ def lines(c) -> list:
     return out
 
 
-def checks_by_grad_var(g, tape, namespace, only=None) -> dict:
+def checks_by_grad_var(g, tape, namespace, namer, only=None) -> dict:
     """{gradient variable id of ``g``: the ``Check`` of that leaf's .grad} for the leaves of the
-    picture that a recorded backward wrote (``only``: those tensors)."""
+    picture that a recorded backward wrote (``only``: those tensors); ``namer`` names tensors
+    as ``why`` does (``why.Namer(namespace)``: passed in, so this module sits below why)."""
     from ..teach import numeric as _num
-    from .why import Namer
 
     b = getattr(g, "_builder", None)
     if b is None:
         return {}
-    namer = Namer(namespace)
     want = {}
     for key, t in b.tensor_objs.items():
         gv = b.gvars.get(key)
@@ -63,44 +62,22 @@ def checks_by_grad_var(g, tape, namespace, only=None) -> dict:
     return {by_name[c.name]: c for c in checks if c.what == "grad" and c.name in by_name}
 
 
-def annotate(pic, tape, namespace) -> dict:
+def annotate(pic, tape, namespace, namer) -> dict:
     """Check the picture's leaves and write the rows into its model (``Graph.numeric``); the
     picture is drawn from the model from now on. Returns {grad var id: Check}."""
     g = pic.model
-    found = annotate_model(g, tape, namespace)
+    found = annotate_model(g, tape, namespace, namer)
     pic.model = g   # (a plain picture's flat snapshot has no place for the rows)
     return found
 
 
-def annotate_model(g, tape, namespace, only=None) -> dict:
+def annotate_model(g, tape, namespace, namer, only=None) -> dict:
     """Write the rows of the checks of ``g``'s leaves (``only``: those tensors) into
     ``g.numeric``; returns {grad var id: Check}."""
-    found = checks_by_grad_var(g, tape, namespace, only)
+    found = checks_by_grad_var(g, tape, namespace, namer, only)
     data = {v.id: v.data for v in g.grad_vars}
     g.numeric = {gid: {"lines": lines(c), "data": data.get(gid)} for gid, c in found.items()}
     return found
 
 
-def rows(g, gid, cell, data=None, color=None) -> list:
-    """The numeric rows of gradient variable ``gid`` as HTML table rows: none if unchecked, or
-    if its record shows another value than the one checked (``data``: a step frame before the
-    backward wrote it, or between two backward runs that add into it)."""
-    from .dot import esc
-
-    entry = (getattr(g, "numeric", None) or {}).get(gid)
-    if not entry or data is None or data != entry["data"]:
-        return []
-    said = entry["lines"]
-    out = []
-    for k, line in enumerate(said):
-        text = esc(line)
-        if k == len(said) - 1 and "DISAGREE" in line:
-            text = f"<b>{text}</b>"
-        if color:
-            text = f'<font color="{color}">{text}</font>'
-        out.append(f'<tr><td align="left" bgcolor="{cell}"><font point-size="10">{text}'
-                   f'</font></td></tr>')
-    return out
-
-
-__all__ = ["annotate", "annotate_model", "checks_by_grad_var", "lines", "rows"]
+__all__ = ["annotate", "annotate_model", "checks_by_grad_var", "lines"]

@@ -227,3 +227,16 @@ def for_terminal(stream, s) -> str:
     except (AttributeError, ValueError):
         tty = False
     return terminal(s) if tty else s
+
+
+_NEEDS_ESC = re.compile("[&<>\"\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]").search
+
+
+def esc(s) -> str:
+    """Text for a Graphviz HTML-like label: one line (see :func:`one_line`), ``& < > "`` as
+    entities (``dot.esc``)."""
+    s = str(s)
+    if _NEEDS_ESC(s) is None:
+        return s
+    return (one_line(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))

@@ -1897,7 +1897,7 @@ def picture_dot(ex: Explanation, tensor, namespace=None, recorder=None, view="bo
     if tape is not None:
         from .numeric import annotate_model
 
-        annotate_model(g, tape, namespace, only=[tensor])
+        annotate_model(g, tape, namespace, Namer(namespace), only=[tensor])
     return to_dot(g, view=view, highlight=ex.highlight(g),
                   title=f"why {ex.name}: its paths in orange")
 
@@ -1932,7 +1932,7 @@ def why_command(script, target, output=None, paddle=None, numeric=False
     import os
 
     from .capture import run_for_pictures
-    from .cli import _describe_error
+    from .capture import describe_error as _describe_error
 
     if not os.path.isfile(script):
         raise WhyError(f"no such file: {script}")
