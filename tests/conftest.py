@@ -19,6 +19,9 @@ import pytest
 # tests of another class's rule choose it themselves (tests/test_cpu_rules.py; records made on
 # AMD, e.g. tests/test_lectures.py, set "amd"). Subprocesses inherit the choice.
 os.environ.setdefault("GRADREPL_CPU_CLASS", "intel-avx512")
+# the thread count the torch records were made with (a 2-core machine): reductions and MKL's
+# products split their work by it (engine/cpu.threads)
+os.environ.setdefault("GRADREPL_TORCH_THREADS", "2")
 
 import gradrepl.paddle  # noqa: F401  (the whole API, so every op is registered before collection)
 from gradrepl.paddle import profiles, state

@@ -100,3 +100,21 @@ def avx512f() -> bool:
     if forced in ("intel-avx512", "intel-avx2", "other"):
         return forced == "intel-avx512"
     return _flag_avx512f()
+
+
+def threads() -> int:
+    """The frameworks' intra-op thread count here (torch's ``at::get_num_threads()``, the
+    threads MKL is given): ``GRADREPL_TORCH_THREADS`` or ``OMP_NUM_THREADS`` where set, else the
+    physical cores this process may run on. Reductions and MKL's products split their work
+    between these threads, so their sums' order (last bits) follows it; the suite's records were
+    made with 2 (``tests/conftest.py`` sets it)."""
+    for var in ("GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
+        forced = os.environ.get(var, "").strip()
+        if forced.isdigit() and int(forced) > 0:
+            return int(forced)
+    n = cpuinfo()[2] or os.cpu_count() or 1
+    try:
+        n = min(n, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        pass
+    return max(n, 1)

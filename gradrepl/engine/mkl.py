@@ -10,6 +10,8 @@ import ctypes
 
 import numpy as np
 
+from . import cpu as _cpu
+
 _LIB = None               # the loaded libmkl_rt, False when there is none
 
 
@@ -47,7 +49,7 @@ def _library_path():
     return None
 
 
-THREADS = 2  # torch's at::get_num_threads() on a 2-core machine: MKL's gemm
+THREADS = _cpu.threads()  # torch's at::get_num_threads() (2 on a 2-core machine): MKL's gemm
 #              splits some products (e.g. 10x32 @ 32x16) between its threads, which changes
 #              their sums' order, so gradrepl runs MKL with as many OpenMP threads as torch
 

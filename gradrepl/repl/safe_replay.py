@@ -364,6 +364,7 @@ class _Child:
 # the environment variables the child keeps (their values: they change what gradrepl computes
 # or how the C libraries it loads behave), besides those child_environment sets
 _KEPT_VARIABLES = ("GRADREPL_PADDLE", "GRADREPL_CPU_CLASS", "GRADREPL_CPUINFO",
+                   "GRADREPL_TORCH_THREADS", "GRADREPL_TORCH_CAPABILITY", "ATEN_CPU_CAPABILITY",
                    "GRADREPL_NO_NUMEXPR", "GRADREPL_NO_BLAS_FMA", "GRADREPL_MALLOC", "GRADREPL_GC",
                    "MKL_CBWR", "MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE")
 
@@ -475,9 +476,7 @@ class _Feeder:
                     f"wall-clock timeout ({_num(self.timeout)} s) exceeded"
                 return
             if self.disk is not None and time.monotonic() >= self.next_disk_check:
-                over = safe_budget.folder_usage(child.workdir, self.disk[0], self.disk[1])
-                if over is not None:
-                    out.limit = safe_budget.disk_line(over, self.disk[2], self.disk[1])
+                if self._over_disk():
                     return
                 self.next_disk_check = time.monotonic() + safe_budget.DISK_CHECK_SECONDS
             reads = [child.fds[n] for n in ("out", "ack") if n in child.fds]
@@ -497,8 +496,20 @@ class _Feeder:
                 if not chunk:
                     child.close("ack")
                     return
+                # (each input's end is measured too, so that a session writing faster than
+                # the 0.2 s checks cannot finish inside the gap)
+                if self.disk is not None and self._over_disk():
+                    return
                 if self._acknowledged(chunk):
                     return
+
+    def _over_disk(self) -> bool:
+        """Whether the child's folder is past its disk budget (``out.limit`` then says so)."""
+        over = safe_budget.folder_usage(self.child.workdir, self.disk[0], self.disk[1])
+        if over is None:
+            return False
+        self.out.limit = safe_budget.disk_line(over, self.disk[2], self.disk[1])
+        return True
 
     def _read_output(self) -> bool:
         """Read what OUT has now; False when the output limit is passed."""

@@ -76,13 +76,7 @@ def fused() -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _detected_threads() -> int:
-    _, cores = _cpuinfo()
-    n = cores or os.cpu_count() or 1
-    try:
-        n = min(n, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        pass
-    return max(n, 1)
+    return cpu.threads()
 
 
 def threads() -> int:

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-THREADS = 2     # at::get_num_threads() of the reference torch (a 2-core CPU)
+from ._capability import threads as _threads
+
+THREADS = _threads()   # at::get_num_threads() (the reference torch: 2, a 2-core CPU)
 LANES = 8       # float lanes of the vectorised reductions (AVX2 Vectorized<float>)
 SMALL_C = 16    # rows <= THREADS: up to this many channels take the float path, one block
 
