@@ -819,11 +819,27 @@ def _shapes(size):
 def test_a_1_mb_session_parses_in_linear_time(shape):
     from gradrepl.repl.transcript import parse
 
-    text = dict(_shapes(1 << 20))[shape]
-    t0 = time.monotonic()
-    parse(text, "big.pycon")
-    # (line by line, one compile of the whole input per line: 24 KB took a minute)
-    assert time.monotonic() - t0 < 15
+    # linear, by count rather than by the clock: the characters handed to Python's compiler
+    # grow with the input, not with its square (line by line, one compile of the whole input
+    # per line, 24 KB took a minute: 16 times the input was 256 times the characters)
+    import codeop
+
+    from gradrepl.repl import complete
+
+    def compiled_chars(size, monkeypatch=pytest.MonkeyPatch()):
+        seen = [0]
+        real = codeop.compile_command
+
+        def counting(source, *a, **k):
+            seen[0] += len(source)
+            return real(source, *a, **k)
+        with monkeypatch.context() as m:
+            m.setattr(complete.codeop, "compile_command", counting)
+            parse(dict(_shapes(size))[shape], "big.pycon")
+        return seen[0]
+
+    small, big = compiled_chars(1 << 16), compiled_chars(1 << 20)
+    assert big <= 32 * max(small, 1) + (1 << 20), (small, big)
 
 
 def test_the_fast_parse_reads_inputs_as_the_line_by_line_one():

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import os
-import platform
 
 from gradrepl.engine import cpu
 
@@ -37,7 +36,7 @@ def _cpuinfo():
 @functools.lru_cache(maxsize=None)
 def detected() -> str:
     """The capability torch would pick on this CPU."""
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+    if not cpu.x86():
         return "DEFAULT"
     flags, _ = _cpuinfo()
     if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
