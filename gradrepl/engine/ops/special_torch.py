@@ -70,29 +70,11 @@ def lm(name, x):
 
 
 def _mkl(name):
-    """MKL's VML ``vs<name>``/``vmd<name>`` (torch's kernel for erfc, erfinv ...), None without
-    MKL."""
+    """MKL's VML ``vs<name>``/``vmd<name>`` (torch's kernel for erfc, erfinv ...) in torch's
+    mode, None without MKL."""
     from .. import mkl  # the engine's loader of MKL (the optional 'exact' extra)
 
-    lib = mkl.load()
-    if not lib:
-        return None
-    import ctypes
-
-    ks = {F32: getattr(lib, "vms" + name, None), F64: getattr(lib, "vmd" + name, None)}
-    if None in ks.values():
-        return None
-    for k in ks.values():
-        k.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong)
-        k.restype = None
-
-    def f(x):
-        src = np.ascontiguousarray(x)
-        out = np.empty_like(src)
-        if src.size:
-            ks[src.dtype](src.size, src.ctypes.data, out.ctypes.data, _VML_MODE)
-        return out
-    return f
+    return mkl.vml(name, _VML_MODE)
 
 
 _MKL: dict = {}
