@@ -384,7 +384,7 @@ class DotWriter:
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         above = t.label if t.label and t.is_leaf else None
         w = self.words
-        heat = _heatmap.rows(t.preview, cell)   # (--heatmap: a larger value as a grid of cells)
+        heat = _heatmap.rows(t.preview, cell, theme=self.style.theme)   # (--heatmap: a larger value as a grid of cells)
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
             grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
@@ -519,7 +519,8 @@ class DotWriter:
         else:
             data = (f'<td align="left" bgcolor="{cell}"><font color="{red}">'
                     f'data = {esc(gv.data)}</font></td>')
-        heat = _heatmap.rows(gv.data, cell, text_color=red, bold=changed)
+        heat = _heatmap.rows(gv.data, cell, text_color=red, bold=changed,
+                             theme=self.style.theme)
         label = (f'{self._head(pal["grad_var"], pal["border"])}'
                  f'{names[gv.id] if not self._flow else self._esc_kept(gv)}</b></td></tr>'
                  f'{"".join(heat) if heat else f"<tr>{data}</tr>"}'
@@ -556,7 +557,7 @@ class DotWriter:
             else:
                 first = f"{td}the gradient reaching {esc(tname)} = {reach}</td></tr>"
             heat = _heatmap.rows(gv.flow, cell, f"the gradient reaching {tname}",
-                                 text_color=red, bold=changed)
+                                 text_color=red, bold=changed, theme=self.style.theme)
             rows = [*(heat or [first]),
                     f'{td}<font point-size="10">not kept: {esc(tname)}.grad is None</font>'
                     f"</td></tr>"]
@@ -566,10 +567,12 @@ class DotWriter:
             data = esc(gv.data) if gv.data is not None else "None"
             if gv.data is not None:
                 data = f'<font color="{red}">{f"<b>{data}</b>" if stored_now else data}</font>'
-            rows = [*(_heatmap.rows(gv.data, cell, text_color=red, bold=stored_now)
+            rows = [*(_heatmap.rows(gv.data, cell, text_color=red, bold=stored_now,
+                                    theme=self.style.theme)
                       or [f"{td}data = {data}</td></tr>"]),
                     *((gv.flow != gv.data or None) and   # (a second map only if it differs)
-                      _heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red)
+                      _heatmap.rows(gv.flow, cell, f"reaching it: {fname}", text_color=red,
+                                    theme=self.style.theme)
                       or [f"{td}reaching it: {esc(fname)} = {reach}</td></tr>"]),
                     *_numeric_rows(self.g, gv.id, cell, gv.data)]
             style = "solid"

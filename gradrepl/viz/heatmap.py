@@ -7,6 +7,10 @@ seen at a glance:
 
 - a diverging scale: zero white, positive red, negative blue, each map scaled to its own largest
   magnitude (written under the map: ``±0.53``), NaN grey; min, max and the shape written above;
+  under ``--theme print`` a greyscale instead (``SCALES``, chosen by ``THEME_SCALE``): black
+  the most negative, mid grey zero, white the most positive, written the same way, so that a
+  handout printed in black and white still tells the sign (red and blue print as about the
+  same grey); NaN there is a blank cell with a black frame;
 - a matrix as its rows and columns; a vector as one row (a long one wrapped into rows); an
   array of more axes as (its first axes) x (the rest), as square as can be, axes of size 1
   dropped (``as_matrix``); more than ``MAX_ROWS`` x ``MAX_COLS`` cells are block means (said:
@@ -36,6 +40,37 @@ NEGATIVE = (0x21, 0x66, 0xac)
 WHITE = (0xff, 0xff, 0xff)
 NAN_COLOR = "#9a9a9a"
 FRAME_COLOR = "#8c8c8c"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A map's colours: ``negative`` at -scale, ``zero`` at 0, ``positive`` at +scale, linear
+    in between; ``nan`` a cell holding no finite value (None: left blank, framed in black);
+    ``note`` the words under the map (``{s}``: the scale), ``nan_word`` how the caption names
+    the NaN cells."""
+
+    negative: tuple
+    zero: tuple
+    positive: tuple
+    nan: str | None
+    note: str
+    nan_word: str
+
+
+SCALES = {
+    "diverging": Scale(NEGATIVE, WHITE, POSITIVE, NAN_COLOR,
+                       "blue -{s} \u00b7 white 0 \u00b7 red +{s}", "grey"),
+    # greyscale for print: one ramp of lightness, so the sign survives a black-and-white printer
+    "grey": Scale((0x00, 0x00, 0x00), (0x80, 0x80, 0x80), WHITE, None,
+                  "greyscale: black -{s} \u00b7 mid grey 0 \u00b7 white +{s}",
+                  "blank, framed"),
+}
+THEME_SCALE = {"light": "diverging", "dark": "diverging", "print": "grey"}
+
+
+def scale_of(theme: str | None) -> Scale:
+    """The colour scale of a picture theme (light and dark: diverging; print: greyscale)."""
+    return SCALES[THEME_SCALE.get(theme or "light", "diverging")]
 
 ON = False   # heat maps for arrays larger than model.PREVIEW_ITEMS (``enable``)
 
@@ -164,16 +199,20 @@ def of(preview) -> Heat | None:
     return getattr(preview, "heat", None)
 
 
-def color(v: float, scale: float) -> str:
-    """The cell colour of ``v`` on a map whose ends are ``±scale``: white at 0, red positive,
-    blue negative, linear in between; grey for NaN."""
+def color(v: float, scale: float, theme: str | None = None) -> str | None:
+    """The cell colour of ``v`` on a map whose ends are ``±scale``: by default white at 0, red
+    positive, blue negative, linear in between, grey for NaN; under ``theme="print"`` black
+    to mid grey to white, None (a blank cell) for NaN (``SCALES``)."""
+    sc = scale_of(theme)
     if v != v:
-        return NAN_COLOR
+        return sc.nan
+    mid = sc.zero
     if scale <= 0 or v == 0:
-        return "#ffffff"
-    t = min(1.0, abs(v) / scale)
-    end = POSITIVE if v > 0 else NEGATIVE
-    r, g, b = (round(w + (e - w) * t) for w, e in zip(WHITE, end))
+        r, g, b = mid
+    else:
+        t = min(1.0, abs(v) / scale)
+        end = sc.positive if v > 0 else sc.negative
+        r, g, b = (round(w + (e - w) * t) for w, e in zip(mid, end))
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
@@ -188,7 +227,7 @@ def _num(v: float) -> str:
     return fmt_number(v)
 
 
-def caption(heat: Heat, what: str = "data") -> str:
+def caption(heat: Heat, what: str = "data", theme: str | None = None) -> str:
     """The words above a map: ``data (4x8): min -0.528, max 0.447`` (and how it was binned)."""
     shape = "x".join(str(s) for s in heat.shape) or "scalar"
     laid = ""
@@ -201,16 +240,18 @@ def caption(heat: Heat, what: str = "data") -> str:
     elif heat.block != (1, 1):
         laid += f", cells are means of {heat.block[0]}x{heat.block[1]} blocks"
     if heat.nonfinite:
-        laid += f", {heat.nonfinite} NaN or inf (grey)"
+        laid += f", {heat.nonfinite} NaN or inf ({scale_of(theme).nan_word})"
     return f"{what} ({shape}{laid}): min {_num(heat.lo)}, max {_num(heat.hi)}"
 
 
-def scale_note(heat: Heat) -> str:
-    return f"blue -{_num(heat.scale)} \u00b7 white 0 \u00b7 red +{_num(heat.scale)}"
+def scale_note(heat: Heat, theme: str | None = None) -> str:
+    """The scale written under a map: ``blue -4. · white 0 · red +4.`` (print: greyscale)."""
+    return scale_of(theme).note.format(s=_num(heat.scale))
 
 
-def grid(heat: Heat) -> str:
-    """The map as a Graphviz HTML table (one ``<td bgcolor>`` a cell, no text)."""
+def grid(heat: Heat, theme: str | None = None) -> str:
+    """The map as a Graphviz HTML table (one ``<td bgcolor>`` a cell, no text; under the print
+    theme a NaN cell is blank with a black frame)."""
     size = cell_size(heat)
     s = f"{size:g}"
     w = f"{size * heat.cols:g}"
@@ -219,30 +260,35 @@ def grid(heat: Heat) -> str:
            f'cellpadding="0" fixedsize="true" width="{w}" height="{h}">']
     cells = heat.cells
     scale = heat.scale
+    blank = f'<td width="{s}" height="{s}" fixedsize="true"></td>'
+    framed = f'<td border="1" color="#000000" width="{s}" height="{s}" fixedsize="true"></td>'
     for i in range(heat.rows):
         row = cells[i * heat.cols:(i + 1) * heat.cols]
-        out.append("<tr>" + "".join(
-            f'<td bgcolor="{color(v, scale)}" width="{s}" height="{s}" fixedsize="true"></td>'
-            if v is not None else
-            f'<td width="{s}" height="{s}" fixedsize="true"></td>' for v in row) + "</tr>")
+        tds = []
+        for v in row:
+            c = color(v, scale, theme) if v is not None else None
+            tds.append(blank if v is None else framed if c is None else
+                       f'<td bgcolor="{c}" width="{s}" height="{s}" fixedsize="true"></td>')
+        out.append("<tr>" + "".join(tds) + "</tr>")
     out.append("</table>")
     return "".join(out)
 
 
 def rows(preview, cell: str, what: str = "data", text_color: str | None = None,
-         bold: bool = False) -> list | None:
+         bold: bool = False, theme: str | None = None) -> list | None:
     """A record's rows for a value whose preview carries a heat map: the caption (in
-    ``text_color``, bold if asked), the map and its scale; None when it carries none."""
+    ``text_color``, bold if asked), the map and its scale, coloured for the picture's
+    ``theme``; None when it carries none."""
     heat = of(preview)
     if heat is None:
         return None
     from .sanitize import esc
 
-    words = esc(caption(heat, what))
+    words = esc(caption(heat, what, theme))
     if bold:
         words = f"<b>{words}</b>"
     if text_color:
         words = f'<font color="{text_color}">{words}</font>'
     return [f'<tr><td align="left" bgcolor="{cell}">{words}<br/>'
-            f'<font point-size="9">{esc(scale_note(heat))}</font></td></tr>',
-            f'<tr><td bgcolor="{cell}">{grid(heat)}</td></tr>']
+            f'<font point-size="9">{esc(scale_note(heat, theme))}</font></td></tr>',
+            f'<tr><td bgcolor="{cell}">{grid(heat, theme)}</td></tr>']
