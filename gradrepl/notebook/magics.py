@@ -26,6 +26,23 @@ class _View:
         self.namespace = user_namespace(ext.shell)
         self.recorder = ext.recorder
         self.backward_log = getattr(ext, "log", None)   # %graph --chain: the numbers that flowed
+        self._shell = ext.shell
+
+    @property
+    def history(self) -> list:
+        """The notebook's cells run so far and this one (last), as inputs a fresh session can
+        run again (``%graph --numeric``): magic and shell lines left out, ``%%`` cells too."""
+        raw = list(getattr(getattr(self._shell, "history_manager", None), "input_hist_raw",
+                           None) or [])[1:]
+        keep = lambda ln: not ln.lstrip().startswith(("%", "!"))   # noqa: E731
+        return ["\n".join(filter(keep, c.splitlines())) if not c.lstrip().startswith("%%")
+                else "" for c in raw]
+
+    @property
+    def profile_key(self):
+        from ..paddle import profiles
+
+        return profiles.current().key
 
 
 class _Parser(argparse.ArgumentParser):
@@ -141,6 +158,10 @@ class Magics:
         except RenderError as exc:
             raise CommandError(str(exc)) from None
         display(bundle, raw=True)
+        from ..repl.commands import NUMERIC
+
+        if NUMERIC in res.output:   # (--numeric: the check in words, under the picture)
+            print((NUMERIC + res.output.rpartition(NUMERIC)[2]).lstrip("\n"), end="")
 
     # -- %step ----------------------------------------------------------------------------
     def step(self, line):

@@ -90,9 +90,16 @@ def graph_picture(session, args):
     p.add_argument("--look", default="auto", choices=["full", "compact", "auto"])
     p.add_argument("--values", type=int)      # arrays of at most N elements shown whole
     p.add_argument("--heatmap", action="store_true")   # larger ones as heat maps
+    p.add_argument("--numeric", action="store_true")   # central differences beside autograd
     a = p.parse_args(args)
     if a.values is not None and a.values < 1:
         raise CommandError(f"--values must be 1 or more, got {a.values}")
+    a.checked, a.rerun = {}, None
+    if a.numeric:   # (the picture of the session's inputs run again with every op recorded)
+        from ..teach.numeric import rerun_session
+
+        tape, session = rerun_session(session)
+        a.rerun = session.rerun
     name, tensor = _tensor_arg(session, a.name)
     from .. import viz
     from ..viz import heatmap
@@ -119,7 +126,16 @@ def graph_picture(session, args):
         logged = log.run_for(tensor)
         if logged is not None and logged.finished and logged.events:
             fill_final_chain(pic.model, logged, log.runs)
+    if a.numeric:   # each leaf's gradient box: central differences beside autograd
+        from ..viz.numeric import annotate
+        from ..viz.why import Namer
+
+        a.checked = annotate(pic, tape, session.namespace, Namer(session.namespace))
     return name, pic, a
+
+
+NUMERIC = "\nnumerically ("   # where %graph --numeric's check begins (the shell shows it after
+#                                 the coloured graph)
 
 
 def cmd_graph(session, args):
@@ -132,7 +148,16 @@ def cmd_graph(session, args):
         except (ValueError, RenderError, OSError) as exc:
             raise CommandError(str(exc)) from None
         return Result(output=f"wrote {path}\n")
-    return Result(output=pic.text(color=False), value=pic)
+    text = pic.text(color=False)
+    if a.numeric:   # (as gradrepl graph --numeric says it, under the graph)
+        from ..teach.numeric import describe
+
+        n = a.rerun
+        text += (f"{NUMERIC}central differences beside autograd; the session's {n} "
+                 f"input{'s' if n != 1 else ''} ran again with every op recorded):\n"
+                 + ("".join(describe(c) for c in a.checked.values())
+                    or "no leaf of this graph got a gradient from a recorded backward\n"))
+    return Result(output=text, value=pic)
 
 
 def cmd_step(session, args):
@@ -362,9 +387,9 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("graph", "%graph [NAME] [-o FILE] [--view forward|backward|both] [--chain] "
             "[--collapse] [--depth N] [--to NAME] [--layers N] [--rankdir TB|LR] "
             "[--size WxH] [--dpi N] [--theme light|dark|print] [--font-size N] "
-            "[--look full|compact|auto] [--values N] [--heatmap]",
+            "[--look full|compact|auto] [--values N] [--heatmap] [--numeric]",
             "draw NAME's forward and backward graphs (text here; -o FILE: .svg .png .pdf .dot "
-            ".json .txt)", cmd_graph),
+            ".json .txt; --numeric: central differences beside each leaf's .grad)", cmd_graph),
     Command("step", "%step [NAME] [--code] [--from forward]",
             "run NAME's backward one step at a time, one sentence each (Enter: next, "
             "q: finish; --code: the engine functions of each step, file:lines; --from forward: "

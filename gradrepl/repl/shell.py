@@ -38,6 +38,7 @@ import os
 import sys
 
 from .complete import compile_state, is_complete, needs_more
+from .commands import NUMERIC
 from .session import PS1, PS2, Session
 
 BANNER = ("gradrepl {version}: Python with Paddle {paddle} (profile {profile}); "
@@ -321,6 +322,8 @@ class _Runner:
                 try:
                     d.out(pic.text(color=True))
                     d.newline_if_needed()
+                    if NUMERIC in res.output:   # (%graph --numeric: the check, under it)
+                        d.out(NUMERIC + res.output.rpartition(NUMERIC)[2])
                     return
                 except Exception:  # noqa: BLE001 - fall back to the plain text
                     pass

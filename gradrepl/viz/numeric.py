@@ -9,6 +9,9 @@ leaf's gradient record gets three more rows, the teacher's classic slide in one 
     autograd: 20.
     max abs error 2.8e-09, max rel error 1.4e-10: agree to 9 digits
 
+A gradient of at most ``WHOLE`` elements with more than one axis is written whole in its shape
+(``autograd (2x3): [[10., 20., 30.], [10., 20., 30.]]``): the broadcast lesson is about rows.
+
 The numbers are :func:`teach.numeric.describe`'s own (the same values, the same formatting),
 so the picture and the command never disagree. The rows ride on the model as ``Graph.numeric``
 ({gradient variable id: {"lines", "data": the .grad checked}}, not part of the JSON), which
@@ -16,6 +19,17 @@ so the picture and the command never disagree. The rows ride on the model as ``G
 backward wrote it).
 """
 from __future__ import annotations
+
+import numpy as np
+
+WHOLE = 12   # a gradient of at most this many elements (all checked) is shown in its shape
+
+
+def _nested(fmt, a) -> str:
+    """``a`` written as nested lists, each element by ``fmt``."""
+    if a.ndim == 0:
+        return fmt(a)
+    return "[" + ", ".join(_nested(fmt, x) for x in a) + "]"
 
 
 def lines(c) -> list:
@@ -28,9 +42,18 @@ def lines(c) -> list:
     where = ""
     if c.size > 1 and c.indices.size < c.size:
         where = f", {c.indices.size} of {c.size:,} elements"
-    out = [f"numeric (h = {c.h:g}, central differences{where}): "
-           f"{_num._vals(_num._g, c.numeric, 4)}",
-           f"autograd: {_num._vals(_num._auto, a, 4)}"]
+    if 1 < c.size <= WHOLE and c.indices.size == c.size and len(c.shape) > 1:
+        # a small matrix shown whole, in its shape (a broadcast's gradient: its rows)
+        order = np.argsort(c.indices)
+        num = np.asarray(c.numeric)[order].reshape(c.shape)
+        auto = c.autograd.reshape(c.shape)
+        shape = "x".join(str(d) for d in c.shape)
+        out = [f"numeric (h = {c.h:g}, central differences, {shape}): {_nested(_num._g, num)}",
+               f"autograd ({shape}): {_nested(_num._auto, auto)}"]
+    else:
+        out = [f"numeric (h = {c.h:g}, central differences{where}): "
+               f"{_num._vals(_num._g, c.numeric, 4)}",
+               f"autograd: {_num._vals(_num._auto, a, 4)}"]
     verdict = "agree" if c.agrees() else "DISAGREE"
     err = (f"max abs error {c.abs_err:.2g}, max rel error {c.rel_err:.2g}" if c.abs_err
            else "no difference")   # (as gradcheck says it)
