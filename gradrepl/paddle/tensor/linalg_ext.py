@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.ops import linalg_more as LM
+from ...engine.ops import reduce as R
+from ...engine.registry import apply
 from ...engine.tensor import Tensor as _T
+from .. import _ref_lapack as RL
 from .. import dtypes
 from ..core import Tensor
 
@@ -143,10 +146,14 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
 def svd(x, full_matrices=False, name=None):
     """(U, S, VH) with x = U diag(S) VH."""
     _float_check(x, "svd", ("float32", "float64", "complex64", "complex128"))
+    if RL.usable(x):                # real Paddle's reference LAPACK (the ``exact`` extra)
+        return apply(RL.op_like(LM.SVD, RL.svd_fwd), (x,), {"full_matrices": bool(full_matrices)})
     return LM.svd(x, full_matrices)
 
 
 def svdvals(x, name=None):
+    if RL.usable(x):                # Paddle's svdvals kernel: ?gesdd without vectors
+        return apply(RL.op_like(R.SINGULAR_VALUES, RL.svdvals_fwd), (x,))
     return svd(x)[1]
 
 
@@ -174,10 +181,17 @@ def eigh(x, UPLO="L", name=None):
     if UPLO not in ("L", "U"):
         raise ValueError(f"UPLO must be L or U. But received UPLO is: {UPLO}")
     _square(x, "eigh")
+    if RL.usable(x, complex_ok=True):   # real Paddle's reference LAPACK (the ``exact`` extra)
+        return apply(RL.op_like(LM.EIGH, RL.eigh_fwd), (x,), {"UPLO": UPLO})
     return LM.eigh(x, UPLO)
 
 
 def eigvalsh(x, UPLO="L", name=None):
+    # Paddle's kernel computes the vectors too (another path, other last bits) unless x stops
+    # the gradient
+    if x.stop_gradient and UPLO in ("L", "U") and x.ndim >= 2 and x.shape[-1] == x.shape[-2] \
+            and RL.usable(x, complex_ok=True):
+        return Tensor._wrap(RL.eigh(x.data, UPLO, vectors=False)[0], True)
     return eigh(x, UPLO)[0]
 
 

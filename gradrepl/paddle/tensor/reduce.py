@@ -641,7 +641,15 @@ def _svd_norm(x, p, axis, keepdim):
     nd = x.data.ndim
     d0, d1 = (a % nd for a in axis)
     perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
-    sv = R.singular_values(SH.transpose(x, perm) if perm != list(range(nd)) else x)
+    xt = SH.transpose(x, perm) if perm != list(range(nd)) else x
+    from .. import _ref_lapack as RL
+
+    if RL.usable(xt):               # S of Paddle's svd kernel, by its reference LAPACK
+        from ...engine.registry import apply
+
+        sv = apply(RL.op_like(R.SINGULAR_VALUES, RL.svd_s_fwd), (xt,))
+    else:
+        sv = R.singular_values(xt)
     last = sv.data.ndim - 1
     if p == "nuc":
         out = R.sum(sv, (last,), keepdim, out_shape_for(sv, (last,), keepdim))
