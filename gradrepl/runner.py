@@ -33,7 +33,8 @@ def run_script(path: str, argv=None, profile: str | None = None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))  # as `python script.py` does
     try:
         with paddle_modules(), quiet_fp():
-            runpy.run_path(path, run_name="__main__")
+            # __main__'s __file__ (warnings, tracebacks) is absolute, as Python >= 3.9 makes it
+            runpy.run_path(os.path.abspath(path), run_name="__main__")
     finally:
         sys.argv = old_argv
         sys.path[:] = old_path

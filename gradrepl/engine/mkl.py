@@ -129,3 +129,70 @@ def vml(name: str, mode: int = VML_HA):
                     return out
                 _VML[key] = f
     return _VML[key]
+
+
+_SGEMM = []
+
+
+def sgemm_one_thread(a, b):
+    """``a @ b`` of two float32 matrices by MKL's ``cblas_sgemm`` on one thread (Paddle runs its
+    MKL-ML with one math thread), each operand passed as it is stored (a transposed row-major
+    matrix with the transpose flag), or None where the ``mkl`` wheel is absent."""
+    if not _SGEMM:
+        lib = load()
+        f = getattr(lib, "cblas_sgemm", None) if lib else None
+        if f is not None:
+            P, I = ctypes.c_void_p, ctypes.c_int
+            f.argtypes = [I, I, I, I, I, I, ctypes.c_float, P, I, P, I, ctypes.c_float, P, I]
+            f.restype = None
+        _SGEMM.append(f)
+    f = _SGEMM[0]
+    if f is None:
+        return None
+
+    def operand(x):
+        if x.flags.c_contiguous:
+            return x, 111, max(x.shape[1], 1)
+        if x.T.flags.c_contiguous:
+            return x.T, 112, max(x.shape[0], 1)
+        x = np.ascontiguousarray(x)
+        return x, 111, max(x.shape[1], 1)
+
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.zeros((m, n), np.float32)
+    if m == 0 or n == 0 or k == 0:
+        return out
+    sa, ta, lda = operand(a)
+    sb, tb, ldb = operand(b)
+    local = load().MKL_Set_Num_Threads_Local
+    prev = local(1)
+    try:
+        f(101, ta, tb, m, n, k, 1.0, address(sa), lda, address(sb), ldb, 0.0, address(out), n)
+    finally:
+        local(prev)
+    return out
+
+
+_SAXPY = []
+
+
+def saxpy(alpha, x, y):
+    """``y += alpha * x`` in place by MKL's ``cblas_saxpy`` (float32, C-contiguous, one size):
+    True, or False where the ``mkl`` wheel is absent. MKL fuses the multiply into the add on
+    Intel (AVX-512) and rounds the product first on AMD, as Paddle's sgd kernel does there."""
+    if not _SAXPY:
+        lib = load()
+        f = getattr(lib, "cblas_saxpy", None) if lib else None
+        if f is not None:
+            f.argtypes = [ctypes.c_int, ctypes.c_float, ctypes.c_void_p, ctypes.c_int,
+                          ctypes.c_void_p, ctypes.c_int]
+            f.restype = None
+        _SAXPY.append(f)
+    f = _SAXPY[0]
+    if f is None:
+        return False
+    for a in range(0, y.size, 1 << 30):       # (MKL's n is an int)
+        b = min(y.size, a + (1 << 30))
+        f(b - a, alpha, address(x) + 4 * a, 1, address(y) + 4 * a, 1)
+    return True

@@ -31,6 +31,20 @@ _NONLEAF_GRAD_WARNING = (
     "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
+_SCALAR_GRAD_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+
+def _warn_scalar_grad():
+    """float()/complex() of a tensor that requires grad: torch's TORCH_WARN_ONCE (int(), bool(),
+    .item() and format() do not warn)."""
+    from ._ops_shape import _warn_once
+
+    _warn_once(_SCALAR_GRAD_WARNING)
+
+
 def _internal(code) -> bool:
     v = _INTERNAL.get(code)
     if v is None:
@@ -41,10 +55,19 @@ def _internal(code) -> bool:
 class Tensor(EngineTensor):
     # _base: the tensor this one aliases (detach, views): in-place writes bump both versions;
     # _retains: retain_grad() was called; _hook_ids: torch hook handles -> engine hook slots
-    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks", "_fw")
+    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks", "_fw", "__dict__")
     # _fw: (level, tangent) of a dual tensor of forward AD (autograd/forward_ad.py)
+    # __dict__: a user's own attributes (fast.ai's lessons keep a manual gradient in ``t.g``)
 
-    __array_ufunc__ = None  # numpy defers to the operators below (np.float32(2) * x is a Tensor)
+    __array_priority__ = 1000  # numpy defers its operators to ours (np.float32(2) * x is a Tensor)
+
+    def __array_wrap__(self, array):
+        """A numpy ufunc of a tensor (``np.sqrt(t)``, CS231n's ``np.sqrt(2. / fan_in)``) is a tensor
+        again, bool as uint8, as torch's. The one-argument signature is torch's own: NumPy 2
+        warns about it (DeprecationWarning) under gradrepl as under real torch."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return Tensor._wrap(array, True)
 
     @classmethod
     def _wrap(cls, data, stop_gradient=True, grad_node=None, out_slot=0):
@@ -322,12 +345,16 @@ class Tensor(EngineTensor):
         return a.reshape(-1)[0]
 
     def __float__(self):
+        if not self.stop_gradient and not _internal(_getframe(1).f_code):
+            _warn_scalar_grad()
         return float(self._scalar())
 
     def __int__(self):
         return int(self._scalar())
 
     def __complex__(self):
+        if not self.stop_gradient and not _internal(_getframe(1).f_code):
+            _warn_scalar_grad()
         return complex(self._scalar())
 
     def __index__(self):
@@ -386,6 +413,10 @@ class Tensor(EngineTensor):
         if self._grad is not None:
             t._grad = Tensor._wrap(np.array(raw(self._grad)), True)
         memo[id(self)] = t
+        if getattr(self, "__dict__", None):
+            import copy
+
+            t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return t
 
     def __reduce_ex__(self, protocol):

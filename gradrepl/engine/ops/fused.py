@@ -345,9 +345,11 @@ def _bce_logits_fwd(x, y, reduction="mean", weight=None, pos_weight=None):
     return _reduce_loss(np.asarray(losses).astype(x.dtype), reduction)
 
 
-def _bce_logits_vjp(n, g):
-    """dx = g w ((1 - y) - lw (1 - sigmoid(x))); sigmoid(x) - y without pos_weight."""
-    from .math import sigmoid
+def _bce_logits_vjp(n, g, sigmoid=None):
+    """dx = g w ((1 - y) - lw (1 - sigmoid(x))); sigmoid(x) - y without pos_weight. A dialect
+    may pass its own sigmoid (torch's: the SLEEF kernel its forward uses)."""
+    if sigmoid is None:
+        from .math import sigmoid
 
     x, y = n.inputs
     a = n.attrs

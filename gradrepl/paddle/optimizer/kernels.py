@@ -213,10 +213,21 @@ def _adam_refer(p, g, m, v, c, vmax):
 
 
 def sgd_update(p, g, lr):
-    """``p = p - lr*g`` in place, rounded once (Paddle's sgd kernel is one fused multiply-add);
-    ``p`` and ``g`` C-contiguous of one dtype and shape, ``lr`` in that dtype."""
+    """``p = p - lr*g`` in place; ``p`` and ``g`` C-contiguous of one dtype and shape, ``lr`` in
+    that dtype. float32 is MKL's saxpy where the ``exact`` extra has MKL (measured on AMD EPYC
+    Zen 4: equal to real Paddle 3.3.1 and 2.6.2 on 0 of 21,000 values differing; there the
+    product is rounded first), else the CPU class's rule: one fused multiply-add on Intel (the
+    first records), the rounded product subtracted on AMD."""
     if p.dtype.itemsize >= 8:
         p -= lr * g
+        return
+    from ...engine import mkl
+    from ...engine.ops.nn import _mkl_is_this_cpu
+
+    if _mkl_is_this_cpu() and mkl.saxpy(-lr, g.reshape(-1), p.reshape(-1)):
+        return
+    if not cpu.fused_products():
+        p -= (lr * g).astype(p.dtype)
         return
     axpy(-lr, g.reshape(-1), p.reshape(-1))
 

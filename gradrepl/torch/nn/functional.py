@@ -461,10 +461,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     y = _ops._operand(target, a.dtype)
     w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
     pw = None if pos_weight is None else np.broadcast_to(raw(pos_weight), a.shape).astype(a.dtype)
-    return apply(top("fused_binary_cross_entropy_with_logits",
-                     "BinaryCrossEntropyWithLogitsBackward0", "all", inputs=(0, 1),
-                     forward=_BCEL_FWD), (input, y),
-                 {"reduction": reduction, "weight": w, "pos_weight": pw})
+    op = top("fused_binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+             "all", inputs=(0, 1), forward=_BCEL_FWD)
+    op.vjp = _bcel_vjp
+    return apply(op, (input, y), {"reduction": reduction, "weight": w, "pos_weight": pw})
+
+
+def _bcel_vjp(n, g):
+    """torch's backward: input.sigmoid().sub(target) with torch's own sigmoid kernel (the
+    engine's sigmoid differs in the last bit: d2l's GAN drifted from its first step)."""
+    return _fused._bce_logits_vjp(n, g, sigmoid=lambda x: apply(_ops.sigmoid._op, (x,)))
 
 
 from ...engine.ops import fused as _fused  # noqa: E402
