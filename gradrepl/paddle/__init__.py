@@ -55,16 +55,13 @@ del _name, _dt
 def __getattr__(name):
     if name == "__version__":
         return profiles.current().version
-    if name == "sparse":
-        raise AttributeError("paddle.sparse (sparse COO/CSR tensors) is not part of gradrepl: "
-                             "it emulates Paddle's dense tensors only")
     if name in _SINCE3:
         if profiles.current().api3:
             return _SINCE3[name]
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
                 "regularizer", "base", "distribution", "hapi", "text", "distributed",
-                "jit", "utils"):
+                "jit", "utils", "sparse"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")

@@ -684,18 +684,51 @@ def _since3_method(fn, name):
     return _Since3Property(get)
 
 
-def _no_sparse(name):
+def _dense_sparse_method(name, error, message):
+    """A sparse-only Tensor method called on a dense tensor: Paddle's error."""
     def method(self, *args, **kwargs):
-        raise AttributeError(f"Tensor.{name} needs paddle.sparse (sparse tensors), which is not "
-                             "part of gradrepl: it emulates Paddle's dense tensors only")
+        raise error(message)
     method.__name__ = name
     return method
 
 
-for _n in ("to_sparse_coo", "to_sparse_csr", "to_dense", "values", "indices", "coalesce",
-           "is_sparse", "is_sparse_coo", "is_sparse_csr"):
-    setattr(Tensor, _n, _no_sparse(_n))
-del _n
+_ONLY_COO = "(Fatal) this method is only effective for SparseCooTensor"
+_ONLY_CSR = "(Fatal) this method is only effective for SparseCsrTensor"
+_ONLY_SPARSE = "(Fatal) this method is only effective for SparseCooTensor or SparseCsrTensor"
+
+
+def _unimplemented(kernel):
+    return (f"(Unimplemented) The kernel of ({kernel}) for input tensors is unimplemented, "
+            "please check the type of input tensors.")
+
+
+for _n, _err, _msg in (("to_dense", NotImplementedError, _unimplemented("to_dense")),
+                       ("values", NotImplementedError, _unimplemented("values")),
+                       ("coalesce", NotImplementedError, _unimplemented("coalesce")),
+                       ("indices", SystemError, _ONLY_COO),
+                       ("crows", SystemError, _ONLY_CSR), ("cols", SystemError, _ONLY_CSR),
+                       ("nnz", SystemError, _ONLY_SPARSE)):
+    setattr(Tensor, _n, _dense_sparse_method(_n, _err, _msg))
+del _n, _err, _msg
+
+
+def _to_sparse_coo(self, sparse_dim):
+    from .sparse import dense_to_sparse_coo
+
+    return dense_to_sparse_coo(self, sparse_dim)
+
+
+def _to_sparse_csr(self):
+    from .sparse import dense_to_sparse_csr
+
+    return dense_to_sparse_csr(self)
+
+
+Tensor.to_sparse_coo = _to_sparse_coo
+Tensor.to_sparse_csr = _to_sparse_csr
+Tensor.is_sparse = lambda self: False
+Tensor.is_sparse_coo = lambda self: False
+Tensor.is_sparse_csr = lambda self: False
 
 def _new_like(name, fill):
     """``Tensor.new_empty/new_ones/new_zeros(*size, dtype=None, ...)`` (3.x): a new tensor of
