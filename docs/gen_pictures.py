@@ -7,8 +7,8 @@ Nothing here is drawn by hand, so the pictures show what the engine of this chec
     python docs/gen_pictures.py            # (re)write docs/img/*.svg (the README's picture too)
     python docs/gen_pictures.py OUT_DIR    # write them somewhere else
 
-The docs build calls ``generate`` through ``docs/hooks.py`` on every ``mkdocs build``, so the
-site's pictures are never stale; the committed ``docs/img/*.svg`` (the README's) are refreshed
+The docs' generation step (``docs/generate.py``, before every build of the site) calls
+``generate`` into the site's sources, so the site's pictures are never stale; the committed ``docs/img/*.svg`` (the README's) are refreshed
 by running this script.
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The reference pages' generated parts, made by gradrepl at build time (``docs/hooks.py``).
+"""The reference pages' generated parts, made by gradrepl before the site is built
+(``docs/generate.py``).
 
 Nothing here is copied by hand, so the reference never drifts from the code:
 
@@ -237,9 +238,15 @@ def readme_page() -> str:
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     text = re.sub(r"\]\(docs/", "](", text)
-    # links to the repository's own folders and files (sessions/, examples/ ...) become text
-    text = re.sub(r"\[([^\]]+)\]\((?!https?:|#|[\w-]+\.md|img/)([^)]+)\)", r"\1", text)
-    return text
+    # links to the repository's own folders and files (sessions/, examples/, LICENSE,
+    # CHANGELOG.md ...) become text: only docs/'s pages and pictures are in the site
+    def link(m: re.Match) -> str:
+        target = m.group(2).split("#")[0]
+        if re.match(r"https?:|#", m.group(2)) or os.path.exists(os.path.join(ROOT, "docs", target)):
+            return m.group(0)
+        return m.group(1)
+
+    return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", link, text)
 
 
 # ------------------------------------------------------------------ the lesson notebook

@@ -5,7 +5,7 @@ somewhere, its example outputs are what gradrepl prints today, and it stays a sh
   install + the tests) are lines of .ci/run, which must run exactly what the README tells a user;
 - every relative link and image in README.md and docs/*.md exists, every picture the docs show
   is drawn by docs/gen_pictures.py (so the site never shows a stale one), every page is in
-  mkdocs.yml's nav;
+  docs/site.yml's nav (the site's config; docs/generate.py fills in the % commands' pages);
 - every ```pycon block of the README replays as a session file (``gradrepl replay --check``);
   every ```console block's ``$ gradrepl ...`` command prints exactly the lines shown (a last line
   ``...`` shows only the first lines);
@@ -64,7 +64,7 @@ def _gen_reference():
 
 
 def generated_pages() -> set[str]:
-    """The site's files that docs/hooks.py makes at build time (paths under docs/)."""
+    """The site's files that docs/generate.py makes before the build (paths under docs/)."""
     ref = _gen_reference()
     return {"readme.md", "notebooks/example_two.ipynb",
             *(page for entry in ref.shell_nav() for page in entry.values())}
@@ -89,10 +89,13 @@ def test_readme_first_two_commands_are_what_ci_runs():
 
 def test_ci_builds_the_docs_strictly():
     ci = CI.read_text(encoding="utf-8")
-    assert re.search(r"mkdocs build --strict", ci)
+    # the sources made, then built by Zensical with --strict (docs/generate.py's build())
+    assert re.search(r"^python docs/generate.py .*--build$", ci, re.M)
     assert '".[docs]"' in ci
+    generate = (DOCS / "generate.py").read_text(encoding="utf-8")
+    assert '"zensical", "build", "--strict"' in generate
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^docs = \[.*"mkdocs', pyproject, re.M)
+    assert re.search(r'^docs = \["zensical==', pyproject, re.M)
 
 
 def test_readme_is_short():
@@ -139,11 +142,11 @@ def test_every_picture_is_drawn_by_gradrepl():
 
 
 def test_every_page_is_in_the_nav():
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    config = (DOCS / "site.yml").read_text(encoding="utf-8")
     nav = set(re.findall(r"^\s*- [^:\n]+: (\S+\.md)\s*$", config, re.M))
     made = {p for p in generated_pages() if p.endswith(".md")}
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
-    # the % commands' pages are added to the nav by docs/hooks.py under its index
+    # the % commands' pages are added to the nav by docs/generate.py under its index
     nav |= {p for p in made if p.startswith("shell/")}
     assert pages | made == nav, (f"in docs/ but not in the nav: {pages | made - nav}; "
                                  f"missing: {nav - pages - made}")
