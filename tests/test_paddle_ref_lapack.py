@@ -210,3 +210,70 @@ def test_without_the_backend_numpy_answers(monkeypatch):
     np.testing.assert_allclose(s, SVD["float64"][0], rtol=1e-13)
     w = paddle.linalg.eigvalsh(paddle.to_tensor(H)).numpy()
     np.testing.assert_allclose(w, np.linalg.eigvalsh(H), atol=1e-12)
+
+
+# ---------------------------------------------------------------- lu, lu_solve, eig, eigvals
+B = np.array([[2., -1., 0.5, 3.], [1., 4., -2., 0.], [-3., 1., 1., 2.], [0.5, 2., 5., -1.]])
+RHS = np.array([[1., 2.], [-1., 0.5], [3., -2.], [0., 1.]])
+Z = np.array([[1 + 2j, 0.5, -1j], [2, -1 + 1j, 3], [1j, 4, 2 - 1j]])
+# real Paddle 3.3.1 (2.6.2 the same where it has the function)
+LU32 = [[-3.0, 1.0, 1.0, 2.0],
+        [-0.3333333432674408, 4.333333492279053, -1.6666666269302368, 0.6666666865348816],
+        [-0.1666666716337204, 0.5, 6.0, -1.0],
+        [-0.6666666865348816, -0.07692306488752365, 0.17307695746421814, 4.557692527770996]]
+LUS64 = [[-0.5189873417721519, 0.7911392405063292], [-0.02531645569620253, -0.000703234880450054],
+         [0.18987341772151897, 0.14416315049226444], [0.6392405063291139, 0.11497890295358654]]
+LUST32 = [[0.28129395842552185, 0.4402250349521637], [-0.36427563428878784, 0.41490858793258667],
+          [-0.18987341225147247, -0.2721518874168396], [0.46413499116897583, -0.2236286997795105]]
+EIGW = {"float32": [(-4.387999534606934, 0.0), (3.1519083976745605, 3.1467578411102295),
+                    (3.1519083976745605, -3.1467578411102295), (4.084181785583496, 0.0)],
+        "float64": [(-4.388001593032285, 0.0), (3.1519094046958482, 3.146758076295367),
+                    (3.1519094046958482, -3.146758076295367), (4.0841827836405855, 0.0)]}
+EIGVALS = {"float32": [(-4.388001441955566, 0.0), (3.1519083976745605, 3.146756887435913),
+                       (3.1519083976745605, -3.146756887435913), (4.084182262420654, 0.0)],
+           "float64": [(-4.388001593032275, 0.0), (3.1519094046958473, 3.1467580762953666),
+                       (3.1519094046958473, -3.1467580762953666), (4.084182783640584, 0.0)]}
+# eig(B) float64, row 1 of the vectors (the complex pair's conjugate keeps -0.0 in row 0)
+EIGV64_ROW1 = [(0.07247884198623293, 0.0), (-0.3704113789222509, -0.15053485100532354),
+               (-0.3704113789222509, 0.15053485100532354), (0.7443724503925546, 0.0)]
+CEIGW128 = [(-3.4163382076367155, 0.3103195229990423), (0.9220776925834226, 2.1089927873948104),
+            (4.494260515053293, -0.4193123103938523)]
+CEIGVALS128 = [(4.49426051505329, -0.4193123103938523), (0.9220776925834222, 2.1089927873948096),
+               (-3.4163382076367164, 0.3103195229990421)]
+CEIGV0_64 = [(-0.09829054772853851, -0.09287966042757034), (0.7968199253082275, 0.0),
+             (-0.5762686133384705, -0.12126387655735016)]
+
+
+def _pairs(a):
+    return [(float(z.real), float(z.imag)) for z in np.asarray(a).ravel()]
+
+
+@needs_backend
+def test_lu_and_lu_solve_are_real_paddles(paddle3):
+    lu32, piv32 = paddle.linalg.lu(paddle.to_tensor(B.astype("float32")))
+    assert lu32.numpy().tolist() == LU32 and piv32.numpy().tolist() == [3, 2, 4, 4]
+    assert paddle.linalg.lu_solve(paddle.to_tensor(RHS.astype("float32")), lu32, piv32,
+                                  trans="T").numpy().tolist() == LUST32
+    lu64, piv64 = paddle.linalg.lu(paddle.to_tensor(B))
+    assert paddle.linalg.lu_solve(paddle.to_tensor(RHS), lu64, piv64).numpy().tolist() == LUS64
+
+
+@needs_backend
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_eig_and_eigvals_are_real_paddles(dt):
+    w, v = paddle.linalg.eig(paddle.to_tensor(B.astype(dt)))
+    assert _pairs(w.numpy()) == EIGW[dt]
+    # eigvals runs ?geev on the transpose, without vectors: other last bits than eig's
+    assert _pairs(paddle.linalg.eigvals(paddle.to_tensor(B.astype(dt))).numpy()) == EIGVALS[dt]
+    if dt == "float64":
+        assert _pairs(v.numpy()[1]) == EIGV64_ROW1
+        assert np.signbit(v.numpy()[0, 2].imag)
+
+
+@needs_backend
+def test_complex_eig_and_eigvals_are_real_paddles():
+    w, _ = paddle.linalg.eig(paddle.to_tensor(Z))
+    assert _pairs(w.numpy()) == CEIGW128
+    assert _pairs(paddle.linalg.eigvals(paddle.to_tensor(Z)).numpy()) == CEIGVALS128
+    v64 = paddle.linalg.eig(paddle.to_tensor(Z.astype("complex64")))[1]
+    assert _pairs(v64.numpy()[:, 0]) == CEIGV0_64

@@ -356,6 +356,99 @@ def syevd(a, upper=False, vectors=True):
     return w, (A if vectors else None)
 
 
+def getrf(a):
+    """(LU packed, 1-based int32 pivots, info) of one m x n matrix as Paddle's lu kernel."""
+    m, n = a.shape
+    A = np.array(a, order="F", copy=True)
+    piv = np.zeros(max(1, min(m, n)), np.int32)
+    info = _I(0)
+    _fn("getrf", a.dtype)(_i(m), _i(n), _p(A), _i(max(1, m)), _p(piv), ctypes.byref(info))
+    return A, piv[:min(m, n)], info.value
+
+
+def getrs(lu, piv, b, trans="N"):
+    """The solution of A x = b (``trans`` 'T': A^T x = b) from A's packed LU, one matrix, as
+    Paddle's lu_solve kernel."""
+    n, nrhs = b.shape
+    A = np.array(lu, order="F", copy=True)
+    B = np.array(b, order="F", copy=True)
+    P = np.ascontiguousarray(piv, np.int32)
+    info = _I(0)
+    _fn("getrs", b.dtype)(trans.encode(), _i(n), _i(nrhs), _p(A), _i(max(1, n)), _p(P), _p(B),
+                          _i(max(1, n)), ctypes.byref(info))
+    if info.value != 0:
+        raise ValueError(f"?getrs info {info.value}")
+    return B
+
+
+def _cdtype(dtype):
+    return np.complex64 if np.dtype(dtype) in (np.float32, np.complex64) else np.complex128
+
+
+def _geev(A, jobvr, lwork=None):
+    """``?geev`` jobvl 'N' on the column-major copy ``A`` (overwritten): (w complex, VR or None,
+    lwork used); ``lwork`` None queries it."""
+    n = A.shape[0]
+    cplx = np.iscomplexobj(A)
+    rd = _real(A.dtype)
+    w = np.zeros(n if cplx else 2 * n, A.dtype)
+    VR = np.zeros((n, n), A.dtype, order="F") if jobvr == "V" else None
+    RW = np.zeros(2 * n, rd) if cplx else None
+    info = _I(0)
+    f = _fn("geev", A.dtype)
+
+    def call(W, lw):
+        args = [b"N", jobvr.encode(), _i(n), _p(A), _i(max(1, n))]
+        args += [_p(w)] if cplx else [_p(w[:n]), _p(w[n:])]
+        args += [None, _i(1), _p(VR), _i(max(1, n) if VR is not None else 1), _p(W), _i(lw)]
+        args += [_p(RW)] if cplx else []
+        f(*args, ctypes.byref(info))
+
+    if lwork is None:
+        W = np.zeros(1, A.dtype)
+        call(W, -1)
+        lwork = max(1, int(W[0].real))
+    call(np.zeros(lwork, A.dtype), lwork)
+    if info.value != 0:
+        raise ValueError(f"?geev info {info.value}")
+    wc = w.astype(_cdtype(A.dtype)) if cplx else (w[:n] + 1j * w[n:]).astype(_cdtype(A.dtype))
+    return wc, VR, lwork
+
+
+def eig(x):
+    """Batched (w, V) complex, as Paddle's eig kernel: ``?geev`` (right vectors) on each matrix
+    with a workspace queried on it; a real matrix's vectors paired by the sign of the imaginary
+    part as Paddle pairs them (a value whose imaginary part is under 1e-6 counts as real)."""
+    def one(m):
+        w, VR, _ = _geev(np.array(m, order="F", copy=True), "V")
+        if np.iscomplexobj(m):
+            return w, VR
+        n = m.shape[0]
+        V = VR.astype(w.dtype)
+        j = 0
+        while j < n:
+            if w[j].imag < 1e-6:
+                j += 1
+                continue
+            V.real[:, j], V.imag[:, j] = VR[:, j], VR[:, j + 1]       # (a, b), (a, -b): -0.0
+            V.real[:, j + 1], V.imag[:, j + 1] = VR[:, j], -VR[:, j + 1]   # as Paddle's
+            j += 2
+        return w, V
+    return _batched(one, x, 2)
+
+
+def eigvals(x):
+    """Batched eigenvalues as Paddle's eigvals kernel: ``?geev`` without vectors on each matrix's
+    row-major storage (so LAPACK sees its transpose), the workspace queried once."""
+    flat = x.reshape((-1,) + x.shape[-2:])
+    lwork, out = None, []
+    for m in flat:
+        w, _, lw = _geev(np.array(m.T, order="F", copy=True), "N", lwork)
+        lwork = lw if lwork is None else lwork
+        out.append(w)
+    return np.stack(out).reshape(x.shape[:-1])
+
+
 def _batched(fn, x, n_out):
     """Apply ``fn`` (one matrix -> tuple) over the leading dims of ``x``; stack the results."""
     lead = x.shape[:-2]
@@ -423,3 +516,13 @@ def svdvals_fwd(x):
 
 def eigh_fwd(x, UPLO="L", symmetrize=False):
     return eigh(x, UPLO)
+
+
+def eig_fwd(x):
+    return eig(x)
+
+
+def eigvals_fwd(x):
+    """eig's two outputs with eigvals' values (and no vectors: zeros) for the eig op's flags."""
+    w = eigvals(x)
+    return w, np.zeros(x.shape, w.dtype)

@@ -168,11 +168,15 @@ def qr(x, mode="reduced", name=None):
 def eig(x, name=None):
     """Eigenvalues and eigenvectors of a general square matrix (complex)."""
     _square(x, "eig")
+    if RL.usable(x, complex_ok=True):   # real Paddle's reference LAPACK (the ``exact`` extra)
+        return apply(RL.op_like(LM.EIG, RL.eig_fwd), (x,))
     return LM.eig(x)
 
 
 def eigvals(x, name=None):
     _square(x, "eigvals")
+    if RL.usable(x, complex_ok=True):   # Paddle's eigvals kernel: ?geev of the transpose
+        return apply(RL.op_like(LM.EIG, RL.eigvals_fwd), (x,))[0]
     return LM.eig(x)[0]
 
 
@@ -203,8 +207,9 @@ def lu(x, pivot=True, get_infos=False, name=None):
     m, n = a.shape[-2:]
     flat = a.reshape((-1, m, n))
     outs, pivs, infos = [], [], []
+    ref = RL.usable(x)              # real Paddle's reference LAPACK's ?getrf (the ``exact`` extra)
     for mat in flat:
-        lu_, piv, info = LM.lu_factor(mat)
+        lu_, piv, info = RL.getrf(mat) if ref else LM.lu_factor(mat)
         outs.append(lu_)
         pivs.append(piv)
         infos.append(info)
@@ -244,6 +249,16 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
 def lu_solve(b, lu, pivots, trans="N", name=None):
     """The solution of A x = b from A's packed LU (``trans``: with A^T)."""
     paddle = _paddle()
+    if b.stop_gradient and lu.stop_gradient and RL.usable(lu, complex_ok=True) \
+            and b.data.dtype == lu.data.dtype and b.ndim >= 2 and pivots.ndim >= 1:
+        # Paddle's kernel: ?getrs of the reference LAPACK over the broadcast batch
+        batch = np.broadcast_shapes(b.shape[:-2], lu.shape[:-2], pivots.shape[:-1])
+        bb = np.broadcast_to(b.data, tuple(batch) + tuple(b.shape[-2:]))
+        ll = np.broadcast_to(lu.data, tuple(batch) + tuple(lu.shape[-2:]))
+        pp = np.broadcast_to(np.asarray(pivots.data), tuple(batch) + tuple(pivots.shape[-1:]))
+        t = "N" if trans == "N" else "T"
+        out = [RL.getrs(ll[i], pp[i], bb[i], t) for i in np.ndindex(*batch)]
+        return Tensor._wrap(np.stack(out).reshape(bb.shape) if out else bb.copy(), True)
     P, L, U = lu_unpack(lu, pivots)
     if trans == "N":
         pb = paddle.matmul(paddle.transpose(P, list(range(P.ndim - 2)) + [P.ndim - 1, P.ndim - 2]),
