@@ -145,7 +145,8 @@ API_ITEM = re.compile(r"^::: ([\w.]+)\s*$", re.M)
 
 def check(config_path: str) -> list[str]:
     """What the built site misses (empty when whole): a page of the nav without its HTML, an
-    object of the API page (``::: NAME``) not rendered from its docstring, no search index."""
+    object of the API page (``::: NAME``) not rendered from its docstring, no search index (or
+    not the one that a page opened from disk reads)."""
     with open(config_path, encoding="utf-8") as f:
         conf = yaml.safe_load(f)
     out = os.path.dirname(config_path)
@@ -159,8 +160,9 @@ def check(config_path: str) -> list[str]:
     missing += [f"api.html: {name}" for name in names if f'id="{name}"' not in html]
     if not names:
         missing.append("api.md: no ::: line")
-    if not os.path.exists(os.path.join(site, "search.json")):
-        missing.append("search.json")
+    for name in ("search.json", "search.js", "js/iframe-worker-local.js"):   # (search.js and
+        if not os.path.exists(os.path.join(site, name)):     # the frame: search from disk)
+            missing.append(name)
     return missing
 
 

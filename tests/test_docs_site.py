@@ -2,12 +2,12 @@
 a build with no code of ours (Zensical, strict). These check the first step's config and the
 check of a built site; .ci/run runs the whole build (`python docs/generate.py --build`).
 
-- the site's config (docs/site.yml) has no build-time hooks, and there is no mkdocs.yml left
-  that would build without the generated pages;
+- the site's config (docs/site.yml) has no build-time hooks and reads its search from disk,
+  and there is no mkdocs.yml left that would build without the generated pages;
 - the generated config points at the generated sources, lists one page per % command of the
   shell's table under "Shell % commands", and gives mkdocstrings this checkout;
 - ``check`` finds a page of the nav without its HTML, an API object not rendered, no search
-  index (and nothing in a whole site);
+  index for a page opened from disk (and nothing in a whole site);
 - the README's page in the site links only to pages and pictures of the site.
 """
 from __future__ import annotations
@@ -38,8 +38,12 @@ def test_the_site_needs_no_hooks():
     assert not (DOCS / "hooks.py").exists()
     # a mkdocs.yml at the root would build a site without its generated pages
     assert not (ROOT / "mkdocs.yml").exists()
-    assert {"search", "mkdocstrings"} <= {next(iter(p)) if isinstance(p, dict) else p
-                                         for p in conf["plugins"]}
+    assert {"search", "offline", "mkdocstrings"} <= {next(iter(p)) if isinstance(p, dict)
+                                                    else p for p in conf["plugins"]}
+    # search from disk: our frame for the search's worker, not a shim fetched from the network
+    assert conf["extra"]["polyfills"] == ["js/iframe-worker-local.js"]
+    assert (DOCS / "js" / "iframe-worker-local.js").exists()
+    assert conf["theme"]["font"] is False          # no fonts fetched either
 
 
 def test_generated_config_lists_every_percent_command(tmp_path):
@@ -78,7 +82,9 @@ def _fake_site(tmp_path, gen, api_ids, pages=None):
         html.write_text("<html></html>", encoding="utf-8")
     (tmp_path / "site" / "api.html").write_text(
         "".join(f'<h3 id="{name}">' for name in api_ids), encoding="utf-8")
-    (tmp_path / "site" / "search.json").write_text("{}", encoding="utf-8")
+    for name in ("search.json", "search.js", "js/iframe-worker-local.js"):
+        (tmp_path / "site" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "site" / name).write_text("{}", encoding="utf-8")
     return path
 
 
@@ -92,8 +98,8 @@ def test_check_finds_what_a_site_misses(tmp_path):
     gen = _generate()
     path = _fake_site(tmp_path, gen, ["gradrepl.viz.graph"])
     (tmp_path / "site" / "shell" / "why.html").unlink()
-    (tmp_path / "site" / "search.json").unlink()
-    assert gen.check(path) == ["shell/why.md", "api.html: gradrepl.viz.why.why", "search.json"]
+    (tmp_path / "site" / "search.js").unlink()
+    assert gen.check(path) == ["shell/why.md", "api.html: gradrepl.viz.why.why", "search.js"]
 
 
 def test_the_readme_page_links_only_into_the_site():
@@ -115,6 +121,6 @@ def test_the_readme_page_links_only_into_the_site():
 def test_the_generation_step_copies_docs_but_not_its_code():
     gen = _generate()
     copied = {rel for rel, _ in gen._source_files()}
-    assert "index.md" in copied and "css/extra.css" in copied and "commands/why.md" in copied
+    assert {"index.md", "css/extra.css", "commands/why.md", "js/iframe-worker-local.js"} <= copied
     assert not {rel for rel in copied if rel.endswith(".py") or rel == "site.yml"
                 or rel.startswith("img" + os.sep)}
