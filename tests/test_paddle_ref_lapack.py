@@ -277,3 +277,51 @@ def test_complex_eig_and_eigvals_are_real_paddles():
     assert _pairs(paddle.linalg.eigvals(paddle.to_tensor(Z)).numpy()) == CEIGVALS128
     v64 = paddle.linalg.eig(paddle.to_tensor(Z.astype("complex64")))[1]
     assert _pairs(v64.numpy()[:, 0]) == CEIGV0_64
+
+
+# ---------------------------------------------------------------- lstsq
+LX = np.array([[1., 2., 0.5], [3., -1., 2.], [0., 4., 1.], [2., 2., -3.], [1., 0., 1.]])
+LY = np.array([[1., 0.], [2., 1.], [-1., 3.], [0.5, 2.], [4., -1.]])
+# real Paddle 3.3.1 and 2.6.2 (equal): (solution, rank, singular values) per driver. gelsy is
+# not here: Paddle hands it an uninitialised pivot array, and 3.3.1 and 2.6.2 printed different
+# float64 solutions for this very input (the backend follows the usual case: no pivoting)
+LSTSQ = {
+    "gels_float32": ([[0.8089776635169983, 0.29324570298194885],
+                      [-0.18375055491924286, 0.5588029026985168],
+                      [0.2777233123779297, -0.050062891095876694]], None, None),
+    "gelsd_float32": ([[0.808977484703064, 0.2932456433773041],
+                       [-0.18375062942504883, 0.558803141117096],
+                       [0.2777232527732849, -0.05006289482116699]], 3,
+                      [5.138897895812988, 4.077749729156494, 3.4948103427886963]),
+    "gelss_float32": ([[0.8089777231216431, 0.293245792388916],
+                       [-0.18375056982040405, 0.5588032007217407],
+                       [0.27772340178489685, -0.05006290599703789]], 3,
+                      [5.138896942138672, 4.077748775482178, 3.4948108196258545]),
+    "gels_float64": ([[0.8089777653475041, 0.2932456999021117],
+                      [-0.1837505244021814, 0.5588029646203327],
+                      [0.27772339532932455, -0.05006292826178164]], None, None),
+    "gelsd_float64": ([[0.8089777653475041, 0.2932456999021118],
+                       [-0.18375052440218131, 0.5588029646203329],
+                       [0.2777233953293249, -0.05006292826178166]], 3,
+                      [5.1388974230722955, 4.077748419948337, 3.494810595547314]),
+    "gelss_float64": ([[0.8089777653475043, 0.2932456999021117],
+                       [-0.18375052440218131, 0.5588029646203324],
+                       [0.27772339532932494, -0.05006292826178164]], 3,
+                      [5.138897423072298, 4.077748419948337, 3.4948105955473143])}
+
+
+@needs_backend
+@pytest.mark.parametrize("key", sorted(LSTSQ))
+def test_lstsq_drivers_are_real_paddles(key):
+    driver, dt = key.split("_")
+    sol, _res, rank, sv = paddle.linalg.lstsq(paddle.to_tensor(LX.astype(dt)),
+                                              paddle.to_tensor(LY.astype(dt)), driver=driver)
+    want_sol, want_rank, want_sv = LSTSQ[key]
+    assert sol.numpy().tolist() == want_sol
+    if want_rank is not None:
+        assert rank.numpy().tolist() == want_rank and sv.numpy().tolist() == want_sv
+
+
+def test_lstsq_gelsy_solves():
+    sol = paddle.linalg.lstsq(paddle.to_tensor(LX), paddle.to_tensor(LY))[0].numpy()
+    np.testing.assert_allclose(sol, LSTSQ["gelsd_float64"][0], rtol=1e-13)

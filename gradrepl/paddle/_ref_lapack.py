@@ -449,6 +449,59 @@ def eigvals(x):
     return np.stack(out).reshape(x.shape[:-1])
 
 
+def lstsq(a, b, rcond, driver="gelsy"):
+    """Batched least squares as Paddle's lstsq kernel: (solution [..., n, k], rank int32 [...],
+    singular values [..., min(m, n)] or None). ``?gels`` / ``?gelsy`` / ``?gelsd`` / ``?gelss``
+    on each matrix with the workspace queried on the first; rcond rounded to the dtype."""
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    dt = a.dtype
+    rc = np.array([rcond], dt)
+    ldb = max(1, m, n)
+    A = [np.array(x, order="F", copy=True) for x in a.reshape((-1, m, n))]
+    B = []
+    for y in b.reshape((-1, m, k)):
+        buf = np.zeros((ldb, k), dt, order="F")
+        buf[:m] = y
+        B.append(buf)
+    mn = min(m, n)
+    S = [np.zeros(max(1, mn), dt) for _ in A]
+    # Paddle hands gelsy an uninitialised pivot array: measured, its entries are nonzero in most
+    # calls (every column a leading column, so no column pivoting); a zero left in it by an
+    # earlier tensor lets LAPACK pivot that column, which no rule here can foresee
+    jpvt = np.ones(max(1, n), np.int32)
+    rank, info = _I(0), _I(0)
+    f = _fn(driver, dt)
+
+    def call(i, W, lw, IW=None):
+        head = [_i(m), _i(n), _i(k), _p(A[i]), _i(max(1, m)), _p(B[i]), _i(ldb)]
+        if driver == "gels":
+            f(b"N", *head, _p(W), _i(lw), ctypes.byref(info))
+        elif driver == "gelsy":
+            f(*head, _p(jpvt), _p(rc), ctypes.byref(rank), _p(W), _i(lw), ctypes.byref(info))
+        elif driver == "gelsd":
+            f(*head, _p(S[i]), _p(rc), ctypes.byref(rank), _p(W), _i(lw), _p(IW),
+              ctypes.byref(info))
+        else:
+            f(*head, _p(S[i]), _p(rc), ctypes.byref(rank), _p(W), _i(lw), ctypes.byref(info))
+
+    W, IW = np.zeros(1, dt), np.zeros(1, np.int32)
+    call(0, W, -1, IW)
+    lw = max(1, int(W[0]))
+    W, IW = np.zeros(lw, dt), np.zeros(max(1, int(IW[0])), np.int32)
+    ranks = []
+    for i in range(len(A)):
+        call(i, W, lw, IW)
+        if info.value != 0:
+            raise ValueError(f"?{driver} info {info.value}")
+        ranks.append(rank.value)
+    lead = a.shape[:-2]
+    sol = np.stack([x[:n] for x in B]).reshape(lead + (n, k))
+    sv = (np.stack([x[:mn] for x in S]).reshape(lead + (mn,))
+          if driver in ("gelsd", "gelss") else None)
+    return sol, np.array(ranks, np.int32).reshape(lead), sv
+
+
 def _batched(fn, x, n_out):
     """Apply ``fn`` (one matrix -> tuple) over the leading dims of ``x``; stack the results."""
     lead = x.shape[:-2]
