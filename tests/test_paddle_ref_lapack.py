@@ -325,3 +325,27 @@ def test_lstsq_drivers_are_real_paddles(key):
 def test_lstsq_gelsy_solves():
     sol = paddle.linalg.lstsq(paddle.to_tensor(LX), paddle.to_tensor(LY))[0].numpy()
     np.testing.assert_allclose(sol, LSTSQ["gelsd_float64"][0], rtol=1e-13)
+
+
+# ---------------------------------------------------------------- cholesky_solve (?potrs)
+CL = np.array([[2., 0., 0.], [0.5, 1.5, 0.], [-1., 0.25, 1.2]])
+CB = np.array([[1., 2.], [0., -1.], [3., 0.5]])
+# real Paddle 3.3.1 and 2.6.2 (equal); the lower and upper float64 results differ in one bit
+CHOLSOLVE = {("float32", False): [[1.610001802444458, 1.3249421119689941],
+                                  [-0.5210261940956116, -0.8692129254341125],
+                                  [2.4594905376434326, 1.2152776718139648]],
+             ("float64", False): [[1.6100019290123457, 1.3249421296296298],
+                                  [-0.5210262345679012, -0.8692129629629629],
+                                  [2.459490740740741, 1.215277777777778]],
+             ("float64", True): [[1.6100019290123457, 1.3249421296296295],
+                                 [-0.5210262345679012, -0.8692129629629629],
+                                 [2.459490740740741, 1.215277777777778]]}
+
+
+@needs_backend
+@pytest.mark.parametrize("dt,upper", sorted(CHOLSOLVE))
+def test_cholesky_solve_is_real_paddles(dt, upper):
+    factor = (CL.T.copy() if upper else CL).astype(dt)
+    out = paddle.linalg.cholesky_solve(paddle.to_tensor(CB.astype(dt)), paddle.to_tensor(factor),
+                                       upper=upper)
+    assert out.numpy().tolist() == CHOLSOLVE[(dt, upper)]

@@ -381,6 +381,20 @@ def getrs(lu, piv, b, trans="N"):
     return B
 
 
+def potrs(c, b, upper=False):
+    """The solution of (L L^T) x = b (or U^T U) from the Cholesky factor ``c``, one matrix, as
+    Paddle's cholesky_solve kernel calls ``?potrs``."""
+    n, nrhs = b.shape
+    A = np.array(c, order="F", copy=True)
+    B = np.array(b, order="F", copy=True)
+    info = _I(0)
+    _fn("potrs", b.dtype)(b"U" if upper else b"L", _i(n), _i(nrhs), _p(A), _i(max(1, n)),
+                          _p(B), _i(max(1, n)), ctypes.byref(info))
+    if info.value != 0:
+        raise ValueError(f"?potrs info {info.value}")
+    return B
+
+
 def _cdtype(dtype):
     return np.complex64 if np.dtype(dtype) in (np.float32, np.complex64) else np.complex128
 
