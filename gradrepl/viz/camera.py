@@ -17,6 +17,7 @@ frames are cut from Graphviz's PNG of the whole frame at the screen's dpi (``cam
 """
 from __future__ import annotations
 
+import html
 import io
 import re
 import xml.etree.ElementTree as ET
@@ -57,19 +58,38 @@ class Geometry:
                 sy = float(t.group(2)) if t.group(2) else sx
                 tx, ty = float(t.group(3)), float(t.group(4))
         self.scale = sx
+        self.transform = (sx, sy, tx, ty)
         self.boxes = {}
         self.text_boxes = {}   # id -> the box of its text alone (a wide ellipse's table)
+        self.fills = {}        # id -> the node's own fill (its outline's), for the corner map
+        self.round = set()     # ids drawn as ellipses (rounded on the corner map)
+        self.edges = []        # (x0, y0, x1, y1): each edge from its start to its end
         for g in root.iter(f"{_SVG_NS}g"):
+            if g.get("class") == "edge":
+                path = g.find(f"{_SVG_NS}path")
+                nums = [float(v) for v in _NUM.findall(path.get("d") or "")] \
+                    if path is not None else []
+                if len(nums) >= 4:
+                    self.edges.append((sx * (nums[0] + tx), sy * (nums[1] + ty),
+                                       sx * (nums[-2] + tx), sy * (nums[-1] + ty)))
+                continue
             if g.get("class") != "node":
                 continue
             title = g.find(f"{_SVG_NS}title")
             if title is None or not title.text:
                 continue
             xs, ys, tx0, tx1 = [], [], [], []
+            fill = None
             for el in g.iter():
                 tag = el.tag.replace(_SVG_NS, "")
-                if tag in ("polygon", "polyline"):
-                    nums = [float(v) for v in _NUM.findall(el.get("points") or "")]
+                if fill is None and tag in ("polygon", "ellipse", "path") \
+                        and el.get("fill") not in (None, "none", "transparent"):
+                    fill = el.get("fill")   # (the first filled shape: the node's own)
+                    if tag == "ellipse":
+                        self.round.add(title.text.strip())
+                if tag in ("polygon", "polyline", "path"):   # (path: a rounded box)
+                    nums = [float(v) for v in _NUM.findall(el.get("points") or el.get("d")
+                                                           or "")]
                     xs += nums[0::2]
                     ys += nums[1::2]
                 elif tag == "ellipse":
@@ -89,6 +109,8 @@ class Geometry:
                     tx1.append(x0 + w)
             if xs:
                 i = title.text.strip()
+                if fill and fill not in ("none", "transparent"):
+                    self.fills[i] = fill
                 self.boxes[i] = (sx * (min(xs) + tx), sy * (min(ys) + ty),
                                  sx * (max(xs) + tx), sy * (max(ys) + ty))
                 if tx0:
@@ -230,6 +252,7 @@ def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True):
     if minimap and (W > vw or H > vh - band):
         parts.append(_minimap(geo, (x, y, vw, vh - band), (x, top, vw, vh), bg, fg,
                               [geo.boxes[i] for i in focus if i in geo.boxes]))
+    body = crop(body, geo, (x, top, vw, vh))
     new_tag = (f'<svg width="{slide[0]:g}pt" height="{slide[1]:g}pt" '
                f'viewBox="{x:.2f} {top:.2f} {vw:.2f} {vh:.2f}"')
     body = re.sub(r"<svg\b[^>]*?(?=\s+xmlns=|>)", new_tag, body, count=1)
@@ -238,10 +261,78 @@ def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True):
     return out, (x, y, vw, vh - band), (x, y)
 
 
+_BLOCK = re.compile(r'(?:<!-- [^\n]*? -->\n)?<g id="(?:node|edge)\d+" class="(?:node|edge)">')
+_G_TAG = re.compile(r"<g\b|</g>")
+_PAIRS = re.compile(r'\b(?:points|d)="([^"]*)"')
+_ELLIPSE = re.compile(r'<ellipse\b[^>]*?cx="([-0-9.e]+)" cy="([-0-9.e]+)" rx="([-0-9.e]+)" '
+                      r'ry="([-0-9.e]+)"')
+_TEXT = re.compile(r'<text\b(?: text-anchor="(\w+)")?[^>]*?x="([-0-9.e]+)" y="([-0-9.e]+)"'
+                   r'[^>]*?font-size="([0-9.]+)"[^>]*>([^<]*)</text>')
+MARGIN = 0.05   # of the viewport: a node or edge this near its edge is kept (half in view)
+
+
+def _block_box(block: str, transform):
+    """The box of one node's or edge's SVG (user units), from every point it draws (a text's
+    extent estimated as in ``Geometry``); None when it draws nothing."""
+    xs, ys = [], []
+    for m in _PAIRS.finditer(block):
+        nums = _NUM.findall(m.group(1))
+        xs += nums[0::2]
+        ys += nums[1::2]
+    xs, ys = [float(v) for v in xs], [float(v) for v in ys]
+    for m in _ELLIPSE.finditer(block):
+        cx, cy, rx, ry = (float(v) for v in m.groups())
+        xs += [cx - rx, cx + rx]
+        ys += [cy - ry, cy + ry]
+    for m in _TEXT.finditer(block):   # (as Geometry estimates a text's extent)
+        anchor = m.group(1) or "start"
+        x0, y0, fs = float(m.group(2)), float(m.group(3)), float(m.group(4))
+        w = len(html.unescape(m.group(5))) * fs * 0.55
+        x0 -= w / 2 if anchor == "middle" else w if anchor == "end" else 0
+        xs += [x0, x0 + w]
+        ys += [y0 - fs, y0]
+    if not xs or not ys:
+        return None
+    sx, sy, tx, ty = transform
+    return (sx * (min(xs) + tx), sy * (min(ys) + ty), sx * (max(xs) + tx), sy * (max(ys) + ty))
+
+
+def crop(body: str, geo: Geometry, view) -> str:
+    """``body`` without the nodes and edges that lie wholly outside ``view`` (x, y, w, h in
+    user units, widened by ``MARGIN``): a slide of vgg11 holds a few dozen of its thousand
+    records, so each frame's SVG, its PDF page and the player's copy hold only what is seen
+    (the corner map is drawn from ``geo``, not from the drawing)."""
+    x, y, w, h = view
+    mx, my = w * MARGIN, h * MARGIN
+    x0, y0, x1, y1 = x - mx, y - my, x + w + mx, y + h + my
+    out, pos = [], 0
+    for m in _BLOCK.finditer(body):
+        if m.start() < pos:   # (inside a block already copied)
+            continue
+        depth, end = 0, None
+        for t in _G_TAG.finditer(body, m.start()):
+            depth += 1 if t.group(0) != "</g>" else -1
+            if depth == 0:
+                end = t.end()
+                break
+        if end is None:
+            break
+        if body.startswith("\n", end):
+            end += 1
+        box = _block_box(body[m.start():end], geo.transform)
+        out.append(body[pos:m.start()])
+        if box is None or not (box[2] < x0 or box[0] > x1 or box[3] < y0 or box[1] > y1):
+            out.append(body[m.start():end])
+        pos = end
+    out.append(body[pos:])
+    return "".join(out)
+
+
 def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
     """The whole graph small in the slide's lower right corner (the left one where it would hide
-    the centre of the step's main node; a ``<use>`` of the drawing's own graph group), the
-    part shown outlined."""
+    the centre of the step's main node), the part shown outlined: each node a box in its own
+    fill, each edge a line from its start to its end (drawn from ``geo``, so the frame's SVG
+    need not hold the whole drawing: see ``crop``)."""
     W, H = geo.user_size
     ox, oy = geo.view_box[0], geo.view_box[1]
     fx, fy, fw, fh = frame
@@ -255,11 +346,25 @@ def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
         if mx <= cx <= mx + mw and my <= cy <= my + mh:
             mx = fx + pad
     x, y, w, h = seen
+
+    def px(v, o, m):
+        return f"{m + (v - o) * s:.1f}"
+
+    lines = " ".join(f"M{px(a, ox, mx)},{px(b, oy, my)}L{px(c, ox, mx)},{px(d, oy, my)}"
+                     for a, b, c, d in geo.edges)
+    nodes = "".join(f'<rect x="{px(b[0], ox, mx)}" y="{px(b[1], oy, my)}" '
+                    f'width="{max((b[2] - b[0]) * s, 0.5):.1f}" '
+                    f'height="{max((b[3] - b[1]) * s, 0.5):.1f}" '
+                    + (f'rx="{(b[3] - b[1]) * s / 2:.1f}" ' if i in geo.round else "")
+                    + f'fill="{geo.fills.get(i, fg)}" stroke="{fg}" stroke-width="0.3"/>'
+                    for i, b in geo.boxes.items())
     return (f'<g class="camera-map"><rect x="{mx:.2f}" y="{my:.2f}" width="{mw:.2f}" '
             f'height="{mh:.2f}" fill="{bg}" fill-opacity="0.9" stroke="{fg}" '
             f'stroke-opacity="0.5"/>'
-            f'<g transform="translate({mx - ox * s:.2f} {my - oy * s:.2f}) scale({s:.5f})" '
-            f'opacity="0.7"><use xlink:href="#graph0" href="#graph0"/></g>'
+            f'<g opacity="0.75">'
+            + (f'<path d="{lines}" fill="none" stroke="{fg}" stroke-width="0.4"/>'
+               if lines else "")
+            + nodes + '</g>'
             f'<rect x="{mx + (x - ox) * s:.2f}" y="{my + (y - oy) * s:.2f}" '
             f'width="{w * s:.2f}" height="{h * s:.2f}" fill="none" stroke="#ff7f00" '
             f'stroke-width="{max(1.5, 2 / geo.k):.2f}"/></g>')
