@@ -1,5 +1,5 @@
 """The committed pictures under docs/img (the README shows example_two.svg; the site draws its own
-at build time through docs/hooks.py) say what gradrepl draws today: their text, word for word.
+before each build by docs/generate.py) say what gradrepl draws today: their text, word for word.
 
 The layout (coordinates) depends on the Graphviz binary (system ``dot`` or graphviz-pure), so
 the test compares the texts of the SVGs, which do not: every label, value and chain line. When it
