@@ -349,3 +349,27 @@ def test_cholesky_solve_is_real_paddles(dt, upper):
     out = paddle.linalg.cholesky_solve(paddle.to_tensor(CB.astype(dt)), paddle.to_tensor(factor),
                                        upper=upper)
     assert out.numpy().tolist() == CHOLSOLVE[(dt, upper)]
+
+
+def test_a_hook_that_refuses_ctypes_means_numpys_path():
+    """``replay --safe``'s child refuses every ctypes event: the backend then stands aside (its
+    calls would raise) and numpy's LAPACK answers."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "def hook(event, args):\n"
+            "    if event.startswith('ctypes.') and sys.flags.dev_mode == 0 and ARMED:\n"
+            "        raise PermissionError(event)\n"
+            "ARMED = False\n"
+            "sys.addaudithook(hook)\n"
+            "import gradrepl.paddle as paddle\n"
+            "from gradrepl.paddle import _ref_lapack as RL\n"
+            "loaded = RL.lib() is not None\n"
+            "ARMED = True\n"
+            "s = paddle.linalg.svd(paddle.to_tensor([[3.0, 1.0], [1.0, 2.0], [0.5, 4.0]]))[1]\n"
+            "print(loaded, RL.available(), s.shape)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[1:] == ["False", "[2]"]
