@@ -124,3 +124,57 @@ def test_the_generation_step_copies_docs_but_not_its_code():
     assert {"index.md", "css/extra.css", "commands/why.md", "js/iframe-worker-local.js"} <= copied
     assert not {rel for rel in copied if rel.endswith(".py") or rel == "site.yml"
                 or rel.startswith("img" + os.sep)}
+
+
+# ------------------------------------------------------------------ search from disk
+def _chromium():
+    import shutil
+
+    for cand in (shutil.which("chromium"), "/usr/bin/chromium"):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does it "
+                "where it can): the browser test of search from disk is skipped")
+
+
+# a page opened from disk that starts a worker through docs/js/iframe-worker-local.js, as the
+# theme's search does: the worker answers each message, changing the message it was given (the
+# search worker does): the page must keep its own copy, as with a real worker
+PAGE = """<!doctype html><html><head><script src="js/iframe-worker-local.js"></script></head>
+<body><div id="out">waiting</div><script>
+var sent = {input: "chain rule", n: 1};
+var w = new Worker("echo.js");
+w.onmessage = function (event) {
+  document.getElementById("out").textContent =
+    "answer " + event.data.input + " " + event.data.n + "; kept " + sent.input +
+    "; worker " + (w instanceof window.Worker) + " " + location.protocol;
+};
+w.postMessage(sent);
+</script></body></html>"""
+ECHO = """self.onmessage = function (event) {
+  var q = event.data; q.n += 1; q.input = q.input.toUpperCase();
+  self.postMessage(q);
+};"""
+
+
+@pytest.mark.slow
+def test_the_search_worker_runs_from_disk(tmp_path):
+    import subprocess
+
+    chromium = _chromium()
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "iframe-worker-local.js").write_bytes(
+        (DOCS / "js" / "iframe-worker-local.js").read_bytes())
+    (tmp_path / "echo.js").write_text(ECHO, encoding="utf-8")
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")
+    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-extensions",
+                        "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}",
+                        "--virtual-time-budget=3000", "--dump-dom",
+                        (tmp_path / "index.html").as_uri()],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = re.search(r'<div id="out">(.*?)</div>', r.stdout, re.S).group(1)
+    # the worker ran (a real Worker from file:// is refused) and the page's message is its own
+    assert out == "answer CHAIN RULE 2; kept chain rule; worker true file:", out

@@ -2,10 +2,17 @@
    theme's search worker runs in a hidden frame of the page instead (a stand-in for the
    "iframe-worker" shim that the theme's offline plugin would otherwise fetch from the network).
    The worker's protocol is small: it sets self.onmessage and calls self.postMessage; the page
-   calls postMessage and terminate and sets onmessage / onerror. Served over http(s) the real
+   calls postMessage and terminate and sets onmessage / onerror; messages are copied both ways. Served over http(s) the real
    Worker is used. Written for gradrepl's docs (docs/site.yml: extra.polyfills). */
 (function () {
   if (location.protocol !== "file:") return;
+
+  // a message is copied, as a real worker's is (the search worker changes the query it is
+  // given: shared, the search box would lose what was typed)
+  function copy(data) {
+    return typeof structuredClone === "function" ? structuredClone(data)
+      : JSON.parse(JSON.stringify(data));
+  }
 
   function FrameWorker(url) {
     var worker = this;
@@ -20,6 +27,7 @@
     var scope = frame.contentWindow;
     this._scope = scope;
     scope.postMessage = function (data) {             // the worker's self.postMessage
+      data = copy(data);
       setTimeout(function () {
         if (worker.onmessage) worker.onmessage({ data: data, target: worker });
       }, 0);
@@ -39,6 +47,7 @@
   FrameWorker.prototype.postMessage = function (data) {
     if (!this._ready) { this._inbox.push(data); return; }
     var scope = this._scope;
+    data = copy(data);
     setTimeout(function () {
       if (typeof scope.onmessage === "function") scope.onmessage({ data: data });
     }, 0);
