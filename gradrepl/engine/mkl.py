@@ -96,6 +96,26 @@ def load():
     return _LIB
 
 
+# The MKL torch 2.13's x86-64 wheels link statically (torch.__config__.show(): "2024.2-Product
+# Build 20240605"), which the `exact` extra pins (2024.2.0, .1 and .2 gave the same bits on every
+# path measured). MKL 2025.0.1 differs from it in small LAPACK solves (getrs: lu_solve, solve,
+# inv), potrf and float32 real FFTs of some odd lengths (35, 49, 63).
+TORCH_MKL = (2024, 2)
+
+
+def version():
+    """The loaded MKL's version as (year, release, update), e.g. (2024, 2, 0), or None."""
+    import re
+
+    lib = load()
+    if not lib:
+        return None
+    buf = ctypes.create_string_buffer(256)
+    lib.mkl_get_version_string(buf, len(buf))
+    m = re.search(rb"Version (\d+)\.(\d+)(?:\.(\d+))?", buf.value)
+    return tuple(int(g or 0) for g in m.groups()) if m else None
+
+
 # VML's accuracy modes (mkl_vml_defines.h), with VML_ERRMODE_IGNORE: a NaN or inf argument
 # gives its IEEE result without VML's error handler
 VML_LA = 0x1 | 0x100
