@@ -298,6 +298,9 @@ def _v(ex, a):
 def _num(x):
     from ..viz.why import _fmt
 
+    a = np.asarray(x)
+    if a.ndim > 1 and a.size <= 12:   # a small matrix in its rows, as the student types it
+        return "[" + ", ".join(_num(r) for r in a) + "]"
     return _fmt(x)
 
 
