@@ -25,10 +25,17 @@ and before any session code runs; from then on, whatever the session's code mana
   namespaces, modules, BPF, perf, io_uring, keys, clocks, ``open_by_handle_at`` ...). Nothing
   that reaches another process or sees outside: ``prlimit64``, ``setpriority``,
   ``ioprio_set``, ``sched_set*``, ``getsid``/``getpgid``/``setpgid`` only on the child itself
-  (pid 0); no ``fcntl`` F_SETOWN/F_SETSIG/F_SETOWN_EX/F_NOTIFY nor their ioctls (FIOSETOWN,
+  (pid 0), and their readers too (``getpriority``, ``ioprio_get``, ``sched_get*``,
+  ``get_robust_list``; ``capget`` refused: each says whether a pid exists, so any of them
+  listed the machine's processes); no ``fcntl`` F_SETOWN/F_SETSIG/F_SETOWN_EX/F_NOTIFY nor their ioctls (FIOSETOWN,
   SIOCSPGRP, TIOCSPGRP): the signals Landlock scopes only from ABI 6 cannot be aimed at
   another process at any ABI; no System V IPC or POSIX message queues (objects shared with
-  other processes, outliving the run); no inotify/fanotify, ``name_to_handle_at``. A refused
+  other processes, outliving the run); no inotify/fanotify, ``name_to_handle_at``. No memory
+  or disk outside the budgets: no ``memfd_create``/``memfd_secret`` (RAM outside RLIMIT_AS),
+  no ``O_TMPFILE`` (``openat2`` answers ``ENOSYS``), and nothing in the child's folder may be
+  removed or renamed (Landlock): a file without a name would be missed by the folder's
+  measure. Old or rarely used kernel interfaces are refused (``modify_ldt``, ``sysfs``,
+  ``ustat``, ``vm86``). A refused
   call fails with ``EPERM`` (Python raises ``PermissionError``); a call of another
   architecture's ABI kills the process.
 - **Metadata** (Landlock handles only opening, not what is learnt or changed about a path
@@ -101,9 +108,11 @@ _NET_TCP = 1 | 2                  # bind, connect (ABI 4)
 _SCOPE_ALL = 1 | 2                # abstract UNIX sockets, signals (ABI 6)
 
 _READ = _FS["read_file"] | _FS["read_dir"]
-_WRITE_DIR = (_READ | _FS["write_file"] | _FS["remove_dir"] | _FS["remove_file"]
-              | _FS["make_dir"] | _FS["make_reg"] | _FS["make_sym"] | _FS["make_fifo"]
-              | _FS["make_sock"] | _FS["refer"] | _FS["truncate"])
+# nothing in the child's folder may be removed or renamed (a session has no use for it): a file
+# removed while still open, or replaced by a rename, keeps its blocks where the folder's
+# measure (``safe_budget.folder_usage``, without a private tmpfs) cannot see them
+_WRITE_DIR = (_READ | _FS["write_file"] | _FS["make_dir"] | _FS["make_reg"] | _FS["make_sym"]
+              | _FS["make_fifo"] | _FS["make_sock"] | _FS["refer"] | _FS["truncate"])
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -218,6 +227,7 @@ _DENIED_CALLS = """
     chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes utimensat
     futimesat setxattr lsetxattr fsetxattr setxattrat removexattr lremovexattr fremovexattr
     removexattrat quotactl_fd listmount statmount open_tree_attr file_setattr file_getattr
+    memfd_create memfd_secret capget modify_ldt sysfs ustat _sysctl vm86 vm86old
 """.split()
 # calls newer than some libseccomp (it cannot name them): their numbers, the same on every
 # architecture from 424 on (the common table), so a filter made with an older library still
@@ -236,7 +246,15 @@ _PR_SET_PDEATHSIG_NR = 1    # prctl: the parent-death signal cannot be changed (
 # calls that name a process (argument 0): allowed on the caller only (0), refused on any other
 # pid: another process's limits, priority, CPUs, scheduling, session or group
 _SELF_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
-                    "sched_setattr", "getsid", "getpgid", "setpgid")
+                    "sched_setattr", "getsid", "getpgid", "setpgid",
+                    # ... and reading them: each answers ESRCH for a pid that does not exist,
+                    # so any of them lists the machine's processes (and their settings)
+                    "sched_getaffinity", "sched_getscheduler", "sched_getparam",
+                    "sched_getattr", "sched_rr_get_interval", "get_robust_list")
+# open(2)/openat(2) with O_TMPFILE (a file with no name: the folder's measure misses it);
+# the argument holding the flags
+_O_TMPFILE = 0o20000000
+_OPEN_FLAGS_ARG = {"open": 1, "openat": 2}
 # fcntl commands that make the kernel send signals to a chosen process (F_SETOWN, F_SETSIG,
 # F_SETOWN_EX) or watch a folder (F_NOTIFY, dnotify)
 _FCNTL_DENIED = (8, 10, 15, 1026)
@@ -293,10 +311,15 @@ def _seccomp(lib, pid: int) -> None:
         # setpriority(which, who, prio) / ioprio_set(which, who, prio): this process only
         # (PRIO_PROCESS 0 / IOPRIO_WHO_PROCESS 1, who 0): a group's or the user's are others
         rule("setpgid", eperm, (1, _CMP_NE, 0, 0))
-        rule("setpriority", eperm, (0, _CMP_NE, 0, 0))
-        rule("setpriority", eperm, (1, _CMP_NE, 0, 0))
-        rule("ioprio_set", eperm, (0, _CMP_NE, 1, 0))
-        rule("ioprio_set", eperm, (1, _CMP_NE, 0, 0))
+        for name in ("setpriority", "getpriority"):
+            rule(name, eperm, (0, _CMP_NE, 0, 0))
+            rule(name, eperm, (1, _CMP_NE, 0, 0))
+        for name in ("ioprio_set", "ioprio_get"):
+            rule(name, eperm, (0, _CMP_NE, 1, 0))
+            rule(name, eperm, (1, _CMP_NE, 0, 0))
+        for name, arg in _OPEN_FLAGS_ARG.items():
+            rule(name, eperm, (arg, _CMP_MASKED_EQ, _O_TMPFILE, _O_TMPFILE))
+        rule("openat2", _errno_action(errno.ENOSYS))     # (its flags are in memory: unreadable)
         for name in ("fcntl", "fcntl64"):
             for cmd in _FCNTL_DENIED:
                 rule(name, eperm, (1, _CMP_MASKED_EQ, 0xFFFFFFFF, cmd))

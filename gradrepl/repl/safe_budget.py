@@ -147,16 +147,22 @@ def _prctl():
 
 def folder_usage(path: str, max_bytes: int, max_entries: int) -> str | None:
     """None while the folder ``path`` holds at most ``max_bytes`` (allocated blocks) in at most
-    ``max_entries`` entries; else which limit it passed. Iterative, never follows a link,
-    stops counting as soon as a limit is passed."""
+    ``max_entries`` entries; else which limit it passed (``"bytes"``, ``"entries"``, or
+    ``"unreadable"``: a folder in it this process cannot list, for its permissions or its
+    path's length). Iterative, never follows a link, stops counting as soon as a limit is
+    passed."""
     total, entries = 0, 0
     stack = [path]
     while stack:
         top = stack.pop()
         try:
             it = os.scandir(top)
+        except (FileNotFoundError, NotADirectoryError):
+            continue                  # (gone since it was listed)
         except OSError:
-            continue
+            # a folder made without read permission (mkdir(name, 0o300): its owner may still
+            # fill it), or nested past PATH_MAX, cannot be measured: as good as over the budget
+            return "unreadable"
         with it:
             for e in it:
                 entries += 1
@@ -164,8 +170,10 @@ def folder_usage(path: str, max_bytes: int, max_entries: int) -> str | None:
                     return "entries"
                 try:
                     st = e.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue              # (gone since it was listed)
                 except OSError:
-                    continue
+                    return "unreadable"   # (its path past PATH_MAX)
                 total += st.st_blocks * 512
                 if total > max_bytes:
                     return "bytes"
@@ -179,6 +187,9 @@ def disk_line(which: str, disk_mb: float = DISK_MB, entries: int = DISK_ENTRIES)
 
     if which == "entries":
         return f"disk limit ({entries} files and folders in the session's folder) exceeded"
+    if which == "unreadable":
+        return (f"disk limit ({_num(disk_mb)} MB in the session's folder): it made a folder "
+                "that cannot be measured")
     return f"disk limit ({_num(disk_mb)} MB in the session's folder) exceeded"
 
 

@@ -4,8 +4,9 @@ it one input at a time, captures what each input printed, and decides and writes
 **What the child has.** ``python -m gradrepl.repl.safe_replay --child CTRL OUT ACK`` (one per
 file, started by ``run_file``) imports what it needs, confines itself (``kernel.confine``:
 Landlock, seccomp, no_new_privs; the resource limits and the parent-death signal were set
-between fork and exec), installs the audit hook, and then reads *requests* from the pipe
-``CTRL``: first the profile and whether pictures are wanted, then one input at a time: its
+between fork and exec), installs the audit hook, writes ``{"ready": true}`` on ``ACK`` (an
+exit with the "could not confine" status after it is the session's own), and then reads
+*requests* from the pipe ``CTRL``: first the profile and whether pictures are wanted, then one input at a time: its
 source, its file line and a fresh random nonce. It never gets the session file, its expected
 outputs, its comments, the inputs after the current one, or anything else of the parent's: no
 token, no transcript, no verdict is ever in its memory. For each input it writes what the input
@@ -77,6 +78,9 @@ _KINDS = frozenset({"statement", "command", "empty", "incomplete"})
 _ACK_KEYS = frozenset({"n", "kind", "failed", "error_name", "pictures", "exit"})
 _PICTURE_KEYS = frozenset({"name", "caption", "note", "picture"})
 _PR_SET_PDEATHSIG = 1
+# the child's first line on ACK once it is confined, before it reads any input: an exit with
+# _CONFINE_FAILED after it is the session's own (os._exit(97)), not a sandbox that failed
+_READY = b'{"ready": true}\n'
 # how the child is started (then CTRL OUT ACK); tests start a child with layers taken away
 CHILD_ARGS = (*(("-P",) if sys.version_info >= (3, 11) else ()),  # no cwd on sys.path
               "-m", "gradrepl.repl.safe_replay", "--child")
@@ -98,6 +102,7 @@ class SafeRun:
     error: str | None = None                         # one line: why the file failed (exit 2)
     file_error: bool = False                         # ... because the file is not a session
     limit: str | None = None                         # one line: the limit that stopped it
+    ready: bool = False                              # the child said it was confined
     diagnostics: str = ""
 
 
@@ -173,7 +178,7 @@ def _explain(out: SafeRun, rc: int, cpu_used, cpu_seconds, memory_mb) -> None:
     time, its diagnostics file), never from what an input printed."""
     from .sandbox import _MEMORY_ERROR, _num
 
-    if rc == _CONFINE_FAILED and not out.records:
+    if rc == _CONFINE_FAILED and not out.ready:     # (after READY it is the session's doing)
         why = out.diagnostics.strip().splitlines()[-1:] or ["unknown reason"]
         out.error = f"the sandbox could not be set up: {why[0][:300]}"
         return
@@ -532,6 +537,12 @@ class _Feeder:
     def _acknowledged(self, chunk: bytes) -> bool:
         """Take ``chunk`` of ACK; True when the run is over (all inputs, exit, a limit)."""
         self.ack += chunk
+        if not self.out.ready and not self.out.records and self.ack.startswith(_READY):
+            del self.ack[:len(_READY)]         # (before any session code ran: see child_main)
+            self.out.ready = True
+            self.scan = 0
+            if not self.ack:
+                return False
         if len(self.ack) > (_ACK_LIMIT if self.html else _ACK_LIMIT_NO_PICTURES):
             if not self.html:
                 raise _Tampered("an acknowledgement longer than one without pictures can be")
@@ -723,6 +734,10 @@ def child_main(argv) -> None:
         sys.stderr.flush()
         os._exit(_CONFINE_FAILED)
     sandbox.install_runtime_guard(workdir=workdir, read_paths=[], write_paths=[])
+    try:
+        _write_all(ack_fd, _READY)
+    except OSError:
+        os._exit(0)
     try:
         _child_loop(os.fdopen(ctrl, "rb", buffering=0), out_fd, ack_fd)
     except BaseException as exc:  # noqa: BLE001 - the parent sees the input not acknowledged
