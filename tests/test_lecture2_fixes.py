@@ -189,3 +189,58 @@ def test_paddle_sgd_step_intel_rule_is_fused(monkeypatch):
     p0, g, p1 = _sgd_step()
     fused = (p0.astype(np.float64) - np.float64(np.float32(0.01)) * g).astype(np.float32)
     assert np.array_equal(p1, fused)
+
+
+# ------------------------------------------------------------------ torch: logsumexp, BCELoss
+def test_logsumexp_is_torchs_composition():
+    # fast.ai prints (logsumexp(pred) - pred.logsumexp(-1)).abs().max(): 0 in real torch
+    torch.manual_seed(1)
+    x = torch.randn(256, 10) * 3
+    m = x.max(-1)[0]
+    mine = m + (x - m[:, None]).exp().sum(-1).log()
+    assert np.array_equal(x.logsumexp(-1).numpy(), mine.numpy())
+    assert (mine - x.logsumexp(-1)).abs().max().item() == 0.0
+    if _capability.capability() == "AVX512":   # recorded (torch's exp kernel on AVX-512)
+        assert x.logsumexp(-1)[:6].numpy().tobytes().hex() == \
+            "26f1ab3fc048a54095e180408c52b5405774e5402830c640"
+    inf = float("inf")
+    t = torch.tensor([[0., -inf], [-inf, -inf], [inf, 1.], [1e30, 1e30]])
+    assert torch.logsumexp(t, 1).tolist() == [0.0, -inf, inf, 1.0000000150474662e+30]  # recorded
+
+
+def test_bce_loss_forward_and_mean_backward_as_torch():
+    p = torch.tensor([0.6, 0.2, 0.97, 0.5, 0.33, 0.71, 0.05, 0.44], requires_grad=True)
+    y = torch.tensor([0.5, 0.6, 0.8, 0.5, 0.5, 0.1, 0.7, 0.7])
+    loss = torch.nn.BCELoss()(p, y)
+    loss.backward()
+    # recorded: torch divides by the count after grad * (x - y) / max((1 - x) x, eps)
+    assert loss.item().hex() == "0x1.fce12a0000000p-1"
+    assert p.grad.numpy().tobytes().hex() == \
+        "5955553d0000a0be18f13a3f0000000082d5c4bd499bbd3e86f2dabf9f1007be"
+    p.grad = None
+    w = torch.tensor([1., 2., 0.5, 1., 3., 1., 1., 0.25])
+    torch.nn.functional.binary_cross_entropy(p, y, weight=w).backward()
+    assert p.grad.numpy().tobytes().hex() == \
+        "5955553d000020bf18f1ba3e0000000022a093be499bbd3e86f2dabf9f1007bd"   # recorded
+    # second order still differentiates through the torch VJP
+    q = torch.tensor([0.3, 0.8], requires_grad=True)
+    (g,) = torch.autograd.grad(torch.nn.functional.binary_cross_entropy(q, torch.tensor([0., 1.])),
+                               q, create_graph=True)
+    g.sum().backward()
+    # d/dq of (q - y) / ((1 - q) q) / 2: 1 / (2 (1 - q)^2) for y = 0, 1 / (2 q^2) for y = 1
+    want = np.array([1 / (2 * 0.7 ** 2), 1 / (2 * 0.8 ** 2)])
+    assert np.allclose(q.grad.numpy(), want, rtol=1e-5)   # recorded: tensor([1.0204, 0.7813])
+
+
+def test_bce_loss_elements_use_the_c_library_log():
+    from gradrepl.engine.ops import _kernels as K
+
+    torch.manual_seed(0)
+    p = torch.rand(2000) * 0.98 + 0.01
+    y = torch.rand(2000)
+    got = torch.nn.functional.binary_cross_entropy(p, y, reduction="none").numpy()
+    a, t = p.numpy(), y.numpy()
+    f32 = np.float32
+    want = ((t - f32(1)) * np.maximum(K.libm("log1p", np.log1p)(-a), f32(-100))
+            - t * np.maximum(K.libm("log", np.log)(a), f32(-100))).astype(f32)
+    assert np.array_equal(got, want)

@@ -1045,9 +1045,27 @@ def _plain_prod(x, axis, keepdim=False, out_shape=None):
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
     a = raw(input)
     axes = _dims(dim, a.ndim)
-    return apply(top("logsumexp", "LogsumexpBackward0", "in0+out"), (input,),
-                 {"axis": axes, "keepdim": keepdim,
-                  "out_shape": _out_shape(a.shape, axes, keepdim)})
+    return apply(top("logsumexp", "LogsumexpBackward0", "in0+out", forward=_logsumexp_fwd),
+                 (input,), {"axis": axes, "keepdim": keepdim,
+                            "out_shape": _out_shape(a.shape, axes, keepdim)})
+
+
+def _logsumexp_fwd(x, axis, keepdim=False, out_shape=None):
+    """torch's ``logsumexp_out_impl``: ``sum(exp(x - m)).log() + m`` with ``m = amax`` (an
+    infinite max taken as 0), each step by torch's own kernels (its exp, its sum's order, its
+    log). The engine's form (Paddle's functor) differed in the last bit: fast.ai's lesson
+    compares a hand-written logsumexp with ``pred.logsumexp(-1)`` and prints the difference."""
+    if x.dtype.kind != "f" or x.size == 0:
+        return OPS["logsumexp"].forward(x, axis, keepdim, out_shape)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isinf(m), np.zeros((), x.dtype), m)
+    with np.errstate(all="ignore"):
+        e = exp._op.forward(np.subtract(x, m, dtype=x.dtype))
+        total = _plain_sum(e, axis, keepdim=True)
+        out = np.add(log._op.forward(total), m, dtype=x.dtype)
+    if not keepdim:
+        out = np.squeeze(out, axis=axis)
+    return np.reshape(out, out_shape) if out_shape is not None else out
 
 
 def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None):  # noqa: A002

@@ -445,9 +445,38 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     y = _ops._operand(target, a.dtype)
     w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
-    return apply(top("fused_binary_cross_entropy", "BinaryCrossEntropyBackward0", "all",
-                     inputs=(0, 1), forward=_BCE_FWD), (input, y),
-                 {"reduction": reduction, "weight": w})
+    op = top("fused_binary_cross_entropy", "BinaryCrossEntropyBackward0", "all",
+             inputs=(0, 1), forward=_BCE_FWD)
+    op.vjp = _bce_vjp
+    return apply(op, (input, y), {"reduction": reduction, "weight": w})
+
+
+def _bce_vjp(n, g):
+    """torch's ``binary_cross_entropy_backward``: ``grad * (x - y) / max((1 - x) x, 1e-12)``,
+    times the weight, and only then divided by the element count for 'mean' (the engine divides
+    the gradient first: CS224n's tutorial drifted from its first Adam step)."""
+    from ...engine.ops._util import const
+    from ...engine.ops.broadcast import broadcast_to
+    from ...engine.ops.math import divide, maximum, multiply, subtract
+    from ...engine.ops.shape import reshape
+
+    x, y = n.inputs
+    red = n.attrs.get("reduction", "mean")
+    xs = x.data
+    shape = xs.shape
+    gb = g
+    if red != "none" and shape:
+        gb = broadcast_to(reshape(g, (1,) * len(shape)), shape)
+    one = const(gb, np.ones((), xs.dtype))
+    den = maximum(multiply(subtract(one, x), x), const(gb, np.asarray(1e-12, xs.dtype)))
+    d = divide(multiply(gb, subtract(x, y)), den)   # (den differentiable: torch's double
+    #                                                   backward differentiates it too)
+    w = n.attrs.get("weight")
+    if w is not None:
+        d = multiply(d, const(d, np.asarray(w, xs.dtype)))
+    if red == "mean":
+        d = divide(d, const(d, int(np.prod(shape)) if shape else 1))
+    return d, None
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
@@ -475,7 +504,27 @@ def _bcel_vjp(n, g):
 
 from ...engine.ops import fused as _fused  # noqa: E402
 
-_BCE_FWD = _torch_reduced(_fused._bce_fwd)
+
+
+def _bce_losses(x, y, reduction="none", weight=None):
+    """torch's binary_cross_entropy kernel, element by element: ``(y - 1) * max(log1p(-x), -100)
+    - y * max(log(x), -100)`` with the C library's ``log1pf``/``logf`` for float32 (torch's
+    ``cpu_kernel`` calls std::log; numpy's SIMD log differed in 2,053 of 20,000 values)."""
+    if x.dtype != np.float32:
+        return _fused._bce_fwd(x, y, reduction=reduction, weight=weight)
+    from ...engine.ops import _kernels as K
+
+    one, floor = np.float32(1), np.float32(-100)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx = np.maximum(K.libm("log", np.log)(x), floor)
+        l1x = np.maximum(K.libm("log1p", np.log1p)(-x), floor)
+    losses = ((y - one) * l1x - y * lx).astype(np.float32)
+    if weight is not None:
+        losses = (losses * np.asarray(weight, np.float32)).astype(np.float32)
+    return losses
+
+
+_BCE_FWD = _torch_reduced(_bce_losses)
 _BCEL_FWD = _torch_reduced(_fused._bce_logits_fwd)
 
 
