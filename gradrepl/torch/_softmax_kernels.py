@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _sleef64 as D
 from . import _capability
+from ._norm_kernels import _fma_repaired
 from ._norm_kernels import fma as _fma32
 
 F32 = np.float32
@@ -63,11 +64,94 @@ def _pow2i(q):
     return ((q + 0x7F).astype(np.int32) << 23).view(F32)
 
 
+# ------------------------------------------------------------------ the fused chains, checked once
+# A float32 fma is the double ``a * b + c`` (the product exact) rounded to float, unless that
+# double sum lands on a float midpoint or in the subnormal range (``_norm_kernels.fma`` checks
+# each and repairs). The replays below make 8 or 9 such fmas in a row: ``_Chain`` keeps each
+# fma's double sum in one buffer and checks them all at the end in one pass; when any sum needs
+# the repair, the caller recomputes with the per-fma path (``_vexp_each``, ``_vlog_each``), so
+# the results are those of the per-fma path, bit for bit, with 4 numpy calls an fma instead of
+# ~15.
+_F64, _I64 = np.float64, np.int64
+_LOW29, _TIE29 = np.int64(0x1FFFFFFF), np.int64(0x10000000)
+_TINY2, _ZERO = np.float64(2.0 ** -250), np.float64(0)
+_cnz = np.count_nonzero
+
+
+class _Chain:
+    """``n`` float32 fmas of one shape; ``fma`` takes float64 arrays or Python floats (exact
+    float32 values) and returns the float32 result; ``exact()`` says whether every one was the
+    correctly rounded fma. A sum on a midpoint is often exact (vlog's ``1 - dx * t`` terms):
+    then only the flagged fmas are redone with the repair and compared."""
+
+    __slots__ = ("buf", "k", "args")
+
+    def __init__(self, n, shape):
+        self.buf = np.empty((n,) + shape, _F64)
+        self.k = 0
+        self.args = []
+
+    def fma(self, a, b, c):
+        s = self.buf[self.k]
+        self.k += 1
+        np.multiply(a, b, out=s)
+        np.add(s, c, out=s)
+        self.args.append((a, b, c))
+        return s.astype(F32)
+
+    def exact(self):
+        s = self.buf[:self.k].reshape(self.k, -1)
+        tie = np.equal(np.bitwise_and(s.view(_I64), _LOW29), _TIE29)
+        sq = s * s   # (nan and inf compare False, as in _norm_kernels.fma)
+        tiny = (sq < _TINY2) & (sq > _ZERO)
+        if not _cnz(tie | tiny):
+            return True
+        for k in np.flatnonzero(tie.any(axis=1) | tiny.any(axis=1)):  # the rare case
+            a, b, c = self.args[k]
+            sk = self.buf[k]
+            if not tiny[k].any():   # a midpoint that is the exact sum needs no repair
+                p = np.multiply(a, b, dtype=_F64)
+                bb = sk - p
+                if not _cnz(((p - (sk - bb)) + (c - bb)).reshape(-1)[tie[k]]):
+                    continue
+            if _fma_repaired(a, b, c).tobytes() != sk.astype(F32).tobytes():
+                return False
+        return True
+
+
 def vexp(d):
     """SLEEF's float expf (1-ulp version) as the AVX-512 build computes it."""
     if np.asarray(d).dtype == np.float64:
         return D.vexp(d)
     d = np.asarray(d, F32)
+    if d.ndim == 0:
+        return _vexp_each(d)
+    with np.errstate(all="ignore"):
+        q = np.rint(d * _R_LN2).astype(np.int32)
+        qf = q.astype(_F64)
+        ch = _Chain(8, d.shape)
+        s = ch.fma(qf, -float(_L2U), d.astype(_F64))
+        s = ch.fma(qf, -float(_L2L), s.astype(_F64))
+        s64 = s.astype(_F64)
+        u = ch.fma(s64, float(_EXP_P[0]), float(_EXP_P[1]))
+        for c in _EXP_P[2:]:
+            u = ch.fma(u.astype(_F64), s64, float(c))
+        u = F32(1) + ch.fma((s * s).astype(_F64), u.astype(_F64), s64)
+        if not ch.exact():
+            return _vexp_each(d)
+        if q.min() >= -125 and q.max() <= 127:
+            # u in [0.7, 1.5) times 2 ** q is a normal float: the scaling by two powers of two
+            # is exact, as is ldexp's (and d lies in [-86.7, 88.4]: no limit applies)
+            return np.ldexp(u, q)
+        h = q >> 1
+        u = (u * _pow2i(h)) * _pow2i(q - h)
+        u = np.where(d < F32(-104), F32(0), u)
+        u = np.where(d > F32(100), F32(np.inf), u)
+    return np.asarray(u, F32)
+
+
+def _vexp_each(d):
+    """vexp with each fma checked and repaired on its own (the chain's fallback)."""
     with np.errstate(all="ignore"):
         q = np.rint(d * _R_LN2).astype(np.int32)
         qf = q.astype(F32)
@@ -95,6 +179,46 @@ def vlog(d):
     if np.asarray(d).dtype == np.float64:
         return D.vlog(d)
     d = np.asarray(d, F32)
+    if d.ndim == 0:
+        return _vlog_each(d)
+    with np.errstate(all="ignore"):
+        _f, ex = np.frexp(d * F32(1.0 / 0.75))
+        e = (ex - 1).astype(F32)                                   # getexp
+        f, _ex = np.frexp(d)
+        m = f * F32(2)                                             # mantissa in [1, 2)
+        m = np.where(m >= F32(1.5), m * F32(0.5), m)               # getmant [0.75, 1.5)
+        ch = _Chain(9, d.shape)
+        e64 = e.astype(_F64)
+        sx = _LN2_HI * e                                           # dfmul_vf2_vf2_vf
+        sy = ch.fma(float(_LN2_LO), e64,
+                    ch.fma(float(_LN2_HI), e64, (-sx).astype(_F64)).astype(_F64))
+        nx, ny = _two_sum(F32(-1), m)
+        dx, dy = _two_sum(F32(1), m)
+        t = F32(1) / dx                                            # dfdiv_vf2_vf2_vf2
+        t64 = t.astype(_F64)
+        qx = nx * t
+        u = ch.fma(t64, nx.astype(_F64), (-qx).astype(_F64))
+        qy = ch.fma((-dy).astype(_F64), t64, ch.fma((-dx).astype(_F64), t64, 1.0).astype(_F64))
+        qy = ch.fma(qx.astype(_F64), qy.astype(_F64),
+                    ch.fma(ny.astype(_F64), t64, u.astype(_F64)).astype(_F64))
+        x2 = qx * qx
+        x64 = x2.astype(_F64)
+        tt = ch.fma(ch.fma(x64, float(_LOG_P[0]), float(_LOG_P[1])).astype(_F64), x64,
+                    float(_LOG_P[2]))
+        if not ch.exact():
+            return _vlog_each(d)
+        ax, ay = qx * F32(2), qy * F32(2)                          # dfscale
+        rx = sx + ax                                               # dfadd_vf2_vf2_vf2
+        ry = (((sx - rx) + ax) + sy) + ay
+        w = (x2 * qx) * tt
+        r2x = rx + w                                               # dfadd_vf2_vf2_vf
+        r2y = ((rx - r2x) + w) + ry
+        r = r2x + r2y
+    return np.asarray(r, F32)
+
+
+def _vlog_each(d):
+    """vlog with each fma checked and repaired on its own (the chain's fallback)."""
     with np.errstate(all="ignore"):
         _f, ex = np.frexp(d * F32(1.0 / 0.75))
         e = (ex - 1).astype(F32)                                   # getexp
@@ -150,8 +274,14 @@ def vsum(rows):
     return acc[:, 0]
 
 
+def _same(r):
+    return r
+
+
 def _rows(x, axis):
     """x moved so that ``axis`` is last, as contiguous (R, n) rows, and the way back."""
+    if x.ndim == 2 and axis == 1 and x.flags.c_contiguous:   # (already rows)
+        return x, _same
     moved = np.moveaxis(x, axis, -1)
     shape = moved.shape
     rows = np.ascontiguousarray(moved).reshape(-1, shape[-1])
@@ -185,12 +315,26 @@ def log_softmax_backward(y, g, axis):
     yr, back = _rows(y, axis)
     gr, _ = _rows(g, axis)
     s = vsum(gr)
-    return back(fma(-vexp(yr), s[:, None], gr))
+    e = -vexp(yr)
+    if e.dtype == F32 and e.ndim:   # (one fma, checked as the chains are)
+        ch = _Chain(1, e.shape)
+        out = ch.fma(e.astype(_F64), s[:, None].astype(_F64), gr.astype(_F64))
+        if ch.exact():
+            return back(out)
+    return back(fma(e, s[:, None], gr))
 
 
 def cascade_sum(values, valid):
     """torch's nll_loss sum of ``values`` where ``valid``: 8 levels of partial sums, a carry
     after every 16th position (skipped positions carry nothing)."""
+    values = np.asarray(values)
+    if values.ndim == 1 and len(values) and _cnz(valid) == len(values):
+        return _cascade_all(values)
+    return _cascade_loop(values, valid)
+
+
+def _cascade_loop(values, valid):
+    """cascade_sum position by position (any mask)."""
     levels, power = 8, 4
     mask = (1 << power) - 1
     t = np.asarray(values).dtype.type
@@ -206,6 +350,34 @@ def cascade_sum(values, valid):
             acc[j] = t(0)
     out = t(0)
     for a in acc:
+        out = t(out + a)
+    return out
+
+
+def _cascade_all(values):
+    """cascade_sum with every position valid, level by level in whole-array steps: a level's
+    accumulator takes its first item alone (position 0 carries through every level), then
+    groups of 16 items, each group's sum (in order) carried up as one item of the next level;
+    what is left of the last group stays; the top level keeps all its items. The levels' sums
+    are then added in order from 0. (Sums start from their first item, not from a zero: they
+    differ only in a zero's sign, which the final sum from +0 drops.)"""
+    t = values.dtype.type
+    left, items = [], values
+    for _level in range(7):
+        if len(items) == 1:
+            break
+        full = (len(items) - 1) // 16
+        rem = items[1 + 16 * full:]
+        left.append(np.add.accumulate(rem)[-1] if len(rem) else t(0))
+        if not full:
+            items = items[:1]
+            break
+        sums = np.add.accumulate(items[1:1 + 16 * full].reshape(full, 16), axis=1)[:, -1]
+        items = np.concatenate([items[:1], sums])
+    left += [t(0)] * (7 - len(left))
+    left.append(np.add.accumulate(items)[-1])
+    out = t(0)
+    for a in left:
         out = t(out + a)
     return out
 
