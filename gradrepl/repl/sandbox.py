@@ -920,7 +920,10 @@ def _env_paths(var: str) -> list:
     return [p for p in value.split(os.pathsep) if p]
 
 
-PRELOAD = ("numpy", "gradrepl.paddle", "gradrepl.repl.session", "gradrepl.repl.commands")
+# (gradrepl.engine.mkl reads array addresses with ctypes when imported, which the hook denies;
+# under the hook its loader then finds the library refused and the kernels keep numpy's)
+PRELOAD = ("numpy", "gradrepl.paddle", "gradrepl.repl.session", "gradrepl.repl.commands",
+           "gradrepl.engine.mkl")
 
 
 def install_runtime_guard(workdir: str | None = None, read_paths=None, write_paths=None,
