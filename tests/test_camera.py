@@ -210,3 +210,26 @@ def test_crop_keeps_blocks_whole():
                               '<polygon fill="#cccccc" stroke="black" points="80,-10 90,-10 '
                               '90,0 80,0"/>\n</g>\n', "")
     assert camera.crop(svg, geo, (0, 0, 100, 100)) == svg
+
+
+def test_follower_cuts_each_frame_as_it_comes(seed_frames, tmp_path):
+    """``Follower``: frames that fit are kept as they are until one does not; from then every
+    frame (the earlier ones too) is a slide, equal to what the camera makes of all of them at
+    once; a GIF frame from the kept ``Frame`` equals one from the whole SVG."""
+    plain, cam, _ = seed_frames
+    page = (288.0, 216.0)
+    small = '<svg width="100pt" height="50pt" viewBox="0 0 100 50"></svg>'
+    f = camera.Follower(theme.Style(size="4x3"))
+    assert f.page == page
+    assert f.add(small) == small and not f.on   # (fits: as it is, the camera still off)
+    assert f.finish([]) is None
+    f = camera.Follower(theme.Style(size="4x3"))
+    focus = [["t0"], ["t1"], ["f0", "t2"]] + [()] * (len(plain) - 3)
+    out = [f.add(p, ids) for p, ids in zip(plain, focus)]
+    whole, _views = camera.follow(plain, focus, page)
+    assert out == whole and f.on
+    shot = f.finish(["digraph { a }"] * len(plain))
+    assert shot.svgs == whole and len(shot._frames) == len(plain)
+    meta = shot._frames[2]
+    assert meta.texts == camera._split_label(plain[2])[0]
+    assert meta.view_box == tuple(camera.Geometry(plain[2]).view_box)

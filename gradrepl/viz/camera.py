@@ -221,13 +221,16 @@ def _text_colour(svg_text: str) -> str:
         "#1d232b"
 
 
-def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True):
+def camera_svg(svg_text: str, focus, slide=SLIDE, previous=None, minimap=True, meta=None):
     """The frame ``svg_text`` seen through a slide-sized viewport on its ``focus`` nodes:
     (SVG text of exactly the slide's size in points, the viewport (x, y, w, h) in the
     drawing's user units, (x, y) to give as ``previous`` to the next frame). The drawing's
     scale is unchanged (its text keeps its size); its header lines move to a caption band at
-    the top of the slide; a corner map shows the whole graph and the viewport on it."""
+    the top of the slide; a corner map shows the whole graph and the viewport on it.
+    ``meta``: a list that gets the frame's ``Frame`` (what its GIF frame needs)."""
     geo = Geometry(svg_text)
+    if meta is not None:
+        meta.append(Frame.of(svg_text, geo))
     vw, vh = slide[0] / geo.k, slide[1] / geo.k
     texts, body = _split_label(svg_text)
     fs = [float(x) for t in texts for x in re.findall(r'font-size="([0-9.]+)"', t)]
@@ -380,29 +383,28 @@ def follow(svgs, focuses, slide=SLIDE, minimap=True):
     return out, views
 
 
-def camera_png(png: bytes, svg_text: str, camera_svg_text: str, dpi: float = 120.0) -> bytes:
+def camera_png(png: bytes, svg_text, camera_svg_text: str, dpi: float = 120.0) -> bytes:
     """A GIF frame: the slide cut out of Graphviz's PNG of the whole frame (``png``, drawn
-    from the same layout as ``svg_text``), with the caption band drawn over its top (the
-    camera SVG's band lines, in a TrueType font of the same height)."""
+    from the same layout as ``svg_text``, or its ``Frame`` as ``Follower`` keeps it), with
+    the caption band drawn over its top (the camera SVG's band lines, in a TrueType font of
+    the same height)."""
     from PIL import Image, ImageDraw
 
-    geo = Geometry(svg_text)
+    meta = svg_text if isinstance(svg_text, Frame) else Frame.of(svg_text)
     cam = Geometry(camera_svg_text)
     im = Image.open(io.BytesIO(png)).convert("RGB")
-    px_per_unit = im.width / geo.user_size[0]     # (Graphviz's PNG of the whole drawing)
+    px_per_unit = im.width / meta.user_size[0]     # (Graphviz's PNG of the whole drawing)
     x, top, vw, vh = cam.view_box
-    ox, oy = geo.view_box[0], geo.view_box[1]
+    ox, oy = meta.view_box[0], meta.view_box[1]
     box = [round((x - ox) * px_per_unit), round((top - oy) * px_per_unit),
            round((x - ox + vw) * px_per_unit), round((top - oy + vh) * px_per_unit)]
-    bg = _background(svg_text)
+    bg = meta.background
     out = Image.new("RGB", (box[2] - box[0], box[3] - box[1]), _rgb(bg))
     out.paste(im.crop((max(box[0], 0), max(box[1], 0), min(box[2], im.width),
                        min(box[3], im.height))), (max(-box[0], 0), max(-box[1], 0)))
-    texts, _ = _split_label(svg_text)
+    texts = meta.texts
     band = re.search(r'<g class="camera">\n<rect [^>]*height="([0-9.]+)"', camera_svg_text)
     if texts and band:
-        import html
-
         draw = ImageDraw.Draw(out)
         h = float(band.group(1)) * px_per_unit
         draw.rectangle([0, 0, out.width, h], fill=_rgb(bg))
@@ -411,7 +413,7 @@ def camera_png(png: bytes, svg_text: str, camera_svg_text: str, dpi: float = 120
             camera_svg_text)]
         size = (sizes[0] if sizes else 14.0) * px_per_unit
         font = _font(size)
-        fg = _rgb(_text_colour(svg_text))
+        fg = _rgb(meta.foreground)
         for k, t in enumerate(texts):
             inner = html.unescape(re.sub(r"<[^>]+>", "", t))
             draw.text((size * 0.5, size * 0.3 + size * 1.25 * (k + 1) - size * 0.25), inner,
@@ -420,8 +422,6 @@ def camera_png(png: bytes, svg_text: str, camera_svg_text: str, dpi: float = 120
     else:
         h = 0.0
     if im.width > out.width or im.height > out.height - h:   # the map, as in the SVG
-        from PIL import ImageDraw
-
         s = min(out.width * MAP_SHARE / im.width, (out.height - h) * 0.45 / im.height)
         thumb = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))))
         pad = round(out.width * 0.012)
@@ -431,9 +431,28 @@ def camera_png(png: bytes, svg_text: str, camera_svg_text: str, dpi: float = 120
         d.rectangle([mx, my, mx + thumb.width, my + thumb.height], outline=(128, 128, 128))
         d.rectangle([mx + box[0] * s, my + (box[1] + h) * s, mx + box[2] * s, my + box[3] * s],
                     outline=(255, 127, 0), width=2)
+    del im
     buf = io.BytesIO()
     out.save(buf, format="PNG")
     return buf.getvalue()
+
+
+class Frame:
+    """What a GIF frame needs of a whole frame's SVG once the camera has seen it (its user
+    units, header lines and colours), so the SVG itself can be let go (``Follower``)."""
+
+    __slots__ = ("view_box", "user_size", "texts", "background", "foreground")
+
+    def __init__(self, view_box, user_size, texts, background, foreground):
+        self.view_box, self.user_size = view_box, user_size
+        self.texts, self.background, self.foreground = texts, background, foreground
+
+    @classmethod
+    def of(cls, svg_text: str, geo: Geometry | None = None) -> "Frame":
+        geo = geo if geo is not None else Geometry(svg_text)
+        texts, _ = _split_label(svg_text)
+        return cls(tuple(geo.view_box), geo.user_size, texts, _background(svg_text),
+                   _text_colour(svg_text))
 
 
 def _rgb(colour: str):
@@ -483,30 +502,73 @@ class Shot:
     """The step frames through the camera: ``svgs`` (one slide each), ``page`` (the slide in
     points), ``pngs()`` (GIF frames), ``note`` (what was done, for the command's message)."""
 
-    def __init__(self, svgs, sources, cam_svgs, views, page):
-        self._svgs, self._sources = svgs, sources
+    def __init__(self, frames, sources, cam_svgs, views, page):
+        self._frames, self._sources = frames, sources   # (Frame of each whole SVG)
         self.svgs, self.views, self.page = cam_svgs, views, page
         w, h = page
         self.note = (f"--camera: each frame is a {w / 72:g}x{h / 72:g} in slide following the "
                      "step (the text keeps its size; a map in the corner shows where)")
 
-    def pngs(self) -> list:
+    def pngs(self):
+        """The GIF frames, one at a time (each whole frame's PNG is let go once cut)."""
         from . import render
 
-        return [camera_png(render.png(src), svg, cam)
-                for src, svg, cam in zip(self._sources, self._svgs, self.svgs)]
+        for src, meta, cam in zip(self._sources, self._frames, self.svgs):
+            yield camera_png(render.png(src), meta, cam)
+
+
+def _page(style):
+    from . import theme
+
+    box = theme.size_inches(style.size) if style is not None and style.size else None
+    return (box[0] * 72, box[1] * 72) if box else SLIDE
+
+
+class Follower:
+    """The camera fed one frame at a time as it is laid out (``add``), so that a large graph's
+    whole SVG is let go as soon as its slide is cut: while every frame so far fits the slide
+    the frames are kept as they are (small, since they fit); once one does not, those and
+    every later frame go through the camera. ``finish`` gives the ``Shot`` (None when every
+    frame fit)."""
+
+    def __init__(self, style=None, minimap=True):
+        self.page = _page(style)
+        self.minimap = minimap
+        self.on = False
+        self.svgs, self.views, self.frames, self._held = [], [], [], []
+        self._previous = None
+
+    def _shoot(self, svg_text, focus):
+        text, seen, self._previous = camera_svg(svg_text, focus, self.page, self._previous,
+                                                self.minimap, meta=self.frames)
+        self.svgs.append(text)
+        self.views.append(seen)
+        return text
+
+    def add(self, svg_text: str, focus=()) -> str:
+        """This frame as it will be shown: its slide once the camera is on, else itself."""
+        if not self.on and needs_camera(svg_text, self.page):
+            self.on = True
+            held, self._held = self._held, []
+            for text, f in held:
+                self._shoot(text, f)
+        if self.on:
+            return self._shoot(svg_text, focus or ())
+        self._held.append((svg_text, focus or ()))
+        return svg_text
+
+    def finish(self, sources) -> Shot | None:
+        if not self.on:
+            self._held = []
+            return None
+        return Shot(self.frames, sources, self.svgs, self.views, self.page)
 
 
 def shoot(items, sources, style):
     """The camera on the frames of ``items`` (each with ``svg`` and ``focus``: see
     ``focus_of``), or None when every frame fits the slide (``style.size``'s box, else 16x9
     in) and there is nothing to follow."""
-    from . import theme
-
-    box = theme.size_inches(style.size) if style is not None and style.size else None
-    page = (box[0] * 72, box[1] * 72) if box else SLIDE
-    svgs = [it["svg"] for it in items]
-    if not any(needs_camera(s, page) for s in svgs):
-        return None
-    cam, views = follow(svgs, [it.get("focus") or () for it in items], page)
-    return Shot(svgs, sources, cam, views, page)
+    f = Follower(style)
+    for it in items:
+        f.add(it["svg"], it.get("focus"))
+    return f.finish(sources)

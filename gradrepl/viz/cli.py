@@ -233,7 +233,8 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
         style = dataclasses.replace(style or theme.Style(), size="1080p")
     keep = style is not None and style.keep_text
     items, sources = [], []
-    try:
+    follow = camera.Follower(style) if camera.enabled() else None   # (--camera: each frame's
+    try:                                                    # slide cut as soon as it is drawn)
         from .. import progress
 
         backward = frames(g, logged, chain=True, history=run.log.runs) \
@@ -243,13 +244,18 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
 
             fitems, fsources = forward_items(backward[0] if backward else g, run, view,
                                              style, pic.look, keep)
+            if follow is not None:
+                fitems = [dict(it, svg=follow.add(it["svg"], it.get("focus"))) for it in fitems]
             items += fitems
             sources += fsources
         for f in progress.each(backward, "laying out the backward pass: frame {i} of {n}"):
             source = to_dot(f, view=step_view, chain=True, style=style, look=pic.look)
             sources.append(source)
-            items.append({"svg": render.svg(source), "counter": step_title(f.step),
-                          "title": f.step["event"], "focus": focus_of(f),
+            focus = focus_of(f)
+            svg = render.svg(source)
+            items.append({"svg": follow.add(svg, focus) if follow is not None else svg,
+                          "counter": step_title(f.step),
+                          "title": f.step["event"], "focus": focus,
                           "description": "ready queue: " + ready_text(f.step),
                           "code": f.step.get("code"),   # the engine functions of the step
                           "keep": keep})
@@ -262,7 +268,7 @@ def write_steps(run, target, name, pic, out_dir: Path, view, chain, steps_from=N
 
             note = fit_text_note(items[largest]["svg"], lr="rankdir=LR" in sources[largest])
         svgs = [it["svg"] for it in items]
-        shot = camera.shoot(items, sources, style) if camera.enabled() else None
+        shot = follow.finish(sources) if follow is not None else None
         if shot is not None:   # (--camera: one slide per frame, following the step)
             svgs, note = shot.svgs, shot.note
             items = [dict(it, svg=s, keep=False) for it, s in zip(items, svgs)]
