@@ -1,34 +1,38 @@
 """Reference LAPACK as Paddle's CPU kernels call it: the optional backend that gives
-``paddle.linalg.svd`` / ``svdvals`` / ``eigh`` / ``eigvalsh`` (and what Paddle composes from them:
-matrix_norm 2/-2/'nuc', pinv, cond ...) real Paddle's last bits.
+``paddle.linalg`` svd, svdvals, eigh, eigvalsh, eig, eigvals, lu, lu_solve, cholesky_solve and
+lstsq (and what Paddle composes from them: matrix_norm 2/-2/'nuc', pinv, cond ...) real Paddle's
+last bits.
 
 Real Paddle (3.3.1 and 2.6.2 alike) calls the reference LAPACK 3.10.0 and reference BLAS it ships
-(``paddle/libs/liblapack.so.3``, ``libblas.so.3``, built by gfortran 4.8 without FMA): ``?gesdd``
-with jobz 'S'/'A' and a fixed workspace for svd, jobz 'N' with a workspace query for svdvals,
-``?syevd`` / ``?heevd`` with workspace queries for eigh and eigvalsh, each on the matrix as it
-stands (column-major). MKL and OpenBLAS give other last bits.
+(``paddle/libs/liblapack.so.3``, ``libblas.so.3``, built by gfortran 4.8 without FMA, so the same
+bits on every x86-64): ``?gesdd`` (jobz 'S'/'A' with a fixed workspace for svd, 'N' with a query
+for svdvals), ``?syevd`` / ``?heevd``, ``?geev`` (eig: right vectors; eigvals: none, on the
+transpose), ``?getrf`` / ``?getrs``, ``?potrs``, ``?gels`` / ``?gelsy`` / ``?gelsd`` / ``?gelss``.
+Each function below follows one kernel's call (its transposes, workspace, arguments). MKL and
+OpenBLAS give other last bits. (Paddle's cholesky, inv, det, solve and qr are Eigen's, not here.)
 
 No PyPI wheel carries reference LAPACK 3.10. ``cmeel-lapack`` 3.11.0 (in the ``exact`` extra,
-x86-64) is reference LAPACK and BLAS, and differs from 3.10.0 on the paths Paddle takes in two
-places only, both undone here:
+Linux x86-64) is reference LAPACK and BLAS, and differs from 3.10.0 on the paths Paddle takes in
+two places only, both undone here:
 
 * ``?syevd`` / ``?heevd``'s workspace query with jobz 'N' answers more in 3.11 (room for the
   blocked tridiagonal reduction), so eigenvalues of n >= 32 came out of another summation order;
   here the workspace is the size 3.10 answers (real ``2n+1``, complex ``n+32``).
 * ``slartg`` / ``dlartg`` (plane rotations, in every QR sweep) divide by the norm in 3.11 where
-  3.10 multiplies by its reciprocal. 3.10's rotation is written below in Python and the library's
-  calls to its own ``slartg_`` / ``dlartg_`` are pointed at it (their entries in the library's
-  procedure linkage table; the library is otherwise untouched).
+  3.10 multiplies by its reciprocal (and 3.10's safe range is narrower). 3.10's rotation is
+  written below in Python and the library's calls to its own ``slartg_`` / ``dlartg_`` are
+  pointed at it (their slots in the library's procedure linkage table; nothing else changes).
 
 The cmeel wheel needs gfortran's runtime (``libgfortran.so.5``, ``libquadmath.so.0``) and does
 not bundle it; where the system has none, numpy's wheel ships one (``numpy.libs``, under
 auditwheel's renamed soname): an in-memory copy with the plain soname stands in.
 
-Measured on 2,016 outputs (svd U/S/VH, svdvals, eigh values/vectors, eigvalsh; float32, float64,
-complex64, complex128; shapes 2x2 .. 40x25 and Hermitian 2 .. 33): every value equal to real Paddle
-3.3.1 and 2.6.2 (cmeel-lapack alone: 7%; numpy's OpenBLAS: 3%). Where the backend cannot load
-(no wheel, another version, aarch64, not glibc) ``available()`` is False and callers keep
-numpy's LAPACK.
+Measured against real Paddle 3.3.1 and 2.6.2: 2,016 of 2,016 svd/svdvals/eigh/eigvalsh outputs
+(float32, float64, complex64, complex128; 2x2 .. 40x25, Hermitian 2 .. 33; cmeel-lapack alone 7%,
+numpy's OpenBLAS 3%); lu, lu_solve, eig, eigvals 36 of 36 each; cholesky_solve 20 of 20; lstsq
+gels/gelsd/gelss 70 of 70, gelsy 20 of 28 (Paddle hands gelsy an uninitialised pivot array).
+Where the backend cannot load (no wheel, another version, aarch64, not glibc) or ctypes is refused
+(``replay --safe``), ``available()`` is False and callers keep numpy's LAPACK.
 """
 from __future__ import annotations
 
