@@ -16,7 +16,10 @@ from gradrepl.repl.shell import _Feeder
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "examples" / "seeds"
-CASES = sorted(p.stem for p in SEEDS.glob("*.py"))
+# vgg11's forward and backward take seconds (minutes under emulation, past the 120 s timeout):
+# slow, as in tests/test_seeds.py
+CASES = [pytest.param(stem, marks=pytest.mark.slow) if "vgg" in stem else stem
+         for stem in sorted(p.stem for p in SEEDS.glob("*.py"))]
 _VARNAME = re.compile(r"\(Unavailable\) \S+ trying")  # as tests/test_seeds.py: the 2.2 name
 
 
