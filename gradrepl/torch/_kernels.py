@@ -16,6 +16,7 @@ from math import prod
 
 import numpy as np
 
+from ..engine.ops._util import quiet as _quiet  # (nothing to enter in a quiet run)
 from . import _capability
 
 
@@ -43,7 +44,7 @@ def _multi_row_sum(rows):
     step = 1 << level_power
     shape = rows.shape[1:]
     nb = size // step
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         if not nb:   # (the levels are zeros, and adding +0 to a sum from zero changes nothing)
             return _seq(rows, dt)
         s0 = _block_sums(rows[:nb * step].reshape((nb, step) + shape), dt)
@@ -121,7 +122,7 @@ def row_sum(a):
     """The sum of a 1-D float array in torch's order (a numpy scalar of a's dtype), one thread."""
     if a.size == 0:
         return a.dtype.type(0)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         if a.size >= _lanes(a.dtype):
             return a.dtype.type(_lane_row_sum(a))
         return a.dtype.type(np.zeros((), a.dtype) + _row_sum(a))
@@ -171,7 +172,7 @@ def torch_sum(x, axis):
         return x.copy()
     if nd == 2 and x.size < GRAIN and x.shape[0] > 1 and x.shape[1] > 1 and \
             x.flags.c_contiguous:
-        with np.errstate(all="ignore"):
+        with _quiet(all="ignore"):
             if axis == (0,):
                 return _matrix_columns(x)
             if axis == (1,):
@@ -179,7 +180,7 @@ def torch_sum(x, axis):
     kept = tuple(s for i, s in enumerate(x.shape) if i not in axis)
     if axis == tuple(range(nd)) or prod(kept) == 1:
         return np.asarray(full_sum(np.ravel(x, order="K")), x.dtype).reshape(kept)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         return _iter_sum(np.ascontiguousarray(x), axis)
 
 
@@ -381,7 +382,7 @@ def mkl_dot(a, b):
     """torch.dot of two 1-D float32/float64 arrays in MKL's order (see above); None otherwise."""
     if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or a.size == 0:
         return None
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         if a.nbytes < _DOT_THREADED:
             return np.asarray(_dot_chunk(a, b), a.dtype)
         k = a.size // 2 // (16 // a.itemsize) * (16 // a.itemsize)
@@ -442,7 +443,7 @@ def torch_norm(x, p, axis):
     keep = [i for i in range(nd) if i not in axis]
     out_shape = tuple(a.shape[i] for i in keep)
     red = [i for i in axis if a.shape[i] != 1]
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         squeezed = [i for i in range(nd) if a.shape[i] != 1]
         if p == 2 and red and red == squeezed[len(squeezed) - len(red):]:
             rows = a.reshape(-1, int(np.prod([a.shape[i] for i in red])))
@@ -521,7 +522,7 @@ def fma64(a, b, c):
     """float64 ``a * b + c``, one rounding in all but rare cases: the exact product as two
     doubles (Veltkamp/Dekker), the sum's error added back (``s + (t + e)``)."""
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         g = 134217729.0
         ah = (a - a * g) + a * g
         al = a - ah
@@ -546,7 +547,7 @@ def torch_addcmul(x, t1, t2, value):
     if dt not in (np.float32, np.float64):
         return None
     v = dt.type(value)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         vt = (v * np.asarray(t1, dt)).astype(dt)
         if not _capability.fused():
             return np.asarray(np.asarray(x, dt) + vt * np.asarray(t2, dt), dt)
@@ -562,7 +563,7 @@ def torch_addcdiv(x, t1, t2, value):
     if dt.kind != "f":
         return None
     v = dt.type(value)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         return np.asarray(np.asarray(x, dt) + (v * np.asarray(t1, dt)) / np.asarray(t2, dt), dt)
 
 
@@ -606,7 +607,7 @@ def torch_sqrt(x):
     """torch.sqrt of a float array (MKL's where available, else the rounded root)."""
     out = _mkl_vsqrt(x) if x.size else None
     if out is None:
-        with np.errstate(all="ignore"):
+        with _quiet(all="ignore"):
             out = np.sqrt(x)
     return out
 
@@ -623,7 +624,7 @@ def torch_pow_scalar(x, e):
         return None
     e = float(e)
     one = dt.type(1)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         if e == 0:
             return np.ones_like(x)
         if e == 1:
@@ -672,7 +673,7 @@ def torch_pow_tensor(x, y):
     xb, yb = (np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1) for v in (x, y))
     if xb.size == 0:
         return np.empty(shape, np.float32)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         out = powf(xb, yb)
         vectorised = x.shape == y.shape or x.size == 1 or y.size == 1
         if vectorised and _capability.capability() != "DEFAULT":
@@ -724,7 +725,7 @@ def torch_prod(x, axis):
     a = np.ascontiguousarray(x)
     keep = [i for i in range(nd) if i not in axis]
     out_shape = tuple(a.shape[i] for i in keep)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         if not keep or int(np.prod(out_shape)) == 1:
             flat = a.reshape(1, -1)
             chunks = _parallel_chunks(flat.shape[1], GRAIN) if flat.shape[1] >= GRAIN else [

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.ops._util import quiet as _quiet  # (nothing to enter in a quiet run)
 from . import _sleef64 as D
 from . import _capability
 from ._norm_kernels import _fma_repaired
@@ -126,7 +127,7 @@ def vexp(d):
     d = np.asarray(d, F32)
     if d.ndim == 0:
         return _vexp_each(d)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         q = np.rint(d * _R_LN2).astype(np.int32)
         qf = q.astype(_F64)
         ch = _Chain(8, d.shape)
@@ -152,7 +153,7 @@ def vexp(d):
 
 def _vexp_each(d):
     """vexp with each fma checked and repaired on its own (the chain's fallback)."""
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         q = np.rint(d * _R_LN2).astype(np.int32)
         qf = q.astype(F32)
         s = fma(qf, -_L2U, d)
@@ -181,7 +182,7 @@ def vlog(d):
     d = np.asarray(d, F32)
     if d.ndim == 0:
         return _vlog_each(d)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         _f, ex = np.frexp(d * F32(1.0 / 0.75))
         e = (ex - 1).astype(F32)                                   # getexp
         f, _ex = np.frexp(d)
@@ -219,7 +220,7 @@ def vlog(d):
 
 def _vlog_each(d):
     """vlog with each fma checked and repaired on its own (the chain's fallback)."""
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         _f, ex = np.frexp(d * F32(1.0 / 0.75))
         e = (ex - 1).astype(F32)                                   # getexp
         f, _ex = np.frexp(d)
@@ -290,7 +291,7 @@ def _rows(x, axis):
 
 def softmax(x, axis):
     rows, back = _rows(x, axis)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         e = vexp(rows - rows.max(axis=1, keepdims=True))
         inv = x.dtype.type(1) / vsum(e)
         return back(e * inv[:, None])
@@ -298,7 +299,7 @@ def softmax(x, axis):
 
 def log_softmax(x, axis):
     rows, back = _rows(x, axis)
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         sh = rows - rows.max(axis=1, keepdims=True)
         ls = vlog(vsum(vexp(sh)))
         return back(sh - ls[:, None])
@@ -415,7 +416,7 @@ _TAB = _table()
 
 def _scalar_exp(d):
     """glibc's expf of float32 d (checked bit for bit against libm on 300,000 values)."""
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         xd = np.asarray(d, F32).astype(np.float64)
         z = _INVLN2N * xd
         kd = (z + _SHIFT) - _SHIFT
@@ -483,7 +484,7 @@ def _seq_dim_sum(a):
 def softmax_inner(x, axis):
     a = _split(x, axis)
     lanes = _softmax_lanes(a.shape[0], a.shape[2])
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         e = _exp_where(a - a.max(axis=1, keepdims=True), lanes)
         return (e / _seq_dim_sum(e)[:, None]).reshape(x.shape)
 
@@ -491,7 +492,7 @@ def softmax_inner(x, axis):
 def log_softmax_inner(x, axis):
     a = _split(x, axis)
     lanes = _chunk_lanes(a.shape[2], a.shape[1])[None]
-    with np.errstate(all="ignore"):
+    with _quiet(all="ignore"):
         mx = a.max(axis=1, keepdims=True)
         ls = vlog(_seq_dim_sum(_exp_where(a - mx, lanes)))
         return ((a - mx) - ls[:, None]).reshape(x.shape)
