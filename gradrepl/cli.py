@@ -278,8 +278,8 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
 
     --safe's budget (exhausted: one line naming it, the verdicts so far, exit 2, no process
     or folder left): the whole command 300 s of wall time (--budget); each file's child 60 s
-    wall, 30 s CPU, 2048 MB memory, 64 MB and 10000 entries of disk, 10 MB of output; each
-    picture's Graphviz 30 s and 1024 MB; 64 MB of pictures per handout.
+    wall, 30 s CPU, 2048 MB memory, 256 threads, 64 MB and 10000 entries of disk, 10 MB of
+    output; each picture's Graphviz 30 s and 1024 MB; 64 MB of pictures per handout.
     """
     from .repl.replay_cli import replay_command
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -253,3 +254,25 @@ def test_a_child_that_cannot_be_confined_says_why_in_one_line(tmp_path, monkeypa
     assert err.getvalue() == (f"gradrepl replay --safe: {f}: the sandbox could not be set up: "
                               "KernelSandboxError: Landlock: restrict_self failed "
                               "(stand-in)\n")
+
+
+# ============================================================================ threads (escapes/113)
+def test_the_parent_counts_the_childs_threads():
+    import threading
+
+    stop = threading.Event()
+    ts = [threading.Thread(target=stop.wait) for _ in range(5)]
+    for t in ts:
+        t.start()
+    try:
+        n = safe_budget.thread_count(os.getpid())
+        assert n is not None and n >= 6, n          # this one's, and the five
+    finally:
+        stop.set()
+        for t in ts:
+            t.join()
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    assert safe_budget.thread_count(p.pid) is None          # gone
+    assert safe_budget.threads_line() == "thread limit (256 threads) exceeded"
+    assert "256 threads" in safe_budget.help_text()

@@ -15,6 +15,9 @@ total wall time           300 s       ``Budget``: each child's wall clock is ``m
 child wall time           60 s        the parent's select loop (``safe_replay._Feeder``)
 child CPU                 30 s        RLIMIT_CPU, set between fork and exec
 child memory              2048 MB     RLIMIT_AS, set between fork and exec
+child threads             256         the parent counting them (``/proc/PID/status``) every
+                                      0.05 s and stopping the child (RLIMIT_NPROC bounds them
+                                      too, but the kernel exempts root's user from it)
 child's folder (disk)     64 MB and   a private tmpfs of that size (``fsview``, where user
                           10,000      namespaces are available), else the parent measuring the
                           entries     folder every 0.2 s and stopping the child; one file:
@@ -51,6 +54,8 @@ GRAPHVIZ_MEMORY_MB = 1024     # one Graphviz process's address space
 DISK_MB = 64                  # the child's folder, all files together
 DISK_ENTRIES = 10_000         # files and folders in it
 DISK_CHECK_SECONDS = 0.2      # how often the parent measures it (without a private tmpfs)
+CHILD_THREADS = 256           # ... its threads (the parent counts them)
+THREADS_CHECK_SECONDS = 0.05  # how often
 HANDOUT_SVG_MB = 64           # all pictures of one handout together
 GRACE_SECONDS = 5             # the interval timer's margin past the budget
 
@@ -182,6 +187,22 @@ def folder_usage(path: str, max_bytes: int, max_entries: int) -> str | None:
     return None
 
 
+def thread_count(pid: int) -> int | None:
+    """The number of threads of process ``pid`` (None when it cannot be read: gone, no /proc)."""
+    try:
+        with open(f"/proc/{int(pid)}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def threads_line() -> str:
+    return f"thread limit ({CHILD_THREADS} threads) exceeded"
+
+
 def disk_line(which: str, disk_mb: float = DISK_MB, entries: int = DISK_ENTRIES) -> str:
     from .sandbox import _num
 
@@ -197,6 +218,6 @@ def help_text() -> str:
     """The budget as ``replay --help`` states it (the numbers of the table above)."""
     return (f"the whole command {BUDGET_SECONDS} s of wall time (--budget); each file's "
             f"child {CHILD_SECONDS} s wall, {CHILD_CPU_SECONDS} s CPU, {CHILD_MEMORY_MB} MB "
-            f"memory, {DISK_MB} MB and {DISK_ENTRIES} entries of disk, {CHILD_OUTPUT_MB} MB of "
+            f"memory, {CHILD_THREADS} threads, {DISK_MB} MB and {DISK_ENTRIES} entries of disk, {CHILD_OUTPUT_MB} MB of "
             f"output; each picture's Graphviz {GRAPHVIZ_SECONDS} s and {GRAPHVIZ_MEMORY_MB} MB; "
             f"{HANDOUT_SVG_MB} MB of pictures per handout")

@@ -484,11 +484,13 @@ class _Feeder:
                 if self._over_disk():
                     return
                 self.next_disk_check = time.monotonic() + safe_budget.DISK_CHECK_SECONDS
+            if self._too_many_threads():
+                return
             reads = [child.fds[n] for n in ("out", "ack") if n in child.fds]
             if "ack" not in child.fds:
                 return               # the child closed its acknowledgements: no more inputs
             writes = [child.fds["ctrl"]] if self.pending and "ctrl" in child.fds else []
-            r, w, _ = select.select(reads, writes, [], min(left, safe_budget.DISK_CHECK_SECONDS))
+            r, w, _ = select.select(reads, writes, [], min(left, safe_budget.THREADS_CHECK_SECONDS))
             if w:
                 self._flush()
             if child.fds.get("out") in r and not self._read_output():
@@ -507,6 +509,19 @@ class _Feeder:
                     return
                 if self._acknowledged(chunk):
                     return
+
+    def _too_many_threads(self) -> bool:
+        """Whether the child runs more threads than ``safe_budget.CHILD_THREADS`` (``out.limit``
+        then says so). RLIMIT_NPROC bounds them for a teacher who is not root; the kernel exempts
+        root's user from it, whose child could take every pid of the machine (32 KiB stacks fit
+        60,000 threads in its address space)."""
+        proc = self.child.proc
+        n = safe_budget.thread_count(proc.pid) if proc is not None else None
+        if n is None or n <= safe_budget.CHILD_THREADS:
+            return False
+        self.child.kill()
+        self.out.limit = safe_budget.threads_line()
+        return True
 
     def _over_disk(self) -> bool:
         """Whether the child's folder is past its disk budget (``out.limit`` then says so)."""
