@@ -108,6 +108,9 @@ def test_every_session_agrees(path):
                                     seconds=0 if big else N.SECONDS)
     done = [c for c in checks if c.checked]
     assert all(c.checked for c in checks), text
+    with open(path, encoding="utf-8") as f:   # (a session that runs a backward: checked, not
+        ran = any(line.startswith((">>> ", "... ")) and ".backward(" in line for line in f)
+    assert done or not ran, f"{path}: a backward ran and nothing was checked"   # vacuous)
     for c in done:
         assert c.agrees(), text
         assert c.digits >= N.printed_digits(c.autograd_dtype), text
