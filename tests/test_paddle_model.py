@@ -6,6 +6,7 @@ venv has numpy 1.26, which prints ``0.05`` where numpy 2 prints ``np.float64(0.0
 masked too (the value's type is printed separately and compared)."""
 from __future__ import annotations
 
+import platform
 import re
 import subprocess
 import sys
@@ -30,6 +31,14 @@ def _mask(text):
     text = re.sub(r"\x08+", "\x08", text)
     text = re.sub(r" +(?=\n|\x08)", "", text)
     return re.sub(r"np\.(float64|int64)\(([^()]*)\)", r"\2", text)
+
+
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def _six_digits(text):
+    """Floats printed with all their digits (10 or more after the point) cut to 6 significant."""
+    return re.sub(r"\d+\.\d{10,}", lambda m: f"{float(m.group()):.6g}", text)
 
 
 def _run(version, script):
@@ -57,7 +66,15 @@ def test_callbacks_script_matches_real_paddle(version, record):
     LRScheduler callback stepping a StepDecay per batch, top-k Accuracy names, a DataLoader fed
     to evaluate/fit, load of the best model, save, and Model.summary."""
     r = _run(version, "hapi_callbacks.py")
-    assert _mask(r.stdout) == _mask((DATA / record).read_text())
+    got, real = _mask(r.stdout), _mask((DATA / record).read_text())
+    if not X86:
+        # evaluate()'s loss is printed with all its digits; the products behind it (784 x 32
+        # per image, past engine/ops/linalg's exact-order limit) are numpy's BLAS, whose
+        # aarch64 kernel sums in another order than x86-64's: 2.296571731567383 under qemu
+        # aarch64 against 2.2965714931488037 recorded (2 ulp). Compared to 6 digits there.
+        print("aarch64: full-precision losses compared to 6 significant digits (numpy's BLAS)")
+        got, real = _six_digits(got), _six_digits(real)
+    assert got == real
     assert "Epoch 3: Early stopping.\n" in r.stdout and "lr 0.00125 last_epoch 15\n" in r.stdout
 
 
