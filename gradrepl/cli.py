@@ -82,7 +82,7 @@ def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or 
         args = args[1:]
     _profile(paddle or header_profile(script))
     if not os.path.isfile(script):
-        typer.echo(f"gradrepl: no such file: {script}", err=True)
+        typer.echo(f"gradrepl run: no such file: {script}", err=True)
         raise typer.Exit(2)
     try:
         run_script(script, args, profile=None)
@@ -281,9 +281,12 @@ def replay(files: list[str] = typer.Argument(..., metavar="FILE",
     wall, 30 s CPU, 2048 MB memory, 256 threads, 64 MB and 10000 entries of disk, 10 MB of
     output; each picture's Graphviz 30 s and 1024 MB; 64 MB of pictures per handout.
     """
+    from .repl import replay_cli
     from .repl.replay_cli import replay_command
 
-    files = [_lesson(f, "replay") for f in files]
+    paths = [_lesson(f, "replay") for f in files]
+    replay_cli.SHOWN_AS.update({p: f for p, f in zip(paths, files) if p != f})
+    files = paths
     raise typer.Exit(replay_command(files, check=check, update=update, html=html,
                                     paddle=paddle, safe=safe, inside_sandbox=inside_sandbox,
                                     present=present, figures=figures, budget=budget))
@@ -333,8 +336,16 @@ def main(ctx: typer.Context,
          help_: bool = Flag("--help", "-h", is_eager=True,
                                     help="Show this message and exit."),
          version: bool = Flag("--version", "-V", is_eager=True,
-                                      help="Show gradrepl's version and exit.")):
+                                      help="Show gradrepl's version and exit."),
+         paddle: Optional[str] = typer.Option(
+             None, "--paddle", help="Paddle version to emulate: 2.2 (default), 2.6, 3; for "
+             "the shell and every command (gradrepl --paddle 3 run x.py)"),
+         verbose: bool = Flag("--verbose", help="the shell keeps gradrepl's own frames in "
+                              "tracebacks")):
     """Without a command: the interactive shell (gradrepl shell)."""
+    if paddle is not None:
+        _profile(paddle)                      # a wrong version: one line, exit 2
+        os.environ["GRADREPL_PADDLE"] = paddle  # the commands' --paddle default
     if help_:
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
@@ -350,7 +361,7 @@ def main(ctx: typer.Context,
     if ctx.invoked_subcommand is None:
         from .repl.shell import main as shell_main
 
-        raise typer.Exit(shell_main())
+        raise typer.Exit(shell_main(profile=paddle, verbose=verbose))
 
 
 @app.command(cls=_Command)

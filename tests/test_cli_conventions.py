@@ -76,3 +76,31 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130
     assert err.strip() == "KeyboardInterrupt"
+
+
+def test_paddle_version_before_the_command(tmp_path):
+    """``gradrepl --paddle 3`` starts the shell as Paddle 3, and the option before a command
+    reaches it; a wrong version is one line and exit 2."""
+    script = tmp_path / "v.py"
+    script.write_text("import paddle\nprint(paddle.__version__)\n")
+    assert _run(["--paddle", "3", "run", str(script)]).stdout == "3.3.1\n"
+    assert _run(["run", str(script)]).stdout == "2.2.1\n"
+    p = subprocess.run(GR + ["--paddle", "2.6"], input="import paddle\npaddle.__version__\n",
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "'2.6.2'" in p.stdout
+    p = _run(["--paddle", "9", "run", str(script)])
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'9'" in p.stderr
+
+
+def test_one_wording_for_a_missing_file(tmp_path):
+    for cmd in ("run", "graph", "why", "replay", "quiz", "gradcheck"):
+        args = [cmd, str(tmp_path / "nope.py")] + (["x"] if cmd == "why" else [])
+        p = _run(args, cwd=tmp_path)
+        assert p.returncode == 2, cmd
+        assert p.stderr == f"gradrepl {cmd}: no such file: {tmp_path / 'nope.py'}\n", cmd
+
+
+def test_a_lesson_is_reported_by_the_name_typed():
+    p = _run(["replay", "--check", "lesson:s000_example_two"])
+    assert p.returncode == 0
+    assert p.stdout == "lesson:s000_example_two: ok, 11 blocks (profile 2.2)\n"

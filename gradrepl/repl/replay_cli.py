@@ -73,6 +73,15 @@ def _shown_text(stream, text: str, safe: bool) -> str:
     return for_terminal(stream, text)
 
 
+# What the user typed for a file, where it differs from its path (``lesson:NAME``, set by the
+# command line): reports name the file as the user named it, in a clone or from a wheel.
+SHOWN_AS: dict[str, str] = {}
+
+
+def _name(path) -> str:
+    return _esc(SHOWN_AS.get(path, path))
+
+
 def _plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -80,7 +89,7 @@ def _plural(n, word):
 def _check(fr: FileRun, out, safe: bool = False) -> bool:
     """Print a diff for every block that differs; True if all matched."""
     bad = 0
-    name = _esc(fr.path)
+    name = _name(fr.path)
     for run in fr.runs:
         if run.output is None:
             continue
@@ -115,11 +124,11 @@ def _update(fr: FileRun, out) -> None:
         except OSError as exc:
             raise TranscriptError(f"cannot write: {exc.strerror or exc}", None, fr.path) \
                 from None
-        out.write(f"{_esc(fr.path)}: updated {len(changed)} of {_plural(n, 'block')} "
+        out.write(f"{_name(fr.path)}: updated {len(changed)} of {_plural(n, 'block')} "
                   f"(line{'s' if len(changed) > 1 else ''} "
                   f"{', '.join(str(fr.runs[k].block.line) for k in changed)})\n")
     else:
-        out.write(f"{_esc(fr.path)}: up to date, {_plural(n, 'block')}\n")
+        out.write(f"{_name(fr.path)}: up to date, {_plural(n, 'block')}\n")
 
 
 def _safe_unavailable() -> str | None:

@@ -91,7 +91,10 @@ class TranscriptError(ValueError):
         where = path or "<transcript>"
         if line is not None:
             where += f":{line}"
-        super().__init__(f"{where}: {message}")
+        if message == "no such file" and path is not None:   # every command's wording
+            super().__init__(f"{message}: {path}")
+        else:
+            super().__init__(f"{where}: {message}")
 
 
 @dataclass
