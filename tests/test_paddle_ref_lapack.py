@@ -373,3 +373,13 @@ def test_a_hook_that_refuses_ctypes_means_numpys_path():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[1:] == ["False", "[2]"]
+
+
+def test_svdvals_flattens_the_batch_as_paddle(paddle3):
+    """Real Paddle 3.3.1: svdvals of a [2, 3, 4, 5] tensor has shape [6, 4] (its kernel's
+    [batch, k]); 3-D keeps [b, k]; with or without the backend."""
+    x = paddle.to_tensor(np.arange(120, dtype="float32").reshape(2, 3, 4, 5) % 7)
+    assert paddle.linalg.svdvals(x).shape == [6, 4]
+    assert paddle.linalg.svdvals(x[0]).shape == [3, 4]
+    np.testing.assert_allclose(paddle.linalg.svdvals(x).numpy()[4],
+                               np.linalg.svd(x.numpy()[1, 1], compute_uv=False), rtol=1e-5)

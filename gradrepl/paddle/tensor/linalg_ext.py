@@ -172,8 +172,11 @@ def svd(x, full_matrices=False, name=None):
 
 def svdvals(x, name=None):
     if RL.usable(x):                # Paddle's svdvals kernel: ?gesdd without vectors
-        return apply(RL.op_like(R.SINGULAR_VALUES, RL.svdvals_fwd), (x,))
-    return svd(x)[1]
+        s = apply(RL.op_like(R.SINGULAR_VALUES, RL.svdvals_fwd), (x,))
+    else:
+        s = svd(x)[1]
+    # Paddle's kernel gives [batch, k]: the batch dimensions flattened into one
+    return _paddle().reshape(s, [-1, s.shape[-1]]) if x.ndim > 3 else s
 
 
 def qr(x, mode="reduced", name=None):
