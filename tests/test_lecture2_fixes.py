@@ -244,3 +244,79 @@ def test_bce_loss_elements_use_the_c_library_log():
     want = ((t - f32(1)) * np.maximum(K.libm("log1p", np.log1p)(-a), f32(-100))
             - t * np.maximum(K.libm("log", np.log)(a), f32(-100))).astype(f32)
     assert np.array_equal(got, want)
+
+
+# ------------------------------------------------------------------ Paddle: Eigen's fast sqrt on AMD
+# Paddle's Eigen expressions take sqrt as ``_mm256_rsqrt_ps`` + one Newton step on each run of 8
+# floats. AMD's rsqrt approximation is another table than Intel's: the values below were printed
+# by real Paddle 3.3.1 (2.6.2 the same) on an AMD EPYC Zen 4; gradrepl reproduces them on any
+# machine when its CPU class is AMD (pure numpy: the table ships in engine/ops/_kernels.py).
+_AMD = {
+    "sqrt": "1b8621400d3ed23ff7dd233f4326d03eb8833640165b4140c0a11d40dcdb2c408e3815408fb44340ddcd"
+            "3640ad74293ec0663b401f5c143fafe02c401da5a93f0a083c40",
+    "rsqrt": "2ddeca3eb4db1b3f8df7c73fe26c1d405189b33e4f78a93e75e0cf3ea890bd3e0a98db3e786fa73e7e4"
+             "0b33e3c5fc140c9daae3e50dedc3f608bbd3e0628413fce44ae3e",
+    "adagrad": "d46fe4bf82e231bf242ea5405a7b0940851c98c0c2d21e3e6aa102c0d4d91d3f49d99fc0fb61653f0"
+               "379603f0cb99c40417b473fa0e6d93f60e089c09cccd240",
+    "rmsprop": "b64df3bfbf2614bfac76a1406a0c0240fdd39bc0cb8e1f3df264f6bf0d1e003fd1219cc037a6473f5"
+               "79f423f940199400437653fbe08cb3fd8978dc01484d640",
+    "adadelta": "b922f9bfb97c08bf6b01a040d043fe3f3e499dc0908cd8bbef8ff0bf15e8e83e90ac9ac031fc3b3f"
+                "5007373f538c97400ae1703fbb33c53f190d8fc055f9d740",
+    "bn": "9088ca3eca26a1be009b3bbf0013f0bc0dd780bf1d8e0fc0d3278c3e3e66753e",
+}
+
+
+@pytest.fixture
+def amd_paddle3(monkeypatch):
+    from gradrepl.paddle import state
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    state.reset("3")
+    yield
+    state.reset(None)
+
+
+def test_amd_rsqrt_table_shape_and_rule():
+    from gradrepl.engine.ops import _kernels as K
+
+    t = K._amd_rsqrt_table()
+    assert t.shape == (8192,) and t[0] == 1 - 2 ** -13 and t[-1] == 0.5
+    assert np.all(np.diff(t) <= 0)                      # 1/sqrt falls across [1, 4)
+    i = np.arange(4096)
+    mid = np.concatenate([1 + (i + 0.5) / 4096, 2 * (1 + (i + 0.5) / 4096)])  # bucket middles
+    assert np.max(np.abs(t * np.sqrt(mid) - 1)) <= 2 ** -11   # a 12-bit approximation
+
+
+def test_paddle_sqrt_rsqrt_on_amd(amd_paddle3):
+    x = (np.random.default_rng(0).random(17) * 10).astype("float32")
+    assert paddle.sqrt(paddle.to_tensor(x)).numpy().tobytes().hex() == _AMD["sqrt"]
+    assert paddle.rsqrt(paddle.to_tensor(x)).numpy().tobytes().hex() == _AMD["rsqrt"]
+    # the tail past the last run of 8 is the exact sqrt
+    assert np.array_equal(paddle.sqrt(paddle.to_tensor(x)).numpy()[16:], np.sqrt(x[16:]))
+
+
+@pytest.mark.parametrize("name", ["adagrad", "rmsprop", "adadelta"])
+def test_paddle_sqrt_optimizers_on_amd(amd_paddle3, name):
+    rng = np.random.default_rng(4)
+    p0 = (rng.standard_normal(16) * 3).astype("float32")
+    g = (rng.standard_normal(16) * 7).astype("float32")
+    make = {"adagrad": lambda ps: paddle.optimizer.Adagrad(learning_rate=0.1, parameters=ps),
+            "rmsprop": lambda ps: paddle.optimizer.RMSProp(learning_rate=0.01, rho=0.9,
+                                                           parameters=ps),
+            "adadelta": lambda ps: paddle.optimizer.Adadelta(learning_rate=1.0, parameters=ps)}
+    w = paddle.create_parameter([16], "float32",
+                                default_initializer=paddle.nn.initializer.Assign(p0))
+    opt = make[name]([w])
+    for _ in range(2):
+        (w * paddle.to_tensor(g)).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    assert w.numpy().tobytes().hex() == _AMD[name]
+
+
+def test_paddle_batchnorm_eight_channels_on_amd(amd_paddle3):
+    xb = (np.random.default_rng(7).standard_normal((4, 8, 2, 2)) * 2 + 1).astype("float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = paddle.nn.BatchNorm2D(8)(paddle.to_tensor(xb)).numpy()
+    assert y[0, :, 0, 0].tobytes().hex() == _AMD["bn"]

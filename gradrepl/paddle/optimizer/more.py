@@ -10,6 +10,16 @@ import numpy as np
 
 from .optimizer import Optimizer
 
+
+def _eigen_sqrt(x):
+    """``.sqrt()`` inside the Eigen expressions of Paddle's Adagrad, RMSProp and Adadelta
+    kernels: Eigen's fast packet sqrt (the CPU's rsqrt approximation and one Newton step) on
+    each run of 8 elements, the exact sqrt on the tail (measured on AMD EPYC: Adagrad 0 of
+    4,096 values differ from real Paddle 3.3.1, np.sqrt 143)."""
+    from ...engine.ops import _kernels as K
+
+    return K.sqrt(np.ascontiguousarray(x))
+
 __all__ = ["Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb"]
 
 
@@ -18,7 +28,7 @@ def _c(v, dt):
 
 
 class Adadelta(Optimizer):
-    """E[g^2] = rho E[g^2] + (1-rho) g^2; u = -sqrt((E[dx^2]+eps) / (E[g^2]+eps)) g;
+    """E[g^2] = rho E[g^2] + (1-rho) g^2; u = -sqrt(E[dx^2]+eps) / sqrt(E[g^2]+eps) g;
     E[dx^2] = rho E[dx^2] + (1-rho) u^2; param += lr * u."""
 
     def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
@@ -38,9 +48,10 @@ class Adadelta(Optimizer):
         one = _c(1, dt)
         g2 = self._acc("_avg_squared_grad", param)
         u2 = self._acc("_avg_squared_update", param)
-        g2 = rho * g2 + (one - rho) * grad * grad
-        update = -np.sqrt((u2 + eps) / (g2 + eps)) * grad
-        u2 = rho * u2 + (one - rho) * update * update
+        g2 = rho * g2 + (one - rho) * (grad * grad)
+        update = -(_eigen_sqrt(u2 + eps) / _eigen_sqrt(g2 + eps) * grad)   # (the kernel's
+        #                                                      two square roots, then divided)
+        u2 = rho * u2 + (one - rho) * (update * update)
         self._set_acc("_avg_squared_grad", param, g2.astype(dt))
         self._set_acc("_avg_squared_update", param, u2.astype(dt))
         return param.data + self._param_lr(param) * update
@@ -59,7 +70,7 @@ class Adagrad(Optimizer):
         dt = param.data.dtype
         m = self._acc("moment", param, fill=self._initial) + grad * grad
         self._set_acc("moment", param, m.astype(dt))
-        return param.data - self._param_lr(param) * grad / (np.sqrt(m) + _c(self._epsilon, dt))
+        return param.data - self._param_lr(param) * grad / (_eigen_sqrt(m) + _c(self._epsilon, dt))
 
 
 class RMSProp(Optimizer):
@@ -88,9 +99,9 @@ class RMSProp(Optimizer):
         if self._centered:
             mg = rho * self._acc("mean_grad", param) + (one - rho) * grad
             self._set_acc("mean_grad", param, mg.astype(dt))
-            denom = np.sqrt(ms - mg * mg + eps)
+            denom = _eigen_sqrt(ms - mg * mg + eps)
         else:
-            denom = np.sqrt(ms + eps)
+            denom = _eigen_sqrt(ms + eps)
         mom = mu * self._acc("momentum", param) + self._param_lr(param) * grad / denom
         self._set_acc("momentum", param, mom.astype(dt))
         return param.data - mom
