@@ -4,6 +4,7 @@ the engine's kernels and VJPs (differentiable again)."""
 from __future__ import annotations
 
 import copy
+from math import prod
 
 import numpy as np
 
@@ -12,6 +13,8 @@ from ...engine.ops import fused as FU
 from ...engine.ops import nn as NN
 from .. import _softmax_kernels as K
 from .._ops import top
+
+_cnz = np.count_nonzero
 
 
 def _kernel(x, axis, last, inner):
@@ -75,11 +78,19 @@ def _total_weight(w, valid, weighted):
     return K.cascade_sum(w, valid) if weighted else w.dtype.type(int(valid.sum()))
 
 
+def _class_rows(x):
+    """x as (rows, classes) in torch's order (as ``FU._nll_layout``; a 2-D input as it is)."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    return x if x.ndim == 2 else np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+
+
 def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     if not K.supported(x):
         return FU._nll2_fwd(x, target, weight, ignore_index, reduction)
-    picked, w, _hot = FU._nll_layout(x, target, weight, ignore_index)
-    _i, valid, _w = _nll_parts(x.shape, target, weight, ignore_index, x.dtype)
+    idx, valid, w = _nll_parts(x.shape, target, weight, ignore_index, x.dtype)
+    xc = _class_rows(x)
+    picked = xc[np.arange(xc.shape[0]), idx]
     weighted = bool((np.asarray(weight) != 1).any())
     if reduction == "none":  # ignored positions give +0 (not -x * 0)
         shape = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
@@ -104,13 +115,16 @@ def _nll_vjp(n, g):
         grad = -gv.reshape(-1)[valid]
     else:
         grad = -(gv / _total_weight(w, valid, weighted)) if red == "mean" else -gv
-    rows = int(np.prod(x_shape, dtype=np.int64) // (x_shape[0] if len(x_shape) == 1
-                                                     else x_shape[1]))
     classes = x_shape[0] if len(x_shape) == 1 else x_shape[1]
+    rows = prod(x_shape) // classes
     hot = np.zeros((rows, classes), dt)
-    r = np.arange(rows)[valid]
-    hot[r, idx[valid]] = (w[valid] * grad) if weighted else grad
-    return (type(g)._wrap(FU._unlayout(hot, x_shape).astype(dt), True),)
+    if red != "none" and not weighted and len(valid) == rows and _cnz(valid) == rows:
+        hot[np.arange(rows), idx] = grad   # (every row takes the same value)
+    else:
+        r = np.arange(rows)[valid]
+        hot[r, idx[valid]] = (w[valid] * grad) if weighted else grad
+    out = hot if len(x_shape) == 2 else FU._unlayout(hot, x_shape).astype(dt)
+    return (type(g)._wrap(out, True),)
 
 
 _NLL_BASE = top("fused_nll_loss", "NllLossBackward0", "other")
