@@ -355,12 +355,18 @@ def _minimap(geo, seen, frame, bg, fg, focus_boxes=()) -> str:
 
     lines = " ".join(f"M{px(a, ox, mx)},{px(b, oy, my)}L{px(c, ox, mx)},{px(d, oy, my)}"
                      for a, b, c, d in geo.edges)
+
+    def inside(b):   # (a box as drawn: a text's estimated extent may pass the drawing's edge)
+        return (max(b[0], ox), max(b[1], oy), min(b[2], ox + W), min(b[3], oy + H))
+
+    boxes = {i: inside(b) for i, b in geo.boxes.items()}
     nodes = "".join(f'<rect x="{px(b[0], ox, mx)}" y="{px(b[1], oy, my)}" '
                     f'width="{max((b[2] - b[0]) * s, 0.5):.1f}" '
                     f'height="{max((b[3] - b[1]) * s, 0.5):.1f}" '
                     + (f'rx="{(b[3] - b[1]) * s / 2:.1f}" ' if i in geo.round else "")
-                    + f'fill="{geo.fills.get(i, fg)}" stroke="{fg}" stroke-width="0.3"/>'
-                    for i, b in geo.boxes.items())
+                    + f'fill="{geo.fills.get(i, fg)}" stroke="{fg}" stroke-width="0.2" '
+                      f'stroke-opacity="0.4"/>'
+                    for i, b in boxes.items())
     return (f'<g class="camera-map"><rect x="{mx:.2f}" y="{my:.2f}" width="{mw:.2f}" '
             f'height="{mh:.2f}" fill="{bg}" fill-opacity="0.9" stroke="{fg}" '
             f'stroke-opacity="0.5"/>'

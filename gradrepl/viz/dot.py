@@ -384,7 +384,8 @@ class DotWriter:
         data = f"data = {t.preview}" if t.preview is not None else "data = (freed)"
         above = t.label if t.label and t.is_leaf else None
         w = self.words
-        heat = _heatmap.rows(t.preview, cell, theme=self.style.theme)   # (--heatmap: a larger value as a grid of cells)
+        heat = _heatmap.rows(t.preview, cell, theme=self.style.theme)   # (--heatmap: a larger
+        #                                                   value as a grid of cells)
         if w["engine"] != "Paddle":  # torch: x.grad, grad_fn, requires_grad
             grad_var = _kept_name(self.by_id[t.grad_var]) if t.grad_var else "None"
             op = self.by_id.get(t.op) if t.op else None
