@@ -139,3 +139,35 @@ def test_notebook_graph_numeric(tmp_path):
     dot = html.unescape((tmp_path / "nb.dot").read_text())
     assert "numeric (h = 1e-06, central differences): 7.0000" in dot
     assert "autograd: 7." in dot and "agree to" in dot
+
+
+@pytest.mark.slow
+def test_terminal_shows_the_check_after_the_coloured_graph(tmp_path):
+    """The shell in a real pseudo-terminal (pexpect), colour on: the graph is drawn in colour
+    from the picture, and the check still follows it."""
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1",
+               XDG_STATE_HOME=str(tmp_path / "state"))
+    env.pop("GRADREPL_PADDLE", None)
+    env.pop("NO_COLOR", None)
+    on, off = "\x1b[?2004h", "\x1b[?2004l"
+    child = pexpect.spawn(sys.executable, ["-m", "gradrepl"], env=env, cwd=str(ROOT),
+                          dimensions=(40, 200), encoding="utf-8", timeout=60)
+    child.expect_exact(on)
+
+    def run(line):
+        child.send(line + "\r")
+        child.expect_exact(off)
+        child.expect_exact(on)
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]", "",
+                      child.before).replace("\r\n", "\n")
+
+    for line in PADDLE:
+        run(line)
+    raw_out = run("%graph y --numeric")
+    assert "x_grad = 7." in raw_out and "MulBackward" in raw_out
+    assert raw_out.index("MulBackward") < raw_out.index("numerically (central differences")
+    auto, num, _digits = agree_line(raw_out, "x")
+    assert auto == "7." and abs(float(num) - 7.0) < 1e-6
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
