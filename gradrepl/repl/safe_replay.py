@@ -41,7 +41,8 @@ new bytes only), a record that is not JSON, nested past the stack or of the wron
 the file as tampered, a MemoryError while reading is one line; the file has a wall clock
 (``timeout``), never more than what is left of the command's budget (``budget``,
 ``safe_budget.py``), and its folder a disk budget (a tmpfs of that size in the child's own view,
-``fsview.py``, else measured here every 0.2 s); the child's environment is its own
+``fsview.py``, else measured here every 0.2 s, a folder it cannot measure stopping the file),
+its threads counted every 0.05 s (``safe_budget.CHILD_THREADS``); the child's environment is its own
 (``child_environment``: nothing of the teacher's); SIGHUP, SIGTERM and Ctrl-C kill the child's process group and remove its
 folder before the parent leaves (the child also dies with its parent: ``PR_SET_PDEATHSIG``);
 the folder is removed without recursion (``remove_tree``), however deep the child made it.
