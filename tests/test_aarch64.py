@@ -38,3 +38,17 @@ def test_probe_names_user_mode_emulation(monkeypatch):
     else:                                         # a real aarch64 (or other) machine
         assert kernel._emulated_on() is None
         assert why is None or "emulation" not in why
+
+
+def test_console_transcript_of_python_3_11_2_matches():
+    """Found on the aarch64 rootfs (Debian 12, Python 3.11.2): its code.InteractiveConsole
+    reports an unfinished line as ``SyntaxError: incomplete input`` (codeop), where python's own
+    REPL of the same Python, run there on a pty, printed ``SyntaxError: invalid syntax`` as
+    gradrepl's shell does; a transcript recorded in that console still checks."""
+    from gradrepl.repl import transcript
+
+    console = ['  File "<console>", line 1', "    y = 1 +", "SyntaxError: incomplete input"]
+    shell = '  File "<stdin>", line 1\n    y = 1 +\n           ^\nSyntaxError: invalid syntax\n'
+    assert transcript.matches(console, shell)
+    assert not transcript.matches(console[:2] + ["SyntaxError: unexpected EOF"], shell)
+    assert not transcript.matches(console[:2] + ["NameError: incomplete input"], shell)

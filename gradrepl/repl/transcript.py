@@ -77,6 +77,10 @@ _PSEUDO_FILE = re.compile(r'^(\s*File ")<(?:stdin|console|python-input-\d+)>(")'
 # the first line of a SyntaxError report (no traceback header): the lines under it (the source
 # line, the caret, which code.InteractiveConsole leaves out) are not compared
 _SYNTAX_AT = re.compile(r'^  File "<stdin>", line \d+$')
+# a SyntaxError's last line that code.InteractiveConsole words unlike python's own REPL: codeop
+# of Python 3.11.2 (Debian 12's) reports an unfinished line (``y = 1 +``) as "incomplete input",
+# where the REPL of the same Python (and gradrepl's shell) says "invalid syntax"
+_CONSOLE_SYNTAX = {"SyntaxError: incomplete input": "SyntaxError: invalid syntax"}
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
@@ -319,7 +323,7 @@ def _key(line: str) -> str:
     line = line.rstrip(" \t")
     if line.lstrip().startswith('File "<'):
         line = _PSEUDO_FILE.sub(r'\1<stdin>\2', line)
-    return line
+    return _CONSOLE_SYNTAX.get(line, line)
 
 
 def _pattern(expected) -> list:
