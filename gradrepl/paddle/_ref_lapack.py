@@ -94,6 +94,9 @@ def _plt_slots(data, names):
     """{symbol: [offsets of its JUMP_SLOT / GLOB_DAT entries]} for ``names``."""
     secs = _sections(data)
     found = {n: [] for n in names}
+    # the relocation types by the ELF's e_machine: x86-64's GLOB_DAT/JUMP_SLOT are 6/7,
+    # aarch64's 1025/1026 (numpy's libgfortran on aarch64; the backend itself is x86-64 only)
+    slot_types = {183: (1025, 1026)}.get(struct.unpack_from("<H", data, 18)[0], (6, 7))
     for typ, off, size, link, _ent in secs:
         if typ != 4:                                       # SHT_RELA
             continue
@@ -101,7 +104,7 @@ def _plt_slots(data, names):
         stroff = secs[strlink][1]
         for k in range(off, off + size, 24):
             r_offset, r_info, _add = struct.unpack_from("<QQq", data, k)
-            if (r_info & 0xFFFFFFFF) not in (6, 7):        # R_X86_64_GLOB_DAT, JUMP_SLOT
+            if (r_info & 0xFFFFFFFF) not in slot_types:
                 continue
             st_name, = struct.unpack_from("<I", data, symoff + (r_info >> 32) * 24)
             name = _cstr(data, stroff + st_name).decode()
