@@ -88,7 +88,7 @@ def getrs(lu, piv, b, trans="N"):
     n = lu.shape[0]
     if not available():
         A = unpack_lu(lu, piv)
-        A = A.T if trans != "N" else A
+        A = A.conj().T if trans == "C" else A.T if trans != "N" else A
         try:
             return np.linalg.solve(A.astype(np.float64), b).astype(b.dtype)
         except np.linalg.LinAlgError:  # singular: the caller reports getrf's info

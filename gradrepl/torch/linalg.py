@@ -168,7 +168,9 @@ def _solve_one(a, b, trans=False):
     # torch 2.13 factors A as given and solves with getrs (measured: its solve, solve_ex, inv
     # and inverse equal lu_solve(lu_factor(A), B) bit for bit, 0 of 36 cases the factors of A^T)
     lu, piv, info = _lapack.getrf(a)
-    return _lapack.getrs(lu, piv, b, "T" if trans else "N"), info
+    if trans:  # A^T Y = B as torch solves it: conj(A^H conj(Y) = conj(B)) (a complex X A = B too)
+        return np.conj(_lapack.getrs(lu, piv, np.conj(b), "C")), info
+    return _lapack.getrs(lu, piv, b, "N"), info
 
 
 def _solve_fwd(a, b, right=False):
