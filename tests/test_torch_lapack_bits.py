@@ -45,6 +45,15 @@ for _dtype in ("float32", "float64"):
             CASES["inv/" + _key] = lambda A=_A: torch.linalg.inv(A)
             CASES["cholesky/" + _key] = lambda A=_A, n=_n: torch.linalg.cholesky(
                 A @ A.mT + n * torch.eye(n, dtype=A.dtype))
+_C = torch.complex(
+    torch.tensor([[1.5, -0.3, 0.2, 0.7], [0.1, 2.0, -0.4, 0.3], [0.6, 0.2, -1.1, 0.9],
+                  [-0.8, 0.5, 0.3, 1.7]]),
+    torch.tensor([[0.2, 0.1, -0.5, 0.3], [-0.7, 0.4, 0.2, 0.1], [0.3, -0.2, 0.6, -0.4],
+                  [0.1, 0.9, -0.3, 0.2]]))
+_D = torch.complex(_C.real[:2], -_C.imag[1:3])
+CASES["solve_right/complex64/4"] = lambda: torch.linalg.solve(_C, _D, left=False)
+CASES["solve/complex64/4"] = lambda: torch.linalg.solve(_C, _D.mT)
+CASES["inv/complex64/4"] = lambda: torch.linalg.inv(_C)
 for _n in (21, 35, 49, 63):
     _x = torch.from_numpy(np.random.default_rng(_n).standard_normal(_n).astype("float32"))
     CASES[f"rfft/float32/{_n}"] = lambda x=_x: torch.view_as_real(torch.fft.rfft(x))
@@ -171,6 +180,9 @@ TORCH = {
     "solve_right/float64/8/2": "0515ad67b47820de",
     "inv/float64/8/2": "588b5fc8edfaa348",
     "cholesky/float64/8/2": "4e88863d5f9a9c18",
+    "solve_right/complex64/4": "07b157996d9aa5be",  # (torch: its conjugate view, resolved)
+    "solve/complex64/4": "3211992d16b880a6",
+    "inv/complex64/4": "b9e8d0f3aaf225b0",
     "rfft/float32/21": "df875bc43d38a7e3",
     "rfft/float32/35": "190b1519bc56c5cd",
     "rfft/float32/49": "6731ba43dd37c4b1",
