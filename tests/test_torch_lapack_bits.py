@@ -5,7 +5,8 @@ Build 20240605"); the ``exact`` extra pins the ``mkl`` wheel to 2024.2.x (``engi
 Measured in this session on an AMD EPYC (Zen 4), torch with 2 threads, random inputs: with MKL
 2024.2.0, .1 and .2 gradrepl's lu_solve/solve/inv equal torch on every value (getrs), with MKL
 2025.0.1 lu_solve/solve differ in 15 of 60 small (3x3 to 5x5) systems, a float32 Cholesky in one
-value and float32 rfft of lengths 21, 35, 49, 63 (a different kernel).
+value and float32 rfft of lengths 21, 35, 49, 63 (a different kernel). solve's gradients are
+torch's linalg_solve_backward: gB from A's factors (getrs), gA = -gB X^T by torch's product.
 
 The digests below are the first 16 hex digits of the SHA-256 of real torch 2.13's result bytes,
 recorded in this session on that machine (the cases: ``CASES`` here, run under real torch). MKL
@@ -45,6 +46,20 @@ for _dtype in ("float32", "float64"):
             CASES["inv/" + _key] = lambda A=_A: torch.linalg.inv(A)
             CASES["cholesky/" + _key] = lambda A=_A, n=_n: torch.linalg.cholesky(
                 A @ A.mT + n * torch.eye(n, dtype=A.dtype))
+
+
+def _solve_grads(A, B, left=True):
+    A, B = A.clone().requires_grad_(), B.clone().requires_grad_()
+    X = torch.linalg.solve(A, B if left else B.mT, left=left)
+    (X * X.detach()).sum().backward()
+    return torch.cat([A.grad.reshape(-1), B.grad.reshape(-1)])
+
+
+for _dtype in ("float32", "float64"):
+    for _n in (3, 5, 8, 16):
+        _A, _B = inputs(10 + _n, _n, _dtype)
+        CASES[f"solve_grad/{_dtype}/{_n}"] = lambda A=_A, B=_B: _solve_grads(A, B)
+        CASES[f"solve_grad_vec/{_dtype}/{_n}"] = lambda A=_A, B=_B: _solve_grads(A, B[:, 0])
 _C = torch.complex(
     torch.tensor([[1.5, -0.3, 0.2, 0.7], [0.1, 2.0, -0.4, 0.3], [0.6, 0.2, -1.1, 0.9],
                   [-0.8, 0.5, 0.3, 1.7]]),
@@ -180,6 +195,22 @@ TORCH = {
     "solve_right/float64/8/2": "0515ad67b47820de",
     "inv/float64/8/2": "588b5fc8edfaa348",
     "cholesky/float64/8/2": "4e88863d5f9a9c18",
+    "solve_grad/float32/3": "c3d75864aed7c4a8",
+    "solve_grad_vec/float32/3": "3f51fe23341e2b00",
+    "solve_grad/float32/5": "6f2e7481892af5d4",
+    "solve_grad_vec/float32/5": "a2a4db6dff5da9ac",
+    "solve_grad/float32/8": "f75eaec6dabd7065",
+    "solve_grad_vec/float32/8": "6780f32337102ce1",
+    "solve_grad/float32/16": "fe6d095c670877af",
+    "solve_grad_vec/float32/16": "c37190a88cafcbbf",
+    "solve_grad/float64/3": "ff36db46874c2dee",
+    "solve_grad_vec/float64/3": "2178a0c7b8c705c5",
+    "solve_grad/float64/5": "2365918a50c16fff",
+    "solve_grad_vec/float64/5": "1114091fd5f4286b",
+    "solve_grad/float64/8": "865b14dff27abaa4",
+    "solve_grad_vec/float64/8": "315af2ac97e486c5",
+    "solve_grad/float64/16": "ac0a724ab4e649cb",
+    "solve_grad_vec/float64/16": "1494148ff3e53e85",
     "solve_right/complex64/4": "07b157996d9aa5be",  # (torch: its conjugate view, resolved)
     "solve/complex64/4": "3211992d16b880a6",
     "inv/complex64/4": "b9e8d0f3aaf225b0",
