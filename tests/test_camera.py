@@ -233,3 +233,20 @@ def test_follower_cuts_each_frame_as_it_comes(seed_frames, tmp_path):
     meta = shot._frames[2]
     assert meta.texts == camera._split_label(plain[2])[0]
     assert meta.view_box == tuple(camera.Geometry(plain[2]).view_box)
+
+
+def test_gif_frame_has_the_slides_size():
+    """A GIF frame is the slide's own size in pixels, wherever its edges fall between pixels
+    (rounding each edge gave vgg11's 1080p frames 1081 rows)."""
+    from PIL import Image
+
+    ns = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+    whole = (f'<svg width="300pt" height="300pt" viewBox="0 0 300 300" {ns}>\n'
+             '<g id="graph0" class="graph" transform="scale(1 1) rotate(0) translate(0 300)">\n'
+             '</g>\n</svg>\n')
+    slide = f'<svg width="287.4pt" height="215.5pt" viewBox="0.2 0.2 287.4 215.5" {ns}></svg>'
+    buf = io.BytesIO()
+    Image.new("RGB", (400, 400), (255, 255, 255)).save(buf, format="PNG")
+    out = Image.open(io.BytesIO(camera.camera_png(buf.getvalue(), whole, slide)))
+    k = 400 / 300
+    assert out.size == (round(287.4 * k), round(215.5 * k)) == (383, 287)

@@ -402,8 +402,9 @@ def camera_png(png: bytes, svg_text, camera_svg_text: str, dpi: float = 120.0) -
     px_per_unit = im.width / meta.user_size[0]     # (Graphviz's PNG of the whole drawing)
     x, top, vw, vh = cam.view_box
     ox, oy = meta.view_box[0], meta.view_box[1]
-    box = [round((x - ox) * px_per_unit), round((top - oy) * px_per_unit),
-           round((x - ox + vw) * px_per_unit), round((top - oy + vh) * px_per_unit)]
+    left, upper = round((x - ox) * px_per_unit), round((top - oy) * px_per_unit)
+    box = [left, upper, left + round(vw * px_per_unit),   # (the slide's own size in pixels:
+           upper + round(vh * px_per_unit)]                # rounding each edge gave 1081 rows)
     bg = meta.background
     out = Image.new("RGB", (box[2] - box[0], box[3] - box[1]), _rgb(bg))
     out.paste(im.crop((max(box[0], 0), max(box[1], 0), min(box[2], im.width),
