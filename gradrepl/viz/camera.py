@@ -398,7 +398,9 @@ def camera_png(png: bytes, svg_text, camera_svg_text: str, dpi: float = 120.0) -
 
     meta = svg_text if isinstance(svg_text, Frame) else Frame.of(svg_text)
     cam = Geometry(camera_svg_text)
-    im = Image.open(io.BytesIO(png)).convert("RGB")
+    im = Image.open(io.BytesIO(png))   # (the whole drawing: cut and shrunk before any copy)
+    if im.mode not in ("RGB", "RGBA", "L", "LA"):
+        im = im.convert("RGBA")
     px_per_unit = im.width / meta.user_size[0]     # (Graphviz's PNG of the whole drawing)
     x, top, vw, vh = cam.view_box
     ox, oy = meta.view_box[0], meta.view_box[1]
@@ -408,7 +410,8 @@ def camera_png(png: bytes, svg_text, camera_svg_text: str, dpi: float = 120.0) -
     bg = meta.background
     out = Image.new("RGB", (box[2] - box[0], box[3] - box[1]), _rgb(bg))
     out.paste(im.crop((max(box[0], 0), max(box[1], 0), min(box[2], im.width),
-                       min(box[3], im.height))), (max(-box[0], 0), max(-box[1], 0)))
+                       min(box[3], im.height))).convert("RGB"),
+              (max(-box[0], 0), max(-box[1], 0)))
     texts = meta.texts
     band = re.search(r'<g class="camera">\n<rect [^>]*height="([0-9.]+)"', camera_svg_text)
     if texts and band:
@@ -430,7 +433,9 @@ def camera_png(png: bytes, svg_text, camera_svg_text: str, dpi: float = 120.0) -
         h = 0.0
     if im.width > out.width or im.height > out.height - h:   # the map, as in the SVG
         s = min(out.width * MAP_SHARE / im.width, (out.height - h) * 0.45 / im.height)
-        thumb = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))))
+        size = (max(1, round(im.width * s)), max(1, round(im.height * s)))
+        k = max(1, int(1 / s) // 2)   # (a cheap box reduction first: a whole vgg11 is large)
+        thumb = (im.reduce(k) if k > 1 else im).resize(size).convert("RGB")
         pad = round(out.width * 0.012)
         mx, my = out.width - thumb.width - pad, out.height - thumb.height - pad
         out.paste(thumb, (mx, my))
