@@ -401,6 +401,7 @@ def test_cli_at_line_draws_before_backward(tmp_path):
     (["-t", "e", "--view", "sideways"], "unknown view 'sideways'"),
     (["-t", "e", "--paddle", "9"], "unknown Paddle profile '9'"),
     (["-t", "e", "--at", "0"], "--at must be a line number"),
+    (["-t", "e", "--at", "999"], "s000_example_two.py has 13 lines"),
     (["-t", "e", "--to", "zz"], "no tensor named 'zz'"),
 ])
 def test_cli_bad_arguments_one_line_exit_2(tmp_path, args, message):

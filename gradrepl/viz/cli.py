@@ -105,6 +105,15 @@ def _draw(script, tensor, view, at, output, steps, collapse, depth, to, chain, p
         raise GraphError(str(exc)) from None
     if not os.path.isfile(script):
         raise GraphError(f"no such file: {script}")
+    if at is not None:   # a line past the end would silently draw the whole script
+        try:
+            with open(script, encoding="utf-8", errors="replace") as f:
+                n_lines = sum(1 for _ in f)
+        except OSError:
+            n_lines = None
+        if n_lines is not None and at > n_lines:
+            raise GraphError(f"--at {at}: {script} has {n_lines} line"
+                             f"{'' if n_lines == 1 else 's'}")
     if paddle:
         from ..paddle import profiles
 
