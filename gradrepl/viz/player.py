@@ -609,18 +609,20 @@ def write_gif(path, pngs, seconds: float = FRAME_SECONDS) -> int:
 
     from PIL import Image
 
-    images = []
+    pngs = list(pngs)   # (kept compressed; each frame decoded only while it is quantized)
+    if not pngs:
+        raise ValueError("no frames to write")
+    sizes = [Image.open(io.BytesIO(data)).size for data in pngs]   # (headers only)
+    width = max(w for w, _h in sizes)
+    height = max(h for _w, h in sizes)
+    bg = None
+    out = []
     for data in pngs:
         im = Image.open(io.BytesIO(data))
         im.load()
-        images.append(im.convert("RGBA"))
-    if not images:
-        raise ValueError("no frames to write")
-    width = max(im.width for im in images)
-    height = max(im.height for im in images)
-    bg = images[0].getpixel((1, 1))[:3]
-    out = []
-    for im in images:
+        im = im.convert("RGBA")
+        if bg is None:
+            bg = im.getpixel((1, 1))[:3]
         canvas = Image.new("RGB", (width, height), bg)
         canvas.paste(im, ((width - im.width) // 2, 0), im)
         out.append(canvas.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=0))
