@@ -52,3 +52,14 @@ def test_console_transcript_of_python_3_11_2_matches():
     assert transcript.matches(console, shell)
     assert not transcript.matches(console[:2] + ["SyntaxError: unexpected EOF"], shell)
     assert not transcript.matches(console[:2] + ["NameError: incomplete input"], shell)
+
+
+def test_torch_float_to_uint8_wraps_on_every_cpu():
+    """Real torch 2.9.1 on aarch64 (qemu-user) and 2.13 on x86-64 both print
+    tensor([  1, 254,   0]) and tensor([253,  44]): c10 casts a float to uint8 through int64;
+    numpy's direct cast gave [1, 0, 0] and [0, 44] on aarch64."""
+    import gradrepl.torch as torch
+
+    assert torch.tensor([1.5, -2, 0]).to(torch.uint8).tolist() == [1, 254, 0]
+    assert torch.tensor([-3.7, 300.0]).byte().tolist() == [253, 44]
+    assert torch.tensor([-2.0], dtype=torch.float64).to(torch.uint8).tolist() == [254]

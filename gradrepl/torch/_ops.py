@@ -1556,6 +1556,10 @@ def to_dtype(input, npdtype, copy=False):  # noqa: A002
         return input
     if input.stop_gradient or not _STATE.enabled or npdtype.kind not in "fc":
         with np.errstate(invalid="ignore", over="ignore"):
+            if npdtype == np.uint8 and a.dtype.kind == "f":
+                # c10's cast to uint8 goes through int64 (TypeCast.h), so a negative float wraps
+                # (-2. -> 254) on every CPU; numpy's direct cast saturates on aarch64 (0)
+                return _wrap(a.astype(np.int64).astype(np.uint8), True)
             return _wrap(a.astype(npdtype), True)
     return apply(TO_COPY, (input,), {"dtype": npdtype})
 
