@@ -63,7 +63,9 @@ def _lesson(arg: str, command: str) -> str:
 @app.command(cls=_Command,
              context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
                                "help_option_names": ["-h", "--help"]})
-def run(ctx: typer.Context, script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
+def run(ctx: typer.Context,
+        script: str = typer.Argument(..., metavar="SCRIPT",
+                                     help="a Paddle or torch script (.py)"),
         paddle: Optional[str] = PaddleOpt,
         debug: bool = Flag("--debug", help="keep gradrepl's own frames in a "
                     "script's traceback")):
@@ -132,7 +134,8 @@ def script_traceback(exc: BaseException, debug: bool = False) -> str:
 
 
 @app.command(cls=_Command)
-def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
+def graph(script: str = typer.Argument(..., metavar="SCRIPT",
+                                       help="a Paddle or torch script (.py)"),
           tensor: Optional[str] = typer.Option(
               None, "--tensor", "-t", help="the variable to draw (default: the last tensor "
               "the script assigned that has a graph)"),
@@ -210,8 +213,8 @@ def graph(script: str = typer.Argument(..., help="a Paddle script (.py)"),
 
 
 @app.command(cls=_Command)
-def why(script: str = typer.Argument(..., help="a Paddle or torch script (.py)"),
-        name: str = typer.Argument(..., help="NAME, NAME.grad or one element, "
+def why(script: str = typer.Argument(..., metavar="SCRIPT", help="a Paddle or torch script (.py)"),
+        name: str = typer.Argument(..., metavar="NAME", help="NAME, NAME.grad or one element, "
                                    "NAME.grad\\[i, j]"),
         output: Optional[str] = typer.Option(
             None, "-o", "--output", help="FILE: the graph with the paths highlighted "
@@ -365,7 +368,8 @@ def main(ctx: typer.Context,
 
 
 @app.command(cls=_Command)
-def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a session "
+def quiz(script: str = typer.Argument(..., metavar="SCRIPT",
+                                      help="a Paddle or torch script (.py) or a session "
                                       "file (.pycon)"),
          tensor: Optional[list[str]] = typer.Option(
              None, "--tensor", "-t", help="a gradient to ask for: NAME or NAME.grad\\[i, j] "
@@ -390,7 +394,8 @@ def quiz(script: str = typer.Argument(..., help="a Paddle or torch script (.py) 
 
 
 @app.command(cls=_Command)
-def gradcheck(script: str = typer.Argument(..., help="a Paddle or torch script (.py) or a "
+def gradcheck(script: str = typer.Argument(..., metavar="SCRIPT",
+                                           help="a Paddle or torch script (.py) or a "
                                            "session file (.pycon)"),
               names: Optional[list[str]] = typer.Argument(None, help="the leaves to check "
                                                           "(default: every one with a .grad)"),
