@@ -383,3 +383,21 @@ def test_svdvals_flattens_the_batch_as_paddle(paddle3):
     assert paddle.linalg.svdvals(x[0]).shape == [3, 4]
     np.testing.assert_allclose(paddle.linalg.svdvals(x).numpy()[4],
                                np.linalg.svd(x.numpy()[1, 1], compute_uv=False), rtol=1e-5)
+
+
+@needs_backend
+def test_mkl_loaded_first_does_not_interpose():
+    """MKL's dispatcher puts its BLAS/LAPACK in the global scope once the torch dialect used it;
+    the reference libraries must still call their own routines (RTLD_DEEPBIND). The full suite
+    ran the torch tests first and eigvals, lu_solve, lstsq ... came out with MKL's bits."""
+    import subprocess
+    import sys
+
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        pytest.skip("MKL (the exact extra) is not installed: nothing to interpose")
+    script = os.path.join(os.path.dirname(__file__), "data", "ref_lapack_order.py")
+    outs = [subprocess.run([sys.executable, script, how], capture_output=True, text=True,
+                           timeout=300, check=True).stdout for how in ("none", "mkl")]
+    assert outs[0].startswith("True ") and outs[0] == outs[1]

@@ -256,9 +256,14 @@ def _load():
         raise OSError(f"cmeel-lapack {dist.version} installed; {WANT_VERSION}x gives Paddle's bits")
     libdir = str(dist.locate_file("cmeel.prefix/lib"))
     _STATE["runtime"] = _gfortran_runtime()
-    _STATE["blas"] = ctypes.CDLL(os.path.join(libdir, "libblas.so.3"))
+    # RTLD_DEEPBIND: the reference libraries' calls (LAPACK to its own routines and to the
+    # reference BLAS) bind inside them first. Without it, a BLAS/LAPACK already in the global
+    # scope (MKL's layers, which its dispatcher loads globally once the torch dialect used it)
+    # interposes on them, and eigvals, lu_solve, lstsq ... took MKL's bits.
+    deep = ctypes.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 8)
+    _STATE["blas"] = ctypes.CDLL(os.path.join(libdir, "libblas.so.3"), mode=deep)
     path = os.path.join(libdir, "liblapack.so.3")
-    lib = ctypes.CDLL(path)
+    lib = ctypes.CDLL(path, mode=deep)
     _patch_rotations(lib, path)
     return lib
 
