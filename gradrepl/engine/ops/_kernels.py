@@ -164,14 +164,19 @@ _AMD_RSQRT_DELTAS = (
 _AMD_RSQRT = None
 
 
+def _stored_deltas(chunks):
+    """A hardware table stored as zlib'd, base64'd byte deltas (the tables above): int64s."""
+    import base64
+    import zlib
+
+    return np.frombuffer(zlib.decompress(base64.b64decode("".join(chunks))),
+                         np.uint8).astype(np.int64)
+
+
 def _amd_rsqrt_table():
     global _AMD_RSQRT
     if _AMD_RSQRT is None:
-        import base64
-        import zlib
-
-        steps = np.frombuffer(zlib.decompress(base64.b64decode("".join(_AMD_RSQRT_DELTAS))),
-                              np.uint8).astype(np.int64) * 2048
+        steps = _stored_deltas(_AMD_RSQRT_DELTAS) * 2048
         bits = 0x3F7FF800 - np.concatenate([[0], np.cumsum(steps)])
         _AMD_RSQRT = bits.astype(np.uint32).view(F32).astype(np.float64)
     return _AMD_RSQRT
@@ -623,11 +628,7 @@ _RCP14 = None
 def _rcp14_table():
     global _RCP14
     if _RCP14 is None:
-        import base64
-        import zlib
-
-        deltas = np.frombuffer(zlib.decompress(base64.b64decode("".join(_RCP14_DELTAS))),
-                               np.uint8).astype(np.int64)
+        deltas = _stored_deltas(_RCP14_DELTAS)
         _RCP14 = (131072 - np.cumsum(deltas)).astype(np.float64) * 2.0 ** -17
     return _RCP14
 
