@@ -13,7 +13,7 @@ from ..engine.node import GradNode
 from ..engine.registry import register
 from ..engine.tensor import Tensor as _T
 from . import core as _core
-from . import bf16, profiles
+from . import bf16, glog, profiles
 from .core import Tensor
 from .double_grad import refuser
 
@@ -43,6 +43,7 @@ def freed_graph_error(exc: _bw.GraphFreedError, root_name: str):
             "retain_graph=True) when calling backward at the first time.\n  [Hint: Expected "
             "var->GradVarBase()->GraphIsFreed() == false, but received var->GradVarBase()->"
             "GraphIsFreed():1 != false:0.] (at /paddle/paddle/fluid/imperative/basic_engine.cc:74)")
+    glog.node_failed(_core.GradNodeBase(node).name())
     line = {"3": 204, "2.6": 83}.get(profiles.current().key)   # (measured; 2.2 is legacy)
     return SystemError(
         f"(Fatal) The TensorWrappers of {node.op.backward_name} do not exist. This may be because:\n"
@@ -54,6 +55,7 @@ def freed_graph_error(exc: _bw.GraphFreedError, root_name: str):
 
 
 def inplace_error(exc: _bw.InplaceModifiedError):
+    glog.node_failed(_core.GradNodeBase(exc.node).name())
     return RuntimeError(
         f"(PermissionDenied) Tensor '' used in gradient computation has been modified by an "
         f"inplace operation. Its version is {exc.version} but the expected version is "

@@ -2,7 +2,7 @@
 (``cuda``: the CUDA queries of a CPU-only Paddle)."""
 from __future__ import annotations
 
-from .. import profiles
+from .. import glog, profiles
 
 
 class CPUPlace:
@@ -47,6 +47,7 @@ def _device_place(cls, args):
             "__init__(): incompatible constructor arguments. The following argument types are "
             f"supported:\n    1. paddle.base.libpaddle.{name}(arg0: int)\n\nInvoked with: "
             f"{shown}")
+    glog.place_refused(name, _ABORT_TEXT[name].format(args[0]))
     if profiles.current().api3:
         raise ValueError("(InvalidArgument) use wrong place, Please check. (at "
                          f"/paddle/paddle/fluid/pybind/place.cc:{_WRONG_PLACE_LINE[name]})\n")
