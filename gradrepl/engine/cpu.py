@@ -50,8 +50,36 @@ def cpuinfo() -> tuple[str, set, int]:
 
 
 def _cpuinfo() -> tuple[str, set]:
+    """(vendor, flags) as the libraries see them: the ``cpuid`` instruction's vendor and AVX
+    features where it can be asked (``engine/_cpuid.py``; under a user-mode emulator such as
+    ``qemu-x86_64 -cpu Haswell-v4`` they name the emulated CPU, /proc/cpuinfo the host), the
+    other flags from /proc/cpuinfo; ``GRADREPL_CPUINFO``'s file alone where it is set."""
     vendor, flags, _ = cpuinfo()
-    return vendor, flags
+    if os.environ.get("GRADREPL_CPUINFO"):
+        return vendor, flags
+    from . import _cpuid
+
+    asked = _cpuid.query()
+    if asked is None:
+        return vendor, flags
+    return asked[0], (flags - set(_cpuid.FEATURES)) | set(asked[1])
+
+
+def emulated() -> bool:
+    """Whether this process's CPU (``cpuid``) is not the machine /proc/cpuinfo describes: a
+    user-mode emulator (qemu-user, TCG) runs it. Such an emulator computes the approximate
+    instructions (``rsqrtps``, ``rcp14ps``) exactly, so the tables read from real silicon
+    (``ops/_kernels.py``) do not describe it; the libraries still choose their kernels by
+    ``cpuid``, which is what ``detected()`` reads."""
+    if os.environ.get("GRADREPL_CPUINFO") or not x86():
+        return False
+    from . import _cpuid
+
+    asked = _cpuid.query()
+    if asked is None:
+        return False
+    vendor, flags, _ = cpuinfo()
+    return (vendor, flags & set(_cpuid.FEATURES)) != (asked[0], set(asked[1]))
 
 
 def x86() -> bool:

@@ -29,8 +29,8 @@ CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
 
 
 def _cpuinfo():
-    _, flags, cores = cpu.cpuinfo()     # /proc/cpuinfo, or GRADREPL_CPUINFO's file
-    return flags, cores
+    _, _, cores = cpu.cpuinfo()         # /proc/cpuinfo, or GRADREPL_CPUINFO's file
+    return cpu._cpuinfo()[1], cores     # the flags cpuid gives this process (as torch's cpuinfo)
 
 
 @functools.lru_cache(maxsize=None)
