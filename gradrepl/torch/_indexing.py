@@ -236,6 +236,12 @@ def setitem(x, index, value):
                            f"broadcast to indexing result of shape {list(target_shape)}") \
             from None
     if not grad_needed:
+        if any(isinstance(i, np.ndarray) for i in idx):
+            from . import _storage
+
+            if _storage.warn_expanded(a, "index_put_") and not v_is_tensor and any(
+                    isinstance(i, np.ndarray) and i.dtype.kind == "b" for i in idx):
+                _storage.warn_expanded(a, "masked_fill_")
         _inplace.write_at(x, idx, v)
         return
     old = _inplace.snapshot(x)

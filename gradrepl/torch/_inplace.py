@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..engine import grad_mode
-from . import _dtypes
+from . import _dtypes, _storage
 from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
 
@@ -71,9 +71,12 @@ def _cast_check(x, dt):
                            f"desired output type {_dtypes.from_np(xd).legacy}")
 
 
-def write(x, data):
-    """``data`` into x's own memory (views of x see it); x's version goes up."""
+def write(x, data, overlap_ok=False):
+    """``data`` into x's own memory (views of x see it); x's version goes up. An expanded x
+    (elements sharing memory) raises torch's error unless ``overlap_ok`` (``fill_``, ``zero_``)."""
     a = raw(x)
+    if not overlap_ok and _storage.overlapping(a):
+        raise RuntimeError(_storage.OVERLAP_MESSAGE)
     data = np.asarray(data)
     if data.shape != a.shape:
         try:
@@ -82,8 +85,9 @@ def write(x, data):
             raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast "
                                f"shape {list(np.broadcast_shapes(a.shape, data.shape))}") \
                 from None
-    if a.flags.writeable:
-        np.copyto(a, data, casting="unsafe")
+    w = _storage.writable(a)
+    if w is not None:
+        np.copyto(w, data, casting="unsafe")
     else:
         set_raw(x, np.array(data, dtype=a.dtype))
     bump(x)
@@ -91,10 +95,17 @@ def write(x, data):
 
 def write_at(x, index, value):
     a = raw(x)
-    if not a.flags.writeable:
-        a = np.array(a)
-        set_raw(x, a)
-    a[index] = value
+    w = _storage.writable(a)
+    if w is None:
+        w = np.array(a)
+        set_raw(x, w)
+    elif w is not a and all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice))
+                            for i in (index if isinstance(index, tuple) else (index,))):
+        # x is expanded: the elements a basic index writes must not share memory (torch)
+        part = a[index]
+        if isinstance(part, np.ndarray) and _storage.overlapping(part):
+            raise RuntimeError(_storage.OVERLAP_MESSAGE)
+    w[index] = value
     bump(x)
 
 
@@ -103,7 +114,7 @@ def snapshot(x):
     return _wrap(np.array(raw(x)), x.stop_gradient, x.grad_node, x.out_slot)
 
 
-def take_place(x, r, old):
+def take_place(x, r, old, overlap_ok=False):
     """x becomes r (values written into x's memory, r's place in the graph); the node that made
     x before keeps ``old`` as its output, and remembers that x (saved there) moved on."""
     from .autograd._engine import DIRTY_OUTPUTS
@@ -118,7 +129,7 @@ def take_place(x, r, old):
             if x.out_slot < len(refs):
                 refs[x.out_slot] = weakref.ref(old)
             prev.out_refs = tuple(refs)
-    write(x, raw(r))
+    write(x, raw(r), overlap_ok)
     node = r.grad_node
     if node is None:
         return x
@@ -136,24 +147,27 @@ def take_place(x, r, old):
     return x
 
 
-def inplace(x, compute, result_dtype=None):
+def inplace(x, compute, result_dtype=None, overlap_ok=False):
     """``x = compute(x)`` in place: ``compute`` gets the tensor standing for x's old value."""
     check_leaf(x)
+    if not overlap_ok and _storage.overlapping(raw(x)):
+        raise RuntimeError(_storage.OVERLAP_MESSAGE)
     _cast_check(x, result_dtype)
     if not _STATE.enabled:
         r = compute(x)
-        write(x, raw(r))
+        write(x, raw(r), overlap_ok)
         return x
     old = snapshot(x)
     r = compute(old)
     if r.grad_node is None or r.stop_gradient:
-        write(x, raw(r))
+        write(x, raw(r), overlap_ok)
         return x
-    return take_place(x, r, old)
+    return take_place(x, r, old, overlap_ok)
 
 
 def write_out(out, t):
     """An ``out=`` argument: t's values written into ``out``."""
+    _storage.check_overlap(raw(out))
     if raw(out).shape != raw(t).shape:
         set_raw(out, np.array(raw(t), dtype=raw(out).dtype))
         bump(out)
@@ -182,8 +196,9 @@ def _unary_inplace(fn):
 def zero_(self):
     check_leaf(self)
     if _STATE.enabled and not self.stop_gradient:
-        return inplace(self, lambda s: _wrap(np.zeros_like(raw(s)), True))
-    write(self, np.zeros((), raw(self).dtype))
+        return inplace(self, lambda s: _wrap(np.zeros(raw(s).shape, raw(s).dtype), True),
+                       overlap_ok=True)
+    write(self, np.zeros((), raw(self).dtype), overlap_ok=True)
     return self
 
 
@@ -192,8 +207,9 @@ def fill_(self, value):
     v = raw(value) if isinstance(value, EngineTensor) else value
     if _STATE.enabled and not self.stop_gradient:
         a = raw(self)
-        return inplace(self, lambda s: _wrap(np.full(a.shape, v, a.dtype), True))
-    write(self, np.asarray(v).astype(raw(self).dtype))
+        return inplace(self, lambda s: _wrap(np.full(a.shape, v, a.dtype), True),
+                       overlap_ok=True)
+    write(self, np.asarray(v).astype(raw(self).dtype), overlap_ok=True)
     return self
 
 
@@ -290,12 +306,13 @@ def requires_grad_(self, requires_grad=True):
 
 
 def _shape_inplace(fn):
-    """``t_``, ``unsqueeze_`` ...: the tensor takes the new shape (and the op's graph place)."""
+    """``t_``, ``unsqueeze_`` ...: the tensor takes the new shape (and the op's graph place);
+    it stays a view of the same memory, as torch's (``c.expand(3, 4).t_()``: strides (1, 0))."""
     def method(self, *args):
         r = fn(self, *args)
         check_leaf(self)
         old = snapshot(self) if r.grad_node is not None else None
-        set_raw(self, np.array(raw(r)))
+        set_raw(self, raw(r) if np.shares_memory(raw(r), raw(self)) else np.array(raw(r)))
         bump(self)
         if r.grad_node is not None:
             node = r.grad_node

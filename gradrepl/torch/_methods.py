@@ -229,12 +229,29 @@ def _unfold(self, dimension, size, step):
     a = raw(self)
     d = _dim(dimension, a.ndim)
     n = (a.shape[d] - size) // step + 1
-    pieces = [_ops.narrow(self, d, i * step, size) for i in range(n)]
-    stacked = _ops.stack(pieces, d)
-    return _ops.movedim(stacked, d + 1, -1)
+    if n <= 0 or a.ndim == 0:
+        pieces = [_ops.narrow(self, d, i * step, size) for i in range(n)]
+        stacked = _ops.stack(pieces, d)
+        return _ops.movedim(stacked, d + 1, -1)
+    from . import _storage  # a view of self's memory (UnfoldBackward0), as torch's
+
+    flat_idx = _storage.unfold_fwd(np.arange(a.size).reshape(a.shape), None, (d, size, step))
+    idx = tuple(np.unravel_index(np.array(flat_idx), a.shape))
+    r = _ops.apply(_ops.top("index_elementwise_get", "UnfoldBackward0", "none",
+                            forward=_storage.unfold_fwd), (self,),
+                   {"index": idx, "view": (d, int(size), int(step))})
+    r._base = self
+    return r
 
 
 def _masked_fill_(self, mask, value):
+    from . import _storage
+
+    if _storage.warn_expanded(raw(self), "masked_fill_"):  # torch writes through, warning
+        m = np.broadcast_to(raw(mask).astype(bool), raw(self).shape)
+        v = raw(value) if isinstance(value, EngineTensor) else value
+        _inplace.write_at(self, np.nonzero(m), v)
+        return self
     return _inplace.inplace(self, lambda s: _ops.masked_fill(s, mask, value))
 
 
@@ -280,6 +297,13 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     a = np.array(raw(self))
     np.fill_diagonal(a, fill_value, wrap=wrap)
     _inplace.check_leaf(self)
+    from ._storage import overlapping
+
+    if overlapping(raw(self)):  # a fill (torch allows it on an expanded tensor): the diagonal only
+        m = np.zeros(a.shape, bool)
+        np.fill_diagonal(m, True, wrap=wrap)
+        _inplace.write_at(self, np.nonzero(m), a[m])
+        return self
     _inplace.write(self, a)
     return self
 

@@ -30,7 +30,7 @@ from ..engine.ops import broadcast as _broadcast_ops
 from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.registry import OPS, apply, needs_grad
-from . import _dtypes, _mm_grad
+from . import _dtypes, _mm_grad, _storage
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -1378,7 +1378,10 @@ def expand(input, *sizes):  # noqa: A002
                                f"the existing size ({a.shape[i]}) at non-singleton dimension "
                                f"{lead + i}.  Target sizes: {sizes}.  Tensor sizes: "
                                f"{list(a.shape)}")
-    return apply(top("expand", "ExpandBackward0", "none"), (input,), {"shape": tuple(sizes)})
+    r = apply(top("expand", "ExpandBackward0", "none", forward=_storage.expand_fwd), (input,),
+              {"shape": tuple(sizes)})
+    r._base = input  # a view: torch's strides (0 on the expanded dims), memory shared
+    return r
 
 
 def expand_as(input, other):  # noqa: A002
@@ -1474,8 +1477,11 @@ def split(tensor, split_size_or_sections, dim=0):
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={sections}")
         name = "SplitWithSizesBackward0"
-    return tuple(apply(top("split", name, "none"), (tensor,), {"sections": tuple(sections),
-                                                               "axis": d}))
+    parts = apply(top("split", name, "none", forward=_storage.split_fwd), (tensor,),
+                  {"sections": tuple(sections), "axis": d})
+    for p in parts:  # views of tensor's memory, as torch's
+        p._base = tensor
+    return tuple(parts)
 
 
 def chunk(input, chunks, dim=0):  # noqa: A002
@@ -1489,7 +1495,11 @@ def chunk(input, chunks, dim=0):  # noqa: A002
 def unbind(input, dim=0):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
-    return tuple(apply(top("unbind", "UnbindBackward0", "none"), (input,), {"axis": d}))
+    parts = apply(top("unbind", "UnbindBackward0", "none", forward=_storage.unbind_fwd),
+                  (input,), {"axis": d})
+    for p in parts:  # views of input's memory, as torch's
+        p._base = input
+    return tuple(parts)
 
 
 def flip(input, dims):  # noqa: A002
@@ -1533,8 +1543,16 @@ def _clone_fwd(x):
     return np.array(x, order="C")
 
 
+def _clone_keep_fwd(x):
+    """torch's clone (``preserve_format``): a dense input's strides kept (``x.t().clone()``
+    strides (1, 4)), an expanded one's made contiguous."""
+    return np.array(x, order=_storage.copy_order(x))
+
+
 def clone(input, *, memory_format=None):  # noqa: A002
-    return apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))
+    fwd = _clone_fwd if memory_format is not None and "preserve" not in str(memory_format) \
+        else _clone_keep_fwd
+    return apply(top("assign", "CloneBackward0", "none", forward=fwd), (input,))
 
 
 def contiguous(input, memory_format=None):  # noqa: A002
@@ -1560,14 +1578,23 @@ def to_dtype(input, npdtype, copy=False):  # noqa: A002
                 # c10's cast to uint8 goes through int64 (TypeCast.h), so a negative float wraps
                 # (-2. -> 254) on every CPU; numpy's direct cast saturates on aarch64 (0)
                 return _wrap(a.astype(np.int64).astype(np.uint8), True)
-            return _wrap(a.astype(npdtype), True)
+            return _wrap(a.astype(npdtype, order=_storage.copy_order(a)), True)
     return apply(TO_COPY, (input,), {"dtype": npdtype})
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     a = raw(input)
-    return _gather(input, "DiagonalBackward0",
-                   lambda arr: np.array(np.diagonal(arr, offset, dim1, dim2)))
+    d1, d2 = _dim(dim1, a.ndim), _dim(dim2, a.ndim)
+    if d1 == d2:
+        return _gather(input, "DiagonalBackward0",
+                       lambda arr: np.array(np.diagonal(arr, offset, dim1, dim2)))
+    flat_idx = np.array(np.diagonal(np.arange(a.size).reshape(a.shape), offset, d1, d2))
+    idx = tuple(np.unravel_index(flat_idx, a.shape))
+    r = apply(top("index_elementwise_get", "DiagonalBackward0", "none",
+                  forward=_storage.diagonal_fwd), (input,),
+              {"index": idx, "view": (int(offset), d1, d2)})
+    r._base = input  # a view of input's memory, as torch's
+    return r
 
 
 def _gather(x, name, fn):

@@ -380,8 +380,15 @@ def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
                            f"storage size of {need * a.itemsize} are out of bounds for storage "
                            f"of size {a.size * a.itemsize}")
     flat = _ops.reshape(input, (-1,))
-    return apply(top("index_elementwise_get", "AsStridedBackward0", "none"), (flat,),
-                 {"index": (idx,)})
+    from . import _storage
+
+    off = input.storage_offset() if storage_offset is None else int(storage_offset)
+    r = apply(top("index_elementwise_get", "AsStridedBackward0", "none",
+                  forward=_storage.as_strided_fwd), (flat,),
+              {"index": (idx,), "view": (tuple(int(s) for s in size),
+                                         tuple(int(s) for s in stride), off)})
+    r._base = input  # a view of the storage, as torch's
+    return r
 
 
 def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
@@ -1559,10 +1566,35 @@ def put(input, index, source, accumulate=False):  # noqa: A002
     return _ops.reshape(out, a.shape)
 
 
-def _inplace_of(fn):
-    def method(self, *args, **kwargs):
-        from . import _inplace
+def _expanded_index_fill_(self, dim, index, value):
+    """``index_fill_`` into an expanded tensor: torch warns and writes the chosen elements."""
+    from . import _inplace
 
+    d = _dim(dim, raw(self).ndim)
+    idx = (slice(None),) * d + (_long(_index_of(index)),)
+    _inplace.write_at(self, idx, raw(value) if isinstance(value, EngineTensor) else value)
+    return self
+
+
+def _expanded_index_put_(self, indices, values, accumulate=False):
+    from . import _inplace
+
+    idx = tuple(raw(i) if isinstance(i, EngineTensor) else i for i in indices)
+    _inplace.write_at(self, idx, raw(values) if isinstance(values, EngineTensor) else values)
+    return self
+
+
+_EXPANDED_WRITES = {"index_fill": _expanded_index_fill_, "index_put": _expanded_index_put_}
+
+
+def _inplace_of(fn):
+    expanded = _EXPANDED_WRITES.get(fn.__name__)
+
+    def method(self, *args, **kwargs):
+        from . import _inplace, _storage
+
+        if expanded is not None and _storage.warn_expanded(raw(self), fn.__name__ + "_"):
+            return expanded(self, *args, **kwargs)
         return _inplace.inplace(self, lambda s: fn(s, *args, **kwargs))
     method.__name__ = fn.__name__ + "_"
     return method

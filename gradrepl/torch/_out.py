@@ -95,6 +95,9 @@ def write_result(name, out, result, stacklevel=3):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     r = raw(result)
     a = raw(out)
+    from ._storage import check_overlap
+
+    check_overlap(a)  # an expanded out: torch's "more than one element ..." error
     _check_dtype(name, r.dtype, a.dtype)
     if a.shape != r.shape:
         if a.size != 0:

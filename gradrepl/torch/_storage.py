@@ -141,3 +141,162 @@ def storage(self):
 
 def untyped_storage(self):
     return UntypedStorage(_flat(raw(self)).view(np.uint8))
+
+
+# ------------------------------------------------------------------------------ views
+# torch's view ops (``expand``, ``diagonal``, ``unfold``, ``as_strided``, ``split`` ...) give a
+# tensor over the same memory: its ``stride()``/``storage_offset()`` are the view's, a write
+# through it shows in the base. The forwards below make numpy views of the input's memory
+# (``np.ndarray`` over the root array, so ``root()``/``offset()`` above see the shared storage).
+# A view whose elements overlap (a stride 0 over a size > 1: ``expand``) is made read-only, so
+# that no numpy code writes into it by accident: torch's own writes to it (``fill_``, ``zero_``,
+# ``e[0] = ...``) go through ``writable()``; the other in-place ops raise torch's
+# ``OVERLAP_MESSAGE``.
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor "
+                   "refers to a single memory location. Please clone() the tensor before "
+                   "performing the operation.")
+
+
+def strided(a, shape, strides, offset=0):
+    """A view of ``a``'s memory with ``shape`` and ``strides`` (in elements) starting
+    ``offset`` elements after ``a``'s first element; a copy when the memory cannot be viewed."""
+    shape = tuple(int(s) for s in shape)
+    it = a.itemsize
+    bstrides = tuple(int(s) * it for s in strides)
+    r = root(a)
+    start = a.__array_interface__["data"][0] - r.__array_interface__["data"][0] + int(offset) * it
+    overlap = any(n > 1 and s == 0 for n, s in zip(shape, strides))
+    if r.flags.c_contiguous and r.dtype == a.dtype and start >= 0:
+        try:
+            v = np.ndarray(shape, a.dtype, buffer=r, offset=start, strides=bstrides)
+        except (TypeError, ValueError):
+            v = None
+        if v is not None:
+            if overlap:
+                v.flags.writeable = False
+            return v
+    v = np.lib.stride_tricks.as_strided(a.reshape(-1)[int(offset):] if offset else a,
+                                        shape, bstrides, writeable=False)
+    return np.array(v)
+
+
+def element_strides(a):
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def overlapping(a):
+    """torch's ``has_internal_overlap`` answering YES: a stride 0 over a size > 1."""
+    for n, s in zip(a.shape, a.strides):
+        if s == 0 and n > 1:
+            return True
+    return False
+
+
+def check_overlap(a):
+    if overlapping(a):
+        raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def writable(a):
+    """``a`` itself when numpy may write into it; for a read-only expanded view (elements
+    sharing memory) of writable memory, the same memory made writable (torch writes through an
+    expanded tensor into its base); else None (the caller copies)."""
+    if a.flags.writeable:
+        return a
+    r = root(a)
+    if r is a or not overlapping(a) or not r.flags.writeable or not r.flags.c_contiguous:
+        return None
+    try:
+        return np.ndarray(a.shape, a.dtype, buffer=root(a), strides=a.strides,
+                          offset=a.__array_interface__["data"][0]
+                          - root(a).__array_interface__["data"][0])
+    except (TypeError, ValueError):
+        return None
+
+
+def expand_fwd(x, shape):
+    """``x.expand(shape)`` as torch makes it: stride 0 on the new and the broadcast dims."""
+    shape = tuple(shape)
+    lead = len(shape) - x.ndim
+    st = element_strides(x)
+    strides = [0] * lead + [0 if (x.shape[i] == 1 and shape[lead + i] != 1) else st[i]
+                            for i in range(x.ndim)]
+    if x.size == 0 or any(n == 0 for n in shape):
+        return np.array(np.broadcast_to(x, shape))
+    return strided(x, shape, strides)
+
+
+def diagonal_fwd(x, index, view):
+    """``diagonal``: the view ``(offset, dim1, dim2)`` of x (the index is the backward's)."""
+    off, d1, d2 = view
+    st = element_strides(x)
+    n1, n2 = x.shape[d1], x.shape[d2]
+    n = max(0, min(n1, n2 - off) if off >= 0 else min(n1 + off, n2))
+    if n == 0:
+        return np.array(x[index])
+    rest = [i for i in range(x.ndim) if i not in (d1, d2)]
+    start = off * st[d2] if off >= 0 else -off * st[d1]
+    return strided(x, [x.shape[i] for i in rest] + [n], [st[i] for i in rest] + [st[d1] + st[d2]],
+                   start)
+
+
+def unfold_fwd(x, index, view):
+    """``unfold(d, size, step)``: windows along d as a view (the index is the backward's)."""
+    d, size, step = view
+    st = element_strides(x)
+    n = (x.shape[d] - size) // step + 1
+    shape = list(x.shape) + [size]
+    shape[d] = n
+    strides = list(st) + [st[d] if x.ndim else 1]
+    if x.ndim:
+        strides[d] = st[d] * step
+    if min(shape, default=1) == 0:
+        return np.array(x[index])
+    return strided(x, shape, strides)
+
+
+def as_strided_fwd(x, index, view):
+    """``as_strided(size, stride, offset)``: the view of the storage (the index, into x's
+    flat values, is the backward's)."""
+    size, stride, off = view
+    r = root(x)
+    if not r.flags.c_contiguous or r.dtype != x.dtype or 0 in size:
+        return np.array(x[index])
+    base_off = (x.__array_interface__["data"][0] - r.__array_interface__["data"][0]) // x.itemsize
+    return strided(x, size, stride, off - base_off)
+
+
+def split_fwd(x, sections, axis):
+    cuts = np.cumsum(sections)[:-1]
+    return tuple(np.split(x, cuts, axis=axis))
+
+
+def unbind_fwd(x, axis):
+    pre = (slice(None),) * axis
+    return tuple(x[pre + (i,)] for i in range(x.shape[axis]))
+
+
+_EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                     "before performing this operation. This also applies to advanced indexing "
+                     "e.g. tensor[{what}] = {value} (Triggered internally at /__w/pytorch/"
+                     "pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)")
+_EXPANDED_OPS = {"index_put_": ("indices", "tensor", 976),
+                 "masked_fill_": ("mask", "scalar", 2450),
+                 "index_fill_": ("mask", "scalar", 1913)}
+
+
+def warn_expanded(a, op):
+    """torch's deprecation warning (each time) for ``op`` writing into an expanded tensor."""
+    if overlapping(a):
+        from .nn._backward_hooks import _warn_at_user_frame
+
+        what, value, line = _EXPANDED_OPS[op]
+        _warn_at_user_frame(_EXPANDED_WARNING.format(op=op, what=what, value=value, line=line))
+        return True
+    return False
+
+
+def copy_order(a):
+    """The numpy order of a copy laid out as torch lays out ``empty_like(a)``: a's own strides'
+    order ("K") unless its elements overlap (an expanded tensor's copy is contiguous)."""
+    return "C" if overlapping(a) else "K"

@@ -106,7 +106,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
-    return _write(tensor, np.asarray(val, raw(tensor).dtype))
+    with grad_mode.no_grad():  # torch's fill_: allowed on an expanded tensor
+        _inplace.write(tensor, np.asarray(val, raw(tensor).dtype), overlap_ok=True)
+    return tensor
 
 
 def ones_(tensor):
