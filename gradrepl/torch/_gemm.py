@@ -21,7 +21,19 @@ _KERNELS = {}     # (routine, dtype) -> (cblas function, ctypes scalar type)
 _P, _I = ctypes.c_void_p, ctypes.c_int
 _ARGS = {"gemm": lambda s: [_I, _I, _I, _I, _I, _I, s, _P, _I, _P, _I, s, _P, _I],
          "gemv": lambda s: [_I, _I, _I, _I, s, _P, _I, _P, _I, s, _P, _I]}
-_TYPES = {np.dtype(np.float32): ("s", ctypes.c_float), np.dtype(np.float64): ("d", ctypes.c_double)}
+_TYPES = {np.dtype(np.float32): ("s", ctypes.c_float), np.dtype(np.float64): ("d", ctypes.c_double),
+          np.dtype(np.complex64): ("c", _P), np.dtype(np.complex128): ("z", _P)}
+_SCALARS = {}     # (dtype, value) -> the one-value array a complex routine's alpha/beta points to
+
+
+def _scalar(dtype, value):
+    """alpha or beta as the routine takes it: a real number, or a complex routine's pointer."""
+    if dtype.kind != "c":
+        return value
+    held = _SCALARS.get((dtype, value))
+    if held is None:
+        held = _SCALARS[(dtype, value)] = np.array([value], dtype)
+    return _mkl.address(held)
 
 
 def _kernel(dtype, routine="gemm"):
@@ -69,7 +81,7 @@ def gemm(a, b, c=None):
         return out
     if kk == 0:
         return out
-    if m == 1 and n == 1:
+    if m == 1 and n == 1 and a.dtype.kind != "c":
         return _gemv_dot(a, b, out, beta)
     sa, ta, lda = _operand(a)
     sb, tb, ldb = _operand(b)
@@ -81,12 +93,12 @@ def gemm(a, b, c=None):
     if one:
         local = _mkl._load().MKL_Set_Num_Threads_Local
         prev = local(1)
-        f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta, address(out),
-          max(n, 1))
+        f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+          _scalar(a.dtype, beta), address(out), max(n, 1))
         local(prev)
         return out
-    f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta, address(out),
-      max(n, 1))
+    f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+      _scalar(a.dtype, beta), address(out), max(n, 1))
     return out
 
 
@@ -110,7 +122,10 @@ def _probe_one_thread(f, key, shape_a, shape_b):
     address = _mkl.address
 
     def wide(shape):
-        return (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(dtype)
+        v = rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))
+        if np.dtype(dtype).kind == "c":
+            v = v + 1j * rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))
+        return v.astype(dtype)
 
     for _ in range(2):
         sa, sb, c = wide(shape_a), wide(shape_b), wide((m, n))
@@ -118,8 +133,8 @@ def _probe_one_thread(f, key, shape_a, shape_b):
         for threads in (0, 1):     # 0: MKL's (torch's) thread count
             out = c.copy()
             prev = local(threads)
-            f(_ROW, ta, tb, m, n, kk, 1.0, address(sa), lda, address(sb), ldb, beta,
-              address(out), max(n, 1))
+            f(_ROW, ta, tb, m, n, kk, _scalar(dtype, 1.0), address(sa), lda, address(sb), ldb,
+              _scalar(dtype, beta), address(out), max(n, 1))
             local(prev)
             outs.append(out)
         if not np.array_equal(outs[0], outs[1]):
@@ -137,10 +152,75 @@ def _gemv_dot(a, b, out, beta):
     return out
 
 
+def _batch_operand(a):
+    """(array, transpose flag, leading dimension, batch stride) of a batch of matrices as torch's
+    ``baddbmm_with_gemm_`` passes it (each matrix row-major or transposed, any batch stride),
+    copied when its matrices are neither."""
+    size = a.itemsize
+    s0, s1, s2 = (st // size for st in a.strides)
+    if all(st % size == 0 and st >= 0 for st in a.strides):
+        if s2 == 1 and s1 >= max(a.shape[2], 1):
+            return a, _NO, s1, s0
+        if s1 == 1 and s2 >= max(a.shape[1], 1):
+            return a, _TR, s2, s0
+    a = np.ascontiguousarray(a)
+    return a, _NO, max(a.shape[2], 1), a.shape[1] * a.shape[2]
+
+
+def gemm_batch(a, b):
+    """``a @ b`` of two batches of matrices (same batch size) as torch's bmm computes those it does
+    not run by its own loop: one ``cblas_?gemm_batch_strided`` (measured equal to real torch on
+    float32, float64, complex64 and complex128 batches where one gemm per matrix was not), or None
+    without MKL or for another dtype."""
+    if a.dtype != b.dtype or a.ndim != 3 or b.ndim != 3 or a.dtype not in _TYPES:
+        return None
+    lib = _mkl._load()
+    if not lib:
+        return None
+    key = ("gemm_batch_strided", a.dtype)
+    f = _KERNELS.get(key)
+    if f is None:
+        f = getattr(lib, f"cblas_{_TYPES[a.dtype][0]}gemm_batch_strided")
+        s, ll = _TYPES[a.dtype][1], ctypes.c_longlong
+        f.argtypes = [_I, _I, _I, ll, ll, ll, s, _P, ll, ll, _P, ll, ll, s, _P, ll, ll, ll]
+        f.restype = None
+        _KERNELS[key] = (f, s)
+    else:
+        f = f[0]
+    batch, m, kk = a.shape
+    n = b.shape[2]
+    out = np.zeros((batch, m, n), a.dtype)
+    if not out.size or kk == 0:
+        return out
+    sa, ta, lda, stride_a = _batch_operand(a)
+    sb, tb, ldb, stride_b = _batch_operand(b)
+    address = _mkl.address
+    f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, stride_a, address(sb),
+      ldb, stride_b, _scalar(a.dtype, 0.0), address(out), max(n, 1), m * n, batch)
+    return out
+
+
 def sequential_bmm(a, b):
     """torch's own batched kernel (bmm of small matrices: m*k*n < 400, or 1x1 results): each
     product rounded, then added in the order of k."""
+    if a.dtype.kind == "c":
+        return _sequential_bmm_complex(a, b)
     out = np.zeros((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
     for kk in range(a.shape[2]):
         out += a[:, :, kk:kk + 1] * b[:, kk:kk + 1, :]
+    return out
+
+
+def _sequential_bmm_complex(a, b):
+    """The same loop in c10::complex: each product (ar*br - ai*bi, ar*bi + ai*br) rounded part
+    by part, unfused (the file is built without FMA), then added to the sum in the order of k."""
+    real = np.zeros((a.shape[0], a.shape[1], b.shape[2]), a.real.dtype)
+    imag = np.zeros_like(real)
+    for kk in range(a.shape[2]):
+        ar, ai = a.real[:, :, kk:kk + 1], a.imag[:, :, kk:kk + 1]
+        br, bi = b.real[:, kk:kk + 1, :], b.imag[:, kk:kk + 1, :]
+        real += ar * br - ai * bi
+        imag += ar * bi + ai * br
+    out = np.empty(real.shape, a.dtype)
+    out.real, out.imag = real, imag
     return out

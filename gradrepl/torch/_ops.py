@@ -29,7 +29,8 @@ from ..engine import grad_mode
 from ..engine.ops import broadcast as _broadcast_ops
 from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
-from ..engine.registry import OPS, apply, needs_grad
+from ..engine.ops import complex as _complex_ops
+from ..engine.registry import OPS, OpDef, apply, needs_grad
 from . import _dtypes, _mm_grad, _storage
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
@@ -39,6 +40,24 @@ _wrap = Tensor._wrap
 
 # ------------------------------------------------------------------------------ op copies
 _COPIES: dict = {}
+# the bases whose copies take the complex rule (engine/ops/complex.py): their VJPs are written
+# as ``dy * f'(z)`` and run as ``conj(vjp(conj(dy)))`` on complex values, ``dy * conj(f'(z))``
+_HOLOMORPHIC = frozenset(_complex_ops.HOLOMORPHIC) | {
+    "tanh", "sigmoid", "sinh", "cosh", "asinh", "acosh", "atanh", "tan", "log_softmax",
+    "softmax"}
+
+
+class _TorchOp(OpDef):
+    """A registry op copied for the dialect. A VJP the dialect assigns to a holomorphic op's copy
+    (torch's own formulas for mul, div, tanh, mm ...) takes the complex rule as the registry's
+    VJPs do; without it every complex gradient through them came out conjugated."""
+
+    def __setattr__(self, name, value):
+        if (name == "vjp" and value is not None and self.__dict__.get("holomorphic")
+                and not hasattr(value, "__wrapped__")
+                and not hasattr(value, "__wrapped_vjp__")):
+            value = _complex_ops._conjugated(value)
+        object.__setattr__(self, name, value)
 
 
 def top(base, name, saves="all", inputs=None, forward=None):
@@ -49,6 +68,9 @@ def top(base, name, saves="all", inputs=None, forward=None):
         if base not in OPS and base.startswith("fused_"):
             from ..engine.ops import fused  # noqa: F401  (registers the fused ops)
         op = copy.copy(OPS[base])
+        op.__class__ = _TorchOp
+        op.holomorphic = base in _HOLOMORPHIC
+        op.vjp = op.vjp            # (wrapped now if it is a holomorphic base's own VJP)
         op.torch_name = name
         op.torch_saves = saves
         op.torch_inputs = inputs
@@ -1816,7 +1838,7 @@ def _mkl_matmul(x, y):
     """``x @ y`` as torch's MKL BLAS computes it (``_gemm``): matrices and matrix @ vector by
     gemm, a batch one gemm per matrix (small ones by torch's own loop); None without MKL and
     for other dtypes."""
-    from ._gemm import gemm, sequential_bmm
+    from ._gemm import gemm, gemm_batch, sequential_bmm
 
     if x.ndim == 2 and y.ndim == 1:
         out = gemm(x, y[:, None])
@@ -1825,13 +1847,10 @@ def _mkl_matmul(x, y):
         return gemm(x, y)
     if x.ndim == 3 and y.ndim == 3 and x.shape[0] == y.shape[0]:
         m, k, n = x.shape[1], x.shape[2], y.shape[2]
-        if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) and x.shape[0] and (
+        if x.dtype == y.dtype and x.dtype in (np.float32, np.float64, np.complex64, np.complex128) and x.shape[0] and (
                 m * k * n < 400 or m == n == 1):
             return sequential_bmm(x, y)
-        parts = [gemm(xi, yi) for xi, yi in zip(x, y)]
-        if not parts or parts[0] is None:
-            return None
-        return np.stack(parts)
+        return gemm_batch(x, y)
     return None
 
 
@@ -1944,16 +1963,16 @@ def matmul(input, other):  # noqa: A002
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{int(np.prod(a.shape[:-2]))}, {a.shape[-1]}] but got: "
                            f"[{int(np.prod(b.shape[:-2]))}, {b.shape[-2]}].")
-    # torch: both operands expanded to the common batch shape, viewed as 3-D, one bmm, and
-    # the result viewed back
+    # torch: both operands expanded to the common batch shape, reshaped to 3-D (a copy where
+    # no view fits, e.g. Raschka's queries.transpose(1, 2)), one bmm, the result viewed back
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({a.shape[-3]}) must match the size of tensor "
                            f"b ({b.shape[-3]}) at non-singleton dimension 0") from None
     n_b = int(np.prod(batch)) if batch else 1
-    ea = view(expand(input, batch + a.shape[-2:]), (n_b,) + a.shape[-2:])
-    eb = view(contiguous(expand(other, batch + b.shape[-2:])), (n_b,) + b.shape[-2:])
+    ea = reshape(expand(input, batch + a.shape[-2:]), (n_b,) + a.shape[-2:])
+    eb = reshape(expand(other, batch + b.shape[-2:]), (n_b,) + b.shape[-2:])
     out = bmm(ea, eb)
     return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,),
                  {"shape": batch + (a.shape[-2], b.shape[-1])})
