@@ -41,6 +41,26 @@ def skip_without_avx512(what: str) -> None:
         pytest.skip(reason)
 
 
+# MKL's code path where the torch dialect's MKL records were made (real torch 2.13 and gradrepl
+# on the AMD EPYC Zen 4: mkl_cbwr_get_auto_branch() answers AUTO, no Intel path)
+RECORDED_MKL_BRANCH = "AUTO"
+
+
+def skip_unless_mkl_branch(what: str) -> None:
+    """Skip, printing why, where MKL takes another code path than the one ``what`` was recorded
+    under (engine/mkl.branch): MKL's kernels, hence the last bits, follow its path (an Intel
+    AVX2 CPU runs other products and math functions than the AMD one the records came from);
+    the torch dialect still calls the same MKL as real torch there."""
+    from gradrepl.engine import mkl
+
+    here = mkl.branch()
+    if here is not None and here != RECORDED_MKL_BRANCH:
+        reason = (f"{what}: recorded where MKL's code path is {RECORDED_MKL_BRANCH} (AMD EPYC); "
+                  f"here it is {here}: MKL's kernels give other last bits, bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 def reset_gradrepl_state(profile: str = profiles.DEFAULT) -> None:
     """Profile, print options, RNG, default dtype, grad mode and layer names as in a fresh process."""
     state.reset(profile)

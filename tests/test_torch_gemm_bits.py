@@ -14,6 +14,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "torch_gemm"
 sys.path.insert(0, str(DATA))
 from cases import CASES, run  # noqa: E402
 
+from conftest import skip_unless_mkl_branch  # noqa: E402
 from gradrepl.torch import _mkl  # noqa: E402
 
 EXPECTED = json.loads((DATA / "expected.json").read_text())
@@ -28,6 +29,8 @@ KNOWN: set = set()
 @pytest.mark.parametrize("name", list(CASES))
 def test_products_and_gradients_equal_real_torch(name):
     import gradrepl.torch as torch
+
+    skip_unless_mkl_branch(f"{name} (MKL's gemm)")
 
     results = run(torch, name)
     for i, y in enumerate(results):

@@ -14,6 +14,7 @@ from gradrepl.torch import _softmax_kernels as K
 DATA = os.path.join(os.path.dirname(__file__), "data", "torch_softmax")
 sys.path.insert(0, os.path.dirname(DATA))
 import md5_table  # noqa: E402  (tests/data/md5_table.py: the recorded table)
+from conftest import skip_unless_mkl_branch  # noqa: E402
 
 CASES, EXPECTED = md5_table.load_table(DATA, "torch_softmax_cases")
 
@@ -42,6 +43,7 @@ def test_cross_entropy_bits(spec):
 @pytest.mark.skipif(not __import__("gradrepl.engine.mkl", fromlist=["load"]).load(),
                     reason="the MLP's matrix products take torch's bits from MKL (gradrepl[exact])")
 def test_mlp_trained_with_cross_entropy():
+    skip_unless_mkl_branch("the MLP's matrix products (MKL's sgemm)")
     _check("mlp", CASES.run_mlp(torch))
 
 

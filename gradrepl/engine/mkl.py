@@ -116,6 +116,25 @@ def version():
     return tuple(int(g or 0) for g in m.groups()) if m else None
 
 
+# mkl_service.h's MKL_CBWR_* codes, as mkl_cbwr_get_auto_branch() answers them
+_BRANCHES = {2: "AUTO", 3: "COMPATIBLE", 4: "SSE2", 6: "SSSE3", 7: "SSE4_1", 8: "SSE4_2",
+             9: "AVX", 10: "AVX2", 11: "AVX512_MIC", 12: "AVX512", 13: "AVX512_MIC_E1",
+             14: "AVX512_E1"}
+
+
+def branch():
+    """The code path MKL's dispatcher takes on this CPU (``mkl_cbwr_get_auto_branch``), whose
+    kernels decide the last bits of its products and math functions: ``AVX2`` on an Intel
+    Haswell or Skylake client, ``AVX512``/``AVX512_E1`` on an Intel CPU with AVX-512, ``AUTO``
+    where MKL names no Intel path (an AMD CPU: the EPYC Zen 4 and an emulated EPYC-Rome);
+    None without MKL."""
+    lib = load()
+    if not lib:
+        return None
+    code = lib.mkl_cbwr_get_auto_branch()
+    return _BRANCHES.get(code, f"code {code}")
+
+
 # VML's accuracy modes (mkl_vml_defines.h), with VML_ERRMODE_IGNORE: a NaN or inf argument
 # gives its IEEE result without VML's error handler
 VML_LA = 0x1 | 0x100
