@@ -130,6 +130,10 @@ class Profile:
     #   print as plain numbers (summary's {'total_params': 61610}); 3.x on numpy 2: np.int64(61610)
     device_kinds: tuple = ("gpu", "xpu", "npu")  # the device names set_device's error lists;
     #   3.x adds 'dcu' (and lets a Place object or 'cuda:N' through)
+    deprecation_warnings: bool = False  # APIs Paddle marks @deprecated(level=1) warn when called
+    #   (3.x: VisibleDeprecationWarning at the caller's line; 2.6.2 prints nothing)
+    to_tensor_copy_warning: bool = False  # paddle.to_tensor(a_tensor) warns once a process (3.x:
+    #   "To copy construct from a tensor ..." UserWarning; 2.6.2 is silent)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
 
@@ -161,7 +165,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
-             group_norm_kernel="3", no_double_grad="3", tensor_pickle=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
+             group_norm_kernel="3", no_double_grad="3", to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import profiles
+from ..utils import deprecated_api as _deprecated_api
 
 # paddle.nn: name -> (since, the existing class's name)
 NN_ALIASES = {n: ("3", n[:-1] + "D") for n in (
@@ -179,6 +180,8 @@ def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
     return inplace(x, lambda v: v * keep)
 
 
+@_deprecated_api("paddle.nn.functional.extension", since="2.5.2", update_to="paddle.diag_embed",
+                 level=1, reason="diag_embed in paddle.nn.functional will be removed in future")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     """``paddle.diag_embed`` under ``paddle.nn.functional``."""
     return _paddle().diag_embed(input, offset, dim1, dim2)

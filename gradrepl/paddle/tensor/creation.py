@@ -1,11 +1,14 @@
 """Creating tensors: ``to_tensor``, ``zeros``/``ones``/``full``, ranges, random tensors."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
 from .. import bf16, core, dtypes, profiles
 from ..core import Tensor
+from ..utils import deprecated_api as _deprecated_api
 from ._args import extra_kwargs, shape_list
 
 __all__ = ["to_tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
@@ -159,7 +162,16 @@ _HOLDABLE = {np.dtype(t) for t in (np.bool_, np.float16, np.float32, np.float64,
                                    np.complex128, np.uint16)}  # uint16: bfloat16 bits
 
 
+_warned_copy = False
+_COPY_WARNING = ("To copy construct from a tensor, it is recommended to use "
+                 "sourceTensor.clone().detach(), rather than paddle.to_tensor(sourceTensor).")
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    global _warned_copy
+    if isinstance(data, _T) and not _warned_copy and profiles.current().to_tensor_copy_warning:
+        _warned_copy = True  # once a process, as Paddle's module-level flag
+        warnings.warn(_COPY_WARNING, UserWarning, stacklevel=1)
     if dtype is not None:
         dtype = _tensor_dtype(dtype)
     try:
@@ -848,6 +860,10 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     return Tensor(vals.astype(dt))
 
 
+@_deprecated_api("paddle.tensor.creation", level=1, reason=(
+    "paddle.range is deprecated and will be removed in a future release because its behavior is "
+    "inconsistent with Python's range builtin.Instead, use paddle.arange, which produces values "
+    "in [start, end)"))
 @extra_kwargs("out", "device", "requires_grad")
 def range(start=0, end=None, step=1, dtype=None, name=None):  # noqa: A001 - Paddle's name
     """Values from ``start`` to ``end`` inclusive, every ``step`` (floor((end - start) / step) + 1

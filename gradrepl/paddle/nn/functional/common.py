@@ -10,6 +10,7 @@ from ...core import Tensor
 from ...tensor.linalg import matmul
 from ...tensor.math import add
 from ...double_grad import composes as _composes
+from ...utils import deprecated_api
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad", "cosine_similarity", "normalize"]
 
@@ -199,6 +200,8 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
 
 
 # ---------------------------------------------------------------- more of the common functions
+@deprecated_api("paddle.nn.functional.common", since="3.0.0", update_to="paddle.nn.ZeroPad2D",
+                level=1, reason="Please use class ZeroPad2D")
 def zeropad2d(x, padding, data_format="NCHW", name=None):
     return pad(x, pad=padding, mode="constant", value=0, data_format=data_format, name=name)
 

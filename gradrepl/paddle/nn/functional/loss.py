@@ -9,6 +9,7 @@ from ....engine.ops import shape as S
 from ... import profiles
 from ...core import Tensor
 from ...tensor import reduce as R
+from ...utils import deprecated_api
 from ._util import abs_, check_reduction, reduce_loss, require_float, square, subtract
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -142,6 +143,10 @@ def _nonzero(t):
     return M.add(t, _const((t.data == 0).astype(t.data.dtype)))
 
 
+@deprecated_api("paddle.nn.functional.loss", since="2.0.0",
+                update_to="paddle.nn.functional.cross_entropy", level=1,
+                reason='Please notice that behavior of "paddle.nn.functional.softmax_with_cross_entropy" '
+                       'and "paddle.nn.functional.cross_entropy" is different.')
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
     """The loss per sample with the class axis kept (size 1); optionally the softmax too."""

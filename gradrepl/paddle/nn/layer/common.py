@@ -153,8 +153,6 @@ class Embedding(Layer):
                  weight_attr=None, name=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False):
         super().__init__()
-        from ..initializer import XavierNormal
-
         self._num_embeddings = num_embeddings
         self._embedding_dim = embedding_dim
         if padding_idx is not None and padding_idx < 0:
@@ -164,8 +162,7 @@ class Embedding(Layer):
         self._scale_grad_by_freq = scale_grad_by_freq
         self._dtype = _default_dtype_name()
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr,
-                                            dtype=self._dtype,
-                                            default_initializer=XavierNormal())
+                                            dtype=self._dtype)  # Xavier uniform, as Linear's
         if padding_idx is not None:
             self.weight.data[padding_idx] = 0
         self._name = name
