@@ -129,3 +129,17 @@ def test_complex_mm_gradients(torch):
     (A @ B).real.sum().backward()
     assert md5(torch.cat([A.grad.flatten(), B.grad.flatten()])) == \
         "fc51d8d210ac53af042f02e72f60e55c"
+
+
+@needs_mkl
+def test_lstsq_gelsy_without_pivoting_as_torch_calls_it(torch):
+    """torch's gelsy gets an uninitialised ``jpvt`` (at::empty), reused along the batch: after the
+    first matrix every column is fixed (no pivoting). Real torch 2.13 here: the docstring example
+    of torch.linalg.lstsq, and matrices 2-4 of a batch (the first sees whatever the heap held)."""
+    skip_without_avx512("MKL's LAPACK bits")
+    torch.manual_seed(0)
+    A, B = torch.randn(1, 3, 3), torch.randn(2, 3, 3)
+    assert md5(torch.linalg.lstsq(A, B).solution) == "057de989ff0e9d2b22c213aec0c7e98e"
+    A2 = torch.randn(4, 6, 5, dtype=torch.float64)
+    B2 = torch.randn(4, 6, 2, dtype=torch.float64)
+    assert md5(torch.linalg.lstsq(A2, B2).solution[1:]) == "f1df8ab5e8360490700ebb3e2cf69e25"

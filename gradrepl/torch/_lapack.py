@@ -373,7 +373,11 @@ def gels_driver(a, b, driver="gelsy", rcond=None):
         _call("gels", dt, "N", m, n, k, A, max(1, m), B, ldb, work, lw, info)
         return B[:n, :k], None, None
     if driver == "gelsy":
-        jpvt = np.zeros(max(1, n), np.int32)
+        # torch hands gelsy an uninitialised ``jpvt`` (at::empty) and reuses it along the batch:
+        # nonzero entries fix the columns in place (no pivoting). Recycled heap memory is
+        # nonzero, so that is what a script sees after its first allocations (measured: 8 of 14
+        # fresh-process cases; 4 had zeros, from fresh pages, 2 a mix); ones stand for it.
+        jpvt = np.ones(max(1, n), np.int32)
         _call("gelsy", dt, m, n, k, A, max(1, m), B, ldb, jpvt, float(rcond), rank, work, -1,
               info)
         lw = _lwork(work)
