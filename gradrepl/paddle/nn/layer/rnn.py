@@ -305,8 +305,59 @@ class _RNNBase(Layer):
                 out.append(per(states, i))
         return out
 
+    _mode = None   # the fused kernel's mode: "LSTM", "GRU", "RNN_TANH", "RNN_RELU"
+
+    def _fused_weights(self):
+        """Per layer and direction (w_ih, w_hh, b_ih, b_hh), or None where a bias is absent:
+        then Paddle, too, steps its cells in Python (``could_use_cudnn`` is False)."""
+        params = list(self.parameters())
+        if len(params) != self.num_layers * 4 * self.num_directions:
+            return None
+        if getattr(self, "proj_size", 0):
+            return None
+        return params
+
+    def _fused(self, inputs, initial_states, sequence_length, weights):
+        """Paddle's ``_cudnn_impl`` on the CPU: one ``rnn`` op (``engine/ops/paddle_rnn.py``)."""
+        import numpy as np
+
+        from ....engine.ops import paddle_rnn
+        from ..functional.common import _uniform_mask_draws
+
+        paddle = _paddle()
+        mode = self._mode or ("RNN_RELU" if getattr(self, "_activation", "tanh") == "relu"
+                              else "RNN_TANH")
+        lstm = mode == "LSTM"
+        batch_index = 1 if self.time_major else 0
+        if initial_states is None:
+            shape = [self.num_layers * self.num_directions, inputs.shape[batch_index],
+                     self.hidden_size]
+            initial_states = tuple(paddle.full(shape, 0, inputs.dtype)
+                                   for _ in range(2 if lstm else 1))
+        elif not isinstance(initial_states, (list, tuple)):
+            initial_states = (initial_states,)
+        x = inputs if self.time_major else paddle.transpose(inputs, [1, 0, 2])
+        drop = None
+        if self.training and self.dropout != 0 and self.num_layers > 1:
+            size = x.shape[0] * x.shape[1] * self.num_directions * self.hidden_size
+            keep = np.zeros(size, x.data.dtype) if self.dropout == 1 else \
+                (_uniform_mask_draws([size]) >= np.float32(self.dropout)).astype(x.data.dtype)
+            drop = paddle.to_tensor(keep)
+        seq = None if sequence_length is None else np.asarray(
+            sequence_length.numpy() if hasattr(sequence_length, "numpy") else sequence_length)
+        out, h, c = paddle_rnn.rnn(
+            x, initial_states[0], initial_states[1] if lstm else None, weights, mode=mode,
+            num_layers=self.num_layers, bidirect=self.num_directions == 2, dropout=self.dropout,
+            seq_len=seq, drop_mask=drop)
+        if not self.time_major:
+            out = paddle.transpose(out, [1, 0, 2])
+        return out, ((h, c) if lstm else h)
+
     def forward(self, inputs, initial_states=None, sequence_length=None):
         paddle = _paddle()
+        weights = self._fused_weights()
+        if weights is not None and inputs.ndim == 3:
+            return self._fused(inputs, initial_states, sequence_length, weights)
         states = self._split_states(initial_states)
         finals = []
         x = inputs
@@ -344,10 +395,12 @@ class SimpleRNN(_RNNBase):
         super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout,
                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr, name,
                          activation=activation)
+        self._activation = activation
 
 
 class LSTM(_RNNBase):
     _cell = LSTMCell
+    _mode = "LSTM"
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
                  time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
@@ -358,3 +411,4 @@ class LSTM(_RNNBase):
 
 class GRU(_RNNBase):
     _cell = GRUCell
+    _mode = "GRU"
