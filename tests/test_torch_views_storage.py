@@ -268,3 +268,13 @@ def test_expanded_values_and_reductions():
                                            "size and stride"):
         e.view(6)
     assert e.reshape(6).stride() == (1,)
+
+
+def test_optim_dir_shows_torchs_names_only():
+    # real torch 2.13: dir(torch.optim)[:8] (DLwPT ch. 5 prints it)
+    assert dir(torch.optim)[:8] == ['ASGD', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW',
+                                    'Adamax', 'LBFGS']
+    names = dir(torch.optim)
+    for helper in ("np", "raw", "EngineTensor", "Tensor", "defaultdict", "grad_mode"):
+        assert helper not in names
+    assert "SGD" in torch.optim.__all__ and "np" not in torch.optim.__all__

@@ -331,3 +331,15 @@ from ._more import (ASGD, LBFGS, Adadelta, Adafactor, Adamax, Muon, NAdam, RAdam
                     Rprop, SparseAdam)
 # the first five with torch's exact update arithmetic (``_more``) replace the versions above
 from ._more import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: E402,F811
+
+# torch's public names (torch.optim.__all__, real torch 2.13), those this package has; ``dir()``
+# shows them and the module's dunders, not the helpers imported here (``np``, ``raw`` ...)
+__all__ = [n for n in ("Adafactor", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD",
+                       "LBFGS", "lr_scheduler", "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop",
+                       "Rprop", "SGD", "SparseAdam", "swap_in_optimizer_params_and_state",
+                       "swa_utils") if n in globals()]
+
+
+def __dir__():
+    return sorted(set(__all__) | {n for n in globals() if n.startswith("__") and n.endswith("__")
+                                  and n not in ("__getattr__", "__dir__")})
