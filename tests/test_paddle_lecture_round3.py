@@ -132,3 +132,89 @@ def test_deprecated_apis_silent_in_26(name):
         assert got == []
     finally:
         paddle.profiles.set_profile("2.2")
+
+
+# ---------------------------------------------------------------- the type-promotion glog line
+# Real Paddle logs once a process, per op, when two tensors of different dtypes promote (its
+# generated C++ function's LOG_FIRST_N). Recorded from real 3.3.1 and 2.6.2 in this session
+# (float32 with float64 tensors; 3.3.1 also float with an integer 0-D tensor). d2l's RNN chapter
+# prints one (a float32 loss total divided by an int64 token count).
+import re  # noqa: E402
+
+from gradrepl.paddle import glog  # noqa: E402
+
+GLOG = re.compile(r"^W(\d{4}) (\d\d:\d\d:\d\d\.\d{6}) +(\d+) ([\w.]+:\d+)\] (.*)$")
+TEXT3 = ("Got different data type, run type promotion automatically, this may cause data type "
+         "been changed.")
+TEXT26 = ("got different data type, run type protmotion automatically, this may cause data type "
+          "been changed.")
+
+
+def _logged(err):
+    return [GLOG.match(line).groups()[3:] for line in err.splitlines() if GLOG.match(line)]
+
+
+@pytest.fixture
+def fresh_glog(monkeypatch):
+    monkeypatch.setattr(glog, "_promoted", set())
+
+
+def test_promotion_logs_once_per_op_in_3(profile, fresh_glog, capsys):
+    if profile != "3":
+        pytest.skip("3.3.1's table")
+    a = paddle.to_tensor([1.0, 2.0])
+    b = paddle.to_tensor([3.0, 4.0], dtype="float64")
+    assert (a + b).dtype == paddle.float64
+    assert (a - b).dtype == paddle.float64
+    assert (a * b).dtype == paddle.float64
+    assert (a + b).dtype == paddle.float64       # again: silent
+    assert (a > b).dtype == paddle.bool
+    n = paddle.to_tensor(3)                      # int64 0-D: promotes (float32), logs
+    assert (paddle.to_tensor(6.0) / n).dtype == paddle.float32
+    assert (a * 2.5).dtype == paddle.float32     # python scalar: no promotion, no log
+    assert _logged(capsys.readouterr().err) == [
+        ("dygraph_functions.cc:121856", TEXT3), ("dygraph_functions.cc:130040", TEXT3),
+        ("multiply_fwd_func.cc:86", "g" + TEXT3[1:]), ("dygraph_functions.cc:126399", TEXT3),
+        ("dygraph_functions.cc:123772", TEXT3)]
+
+
+def test_promotion_logs_only_widening_ops_in_26(profile, fresh_glog, capsys):
+    if profile != "2.6":
+        pytest.skip("2.6.2's table")
+    a = paddle.to_tensor([1.0, 2.0])
+    b = paddle.to_tensor([3.0, 4.0], dtype="float64")
+    assert F.mse_loss(a, b).dtype == paddle.float64   # its subtract widens and logs
+    a / b                                              # 2.x casts to the left: no log
+    assert paddle.where(a > 1, a, b).dtype == paddle.float64
+    assert _logged(capsys.readouterr().err) == [("dygraph_functions.cc:68164", TEXT26),
+                                                ("dygraph_functions.cc:51846", TEXT26)]
+
+
+def test_type_error_logs_nothing(profile, fresh_glog, capsys):
+    if profile != "3":
+        pytest.skip("3.x's TypeError")
+    with pytest.raises(TypeError, match="int32, y: int64"):
+        paddle.to_tensor([1], dtype="int32") + paddle.to_tensor([2])
+    assert _logged(capsys.readouterr().err) == []
+
+
+# ---------------------------------------------------------------- maximum/minimum/logical_* 0-D
+def test_maximum_and_logical_ops_promote_a_0d_operand_as_a_tensor(profile):
+    # real 3.3.1: paddle.maximum(float32 [3], float64 0-D) is float64 (the scalar rule would keep
+    # float32), a float tensor with an int64 0-D tensor (either side, or both 0-D) raises the
+    # promotion TypeError; the same for minimum and logical_and (measured in this session)
+    if profile != "3":
+        pytest.skip("3.x's promotion")
+    x = paddle.to_tensor([1.5, 2.0, 3.0])
+    assert paddle.maximum(x, paddle.to_tensor(2.0, dtype="float64")).dtype == paddle.float64
+    assert paddle.minimum(paddle.to_tensor(2.0, dtype="float64"), x).dtype == paddle.float64
+    for fn in (paddle.maximum, paddle.minimum, paddle.logical_and):
+        with pytest.raises(TypeError, match="x: float32, y: int64"):
+            fn(x, paddle.to_tensor(2))
+        with pytest.raises(TypeError, match="x: int64, y: float32"):
+            fn(paddle.to_tensor([1, 2]), paddle.to_tensor(2.0))
+        with pytest.raises(TypeError, match="x: float32, y: int64"):
+            fn(paddle.to_tensor(2.0), paddle.to_tensor(2))
+    # unchanged: the arithmetic operators keep the scalar rule for a 0-D operand
+    assert (x + paddle.to_tensor(2.0, dtype="float64")).dtype == paddle.float32
+    assert (x + paddle.to_tensor(2)).dtype == paddle.float32

@@ -18,6 +18,45 @@ NODE_FAILED = {"3": 685}
 PLACE = {"CUDAPlace": {"3": 443, "2.6": 350}, "XPUPlace": {"3": 531, "2.6": 434}}
 
 
+# A binary op whose two tensors differ in dtype and promote (float32 with float64, and in 3.x a
+# float with an integer 0-D tensor, ...) logs once a process from its generated C++ function
+# (LOG_FIRST_N): op -> (file, line) per profile, measured on real 3.3.1 and 2.6.2 (float32 with
+# float64 tensors, and 3.3.1's other promoting pairs; an op that raises TypeError logs nothing).
+# 2.6.2 logs only for the ops that widen floats there (add, subtract, multiply, where).
+_DYG = "dygraph_functions.cc"
+PROMOTION = {
+    "3": {"add": (_DYG, 121856), "subtract": (_DYG, 130040), "multiply": ("multiply_fwd_func.cc", 86),
+          "divide": (_DYG, 123772), "floor_divide": (_DYG, 125339), "remainder": (_DYG, 128798),
+          "elementwise_pow": (_DYG, 124462), "maximum": (_DYG, 127697),
+          "minimum": (_DYG, 128130), "equal": (_DYG, 125051), "not_equal": (_DYG, 128350),
+          "less_than": (_DYG, 127174), "less_equal": (_DYG, 126886),
+          "greater_than": (_DYG, 126399), "greater_equal": (_DYG, 126111),
+          "logical_and": (_DYG, 66073), "logical_or": (_DYG, 66614), "logical_xor": (_DYG, 66902),
+          "fmax": (_DYG, 43714), "fmin": (_DYG, 43946), "where": (_DYG, 118490)},
+    "2.6": {"add": (_DYG, 52647), "subtract": (_DYG, 68164), "multiply": ("multiply_fwd_func.cc", 64),
+            "where": (_DYG, 51846)},
+}
+# the text per profile (multiply's own file words it in lower case in 3.3.1; 2.6.2 misspells it)
+_PROMOTION_TEXT = {"3": "Got different data type, run type promotion automatically, this may "
+                        "cause data type been changed.",
+                   "2.6": "got different data type, run type protmotion automatically, this may "
+                          "cause data type been changed."}
+_promoted: set = set()
+
+
+def promoted(op: str) -> None:
+    """Two tensors of ``op`` promoted to a common dtype: its one log line, the first time."""
+    key = profiles.current().key
+    where = PROMOTION.get(key, {}).get(op)
+    if where is None or (key, op) in _promoted:
+        return
+    _promoted.add((key, op))
+    text = _PROMOTION_TEXT[key]
+    if where[0] != _DYG:
+        text = "g" + text[1:]
+    log("W", f"{where[0]}:{where[1]}", text)
+
+
 def log(severity: str, where: str, text: str) -> None:
     """Write one glog record (``severity`` I, W, E or F) the way Paddle's core does."""
     now = datetime.datetime.now()

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import profiles
+from . import glog, profiles
 
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INT, "u": INT, "f": FLOAT, "c": COMPLEX}
@@ -54,6 +54,9 @@ _COMPLEX_2X = {"add", "subtract", "multiply", "divide", "matmul"}
 # the ops whose 0-D operand promotes like a tensor of equal standing in 3.x (int8 // int16_0d
 # is int16), instead of like a python scalar
 _LATTICE_0D = {"floor_divide"}
+# the ops whose 0-D operands promote as any tensor in 3.x: floats widen, a float with an integer
+# raises TypeError (paddle.maximum(float32_tensor, int64_0d), logical_and likewise; measured 3.3.1)
+_TENSOR_0D = {"maximum", "minimum", "logical_and", "logical_or", "logical_xor"}
 
 
 _BF16 = np.dtype(np.uint16)  # bfloat16's bits (paddle/bf16.py): a floating dtype
@@ -151,8 +154,11 @@ def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dt
             return w, w
         if both_float and op in _WIDENING_2X:
             w = _wider_float(xd, yd)
+            glog.promoted(op)
             return w, w
         return xd, xd
+    if op in _TENSOR_0D:
+        x0d = y0d = False
     if (x0d and y0d) or ((x0d or y0d) and op in _LATTICE_0D):
         w = _lattice(xd, yd)
     elif y0d:
@@ -163,6 +169,7 @@ def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dt
         w = _lattice(xd, yd)
     else:
         raise promotion_error(xd, yd)
+    glog.promoted(op)
     return w, w
 
 
@@ -174,6 +181,7 @@ def function_dtypes(op: str, xd, yd) -> tuple[np.dtype, np.dtype]:
         return xd, yd
     if category(xd) == FLOAT and category(yd) == FLOAT and op in _WIDENING_2X:
         w = _wider_float(xd, yd)
+        glog.promoted(op)
         return w, w
     return xd, yd
 

@@ -196,6 +196,9 @@ def _where_dtypes(x, y):
         return x, y
     if xd.kind == "f" and yd.kind == "f":
         target = xd if xd.itemsize >= yd.itemsize else yd
+        from .. import glog
+
+        glog.promoted("where")
         return M.cast(x, target), M.cast(y, target)
     if profiles.current().promotion == "strict":
         raise TypeError(
