@@ -162,3 +162,23 @@ def test_without_biases_the_layers_step_their_cells():
 def test_the_cpu_class_of_the_records():
     # (documents the choice above: products are emulated per class, whatever this machine is)
     assert cpu.CLASSES[2] == "amd"
+
+
+def test_float64_default_dtype_weights_and_values():
+    # real Paddle 3.3.1 printed these (paddle.seed(5), default dtype float64, bidirectional GRU)
+    paddle.seed(5)
+    paddle.set_default_dtype("float64")
+    try:
+        m = paddle.nn.GRU(4, 10, direction="bidirect")
+        x = paddle.randn([3, 5, 4])
+        x.stop_gradient = False
+        o, _ = m(x)
+        o.sum().backward()
+        assert str(m.weight_hh_l0.dtype) == "paddle.float64"
+        # (the values' line of the repr; the header's place differs by profile)
+        assert str(o[0, 0, :5]).splitlines()[1] == \
+            "       [ 0.10408287, -0.11923968, -0.08994706, -0.02544612, -0.23787313])"
+        assert str(m.weight_hh_l0.grad[0, :5]).splitlines()[1] == \
+            "       [-0.02553277,  0.09614541, -0.00743774, -0.08686670,  0.06616458])"
+    finally:
+        paddle.set_default_dtype("float32")

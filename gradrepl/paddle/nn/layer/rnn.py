@@ -38,17 +38,19 @@ class RNNCellBase(Layer):
     def _make(self, gates, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
               bias_ih_attr, bias_hh_attr):
         from ..initializer import Uniform
+        from .common import _default_dtype_name
 
         std = 1.0 / math.sqrt(hidden_size)
         init = Uniform(-std, std)
+        dt = _default_dtype_name()   # (paddle.set_default_dtype("float64"): float64 weights)
         self.weight_ih = self.create_parameter([gates * hidden_size, input_size],
-                                               weight_ih_attr, default_initializer=init)
+                                               weight_ih_attr, dt, default_initializer=init)
         self.weight_hh = self.create_parameter([gates * hidden_size, hidden_size],
-                                               weight_hh_attr, default_initializer=init)
-        self.bias_ih = self.create_parameter([gates * hidden_size], bias_ih_attr, is_bias=True,
-                                             default_initializer=init)
-        self.bias_hh = self.create_parameter([gates * hidden_size], bias_hh_attr, is_bias=True,
-                                             default_initializer=init)
+                                               weight_hh_attr, dt, default_initializer=init)
+        self.bias_ih = self.create_parameter([gates * hidden_size], bias_ih_attr, dt,
+                                             is_bias=True, default_initializer=init)
+        self.bias_hh = self.create_parameter([gates * hidden_size], bias_hh_attr, dt,
+                                             is_bias=True, default_initializer=init)
         self.input_size, self.hidden_size = input_size, hidden_size
 
     def _affine(self, x, h):
