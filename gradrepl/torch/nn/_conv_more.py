@@ -18,11 +18,12 @@ from ...engine.ops import conv as C
 from ...engine.ops import conv3d as C3
 from ...engine.ops import reduce as R
 from ...engine.ops import shape as SH
+from ...engine.grad_mode import is_grad_enabled
 from ...engine.registry import apply, needs_grad
 from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
-from . import init
+from . import _onednn_conv, init
 from .modules import Module
 from .parameter import Parameter, UninitializedParameter
 
@@ -56,6 +57,10 @@ def _slices(n, per_sample):
 @C.with_chain_limit(C._CHAIN_LIMIT)   # (torch's recorded conv bits: engine/ops/conv.py)
 def _conv_fwd(x, w, *b, nd=2, transposed=False, stride=(), padding=(), dilation=(), groups=1,
               out_size=None):
+    y = _onednn_conv.try_conv(x, w, b[0] if b else None, nd, transposed, stride, padding,
+                              dilation, groups, out_size)
+    if y is not None:  # (torch's oneDNN kernel here: its summation order)
+        return y
     xk, wk = _lift(x, nd), _lift(w, nd)
     geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     spatial = math.prod(xk.shape[2:])
@@ -103,18 +108,27 @@ def _conv_vjp(n, g):
     ks = (1,) + tuple(ws[2:]) if nd == 1 else tuple(ws[2:])
     outs = (1,) + tuple(xs[2:]) if nd == 1 else tuple(xs[2:])
     dx = dw = db = None
+    if not a.get("transposed") and not is_grad_enabled():  # (torch's oneDNN kernels here)
+        want = tuple(needs_grad(n, i) for i in range(len(n.inputs)))
+        ex, ew, eb = _onednn_conv.try_backward(x.data, w.data, g.data, nd, geom["stride"],
+                                               geom["padding"], geom["dilation"],
+                                               geom["groups"], want)
+        wrap = type(g)._wrap
+        dx = wrap(ex, True) if ex is not None and want[0] else None
+        dw = wrap(ew, True) if ew is not None and want[1] else None
+        db = wrap(eb, True) if eb is not None and len(want) > 2 and want[2] else None
     if a.get("transposed"):
         if needs_grad(n, 0):
             dx = drop(conv(gk, wk, **geom))
         if needs_grad(n, 1):
             dw = drop(grad_filter(gk, xk, ksize=ks, **geom))
     else:
-        if needs_grad(n, 0):
+        if needs_grad(n, 0) and dx is None:
             dx = drop(transpose(gk, wk, **{out_kw: outs}, **geom))
-        if needs_grad(n, 1):
+        if needs_grad(n, 1) and dw is None:
             dw = drop(grad_filter(xk, gk, ksize=ks, **geom))
     if len(n.inputs) > 2:
-        if needs_grad(n, 2):
+        if needs_grad(n, 2) and db is None:
             db = R.sum(g, (0,) + tuple(range(2, 2 + nd)))
         return dx, dw, db
     return dx, dw

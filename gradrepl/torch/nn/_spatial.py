@@ -15,6 +15,7 @@ from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, needs_grad
 from .. import _norm_kernels as K
 from .. import _ops
+from . import _onednn_conv
 from .._kernels import torch_sum
 from .._base import raw
 from .._tensor import Tensor
@@ -50,8 +51,18 @@ _OLD_LIMIT = C.with_chain_limit(C._CHAIN_LIMIT)   # (torch's recorded conv bits:
 
 @_OLD_LIMIT
 def _conv_bias_fwd(x, w, b, **geom):
+    y = _onednn_conv.try_conv(x, w, b, 2, False, geom["stride"], geom["padding"],
+                              geom["dilation"], geom.get("groups", 1))
+    if y is not None:  # (torch's oneDNN kernel here: its summation order)
+        return y
     y = C._conv2d_fwd(x, w, **geom)
     return y + b.reshape(1, -1, 1, 1).astype(y.dtype)
+
+
+def _conv_fwd(x, w, **geom):
+    y = _onednn_conv.try_conv(x, w, None, 2, False, geom["stride"], geom["padding"],
+                              geom["dilation"], geom.get("groups", 1))
+    return y if y is not None else C.CONV2D.forward(x, w, **geom)
 
 
 _GEOM = geom_reader(2)
@@ -64,13 +75,41 @@ def _conv_bias_vjp(n, g):
     x, w, _b = n.inputs
     geom = _GEOM(n.attrs)
     xs, ws = n.in_meta[0][0], n.in_meta[1][0]
-    dx = C.conv2d_transpose(g, w, out_hw=xs[2:], **geom) if needs_grad(n, 0) else None
-    dw = C.conv2d_grad_filter(x, g, ksize=ws[2:], **geom) if needs_grad(n, 1) else None
-    db = rsum(g, (0, 2, 3)) if needs_grad(n, 2) else None
+    ex, ew, eb = _onednn_bwd(n, g, geom)
+    dx = ex if ex is not None else C.conv2d_transpose(g, w, out_hw=xs[2:], **geom) \
+        if needs_grad(n, 0) else None
+    dw = ew if ew is not None else C.conv2d_grad_filter(x, g, ksize=ws[2:], **geom) \
+        if needs_grad(n, 1) else None
+    db = eb if eb is not None else rsum(g, (0, 2, 3)) if needs_grad(n, 2) else None
     return dx, dw, db
 
 
-CONV = _named(C.CONV2D, "ConvolutionBackward0")
+def _onednn_bwd(n, g, geom):
+    """The gradients torch's oneDNN kernels give here (float32, no create_graph), each None
+    where gradrepl's general path computes it (``_onednn_conv.try_backward``)."""
+    if is_grad_enabled():
+        return None, None, None
+    x, w = n.inputs[0].data, n.inputs[1].data
+    if x.ndim != 4 or x.size == 0:
+        return None, None, None
+    want = tuple(needs_grad(n, i) for i in range(len(n.inputs)))
+    out = _onednn_conv.try_backward(x, w, g.data, 2, geom["stride"], geom["padding"],
+                                    geom["dilation"], geom.get("groups", 1), want)
+    wrap = type(g)._wrap
+    return tuple(None if a is None or i >= len(want) or not want[i] else wrap(a, True)
+                 for i, a in enumerate(out))
+
+
+def _conv_nobias_vjp(n, g):
+    ex, ew, _ = _onednn_bwd(n, g, _GEOM(n.attrs))
+    if ex is None and ew is None:
+        return C.CONV2D.vjp(n, g)
+    dx, dw = C.CONV2D.vjp(n, g) if (ex is None and needs_grad(n, 0)) or (
+        ew is None and needs_grad(n, 1)) else (None, None)
+    return (ex if ex is not None else dx), (ew if ew is not None else dw)
+
+
+CONV = _named(C.CONV2D, "ConvolutionBackward0", forward=_conv_fwd, vjp=_conv_nobias_vjp)
 CONV_BIAS = _named(C.CONV2D, "ConvolutionBackward0", forward=_conv_bias_fwd,
                    vjp=_conv_bias_vjp)
 CONV_BIAS.diff_inputs = None

@@ -1,0 +1,357 @@
+"""torch's float32 CPU convolutions as oneDNN's direct JIT kernels sum them (AVX-512 machines).
+
+For a batch of two or more samples torch 2.13 hands a float32 convolution to oneDNN
+(``mkldnn_convolution``; a single sample usually takes ATen's im2col + sgemm path instead), and
+oneDNN 3.12 picks, on an ``avx512_core`` CPU, among its kernels by the problem's shape. Measured
+here with ``ONEDNN_VERBOSE=1`` on about 900 random shapes (1-, 2- and 3-d, 1 to 256 channels,
+batches 2 to 64, strides, paddings, dilations) and with the outputs compared bit for bit:
+
+* ``jit:avx512_core`` (the direct kernel) computes the forward whenever the kernel is not 1x1
+  without padding (``jit_1x1``) and every padding is smaller than the dilated kernel extent
+  ``(k - 1) * d + 1`` (else ``x64:gemm:jit``, oneDNN's im2col + its own sgemm);
+* a transposed convolution runs as the backward-data pass of the swapped convolution
+  (``conv:any+jit:avx512_core``) under the same rule when every stride is 1 (strided ones go to
+  ``brgconv_strided``).
+
+The direct kernels' sum for one output: the input channels in blocks of 16 (the ``nChw16c``
+layout); each block one fused multiply-add chain from zero over the kernel offsets (depth,
+height, width, in order) and, innermost, the block's channels; the blocks' sums added to the
+output in order, the bias after the first block (forward) or at the end (transposed). Every
+jit:avx512_core case measured (forward: 80 of 80 shapes; transposed: 70 of 70) is bit-equal
+under this rule; the other kernels keep gradrepl's general path.
+
+The rule is AVX-512's (``avx512_core``); on other CPUs oneDNN runs other kernels (8-channel
+blocks on AVX2), not measured, and the general path is used.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+BLOCK = 16                # input channels per block (nChw16c) on avx512_core
+#: Past this many multiply-adds the exact chain costs more than it shows (about 2 s per 10^9 on
+#: the shared 2-core machine); the two largest torch docstring examples (conv3d, 2.0e9;
+#: conv_transpose3d, 3.9e9) are under it.
+LIMIT = 1 << 32
+
+
+def isa() -> str:
+    """oneDNN's ISA class here: ``avx512_core`` (avx512f/bw/vl/dq), else ``other``;
+    ``GRADREPL_ONEDNN_ISA`` overrides (tests)."""
+    forced = os.environ.get("GRADREPL_ONEDNN_ISA", "").strip().lower()
+    if forced:
+        return forced
+    from .. import _capability
+
+    return "avx512_core" if _capability.detected() == "AVX512" else "other"
+
+
+def direct_applies(n, ksize, pads_before, dilation, stride, groups, dtype, transposed=False,
+                   macs=0, output_padding=None):
+    """Whether real torch here runs this convolution on oneDNN's direct JIT kernel (the rule in
+    the module docstring); ``pads_before`` the leading padding per spatial axis."""
+    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1 or n < 2:
+        return False
+    if macs > LIMIT:
+        return False
+    if all(k == 1 for k in ksize) and all(p == 0 for p in pads_before):
+        return False                                   # jit_1x1
+    if any(p >= (k - 1) * d + 1 for k, p, d in zip(ksize, pads_before, dilation)):
+        return False                                   # x64:gemm:jit
+    if transposed and (any(s != 1 for s in stride) or any(output_padding or ())):
+        return False                                   # brgconv_strided
+    return True
+
+
+def _lift(a, nd):
+    return a.reshape(a.shape[:2] + (1,) * (3 - nd) + a.shape[2:])
+
+
+def _ones(nd, t):
+    return (1,) * (3 - nd) + tuple(t)
+
+
+def _per_sample(n, fn):
+    """``fn(i)`` for every sample, on torch's thread count (numpy lets go of the GIL)."""
+    from .. import _capability
+
+    workers = min(n, max(1, _capability.threads()))
+    if workers == 1:
+        for i in range(n):
+            fn(i)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(fn, range(n)))
+
+
+def conv_forward(x, w, bias, stride, pads, dilation):
+    """Forward convolution, ``x`` (N, C, *S), ``w`` (O, C, *K) float32, 1 to 3 spatial axes;
+    ``pads`` (before, after) per axis. The direct kernel's order (module docstring): each step
+    of a chain is ``float32(acc + x * w)`` computed in float64, where the product of two float32
+    values is exact and the sum rounded once: the fused multiply-add. One sample at a time
+    (its sums stay in cache), the samples on torch's threads."""
+    nd = x.ndim - 2
+    stride, dilation = _ones(nd, stride), _ones(nd, dilation)
+    pads = [(0, 0)] * (3 - nd) + [tuple(p) for p in pads]
+    X, W = _lift(x, nd), _lift(w, nd)
+    n, c = X.shape[:2]
+    o = W.shape[0]
+    ks = W.shape[2:]
+    outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1
+                 for s, (pb, pa), d, k, st in zip(X.shape[2:], pads, dilation, ks, stride))
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(X.shape[2:], pads)))
+    xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
+                                          for s, (pb, _) in zip(X.shape[2:], pads))] = X
+    w64 = np.ascontiguousarray(np.moveaxis(W.astype(np.float64), 0, -1))[..., None]  # C,*K,O,1
+    out = np.empty((n, o) + outs, np.float32)
+    size = math.prod(outs)
+    wins = [(k3, tuple(slice(k * d, k * d + st * (m - 1) + 1, st) for k, d, st, m in
+                       zip(k3, dilation, stride, outs)))
+            for k3 in np.ndindex(*ks)]
+
+    def one(i):
+        acc = np.empty((o, size), np.float32)
+        tmp = np.empty((o, size))
+        for cb in range(0, c, BLOCK):
+            ce = min(c, cb + BLOCK)
+            acc[...] = 0
+            for k3, win in wins:
+                cols = xp[(i, slice(cb, ce)) + win].reshape(ce - cb, size)  # (a copy: rows)
+                for ci in range(cb, ce):
+                    np.multiply(w64[(ci,) + k3], cols[ci - cb], out=tmp)
+                    np.add(acc, tmp, out=acc, casting="unsafe")
+            res = acc.reshape((o,) + outs)
+            if cb == 0:
+                out[i] = res
+                if bias is not None:
+                    out[i] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
+            else:
+                out[i] += res
+
+    _per_sample(n, one)
+    return out.reshape(out.shape[:2] + outs[3 - nd:])
+
+
+def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
+    """Transposed convolution (the backward-data pass): ``g`` (N, C_in, *S), ``w`` (C_in, O,
+    *K) float32; ``pads`` (before, after) per axis, ``out_size`` the output's spatial size.
+    Each input channel's contribution is added into the strided window of the output its kernel
+    offset reaches, in the direct kernel's order (as ``conv_forward``)."""
+    nd = g.ndim - 2
+    if any(s != 1 for s in stride):
+        raise ValueError("conv_backward_data: the direct kernel's order is emulated for stride 1")
+    stride, dilation = _ones(nd, stride), _ones(nd, dilation)
+    pads = [(0, 0)] * (3 - nd) + [tuple(p) for p in pads]
+    out_size = (1,) * (3 - nd) + tuple(out_size)
+    G, W = _lift(g, nd).astype(np.float64), _lift(w, nd)
+    n, c = G.shape[:2]
+    o = W.shape[1]
+    ks = W.shape[2:]
+    sp = G.shape[2:]
+    full = tuple(max((m - 1) * st + d * (k - 1) + 1, pb + s) for m, st, d, k, (pb, _), s in
+                 zip(sp, stride, dilation, ks, pads, out_size))
+    # (stride 1 only, as direct_applies asks): the output as one flat buffer of rows of the
+    # full width, the input laid out on the same grid (zeros past its end), so that a kernel
+    # offset is one shift of the flat buffer; the zeros add nothing to the sums they reach
+    fd, fh, fw = full
+    grid = np.zeros((n, c, sp[0], fh, fw))
+    grid[:, :, :, :sp[1], :sp[2]] = G
+    grid = grid.reshape(n, c, -1)
+    length = grid.shape[2]
+    offs = [(k3, k3[0] * dilation[0] * fh * fw + k3[1] * dilation[1] * fw + k3[2] * dilation[2])
+            for k3 in np.ndindex(*ks)]
+    w64 = np.ascontiguousarray(W.astype(np.float64))[..., None]          # C, O, *K, 1
+    crop = (slice(None),) + tuple(slice(pb, pb + s) for (pb, _), s in zip(pads, out_size))
+    out = np.empty((n, o) + out_size, np.float32)
+
+    def one(i):
+        acc = np.empty((o, fd * fh * fw + fh * fw), np.float32)
+        tmp = np.empty((o, length))
+        for cb in range(0, c, BLOCK):
+            acc[...] = 0
+            for k3, off in offs:
+                view = acc[:, off:off + length]
+                for ci in range(cb, min(c, cb + BLOCK)):
+                    np.multiply(w64[(ci, slice(None)) + k3], grid[i, ci], out=tmp)
+                    np.add(view, tmp, out=view, casting="unsafe")
+            res = acc[:, :fd * fh * fw].reshape((o,) + full)[crop]
+            if cb == 0:
+                out[i] = res
+            else:
+                out[i] += res
+        if bias is not None:
+            out[i] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
+
+    _per_sample(n, one)
+    return out.reshape(out.shape[:2] + out_size[3 - nd:])
+
+
+def macs(n, c_in, c_out, ksize, out_spatial):
+    return n * c_in * c_out * math.prod(ksize) * math.prod(out_spatial)
+
+
+def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_size=None):
+    """The convolution as oneDNN's direct kernel computes it, or None where torch runs another
+    kernel here. The geometry as the engine's kernels take it (``_conv_more._kernel_geom``:
+    ``padding`` flat (before, after) pairs; a 1-d one lifted to 2-d with a leading height 1)."""
+    if x.dtype != np.float32 or w.dtype != np.float32 or (
+            bias is not None and bias.dtype != np.float32):
+        return None
+    stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
+    flat = tuple(padding)[-2 * nd:]
+    pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
+    ksize = w.shape[2:]
+    if transposed:
+        out_size = tuple(out_size)[-nd:]
+        work = macs(x.shape[0], x.shape[1], w.shape[1], ksize, x.shape[2:])
+        least = tuple((m - 1) * s - pb - pa + d * (k - 1) + 1 for m, s, (pb, pa), d, k in
+                      zip(x.shape[2:], stride, pads, dilation, ksize))
+        extra = tuple(o - e for o, e in zip(out_size, least))
+        if not direct_applies(x.shape[0], ksize, [p[0] for p in pads], dilation, stride, groups,
+                              x.dtype, True, work, extra):
+            return None
+        return conv_backward_data(x, w, bias, stride, pads, dilation, out_size)
+    outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
+                 zip(x.shape[2:], pads, dilation, ksize, stride))
+    work = macs(x.shape[0], x.shape[1], w.shape[0], ksize, outs)
+    if not direct_applies(x.shape[0], ksize, [p[0] for p in pads], dilation, stride, groups,
+                          x.dtype, False, work):
+        return None
+    return conv_forward(x, w, bias, stride, pads, dilation)
+
+
+def _parts(n, team):
+    """oneDNN's ``balance211``: ``n`` items over ``team`` threads, the first ones one more."""
+    team = max(1, min(team, n))
+    big, small = -(-n // team), n // team
+    first = n - small * team if big != small else team
+    out, start = [], 0
+    for t in range(team):
+        size = big if t < first else small
+        out.append((start, start + size))
+        start += size
+    return out
+
+
+def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=None):
+    """The filter and bias gradients of a forward convolution as oneDNN's JIT backward-weights
+    kernels sum them: the reduction (samples, and output depth planes of a 3-d one, in order)
+    split over ``team_w`` threads (``balance211``); on each thread one fused multiply-add chain
+    per weight over its part, output rows and columns in order (the bias a plain sum in the same
+    order, over ``team_b`` threads); the threads' partial sums added in thread order.
+    ``x`` (N, C, *S), ``g`` (N, O, *P) float32; ``pads`` (before, after) per axis."""
+    n, c = x.shape[:2]
+    o = g.shape[1]
+    outs = g.shape[2:]
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)))
+    xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
+                                          for s, (pb, _) in zip(x.shape[2:], pads))] = x
+    kk = math.prod(ksize)
+    size = math.prod(outs)
+    cols = np.empty((n, size, c * kk))            # im2col, one row per output position
+    colv = cols.reshape((n,) + tuple(outs) + (c,) + tuple(ksize))
+    for k3 in np.ndindex(*ksize):
+        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
+                    for k, d, st, m in zip(k3, dilation, stride, outs))
+        colv[(Ellipsis, slice(None)) + k3] = np.moveaxis(
+            xp[(slice(None), slice(None)) + win], 1, -1)
+    cols = cols.reshape(n * size, c * kk)
+    g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
+    g64 = g2.astype(np.float64)
+    units = n * (outs[0] if len(outs) == 3 else 1)         # (a 3-d one: samples x depth)
+    per = n * size // units
+    dw = None
+    for a, b in _parts(units, team_w):
+        acc = np.zeros((o, c * kk), np.float32)
+        tmp = np.empty((o, c * kk))
+        for j in range(a * per, b * per):
+            np.multiply(g64[j][:, None], cols[j], out=tmp)
+            np.add(acc, tmp, out=acc, casting="unsafe")
+        dw = acc if dw is None else dw + acc
+    db = None
+    for a, b in _parts(units, team_w if team_b is None else team_b):
+        part = np.add.accumulate(g2[a * per:b * per], axis=0, dtype=np.float32)[-1] \
+            if b > a else np.zeros(o, np.float32)
+        db = part if db is None else db + part
+    return dw.reshape((o, c) + tuple(ksize)), db
+
+
+def _ceil(a, b):
+    return -(-a // b)
+
+
+def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads):
+    """How many threads share the batch in oneDNN's JIT backward-weights pass (the weights'
+    and the bias's): its ``balance`` cost model (source, gradient and weight traffic per
+    thread; the split over the batch, the output-channel blocks or the input-channel blocks
+    with the least, ties to the later), and the bias reducer's group size."""
+    n, ic = x_shape[:2]
+    oc = w_shape[0]
+    lift = (1,) * (5 - len(x_shape))
+    idd, ih, iw = lift + tuple(x_shape[2:])
+    od, oh, ow = lift + tuple(out_shape[2:])
+    kd, kh, kw = lift + tuple(w_shape[2:])
+    sd, sh, sw = lift + tuple(stride)
+    icb, nb_ic = (ic, 1) if ic < BLOCK else (BLOCK, _ceil(ic, BLOCK))   # (a first conv: nchw)
+    ocb, nb_oc = BLOCK, _ceil(oc, BLOCK)
+
+    def cost(m, o, i):
+        return (_ceil(n * idd, m) * _ceil(nb_ic, i) * icb * ih * iw // sd // sh // sw
+                + _ceil(n * od, m) * _ceil(nb_oc, o) * ocb * oh * ow
+                + 8 * _ceil(nb_oc, o) * _ceil(nb_ic, i) * kd * kh * kw * icb * ocb)
+
+    best, best_cost = (1, 1, 1), cost(1, 1, 1)
+    for m in range(1, min(threads, n * od) + 1):
+        par = threads // m
+        for o in range(1, min(par, nb_oc) + 1):
+            i = min(par // o, nb_ic)
+            c = cost(m, o, i)
+            if c <= best_cost:
+                best, best_cost = (m, o, i), c
+    team_w = best[0]
+    if len(x_shape) == 5:
+        return team_w, team_w
+    groups = min(nb_oc // max(1, nb_oc // threads), threads)
+    return team_w, max(1, min(threads // groups, n))
+
+
+def backward_applies(x_shape, w_shape, stride, dilation, pads_before, groups, dtype):
+    """(input gradient, filter gradient) emulated: the forward on the direct kernel, stride 1;
+    the filter gradient also dilation 1 and 1-d or 2-d (oneDNN picks its gemm kernel for some
+    dilated and 3-d ones, not modelled)."""
+    if not direct_applies(x_shape[0], w_shape[2:], pads_before, dilation, stride, groups, dtype):
+        return False, False
+    if any(s != 1 for s in stride):
+        return False, False
+    return True, len(x_shape) <= 4 and all(d == 1 for d in dilation)
+
+
+def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, True, True)):
+    """(dx, dw, db) of a forward convolution as oneDNN computes them here, each None where
+    another kernel would (the caller's general path then) or not ``want``-ed. Geometry as
+    ``try_conv``."""
+    if x.dtype != np.float32 or w.dtype != np.float32 or g.dtype != np.float32:
+        return None, None, None
+    stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
+    flat = tuple(padding)[-2 * nd:]
+    pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
+    work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
+    if work > LIMIT:
+        return None, None, None
+    ax, aw = backward_applies(x.shape, w.shape, stride, dilation, [p[0] for p in pads], groups,
+                              x.dtype)
+    dx = dw = db = None
+    if ax and want[0]:
+        dx = conv_backward_data(g, w, None, stride, pads, dilation, x.shape[2:])
+    if aw and any(want[1:]):
+        from .. import _capability
+
+        team_w, team_b = backward_weights_teams(x.shape, w.shape, g.shape, stride,
+                                                _capability.threads())
+        dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation, team_w,
+                                       team_b)
+    return dx, dw, db
