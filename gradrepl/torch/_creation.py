@@ -265,8 +265,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     n = int(np.ceil((end - start) / step))
     n = max(n, 0)
     if dt.kind == "f":
-        # torch computes start + i * step in double (accscalar) and rounds to the dtype
-        vals = (np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(step)).astype(dt)
+        from ._range_kernel import values  # ATen's vector blocks and scalar tail
+
+        vals = values(start, step, n, dt)
     else:
         vals = (start + np.arange(n, dtype=np.int64) * step).astype(dt)
     return _finish(vals, requires_grad)
@@ -299,8 +300,16 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         s = np.float64(dt.type((dt.type(end) - dt.type(start)) / dt.type(steps - 1)))
         idx = np.arange(steps, dtype=np.float64)
         half = steps // 2
-        up = np.float64(dt.type(start)) + s * idx
-        down = np.float64(dt.type(end)) - s * (steps - idx - 1)
+        from . import _capability
+
+        if dt == np.float64 and _capability.fused():  # the same fused multiply-adds in double
+            from ._sleef64 import fma64  # (5.55e-17, not 0, mid linspace(-1, 1, 7))
+
+            up = fma64(np.full_like(idx, s), idx, np.float64(start))
+            down = fma64(np.full_like(idx, -s), steps - idx - 1, np.float64(end))
+        else:
+            up = np.float64(dt.type(start)) + s * idx
+            down = np.float64(dt.type(end)) - s * (steps - idx - 1)
         vals = np.where(idx < half, up, down).astype(dt)
     else:
         vals = np.linspace(start, end, steps).astype(dt)
@@ -348,11 +357,34 @@ def randn_like(input, *, dtype=None, requires_grad=False, **_kw):  # noqa: A002
     return _finish(_random.normal(shape, dt, 0.0, 1.0), requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+_RANDINT_FORMS = "".join(
+    f" * ({lead}tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n"
+    for lead in ("int high, ", "int low, int high, ")
+    for gen in ("torch.Generator generator, ", ""))
+
+
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False, out=None, layout=None, pin_memory=False):
+    """torch's two signatures, ``randint(high, size)`` and ``randint(low, high, size)``, with
+    any of them given by keyword (UvA's ``torch.randint(n, size=(a, b))``)."""
     check_device(device)
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
+    if size is None and isinstance(high, (tuple, list)) or (size is None and high is not None
+                                                            and hasattr(high, "__len__")):
+        low, high, size = None, low, high   # randint(high, size) by position
+    elif high is None and low is not None:
+        low, high = None, low               # randint(high, size=...)
+    if size is None and low is not None and isinstance(high, int):
+        raise TypeError("randint(): argument 'size' (position 2) must be tuple of ints, not "
+                        "int")              # randint(5, 7): read as (high, size)
+    if size is None or isinstance(size, int):
+        got = ", ".join(type(v).__name__ for v in (low, high, size) if v is not None)
+        raise TypeError("randint() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{_RANDINT_FORMS}")
+    if high is None:
+        raise TypeError("randint(): argument 'high' must be int, not NoneType")
+    low = 0 if low is None else low
     dt = _dtypes.to_np(dtype) if dtype is not None else np.dtype(np.int64)
     return _finish(_random.randint(int(low), int(high), _size((tuple(size),)), dt, generator),
                    requires_grad)

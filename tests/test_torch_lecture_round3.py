@@ -1,0 +1,131 @@
+"""Issue 28, lecture material round 3 (torch dialect): Zero to Mastery PyTorch 00-03, Raschka's
+LLMs-from-scratch ch02-05, the UvA DL tutorials 5-7, PyTorch's own tutorials and d2l chapters
+not measured before, retyped as a student would and run under real torch 2.13 and gradrepl.
+What stopped them or printed other bytes is checked here, by family.
+
+Literals marked "recorded" were printed by real torch 2.13.0+cpu in this session on an AMD EPYC
+Zen 4 (CPU capability AVX512; the kernels below are AVX2 builds, ``REGISTER_DISPATCH``). The
+kernel builds are chosen with ``GRADREPL_TORCH_CAPABILITY`` (as ``ATEN_CPU_CAPABILITY`` for
+real torch) so the emulated bits are the same on any machine.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+
+
+@pytest.fixture
+def avx2(monkeypatch):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX2")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+
+
+# ------------------------------------------------------- arange: ATen's vector blocks (ZTM 01)
+def test_arange_float32_vector_blocks_as_torch(avx2):
+    # ZTM 01's X = torch.arange(0, 1, 0.02): torch's arange_kernel takes blocks of two
+    # Vectorized<float> (16 values): base = start + step * idx rounded to float, then
+    # base + k * step for lane k, fused; a plain round(start + i * step) gave 0.18000000715
+    a = torch.arange(0, 1, 0.02)
+    got = [repr(a[i].item()) for i in (5, 9, 15, 42, 45, 49)]
+    assert got == ['0.10000000149011612', '0.17999999225139618', '0.29999998211860657',
+                   '0.8400000333786011', '0.9000000357627869', '0.9800000190734863']  # recorded
+
+
+def test_arange_float64_and_float16(avx2):
+    d = torch.arange(-5, 5, 0.01, dtype=torch.float64)
+    assert [repr(d[i].item()) for i in (3, 7, 333, 998, 999)] == \
+        ['-4.97', '-4.93', '-1.67', '4.9799999999999995', '4.99']  # recorded
+    h = torch.arange(0, 10, 0.37, dtype=torch.float16)
+    assert [repr(v) for v in h.tolist()][5:12] == \
+        ['1.849609375', '2.220703125', '2.58984375', '2.9609375', '3.330078125', '3.69921875',
+         '4.0703125']  # recorded
+
+
+def test_arange_long_output_split_between_threads(avx2, monkeypatch):
+    # at::parallel_for(0, n, 32768): with 2 threads each half starts its own vector blocks
+    big = torch.arange(0, 7000, 0.1)
+    digest = hashlib.sha1(big.numpy().tobytes()).hexdigest()
+    assert digest == "0fa78a3e20a853badc73a538ad3e8e0d95ff2845"  # recorded (2 threads)
+    assert repr(big[69999].item()) == '6999.89990234375'  # recorded
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")  # one chunk: the tail value moves
+    assert repr(torch.arange(0, 7000, 0.1)[69999].item()) == '6999.900390625'
+
+
+def test_arange_matches_the_kernel_rule_written_out(avx2):
+    # independent check of the rule itself on other arguments: blocks of 16 floats, the rest
+    # by the scalar expression, both fused in double
+    from fractions import Fraction
+
+    start, step, n = -1.0, 0.07, 29
+    def fma(a, b, c):
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
+    want = []
+    for i in range(n):
+        if i < n // 16 * 16:
+            b = i // 8 * 8
+            base = float(np.float32(fma(step, b, start)))
+            want.append(np.float32(fma(i - b, step, base)))
+        else:
+            want.append(np.float32(fma(step, i, start)))
+    assert torch.arange(start, 1, step).numpy().tolist() == [float(v) for v in want]
+
+
+def test_linspace_float64_fused_as_torch(avx2):
+    v = torch.linspace(-1, 1, 7, dtype=torch.float64)
+    assert [repr(x) for x in v.tolist()] == [
+        '-1.0', '-0.6666666666666667', '-0.33333333333333337', '5.551115123125783e-17',
+        '0.33333333333333337', '0.6666666666666667', '1.0']  # recorded
+    w = torch.linspace(-7.3, 2.1, 12345, dtype=torch.float64)
+    assert repr(w[6171].item()) == '-2.600761503564484'  # recorded
+
+
+# --------------------------------------- matmul of transposed heads (Raschka ch03 attention)
+def test_matmul_of_transposed_heads_reshapes_as_torch():
+    # keys.view(b, t, h, d).transpose(1, 2) @ ... .transpose(2, 3): torch's matmul reshapes the
+    # expanded operands (a copy where no view fits); gradrepl's view() raised "view size is not
+    # compatible"
+    x = torch.randn(2, 6, 4, requires_grad=True)
+    q = x.view(2, 6, 2, 2).transpose(1, 2)
+    k = (x * 2).view(2, 6, 2, 2).transpose(1, 2)
+    s = q @ k.transpose(2, 3)
+    assert tuple(s.shape) == (2, 2, 6, 6)
+    assert type(s.grad_fn).__name__ == "UnsafeViewBackward0"  # recorded
+    bmm = s.grad_fn.next_functions[0][0]
+    assert type(bmm).__name__ == "BmmBackward0"  # recorded
+    names = [type(f[0]).__name__ for f in bmm.next_functions]
+    assert names == ["UnsafeViewBackward0", "UnsafeViewBackward0"]  # recorded (both copied)
+    want = np.einsum("bhtd,bhsd->bhts", q.detach().numpy(), k.detach().numpy())
+    np.testing.assert_allclose(s.detach().numpy(), want, rtol=1e-5, atol=1e-6)
+    s.sum().backward()
+    assert tuple(x.grad.shape) == (2, 6, 4)
+    y = torch.ones(3, 1, 4, 5).transpose(-1, -2) @ torch.ones(2, 4, 3)
+    assert tuple(y.shape) == (3, 2, 5, 3) and float(y.sum()) == 3 * 2 * 5 * 3 * 4
+
+
+# ------------------------------------------- randint's two signatures by keyword (UvA tut. 6)
+def test_randint_high_with_size_keyword_as_torch():
+    torch.manual_seed(0)
+    a = torch.randint(6, size=(2, 3))   # UvA's ReverseDataset
+    assert a.tolist() == [[2, 3, 5], [0, 1, 3]]  # recorded
+    assert torch.randint(2, 6, size=(2,)).tolist() == [5, 5]  # recorded (same stream)
+    assert torch.randint(high=4, size=(3,)).tolist() == [1, 3, 1]  # recorded
+    assert torch.randint(low=1, high=4, size=(3,)).tolist() == [3, 1, 1]  # recorded
+    assert torch.randint(3, 9, (2,)).tolist() == [7, 5]  # recorded
+
+
+def test_randint_bad_calls_raise_torchs_errors():
+    with pytest.raises(TypeError) as e:
+        torch.randint(5)
+    assert str(e.value).startswith(  # recorded
+        "randint() received an invalid combination of arguments - got (int), but expected one "
+        "of:\n * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None")
+    assert str(e.value).count("\n * ") == 4
+    with pytest.raises(TypeError, match=r"^randint\(\): argument 'size' \(position 2\) must be "
+                                        r"tuple of ints, not int$"):  # recorded
+        torch.randint(5, 7)
+    with pytest.raises(TypeError, match=r"got \(int, int, int\)"):  # recorded
+        torch.randint(1, 5, 7)
