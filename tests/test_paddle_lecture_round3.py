@@ -218,3 +218,58 @@ def test_maximum_and_logical_ops_promote_a_0d_operand_as_a_tensor(profile):
     # unchanged: the arithmetic operators keep the scalar rule for a 0-D operand
     assert (x + paddle.to_tensor(2.0, dtype="float64")).dtype == paddle.float32
     assert (x + paddle.to_tensor(2)).dtype == paddle.float32
+
+
+# ---------------------------------------------------------------- NotFound kernels: the Hint line
+# real 3.3.1 / 2.6.2 (recorded in this session): the message of a dtype without a kernel ends
+# with the kernel factory's Hint line (kernel_factory.cc:317 in 3.3.1, :262 in 2.6.2)
+HINT = ("\n  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == "
+        "Backend::CPU != true, but received kernel_iter == iter->second.end() && "
+        "kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/"
+        "kernel_factory.cc:{line})\n")
+NOT_FOUND = ("(NotFound) The kernel with key (CPU, Undefined(AnyLayout), int64) of kernel "
+             "`{k}` is not registered. Selected wrong DataType `int64`. Paddle support following "
+             "DataTypes: float64, float32.")
+
+
+@pytest.mark.parametrize("kernel", ["softmax", "log_softmax", "label_smooth"])
+def test_not_found_kernel_message_ends_with_the_hint(profile, kernel):
+    line = {"3": 317, "2.6": 262}[profile]
+    call = {"softmax": lambda: F.softmax(paddle.to_tensor([1, 2])),
+            "log_softmax": lambda: F.log_softmax(paddle.to_tensor([1, 2])),
+            # cross_entropy's label_smoothing with [N, 1] integer labels reaches label_smooth
+            # with the int64 label itself (a 1-D label is one-hot encoded first)
+            "label_smooth": lambda: F.cross_entropy(paddle.randn([4, 5]),
+                                                    paddle.to_tensor([[1], [0], [4], [2]]),
+                                                    label_smoothing=0.1)}[kernel]
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == NOT_FOUND.format(k=kernel) + HINT.format(line=line)
+
+
+def test_label_smoothing_with_1d_int_labels_runs(profile):
+    # real 3.3.1 and 2.6.2: a 1-D label is one-hot encoded, then smoothed: a finite loss equal to
+    # the soft-label loss of the smoothed one-hot rows
+    logits = paddle.to_tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]])
+    got = F.cross_entropy(logits, paddle.to_tensor([1, 2]), label_smoothing=0.1)
+    soft = np.array([[0.1 / 3, 0.9 + 0.1 / 3, 0.1 / 3], [0.1 / 3, 0.1 / 3, 0.9 + 0.1 / 3]])
+    lp = logits.numpy() - np.log(np.exp(logits.numpy()).sum(1, keepdims=True))
+    assert np.isclose(float(got), -(soft * lp).sum(1).mean(), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- 3.x autocast of integer inputs
+def test_int_input_autocast_logs_once_per_function_in_3(fresh_glog, capsys):
+    # real 3.3.1: sigmoid/sqrt of an int64 tensor compute in float32 and log this line once each
+    paddle.profiles.set_profile("3")
+    try:
+        ints = paddle.to_tensor([1, 2])
+        assert F.sigmoid(ints).dtype == paddle.float32
+        assert paddle.sigmoid(ints).dtype == paddle.float32   # the same function: silent
+        assert paddle.sqrt(ints).dtype == paddle.float32
+        paddle.exp(ints)                                       # exp: no autocast log
+        text = ("math operation got integer input data type, run type autocast, this may cause "
+                "data type been changed.")
+        assert _logged(capsys.readouterr().err) == [("dygraph_functions.cc:99848", text),
+                                                    ("dygraph_functions.cc:104469", text)]
+    finally:
+        paddle.profiles.set_profile("2.2")

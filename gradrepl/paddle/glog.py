@@ -25,7 +25,8 @@ PLACE = {"CUDAPlace": {"3": 443, "2.6": 350}, "XPUPlace": {"3": 531, "2.6": 434}
 # 2.6.2 logs only for the ops that widen floats there (add, subtract, multiply, where).
 _DYG = "dygraph_functions.cc"
 PROMOTION = {
-    "3": {"add": (_DYG, 121856), "subtract": (_DYG, 130040), "multiply": ("multiply_fwd_func.cc", 86),
+    "3": {"add": (_DYG, 121856), "subtract": (_DYG, 130040),
+          "multiply": ("multiply_fwd_func.cc", 86),
           "divide": (_DYG, 123772), "floor_divide": (_DYG, 125339), "remainder": (_DYG, 128798),
           "elementwise_pow": (_DYG, 124462), "maximum": (_DYG, 127697),
           "minimum": (_DYG, 128130), "equal": (_DYG, 125051), "not_equal": (_DYG, 128350),
@@ -33,7 +34,8 @@ PROMOTION = {
           "greater_than": (_DYG, 126399), "greater_equal": (_DYG, 126111),
           "logical_and": (_DYG, 66073), "logical_or": (_DYG, 66614), "logical_xor": (_DYG, 66902),
           "fmax": (_DYG, 43714), "fmin": (_DYG, 43946), "where": (_DYG, 118490)},
-    "2.6": {"add": (_DYG, 52647), "subtract": (_DYG, 68164), "multiply": ("multiply_fwd_func.cc", 64),
+    "2.6": {"add": (_DYG, 52647), "subtract": (_DYG, 68164),
+            "multiply": ("multiply_fwd_func.cc", 64),
             "where": (_DYG, 51846)},
 }
 # the text per profile (multiply's own file words it in lower case in 3.3.1; 2.6.2 misspells it)
@@ -55,6 +57,28 @@ def promoted(op: str) -> None:
     if where[0] != _DYG:
         text = "g" + text[1:]
     log("W", f"{where[0]}:{where[1]}", text)
+
+
+# 3.x's math functions that compute an integer input in float32 log once a process, each from
+# its generated function (dygraph_functions.cc, measured on 3.3.1 with an int64 input)
+AUTOCAST = {"3": {"sqrt": 104469, "rsqrt": 94626, "reciprocal": 88929, "sin": 101289,
+                  "cos": 22329, "tan": 108538, "asin": 7242, "acos": 765, "atan": 8509,
+                  "sinh": 101686, "cosh": 22726, "tanh": 108935, "sigmoid": 99848, "erf": 33764,
+                  "asinh": 7639, "acosh": 1162, "atanh": 9138, "lgamma": 62558, "erfinv": 34161,
+                  "i0": 53817, "i0e": 54214, "i1": 54420, "i1e": 54626, "digamma": 29572,
+                  "logsumexp": 67947}}
+_AUTOCAST_TEXT = ("math operation got integer input data type, run type autocast, this may cause "
+                  "data type been changed.")
+
+
+def autocast(op: str) -> None:
+    """An integer input of ``op`` computed in float32 (3.x): its one log line, the first time."""
+    key = profiles.current().key
+    line = AUTOCAST.get(key, {}).get(op)
+    if line is None or (key, "autocast", op) in _promoted:
+        return
+    _promoted.add((key, "autocast", op))
+    log("W", f"{_DYG}:{line}", _AUTOCAST_TEXT)
 
 
 def log(severity: str, where: str, text: str) -> None:

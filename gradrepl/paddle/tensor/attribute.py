@@ -10,7 +10,7 @@ import numpy as np
 from ...engine.ops import complex as C
 from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
-from .. import dtypes
+from .. import dtypes, promotion
 from ..core import Tensor, as_tensor
 from ._args import extra_kwargs
 
@@ -25,7 +25,7 @@ def _not_registered(kernel, dtype, have):
     return RuntimeError(
         f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel `{kernel}` "
         f"is not registered. Selected wrong DataType `{name}`. Paddle support following "
-        f"DataTypes: {have}.")
+        f"DataTypes: {have}." + promotion.kernel_hint())
 
 
 def _type_error(what, allowed, x):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
-from .. import bf16, core, dtypes, profiles
+from .. import bf16, core, dtypes, profiles, promotion
 from ..core import Tensor
 from ..utils import deprecated_api as _deprecated_api
 from ._args import extra_kwargs, shape_list
@@ -593,7 +593,7 @@ def _float_kernel(kernel, dtype):
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
             f"`{kernel}` is not registered. Selected wrong DataType `{name}`. Paddle support "
-            f"following DataTypes: {have}.")
+            f"following DataTypes: {have}." + promotion.kernel_hint())
     return dt
 
 
@@ -739,7 +739,7 @@ def _assign_array(x):
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
             f"`assign_value` is not registered. Selected wrong DataType `{name}`. Paddle support "
-            f"following DataTypes: {ok}.")
+            f"following DataTypes: {ok}." + promotion.kernel_hint())
     return arr
 
 

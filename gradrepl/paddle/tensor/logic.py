@@ -101,7 +101,8 @@ def _bitwise_check(fname, *ts):
             raise RuntimeError(
                 f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
                 f"`{fname}` is not registered. Selected wrong DataType `{name}`. Paddle support "
-                "following DataTypes: bool, uint8, int8, int16, int32, int64.")
+                "following DataTypes: bool, uint8, int8, int16, int32, int64."
+                + promotion.kernel_hint())
 
 
 def bitwise(fname, x, y, reverse=False):

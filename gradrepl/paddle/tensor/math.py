@@ -24,7 +24,7 @@ from ...engine import grad_mode
 from ...engine.ops import logic as L
 from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
-from .. import bf16, profiles, promotion
+from .. import bf16, glog, profiles, promotion
 from ..core import Tensor, as_tensor, scale_op
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "exp", "expm1", "log", "log1p",
@@ -343,7 +343,7 @@ def _kernel_error(fname, dtype):
     return RuntimeError(
         f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel `{fname}` "
         f"is not registered. Selected wrong DataType `{name}`. Paddle support following "
-        "DataTypes: float32, float64, complex64, complex128.")
+        "DataTypes: float32, float64, complex64, complex128." + promotion.kernel_hint())
 
 
 def _unary(fname, fn, ints):
@@ -362,6 +362,7 @@ def _unary(fname, fn, ints):
             if ints in ("autocast", "identity") and not profiles.current().int_math_autocast:
                 raise _kernel_error(fname, x.data.dtype)
             if ints == "autocast":
+                glog.autocast(fname)
                 x = M.cast(x, np.float32)
         return fn(x)
 

@@ -18,7 +18,7 @@ import numpy as np
 from ...engine.ops import math as M
 from ...engine.ops import reduce as R
 from ...engine.tensor import Tensor as _T
-from .. import dtypes, profiles
+from .. import dtypes, profiles, promotion
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "logsumexp", "var", "std",
            "norm", "all", "any", "count_nonzero", "median", "cumsum", "cumprod", "nansum",
@@ -136,7 +136,7 @@ def require_dtypes(x, kernel, allowed):
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
             f"`{kernel}` is not registered. Selected wrong DataType `{name}`. Paddle support "
-            f"following DataTypes: {', '.join(allowed)}.")
+            f"following DataTypes: {', '.join(allowed)}." + promotion.kernel_hint())
 
 
 def _check_not_empty(x, axes, kind):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....engine.tensor import Tensor as _T
-from ... import dtypes
+from ... import dtypes, promotion
 
 
 def check_reduction(reduction, what):
@@ -86,7 +86,7 @@ def kernel_dtype_error(kernel, x, supported="float64, float32"):
     return RuntimeError(
         f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `{kernel}` "
         f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
-        f"DataTypes: {supported}.")
+        f"DataTypes: {supported}." + promotion.kernel_hint())
 
 
 def require_float(x, kernel):

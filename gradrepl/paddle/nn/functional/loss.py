@@ -145,8 +145,9 @@ def _nonzero(t):
 
 @deprecated_api("paddle.nn.functional.loss", since="2.0.0",
                 update_to="paddle.nn.functional.cross_entropy", level=1,
-                reason='Please notice that behavior of "paddle.nn.functional.softmax_with_cross_entropy" '
-                       'and "paddle.nn.functional.cross_entropy" is different.')
+                reason='Please notice that behavior of '
+                       '"paddle.nn.functional.softmax_with_cross_entropy" and '
+                       '"paddle.nn.functional.cross_entropy" is different.')
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
     """The loss per sample with the class axis kept (size 1); optionally the softmax too."""
@@ -164,7 +165,8 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """(1 - epsilon) * label + epsilon / classes (or epsilon * prior_dist)."""
     if epsilon > 1.0 or epsilon < 0.0:
         raise ValueError("The value of epsilon must be between 0 and 1.")
-    classes = label.data.shape[-1]
+    require_float(label, "label_smooth")  # an integer label has no kernel (cross_entropy's
+    classes = label.data.shape[-1]        # label_smoothing with [N, 1] int labels: 3.3.1/2.6.2)
     if prior_dist is not None:
         return M.add(M.scale(label, 1.0 - epsilon), M.scale(prior_dist, epsilon))
     return M.scale(label, 1.0 - epsilon, epsilon / classes)
