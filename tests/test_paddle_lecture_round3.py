@@ -273,3 +273,53 @@ def test_int_input_autocast_logs_once_per_function_in_3(fresh_glog, capsys):
                                                     ("dygraph_functions.cc:104469", text)]
     finally:
         paddle.profiles.set_profile("2.2")
+
+
+# ---------------------------------------------------------------- library warnings at Paddle's site
+import linecache  # noqa: E402
+import os  # noqa: E402
+
+from gradrepl.paddle import libwarn  # noqa: E402
+
+# real 3.3.1 and 2.6.2 printed (this session, site-packages prefix aside):
+#   .../paddle/nn/layer/norm.py:885 (2.6.2: 824): UserWarning: When training, we now always ...
+#     warnings.warn(
+#   .../paddle/nn/layer/layers.py:2706 (2.6.2: 2084): UserWarning: Skip loading for weight. ...
+#     warnings.warn(f"Skip loading for {key}. " + str(err))
+#   .../paddle/tensor/creation.py:1152 (3.3.1 only): UserWarning: To copy construct ...
+#     return tensor(
+LIB_SITES = {"3": {"norm": 885, "layers": 2706}, "2.6": {"norm": 824, "layers": 2084}}
+
+
+def test_library_warnings_name_paddles_file_line_and_source(profile):
+    paddle.seed(0)
+    bn = paddle.nn.BatchNorm2D(2)
+    lin = paddle.nn.Linear(2, 3)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        bn(paddle.ones([1, 2, 2, 2]))
+        lin.set_state_dict({"weight": paddle.ones([3, 2])})
+    where = [(os.path.relpath(w.filename, libwarn.paddle_dir()), w.lineno) for w in got]
+    lines = LIB_SITES[profile]
+    assert where == [(os.path.join("nn", "layer", "norm.py"), lines["norm"]),
+                     (os.path.join("nn", "layer", "layers.py"), lines["layers"]),
+                     (os.path.join("nn", "layer", "layers.py"), lines["layers"])]
+    assert [str(w.message) for w in got] == [
+        "When training, we now always track global mean and variance.",
+        "Skip loading for weight. weight receives a shape [3, 2], but the expected shape is "
+        "[2, 3].",
+        "Skip loading for bias. bias is not found in the provided dict."]
+    assert linecache.getline(got[0].filename, got[0].lineno).strip() == "warnings.warn("
+    assert linecache.getline(got[1].filename, got[1].lineno).strip() == (
+        'warnings.warn(f"Skip loading for {key}. " + str(err))')
+    assert os.path.basename(libwarn.paddle_dir()) == "paddle"
+
+
+def test_library_warning_shows_once_per_site_by_default(profile):
+    bn = paddle.nn.BatchNorm1D(3)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        libwarn._registries.clear()
+        for _ in range(3):
+            bn(paddle.ones([2, 3]))
+    assert len(got) == 1

@@ -1,12 +1,10 @@
 """Creating tensors: ``to_tensor``, ``zeros``/``ones``/``full``, ranges, random tensors."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
-from .. import bf16, core, dtypes, profiles, promotion
+from .. import bf16, core, dtypes, libwarn, profiles, promotion
 from ..core import Tensor
 from ..utils import deprecated_api as _deprecated_api
 from ._args import extra_kwargs, shape_list
@@ -171,7 +169,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     global _warned_copy
     if isinstance(data, _T) and not _warned_copy and profiles.current().to_tensor_copy_warning:
         _warned_copy = True  # once a process, as Paddle's module-level flag
-        warnings.warn(_COPY_WARNING, UserWarning, stacklevel=1)
+        libwarn.warn("to_tensor_copy", _COPY_WARNING)
     if dtype is not None:
         dtype = _tensor_dtype(dtype)
     try:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import copy
 import re
-import warnings
 from collections import OrderedDict
 
 import numpy as np
 
 from ....engine import provenance as _provenance
 from ....engine.tensor import Tensor as _T
-from ... import dtypes, profiles
+from ... import dtypes, libwarn, profiles
 from ...core import PaddleClass as _PaddleClass
 from ...core import Parameter, Tensor
 
@@ -372,13 +371,14 @@ class Layer(metaclass=_PaddleClass):
             state = state_dict.get(k)
             if state is None:
                 missing.append(k)
-                warnings.warn(f"Skip loading for {key}. {k} is not found in the provided dict.")
+                libwarn.warn("skip_loading",
+                             f"Skip loading for {key}. {k} is not found in the provided dict.")
                 continue
             shape = list(np.shape(state.data if isinstance(state, _T) else state))
             if shape != list(param.data.shape):
                 missing.append(k)
-                warnings.warn(f"Skip loading for {key}. {k} receives a shape {shape}, but the "
-                              f"expected shape is {list(param.data.shape)}.")
+                libwarn.warn("skip_loading", f"Skip loading for {key}. {k} receives a shape "
+                             f"{shape}, but the expected shape is {list(param.data.shape)}.")
                 continue
             matched.add(k)
             pairs.append((param, state))

@@ -7,10 +7,10 @@ state dict); training updates them with ``momentum`` (0.9: ``running * 0.9 + bat
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
+from ... import libwarn
 from .. import functional as F
 from .conv import paddle_snake
 from .layers import Layer
@@ -74,7 +74,8 @@ class _BatchNormBase(Layer):
         self._check_data_format(self._data_format)
         self._check_input_dim(input)
         if self.training:
-            warnings.warn("When training, we now always track global mean and variance.")
+            libwarn.warn("bn_global_stats",
+                         "When training, we now always track global mean and variance.")
         return F.batch_norm(input, self._mean, self._variance, weight=self.weight, bias=self.bias,
                             training=self.training, momentum=self._momentum,
                             epsilon=self._epsilon, data_format=self._data_format,

@@ -1,0 +1,72 @@
+"""Warnings that real Paddle raises inside its own modules, shown where Paddle shows them.
+
+Python prints a warning as ``FILE:LINE: Category: message`` and then the source line. For a
+warning raised inside Paddle's library (BatchNorm's "When training, we now always track global
+mean and variance.", ``to_tensor`` of a tensor, ``set_state_dict``'s "Skip loading ...") that is
+Paddle's file in site-packages, its line and its source text, measured per version (``SITES``).
+gradrepl names the same place: the installed ``paddle`` package's folder where one is found on
+``sys.path`` (looked up by path, never imported: gradrepl's import hook is not consulted), else
+where pip would install it for this interpreter (``sysconfig``'s purelib). The source line is
+registered in ``linecache`` so it prints whether or not that file exists. A version with no
+measured site (2.2) warns from gradrepl's own line, as before. Once-per-location rules follow
+Python's: each Paddle module has its own warning registry.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.machinery
+import linecache
+import os
+import sysconfig
+import warnings
+
+from . import profiles
+
+# key -> profile key -> (file under the paddle package, line, source line as Paddle's file has it)
+SITES = {
+    "bn_global_stats": {"3": ("nn/layer/norm.py", 885, "            warnings.warn("),
+                        "2.6": ("nn/layer/norm.py", 824, "            warnings.warn(")},
+    "to_tensor_copy": {"3": ("tensor/creation.py", 1152, "    return tensor(")},
+    "skip_loading": {
+        "3": ("nn/layer/layers.py", 2706,
+              '                warnings.warn(f"Skip loading for {key}. " + str(err))'),
+        "2.6": ("nn/layer/layers.py", 2084,
+                '                warnings.warn(f"Skip loading for {key}. " + str(err))')},
+}
+_registries: dict = {}
+
+
+@functools.lru_cache(maxsize=1)
+def paddle_dir() -> str:
+    """The folder real Paddle's modules live in (or would, installed for this interpreter)."""
+    try:
+        spec = importlib.machinery.PathFinder.find_spec("paddle")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        return list(spec.submodule_search_locations)[0]
+    return os.path.join(sysconfig.get_paths()["purelib"], "paddle")
+
+
+def warn(key: str, message: str, category=UserWarning, stacklevel: int = 2) -> None:
+    """Warn ``message`` from Paddle's own site for ``key`` under the current version (see
+    ``SITES``), or from the caller's caller where that version's site is not measured."""
+    site = SITES.get(key, {}).get(profiles.current().key)
+    if site is None:
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+        return
+    rel, line, source = site
+    filename = os.path.join(paddle_dir(), *rel.split("/"))
+    lines = linecache.cache.get(filename)
+    if lines is None or len(lines) != 4 or lines[1] is not None:
+        # a fake file of blank lines with the measured source at ``line`` (mtime None: kept)
+        text = ["\n"] * (line - 1) + [source + "\n"]
+        linecache.cache[filename] = (len(text), None, text, filename)
+    else:
+        text = list(lines[2])
+        text += ["\n"] * max(0, line - len(text))
+        text[line - 1] = source + "\n"
+        linecache.cache[filename] = (len(text), None, text, filename)
+    module = "paddle." + rel[:-3].replace("/", ".")
+    registry = _registries.setdefault(filename, {})
+    warnings.warn_explicit(message, category, filename, line, module=module, registry=registry)
