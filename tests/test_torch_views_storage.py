@@ -278,3 +278,30 @@ def test_optim_dir_shows_torchs_names_only():
     for helper in ("np", "raw", "EngineTensor", "Tensor", "defaultdict", "grad_mode"):
         assert helper not in names
     assert "SGD" in torch.optim.__all__ and "np" not in torch.optim.__all__
+
+
+def test_channels_last_layout():
+    # real torch 2.13
+    x = torch.randn(2, 3, 4, 5)
+    c = x.contiguous(memory_format=torch.channels_last)
+    assert c.stride() == (60, 1, 15, 3) and torch.equal(c, x)
+    assert not c.is_contiguous() and c.is_contiguous(memory_format=torch.channels_last)
+    assert not x.is_contiguous(memory_format=torch.channels_last)
+    assert x.to(memory_format=torch.channels_last).stride() == (60, 1, 15, 3)
+    assert (c * 2).stride() == (60, 1, 15, 3) and c.clone().stride() == (60, 1, 15, 3)
+    assert c.contiguous().stride() == (60, 20, 5, 1)
+    assert x.clone(memory_format=torch.channels_last).stride() == (60, 1, 15, 3)
+    # a size-1 channel dim: already channels-last contiguous, returned as it is
+    assert torch.ones(2, 1, 4, 5).contiguous(memory_format=torch.channels_last).stride() == \
+        (20, 20, 5, 1)
+    assert torch.ones(2, 3, 1, 1).is_contiguous(memory_format=torch.channels_last)
+    assert torch.ones(3, 4).is_contiguous(memory_format=torch.channels_last) is False
+    for f in (lambda: torch.ones(3, 4).contiguous(memory_format=torch.channels_last),
+              lambda: torch.ones(3, 4).clone(memory_format=torch.channels_last)):
+        with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last "
+                                               "format$"):
+            f()
+    assert torch.randn(2, 3, 4, 5, 6).contiguous(
+        memory_format=torch.channels_last_3d).stride() == (360, 1, 90, 18, 3)
+    assert c.permute(0, 2, 3, 1).is_contiguous() and c.permute(0, 2, 3, 1).stride() == \
+        (60, 15, 3, 1)

@@ -127,6 +127,9 @@ def _to(self, *args, **kwargs):
         from ._base import check_device
 
         check_device(kwargs["device"])
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and "preserve" not in str(fmt):  # x.to(memory_format=channels_last)
+        self = _ops.contiguous(self, memory_format=fmt)
     if dtype is None:
         return _ops.clone(self) if copy else self
     return _ops.to_dtype(self, _dtypes.to_np(dtype), copy=copy)

@@ -1571,13 +1571,38 @@ def _clone_keep_fwd(x):
     return np.array(x, order=_storage.copy_order(x))
 
 
+def _format_fwd(name):
+    def fwd(x):
+        r = _storage.as_format(x, name)
+        return np.array(r, order="K") if r is x else r  # a copy either way (clone)
+    fwd.__name__ = f"_{name}_fwd"
+    return fwd
+
+
+_FORMAT_FWD = {n: _format_fwd(n) for n in ("channels_last", "channels_last_3d")}
+
+
 def clone(input, *, memory_format=None):  # noqa: A002
-    fwd = _clone_fwd if memory_format is not None and "preserve" not in str(memory_format) \
-        else _clone_keep_fwd
+    """``x.clone()``: torch's ``preserve_format`` keeps a dense input's strides;
+    ``contiguous_format`` is row-major; ``channels_last`` NHWC (a wrong rank raises)."""
+    name = "preserve_format" if memory_format is None else _storage.format_name(memory_format)
+    fwd = _FORMAT_FWD.get(name)
+    if fwd is not None:
+        _storage.check_rank(raw(input), name)
+    else:
+        fwd = _clone_keep_fwd if name == "preserve_format" else _clone_fwd
     return apply(top("assign", "CloneBackward0", "none", forward=fwd), (input,))
 
 
 def contiguous(input, memory_format=None):  # noqa: A002
+    """``x.contiguous()``; ``memory_format=torch.channels_last``: laid out NHWC (as torch)."""
+    name = None if memory_format is None else _storage.format_name(memory_format)
+    fwd = _FORMAT_FWD.get(name)
+    if fwd is not None:
+        _storage.check_rank(raw(input), name)
+        if _storage.is_contiguous_as(raw(input), name):
+            return input
+        return apply(top("assign", "CloneBackward0", "none", forward=fwd), (input,))
     if raw(input).flags.c_contiguous:
         return input
     return apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))

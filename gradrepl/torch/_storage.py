@@ -300,3 +300,56 @@ def copy_order(a):
     """The numpy order of a copy laid out as torch lays out ``empty_like(a)``: a's own strides'
     order ("K") unless its elements overlap (an expanded tensor's copy is contiguous)."""
     return "C" if overlapping(a) else "K"
+
+
+# ------------------------------------------------------------------------------ channels last
+# torch's ``memory_format=torch.channels_last`` (4-d) / ``channels_last_3d`` (5-d): the same
+# shape with the channels innermost in memory; the dims in torch's stride order, innermost first
+_LAST_ORDER = {"channels_last": (4, (1, 3, 2, 0)), "channels_last_3d": (5, (1, 4, 3, 2, 0))}
+
+
+def format_name(memory_format):
+    return getattr(memory_format, "name", None) or str(memory_format).replace("torch.", "")
+
+
+def is_contiguous_as(a, memory_format):
+    """torch's ``is_contiguous(memory_format=...)`` (``compute_channels_last_contiguous_2d``:
+    the dims of size 1 are skipped); None for the formats this does not handle."""
+    name = format_name(memory_format)
+    if name in ("contiguous_format", "preserve_format", "None"):
+        return bool(a.flags.c_contiguous) or a.size <= 1
+    spec = _LAST_ORDER.get(name)
+    if spec is None:
+        return None
+    if a.ndim != spec[0]:
+        return False
+    expected = 1
+    st = element_strides(a)
+    for d in spec[1]:
+        if a.shape[d] != 1:
+            if st[d] != expected:
+                return False
+            expected *= a.shape[d]
+    return True
+
+
+def check_rank(a, memory_format):
+    spec = _LAST_ORDER.get(format_name(memory_format))
+    if spec is not None and a.ndim != spec[0]:
+        raise RuntimeError(f"required rank {spec[0]} tensor to use "
+                           f"{format_name(memory_format)} format")
+
+
+def as_format(a, memory_format):
+    """A copy of ``a`` laid out in ``memory_format`` (a itself when it already is); raises
+    torch's error for a channels-last format of the wrong rank."""
+    name = format_name(memory_format)
+    spec = _LAST_ORDER.get(name)
+    if spec is None:
+        return a if a.flags.c_contiguous else np.array(a, order="C")
+    check_rank(a, name)
+    if is_contiguous_as(a, memory_format):
+        return a
+    perm = (0,) + tuple(range(2, a.ndim)) + (1,)
+    inv = tuple(np.argsort(perm))
+    return np.ascontiguousarray(np.transpose(a, perm)).transpose(inv)

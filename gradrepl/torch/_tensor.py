@@ -179,6 +179,12 @@ class Tensor(EngineTensor):
 
     def is_contiguous(self, memory_format=None):
         a = raw(self)
+        if memory_format is not None:  # torch.channels_last ...: torch's own check
+            from ._storage import is_contiguous_as
+
+            r = is_contiguous_as(a, memory_format)
+            if r is not None:
+                return r
         return bool(a.flags.c_contiguous) or a.size <= 1
 
     def storage_offset(self):
