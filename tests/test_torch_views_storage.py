@@ -305,3 +305,34 @@ def test_channels_last_layout():
         memory_format=torch.channels_last_3d).stride() == (360, 1, 90, 18, 3)
     assert c.permute(0, 2, 3, 1).is_contiguous() and c.permute(0, 2, 3, 1).stride() == \
         (60, 15, 3, 1)
+
+
+def test_optimizer_param_group_keys_in_torchs_order():
+    # real torch 2.13: the caller's keys first (params, param_names), then the defaults
+    m = torch.nn.Linear(2, 1)
+    p = torch.nn.Parameter(torch.ones(2))
+    o = torch.optim.SGD([{"params": [p], "momentum": 0.5, "zz": 1}], lr=0.1)
+    assert list(o.param_groups[0]) == ["params", "momentum", "zz", "lr", "dampening",
+                                       "weight_decay", "nesterov", "maximize", "foreach",
+                                       "differentiable", "fused"]
+    assert list(o.state_dict()["param_groups"][0]) == ["momentum", "zz", "lr", "dampening",
+                                                       "weight_decay", "nesterov", "maximize",
+                                                       "foreach", "differentiable", "fused",
+                                                       "params"]
+    o = torch.optim.SGD(m.named_parameters(), lr=0.1)
+    assert list(o.param_groups[0])[:3] == ["params", "param_names", "lr"]
+    o = torch.optim.Adam([p], lr=0.1)
+    assert list(o.param_groups[0]) == ["params", "lr", "betas", "eps", "weight_decay", "amsgrad",
+                                       "maximize", "foreach", "capturable", "differentiable",
+                                       "fused", "decoupled_weight_decay"]
+
+
+def test_lr_scheduler_dir_as_torchs():
+    # fastai 12_accel_sgd's line, real torch 2.13's output
+    from gradrepl.torch.optim import lr_scheduler
+    names = ' '.join(o for o in dir(lr_scheduler) if o[0].isupper() and o[1].islower())
+    assert names == ("Any ChainedScheduler ConstantLR CosineAnnealingLR CosineAnnealingWarmRestarts "
+                     "Counter CyclicLR ExponentialLR LambdaLR LinearLR Literal MultiStepLR "
+                     "MultiplicativeLR OneCycleLR Optimizer PolynomialLR ReduceLROnPlateau Self "
+                     "SequentialLR StepLR SupportsFloat Tensor TypedDict")
+    assert "StepLR" in lr_scheduler.__all__

@@ -50,12 +50,20 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group):
-        group = dict(param_group)
-        ps = group["params"]
-        group["params"] = [ps] if isinstance(ps, EngineTensor) else list(ps)
-        if group["params"] and isinstance(group["params"][0], tuple):  # named_parameters()
-            group["param_names"] = [n for n, _p in group["params"]]
-            group["params"] = [p for _n, p in group["params"]]
+        # the keys in torch's order: the caller's (``params`` first as given, ``param_names``
+        # after it for named parameters), then the defaults not given (``setdefault``)
+        ps = param_group["params"]
+        ps = [ps] if isinstance(ps, EngineTensor) else list(ps)
+        group = {}
+        for k, v in param_group.items():
+            if k != "params":
+                group[k] = v
+                continue
+            if ps and isinstance(ps[0], tuple):  # named_parameters()
+                group["params"] = [p for _n, p in ps]
+                group["param_names"] = [n for n, _p in ps]
+            else:
+                group["params"] = ps
         for p in group["params"]:
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -64,9 +72,7 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required "
                                  f"optimization parameter {k}")
             group.setdefault(k, v)
-        ordered = {k: group[k] for k in self.defaults if k in group}
-        ordered.update({k: v for k, v in group.items() if k not in ordered})
-        self.param_groups.append(ordered)
+        self.param_groups.append(group)
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -331,6 +337,8 @@ from ._more import (ASGD, LBFGS, Adadelta, Adafactor, Adamax, Muon, NAdam, RAdam
                     Rprop, SparseAdam)
 # the first five with torch's exact update arithmetic (``_more``) replace the versions above
 from ._more import SGD, Adagrad, Adam, AdamW, RMSprop  # noqa: E402,F811
+
+lr_scheduler.Optimizer = Optimizer  # (torch's lr_scheduler module imports it)
 
 # torch's public names (torch.optim.__all__, real torch 2.13), those this package has; ``dir()``
 # shows them and the module's dunders, not the helpers imported here (``np``, ``raw`` ...)

@@ -9,6 +9,14 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from typing import TypedDict  # noqa: F401  (torch's module exports it)
+# the other names torch's module imports, which dir(lr_scheduler) shows (fastai's 12_accel_sgd
+# prints the capitalised ones); ``Optimizer`` is set by the package once it is defined
+import types  # noqa: F401,E402
+from functools import partial, wraps  # noqa: F401,E402
+from typing import TYPE_CHECKING, Any, Literal, Self, SupportsFloat, cast  # noqa: F401,E402
+from weakref import ref  # noqa: F401,E402
+
+from .._tensor import Tensor  # noqa: F401,E402
 
 inf = math.inf
 
@@ -657,3 +665,9 @@ for _c in (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, Constan
            ReduceLROnPlateau, CyclicLR, CosineAnnealingWarmRestarts, OneCycleLR):
     _c.__module__ = "torch.optim.lr_scheduler"
 del _c
+
+__all__ = [n for n in ("LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+                       "LinearLR", "ExponentialLR", "SequentialLR", "CosineAnnealingLR",
+                       "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
+                       "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler")
+           if n in globals()]  # torch 2.13's
