@@ -44,6 +44,8 @@ from ..registry import apply, needs_grad as _needs, register
 from .conv_family import family_vjps, geom_attrs
 from ..tuning import empty_huge
 from .linalg import _CHAIN_LIMIT, _UNFUSED_LIMIT, unfused_chain  # (past them: BLAS)
+from . import _mkl_generic
+from .. import cpu
 from .pooling import (Windows, _axis_windows, appliers, double_grad_by,  # noqa: F401
                       first_max_index, grad_by, picker, pool_out_size, register_pool_ops,
                       select_or_zero, values_by)
@@ -112,12 +114,21 @@ def with_chain_limit(limit):
     return wrap
 
 
-def _gemm(a, b, blas=False):
+# On AMD (Paddle's bundled MKL takes its generic kernels there) a float32 product of up to this
+# many multiply-adds is summed as those kernels sum it (``_mkl_generic``: one multiply and one
+# add per k over the whole batch; vgg-size products past it go to BLAS).
+_GENERIC_LIMIT = 1 << 23
+
+
+def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
     """``a @ b``: Paddle's summation order for small float32 products, else numpy's BLAS
-    (``blas``: BLAS whatever the size, for a part of a product too large for the chain)."""
+    (``blas``: BLAS whatever the size, for a part of a product too large for the chain).
+    On AMD Paddle's order is its MKL's generic kernels' (``_mkl_generic``), which depends on
+    ``trans_a`` (A passed transposed to sgemm) and where each product's C starts: slices of one
+    output tensor, or (``own_buffer``) each in a column buffer of its own."""
     if a.ndim > 2 and all(s == 1 for s in a.shape[:-2]) and all(s == 1 for s in b.shape[:-2]):
         lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        out = _gemm(a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:]), blas)
+        out = _gemm(a.reshape(a.shape[-2:]), b.reshape(b.shape[-2:]), blas, trans_a, own_buffer)
         return out.reshape(lead + out.shape)
     if a.dtype != b.dtype:
         dt = np.result_type(a, b)
@@ -126,6 +137,12 @@ def _gemm(a, b, blas=False):
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
         limit = _CHAIN_LIMIT_NOW.get()
+        if (limit is None and b.shape[-1] > 1 and size <= _GENERIC_LIMIT
+                and cpu.cpu_class() == "amd"):
+            offsets = None if own_buffer else (
+                np.arange(int(np.prod(batch, dtype=np.int64))).reshape(batch)
+                * (a.shape[-2] * b.shape[-1])) % 4
+            return _mkl_generic.sgemm(a, b, offsets, trans_a)
         if size <= (_UNFUSED_LIMIT if limit is None else limit):
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
@@ -228,7 +245,8 @@ def _conv2d_transpose_fwd(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1
     outp = np.zeros((n, g, mg, hp, wp), np.result_type(x, w))
     chunks = sample_chunks(n, g * mg * kh * kw * h * wd * outp.itemsize)
     for a, b in chunks or [(0, n)]:
-        cols = _gemm(wt, xm[a:b], blas=chunks is not None)  # (n, G, MG*KH*KW, H*W)
+        cols = _gemm(wt, xm[a:b], blas=chunks is not None,   # (n, G, MG*KH*KW, H*W)
+                     trans_a=True, own_buffer=kh * kw * sh * sw * dh * dw > 1 or any(padding))
         cols = cols.reshape(b - a, g, mg, kh, kw, h, wd)
         part = outp[a:b]
         for i in range(kh):                                 # col2im: kernel offsets in order

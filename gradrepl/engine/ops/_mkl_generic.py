@@ -1,0 +1,125 @@
+"""Paddle's float32 GEMM on AMD: the summation order of the MKL its wheels bundle, emulated.
+
+Paddle 3.3.1 and 2.6.2 compute a convolution as im2col and one ``cblas_sgemm`` per sample and
+group (``phi/kernels/impl/conv_kernel_impl.h``: ``blas.MatMul``), on one thread, from the MKL-ML
+they ship (``paddle/libs/libmklml_intel.so``, the same file in both: "Intel(R) Math Kernel
+Library Version 2019.0.5 Product Build 20190808"). On a CPU that is not Intel's, that MKL takes
+its generic kernels (``mkl_blas_def_sgemm_*``, seen with gdb here), which round every product to
+float32 and add without fusing; the MKL of the ``exact`` extra (2024.2) takes other kernels on
+the same CPU and agrees with Paddle on 90,820 of 241,659 convolution outputs measured (this
+module: all of them). The order of the additions, found on an AMD EPYC Zen 4 by Paddle's own
+library (each output's summation tree read from inputs of 1, 2**40 and -2**40, then checked on
+random matrices: every element of 1,600 products of random shapes M 1-23, N 2-49, K 1-299 at the
+four alignments of C, plain and with A transposed, equal):
+
+* ``C = A @ B`` (M x K times K x N, row-major) with M >= 8 and N >= 8 runs blocked: the rows
+  M // 4 * 4 and the columns N // 8 * 8 form the main part, where K is cut in blocks of 112,
+  the last block first and then the others in order; each block is summed from its first
+  product on, and added to C;
+* the remaining columns of those rows: one running sum over the same block order;
+* the remaining rows (every row when M < 8 or N < 8): one running sum over k in order;
+* where a run of a row starts off a 16-byte boundary and four or more elements follow, its
+  first (1-3) elements take the scalar order: k in groups of 8, the first four added to the
+  running sum one by one, the other four summed apart and then added (a K % 8 remainder one
+  by one) — except the remaining rows of a blocked product with A transposed.
+
+C's position in its buffer (``offsets``: floats from a 64-byte boundary, mod 4) decides those
+first elements; Paddle's tensors start on 64-byte boundaries, so a per-sample slice starts at
+``sample * M * N`` floats.
+
+A transposed B (the filter gradient's ``dy @ cols^T``) and ``beta = 1`` take other kernels, not
+emulated here (callers keep their own rule).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+KC = 112          # the generic kernels' block of K
+
+
+def _blocks(k):
+    """K's blocks in the order the blocked kernel adds them: the last one first."""
+    blocks = [range(s, min(s + KC, k)) for s in range(0, k, KC)]
+    return blocks[-1:] + blocks[:-1]
+
+
+def _running(a, b, ks, acc=None):
+    """``acc`` plus the rounded products a[..., :, k] * b[..., k, :] added one by one."""
+    for k in ks:
+        p = np.multiply(a[..., :, k, None], b[..., k, None, :], dtype=np.float32)
+        acc = p if acc is None else np.add(acc, p, out=acc)
+    return acc
+
+
+def _main(a, b, k):
+    c = None
+    for blk in _blocks(k):
+        part = _running(a, b, blk)
+        c = part if c is None else np.add(part, c, out=part)
+    return c
+
+
+def _scalar_order(av, bv, blocks):
+    """The first elements of an unaligned run: (E, K) operands, one output each; within each
+    block of K, groups of 8 counted from the block's start."""
+    def add(acc, sub):
+        for k in sub:
+            p = np.multiply(av[:, k], bv[:, k], dtype=np.float32)
+            acc = p if acc is None else np.add(acc, p, out=acc)
+        return acc
+    acc = None
+    for blk in blocks:
+        ks = list(blk)
+        full = len(ks) // 8 * 8
+        for g in range(0, full, 8):
+            acc = add(acc, ks[g:g + 4])
+            acc = np.add(acc, add(None, ks[g + 4:g + 8]), out=acc)
+        acc = add(acc, ks[full:])
+    return acc
+
+
+def _fix_heads(a, b, out, starts, blocks):
+    """Recompute in the scalar order the first elements of the rows of ``out`` (..., R, W)
+    whose start (floats, ``starts`` (..., R)) is off a 16-byte boundary with 4+ elements after."""
+    width = out.shape[-1]
+    h = (-starts) % 4
+    for j in range(3):
+        sel = np.nonzero((h > j) & (width - h >= 4))
+        if not sel[0].size:
+            continue
+        av = a[sel]                                                      # (E, K): rows of A
+        bv = np.broadcast_to(b[..., None, :, j], starts.shape + b.shape[-2:-1])[sel]  # column j
+        out[sel + (j,)] = _scalar_order(av, bv, blocks)
+
+
+def sgemm(a, b, offsets=None, trans_a=False):
+    """``a @ b`` (float32, (..., M, K) @ (..., K, N), batch axes broadcast) as Paddle's bundled
+    MKL sums it on AMD; ``offsets`` (the batch's shape, or None for 0) where each C starts
+    (floats from a 64-byte boundary); ``trans_a``: A is passed to sgemm transposed."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    a = np.broadcast_to(a, batch + (m, k))
+    b = np.broadcast_to(b, batch + (k, n))
+    out = np.empty(batch + (m, n), np.float32)
+    if k == 0:
+        out.fill(0)
+        return out
+    base = np.zeros(batch, np.int64) if offsets is None else np.broadcast_to(offsets, batch)
+    rows = np.arange(m) * n                                       # each row's start in C
+    blocked = m >= 8 and n >= 8
+    mb, nb = (m // 4 * 4, n // 8 * 8) if blocked else (0, 0)
+    if blocked:
+        out[..., :mb, :nb] = _main(a[..., :mb, :], b[..., :, :nb], k)
+        if nb < n:
+            blocks = _blocks(k)
+            rest = out[..., :mb, nb:]
+            rest[...] = _running(a[..., :mb, :], b[..., :, nb:], [i for bl in blocks for i in bl])
+            _fix_heads(a[..., :mb, :], b[..., :, nb:], rest,
+                       base[..., None] + rows[:mb] + nb, blocks)
+    if mb < m:
+        rest = out[..., mb:, :]
+        rest[...] = _running(a[..., mb:, :], b, range(k))
+        if not (blocked and trans_a):
+            _fix_heads(a[..., mb:, :], b, rest, base[..., None] + rows[mb:], [range(k)])
+    return out

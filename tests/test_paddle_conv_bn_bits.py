@@ -1,0 +1,96 @@
+"""Paddle's convolutions on AMD (issue 28): the summation order of the MKL Paddle bundles
+(``engine/ops/_mkl_generic.py``), chosen by the CPU class ``amd`` on any machine (the rule is
+numpy float32 arithmetic, the same bits everywhere), against digests real Paddle printed."""
+import hashlib
+
+import numpy as np
+import pytest
+
+import gradrepl.paddle as paddle
+import gradrepl.paddle.nn.functional as F
+from gradrepl.engine.ops import _mkl_generic as G
+
+
+def _sha(a):
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
+def _conv(xs, ws, pad, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) * 0.2).astype(np.float32)
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    wt = paddle.to_tensor(w, stop_gradient=False)
+    y = F.conv2d(xt, wt, padding=pad, groups=xs[1] // ws[1])
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    y.backward(paddle.to_tensor(dy))
+    return y.numpy(), xt.grad.numpy(), wt.grad.numpy()
+
+
+# Recorded this session from real Paddle 3.3.1 and 2.6.2 (the same digests) on an AMD EPYC
+# Zen 4: the first 16 hex digits of sha256 over the float32 bytes of conv2d's output and input
+# gradient, inputs as in _conv (numpy default_rng(seed): x, w * 0.2, then dy). Before this rule
+# the first and third outputs and the third input gradient differed (the unfused chain over
+# all of K; MKL's generic kernel cuts K > 112 in blocks and has its own order for the first
+# elements of a row off a 16-byte boundary).
+CASES = [
+    ((8, 6, 14, 14), (8, 6, 5, 5), 2, 1, "6844b5c5b03fd250", "697ba6e1907fc429"),  # p02's conv2
+    ((3, 5, 7, 7), (12, 5, 3, 3), 1, 2, "3b43f04b1f2bbc91", "e51aec8b0705b57c"),
+    ((2, 16, 9, 9), (8, 16, 3, 3), 1, 3, "83aec7794b7aa8b2", "cfcdebed0b2e00ac"),
+    ((4, 3, 13, 13), (16, 3, 3, 3), 0, 4, "d34efafc7a852dbc", "cbb75b1ad4108e00"),
+    ((2, 4, 6, 6), (10, 2, 3, 3), 1, 5, "a63b9e19522c32db", "e1ae160aa63826d1"),   # groups 2
+]
+
+
+@pytest.mark.parametrize("xs,ws,pad,seed,y_sha,dx_sha", CASES)
+def test_conv2d_forward_and_input_grad_on_amd(xs, ws, pad, seed, y_sha, dx_sha, monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    y, dx, _ = _conv(xs, ws, pad, seed)
+    assert (_sha(y), _sha(dx)) == (y_sha, dx_sha)
+
+
+def _chain(a, b, ks, acc=None):
+    for k in ks:
+        p = (a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float32)
+        acc = p if acc is None else (acc + p).astype(np.float32)
+    return acc
+
+
+def test_blocked_product_cuts_k_at_112_last_block_first():
+    # an independent computation of the rule for the main part (8 x 8 here): the block
+    # 112..149 summed on its own, then the block 0..111 summed on its own and added to it
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((8, 150)).astype(np.float32)
+    b = rng.standard_normal((150, 8)).astype(np.float32)
+    want = (_chain(a, b, range(112)) + _chain(a, b, range(112, 150))).astype(np.float32)
+    got = G.sgemm(a, b)
+    assert got.tobytes() == want.tobytes()
+    assert got.tobytes() != _chain(a, b, range(150)).tobytes()   # (the plain chain differs)
+
+
+def test_small_products_are_the_plain_chain_and_rows_off_alignment_take_the_scalar_order():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 7)).astype(np.float32)
+    got = G.sgemm(a, b)
+    chain = _chain(a, b, range(20))
+    # row 1 starts 7 floats in: its first element is summed as 0..3, + (4..7), 8..11, + (12..15),
+    # then 16..19 one by one; every other element is the plain chain
+    head = _chain(a[1:], b[:, :1], range(4))
+    head = (head + _chain(a[1:], b[:, :1], range(4, 8))).astype(np.float32)
+    head = _chain(a[1:], b[:, :1], range(8, 12), head)
+    head = (head + _chain(a[1:], b[:, :1], range(12, 16))).astype(np.float32)
+    head = _chain(a[1:], b[:, :1], range(16, 20), head)
+    want = chain.copy()
+    want[1, 0] = head[0, 0]
+    assert got.tobytes() == want.tobytes()
+    # C at an offset of 1 float: now row 0 has 3 such elements and row 1 none
+    got1 = G.sgemm(a, b, offsets=np.array(1))
+    assert got1[1].tobytes() == chain[1].tobytes()
+
+
+def test_intel_class_keeps_its_chain(monkeypatch):
+    # the rule is AMD's; the records' Intel class keeps the plain chain over K
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "intel-avx512")
+    y, _, _ = _conv((8, 6, 14, 14), (8, 6, 5, 5), 2, 1)
+    assert _sha(y) != CASES[0][4]
