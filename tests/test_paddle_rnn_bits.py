@@ -28,7 +28,8 @@ from gradrepl.engine.ops import paddle_rnn as R
 
 
 def _digest(arrays):
-    return hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).hexdigest()[:16]
+    data = b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 # real Paddle 3.3.1 and 2.6.2 (AMD EPYC): name -> (digest, out[2, 0, 9], bias_hh_l0.grad[-1])
@@ -182,3 +183,24 @@ def test_float64_default_dtype_weights_and_values():
             "       [-0.02553277,  0.09614541, -0.00743774, -0.08686670,  0.06616458])"
     finally:
         paddle.set_default_dtype("float32")
+
+
+# d2l's concise RNN chapters, in their Paddle form: one-hot tokens into nn.SimpleRNN / nn.GRU /
+# nn.LSTM (time_major), a Linear head, SGD with global-norm clipping, the state carried over
+D2L_SCRIPT = '# d2l (Paddle) rnn-concise style: one-hot tokens, nn.SimpleRNN/GRU/LSTM(time_major=True), Linear head\nimport paddle, paddle.nn as nn, paddle.nn.functional as F\npaddle.seed(0)\nvocab, hid, T, B = 28, 32, 10, 8\nX = paddle.randint(0, vocab, [B, T]); Y = paddle.randint(0, vocab, [B, T])\nfor layer in (nn.SimpleRNN(vocab, hid, time_major=True), nn.GRU(vocab, hid, time_major=True), nn.LSTM(vocab, hid, time_major=True)):\n    head = nn.Linear(hid, vocab)\n    params = layer.parameters() + head.parameters()\n    opt = paddle.optimizer.SGD(learning_rate=1.0, parameters=params, grad_clip=nn.ClipGradByGlobalNorm(1.0))\n    state = None\n    for step in range(3):\n        x = F.one_hot(X.T, vocab)\n        out, state = layer(x, state)\n        if isinstance(state, tuple):\n            state = tuple(s.detach() for s in state)\n        else:\n            state = state.detach()\n        logits = head(out.reshape([-1, hid]))\n        loss = F.cross_entropy(logits, Y.T.reshape([-1]))\n        opt.clear_grad(); loss.backward(); opt.step()\n        print(type(layer).__name__, step, f"{float(loss):.6f}", f"{float(paddle.exp(loss)):.4f}")\n    print(out[0, 0, :4])\n'
+# what real Paddle 3.3.1 (and 2.6.2, the same) printed on the AMD machine
+D2L_REAL = 'SimpleRNN 0 3.387733 29.5988\nSimpleRNN 1 3.275754 26.4632\nSimpleRNN 2 3.203972 24.6302\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [-0.11740275,  0.00895868,  0.14507815, -0.32718095])\nGRU 0 3.351833 28.5550\nGRU 1 3.305588 27.2646\nGRU 2 3.263649 26.1448\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [-0.28058705, -0.06643786,  0.00262107, -0.29985327])\nLSTM 0 3.319321 27.6416\nLSTM 1 3.299695 27.1044\nLSTM 2 3.278238 26.5290\nTensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [ 0.13982642, -0.04594505,  0.08023825,  0.03395052])\n'
+
+
+def test_d2l_style_training_prints_as_paddle_amd(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "d2l_rnn.py"
+    path.write_text(D2L_SCRIPT)
+    env = dict(os.environ, GRADREPL_CPU_CLASS="amd")
+    done = subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", "3", str(path)],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == D2L_REAL
