@@ -37,11 +37,7 @@ TIMEOUT = 900
 CASES = sorted(p.stem for p in DATA.glob("*.py"))
 
 # name -> the first line that differs from real torch (or the error), while it does
-XFAIL: dict[str, str] = {
-    # a Conv2d of 6 input channels: the forward's last bits (the 1-channel one matches)
-    "d2l_batchnorm_scratch": "line 7: torch printed '1 1.3319097757339478', "
-                             "gradrepl '1 1.3319100141525269'",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _param(name):

@@ -106,6 +106,9 @@ TEAMS = [
     ((32, 64, 33), (16, 64, 2), (32, 16, 32), (2, 2)),        # a tie: the batch
     ((16, 17, 5, 8), (16, 17, 2, 2), (16, 16, 4, 7), (1, 2)),  # input-channel blocks; bias reducer
     ((2, 3, 7, 6, 6), (3, 3, 2, 5, 5), (2, 3, 8, 4, 4), (2, 2)),   # 3-d: depth planes too
+    # 6 input channels: oneDNN's jit:avx2 kernel, 8-channel blocks, the output channels split
+    # (d2l's LeNet with BatchNorm, tests/data/lectures/d2l_batchnorm_scratch.py)
+    ((8, 6, 12, 12), (16, 6, 5, 5), (8, 16, 8, 8), (1, 1)),
 ]
 
 
