@@ -139,10 +139,15 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
     acts = np.empty((steps, batch, hid), dt) if mode == "LSTM" else None
     h = h0
     c = c0
+    if mode == "GRU":   # (the transposed weights laid out once, not at every step)
+        w_rz = np.ascontiguousarray(w_hh[:2 * hid].T)
+        w_c = np.ascontiguousarray(w_hh[2 * hid:].T)
+    else:
+        w_t = np.ascontiguousarray(w_hh.T)
     for i, t in enumerate(order):
         gt = pre[t]
         if mode == "LSTM":
-            gt = _mm_acc(gt, h, w_hh.T)
+            gt = _mm_acc(gt, h, w_t)
             ig = _sigmoid_rows(gt[:, :hid])
             fg = _sigmoid_rows(gt[:, hid:2 * hid])
             cand = _tanh(gt[:, 2 * hid:3 * hid])
@@ -154,8 +159,8 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([ig, fg, cand, og], axis=1)
             acts[i] = act
         elif mode == "GRU":
-            rz = _mm_acc(gt[:, :2 * hid], h, w_hh[:2 * hid].T)
-            ro = _mm(h, w_hh[2 * hid:].T)
+            rz = _mm_acc(gt[:, :2 * hid], h, w_rz)
+            ro = _mm(h, w_c)
             r = _sigmoid_rows(rz[:, :hid])
             z = _sigmoid_rows(rz[:, hid:])
             ro = (ro + b_hh[2 * hid:]) * r
@@ -165,7 +170,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([r, z, cand], axis=1)
             state = ro
         else:
-            gt = _mm_acc(gt, h, w_hh.T)
+            gt = _mm_acc(gt, h, w_t)
             o = _tanh(gt) if mode == "RNN_TANH" else np.maximum(gt, np.zeros((), dt))
             gates[i] = gt
             state = None
