@@ -46,8 +46,12 @@ def tanh(input):  # noqa: A002
     return _ops.tanh(input)
 
 
-def _act(base, name, saves="in0"):
+def _act(base, name, saves="in0", torch_kernels=False):
     op = top(base, name, saves)
+    if torch_kernels:  # torch's float32 kernels and backward (``_act_kernels``)
+        from .. import _act_kernels
+
+        _act_kernels.wire(op, base)
 
     def f(input, **attrs):  # noqa: A002
         return apply(op, (_float(input),), attrs or None)
@@ -56,14 +60,14 @@ def _act(base, name, saves="in0"):
 
 
 _leaky = _act("leaky_relu", "LeakyReluBackward0")
-_elu = _act("elu", "EluBackward0", "out")
-_silu = _act("silu", "SiluBackward0")
+_elu = _act("elu", "EluBackward0", "out", torch_kernels=True)
+_silu = _act("silu", "SiluBackward0", torch_kernels=True)
 _softplus = _act("softplus", "SoftplusBackward0")
-_hardtanh = _act("hardtanh", "HardtanhBackward0")
-_relu6 = _act("relu6", "HardtanhBackward0")
+_hardtanh = _act("hardtanh", "HardtanhBackward0", torch_kernels=True)
+_relu6 = _act("relu6", "HardtanhBackward0", torch_kernels=True)
 _logsigmoid = _act("logsigmoid", "LogSigmoidBackward0")
 _softsign = _act("softsign", "SoftsignBackward0")
-_selu = _act("selu", "EluBackward0", "out")
+_selu = _act("selu", "EluBackward0", "out", torch_kernels=True)
 _mish = _act("mish", "MishBackward0")
 _hardswish = _act("hardswish", "HardswishBackward0")
 _hardsigmoid = _act("hardsigmoid", "HardsigmoidBackward0")
@@ -125,9 +129,40 @@ def hardsigmoid(input, inplace=False):  # noqa: A002
     return _hardsigmoid(input, slope=1 / 6, offset=0.5)
 
 
+def _torch_gelu_fwd(x, approximate=False):
+    """torch's GELU kernels (oneDNN's or ATen's, ``_gelu_kernels``) where they apply, else the
+    engine's."""
+    from .. import _gelu_kernels
+    from ...engine.ops import nn as _EN
+
+    if _gelu_kernels.applies(x, approximate):
+        return _gelu_kernels.forward(x)
+    return _EN._gelu_fwd(x, approximate=approximate)
+
+
+def _torch_gelu_grad_fwd(x, dout, approximate=False):
+    from .. import _gelu_kernels
+    from ...engine.ops import nn as _EN
+
+    if _gelu_kernels.applies(x, approximate):
+        out = _gelu_kernels.backward(x, dout)
+        if out is not None:
+            return out
+    return _EN._gelu_grad_fwd(x, dout, approximate=approximate)
+
+
+def _gelu_ops():
+    fwd = top("gelu", "GeluBackward0", "in0", forward=_torch_gelu_fwd)
+    if not getattr(fwd, "torch_gelu_grad", None):
+        grad = top("gelu_grad", "GeluBackwardBackward0", "all", forward=_torch_gelu_grad_fwd)
+        fwd.vjp = lambda n, g: apply(grad, (n.inputs[0], g),
+                                     {"approximate": n.attrs.get("approximate", False)})
+        fwd.torch_gelu_grad = grad
+    return fwd
+
+
 def gelu(input, approximate="none"):  # noqa: A002
-    op = top("gelu", "GeluBackward0", "in0")
-    return apply(op, (_float(input),), {"approximate": approximate == "tanh"})
+    return apply(_gelu_ops(), (_float(input),), {"approximate": approximate == "tanh"})
 
 
 def _softmax_dim(ndim):
