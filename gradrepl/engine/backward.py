@@ -102,14 +102,16 @@ class EngineState:
 # ----------------------------------------------------------------------------- the pass
 def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, inputs=None,
                   no_grad_vars=None, retain_nonleaf=False, trace=False, zero_links=False,
-                  refuse=None, ready_queue=None):
+                  refuse=None, ready_queue=None, deps=None):
     """Generator: run backward from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
 
     Yields ``events.*`` when ``trace``. Returns (as StopIteration.value) the captured gradients
     when ``inputs`` is given (``paddle.grad``). ``refuse(node)``: asked before each node runs;
     an exception it returns is raised there (a dialect's op whose kernel refuses, e.g. one
     without a gradient of its gradient). ``ready_queue``: a factory of the ready queue in place
-    of Paddle's first in, first out (``SequenceQueue``: torch's order).
+    of Paddle's first in, first out (``SequenceQueue``: torch's order). ``deps``: the counts
+    ``count_dependencies`` would make from the seeds' nodes, when the caller walked the graph
+    already (``collect_with_deps``); used only where nothing is traced or captured.
     """
     state = EngineState(retain_graph=retain_graph, create_graph=create_graph,
                         retain_nonleaf=retain_nonleaf, zero_links=zero_links, refuse=refuse,
@@ -117,7 +119,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     if ready_queue is not None:
         state.ready = ready_queue()
     seeds = root_seeds(roots, root_grads)
-    count_dependencies(state, [edge[0] for edge, _g in seeds])
+    if deps is not None and state.capture is None and not trace:
+        state.deps = deps
+    else:
+        count_dependencies(state, [edge[0] for edge, _g in seeds])
     if trace:
         yield from hand_over(state)
     seed_roots(state, seeds)
@@ -225,6 +230,28 @@ def collect_nodes(root_nodes):
             if child is not None and child not in seen:
                 stack.append(child)
     return order
+
+
+def collect_with_deps(root_nodes):
+    """``collect_nodes(root_nodes)`` (the same order) and ``walk_deps(root_nodes)`` (the same
+    counts) in one walk."""
+    deps = dict.fromkeys(root_nodes, 0)
+    get = deps.get
+    seen = set()
+    order = []
+    stack = list(root_nodes)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        for child in n.edges[::2]:
+            if child is not None:
+                deps[child] = get(child, 0) + 1
+                if child not in seen:
+                    stack.append(child)
+    return order, deps
 
 
 def count_deps(nodes, keep=None):

@@ -78,7 +78,20 @@ def _view_link(out, base):
     return out
 
 
+# x[t] with one int64/int32 index tensor of in-range values (a lecture's ``C[X[ix]]``): the
+# advanced index the loop below builds, without its per-element checks and numpy passes
+_UNSIGNED = {np.dtype(np.int64): np.uint64, np.dtype(np.int32): np.uint32}
+
+
 def getitem(x, index):
+    if isinstance(index, EngineTensor):
+        arr = raw(index)
+        u = _UNSIGNED.get(arr.dtype)
+        if u is not None and arr.ndim:
+            shape = raw(x).shape
+            # (as unsigned, a negative index is out of range too: the loop handles both)
+            if shape and not np.count_nonzero(arr.view(u) >= shape[0]):
+                return apply(INDEX, (x,), {"index": (arr.astype(np.int64),)})
     lone_slice = isinstance(index, slice)  # x[:] is a slice even when it takes everything
     if not isinstance(index, tuple):
         index = (index,)

@@ -142,8 +142,9 @@ def vexp(d):
             return _vexp_each(d)
         if q.min() >= -125 and q.max() <= 127:
             # u in [0.7, 1.5) times 2 ** q is a normal float: the scaling by two powers of two
-            # is exact, as is ldexp's (and d lies in [-86.7, 88.4]: no limit applies)
-            return np.ldexp(u, q)
+            # is exact, as is adding q to u's exponent field (and d lies in [-86.7, 88.4]: no
+            # limit applies). (numpy's ldexp on float32 calls libm's ldexpf value by value.)
+            return (u.view(np.int32) + (q << 23)).view(F32)
         h = q >> 1
         u = (u * _pow2i(h)) * _pow2i(q - h)
         u = np.where(d < F32(-104), F32(0), u)
@@ -175,33 +176,55 @@ def _two_sum(x, y):          # dfadd2_vf2_vf_vf
     return rx, (x - (rx - v)) + (y - v)
 
 
+# vlog's exponent terms (``sx + sy``: e * ln 2 as a float pair) depend on the integer exponent
+# e alone: a table over every exponent a float32 can give (-149 .. 128, with room), made by the
+# fma-by-fma replay itself, so that a lookup gives its bits
+_E_OFF = 160
+
+
+def _exponent_terms():
+    e = np.arange(-_E_OFF, _E_OFF, dtype=F32)
+    with _quiet(all="ignore"):
+        sx = _LN2_HI * e
+        sy = _fma32(_LN2_LO, e, _fma32(_LN2_HI, e, -sx))
+    return sx, sy
+
+
+_SX, _SY = _exponent_terms()
+_FINITE_POS = np.uint32(0x7F7FFFFF)   # float32 bits - 1 below this: a positive finite float
+
+
 def vlog(d):
-    """SLEEF's float logf (1-ulp version) for positive finite d, AVX-512 build."""
+    """SLEEF's float logf (1-ulp version) for positive finite d, AVX-512 build. (``-1 + m`` of
+    the mantissa m in [0.75, 1.5) is exact, so its error term is +0 and ``fma(0, t, u)`` is u,
+    which is never -0: both are left out; the exponent terms come from ``_SX``/``_SY``.)"""
     if np.asarray(d).dtype == np.float64:
         return D.vlog(d)
     d = np.asarray(d, F32)
     if d.ndim == 0:
         return _vlog_each(d)
+    if _cnz(np.less((d.view(np.int32) - 1).view(np.uint32), _FINITE_POS)) != d.size:
+        return _vlog_each(d)    # (0, negative, inf or nan: as the replay has them, nan signs too)
     with _quiet(all="ignore"):
         _f, ex = np.frexp(d * F32(1.0 / 0.75))
-        e = (ex - 1).astype(F32)                                   # getexp
+        idx = ex + (_E_OFF - 1)                                    # getexp e = ex - 1
+        sx, sy = _SX[idx], _SY[idx]                                # dfmul_vf2_vf2_vf
         f, _ex = np.frexp(d)
         m = f * F32(2)                                             # mantissa in [1, 2)
         m = np.where(m >= F32(1.5), m * F32(0.5), m)               # getmant [0.75, 1.5)
-        ch = _Chain(9, d.shape)
-        e64 = e.astype(_F64)
-        sx = _LN2_HI * e                                           # dfmul_vf2_vf2_vf
-        sy = ch.fma(float(_LN2_LO), e64,
-                    ch.fma(float(_LN2_HI), e64, (-sx).astype(_F64)).astype(_F64))
-        nx, ny = _two_sum(F32(-1), m)
+        nx = m - F32(1)
         dx, dy = _two_sum(F32(1), m)
         t = F32(1) / dx                                            # dfdiv_vf2_vf2_vf2
         t64 = t.astype(_F64)
         qx = nx * t
-        u = ch.fma(t64, nx.astype(_F64), (-qx).astype(_F64))
-        qy = ch.fma((-dy).astype(_F64), t64, ch.fma((-dx).astype(_F64), t64, 1.0).astype(_F64))
-        qy = ch.fma(qx.astype(_F64), qy.astype(_F64),
-                    ch.fma(ny.astype(_F64), t64, u.astype(_F64)).astype(_F64))
+        qx64 = qx.astype(_F64)
+        # two fmas whose double sums are exact (no rounding to check): t * nx - qx, the error
+        # of a float product (nx is 0 or at least 2**-24), and 1 - dx * t, a multiple of
+        # 2**-48 below 2**-22 in size
+        u = (t64 * nx.astype(_F64) - qx64).astype(F32)
+        ch = _Chain(4, d.shape)
+        qy = ch.fma((-dy).astype(_F64), t64, (1.0 - dx.astype(_F64) * t64).astype(F32))
+        qy = ch.fma(qx64, qy.astype(_F64), u)
         x2 = qx * qx
         x64 = x2.astype(_F64)
         tt = ch.fma(ch.fma(x64, float(_LOG_P[0]), float(_LOG_P[1])).astype(_F64), x64,

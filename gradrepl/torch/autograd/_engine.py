@@ -115,16 +115,23 @@ def _check_inputs(inputs):
 
 # ------------------------------------------------------------------------------ the plan
 def _plan(outputs, inputs):
-    """The backward nodes the engine will run (as ``iter_backward`` prunes them)."""
+    """The backward nodes the engine will run (as ``iter_backward`` prunes them), the leaves'
+    nodes, and (without ``inputs``) the engine's dependency counts from the same walk."""
     roots = []
     for t in outputs:
         e = t.gradient_edge()
         if e is not None:
             roots.append(e[0])
-    nodes = _bw.collect_nodes(roots)
     if inputs is None:
-        return [n for n in nodes if isinstance(n, GradNode)], \
-            [n for n in nodes if isinstance(n, AccumulateNode)]
+        nodes, deps = _bw.collect_with_deps(roots)
+        grad_nodes, leaves = [], []
+        for n in nodes:
+            if type(n) is GradNode or isinstance(n, GradNode):
+                grad_nodes.append(n)
+            elif isinstance(n, AccumulateNode):
+                leaves.append(n)
+        return grad_nodes, leaves, deps
+    nodes = _bw.collect_nodes(roots)
     wanted = set()
     for t in inputs:
         e = t.gradient_edge()
@@ -144,7 +151,7 @@ def _plan(outputs, inputs):
         keep.add(n)
         stack.extend(parents.get(n, ()))
     return [n for n in nodes if isinstance(n, GradNode) and n in keep and
-            any(child is not None and child in keep for child in n.edges[::2])], []
+            any(child is not None and child in keep for child in n.edges[::2])], [], None
 
 
 def _describe(t):
@@ -232,16 +239,18 @@ def _release(nodes):
 
 
 def _run(outputs, grads, retain_graph, create_graph, inputs=None):
-    nodes, leaves = _plan(outputs, inputs)
+    nodes, leaves, deps = _plan(outputs, inputs)
     saving = _check(nodes)
     fresh = [acc for acc in leaves if create_graph and acc.leaf is not None
              and acc.leaf._grad is None]
     roots = [t for t, g in zip(outputs, grads) if g is not None]
     seeds = [g for g in grads if g is not None]
+    if len(seeds) != len(grads):   # (the walk above started from every output)
+        deps = None
     prev = grad_mode.STATE.enabled
     try:
         res = _bw.run_backward(roots, seeds, retain_graph=True, create_graph=create_graph,
-                               inputs=inputs, ready_queue=_bw.SequenceQueue)
+                               inputs=inputs, ready_queue=_bw.SequenceQueue, deps=deps)
     except _bw.GraphFreedError:
         raise RuntimeError(FREED_MESSAGE) from None
     except _bw.InplaceModifiedError as exc:
