@@ -204,3 +204,17 @@ def test_d2l_style_training_prints_as_paddle_amd(tmp_path):
                           capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == D2L_REAL
+
+
+def test_backward_after_an_eval_forward_fails_as_paddle():
+    # real Paddle 3.3.1: in eval mode the rnn kernel keeps no reserve; backward raises
+    # RuntimeError: (PreconditionNotMet) Tensor holds no memory. Call Tensor::mutable_data ...
+    m = paddle.nn.GRU(4, 8)
+    m.eval()
+    x = paddle.randn([2, 3, 4])
+    x.stop_gradient = False
+    o, _ = m(x)
+    with pytest.raises(RuntimeError, match=r"\(PreconditionNotMet\) Tensor holds no memory"):
+        o.sum().backward()
+    with paddle.no_grad():
+        assert m(x)[0].shape == [2, 3, 8]

@@ -200,7 +200,8 @@ def _apply_dropout(x, mask, p):
     return (x * mask.reshape(x.shape)) / x.dtype.type(np.float32(1.0) - np.float32(p))
 
 
-def rnn_forward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=None):
+def rnn_forward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=None,
+                is_test=False):
     """Returns (out (T, B, D*H), h_n, [c_n], reserve) from arrays (x, h0, [c0], weights...,
     [drop]): ``drop`` is the dropout mask (1 keep, 0 drop) of the layers after the first, drawn
     by the caller (Paddle draws it once from its global generator, T*B*D*H uniform floats, and
@@ -370,7 +371,8 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
     return dx, dw_ih, dw_hh, db_ih, db_hh, lh, lc
 
 
-def rnn_backward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=None):
+def rnn_backward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=None,
+                 is_test=False):
     """From (x, h0, [c0], weights..., [drop], out, reserve, d_out, d_hn, [d_cn]): the
     gradients of (x, h0, [c0], weights...)."""
     dirs = 2 if bidirect else 1
@@ -426,7 +428,13 @@ def rnn_backward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len
 
 # ------------------------------------------------------------------------------ the ops
 def _rnn_vjp(n, *grads):
-    """The gradients of (x, h0, [c0], weights..., [drop]) by ``rnn_grad`` (Paddle's kernel)."""
+    """The gradients of (x, h0, [c0], weights..., [drop]) by ``rnn_grad`` (Paddle's kernel).
+    After a forward in eval mode (``is_test``) Paddle's kernel kept nothing to go back with."""
+    if n.attrs.get("is_test"):
+        raise RuntimeError(
+            "(PreconditionNotMet) Tensor holds no memory. Call Tensor::mutable_data firstly.\n"
+            "  [Hint: holder_ should not be null.] (at "
+            "/paddle/paddle/phi/core/dense_tensor_impl.cc:38)\n")
     k = 3 if n.attrs["mode"] == "LSTM" else 2
     inputs = tuple(n.inputs)
     out = n.out(0)
@@ -475,6 +483,8 @@ def rnn(x, h0, c0, weights, *, mode, num_layers, bidirect=False, dropout=0.0, tr
         attrs["dropout"] = float(dropout)
     if seq_len is not None:
         attrs["seq_len"] = tuple(int(v) for v in np.asarray(seq_len).reshape(-1))
+    if not training:
+        attrs["is_test"] = True
     inputs = (x, h0) + ((c0,) if mode == "LSTM" else ()) + tuple(weights) + \
         ((drop_mask,) if drop_mask is not None else ())
     res = apply(RNN, inputs, attrs)

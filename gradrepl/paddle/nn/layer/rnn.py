@@ -350,7 +350,7 @@ class _RNNBase(Layer):
         out, h, c = paddle_rnn.rnn(
             x, initial_states[0], initial_states[1] if lstm else None, weights, mode=mode,
             num_layers=self.num_layers, bidirect=self.num_directions == 2, dropout=self.dropout,
-            seq_len=seq, drop_mask=drop)
+            training=self.training, seq_len=seq, drop_mask=drop)
         if not self.time_major:
             out = paddle.transpose(out, [1, 0, 2])
         return out, ((h, c) if lstm else h)
