@@ -336,3 +336,25 @@ def test_lr_scheduler_dir_as_torchs():
                      "MultiplicativeLR OneCycleLR Optimizer PolynomialLR ReduceLROnPlateau Self "
                      "SequentialLR StepLR SupportsFloat Tensor TypedDict")
     assert "StepLR" in lr_scheduler.__all__
+
+
+def test_random_fills_of_views_draw_as_torch():
+    # real torch 2.13: normal_ into a non-contiguous view takes the serial path (its values
+    # differ from the vectorised fill of 16+ elements); uniform_/normal_ into x.t() write the
+    # draws in memory order
+    torch.manual_seed(0)
+    x = torch.zeros(8, 1, 12, 12)
+    torch.nn.init.normal_(x[:, :, 2:4, 3:5], mean=torch.tensor(0.5), std=2.)
+    assert x[0, 0, 2:4, 3:5].tolist() == [[3.5819921493530273, -0.08685781061649323],
+                                         [-3.857578754425049, 1.6368625164031982]]
+    assert x[7, 0, 3, 4].item() == -2.1250438690185547 and x.count_nonzero().item() == 32
+    torch.manual_seed(0)  # a contiguous 32: the vectorised fill, other values
+    assert torch.zeros(32).normal_(0.5, 2.)[:2].tolist() == [-1.7516796588897705,
+                                                             -1.804720401763916]
+    torch.manual_seed(0)
+    y = torch.zeros(5, 4)
+    y.t().uniform_()
+    z = torch.zeros(5, 4)
+    torch.manual_seed(0)
+    z.uniform_()
+    assert y.tolist() == z.tolist()  # the same draws in the same memory slots

@@ -235,12 +235,19 @@ def copy_(self, src, non_blocking=False):
     return inplace(self, compute)
 
 
+def _scalar(v):
+    return raw(v).item() if isinstance(v, EngineTensor) else v
+
+
 def uniform_(self, a=0.0, b=1.0, generator=None):
     from . import _random
 
     check_leaf(self)
     arr = raw(self)
-    write(self, _random.uniform(arr.shape, arr.dtype, a, b, generator))
+    _storage.check_overlap(arr)
+    a, b = _scalar(a), _scalar(b)
+    write(self, _storage.in_memory_order(arr, _random.uniform((arr.size,), arr.dtype, a, b,
+                                                              generator)))
     return self
 
 
@@ -249,7 +256,11 @@ def normal_(self, mean=0.0, std=1.0, generator=None):
 
     check_leaf(self)
     arr = raw(self)
-    write(self, _random.normal(arr.shape, arr.dtype, mean, std, generator))
+    _storage.check_overlap(arr)
+    dense = _storage.dense(arr)
+    mean, std = _scalar(mean), _scalar(std)  # (a 0-d tensor mean: fastai's rand_erase)
+    write(self, _storage.in_memory_order(arr, _random.normal((arr.size,), arr.dtype, mean, std,
+                                                             generator, contiguous=dense)))
     return self
 
 

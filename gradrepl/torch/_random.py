@@ -236,7 +236,9 @@ def _fma(a, b, c):
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
-def normal(shape, dtype, mean=0.0, std=1.0, generator=None):
+def normal(shape, dtype, mean=0.0, std=1.0, generator=None, contiguous=True):
+    """``contiguous=False``: torch's ``normal_`` into a non-contiguous tensor takes the serial
+    path (one Box-Muller draw an element) whatever its size."""
     real = _complex_parts(dtype)
     if real is not None:   # each part with std / sqrt(2) (computed in double), as torch does
         shape = tuple(shape)
@@ -245,7 +247,7 @@ def normal(shape, dtype, mean=0.0, std=1.0, generator=None):
     g = _gen(generator)
     n = int(np.prod(shape)) if shape else 1
     dtype = np.dtype(dtype)
-    if n >= 16:
+    if n >= 16 and contiguous:
         vals = _normal_fill(g, n, dtype, mean, std)
     else:
         vals = _normal_serial(g, n, mean, std)

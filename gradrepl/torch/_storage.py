@@ -353,3 +353,26 @@ def as_format(a, memory_format):
     perm = (0,) + tuple(range(2, a.ndim)) + (1,)
     inv = tuple(np.argsort(perm))
     return np.ascontiguousarray(np.transpose(a, perm)).transpose(inv)
+
+
+# ------------------------------------------------------------------------------ random fills
+def dense(a):
+    """Whether torch's ``is_contiguous()`` holds (its random fills take the vectorised path)."""
+    return bool(a.flags.c_contiguous) or a.size <= 1
+
+
+def in_memory_order(a, vals):
+    """``vals`` (a flat draw, one per element) laid out over ``a``'s shape as torch's serial
+    kernels write them: element by element in memory order (TensorIterator's order; for a
+    slice that is row-major, for ``x.t()`` it is x's order)."""
+    vals = np.asarray(vals).reshape(-1)
+    if dense(a) or a.ndim < 2:
+        return vals.reshape(a.shape)
+    offs = np.zeros(a.shape, np.int64)
+    for d, s in enumerate(a.strides):
+        shape = [1] * a.ndim
+        shape[d] = a.shape[d]
+        offs = offs + (np.arange(a.shape[d], dtype=np.int64) * s).reshape(shape)
+    out = np.empty(a.size, vals.dtype)
+    out[np.argsort(offs.reshape(-1), kind="stable")] = vals
+    return out.reshape(a.shape)

@@ -47,13 +47,13 @@ def _write(tensor, values):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    arr = raw(tensor)
-    return _write(tensor, _random.uniform(arr.shape, arr.dtype, a, b, generator))
+    with grad_mode.no_grad():  # Tensor.uniform_'s draw (a view's values in memory order)
+        return _inplace.uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    arr = raw(tensor)
-    return _write(tensor, _random.normal(arr.shape, arr.dtype, mean, std, generator))
+    with grad_mode.no_grad():  # Tensor.normal_'s draw (a view: torch's serial path)
+        return _inplace.normal_(tensor, mean, std, generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
