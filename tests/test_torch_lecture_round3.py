@@ -129,3 +129,89 @@ def test_randint_bad_calls_raise_torchs_errors():
         torch.randint(5, 7)
     with pytest.raises(TypeError, match=r"got \(int, int, int\)"):  # recorded
         torch.randint(1, 5, 7)
+
+
+# ------------------------------------- activations by torch's kernels (Raschka ch04, UvA, d2l)
+def _h(t):
+    return hashlib.sha1(np.asarray(t.detach().numpy(), np.float32).tobytes()).hexdigest()[:16]
+
+
+@pytest.fixture
+def avx512(monkeypatch):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+
+
+def _fwd_bwd(f):
+    x = torch.linspace(-4, 4, 40).requires_grad_()   # 32 values by the vector lambda, 8 scalar
+    y = f(x)
+    y.backward(torch.linspace(-1, 1, 40))
+    return _h(y), _h(x.grad)
+
+
+@pytest.mark.parametrize("name, fwd, bwd", [  # recorded (real torch 2.13, AVX512 CPU)
+    ("silu", 'a016ee31fc6b4bc7', 'bb88d838293f4edc'),
+    ("elu", '2fcd8ff1f40e5992', '37b04142f1783e64'),
+    ("elu_a", '2f63277f9bce3308', 'ec9c7bb5d5c1cc7f'),
+    ("selu", 'aee6583a80fc02bb', 'a322edd215ca746c'),
+    ("relu6", '1a2bb1e06272583d', '1eb6df449fb9a875'),
+    ("hardtanh", 'd3eb1063630454ec', '049258d8baac117d'),
+])
+def test_activation_kernels_as_torch(avx512, name, fwd, bwd):
+    F = torch.nn.functional
+    f = {"silu": F.silu, "elu": F.elu, "elu_a": lambda x: F.elu(x, alpha=0.7), "selu": F.selu,
+         "relu6": F.relu6, "hardtanh": F.hardtanh}[name]
+    assert _fwd_bwd(f) == (fwd, bwd)
+
+
+def test_gelu_tanh_kernels_as_torch(avx512):
+    # F.gelu(x, approximate="tanh"): SLEEF's tanhf on the vector groups, the sums fused where
+    # GCC fuses them (Raschka ch04 compares his GELU class with it: torch prints 0 difference)
+    from gradrepl.torch import _act_kernels as A
+
+    x = torch.linspace(-4, 4, 40).numpy()
+    g = torch.linspace(-1, 1, 40).numpy()
+    y = A.gelu_tanh_fwd(x)
+    gx = A.gelu_tanh_bwd(g, x)
+    assert hashlib.sha1(y.tobytes()).hexdigest()[:16] == '14a6dfa52b057b32'  # recorded
+    assert hashlib.sha1(gx.tobytes()).hexdigest()[:16] == 'a6304e7b19f179f9'  # recorded
+    # independent check of the SLEEF tanh emulation: within 1 ulp of the true tanh
+    t = A.tanhf_u10(x)
+    assert np.max(np.abs(t.astype(np.float64) - np.tanh(x.astype(np.float64)))
+                  / np.spacing(np.abs(t))) <= 1.0
+
+
+def test_hardtanh_backward_gives_plus_zero():
+    # torch blends the gradient with 0 (a negative gradient does not print -0.)
+    x = torch.tensor([-2.0, 0.5, 7.0], requires_grad=True)
+    torch.nn.functional.relu6(x).backward(torch.tensor([-1.0, -1.0, -1.0]))
+    assert np.signbit(x.grad.numpy()).tolist() == [False, True, False]
+    assert str(x.grad) == "tensor([ 0., -1.,  0.])"  # recorded
+
+
+@pytest.mark.parametrize("name, fwd, bwd", [  # recorded
+    ("log1p", None, '7f887a205e15428e'),
+    ("rsqrt", 'b1a8e918486d87ec', '633d2cd39d2c0660'),
+    ("expm1", '7a623184fd64dae5', 'ca34a8dbe5fb91d2'),
+    ("reciprocal", 'dea4577c84bbcc6d', 'f20f27db35a79db7'),
+])
+def test_unary_backward_formulas_as_torch(avx512, name, fwd, bwd):
+    # derivatives.yaml's order: grad / (self + 1), -0.5 * grad * result^3, grad * (result + 1),
+    # -grad * (result * result); expm1's forward is SLEEF's expm1f on every value
+    f = {"log1p": lambda x: torch.log1p(x.abs()), "rsqrt": lambda x: x.abs().add(0.1).rsqrt(),
+         "expm1": torch.expm1, "reciprocal": torch.reciprocal}[name]
+    got = _fwd_bwd(f)
+    assert got[1] == bwd
+    if fwd is not None:
+        assert got[0] == fwd
+
+
+@pytest.mark.parametrize("name, bwd", [  # recorded
+    ("sin", '6dad5521f9d12731'), ("cos", '3d8403231c72de64'), ("erf", '374e4175d5a7f74b'),
+    ("atan", '6eccd6660cf85b25')])
+def test_unary_backward_through_torchs_own_kernels(avx512, name, bwd):
+    # sin's backward is grad * cos(x) with torch's cos kernel (MKL's VML here)
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        pytest.skip("torch's sin/cos/erf/atan are MKL VML kernels: bits need MKL (the exact extra)")
+    assert _fwd_bwd(getattr(torch, name))[1] == bwd

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins as _b
 import copy
+import sys as _sys
 import math as _math
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.ops import complex as _complex_ops
 from ..engine.registry import OPS, OpDef, apply, needs_grad
-from . import _dtypes, _mm_grad, _storage
+from . import _dtypes, _mm_grad, _storage, _unary_grads
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -560,7 +561,15 @@ def _unary(base, name, saves, forward=None, float_only=True):
 
 
 exp = _unary("exp", "ExpBackward0", "out", _libm_fwd("exp", np.exp))
-expm1 = _unary("expm1", "Expm1Backward0", "out", _plain_unary(np.expm1))
+def _expm1_f32(x):
+    """torch's float32 expm1: ``vml`` maps SLEEF's ``expm1f`` over every value, the tail as a
+    partial vector (measured: no value by the C library's ``expm1f``)."""
+    from ._act_kernels import expm1f_u10
+
+    return expm1f_u10(x)
+
+
+expm1 = _unary("expm1", "Expm1Backward0", "out", _float_fwd("expm1", _expm1_f32, None, np.expm1))
 log = _unary("log", "LogBackward0", "in0", _libm_fwd("log", np.log))
 log._op.vjp = lambda n, g: EM.divide(g, n.inputs[0])  # torch: grad.div(self), not g * (1/x)
 log2 = _unary("log2", "Log2Backward0", "in0", _libm_fwd("log2", np.log2))
@@ -616,6 +625,7 @@ atan = _unary("atan", "AtanBackward0", "in0", _libm_fwd("atan", np.arctan))
 sinh = _unary("sinh", "SinhBackward0", "in0", _libm_fwd("sinh", np.sinh))
 cosh = _unary("cosh", "CoshBackward0", "in0", _libm_fwd("cosh", np.cosh))
 erf = _unary("erf", "ErfBackward0", "in0", _libm_fwd("erf", _erf64))
+_unary_grads.install(_sys.modules[__name__])  # derivatives.yaml's formulas, torch's kernels
 arcsin, arccos, arctan = asin, acos, atan
 _abs = _unary("abs", "AbsBackward0", "in0", float_only=False)
 _relu = _unary("relu", "ReluBackward0", "out", float_only=False)

@@ -544,6 +544,29 @@ HARDTANH = _unary("hardtanh", _hardtanh_fwd, _hardtanh_vjp, "HardtanhBackward", 
                             ([np.array([-1.3, -0.35, 0.35, 0.9])], {"t_min": -0.5, "t_max": 0.5})])
 
 
+def _hardtanh_grad_fwd(x, dout, t_min=-1.0, t_max=1.0):
+    """dout where t_min < x < t_max, +0 elsewhere (a blend, as torch's ``hardtanh_backward``:
+    a negative dout gives 0., not -0.)."""
+    inside = (x > _typed(t_min, x)) & (x < _typed(t_max, x))
+    return np.where(inside, dout, np.zeros((), dout.dtype)).astype(dout.dtype, copy=False)
+
+
+def _hardtanh_grad_vjp(n, G):
+    x = n.inputs[0]
+    # torch: grad_output's gradient is hardtanh_backward(grad, self); self's is zeros
+    return const(G, np.zeros(x.data.shape, G.data.dtype)), hardtanh_grad(x, G, **n.attrs)
+
+
+HARDTANH_GRAD = register("hardtanh_grad", _hardtanh_grad_fwd, _hardtanh_grad_vjp,
+                         legacy_name="HardtanhGradBackward", domain="away0",
+                         examples=[([np.array([-1.3, -0.35, 0.35, 0.9]), (4,)],
+                                    {"t_min": -0.5, "t_max": 0.5})])
+
+
+def hardtanh_grad(x, dout, t_min=-1.0, t_max=1.0):
+    return apply(HARDTANH_GRAD, (x, dout), {"t_min": float(t_min), "t_max": float(t_max)})
+
+
 def _hardsigmoid_fwd(x, slope=0.1666667, offset=0.5):
     return np.minimum(np.maximum(x * _typed(slope, x) + _typed(offset, x), _typed(0, x)),
                       _typed(1, x))
