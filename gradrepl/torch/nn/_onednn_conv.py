@@ -35,6 +35,9 @@ BLOCK = 16                # input channels per block (nChw16c) on avx512_core
 #: the shared 2-core machine); the two largest torch docstring examples (conv3d, 2.0e9;
 #: conv_transpose3d, 3.9e9) are under it.
 LIMIT = 1 << 32
+#: The filter gradient's chains are as long as the batch times the output positions (one numpy
+#: call a step, 3-10 us): past this many steps the general path.
+STEPS = 1 << 16
 
 
 def isa() -> str:
@@ -73,19 +76,27 @@ def _ones(nd, t):
     return (1,) * (3 - nd) + tuple(t)
 
 
-def _per_sample(n, fn):
-    """``fn(i)`` for every sample, on torch's thread count (numpy lets go of the GIL)."""
+#: Elements of one group's sums (samples x channels x positions): small convolutions run a
+#: whole group of samples per numpy call (fewer calls), large ones a sample at a time (cache).
+GROUP = 1 << 18
+
+
+def _per_group(n, per_sample, fn):
+    """``fn(a, b)`` for slices of samples of about ``GROUP`` elements, on torch's thread count
+    (numpy lets go of the GIL)."""
     from .. import _capability
 
-    workers = min(n, max(1, _capability.threads()))
+    step = max(1, GROUP // max(per_sample, 1))
+    slices = [(a, min(n, a + step)) for a in range(0, n, step)]
+    workers = min(len(slices), max(1, _capability.threads()))
     if workers == 1:
-        for i in range(n):
-            fn(i)
+        for a, b in slices:
+            fn(a, b)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(fn, range(n)))
+        list(pool.map(lambda ab: fn(*ab), slices))
 
 
 def conv_forward(x, w, bias, stride, pads, dilation):
@@ -113,26 +124,27 @@ def conv_forward(x, w, bias, stride, pads, dilation):
                        zip(k3, dilation, stride, outs)))
             for k3 in np.ndindex(*ks)]
 
-    def one(i):
-        acc = np.empty((o, size), np.float32)
-        tmp = np.empty((o, size))
+    def one(a, b):
+        m = b - a
+        acc = np.empty((m, o, size), np.float32)
+        tmp = np.empty((m, o, size))
         for cb in range(0, c, BLOCK):
             ce = min(c, cb + BLOCK)
             acc[...] = 0
             for k3, win in wins:
-                cols = xp[(i, slice(cb, ce)) + win].reshape(ce - cb, size)  # (a copy: rows)
+                cols = xp[(slice(a, b), slice(cb, ce)) + win].reshape(m, ce - cb, 1, size)
                 for ci in range(cb, ce):
-                    np.multiply(w64[(ci,) + k3], cols[ci - cb], out=tmp)
+                    np.multiply(w64[(ci,) + k3], cols[:, ci - cb], out=tmp)
                     np.add(acc, tmp, out=acc, casting="unsafe")
-            res = acc.reshape((o,) + outs)
+            res = acc.reshape((m, o) + outs)
             if cb == 0:
-                out[i] = res
+                out[a:b] = res
                 if bias is not None:
-                    out[i] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
+                    out[a:b] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
             else:
-                out[i] += res
+                out[a:b] += res
 
-    _per_sample(n, one)
+    _per_group(n, o * size, one)
     return out.reshape(out.shape[:2] + outs[3 - nd:])
 
 
@@ -168,25 +180,26 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
     crop = (slice(None),) + tuple(slice(pb, pb + s) for (pb, _), s in zip(pads, out_size))
     out = np.empty((n, o) + out_size, np.float32)
 
-    def one(i):
-        acc = np.empty((o, fd * fh * fw + fh * fw), np.float32)
-        tmp = np.empty((o, length))
+    def one(a, b):
+        m = b - a
+        acc = np.empty((m, o, fd * fh * fw + fh * fw), np.float32)
+        tmp = np.empty((m, o, length))
         for cb in range(0, c, BLOCK):
             acc[...] = 0
             for k3, off in offs:
-                view = acc[:, off:off + length]
+                view = acc[:, :, off:off + length]
                 for ci in range(cb, min(c, cb + BLOCK)):
-                    np.multiply(w64[(ci, slice(None)) + k3], grid[i, ci], out=tmp)
+                    np.multiply(w64[(ci, slice(None)) + k3], grid[a:b, ci, None], out=tmp)
                     np.add(view, tmp, out=view, casting="unsafe")
-            res = acc[:, :fd * fh * fw].reshape((o,) + full)[crop]
+            res = acc[:, :, :fd * fh * fw].reshape((m, o) + full)[(slice(None),) + crop]
             if cb == 0:
-                out[i] = res
+                out[a:b] = res
             else:
-                out[i] += res
+                out[a:b] += res
         if bias is not None:
-            out[i] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
+            out[a:b] += bias.astype(np.float32).reshape(-1, 1, 1, 1)
 
-    _per_sample(n, one)
+    _per_group(n, o * fd * fh * fw, one)
     return out.reshape(out.shape[:2] + out_size[3 - nd:])
 
 
@@ -265,12 +278,15 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     units = n * (outs[0] if len(outs) == 3 else 1)         # (a 3-d one: samples x depth)
     per = n * size // units
     dw = None
+    chunk = max(1, (1 << 22) // (o * c * kk))        # steps whose products are made at once
     for a, b in _parts(units, team_w):
         acc = np.zeros((o, c * kk), np.float32)
-        tmp = np.empty((o, c * kk))
-        for j in range(a * per, b * per):
-            np.multiply(g64[j][:, None], cols[j], out=tmp)
-            np.add(acc, tmp, out=acc, casting="unsafe")
+        add = np.add
+        for j0 in range(a * per, b * per, chunk):
+            j1 = min(b * per, j0 + chunk)
+            prods = g64[j0:j1, :, None] * cols[j0:j1, None, :]       # exact products
+            for prod in prods:
+                add(acc, prod, out=acc, casting="unsafe")
         dw = acc if dw is None else dw + acc
     db = None
     for a, b in _parts(units, team_w if team_b is None else team_b):
@@ -351,7 +367,7 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     dx = dw = db = None
     if ax and want[0]:
         dx = conv_backward_data(g, w, None, stride, pads, dilation, x.shape[2:])
-    if aw and any(want[1:]):
+    if aw and any(want[1:]) and x.shape[0] * math.prod(g.shape[2:]) <= STEPS:
         from .. import _capability
 
         team_w, team_b = backward_weights_teams(x.shape, w.shape, g.shape, stride,
