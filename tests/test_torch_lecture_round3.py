@@ -215,3 +215,9 @@ def test_unary_backward_through_torchs_own_kernels(avx512, name, bwd):
     if not mkl.load():
         pytest.skip("torch's sin/cos/erf/atan are MKL VML kernels: bits need MKL (the exact extra)")
     assert _fwd_bwd(getattr(torch, name))[1] == bwd
+
+
+def test_gelu_tanh_functional_as_torch(avx512):
+    # Raschka ch04: (GELU()(x) - F.gelu(x, approximate="tanh")).abs().max() prints tensor(0.)
+    assert _fwd_bwd(lambda x: torch.nn.functional.gelu(x, approximate="tanh")) == \
+        ('14a6dfa52b057b32', 'a6304e7b19f179f9')  # recorded

@@ -129,6 +129,12 @@ def hardsigmoid(input, inplace=False):  # noqa: A002
     return _hardsigmoid(input, slope=1 / 6, offset=0.5)
 
 
+def _act_kernels_apply():
+    from .. import _capability
+
+    return _capability.capability() != "DEFAULT"
+
+
 def _torch_gelu_fwd(x, approximate=False):
     """torch's GELU kernels (oneDNN's or ATen's, ``_gelu_kernels``) where they apply, else the
     engine's."""
@@ -137,6 +143,10 @@ def _torch_gelu_fwd(x, approximate=False):
 
     if _gelu_kernels.applies(x, approximate):
         return _gelu_kernels.forward(x)
+    if approximate and x.dtype == np.float32 and _act_kernels_apply():
+        from .. import _act_kernels  # the tanh form: ATen's GeluKernel (SLEEF tanhf)
+
+        return _act_kernels.gelu_tanh_fwd(x)
     return _EN._gelu_fwd(x, approximate=approximate)
 
 
@@ -148,6 +158,10 @@ def _torch_gelu_grad_fwd(x, dout, approximate=False):
         out = _gelu_kernels.backward(x, dout)
         if out is not None:
             return out
+    if approximate and x.dtype == dout.dtype == np.float32 and _act_kernels_apply():
+        from .. import _act_kernels
+
+        return _act_kernels.gelu_tanh_bwd(dout, x)
     return _EN._gelu_grad_fwd(x, dout, approximate=approximate)
 
 
