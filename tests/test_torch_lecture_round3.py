@@ -221,3 +221,29 @@ def test_gelu_tanh_functional_as_torch(avx512):
     # Raschka ch04: (GELU()(x) - F.gelu(x, approximate="tanh")).abs().max() prints tensor(0.)
     assert _fwd_bwd(lambda x: torch.nn.functional.gelu(x, approximate="tanh")) == \
         ('14a6dfa52b057b32', 'a6304e7b19f179f9')  # recorded
+
+
+# ----------------------------------------- inference tensors (PyTorch's autograd mechanics)
+def test_inference_tensors_as_torch():
+    x = torch.ones(2, 2, requires_grad=True)
+    with torch.inference_mode():
+        y = x * 2
+        z = torch.zeros(3)
+        assert (y.is_inference(), z.is_inference(), torch.is_inference(z),
+                torch.is_inference_mode_enabled()) == (True, True, True, True)  # recorded
+        with torch.inference_mode(False):
+            w = torch.ones(1)
+            assert (w.is_inference(), torch.is_inference_mode_enabled()) == (False, False)
+    assert (y.requires_grad, y.is_inference(), x.is_inference(),
+            torch.is_inference_mode_enabled()) == (False, True, False, False)  # recorded
+    for set_it in (lambda: y.requires_grad_(), lambda: setattr(y, "requires_grad", True)):
+        with pytest.raises(RuntimeError, match=r"^Setting requires_grad=True on inference tensor "
+                                               r"outside InferenceMode is not allowed\.$"):
+            set_it()  # recorded
+    c = y.clone()
+    assert not c.is_inference() and c.requires_grad_().requires_grad
+
+    @torch.inference_mode()
+    def f(t):
+        return t * 3
+    assert f(x).is_inference() and not torch.is_inference_mode_enabled()

@@ -744,7 +744,7 @@ def is_neg(input):  # noqa: A002
     return False
 
 
-_INFERENCE = [0]
+from ._tensor import _INFERENCE  # noqa: E402  (the tensors made inside are inference tensors)
 
 
 def is_inference_mode_enabled():
@@ -752,7 +752,12 @@ def is_inference_mode_enabled():
 
 
 def _track_inference_mode():
-    """``torch.inference_mode()`` blocks count themselves (for ``is_inference_mode_enabled``)."""
+    """``torch.inference_mode()`` blocks keep whether inference mode is on (``_INFERENCE[0]``,
+    the enclosing blocks' states stacked after it): ``is_inference_mode_enabled`` and the
+    inference tensors made inside read it; ``inference_mode(False)`` inside turns it off, and
+    ``@torch.inference_mode()`` on a function runs its body in such a block."""
+    import functools
+
     from .autograd import inference_mode
 
     if getattr(inference_mode, "_counted", False):
@@ -761,16 +766,26 @@ def _track_inference_mode():
 
     def __enter__(self):
         r = enter(self)
-        _INFERENCE.append(not getattr(self, "mode", False))
-        _INFERENCE[0] += 1 if _INFERENCE[-1] else 0
+        _INFERENCE.append(_INFERENCE[0])
+        _INFERENCE[0] = 0 if getattr(self, "mode", False) else 1  # ``mode``: grad enabled
         return r
 
     def __exit__(self, *exc):
-        if len(_INFERENCE) > 1 and _INFERENCE.pop():
-            _INFERENCE[0] -= 1
+        if len(_INFERENCE) > 1:
+            _INFERENCE[0] = _INFERENCE.pop()
         return exit_(self, *exc)
 
+    def __call__(self, fn):
+        on = not getattr(self, "mode", False)
+
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with inference_mode(on):
+                return fn(*args, **kwargs)
+        return run
+
     inference_mode.__enter__, inference_mode.__exit__ = __enter__, __exit__
+    inference_mode.__call__ = __call__
     inference_mode._counted = True
 
 
@@ -1246,8 +1261,8 @@ def _gaps_section():  # noqa: C901 - one table of small functions
     me["itemsize"] = property(lambda self: raw(self).dtype.itemsize)
     me["nbytes"] = property(lambda self: raw(self).dtype.itemsize * raw(self).size)
     me["name"] = None  # named tensors: torch's unnamed tensor has name None
-    me["is_inference"] = lambda self: False
-    ex["is_inference"] = lambda input: False  # noqa: A006
+    me["is_inference"] = lambda self: getattr(self, "_inference", False)
+    ex["is_inference"] = lambda input: getattr(input, "_inference", False)  # noqa: A006
     me["const_data_ptr"] = lambda self: self.data_ptr()
 
     def volatile(self):

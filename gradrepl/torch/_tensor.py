@@ -21,6 +21,8 @@ _getframe = sys._getframe
 _INTERNAL: dict = {}  # code object -> True when it is gradrepl's own code
 _STATE = grad_mode.STATE
 _new = object.__new__
+# depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
+_INFERENCE = [0]
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -83,6 +85,8 @@ class Tensor(EngineTensor):
         t._uid = next(_uids)
         t._name = None
         t._version = 0
+        if _INFERENCE[0]:  # made inside torch.inference_mode(): an inference tensor
+            t._inference = True
         return t
 
     def __init__(self, *args, **kwargs):
@@ -509,5 +513,8 @@ def _set_requires_grad(t, flag, how):
             "var_no_grad = var.detach().")
     if flag and raw(t).dtype.kind not in "fc":
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if flag and getattr(t, "_inference", False) and not _INFERENCE[0]:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
     if t.grad_node is None:
         t.stop_gradient = not flag
