@@ -323,3 +323,83 @@ def test_library_warning_shows_once_per_site_by_default(profile):
         for _ in range(3):
             bn(paddle.ones([2, 3]))
     assert len(got) == 1
+
+
+# ---------------------------------------------------------------- matmul's input gradient on AMD
+import hashlib  # noqa: E402
+
+# md5 of real Paddle 3.3.1's float32 gradients on this AMD EPYC (Zen 4), recorded in this session:
+# x, w, g drawn in this order by numpy's RandomState(0) for the shapes below (m, k, n), y = x @ w,
+# y.backward(g). dx = g @ w^T takes the transposed operand: numpy laid those products out with K
+# innermost and summed them pairwise (48 of 96 elements differed for 12x8 @ 8x8)
+MM_SHAPES = [(47, 8, 12), (47, 4, 8), (16, 8, 16), (16, 16, 8), (4, 10, 10), (12, 8, 8),
+             (8, 12, 4)]
+MM_REAL_MD5 = {(12, 8, 8): ("5e5598db903cfa6bcc51d4cf786ac412", "e9b3276bef694f31ce0bf8202b25627a"),
+               (16, 16, 8): ("8e7b5531e6c8129174bd4ba9dd21c120", None),
+               (16, 8, 16): ("6e3cd00f0aaa679d2fda1bede1c934a7", "9bf136440c95b863b377f47c315affee")}
+
+
+def test_matmul_input_gradient_unfused_in_order_on_amd(monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")  # the rule this AMD CPU's records follow
+    rng = np.random.RandomState(0)
+    data = {}
+    for (m, k, n) in MM_SHAPES:
+        data[(m, k, n)] = [rng.uniform(-1, 1, s).astype("float32") for s in ((m, k), (k, n), (m, n))]
+    for shape, (md5_dx, md5_dw) in MM_REAL_MD5.items():
+        xv, wv, gv = data[shape]
+        x = paddle.to_tensor(xv, stop_gradient=False)
+        w = paddle.to_tensor(wv, stop_gradient=False)
+        paddle.matmul(x, w).backward(paddle.to_tensor(gv))
+        dx = x.grad.numpy()
+        # independent: the rounded products of g @ w^T added in order k = 0, 1, ...
+        prods = (gv[:, :, None] * wv.T[None, :, :]).astype(np.float32)
+        ref = prods[:, 0, :].copy()
+        for j in range(1, prods.shape[1]):
+            ref = (ref + prods[:, j, :]).astype(np.float32)
+        assert np.array_equal(dx, ref), shape
+        assert hashlib.md5(dx.tobytes()).hexdigest() == md5_dx, shape
+        if md5_dw is not None:
+            assert hashlib.md5(w.grad.numpy().tobytes()).hexdigest() == md5_dw, shape
+
+
+# ---------------------------------------------------------------- Lamb in the parameter's dtype
+# real 3.3.1 and 2.6.2 (equal), recorded in this session: RandomState(5) draws w0 then c for
+# each n; Lamb(0.05, lamb_weight_decay=0.02), 3 steps of loss = sum(w * c) + 0.5 * sum(w * w);
+# md5 of w's float32 bytes (the update in float32 with Eigen's packet sums for the trust ratio;
+# gradrepl's float64 update differed in the last bit, awesome-DL's optimizer chapter)
+LAMB_REAL = {3: "07d42a78e346067ecc86fc2bf1c2023a", 37: "df6f3593c2a1783bc781a4ef6fed2a7d",
+             300: "8cf8518e4eac9d4b92a7acd7c51e65dc", 3000: "0f0ab84f2526bfbe0bb63ac892f8c501"}
+
+
+def test_lamb_steps_equal_real_paddle(profile):
+    rng = np.random.RandomState(5)
+    for n, md5 in LAMB_REAL.items():
+        w0 = rng.randn(n).astype("float32")
+        c = rng.randn(n).astype("float32")
+        w = paddle.create_parameter([n], "float32",
+                                    default_initializer=paddle.nn.initializer.Assign(w0))
+        opt = paddle.optimizer.Lamb(0.05, parameters=[w], lamb_weight_decay=0.02)
+        for _ in range(3):
+            loss = (w * paddle.to_tensor(c)).sum() + (w * w).sum() * 0.5
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        assert hashlib.md5(w.numpy().tobytes()).hexdigest() == md5, n
+
+
+def test_eigen_sum_order():
+    from gradrepl.paddle.optimizer.more import _eigen_sum
+
+    x = np.array([1e8, 1.0, -1e8, 1.0] * 5 + [3.0], np.float32)   # 21 values
+    # independent: lanes j % 8 over the first 16 in two accumulators (0-7, 8-15 alternate),
+    # none left for a third packet, the tail (16-20) one by one, lanes halved 8 -> 4 -> 2 -> 1
+    a = x[0:8].copy()
+    b = x[8:16].copy()
+    acc = (a + b).astype(np.float32)
+    tail = np.float32(0)
+    for v in x[16:]:
+        tail = np.float32(tail + v)
+    acc = acc[:4] + acc[4:]
+    acc = acc[:2] + acc[2:]
+    assert _eigen_sum(x) == np.float32(tail + np.float32(acc[0] + acc[1]))
+    assert _eigen_sum(np.arange(1000, dtype=np.float32)) == np.float32(499500)

@@ -37,8 +37,10 @@ def unfused_chain(a, b):
     nd = max(a.ndim, b.ndim)
     a = a.reshape((1,) * (nd - a.ndim) + a.shape)
     b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    # C order: K the outermost axis in memory, whatever the operands' strides (a transposed
+    # operand, as the backward's G @ W^T, made numpy lay K innermost and sum it pairwise)
     prods = np.multiply(np.moveaxis(a, -1, 0)[..., :, None], np.moveaxis(b, -2, 0)[..., None, :],
-                        dtype=np.float32)
+                        dtype=np.float32, order="C")
     if prods.shape[0] == 0:
         return np.zeros(prods.shape[1:], np.float32)
     if prods[0].size == 1:   # K would be the contiguous axis, which numpy sums pairwise
