@@ -94,3 +94,60 @@ def test_intel_class_keeps_its_chain(monkeypatch):
     monkeypatch.setenv("GRADREPL_CPU_CLASS", "intel-avx512")
     y, _, _ = _conv((8, 6, 14, 14), (8, 6, 5, 5), 2, 1)
     assert _sha(y) != CASES[0][4]
+
+
+# The filter gradients of CASES (real Paddle 3.3.1 and 2.6.2 here, the same digests): per sample
+# and group dW += dy @ cols^T with cols passed transposed (MKL's dot kernels: dy's rows read from
+# their first 16-byte boundary, 4 or 8 lanes folded in halves); all five differed before.
+DW_SHA = ["6445af8687a65948", "30705d29b160fc40", "d24c906fda95df7f", "890c1e0a4d8bafb7",
+          "dc6938b2c58b7ddc"]
+
+
+@pytest.mark.parametrize("case,dw_sha", list(zip(CASES, DW_SHA)))
+def test_conv2d_filter_grad_on_amd(case, dw_sha, monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    xs, ws, pad, seed = case[:4]
+    _, _, dw = _conv(xs, ws, pad, seed)
+    assert _sha(dw) == dw_sha
+
+
+# paddle.matmul(x, w) and its two gradients (dx = g @ w^T with w passed transposed, dw = x^T @ g
+# with x passed transposed), numpy default_rng(seed): x (m, k), w (k, n), then g (m, n); digests
+# from real Paddle 3.3.1 and 2.6.2 here (the same). Before: 2 outputs, 3 dx and 1 dw differed.
+MATMUL_CASES = [
+    ((8, 392, 10), 1, "6fe5739c53ffce6f", "1605371bc84e080f", "f460b9ba865ab249"),  # p02's fc
+    ((13, 150, 21), 2, "5b548d06b736a2c1", "9b8421130f5eb7a1", "d7774ccca944b729"),
+    ((33, 47, 9), 3, "1397c5d0394763ff", "d3ad4243803738d5", "51bd8716402595a3"),
+    ((6, 300, 12), 4, "23c3561874126f08", "18227b60c0d161bc", "1d39fa6412a91750"),
+]
+
+
+@pytest.mark.parametrize("shape,seed,y_sha,dx_sha,dw_sha", MATMUL_CASES)
+def test_matmul_and_grads_on_amd(shape, seed, y_sha, dx_sha, dw_sha, monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    m, k, n = shape
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    wt = paddle.to_tensor(w, stop_gradient=False)
+    y = paddle.matmul(xt, wt)
+    y.backward(paddle.to_tensor(rng.standard_normal((m, n)).astype(np.float32)))
+    assert (_sha(y.numpy()), _sha(xt.grad.numpy()), _sha(wt.grad.numpy())) == \
+        (y_sha, dx_sha, dw_sha)
+
+
+def test_dot_lanes_rule():
+    # an independent computation of one transposed-B element: a row of A starting 1 float past a
+    # 16-byte boundary: 3 products apart (into lane 0), 4 lanes over 4 whole vectors, folded as
+    # (l0 + l2) + (l1 + l3), the 2 products after them one by one
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal(21).astype(np.float32)
+    lanes = [np.float32(np.float32(p[0] + p[1]) + p[2]), None, None, None]   # lane 0 holds the peel
+    for t in range(4):
+        for r in range(4):
+            v = p[3 + 4 * t + r]
+            lanes[r] = v if lanes[r] is None else np.float32(lanes[r] + v)
+    total = np.float32(np.float32(lanes[0] + lanes[2]) + np.float32(lanes[1] + lanes[3]))
+    total = np.float32(np.float32(total + p[19]) + p[20])
+    assert G._dot_lanes(p[None, :], 3, 4)[0] == total

@@ -302,6 +302,9 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
     xp = _pad2d(x, padding)
     win = _windows(xp, kh, kw, oh, ow, stride, dilation)   # (N, C, KH, KW, OH, OW)
     k = cg * kh * kw
+    if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
+            and n * m * k * oh * ow <= _GENERIC_LIMIT and cpu.cpu_class() == "amd"):
+        return _grad_filter_generic(win, dy, g, k, mg).reshape(m, cg, kh, kw)
     chunks = sample_chunks(n, g * k * oh * ow * x.itemsize)
     dw = None
     # (a batch too large for one column matrix: the chunks' products summed one after the
@@ -313,6 +316,26 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
         part = _gemm(dy2, np.swapaxes(cols, -1, -2), blas=chunks is not None)  # (G, M/G, K)
         dw = part if dw is None else np.add(dw, part, out=dw)
     return dw.reshape(m, cg, kh, kw)
+
+
+def _grad_filter_generic(win, dy, g, k, mg):
+    """The filter gradient as Paddle computes it on AMD: per sample and group, ``dW += dy @
+    cols^T`` by its MKL's generic kernels (``_mkl_generic.sgemm_bt_partials``: dy's rows read
+    from where they lie in dy), the samples added in order; a few samples at a time."""
+    n, positions = win.shape[0], dy.shape[2] * dy.shape[3]
+    dw = np.zeros((g, mg, k), np.float32)
+    step = max(1, (1 << 22) // max(g * mg * k * positions, 1))   # (products: 16 MB at most)
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        cols = win[s:e].reshape(e - s, g, k, positions)
+        dys = dy[s:e].reshape(e - s, g, mg, positions)
+        offs = (np.arange(s * g, e * g).reshape(e - s, g) * (mg * positions)) % 4
+        regions = _mkl_generic.sgemm_bt_partials(dys, cols, offs)
+        for i in range(e - s):
+            for (rs, cs), parts in regions:
+                for part in parts:
+                    dw[:, rs, cs] = np.add(part[i], dw[:, rs, cs], dtype=np.float32)
+    return dw
 
 
 def _columns_for_filter(win, dy, g, k, mg):

@@ -176,8 +176,38 @@ def _mkl_column(x, y):
     return out if y.ndim == 2 else out[:, 0]
 
 
+def _generic_gemm(x, y, transpose_x, transpose_y):
+    """A float32 matrix product as Paddle's MKL computes it on AMD (its generic kernels,
+    ``_mkl_generic``; each operand passed with its flag, C a tensor of its own), or None: other
+    classes, ranks, dtypes, both flags, one column, or past ``_GENERIC_LIMIT`` multiply-adds."""
+    from . import _mkl_generic as G
+
+    if (x.ndim != 2 or y.ndim != 2 or x.dtype != np.float32 or y.dtype != np.float32
+            or (transpose_x and transpose_y) or cpu.cpu_class() != "amd"):
+        return None
+    a = x.T if transpose_x else x
+    m, k = a.shape
+    n = y.shape[0] if transpose_y else y.shape[1]
+    if n == 1 or k == 0 or m * n * k > _GENERIC_LIMIT:
+        return None
+    if not transpose_y:
+        return G.sgemm(a, y, None, trans_a=transpose_x)
+    out = np.empty((m, n), np.float32)
+    for (rows, cols), parts in G.sgemm_bt_partials(a, y):
+        acc = parts[0]
+        for part in parts[1:]:
+            acc = np.add(part, acc, dtype=np.float32)
+        out[rows, cols] = acc
+    return out
+
+
+_GENERIC_LIMIT = 1 << 23   # (multiply-adds; as the convolutions' in conv.py)
+
+
 def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     out = _dot_kernel(x, y, transpose_x, transpose_y)
+    if out is None:
+        out = _generic_gemm(x, y, transpose_x, transpose_y)
     if out is not None:
         return np.reshape(out, out_shape) if out_shape is not None else out
     if transpose_x and x.ndim >= 2:
