@@ -403,3 +403,18 @@ def test_eigen_sum_order():
     acc = acc[:2] + acc[2:]
     assert _eigen_sum(x) == np.float32(tail + np.float32(acc[0] + acc[1]))
     assert _eigen_sum(np.arange(1000, dtype=np.float32)) == np.float32(499500)
+
+
+# ---------------------------------------------------------------- thresholded_relu's kernel
+# real Paddle printed (this session) for x = [-3, -1, 0, 0.5, 1, 2, inf, -inf], threshold 1:
+#   3.3.1: [ 0.  0.  0.  0.  0.  2. inf nan]   ((x > t) * x + (x <= t) * value)
+#   2.6.2: [-0. -0.  0.  0.  0.  2. inf nan]   ((x > t) * x)
+def test_thresholded_relu_kernel_per_version(profile):
+    x = paddle.to_tensor([-3.0, -1.0, 0.0, 0.5, 1.0, 2.0, np.inf, -np.inf], stop_gradient=False)
+    y = F.thresholded_relu(x)
+    out = y.numpy()
+    assert np.array_equal(out[:6], [0, 0, 0, 0, 0, 2]) and out[6] == np.inf and np.isnan(out[7])
+    assert list(np.signbit(out[:4])) == ([True, True, False, False] if profile == "2.6" else
+                                         [False] * 4)
+    y.sum().backward()
+    assert x.grad.numpy().tolist() == [0, 0, 0, 0, 0, 1, 1, 0]

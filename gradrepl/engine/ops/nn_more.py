@@ -63,7 +63,13 @@ def _softshrink_fwd(x, threshold=0.5):
 
 
 def _thresholded_fwd(x, threshold=1.0, value=0.0):
-    return np.where(x > _typed(threshold, x), x, _typed(value, x)).astype(x.dtype)
+    """Paddle's kernel: ``(x > t) * x + (x <= t) * value`` (3.x: +0. below t for value 0);
+    ``value=None`` is 2.6.2's ``(x > t) * x`` (-0. for a negative x)."""
+    keep = (x > _typed(threshold, x)).astype(x.dtype)
+    out = keep * x
+    if value is not None:
+        out = out + (1 - keep) * _typed(value, x)
+    return out.astype(x.dtype)
 
 
 HARDSHRINK = unary("hardshrink", _hardshrink_fwd,
@@ -91,7 +97,8 @@ def softshrink(x, threshold=0.5):
 
 
 def thresholded_relu(x, threshold=1.0, value=0.0):
-    return apply(THRESHOLDED_RELU, (x,), {"threshold": float(threshold), "value": float(value)})
+    return apply(THRESHOLDED_RELU, (x,), {"threshold": float(threshold),
+                                          "value": None if value is None else float(value)})
 
 
 # ============================================================== prelu

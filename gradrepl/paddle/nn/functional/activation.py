@@ -177,7 +177,9 @@ def softshrink(x, threshold=0.5, name=None):
 def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
     from ....engine.ops import nn_more
 
-    return nn_more.thresholded_relu(require_float(x, "thresholded_relu"), threshold, value)
+    # 2.6.2's kernel has no value: (x > t) * x, -0. for a negative x (api3 as thresholded_relu_)
+    return nn_more.thresholded_relu(require_float(x, "thresholded_relu"), threshold,
+                                    value if profiles.current().api3 else None)
 
 
 def prelu(x, weight, data_format="NCHW", name=None):
