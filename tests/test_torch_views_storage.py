@@ -358,3 +358,18 @@ def test_random_fills_of_views_draw_as_torch():
     torch.manual_seed(0)
     z.uniform_()
     assert y.tolist() == z.tolist()  # the same draws in the same memory slots
+
+
+def test_cat_and_stack_results_are_contiguous():
+    # real torch 2.13 (DLwPT ch. 7 stacks permuted images at dim 3, then views them)
+    a = torch.arange(24.).reshape(2, 3, 4)
+    p = [a.permute(2, 0, 1) for _ in range(3)]
+    s = torch.stack(p, dim=3)
+    assert s.stride() == (18, 9, 3, 1) and tuple(s.view(4, -1).shape) == (4, 18)
+    assert torch.cat(p, 1).stride() == (18, 3, 1)
+    assert torch.cat([a.transpose(1, 2)] * 2, 0).stride() == (12, 3, 1)
+    assert torch.stack([a.transpose(1, 2)] * 2).stride() == (24, 12, 3, 1)
+    assert torch.stack([a[:, :, ::2]] * 2, 1).stride() == (12, 6, 2, 1)
+    cl = a[None].expand(2, 2, 3, 4).contiguous(memory_format=torch.channels_last)
+    assert torch.cat([cl, cl]).stride() == (24, 1, 8, 2)  # channels-last inputs stay so
+    assert torch.stack([cl, cl]).stride() == (48, 24, 1, 8, 2)

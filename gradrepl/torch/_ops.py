@@ -1462,7 +1462,18 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {s0[k]} but got size {s1[k]} for tensor "
                                    f"number {i} in the list.")
-    return _out(apply(top("concat", "CatBackward0", "none"), tuple(ts), {"axis": d}), out)
+    return _out(apply(top("concat", "CatBackward0", "none", forward=_cat_fwd), tuple(ts),
+                      {"axis": d}), out)
+
+
+def _cat_fwd(*xs, axis):
+    """torch's cat and stack allocate a contiguous result (numpy's follows the inputs' layout:
+    stacking ``img.permute(2, 0, 1)`` views at dim 3 gave strides a ``view`` refused)."""
+    return _storage.cat_layout(xs, np.concatenate(xs, axis=axis))
+
+
+def _stack_fwd(*xs, axis):
+    return _storage.cat_layout(xs, np.stack(xs, axis=axis))
 
 
 concat = concatenate = cat
@@ -1480,7 +1491,8 @@ def stack(tensors, dim=0, *, out=None):
     d = _dim(dim, len(s0) + 1)
     dt = _dtypes.result_type(*ts) if len(ts) > 1 else raw(ts[0]).dtype
     ts = [_operand(t, dt) for t in ts]
-    return _out(apply(top("stack", "StackBackward0", "none"), tuple(ts), {"axis": d}), out)
+    return _out(apply(top("stack", "StackBackward0", "none", forward=_stack_fwd), tuple(ts),
+                      {"axis": d}), out)
 
 
 def hstack(tensors):

@@ -376,3 +376,15 @@ def in_memory_order(a, vals):
     out = np.empty(a.size, vals.dtype)
     out[np.argsort(offs.reshape(-1), kind="stable")] = vals
     return out.reshape(a.shape)
+
+
+def cat_layout(xs, r):
+    """``torch.cat``/``stack``'s result layout: channels-last when every input is (numpy's
+    concatenation, which follows the inputs' layout, gives it), else row-major (numpy's
+    followed permuted inputs: ``stack([img.permute(2, 0, 1), ...], 3)`` could not be viewed)."""
+    if r.flags.c_contiguous:
+        return r
+    if all(x.ndim == 4 and not x.flags.c_contiguous and is_contiguous_as(x, "channels_last")
+           for x in xs):
+        return r
+    return np.ascontiguousarray(r)
