@@ -247,3 +247,45 @@ def test_inference_tensors_as_torch():
     def f(t):
         return t * 3
     assert f(x).is_inference() and not torch.is_inference_mode_enabled()
+
+
+# ------------------------------------------ nested data: ranges, one-element tensors (MIT lab 1)
+def test_tensor_from_range_and_sequences():
+    assert torch.tensor(range(5)).tolist() == [0, 1, 2, 3, 4]
+    assert str(torch.tensor(range(5)).dtype) == "torch.int64"
+    assert tuple(torch.tensor([range(2), range(2)]).shape) == (2, 2)
+    assert tuple(torch.tensor(range(0)).shape) == (0,)
+    with pytest.raises(TypeError, match=r"^new\(\): invalid data type 'str'$"):  # recorded
+        torch.tensor("ab")
+    with pytest.raises(RuntimeError, match=r"^Could not infer dtype of dict$"):  # recorded
+        torch.tensor({1: 2})
+
+
+def test_one_element_tensor_inside_data_is_a_number():
+    # recorded shapes/dtypes: [randn(1)] -> [1]; [randn(1), randn(1)] -> [2]; [[randn(1)]] ->
+    # [1, 1]; [randn(1, 1)] -> [1]; [randn(1), 2.0] -> [2]; [tensor([1]), 2.5] -> [2] float32
+    cases = [([torch.randn(1)], (1,)), ([torch.randn(1), torch.randn(1)], (2,)),
+             ([[torch.randn(1)]], (1, 1)), ([torch.randn(1, 1)], (1,)),
+             ([torch.randn(1), 2.0], (2,)), ([torch.tensor([1]), 2.5], (2,))]
+    for data, shape in cases:
+        assert tuple(torch.tensor(data).shape) == shape
+    assert str(torch.tensor([torch.tensor([1]), 2.5]).dtype) == "torch.float32"
+    x = torch.tensor([torch.tensor([0.25])], requires_grad=True)
+    assert x.tolist() == [0.25]
+
+
+# -------------------------------------------- lazy modules loaded from a state_dict (d2l)
+def test_lazy_linear_loads_a_state_dict_as_torch():
+    nn = torch.nn
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+    y = net(torch.ones(3, 5))
+    clone = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+    assert str(clone.load_state_dict(net.state_dict())) == "<All keys matched successfully>"
+    # recorded: still LazyLinear (in_features=0) until called, then Linear(in_features=5)
+    assert "(0): LazyLinear(in_features=0, out_features=4, bias=True)" in str(clone)
+    assert type(clone[0].weight).__name__ == "Parameter"
+    assert tuple(clone[0].weight.shape) == (4, 5)
+    assert clone(torch.ones(3, 5)).tolist() == y.tolist()
+    assert "(0): Linear(in_features=5, out_features=4, bias=True)" in str(clone)
+    assert "(2): Linear(in_features=4, out_features=2, bias=True)" in str(clone)

@@ -4,6 +4,8 @@ random ones (``rand``, ``randn``, ``randint``, ``randperm``, ``normal``) on ``_r
 generator (torch's own: the same values as torch for the same seed)."""
 from __future__ import annotations
 
+from collections import abc as _abc
+
 import numpy as np
 
 from . import _dtypes, _random
@@ -39,6 +41,8 @@ def _scalar_kind(v):
         return _dtypes.default_float()
     if isinstance(v, complex):
         return _dtypes.default_complex()
+    if isinstance(v, (dict, set, frozenset)):
+        raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
     raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
 
 
@@ -48,7 +52,7 @@ def _infer(data):
         return raw(data).dtype
     if isinstance(data, np.ndarray):
         return data.dtype
-    if isinstance(data, (list, tuple)):
+    if _is_seq(data):
         dt = None
         for v in data:
             d = _infer(v)
@@ -59,11 +63,21 @@ def _infer(data):
     return _scalar_kind(data)
 
 
+def _is_seq(data):
+    """torch reads any Python sequence as nested data (``range(100)``, MIT 6.S191 lab 1), not a
+    str or bytes."""
+    return isinstance(data, (list, tuple, range)) or (
+        isinstance(data, _abc.Sequence) and not isinstance(data, (str, bytes, bytearray)))
+
+
 def _to_nested(data):
     if isinstance(data, EngineTensor):
         return raw(data)
-    if isinstance(data, (list, tuple)):
-        return [_to_nested(v) for v in data]
+    if _is_seq(data):
+        # a one-element tensor inside the data is one number (torch reads it by item():
+        # torch.tensor([torch.randn(1)]) has shape [1], MIT 6.S191 lab 1's descent loop)
+        return [raw(v).reshape(()) if isinstance(v, EngineTensor) and raw(v).size == 1
+                else _to_nested(v) for v in data]
     return data
 
 

@@ -460,6 +460,8 @@ class Module:
                 errors.append(f'While copying the parameter named "{k}", expected torch.Tensor '
                               f"or Tensor-like object from checkpoint but received {type(v)}")
                 continue
+            if isinstance(t, _Uninitialized()):  # a lazy module's: torch's _lazy_load_hook
+                _materialize(t, raw(v).shape)      # gives it the checkpoint's shape
             if raw(t).shape != raw(v).shape:
                 errors.append(f"size mismatch for {k}: copying a param with shape "
                               f"torch.Size({list(raw(v).shape)}) from checkpoint, the shape in "
@@ -584,6 +586,23 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+def _Uninitialized():
+    from .parameter import UninitializedParameter
+
+    return UninitializedParameter
+
+
+def _materialize(t, shape):
+    """torch's ``UninitializedParameter.materialize(shape)``: the same object, now a Parameter
+    of that shape (uninitialised memory in torch; zeros here, the load writes it next)."""
+    from .. import _base
+
+    from .parameter import Parameter
+
+    _base.set_raw(t, np.zeros(tuple(shape), raw(t).dtype if raw(t).size else np.float32))
+    t.__class__ = Parameter
+
+
 class LazyLinear(Linear):
     """``nn.LazyLinear(out_features)``: ``in_features`` is read from the first input; until
     then the weight (and bias) are UninitializedParameters and the module prints
@@ -618,6 +637,12 @@ class LazyLinear(Linear):
         from .. import _dtypes
 
         if not self.has_uninitialized_params():
+            if self.in_features == 0:  # loaded from a state_dict: torch reads it now
+                if raw(input).shape[-1] != raw(self.weight).shape[-1]:
+                    raise AssertionError(
+                        f"The in_features inferred from input: {raw(input).shape[-1]} is not "
+                        f"equal to in_features from self.weight: {raw(self.weight).shape[-1]}")
+                self.in_features = raw(input).shape[-1]
             return
         self.in_features = raw(input).shape[-1]
         dt = _dtypes.to_np(self._lazy_dtype) if self._lazy_dtype is not None \
@@ -629,9 +654,8 @@ class LazyLinear(Linear):
         self.reset_parameters()
 
     def __call__(self, *args, **kwargs):
-        if self.has_uninitialized_params():
-            self.initialize_parameters(*args, **kwargs)
-            self.__class__ = self.cls_to_become
+        self.initialize_parameters(*args, **kwargs)
+        self.__class__ = self.cls_to_become  # also when a load materialised the parameters
         return Module.__call__(self, *args, **kwargs)
 
 
