@@ -43,7 +43,7 @@ def test_cross_entropy_bits(spec):
 @pytest.mark.skipif(not __import__("gradrepl.engine.mkl", fromlist=["load"]).load(),
                     reason="the MLP's matrix products take torch's bits from MKL (gradrepl[exact])")
 def test_mlp_trained_with_cross_entropy():
-    skip_unless_mkl_branch("the MLP's matrix products (MKL's sgemm)")
+    skip_unless_mkl_branch("the MLP's matrix products (MKL's sgemm)", approximations=False)
     _check("mlp", CASES.run_mlp(torch))
 
 
