@@ -418,3 +418,42 @@ def test_thresholded_relu_kernel_per_version(profile):
                                          [False] * 4)
     y.sum().backward()
     assert x.grad.numpy().tolist() == [0, 0, 0, 0, 0, 1, 1, 0]
+
+
+# ---------------------------------------------------------------- Tensor.to resets "once" warnings
+# real 3.3.1 / 2.6.2: Tensor._to (x.to(...), and hapi's eval_batch on each output and label) runs
+# under warnings.catch_warnings(); leaving it changes the filters, so a warning Python showed once
+# at a line shows again there. Recorded: a Model.fit with a deprecated loss inside printed the
+# VisibleDeprecationWarning once per training epoch and once per evaluation batch (11 times for
+# 4 epochs of 4 training and 2 evaluation batches, then 2 in evaluate()).
+def test_tensor_to_lets_a_once_warning_show_again(profile):
+    bn = paddle.nn.BatchNorm1D(2)
+    x = paddle.ones([2, 2])
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        libwarn._registries.clear()
+        bn(x)
+        bn(x)                       # once per location: silent
+        x.to("cpu")
+        bn(x)                       # shown again
+    assert len(got) == 2
+
+
+def test_hapi_eval_batches_show_a_loss_warning_each(profile):
+    if profile != "3":
+        pytest.skip("the deprecation warns in 3.x")
+
+    class Loss(paddle.nn.Layer):
+        def forward(self, out, label):
+            return paddle.mean(F.softmax_with_cross_entropy(out, label))
+
+    paddle.seed(1)
+    model = paddle.Model(paddle.nn.Linear(3, 2))
+    model.prepare(loss=Loss())
+    xs = np.ones((4, 3), "float32")
+    ys = np.zeros((4, 1), "int64")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        for i in range(3):
+            model.eval_batch([xs], [ys])
+    assert len(got) == 3

@@ -6,6 +6,8 @@ attributes, gradients, printing, Python protocols and operators.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..engine.ops import math as M
@@ -354,9 +356,13 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
             elif isinstance(a, (dtypes.DType, np.dtype, type)) or (
                     isinstance(a, str) and a.replace("paddle.", "") in dtypes.DTYPES):
                 dtype = a
-        if dtype is None:
-            return self
-        return Tensor._cast(self, dtypes.to_np(dtype))
+        # Paddle's Tensor._to runs under warnings.catch_warnings() with UserWarning ignored: the
+        # filters change, so every "once per location" warning may show again afterwards
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning)
+            if dtype is None:
+                return self
+            return Tensor._cast(self, dtypes.to_np(dtype))
 
     def apply(self, func):
         """``func(self)`` for a tensor that does not need a gradient."""

@@ -120,6 +120,8 @@ class Model:
         labels = [paddle.to_tensor(x) for x in _to_list(labels or [])]
         with paddle.no_grad():
             outputs = self.network(*[paddle.to_tensor(x) for x in _to_list(inputs)])
+            for t in _to_list(outputs) + labels:  # Paddle moves each to the expected device
+                t.to(paddle.device.get_device())  # (its _to: the warning filters change)
             losses = _to_list(self._loss(*(_to_list(outputs) + labels))) if self._loss else None
         metrics = self._update_metrics(outputs, labels)
         if self._loss:
