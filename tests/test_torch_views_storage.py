@@ -373,3 +373,26 @@ def test_cat_and_stack_results_are_contiguous():
     cl = a[None].expand(2, 2, 3, 4).contiguous(memory_format=torch.channels_last)
     assert torch.cat([cl, cl]).stride() == (24, 1, 8, 2)  # channels-last inputs stay so
     assert torch.stack([cl, cl]).stride() == (48, 24, 1, 8, 2)
+
+
+def test_results_follow_the_inputs_layout():
+    # real torch 2.13: unary elementwise ops and *_like keep a transposed input's layout
+    m = torch.randn(3, 4).abs() + 0.5
+    t = m.t()
+    for f in (torch.exp, torch.log, torch.sqrt, torch.tanh, torch.sin, torch.erf,
+              torch.zeros_like, torch.ones_like, torch.empty_like, torch.rand_like,
+              torch.randn_like, lambda x: torch.full_like(x, 7.)):
+        assert f(t).stride() == (1, 4)
+    assert torch.zeros_like(t, memory_format=torch.contiguous_format).stride() == (3, 1)
+    assert torch.zeros_like(m[:, ::2]).stride() == (2, 1)
+    assert torch.zeros_like(torch.ones(3).expand(2, 3)).stride() == (3, 1)
+    x = torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+    assert torch.zeros_like(x).stride() == (60, 1, 15, 3)
+    assert torch.zeros_like(torch.randn(2, 3, 4, 5),
+                            memory_format=torch.channels_last).stride() == (60, 1, 15, 3)
+    torch.manual_seed(0)
+    r = torch.rand_like(torch.zeros(4, 5).t())
+    torch.manual_seed(0)
+    assert r.t().tolist() == torch.rand(4, 5).tolist()  # the draws in memory order
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        torch.exp(t).view(12)  # as in torch: the result is not contiguous

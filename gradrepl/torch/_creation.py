@@ -226,6 +226,19 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
                            fill_value, dt), requires_grad)
 
 
+def _laid_out(input, arr, memory_format):  # noqa: A002
+    """``*_like``'s result in torch's ``preserve_format``: laid out as ``input`` (a transposed
+    input gives a transposed result: ``zeros_like(x.t()).stride()`` is x.t()'s)."""
+    if memory_format is not None and "preserve" not in str(memory_format):
+        from ._storage import as_format
+
+        return np.array(as_format(arr, memory_format), order="K")
+    from ._storage import like_layout
+
+    r = like_layout(raw(input), arr)
+    return r if r is not arr else arr
+
+
 def _like(input, dtype):  # noqa: A002
     a = raw(input)
     return a.shape, (_dtypes.to_np(dtype) if dtype is not None else a.dtype)
@@ -234,25 +247,26 @@ def _like(input, dtype):  # noqa: A002
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
                memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(np.zeros(shape, dt), requires_grad)
+    return _finish(_laid_out(input, np.zeros(shape, dt), memory_format), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
               memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(np.ones(shape, dt), requires_grad)
+    return _finish(_laid_out(input, np.ones(shape, dt), memory_format), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
                memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(np.zeros(shape, dt), requires_grad)
+    return _finish(_laid_out(input, np.zeros(shape, dt), memory_format), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
               requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(np.full(shape, fill_value, dt), requires_grad)
+    return _finish(_laid_out(input, np.full(shape, fill_value, dt), memory_format),
+                   requires_grad)
 
 
 def _num(v):
@@ -361,14 +375,23 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(_random.normal(_size(size), dt, 0.0, 1.0, generator), requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False, **_kw):  # noqa: A002
+def rand_like(input, *, dtype=None, requires_grad=False, memory_format=None, **_kw):  # noqa: A002
+    from . import _storage
+
     shape, dt = _like(input, dtype)
-    return _finish(_random.uniform(shape, dt, 0.0, 1.0), requires_grad)
+    out = _laid_out(input, np.zeros(shape, dt), memory_format)
+    out[...] = _storage.in_memory_order(out, _random.uniform((out.size,), dt, 0.0, 1.0))
+    return _finish(out, requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False, **_kw):  # noqa: A002
+def randn_like(input, *, dtype=None, requires_grad=False, memory_format=None, **_kw):  # noqa: A002
+    from . import _storage
+
     shape, dt = _like(input, dtype)
-    return _finish(_random.normal(shape, dt, 0.0, 1.0), requires_grad)
+    out = _laid_out(input, np.zeros(shape, dt), memory_format)
+    out[...] = _storage.in_memory_order(out, _random.normal(
+        (out.size,), dt, 0.0, 1.0, contiguous=_storage.dense(out)))
+    return _finish(out, requires_grad)
 
 
 _RANDINT_FORMS = "".join(

@@ -547,7 +547,9 @@ def _out(t, out):
 
 # ------------------------------------------------------------------------------ unary math
 def _unary(base, name, saves, forward=None, float_only=True):
-    op = top(base, name, saves, forward=forward)
+    # the result laid out as the input (torch: x.t().exp() has x.t()'s strides)
+    op = top(base, name, saves, forward=_storage.keeping_layout(
+        forward if forward is not None else OPS[base].forward))
 
     def f(input, *, out=None):  # noqa: A002
         x = input

@@ -388,3 +388,30 @@ def cat_layout(xs, r):
            for x in xs):
         return r
     return np.ascontiguousarray(r)
+
+
+# ------------------------------------------------------------------------------ result layout
+def like_layout(x, r):
+    """``r`` (computed row-major) laid out as torch's TensorIterator lays out the result of an
+    elementwise op on ``x``: the dims in the order of x's strides (``x.t().exp()``: strides
+    (1, 4)); x contiguous, expanded or of another shape: r as it is."""
+    if x.flags.c_contiguous or r.shape != x.shape or x.ndim < 2 or not r.flags.c_contiguous \
+            or overlapping(x):
+        return r
+    out = np.empty_like(x, dtype=r.dtype, order="K")
+    if out.flags.c_contiguous:
+        return r
+    out[...] = r
+    return out
+
+
+def keeping_layout(fwd):
+    """An elementwise forward whose result follows its input's layout (see ``like_layout``)."""
+    def f(x, *args, **kw):
+        r = fwd(x, *args, **kw)
+        if x.flags.c_contiguous or not isinstance(r, np.ndarray):
+            return r
+        return like_layout(x, r)
+    f.__name__ = getattr(fwd, "__name__", "forward")
+    f.__wrapped__ = fwd
+    return f
