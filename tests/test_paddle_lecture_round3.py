@@ -457,3 +457,15 @@ def test_hapi_eval_batches_show_a_loss_warning_each(profile):
         for i in range(3):
             model.eval_batch([xs], [ys])
     assert len(got) == 3
+
+
+# ---------------------------------------------------------------- Accuracy's value as each numpy prints
+def test_accuracy_value_prints_as_each_versions_numpy(profile):
+    # real 3.3.1 (numpy 2) printed np.float64(0.6666666666666666) for update() and accumulate();
+    # real 2.6.2 (numpy 1) printed 0.6666666666666666 (hapi's evaluate dict shows it so)
+    m = paddle.metric.Accuracy()
+    c = m.compute(paddle.to_tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]),
+                  paddle.to_tensor([[1], [1], [1]]))
+    want = "0.6666666666666666" if profile == "2.6" else "np.float64(0.6666666666666666)"
+    assert repr(m.update(c)) == want
+    assert repr(m.accumulate()) == want

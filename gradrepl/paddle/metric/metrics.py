@@ -7,6 +7,14 @@ import abc
 
 import numpy as np
 
+from .. import profiles
+
+
+def _scalar(v):
+    """Accuracy's np.float64 (a float divided by numpy's sample count), printed as numpy 1 prints
+    it (a plain number) under the 2.x profiles, whose Paddle runs on numpy 1."""
+    return float(v) if profiles.current().numpy1_scalars else v
+
 
 class Metric(metaclass=abc.ABCMeta):
     """The base: subclasses give reset, update, accumulate and name; compute passes through."""
@@ -68,7 +76,7 @@ class Accuracy(Metric):
         accs = []
         for i, k in enumerate(self.topk):
             hits = correct[..., :k].sum()
-            accs.append(float(hits) / num_samples)
+            accs.append(_scalar(float(hits) / num_samples))
             self.total[i] += hits
             self.count[i] += num_samples
         return accs[0] if len(self.topk) == 1 else accs
@@ -78,7 +86,7 @@ class Accuracy(Metric):
         self.count = [0] * len(self.topk)
 
     def accumulate(self):
-        res = [float(t) / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
+        res = [_scalar(float(t) / c) if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
         return res[0] if len(self.topk) == 1 else res
 
     def name(self):
