@@ -237,10 +237,20 @@ def test_every_case_was_recorded():
     assert set(CASES) == set(TORCH)
 
 
+# MKL's float32 Cholesky divides by an approximate reciprocal (on the EPYC neither a10 / l00 nor
+# a10 * (1 / l00) gives its l10 in 93 and 77 of 200 3x3 cases), which an emulator computes
+# exactly (qemu-x86_64 -cpu EPYC-Rome: 73 and 47; these records differed there, the rest agreed)
+APPROXIMATE_RECIPROCAL = ("cholesky/float32/",)
+
+
 @pytest.mark.parametrize("name", sorted(TORCH))
 def test_lapack_and_fft_bits_equal_real_torch(name):
     reason = _why_not_here()
+    if not reason and name.startswith(APPROXIMATE_RECIPROCAL) and cpu.emulated():
+        reason = ("this CPU is emulated (cpuid and /proc/cpuinfo disagree): MKL's float32 "
+                  "Cholesky starts from an approximate reciprocal the emulator computes exactly")
     if reason:
+        print(reason)
         pytest.skip(reason)
     assert digest(CASES[name]()) == TORCH[name]
 
