@@ -46,11 +46,34 @@ def detected() -> str:
     return "DEFAULT"
 
 
+def _env_reader():
+    """``get(name)``: ``os.environ.get(name, "")`` without its KeyError for a variable that is
+    not set (the kernels ask several times an op; the raise and catch cost ~3k instructions),
+    reading the mapping os.environ keeps (it sees every change made through os.environ)."""
+    env = os.environ
+    data, encode, decode = (getattr(env, "_data", None), getattr(env, "encodekey", None),
+                            getattr(env, "decodevalue", None))
+    if data is None or encode is None or decode is None:
+        return lambda name: env.get(name, "")
+    keys = {}
+
+    def get(name):
+        key = keys.get(name)
+        if key is None:
+            key = keys[name] = encode(name)
+        v = data.get(key)
+        return "" if v is None else decode(v)
+    return get
+
+
+_getenv = _env_reader()
+
+
 def capability() -> str:
     """``AVX512``, ``AVX2`` or ``DEFAULT``: the override, else the detected one (an override
     asking for more than the CPU has is honoured too: the kernels here are emulated)."""
     for var in ("GRADREPL_TORCH_CAPABILITY", "ATEN_CPU_CAPABILITY"):
-        forced = os.environ.get(var, "").strip().upper()
+        forced = _getenv(var).strip().upper()
         if forced in CAPABILITIES:
             return forced
     return detected()
@@ -81,7 +104,7 @@ def _detected_threads() -> int:
 def threads() -> int:
     """torch's intra-op thread count."""
     for var in ("GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
-        forced = os.environ.get(var, "").strip()
+        forced = _getenv(var).strip()
         if forced.isdigit() and int(forced) > 0:
             return int(forced)
     return _detected_threads()

@@ -12,6 +12,7 @@ from ...engine.grad_mode import is_grad_enabled
 from ...engine.ops import fused as FU
 from ...engine.ops import nn as NN
 from .. import _softmax_kernels as K
+from .._base import raw
 from .._ops import top
 
 _cnz = np.count_nonzero
@@ -48,11 +49,12 @@ def _exact_vjp(last, inner, engine_vjp):
     def vjp(n, g):
         y = n.out()
         axis = n.attrs["axis"]
-        k = _kernel(y.data, axis, last, inner)
-        if is_grad_enabled() or k is None or g.data.dtype != y.data.dtype:
+        ya, ga = raw(y), raw(g)   # (the arrays: the torch Tensor's .data looks at its caller)
+        k = _kernel(ya, axis, last, inner)
+        if is_grad_enabled() or k is None or ga.dtype != ya.dtype:
             return engine_vjp(n, g)
-        gi = k(y.data, np.ascontiguousarray(g.data), axis % y.data.ndim)
-        return (type(g)._wrap(np.asarray(gi, y.data.dtype), True),)
+        gi = k(ya, np.ascontiguousarray(ga), axis % ya.ndim)
+        return (type(g)._wrap(np.asarray(gi, ya.dtype), True),)
     return vjp
 
 
@@ -105,12 +107,12 @@ def _nll_vjp(n, g):
     a = n.attrs
     x_shape, dt = n.in_meta[0]
     red = a.get("reduction", "mean")
-    if is_grad_enabled() or dt not in (np.float32, np.float64) or g.data.dtype != dt:
+    gv = raw(g)
+    if is_grad_enabled() or dt not in (np.float32, np.float64) or gv.dtype != dt:
         return FU._nll2_vjp(n, g)
     weight = np.asarray(a["weight"], dt)
     idx, valid, w = _nll_parts(x_shape, a["target"], weight, a.get("ignore_index", -100), dt)
     weighted = bool((weight != 1).any())
-    gv = np.asarray(g.data, dt)
     if red == "none":  # -weight * g per position
         grad = -gv.reshape(-1)[valid]
     else:
