@@ -228,10 +228,11 @@ def _outer_sums(a, contiguous):
         j4 = m // (4 * lanes) * 4 * lanes
         if j4:
             out[:j4] = _multi_row_sum(a[:, :j4])
-        j1 = j4 + (m - j4) // lanes * lanes
-        if j1 > j4:
-            out[j4:j1] = _row_sum(a[:, j4:j1])
-        j = j1
+        # the single vectors after them and the single columns after those take the same
+        # _row_sum, column by column: one call for both
+        if j4 < m:
+            out[j4:] = _row_sum(a[:, j4:])
+        return out
     else:
         j = m // 4 * 4
         if j:
