@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes, _ops, _random
+from .. import _activation_kernels, _dtypes, _ops, _random
 from .._base import raw
 from .._inplace import inplace as _inplace
 from .._ops import top
@@ -204,6 +204,7 @@ def _shrink_op(base, name):
 
 
 _SOFTSHRINK = _shrink_op("softshrink", "SoftshrinkBackward0")
+_activation_kernels.wire_softshrink(_SOFTSHRINK)  # torch's float32 forward kernel
 _HARDSHRINK = _shrink_op("hardshrink", "HardshrinkBackward0")
 
 

@@ -48,10 +48,11 @@ def tanh(input):  # noqa: A002
 
 def _act(base, name, saves="in0", torch_kernels=False):
     op = top(base, name, saves)
-    if torch_kernels:  # torch's float32 kernels and backward (``_act_kernels``)
-        from .. import _act_kernels
+    if torch_kernels:  # torch's float32 kernels and backward (``_act_kernels`` and more)
+        from .. import _act_kernels, _activation_kernels
 
-        _act_kernels.wire(op, base)
+        more = base in _activation_kernels.BASES
+        (_activation_kernels if more else _act_kernels).wire(op, base)
 
     def f(input, **attrs):  # noqa: A002
         return apply(op, (_float(input),), attrs or None)
@@ -62,15 +63,15 @@ def _act(base, name, saves="in0", torch_kernels=False):
 _leaky = _act("leaky_relu", "LeakyReluBackward0")
 _elu = _act("elu", "EluBackward0", "out", torch_kernels=True)
 _silu = _act("silu", "SiluBackward0", torch_kernels=True)
-_softplus = _act("softplus", "SoftplusBackward0")
+_softplus = _act("softplus", "SoftplusBackward0", torch_kernels=True)
 _hardtanh = _act("hardtanh", "HardtanhBackward0", torch_kernels=True)
 _relu6 = _act("relu6", "HardtanhBackward0", torch_kernels=True)
-_logsigmoid = _act("logsigmoid", "LogSigmoidBackward0")
+_logsigmoid = _act("logsigmoid", "LogSigmoidBackward0", torch_kernels=True)
 _softsign = _act("softsign", "SoftsignBackward0")
 _selu = _act("selu", "EluBackward0", "out", torch_kernels=True)
-_mish = _act("mish", "MishBackward0")
-_hardswish = _act("hardswish", "HardswishBackward0")
-_hardsigmoid = _act("hardsigmoid", "HardsigmoidBackward0")
+_mish = _act("mish", "MishBackward0", torch_kernels=True)
+_hardswish = _act("hardswish", "HardswishBackward0", torch_kernels=True)
+_hardsigmoid = _act("hardsigmoid", "HardsigmoidBackward0", torch_kernels=True)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
