@@ -53,6 +53,14 @@ def _mask_vjp(pred):
 
 
 def _hardshrink_fwd(x, threshold=0.5):
+    """Paddle's functor ``x * ((x < -t) + (x > t))``: -0. for a small negative x (real Paddle
+    3.3.1 and 2.6.2)."""
+    t = _typed(threshold, x)
+    return (x * ((x > t) | (x < -t)).astype(x.dtype)).astype(x.dtype)
+
+
+def zeroing_hardshrink(x, threshold=0.5):
+    """torch's ``hardshrink``: ``(x >= -l && x <= l) ? 0 : x`` (+0. inside the band)."""
     t = _typed(threshold, x)
     return np.where((x > t) | (x < -t), x, np.zeros((), x.dtype)).astype(x.dtype)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.ops.nn_more import zeroing_hardshrink
 from .. import _activation_kernels, _dtypes, _ops, _random
 from .._base import raw
 from .._inplace import inplace as _inplace
@@ -205,7 +206,8 @@ def _shrink_op(base, name):
 
 _SOFTSHRINK = _shrink_op("softshrink", "SoftshrinkBackward0")
 _activation_kernels.wire_softshrink(_SOFTSHRINK)  # torch's float32 forward kernel
-_HARDSHRINK = _shrink_op("hardshrink", "HardshrinkBackward0")
+# +0. inside the band (the registry's hardshrink is Paddle's x * mask: -0. for a negative x)
+_HARDSHRINK = C.op("HardshrinkBackward0", zeroing_hardshrink, _shrink_vjp, "in0")
 
 
 def softshrink(input, lambd=0.5):  # noqa: A002
