@@ -645,7 +645,8 @@ def _bn_moments(x, axis):
             mean = mean + sums[i]
         mean = mean / count
         dev = cols - np.tile(mean, n)[:, None]
-        sq = _eigen_redux_sums(dev * dev, offsets).reshape(n, c)
+        # (x - mean).squaredNorm(): an expression, which Eigen sums from its start (no head)
+        sq = _eigen_redux_sums(dev * dev, np.zeros(n * c, np.int64)).reshape(n, c)
         var = np.zeros(c, x.dtype)
         for i in range(n):
             var = var + sq[i]
@@ -723,15 +724,57 @@ def _norm_input_grad(g_scaled, xhat, inv, axes):
     return multiply(inv, subtract(subtract(g_scaled, m1), multiply(xhat, m2)))
 
 
+def _bn_grad_kernel(x, dy, scale, epsilon):
+    """Paddle's CPU batch_norm_grad for float32 NCHW batch statistics
+    (``phi/kernels/cpu/batch_norm_grad_kernel.cc``), as Eigen evaluates it: per (sample,
+    channel) plane Eigen's vectorised sums (dy's plane from its 32-byte boundary, the
+    expression ``(x - mean) * inv_std * dy`` from its start), the samples added in order;
+    inv_std the forward's ``(var + eps).inverse().sqrt()``; dx = (scale * inv_std / (N*S)) *
+    (dy * N * S - sum dy - (x - mean) * sum(...) * inv_std), each operation rounded to float32."""
+    n, c = x.shape[:2]
+    s = x[0, 0].size
+    f = np.float32
+    mean, var = _bn_moments(x, 1)
+    mean, var = mean.reshape(c), var.reshape(c)
+    inv = _eigen_sqrt(f(1) / (var + f(epsilon)))
+    xs = np.ascontiguousarray(x).reshape(n, c, s)
+    dys = np.ascontiguousarray(dy).reshape(n, c, s)
+    planes = n * c
+    sums = _eigen_redux_sums(dys.reshape(planes, s), np.arange(planes) * s).reshape(n, c)
+    expr = ((xs - mean[:, None]) * inv[:, None]) * dys
+    dots = _eigen_redux_sums(expr.reshape(planes, s), np.zeros(planes, np.int64)).reshape(n, c)
+    dy_sum = np.zeros(c, f)
+    dot_sum = np.zeros(c, f)
+    for i in range(n):
+        dy_sum = dy_sum + sums[i]
+        dot_sum = dot_sum + dots[i]
+    coeff = f(n * s)
+    k = (scale.astype(f) * inv) / coeff
+    body = (dys * f(n)) * f(s) - dy_sum[:, None]
+    body = body - ((xs - mean[:, None]) * dot_sum[:, None]) * inv[:, None]
+    dx = (k[:, None] * body).reshape(x.shape)
+    return dx, dot_sum, dy_sum
+
+
 def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     from .math import multiply
     from .reduce import sum as rsum
     from .shape import reshape
+    from ..grad_mode import is_grad_enabled
 
     x, scale_t, bias_t, mean_t, var_t = n.inputs
     a = n.attrs
     axis = a.get("axis", 1)
     ndim = x.data.ndim
+    if (not is_grad_enabled() and a.get("training", True) and axis == 1 and ndim > 2
+            and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
+            and scale_t.data.dtype == np.float32):
+        # first order (no create_graph): the kernel's own arithmetic, bit for bit
+        from ._util import const
+
+        dx, dscale, dbias = _bn_grad_kernel(x.data, g.data, scale_t.data, a.get("epsilon", 1e-5))
+        return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
+                const(g, dbias) if _needs(n, 2) else None, None, None)
     axes = _bn_axes(ndim, axis)
     c = x.data.shape[axis]
     shp = _bshape(ndim, axis, c)
