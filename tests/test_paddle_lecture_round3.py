@@ -336,7 +336,8 @@ MM_SHAPES = [(47, 8, 12), (47, 4, 8), (16, 8, 16), (16, 16, 8), (4, 10, 10), (12
              (8, 12, 4)]
 MM_REAL_MD5 = {(12, 8, 8): ("5e5598db903cfa6bcc51d4cf786ac412", "e9b3276bef694f31ce0bf8202b25627a"),
                (16, 16, 8): ("8e7b5531e6c8129174bd4ba9dd21c120", None),
-               (16, 8, 16): ("6e3cd00f0aaa679d2fda1bede1c934a7", "9bf136440c95b863b377f47c315affee")}
+               (16, 8, 16): ("6e3cd00f0aaa679d2fda1bede1c934a7",
+                             "9bf136440c95b863b377f47c315affee")}
 
 
 def test_matmul_input_gradient_unfused_in_order_on_amd(monkeypatch):
@@ -344,7 +345,8 @@ def test_matmul_input_gradient_unfused_in_order_on_amd(monkeypatch):
     rng = np.random.RandomState(0)
     data = {}
     for (m, k, n) in MM_SHAPES:
-        data[(m, k, n)] = [rng.uniform(-1, 1, s).astype("float32") for s in ((m, k), (k, n), (m, n))]
+        data[(m, k, n)] = [rng.uniform(-1, 1, s).astype("float32")
+                           for s in ((m, k), (k, n), (m, n))]
     for shape, (md5_dx, md5_dw) in MM_REAL_MD5.items():
         xv, wv, gv = data[shape]
         x = paddle.to_tensor(xv, stop_gradient=False)
@@ -459,7 +461,7 @@ def test_hapi_eval_batches_show_a_loss_warning_each(profile):
     assert len(got) == 3
 
 
-# ---------------------------------------------------------------- Accuracy's value as each numpy prints
+# ---------------------------------------------------------------- Accuracy's value per numpy
 def test_accuracy_value_prints_as_each_versions_numpy(profile):
     # real 3.3.1 (numpy 2) printed np.float64(0.6666666666666666) for update() and accumulate();
     # real 2.6.2 (numpy 1) printed 0.6666666666666666 (hapi's evaluate dict shows it so)
@@ -469,3 +471,16 @@ def test_accuracy_value_prints_as_each_versions_numpy(profile):
     want = "0.6666666666666666" if profile == "2.6" else "np.float64(0.6666666666666666)"
     assert repr(m.update(c)) == want
     assert repr(m.accumulate()) == want
+
+
+def test_initializer_classes_name_paddles_modules():
+    # real 3.3.1 printed <paddle.nn.initializer.xavier.XavierNormal object at 0x...>; the modules
+    # of paddle.nn.initializer's classes recorded there
+    init = paddle.nn.initializer
+    assert repr(init.XavierNormal()).startswith("<paddle.nn.initializer.xavier.XavierNormal object")
+    classes = (init.Constant, init.TruncatedNormal, init.KaimingUniform, init.Assign, init.Dirac)
+    assert {c.__name__: c.__module__ for c in classes} == {
+        "Constant": "paddle.nn.initializer.constant",
+        "TruncatedNormal": "paddle.nn.initializer.normal",
+        "KaimingUniform": "paddle.nn.initializer.kaiming",
+        "Assign": "paddle.nn.initializer.assign", "Dirac": "paddle.nn.initializer.dirac"}

@@ -254,3 +254,14 @@ class NormalInitializer(Normal):
     def __init__(self, loc=0.0, scale=1.0, seed=0):
         super().__init__(loc, scale)
         self._seed = seed
+
+
+# the module each initializer class lives in in real Paddle (3.3.1; 2.6.2 the same but
+# Bilinear's, 'paddle.nn.initializer.Bilinear'), so reprs read <paddle.nn.initializer.xavier.
+# XavierNormal object at 0x...> as there
+for _cls, _mod in ((Constant, "constant"), (Uniform, "uniform"), (Normal, "normal"),
+                   (TruncatedNormal, "normal"), (XavierUniform, "xavier"), (XavierNormal, "xavier"),
+                   (KaimingNormal, "kaiming"), (KaimingUniform, "kaiming"), (Assign, "assign"),
+                   (Bilinear, "bilinear"), (Orthogonal, "orthogonal"), (Dirac, "dirac")):
+    _cls.__module__ = "paddle.nn.initializer." + _mod
+del _cls, _mod
