@@ -289,3 +289,39 @@ def test_lazy_linear_loads_a_state_dict_as_torch():
     assert clone(torch.ones(3, 5)).tolist() == y.tolist()
     assert "(0): Linear(in_features=5, out_features=4, bias=True)" in str(clone)
     assert "(2): Linear(in_features=4, out_features=2, bias=True)" in str(clone)
+
+
+# ------------------------------------------------------ saved-tensor hooks (autograd mechanics)
+def test_saved_tensors_hooks_as_torch(capsys):
+    def pack_hook(t):
+        print("Packing", t.shape)
+        return t
+
+    def unpack_hook(t):
+        print("Unpacking", t.shape)
+        return t
+    a = torch.ones(5, requires_grad=True)
+    b = torch.ones(5, requires_grad=True) * 2
+    with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+        y = a * b
+    y.sum().backward()
+    x = torch.randn(3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: (print("pack", tuple(t.shape)), t)[1],
+                                                  lambda t: (print("unpack"), t)[1]):
+        z = x.exp()                              # saves its result
+        w = (z * 3).sum()                        # the number 3 is no saved tensor
+        v = x.sin().pow(2).sum() + x.sum()       # sin saves x, pow saves sin(x)
+    w.backward()
+    v.backward()
+    assert capsys.readouterr().out == (  # recorded
+        "Packing torch.Size([5])\nPacking torch.Size([5])\nUnpacking torch.Size([5])\n"
+        "Unpacking torch.Size([5])\npack (3,)\npack (3,)\npack (3,)\nunpack\nunpack\nunpack\n")
+    assert a.grad.tolist() == [2.0] * 5
+    with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+        with pytest.raises(RuntimeError, match="^no hooks here$"):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with torch.autograd.graph.save_on_cpu():
+        u = (x * x).sum()
+    u.backward()
+    assert x.grad is not None

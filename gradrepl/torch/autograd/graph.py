@@ -285,3 +285,7 @@ def wrap_node(node):
 
 def reset():
     Node._metadata.clear()
+
+
+from ._saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
+                           saved_tensors_hooks)
