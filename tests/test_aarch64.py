@@ -6,6 +6,11 @@ passes neither Landlock nor seccomp to the host kernel (``landlock_create_rulese
 ``seccomp`` answer ENOSYS, ``prctl(PR_SET_SECCOMP)`` EINVAL), so ``kernel.probe()`` must say so
 (the sandbox tests skip with that line, and ``replay --safe`` refuses with it) rather than blame
 the kernel, or pass and fail later in ``confine``.
+
+The slow tests ran there too (``-m slow``, a file at a time; the commands and the other CPU
+classes are in tests/test_cpu_classes.py's docstring). qemu-user also ignores its guest's
+``RLIMIT_AS`` (``setrlimit`` succeeds, ``getrlimit`` reads -1), so --safe's memory limit is not
+applied there: tests/test_sandbox.py probes it and skips that part, saying so.
 """
 from __future__ import annotations
 

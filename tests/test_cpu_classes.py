@@ -32,6 +32,17 @@ the counts):
 
 - The AVX2 class without an emulator: ``GRADREPL_CPUINFO`` and the libraries' own switches
   (``tests/test_cpu_avx2.py`` gives the command line).
+
+What these runs found, and how the tests choose now (each skip prints its reason, ``-rs``):
+
+- MKL's code path is its own answer, ``engine/mkl.branch()`` (``mkl_cbwr_get_auto_branch``):
+  ``AUTO`` on the AMD EPYC where the torch MKL records were made (and under ``-cpu EPYC-Rome``,
+  where all 38 gemm records still agreed), ``AVX2`` on Intel Haswell / Skylake client, whose
+  gemm, VML and vsSqrt give other last bits (49 records differed): ``conftest.
+  skip_unless_mkl_branch`` compares them only under the recorded path.
+- Under an emulator (``cpu.emulated()``) MKL's kernels that start from approximate instructions
+  (VML functions, vsSqrt, float32 Cholesky's reciprocal) give no silicon's bits: skipped there.
+- On aarch64 qemu-user: no Landlock/seccomp (``kernel.probe()``) and no ``RLIMIT_AS``.
 """
 from __future__ import annotations
 
