@@ -484,3 +484,42 @@ def test_initializer_classes_name_paddles_modules():
         "TruncatedNormal": "paddle.nn.initializer.normal",
         "KaimingUniform": "paddle.nn.initializer.kaiming",
         "Assign": "paddle.nn.initializer.assign", "Dirac": "paddle.nn.initializer.dirac"}
+
+
+# ---------------------------------------------------------------- the static executor's log lines
+def test_jit_saved_model_logs_the_executor_lines_once(profile, fresh_glog, capsys, tmp_path):
+    # real 3.3.1: the first run of a jit.load-ed model logs two I lines (pir_interpreter.cc:1606
+    # and :1630), never again in the process; 2.6.2 logs "New Executor is Running." while
+    # jit.save runs the program and tensor.cc:399's deprecation warning at the first run
+    from gradrepl.paddle.static import InputSpec
+
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = paddle.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    path = str(tmp_path / "m")
+    paddle.jit.save(Net(), path, input_spec=[InputSpec(shape=[None, 4], dtype="float32",
+                                                       name="x")])
+    saved = _glog_records(capsys.readouterr().err)
+    m = paddle.jit.load(path)
+    m(paddle.ones([1, 4]))
+    m(paddle.ones([2, 4]))
+    paddle.jit.load(path)(paddle.ones([1, 4]))
+    ran = _glog_records(capsys.readouterr().err)
+    if profile == "3":
+        assert saved == []
+        assert ran == [("I", "pir_interpreter.cc:1606", "New Executor is Running ..."),
+                       ("I", "pir_interpreter.cc:1630",
+                        "pir interpreter is running by multi-thread mode ...")]
+    else:
+        assert saved == [("I", "program_interpreter.cc:212", "New Executor is Running.")]
+        assert [r[:2] for r in ran] == [("W", "tensor.cc:399")]
+
+
+def _glog_records(err):
+    pat = re.compile(r"^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ([\w.]+:\d+)\] (.*)$")
+    return [pat.match(line).groups() for line in err.splitlines() if pat.match(line)]

@@ -81,6 +81,29 @@ def autocast(op: str) -> None:
     log("W", f"{_DYG}:{line}", _AUTOCAST_TEXT)
 
 
+# lines logged once a process by the static executor (measured 3.3.1 / 2.6.2): "save" at
+# jit.save's first program run (2.6.2 only), "run" when a jit.load-ed model first runs
+EXECUTOR = {
+    "save": {"2.6": [("I", "program_interpreter.cc:212", "New Executor is Running.")]},
+    "run": {"3": [("I", "pir_interpreter.cc:1606", "New Executor is Running ..."),
+                  ("I", "pir_interpreter.cc:1630",
+                   "pir interpreter is running by multi-thread mode ...")],
+            "2.6": [("W", "tensor.cc:399", "The `is_initialized` method is deprecated since "
+                     "version 2.3, and will be removed in version 2.4! Please use `initialized` "
+                     "method instead.")]},
+}
+
+
+def executor(event: str) -> None:
+    """The executor's once-a-process lines for ``event`` ("save" or "run"), if any."""
+    key = profiles.current().key
+    if (key, "executor", event) in _promoted:
+        return
+    _promoted.add((key, "executor", event))
+    for severity, where, text in EXECUTOR[event].get(key, ()):
+        log(severity, where, text)
+
+
 def log(severity: str, where: str, text: str) -> None:
     """Write one glog record (``severity`` I, W, E or F) the way Paddle's core does."""
     now = datetime.datetime.now()

@@ -13,7 +13,7 @@ import pickle
 
 import numpy as np
 
-from .. import profiles
+from .. import glog, profiles
 from ..nn.layer.layers import Layer
 from ..static import io as _io
 from ..static import program as P
@@ -70,6 +70,7 @@ def save(layer, path, input_spec=None, **configs):
                 feeds.append(P.data(f"x_{k}", list(spec.data.shape), spec.data.dtype))
         outs = layer(*feeds)
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    glog.executor("save")
     prog = _io.prune(main, feeds, outs)
     model = {"magic": _io.MAGIC, "program": prog, "feeds": [v.name for v in feeds],
              "fetches": [v._vid for v in outs]}
@@ -105,6 +106,7 @@ class TranslatedLayer(Layer):
                              f"of the model's inputs ({len(self._feeds)})")
         feed = {n: (t.data if isinstance(t, Tensor) else np.asarray(t))
                 for n, t in zip(self._feeds, inputs)}
+        glog.executor("run")
         env = run_program(self._program, feed, self._scope)
         outs = [Tensor(np.array(env[v._vid])) for v in self._fetches]
         return outs[0] if len(outs) == 1 else outs
