@@ -152,12 +152,14 @@ def _dot_lanes(p, h, lanes):
         acc = p[..., i].copy() if acc is None else np.add(acc, p[..., i], out=acc)
     nit = (k - h) // lanes
     if nit:
-        lane = p[..., h:h + lanes].copy()
-        if acc is not None:
-            lane[..., 0] = np.add(acc, lane[..., 0], dtype=np.float32)
-        for t in range(1, nit):
-            s = h + t * lanes
-            np.add(lane, p[..., s:s + lanes], out=lane)
+        # the vectors as (..., nit, lanes) summed over nit: the lanes' axis (contiguous) stays
+        # numpy's inner loop, so each lane is added in order, one vector after the other
+        body = p[..., h:h + nit * lanes].reshape(p.shape[:-1] + (nit, lanes))
+        lane = np.add.reduce(body, axis=-2)
+        if acc is not None:               # lane 0 starts from the products read apart
+            for t in range(nit):
+                acc = np.add(acc, body[..., t, 0], dtype=np.float32)
+            lane[..., 0] = acc
         while lane.shape[-1] > 1:
             half = lane.shape[-1] // 2
             lane = np.add(lane[..., :half], lane[..., half:], dtype=np.float32)
@@ -181,9 +183,14 @@ def _dot_columns(p, heads, end=False):
             out[..., lo:hi] = _dot_lanes(p[..., lo:hi, :], h, lanes)
             continue
         hs = (-heads) % 4
-        for h in np.unique(hs):
+        part = p[..., lo:hi, :]
+        uniq = np.unique(hs)
+        if len(uniq) == 1:
+            out[..., lo:hi] = _dot_lanes(part, int(uniq[0]), lanes)
+            continue
+        for h in uniq:
             sel = np.nonzero(hs == h)
-            out[sel + (slice(lo, hi),)] = _dot_lanes(p[sel][..., lo:hi, :], int(h), lanes)
+            out[sel + (slice(lo, hi),)] = _dot_lanes(part[sel], int(h), lanes)
     return out
 
 

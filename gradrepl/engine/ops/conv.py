@@ -118,6 +118,10 @@ def with_chain_limit(limit):
 # many multiply-adds is summed as those kernels sum it (``_mkl_generic``: one multiply and one
 # add per k over the whole batch; vgg-size products past it go to BLAS).
 _GENERIC_LIMIT = 1 << 23
+# The filter gradient's dot kernels cost more (lanes of 4 or 8 over every product): a LeNet's
+# first convolution at batch 32 (3.7M multiply-adds) took ~130 ms against ~20 ms by the chain,
+# so they stay exact to 2M (p02's batch of 8: 0.94M) and past it keep the chain/BLAS.
+_GENERIC_BT_LIMIT = 1 << 21
 
 
 def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
@@ -303,7 +307,7 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
     win = _windows(xp, kh, kw, oh, ow, stride, dilation)   # (N, C, KH, KW, OH, OW)
     k = cg * kh * kw
     if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
-            and n * m * k * oh * ow <= _GENERIC_LIMIT and cpu.cpu_class() == "amd"):
+            and n * m * k * oh * ow <= _GENERIC_BT_LIMIT and cpu.cpu_class() == "amd"):
         return _grad_filter_generic(win, dy, g, k, mg).reshape(m, cg, kh, kw)
     chunks = sample_chunks(n, g * k * oh * ow * x.itemsize)
     dw = None
