@@ -280,3 +280,30 @@ def wire(op, base):
         raise KeyError(base)
     op.forward, op.vjp, op.torch_kernels = fwd, vjp, True
     return op
+
+
+# ---------------------------------------------------------------- SLEEF sinhf / coshf (u10)
+@_quiet
+def sinhf_u10(x):
+    """SLEEF ``xsinhf``: (e - 1/e) / 2 with e = exp|x| in double-float arithmetic."""
+    y = np.abs(x)
+    dx, dy = _expk2f(y, np.zeros_like(y))
+    ex, ey = _df_rec(dx, dy)
+    s = dx - ex                              # dfsub_vf2_vf2_vf2
+    t = (((dx - s) - ex) + dy) - ey
+    y = (s + t) * _c(0.5)
+    y = np.where((np.abs(x) > _c(89)) | np.isnan(y), F32(np.inf), y)
+    y = np.copysign(y, x)
+    return np.where(np.isnan(x), x, y)
+
+
+@_quiet
+def coshf_u10(x):
+    """SLEEF ``xcoshf``: (e + 1/e) / 2 with e = exp|x| in double-float arithmetic."""
+    y = np.abs(x)
+    dx, dy = _expk2f(y, np.zeros_like(y))
+    ex, ey = _df_rec(dx, dy)
+    s, t = K._df_add_dd(dx, dy, ex, ey)
+    y = (s + t) * _c(0.5)
+    y = np.where((np.abs(x) > _c(89)) | np.isnan(y), F32(np.inf), y)
+    return np.where(np.isnan(x), x, y)
