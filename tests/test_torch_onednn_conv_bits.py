@@ -1,5 +1,6 @@
-"""torch's float32 convolutions as oneDNN's direct JIT kernels sum them (gradrepl/torch/nn/
-_onednn_conv.py): outputs and gradients bit-equal to real torch 2.13 on an AVX-512 CPU, the
+"""torch's convolutions as its kernels sum them (gradrepl/torch/nn/_onednn_conv.py): float32
+batches as oneDNN's direct JIT kernels (outputs and gradients bit-equal to real torch 2.13 on
+an AVX-512 CPU), one float32 sample and float64 as ATen's slow path (im2col + MKL's gemm); the
 kernel-choice rule, the backward-weights thread split, and the vectorised emulation against a
 scalar loop of the documented order."""
 import os
@@ -14,6 +15,7 @@ from gradrepl.torch.nn import _onednn_conv as O
 DATA = os.path.join(os.path.dirname(__file__), "data", "torch_onednn_conv")
 sys.path.insert(0, DATA)
 import cases as CASES  # noqa: E402  (tests/data/torch_onednn_conv/cases.py)
+from conftest import skip_unless_mkl_branch  # noqa: E402
 
 # md5 prefixes of the float32 bytes printed by REAL torch 2.13.0+cpu with 2 threads on this
 # project's AMD EPYC Zen 4 (AVX-512; oneDNN 3.12's avx512_core kernels), recorded by
@@ -34,6 +36,10 @@ EXPECTED = {
     'bw2d_oc_split': {'y': 'eda883975209c433', 'dx': '8ffa75079af6bcef', 'dw': 'a469da592f733e95', 'db': 'f038afa723ed6191'},
     'bw1d_tie': {'y': 'd58e333a1965e5d8', 'dx': '5ba4933965b7eed5', 'dw': '67dc82ea4115c3f4', 'db': '921f627342d095be'},
     'bw2d_ic_split': {'y': '01fb9679ed6a14f4', 'dx': 'e0cdb1039c6eeab8', 'dw': '9819886751b65e39', 'db': '9fa94a4563ceb2ee'},
+    'slow1_2d_bias': {'y': '6543152cc7d723c8'},
+    'slow1_1d_dil': {'y': 'b647c30424d510ed'},
+    'slow1_3d': {'y': '2abb9fa368a6eeba'},
+    'slow64_2d_batch': {'y': 'ed5e072bab75dcc5'},
 }
 
 
@@ -48,9 +54,16 @@ def _skip_unless_avx512_core():
 
 @pytest.mark.parametrize("i", range(len(CASES.CASES)), ids=[c[0] for c in CASES.CASES])
 def test_bits_equal_real_torch(i, monkeypatch):
-    _skip_unless_avx512_core()
-    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # (the records' thread count)
     spec = CASES.CASES[i]
+    if spec[1].startswith("sl"):     # ATen's slow path: MKL's gemm, not oneDNN
+        from gradrepl.engine import mkl
+
+        if not mkl.load():
+            pytest.skip("ATen's slow convolution is MKL's gemm: the mkl wheel is absent here")
+        skip_unless_mkl_branch(f"the {spec[0]} record", approximations=False)
+    else:
+        _skip_unless_avx512_core()
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # (the records' thread count)
     got = CASES.run(torch, i, spec)
     want = EXPECTED[spec[0]]
     assert {k: got[k] for k in want} == want
@@ -91,9 +104,18 @@ def test_other_cpus_and_dtypes_take_the_general_path(monkeypatch):
     monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "other")
     assert O.try_conv(x, w, None, 2, False, (1, 1), (1, 1, 1, 1), (1, 1), 1) is None
     monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx512_core")
-    assert O.try_conv(x.astype(np.float64), w.astype(np.float64), None, 2, False, (1, 1),
+    assert O.try_conv(x.astype(np.float16), w.astype(np.float16), None, 2, False, (1, 1),
                       (1, 1, 1, 1), (1, 1), 1) is None
     assert O.try_conv(x, w, None, 2, False, (1, 1), (1, 1, 1, 1), (1, 1), 2) is None  # groups
+    # float64 (and one float32 sample) is ATen's slow path: MKL's gemm, where the wheel is
+    from gradrepl.engine import mkl
+
+    y64 = O.try_conv(x.astype(np.float64), w.astype(np.float64), None, 2, False, (1, 1),
+                     (1, 1, 1, 1), (1, 1), 1)
+    if mkl.load():
+        assert y64.dtype == np.float64 and y64[1, 3, 2, 2] == 27 and y64[1, 3, 4, 4] == 12
+    else:
+        assert y64 is None
     y = O.try_conv(x, w, None, 2, False, (1, 1), (1, 1, 1, 1), (1, 1), 1)
     assert y.shape == (2, 4, 5, 5) and y[0, 0, 2, 2] == 27 and y[0, 0, 0, 0] == 12
 

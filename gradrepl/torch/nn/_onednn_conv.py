@@ -207,17 +207,91 @@ def macs(n, c_in, c_out, ksize, out_spatial):
     return n * c_in * c_out * math.prod(ksize) * math.prod(out_spatial)
 
 
+def im2col(x, ksize, stride, pads, dilation):
+    """ATen's column matrix of one sample ``x`` (C, *S): rows ``c, k...`` (kernel offsets in
+    order), columns the output positions; and the output's spatial size."""
+    c = x.shape[0]
+    xp = np.zeros((c,) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[1:], pads)), x.dtype)
+    xp[(slice(None),) + tuple(slice(pb, pb + s) for s, (pb, _) in zip(x.shape[1:], pads))] = x
+    outs = tuple((s - d * (k - 1) - 1) // st + 1
+                 for s, d, k, st in zip(xp.shape[1:], dilation, ksize, stride))
+    cols = np.empty((c,) + tuple(ksize) + outs, x.dtype)
+    for k3 in np.ndindex(*ksize):
+        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
+                    for k, d, st, m in zip(k3, dilation, stride, outs))
+        cols[(slice(None),) + k3] = xp[(slice(None),) + win]
+    return cols.reshape(c * math.prod(ksize), math.prod(outs)), outs
+
+
+def _aligned(shape, dtype, align=64):
+    """An empty array whose data starts on a 64-byte boundary, as torch's allocator gives."""
+    size = math.prod(shape) * np.dtype(dtype).itemsize
+    raw = np.empty(size + align, np.uint8)
+    skip = (-raw.ctypes.data) % align
+    return raw[skip:skip + size].view(dtype).reshape(shape)
+
+
+def slow_conv(x, w, bias, stride, pads, dilation):
+    """ATen's own convolution (``slow_conv2d``/``slow_conv3d``/``slow_conv_dilated``: what
+    torch runs where it does not call oneDNN, a single sample or float64): the column matrices
+    of all samples in one buffer, the output likewise, and per sample MKL's gemm of the filter
+    and the sample's columns onto the bias (beta 1), each operand where torch has it (MKL's
+    kernels follow the operands' alignment: a float64 batch measured here differs on 3 of 945
+    elements when the buffers are placed otherwise). None without MKL."""
+    from .. import _gemm, _mkl
+
+    kernel = _gemm._kernel(x.dtype)
+    if kernel is None:
+        return None
+    f = kernel[0]
+    n, o = x.shape[0], w.shape[0]
+    kk = w.size // o
+    wm = _aligned((o, kk), x.dtype)
+    wm[...] = w.reshape(o, kk)
+    first, outs = im2col(x[0], w.shape[2:], stride, pads, dilation)
+    size = first.shape[1]
+    cols = _aligned((n, kk, size), x.dtype)
+    cols[0] = first
+    for i in range(1, n):
+        cols[i] = im2col(x[i], w.shape[2:], stride, pads, dilation)[0]
+    out = _aligned((n, o, size), x.dtype)
+    out[...] = 0 if bias is None else bias.astype(x.dtype).reshape(1, o, 1)
+    beta = 0.0 if bias is None else 1.0
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    prev = local(1 if n > 1 else 0)    # (a batch: inside ATen's parallel loop, one thread)
+    try:
+        for i in range(n):
+            f(101, 111, 111, o, size, kk, 1.0, _mkl.address(wm), kk, _mkl.address(cols[i]),
+              size, beta, _mkl.address(out[i]), size)
+    finally:
+        local(prev)
+    return out.reshape((n, o) + outs)
+
+
+def slow_path(n, dtype, groups, transposed):
+    """Whether torch 2.13 runs ATen's slow convolution here rather than oneDNN: float64 always
+    (oneDNN takes float32 only), float32 for a single sample (measured here: 220 of 227 single
+    samples of the shapes tried; the others, larger images, went to oneDNN)."""
+    if transposed or groups != 1:
+        return False
+    return np.dtype(dtype) == np.float64 or (np.dtype(dtype) == np.float32 and n == 1)
+
+
 def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_size=None):
-    """The convolution as oneDNN's direct kernel computes it, or None where torch runs another
-    kernel here. The geometry as the engine's kernels take it (``_conv_more._kernel_geom``:
-    ``padding`` flat (before, after) pairs; a 1-d one lifted to 2-d with a leading height 1)."""
-    if x.dtype != np.float32 or w.dtype != np.float32 or (
-            bias is not None and bias.dtype != np.float32):
+    """The convolution as torch's kernel here computes it (oneDNN's direct kernel, or ATen's
+    slow path through MKL), or None where torch runs another kernel. The geometry as the
+    engine's kernels take it (``_conv_more._kernel_geom``: ``padding`` flat (before, after)
+    pairs; a 1-d one lifted to 2-d with a leading height 1)."""
+    if x.dtype != w.dtype or (bias is not None and bias.dtype != x.dtype):
         return None
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
     ksize = w.shape[2:]
+    if slow_path(x.shape[0], x.dtype, groups, transposed) and x.size and w.size:
+        return slow_conv(x, w, bias, stride, pads, dilation)
+    if x.dtype != np.float32:
+        return None
     if transposed:
         out_size = tuple(out_size)[-nd:]
         work = macs(x.shape[0], x.shape[1], w.shape[1], ksize, x.shape[2:])

@@ -5,7 +5,8 @@ import hashlib
 
 import numpy as np
 
-# name, kind ("fw" convolution, "tr" transposed), input shape, weight shape, bias, stride,
+# name, kind ("fw" convolution, "tr" transposed, "sl"/"sl64" a convolution's forward in
+# float32/float64 on ATen's slow path), input shape, weight shape, bias, stride,
 # padding, dilation; the comment: oneDNN's kernels there (ONEDNN_VERBOSE=1 in real torch)
 CASES = [
     ("fw1d_ic40_bias", "fw", (3, 40, 25), (20, 40, 3), True, 1, 1, 1),        # jit fwd, 3 blocks
@@ -23,6 +24,11 @@ CASES = [
     ("bw2d_oc_split", "fw", (3, 3, 6, 9), (20, 3, 5, 2), True, 1, 0, 1),
     ("bw1d_tie", "fw", (32, 64, 33), (16, 64, 2), True, 1, 0, 1),
     ("bw2d_ic_split", "fw", (16, 17, 5, 8), (16, 17, 2, 2), True, 1, 0, 1),
+    # ATen's slow path (im2col + MKL's gemm onto the bias): one float32 sample, float64 always
+    ("slow1_2d_bias", "sl", (1, 5, 9, 8), (7, 5, 3, 3), True, 1, 1, 1),
+    ("slow1_1d_dil", "sl", (1, 17, 30), (20, 17, 3), False, 2, 2, 2),
+    ("slow1_3d", "sl", (1, 4, 5, 6, 5), (3, 4, 2, 3, 2), True, 1, 0, 1),
+    ("slow64_2d_batch", "sl64", (3, 6, 7, 8), (5, 6, 3, 2), True, 1, 1, 1),
 ]
 
 
@@ -30,14 +36,15 @@ def arrays(i, spec):
     """The case's input, weight, bias (or None) and upstream gradient seed, float32."""
     name, kind, xs, ws, bias, stride, pad, dil = spec
     rng = np.random.default_rng(1000 + i)
-    x = rng.standard_normal(xs).astype(np.float32)
-    w = rng.standard_normal(ws).astype(np.float32)
-    b = rng.standard_normal(ws[1] if kind == "tr" else ws[0]).astype(np.float32) if bias else None
+    dt = np.float64 if kind == "sl64" else np.float32
+    x = rng.standard_normal(xs).astype(dt)
+    w = rng.standard_normal(ws).astype(dt)
+    b = rng.standard_normal(ws[1] if kind == "tr" else ws[0]).astype(dt) if bias else None
     return x, w, b, rng
 
 
 def digest(a):
-    return hashlib.md5(np.ascontiguousarray(a, np.float32).tobytes()).hexdigest()[:16]
+    return hashlib.md5(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
 
 
 def run(torch, i, spec):
