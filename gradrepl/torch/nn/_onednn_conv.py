@@ -22,6 +22,14 @@ under this rule; the other kernels keep gradrepl's general path.
 
 The rule is AVX-512's (``avx512_core``); on other CPUs oneDNN runs other kernels (8-channel
 blocks on AVX2), not measured, and the general path is used.
+
+The gradients: the input gradient (stride 1) is the transposed convolution's kernel again; the
+filter and bias gradients (1-/2-d, stride and dilation 1) the backward-weights kernel, whose
+sums are split over the batch by oneDNN's thread balance (``backward_weights_teams``).
+
+Where torch does not call oneDNN (float64 always; float32 for one sample, mostly) it runs
+ATen's slow convolution, im2col and MKL's gemm per sample (``slow_conv``): the same MKL call
+here gives its bits where the ``mkl`` wheel is installed.
 """
 from __future__ import annotations
 
@@ -38,6 +46,9 @@ LIMIT = 1 << 32
 #: The filter gradient's chains are as long as the batch times the output positions (one numpy
 #: call a step, 3-10 us): past this many steps the general path.
 STEPS = 1 << 16
+#: The slow path's column matrices of a whole batch (one buffer, as ATen's): past this many
+#: bytes the general path.
+SLOW_BYTES = 256 << 20
 
 
 def isa() -> str:
@@ -250,6 +261,8 @@ def slow_conv(x, w, bias, stride, pads, dilation):
     wm[...] = w.reshape(o, kk)
     first, outs = im2col(x[0], w.shape[2:], stride, pads, dilation)
     size = first.shape[1]
+    if n * kk * size * x.itemsize > SLOW_BYTES:
+        return None
     cols = _aligned((n, kk, size), x.dtype)
     cols[0] = first
     for i in range(1, n):
