@@ -396,3 +396,6 @@ def test_results_follow_the_inputs_layout():
     assert r.t().tolist() == torch.rand(4, 5).tolist()  # the draws in memory order
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         torch.exp(t).view(12)  # as in torch: the result is not contiguous
+    assert t.pow(0.5).stride() == (1, 4) and (t ** 2).stride() == (1, 4)
+    assert t.masked_fill(t > 1, 0.).stride() == (3, 1)  # torch clones row-major first
+    assert t.cumsum(0).stride() == (3, 1)

@@ -396,7 +396,8 @@ def _div_vjp(n, g):
 MUL.vjp = _mul_vjp
 DIV.vjp = _div_vjp
 NEG = top("neg", "NegBackward0", "none")
-POW_SCALAR = top("pow", "PowBackward0", "in0", forward=_torch_pow_scalar)
+POW_SCALAR = top("pow", "PowBackward0", "in0",
+                 forward=_storage.keeping_layout(_torch_pow_scalar))  # (x.t() ** .5: x.t()'s)
 
 
 def _torch_pow_scalar_vjp(n, g):
@@ -1220,7 +1221,8 @@ def _cumsum_forward(x, axis=0, **kw):
     from ._kernels import torch_cumsum
 
     out = torch_cumsum(x, axis) if not kw.get("reverse") and not kw.get("exclusive") else None
-    return OPS["cumsum"].forward(x, axis=axis, **kw) if out is None else out
+    out = OPS["cumsum"].forward(x, axis=axis, **kw) if out is None else out
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)  # torch's: row-major
 
 
 def cumprod(input, dim, *, dtype=None):  # noqa: A002
@@ -1742,8 +1744,15 @@ def masked_fill(input, mask, value):  # noqa: A002
                            f"{_dtypes.from_np(m.dtype)}")
     v = raw(value) if isinstance(value, EngineTensor) else np.asarray(value)
     vt = const(v, a.dtype)
-    return apply(top("masked_fill", "MaskedFillBackward0", "other", inputs=(0,)),
-                 (input, _wrap(m, True), vt))
+    return apply(top("masked_fill", "MaskedFillBackward0", "other", inputs=(0,),
+                     forward=_masked_fill_fwd), (input, _wrap(m, True), vt))
+
+
+def _masked_fill_fwd(*arrays, **attrs):
+    """torch's out-of-place masked_fill: a row-major clone, then filled (numpy's result followed
+    a transposed input's layout)."""
+    out = OPS["masked_fill"].forward(*arrays, **attrs)
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002
