@@ -520,7 +520,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
     op = top("fused_binary_cross_entropy", "BinaryCrossEntropyBackward0", "all",
              inputs=(0, 1), forward=_BCE_FWD)
-    op.vjp = _bce_vjp
+    op.vjp, op.diff_inputs = _bce_vjp, None     # (the target takes a gradient too)
     return apply(op, (input, y), {"reduction": reduction, "weight": w})
 
 
@@ -549,7 +549,9 @@ def _bce_vjp(n, g):
         d = multiply(d, const(d, np.asarray(w, xs.dtype)))
     if red == "mean":
         d = divide(d, const(d, int(np.prod(shape)) if shape else 1))
-    return d, None
+    from .._loss_grads import bce_target_grad, dialect_fns   # (the target's: torch's too)
+
+    return d, bce_target_grad(n, g, dialect_fns()[2])
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
@@ -565,14 +567,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     pw = None if pos_weight is None else np.broadcast_to(raw(pos_weight), a.shape).astype(a.dtype)
     op = top("fused_binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
              "all", inputs=(0, 1), forward=_BCEL_FWD)
-    op.vjp = _bcel_vjp
+    op.vjp, op.diff_inputs = _bcel_vjp, None   # (the target takes a gradient too)
     return apply(op, (input, y), {"reduction": reduction, "weight": w, "pos_weight": pw})
 
 
 def _bcel_vjp(n, g):
     """torch's backward: input.sigmoid().sub(target) with torch's own sigmoid kernel (the
     engine's sigmoid differs in the last bit: d2l's GAN drifted from its first step)."""
-    return _fused._bce_logits_vjp(n, g, sigmoid=lambda x: apply(_ops.sigmoid._op, (x,)))
+    from .._loss_grads import bce_logits_vjp, dialect_fns
+
+    sigmoid, log_sigmoid, _ = dialect_fns()
+    return bce_logits_vjp(n, g, sigmoid, log_sigmoid)
 
 
 from ...engine.ops import fused as _fused  # noqa: E402
