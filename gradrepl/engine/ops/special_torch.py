@@ -841,7 +841,8 @@ def _xlogy_vjp(n, g, log1p=False):
     x, y = n.inputs
     nz = const(x, (x.data != 0).astype(x.data.dtype))
     dx = multiply(g, apply(XLOG1PY if log1p else XLOGY, (nz, y)))
-    dy = multiply(g, divide(x, scale(y, 1.0, 1.0) if log1p else y))
+    # derivatives.yaml: grad * self / (other [+ 1]), the product first
+    dy = divide(multiply(g, x), scale(y, 1.0, 1.0) if log1p else y)
     return dx, dy
 
 

@@ -611,8 +611,13 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # n
     if log_target:
         per = _ops.mul(_ops.exp(target), _ops.sub(target, input))
     else:
-        xlogy = apply(top("fused_xlogy", "XlogyBackward0", "all"), (target, target))
-        per = _ops.sub(xlogy, _ops.mul(target, input))
+        # target * input first, as GCC evaluates ATen's ``xlogy(t, t) - t * input``: the
+        # backward then runs xlogy's node first and the target's gradient sums as torch's
+        ti = _ops.mul(target, input)
+        from ...engine.ops import special_torch  # noqa: F401  (torch's xlogy op)
+
+        xlogy = apply(top("torch_xlogy", "XlogyBackward0", "all"), (target, target))
+        per = _ops.sub(xlogy, ti)
     if reduction == "none":
         return per
     if reduction == "sum":
