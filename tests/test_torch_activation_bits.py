@@ -184,3 +184,29 @@ def test_kl_div_batchmean_gradient_sums_as_torch(monkeypatch, capability):
                         reduction="batchmean")
         loss.backward()
         assert (md5(loss), md5(x.grad)) == rec, (capability, n)
+
+
+
+# md5s (loss, x.grad) from real torch 2.13 here, the code below; shapes (1000,), (40, 25), (7,)
+# by reduction mean/sum/none, smooth_l1 (beta 0.5) then huber (delta 1.5) each
+HUBER_RECORDS = [('44ad3123668f2b59', '791c44df3c732dcd'), ('982f6b9f8c83f9a3', '6941e68aaf057a53'), ('1bd027aaa6af8272', '67bb827bb5057353'), ('23cfd8335f775d0e', 'cf80358a3727c50b'), ('4ab78f7ca837890b', '67bb827bb5057353'), ('e079fb292dcbc41c', 'cf80358a3727c50b'), ('44ad3123668f2b59', '791c44df3c732dcd'), ('982f6b9f8c83f9a3', '6941e68aaf057a53'), ('1bd027aaa6af8272', '67bb827bb5057353'), ('23cfd8335f775d0e', 'cf80358a3727c50b'), ('4ab78f7ca837890b', '67bb827bb5057353'), ('e079fb292dcbc41c', 'cf80358a3727c50b'), ('91f88f03eb89755f', '232c366d47889d33'), ('ffc05d5ee726a95e', '1885d678489c5363'), ('208d7b38d6eddf94', 'b98e58c313147ab0'), ('f3b005dc3d7aa0ba', 'c7aa5f8c71f4eaea'), ('2841ed233a9070f1', 'b98e58c313147ab0'), ('7fe5211224462894', 'c7aa5f8c71f4eaea')]
+
+
+def test_smooth_l1_and_huber_mean_divide_the_sum_as_torch():
+    """'mean' is the sum (torch's order) / N, not sum * (1/N) (was one ulp off at N = 1000)."""
+    import gradrepl.torch as torch
+    F = torch.nn.functional
+
+    got = []
+    for shape in ((1000,), (40, 25), (7,)):
+        for red in ("mean", "sum", "none"):
+            torch.manual_seed(1000)
+            x = (torch.randn(*shape) * 2).requires_grad_()
+            t = torch.randn(*shape)
+            for f in (lambda a, b: F.smooth_l1_loss(a, b, reduction=red, beta=0.5),
+                      lambda a, b: F.huber_loss(a, b, reduction=red, delta=1.5)):
+                x.grad = None
+                y = f(x, t)
+                y.backward(torch.ones_like(y))
+                got.append((md5(y), md5(x.grad)))
+    assert got == HUBER_RECORDS

@@ -396,12 +396,14 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    return apply(top("fused_huberish_loss", "SmoothL1LossBackward0", "all"), (input, target),
+    return apply(top("fused_huberish_loss", "SmoothL1LossBackward0", "all",
+                     forward=_HUBER_FWD), (input, target),
                  {"delta": float(beta), "reduction": reduction, "smooth_l1": True})
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
-    return apply(top("fused_huberish_loss", "HuberLossBackward0", "all"), (input, target),
+    return apply(top("fused_huberish_loss", "HuberLossBackward0", "all",
+                     forward=_HUBER_FWD), (input, target),
                  {"delta": float(delta), "reduction": reduction, "smooth_l1": False})
 
 
@@ -604,6 +606,7 @@ def _bce_losses(x, y, reduction="none", weight=None):
 
 _BCE_FWD = _torch_reduced(_bce_losses)
 _BCEL_FWD = _torch_reduced(_fused._bce_logits_fwd)
+_HUBER_FWD = _torch_reduced(_fused._huberish_fwd)  # (mean: sum / N, not sum * (1/N))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
