@@ -523,3 +523,34 @@ def test_jit_saved_model_logs_the_executor_lines_once(profile, fresh_glog, capsy
 def _glog_records(err):
     pat = re.compile(r"^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ([\w.]+:\d+)\] (.*)$")
     return [pat.match(line).groups() for line in err.splitlines() if pat.match(line)]
+
+
+def test_jit_save_warns_of_a_nameless_spec_after_the_forward_ran(profile, tmp_path):
+    # real 3.3.1 (api.py:552) and 2.6.2 (api.py:606, "InputSepc"), recorded in this session: a
+    # to_static forward that has run (Paddle traced it) and jit.save with a nameless InputSpec
+    # warn; a forward that has not run, or a plain one, saves silently
+    from gradrepl.paddle.static import InputSpec
+
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = paddle.nn.Linear(4, 2)
+
+        @paddle.jit.to_static
+        def forward(self, x):
+            return self.lin(x)
+
+    spec = [InputSpec(shape=[None, 4], dtype="float32")]
+    word = "InputSepc" if profile == "2.6" else "InputSpec"
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        paddle.jit.save(Net(), str(tmp_path / "a"), input_spec=spec)
+        assert got == []
+        net = Net()
+        net(paddle.ones([1, 4]))
+        paddle.jit.save(net, str(tmp_path / "b"), input_spec=spec)
+    assert [str(w.message) for w in got] == [
+        "The InputSpec(shape=(-1, 4), dtype=paddle.float32, name=None, stop_gradient=False)'s "
+        f"name is None. When using jit.save, please set {word}'s name in to_static(input_spec=[]) "
+        "and jit.save(input_spec=[]) and make sure they are consistent."]
+    assert got[0].lineno == {"3": 552, "2.6": 606}[profile]

@@ -22,6 +22,7 @@ import warnings
 
 from . import profiles
 
+_JIT_NAME_NONE_SOURCE = "                warnings.warn(name_none_error % spec)"
 # key -> profile key -> (file under the paddle package, line, source line as Paddle's file has it)
 SITES = {
     "bn_global_stats": {"3": ("nn/layer/norm.py", 885, "            warnings.warn("),
@@ -32,6 +33,8 @@ SITES = {
               '                warnings.warn(f"Skip loading for {key}. " + str(err))'),
         "2.6": ("nn/layer/layers.py", 2084,
                 '                warnings.warn(f"Skip loading for {key}. " + str(err))')},
+    "jit_name_none": {"3": ("jit/api.py", 552, _JIT_NAME_NONE_SOURCE),
+                      "2.6": ("jit/api.py", 606, _JIT_NAME_NONE_SOURCE)},
 }
 _registries: dict = {}
 

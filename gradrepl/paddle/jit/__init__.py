@@ -8,12 +8,13 @@ results) and remembers its ``input_spec`` for ``save``.
 """
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 
 import numpy as np
 
-from .. import glog, profiles
+from .. import glog, libwarn, profiles
 from ..nn.layer.layers import Layer
 from ..static import io as _io
 from ..static import program as P
@@ -25,8 +26,18 @@ __all__ = ["save", "load", "to_static", "not_to_static", "enable_to_static", "Tr
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
               full_graph=False, **kwargs):
-    """The function or Layer itself (run eagerly), with its ``input_spec`` kept for ``save``."""
+    """The function or Layer itself (run eagerly), with its ``input_spec`` kept for ``save``; a
+    decorated method notes on its Layer that it ran (Paddle has then traced a program, and
+    ``save`` checks the InputSpecs' names against it)."""
     def mark(fn):
+        if callable(fn) and not isinstance(fn, Layer) and hasattr(fn, "__code__"):
+            inner = fn
+
+            @functools.wraps(inner)
+            def fn(*args, **kwargs):
+                if args and isinstance(args[0], Layer):
+                    object.__setattr__(args[0], "_jit_traced", True)
+                return inner(*args, **kwargs)
         if input_spec is not None:
             try:
                 fn._input_spec = list(input_spec)
@@ -49,6 +60,12 @@ def _feed_name(spec, k):
     return getattr(spec, "name", None) or f"x_{k}"
 
 
+# real Paddle's text (3.3.1; 2.6.2 spells "InputSepc")
+_NAME_NONE = {v: ("The %s's name is None. When using jit.save, please set " + w + "'s name in "
+                  "to_static(input_spec=[]) and jit.save(input_spec=[]) and make sure they are "
+                  "consistent.") for v, w in (("3", "InputSpec"), ("2.6", "InputSepc"))}
+
+
 def save(layer, path, input_spec=None, **configs):
     """Traces ``layer``'s forward on ``input_spec`` (InputSpecs or Tensors) in static mode and
     writes ``path`` + ``.json`` (``.pdmodel`` under 2.x) and ``.pdiparams``."""
@@ -57,6 +74,12 @@ def save(layer, path, input_spec=None, **configs):
                          "file_prefix in Windows system], but received file_prefix is empty "
                          "string.")
     specs = input_spec if input_spec is not None else getattr(layer, "_input_spec", None)
+    if getattr(layer, "_jit_traced", False) and input_spec is not None:
+        # Paddle matches the specs against the traced program's inputs: a nameless one warns
+        text = _NAME_NONE[profiles.current().key if profiles.current().key == "2.6" else "3"]
+        for spec in input_spec:
+            if hasattr(spec, "shape") and not isinstance(spec, P.Tensor) and spec.name is None:
+                libwarn.warn("jit_name_none", text % (spec,))
     if specs is None:
         raise ValueError("paddle.jit.save of a Layer needs input_spec (gradrepl traces the "
                          "forward on it)")
