@@ -119,7 +119,9 @@ def logsigmoid(input):  # noqa: A002
 
 
 def softsign(input):  # noqa: A002
-    return _softsign(input)
+    # torch's Python softsign: input / (input.abs() + 1) (grad_fn DivBackward0; its gradient
+    # the sum of div's and abs's, as torch's autograd sums them)
+    return _ops.div(input, _ops.add(_ops.abs(input), 1))
 
 
 def hardswish(input, inplace=False):  # noqa: A002
