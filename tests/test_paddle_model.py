@@ -28,6 +28,7 @@ def _mask(text):
     if cwd:  # the callbacks script works in a fresh temporary directory
         text = text.replace(cwd.group(1), "<CWD>")
     text = re.sub(r"\d+(s|ms|us)/step", "T/step", text)
+    text = re.sub(r" - ETA: [0-9:]+s?", " - ETA: T", text)   # a timing too (1s+ on a busy machine)
     text = re.sub(r"\x08+", "\x08", text)
     text = re.sub(r" +(?=\n|\x08)", "", text)
     return re.sub(r"np\.(float64|int64)\(([^()]*)\)", r"\2", text)

@@ -10,10 +10,23 @@ import numpy as np
 from .. import profiles
 
 
+class _Numpy1Float64(np.float64):
+    """A numpy.float64 that prints as numpy 1 prints one (``0.05``, not ``np.float64(0.05)``);
+    its type still prints as ``<class 'numpy.float64'>``, as real 2.6.2's did."""
+    __module__ = "numpy"
+    __qualname__ = "float64"
+
+    def __repr__(self):
+        return repr(float(self))
+
+
+_Numpy1Float64.__name__ = "float64"
+
+
 def _scalar(v):
     """Accuracy's np.float64 (a float divided by numpy's sample count), printed as numpy 1 prints
-    it (a plain number) under the 2.x profiles, whose Paddle runs on numpy 1."""
-    return float(v) if profiles.current().numpy1_scalars else v
+    it under the 2.x profiles, whose Paddle runs on numpy 1."""
+    return _Numpy1Float64(v) if profiles.current().numpy1_scalars else np.float64(v)
 
 
 class Metric(metaclass=abc.ABCMeta):
