@@ -30,10 +30,15 @@ def _env(**extra):
     return env
 
 
+# a guard against a hung shell, not a speed check: under qemu-user (aarch64 on x86-64) the vgg11
+# seed script's forward alone took more than 120 s
+TIMEOUT = 1200 if __import__("gradrepl.repl.kernel", fromlist=["_"])._emulated_on() else 120
+
+
 def shell(text, *args, env=None, stdin=None):
     kw = {"stdin": stdin} if stdin is not None else {"input": text}
     return subprocess.run([sys.executable, "-m", "gradrepl", *args], capture_output=True,
-                          text=True, env=env or _env(), timeout=120, cwd=str(ROOT), **kw)
+                          text=True, env=env or _env(), timeout=TIMEOUT, cwd=str(ROOT), **kw)
 
 
 @pytest.mark.parametrize("name", CASES)
