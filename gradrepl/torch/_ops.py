@@ -1225,9 +1225,40 @@ def _cumsum_forward(x, axis=0, **kw):
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)  # torch's: row-major
 
 
+def _cumprod_forward(x, dim=0):
+    """torch's running product: in double for float32 (``at::acc_type``), each step rounded
+    back (real torch 2.13's bits; numpy's float32 product differed)."""
+    if x.dtype == np.float32:
+        return np.cumprod(x.astype(np.float64), axis=dim).astype(np.float32)
+    return np.cumprod(x, axis=dim, dtype=x.dtype)
+
+
+def _cumprod_vjp(n, g):
+    """torch's ``cumprod_backward`` without zeros in the input: the reversed running sum of
+    ``output * grad``, divided by the input (linear time; the registry's Paddle loop was cubic
+    in the length: 4,000 values never finished). With a zero, the registry's formula."""
+    x = n.inputs[0]
+    if np.any(raw(x) == 0) or raw(x).size <= 1:
+        return OPS["cumprod"].vjp(n, g)
+    d = n.attrs["dim"]
+    w = EM.multiply(n.out(), g)
+    return EM.divide(_reversed_cumsum(w, d), x)
+
+
+def _reversed_cumsum(w, d):
+    from ..engine.ops import shape as _shape_ops
+
+    flipped = _shape_ops.flip(w, [d])
+    return _shape_ops.flip(apply(top("cumsum", "CumsumBackward0", "none",
+                                     forward=_cumsum_forward), (flipped,), {"axis": d}), [d])
+
+
 def cumprod(input, dim, *, dtype=None):  # noqa: A002
     d = _dim(dim, raw(input).ndim)
-    return apply(top("cumprod", "CumprodBackward0", "in0+out"), (input,), {"dim": d})
+    op = top("cumprod", "CumprodBackward0", "in0+out", forward=_cumprod_forward)
+    if op.vjp is not _cumprod_vjp:
+        op.vjp = _cumprod_vjp
+    return apply(op, (input,), {"dim": d})
 
 
 def all(input, dim=None, keepdim=False):  # noqa: A001,A002
