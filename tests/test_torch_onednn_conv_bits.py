@@ -3,8 +3,8 @@ batches as oneDNN's direct JIT kernels (outputs and gradients bit-equal to real 
 an AVX-512 CPU), one float32 sample and float64 as ATen's slow path (im2col + MKL's gemm); the
 kernel-choice rule, the backward-weights thread split, and the vectorised emulation against a
 scalar loop of the documented order."""
+import importlib.util
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,8 +13,10 @@ import gradrepl.torch as torch
 from gradrepl.torch.nn import _onednn_conv as O
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "torch_onednn_conv")
-sys.path.insert(0, DATA)
-import cases as CASES  # noqa: E402  (tests/data/torch_onednn_conv/cases.py)
+_spec = importlib.util.spec_from_file_location(  # a unique name: tests/data/torch_gemm has a
+    "torch_onednn_conv_cases", os.path.join(DATA, "cases.py"))  # cases.py too (one process)
+CASES = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CASES)
 from conftest import skip_unless_mkl_branch  # noqa: E402
 
 # md5 prefixes of the float32 bytes printed by REAL torch 2.13.0+cpu with 2 threads on this
