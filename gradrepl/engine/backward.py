@@ -217,19 +217,7 @@ def count_dependencies(state, roots):
 
 def collect_nodes(root_nodes):
     """Every backward node reachable from ``root_nodes`` (iterative: graphs may be deep)."""
-    seen = set()
-    order = []
-    stack = list(root_nodes)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        for child in n.edges[::2]:
-            if child is not None and child not in seen:
-                stack.append(child)
-    return order
+    return collect_with_deps(root_nodes)[0]
 
 
 def collect_with_deps(root_nodes):

@@ -191,13 +191,13 @@ def _groups(n):
     return n // step * step
 
 
-def _split(vec, scalar):
+def _split(vec, scalar, groups=None):
     """``f(*arrays)`` of one shape: ``vec`` on the leading whole groups, ``scalar`` on the rest
     (the flat order of a contiguous tensor, as ``cpu_kernel_vec`` walks it)."""
     def run(*arrays):
         shape = arrays[-1].shape
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape), F32).reshape(-1) for a in arrays]
-        n = _groups(flat[0].size)
+        n = (groups or _groups)(flat[0].size)
         out = np.empty(flat[0].size, F32)
         if n:
             out[:n] = vec(*(f[:n] for f in flat))

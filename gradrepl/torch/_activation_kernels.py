@@ -195,17 +195,7 @@ def _split_avx2(vec, scalar):
     """``_split`` for a kernel registered without an AVX-512 build (``REGISTER_DISPATCH``):
     groups of two AVX2 vectors (16 floats) whatever the CPU (softshrink: measured, 1,010
     values)."""
-    def run(*arrays):
-        shape = arrays[-1].shape
-        flat = [np.ascontiguousarray(np.broadcast_to(a, shape), F32).reshape(-1) for a in arrays]
-        n = flat[0].size // 16 * 16
-        out = np.empty(flat[0].size, F32)
-        if n:
-            out[:n] = vec(*(f[:n] for f in flat))
-        if n < out.size:
-            out[n:] = scalar(*(f[n:] for f in flat))
-        return out.reshape(shape)
-    return run
+    return _split(vec, scalar, groups=lambda n: n // 16 * 16)
 
 
 def shrink_bwd(lambd):
