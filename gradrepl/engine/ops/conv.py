@@ -831,23 +831,62 @@ def _avx_row_sums(rows):
     return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
 
 
-def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
-    tail = x.shape[begin_norm_axis:]
-    right = int(np.prod(tail, dtype=np.int64))
+def _layer_norm_stats(x, begin_norm_axis):
+    """The forward's mean and variance of each row (left,), or None where it takes the
+    reference path (``_moments``)."""
+    right = int(np.prod(x.shape[begin_norm_axis:], dtype=np.int64))
     if x.dtype == np.float32 and right >= 8 and x.size:
         # Paddle's CPU kernel for float32 rows of 8 or more (its AVX jit kernel, on every x86
-        # CPU with AVX): mean and variance as lane sums times 1/right, then (x - mean) /
-        # sqrt(var + eps); measured equal to Paddle 3.3.1 on 6 shapes (rows 8 to 100).
+        # CPU with AVX): mean and variance as lane sums times 1/right; measured equal to
+        # Paddle 3.3.1 on 6 shapes (rows 8 to 100).
         rows = np.ascontiguousarray(x).reshape(-1, right)
         inv_n = np.float32(1) / np.float32(right)
-        m = (_avx_row_sums(rows) * inv_n)[:, None]
-        d = rows - m
-        v = (_avx_row_sums(d * d) * inv_n)[:, None]
-        xhat = (d / np.sqrt(v + np.float32(epsilon))).reshape(x.shape)
+        m = _avx_row_sums(rows) * inv_n
+        d = rows - m[:, None]
+        return m, _avx_row_sums(d * d) * inv_n
+    return None
+
+
+def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
+    tail = x.shape[begin_norm_axis:]
+    stats = _layer_norm_stats(x, begin_norm_axis)
+    if stats is not None:   # then (x - mean) / sqrt(var + eps)
+        m, v = stats
+        rows = np.ascontiguousarray(x).reshape(m.size, -1)
+        d = rows - m[:, None]
+        xhat = (d / np.sqrt(v[:, None] + np.float32(epsilon))).reshape(x.shape)
     else:   # (shorter rows: the reference kernel's sums in order, divided by the count)
         m, v = _moments(x, tuple(range(begin_norm_axis, x.ndim)))
         xhat = (x - m) / np.sqrt(v + x.dtype.type(epsilon))
     return xhat * scale.reshape(tail) + bias.reshape(tail)
+
+
+def _layer_norm_kernel_grads(n, g):
+    """First order (no create_graph), float32/float64: Paddle's layer_norm_grad kernel bit for
+    bit (``_layer_norm_grad``), or None."""
+    from ..grad_mode import is_grad_enabled
+    from ._layer_norm_grad import layer_norm_grad
+    from ._util import const
+
+    x, scale_t, _ = n.inputs
+    if (is_grad_enabled() or x.data.dtype not in (np.float32, np.float64)
+            or g.data.dtype != x.data.dtype or not x.data.size):
+        return None
+    b = n.attrs.get("begin_norm_axis", 1)
+    eps = n.attrs.get("epsilon", 1e-5)
+    stats = _layer_norm_stats(x.data, b)
+    if stats is None:
+        m, v = _moments(x.data, tuple(range(b, x.data.ndim)))
+        m, v = m.reshape(-1), v.reshape(-1)
+    else:
+        m, v = stats
+    rows = np.ascontiguousarray(x.data).reshape(m.size, -1)
+    dy = np.ascontiguousarray(g.data).reshape(rows.shape)
+    dx, ds, db = layer_norm_grad(rows, dy, scale_t.data.reshape(-1).astype(rows.dtype), m, v,
+                                 eps, _needs(n, 1), _needs(n, 2))
+    return (const(g, dx.reshape(x.data.shape)) if _needs(n, 0) else None,
+            None if ds is None else const(g, ds.reshape(scale_t.data.shape)),
+            None if db is None else const(g, db.reshape(n.inputs[2].data.shape)))
 
 
 def _layer_norm_vjp(n, g):
@@ -855,6 +894,9 @@ def _layer_norm_vjp(n, g):
     from .reduce import sum as rsum
     from .shape import reshape
 
+    kernel = _layer_norm_kernel_grads(n, g)
+    if kernel is not None:
+        return kernel
     x, scale_t, bias_t = n.inputs
     b = n.attrs.get("begin_norm_axis", 1)
     shape = x.data.shape

@@ -105,9 +105,10 @@ def mish(x, threshold=20.0, name=None):
     return N.mish(require_float(x, "mish"), threshold)
 
 
-@_composes("tanh_shrink")
 def tanhshrink(x, name=None):
-    return M.subtract(x, M.tanh(x))
+    from ....engine.ops import nn_more
+
+    return nn_more.tanh_shrink(require_float(x, "tanh_shrink"))
 
 
 def _cast_for(x, dtype):
