@@ -663,9 +663,9 @@ def torch_pow_scalar(x, e):
 
 def torch_pow_tensor(x, y):
     """torch's pow(Tensor, Tensor) of float32 arrays (None for other dtypes): the vector loop
-    (SLEEF ``powf_u10``; DEFAULT: ``powf``) over contiguous operands of one shape or with one
-    of them a single broadcast value (stride 0, e.g. ``2.5 ** x``), in blocks of
-    ``_pow_block()``; the scalar loop (``powf``) for the tails and any other broadcast."""
+    (SLEEF ``powf_u10``; DEFAULT: ``powf``) on the values TensorIterator's rows give it
+    (``_tensor_iter``: contiguous rows, or one operand broadcast along them), in blocks of
+    ``_pow_block()``; the scalar loop (``powf``) for the tails and strided rows."""
     if x.dtype != np.float32 or y.dtype != np.float32:
         return None
     from ..engine.ops._kernels import powf, sleef_pow
@@ -676,9 +676,10 @@ def torch_pow_tensor(x, y):
         return np.empty(shape, np.float32)
     with _quiet(all="ignore"):
         out = powf(xb, yb)
-        vectorised = x.shape == y.shape or x.size == 1 or y.size == 1
-        if vectorised and _capability.capability() != "DEFAULT":
-            mask = vector_mask(xb.size, _pow_block())
+        if _capability.capability() != "DEFAULT":
+            from ._tensor_iter import vector_mask as _iter_mask   # TensorIterator's rows
+
+            mask = _iter_mask([x, y], _pow_block()).reshape(-1)
             if mask.any():
                 out[mask] = sleef_pow(xb[mask], yb[mask])
     return out.reshape(shape)

@@ -515,7 +515,7 @@ def pow(input, exponent):  # noqa: A001 - torch's name
         dt = _dtypes.result_type(base, e)
         b_t = const(base, dt)
         e_t = _operand(e, dt)
-        return apply(POW_RSCALAR, (b_t, e_t))
+        return apply(POW_RSCALAR, (b_t, e_t), {"base": base})  # (the exponent's grad: log(base))
     if not isinstance(exponent, EngineTensor):
         dt = _dtypes.result_type(input, exponent)
         x = _operand(input, dt)
@@ -766,13 +766,13 @@ def clamp_max(input, max):  # noqa: A002
 
 def maximum(input, other):  # noqa: A002
     a, b, _dt = _binary_prep(input, other)
-    return apply(top("maximum", "MaximumBackward0", "all", forward=_maxmin(np.maximum)),
+    return apply(top("maximum", "MaximumBackward0", "all", forward=_MAXIMUM_FWD),
                  (a, b), {"ties": "split"})
 
 
 def minimum(input, other):  # noqa: A002
     a, b, _dt = _binary_prep(input, other)
-    return apply(top("minimum", "MinimumBackward0", "all", forward=_maxmin(np.minimum)),
+    return apply(top("minimum", "MinimumBackward0", "all", forward=_MINIMUM_FWD),
                  (a, b), {"ties": "split"})
 
 
@@ -780,6 +780,9 @@ def _maxmin(fn):
     def fwd(x, y, ties="y", nan="propagate"):
         return fn(x, y)
     return fwd
+
+
+_MAXIMUM_FWD, _MINIMUM_FWD = _maxmin(np.maximum), _maxmin(np.minimum)  # one op each (top's key)
 
 
 def lerp(input, end, weight):  # noqa: A002
@@ -2255,3 +2258,6 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
 
     return return_types.aminmax((amin(input, () if dim is None else dim, keepdim),
                                  amax(input, () if dim is None else dim, keepdim)))
+
+
+_unary_grads.install_late(_sys.modules[__name__])  # expand, logsumexp: torch's formulas

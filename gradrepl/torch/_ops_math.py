@@ -24,7 +24,7 @@ import numpy as np
 from ..engine.ops import _kernels as EK
 from ..engine.ops import _libm_numexpr
 from ..engine.registry import OPS, apply, needs_grad
-from . import _dtypes, _inplace, _mkl
+from . import _dtypes, _inplace, _mkl, _unary_grads
 from . import _ops as O
 from ._base import EngineTensor, raw
 from ._tensor import Tensor
@@ -249,7 +249,8 @@ def _round_dec_fwd(x, decimals=0):
         return (np.rint(x * p) / p).astype(x.dtype, copy=False)
 
 
-_ROUND_DEC = top("round", "RoundBackward1", "none", forward=_round_dec_fwd)
+_ROUND_DEC = _op("round", "RoundBackward1", "none", forward=_round_dec_fwd,
+                 vjp=_unary_grads.zero_grads)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001,A002
@@ -263,7 +264,7 @@ def round(input, *, decimals=0, out=None):  # noqa: A001,A002
 
 # ------------------------------------------------------------------------------ division
 def _zero_grads(n, g):
-    z = O.mul(g, 0)
+    z = _unary_grads.zeros_like(g)   # zeros_like(grad): +0 (g * 0 gave -0 for g < 0)
     return tuple(z if needs_grad(n, i) else None for i in range(len(n.inputs)))
 
 
@@ -416,7 +417,7 @@ def _copysign_vjp(n, g):
         ratio = O.masked_fill(ratio, O.eq(x, 0), 0)
         dx = O.mul(g, ratio)
     if needs_grad(n, 1):
-        dy = O.mul(g, 0)
+        dy = _unary_grads.zeros_like(g)
     return dx, dy
 
 
@@ -432,9 +433,11 @@ def copysign(input, other, *, out=None):  # noqa: A002
 
 
 def _fmaxmin(name, np_fn):
+    op = _op(name, f"F{name[1:]}Backward0", "all", forward=lambda x, y, **_k: np_fn(x, y),
+             vjp=_unary_grads.fmaxmin_vjp(name))
+
     def f(input, other, *, out=None):  # noqa: A002
         a, b, _dt = O._binary_prep(input, other)
-        op = top(name, f"F{name[1:]}Backward0", "all", forward=lambda x, y, **_k: np_fn(x, y))
         return O._out(apply(op, (a, b)), out)
     f.__name__ = name
     return f

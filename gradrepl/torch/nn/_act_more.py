@@ -137,7 +137,8 @@ def _glu_vjp(n, g):
     b = _ops.narrow(x, dim, h, h)
     s = _ops.sigmoid(b)
     ga = _ops.mul(g, s)
-    gb = _ops.mul(_ops.mul(_ops.mul(g, a), s), _ops.rsub(s, 1))
+    # glu_backward_cpu_out: (1 - s) * s * a * grad, in that order (Activation.cpp)
+    gb = _ops.mul(_ops.mul(_ops.mul(_ops.rsub(s, 1), s), a), g)
     return _ops.cat([ga, gb], dim)
 
 

@@ -1,0 +1,75 @@
+"""Cases of tests/test_torch_exact_more.py, written against the torch API so that the same code
+runs on real torch (to record the md5s) and on gradrepl's torch dialect. Each case takes
+(torch, n) and returns the tensors whose float32 bytes are compared."""
+
+
+def _x(torch, n, scale=2.0):
+    torch.manual_seed(n)
+    return (torch.randn(n) * scale).requires_grad_()
+
+
+def _go(torch, y):
+    torch.manual_seed(7)
+    return torch.randn(y.shape)
+
+
+def _fb(torch, x, y, *more):
+    y.backward(_go(torch, y))
+    return [y, x.grad] + [t.grad for t in more]
+
+
+def glu(torch, n):                    # glu_backward: (1 - s) * s * a * grad
+    x = _x(torch, n)
+    return _fb(torch, x, torch.nn.functional.glu(x.reshape(-1, 2), dim=-1))
+
+
+def glu_dim0(torch, n):               # contiguous halves: vector sigmoid
+    x = _x(torch, n)
+    return _fb(torch, x, torch.nn.functional.glu(x.reshape(2, -1), dim=0))
+
+
+def normalize(torch, n):              # expand's backward is one sum (at::sum_to)
+    x = _x(torch, n)
+    return _fb(torch, x, torch.nn.functional.normalize(x.reshape(-1, 5), dim=1))
+
+
+def logsumexp(torch, n):              # grad * (self - result).exp(), torch's exp
+    x = _x(torch, n)
+    return _fb(torch, x, x.reshape(-1, 5).logsumexp(dim=1))
+
+
+def pow_tensor(torch, n):             # pow_backward_self / pow_backward_exponent
+    torch.manual_seed(n)
+    v = torch.randn(n) * 2
+    b = v.abs().requires_grad_()
+    e = v.clone().requires_grad_()
+    y = b ** e
+    return _fb(torch, b, y, e)
+
+
+def pow_rows(torch, n):               # (10, n/10) ** (n/10,): vector loop row by row
+    torch.manual_seed(n)
+    b = (torch.randn(10, n // 10).abs() + 0.05).requires_grad_()
+    e = torch.randn(n // 10).requires_grad_()
+    return _fb(torch, b, b ** e, e)
+
+
+def rpow(torch, n):                   # 0.1 ** x: the exponent's grad uses log(0.1) in double
+    x = _x(torch, n)
+    return _fb(torch, x, 0.1 ** x)
+
+
+def zero_grads(torch, n):             # zeros_like / masked_fill: +0 where torch gives +0
+    x = _x(torch, n)
+    ys = [x.round(), x.floor(), x.ceil(), x.round(decimals=1), torch.relu(x),
+          torch.maximum(x, x.flip(0)), torch.fmax(x, x.flip(0) * 0.5),
+          torch.div(x, 0.7, rounding_mode="floor"), torch.copysign(x, x.flip(0)), x.max()]
+    torch.manual_seed(7)
+    total = sum((y * torch.randn(y.shape)).sum() for y in ys)
+    total.backward()
+    return [x.grad]
+
+
+CASES = {f.__name__: f for f in (glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
+                                 zero_grads)}
+SIZES = (10, 40, 1000)

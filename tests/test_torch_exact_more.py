@@ -1,0 +1,142 @@
+"""torch's last bits beyond the activation kernels (issue 28): derivatives.yaml's formulas with
+torch's own kernels in torch's order, and TensorIterator's choice of vector / scalar loop.
+
+* glu's backward ``(1 - s) * s * a * grad`` (Activation.cpp's order); F.normalize's gradient
+  (expand's backward is one ``sum`` over the broadcast dims, ``at::sum_to``: the engine's
+  one-at-a-time order was up to 128 ulps off); logsumexp's ``grad * (self - result).exp()``
+  with torch's exp; ``x ** t``'s gradients (pow_backward_self / pow_backward_exponent with
+  torch's pow and log; a Python base's ``log`` in double); a broadcast ``a ** b`` vectorised
+  row by row (``gradrepl/torch/_tensor_iter.py``);
+* the gradients torch fills with +0 (``zeros_like``, ``masked_fill``, ``where``): round, floor,
+  ceil, round(decimals=), relu, maximum, fmax, div(rounding_mode=), copysign's other, max()
+  -- ``grad * 0`` gave -0. where the incoming gradient was negative, and torch prints 0.
+
+The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
+2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
+tests/data/torch_exact_more_cases.py; the same cases under ATEN_CPU_CAPABILITY=avx2 gave the
+same md5s (the AVX2 build an AVX2 machine runs).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import pathlib
+import platform
+
+import numpy as np
+import pytest
+
+RECORDS = {
+    "glu/10": ('d7b3b3cc283f6391', '498464d0851a22fd'),
+    "glu/40": ('cfae573525ef4abd', '1faf4ac044a5d2a9'),
+    "glu/1000": ('59bc3a0e13526d57', '364de51bda599d34'),
+    "glu_dim0/10": ('60eefa95fed28860', '4df06f7d29127957'),
+    "glu_dim0/40": ('f8bbb00e45955e85', 'ea25eae37bedf76e'),
+    "glu_dim0/1000": ('06e9a921f407c951', 'c6c8af0d0ee39404'),
+    "normalize/10": ('2793349691db7892', '4dd30d135f43454a'),
+    "normalize/40": ('f8df5ba6fb9a91d9', '52b189fcf62eec80'),
+    "normalize/1000": ('1bec25336235924d', 'ec6be98b762534a2'),
+    "logsumexp/10": ('93cfc36d04d31c00', '6279ddbb62c0a102'),
+    "logsumexp/40": ('a36c0fea12f5757b', '188eb5feec476397'),
+    "logsumexp/1000": ('a28e7895c2e25dbb', '14a7edf235bce3cc'),
+    "pow_tensor/10": ('1d1f7948751fa373', 'f5e7225a3dfcfac0', 'ace6973d9f88ae77'),
+    "pow_tensor/40": ('1bd275f1239e5618', '8aea36028bd2bd85', '2cee506341a51934'),
+    "pow_tensor/1000": ('e1b321588575b734', '9de4a66de7c365c4', 'feec201bf4ed8c7f'),
+    "pow_rows/10": ('658105f4261463dd', '5d45cbfd3b93b809', 'b51ee16b6472905b'),
+    "pow_rows/40": ('0f958296ec65940a', '4bd087b8fe9e4165', '322274b61b03c16f'),
+    "pow_rows/1000": ('489e223d0c884d38', '25395306036f6de3', '653f5dfb2af0467a'),
+    "rpow/10": ('3c4e4edc93c8b6d3', 'd9bb3c2178d3b5b6'),
+    "rpow/40": ('46a74e465d7fb743', '0052735bf3c2bdcc'),
+    "rpow/1000": ('cd08dd335ddb868d', '950de1ea052fdb1d'),
+    "zero_grads/10": ('24e850b84f56757e',),
+    "zero_grads/40": ('866c630c4a611984',),
+    "zero_grads/1000": ('4111a2d502dce3f5',),
+}
+
+x86 = pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                         reason="torch's x86-64 AVX2/AVX-512 kernels (SLEEF's powf/expf on "
+                         "vector blocks) are emulated; an aarch64 torch runs other ones")
+
+
+def _cases():
+    path = pathlib.Path(__file__).parent / "data" / "torch_exact_more_cases.py"
+    spec = importlib.util.spec_from_file_location("gradrepl_test_torch_exact_more_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+C = _cases()
+
+
+def md5(t):
+    return hashlib.md5(np.ascontiguousarray(t.detach().numpy()).tobytes()).hexdigest()[:16]
+
+
+@x86
+@pytest.mark.parametrize("capability", ["AVX512", "AVX2"])
+@pytest.mark.parametrize("name", sorted(C.CASES))
+def test_equals_real_torch(monkeypatch, capability, name):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", capability)
+    import gradrepl.torch as torch
+
+    for n in C.SIZES:
+        got = [md5(t) for t in C.CASES[name](torch, n)]
+        assert tuple(got) == RECORDS[f"{name}/{n}"], (capability, name, n)
+
+
+def test_zero_gradients_are_plus_zero():
+    """round/relu/maximum/max() of a negative incoming gradient: +0 (torch's zeros_like and
+    masked_fill), the kept values untouched."""
+    import gradrepl.torch as torch
+
+    x = torch.tensor([-1.5, 2.0, -0.2, 0.7], requires_grad=True)
+    g = torch.tensor([-1.0, -2.0, 3.0, -4.0])
+    for f, want in ((torch.round, [0, 0, 0, 0]), (torch.relu, [0, -2, 0, -4]),
+                    (lambda v: torch.maximum(v, torch.zeros(4)), [0, -2, 0, -4])):
+        x.grad = None
+        f(x).backward(g)
+        got = x.grad.numpy()
+        assert got.tolist() == want
+        assert not np.signbit(got[got == 0]).any()
+    x.grad = None
+    x.max().backward(torch.tensor(-3.0))
+    got = x.grad.numpy()
+    assert got.tolist() == [0, -3, 0, 0] and not np.signbit(got[[0, 2, 3]]).any()
+
+
+def test_maximum_ties_split_the_gradient():
+    import gradrepl.torch as torch
+
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = torch.tensor([1.0, 5.0, 0.0], requires_grad=True)
+    torch.maximum(a, b).backward(torch.tensor([-4.0, -4.0, -4.0]))
+    assert a.grad.tolist() == [-2.0, 0.0, -4.0] and b.grad.tolist() == [-2.0, -4.0, 0.0]
+    assert not np.signbit(a.grad.numpy()[1]) and not np.signbit(b.grad.numpy()[2])
+
+
+@pytest.mark.parametrize("shape_a, shape_b, inner, vec", [
+    ((10, 100), (100,), 100, True),       # b broadcast over rows: one row at a time
+    ((10, 100), (), 1000, True),          # a scalar operand: the whole flat range
+    ((10, 1), (100,), 100, True),         # a stride 0 along the rows, b contiguous
+    ((10, 1), (1, 100), 100, True),
+])
+def test_tensor_iter_layout_of_broadcasts(shape_a, shape_b, inner, vec):
+    from gradrepl.torch import _tensor_iter as T
+
+    a = np.zeros(shape_a, np.float32)
+    b = np.zeros(shape_b, np.float32)
+    _, _, got_inner, got_vec = T.layout([a, b])
+    assert (got_inner, got_vec) == (inner, vec)
+
+
+def test_tensor_iter_strided_and_transposed_views(monkeypatch):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+    from gradrepl.torch import _tensor_iter as T
+
+    a = np.zeros((10, 100), np.float32)
+    assert not T.vector_mask([a[:, ::2]]).any()                 # stride 2: all scalar
+    m = T.vector_mask([a.T])                                     # memory order: one range
+    assert m.sum() == 992 and m.T.reshape(-1)[:992].all()
+    m = T.vector_mask([a, a[0]])                                 # rows of 100: 96 vector each
+    assert m.sum() == 960 and m[:, :96].all() and not m[:, 96:].any()
