@@ -150,3 +150,68 @@ def test_softmax_exp_is_vec_exp(dt, shape, monkeypatch):
             pytest.skip("MKL's vsExp/vdExp bits recorded on AMD Zen 4 with the exact extra's MKL")
         monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")   # MKL answers for this CPU
     assert grads(F.softmax, inp(7, shape, 3.0, dt)) == SOFTMAX[(dt, shape)]
+
+
+# log_loss: Paddle's own kernel (Eigen's packet log, its grad kernel's formula); md5 prefixes of
+# (loss, d_input) printed by real 3.3.1 and 2.6.2 (equal), soft labels in [0, 1)
+LOG_LOSS = {1: ("7e2f7424", "fceea278"), 7: ("7d045d3f", "e7bd5803"), 8: ("5115cac7", "0ba50df5"),
+            9: ("c5b89d78", "6f84ad21"), 33: ("03cf3142", "7d3e9b2b"),
+            256: ("e1aee1ee", "d422a31d"), 1000: ("b168a688", "78a9a2a2")}
+
+
+def test_log_loss_is_the_kernel():
+    rng = np.random.default_rng(5)
+    for n, want in LOG_LOSS.items():
+        p = rng.uniform(0.01, 0.99, (n, 1)).astype(np.float32)
+        lab = rng.uniform(0, 1, (n, 1)).astype(np.float32)
+        tp = paddle.to_tensor(p, stop_gradient=False)
+        tl = paddle.to_tensor(lab, stop_gradient=False)
+        y = F.log_loss(tp, tl)
+        (y * paddle.to_tensor(rng.standard_normal((n, 1)).astype(np.float32))).sum().backward()
+        assert (md5(y)[:8], md5(tp.grad)[:8]) == want, n
+        assert tl.grad is None          # the kernel gives the label no gradient
+
+
+def test_log_loss_shape_errors(profile):
+    # LogLossInferMeta's order and words (3.3.1 binary.cc:2816/2827/2835, 2.6.2 1995/2003/2011)
+    with pytest.raises(ValueError) as e:
+        F.log_loss(paddle.to_tensor([[0.3], [0.6]]), paddle.to_tensor([1., 0.]))
+    if profile == "3":
+        assert str(e.value).startswith(
+            "(InvalidArgument) The dimensions of Input(Predicted) must be equal to the dimensions "
+            "of Input(Labels), but received dimensions of Input(Predicted) is [2, 1], received "
+            "dimensions of Input(Labels) is [2].\n  [Hint: Expected pred_dims == label_dims, but "
+            "received pred_dims:2, 1 != label_dims:2.] (at /paddle/paddle/phi/infermeta/"
+            "binary.cc:2816)")
+    else:
+        assert "equal to thedimensions" in str(e.value) and "binary.cc:1995" in str(e.value)
+    with pytest.raises(ValueError, match="must be 2,But received dimensions of Input"):
+        F.log_loss(paddle.to_tensor([0.3, 0.6]), paddle.to_tensor([1., 0.]))
+    with pytest.raises(ValueError, match=r"must be 1,But got \[2\]"):
+        F.log_loss(paddle.to_tensor([[0.3, 0.2]]), paddle.to_tensor([[1., 0.]]))
+
+
+# sigmoid_focal_loss: (loss, md5 prefix of d_logit) per version; 3.3.1 refuses a 1-D logit
+FOCAL = {"3": {(4, 1): (3.5611650943756104, "36fed839"), (3, 4): (3.5392587184906006, "b408599d"),
+               (8, 16): (82.95537567138672, "9690280c"), (2, 3, 5): (30.6470890045166, "dd260281")},
+         "2.6": {(5,): (0.7186848521232605, "443255de"), (1,): (0.4274568259716034, "b9cce836"),
+                 (4, 1): (3.5611650943756104, "36fed839"), (3, 4): (3.5392587184906006, "41eee123"),
+                 (64,): (26.558975219726562, "5d3fd869"), (100,): (51.229942321777344, "9eff8401"),
+                 (8, 16): (82.95537567138672, "0a8458ef"),
+                 (2, 3, 5): (30.6470890045166, "47dd87ea")}}
+
+
+def test_sigmoid_focal_loss(profile):
+    rng = np.random.default_rng(5)
+    for shape in [(5,), (1,), (4, 1), (3, 4), (64,), (100,), (8, 16), (2, 3, 5)]:
+        x = (rng.standard_normal(shape) * 3).astype(np.float32)
+        lab = (rng.uniform(size=shape) > 0.5).astype(np.float32)
+        tx = paddle.to_tensor(x, stop_gradient=False)
+        want = FOCAL[profile].get(shape)
+        if want is None:
+            with pytest.raises(ValueError, match=r"shape\[0\] = -1; shape = \[-1\]"):
+                F.sigmoid_focal_loss(tx, paddle.to_tensor(lab))
+            continue
+        y = F.sigmoid_focal_loss(tx, paddle.to_tensor(lab))
+        y.backward()
+        assert (y.item(), md5(tx.grad)[:8]) == want, shape

@@ -68,6 +68,61 @@ def tanh_shrink(x):
     return apply(TANH_SHRINK, (x,), {})
 
 
+# ============================================================== log_loss
+def _log_loss_fwd(pred, label, epsilon=1e-4):
+    """LogLossKernel's Eigen expression: -(label * log(pred + eps)) - ((1 - label) *
+    log(1 - pred + eps)), Eigen's packet log (the last n % 8 values the C library's logf)."""
+    from .nn import eigen_log
+
+    eps = _typed(epsilon, pred)
+    one = _typed(1, pred)
+    with quiet(all="ignore"):
+        return (-(label * eigen_log(pred + eps)) - ((one - label) * eigen_log(one - pred + eps))
+                ).astype(pred.dtype)
+
+
+def _log_loss_grad_fwd(pred, label, dout, epsilon=1e-4):
+    """LogLossGradKernel: dout * (-(label / (pred + eps)) + ((1 - label) / (1 - pred + eps)))."""
+    eps = _typed(epsilon, pred)
+    one = _typed(1, pred)
+    with quiet(all="ignore"):
+        return (dout * (-(label / (pred + eps)) + ((one - label) / (one - pred + eps)))
+                ).astype(pred.dtype)
+
+
+def _log_loss_vjp(n, g):
+    pred, label = n.inputs
+    return apply(LOG_LOSS_GRAD, (pred, label, g), n.attrs), None
+
+
+def _log_loss_grad_vjp(n, gg):
+    """Second order of the kernel's formula: d/dpred = gg * dout * (label / (pred + eps)^2 +
+    (1 - label) / (1 - pred + eps)^2); d/ddout = the kernel's formula with gg."""
+    from .math import add, divide
+
+    pred, label, dout = n.inputs
+    eps = n.attrs.get("epsilon", 1e-4)
+    a = scale(pred, 1.0, eps)
+    b = scale(pred, -1.0, 1.0 + eps)
+    one_l = scale(label, -1.0, 1.0)
+    d2 = add(divide(label, multiply(a, a)), divide(one_l, multiply(b, b)))
+    return (multiply(multiply(gg, dout), d2), None,
+            apply(LOG_LOSS_GRAD, (pred, label, gg), n.attrs))
+
+
+_LL_PRED = np.array([[0.2], [0.5], [0.7]])        # (probabilities: the gradient check's inputs)
+_LL_LABEL = np.array([[0.0], [1.0], [0.3]])
+LOG_LOSS_GRAD = register("log_loss_grad", _log_loss_grad_fwd, _log_loss_grad_vjp,
+                         legacy_name="LogLossGradBackward", diff_inputs=(0, 2),
+                         examples=[([_LL_PRED, _LL_LABEL, (3, 1)], {"epsilon": 1e-4})])
+LOG_LOSS = register("log_loss", _log_loss_fwd, _log_loss_vjp, legacy_name="LogLossBackward",
+                    diff_inputs=(0,), examples=[([_LL_PRED, _LL_LABEL], {"epsilon": 1e-4})])
+
+
+def log_loss(pred, label, epsilon=1e-4):
+    return apply(LOG_LOSS, (pred, label), {"epsilon": float(epsilon)})
+
+
 # ============================================================== shrinks and thresholds
 def _mask_vjp(pred):
     def vjp(n, g):

@@ -336,15 +336,58 @@ def dice_loss(input, label, epsilon=0.00001, name=None):  # noqa: A002
 
 
 def log_loss(input, label, epsilon=0.0001, name=None):  # noqa: A002
-    """-label log(input + eps) - (1 - label) log(1 - input + eps)."""
-    paddle = _paddle()
-    return -label * paddle.log(input + epsilon) - (1 - label) * paddle.log(1 - input + epsilon)
+    """-label log(input + eps) - (1 - label) log(1 - input + eps): Paddle's log_loss kernel
+    (Eigen's log; the gradient its grad kernel's formula), one op."""
+    from ....engine.ops import nn_more
+
+    _log_loss_check(list(input.shape), list(label.shape))
+    return nn_more.log_loss(input, label, epsilon)
+
+
+def _log_loss_check(pd, ld):
+    """LogLossInferMeta's checks in its order, with each version's words (real 3.3.1: binary.cc
+    2816/2827/2835; 2.6.2: 1995/2003/2011 and its missing spaces)."""
+    from ...tensor.linalg import _hint
+
+    key = profiles.current().key
+    v3 = key == "3"
+    lines = (2816, 2827, 2835) if v3 else (1995, 2003, 2011)
+
+    def err(text, expected, k):
+        hint = _hint(expected, f"infermeta/binary.cc:{lines[k]}") if key in ("3", "2.6") else ""
+        return ValueError(f"(InvalidArgument) {text}{hint}")
+
+    def dims(d):
+        return ", ".join(str(v) for v in d)
+
+    if pd != ld:
+        sp = " " if v3 else ""
+        raise err("The dimensions of Input(Predicted) must be equal to the" + (" " if v3 else "")
+                  + f"dimensions of Input(Labels), but received dimensions of Input(Predicted)"
+                  f"{sp}is [{dims(pd)}], received dimensions of Input(Labels) is [{dims(ld)}].",
+                  f"pred_dims == label_dims, but received pred_dims:{dims(pd)} != "
+                  f"label_dims:{dims(ld)}", 0)
+    if len(pd) != 2:
+        raise err("The dimensions of Input(Predicted) must be 2,But received dimensions of "
+                  f"Input(Predicted)is [{len(pd)}]",
+                  f"pred_dims.size() == 2, but received pred_dims.size():{len(pd)} != 2:2", 1)
+    if pd[1] != 1:
+        raise err("Each row of Input(Predicted) contains a real value, so the 2nd dimension of "
+                  f"Input(X) must be 1,But got [{pd[1]}]",
+                  f"pred_dims[1] == 1, but received pred_dims[1]:{pd[1]} != 1:1", 2)
 
 
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
                        name=None):
     paddle = _paddle()
     _check_red(reduction, "sigmoid_focal_loss")
+    if len(logit.shape) == 1 and profiles.current().api3:
+        # 3.3.1 makes `one` as full(paddle.shape(logit), ...): a 1-D logit's shape tensor
+        # reaches full's infermeta as [-1] (measured; 2.6.2 takes logit.shape and runs)
+        raise ValueError(
+            "(InvalidArgument) Each value of attribute 'shape' is expected to be no less than 0."
+            " But received: shape[0] = -1; shape = [-1].\n  [Hint: Expected data[i] >= 0, but "
+            "received data[i]:-1 < 0:0.] (at /paddle/paddle/phi/infermeta/nullary.cc:165)\n")
     one = paddle.full(logit.shape, 1.0, logit.dtype)
     loss = binary_cross_entropy_with_logits(logit, label, reduction="none")
     pred = paddle.nn.functional.sigmoid(logit)
@@ -354,7 +397,10 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     alpha_t = paddle.add(paddle.multiply(a, label),
                          paddle.multiply(paddle.subtract(one, a), paddle.subtract(one, label)))
     loss = paddle.multiply(alpha_t, loss)
-    gamma_t = paddle.pow(paddle.subtract(one, p_t), paddle.to_tensor(gamma, dtype=loss.dtype))
+    # _C_ops.pow(x, <gamma as a tensor>): the tensor becomes pow's Scalar factor (the pow op,
+    # not elementwise_pow: their gradients round differently, 3 of 64 values; real 3.3.1/2.6.2)
+    factor = float(np.asarray(gamma, dtype=loss.data.dtype))
+    gamma_t = M.pow_scalar(paddle.subtract(one, p_t), factor)
     loss = paddle.multiply(gamma_t, loss)
     if normalizer is not None:
         loss = paddle.divide(loss, normalizer)
