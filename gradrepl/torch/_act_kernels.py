@@ -22,7 +22,7 @@ import numpy as np
 
 from ..engine.ops import _kernels as K
 from ._lecture_kernels import expf_u10
-from . import _capability
+from . import _capability, _tensor_iter
 from ._sleef_more import _ldexp2
 
 F32 = np.float32
@@ -191,10 +191,15 @@ def _groups(n):
     return n // step * step
 
 
-def _split(vec, scalar, groups=None):
+def _split(vec, scalar, groups=None, step=None):
     """``f(*arrays)`` of one shape: ``vec`` on the leading whole groups, ``scalar`` on the rest
-    (the flat order of a contiguous tensor, as ``cpu_kernel_vec`` walks it)."""
+    (the flat order of a contiguous tensor, as ``cpu_kernel_vec`` walks it; views, broadcasts
+    and threaded ranges as TensorIterator runs them, ``_tensor_iter``)."""
     def run(*arrays):
+        if any(not a.flags.c_contiguous or a.shape != arrays[-1].shape for a in arrays) or \
+                arrays[-1].size >= _tensor_iter.GRAIN:
+            return _tensor_iter.run(vec, scalar, *(np.asarray(a, F32) for a in arrays),
+                                    step=step).astype(F32, copy=False)
         shape = arrays[-1].shape
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape), F32).reshape(-1) for a in arrays]
         n = (groups or _groups)(flat[0].size)

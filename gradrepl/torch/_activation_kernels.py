@@ -195,7 +195,7 @@ def _split_avx2(vec, scalar):
     """``_split`` for a kernel registered without an AVX-512 build (``REGISTER_DISPATCH``):
     groups of two AVX2 vectors (16 floats) whatever the CPU (softshrink: measured, 1,010
     values)."""
-    return _split(vec, scalar, groups=lambda n: n // 16 * 16)
+    return _split(vec, scalar, groups=lambda n: n // 16 * 16, step=16)
 
 
 def shrink_bwd(lambd):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.ops import _kernels as K
-from . import _capability
+from . import _capability, _tensor_iter
 
 F32, F64 = np.float32, np.float64
 _c = K._c
@@ -275,9 +275,10 @@ def blocks(vec, scalar):
 
     def run(x):
         step = 2 * _capability.lanes(x.dtype, avx512_kernel=True)
-        rows = _inner_rows(x)
-        if rows is not None:  # a strided view: TensorIterator's inner loop is one row
-            return _by_rows(vec, scalar, x, rows, step)
+        if not x.flags.c_contiguous or x.size >= _tensor_iter.GRAIN:
+            # a view (strided: all scalar; transposed: blocks in memory order; a chunk of a
+            # wider tensor: row by row) or a range split between torch's threads
+            return _tensor_iter.run(vec, scalar, x, step=step)
         flat = np.ascontiguousarray(x).reshape(-1)
         n = flat.size // step * step
         if n == 0:

@@ -70,6 +70,24 @@ def zero_grads(torch, n):             # zeros_like / masked_fill: +0 where torch
     return [x.grad]
 
 
+def _views(torch, n):
+    torch.manual_seed(n)
+    t = (torch.randn(2, n) * 2).t().requires_grad_()        # (n, 2): x's memory order
+    s = (torch.randn(2 * n) * 2).requires_grad_()
+    return t, s
+
+
+def views(torch, n):                  # sigmoid, sinh, silu, softplus of a transposed tensor
+    t, s = _views(torch, n)           # and of a strided one (every value by the scalar loop)
+    F = torch.nn.functional
+    ys = [f(v) for f in (torch.sigmoid, torch.sinh, F.silu, F.softplus, F.mish, F.elu)
+          for v in (t, s[::2])]
+    torch.manual_seed(7)
+    total = sum((y * torch.randn(y.shape)).sum() for y in ys)
+    total.backward()
+    return ys + [t.grad, s.grad]
+
+
 CASES = {f.__name__: f for f in (glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
-                                 zero_grads)}
+                                 zero_grads, views)}
 SIZES = (10, 40, 1000)
