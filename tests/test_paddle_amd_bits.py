@@ -215,3 +215,66 @@ def test_sigmoid_focal_loss(profile):
         y = F.sigmoid_focal_loss(tx, paddle.to_tensor(lab))
         y.backward()
         assert (y.item(), md5(tx.grad)[:8]) == want, shape
+
+
+# ---------------------------------------------------------------- in-place ops and dtypes
+# (each line printed by real Paddle 3.3.1, or by 3.3.1 and 2.6.2 where the test says both)
+def test_inplace_binary_refuses_a_python_number(profile):
+    x = paddle.to_tensor([1., 2.])
+    for name, y in (("add_", 1.5), ("multiply_", 2), ("subtract_", 0.5), ("divide_", 2.0)):
+        with pytest.raises(AttributeError, match=f"^'{type(y).__name__}' object has no "
+                                                 "attribute 'shape'$"):
+            getattr(x, name)(y)
+    assert x.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("xd,yd,want", [("float32", "float64", "float64"),
+                                         ("float16", "float32", "float32"),
+                                         ("float16", "float64", "float64"),
+                                         ("float64", "float32", "float64")])
+def test_inplace_float_promotion_3x(xd, yd, want):
+    paddle.profiles.set_profile("3")
+    x = paddle.to_tensor([1., 2.], dtype=xd)
+    view = x.reshape([2, 1])
+    x.add_(paddle.to_tensor([0.5, 1.5], dtype=yd))
+    assert (str(x.dtype), x.numpy().tolist()) == (f"paddle.{want}", [1.5, 3.5])
+    if want != xd:      # new memory: the view keeps the old values and dtype
+        assert (str(view.dtype), view.numpy().tolist()) == (f"paddle.{xd}", [[1.0], [2.0]])
+
+
+def test_inplace_promotes_a_0d_tensor_too():
+    paddle.profiles.set_profile("3")
+    x = paddle.to_tensor([1., 2.])
+    assert str((x + paddle.to_tensor(3., dtype="float64")).dtype) == "paddle.float32"
+    x.subtract_(paddle.to_tensor(3., dtype="float64"))
+    assert (str(x.dtype), x.numpy().tolist()) == ("paddle.float64", [-2.0, -1.0])
+    y = paddle.to_tensor([1., 2.])
+    y.divide_(paddle.to_tensor(3., dtype="float64"))
+    assert y.numpy().tolist() == [1 / 3, 2 / 3]     # computed in float64
+
+
+def test_inplace_promotion_keeps_the_gradient():
+    paddle.profiles.set_profile("3")
+    a = paddle.to_tensor([1., 2.], stop_gradient=False)
+    b = a * 1.0
+    c = paddle.to_tensor([1., 2.], dtype="float64", stop_gradient=False)
+    b.multiply_(c)
+    assert str(b.dtype) == "paddle.float64"
+    (b * b).sum().backward()
+    assert (a.grad.numpy().tolist(), c.grad.numpy().tolist()) == ([2.0, 16.0], [2.0, 16.0])
+    assert str(a.grad.dtype) == "paddle.float32"
+
+
+def test_float16_pair_kernel_errors_list_paddles_order(profile):
+    a = paddle.to_tensor([1., 2.], dtype="float16")
+    lists = {"add": {"3": "int16, float64, complex128, int32, uint8, float32, complex64, bool, "
+                          "int64, int8.",
+                     "2.6": "int32, int64, int16, float64, complex128, float32, complex64."},
+             "multiply": {"3": "int64, float64, complex128, float32, complex64, int32, bfloat16, "
+                               "bool.",
+                          "2.6": "int64, float64, complex128, float32, complex64, int32, "
+                                 "bfloat16, bool."}}
+    for kernel, fn in (("add", lambda: a + a), ("multiply", lambda: a * a)):
+        with pytest.raises(RuntimeError) as e:
+            fn()
+        assert f"Paddle support following DataTypes: {lists[kernel][profile]}" in str(e.value)

@@ -33,7 +33,10 @@ PROMOTION = {
           "less_than": (_DYG, 127174), "less_equal": (_DYG, 126886),
           "greater_than": (_DYG, 126399), "greater_equal": (_DYG, 126111),
           "logical_and": (_DYG, 66073), "logical_or": (_DYG, 66614), "logical_xor": (_DYG, 66902),
-          "fmax": (_DYG, 43714), "fmin": (_DYG, 43946), "where": (_DYG, 118490)},
+          "fmax": (_DYG, 43714), "fmin": (_DYG, 43946), "where": (_DYG, 118490),
+          # the in-place twins' own functions (x.add_(y) with two float widths)
+          "add_": (_DYG, 122072), "subtract_": (_DYG, 130256),
+          "multiply_": ("multiply_fwd_func.cc", 315), "divide_": (_DYG, 123988)},
     "2.6": {"add": (_DYG, 52647), "subtract": (_DYG, 68164),
             "multiply": ("multiply_fwd_func.cc", 64),
             "where": (_DYG, 51846)},

@@ -291,8 +291,10 @@ def _shape_error(out_shape, x):
                       f"inplace tensor {x.shape} in the Inplace operation.")
 
 
-def inplace(x, compute):
-    """Run ``compute(value_of_x) -> Tensor`` and store the result in ``x`` (Paddle's ``op_``)."""
+def inplace(x, compute, retype=False):
+    """Run ``compute(value_of_x) -> Tensor`` and store the result in ``x`` (Paddle's ``op_``).
+    ``retype``: a float result of another float dtype becomes x's dtype (3.x's binary ``op_``
+    with type promotion) in new memory, as Paddle reallocates x: views keep the old values."""
     if _is_grad_leaf(x):
         with grad_mode.no_grad():
             r = compute(x)
@@ -305,6 +307,9 @@ def inplace(x, compute):
     r = compute(src)
     if r.data.shape != x.data.shape:
         raise _shape_error(r.data.shape, x)
+    if retype and r.data.dtype != x.data.dtype and _floats(r.data.dtype, x.data.dtype):
+        _detach_saved_output(x)
+        x.data = np.array(x.data, dtype=r.data.dtype)
     if r.data.dtype != x.data.dtype and r.grad_node is not None and x.data.dtype.kind in "fc":
         r = M.cast(r, x.data.dtype)
     if r.grad_node is None:
@@ -347,13 +352,56 @@ def _math():
     return pm
 
 
-add_ = _inplace_method("add_", lambda v, y, name=None: _math().add(v, y),
-                       "x.add_(y): x = x + y in place.")
-subtract_ = _inplace_method("subtract_", lambda v, y, name=None: _math().subtract(v, y),
+def _floats(*dtypes):
+    return all(np.dtype(d).kind == "f" or np.dtype(d) == np.uint16 for d in dtypes)
+
+
+def _inplace_float(x, y):
+    """The wider float dtype x takes in ``x.op_(y)`` (3.x), or None where x keeps its own."""
+    from .. import promotion
+
+    xd, yd = x.data.dtype, getattr(getattr(y, "data", None), "dtype", None)
+    if yd is None or xd == yd or not _floats(xd, yd):
+        return None
+    wide = promotion._wider_float(xd, yd)
+    return None if wide == xd else wide
+
+
+def _binary_inplace(name, fn, doc):
+    """``x.add_(y)`` and its kin: y must be a Tensor (a Python number fails on ``y.shape`` in
+    Paddle's Python wrapper: AttributeError, real 3.3.1 and 2.6.2); under 3.x a float y of
+    another width gives x the promoted dtype (real 3.3.1: float32.add_(float64) is float64,
+    float16.multiply_(float32) float32; 2.6.2 reads the other dtype's memory as x's, garbage
+    that is not emulated: its dtype error stays)."""
+    op = name
+
+    def method(self, y, name=None):
+        if isinstance(y, (numbers.Number, np.generic)) and not isinstance(y, _T):
+            raise AttributeError(f"'{type(y).__name__}' object has no attribute 'shape'")
+        if not profiles.current().api3:
+            return inplace(self, lambda v: fn(v, y))
+        wide = _inplace_float(self, y)
+        if isinstance(y, _T) and y.data.dtype != self.data.dtype and _floats(y.data.dtype,
+                                                                              self.data.dtype):
+            from .. import glog
+
+            glog.promoted(op)
+        # (the in-place op promotes a 0-D y too: float32.add_(0-D float64) is float64 in 3.3.1,
+        # where float32 + 0-D float64 stays float32)
+        return inplace(self, lambda v: fn(v if wide is None else M.cast(v, wide), y),
+                       retype=True)
+
+    method.__name__ = name
+    method.__doc__ = doc
+    return method
+
+
+add_ = _binary_inplace("add_", lambda v, y: _math().add(v, y), "x.add_(y): x = x + y in place.")
+subtract_ = _binary_inplace("subtract_", lambda v, y: _math().subtract(v, y),
                             "x.subtract_(y): x = x - y in place.")
-multiply_ = _inplace_method("multiply_", lambda v, y, name=None: _math().multiply(v, y),
+multiply_ = _binary_inplace("multiply_", lambda v, y: _math().multiply(v, y),
                             "x.multiply_(y): x = x * y in place.")
-divide_ = _inplace_method("divide_", lambda v, y, name=None: _math().divide(v, y),
+divide_ = _binary_inplace("divide_", lambda v, y: _math().divide(v, y),
                           "x.divide_(y): x = x / y in place.")
 exp_ = _inplace_method("exp_", lambda v, name=None: _math().exp(v), "x.exp_(): in place.")
 sqrt_ = _inplace_method("sqrt_", lambda v, name=None: _math().sqrt(v), "x.sqrt_(): in place.")
