@@ -559,6 +559,47 @@ def torch_addcmul(x, t1, t2, value):
         return np.asarray(fma64(vt, t2, x), dt)
 
 
+def torch_add_alpha(x, y, alpha):
+    """``add(x, y, alpha=a)`` / ``sub``: ATen's ``fmadd(y, a, x)`` (a in the tensors' float type),
+    rounded once where torch's build fuses; None for other dtypes (the engine's forward)."""
+    dt = np.result_type(x, y)
+    if dt not in (np.float32, np.float64):
+        return None
+    a = dt.type(alpha)
+    x, y = np.asarray(x, dt), np.asarray(y, dt)
+    with _quiet(all="ignore"):
+        hoisted = np.asarray(x + a * y, dt)
+        if not _capability.fused():
+            return hoisted
+        if dt == np.float32:
+            from ._norm_kernels import fma
+
+            fused = np.asarray(fma(y, a, x), dt)
+        else:
+            fused = np.asarray(fma64(y, a, x), dt)
+        if y.size == 1 and x.size > 1:
+            # a number (or 0-d tensor) ``other``: the scalar loop adds the product ``a * other``
+            # computed once (hoisted out of the loop: not fused), the vector loop fuses
+            # (measured on real torch 2.13: 1,000 values, 992 fused and the 8 of the tail not)
+            f32 = dt == np.float32
+            return np.where(_scalar_operand_hoisted(x.size, 16 if f32 else 8, 4 if f32 else 2)
+                            .reshape(x.shape), hoisted, fused)
+        return fused
+
+
+def _scalar_operand_hoisted(n, block, group):
+    """Which of ``n`` values ATen's add kernel with a scalar operand computes unfused: in each
+    thread's range the vector loop (blocks of ``block``) fuses; of the scalar tail (length L)
+    GCC's code fuses the first value and the last ``(L - 1) % group``, and the groups of
+    ``group`` between them use the product computed once (measured on real torch 2.13, 200
+    random lengths; every tail length 1-15 seen)."""
+    mask = np.zeros(n, bool)
+    for b, e in _parallel_chunks(n, GRAIN):
+        t = b + (e - b) // block * block
+        mask[t + 1:t + 1 + (e - t - 1) // group * group] = True
+    return mask
+
+
 def torch_addcdiv(x, t1, t2, value):
     dt = np.result_type(x, t1, t2)
     if dt.kind != "f":

@@ -415,13 +415,31 @@ POW_TENSOR = top("elementwise_pow", "PowBackward1", "all+out", forward=_torch_po
 POW_RSCALAR = top("elementwise_pow", "PowBackward2", "all+out", inputs=(1,), forward=_torch_pow)
 
 
+def _add_alpha_forward(x, y, alpha=1.0):
+    """``x + alpha * y`` as ATen's add kernel (ufunc/add.h): ``fmadd(other, alpha, self)``, one
+    rounding where torch's build fuses (``_kernels.torch_add_alpha``)."""
+    from ._kernels import torch_add_alpha
+
+    out = torch_add_alpha(x, y, alpha)
+    return OPS["fused_add_scaled"].forward(x, y, alpha=alpha) if out is None else out
+
+
+def _float_number_operand(input, other):
+    """A real Python number ``other`` with a float32/float64 tensor ``input``: ATen's add kernel
+    takes it as a scalar operand of the tensor's dtype (``_kernels.torch_add_alpha``)."""
+    return (isinstance(input, EngineTensor) and raw(input).dtype in (np.float32, np.float64)
+            and isinstance(other, (int, float)) and not isinstance(other, bool))
+
+
 def add(input, other, *, alpha=1, out=None):  # noqa: A002 - torch's names
     if alpha != 1:
         if not isinstance(other, EngineTensor):
-            return add(input, other * alpha, out=out)
+            if not _float_number_operand(input, other):
+                return add(input, other * alpha, out=out)
+            other = const(other, raw(input).dtype)
         a, b, _dt = _binary_prep(input, other)
-        return _out(apply(top("fused_add_scaled", "AddBackward0", "none"), (a, b),
-                          {"alpha": float(alpha)}), out)
+        return _out(apply(top("fused_add_scaled", "AddBackward0", "none",
+                              forward=_add_alpha_forward), (a, b), {"alpha": float(alpha)}), out)
     a, b, _dt = _binary_prep(input, other)
     return _out(apply(ADD, (a, b)), out)
 
@@ -433,10 +451,12 @@ def sub(input, other, *, alpha=1, out=None):  # noqa: A002
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
         if not isinstance(other, EngineTensor):
-            return sub(input, other * alpha, out=out)
+            if not _float_number_operand(input, other):
+                return sub(input, other * alpha, out=out)
+            other = const(other, raw(input).dtype)
         a, b, _dt = _binary_prep(input, other)
-        return _out(apply(top("fused_add_scaled", "SubBackward0", "none"), (a, b),
-                          {"alpha": -float(alpha)}), out)
+        return _out(apply(top("fused_add_scaled", "SubBackward0", "none",
+                              forward=_add_alpha_forward), (a, b), {"alpha": -float(alpha)}), out)
     a, b, _dt = _binary_prep(input, other)
     return _out(apply(SUB, (a, b)), out)
 
@@ -1803,6 +1823,9 @@ def gather(input, dim, index):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
     idx = raw(index).astype(np.int64)
+    if idx.ndim == 0 and a.ndim == 1:   # ATen's ensure_nonempty_dim: one value, a 0-d result
+        return apply(top("index_elementwise_get", "GatherBackward0", "other"), (input,),
+                     {"index": (idx,)})
     return apply(top("take_along_axis", "GatherBackward0", "other", inputs=(0,)),
                  (input, _wrap(idx, True)), {"axis": d})
 

@@ -1442,12 +1442,25 @@ def _along(idx, d):
     return tuple(grids)
 
 
+def _scatter_index(a, index, src):
+    """ATen's scatter shape rule (ensure_nonempty_dim): a 0-d index (or src) counts as one value
+    of one dim, so ``zeros(10).scatter_(0, torch.tensor(y), value=1)`` is a one-hot vector."""
+    idx = raw(index).astype(np.int64)
+    if idx.ndim == 0 and a.ndim:
+        idx = idx.reshape(1)
+    if _t(src) and raw(src).ndim == 0 and a.ndim:
+        src = _ops.reshape(src, (1,))
+    if a.ndim and idx.size and idx.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    return idx, src
+
+
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
     if src is None:
         src = value
-    idx = raw(index).astype(np.int64)
+    idx, src = _scatter_index(a, index, src)
     red = {"add": "add", "multiply": "mul"}.get(reduce) if reduce else None
     if reduce is not None and _t(src):
         _warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will "
@@ -1461,8 +1474,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):  # noqa: A
 def scatter_add(input, dim, index, src):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
-    return _scatter_op(input, d, raw(index).astype(np.int64), src, "add", True,
-                       "ScatterAddBackward0")
+    idx, src = _scatter_index(a, index, src)
+    return _scatter_op(input, d, idx, src, "add", True, "ScatterAddBackward0")
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
