@@ -38,7 +38,14 @@ def reset_tensor_names():
 
 class PaddleClass(type):
     """The metaclass of the Paddle-facing classes: ``type(t)`` prints as Paddle's class does
-    (``<class 'paddle.Tensor'>``) while ``__module__`` stays gradrepl's (the pictures read it)."""
+    (``<class 'paddle.Tensor'>``) while ``__module__`` stays gradrepl's (the pictures read it).
+    A class that prints with object's default repr gets Paddle's path in it as well
+    (``<paddle.optimizer.sgd.SGD object at 0x...>``)."""
+
+    def __init__(cls, name, bases, ns, **kwargs):
+        super().__init__(name, bases, ns, **kwargs)
+        if cls.__repr__ is object.__repr__:
+            cls.__repr__ = PaddleObject.__repr__
 
     def __repr__(cls):
         return f"<class '{paddle_path(cls)}'>"

@@ -125,6 +125,8 @@ class Profile:
     uninit_repr: str = "meta"     # an uninitialized tensor (Layer.create_tensor) prints its meta
     #   ("meta": shape=[], place=Place(undefined:0), no data; 2.x) | "short" (Tensor(Not initialized), 3.x)
     tensor_pickle: bool = False   # copy.copy / pickle of a Tensor work (3.x) or raise TypeError
+    opt_state_holder: bool = False  # Optimizer.state_dict() before any accumulator exists returns
+                                    # what set_state_dict loaded (3.x) or only the LR state (2.x)
     #   "cannot pickle 'Tensor' object" (2.x: no __reduce__; copy.deepcopy works in both)
     numpy1_scalars: bool = True   # 2.x runs on numpy 1, where the numpy scalars an API returns
     #   print as plain numbers (summary's {'total_params': 61610}); 3.x on numpy 2: np.int64(61610)
@@ -165,7 +167,7 @@ P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_s
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
-             group_norm_kernel="3", no_double_grad="3", to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
+             group_norm_kernel="3", no_double_grad="3", to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -143,54 +143,71 @@ def sgemm(a, b, offsets=None, trans_a=False):
 #   (K - 1) % 4 + 1 products apart with 4 lanes, 4 with 8 lanes (in rows past the last whole
 #   group of 4, some of the last columns take another count: not emulated).
 
-def _dot_lanes(p, h, lanes):
-    """Dot products of (..., K) rounded products: ``h`` read apart, then ``lanes`` lanes."""
-    k = p.shape[-1]
+def _seq_sum(x, init=None):
+    """``init`` (or x[0]) plus x[1], x[2], ... one after the other, over axis 0, float32. x must
+    have axis 0 as its largest stride (a C-contiguous array or a slice of one along later axes):
+    numpy then adds whole rows in order (its pairwise summation only runs when the reduced axis
+    is the inner loop, which a row of one element would make it: those go by accumulate)."""
+    if init is not None:
+        x = np.concatenate([init[None], x])
+    if x.shape[0] == 1:
+        return x[0].copy()
+    if x[0].size < 2:
+        return np.add.accumulate(x, axis=0)[-1]
+    # (no dtype= here: with one numpy buffers the iteration and may reorder the additions)
+    return np.add.reduce(x, axis=0)
+
+
+def _dot_lanes0(p, h, lanes):
+    """Dot products of (K, ...) rounded products (K first, C-contiguous): ``h`` read apart (into
+    lane 0), then ``lanes`` lanes over whole vectors, folded in halves, the rest one by one."""
+    k = p.shape[0]
     h = min(h, k)
-    acc = None
-    for i in range(h):
-        acc = p[..., i].copy() if acc is None else np.add(acc, p[..., i], out=acc)
+    acc = _seq_sum(p[:h]) if h else None
     nit = (k - h) // lanes
     if nit:
-        # the vectors as (..., nit, lanes) summed over nit: the lanes' axis (contiguous) stays
-        # numpy's inner loop, so each lane is added in order, one vector after the other
-        body = p[..., h:h + nit * lanes].reshape(p.shape[:-1] + (nit, lanes))
-        lane = np.add.reduce(body, axis=-2)
+        body = p[h:h + nit * lanes].reshape((nit, lanes) + p.shape[1:])
+        lane = _seq_sum(body)                                   # (lanes, ...), each in order
         if acc is not None:               # lane 0 starts from the products read apart
-            for t in range(nit):
-                acc = np.add(acc, body[..., t, 0], dtype=np.float32)
-            lane[..., 0] = acc
-        while lane.shape[-1] > 1:
-            half = lane.shape[-1] // 2
-            lane = np.add(lane[..., :half], lane[..., half:], dtype=np.float32)
-        acc = lane[..., 0]
-    for i in range(h + nit * lanes, k):
-        acc = p[..., i].copy() if acc is None else np.add(acc, p[..., i], out=acc)
+            lane[0] = _seq_sum(body[:, 0], init=acc)
+        while lane.shape[0] > 1:
+            half = lane.shape[0] // 2
+            lane = np.add(lane[:half], lane[half:], dtype=np.float32)
+        acc = lane[0]
+    rest = p[h + nit * lanes:]
+    if rest.shape[0]:
+        acc = _seq_sum(rest, init=acc)
     return acc
 
 
+def _dot_lanes(p, h, lanes):
+    """As ``_dot_lanes0`` for (..., K) products (K last)."""
+    return _dot_lanes0(np.ascontiguousarray(np.moveaxis(p, -1, 0)), h, lanes)
+
+
 def _dot_columns(p, heads, end=False):
-    """(..., R, W, K) products -> the list of one partial (..., R, W) for these columns: full
-    groups of 4 columns with 4 lanes, the rest with 8; ``heads`` (..., R): the rows' offsets."""
-    w, k = p.shape[-2], p.shape[-1]
-    out = np.empty(p.shape[:-1], np.float32)
+    """(K, ..., R, W) products -> one partial (..., R, W) for these columns: full groups of 4
+    columns with 4 lanes, the rest with 8; ``heads`` (..., R): the rows' offsets."""
+    w, k = p.shape[-1], p.shape[0]
+    out = np.empty(p.shape[1:], np.float32)
     w4 = w // 4 * 4
     for lo, hi, lanes in ((0, w4, 4), (w4, w, 8)):
         if hi <= lo:
             continue
+        part = np.ascontiguousarray(p[..., lo:hi])
         if end:
             h = (k - 1) % 4 + 1 if lanes == 4 else 4
-            out[..., lo:hi] = _dot_lanes(p[..., lo:hi, :], h, lanes)
+            out[..., lo:hi] = _dot_lanes0(part, h, lanes)
             continue
         hs = (-heads) % 4
-        part = p[..., lo:hi, :]
         uniq = np.unique(hs)
         if len(uniq) == 1:
-            out[..., lo:hi] = _dot_lanes(part, int(uniq[0]), lanes)
+            out[..., lo:hi] = _dot_lanes0(part, int(uniq[0]), lanes)
             continue
         for h in uniq:
             sel = np.nonzero(hs == h)
-            out[sel + (slice(lo, hi),)] = _dot_lanes(part[sel], int(h), lanes)
+            out[sel + (slice(lo, hi),)] = _dot_lanes0(
+                np.ascontiguousarray(part[(slice(None),) + sel]), int(h), lanes)
     return out
 
 
@@ -199,31 +216,30 @@ def sgemm_bt_partials(a, bt, a_offsets=None):
     into C one after the other, for B passed transposed and beta 1: a list of (region, parts)
     with ``region`` the (rows, cols) slices and ``parts`` arrays (..., rows, cols) to add to C in
     order (C = part + C each). ``a_offsets`` (the batch's shape): where each A starts (floats
-    from a 64-byte boundary; its rows follow at K apart)."""
+    from a 64-byte boundary; its rows follow at K apart). The products are laid out K first, so
+    each running sum is numpy adding whole planes in order (long inner loops)."""
     batch = np.broadcast_shapes(a.shape[:-2], bt.shape[:-2])
     m, k = a.shape[-2:]
     n = bt.shape[-2]
     base = np.zeros(batch, np.int64) if a_offsets is None else np.broadcast_to(a_offsets, batch)
-    p = np.multiply(a[..., :, None, :], bt[..., None, :, :], dtype=np.float32)  # (..., M, N, K)
+    ak = np.moveaxis(np.broadcast_to(a, batch + (m, k)), -1, 0)          # (K, ..., M)
+    bk = np.moveaxis(np.broadcast_to(bt, batch + (n, k)), -1, 0)         # (K, ..., N)
+    # (K, ..., M, N), C order: numpy would follow the operands' strides (K innermost) otherwise
+    p = np.empty((k,) + batch + (m, n), np.float32)
+    np.multiply(ak[..., :, None], bk[..., None, :], out=p)
     rows = base[..., None] + np.arange(m) * k                   # each row of A's start
     regions = []
     blocked = m >= 8 and n >= 8 and k >= 8
     mb, nb = (m // 4 * 4, n // 8 * 8) if blocked else (0, 0)
     if blocked:
-        main = []
-        for blk in _blocks(k):
-            acc = None
-            for i in blk:
-                acc = p[..., :mb, :nb, i].copy() if acc is None else \
-                    np.add(acc, p[..., :mb, :nb, i], out=acc)
-            main.append(acc)
+        main = [_seq_sum(p[blk.start:blk.stop, ..., :mb, :nb]) for blk in _blocks(k)]
         regions.append(((slice(0, mb), slice(0, nb)), main))
         if nb < n:
             regions.append(((slice(0, mb), slice(nb, n)),
-                            [_dot_columns(p[..., :mb, nb:, blk.start:blk.stop],
+                            [_dot_columns(p[blk.start:blk.stop, ..., :mb, nb:],
                                           rows[..., :mb] + blk.start) for blk in _blocks(k)]))
     if mb < m:
         end = blocked or m == 1
         regions.append(((slice(mb, m), slice(0, n)),
-                        [_dot_columns(p[..., mb:, :, :], rows[..., mb:], end=end)]))
+                        [_dot_columns(p[..., mb:, :], rows[..., mb:], end=end)]))
     return regions

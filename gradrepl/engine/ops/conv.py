@@ -118,10 +118,11 @@ def with_chain_limit(limit):
 # many multiply-adds is summed as those kernels sum it (``_mkl_generic``: one multiply and one
 # add per k over the whole batch; vgg-size products past it go to BLAS).
 _GENERIC_LIMIT = 1 << 23
-# The filter gradient's dot kernels cost more (lanes of 4 or 8 over every product): a LeNet's
-# first convolution at batch 32 (3.7M multiply-adds) took ~130 ms against ~20 ms by the chain,
-# so they stay exact to 2M (p02's batch of 8: 0.94M) and past it keep the chain/BLAS.
-_GENERIC_BT_LIMIT = 1 << 21
+# The filter gradient's emulation (``_mkl_generic.sgemm_bt_partials``, its products laid out K
+# first so that every running sum is numpy adding whole planes) costs ~3 ms per M multiply-adds:
+# exact to the forward's limit (a LeNet's first convolution at batch 32, 2.8M: ~7 ms, where the
+# chain took ~110 ms; an MNIST conv 8->8 5x5 at batch 16, 5M: ~7 ms).
+_GENERIC_BT_LIMIT = _GENERIC_LIMIT
 
 
 def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):

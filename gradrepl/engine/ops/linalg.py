@@ -205,6 +205,13 @@ _GENERIC_LIMIT = 1 << 23   # (multiply-adds; as the convolutions' in conv.py)
 
 
 def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
+    if x.ndim >= 3 and y.ndim == 2 and not transpose_x:
+        # Paddle's MatMulFunction: a batch of x times one matrix is one GEMM, the batch folded
+        # into x's rows (nn.Linear on [B, T, F]: the same bits as on [B*T, F])
+        out = _matmul_fwd(x.reshape(int(np.prod(x.shape[:-1])), x.shape[-1]), y, False,
+                          transpose_y)
+        out = out.reshape(x.shape[:-1] + out.shape[-1:])
+        return np.reshape(out, out_shape) if out_shape is not None else out
     out = _dot_kernel(x, y, transpose_x, transpose_y)
     if out is None:
         out = _generic_gemm(x, y, transpose_x, transpose_y)

@@ -11,12 +11,15 @@ from ...engine.tensor import Tensor as _T
 from ..core import PaddleClass as _PaddleClass
 from ..core import Tensor
 from . import lr as _lr
+from .. import profiles as _profiles
 
 _F32 = np.dtype(np.float32)
 
 
-class L2Decay:
+class L2Decay(metaclass=_PaddleClass):
     """Adds ``coeff * param`` to the gradient before the update."""
+
+    _paddle_path = "paddle.regularizer.L2Decay"
 
     def __init__(self, coeff=0.0):
         self._coeff = float(coeff)
@@ -29,8 +32,10 @@ class L2Decay:
         return f"L2Decay, coeff={self._coeff:f}"
 
 
-class L1Decay:
+class L1Decay(metaclass=_PaddleClass):
     """Adds ``coeff * sign(param)`` to the gradient before the update."""
+
+    _paddle_path = "paddle.regularizer.L1Decay"
 
     def __init__(self, coeff=0.0):
         self._coeff = float(coeff)
@@ -85,6 +90,7 @@ class Optimizer(metaclass=_PaddleClass):
         self._accumulators = {}  # name -> {param id: ndarray}
         self._owned = {}  # param id -> weakref to the data array this optimizer made
         self._accumulator_keys = {}  # (name, param id) -> state_dict key
+        self._accumulators_holder = {}  # set_state_dict's values for accumulators not made yet
         if self._parameter_list and isinstance(self._parameter_list[0], dict):
             self._param_groups = []
             for group in self._parameter_list:
@@ -165,7 +171,14 @@ class Optimizer(metaclass=_PaddleClass):
             dt = param.data.dtype
             # zeros come from calloc: pages are zeroed when first written, by the update itself
             store[key] = np.zeros(shp, dt) if fill == 0 else np.full(shp, fill, dt)
-            self._accumulator_keys[(name, key)] = f"{param.name}_{name}_0"
+            var_name = self._accumulator_keys[(name, key)] = f"{param.name}_{name}_0"
+            if self._accumulators_holder:
+                # Paddle's _add_accumulator: a loaded state dict must hold every accumulator made
+                if var_name not in self._accumulators_holder:
+                    raise AssertionError(f"Optimizer set error, {var_name} should in state dict")
+                value = self._accumulators_holder.pop(var_name)
+                value = value.data if isinstance(value, _T) else np.asarray(value)
+                store[key] = np.array(value, dtype=dt).reshape(store[key].shape)
         return store[key]
 
     def _set_acc(self, name, param, value):
@@ -270,6 +283,9 @@ class Optimizer(metaclass=_PaddleClass):
         from .lr import LRScheduler
 
         out = OrderedDict()
+        if not self._accumulators and self._accumulators_holder and \
+                _profiles.current().opt_state_holder:
+            out.update(self._accumulators_holder)
         for name, store in self._accumulators.items():
             for pid, arr in store.items():
                 out[self._accumulator_keys[(name, pid)]] = Tensor(np.array(arr))
@@ -283,6 +299,12 @@ class Optimizer(metaclass=_PaddleClass):
         if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
         by_key = {v: k for k, v in self._accumulator_keys.items()}
+        # (Paddle keeps the dict: accumulators made later, at the first step, take their values)
+        self._accumulators_holder = {k: v for k, v in state_dict.items()
+                                     if k not in ("LR_Scheduler", "master_weights")}
+        for key in by_key:
+            if key not in state_dict:
+                raise AssertionError(f"optimizer Tensor {key} not found")
         for key, value in state_dict.items():
             if key in by_key:
                 name, pid = by_key[key]

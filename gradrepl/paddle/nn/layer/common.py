@@ -323,10 +323,15 @@ __all__ += ["Pad1D", "Pad2D", "Pad3D", "ConstantPad1D", "ConstantPad2D", "Consta
 
 
 # ---------------------------------------------------------------- resampling layers
+_VERSION_DEFAULT = object()   # a keyword whose default differs between Paddle versions
+
+
 class Upsample(Layer):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                 align_mode=0, data_format=None, name=None):
+                 align_mode=0, data_format=_VERSION_DEFAULT, name=None):
         super().__init__()
+        if data_format is _VERSION_DEFAULT:   # (3.x's default None; 2.x's 'NCHW', in the repr)
+            data_format = None if profiles.current().key == "3" else "NCHW"
         self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
         self.align_corners, self.align_mode = align_corners, align_mode
         self.data_format, self.name = data_format, name

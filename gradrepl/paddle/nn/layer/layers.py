@@ -18,19 +18,18 @@ from ...core import PaddleClass as _PaddleClass
 from ...core import Parameter, Tensor
 
 # ---------------------------------------------------------------------- unique names
-_COUNTERS: dict = {}
-
-
 def unique_name(key):
-    """``key_<n>`` with a counter per key, as ``paddle.utils.unique_name.generate``."""
-    n = _COUNTERS.get(key, 0)
-    _COUNTERS[key] = n + 1
-    return f"{key}_{n}"
+    """``key_<n>`` with a counter per key: ``paddle.utils.unique_name.generate`` (one generator,
+    so layers and parameters made inside ``unique_name.guard()`` count from 0 again, as in
+    Paddle: a model rebuilt there has the names of the one saved)."""
+    from ...utils import unique_name as _un
+    return _un.generate(key)
 
 
 def reset_names():
-    """Forget every counter (``paddle.utils.unique_name.guard`` / a fresh session)."""
-    _COUNTERS.clear()
+    """Forget every counter (a fresh session)."""
+    from ...utils import unique_name as _un
+    _un.switch()
 
 
 def camel_to_snake(name):
