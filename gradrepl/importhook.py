@@ -41,9 +41,28 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         try:
-            return importlib.import_module(self.prefix + spec.name[len(self.name):])
+            module = importlib.import_module(self.prefix + spec.name[len(self.name):])
         except ModuleNotFoundError as e:
             raise self.renamed(e) from None
+        self.rename_loaded()
+        return module
+
+    def rename_loaded(self):
+        """Every loaded ``<prefix>.x`` module answers ``__name__`` as ``<name>.x`` while the
+        mapping lasts (real torch: ``lr_scheduler.__name__ == 'torch.optim.lr_scheduler'``;
+        d2l tests ``scheduler.__module__ == lr_scheduler.__name__``; a missing attribute is
+        ``module 'torch.nn' has no attribute ...``). ``restore_names`` undoes it."""
+        prefix, renamed = self.prefix, self.__dict__.setdefault("renamed_modules", {})
+        for k, m in list(sys.modules.items()):
+            if (k == prefix or k.startswith(prefix + ".")) and k not in renamed \
+                    and getattr(m, "__name__", None) == k:
+                renamed[k] = m
+                m.__name__ = self.name + k[len(prefix):]
+                sys.modules.setdefault(m.__name__, m)  # (code reading sys.modules[__name__])
+
+    def restore_names(self):
+        for k, m in self.__dict__.pop("renamed_modules", {}).items():
+            m.__name__ = k
 
     def renamed(self, error):
         """A missing gradrepl module reported under the dialect's name (``paddle.xyz``)."""
@@ -77,6 +96,7 @@ def _mapped(names):
     finally:
         for f in finders:
             sys.meta_path.remove(f)
+            f.restore_names()
         for k in [k for k in sys.modules if _ours(k, names)]:
             del sys.modules[k]
         sys.modules.update(saved)

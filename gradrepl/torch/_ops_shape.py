@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _ops, return_types
+from . import _creation, _dtypes, _indexing, _no_derivative, _ops, return_types
 from ._base import EngineTensor, Size, raw
 from ._ops import apply, top
 from ._tensor import Tensor, _dim
@@ -756,7 +756,7 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
     n = _b.max(int(a.max()) + 1 if a.size else 0, minlength)
     out = np.zeros(n, dt)
     np.add.at(out, a, w.astype(dt))
-    return _wrap(out, True)
+    return _no_derivative.attach("bincount", (weights,), (_wrap(out, True),))[0]
 
 
 def _hist_range(a, rng, name="histc"):
@@ -836,7 +836,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if density:
         widths = np.diff(edges).astype(a.dtype)  # torch: hist / hist.sum(), then / widths
         hist = ((hist / hist.sum(dtype=a.dtype)).astype(a.dtype) / widths).astype(a.dtype)
-    return return_types.histogram((_wrap(hist, True), _wrap(np.array(edges), True)))
+    res = (_wrap(hist, True), _wrap(np.array(edges), True))
+    return return_types.histogram(_no_derivative.attach("histogram", (input, weight), res))
 
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A001,A002
@@ -876,8 +877,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
             sh[k] = -1
             hist = hist / np.diff(e).reshape(sh)
         hist = hist.astype(a.dtype)
-    return return_types.histogramdd((_wrap(hist, True), tuple(_wrap(np.array(e), True)
-                                                              for e in edges)))
+    res = _no_derivative.attach("histogramdd", (input, weight),
+                                (_wrap(hist, True),) + tuple(_wrap(np.array(e), True)
+                                                             for e in edges))
+    return return_types.histogramdd((res[0], tuple(res[1:])))
 
 
 # ------------------------------------------------------------------------------ reductions

@@ -24,7 +24,7 @@ from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
 from . import _onednn_conv, init
-from .modules import Module
+from .modules import Module, _materialize
 from .parameter import Parameter, UninitializedParameter
 
 _wrap = Tensor._wrap
@@ -526,9 +526,9 @@ class _LazyConvMixin:
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
         dt = _np_dtype(self._lazy_dtype)
-        self.weight = Parameter(_wrap(np.zeros(self._weight_shape(self.in_channels), dt)))
+        _materialize(self.weight, self._weight_shape(self.in_channels), dt)  # the same objects
         if self._lazy_bias:
-            self.bias = Parameter(_wrap(np.zeros((self.out_channels,), dt)))
+            _materialize(self.bias, (self.out_channels,), dt)
         self.reset_parameters()
 
     def __call__(self, *args, **kwargs):

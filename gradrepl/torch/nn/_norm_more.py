@@ -14,8 +14,8 @@ from .._tensor import Tensor
 from . import _more_common as C
 from . import _spatial as S
 from ._layers import BatchNorm1d, BatchNorm2d, _BatchNorm
-from .modules import Module
-from .parameter import Parameter
+from .modules import Module, _materialize
+from .parameter import Parameter, UninitializedParameter
 
 _wrap = Tensor._wrap
 
@@ -150,17 +150,28 @@ def _lazy(name, base, become, affine_default, track_default):
                  track_running_stats=track_default, device=None, dtype=None):
         base.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype)
         self._lazy_dtype = dtype
+        if affine:  # (torch: UninitializedParameters, materialised in place by the first call)
+            self.weight = UninitializedParameter()
+            self.bias = UninitializedParameter()
+        if track_running_stats:  # (UninitializedBuffers: a load_state_dict sizes them)
+            from . import parameter as P
+
+            for k in ("running_mean", "running_var"):
+                self._buffers[k] = P.UninitializedBuffer(None, requires_grad=False)
 
     def forward(self, input):  # noqa: A002
         nb = getattr(become, "_no_batch", None)
         a = raw(input)
         ch = a.shape[0] if (nb is not None and a.ndim == nb) else a.shape[1]
         dt = _np_dtype(self._lazy_dtype)
-        self.num_features = ch
-        if self.affine:
-            self.weight = Parameter(_wrap(np.ones(ch, dt)))
-            self.bias = Parameter(_wrap(np.zeros(ch, dt)))
-        if self.track_running_stats:
+        if any(isinstance(getattr(self, k, None), UninitializedParameter)
+               for k in ("weight", "bias", "running_mean", "running_var")):
+            self.num_features = ch  # (torch: not after a load_state_dict sized them)
+        if self.affine and isinstance(self.weight, UninitializedParameter):
+            # the same objects (an optimizer made before the first call updates them)
+            raw(_materialize(self.weight, (ch,), dt))[...] = 1
+            _materialize(self.bias, (ch,), dt)
+        if self.track_running_stats and isinstance(self.running_mean, UninitializedParameter):
             self.running_mean = _wrap(np.zeros(ch, dt))
             self.running_var = _wrap(np.ones(ch, dt))
         del self._lazy_dtype

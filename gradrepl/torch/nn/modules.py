@@ -592,15 +592,20 @@ def _Uninitialized():
     return UninitializedParameter
 
 
-def _materialize(t, shape):
+def _materialize(t, shape, dtype=None):
     """torch's ``UninitializedParameter.materialize(shape)``: the same object, now a Parameter
-    of that shape (uninitialised memory in torch; zeros here, the load writes it next)."""
+    of that shape (uninitialised memory in torch; zeros here, the load or the layer's init writes
+    it next). The same object: an optimizer made before a lazy layer's first call updates it."""
     from .. import _base
 
     from .parameter import Parameter
 
-    _base.set_raw(t, np.zeros(tuple(shape), raw(t).dtype if raw(t).size else np.float32))
-    t.__class__ = Parameter
+    if dtype is None:
+        dtype = raw(t).dtype if raw(t).size else np.float32
+    _base.set_raw(t, np.zeros(tuple(shape), dtype))
+    # (a lazy norm's UninitializedBuffer becomes a plain tensor)
+    t.__class__ = Tensor if type(t).__name__ == "UninitializedBuffer" else Parameter
+    return t
 
 
 class LazyLinear(Linear):
@@ -647,10 +652,9 @@ class LazyLinear(Linear):
         self.in_features = raw(input).shape[-1]
         dt = _dtypes.to_np(self._lazy_dtype) if self._lazy_dtype is not None \
             else _dtypes.default_float()
-        self.weight = Parameter(Tensor._wrap(np.zeros((self.out_features, self.in_features),
-                                                      dt)))
+        _materialize(self.weight, (self.out_features, self.in_features), dt)
         if self.bias is not None:
-            self.bias = Parameter(Tensor._wrap(np.zeros((self.out_features,), dt)))
+            _materialize(self.bias, (self.out_features,), dt)
         self.reset_parameters()
 
     def __call__(self, *args, **kwargs):
