@@ -195,3 +195,30 @@ def test_upsample_repr_default_data_format(profile):
         f"data_format={want})")
     x = paddle.arange(8, dtype="float32").reshape([1, 2, 2, 2])
     assert paddle.nn.Upsample(scale_factor=2)(x).shape == [1, 2, 4, 4]
+
+
+# ---------------------------------------------------------------- the fused rnn op's products
+def test_lstm_products_in_paddle_mkl_order_on_amd(monkeypatch):
+    # recorded from real Paddle 3.3.1 and 2.6.2 (the same digests) on this AMD machine: nn.LSTM
+    # (16, 32) after paddle.seed(8), x (16, 7, 16) and the output weights g from numpy
+    # default_rng(1); y, x.grad and the four parameter gradients of sum(y * g). The backward's
+    # G @ W products, its G^T X weight products and the forward's X @ W^T / h @ W_hh^T now take
+    # MKL's generic-kernel order (the chain left x.grad and every weight gradient different:
+    # the seq2seq-with-attention practice's LSTMs drifted from the first step)
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    paddle.profiles.set_profile("3")
+    try:
+        rng = np.random.default_rng(1)
+        paddle.seed(8)
+        lstm = paddle.nn.LSTM(16, 32)
+        x = paddle.to_tensor(rng.standard_normal((16, 7, 16)).astype("float32"),
+                             stop_gradient=False)
+        y, _ = lstm(x)
+        g = paddle.to_tensor(rng.standard_normal((16, 7, 32)).astype("float32"))
+        (y * g).sum().backward()
+        got = [_sha(y.numpy()), _sha(x.grad.numpy())] + \
+            [_sha(p.grad.numpy()) for p in lstm.parameters()]
+    finally:
+        paddle.profiles.set_profile("2.2")
+    assert got == ["e465cdebac468708", "df3d41ba5148e707", "d1e1a180e1a84362",
+                   "3195d3a4c29fc52b", "677e92bf62bd88ef", "677e92bf62bd88ef"]

@@ -22,7 +22,13 @@ first), each cell's gradient in its kernel's expressions, the hidden-state and w
 as GEMMs (the weight's accumulated over the steps, beta = 1), then ``dW_ih = G^T X`` as one GEMM,
 ``dX += G W_ih`` and the bias gradients as column sums over all steps in order.
 
-Matrix products follow the engine's rule for Paddle's float32 products on this CPU class
+On AMD the products whose flags are known take MKL's generic-kernel order (``_mkl_generic``,
+as the convolutions and ``matmul``): ``X @ W_ih^T`` and ``h @ W_hh^T`` with W passed transposed
+(beta 1: each of the kernel's parts added into the gates in turn), ``G @ W`` plain and the
+weight gradients ``G^T X`` with G transposed (round four's check: 30 random configurations,
+differing elements 185,968 -> 94,529 of 293,393; forwards equal 20 of 30; GRU's cell products and
+beta-1 accumulations of the plain kernel remain the chain). Otherwise matrix products follow
+the engine's rule for Paddle's float32 products on this CPU class
 (``linalg.chained_matmul``: one fused chain per element on Intel, the rounded products added in
 order on AMD); a GEMM with beta = 1 adds its product to the accumulator after the sum (MKL-ML's
 ``cblas_sgemm``, measured). Measured on an AMD EPYC against Paddle 3.3.1 and 2.6.2 with the
@@ -59,6 +65,64 @@ def _mm(a, b):
 def _mm_acc(c, a, b):
     """``c + a @ b``: a GEMM with beta = 1 (the product summed, then added to ``c``)."""
     return c + _mm(a, b)
+
+
+def _amd_f32(*arrays):
+    from .. import cpu
+    return cpu.cpu_class() == "amd" and all(a.dtype == np.float32 for a in arrays)
+
+
+def _mm_bt(a, w):
+    """``a @ w^T`` with ``w`` passed to sgemm transposed (the input projection ``X @ W_ih^T``):
+    on AMD the MKL generic kernels' order for a transposed B (``_mkl_generic``), else ``_mm``."""
+    if _amd_f32(a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit():
+        return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w)
+    return _mm(a, w.T)
+
+
+def _mm_bt_acc(c, a, w):
+    """``c + a @ w^T``, ``w`` transposed and beta = 1 (the hidden product onto the gates): on
+    AMD each of the generic kernels' parts added into C in turn (C = part + C)."""
+    if not (_amd_f32(c, a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit()):
+        return c + _mm(a, np.ascontiguousarray(w.T))
+    from . import _mkl_generic as G
+
+    c = np.array(c, np.float32)
+    for (rows, cols), parts in G.sgemm_bt_partials(np.ascontiguousarray(a),
+                                                   np.ascontiguousarray(w)):
+        for part in parts:
+            c[rows, cols] = part + c[rows, cols]
+    return c
+
+
+def _generic_limit():
+    from .linalg import _GENERIC_LIMIT
+    return _GENERIC_LIMIT
+
+
+def _mm_ta(a, b):
+    """``a^T @ b`` with ``a`` passed to sgemm transposed (the weight gradients ``G^T X``): on AMD
+    the generic kernels' order (``linalg._generic_gemm``), else ``_mm``."""
+    from .linalg import _generic_gemm
+
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b)
+    out = _generic_gemm(a, b, True, False) if a.dtype == np.float32 else None
+    return _mm(a.T, b) if out is None else out
+
+
+def _mm_plain(a, b):
+    """``a @ b`` where Paddle's kernel passes neither operand transposed (the backward's
+    ``dh = G @ W_hh`` and ``dX = G @ W_ih``): on AMD the MKL generic kernels' order
+    (``linalg._generic_gemm``: K in blocks of 112, rows off a 16-byte boundary in the scalar
+    order), measured against real 3.3.1 and 2.6.2 on the seq2seq practice's LSTMs (the chain
+    left 529 of 768 input-gradient values different); elsewhere as ``_mm``."""
+    from .linalg import _generic_gemm
+
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b)
+    out = _generic_gemm(a, b, False, False) if a.dtype == np.float32 else None
+    return _mm(a, b) if out is None else out
 
 
 _EXPF = None
@@ -125,7 +189,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
     hid = w_hh.shape[1]
     g = GATES[mode] * hid
     dt = x.dtype
-    pre = _mm(x.reshape(steps * batch, -1), w_ih.T)
+    pre = _mm_bt(np.ascontiguousarray(x.reshape(steps * batch, -1)), w_ih)
     pre = pre + b_ih
     if mode == "GRU":
         pre = pre + np.concatenate([b_hh[:2 * hid], np.zeros(hid, dt)])
@@ -139,15 +203,13 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
     acts = np.empty((steps, batch, hid), dt) if mode == "LSTM" else None
     h = h0
     c = c0
-    if mode == "GRU":   # (the transposed weights laid out once, not at every step)
-        w_rz = np.ascontiguousarray(w_hh[:2 * hid].T)
-        w_c = np.ascontiguousarray(w_hh[2 * hid:].T)
-    else:
-        w_t = np.ascontiguousarray(w_hh.T)
+    if mode == "GRU":
+        w_rz = np.ascontiguousarray(w_hh[:2 * hid])
+        w_c = np.ascontiguousarray(w_hh[2 * hid:])
     for i, t in enumerate(order):
         gt = pre[t]
         if mode == "LSTM":
-            gt = _mm_acc(gt, h, w_t)
+            gt = _mm_bt_acc(gt, h, w_hh)
             ig = _sigmoid_rows(gt[:, :hid])
             fg = _sigmoid_rows(gt[:, hid:2 * hid])
             cand = _tanh(gt[:, 2 * hid:3 * hid])
@@ -159,8 +221,8 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([ig, fg, cand, og], axis=1)
             acts[i] = act
         elif mode == "GRU":
-            rz = _mm_acc(gt[:, :2 * hid], h, w_rz)
-            ro = _mm(h, w_c)
+            rz = _mm_bt_acc(gt[:, :2 * hid], h, w_rz)
+            ro = _mm_bt(h, w_c)
             r = _sigmoid_rows(rz[:, :hid])
             z = _sigmoid_rows(rz[:, hid:])
             ro = (ro + b_hh[2 * hid:]) * r
@@ -170,7 +232,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([r, z, cand], axis=1)
             state = ro
         else:
-            gt = _mm_acc(gt, h, w_t)
+            gt = _mm_bt_acc(gt, h, w_hh)
             o = _tanh(gt) if mode == "RNN_TANH" else np.maximum(gt, np.zeros((), dt))
             gates[i] = gt
             state = None
@@ -323,11 +385,11 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             pre_c = lc * fg
             gs = np.concatenate([g_i, g_f, g_c, g_o], axis=1)
             gg[t] = gs
-            pre_h = _mm(gs, w_hh)
+            pre_h = _mm_plain(gs, w_hh)
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
                 pre_c = (1 - m) * pre_c_bak + pre_c * m
-            dw_hh = _mm_acc(dw_hh, gs.T, prev_h)
+            dw_hh = dw_hh + _mm_ta(gs, prev_h)
             lc = pre_c
         elif mode == "GRU":
             gt = gates[i]
@@ -356,15 +418,15 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             else:
                 dz = lh * (hidden > 0).astype(dt)
             gg[t] = dz
-            pre_h = _mm(dz, w_hh)
+            pre_h = _mm_plain(dz, w_hh)
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
-            dw_hh = _mm_acc(dw_hh, dz.T, prev_h)
+            dw_hh = dw_hh + _mm_ta(dz, prev_h)
         lh = pre_h
     flat = gg.reshape(steps * batch, g)
     xf = x.reshape(steps * batch, -1)
-    dw_ih = _mm(flat.T, xf)
-    dx = _mm_acc(dx, flat, w_ih)
+    dw_ih = _mm_ta(flat, xf)
+    dx = dx + _mm_plain(flat, w_ih)
     db_ih = _colsum(flat)
     if mode != "GRU":
         db_hh = _colsum(flat)
