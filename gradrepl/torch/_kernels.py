@@ -702,7 +702,7 @@ def torch_pow_scalar(x, e):
         return out.reshape(x.shape)
 
 
-def torch_pow_tensor(x, y):
+def torch_pow_tensor(x, y, c_order_out=False):
     """torch's pow(Tensor, Tensor) of float32 arrays (None for other dtypes): the vector loop
     (SLEEF ``powf_u10``; DEFAULT: ``powf``) on the values TensorIterator's rows give it
     (``_tensor_iter``: contiguous rows, or one operand broadcast along them), in blocks of
@@ -720,7 +720,10 @@ def torch_pow_tensor(x, y):
         if _capability.capability() != "DEFAULT":
             from ._tensor_iter import vector_mask as _iter_mask   # TensorIterator's rows
 
-            mask = _iter_mask([x, y], _pow_block()).reshape(-1)
+            ost = None
+            if c_order_out:   # an output given C-contiguous: TensorIterator walks its order
+                ost = np.empty(shape, np.float32).strides
+            mask = _iter_mask([x, y], _pow_block(), out_strides=ost).reshape(-1)
             if mask.any():
                 out[mask] = sleef_pow(xb[mask], yb[mask])
     return out.reshape(shape)

@@ -82,7 +82,7 @@ def top(base, name, saves="all", inputs=None, forward=None):
         op.grad_sum_order = "torch"  # broadcast gradients summed as torch's sum_to sums them
         if forward is not None:
             op.forward = forward
-        _COPIES[key] = op
+        _COPIES[key] = op = _unary_grads.adopt(op)   # torch's formula for the node name
     return op
 
 
@@ -193,7 +193,7 @@ def _torch_pow_scalar(x, factor):
         return np.power(x, np.asarray(factor, x.dtype)).astype(x.dtype)
 
 
-def _torch_pow(x, y, **_kw):
+def _torch_pow(x, y, base=None, **_kw):
     """Tensor ** tensor: float32 operands of one shape take torch's vectorized SLEEF
     ``powf_u10`` in blocks of 16 and glibc's ``powf`` for the rest; broadcast ones the scalar
     loop, ``powf`` throughout (measured on torch 2.13)."""
@@ -203,7 +203,9 @@ def _torch_pow(x, y, **_kw):
         if x.dtype == np.float32 and y.dtype == np.float32:
             from ._kernels import torch_pow_tensor
 
-            return torch_pow_tensor(x, y)   # torch's vector/scalar loops (``_kernels``)
+            # pow(Scalar, Tensor) writes a C-contiguous result (pow.Scalar's meta): its loop
+            # follows the output's order, not a transposed exponent's
+            return torch_pow_tensor(x, y, c_order_out=base is not None)
         if x.dtype == np.float32 and y.dtype == np.float32 and x.size:
             if x.shape == y.shape:  # 16 at a time (two AVX2 vectors), the rest one by one
                 fx, fy = x.reshape(-1), y.reshape(-1)
@@ -406,7 +408,7 @@ def _torch_pow_scalar_vjp(n, g):
     dt = n.in_meta[0][1]
     if dt.kind != "f" or f == 0:
         return EM._pow_scalar_vjp(n, g)
-    fm1 = float(np.asarray(f, dt) - np.asarray(1, dt))
+    fm1 = float(f) - 1.0   # pow_backward: exponent.toDouble() - 1, then cast by the pow kernel
     return EM.multiply(g, EM.times(apply(POW_SCALAR, (n.inputs[0],), {"factor": fm1}), f))
 
 

@@ -155,7 +155,7 @@ def _exp2_fwd():
 
 
 def _exp2_vjp(n, g):  # grad * result * M_LN2
-    return O.mul(g, O.mul(n.out(), _math.log(2.0)))
+    return O.mul(O.mul(g, n.out()), _math.log(2.0))
 
 
 exp2 = _unary("exp2", _op("exp", "Exp2Backward0", "out", forward=_exp2_fwd(), vjp=_exp2_vjp))
@@ -464,8 +464,8 @@ def _hypotf(x, y):
 def _hypot_vjp(n, g):  # grad * self / result, grad * other / result
     x, y = n.inputs
     out = n.out()
-    dx = O.mul(g, O.div(x, out)) if needs_grad(n, 0) else None
-    dy = O.mul(g, O.div(y, out)) if needs_grad(n, 1) else None
+    dx = O.div(O.mul(g, x), out) if needs_grad(n, 0) else None   # (grad * self) / result
+    dy = O.div(O.mul(g, y), out) if needs_grad(n, 1) else None
     return dx, dy
 
 

@@ -220,3 +220,142 @@ def install_late(O):
                 return engine(n, g)
             return vjp(n, g)
         op.vjp = run
+
+
+# ---------------------------------------------------------------- by torch's node name
+# derivatives.yaml's formulas, each step a torch op in torch's order (``x * M_PI``: the double
+# constant rounded to float, as a tensor-scalar mul); applied by ``adopt`` to every op ``top``
+# makes with that node name.
+def _c(g, v):
+    from ..engine.ops._util import const
+
+    return const(g, np.asarray(v, g.data.dtype))
+
+
+def _tan(n, g, O, EM):              # grad * (1 + result.pow(2))
+    r = n.out()
+    return EM.multiply(g, EM.add(EM.multiply(r, r), _c(g, 1.0)))
+
+
+def _asin_root(x, g, O, EM):        # (-self * self + 1).rsqrt()
+    return O.rsqrt(EM.add(EM.multiply(EM.neg(x), x), _c(g, 1.0)))
+
+
+def _asin(n, g, O, EM):
+    return EM.multiply(g, _asin_root(n.inputs[0], g, O, EM))
+
+
+def _acos(n, g, O, EM):             # grad * -((-self * self + 1).rsqrt())
+    return EM.multiply(g, EM.neg(_asin_root(n.inputs[0], g, O, EM)))
+
+
+def _exp2(n, g, O, EM):             # grad * result * M_LN2 (exp2 by pow(2, x): the exponent's)
+    d = EM.multiply(EM.multiply(g, n.out()), _c(g, math.log(2.0)))
+    return d if len(n.inputs) == 1 else (None, d)
+
+
+def _erfinv(n, g, O, EM):           # 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
+    r = n.out()
+    return EM.multiply(EM.multiply(O.exp(EM.multiply(r, r)), _c(g, 0.5 * math.sqrt(math.pi))), g)
+
+
+def _sinc(n, g, O, EM):             # FunctionsManual sinc_backward
+    x = n.inputs[0]
+    xp = EM.multiply(x, _c(g, math.pi))
+    xxp = EM.multiply(EM.multiply(x, x), _c(g, math.pi))
+    out = EM.multiply(g, EM.divide(EM.subtract(EM.multiply(xp, O.cos(xp)), O.sin(xp)), xxp))
+    return _zero_where(xxp.data == 0, out)
+
+
+def _entr(n, g, O, EM):             # grad * (-(1 + self.log()))
+    return EM.multiply(g, EM.neg(EM.add(O.log(n.inputs[0]), _c(g, 1.0))))
+
+
+def _ndtri(n, g, O, EM):            # grad * std::sqrt(2 * M_PI) * (result.square() / 2).exp()
+    r = n.out()
+    return EM.multiply(EM.multiply(g, _c(g, math.sqrt(2 * math.pi))),
+                       O.exp(EM.divide(EM.multiply(r, r), _c(g, 2.0))))
+
+
+def _log_ndtr(n, g, O, EM):         # grad / std::sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()
+    x, r = n.inputs[0], n.out()
+    e = O.exp(EM.neg(EM.add(r, EM.divide(EM.multiply(x, x), _c(g, 2.0)))))
+    return EM.multiply(EM.divide(g, _c(g, math.sqrt(2 * math.pi))), e)
+
+
+def _erfcx(n, g, O, EM):            # (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
+    x, r = n.inputs[0], n.out()
+    return EM.multiply(EM.subtract(EM.multiply(EM.multiply(x, _c(g, 2.0)), r),
+                                   _c(g, 2.0 / math.sqrt(math.pi))), g)
+
+
+def _i1(n, g, O, EM):               # FunctionsManual i1_backward
+    from ..engine.ops._util import const
+    from ..engine.ops.search import where
+    from . import special
+
+    x, r = n.inputs[0], n.out()
+    eps = np.finfo(x.data.dtype).eps
+    big = np.abs(x.data) > eps
+    safe = where(const(g, big, np.bool_), x, _c(g, np.full(x.data.shape, eps)))
+    gx = EM.subtract(special.i0(safe), EM.multiply(r, O.reciprocal(safe)))
+    return EM.multiply(g, where(const(g, big, np.bool_), gx, _c(g, np.full(x.data.shape, 0.5))))
+
+
+def _atan2(n, g, O, EM):            # atan2_backward: recip = (self^2 + other^2).reciprocal()
+    y, x = n.inputs
+    recip = O.reciprocal(EM.add(EM.multiply(y, y), EM.multiply(x, x)))
+    return (EM.multiply(EM.multiply(g, x), recip),
+            EM.multiply(EM.multiply(g, EM.neg(y)), recip))
+
+
+def _logaddexp(n, g, O, EM):        # grad / (1 + exp(other - self)), and turned
+    a, b = n.inputs
+    one = _c(g, 1.0)
+    return (EM.divide(g, EM.add(O.exp(EM.subtract(b, a)), one)),
+            EM.divide(g, EM.add(O.exp(EM.subtract(a, b)), one)))
+
+
+def _logaddexp2(n, g, O, EM):       # grad / (1 + pow(2, other - self)), and turned
+    a, b = n.inputs
+    one = _c(g, 1.0)
+    return (EM.divide(g, EM.add(O.pow(2.0, EM.subtract(b, a)), one)),
+            EM.divide(g, EM.add(O.pow(2.0, EM.subtract(a, b)), one)))
+
+
+def _addcdiv(n, g, O, EM):          # grad; grad * (value / t2); -grad * (value * t1 / (t2 * t2))
+    _x, t1, t2 = n.inputs
+    v = n.attrs.get("value", 1.0)
+    vt = _c(g, np.full(t2.data.shape, v))
+    return (g, EM.multiply(g, EM.divide(vt, t2)),
+            EM.multiply(EM.neg(g), EM.divide(EM.multiply(t1, _c(g, v)), EM.multiply(t2, t2))))
+
+
+BY_NAME = {
+    "TanBackward0": _tan, "AsinBackward0": _asin, "AcosBackward0": _acos,
+    "Exp2Backward0": _exp2, "ErfinvBackward0": _erfinv, "SincBackward0": _sinc,
+    "SpecialEntrBackward0": _entr, "SpecialNdtriBackward0": _ndtri,
+    "SpecialLogNdtrBackward0": _log_ndtr, "SpecialErfcxBackward0": _erfcx,
+    "SpecialI1Backward0": _i1, "Atan2Backward0": _atan2, "LogaddexpBackward0": _logaddexp,
+    "Logaddexp2Backward0": _logaddexp2, "AddcdivBackward0": _addcdiv,
+}
+
+
+def adopt(op):
+    """Give ``op`` (a torch op copy made by ``_ops.top``) torch's formula for its node name, for
+    real floating inputs of one dtype (other inputs keep the engine's VJP)."""
+    formula = BY_NAME.get(getattr(op, "torch_name", None))
+    if formula is None:
+        return op
+    engine = op.vjp
+
+    def run(n, g, formula=formula, engine=engine):
+        dts = {np.dtype(m[1]) for m in n.in_meta}
+        if np.asarray(g.data).dtype.kind != "f" or len(dts) != 1 or dts.pop().kind != "f":
+            return engine(n, g)
+        from . import _ops as O
+        from ..engine.ops import math as EM
+
+        return formula(n, g, O, EM)
+    op.vjp = run
+    return op

@@ -88,6 +88,26 @@ def views(torch, n):                  # sigmoid, sinh, silu, softplus of a trans
     return ys + [t.grad, s.grad]
 
 
+def formulas(torch, n):              # derivatives.yaml's formulas in torch's order
+    x = _x(torch, n)
+    u = torch.sigmoid(x) * 1.8 - 0.9
+    p = x.abs() + 0.05
+    S = torch.special
+    ys = [torch.tan(u), torch.asin(u), torch.acos(u), torch.exp2(x), torch.erfinv(u),
+          torch.sinc(x), S.entr(p), S.i1(x), torch.hypot(x, x.flip(0)),
+          torch.addcdiv(x, x, p.flip(0), value=0.5), p ** 1.7, 2.5 ** x, S.log_ndtr(x)]
+    torch.manual_seed(7)
+    total = sum((y * torch.randn(y.shape)).sum() for y in ys)
+    total.backward()
+    return ys + [x.grad]
+
+
+def rpow_t(torch, n):                 # 2.5 ** x.t(): a C-contiguous result, the loop in its order
+    torch.manual_seed(n)
+    t = (torch.randn(2, n) * 2).t().requires_grad_()
+    return _fb(torch, t, 2.5 ** t)
+
+
 CASES = {f.__name__: f for f in (glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
-                                 zero_grads, views)}
+                                 zero_grads, views, formulas, rpow_t)}
 SIZES = (10, 40, 1000)
