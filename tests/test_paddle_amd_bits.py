@@ -278,3 +278,43 @@ def test_float16_pair_kernel_errors_list_paddles_order(profile):
         with pytest.raises(RuntimeError) as e:
             fn()
         assert f"Paddle support following DataTypes: {lists[kernel][profile]}" in str(e.value)
+
+
+# ---------------------------------------------------------------- matmul with B transposed (AMD)
+# md5 of real Paddle 3.3.1's (= 2.6.2's) products on AMD Zen 4, inputs from default_rng(21) in
+# this order; x of shape (k,) where m is 0. The one-row products are _mkl_generic's numpy
+# emulation (any machine, the class forced to amd); the one-column ones are MKL's own column
+# product (the exact extra's MKL on an AMD CPU).
+MATMUL_BT = [((1, 37, 6), None), ((1, 130, 11), None),   # (second remainder column, k >= 24:
+             ((1, 9, 3), "232d0372ea7d7bb4f2ac6a3883891dbc"),  # another order, not emulated)
+             ((0, 57, 7), "f7e6daea361d8f52d5a6f4b0e9cf4856"), ((0, 200, 2), None),
+             ((12, 45, 1), "1770f098c4c4dfa9d82ab8c1cc00fa50"),
+             ((40, 300, 1), "6399404707385ec863948609e5e661d1")]
+
+
+def test_matmul_transposed_b_amd(monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    paddle.profiles.set_profile("3")
+    column_ok = cpu.detected() == "amd" and mkl.load()
+    rng = np.random.default_rng(21)
+    checked = 0
+    for (m, k, n), want in MATMUL_BT:
+        x = rng.standard_normal((k,) if m == 0 else (m, k)).astype(np.float32)
+        y = rng.standard_normal((n, k)).astype(np.float32)
+        if want is None or (n == 1 and not column_ok):
+            continue
+        got = paddle.matmul(paddle.to_tensor(x), paddle.to_tensor(y), transpose_y=True)
+        assert md5(got) == want, (m, k, n)
+        checked += 1
+    assert checked >= 2
+
+
+def test_one_sample_linear_input_grad_amd(monkeypatch):
+    # G (1, 7) @ W^T: the hidden-layer gradient of a batch of one (real 3.3.1 and 2.6.2)
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.default_rng(22)
+    x = paddle.to_tensor(rng.standard_normal((1, 30)).astype(np.float32), stop_gradient=False)
+    w = paddle.to_tensor(rng.standard_normal((30, 7)).astype(np.float32))
+    g = paddle.to_tensor(rng.standard_normal((1, 7)).astype(np.float32))
+    (paddle.matmul(x, w) * g).sum().backward()
+    assert md5(x.grad) == "41f10dbb4f677bed8a16f481da434810"
