@@ -107,3 +107,61 @@ def test_scatter_with_zero_dim_index_is_one_hot():
     with pytest.raises(RuntimeError, match="^Index tensor must have the same number of "
                        "dimensions as self tensor$"):
         torch.zeros(2, 3).scatter_(0, torch.tensor(1), value=2.0)
+
+
+# ------------------------------------------------------------ nn.LSTM's oneDNN node names
+def _names(cls, x, **kw):
+    torch.manual_seed(0)
+    out, h = cls(3, 4, **kw)(x)
+    hn = h[0] if isinstance(h, tuple) else h
+    return type(out.grad_fn).__name__, type(hn.grad_fn).__name__
+
+
+def test_lstm_output_is_the_onednn_layer_node():
+    # DL for NLP, Sequence models: ``print(out)`` of an nn.LSTM shows
+    # grad_fn=<MkldnnRnnLayerBackward0> in torch 2.13's CPU wheel (recorded for every case below)
+    x = torch.randn(5, 2, 3)
+    nn = torch.nn
+    assert _names(nn.LSTM, x) == ("MkldnnRnnLayerBackward0", "StackBackward0")
+    assert _names(nn.LSTM, x, num_layers=2) == ("MkldnnRnnLayerBackward0", "StackBackward0")
+    assert _names(nn.LSTM, x, batch_first=True) == ("TransposeBackward0", "StackBackward0")
+    assert _names(nn.LSTM, x, bidirectional=True) == ("CatBackward0", "StackBackward0")
+    assert _names(nn.LSTM, x, proj_size=2) == ("StackBackward0", "StackBackward0")
+    assert _names(nn.LSTM, x.double(), dtype=torch.float64) == ("StackBackward0",
+                                                                "StackBackward0")
+    assert _names(nn.GRU, x) == ("StackBackward0", "StackBackward0")
+    assert _names(nn.GRU, x, batch_first=True) == ("TransposeBackward1", "StackBackward0")
+    assert _names(nn.RNN, x) == ("StackBackward0", "StackBackward0")
+    torch.manual_seed(0)
+    out, _ = nn.LSTM(3, 4)(x[:, 0])          # unbatched: squeezed afterwards
+    assert type(out.grad_fn).__name__ == "SqueezeBackward1"
+    packed = nn.utils.rnn.pack_padded_sequence(x, [5, 3])
+    out, _ = nn.LSTM(3, 4)(packed)
+    assert type(out.data.grad_fn).__name__ == "CatBackward0"
+    # the values and gradients are still the engine's (oneDNN's kernels are not replayed)
+    torch.manual_seed(0)
+    m = nn.LSTM(3, 4)
+    out, (h, c) = m(x)
+    np.testing.assert_array_equal(out[-1].detach().numpy(), h[0].detach().numpy())
+    out.sum().backward()
+    assert m.weight_ih_l0.grad.shape == (16, 3)
+
+
+# ------------------------------------------------------------ torch.nn.parallel (DCGAN)
+def test_nn_parallel_on_a_cpu_torch():
+    import gradrepl.torch.nn.parallel as parallel
+
+    nn = torch.nn
+    m = nn.Linear(3, 2)
+    dp = nn.DataParallel(m, list(range(0)))
+    assert parallel.DataParallel is nn.DataParallel
+    assert repr(dp) == ("DataParallel(\n  (module): Linear(in_features=3, out_features=2, "
+                        "bias=True)\n)")                                         # recorded
+    assert dp.module is m and dp.device_ids == []
+    x = torch.randn(4, 3)
+    assert torch.equal(dp(x), m(x))
+    assert [n for n, _ in dp.named_parameters()] == ["module.weight", "module.bias"]
+    with pytest.raises(RuntimeError, match="^device type could not be determined$"):
+        parallel.data_parallel(m, x)
+    with pytest.raises(ValueError, match="^Default process group has not been initialized"):
+        parallel.DistributedDataParallel(m)

@@ -14,3 +14,5 @@ from .modules import Container, LazyLinear, ParameterDict  # noqa: F401,E402
 from ._spatial_more import *  # noqa: F401,F403,E402
 from ._recurrent import *  # noqa: F401,F403,E402
 from ._layers_more import *  # noqa: F401,F403,E402
+from . import parallel  # noqa: F401,E402
+from .parallel import DataParallel  # noqa: F401,E402

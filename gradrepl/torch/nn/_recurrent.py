@@ -156,6 +156,16 @@ def _packed_layer(mode, data, batch_sizes, hidden, p, reverse):
     return _ops.cat(outs, 0), hidden
 
 
+def _onednn_lstm(mode, out, params, batch_sizes):
+    """Whether torch 2.13's CPU build runs this LSTM on oneDNN (RNN.cpp's use_mkldnn and
+    lstm's ``!has_projections``; measured: float32 yes, float64, packed input, proj_size no)."""
+    from .. import backends
+
+    return (mode == "LSTM" and batch_sizes is None and raw(out).dtype == np.float32
+            and raw(out).size > 0 and all(p[4] is None for p in params)
+            and bool(getattr(backends.mkldnn, "enabled", True)))
+
+
 def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, batch_first,
              batch_sizes=None):
     """``_VF.rnn_tanh``/``lstm``/``gru``: ``params`` is a list of per (layer, direction)
@@ -187,10 +197,17 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
             layer_out = F.dropout(layer_out, dropout, True)
         layer_in = layer_out
     out = layer_in
+    onednn = _onednn_lstm(mode, out, params, batch_sizes)
+    if onednn and ndir == 1:
+        # the oneDNN LSTM (ATen's use_mkldnn: float32, not packed, no projections): the last
+        # layer's output is its mkldnn_rnn_layer node (its values are the default path's here)
+        out = apply(_ops.top("assign", "MkldnnRnnLayerBackward0", "none"), (out,))
     if batch_sizes is None and batch_first:
-        # ATen transposes its result in place: TransposeBackward1
+        # ATen transposes its result in place: TransposeBackward1; oneDNN's path returns
+        # ``output.transpose(0, 1)``: TransposeBackward0
         perm = (1, 0) + tuple(range(2, raw(out).ndim))
-        out = apply(_ops.top("transpose", "TransposeBackward1", "none"), (out,), {"perm": perm})
+        name = "TransposeBackward0" if onednn else "TransposeBackward1"
+        out = apply(_ops.top("transpose", name, "none"), (out,), {"perm": perm})
     if mode == "LSTM":
         return out, (_ops.stack([h for h, _c in finals], 0), _ops.stack([c for _h, c in finals], 0))
     return out, _ops.stack(finals, 0)
