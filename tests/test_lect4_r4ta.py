@@ -165,3 +165,25 @@ def test_nn_parallel_on_a_cpu_torch():
         parallel.data_parallel(m, x)
     with pytest.raises(ValueError, match="^Default process group has not been initialized"):
         parallel.DistributedDataParallel(m)
+
+
+# ------------------------------------------------------------ add_(Number alpha, Tensor other)
+def test_deprecated_number_first_add_overload(monkeypatch):
+    # older NLP From Scratch: ``p.data.add_(-learning_rate, p.grad.data)``: TypeError before
+    from gradrepl.torch import _deprecated_overloads as dep
+
+    monkeypatch.setattr(dep, "_WARNED", [])
+    p = torch.ones(3)
+    g = torch.tensor([0.1, 0.2, 0.3])
+    with pytest.warns(UserWarning, match=r"^This overload of add_ is deprecated:\n\tadd_\(Number "
+                      r"alpha, Tensor other\)\nConsider using one of the following signatures "
+                      r"instead:\n\tadd_\(Tensor other, \*, Number alpha = 1\) \(Triggered"):
+        p.add_(-0.5, g)
+    # recorded: tensor([0.9500, 0.9000, 0.8500]); torch warns once a process, whichever overload
+    assert p.tolist() == torch.ones(3).add(g, alpha=-0.5).tolist()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        q = p.sub(2, g)
+    assert q.tolist() == p.sub(g, alpha=2).tolist()

@@ -439,9 +439,13 @@ def bind():
     Tensor.__getitem__ = _getitem
     Tensor.__setitem__ = _setitem
     Tensor.__hash__ = lambda self: id(self)
+    from ._deprecated_overloads import number_first
+
     for name, fn in METHODS.items():
         if name in Tensor.__dict__:
             continue
+        if name in ("add", "add_", "sub", "sub_"):   # also (Number alpha, Tensor other)
+            fn = number_first(name, fn)
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)
     Tensor.mT = property(_mT)
