@@ -72,7 +72,11 @@ def gemm(a, b, c=None):
     m, kk = a.shape
     n = b.shape[1]
     if c is None:
-        out = np.zeros((m, n), a.dtype)
+        if m == 0 or n == 0 or kk == 0:
+            return np.zeros((m, n), a.dtype)
+        # (BLAS does not read C when beta is 0: torch's mm also passes an uninitialised
+        # result; zeroing it cost as much as a small product's Python)
+        out = np.empty((m, n), a.dtype)
         beta = 0.0
     else:
         out = np.array(np.broadcast_to(c, (m, n)), a.dtype, order="C")
