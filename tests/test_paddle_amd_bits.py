@@ -318,3 +318,56 @@ def test_one_sample_linear_input_grad_amd(monkeypatch):
     g = paddle.to_tensor(rng.standard_normal((1, 7)).astype(np.float32))
     (paddle.matmul(x, w) * g).sum().backward()
     assert md5(x.grad) == "41f10dbb4f677bed8a16f481da434810"
+
+
+# ---------------------------------------------------------------- norms and logsumexp by rows
+# md5 prefixes (forward, gradient) printed by real Paddle 3.3.1 and 2.6.2 (equal): the p_norm
+# kernel's outer .pow(1/p) and logsumexp's outer log run Eigen's packets over the first
+# size // 8 * 8 outputs (plain float arithmetic, no CPU dependence)
+ROW_NORMS = {
+    (64, 10): "n2=618a9ad048,e48ca4005a n3=da185c3c91,c96503b6c5 n2a0=5f0a1fa785,253ba27fb3 "
+              "lse=8fce1f9796,011d486c86 normalize=e7b321651e,9cec451e6d",
+    (16, 127): "n2=a3c4dae47d,f5c24fd744 n3=7530076e17,04124cf386 n2a0=a8133df2c5,aed69e53ca "
+               "lse=f4a293b58a,8368aa9a07 normalize=82a884918b,317e630fd0",
+    (128, 3): "n2=f70d2a6b70,3b4a124e0f n3=1475b53453,05d36251ae n2a0=1c19db50cf,172aeffbcb "
+              "lse=83eb22c1ee,c914df9eb8 normalize=42e897c6a8,a920034927",
+    (9, 33): "n2=58149bbe80,f88c352843 n3=ca74b8a6e6,28ecf91972 n2a0=b3a1660c66,51d6d5bf27 "
+             "lse=3c0479938c,026174a89f normalize=829a819645,a277da8eb9",
+}
+
+
+def test_row_norms_and_logsumexp():
+    rng = np.random.default_rng(31)
+    fns = (("n2", lambda t: paddle.norm(t, p=2, axis=-1)),
+           ("n3", lambda t: paddle.norm(t, p=3, axis=-1)),
+           ("n2a0", lambda t: paddle.norm(t, p=2, axis=0)),
+           ("lse", lambda t: paddle.logsumexp(t, axis=-1)),
+           ("normalize", lambda t: F.normalize(t)))
+    for shape, want in ROW_NORMS.items():
+        x = (rng.standard_normal(shape) * 2).astype(np.float32)
+        row = []
+        for name, f in fns:
+            t = paddle.to_tensor(x, stop_gradient=False)
+            y = f(t)
+            w = np.linspace(-1, 1, y.size, dtype=np.float32).reshape(y.shape)
+            (y * paddle.to_tensor(w)).sum().backward()
+            row.append(f"{name}={md5(y)[:10]},{md5(t.grad)[:10]}")
+        assert " ".join(row) == want, shape
+
+
+def test_npair_loss(monkeypatch):
+    # Paddle's composite; loss and gradient md5 prefixes from real 3.3.1 and 2.6.2 on AMD (its
+    # matrix products' gradients follow the AMD rules: emulated in numpy, any machine)
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.default_rng(31)
+    for shape in ROW_NORMS:          # (the same stream as the recording script)
+        rng.standard_normal(shape)
+    a = paddle.to_tensor(rng.standard_normal((18, 6)).astype(np.float32), stop_gradient=False)
+    p = paddle.to_tensor(rng.standard_normal((18, 6)).astype(np.float32), stop_gradient=False)
+    lab = paddle.to_tensor(rng.integers(0, 5, (18,)).astype(np.float32))
+    y = F.npair_loss(a, p, lab)
+    y.backward()
+    assert (y.item(), md5(a.grad)[:10], md5(p.grad)[:10]) == (5.228278636932373, "391e3f79af",
+                                                              "83dbb8efe3")
+    with pytest.raises(ValueError, match="^The dims of anchor should be greater than 0.$"):
+        F.npair_loss(paddle.zeros([0, 4]), p, lab)

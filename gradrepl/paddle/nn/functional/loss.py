@@ -477,6 +477,30 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
     return _reduce(loss, reduction)
 
 
+def npair_loss(anchor, positive, labels, l2_reg=0.002):
+    """Paddle's composite (3.3.1 and 2.6.2 alike): labels compared pairwise and normalised by
+    row, an L2 term of both embeddings, and soft-label softmax cross entropy of
+    anchor @ positive^T weighted by the labels."""
+    paddle = _paddle()
+    if anchor.size == 0:
+        raise ValueError("The dims of anchor should be greater than 0.")
+    if positive.size == 0:
+        raise ValueError("The dims of positive should be greater than 0.")
+    beta = 0.25
+    batch_size = labels.shape[0]
+    labels = paddle.reshape(labels, shape=[batch_size, 1])
+    labels = paddle.tile(labels, repeat_times=[1, batch_size])
+    labels = paddle.equal(labels, paddle.transpose(labels, perm=[1, 0])).astype("float32")
+    labels = labels / paddle.sum(labels, axis=1, keepdim=True)
+    l2loss = paddle.mean(paddle.sum(paddle.square(anchor), 1)) + paddle.mean(
+        paddle.sum(paddle.square(positive), 1))
+    l2loss = l2loss * beta * l2_reg
+    similarity = paddle.matmul(anchor, positive, transpose_x=False, transpose_y=True)
+    softmax_ce = softmax_with_cross_entropy.__wrapped__(similarity, labels, soft_label=True)
+    cross_entropy = paddle.sum(labels * softmax_ce, 0)
+    return l2loss + paddle.mean(cross_entropy)
+
+
 def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):  # noqa: A002
     paddle = _paddle()
     _check_red(reduction, "multi_margin_loss")
@@ -554,7 +578,8 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     return _reduce(loss, reduction)
 
 
-__all__ += ["dice_loss", "log_loss", "sigmoid_focal_loss", "multi_label_soft_margin_loss",
+__all__ += ["dice_loss", "npair_loss", "log_loss", "sigmoid_focal_loss",
+            "multi_label_soft_margin_loss",
             "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_with_distance_loss",
             "triplet_margin_loss", "multi_margin_loss", "multi_label_margin_loss",
             "soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
