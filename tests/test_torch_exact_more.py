@@ -15,7 +15,10 @@ torch's own kernels in torch's order, and TensorIterator's choice of vector / sc
 * derivatives.yaml's formulas by node name (``_unary_grads.BY_NAME``, given by ``_ops.top``):
   tan, asin, acos, exp2, erfinv, sinc, entr, i1, atan2, logaddexp(2), addcdiv; hypot's
   ``(grad * self) / result``; ``x ** 1.7``'s ``x.pow(1.7 - 1)`` with the exponent taken in
-  double (0.7, not float(1.7) - 1); ``2.5 ** x.t()`` looped in its C-contiguous output's order.
+  double (0.7, not float(1.7) - 1); ``2.5 ** x.t()`` looped in its C-contiguous output's order;
+* kernels (``gradrepl/torch/_elementwise_more.py``): lerp's fused multiply-adds, logit as
+  torch's log of ``x / (1 - x)``, atan2 with SLEEF's atan2f on vector blocks and the C
+  library's atan2f on every other value (also past the engine's 1,024-element shortcut).
 
 The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
 2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
@@ -69,6 +72,12 @@ RECORDS = {
     "rpow_t/10": ('c3fd4191df8749d2', 'b815195d6025397e'),
     "rpow_t/40": ('7224710210ebaf92', '43fffa3275d0cc8e'),
     "rpow_t/1000": ('b55cab1d5ae9626e', '86f8ea3feded6f89'),
+    "kernels/10": ('e3efe322ba6654e3', 'af1ea84d0f72f721', 'd48f7bcd4f173333', '419774a699ece088', 'c944f2dfbe360cd7', '84520bc45b28f1e5', '2fe068d8b0ea5746', 'aa55fdb056a3f22b', '9023f3c5a061ceae'),
+    "kernels/40": ('e85a86c87acbbda1', 'fe858a5fadbb5feb', '687e2a0f046ef6af', 'e36be32afac5b262', '695cfa8a85e46dff', 'fd8d91f7c4ab24ac', 'e91dc69b1a451032', '786532b3d2be175d', '929c663502a1e042'),
+    "kernels/1000": ('f2605381770ac111', 'd43b9b9e240c99e6', '36730dda0759cbc0', '8b773934f377a2a0', '8ca1609f6ebc7300', 'b582c7dfc1f979f4', '546b5c0fcb49bed1', '1f03b1ef2a069d9c', '7b731917f6464869'),
+    "atan2_strided/10": ('cb004807b1578ae4',),
+    "atan2_strided/40": ('a43b875fbe8d51e5',),
+    "atan2_strided/1000": ('40e5e257a7f1c990',),
 }
 
 x86 = pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),

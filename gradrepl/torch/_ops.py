@@ -812,7 +812,16 @@ def lerp(input, end, weight):  # noqa: A002
     a, b = _operand(input, dt), _operand(end, dt)
     w = _operand(weight, dt)
     return apply(top("lerp", "LerpBackward0" if not is_tensor(weight) else "LerpBackward1",
-                     "all", inputs=(0, 1) if not is_tensor(weight) else None), (a, b, w))
+                     "all", inputs=(0, 1) if not is_tensor(weight) else None,
+                     forward=_lerp_fwd), (a, b, w),
+                 None if is_tensor(weight) else {"weight": weight})  # (1 - weight in double)
+
+
+def _lerp_fwd(x, y, w, **_kw):
+    from ._elementwise_more import lerp as torch_lerp   # ATen's fused multiply-add forms
+
+    out = torch_lerp(x, y, w)
+    return OPS["lerp"].forward(x, y, w) if out is None else out
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002

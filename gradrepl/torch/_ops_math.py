@@ -525,13 +525,16 @@ _ATAN2D = EK._libm2("atan2", np.arctan2, ctypes.c_double, np.float64)
 
 
 def _atan2_fwd(y, x, **_kw):
-    """``std::atan2`` of the C library (torch's scalar loop; its AVX-512 blocks of 32 floats /
-    16 doubles use SLEEF's atan2, not reproduced: a last-bit difference there)."""
+    """float32: SLEEF's atan2f on TensorIterator's vector blocks, the C library's on the rest
+    (``_elementwise_more``); float64: ``std::atan2`` of the C library (torch's scalar loop; its
+    AVX-512 blocks of 16 doubles use SLEEF's atan2, not reproduced: a last-bit difference)."""
     yb, xb = np.broadcast_arrays(y, x)
     yb, xb = np.ascontiguousarray(yb), np.ascontiguousarray(xb)
     with np.errstate(all="ignore"):
         if y.dtype == np.float32:
-            return _ATAN2F(yb, xb).reshape(yb.shape)
+            from ._elementwise_more import atan2_f32   # SLEEF's atan2f on vector blocks
+
+            return atan2_f32(y, x, lambda a, b: _ATAN2F(a, b).reshape(a.shape))
         if y.dtype == np.float64:
             return _ATAN2D(yb, xb).reshape(yb.shape)
         return np.arctan2(yb, xb).astype(y.dtype)

@@ -331,7 +331,19 @@ def _addcdiv(n, g, O, EM):          # grad; grad * (value / t2); -grad * (value 
             EM.multiply(EM.neg(g), EM.divide(EM.multiply(t1, _c(g, v)), EM.multiply(t2, t2))))
 
 
+def _lerp_scalar(n, g, O, EM):      # self: grad * (1 - weight.toDouble()), end: grad * weight
+    w = n.attrs.get("weight", float(np.asarray(n.inputs[2].data)))
+    return (EM.multiply(g, _c(g, 1.0 - float(w))), EM.multiply(g, _c(g, float(w))), None)
+
+
+def _lerp_tensor(n, g, O, EM):      # grad * (1 - weight), grad * weight, grad * (end - self)
+    x, y, w = n.inputs
+    return (EM.multiply(g, EM.subtract(_c(g, 1.0), w)), EM.multiply(g, w),
+            EM.multiply(g, EM.subtract(y, x)))
+
+
 BY_NAME = {
+    "LerpBackward0": _lerp_scalar, "LerpBackward1": _lerp_tensor,
     "TanBackward0": _tan, "AsinBackward0": _asin, "AcosBackward0": _acos,
     "Exp2Backward0": _exp2, "ErfinvBackward0": _erfinv, "SincBackward0": _sinc,
     "SpecialEntrBackward0": _entr, "SpecialNdtriBackward0": _ndtri,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.ops import special_torch as ST
-from ..engine.registry import apply
+from ..engine.registry import OPS, apply
 from . import _dtypes, _ops
 from ._base import EngineTensor, raw
 from ._ops import top
@@ -98,8 +98,16 @@ def ndtr(input, *, out=None):  # noqa: A002
 
 
 def logit(input, eps=None, *, out=None):  # noqa: A002
-    return _out(apply(top("logit", "LogitBackward0", "in0"), (_float(input),),
+    return _out(apply(top("logit", "LogitBackward0", "in0", forward=_logit_fwd), (_float(input),),
                       {"eps": eps} if eps is not None else None), out)
+
+
+def _logit_fwd(x, eps=None, **kw):
+    from ._elementwise_more import logit as torch_logit   # torch's log of x / (1 - x)
+
+    out = torch_logit(x, eps)
+    return OPS["logit"].forward(x, **({"eps": eps} if eps is not None else {})) \
+        if out is None else out
 
 
 def polygamma(n, input, *, out=None):  # noqa: A002

@@ -108,6 +108,28 @@ def rpow_t(torch, n):                 # 2.5 ** x.t(): a C-contiguous result, the
     return _fb(torch, t, 2.5 ** t)
 
 
+def kernels(torch, n):               # lerp (fused), logit (torch's log), atan2 (SLEEF blocks)
+    x = _x(torch, n)
+    torch.manual_seed(n + 1)
+    b = (torch.randn(n) * 2).requires_grad_()
+    s = torch.sigmoid(x)
+    ys = [torch.lerp(x, b, 0.3), torch.lerp(x, b, 0.7), torch.lerp(x, b, torch.sigmoid(b)),
+          torch.logit(s), torch.logit(s, eps=0.05), torch.atan2(x, b),
+          torch.atan2(x.reshape(2, -1).t(), b.reshape(2, -1).t())]
+    torch.manual_seed(7)
+    total = sum((y * torch.randn(y.shape)).sum() for y in ys)
+    total.backward()
+    return ys + [x.grad, b.grad]
+
+
+def atan2_strided(torch, n):          # every value by the scalar loop: the C library's atan2f
+    n = 2 * n                         # (2,000: more than the engine's per-element limit)
+    torch.manual_seed(n)
+    y = (torch.randn(2 * n) * 2)[::2]
+    return [torch.atan2(y, torch.randn(n))]
+
+
 CASES = {f.__name__: f for f in (glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
-                                 zero_grads, views, formulas, rpow_t)}
+                                 zero_grads, views, formulas, rpow_t, kernels, atan2_strided)}
+
 SIZES = (10, 40, 1000)
