@@ -222,3 +222,33 @@ def test_lstm_products_in_paddle_mkl_order_on_amd(monkeypatch):
         paddle.profiles.set_profile("2.2")
     assert got == ["e465cdebac468708", "df3d41ba5148e707", "d1e1a180e1a84362",
                    "3195d3a4c29fc52b", "677e92bf62bd88ef", "677e92bf62bd88ef"]
+
+
+# ---------------------------------------------------------------- nearest upsampling's gradient
+def test_nearest_upsample_gradient_adds_outputs_in_row_major_order():
+    # Paddle's nearest_interp_grad loops the output rows k, then columns l, adding each into its
+    # source pixel: ((g[2i,2j] + g[2i,2j+1]) + g[2i+1,2j]) + g[2i+1,2j+1]; independent float32
+    # computation of that order (real 3.3.1 and 2.6.2 on the U-Net practice agreed with it;
+    # gradrepl's per-axis gathers added the row pairs first: 1,988 of 8,192 values differed)
+    rng = np.random.default_rng(3)
+    x = paddle.to_tensor(rng.standard_normal((2, 3, 4, 5)).astype("float32"), stop_gradient=False)
+    y = paddle.nn.Upsample(scale_factor=2)(x)
+    g = (rng.standard_normal(y.shape) * 10 ** rng.uniform(-3, 3, y.shape)).astype("float32")
+    y.backward(paddle.to_tensor(g))
+    want = np.zeros((2, 3, 4, 5), np.float32)
+    for k in range(8):
+        for col in range(10):
+            want[:, :, k // 2, col // 2] = want[:, :, k // 2, col // 2] + g[:, :, k, col]
+    assert np.array_equal(x.grad.numpy(), want)
+    assert np.array_equal(y.numpy(), np.repeat(np.repeat(x.numpy(), 2, 2), 2, 3))
+
+
+def test_interpolate_grad_node_names(profile):
+    # real 3.3.1 and 2.6.2: grad_fn.name() of the resizes (and mean's, untouched)
+    x = paddle.rand([1, 2, 4, 4])
+    x.stop_gradient = False
+    names = [paddle.mean(x).grad_fn.name()] + [
+        F.interpolate(x, scale_factor=2, mode=m).grad_fn.name()
+        for m in ("nearest", "bilinear", "bicubic")]
+    assert names == ["MeanGradNode", "NearestInterpGradNode", "BilinearInterpGradNode",
+                     "BicubicInterpGradNode"]

@@ -811,6 +811,11 @@ class GradNodeBase(metaclass=PaddleClass):
             return autograd.pylayer_node_name(self.node.attrs["cls"])
         if profiles.current().node_names == "legacy":
             return op.legacy_name or op.backward_name
+        from .double_grad import paddle_op
+
+        tagged = paddle_op(self.node)   # (a resize composed of engine ops: Paddle's one op)
+        if tagged and tagged.endswith("_interp"):
+            return "".join(p.capitalize() for p in tagged.split("_")) + "GradNode"
         return op.backward_name
 
     @property

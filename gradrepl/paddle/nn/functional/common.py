@@ -341,13 +341,24 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         scales = [float(s) for s in sf]
     out = x
     if mode == "nearest":
+        per_axis = []
         for a, n, m, s in zip(axes, in_sizes, size, scales):
             if align_corners:
                 idx = np.round(np.arange(m) * ((n - 1) / (m - 1) if m > 1 else 0)).astype(int)
             else:
                 ratio = 1.0 / s if s else n / m
                 idx = np.minimum(np.floor(np.arange(m) * ratio).astype(int), n - 1)
-            out = _gather_axis(out, idx, a)
+            per_axis.append(idx)
+        # one gather over the flattened spatial axes (they are adjacent in every layout), the
+        # output positions in row-major order: its gradient adds each output into its source
+        # in that order, as Paddle's nearest_interp_grad loops (k, l) (per-axis gathers summed
+        # the rows' pairs first: 1,988 of 8,192 values of a 2x upsample's gradient differed)
+        flat = np.ravel_multi_index(np.meshgrid(*per_axis, indexing="ij"), in_sizes).ravel()
+        shape = list(x.shape)
+        lead, trail = shape[:axes[0]], shape[axes[-1] + 1:]
+        out = paddle.reshape(x, lead + [int(np.prod(in_sizes))] + trail)
+        out = _gather_axis(out, flat, len(lead))
+        out = paddle.reshape(out, lead + list(size) + trail)
         return _interp_tag(out, mode)
     if mode in ("linear", "bilinear", "trilinear"):
         for a, n, m, s in zip(axes, in_sizes, size, scales):
