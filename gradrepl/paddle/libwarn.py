@@ -13,13 +13,9 @@ Python's: each Paddle module has its own warning registry.
 """
 from __future__ import annotations
 
-import functools
-import importlib.machinery
-import linecache
-import os
-import sysconfig
 import warnings
 
+from .. import _libsite
 from . import profiles
 
 _JIT_NAME_NONE_SOURCE = "                warnings.warn(name_none_error % spec)"
@@ -36,19 +32,12 @@ SITES = {
     "jit_name_none": {"3": ("jit/api.py", 552, _JIT_NAME_NONE_SOURCE),
                       "2.6": ("jit/api.py", 606, _JIT_NAME_NONE_SOURCE)},
 }
-_registries: dict = {}
+_registries = _libsite._registries  # (one per library file, shared with torch.libwarn)
 
 
-@functools.lru_cache(maxsize=1)
 def paddle_dir() -> str:
     """The folder real Paddle's modules live in (or would, installed for this interpreter)."""
-    try:
-        spec = importlib.machinery.PathFinder.find_spec("paddle")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        return list(spec.submodule_search_locations)[0]
-    return os.path.join(sysconfig.get_paths()["purelib"], "paddle")
+    return _libsite.package_dir("paddle")
 
 
 def warn(key: str, message: str, category=UserWarning, stacklevel: int = 2) -> None:
@@ -59,17 +48,4 @@ def warn(key: str, message: str, category=UserWarning, stacklevel: int = 2) -> N
         warnings.warn(message, category, stacklevel=stacklevel + 1)
         return
     rel, line, source = site
-    filename = os.path.join(paddle_dir(), *rel.split("/"))
-    lines = linecache.cache.get(filename)
-    if lines is None or len(lines) != 4 or lines[1] is not None:
-        # a fake file of blank lines with the measured source at ``line`` (mtime None: kept)
-        text = ["\n"] * (line - 1) + [source + "\n"]
-        linecache.cache[filename] = (len(text), None, text, filename)
-    else:
-        text = list(lines[2])
-        text += ["\n"] * max(0, line - len(text))
-        text[line - 1] = source + "\n"
-        linecache.cache[filename] = (len(text), None, text, filename)
-    module = "paddle." + rel[:-3].replace("/", ".")
-    registry = _registries.setdefault(filename, {})
-    warnings.warn_explicit(message, category, filename, line, module=module, registry=registry)
+    _libsite.warn_at("paddle", rel, line, source, message, category)

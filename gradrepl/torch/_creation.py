@@ -119,8 +119,17 @@ def _bad_len(data):
     return n
 
 
+_COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     check_device(device)
+    if isinstance(data, EngineTensor):  # (torch's internal_new_from_data warns, Python's rule:
+        from .nn._backward_hooks import _warn_at_user_frame  # once per calling line)
+
+        _warn_at_user_frame(_COPY_CONSTRUCT_WARNING)
     arr = infer_array(data, dtype)
     return _finish(np.array(arr, copy=True), requires_grad)
 

@@ -1515,9 +1515,12 @@ def index_fill(input, dim, index, value):  # noqa: A002
     return _ops.masked_fill(input, _wrap(mask, True), v)
 
 
-def _warn_once(message, _seen=set()):  # noqa: B006 - torch's TORCH_WARN_ONCE
+def _warn_once(message, _seen=set(), site=None):  # noqa: B006 - torch's TORCH_WARN_ONCE
     if message not in _seen:
         _seen.add(message)
+        if site is not None:  # raised inside torch's library: its file and line (libwarn)
+            from . import libwarn
+            return libwarn.warn(site, message)
         from .nn._backward_hooks import _warn_at_user_frame
         _warn_at_user_frame(message)
 

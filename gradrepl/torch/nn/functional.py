@@ -182,9 +182,19 @@ def gelu(input, approximate="none"):  # noqa: A002
     return apply(_gelu_ops(), (_float(input),), {"approximate": approximate == "tanh"})
 
 
-def _softmax_dim(ndim):
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
-                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
+def _softmax_dim(name, ndim, stacklevel=3):
+    """torch's ``_get_softmax_dim``: warns from the caller of ``F.<name>`` (``_stacklevel`` 3)
+    or, inside a module's forward (5), from torch's ``Module.__call__`` line (``libwarn``)."""
+    message = (f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+               "include dim=X as an argument.")
+    if stacklevel == 5:
+        from .. import libwarn
+
+        libwarn.warn("module_call", message)
+    else:
+        from ._backward_hooks import _warn_at_user_frame
+
+        _warn_at_user_frame(message)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -193,7 +203,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     if dtype is not None:
         x = _ops.to_dtype(x, _dtypes.to_np(dtype))
     a = raw(x)
-    d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
+    d = _softmax_dim("softmax", a.ndim, _stacklevel) if dim is None else _dim(dim, a.ndim)
     return apply(_SMX.SOFTMAX, (x,), {"axis": d})
 
 
@@ -202,12 +212,14 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     if dtype is not None:
         x = _ops.to_dtype(x, _dtypes.to_np(dtype))
     a = raw(x)
-    d = _softmax_dim(a.ndim) if dim is None else _dim(dim, a.ndim)
+    d = _softmax_dim("log_softmax", a.ndim, _stacklevel) if dim is None else _dim(dim, a.ndim)
     return apply(_SMX.LOG_SOFTMAX, (x,), {"axis": d})
 
 
-def softmin(input, dim=None):  # noqa: A002
-    return softmax(_ops.neg(input), dim)
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim("softmin", raw(input).ndim, _stacklevel)
+    return softmax(_ops.neg(input), dim, dtype=dtype)
 
 
 # ------------------------------------------------------------------------------ linear & co
@@ -291,11 +303,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def _reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    from .. import libwarn
+
+    return libwarn.legacy_reduction(size_average, reduce)
 
 
 def _check_reduction(reduction):
@@ -611,8 +621,20 @@ _BCEL_FWD = _torch_reduced(_fused._bce_logits_fwd)
 _HUBER_FWD = _torch_reduced(_fused._huberish_fwd)  # (mean: sum / N, not sum * (1/N))
 
 
+_KL_MEAN = ("reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.")
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
            log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    elif reduction == "mean":  # torch warns from its caller: the user's line or KLDivLoss's
+        from .. import libwarn
+
+        libwarn.warn_from_caller(_KL_MEAN, {"KLDivLoss.forward": "kldiv_forward"})
     if log_target:
         per = _ops.mul(_ops.exp(target), _ops.sub(target, input))
     else:

@@ -736,11 +736,11 @@ Softsign = _activation("Softsign", lambda s, x: F.softsign(x))
 Hardswish = _activation("Hardswish", lambda s, x: F.hardswish(x), None, (("inplace", False),))
 Hardsigmoid = _activation("Hardsigmoid", lambda s, x: F.hardsigmoid(x), None,
                           (("inplace", False),))
-Softmax = _activation("Softmax", lambda s, x: F.softmax(x, s.dim),
+Softmax = _activation("Softmax", lambda s, x: F.softmax(x, s.dim, _stacklevel=5),
                       lambda s: f"dim={s.dim}", (("dim", None),))
-LogSoftmax = _activation("LogSoftmax", lambda s, x: F.log_softmax(x, s.dim),
+LogSoftmax = _activation("LogSoftmax", lambda s, x: F.log_softmax(x, s.dim, _stacklevel=5),
                          lambda s: f"dim={s.dim}", (("dim", None),))
-Softmin = _activation("Softmin", lambda s, x: F.softmin(x, s.dim),
+Softmin = _activation("Softmin", lambda s, x: F.softmin(x, s.dim, _stacklevel=5),
                       lambda s: f"dim={s.dim}", (("dim", None),))
 Dropout = _activation("Dropout", lambda s, x: F.dropout(x, s.p, s.training, s.inplace),
                       lambda s: f"p={s.p}, inplace={s.inplace}", (("p", 0.5), ("inplace", False)))

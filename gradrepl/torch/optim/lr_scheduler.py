@@ -5,6 +5,7 @@ its closed forms where ``step(epoch)`` is given.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from bisect import bisect_right
 from collections import Counter
@@ -42,6 +43,60 @@ def _format_param(name, optimizer, param):
     return [param] * len(optimizer.param_groups)
 
 
+_STEP_OVERRIDDEN = (
+    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+    "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
+    "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_STEP_ORDER = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+    "of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def _patch_track_step_called(opt):
+    """torch's ``patch_track_step_called``: the optimizer's ``step`` (bound) replaced by a
+    wrapper that notes ``opt._opt_called``, once per optimizer."""
+    if hasattr(opt.step, "_wrapped_by_lr_sched"):
+        return
+    opt_ref = ref(opt)
+    func = opt.step.__func__
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        o = opt_ref()
+        o._opt_called = True
+        return func.__get__(o, o.__class__)(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    opt.step = wrapper
+
+
+#: schedulers whose step calls the others' (torch's file and line: ``libwarn`` sites)
+_LIB_CALLERS = {"SequentialLR.step": "sequential_step", "ChainedScheduler.step": "chained_step"}
+
+
+def _check_step_order(opt):
+    """torch's warnings at a scheduler's first step: the optimizer's step replaced after the
+    scheduler was made, or not called yet (from the caller of ``scheduler.step()``: the user's
+    line, or torch's own where SequentialLR/ChainedScheduler step their schedulers)."""
+    if not hasattr(opt.step, "_wrapped_by_lr_sched"):
+        message = _STEP_OVERRIDDEN
+    elif not getattr(opt, "_opt_called", False):
+        message = _STEP_ORDER
+    else:
+        return
+    code = sys._getframe(2).f_code
+    site = _LIB_CALLERS.get(code.co_qualname) if code.co_filename == __file__ else None
+    if site is None:
+        warnings.warn(message, UserWarning, stacklevel=3)
+    else:
+        from .. import libwarn
+
+        libwarn.warn(site, message)
+
+
 class LRScheduler:
     _is_initial = False
 
@@ -57,6 +112,7 @@ class LRScheduler:
                                    "when resuming scheduler with last_epoch >= 0.")
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        _patch_track_step_called(optimizer)
         self._initial_step()
 
     def _initial_step(self):
@@ -81,6 +137,8 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
+        if self._step_count == 1:
+            _check_step_order(self.optimizer)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
@@ -376,6 +434,11 @@ class ReduceLROnPlateau(LRScheduler):
         self.num_bad_epochs = 0
 
     def step(self, metrics, epoch=None):
+        if isinstance(metrics, Tensor) and metrics.requires_grad:
+            from .._ops_shape import _warn_once
+            from .._tensor import _SCALAR_GRAD_WARNING
+
+            _warn_once(_SCALAR_GRAD_WARNING, site="plateau_float")
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1

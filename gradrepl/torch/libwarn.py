@@ -1,0 +1,107 @@
+"""Warnings real torch raises inside its own Python modules, shown where torch shows them.
+
+A warning raised in torch's library prints torch's file under site-packages, its line and its
+source line; ``SITES`` holds them as measured on torch 2.13 (``key -> (file under the torch
+package, line, source line)``), ``warn`` shows a message there (``gradrepl._libsite``).
+
+* ``module_call``: ``nn.Module.__call__`` (``_wrapped_call_impl``): a warning raised with
+  torch's ``_stacklevel=5`` inside a module's forward (``nn.Softmax``/``LogSoftmax``/``Softmin``
+  without ``dim``);
+* ``loss_init``: ``_Loss.__init__`` given ``size_average``/``reduce``;
+* ``kldiv_forward``: ``KLDivLoss.forward``'s call of ``F.kl_div`` (its 'mean' warning);
+* ``legacy_enum``: ``_Reduction.legacy_get_enum`` (the functional losses that ask for the enum);
+* the functional losses that ask ``legacy_get_string`` themselves, by function name;
+* ``sequential_step``/``chained_step``: SequentialLR's/ChainedScheduler's ``scheduler.step()``
+  (a scheduler's first step before the optimizer's);
+* ``plateau_float``: ``ReduceLROnPlateau.step``'s ``float(metrics)`` (the scalar-of-a-tensor-
+  that-requires-grad warning, once a process as every TORCH_WARN_ONCE).
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+from .. import _libsite
+
+_LEGACY_STRING = "        reduction = _Reduction.legacy_get_string(size_average, reduce)"
+SITES = {
+    "module_call": ("nn/modules/module.py", 1778,
+                    "        return self._call_impl(*args, **kwargs)"),
+    "loss_init": ("nn/modules/loss.py", 48,
+                  "            self.reduction: str = _Reduction.legacy_get_string(size_average, "
+                  "reduce)"),
+    "legacy_enum": ("nn/_reduction.py", 60,
+                    "    return get_enum(legacy_get_string(size_average, reduce, emit_warning))"),
+    "kldiv_forward": ("nn/modules/loss.py", 562, "        return F.kl_div("),
+    "plateau_float": ("optim/lr_scheduler.py", 1699, "        current = float(metrics)"),
+    "sequential_step": ("optim/lr_scheduler.py", 1194, "            scheduler.step()"),
+    "chained_step": ("optim/lr_scheduler.py", 1542, "            scheduler.step()"),
+    # functional losses calling legacy_get_string in nn/functional.py
+    "nll_loss": ("nn/functional.py", 3230, _LEGACY_STRING),
+    "poisson_nll_loss": ("nn/functional.py", 3290, _LEGACY_STRING),
+    "cross_entropy": ("nn/functional.py", 3554, _LEGACY_STRING),
+    "smooth_l1_loss": ("nn/functional.py", 4060, _LEGACY_STRING),
+    "l1_loss": ("nn/functional.py", 4215, _LEGACY_STRING),
+    "mse_loss": ("nn/functional.py", 4292, _LEGACY_STRING),
+    "multilabel_soft_margin_loss": ("nn/functional.py", 4539, _LEGACY_STRING),
+}
+#: functional losses that go through ``legacy_get_enum`` (warned from nn/_reduction.py)
+LEGACY_ENUM = frozenset({
+    "kl_div", "binary_cross_entropy", "binary_cross_entropy_with_logits", "margin_ranking_loss",
+    "hinge_embedding_loss", "multilabel_margin_loss", "soft_margin_loss", "cosine_embedding_loss",
+    "multi_margin_loss", "triplet_margin_loss"})
+
+
+def warn(key: str, message: str, category=UserWarning) -> None:
+    """Warn ``message`` from torch's own site ``key`` (``SITES``)."""
+    rel, line, source = SITES[key]
+    _libsite.warn_at("torch", rel, line, source, message, category)
+
+
+#: gradrepl's helpers between a loss and ``legacy_reduction`` (skipped to find the loss)
+_HELPERS = frozenset({"_reduction", "reduction_of", "_red"})
+
+
+def _loss_name() -> str:
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_name in _HELPERS:
+        f = f.f_back
+    return f.f_code.co_name if f is not None else ""
+
+
+def warn_from_caller(message: str, sites: dict, category=UserWarning) -> None:
+    """A warning torch raises with ``stacklevel=2`` in a Python function gradrepl implements:
+    from the caller's line; from torch's own site where the caller is gradrepl's twin of torch's
+    calling code (``sites``: gradrepl qualname -> ``SITES`` key); none where another gradrepl
+    function calls (torch's twin is C++: ``torch.kl_div`` does not pass through ``F.kl_div``)."""
+    from ._base import GRADREPL_DIR
+
+    f = sys._getframe(2)
+    code = f.f_code
+    if code.co_filename.startswith(GRADREPL_DIR):
+        site = sites.get(code.co_qualname)
+        if site is not None:
+            warn(site, message, category)
+        return
+    warnings.warn_explicit(message, category, code.co_filename, f.f_lineno,
+                           module=f.f_globals.get("__name__", "__main__"),
+                           registry=f.f_globals.setdefault("__warningregistry__", {}))
+
+
+def legacy_reduction(size_average, reduce) -> str:
+    """torch's ``_Reduction.legacy_get_string``: the reduction ``size_average``/``reduce`` ask
+    for, with its deprecation warning where torch raises it for the calling loss (the
+    functional's name, found on the stack; ``__init__``: a loss module)."""
+    caller = _loss_name()
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = ("mean" if size_average else "sum") if reduce else "none"
+    message = ("size_average and reduce args will be deprecated, please use "
+               f"reduction='{ret}' instead.")
+    key = "loss_init" if caller == "__init__" else (
+        "legacy_enum" if caller in LEGACY_ENUM else caller)
+    if key in SITES:
+        warn(key, message)
+    else:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    return ret
