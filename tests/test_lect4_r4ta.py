@@ -57,6 +57,29 @@ def test_add_alpha_is_one_fused_multiply_add(monkeypatch):
                                               alpha=0.01).item() == 4773.42578125
 
 
+def test_add_alpha_half_vector_and_scalar_loops(monkeypatch):
+    # float16: the vector loop (32 halves) fuses in float with alpha rounded to half, the scalar
+    # tail is c10::Half arithmetic; rows of a broadcast each have their own tail
+    _fused_build()
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    torch.manual_seed(0)
+    a = torch.randn(300).half()
+    b = torch.randn(300).half()
+    assert _md5(a.add(b, alpha=0.37)) == "ca844bd95c50a06b8d77fe62c75fe5d6"   # recorded
+    assert _md5(a.sub(b, alpha=1.3)) == "998085716a8387ebdd1bf77e2e27fae0"    # recorded
+    x = torch.randn(5, 70).half()
+    y = torch.randn(70).half()
+    assert _md5(x.add(y, alpha=0.3)) == "51b20754df71544f3d592396717f1a61"    # recorded
+    # the scalar loop, by hand: half(1/3) * y rounded to half, then the sum rounded to half
+    xs = np.array([1.0, 2.0, 3.0], np.float16)
+    ys = np.array([0.1, 0.2, 0.3], np.float16)
+    h = np.float32(np.float16(1 / 3))
+    by_hand = (xs.astype(np.float32) + (h * ys.astype(np.float32)).astype(np.float16)
+               .astype(np.float32)).astype(np.float16)
+    got = torch.tensor(xs).add(torch.tensor(ys), alpha=1 / 3).numpy()
+    assert got.tolist() == by_hand.tolist() == [1.033203125, 2.06640625, 3.099609375]
+
+
 def test_add_alpha_fused_against_an_exact_sum():
     # independent: a float32 fma is the exact x + a*y (a*y exact in double) rounded once;
     # values chosen so that the double sum is not a float32 tie

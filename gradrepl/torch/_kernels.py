@@ -563,6 +563,8 @@ def torch_add_alpha(x, y, alpha):
     """``add(x, y, alpha=a)`` / ``sub``: ATen's ``fmadd(y, a, x)`` (a in the tensors' float type),
     rounded once where torch's build fuses; None for other dtypes (the engine's forward)."""
     dt = np.result_type(x, y)
+    if dt == np.float16:
+        return _add_alpha_half(np.asarray(x, dt), np.asarray(y, dt), alpha)
     if dt not in (np.float32, np.float64):
         return None
     a = dt.type(alpha)
@@ -585,6 +587,31 @@ def torch_add_alpha(x, y, alpha):
             return np.where(_scalar_operand_hoisted(x.size, 16 if f32 else 8, 4 if f32 else 2)
                             .reshape(x.shape), hoisted, fused)
         return fused
+
+
+def _add_alpha_half(x, y, alpha):
+    """float16 ``add(x, y, alpha=a)``: a is rounded to half; the vector loop (blocks of 32 halves,
+    each row of a broadcast on its own) converts to float and fuses, the scalar loop is c10::Half
+    arithmetic (``a * y`` rounded to half, then the sum rounded); measured on real torch 2.13,
+    100 of 100 random lengths. A one-element operand: None (not measured)."""
+    if not _capability.fused() or (y.size == 1 and x.size > 1) or x.size == 0 or y.size == 0:
+        return None
+    from ._norm_kernels import fma
+
+    f32 = np.float32
+    a = f32(np.float16(alpha))
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    xf = np.broadcast_to(x, shape).astype(f32)
+    yf = np.broadcast_to(y, shape).astype(f32)
+    with _quiet(all="ignore"):
+        vec = np.asarray(fma(yf, a, xf), f32).astype(np.float16)
+        tail = (xf + (a * yf).astype(np.float16).astype(f32)).astype(np.float16)
+    if x.shape == y.shape:
+        mask = vector_mask(vec.size, 32).reshape(shape)
+    else:
+        row = shape[-1] if shape else 1
+        mask = np.broadcast_to(np.arange(row) < row // 32 * 32, shape)
+    return np.where(mask, vec, tail)
 
 
 def _scalar_operand_hoisted(n, block, group):
