@@ -18,7 +18,9 @@ torch's own kernels in torch's order, and TensorIterator's choice of vector / sc
   double (0.7, not float(1.7) - 1); ``2.5 ** x.t()`` looped in its C-contiguous output's order;
 * kernels (``gradrepl/torch/_elementwise_more.py``): lerp's fused multiply-adds, logit as
   torch's log of ``x / (1 - x)``, atan2 with SLEEF's atan2f on vector blocks and the C
-  library's atan2f on every other value (also past the engine's 1,024-element shortcut).
+  library's atan2f on every other value (also past the engine's 1,024-element shortcut);
+  binary_cross_entropy_with_logits as Loss.cpp (``(1 - t) * x - log_sigmoid(x)``, torch's
+  log_sigmoid), binary_cross_entropy's target gradient with that logit.
 
 The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
 2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
@@ -36,6 +38,9 @@ import numpy as np
 import pytest
 
 RECORDS = {
+    "bce/10": ('421c9dd3919e7cad', '1f71cbc8338b4219', 'aa3550275ed182ea', 'a44e6945ff8adcad', '6235e8d450d82058'),
+    "bce/40": ('664c4c0dbf0b52b2', '74fdf72aa2aef8bb', '8acd4bee0a12e0ba', '74fdf72aa2aef8bb', 'b5b39b3f3ca0dd7f'),
+    "bce/1000": ('250f91266aa13b52', '68f6ec1e47cbcb43', 'f2e09de713a56add', '6b380626cfee6016', '585779a192697544'),
     "glu/10": ('d7b3b3cc283f6391', '498464d0851a22fd'),
     "glu/40": ('cfae573525ef4abd', '1faf4ac044a5d2a9'),
     "glu/1000": ('59bc3a0e13526d57', '364de51bda599d34'),

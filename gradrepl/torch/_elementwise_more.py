@@ -175,3 +175,27 @@ def atan2_f32(y, x, libm):
     if _capability.capability() == "DEFAULT":
         return one(*(np.ascontiguousarray(a) for a in np.broadcast_arrays(y, x)))
     return _tensor_iter.run(atan2f_u10, one, y, x)
+
+
+# ---------------------------------------------------------------- losses
+def bce_with_logits_losses(x, y, weight=None, pos_weight=None):
+    """torch's binary_cross_entropy_with_logits before its reduction (Loss.cpp):
+    ``(1 - target) * input - log_sigmoid(input)``, the log-sigmoid times
+    ``(pos_weight - 1) * target + 1`` first where there is a pos_weight, the loss times the
+    weight last; torch's log_sigmoid kernel (SLEEF, ``_activation_kernels``). None where that
+    kernel is not emulated (float64, the DEFAULT build)."""
+    if x.dtype != np.float32 or _capability.capability() == "DEFAULT":
+        return None
+    from ._activation_kernels import logsigmoid_fwd
+
+    f32 = np.float32
+    with np.errstate(all="ignore"):
+        y = np.asarray(y, f32)
+        ls = np.asarray(logsigmoid_fwd(np.ascontiguousarray(x)), f32).reshape(x.shape)
+        if pos_weight is not None:
+            lw = ((np.asarray(pos_weight, f32) - f32(1)) * y + f32(1)).astype(f32)
+            ls = (ls * lw).astype(f32)
+        loss = ((f32(1) - y) * x - ls).astype(f32)
+        if weight is not None:
+            loss = (loss * np.asarray(weight, f32)).astype(f32)
+    return loss

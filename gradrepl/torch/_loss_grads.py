@@ -82,6 +82,8 @@ def dialect_fns():
     def log_sigmoid(t):
         return apply(top("logsigmoid", "LogSigmoidBackward0", "in0"), (t,))
 
-    def logit(t):
-        return apply(top("logit", "LogitBackward0", "in0"), (t,))
+    def logit(t):   # (special.logit's op: torch's log of x / (1 - x))
+        from .special import _logit_fwd
+
+        return apply(top("logit", "LogitBackward0", "in0", forward=_logit_fwd), (t,))
     return sigmoid, log_sigmoid, logit

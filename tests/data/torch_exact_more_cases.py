@@ -129,7 +129,21 @@ def atan2_strided(torch, n):          # every value by the scalar loop: the C li
     return [torch.atan2(y, torch.randn(n))]
 
 
-CASES = {f.__name__: f for f in (glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
+def bce(torch, n):                   # Loss.cpp's (1 - t) * x - log_sigmoid(x); bce's logit
+    x = _x(torch, n)
+    F = torch.nn.functional
+    t = torch.sigmoid(x.flip(0))
+    ys = [F.binary_cross_entropy_with_logits(x, t, reduction="none"),
+          F.binary_cross_entropy_with_logits(x, t),
+          F.binary_cross_entropy_with_logits(x, t, pos_weight=torch.full((n,), 1.5),
+                                             weight=torch.full((n,), 0.7), reduction="sum"),
+          F.binary_cross_entropy(torch.sigmoid(x), t)]
+    total = ys[0].sum() * 0.5 + ys[1] + ys[2] * 0.25 + ys[3]
+    total.backward()
+    return ys + [x.grad]
+
+
+CASES = {f.__name__: f for f in (bce, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
                                  zero_grads, views, formulas, rpow_t, kernels, atan2_strided)}
 
 SIZES = (10, 40, 1000)

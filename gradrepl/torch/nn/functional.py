@@ -617,7 +617,17 @@ def _bce_losses(x, y, reduction="none", weight=None):
 
 
 _BCE_FWD = _torch_reduced(_bce_losses)
-_BCEL_FWD = _torch_reduced(_fused._bce_logits_fwd)
+def _bcel_losses(x, y, reduction="none", weight=None, pos_weight=None):
+    from .._elementwise_more import bce_with_logits_losses   # Loss.cpp's, torch's log_sigmoid
+
+    out = bce_with_logits_losses(x, y, weight, pos_weight)
+    if out is None:
+        return _fused._bce_logits_fwd(x, y, reduction=reduction, weight=weight,
+                                      pos_weight=pos_weight)
+    return out
+
+
+_BCEL_FWD = _torch_reduced(_bcel_losses)
 _HUBER_FWD = _torch_reduced(_fused._huberish_fwd)  # (mean: sum / N, not sum * (1/N))
 
 
