@@ -252,3 +252,26 @@ def test_interpolate_grad_node_names(profile):
         for m in ("nearest", "bilinear", "bicubic")]
     assert names == ["MeanGradNode", "NearestInterpGradNode", "BilinearInterpGradNode",
                      "BicubicInterpGradNode"]
+
+
+# ---------------------------------------------------------------- a convolution to one position
+def test_conv2d_to_1x1_takes_matmuls_column_path_on_amd(monkeypatch):
+    # recorded from real Paddle 3.3.1 and 2.6.2 (the same) on this AMD machine: sha256 (16 hex)
+    # of F.conv2d(x, w) with a 1x1 output (DCGAN's discriminator head), numpy default_rng(12)
+    # drawing x then w per case. Paddle's sgemm with one column takes MKL's matrix-times-column
+    # path (the one matmul of a column uses, linalg._dot_kernel); gradrepl summed in a plain
+    # chain: 38 of 40 random 1x1 convolutions differed, 8 of 40 now (where MKL's sums follow the
+    # operands' placement). MKL's column kernel is the exact extra's on this CPU class: skipped
+    # elsewhere.
+    from gradrepl.engine import cpu, mkl
+
+    if cpu.detected() != "amd" or not mkl.load():
+        pytest.skip("recorded with MKL's column kernel on AMD")
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", cpu.detected())
+    rng = np.random.default_rng(12)
+    got = []
+    for (n, c, m, k) in [(8, 16, 1, 4), (4, 32, 8, 3), (3, 7, 5, 2)]:
+        x = paddle.to_tensor(rng.standard_normal((n, c, k, k)).astype("float32"))
+        w = paddle.to_tensor(rng.standard_normal((m, c, k, k)).astype("float32"))
+        got.append(_sha(F.conv2d(x, w).numpy()))
+    assert got == ["49589642047a2c10", "5a5cdd21f58d09d4", "661bbe7d38e44a44"]

@@ -148,10 +148,29 @@ def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
                 np.arange(int(np.prod(batch, dtype=np.int64))).reshape(batch)
                 * (a.shape[-2] * b.shape[-1])) % 4
             return _mkl_generic.sgemm(a, b, offsets, trans_a)
+        if (limit is None and b.shape[-1] == 1 and not trans_a and size <= _GENERIC_LIMIT
+                and cpu.cpu_class() == "amd"):
+            # one output position (a conv to 1x1, DCGAN's discriminator head): MKL takes the
+            # matrix-times-column path, as matmul's (linalg._dot_kernel)
+            return _column_products(a, b)
         if size <= (_UNFUSED_LIMIT if limit is None else limit):
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
+
+
+def _column_products(a, b):
+    """(..., M, K) @ (..., K, 1), each product as Paddle's matmul of a matrix by one column."""
+    from .linalg import _dot_kernel
+
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    out = np.empty(batch + (a.shape[-2], 1), np.float32)
+    for i in np.ndindex(*batch):
+        col = _dot_kernel(np.ascontiguousarray(a[i]), np.ascontiguousarray(b[i]), False, False)
+        out[i] = plain_chain_matmul(a[i], b[i]) if col is None else col
+    return out
 
 
 #: A batch's column matrices are made this many bytes at a time at most (a batch of 32 at 112 x
