@@ -210,3 +210,35 @@ def test_deprecated_number_first_add_overload(monkeypatch):
         warnings.simplefilter("error")
         q = p.sub(2, g)
     assert q.tolist() == p.sub(g, alpha=2).tolist()
+
+
+# ------------------------------------------------------------ factories with out=
+def test_factories_write_into_out_in_its_dtype():
+    # Introduction to PyTorch Tensors: ``torch.rand(2, 2, out=c)`` then ``print(c)``: c stayed
+    # zeros (the factories took out= and dropped it). Values recorded from real torch 2.13
+    torch.manual_seed(0)
+    c = torch.zeros(2, 2)
+    r = torch.rand(2, 2, out=c)
+    assert r is c
+    assert c.tolist() == torch.tensor([[0.49625658988952637, 0.7682217955589294],
+                                       [0.08847743272781372, 0.13203048706054688]]).tolist()
+    torch.manual_seed(0)
+    e = torch.empty(2, dtype=torch.float64)
+    torch.rand(2, out=e)             # doubles drawn as doubles, not floats cast
+    torch.manual_seed(0)
+    assert e.tolist() == torch.rand(2, dtype=torch.float64).tolist()
+    g = torch.empty(3)
+    torch.ones(3, out=g)
+    assert g.tolist() == [1, 1, 1]
+    k = torch.empty(5)
+    torch.arange(5, out=k)
+    assert k.dtype == torch.float32 and k.tolist() == [0, 1, 2, 3, 4]
+    torch.linspace(0, 1, 5, out=k)
+    assert k.tolist() == [0, 0.25, 0.5, 0.75, 1]
+    p = torch.empty(3, dtype=torch.int64)
+    torch.manual_seed(0)
+    torch.randperm(3, out=p)
+    assert sorted(p.tolist()) == [0, 1, 2]
+    m = torch.empty(0)
+    torch.full((2, 3), 3.5, out=m)   # zero elements: resized without a warning
+    assert m.shape == (2, 3) and m.tolist() == [[3.5] * 3] * 2

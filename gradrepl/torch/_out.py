@@ -136,9 +136,31 @@ def with_out(fn, name):
     return f
 
 
+#: the factories taking ``out=``: the values are made in ``out``'s dtype (``torch.rand(2,
+#: out=double_tensor)`` draws doubles), then written as above
+CREATION_OUT_FUNCTIONS = ("zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
+                          "eye", "rand", "randn", "randint", "randperm", "normal")
+
+
+def with_out_creation(fn, name):
+    """A factory ``fn`` taking ``out=``: made with ``out``'s dtype (unless one is given)."""
+    plain = with_out(fn, name)
+
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        if out is not None and isinstance(out, EngineTensor) and kwargs.get("dtype") is None \
+                and not (name == "normal" and any(isinstance(a, EngineTensor) for a in args)):
+            kwargs["dtype"] = _dtypes.from_np(raw(out).dtype)
+        return plain(*args, out=out, **kwargs)
+
+    f.__wrapped_out__ = True
+    return f
+
+
 def install(namespace):
     """Give the namespace's functions of ``OUT_FUNCTIONS`` the ``out=`` mechanism."""
-    for name in OUT_FUNCTIONS:
+    for name in OUT_FUNCTIONS + CREATION_OUT_FUNCTIONS:
         fn = namespace.get(name)
         if fn is not None and callable(fn) and not getattr(fn, "__wrapped_out__", False):
-            namespace[name] = with_out(fn, name)
+            namespace[name] = (with_out_creation if name in CREATION_OUT_FUNCTIONS
+                               else with_out)(fn, name)
