@@ -20,7 +20,9 @@ torch's own kernels in torch's order, and TensorIterator's choice of vector / sc
   torch's log of ``x / (1 - x)``, atan2 with SLEEF's atan2f on vector blocks and the C
   library's atan2f on every other value (also past the engine's 1,024-element shortcut);
   binary_cross_entropy_with_logits as Loss.cpp (``(1 - t) * x - log_sigmoid(x)``, torch's
-  log_sigmoid), binary_cross_entropy's target gradient with that logit.
+  log_sigmoid), binary_cross_entropy's target gradient with that logit; lgamma (and
+  mvlgamma) as SLEEF's lgammaf_u1 on every value, digamma's backward with ATen's
+  calc_trigamma (float, fused tail).
 
 The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
 2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
@@ -41,6 +43,9 @@ RECORDS = {
     "bce/10": ('421c9dd3919e7cad', '1f71cbc8338b4219', 'aa3550275ed182ea', 'a44e6945ff8adcad', '6235e8d450d82058'),
     "bce/40": ('664c4c0dbf0b52b2', '74fdf72aa2aef8bb', '8acd4bee0a12e0ba', '74fdf72aa2aef8bb', 'b5b39b3f3ca0dd7f'),
     "bce/1000": ('250f91266aa13b52', '68f6ec1e47cbcb43', 'f2e09de713a56add', '6b380626cfee6016', '585779a192697544'),
+    "gamma/10": ('7520bd5ebb0bf107', '66ef7d33dfb35198', '1858ebf6512f160a', 'b7ea6be2e2d9531d', 'e81d0b4bb0ae0dc0'),
+    "gamma/40": ('16ad4af233716ba7', '6489449c3596cd7d', 'd3e29786a74513a7', 'f0c27337c402b958', 'b808b9e2f9f028ed'),
+    "gamma/1000": ('c72161128b2ab767', 'e673900a44b1dc39', '9cc78557bf5611b1', 'fbe7f8d7d6745e51', '08f62a6d3f167cd0'),
     "glu/10": ('d7b3b3cc283f6391', '498464d0851a22fd'),
     "glu/40": ('cfae573525ef4abd', '1faf4ac044a5d2a9'),
     "glu/1000": ('59bc3a0e13526d57', '364de51bda599d34'),
@@ -117,6 +122,20 @@ def test_equals_real_torch(monkeypatch, capability, name):
         rec = RECORDS[f"{name}/{n}"]
         rec = rec[capability] if isinstance(rec, dict) else rec
         assert tuple(got) == rec, (capability, name, n)
+
+
+def test_sleef_lgammaf_special_values(monkeypatch):
+    """lgammaf_u10's special values as real torch 2.13 gives them (recorded here): +inf at the
+    poles and infinities, the reflection for negative non-integers."""
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+    from gradrepl.torch._elementwise_more import lgammaf_u10
+
+    x = np.array([0.0, -0.0, 1.0, 2.0, -1.0, np.inf, -np.inf, 1e-35, 0.5, -2.5], np.float32)
+    got = lgammaf_u10(x)
+    assert np.isinf(got[[0, 1, 4, 5, 6]]).all() and (got[[0, 1, 4, 5, 6]] > 0).all()
+    assert got[2] == 0 and got[3] == 0
+    assert got[7] == np.float32(80.59048)
+    assert got[8] == np.float32(0.5723649) and got[9] == np.float32(-0.056243718)
 
 
 def test_zero_gradients_are_plus_zero():

@@ -60,6 +60,24 @@ log_ndtr = _unary("torch_log_ndtr", "SpecialLogNdtrBackward0", "all")
 entr = _unary("torch_entr", "SpecialEntrBackward0")
 sinc = _unary("torch_sinc", "SincBackward0")
 gammaln = _unary("torch_lgamma", "LgammaBackward0")
+
+
+def _lgamma_f32(x):   # SLEEF's lgammaf on every value, in torch's vector builds
+    from . import _capability
+    from ._elementwise_more import lgammaf_u10
+
+    return None if _capability.capability() == "DEFAULT" else lgammaf_u10(x)
+
+
+def _trigamma_f32(x):   # ATen's calc_trigamma with GCC's fused multiply-adds
+    from . import _capability
+    from ._elementwise_more import trigamma_f32
+
+    return None if _capability.capability() == "DEFAULT" else trigamma_f32(x)
+
+
+ST.FLOAT32["lgamma"] = _lgamma_f32
+ST.FLOAT32["trigamma"] = _trigamma_f32
 lgamma = gammaln
 digamma = _unary("torch_digamma", "DigammaBackward0")
 psi = digamma

@@ -143,7 +143,17 @@ def bce(torch, n):                   # Loss.cpp's (1 - t) * x - log_sigmoid(x); 
     return ys + [x.grad]
 
 
-CASES = {f.__name__: f for f in (bce, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
+def gamma(torch, n):                 # SLEEF's lgammaf everywhere; trigamma's fused tail
+    x = _x(torch, n)
+    ys = [torch.lgamma(x), torch.lgamma(x.abs() + 0.5), torch.mvlgamma(x.abs() + 1.5, 2),
+          torch.digamma(x.abs() + 0.5)]
+    torch.manual_seed(7)
+    total = sum((y * torch.randn(y.shape)).sum() for y in ys[1:])
+    total.backward()
+    return ys + [x.grad]
+
+
+CASES = {f.__name__: f for f in (bce, gamma, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
                                  zero_grads, views, formulas, rpow_t, kernels, atan2_strided)}
 
 SIZES = (10, 40, 1000)

@@ -187,9 +187,17 @@ def i1e_k(x):
 
 
 # ============================================================== gamma family
+#: name -> a dialect's own float32 kernel for ``name`` (returning None where it does not apply),
+#: used instead of the C library's (torch's lgamma is SLEEF's on every value: gradrepl.torch)
+FLOAT32: dict = {}
+
+
 def lgamma_k(x):
     x = fdt(x)
-    out = lm("lgamma", x)
+    own = FLOAT32.get("lgamma") if x.dtype == F32 else None
+    out = own(x) if own is not None else None
+    if out is None:
+        out = lm("lgamma", x)
     return np.where(np.isinf(x), np.inf, out).astype(x.dtype)
 
 
@@ -235,6 +243,10 @@ def digamma_k(x):
 
 def trigamma_k(x):
     x = fdt(x)
+    own = FLOAT32.get("trigamma") if x.dtype == F32 else None
+    out = own(x) if own is not None else None
+    if out is not None:
+        return out
     dt = x.dtype
     one = _c(1, dt)
     with quiet(all="ignore"):
