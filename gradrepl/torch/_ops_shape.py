@@ -25,6 +25,8 @@ from . import _creation, _dtypes, _indexing, _no_derivative, _ops, return_types
 from ._base import EngineTensor, Size, raw
 from ._ops import apply, top
 from ._tensor import Tensor, _dim
+from ..engine.grad_mode import STATE as _GRAD
+from ..engine.ops._util import quiet as _quiet
 
 _wrap = Tensor._wrap
 _STATE = _ops._STATE
@@ -938,6 +940,11 @@ def _var_backward(n, g):
     if dof <= 0:
         return g * float("nan")
     mean = x.mean(axis, keepdim=True) if len(axis) < len(shape) else x.mean()
+    if not _GRAD.enabled:   # (no graph to record: the same float ops on the arrays)
+        xa, ga, ma = raw(x), raw(g), raw(mean)
+        dt = xa.dtype
+        if dt.kind == "f" and ga.dtype == dt and ma.dtype == dt:
+            return type(g)._wrap((dt.type(2.0 / dof) * ga) * (xa - ma), True)
     return ((2.0 / dof) * g) * (x - mean)
 
 
@@ -949,6 +956,11 @@ def _torch_std_vjp(n, g):
     """torch's ``std_backward``: ``grad / (result * 2)``, 0 where the result is 0, then
     ``var_backward``."""
     res = n.out()
+    ra, ga = raw(res), raw(g)
+    if not _GRAD.enabled and ra.dtype.kind == "f" and ga.dtype == ra.dtype:
+        with _quiet(divide="ignore", invalid="ignore"):
+            gv = np.where(ra == 0, ra.dtype.type(0), ga / (ra * 2))
+        return _var_backward(n, type(g)._wrap(gv, True))
     gv = (g / (res * 2)).masked_fill(res == 0, 0)
     return _var_backward(n, gv)
 
