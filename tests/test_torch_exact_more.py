@@ -22,7 +22,9 @@ torch's own kernels in torch's order, and TensorIterator's choice of vector / sc
   binary_cross_entropy_with_logits as Loss.cpp (``(1 - t) * x - log_sigmoid(x)``, torch's
   log_sigmoid), binary_cross_entropy's target gradient with that logit; lgamma (and
   mvlgamma) as SLEEF's lgammaf_u1 on every value, digamma's backward with ATen's
-  calc_trigamma (float, fused tail).
+  calc_trigamma (float, fused tail);
+* pow and exp2 over views: ``t ** 1.7`` of a transposed tensor vectorised in memory order, a
+  strided one's scalar loop with glibc's powf/exp2f at any size.
 
 The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
 2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
@@ -46,6 +48,9 @@ RECORDS = {
     "gamma/10": ('7520bd5ebb0bf107', '66ef7d33dfb35198', '1858ebf6512f160a', 'b7ea6be2e2d9531d', 'e81d0b4bb0ae0dc0'),
     "gamma/40": ('16ad4af233716ba7', '6489449c3596cd7d', 'd3e29786a74513a7', 'f0c27337c402b958', 'b808b9e2f9f028ed'),
     "gamma/1000": ('c72161128b2ab767', 'e673900a44b1dc39', '9cc78557bf5611b1', 'fbe7f8d7d6745e51', '08f62a6d3f167cd0'),
+    "pow_views/10": ('82fff01aa412d5dc', 'd38cca7ae1554b4e', 'b26c66951066063e', 'b3be271bd4f804a8', '2ebde4c6cc08f495'),
+    "pow_views/40": ('1119b899bdcb9b2c', '942fbf2bf2199f99', '72f999344d2947c6', '780619a4c2d26271', 'fba780095360f594'),
+    "pow_views/1000": ('cf28d890bc08e255', '1c1dfbd4cf3252bb', '1940000272bab918', 'ee592bd6f86b1ccf', '8e0887996a3300bc'),
     "glu/10": ('d7b3b3cc283f6391', '498464d0851a22fd'),
     "glu/40": ('cfae573525ef4abd', '1faf4ac044a5d2a9'),
     "glu/1000": ('59bc3a0e13526d57', '364de51bda599d34'),

@@ -143,20 +143,33 @@ def _isinf2(d, m):
     return np.where(np.isinf(d), _mulsign(np.abs(m), d), np.float32(0))
 
 
-def _glibc_atan2f():
-    """The C library's atan2f element by element, whatever the size (glibc 2.36's differs from
-    the rounded double atan2 in 15% of random pairs, so no shortcut)."""
-    import ctypes
+_GLIBC2: dict = {}
 
-    from ..engine.ops import _kernels as K
 
-    fn = getattr(K._LIBM, "atan2f", None) if K._LIBM is not None else None
-    if fn is None:
-        return None
-    fn.restype = ctypes.c_float
-    fn.argtypes = [ctypes.c_float, ctypes.c_float]
-    ufunc = np.frompyfunc(fn, 2, 1)
-    return lambda a, b: np.asarray(ufunc(a, b), np.float32).reshape(np.shape(a))
+def glibc2(name):
+    """The C library's two-argument float function ``name`` (``atan2f``, ``powf``) element by
+    element, whatever the size (the engine's ``_libm2`` takes the rounded double function past
+    1,024 values: glibc 2.36's atan2f differs from it in 15% of random pairs); None without a
+    C library."""
+    if name not in _GLIBC2:
+        import ctypes
+
+        from ..engine.ops import _kernels as K
+
+        fn = getattr(K._LIBM, name, None) if K._LIBM is not None else None
+        run = None
+        if fn is not None:
+            fn = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_float)((name, K._LIBM))
+            ufunc = np.frompyfunc(fn, 2, 1)
+
+            def run(a, b, ufunc=ufunc):
+                a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+                if a.size == 0:
+                    return np.empty(np.broadcast_shapes(a.shape, b.shape), np.float32)
+                return np.asarray(ufunc(a, b), np.float32).reshape(
+                    np.broadcast_shapes(a.shape, b.shape))
+        _GLIBC2[name] = run
+    return _GLIBC2[name]
 
 
 _ATAN2F = []
@@ -170,7 +183,7 @@ def atan2_f32(y, x, libm):
     from . import _tensor_iter
 
     if not _ATAN2F:
-        _ATAN2F.append(_glibc_atan2f() or libm)
+        _ATAN2F.append(glibc2("atan2f") or libm)
     one = _ATAN2F[0]
     if _capability.capability() == "DEFAULT":
         return one(*(np.ascontiguousarray(a) for a in np.broadcast_arrays(y, x)))
@@ -383,3 +396,27 @@ def trigamma_f32(x):
             tail = (base + ixx * (c6 - ixx * (c30 - ixx * c42))).astype(f32)
         result = (result + tail / x).astype(f32)
         return (sign * result).astype(f32)
+
+
+def glibc1(name, fallback):
+    """The C library's one-argument float function ``name`` (``exp2f``) element by element at
+    any size (the engine's ``libm`` takes the rounded double function past 1,024 values where
+    numexpr has no such function); ``fallback`` without a C library."""
+    key = ("1", name)
+    if key not in _GLIBC2:
+        import ctypes
+
+        from ..engine.ops import _kernels as K
+
+        run = fallback
+        if K._LIBM is not None and getattr(K._LIBM, name, None) is not None:
+            fn = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)((name, K._LIBM))
+            ufunc = np.frompyfunc(fn, 1, 1)
+
+            def run(a, ufunc=ufunc, small=fallback):
+                a = np.asarray(a, np.float32)
+                if a.size <= 1024:
+                    return small(a)
+                return np.asarray(ufunc(a), np.float32).reshape(a.shape)
+        _GLIBC2[key] = run
+    return _GLIBC2[key]

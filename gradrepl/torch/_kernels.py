@@ -714,7 +714,9 @@ def torch_pow_scalar(x, e):
             return np.power(x, e)
         flat = np.ascontiguousarray(x).reshape(-1)
         out = np.power(flat.astype(np.float64), e).astype(np.float32)
-        mask = vector_mask(flat.size, _pow_block())
+        from ._tensor_iter import vector_mask as _iter_mask   # (a view: memory order, strides)
+
+        mask = _iter_mask([x], _pow_block()).reshape(-1)
         if mask.any():
             v = flat[mask]
             ef = np.full(v.shape, np.float32(e), np.float32)
@@ -729,6 +731,19 @@ def torch_pow_scalar(x, e):
         return out.reshape(x.shape)
 
 
+def _powf_each(x, y):
+    """glibc's powf on every value (the engine's ``powf`` takes the rounded double pow past
+    1,024 values: the scalar loop of a strided or transposed ``2.5 ** x`` needs the C one)."""
+    from ._elementwise_more import glibc2
+
+    f = glibc2("powf")
+    if f is None:
+        from ..engine.ops._kernels import powf
+
+        return powf(x, y)
+    return f(x, y)
+
+
 def torch_pow_tensor(x, y, c_order_out=False):
     """torch's pow(Tensor, Tensor) of float32 arrays (None for other dtypes): the vector loop
     (SLEEF ``powf_u10``; DEFAULT: ``powf``) on the values TensorIterator's rows give it
@@ -736,23 +751,27 @@ def torch_pow_tensor(x, y, c_order_out=False):
     ``_pow_block()``; the scalar loop (``powf``) for the tails and strided rows."""
     if x.dtype != np.float32 or y.dtype != np.float32:
         return None
-    from ..engine.ops._kernels import powf, sleef_pow
+    from ..engine.ops._kernels import sleef_pow
 
     shape = np.broadcast_shapes(x.shape, y.shape)
     xb, yb = (np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1) for v in (x, y))
     if xb.size == 0:
         return np.empty(shape, np.float32)
     with _quiet(all="ignore"):
-        out = powf(xb, yb)
-        if _capability.capability() != "DEFAULT":
-            from ._tensor_iter import vector_mask as _iter_mask   # TensorIterator's rows
+        if _capability.capability() == "DEFAULT":
+            return _powf_each(xb, yb).reshape(shape)
+        from ._tensor_iter import vector_mask as _iter_mask   # TensorIterator's rows
 
-            ost = None
-            if c_order_out:   # an output given C-contiguous: TensorIterator walks its order
-                ost = np.empty(shape, np.float32).strides
-            mask = _iter_mask([x, y], _pow_block(), out_strides=ost).reshape(-1)
-            if mask.any():
-                out[mask] = sleef_pow(xb[mask], yb[mask])
+        ost = None
+        if c_order_out:   # an output given C-contiguous: TensorIterator walks its order
+            ost = np.empty(shape, np.float32).strides
+        mask = _iter_mask([x, y], _pow_block(), out_strides=ost).reshape(-1)
+        out = np.empty(xb.shape, np.float32)
+        if mask.any():
+            out[mask] = sleef_pow(xb[mask], yb[mask])
+        if not mask.all():
+            rest = ~mask
+            out[rest] = _powf_each(xb[rest], yb[rest])
     return out.reshape(shape)
 
 

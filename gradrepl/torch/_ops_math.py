@@ -150,7 +150,9 @@ erfc = _unary("erfc", _op("erf", "ErfcBackward0", "in0",
 def _exp2_fwd():
     from . import _sleef_more as S
 
-    return O._float_fwd("exp2", S.blocks(S.exp2f, EK.libm("exp2", np.exp2)),
+    from ._elementwise_more import glibc1   # (exp2f at any size: a strided x's scalar loop)
+
+    return O._float_fwd("exp2", S.blocks(S.exp2f, glibc1("exp2f", EK.libm("exp2", np.exp2))),
                         S.blocks(S.exp2d, EK.libm64("exp2", np.exp2)), np.exp2)
 
 

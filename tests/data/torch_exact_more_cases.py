@@ -153,7 +153,15 @@ def gamma(torch, n):                 # SLEEF's lgammaf everywhere; trigamma's fu
     return ys + [x.grad]
 
 
-CASES = {f.__name__: f for f in (bce, gamma, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
+def pow_views(torch, n):              # pow's loops over views: memory order, strided = scalar
+    n = 2 * n                         # (2,000: past the engine's 1,024-value C-library limit)
+    torch.manual_seed(n)
+    t = (torch.randn(2, n).abs() + 0.05).t()
+    s = (torch.randn(2 * n) * 2)[::2]
+    return [t ** 1.7, 2.5 ** s, 2.5 ** t, torch.exp2(s), s.abs() ** s]
+
+
+CASES = {f.__name__: f for f in (bce, gamma, pow_views, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
                                  zero_grads, views, formulas, rpow_t, kernels, atan2_strided)}
 
 SIZES = (10, 40, 1000)
