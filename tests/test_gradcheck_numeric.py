@@ -101,7 +101,10 @@ def test_leaf_names_and_bad_arguments():
         N.gradcheck_file("no_such_script.py")
 
 
-@pytest.mark.parametrize("path", SESSIONS, ids=[os.path.basename(p) for p in SESSIONS])
+# vgg11's forward and backward take seconds (36 s of CPU natively, tens of minutes under qemu):
+# slow, as in tests/test_seeds.py and tests/test_shell_stdin.py
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if "vgg11" in p else p
+                                  for p in SESSIONS], ids=[os.path.basename(p) for p in SESSIONS])
 def test_every_session_agrees(path):
     big = "vgg11" in path
     checks, text = N.gradcheck_file(path, max_elements=1 if big else N.MAX_ELEMENTS,
