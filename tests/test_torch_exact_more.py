@@ -24,7 +24,10 @@ torch's own kernels in torch's order, and TensorIterator's choice of vector / sc
   mvlgamma) as SLEEF's lgammaf_u1 on every value, digamma's backward with ATen's
   calc_trigamma (float, fused tail);
 * pow and exp2 over views: ``t ** 1.7`` of a transposed tensor vectorised in memory order, a
-  strided one's scalar loop with glibc's powf/exp2f at any size.
+  strided one's scalar loop with glibc's powf/exp2f at any size;
+* smooth_l1_loss / huber_loss backward as their CPU kernels (``norm * out * grad`` in the
+  vector blocks, ``norm * d * grad / beta`` in the scalar tail; norm = 1/N, not a division),
+  cumsum's backward as torch's cumsum (in double) of the flipped gradient.
 
 The md5s (first 16 hex digits of each tensor's float32 bytes) were recorded from real torch
 2.13.0 on this project's machine (AMD EPYC Zen 4, AVX512), 2026-12-06, running the cases of
@@ -51,6 +54,9 @@ RECORDS = {
     "pow_views/10": ('82fff01aa412d5dc', 'd38cca7ae1554b4e', 'b26c66951066063e', 'b3be271bd4f804a8', '2ebde4c6cc08f495'),
     "pow_views/40": ('1119b899bdcb9b2c', '942fbf2bf2199f99', '72f999344d2947c6', '780619a4c2d26271', 'fba780095360f594'),
     "pow_views/1000": ('cf28d890bc08e255', '1c1dfbd4cf3252bb', '1940000272bab918', 'ee592bd6f86b1ccf', '8e0887996a3300bc'),
+    "losses_cumsum/10": ('1ee930215bc50b9d', '8428f3e3d0662665', 'd27eb759140bde70', '931ae90118854161', '6795c037303db777', 'f055672da6087ef3'),
+    "losses_cumsum/40": ('ecab9acfdadabaa8', 'd8ed82b056eaa3d4', 'f7e2fef2f92dc548', '471ccafd460ba3de', '2a8fa18ea174f4f7', '11e028178bfa2d36'),
+    "losses_cumsum/1000": ('03100ba262982c0c', 'a39a13dffc3b0dc8', '67605f81c129006e', 'ed42faf59032c6b0', 'c85f79236e654324', '9390d47b21346aa8'),
     "glu/10": ('d7b3b3cc283f6391', '498464d0851a22fd'),
     "glu/40": ('cfae573525ef4abd', '1faf4ac044a5d2a9'),
     "glu/1000": ('59bc3a0e13526d57', '364de51bda599d34'),

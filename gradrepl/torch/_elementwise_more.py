@@ -420,3 +420,43 @@ def glibc1(name, fallback):
                 return np.asarray(ufunc(a), np.float32).reshape(a.shape)
         _GLIBC2[key] = run
     return _GLIBC2[key]
+
+
+def huberish_grad(x, y, g, delta, norm, smooth_l1, step=None):
+    """torch's smooth_l1_backward / huber_backward CPU kernels (PointwiseOpsKernel.cpp) for
+    float32/float64: d = input - target; the vector lambda ``norm * out * grad`` with out the
+    blend of ±1 (times delta for huber) and d / beta (d for huber), the scalar lambda
+    ``±norm * grad`` (times delta), or ``norm * d * grad / beta`` (``norm * d * grad``) inside;
+    norm = 1/N for 'mean' (a double rounded to the dtype). None for other dtypes."""
+    from . import _tensor_iter
+
+    dt = np.result_type(x, y, g)
+    if dt not in (np.float32, np.float64):
+        return None
+    t = dt.type
+    nv, dv = t(norm), t(delta)
+
+    def vec(a, b, go):
+        d = (a - b).astype(dt)
+        pm = np.where(d > 0, t(1), t(-1)).astype(dt)
+        if smooth_l1:
+            out = np.where(np.abs(d) >= dv, pm, (d / dv).astype(dt))
+        else:
+            out = np.where(np.abs(d) >= dv, (pm * dv).astype(dt), d)
+        return ((nv * out).astype(dt) * go).astype(dt)
+
+    def one(a, b, go):
+        d = (a - b).astype(dt)
+        if smooth_l1:
+            inside = (((nv * d).astype(dt) * go).astype(dt) / dv).astype(dt)
+            lo, hi = ((-nv) * go).astype(dt), (nv * go).astype(dt)
+        else:
+            inside = ((nv * d).astype(dt) * go).astype(dt)
+            lo, hi = (((-nv) * go).astype(dt) * dv).astype(dt), ((nv * go).astype(dt) * dv).astype(dt)
+        return np.where(d <= -dv, lo, np.where(d >= dv, hi, inside)).astype(dt)
+
+    with np.errstate(all="ignore"):
+        if _capability.capability() == "DEFAULT":
+            vec = None
+        return _tensor_iter.run(vec, one, np.asarray(x, dt), np.asarray(y, dt),
+                                np.asarray(g, dt), step=step)

@@ -342,7 +342,35 @@ def _lerp_tensor(n, g, O, EM):      # grad * (1 - weight), grad * weight, grad *
             EM.multiply(g, EM.subtract(y, x)))
 
 
+def _huberish(n, g, O, EM):         # smooth_l1_loss_backward / huber_loss_backward kernels
+    from ..engine.ops._util import const
+    from ._elementwise_more import huberish_grad
+
+    x, y = n.inputs
+    a = n.attrs
+    shape = np.broadcast_shapes(x.data.shape, y.data.shape)
+    red = a.get("reduction", "mean")
+    norm = 1.0 / max(int(np.prod(shape, dtype=np.int64)), 1) if red == "mean" else 1.0
+    go = np.asarray(g.data)
+    smooth = bool(a.get("smooth_l1"))
+    dx = huberish_grad(x.data, y.data, go, a.get("delta", 1.0), norm, smooth)
+    dy = huberish_grad(y.data, x.data, go, a.get("delta", 1.0), norm, smooth)  # (swapped)
+    return const(g, dx), const(g, dy)
+
+
+def _cumsum(n, g, O, EM):           # cumsum_backward: grad.flip(dim).cumsum(dim).flip(dim)
+    if n.attrs.get("reverse") or n.attrs.get("exclusive"):
+        return None
+    d = n.attrs.get("axis", 0)
+    shape = n.in_meta[0][0]
+    if int(np.prod(shape, dtype=np.int64)) <= 1 or (len(shape) and shape[d] == 1):
+        return g
+    return O._reversed_cumsum(g, d)     # torch's cumsum kernel: a running sum in double
+
+
 BY_NAME = {
+    "CumsumBackward0": _cumsum,
+    "SmoothL1LossBackward0": _huberish, "HuberLossBackward0": _huberish,
     "LerpBackward0": _lerp_scalar, "LerpBackward1": _lerp_tensor,
     "TanBackward0": _tan, "AsinBackward0": _asin, "AcosBackward0": _acos,
     "Exp2Backward0": _exp2, "ErfinvBackward0": _erfinv, "SincBackward0": _sinc,
@@ -368,6 +396,7 @@ def adopt(op):
         from . import _ops as O
         from ..engine.ops import math as EM
 
-        return formula(n, g, O, EM)
+        out = formula(n, g, O, EM)
+        return engine(n, g) if out is None else out
     op.vjp = run
     return op

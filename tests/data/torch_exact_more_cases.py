@@ -161,7 +161,19 @@ def pow_views(torch, n):              # pow's loops over views: memory order, st
     return [t ** 1.7, 2.5 ** s, 2.5 ** t, torch.exp2(s), s.abs() ** s]
 
 
-CASES = {f.__name__: f for f in (bce, gamma, pow_views, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
+def losses_cumsum(torch, n):          # smooth_l1/huber backward kernels; cumsum's backward
+    x = _x(torch, n)
+    torch.manual_seed(n + 1)
+    b = torch.randn(n).requires_grad_()
+    F = torch.nn.functional
+    ys = [F.smooth_l1_loss(x, b, beta=0.5), F.huber_loss(x, b, delta=0.7),
+          F.huber_loss(x, b, reduction="sum"), x.cumsum(0)]
+    total = ys[0] + ys[1] + ys[2] * 0.1 + (ys[3] * torch.linspace(-1, 1, n)).sum()
+    total.backward()
+    return ys + [x.grad, b.grad]
+
+
+CASES = {f.__name__: f for f in (bce, gamma, pow_views, losses_cumsum, glu, glu_dim0, normalize, logsumexp, pow_tensor, pow_rows, rpow,
                                  zero_grads, views, formulas, rpow_t, kernels, atan2_strided)}
 
 SIZES = (10, 40, 1000)
