@@ -1882,6 +1882,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
     a = raw(input)
     d = _dim(dim, a.ndim)
+    if not 0 <= k <= (a.shape[d] if a.ndim else 1):
+        raise RuntimeError("selected index k out of range")
     order = np.argsort(-a if largest else a, axis=d, kind="stable")
     idx = np.take(order, np.arange(k), axis=d)
     values = _pick_along(input, idx, d, True, "TopkBackward0")

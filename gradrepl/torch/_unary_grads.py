@@ -368,7 +368,14 @@ def _cumsum(n, g, O, EM):           # cumsum_backward: grad.flip(dim).cumsum(dim
     return O._reversed_cumsum(g, d)     # torch's cumsum kernel: a running sum in double
 
 
+def _addcmul(n, g, O, EM):          # grad; grad * (tensor2 * value); grad * (tensor1 * value)
+    _x, t1, t2 = n.inputs
+    v = _c(g, n.attrs.get("value", 1.0))
+    return g, EM.multiply(g, EM.multiply(t2, v)), EM.multiply(g, EM.multiply(t1, v))
+
+
 BY_NAME = {
+    "AddcmulBackward0": _addcmul,
     "CumsumBackward0": _cumsum,
     "SmoothL1LossBackward0": _huberish, "HuberLossBackward0": _huberish,
     "LerpBackward0": _lerp_scalar, "LerpBackward1": _lerp_tensor,

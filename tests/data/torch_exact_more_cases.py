@@ -167,8 +167,9 @@ def losses_cumsum(torch, n):          # smooth_l1/huber backward kernels; cumsum
     b = torch.randn(n).requires_grad_()
     F = torch.nn.functional
     ys = [F.smooth_l1_loss(x, b, beta=0.5), F.huber_loss(x, b, delta=0.7),
-          F.huber_loss(x, b, reduction="sum"), x.cumsum(0)]
-    total = ys[0] + ys[1] + ys[2] * 0.1 + (ys[3] * torch.linspace(-1, 1, n)).sum()
+          F.huber_loss(x, b, reduction="sum"), x.cumsum(0), torch.addcmul(x, x, b, value=0.3)]
+    total = ys[0] + ys[1] + ys[2] * 0.1 + (ys[3] * torch.linspace(-1, 1, n)).sum() + \
+        (ys[4] * torch.linspace(1, -2, n)).sum()
     total.backward()
     return ys + [x.grad, b.grad]
 

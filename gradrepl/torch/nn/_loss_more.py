@@ -125,6 +125,12 @@ _SOFT_MARGIN = C.op("SoftMarginLossBackward0", _soft_margin_fwd, _soft_margin_vj
 def soft_margin_loss(input, target, size_average=None, reduce=None,  # noqa: A002
                      reduction="mean"):
     reduction = _red(size_average, reduce, reduction)
+    from ...engine.grad_mode import is_grad_enabled
+
+    if is_grad_enabled() and isinstance(target, Tensor) and target.requires_grad:
+        # (ATen's check_no_requires_grad: torch 2.13 raises this at the call, grad mode on)
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
     return C.run(_SOFT_MARGIN, (input, C.to_tensor(target, input)), {"reduction": reduction})
 
 
