@@ -242,3 +242,27 @@ def test_factories_write_into_out_in_its_dtype():
     m = torch.empty(0)
     torch.full((2, 3), 3.5, out=m)   # zero elements: resized without a warning
     assert m.shape == (2, 3) and m.tolist() == [[3.5] * 3] * 2
+
+
+# ------------------------------------------------------------ warnings under a default device
+def test_copy_construct_warning_from_the_device_mode():
+    # Neural Transfer: after torch.set_default_device(device), torch.tensor(a_tensor) warns from
+    # torch/utils/_device.py:122 (the mode's ``return func(*args, **kwargs)``), recorded
+    import warnings
+
+    t = torch.tensor([0.485, 0.456, 0.406])
+    torch.set_default_device("cpu")
+    try:
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            torch.tensor(t)
+    finally:
+        torch.set_default_device(None)
+    assert len(got) == 1
+    w = got[0]
+    assert w.filename.replace("\\", "/").endswith("torch/utils/_device.py") and w.lineno == 122
+    assert str(w.message).startswith("To copy construct from a tensor")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        torch.tensor(t)
+    assert got[0].filename == __file__          # no default device: the user's line

@@ -127,9 +127,9 @@ _COPY_CONSTRUCT_WARNING = (
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     check_device(device)
     if isinstance(data, EngineTensor):  # (torch's internal_new_from_data warns, Python's rule:
-        from .nn._backward_hooks import _warn_at_user_frame  # once per calling line)
+        from ._device_mode import warn_cpp  # once per calling line, or at the device mode's)
 
-        _warn_at_user_frame(_COPY_CONSTRUCT_WARNING)
+        warn_cpp(_COPY_CONSTRUCT_WARNING)
     arr = infer_array(data, dtype)
     return _finish(np.array(arr, copy=True), requires_grad)
 

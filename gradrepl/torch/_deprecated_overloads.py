@@ -23,10 +23,10 @@ def number_first(name, method):
                 and not isinstance(other, bool) and isinstance(args[0], EngineTensor)
                 and "alpha" not in kwargs):
             if not _WARNED:   # TORCH_WARN_ONCE: one warning a process, whichever overload
-                from .nn._backward_hooks import _warn_at_user_frame
+                from ._device_mode import warn_cpp
 
                 _WARNED.append(name)
-                _warn_at_user_frame(_MESSAGE.format(n=name))
+                warn_cpp(_MESSAGE.format(n=name))
             return method(self, args[0], alpha=other, **kwargs)
         return method(self, other, *args, **kwargs)
     call.__name__ = name
