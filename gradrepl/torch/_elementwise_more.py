@@ -460,3 +460,28 @@ def huberish_grad(x, y, g, delta, norm, smooth_l1, step=None):
             vec = None
         return _tensor_iter.run(vec, one, np.asarray(x, dt), np.asarray(y, dt),
                                 np.asarray(g, dt), step=step)
+
+
+def logaddexp(a, b, **_kw):
+    """torch's float32 logaddexp (BinaryOpsKernel.cpp, an AVX-512 kernel too): ``max(a, b) +
+    log1p(exp(-|a - b|))`` -- SLEEF's expf/log1pf (u10) on the vector loop's blocks, the C
+    library's on the rest; equal infinities give themselves. None for other dtypes."""
+    dt = np.result_type(a, b)
+    if dt != np.float32 or _capability.capability() == "DEFAULT":
+        return None
+    from . import _tensor_iter
+    from ._activation_kernels import _expf, _log1pf, log1pf_u10
+    from ._lecture_kernels import expf_u10
+
+    f32 = np.float32
+
+    def make(exp, log1p):
+        def k(x, y):
+            with np.errstate(all="ignore"):
+                m = np.maximum(x, y)
+                d = np.negative(np.abs((x - y).astype(f32)))
+                out = (m + np.asarray(log1p(np.asarray(exp(d), f32)), f32)).astype(f32)
+                return np.where((x == y) & np.isinf(x), x, out).astype(f32)
+        return k
+    return _tensor_iter.run(make(expf_u10, log1pf_u10), make(_expf, _log1pf),
+                            np.asarray(a, f32), np.asarray(b, f32))

@@ -2282,7 +2282,15 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
 
 def logaddexp(input, other):  # noqa: A002
     a, b, _dt = _binary_prep(input, other)
-    return apply(top("fused_logaddexp", "LogaddexpBackward0", "all+out"), (a, b))
+    return apply(top("fused_logaddexp", "LogaddexpBackward0", "all+out",
+                     forward=_logaddexp_fwd), (a, b))
+
+
+def _logaddexp_fwd(a, b, **kw):
+    from ._elementwise_more import logaddexp as torch_logaddexp   # SLEEF blocks, glibc tail
+
+    out = torch_logaddexp(a, b)
+    return OPS["fused_logaddexp"].forward(a, b, **kw) if out is None else out
 
 
 def argwhere(input):  # noqa: A002

@@ -114,7 +114,7 @@ def kernels(torch, n):               # lerp (fused), logit (torch's log), atan2 
     b = (torch.randn(n) * 2).requires_grad_()
     s = torch.sigmoid(x)
     ys = [torch.lerp(x, b, 0.3), torch.lerp(x, b, 0.7), torch.lerp(x, b, torch.sigmoid(b)),
-          torch.logit(s), torch.logit(s, eps=0.05), torch.atan2(x, b),
+          torch.logit(s), torch.logit(s, eps=0.05), torch.atan2(x, b), torch.logaddexp(x, b),
           torch.atan2(x.reshape(2, -1).t(), b.reshape(2, -1).t())]
     torch.manual_seed(7)
     total = sum((y * torch.randn(y.shape)).sum() for y in ys)
