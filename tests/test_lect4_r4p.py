@@ -182,6 +182,9 @@ def test_default_object_reprs_name_paddle_modules(profile):
               "paddle.optimizer.adam.Adam"),
              (paddle.optimizer.lr.PolynomialDecay(0.01, 6), "paddle.optimizer.lr.PolynomialDecay"),
              (paddle.regularizer.L2Decay(0.1), "paddle.regularizer.L2Decay")]
+    cases += [(paddle.nn.ClipGradByGlobalNorm(1.0), "paddle.nn.clip.ClipGradByGlobalNorm"),
+              (paddle.Model(lin), "paddle.hapi.model.Model"),
+              (paddle.callbacks.EarlyStopping(), "paddle.hapi.callbacks.EarlyStopping")]
     for obj, path in cases:
         assert repr(obj) == f"<{path} object at {hex(id(obj))}>"
     assert repr(type(paddle.regularizer.L2Decay(0.1))) == "<class 'paddle.regularizer.L2Decay'>"

@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 
+from ..core import PaddleClass as _PaddleClass
+
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
            "EarlyStopping", "ReduceLROnPlateau", "WandbCallback"]
 
@@ -94,7 +96,7 @@ class ProgressBar:
             out.flush()
 
 
-class Callback:
+class Callback(metaclass=_PaddleClass):
     """Base class: every hook does nothing; ``self.model`` and ``self.params`` are set by Model."""
 
     def __init__(self):

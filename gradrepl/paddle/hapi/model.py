@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from .callbacks import EarlyStopping, config_callbacks
+from ..core import PaddleClass as _PaddleClass
 
 __all__ = ["Model"]
 
@@ -68,7 +69,7 @@ class _EpochBatchSampler:
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
 
-class Model:
+class Model(metaclass=_PaddleClass):
     """Wraps a ``paddle.nn.Layer`` with a training loop: ``prepare`` then ``fit``."""
 
     def __init__(self, network, inputs=None, labels=None):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import PaddleClass as _PaddleClass
 from ..core import Tensor
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
@@ -16,7 +17,7 @@ def _square_sum(g):
     return np.sum(g * g, dtype=g.dtype)
 
 
-class ClipGradBase:
+class ClipGradBase(metaclass=_PaddleClass):
     def __call__(self, params_grads):
         return self._dygraph_clip(params_grads)
 
