@@ -80,7 +80,8 @@ def _views(torch, n):
 def views(torch, n):                  # sigmoid, sinh, silu, softplus of a transposed tensor
     t, s = _views(torch, n)           # and of a strided one (every value by the scalar loop)
     F = torch.nn.functional
-    ys = [f(v) for f in (torch.sigmoid, torch.sinh, F.silu, F.softplus, F.mish, F.elu)
+    ys = [f(v) for f in (torch.sigmoid, torch.sinh, F.silu, F.softplus, F.mish, F.elu,
+                         lambda v: F.celu(v, 0.7))
           for v in (t, s[::2])]
     torch.manual_seed(7)
     total = sum((y * torch.randn(y.shape)).sum() for y in ys)

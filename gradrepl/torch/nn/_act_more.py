@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.ops import _kernels as K
 from ...engine.ops.nn_more import zeroing_hardshrink
 from .. import _activation_kernels, _dtypes, _ops, _random
 from .._base import raw
@@ -27,6 +28,14 @@ def _celu_fwd(x, alpha=1.0):
     dt = x.dtype
     inv = np.asarray(1.0 / alpha, dt)
     a = np.asarray(alpha, dt)
+    if dt == np.float32:   # SLEEF / C library by TensorIterator's blocks of x's own layout
+        from .. import _tensor_iter
+
+        def k(expm1):
+            return lambda v: np.where(v > 0, v, (expm1((v * inv).astype(dt)) * a).astype(dt))
+        with np.errstate(all="ignore"):
+            return _tensor_iter.run(k(C.sleef_expm1f), k(K.libm("expm1", np.expm1)),
+                                    x).astype(dt)
     with np.errstate(all="ignore"):
         neg = C.expm1_32(x * inv) * a
     return np.where(x > 0, x, neg).astype(dt)
@@ -37,6 +46,14 @@ def _celu_grad_fwd(x, g, alpha=1.0):
     exp(x * (1/alpha))`` where x <= 0, ``g`` elsewhere, the coefficients as the dtype."""
     dt = x.dtype
     inv, a = np.asarray(1.0 / alpha, dt), np.asarray(alpha, dt)
+    if dt == np.float32 and np.result_type(g) == np.float32:
+        from .. import _tensor_iter
+
+        def k(exp):
+            return lambda gv, v: np.where(v > 0, gv, ((gv * inv).astype(dt) * a).astype(dt)
+                                          * exp((v * inv).astype(dt))).astype(dt)
+        with np.errstate(all="ignore"):
+            return _tensor_iter.run(k(C.sleef_expf), k(K.libm("exp", np.exp)), g, x).astype(dt)
     with np.errstate(all="ignore"):
         neg = ((g * inv).astype(dt) * a).astype(dt) * C.vec_exp32((x * inv).astype(dt))
     return np.where(x > 0, g, neg).astype(dt)
