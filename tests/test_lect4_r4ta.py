@@ -266,3 +266,68 @@ def test_copy_construct_warning_from_the_device_mode():
         warnings.simplefilter("always")
         torch.tensor(t)
     assert got[0].filename == __file__          # no default device: the user's line
+
+
+# ------------------------------------------------------------ Spatial Transformer Networks
+def _mkl_recording_cpu():
+    from gradrepl.engine import cpu, mkl
+
+    if cpu.detected() != "amd" or not mkl.load():
+        pytest.skip("recorded with MKL's batched gemm on AMD EPYC Zen 4 (torch's bmm); its "
+                    "kernels follow the CPU, bytes not compared here")
+
+
+def test_grid_sample_gives_the_grid_its_gradient():
+    # the STN tutorial trains its localization net through grid_sample's grid: gradrepl gave
+    # the grid no gradient unless the input required one (and the loss diverged at step 2)
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    x = torch.rand(2, 1, 6, 7)
+    theta = torch.tensor([[[0.8, -0.2, 0.1], [0.3, 0.9, -0.1]],
+                          [[1.1, 0.1, -0.2], [-0.1, 0.7, 0.3]]], requires_grad=True)
+    y = F.grid_sample(x, F.affine_grid(theta, x.size(), align_corners=False),
+                      align_corners=False)
+    assert type(y.grad_fn).__name__ == "GridSampler2DBackward0"
+    y.sum().backward()
+    # recorded from real torch 2.13 (4 digits printed)
+    np.testing.assert_allclose(theta.grad.numpy(), [[[-4.2388, -0.5654, -9.6514],
+                                                     [-1.0259, -1.6696, 7.0847]],
+                                                    [[-8.9123, -0.2939, 6.9429],
+                                                     [1.4221, -5.3117, -11.8231]]], atol=1e-4)
+
+
+def test_grid_sample_nearest_rounds_half_to_even():
+    # torch's nearest: nearbyint (2.5 -> 2); the engine's C round() picked 3 (Paddle's)
+    F = torch.nn.functional
+    x = torch.arange(42.).view(1, 1, 6, 7)
+    g = torch.tensor([[[[-1.0, -1.0], [-0.5, 0.25], [0.0, 0.0], [1 / 7, 1 / 6]]]])
+    got = F.grid_sample(x, g, mode="nearest", align_corners=False)
+    assert got.flatten().tolist() == [0, 22, 17, 25]          # recorded
+
+
+def test_grid_sample_and_affine_grid_warn_without_align_corners():
+    import warnings
+
+    F = torch.nn.functional
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        grid = F.affine_grid(torch.eye(2, 3).unsqueeze(0), (1, 1, 3, 3))
+        F.grid_sample(torch.ones(1, 1, 3, 3), grid)
+    assert [str(w.message)[:40] for w in got] == ["Default grid_sample and affine_grid beha"] * 2
+    assert all(w.filename == __file__ for w in got)
+
+
+def test_affine_grid_as_atens_generator(monkeypatch):
+    _mkl_recording_cpu()
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    F = torch.nn.functional
+    theta = torch.tensor([[[1., 0., 0.], [0., 1., 0.]]]).repeat(2, 1, 1)
+    assert _md5(F.affine_grid(theta, (2, 1, 28, 28), align_corners=False)) == \
+        "d07f501f409dc6fd84353fa0ab1555ff"                                     # recorded
+    torch.manual_seed(0)
+    th = torch.randn(3, 2, 3, requires_grad=True)
+    g = F.affine_grid(th, (3, 1, 5, 7), align_corners=True)
+    assert type(g.grad_fn).__name__ == "AffineGridGeneratorBackward0"
+    assert _md5(g) == "bdcb70a79abb6dd3416c974b3d70ae17"                        # recorded
+    g.backward(torch.randn(g.shape))
+    assert _md5(th.grad) == "9ae37bd09405e4595e5cc5e6245ef557"                  # recorded

@@ -590,14 +590,17 @@ def _bc(d):
     return d[:, None]
 
 
-def _gs_fwd(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True):
+def _gs_fwd(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+            round_even=False):
+    """``round_even``: nearest picks by nearbyint, ties to even (torch's CPU kernel); else C's
+    round(), ties away from zero (Paddle's)."""
     nd = x.ndim - 2
     spatial = x.shape[2:]
     locs = [_gs_locate(np.ascontiguousarray(grid[..., a]), spatial[nd - 1 - a], align_corners,
                        padding_mode) for a in range(nd)]
     if mode == "nearest":
         if nd == 2:
-            locs = [_round_half_away(c) for c in locs]
+            locs = [np.rint(c) if round_even else _round_half_away(c) for c in locs]
         return _gs_gather(x, locs)[0]
     _, _, d_lo, d_hi, v = _gs_corners(x, locs)
     if nd == 2:
@@ -616,7 +619,7 @@ def _gs_fwd(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True):
     return out
 
 
-def _gs_grads(x, grid, g, mode, padding_mode, align_corners):
+def _gs_grads(x, grid, g, mode, padding_mode, align_corners, round_even=False):
     """Paddle's grid_sample_grad on CPU: the input gradient scattered corner by corner, the
     grid gradient (bilinear only; nearest gives zeros) accumulated channel by channel."""
     nd = x.ndim - 2
@@ -648,7 +651,7 @@ def _gs_grads(x, grid, g, mode, padding_mode, align_corners):
 
     if mode == "nearest":
         if nd == 2:
-            locs = [_round_half_away(v) for v in locs]
+            locs = [np.rint(v) if round_even else _round_half_away(v) for v in locs]
         scatter(locs, [])
         return gx, ggrid
     lows, highs, d_lo, d_hi, v = _gs_corners(x, locs)
@@ -697,7 +700,8 @@ def _gs_vjp(n, g):
     x, grid = (t.data for t in n.inputs)
     a = n.attrs
     gx, ggrid = _gs_grads(x, grid, np.asarray(g.data), a.get("mode", "bilinear"),
-                          a.get("padding_mode", "zeros"), a.get("align_corners", True))
+                          a.get("padding_mode", "zeros"), a.get("align_corners", True),
+                          a.get("round_even", False))
     return const(g, gx), const(g, ggrid)
 
 

@@ -682,6 +682,18 @@ Fold.__module__ = Unfold.__module__ = "torch.nn.modules.fold"
 
 
 # ------------------------------------------------------------------------------ grids
+def _align_corners_warning(align_corners):
+    """torch's F.grid_sample/F.affine_grid without ``align_corners``: a UserWarning from the
+    caller's line (Python's rule: once a line), then align_corners=False."""
+    if align_corners is None:
+        from ._backward_hooks import _warn_at_user_frame
+
+        _warn_at_user_frame("Default grid_sample and affine_grid behavior has changed to "
+                            "align_corners=False since 1.3.0. Please specify align_corners=True "
+                            "if the old behavior is desired. See the documentation of "
+                            "grid_sample for details.")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=None):
     """Sample ``input`` (N, C, H, W) at the normalised ``grid`` (N, Ho, Wo, 2) positions
@@ -694,9 +706,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if raw(input).ndim != 4 or mode == "bicubic":
         raise NotImplementedError("grid_sample: gradrepl supports 4-d bilinear/nearest only")
+    _align_corners_warning(align_corners)
     op = _named(NM.GRID_SAMPLE, "GridSampler2DBackward0")
+    op.diff_inputs = None   # the grid takes a gradient too (a Spatial Transformer's theta)
     return apply(op, (input, grid), {"mode": mode, "padding_mode": padding_mode,
-                                     "align_corners": bool(align_corners)})
+                                     "align_corners": bool(align_corners), "round_even": True})
 
 
 def affine_grid(theta, size, align_corners=None):
@@ -704,6 +718,13 @@ def affine_grid(theta, size, align_corners=None):
     t = raw(theta)
     if len(size) != 4 or t.ndim != 3 or t.shape[-2:] != (2, 3):
         raise NotImplementedError("affine_grid: gradrepl supports 2-d grids (theta N x 2 x 3)")
+    _align_corners_warning(align_corners)
+    if len(size) == 4 and t.dtype in (np.float32, np.float64):
+        from ._affine_grid import torch_affine_grid_op
+
+        return apply(torch_affine_grid_op(_named), (theta,),
+                     {"out_shape": tuple(int(v) for v in size),
+                      "align_corners": bool(align_corners)})
     op = _named(NM.AFFINE_GRID, "AffineGridGeneratorBackward0")
     return apply(op, (theta,), {"out_shape": tuple(int(v) for v in size),
                                 "align_corners": bool(align_corners)})
