@@ -154,3 +154,124 @@ def test_load_state_dict_into_lazy_norm_then_forward():
     assert repr(dst[1]) == ("BatchNorm1d(0, eps=1e-05, momentum=0.1, affine=True, bias=True, "
                             "track_running_stats=True)")
     assert repr(dst[0]) == "Linear(in_features=3, out_features=2, bias=True)"
+
+
+# ------------------------------------------------------------------ SDPA: torch's CPU flash kernel
+def _h(t):
+    import hashlib
+
+    return hashlib.md5(np.ascontiguousarray(t.detach().numpy()).tobytes()).hexdigest()[:16]
+
+
+@pytest.fixture
+def flash_cpu(monkeypatch):
+    # the products are MKL's own sgemm (its bits are the CPU's: recorded on AVX-512, Zen 4)
+    from gradrepl.engine import mkl
+    from gradrepl.torch import _capability
+
+    if not mkl.load() or _capability.detected() != "AVX512":
+        pytest.skip("the flash kernel's products are MKL's gemm on an AVX-512 CPU (the exact "
+                    "extra on such a machine): recorded there")
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+
+
+_SDPA = [  # (B, H, L, S, E, is_causal, mask kind) -> md5 of out, q.grad, k.grad, v.grad (recorded)
+    ((2, 2, 37, 37, 16, True, None),
+     ('8957531f42f01f4e', 'c088ce02f7ce0ded', '6851b348d55cd40f', '781982a0aaca50c0')),
+    ((1, 3, 10, 20, 8, False, "float"),
+     ('de4ae0bb663832f5', '3e0ccd727a532fbb', '783ef9bca8e4bd66', '9f1af1e894cf5cca')),
+    ((2, 2, 40, 40, 8, False, "bool"),
+     ('712807f59f458642', '2442d22841604165', '4d31f3d3339022d5', '2c68141cee768f9f')),
+]
+
+
+def test_sdpa_forward_and_backward_bits_as_torchs_flash_kernel(flash_cpu):
+    # build-nanogpt's CausalSelfAttention: the gradients of q, k, v were off in the last bits
+    # (autograd of the composed softmax); now the kernel's own backward (exp(s - lse), dsum)
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    for (B, H, L, S, E, causal, mask), want in _SDPA:
+        q = (torch.randn(B, H, L, E) * 2).requires_grad_()
+        k = (torch.randn(B, H, S, E) * 2).requires_grad_()
+        v = torch.randn(B, H, S, E).requires_grad_()
+        m = None if mask is None else (torch.randn(L, S) if mask == "float"
+                                       else torch.rand(B, 1, L, S) > 0.3)
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal)
+        o.backward(torch.linspace(-1, 1, o.numel()).view(o.shape))
+        assert (_h(o), _h(q.grad), _h(k.grad), _h(v.grad)) == want
+        assert o.stride() == q.grad.stride() == (H * L * E, L * E, E, 1)  # recorded
+
+
+def test_sdpa_on_transposed_heads_and_double_backward(flash_cpu):
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    x = torch.randn(2, 5, 16).view(2, 5, 2, 8).transpose(1, 2).requires_grad_()
+    o = F.scaled_dot_product_attention(x, x, x, is_causal=True)
+    o.sum().backward()
+    assert (_h(o), _h(x.grad)) == ('98871178996e3810', '9d07afc0e43ead04')  # recorded
+    assert x.grad.stride() == (80, 8, 16, 1)  # recorded: the grad keeps x's layout
+    assert o.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    g, = torch.autograd.grad(F.scaled_dot_product_attention(x, x, x).sum(), x,
+                             create_graph=True)
+    with pytest.raises(RuntimeError, match=r"^derivative for aten::_scaled_dot_product_flash_"
+                                           r"attention_for_cpu_backward is not implemented$"):
+        g.sum().backward()
+
+
+def test_exp_u20_matches_its_definition():
+    # exp_u20 (the flash forward's exponential): 2 * 2^(n-1) * p(r); within its 20 ULP of
+    # float64 exp where 2^(n-1) is a normal float (independent check), 0 below ln(FLT_MIN)
+    from gradrepl.torch.nn._flash_attention import exp_u20
+
+    x = np.linspace(-80, 80, 20001, dtype=np.float32)
+    got = exp_u20(x).astype(np.float64)
+    want = np.exp(x.astype(np.float64))
+    ok = want > np.finfo(np.float32).tiny
+    assert np.all(np.abs(got[ok] - want[ok]) <= 20 * np.spacing(want[ok].astype(np.float32)))
+    assert exp_u20(np.array([-200.0, -np.inf], np.float32)).tolist() == [0.0, 0.0]
+
+
+# ------------------------------------------------------------------ clip_grad_norm_ as torch
+def test_clip_grad_norm_total_and_scaled_grads_as_torch(monkeypatch):
+    # build-nanogpt printed `norm: 1.4846` one step late: the total came from a float64 norm;
+    # torch takes each gradient's linalg.vector_norm (float32), then the norm of their stack,
+    # and multiplies every gradient by clamp(max_norm * (1 / (total + 1e-6)), max=1)
+    import hashlib
+
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+
+    def h(t):
+        return hashlib.md5(t.detach().numpy().tobytes()).hexdigest()[:16]
+
+    torch.manual_seed(10)
+    ps = [nn.Parameter(torch.randn(s)) for s in [(37, 5), (5,), (3, 4, 7)]]
+    for p in ps:
+        p.grad = torch.randn_like(p) * 0.3
+    total = nn.utils.clip_grad_norm_(ps, 1.0)
+    assert repr(total.item()) == "5.100118160247803"   # recorded (float64 gave ...8637...)
+    assert [h(p.grad) for p in ps] == ['1786a6d53298ba1a', 'd91bd48cd22222f0',
+                                       '9331466af7f58f60']  # recorded
+    torch.manual_seed(0)
+    ps = [nn.Parameter(torch.randn(4, 3)), nn.Parameter(torch.randn(3))]
+    for p in ps:
+        p.grad = torch.randn_like(p) * 0.1
+    t = nn.utils.clip_grad_norm_(ps, 5.0)   # no clipping: the gradients times 1.0
+    assert repr(t.item()) == "0.34251976013183594" and t.dtype == torch.float32  # recorded
+    assert [h(p.grad) for p in ps] == ['2212891c8fbca187', '80effa60c5e896a0']
+    t = nn.utils.clip_grad_norm_(ps, 0.5, norm_type=float("inf"))
+    assert repr(t.item()) == "0.15091077983379364"  # recorded
+
+
+def test_sdpa_without_mkl_keeps_the_composed_form(monkeypatch):
+    from gradrepl.torch.nn import _flash_attention
+
+    monkeypatch.setattr(_flash_attention, "_kernel", lambda dtype, routine="gemm": None)
+    torch.manual_seed(0)
+    q = torch.randn(1, 2, 5, 4, requires_grad=True)
+    o = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    o.sum().backward()
+    assert o.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    # first row attends to itself only: the output's row 0 is q's row 0
+    np.testing.assert_allclose(o[0, :, 0].detach().numpy(), q[0, :, 0].detach().numpy(),
+                               rtol=1e-6)
+    assert q.grad.shape == q.shape

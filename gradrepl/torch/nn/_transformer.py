@@ -21,6 +21,7 @@ from ...engine.registry import apply
 from .. import _ops
 from .._base import EngineTensor, raw
 from .._tensor import Tensor
+from . import _flash_attention as _flash
 from . import functional as F
 from . import init
 from ._layers import LayerNorm
@@ -114,6 +115,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             k = _ops.repeat_interleave(k, hq // hk, dim=-3)
             v = _ops.repeat_interleave(v, hq // raw(v).shape[-3], dim=-3)
     scale_f = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    fmask = attn_mask
+    if fmask is not None and raw(fmask).dtype == np.bool_:
+        fmask = _bool_to_float_mask(fmask, dt)
+    if _flash.usable(q, k, v, fmask, dropout_p):  # torch's CPU flash kernel, fwd and bwd
+        return _flash.sdpa(q, k, v, fmask, is_causal, scale_f)
     mask = None
     if is_causal:
         tri = np.tril(np.ones((L, S), bool))

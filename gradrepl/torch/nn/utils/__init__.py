@@ -21,23 +21,14 @@ def _params(parameters):
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                     foreach=None):
-    grads = [p._grad for p in _params(parameters) if p._grad is not None]
-    if not grads:
-        return Tensor._wrap(np.zeros((), np.float32))
-    norm_type = float(norm_type)
-    if norm_type == math.inf:
-        total = max(float(np.abs(raw(g)).max()) for g in grads)
-    else:
-        per = [np.linalg.norm(raw(g).reshape(-1).astype(np.float64), norm_type) for g in grads]
-        total = float(np.linalg.norm(np.array(per), norm_type))
-    dt = raw(grads[0]).dtype
-    total_t = Tensor._wrap(np.asarray(total, dt))
-    coef = np.float32(max_norm) / (np.float32(total) + np.float32(1e-6))
-    if coef < 1:
-        with grad_mode.no_grad():
-            for g in grads:
-                _inplace.write(g, (raw(g) * coef).astype(raw(g).dtype))
-    return total_t
+    """torch 2.13's: the total norm as ``get_total_norm`` computes it (each gradient's
+    ``linalg.vector_norm``, then the norm of their stack), every gradient multiplied by
+    ``clamp(max_norm * (1 / (total + 1e-6)), max=1)`` (``__rtruediv__`` is reciprocal times)."""
+    params = _params(parameters)
+    grads = [p._grad for p in params if p._grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(params, max_norm, total, foreach)
+    return total
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
@@ -77,12 +68,15 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     """The norm of the norms of ``tensors`` (as if concatenated)."""
     from ... import _ops
 
+    from ... import linalg
+
     ts = [t for t in _params(tensors) if t is not None]
     if not ts:
         return Tensor._wrap(np.zeros((), np.float32))
     norm_type = float(norm_type)
-    norms = [_ops.norm(t.reshape(-1) if hasattr(t, "reshape") else t, norm_type) for t in ts]
-    total = _ops.norm(_ops.stack(norms), norm_type)
+    with grad_mode.no_grad():  # (torch's _foreach_norm / vector_norm of each, then of the stack)
+        norms = [linalg.vector_norm(t, norm_type) for t in ts]
+        total = linalg.vector_norm(_ops.stack(norms), norm_type)
     v = float(raw(total))
     if error_if_nonfinite and (math.isnan(v) or math.isinf(v)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
@@ -97,10 +91,11 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     grads = [p._grad for p in _params(parameters) if p._grad is not None]
     if not grads:
         return
-    coef = min(float(max_norm) / (float(raw(total_norm)) + 1e-6), 1.0)
-    with grad_mode.no_grad():
-        for g in grads:
-            _inplace.write(g, (raw(g) * np.asarray(coef, raw(g).dtype)).astype(raw(g).dtype))
+    with grad_mode.no_grad():  # clip_coef = max_norm / (total_norm + 1e-6), clamped to 1
+        coef = ((total_norm + 1e-6).reciprocal() * max_norm).clamp(max=1.0)
+        c = raw(coef)
+        for g in grads:  # (torch's _foreach_mul_: each gradient times the float coefficient)
+            _inplace.write(g, (raw(g) * c.astype(raw(g).dtype)).astype(raw(g).dtype))
 
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
