@@ -260,3 +260,25 @@ def test_kl_div_mean_warning_and_legacy_reduction(tmp_path):
         + _w("SITE/torch/nn/_reduction.py:60", _legacy("mean"), enum)
         + _w("SITE/torch/nn/_reduction.py:60", _legacy("none"), enum)
         + _w("SITE/torch/nn/_reduction.py:60", _legacy("sum"), enum))
+
+
+def test_deepcopy_of_an_optimizer_a_scheduler_wrapped(tmp_path):
+    # the scheduler's step wrapper holds the original optimizer: a copy must not keep it
+    out, err = _run(tmp_path, """\
+        import torch, copy
+        w = torch.nn.Parameter(torch.ones(2))
+        opt = torch.optim.SGD([w], lr=0.1)
+        s = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+        o2 = copy.deepcopy(opt)
+        w.grad = torch.ones(2)
+        o2.param_groups[0]["params"][0].grad = torch.full((2,), 2.0)
+        o2.step()
+        print(w, o2.param_groups[0]["params"][0], hasattr(o2, "_opt_called"))
+        opt.step(); s.step()
+        print(w, opt.param_groups[0]["lr"], opt._opt_called)
+        """)
+    assert out == ("Parameter containing:\ntensor([1., 1.], requires_grad=True) "
+                   "Parameter containing:\ntensor([0.8000, 0.8000], requires_grad=True) False\n"
+                   "Parameter containing:\ntensor([0.9000, 0.9000], requires_grad=True) 0.05 True\n"
+                   )  # recorded
+    assert err == ""

@@ -49,6 +49,11 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g)
 
+    def __getstate__(self):
+        # torch's: a copy or pickle leaves out the step wrapper an lr scheduler put on this
+        # optimizer (it would step the original) and its _opt_called mark
+        return {k: v for k, v in self.__dict__.items() if k not in ("step", "_opt_called")}
+
     def add_param_group(self, param_group):
         # the keys in torch's order: the caller's (``params`` first as given, ``param_names``
         # after it for named parameters), then the defaults not given (``setdefault``)
