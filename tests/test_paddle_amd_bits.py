@@ -371,3 +371,44 @@ def test_npair_loss(monkeypatch):
                                                               "83dbb8efe3")
     with pytest.raises(ValueError, match="^The dims of anchor should be greater than 0.$"):
         F.npair_loss(paddle.zeros([0, 4]), p, lab)
+
+
+# ---------------------------------------------------------------- float64 layer_norm, log_loss
+# md5 prefixes (y, dx, dweight) printed by real 3.3.1 (2.6.2 the same for float64): the
+# reference kernel's sums in order and the float32 epsilon attribute (1e-5 as 9.99999974e-06)
+LN64 = {(2, 1): ("4ae71336e4", "4ae71336e4", "7dea362b3f"),
+        (1, 9): ("d1ee917244", "7d6f79c5ef", "15c2455d9f"),
+        (3, 5): ("80baeafe8a", "5b8f0374e2", "4747ea7b4d"),
+        (4, 16): ("b41e3b1fb8", "6aaa28a1e7", "0617522765"),
+        (2, 100): ("69549bbcaa", "39f1068e43", "fd6036d8b8"),
+        (1, 300): ("6300f9e769", "2945a7d4e6", "9925e7ea7c"),
+        (5, 3, 7): ("261358b499", "5fab7070e9", "8e4db44d83")}
+
+
+def test_layer_norm_float64():
+    rng = np.random.default_rng(4)
+    for shape, want in LN64.items():
+        x = rng.standard_normal(shape) * 2 + 0.3
+        t = paddle.to_tensor(x, stop_gradient=False)
+        w = paddle.to_tensor(rng.standard_normal(shape[-1:]), stop_gradient=False)
+        y = F.layer_norm(t, shape[-1:], weight=w)
+        (y * paddle.to_tensor(np.linspace(-1, 1, x.size).reshape(shape))).sum().backward()
+        assert (md5(y)[:10], md5(t.grad)[:10], md5(w.grad)[:10]) == want, shape
+
+
+def test_layer_norm_without_bias_keeps_negative_zero():
+    # real 3.3.1: no bias, no addition: [[-0.], [-0.]]; a bias of 0 makes them +0.
+    paddle.profiles.set_profile("3")
+    for dt in ("float32", "float64"):
+        x = paddle.to_tensor([[1.5], [-2.0]], dtype=dt)
+        w = paddle.to_tensor([-2.0], dtype=dt)
+        assert np.signbit(F.layer_norm(x, [1], weight=w).numpy()).all()
+        b = paddle.to_tensor([0.0], dtype=dt)
+        assert not np.signbit(F.layer_norm(x, [1], weight=w, bias=b).numpy()).any()
+
+
+def test_log_loss_has_only_a_float32_kernel(profile):
+    with pytest.raises(RuntimeError, match=r"kernel `log_loss` is not registered. Selected wrong "
+                                           r"DataType `float64`. Paddle support following "
+                                           r"DataTypes: float32.\n  \[Hint"):
+        F.log_loss(paddle.to_tensor([[0.3]]), paddle.to_tensor([[1.0]], dtype="float64"))

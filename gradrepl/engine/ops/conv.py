@@ -852,8 +852,8 @@ def _avx_row_sums(rows):
 
 
 def _layer_norm_stats(x, begin_norm_axis):
-    """The forward's mean and variance of each row (left,), or None where it takes the
-    reference path (``_moments``)."""
+    """The forward's mean and variance of each row (left,) for float32 and float64, or None
+    (other dtypes: ``_moments``)."""
     right = int(np.prod(x.shape[begin_norm_axis:], dtype=np.int64))
     if x.dtype == np.float32 and right >= 8 and x.size:
         # Paddle's CPU kernel for float32 rows of 8 or more (its AVX jit kernel, on every x86
@@ -864,21 +864,41 @@ def _layer_norm_stats(x, begin_norm_axis):
         m = _avx_row_sums(rows) * inv_n
         d = rows - m[:, None]
         return m, _avx_row_sums(d * d) * inv_n
+    if x.dtype in (np.float32, np.float64) and x.size and right:
+        # the reference kernel (float64, shorter float32 rows): each row added in order and
+        # divided by the count, then the squares of x - mean the same way (float64 rows of 5,
+        # 16, 100: every value equal to real Paddle 3.3.1; numpy's pairwise sums were not)
+        from .reduce import _seq
+
+        rows = np.ascontiguousarray(x).reshape(-1, right)
+        c = x.dtype.type(right)
+        m = _seq(rows.T, np.add) / c
+        d = rows - m[:, None]
+        return m, _seq((d * d).T, np.add) / c
     return None
 
 
-def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
+def _layer_norm_eps(epsilon, dtype):
+    """The epsilon attribute as the kernel has it: a float32 (so float64 adds 1e-5 rounded to
+    float32, 1.0000000000000001e-05 -> 9.999999747378752e-06)."""
+    return dtype.type(np.float32(epsilon))
+
+
+def _layer_norm_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_bias=True):
     tail = x.shape[begin_norm_axis:]
     stats = _layer_norm_stats(x, begin_norm_axis)
     if stats is not None:   # then (x - mean) / sqrt(var + eps)
         m, v = stats
         rows = np.ascontiguousarray(x).reshape(m.size, -1)
         d = rows - m[:, None]
-        xhat = (d / np.sqrt(v[:, None] + np.float32(epsilon))).reshape(x.shape)
-    else:   # (shorter rows: the reference kernel's sums in order, divided by the count)
+        xhat = (d / np.sqrt(v[:, None] + _layer_norm_eps(epsilon, x.dtype))).reshape(x.shape)
+    else:   # (other dtypes: sums divided by the count)
         m, v = _moments(x, tuple(range(begin_norm_axis, x.ndim)))
         xhat = (x - m) / np.sqrt(v + x.dtype.type(epsilon))
-    return xhat * scale.reshape(tail) + bias.reshape(tail)
+    out = xhat * scale.reshape(tail)
+    # without a bias the kernel adds none: a -0. (x equal to its mean, a negative scale) stays
+    # -0. (real 3.3.1: [[-0.], [-0.]]; with bias 0 it prints 0.)
+    return out + bias.reshape(tail) if has_bias else out
 
 
 def _layer_norm_kernel_grads(n, g):
@@ -896,14 +916,12 @@ def _layer_norm_kernel_grads(n, g):
     eps = n.attrs.get("epsilon", 1e-5)
     stats = _layer_norm_stats(x.data, b)
     if stats is None:
-        m, v = _moments(x.data, tuple(range(b, x.data.ndim)))
-        m, v = m.reshape(-1), v.reshape(-1)
-    else:
-        m, v = stats
+        return None
+    m, v = stats
     rows = np.ascontiguousarray(x.data).reshape(m.size, -1)
     dy = np.ascontiguousarray(g.data).reshape(rows.shape)
     dx, ds, db = layer_norm_grad(rows, dy, scale_t.data.reshape(-1).astype(rows.dtype), m, v,
-                                 eps, _needs(n, 1), _needs(n, 2))
+                                 _layer_norm_eps(eps, rows.dtype), _needs(n, 1), _needs(n, 2))
     return (const(g, dx.reshape(x.data.shape)) if _needs(n, 0) else None,
             None if ds is None else const(g, ds.reshape(scale_t.data.shape)),
             None if db is None else const(g, db.reshape(n.inputs[2].data.shape)))
@@ -941,11 +959,14 @@ LAYER_NORM = register(
               ([(2, 2, 3), (6,), (6,)], {"begin_norm_axis": 1, "epsilon": 0.01})])
 
 
-def layer_norm(x, scale, bias, epsilon=1e-5, begin_norm_axis=1):
+def layer_norm(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_bias=True):
     """Normalise over the axes from ``begin_norm_axis`` on; ``scale`` and ``bias`` are flat
-    vectors of their product's size."""
-    return apply(LAYER_NORM, (x, scale, bias),
-                 {"epsilon": float(epsilon), "begin_norm_axis": int(begin_norm_axis)})
+    vectors of their product's size (``has_bias=False``: the caller gave none, so none is
+    added)."""
+    attrs = {"epsilon": float(epsilon), "begin_norm_axis": int(begin_norm_axis)}
+    if not has_bias:
+        attrs["has_bias"] = False
+    return apply(LAYER_NORM, (x, scale, bias), attrs)
 
 
 from .group_norm import _group_norm_fwd, group_norm  # noqa: E402,F401  (Paddle's kernels: own module)

@@ -341,6 +341,15 @@ def log_loss(input, label, epsilon=0.0001, name=None):  # noqa: A002
     from ....engine.ops import nn_more
 
     _log_loss_check(list(input.shape), list(label.shape))
+    dts = {input.data.dtype.name, label.data.dtype.name}
+    key = "float64" if "float64" in dts else input.data.dtype.name
+    if key != "float32":   # only a float32 kernel (real 3.3.1 and 2.6.2; a float64 label too)
+        from ... import promotion
+
+        raise RuntimeError(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {key}) of kernel "
+            f"`log_loss` is not registered. Selected wrong DataType `{key}`. Paddle support "
+            f"following DataTypes: float32." + promotion.kernel_hint())
     return nn_more.log_loss(input, label, epsilon)
 
 

@@ -88,7 +88,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     size = int(np.prod(normalized_shape))
     scale = _param_or(weight, x, 1.0, [size])
     shift = _param_or(bias, x, 0.0, [size])
-    return C.layer_norm(x, scale, shift, epsilon, begin)
+    return C.layer_norm(x, scale, shift, epsilon, begin, has_bias=bias is not None)
 
 
 def group_norm(*args, **kwargs):
