@@ -33,13 +33,40 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             real = self.prefix + fullname[len(name):]
             try:
                 if importlib.util.find_spec(real) is None:
-                    return None
+                    return self._virtual_spec(fullname)
             except ModuleNotFoundError:
-                return None
+                return self._virtual_spec(fullname)
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
+    def _virtual_spec(self, fullname):
+        """The framework's submodule that gradrepl folds into a parent module
+        (``torch.nn.modules.linear``, ``torch.optim.sgd``): found where the nearest existing
+        parent holds objects whose ``__module__`` names it (what ``pickle`` imports to find a
+        class: ``pickle.dumps(nn.Linear(2, 2))``). The module object serves those names."""
+        parts = fullname[len(self.name):].split(".")
+        names = {}
+        for cut in range(len(parts) - 1, 0, -1):  # the parents, nearest first
+            try:
+                parent = importlib.import_module(self.prefix + ".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for k, v in vars(parent).items():
+                if getattr(v, "__module__", None) == fullname:
+                    names.setdefault(k, v)
+        if not names:
+            return None
+        spec = importlib.util.spec_from_loader(fullname, self)
+        spec.loader_state = names
+        return spec
+
     def create_module(self, spec):
+        if spec.loader_state is not None:  # a virtual submodule (``_virtual_spec``)
+            import types
+
+            module = types.ModuleType(spec.name)
+            module.__dict__.update(spec.loader_state)
+            return module
         try:
             module = importlib.import_module(self.prefix + spec.name[len(self.name):])
         except ModuleNotFoundError as e:
@@ -59,6 +86,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 renamed[k] = m
                 m.__name__ = self.name + k[len(prefix):]
                 sys.modules.setdefault(m.__name__, m)  # (code reading sys.modules[__name__])
+                if not hasattr(m, "__path__") and _holds_submodule_names(m):
+                    m.__path__ = []  # stands for a package (torch.nn.modules): virtual children
 
     def restore_names(self):
         for k, m in self.__dict__.pop("renamed_modules", {}).items():
@@ -74,6 +103,14 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         return None
+
+
+def _holds_submodule_names(module) -> bool:
+    """Whether ``module`` holds objects that claim to live in a submodule of it
+    (``nn.Linear.__module__ == 'torch.nn.modules.linear'`` in ``torch.nn.modules``)."""
+    below = module.__name__ + "."
+    return any(isinstance(getattr(v, "__module__", None), str) and v.__module__.startswith(below)
+               for v in list(vars(module).values()))
 
 
 def _ours(k, names):

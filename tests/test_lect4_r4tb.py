@@ -282,3 +282,40 @@ def test_deepcopy_of_an_optimizer_a_scheduler_wrapped(tmp_path):
                    "Parameter containing:\ntensor([0.9000, 0.9000], requires_grad=True) 0.05 True\n"
                    )  # recorded
     assert err == ""
+
+
+def test_pickle_finds_classes_of_framework_submodules(tmp_path):
+    # classes say they live in torch.nn.modules.linear, torch.optim.adam, ...: pickle imports
+    # those names (gradrepl folds them into parent modules: importhook's virtual submodules)
+    out, err = _run(tmp_path, """\
+        import pickle
+        import torch
+        import torch.nn as nn
+        import torch.nn.modules.linear as L
+        torch.manual_seed(0)
+        print(L.Linear is nn.Linear, nn.Conv2d.__module__, hasattr(torch.nn.modules, "__path__"))
+        m = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(2, 1))
+        m2 = pickle.loads(pickle.dumps(m))
+        print(m2)
+        print(torch.equal(m2[0].weight, m[0].weight), m2[3].bias)
+        opt = torch.optim.Adam(m.parameters(), lr=0.01)
+        s = torch.optim.lr_scheduler.StepLR(opt, 2)
+        s2 = pickle.loads(pickle.dumps(s))
+        print(type(s2).__name__, type(s2.optimizer).__name__, s2.optimizer.param_groups[0]["lr"])
+        ds = pickle.loads(pickle.dumps(torch.utils.data.TensorDataset(torch.arange(3.))))
+        print(type(ds).__name__, ds[1], pickle.loads(pickle.dumps(nn.CrossEntropyLoss())))
+        print(hasattr(torch.nn.functional, "__path__"))
+        """)
+    assert out == (  # recorded
+        "True torch.nn.modules.conv True\n"
+        "Sequential(\n"
+        "  (0): Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1))\n"
+        "  (1): ReLU()\n"
+        "  (2): Flatten(start_dim=1, end_dim=-1)\n"
+        "  (3): Linear(in_features=2, out_features=1, bias=True)\n"
+        ")\n"
+        "True Parameter containing:\ntensor([-0.1455], requires_grad=True)\n"
+        "StepLR Adam 0.01\n"
+        "TensorDataset (tensor(1.),) CrossEntropyLoss()\n"
+        "False\n")
+    assert err == ""
