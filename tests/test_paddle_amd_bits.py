@@ -412,3 +412,18 @@ def test_log_loss_has_only_a_float32_kernel(profile):
                                            r"DataType `float64`. Paddle support following "
                                            r"DataTypes: float32.\n  \[Hint"):
         F.log_loss(paddle.to_tensor([[0.3]]), paddle.to_tensor([[1.0]], dtype="float64"))
+
+
+def test_float64_activations_take_float32_attributes(profile):
+    # printed by real 3.3.1 and 2.6.2: the kernels' float attributes (slope 0.1666667, selu's
+    # scale and alpha, rrelu's mid slope, smooth_l1's delta) are float32s
+    x = paddle.to_tensor([-2.5, -0.3, 0.7, 1.9], dtype="float64")
+    y = paddle.to_tensor([0.1, 0.2, -0.4, 2.0], dtype="float64")
+    assert F.hardsigmoid(x).numpy().tolist() == [0.08333324640989304, 0.4499999895691872,
+                                                 0.61666669100523, 0.8166667327284813]
+    assert F.selu(x).numpy().tolist() == [-1.6137857639177853, -0.4556673168034954,
+                                          0.7354907155036926, 1.9963319420814514]
+    assert F.rrelu(x, training=False).numpy().tolist() == [-0.572916679084301,
+                                                           -0.06875000149011612, 0.7, 1.9]
+    assert F.smooth_l1_loss(x, y, reduction="none", delta=0.7).numpy().reshape(-1).tolist() == \
+        [1.574999977350235, 0.125, 0.5249999952316284, 0.005000000000000009]

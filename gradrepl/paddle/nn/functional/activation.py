@@ -1,7 +1,7 @@
 """Activation functions of ``paddle.nn.functional``."""
 from __future__ import annotations
 
-
+import numpy as np
 
 from ... import profiles
 from ....engine.ops import math as M
@@ -13,6 +13,12 @@ from ...double_grad import composes as _composes
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
            "softsign", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softmax",
            "log_softmax", "log_sigmoid", "mish", "tanhshrink", "relu_"]
+
+
+def _attr32(v):
+    """A float attribute as Paddle's kernels get it: a float32 (a float64 input computes with
+    0.1666667 rounded to float32; real 3.3.1 and 2.6.2: hardsigmoid, selu, rrelu)."""
+    return float(np.float32(v))
 
 
 def relu(x, name=None):
@@ -45,7 +51,7 @@ def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848
         raise ValueError(f"The scale must be greater than 1.0. Received: {scale}.")
     if alpha < 0:
         raise ValueError(f"The alpha must be no less than zero. Received: {alpha}.")
-    return N.selu(require_float(x, "selu"), scale, alpha)
+    return N.selu(require_float(x, "selu"), _attr32(scale), _attr32(alpha))
 
 
 def _gelu_approximate(approximate):
@@ -90,7 +96,7 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
-    return N.hardsigmoid(require_float(x, "hardsigmoid"), slope, offset)
+    return N.hardsigmoid(require_float(x, "hardsigmoid"), _attr32(slope), _attr32(offset))
 
 
 def hardswish(x, name=None):
@@ -204,9 +210,9 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """Randomized leaky ReLU: a uniform slope in [lower, upper] while training, their mean in
     evaluation."""
     paddle = _paddle()
-    if not training:
-        return leaky_relu(x, (lower + upper) / 2.0)
-    import numpy as np
+    if not training:   # the kernel's mid value: (lower + upper) / 2.0f in float32
+        mid = (np.float32(lower) + np.float32(upper)) / np.float32(2)
+        return leaky_relu(x, float(mid))
 
     from ...tensor.creation import rng
 

@@ -221,7 +221,7 @@ def l1_loss(input, label, reduction="mean", name=None):  # noqa: A002
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True,  # noqa: A002
                    name=None):
     """Paddle's huber_loss kernel (0.5 r^2 inside delta, delta (|r| - delta/2) outside)."""
-    out = N.huber_loss(input, label, delta)
+    out = N.huber_loss(input, label, float(np.float32(delta)))  # (a float32 attribute)
     if not is_huber:
         out = out / delta
     if reduction not in ("sum", "mean", "none"):
