@@ -331,3 +331,70 @@ def test_affine_grid_as_atens_generator(monkeypatch):
     assert _md5(g) == "bdcb70a79abb6dd3416c974b3d70ae17"                        # recorded
     g.backward(torch.randn(g.shape))
     assert _md5(th.grad) == "9ae37bd09405e4595e5cc5e6245ef557"                  # recorded
+
+
+# ------------------------------------------------------------ torch.nn.utils.prune
+def test_pruning_tutorial_reparametrizes_with_a_mask():
+    import gradrepl.torch.nn.utils.prune as prune
+
+    nn = torch.nn
+    torch.manual_seed(0)
+    conv = nn.Conv2d(1, 6, 3)
+    w0 = conv.weight.detach().clone()
+    prune.random_unstructured(conv, name="weight", amount=0.3)
+    assert [n for n, _ in conv.named_parameters()] == ["bias", "weight_orig"]
+    assert [n for n, _ in conv.named_buffers()] == ["weight_mask"]
+    mask = conv.weight_mask.numpy()
+    assert mask.sum() == 54 - round(0.3 * 54)
+    np.testing.assert_array_equal(conv.weight.detach().numpy(), w0.numpy() * mask)
+    hooks = conv._forward_pre_hooks
+    assert type(hooks[next(iter(hooks))]).__module__ == "torch.nn.utils.prune"
+    # L1 on the bias: the 3 smallest magnitudes go (independent: numpy's argsort)
+    b0 = conv.bias.detach().numpy().copy()
+    prune.l1_unstructured(conv, name="bias", amount=3)
+    keep = np.ones(6)
+    keep[np.argsort(np.abs(b0))[:3]] = 0
+    np.testing.assert_array_equal(conv.bias_mask.numpy(), keep)
+    # Ln structured on top: a container; half of the 6 filters (the smallest L2 norms) go
+    prune.ln_structured(conv, name="weight", amount=0.5, n=2, dim=0)
+    hook = [h for h in conv._forward_pre_hooks.values() if h._tensor_name == "weight"][0]
+    assert [type(m).__name__ for m in hook] == ["RandomUnstructured", "LnStructured"]
+    wm = conv.weight_mask.numpy()
+    norms = np.sqrt(((w0.numpy() * mask) ** 2).reshape(6, -1).sum(1))
+    dropped = np.argsort(-norms)[3:]
+    assert (wm[dropped] == 0).all()
+    prune.remove(conv, "weight")
+    assert [n for n, _ in conv.named_parameters()] == ["bias_orig", "weight"]
+    assert [n for n, _ in conv.named_buffers()] == ["bias_mask"]
+    np.testing.assert_array_equal(conv.weight.detach().numpy(), w0.numpy() * wm)
+    assert prune.is_pruned(conv)
+
+
+def test_global_unstructured_ranks_all_tensors_together():
+    import gradrepl.torch.nn.utils.prune as prune
+
+    nn = torch.nn
+    torch.manual_seed(0)
+    a, b = nn.Linear(4, 5), nn.Linear(5, 3)
+    allw = np.concatenate([a.weight.detach().numpy().ravel(), b.weight.detach().numpy().ravel()])
+    prune.global_unstructured(((a, "weight"), (b, "weight")),
+                              pruning_method=prune.L1Unstructured, amount=0.2)
+    zeros = np.concatenate([a.weight_mask.numpy().ravel(), b.weight_mask.numpy().ravel()]) == 0
+    assert zeros.sum() == round(0.2 * 35)
+    assert np.abs(allw[zeros]).max() <= np.abs(allw[~zeros]).min()
+
+
+def test_hook_handles_count_from_zero_across_modules_and_tensors():
+    # torch.utils.hooks.RemovableHandle.next_id: one counter (the Pruning tutorial prints
+    # module._forward_pre_hooks: OrderedDict([(0, <...RandomUnstructured object ...>)]) in a
+    # fresh process); ids increase by one whichever kind of hook takes one
+    from gradrepl.torch.autograd._engine import RemovableHandle
+
+    m = torch.nn.Linear(2, 2)
+    h1 = m.register_forward_pre_hook(lambda mod, inp: None)
+    t = torch.ones(2, requires_grad=True)
+    h2 = t.register_hook(lambda g: g)
+    h3 = m.register_forward_hook(lambda mod, inp, out: None)
+    assert (h2.id, h3.id) == (h1.id + 1, h1.id + 2)
+    assert RemovableHandle._next_id == h3.id + 1
+    assert list(m._forward_pre_hooks) == [h1.id]

@@ -373,8 +373,14 @@ class RemovableHandle:
     def __init__(self, tensor, hook):
         self._t = weakref.ref(tensor)
         self._hook = hook
-        RemovableHandle._next_id += 1
-        self.id = RemovableHandle._next_id
+        self.id = RemovableHandle.take_id()
+
+    @staticmethod
+    def take_id():
+        """torch's ``RemovableHandle.next_id``: 0, 1, ... over all hooks of the process."""
+        i = RemovableHandle._next_id
+        RemovableHandle._next_id = i + 1
+        return i
 
     def remove(self):
         t = self._t()

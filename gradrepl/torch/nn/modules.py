@@ -535,11 +535,12 @@ _IncompatibleKeys.__module__ = "torch.nn.modules.module"
 
 
 class _Handle:
-    _next = 0
-
     def __init__(self, store, hook):
-        _Handle._next += 1
-        self.id = _Handle._next
+        # torch.utils.hooks.RemovableHandle.next_id: one counter for module and tensor hooks,
+        # from 0 (``_forward_pre_hooks`` prints ``OrderedDict([(0, ...)])`` for the first)
+        from ..autograd._engine import RemovableHandle
+
+        self.id = RemovableHandle.take_id()
         self._store = store
         store[self.id] = hook
 
