@@ -398,3 +398,26 @@ def test_hook_handles_count_from_zero_across_modules_and_tensors():
     assert (h2.id, h3.id) == (h1.id + 1, h1.id + 2)
     assert RemovableHandle._next_id == h3.id + 1
     assert list(m._forward_pre_hooks) == [h1.id]
+
+
+def test_transformer_encoder_nested_tensor_warnings_are_torchs_texts():
+    # recorded from torch 2.13 (transformer.py): note "was not True(use" without a space
+    import warnings
+
+    nn = torch.nn
+    cases = [
+        (lambda: nn.TransformerEncoderLayer(8, 2), "encoder_layer.self_attn.batch_first was "
+         "not True(use batch_first for better inference performance)"),
+        (lambda: nn.TransformerEncoderLayer(8, 2, batch_first=True, norm_first=True),
+         "encoder_layer.norm_first was True"),
+        (lambda: nn.TransformerEncoderLayer(8, 1, batch_first=True),
+         "encoder_layer.self_attn.num_heads is odd"),
+        (lambda: nn.TransformerEncoderLayer(8, 2, batch_first=True, bias=False),
+         "encoder_layer.self_attn was passed bias=False"),
+    ]
+    for make, why in cases:
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            nn.TransformerEncoder(make(), 1)
+        assert [str(w.message) for w in got] == [
+            "enable_nested_tensor is True, but self.use_nested_tensor is False because " + why]

@@ -694,12 +694,13 @@ class TransformerEncoder(Module):
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
         why_not = ""
+        # torch 2.13's texts (transformer.py), the batch_first one without a space before "("
         if not isinstance(encoder_layer, TransformerEncoderLayer):
-            why_not = f"{type(encoder_layer).__name__}.__class__ was not TransformerEncoderLayer"
+            why_not = "encoder_layer was not TransformerEncoderLayer"
         elif encoder_layer.norm_first:
-            why_not = f"{type(encoder_layer).__name__}.norm_first was True"
+            why_not = "encoder_layer.norm_first was True"
         elif not encoder_layer.self_attn.batch_first:
-            why_not = ("encoder_layer.self_attn.batch_first was not True (use "
+            why_not = ("encoder_layer.self_attn.batch_first was not True(use "
                        "batch_first for better inference performance)")
         elif not encoder_layer.self_attn._qkv_same_embed_dim:
             why_not = "encoder_layer.self_attn._qkv_same_embed_dim was not True"
@@ -707,8 +708,10 @@ class TransformerEncoder(Module):
             why_not = "encoder_layer.self_attn was passed bias=False"
         elif not encoder_layer.activation_relu_or_gelu:
             why_not = "encoder_layer.activation_relu_or_gelu was not True"
+        elif encoder_layer.norm1.eps != encoder_layer.norm2.eps:
+            why_not = "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"
         elif encoder_layer.self_attn.num_heads % 2 == 1:
-            why_not = "num_head is odd"
+            why_not = "encoder_layer.self_attn.num_heads is odd"
         if enable_nested_tensor and why_not:
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
                           f"because {why_not}", stacklevel=2)
