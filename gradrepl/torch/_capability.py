@@ -92,8 +92,15 @@ def lanes(dtype, avx512_kernel=False) -> int:
 
 def fused() -> bool:
     """Whether the kernel builds torch runs here contract ``a * b + c`` into one fused
-    multiply-add (the AVX2 and AVX512 builds are compiled with -mfma; DEFAULT is not)."""
-    return capability() != "DEFAULT"
+    multiply-add (the AVX2 and AVX512 builds are compiled with -mfma; x86-64's DEFAULT is not).
+    torch's aarch64 build (DEFAULT, its only one) is compiled with contraction, as GCC does by
+    default there: real torch 2.9.1 on aarch64 printed the fused addcmul, addcdiv, linspace,
+    float64 uniform_ and normal_ bits of the x86-64 AVX512 build (qemu-user, measured). A
+    ``GRADREPL_TORCH_CAPABILITY`` override stands for x86-64's builds."""
+    cap = capability()
+    if cap != "DEFAULT":
+        return True
+    return not cpu.x86() and not _getenv("GRADREPL_TORCH_CAPABILITY").strip()
 
 
 @functools.lru_cache(maxsize=None)

@@ -144,8 +144,13 @@ def uniform(shape, dtype, low=0.0, high=1.0, generator=None):
     n = int(np.prod(shape)) if shape else 1
     dtype = np.dtype(dtype)
     x = _uniform01(g, n, dtype)
-    if dtype == np.float64:
-        out = x * (high - low) + low
+    if dtype == np.float64:   # x * (to - from) + from: fused in the FMA builds too
+        if _capability.fused():
+            from ._sleef64 import fma64
+
+            out = fma64(x, np.full_like(x, high - low), np.full_like(x, low))
+        else:
+            out = x * (high - low) + low
     else:  # x * (to - from) + from, one fused multiply-add in torch's compiled kernel
         f = np.float32
         span = np.float64(f(f(high) - f(low)))
