@@ -120,3 +120,35 @@ def test_gemm_beta0_into_uninitialised_memory_equals_into_zeros(monkeypatch):
             ref = _gemm.gemm(a, b, np.full((m, n), -0.0, dt))
             assert got.tobytes() == ref.tobytes(), (m, k, n, dt)
 
+
+
+def test_augmented_assignment_without_gradients_skips_the_snapshot(monkeypatch):
+    from gradrepl.torch import _inplace
+
+    snaps = []
+    real = _inplace.snapshot
+    monkeypatch.setattr(_inplace, "snapshot", lambda x: snaps.append(1) or real(x))
+    p = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    (p * p).sum().backward()
+    d = p.data                       # the lecture update: p.data += -lr * p.grad
+    d += -0.5 * p.grad
+    assert snaps == []
+    assert p.detach().numpy().tobytes() == np.array([[0.0, 0.0, 0.0]], F32).tobytes()
+    assert d._version == 1 and d.grad_fn is None and not d.requires_grad
+    # a tensor saved for a backward and then changed: torch's version error, as before
+    x = torch.tensor([1.0, 2.0])
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = (w * x).sum()
+    x *= 2
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    # an operand that needs a gradient: x takes its place in the graph (the snapshot path)
+    x = torch.tensor([1.0, 2.0])
+    x += w
+    assert snaps == [1]
+    assert x.grad_fn is not None and type(x.grad_fn).__name__ == "AddBackward0"
+    (x * x).sum().backward()
+    assert w.grad.numpy().tolist() == [8.0, 12.0]   # 2 * (1 + 3), 2 * (2 + 4)
+    # a leaf that requires grad still refuses, plain operand or not
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w += 1

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from ..engine import grad_mode
-from . import _dtypes, _storage
+from ..engine import registry as _registry
+from . import _dispatch, _dtypes, _storage
 from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
 
@@ -147,13 +148,17 @@ def take_place(x, r, old, overlap_ok=False):
     return x
 
 
-def inplace(x, compute, result_dtype=None, overlap_ok=False):
-    """``x = compute(x)`` in place: ``compute`` gets the tensor standing for x's old value."""
+def inplace(x, compute, result_dtype=None, overlap_ok=False, plain=False):
+    """``x = compute(x)`` in place: ``compute`` gets the tensor standing for x's old value.
+    ``plain``: the caller's other operands need no gradient, so that, x needing none either
+    and no layer (forward AD, the profiler) or recorder (vmap) watching, nothing is recorded
+    and x's old value needs no snapshot (``p.data += -lr * p.grad``)."""
     check_leaf(x)
     if not overlap_ok and _storage.overlapping(raw(x)):
         raise RuntimeError(_storage.OVERLAP_MESSAGE)
     _cast_check(x, result_dtype)
-    if not _STATE.enabled:
+    if not _STATE.enabled or (plain and x.stop_gradient and _registry._HOOK is None
+                              and not _dispatch._LAYERS):
         r = compute(x)
         write(x, raw(r), overlap_ok)
         return x

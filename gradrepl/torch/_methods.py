@@ -43,7 +43,8 @@ def _i(fn, dtype_check=True):
         if not _operand_ok(other):
             return NotImplemented
         return _inplace.inplace(self, lambda s: fn(s, other),
-                                _dtypes.result_type(self, other) if dtype_check else None)
+                                _dtypes.result_type(self, other) if dtype_check else None,
+                                plain=not isinstance(other, EngineTensor) or other.stop_gradient)
     return method
 
 
