@@ -35,7 +35,7 @@ def _run(tmp_path, src):
     proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    err = re.sub(r"/\S*?/site-packages/torch/", "SITE/torch/", proc.stderr)
+    err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", proc.stderr)
     return proc.stdout, err.replace(str(script), "SCRIPT")
 
 
