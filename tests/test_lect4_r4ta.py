@@ -421,3 +421,28 @@ def test_transformer_encoder_nested_tensor_warnings_are_torchs_texts():
             nn.TransformerEncoder(make(), 1)
         assert [str(w.message) for w in got] == [
             "enable_nested_tensor is True, but self.use_nested_tensor is False because " + why]
+
+
+def test_numpy_of_a_grad_tensor_allowed_without_grad_mode():
+    # torch checks requires_grad() && GradMode::is_enabled(): the torch.func tutorial's
+    # NumpySort calls x.cpu().numpy() in an autograd.Function's forward (grad mode off there)
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Can't call numpy\\(\\) on Tensor that requires "
+                       "grad. Use tensor.detach\\(\\).numpy\\(\\) instead.$"):
+        x.numpy()
+    with torch.no_grad():
+        assert x.numpy().tolist() == [1.0, 1.0]
+
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return torch.tensor(t.numpy() * 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    y = Twice.apply(x)
+    assert y.tolist() == [2.0, 2.0] and type(y.grad_fn).__name__ == "TwiceBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

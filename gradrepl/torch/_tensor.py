@@ -338,7 +338,9 @@ class Tensor(EngineTensor):
         return raw(self).tolist()
 
     def numpy(self, *, force=False):
-        if not self.stop_gradient and not force:
+        if not self.stop_gradient and not force and grad_mode.STATE.enabled:
+            # (torch checks requires_grad() && GradMode::is_enabled(): under no_grad, and in a
+            # custom Function's forward, numpy() is allowed)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return raw(self)
