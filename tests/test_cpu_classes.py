@@ -43,6 +43,14 @@ What these runs found, and how the tests choose now (each skip prints its reason
 - Under an emulator (``cpu.emulated()``) MKL's kernels that start from approximate instructions
   (VML functions, vsSqrt, float32 Cholesky's reciprocal) give no silicon's bits: skipped there.
 - On aarch64 qemu-user: no Landlock/seccomp (``kernel.probe()``) and no ``RLIMIT_AS``.
+- torch's aarch64 build fuses ``a * b + c`` (real torch 2.9.1 there, capability DEFAULT, printed
+  the x86-64 AVX512 build's normal_/addcmul/linspace/uniform_ bits): ``_capability.fused()``
+  says so (tests/test_torch_fused_builds.py); float64 ``uniform_`` was unfused everywhere.
+- Run in chunks of files (one pytest per chunk, ``-m "not slow"``), one emulated process at a
+  time. Held the runs: the vgg11 session's numeric gradient check (now slow). Under
+  ``-cpu Haswell-v4``, tests/test_layer_probes.py's unpool probe died in ``np.fmax`` over a
+  strided slice (SIGSEGV) after the other eight probes in the same process, twice; the probe
+  alone ran clean: an emulator fault depending on the heap layout, not reproduced natively.
 """
 from __future__ import annotations
 

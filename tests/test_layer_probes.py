@@ -18,12 +18,15 @@ from pathlib import Path
 import pytest
 
 import gradrepl.paddle as paddle
+from conftest import skip_if_strided_fmax_is_wrong
 
 DATA = Path(__file__).parent / "data" / "layer_probes"
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in DATA.glob("*_probe.py")))
 def test_probe_prints_what_paddle_printed(name, monkeypatch):
+    if name == "unpool_probe":   # (the probe that died of it under qemu -cpu Haswell-v4)
+        skip_if_strided_fmax_is_wrong(name)
     monkeypatch.setattr(sys, "argv", [name, "g"])
     buf = io.StringIO()
     try:
