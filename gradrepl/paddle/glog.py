@@ -94,11 +94,20 @@ EXECUTOR = {
             "2.6": [("W", "tensor.cc:399", "The `is_initialized` method is deprecated since "
                      "version 2.3, and will be removed in version 2.4! Please use `initialized` "
                      "method instead.")]},
+    # paddle.static: an Executor's first run, a static.nn.fc call (3.3.1), the first run of a
+    # program with an optimizer's minimize op (2.6.2) (measured on real 3.3.1 / 2.6.2)
+    "static_run": {"3": [("I", "pir_interpreter.cc:1529", "New Executor is Running ..."),
+                         ("I", "pir_interpreter.cc:1552",
+                          "pir interpreter is running by multi-thread mode ...")]},
+    #   (2.6.2's first run logs the line of "save", once for both: Executor.run logs "save" too)
+    "static_fc": {"3": [("W", "eager_utils.cc:3584",
+                         "Paddle static graph(PIR) not support input out tensor for now!!!!!")]},
+    "static_train": {"2.6": [("I", "interpreter_util.cc:624", "Standalone Executor is Used.")]},
 }
 
 
 def executor(event: str) -> None:
-    """The executor's once-a-process lines for ``event`` ("save" or "run"), if any."""
+    """The executor's once-a-process lines for ``event`` (a key of ``EXECUTOR``), if any."""
     key = profiles.current().key
     if (key, "executor", event) in _promoted:
         return

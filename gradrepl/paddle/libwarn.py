@@ -31,6 +31,8 @@ SITES = {
                 '                warnings.warn(f"Skip loading for {key}. " + str(err))')},
     "jit_name_none": {"3": ("jit/api.py", 552, _JIT_NAME_NONE_SOURCE),
                       "2.6": ("jit/api.py", 606, _JIT_NAME_NONE_SOURCE)},
+    # a static-mode optimizer.minimize reads the loss Value's place (3.x: PIR Values have none)
+    "pir_place": {"3": ("pir/math_op_patch.py", 241, "        warnings.warn(")},
 }
 _registries = _libsite._registries  # (one per library file, shared with torch.libwarn)
 

@@ -64,7 +64,9 @@ class Optimizer(metaclass=_PaddleClass):
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
-        if parameters is None:
+        from ..static.program import MODE as _static_mode
+
+        if parameters is None and not _static_mode["static"]:  # (static: minimize's program's)
             raise AttributeError(
                 "parameters argument given to the Optimizer should not be None in dygraph mode.")
         if isinstance(parameters, _T):
@@ -81,7 +83,7 @@ class Optimizer(metaclass=_PaddleClass):
                 isinstance(learning_rate, bool):
             raise TypeError(
                 f"learning rate should be float or LRScheduler, got {type(learning_rate)} here")
-        self._parameter_list = list(parameters)
+        self._parameter_list = list(parameters) if parameters is not None else []
         self._learning_rate = learning_rate
         self.regularization = _as_regularizer(weight_decay)
         self._grad_clip = grad_clip
@@ -268,7 +270,14 @@ class Optimizer(metaclass=_PaddleClass):
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Apply the gradients already computed by ``loss.backward()`` (dygraph: no backward
-        is run here). Returns (optimize_ops, params_grads)."""
+        is run here). Returns (optimize_ops, params_grads). A static-mode loss (a Value) gets
+        a ``minimize`` op recorded into its Program (``static/train.py``)."""
+        from ..static.program import Value
+
+        if isinstance(loss, Value):
+            from ..static.train import record_minimize
+
+            return record_minimize(self, loss, parameters, no_grad_set)
         params = self._all_params() if parameters is None else list(parameters)
         if no_grad_set:
             skip = {id(p) for p in no_grad_set}

@@ -59,6 +59,10 @@ def global_scope():
 
 
 # ---------------------------------------------------------------------------- the runners
+from .. import glog  # noqa: E402
+from .train import run_minimize  # noqa: E402 - optimizer.minimize's op
+
+
 def _arrays(op, env, scope):
     out = []
     for kind, ref in op.ins:
@@ -137,7 +141,7 @@ def _run_setitem(op, env, scope, feed):
 
 
 RUNNERS = {"op": _run_op, "call": _run_call, "data": _run_data, "param": _run_param,
-           "init": _run_init, "setitem": _run_setitem}
+           "init": _run_init, "setitem": _run_setitem, "minimize": run_minimize}
 
 
 def run_program(program, feed, scope):
@@ -175,6 +179,8 @@ class Executor:
         feed = {k: self._feed_array(program, k, v) for k, v in (feed or {}).items()}
         fetch_list = list(fetch_list or [])
         targets = [self._fetch_target(program, k, f) for k, f in enumerate(fetch_list)]
+        glog.executor("save")  # (2.6.2: the program interpreter's line jit.save logs too)
+        glog.executor("static_run")
         env = run_program(program, feed, scope)
         out = []
         for v in targets:

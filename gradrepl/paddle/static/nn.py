@@ -13,7 +13,10 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     weight ``fc_<n>.w_0`` (Xavier-uniform), plus a new bias ``fc_<n>.b_0`` (zeros) unless
     ``bias_attr`` is False, then ``activation`` (a ``paddle.nn.functional`` name) if given."""
     import gradrepl.paddle as paddle
+    from .. import glog
     from ..nn.layer.layers import unique_name
+
+    glog.executor("static_fc")
 
     owner = name if name is not None else unique_name("fc")
     saved = dict(P._LEGACY_COUNTS)  # Paddle 2.x's fc is one op: its results are <owner>.tmp_k

@@ -1,0 +1,141 @@
+"""Round five of unseen Paddle lectures (helper R5-P): what its scripts found.
+
+* paddle.static training: ``optimizer.minimize(loss)`` on a static-mode loss (an optimizer made
+  without ``parameters``), run by ``Executor.run`` (``paddle/static/train.py``), with the glog
+  lines and the UserWarning real Paddle writes to stderr;
+* Paddle 2.x scripts run on numpy 1's scalar repr (``paddle/numpy_era.py``).
+
+Literals were printed by real Paddle 3.3.1 and 2.6.2 in this session (the script ``_STATIC``
+run under /work/vpaddle and /work/vpaddle26); no real Paddle is imported here.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+_STATIC = '''\
+import numpy as np
+import paddle
+import paddle.static as static
+
+paddle.enable_static()
+main, start = static.Program(), static.Program()
+with static.program_guard(main, start):
+    x = static.data(name='x', shape=[None, 2], dtype='float32')
+    y = static.data(name='y', shape=[None, 1], dtype='float32')
+    w = paddle.create_parameter([2, 1], 'float32',
+                                default_initializer=paddle.nn.initializer.Constant(0.5))
+    b = paddle.create_parameter([1], 'float32', is_bias=True)
+    pred = paddle.matmul(x, w) + b
+    loss = paddle.mean((pred - y) * (pred - y))
+    h = static.nn.fc(x, size=3)
+    paddle.optimizer.Momentum(learning_rate=0.1, momentum=0.9).minimize(loss)
+exe = static.Executor(paddle.CPUPlace())
+exe.run(start)
+xs = np.array([[1., 2.], [3., -1.], [0.5, 0.5]], 'float32')
+ys = np.array([[1.], [2.], [0.]], 'float32')
+for i in range(4):
+    l, wv = exe.run(main, feed={'x': xs, 'y': ys}, fetch_list=[loss, w])
+    print(i, l, wv.ravel())
+'''
+
+# printed by real Paddle 3.3.1 and 2.6.2 (the same bytes): the loss before each update, the
+# weight after it (a fetched parameter is read at the end of the run)
+_STATIC_OUT = """\
+0 0.5 [0.65 0.35]
+1 0.17750001 [0.825      0.12499999]
+2 0.100816645 [ 0.90066665 -0.07699999]
+3 0.22315437 [ 0.8494278  -0.17571667]
+"""
+# their stderr, glog stamps and the site-packages folder masked
+_STATIC_ERR = {
+    "3": ["W eager_utils.cc:3584] Paddle static graph(PIR) not support input out tensor for "
+          "now!!!!!",
+          "SITE/paddle/pir/math_op_patch.py:241: UserWarning: Tensor do not have 'place' "
+          "interface for pir graph mode, try not to use it. None will be returned.",
+          "  warnings.warn(",
+          "I pir_interpreter.cc:1529] New Executor is Running ...",
+          "I pir_interpreter.cc:1552] pir interpreter is running by multi-thread mode ..."],
+    "2.6": ["I program_interpreter.cc:212] New Executor is Running.",
+            "I interpreter_util.cc:624] Standalone Executor is Used."],
+}
+
+
+def _run(tmp_path, version, source, name="s.py"):
+    path = tmp_path / name
+    path.write_text(source)
+    # recorded on this AMD machine: its CPU class's float32 product rule (conftest picks intel)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GRADREPL_CPU_CLASS="amd")
+    return subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", version,
+                           str(path)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=120)
+
+
+def _mask(err):
+    out = []
+    for line in err.splitlines():
+        line = re.sub(r"^([IWEF])\d{4} [\d:.]+ +\d+ ", r"\1 ", line)
+        line = re.sub(r"^/\S*?/site-packages/", "SITE/", line)
+        out.append(line)
+    return out
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_static_minimize_trains_as_real_paddle(tmp_path, version):
+    r = _run(tmp_path, version, _STATIC)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout == _STATIC_OUT
+    assert _mask(r.stderr) == _STATIC_ERR[version]
+
+
+def test_static_momentum_matches_numpy():
+    """The same steps computed with numpy (Momentum: v = 0.9 v + g, w -= 0.1 v)."""
+    xs = np.array([[1., 2.], [3., -1.], [0.5, 0.5]])
+    ys = np.array([[1.], [2.], [0.]])
+    w, b = np.full((2, 1), 0.5), np.zeros(1)
+    vw, vb = np.zeros_like(w), np.zeros_like(b)
+    losses, ws = [], []
+    for _ in range(4):
+        r = xs @ w + b - ys
+        losses.append((r * r).mean())
+        gw, gb = xs.T @ (2 * r / r.size), (2 * r / r.size).sum(0)
+        vw, vb = 0.9 * vw + gw, 0.9 * vb + gb
+        w, b = w - 0.1 * vw, b - 0.1 * vb
+        ws.append(w.ravel().copy())
+    got = [line.split(" ", 2) for line in _STATIC_OUT.splitlines()]
+    np.testing.assert_allclose([float(g[1]) for g in got], losses, rtol=1e-6)
+    np.testing.assert_allclose(ws[0], [0.65, 0.35], rtol=1e-6)
+    np.testing.assert_allclose(ws[3], [0.8494278, -0.17571667], rtol=1e-6)
+
+
+def test_optimizer_without_parameters_still_fails_in_dynamic_mode():
+    import gradrepl.paddle as paddle
+
+    assert paddle.in_dynamic_mode()
+    with pytest.raises(AttributeError, match="should not be None in dygraph mode"):
+        paddle.optimizer.SGD(learning_rate=0.1)
+
+
+_NUMPY = '''\
+import numpy as np
+import {0}
+print(list(np.where(np.array([1, 0, 1]))[0]), repr(np.float32(1.5)), np.arange(3))
+'''
+
+
+@pytest.mark.parametrize("version, lib, want", [
+    # real Paddle 2.6.2 (numpy 1.26) and 3.3.1 (numpy 2) printed these lines for "paddle"
+    ("2.6", "paddle", "[0, 2] 1.5 [0 1 2]\n"),
+    ("3", "paddle", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
+    # a torch script is a torch 2.13 script (numpy 2) whatever the Paddle profile
+    ("2.6", "torch", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
+])
+def test_paddle2_scripts_print_numpy1_scalars(tmp_path, version, lib, want):
+    r = _run(tmp_path, version, _NUMPY.format(lib))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout == want
