@@ -446,3 +446,26 @@ def test_numpy_of_a_grad_tensor_allowed_without_grad_mode():
     assert y.tolist() == [2.0, 2.0] and type(y.grad_fn).__name__ == "TwiceBackward"
     y.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_lstm_with_projections_warns_once_from_rnn_py(monkeypatch):
+    # recorded (torch 2.13): a float32, unpacked LSTM(proj_size=...) warns once a process, at
+    # torch/nn/modules/rnn.py:1164 (``result = _VF.lstm(``); packed input and float64 do not
+    import warnings
+
+    from gradrepl.torch.nn import _recurrent
+
+    monkeypatch.setattr(_recurrent, "_PROJ_WARNED", [])
+    nn = torch.nn
+    m = nn.LSTM(3, 4, proj_size=2)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        m(nn.utils.rnn.pack_padded_sequence(torch.randn(5, 2, 3), [5, 3]))
+        nn.LSTM(3, 4, proj_size=2, dtype=torch.float64)(torch.randn(5, 2, 3).double())
+        assert got == []
+        m(torch.randn(5, 2, 3))
+        m(torch.randn(5, 2, 3))
+    assert len(got) == 1
+    assert got[0].filename.replace("\\", "/").endswith("torch/nn/modules/rnn.py")
+    assert got[0].lineno == 1164
+    assert str(got[0].message).startswith("LSTM with projections is not supported with oneDNN.")

@@ -161,9 +161,21 @@ def _onednn_lstm(mode, out, params, batch_sizes):
     lstm's ``!has_projections``; measured: float32 yes, float64, packed input, proj_size no)."""
     from .. import backends
 
-    return (mode == "LSTM" and batch_sizes is None and raw(out).dtype == np.float32
-            and raw(out).size > 0 and all(p[4] is None for p in params)
-            and bool(getattr(backends.mkldnn, "enabled", True)))
+    eligible = (mode == "LSTM" and batch_sizes is None and raw(out).dtype == np.float32
+                and raw(out).size > 0 and bool(getattr(backends.mkldnn, "enabled", True)))
+    if eligible and any(p[4] is not None for p in params) and not _PROJ_WARNED:
+        # RNN.cpp's TORCH_WARN_ONCE, shown at the module's _VF.lstm call (nn/modules/rnn.py)
+        from ... import _libsite
+
+        _PROJ_WARNED.append(True)
+        _libsite.warn_at("torch", "nn/modules/rnn.py", 1164, "            result = _VF.lstm(",
+                         "LSTM with projections is not supported with oneDNN. Using default "
+                         "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/"
+                         "src/ATen/native/RNN.cpp:1512.)")
+    return eligible and all(p[4] is None for p in params)
+
+
+_PROJ_WARNED: list = []
 
 
 def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, batch_first,
