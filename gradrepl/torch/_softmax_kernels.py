@@ -136,23 +136,35 @@ class _Chain:
         for f in pos.tolist():
             k, j = divmod(f, n)
             a, b, c = args[k]
-            p = _elem(a, j, shape) * _elem(b, j, shape)   # (exact: float32 factors)
+            at = [j, None]   # (flat index, its multi-index once needed)
+            p = _elem(a, at, shape) * _elem(b, at, shape)   # (exact: float32 factors)
             sk = float(s[k, j])
             bb = sk - p
-            if (p - (sk - bb)) + (_elem(c, j, shape) - bb) != 0.0:
+            if (p - (sk - bb)) + (_elem(c, at, shape) - bb) != 0.0:
                 return False
         return True
 
 
-def _elem(x, j, shape):
-    """Element j (flat, row-major) of x broadcast to ``shape``, as a Python float."""
+def _elem(x, at, shape):
+    """Element ``at[0]`` (flat, row-major) of x broadcast to ``shape``, as a Python float
+    (``at[1]``: the multi-index, worked out once for the three operands)."""
     if type(x) is not np.ndarray:
         return float(x)
     if x.shape == shape:
-        return float(x.reshape(-1)[j])
-    idx = np.unravel_index(j, shape)
+        return float(x.reshape(-1)[at[0]])
+    idx = at[1]
+    if idx is None:
+        idx = at[1] = _unravel(at[0], shape)
     off = len(shape) - x.ndim
-    return float(x[tuple(0 if x.shape[d] == 1 else int(idx[d + off]) for d in range(x.ndim))])
+    return float(x[tuple(0 if x.shape[d] == 1 else idx[d + off] for d in range(x.ndim))])
+
+
+def _unravel(j, shape):
+    idx = []
+    for size in reversed(shape):
+        j, r = divmod(j, size)
+        idx.append(r)
+    return idx[::-1]
 
 
 def vexp(d):
