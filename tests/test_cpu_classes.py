@@ -49,8 +49,10 @@ What these runs found, and how the tests choose now (each skip prints its reason
 - Run in chunks of files (one pytest per chunk, ``-m "not slow"``), one emulated process at a
   time. Held the runs: the vgg11 session's numeric gradient check (now slow). Under
   ``-cpu Haswell-v4``, tests/test_layer_probes.py's unpool probe died in ``np.fmax`` over a
-  strided slice (SIGSEGV) after the other eight probes in the same process, twice; the probe
-  alone ran clean: an emulator fault depending on the heap layout, not reproduced natively.
+  strided slice (SIGSEGV) after the other eight probes in the same process, twice; in a fresh
+  process ``np.fmax`` over a strided float32 vector of 8 gave eight zeros there (right on real
+  AVX2 silicon): qemu's fault, so that probe skips on an emulated CPU without AVX-512
+  (``conftest.skip_if_strided_fmax_is_wrong``).
 """
 from __future__ import annotations
 
