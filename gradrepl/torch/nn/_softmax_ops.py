@@ -71,6 +71,9 @@ def _nll_parts(x_shape, target, weight, ignore_index, dt):
     """(rows' picked index, valid mask, per-row weight) in torch's iteration order."""
     t = np.asarray(target).reshape(-1)
     valid = t != ignore_index
+    if _cnz(valid) == len(t):   # (every position counts: the index and weights as they are)
+        return (t if t.dtype == np.int64 else t.astype(np.int64)), valid, \
+            np.asarray(weight, dt)[t]
     idx = np.where(valid, t, 0).astype(np.int64)
     w = np.where(valid, np.asarray(weight, dt)[idx], 0).astype(dt)
     return idx, valid, w

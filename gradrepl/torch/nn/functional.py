@@ -435,10 +435,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target "
                          f"batch_size ({t.shape[0] if t.ndim else 1}).")
     classes = a.shape[0] if a.ndim == 1 else a.shape[1]
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= classes))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    if t.size and not (0 <= t.min() and t.max() < classes):   # (else no target is out)
+        valid = t != ignore_index
+        bad = valid & ((t < 0) | (t >= classes))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     w = raw(weight) if weight is not None else np.ones(classes, a.dtype)
     out = apply(_SMX.NLL if a.ndim < 3 else _nll2d(), (input,),
                 {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
