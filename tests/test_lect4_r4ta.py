@@ -469,3 +469,35 @@ def test_lstm_with_projections_warns_once_from_rnn_py(monkeypatch):
     assert got[0].filename.replace("\\", "/").endswith("torch/nn/modules/rnn.py")
     assert got[0].lineno == 1164
     assert str(got[0].message).startswith("LSTM with projections is not supported with oneDNN.")
+
+
+# ------------------------------------------------------------ saved tensors hooks
+def test_saved_tensor_hooks_order_values_and_raw_saved():
+    # the "Hooks for autograd saved tensors" tutorial; orders and values recorded from torch 2.13
+    log = []
+    a = torch.tensor([1., 2.], requires_grad=True)
+    b = torch.tensor([3., 4.], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: log.append(("p", t.tolist())) or t,
+                                                  lambda t: log.append(("u", t.tolist())) or t):
+        y = a * b          # MulBackward0 saves other, then self
+        v = a.pow(b)       # PowBackward1: exponent, self, then the result
+    (y.sum() + v.sum()).backward()
+    assert log[:5] == [("p", [3.0, 4.0]), ("p", [1.0, 2.0]), ("p", [3.0, 4.0]),
+                       ("p", [1.0, 2.0]), ("p", [1.0, 16.0])]
+    # an unpack hook's value is what the backward uses (torch.zeros(n): the gradient is 0)
+    x = torch.ones(5, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.numel(), lambda n: torch.zeros(n)):
+        z = x * x
+    z.sum().backward()
+    assert x.grad.tolist() == [0.0] * 5
+    # _raw_saved_self: a SavedTensor; register_hooks packs now and unpacks in the backward
+    x = torch.randn(5, requires_grad=True)
+    y = x.pow(2)
+    raw_saved = y.grad_fn._raw_saved_self
+    assert type(raw_saved).__module__ == "torch._C._autograd"
+    assert type(raw_saved).__name__ == "SavedTensor"
+    seen = []
+    raw_saved.register_hooks(lambda t: seen.append("pack") or t,
+                             lambda t: seen.append("unpack") or t * 0)
+    y.sum().backward()
+    assert seen == ["pack", "unpack"] and x.grad.tolist() == [0.0] * 5

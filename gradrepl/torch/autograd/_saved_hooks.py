@@ -32,15 +32,24 @@ def _packing_hook(prev):
             return out
         from . import graph
 
-        saved = [inputs[i] for i in graph.saved_input_indices(node)
-                 if not _python_number(inputs[i])]
+        index = [i for i in graph.saved_input_indices(node) if not _python_number(inputs[i])]
+        if getattr(node.op, "torch_name", None) in _OTHER_FIRST:
+            index.reverse()
+        saved = [inputs[i] for i in index]
         if graph.saves_output(node):
             saved.append(first)
         if not saved:
             return out
-        _unpack_on_backward(node, [pack(t) for t in saved], _STACK[-1][1])
+        _unpack_on_backward(node, [pack(t) for t in saved], _STACK[-1][1], index)
         return out
     return hook
+
+
+#: nodes whose generated code saves ``other`` before ``self`` (derivatives.yaml's formula for
+#: self reads other first: mul, div, mm, bmm, pow): their packs run in that order (measured: the
+#: saved-tensors-hooks tutorial's ``a * b`` packs b, then a)
+_OTHER_FIRST = frozenset({"MulBackward0", "DivBackward0", "MmBackward0", "BmmBackward0",
+                          "PowBackward1"})
 
 
 def _python_number(t):
@@ -50,17 +59,29 @@ def _python_number(t):
     return a.ndim == 0 and not a.flags.writeable and t.stop_gradient
 
 
-def _unpack_on_backward(node, packed, unpack):
+def _unpack_on_backward(node, packed, unpack, index=()):
     """Give this node its own copy of the op, holding the packed values, whose VJP first
-    unpacks them."""
+    unpacks them; the unpacked values of saved inputs stand for those inputs in the VJP (as
+    torch computes from what unpack_hook returns: the tutorial's ``torch.zeros(n)``)."""
     op = node.op
     mine = copy.copy(op)
     vjp = op.vjp
 
     def run(n, *grads):
-        for p in packed:
-            unpack(p)
-        return vjp(n, *grads)
+        values = [unpack(p) for p in packed]
+        inputs = list(n.inputs)
+        for i, v in zip(index, values):
+            if hasattr(v, "data") and getattr(v.data, "shape", None) == inputs[i].data.shape:
+                inputs[i] = v
+        before = n.inputs
+        try:
+            n.inputs = tuple(inputs) if isinstance(before, tuple) else inputs
+        except AttributeError:     # a node that keeps its inputs fixed: the engine's copies
+            return vjp(n, *grads)
+        try:
+            return vjp(n, *grads)
+        finally:
+            n.inputs = before
     object.__setattr__(mine, "vjp", run)
     object.__setattr__(mine, "torch_packed", packed)
     node.op = mine

@@ -196,6 +196,20 @@ class Node:
     def _saved_result(self):
         return self._saved("result")
 
+    # ``_raw_saved_*``: the SavedTensor objects, whose register_hooks(pack, unpack) packs now
+    # and unpacks when the backward runs (the saved-tensors-hooks tutorial)
+    @property
+    def _raw_saved_self(self):
+        return SavedTensor(self, "self")
+
+    @property
+    def _raw_saved_other(self):
+        return SavedTensor(self, "other")
+
+    @property
+    def _raw_saved_result(self):
+        return SavedTensor(self, "result")
+
     def register_hook(self, fn):
         raise NotImplementedError("gradrepl: hooks on backward nodes are not supported; "
                                   "register the hook on a tensor (tensor.register_hook)")
@@ -289,3 +303,24 @@ def reset():
 
 from ._saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
                            saved_tensors_hooks)
+
+
+class SavedTensor:
+    """``torch._C._autograd.SavedTensor``: one tensor a backward node saved."""
+
+    def __init__(self, node, key):
+        self._tensor = node._saved(key)      # (raises as torch once the graph is freed)
+        self._graph_node = node._node
+        self._key = key
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        from ._saved_hooks import _unpack_on_backward
+
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("expected pack_hook and unpack_hook to be callables")
+        packed = pack_hook(self._tensor)
+        index = [] if self._key == "result" else [{"self": 0, "other": 1}[self._key]]
+        _unpack_on_backward(self._graph_node, [packed], unpack_hook, index)
+
+
+SavedTensor.__module__ = "torch._C._autograd"
