@@ -208,6 +208,26 @@ def _generic_gemm(x, y, transpose_x, transpose_y):
     return _bt_product(a, y)
 
 
+def _batched_generic_gemm(x, y, transpose_x, transpose_y):
+    """A batch of float32 matrix products on AMD as Paddle's MKL computes them: one GEMM per
+    batch, its C at ``i * M * N`` floats in the output (its alignment picks the scalar-order
+    heads, ``_mkl_generic``); measured on real 3.3.1/2.6.2 ([2,4,17,17] @ [2,4,17,6]: every batch
+    equal). None: other classes, B transposed, past ``_GENERIC_LIMIT`` in all."""
+    from . import _mkl_generic as G
+
+    if (x.ndim < 2 or y.ndim < 2 or max(x.ndim, y.ndim) < 3 or transpose_y
+            or x.dtype != np.float32 or y.dtype != np.float32 or cpu.cpu_class() != "amd"):
+        return None
+    a = np.swapaxes(x, -1, -2) if transpose_x else x
+    batch = np.broadcast_shapes(a.shape[:-2], y.shape[:-2])
+    m, k = a.shape[-2:]
+    n = y.shape[-1]
+    if n == 1 or k == 0 or m * n * k * int(np.prod(batch)) > _GENERIC_LIMIT:
+        return None
+    offsets = (np.arange(int(np.prod(batch)), dtype=np.int64) * (m * n) % 16).reshape(batch)
+    return G.sgemm(a, y, offsets, trans_a=transpose_x)
+
+
 def _bt_product(a, bt):
     """``a @ bt.T`` (float32 matrices, B passed transposed) as ``_mkl_generic``'s partial sums
     for B transposed add up from C = 0."""
@@ -236,6 +256,8 @@ def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     out = _dot_kernel(x, y, transpose_x, transpose_y)
     if out is None:
         out = _generic_gemm(x, y, transpose_x, transpose_y)
+    if out is None:
+        out = _batched_generic_gemm(x, y, transpose_x, transpose_y)
     if out is not None:
         return np.reshape(out, out_shape) if out_shape is not None else out
     if transpose_x and x.ndim >= 2:
