@@ -170,3 +170,38 @@ def test_batched_matmul_on_amd_is_one_mkl_gemm_per_batch(monkeypatch):
         np.testing.assert_allclose(o, ref, rtol=1e-5, atol=1e-5)
         got.append(hashlib.sha256(o.tobytes()).hexdigest()[:16])
     assert got == [c[3] for c in _BATCHED]
+
+
+# The gradients of batched products (dX = dOut @ Y^T: B transposed; dY = X^T @ dOut): sha256
+# (16 hex digits) of real Paddle 3.3.1's and 2.6.2's (equal) o, a.grad, b.grad for
+# o = matmul(a, b), (o * g).sum().backward(), a, b, g drawn from np.random.RandomState(3).randn.
+_BATCHED_GRADS = [((2, 4, 17, 17), (2, 4, 17, 6),
+                   ("a2f9e7dec5adab3d", "0471bb0d924359ff", "32076542384cfb27")),
+                  ((3, 5, 7), (3, 7, 9),
+                   ("fdb007a69c8d7362", "28495412d8c4291b", "9dd25a6adda99f6c")),
+                  ((2, 3, 9, 12), (2, 3, 12, 10),
+                   ("fdb28886c84027dc", "8f31d9ba5c6ebd07", "0586e21ac4782ac2"))]
+
+
+def test_batched_matmul_gradients_on_amd(monkeypatch):
+    import hashlib
+
+    import gradrepl.paddle as paddle
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.RandomState(3)
+
+    def h(t):
+        return hashlib.sha256(t.numpy().tobytes()).hexdigest()[:16]
+
+    for sa, sb, want in _BATCHED_GRADS:
+        an = rng.randn(*sa).astype("float32")
+        bn = rng.randn(*sb).astype("float32")
+        gn = rng.randn(*(sa[:-1] + sb[-1:])).astype("float32")
+        a = paddle.to_tensor(an, stop_gradient=False)
+        b = paddle.to_tensor(bn, stop_gradient=False)
+        o = paddle.matmul(a, b)
+        (o * paddle.to_tensor(gn)).sum().backward()
+        np.testing.assert_allclose(a.grad.numpy(), gn @ np.swapaxes(bn, -1, -2), rtol=1e-4,
+                                   atol=1e-5)
+        assert (h(o), h(a.grad), h(b.grad)) == want

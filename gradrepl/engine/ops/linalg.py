@@ -212,20 +212,29 @@ def _batched_generic_gemm(x, y, transpose_x, transpose_y):
     """A batch of float32 matrix products on AMD as Paddle's MKL computes them: one GEMM per
     batch, its C at ``i * M * N`` floats in the output (its alignment picks the scalar-order
     heads, ``_mkl_generic``); measured on real 3.3.1/2.6.2 ([2,4,17,17] @ [2,4,17,6]: every batch
-    equal). None: other classes, B transposed, past ``_GENERIC_LIMIT`` in all."""
+    equal; B transposed, the gradient's dOut @ Y^T: ``_bt_product``'s partial sums, each A at
+    ``i * M * K`` floats). None: other classes, both flags, past ``_GENERIC_LIMIT`` in all."""
     from . import _mkl_generic as G
 
-    if (x.ndim < 2 or y.ndim < 2 or max(x.ndim, y.ndim) < 3 or transpose_y
+    if (x.ndim < 2 or y.ndim < 2 or max(x.ndim, y.ndim) < 3 or (transpose_x and transpose_y)
             or x.dtype != np.float32 or y.dtype != np.float32 or cpu.cpu_class() != "amd"):
         return None
     a = np.swapaxes(x, -1, -2) if transpose_x else x
     batch = np.broadcast_shapes(a.shape[:-2], y.shape[:-2])
     m, k = a.shape[-2:]
-    n = y.shape[-1]
+    n = y.shape[-2] if transpose_y else y.shape[-1]
     if n == 1 or k == 0 or m * n * k * int(np.prod(batch)) > _GENERIC_LIMIT:
         return None
-    offsets = (np.arange(int(np.prod(batch)), dtype=np.int64) * (m * n) % 16).reshape(batch)
-    return G.sgemm(a, y, offsets, trans_a=transpose_x)
+    index = np.arange(int(np.prod(batch)), dtype=np.int64).reshape(batch)
+    if not transpose_y:
+        return G.sgemm(a, y, index * (m * n) % 16, trans_a=transpose_x)
+    out = np.empty(batch + (m, n), np.float32)
+    for (rows, cols), parts in G.sgemm_bt_partials(a, y, index * (m * k) % 16):
+        acc = parts[0]
+        for part in parts[1:]:
+            acc = np.add(part, acc, dtype=np.float32)
+        out[..., rows, cols] = acc
+    return out
 
 
 def _bt_product(a, bt):
