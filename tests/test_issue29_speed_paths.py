@@ -152,3 +152,29 @@ def test_augmented_assignment_without_gradients_skips_the_snapshot(monkeypatch):
     # a leaf that requires grad still refuses, plain operand or not
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         w += 1
+
+
+def test_moment_backward_with_no_degrees_of_freedom_as_torch():
+    # real torch 2.13 (recorded this session): a reduced dim keeps 2 / dof (inf at 0, -2 at
+    # -1); a reduction of every dim gives inf, NaN where x equals its mean
+    rows = [[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]]
+    inf, nan = float("inf"), float("nan")
+    want = {("var", 2): [[-inf] * 3, [inf] * 3], ("std", 2): [[nan] * 3, [nan] * 3],
+            ("var", 3): [[3.0, 3.0, 4.0], [-3.0, -3.0, -4.0]],
+            ("std", 3): [[0.0, 0.0, 0.0], [-0.0, -0.0, -0.0]]}
+    for (kind, c), grad in want.items():
+        x = torch.tensor(rows, requires_grad=True)
+        getattr(x, kind)(0, correction=c).sum().backward()
+        got, ref = x.grad.numpy(), np.array(grad, F32)
+        assert np.isnan(got).tolist() == np.isnan(ref).tolist(), (kind, c)
+        ok = ~np.isnan(ref)   # (a NaN's sign bit: not recorded)
+        assert got[ok].tobytes() == ref[ok].tobytes(), (kind, c)
+    x = torch.tensor(rows, requires_grad=True)
+    x.var(correction=6).backward()
+    assert x.grad.numpy().tolist() == [[inf] * 3, [inf] * 3]
+    x = torch.tensor([[2.0, 2.0], [2.0, 5.0]], requires_grad=True)
+    x.var(correction=4).backward()   # x == mean (2.75)? none: all inf
+    assert np.isinf(x.grad.numpy()).all()
+    x = torch.tensor([1.0, 3.0, 2.0], requires_grad=True)   # 2.0 is the mean: NaN there
+    x.var(correction=3).backward()
+    assert np.isnan(x.grad.numpy()).tolist() == [False, False, True]

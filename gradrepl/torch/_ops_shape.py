@@ -937,15 +937,18 @@ def _var_backward(n, g):
     dof = count - n.attrs.get("correction", 1.0)
     if not n.attrs.get("keepdim", False) and len(shape) > 1:
         g = g.reshape([1 if k in axis else s for k, s in enumerate(shape)])
-    if dof <= 0:
-        return g * float("nan")
     mean = x.mean(axis, keepdim=True) if len(axis) < len(shape) else x.mean()
+    if dof <= 0 and len(axis) == len(shape):
+        # torch's branch for a reduction of every dim: inf, NaN where x equals its mean
+        return g * _ops.where(x == mean, float("nan"), float("inf"))
+    scale = 2.0 / dof if dof else float("inf")   # (a reduced dim: torch's 2 / dof as it is)
     if not _GRAD.enabled:   # (no graph to record: the same float ops on the arrays)
         xa, ga, ma = raw(x), raw(g), raw(mean)
         dt = xa.dtype
         if dt.kind == "f" and ga.dtype == dt and ma.dtype == dt:
-            return type(g)._wrap((dt.type(2.0 / dof) * ga) * (xa - ma), True)
-    return ((2.0 / dof) * g) * (x - mean)
+            with _quiet(all="ignore"):   # (inf * 0 where dof is 0)
+                return type(g)._wrap((dt.type(scale) * ga) * (xa - ma), True)
+    return (scale * g) * (x - mean)
 
 
 def _torch_var_vjp(n, g):
