@@ -58,7 +58,7 @@ def _caught(fn):
 def test_float_of_tensor_requiring_grad_warns_once(monkeypatch):
     from gradrepl.torch import _ops_shape
 
-    monkeypatch.setattr(_ops_shape._warn_once, "__defaults__", (set(),))
+    monkeypatch.setattr(_ops_shape._warn_once, "__defaults__", (set(),) + _ops_shape._warn_once.__defaults__[1:])
     y = torch.ones((), requires_grad=True) * 2
     # recorded: torch warns for float() and complex() (TORCH_WARN_ONCE), not int/bool/item/format
     for fn in (lambda: int(y), lambda: bool(y), lambda: y.item(), lambda: f"{y:.3f}"):
