@@ -303,7 +303,7 @@ def bernoulli_(self, p=0.5, generator=None):
 
     check_leaf(self)
     arr = raw(self)
-    u = _random.uniform(arr.shape, np.dtype(np.float64), 0.0, 1.0, generator)
+    u = _random.uniform_like(arr, generator)  # a transposed self is filled in memory order
     write(self, (u < p).astype(arr.dtype))
     return self
 

@@ -241,6 +241,31 @@ def _fma(a, b, c):
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
+def memory_order(a):
+    """The dims of ``a`` from outermost to innermost in memory when ``a`` is dense and
+    non-overlapping but not C-contiguous (a transposed or permuted tensor), else None. torch
+    fills such a tensor, or ``empty_like`` of it (dropout's noise), in memory order; a strided
+    slice is not dense and is filled in its logical order."""
+    if a.ndim < 2 or a.flags.c_contiguous or a.size <= 1:
+        return None
+    perm = sorted(range(a.ndim), key=lambda d: (-abs(a.strides[d]) if a.shape[d] > 1 else 0, d))
+    step = a.itemsize
+    for d in reversed(perm):
+        if a.shape[d] > 1 and a.strides[d] != step:
+            return None
+        step *= a.shape[d]
+    return perm
+
+
+def uniform_like(a, generator=None):
+    """U(0, 1) doubles, one for each element of ``a``, drawn in ``a``'s memory order."""
+    perm = memory_order(a)
+    if perm is None:
+        return uniform(a.shape, np.dtype(np.float64), 0.0, 1.0, generator)
+    u = uniform(tuple(a.shape[d] for d in perm), np.dtype(np.float64), 0.0, 1.0, generator)
+    return u.transpose(np.argsort(perm))
+
+
 def normal(shape, dtype, mean=0.0, std=1.0, generator=None, contiguous=True):
     """``contiguous=False``: torch's ``normal_`` into a non-contiguous tensor takes the serial
     path (one Box-Muller draw an element) whatever its size."""

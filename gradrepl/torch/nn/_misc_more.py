@@ -50,7 +50,8 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):  # noqa: A002
         shape = a.shape[:2] + (1,) * (a.ndim - 2)
     else:
         shape = a.shape
-    u = _random.uniform(shape, np.dtype(np.float64), 0.0, 1.0)
+    u = (_random.uniform(shape, np.dtype(np.float64), 0.0, 1.0) if feature
+         else _random.uniform_like(a))  # torch's empty_like(input) noise: the input's memory order
     noise = (u < 1 - p).astype(dt)
     if alpha:
         al = 1.7580993408473766

@@ -254,7 +254,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     if p == 1.0:
         mask = np.zeros(a.shape, a.dtype)
     else:
-        u = _random.uniform(a.shape, np.dtype(np.float64), 0.0, 1.0)
+        u = _random.uniform_like(a)  # in the input's memory order, as torch's empty_like noise
         mask = ((u < 1 - p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
     return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
 
