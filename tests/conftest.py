@@ -92,6 +92,14 @@ def reset_gradrepl_state(profile: str = profiles.DEFAULT) -> None:
     state.reset(profile)
 
 
+@pytest.fixture(params=["3", "2.6"])
+def profile(request):
+    """A test run under Paddle 3's and 2.6's profiles (a file may define its own ``profile``);
+    ``_fresh_gradrepl_state`` puts the default back afterwards."""
+    profiles.set_profile(request.param)
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _fresh_gradrepl_state():
     """After every test, undo whatever global state the test changed."""

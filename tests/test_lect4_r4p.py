@@ -14,15 +14,6 @@ from gradrepl.engine.ops import _mkl_generic as G
 F = paddle.nn.functional
 
 
-@pytest.fixture(params=["3", "2.6"])
-def profile(request):
-    paddle.profiles.set_profile(request.param)
-    try:
-        yield request.param
-    finally:
-        paddle.profiles.set_profile("2.2")
-
-
 def _sha(a):
     return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
 

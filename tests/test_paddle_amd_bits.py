@@ -24,13 +24,7 @@ from gradrepl.engine import cpu, mkl
 F = paddle.nn.functional
 
 
-@pytest.fixture(params=["3", "2.6"], autouse=True)
-def profile(request):
-    paddle.profiles.set_profile(request.param)
-    try:
-        yield request.param
-    finally:
-        paddle.profiles.set_profile("2.2")
+pytestmark = pytest.mark.usefixtures("profile")  # conftest: Paddle 3 and 2.6
 
 
 def md5(t):

@@ -14,15 +14,6 @@ from gradrepl.paddle.tensor import creation
 F = paddle.nn.functional
 
 
-@pytest.fixture(params=["3", "2.6"])
-def profile(request):
-    paddle.profiles.set_profile(request.param)
-    try:
-        yield request.param
-    finally:
-        paddle.profiles.set_profile("2.2")
-
-
 # ---------------------------------------------------------------- nn.Embedding's initializer
 def test_embedding_weight_is_xavier_uniform_like_linear(profile):
     # real 3.3.1 and 2.6.2: paddle.seed(2); nn.Embedding(12, 8).weight[0] printed these, the same

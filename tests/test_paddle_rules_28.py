@@ -18,15 +18,6 @@ INPLACE_TEXT = (
 LINE = {"3": 268, "2.6": 265}
 
 
-@pytest.fixture(params=["3", "2.6"])
-def profile(request):
-    paddle.profiles.set_profile(request.param)
-    try:
-        yield request.param
-    finally:
-        paddle.profiles.set_profile("2.2")
-
-
 def _setitem(h):
     h[0] = 0
 

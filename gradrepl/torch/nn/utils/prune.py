@@ -219,6 +219,18 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _unstructured_mask(amount, t, default_mask, pick):
+    """The default mask with the ``k`` entries ``pick(k)``'s indices name set to 0 (torch's
+    RandomUnstructured / L1Unstructured: ``k`` from ``amount``, checked against t's size)."""
+    size = raw(t).size
+    _validate_against(amount, size)
+    k = _count(amount, size)
+    mask = default_mask.clone(memory_format=_contiguous())
+    if k != 0:
+        mask.view(-1)[pick(k).indices] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
@@ -227,15 +239,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        size = raw(t).size
-        _validate_against(self.amount, size)
-        k = _count(self.amount, size)
-        mask = default_mask.clone(memory_format=_contiguous())
-        if k != 0:
-            prob = _creation.rand_like(t)
-            top = _ops.topk(prob.view(-1), k)
-            mask.view(-1)[top.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask,
+                                  lambda k: _ops.topk(_creation.rand_like(t).view(-1), k))
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -250,14 +255,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        size = raw(t).size
-        _validate_against(self.amount, size)
-        k = _count(self.amount, size)
-        mask = default_mask.clone(memory_format=_contiguous())
-        if k != 0:
-            top = _ops.topk(_ops.abs(t).view(-1), k, largest=False)
-            mask.view(-1)[top.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask,
+                                  lambda k: _ops.topk(_ops.abs(t).view(-1), k, largest=False))
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
