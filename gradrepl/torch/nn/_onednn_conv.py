@@ -24,8 +24,9 @@ The rule is AVX-512's (``avx512_core``); on other CPUs oneDNN runs other kernels
 blocks on AVX2), not measured, and the general path is used.
 
 The gradients: the input gradient (stride 1) is the transposed convolution's kernel again; the
-filter and bias gradients (1-/2-d, stride and dilation 1) the backward-weights kernel, whose
-sums are split over the batch by oneDNN's thread balance (``backward_weights_teams``).
+filter and bias gradients (1-/2-d) the backward-weights kernel, whose
+sums are split over the batch (or a 2-d one's output rows) by oneDNN's thread balance
+(``_onednn_conv_bwd_w``: also strided, padded and dilated ones where oneDNN's JIT kernels run).
 
 Where torch does not call oneDNN (float64 always; float32 for one sample, mostly) it runs
 ATen's slow convolution, im2col and MKL's gemm per sample (``slow_conv``): the same MKL call
@@ -337,12 +338,15 @@ def _parts(n, team):
     return out
 
 
-def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=None):
+def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=None,
+                          rows_w=None, rows_b=None):
     """The filter and bias gradients of a forward convolution as oneDNN's JIT backward-weights
     kernels sum them: the reduction (samples, and output depth planes of a 3-d one, in order)
     split over ``team_w`` threads (``balance211``); on each thread one fused multiply-add chain
     per weight over its part, output rows and columns in order (the bias a plain sum in the same
     order, over ``team_b`` threads); the threads' partial sums added in thread order.
+    ``rows_w``/``rows_b``: the reduction's units per sample that the split keeps whole (default
+    1, a 3-d one's output depth; ``_onednn_conv_bwd_w.plan``: a 2-d one's output rows).
     ``x`` (N, C, *S), ``g`` (N, O, *P) float32; ``pads`` (before, after) per axis."""
     n, c = x.shape[:2]
     o = g.shape[1]
@@ -362,7 +366,8 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     cols = cols.reshape(n * size, c * kk)
     g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
     g64 = g2.astype(np.float64)
-    units = n * (outs[0] if len(outs) == 3 else 1)         # (a 3-d one: samples x depth)
+    rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
+    units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
     dw = None
     chunk = max(1, (1 << 22) // (o * c * kk))        # steps whose products are made at once
@@ -376,6 +381,8 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
                 add(acc, prod, out=acc, casting="unsafe")
         dw = acc if dw is None else dw + acc
     db = None
+    units = n * (rows if rows_b is None else rows_b)
+    per = n * size // units
     for a, b in _parts(units, team_w if team_b is None else team_b):
         part = np.add.accumulate(g2[a * per:b * per], axis=0, dtype=np.float32)[-1] \
             if b > a else np.zeros(o, np.float32)
@@ -383,58 +390,31 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     return dw.reshape((o, c) + tuple(ksize)), db
 
 
-def _ceil(a, b):
-    return -(-a // b)
+def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_before=None,
+                           dilation=None):
+    """(weights, bias) threads sharing the reduction in oneDNN's backward-weights pass
+    (``_onednn_conv_bwd_w.plan``, which also says what they share: samples or output rows);
+    None where oneDNN runs its gemm kernel. ``pads_before`` by default the symmetric padding
+    that gives ``out_shape``."""
+    from ._onednn_conv_bwd_w import plan
 
-
-def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads):
-    """How many threads share the batch in oneDNN's JIT backward-weights pass (the weights'
-    and the bias's): its ``balance`` cost model (source, gradient and weight traffic per
-    thread; the split over the batch, the output-channel blocks or the input-channel blocks
-    with the least, ties to the later), and the bias reducer's group size. Measured with 2
-    threads: the observed split on 86 of 95 shapes (misses: 40 input channels, some strided)."""
-    n, ic = x_shape[:2]
-    oc = w_shape[0]
-    lift = (1,) * (5 - len(x_shape))
-    idd, ih, iw = lift + tuple(x_shape[2:])
-    od, oh, ow = lift + tuple(out_shape[2:])
-    kd, kh, kw = lift + tuple(w_shape[2:])
-    sd, sh, sw = lift + tuple(stride)
-    # 4 to 15 input channels: oneDNN runs its jit:avx2 backward-weights kernel (8-channel
-    # blocks); 1 to 3 (a first convolution, nchw) and 16 or more: jit:avx512_core (16)
-    block = 8 if 4 <= ic < BLOCK else BLOCK
-    icb, nb_ic = (ic, 1) if ic < block else (block, _ceil(ic, block))
-    ocb, nb_oc = block, _ceil(oc, block)
-
-    def cost(m, o, i):
-        return (_ceil(n * idd, m) * _ceil(nb_ic, i) * icb * ih * iw // sd // sh // sw
-                + _ceil(n * od, m) * _ceil(nb_oc, o) * ocb * oh * ow
-                + 8 * _ceil(nb_oc, o) * _ceil(nb_ic, i) * kd * kh * kw * icb * ocb)
-
-    best, best_cost = (1, 1, 1), cost(1, 1, 1)
-    for m in range(1, min(threads, n * od) + 1):
-        par = threads // m
-        for o in range(1, min(par, nb_oc) + 1):
-            i = min(par // o, nb_ic)
-            c = cost(m, o, i)
-            if c <= best_cost:
-                best, best_cost = (m, o, i), c
-    team_w = best[0]
-    if len(x_shape) == 5:
-        return team_w, team_w
-    groups = min(nb_oc // max(1, nb_oc // threads), threads)
-    return team_w, max(1, min(threads // groups, n))
+    nd = len(x_shape) - 2
+    dilation = dilation or (1,) * nd
+    if pads_before is None:
+        pads_before = tuple(max(0, -(-((o - 1) * s + (k - 1) * d + 1 - i) // 2)) for o, s, k, d, i
+                            in zip(out_shape[2:], stride, w_shape[2:], dilation, x_shape[2:]))
+    cuts = plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads)
+    return None if cuts is None else (cuts.team_w, cuts.team_b)
 
 
 def backward_applies(x_shape, w_shape, stride, dilation, pads_before, groups, dtype):
-    """(input gradient, filter gradient) emulated: the forward on the direct kernel, stride 1;
-    the filter gradient also dilation 1 and 1-d or 2-d (oneDNN picks its gemm kernel for some
-    dilated and 3-d ones, not modelled)."""
+    """(input gradient, filter gradient) emulated: the forward on the direct kernel; the input
+    gradient stride 1; the filter gradient 1-d or 2-d where ``_onednn_conv_bwd_w.plan`` knows
+    the kernel (jit:avx512_core, jit:avx2; strided too; not oneDNN's gemm one, which every
+    dilated strided convolution takes)."""
     if not direct_applies(x_shape[0], w_shape[2:], pads_before, dilation, stride, groups, dtype):
         return False, False
-    if any(s != 1 for s in stride):
-        return False, False
-    return True, len(x_shape) <= 4 and all(d == 1 for d in dilation)
+    return all(s == 1 for s in stride), len(x_shape) <= 4
 
 
 def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, True, True)):
@@ -456,9 +436,11 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         dx = conv_backward_data(g, w, None, stride, pads, dilation, x.shape[2:])
     if aw and any(want[1:]) and x.shape[0] * math.prod(g.shape[2:]) <= STEPS:
         from .. import _capability
+        from ._onednn_conv_bwd_w import plan
 
-        team_w, team_b = backward_weights_teams(x.shape, w.shape, g.shape, stride,
-                                                _capability.threads())
-        dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation, team_w,
-                                       team_b)
+        cuts = plan(x.shape, w.shape, g.shape, stride, [p[0] for p in pads], dilation,
+                    _capability.threads())
+        if cuts is not None:
+            dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
+                                           cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
     return dx, dw, db
