@@ -33,6 +33,11 @@ SITES = {
                       "2.6": ("jit/api.py", 606, _JIT_NAME_NONE_SOURCE)},
     # a static-mode optimizer.minimize reads the loss Value's place (3.x: PIR Values have none)
     "pir_place": {"3": ("pir/math_op_patch.py", 241, "        warnings.warn(")},
+    # paddle.amp on a CPU (gradrepl/paddle/amp): the guard and the scaler make no effect
+    "amp_guard_cpu": {"3": ("amp/auto_cast.py", 599, "            warnings.warn("),
+                      "2.6": ("amp/auto_cast.py", 359, "        warnings.warn(")},
+    "amp_scaler_cpu": {"3": ("amp/grad_scaler.py", 133, "                warnings.warn("),
+                       "2.6": ("amp/grad_scaler.py", 112, "            warnings.warn(")},
 }
 _registries = _libsite._registries  # (one per library file, shared with torch.libwarn)
 

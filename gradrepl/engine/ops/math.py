@@ -288,11 +288,14 @@ def _c_int(v, dt):
 
 
 def _f16(v):
-    """float32 -> float16 as Paddle's CPU float16 type converts (without F16C): toward zero."""
+    """float32 -> float16 as Paddle's CPU float16 type converts (without F16C): toward zero;
+    a magnitude past 65504 is inf (its bit test ``v > maxN``, not a rounding)."""
     v = np.asarray(v, np.float32)
-    r = v.astype(np.float16)
+    with np.errstate(over="ignore"):
+        r = v.astype(np.float16)
     away = np.abs(r.astype(np.float32)) > np.abs(v)
-    return np.where(away & np.isfinite(v), np.nextafter(r, np.float16(0)), r).astype(np.float16)
+    r = np.where(away & np.isfinite(v), np.nextafter(r, np.float16(0)), r)
+    return np.where(np.abs(v) > 65504.0, np.copysign(np.float16(np.inf), v), r).astype(np.float16)
 
 
 def _f16_arith(x, s, b, bias_after_scale, nearest=False):
