@@ -87,18 +87,26 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             numeric = _numeric_jacobian(func, inputs, x, oi, eps)
             checks = []
             if check_backward_ad:
-                checks.append(_reverse_jacobian(func, inputs, x, oi, raw(o)))
+                checks.append(("", _reverse_jacobian(func, inputs, x, oi, raw(o))))
             if check_forward_ad:
-                checks.append(_forward_jacobian(func, inputs, i, oi, raw(o)))
-            for analytic in checks:
+                checks.append(("computed with forward mode ",
+                               _forward_jacobian(func, inputs, i, oi, raw(o))))
+            for mode, analytic in checks:
                 if not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
                     if raise_exception:
-                        raise RuntimeError(
-                            f"Jacobian mismatch for output {oi} with respect to input {i},\n"
-                            f"numerical:{_ops_repr(numeric)}\nanalytical:"
+                        raise GradcheckError(
+                            f"Jacobian {mode}mismatch for output {oi} with respect to input "
+                            f"{i},\nnumerical:{_ops_repr(numeric)}\nanalytical:"
                             f"{_ops_repr(analytic)}\n")
                     return False
     return True
+
+
+class GradcheckError(RuntimeError):
+    """``torch.autograd.gradcheck.GradcheckError``: what gradcheck raises on a mismatch."""
+
+
+GradcheckError.__module__ = "torch.autograd.gradcheck"
 
 
 def _as_tuple(out):
@@ -111,11 +119,11 @@ def _numeric_jacobian(func, inputs, x, oi, eps):
     cols = []
     for j in range(a.size):
         old = flat[j]
-        with no_grad():
-            flat[j] = old + eps
-            plus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
-            flat[j] = old - eps
-            minus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+        # with grad mode on, as torch's: gradgradcheck's function takes a gradient inside
+        flat[j] = old + eps
+        plus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
+        flat[j] = old - eps
+        minus = raw(_first(func(*inputs), oi)).reshape(-1).astype(np.float64)
         flat[j] = old
         cols.append((plus - minus) / (2 * eps))
     return np.array(cols)  # (input size, output size)
@@ -156,8 +164,42 @@ def _ops_repr(a):
     return repr(Tensor._wrap(a))
 
 
-def gradgradcheck(func, inputs, **kw):
-    return True
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, **_kw):
+    """torch's: ``gradcheck`` of the function's gradients (``grad(..., create_graph=True)``)
+    with respect to the inputs and the output gradients; missing output gradients are drawn as
+    torch draws them (``make_tensor(low=-1, high=1)``, moving the global generator)."""
+    from .._dtypes import float64
+    from ..testing import make_tensor
+
+    inputs = (inputs,) if isinstance(inputs, EngineTensor) else tuple(inputs)
+    if grad_outputs is None:
+        outs = [o for o in _as_tuple(func(*inputs))
+                if isinstance(o, EngineTensor) and not o.stop_gradient]
+        grad_outputs = tuple(
+            make_tensor(o.shape, dtype=o.dtype if (o.dtype.is_floating_point or o.dtype.is_complex)
+                        else float64, low=-1, high=1, requires_grad=True,
+                        noncontiguous=gen_non_contig_grad_outputs) for o in outs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_out = len(grad_outputs)
+    diff_in = {i for i, x in enumerate(inputs) if isinstance(x, EngineTensor)
+               and not x.stop_gradient}
+    diff_go = {i for i, x in enumerate(grad_outputs) if not x.stop_gradient}
+
+    def new_func(*args):
+        ins = tuple(x.requires_grad_() if i in diff_in else x
+                    for i, x in enumerate(args[:-n_out]))
+        outs = tuple(o for o in _as_tuple(func(*ins))
+                     if isinstance(o, EngineTensor) and not o.stop_gradient)
+        gos = tuple(x.requires_grad_() if i in diff_go else x
+                    for i, x in enumerate(args[-n_out:]))
+        wrt = tuple(x for i, x in enumerate(ins) if i in diff_in)
+        gis = grad(outs, wrt, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gis if g is not None)
+
+    return gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
 
 
 class enforce_grad_layout_policy:

@@ -212,8 +212,59 @@ class NestedIOFunction(Function):
     pass
 
 
+def _delayed_error_vjp(node, *out_grads):
+    raise RuntimeError(node.attrs["msg"])
+
+
+DELAYED_ERROR_OP = OPS.get("torch_delayed_error") or register(
+    "torch_delayed_error", None, _delayed_error_vjp, check=False)
+DELAYED_ERROR_OP.torch_name = "Error"  # torch's C++ node class (DelayedError's grad_fn)
+DELAYED_ERROR_OP.saves_inputs = False
+
+_ONCE_MESSAGE = ("trying to differentiate twice a function that was marked with "
+                 "@once_differentiable")
+
+
 def once_differentiable(fn):
-    return fn
+    """torch's decorator: the backward runs without recording; when grad mode is on and a
+    gradient it was given requires grad (a double backward), its results hang off an ``Error``
+    node over detached copies, whose backward raises."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.STATE.enabled:
+            return outputs
+        if not any(isinstance(a, EngineTensor) and not a.stop_gradient for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fakes = []
+        for v in outs:
+            if isinstance(v, EngineTensor):
+                v = v.detach()
+                v.requires_grad_(True)
+            fakes.append(v)
+        leaves = [v for v in fakes if isinstance(v, EngineTensor)]
+        if leaves:
+            from .._tensor import Tensor
+
+            node = GradNode(DELAYED_ERROR_OP, {"msg": _ONCE_MESSAGE}, leaves,
+                            tuple(raw(v) for v in leaves))
+            node.out_meta = tuple((raw(v).shape, raw(v).dtype) for v in leaves)
+            k = 0
+            for i, v in enumerate(fakes):
+                if isinstance(v, EngineTensor):
+                    o = Tensor._wrap(raw(v), True)
+                    o.grad_node, o.out_slot, o.stop_gradient = node, k, False
+                    k += 1
+                    fakes[i] = o
+            node.out_refs = tuple(weakref.ref(o) for o in fakes if isinstance(o, EngineTensor))
+        return fakes[0] if single else tuple(fakes)
+
+    return wrapper
 
 
 BackwardCFunction = None  # the node class lives in graph.py

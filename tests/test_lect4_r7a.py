@@ -1,0 +1,125 @@
+"""Issue 28, round seven A (helper R7A): PyTorch's intermediate autograd tutorials and recipes
+(forward-mode AD, Jacobians/Hessians, model ensembling, double backward with custom Functions,
+fusing conv+BN, parametrizations, reasoning about shapes on the meta device, warmstarting,
+zeroing gradients, default dtype/device, general checkpoints, torch.compile), retyped as a
+student would and run under real torch 2.13 and gradrepl. What stopped them or printed other
+bytes is checked here.
+
+Literals marked "recorded" were printed by real torch 2.13.0+cpu in this session (AMD EPYC
+Zen 4); none of them depends on the CPU (random draws and exact small-integer arithmetic).
+"""
+from __future__ import annotations
+
+import pytest
+
+import gradrepl.torch as torch
+from gradrepl.torch.autograd.function import once_differentiable
+
+
+# ------------------------------------------------------------ double backward tutorial
+class _Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        assert not torch.is_grad_enabled()  # torch runs the decorated backward without recording
+        return grad_out * 3 * x ** 2
+
+
+def test_once_differentiable_first_order_result_is_plain():
+    # recorded: tensor(12., dtype=torch.float64) False None, then g.backward() raises
+    x = torch.tensor(2., requires_grad=True, dtype=torch.double)
+    g, = torch.autograd.grad(_Cube.apply(x), x, create_graph=True)
+    assert g.item() == 12.0 and not g.requires_grad and g.grad_fn is None
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        g.backward()
+
+
+def test_once_differentiable_double_backward_raises_from_an_error_node():
+    # recorded: grad_fn=<Error>, next_functions ((<AccumulateGrad ...>, 0),), is_leaf False;
+    # backward raises "trying to differentiate twice ..." and v.grad stays None
+    x = torch.tensor([2., 3.], requires_grad=True, dtype=torch.double)
+    v = torch.ones(2, dtype=torch.double, requires_grad=True)
+    g, = torch.autograd.grad(_Cube.apply(x), x, v, create_graph=True)
+    assert g.tolist() == [12.0, 27.0]
+    assert type(g.grad_fn).__name__ == "Error" and not g.is_leaf
+    assert type(g.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    with pytest.raises(RuntimeError, match="^trying to differentiate twice a function that was "
+                                           "marked with @once_differentiable$"):
+        g.sum().backward()
+    assert v.grad is None and x.grad is None
+
+
+class _SinhBad(torch.autograd.Function):
+    # the tutorial's "what not to do": intermediates kept on ctx carry no graph
+    @staticmethod
+    def forward(ctx, x):
+        ctx.expx, ctx.expnegx = torch.exp(x), torch.exp(-x)
+        return (ctx.expx - ctx.expnegx) / 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * (ctx.expx + ctx.expnegx) / 2
+
+
+def test_gradgradcheck_finds_the_missing_second_order_term():
+    # gradgradcheck returned True for anything; real torch raises GradcheckError (a
+    # RuntimeError) "Jacobian mismatch for output 0 with respect to input 0," (recorded)
+    x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+    assert torch.autograd.gradcheck(_SinhBad.apply, x)
+    with pytest.raises(RuntimeError) as e:
+        torch.autograd.gradgradcheck(_SinhBad.apply, x)
+    assert type(e.value).__name__ == "GradcheckError"
+    assert type(e.value).__module__ == "torch.autograd.gradcheck"
+    assert str(e.value).startswith("Jacobian mismatch for output 0 with respect to input 0,\n"
+                                   "numerical:tensor(")
+    assert torch.autograd.gradgradcheck(_SinhBad.apply, x, raise_exception=False) is False
+    # once_differentiable: no second-order graph at all, the same mismatch (recorded)
+    y = torch.tensor(2., requires_grad=True, dtype=torch.double)
+    with pytest.raises(RuntimeError, match="^Jacobian mismatch for output 0 with respect"):
+        torch.autograd.gradgradcheck(_Cube.apply, y)
+
+
+def test_gradgradcheck_passes_and_draws_its_grad_outputs_as_torch():
+    # recorded: True, then torch.rand(2) == [0.30742281675338745, 0.6340786814689636]
+    # (make_tensor(low=-1, high=1) drew the output gradient from the global generator)
+    torch.manual_seed(0)
+    w = torch.ones(2, dtype=torch.double, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t: t ** 2, (w,)) is True
+    assert torch.rand(2).tolist() == [0.30742281675338745, 0.6340786814689636]
+    x = torch.rand(2, 2, requires_grad=True, dtype=torch.double)
+    assert torch.autograd.gradgradcheck(lambda t: (t.sin() * t).sum(1), (x,))
+
+
+def test_gradcheck_forward_mode_message():
+    # recorded: 'Jacobian computed with forward mode mismatch for output 0 with respect to input
+    # 0,\nnumerical:tensor([[2.0000, 0.0000],\n        [0.0000, 2.0000]], dtype=torch.float64)\n
+    # analytical:tensor([[1., 0.],\n        [0., 1.]], dtype=torch.float64)\n'
+    w = torch.ones(2, dtype=torch.double, requires_grad=True)
+    with pytest.raises(RuntimeError) as e:
+        torch.autograd.gradcheck(lambda t: t * t.detach(), (w,), check_forward_ad=True,
+                                 check_backward_ad=False)
+    assert str(e.value) == (
+        "Jacobian computed with forward mode mismatch for output 0 with respect to input 0,\n"
+        "numerical:tensor([[2.0000, 0.0000],\n        [0.0000, 2.0000]], dtype=torch.float64)\n"
+        "analytical:tensor([[1., 0.],\n        [0., 1.]], dtype=torch.float64)\n")
+
+
+def test_make_tensor_draws_as_torch():
+    # recorded after torch.manual_seed(0)
+    torch.manual_seed(0)
+    a = torch.testing.make_tensor(2, 3, dtype=torch.float32, device="cpu")
+    assert a.tolist() == [[-0.06738138198852539, 4.8279924392700195, -7.407406330108643],
+                          [-6.623451232910156, -3.4663891792297363, 2.4134163856506348]]
+    assert torch.testing.make_tensor((4,), dtype=torch.int64, device="cpu").tolist() == \
+        [-4, 0, 0, -5]
+    b = torch.testing.make_tensor((3,), dtype=torch.float64, device="cpu", low=-1, high=1,
+                                  requires_grad=True)
+    assert b.requires_grad and b.is_leaf and b.dtype == torch.float64
+    with pytest.raises(ValueError, match="`low` must be less than `high`, but got 2 >= 1"):
+        torch.testing.make_tensor((2,), dtype=torch.float32, device="cpu", low=2, high=1)
