@@ -31,6 +31,12 @@ SITES = {
                 '                warnings.warn(f"Skip loading for {key}. " + str(err))')},
     "jit_name_none": {"3": ("jit/api.py", 552, _JIT_NAME_NONE_SOURCE),
                       "2.6": ("jit/api.py", 606, _JIT_NAME_NONE_SOURCE)},
+    "jit_name_no_exists": {
+        "3": ("jit/api.py", 554, "                warnings.warn(name_no_exists_error % spec.name)"),
+        "2.6": ("jit/api.py", 608, "                warnings.warn(name_no_exists_error % spec.name)")},
+    "jit_spec_ignored": {"3": ("jit/dy2static/program_translator.py", 755, "            warnings.warn("),
+                         "2.6": ("jit/dy2static/program_translator.py", 712,
+                                 "            warnings.warn(")},
     # a static-mode optimizer.minimize reads the loss Value's place (3.x: PIR Values have none)
     "pir_place": {"3": ("pir/math_op_patch.py", 241, "        warnings.warn(")},
     # paddle.amp on a CPU (gradrepl/paddle/amp): the guard and the scaler make no effect

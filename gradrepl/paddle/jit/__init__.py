@@ -24,20 +24,136 @@ from ..static.mode import static_guard
 __all__ = ["save", "load", "to_static", "not_to_static", "enable_to_static", "TranslatedLayer"]
 
 
+class StaticFunction:
+    """What ``to_static`` makes of a function: it runs the function eagerly (the results are
+    the same) and keeps its ``input_spec`` for ``save``. Read from a Layer it binds to it, and a
+    call notes on the Layer that it ran (Paddle has then traced a program, and ``save`` checks
+    the InputSpecs' names against it). ``SymbolicStaticFunction`` (SOT, ``full_graph=False``,
+    the default) and ``ASTStaticFunction`` (``full_graph=True``) carry Paddle's class names."""
+
+    def __init__(self, function, input_spec=None, instance=None):
+        self._dygraph_function = function
+        self._input_spec = None if input_spec is None else list(input_spec)
+        self._instance = instance
+        functools.update_wrapper(self, function)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return type(self)(self._dygraph_function, self._input_spec, instance)
+
+    def __call__(self, *args, **kwargs):
+        if self._instance is not None:
+            object.__setattr__(self._instance, "_jit_traced", True)
+            args = (self._instance,) + args
+        elif args and isinstance(args[0], Layer):
+            object.__setattr__(args[0], "_jit_traced", True)
+        return self._run(args, kwargs)
+
+    def _run(self, args, kwargs):
+        return self._dygraph_function(*args, **kwargs)
+
+    @property
+    def dygraph_function(self):
+        return self._dygraph_function
+
+
+class SymbolicStaticFunction(StaticFunction):
+    def _run(self, args, kwargs):
+        """A Tensor's truth value asked inside the function (``if paddle.mean(x) > 0:``) is a
+        graph break of SOT: Paddle runs the part traced so far as a program then, which logs
+        (``_sot_break``): once a process, and in 2.6.2 once more per new input signature."""
+        from ..core import Tensor
+
+        sig = (id(self._dygraph_function),) + tuple(
+            (tuple(a.data.shape), a.data.dtype.str) for a in args if isinstance(a, Tensor))
+        plain = Tensor.__bool__
+        if plain is _breaking_bool or not _sot_pending(sig):
+            return self._dygraph_function(*args, **kwargs)
+        _plain["bool"], _plain["sig"] = plain, sig
+        Tensor.__bool__ = _breaking_bool
+        try:
+            return self._dygraph_function(*args, **kwargs)
+        finally:
+            Tensor.__bool__ = plain
+
+
+class ASTStaticFunction(StaticFunction):
+    pass
+
+
+# what a graph break of SOT logs (measured: 3.3.1 and 2.6.2 running to_static functions with
+# ``if`` on a Tensor): 3.3.1 one line a process; 2.6.2 the PIR pass lines for each new program
+# (a new input signature) and, the first time, glog's "run" line and the executor's two lines
+_PIR_PASS = "\x1b[1m\x1b[35m--- Running PIR pass [inplace_pass]\x1b[0m\n"
+_SOT_ONCE = {"3": [("W", "eager_utils.cc:3584",
+                    "Paddle static graph(PIR) not support input out tensor for now!!!!!")],
+             "2.6": [("I", "pir_interpreter.cc:1281", "New Executor is Running ..."),
+                     ("I", "pir_interpreter.cc:1308",
+                      "pir interpreter is running by multi-thread mode ...")]}
+_sot_logged = set()   # (profile key,) once a process; (profile key, signature) per program
+_plain = {}           # Tensor's own __bool__ and the signature, while a SOT function runs
+
+
+def _sot_pending(sig):
+    key = profiles.current().key
+    if key not in _SOT_ONCE:
+        return False
+    return (key,) not in _sot_logged or (key == "2.6" and (key, sig) not in _sot_logged)
+
+
+def _sot_break(sig):
+    import sys
+
+    key = profiles.current().key
+    if not _sot_pending(sig):
+        return
+    first = (key,) not in _sot_logged
+    _sot_logged.update({(key,), (key, sig)})
+    if key == "2.6":
+        if first:
+            glog.executor("run")
+        sys.stderr.write(_PIR_PASS)
+        sys.stderr.flush()
+        glog.log("I", "pass.cc:38", "--- detected [0] subgraphs!")
+    if first:
+        for severity, where, text in _SOT_ONCE[key]:
+            glog.log(severity, where, text)
+
+
+def _breaking_bool(self):
+    _sot_break(_plain["sig"])
+    return _plain["bool"](self)
+
+
+for _cls in (StaticFunction, SymbolicStaticFunction, ASTStaticFunction):
+    _cls.__module__ = "paddle.jit.dy2static.program_translator"
+del _cls
+
+# real Paddle's words (SymbolicStaticFunction.__init__, 3.3.1 and 2.6.2)
+_SPEC_IGNORED = ("full_graph=False don't support input_spec arguments. It will not produce any "
+                 "effect.\nYou can set full_graph=True, then you can assign input spec.\n")
+
+
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
               full_graph=False, **kwargs):
-    """The function or Layer itself (run eagerly), with its ``input_spec`` kept for ``save``; a
-    decorated method notes on its Layer that it ran (Paddle has then traced a program, and
-    ``save`` checks the InputSpecs' names against it)."""
-    def mark(fn):
-        if callable(fn) and not isinstance(fn, Layer) and hasattr(fn, "__code__"):
-            inner = fn
+    """A function becomes a ``StaticFunction`` (run eagerly, ``input_spec`` kept for ``save``);
+    a Layer stays itself with its ``forward`` made one. Under SOT (``full_graph=False``) an
+    ``input_spec`` warns that it has no effect, as Paddle does, and is still used by ``save``."""
+    cls = ASTStaticFunction if full_graph else SymbolicStaticFunction
 
-            @functools.wraps(inner)
-            def fn(*args, **kwargs):
-                if args and isinstance(args[0], Layer):
-                    object.__setattr__(args[0], "_jit_traced", True)
-                return inner(*args, **kwargs)
+    def mark(fn):
+        if isinstance(fn, Layer):
+            forward = type(fn).forward
+            forward = getattr(forward, "_dygraph_function", forward)
+            object.__setattr__(fn, "forward", cls(forward, input_spec, fn))
+            if not full_graph and input_spec is not None:
+                libwarn.warn("jit_spec_ignored", _SPEC_IGNORED)
+            return fn
+        if callable(fn) and hasattr(fn, "__code__"):
+            if not full_graph and input_spec is not None:
+                libwarn.warn("jit_spec_ignored", _SPEC_IGNORED)
+            return cls(fn, input_spec)
         if input_spec is not None:
             try:
                 fn._input_spec = list(input_spec)
@@ -66,6 +182,11 @@ _NAME_NONE = {v: ("The %s's name is None. When using jit.save, please set " + w 
                   "consistent.") for v, w in (("3", "InputSpec"), ("2.6", "InputSepc"))}
 
 
+_NO_EXISTS = ("The tensor `%s` does not exists. Please make sure the name of InputSpec or example "
+              "Tensor in input_spec is the same as the name of InputSpec in `to_static` decorated "
+              "on the Layer.forward method.")
+
+
 def save(layer, path, input_spec=None, **configs):
     """Traces ``layer``'s forward on ``input_spec`` (InputSpecs or Tensors) in static mode and
     writes ``path`` + ``.json`` (``.pdmodel`` under 2.x) and ``.pdiparams``."""
@@ -73,13 +194,21 @@ def save(layer, path, input_spec=None, **configs):
         raise ValueError("The input path MUST be format of dirname/file_prefix [dirname\\"
                          "file_prefix in Windows system], but received file_prefix is empty "
                          "string.")
-    specs = input_spec if input_spec is not None else getattr(layer, "_input_spec", None)
+    specs = input_spec
+    if specs is None:
+        specs = getattr(layer, "_input_spec", None)
+    if specs is None:   # to_static(input_spec=...) on the forward
+        specs = getattr(getattr(layer, "forward", None), "_input_spec", None)
     if getattr(layer, "_jit_traced", False) and input_spec is not None:
-        # Paddle matches the specs against the traced program's inputs: a nameless one warns
+        # Paddle matches the specs against the traced program's inputs (whose names are its
+        # own): a nameless one warns, and so does a named one (3.3.1 and 2.6.2 measured)
         text = _NAME_NONE[profiles.current().key if profiles.current().key == "2.6" else "3"]
         for spec in input_spec:
-            if hasattr(spec, "shape") and not isinstance(spec, P.Tensor) and spec.name is None:
-                libwarn.warn("jit_name_none", text % (spec,))
+            if hasattr(spec, "shape") and not isinstance(spec, P.Tensor):
+                if spec.name is None:
+                    libwarn.warn("jit_name_none", text % (spec,))
+                else:
+                    libwarn.warn("jit_name_no_exists", _NO_EXISTS % spec.name)
     if specs is None:
         raise ValueError("paddle.jit.save of a Layer needs input_spec (gradrepl traces the "
                          "forward on it)")
@@ -114,6 +243,7 @@ class TranslatedLayer(Layer):
     results are Tensors that stop gradient: the program is not differentiated)."""
 
     _paddle_path = "paddle.jit.translated_layer.TranslatedLayer"
+    _outputs_need_grad = False   # 2.x: its results stop gradient
 
     def __init__(self, program, feeds, fetches, params):
         super().__init__()
@@ -132,6 +262,9 @@ class TranslatedLayer(Layer):
         glog.executor("run")
         env = run_program(self._program, feed, self._scope)
         outs = [Tensor(np.array(env[v._vid])) for v in self._fetches]
+        if self._outputs_need_grad:   # 3.x: measured with and without parameters, in no_grad
+            for t in outs:
+                t.stop_gradient = False
         return outs[0] if len(outs) == 1 else outs
 
     def program(self, method_name="forward"):
@@ -143,6 +276,7 @@ class TranslatedLayer(Layer):
 
 class PirTranslatedLayer(TranslatedLayer):
     _paddle_path = "paddle.jit.pir_translated_layer.PirTranslatedLayer"
+    _outputs_need_grad = True
 
 
 def load(path, **configs):
