@@ -17,10 +17,11 @@ from ...engine.ops import nn as ENN
 from ...engine.ops import nn_more as NM
 from ...engine.ops import shape as SH
 from ...engine.registry import OPS, apply
-from .. import _ops
+from .. import _ops, _storage
 from .._base import raw
 from .._ops import top
 from .._tensor import Tensor
+from . import _interp_kernels as K
 from .modules import Module
 
 _wrap = Tensor._wrap
@@ -309,97 +310,35 @@ ChannelShuffle.__module__ = "torch.nn.modules.channelshuffle"
 
 
 # ------------------------------------------------------------------------------ resampling
-F32 = np.float32
+# The values are torch's CPU kernels' own (``_interp_kernels``); one op per mode does the
+# forward and another its adjoint (the gradient), each the other's VJP.
+_CL_FORMAT = {4: "channels_last", 5: "channels_last_3d"}
 
 
-def _axis_map(mode, n_in, n_out, align_corners, scale):
-    """(idx (O, K), w (O, K) float32) of one axis, as torch's CPU kernels compute them."""
-    o = np.arange(n_out)
-    if mode in ("nearest", "nearest-exact"):
-        if n_out == n_in:
-            idx = o
-        elif n_out == 2 * n_in and mode == "nearest":
-            idx = o >> 1
-        else:
-            s = F32(1.0 / scale) if scale else F32(n_in) / F32(n_out)
-            pos = o.astype(F32) if mode == "nearest" else o.astype(F32) + F32(0.5)
-            idx = np.minimum(np.floor((pos * s).astype(F32)).astype(np.int64), n_in - 1)
-        return idx[:, None], np.ones((n_out, 1), F32)
-    if align_corners:
-        s = F32(n_in - 1) / F32(n_out - 1) if n_out > 1 else F32(0)
-    else:
-        s = F32(1.0 / scale) if scale else F32(n_in) / F32(n_out)
-    of = o.astype(F32)
-    if mode == "cubic":
-        real = (s * of) if align_corners else ((of + F32(0.5)) * s - F32(0.5))
-        real = real.astype(F32)
-        i0 = np.floor(real).astype(np.int64)
-        t = (real - i0.astype(F32)).astype(F32)
-        A = F32(-0.75)
-
-        def c1(x):
-            return (((A + F32(2)) * x - (A + F32(3))) * x * x + F32(1)).astype(F32)
-
-        def c2(x):
-            return (((A * x - F32(5) * A) * x + F32(8) * A) * x - F32(4) * A).astype(F32)
-
-        w = np.stack([c2(t + F32(1)), c1(t), c1(F32(1) - t), c2((F32(1) - t) + F32(1))], 1)
-        idx = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
-        return idx, w.astype(F32)
-    if n_out == n_in and not align_corners:
-        return np.stack([o, o], 1), np.stack([np.ones(n_out, F32), np.zeros(n_out, F32)], 1)
-    if align_corners:
-        real = (s * of).astype(F32)
-    else:
-        # fma(scale, dst + 0.5, -0.5), as torch's compiled kernel rounds it
-        real = np.maximum((np.float64(s) * (of + F32(0.5)) - 0.5).astype(F32), F32(0))
-    i0 = real.astype(np.int64)
-    i1 = i0 + (i0 < n_in - 1)
-    l1 = np.minimum(np.maximum(real - i0.astype(F32), F32(0)), F32(1)).astype(F32)
-    l0 = (F32(1) - l1).astype(F32)
-    return np.stack([i0, i1], 1), np.stack([l0, l1], 1)
+def _channels_last(a):
+    """Whether ``a`` is laid out channels-last (torch's ``is_contiguous(ChannelsLast)``)."""
+    fmt = _CL_FORMAT.get(a.ndim)
+    return fmt is not None and bool(_storage.is_contiguous_as(a, fmt))
 
 
-def _apply_axis(x, axis, idx, w):
-    """``sum_k w[o, k] * x[idx[o, k]]`` along ``axis`` (k in order, float32 steps)."""
-    xm = np.moveaxis(x, axis, -1)
-    if x.dtype == F32 and idx.shape[1] == 2:
-        # torch's compiled kernel: fma(x0, w0, x1 * w1) (measured bit for bit)
-        t1 = xm[..., idx[:, 1]] * w[:, 1]
-        acc = (xm[..., idx[:, 0]].astype(np.float64) * w[:, 0] + t1).astype(F32)
-        return np.ascontiguousarray(np.moveaxis(acc, -1, axis))
-    acc = None
-    for k in range(idx.shape[1]):
-        if acc is not None and x.dtype == F32:  # one fused multiply-add per term
-            acc = (xm[..., idx[:, k]].astype(np.float64) * w[:, k] + acc).astype(F32)
-            continue
-        term = xm[..., idx[:, k]] * w[:, k].astype(x.dtype)
-        acc = term if acc is None else acc + term
-    return np.ascontiguousarray(np.moveaxis(acc, -1, axis))
+def _resample_fwd(x, spec=None):
+    from .. import _capability as cap
+
+    kind, ac, out, scales, aa = spec
+    cl = _channels_last(x)
+    y = K.forward(x, kind, ac, out, scales, aa, cl, cap.threads(), cap.lanes(x.dtype),
+                  cap.fused())
+    if cl and not x.flags.c_contiguous:  # torch keeps the input's memory format
+        return _storage.as_format(np.ascontiguousarray(y), _CL_FORMAT[x.ndim])
+    return np.ascontiguousarray(y)
 
 
-def _adjoint_axis(g, axis, idx, w, n_in):
-    gm = np.moveaxis(g, axis, -1)
-    out = np.zeros(gm.shape[:-1] + (n_in,), g.dtype)
-    for k in range(idx.shape[1]):
-        np.add.at(out, (Ellipsis, idx[:, k]), gm * w[:, k].astype(g.dtype))
-    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+def _resample_t_fwd(g, spec=None, in_size=()):
+    from .. import _capability as cap
 
-
-def _resample_fwd(x, maps=()):
-    nd = len(maps)
-    for d in range(nd - 1, -1, -1):  # the last axis innermost, as torch nests them
-        idx, w = maps[d]
-        x = _apply_axis(x, x.ndim - nd + d, idx, w)
-    return x
-
-
-def _resample_t_fwd(g, maps=(), in_size=()):
-    nd = len(maps)
-    for d in range(nd):
-        idx, w = maps[d]
-        g = _adjoint_axis(g, g.ndim - nd + d, idx, w, in_size[d])
-    return g
+    kind, ac, out, scales, aa = spec
+    return np.ascontiguousarray(K.backward(g, kind, ac, tuple(in_size), scales, aa,
+                                           cap.fused()))
 
 
 _RESAMPLE_OPS: dict = {}
@@ -411,11 +350,12 @@ def _resample_ops(name):
         base = OPS["transpose"]
 
         def vjp(n, g):
-            return (apply(adj, (g,), {"maps": n.attrs["maps"],
-                                      "in_size": n.in_meta[0][0][-len(n.attrs["maps"]):]}),)
+            spec = n.attrs["spec"]
+            return (apply(adj, (g,), {"spec": spec,
+                                      "in_size": n.in_meta[0][0][-len(spec[2]):]}),)
 
         def adj_vjp(n, gg):
-            return (apply(fwd, (gg,), {"maps": n.attrs["maps"]}),)
+            return (apply(fwd, (gg,), {"spec": n.attrs["spec"]}),)
 
         fwd = _named(base, name, "none", _resample_fwd, vjp)
         adj = _named(base, name.replace("Backward0", "BackwardBackward0"), "none",
@@ -430,12 +370,30 @@ _MODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
                "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
                "trilinear": "UpsampleTrilinear3DBackward0",
                "bicubic": "UpsampleBicubic2DBackward0"}
+_AA_NAMES = {"bilinear": "UpsampleBilinear2DAaBackward0",
+             "bicubic": "UpsampleBicubic2DAaBackward0"}
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+_KIND = {"linear": "linear", "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic",
+         "nearest": "nearest", "nearest-exact": "nearest-exact"}
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
+
+
+def _check_sizes(ins, out):
+    """ATen's upsample_{1,2,3}d_common_check: every size positive."""
+    if all(n > 0 for n in ins) and all(o > 0 for o in out):
+        return
+    names = ("D", "H", "W")[3 - len(ins):]
+    a = ", ".join(f"{k}: {v}" for k, v in zip(names, ins))
+    b = ", ".join(f"{k}: {v}" for k, v in zip(names, out))
+    sep = " and output" if len(ins) == 1 else " output"
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({a})"
+                       f"{sep} ({b})")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A002
                 align_corners=None, recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims (all after the first two) to ``size`` or by ``scale_factor``."""
+    """Resize the spatial dims (all after the first two) to ``size`` or by ``scale_factor``
+    (torch.nn.functional.interpolate's checks, in its order)."""
     a = raw(input)
     nd = a.ndim - 2
     if mode in ("nearest", "area", "nearest-exact"):
@@ -444,59 +402,63 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if nd < 1 or nd > 3:
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {a.ndim}D) for the "
-            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-            f"(got {mode})")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
-        out = tuple(int(v) for v in size) if isinstance(size, (list, tuple)) else (int(size),) * nd
-        if len(out) != nd:
-            raise ValueError(f"Input and output must have the same number of spatial "
-                             f"dimensions, but got input with spatial dimensions of "
-                             f"{list(a.shape[2:])} and output size of {list(out)}. Please "
-                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
-                             "size in (o1, o2, ...,oK) format.")
+        if isinstance(size, (list, tuple)):
+            if len(size) != nd:
+                raise ValueError(
+                    f"Input and output must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(a.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            out = tuple(int(v) for v in size)
+        else:
+            out = (int(size),) * nd
         scales = (None,) * nd
     elif scale_factor is not None:
-        sf = tuple(float(v) for v in scale_factor) if isinstance(scale_factor, (list, tuple)) \
-            else (float(scale_factor),) * nd
-        if len(sf) != nd:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial "
-                             f"dimensions, but got input with spatial dimensions of "
-                             f"{list(a.shape[2:])} and scale_factor of shape {list(sf)}.")
-        out = tuple(int(math.floor(float(n) * s)) for n, s in zip(a.shape[2:], sf))
-        scales = (None,) * nd if recompute_scale_factor else sf
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != nd:
+                raise ValueError(
+                    f"Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(a.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in "
+                    "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = tuple(float(v) for v in scale_factor)
+        else:
+            scales = (float(scale_factor),) * nd
+        out = tuple(int(n * s) for n, s in zip(a.shape[2:], scales))
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by gradrepl")
-    if mode == "area":
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or mode == "area":
+        scales = (None,) * nd
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and a.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "area" and 1 <= nd <= 3:
         from . import _pool_more as P
         from . import _spatial as S
 
         return (P.adaptive_avg_pool1d, S.adaptive_avg_pool2d, P.adaptive_avg_pool3d)[nd - 1](
             input, out)
-    if mode in _MODE_DIMS:
-        if _MODE_DIMS[mode] != nd:
-            want = {1: "3D", 2: "4D", 3: "5D"}[_MODE_DIMS[mode]]
-            raise NotImplementedError(f"Got {a.ndim}D input, but {mode} mode needs {want} "
-                                      "input")
-        name = _MODE_NAMES[mode]
-        kind = "cubic" if mode == "bicubic" else "linear"
-    elif mode in ("nearest", "nearest-exact"):
+    if mode == "lanczos" and nd == 2:
+        raise NotImplementedError("interpolate(mode='lanczos') is not supported by gradrepl")
+    if mode in ("nearest", "nearest-exact") and 1 <= nd <= 3:
         name = _MODE_NAMES[mode].format(nd)
-        kind = mode
+    elif mode in _MODE_DIMS and _MODE_DIMS[mode] == nd:
+        name = (_AA_NAMES if antialias else _MODE_NAMES)[mode]
+    elif mode in _MODE_DIMS and 1 <= nd <= 3:
+        want = {1: "3D", 2: "4D", 3: "5D"}[_MODE_DIMS[mode]]
+        raise NotImplementedError(f"Got {a.ndim}D input, but {mode} mode needs {want} input")
     else:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {a.ndim}D) for the "
-            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-            f"(got {mode})")
-    maps = tuple(_axis_map(kind, n, o, bool(align_corners), s)
-                 for n, o, s in zip(a.shape[2:], out, scales))
-    return apply(_resample_ops(name), (input,), {"maps": maps})
+            f"modes: {_MODES} (got {mode})")
+    _check_sizes(a.shape[2:], out)
+    spec = (_KIND[mode], bool(align_corners), out, scales, bool(antialias))
+    return apply(_resample_ops(name), (input,), {"spec": spec})
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002

@@ -1,0 +1,444 @@
+"""torch's CPU resampling kernels (``F.interpolate``) in numpy, value for value.
+
+ATen's ``UpSampleKernel.cpp`` / ``UpSampleMoreKernel.cpp`` / ``UpSampleBicubic2d.cpp``, as
+torch 2.13's x86-64 build runs them (every value below was checked bit for bit against it):
+
+* indices and weights per axis in the op's math type (float for float32, double for float64):
+  ``area_pixel_compute_scale`` (an output of size 1 keeps in/out unless align_corners),
+  ``scale * (dst + 0.5) - 0.5`` fused where the file is built with FMA (the kernels) and not
+  where it is not (the bicubic backward), ``guard_index_and_lambda``; the cubic coefficients
+  (A = -0.75) with the compiler's contraction pattern (measured), Keys' filter for antialias
+  (a = -0.5, every step fused);
+* forward, ``upsample_generic_Nd``: the axes nested, the last innermost, each
+  ``fma(t0, w0, t1 * w1)`` then ``fma(tk, wk, acc)``; 2-d linear goes to
+  ``cpu_upsample_linear_channels_last`` for a channels-last input with C > 3, an output with
+  H + W <= 128, or one thread and C == 3 (3-d: channels-last and C > 3): products of the lambdas
+  as weights, the channels in 32-byte vectors summed from the last corner, the rest from the
+  first; nearest there uses ``nearest_idx`` (which special-cases out == in and out == 2 in);
+* antialias: separable (the last axis first), each output ``t0 * w0`` then the next terms in
+  order, in blocks of a 16-byte vector's count rounded (GCC vectorises their products) and the
+  rest fused; torch's vertical pass with a last dim of size 1 repeats its first output;
+* backward: the contributions accumulated in raster order of the outputs (corner/tap order
+  inside), ``fma(weight, g, acc)`` (linear, antialias), ``acc + g`` (nearest),
+  ``acc + (g * wy) * wx`` (bicubic, no FMA there).
+
+``fused`` is whether the build contracts (the x86-64 DEFAULT build does not), ``lanes`` the
+values of one 32-byte ``Vectorized`` (these kernels have no AVX512 build)."""
+from __future__ import annotations
+
+import numpy as np
+
+F32, F64 = np.float32, np.float64
+
+
+# ------------------------------------------------------------------------------ one rounding
+def _two_sum(a, b):
+    """s, e with s = RN(a + b) and s + e = a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _odd(s, err):
+    """Round-to-odd of x = s + err given s = RN(x): the odd one of the two floats around x."""
+    bits = s.view(np.int64)
+    adj = (err != 0) & ((bits & 1) == 0)
+    if adj.any():
+        s = np.where(adj, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s
+
+
+_SPLIT = F64(134217729.0)
+
+
+def _two_prod(a, b):
+    """p, e with p = RN(a * b) and p + e = a * b exactly (Dekker's split)."""
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def fma(a, b, c, dt, fused=True):
+    """``a * b + c`` in ``dt`` rounded once (``fused``; float32 through double with a
+    round-to-odd sum, float64 by Boldo and Melquiond's emulation), else the product rounded
+    first."""
+    a = np.asarray(a, dt)
+    b = np.asarray(b, dt)
+    c = np.asarray(c, dt)
+    if not fused:
+        return (a * b).astype(dt) + c
+    if dt == F32:
+        p = a.astype(F64) * b.astype(F64)
+        s, e = _two_sum(p, c.astype(F64))
+        return _odd(np.asarray(s), np.asarray(e)).astype(F32)
+    a, b, c = np.broadcast_arrays(a, b, c)
+    uh, ul = _two_prod(a, b)
+    th, tl = _two_sum(c, uh)
+    v, ve = _two_sum(tl, ul)
+    v = _odd(np.asarray(v), np.asarray(ve))
+    return th + v
+
+
+# ---------------------------------------------------------------- axis maps (index, weights)
+
+
+def _scale(n_in, n_out, ac, scale, dt):
+    """area_pixel_compute_scale<dt>"""
+    if ac:
+        return dt(dt(n_in - 1) / dt(n_out - 1)) if n_out > 1 else dt(0)
+    if scale is not None and scale > 0:
+        return dt(1.0 / scale)
+    return dt(dt(n_in) / dt(n_out))
+
+
+def _src(s, n_out, ac, cubic, dt, fused=True):
+    o = np.arange(n_out)
+    if ac:
+        return (s * o.astype(dt)).astype(dt)
+    r = fma(s, (o + 0.5).astype(dt), dt(-0.5), dt, fused)
+    return r if cubic else np.maximum(r, dt(0))
+
+
+def _guard(real, n_in, dt):
+    idx = np.minimum(np.floor(real.astype(F32)).astype(np.int64), n_in - 1)
+    lam = np.minimum(np.maximum(real - idx.astype(dt), dt(0)), dt(1)).astype(dt)
+    return idx, lam
+
+
+def nearest_map(n_in, n_out, scale, exact, kernel, fused=True):
+    """Source indices of nearest / nearest-exact: ``kernel`` 'generic' (upsample_generic_Nd's
+    HelperInterpNearest[Exact]) or 'idx' (nearest_idx / nearest_exact_idx of the channels-last
+    kernels and of every backward)."""
+    o = np.arange(n_out)
+    s = F32(1.0 / scale) if scale is not None and scale > 0 else F32(F32(n_in) / F32(n_out))
+    if not exact:
+        if kernel == 'idx' and n_out == n_in:
+            return o
+        if kernel == 'idx' and n_out == 2 * n_in:
+            return o >> 1
+        real = (o.astype(F32) * s).astype(F32)
+    elif kernel == 'idx':
+        real = ((o + F32(0.5)).astype(F32) * s).astype(F32)
+    else:
+        real = (_src(s, n_out, False, False, F32, fused) + F32(0.5)).astype(F32)
+    return np.minimum(np.floor(real).astype(np.int64), n_in - 1)
+
+
+def linear_map(n_in, n_out, ac, scale, dt):
+    o = np.arange(n_out)
+    if n_out == n_in:
+        return np.stack([o, o], 1), np.stack([np.ones(n_out, dt), np.zeros(n_out, dt)], 1)
+    s = _scale(n_in, n_out, ac, scale, dt)
+    i0, l1 = _guard(_src(s, n_out, ac, False, dt), n_in, dt)
+    i1 = i0 + (i0 < n_in - 1)
+    l0 = (dt(1) - l1).astype(dt)
+    return np.stack([i0, i1], 1), np.stack([l0, l1], 1)
+
+
+def _cc1(x, A, dt, fused):
+    """((A + 2) * x - (A + 3)) * x * x + 1: the first step fused, the last two not (measured)"""
+    u = fma(dt(A + 2), x, dt(-(A + 3)), dt, fused)
+    return (((u * x).astype(dt) * x).astype(dt) + dt(1)).astype(dt)
+
+
+def _cc2(x, A, dt, fused):
+    """((A * x - 5A) * x + 8A) * x - 4A: the first two steps fused, the last not (measured)"""
+    q = fma(fma(dt(A), x, dt(-5 * A), dt, fused), x, dt(8 * A), dt, fused)
+    return ((q * x).astype(dt) - dt(4 * A)).astype(dt)
+
+
+def cubic_coeffs(t, dt, fused, A=-0.75):
+    x2 = (1.0 - t.astype(F64)).astype(dt)
+    return np.stack([_cc2((t + 1.0).astype(dt), A, dt, fused), _cc1(t, A, dt, fused),
+                     _cc1(x2, A, dt, fused), _cc2((x2 + 1.0).astype(dt), A, dt, fused)], 1)
+
+
+def cubic_map(n_in, n_out, ac, scale, dt, fused):
+    s = _scale(n_in, n_out, ac, scale, dt)
+    i0, t = _guard(_src(s, n_out, ac, True, dt, fused), n_in, dt)
+    idx = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
+    return idx, cubic_coeffs(t, dt, fused)
+
+
+def _aa_filter_linear(x, dt):
+    x = np.abs(x)
+    return np.where(x < 1.0, (1.0 - x.astype(F64)).astype(dt), dt(0)).astype(dt)
+
+
+def _aa_filter_cubic(x, dt, fused, a=-0.5):
+    """HelperInterpCubic::aa_filter (Keys, a = -0.5): every step fused (measured)"""
+    x = np.abs(x)
+    A = dt(a)
+    f = lambda p, q, r: fma(p, q, r, dt, fused)
+    u = f(dt(A + 2), x, dt(-(A + 3)))
+    v1 = f((u * x).astype(dt), x, dt(1))
+    v2 = f(f(f(A, x, dt(-5 * A)), x, dt(8 * A)), x, dt(-4 * A))
+    return np.where(x < 1.0, v1, np.where(x < 2.0, v2, dt(0))).astype(dt)
+
+
+def aa_map(n_in, n_out, ac, scale, dt, cubic, fused):
+    """(xmin (O,), xsize (O,), w (O, K)) of _compute_indices_min_size_weights_aa."""
+    s = _scale(n_in, n_out, ac, scale, dt)
+    interp = 4 if cubic else 2
+    support = dt(interp * 0.5 * float(s)) if s >= 1.0 else dt(interp * 0.5)
+    K = int(np.ceil(float(support))) * 2 + 1
+    invscale = dt(1.0 / float(s)) if s >= 1.0 else dt(1.0)
+    xmin = np.zeros(n_out, np.int64); xsize = np.zeros(n_out, np.int64)
+    W = np.zeros((n_out, K), dt)
+    for i in range(n_out):
+        center = dt(float(s) * (i + 0.5))
+        lo = max(int(float(dt(center - support)) + 0.5), 0)
+        hi = min(int(float(dt(center + support)) + 0.5), n_in)
+        size = min(max(hi - lo, 0), K)
+        j = np.arange(size)
+        arg = ((dt(j + lo) - center).astype(dt).astype(F64) + 0.5) * float(invscale)
+        arg = arg.astype(dt)
+        w = _aa_filter_cubic(arg, dt, fused) if cubic else _aa_filter_linear(arg, dt)
+        tot = dt(0)
+        for v in w:
+            tot = dt(tot + v)
+        if tot != 0:
+            w = (w / tot).astype(dt)
+        xmin[i] = lo; xsize[i] = size; W[i, :size] = w
+    return xmin, xsize, W
+
+
+# ---------------------------------------------------------------- forward
+
+
+def tap_pass(x, axis, idx, w, fused, first='fused'):
+    """sum_k x[idx[o,k]] * w[o,k] along axis: 'fused' fma(t0,w0,t1*w1) then fma(tk,wk,acc)
+    (a compile-time unrolled chain); 'plain' t0*w0 then fma(tk,wk,acc) (a runtime loop)."""
+    dt = x.dtype.type
+    xm = np.moveaxis(x, axis, -1)
+    K = idx.shape[1]
+    if K == 1:
+        acc = xm[..., idx[:, 0]]
+    elif first == 'fused':
+        acc = fma(xm[..., idx[:, 0]], w[:, 0], (xm[..., idx[:, 1]] * w[:, 1]).astype(dt), dt, fused)
+        for k in range(2, K):
+            acc = fma(xm[..., idx[:, k]], w[:, k], acc, dt, fused)
+    else:
+        acc = (xm[..., idx[:, 0]] * w[:, 0]).astype(dt)
+        for k in range(1, K):
+            acc = fma(xm[..., idx[:, k]], w[:, k], acc, dt, fused)
+    return np.moveaxis(acc, -1, axis)
+
+
+def corner_terms(x, maps):
+    """the 2^d corner values (N, C, *out) and weights (*out) of the channels-last kernel, in
+    its order (i00, i01, i10, i11, ...), weights the left-to-right products of the lambdas."""
+    nd = len(maps)
+    dt = x.dtype.type
+    xs, ws = [], []
+    for bits in np.ndindex(*(2,) * nd):
+        ix = tuple(maps[d][0][:, bits[d]].reshape((-1,) + (1,) * (nd - 1 - d)) for d in range(nd))
+        xs.append(x[(Ellipsis,) + ix])
+        w = None
+        for d in range(nd):
+            wd = maps[d][1][:, bits[d]].reshape((-1,) + (1,) * (nd - 1 - d))
+            w = wd if w is None else (w * wd).astype(dt)
+        ws.append(np.asarray(w, dt))
+    return xs, ws
+
+
+def cl_linear(x, maps, lanes, fused):
+    """cpu_upsample_linear_channels_last: the channels in blocks of `lanes` (vector: the terms
+    summed from the last), the rest one by one (scalar: from the first)."""
+    dt = x.dtype.type
+    xs, ws = corner_terms(x, maps)
+    K = len(xs)
+    f = lambda a, b, c: fma(a, b, c, dt, fused)
+    C = x.shape[1]
+    nv = C - C % lanes
+    out = np.empty(xs[0].shape, dt)
+    if nv:
+        sl = (slice(None), slice(0, nv))
+        acc = f(xs[K - 1][sl], ws[K - 1], (xs[K - 2][sl] * ws[K - 2]).astype(dt))
+        for k in range(K - 3, -1, -1):
+            acc = f(xs[k][sl], ws[k], acc)
+        out[sl] = acc
+    if nv < C:
+        sl = (slice(None), slice(nv, C))
+        acc = f(xs[0][sl], ws[0], (xs[1][sl] * ws[1]).astype(dt))
+        for k in range(2, K):
+            acc = f(xs[k][sl], ws[k], acc)
+        out[sl] = acc
+    return out
+
+
+def aa_pass(x, axis, xmin, xsize, W, fused, block=4):
+    """interpolate_aa_single_dim: t0 * w0, then the terms j = 1 .. xsize-1 added in order:
+    the leading multiple of `block` of them as rounded products (GCC vectorises their
+    products, an in-order reduction), the rest fused (the scalar epilogue)."""
+    dt = x.dtype.type
+    xm = np.moveaxis(x, axis, -1)
+    n_in = xm.shape[-1]
+    K = W.shape[1]
+    nblk = (xsize - 1) // block * block
+    acc = None
+    for j in range(K):
+        ix = np.minimum(xmin + j, n_in - 1)
+        t = xm[..., ix]
+        if acc is None:
+            acc = (t * W[:, j]).astype(dt)
+            continue
+        plain = (acc + (t * W[:, j]).astype(dt)).astype(dt)
+        fused_v = fma(t, W[:, j], acc, dt, fused)
+        acc = np.where(j <= nblk, plain, np.where(j < xsize, fused_v, acc))
+    return np.moveaxis(acc, -1, axis)
+
+
+def aa_forward(x, amaps, fused):
+    """separable: the last axis first, then the others from the last-but-one; an axis whose
+    size does not change is skipped."""
+    nd = len(amaps)
+    order = [nd - 1] + list(range(nd - 2, -1, -1))
+    for d in order:
+        xmin, xsize, W, same = amaps[d]
+        if same:
+            continue
+        x = aa_pass(x, x.ndim - nd + d, xmin, xsize, W, fused, 16 // x.itemsize)
+        if d != nd - 1 and x.shape[-1] == 1:
+            # torch's vertical pass reads the first output's index and weights for every
+            # element of its inner loop; with a last dim of size 1 that loop runs along this
+            # axis: every output along it is the first one's
+            sl = [slice(None)] * x.ndim
+            sl[x.ndim - nd + d] = slice(0, 1)
+            x = np.broadcast_to(x[tuple(sl)], x.shape).copy()
+    return x
+
+
+# ---------------------------------------------------------------- backward (sequential accumulation)
+
+
+def scatter_seq(g, out_pos, target, n_in, w=None, fused=True, w2=None):
+    """grad_input (B, n_in) of the contributions k (in the kernel's order): g[:, out_pos[k]]
+    added into target[k]: plain (w None), fma(w[k], g, acc), or acc + (g * w[k]) * w2[k]."""
+    dt = g.dtype.type
+    B = g.shape[0]
+    acc = np.zeros((B, n_in), dt)
+    K = len(target)
+    if K == 0:
+        return acc
+    order = np.argsort(target, kind='stable')
+    st = target[order]
+    first = np.r_[0, np.nonzero(np.diff(st))[0] + 1]
+    grp = np.repeat(first, np.diff(np.r_[first, K]))
+    rank = np.empty(K, np.int64)
+    rank[order] = np.arange(K) - grp
+    for r in range(int(rank.max()) + 1):
+        sel = np.nonzero(rank == r)[0]
+        t = target[sel]
+        gv = g[:, out_pos[sel]]
+        if w is None:
+            acc[:, t] = acc[:, t] + gv
+        elif w2 is None:
+            acc[:, t] = fma(w[sel], gv, acc[:, t], dt, fused)
+        else:
+            acc[:, t] = acc[:, t] + ((gv * w[sel]).astype(dt) * w2[sel]).astype(dt)
+    return acc
+
+
+# ---------------------------------------------------------------- the kernels, as torch picks them
+
+
+def forward(x, kind, ac, out, scales, antialias, cl_input, threads, lanes, fused):
+    """kind: nearest | nearest-exact | linear | cubic"""
+    nd = x.ndim - 2
+    ins = x.shape[2:]
+    dt = x.dtype.type
+    C = x.shape[1]
+    if nd == 2:
+        vec = (cl_input and C > 3) or (out[0] + out[1] <= 128)
+    elif nd == 3:
+        vec = cl_input and C > 3
+    else:
+        vec = False
+    if kind in ('nearest', 'nearest-exact'):
+        ker = 'idx' if vec else 'generic'
+        idx = [nearest_map(n, o, s, kind == 'nearest-exact', ker) for n, o, s in zip(ins, out, scales)]
+        return x[np.ix_(*([np.arange(x.shape[0]), np.arange(C)] + idx))]
+    if antialias:
+        amaps = []
+        for n, o, s in zip(ins, out, scales):
+            xmin, xsize, W = aa_map(n, o, ac, s, dt, kind == 'cubic', fused)
+            amaps.append((xmin, xsize, W, n == o))
+        if tuple(ins) == tuple(out):
+            return x.copy()
+        return aa_forward(x, amaps, fused)
+    if kind == 'cubic':
+        maps = [cubic_map(n, o, ac, s, dt, fused) for n, o, s in zip(ins, out, scales)]
+    else:
+        maps = [linear_map(n, o, ac, s, dt) for n, o, s in zip(ins, out, scales)]
+        if nd == 2 and threads == 1 and C == 3:
+            vec = True
+        if vec:
+            return cl_linear(x, maps, lanes, fused)
+    for d in range(nd - 1, -1, -1):
+        x = tap_pass(x, 2 + d, maps[d][0], maps[d][1], fused)
+    return x
+
+
+def backward(g, kind, ac, ins, scales, antialias, fused):
+    nd = g.ndim - 2
+    out = g.shape[2:]
+    dt = g.dtype.type
+    B = g.shape[0] * g.shape[1]
+    g2 = np.ascontiguousarray(g).reshape(B, -1)
+    nout = int(np.prod(out))
+    nin = int(np.prod(ins))
+    opos = np.arange(nout)
+    if kind in ('nearest', 'nearest-exact'):
+        idx = [nearest_map(n, o, s, kind == 'nearest-exact', 'idx') for n, o, s in zip(ins, out, scales)]
+        tgt = np.ravel_multi_index(np.meshgrid(*idx, indexing='ij'), ins).reshape(-1)
+        r = scatter_seq(g2, opos, tgt, nin)
+    elif antialias:
+        if tuple(ins) == tuple(out):
+            return g.copy()
+        (ym, ys, wy), (xm, xs, wx) = [aa_map(n, o, ac, s, dt, kind == 'cubic', fused)
+                                      for n, o, s in zip(ins, out, scales)]
+        Ky, Kx = wy.shape[1], wx.shape[1]
+        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing='ij')
+        oh = oh.reshape(-1, 1, 1); ow = ow.reshape(-1, 1, 1)
+        jy = np.arange(Ky).reshape(1, -1, 1); jx = np.arange(Kx).reshape(1, 1, -1)
+        live = (jy < ys[oh]) & (jx < xs[ow])
+        tgt = (ym[oh] + jy) * ins[1] + (xm[ow] + jx)
+        w = (wx[ow, jx] * wy[oh, jy]).astype(dt)
+        pos = np.broadcast_to(oh * out[1] + ow, live.shape)
+        r = scatter_seq(g2, pos[live], tgt[live], nin, w[live], fused)
+    elif kind == 'cubic':
+        if tuple(ins) == tuple(out):
+            return g.copy()
+        (iy, cy), (ix, cx) = [cubic_map(n, o, ac, s, dt, False) for n, o, s in zip(ins, out, scales)]
+        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing='ij')
+        oh = oh.reshape(-1, 1, 1); ow = ow.reshape(-1, 1, 1)
+        ii = np.arange(4).reshape(1, -1, 1); jj = np.arange(4).reshape(1, 1, -1)
+        tgt = iy[oh, jj] * ins[1] + ix[ow, ii]
+        pos = np.broadcast_to(oh * out[1] + ow, tgt.shape)
+        r = scatter_seq(g2, pos.reshape(-1), tgt.reshape(-1), nin,
+                        np.broadcast_to(cy[oh, jj], tgt.shape).reshape(-1),
+                        w2=np.broadcast_to(cx[ow, ii], tgt.shape).reshape(-1))
+    else:
+        maps = [linear_map(n, o, ac, s, dt) for n, o, s in zip(ins, out, scales)]
+        grids = np.meshgrid(*[np.arange(o) for o in out], indexing='ij')
+        grids = [gr.reshape(-1) for gr in grids]
+        tg, ws = [], []
+        for bits in np.ndindex(*(2,) * nd):
+            multi = [maps[d][0][grids[d], bits[d]] for d in range(nd)]
+            tg.append(np.ravel_multi_index(multi, ins))
+            w = None
+            for d in range(nd):
+                wd = maps[d][1][grids[d], bits[d]]
+                w = wd if w is None else (w * wd).astype(dt)
+            ws.append(w)
+        tgt = np.stack(tg, 1).reshape(-1)
+        w = np.stack(ws, 1).reshape(-1)
+        pos = np.repeat(opos, 2 ** nd)
+        r = scatter_seq(g2, pos, tgt, nin, w, fused)
+    return r.reshape(g.shape[:2] + tuple(ins))
