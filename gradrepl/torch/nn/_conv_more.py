@@ -23,7 +23,7 @@ from ...engine.registry import apply, needs_grad
 from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
-from . import _onednn_conv, init
+from . import _onednn_conv, _onednn_convT, init
 from .modules import Module, _materialize
 from .parameter import Parameter, UninitializedParameter
 
@@ -59,6 +59,9 @@ def _conv_fwd(x, w, *b, nd=2, transposed=False, stride=(), padding=(), dilation=
               out_size=None):
     y = _onednn_conv.try_conv(x, w, b[0] if b else None, nd, transposed, stride, padding,
                               dilation, groups, out_size)
+    if y is None and transposed:  # (strided: oneDNN's brgemm kernel, _onednn_convT)
+        y = _onednn_convT.try_forward(x, w, b[0] if b else None, nd, stride, padding,
+                                      dilation, groups, out_size)
     if y is not None:  # (torch's oneDNN kernel here: its summation order)
         return y
     xk, wk = _lift(x, nd), _lift(w, nd)
@@ -117,10 +120,19 @@ def _conv_vjp(n, g):
         dx = wrap(ex, True) if ex is not None and want[0] else None
         dw = wrap(ew, True) if ew is not None and want[1] else None
         db = wrap(eb, True) if eb is not None and len(want) > 2 and want[2] else None
+    if a.get("transposed") and not is_grad_enabled():  # (strided: _onednn_convT)
+        want = tuple(needs_grad(n, i) for i in range(len(n.inputs)))
+        ex, ew, eb = _onednn_convT.try_backward(x.data, w.data, g.data, nd, geom["stride"],
+                                                geom["padding"], geom["dilation"],
+                                                geom["groups"], want)
+        wrap = type(g)._wrap
+        dx = wrap(ex, True) if ex is not None else None
+        dw = wrap(ew, True) if ew is not None else None
+        db = wrap(eb, True) if eb is not None else None
     if a.get("transposed"):
-        if needs_grad(n, 0):
+        if needs_grad(n, 0) and dx is None:
             dx = drop(conv(gk, wk, **geom))
-        if needs_grad(n, 1):
+        if needs_grad(n, 1) and dw is None:
             dw = drop(grad_filter(gk, xk, ksize=ks, **geom))
     else:
         if needs_grad(n, 0) and dx is None:

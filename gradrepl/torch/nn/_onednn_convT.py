@@ -1,0 +1,338 @@
+"""torch's strided float32 transposed convolutions (``conv_transpose1d``/``2d``, stride > 1) as
+oneDNN 3.12 sums them on an ``avx512_core`` CPU: the forward, the input gradient and the bias
+gradient (the filter gradient is the backward-weights kernel of ``_onednn_conv``).
+
+Measured here with ``ONEDNN_VERBOSE=1`` on about 350 random shapes (kernels 2 to 7, stride 2,
+paddings, output paddings, 1 to 128 channels, batches 1 to 64) and compared bit for bit with
+real torch 2.13, then read in oneDNN's sources (``jit_brgemm_conv_bwd_strided.cpp``,
+``jit_brgemm_conv_bwd_utils.cpp``, ``ref_deconvolution.cpp``):
+
+* the forward runs as the backward-data pass of the swapped convolution on the brgemm kernel
+  ``brgconv_strided`` (``brg_deconv:avx512_core+...`` or ``conv:any+...``; channels-last).
+  Each output point is one or more fused multiply-add chains from zero over the kernel taps
+  that reach it (rows, then columns, in order) and, innermost, all the input channels; where
+  the chains are several, each is added to the sum so far (a brgemm call with beta 1), and
+  the bias is added at the end. One chain when the output width is not a multiple of the
+  stride (``exec_trans``: a zero-padded copy of the input, every column tap in one call);
+  otherwise (``exec_base``) the output row is cut into blocks of ``iw_block`` columns, and in
+  each block the column taps valid over the whole block make one chain while every other tap
+  (cut by the left or right edge) is a call, a chain, of its own, in increasing tap order.
+  ``iw_block`` is the whole width unless oneDNN's thread balance asks for more blocks (an odd
+  number of samples times channel blocks): then the fewest blocks of an even width.
+* the input gradient is a strided forward convolution on the direct JIT kernel
+  (``_onednn_conv.conv_forward``; bit-equal on every measured shape).
+* the bias gradient (``ref_deconvolution``): per output channel one float32 sum over the
+  samples and positions in order when the gradient is in a blocked layout (4 or more output
+  channels), or each sample's positions summed from zero and those sums added in order (1 to
+  3 output channels: the plain layout, ``compute_bwd_bias_ncdhw``).
+
+Torch hands a transposed convolution to oneDNN unless it has a single sample and a kernel
+not larger than 3 in both axes (and is small): ``slow_conv_transpose2d``, not emulated. On
+other CPUs oneDNN runs other kernels (not measured): ``applies`` is False there and the
+caller's general path runs."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _onednn_conv as O
+
+#: multiply-adds past which the emulation costs more than it shows (as ``_onednn_conv.LIMIT``)
+LIMIT = 1 << 31
+
+
+def _lift(shape_or_tuple, nd, fill):
+    t = tuple(shape_or_tuple)
+    return (fill,) * (2 - nd) + t
+
+
+def uses_onednn(n, c, spatial, ksize):
+    """torch 2.13's ``use_mkldnn`` for a float32 strided transposed convolution (2-d view)."""
+    kh, kw = ksize
+    return n > 1 or (kh > 3 and kw > 3) or n * c * math.prod(spatial) > 20480
+
+
+def applies(x_shape, w_shape, stride, pads, dilation, groups, dtype, out_pad):
+    """Whether real torch here runs this transposed convolution on ``brgconv_strided``, as
+    emulated (``x_shape``/``w_shape`` 2-d views; ``pads`` before-paddings)."""
+    if O.isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
+        return False
+    if all(s == 1 for s in stride) or any(d != 1 for d in dilation):
+        return False
+    n, c, h, w = x_shape
+    co, kh, kw = w_shape[1:]
+    if not uses_onednn(n, c, (h, w), (kh, kw)):
+        return False
+    if any(p >= k for p, k in zip(pads, (kh, kw))) or any(o >= s for o, s in zip(out_pad, stride)):
+        return False
+    oh, ow = ((i - 1) * s - 2 * p + k + o for i, s, p, k, o in
+              zip((h, w), stride, pads, (kh, kw), out_pad))
+    if ow < 2 or (co == 1 and w < 2):
+        return False                   # (measured: jit:avx2 or gemm for some of these)
+    if co == 1 and ow % stride[1] and max(kh, kw) > 5:
+        return False                   # (measured: jit:avx512_core)
+    return n * c * co * kh * kw * h * w <= LIMIT
+
+
+def bias_applies(x_shape, w_shape, pads, dilation, groups, dtype):
+    """Whether the bias gradient is ``ref_deconvolution``'s (any stride): oneDNN runs the
+    transposed convolution (2-d views), its direct or brgemm kernels (padding smaller than
+    the kernel), on this CPU class."""
+    if O.isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
+        return False
+    if any(d != 1 for d in dilation) or any(p >= k for p, k in zip(pads, w_shape[2:])):
+        return False
+    return uses_onednn(x_shape[0], x_shape[1], x_shape[2:], w_shape[2:])
+
+
+def iw_block(n, co, oh, ow, sw, threads=2):
+    """oneDNN's block of output columns (exec_base), a simplification of its efficiency model
+    fitted to the measured shapes: the whole row while samples x channel blocks share the
+    threads evenly; else two halves when each half is a multiple of the stride holding 3 or
+    more columns per phase; a single sample: the widest such block within oneDNN's thread
+    bound (``max_iw_block_thr``), else the whole row."""
+    nb_ic = -(-co // (16 * min(-(-co // 16), 4)))
+    if (n * nb_ic) % threads == 0:
+        return ow
+    if n == 1:
+        bound = math.ceil(nb_ic * oh / (0.9 * threads))
+        if ow <= bound:
+            return ow
+        for parts in range(2, ow + 1):
+            b = ow // parts
+            if ow % parts == 0 and b % sw == 0 and b <= bound:
+                return b if b // sw >= 3 else ow
+        return ow
+    half = ow // 2
+    return half if ow % 2 == 0 and half % sw == 0 and half // sw >= 3 else ow
+
+
+def _threads():
+    from .. import _capability
+
+    return max(1, _capability.threads())
+
+
+def _tdiv(a, b):
+    """C++ integer division (toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def _iw_range(iw, kw, lp, sw, ow_n, m, iw_n):
+    """``brgemm_convolution_bwd_utils::get_iw_range``: the first column and the number of
+    columns of a block's phase that kernel column ``kw`` reaches inside the input."""
+    ow = _tdiv(iw - kw + lp, sw)
+    r_ovf = ow + (m - 1) - ow_n + 1
+    ker = 0
+    iw_s = iw
+    if ow < 0:
+        ker += -ow
+        iw_s += ker
+    if r_ovf > 0:
+        ker += r_ovf
+    iw_f = iw_s + (m - ker)
+    iw_s = min(iw_s, iw + m)
+    iw_f = min(max(iw_f, iw_s), iw + m)
+    count = iw_f - iw_s
+    first = iw
+    while _tdiv(first - kw + lp, sw) < 0 and first + sw < iw_n:
+        first += sw
+    return first, count
+
+
+def _calls(iw, lp, sw, kw_n, ow_n, m, iw_n):
+    """The brgemm calls of one block phase (``ker_base``): (first column, columns, kernel
+    columns), in order."""
+    ks = kfs = kff = kf = -1
+    for kw in range(kw_n):
+        _, cnt = _iw_range(iw, kw, lp, sw, ow_n, m, iw_n)
+        if cnt > 0:
+            if ks == -1:
+                ks = kw
+            kf = kw + 1
+            if cnt == m:
+                if kfs == -1:
+                    kfs = kw
+                kff = kw + 1
+    if kf == -1:
+        return []
+    if kff == -1:
+        kfs = kff = kf
+    s = 0
+    while (iw + lp - s) % sw:
+        s += 1
+    while ks % sw != s:
+        ks += 1
+    while kfs % sw != s:
+        kfs += 1
+    out = []
+
+    def call(kb, ke):
+        if ke - kb <= 0 or kb >= kw_n:
+            return
+        first, cnt = _iw_range(iw, kb, lp, sw, ow_n, m, iw_n)
+        if cnt > 0:
+            out.append((first, cnt, list(range(kb, ke, sw))))
+    for kw in range(ks, kfs, sw):
+        call(kw, kw + 1)
+    if kfs < kff:
+        call(kfs, kff)
+    for kw in range(kff, kf, sw):
+        call(kw, kw + 1)
+    return out
+
+
+def forward(x, w, bias, stride, pads, out_pad):
+    """The transposed convolution (2-d views: ``x`` (N, C, H, W), ``w`` (C, O, KH, KW)
+    float32; ``pads`` the paddings, ``out_pad`` the output paddings, per axis)."""
+    n, c, h, wd = x.shape
+    co, kh, kw = w.shape[1:]
+    (sy, sx), (py, px), (oy, ox) = stride, pads, out_pad
+    oh = (h - 1) * sy - 2 * py + kh + oy
+    ow = (wd - 1) * sx - 2 * px + kw + ox
+    trans = ow % sx != 0
+    block = ow if trans else iw_block(n, co, oh, ow, sx, _threads())
+    pad_y, pad_x = kh + 1, kw + 1
+    xp = np.zeros((n, c, h + 2 * pad_y, wd + 2 * pad_x))
+    xp[:, :, pad_y:pad_y + h, pad_x:pad_x + wd] = x
+    w64 = np.ascontiguousarray(np.moveaxis(w.astype(np.float64), 1, -1))[..., None, None]
+    out = np.zeros((n, co, oh, ow), np.float32)
+    plan = []          # (ry, rx, j0, cols, [[(dy, dx, ky, kx), ...] per call])
+    for ry in range(sy):
+        kys = [ky for ky in range(kh) if (ry + py - ky) % sy == 0]
+        if ry >= oh:
+            continue
+        for rx in range(sx):
+            if rx >= ow:
+                continue
+            kxs = [kx for kx in range(kw) if (rx + px - kx) % sx == 0]
+            dx_of = {kx: (rx + px - kx) // sx for kx in kxs}
+            taps = lambda kx_list: [((ry + py - ky) // sy + pad_y, dx_of[kx] + pad_x, ky, kx)
+                                    for ky in kys for kx in kx_list]
+            if trans:
+                cols = len(range(rx, ow, sx))
+                plan.append((ry, rx, 0, cols, [taps(kxs)]))
+                continue
+            m = block // sx
+            for b0 in range(0, ow, block):
+                iw = b0 + rx
+                for first, cnt, kl in _calls(iw, px, sx, kw, wd, m, ow):
+                    j0 = (first - rx) // sx
+                    plan.append((ry, rx, j0, cnt, [taps([k for k in kl if k in dx_of])]))
+
+    def one(a, b):
+        m_ = b - a
+        for ry, rx, j0, cols, calls in plan:
+            rows = len(range(ry, oh, sy))
+            view = out[a:b, :, ry::sy, rx::sx][:, :, :, j0:j0 + cols]
+            acc = np.empty((m_, co, rows, cols), np.float32)
+            tmp = np.empty((m_, co, rows, cols))
+            for tp in calls:
+                acc[...] = 0
+                for dy, dx, ky, kx in tp:
+                    win = xp[a:b, :, dy:dy + rows, dx + j0:dx + j0 + cols]
+                    for ci in range(c):
+                        np.multiply(w64[ci, ky, kx], win[:, ci, None], out=tmp)
+                        np.add(acc, tmp, out=acc, casting="unsafe")
+                view += acc
+        if bias is not None:
+            out[a:b] += bias.astype(np.float32).reshape(1, -1, 1, 1)
+
+    O._per_group(n, co * oh * ow, one)
+    return out
+
+
+def bias_grad(g):
+    """The bias gradient of a transposed convolution from the output gradient ``g``
+    (N, O, *S), as ``ref_deconvolution`` sums it (module docstring)."""
+    n, o = g.shape[:2]
+    gs = g.reshape(n, o, -1)
+    if gs.shape[2] == 0 or n == 0:
+        return np.zeros(o, np.float32)
+    if o < 4:
+        rows = np.add.accumulate(gs, axis=2, dtype=np.float32)[:, :, -1]
+        return np.add.accumulate(rows, axis=0, dtype=np.float32)[-1]
+    flat = np.moveaxis(gs, 1, 2).reshape(-1, o)
+    return np.add.accumulate(flat, axis=0, dtype=np.float32)[-1]
+
+
+def _views(x, w, nd, stride, padding, out_pad):
+    stride = _lift(tuple(stride)[-nd:], nd, 1)
+    flat = tuple(padding)[-2 * nd:]
+    pads = _lift(tuple(flat[2 * i] for i in range(nd)), nd, 0)
+    out_pad = _lift(tuple(out_pad)[-nd:], nd, 0)
+    if nd == 1:
+        x = x[:, :, None]
+        w = w[:, :, None]
+    return x, w, stride, pads, out_pad
+
+
+def output_padding(x_shape, w_shape, nd, stride, padding, out_size):
+    """The output padding implied by the output size (the engine keeps the size)."""
+    flat = tuple(padding)[-2 * nd:]
+    return tuple(o - ((i - 1) * s - flat[2 * a] - flat[2 * a + 1] + k)
+                 for a, (o, i, s, k) in enumerate(zip(tuple(out_size)[-nd:], x_shape[2:],
+                                                      tuple(stride)[-nd:], w_shape[2:])))
+
+
+def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
+    """The strided transposed convolution as torch computes it here, or None (another kernel:
+    the caller's general path). Geometry as ``_onednn_conv.try_conv``."""
+    if nd not in (1, 2) or x.dtype != np.float32 or w.dtype != np.float32:
+        return None
+    if bias is not None and bias.dtype != np.float32:
+        return None
+    flat = tuple(padding)[-2 * nd:]
+    if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
+        return None
+    op = output_padding(x.shape, w.shape, nd, stride, padding, out_size)
+    xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
+    dil = _lift(tuple(dilation)[-nd:], nd, 1)
+    if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
+        return None
+    y = forward(xv, wv, bias, st, pads, opv)
+    return y[:, :, 0] if nd == 1 else y
+
+
+def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
+    """(dx, dw, db) of a strided transposed convolution as torch computes them here, each None
+    where another kernel would (or not ``want``-ed). ``x`` the input, ``w`` (C, O, *K), ``g``
+    the output's gradient; geometry as ``try_forward``."""
+    none = (None, None, None)
+    if nd not in (1, 2) or not (x.dtype == w.dtype == g.dtype == np.float32):
+        return none
+    flat = tuple(padding)[-2 * nd:]
+    if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
+        return none
+    op = output_padding(x.shape, w.shape, nd, stride, padding, g.shape[2:])
+    xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
+    dil = _lift(tuple(dilation)[-nd:], nd, 1)
+    db = None
+    if len(want) > 2 and want[2] and bias_applies(xv.shape, wv.shape, pads, dil, groups,
+                                                  x.dtype):
+        db = bias_grad(g)
+    if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
+        return None, None, db
+    dx = dw = None
+    strd = tuple(stride)[-nd:]
+    cpads = [(flat[2 * i], flat[2 * i]) for i in range(nd)]
+    if want[0]:
+        ks = w.shape[2:]
+        work = O.macs(g.shape[0], w.shape[1], w.shape[0], ks, x.shape[2:])
+        if O.direct_applies(max(2, g.shape[0]), ks, [p for p, _ in cpads], (1,) * nd, strd, 1,
+                            g.dtype, False, work):
+            dx = O.conv_forward(g, w, None, strd, cpads, (1,) * nd)
+    if len(want) > 1 and want[1]:
+        # the swapped convolution's filter gradient: input g, filter (C, O, *K), output x
+        after = [flat[2 * i] - op[i] for i in range(nd)]
+        if min(after) >= 0:
+            conv_pad = tuple(v for i in range(nd) for v in (flat[2 * i], after[i]))
+            try:
+                out = O.try_backward(g, w, x, nd, strd, conv_pad, (1,) * nd, groups,
+                                     (False, True, False))
+            except (TypeError, ValueError):       # (a helper's signature changed)
+                out = none
+            dw = out[1]
+    return dx, dw, db
