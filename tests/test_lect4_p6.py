@@ -246,3 +246,40 @@ def test_to_static_forward_values_match_numpy(profile):
     want = x.astype(np.float64) @ lin.weight.numpy() + lin.bias.numpy()
     np.testing.assert_allclose(f(paddle.to_tensor(x)).numpy(), want, rtol=1e-6)
     assert type(f.forward).__name__ == "SymbolicStaticFunction" and f._jit_traced
+
+
+_GEOMETRIC = "import numpy as np\nimport paddle\nimport paddle.geometric as pg\nx = paddle.to_tensor([[0., 2., 3.], [1., 4., 5.], [2., 6., 7.], [5., 1., 1.]], stop_gradient=False)\nsrc = paddle.to_tensor([0, 1, 2, 0, 3], dtype='int32')\ndst = paddle.to_tensor([1, 2, 1, 0, 1], dtype='int32')\nfor op in ['sum', 'mean', 'max', 'min']:\n    out = pg.send_u_recv(x, src, dst, reduce_op=op)\n    (out * paddle.arange(12, dtype='float32').reshape([4, 3])).sum().backward()\n    print(op, out.numpy().tolist(), x.grad.numpy().tolist())\n    x.clear_gradient()\nprint(pg.send_u_recv(x, src, dst, out_size=3).shape, pg.send_u_recv(x, src, dst, 'max', out_size=6).numpy().tolist())\ny = paddle.to_tensor([[1.], [2.], [3.], [4.], [0.5]], stop_gradient=False)\nfor mop in ['add', 'sub', 'mul', 'div']:\n    o = pg.send_ue_recv(x, y, src, dst, message_op=mop, reduce_op='mean')\n    o.sum().backward()\n    print(mop, o.numpy().tolist(), y.grad.numpy().ravel().tolist(), x.grad.numpy().sum())\n    x.clear_gradient(); y.clear_gradient()\no = pg.send_uv(x, x * 2, src, dst, message_op='mul')\no.sum().backward()\nprint(o.numpy().tolist(), x.grad.numpy().tolist())\nx.clear_gradient()\nseg = paddle.to_tensor([0, 0, 2, 2], dtype='int64')\nfor f in [pg.segment_sum, pg.segment_mean, pg.segment_max, pg.segment_min]:\n    o = f(x, seg)\n    (o * o).sum().backward()\n    print(f.__name__, o.numpy().tolist(), x.grad.numpy().tolist())\n    x.clear_gradient()\nt = paddle.to_tensor([[1., 1.], [1., 0.], [0., 1.]], stop_gradient=False)\no = pg.segment_max(t, paddle.to_tensor([0, 0, 0]))\no.sum().backward(); print('ties', o.numpy().tolist(), t.grad.numpy().tolist())\nt.clear_gradient()\no = pg.send_u_recv(t, paddle.to_tensor([0, 1, 2]), paddle.to_tensor([0, 0, 0]), 'max')\no.sum().backward(); print('ties', o.numpy().tolist(), t.grad.numpy().tolist())\nprint(o)\nfor bad in [lambda: pg.send_u_recv(x, src, dst, reduce_op='prod'), lambda: pg.send_ue_recv(x, y, src, dst, message_op='pow')]:\n    try: bad()\n    except Exception as e: print(type(e).__name__, str(e)[:200])\n"
+# printed by real Paddle 3.3.1 (2.6.2 the same with "[3, 3]" for the shape): forward values and
+# gradients of each reduce / message op, ties (every tied input gets the gradient), the errors
+_GEOMETRIC_OUT = 'sum [[0.0, 2.0, 3.0], [7.0, 9.0, 11.0], [1.0, 4.0, 5.0], [0.0, 0.0, 0.0]] [[3.0, 5.0, 7.0], [6.0, 7.0, 8.0], [3.0, 4.0, 5.0], [3.0, 4.0, 5.0]]\nmean [[0.0, 2.0, 3.0], [2.3333332538604736, 3.0, 3.6666667461395264], [1.0, 4.0, 5.0], [0.0, 0.0, 0.0]] [[1.0, 2.3333334922790527, 3.6666665077209473], [6.0, 7.0, 8.0], [1.0, 1.3333333730697632, 1.6666666269302368], [1.0, 1.3333333730697632, 1.6666666269302368]]\nmax [[0.0, 2.0, 3.0], [5.0, 6.0, 7.0], [1.0, 4.0, 5.0], [0.0, 0.0, 0.0]] [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0], [0.0, 4.0, 5.0], [3.0, 0.0, 0.0]]\nmin [[0.0, 2.0, 3.0], [0.0, 1.0, 1.0], [1.0, 4.0, 5.0], [0.0, 0.0, 0.0]] [[3.0, 1.0, 2.0], [6.0, 7.0, 8.0], [0.0, 0.0, 0.0], [0.0, 4.0, 5.0]]\npaddle.Size([3, 3]) [[0.0, 2.0, 3.0], [5.0, 6.0, 7.0], [1.0, 4.0, 5.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]\nadd [[4.0, 6.0, 7.0], [3.8333332538604736, 4.5, 5.166666507720947], [3.0, 6.0, 7.0], [0.0, 0.0, 0.0]] [1.0, 3.0, 1.0, 3.0, 1.0] 8.999999\nsub [[-4.0, -2.0, -1.0], [0.8333333134651184, 1.5, 2.1666667461395264], [-1.0, 2.0, 3.0], [0.0, 0.0, 0.0]] [-1.0, -3.0, -1.0, -3.0, -1.0] 8.999999\nmul [[0.0, 8.0, 12.0], [2.8333332538604736, 6.833333492279053, 8.166666984558105], [2.0, 8.0, 10.0], [0.0, 0.0, 0.0]] [1.6666667461395264, 10.0, 5.0, 5.0, 2.3333332538604736] 22.499998\ndiv [[0.0, 0.5, 0.75], [3.555555582046509, 2.0, 2.444444417953491], [0.5, 2.0, 2.5], [0.0, 0.0, 0.0]] [-1.6666667461395264, -2.5, -0.5555555820465088, -0.3125, -9.333333015441895] 5.583333\n[[0.0, 16.0, 30.0], [4.0, 48.0, 70.0], [4.0, 48.0, 70.0], [0.0, 8.0, 18.0], [10.0, 8.0, 10.0]] [[2.0, 16.0, 22.0], [18.0, 30.0, 36.0], [4.0, 16.0, 20.0], [2.0, 8.0, 10.0]]\nsegment_sum [[1.0, 6.0, 8.0], [0.0, 0.0, 0.0], [7.0, 7.0, 8.0]] [[2.0, 12.0, 16.0], [2.0, 12.0, 16.0], [14.0, 14.0, 16.0], [14.0, 14.0, 16.0]]\nsegment_mean [[0.5, 3.0, 4.0], [0.0, 0.0, 0.0], [3.5, 3.5, 4.0]] [[0.5, 3.0, 4.0], [0.5, 3.0, 4.0], [3.5, 3.5, 4.0], [3.5, 3.5, 4.0]]\nsegment_max [[1.0, 4.0, 5.0], [0.0, 0.0, 0.0], [5.0, 6.0, 7.0]] [[0.0, 0.0, 0.0], [2.0, 8.0, 10.0], [0.0, 12.0, 14.0], [10.0, 0.0, 0.0]]\nsegment_min [[0.0, 2.0, 3.0], [0.0, 0.0, 0.0], [2.0, 1.0, 1.0]] [[0.0, 4.0, 6.0], [0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 2.0, 2.0]]\nties [[1.0, 1.0]] [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]\nties [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]] [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]\nTensor(shape=[3, 2], dtype=float32, place=Place(cpu), stop_gradient=False,\n       [[1., 1.],\n        [0., 0.],\n        [0., 0.]])\nValueError reduce_op should be `sum`, `mean`, `max` or `min`, but received prod\nValueError message_op should be `add`, `sub`, `mul`, `div`, but received pow\n'
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_geometric_message_passing_as_real_paddle(tmp_path, version):
+    r = _run(tmp_path, version, _GEOMETRIC)
+    assert r.returncode == 0, r.stderr[-2000:]
+    want = _GEOMETRIC_OUT if version == "3" else _GEOMETRIC_OUT.replace("paddle.Size([3, 3])",
+                                                                        "[3, 3]")
+    assert r.stdout == want
+
+
+def test_send_u_recv_matches_numpy(profile):
+    """Independent numpy: messages x[src] summed / averaged / maxed into rows dst."""
+    import gradrepl.paddle as paddle
+
+    rng = np.random.RandomState(3)
+    x = rng.randn(6, 4).astype(np.float32)
+    src, dst = rng.randint(0, 6, 15), rng.randint(0, 5, 15)
+    for op in ("sum", "mean", "max", "min"):
+        got = paddle.geometric.send_u_recv(paddle.to_tensor(x), paddle.to_tensor(src),
+                                           paddle.to_tensor(dst), reduce_op=op).numpy()
+        want = np.zeros((6, 4), np.float64)
+        for r in range(6):
+            rows = x[src[dst == r]].astype(np.float64)
+            if len(rows):
+                want[r] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0),
+                           "min": rows.min(0)}[op]
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(IndexError, match="end_idx:5 > meta_.dims"):
+        paddle.geometric.send_u_recv(paddle.to_tensor(x), paddle.to_tensor(src),
+                                     paddle.to_tensor(dst), out_size=4)

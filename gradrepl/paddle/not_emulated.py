@@ -18,7 +18,6 @@ NOTES = {
     "paddle.audio": "audio features and datasets",
     "paddle.incubate": "Paddle's incubating APIs",
     "paddle.inference": "the inference engine",
-    "paddle.geometric": "graph message passing",
     "paddle.signal": "stft / istft",
     "paddle.Tensor.stft": "the short-time Fourier transform",
     "paddle.Tensor.istft": "the inverse short-time Fourier transform",

@@ -8,3 +8,4 @@ from . import special_torch  # noqa: F401  (torch's special functions, torch.spe
 from . import scan_more  # noqa: F401  (logcumsumexp)
 from . import paddle_breadth  # noqa: F401  (instance_norm, Eigen-ordered row means)
 from . import paddle_rnn  # noqa: F401  (Paddle's fused rnn op: LSTM, GRU, SimpleRNN)
+from . import graph  # noqa: F401  (segment_reduce: paddle.geometric)
