@@ -442,3 +442,86 @@ def backward(g, kind, ac, ins, scales, antialias, fused):
         pos = np.repeat(opos, 2 ** nd)
         r = scatter_seq(g2, pos, tgt, nin, w, fused)
     return r.reshape(g.shape[:2] + tuple(ins))
+
+
+# ------------------------------------------------------------------------------ adaptive average
+def _windows(n_in, n_out):
+    """ATen's start_index / end_index of every output of one axis."""
+    o = np.arange(n_out)
+    lo = (o * n_in) // n_out
+    hi = ((o + 1) * n_in + n_out - 1) // n_out
+    return lo, hi - lo
+
+
+def _per_output_divide(v, ks, lanes, cl, dt):
+    """``v / k0 / k1 ...`` (channels-first, and the channels-last kernel's scalar tail) or
+    ``v / (k0 * k1 ...)`` (the channels-last kernel's vector lanes) per output."""
+    nd = len(ks)
+    grids = np.meshgrid(*ks, indexing="ij")
+    seq = v
+    for k in grids:
+        seq = (seq / k.astype(dt)).astype(dt)
+    if not cl:
+        return seq
+    prod = np.prod(np.stack(grids), axis=0).astype(dt)
+    vec = (v / prod).astype(dt)
+    C = v.shape[1]
+    nv = C - C % lanes
+    out = seq.copy()
+    out[:, :nv] = vec[:, :nv]
+    _ = nd
+    return out
+
+
+def adaptive_avg_forward(x, out, cl, lanes):
+    """cpu_adaptive_avg_pool{,3d}[_channels_last]: each window summed in raster order from 0,
+    then divided (see ``_per_output_divide``; ``cl``: the 2-d channels-last kernel, whose
+    vector lanes divide once by the window's size; the 3-d one divides in turn)."""
+    dt = x.dtype.type
+    nd = len(out)
+    ins = x.shape[2:]
+    acc = np.zeros(x.shape[:2] + tuple(out), dt)
+    if acc.size == 0:
+        return acc
+    wins = [_windows(n, o) for n, o in zip(ins, out)]
+    for offs in np.ndindex(*[int(w[1].max()) for w in wins]):
+        ix = []
+        live = np.ones(tuple(out), bool)
+        for d, (lo, k) in enumerate(wins):
+            shape = [1] * nd
+            shape[d] = -1
+            ix.append(np.minimum(lo + offs[d], ins[d] - 1).reshape(shape))
+            live = live & (offs[d] < k).reshape(shape)
+        t = x[(Ellipsis,) + tuple(ix)]
+        acc = np.where(live, (acc + t).astype(dt), acc)
+    return _per_output_divide(acc, [w[1] for w in wins], lanes, cl, dt)
+
+
+def adaptive_avg_backward(g, ins, cl, lanes):
+    """cpu_adaptive_avg_pool{,3d}_backward[_channels_last]: each output's share added to its
+    window's inputs in raster order of the outputs, the window's in raster order inside."""
+    dt = g.dtype.type
+    nd = g.ndim - 2
+    out = g.shape[2:]
+    wins = [_windows(n, o) for n, o in zip(ins, out)]
+    delta = _per_output_divide(np.asarray(g, dt), [w[1] for w in wins], lanes, cl, dt)
+    kmax = [int(w[1].max()) for w in wins]
+    grids = np.meshgrid(*[np.arange(o) for o in out], indexing="ij")
+    pos, tgt = [], []
+    flat_out = np.arange(int(np.prod(out))).reshape(out)
+    for offs in np.ndindex(*kmax):
+        live = np.ones(tuple(out), bool)
+        multi = []
+        for d, (lo, k) in enumerate(wins):
+            live = live & (offs[d] < k[grids[d]])
+            multi.append(np.minimum(lo[grids[d]] + offs[d], ins[d] - 1))
+        t = np.ravel_multi_index(multi, ins)
+        pos.append(np.where(live, flat_out, -1))
+        tgt.append(t)
+    pos = np.stack(pos, -1).reshape(-1)   # output-major, window offsets in raster order
+    tgt = np.stack(tgt, -1).reshape(-1)
+    keep = pos >= 0
+    B = g.shape[0] * g.shape[1]
+    r = scatter_seq(np.ascontiguousarray(delta).reshape(B, -1), pos[keep], tgt[keep],
+                    int(np.prod(ins)))
+    return r.reshape(g.shape[:2] + tuple(ins))

@@ -290,8 +290,7 @@ def adaptive_avg_pool1d(input, output_size):  # noqa: A002
     o = _ntuple(output_size, 1)
     x = _ops.unsqueeze(input, -2)
     a = raw(x)
-    out = S._pool(S.AD_AVGPOOL, x, C.pool_attrs((1, o[0]), adaptive=True, pooling_type="avg")) \
-        if a.ndim in (3, 4) else None
+    out = S.adaptive_avg_pool2d(x, (1, o[0])) if a.ndim in (3, 4) else None  # as torch's
     return _ops.squeeze(out, -2)
 
 
@@ -301,6 +300,11 @@ def adaptive_avg_pool3d(input, output_size):  # noqa: A002
     o = _adaptive_size(output_size, a, 3)
     if o == (1, 1, 1):
         return _ops.mean(input, (-1, -2, -3), keepdim=True)
+    from ._resample import adaptive_avg_pool  # torch's own kernels (float32/float64)
+
+    r = adaptive_avg_pool(input, o)
+    if r is not None:
+        return r
     op = _named(P3.POOL3D, "AdaptiveAvgPool3DBackward0", "in0")
     attrs = P3.pool3d_attrs(o, adaptive=True, pooling_type="avg")
     return _batched(input, 3, lambda t: apply(op, (t,), attrs))

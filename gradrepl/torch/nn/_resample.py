@@ -461,6 +461,77 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest",  # noqa: A0
     return apply(_resample_ops(name), (input,), {"spec": spec})
 
 
+# ------------------------------------------------------------------------------ adaptive average
+def _cl2d(a):
+    """torch's suggest_memory_format() == ChannelsLast of a 4-d array."""
+    return a.ndim == 4 and not a.flags.c_contiguous and _channels_last(a)
+
+
+def _adaptive_fwd(x, out=()):
+    from .. import _capability as cap
+
+    if x.ndim == len(out) + 1:  # unbatched: the kernels' channels are its first dim
+        return _adaptive_fwd(x[None], out)[0]
+    cl = _cl2d(x)
+    y = K.adaptive_avg_forward(x, out, cl, cap.lanes(x.dtype))
+    return _storage.as_format(y, "channels_last") if cl else y
+
+
+def _nonempty(a, nd, what, fn):
+    """ATen's check of adaptive_avg_pool{nd}d(_backward): no empty non-batch dimension."""
+    for d in range(1 if a.ndim == nd + 2 else 0, a.ndim):
+        if a.shape[d] == 0:
+            raise RuntimeError(
+                f"{fn}(): Expected {what} to have non-zero size for non-batch dimensions, but "
+                f"{what} has sizes {list(a.shape)} with dimension {d} being empty")
+
+
+def _adaptive_t_fwd(g, out=(), in_size=()):
+    from .. import _capability as cap
+
+    nd = len(out)
+    _nonempty(g, nd, "grad_output", f"adaptive_avg_pool{nd}d_backward")
+    if g.ndim == len(out) + 1:
+        return _adaptive_t_fwd(g[None], out, in_size)[0]
+    return K.adaptive_avg_backward(g, tuple(in_size), _cl2d(g), cap.lanes(g.dtype))
+
+
+_ADAPTIVE_OPS: dict = {}
+
+
+def _adaptive_op(nd):
+    op = _ADAPTIVE_OPS.get(nd)
+    if op is None:
+        base = OPS["transpose"]
+        name = f"AdaptiveAvgPool{nd}DBackward0"
+
+        def vjp(n, g):
+            out = n.attrs["out"]
+            return (apply(adj, (g,), {"out": out, "in_size": n.in_meta[0][0][-len(out):]}),)
+
+        def adj_vjp(n, gg):
+            return (apply(op, (gg,), {"out": n.attrs["out"]}),)
+
+        op = _named(base, name, "none", _adaptive_fwd, vjp)
+        adj = _named(base, name.replace("Backward0", "BackwardBackward0"), "none",
+                     _adaptive_t_fwd, adj_vjp)
+        op.diff_inputs = adj.diff_inputs = None
+        _ADAPTIVE_OPS[nd] = op
+    return op
+
+
+def adaptive_avg_pool(input, out):  # noqa: A002
+    """torch's adaptive_avg_pool2d / 3d kernels (float32/float64, batched or not) to the
+    output size ``out``; None for the inputs they do not handle (the caller's general op)."""
+    a = raw(input)
+    nd = len(out)
+    if a.dtype not in (np.float32, np.float64) or a.ndim not in (nd + 1, nd + 2) \
+            or min(out) < 0:
+        return None
+    _nonempty(a, nd, "input", f"adaptive_avg_pool{nd}d")
+    return apply(_adaptive_op(nd), (input,), {"out": tuple(int(v) for v in out)})
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
     return interpolate(input, size, scale_factor, mode, align_corners)
 
