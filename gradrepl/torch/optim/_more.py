@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import grad_mode
+from ..._line_search import strong_wolfe
 from .. import _inplace
 from .._base import raw
 from . import Optimizer
@@ -333,9 +334,13 @@ class SparseAdam(Optimizer):
         return None if closure is None else closure()
 
 
+def _dot(x, y):
+    return x.dot(y)
+
+
 class LBFGS(Optimizer):
-    """``torch.optim.LBFGS`` (torch's algorithm step for step; ``line_search_fn`` None only:
-    gradrepl's torch does not emulate the strong-Wolfe line search)."""
+    """``torch.optim.LBFGS`` (torch's algorithm step for step, with or without the strong-Wolfe
+    line search of ``gradrepl._line_search``)."""
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
@@ -370,6 +375,20 @@ class LBFGS(Optimizer):
             p.add_(update[offset:offset + numel].view_as(p), alpha=step_size)
             offset += numel
 
+    def _clone_param(self):
+        return [p.clone() for p in self._params]
+
+    def _set_param(self, params_data):
+        for p, pdata in zip(self._params, params_data):
+            p.copy_(pdata)
+
+    def _directional_evaluate(self, closure, x, t, d):
+        self._add_grad(t, d)
+        loss = float(closure())
+        flat_grad = self._gather_flat_grad()
+        self._set_param(x)
+        return loss, flat_grad
+
     def step(self, closure):  # noqa: C901 - torch's loop, as written there
         T = _T()
         with grad_mode.no_grad():
@@ -385,11 +404,6 @@ class LBFGS(Optimizer):
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
-        if line_search_fn is not None:
-            if line_search_fn != "strong_wolfe":
-                raise RuntimeError("only 'strong_wolfe' is supported")
-            raise NotImplementedError("gradrepl's torch does not emulate LBFGS's "
-                                      "line_search_fn='strong_wolfe' (use line_search_fn=None)")
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
@@ -449,14 +463,24 @@ class LBFGS(Optimizer):
             gtd = flat_grad.dot(d)
             if gtd > -tolerance_change:
                 break
-            self._add_grad(t, d)
             ls_func_evals = 0
             opt_cond = False
-            if n_iter != max_iter:
-                loss = float(evaluate())
-                flat_grad = self._gather_flat_grad()
+            if line_search_fn is not None:
+                if line_search_fn != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
+                x_init = self._clone_param()
+                loss, flat_grad, t, ls_func_evals = strong_wolfe(
+                    lambda x, t, d: self._directional_evaluate(evaluate, x, t, d),
+                    x_init, t, d, loss, flat_grad, gtd, dot=_dot)
+                self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
-                ls_func_evals = 1
+            else:
+                self._add_grad(t, d)
+                if n_iter != max_iter:
+                    loss = float(evaluate())
+                    flat_grad = self._gather_flat_grad()
+                    opt_cond = flat_grad.abs().max() <= tolerance_grad
+                    ls_func_evals = 1
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
