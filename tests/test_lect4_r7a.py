@@ -123,3 +123,137 @@ def test_make_tensor_draws_as_torch():
     assert b.requires_grad and b.is_leaf and b.dtype == torch.float64
     with pytest.raises(ValueError, match="`low` must be less than `high`, but got 2 >= 1"):
         torch.testing.make_tensor((2,), dtype=torch.float32, device="cpu", low=2, high=1)
+
+
+# ------------------------------------------------------------ forward-mode AD tutorial
+def _dual_tangent(fn):
+    import gradrepl.torch.autograd.forward_ad as fwAD
+
+    torch.manual_seed(0)
+    p = torch.randn(2, 3, requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(p, torch.rand(2, 3))
+        return fwAD.unpack_dual(fn(d, p)).tangent
+
+
+@pytest.mark.parametrize("fn, grad_fn", [
+    # recorded with real torch 2.13 (tangent.requires_grad, type(tangent.grad_fn).__name__)
+    (lambda d, p: torch.ones(4, 3) @ d.T, "AddBackward0"),
+    (lambda d, p: torch.nn.functional.linear(torch.ones(4, 3), d, p[:, 0]), "AddBackward0"),
+    (lambda d, p: torch.nn.functional.linear(torch.ones(4, 3), d), "AddBackward0"),
+    (lambda d, p: d * 2, "AddBackward0"),
+    (lambda d, p: d * p, "AddBackward0"),
+    (lambda d, p: d.exp(), "MulBackward0"),
+    (lambda d, p: d + 1, None),
+    (lambda d, p: d.sum(), None),
+])
+def test_tangents_of_products_are_recorded_when_a_primal_requires_grad(fn, grad_fn):
+    # the module-jvp cell of the tutorial: real prints the tangent with grad_fn=<...>
+    t = _dual_tangent(fn)
+    assert t.requires_grad is (grad_fn is not None)
+    assert (None if t.grad_fn is None else type(t.grad_fn).__name__) == grad_fn
+
+
+def test_module_jvp_through_parameters_requires_grad_and_keeps_values():
+    import gradrepl.torch.autograd.forward_ad as fwAD
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    inp = torch.randn(4, 3)
+    tang = {n: torch.ones_like(p) for n, p in model.named_parameters()}
+    want = inp.sum(1, keepdim=True) + 1  # J t with all-ones tangents: sum of inputs, plus 1
+    with fwAD.dual_level():
+        for n, p in dict(model.named_parameters()).items():
+            delattr(model, n)
+            setattr(model, n, fwAD.make_dual(p, tang[n]))
+        jvp = fwAD.unpack_dual(model(inp)).tangent
+    assert jvp.requires_grad
+    assert torch.allclose(jvp, want.expand(4, 2))
+
+
+def test_custom_function_jvp_result_has_no_tangent_of_its_own():
+    import gradrepl.torch.autograd.forward_ad as fwAD
+
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, foo):
+            ctx.result = torch.exp(foo)
+            return ctx.result
+
+        @staticmethod
+        def jvp(ctx, gI):
+            return gI * ctx.result
+
+    x = torch.tensor([0.0, 1.0], dtype=torch.double, requires_grad=True)
+    with fwAD.dual_level():
+        out = Exp.apply(fwAD.make_dual(x, torch.ones(2, dtype=torch.double)))
+        tangent = fwAD.unpack_dual(out).tangent
+        assert fwAD.unpack_dual(tangent).tangent is None
+        assert "tangent=" not in repr(tangent)
+    assert torch.allclose(tangent, x.detach().exp())
+
+
+def test_linearize_warns_from_const_fold_once(recwarn):
+    # recorded: torch 2.13's linearize traces with make_fx and const_fold.py line 366 warns
+    from gradrepl.torch.func import linearize
+
+    x = torch.tensor([0.0, 1.0])
+    out, f = linearize(lambda t: t.sin().sum(), x)
+    linearize(lambda t: t * 2, x)
+    msgs = [w for w in recwarn.list if "get_attr Node" in str(w.message)]
+    assert len(msgs) <= 1  # once per process (an earlier test may have shown it already)
+    if msgs:
+        assert msgs[0].filename.replace("\\", "/").endswith("torch/fx/experimental/const_fold.py")
+        assert msgs[0].lineno == 366
+    assert f(torch.ones(2)).item() == pytest.approx(1 + 0.5403023058681398)
+
+
+# ------------------------------------------------------------ torch.compile tutorial
+def test_compile_module_is_an_optimized_module_wrapper():
+    # recorded: type name OptimizedModule, repr with (_orig_mod), state_dict keys prefixed
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    c = torch.compile(model)
+    assert type(c).__name__ == "OptimizedModule"
+    assert type(c).__module__ == "torch._dynamo.eval_frame"
+    assert repr(c) == ("OptimizedModule(\n  (_orig_mod): Sequential(\n"
+                       "    (0): Linear(in_features=4, out_features=8, bias=True)\n"
+                       "    (1): ReLU()\n"
+                       "    (2): Linear(in_features=8, out_features=1, bias=True)\n  )\n)")
+    assert list(c.state_dict().keys()) == ["_orig_mod.0.weight", "_orig_mod.0.bias",
+                                           "_orig_mod.2.weight", "_orig_mod.2.bias"]
+    x = torch.randn(3, 4)
+    assert torch.equal(c(x), model(x))
+    model.note = "kept"
+    assert c._orig_mod is model and c.note == "kept"  # attributes pass to the wrapped module
+    assert model.compile() is None
+
+
+def test_compile_function_forms_and_dynamo_names():
+    def foo(x, y):
+        return torch.sin(x) + torch.cos(y)
+
+    x = torch.randn(5)
+    assert torch.equal(torch.compile(foo)(x, x), foo(x, x))
+    assert torch.equal(torch.compile(mode="reduce-overhead")(foo)(x, x), foo(x, x))
+    assert torch.compile(foo).__name__ == "foo"
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        torch.compile(foo, mode="default", options={})
+    assert torch._dynamo.reset() is None
+    assert torch.compiler.is_compiling() is False
+
+
+# ------------------------------------------------------------ default device recipe
+def test_device_is_a_context_manager_for_the_default_device():
+    assert torch.get_default_device() == torch.device("cpu")
+    with torch.device("cpu") as d:
+        assert d == torch.device("cpu")
+        assert torch.get_default_device() == torch.device("cpu")
+        assert torch.nn.Linear(2, 2).weight.device == torch.device("cpu")
+    from gradrepl.torch._base import _DefaultDevice
+
+    assert _DefaultDevice.device is None  # put back when the block ends
+    with pytest.raises(RuntimeError, match="Expected one of cpu"):
+        with torch.device("nodevice"):
+            pass
+    assert torch.ones(2).is_cpu and not torch.ones(2).is_cuda

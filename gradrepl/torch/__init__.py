@@ -214,8 +214,8 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     return None
 
 
-def compile(model=None, **kwargs):  # noqa: A001 - torch's name
-    return model if model is not None else (lambda m: m)
+from . import _dynamo, compiler  # noqa: E402,F401
+from ._dynamo import compile  # noqa: E402,A004 - torch's name
 
 
 class _Cuda:

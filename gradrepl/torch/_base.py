@@ -78,7 +78,20 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """``with torch.device(d):`` factory functions and new modules default to d (torch
+        pushes its DeviceContext mode, as ``set_default_device`` does), until the block ends."""
+        _DEVICE_STACK.append(_DefaultDevice.device)
+        _device_type_check(self)
+        _DefaultDevice.device = self
+        return self
 
+    def __exit__(self, *exc):
+        _DefaultDevice.device = _DEVICE_STACK.pop()
+        return None
+
+
+_DEVICE_STACK: list = []
 CPU = device("cpu")
 
 

@@ -142,6 +142,10 @@ class Tensor(EngineTensor):
         return False
 
     @property
+    def is_cpu(self):
+        return True
+
+    @property
     def is_sparse(self):
         return False
 

@@ -54,6 +54,20 @@ def _install(on):
     _dispatch.set_layer("forward_ad", _dual_layer if on else None)
 
 
+class untracked:
+    """A block where ops compute no tangents (a custom Function's ``jvp`` runs so in torch:
+    its result is the output's tangent, not a dual tensor with a tangent of its own)."""
+
+    def __enter__(self):
+        self.on = bool(_LEVELS)
+        if self.on:
+            _install(False)
+
+    def __exit__(self, *exc):
+        if self.on and _LEVELS:
+            _install(True)
+
+
 def enter_dual_level():
     """Open a level for dual tensors; returns its index (0)."""
     if _LEVELS:
@@ -240,14 +254,36 @@ def jvp_of(op, inputs, tangents, attrs, outs):
         if name in _PRODUCTS and len(inputs) == 2:
             x, y = (keep(v) for v in inputs)
             parts = []
-            if tangents[0] is not None:
-                parts.append(_engine_apply(op, (keep(tangents[0]), y), attrs))
-            if tangents[1] is not None:
-                parts.append(_engine_apply(op, (x, keep(tangents[1])), attrs))
+            # recorded, torch's formula takes a missing tangent as a zero tensor and still
+            # records both products and their sum: the tangent of ``d * p`` or ``x @ d``
+            # requires grad (AddBackward0) when a primal does, whichever has the tangent
+            t0, t1 = tangents
+            if rec:
+                t0 = _zeros_for(x) if t0 is None else t0
+                t1 = _zeros_for(y) if t1 is None else t1
+            if t0 is not None:
+                parts.append(_engine_apply(op, (keep(t0), y), attrs))
+            if t1 is not None:
+                parts.append(_engine_apply(op, (x, keep(t1)), attrs))
             r = parts[0] if len(parts) == 1 else _engine_apply(_registry.OPS["add"],
                                                                tuple(parts))
             return [r]
-    return _generic_jvp(op, inputs, tangents, attrs, outs, rec)
+    res = _generic_jvp(op, inputs, tangents, attrs, outs, rec)
+    if rec and name in _SUMS_OF_PRODUCTS and res[0] is not None and res[0].stop_gradient:
+        # torch's formula (self_t + mat1_t @ mat2_p + mat1_p @ mat2_t) records the products of
+        # the primals with zero tangents too: connect those primals by an exact zero term
+        with grad_mode.enable_grad():
+            for k in _SUMS_OF_PRODUCTS[name]:
+                if inputs[k].stop_gradient:
+                    continue
+                ins = tuple(x if i == k else _zeros_for(x) for i, x in enumerate(inputs))
+                zero = _engine_apply(op, ins, attrs)
+                res[0] = _engine_apply(_registry.OPS["add"], (res[0], zero))
+    return res
+
+
+#: ops whose torch tangent is a sum of products: the inputs that multiply another's tangent
+_SUMS_OF_PRODUCTS = {"fused_addmm": (1, 2)}
 
 
 def _generic_jvp(op, inputs, tangents, attrs, outs, rec):

@@ -147,7 +147,8 @@ class Function(metaclass=_FunctionMeta):
         out = cls._apply(*primals, _ctx_box=ctx_box, _graph_inputs=args, **kwargs)
         ins = [t if t is not None else (forward_ad._zeros_for(a) if isinstance(a, EngineTensor)
                                         else None) for a, t in zip(args, tangents)]
-        res = cls.jvp(ctx_box[0], *ins)
+        with forward_ad.untracked():
+            res = cls.jvp(ctx_box[0], *ins)
         outs = out if isinstance(out, tuple) else (out,)
         res = res if isinstance(res, tuple) else (res,)
         for o, t in zip(outs, res):

@@ -401,6 +401,11 @@ class Module:
     def cpu(self):
         return self
 
+    def compile(self, *args, **kwargs):
+        """``Module.compile()``: compiles the module's call in place in torch (returns None);
+        gradrepl's call stays as it is."""
+        return None
+
     def cuda(self, device=None):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
