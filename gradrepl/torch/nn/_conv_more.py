@@ -116,6 +116,10 @@ def _conv_vjp(n, g):
         ex, ew, eb = _onednn_conv.try_backward(x.data, w.data, g.data, nd, geom["stride"],
                                                geom["padding"], geom["dilation"],
                                                geom["groups"], want)
+        if ex is None and want[0]:  # (strided: brgconv_strided's backward-data)
+            ex = _onednn_convT.conv_input_grad(x.data.shape, w.data, g.data, nd,
+                                               geom["stride"], geom["padding"],
+                                               geom["dilation"], geom["groups"])
         wrap = type(g)._wrap
         dx = wrap(ex, True) if ex is not None and want[0] else None
         dw = wrap(ew, True) if ew is not None and want[1] else None

@@ -53,16 +53,19 @@ def uses_onednn(n, c, spatial, ksize):
     return n > 1 or (kh > 3 and kw > 3) or n * c * math.prod(spatial) > 20480
 
 
-def applies(x_shape, w_shape, stride, pads, dilation, groups, dtype, out_pad):
+def applies(x_shape, w_shape, stride, pads, dilation, groups, dtype, out_pad, onednn=None):
     """Whether real torch here runs this transposed convolution on ``brgconv_strided``, as
-    emulated (``x_shape``/``w_shape`` 2-d views; ``pads`` before-paddings)."""
+    emulated (``x_shape``/``w_shape`` 2-d views; ``pads`` before-paddings; ``onednn`` whether
+    torch calls oneDNN, if the caller knows)."""
     if O.isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
         return False
     if all(s == 1 for s in stride) or any(d != 1 for d in dilation):
         return False
     n, c, h, w = x_shape
     co, kh, kw = w_shape[1:]
-    if not uses_onednn(n, c, (h, w), (kh, kw)):
+    if onednn is None:
+        onednn = uses_onednn(n, c, (h, w), (kh, kw))
+    if not onednn:
         return False
     if any(p >= k for p, k in zip(pads, (kh, kw))) or any(o >= s for o, s in zip(out_pad, stride)):
         return False
@@ -297,8 +300,8 @@ def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
 
 
 def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
-    """(dx, dw, db) of a strided transposed convolution as torch computes them here, each None
-    where another kernel would (or not ``want``-ed). ``x`` the input, ``w`` (C, O, *K), ``g``
+    """(dx, dw, db) of a transposed convolution (any stride) as torch computes them here, each
+    None where another kernel would (or not ``want``-ed). ``x`` the input, ``w`` (C, O, *K), ``g``
     the output's gradient; geometry as ``try_forward``."""
     none = (None, None, None)
     if nd not in (1, 2) or not (x.dtype == w.dtype == g.dtype == np.float32):
@@ -313,8 +316,11 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     if len(want) > 2 and want[2] and bias_applies(xv.shape, wv.shape, pads, dil, groups,
                                                   x.dtype):
         db = bias_grad(g)
-    if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
-        return None, None, db
+    if any(v != 1 for v in st):
+        if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
+            return None, None, db
+    elif not bias_applies(xv.shape, wv.shape, pads, dil, groups, x.dtype):
+        return None, None, db          # (stride 1: the forward is _onednn_conv's)
     dx = dw = None
     strd = tuple(stride)[-nd:]
     cpads = [(flat[2 * i], flat[2 * i]) for i in range(nd)]
@@ -336,3 +342,30 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
                 out = none
             dw = out[1]
     return dx, dw, db
+
+
+def conv_input_grad(x_shape, w, g, nd, stride, padding, dilation, groups):
+    """The input gradient of a strided forward convolution (``x_shape`` its input's shape,
+    ``w`` (O, C, *K), ``g`` the output's gradient): oneDNN's backward-data pass on the same
+    ``brgconv_strided`` kernel, i.e. the transposed convolution of ``g`` with ``w`` (output
+    padding from the input's size); None where another kernel runs."""
+    if nd not in (1, 2) or not (w.dtype == g.dtype == np.float32) or g.size == 0:
+        return None
+    flat = tuple(padding)[-2 * nd:]
+    if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)):
+        return None
+    strd = tuple(stride)[-nd:]
+    ks = w.shape[2:]
+    op = tuple(i - ((o - 1) * s - 2 * flat[2 * a] + k) for a, (i, o, s, k) in
+               enumerate(zip(x_shape[2:], g.shape[2:], strd, ks)))
+    if any(v < 0 for v in op):
+        return None
+    gv, wv, st, pads, opv = _views(g, w, nd, strd, padding, op)
+    dil = _lift(tuple(dilation)[-nd:], nd, 1)
+    kv = wv.shape[2:]
+    xs = _lift(tuple(x_shape[2:]), nd, 1)
+    onednn = uses_onednn(x_shape[0], x_shape[1], xs, kv)
+    if not applies(gv.shape, wv.shape, st, pads, dil, groups, g.dtype, opv, onednn):
+        return None
+    y = forward(gv, wv, None, st, pads, opv)
+    return y[:, :, 0] if nd == 1 else y

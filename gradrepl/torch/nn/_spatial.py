@@ -15,7 +15,7 @@ from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, needs_grad
 from .. import _norm_kernels as K
 from .. import _ops
-from . import _onednn_conv
+from . import _onednn_conv, _onednn_convT
 from .._kernels import torch_sum
 from .._base import raw
 from .._tensor import Tensor
@@ -95,6 +95,10 @@ def _onednn_bwd(n, g, geom):
     want = tuple(needs_grad(n, i) for i in range(len(n.inputs)))
     out = _onednn_conv.try_backward(x, w, g.data, 2, geom["stride"], geom["padding"],
                                     geom["dilation"], geom.get("groups", 1), want)
+    if out[0] is None and want[0]:  # (strided: brgconv_strided's backward-data)
+        out = (_onednn_convT.conv_input_grad(x.shape, w, g.data, 2, geom["stride"],
+                                             geom["padding"], geom["dilation"],
+                                             geom.get("groups", 1)),) + tuple(out[1:])
     wrap = type(g)._wrap
     return tuple(None if a is None or i >= len(want) or not want[i] else wrap(a, True)
                  for i, a in enumerate(out))
