@@ -35,6 +35,12 @@ EXPECTED = {
     'conv1d_s2_bias_team': {'dw': 'd7404dbbf43bb976', 'db': '478e85d9f2ece9da', 'dw4': ['410ad0a8', 'c24fc797', '403f3248', 'c19064f3'], 'db4': ['41e234be', 'c1c14356', '41a6d8a8', 'c1c50048']},
     'conv1d_avx2_s3': {'dw': 'e42e4ea8f95a7dc9', 'db': '7c5c84a414e8e1b9', 'dw4': ['c04aff78', 'c18244b9', 'bf0a3500', '401e9b2c'], 'db4': ['c1a86aee', 'bf91cf94', '425e0b19', '417bf56e']},
     'dilated_s1_ic16': {'dw': '1279c3c648c1962a', 'db': 'ce4fec5cf128a787', 'dw4': ['419bd50e', 'c179b9e8', 'c0b4ebf6', 'c161b20e'], 'db4': ['4121b178', 'c205e4ae', '40d09ce5', 'c14147cd']},
+    'conv3d_s2_ic16': {'dw': '2978c2806ddb8bd0', 'db': '051b945a6cc6d31a', 'dw4': ['3f9d7f34', 'c0d063e5', '413947be', '41c39065'], 'db4': ['c13bdd57', 'c01e76d6', 'c1545d65', 'c1165c1f']},
+    'conv3d_avx2_ic8': {'dw': 'e0b87aaf911f193e', 'db': 'fa176cd0bd2df181', 'dw4': ['c0def85a', 'c17225a0', 'c13896c4', 'c176c372'], 'db4': ['411649fc', 'c07284b6', '4003a58d', '40b0bff2']},
+    'gemm_dil2_s2': {'dw': '4d51d5940e8197e3', 'db': 'b468f0a989ff1c78', 'dw4': ['c11e83c1', '41b66bd6', '3fdad8c0', 'c185ff27'], 'db4': ['c1edafee', 'bfbf66a2', 'c20b2af7', '4231181a']},
+    'conv1d_dil3_s2_ic3': {'dw': '8713260bf01087dc', 'db': '06d5e780df6582f1', 'dw4': ['c11df843', '414798c4', '408d9653', 'c1a9aac1'], 'db4': ['c0ed869b', '41a7483f', '41f24938', '421b8fc4']},
+    'gemm_3d_pad_ic4': {'dw': 'd9d70151d18605e6', 'db': 'fcd2a84485cd22d4', 'dw4': ['41ab12c4', '40edb936', '423e7cba', 'bf8c7118'], 'db4': ['419fbcc4', '42257d5c', 'c2492189', 'c1f69ff4']},
+    'gemm_one_thread': {'dw': 'af74a8c6e8d98321', 'db': '476887b94716a72d', 'dw4': ['423e9285', 'c028e5f4', 'c1869227', '3fa92fe6'], 'db4': ['c0f83540', 'c1b7405c', '4018a9dc', '41a01d9e']},
 }
 
 
@@ -52,7 +58,10 @@ def test_bits_equal_real_torch(i, monkeypatch):
     _skip_unless_avx512_core()
     spec = CASES.CASES[i]
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(spec[-1]))
-    assert CASES.run(torch, i, spec) == EXPECTED[spec[0]]
+    got, want = CASES.run(torch, i, spec), EXPECTED[spec[0]]
+    if spec[0].startswith("gemm"):       # (x64:gemm:jit: the bias gradient not emulated)
+        got, want = ({k: v for k, v in d.items() if k.startswith("dw")} for d in (got, want))
+    assert got == want
 
 
 def test_recorded_cases_all_tested():
@@ -83,9 +92,15 @@ PLANS = [
     ((32, 48, 15, 19), (4, 48, 3, 3), 3, 0, 1, ("jit:avx512_core", 1, 2, 1, 2)),
     ((64, 12, 19, 7), (20, 12, 2, 2), 2, 1, 1, ("jit:avx2", 1, 1, 1, 2)),
     ((8, 32, 28, 29), (1, 32, 4, 4), 2, 0, 1, ("jit:avx512_core", 13, 1, 13, 1)),
-    ((5, 16, 19, 23), (100, 16, 4, 4), 2, 0, 2, None),          # x64:gemm:jit (dilated, s2)
-    ((32, 4, 45), (4, 4, 5), 2, 1, 2, None),                     # x64:gemm:jit
-    ((16, 1, 7, 21), (100, 1, 3, 3), 3, 0, 2, None),             # x64:gemm:jit
+    # x64:gemm:jit (dilated and strided): 16 output channels or more emulated (the samples
+    # over the threads, no bias), fewer (sgemm's small-N kernel and gemv) not
+    ((5, 16, 19, 23), (100, 16, 4, 4), 2, 0, 2, ("x64:gemm:jit", 1, 2, 1, 0)),
+    ((16, 1, 7, 21), (100, 1, 3, 3), 3, 0, 2, ("x64:gemm:jit", 1, 2, 1, 0)),
+    ((32, 4, 45), (4, 4, 5), 2, 1, 2, None),
+    ((16, 8, 22, 13), (1, 8, 3, 3), 1, 0, 2, None),
+    ((2, 4, 561), (16, 4, 3), 1, 1, 2, None),       # 559 positions: sgemm parallel inside
+    ((3, 4, 6, 7, 8), (16, 4, 3, 3, 3), 1, 1, 1, ("x64:gemm:jit", 6, 2, 1, 0)),
+    ((3, 16, 7, 8, 9), (8, 16, 3, 3, 3), 2, 1, 1, ("jit:avx512_core", 4, 2, 4, 2)),
 ]
 
 
@@ -103,7 +118,7 @@ def test_one_thread_never_splits():
         outs = tuple((i + 2 * p - d * (k - 1) - 1) // s + 1 for i, k in zip(xs[2:], ws[2:]))
         got = B.plan(xs, ws, xs[:1] + ws[:1] + outs, (s,) * nd, (p,) * nd, (d,) * nd, 1)
         assert (got is None) == (want is None)
-        assert got is None or (got.team_w, got.team_b) == (1, 1)
+        assert got is None or (got.team_w, got.team_b) in ((1, 1), (1, 0))
 
 
 def test_reducer_balance():

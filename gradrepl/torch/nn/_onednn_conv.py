@@ -24,7 +24,7 @@ The rule is AVX-512's (``avx512_core``); on other CPUs oneDNN runs other kernels
 blocks on AVX2), not measured, and the general path is used.
 
 The gradients: the input gradient (stride 1) is the transposed convolution's kernel again; the
-filter and bias gradients (1-/2-d) the backward-weights kernel, whose
+filter and bias gradients the backward-weights kernel, whose
 sums are split over the batch (or a 2-d one's output rows) by oneDNN's thread balance
 (``_onednn_conv_bwd_w``: also strided, padded and dilated ones where oneDNN's JIT kernels run).
 
@@ -409,12 +409,12 @@ def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_be
 
 def backward_applies(x_shape, w_shape, stride, dilation, pads_before, groups, dtype):
     """(input gradient, filter gradient) emulated: the forward on the direct kernel; the input
-    gradient stride 1; the filter gradient 1-d or 2-d where ``_onednn_conv_bwd_w.plan`` knows
-    the kernel (jit:avx512_core, jit:avx2; strided too; not oneDNN's gemm one, which every
-    dilated strided convolution takes)."""
+    gradient stride 1; the filter gradient where ``_onednn_conv_bwd_w.plan`` knows the kernel
+    (jit:avx512_core, jit:avx2; strided too; not oneDNN's gemm one, which every dilated strided
+    convolution takes)."""
     if not direct_applies(x_shape[0], w_shape[2:], pads_before, dilation, stride, groups, dtype):
         return False, False
-    return all(s == 1 for s in stride), len(x_shape) <= 4
+    return all(s == 1 for s in stride), True
 
 
 def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, True, True)):
@@ -436,11 +436,13 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         dx = conv_backward_data(g, w, None, stride, pads, dilation, x.shape[2:])
     if aw and any(want[1:]) and x.shape[0] * math.prod(g.shape[2:]) <= STEPS:
         from .. import _capability
-        from ._onednn_conv_bwd_w import plan
+        from ._onednn_conv_bwd_w import gemm_weights, plan
 
         cuts = plan(x.shape, w.shape, g.shape, stride, [p[0] for p in pads], dilation,
                     _capability.threads())
-        if cuts is not None:
+        if cuts is not None and cuts.kernel == "x64:gemm:jit":
+            dw = gemm_weights(x, g, w.shape[2:], stride, pads, dilation, cuts)
+        elif cuts is not None:
             dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
                                            cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
     return dx, dw, db

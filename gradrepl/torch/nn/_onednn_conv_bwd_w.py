@@ -18,10 +18,18 @@ only the kernel and where the cuts fall, worked out here as oneDNN decides them:
   The team over the reduction: its ``balance`` cost model (memory traffic per thread, then a
   lower compute cost within 10 %), output- and input-channel blocks taking the other threads.
 * ``jit:avx2`` (8-channel blocks) takes 4 to 15 input channels (and what the first one's
-  bounds refuse), without dilation: its weights and bias teams come from ``cpu_reducer``'s
-  balance over the samples.
-* anything else (every dilated strided convolution: ``x64:gemm:jit``, im2col and oneDNN's own
-  sgemm) is not emulated: ``plan`` returns None and the caller keeps its general path.
+  bounds refuse), without dilation or depth padding: its weights and bias teams come from
+  ``cpu_reducer``'s balance over the samples (the weights': and depth planes).
+* anything else runs ``x64:gemm:jit`` (every dilated strided convolution, most 3-d ones with
+  padding and 4 to 15 channels): per sample (a 3-d one: per output depth plane) im2col and
+  oneDNN's own sgemm with beta 1, the samples split over the threads (``bwd_weights_balance``)
+  and the threads' sums added in order. Its sgemm kernel sums each weight in one fused
+  multiply-add chain over the plane's positions when there are 16 output channels or more and
+  at most 384 positions (longer ones are cut into blocks not worked out here; fewer channels
+  take its "small N" kernel or gemv, which sum along the positions in vector lanes), and
+  oneDNN runs the samples on separate threads only when the positions per thread are fewer
+  than 256 (else one sgemm parallel inside). Emulated there (``gemm_weights``); its bias
+  gradient (an OpenMP SIMD reduction per output row, its lanes not worked out) is not.
 
 Read from oneDNN's sources (``src/cpu/x64/jit_avx512_common_conv_kernel.cpp`` ``init_conf``,
 ``balance``; ``jit_avx512_common_convolution.cpp``; ``jit_avx2_conv_kernel_f32.cpp``;
@@ -31,7 +39,10 @@ oneDNN runs other kernels; ``_onednn_conv.isa`` keeps them on the general path.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
+
+import numpy as np
 
 
 class Plan(NamedTuple):
@@ -42,7 +53,7 @@ class Plan(NamedTuple):
     rows_w: int
     team_w: int
     rows_b: int
-    team_b: int
+    team_b: int          # (0: the bias is not emulated, the caller's general path sums it)
 
 
 def _up(a, b):
@@ -158,11 +169,11 @@ def _avx512_balance(g, nthreads):
 
 
 def _avx2_ok(g):
-    if g["ndims"] == 5 or g["dd"] or g["dh"] or g["dw"]:
-        return False                                       # (3-d: not measured)
+    if g["dd"] or g["dh"] or g["dw"]:
+        return False
     return (g["tp"] < g["ekh"] and g["bp"] < g["ekh"] and g["lp"] < g["ekw"]
-            and g["rp"] < g["ekw"] and g["kw"] < 14 and g["kh"] <= g["ih"]
-            and g["tp"] < g["kh"])
+            and g["rp"] < g["ekw"] and g["fp"] == 0 and g["bkp"] == 0 and g["kw"] < 14
+            and g["kh"] <= g["ih"] and g["tp"] < g["kh"] and g["kd"] <= g["id"])
 
 
 def plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads):
@@ -186,7 +197,57 @@ def plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads):
         icb = g["ic"] if flat else 8
         nb_ic = 1 if flat else _up(g["ic"], 8)
         nb_oc = _up(g["oc"], 8)
-        team_w = reducer_team(threads, g["kh"] * g["kw"] * icb * 8, nb_ic * nb_oc, mb, 1 << 21)
+        team_w = reducer_team(threads, g["kd"] * g["kh"] * g["kw"] * icb * 8, nb_ic * nb_oc,
+                              mb * g["od"], 1 << 21)
         team_b = reducer_team(threads, 8, nb_oc, mb, 1 << 21)
-        return Plan("jit:avx2", 1, team_w, 1, team_b)
+        return Plan("jit:avx2", g["od"], team_w, 1, team_b)
+    positions = g["oh"] * g["ow"]
+    if g["oc"] >= 16 and positions <= GEMM_K and positions // threads < 256 and mb > 1:
+        return Plan("x64:gemm:jit", g["od"], min(mb, threads), 1, 0)
     return None
+
+
+GEMM_K = 384           # positions per plane up to which oneDNN's sgemm sums in one chain
+
+
+def _columns(x, ksize, stride, pads, dilation, outs):
+    """im2col of every sample in float64: (N, positions, C * K) in oneDNN's row order."""
+    n, c = x.shape[:2]
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)))
+    xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
+                                          for s, (pb, _) in zip(x.shape[2:], pads))] = x
+    cols = np.empty((n,) + tuple(outs) + (c,) + tuple(ksize))
+    for k3 in np.ndindex(*ksize):
+        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
+                    for k, d, st, m in zip(k3, dilation, stride, outs))
+        cols[(Ellipsis, slice(None)) + k3] = np.moveaxis(
+            xp[(slice(None), slice(None)) + win], 1, -1)
+    return cols.reshape(n, math.prod(outs), c * math.prod(ksize))
+
+
+def gemm_weights(x, g, ksize, stride, pads, dilation, cuts):
+    """The filter gradient as ``x64:gemm:jit`` sums it (module docstring): one fused
+    multiply-add chain from zero per weight and plane (all planes at once, a numpy call a
+    position), the planes of a thread's samples added in order, the threads' sums in order.
+    ``x`` (N, C, *S), ``g`` (N, O, *P) float32; ``pads`` (before, after) per axis."""
+    from ._onednn_conv import _parts
+
+    n, o = g.shape[:2]
+    outs = g.shape[2:]
+    planes = n * cuts.rows_w
+    per = math.prod(outs) // cuts.rows_w
+    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(planes, per, -1)
+    g64 = np.moveaxis(g.reshape(n, o, -1), 1, 2).reshape(planes, per, o).astype(np.float64)
+    acc = np.zeros((planes, o, cols.shape[2]), np.float32)
+    tmp = np.empty(acc.shape)
+    for j in range(per):
+        np.multiply(g64[:, j, :, None], cols[:, j, None, :], out=tmp)
+        np.add(acc, tmp, out=acc, casting="unsafe")
+    total = None
+    for a, b in _parts(n, cuts.team_w):
+        part = acc[a * cuts.rows_w]
+        for u in range(a * cuts.rows_w + 1, b * cuts.rows_w):
+            part = part + acc[u]
+        total = part if total is None else total + part
+    return total.reshape((o, x.shape[1]) + tuple(ksize))
+

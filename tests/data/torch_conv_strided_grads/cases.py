@@ -23,6 +23,13 @@ CASES = [
     ("conv1d_s2_bias_team", (32, 40, 36), (100, 40, 4), 2, 1, 1, 2),   # bias reducer: 2
     ("conv1d_avx2_s3", (64, 4, 64), (20, 4, 7), 3, 1, 1, 2),
     ("dilated_s1_ic16", (4, 16, 12, 12), (8, 16, 3, 3), 1, 2, 2, 2),   # avx512, dilated rows
+    ("conv3d_s2_ic16", (3, 16, 7, 8, 9), (8, 16, 3, 3, 3), 2, 1, 1, 2),  # avx512, depth planes
+    ("conv3d_avx2_ic8", (4, 8, 6, 7, 8), (16, 8, 2, 3, 3), 2, 0, 1, 2),  # avx2, depth planes
+    # x64:gemm:jit (im2col + oneDNN's sgemm; its bias gradient is not emulated: "dw" only)
+    ("gemm_dil2_s2", (4, 8, 21, 19), (32, 8, 3, 3), 2, 1, 2, 2),
+    ("conv1d_dil3_s2_ic3", (5, 3, 150), (20, 3, 3), 2, 2, 3, 2),  # avx512 (a 1-d dilation)
+    ("gemm_3d_pad_ic4", (3, 4, 6, 7, 8), (16, 4, 3, 3, 3), 1, 1, 1, 2),   # depth planes
+    ("gemm_one_thread", (4, 8, 21, 19), (32, 8, 3, 3), 2, 1, 2, 1),
 ]
 
 
