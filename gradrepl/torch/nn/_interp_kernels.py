@@ -84,11 +84,11 @@ def fma(a, b, c, dt, fused=True):
     return th + v
 
 
-# ---------------------------------------------------------------- axis maps (index, weights)
+# ------------------------------------------------------------------------------ axis maps
 
 
 def _scale(n_in, n_out, ac, scale, dt):
-    """area_pixel_compute_scale<dt>"""
+    """``area_pixel_compute_scale<dt>``."""
     if ac:
         return dt(dt(n_in - 1) / dt(n_out - 1)) if n_out > 1 else dt(0)
     if scale is not None and scale > 0:
@@ -97,6 +97,7 @@ def _scale(n_in, n_out, ac, scale, dt):
 
 
 def _src(s, n_out, ac, cubic, dt, fused=True):
+    """``area_pixel_compute_source_index``: ``s * (dst + 0.5) - 0.5`` in dt (linear: >= 0)."""
     o = np.arange(n_out)
     if ac:
         return (s * o.astype(dt)).astype(dt)
@@ -105,6 +106,7 @@ def _src(s, n_out, ac, cubic, dt, fused=True):
 
 
 def _guard(real, n_in, dt):
+    """``guard_index_and_lambda`` (its floorf takes a float)."""
     idx = np.minimum(np.floor(real.astype(F32)).astype(np.int64), n_in - 1)
     lam = np.minimum(np.maximum(real - idx.astype(dt), dt(0)), dt(1)).astype(dt)
     return idx, lam
@@ -117,24 +119,25 @@ def nearest_map(n_in, n_out, scale, exact, kernel, fused=True):
     o = np.arange(n_out)
     s = F32(1.0 / scale) if scale is not None and scale > 0 else F32(F32(n_in) / F32(n_out))
     if not exact:
-        if kernel == 'idx' and n_out == n_in:
+        if kernel == "idx" and n_out == n_in:
             return o
-        if kernel == 'idx' and n_out == 2 * n_in:
+        if kernel == "idx" and n_out == 2 * n_in:
             return o >> 1
         real = (o.astype(F32) * s).astype(F32)
-    elif kernel == 'idx':
+    elif kernel == "idx":
         real = ((o + F32(0.5)).astype(F32) * s).astype(F32)
     else:
         real = (_src(s, n_out, False, False, F32, fused) + F32(0.5)).astype(F32)
     return np.minimum(np.floor(real).astype(np.int64), n_in - 1)
 
 
-def linear_map(n_in, n_out, ac, scale, dt):
+def linear_map(n_in, n_out, ac, scale, dt, fused=True):
+    """(index (O, 2), lambda (O, 2)) of ``compute_source_index_and_lambda``."""
     o = np.arange(n_out)
     if n_out == n_in:
         return np.stack([o, o], 1), np.stack([np.ones(n_out, dt), np.zeros(n_out, dt)], 1)
     s = _scale(n_in, n_out, ac, scale, dt)
-    i0, l1 = _guard(_src(s, n_out, ac, False, dt), n_in, dt)
+    i0, l1 = _guard(_src(s, n_out, ac, False, dt, fused), n_in, dt)
     i1 = i0 + (i0 < n_in - 1)
     l0 = (dt(1) - l1).astype(dt)
     return np.stack([i0, i1], 1), np.stack([l0, l1], 1)
@@ -153,12 +156,14 @@ def _cc2(x, A, dt, fused):
 
 
 def cubic_coeffs(t, dt, fused, A=-0.75):
+    """``get_cubic_upsample_coefficients``: (O, 4)."""
     x2 = (1.0 - t.astype(F64)).astype(dt)
     return np.stack([_cc2((t + 1.0).astype(dt), A, dt, fused), _cc1(t, A, dt, fused),
                      _cc1(x2, A, dt, fused), _cc2((x2 + 1.0).astype(dt), A, dt, fused)], 1)
 
 
 def cubic_map(n_in, n_out, ac, scale, dt, fused):
+    """(index (O, 4) clamped to the input, coefficients (O, 4))."""
     s = _scale(n_in, n_out, ac, scale, dt)
     i0, t = _guard(_src(s, n_out, ac, True, dt, fused), n_in, dt)
     idx = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
@@ -166,6 +171,7 @@ def cubic_map(n_in, n_out, ac, scale, dt, fused):
 
 
 def _aa_filter_linear(x, dt):
+    """``HelperInterpLinear::aa_filter``: the triangle."""
     x = np.abs(x)
     return np.where(x < 1.0, (1.0 - x.astype(F64)).astype(dt), dt(0)).astype(dt)
 
@@ -174,21 +180,23 @@ def _aa_filter_cubic(x, dt, fused, a=-0.5):
     """HelperInterpCubic::aa_filter (Keys, a = -0.5): every step fused (measured)"""
     x = np.abs(x)
     A = dt(a)
-    f = lambda p, q, r: fma(p, q, r, dt, fused)
-    u = f(dt(A + 2), x, dt(-(A + 3)))
-    v1 = f((u * x).astype(dt), x, dt(1))
-    v2 = f(f(f(A, x, dt(-5 * A)), x, dt(8 * A)), x, dt(-4 * A))
+    u = fma(dt(A + 2), x, dt(-(A + 3)), dt, fused)
+    v1 = fma((u * x).astype(dt), x, dt(1), dt, fused)
+    q = fma(fma(A, x, dt(-5 * A), dt, fused), x, dt(8 * A), dt, fused)
+    v2 = fma(q, x, dt(-4 * A), dt, fused)
     return np.where(x < 1.0, v1, np.where(x < 2.0, v2, dt(0))).astype(dt)
 
 
 def aa_map(n_in, n_out, ac, scale, dt, cubic, fused):
-    """(xmin (O,), xsize (O,), w (O, K)) of _compute_indices_min_size_weights_aa."""
+    """(xmin (O,), xsize (O,), weights (O, K)) of ``_compute_indices_min_size_weights_aa``
+    (in dt, the input's type: these helpers take no wider math type)."""
     s = _scale(n_in, n_out, ac, scale, dt)
     interp = 4 if cubic else 2
     support = dt(interp * 0.5 * float(s)) if s >= 1.0 else dt(interp * 0.5)
     K = int(np.ceil(float(support))) * 2 + 1
     invscale = dt(1.0 / float(s)) if s >= 1.0 else dt(1.0)
-    xmin = np.zeros(n_out, np.int64); xsize = np.zeros(n_out, np.int64)
+    xmin = np.zeros(n_out, np.int64)
+    xsize = np.zeros(n_out, np.int64)
     W = np.zeros((n_out, K), dt)
     for i in range(n_out):
         center = dt(float(s) * (i + 0.5))
@@ -204,40 +212,33 @@ def aa_map(n_in, n_out, ac, scale, dt, cubic, fused):
             tot = dt(tot + v)
         if tot != 0:
             w = (w / tot).astype(dt)
-        xmin[i] = lo; xsize[i] = size; W[i, :size] = w
+        xmin[i], xsize[i] = lo, size
+        W[i, :size] = w
     return xmin, xsize, W
 
 
-# ---------------------------------------------------------------- forward
-
-
-def tap_pass(x, axis, idx, w, fused, first='fused'):
-    """sum_k x[idx[o,k]] * w[o,k] along axis: 'fused' fma(t0,w0,t1*w1) then fma(tk,wk,acc)
-    (a compile-time unrolled chain); 'plain' t0*w0 then fma(tk,wk,acc) (a runtime loop)."""
+# ------------------------------------------------------------------------------ forward
+def tap_pass(x, axis, idx, w, fused):
+    """``sum_k x[idx[o, k]] * w[o, k]`` along ``axis`` as ``Interpolate<..>::eval`` (unrolled):
+    ``fma(t0, w0, t1 * w1)``, then ``fma(tk, wk, acc)``."""
     dt = x.dtype.type
     xm = np.moveaxis(x, axis, -1)
-    K = idx.shape[1]
-    if K == 1:
-        acc = xm[..., idx[:, 0]]
-    elif first == 'fused':
-        acc = fma(xm[..., idx[:, 0]], w[:, 0], (xm[..., idx[:, 1]] * w[:, 1]).astype(dt), dt, fused)
-        for k in range(2, K):
-            acc = fma(xm[..., idx[:, k]], w[:, k], acc, dt, fused)
-    else:
-        acc = (xm[..., idx[:, 0]] * w[:, 0]).astype(dt)
-        for k in range(1, K):
-            acc = fma(xm[..., idx[:, k]], w[:, k], acc, dt, fused)
+    t = [xm[..., idx[:, k]] for k in range(idx.shape[1])]
+    acc = fma(t[0], w[:, 0], (t[1] * w[:, 1]).astype(dt), dt, fused)
+    for k in range(2, len(t)):
+        acc = fma(t[k], w[:, k], acc, dt, fused)
     return np.moveaxis(acc, -1, axis)
 
 
 def corner_terms(x, maps):
-    """the 2^d corner values (N, C, *out) and weights (*out) of the channels-last kernel, in
-    its order (i00, i01, i10, i11, ...), weights the left-to-right products of the lambdas."""
+    """The 2^d corner values (N, C, *out) and weights (*out) of the channels-last kernel in its
+    order (i00, i01, i10, i11, ...), each weight the lambdas' product from the first axis."""
     nd = len(maps)
     dt = x.dtype.type
     xs, ws = [], []
     for bits in np.ndindex(*(2,) * nd):
-        ix = tuple(maps[d][0][:, bits[d]].reshape((-1,) + (1,) * (nd - 1 - d)) for d in range(nd))
+        ix = tuple(maps[d][0][:, bits[d]].reshape((-1,) + (1,) * (nd - 1 - d))
+                   for d in range(nd))
         xs.append(x[(Ellipsis,) + ix])
         w = None
         for d in range(nd):
@@ -248,12 +249,14 @@ def corner_terms(x, maps):
 
 
 def cl_linear(x, maps, lanes, fused):
-    """cpu_upsample_linear_channels_last: the channels in blocks of `lanes` (vector: the terms
-    summed from the last), the rest one by one (scalar: from the first)."""
+    """``cpu_upsample_linear_channels_last``: the channels in blocks of ``lanes`` (its vector
+    loop: the terms summed from the last corner), the rest one by one (from the first)."""
     dt = x.dtype.type
     xs, ws = corner_terms(x, maps)
     K = len(xs)
-    f = lambda a, b, c: fma(a, b, c, dt, fused)
+
+    def f(a, b, c):
+        return fma(a, b, c, dt, fused)
     C = x.shape[1]
     nv = C - C % lanes
     out = np.empty(xs[0].shape, dt)
@@ -273,9 +276,9 @@ def cl_linear(x, maps, lanes, fused):
 
 
 def aa_pass(x, axis, xmin, xsize, W, fused, block=4):
-    """interpolate_aa_single_dim: t0 * w0, then the terms j = 1 .. xsize-1 added in order:
-    the leading multiple of `block` of them as rounded products (GCC vectorises their
-    products, an in-order reduction), the rest fused (the scalar epilogue)."""
+    """``interpolate_aa_single_dim``: t0 * w0, then the terms j = 1 .. xsize-1 added in order:
+    the leading multiple of ``block`` of them as rounded products (GCC vectorises their
+    products, an in-order reduction), the rest fused (the scalar epilogue); measured."""
     dt = x.dtype.type
     xm = np.moveaxis(x, axis, -1)
     n_in = xm.shape[-1]
@@ -295,8 +298,8 @@ def aa_pass(x, axis, xmin, xsize, W, fused, block=4):
 
 
 def aa_forward(x, amaps, fused):
-    """separable: the last axis first, then the others from the last-but-one; an axis whose
-    size does not change is skipped."""
+    """``separable_upsample_generic_Nd_kernel_impl``: the last axis first, then the others
+    from the last-but-one; an axis whose size does not change is skipped."""
     nd = len(amaps)
     order = [nd - 1] + list(range(nd - 2, -1, -1))
     for d in order:
@@ -314,19 +317,19 @@ def aa_forward(x, amaps, fused):
     return x
 
 
-# ---------------------------------------------------------------- backward (sequential accumulation)
-
-
+# ------------------------------------------------------------------------------ backward
 def scatter_seq(g, out_pos, target, n_in, w=None, fused=True, w2=None):
-    """grad_input (B, n_in) of the contributions k (in the kernel's order): g[:, out_pos[k]]
-    added into target[k]: plain (w None), fma(w[k], g, acc), or acc + (g * w[k]) * w2[k]."""
+    """grad_input (B, n_in) of the contributions k in the kernel's order, ``g[:, out_pos[k]]``
+    into ``target[k]``: ``acc + g`` (w None), ``fma(w[k], g, acc)``, or
+    ``acc + (g * w[k]) * w2[k]``. Vectorised by rank: the r-th contributions of the targets
+    touch each target once."""
     dt = g.dtype.type
     B = g.shape[0]
     acc = np.zeros((B, n_in), dt)
     K = len(target)
     if K == 0:
         return acc
-    order = np.argsort(target, kind='stable')
+    order = np.argsort(target, kind="stable")
     st = target[order]
     first = np.r_[0, np.nonzero(np.diff(st))[0] + 1]
     grp = np.repeat(first, np.diff(np.r_[first, K]))
@@ -345,11 +348,11 @@ def scatter_seq(g, out_pos, target, n_in, w=None, fused=True, w2=None):
     return acc
 
 
-# ---------------------------------------------------------------- the kernels, as torch picks them
-
-
+# ------------------------------------------------------------------------------ torch's choice
 def forward(x, kind, ac, out, scales, antialias, cl_input, threads, lanes, fused):
-    """kind: nearest | nearest-exact | linear | cubic"""
+    """The output of ``x`` (N, C, *in) resized to ``out``; ``kind``: nearest, nearest-exact,
+    linear or cubic; ``scales`` the user's scale factors (None: in/out); ``cl_input`` whether
+    x is channels-last; ``threads`` torch's thread count."""
     nd = x.ndim - 2
     ins = x.shape[2:]
     dt = x.dtype.type
@@ -360,22 +363,23 @@ def forward(x, kind, ac, out, scales, antialias, cl_input, threads, lanes, fused
         vec = cl_input and C > 3
     else:
         vec = False
-    if kind in ('nearest', 'nearest-exact'):
-        ker = 'idx' if vec else 'generic'
-        idx = [nearest_map(n, o, s, kind == 'nearest-exact', ker) for n, o, s in zip(ins, out, scales)]
+    if kind in ("nearest", "nearest-exact"):
+        ker = "idx" if vec else "generic"
+        idx = [nearest_map(n, o, s, kind == "nearest-exact", ker, fused)
+               for n, o, s in zip(ins, out, scales)]
         return x[np.ix_(*([np.arange(x.shape[0]), np.arange(C)] + idx))]
     if antialias:
         amaps = []
         for n, o, s in zip(ins, out, scales):
-            xmin, xsize, W = aa_map(n, o, ac, s, dt, kind == 'cubic', fused)
+            xmin, xsize, W = aa_map(n, o, ac, s, dt, kind == "cubic", fused)
             amaps.append((xmin, xsize, W, n == o))
         if tuple(ins) == tuple(out):
             return x.copy()
         return aa_forward(x, amaps, fused)
-    if kind == 'cubic':
+    if kind == "cubic":
         maps = [cubic_map(n, o, ac, s, dt, fused) for n, o, s in zip(ins, out, scales)]
     else:
-        maps = [linear_map(n, o, ac, s, dt) for n, o, s in zip(ins, out, scales)]
+        maps = [linear_map(n, o, ac, s, dt, fused) for n, o, s in zip(ins, out, scales)]
         if nd == 2 and threads == 1 and C == 3:
             vec = True
         if vec:
@@ -386,6 +390,7 @@ def forward(x, kind, ac, out, scales, antialias, cl_input, threads, lanes, fused
 
 
 def backward(g, kind, ac, ins, scales, antialias, fused):
+    """The input gradient (N, C, *ins) of ``forward`` for the output gradient ``g``."""
     nd = g.ndim - 2
     out = g.shape[2:]
     dt = g.dtype.type
@@ -394,39 +399,42 @@ def backward(g, kind, ac, ins, scales, antialias, fused):
     nout = int(np.prod(out))
     nin = int(np.prod(ins))
     opos = np.arange(nout)
-    if kind in ('nearest', 'nearest-exact'):
-        idx = [nearest_map(n, o, s, kind == 'nearest-exact', 'idx') for n, o, s in zip(ins, out, scales)]
-        tgt = np.ravel_multi_index(np.meshgrid(*idx, indexing='ij'), ins).reshape(-1)
+    if kind in ("nearest", "nearest-exact"):
+        idx = [nearest_map(n, o, s, kind == "nearest-exact", "idx")
+               for n, o, s in zip(ins, out, scales)]
+        tgt = np.ravel_multi_index(np.meshgrid(*idx, indexing="ij"), ins).reshape(-1)
         r = scatter_seq(g2, opos, tgt, nin)
     elif antialias:
         if tuple(ins) == tuple(out):
             return g.copy()
-        (ym, ys, wy), (xm, xs, wx) = [aa_map(n, o, ac, s, dt, kind == 'cubic', fused)
+        (ym, ys, wy), (xm, xs, wx) = [aa_map(n, o, ac, s, dt, kind == "cubic", fused)
                                       for n, o, s in zip(ins, out, scales)]
         Ky, Kx = wy.shape[1], wx.shape[1]
-        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing='ij')
-        oh = oh.reshape(-1, 1, 1); ow = ow.reshape(-1, 1, 1)
-        jy = np.arange(Ky).reshape(1, -1, 1); jx = np.arange(Kx).reshape(1, 1, -1)
+        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing="ij")
+        oh, ow = oh.reshape(-1, 1, 1), ow.reshape(-1, 1, 1)
+        jy, jx = np.arange(Ky).reshape(1, -1, 1), np.arange(Kx).reshape(1, 1, -1)
         live = (jy < ys[oh]) & (jx < xs[ow])
         tgt = (ym[oh] + jy) * ins[1] + (xm[ow] + jx)
         w = (wx[ow, jx] * wy[oh, jy]).astype(dt)
         pos = np.broadcast_to(oh * out[1] + ow, live.shape)
         r = scatter_seq(g2, pos[live], tgt[live], nin, w[live], fused)
-    elif kind == 'cubic':
+    elif kind == "cubic":
         if tuple(ins) == tuple(out):
             return g.copy()
-        (iy, cy), (ix, cx) = [cubic_map(n, o, ac, s, dt, False) for n, o, s in zip(ins, out, scales)]
-        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing='ij')
-        oh = oh.reshape(-1, 1, 1); ow = ow.reshape(-1, 1, 1)
-        ii = np.arange(4).reshape(1, -1, 1); jj = np.arange(4).reshape(1, 1, -1)
+        # UpSampleBicubic2d.cpp is not a cpu/ kernel: built without FMA
+        (iy, cy), (ix, cx) = [cubic_map(n, o, ac, s, dt, False)
+                              for n, o, s in zip(ins, out, scales)]
+        oh, ow = np.meshgrid(np.arange(out[0]), np.arange(out[1]), indexing="ij")
+        oh, ow = oh.reshape(-1, 1, 1), ow.reshape(-1, 1, 1)
+        ii, jj = np.arange(4).reshape(1, -1, 1), np.arange(4).reshape(1, 1, -1)
         tgt = iy[oh, jj] * ins[1] + ix[ow, ii]
         pos = np.broadcast_to(oh * out[1] + ow, tgt.shape)
         r = scatter_seq(g2, pos.reshape(-1), tgt.reshape(-1), nin,
                         np.broadcast_to(cy[oh, jj], tgt.shape).reshape(-1),
                         w2=np.broadcast_to(cx[ow, ii], tgt.shape).reshape(-1))
     else:
-        maps = [linear_map(n, o, ac, s, dt) for n, o, s in zip(ins, out, scales)]
-        grids = np.meshgrid(*[np.arange(o) for o in out], indexing='ij')
+        maps = [linear_map(n, o, ac, s, dt, fused) for n, o, s in zip(ins, out, scales)]
+        grids = np.meshgrid(*[np.arange(o) for o in out], indexing="ij")
         grids = [gr.reshape(-1) for gr in grids]
         tg, ws = [], []
         for bits in np.ndindex(*(2,) * nd):
