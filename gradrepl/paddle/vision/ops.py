@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .. import nn
 
-__all__ = ["ConvNormActivation"]
+from .detection import nms, roi_align, roi_pool, yolo_box, yolo_loss  # noqa: F401
+
+__all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool"]
 
 
 class ConvNormActivation(nn.Sequential):

@@ -1,0 +1,134 @@
+"""``paddle.vision.ops``' detection functions: ``yolo_box``, ``yolo_loss``, ``nms``,
+``roi_align`` and ``roi_pool``. The kernels are in ``engine/ops/detection.py``; ``nms`` with
+scores or categories is Paddle's own Python around its kernel (argsort, per-category masks,
+topk), retyped here on gradrepl's tensors."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.ops import detection as K
+from ..core import Tensor
+
+__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool"]
+
+
+def _arr(t):
+    return t.data if isinstance(t, Tensor) else np.asarray(t)
+
+
+def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
+             name=None, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    if iou_aware:
+        raise NotImplementedError("gradrepl's yolo_box does not emulate iou_aware=True")
+    boxes, scores = K.yolo_box_arrays(_arr(x), _arr(img_size).astype(np.int64), list(anchors),
+                                      int(class_num), float(conf_thresh), int(downsample_ratio),
+                                      bool(clip_bbox), float(scale_x_y))
+    return Tensor._wrap(boxes, True), Tensor._wrap(scores, True)
+
+
+def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
+              downsample_ratio, gt_score=None, use_label_smooth=True, name=None, scale_x_y=1.0):
+    h, w = x.data.shape[2], x.data.shape[3]
+    if h != w:
+        from .. import profiles
+
+        v3 = profiles.current().api3
+        raise ValueError(
+            f"(InvalidArgument) Input(X) dim[3] and dim[4] should be {'equal' if v3 else 'euqal'}."
+            f"But received dim[3]({h}) != dim[4]({w})\n  [Hint: Expected dim_x[2] == dim_x[3], "
+            f"but received dim_x[2]:{h} != dim_x[3]:{w}.] (at /paddle/paddle/phi/infermeta/"
+            f"multiary.cc:{5961 if v3 else 4000})")
+    if gt_score is None:
+        gt_score = Tensor._wrap(np.ones(gt_box.data.shape[:2], x.data.dtype), True)
+    gt_label = Tensor._wrap(np.asarray(_arr(gt_label), np.int32), True)
+    loss, _, _ = K.yolo_loss(x, gt_box, gt_label, gt_score, anchors=tuple(int(a) for a in anchors),
+                             anchor_mask=tuple(int(a) for a in anchor_mask),
+                             class_num=int(class_num), ignore_thresh=float(ignore_thresh),
+                             downsample_ratio=int(downsample_ratio),
+                             use_label_smooth=bool(use_label_smooth), scale_x_y=float(scale_x_y))
+    return loss
+
+
+def _nms_kernel(boxes, iou_threshold):
+    """Paddle's nms kernel on boxes in order: a box is dropped when its IoU with a kept
+    earlier one exceeds the threshold (areas without +1, in the boxes' dtype)."""
+    b = _arr(boxes)
+    t = b.dtype.type
+    n = b.shape[0]
+    dropped = np.zeros(n, bool)
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    for i in range(n):
+        if dropped[i]:
+            continue
+        for j in range(i + 1, n):
+            if dropped[j]:
+                continue
+            iw = max(t(min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0])), t(0))
+            ih = max(t(min(b[i, 3], b[j, 3]) - max(b[i, 1], b[j, 1])), t(0))
+            inter = t(iw * ih)
+            if t(inter / t(t(area[i] + area[j]) - inter)) > np.float32(iou_threshold):
+                dropped[j] = True
+    return Tensor._wrap(np.flatnonzero(~dropped).astype(np.int64), True)
+
+
+def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None,
+        top_k=None):
+    import gradrepl.paddle as paddle
+
+    if scores is None:
+        return _nms_kernel(boxes, iou_threshold)
+    if category_idxs is None:
+        order = paddle.argsort(scores, descending=True)
+        return order[_nms_kernel(boxes[order], iou_threshold)]
+    if top_k is not None:
+        assert top_k <= scores.shape[0], "top_k should be smaller equal than the number of boxes"
+    assert categories is not None, ("if category_idxs is given, categories which is a list of "
+                                    "unique id of all categories is necessary")
+    mask = paddle.zeros_like(scores, dtype="int32")
+    for category_id in categories:
+        idxs = paddle.where(paddle.equal(category_idxs, paddle.to_tensor(category_id)))[0]
+        shape = idxs.shape[0]
+        idxs = paddle.reshape(idxs, [shape])
+        if shape == 0:
+            continue
+        if shape == 1:
+            mask[idxs] = 1
+            continue
+        order = paddle.argsort(scores[idxs], descending=True)
+        keep = order[_nms_kernel(boxes[idxs][order], iou_threshold)]
+        updates = paddle.ones_like(idxs[keep], dtype="int32")
+        mask = paddle.scatter(mask, idxs[keep], updates, overwrite=True)
+    kept = paddle.where(mask)[0]
+    shape = kept.shape[0]
+    kept = paddle.reshape(kept, [shape])
+    order = paddle.argsort(scores[kept], descending=True)
+    if top_k is None:
+        return kept[order]
+    _, top = paddle.topk(scores[kept], min(top_k, shape))
+    return kept[top]
+
+
+def _boxes_num(boxes, boxes_num):
+    if boxes_num is None:
+        return Tensor._wrap(np.array([boxes.data.shape[0]], np.int32), True)
+    return boxes_num
+
+
+def _size(output_size):
+    if isinstance(output_size, int):
+        return output_size, output_size
+    return int(output_size[0]), int(output_size[1])
+
+
+def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1,
+              aligned=True, name=None):
+    ph, pw = _size(output_size)
+    return K.roi_align(x, boxes, _boxes_num(boxes, boxes_num), pooled_height=ph,
+                       pooled_width=pw, spatial_scale=float(spatial_scale),
+                       sampling_ratio=int(sampling_ratio), aligned=bool(aligned))
+
+
+def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+    ph, pw = _size(output_size)
+    return K.roi_pool(x, boxes, _boxes_num(boxes, boxes_num), pooled_height=ph,
+                      pooled_width=pw, spatial_scale=float(spatial_scale))
