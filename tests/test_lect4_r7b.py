@@ -7,6 +7,8 @@ Literals are recorded from real torch 2.13.0+cpu and real Paddle 3.3.1 in this s
 """
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import gradrepl.torch as torch
@@ -96,3 +98,73 @@ def test_paddle_lbfgs_strong_wolfe_shares_the_line_search():
         got.append((float(loss), [float(v).hex() for v in x.numpy()]))
     assert got == [(12.5, ['0x1.93e1f80000000p-1', '0x1.3952d80000000p-1']),
                    (0.0551961287856102, ['0x1.fffd1e0000000p-1', '0x1.fffa380000000p-1'])]
+
+
+# ------------------------------------------------ 0-d inputs stay 0-d (Gamma.log_prob gave [1])
+_A, _B = 0.7, 1.3
+
+
+def _zero_d_cases():
+    a, b = torch.tensor(_A), torch.tensor(_B)
+    F = torch.nn.functional
+    return {
+        "xlogy": (lambda: torch.xlogy(a, b), _A * math.log(_B)),
+        "xlog1py": (lambda: torch.special.xlog1py(a, b), _A * math.log1p(_B)),
+        "logaddexp2": (lambda: torch.logaddexp2(a, b), math.log2(2 ** _A + 2 ** _B)),
+        "vector_norm": (lambda: torch.linalg.vector_norm(a), _A),
+        "Tensor.norm": (lambda: a.norm(), _A),
+        "dist p=1": (lambda: torch.dist(a, b, p=1), _B - _A),
+        "dist p=0": (lambda: torch.dist(a, b, p=0), 1.0),
+        "kl_div none": (lambda: F.kl_div(a, b, reduction="none"), _B * (math.log(_B) - _A)),
+        "polar": (lambda: torch.polar(a, b), complex(_A * math.cos(_B), _A * math.sin(_B))),
+    }
+
+
+@pytest.mark.parametrize("name", list(_zero_d_cases()))
+def test_zero_d_inputs_give_zero_d_results(name):
+    # real torch 2.13: every one of these is 0-d (gradrepl gave shape [1]: np.ascontiguousarray)
+    fn, expected = _zero_d_cases()[name]
+    out = fn()
+    assert tuple(out.shape) == ()
+    assert abs(complex(out.item()) - expected) <= 1e-6 * max(1.0, abs(expected))
+
+
+# real torch 2.13 (2026-12-06): log_prob of 0-d parameters is 0-d, these values
+@pytest.mark.parametrize("name, make, value, expected", [
+    ("Gamma", lambda D: D.Gamma(torch.tensor(2.0), torch.tensor(3.0)), 0.5, 0.004077434539794922),
+    ("Chi2", lambda D: D.Chi2(torch.tensor(3.0)), 0.5, -1.5155121088027954),
+    ("InverseGamma", lambda D: D.InverseGamma(torch.tensor(2.0), torch.tensor(3.0)), 0.5,
+     -1.7233338356018066),
+    ("Poisson", lambda D: D.Poisson(torch.tensor(2.0)), 3.0, -1.712317943572998),
+])
+def test_distributions_log_prob_of_zero_d_parameters(name, make, value, expected):
+    out = make(torch.distributions).log_prob(torch.tensor(value))
+    assert tuple(out.shape) == ()
+    assert out.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_zero_d_bool_tensor_index():
+    # real torch 2.13: a 0-d bool tensor indexes as the bool it holds
+    m = torch.tensor(3.0)
+    assert tuple(m[m > 2].shape) == (1,) and tuple(m[m < 2].shape) == (0,)
+    z = torch.arange(6.).reshape(2, 3)
+    assert tuple(z[torch.tensor(True)].shape) == (1, 2, 3)
+    assert tuple(z[0, torch.tensor(False)].shape) == (0, 3)
+    assert z[torch.tensor(True), 1].tolist() == [[3.0, 4.0, 5.0]]
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x[x > 1] * 3
+    assert y.grad_fn.name() == "MulBackward0" and y.tolist() == [6.0]
+    y.sum().backward()
+    assert x.grad.item() == 3.0
+    m[m > 2] = torch.tensor(3.0)[torch.tensor(True)].pow(2) * 2
+    m[torch.tensor(False)] = 5.0
+    assert m.item() == 18.0
+
+
+def test_student_t_variance_of_zero_d_df():
+    # real torch 2.13: tensor(3.) tensor(inf) tensor([nan, 2.])
+    D = torch.distributions
+    assert D.StudentT(torch.tensor(3.0)).variance.item() == 3.0
+    assert D.StudentT(torch.tensor(1.5)).variance.item() == math.inf
+    v = D.StudentT(torch.tensor([1.0, 4.0])).variance.tolist()
+    assert math.isnan(v[0]) and v[1] == 2.0

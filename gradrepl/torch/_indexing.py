@@ -132,10 +132,13 @@ def getitem(x, index):
                 cur = apply(STRIDED if step != 1 else SLICE, (cur,), {"index": idx})
                 applied = True
             dim += 1
-        elif isinstance(i, (bool, np.bool_)):
+        elif isinstance(i, (bool, np.bool_)) or (isinstance(i, EngineTensor) and raw(i).ndim == 0
+                                                   and raw(i).dtype.kind == "b"):
+            # a 0-d bool tensor indexes as the Python bool it holds (torch: x[x > 2] on a 0-d x)
             cur = apply(UNSQUEEZE, (cur,), {"axis": (dim,), "shape": shape[:dim] + (1,) +
                                             shape[dim:]})
-            advanced.append((dim, np.zeros(1 if i else 0, np.int64)))
+            advanced.append((dim, np.zeros(1 if bool(raw(i) if isinstance(i, EngineTensor)
+                                                     else i) else 0, np.int64)))
             dim += 1
             applied = True
         else:

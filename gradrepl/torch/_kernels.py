@@ -439,7 +439,7 @@ def torch_norm(x, p, axis):
         return None
     p = float(p)
     axis = tuple(sorted(axis)) if axis else tuple(range(x.ndim))
-    a = np.ascontiguousarray(x)
+    a = np.require(x, requirements="C")  # a 0-d x stays 0-d (ascontiguousarray: shape [1])
     nd = a.ndim
     keep = [i for i in range(nd) if i not in axis]
     out_shape = tuple(a.shape[i] for i in keep)

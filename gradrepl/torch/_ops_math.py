@@ -488,10 +488,10 @@ def _logaddexp2_fwd(x, y, **_kw):
         m = np.maximum(xb, yb)
         d = np.negative(np.abs(xb - yb))
         if dt == np.float32:
-            e = EK.libm("exp2", np.exp2)(np.ascontiguousarray(d))
+            e = EK.libm("exp2", np.exp2)(np.require(d, requirements="C"))
             l1 = EK.libm("log1p", np.log1p)(e)
         else:
-            e = EK.libm64("exp2", np.exp2)(np.ascontiguousarray(d))
+            e = EK.libm64("exp2", np.exp2)(np.require(d, requirements="C"))
             l1 = EK.libm64("log1p", np.log1p)(e)
         inv = np.asarray(1.0 / _math.log(2.0), dt)
         # GCC contracts ``m + log1p(..) * inv_log_2`` into one fused multiply-add
@@ -865,11 +865,11 @@ def _polar_fwd(a, t, **_kw):
     cdt = np.complex64 if dt == np.float32 else np.complex128
     with np.errstate(all="ignore"):
         if dt == np.float32:
-            c = EK.libm("cos", np.cos)(np.ascontiguousarray(t))
-            s = EK.libm("sin", np.sin)(np.ascontiguousarray(t))
+            c = EK.libm("cos", np.cos)(np.require(t, requirements="C"))
+            s = EK.libm("sin", np.sin)(np.require(t, requirements="C"))
         else:
-            c = EK.libm64("cos", np.cos)(np.ascontiguousarray(t))
-            s = EK.libm64("sin", np.sin)(np.ascontiguousarray(t))
+            c = EK.libm64("cos", np.cos)(np.require(t, requirements="C"))
+            s = EK.libm64("sin", np.sin)(np.require(t, requirements="C"))
         out = np.empty(np.broadcast_shapes(a.shape, t.shape), cdt)
         out.real = a * c
         out.imag = a * s
@@ -1822,8 +1822,8 @@ def _gaps_section2():
     me["untyped_storage"] = _storage.untyped_storage
     ex["TypedStorage"], ex["UntypedStorage"] = _storage.TypedStorage, _storage.UntypedStorage
     for flag in ("is_mkldnn", "is_nested", "is_vulkan", "is_xla", "is_ipu", "is_xpu", "is_mps",
-                 "is_maia", "is_mtia", "is_sparse_csr", "is_meta", "is_quantized", "is_cuda",
-                 "is_sparse"):
+                 "is_maia", "is_mtia", "is_sparse_csr", "is_quantized", "is_cuda",
+                 "is_sparse"):  # (is_meta: _tensor.py, the meta device)
         me[flag] = property(lambda self: False)
     layout = type(T.strided)
     layout.__name__ = layout.__qualname__ = "layout"

@@ -527,7 +527,7 @@ def xlogy_k(x, y, log1p=False):
     dt = dt if dt.kind == "f" and dt != np.float16 else F32
     x, y = np.broadcast_arrays(np.asarray(x, dt), np.asarray(y, dt))
     with quiet(all="ignore"):
-        v = x * lm("log1p" if log1p else "log", np.ascontiguousarray(y))
+        v = x * lm("log1p" if log1p else "log", np.require(y, requirements="C"))
         out = np.where((x == 0) & ~np.isnan(y), _c(0, dt), v)
         return np.where(np.isnan(y), np.nan, out).astype(dt)
 
