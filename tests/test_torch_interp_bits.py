@@ -253,3 +253,17 @@ def _round(q, dt):
         cands.sort(key=lambda v: int(np.asarray(v).view(np.int32 if dt == np.float32
                                                           else np.int64)) & 1)
     return cands[0]
+
+
+def test_upsample_functions_warn_deprecated():
+    x = torch.rand(1, 1, 2, 2)
+    # real torch 2.13: a UserWarning from the caller's line, then interpolate's result
+    for fn, mode, kw in [(F.upsample, "bilinear", {"mode": "bilinear"}),
+                         (F.upsample_nearest, "nearest", {}),
+                         (F.upsample_bilinear, "bilinear", {})]:
+        with pytest.warns(UserWarning, match=f"^`nn.functional.{fn.__name__}` is deprecated. "
+                          "Use `nn.functional.interpolate` instead.$"):
+            y = fn(x, scale_factor=2, **kw)
+        ac = {"align_corners": True} if fn is F.upsample_bilinear else {}
+        want = F.interpolate(x, scale_factor=2, mode=mode, **ac)
+        assert np.array_equal(y.numpy(), want.numpy())

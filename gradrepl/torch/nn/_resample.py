@@ -532,15 +532,25 @@ def adaptive_avg_pool(input, out):  # noqa: A002
     return apply(_adaptive_op(nd), (input,), {"out": tuple(int(v) for v in out)})
 
 
+def _deprecated(name):
+    from ._backward_hooks import _warn_at_user_frame
+
+    _warn_at_user_frame(f"`nn.functional.{name}` is deprecated. Use "
+                        "`nn.functional.interpolate` instead.")
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):  # noqa: A002
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):  # noqa: A002
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
