@@ -90,25 +90,30 @@ def bias_applies(x_shape, w_shape, pads, dilation, groups, dtype):
 
 
 def iw_block(n, co, oh, ow, sw, threads=2):
-    """oneDNN's block of output columns (exec_base), a simplification of its efficiency model
-    fitted to the measured shapes: the whole row while samples x channel blocks share the
-    threads evenly; else two halves when each half is a multiple of the stride holding 3 or
-    more columns per phase; a single sample: the widest such block within oneDNN's thread
-    bound (``max_iw_block_thr``), else the whole row."""
-    nb_ic = -(-co // (16 * min(-(-co // 16), 4)))
-    if (n * nb_ic) % threads == 0:
+    """oneDNN's block of output columns (exec_base). Its efficiency model, simplified and
+    fitted to the measured shapes: the jobs (samples x 16-channel blocks x row blocks) shared
+    evenly by the threads: the whole row; else the fewest equal blocks (a multiple of the
+    stride wide) whose extra jobs raise the thread balance by a third (blocks of 3 or more
+    columns per phase) or by 60 % (narrower ones); else the whole row."""
+    jobs = n * -(-co // 16)
+    if jobs < threads and oh > 1:                      # rows split for the threads
+        rows = -(-oh // threads)
+        while (rows % 2 or (oh % 2 == 0 and oh % rows)) and rows < oh:
+            rows += 1
+        jobs *= -(-oh // rows)
+
+    def balance(j):
+        return j / (-(-j // threads) * threads)
+    if jobs % threads == 0 or oh == 1:
         return ow
-    if n == 1:
-        bound = math.ceil(nb_ic * oh / (0.9 * threads))
-        if ow <= bound:
-            return ow
-        for parts in range(2, ow + 1):
-            b = ow // parts
-            if ow % parts == 0 and b % sw == 0 and b <= bound:
-                return b if b // sw >= 3 else ow
-        return ow
-    half = ow // 2
-    return half if ow % 2 == 0 and half % sw == 0 and half // sw >= 3 else ow
+    for parts in range(2, ow + 1):
+        b = ow // parts
+        if ow % parts or b % sw:
+            continue
+        gain = balance(jobs * parts) / balance(jobs)
+        if gain >= 1.6 or (gain >= 1.33 and b // sw >= 3):
+            return b
+    return ow
 
 
 def _threads():
