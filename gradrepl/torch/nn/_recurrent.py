@@ -113,10 +113,10 @@ def _full_layer(mode, x, hidden, p, reverse):
         for xt in _ops.unbind(xw, 0):
             hidden = step(xt, hidden, p)
             outs.append(_h_out(mode, hidden))
-    else:
+    else:  # ATen's FullBidirectionalLayer on CPU: linear_ih of the whole input, unbound
         outs = []
-        for xt in reversed(_ops.unbind(x, 0)):
-            hidden = step(_lin(xt, p[0], p[2]), hidden, p)
+        for xt in reversed(_ops.unbind(_lin(x, p[0], p[2]), 0)):
+            hidden = step(xt, hidden, p)
             outs.append(_h_out(mode, hidden))
         outs.reverse()
     return _ops.stack(outs, 0), hidden
