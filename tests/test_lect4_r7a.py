@@ -257,3 +257,66 @@ def test_device_is_a_context_manager_for_the_default_device():
         with torch.device("nodevice"):
             pass
     assert torch.ones(2).is_cpu and not torch.ones(2).is_cuda
+
+
+# ------------------------------------------------------------ reasoning about shapes: meta
+def test_meta_conv_prints_shape_without_data_even_when_huge():
+    # recorded (the recipe's two cells)
+    conv = torch.nn.Conv2d(3, 5, 2, device="meta")
+    out = conv(torch.rand(2, 3, 10, 10, device="meta"))
+    assert repr(out) == ("tensor(..., device='meta', size=(2, 5, 9, 9), "
+                         "grad_fn=<ConvolutionBackward0>)")
+    assert out.is_meta and out.device == torch.device("meta") and str(out.device) == "meta"
+    big = conv(torch.rand(2**10, 3, 2**16, 2**16, device="meta"))
+    assert repr(big) == ("tensor(..., device='meta', size=(1024, 5, 65535, 65535),\n"
+                         "       grad_fn=<ConvolutionBackward0>)")
+
+
+def test_meta_reprs_and_views():
+    # recorded with real torch 2.13
+    assert repr(torch.empty(3, device="meta", dtype=torch.float64)) == \
+        "tensor(..., device='meta', size=(3,), dtype=torch.float64)"
+    assert repr(torch.arange(4, device="meta")) == \
+        "tensor(..., device='meta', size=(4,), dtype=torch.int64)"
+    assert repr(torch.zeros((), device="meta")) == "tensor(..., device='meta', size=())"
+    x = torch.ones(2, 3, device="meta", requires_grad=True)
+    assert repr(x) == "tensor(..., device='meta', size=(2, 3), requires_grad=True)"
+    assert repr(x.t().reshape(6) * 2) == \
+        "tensor(..., device='meta', size=(6,), grad_fn=<MulBackward0>)"
+    assert repr(torch.randn(2, 2, device="meta").to(torch.float16)) == \
+        "tensor(..., device='meta', size=(2, 2), dtype=torch.float16)"
+    assert repr(torch.nn.functional.max_pool2d(torch.empty(1, 3, 9, 9, device="meta"), 2)) == \
+        "tensor(..., device='meta', size=(1, 3, 4, 4))"
+    emb = torch.nn.Embedding(10, 3, device="meta")(torch.tensor([1, 2], device="meta"))
+    assert repr(emb) == "tensor(..., device='meta', size=(2, 3), grad_fn=<EmbeddingBackward0>)"
+    assert repr(torch.rand_like(torch.empty(2, device="meta"))) == \
+        "tensor(..., device='meta', size=(2,))"
+    with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor; no data!"):
+        x.tolist()
+    with pytest.raises(RuntimeError, match="a Tensor with 6 elements cannot be converted"):
+        x.item()
+
+
+def test_meta_modules_draw_nothing_and_materialise_with_to_empty():
+    # recorded: building under torch.device('meta') leaves the generator alone (torch.rand(2)
+    # after manual_seed(0) is still [0.4962..., 0.7682...]); to_empty + reset_parameters gives
+    # the ordinary init of the seed
+    torch.manual_seed(0)
+    with torch.device("meta"):
+        m = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3),
+                                torch.nn.Conv2d(3, 2, 3))
+        assert repr(torch.ones(1)) == "tensor(..., device='meta', size=(1,))"
+    assert torch.rand(2).tolist() == [0.49625658988952637, 0.7682217955589294]
+    assert repr(m[1].running_mean) == "tensor(..., device='meta', size=(3,))"
+    assert repr(m[0].weight) == ("Parameter containing:\n"
+                                 "tensor(..., device='meta', size=(3, 4), requires_grad=True)")
+    m.to_empty(device="cpu")
+    assert m[0].weight.device == torch.device("cpu") and not m[0].weight.is_meta
+    torch.manual_seed(0)
+    m[0].reset_parameters()
+    assert m[0].bias.tolist() == [-0.4776742458343506, -0.33114105463027954,
+                                  -0.20611155033111572]
+    n = torch.nn.Linear(2, 2)
+    n.to("meta")
+    assert n.weight.is_meta and type(n.weight).__name__ == "Parameter" and n.weight.requires_grad
+    assert not torch.ones(2).is_meta  # the CPU stays the default outside the block

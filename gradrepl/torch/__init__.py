@@ -317,3 +317,6 @@ def __getattr__(name):
 
 
 _ops_math._bind_gaps()  # the names tools/torch_api_gaps.py found missing (issue 28)
+from . import _meta  # noqa: E402
+
+_meta.install_methods(Tensor)  # (a meta tensor's .to(...), .clone() ... stay meta)

@@ -518,3 +518,24 @@ def _multinomial_race(input, num_samples, generator):  # noqa: A002
         return _wrap(np.argmax(ratio, axis=-1, keepdims=True).astype(np.int64), True)
     order = np.argsort(-ratio, axis=-1, kind="stable")[..., :num_samples]
     return _wrap(order.astype(np.int64), True)
+
+
+def _meta_factories():
+    """Every factory answers ``device='meta'`` (or the default device meta) with a meta tensor
+    and no draw (``_meta``); the like-functions of a meta input give a meta tensor."""
+    from . import _meta
+
+    g = globals()
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        g[name] = _meta.factory(g[name], shaped=True)
+    for name in ("tensor", "as_tensor", "asarray", "full", "arange", "range_", "linspace",
+                 "logspace", "eye"):
+        g[name] = _meta.factory(g[name])
+    for name in ("randint", "randperm"):
+        g[name] = _meta.factory(g[name], draws=True)
+    for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                 "randn_like", "randint_like"):
+        g[name] = _meta.factory(g[name], like=True)
+
+
+_meta_factories()

@@ -236,3 +236,17 @@ def tensor_repr(a: np.ndarray, grad_fn_name: str | None, requires_grad: bool,
     if tangent is not None:  # a dual tensor of forward AD (a 0-d tangent formats as a number)
         suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def meta_repr(a: np.ndarray, grad_fn_name, requires_grad: bool) -> str:
+    """A meta tensor as torch prints one: no values, ``tensor(..., device='meta', size=(2, 5),
+    grad_fn=<...>)`` (the device even inside ``with torch.device('meta')``: torch compares
+    with its C++ default device; the dtype unless it is the default float)."""
+    suffixes = ["device='meta'", "size=" + str(tuple(a.shape))]
+    if a.dtype != _dtypes.DEFAULTS.float.np:
+        suffixes.append(f"dtype={_dtypes.from_np(a.dtype)}")
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes("tensor(...", suffixes, len("tensor("))

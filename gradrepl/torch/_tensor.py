@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine import registry as _registry
-from . import _dtypes, _printing
+from . import _dtypes, _meta, _printing
 from ._base import CPU, GRADREPL_DIR, EngineTensor, Size, raw, set_raw
 
 _getframe = sys._getframe
@@ -135,7 +135,11 @@ class Tensor(EngineTensor):
 
     @property
     def device(self):
-        return CPU
+        return _meta.META if _meta.is_meta(self) else CPU
+
+    @property
+    def is_meta(self):
+        return _meta.is_meta(self)
 
     @property
     def is_cuda(self):
@@ -151,10 +155,6 @@ class Tensor(EngineTensor):
 
     @property
     def is_quantized(self):
-        return False
-
-    @property
-    def is_meta(self):
         return False
 
     @property
@@ -339,6 +339,8 @@ class Tensor(EngineTensor):
         return a.reshape(-1)[0].item()
 
     def tolist(self):
+        if _meta.is_meta(self):
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return raw(self).tolist()
 
     def numpy(self, *, force=False):
@@ -451,6 +453,8 @@ class Tensor(EngineTensor):
             from .autograd.forward_ad import tangent_of
 
             tangent = tangent_of(self)
+        if _meta.is_meta(self):
+            return _printing.meta_repr(raw(self), name, not self.stop_gradient)
         return _printing.tensor_repr(raw(self), name, not self.stop_gradient, tangent=tangent)
 
     def __str__(self):

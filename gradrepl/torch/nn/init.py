@@ -189,3 +189,17 @@ xavier_uniform = xavier_uniform_
 xavier_normal = xavier_normal_
 kaiming_uniform = kaiming_uniform_
 kaiming_normal = kaiming_normal_
+
+
+def _guard_meta():
+    """Every in-place initialiser leaves a meta tensor as it is, drawing nothing (torch's
+    kernels on the meta device do no work)."""
+    from .. import _meta
+
+    g = globals()
+    for name, fn in list(g.items()):
+        if name.endswith("_") and not name.startswith("_") and callable(fn):
+            g[name] = _meta.guard_init(fn)
+
+
+_guard_meta()

@@ -10,8 +10,8 @@ import numpy as np
 
 from ...engine import grad_mode
 from ...engine import provenance as _provenance
-from .. import _creation, _ops
-from .._base import EngineTensor, raw
+from .. import _creation, _meta, _ops
+from .._base import EngineTensor, _DefaultDevice, raw, set_raw
 from .._tensor import Tensor
 from . import functional as F
 from . import init
@@ -35,10 +35,42 @@ def _addindent(s, n):
     return first + "\n" + "\n".join(" " * n + line for line in lines)
 
 
+_NO_CODE = (lambda: None).__code__
+
+
+def _on_default_device(t):
+    """A parameter or buffer registered while meta is the default device becomes meta."""
+    if t is not None and _DefaultDevice.device is not None and _meta.wants_meta(None):
+        _meta.to_meta(t)
+    return t
+
+
+def _meta_aware_init(init):
+    import functools
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        dev = kwargs.get("device")
+        if dev is not None and _meta.wants_meta(dev) and not _meta.wants_meta(None):
+            with _meta.META:
+                return init(self, *args, **kwargs)
+        return init(self, *args, **kwargs)
+
+    return __init__
+
+
 class Module:
     """Base class of layers: assign Parameters and Modules as attributes to register them."""
 
     training: bool
+
+    def __init_subclass__(cls, **kwargs):
+        """A layer whose ``__init__`` takes ``device=`` builds on the meta device inside
+        ``with torch.device('meta')`` when asked (its parameters meta, no init draw)."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "device" in getattr(init, "__code__", _NO_CODE).co_varnames:
+            cls.__init__ = _meta_aware_init(init)
 
     def __init__(self, *args, **kwargs):
         object.__setattr__(self, "training", True)
@@ -58,7 +90,7 @@ class Module:
             self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._buffers.pop(name, None)
-            params[name] = value
+            params[name] = _on_default_device(value)
             return
         if params is not None and name in params:
             if value is not None:
@@ -110,10 +142,10 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (torch.nn.Parameter or None required)")
-        self._parameters[name] = param
+        self._parameters[name] = _on_default_device(param)
 
     def register_buffer(self, name, tensor, persistent=True):
-        self._buffers[name] = tensor
+        self._buffers[name] = _on_default_device(tensor)
         if not persistent:
             self._non_persistent.add(name)
 
@@ -364,6 +396,9 @@ class Module:
     def to(self, *args, **kwargs):
         from .. import _dtypes
 
+        if any(_meta.wants_meta(a) for a in args if isinstance(a, (str, _meta.device))) or \
+                _meta.wants_meta(kwargs.get("device", "cpu")):
+            self._apply_to_tensors(_meta.to_meta)  # (param.data replaced, as torch's _apply)
         dtype = kwargs.get("dtype")
         for a in args:
             if isinstance(a, _dtypes.dtype):
@@ -396,6 +431,14 @@ class Module:
         return self.to(_dtypes.bfloat16)
 
     def to_empty(self, *, device=None, recurse=True):
+        """Storage for every tensor on ``device``, values not set (zeros here): the way from
+        a meta module to one that can compute."""
+        if not _meta.wants_meta(device):
+            def fill(t):
+                if _meta.is_meta(t):
+                    set_raw(t, np.zeros(raw(t).shape, raw(t).dtype))
+                return t
+            self._apply_to_tensors(fill)
         return self
 
     def cpu(self):
