@@ -168,3 +168,36 @@ def test_student_t_variance_of_zero_d_df():
     assert D.StudentT(torch.tensor(1.5)).variance.item() == math.inf
     v = D.StudentT(torch.tensor([1.0, 4.0])).variance.tolist()
     assert math.isnan(v[0]) and v[1] == 2.0
+
+
+# ------------------------------------- torch.func over a function closing over a parameter
+def test_func_transforms_stay_differentiable_wrt_closed_over_parameters():
+    # real torch 2.13 (the neural-ODE lecture's jacrev of its dynamics): the Jacobian of a
+    # function that closes over a parameter has a grad_fn, and backward reaches the parameter
+    from gradrepl.torch.func import grad_and_value, hessian, jacfwd, jacrev
+
+    w = torch.nn.Parameter(torch.tensor([0.5, -1.5, 2.0]))
+    v = torch.tensor([0.3, 0.2, -0.4])
+
+    def f(x):
+        return torch.tanh(x * w)
+
+    for transform in (jacrev, jacfwd):
+        J = transform(f)(v)
+        assert J.requires_grad and J.grad_fn.name() == "ViewBackward0"
+    assert hessian(lambda x: (torch.tanh(x * w) ** 2).sum())(v).grad_fn.name() == "ViewBackward0"
+    g, val = grad_and_value(lambda x: torch.tanh(x * w).sum())(v)
+    assert g.requires_grad and val.grad_fn.name() == "SumBackward0"
+    J = jacrev(f)(v)
+    J.sum().backward()
+    # d/dw_i of w_i (1 - tanh(v_i w_i)^2), independently
+    expected = []
+    for wi, vi in zip([0.5, -1.5, 2.0], [0.3, 0.2, -0.4]):
+        t = math.tanh(vi * wi)
+        expected.append((1 - t * t) - 2 * wi * vi * t * (1 - t * t))
+    assert w.grad.tolist() == pytest.approx(expected, rel=1e-5)
+    # no closed-over parameter in the Jacobian's history, or no grad mode: no history
+    assert not jacrev(lambda x: x + w)(v).requires_grad
+    assert not jacrev(torch.tanh)(v).requires_grad
+    with torch.no_grad():
+        assert not jacrev(f)(v).requires_grad

@@ -106,6 +106,39 @@ def _needs_history(trees):
     return False
 
 
+def _closes_over(outs, inputs):
+    """Whether ``outs``' history reaches a tensor that requires grad other than the tracked
+    ``inputs`` (a module parameter the function closes over): torch's transforms then return
+    results differentiable w.r.t. it (``jacrev(lambda y: net(y))(y)`` has a grad_fn)."""
+    if not grad_mode.STATE.enabled:
+        return False
+    from ..engine.node import AccumulateNode
+
+    mine = {id(x) for x in inputs if isinstance(x, EngineTensor)}
+    stack = []
+    for o in outs:
+        if not isinstance(o, EngineTensor) or o.stop_gradient:
+            continue
+        if o.grad_node is None:
+            if id(o) not in mine:
+                return True
+        else:
+            stack.append(o.grad_node)
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateNode):
+            if id(node.leaf_ref()) not in mine:
+                return True
+            continue
+        e = node.edges
+        stack.extend(e[j] for j in range(0, len(e), 2) if e[j] is not None)
+    return False
+
+
 def _finish(tree, keep):
     if keep:
         return tree
@@ -198,6 +231,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     f"got tensor with {raw(out).ndim} dims. Maybe you wanted to use the vjp or "
                     "jacrev APIs instead?")
             flat = [v for a in nums for v in tracked[a][0] if isinstance(v, EngineTensor)]
+            keep = keep or _closes_over([out], flat)
             gs = iter(_grads([out], flat, [Tensor._wrap(np.ones_like(raw(out)), True)]))
             results = []
             for a in nums:
@@ -238,6 +272,7 @@ def vjp(func, *primals, has_aux=False):
         out_leaves, out_spec = tree_flatten(out)
         _check_tensor_leaves(out_leaves, "vjp(f, *primals)")
         in_flat = [tree_flatten(p) for p in tracked]
+        keep = keep or _closes_over(out_leaves, [v for leaves, _ in in_flat for v in leaves])
 
     def vjp_fn(*cotangents, retain_graph=True, create_graph=None):
         with _Level():
@@ -311,6 +346,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             out, aux = out
         out_leaves, out_spec = tree_flatten(out)
         _check_tensor_leaves(out_leaves, "jvp(f, primals, tangents)")
+        keep = keep or _closes_over(out_leaves, in_leaves)
         js = _jvp_core(out_leaves, in_leaves, t_leaves)
         res = (out, tree_unflatten(js, out_spec))
         if has_aux:
@@ -356,6 +392,7 @@ def _jac_wrapper(func, argnums, has_aux, api, columns):
             out_leaves, out_spec = tree_flatten(out)
             _check_tensor_leaves(out_leaves, f"{api}(f, ...)(*args)")
             in_leaves = [v for a in nums for v in specs[a][0]]
+            keep = keep or _closes_over(out_leaves, in_leaves)
             # rows (one VJP per output element) or columns (one per input element): the
             # same Jacobian; the fewer passes are taken
             n_out = sum(raw(o).size for o in out_leaves)
