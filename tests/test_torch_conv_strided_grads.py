@@ -188,3 +188,17 @@ def test_other_cpus_keep_the_general_path(monkeypatch):
     monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx512_core")
     dx, dw, db = O.try_backward(x, w, g, 2, (2, 2), (0, 0, 0, 0), (1, 1), 1)
     assert dx is None and dw[0, 0, 1, 1] == 64 and db[1] == 64     # (strided dx: general path)
+
+
+def test_fma_chains_of_unequal_parts():
+    # 5 rows over 2 chains (3 + 2: the second padded with a zero row) and the scalar chains
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((5, 3)).astype(np.float32).astype(np.float64)
+    b = rng.standard_normal((5, 4)).astype(np.float32).astype(np.float64)
+    got = B.fma_chains(a, b, [(0, 3), (3, 5)])
+    for i, (lo, hi) in enumerate([(0, 3), (3, 5)]):
+        for p, q in np.ndindex(3, 4):
+            acc = np.float32(0)
+            for j in range(lo, hi):
+                acc = _fma(acc, a[j, p], b[j, q])
+            assert got[i, p, q] == acc

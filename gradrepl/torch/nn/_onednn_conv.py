@@ -351,35 +351,20 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     n, c = x.shape[:2]
     o = g.shape[1]
     outs = g.shape[2:]
-    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)))
-    xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
-                                          for s, (pb, _) in zip(x.shape[2:], pads))] = x
     kk = math.prod(ksize)
     size = math.prod(outs)
-    cols = np.empty((n, size, c * kk))            # im2col, one row per output position
-    colv = cols.reshape((n,) + tuple(outs) + (c,) + tuple(ksize))
-    for k3 in np.ndindex(*ksize):
-        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
-                    for k, d, st, m in zip(k3, dilation, stride, outs))
-        colv[(Ellipsis, slice(None)) + k3] = np.moveaxis(
-            xp[(slice(None), slice(None)) + win], 1, -1)
-    cols = cols.reshape(n * size, c * kk)
+    from ._onednn_conv_bwd_w import _columns, fma_chains
+
+    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(n * size, c * kk)
     g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
-    g64 = g2.astype(np.float64)
     rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
-    dw = None
-    chunk = max(1, (1 << 22) // (o * c * kk))        # steps whose products are made at once
-    for a, b in _parts(units, team_w):
-        acc = np.zeros((o, c * kk), np.float32)
-        add = np.add
-        for j0 in range(a * per, b * per, chunk):
-            j1 = min(b * per, j0 + chunk)
-            prods = g64[j0:j1, :, None] * cols[j0:j1, None, :]       # exact products
-            for prod in prods:
-                add(acc, prod, out=acc, casting="unsafe")
-        dw = acc if dw is None else dw + acc
+    sums = fma_chains(g2.astype(np.float64), cols,
+                      [(a * per, b * per) for a, b in _parts(units, team_w)])
+    dw = sums[0]
+    for part in sums[1:]:
+        dw = dw + part
     db = None
     units = n * (rows if rows_b is None else rows_b)
     per = n * size // units

@@ -210,6 +210,52 @@ def plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads):
 GEMM_K = 384           # positions per plane up to which oneDNN's sgemm sums in one chain
 
 
+#: Multiply-adds per step past which the chains' weights are shared among torch's thread count
+#: of Python threads (numpy lets go of the GIL on arrays this large).
+SHARE = 1 << 16
+
+
+def fma_chains(a, b, bounds):
+    """One fused multiply-add chain from zero per ``(start, end)`` of ``bounds`` over the rows
+    ``j`` of ``a`` (J, A) and ``b`` (J, B) (float64 holding float32 values): ``acc = float32(acc
+    + a[j] (x) b[j])``, the exact product rounded once with the sum. All chains advance together,
+    a numpy call a step; a shorter chain's last steps add products of zero rows (exact: a sum
+    from +0 never becomes -0). (K, A, B) float32."""
+    from .. import _capability
+
+    k = len(bounds)
+    length = max((hi - lo for lo, hi in bounds), default=0)
+    if all(hi - lo == length and lo == i * length for i, (lo, hi) in enumerate(bounds)):
+        a3 = a[:k * length].reshape(k, length, -1).transpose(1, 0, 2)       # views
+        b3 = b[:k * length].reshape(k, length, -1).transpose(1, 0, 2)
+    else:
+        rows = np.full((length, k), len(a))
+        for i, (lo, hi) in enumerate(bounds):
+            rows[:hi - lo, i] = np.arange(lo, hi)
+        a3 = np.concatenate([a, np.zeros((1, a.shape[1]))])[rows]
+        b3 = np.concatenate([b, np.zeros((1, b.shape[1]))])[rows]
+    acc = np.zeros((k, a.shape[1], b.shape[1]), np.float32)
+
+    def run(cols):
+        acc_c, b3_c = acc[:, :, cols], b3[:, :, cols]
+        tmp = np.empty(acc_c.shape)
+        mul, add = np.multiply, np.add
+        for t in range(length):
+            mul(a3[t, :, :, None], b3_c[t, :, None, :], out=tmp)
+            add(acc_c, tmp, out=acc_c, casting="unsafe")
+
+    workers = min(_capability.threads(), b.shape[1]) if acc.size >= SHARE else 1
+    if workers <= 1:
+        run(slice(None))
+        return acc
+    from concurrent.futures import ThreadPoolExecutor
+
+    step = -(-b.shape[1] // workers)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(run, [slice(i, i + step) for i in range(0, b.shape[1], step)]))
+    return acc
+
+
 def _columns(x, ksize, stride, pads, dilation, outs):
     """im2col of every sample in float64: (N, positions, C * K) in oneDNN's row order."""
     n, c = x.shape[:2]
@@ -236,13 +282,9 @@ def gemm_weights(x, g, ksize, stride, pads, dilation, cuts):
     outs = g.shape[2:]
     planes = n * cuts.rows_w
     per = math.prod(outs) // cuts.rows_w
-    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(planes, per, -1)
-    g64 = np.moveaxis(g.reshape(n, o, -1), 1, 2).reshape(planes, per, o).astype(np.float64)
-    acc = np.zeros((planes, o, cols.shape[2]), np.float32)
-    tmp = np.empty(acc.shape)
-    for j in range(per):
-        np.multiply(g64[:, j, :, None], cols[:, j, None, :], out=tmp)
-        np.add(acc, tmp, out=acc, casting="unsafe")
+    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(planes * per, -1)
+    g64 = np.moveaxis(g.reshape(n, o, -1), 1, 2).reshape(planes * per, o).astype(np.float64)
+    acc = fma_chains(g64, cols, [(u * per, (u + 1) * per) for u in range(planes)])
     total = None
     for a, b in _parts(n, cuts.team_w):
         part = acc[a * cuts.rows_w]
