@@ -337,16 +337,38 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
             dx = O.conv_forward(g, w, None, strd, cpads, (1,) * nd)
     if len(want) > 1 and want[1]:
         # the swapped convolution's filter gradient: input g, filter (C, O, *K), output x
+        # (its right padding p - output_padding; negative: the rows no tap reaches cut off)
         after = [flat[2 * i] - op[i] for i in range(nd)]
-        if min(after) >= 0:
-            conv_pad = tuple(v for i in range(nd) for v in (flat[2 * i], after[i]))
-            try:
-                out = O.try_backward(g, w, x, nd, strd, conv_pad, (1,) * nd, groups,
-                                     (False, True, False))
-            except (TypeError, ValueError):       # (a helper's signature changed)
-                out = none
-            dw = out[1]
+        gc = g[(Ellipsis,) + tuple(slice(0, g.shape[2 + i] + min(0, after[i]))
+                                   for i in range(nd))]
+        conv_pad = tuple(v for i in range(nd) for v in (flat[2 * i], max(0, after[i])))
+        try:
+            gc = np.ascontiguousarray(gc)
+            if x.shape[0] == 1:     # (one sample: oneDNN here, the swapped conv's rule says not)
+                dw = _one_sample_weights(gc, w, x, nd, strd, conv_pad)
+            else:
+                dw = O.try_backward(gc, w, x, nd, strd, conv_pad, (1,) * nd, groups,
+                                    (False, True, False))[1]
+        except (TypeError, ValueError, ImportError):   # (a helper's signature changed)
+            dw = None
     return dx, dw, db
+
+
+def _one_sample_weights(g, w, x, nd, stride, conv_pad):
+    """The swapped convolution's filter gradient for one sample, on the backward-weights
+    kernel ``_onednn_conv_bwd_w.plan`` names (as ``_onednn_conv.try_backward`` for a batch)."""
+    from ._onednn_conv_bwd_w import plan
+
+    pads = [(conv_pad[2 * i], conv_pad[2 * i + 1]) for i in range(nd)]
+    if O.macs(1, g.shape[1], w.shape[0], w.shape[2:], x.shape[2:]) > O.LIMIT or \
+            math.prod(x.shape[2:]) > O.STEPS:
+        return None
+    cuts = plan(g.shape, w.shape, x.shape, stride, [p for p, _ in pads], (1,) * nd, _threads())
+    if cuts is None or cuts.kernel == "x64:gemm:jit":
+        return None
+    dw, _ = O.conv_backward_weights(g, x, w.shape[2:], stride, pads, (1,) * nd, cuts.team_w,
+                                    cuts.team_b, cuts.rows_w, cuts.rows_b)
+    return dw
 
 
 def conv_input_grad(x_shape, w, g, nd, stride, padding, dilation, groups):
