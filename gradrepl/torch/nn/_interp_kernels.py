@@ -73,9 +73,20 @@ def fma(a, b, c, dt, fused=True):
     if not fused:
         return (a * b).astype(dt) + c
     if dt == F32:
-        p = a.astype(F64) * b.astype(F64)
-        s, e = _two_sum(p, c.astype(F64))
-        return _odd(np.asarray(s), np.asarray(e)).astype(F32)
+        # the product is exact in double; the double sum rounds again when cast only if it
+        # fell exactly halfway between two floats: those few get the round-to-odd fix
+        s = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), F64)
+        np.multiply(a, b, out=s, dtype=F64)
+        np.add(s, c, out=s)
+        flat = s.reshape(-1)
+        low = flat.view(np.int64) & 0x1FFFFFFF
+        where = np.flatnonzero(low == 0x10000000)
+        if where.size:
+            ix = np.unravel_index(where, s.shape)
+            am, bm, cm = (np.broadcast_to(v, s.shape)[ix].astype(F64) for v in (a, b, c))
+            sm, e = _two_sum(am * bm, cm)
+            flat[where] = _odd(np.asarray(sm), np.asarray(e))
+        return s.astype(F32)
     a, b, c = np.broadcast_arrays(a, b, c)
     uh, ul = _two_prod(a, b)
     th, tl = _two_sum(c, uh)
@@ -222,12 +233,14 @@ def tap_pass(x, axis, idx, w, fused):
     """``sum_k x[idx[o, k]] * w[o, k]`` along ``axis`` as ``Interpolate<..>::eval`` (unrolled):
     ``fma(t0, w0, t1 * w1)``, then ``fma(tk, wk, acc)``."""
     dt = x.dtype.type
-    xm = np.moveaxis(x, axis, -1)
-    t = [xm[..., idx[:, k]] for k in range(idx.shape[1])]
-    acc = fma(t[0], w[:, 0], (t[1] * w[:, 1]).astype(dt), dt, fused)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    t = [np.take(x, idx[:, k], axis=axis) for k in range(idx.shape[1])]
+    wk = [w[:, k].reshape(shape) for k in range(idx.shape[1])]
+    acc = fma(t[0], wk[0], (t[1] * wk[1]).astype(dt), dt, fused)
     for k in range(2, len(t)):
-        acc = fma(t[k], w[:, k], acc, dt, fused)
-    return np.moveaxis(acc, -1, axis)
+        acc = fma(t[k], wk[k], acc, dt, fused)
+    return acc
 
 
 def corner_terms(x, maps):
