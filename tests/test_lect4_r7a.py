@@ -320,3 +320,62 @@ def test_meta_modules_draw_nothing_and_materialise_with_to_empty():
     n.to("meta")
     assert n.weight.is_meta and type(n.weight).__name__ == "Parameter" and n.weight.requires_grad
     assert not torch.ones(2).is_meta  # the CPU stays the default outside the block
+
+
+# ------------------------------------------------------------ weight_norm's fused kernel
+def _md5(t):
+    import hashlib
+
+    import numpy as np
+
+    return hashlib.md5(np.ascontiguousarray(t.detach().numpy()).tobytes()).hexdigest()[:12]
+
+
+# recorded with real torch 2.13 on this machine: torch.manual_seed(3), then per shape
+# v = randn(shape), g = rand(rows, 1...) + 0.5, w = torch._weight_norm(v, g, 0),
+# (w * randn(shape)).sum().backward(); md5 of w, g.grad, v.grad (first 12 hex digits)
+_WN_RECORDS = [
+    ((6, 3), "298e1903d925", "6466e7889bcd", "44a0d17f8fb2"),
+    ((5, 8), "6d815a286b7f", "099cc587d7e2", "9f8c6e17c237"),
+    ((4, 9), "de12a0c16ef5", "3f1a58285895", "61eca22e15b4"),
+    ((3, 17), "8c4aa364ea21", "ae45d4ea232b", "6e4819af9442"),
+    ((2, 100), "2243de4d0a37", "a80d865d8019", "162b77c456fc"),
+    ((4, 3, 3, 3), "c5974e0b5e1b", "a644c79f71ce", "092e91188488"),
+]
+
+
+def test_weight_norm_first_dim_is_torchs_fused_kernel_bit_for_bit():
+    from gradrepl.torch import _capability
+
+    if _capability.capability() not in ("AVX2", "AVX512"):
+        pytest.skip("recorded against torch's AVX2/AVX512 kernels (8-lane reductions, fused "
+                    f"multiply-add); the {_capability.capability()} build rounds otherwise")
+    torch.manual_seed(3)
+    for shape, w_md5, g_md5, v_md5 in _WN_RECORDS:
+        v = torch.randn(*shape, requires_grad=True)
+        g = (torch.rand(shape[0], *([1] * (len(shape) - 1))) + 0.5).requires_grad_()
+        w = torch._weight_norm(v, g, 0)
+        assert type(w.grad_fn).__name__ == "WeightNormInterfaceBackward0"
+        (w * torch.randn(*shape)).sum().backward()
+        assert (_md5(w), _md5(g.grad), _md5(v.grad)) == (w_md5, g_md5, v_md5), shape
+
+
+def test_weight_norm_values_and_double_backward_against_the_composite():
+    # the formula itself, independent of the kernel: w = g * v / ||v|| per row; the
+    # create_graph path (Tensor ops) gives second derivatives equal to the composite's
+    torch.manual_seed(0)
+    v = torch.randn(3, 5, requires_grad=True)
+    g = torch.rand(3, 1, requires_grad=True)
+    w = torch._weight_norm(v, g, 0)
+    ref = v * (g / v.norm(dim=1, keepdim=True))
+    assert torch.allclose(w, ref, atol=1e-6)
+    r = torch.randn(3, 5)
+    gv, gg = torch.autograd.grad((w * r).sum(), (v, g), create_graph=True)
+    rv, rg = torch.autograd.grad((ref * r).sum(), (v, g), create_graph=True)
+    assert torch.allclose(gv, rv, atol=1e-5) and torch.allclose(gg, rg, atol=1e-5)
+    h1 = torch.autograd.grad((gv ** 2).sum() + gg.sum(), v)[0]
+    h2 = torch.autograd.grad((rv ** 2).sum() + rg.sum(), v)[0]
+    assert torch.allclose(h1, h2, atol=1e-4)
+    # other dims and dtypes keep the composite (torch's own fallback for dim=None/-1)
+    m = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 2), dim=None)
+    assert type(m.weight.grad_fn).__name__ == "MulBackward0"

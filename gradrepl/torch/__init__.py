@@ -318,5 +318,6 @@ def __getattr__(name):
 
 _ops_math._bind_gaps()  # the names tools/torch_api_gaps.py found missing (issue 28)
 from . import _meta  # noqa: E402
+from .nn.utils.weight_norm import _weight_norm, norm_except_dim  # noqa: E402,F401
 
 _meta.install_methods(Tensor)  # (a meta tensor's .to(...), .clone() ... stay meta)

@@ -28,6 +28,12 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002
 
 
 def _weight_norm(v, g, dim=0):
+    """``torch._weight_norm``: over the first dim of float32 torch's fused kernel (one node,
+    WeightNormInterfaceBackward0, its rounding); else ``v * (g / norm_except_dim(v))``."""
+    from .. import _weight_norm_kernel as WN
+
+    if WN.supported(v, g, dim):
+        return WN.weight_norm(v, g)
     return _ops.mul(v, _ops.div(g, norm_except_dim(v, 2, dim)))
 
 
