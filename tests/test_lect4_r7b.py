@@ -201,3 +201,59 @@ def test_func_transforms_stay_differentiable_wrt_closed_over_parameters():
     assert not jacrev(torch.tanh)(v).requires_grad
     with torch.no_grad():
         assert not jacrev(f)(v).requires_grad
+
+
+# ----------------------- a create_graph backward differentiated again (the PINN lecture's u_x)
+# real torch 2.13 (2026-12-06, AMD EPYC, MKL): the weight gradients of sum(u_x * c) for a
+# three-layer linear chain; MKL's GEMM order, so compared where MKL runs the recorded path
+_PINN_W1 = [
+    '-0x1.28f4400000000p+5', '0x1.c45b340000000p+2', '0x1.a3dbc80000000p+5',
+    '-0x1.b627240000000p+3', '0x1.a1fb100000000p+4', '0x1.0d835a0000000p+5',
+    '-0x1.36e7720000000p+3', '-0x1.42fad80000000p+4', '-0x1.04c11c0000000p+4',
+    '0x1.8d36620000000p+1', '0x1.70ad220000000p+4', '-0x1.80bd900000000p+2',
+    '0x1.6f07040000000p+3', '0x1.d951240000000p+3', '-0x1.1100f40000000p+2',
+    '-0x1.1b9b800000000p+3', '0x1.04ff8c0000000p+5', '-0x1.8d95800000000p+2',
+    '-0x1.71056a0000000p+5', '0x1.8119b20000000p+3', '-0x1.6f5ee60000000p+4',
+    '-0x1.d9c27c0000000p+4', '0x1.1142560000000p+3', '0x1.1bdf6a0000000p+4',
+    '0x1.d486680000000p-1', '-0x1.64db5e0000000p-3', '-0x1.4b38500000000p+0',
+    '0x1.59a6f00000000p-2', '-0x1.49bd140000000p-1', '-0x1.a93ac00000000p-1',
+    '0x1.ea88ec0000000p-3', '0x1.fd96740000000p-2', '-0x1.c194c80000000p+2',
+    '0x1.566d9c0000000p+0', '0x1.3dd3ea0000000p+3', '-0x1.4bad280000000p+1',
+    '0x1.3c68040000000p+2', '0x1.9809460000000p+2', '-0x1.d6b37e0000000p+0',
+    '-0x1.e8fbcc0000000p+1', '-0x1.a523060000000p+1', '0x1.40c3620000000p-1',
+    '0x1.29b8200000000p+2', '-0x1.36b1120000000p+0', '0x1.2863420000000p+1',
+    '0x1.7e38680000000p+1', '-0x1.b8eba80000000p-1', '-0x1.ca0bd80000000p+0',
+    '0x1.755f320000000p+5', '-0x1.1c61ee0000000p+3', '-0x1.07f3c20000000p+6',
+    '0x1.13740c0000000p+4', '-0x1.06c58c0000000p+5', '-0x1.52de860000000p+5',
+    '0x1.86e9660000000p+3', '0x1.9618560000000p+4', '0x1.32d2a40000000p+6',
+    '-0x1.d363bc0000000p+3', '-0x1.b1cfd60000000p+6', '0x1.c4b6d00000000p+4',
+    '-0x1.afdf220000000p+5', '-0x1.16784c0000000p+6', '0x1.413c860000000p+4',
+    '0x1.4db6ac0000000p+5']
+_PINN_W2 = [
+    '0x1.0406880000000p+2', '-0x1.5c0cce0000000p+6', '-0x1.6729a80000000p+5',
+    '0x1.6093780000000p+4', '-0x1.2ecc5e0000000p+6', '-0x1.5f29e80000000p+4',
+    '0x1.d8efc00000000p+4', '0x1.862cc80000000p+6']
+
+
+def test_double_backward_of_linear_layers_sums_as_torch():
+    from conftest import skip_unless_mkl_branch
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        pytest.skip("MKL backend is not installed: the products are not MKL's, bytes not compared")
+    skip_unless_mkl_branch("double backward of linear layers", approximations=False)
+    torch.manual_seed(0)
+    H = 8
+    W0 = torch.randn(H, 1, requires_grad=True)
+    b0 = torch.randn(H, requires_grad=True)
+    W1 = torch.randn(H, H, requires_grad=True)
+    b1 = torch.randn(H, requires_grad=True)
+    W2 = torch.randn(1, H, requires_grad=True)
+    x = torch.linspace(0, 1, 32).view(-1, 1).requires_grad_(True)
+    F = torch.nn.functional
+    u = F.linear(F.linear(F.linear(x, W0, b0), W1, b1), W2)
+    ux = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]
+    c = torch.linspace(-1, 2, 32).view(-1, 1)
+    g1, g2 = torch.autograd.grad((ux * c).sum(), [W1, W2])
+    assert _hex(g1) == _PINN_W1
+    assert _hex(g2) == _PINN_W2

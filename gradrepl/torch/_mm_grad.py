@@ -30,6 +30,7 @@ def _mm(a, b, transpose_x=False, transpose_y=False):
 
         op = copy.copy(OPS["matmul"])
         op.forward = _np_matmul
+        op.vjp = _product_vjp
         _MATMUL = op
     attrs = {}
     if transpose_x:
@@ -55,6 +56,32 @@ def _mat2_grad(g, mat1, mat2):
     if _column_major(mat2):
         return swap_last(_mm(g, mat1, transpose_x=True))
     return _mm(mat1, g, transpose_x=True)
+
+
+def _product_vjp(n, g):
+    """The VJP of the products recorded above (a create_graph backward differentiated again,
+    a PINN's u_xx): torch's mm/bmm backward of the matrices actually multiplied, ``x.t()``
+    where ``transpose_x`` being the transposed view torch's ``grad.mm(mat2.t())`` multiplies
+    (so its layout rule sees the same strides), on the dialect's kernel; the engine's VJP (its
+    kernels) gave other last bits (w.r.t. weights: x^T @ g summed in Paddle's order)."""
+    x, y = n.inputs
+    xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    if not (len(xs) == len(ys) == 2 or (len(xs) == len(ys) == 3 and xs[0] == ys[0])):
+        from ..engine.ops.linalg import _matmul_vjp
+
+        return _matmul_vjp(n, g)
+    tx, ty = n.attrs.get("transpose_x", False), n.attrs.get("transpose_y", False)
+    a = swap_last(x) if tx else x
+    b = swap_last(y) if ty else y
+    da = db = None
+    if len(xs) == 2:
+        da = _mat1_grad(g, a, b) if needs_grad(n, 0) else None
+        db = _mat2_grad(g, a, b) if needs_grad(n, 1) else None
+    else:
+        da = _mm(g, b, transpose_y=True) if needs_grad(n, 0) else None
+        db = _mm(a, g, transpose_x=True) if needs_grad(n, 1) else None
+    return (swap_last(da) if tx and da is not None else da,
+            swap_last(db) if ty and db is not None else db)
 
 
 def mm_vjp(n, g):
