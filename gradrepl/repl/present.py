@@ -41,6 +41,7 @@ from .transcript import HEADER as _HEADER  # noqa: E402  (# gradrepl: lines, not
 # a key (bytes read in cbreak mode, or a line's text) -> what it does
 KEYS = {b"\r": "next", b"\n": "next", b" ": "next", b"n": "next", b"\x1b[C": "next",
         b"\x1bOC": "next", b"q": "quit", b"Q": "quit", b"\x04": "eof", b"": "eof",
+        b"\x00": "eof",   # a Ctrl-D typed before cbreak mode: the line discipline's EOF mark
         b"b": "back", b"B": "back", b"p": "back", b"\x1b[D": "back", b"\x1bOD": "back",
         b"g": "goto", b"G": "goto"}
 LINE_KEYS = {"": "next", "n": "next", "q": "quit", "quit": "quit", "b": "back", "back": "back",
@@ -100,7 +101,7 @@ def terminal_keys(stream=None):
     def read_key():
         old = termios.tcgetattr(fd)
         try:
-            _tty.setcbreak(fd)
+            _tty.setcbreak(fd, termios.TCSANOW)   # keep keys typed before (TCSAFLUSH drops them)
             while True:
                 key = KEYS.get(token())
                 if key is not None:
@@ -113,12 +114,12 @@ def terminal_keys(stream=None):
         old = termios.tcgetattr(fd)
         digits = ""
         try:
-            _tty.setcbreak(fd)
+            _tty.setcbreak(fd, termios.TCSANOW)   # keep keys typed before (TCSAFLUSH drops them)
             while True:
                 b = token()
                 if b in (b"\r", b"\n"):
                     return int(digits) if digits else None
-                if b in (b"\x1b", b"q", b"\x04", b""):
+                if b in (b"\x1b", b"q", b"\x04", b"\x00", b""):
                     return None
                 if b in (b"\x7f", b"\x08"):
                     if digits:
