@@ -76,3 +76,24 @@ def test_keys_typed_ahead_are_taken_one_by_one():
 def test_a_go_to_number_typed_before_it_is_asked_is_read():
     assert _keys_typed_before(b"7\r", ask="number") == 7
     assert _keys_typed_before(b"\x04", ask="number") is None
+
+
+@pytest.mark.parametrize("typed, key", [(b"\x04", "stop"), (b"q", "finish"), (b"\r", "next")])
+def test_a_step_key_typed_before_the_shell_asks_is_read(typed, key, monkeypatch):
+    """The shell's %step reads its keys the same way (gradrepl/repl/shell.py _read_step_key)."""
+    from gradrepl.repl import shell
+
+    master, slave = pty.openpty()
+    result = []
+    try:
+        os.write(master, typed)
+        with os.fdopen(os.dup(slave), "rb", buffering=0) as stream:
+            monkeypatch.setattr(sys, "stdin", stream)
+            t = threading.Thread(target=lambda: result.append(shell._read_step_key()),
+                                 daemon=True)
+            t.start()
+            t.join(20)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert result == [key]

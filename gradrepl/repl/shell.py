@@ -406,10 +406,10 @@ def _read_step_key():
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)   # keep keys typed before (TCSAFLUSH drops them)
         while True:
             data = os.read(fd, 32)
-            if not data or data in (b"\x04",):
+            if not data or data in (b"\x04", b"\x00"):   # NUL: a Ctrl-D typed before cbreak
                 return "stop"
             if data in (b"\r", b"\n", b" ", b"n", b"j", b"\x1b[B", b"\x1b[C", b"\x1bOB",
                         b"\x1bOC"):
