@@ -184,6 +184,14 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
     tuples ``(w_ih, w_hh, b_ih, b_hh, w_hr)`` (None where absent); ``hx`` a tensor (or the pair
     ``(h0, c0)``) with the layers and directions on dim 0."""
     ndir = 2 if bidirectional else 1
+    if batch_sizes is not None and len(set(batch_sizes)) == 1 \
+            and all(p[4] is None for p in params) and _onednn_lstm(mode, x, params, None):
+        # ATen's packed lstm with every batch size equal runs oneDNN on the data viewed as
+        # (T, B, I) and views the output back (measured: ViewBackward0 <- MkldnnRnnLayer)
+        b = int(batch_sizes[0])
+        out, hid = _run_rnn(mode, _ops.reshape(x, (-1, b, raw(x).shape[-1])), hx, params,
+                            num_layers, dropout, train, bidirectional, False)
+        return _ops.reshape(out, (-1, raw(out).shape[-1])), hid
     if batch_sizes is None and batch_first:
         x = _ops.transpose(x, 0, 1)
     if mode == "LSTM":
@@ -193,6 +201,7 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
         hiddens = list(_ops.unbind(hx, 0))
     finals = []
     layer_in = x
+    onednn = _onednn_lstm(mode, x, params, batch_sizes)
     for layer in range(num_layers):
         outs = []
         for d in range(ndir):
@@ -202,6 +211,11 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
             else:
                 out, hid = _packed_layer(mode, layer_in, batch_sizes, hiddens[idx],
                                          params[idx], d == 1)
+            if onednn:
+                # the oneDNN LSTM (ATen's use_mkldnn: float32, not packed, no projections):
+                # each layer and direction is one mkldnn_rnn_layer node (its values are the
+                # default path's here)
+                out = apply(_ops.top("assign", "MkldnnRnnLayerBackward0", "none"), (out,))
             outs.append(out)
             finals.append(hid)
         layer_out = outs[0] if ndir == 1 else _ops.cat(outs, -1)
@@ -209,11 +223,6 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
             layer_out = F.dropout(layer_out, dropout, True)
         layer_in = layer_out
     out = layer_in
-    onednn = _onednn_lstm(mode, out, params, batch_sizes)
-    if onednn and ndir == 1:
-        # the oneDNN LSTM (ATen's use_mkldnn: float32, not packed, no projections): the last
-        # layer's output is its mkldnn_rnn_layer node (its values are the default path's here)
-        out = apply(_ops.top("assign", "MkldnnRnnLayerBackward0", "none"), (out,))
     if batch_sizes is None and batch_first:
         # ATen transposes its result in place: TransposeBackward1; oneDNN's path returns
         # ``output.transpose(0, 1)``: TransposeBackward0
