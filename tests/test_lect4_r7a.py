@@ -379,3 +379,21 @@ def test_weight_norm_values_and_double_backward_against_the_composite():
     # other dims and dtypes keep the composite (torch's own fallback for dim=None/-1)
     m = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 2), dim=None)
     assert type(m.weight.grad_fn).__name__ == "MulBackward0"
+
+
+# ------------------------------------------------------------ model ensembling: vmap
+def test_vmap_linear_over_stacked_weights_is_bmm_then_bias():
+    # recorded with real torch 2.13: vmap(F.linear)(x, w, b) over 10 stacked models is
+    # bit-equal to torch.bmm(x, w.transpose(1, 2)) + b[:, None, :] (md5 717c7d7300 both), not
+    # to the per-model addmm (899d3ee4b3): torch's batching rule for addmm with a batched weight
+    import gradrepl.torch.nn.functional as F
+
+    torch.manual_seed(0)
+    x = torch.randn(10, 64, 784)
+    w = torch.randn(10, 128, 784) * 0.03
+    b = torch.randn(10, 128)
+    want = torch.bmm(x, w.transpose(1, 2)) + b[:, None, :]
+    assert torch.equal(torch.vmap(F.linear)(x, w, b), want)
+    # a meta tensor's apply hook does not stop vmap's batched run
+    torch.empty(2, device="meta")
+    assert torch.equal(torch.vmap(F.linear)(x, w, b), want)

@@ -130,6 +130,13 @@ def _activate():
     _PREV[0] = registry.set_apply_hook(_hook)
 
 
+def only_meta_hook() -> bool:
+    """Whether the apply hook on is meta's alone (vmap's trace may then stand in for it)."""
+    cur = registry.set_apply_hook(None)
+    registry.set_apply_hook(cur)
+    return cur is _hook and _PREV[0] is None
+
+
 def register_shape(name, fn):
     SHAPES[name] = fn
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import registry
+from . import _meta
 
 _MISSING = object()
 
@@ -92,8 +93,8 @@ class _Trace:
 def trace(call, inputs, budget=None):
     """(entries, output refs) of ``call()`` run with its ops recorded (``_Fallback`` when the
     recorded arrays pass the ``budget``)."""
-    if registry.apply_hook_active():  # static mode, or an enclosing trace: no nesting
-        raise _Fallback
+    if registry.apply_hook_active() and not _meta.only_meta_hook():
+        raise _Fallback  # static mode, or an enclosing trace: no nesting (meta's hook: aside)
     tr = _Trace(inputs, budget)
     with registry.apply_hook(tr.hook):
         out_arrays = call()
@@ -197,8 +198,19 @@ def _matmul(op, attrs, values, n):
 
 
 def _addmm(op, attrs, values, n):
-    """``bias + x @ w`` with x batched: one product over the batch."""
+    """``bias + x @ w`` with x batched: one product over the batch. With the weight batched
+    too (model ensembling: ``vmap`` over stacked parameters) torch's rule is ``bmm`` then the
+    bias added (two roundings, not addmm's): ``bmm(x, w) + bias``."""
     (bias, bb), (x, bx), (w, bw) = values
+    if bw and not attrs and x.ndim - bx == 2 and w.ndim == 3 and np.ndim(bias) - bb <= 1:
+        xb = x if bx else np.broadcast_to(x, (n,) + x.shape)
+        # (F.linear's w is weight.t(): the product reads it transposed, as torch's bmm does)
+        wt = np.swapaxes(np.ascontiguousarray(np.swapaxes(w, 1, 2)), 1, 2)
+        from ._ops import _mm_op
+
+        prod = np.asarray(_mm_op("BmmBackward0").forward(np.ascontiguousarray(xb), wt))
+        b = np.asarray(bias)[:, None, :] if bb else bias
+        return (np.asarray(registry.OPS["add"].forward(prod, b)),)
     if bb or bw or not bx or attrs or x.ndim != 3 or np.ndim(bias) > 1:
         return _per_sample(op, attrs, values, n)
     m, k = x.shape[1:]
