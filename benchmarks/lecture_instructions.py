@@ -7,7 +7,10 @@ shared machine does not move (wall and CPU times there drift by a third within s
 Each loop of ``lecture_loops.py`` (the same source text) runs under ``valgrind --tool=callgrind``
 with instrumentation off while gradrepl is imported and the loop warms up (10 steps); it is
 switched on (``callgrind_control -i on``) for ``--steps`` steps and off again, so the count is
-the steps' alone (the switch itself adds ~0.5 M). ``--tree DIR`` (repeatable) counts gradrepl
+the steps' alone (the switch itself adds ~0.5 M). Two more loops count the per-op chain of
+``op_overhead.py`` (``tanh(x * 1.0001 + 0.5)`` on a shape-[1] tensor, 2,001 ops forward, then
+``backward()``, collector on): ``chain_torch`` (the torch dialect) and ``chain_paddle`` (the
+Paddle 3 dialect); their line adds thousands of instructions an op. ``--tree DIR`` (repeatable) counts gradrepl
 imported from another source tree as well (e.g. ``git archive`` of an older commit unpacked in
 DIR), for a before/after of a change. Needs valgrind; about a minute a loop and tree. Prints
 millions of instructions a step; no assertions.
@@ -23,9 +26,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CHAIN = 2001  # ops of the per-op chain (as in CHILD)
 
 CHILD = r'''
 import os, subprocess, sys
+CHAIN = 2001
 tree, here, loop, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 if tree:
     sys.path.insert(0, tree)
@@ -36,10 +41,25 @@ from gradrepl.engine.ops._util import quiet_fp
 _mapped, _quiet = torch_modules(), quiet_fp()
 _mapped.__enter__()
 _quiet.__enter__()
-import torch
-env = {}
-exec(lecture_loops.BODY, env)
-step, _params = env[loop]()
+if loop.startswith("chain_"):  # the per-op chain of op_overhead.py: 2,000 ops, gc on
+    if loop == "chain_paddle":
+        _mapped.__exit__(None, None, None)
+        import gradrepl.paddle as lib
+        lib.profiles.set_profile("3")
+        leaf = lambda: lib.to_tensor([1.0], stop_gradient=False)
+    else:
+        import torch as lib
+        leaf = lambda: lib.tensor([1.0], requires_grad=True)
+    def step(tanh=lib.tanh):
+        x = leaf()
+        for _ in range(CHAIN // 3):
+            x = tanh(x * 1.0001 + 0.5)
+        x.backward()
+else:
+    import torch
+    env = {}
+    exec(lecture_loops.BODY, env)
+    step, _params = env[loop]()
 for _ in range(10):
     step()
 pid = str(os.getpid())
@@ -80,7 +100,9 @@ def main(argv=None):
     for loop in [x.strip() for x in args.loops.split(",") if x.strip()]:
         for tree in trees:
             n = count(loop, args.steps, tree)
-            print(f"{loop:<12}{tree or 'this tree':<40}{n / args.steps / 1e6:>24.2f}")
+            per_op = (f"   ({n / args.steps / CHAIN / 1e3:.2f} k an op, forward and backward)"
+                      if loop.startswith("chain_") else "")
+            print(f"{loop:<12}{tree or 'this tree':<40}{n / args.steps / 1e6:>24.2f}{per_op}")
     return 0
 
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine import registry as _registry
+from ..engine.ops._util import FP as _FP
+from ..engine.ops._util import quiet as _quiet
 from . import _dispatch, _dtypes, _storage
 from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
@@ -170,6 +172,54 @@ def inplace(x, compute, result_dtype=None, overlap_ok=False, plain=False):
     return take_place(x, r, old, overlap_ok)
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_UFUNCS: dict = {}   # the ``_ops`` function -> its numpy ufunc (add, sub, mul: see ``_methods``)
+
+
+def plain_binary(x, other, fn):
+    """``x += other`` (``-=``, ``*=``, ``add_`` ...) for ``fn`` in ``_UFUNCS``, computed into x's
+    own memory when nothing is recorded: grad mode off, or x and other needing no gradient, no
+    layer or recorder watching; x a writable float32/float64 tensor without expanded dims,
+    other a tensor of x's dtype and shape or a Python number (taken in x's dtype, as
+    ``_ops.const``). The ufunc writes what ``compute`` then ``write`` would (numpy computes an
+    overlapping operand as if copied first); None: the caller takes the general path."""
+    uf = _UFUNCS.get(fn)
+    if uf is None or _registry._HOOK is not None or _dispatch._LAYERS:
+        return None
+    a = raw(x)
+    if a.dtype not in _FLOATS or not a.flags.writeable or 0 in a.strides or not a.size:
+        return None
+    t = type(other)
+    if t is float or t is int:
+        if _STATE.enabled and not x.stop_gradient:
+            return None
+        b = _const(other, a.dtype)
+    elif isinstance(other, EngineTensor):
+        if _STATE.enabled and not (x.stop_gradient and other.stop_gradient):
+            return None
+        b = raw(other)
+        if b.dtype != a.dtype or b.shape != a.shape:
+            return None
+    else:
+        return None
+    if _FP.on:   # (quiet as the ops' forwards: numpy's warnings off)
+        uf(a, b, out=a)
+    else:
+        with _quiet(**_QUIET):
+            uf(a, b, out=a)
+    bump(x)
+    return x
+
+
+_QUIET = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+def _const(value, dtype):
+    from ._ops import const
+
+    return raw(const(value, dtype))
+
+
 def write_out(out, t):
     """An ``out=`` argument: t's values written into ``out``."""
     _storage.check_overlap(raw(out))
@@ -188,6 +238,10 @@ def _rt(a, b):
 
 def _binary_inplace(fn):
     def method(self, other, *args, **kwargs):
+        if not args and not kwargs:
+            r = plain_binary(self, other, fn)
+            if r is not None:
+                return r
         return inplace(self, lambda s: fn(s, other, *args, **kwargs), _rt(self, other))
     return method
 

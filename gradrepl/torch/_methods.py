@@ -40,6 +40,9 @@ def _operand_ok(v):
 def _i(fn, dtype_check=True):
     """An augmented assignment (``x += 1``): in place, as torch's ``__iadd__``."""
     def method(self, other):
+        r = _inplace.plain_binary(self, other, fn)   # (None unless add/sub/mul, nothing recorded)
+        if r is not None:
+            return r
         if not _operand_ok(other):
             return NotImplemented
         return _inplace.inplace(self, lambda s: fn(s, other),
@@ -54,6 +57,8 @@ def _truediv_i(self, other):
         rt = _dtypes.default_float()
     return _inplace.inplace(self, lambda s: _ops.div(s, other), rt)
 
+
+_inplace._UFUNCS.update({_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply})
 
 OPERATORS = {
     "__add__": _op(_ops.add), "__radd__": _rop(_ops.add),

@@ -1,0 +1,128 @@
+"""Issue 29: ``x += y`` / ``-=`` / ``*=`` and ``add_`` / ``sub_`` / ``mul_`` computed straight into
+x's memory when nothing is recorded (``_inplace.plain_binary``: ``p.data += -lr * p.grad`` cost
+about as much as three ops) give the bytes, the version counter and the errors of the general
+path (the op, then a write into x), which the bit tests check against torch's records. The
+general path is forced by emptying ``_inplace._UFUNCS``. No real torch here."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+from gradrepl.torch import _inplace
+from gradrepl.torch._base import raw
+
+F32, F64 = np.float32, np.float64
+
+_OPS = {
+    "iadd": lambda x, o: x.__iadd__(o), "isub": lambda x, o: x.__isub__(o),
+    "imul": lambda x, o: x.__imul__(o), "add_": lambda x, o: x.add_(o),
+    "sub_": lambda x, o: x.sub_(o), "mul_": lambda x, o: x.mul_(o),
+}
+
+
+def _values(rng, shape, dtype):
+    """Normal values with the edge cases mixed in: both zeros, both infinities, NaNs of both
+    signs, subnormals, huge values (overflow on add and multiply)."""
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype)
+    tiny = np.finfo(dtype).smallest_subnormal
+    edge = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, tiny, -tiny * 3,
+                     np.finfo(dtype).max, -np.finfo(dtype).max], dtype)
+    flat = x.reshape(-1)
+    k = min(flat.size, edge.size)
+    pos = rng.choice(flat.size, k, replace=False) if flat.size else []
+    flat[pos] = edge[rng.permutation(edge.size)[:k]]
+    return x
+
+
+def _run(general, monkeypatch, make, op, other):
+    with monkeypatch.context() as m:
+        if general:
+            m.setattr(_inplace, "_UFUNCS", {})
+        x = make()
+        v0 = x._version
+        r = _OPS[op](x, other() if callable(other) else other)
+        return raw(x).tobytes(), raw(x).shape, x._version - v0, r is x
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+@pytest.mark.parametrize("op", list(_OPS))
+def test_fast_inplace_equals_the_general_path(monkeypatch, dtype, op):
+    rng = np.random.default_rng(2029)
+    for shape in [(), (1,), (7,), (30, 200), (4, 5)]:
+        for trial in range(3):
+            xs = _values(rng, shape, dtype)
+            ys = _values(rng, shape, dtype)
+            numbers = [float(rng.standard_normal()), -0.0, 0.1, 3, -7, float("nan"), 1e40,
+                       float("inf"), 2 ** 70]
+            others = [lambda: torch.tensor(ys)] + numbers
+            for other in others:
+                make = (lambda: torch.tensor(xs))
+                fast = _run(False, monkeypatch, make, op, other)
+                slow = _run(True, monkeypatch, make, op, other)
+                assert fast == slow, (shape, other)
+
+
+@pytest.mark.parametrize("op", ["iadd", "isub", "imul", "add_"])
+def test_fast_inplace_on_views_and_aliases(monkeypatch, op):
+    """Views (a transposed matrix, a slice of a matrix whose base counts versions too) and an
+    operand overlapping x's own memory give the general path's bytes and versions."""
+    rng = np.random.default_rng(7)
+    base = _values(rng, (6, 5), F32)
+
+    def cases():
+        b = torch.tensor(base)
+        yield b.t(), torch.tensor(np.ascontiguousarray(base.T[::-1]))
+        b = torch.tensor(base)
+        yield b[1:], b[:-1]           # x and other share memory, shifted by a row
+        b = torch.tensor(base)
+        yield b, b                    # x op= x
+        b = torch.tensor(base)
+        yield b[:, 1], b[:, 2]
+
+    for k in range(4):
+        outs = []
+        for general in (False, True):
+            with monkeypatch.context() as m:
+                if general:
+                    m.setattr(_inplace, "_UFUNCS", {})
+                x, other = list(cases())[k]
+                root = x._base if getattr(x, "_base", None) is not None else x
+                v0, r0 = x._version, root._version
+                _OPS[op](x, other)
+                outs.append((raw(root).tobytes(), raw(x).tobytes(), x._version - v0,
+                             root._version - r0))
+        assert outs[0] == outs[1], k
+
+
+def test_recorded_cases_keep_the_general_path():
+    """What records (a tensor needing a gradient, grad mode on) still takes its place in the
+    graph or raises torch's leaf error; under no_grad a leaf that requires grad is updated."""
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w += 1.0
+    h = w * 2
+    h += torch.tensor([0.5, 0.5])
+    assert type(h.grad_fn).__name__ == "AddBackward0"
+    h.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+    g = torch.tensor([1.0, 1.0])
+    g += w                            # other needs a gradient: recorded
+    assert g.requires_grad and type(g.grad_fn).__name__ == "AddBackward0"
+    with torch.no_grad():
+        v0 = w._version
+        w -= torch.tensor([0.25, 0.5])
+        w.mul_(2.0)
+    assert w.tolist() == [1.5, 3.0] and w._version == v0 + 2 and w.grad_fn is None
+
+
+def test_data_update_of_a_parameter():
+    """The lecture update ``p.data += -lr * p.grad`` writes p's own memory (p sees it)."""
+    p = torch.tensor([[1.0, -2.0], [0.5, 4.0]], requires_grad=True)
+    (p * p).sum().backward()
+    before = raw(p)
+    p.data += -0.1 * p.grad
+    assert raw(p) is before
+    expect = np.array([[1.0, -2.0], [0.5, 4.0]], F32)
+    expect = expect + (F32(-0.1) * (2 * expect))
+    assert raw(p).tobytes() == expect.tobytes()
