@@ -4,7 +4,10 @@
   ``GradScaler`` warn once from Paddle's own files and make no effect, ``decorate`` returns its
   arguments, argument errors with Paddle's messages, Paddle 2.6's disabled scaler without
   settings;
-* Paddle 2.x's float16 ``scale`` op (``x * 2``, ``x + 1.0``): a result past 65504 is inf.
+* Paddle 2.x's float16 ``scale`` op (``x * 2``, ``x + 1.0``): a result past 65504 is inf;
+* ``paddle.jit.to_static`` training, save/load and SOT graph-break logs;
+* ``paddle.geometric`` message passing and segment ops; ``paddle.vision.ops`` detection ops;
+* BatchNorm on a 2-D [N, C] batch: Paddle's batch_norm_grad kernel arithmetic.
 
 Literals were printed by real Paddle 3.3.1 (/work/vpaddle) and 2.6.2 (/work/vpaddle26) in this
 session; no real Paddle is imported here.
@@ -328,3 +331,33 @@ def test_roi_align_and_nms_match_numpy(profile):
         if all(iou(boxes[i], boxes[k]) <= 0.5 for k in keep):
             keep.append(i)
     assert paddle.vision.ops.nms(paddle.to_tensor(boxes), 0.5).numpy().tolist() == keep
+
+
+_BN2D = "import numpy as np\nimport paddle\nrng = np.random.RandomState(0)\nx = paddle.to_tensor(rng.randn(8, 32).astype('float32') * 2 + 1, stop_gradient=False)\nbn = paddle.nn.BatchNorm1D(32)\nbn.weight.set_value(paddle.to_tensor(rng.rand(32).astype('float32') + 0.5))\ndy = paddle.to_tensor(rng.randn(8, 32).astype('float32'))\n(bn(x) * dy).sum().backward()\nprint(x.grad[:, :6].numpy().tolist())\nprint(bn.weight.grad.numpy().tolist())\n"
+# printed by real Paddle 3.3.1 and 2.6.2 alike: BatchNorm1D on a 2-D [N, C] batch in training,
+# the input and weight gradients (Paddle's batch_norm_grad kernel with one value per plane)
+_BN2D_OUT = '[[-0.05785559490323067, 0.14795786142349243, -0.6654921174049377, 0.14711815118789673, 0.17147941887378693, 0.7819311022758484], [0.07690069079399109, -0.031328003853559494, -0.055998679250478745, 0.02257765643298626, -0.3141142427921295, -0.3047598600387573], [0.2212648242712021, 0.1023942306637764, -0.5467483997344971, -0.8077435493469238, 0.5212317705154419, -0.1429004818201065], [-0.6864852905273438, -0.006752646528184414, -1.477216362953186, -0.5587661266326904, -0.06468318402767181, -0.4094725251197815], [-0.18928629159927368, -0.1461789309978485, 1.1055301427841187, 0.3514489531517029, 0.1528838574886322, 0.2038927972316742], [0.4103240370750427, -0.18997341394424438, 0.3152836859226227, -0.4345979392528534, -0.2433939278125763, 0.021061966195702553], [0.5439746379852295, -0.2844223082065582, 0.7430843710899353, 0.4543289542198181, 0.24272336065769196, 0.49579763412475586], [-0.31883713603019714, 0.40830329060554504, 0.5815571546554565, 0.8256337642669678, -0.46612703800201416, -0.6455506086349487]]\n[1.8623833656311035, 1.606439471244812, -0.25354182720184326, 2.9160642623901367, 1.013688564300537, 1.55867338180542, -1.0158815383911133, -2.127520799636841, -2.7915077209472656, 1.9689548015594482, 0.6869024038314819, 5.185585021972656, -0.9236623048782349, -0.8782731294631958, -2.9335453510284424, -2.7759480476379395, -3.5556933879852295, 3.610445976257324, 8.171762466430664, 0.10489505529403687, -2.910849094390869, -6.5503621101379395, 0.4871077537536621, 4.324021816253662, -3.0526604652404785, -1.2604293823242188, 5.031612873077393, 1.76995849609375, -1.2968883514404297, -0.727809488773346, -2.526127338409424, 0.8493169546127319]\n'
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_batchnorm1d_on_2d_input_gradients_bit_exact(tmp_path, version):
+    r = _run(tmp_path, version, _BN2D)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout == _BN2D_OUT
+
+
+def test_batchnorm1d_2d_gradients_match_numpy(profile):
+    """Independent float64 formula: dx = w/sigma * (dy - mean(dy) - xhat * mean(dy * xhat))."""
+    import gradrepl.paddle as paddle
+
+    rng = np.random.RandomState(1)
+    xv, dyv = rng.randn(6, 5).astype(np.float32), rng.randn(6, 5).astype(np.float32)
+    x = paddle.to_tensor(xv, stop_gradient=False)
+    bn = paddle.nn.BatchNorm1D(5)
+    (bn(x) * paddle.to_tensor(dyv)).sum().backward()
+    xd, dyd = xv.astype(np.float64), dyv.astype(np.float64)
+    sigma = np.sqrt(xd.var(0) + 1e-5)
+    xhat = (xd - xd.mean(0)) / sigma
+    want = (dyd - dyd.mean(0) - xhat * (dyd * xhat).mean(0)) / sigma
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn.weight.grad.numpy(), (dyd * xhat).sum(0), rtol=1e-4, atol=1e-5)

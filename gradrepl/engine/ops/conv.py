@@ -790,7 +790,7 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     a = n.attrs
     axis = a.get("axis", 1)
     ndim = x.data.ndim
-    if (not is_grad_enabled() and a.get("training", True) and axis == 1 and ndim > 2
+    if (not is_grad_enabled() and a.get("training", True) and axis == 1 and ndim >= 2
             and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
             and scale_t.data.dtype == np.float32):
         # first order (no create_graph): the kernel's own arithmetic, bit for bit
