@@ -24,9 +24,9 @@ The rule is AVX-512's (``avx512_core``); on other CPUs oneDNN runs other kernels
 blocks on AVX2), not measured, and the general path is used.
 
 The gradients: the input gradient (stride 1) is the transposed convolution's kernel again; the
-filter and bias gradients the backward-weights kernel, whose
-sums are split over the batch (or a 2-d one's output rows) by oneDNN's thread balance
-(``_onednn_conv_bwd_w``: also strided, padded and dilated ones where oneDNN's JIT kernels run).
+filter and bias gradients the backward-weights kernel, whose sums are split over the batch (or
+a 2-d one's output rows) by oneDNN's thread balance; ``_onednn_conv_bwd_w`` says which kernel
+runs (strided, padded, dilated and 3-d ones too) and where it cuts.
 
 Where torch does not call oneDNN (float64 always; float32 for one sample, mostly) it runs
 ATen's slow convolution, im2col and MKL's gemm per sample (``slow_conv``): the same MKL call
@@ -378,9 +378,9 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
 def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_before=None,
                            dilation=None):
     """(weights, bias) threads sharing the reduction in oneDNN's backward-weights pass
-    (``_onednn_conv_bwd_w.plan``, which also says what they share: samples or output rows);
-    None where oneDNN runs its gemm kernel. ``pads_before`` by default the symmetric padding
-    that gives ``out_shape``."""
+    (``_onednn_conv_bwd_w.plan``, which also says what they share: samples or output rows; a
+    bias team of 0: not emulated); None where oneDNN runs a kernel not emulated.
+    ``pads_before`` by default the symmetric padding that gives ``out_shape``."""
     from ._onednn_conv_bwd_w import plan
 
     nd = len(x_shape) - 2
@@ -394,9 +394,9 @@ def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_be
 
 def backward_applies(x_shape, w_shape, stride, dilation, pads_before, groups, dtype):
     """(input gradient, filter gradient) emulated: the forward on the direct kernel; the input
-    gradient stride 1; the filter gradient where ``_onednn_conv_bwd_w.plan`` knows the kernel
-    (jit:avx512_core, jit:avx2; strided too; not oneDNN's gemm one, which every dilated strided
-    convolution takes)."""
+    gradient stride 1 (strided: ``_onednn_convT``); the filter gradient where
+    ``_onednn_conv_bwd_w.plan`` knows the kernel's sums (jit:avx512_core, jit:avx2, part of
+    x64:gemm:jit)."""
     if not direct_applies(x_shape[0], w_shape[2:], pads_before, dilation, stride, groups, dtype):
         return False, False
     return all(s == 1 for s in stride), True
