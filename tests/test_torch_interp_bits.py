@@ -267,3 +267,40 @@ def test_upsample_functions_warn_deprecated():
         ac = {"align_corners": True} if fn is F.upsample_bilinear else {}
         want = F.interpolate(x, scale_factor=2, mode=mode, **ac)
         assert np.array_equal(y.numpy(), want.numpy())
+
+
+U8 = [((2, 3, 17, 19), dict(size=(5, 7), mode="bilinear", antialias=True)),
+      ((2, 4, 5, 6), dict(size=(7, 9), mode="bicubic", align_corners=True)),
+      ((1, 5, 8, 8), dict(scale_factor=2.0, mode="bicubic", antialias=True)),
+      ((2, 1, 5, 6), dict(size=(2, 13), mode="bilinear"))]
+# recorded from real torch 2.13: sha256[:16] of the output bytes, its shape, its first value
+U8_RECORDED = [("63cb3a6157876635", (2, 3, 5, 7), 154), ("15f888c1d87b2076", (2, 4, 7, 9), 192),
+               ("13130eaf99648a05", (1, 5, 16, 16), 95), ("cde5f6f0a959680d", (2, 1, 2, 13), 29)]
+
+
+@pytest.mark.parametrize("k", range(len(U8)))
+def test_uint8_resize_bits(k):
+    shape, kw = U8[k]
+    x = np.random.RandomState(40 + k).randint(0, 256, shape).astype(np.uint8)
+    y = F.interpolate(torch.from_numpy(x), **kw)
+    assert y.dtype == torch.uint8
+    yn = np.asarray(y.numpy())
+    assert (_digest(yn), tuple(yn.shape), int(yn.reshape(-1)[0])) == U8_RECORDED[k]
+
+
+def test_integer_dtypes_raise_as_torch():
+    # messages recorded from real torch 2.13
+    cases = [(torch.int64, (1, 2, 5, 5), dict(size=(7, 7), mode="nearest"),
+              '"upsample_nearest2d_channels_last" not implemented for \'Long\''),
+             (torch.int32, (1, 2, 5, 5), dict(size=(70, 70), mode="bilinear"),
+              '"compute_indices_weights_linear" not implemented for \'Int\''),
+             (torch.uint8, (1, 2, 5), dict(size=7, mode="linear"),
+              '"compute_indices_weights_linear" not implemented for \'Byte\''),
+             (torch.bool, (1, 2, 5, 5), dict(size=(7, 7), mode="bicubic"),
+              '"compute_indices_weights_cubic" not implemented for \'Bool\''),
+             (torch.uint8, (1, 2, 5, 5), dict(size=(3, 3), mode="area"),
+              '"adaptive_avg_pool2d" not implemented for \'Byte\'')]
+    for dt, shape, kw, msg in cases:
+        with pytest.raises(NotImplementedError) as e:
+            F.interpolate(torch.zeros(*shape, dtype=dt), **kw)
+        assert str(e.value) == msg

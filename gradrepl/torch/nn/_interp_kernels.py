@@ -26,6 +26,8 @@ torch 2.13's x86-64 build runs them (every value below was checked bit for bit a
 values of one 32-byte ``Vectorized`` (these kernels have no AVX512 build)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 F32, F64 = np.float32, np.float64
@@ -376,6 +378,8 @@ def forward(x, kind, ac, out, scales, antialias, cl_input, threads, lanes, fused
         vec = cl_input and C > 3
     else:
         vec = False
+    if x.dtype == np.uint8 and kind in ("linear", "cubic") and nd == 2:
+        return uint8_resize(x, kind, ac, out, scales, antialias)
     if kind in ("nearest", "nearest-exact"):
         ker = "idx" if vec else "generic"
         idx = [nearest_map(n, o, s, kind == "nearest-exact", ker, fused)
@@ -546,3 +550,96 @@ def adaptive_avg_backward(g, ins, cl, lanes):
     r = scatter_seq(np.ascontiguousarray(delta).reshape(B, -1), pos[keep], tgt[keep],
                     int(np.prod(ins)))
     return r.reshape(g.shape[:2] + tuple(ins))
+
+
+# ------------------------------------------------------------------------------ uint8
+def _u8_filter(x, cubic, a):
+    x = abs(x)
+    if not cubic:
+        return 1.0 - x if x < 1.0 else 0.0
+    if x < 1.0:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2.0:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return 0.0
+
+
+def _u8_axis(n_in, n_out, ac, scale, cubic, aa):
+    """(xmin (O,), int16 weights (O, K), precision) of ``_compute_index_ranges_int16_weights``:
+    double weights (``_compute_indices_min_size_weights[_aa]``; without antialias the taps
+    outside the input add into the edge ones), scaled to int16 at the largest precision that
+    keeps them below 2^15."""
+    if ac:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    interp = 4 if cubic else 2
+    a = -0.5 if aa else -0.75
+    if aa:
+        support = interp * 0.5 * s if s >= 1.0 else interp * 0.5
+        K = int(math.ceil(support)) * 2 + 1
+    else:
+        K = interp
+    rows = []
+    for i in range(n_out):
+        if aa:
+            center = s * (i + 0.5)
+            inv = 1.0 / s if s >= 1.0 else 1.0
+            lo = max(int(center - support + 0.5), 0)
+            size = min(max(min(int(center + support + 0.5), n_in) - lo, 0), K)
+            w = [_u8_filter((j + lo - center + 0.5) * inv, cubic, a) for j in range(size)]
+            tot = sum(w)  # left to right, as the kernel's loop
+            w = [v / tot for v in w] if tot != 0 else w
+        else:
+            real = s * i if ac else s * (i + 0.5) - 0.5
+            if not cubic and real < 0:
+                real = 0.0
+            idx = min(int(math.floor(real)), n_in - 1)
+            lam = min(max(real - idx, 0.0), 1.0)
+            sup = K // 2
+            umin = idx - sup + 1
+            lo = max(umin, 0)
+            size = min(max(min(idx + sup + 1, n_in) - lo, 0), K)
+            w = [0.0] * K
+            wi = 0
+            for j in range(K):
+                v = _u8_filter((j + 1 - sup) - lam, cubic, a)
+                if umin + j <= 0:
+                    wi = 0
+                elif umin + j >= n_in - 1:
+                    wi = size - 1
+                w[wi] += v
+                wi += 1
+            w = w[:size]
+        rows.append((lo, w))
+    wmax = max((max(w) for _, w in rows if w), default=0.0)
+    prec = 0
+    for prec in range(22):
+        if int(0.5 + wmax * (1 << (prec + 1))) >= (1 << 15):
+            break
+    xmin = np.array([lo for lo, _ in rows], np.int64)
+    W = np.zeros((n_out, K), np.int64)
+    for o, (_, w) in enumerate(rows):
+        for j, v in enumerate(w):
+            v *= 1 << prec
+            W[o, j] = int(-0.5 + v) if v < 0 else int(0.5 + v)
+    return xmin, W, prec
+
+
+def uint8_resize(x, kind, ac, out, scales, aa):
+    """torch's uint8 bilinear / bicubic (antialias or not): the last axis, then the first, each
+    ``clamp(((1 << (p - 1)) + sum_k x * w_k) >> p, 0, 255)`` in integers (exact); an axis whose
+    size does not change is left as it is."""
+    if tuple(x.shape[2:]) == tuple(out):
+        return x.copy()
+    for d in (1, 0):
+        n_in = x.shape[2 + d]
+        if n_in == out[d]:
+            continue
+        xmin, W, p = _u8_axis(n_in, out[d], ac, scales[d], kind == "cubic", aa)
+        xm = np.moveaxis(x, 2 + d, -1).astype(np.int64)
+        acc = np.full(xm.shape[:-1] + (out[d],), 1 << (p - 1), np.int64)
+        for j in range(W.shape[1]):
+            acc += xm[..., np.minimum(xmin + j, n_in - 1)] * W[:, j]
+        x = np.moveaxis(np.clip(acc >> p, 0, 255).astype(np.uint8), -1, 2 + d)
+    return np.ascontiguousarray(x)

@@ -321,10 +321,31 @@ def _channels_last(a):
     return fmt is not None and bool(_storage.is_contiguous_as(a, fmt))
 
 
+_TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+               "int64": "Long", "bool": "Bool"}
+
+
+def _check_dtype(x, kind, out):
+    """torch's dispatch: floats; uint8 for nearest and 2-d bilinear/bicubic; else the kernel
+    that dispatches first raises (measured names)."""
+    name = _TYPE_NAMES.get(x.dtype.name)
+    if name is None or (name == "Byte" and (kind.startswith("nearest") or (
+            kind in ("linear", "cubic") and x.ndim == 4))):
+        return
+    vec = x.ndim == 4 and (out[0] + out[1] <= 128 or (_channels_last(x) and x.shape[1] > 3))
+    if vec and kind != "cubic":
+        kernel = "upsample_{}2d_channels_last".format(
+            "nearest" if kind.startswith("nearest") else "bilinear")
+    else:
+        kernel = "compute_indices_weights_" + ("nearest" if kind.startswith("nearest") else kind)
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 def _resample_fwd(x, spec=None):
     from .. import _capability as cap
 
     kind, ac, out, scales, aa = spec
+    _check_dtype(x, kind, out)
     cl = _channels_last(x)
     y = K.forward(x, kind, ac, out, scales, aa, cl, cap.threads(), cap.lanes(x.dtype),
                   cap.fused())
@@ -525,6 +546,9 @@ def adaptive_avg_pool(input, out):  # noqa: A002
     output size ``out``; None for the inputs they do not handle (the caller's general op)."""
     a = raw(input)
     nd = len(out)
+    if nd == 2 and a.dtype.name in _TYPE_NAMES:
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for '
+                                  f"'{_TYPE_NAMES[a.dtype.name]}'")
     if a.dtype not in (np.float32, np.float64) or a.ndim not in (nd + 1, nd + 2) \
             or min(out) < 0:
         return None
