@@ -77,13 +77,23 @@ def fma(a, b, c, dt, fused=True):
     if dt == F32:
         # the product is exact in double; the double sum rounds again when cast only if it
         # fell exactly halfway between two floats: those few get the round-to-odd fix
-        s = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), F64)
-        np.multiply(a, b, out=s, dtype=F64)
-        np.add(s, c, out=s)
+        p = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), F64)
+        np.multiply(a, b, out=p, dtype=F64)
+        s = p + c
         flat = s.reshape(-1)
-        low = flat.view(np.int64) & 0x1FFFFFFF
-        where = np.flatnonzero(low == 0x10000000)
-        if where.size:
+        mid = (flat.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+        n_mid = np.count_nonzero(mid)
+        if n_mid > flat.size // 64:  # many (short weights): the sum's error everywhere
+            bb = s - p
+            e = s - bb
+            np.subtract(p, e, out=e)
+            np.subtract(c, bb, out=bb)
+            np.add(e, bb, out=e)
+            where = np.flatnonzero(mid & (e.reshape(-1) != 0))
+            if where.size:
+                flat[where] = _odd(flat[where], e.reshape(-1)[where])
+        elif n_mid:
+            where = np.flatnonzero(mid)
             ix = np.unravel_index(where, s.shape)
             am, bm, cm = (np.broadcast_to(v, s.shape)[ix].astype(F64) for v in (a, b, c))
             sm, e = _two_sum(am * bm, cm)
