@@ -24,8 +24,10 @@ def _md5(t):
 
 def _fused_build():
     if _capability.capability() not in ("AVX2", "AVX512"):
-        pytest.skip("recorded against torch's AVX2/AVX512 kernels (fused multiply-add); the "
-                    f"{_capability.capability()} build rounds a * b + c twice")
+        pytest.skip("recorded against torch's x86-64 AVX2/AVX512 kernels (fused multiply-add); "
+                    f"the {_capability.capability()} build here computes a * b + c otherwise "
+                    "(x86-64's rounds it twice; aarch64's fuses, but its add(alpha) and lerp "
+                    "kernels gave other bits: real torch 2.9.1 there, under qemu-user)")
 
 
 # ------------------------------------------------------------ add/sub with alpha (char-RNN SGD)
