@@ -361,3 +361,18 @@ def test_batchnorm1d_2d_gradients_match_numpy(profile):
     want = (dyd - dyd.mean(0) - xhat * (dyd * xhat).mean(0)) / sigma
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(bn.weight.grad.numpy(), (dyd * xhat).sum(0), rtol=1e-4, atol=1e-5)
+
+
+_AST = "import sys\nimport paddle\n@paddle.jit.to_static(full_graph=True)\ndef f(x):\n    return x * 2 + 1\nprint('a', f(paddle.to_tensor([1.0, 2.0])).numpy(), file=sys.stderr)\nprint('b', f(paddle.to_tensor([1.0, 2.0, 3.0])).numpy(), file=sys.stderr)\n@paddle.jit.to_static(full_graph=True)\ndef h(x):\n    if paddle.mean(x) > 0:\n        x = x + 1\n    return x\nprint('d', h(paddle.to_tensor([1.0, 2.0])).numpy(), file=sys.stderr)\n"
+# real 3.3.1 and 2.6.2, stderr and stdout together (the script prints to stderr), glog stamps
+# masked: the executor's first run of a full_graph program, the control-flow op of an ``if``
+_AST_OUT = {"3": 'I pir_interpreter.cc:1606] New Executor is Running ...\nI pir_interpreter.cc:1630] pir interpreter is running by multi-thread mode ...\na [3. 5.]\nb [3. 5. 7.]\nW eager_utils.cc:3584] Paddle static graph(PIR) not support input out tensor for now!!!!!\nd [2. 3.]\n', "2.6": 'W tensor.cc:399] The `is_initialized` method is deprecated since version 2.3, and will be removed in version 2.4! Please use `initialized` method instead.\nI program_interpreter.cc:212] New Executor is Running.\na [3. 5.]\nb [3. 5. 7.]\nI conditional_block_op.cc:98] [ControlFlow][ConditionalBlock] New Executor is Running.\nd [2. 3.]\n'}
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_full_graph_to_static_logs(tmp_path, version):
+    r = _run(tmp_path, version, _AST)
+    assert r.returncode == 0, r.stderr[-2000:]
+    err = "".join(re.sub(r"^([IWEF])\d{4} [\d:.]+ +\d+ ", r"\1 ", line) + "\n"
+                  for line in r.stderr.splitlines())
+    assert err == _AST_OUT[version]

@@ -79,7 +79,27 @@ class SymbolicStaticFunction(StaticFunction):
 
 
 class ASTStaticFunction(StaticFunction):
-    pass
+    def _run(self, args, kwargs):
+        """``full_graph=True``: the function becomes one program, run by the executor, which
+        logs its first run once a process (3.3.1: glog's "run" lines; 2.6.2: those and the
+        program executor's line); a Tensor's truth value inside is a control-flow op
+        (3.3.1: the graph-break line of SOT; 2.6.2: the conditional block's executor line)."""
+        from ..core import Tensor
+
+        key = profiles.current().key
+        if key in ("3", "2.6"):
+            glog.executor("run")
+            if key == "2.6":
+                glog.executor("save")
+        plain = Tensor.__bool__
+        if plain is _breaking_bool or plain is _cond_bool or (key, "cond") in _sot_logged:
+            return self._dygraph_function(*args, **kwargs)
+        _plain["bool"] = plain
+        Tensor.__bool__ = _cond_bool
+        try:
+            return self._dygraph_function(*args, **kwargs)
+        finally:
+            Tensor.__bool__ = plain
 
 
 # what a graph break of SOT logs (measured: 3.3.1 and 2.6.2 running to_static functions with
@@ -119,6 +139,25 @@ def _sot_break(sig):
     if first:
         for severity, where, text in _SOT_ONCE[key]:
             glog.log(severity, where, text)
+
+
+_COND = {"3": ("W", "eager_utils.cc:3584",
+                "Paddle static graph(PIR) not support input out tensor for now!!!!!"),
+         "2.6": ("I", "conditional_block_op.cc:98",
+                 "[ControlFlow][ConditionalBlock] New Executor is Running.")}
+
+
+def _cond_bool(self):
+    key = profiles.current().key
+    if (key, "cond") not in _sot_logged and key in _COND:
+        _sot_logged.add((key, "cond"))
+        if key == "3":   # the same line as SOT's graph break: logged once for both
+            if (key,) not in _sot_logged:
+                _sot_logged.add((key,))
+                glog.log(*_COND[key])
+        else:
+            glog.log(*_COND[key])
+    return _plain["bool"](self)
 
 
 def _breaking_bool(self):
