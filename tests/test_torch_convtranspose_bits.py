@@ -1,6 +1,7 @@
 """torch's strided transposed convolutions as oneDNN's brgconv_strided kernel sums them
 (gradrepl/torch/nn/_onednn_convT.py): forward, input, filter and bias gradients bit-equal to
 real torch 2.13 on an AVX-512 CPU, a strided convolution's input gradient (the same kernel),
+ATen's slow_conv_transpose2d (one small sample, float64: MKL's gemm + col2im),
 the call structure read from oneDNN's sources, the bias gradient's two orders, and the general
 path on other CPUs."""
 import importlib.util
@@ -18,6 +19,7 @@ _spec = importlib.util.spec_from_file_location(       # a unique module name (ot
     "torch_convtranspose_cases", os.path.join(DATA, "cases.py"))    # dirs have a cases.py)
 CASES = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(CASES)
+from conftest import skip_unless_mkl_branch  # noqa: E402
 
 # md5 prefixes of the float32 bytes computed by REAL torch 2.13.0+cpu with 2 threads on this
 # project's AMD EPYC Zen 4 (AVX-512; oneDNN 3.12), recorded by
@@ -31,8 +33,10 @@ EXPECTED = {
     'mnist_one': {'y': '6ceed045d0467e6e', 'dx': '8a3e46472ac2e907', 'dw': '9fc823cd8918128a', 'db': '1b0851163d7d3daf'},
     'tr1d': {'y': '86bd700c7e3492ce', 'dx': '2624e6a955a9ab52', 'dw': 'fd454dafdba94bf0', 'db': '7fb2658da167b419'},
     'dcgan_first': {'y': 'a39ece6f4ecacbdf', 'dx': '7c621386e35cf018', 'dw': '502a8a8c61e780bc'},
-    'conv_dx': {'y': '3806199f14c89ae2', 'dx': '5db362d009bbe5e8', 'dw': '6bdf30c4e44af13c', 'db': '6aa58d1a9aadd89a'},
-    'conv1d_dx': {'y': '644a67807a450fda', 'dx': '97249a28facce836', 'dw': '52f8eb7350d87482'},
+    'slow_one': {'y': '0b97ab2f5faa7e7d', 'dx': 'b1cf1ff88bce1213', 'dw': '0d0422beaf413f96', 'db': 'adf92cc8b2ce9298'},
+    'slow_f64': {'y': 'b0a2e225580a4214', 'dx': 'df618edcb675c98f', 'dw': '5f3d500ef54af20a', 'db': '1d9e63257c3cb2b6'},
+    'conv_dx': {'y': 'f5ae759b5a6a3faf', 'dx': '149503c6d5a1d81a', 'dw': '46faf7ae6927c4a7', 'db': 'ab3a304523124973'},
+    'conv1d_dx': {'y': 'c91e7a80a9d9455c', 'dx': 'a05aead4af9cd027', 'dw': '8968743eeb99d6de'},
 }
 
 
@@ -46,9 +50,17 @@ def _skip_unless_avx512_core():
 
 @pytest.mark.parametrize("i", range(len(CASES.CASES)), ids=[c[0] for c in CASES.CASES])
 def test_bits_equal_real_torch(i, monkeypatch):
-    _skip_unless_avx512_core()
-    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # (the records' thread count)
     spec = CASES.CASES[i]
+    if spec[0].startswith("slow"):     # ATen's slow_conv_transpose2d: MKL's gemm, not oneDNN
+        from gradrepl.engine import mkl
+
+        if not mkl.load():
+            pytest.skip("ATen's slow transposed convolution is MKL's gemm: the mkl wheel is "
+                        "absent here")
+        skip_unless_mkl_branch(f"the {spec[0]} record", approximations=False)
+    else:
+        _skip_unless_avx512_core()
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # (the records' thread count)
     got = CASES.run(torch, i, spec)
     want = EXPECTED[spec[0]]
     assert {k: got[k] for k in want} == want

@@ -1,6 +1,7 @@
 """torch's strided float32 transposed convolutions (``conv_transpose1d``/``2d``, stride > 1) as
 oneDNN 3.12 sums them on an ``avx512_core`` CPU: the forward, the input gradient and the bias
-gradient (the filter gradient is the backward-weights kernel of ``_onednn_conv``).
+gradient (the filter gradient is the backward-weights kernel of ``_onednn_conv``); the
+gradients of stride-1 ones too (their forward is ``_onednn_conv``'s).
 
 Measured here with ``ONEDNN_VERBOSE=1`` on about 350 random shapes (kernels 2 to 7, stride 2,
 paddings, output paddings, 1 to 128 channels, batches 1 to 64) and compared bit for bit with
@@ -26,10 +27,14 @@ real torch 2.13, then read in oneDNN's sources (``jit_brgemm_conv_bwd_strided.cp
   channels), or each sample's positions summed from zero and those sums added in order (1 to
   3 output channels: the plain layout, ``compute_bwd_bias_ncdhw``).
 
-Torch hands a transposed convolution to oneDNN unless it has a single sample and a kernel
-not larger than 3 in both axes (and is small): ``slow_conv_transpose2d``, not emulated. On
-other CPUs oneDNN runs other kernels (not measured): ``applies`` is False there and the
-caller's general path runs."""
+Torch hands a float32 transposed convolution to oneDNN unless it has a single sample and a
+kernel not larger than 3 in both axes (and is small); that one, and every float64 one, runs
+ATen's ``slow_conv_transpose2d``: per sample MKL's gemm into a column buffer and ``col2im``
+(``slow_forward``/``slow_backward``, where the ``mkl`` wheel is installed; bit-equal on the 40
+measured shapes, forward and gradients). The same kernel runs a strided convolution's input
+gradient (``conv_input_grad``). On other CPUs oneDNN runs other kernels (not measured):
+``applies`` is False there and the caller's general path runs (the slow path is MKL's on every
+CPU)."""
 from __future__ import annotations
 
 import math
@@ -286,12 +291,117 @@ def output_padding(x_shape, w_shape, nd, stride, padding, out_size):
                                                       tuple(stride)[-nd:], w_shape[2:])))
 
 
+def slow_applies(x_shape, w_shape, dtype, groups, dilation):
+    """Whether torch runs ATen's ``slow_conv_transpose2d`` (2-d views): float64 always, float32
+    where it does not call oneDNN."""
+    if groups != 1 or any(d != 1 for d in dilation):
+        return False
+    if np.dtype(dtype) == np.float64:
+        return True
+    return np.dtype(dtype) == np.float32 and not uses_onednn(
+        x_shape[0], x_shape[1], x_shape[2:], w_shape[2:])
+
+
+def slow_forward(x, w, bias, stride, pads, out_pad):
+    """ATen's ``slow_conv_transpose2d`` (2-d views): per sample MKL's gemm (column-major,
+    ``gemm('n', 't')``) of the sample and the weight into one column buffer, ``col2im`` adding
+    the columns into the zeroed output in order (output channel, kernel row, kernel column),
+    then the bias added. None without MKL."""
+    from .. import _gemm, _mkl
+
+    kernel = _gemm._kernel(x.dtype)
+    if kernel is None:
+        return None
+    f = kernel[0]
+    n, ci, h, wd = x.shape
+    co, kh, kw = w.shape[1:]
+    (sy, sx), (py, px), (oy, ox) = stride, pads, out_pad
+    oh = (h - 1) * sy - 2 * py + kh + oy
+    ow = (wd - 1) * sx - 2 * px + kw + ox
+    m, size = co * kh * kw, h * wd
+    if (m * size + n * ci * size) * x.itemsize > O.SLOW_BYTES:
+        return None
+    wm = O._aligned((ci, m), x.dtype)
+    wm[...] = w.reshape(ci, m)
+    xs = O._aligned((n, ci, size), x.dtype)
+    xs[...] = x.reshape(n, ci, size)
+    cols = O._aligned((m, size), x.dtype)
+    full = np.zeros((n, co, max((h - 1) * sy + kh, py + oh), max((wd - 1) * sx + kw, px + ow)),
+                    x.dtype)
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    prev = local(0)
+    try:
+        for i in range(n):
+            f(102, 111, 112, size, m, ci, 1.0, _mkl.address(xs[i]), size, _mkl.address(wm), m,
+              0.0, _mkl.address(cols), size)
+            c3 = cols.reshape(co, kh, kw, h, wd)
+            for a in range(kh):
+                for b in range(kw):
+                    view = full[i, :, a:a + sy * (h - 1) + 1:sy, b:b + sx * (wd - 1) + 1:sx]
+                    view += c3[:, a, b]
+    finally:
+        local(prev)
+    out = np.ascontiguousarray(full[:, :, py:py + oh, px:px + ow])
+    if bias is not None:
+        out += bias.astype(x.dtype).reshape(1, -1, 1, 1)
+    return out
+
+
+def slow_backward(x, w, g, stride, pads, want):
+    """The gradients of ATen's ``slow_conv_transpose2d`` (2-d views): per sample ``im2col`` of
+    the output's gradient, MKL's gemm with the weight (input gradient) and, accumulated over the
+    samples with beta 1, with the sample (filter gradient); the bias gradient torch's sum over
+    (0, 2, 3). Each None where MKL is absent or not ``want``-ed."""
+    from .. import _gemm, _mkl
+    from .._kernels import torch_sum
+
+    n, ci, h, wd = x.shape
+    co, kh, kw = w.shape[1:]
+    (sy, sx), (py, px) = stride, pads
+    db = torch_sum(g, (0, 2, 3)) if len(want) > 2 and want[2] else None
+    kernel = _gemm._kernel(x.dtype)
+    if kernel is None or not any(want[:2]):
+        return None, None, db
+    f = kernel[0]
+    m, size = co * kh * kw, h * wd
+    if (m * size + 2 * n * ci * size) * x.itemsize > O.SLOW_BYTES:
+        return None, None, db
+    wm = O._aligned((ci, m), x.dtype)
+    wm[...] = w.reshape(ci, m)
+    xs = O._aligned((n, ci, size), x.dtype)
+    xs[...] = x.reshape(n, ci, size)
+    cols = O._aligned((m, size), x.dtype)
+    gi = O._aligned((n, ci, size), x.dtype) if want[0] else None
+    gw = O._aligned((ci, m), x.dtype) if want[1] else None
+    if gw is not None:
+        gw[...] = 0
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    prev = local(0)
+    try:
+        for i in range(n):
+            c, outs = O.im2col(g[i], (kh, kw), (sy, sx), [(py, py), (px, px)], (1, 1))
+            if tuple(outs) != (h, wd):
+                return None, None, db
+            cols[...] = c
+            if gi is not None:
+                f(102, 111, 111, size, ci, m, 1.0, _mkl.address(cols), size, _mkl.address(wm),
+                  m, 0.0, _mkl.address(gi[i]), size)
+            if gw is not None:
+                f(102, 112, 111, m, ci, size, 1.0, _mkl.address(cols), size,
+                  _mkl.address(xs[i]), size, 1.0, _mkl.address(gw), m)
+    finally:
+        local(prev)
+    dx = None if gi is None else gi.reshape(x.shape)
+    dw = None if gw is None else gw.reshape(w.shape)
+    return dx, dw, db
+
+
 def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
     """The strided transposed convolution as torch computes it here, or None (another kernel:
     the caller's general path). Geometry as ``_onednn_conv.try_conv``."""
-    if nd not in (1, 2) or x.dtype != np.float32 or w.dtype != np.float32:
+    if nd not in (1, 2) or x.dtype != w.dtype or x.dtype not in (np.float32, np.float64):
         return None
-    if bias is not None and bias.dtype != np.float32:
+    if bias is not None and bias.dtype != x.dtype:
         return None
     flat = tuple(padding)[-2 * nd:]
     if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
@@ -299,7 +409,11 @@ def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
     op = output_padding(x.shape, w.shape, nd, stride, padding, out_size)
     xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
     dil = _lift(tuple(dilation)[-nd:], nd, 1)
-    if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
+    if slow_applies(xv.shape, wv.shape, x.dtype, groups, dil):
+        y = slow_forward(xv, wv, bias, st, pads, opv)
+        return None if y is None else (y[:, :, 0] if nd == 1 else y)
+    if x.dtype != np.float32 or not applies(xv.shape, wv.shape, st, pads, dil, groups,
+                                            x.dtype, opv):
         return None
     y = forward(xv, wv, bias, st, pads, opv)
     return y[:, :, 0] if nd == 1 else y
@@ -310,7 +424,8 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     None where another kernel would (or not ``want``-ed). ``x`` the input, ``w`` (C, O, *K), ``g``
     the output's gradient; geometry as ``try_forward``."""
     none = (None, None, None)
-    if nd not in (1, 2) or not (x.dtype == w.dtype == g.dtype == np.float32):
+    if nd not in (1, 2) or not (x.dtype == w.dtype == g.dtype) or \
+            x.dtype not in (np.float32, np.float64):
         return none
     flat = tuple(padding)[-2 * nd:]
     if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
@@ -318,6 +433,15 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     op = output_padding(x.shape, w.shape, nd, stride, padding, g.shape[2:])
     xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
     dil = _lift(tuple(dilation)[-nd:], nd, 1)
+    if slow_applies(xv.shape, wv.shape, x.dtype, groups, dil):
+        gv = g[:, :, None] if nd == 1 else g
+        dx, dw, db = slow_backward(xv, wv, gv, st, pads, want)
+        if nd == 1:
+            dx = None if dx is None else dx[:, :, 0]
+            dw = None if dw is None else dw[:, :, 0]
+        return dx, dw, db
+    if x.dtype != np.float32:
+        return none
     db = None
     if len(want) > 2 and want[2] and bias_applies(xv.shape, wv.shape, pads, dil, groups,
                                                   x.dtype):

@@ -25,6 +25,10 @@ CASES = [
     ("tr1d", "tr", (4, 12, 9), (12, 5, 4), True, 2, 1, 0),
     # stride 1 on a 1x1 input (DCGAN's first layer): direct kernel; its gradients
     ("dcgan_first", "tr", (4, 16, 1, 1), (16, 32, 4, 4), False, 1, 0, 0),
+    # one sample, 3x3 kernel: ATen's slow_conv_transpose2d (MKL's gemm + col2im)
+    ("slow_one", "tr", (1, 8, 6, 6), (8, 4, 3, 3), True, 2, 1, 1),
+    # float64: the slow path for any batch
+    ("slow_f64", "tr64", (3, 5, 4, 4), (5, 6, 4, 4), True, 2, 1, 0),
     # a strided Conv2d's input gradient: brgconv_strided's backward-data pass
     ("conv_dx", "cv", (4, 3, 16, 16), (8, 3, 4, 4), True, 2, 1, 0),
     ("conv1d_dx", "cv", (2, 8, 20), (16, 8, 5), False, 2, 2, 0),
@@ -34,9 +38,10 @@ CASES = [
 def arrays(i, spec):
     name, kind, xs, ws, bias, stride, pad, opad = spec
     rng = np.random.default_rng(2000 + i)
-    x = rng.standard_normal(xs).astype(np.float32)
-    w = (rng.standard_normal(ws) * 0.2).astype(np.float32)
-    b = rng.standard_normal(ws[1] if kind == "tr" else ws[0]).astype(np.float32) if bias \
+    dt = np.float64 if kind == "tr64" else np.float32
+    x = rng.standard_normal(xs).astype(dt)
+    w = (rng.standard_normal(ws) * 0.2).astype(dt)
+    b = rng.standard_normal(ws[1] if kind.startswith("tr") else ws[0]).astype(dt) if bias \
         else None
     return x, w, b, rng
 
@@ -54,12 +59,12 @@ def run(torch, i, spec):
     tw = torch.tensor(w, requires_grad=True)
     tb = torch.tensor(b, requires_grad=True) if b is not None else None
     nd = len(xs) - 2
-    if kind == "tr":
+    if kind.startswith("tr"):
         y = getattr(F, f"conv_transpose{nd}d")(tx, tw, tb, stride=stride, padding=pad,
                                                 output_padding=opad)
     else:
         y = getattr(F, f"conv{nd}d")(tx, tw, tb, stride=stride, padding=pad)
-    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    g = rng.standard_normal(tuple(y.shape)).astype(x.dtype)
     y.backward(torch.tensor(g))
     out = {"y": digest(y.detach().numpy()), "dx": digest(tx.grad.numpy()),
            "dw": digest(tw.grad.numpy())}
