@@ -202,3 +202,24 @@ def test_fma_chains_of_unequal_parts():
             for j in range(lo, hi):
                 acc = _fma(acc, a[j, p], b[j, q])
             assert got[i, p, q] == acc
+
+
+def test_thread_count_as_torch_reads_it(monkeypatch):
+    # real torch 2.13 on this 2-core machine: OMP_NUM_THREADS=3 or 8 -> get_num_threads() 2,
+    # OMP_NUM_THREADS=2 with MKL_NUM_THREADS=1 -> 1, OMP_NUM_THREADS=1 with MKL_NUM_THREADS=2
+    # -> 2 (and oneDNN's nthr the same); the backward-weights cuts follow that count
+    from gradrepl.torch import _capability
+
+    cores = _capability._detected_threads()
+    monkeypatch.delenv("GRADREPL_TORCH_THREADS", raising=False)
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "64")
+    assert _capability.threads() == min(64, cores) == torch.get_num_threads()
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    monkeypatch.setenv("MKL_NUM_THREADS", "1")
+    assert _capability.threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("MKL_NUM_THREADS", "2")
+    assert _capability.threads() == min(2, cores)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "3")      # (the suite's own override)
+    assert _capability.threads() == 3

@@ -142,14 +142,24 @@ def avx512f() -> bool:
 
 def threads() -> int:
     """The frameworks' intra-op thread count here (torch's ``at::get_num_threads()``, the
-    threads MKL is given): ``GRADREPL_TORCH_THREADS`` or ``OMP_NUM_THREADS`` where set, else the
-    physical cores this process may run on. Reductions and MKL's products split their work
-    between these threads, so their sums' order (last bits) follows it; the suite's records were
-    made with 2 (``tests/conftest.py`` sets it)."""
-    for var in ("GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
+    threads MKL is given): ``GRADREPL_TORCH_THREADS`` where set, else ``MKL_NUM_THREADS`` or
+    ``OMP_NUM_THREADS`` (MKL's first, as ATen reads them) up to the cores (real torch 2.13 on 2
+    cores: OMP_NUM_THREADS=3 gives 2), else the physical cores this process may run on.
+    Reductions and MKL's products split their work between these threads, so their sums' order
+    (last bits) follows it; the suite's records were made with 2 (``tests/conftest.py`` sets
+    it)."""
+    forced = os.environ.get("GRADREPL_TORCH_THREADS", "").strip()
+    if forced.isdigit() and int(forced) > 0:
+        return int(forced)
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         forced = os.environ.get(var, "").strip()
         if forced.isdigit() and int(forced) > 0:
-            return int(forced)
+            return min(int(forced), cores())
+    return cores()
+
+
+def cores() -> int:
+    """The physical cores this process may run on."""
     n = cpuinfo()[2] or os.cpu_count() or 1
     try:
         n = min(n, len(os.sched_getaffinity(0)))

@@ -105,13 +105,19 @@ def fused() -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _detected_threads() -> int:
-    return cpu.threads()
+    return cpu.cores()
 
 
 def threads() -> int:
-    """torch's intra-op thread count."""
-    for var in ("GRADREPL_TORCH_THREADS", "OMP_NUM_THREADS"):
+    """torch's intra-op thread count: ``GRADREPL_TORCH_THREADS`` (tests), else
+    ``MKL_NUM_THREADS`` or ``OMP_NUM_THREADS`` (MKL's first, as ATen reads them) but not more
+    than the cores found (real torch 2.13 on 2 cores: OMP_NUM_THREADS=3 or 8 gives 2 threads,
+    OMP_NUM_THREADS=2 with MKL_NUM_THREADS=1 gives 1), else the cores found."""
+    forced = _getenv("GRADREPL_TORCH_THREADS").strip()
+    if forced.isdigit() and int(forced) > 0:
+        return int(forced)
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         forced = _getenv(var).strip()
         if forced.isdigit() and int(forced) > 0:
-            return int(forced)
+            return min(int(forced), _detected_threads())
     return _detected_threads()
