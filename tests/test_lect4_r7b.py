@@ -257,3 +257,61 @@ def test_double_backward_of_linear_layers_sums_as_torch():
     g1, g2 = torch.autograd.grad((ux * c).sum(), [W1, W2])
     assert _hex(g1) == _PINN_W1
     assert _hex(g2) == _PINN_W2
+
+
+# real torch 2.13 (as above): the PINN's u_xx (two create_graph backwards) through two tanh
+# layers, then backward: W0, b0, W1's gradients (torch's node order: the transposes of the
+# products' VJPs and TanhBackwardBackward0's muls are nodes of their own, summed in its order)
+_PINN_UXX = [[
+    '0x1.c07f880000000p+4', '-0x1.5d04720000000p+4', '-0x1.aee8b60000000p+3',
+    '0x1.ab9a4c0000000p-2', '0x1.b0adee0000000p+1', '0x1.e6aff00000000p+6',
+    '0x1.d5c8000000000p-8', '-0x1.0557c00000000p+5'], [
+    '0x1.2c27180000000p+3', '0x1.c37fc40000000p+2', '-0x1.66e5bc0000000p+5',
+    '0x1.61d9cc0000000p-1', '-0x1.15de8c0000000p+3', '0x1.1f55040000000p+7',
+    '-0x1.13eef80000000p+3', '0x1.38fc740000000p+1'], [
+    '0x1.6feb460000000p+1', '-0x1.3532ee0000000p-1', '-0x1.ebff800000000p-4',
+    '0x1.2f1b680000000p-1', '-0x1.43c2b80000000p+0', '0x1.3152260000000p+0',
+    '-0x1.9013140000000p+0', '0x1.0c229a0000000p+0', '0x1.b0eb1a0000000p+5',
+    '-0x1.5d62860000000p+4', '-0x1.0cbca80000000p+5', '0x1.b210980000000p+4',
+    '-0x1.126e340000000p+5', '-0x1.78b58a0000000p+4', '-0x1.12f5920000000p+4',
+    '0x1.1791da0000000p+5', '-0x1.474e3e0000000p+5', '-0x1.263f980000000p+2',
+    '-0x1.c46a100000000p+4', '0x1.61a6d00000000p+0', '-0x1.46419e0000000p+3',
+    '0x1.da899a0000000p+3', '-0x1.5ddee40000000p+2', '-0x1.ecee880000000p+0',
+    '0x1.63f6a00000000p-2', '-0x1.c10bb20000000p-3', '-0x1.d57e880000000p-3',
+    '0x1.43dbc00000000p-2', '-0x1.4b38e00000000p-3', '-0x1.0e26020000000p+0',
+    '0x1.81f6d00000000p-3', '0x1.3441980000000p-2', '-0x1.46eba00000000p+2',
+    '0x1.6d7c820000000p+1', '0x1.a464720000000p+1', '-0x1.c94f040000000p+1',
+    '0x1.b4613c0000000p+1', '0x1.c9981e0000000p+2', '0x1.0d67780000000p-1',
+    '-0x1.f283260000000p+1', '-0x1.f144f80000000p-5', '0x1.e213a20000000p-6',
+    '0x1.0ea7e80000000p-5', '-0x1.41f92c0000000p-5', '0x1.094e000000000p-5',
+    '0x1.760ee80000000p-4', '-0x1.0fcce00000000p-9', '-0x1.5ed0ea0000000p-5',
+    '-0x1.43bb860000000p+6', '0x1.41863e0000000p+1', '-0x1.8c9af40000000p+3',
+    '-0x1.3fbdc20000000p+3', '0x1.26ca9e0000000p+2', '0x1.06ea440000000p+4',
+    '0x1.799be80000000p+1', '-0x1.4849f00000000p+4', '-0x1.c467300000000p+6',
+    '0x1.93a0ec0000000p+2', '0x1.753bfc0000000p+4', '-0x1.44fafc0000000p+4',
+    '0x1.39b4740000000p+4', '0x1.b563900000000p+2', '0x1.b761f80000000p+2',
+    '-0x1.432f080000000p+5']]
+
+
+def test_third_order_through_tanh_layers_sums_as_torch():
+    from conftest import skip_unless_mkl_branch
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        pytest.skip("MKL backend is not installed: the products are not MKL's, bytes not compared")
+    skip_unless_mkl_branch("third-order gradients of tanh layers", approximations=False)
+    torch.manual_seed(0)
+    H = 8
+    W0 = torch.randn(H, 1, requires_grad=True)
+    b0 = torch.randn(H, requires_grad=True)
+    W1 = (torch.randn(H, H) * 0.3).requires_grad_(True)
+    b1 = torch.randn(H, requires_grad=True)
+    W2 = torch.randn(1, H, requires_grad=True)
+    x = torch.linspace(0, 1, 32).view(-1, 1).requires_grad_(True)
+    F = torch.nn.functional
+    u = F.linear(torch.tanh(F.linear(torch.tanh(F.linear(x, W0, b0)), W1, b1)), W2)
+    ux = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]
+    uxx = torch.autograd.grad(ux, x, torch.ones_like(ux), create_graph=True)[0]
+    c = torch.linspace(-1, 2, 32).view(-1, 1)
+    got = torch.autograd.grad((uxx * c).sum(), [W0, b0, W1])
+    assert [_hex(t) for t in got] == _PINN_UXX

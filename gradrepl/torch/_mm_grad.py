@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 
+from ..engine import grad_mode
 from ..engine.ops.broadcast import sum_to
 from ..engine.ops.math import multiply
 from ..engine.ops.shape import reshape, swap_last
@@ -46,13 +47,28 @@ def _column_major(t):
         and d.T.flags.c_contiguous
 
 
+def _recording():
+    """A create_graph backward: the products are recorded with their transposes as nodes of
+    their own (torch's ``grad.mm(mat2.t())`` makes a TBackward0 then an MmBackward0), so a
+    later backward through them runs, and sums, in torch's order."""
+    return grad_mode.STATE.enabled
+
+
 def _mat1_grad(g, mat1, mat2):
+    if _recording():
+        if _column_major(mat1):
+            return swap_last(_mm(mat2, swap_last(g)))
+        return _mm(g, swap_last(mat2))
     if _column_major(mat1):
         return swap_last(_mm(mat2, g, transpose_y=True))
     return _mm(g, mat2, transpose_y=True)
 
 
 def _mat2_grad(g, mat1, mat2):
+    if _recording():
+        if _column_major(mat2):
+            return swap_last(_mm(swap_last(g), mat1))
+        return _mm(swap_last(mat1), g)
     if _column_major(mat2):
         return swap_last(_mm(g, mat1, transpose_x=True))
     return _mm(mat1, g, transpose_x=True)

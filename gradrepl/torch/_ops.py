@@ -639,10 +639,16 @@ _TANH_GRAD = top("tanh_grad", "TanhBackwardBackward0", "all", forward=_tanh_grad
 
 
 def _tanh_grad_vjp(n, gg):
-    """The gradient w.r.t. ``dout`` is ``tanh_backward(gg, out)`` again (torch's formula), so
-    a Jacobian taken by columns has the same bits as one taken by rows."""
-    d_out = OPS["tanh_grad"].vjp(n, gg)[0] if needs_grad(n, 0) else None
-    return d_out, apply(_TANH_GRAD, (n.inputs[0], gg))
+    """derivatives.yaml's TanhBackwardBackward0, in its order: ``dout``'s gradient first,
+    ``tanh_backward(gg, out)`` (so a Jacobian taken by columns has the same bits as one taken by
+    rows), then ``out``'s, ``gg * (-2 * out * dout)`` (the nodes made as torch makes them: a
+    backward through them, a PINN's u_xx, sums in torch's order)."""
+    out, dout = n.inputs
+    d_dout = apply(_TANH_GRAD, (out, gg))
+    d_out = None
+    if needs_grad(n, 0):
+        d_out = EM.multiply(gg, EM.multiply(EM.scale(out, -2.0), dout))
+    return d_out, d_dout
 
 
 _TANH_GRAD.vjp = _tanh_grad_vjp
