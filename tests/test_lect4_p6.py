@@ -376,3 +376,18 @@ def test_full_graph_to_static_logs(tmp_path, version):
     err = "".join(re.sub(r"^([IWEF])\d{4} [\d:.]+ +\d+ ", r"\1 ", line) + "\n"
                   for line in r.stderr.splitlines())
     assert err == _AST_OUT[version]
+
+
+_AST_LAYER = "import sys\nimport paddle\nm = paddle.jit.to_static(paddle.nn.Linear(2, 2), full_graph=True)\nprint('a', m(paddle.ones([1, 2])).shape, file=sys.stderr)\nprint('b', m(paddle.ones([3, 2])).shape, file=sys.stderr)\nm2 = paddle.jit.to_static(paddle.nn.Linear(2, 2), full_graph=True)\nprint('c', m2(paddle.ones([1, 2])).shape, file=sys.stderr)\n"
+# real 3.3.1 (site-packages folder masked) and 2.6.2: a full_graph Layer with parameters warns
+# once that a PIR value has no place (3.x), then the executor's first-run lines
+_AST_LAYER_OUT = {"3": "SITE/paddle/pir/math_op_patch.py:241: UserWarning: Tensor do not have 'place' interface for pir graph mode, try not to use it. None will be returned.\n  warnings.warn(\nI pir_interpreter.cc:1606] New Executor is Running ...\nI pir_interpreter.cc:1630] pir interpreter is running by multi-thread mode ...\na paddle.Size([1, 2])\nb paddle.Size([3, 2])\nc paddle.Size([1, 2])\n", "2.6": 'W tensor.cc:399] The `is_initialized` method is deprecated since version 2.3, and will be removed in version 2.4! Please use `initialized` method instead.\nI program_interpreter.cc:212] New Executor is Running.\na [1, 2]\nb [3, 2]\nc [1, 2]\n'}
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_full_graph_layer_place_warning(tmp_path, version):
+    r = _run(tmp_path, version, _AST_LAYER)
+    assert r.returncode == 0, r.stderr[-2000:]
+    err = "".join(re.sub(r"^([IWEF])\d{4} [\d:.]+ +\d+ ", r"\1 ", line) + "\n"
+                  for line in _site(r.stderr))
+    assert err == _AST_LAYER_OUT[version]

@@ -87,6 +87,12 @@ class ASTStaticFunction(StaticFunction):
         from ..core import Tensor
 
         key = profiles.current().key
+        layer = self._instance if self._instance is not None else (
+            args[0] if args and isinstance(args[0], Layer) else None)
+        if key in libwarn.SITES["pir_place"] and layer is not None and layer.parameters():
+            # 3.x builds the program reading each parameter's place: a PIR value has none
+            libwarn.warn("pir_place", "Tensor do not have 'place' interface for pir graph mode, "
+                         "try not to use it. None will be returned.")
         if key in ("3", "2.6"):
             glog.executor("run")
             if key == "2.6":
