@@ -2,7 +2,8 @@
 x's memory when nothing is recorded (``_inplace.plain_binary``: ``p.data += -lr * p.grad`` cost
 about as much as three ops) give the bytes, the version counter and the errors of the general
 path (the op, then a write into x), which the bit tests check against torch's records. The
-general path is forced by emptying ``_inplace._UFUNCS``. No real torch here."""
+general path is forced by emptying ``_inplace._UFUNCS``. Also ``randint`` after its count
+shortcut, against values recorded from real torch (no real torch imported here)."""
 from __future__ import annotations
 
 import numpy as np
@@ -126,3 +127,19 @@ def test_data_update_of_a_parameter():
     expect = np.array([[1.0, -2.0], [0.5, 4.0]], F32)
     expect = expect + (F32(-0.1) * (2 * expect))
     assert raw(p).tobytes() == expect.tobytes()
+
+
+def test_randint_draws_after_the_count_shortcut():
+    """``_random`` counts a tuple shape by ``math.prod`` (numpy's prod cost a third of a small
+    randint) and keeps the raw draws without a copy: the values are real torch 2.13's (recorded
+    in this session with ``torch.Generator().manual_seed(2147483647)``), a 0-d draw included."""
+    g = torch.Generator().manual_seed(2147483647)
+    assert torch.randint(0, 27, (8,), generator=g).tolist() == [0, 26, 16, 12, 5, 9, 8, 19]
+    assert torch.randint(3, 1000, (2, 3), generator=g).tolist() == [[267, 906, 148],
+                                                                   [783, 986, 737]]
+    assert torch.randint(0, 2 ** 40, (3,), generator=g).tolist() == [288403994336,
+                                                                     138193730091, 750737445684]
+    z = torch.randint(0, 5, (), generator=g)
+    assert z.shape == () and z.tolist() == 3
+    i32 = torch.randint(-4, 4, (4,), generator=g, dtype=torch.int32)
+    assert i32.dtype == torch.int32 and i32.tolist() == [-2, -4, 2, -1]
