@@ -5,7 +5,10 @@
   (sha256 prefixes of the bytes printed by real torch 2.13.0 in this session; AMD Zen 4, MKL).
 * The oneDNN LSTM's autograd nodes (RNN.cpp use_mkldnn): one MkldnnRnnLayerBackward0 per layer
   and direction; a packed input whose batch sizes are all equal runs it too (the data viewed as
-  (T, B, I), the output viewed back), recorded from real torch 2.13."""
+  (T, B, I), the output viewed back), recorded from real torch 2.13.
+* Its forward values (nn/_onednn_lstm.py: oneDNN's avx512_core sigmoid/tanh and gate sums):
+  output, h_n and c_n bytes recorded from real torch 2.13 here; checked on any machine through
+  GRADREPL_TORCH_CAPABILITY=avx512 (the kernels are emulated)."""
 import hashlib
 import platform
 import warnings
@@ -135,3 +138,52 @@ def test_packed_lstm_with_equal_batch_sizes_runs_onednn():
         out, _ = torch.nn.LSTM(4, 3, proj_size=2)(pack_padded_sequence(
             torch.randn(4, 2, 4), [4, 4]))
     assert type(out.data.grad_fn).__name__ == "CatBackward0"
+
+
+SIGMOID_BITS = [0x383e6998, 0x3d11b319, 0x3ea9e34a, 0x3f0001a4, 0x3f1f597f, 0x3f67972e,
+                0x3f7ff710]
+TANH_BITS = [0xbf800000, 0xbf7f4df0, 0xbf1ab7d9, 0x38d1b717, 0x3eec9a9f, 0x3f7a5feb, 0x3f7fffff]
+
+# oneDNN's LSTM forward (avx512_core): output, h_n, c_n bytes of real torch 2.13 (sha256[:16])
+ONEDNN_CASES = [(8, 4, 1, 7, 2, False, True), (16, 1, 1, 4, 2, True, False),
+                (3, 32, 1, 4, 1, False, False), (16, 4, 2, 2, 1, True, True),
+                (100, 64, 1, 3, 4, False, False), (1, 20, 2, 5, 3, False, False)]
+ONEDNN_RECORDED = {
+    0: ("ef437b07aec51d6d", "8ed74a5f4f0e096e", "e17df375f9e1eac5"),
+    1: ("d7239299a609f264", "53cd32c27b4398f7", "d02876c6ff50aa38"),
+    2: ("8863204e66d35f14", "41f8e03e32ca865c", "7130360857f0e77e"),
+    3: ("6677cb4cc07e57a0", "0df8ba43f6f19c2f", "641b59434227b5f9"),
+    4: ("52828935d64aaadb", "51c5735434d557bc", "f59491beada090d6"),
+    5: ("8ca75c6c4824c9bb", "7ec289b426894b0c", "82c34d7d547c09f2"),
+}
+
+
+@pytest.mark.parametrize("k", range(len(ONEDNN_CASES)))
+def test_onednn_lstm_forward_bits(k, monkeypatch):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "avx512")  # the emulated oneDNN build
+    i, h, layers, t, b, bf, bi = ONEDNN_CASES[k]
+    rs = np.random.RandomState(90 + k)
+    m = torch.nn.LSTM(i, h, num_layers=layers, batch_first=bf, bidirectional=bi)
+    with torch.no_grad():
+        for _, p in m.named_parameters():
+            p.copy_(torch.from_numpy(((rs.rand(*p.shape) - 0.5) * 0.8).astype(np.float32)))
+    x = torch.from_numpy(rs.randn(*((b, t, i) if bf else (t, b, i))).astype(np.float32))
+    hx = None
+    if k % 2:
+        nd = 2 if bi else 1
+        hx = (torch.from_numpy(rs.randn(layers * nd, b, h).astype(np.float32)),
+              torch.from_numpy(rs.randn(layers * nd, b, h).astype(np.float32)))
+    with torch.no_grad():
+        y, (hn, cn) = m(x, hx)
+    got = tuple(_digest(np.asarray(a.numpy())) for a in (y, hn, cn))
+    assert got == ONEDNN_RECORDED[k]
+
+
+def test_onednn_activations():
+    from gradrepl.torch.nn import _onednn_lstm as O
+
+    # values printed by real torch 2.13 (an LSTM whose other gate saturates: c = sigmoid(x)
+    # or tanh(x) exactly), as float32 bit patterns
+    x = np.array([-10.0, -3.3, -0.7, 1e-4, 0.5, 2.25, 8.9], np.float32)
+    assert O.sigmoid(x).view(np.uint32).tolist() == SIGMOID_BITS
+    assert O.tanh(x).view(np.uint32).tolist() == TANH_BITS

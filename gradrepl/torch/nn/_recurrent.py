@@ -178,6 +178,27 @@ def _onednn_lstm(mode, out, params, batch_sizes):
 _PROJ_WARNED: list = []
 
 
+def _onednn_values(x, vals=None):
+    return x if vals is None else vals
+
+
+def _onednn_layer(out, hid, x, p, hidden0, reverse):
+    """The oneDNN LSTM (ATen's use_mkldnn: float32, not packed, no projections): each layer and
+    direction is an mkldnn_rnn_layer node whose output, h_T and c_T carry oneDNN's values
+    (``_onednn_lstm``, where its kernels are emulated); the gradient flows through the default
+    path's graph."""
+    from . import _onednn_lstm as O
+
+    node = _ops.top("assign", "MkldnnRnnLayerBackward0", "none", forward=_onednn_values)
+    if not O.applies():
+        return apply(node, (out,)), hid
+    w = [None if t is None else raw(t) for t in p[:4]]
+    vals, h_t, c_t = O.layer(raw(x), w[0], w[1], w[2], w[3], raw(hidden0[0]),
+                             raw(hidden0[1]), reverse, bool(out.requires_grad))
+    return (apply(node, (out,), {"vals": vals}),
+            (apply(node, (hid[0],), {"vals": h_t}), apply(node, (hid[1],), {"vals": c_t})))
+
+
 def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, batch_first,
              batch_sizes=None):
     """``_VF.rnn_tanh``/``lstm``/``gru``: ``params`` is a list of per (layer, direction)
@@ -212,10 +233,7 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
                 out, hid = _packed_layer(mode, layer_in, batch_sizes, hiddens[idx],
                                          params[idx], d == 1)
             if onednn:
-                # the oneDNN LSTM (ATen's use_mkldnn: float32, not packed, no projections):
-                # each layer and direction is one mkldnn_rnn_layer node (its values are the
-                # default path's here)
-                out = apply(_ops.top("assign", "MkldnnRnnLayerBackward0", "none"), (out,))
+                out, hid = _onednn_layer(out, hid, layer_in, params[idx], hiddens[idx], d == 1)
             outs.append(out)
             finals.append(hid)
         layer_out = outs[0] if ndir == 1 else _ops.cat(outs, -1)
