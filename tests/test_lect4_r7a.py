@@ -397,3 +397,30 @@ def test_vmap_linear_over_stacked_weights_is_bmm_then_bias():
     # a meta tensor's apply hook does not stop vmap's batched run
     torch.empty(2, device="meta")
     assert torch.equal(torch.vmap(F.linear)(x, w, b), want)
+
+
+def test_func_jvp_of_inputs_that_require_grad_records_as_torch():
+    # recorded with real torch 2.13 (x = randn(3, requires_grad=True), tangent ones):
+    # (output.requires_grad, tangent.requires_grad, tangent grad_fn name)
+    from gradrepl.torch.func import functional_call, jvp
+
+    torch.manual_seed(0)
+    x = torch.randn(3, requires_grad=True)
+    cases = [(lambda t: t + 1, False, None), (lambda t: t * 2, True, "AddBackward0"),
+             (lambda t: t.sin(), True, "MulBackward0"),
+             (lambda t: (t * t).sum(), True, "SumBackward0"),
+             (lambda t: t @ torch.ones(3, 2), True, "SqueezeBackward4")]
+    for f, req, name in cases:
+        o, j = jvp(f, (x,), (torch.ones(3),))
+        assert o.requires_grad and j.requires_grad is req
+        assert (None if j.grad_fn is None else type(j.grad_fn).__name__) == name
+    assert jvp(lambda t: t.sin(), (x,), (torch.ones(3),))[1].tolist() == \
+        pytest.approx(x.detach().cos().tolist())
+    # the tutorial's jvp over a module's parameters: the output an alias, the tangent
+    # connected to the parameters (real: grad_fn=<AliasBackward0>, the tangent requires grad)
+    m = torch.nn.Linear(3, 2)
+    p = dict(m.named_parameters())
+    o, j = jvp(lambda ps: functional_call(m, ps, (x,)), (p,),
+               ({k: torch.ones_like(v) for k, v in p.items()},))
+    assert type(o.grad_fn).__name__ == "AliasBackward0" and j.requires_grad
+    assert torch.allclose(j, (x.detach().sum() + 1).expand(2))

@@ -328,6 +328,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            "3 tensors, tangents also must be. Got primals with structure "
                            f"{tree_flatten(primals)[1]} and tangents with structure "
                            f"{tree_flatten(tangents)[1]}")
+    if _DEPTH[0] == 0 and _needs_history([primals, tangents]):
+        dual = _jvp_by_duals(func, primals, tangents, has_aux)
+        if dual is not None:
+            return dual
     with _Level():
         keep = _needs_history([primals, tangents])
         tracked = tuple(tree_map(_track, p) for p in primals)
@@ -352,6 +356,42 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         if has_aux:
             res = res + (aux,)
         return _finish(res, keep)
+
+
+def _jvp_by_duals(func, primals, tangents, has_aux):
+    """``jvp`` of inputs that require grad, outside other transforms: forward-mode dual
+    tensors (``autograd.forward_ad``), whose per-op rules record the tangent as torch's
+    formulas do (a linear layer's tangent requires grad through its weight, an addition's
+    does not). None when a forward-AD level is already open or shapes do not pair up."""
+    from .autograd import forward_ad
+
+    if forward_ad._LEVELS:
+        return None
+    p_leaves, p_spec = tree_flatten(primals)
+    t_leaves = tree_flatten(tangents)[0]
+    if len(p_leaves) != len(t_leaves) or any(
+            not isinstance(p, EngineTensor) or not isinstance(t, EngineTensor)
+            or raw(p).shape != raw(t).shape for p, t in zip(p_leaves, t_leaves)):
+        return None
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+        out = func(*tree_unflatten(duals, p_spec))
+        aux = None
+        if has_aux:
+            out, aux = out
+        o_leaves, o_spec = tree_flatten(out)
+        _check_tensor_leaves(o_leaves, "jvp(f, primals, tangents)")
+        parts = [forward_ad.unpack_dual(o) for o in o_leaves]
+        # (the outputs leave the transform as torch's functorch unwraps them: an alias)
+        alias = _ops.top("assign", "AliasBackward0", "none")
+        prim = [_ops.apply(alias, (p.primal,)) if not p.primal.stop_gradient else p.primal
+                for p in parts]
+        tans = [p.tangent if p.tangent is not None else _zeros_like(p.primal) for p in parts]
+        if has_aux:
+            aux = tree_map(lambda v: _ops.apply(alias, (v,)) if isinstance(v, EngineTensor)
+                           and not v.stop_gradient else v, aux)
+    res = (tree_unflatten(prim, o_spec), tree_unflatten(tans, o_spec))
+    return res + (aux,) if has_aux else res
 
 
 _CONST_FOLD_WARNING = (
