@@ -143,3 +143,36 @@ def test_randint_draws_after_the_count_shortcut():
     assert z.shape == () and z.tolist() == 3
     i32 = torch.randint(-4, 4, (4,), generator=g, dtype=torch.int32)
     assert i32.dtype == torch.int32 and i32.tolist() == [-2, -4, 2, -1]
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+@pytest.mark.parametrize("op", list(_OPS))
+def test_fast_inplace_nan_signs(monkeypatch, dtype, op):
+    """NaN meeting NaN of the other sign, NaN against inf, inf - inf: the in-place ufunc keeps
+    the NaN the general path's ufunc gives (numpy's loops may differ in which operand's NaN
+    they keep), in the vector body and the scalar tail (37 values)."""
+    nan, inf = np.nan, np.inf
+    xs = np.array([nan, -nan, nan, -nan, 1.0, inf, -inf, 0.0, -nan, 2.0] * 3
+                  + [nan, -nan, inf, -inf, 0.0, -0.0, 3.0], dtype)
+    ys = np.array([-nan, nan, nan, -nan, nan, -inf, inf, -nan, 5.0, -nan] * 3
+                  + [-nan, nan, inf, inf, inf, -0.0, -nan], dtype)
+    for other in (lambda: torch.tensor(ys), float("nan"), -float("nan")):
+        make = (lambda: torch.tensor(xs))
+        assert _run(False, monkeypatch, make, op, other) == \
+            _run(True, monkeypatch, make, op, other)
+
+
+def test_the_fast_path_is_taken_where_nothing_is_recorded():
+    """The comparisons above would pass trivially if the fast path were never taken."""
+    from gradrepl.torch import _ops
+
+    x, y = torch.ones(3), torch.ones(3)
+    assert _inplace.plain_binary(x, y, _ops.add) is x and x.tolist() == [2.0, 2.0, 2.0]
+    assert _inplace.plain_binary(x, 0.5, _ops.mul) is x and x.tolist() == [1.0, 1.0, 1.0]
+    w = torch.ones(3, requires_grad=True)
+    assert _inplace.plain_binary(x, w, _ops.add) is None          # other needs a gradient
+    assert _inplace.plain_binary(w, y, _ops.add) is None          # a leaf that requires grad
+    assert _inplace.plain_binary(torch.ones(3, 2), y, _ops.add) is None   # broadcast: general
+    assert _inplace.plain_binary(torch.ones(3, dtype=torch.int64), 1, _ops.add) is None
+    with torch.no_grad():
+        assert _inplace.plain_binary(w, y, _ops.sub) is w and w.tolist() == [0.0, 0.0, 0.0]
