@@ -67,15 +67,17 @@ class SymbolicStaticFunction(StaticFunction):
 
         sig = (id(self._dygraph_function),) + tuple(
             (tuple(a.data.shape), a.data.dtype.str) for a in args if isinstance(a, Tensor))
-        plain = Tensor.__bool__
+        plain, plain_int = Tensor.__bool__, Tensor.__int__
         if plain is _breaking_bool or not _sot_pending(sig):
             return self._dygraph_function(*args, **kwargs)
-        _plain["bool"], _plain["sig"] = plain, sig
+        _plain["bool"], _plain["int"], _plain["sig"] = plain, plain_int, sig
         Tensor.__bool__ = _breaking_bool
+        if profiles.current().key == "2.6":   # 2.6.2 breaks the graph at int() too
+            Tensor.__int__ = _breaking_int
         try:
             return self._dygraph_function(*args, **kwargs)
         finally:
-            Tensor.__bool__ = plain
+            Tensor.__bool__, Tensor.__int__ = plain, plain_int
 
 
 class ASTStaticFunction(StaticFunction):
@@ -164,6 +166,11 @@ def _cond_bool(self):
         else:
             glog.log(*_COND[key])
     return _plain["bool"](self)
+
+
+def _breaking_int(self):
+    _sot_break(_plain["sig"])
+    return _plain["int"](self)
 
 
 def _breaking_bool(self):
