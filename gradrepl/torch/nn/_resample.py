@@ -3,9 +3,10 @@
 nearest-exact, linear, bilinear, bicubic, trilinear, area) with ``Upsample`` and its
 relatives, ``fold``/``unfold``, ``grid_sample`` and ``affine_grid``.
 
-Resampling is separable: along each spatial axis (the last first, as torch's kernels nest
-them) every output is ``sum_k w[o, k] * x[idx[o, k]]`` in float32 with torch's indices and
-weights; one op does it and its adjoint (the gradient) is another, each the other's VJP."""
+Resampling (and ``adaptive_avg_pool2d/3d``, interpolate's area mode) computes torch's own CPU
+kernels value for value (``_interp_kernels``: which kernel torch picks, its indices, weights and
+order of operations, forward and backward, antialias and uint8 included); one op does the
+forward and another its adjoint (the gradient), each the other's VJP."""
 from __future__ import annotations
 
 import copy
