@@ -258,14 +258,17 @@ def forward(x, w, bias, stride, pads, out_pad):
     return out
 
 
-def bias_grad(g):
+def bias_grad(g, plain=None):
     """The bias gradient of a transposed convolution from the output gradient ``g``
-    (N, O, *S), as ``ref_deconvolution`` sums it (module docstring)."""
+    (N, O, *S), as ``ref_deconvolution`` sums it (module docstring); ``plain`` whether oneDNN
+    holds ``g`` in the plain layout (default: 1 to 3 channels)."""
     n, o = g.shape[:2]
     gs = g.reshape(n, o, -1)
     if gs.shape[2] == 0 or n == 0:
         return np.zeros(o, np.float32)
-    if o < 4:
+    if plain is None:
+        plain = o < 4
+    if plain:
         rows = np.add.accumulate(gs, axis=2, dtype=np.float32)[:, :, -1]
         return np.add.accumulate(rows, axis=0, dtype=np.float32)[-1]
     flat = np.moveaxis(gs, 1, 2).reshape(-1, o)
@@ -445,7 +448,7 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     db = None
     if len(want) > 2 and want[2] and bias_applies(xv.shape, wv.shape, pads, dil, groups,
                                                   x.dtype):
-        db = bias_grad(g)
+        db = bias_grad(g, _plain_layout(g, w, x, nd, stride, flat, op))
     if any(v != 1 for v in st):
         if not applies(xv.shape, wv.shape, st, pads, dil, groups, x.dtype, opv):
             return None, None, db
@@ -477,6 +480,29 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
         except (TypeError, ValueError, ImportError):   # (a helper's signature changed)
             dw = None
     return dx, dw, db
+
+
+def _plain_layout(g, w, x, nd, stride, flat, op):
+    """Whether oneDNN holds the output gradient in the plain layout for the backward-weights
+    pass (measured): under its gemm kernel, or 1 to 3 channels under jit:avx512_core (the
+    jit:avx2 one takes 8-channel blocks); the kernel as ``_onednn_conv_bwd_w.plan`` names it
+    for the swapped convolution."""
+    kernel = None
+    try:
+        from ._onednn_conv_bwd_w import plan
+
+        shape = tuple(g.shape[:2]) + tuple(s + min(0, flat[2 * i] - op[i])
+                                           for i, s in enumerate(g.shape[2:]))
+        cuts = plan(shape, w.shape, x.shape, tuple(stride)[-nd:],
+                    [flat[2 * i] for i in range(nd)], (1,) * nd, _threads())
+        kernel = None if cuts is None else cuts.kernel
+    except (ImportError, TypeError, ValueError):
+        pass
+    if kernel == "x64:gemm:jit":
+        return True
+    if kernel is not None and "avx2" in kernel:
+        return False
+    return g.shape[1] < 4
 
 
 def _one_sample_weights(g, w, x, nd, stride, conv_pad):
