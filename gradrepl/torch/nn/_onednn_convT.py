@@ -77,7 +77,7 @@ def applies(x_shape, w_shape, stride, pads, dilation, groups, dtype, out_pad, on
         return False
     oh, ow = ((i - 1) * s - 2 * p + k + o for i, s, p, k, o in
               zip((h, w), stride, pads, (kh, kw), out_pad))
-    if ow < 2 or (co == 1 and w < 2):
+    if co == 1 and (ow < 2 or w < 2):
         return False                   # (measured: jit:avx2 or gemm for some of these)
     if co == 1 and ow % stride[1] and max(kh, kw) > 5:
         return False                   # (measured: jit:avx512_core)
