@@ -30,15 +30,17 @@ def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 
 
 def strong_wolfe(obj_func, xk, alpha, d, loss, grad, gtd, c1=0.0001, c2=0.9,
-                 tolerance_change=1e-09, max_ls=25, *, dot):
+                 tolerance_change=1e-09, max_ls=25, *, dot, abs=abs, t0=0):  # noqa: A002
     """Step ``alpha`` along ``d`` meeting the strong Wolfe conditions; ``obj_func(xk, alpha, d)``
-    returns (loss, flat gradient) there.  Returns (loss, gradient, alpha, evaluations)."""
+    returns (loss, flat gradient) there.  Returns (loss, gradient, alpha, evaluations).
+    ``abs``: the absolute value of a step or slope (Paddle 2.6 calls ``paddle.abs``); ``t0``:
+    the step the bracketing starts from (Paddle 2.6: a tensor 0)."""
     d_norm = d.abs().max()
     grad = grad.clone()
     loss_new, grad_new = obj_func(xk, alpha, d)
     ls_func_evals = 1
     gtd_new = dot(grad_new, d)
-    t_prev, f_prev, g_prev, gtd_prev = (0, loss, grad, gtd)
+    t_prev, f_prev, g_prev, gtd_prev = (t0, loss, grad, gtd)
     done = False
     ls_iter = 0
     while ls_iter < max_ls:

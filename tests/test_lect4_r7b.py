@@ -78,10 +78,13 @@ def test_lbfgs_other_line_search_is_torchs_error():
         opt.step(closure)
 
 
-def test_paddle_lbfgs_strong_wolfe_shares_the_line_search():
-    # real Paddle 3.3.1 on the same Rosenbrock start (its dot is (x * y).sum(-1))
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_paddle_lbfgs_strong_wolfe_shares_the_line_search(version):
+    # real Paddle 3.3.1 and 2.6.2 on the same Rosenbrock start, the same values (3.x's dot is
+    # (x * y).sum(-1); 2.6's Tensor.dot, paddle.abs and a tensor first step: it raised
+    # "bad operand type for abs(): 'Tensor'" here)
     import gradrepl.paddle as paddle
-    profiles.set_profile("3")
+    profiles.set_profile(version)
     x = paddle.to_tensor([-1.5, 2.0], stop_gradient=False)
     opt = paddle.optimizer.LBFGS(learning_rate=1, max_iter=30, line_search_fn="strong_wolfe",
                                  parameters=[x])

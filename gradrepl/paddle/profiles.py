@@ -90,6 +90,9 @@ class Profile:
     #                               rounded once) | "dtype" (3.x: step and values in the dtype)
     pow_grad: str = "dout_first"  # x ** y backward rounding: (dout * y) * pow(x, y - 1) (2.x) |
     #                               "pow_first": dout * (y * pow(x, y - 1)) (3.x)
+    lbfgs_dot: str = "tensor_dot"  # LBFGS's directional derivatives: "tensor_dot" (2.x:
+    #   Tensor.dot, paddle.abs, the line search's first step a tensor 0) | "mul_sum" (3.x: its
+    #   own (x * y).sum(-1), abs(), a Python 0)
     missing_dunders: tuple = ("__abs__", "__pos__", "__rfloordiv__", "__rmod__", "__rand__",
                               "__ror__", "__rxor__", "__lshift__", "__rshift__")  # 2.x lacks
     random_kernels: str = "2.6"   # the CPU random kernels' libstdc++ and attributes: "2.6"
@@ -150,7 +153,7 @@ P26 = Profile(
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy",
               double_grad_zeros=False, no_double_grad="")
-P3 = replace(P26, key="3", version="3.3.1", format_0d_as_scalar=True, shape_is_size=True,
+P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_scalar=True, shape_is_size=True,
              shape_tensor_dtype="int64", where_grad="select",
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",

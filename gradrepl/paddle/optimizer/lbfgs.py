@@ -4,7 +4,7 @@ recursion on the flattened gradient, optional strong-Wolfe line search (cubic in
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import partial, reduce
+from functools import reduce
 
 from ..._line_search import cubic_interpolate, strong_wolfe
 
@@ -22,7 +22,25 @@ def dot(x, y):
 
 
 _cubic_interpolate = cubic_interpolate
-_strong_wolfe = partial(strong_wolfe, dot=dot)
+
+
+def _tensor_dot():
+    """Paddle 2.x's LBFGS takes ``Tensor.dot`` (the profile's ``lbfgs_dot``), 3.x ``dot``."""
+    from .. import profiles
+
+    return profiles.current().lbfgs_dot == "tensor_dot"
+
+
+def _dot(x, y):
+    return x.dot(y) if _tensor_dot() else dot(x, y)
+
+
+def _strong_wolfe(obj_func, xk, alpha, d, loss, grad, gtd, **kwargs):
+    """The shared line search with this version's dot, abs and first step."""
+    if _tensor_dot():
+        paddle = _paddle()
+        kwargs.update(abs=paddle.abs, t0=paddle.to_tensor(0, dtype=grad.dtype))
+    return strong_wolfe(obj_func, xk, alpha, d, loss, grad, gtd, dot=_dot, **kwargs)
 
 
 class LBFGS(Optimizer):
@@ -108,7 +126,7 @@ class LBFGS(Optimizer):
                 else:
                     y = flat_grad.subtract(prev_flat_grad)
                     s = d.multiply(paddle.to_tensor(alpha, dtype=d.dtype))
-                    ys = dot(y, s)
+                    ys = _dot(y, s)
                     if ys > 1e-10:
                         if len(old_yk) == self.history_size:
                             old_yk.pop(0)
@@ -117,18 +135,18 @@ class LBFGS(Optimizer):
                         old_yk.append(y)
                         old_sk.append(s)
                         ro.append(1.0 / ys)
-                        H_diag = ys / dot(y, y)
+                        H_diag = ys / _dot(y, y)
                     num_old = len(old_yk)
                     if "al" not in state:
                         state["al"] = [None] * self.history_size
                     al = state["al"]
                     q = flat_grad.neg()
                     for i in range(num_old - 1, -1, -1):
-                        al[i] = dot(old_sk[i], q) * ro[i]
+                        al[i] = _dot(old_sk[i], q) * ro[i]
                         paddle.assign(q.add(old_yk[i] * (-al[i])), q)
                     d = r = paddle.multiply(q, H_diag)
                     for i in range(num_old):
-                        be_i = dot(old_yk[i], r) * ro[i]
+                        be_i = _dot(old_yk[i], r) * ro[i]
                         paddle.assign(r.add(old_sk[i] * (al[i] - be_i)), r)
                 if prev_flat_grad is None:
                     prev_flat_grad = flat_grad.clone()
@@ -139,7 +157,7 @@ class LBFGS(Optimizer):
                     alpha = min(1.0, 1.0 / flat_grad.abs().sum()) * lr
                 else:
                     alpha = lr
-                gtd = dot(flat_grad, d)
+                gtd = _dot(flat_grad, d)
                 if gtd > -self.tolerance_change:
                     break
                 ls_func_evals = 0
