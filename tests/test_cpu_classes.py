@@ -58,6 +58,10 @@ What these runs found, and how the tests choose now (each skip prints its reason
   keys typed before the presenter switched mode, a real race, fixed (TCSANOW;
   tests/test_present_typeahead.py); ``kernel.probe()`` answers the emulator before Landlock, so
   tests of the Landlock line set ``_emulated_on`` aside.
+- tests/test_lect4_r7b.py's float32 LBFGS (strong Wolfe) on Rosenbrock: its line search takes a
+  float32 sqrt, MKL's vsSqrt in real torch; under Haswell emulation, on aarch64 and without MKL
+  the second loss was 3.1747049433761276e-11 (recorded: 3.3097080631705467e-11): compared only
+  on the recorded MKL path.
 """
 from __future__ import annotations
 
