@@ -70,8 +70,8 @@ def _item(item, k):
         return slice(_as_int(item.start), _as_int(item.stop), _as_int(item.step))
     if isinstance(item, _T):
         arr = item.data
-    elif isinstance(item, (list, tuple, np.ndarray)):
-        arr = np.asarray(item)
+    elif isinstance(item, (list, tuple, np.ndarray, range)):
+        arr = np.asarray(item)  # Paddle's parse_index turns a range into a list
         if arr.size == 0 and arr.dtype.kind == "f":
             arr = arr.astype(np.int64)
     else:
