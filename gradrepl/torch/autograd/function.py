@@ -218,7 +218,7 @@ def _delayed_error_vjp(node, *out_grads):
 
 
 DELAYED_ERROR_OP = OPS.get("torch_delayed_error") or register(
-    "torch_delayed_error", None, _delayed_error_vjp, check=False)
+    "torch_delayed_error", None, _delayed_error_vjp, legacy_name="ErrorBackward", check=False)
 DELAYED_ERROR_OP.torch_name = "Error"  # torch's C++ node class (DelayedError's grad_fn)
 DELAYED_ERROR_OP.saves_inputs = False
 
