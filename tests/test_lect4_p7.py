@@ -44,3 +44,71 @@ def test_range_index_writes_and_gradients(profile):
     b = paddle.to_tensor([1., 2., 3., 4.], stop_gradient=False)
     (b[range(3)] * b[range(1, 4)]).sum().backward()
     assert b.grad.numpy().tolist() == [2.0, 4.0, 6.0, 3.0]
+
+
+# ================================================================ gradient clipping sums
+def _clipped(paddle, clip, shapes):
+    """SGD(lr=1) on zero parameters with loss sum(p * c): the parameters become minus the
+    clipped gradients c (the c drawn as the real-Paddle script drew them)."""
+    rng = np.random.RandomState(4)
+    out = []
+    for shape in shapes:
+        p = paddle.create_parameter(list(shape), "float32",
+                                    default_initializer=paddle.nn.initializer.Constant(0.0))
+        c = paddle.to_tensor(rng.randn(*shape).astype("float32") * 0.7)
+        opt = paddle.optimizer.SGD(learning_rate=1.0, parameters=[p], grad_clip=clip)
+        (p * c).sum().backward()
+        opt.step()
+        out.append(p.numpy())
+    return out
+
+
+@pytest.mark.parametrize("clip", ["ClipGradByNorm", "ClipGradByGlobalNorm"])
+def test_clip_norm_sums_squares_in_eigen_order(profile, clip):
+    import gradrepl.paddle as paddle
+
+    p32, _, p7, _, p33 = _clipped(paddle, getattr(paddle.nn, clip)(clip_norm=1.0),
+                                  [(32,), (2, 32), (7,), (64,), (33,)])
+    # recorded from real 3.3.1 and 2.6.2 (the same for both clips and both versions); np.sum's
+    # order gave -0.009397205, -0.092919044, 0.18509582 and 0.2610035, -0.009506567, 0.24814387
+    assert p32[:3].tolist() == np.float32([-0.009397207, -0.09291905, 0.18509585]).tolist()
+    assert p33[:3].tolist() == np.float32([0.26100352, -0.009506568, 0.2481439]).tolist()
+    assert np.linalg.norm(p7.astype(np.float64)) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_clip_by_norm_scale_is_max_over_norm(profile):
+    """Independent check: the clipped gradient is c * (1 / ||c||) with ||c|| from the float64
+    sum (within float32 rounding), and an unclipped gradient is left as it is."""
+    import gradrepl.paddle as paddle
+
+    rng = np.random.RandomState(4)
+    c = rng.randn(100).astype("float32") * 0.7
+    (p,) = _clipped(paddle, paddle.nn.ClipGradByNorm(clip_norm=1.0), [(100,)])
+    np.testing.assert_allclose(-p, c / np.linalg.norm(c.astype(np.float64)), rtol=2e-7, atol=0)
+    (q,) = _clipped(paddle, paddle.nn.ClipGradByNorm(clip_norm=100.0), [(100,)])
+    assert np.array_equal(-q, c)
+
+
+def test_global_norm_mixed_float32_float64(profile):
+    """Paddle sums the float32 squares, casts that sum to float64 and adds the float64 ones."""
+    import gradrepl.paddle as paddle
+
+    rng = np.random.RandomState(5)
+    cs = [rng.randn(40).astype("float32"), rng.randn(30).astype("float64")]
+    ps = [paddle.create_parameter([len(c)], str(c.dtype),
+                                  default_initializer=paddle.nn.initializer.Constant(0.0))
+          for c in cs]
+    opt = paddle.optimizer.SGD(learning_rate=1.0, parameters=ps,
+                               grad_clip=paddle.nn.ClipGradByGlobalNorm(clip_norm=1.0))
+    ((ps[0] * paddle.to_tensor(cs[0])).sum()
+     + (ps[1] * paddle.to_tensor(cs[1])).sum().astype("float32")).backward()
+    opt.step()
+    norm = np.sqrt(sum(np.sum(c.astype(np.float64) ** 2) for c in cs))
+    assert ps[1].numpy().dtype == np.float64
+    np.testing.assert_allclose(-ps[1].numpy(), cs[1] / norm, rtol=1e-7)
+    np.testing.assert_allclose(-ps[0].numpy(), cs[0] / norm, rtol=2e-7)
+    # recorded from real 3.3.1 and 2.6.2
+    assert ps[0].numpy()[:3].tolist() == [-0.05686384066939354, 0.042641375213861465,
+                                          -0.31326916813850403]
+    assert ps[1].numpy()[:3].tolist() == [0.03941725563939529, 0.06156833543771584,
+                                          -0.012982781479727465]
