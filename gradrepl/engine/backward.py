@@ -48,6 +48,10 @@ from . import events as ev
 from . import grad_mode, provenance
 from .node import _weakref_type
 from .registry import _SLOT_CLASS, STORAGE, _learn_class, _slot, reduce_grad
+from .tensor import Tensor as _EngineTensor
+
+#: the array slot's setter (a dialect's ``data`` property may look at its caller)
+_SET_DATA = _EngineTensor.__dict__["data"].__set__
 
 
 class InplaceModifiedError(RuntimeError):
@@ -326,6 +330,8 @@ def run_node(state, node, buf):
     if type(in_grads) is not tuple and type(in_grads) is not list:
         in_grads = (in_grads,)
     if start is not None:
+        if getattr(op.vjp, "exact_first_order", False):
+            in_grads = exact_values(node, buf, in_grads, start)
         in_grads = next_order(state, node, in_grads, start)
     emit = state.emit
     if emit is not None:
@@ -587,6 +593,40 @@ def next_order(state, node, in_grads, start):
         in_grads = link_saved_inputs(node, in_grads, start)
     provenance.set_order(in_grads, start, provenance.order_of(node) + 1)
     return in_grads
+
+
+def exact_values(node, buf, in_grads, start):
+    """``create_graph`` and a VJP marked ``registry.exact_first_order`` (its exact kernels run
+    only with grad mode off): run it again with grad mode off and give the recorded gradients
+    those values, so first-order values do not depend on create_graph (real torch and Paddle
+    run the same backward kernels either way, with double-backward formulas attached). The
+    recorded graph is unchanged, so second-order gradients are the formula's. A fresh result
+    (its node made by this VJP) takes the values in place; any other (the incoming gradient,
+    a constant) is replaced by a new tensor on the same gradient edge."""
+    mode = grad_mode.STATE
+    mode.enabled = False
+    try:
+        exact = node.op.vjp(node, *buf)
+    finally:
+        mode.enabled = True
+    if type(exact) is not tuple and type(exact) is not list:
+        exact = (exact,)
+    out = list(in_grads)
+    done = set()
+    for k in range(min(len(out), len(exact))):
+        r, e = out[k], exact[k]
+        if r is None or e is None:
+            continue
+        rd, ed = _data(r), _data(e)
+        if rd is ed or rd.shape != ed.shape or rd.dtype != ed.dtype:
+            continue
+        head = r.grad_node
+        if head is not None and head.uid > start and id(r) not in done:
+            _SET_DATA(r, ed)
+            done.add(id(r))
+        elif head is not None or r.stop_gradient:
+            out[k] = type(r)._wrap(ed, r.stop_gradient, head, r.out_slot)
+    return out
 
 
 def zero_link_grad(state, node, i):

@@ -63,6 +63,16 @@ def needs_grad(node, i) -> bool:
     return node.edges[2 * i] is not None
 
 
+def exact_first_order(vjp):
+    """Mark a VJP that computes exact values (a framework's own kernel: oneDNN, MKL or torch's
+    summation order) only with grad mode off, and Tensor ops otherwise. Under ``create_graph``
+    the engine runs it both ways and gives the recorded gradients the exact values, as the
+    real framework computes the same first-order values with or without create_graph
+    (``backward.exact_values``). Put it outermost over any other decorator."""
+    vjp.exact_first_order = True
+    return vjp
+
+
 def register(name, forward, vjp, **kw) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")

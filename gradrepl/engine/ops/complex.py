@@ -180,6 +180,7 @@ def _conjugated(vjp):
         return tuple(None if r is None else conj(r) for r in res)
 
     run.__name__ = getattr(vjp, "__name__", "vjp")
+    run.__dict__.update(getattr(vjp, "__dict__", {}))  # (its marks: exact_first_order)
     run.__wrapped__ = vjp
     return run
 

@@ -40,7 +40,7 @@ import functools
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..registry import apply, needs_grad as _needs, register
+from ..registry import apply, exact_first_order, needs_grad as _needs, register
 from .conv_family import family_vjps, geom_attrs
 from ..tuning import empty_huge
 from .linalg import _CHAIN_LIMIT, _UNFUSED_LIMIT, unfused_chain  # (past them: BLAS)
@@ -780,6 +780,7 @@ def _bn_grad_kernel(x, dy, scale, epsilon):
     return dx, dot_sum, dy_sum
 
 
+@exact_first_order
 def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     from .math import multiply
     from .reduce import sum as rsum
@@ -927,6 +928,7 @@ def _layer_norm_kernel_grads(n, g):
             None if db is None else const(g, db.reshape(n.inputs[2].data.shape)))
 
 
+@exact_first_order
 def _layer_norm_vjp(n, g):
     from .math import multiply
     from .reduce import sum as rsum

@@ -19,7 +19,7 @@ from ...engine.ops import conv3d as C3
 from ...engine.ops import reduce as R
 from ...engine.ops import shape as SH
 from ...engine.grad_mode import is_grad_enabled
-from ...engine.registry import apply, needs_grad
+from ...engine.registry import apply, exact_first_order, needs_grad
 from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
@@ -96,6 +96,7 @@ def _family(nd):
     return C.conv2d, C.conv2d_transpose, C.conv2d_grad_filter, "out_hw"
 
 
+@exact_first_order
 @C.with_chain_limit(C._CHAIN_LIMIT)
 def _conv_vjp(n, g):
     a = n.attrs

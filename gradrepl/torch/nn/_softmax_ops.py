@@ -9,6 +9,7 @@ from math import prod
 import numpy as np
 
 from ...engine.grad_mode import is_grad_enabled
+from ...engine.registry import exact_first_order
 from ...engine.ops import fused as FU
 from ...engine.ops import nn as NN
 from .. import _softmax_kernels as K
@@ -46,6 +47,7 @@ def _lsm_fwd(x, axis):
 
 
 def _exact_vjp(last, inner, engine_vjp):
+    @exact_first_order
     def vjp(n, g):
         y = n.out()
         axis = n.attrs["axis"]
@@ -106,6 +108,7 @@ def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     return np.asarray(total, x.dtype)
 
 
+@exact_first_order
 def _nll_vjp(n, g):
     a = n.attrs
     x_shape, dt = n.in_meta[0]

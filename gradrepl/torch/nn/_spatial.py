@@ -12,7 +12,7 @@ from ...engine.grad_mode import is_grad_enabled
 from ...engine.ops import conv as C
 from ...engine.ops import group_norm as GN_OPS
 from ...engine.ops.conv_family import geom_reader
-from ...engine.registry import apply, needs_grad
+from ...engine.registry import apply, exact_first_order, needs_grad
 from .. import _norm_kernels as K
 from .. import _ops
 from . import _onednn_conv, _onednn_convT
@@ -68,6 +68,7 @@ def _conv_fwd(x, w, **geom):
 _GEOM = geom_reader(2)
 
 
+@exact_first_order
 @_OLD_LIMIT
 def _conv_bias_vjp(n, g):
     from ...engine.ops.reduce import sum as rsum
@@ -104,6 +105,7 @@ def _onednn_bwd(n, g, geom):
                  for i, a in enumerate(out))
 
 
+@exact_first_order
 def _conv_nobias_vjp(n, g):
     ex, ew, _ = _onednn_bwd(n, g, _GEOM(n.attrs))
     if ex is None and ew is None:
@@ -296,6 +298,7 @@ def _bn_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
     return K.transform(x, scale, bias, m, K.eval_invstd(var, epsilon)), mean, var
 
 
+@exact_first_order
 def _bn_vjp(n, g, _gm=None, _gv=None):
     """torch's batch_norm backward kernel (float32, no create_graph); else the engine's VJP,
     written with Tensor ops (differentiable again)."""
@@ -384,6 +387,7 @@ def _ln_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_weight=True):
     return y.reshape(x.shape)
 
 
+@exact_first_order
 def _ln_vjp(n, g):
     """torch's layer_norm backward kernel (float32, no create_graph); else the engine's VJP
     (Tensor ops, differentiable again). The row moments are recomputed from the input."""
@@ -437,6 +441,7 @@ def _gn_fwd(x, scale, bias, epsilon=1e-5, groups=1, has_scale=True, has_bias=Tru
     return K.group_norm(x, scale, bias, groups, epsilon, torch_affine)[0]
 
 
+@exact_first_order
 def _gn_vjp(n, g):
     """torch's group_norm backward kernel (float32, no create_graph); else the engine's
     differentiable group_norm_grad op."""
@@ -480,6 +485,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A
 
 
 # ------------------------------------------------------------------------------ instance norm
+@exact_first_order
 def _rep_vjp(n, g):
     """RepeatBackward0 of a (C,) vector repeated N times: the (N, C) gradient summed over the
     samples in torch's order (``_kernels.torch_sum``); with create_graph, the engine's VJP."""

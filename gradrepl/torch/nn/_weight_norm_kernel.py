@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.grad_mode import is_grad_enabled
-from ...engine.registry import OPS, apply, needs_grad, register
+from ...engine.registry import OPS, apply, exact_first_order, needs_grad, register
 from .. import _norm_kernels as K
 
 _f32 = np.float32
@@ -36,6 +36,7 @@ def _fwd(v, g):
     return (v2 * a[:, None]).reshape(v.shape)
 
 
+@exact_first_order
 def _vjp(n, gw):
     v_t, g_t = n.inputs
     v, g = v_t.data, g_t.data
