@@ -235,3 +235,69 @@ def test_second_order_of_a_strided_conv_against_central_differences():
         d[i] = eps
         fd[i] = (penalty(w0 + d, False)[0].item() - penalty(w0 - d, False)[0].item()) / (2 * eps)
     np.testing.assert_allclose(_array(gw), fd, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------ against real torch 2.13
+def _sha(t):
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(_array(t)).tobytes()).hexdigest()[:16]
+
+
+def _load(module, seed):
+    with torch.no_grad():
+        for k, (_name, p) in enumerate(module.named_parameters()):
+            p.copy_(torch.tensor(grid(tuple(p.shape), seed + k, 0.4)))
+
+
+def test_wgan_gp_penalty_of_a_strided_conv_critic_is_real_torchs():
+    from conftest import skip_without_avx512
+
+    skip_without_avx512("WGAN-GP critic input gradient (oneDNN convolution backward)")
+    nn = torch.nn
+    crit = nn.Sequential(nn.Conv2d(1, 4, 4, 2), nn.BatchNorm2d(4), nn.LeakyReLU(0.2),
+                         nn.Conv2d(4, 8, 4, 2), nn.LeakyReLU(0.2), nn.Conv2d(8, 1, 2, 1))
+    _load(crit, 40)
+    real = torch.tensor(grid((4, 1, 14, 14), 60))
+    fake = torch.tanh(torch.tensor(grid((4, 1, 14, 14), 61, 3.0)))
+    eps = torch.tensor(grid((4, 1, 1, 1), 62)) + 0.5
+    mixed = (real * eps + fake * (1 - eps)).requires_grad_()
+    scores = crit(mixed)
+    plain = torch.autograd.grad(scores, mixed, torch.ones_like(scores), retain_graph=True)[0]
+    g = torch.autograd.grad(scores, mixed, torch.ones_like(scores), create_graph=True)[0]
+    gp = ((g.view(4, -1).norm(2, dim=1) - 1) ** 2).mean()
+    # real torch 2.13 (this session, Zen 4): the same bits with and without create_graph
+    assert _sha(plain) == _sha(g) == "0cf607d50aa105cd"
+    assert [float(v).hex() for v in g.detach().reshape(-1)[100:103]] == [
+        "-0x1.2c97260000000p-13", "-0x1.c8db1c0000000p-12", "-0x1.4332d20000000p-10"]
+    assert gp.item().hex() == "0x1.fa19f40000000p-1"
+    gp.backward()   # second order runs (its last bits are the recorded formula's, not torch's)
+    assert crit[0].weight.grad is not None and crit[3].weight.grad is not None
+
+
+def test_pinn_u_x_u_xx_and_parameter_gradients_are_real_torchs():
+    from conftest import skip_unless_mkl_branch, skip_without_avx512
+    from gradrepl.engine import mkl
+
+    skip_without_avx512("PINN gradients (GEMM, tanh kernels)")
+    if not mkl.load():
+        pytest.skip("MKL backend is not installed: the products are not MKL's gemm, "
+                    "bytes not compared")
+    skip_unless_mkl_branch("PINN gradients (MKL gemm)", approximations=False)
+    nn = torch.nn
+    net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
+                        nn.Linear(16, 1))
+    _load(net, 70)
+    xt = torch.tensor(grid((32, 2), 80)).requires_grad_()
+    u = net(xt)
+    du = torch.autograd.grad(u, xt, torch.ones_like(u), create_graph=True)[0]
+    u_x = du[:, :1]
+    u_xx = torch.autograd.grad(u_x, xt, torch.ones_like(u_x), create_graph=True)[0][:, :1]
+    loss = ((u_xx + u) ** 2).mean() + (u_x ** 2).mean()
+    loss.backward()
+    # real torch 2.13 (this session, Zen 4, MKL branch AUTO)
+    assert (_sha(du), _sha(u_xx), loss.item().hex()) == (
+        "772bb24b61931eba", "42a5e9f1d29235b5", "0x1.437e520000000p-10")
+    assert [_sha(p.grad) for p in net.parameters()] == [
+        "b0027a99e284c171", "a3c66d040648ed0a", "8d59abd9bc017c6b", "60e39202b200c15d",
+        "83f9ddd5b631a149", "8ef03a975b49a408"]
