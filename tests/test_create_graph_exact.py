@@ -301,3 +301,19 @@ def test_pinn_u_x_u_xx_and_parameter_gradients_are_real_torchs():
     assert [_sha(p.grad) for p in net.parameters()] == [
         "b0027a99e284c171", "a3c66d040648ed0a", "8d59abd9bc017c6b", "60e39202b200c15d",
         "83f9ddd5b631a149", "8ef03a975b49a408"]
+
+
+def test_paddle_batch_norm_grads_under_create_graph_are_real_paddles():
+    from conftest import skip_without_avx512
+
+    skip_without_avx512("Paddle batch_norm_grad kernel values")
+    # real Paddle 3.3.1 (this session): paddle.grad(create_graph=True) of a BatchNorm2D(3),
+    # the same bits as with create_graph=False
+    import hashlib
+
+    bn = paddle.nn.BatchNorm2D(3)
+    x = paddle.to_tensor(grid((4, 3, 5, 5), 28), stop_gradient=False)
+    gs = paddle.grad(bn(x), [x, bn.weight, bn.bias], paddle.to_tensor(grid((4, 3, 5, 5), 99)),
+                     create_graph=True)
+    assert [hashlib.sha256(_array(g).tobytes()).hexdigest()[:12] for g in gs] == [
+        "afef71bf227d", "2bb189517427", "b13e4c987057"]
