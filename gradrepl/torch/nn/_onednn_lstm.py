@@ -154,9 +154,10 @@ def applies() -> bool:
     return _capability.capability() == "AVX512"
 
 
-def layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, training=False):
+def layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, training=False, keep=None):
     """One layer and direction: x (T, B, I), h0/c0 (B, H) -> outputs (T, B, H), h_T, c_T;
-    ``training``: autograd records it (oneDNN's forward_training primitive)."""
+    ``training``: autograd records it (oneDNN's forward_training primitive); ``keep``: a list
+    given the workspace per step in processing order (gates i, f, g, o; c_prev, c; h_prev)."""
     T = x.shape[0]
     H = w_hh.shape[1]
     gx = _chain(x.reshape(T * x.shape[1], -1), w_ih).reshape(T, x.shape[1], 4 * H)
@@ -176,7 +177,133 @@ def layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, training=False):
         g = (g + bias).astype(F32)
         i, f = sigmoid(g[:, :H]), sigmoid(g[:, H:2 * H])
         gg, o = tanh(g[:, 2 * H:3 * H]), sigmoid(g[:, 3 * H:])
+        c_prev, h_prev = c, h
         c = _fmaf(i, gg, (f * c).astype(F32))
         h = (o * tanh(c)).astype(F32)
         outs[t] = h
+        if keep is not None:
+            keep.append((i, f, gg, o, c_prev, c, h_prev))
     return np.stack(outs), h, c
+
+
+def _mm(a, b):
+    """a (M, K) @ b (K, N): one fused multiply-add chain over k per output, from 0 (oneDNN's
+    sgemm, measured)."""
+    return _chain(a, np.ascontiguousarray(b.T))
+
+
+def layer_backward(x, w_ih, w_hh, keep, d_out, d_h, d_c, reverse=False):
+    """oneDNN's LSTM backward (ref_rnn with the JIT cell postgemm, avx512_core), measured bit for
+    bit against real torch 2.13: per step from the last processed, dH = dy + dh_next;
+    dC = dc_next + ((1 - tanh(c)^2, fused) * dH) * o; the gate gradients from the saved
+    (approximated) activations: do = (o - o*o fused) * dH * tanh(c), di = (i - i*i) * dC * g,
+    df = (f - f*f) * dC * c_prev, dg = (1 - g*g) * (i * dC); dc_prev = dC * f; dh_prev and dx
+    as fused chains of the gate gradients times W_hh, W_ih. dW_ih one chain over every (step,
+    batch) row in memory order; dW_hh the chain over the steps after the first processed plus
+    the first one's own; the bias gradient a running sum over steps (last processed first) and
+    batch rows. Returns dx, dW_ih, dW_hh, db, dh0, dc0."""
+    T, B = x.shape[0], x.shape[1]
+    H = w_hh.shape[1]
+    one = F32(1)
+    order = list(range(T - 1, -1, -1)) if reverse else list(range(T))
+    dh, dc = d_h.astype(F32), d_c.astype(F32)
+    db = np.zeros(4 * H, F32)
+    dx = np.zeros(x.shape, F32)
+    dG = [None] * T
+    for s in range(T - 1, -1, -1):
+        t = order[s]
+        i, f, g, o, c_prev, c, _h = keep[s]
+        tc = tanh(c)
+        dH = (d_out[t] + dh).astype(F32)
+        dC = (dc + ((_fmaf(-tc, tc, one) * dH).astype(F32) * o).astype(F32)).astype(F32)
+        d3 = ((_fmaf(-o, o, o) * dH).astype(F32) * tc).astype(F32)
+        d0 = ((_fmaf(-i, i, i) * dC).astype(F32) * g).astype(F32)
+        d1 = ((_fmaf(-f, f, f) * dC).astype(F32) * c_prev).astype(F32)
+        d2 = (_fmaf(-g, g, one) * (i * dC).astype(F32)).astype(F32)
+        dc = (dC * f).astype(F32)
+        dG[t] = np.concatenate([d0, d1, d2, d3], 1)
+        dh = _mm(dG[t], w_hh)
+        dx[t] = _mm(dG[t], w_ih)
+        for b in range(B):
+            db = (db + dG[t][b]).astype(F32)
+    G = np.stack([dG[t] for t in order])        # processing order (reverse: t descending)
+    d_wih = _mm(G.reshape(T * B, -1).T, x[order].reshape(T * B, -1))
+    hp = np.stack([k[6] for k in keep])
+    if reverse:   # measured: one chain over every step
+        d_whh = _mm(G.reshape(-1, 4 * H).T, hp.reshape(-1, H))
+    else:
+        d_whh = _mm(G[0].T, hp[0])
+        if T > 1:
+            d_whh = (_mm(G[1:].reshape(-1, 4 * H).T, hp[1:].reshape(-1, H))
+                     + d_whh).astype(F32)
+    return dx, d_wih, d_whh, db, dh, dc
+
+
+# --------------------------------------------------------------------- the autograd node
+def _node_forward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False, training=False,
+                  keep=None):
+    return layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, training, keep)
+
+
+def _node_vjp(node, g_out, g_h, g_c):
+    """MkldnnRnnLayerBackward0: oneDNN's arithmetic (``layer_backward``) for a first-order
+    backward; under create_graph torch differentiates a composite of ordinary ops
+    (mkldnn_rnn_layer_differentiable_backward), written here with Tensor ops."""
+    from ...engine.grad_mode import is_grad_enabled
+
+    a = node.attrs
+    if not is_grad_enabled():
+        x, w_ih, w_hh = (t.data for t in node.inputs[:3])
+        dx, dwi, dwh, db, dh, dc = layer_backward(x, w_ih, w_hh, a["keep"], g_out.data,
+                                                  g_h.data, g_c.data, a.get("reverse", False))
+        w = type(node.inputs[0])._wrap
+        return (w(dx, True), w(dwi, True), w(dwh, True), w(db, True), w(db.copy(), True),
+                w(dh, True), w(dc, True))
+    return _composite_vjp(node, g_out, g_h, g_c)
+
+
+def _composite_vjp(node, g_out, g_h, g_c):
+    from .. import _ops
+
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = node.inputs
+    T, H = x.data.shape[0], w_hh.data.shape[1]
+    order = list(range(T - 1, -1, -1)) if node.attrs.get("reverse", False) else list(range(T))
+    xs, gos = _ops.unbind(x, 0), _ops.unbind(g_out, 0)
+    wi_t, wh_t = _ops.t(w_ih), _ops.t(w_hh)
+    bias = b_ih + b_hh
+    h, c, saved = h0, c0, []
+    for t in order:
+        g = xs[t] @ wi_t + h @ wh_t + bias
+        i, f = _ops.sigmoid(g[:, :H]), _ops.sigmoid(g[:, H:2 * H])
+        gg, o = _ops.tanh(g[:, 2 * H:3 * H]), _ops.sigmoid(g[:, 3 * H:])
+        c_new = f * c + i * gg
+        saved.append((i, f, gg, o, c, c_new, h))
+        h, c = o * _ops.tanh(c_new), c_new
+    dh, dc = g_h, g_c
+    dx, dwi, dwh, db = [None] * T, None, None, None
+    for s in range(T - 1, -1, -1):
+        t = order[s]
+        i, f, gg, o, c_prev, c_t, h_prev = saved[s]
+        tc = _ops.tanh(c_t)
+        dH = gos[t] + dh
+        dC = dc + dH * o * (1 - tc * tc)
+        dG = _ops.cat([dC * gg * i * (1 - i), dC * c_prev * f * (1 - f),
+                       dC * i * (1 - gg * gg), dH * tc * o * (1 - o)], 1)
+        dc = dC * f
+        dh = dG @ w_hh
+        dx[t] = dG @ w_ih
+        gwi, gwh, gb = _ops.t(dG) @ xs[t], _ops.t(dG) @ h_prev, _ops.sum(dG, 0)
+        dwi = gwi if dwi is None else dwi + gwi
+        dwh = gwh if dwh is None else dwh + gwh
+        db = gb if db is None else db + gb
+    return _ops.stack(dx, 0), dwi, dwh, db, db, dh, dc
+
+
+def _register():
+    from ...engine.registry import OPS, register
+
+    if "mkldnn_rnn_layer" not in OPS:
+        # float32 only, oneDNN's kernels emulated: checked against real torch's records in
+        # tests/test_torch_lstm_grad_bits.py, not by finite differences (check=False)
+        register("mkldnn_rnn_layer", _node_forward, _node_vjp, n_outputs=3, check=False)
+    return OPS["mkldnn_rnn_layer"]

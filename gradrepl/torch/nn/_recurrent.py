@@ -199,6 +199,29 @@ def _onednn_layer(out, hid, x, p, hidden0, reverse):
             (apply(node, (hid[0],), {"vals": h_t}), apply(node, (hid[1],), {"vals": c_t})))
 
 
+def _onednn_node_applies():
+    from . import _onednn_lstm as O
+
+    return O.applies()
+
+
+def _onednn_node(x, p, hidden0, reverse):
+    """One layer and direction as torch's mkldnn_rnn_layer: one node (inputs x, w_ih, w_hh,
+    b_ih, b_hh, h0, c0) with oneDNN's forward values and its backward (``_onednn_lstm``)."""
+    from ...engine import grad_mode
+    from . import _onednn_lstm as O
+
+    H = raw(p[1]).shape[1]
+    zero = Tensor._wrap(np.zeros(4 * H, np.float32))
+    ins = (x, p[0], p[1], zero if p[2] is None else p[2], zero if p[3] is None else p[3],
+           hidden0[0], hidden0[1])
+    training = grad_mode.STATE.enabled and any(t.requires_grad for t in ins)
+    node = _ops.top("mkldnn_rnn_layer", "MkldnnRnnLayerBackward0", "none") \
+        if O._register() else None
+    out, h_t, c_t = apply(node, ins, {"reverse": reverse, "training": training, "keep": []})
+    return out, (h_t, c_t)
+
+
 def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, batch_first,
              batch_sizes=None):
     """``_VF.rnn_tanh``/``lstm``/``gru``: ``params`` is a list of per (layer, direction)
@@ -227,6 +250,11 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
         outs = []
         for d in range(ndir):
             idx = layer * ndir + d
+            if onednn and _onednn_node_applies():
+                out, hid = _onednn_node(layer_in, params[idx], hiddens[idx], d == 1)
+                outs.append(out)
+                finals.append(hid)
+                continue
             if batch_sizes is None:
                 out, hid = _full_layer(mode, layer_in, hiddens[idx], params[idx], d == 1)
             else:
