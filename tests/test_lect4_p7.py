@@ -8,8 +8,12 @@ session; no real Paddle is imported here.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+
+from gradrepl.paddle import glog
 
 
 # ================================================================ range as an index
@@ -112,3 +116,45 @@ def test_global_norm_mixed_float32_float64(profile):
                                           -0.31326916813850403]
     assert ps[1].numpy()[:3].tolist() == [0.03941725563939529, 0.06156833543771584,
                                           -0.012982781479727465]
+
+
+# ================================================================ integer division glog line
+_GLOG = re.compile(r"^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ([\w.]+:\d+)\] (.*)$")
+_PROMO = ("dygraph_functions.cc:123772", "Got different data type, run type promotion "
+          "automatically, this may cause data type been changed.")
+_AUTO_SQRT = ("dygraph_functions.cc:104469", "math operation got integer input data type, run "
+              "type autocast, this may cause data type been changed.")
+
+
+def _logged(err):
+    return [_GLOG.match(line).groups() for line in err.splitlines() if _GLOG.match(line)]
+
+
+# (statement, what real 3.3.1 logged in a fresh process; real 2.6.2 logged nothing for each)
+_INT_DIV = [
+    ("c / c", [_PROMO]), ("paddle.divide(c, c)", [_PROMO]), ("c / paddle.to_tensor(2)", [_PROMO]),
+    ("c.astype('uint8') / c.astype('uint8')", [_PROMO]), ("c / 2", []), ("t / t", []),
+    ("c // c", []), ("x.std()", [_PROMO]), ("paddle.var(x, 1)", [_PROMO]),
+    ("x.astype('float64').std(0)", [_PROMO]), ("c.var()", [_PROMO]),
+    ("c.std()", [_PROMO, _AUTO_SQRT]),
+]
+
+
+@pytest.mark.parametrize("stmt,want", _INT_DIV)
+def test_integer_true_division_logs_promotion(profile, monkeypatch, capsys, stmt, want):
+    import gradrepl.paddle as paddle
+
+    if profile == "2.6" and stmt in ("c.var()", "c.std()"):
+        pytest.skip("2.6.2 raises for an integer var")
+    monkeypatch.setattr(glog, "_promoted", set())
+    c = paddle.to_tensor([3, 4])
+    t = paddle.to_tensor([True])
+    x = paddle.to_tensor([[1.0, 2.0, 4.0], [0.5, 3.0, 1.0]])
+    out = eval(stmt, {"paddle": paddle, "c": c, "t": t, "x": x})
+    assert _logged(capsys.readouterr().err) == (want if profile == "3" else [])
+    eval(stmt, {"paddle": paddle, "c": c, "t": t, "x": x})       # once a process
+    assert _logged(capsys.readouterr().err) == []
+    if stmt == "c / c":
+        assert out.dtype == paddle.float32 and out.numpy().tolist() == [1.0, 1.0]
+    if stmt == "c.std()":  # real 3.3.1: float32 1.0 (the int64 mean 3, then sum 1 / 1)
+        assert out.dtype == paddle.float32 and out.item() == 1.0

@@ -141,6 +141,8 @@ def _run(name, x, y):
     """The elementwise op on two tensors of the dtypes it computes in."""
     if name == "divide":
         dt = promotion.true_divide_dtype(x.data.dtype)
+        if dt != x.data.dtype and x.data.dtype.kind in "iu":
+            glog.promoted("divide")  # 3.x logs integer / integer tensors (2.x: not at all)
         x, y = _cast(x, dt), _cast(y, dt)
     _check_broadcast(x, y)
     if name in _COMPARISONS:

@@ -18,7 +18,7 @@ import numpy as np
 from ...engine.ops import math as M
 from ...engine.ops import reduce as R
 from ...engine.tensor import Tensor as _T
-from .. import dtypes, profiles, promotion
+from .. import dtypes, glog, profiles, promotion
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "logsumexp", "var", "std",
            "norm", "all", "any", "count_nonzero", "median", "cumsum", "cumprod", "nansum",
@@ -320,6 +320,7 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
 def _var_int(x, axes, keepdim, correction):
     """Paddle 3's var of an integer tensor: the float composition, cast back (truncating)."""
     a = x.data
+    glog.promoted("divide")  # 3.x: n = cast(numel(x), int64) / cast(numel(out), int64)
     kept = np.sum(a, axis=axes, keepdims=True, dtype=np.int64)
     count = builtins.max(int(np.prod([a.shape[i] for i in axes])), 1)
     mean_ = (np.sign(kept) * (np.abs(kept) // count)).astype(a.dtype)
@@ -368,6 +369,7 @@ def _divisor(x, total, corr):
     """n = numel(x) / numel(out), less the correction, as a constant of x's dtype (Paddle 3
     clamps at 0 so one element gives nan; 2.x uses 1 when n - 1 would not be positive)."""
     dt = x.data.dtype
+    glog.promoted("divide")  # 3.x: n = cast(numel(x), int64) / cast(numel(out), int64)
     n = float(x.data.size) / float(builtins.max(total.data.size, 1)) if x.data.size else 0.0
     if corr:
         if profiles.current().int_reductions == "promote":
@@ -382,6 +384,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """Standard deviation: ``sqrt(var(x))``."""
     v = var(x, axis, unbiased, keepdim)
     if v.data.dtype.kind != "f":
+        glog.autocast("sqrt")  # 3.x: sqrt of the integer var computes in float32 and logs it
         v = M.cast(v, np.float32)
     return M.sqrt(v)
 
