@@ -291,12 +291,12 @@ def _composite_vjp(node, g_out, g_h, g_c):
                        dC * i * (1 - gg * gg), dH * tc * o * (1 - o)], 1)
         dc = dC * f
         dh = dG @ w_hh
-        dx[t] = dG @ w_ih
+        dx[t] = _ops.unsqueeze(dG @ w_ih, 0)
         gwi, gwh, gb = _ops.t(dG) @ xs[t], _ops.t(dG) @ h_prev, _ops.sum(dG, 0)
         dwi = gwi if dwi is None else dwi + gwi
         dwh = gwh if dwh is None else dwh + gwh
         db = gb if db is None else db + gb
-    return _ops.stack(dx, 0), dwi, dwh, db, db, dh, dc
+    return _ops.cat(dx, 0), dwi, dwh, db, db, dh, dc   # (torch: CatBackward0 of unsqueezes)
 
 
 def _register():
