@@ -13,7 +13,9 @@ real torch 2.13 here (AMD Zen 4, avx512_core; input sizes 1 to 300, hidden 1 to 
 * c = fma(i, g, f * c_prev), h = o * tanh(c).
 
 The polynomial tables are oneDNN's published constants (jit_uni_eltwise_injector), written as
-the float32 bit patterns they are. Only the forward: the backward stays the default path's."""
+the float32 bit patterns they are. The backward (``layer_backward``: oneDNN's ref_rnn with the
+JIT cell postgemm) is measured the same way; a 1-wide input or hidden size (a gemv) is not yet
+bit for bit. Under create_graph torch's differentiable composite runs instead (``_composite_vjp``)."""
 from __future__ import annotations
 
 import numpy as np
