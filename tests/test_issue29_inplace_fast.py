@@ -176,3 +176,30 @@ def test_the_fast_path_is_taken_where_nothing_is_recorded():
     assert _inplace.plain_binary(torch.ones(3, dtype=torch.int64), 1, _ops.add) is None
     with torch.no_grad():
         assert _inplace.plain_binary(w, y, _ops.sub) is w and w.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_number_operators_without_a_node_equal_the_general_path(monkeypatch, dtype):
+    """``x * 2.0``, ``0.1 * x``, ``x + 1``, ``x - 0.5`` (``_inplace.plain_number``, nothing
+    recorded) against the op path (forced by making plain_number decline): bytes, dtype,
+    shape (a 0-d tensor stays 0-d), no grad_fn; a tensor that requires grad still records."""
+    rng = np.random.default_rng(11)
+    exprs = [lambda x, c: x * c, lambda x, c: c * x, lambda x, c: x + c, lambda x, c: c + x,
+             lambda x, c: x - c]
+    for shape in [(), (1,), (37,), (6, 5)]:
+        xs = _values(rng, shape, dtype)
+        for c in [0.1, -0.0, 3, -7, float("nan"), -float("nan"), float("inf"), 1e40]:
+            for k, f in enumerate(exprs):
+                outs = []
+                for general in (False, True):
+                    with monkeypatch.context() as m:
+                        if general:
+                            m.setattr(_inplace, "plain_number", lambda *a: None)
+                        r = f(torch.tensor(xs), c)
+                        outs.append((raw(r).tobytes(), raw(r).dtype, raw(r).shape,
+                                     r.grad_fn is None, r.requires_grad))
+                assert outs[0] == outs[1], (shape, c, k)
+    w = torch.ones(2, requires_grad=True)
+    assert type((w * 2.0).grad_fn).__name__ == "MulBackward0"
+    assert _inplace.plain_number(torch.ones(2), 2.0, np.multiply) is not None
+    assert _inplace.plain_number(w, 2.0, np.multiply) is None

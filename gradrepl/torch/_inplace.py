@@ -214,10 +214,39 @@ def plain_binary(x, other, fn):
 _QUIET = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
-def _const(value, dtype):
-    from ._ops import const
+def plain_number(x, other, uf):
+    """``x * 2.0``, ``0.1 * x``, ``x + 1``, ``x - 0.5`` (``uf``: np.multiply, np.add, np.subtract,
+    x first) when nothing is recorded: what ``_binary_prep`` (a number with a float32/float64
+    ``Tensor``: ``_ops.const`` of x's dtype) and ``apply`` (the op's numpy forward, quiet, a
+    numpy scalar made an array, no node) compute, without their plumbing. None: the caller's
+    general path (a tensor operand, a subclass, a gradient to record, a layer or recorder on)."""
+    t = type(other)
+    if (t is not float and t is not int) or type(x) is not Tensor or \
+            (_STATE.enabled and not x.stop_gradient) or _registry._HOOK is not None or \
+            _dispatch._LAYERS:
+        return None
+    a = raw(x)
+    if a.dtype not in _FLOATS:
+        return None
+    b = _const(other, a.dtype)
+    if _FP.on:
+        out = uf(a, b)
+    else:
+        with _quiet(**_QUIET):
+            out = uf(a, b)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    return _wrap(out, True)
 
-    return raw(const(value, dtype))
+
+def _const(value, dtype):
+    global _CONST
+    if _CONST is None:   # (_ops imports this module; an import in the function costs ~10k
+        from ._ops import const as _CONST   # instructions a call)
+    return raw(_CONST(value, dtype))
+
+
+_CONST = None
 
 
 def write_out(out, t):

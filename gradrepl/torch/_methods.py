@@ -10,9 +10,18 @@ from ._tensor import Tensor, _dim
 _wrap = Tensor._wrap
 
 
+_NUMBER_UFUNCS = {_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply}
+
+
 def _rop(fn):
     """A reflected operator: ``2 - x`` is ``rsub(x, 2)``."""
+    uf = _NUMBER_UFUNCS.get(fn)   # (0.1 * x: x * 0.1 without the op plumbing, see _op)
+
     def method(self, other):
+        if uf is not None:
+            r = _inplace.plain_number(self, other, uf)
+            if r is not None:
+                return r
         if not _operand_ok(other):
             return NotImplemented
         return fn(self, other)
@@ -25,7 +34,13 @@ def _number(x, o):
 
 
 def _op(fn):
+    uf = _NUMBER_UFUNCS.get(fn)   # (x * 2.0 with nothing recorded: _inplace.plain_number)
+
     def method(self, other):
+        if uf is not None:
+            r = _inplace.plain_number(self, other, uf)
+            if r is not None:
+                return r
         if not _operand_ok(other):
             return NotImplemented
         return fn(self, other)

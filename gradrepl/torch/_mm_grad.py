@@ -118,12 +118,20 @@ def mm_vjp(n, g):
     return _matmul_vjp(n, g)
 
 
+def _mkl_available():
+    global _MKL
+    if _MKL is None:   # (imported on first use and kept: an import in the function cost ~10k
+        from . import _mkl as _MKL   # instructions a call, two a char-MLP step)
+    return _MKL.available()
+
+
+_MKL = None
+
+
 def with_vjp(op, vjp):
     """``op`` (a dialect copy) with the VJP above when MKL is there; without it the engine's VJP
     is kept (its kernels, not torch's, compute the gradients then)."""
-    from . import _mkl
-
-    if op.vjp is not vjp and _mkl.available():
+    if op.vjp is not vjp and _mkl_available():
         op.vjp = vjp
     return op
 

@@ -129,9 +129,22 @@ def _plain_sum(x, axis, keepdim=False, out_shape=None, dtype=None):
 
 def _sum_to_torch(x, axes):
     """torch's ``sum_to`` (a broadcast gradient): one ``sum`` over the reduced axes."""
-    from ._kernels import torch_sum
+    k = _KERNELS[0] or _lazy(_KERNELS, "_kernels")
+    return k.torch_sum(x, tuple(axes)) if axes else None
 
-    return torch_sum(x, tuple(axes)) if axes else None
+
+# Modules the hot paths use, imported on first use and kept: an import statement inside a
+# function costs ~10k instructions a call in CPython 3.11 (the import system asks the module's
+# spec for ``_initializing`` and formats the AttributeError it gets), a small op's worth.
+_GEMM: list = [None]
+_KERNELS: list = [None]
+
+
+def _lazy(slot, name):
+    import importlib
+
+    slot[0] = importlib.import_module(f"{__package__}.{name}")
+    return slot[0]
 
 
 _broadcast_ops.ORDERS["torch"] = _sum_to_torch
@@ -1992,7 +2005,8 @@ def _mkl_matmul(x, y):
     """``x @ y`` as torch's MKL BLAS computes it (``_gemm``): matrices and matrix @ vector by
     gemm, a batch one gemm per matrix (small ones by torch's own loop); None without MKL and
     for other dtypes."""
-    from ._gemm import gemm, gemm_batch, sequential_bmm
+    g = _GEMM[0] or _lazy(_GEMM, "_gemm")   # (an import here costs ~10k instructions a call)
+    gemm, gemm_batch, sequential_bmm = g.gemm, g.gemm_batch, g.sequential_bmm
 
     if x.ndim == 2 and y.ndim == 1:
         out = gemm(x, y[:, None])

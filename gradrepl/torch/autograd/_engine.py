@@ -46,9 +46,13 @@ OUTPUT_VERSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _wrap(a, stop=True):
-    from .._tensor import Tensor
+    global _TENSOR
+    if _TENSOR is None:   # (imported on first use and kept: ~10k instructions an import)
+        from .._tensor import Tensor as _TENSOR
+    return _TENSOR._wrap(a, stop)
 
-    return Tensor._wrap(a, stop)
+
+_TENSOR = None
 
 
 def _tensors(v, what):
