@@ -21,9 +21,17 @@ import numpy as np
 
 from ..registry import apply, register
 
+#: ``ceil_mode`` value for torch's rule: rounding up, but the last window must start inside
+#: the input or its left padding (ATen's pooling_output_shape); True is Paddle's plain ceiling
+CEIL_IN_INPUT = "in_input"
+
+
 def pool_out_size(n, k, s, p0, p1, ceil_mode):
     span = n + p0 + p1 - k
-    return (-(-span // s) if ceil_mode else span // s) + 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode == CEIL_IN_INPUT and (out - 1) * s >= n + p0:
+        out -= 1
+    return out
 
 
 def _axis_windows(n, k, s, p0, p1, ceil_mode, adaptive, n_out):
@@ -128,14 +136,30 @@ def _geometry(geometry, x, attrs):
     return geometry(x.shape[2:], attrs)
 
 
+def _avg_divisor(p, exclusive, attrs, dtype):
+    """Each window's divisor: the attr ``divisor_override`` (torch's) when given, else the
+    window's size (counting padding or not)."""
+    d = attrs.get("divisor_override")
+    if d is not None:
+        return np.asarray(d, dtype)
+    return p.divisor(exclusive, attrs.get("adaptive", False)).astype(dtype)
+
+
+def _spread(v, p, exclusive, attrs):
+    """``v`` over each window's divisor: divided (attr ``grad_divides``: torch's ATen kernels,
+    ``grad / divide_factor``) or times its reciprocal (Paddle's pool_grad functor)."""
+    if attrs.get("grad_divides", False):
+        return v / _avg_divisor(p, exclusive, attrs, v.dtype)
+    return v * (1.0 / p.divisor(exclusive, attrs.get("adaptive", False))).astype(v.dtype)
+
+
 def values_by(geometry):
     """The pool's forward values over ``geometry``'s windows."""
     def values(x, exclusive=True, pooling_type="max", **attrs):
         p = _geometry(geometry, x, attrs)
         if pooling_type == "max":
             return p.maxima(x)
-        return p.window_sums(x) / p.divisor(exclusive, attrs.get("adaptive", False)).astype(
-            x.dtype)
+        return p.window_sums(x) / _avg_divisor(p, exclusive, attrs, x.dtype)
     return values
 
 
@@ -149,8 +173,7 @@ def grad_by(geometry):
             pick = picker(p.argmax(x), dy)
             contribution = pick
         else:
-            scale = (1.0 / p.divisor(exclusive, attrs.get("adaptive", False))).astype(dy.dtype)
-            spread = dy * scale
+            spread = _spread(dy, p, exclusive, attrs)
             contribution = lambda _k: spread  # noqa: E731
         # an input's contributions in the order of its windows (offsets reversed), added into
         # zeros as Paddle's grad functor adds them window after window (a -0 gives +0)
@@ -173,8 +196,7 @@ def double_grad_by(geometry):
                 s = p.slab(vp, offs, 0)
                 out = np.where(idx == k, s, np.zeros((), ddx.dtype) if out is None else out)
             return out
-        return p.window_sums(ddx) * (1.0 / p.divisor(exclusive, attrs.get("adaptive", False))
-                                     ).astype(ddx.dtype)
+        return _spread(p.window_sums(ddx), p, exclusive, attrs)
     return double_grad
 
 

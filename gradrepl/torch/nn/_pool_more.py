@@ -268,12 +268,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
         if pp > kk // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={pp}, kernel_size={kk} and dilation=1")
-    if divisor_override is not None:
-        out = avg_pool3d(input, k, s, p, ceil_mode, True)
-        cnt = _ops.const(float(math.prod(k)) / divisor_override, raw(out).dtype)
-        return _ops.mul(out, cnt)
     attrs = P3.pool3d_attrs(k, s, tuple(v for pp in p for v in (pp, pp)), ceil_mode,
                             not count_include_pad, False, "avg")
+    # ATen: sum / divide_factor (divisor_override when given), the gradient grad / divide_factor
+    attrs.update(grad_divides=True, divisor_override=S._divisor(divisor_override),
+                 ceil_mode=S.ceil_rule(ceil_mode))
     op = _named(P3.POOL3D, "AvgPool3DBackward0", "in0")
     return _batched(input, 3, lambda t: apply(op, (t,), attrs))
 

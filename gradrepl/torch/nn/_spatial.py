@@ -215,6 +215,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: 
         raise NotImplementedError("max_pool2d(return_indices=True) is not supported by gradrepl")
     _check_pad(k, p)
     attrs = C.pool_attrs(k, s, (p[0], p[0], p[1], p[1]), ceil_mode, True, False, "max")
+    attrs["ceil_mode"] = ceil_rule(ceil_mode)
     return _pool(MAXPOOL, input, attrs)
 
 
@@ -226,13 +227,26 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
         else _pair(stride)
     p = _pair(padding)
     _check_pad(k, p)
-    if divisor_override is not None:
-        out = avg_pool2d(input, k, s, p, ceil_mode, False)
-        cnt = _ops.const(float(k[0] * k[1]) / divisor_override, raw(out).dtype)
-        return _ops.mul(out, cnt)
     attrs = C.pool_attrs(k, s, (p[0], p[0], p[1], p[1]), ceil_mode, not count_include_pad,
                          False, "avg")
+    # ATen: sum / divide_factor (divisor_override when given), the gradient grad / divide_factor
+    attrs.update(grad_divides=True, divisor_override=_divisor(divisor_override),
+                 ceil_mode=ceil_rule(ceil_mode))
     return _pool(AVGPOOL, input, attrs)
+
+
+def ceil_rule(ceil_mode):
+    """torch's ceil_mode: rounding up with the last window starting inside the input."""
+    from ...engine.ops.pooling import CEIL_IN_INPUT
+    return CEIL_IN_INPUT if ceil_mode else False
+
+
+def _divisor(divisor_override):
+    if divisor_override is None:
+        return None
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return int(divisor_override)
 
 
 def _adaptive_size(output_size, a):
