@@ -158,3 +158,34 @@ def test_integer_true_division_logs_promotion(profile, monkeypatch, capsys, stmt
         assert out.dtype == paddle.float32 and out.numpy().tolist() == [1.0, 1.0]
     if stmt == "c.std()":  # real 3.3.1: float32 1.0 (the int64 mean 3, then sum 1 / 1)
         assert out.dtype == paddle.float32 and out.item() == 1.0
+
+
+# ================================================================ conv3d filter gradient (AMD)
+@pytest.mark.parametrize("n,want", [
+    # recorded from real 3.3.1 (2.6.2 the same) on the AMD EPYC: dW.flat[:4]; the one-product
+    # BLAS order gave -11.331468, -20.253706, -7.493421, -35.409985 (n=1)
+    (1, [-11.33146, -20.253717, -7.493416, -35.409996]),
+    (4, [-35.32366, -61.460655, -72.250374, -39.81495])])
+def test_conv3d_filter_grad_per_sample_on_amd(profile, monkeypatch, n, want):
+    import gradrepl.paddle as paddle
+    import gradrepl.paddle.nn.functional as F
+
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.RandomState(0)
+    if n == 4:  # the real script drew the n=1 case first
+        rng.rand(1, 1, 8, 16, 16), rng.randn(4, 1, 3, 3, 3), rng.randn(1, 4, 8, 16, 16)
+    x = paddle.to_tensor(rng.rand(n, 1, 8, 16, 16).astype("float32"))
+    w = paddle.to_tensor(rng.randn(4, 1, 3, 3, 3).astype("float32"), stop_gradient=False)
+    dy = rng.randn(n, 4, 8, 16, 16).astype("float32")
+    (F.conv3d(x, w, padding=1) * paddle.to_tensor(dy)).sum().backward()
+    got = w.grad.numpy()
+    assert got.reshape(-1)[:4].tolist() == np.float32(want).tolist()
+    # independent: the float64 correlation of dy with the padded input's windows
+    xp = np.pad(x.numpy().astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)))
+    ref = np.zeros((4, 1, 3, 3, 3))
+    for a in range(3):
+        for b in range(3):
+            for c in range(3):
+                win = xp[:, :, a:a + 8, b:b + 16, c:c + 16]
+                ref[:, 0, a, b, c] = np.einsum("ndhw,nmdhw->m", win[:, 0], dy)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4)

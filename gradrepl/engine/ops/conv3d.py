@@ -21,6 +21,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..registry import apply, register
 from .conv_family import family_vjps, geom_attrs
+from .. import cpu
+from . import conv as _C
 from .conv import _gemm, conv_out_size
 
 _DIMS = 3
@@ -141,6 +143,11 @@ def _conv3d_grad_filter_fwd(x, dy, stride=(1,) * 3, padding=(0,) * 6, dilation=(
     cg, mg = c // g, m // g
     kn, on = math.prod(ksize), math.prod(out)
     win = _windows(_pad(x, padding), ksize, out, stride, dilation)    # (N, C, *K, *O)
+    if (x.dtype == np.float32 and dy.dtype == np.float32 and _C._CHAIN_LIMIT_NOW.get() is None
+            and n * m * cg * kn * on <= _C._GENERIC_BT_LIMIT and cpu.cpu_class() == "amd"):
+        # Paddle on AMD: per sample dW += dy @ vol2col^T by MKL's generic kernels (as conv2d)
+        dw = _C._grad_filter_generic(win, dy.reshape(n, m, on, 1), g, cg * kn, mg)
+        return dw.reshape((m, cg) + tuple(ksize))
     if n == 1:
         cols = win.reshape(g, cg * kn, on)
         dy2 = dy.reshape(g, mg, on)
