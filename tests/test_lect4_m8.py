@@ -66,3 +66,53 @@ def test_ceil_mode_last_window_starts_inside_input():
         (2, 3, 5, 6)
     assert tuple(F.avg_pool3d(torch.zeros(2, 2, 7, 8, 6), 2, None, 1, ceil_mode=True,
                               count_include_pad=False).shape) == (2, 2, 4, 5, 4)
+
+
+# ---- torch.cuda.amp on a CPU-only machine: warnings as real torch 2.13 shows them (recorded)
+import warnings  # noqa: E402
+
+
+def _caught(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    return [(x.category.__name__, str(x.message), x.filename.replace("\\", "/"), x.lineno)
+            for x in w]
+
+
+_NO_CUDA = "CUDA is not available or torch_xla is imported. Disabling autocast."
+_NO_CUDA_SCALER = "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling."
+
+
+def test_autocast_cuda_warns_at_caller():
+    def run():
+        with torch.autocast("cuda"):
+            pass
+    (cat, msg, fname, _line), = _caught(run)
+    assert (cat, msg) == ("UserWarning", _NO_CUDA)
+    assert fname == __file__.replace("\\", "/")
+
+
+def test_cuda_amp_autocast_deprecated_then_library_site():
+    def run():
+        with torch.cuda.amp.autocast():
+            pass
+    (c1, m1, f1, _), (c2, m2, f2, l2) = _caught(run)
+    assert (c1, m1) == ("FutureWarning", "`torch.cuda.amp.autocast(args...)` is deprecated. "
+                        "Please use `torch.amp.autocast('cuda', args...)` instead.")
+    assert f1 == __file__.replace("\\", "/")
+    assert (c2, m2, l2) == ("UserWarning", _NO_CUDA, 54)
+    assert f2.endswith("torch/cuda/amp/autocast_mode.py")
+
+
+def test_cuda_amp_grad_scaler_library_site():
+    got = []
+    got += _caught(lambda: got.append(torch.cuda.amp.GradScaler()))
+    scaler = got.pop(0)
+    (c1, _m1, _f1, _), (c2, m2, f2, l2) = got
+    assert c1 == "FutureWarning"
+    assert (c2, m2, l2) == ("UserWarning", _NO_CUDA_SCALER, 31)
+    assert f2.endswith("torch/cuda/amp/grad_scaler.py")
+    assert scaler.is_enabled() is False and scaler.get_scale() == 1.0
+    (c, m, f, _), = _caught(lambda: torch.amp.GradScaler("cuda"))
+    assert (c, m, f) == ("UserWarning", _NO_CUDA_SCALER, __file__.replace("\\", "/"))

@@ -184,16 +184,26 @@ def _cuda_module():
 
 
 # ---------------------------------------------------------------------------------- amp
+def _cuda_off(message, site):
+    """The CUDA-not-available UserWarning at the caller of torch.amp's class (stacklevel 2), or
+    from torch.cuda.amp's subclass's ``super().__init__(`` line (libwarn ``site``)."""
+    if site is None:
+        warnings.warn(message, UserWarning, stacklevel=3)
+    else:
+        from . import libwarn
+        libwarn.warn(site, message)
+
+
 class GradScaler:
     """torch.amp.GradScaler: loss scaling with dynamic growth/backoff (torch's algorithm)."""
 
     def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0,
-                 backoff_factor=0.5, growth_interval=2000, enabled=True):
+                 backoff_factor=0.5, growth_interval=2000, enabled=True, _site=None):
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled:
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
-                          "Disabling.", UserWarning, stacklevel=2)
+            _cuda_off("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+                      "Disabling.", _site)
             self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:
@@ -351,15 +361,15 @@ class autocast:  # noqa: N801 - torch's name
     """``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: disabled,
     a no-op (also as a decorator); enabled, not emulated (gradrepl holds no bfloat16)."""
 
-    def __init__(self, device_type="cpu", dtype=None, enabled=True, cache_enabled=None):
+    def __init__(self, device_type="cpu", dtype=None, enabled=True, cache_enabled=None,
+                 _site=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.device = device_type
         self.fast_dtype = dtype
         self._enabled = bool(enabled)
         if device_type == "cuda" and enabled:
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
-                          "Disabling", UserWarning, stacklevel=2)
+            _cuda_off("CUDA is not available or torch_xla is imported. Disabling autocast.", _site)
             self._enabled = False
 
     def __enter__(self):
@@ -419,10 +429,14 @@ def _amp_module():
         warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
                       "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning,
                       stacklevel=2)
-        return GradScaler("cuda", *args, **kwargs)
+        return GradScaler("cuda", *args, **kwargs, _site="cuda_scaler_init")
 
     def cuda_autocast(enabled=True, dtype=None, cache_enabled=True):
-        return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
+                      stacklevel=2)
+        return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled,
+                        _site="cuda_autocast_init")
 
     _module("cuda.amp", "torch.cuda.amp", package=True, GradScaler=cuda_scaler,
             autocast=cuda_autocast)

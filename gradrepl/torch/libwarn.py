@@ -34,6 +34,9 @@ SITES = {
                     "    return get_enum(legacy_get_string(size_average, reduce, emit_warning))"),
     "kldiv_forward": ("nn/modules/loss.py", 562, "        return F.kl_div("),
     "plateau_float": ("optim/lr_scheduler.py", 1699, "        current = float(metrics)"),
+    # torch.cuda.amp's deprecated subclasses calling torch.amp's __init__ (CUDA-not-available)
+    "cuda_autocast_init": ("cuda/amp/autocast_mode.py", 54, "        super().__init__("),
+    "cuda_scaler_init": ("cuda/amp/grad_scaler.py", 31, "        super().__init__("),
     "sequential_step": ("optim/lr_scheduler.py", 1194, "            scheduler.step()"),
     "chained_step": ("optim/lr_scheduler.py", 1542, "            scheduler.step()"),
     # functional losses calling legacy_get_string in nn/functional.py
