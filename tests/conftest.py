@@ -41,6 +41,20 @@ def skip_without_avx512(what: str) -> None:
         pytest.skip(reason)
 
 
+def skip_unless_onednn_avx512_core(what: str) -> None:
+    """Skip, printing why, where oneDNN does not run its ``avx512_core`` kernels (the torch
+    dialect's ``_onednn_conv.isa()``): ``what`` was recorded from them, and gradrepl emulates
+    only their sums (other CPUs keep the general path, whose last bits differ)."""
+    from gradrepl.torch.nn import _onednn_conv
+
+    if _onednn_conv.isa() != "avx512_core":
+        reason = (f"{what}: recorded where oneDNN runs its avx512_core kernels; this CPU has "
+                  "other ones (8-channel blocks on AVX2), whose sums are not emulated: bytes "
+                  "not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 # MKL's code path where the torch dialect's MKL records were made (real torch 2.13 and gradrepl
 # on the AMD EPYC Zen 4: mkl_cbwr_get_auto_branch() answers AUTO, no Intel path)
 RECORDED_MKL_BRANCH = "AUTO"

@@ -18,6 +18,7 @@ _spec = importlib.util.spec_from_file_location(      # a unique name (other data
     "torch_conv_strided_grads_cases", os.path.join(DATA, "cases.py"))    # cases.py too)
 CASES = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(CASES)
+from conftest import skip_unless_onednn_avx512_core  # noqa: E402
 
 # Printed by REAL torch 2.13.0+cpu on this project's AMD EPYC Zen 4 (AVX-512; oneDNN 3.12's
 # avx512_core and avx2 kernels), 2 cores, each case with its thread count
@@ -44,18 +45,11 @@ EXPECTED = {
 }
 
 
-def _skip_unless_avx512_core():
-    if O.isa() != "avx512_core":
-        reason = ("recorded where oneDNN runs its avx512_core backward-weights kernels; this CPU "
-                  "has other ones (8-channel blocks on AVX2), whose sums are not emulated: "
-                  "gradrepl keeps its general path there, bytes not compared")
-        print(reason)
-        pytest.skip(reason)
 
 
 @pytest.mark.parametrize("i", range(len(CASES.CASES)), ids=[c[0] for c in CASES.CASES])
 def test_bits_equal_real_torch(i, monkeypatch):
-    _skip_unless_avx512_core()
+    skip_unless_onednn_avx512_core("the filter/bias gradient records")
     spec = CASES.CASES[i]
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(spec[-1]))
     got, want = CASES.run(torch, i, spec), EXPECTED[spec[0]]
@@ -70,7 +64,7 @@ def test_recorded_cases_all_tested():
 
 def test_thread_count_changes_the_bits(monkeypatch):
     # the same odd-batch shape with 1 and 2 threads: the cut inside a sample changes bits
-    _skip_unless_avx512_core()
+    skip_unless_onednn_avx512_core("the filter/bias gradient records")
     i = [c[0] for c in CASES.CASES].index("rows_odd_batch")
     got = {}
     for threads in (1, 2):

@@ -19,7 +19,7 @@ _spec = importlib.util.spec_from_file_location(       # a unique module name (ot
     "torch_convtranspose_cases", os.path.join(DATA, "cases.py"))    # dirs have a cases.py)
 CASES = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(CASES)
-from conftest import skip_unless_mkl_branch  # noqa: E402
+from conftest import skip_unless_mkl_branch, skip_unless_onednn_avx512_core  # noqa: E402
 
 # md5 prefixes of the float32 bytes computed by REAL torch 2.13.0+cpu with 2 threads on this
 # project's AMD EPYC Zen 4 (AVX-512; oneDNN 3.12), recorded by
@@ -40,12 +40,6 @@ EXPECTED = {
 }
 
 
-def _skip_unless_avx512_core():
-    if O.isa() != "avx512_core":
-        reason = ("recorded where oneDNN runs its avx512_core kernels; this CPU has other ones, "
-                  "whose last bits are not emulated: bytes not compared")
-        print(reason)
-        pytest.skip(reason)
 
 
 @pytest.mark.parametrize("i", range(len(CASES.CASES)), ids=[c[0] for c in CASES.CASES])
@@ -59,7 +53,7 @@ def test_bits_equal_real_torch(i, monkeypatch):
                         "absent here")
         skip_unless_mkl_branch(f"the {spec[0]} record", approximations=False)
     else:
-        _skip_unless_avx512_core()
+        skip_unless_onednn_avx512_core("the transposed convolution records")
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")     # (the records' thread count)
     got = CASES.run(torch, i, spec)
     want = EXPECTED[spec[0]]
