@@ -425,7 +425,8 @@ STORAGE = Storage()
 def _register():
     from ..engine.registry import STORAGE as engine_storage
 
-    engine_storage[BITS] = STORAGE
+    prior = engine_storage.get(BITS)  # the torch dialect's slot (torch/_bfloat16.py) takes ours
+    engine_storage[BITS] = prior.joined(STORAGE) if hasattr(prior, "joined") else STORAGE
 
 
 _register()

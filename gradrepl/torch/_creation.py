@@ -8,7 +8,7 @@ from collections import abc as _abc
 
 import numpy as np
 
-from . import _dtypes, _random
+from . import _bfloat16, _dtypes, _random
 from ._base import EngineTensor, check_device, raw
 from ._tensor import Tensor
 
@@ -18,7 +18,7 @@ _wrap = Tensor._wrap
 def _finish(arr, requires_grad, factory=True):
     t = _wrap(arr, True)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
+        if arr.dtype.kind not in "fc" and arr.dtype != _bfloat16.BITS:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t.stop_gradient = False
@@ -90,6 +90,10 @@ def infer_array(data, dtype):
         npd = _infer(data)
         if npd is None:  # an empty list
             npd = _dtypes.default_float()
+    if npd == _bfloat16.BITS or isinstance(data, EngineTensor) and \
+            raw(data).dtype == _bfloat16.BITS:  # bfloat16's bits: through float32, rounded
+        src = raw(data) if isinstance(data, EngineTensor) else infer_array(data, np.float64)
+        return _bfloat16.astype(src, npd)
     if isinstance(data, EngineTensor):
         return np.array(raw(data), dtype=npd)
     nested = _to_nested(data)
@@ -211,7 +215,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
-    return _finish(np.ones(_size(size), _dt(dtype)), requires_grad)
+    return _finish(_bfloat16.filled(np.ones, _size(size), _dt(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -231,8 +235,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
             dt = _dtypes.scalar_dtype(fill_value)
     else:
         dt = _dtypes.to_np(dtype)
-    return _finish(np.full(_size((size,) if isinstance(size, int) else tuple(size)),
-                           fill_value, dt), requires_grad)
+    return _finish(_bfloat16.filled(np.full, _size((size,) if isinstance(size, int)
+                                                   else tuple(size)), dt, fill_value),
+                   requires_grad)
 
 
 def _laid_out(input, arr, memory_format):  # noqa: A002
@@ -262,7 +267,8 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
               memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(_laid_out(input, np.ones(shape, dt), memory_format), requires_grad)
+    return _finish(_laid_out(input, _bfloat16.filled(np.ones, shape, dt), memory_format),
+                   requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A002
@@ -274,7 +280,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None,  # noqa: A002
               requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype)
-    return _finish(_laid_out(input, np.full(shape, fill_value, dt), memory_format),
+    return _finish(_laid_out(input, _bfloat16.filled(np.full, shape, dt, fill_value),
+                             memory_format),
                    requires_grad)
 
 
@@ -362,7 +369,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, requires_grad=False):
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_device(device)
-    return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
+    return _finish(_bfloat16.filled(np.eye, n, _dt(dtype), n if m is None else m),
+                   requires_grad)
 
 
 # ------------------------------------------------------------------------------ random

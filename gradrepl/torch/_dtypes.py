@@ -14,6 +14,7 @@ import numpy as np
 from ..engine.tensor import Tensor as _ET
 
 _raw = _ET.data.__get__
+_BF16 = np.dtype(np.uint16)  # torch.bfloat16's bits (numpy has no bfloat16)
 
 
 class dtype:
@@ -36,7 +37,7 @@ class dtype:
 
     @property
     def is_floating_point(self):
-        return self.np.kind == "f"
+        return self.np.kind == "f" or self.np == _BF16
 
     @property
     def is_complex(self):
@@ -44,7 +45,7 @@ class dtype:
 
     @property
     def is_signed(self):
-        return self.np.kind in "ifc"
+        return self.np.kind in "ifc" or self.np == _BF16
 
     @property
     def itemsize(self):
@@ -60,7 +61,7 @@ class dtype:
 float32 = dtype("float32", np.float32, "Float")
 float64 = dtype("float64", np.float64, "Double")
 float16 = dtype("float16", np.float16, "Half")
-bfloat16 = float16  # numpy has no bfloat16: the nearest thing gradrepl can hold
+bfloat16 = dtype("bfloat16", _BF16, "BFloat16")  # its bits in uint16 (_bfloat16.py)
 int64 = dtype("int64", np.int64, "Long")
 int32 = dtype("int32", np.int32, "Int")
 int16 = dtype("int16", np.int16, "Short")
@@ -70,7 +71,7 @@ bool_ = dtype("bool", np.bool_, "Bool")
 complex64 = dtype("complex64", np.complex64, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, "ComplexDouble")
 
-ALL = [float32, float64, float16, int64, int32, int16, int8, uint8, bool_, complex64, complex128]
+ALL = [float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool_, complex64, complex128]
 
 # the names of the torch namespace (aliases included)
 NAMES = {
@@ -142,7 +143,7 @@ def category(dt: np.dtype) -> int:
     if k == "b":
         return 0
     if k in "iu":
-        return 1
+        return 2 if dt == _BF16 else 1
     if k == "f":
         return 2
     return 3
@@ -153,6 +154,13 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     int + float = the float, float16 + float32 = float32)."""
     if a == b:
         return a
+    if a == _BF16 or b == _BF16:  # bfloat16 with a float: float32 at least (float16: float32)
+        o = b if a == _BF16 else a
+        if o.kind == "f":
+            return np.promote_types(o, np.float32)
+        if o.kind == "c":
+            return o
+        return _BF16
     ca, cb = category(a), category(b)
     if ca != cb:  # torch: the higher category wins at its own width (int64 + float16 = float16)
         hi, lo = (a, b) if ca > cb else (b, a)

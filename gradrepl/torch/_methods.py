@@ -408,7 +408,7 @@ METHODS = {
     "cross": _ops.cross, "inverse": _ops.inverse, "det": _ops.det,
     # conversions
     "to": _to, "cpu": _cpu, "cuda": _cuda, "float": _conv(np.float32),
-    "double": _conv(np.float64), "half": _conv(np.float16), "bfloat16": _conv(np.float16),
+    "double": _conv(np.float64), "half": _conv(np.float16), "bfloat16": _conv(np.uint16),
     "int": _conv(np.int32), "long": _conv(np.int64), "short": _conv(np.int16),
     "char": _conv(np.int8), "byte": _conv(np.uint8), "bool": _bool_conv,
     "new_zeros": _new_factory(_creation.zeros), "new_ones": _new_factory(_creation.ones),

@@ -32,7 +32,7 @@ from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.ops import complex as _complex_ops
 from ..engine.registry import OPS, OpDef, apply, needs_grad
-from . import _dtypes, _mm_grad, _storage, _unary_grads
+from . import _bfloat16, _dtypes, _mm_grad, _storage, _unary_grads
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -98,11 +98,14 @@ def const(value, npdtype):
         key = (value, npdtype, type(value) is float and _math.copysign(1.0, value) < 0)
         arr = _CONST_ARRAYS.get(key)
         if arr is None:
-            arr = np.asarray(value, dtype=npdtype)
+            arr = np.asarray(value, dtype=npdtype) if npdtype != _bfloat16.BITS else \
+                _bfloat16.from_float(np.float32(value))
             arr.flags.writeable = False
             if len(_CONST_ARRAYS) < 4096:
                 _CONST_ARRAYS[key] = arr
         return _wrap(arr, True)
+    if npdtype == _bfloat16.BITS:
+        return _wrap(_bfloat16.astype(np.asarray(value), npdtype), True)
     return _wrap(np.asarray(value, dtype=npdtype), True)
 
 
@@ -325,6 +328,8 @@ def _operand(v, dt):
         a = raw(v)
         if a.dtype == dt:
             return v
+        if a.dtype == _bfloat16.BITS or dt == _bfloat16.BITS:
+            return to_dtype(v, dt)
         if v.stop_gradient or not _STATE.enabled:
             return _wrap(a.astype(dt), True)
         if a.dtype.kind in "fc" and dt.kind in "fc":
@@ -589,7 +594,7 @@ def _unary(base, name, saves, forward=None, float_only=True):
 
     def f(input, *, out=None):  # noqa: A002
         x = input
-        if float_only and raw(x).dtype.kind not in "fc":
+        if float_only and raw(x).dtype.kind not in "fc" and raw(x).dtype != _bfloat16.BITS:
             x = _wrap(raw(x).astype(_dtypes.default_float()), True)
         return _out(apply(op, (x,)), out)
 
@@ -875,7 +880,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
 
 def atan2(input, other):  # noqa: A002
     a, b, dt = _binary_prep(input, other)
-    if dt.kind not in "fc":
+    if dt.kind not in "fc" and dt != _bfloat16.BITS:
         dt = _dtypes.default_float()
         a, b = _operand(a, dt), _operand(b, dt)
     if "atan2" in OPS:
@@ -1011,7 +1016,7 @@ def nansum(input, dim=None, keepdim=False):  # noqa: A002
 
 def _need_float(x, fname):
     dt = raw(x).dtype
-    if dt.kind not in "fc":
+    if dt.kind not in "fc" and dt != _bfloat16.BITS:
         name = _dtypes.from_np(dt).legacy
         raise RuntimeError(f"{fname}(): could not infer output dtype. Input dtype must be "
                            f"either a floating point or complex dtype. Got: {name}")
@@ -1749,6 +1754,11 @@ def to_dtype(input, npdtype, copy=False):  # noqa: A002
             return apply(TO_COPY, (input,), {"dtype": npdtype}) if not input.stop_gradient \
                 else _wrap(np.array(a), True)
         return input
+    if a.dtype == _bfloat16.BITS or npdtype == _bfloat16.BITS:  # bfloat16's bits: converted
+        if input.stop_gradient or not _STATE.enabled or npdtype.kind in "iub" and \
+                npdtype != _bfloat16.BITS:
+            return _wrap(_bfloat16.astype(a, npdtype), True)
+        return apply(_bfloat16.STORAGE.cast_op(TO_COPY), (input,), {"dtype": npdtype})
     if input.stop_gradient or not _STATE.enabled or npdtype.kind not in "fc":
         with np.errstate(invalid="ignore", over="ignore"):
             if npdtype == np.uint8 and a.dtype.kind == "f":

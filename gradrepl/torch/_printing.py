@@ -191,6 +191,8 @@ def values_str(a: np.ndarray, indent: int) -> str:
     summarize = a.size > OPTS.threshold
     if a.dtype == np.float16:
         a = a.astype(np.float32)
+    elif a.dtype == np.uint16:  # torch.bfloat16's bits: the float32 values they hold
+        a = (a.astype(np.uint32) << 16).view(np.float32)
     if a.dtype.kind == "c":
         return _complex_str(a, indent, summarize)
     fmt = _Formatter(_summarized(a) if summarize else a)

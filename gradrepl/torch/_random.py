@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _avx_mathfun, _capability
+from . import _avx_mathfun, _bfloat16, _capability
 
 DEFAULT_SEED = 67280421310721
 
@@ -119,7 +119,7 @@ def _uniform01(g, n, dtype):
     if dtype == np.float64:
         r = g.random64(n) & np.uint64((1 << 53) - 1)
         return r.astype(np.float64) * (1.0 / (1 << 53))
-    digits = 11 if dtype == np.float16 else 24
+    digits = 11 if dtype == np.float16 else 8 if dtype == np.uint16 else 24  # (bfloat16: 8)
     r = g.random(n) & np.uint64((1 << digits) - 1)
     return (r.astype(np.float32) * np.float32(1.0 / (1 << digits))).astype(np.float32)
 
@@ -163,7 +163,7 @@ def uniform(shape, dtype, low=0.0, high=1.0, generator=None):
         f = np.float32
         span = np.float64(f(f(high) - f(low)))
         out = (x.astype(np.float64) * span + np.float64(f(low))).astype(np.float32)
-    return np.asarray(out).astype(dtype).reshape(shape)
+    return _bfloat16.astype(np.asarray(out), dtype).reshape(shape)
 
 
 def _normal_fill(g, n, dtype, mean, std):
@@ -289,7 +289,7 @@ def normal(shape, dtype, mean=0.0, std=1.0, generator=None, contiguous=True):
         vals = _normal_fill(g, n, dtype, mean, std)
     else:
         vals = _normal_serial(g, n, mean, std)
-    return np.asarray(vals).astype(dtype).reshape(shape)
+    return _bfloat16.astype(np.asarray(vals), dtype).reshape(shape)
 
 
 def randint(low, high, shape, dtype, generator=None):

@@ -14,8 +14,10 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine import registry as _registry
-from . import _dtypes, _meta, _printing
+from . import _bfloat16, _dtypes, _meta, _printing
 from ._base import CPU, GRADREPL_DIR, EngineTensor, Size, raw, set_raw
+
+_BF16 = _bfloat16.BITS
 
 _getframe = sys._getframe
 _INTERNAL: dict = {}  # code object -> True when it is gradrepl's own code
@@ -215,7 +217,7 @@ class Tensor(EngineTensor):
         return _ops.to_dtype(self, _dtypes.to_np(dtype))
 
     def is_floating_point(self):
-        return raw(self).dtype.kind == "f"
+        return raw(self).dtype.kind == "f" or raw(self).dtype == _BF16
 
     def is_complex(self):
         return raw(self).dtype.kind == "c"
@@ -336,11 +338,15 @@ class Tensor(EngineTensor):
         a = raw(self)
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        if a.dtype == _BF16:
+            return _bfloat16.item(a)
         return a.reshape(-1)[0].item()
 
     def tolist(self):
         if _meta.is_meta(self):
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        if raw(self).dtype == _BF16:
+            return _bfloat16.tolist(raw(self))
         return raw(self).tolist()
 
     def numpy(self, *, force=False):
@@ -349,6 +355,8 @@ class Tensor(EngineTensor):
             # custom Function's forward, numpy() is allowed)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if raw(self).dtype == _BF16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return raw(self)
 
     def __array__(self, dtype=None, copy=None):
@@ -360,6 +368,8 @@ class Tensor(EngineTensor):
         a = raw(self)
         if a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if a.dtype == _BF16:
+            return _bfloat16.item(a)
         return a.reshape(-1)[0]
 
     def __float__(self):
@@ -521,7 +531,7 @@ def _set_requires_grad(t, flag, how):
             "you can only change requires_grad flags of leaf variables. If you want to use a "
             "computed variable in a subgraph that doesn't require differentiation use "
             "var_no_grad = var.detach().")
-    if flag and raw(t).dtype.kind not in "fc":
+    if flag and raw(t).dtype.kind not in "fc" and raw(t).dtype != _BF16:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if flag and getattr(t, "_inference", False) and not _INFERENCE[0]:
         raise RuntimeError("Setting requires_grad=True on inference tensor outside "

@@ -1,0 +1,220 @@
+"""torch's ``bfloat16`` on the CPU: stored as numpy ``uint16`` bits, computed in float32.
+
+numpy has no bfloat16; a bfloat16 value is the upper half of a float32, so the dialect keeps its
+16 bits in a ``uint16`` array (``torch.bfloat16.np``; the Paddle dialect stores its bfloat16 the
+same way). Converting to bfloat16 is c10's ``round_to_nearest_even`` (a NaN becomes 0x7FC0; a
+Python number goes through float32 first, as ``c10::BFloat16(float)``); back to float32 is exact.
+
+ATen computes a bfloat16 op by converting its inputs to float32, computing in float32 and rounding
+the result once (the vectorized kernels convert 16 at a time; the reductions accumulate in
+float32). The engine hands every op whose first input holds these bits to ``STORAGE.apply``
+(``engine.registry.STORAGE``): ops that only move elements run on the bits, any other through
+float32 with its float outputs rounded back; gradients arriving at one variable are summed in
+float32 and rounded once (``STORAGE.add``). The dialect's own conversions (``to``, constants,
+creation) call ``astype`` / ``from_float`` here.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+BITS = np.dtype(np.uint16)
+F32 = np.dtype(np.float32)
+NAN = 0x7FC0  # c10::BFloat16's NaN (round_to_nearest_even)
+
+
+def to_float32(bits) -> np.ndarray:
+    """bfloat16 bits -> the float32 values they stand for (exact)."""
+    b = np.asarray(bits, BITS)
+    return (b.astype(np.uint32) << 16).view(np.float32).reshape(b.shape)
+
+
+def from_float(values) -> np.ndarray:
+    """Values of any real dtype -> bfloat16 bits, rounded to nearest even through float32."""
+    f = np.asarray(values)
+    if f.dtype == BITS:
+        return np.array(f)
+    if f.dtype.kind == "c":
+        f = np.real(f)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.array(f, dtype=F32)  # a C-ordered copy (0-D stays 0-D)
+    u = f.view(np.uint32).reshape(f.shape)
+    bits = np.asarray(((u + (np.uint32(0x7FFF) + ((u >> 16) & np.uint32(1)))) >> 16)
+                      .astype(BITS)).reshape(f.shape)
+    nan = np.isnan(f)
+    if nan.any():
+        bits[nan] = NAN
+    return bits
+
+
+def is_bf16(a) -> bool:
+    return getattr(a, "dtype", a) == BITS
+
+
+def values(a) -> np.ndarray:
+    """An array's values as numbers: bfloat16 bits as float32, anything else unchanged."""
+    return to_float32(a) if a.dtype == BITS else a
+
+
+def astype(a, npdtype, order="K") -> np.ndarray:
+    """``a.astype(npdtype)`` where either side may be bfloat16 bits (a bool or integer target
+    converts from the float32 values, as c10's casts from float do)."""
+    npdtype = np.dtype(npdtype)
+    if a.dtype == BITS:
+        if npdtype == BITS:
+            return np.array(a, order=order)
+        f = to_float32(a)
+        if npdtype == F32:
+            return f
+        with np.errstate(invalid="ignore", over="ignore"):
+            if npdtype == np.uint8:
+                return f.astype(np.int64).astype(np.uint8)
+            return f.astype(npdtype, order=order)
+    if npdtype == BITS:
+        return from_float(a)
+    return a.astype(npdtype, order=order)
+
+
+def filled(fn, shape, npdtype, *args) -> np.ndarray:
+    """``fn(shape, *args, npdtype)`` (``np.ones``, ``np.full``, ``np.eye``); bfloat16: made in
+    float32 and rounded (each value once)."""
+    if np.dtype(npdtype) == BITS:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return from_float(fn(shape, *args, F32) if fn is not np.eye
+                              else fn(shape, *args, dtype=F32))
+    return fn(shape, *args, npdtype) if fn is not np.eye else fn(shape, *args, dtype=npdtype)
+
+
+def item(a):
+    """One element's Python float (``.item()``, ``float(t)``)."""
+    return float(to_float32(np.asarray(a).reshape(-1)[:1])[0])
+
+
+def tolist(a):
+    return to_float32(a).astype(np.float64).tolist()
+
+
+# --------------------------------------------------------------------------- the engine hook
+#: ops that only move elements (or pick by a mask/index): run on the bits as they are
+MOVES = frozenset({
+    "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "expand", "broadcast_to",
+    "slice", "strided_slice", "gather", "index_select", "stack", "split", "unbind", "assign",
+    "index_elementwise_get", "diagonal", "concat", "masked_select", "tile", "flip", "roll",
+    "take_along_axis", "gather_nd", "embedding", "tril", "triu", "pad", "where", "set_value",
+    "set_value_with_tensor", "masked_fill", "diag", "diag_embed", "unpool", "nonzero"})
+#: ops whose forward reads no float values of a bfloat16 input (shape, count): as they are
+_NO_VALUES = frozenset({"nonzero"})
+
+
+class Storage:
+    """What the engine asks about arrays of torch's bfloat16 bits."""
+
+    def __init__(self):
+        self._ops = {}      # engine op -> its bfloat16 twin (forward through float32)
+        self._own = set()   # the twins themselves (ids)
+
+    def apply(self, op, inputs, attrs):
+        if id(op) in self._own or op.name in MOVES:
+            return NotImplemented
+        from ..engine.registry import apply
+
+        return apply(self._twin(op), inputs, attrs)
+
+    def add(self, a, b):
+        """Two bfloat16 gradients summed (in float32, rounded once)."""
+        return from_float(to_float32(a) + values(b))
+
+    def cast_op(self, op):
+        """The dialect's cast op (``ToCopyBackward0``) to or from bfloat16: converts, and its
+        gradient goes back to the source dtype."""
+        twin = self._ops.get(("cast", op))
+        if twin is None:
+            twin = copy.copy(op)
+            object.__setattr__(twin, "forward", _cast_forward)
+            object.__setattr__(twin, "vjp", _cast_vjp)
+            self._ops[("cast", op)] = twin
+            self._own.add(id(twin))
+        return twin
+
+    def _twin(self, op):
+        twin = self._ops.get(op)
+        if twin is None:
+            twin = copy.copy(op)  # (the class and the dialect's attributes kept)
+            object.__setattr__(twin, "forward", _through_float32(op))
+            if op.name == "cast":
+                object.__setattr__(twin, "vjp", _cast_vjp)
+            self._ops[op] = twin
+            self._own.add(id(twin))
+        return twin
+
+
+def _through_float32(op):
+    fwd = op.forward
+    if op.name == "cast":
+        return _cast_forward
+
+    def run(*arrays, **attrs):
+        args = [to_float32(a) if a.dtype == BITS else a for a in arrays]
+        out = fwd(*args, **attrs)
+        if isinstance(out, tuple):
+            return tuple(_back(o) for o in out)
+        return _back(out)
+
+    return run
+
+
+def _back(out):
+    out = np.asarray(out)
+    return from_float(out) if out.dtype == F32 else out
+
+
+def _cast_forward(x, dtype):
+    return astype(x, dtype)
+
+
+def _cast_vjp(n, g):
+    from ..engine.ops.math import cast
+
+    src = n.in_meta[0][1]
+    return cast(g, src) if src.kind in "fc" or src == BITS else None
+
+
+class Shared:
+    """The engine's slot for ``uint16`` arrays when both dialects keep bfloat16 in them: an op
+    goes to the hook of its first input's dialect; a gradient sum to the dialect that ran the
+    last op (the backward running)."""
+
+    def __init__(self, torch_storage, other=None):
+        self.torch = torch_storage
+        self.other = other
+        self._last = torch_storage
+
+    def joined(self, other):
+        self.other = other
+        return self
+
+    def apply(self, op, inputs, attrs):
+        from ._tensor import Tensor
+
+        s = self.torch if isinstance(inputs[0], Tensor) or self.other is None else self.other
+        self._last = s
+        return s.apply(op, inputs, attrs)
+
+    def add(self, a, b):
+        return self._last.add(a, b)
+
+
+STORAGE = Storage()
+
+
+def _register():
+    from ..engine.registry import STORAGE as engine_storage
+
+    prior = engine_storage.get(BITS)
+    if isinstance(prior, Shared):
+        return
+    engine_storage[BITS] = Shared(STORAGE, prior)
+
+
+_register()
