@@ -59,15 +59,15 @@ def _main(a, b, k):
     return c
 
 
-def _scalar_order(av, bv, blocks):
+def _scalar_order(av, bv, blocks, acc=None):
     """The first elements of an unaligned run: (E, K) operands, one output each; within each
-    block of K, groups of 8 counted from the block's start."""
+    block of K, groups of 8 counted from the block's start; ``acc`` (E,): C, the first term
+    (beta = 1), or None."""
     def add(acc, sub):
         for k in sub:
             p = np.multiply(av[:, k], bv[:, k], dtype=np.float32)
             acc = p if acc is None else np.add(acc, p, out=acc)
         return acc
-    acc = None
     for blk in blocks:
         ks = list(blk)
         full = len(ks) // 8 * 8
@@ -78,9 +78,10 @@ def _scalar_order(av, bv, blocks):
     return acc
 
 
-def _fix_heads(a, b, out, starts, blocks):
+def _fix_heads(a, b, out, starts, blocks, c=None):
     """Recompute in the scalar order the first elements of the rows of ``out`` (..., R, W)
-    whose start (floats, ``starts`` (..., R)) is off a 16-byte boundary with 4+ elements after."""
+    whose start (floats, ``starts`` (..., R)) is off a 16-byte boundary with 4+ elements after;
+    ``c`` (..., R, W): C's values where C is accumulated (beta = 1)."""
     width = out.shape[-1]
     h = (-starts) % 4
     for j in range(3):
@@ -89,7 +90,8 @@ def _fix_heads(a, b, out, starts, blocks):
             continue
         av = a[sel]                                                      # (E, K): rows of A
         bv = np.broadcast_to(b[..., None, :, j], starts.shape + b.shape[-2:-1])[sel]  # column j
-        out[sel + (j,)] = _scalar_order(av, bv, blocks)
+        init = None if c is None else np.array(c[sel + (j,)], np.float32)
+        out[sel + (j,)] = _scalar_order(av, bv, blocks, init)
 
 
 def sgemm(a, b, offsets=None, trans_a=False):
@@ -122,6 +124,50 @@ def sgemm(a, b, offsets=None, trans_a=False):
         rest[...] = _running(a[..., mb:, :], b, range(k))
         if not (blocked and trans_a):
             _fix_heads(a[..., mb:, :], b, rest, base[..., None] + rows[mb:], [range(k)])
+    return out
+
+
+# ---------------------------------------------------------------- C accumulated (beta = 1)
+# ``C += A @ B`` (B not transposed, A plain or transposed, beta 1): Paddle's recurrent backward
+# (the weight gradients summed over the steps, ``dX += G W_ih``, the GRU cell's three products
+# into the previous hidden state's gradient). Found against Paddle's library on an AMD EPYC
+# Zen 4 (600 random products, M and N 2-49, K 1-129, random leading dimensions and operand
+# positions: every element equal):
+#
+# * M >= 8, N >= 8 and K >= 8 run blocked (as ``sgemm``, now K >= 8 too): the main part starts
+#   from C and adds each block's sum (from its first product on, last block first): C = part + C;
+#   its remaining columns: one running sum from C over the same block order;
+# * the remaining rows, and every row of a product that is not blocked: one running sum from C
+#   over k in order;
+# * the first elements of unaligned runs (as ``sgemm``): the scalar order from C; the leading
+#   dimensions and where A and B lie do not matter.
+
+def sgemm_acc(c, a, b, trans_a=False, c_offset=0):
+    """``c + a @ b`` (float32, 2-D, ``b`` with more than one column) as Paddle's bundled MKL
+    computes ``cblas_sgemm`` with beta = 1 on AMD; ``trans_a``: A passed transposed;
+    ``c_offset``: where C starts (floats from a 64-byte boundary)."""
+    m, k = a.shape
+    n = b.shape[-1]
+    c = np.asarray(c, np.float32)
+    out = np.array(c, np.float32)
+    if k == 0:
+        return out
+    rows = c_offset + np.arange(m) * n
+    blocked = m >= 8 and n >= 8 and k >= 8
+    mb, nb = (m // 4 * 4, n // 8 * 8) if blocked else (0, 0)
+    blocks = _blocks(k)
+    if blocked:
+        acc = out[:mb, :nb]
+        for blk in blocks:
+            np.add(_running(a[:mb], b[:, :nb], blk), acc, out=acc)
+        if nb < n:
+            out[:mb, nb:] = _running(a[:mb], b[:, nb:], [i for bl in blocks for i in bl],
+                                     np.array(c[:mb, nb:]))
+            _fix_heads(a[:mb], b[:, nb:], out[:mb, nb:], rows[:mb] + nb, blocks, c[:mb, nb:])
+    if mb < m:
+        out[mb:] = _running(a[mb:], b, range(k), np.array(c[mb:]))
+        if not (blocked and trans_a):
+            _fix_heads(a[mb:], b, out[mb:], rows[mb:], [range(k)], c[mb:])
     return out
 
 

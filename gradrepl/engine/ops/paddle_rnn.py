@@ -125,6 +125,36 @@ def _mm_plain(a, b):
     return _mm(a, b) if out is None else out
 
 
+def _acc_generic(c, a, b, trans_a, c_offset):
+    """``c + op(a) @ b`` as one GEMM with beta = 1 on AMD (``_mkl_generic.sgemm_acc``: C is the
+    first term of MKL's sums), or None where that rule is not known (other classes, dtypes, a
+    single column, past the size limit)."""
+    m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
+    n = b.shape[1]
+    if not (_amd_f32(c, a, b) and n > 1 and (m > 1 or not trans_a)
+            and m * n * k <= _generic_limit()):
+        return None
+    from . import _mkl_generic as G
+
+    a = np.ascontiguousarray(a.T if trans_a else a)
+    return G.sgemm_acc(c, a, np.ascontiguousarray(b), trans_a, c_offset)
+
+
+def _mm_ta_acc(c, a, b, c_offset=0):
+    """``c + a^T @ b``, ``a`` passed transposed and beta = 1 (the hidden weights' gradient summed
+    over the steps): on AMD C is the first term of the sums; elsewhere ``c + _mm_ta(a, b)``."""
+    out = _acc_generic(c, a, b, True, c_offset)
+    return c + _mm_ta(a, b) if out is None else out
+
+
+def _mm_plain_acc(c, a, b, c_offset=0):
+    """``c + a @ b`` with beta = 1 (``dX += G W_ih``, the GRU cell's products into the previous
+    hidden state's gradient): on AMD C is the first term of the sums; elsewhere
+    ``c + _mm_plain(a, b)``."""
+    out = _acc_generic(c, a, b, False, c_offset)
+    return c + _mm_plain(a, b) if out is None else out
+
+
 _EXPF = None
 
 
@@ -389,7 +419,7 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
                 pre_c = (1 - m) * pre_c_bak + pre_c * m
-            dw_hh = dw_hh + _mm_ta(gs, prev_h)
+            dw_hh = _mm_ta_acc(dw_hh, gs, prev_h)
             lc = pre_c
         elif mode == "GRU":
             gt = gates[i]
@@ -401,12 +431,13 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             g_r = _sig_grad(r, (ro / r) * g_c)
             ro_grad = r * g_c
             gg[t] = np.concatenate([g_r, g_z, g_c], axis=1)
-            pre_h = _mm_acc(pre_h, g_r, w_hh[:hid])
-            pre_h = _mm_acc(pre_h, g_z, w_hh[hid:2 * hid])
-            pre_h = _mm_acc(pre_h, ro_grad, w_hh[2 * hid:])
-            dw_hh[:hid] = _mm_acc(dw_hh[:hid], g_r.T, prev_h)
-            dw_hh[hid:2 * hid] = _mm_acc(dw_hh[hid:2 * hid], g_z.T, prev_h)
-            dw_hh[2 * hid:] = _mm_acc(dw_hh[2 * hid:], ro_grad.T, prev_h)
+            pre_h = _mm_plain_acc(pre_h, g_r, w_hh[:hid])
+            pre_h = _mm_plain_acc(pre_h, g_z, w_hh[hid:2 * hid])
+            pre_h = _mm_plain_acc(pre_h, ro_grad, w_hh[2 * hid:])
+            # (the three blocks of one gradient buffer: C at 0, H*H and 2*H*H floats)
+            dw_hh[:hid] = _mm_ta_acc(dw_hh[:hid], g_r, prev_h)
+            dw_hh[hid:2 * hid] = _mm_ta_acc(dw_hh[hid:2 * hid], g_z, prev_h, hid * hid)
+            dw_hh[2 * hid:] = _mm_ta_acc(dw_hh[2 * hid:], ro_grad, prev_h, 2 * hid * hid)
             rows = np.concatenate([db_hh[None, :], np.concatenate([gg[t][:, :2 * hid], ro_grad],
                                                                    axis=1)])
             db_hh = _colsum(rows)
@@ -421,12 +452,12 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             pre_h = _mm_plain(dz, w_hh)
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
-            dw_hh = dw_hh + _mm_ta(dz, prev_h)
+            dw_hh = _mm_ta_acc(dw_hh, dz, prev_h)
         lh = pre_h
     flat = gg.reshape(steps * batch, g)
     xf = x.reshape(steps * batch, -1)
     dw_ih = _mm_ta(flat, xf)
-    dx = dx + _mm_plain(flat, w_ih)
+    dx = _mm_plain_acc(dx, flat, w_ih)
     db_ih = _colsum(flat)
     if mode != "GRU":
         db_hh = _colsum(flat)
