@@ -376,7 +376,7 @@ def _check_broadcast(a, b):
 _FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
-def _binary_prep(a, b, dt=None):
+def _binary_prep(a, b, dt=None, opmath=False):
     if dt is None:
         tb = type(b)
         if (tb is float or tb is int) and type(a) is Tensor:
@@ -386,6 +386,8 @@ def _binary_prep(a, b, dt=None):
         dt = _dtypes.result_type(a, b)
     if isinstance(a, EngineTensor) and isinstance(b, EngineTensor):
         _check_broadcast(a, b)
+    if opmath and dt == _bfloat16.BITS and type(b) in (float, int):  # ATen's mul and div
+        return _operand(a, dt), const(b, np.dtype(np.float32)), dt  # take a number in float32
     return _operand(a, dt), _operand(b, dt), dt
 
 
@@ -495,7 +497,7 @@ def rsub(input, other, *, alpha=1):  # noqa: A002
 
 
 def mul(input, other, *, out=None):  # noqa: A002
-    a, b, _dt = _binary_prep(input, other)
+    a, b, _dt = _binary_prep(input, other, opmath=True)
     return _out(apply(MUL, (a, b)), out)
 
 
@@ -510,9 +512,9 @@ def div(input, other, *, rounding_mode=None, out=None):  # noqa: A002
         q = _wrap(np.asarray(np.trunc(_arr(input) / _arr(other))).astype(dt), True)
         return q
     dt = _dtypes.result_type(input, other)
-    if dt.kind in "iub":
+    if dt.kind in "iub" and dt != _bfloat16.BITS:
         dt = _dtypes.default_float()
-    a, b, _dt = _binary_prep(input, other, dt)
+    a, b, _dt = _binary_prep(input, other, dt, opmath=True)
     return _out(apply(DIV, (a, b)), out)
 
 
@@ -559,10 +561,10 @@ def pow(input, exponent):  # noqa: A001 - torch's name
     if not isinstance(exponent, EngineTensor):
         dt = _dtypes.result_type(input, exponent)
         x = _operand(input, dt)
-        if dt.kind in "iu" and exponent < 0:
+        flt = dt.kind in "fc" or dt == _bfloat16.BITS
+        if not flt and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return apply(POW_SCALAR, (x,), {"factor": float(exponent) if dt.kind in "fc"
-                                        else int(exponent)})
+        return apply(POW_SCALAR, (x,), {"factor": float(exponent) if flt else int(exponent)})
     a, b, _dt = _binary_prep(input, exponent)
     return apply(POW_TENSOR, (a, b))
 
@@ -775,7 +777,7 @@ def clamp(input, min=None, max=None):  # noqa: A001,A002
         return apply(top("fused_clamp", "ClampBackward0", "all"), (input, lo, hi))
     x = input
     dt = raw(x).dtype
-    if dt.kind in "iu" and ((min is not None and isinstance(min, float))
+    if dt.kind in "iu" and dt != _bfloat16.BITS and ((min is not None and isinstance(min, float))
                             or (max is not None and isinstance(max, float))):
         dt = _dtypes.default_float()
         x = _wrap(raw(x).astype(dt), True)
@@ -834,7 +836,8 @@ _MAXIMUM_FWD, _MINIMUM_FWD = _maxmin(np.maximum), _maxmin(np.minimum)  # one op 
 def lerp(input, end, weight):  # noqa: A002
     dt = _dtypes.result_type(input, end)
     a, b = _operand(input, dt), _operand(end, dt)
-    w = _operand(weight, dt)
+    w = _operand(weight, dt) if is_tensor(weight) or dt != _bfloat16.BITS else \
+        const(weight, np.dtype(np.float32))  # (bfloat16: a number weight in float32)
     return apply(top("lerp", "LerpBackward0" if not is_tensor(weight) else "LerpBackward1",
                      "all", inputs=(0, 1) if not is_tensor(weight) else None,
                      forward=_lerp_fwd), (a, b, w),
@@ -906,8 +909,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 def _compare(name):
     def f(input, other):  # noqa: A002
         dt = _dtypes.result_type(input, other)
-        a = _arr(input).astype(dt, copy=False)
-        b = _arr(other).astype(dt, copy=False)
+        if dt == _bfloat16.BITS:  # bfloat16: compared as the float32 values (exact)
+            dt = np.dtype(np.float32)
+            a, b = (_bfloat16.values(np.asarray(_arr(v))).astype(dt, copy=False)
+                    for v in (input, other))
+        else:
+            a = _arr(input).astype(dt, copy=False)
+            b = _arr(other).astype(dt, copy=False)
         if isinstance(other, EngineTensor):
             _check_broadcast(input, other)
         with np.errstate(invalid="ignore"):
@@ -998,7 +1006,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001,A002
     if dtype is not None:
         x = to_dtype(x, _dtypes.to_np(dtype))
         a = raw(x)
-    elif a.dtype.kind in "iub":
+    elif a.dtype.kind in "iub" and a.dtype != _bfloat16.BITS:
         x = _wrap(a.astype(np.int64), True)
         a = raw(x)
     full = dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0)
@@ -1055,6 +1063,7 @@ def _reduce_extreme(kind, input, dim, keepdim):  # noqa: A002
     if a.ndim == 0:
         idx = np.zeros((), np.int64)
     else:
+        a = _bfloat16.values(a)  # (bfloat16's bits: the values)
         with np.errstate(invalid="ignore"):
             idx = np.argmax(a, axis=d) if kind == "max" else np.argmin(a, axis=d)
         if np.issubdtype(a.dtype, np.floating) and np.isnan(a).any():
@@ -1269,7 +1278,8 @@ def _dist_forward(x, y, p=2.0):
 def cumsum(input, dim, *, dtype=None):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
-    x = input if a.dtype.kind == "f" else _wrap(a.astype(np.int64), True)
+    x = input if a.dtype.kind == "f" or a.dtype == _bfloat16.BITS else \
+        _wrap(a.astype(np.int64), True)
     return apply(top("cumsum", "CumsumBackward0", "none", forward=_cumsum_forward), (x,),
                  {"axis": d})
 

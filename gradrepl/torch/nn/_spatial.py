@@ -15,7 +15,7 @@ from ...engine.ops.conv_family import geom_reader
 from ...engine.registry import apply, exact_first_order, needs_grad
 from .. import _norm_kernels as K
 from .. import _ops
-from . import _onednn_conv, _onednn_convT
+from . import _double_backward, _onednn_conv, _onednn_convT
 from .._kernels import torch_sum
 from .._base import raw
 from .._tensor import Tensor
@@ -73,6 +73,10 @@ _GEOM = geom_reader(2)
 def _conv_bias_vjp(n, g):
     from ...engine.ops.reduce import sum as rsum
 
+    if is_grad_enabled():   # (create_graph: torch's ConvolutionBackwardBackward0 node)
+        out = _double_backward.conv2d_first_order(n, g, _conv_bias_vjp)
+        if out is not None:
+            return out
     x, w, _b = n.inputs
     geom = _GEOM(n.attrs)
     xs, ws = n.in_meta[0][0], n.in_meta[1][0]
@@ -107,6 +111,10 @@ def _onednn_bwd(n, g, geom):
 
 @exact_first_order
 def _conv_nobias_vjp(n, g):
+    if is_grad_enabled():   # (create_graph: torch's ConvolutionBackwardBackward0 node)
+        out = _double_backward.conv2d_first_order(n, g, _conv_nobias_vjp)
+        if out is not None:
+            return out
     ex, ew, _ = _onednn_bwd(n, g, _GEOM(n.attrs))
     if ex is None and ew is None:
         return C.CONV2D.vjp(n, g)
@@ -317,7 +325,9 @@ def _bn_vjp(n, g, _gm=None, _gv=None):
     """torch's batch_norm backward kernel (float32, no create_graph); else the engine's VJP,
     written with Tensor ops (differentiable again)."""
     x = n.inputs[0].data
-    if is_grad_enabled() or not K.supported(x) or g.data.dtype != np.float32:
+    if is_grad_enabled():   # (create_graph: torch's NativeBatchNormBackwardBackward0 node)
+        return _double_backward.batch_norm_first_order(n, g, _bn_vjp, *_saved_stats(n))
+    if not K.supported(x) or g.data.dtype != np.float32:
         return C._batch_norm_vjp(n, g, _gm, _gv)
     a = n.attrs
     training = a.get("training", True)
@@ -334,6 +344,17 @@ def _bn_vjp(n, g, _gm=None, _gv=None):
     w = type(g)._wrap
     return (None if gx is None else w(gx, True), None if gw is None else w(gw, True),
             None if gb is None else w(gb, True), None, None)
+
+
+def _saved_stats(n):
+    """torch's save_mean and save_invstd of a training batch norm (None, None in eval)."""
+    if not n.attrs.get("training", True):
+        return None, None
+    x, eps = n.inputs[0].data, n.attrs.get("epsilon", 1e-5)
+    if K.supported(x):
+        return n.out_data[1], K.train_invstd(n.out_data[2], _bn_count(x), eps)
+    v = np.asarray(n.out_data[2])
+    return n.out_data[1], (1.0 / np.sqrt(v + x.dtype.type(eps))).astype(x.dtype)
 
 
 BN = _named(C.BATCH_NORM, "NativeBatchNormBackward0", forward=_bn_fwd, vjp=_bn_vjp)
@@ -427,6 +448,9 @@ def _ln_vjp(n, g):
 LN = _named(C.LAYER_NORM, "NativeLayerNormBackward0", forward=_ln_fwd, vjp=_ln_vjp)
 
 
+from .._bfloat16 import filled as _bf16_filled  # noqa: E402
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002
     """Normalise over the trailing ``normalized_shape`` dims."""
     a = raw(input)
@@ -436,7 +460,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(a.shape)}")
-    w = weight if weight is not None else _wrap(np.ones(shape, a.dtype), True)
+    w = weight if weight is not None else _wrap(_bf16_filled(np.ones, shape, a.dtype), True)
     b = bias if bias is not None else _wrap(np.zeros(shape, a.dtype), True)
     attrs = {"epsilon": float(eps), "begin_norm_axis": a.ndim - len(shape)}
     if weight is None:

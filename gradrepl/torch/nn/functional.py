@@ -22,7 +22,7 @@ _STATE = grad_mode.STATE
 
 
 def _float(x):
-    if raw(x).dtype.kind not in "fc":
+    if raw(x).dtype.kind not in "fc" and raw(x).dtype != np.uint16:  # (uint16: bfloat16)
         return _wrap(raw(x).astype(_dtypes.default_float()), True)
     return x
 
