@@ -374,7 +374,15 @@ def _addcmul(n, g, O, EM):          # grad; grad * (tensor2 * value); grad * (te
     return g, EM.multiply(g, EM.multiply(t2, v)), EM.multiply(g, EM.multiply(t1, v))
 
 
+def _leaky(n, g, O, EM, result=False):  # leaky_relu_backward(grad, self or result, slope)
+    from .nn import _double_backward
+
+    return _double_backward.leaky_relu_vjp(n, g, result)
+
+
 BY_NAME = {
+    "LeakyReluBackward0": _leaky,
+    "LeakyReluBackward1": lambda n, g, O, EM: _leaky(n, g, O, EM, True),
     "AddcmulBackward0": _addcmul,
     "CumsumBackward0": _cumsum,
     "SmoothL1LossBackward0": _huberish, "HuberLossBackward0": _huberish,

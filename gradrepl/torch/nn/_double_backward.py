@@ -1,0 +1,330 @@
+"""torch's second-order nodes of a convolution, a batch norm and a leaky ReLU.
+
+With ``create_graph=True`` real torch 2.13 records a first-order backward as ONE node per
+op, whose formula (``derivatives.yaml``) is its double backward, and gradrepl does the same:
+
+- ``ConvolutionBackwardBackward0`` (inputs grad_output, input, weight):
+  ``_convolution_double_backward`` of ``aten/src/ATen/native/Convolution.cpp``:
+  ``ggO = conv(ggI, w) + conv(x, ggW) + ggb``; ``gW = conv(ggI^T, gO^T)`` with the stride and
+  the dilation swapped, the batch as channels (per group, then ``cat``), transposed back and
+  narrowed to the kernel; ``gI = conv_transpose(gO, ggW)``. Each convolution is the dialect's
+  ``conv2d``/``conv_transpose2d``: the kernels real torch runs (oneDNN's, emulated) for those
+  shapes, so the bits are the same.
+- ``NativeBatchNormBackwardBackward0`` (grad_out, input, weight, save_mean, save_invstd):
+  ``batchnorm_double_backward`` of ``FunctionsManual.cpp``, term by term in its order, on the
+  dialect's Tensor ops (torch's elementwise and sum kernels).
+- ``LeakyReluBackwardBackward0`` (grad_output, self): ``leaky_relu_backward(gg, self)`` for
+  grad_output and ``zeros_like(gg)`` for self: the zeros travel on (a penalty-only backward
+  leaves zero gradients, not None, on the batch norm's bias below, as real torch).
+
+The first-order values are the exact ones the plain backward gives (computed with grad mode
+off by the caller's VJP); the node only carries them and its formula.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine import grad_mode
+from ...engine.registry import OpDef, apply, needs_grad
+
+
+def _carry(*arrays, **attrs):
+    """Forward of a recorded first-order backward: its values, precomputed (the last three
+    inputs), as the node's three outputs."""
+    return tuple(arrays[-3:])
+
+
+def _op(name, torch_name, n_torch, vjp, saves):
+    op = OpDef(name, _carry, vjp, n_outputs=3, diff_inputs=(0, 1, 2))
+    op.torch_name = torch_name
+    op.torch_saves = saves
+    op.torch_inputs = tuple(range(n_torch))
+    op.reads_inputs = True
+    op.saves_inputs = False
+    op.second_order = True
+    return op
+
+
+def _grads_without_graph(vjp, n, g):
+    mode = grad_mode.STATE
+    before = mode.enabled
+    mode.enabled = False
+    try:
+        return tuple(vjp(n, g))
+    finally:
+        mode.enabled = before
+
+
+def _record(op, inputs, values, attrs, shapes):
+    """The node ``op`` over ``inputs`` carrying ``values`` (None: not computed; a zero
+    placeholder is carried, never returned)."""
+    from .._base import raw
+    from .._tensor import Tensor
+
+    wrap = Tensor._wrap
+    carried = []
+    for v, (shape, dtype) in zip(values, shapes):
+        carried.append(wrap(np.asarray(raw(v)), True) if v is not None
+                       else wrap(np.zeros(shape, dtype), True))
+    outs = apply(op, tuple(inputs) + tuple(carried), attrs)
+    return tuple(o if v is not None else None for o, v in zip(outs, values))
+
+
+# ------------------------------------------------------------------------------ convolution
+def _single_sample_onednn(x_shape, ksize):
+    """torch 2.13's ``use_mkldnn`` for one float32 sample of a 2-d convolution (groups 1):
+    a kernel larger than 3 on both axes, or more than 20480 input values (measured here with
+    ONEDNN_VERBOSE: a 5x5 and a 13x13 kernel and a 3x90x90 input went to oneDNN's jit kernel,
+    3x3 and 5x3 kernels on 3x10x10 to ATen's slow path)."""
+    return (ksize[0] > 3 and ksize[1] > 3) or int(np.prod(x_shape)) > 20480
+
+
+def _conv(x, w, stride, padding, dilation, groups):
+    """``at::convolution`` inside the double backward: the dialect's conv2d, except one
+    sample that torch hands to oneDNN (the batch-as-channels filter gradient of a one-channel
+    layer) where the dialect's forward takes ATen's slow path: oneDNN's direct kernel then."""
+    from . import _onednn_conv as D
+    from . import functional as F
+    from .._base import raw
+    from .._tensor import Tensor
+
+    a, b = raw(x), raw(w)
+    if (a.shape[0] == 1 and groups == 1 and a.dtype == np.float32 and b.dtype == np.float32
+            and not (grad_mode.STATE.enabled and not (x.stop_gradient and w.stop_gradient))
+            and _single_sample_onednn(a.shape, b.shape[2:])):
+        outs = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st in
+                     zip(a.shape[2:], padding, dilation, b.shape[2:], stride))
+        if all(o > 0 for o in outs) and D.direct_applies(
+                2, b.shape[2:], padding, dilation, stride, 1, a.dtype, False,
+                D.macs(1, a.shape[1], b.shape[0], b.shape[2:], outs)):
+            y = D.conv_forward(np.ascontiguousarray(a), np.ascontiguousarray(b), None, stride,
+                               [(p, p) for p in padding], dilation)
+            return Tensor._wrap(y, True)
+    return F.conv2d(x, w, None, stride, padding, dilation, groups)
+
+
+def conv2d_first_order(n, g, vjp):
+    """Under create_graph: a 2-d convolution's (dx, dw[, db]) as values of one
+    ConvolutionBackwardBackward0 node; None where the geometry is not torch's plain one (the
+    caller keeps its own path)."""
+    a = n.attrs
+    pads = tuple(a["padding"])
+    if len(pads) != 4 or pads[0] != pads[1] or pads[2] != pads[3]:
+        return None
+    values = _grads_without_graph(vjp, n, g)
+    x, w = n.inputs[0], n.inputs[1]
+    meta = n.in_meta
+    bias = len(n.inputs) > 2
+    vals = list(values[:3]) + [None] * (3 - len(values))
+    shapes = [meta[0], meta[1], meta[2] if bias else ((w.data.shape[0],), w.data.dtype)]
+    attrs = {"stride": tuple(a["stride"]), "padding": (pads[0], pads[2]),
+             "dilation": tuple(a["dilation"]), "groups": int(a.get("groups", 1))}
+    out = _record(CONV_BWD, (g, x, w), vals, attrs, shapes)
+    return out if bias else out[:2]
+
+
+def _conv_double_vjp(n, ggI, ggW=None, ggb=None):
+    """``_convolution_double_backward`` (2-d, not transposed): (d grad_output, d input,
+    d weight)."""
+    from . import functional as F
+    from .. import _ops as O
+
+    gO, x, w = n.inputs[0], n.inputs[1], n.inputs[2]
+    a = n.attrs
+    stride, padding, dilation, groups = a["stride"], a["padding"], a["dilation"], a["groups"]
+    ggO = gW = gI = None
+    if ggI is not None:
+        ggO = _conv(ggI, w, stride, padding, dilation, groups)
+    if ggW is not None:
+        t = _conv(x, ggW, stride, padding, dilation, groups)
+        ggO = t if ggO is None else ggO + t
+    if ggb is not None:
+        shape = [1] * gO.data.ndim
+        shape[1] = ggb.data.shape[0]
+        e = O.expand(O.reshape(ggb, tuple(shape)), tuple(gO.data.shape))
+        ggO = e if ggO is None else ggO + e
+    if ggI is not None and needs_grad(n, 2):
+        gOt, ggIt = O.transpose(gO, 0, 1), O.transpose(ggI, 0, 1)
+        if groups == 1:
+            gWt = _conv(ggIt, gOt, dilation, padding, stride, 1)
+        else:
+            ci, co = ggIt.data.shape[0] // groups, gOt.data.shape[0] // groups
+            gWt = O.cat([_conv(O.narrow(ggIt, 0, k * ci, ci), O.narrow(gOt, 0, k * co, co),
+                               dilation, padding, stride, 1)
+                         for k in range(groups)], 1)
+        gW = O.transpose(gWt, 0, 1)
+        for d in range(2, gW.data.ndim):
+            if gW.data.shape[d] > w.data.shape[d]:
+                gW = O.narrow(gW, d, 0, w.data.shape[d])
+    if ggW is not None and needs_grad(n, 1):
+        ks, ins, outs = w.data.shape[2:], x.data.shape[2:], gO.data.shape[2:]
+        out_pad = []
+        for k, i, o, s, p, d in zip(ks, ins, outs, stride, padding, dilation):
+            expected = (k - 1) * d - 2 * p + (s * (o - 1) + 1)
+            out_pad.append(i - expected if expected != i else 0)
+        gI = F.conv_transpose2d(gO, ggW, None, stride, padding, tuple(out_pad), groups,
+                                dilation)
+    return ggO, gI, gW
+
+
+CONV_BWD = _op("convolution_backward", "ConvolutionBackwardBackward0", 3, _conv_double_vjp,
+               "in:0,1,2")
+
+
+# ------------------------------------------------------------------------------ batch norm
+def batch_norm_first_order(n, g, vjp, save_mean, save_invstd):
+    """Under create_graph: batch norm's (dx, dw, db) as values of one
+    NativeBatchNormBackwardBackward0 node (inputs grad_out, input, weight, save_mean,
+    save_invstd); ``save_*`` float arrays (training), or the running ones (eval: None)."""
+    values = _grads_without_graph(vjp, n, g)
+    from .._tensor import Tensor
+
+    x, w = n.inputs[0], n.inputs[1]
+    training = bool(n.attrs.get("training", True))
+    if training:
+        m, s = save_mean, save_invstd
+    else:
+        m, s = n.inputs[3].data, n.inputs[4].data
+    extra = (Tensor._wrap(np.asarray(m), True), Tensor._wrap(np.asarray(s), True))
+    meta = n.in_meta
+    out = _record(BN_BWD, (g, x, w) + extra, values[:3], {
+        "training": training, "eps": float(n.attrs.get("epsilon", 1e-5))},
+        [meta[0], meta[1], meta[2]])
+    return out + (None, None)
+
+
+def _sum_exclude_dim1(t, keepdim=True):
+    from .. import _ops as O
+
+    r = O.sum(t, 0, keepdim)
+    for d in range(r.data.ndim - 1, 1 if keepdim else 0, -1):
+        r = O.sum(r, d, keepdim)
+    return r
+
+
+def _unsqueeze_dim1(src, nd):
+    from .. import _ops as O
+
+    return O.reshape(src, (1, src.data.shape[0]) + (1,) * (nd - 2))
+
+
+def _expand_dim1(src, target_shape):
+    from .. import _ops as O
+
+    return O.expand(O.reshape(src, (src.data.shape[0],) + (1,) * (len(target_shape) - 2)),
+                    tuple(target_shape))
+
+
+def _bn_double_vjp(n, ggI, ggG=None, ggB=None):
+    """``batchnorm_double_backward``: (d grad_out, d input, d weight, None, None), its terms in
+    its order."""
+    from .. import _ops as O
+    from .._creation import ones
+
+    gO, x, gamma = n.inputs[0], n.inputs[1], n.inputs[2]
+    training, eps = n.attrs["training"], n.attrs["eps"]
+    shape, nd = tuple(x.data.shape), x.data.ndim
+    gamma_e = _expand_dim1(gamma, shape)
+    ggG_e = _expand_dim1(ggG, shape) if ggG is not None else None
+    ggB_e = _expand_dim1(ggB, shape) if ggB is not None else None
+    M = shape[0]
+    for s in shape[2:]:
+        M *= s
+    mu = _unsqueeze_dim1(n.inputs[3], nd)
+    if training:
+        s12 = _unsqueeze_dim1(n.inputs[4], nd)
+    else:
+        s12 = _unsqueeze_dim1(O.pow(n.inputs[4] + eps, -0.5), nd)
+    x_mu = x - mu
+    s1 = O.pow(s12, 2)
+    s32 = O.pow(s12, 3)
+    x_mu_s32 = x_mu * s32
+    gOinmu_sum = _sum_exclude_dim1(gO * x_mu)
+    gO_sum = _sum_exclude_dim1(gO)
+
+    gI = None
+    if ggI is not None and training:
+        ggI_sum = _sum_exclude_dim1(ggI)
+        ggIinmu_sum = _sum_exclude_dim1(ggI * x_mu)
+        all_sub = ((ggI_sum * gO_sum) / M) - _sum_exclude_dim1(gO * ggI) + (
+            (s1 * gOinmu_sum * ggIinmu_sum) * (3.0 / float(M)))
+        gI_0t = (x_mu_s32 * all_sub) / M
+        gI_1t = ((ggIinmu_sum * s32) / M) * (gO_sum / M - gO)
+        gI_2t = ((gOinmu_sum * s32) / M) * (ggI_sum / M - ggI)
+        gI = gamma_e * (gI_0t + gI_1t + gI_2t)
+    if ggG_e is not None:
+        if training:
+            t0 = gO * s12
+            t1 = (s12 * gO_sum) / (-M)
+            t2 = (x_mu_s32 * _sum_exclude_dim1(gO * x_mu)) / (-M)
+            term = ggG_e * (t0 + t1 + t2)
+        else:
+            term = ggG_e * s12 * gO
+        gI = term if gI is None else gI + term
+
+    def first_back_grad_input(g, gam):
+        h0 = (gam * s12) / M
+        h1 = (M * g - _sum_exclude_dim1(g)) - (x_mu * s1) * _sum_exclude_dim1(g * x_mu)
+        return h0 * h1
+
+    gG = None
+    if ggI is not None and needs_grad(n, 2):
+        if training:
+            gG = _sum_exclude_dim1(ggI * first_back_grad_input(
+                gO, ones((), dtype=_dtype_of(x))), False)
+        else:
+            gG = _sum_exclude_dim1(ggI * gO * s12, False)
+    ggO = None
+    if ggI is not None:
+        ggO = first_back_grad_input(ggI, gamma_e) if training else ggI * s12 * gamma_e
+    if ggG_e is not None:
+        term = ggG_e * x_mu * s12
+        ggO = term if ggO is None else ggO + term
+    if ggB_e is not None:
+        ggO = ggB_e if ggO is None else ggO + ggB_e
+    return ggO, gI, gG, None, None
+
+
+def _dtype_of(t):
+    from .. import _dtypes
+
+    return _dtypes.from_np(t.data.dtype)
+
+
+BN_BWD = _op("native_batch_norm_backward", "NativeBatchNormBackwardBackward0", 5,
+             _bn_double_vjp, "in:0,1,2")
+
+
+# ------------------------------------------------------------------------------ leaky relu
+def _leaky_grad_fwd(grad, self, negative_slope=0.01):
+    """``leaky_relu_backward``: ``self > 0 ? grad : grad * negval`` (negval in the dtype)."""
+    return np.where(self > 0, grad, grad * grad.dtype.type(negative_slope))
+
+
+def _leaky_grad_vjp(n, gg):
+    """LeakyReluBackwardBackward0: grad_output's ``leaky_relu_backward(gg, self)``, self's
+    ``zeros_like(gg)``."""
+    from .._creation import zeros_like
+
+    self = n.inputs[1]
+    d_grad = apply(LEAKY_GRAD, (gg, self), n.attrs) if needs_grad(n, 0) else None
+    d_self = zeros_like(gg) if needs_grad(n, 1) else None
+    return d_grad, d_self
+
+
+LEAKY_GRAD = OpDef("leaky_relu_backward", _leaky_grad_fwd, _leaky_grad_vjp,
+                   diff_inputs=(0, 1))
+LEAKY_GRAD.torch_name = "LeakyReluBackwardBackward0"
+LEAKY_GRAD.torch_saves = "in:1"
+LEAKY_GRAD.torch_inputs = None
+LEAKY_GRAD.reads_inputs = True
+LEAKY_GRAD.saves_inputs = False
+
+
+def leaky_relu_vjp(n, g, from_result=False):
+    """The first-order leaky ReLU gradient as torch's LeakyReluBackward0/1 formula
+    (``leaky_relu_backward(grad, self or result, negative_slope)``): a node of its own under
+    create_graph."""
+    self = n.out() if from_result else n.inputs[0]
+    return apply(LEAKY_GRAD, (g, self),
+                 {"negative_slope": float(n.attrs.get("negative_slope", 0.01))})
