@@ -302,7 +302,10 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
     ksize = w.shape[2:]
-    if slow_path(x.shape[0], x.dtype, groups, transposed) and x.size and w.size:
+    from . import _onednn_conv_gemm  # (ATen's use_mkldnn rule)
+
+    if _onednn_conv_gemm.aten_slow(x.shape, w.shape, stride, dilation, groups, transposed,
+                                   x.dtype) and x.size and w.size:
         return slow_conv(x, w, bias, stride, pads, dilation)
     if x.dtype != np.float32:
         return None
@@ -316,6 +319,9 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
                               x.dtype, True, work, extra):
             return None
         return conv_backward_data(x, w, bias, stride, pads, dilation, out_size)
+    y = _onednn_conv_gemm.try_forward(x, w, bias, stride, pads, groups)
+    if y is not None:
+        return y
     outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
                  zip(x.shape[2:], pads, dilation, ksize, stride))
     work = macs(x.shape[0], x.shape[1], w.shape[0], ksize, outs)
@@ -411,6 +417,11 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
+    from . import _onednn_conv_gemm  # (jit_1x1: a 1x1 kernel without padding)
+
+    got = _onednn_conv_gemm.try_backward(x, w, g, stride, pads, groups, want)
+    if got is not None:
+        return got
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
     if work > LIMIT:
         return None, None, None

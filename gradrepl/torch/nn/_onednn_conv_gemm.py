@@ -1,0 +1,346 @@
+"""torch's float32 convolutions on oneDNN's 1x1 kernel (``jit_1x1:avx512_core``) and the
+small-N kernel of its own sgemm (``x64:gemm:jit``), as they sum, on an ``avx512_core`` CPU.
+
+Read from oneDNN 3.12's sources (the version torch 2.13 links) and checked against real torch 2.13
+here with ``ONEDNN_VERBOSE=1`` (tests/test_torch_conv_gemm_bits.py):
+
+* ``jit_1x1`` (a 1x1 convolution without padding; torch's blocked ``nChw16c`` layout):
+  ``jit_avx512_common_1x1_conv_kernel_t``. The forward sums each output in one fused
+  multiply-add chain over the input channels *starting from the bias*, cut into chunks of
+  ``reduce_blocking`` channels (``init_conf``: 80, 256 or 512 by the output height, fewer when
+  the input would alias in the cache), each later chunk a chain from zero added to the output;
+  the input gradient likewise over the output channels, from zero. The filter gradient: the
+  positions of each sample cut into blocks of ``reduce_block`` (``best_divider``), the
+  reduction over (sample, block) pairs split over ``nthr_mb`` threads (``balance``: its memory
+  cost model), each thread one chain per kernel call (up to ``nb_reduce_blocking`` blocks of one
+  sample) whose sums it adds to its partial in order; the partials added in thread order. The
+  bias: a plain sum per sample and position, the samples split by ``cpu_reducer``'s balance.
+* ``x64:gemm:jit`` filter gradient with 2 to 15 output channels: per sample im2col and
+  ``extended_sgemm("T", "N", ic*k, oc, positions)`` with beta 1 after the first, which oneDNN's
+  gemm driver hands to ``jit_avx512_core_gemm_smalln_tn_f32``: each weight 16 lanes, lane ``l``
+  a fused multiply-add chain over the positions ``l, l+16, ...``, then the kernel's 16-way
+  shuffle-and-add reduction (emulated instruction by instruction: ``vshuff32x4``,
+  ``vpermi2ps``, ``vshufpd``), plus the weight's sum so far. Output channels 4 and 5+ run as
+  kernels of 2 or 3 columns (``partitions``); rows in blocks of 8 from each thread's first row.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SIMD = 16
+L1_BYTES = 32 * 1024          # per-core L1 data cache (oneDNN's platform query; Zen 4, Intel)
+
+
+def _up(a, b):
+    return -(-a // b)
+
+
+def best_divider(value, min_divider, max_divider, find_max, step=1):
+    """``jit_uni_1x1_conv_utils.hpp::best_divider`` (its loss in float32)."""
+    max_divider = max(1, min(max_divider, value))
+    min_divider = max(1, min(min_divider, max_divider))
+    min_loss = np.float32(np.inf)
+    x = max_divider
+    for d in range(max_divider, min_divider - 1, -step):
+        r = _up(value, d) * d
+        loss = np.float32(r - value) / np.float32(r)
+        if (find_max and loss < min_loss) or (not find_max and loss <= min_loss):
+            min_loss, x = loss, d
+    return x
+
+
+# ------------------------------------------------------------------------- jit_1x1 forward
+def fwd_reduce_chunk(mb, ic, oc, oh, os_, threads):
+    """Input channels per chain of the 1x1 forward (``init_conf``, forward): reduce_blocking."""
+    spatial = oh
+    if (8 * mb) // threads >= 1:
+        if oc <= 256 and 10 < spatial < 28:
+            rb = min(ic, 80)
+        elif spatial > 10:
+            rb = min(ic, 512)
+        else:
+            rb = min(ic, 256)
+    else:
+        nb_reduce = _up(ic, SIMD)
+        rb = nb_reduce
+        if spatial <= 10 and ic >= 1024:
+            rb = 16
+        elif spatial > 10 and ic >= 1024:
+            rb = 8
+        rb = best_divider(nb_reduce, 1, rb, True) * SIMD
+    way, max_hits = (64 * 1024) // 4, 7
+    if os_ * rb > way * max_hits:
+        ur = _fwd_ur(mb, threads, oc, oh, os_)
+        nrb = rb // SIMD
+        wl = way // SIMD
+        done = False
+        for start in range(ur):
+            off, hits = start, 0
+            while off < os_ * nrb:
+                if off % os_ >= ur:
+                    off += wl
+                    continue
+                hits += 1
+                if hits < max_hits:
+                    off += wl
+                    continue
+                rb = min(rb, SIMD * max(1, (off + wl) // os_))
+                done = True
+                break
+            if done:
+                break
+    return _up(rb, SIMD) * SIMD
+
+
+def _fwd_ur(mb, threads, oc, spatial, os_):
+    if (8 * mb) // threads >= 1:
+        max_regs, min_regs, size = 9, 6, 14
+        if 128 < oc < 256 and 10 < spatial < 28:
+            max_regs, min_regs = 6, 5
+    else:
+        max_regs, min_regs, size = 30, 9, 14
+    for ur in range(max_regs, min_regs - 1, -1):
+        if (spatial >= size and spatial % ur == 0) or (spatial < size and os_ % ur == 0):
+            return ur
+    ur, tail = min(max_regs, os_), os_ % max_regs
+    for i in range(max_regs, min_regs - 1, -1):
+        t = os_ % i
+        if t > tail or t == 0:
+            ur, tail = i, t
+            if t == 0:
+                break
+    return ur
+
+
+def _chains_from(init, w, x, chunk):
+    """``init`` (N, O, P) float32 (bias or zeros) then, per chunk of ``chunk`` reduction
+    channels, one fused multiply-add chain (the first from ``init``, later ones from zero and
+    added): ``w`` (O, C), ``x`` (N, C, P)."""
+    n, c = x.shape[:2]
+    out = None
+    w64 = w.astype(np.float64)
+    tmp = np.empty(init.shape)
+    for cb in range(0, c, chunk):
+        acc = init.copy() if cb == 0 else np.zeros_like(init)
+        for ci in range(cb, min(c, cb + chunk)):
+            np.multiply(w64[None, :, ci, None], x[:, ci, None, :], out=tmp)
+            np.add(acc, tmp, out=acc, casting="unsafe")
+        out = acc if out is None else out + acc
+    return out
+
+
+def conv1x1_forward(x, w, bias, stride, threads):
+    """``x`` (N, C, *S) float32, ``w`` (O, C, 1...) float32; no padding, any stride."""
+    xs = x[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)]
+    n, c = xs.shape[:2]
+    o = w.shape[0]
+    outs = xs.shape[2:]
+    size = math.prod(outs)
+    oh = outs[-2] if len(outs) >= 2 else 1
+    if len(outs) == 3:
+        oh = outs[0] * outs[1]
+    chunk = fwd_reduce_chunk(n, c, o, oh, size, threads)
+    init = np.zeros((n, o, size), np.float32)
+    if bias is not None:
+        init += bias.astype(np.float32).reshape(1, o, 1)
+    x64 = np.ascontiguousarray(xs, dtype=np.float64).reshape(n, c, size)
+    return _chains_from(init, w.reshape(o, c), x64, chunk).reshape((n, o) + outs)
+
+
+def conv1x1_backward_data(g, w, x_shape, stride, threads):
+    """The input gradient of a 1x1 convolution (stride 1): chains over the output channels in
+    chunks (the forward's rule with the roles swapped), from zero."""
+    n, o = g.shape[:2]
+    c = w.shape[1]
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    oh = outs[-2] if len(outs) >= 2 else 1
+    if len(outs) == 3:
+        oh = outs[0] * outs[1]
+    chunk = fwd_reduce_chunk(n, o, c, oh, size, threads)
+    g64 = np.ascontiguousarray(g, dtype=np.float64).reshape(n, o, size)
+    dx = _chains_from(np.zeros((n, c, size), np.float32), w.reshape(o, c).T, g64, chunk)
+    return dx.reshape((n, c) + outs)
+
+
+# ------------------------------------------------------------------ jit_1x1 backward weights
+def plan_1x1_bwd_w(mb, ic, oc, oh, ow, threads, l1=L1_BYTES):
+    """(reduce_block, nb_reduce, nb_reduce_blocking, nb_reduce_blocking_max, nthr_mb, nthr)
+    of the 1x1 backward-weights pass (``init_conf`` backward_weights and ``balance``)."""
+    is_ = oh * ow
+    rblk = best_divider(is_, 7, 16, True)
+    if is_ % rblk:
+        rblk = best_divider(ow, 4, ow, False)
+    if rblk > 256:
+        rblk = 1
+    ur = SIMD // 2 if rblk <= 19 else SIMD
+    l1cap = l1 // 4
+    max_rb = min(l1cap // ur, is_)
+    min_rb = min(l1cap // ur, max(ow, oh))
+    rb = best_divider(is_, min_rb, max_rb, True)
+    rb = max(rb // rblk * rblk, rblk)
+    rb_max = (rb * 3 // 2) // rblk * rblk
+    nb_reduce = _up(is_, rblk)
+    nb_bcast, nb_load = _up(ic, SIMD), _up(oc, SIMD)
+
+    def cost(m, o, i):
+        return (_up(mb * nb_reduce, m) * _up(nb_bcast, i) * SIMD * rblk
+                + _up(mb * nb_reduce, m) * _up(nb_load, o) * SIMD * rblk
+                + 12 * _up(nb_load, o) * _up(nb_bcast, i) * SIMD * SIMD)
+
+    best = (1, 1, 1)
+    best_cost = cost(1, 1, 1)
+    for m in range(1, min(threads, mb * nb_reduce) + 1):
+        par = threads // m
+        for o in range(1, min(par, nb_load) + 1):
+            i = min(par // o, nb_bcast)
+            c = cost(m, o, i)
+            if c <= best_cost:
+                best_cost, best = c, (m, o, i)
+    m, o, i = best
+    if threads // 2 < m < threads:
+        m = min(mb, threads)
+    return rblk, nb_reduce, _up(rb, rblk), _up(rb_max, rblk), m, m * o * i
+
+
+def conv1x1_backward_weights(x, g, stride, threads):
+    """(dw, db) of a 1x1 convolution without padding as ``jit_1x1`` sums them (module
+    docstring). ``x`` (N, C, *S), ``g`` (N, O, *P) float32."""
+    from ._onednn_conv import _parts
+    from ._onednn_conv_bwd_w import fma_chains, reducer_team
+
+    xs = x[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)]
+    n, c = xs.shape[:2]
+    o = g.shape[1]
+    outs = g.shape[2:]
+    xs = xs[(slice(None), slice(None)) + tuple(slice(0, m) for m in outs)]
+    size = math.prod(outs)
+    oh, ow = (1,) * (2 - len(outs[-2:])) + tuple(outs[-2:])
+    if len(outs) == 3:
+        oh = outs[0] * outs[1]
+    rblk, nb_reduce, step, step_max, nthr_mb, nthr = plan_1x1_bwd_w(n, c, o, oh, ow, threads)
+    calls = []                    # per thread: the (start, end) rows of each kernel call
+    for a, b in _parts(n * nb_reduce, nthr_mb):
+        mine, u = [], a
+        while u < b:
+            img, sp = divmod(u, nb_reduce)
+            rem = min(nb_reduce - sp, b - u)
+            k = rem if rem < step_max else step
+            lo = img * size + sp * rblk
+            mine.append((lo, min(img * size + size, lo + k * rblk)))
+            u += k
+        calls.append(mine)
+    cols = np.moveaxis(xs.reshape(n, c, size), 1, 2).reshape(n * size, c).astype(np.float64)
+    g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
+    flat = [bd for mine in calls for bd in mine]
+    sums = fma_chains(g2.astype(np.float64), cols, flat)
+    total, i = None, 0
+    for mine in calls:
+        part = sums[i]
+        for j in range(1, len(mine)):
+            part = part + sums[i + j]
+        i += len(mine)
+        total = part if total is None else total + part
+    team_b = reducer_team(nthr, SIMD, _up(o, SIMD), n, nthr * 3 * 5 * 5 * 16 * 16)
+    db = None
+    for a, b in _parts(n, team_b):
+        part = np.add.accumulate(g2[a * size:b * size], axis=0, dtype=np.float32)[-1]
+        db = part if db is None else db + part
+    return total.reshape(w_shape(o, c, len(outs))), db
+
+
+def w_shape(o, c, nd):
+    return (o, c) + (1,) * nd
+
+
+# ------------------------------------------------------------------------------ dispatch
+def use_mkldnn(x_shape, w_shape, stride, dilation, groups, threads):
+    """ATen's ``ConvParams::use_mkldnn`` for a float32 CPU convolution (not transposed): a 1x1
+    filter goes to oneDNN only when strided, dilated, 16 samples or more, or more than one
+    thread ("THNN is faster when single-threaded"); and then with groups, a kernel larger than
+    3x3 both ways, two samples or more, or more than 20480 input elements (of the first four
+    dims; a 1-d convolution is viewed as 2-d with height 1)."""
+    x4 = tuple(x_shape) if len(x_shape) >= 4 else (x_shape[0], x_shape[1], 1) + tuple(
+        x_shape[2:])
+    kw, kh = w_shape[-1], (w_shape[-2] if len(w_shape) >= 4 else 1)
+    first = (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or x4[0] >= 16
+             or kw != 1 or kh != 1 or threads > 1)
+    return first and (groups > 1 or (kw > 3 and kh > 3) or x4[0] > 1
+                      or x4[0] * x4[1] * x4[2] * x4[3] > 20480)
+
+
+def aten_slow(x_shape, w_shape, stride, dilation, groups, transposed, dtype):
+    """Whether torch runs ATen's own slow convolution (im2col and MKL's gemm) here rather than
+    oneDNN: float64 always, float32 where ``use_mkldnn`` says no (not transposed, no groups:
+    the other cases keep their paths)."""
+    from .. import _capability
+
+    if transposed or groups != 1:
+        return False
+    if np.dtype(dtype) == np.float64:
+        return True
+    return np.dtype(dtype) == np.float32 and not use_mkldnn(
+        x_shape, w_shape, stride, dilation, groups, _capability.threads())
+
+
+def onexone_applies(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
+    """Whether real torch here runs this convolution on ``jit_1x1`` (forward and filter
+    gradient): avx512_core, float32, two or more samples, no groups, a 1x1 kernel without
+    padding, 1 or 2 spatial axes, stride 1 or a stride that tiles the input exactly (oneDNN's
+    ``rtus``: output size times stride equal to the input size)."""
+    from ._onednn_conv import isa
+
+    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
+        return False
+    if x_shape[0] < 2 or len(x_shape) not in (3, 4) or any(k != 1 for k in w_shape[2:]):
+        return False
+    if any(p for pair in pads for p in pair):
+        return False
+    from .. import _capability
+
+    if not use_mkldnn(x_shape, w_shape, stride, (1,) * len(stride), groups,
+                      _capability.threads()):
+        return False                      # (ATen's own slow convolution)
+    if all(s == 1 for s in stride):
+        return True
+    return all(o * s == i for o, s, i in zip(out_shape[2:], stride, x_shape[2:]))
+
+
+def _out_shape(x, w, stride):
+    return x.shape[:1] + w.shape[:1] + tuple((i - 1) // s + 1 for i, s in
+                                             zip(x.shape[2:], stride))
+
+
+def try_forward(x, w, bias, stride, pads, groups):
+    """The forward where ``jit_1x1`` runs it, else None."""
+    from .. import _capability
+    from ._onednn_conv import LIMIT, macs
+
+    out = _out_shape(x, w, stride)
+    if not onexone_applies(x.shape, w.shape, out, stride, pads, groups, x.dtype):
+        return None
+    if macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], out[2:]) > LIMIT:
+        return None
+    return conv1x1_forward(x, w, bias, stride, _capability.threads())
+
+
+def try_backward(x, w, g, stride, pads, groups, want):
+    """(dx, dw, db) where ``jit_1x1`` computes them (dx at stride 1 only: a strided one's is
+    ``brgconv_strided``'s), else None."""
+    from .. import _capability
+    from ._onednn_conv import LIMIT, STEPS, macs
+
+    if not onexone_applies(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype):
+        return None
+    size = math.prod(g.shape[2:])
+    if macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:]) > LIMIT:
+        return None
+    threads = _capability.threads()
+    dx = dw = db = None
+    if want[0] and all(s == 1 for s in stride):
+        dx = conv1x1_backward_data(g, w, x.shape, stride, threads)
+    if any(want[1:]) and x.shape[0] * size <= STEPS:
+        dw, db = conv1x1_backward_weights(x, g, stride, threads)
+    return dx, dw, db

@@ -1,0 +1,131 @@
+"""torch's float32 1x1 convolutions as oneDNN's ``jit_1x1:avx512_core`` kernel sums them
+(gradrepl/torch/nn/_onednn_conv_gemm.py): forward from the bias, input gradient, filter
+gradient (the reduction cut into position blocks over the threads) and bias gradient; and
+ATen's ``use_mkldnn`` rule (a 1x1 filter with fewer than 16 samples on one thread runs ATen's
+slow convolution, MKL's gemm). Bits recorded from real torch 2.13.0+cpu on this project's AMD
+EPYC Zen 4 (AVX-512), 2 cores, ONEDNN_VERBOSE=1 naming jit_1x1 for every case below."""
+import hashlib
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+import gradrepl.torch.nn.functional as F
+from gradrepl.torch import _mkl
+from gradrepl.torch.nn import _onednn_conv_gemm as G
+from conftest import skip_unless_mkl_branch, skip_unless_onednn_avx512_core
+
+
+def _digest(a):
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
+def _run(i, case):
+    """The recording script's computation (seeded numpy data, conv, backward of a random
+    upstream gradient): digests of y, x.grad, w.grad, b.grad."""
+    n, ic, oc, sp, k, s, p, d = case
+    r = np.random.RandomState(100 + i)
+    x = torch.tensor(r.randn(n, ic, *sp).astype(np.float32), requires_grad=True)
+    w = torch.tensor(r.randn(oc, ic, *([k] * len(sp))).astype(np.float32), requires_grad=True)
+    b = torch.tensor(r.randn(oc).astype(np.float32), requires_grad=True)
+    conv = F.conv1d if len(sp) == 1 else F.conv2d
+    y = conv(x, w, b, stride=s, padding=p, dilation=d)
+    g = torch.tensor(r.randn(*y.shape).astype(np.float32))
+    y.backward(g)
+    return tuple(_digest(t.detach().numpy()) for t in (y, x.grad, w.grad, b.grad))
+
+
+# (N, C_in, C_out, spatial, k, stride, padding, dilation), then sha256[:16] of the float32
+# bytes of y, x.grad, w.grad, b.grad printed by REAL torch 2.13 (2 threads) in this session
+TWO_THREADS = [
+    ((32, 16, 2, (8, 8), 1, 1, 0, 1), 'f395d23f9e1296d0', '62a088a0817b5c50', '28f2aeeaf59ab5b0', '180e971c715b04ff'),
+    ((8, 16, 2, (8, 8), 1, 1, 0, 1), '1b1b572295790301', '055da0b25ddcb56d', 'c831c7a66d6787f1', '5942ae3b42bd4ab6'),
+    ((32, 16, 4, (8, 8), 1, 1, 0, 1), 'f72ebd261b43402b', '7be29c47eabd3cd1', '059b3a51dedd5694', '4e3fc7bad947ed13'),
+    ((4, 64, 3, (12, 10), 1, 1, 0, 1), '9f21a0d51ffb2ea3', 'c22f2e98b6bf7dbe', '70a24fadae0cfcf8', 'b9e9e402d3c40b09'),
+    ((2, 100, 1, (20, 20), 1, 1, 0, 1), '2095730805e3cba6', '23aa9fba1f1e4ffc', '017621af6bd090df', '32ecf3647d2017f5'),
+    ((3, 7, 24, (15, 9), 1, 1, 0, 1), 'e243cbbdc352c116', 'e18a0b8ccbb1a7ef', 'da079df5ea8a247d', '60340502aac0a59b'),
+    ((5, 130, 20, (30, 6), 1, 1, 0, 1), 'dc8789f4e0418a89', '8a0ebf7ac5af8e22', 'f33194e3db2f8c1d', '67895814d728c502'),
+    ((4, 12, 4, (24, 24), 1, 2, 0, 1), '0eead170ade511bb', '9e7e5f3c7ac9cc3f', '271b8ab020e5a775', '548418273441f11b'),
+    ((6, 33, 5, (17,), 1, 1, 0, 1), '62f1dc550bfbc1bf', '045b61508273102b', 'e1c30ae36039298a', '3db0fa9236c9812a'),
+    ((16, 32, 10, (9, 9), 1, 1, 0, 1), '071bcac33d6f4d5d', '7cdfbbd0f2829113', '6a56816638566d09', '42fb24c9557be37a'),
+]
+
+# the same, real torch with OMP_NUM_THREADS=1: 4 and 3 samples ran ATen's slow convolution
+# (no oneDNN verbose line), 16 samples jit_1x1
+ONE_THREAD = [
+    ((4, 16, 2, (8, 8), 1, 1, 0, 1), '50ad1f64ff1df41a', '5ecf0bdf9bf210a0', 'fa7d379f483c0523', 'f66cf2bc0224543d'),
+    ((16, 16, 3, (8, 8), 1, 1, 0, 1), '33210bd611b90a9d', '2e37f31e3c145e86', '3566e82e3b3cb6db', 'a3021c6ae9f27f3c'),
+    ((3, 24, 8, (10, 12), 1, 1, 0, 1), 'd5dadc7e377f646a', '34c322bafa995013', '39b3bd1b5745b751', 'fc03b0458499ce90'),
+]
+
+
+@pytest.mark.parametrize("i", range(len(TWO_THREADS)))
+def test_jit_1x1_two_threads(i, monkeypatch):
+    skip_unless_onednn_avx512_core("the jit_1x1 records")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    case, *want = TWO_THREADS[i]
+    assert list(_run(i, case)) == want
+
+
+def test_jit_1x1_one_thread_sixteen_samples(monkeypatch):
+    skip_unless_onednn_avx512_core("the jit_1x1 records")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
+    case, *want = ONE_THREAD[1]
+    assert list(_run(1, case)) == want
+
+
+@pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is not installed: ATen's slow "
+                    "convolution's MKL gemm is not called, bytes not compared")
+@pytest.mark.parametrize("i", [0, 2])
+def test_one_thread_small_batch_runs_aten_slow_path(i, monkeypatch):
+    """Forward only: ATen's slow convolution through MKL's gemm (its gradients are not
+    emulated yet)."""
+    skip_unless_mkl_branch("the slow-path forward record", approximations=False)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
+    case, *want = ONE_THREAD[i]
+    assert _run(i, case)[0] == want[0]
+
+
+def test_use_mkldnn_rule():
+    # ATen's ConvParams::use_mkldnn, float32
+    assert not G.use_mkldnn((4, 16, 8, 8), (2, 16, 1, 1), (1, 1), (1, 1), 1, 1)
+    assert G.use_mkldnn((4, 16, 8, 8), (2, 16, 1, 1), (1, 1), (1, 1), 1, 2)
+    assert G.use_mkldnn((16, 16, 8, 8), (2, 16, 1, 1), (1, 1), (1, 1), 1, 1)
+    assert G.use_mkldnn((4, 16, 8, 8), (2, 16, 1, 1), (2, 2), (1, 1), 1, 1)
+    assert not G.use_mkldnn((1, 3, 8, 8), (2, 3, 3, 3), (1, 1), (1, 1), 1, 2)
+    assert G.use_mkldnn((1, 3, 8, 8), (2, 3, 5, 5), (1, 1), (1, 1), 1, 2)
+    assert G.use_mkldnn((1, 8, 64, 64), (2, 8, 3, 3), (1, 1), (1, 1), 1, 2)   # 32768 > 20480
+    assert not G.use_mkldnn((1, 5, 64, 64), (2, 5, 3, 3), (1, 1), (1, 1), 1, 2)
+
+
+def test_best_divider_and_plan():
+    # jit_uni_1x1_conv_utils.hpp best_divider by hand: 64 positions, divisors 7..16 -> 16
+    # (no padding loss); 63 -> 9 (the largest exact divisor when find_max)
+    assert G.best_divider(64, 7, 16, True) == 16
+    assert G.best_divider(63, 7, 16, True) == 9
+    assert G.best_divider(61, 7, 16, True) == 9            # (loss 2/63 beats 16's 3/64)
+    rblk, nb_reduce, step, step_max, nthr_mb, nthr = G.plan_1x1_bwd_w(32, 16, 2, 8, 8, 2)
+    assert (rblk, nb_reduce) == (16, 4) and nthr_mb * 1 <= nthr <= 2
+
+
+def test_chains_from_bias_against_scalar_loop():
+    """The forward's chain (bias first, fused multiply-adds in channel order, chunks added)
+    against a scalar float loop with math.fma-like exact products (float64 holds them)."""
+    r = np.random.RandomState(3)
+    x = r.randn(2, 20, 1, 5).astype(np.float32)
+    w = r.randn(3, 20, 1, 1).astype(np.float32)
+    b = r.randn(3).astype(np.float32)
+    got = G.conv1x1_forward(x, w, b, (1, 1), 2)
+    want = np.empty_like(got)
+    chunk = G.fwd_reduce_chunk(2, 20, 3, 1, 5, 2)
+    for n in range(2):
+        for o in range(3):
+            for p in range(5):
+                total = None
+                for cb in range(0, 20, chunk):
+                    acc = np.float32(b[o]) if cb == 0 else np.float32(0)
+                    for c in range(cb, min(20, cb + chunk)):
+                        acc = np.float32(float(acc) + float(w[o, c, 0, 0]) * float(x[n, c, 0, p]))
+                    total = acc if total is None else np.float32(total + acc)
+                want[n, o, 0, p] = total
+    assert got.tobytes() == want.tobytes()
