@@ -154,9 +154,20 @@ def _maxmin_vjp(name):
     return vjp
 
 
+_DOUBLE = None   # (nn._double_backward, imported on first use: not on every call)
+
+
+def _double():
+    global _DOUBLE
+    if _DOUBLE is None:
+        from .nn import _double_backward as _DOUBLE
+    return _DOUBLE
+
+
 def _relu_vjp(n, g):
-    """threshold_backward(grad, result, 0): 0 where result <= 0 (+0, a blend), else grad."""
-    return _zero_where(n.out_data[0] <= 0, g)
+    """threshold_backward(grad, result, 0): 0 where result <= 0 (+0, a blend), else grad (a
+    ThresholdBackwardBackward0 node under create_graph)."""
+    return _double().relu_vjp(n, g)
 
 
 def _evenly_vjp(n, g):
@@ -375,9 +386,7 @@ def _addcmul(n, g, O, EM):          # grad; grad * (tensor2 * value); grad * (te
 
 
 def _leaky(n, g, O, EM, result=False):  # leaky_relu_backward(grad, self or result, slope)
-    from .nn import _double_backward
-
-    return _double_backward.leaky_relu_vjp(n, g, result)
+    return _double().leaky_relu_vjp(n, g, result)
 
 
 BY_NAME = {

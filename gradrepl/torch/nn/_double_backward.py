@@ -328,3 +328,35 @@ def leaky_relu_vjp(n, g, from_result=False):
     self = n.out() if from_result else n.inputs[0]
     return apply(LEAKY_GRAD, (g, self),
                  {"negative_slope": float(n.attrs.get("negative_slope", 0.01))})
+
+
+# ------------------------------------------------------------------------------ relu
+def _threshold_grad_fwd(grad, self, threshold=0.0):
+    """``threshold_backward``: ``self <= threshold ? 0 : grad`` (+0)."""
+    return np.where(self <= self.dtype.type(threshold), grad.dtype.type(0), grad)
+
+
+def _threshold_grad_vjp(n, gg):
+    """ThresholdBackwardBackward0: grad_output's ``threshold_backward(gg, self, threshold)``,
+    self's ``zeros_like(grad)``."""
+    from .._creation import zeros_like
+
+    d_grad = apply(THRESHOLD_GRAD, (gg, n.inputs[1]), n.attrs) if needs_grad(n, 0) else None
+    d_self = zeros_like(gg) if needs_grad(n, 1) else None
+    return d_grad, d_self
+
+
+THRESHOLD_GRAD = OpDef("threshold_backward", _threshold_grad_fwd, _threshold_grad_vjp,
+                       diff_inputs=(0, 1))
+THRESHOLD_GRAD.torch_name = "ThresholdBackwardBackward0"
+THRESHOLD_GRAD.torch_saves = "in:1"
+THRESHOLD_GRAD.torch_inputs = None
+THRESHOLD_GRAD.reads_inputs = True
+THRESHOLD_GRAD.saves_inputs = False
+_THRESHOLD_ZERO = {"threshold": 0.0}
+
+
+def relu_vjp(n, g):
+    """ReluBackward0's ``threshold_backward(grad, result, 0)``: a node of its own under
+    create_graph."""
+    return apply(THRESHOLD_GRAD, (g, n.out()), _THRESHOLD_ZERO)
