@@ -129,3 +129,62 @@ def test_chains_from_bias_against_scalar_loop():
                     total = acc if total is None else np.float32(total + acc)
                 want[n, o, 0, p] = total
     assert got.tobytes() == want.tobytes()
+
+
+# x64:gemm:jit filter gradients (oneDNN's small-N sgemm; ONEDNN_VERBOSE named x64:gemm:jit for
+# every backward_weights below): dilated strided, padding past the kernel extent, a single
+# large-kernel sample, 1-d; 2 to 13 output channels (kernels of 2 and 3 columns). REAL torch
+# 2.13 in this session, 2 threads and OMP_NUM_THREADS=1 (the samples' split over threads
+# changes cases 4-6); digests as above, only w.grad compared (the bias's OpenMP SIMD sum and
+# these shapes' forward and input gradient are other kernels)
+GEMM_TWO_THREADS = [
+    ((2, 32, 2, (11, 6), 3, 2, 2, 2), '144b6b2292909b37', '46faaad1aafc6051', '67e74a574470fe8c', '58a73a6a46c004ca'),
+    ((8, 16, 6, (24, 20), 3, 1, 3, 2), 'c621ce4b3ffa0d4f', '37067ec426b60549', '9ed0e8711fc26b50', 'f573f30888d109f8'),
+    ((1, 5, 8, (18, 18), 5, 1, 5, 1), '039a2f32884e94f0', '01cda3b1a4880705', 'cacea5532d095893', '4d896e15aef6082b'),
+    ((3, 5, 6, (12, 20), 2, 1, 2, 2), '14d4cf0df5fa93f1', '07c475122c0099b0', '49a672a390385e2c', 'fd436169add6fcd0'),
+    ((4, 6, 5, (40,), 3, 2, 0, 3), '7f621b38038a0773', '19352eadb7f88643', 'e74ce76a0ad9cb2b', 'a9300853a9882d90'),
+    ((16, 24, 4, (12, 12), 3, 2, 3, 2), '4379c4b242caf09d', 'd6417108c8717b12', 'b2c6faad11a5d439', '7cc6e7177c606359'),
+    ((4, 8, 7, (10, 10), 3, 2, 1, 2), '669274b2699fad40', '0f397bf7e7a183be', '964f7bcbb6324f20', '5c7a73d1a00e6702'),
+    ((2, 4, 13, (9, 9), 3, 1, 3, 1), 'c6c879623b3171eb', 'c845c290c9fec21a', 'f7994aaf8294f95d', 'fc062e234e58f8d7'),
+    ((2, 24, 4, (16, 4), 3, 1, 3, 1), '7ad559f794898ba1', 'b7b948852e19246a', 'ebed381bf67f73d6', 'c587976bed5ca5ae'),
+]
+GEMM_ONE_THREAD = [
+    ((2, 32, 2, (11, 6), 3, 2, 2, 2), '144b6b2292909b37', '46faaad1aafc6051', '67e74a574470fe8c', '58a73a6a46c004ca'),
+    ((8, 16, 6, (24, 20), 3, 1, 3, 2), 'c621ce4b3ffa0d4f', '37067ec426b60549', '9ed0e8711fc26b50', 'f573f30888d109f8'),
+    ((1, 5, 8, (18, 18), 5, 1, 5, 1), '039a2f32884e94f0', '01cda3b1a4880705', 'cacea5532d095893', '4d896e15aef6082b'),
+    ((3, 5, 6, (12, 20), 2, 1, 2, 2), '14d4cf0df5fa93f1', '07c475122c0099b0', '49a672a390385e2c', 'fd436169add6fcd0'),
+    ((4, 6, 5, (40,), 3, 2, 0, 3), '7f621b38038a0773', '19352eadb7f88643', 'a7766226ed459c4f', 'a9300853a9882d90'),
+    ((16, 24, 4, (12, 12), 3, 2, 3, 2), '4379c4b242caf09d', 'd6417108c8717b12', 'ad0ada105c8fc58f', '7cc6e7177c606359'),
+    ((4, 8, 7, (10, 10), 3, 2, 1, 2), '669274b2699fad40', '0f397bf7e7a183be', '541959c6e21ffef5', '5c7a73d1a00e6702'),
+    ((2, 4, 13, (9, 9), 3, 1, 3, 1), 'c6c879623b3171eb', 'c845c290c9fec21a', 'f7994aaf8294f95d', 'fc062e234e58f8d7'),
+    ((2, 24, 4, (16, 4), 3, 1, 3, 1), '7ad559f794898ba1', 'b7b948852e19246a', 'ebed381bf67f73d6', 'c587976bed5ca5ae'),
+]
+
+
+@pytest.mark.parametrize("threads", [2, 1])
+@pytest.mark.parametrize("i", range(9))
+def test_gemm_smalln_filter_gradient(i, threads, monkeypatch):
+    skip_unless_onednn_avx512_core("the x64:gemm:jit filter-gradient records")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(threads))
+    case, *want = (GEMM_TWO_THREADS if threads == 2 else GEMM_ONE_THREAD)[i]
+    assert _run(i, case)[2] == want[2]
+
+
+def test_smalln_reduction_is_a_sum_of_each_rows_lanes():
+    """The emulated shuffle tree sums exactly the 16 lanes of each (row, column): with lanes
+    that are powers of two far apart (every partial sum exact) each output is their exact
+    total, whatever the tree."""
+    lanes = np.zeros((11, 3, 16), np.float32)
+    for r in range(11):
+        for c in range(3):
+            lanes[r, c] = 2.0 ** ((np.arange(16) + r + 20 * c) % 24)
+    got = G._kernel_cols(lanes, 3)
+    assert got.tolist() == lanes.astype(np.float64).sum(axis=2).tolist()
+    assert G._kernel_cols(lanes[:, :2], 2).tolist() == got[:, :2].tolist()
+
+
+def test_smalln_threads_rule():
+    assert G.smalln_threads(144, 50, 2) == 1          # m * k <= 8192
+    assert G.smalln_threads(144, 572, 2) == 2
+    assert G.smalln_threads(20, 1000, 2) == 1         # fewer than 16 rows each
+    assert G.smalln_threads(45, 1000, 2) == 2

@@ -441,4 +441,6 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         elif cuts is not None:
             dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
                                            cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
+    if dw is None and len(want) > 1 and want[1]:  # (x64:gemm:jit's small-N sgemm)
+        dw = _onednn_conv_gemm.gemm_dw(x, g, w.shape, stride, pads, dilation, groups)
     return dx, dw, db

@@ -344,3 +344,192 @@ def try_backward(x, w, g, stride, pads, groups, want):
     if any(want[1:]) and x.shape[0] * size <= STEPS:
         dw, db = conv1x1_backward_weights(x, g, stride, threads)
     return dx, dw, db
+
+
+# ------------------------------------------------------- oneDNN's sgemm, small-N TN kernel
+#: ``xbyak_gemm_smalln_tn_t``'s permutation tables (vpermi2ps indices)
+_PERM_AB = np.array([0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27])
+_PERM_BA = np.array([4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31])
+_PERM_AB1 = np.array([0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30])
+_PERM_BA1 = np.array([1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31])
+#: ``partitions``: the columns (N up to 15) as kernels of 2 or 3 columns
+_PARTS = {1: (0, 1), 2: (0, 2), 3: (0, 3), 4: (0, 2, 4), 5: (0, 3, 5), 6: (0, 3, 6),
+          7: (0, 2, 4, 7), 8: (0, 3, 6, 8), 9: (0, 3, 6, 9), 10: (0, 2, 4, 7, 10),
+          11: (0, 3, 6, 9, 11), 12: (0, 3, 6, 9, 12), 13: (0, 2, 4, 7, 10, 13),
+          14: (0, 3, 6, 9, 12, 14), 15: (0, 3, 6, 9, 12, 15)}
+
+
+def _shuff(a, b, imm):
+    """vshuff32x4 / vshuff64x2 (512-bit): 128-bit lanes 0, 1 from ``a``, 2, 3 from ``b``."""
+    qa, qb = a.reshape(-1, 4, 4), b.reshape(-1, 4, 4)
+    out = np.concatenate([qa[:, imm & 3], qa[:, (imm >> 2) & 3], qb[:, (imm >> 4) & 3],
+                          qb[:, (imm >> 6) & 3]], axis=1)
+    return out.reshape(a.shape)
+
+
+def _permi2(idx, a, b):
+    """vpermi2ps: element ``i`` is ``(b if idx[i] & 16 else a)[idx[i] & 15]``."""
+    both = np.concatenate([a, b], axis=-1)
+    return both[..., idx]
+
+
+def _shufpd(a, b, imm):
+    """vshufpd with imm 0 (even doubles of a, b per 128-bit lane) or 0xff (odd ones)."""
+    da, db = a.reshape(-1, 4, 2, 2), b.reshape(-1, 4, 2, 2)
+    k = 1 if imm else 0
+    return np.stack([da[:, :, k], db[:, :, k]], axis=2).reshape(a.shape)
+
+
+def _reduce_16x16(R):
+    """``reduction_16x16``: R[16..23] and R[24..31] (rows 0-7 of columns 0 and 1) to R[24]."""
+    for ii in range(8):
+        R[ii + 8] = _shuff(R[ii + 16], R[ii + 24], 0b01000100)
+        R[ii + 9] = _shuff(R[ii + 16], R[ii + 24], 0b11101110)
+        R[ii + 24] = R[ii + 8] + R[ii + 9]
+    for ii in range(4):
+        R[ii + 24] = (_permi2(_PERM_AB, R[ii + 24], R[ii + 28])
+                      + _permi2(_PERM_BA, R[ii + 24], R[ii + 28]))
+    for ii in range(2):
+        R[ii + 24] = _shufpd(R[ii + 24], R[ii + 26], 0) + _shufpd(R[ii + 24], R[ii + 26], 0xff)
+    R[24] = _permi2(_PERM_AB1, R[24], R[25]) + _permi2(_PERM_BA1, R[24], R[25])
+
+
+def _reduce_8(R):
+    """The 3-column kernel's 8-way reduction of R[0..7] (column 2) to R[16]."""
+    for ii in range(8):
+        lo, hi = _shuff(R[ii], R[ii], 0b01000100), _shuff(R[ii], R[ii], 0b11101110)
+        R[ii + 16] = lo + hi
+    for ii in range(4):
+        R[ii + 16] = (_permi2(_PERM_AB, R[ii + 16], R[ii + 20])
+                      + _permi2(_PERM_BA, R[ii + 16], R[ii + 20]))
+    for ii in range(2):
+        R[ii + 16] = _shufpd(R[ii + 16], R[ii + 18], 0) + _shufpd(R[ii + 16], R[ii + 18], 0xff)
+    R[16] = _permi2(_PERM_AB1, R[16], R[17]) + _permi2(_PERM_BA1, R[16], R[17])
+
+
+def _lanes(a, b):
+    """The kernel's accumulators: ``a`` (M, K), ``b`` (N, K) float32 -> (M, N, 16) float32,
+    lane ``l`` one fused multiply-add chain over ``k = l, l + 16, ...``."""
+    m, k = a.shape
+    steps = _up(k, SIMD)
+    pa = np.zeros((m, steps * SIMD))
+    pa[:, :k] = a
+    pb = np.zeros((b.shape[0], steps * SIMD))
+    pb[:, :k] = b
+    a3, b3 = pa.reshape(m, steps, SIMD), pb.reshape(-1, steps, SIMD)
+    acc = np.zeros((m, b.shape[0], SIMD), np.float32)
+    tmp = np.empty(acc.shape)
+    for j in range(steps):
+        np.multiply(a3[:, None, j, :], b3[None, :, j, :], out=tmp)
+        np.add(acc, tmp, out=acc, casting="unsafe")
+    return acc
+
+
+def _kernel_cols(acc, ncols):
+    """One 2- or 3-column kernel over rows in blocks of 8 (``acc`` (M, ncols, 16), the rows
+    from the calling thread's first): the reduced sums (M, ncols) float32."""
+    m = acc.shape[0]
+    blocks = _up(m, 8)
+    full = np.zeros((blocks * 8, ncols, SIMD), np.float32)
+    full[:m] = acc
+    full = full.reshape(blocks, 8, ncols, SIMD)
+    R = [np.zeros((blocks, SIMD), np.float32) for _ in range(32)]
+    for ii in range(8):
+        R[16 + ii] = full[:, ii, 0].copy()
+        R[24 + ii] = full[:, ii, 1].copy()
+        if ncols == 3:
+            R[ii] = full[:, ii, 2].copy()
+    _reduce_16x16(R)
+    out = np.empty((blocks, 8, ncols), np.float32)
+    out[:, :, 0] = R[24][:, :8]
+    out[:, :, 1] = R[24][:, 8:]
+    if ncols == 3:
+        _reduce_8(R)
+        out[:, :, 2] = R[16][:, :8]
+    return out.reshape(blocks * 8, ncols)[:m]
+
+
+def smalln_threads(m, k, nthr):
+    """``smalln_set_num_threads``."""
+    if m * k <= 8192:
+        return 1
+    if m % 16 == 0:
+        n16 = m >> 4
+        while n16 > nthr and n16 % 2 == 0:
+            n16 >>= 1
+        n16 = min(n16, nthr)
+        use_orig = (not n16 <= nthr) if m // n16 <= 16 else 4 * n16 <= 3 * nthr
+        return nthr if use_orig else n16
+    while m // nthr < 16 and nthr > 1:
+        nthr -= 1
+    return nthr
+
+
+def sgemm_smalln_tn(a, b, threads):
+    """``C = A^T-kernel`` of ``jit_avx512_core_gemm_smalln_tn_f32``: ``a`` (M, K) (the
+    transposed operand's rows), ``b`` (N, K), 2 <= N <= 15: (M, N) float32 without C's old
+    value (the caller adds it: beta 1 adds the old value after the reduction)."""
+    m, k = a.shape
+    n = b.shape[0]
+    acc = _lanes(a, b)
+    out = np.empty((m, n), np.float32)
+    nthr = smalln_threads(m, k, threads)
+    mid = m // nthr
+    bounds = [(i * mid, (i + 1) * mid if i < nthr - 1 else m) for i in range(nthr)]
+    cuts = _PARTS[n]
+    for lo, hi in bounds:
+        for c0, c1 in zip(cuts, cuts[1:]):
+            out[lo:hi, c0:c1] = _kernel_cols(acc[lo:hi, c0:c1], c1 - c0)
+    return out
+
+
+def gemm_weights_smalln(x, g, ksize, stride, pads, dilation, threads):
+    """The filter gradient of ``x64:gemm:jit`` (ncsp) with 2 to 15 output channels: per sample
+    im2col and the small-N sgemm with beta 1 after the thread's first sample; the samples
+    split over the threads when the positions per thread are fewer than 256 (then each sgemm
+    single-threaded), the threads' sums added in order; else one thread, the sgemm's rows split
+    over ``smalln_threads``. ``x`` (N, C, *S), ``g`` (N, O, *P) float32."""
+    from ._onednn_conv import _parts
+    from ._onednn_conv_bwd_w import _columns
+
+    n, o = g.shape[:2]
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    cols = _columns(x, ksize, stride, pads, dilation, outs)        # (N, P, C*K) float64
+    g2 = g.reshape(n, o, size)
+    outer = size / threads < 256 and n != 1
+    team = min(n, threads) if outer and threads > 1 else 1
+    inner = 1 if outer else threads
+    total = None
+    for a, b in _parts(n, team):
+        part = None
+        for i in range(a, b):
+            c = sgemm_smalln_tn(cols[i].T, g2[i], inner)
+            part = c if part is None else c + part
+        total = part if total is None else total + part
+    return total.T.reshape((o, x.shape[1]) + tuple(ksize))
+
+
+def gemm_dw(x, g, w_shape, stride, pads, dilation, groups):
+    """The filter gradient where oneDNN's backward-weights pass runs ``x64:gemm:jit`` with its
+    small-N sgemm (2 to 15 output channels; ``_onednn_conv_bwd_w`` finds no JIT kernel), else
+    None. ``pads`` (before, after) per spatial axis."""
+    from .. import _capability
+    from ._onednn_conv import STEPS, isa
+    from ._onednn_conv_bwd_w import _avx2_ok, _avx512_ok, _geometry
+
+    if isa() != "avx512_core" or x.dtype != np.float32 or g.dtype != np.float32:
+        return None
+    if groups != 1 or not 2 <= w_shape[0] <= 15 or x.ndim not in (3, 4):
+        return None
+    threads = _capability.threads()
+    if not use_mkldnn(x.shape, w_shape, stride, dilation, groups, threads):
+        return None
+    if x.shape[0] * math.prod(g.shape[2:]) > STEPS or x.size * math.prod(w_shape[2:]) > 1 << 26:
+        return None
+    geo = _geometry(x.shape, w_shape, g.shape, stride, [p[0] for p in pads], dilation)
+    if _avx512_ok(geo) or _avx2_ok(geo):
+        return None
+    if all(k == 1 for k in w_shape[2:]) and not any(p for pair in pads for p in pair):
+        return None                                            # (jit_1x1)
+    return gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation, threads)
