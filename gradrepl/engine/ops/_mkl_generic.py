@@ -124,7 +124,8 @@ def sgemm(a, b, offsets=None, trans_a=False):
         rest[...] = _running(a[..., mb:, :], b, range(k))
         if not (blocked and trans_a):
             _fix_heads(a[..., mb:, :], b, rest, base[..., None] + rows[mb:], [range(k)])
-    return out
+    # (the kernels' sums start from +0: a sum of -0 products is +0, measured)
+    return np.add(out, np.float32(0), out=out)
 
 
 # ---------------------------------------------------------------- C accumulated (beta = 1)
@@ -158,8 +159,9 @@ def sgemm_acc(c, a, b, trans_a=False, c_offset=0):
     blocks = _blocks(k)
     if blocked:
         acc = out[:mb, :nb]
-        for blk in blocks:
-            np.add(_running(a[:mb], b[:, :nb], blk), acc, out=acc)
+        for blk in blocks:   # (each block's sum starts from +0: -0 products give +0)
+            part = _running(a[:mb], b[:, :nb], blk)
+            np.add(np.add(part, np.float32(0), out=part), acc, out=acc)
         if nb < n:
             out[:mb, nb:] = _running(a[:mb], b[:, nb:], [i for bl in blocks for i in bl],
                                      np.array(c[:mb, nb:]))

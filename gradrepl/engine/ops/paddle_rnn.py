@@ -72,24 +72,27 @@ def _amd_f32(*arrays):
     return cpu.cpu_class() == "amd" and all(a.dtype == np.float32 for a in arrays)
 
 
-def _mm_bt(a, w):
+def _mm_bt(a, w, a_offset=0):
     """``a @ w^T`` with ``w`` passed to sgemm transposed (the input projection ``X @ W_ih^T``):
-    on AMD the MKL generic kernels' order for a transposed B (``_mkl_generic``), else ``_mm``."""
+    on AMD the MKL generic kernels' order for a transposed B (``_mkl_generic``), else ``_mm``;
+    ``a_offset``: where A lies (floats from a 64-byte boundary)."""
     if _amd_f32(a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit():
-        return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w)
+        return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w, a_offset)
     return _mm(a, w.T)
 
 
-def _mm_bt_acc(c, a, w):
+def _mm_bt_acc(c, a, w, a_offset=0):
     """``c + a @ w^T``, ``w`` transposed and beta = 1 (the hidden product onto the gates): on
-    AMD each of the generic kernels' parts added into C in turn (C = part + C)."""
+    AMD each of the generic kernels' parts added into C in turn (C = part + C); the kernels read
+    A's rows from their first 16-byte boundary, so ``a_offset`` (where A lies) counts."""
     if not (_amd_f32(c, a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit()):
         return c + _mm(a, np.ascontiguousarray(w.T))
     from . import _mkl_generic as G
 
     c = np.array(c, np.float32)
+    offs = np.array(a_offset % 16, np.int64) if a_offset else None
     for (rows, cols), parts in G.sgemm_bt_partials(np.ascontiguousarray(a),
-                                                   np.ascontiguousarray(w)):
+                                                   np.ascontiguousarray(w), offs):
         for part in parts:
             c[rows, cols] = part + c[rows, cols]
     return c
@@ -213,13 +216,46 @@ def _mask_matrix(seq_len, steps, batch, dtype):
 
 
 # ------------------------------------------------------------------------------ forward
-def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, min_len):
-    """One layer, one direction. Returns (out (T, B, H), last h, last c, saved dict)."""
+def _h_offsets(steps, step_size, out_base, last_h_off, min_len, reverse):
+    """Where the previous hidden state that each step's product reads lies (floats from a
+    64-byte boundary), following the forward kernel's holders (``Layer::RunIter``): a fresh copy
+    of h0 first, then the output written the step before, or the ``last_h`` output where steps
+    are past a sequence's end (its pointer swaps). ``out_base``: where this direction's output
+    (T, B, H) starts; ``step_size``: B * H."""
+    mml = min_len - steps + 1 if reverse else min_len
+    flag = -1 if reverse else 1
+
+    def out(j):
+        return ("out", out_base + (steps - 1 - j if reverse else j) * step_size)
+    last_h = ("last", last_h_off)
+    init = ("tmp", 0)
+    use_last = not 0 < mml
+    last = last_h if use_last else out(0)
+    offsets = []
+    for i in range(steps):
+        offsets.append(init[1])
+        if i + 1 < steps:
+            if flag * (i + 1) >= mml:
+                if not use_last:
+                    init = last_h
+            else:
+                init = out(i + 1)
+            init, last = last, init
+    return offsets
+
+
+def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, min_len,
+                       x_offset=0, h_offsets=None):
+    """One layer, one direction. Returns (out (T, B, H), last h, last c, saved dict).
+    ``x_offset``, ``h_offsets``: where the input and each step's previous hidden state lie in
+    Paddle's buffers (``_h_offsets``; MKL's sums on AMD depend on them)."""
     steps, batch = x.shape[0], x.shape[1]
     hid = w_hh.shape[1]
     g = GATES[mode] * hid
     dt = x.dtype
-    pre = _mm_bt(np.ascontiguousarray(x.reshape(steps * batch, -1)), w_ih)
+    if h_offsets is None:
+        h_offsets = [0] * steps
+    pre = _mm_bt(np.ascontiguousarray(x.reshape(steps * batch, -1)), w_ih, x_offset)
     pre = pre + b_ih
     if mode == "GRU":
         pre = pre + np.concatenate([b_hh[:2 * hid], np.zeros(hid, dt)])
@@ -234,12 +270,14 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
     h = h0
     c = c0
     if mode == "GRU":
-        w_rz = np.ascontiguousarray(w_hh[:2 * hid])
+        # (the gates' product takes all of W_hh with the candidate rows zeroed, as the kernel)
+        w_rz = np.concatenate([w_hh[:2 * hid], np.zeros((hid, hid), dt)])
         w_c = np.ascontiguousarray(w_hh[2 * hid:])
     for i, t in enumerate(order):
         gt = pre[t]
+        h_off = h_offsets[i]
         if mode == "LSTM":
-            gt = _mm_bt_acc(gt, h, w_hh)
+            gt = _mm_bt_acc(gt, h, w_hh, h_off)
             ig = _sigmoid_rows(gt[:, :hid])
             fg = _sigmoid_rows(gt[:, hid:2 * hid])
             cand = _tanh(gt[:, 2 * hid:3 * hid])
@@ -251,10 +289,10 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([ig, fg, cand, og], axis=1)
             acts[i] = act
         elif mode == "GRU":
-            rz = _mm_bt_acc(gt[:, :2 * hid], h, w_rz)
-            ro = _mm_bt(h, w_c)
-            r = _sigmoid_rows(rz[:, :hid])
-            z = _sigmoid_rows(rz[:, hid:])
+            gt = _mm_bt_acc(gt, h, w_rz, h_off)
+            ro = _mm_bt(h, w_c, h_off)
+            r = _sigmoid_rows(gt[:, :hid])
+            z = _sigmoid_rows(gt[:, hid:2 * hid])
             ro = (ro + b_hh[2 * hid:]) * r
             cand = _tanh(gt[:, 2 * hid:] + ro)
             o = (1 - z) * cand
@@ -262,7 +300,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([r, z, cand], axis=1)
             state = ro
         else:
-            gt = _mm_bt_acc(gt, h, w_hh)
+            gt = _mm_bt_acc(gt, h, w_hh, h_off)
             o = _tanh(gt) if mode == "RNN_TANH" else np.maximum(gt, np.zeros((), dt))
             gates[i] = gt
             state = None
@@ -320,12 +358,19 @@ def rnn_forward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=
             if drop is not None:
                 layer_in = _apply_dropout(layer_in, drop, dropout)
         outs = []
+        # where Paddle's buffers put this layer's input and outputs (``RnnFunc``): layers
+        # but the last write their output into the reserve, after the gates and cells
+        block = dirs * steps * batch * hid
+        hidden_start = {"LSTM": 6, "GRU": 4}.get(mode, 1) * num_layers
+        x_off = 0 if layer == 0 or drop is not None else (hidden_start + layer - 1) * block
+        out_base = (hidden_start + layer) * block if dirs == 1 and layer < num_layers - 1 else 0
         for d in range(dirs):
             k = layer * dirs + d
             w_ih, w_hh, b_ih, b_hh = ws[4 * k:4 * k + 4]
+            h_offs = _h_offsets(steps, batch * hid, out_base, k * batch * hid, min_len, d == 1)
             o, h, c, sv = _direction_forward(mode, layer_in, w_ih, w_hh, b_ih, b_hh, h0[k],
                                              c0[k] if c0 is not None else None, d == 1, mask,
-                                             min_len)
+                                             min_len, x_off, h_offs)
             hn[k] = h
             if cn is not None:
                 cn[k] = c
