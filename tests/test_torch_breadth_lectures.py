@@ -98,12 +98,11 @@ def test_grad_scaler_for_cuda_warns_and_is_disabled():
     assert s.is_enabled() is False and s.scale(loss) is loss and s.state_dict() == {}
 
 
-def test_autocast_disabled_is_a_noop_and_enabled_says_not_emulated():
+def test_autocast_disabled_is_a_noop_and_enabled_casts_matmul():
     with torch.autocast("cpu", enabled=False):
         assert (torch.ones(2) @ torch.ones(2)).dtype == torch.float32
-    with pytest.raises(NotImplementedError, match="does not emulate torch.autocast"):
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            pass
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # (tests/test_torch_bfloat16.py: values)
+        assert (torch.ones(2) @ torch.ones(2)).dtype == torch.bfloat16
 
 
 # --------------------------------------------------------------- torch.signal.windows

@@ -287,3 +287,77 @@ def _log_softmax(x, axis=-1, **_kw):
 #: op name (or the dialect's node name) -> its forward on the bits
 SPECIAL = {"fused_add_scaled": _add_alpha, "rsqrt": _rsqrt, "cumsum": _cumsum,
            "log_softmax": _log_softmax}
+
+
+# --------------------------------------------------------------------------- torch.autocast
+#: the lower-precision dtype of an entered CPU ``torch.autocast`` (None outside one)
+AUTOCAST = [None]
+
+
+def _eligible(a) -> bool:
+    """autocast casts floating tensors other than float64 (``is_eligible``)."""
+    return a.kind == "f" and a != np.float64 or a == BITS
+
+
+def autocast_to(dt, *ts):
+    """The tensors among ``ts`` that autocast casts, in ``dt`` (a ``ToCopyBackward0`` node for
+    one that takes a gradient); anything else as it is."""
+    from ._base import EngineTensor, raw
+    from ._ops import to_dtype
+
+    return tuple(to_dtype(t, dt) if isinstance(t, EngineTensor) and raw(t).dtype != dt and
+                 _eligible(raw(t).dtype) else t for t in ts)
+
+
+def lower(*ts):
+    """autocast's ``lower_precision_fp`` policy (linear, matmul, mm, bmm, addmm, baddbmm,
+    addbmm, conv*, prelu, scaled_dot_product_attention on the CPU)."""
+    return autocast_to(AUTOCAST[0], *ts)
+
+
+def fp32(*ts):
+    """autocast's ``fp32`` policy (mse_loss, nll_loss, cross_entropy, binary_cross_entropy ...)."""
+    return autocast_to(F32, *ts)
+
+
+# --------------------------------------------------------------------------- attention
+def sdpa(q, k, v, mask, causal, scale):
+    """``scaled_dot_product_attention`` on bfloat16 as torch's CPU flash kernel computes it: the
+    scores ``q k^T * scale`` (+ mask) and the softmax in float, the exponentials rounded to
+    bfloat16 for ``P v`` (float accumulation), the output times 1/sum rounded once. Written with
+    the dialect's ops, so it differentiates (not the kernel's own backward)."""
+    before, AUTOCAST[0] = AUTOCAST[0], None  # (inside the op autocast is off, as in ATen)
+    try:
+        return _sdpa(q, k, v, mask, causal, scale)
+    finally:
+        AUTOCAST[0] = before
+
+
+def _sdpa(q, k, v, mask, causal, scale):
+    from . import _ops
+    from ._base import raw
+
+    qf, kf, vf = (_ops.to_dtype(t, F32) for t in (q, k, v))
+    s = _ops.mul(_ops.matmul(qf, _ops.transpose(kf, -2, -1)), float(scale))
+    L, S = raw(qf).shape[-2], raw(kf).shape[-2]
+    if causal:
+        from ._tensor import Tensor
+
+        s = _ops.masked_fill(s, Tensor._wrap(~np.tril(np.ones((L, S), bool)), True),
+                             float("-inf"))
+    elif mask is not None:
+        if raw(mask).dtype == np.bool_:
+            from ._tensor import Tensor
+
+            s = _ops.masked_fill(s, Tensor._wrap(~raw(mask), True), float("-inf"))
+        else:
+            s = _ops.add(s, _ops.to_dtype(mask, F32))
+    m = raw(_ops.amax(s, -1, keepdim=True))
+    m = np.where(np.isneginf(m), np.float32(0), m).astype(F32)
+    from ._tensor import Tensor
+
+    e = _ops.exp(_ops.sub(s, Tensor._wrap(m, True)))
+    total = _ops.sum(e, -1, keepdim=True)
+    p = _ops.to_dtype(_ops.to_dtype(e, BITS), F32)
+    out = _ops.mul(_ops.matmul(p, vf), _ops.reciprocal(total))
+    return _ops.to_dtype(out, BITS)

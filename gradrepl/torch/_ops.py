@@ -1978,6 +1978,8 @@ def _mm_op(name):
 
 
 def mm(input, mat2):  # noqa: A002
+    if _bfloat16.AUTOCAST[0] is not None:
+        input, mat2 = _bfloat16.lower(input, mat2)  # noqa: A001
     a, b = raw(input), raw(mat2)
     if a.ndim != 2:
         raise RuntimeError(f"self must be a matrix")
@@ -2104,6 +2106,8 @@ def tensordot(a, b, dims):
 
 
 def bmm(input, mat2):  # noqa: A002
+    if _bfloat16.AUTOCAST[0] is not None:
+        input, mat2 = _bfloat16.lower(input, mat2)  # noqa: A001
     a, b = raw(input), raw(mat2)
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -2111,6 +2115,8 @@ def bmm(input, mat2):  # noqa: A002
 
 
 def matmul(input, other):  # noqa: A002
+    if _bfloat16.AUTOCAST[0] is not None:
+        input, other = _bfloat16.lower(input, other)  # noqa: A001
     a, b = raw(input), raw(other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -2175,6 +2181,9 @@ ger = outer
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     from ..engine.ops import fused  # noqa: F401
+
+    if _bfloat16.AUTOCAST[0] is not None:
+        input, mat1, mat2 = _bfloat16.lower(input, mat1, mat2)  # noqa: A001
 
     if beta != 1 or alpha != 1:
         return add(mul(input, beta), mul(mm(mat1, mat2), alpha))

@@ -1365,6 +1365,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
+    from . import _bfloat16
+
+    if _bfloat16.AUTOCAST[0] is not None:
+        input, batch1, batch2 = _bfloat16.lower(input, batch1, batch2)  # noqa: A001
     prod = _ops.bmm(batch1, batch2)
     return _axpby(input, prod, beta, alpha, out, "baddbmm")
 

@@ -359,7 +359,7 @@ class GradScaler:
 
 class autocast:  # noqa: N801 - torch's name
     """``torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)``: disabled,
-    a no-op (also as a decorator); enabled, not emulated (gradrepl holds no bfloat16)."""
+    on the CPU, the ops of autocast's lists cast their inputs (``_bfloat16.lower`` / ``fp32``)."""
 
     def __init__(self, device_type="cpu", dtype=None, enabled=True, cache_enabled=None,
                  _site=None):
@@ -373,13 +373,18 @@ class autocast:  # noqa: N801 - torch's name
             self._enabled = False
 
     def __enter__(self):
-        if self._enabled:
-            raise NotImplementedError("gradrepl's torch does not emulate torch.autocast "
-                                      "(mixed precision: gradrepl holds no bfloat16); use "
-                                      "enabled=False or leave it out")
+        from . import _bfloat16, _dtypes
+
+        self._prev = _bfloat16.AUTOCAST[0]
+        if self.device == "cpu":  # (bfloat16 unless dtype says otherwise, as torch's CPU)
+            _bfloat16.AUTOCAST[0] = (_dtypes.to_np(self.fast_dtype or _dtypes.bfloat16)
+                                     if self._enabled else None)
         return self
 
     def __exit__(self, *exc):
+        from . import _bfloat16
+
+        _bfloat16.AUTOCAST[0] = self._prev
         return False
 
     def __call__(self, fn):

@@ -9,6 +9,8 @@ filter's the grad-filter op, so gradients of gradients work. Large batches run i
 samples (bounded column matrices)."""
 from __future__ import annotations
 
+from .. import _bfloat16 as _bf16  # (torch.autocast's state)
+
 import copy
 import math
 
@@ -235,16 +237,22 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fname):  #
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """1-D cross-correlation of ``input`` (N, C, L) with ``weight`` (O, C/groups, k)."""
+    if _bf16.AUTOCAST[0] is not None:
+        input, weight, bias = _bf16.lower(input, weight, bias)  # noqa: A001
     return _conv(1, input, weight, bias, stride, padding, dilation, groups, "conv1d")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    if _bf16.AUTOCAST[0] is not None:
+        input, weight, bias = _bf16.lower(input, weight, bias)  # noqa: A001
     return _conv(2, input, weight, bias, stride, padding, dilation, groups, "conv2d")
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """3-D cross-correlation of ``input`` (N, C, D, H, W) with ``weight`` (O, C/groups, kD,
     kH, kW)."""
+    if _bf16.AUTOCAST[0] is not None:
+        input, weight, bias = _bf16.lower(input, weight, bias)  # noqa: A001
     return _conv(3, input, weight, bias, stride, padding, dilation, groups, "conv3d")
 
 

@@ -4,6 +4,8 @@ ConvolutionBackward0 node, bias included, as torch records it), ``max_pool2d``,
 ``avg_pool2d``, the adaptive pools and ``batch_norm`` (NativeBatchNormBackward0)."""
 from __future__ import annotations
 
+from .._bfloat16 import AUTOCAST as _bf16_autocast, filled as _bf16_filled, lower as _bf16_lower
+
 import copy
 
 import numpy as np
@@ -160,6 +162,8 @@ def _same_padding(k, dilation):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """2-D cross-correlation of ``input`` (N, C, H, W) with ``weight`` (O, C/groups, kH, kW)."""
+    if _bf16_autocast[0] is not None:
+        input, weight, bias = _bf16_lower(input, weight, bias)  # noqa: A001
     a, w = raw(input), raw(weight)
     _check_conv(a, w, groups, bias)
     unbatched = a.ndim == 3
@@ -448,7 +452,6 @@ def _ln_vjp(n, g):
 LN = _named(C.LAYER_NORM, "NativeLayerNormBackward0", forward=_ln_fwd, vjp=_ln_vjp)
 
 
-from .._bfloat16 import filled as _bf16_filled  # noqa: E402
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # noqa: A002

@@ -11,6 +11,8 @@ initialisation order (so the same values after ``torch.manual_seed``).
 (softmax, dropout, matmul)."""
 from __future__ import annotations
 
+from .. import _bfloat16 as _bf16  # (torch.autocast's state)
+
 import copy
 import math
 import warnings
@@ -102,6 +104,8 @@ def _bool_to_float_mask(mask, dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """Attention ``softmax(q k^T * scale + mask) v`` over the last two dims."""
+    if _bf16.AUTOCAST[0] is not None:
+        query, key, value, attn_mask = _bf16.lower(query, key, value, attn_mask)
     q, k, v = query, key, value
     dt = raw(q).dtype
     L, S = _shape(q)[-2], _shape(k)[-2]
@@ -118,6 +122,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     fmask = attn_mask
     if fmask is not None and raw(fmask).dtype == np.bool_:
         fmask = _bool_to_float_mask(fmask, dt)
+    if dt == _bf16.BITS and dropout_p == 0.0:  # bfloat16: the flash kernel's roundings
+        return _bf16.sdpa(q, k, v, attn_mask, is_causal, scale_f)
     if _flash.usable(q, k, v, fmask, dropout_p):  # torch's CPU flash kernel, fwd and bwd
         return _flash.sdpa(q, k, v, fmask, is_causal, scale_f)
     mask = None

@@ -4,6 +4,8 @@ AddmmBackward0, ``mse_loss`` MseLossBackward0, ``cross_entropy`` NllLossBackward
 LogSoftmaxBackward0)."""
 from __future__ import annotations
 
+from .. import _bfloat16 as _bf16  # (torch.autocast's state)
+
 import warnings
 
 import numpy as np
@@ -224,6 +226,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 # ------------------------------------------------------------------------------ linear & co
 def linear(input, weight, bias=None):  # noqa: A002
+    if _bf16.AUTOCAST[0] is not None:
+        input, weight, bias = _bf16.lower(input, weight, bias)  # noqa: A001
     a = raw(input)
     wt = _ops.t(weight)
     if bias is None:
@@ -329,6 +333,8 @@ def _sz(t):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
              weight=None):
+    if _bf16.AUTOCAST[0] is not None:
+        input, target = _bf16.fp32(input, target)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _size_warning(input, target, "mse_loss")
@@ -421,6 +427,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
              reduce=None, reduction="mean"):
+    if _bf16.AUTOCAST[0] is not None:
+        input, weight = _bf16.fp32(input, weight)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     a = raw(input)
@@ -465,6 +473,8 @@ _NLL2D: dict = {}
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
                   reduce=None, reduction="mean", label_smoothing=0.0):
+    if _bf16.AUTOCAST[0] is not None:
+        input, target, weight = _bf16.fp32(input, target, weight)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     a = raw(input)
@@ -522,6 +532,8 @@ def _div_scalar(t, v):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
                          reduction="mean"):
+    if _bf16.AUTOCAST[0] is not None:
+        input, target, weight = _bf16.fp32(input, target, weight)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if raw(input).shape != raw(target).shape:
