@@ -521,7 +521,11 @@ def _multinomial_race(input, num_samples, generator):  # noqa: A002
                            "replacement")
     q = empty(p.shape, dtype=_dtypes.from_np(p.dtype))
     exponential_(q, 1.0, generator)
-    ratio = p / raw(q)
+    if p.dtype == _bfloat16.BITS:  # bfloat16: p / q rounded (the kernel's dtype)
+        ratio = _bfloat16.to_float32(_bfloat16.from_float(
+            _bfloat16.to_float32(p) / _bfloat16.to_float32(raw(q))))
+    else:
+        ratio = p / raw(q)
     if num_samples == 1:
         return _wrap(np.argmax(ratio, axis=-1, keepdims=True).astype(np.int64), True)
     order = np.argsort(-ratio, axis=-1, kind="stable")[..., :num_samples]

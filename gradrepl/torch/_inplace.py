@@ -396,7 +396,9 @@ def exponential_(self, lambd=1.0, generator=None):
 
     arr = raw(self)
     u = _random.uniform(arr.shape, np.dtype(np.float64), 0.0, 1.0, generator)
-    write(self, (-np.log1p(-u) / lambd).astype(arr.dtype))
+    from ._bfloat16 import astype
+
+    write(self, astype(-np.log1p(-u) / lambd, arr.dtype))
     return self
 
 

@@ -949,9 +949,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A00
 
 def _logic(fn):
     def f(input, other=None):  # noqa: A002
-        if other is None:
-            return _wrap(np.asarray(fn(_arr(input))), True)
-        return _wrap(np.asarray(fn(_arr(input), _arr(other))), True)
+        if other is None:  # (bfloat16's bits: on the values)
+            return _wrap(np.asarray(fn(_bfloat16.values(_arr(input)))), True)
+        return _wrap(np.asarray(fn(_bfloat16.values(_arr(input)),
+                                   _bfloat16.values(_arr(other)))), True)
     return f
 
 

@@ -78,16 +78,20 @@ def _make_grads(outputs, grads):
                 raise RuntimeError("For complex Tensors, both grad_output and output are "
                                    "required to have the same dtype.")
             if raw(g).dtype != a.dtype:
-                g = _wrap(raw(g).astype(a.dtype), g.stop_gradient)
+                from .._bfloat16 import astype
+
+                g = _wrap(astype(raw(g), a.dtype), g.stop_gradient)
             out.append(g)
         elif g is None:
             if not t.stop_gradient:
                 if a.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if a.dtype.kind != "f":
+                if a.dtype.kind != "f" and a.dtype != np.uint16:  # (uint16: bfloat16)
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {_dtypes.from_np(a.dtype)}")
-                out.append(_wrap(np.ones(a.shape, a.dtype)))
+                from .._bfloat16 import filled
+
+                out.append(_wrap(filled(np.ones, a.shape, a.dtype)))
             else:
                 out.append(None)
         else:

@@ -1,0 +1,128 @@
+"""torch.bfloat16 in the torch dialect (gradrepl/torch/_bfloat16.py): the dtype, tensors of it,
+rounding, ATen's per-op roundings and torch.autocast('cpu').
+
+Every literal below was recorded from real torch 2.13 on this machine (AMD EPYC Zen 4 with
+avx512_bf16, CPU build) by running the same expressions (/tmp/bf16/rec.py of the BF16 session):
+the values are printed with ``tolist()`` (exact: a bfloat16 is a float32 with 16 zero bits).
+Elementwise rounding is computed in float32 and rounded once to nearest even: CPU-independent.
+The bf16 matmul/linear cases came from oneDNN's avx512_bf16 kernels there; gradrepl computes them
+in float32 and rounds, so they skip (with the reason) where gradrepl's own float32 sums may
+differ: a CPU without AVX-512.
+"""
+import pytest
+
+import gradrepl.torch as torch
+import gradrepl.torch.nn.functional as F
+from gradrepl.torch import _bfloat16
+
+from conftest import skip_without_avx512
+
+
+def vals(n, k=37, m=101, s=50.0):
+    return [((i * k) % m) / s - 1.0 for i in range(n)]
+
+
+X = torch.tensor(vals(40)).bfloat16()
+Y = torch.tensor(vals(40, 53, 97, 30.0)).bfloat16()
+nan = float("nan")
+inf = float("inf")
+
+XV = [-1.0, -0.259765625, 0.48046875, -0.80078125, -0.06005859375, 0.6796875, -0.6015625, 0.1396484375, 0.87890625, -0.400390625, 0.33984375, -0.94140625, -0.2001953125, 0.5390625, -0.73828125, 0.0, 0.73828125, -0.5390625, 0.2001953125, 0.94140625, -0.33984375, 0.400390625, -0.87890625, -0.1396484375, 0.6015625, -0.6796875, 0.06005859375, 0.80078125, -0.48046875, 0.259765625, 1.0, -0.279296875, 0.4609375, -0.8203125, -0.080078125, 0.66015625, -0.62109375, 0.1201171875, 0.859375, -0.419921875]
+ROUND = [1.0, 1.015625, -1.0, inf, 9.183549615799121e-41, nan, 3.140625]
+MULSC = [-0.30078125, -0.078125, 0.14453125, -0.240234375, -0.01806640625, 0.2041015625, -0.1806640625, 0.0419921875, 0.263671875, -0.1201171875, 0.10205078125, -0.283203125, -0.06005859375, 0.162109375, -0.2216796875, 0.0, 0.2216796875, -0.162109375, 0.06005859375, 0.283203125, -0.10205078125, 0.1201171875, -0.263671875, -0.0419921875, 0.1806640625, -0.2041015625, 0.01806640625, 0.240234375, -0.14453125, 0.078125, 0.30078125, -0.083984375, 0.138671875, -0.24609375, -0.0240478515625, 0.1982421875, -0.1865234375, 0.0361328125, 0.2578125, -0.1259765625]
+ADDALPHA = [-1.296875, -0.029541015625, 0.26953125, -0.478515625, -0.1806640625, 1.09375, -0.6328125, 0.640625, 0.9375, 0.19140625, 0.490234375, -1.234375, 0.040771484375, 0.337890625, -0.40625, -0.1103515625, 1.15625, -0.55859375, 0.7109375, 1.0078125, 0.26171875, 0.5625, -1.15625, 0.11083984375, 0.412109375, -0.33984375, -0.040283203125, 1.234375, -0.490234375, 0.78125, 1.078125, 0.33203125, 0.6328125, -1.09375, 0.181640625, 0.48046875, -0.271484375, 0.02978515625, 1.296875, -0.419921875]
+RSQRT = [0.89453125, 1.40625, 1.171875, 0.9765625, 1.796875, 1.0390625, 1.0859375, 1.6015625, 0.94140625, 1.2421875, 1.3046875, 0.91796875, 1.4921875, 1.125, 1.0078125, 2.0, 1.0078125, 1.125, 1.4921875, 0.91796875, 1.3046875, 1.2421875, 0.94140625, 1.6015625, 1.0859375, 1.0390625, 1.796875, 0.9765625, 1.171875, 1.40625, 0.89453125, 1.375, 1.1875, 0.96875, 1.7421875, 1.046875, 1.0703125, 1.640625, 0.94921875, 1.21875]
+LSM = [[-3.390625, -2.640625, -1.90625, -3.1875, -2.453125, -1.703125, -2.984375, -2.25, -1.5078125, -2.78125], [-2.15625, -3.4375, -2.703125, -1.96875, -3.25, -2.5, -1.765625, -3.046875, -2.296875, -1.5625], [-2.734375, -1.9921875, -3.28125, -2.53125, -1.796875, -3.078125, -2.328125, -1.59375, -2.875, -2.140625], [-1.5703125, -2.84375, -2.109375, -3.390625, -2.65625, -1.90625, -3.1875, -2.453125, -1.7109375, -2.984375]]
+SUM = [-0.9453125, 0.33984375, -0.396484375, 0.87890625]
+SUM_ALL, MEAN_ALL = -0.1201171875, -0.0030059814453125
+CUMSUM = [-1.0, -1.2578125, -0.78125, -1.578125, -1.640625, -0.9609375, -1.5625, -1.421875, -0.54296875, -0.9453125, -0.60546875, -1.546875, -1.7421875, -1.203125, -1.9453125, -1.9453125, -1.203125, -1.7421875, -1.546875, -0.60546875, -0.9453125, -0.54296875, -1.421875, -1.5625, -0.9609375, -1.640625, -1.578125, -0.78125, -1.2578125, -1.0, 0.0, -0.279296875, 0.181640625, -0.640625, -0.71875, -0.05859375, -0.6796875, -0.55859375, 0.30078125, -0.1201171875]
+GELU = [-0.1591796875, -0.10302734375, 0.328125, -0.169921875, -0.028564453125, 0.51171875, -0.1650390625, 0.07763671875, 0.7109375, -0.1376953125, 0.21484375, -0.1630859375, -0.083984375, 0.380859375, -0.169921875, 0.0, 0.56640625, -0.1591796875, 0.1162109375, 0.77734375, -0.12451171875, 0.26171875, -0.1669921875, -0.06201171875, 0.4375, -0.1689453125, 0.031494140625, 0.6328125, -0.1513671875, 0.15625, 0.83984375, -0.10888671875, 0.3125, -0.1689453125, -0.03759765625, 0.4921875, -0.166015625, 0.06591796875, 0.69140625, -0.1416015625]
+LINEAR = [[1.421875, 0.353515625, 5.75], [-2.78125, 1.6484375, 3.546875], [-2.84375, 1.4921875, 3.53125], [-2.890625, 1.3359375, 3.5], [-2.953125, 1.1875, 3.484375]]
+SDPA = [-0.5, 0.3203125, -0.439453125, 0.380859375, -0.439453125, 0.380859375, -0.37890625, 0.44140625, -0.365234375, 0.453125, -0.306640625, 0.515625, -0.27734375, 0.54296875, -0.2177734375, 0.6015625, -0.1689453125, 0.65234375, -0.109375, 0.7109375, 0.10009765625, 0.921875, 0.16015625, 0.98046875, 0.146484375, 0.96875, 0.20703125, 0.41015625, 0.14453125, 0.859375, 0.2041015625, 0.546875, 0.1484375, 0.8359375, 0.2080078125, 0.59765625, 0.154296875, 0.82421875, 0.2138671875, 0.64453125, 0.69921875, -0.06005859375, 0.76171875, 0.0, 0.7734375, 0.0133056640625, 0.83203125, 0.0732421875, 0.86328125, 0.10302734375, 0.921875, 0.1630859375, 0.88671875, 0.12451171875, 0.65234375, 0.1845703125, 0.8203125, 0.09033203125, 0.74609375, 0.150390625, -0.279296875, 0.5390625, -0.2197265625, 0.6015625, -0.2119140625, 0.609375, -0.15234375, 0.66796875, -0.1298828125, 0.69140625, -0.06982421875, 0.75, -0.030029296875, 0.7890625, 0.02978515625, 0.8515625, -0.01519775390625, 0.8046875, 0.044677734375, 0.56640625]
+REPR = 'tensor([-1.0000, -0.2598,  0.4805, -0.8008, -0.0601,  0.6797],\n       dtype=torch.bfloat16)'
+REPR2 = 'tensor([9.9992e+09, 1.0004e-10, 1.2339e+05], dtype=torch.bfloat16)'
+
+
+def test_dtype_object():
+    bf = torch.bfloat16
+    assert str(bf) == repr(bf) == "torch.bfloat16" and bf is not torch.float16
+    assert bf.itemsize == 2 and bf.is_floating_point and bf.is_signed and not bf.is_complex
+    fi = torch.finfo(bf)
+    assert (fi.eps, fi.bits, fi.resolution) == (0.0078125, 16, 0.01)
+    assert fi.max == 3.3895313892515355e+38 and fi.tiny == 1.1754943508222875e-38
+
+
+def test_tensor_basics_and_printing():
+    assert X.dtype == torch.bfloat16 and X.element_size() == 2 and X.is_floating_point()
+    assert X.type() == "torch.BFloat16Tensor"
+    assert X.tolist() == XV
+    assert X[3].item() == XV[3] and isinstance(X[3].item(), float)
+    assert repr(X[:6]) == REPR
+    assert repr(torch.tensor([1e10, 1e-10, 123456.0]).bfloat16()) == REPR2
+    with pytest.raises(TypeError, match="Got unsupported ScalarType BFloat16"):
+        X.numpy()
+    assert X.float().dtype == torch.float32 and X.float().tolist() == XV
+    assert torch.ones(3, dtype=torch.bfloat16).tolist() == [1.0, 1.0, 1.0]
+    assert torch.full((2,), 0.1, dtype=torch.bfloat16).tolist() == [0.10009765625] * 2
+
+
+def test_round_to_nearest_even_and_nan():
+    got = torch.tensor([1.00390625, 1.01171875, -1.00390625, 3.4e38, 1e-40, nan, 3.14159]
+                       ).bfloat16().tolist()
+    assert got[:5] == ROUND[:5] and got[6] == ROUND[6] and got[5] != got[5]
+    # c10::BFloat16's NaN bits (round_to_nearest_even); ties go to even
+    assert _bfloat16.from_float([nan]).tolist() == [0x7FC0]
+    assert _bfloat16.from_float([1.00390625, 1.01171875]).tolist() == [0x3F80, 0x3F82]
+
+
+def test_promotion():
+    f = torch.ones(3)
+    assert (X[:3] + f).dtype == torch.float32 and (X + 1).dtype == torch.bfloat16
+    assert (X + 2.5).dtype == torch.bfloat16 and (X[:5] + torch.arange(5)).dtype == torch.bfloat16
+    assert (X[:3] + torch.ones(3, dtype=torch.float16)).dtype == torch.float32
+
+
+def test_elementwise_roundings_as_aten():
+    assert (X * 0.3).tolist() == MULSC          # the number in float32 (opmath), one rounding
+    assert torch.add(X, Y, alpha=0.3).tolist() == ADDALPHA   # fused in blocks of 32, tail not
+    assert (X.abs() + 0.25).rsqrt().tolist() == RSQRT
+    assert F.gelu(X, approximate="tanh").tolist() == GELU
+    assert X.cumsum(0).tolist() == CUMSUM
+
+
+def test_reductions_and_log_softmax():
+    assert F.log_softmax(X.view(4, 10), -1).tolist() == LSM
+    assert X.view(4, 10).sum(-1).tolist() == SUM
+    assert X.sum().item() == SUM_ALL and X.mean().item() == MEAN_ALL
+
+
+def test_scaled_dot_product_attention_bf16():
+    q = torch.tensor(vals(2 * 2 * 5 * 4, 41, 79, 25.0)).view(2, 2, 5, 4).bfloat16()
+    out = F.scaled_dot_product_attention(q, q.flip(-1), q * 0.5, is_causal=True)
+    assert out.dtype == torch.bfloat16 and out.reshape(-1).tolist() == SDPA
+
+
+def test_autocast_linear():
+    skip_without_avx512("bfloat16 linear under autocast (oneDNN avx512_bf16 on the recording CPU)")
+    W = torch.tensor(vals(24, 29, 89, 40.0)).view(3, 8).requires_grad_()
+    A = torch.tensor(vals(40, 31, 83, 20.0)).view(5, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = F.linear(A, W, torch.tensor([0.1, -0.2, 0.3]))
+        loss = F.cross_entropy(out, torch.tensor([0, 1, 2, 0, 1]))
+    assert out.dtype == torch.bfloat16 and out.tolist() == LINEAR
+    assert loss.dtype == torch.float32            # cross_entropy is on autocast's fp32 list
+    assert out.grad_fn.name() in ("AddmmBackward0", "ViewBackward0")
+    loss.backward()
+    assert W.grad.dtype == torch.float32          # through ToCopyBackward0 to the float32 leaf
+    assert not torch.tensor([1.0]).bfloat16().requires_grad
+
+
+def test_autograd_in_bfloat16():
+    w = X.clone().requires_grad_()
+    (w * w).sum().backward()
+    assert w.grad.dtype == torch.bfloat16
+    assert w.grad.tolist() == [_round(2 * v) for v in XV]
+
+
+def _round(v):
+    return _bfloat16.to_float32(_bfloat16.from_float([v])).tolist()[0]
