@@ -1,0 +1,303 @@
+"""Double backward through conv2d, batch norm and (leaky) ReLU as torch 2.13 records it
+(issue 28, the WGAN-GP gradient penalty): ``torch.autograd.grad(..., create_graph=True)``
+makes one ``ConvolutionBackwardBackward0`` / ``NativeBatchNormBackwardBackward0`` /
+``LeakyReluBackwardBackward0`` / ``ThresholdBackwardBackward0`` node per first-order node
+(``torch/nn/_double_backward.py``), with torch's formulas (``_convolution_double_backward``,
+``batchnorm_double_backward``, ``leaky_relu_backward`` / ``threshold_backward`` with
+``zeros_like`` for self).
+
+- node names and next_functions, and the zero (not None) gradients a penalty-only backward
+  leaves (any CPU);
+- the formulas against central differences in float64 (strides, padding, dilation, groups,
+  penalties on the input and the weight gradients; batch norm in training and eval);
+- bit-equal to real torch 2.13 (recorded in this session on the AVX-512 Zen 4 machine, by
+  running the ``cases`` section below under real torch): the convolutions are oneDNN's
+  avx512_core kernels (emulated), so these compare only there.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+import gradrepl.torch as torch
+import gradrepl.torch.nn.functional as F
+from gradrepl.torch import nn
+
+# --- cases (run by real torch 2.13 to record: exec'd with torch, F, nn, np bound) ---
+
+
+def grid(shape, seed, scale=1.0, dtype=np.float32):
+    n = int(np.prod(shape))
+    i = np.arange(n, dtype=np.int64)
+    v = ((i * 7919 + seed * 104729) % 1000 - 500) / 1000.0
+    return (v * scale).astype(dtype).reshape(shape)
+
+
+def sha(t):
+    if t is None:
+        return None
+    a = np.ascontiguousarray(t.detach().numpy())
+    return hashlib.sha256(a.tobytes()).hexdigest()[:12]
+
+
+def load(module, seed, scale=0.4):
+    with torch.no_grad():
+        for k, (_n, p) in enumerate(module.named_parameters()):
+            p.copy_(torch.tensor(grid(tuple(p.shape), seed + k, scale)))
+
+
+def critic(act, bn=True):
+    layers = [nn.Conv2d(1, 4, 4, 2)] + ([nn.BatchNorm2d(4)] if bn else []) + [act(),
+              nn.Conv2d(4, 8, 4, 2), nn.BatchNorm2d(8), act(), nn.Conv2d(8, 1, 4, 2)]
+    return nn.Sequential(*layers)
+
+
+def case_critic(kind):
+    """The WGAN-GP penalty of a DCGAN critic, then its backward alone."""
+    acts = {"leaky_": lambda: nn.LeakyReLU(0.2, inplace=True), "leaky": lambda: nn.LeakyReLU(0.2),
+            "relu": lambda: nn.ReLU(), "relu_": lambda: nn.ReLU(inplace=True)}
+    crit = critic(acts[kind])
+    load(crit, 40)
+    real = torch.tensor(grid((4, 1, 28, 28), 60))
+    fake = torch.tanh(torch.tensor(grid((4, 1, 28, 28), 61, 3.0)))
+    eps = torch.tensor(grid((4, 1, 1, 1), 62)) + 0.5
+    mixed = real * eps + fake * (1 - eps)
+    mixed.requires_grad_()
+    scores = crit(mixed).view(4, -1)
+    g = torch.autograd.grad(inputs=mixed, outputs=scores, grad_outputs=torch.ones_like(scores),
+                            create_graph=True, retain_graph=True)[0]
+    gp = ((g.view(4, -1).norm(2, dim=1) - 1) ** 2).mean()
+    gp.backward()
+    return [sha(g), gp.item().hex()] + [sha(p.grad) for p in crit.parameters()]
+
+
+CONV_GEOMETRIES = [(1, 1, True, 3), (1, 0, False, 2), (2, 2, True, 5), (3, 1, True, 2)]
+
+
+def case_conv(k):
+    """tanh(conv2d) with penalties on the input and the weight gradients (ggI and ggW)."""
+    stride, pad, bias, n = CONV_GEOMETRIES[k]
+    x = torch.tensor(grid((n, 6, 11, 11), 10 + k), requires_grad=True)
+    w = torch.tensor(grid((6, 6, 3, 3), 20 + k, 0.3), requires_grad=True)
+    b = torch.tensor(grid((6,), 30 + k), requires_grad=True) if bias else None
+    y = torch.tanh(F.conv2d(x, w, b, stride=stride, padding=pad))
+    gx, gw = torch.autograd.grad(y.sum(), (x, w), create_graph=True)
+    loss = (gx ** 2).sum() + (gw ** 2).sum()
+    ins = [t for t in (x, w, b) if t is not None]
+    return [sha(t) for t in torch.autograd.grad(loss, ins)]
+
+
+BN_MODES = [(True, True), (False, True), (True, False)]
+
+
+def case_bn(k):
+    """tanh(batch_norm) with penalties on every first-order gradient (ggI, ggG, ggB)."""
+    training, affine = BN_MODES[k]
+    x = torch.tensor(grid((4, 3, 5, 5), 40 + k), requires_grad=True)
+    bn = nn.BatchNorm2d(3, affine=affine)
+    with torch.no_grad():
+        if affine:
+            bn.weight.copy_(torch.tensor(grid((3,), 50 + k)) + 1)
+            bn.bias.copy_(torch.tensor(grid((3,), 60 + k)))
+        bn.running_mean.copy_(torch.tensor(grid((3,), 70)))
+        bn.running_var.copy_(torch.tensor(grid((3,), 71)) + 1)
+    bn.train(training)
+    y = torch.tanh(bn(x))
+    ins = [x] + list(bn.parameters())
+    gs = torch.autograd.grad((y * torch.tensor(grid((4, 3, 5, 5), 80))).sum(), ins,
+                             create_graph=True)
+    loss = sum((g ** 2).sum() for g in gs)
+    return [sha(t) for t in torch.autograd.grad(loss, ins)] + [sha(g) for g in gs]
+
+
+# --- end cases ---
+
+RECORDED = {   # real torch 2.13, this session (Zen 4, oneDNN avx512_core, MKL branch AUTO)
+    'critic_leaky_': ['c5d0550aaa9a', '0x1.8a82e40000000p-1', 'ef3a653c8eb3', '2504c7672920', 'b97d0bb7e7ad', '911f94dab269', '4b3ed36e8032', '6e971ef4931e', '8b3cd275b5a1', '66687aadf862', '2ecbfeeb445c', None],
+    'critic_leaky': ['c5d0550aaa9a', '0x1.8a82e40000000p-1', 'ef3a653c8eb3', '2504c7672920', 'b97d0bb7e7ad', '911f94dab269', '4b3ed36e8032', '6e971ef4931e', '8b3cd275b5a1', '66687aadf862', '2ecbfeeb445c', None],
+    'critic_relu': ['01bff7ecbe1a', '0x1.5ab95e0000000p-1', 'a4f6145cbfa1', 'd4c9a1d003c1', 'ef9d215618b5', 'c9fc7c4c6d68', '605bc8cec148', '3df0f7781a4d', 'aeb16aca6ae0', '66687aadf862', '0312e6643113', None],
+    'critic_relu_': ['01bff7ecbe1a', '0x1.5ab95e0000000p-1', 'a4f6145cbfa1', 'd4c9a1d003c1', 'ef9d215618b5', 'c9fc7c4c6d68', '605bc8cec148', '3df0f7781a4d', 'aeb16aca6ae0', '66687aadf862', '0312e6643113', None],
+    'conv_0': ['cf0d98b781cf', '2f2dd891c929', '0adcef38f0ab'],
+    'conv_1': ['dcc21afa86c7', 'ff2682f27537'],
+    'conv_2': ['70cf5ea261c4', 'cf849b74be80', '59bcb6b6cd01'],
+    'conv_3': ['032ded9f817f', 'd114f1cb725a', '4bb8a200e1cd'],
+    'bn_0': ['f3546e1b724e', '4fd99bec996b', '6f41ba01c4cc', 'cfa3374c92c8', '418a6d58cf4c', 'e7ce5bd23f73'],
+    'bn_1': ['cf45b230b160', '29bf982e76ee', 'a574a756b34d', '5a621ce81240', 'b055011b04ad', 'bcfc851bc9f8'],
+    'bn_2': ['a79681bbe3d9', 'd5bf2f2f504a'],
+}
+
+
+def _names(fn, depth):
+    out = []
+
+    def walk(f, d):
+        if f is None or d > depth:
+            return
+        out.append(f.name())
+        for g, _ in f.next_functions:
+            walk(g, d + 1)
+    walk(fn, 0)
+    return out
+
+
+# ------------------------------------------------------------------ structure (any CPU)
+def _critic_gradient(act):
+    crit = critic(act)
+    load(crit, 40)
+    x = torch.tensor(grid((4, 1, 28, 28), 60), requires_grad=True)
+    s = crit(x).view(4, -1)
+    g, = torch.autograd.grad(s, x, torch.ones_like(s), create_graph=True)
+    return crit, g
+
+
+def test_second_order_nodes_and_their_inputs_are_torchs():
+    crit, g = _critic_gradient(lambda: nn.LeakyReLU(0.2, inplace=True))
+    fn = g.grad_fn
+    # real torch 2.13: the same names, next_functions as printed there
+    assert fn.name() == "ConvolutionBackwardBackward0"
+    assert [f.name() if f else None for f, _ in fn.next_functions] == [
+        "NativeBatchNormBackwardBackward0", "torch::autograd::AccumulateGrad",
+        "torch::autograd::AccumulateGrad"]
+    bn = fn.next_functions[0][0]
+    assert [f.name() if f else None for f, _ in bn.next_functions] == [
+        "LeakyReluBackwardBackward0", "ConvolutionBackward0", "torch::autograd::AccumulateGrad",
+        None, None]
+    lr = bn.next_functions[0][0]
+    assert [f.name() for f, _ in lr.next_functions] == [
+        "ConvolutionBackwardBackward0", "LeakyReluBackward1"]
+    ACC = "torch::autograd::AccumulateGrad"
+    # real torch 2.13's walk of the same graph (depth 6)
+    assert _names(fn, 6) == [
+        "ConvolutionBackwardBackward0", "NativeBatchNormBackwardBackward0",
+        "LeakyReluBackwardBackward0", "ConvolutionBackwardBackward0",
+        "NativeBatchNormBackwardBackward0", "LeakyReluBackwardBackward0",
+        "ConvolutionBackwardBackward0", "LeakyReluBackward1", "ConvolutionBackward0",
+        "LeakyReluBackward1", ACC, ACC, ACC, "LeakyReluBackward1", "NativeBatchNormBackward0",
+        "ConvolutionBackward0", ACC, ACC, ACC, "LeakyReluBackward1", "NativeBatchNormBackward0",
+        "ConvolutionBackward0", ACC, ACC, ACC, ACC, ACC, "ConvolutionBackward0", ACC, ACC, ACC,
+        ACC, ACC, ACC]
+
+
+def test_relu_double_backward_is_a_threshold_backward_node():
+    _crit, g = _critic_gradient(nn.ReLU)
+    bn = g.grad_fn.next_functions[0][0]
+    thr = bn.next_functions[0][0]
+    assert thr.name() == "ThresholdBackwardBackward0"
+    assert [f.name() for f, _ in thr.next_functions] == [
+        "ConvolutionBackwardBackward0", "ReluBackward0"]
+
+
+@pytest.mark.parametrize("act", ["leaky", "relu"])
+def test_a_penalty_only_backward_leaves_zeros_not_none(act):
+    """self's zeros_like of the activation's double backward reach the batch norm below it:
+    its bias gradient is a zero tensor (real torch 2.13: tensor([0., 0., ...])); the last
+    convolution's bias takes no part (None, as in torch)."""
+    make = {"leaky": lambda: nn.LeakyReLU(0.2, inplace=True), "relu": nn.ReLU}[act]
+    crit, g = _critic_gradient(make)
+    ((g.view(4, -1).norm(2, dim=1) - 1) ** 2).mean().backward()
+    assert crit[4].bias.grad is not None
+    assert np.array_equal(crit[4].bias.grad.numpy(), np.zeros(8, np.float32))
+    assert crit[6].bias.grad is None
+    assert all(p.grad is not None for p in list(crit.parameters())[:-1])
+
+
+def test_plain_leaky_relu_gradient_at_zero_is_torchs():
+    """leaky_relu_backward: ``self > 0 ? grad : grad * negval``: at 0 the slope (torch 2.13
+    gives 0.1 at x = 0 here), both with and without create_graph."""
+    x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    for create in (False, True):
+        g, = torch.autograd.grad(F.leaky_relu(x, 0.1).sum(), x, create_graph=create)
+        assert g.detach().numpy().tolist() == [np.float32(0.1), np.float32(0.1), 1.0]
+
+
+# ------------------------------------------------------------------ formulas (float64)
+def _fd_check(build, inputs, eps=1e-6, rtol=1e-5):
+    """d penalty / d inputs through the recorded second-order graph, against central
+    differences of the penalty computed without create_graph."""
+    ts = [torch.tensor(a, requires_grad=True) for a in inputs]
+    p = build(ts, True)
+    got = torch.autograd.grad(p, ts, allow_unused=True)
+    for k, a in enumerate(inputs):
+        fd = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            d = np.zeros_like(a)
+            d[i] = eps
+            up = [torch.tensor(b + d if j == k else b, requires_grad=True)
+                  for j, b in enumerate(inputs)]
+            dn = [torch.tensor(b - d if j == k else b, requires_grad=True)
+                  for j, b in enumerate(inputs)]
+            fd[i] = (build(up, False).item() - build(dn, False).item()) / (2 * eps)
+        g = np.zeros_like(a) if got[k] is None else got[k].numpy()
+        np.testing.assert_allclose(g, fd, rtol=rtol, atol=1e-7 * max(1.0, np.abs(fd).max()))
+
+
+@pytest.mark.parametrize("stride,padding,dilation,groups,bias", [
+    (1, 1, 1, 1, True), (2, 0, 1, 2, True), (1, 1, 2, 1, False), (2, 1, 1, 3, False)])
+def test_conv_double_backward_against_central_differences(stride, padding, dilation, groups,
+                                                          bias):
+    x0 = grid((2, 6, 7, 7), 1, dtype=np.float64)
+    w0 = grid((6, 6 // groups, 3, 3), 2, 0.5, dtype=np.float64)
+    b0 = grid((6,), 3, dtype=np.float64)
+
+    def build(ts, create):
+        x, w = ts[0], ts[1]
+        y = torch.tanh(F.conv2d(x, w, ts[2] if bias else None, stride=stride, padding=padding,
+                                dilation=dilation, groups=groups))
+        gx, gw = torch.autograd.grad(y.sum(), (x, w), create_graph=create)
+        return (gx ** 2).sum() + (gw ** 3).sum()
+
+    _fd_check(build, [x0, w0, b0] if bias else [x0, w0])
+
+
+@pytest.mark.parametrize("training,affine", BN_MODES)
+def test_batch_norm_double_backward_against_central_differences(training, affine):
+    x0 = grid((3, 2, 3, 3), 4, dtype=np.float64)
+    extra = [grid((2,), 5, dtype=np.float64) + 1, grid((2,), 6, dtype=np.float64)] \
+        if affine else []
+    seed = torch.tensor(grid((3, 2, 3, 3), 7, dtype=np.float64))
+
+    def build(ts, create):
+        w, b = (ts[1], ts[2]) if affine else (None, None)
+        rm = torch.tensor(grid((2,), 8, dtype=np.float64))
+        rv = torch.tensor(grid((2,), 9, dtype=np.float64) + 1)
+        y = torch.tanh(F.batch_norm(ts[0], rm, rv, w, b, training=training))
+        gs = torch.autograd.grad((y * seed).sum(), ts, create_graph=create)
+        return sum((g ** 2).sum() for g in gs)
+
+    _fd_check(build, [x0] + extra)
+
+
+# ------------------------------------------------------------------ against real torch 2.13
+def _skip_unless_recorded_here(what, conv=True):
+    from conftest import skip_unless_mkl_branch, skip_unless_onednn_avx512_core
+    from conftest import skip_without_avx512
+    from gradrepl.engine import mkl
+
+    if conv:
+        skip_unless_onednn_avx512_core(what)
+    else:   # (torch's vectorised batch-norm, tanh and sum kernels: AVX-512's bits)
+        skip_without_avx512(what)
+    if not mkl.load():
+        pytest.skip("MKL backend is not installed: the products around the convolutions are "
+                    "not MKL's, bytes not compared")
+    skip_unless_mkl_branch(what, approximations=False)
+
+
+@pytest.mark.parametrize("kind", ["leaky_", "leaky", "relu", "relu_"])
+def test_wgan_gp_critic_gradients_are_real_torchs(kind):
+    _skip_unless_recorded_here("WGAN-GP critic penalty gradients")
+    assert case_critic(kind) == RECORDED[f"critic_{kind}"]
+
+
+@pytest.mark.parametrize("k", range(len(CONV_GEOMETRIES)))
+def test_conv_double_backward_is_real_torchs(k):
+    _skip_unless_recorded_here("conv2d double backward")
+    assert case_conv(k) == RECORDED[f"conv_{k}"]
+
+
+@pytest.mark.parametrize("k", range(len(BN_MODES)))
+def test_batch_norm_double_backward_is_real_torchs(k):
+    _skip_unless_recorded_here("batch norm double backward", conv=False)
+    assert case_bn(k) == RECORDED[f"bn_{k}"]
