@@ -45,9 +45,16 @@ def _blocks(k):
 
 def _running(a, b, ks, acc=None):
     """``acc`` plus the rounded products a[..., :, k] * b[..., k, :] added one by one."""
+    tmp = None
     for k in ks:
-        p = np.multiply(a[..., :, k, None], b[..., k, None, :], dtype=np.float32)
-        acc = p if acc is None else np.add(acc, p, out=acc)
+        if acc is None:
+            acc = np.multiply(a[..., :, k, None], b[..., k, None, :], dtype=np.float32)
+            continue
+        if tmp is None:
+            tmp = np.empty(np.broadcast_shapes(acc.shape, a.shape[:-1] + b.shape[-1:]),
+                           np.float32)
+        np.multiply(a[..., :, k, None], b[..., k, None, :], out=tmp)
+        acc = np.add(acc, tmp, out=acc) if acc.shape == tmp.shape else acc + tmp
     return acc
 
 
@@ -264,30 +271,48 @@ def sgemm_bt_partials(a, bt, a_offsets=None):
     into C one after the other, for B passed transposed and beta 1: a list of (region, parts)
     with ``region`` the (rows, cols) slices and ``parts`` arrays (..., rows, cols) to add to C in
     order (C = part + C each). ``a_offsets`` (the batch's shape): where each A starts (floats
-    from a 64-byte boundary; its rows follow at K apart). The products are laid out K first, so
-    each running sum is numpy adding whole planes in order (long inner loops)."""
+    from a 64-byte boundary; its rows follow at K apart). Each running sum is numpy adding whole
+    planes of products in order (long inner loops); the main part's planes are made one at a
+    time (a K-first array of them all cost twice the time in memory traffic)."""
     batch = np.broadcast_shapes(a.shape[:-2], bt.shape[:-2])
     m, k = a.shape[-2:]
     n = bt.shape[-2]
     base = np.zeros(batch, np.int64) if a_offsets is None else np.broadcast_to(a_offsets, batch)
     ak = np.moveaxis(np.broadcast_to(a, batch + (m, k)), -1, 0)          # (K, ..., M)
     bk = np.moveaxis(np.broadcast_to(bt, batch + (n, k)), -1, 0)         # (K, ..., N)
-    # (K, ..., M, N), C order: numpy would follow the operands' strides (K innermost) otherwise
-    p = np.empty((k,) + batch + (m, n), np.float32)
-    np.multiply(ak[..., :, None], bk[..., None, :], out=p)
+
+    def prods(ks, rs, cs):
+        # (K, ..., M, N), C order: numpy would follow the operands' strides (K innermost)
+        p = np.empty((ks.stop - ks.start,) + batch + (rs.stop - rs.start, cs.stop - cs.start),
+                     np.float32)
+        return np.multiply(ak[ks, ..., rs, None], bk[ks, ..., None, cs], out=p)
+
+    def block_sum(blk, rs, cs):
+        # the running sum of a block's products over whole planes, one product at a time
+        # (no K-first array of them all: the same additions, a tenth of the memory traffic)
+        acc = np.multiply(ak[blk.start, ..., rs, None], bk[blk.start, ..., None, cs],
+                          dtype=np.float32)
+        tmp = np.empty_like(acc)
+        for i in range(blk.start + 1, blk.stop):
+            np.multiply(ak[i, ..., rs, None], bk[i, ..., None, cs], out=tmp)
+            np.add(acc, tmp, out=acc)
+        return acc
+
     rows = base[..., None] + np.arange(m) * k                   # each row of A's start
     regions = []
     blocked = m >= 8 and n >= 8 and k >= 8
     mb, nb = (m // 4 * 4, n // 8 * 8) if blocked else (0, 0)
     if blocked:
-        main = [_seq_sum(p[blk.start:blk.stop, ..., :mb, :nb]) for blk in _blocks(k)]
+        main = [block_sum(blk, slice(0, mb), slice(0, nb)) for blk in _blocks(k)]
         regions.append(((slice(0, mb), slice(0, nb)), main))
         if nb < n:
             regions.append(((slice(0, mb), slice(nb, n)),
-                            [_dot_columns(p[blk.start:blk.stop, ..., :mb, nb:],
-                                          rows[..., :mb] + blk.start) for blk in _blocks(k)]))
+                            [_dot_columns(prods(slice(blk.start, blk.stop), slice(0, mb),
+                                                slice(nb, n)), rows[..., :mb] + blk.start)
+                             for blk in _blocks(k)]))
     if mb < m:
         end = blocked or m == 1
         regions.append(((slice(mb, m), slice(0, n)),
-                        [_dot_columns(p[..., mb:, :], rows[..., mb:], end=end)]))
+                        [_dot_columns(prods(slice(0, k), slice(mb, m), slice(0, n)),
+                                      rows[..., mb:], end=end)]))
     return regions

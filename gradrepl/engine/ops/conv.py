@@ -116,10 +116,11 @@ def with_chain_limit(limit):
 
 # On AMD (Paddle's bundled MKL takes its generic kernels there) a float32 product of up to this
 # many multiply-adds is summed as those kernels sum it (``_mkl_generic``: one multiply and one
-# add per k over the whole batch; vgg-size products past it go to BLAS).
-_GENERIC_LIMIT = 1 << 23
-# The filter gradient's emulation (``_mkl_generic.sgemm_bt_partials``, its products laid out K
-# first so that every running sum is numpy adding whole planes) costs ~3 ms per M multiply-adds:
+# add per k over the whole batch; vgg-size products past it go to BLAS). 16M: a LeNet's 28->32
+# 3x3 convolution at batch 8 (10.9M, ~40 ms forward, ~30 ms filter gradient) is exact.
+_GENERIC_LIMIT = 1 << 24
+# The filter gradient's emulation (``_mkl_generic.sgemm_bt_partials``, every running sum numpy
+# adding whole planes product by product) costs ~3 ms per M multiply-adds:
 # exact to the forward's limit (a LeNet's first convolution at batch 32, 2.8M: ~7 ms, where the
 # chain took ~110 ms; an MNIST conv 8->8 5x5 at batch 16, 5M: ~7 ms).
 _GENERIC_BT_LIMIT = _GENERIC_LIMIT
