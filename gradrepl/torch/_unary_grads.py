@@ -240,7 +240,7 @@ def install_late(O):
 def _c(g, v):
     from ..engine.ops._util import const
 
-    return const(g, np.asarray(v, g.data.dtype))
+    return const(g, np.asarray(v, g.data.dtype) if g.data.dtype != np.uint16 else v)
 
 
 def _tan(n, g, O, EM):              # grad * (1 + result.pow(2))

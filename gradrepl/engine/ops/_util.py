@@ -8,7 +8,15 @@ import numpy as np
 
 def const(like, value, dtype=None):
     """A constant tensor (no gradient) in ``like``'s dialect, with ``like``'s dtype by default."""
-    arr = np.asarray(value, dtype=dtype if dtype is not None else like.data.dtype)
+    dt = np.dtype(dtype if dtype is not None else like.data.dtype)
+    from ..registry import STORAGE
+
+    if STORAGE and dt in STORAGE and np.asarray(value).dtype != dt:
+        # a dialect's stored format (bfloat16 bits): its own conversion of the numbers
+        conv = getattr(STORAGE[dt], "from_values", None)
+        if conv is not None:
+            return like._result_type._wrap(conv(like, np.asarray(value)), True)
+    arr = np.asarray(value, dtype=dt)
     return like._result_type._wrap(arr, True)
 
 

@@ -280,8 +280,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got torch.FloatTensor instead "
                            "(while checking arguments for embedding)")
-    return apply(top("embedding", "EmbeddingBackward0", "other", inputs=(1,)),
-                 (_wrap(ids.astype(np.int64), True), weight),
+    op = top("embedding", "EmbeddingBackward0", "other", inputs=(1,))
+    if raw(weight).dtype == _bf16.BITS:  # (bfloat16: ATen's rounding of the row sums)
+        op = _bf16.embedding_op(op)
+    return apply(op, (_wrap(ids.astype(np.int64), True), weight),
                  {"padding_idx": -1 if padding_idx is None else int(padding_idx)})
 
 
@@ -448,9 +450,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         bad = valid & ((t < 0) | (t >= classes))
         if bad.any():
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    w = raw(weight) if weight is not None else np.ones(classes, a.dtype)
+    wdt = a.dtype if a.dtype != _bf16.BITS else np.dtype(np.float32)  # (bf16: its values)
+    w = _bf16.values(raw(weight)) if weight is not None else np.ones(classes, wdt)
     out = apply(_SMX.NLL if a.ndim < 3 else _nll2d(), (input,),
-                {"target": t.astype(np.int64), "weight": w.astype(a.dtype),
+                {"target": t.astype(np.int64), "weight": w.astype(wdt),
                  "ignore_index": int(ignore_index), "reduction": reduction})
     if a.ndim in (3,) or a.ndim > 4:  # torch: as (N, C, 1, -1) through nll_loss2d, viewed back
         return out if reduction != "none" else _ops.view(out, raw(out).shape)
