@@ -301,3 +301,31 @@ def test_conv_double_backward_is_real_torchs(k):
 def test_batch_norm_double_backward_is_real_torchs(k):
     _skip_unless_recorded_here("batch norm double backward", conv=False)
     assert case_bn(k) == RECORDED[f"bn_{k}"]
+
+
+def test_one_row_mv_is_addmvs_gemv():
+    """spectral_norm's sigma (``dot(u, mv(W.view(1, -1), v))`` of a one-output-channel conv):
+    torch's addmv calls MKL's gemv with the row as the matrix (mm's 1 x 1 product takes the
+    column: other bits; m06's SN-GAN gradient differed by that). Real torch 2.13 here:"""
+    from conftest import skip_unless_mkl_branch
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        pytest.skip("MKL backend is not installed: mv is numpy's product, bytes not compared")
+    skip_unless_mkl_branch("one-row mv (MKL gemv)", approximations=False)
+    rs = np.random.RandomState(3)
+    got = []
+    for k in (5, 64, 300):
+        col = torch.tensor(rs.randn(k, 1).astype(np.float32))
+        v = torch.tensor(rs.randn(k).astype(np.float32))
+        row = torch.tensor(rs.randn(1, k).astype(np.float32))
+        got.append([torch.mv(col.t(), v).item().hex(), torch.mv(row, v).item().hex(),
+                    (row @ v).item().hex()])
+    assert got == RECORDED_MV
+
+
+RECORDED_MV = [   # real torch 2.13, this session
+    ["-0x1.08c4780000000p-1", "-0x1.08aaca0000000p-2", "-0x1.08aaca0000000p-2"],
+    ["-0x1.4bb3680000000p+1", "0x1.cbd9d00000000p+2", "0x1.cbd9d00000000p+2"],
+    ["-0x1.327b8c0000000p+3", "0x1.705f700000000p+3", "0x1.705f700000000p+3"],
+]

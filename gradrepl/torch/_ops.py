@@ -2032,6 +2032,11 @@ def _mkl_matmul(x, y):
     gemm, gemm_batch, sequential_bmm = g.gemm, g.gemm_batch, g.sequential_bmm
 
     if x.ndim == 2 and y.ndim == 1:
+        if (x.shape[0] == 1 and x.shape[1] > 1 and x.strides[1] == x.itemsize
+                and x.strides[0] != x.itemsize):
+            out = g.gemv_row(x, y)   # (addmv's gemv('t'): the row is the matrix)
+            if out is not None:
+                return out
         out = gemm(x, y[:, None])
         return None if out is None else out[:, 0]
     if x.ndim == 2 and y.ndim == 2:
