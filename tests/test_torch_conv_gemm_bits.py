@@ -23,14 +23,15 @@ def _digest(a):
 def _run(i, case):
     """The recording script's computation (seeded numpy data, conv, backward of a random
     upstream gradient): digests of y, x.grad, w.grad, b.grad."""
-    n, ic, oc, sp, k, s, p, d = case
+    n, ic, oc, sp, k, s, p, d, *dt = case
+    dt = dt[0] if dt else "float32"
     r = np.random.RandomState(100 + i)
-    x = torch.tensor(r.randn(n, ic, *sp).astype(np.float32), requires_grad=True)
-    w = torch.tensor(r.randn(oc, ic, *([k] * len(sp))).astype(np.float32), requires_grad=True)
-    b = torch.tensor(r.randn(oc).astype(np.float32), requires_grad=True)
+    x = torch.tensor(r.randn(n, ic, *sp).astype(dt), requires_grad=True)
+    w = torch.tensor(r.randn(oc, ic, *([k] * len(sp))).astype(dt), requires_grad=True)
+    b = torch.tensor(r.randn(oc).astype(dt), requires_grad=True)
     conv = F.conv1d if len(sp) == 1 else F.conv2d
     y = conv(x, w, b, stride=s, padding=p, dilation=d)
-    g = torch.tensor(r.randn(*y.shape).astype(np.float32))
+    g = torch.tensor(r.randn(*y.shape).astype(dt))
     y.backward(g)
     return tuple(_digest(t.detach().numpy()) for t in (y, x.grad, w.grad, b.grad))
 
@@ -188,3 +189,45 @@ def test_smalln_threads_rule():
     assert G.smalln_threads(144, 572, 2) == 2
     assert G.smalln_threads(20, 1000, 2) == 1         # fewer than 16 rows each
     assert G.smalln_threads(45, 1000, 2) == 2
+
+
+# ATen's slow convolution (slow_conv2d / slow_conv_dilated2d: im2col and MKL's gemm, col2im)
+# for a single sample and for float64, and one single sample that oneDNN takes (a 4x4 kernel:
+# use_mkldnn; ONEDNN_VERBOSE named jit:avx512_core for it, nothing for the others). REAL torch
+# 2.13, 2 threads, in this session; digests as above, all four compared
+SLOW = [
+    ((1, 3, 8, (20, 17), 3, 1, 1, 1, 'float32'), '4b604318dbe68058', 'c6245bf9ca583f3e', 'f45232c66de21d45', 'd7241d5c7fbc7956'),
+    ((1, 16, 4, (12, 12), 3, 2, 1, 1, 'float32'), '11e0882058ad60a5', 'b66db0123b62501b', '2a6f30fa3ce256d8', 'b9a6af66c562e5bd'),
+    ((1, 5, 6, (11, 14), 3, 1, 2, 2, 'float32'), 'e4997f694c313429', '8d3a541c9285b9b8', 'bb97e3805d244896', '5a5bfc2d4a76a0db'),
+    ((1, 8, 3, (30,), 5, 2, 2, 1, 'float32'), '65522658b3bd8514', '61617ae54f6d2f3e', '615b0599487700cd', '7331f2fd4a7c6c42'),
+    ((1, 64, 3, (19, 15), 4, 1, 0, 1, 'float32'), '7fa206effdb6f1e7', 'c5aa84b5fe58f03a', '08bafcc3a3425968', 'dca65bcaab0e7837'),
+    ((2, 6, 5, (9, 10), 3, 1, 1, 1, 'float64'), '99e0e4e91a415515', '3232c6cc2275d143', '2c425f9451daef38', 'c42cd86a2c7f89d1'),
+    ((3, 4, 2, (7, 8), 3, 2, 1, 2, 'float64'), 'ea8a2fb35930138a', '6e5fdebe5a0c20b0', 'f9764fd1287a766a', '3447003d62f4648e'),
+]
+# the same, OMP_NUM_THREADS=1: 1x1 filters with 3 and 4 samples (ATen's slow path there)
+SLOW_ONE_THREAD = [
+    ((3, 24, 8, (10, 12), 1, 1, 0, 1, 'float32'), '1789800b45c5c54a', 'cf07561b38ed73b4', '8fa1bb6cf9a96e50', '77e1a4ac751a612e'),
+    ((4, 16, 2, (8, 8), 1, 1, 0, 1, 'float32'), 'aa9ee71f10539f3c', '70adf6ea2dba1630', '0198bde06e5dad06', '1c044e9007c7e66a'),
+]
+
+
+@pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is not installed: ATen's slow "
+                    "convolution's MKL gemm is not called, bytes not compared")
+@pytest.mark.parametrize("i", range(len(SLOW)))
+def test_slow_path_gradients(i, monkeypatch):
+    skip_unless_mkl_branch("the slow-convolution records", approximations=False)
+    if i == 4:
+        skip_unless_onednn_avx512_core("a single sample on oneDNN's direct kernel")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    case, *want = SLOW[i]
+    assert list(_run(i, case)) == want
+
+
+@pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is not installed: ATen's slow "
+                    "convolution's MKL gemm is not called, bytes not compared")
+@pytest.mark.parametrize("i", range(len(SLOW_ONE_THREAD)))
+def test_slow_path_gradients_one_thread(i, monkeypatch):
+    skip_unless_mkl_branch("the slow-convolution records", approximations=False)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
+    case, *want = SLOW_ONE_THREAD[i]
+    assert list(_run(i, case)) == want

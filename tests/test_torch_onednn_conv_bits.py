@@ -75,7 +75,7 @@ RULE = [
     (2, (3, 3), (1, 1), (1, 1), (1, 1), False, True),     # jit:avx512_core
     (20, (3, 3, 3), (0, 0, 0), (1, 1, 1), (1, 1, 1), False, True),   # the conv3d docstring
     (3, (2,), (0,), (1,), (2,), False, True),              # jit:avx512_core, strided
-    (1, (3, 3), (1, 1), (1, 1), (1, 1), False, False),    # one sample: ATen's slow_conv2d
+    (1, (3, 3), (1, 1), (1, 1), (1, 1), False, True),     # one sample (if use_mkldnn): jit
     (4, (1, 1), (0, 0), (1, 1), (1, 1), False, False),    # jit_1x1:avx512_core
     (4, (1, 3), (1, 1), (1, 1), (1, 1), False, False),    # padding >= kernel: x64:gemm:jit
     (3, (2, 1, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), False, False),   # x64:gemm:jit

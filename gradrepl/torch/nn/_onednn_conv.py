@@ -67,8 +67,10 @@ def direct_applies(n, ksize, pads_before, dilation, stride, groups, dtype, trans
                    macs=0, output_padding=None):
     """Whether real torch here runs this convolution on oneDNN's direct JIT kernel (the rule in
     the module docstring); ``pads_before`` the leading padding per spatial axis."""
-    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1 or n < 2:
+    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1 or n < 1:
         return False
+    if transposed and n < 2:
+        return False      # (a forward's single sample: oneDNN where use_mkldnn says so)
     if macs > LIMIT:
         return False
     if all(k == 1 for k in ksize) and all(p == 0 for p in pads_before):
@@ -403,6 +405,10 @@ def backward_applies(x_shape, w_shape, stride, dilation, pads_before, groups, dt
     gradient stride 1 (strided: ``_onednn_convT``); the filter gradient where
     ``_onednn_conv_bwd_w.plan`` knows the kernel's sums (jit:avx512_core, jit:avx2, part of
     x64:gemm:jit)."""
+    from . import _onednn_conv_gemm
+
+    if _onednn_conv_gemm.aten_slow(x_shape, w_shape, stride, dilation, groups, False, dtype):
+        return False, False
     if not direct_applies(x_shape[0], w_shape[2:], pads_before, dilation, stride, groups, dtype):
         return False, False
     return all(s == 1 for s in stride), True
@@ -412,13 +418,17 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     """(dx, dw, db) of a forward convolution as oneDNN computes them here, each None where
     another kernel would (the caller's general path then) or not ``want``-ed. Geometry as
     ``try_conv``."""
+    from . import _onednn_conv_gemm  # (ATen's slow convolution; jit_1x1; the gemm kernel)
+
+    got = _onednn_conv_gemm.try_slow_backward(x, w, g, nd, stride, padding, dilation, groups,
+                                              want)
+    if got is not None:
+        return got
     if x.dtype != np.float32 or w.dtype != np.float32 or g.dtype != np.float32:
         return None, None, None
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
-    from . import _onednn_conv_gemm  # (jit_1x1: a 1x1 kernel without padding)
-
     got = _onednn_conv_gemm.try_backward(x, w, g, stride, pads, groups, want)
     if got is not None:
         return got

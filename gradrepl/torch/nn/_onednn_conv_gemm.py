@@ -533,3 +533,106 @@ def gemm_dw(x, g, w_shape, stride, pads, dilation, groups):
     if all(k == 1 for k in w_shape[2:]) and not any(p for pair in pads for p in pair):
         return None                                            # (jit_1x1)
     return gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation, threads)
+
+
+# ------------------------------------------------------- ATen's slow convolution, backward
+def _mkl_gemm_colmajor(f, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc):
+    from .. import _mkl
+
+    f(102, ta, tb, m, n, k, 1.0, _mkl.address(a), lda, _mkl.address(b), ldb, beta,
+      _mkl.address(c), ldc)
+
+
+def slow_conv2d_backward(x, w, g, stride, pads, want, threads, dilation=None):
+    """(dx, dw, db) as ATen's ``slow_conv2d_backward_out_cpu`` computes them (contiguous NCHW,
+    no dilation; MKL's gemm where torch calls it, each operand 64-byte aligned as torch's
+    allocator gives): the input gradient per sample, ``W^T @ G`` (``gemm(N, T, P, kk, O)``, the
+    samples on torch's threads, one MKL thread each; a single sample: MKL's threads) then
+    ``unfolded2d_acc`` adding the columns into the input, kernel offsets in order; the filter
+    gradient ``G @ columns^T`` (``gemm(T, N, kk, O, P)``, beta 1) per sample in order on MKL's
+    threads; the bias gradient ``sum(0, 2, 3)`` (torch's reduction). With ``dilation``
+    (``slow_conv_dilated2d``, every sample in turn on MKL's threads): the same products, the
+    bias gradient the samples' spatial sums added in order. None without MKL."""
+    from .. import _gemm, _mkl
+    from .._kernels import torch_sum
+    from ._onednn_conv import _aligned, im2col
+
+    kernel = _gemm._kernel(x.dtype)
+    if kernel is None:
+        return None
+    f = kernel[0]
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    ksize = w.shape[2:]
+    kk = c * math.prod(ksize)
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    dt = x.dtype
+    g3 = _aligned((n, o, size), dt)
+    g3[...] = g.reshape(n, o, size)
+    wm = _aligned((o, kk), dt)
+    wm[...] = w.reshape(o, kk)
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    dx = dw = db = None
+    no, tr = 111, 112
+    dil = tuple(dilation) if dilation is not None else (1,) * len(ksize)
+    if want[0]:
+        dx = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)), dt)
+        fg = _aligned((kk, size), dt)
+        prev = local(1 if n > 1 and threads > 1 and dilation is None else 0)
+        try:
+            for i in range(n):
+                _mkl_gemm_colmajor(f, no, tr, size, kk, o, g3[i], size, wm, kk, 0.0, fg, size)
+                cols = fg.reshape((c,) + tuple(ksize) + tuple(outs))
+                for k3 in np.ndindex(*ksize):
+                    win = tuple(slice(kq * dq, kq * dq + st * (m - 1) + 1, st)
+                                for kq, dq, st, m in zip(k3, dil, stride, outs))
+                    dx[(i, slice(None)) + win] += cols[(slice(None),) + k3]
+        finally:
+            local(prev)
+        dx = np.ascontiguousarray(dx[(slice(None), slice(None)) + tuple(
+            slice(pb, pb + s) for s, (pb, _) in zip(x.shape[2:], pads))])
+    if want[1]:
+        gw = _aligned((o, kk), dt)
+        gw[...] = 0
+        cols = _aligned((kk, size), dt)
+        for i in range(n):
+            cols[...] = im2col(x[i], ksize, stride, pads, dil)[0]
+            _mkl_gemm_colmajor(f, tr, no, kk, o, size, cols, size, g3[i], size, 1.0, gw, kk)
+        dw = gw.reshape(w.shape).copy()
+    if len(want) > 2 and want[2] and dilation is None:
+        db = torch_sum(g, (0,) + tuple(range(2, g.ndim)))
+    elif len(want) > 2 and want[2]:
+        db = np.zeros(o, dt)
+        for i in range(n):
+            db = db + torch_sum(g[i], tuple(range(1, g.ndim - 1)))
+    return dx, dw, db
+
+
+def try_slow_backward(x, w, g, nd, stride, padding, dilation, groups, want):
+    """(dx, dw, db) where torch runs ATen's ``slow_conv2d`` (float64; float32 where
+    ``use_mkldnn`` says no), no dilation, 1 or 2 spatial axes; else None."""
+    from .. import _capability
+
+    if nd not in (1, 2) or groups != 1 or not x.size or not w.size or not g.size:
+        return None
+    if x.dtype != w.dtype or g.dtype != x.dtype or x.dtype not in (np.float32, np.float64):
+        return None
+    stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
+    dilated = any(d != 1 for d in dilation)
+    flat = tuple(padding)[-2 * nd:]
+    pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
+    if any(a != b for a, b in pads):
+        return None                      # (asymmetric padding: torch pads the input first)
+    if not aten_slow(x.shape, w.shape, stride, dilation, groups, False, x.dtype):
+        return None
+    if x.shape[0] * x.shape[1] * math.prod(w.shape[2:]) * math.prod(g.shape[2:]) > 1 << 27:
+        return None
+    if nd == 1:                          # (ATen views a 1-d convolution as 2-d, height 1)
+        got = slow_conv2d_backward(x[:, :, None], w[:, :, None], g[:, :, None],
+                                   (1,) + stride, [(0, 0)] + pads, want, _capability.threads(),
+                                   (1,) + dilation if dilated else None)
+        return None if got is None else tuple(
+            None if a is None else (a if a.ndim == 1 else a[:, :, 0]) for a in got)
+    return slow_conv2d_backward(x, w, g, stride, pads, want, _capability.threads(),
+                                dilation if dilated else None)
