@@ -386,8 +386,10 @@ def _sigmoid_vjp(n, g):
 
 
 def _layer_norm_vjp(n, g):
-    """``layer_norm``'s backward kernel on bfloat16: the float kernel on the values (row moments
-    recomputed in float), each gradient rounded once."""
+    """``layer_norm``'s backward kernel on bfloat16 (layer_norm_kernel.cpp): with a bfloat16 (or
+    no) weight the saved mean and rstd are bfloat16 too; dX in float from them, rounded once;
+    dgamma/dbeta summed per thread into bfloat16 buffers (each row's update rounded), the
+    threads' buffers then added in float (rounded again for a bfloat16 weight)."""
     from ._base import raw
     from . import _norm_kernels as K
     from ..engine.registry import needs_grad
@@ -396,18 +398,41 @@ def _layer_norm_vjp(n, g):
     b = n.attrs.get("begin_norm_axis", 1)
     lead = int(np.prod(x.shape[:b], dtype=np.int64))
     rows = np.ascontiguousarray(x).reshape(lead, -1)
-    mean, var = K.row_moments(rows)
-    rstd = (np.float32(1) / np.sqrt(var + np.float32(n.attrs.get("epsilon", 1e-5))))
     w_t = n.inputs[1]
-    wv = values(raw(w_t)).astype(F32) if n.attrs.get("has_weight", True) else None
-    want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
+    has_w = n.attrs.get("has_weight", True)
+    half = not has_w or raw(w_t).dtype != F32   # T2: bfloat16 unless the weight is float32
+    mean, var = K.row_moments(rows)
+    with np.errstate(all="ignore"):
+        rstd = (np.float32(1) / np.sqrt(var + np.float32(n.attrs.get("epsilon", 1e-5))))
+    rstd = rstd.astype(F32)
+    if half:
+        mean, rstd = to_float32(from_float(mean)), to_float32(from_float(rstd))
+    wv = values(raw(w_t)).astype(F32) if has_w else None
     gr = np.ascontiguousarray(to_float32(raw(g))).reshape(lead, -1)
-    dx, dw, db = K.layer_norm_backward(rows, gr, wv, mean, rstd.astype(F32), want)
-    shp = raw(w_t).shape
-    back = (lambda a, like: from_float(a) if raw(like).dtype == BITS else a.astype(raw(like).dtype))
-    return (None if dx is None else _wrap_like(g, from_float(dx.reshape(x.shape))),
-            None if dw is None else _wrap_like(g, back(dw.reshape(shp), w_t)),
-            None if db is None else _wrap_like(g, back(db.reshape(shp), n.inputs[2])))
+    dx = dw = db = None
+    if needs_grad(n, 0):
+        dx = K.layer_norm_backward(rows, gr, wv, mean, rstd, (True, False, False))[0]
+        dx = _wrap_like(g, from_float(dx.reshape(x.shape)))
+    want_w, want_b = needs_grad(n, 1), needs_grad(n, 2)
+    if want_w or want_b:
+        blocks = K._chunks(lead)
+        bw = np.zeros((K.THREADS, rows.shape[1]), F32)
+        bb = np.zeros((K.THREADS, rows.shape[1]), F32)
+        with np.errstate(all="ignore"):
+            for t, (s0, e0) in enumerate(blocks):
+                for i in range(s0, e0):
+                    a = rstd[i]
+                    inner = K.fma(np.full_like(rows[i], a), rows[i], np.full_like(rows[i], -a * mean[i]))
+                    bw[t] = to_float32(from_float(K.fma(gr[i], inner, bw[t])))
+                    bb[t] = to_float32(from_float(bb[t] + gr[i]))
+        sw, sb = np.zeros(rows.shape[1], F32), np.zeros(rows.shape[1], F32)
+        for t in range(K.THREADS):
+            sw, sb = sw + bw[t], sb + bb[t]
+        shp = raw(w_t).shape
+        back = (lambda v: from_float(v) if half else v)
+        dw = _wrap_like(g, back(sw).reshape(shp)) if want_w else None
+        db = _wrap_like(g, back(sb).reshape(shp)) if want_b else None
+    return dx, dw, db
 
 
 #: op name (or the dialect's node name) -> its forward on the bits
@@ -450,46 +475,180 @@ def fp32(*ts):
 
 
 # --------------------------------------------------------------------------- attention
+def _q_split(q_len):
+    return 256 if q_len >= 768 else 64 if q_len >= 192 else 32
+
+
+def _r(a):
+    """float32 values rounded to bfloat16 (still float32)."""
+    return to_float32(from_float(a))
+
+
+_FEXP = tuple(np.float32(c) for c in (0.00010703434948458272, 0.30354260500649682,
+                                      -0.22433836478672356, -0.079204240219773236))
+
+
+def fexp_u20(x):
+    """ATen's ``Vectorized<float>::fexp_u20`` (the flash kernel's exp when its output becomes
+    bfloat16): 2**(x*log2(e)) with the fraction's power by a cubic (Horner, fused), the result
+    built in the exponent bits by a truncating conversion; below ln(FLT_MIN) 0, above ln(FLT_MAX)
+    inf (Malossi et al.)."""
+    from ._norm_kernels import fma
+
+    x = np.asarray(x, F32)
+    c0, c1, c2, c3 = _FEXP
+    log2e = np.array(0x3FB8AA3B, np.uint32).view(F32)
+    lo = np.array(0xC2AEAC50, np.uint32).view(F32)
+    hi = np.array(0x42B17218, np.uint32).view(F32)
+    with np.errstate(all="ignore"):
+        src = (x * log2e).astype(F32)
+        frac = (src - np.floor(src)).astype(F32)
+        res = fma(frac, np.full_like(frac, c3), np.full_like(frac, c2))
+        res = fma(frac, res, np.full_like(frac, c1))
+        res = fma(frac, res, np.full_like(frac, c0))
+        src = (src - res).astype(F32)
+        tmp = np.asarray(fma(np.full_like(src, np.float32(2.0 ** 23)), src,
+                             np.full_like(src, np.float32(2.0 ** 23 * 127))), F32)
+        ok = np.isfinite(tmp) & (np.abs(tmp) < 2.0 ** 31)
+        bits = np.where(ok, np.trunc(np.where(ok, tmp, 0)), -2.0 ** 31).astype(np.int64)
+        bits = bits.astype(np.int32)
+    bits = np.where(x < lo, np.int32(0), bits)
+    bits = np.where(x > hi, np.int32(0x7F800000), bits)
+    return bits.astype(np.int32).view(F32)
+
+
+def _flash_exp(z):
+    """exp of the rows (last axis) as ``_exp_reduce_sum_fusion_kernel<float, BFloat16>``:
+    ``fexp_u20`` on whole vectors of 16, ``std::exp`` on the rest of each row."""
+    n = z.shape[-1]
+    vec = n // 16 * 16
+    out = np.empty_like(z)
+    out[..., :vec] = fexp_u20(z[..., :vec])
+    with np.errstate(all="ignore"):
+        out[..., vec:] = np.exp(z[..., vec:]).astype(F32)
+    return out
+
+
+def _flash_forward(q, k, v, mask, causal, scale):
+    """(out bits (B, H, L, E), lse float32 (B, H, L)): torch's CPU flash kernel on bfloat16
+    (FlashAttentionKernel.cpp): ``q @ k^T`` in float, ``* scale`` (+ mask), the row max,
+    ``exp(qk - max)`` summed in float, the exponentials rounded to bfloat16 for ``P @ v``
+    (float accumulation), ``out = dst * (1 / sum)`` rounded once, ``lse = max + log(sum)``."""
+    qf, kf, vf = to_float32(q), to_float32(k), to_float32(v)
+    L, S = qf.shape[-2], kf.shape[-2]
+    sc = np.float32(scale)
+    with np.errstate(all="ignore"):
+        qk = np.matmul(qf, np.swapaxes(kf, -1, -2)).astype(F32)
+        if causal:
+            qk = np.where(np.tril(np.ones((L, S), bool)), qk, np.float32(-np.inf))
+        if mask is not None:
+            from ._norm_kernels import fma
+
+            qk = np.asarray(fma(qk, np.full_like(qk, sc), np.broadcast_to(mask, qk.shape)), F32)
+        else:
+            qk = (qk * sc).astype(F32)
+        mx = qk.max(axis=-1, keepdims=True)
+        dead = mx == -np.inf
+        mx = np.where(dead, np.float32(0), mx).astype(F32)
+        e = _flash_exp((qk - mx).astype(F32))
+        total = e.sum(axis=-1, keepdims=True, dtype=F32)
+        dst = np.matmul(_r(e), vf).astype(F32)
+        total1 = np.where(total == 0, np.float32(1), total).astype(F32)
+        out = from_float(dst * (np.float32(1) / total1))
+        lse = (mx + np.log(total1)).astype(F32)[..., 0]
+    return out, lse
+
+
+def _flash_backward(go, q, k, v, out, lse, mask, causal, scale):
+    """``cpu_flash_attention_backward`` on bfloat16: ``dsum = rowsum(grad_out * out)``; per block
+    of queries ``attn = exp(scale * q k^T (+ mask) - lse)`` in float (causal columns 0), rounded
+    to bfloat16 for ``grad_v += attn^T grad_out``; ``grad_attn = attn * (grad_out v^T - dsum)``
+    rounded for ``grad_q += scale * grad_attn k`` and ``grad_k += scale * grad_attn^T q``: each
+    product accumulated in float and added into the bfloat16 gradient (rounded) per block."""
+    qf, kf, vf, gof, of = (to_float32(a) for a in (q, k, v, go, out))
+    L, S = qf.shape[-2], kf.shape[-2]
+    sc = np.float32(scale)
+    gq = np.zeros(qf.shape, F32)
+    gk = np.zeros(kf.shape, F32)
+    gv = np.zeros(vf.shape, F32)
+    qs = min(_q_split(L), L)
+    with np.errstate(all="ignore"):
+        dsum = (gof * of).sum(axis=-1, dtype=F32)
+        for m in range(0, L, qs):
+            sl = slice(m, min(m + qs, L))
+            rows = np.arange(sl.start, sl.stop)
+            attn = (np.matmul(qf[..., sl, :], np.swapaxes(kf, -1, -2)) * sc).astype(F32)
+            if mask is not None:
+                attn = (attn + np.broadcast_to(mask, attn.shape[:-2] + (L, S))[..., sl, :]
+                        ).astype(F32)
+            attn = np.exp(attn - lse[..., sl, None]).astype(F32)
+            if causal:
+                attn = np.where(np.arange(S)[None, :] > rows[:, None], np.float32(0), attn)
+            gv = _r(gv + np.matmul(np.swapaxes(_r(attn), -1, -2), gof[..., sl, :]))
+            ga = np.matmul(gof[..., sl, :], np.swapaxes(vf, -1, -2)).astype(F32)
+            ga = _r((attn * (ga - dsum[..., sl, None])).astype(F32))
+            gq[..., sl, :] = _r(gq[..., sl, :] + sc * np.matmul(ga, kf).astype(F32))
+            gk = _r(gk + sc * np.matmul(np.swapaxes(ga, -1, -2), qf[..., sl, :]).astype(F32))
+    return from_float(gq), from_float(gk), from_float(gv)
+
+
+def _flash_fwd(*arrays, causal=False, scale=1.0, box=None):
+    q, k, v = arrays[:3]
+    mask = values(arrays[3]).astype(F32) if len(arrays) > 3 else None
+    out, lse = _flash_forward(q, k, v, mask, causal, scale)
+    box["lse"], box["out"], box["mask"] = lse, out, mask
+    return out
+
+
+def _flash_vjp(n, g):
+    from ._base import raw
+    from . import _no_derivative
+
+    a = n.attrs
+    box = a["box"]
+    q, k, v = (raw(t) for t in n.inputs[:3])
+    grads = _flash_backward(raw(g), q, k, v, box["out"], box["lse"], box["mask"],
+                            a["causal"], a["scale"])
+    res = [type(g)._wrap(x, True) for x in grads]
+    res = list(_no_derivative.attach("_scaled_dot_product_flash_attention_for_cpu_backward",
+                                     (g,) + tuple(n.inputs[:3]), res))
+    return tuple(res) + ((None,) if len(n.inputs) > 3 else ())
+
+
+def _flash_op():
+    from ..engine.registry import OPS, register
+    from ._ops import top
+
+    if "torch_flash_attention_bf16" not in OPS:
+        register("torch_flash_attention_bf16", _flash_fwd, _flash_vjp, check=False,
+                 second_order=False, saves_inputs=False, reads_inputs=True,
+                 legacy_name="ScaledDotProductFlashAttentionForCpuBackward")
+    op = top("torch_flash_attention_bf16", "ScaledDotProductFlashAttentionForCpuBackward0",
+             "none")
+    STORAGE._own.add(id(op))   # (its forward takes the bits)
+    return op
+
+
 def sdpa(q, k, v, mask, causal, scale):
-    """``scaled_dot_product_attention`` on bfloat16 as torch's CPU flash kernel computes it: the
-    scores ``q k^T * scale`` (+ mask) and the softmax in float, the exponentials rounded to
-    bfloat16 for ``P v`` (float accumulation), the output times 1/sum rounded once. Written with
-    the dialect's ops, so it differentiates (not the kernel's own backward)."""
+    """``scaled_dot_product_attention`` on bfloat16 (4-D, no dropout): one node, torch's CPU
+    flash kernel's roundings forward and backward (``_flash_forward`` / ``_flash_backward``);
+    a boolean mask becomes 0 / -inf."""
+    from ._base import raw
+    from ._tensor import Tensor
+    from ..engine.registry import apply
+
     before, AUTOCAST[0] = AUTOCAST[0], None  # (inside the op autocast is off, as in ATen)
     try:
-        return _sdpa(q, k, v, mask, causal, scale)
+        ins = [q, k, v]
+        if mask is not None:
+            m = raw(mask)
+            if m.dtype == np.bool_:
+                m = np.where(m, np.float32(0), np.float32(-np.inf))
+            ins.append(Tensor._wrap(np.asarray(m), True))
+        return apply(_flash_op(), tuple(ins), {"causal": bool(causal), "scale": float(scale),
+                                               "box": {}})
     finally:
         AUTOCAST[0] = before
-
-
-def _sdpa(q, k, v, mask, causal, scale):
-    from . import _ops
-    from ._base import raw
-
-    qf, kf, vf = (_ops.to_dtype(t, F32) for t in (q, k, v))
-    s = _ops.mul(_ops.matmul(qf, _ops.transpose(kf, -2, -1)), float(scale))
-    L, S = raw(qf).shape[-2], raw(kf).shape[-2]
-    if causal:
-        from ._tensor import Tensor
-
-        s = _ops.masked_fill(s, Tensor._wrap(~np.tril(np.ones((L, S), bool)), True),
-                             float("-inf"))
-    elif mask is not None:
-        if raw(mask).dtype == np.bool_:
-            from ._tensor import Tensor
-
-            s = _ops.masked_fill(s, Tensor._wrap(~raw(mask), True), float("-inf"))
-        else:
-            s = _ops.add(s, _ops.to_dtype(mask, F32))
-    m = raw(_ops.amax(s, -1, keepdim=True))
-    m = np.where(np.isneginf(m), np.float32(0), m).astype(F32)
-    from ._tensor import Tensor
-
-    e = _ops.exp(_ops.sub(s, Tensor._wrap(m, True)))
-    total = _ops.sum(e, -1, keepdim=True)
-    p = _ops.to_dtype(_ops.to_dtype(e, BITS), F32)
-    out = _ops.mul(_ops.matmul(p, vf), _ops.reciprocal(total))
-    return _ops.to_dtype(out, BITS)
 
 
 # --------------------------------------------------------------------------- embedding
