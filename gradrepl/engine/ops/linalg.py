@@ -394,11 +394,18 @@ def matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
 
 # ---------------------------------------------------------------- bmm, dot, cross
 def _bmm_vjp(n, g):
+    # Paddle's bmm_grad: CalcInputGrad(dOut, false, Y, true) and (X, true, dOut, false), the
+    # same batched GEMMs as matmul with its transpose flags (MKL's transposed-operand kernels)
     x, y = n.inputs
-    return bmm(g, swap_last(y)), bmm(swap_last(x), g)
+    return matmul(g, y, transpose_y=True), matmul(x, g, transpose_x=True)
 
 
-BMM = register("bmm", chained_matmul, _bmm_vjp, legacy_name="BmmBackward",
+def _bmm_fwd(x, y):
+    """Paddle's bmm kernel: blas.MatMul of the two batches, matmul's batched GEMM."""
+    return _matmul_fwd(x, y)
+
+
+BMM = register("bmm", _bmm_fwd, _bmm_vjp, legacy_name="BmmBackward",
                examples=[([(2, 1, 2), (2, 2, 3)], {})])
 
 

@@ -46,15 +46,27 @@ def compute_fans(shape):
 
 
 def calculate_gain(nonlinearity, param=None):
-    gains = {"sigmoid": 1.0, "linear": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
-             "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
-             "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
-    if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else param
-        return math.sqrt(2.0 / (1 + slope ** 2))
-    if nonlinearity not in gains:
-        raise ValueError(f"nonlinearity function {nonlinearity} is not supported now.")
-    return gains[nonlinearity]
+    """Paddle's table as it is: the linear family's gain is the int 1 (``print`` shows ``1``),
+    ``param`` is asserted to be a bool/int/float, 3.x adds the conv_transpose{1,2,3}d names."""
+    from ... import profiles
+
+    prof = profiles.current()
+    if param is None:
+        param = 0.01
+    else:
+        assert isinstance(param, (bool, int, float))
+        param = float(param)
+    linear = ["sigmoid", "linear", "conv1d", "conv2d", "conv3d", "conv1d_transpose",
+              "conv2d_transpose", "conv3d_transpose"]
+    if prof.api3:
+        linear += ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+    gains = dict.fromkeys(linear, 1)
+    gains.update({"tanh": 5.0 / 3, "relu": math.sqrt(2.0),
+                  "leaky_relu": math.sqrt(2.0 / (1 + param ** 2)), "selu": 3.0 / 4})
+    if nonlinearity in gains:
+        return gains[nonlinearity]
+    typo = "" if prof.error_wording == "3" else "p"  # 2.x: "suppported"
+    raise ValueError(f"nonlinearity function {nonlinearity} is not sup{typo}ported now.")
 
 
 class Initializer:
