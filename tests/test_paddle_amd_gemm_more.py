@@ -191,3 +191,58 @@ def test_bt_partials_main_part_is_a_running_sum_per_block():
             p = np.multiply(a[..., :, k, None], bt[..., None, :, k], dtype=np.float32)
             want = p if want is None else want + p
         np.testing.assert_array_equal(part.view(np.int32), want.view(np.int32))
+
+
+# ----------------------------------------------------------------- B transposed: last columns
+# (M, N, K, A's offset in floats, beta, seed) -> Paddle's libmklml_intel.so on AMD Zen 4: the
+# remaining rows' last N % 4 columns of a blocked product (read from the row's first 16-byte
+# boundary; the second of them 4 lanes two vectors a round), a one-row product
+BT = {
+    (9, 10, 29, 3, 0, 1): "a48010ac581dafd3",
+    (43, 14, 39, 7, 1, 2): "082c838c5985ceea",
+    (19, 47, 34, 9, 0, 3): "07dd547033430703",
+    (63, 15, 8, 0, 0, 4): "9cab43b2cc2918dd",     # a GRU's input projection (T*B 63, 3H 15)
+    (1, 47, 27, 14, 1, 5): "6b42e716125aa9a5",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BT), ids=str)
+def test_sgemm_b_transposed_is_paddles_mkl(case):
+    m, n, k, a_off, beta, seed = case
+    r = np.random.default_rng(seed)
+    a = r.standard_normal((m, k)).astype(np.float32)
+    b = r.standard_normal((k, n)).astype(np.float32)
+    c = r.standard_normal((m, n)).astype(np.float32) if beta else np.zeros((m, n), np.float32)
+    c = c.copy()
+    for (rows, cols), parts in G.sgemm_bt_partials(a, np.ascontiguousarray(b.T),
+                                                   np.array(a_off)):
+        for part in parts:
+            c[rows, cols] = part + c[rows, cols]
+    assert _digest([c]) == BT[case]
+
+
+# (N, C, M, k, H, W, stride, padding, seed) -> (out, x.grad, weight.grad) from real Paddle 3.3.1
+# and 2.6.2 on AMD Zen 4: filter gradients whose rows (M % 4) and columns (C*k*k % 4) do not
+# fill the kernel's blocks
+CONV = {
+    (11, 10, 39, 5, 16, 19, 2, 2, 1): ("e3bdf02156eadf0c", "ac6b0aa3dfce533e",
+                                       "8f747cb9d6196113"),
+    (4, 27, 19, 5, 15, 17, 1, 2, 2): ("dd424e40c8c2cf5e", "11054e4ddc95c3d7",
+                                      "d64dab9ff433d3d8"),
+}
+
+
+@pytest.mark.usefixtures("profile", "amd")
+@pytest.mark.parametrize("case", sorted(CONV), ids=str)
+def test_conv_filter_gradient_remaining_rows_as_paddle_amd(case):
+    n, c, m, k, h, w, s, p, seed = case
+    rng = np.random.default_rng(seed)
+    conv = paddle.nn.Conv2D(c, m, k, stride=s, padding=p)
+    conv.weight.set_value((rng.standard_normal(conv.weight.shape) * 0.2).astype("float32"))
+    conv.bias.set_value(rng.standard_normal(conv.bias.shape).astype("float32"))
+    x = paddle.to_tensor(rng.standard_normal((n, c, h, w)).astype("float32"),
+                         stop_gradient=False)
+    y = conv(x)
+    (y * paddle.to_tensor(rng.standard_normal(y.shape).astype("float32"))).sum().backward()
+    assert (_digest([y.numpy()]), _digest([x.grad.numpy()]),
+            _digest([conv.weight.grad.numpy()])) == CONV[case]

@@ -213,13 +213,15 @@ def _seq_sum(x, init=None):
     return np.add.reduce(x, axis=0)
 
 
-def _dot_lanes0(p, h, lanes):
+def _dot_lanes0(p, h, lanes, step=None):
     """Dot products of (K, ...) rounded products (K first, C-contiguous): ``h`` read apart (into
-    lane 0), then ``lanes`` lanes over whole vectors, folded in halves, the rest one by one."""
+    lane 0), then ``lanes`` lanes over whole vectors, folded in halves, the rest one by one;
+    ``step``: products a loop round takes (``lanes`` unless two vectors a round)."""
     k = p.shape[0]
     h = min(h, k)
     acc = _seq_sum(p[:h]) if h else None
-    nit = (k - h) // lanes
+    step = step or lanes
+    nit = (k - h) // step * (step // lanes)
     if nit:
         body = p[h:h + nit * lanes].reshape((nit, lanes) + p.shape[1:])
         lane = _seq_sum(body)                                   # (lanes, ...), each in order
@@ -250,9 +252,22 @@ def _dot_columns(p, heads, end=False):
         if hi <= lo:
             continue
         part = np.ascontiguousarray(p[..., lo:hi])
+        if end and lanes == 4:
+            out[..., lo:hi] = _dot_lanes0(part, (k - 1) % 4 + 1, lanes)
+            continue
         if end:
-            h = (k - 1) % 4 + 1 if lanes == 4 else 4
-            out[..., lo:hi] = _dot_lanes0(part, h, lanes)
+            # the last w % 4 columns: the row read from its first 16-byte boundary with 1-4
+            # products apart (4 where it starts on one), 8 lanes; but the second of them runs 4
+            # lanes two vectors a round (the products after the last whole 8 one by one). Found
+            # from the summation trees of Paddle's library (inputs 1, 2**40 and -2**40)
+            hs = 4 - heads % 4
+            for c in range(lo, hi):
+                lanes_c, step = (4, 8) if c == lo + 1 else (8, 8)
+                for h in np.unique(hs):
+                    sel = np.nonzero(hs == h)
+                    out[sel + (c,)] = _dot_lanes0(
+                        np.ascontiguousarray(p[(slice(None),) + sel + (c,)]), int(h), lanes_c,
+                        step)
             continue
         hs = (-heads) % 4
         uniq = np.unique(hs)
