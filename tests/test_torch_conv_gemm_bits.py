@@ -231,3 +231,40 @@ def test_slow_path_gradients_one_thread(i, monkeypatch):
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
     case, *want = SLOW_ONE_THREAD[i]
     assert list(_run(i, case)) == want
+
+
+# 1x1 filters oneDNN takes otherwise: a stride that does not tile the input (the direct
+# kernel: jit:avx512_core forward, brgconv_strided input gradient, jit:avx2 / jit:avx512_core
+# filter gradient), and single samples large enough for use_mkldnn (jit_1x1). REAL torch 2.13,
+# 2 threads, this session; all four compared
+ONEXONE_MORE = [
+    ((4, 12, 4, (23, 23), 1, 2, 0, 1, 'float32'), '7ad5434a7ee0d92a', 'af4fba6e6f17fb6e', '4761f11190045fc2', '8eae0e5a44591870'),
+    ((16, 24, 8, (21, 14), 1, 2, 0, 1, 'float32'), '15f74b0145deb8d6', 'ee03f34a8b1b5060', 'dfc570cd30eaf743', '8235068f4e9b07ac'),
+    ((1, 64, 8, (24, 24), 1, 1, 0, 1, 'float32'), '812728d1fb9aa0f7', 'df206d0ef03cbb48', 'da5b82cbb756268a', 'baa387c1c75ac854'),
+    ((1, 100, 3, (20, 30), 1, 1, 0, 1, 'float32'), '95355bd34693005f', '473cd6cb95098269', '1e7e4016eff6e7bd', 'a63ca9b50843a00c'),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ONEXONE_MORE)))
+def test_1x1_strided_and_single_sample(i, monkeypatch):
+    skip_unless_onednn_avx512_core("the 1x1 records")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    case, *want = ONEXONE_MORE[i]
+    assert list(_run(i, case)) == want
+
+
+def test_onexone_kind(monkeypatch):
+    monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx512_core")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    k = G.onexone_kind
+    assert k((4, 8, 24, 24), (2, 8, 1, 1), (4, 2, 12, 12), (2, 2), [(0, 0)] * 2, 1,
+             np.float32) == "1x1"                                   # 12 * 2 == 24: rtus
+    assert k((4, 8, 23, 23), (2, 8, 1, 1), (4, 2, 12, 12), (2, 2), [(0, 0)] * 2, 1,
+             np.float32) == "direct"
+    assert k((4, 8, 8, 8), (2, 8, 1, 1), (4, 2, 10, 10), (1, 1), [(1, 1)] * 2, 1,
+             np.float32) is None                                    # padded: gemm
+    assert k((4, 8, 8, 8), (2, 8, 1, 1), (4, 2, 8, 8), (1, 1), [(0, 0)] * 2, 1,
+             np.float64) is None
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
+    assert k((4, 8, 8, 8), (2, 8, 1, 1), (4, 2, 8, 8), (1, 1), [(0, 0)] * 2, 1,
+             np.float32) is None                                    # ATen's slow path

@@ -285,27 +285,35 @@ def aten_slow(x_shape, w_shape, stride, dilation, groups, transposed, dtype):
         x_shape, w_shape, stride, dilation, groups, _capability.threads())
 
 
-def onexone_applies(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
-    """Whether real torch here runs this convolution on ``jit_1x1`` (forward and filter
-    gradient): avx512_core, float32, two or more samples, no groups, a 1x1 kernel without
-    padding, 1 or 2 spatial axes, stride 1 or a stride that tiles the input exactly (oneDNN's
-    ``rtus``: output size times stride equal to the input size)."""
+def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
+    """Which oneDNN kernel real torch here runs a 1x1 convolution without padding on:
+    ``"1x1"`` (``jit_1x1``: stride 1, or a stride that tiles the input exactly, oneDNN's
+    ``rtus``: output size times stride equal to the input size), ``"direct"`` (another stride:
+    the direct kernel, ``jit:avx512_core``/``jit:avx2``), or None (not a 1x1 convolution
+    without padding, not avx512_core float32 without groups in 1 or 2 spatial axes, or ATen's
+    own slow convolution: ``use_mkldnn``)."""
     from ._onednn_conv import isa
 
     if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
-        return False
-    if x_shape[0] < 2 or len(x_shape) not in (3, 4) or any(k != 1 for k in w_shape[2:]):
-        return False
+        return None
+    if x_shape[0] < 1 or len(x_shape) not in (3, 4) or any(k != 1 for k in w_shape[2:]):
+        return None
     if any(p for pair in pads for p in pair):
-        return False
+        return None
     from .. import _capability
 
     if not use_mkldnn(x_shape, w_shape, stride, (1,) * len(stride), groups,
                       _capability.threads()):
-        return False                      # (ATen's own slow convolution)
-    if all(s == 1 for s in stride):
-        return True
-    return all(o * s == i for o, s, i in zip(out_shape[2:], stride, x_shape[2:]))
+        return None                       # (ATen's own slow convolution)
+    if all(s == 1 for s in stride) or all(
+            o * s == i for o, s, i in zip(out_shape[2:], stride, x_shape[2:])):
+        return "1x1"
+    return "direct"
+
+
+def onexone_applies(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
+    """Whether real torch here runs this convolution on ``jit_1x1`` (``onexone_kind``)."""
+    return onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype) == "1x1"
 
 
 def _out_shape(x, w, stride):
@@ -314,31 +322,46 @@ def _out_shape(x, w, stride):
 
 
 def try_forward(x, w, bias, stride, pads, groups):
-    """The forward where ``jit_1x1`` runs it, else None."""
+    """The forward of a 1x1 convolution without padding where oneDNN runs it (``jit_1x1``, or
+    the direct kernel for a stride ``rtus`` does not take), else None."""
     from .. import _capability
-    from ._onednn_conv import LIMIT, macs
+    from ._onednn_conv import LIMIT, conv_forward, macs
 
     out = _out_shape(x, w, stride)
-    if not onexone_applies(x.shape, w.shape, out, stride, pads, groups, x.dtype):
+    kind = onexone_kind(x.shape, w.shape, out, stride, pads, groups, x.dtype)
+    if kind is None or macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], out[2:]) > LIMIT:
         return None
-    if macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], out[2:]) > LIMIT:
-        return None
+    if kind == "direct":
+        return conv_forward(x, w, bias, stride, pads, (1,) * len(stride))
     return conv1x1_forward(x, w, bias, stride, _capability.threads())
 
 
 def try_backward(x, w, g, stride, pads, groups, want):
-    """(dx, dw, db) where ``jit_1x1`` computes them (dx at stride 1 only: a strided one's is
-    ``brgconv_strided``'s), else None."""
+    """(dx, dw, db) of a 1x1 convolution without padding where oneDNN computes them
+    (``jit_1x1``; dx at stride 1 only, a strided one's is ``brgconv_strided``'s; a stride
+    ``rtus`` does not take: the backward-weights kernel ``_onednn_conv_bwd_w.plan`` names),
+    else None."""
     from .. import _capability
-    from ._onednn_conv import LIMIT, STEPS, macs
+    from ._onednn_conv import LIMIT, STEPS, conv_backward_weights, macs
 
-    if not onexone_applies(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype):
+    kind = onexone_kind(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype)
+    if kind is None:
         return None
     size = math.prod(g.shape[2:])
     if macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:]) > LIMIT:
         return None
     threads = _capability.threads()
     dx = dw = db = None
+    if kind == "direct":
+        from ._onednn_conv_bwd_w import plan
+
+        nd = len(stride)
+        cuts = plan(x.shape, w.shape, g.shape, stride, (0,) * nd, (1,) * nd, threads)
+        if any(want[1:]) and x.shape[0] * size <= STEPS and cuts is not None and \
+                cuts.kernel != "x64:gemm:jit":
+            dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, (1,) * nd,
+                                           cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
+        return dx, dw, db
     if want[0] and all(s == 1 for s in stride):
         dx = conv1x1_backward_data(g, w, x.shape, stride, threads)
     if any(want[1:]) and x.shape[0] * size <= STEPS:
