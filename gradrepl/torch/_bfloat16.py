@@ -435,9 +435,58 @@ def _layer_norm_vjp(n, g):
     return dx, dw, db
 
 
+_K_BLOCK = 512
+
+
+def gemm(x, y, init=None):
+    """``x @ y`` of bfloat16 matrices (batched: leading dims broadcast) as oneDNN's
+    ``brg_matmul:avx512_core_bf16`` sums on this CPU: float32 accumulators, each pair of k
+    (``vdpbf16ps``) adding the odd product, then the even one (each addition rounded); a block
+    of 512 k summed on its own and added into the running total; then ``init`` (the bias
+    post-op) added and the result rounded once. Measured against torch 2.13 on crafted
+    cancellation cases: 100% (K up to 1000, plain float sums 82-86%). -> float32 values."""
+    xf, yf = values(np.asarray(x)).astype(F32), values(np.asarray(y)).astype(F32)
+    k = xf.shape[-1]
+    shape = np.broadcast_shapes(xf.shape[:-2], yf.shape[:-2]) + (xf.shape[-2], yf.shape[-1])
+    total = np.zeros(shape, F32)
+    with np.errstate(all="ignore"):
+        for s0 in range(0, k, _K_BLOCK):
+            e0 = min(k, s0 + _K_BLOCK)
+            acc = np.zeros(shape, F32)
+            for j in range(s0, e0, 2):
+                if j + 1 < e0:
+                    acc += xf[..., :, j + 1, None] * yf[..., None, j + 1, :]
+                acc += xf[..., :, j, None] * yf[..., None, j, :]
+            total = acc if s0 == 0 else (total + acc).astype(F32)
+        if init is not None:
+            total = (total + values(np.asarray(init)).astype(F32)).astype(F32)
+    return total
+
+
+def _matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None, **_kw):
+    """The dialect's ``matmul`` op on bfloat16 bits (matrices; a vector: float then rounded)."""
+    if transpose_x:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_y:
+        y = np.swapaxes(y, -1, -2)
+    if x.ndim < 2 or y.ndim < 2:
+        with np.errstate(all="ignore"):
+            out = from_float(np.matmul(values(x).astype(F32), values(y).astype(F32)))
+    else:
+        out = from_float(gemm(x, y))
+    return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _addmm(bias, x, w, **_kw):
+    """``addmm``/``linear``: the bias put in the output first, the product added (oneDNN's sum
+    post-op), rounded once."""
+    return from_float(gemm(x, w, np.broadcast_to(values(bias), (x.shape[0], w.shape[1]))))
+
+
 #: op name (or the dialect's node name) -> its forward on the bits
 SPECIAL = {"fused_add_scaled": _add_alpha, "rsqrt": _rsqrt, "cumsum": _cumsum,
-           "log_softmax": _log_softmax, "NllLossBackward0": _nll}
+           "log_softmax": _log_softmax, "NllLossBackward0": _nll, "matmul": _matmul,
+           "fused_addmm": _addmm}
 #: the dialect's node name -> its VJP on bfloat16 (ATen's backward kernel)
 VJP = {"NllLossBackward0": _nll_vjp, "SigmoidBackward0": _sigmoid_vjp,
        "NativeLayerNormBackward0": _layer_norm_vjp}
@@ -538,7 +587,7 @@ def _flash_forward(q, k, v, mask, causal, scale):
     L, S = qf.shape[-2], kf.shape[-2]
     sc = np.float32(scale)
     with np.errstate(all="ignore"):
-        qk = np.matmul(qf, np.swapaxes(kf, -1, -2)).astype(F32)
+        qk = gemm(qf, np.swapaxes(kf, -1, -2))
         if causal:
             qk = np.where(np.tril(np.ones((L, S), bool)), qk, np.float32(-np.inf))
         if mask is not None:
@@ -552,7 +601,7 @@ def _flash_forward(q, k, v, mask, causal, scale):
         mx = np.where(dead, np.float32(0), mx).astype(F32)
         e = _flash_exp((qk - mx).astype(F32))
         total = e.sum(axis=-1, keepdims=True, dtype=F32)
-        dst = np.matmul(_r(e), vf).astype(F32)
+        dst = gemm(_r(e), vf)
         total1 = np.where(total == 0, np.float32(1), total).astype(F32)
         out = from_float(dst * (np.float32(1) / total1))
         lse = (mx + np.log(total1)).astype(F32)[..., 0]
@@ -577,18 +626,18 @@ def _flash_backward(go, q, k, v, out, lse, mask, causal, scale):
         for m in range(0, L, qs):
             sl = slice(m, min(m + qs, L))
             rows = np.arange(sl.start, sl.stop)
-            attn = (np.matmul(qf[..., sl, :], np.swapaxes(kf, -1, -2)) * sc).astype(F32)
+            attn = (gemm(qf[..., sl, :], np.swapaxes(kf, -1, -2)) * sc).astype(F32)
             if mask is not None:
                 attn = (attn + np.broadcast_to(mask, attn.shape[:-2] + (L, S))[..., sl, :]
                         ).astype(F32)
             attn = np.exp(attn - lse[..., sl, None]).astype(F32)
             if causal:
                 attn = np.where(np.arange(S)[None, :] > rows[:, None], np.float32(0), attn)
-            gv = _r(gv + np.matmul(np.swapaxes(_r(attn), -1, -2), gof[..., sl, :]))
-            ga = np.matmul(gof[..., sl, :], np.swapaxes(vf, -1, -2)).astype(F32)
+            gv = _r(gv + gemm(np.swapaxes(_r(attn), -1, -2), gof[..., sl, :]))
+            ga = gemm(gof[..., sl, :], np.swapaxes(vf, -1, -2))
             ga = _r((attn * (ga - dsum[..., sl, None])).astype(F32))
-            gq[..., sl, :] = _r(gq[..., sl, :] + sc * np.matmul(ga, kf).astype(F32))
-            gk = _r(gk + sc * np.matmul(np.swapaxes(ga, -1, -2), qf[..., sl, :]).astype(F32))
+            gq[..., sl, :] = _r(gq[..., sl, :] + sc * gemm(ga, kf))
+            gk = _r(gk + sc * gemm(np.swapaxes(ga, -1, -2), qf[..., sl, :]))
     return from_float(gq), from_float(gk), from_float(gv)
 
 
