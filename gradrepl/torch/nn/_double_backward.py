@@ -71,35 +71,12 @@ def _record(op, inputs, values, attrs, shapes):
 
 
 # ------------------------------------------------------------------------------ convolution
-def _single_sample_onednn(x_shape, ksize):
-    """torch 2.13's ``use_mkldnn`` for one float32 sample of a 2-d convolution (groups 1):
-    a kernel larger than 3 on both axes, or more than 20480 input values (measured here with
-    ONEDNN_VERBOSE: a 5x5 and a 13x13 kernel and a 3x90x90 input went to oneDNN's jit kernel,
-    3x3 and 5x3 kernels on 3x10x10 to ATen's slow path)."""
-    return (ksize[0] > 3 and ksize[1] > 3) or int(np.prod(x_shape)) > 20480
-
-
 def _conv(x, w, stride, padding, dilation, groups):
-    """``at::convolution`` inside the double backward: the dialect's conv2d, except one
-    sample that torch hands to oneDNN (the batch-as-channels filter gradient of a one-channel
-    layer) where the dialect's forward takes ATen's slow path: oneDNN's direct kernel then."""
-    from . import _onednn_conv as D
+    """``at::convolution`` inside the double backward: the dialect's conv2d (the kernel ATen's
+    use_mkldnn picks for these shapes: a one-channel layer's batch-as-channels filter gradient
+    is one sample with a large kernel, on oneDNN)."""
     from . import functional as F
-    from .._base import raw
-    from .._tensor import Tensor
 
-    a, b = raw(x), raw(w)
-    if (a.shape[0] == 1 and groups == 1 and a.dtype == np.float32 and b.dtype == np.float32
-            and not (grad_mode.STATE.enabled and not (x.stop_gradient and w.stop_gradient))
-            and _single_sample_onednn(a.shape, b.shape[2:])):
-        outs = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1 for s, p, d, k, st in
-                     zip(a.shape[2:], padding, dilation, b.shape[2:], stride))
-        if all(o > 0 for o in outs) and D.direct_applies(
-                2, b.shape[2:], padding, dilation, stride, 1, a.dtype, False,
-                D.macs(1, a.shape[1], b.shape[0], b.shape[2:], outs)):
-            y = D.conv_forward(np.ascontiguousarray(a), np.ascontiguousarray(b), None, stride,
-                               [(p, p) for p in padding], dilation)
-            return Tensor._wrap(y, True)
     return F.conv2d(x, w, None, stride, padding, dilation, groups)
 
 
