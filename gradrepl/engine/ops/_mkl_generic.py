@@ -242,9 +242,10 @@ def _dot_lanes(p, h, lanes):
     return _dot_lanes0(np.ascontiguousarray(np.moveaxis(p, -1, 0)), h, lanes)
 
 
-def _dot_columns(p, heads, end=False):
+def _dot_columns(p, heads, end=False, b_heads=None):
     """(K, ..., R, W) products -> one partial (..., R, W) for these columns: full groups of 4
-    columns with 4 lanes, the rest with 8; ``heads`` (..., R): the rows' offsets."""
+    columns with 4 lanes, the rest with 8; ``heads`` (..., R): the rows' offsets; ``b_heads``
+    (..., R): where B starts (floats), for ``end``."""
     w, k = p.shape[-1], p.shape[0]
     out = np.empty(p.shape[1:], np.float32)
     w4 = w // 4 * 4
@@ -253,7 +254,12 @@ def _dot_columns(p, heads, end=False):
             continue
         part = np.ascontiguousarray(p[..., lo:hi])
         if end and lanes == 4:
-            out[..., lo:hi] = _dot_lanes0(part, (k - 1) % 4 + 1, lanes)
+            # 1-4 products apart so that the vectors end where B's row ends (B's start counts)
+            hs = (k - 1 - (0 if b_heads is None else b_heads)) % 4 + 1
+            for h in np.unique(hs):
+                sel = np.nonzero(np.broadcast_to(hs, heads.shape) == h)
+                out[sel + (slice(lo, hi),)] = _dot_lanes0(
+                    np.ascontiguousarray(part[(slice(None),) + sel]), int(h), lanes)
             continue
         if end:
             # the last w % 4 columns: the row read from its first 16-byte boundary with 1-4
@@ -281,12 +287,13 @@ def _dot_columns(p, heads, end=False):
     return out
 
 
-def sgemm_bt_partials(a, bt, a_offsets=None):
+def sgemm_bt_partials(a, bt, a_offsets=None, b_offsets=None):
     """The parts of ``A @ B`` (A (..., M, K), B given as ``bt`` (..., N, K)) that Paddle's MKL adds
     into C one after the other, for B passed transposed and beta 1: a list of (region, parts)
     with ``region`` the (rows, cols) slices and ``parts`` arrays (..., rows, cols) to add to C in
     order (C = part + C each). ``a_offsets`` (the batch's shape): where each A starts (floats
-    from a 64-byte boundary; its rows follow at K apart). Each running sum is numpy adding whole
+    from a 64-byte boundary; its rows follow at K apart); ``b_offsets``: where each B starts (the
+    remaining rows' dot products depend on it). Each running sum is numpy adding whole
     planes of products in order (long inner loops); the main part's planes are made one at a
     time (a K-first array of them all cost twice the time in memory traffic)."""
     batch = np.broadcast_shapes(a.shape[:-2], bt.shape[:-2])
@@ -327,7 +334,11 @@ def sgemm_bt_partials(a, bt, a_offsets=None):
                              for blk in _blocks(k)]))
     if mb < m:
         end = blocked or m == 1
+        bbase = (np.zeros(batch, np.int64) if b_offsets is None
+                 else np.broadcast_to(b_offsets, batch))
         regions.append(((slice(mb, m), slice(0, n)),
                         [_dot_columns(prods(slice(0, k), slice(mb, m), slice(0, n)),
-                                      rows[..., mb:], end=end)]))
+                                      rows[..., mb:], end=end,
+                                      b_heads=np.broadcast_to(bbase[..., None] % 4,
+                                                              rows[..., mb:].shape))]))
     return regions

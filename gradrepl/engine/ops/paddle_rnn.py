@@ -22,12 +22,15 @@ first), each cell's gradient in its kernel's expressions, the hidden-state and w
 as GEMMs (the weight's accumulated over the steps, beta = 1), then ``dW_ih = G^T X`` as one GEMM,
 ``dX += G W_ih`` and the bias gradients as column sums over all steps in order.
 
-On AMD the products whose flags are known take MKL's generic-kernel order (``_mkl_generic``,
-as the convolutions and ``matmul``): ``X @ W_ih^T`` and ``h @ W_hh^T`` with W passed transposed
-(beta 1: each of the kernel's parts added into the gates in turn), ``G @ W`` plain and the
-weight gradients ``G^T X`` with G transposed (round four's check: 30 random configurations,
-differing elements 185,968 -> 94,529 of 293,393; forwards equal 20 of 30; GRU's cell products and
-beta-1 accumulations of the plain kernel remain the chain). Otherwise matrix products follow
+On AMD every product takes MKL's generic-kernel order (``_mkl_generic``, as the convolutions
+and ``matmul``): ``X @ W_ih^T`` and ``h @ W_hh^T`` with W passed transposed (beta 1: each of the
+kernel's parts added into the gates in turn), ``G @ W`` plain, the weight gradients ``G^T X``
+with G transposed, and the backward's beta-1 products (the hidden weights' gradient summed over
+the steps, ``dX += G W_ih``, the GRU cell's products: ``sgemm_acc``, C the first term), each
+with its operands where Paddle's kernel keeps them (``_h_offsets``, ``_weight_offsets``): 280
+random configurations (LSTM, GRU, SimpleRNN tanh/relu, 1-2 layers, either direction,
+sequence_length, batch 1-16, hidden 3-32) equal to real 3.3.1 and 2.6.2 in every output and
+gradient (43 before). Otherwise matrix products follow
 the engine's rule for Paddle's float32 products on this CPU class
 (``linalg.chained_matmul``: one fused chain per element on Intel, the rounded products added in
 order on AMD); a GEMM with beta = 1 adds its product to the accumulator after the sum (MKL-ML's
@@ -72,27 +75,31 @@ def _amd_f32(*arrays):
     return cpu.cpu_class() == "amd" and all(a.dtype == np.float32 for a in arrays)
 
 
-def _mm_bt(a, w, a_offset=0):
+def _mm_bt(a, w, a_offset=0, b_offset=0):
     """``a @ w^T`` with ``w`` passed to sgemm transposed (the input projection ``X @ W_ih^T``):
     on AMD the MKL generic kernels' order for a transposed B (``_mkl_generic``), else ``_mm``;
-    ``a_offset``: where A lies (floats from a 64-byte boundary)."""
+    ``a_offset``, ``b_offset``: where A and W lie (floats from a 64-byte boundary)."""
     if _amd_f32(a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit():
-        return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w, a_offset)
+        return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w, a_offset,
+                          b_offset)
     return _mm(a, w.T)
 
 
-def _mm_bt_acc(c, a, w, a_offset=0):
+def _mm_bt_acc(c, a, w, a_offset=0, b_offset=0):
     """``c + a @ w^T``, ``w`` transposed and beta = 1 (the hidden product onto the gates): on
     AMD each of the generic kernels' parts added into C in turn (C = part + C); the kernels read
-    A's rows from their first 16-byte boundary, so ``a_offset`` (where A lies) counts."""
+    A's rows from their first 16-byte boundary, so ``a_offset`` (where A lies) counts, and in
+    the remaining rows ``b_offset`` (where W lies: Paddle's RNN layers keep all their weights in
+    one buffer, ``flatten_parameters``)."""
     if not (_amd_f32(c, a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit()):
         return c + _mm(a, np.ascontiguousarray(w.T))
     from . import _mkl_generic as G
 
     c = np.array(c, np.float32)
     offs = np.array(a_offset % 16, np.int64) if a_offset else None
+    b_offs = np.array(b_offset % 16, np.int64) if b_offset else None
     for (rows, cols), parts in G.sgemm_bt_partials(np.ascontiguousarray(a),
-                                                   np.ascontiguousarray(w), offs):
+                                                   np.ascontiguousarray(w), offs, b_offs):
         for part in parts:
             c[rows, cols] = part + c[rows, cols]
     return c
@@ -245,17 +252,19 @@ def _h_offsets(steps, step_size, out_base, last_h_off, min_len, reverse):
 
 
 def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, min_len,
-                       x_offset=0, h_offsets=None):
+                       x_offset=0, h_offsets=None, w_offsets=(0, 0)):
     """One layer, one direction. Returns (out (T, B, H), last h, last c, saved dict).
-    ``x_offset``, ``h_offsets``: where the input and each step's previous hidden state lie in
-    Paddle's buffers (``_h_offsets``; MKL's sums on AMD depend on them)."""
+    ``x_offset``, ``h_offsets``, ``w_offsets`` (W_ih's, W_hh's): where the input, each step's
+    previous hidden state and the weights lie in Paddle's buffers (``_h_offsets``,
+    ``_weight_offsets``; MKL's sums on AMD depend on them)."""
     steps, batch = x.shape[0], x.shape[1]
     hid = w_hh.shape[1]
     g = GATES[mode] * hid
     dt = x.dtype
     if h_offsets is None:
         h_offsets = [0] * steps
-    pre = _mm_bt(np.ascontiguousarray(x.reshape(steps * batch, -1)), w_ih, x_offset)
+    pre = _mm_bt(np.ascontiguousarray(x.reshape(steps * batch, -1)), w_ih, x_offset,
+                 w_offsets[0])
     pre = pre + b_ih
     if mode == "GRU":
         pre = pre + np.concatenate([b_hh[:2 * hid], np.zeros(hid, dt)])
@@ -277,7 +286,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
         gt = pre[t]
         h_off = h_offsets[i]
         if mode == "LSTM":
-            gt = _mm_bt_acc(gt, h, w_hh, h_off)
+            gt = _mm_bt_acc(gt, h, w_hh, h_off, w_offsets[1])
             ig = _sigmoid_rows(gt[:, :hid])
             fg = _sigmoid_rows(gt[:, hid:2 * hid])
             cand = _tanh(gt[:, 2 * hid:3 * hid])
@@ -289,8 +298,8 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([ig, fg, cand, og], axis=1)
             acts[i] = act
         elif mode == "GRU":
-            gt = _mm_bt_acc(gt, h, w_rz, h_off)
-            ro = _mm_bt(h, w_c, h_off)
+            gt = _mm_bt_acc(gt, h, w_rz, h_off)    # (W_hh's zeroed copy: a buffer of its own)
+            ro = _mm_bt(h, w_c, h_off, w_offsets[1] + 2 * hid * hid)
             r = _sigmoid_rows(gt[:, :hid])
             z = _sigmoid_rows(gt[:, hid:2 * hid])
             ro = (ro + b_hh[2 * hid:]) * r
@@ -300,7 +309,7 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             gates[i] = np.concatenate([r, z, cand], axis=1)
             state = ro
         else:
-            gt = _mm_bt_acc(gt, h, w_hh, h_off)
+            gt = _mm_bt_acc(gt, h, w_hh, h_off, w_offsets[1])
             o = _tanh(gt) if mode == "RNN_TANH" else np.maximum(gt, np.zeros((), dt))
             gates[i] = gt
             state = None
@@ -321,6 +330,18 @@ def _direction_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mask, m
             cells[i] = state
         h = new_h
     return out, h, c, {"gates": gates, "cells": cells, "acts": acts}
+
+
+def _weight_offsets(ws):
+    """Where each layer and direction's (W_ih, W_hh) lies in the one buffer Paddle's RNN layers
+    copy their parameters into (``RNNBase.flatten_parameters``: every weight, in order, then
+    the biases; no alignment), in floats from its start."""
+    offs, pos = [], 0
+    for k in range(len(ws) // 4):
+        w_ih, w_hh = ws[4 * k], ws[4 * k + 1]
+        offs.append((pos, pos + w_ih.size))
+        pos += w_ih.size + w_hh.size
+    return offs
 
 
 def _apply_dropout(x, mask, p):
@@ -348,6 +369,7 @@ def rnn_forward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=
     mask, min_len = (None, steps) if seq_len is None else \
         _mask_matrix(seq_len, steps, batch, x.dtype)
     saved = []
+    w_offs = _weight_offsets(ws)
     hn = np.empty_like(h0)
     cn = np.empty_like(c0) if c0 is not None else None
     layer_in = x
@@ -370,7 +392,7 @@ def rnn_forward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=
             h_offs = _h_offsets(steps, batch * hid, out_base, k * batch * hid, min_len, d == 1)
             o, h, c, sv = _direction_forward(mode, layer_in, w_ih, w_hh, b_ih, b_hh, h0[k],
                                              c0[k] if c0 is not None else None, d == 1, mask,
-                                             min_len, x_off, h_offs)
+                                             min_len, x_off, h_offs, w_offs[k])
             hn[k] = h
             if cn is not None:
                 cn[k] = c
