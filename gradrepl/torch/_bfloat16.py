@@ -573,8 +573,11 @@ def _flash_exp(z):
     vec = n // 16 * 16
     out = np.empty_like(z)
     out[..., :vec] = fexp_u20(z[..., :vec])
-    with np.errstate(all="ignore"):
-        out[..., vec:] = np.exp(z[..., vec:]).astype(F32)
+    if vec < n:
+        from ..engine.ops import _kernels as K
+
+        with np.errstate(all="ignore"):
+            out[..., vec:] = K.libm("exp", np.exp)(np.ascontiguousarray(z[..., vec:]))
     return out
 
 
@@ -604,7 +607,9 @@ def _flash_forward(q, k, v, mask, causal, scale):
         dst = gemm(_r(e), vf)
         total1 = np.where(total == 0, np.float32(1), total).astype(F32)
         out = from_float(dst * (np.float32(1) / total1))
-        lse = (mx + np.log(total1)).astype(F32)[..., 0]
+        from ..engine.ops import _kernels as K
+
+        lse = (mx + K.libm("log", np.log)(total1)).astype(F32)[..., 0]
     return out, lse
 
 
@@ -614,6 +619,8 @@ def _flash_backward(go, q, k, v, out, lse, mask, causal, scale):
     to bfloat16 for ``grad_v += attn^T grad_out``; ``grad_attn = attn * (grad_out v^T - dsum)``
     rounded for ``grad_q += scale * grad_attn k`` and ``grad_k += scale * grad_attn^T q``: each
     product accumulated in float and added into the bfloat16 gradient (rounded) per block."""
+    from ._lecture_kernels import expf_u10
+
     qf, kf, vf, gof, of = (to_float32(a) for a in (q, k, v, go, out))
     L, S = qf.shape[-2], kf.shape[-2]
     sc = np.float32(scale)
@@ -630,7 +637,7 @@ def _flash_backward(go, q, k, v, out, lse, mask, causal, scale):
             if mask is not None:
                 attn = (attn + np.broadcast_to(mask, attn.shape[:-2] + (L, S))[..., sl, :]
                         ).astype(F32)
-            attn = np.exp(attn - lse[..., sl, None]).astype(F32)
+            attn = expf_u10((attn - lse[..., sl, None]).astype(F32))  # (SLEEF's u10)
             if causal:
                 attn = np.where(np.arange(S)[None, :] > rows[:, None], np.float32(0), attn)
             gv = _r(gv + gemm(np.swapaxes(_r(attn), -1, -2), gof[..., sl, :]))
@@ -698,6 +705,32 @@ def sdpa(q, k, v, mask, causal, scale):
                                                "box": {}})
     finally:
         AUTOCAST[0] = before
+
+
+# --------------------------------------------------------------------------- topk
+def topk_indices(bits, k, axis, largest=True, sorted_=True):
+    """torch's CPU topk on bfloat16 (TopKImpl.h): per row, (value, index) pairs compared by
+    value; ``k * 64 <= n`` a ``std::partial_sort``, else ``std::nth_element`` then a
+    ``std::sort`` of the first k - 1 (libstdc++'s algorithms, engine/ops/search.py): equal
+    values come out in that order, not by index."""
+    from ..engine.ops import search as S
+
+    v = np.moveaxis(to_float32(bits).astype(np.float64), axis, -1)
+    rows = v.reshape(-1, v.shape[-1]) if v.ndim else v.reshape(1, 1)
+    out = np.empty((rows.shape[0], k), np.int64)
+    less = S._less_desc if largest else S._less_asc
+    for r, row in enumerate(rows):
+        pairs = S._pairs(row)
+        n = len(pairs)
+        if k * 64 <= n:
+            S.std_partial_sort(pairs, 0, k, n, less)
+        elif k:
+            S.std_nth_element(pairs, 0, k - 1, n, less)
+            if sorted_:
+                S.std_sort(pairs, 0, k - 1, less)
+        out[r] = [p[1] for p in pairs[:k]]
+    out = out.reshape(v.shape[:-1] + (k,))
+    return np.moveaxis(out, -1, axis) if v.ndim else out.reshape(())
 
 
 # --------------------------------------------------------------------------- embedding

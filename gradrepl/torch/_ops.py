@@ -1900,7 +1900,7 @@ def take(input, index):  # noqa: A002
 def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
     from . import return_types
 
-    a = raw(input)
+    a = _bfloat16.values(raw(input))  # (bfloat16's bits: the values)
     d = _dim(dim, a.ndim)
     if a.ndim and a.size:  # torch's CPU sort: std::sort (ties as libstdc++ leaves them)
         from ..engine.ops.search import _rows, _sort_row
@@ -1924,8 +1924,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     d = _dim(dim, a.ndim)
     if not 0 <= k <= (a.shape[d] if a.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    order = np.argsort(-a if largest else a, axis=d, kind="stable")
-    idx = np.take(order, np.arange(k), axis=d)
+    if a.dtype == _bfloat16.BITS:  # bfloat16 (ties are common): libstdc++'s order
+        idx = _bfloat16.topk_indices(a, k, d, largest, sorted)
+    else:
+        order = np.argsort(-a if largest else a, axis=d, kind="stable")
+        idx = np.take(order, np.arange(k), axis=d)
     values = _pick_along(input, idx, d, True, "TopkBackward0")
     return return_types.topk((values, _wrap(np.asarray(idx, np.int64), True)))
 
