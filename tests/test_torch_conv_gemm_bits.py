@@ -136,8 +136,9 @@ def test_chains_from_bias_against_scalar_loop():
 # every backward_weights below): dilated strided, padding past the kernel extent, a single
 # large-kernel sample, 1-d; 2 to 13 output channels (kernels of 2 and 3 columns). REAL torch
 # 2.13 in this session, 2 threads and OMP_NUM_THREADS=1 (the samples' split over threads
-# changes cases 4-6); digests as above, only w.grad compared (the bias's OpenMP SIMD sum and
-# these shapes' forward and input gradient are other kernels)
+# changes cases 4-6); digests as above, w.grad and b.grad compared (the bias: each output
+# row's sum from zero, the rows' sums in order; these shapes' forward and input gradient are
+# other kernels)
 GEMM_TWO_THREADS = [
     ((2, 32, 2, (11, 6), 3, 2, 2, 2), '144b6b2292909b37', '46faaad1aafc6051', '67e74a574470fe8c', '58a73a6a46c004ca'),
     ((8, 16, 6, (24, 20), 3, 1, 3, 2), 'c621ce4b3ffa0d4f', '37067ec426b60549', '9ed0e8711fc26b50', 'f573f30888d109f8'),
@@ -168,7 +169,8 @@ def test_gemm_smalln_filter_gradient(i, threads, monkeypatch):
     skip_unless_onednn_avx512_core("the x64:gemm:jit filter-gradient records")
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(threads))
     case, *want = (GEMM_TWO_THREADS if threads == 2 else GEMM_ONE_THREAD)[i]
-    assert _run(i, case)[2] == want[2]
+    got = _run(i, case)
+    assert (got[2], got[3]) == (want[2], want[3])
 
 
 def test_smalln_reduction_is_a_sum_of_each_rows_lanes():

@@ -451,6 +451,10 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         elif cuts is not None:
             dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
                                            cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
-    if dw is None and len(want) > 1 and want[1]:  # (x64:gemm:jit's small-N sgemm)
-        dw = _onednn_conv_gemm.gemm_dw(x, g, w.shape, stride, pads, dilation, groups)
+    want_w, want_b = len(want) > 1 and want[1] and dw is None, len(want) > 2 and want[2] \
+        and db is None
+    if want_w or want_b:  # (x64:gemm:jit: its small-N sgemm, its bias loop)
+        gw, gb = _onednn_conv_gemm.gemm_bwd_w(x, g, w.shape, stride, pads, dilation, groups,
+                                              want_w, want_b)
+        dw, db = (gw if dw is None else dw), (gb if db is None else db)
     return dx, dw, db

@@ -533,29 +533,51 @@ def gemm_weights_smalln(x, g, ksize, stride, pads, dilation, threads):
     return total.T.reshape((o, x.shape[1]) + tuple(ksize))
 
 
-def gemm_dw(x, g, w_shape, stride, pads, dilation, groups):
-    """The filter gradient where oneDNN's backward-weights pass runs ``x64:gemm:jit`` with its
-    small-N sgemm (2 to 15 output channels; ``_onednn_conv_bwd_w`` finds no JIT kernel), else
-    None. ``pads`` (before, after) per spatial axis."""
+def gemm_kernel_runs(x_shape, w_shape, out_shape, stride, pads, dilation, groups, dtype):
+    """Whether oneDNN's backward-weights pass runs ``x64:gemm:jit`` here (avx512_core,
+    float32, no groups, 1 or 2 spatial axes, use_mkldnn, and ``_onednn_conv_bwd_w`` finds no
+    JIT kernel and it is not a 1x1 filter without padding)."""
     from .. import _capability
-    from ._onednn_conv import STEPS, isa
+    from ._onednn_conv import isa
     from ._onednn_conv_bwd_w import _avx2_ok, _avx512_ok, _geometry
 
-    if isa() != "avx512_core" or x.dtype != np.float32 or g.dtype != np.float32:
-        return None
-    if groups != 1 or not 2 <= w_shape[0] <= 15 or x.ndim not in (3, 4):
-        return None
-    threads = _capability.threads()
-    if not use_mkldnn(x.shape, w_shape, stride, dilation, groups, threads):
-        return None
-    if x.shape[0] * math.prod(g.shape[2:]) > STEPS or x.size * math.prod(w_shape[2:]) > 1 << 26:
-        return None
-    geo = _geometry(x.shape, w_shape, g.shape, stride, [p[0] for p in pads], dilation)
-    if _avx512_ok(geo) or _avx2_ok(geo):
-        return None
+    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups != 1:
+        return False
+    if len(x_shape) not in (3, 4):
+        return False
+    if not use_mkldnn(x_shape, w_shape, stride, dilation, groups, _capability.threads()):
+        return False
     if all(k == 1 for k in w_shape[2:]) and not any(p for pair in pads for p in pair):
-        return None                                            # (jit_1x1)
-    return gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation, threads)
+        return False                                           # (jit_1x1 / direct)
+    geo = _geometry(x_shape, w_shape, out_shape, stride, [p[0] for p in pads], dilation)
+    return not (_avx512_ok(geo) or _avx2_ok(geo))
+
+
+def gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True, want_b=True):
+    """(dw, db) where oneDNN's backward-weights pass runs ``x64:gemm:jit``, each None where
+    not emulated: the bias gradient per output channel each output row summed in order from
+    zero (``execute_backward_weights_ncsp``: the OpenMP SIMD reduction's private sum; no
+    vector lanes: 43 of 43 measured shapes) and the rows' sums added in order (samples, depth,
+    rows); the filter gradient with 2 to 15 output channels (the small-N sgemm). ``pads`` (before, after) per spatial axis."""
+    from .. import _capability
+    from ._onednn_conv import STEPS
+
+    if x.dtype != np.float32 or g.dtype != np.float32 or not x.size or not g.size:
+        return None, None
+    if not gemm_kernel_runs(x.shape, w_shape, g.shape, stride, pads, dilation, groups,
+                            x.dtype):
+        return None, None
+    dw = db = None
+    if want_b:
+        o, ow = g.shape[1], g.shape[-1]
+        rows = np.moveaxis(g, 1, 0).reshape(o, -1, ow)
+        sums = np.add.accumulate(rows, axis=2, dtype=np.float32)[:, :, -1]   # each row from 0
+        db = np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1].copy()
+    if want_w and 2 <= w_shape[0] <= 15 and x.shape[0] * math.prod(g.shape[2:]) <= STEPS \
+            and x.size * math.prod(w_shape[2:]) <= 1 << 26:
+        dw = gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation,
+                                 _capability.threads())
+    return dw, db
 
 
 # ------------------------------------------------------- ATen's slow convolution, backward
