@@ -112,6 +112,30 @@ def case_bn(k):
     return [sha(t) for t in torch.autograd.grad(loss, ins)] + [sha(g) for g in gs]
 
 
+MORE_CONVS = [   # (function, input shape, weight shape, keywords)
+    ("conv1d", (3, 4, 19), (6, 4, 3), dict(stride=2, padding=1)),
+    ("conv3d", (2, 3, 6, 6, 6), (4, 3, 3, 3, 3), dict(stride=1, padding=1)),
+    ("conv_transpose2d", (2, 4, 5, 5), (4, 3, 4, 4), dict(stride=2, padding=1)),
+    ("conv_transpose2d", (3, 4, 6, 6), (4, 3, 3, 3), dict(stride=1, padding=1)),
+    ("conv_transpose1d", (2, 3, 9), (3, 5, 4), dict(stride=3)),
+]
+
+
+def case_more_conv(k, dtype=np.float32):
+    """tanh(conv) of 1-d, 3-d and transposed convolutions (bias), penalties on all three
+    first-order gradients (ggI, ggW and ggb)."""
+    fn, xs, ws, kw = MORE_CONVS[k]
+    x = torch.tensor(grid(xs, 10 + k, dtype=dtype), requires_grad=True)
+    w = torch.tensor(grid(ws, 20 + k, 0.3, dtype=dtype), requires_grad=True)
+    nb = ws[1] * kw.get("groups", 1) if "transpose" in fn else ws[0]
+    b = torch.tensor(grid((nb,), 30 + k, dtype=dtype), requires_grad=True)
+    y = torch.tanh(getattr(F, fn)(x, w, b, **kw))
+    gx, gw, gb = torch.autograd.grad(y.sum(), (x, w, b), create_graph=True)
+    names = [gx.grad_fn.name(), gw.grad_fn.name(), gb.grad_fn.name()]
+    loss = (gx ** 2).sum() + (gw ** 2).sum() + (gb ** 2).sum()
+    return names, torch.autograd.grad(loss, (x, w, b))
+
+
 # --- end cases ---
 
 RECORDED = {   # real torch 2.13, this session (Zen 4, oneDNN avx512_core, MKL branch AUTO)
@@ -328,4 +352,37 @@ RECORDED_MV = [   # real torch 2.13, this session
     ["-0x1.08c4780000000p-1", "-0x1.08aaca0000000p-2", "-0x1.08aaca0000000p-2"],
     ["-0x1.4bb3680000000p+1", "0x1.cbd9d00000000p+2", "0x1.cbd9d00000000p+2"],
     ["-0x1.327b8c0000000p+3", "0x1.705f700000000p+3", "0x1.705f700000000p+3"],
+]
+
+
+@pytest.mark.parametrize("k", [0, 4])
+def test_more_conv_double_backward_against_central_differences(k):
+    """1-d (strided, padded) and transposed 1-d (stride 3) convolutions in float64."""
+    fn, xs, ws, kw = MORE_CONVS[k]
+    nb = ws[1] if "transpose" in fn else ws[0]
+    x0, w0 = grid(xs, 1, dtype=np.float64), grid(ws, 2, 0.5, dtype=np.float64)
+    b0 = grid((nb,), 3, dtype=np.float64)
+
+    def build(ts, create):
+        y = torch.tanh(getattr(F, fn)(ts[0], ts[1], ts[2], **kw))
+        gs = torch.autograd.grad(y.sum(), ts, create_graph=create)
+        return (gs[0] ** 2).sum() + (gs[1] ** 3).sum() + (gs[2] ** 2).sum()
+
+    _fd_check(build, [x0, w0, b0])
+
+
+@pytest.mark.parametrize("k", range(len(MORE_CONVS)))
+def test_more_conv_double_backward_is_real_torchs(k):
+    _skip_unless_recorded_here("1-d, 3-d and transposed conv double backward")
+    names, grads = case_more_conv(k)
+    assert names == ["ConvolutionBackwardBackward0"] * 3   # (the bias gradient too, as torch)
+    assert [sha(t) for t in grads] == RECORDED_MORE[k]
+
+
+RECORDED_MORE = [   # real torch 2.13, this session (Zen 4)
+    ['d01c4375ed36', '50b608b6c0b2', '24e8811d7de3'],
+    ['8383a398ab90', 'f88b721b6969', '34c74c177b20'],
+    ['72c273d01f15', '52c6c3c6b1a2', '5e152c0ccb3b'],
+    ['154450529c6b', 'b4c6b53becbb', 'e316c12794ac'],
+    ['0f162f68e1e7', 'f0cd069b0907', '7001b390c4a8'],
 ]

@@ -25,7 +25,7 @@ from ...engine.registry import apply, exact_first_order, needs_grad
 from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
-from . import _onednn_conv, _onednn_convT, init
+from . import _double_backward, _onednn_conv, _onednn_convT, init
 from .modules import Module, _materialize
 from .parameter import Parameter, UninitializedParameter
 
@@ -101,6 +101,10 @@ def _family(nd):
 @exact_first_order
 @C.with_chain_limit(C._CHAIN_LIMIT)
 def _conv_vjp(n, g):
+    if is_grad_enabled():   # (create_graph: torch's ConvolutionBackwardBackward0 node)
+        out = _double_backward.conv_first_order(n, g, _conv_vjp)
+        if out is not None:
+            return out
     a = n.attrs
     nd = a["nd"]
     conv, transpose, grad_filter, out_kw = _family(nd)

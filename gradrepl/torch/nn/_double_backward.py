@@ -71,49 +71,66 @@ def _record(op, inputs, values, attrs, shapes):
 
 
 # ------------------------------------------------------------------------------ convolution
-def _conv(x, w, stride, padding, dilation, groups):
-    """``at::convolution`` inside the double backward: the dialect's conv2d (the kernel ATen's
-    use_mkldnn picks for these shapes: a one-channel layer's batch-as-channels filter gradient
-    is one sample with a large kernel, on oneDNN)."""
+def _convolution(x, w, nd, stride, padding, dilation, transposed, output_padding, groups):
+    """``at::convolution`` inside the double backward: the dialect's conv{1,2,3}d or
+    conv_transpose{1,2,3}d (the kernels ATen's use_mkldnn picks for these shapes: a one-channel
+    layer's batch-as-channels filter gradient is one sample with a large kernel, on oneDNN)."""
     from . import functional as F
 
-    return F.conv2d(x, w, None, stride, padding, dilation, groups)
+    if transposed:
+        return getattr(F, f"conv_transpose{nd}d")(x, w, None, stride, padding, output_padding,
+                                                  groups, dilation)
+    return getattr(F, f"conv{nd}d")(x, w, None, stride, padding, dilation, groups)
 
 
-def conv2d_first_order(n, g, vjp):
-    """Under create_graph: a 2-d convolution's (dx, dw[, db]) as values of one
-    ConvolutionBackwardBackward0 node; None where the geometry is not torch's plain one (the
-    caller keeps its own path)."""
+def conv_first_order(n, g, vjp):
+    """Under create_graph: a convolution's (dx, dw[, db]) as values of one
+    ConvolutionBackwardBackward0 node; None where the padding is not symmetric (torch pads the
+    input first there: the caller keeps its own path). The geometry from the forward node's
+    attrs (``_spatial``'s conv2d, or ``_conv_more``'s with ``nd``, 1-d lifted to 2-d)."""
     a = n.attrs
-    pads = tuple(a["padding"])
-    if len(pads) != 4 or pads[0] != pads[1] or pads[2] != pads[3]:
+    nd = int(a.get("nd", 2))
+    flat = tuple(a["padding"])[-2 * nd:]
+    if len(flat) != 2 * nd or any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)):
         return None
-    values = _grads_without_graph(vjp, n, g)
     x, w = n.inputs[0], n.inputs[1]
     meta = n.in_meta
+    stride, dilation = tuple(a["stride"])[-nd:], tuple(a["dilation"])[-nd:]
+    padding = tuple(flat[2 * i] for i in range(nd))
+    transposed = bool(a.get("transposed", False))
+    out_pad = (0,) * nd
+    if transposed:
+        ins, ks = meta[0][0][2:], meta[1][0][2:]
+        out_pad = tuple(o - ((i - 1) * st - 2 * p + d * (k - 1) + 1) for o, i, st, p, d, k in
+                        zip(tuple(a["out_size"])[-nd:], ins, stride, padding, dilation, ks))
+    values = _grads_without_graph(vjp, n, g)
     bias = len(n.inputs) > 2
     vals = list(values[:3]) + [None] * (3 - len(values))
-    shapes = [meta[0], meta[1], meta[2] if bias else ((w.data.shape[0],), w.data.dtype)]
-    attrs = {"stride": tuple(a["stride"]), "padding": (pads[0], pads[2]),
-             "dilation": tuple(a["dilation"]), "groups": int(a.get("groups", 1))}
+    shapes = [meta[0], meta[1], meta[2] if bias else ((1,), meta[1][1])]
+    attrs = {"nd": nd, "stride": stride, "padding": padding, "dilation": dilation,
+             "transposed": transposed, "output_padding": out_pad,
+             "groups": int(a.get("groups", 1))}
     out = _record(CONV_BWD, (g, x, w), vals, attrs, shapes)
     return out if bias else out[:2]
 
 
+conv2d_first_order = conv_first_order
+
+
 def _conv_double_vjp(n, ggI, ggW=None, ggb=None):
-    """``_convolution_double_backward`` (2-d, not transposed): (d grad_output, d input,
-    d weight)."""
-    from . import functional as F
+    """``_convolution_double_backward``: (d grad_output, d input, d weight), its
+    convolutions in its order."""
     from .. import _ops as O
 
     gO, x, w = n.inputs[0], n.inputs[1], n.inputs[2]
     a = n.attrs
-    stride, padding, dilation, groups = a["stride"], a["padding"], a["dilation"], a["groups"]
+    nd, stride, padding, dilation = a["nd"], a["stride"], a["padding"], a["dilation"]
+    transposed, out_pad, groups = a["transposed"], a["output_padding"], a["groups"]
     ggO = gW = gI = None
     if ggI is not None:
-        ggO = _conv(ggI, w, stride, padding, dilation, groups)
+        ggO = _convolution(ggI, w, nd, stride, padding, dilation, transposed, out_pad, groups)
     if ggW is not None:
-        t = _conv(x, ggW, stride, padding, dilation, groups)
+        t = _convolution(x, ggW, nd, stride, padding, dilation, transposed, out_pad, groups)
         ggO = t if ggO is None else ggO + t
     if ggb is not None:
         shape = [1] * gO.data.ndim
@@ -121,26 +138,37 @@ def _conv_double_vjp(n, ggI, ggW=None, ggb=None):
         e = O.expand(O.reshape(ggb, tuple(shape)), tuple(gO.data.shape))
         ggO = e if ggO is None else ggO + e
     if ggI is not None and needs_grad(n, 2):
+        # the batch as channels, stride and dilation swapped, groups one at a time
         gOt, ggIt = O.transpose(gO, 0, 1), O.transpose(ggI, 0, 1)
+        pair = (gOt, ggIt) if transposed else (ggIt, gOt)
         if groups == 1:
-            gWt = _conv(ggIt, gOt, dilation, padding, stride, 1)
+            gWt = _convolution(*pair, nd, dilation, padding, stride, False, out_pad, 1)
         else:
-            ci, co = ggIt.data.shape[0] // groups, gOt.data.shape[0] // groups
-            gWt = O.cat([_conv(O.narrow(ggIt, 0, k * ci, ci), O.narrow(gOt, 0, k * co, co),
-                               dilation, padding, stride, 1)
+            ci, co = pair[0].data.shape[0] // groups, pair[1].data.shape[0] // groups
+            gWt = O.cat([_convolution(O.narrow(pair[0], 0, k * ci, ci),
+                                      O.narrow(pair[1], 0, k * co, co), nd, dilation, padding,
+                                      stride, False, out_pad, 1)
                          for k in range(groups)], 1)
         gW = O.transpose(gWt, 0, 1)
         for d in range(2, gW.data.ndim):
             if gW.data.shape[d] > w.data.shape[d]:
                 gW = O.narrow(gW, d, 0, w.data.shape[d])
     if ggW is not None and needs_grad(n, 1):
-        ks, ins, outs = w.data.shape[2:], x.data.shape[2:], gO.data.shape[2:]
-        out_pad = []
-        for k, i, o, s, p, d in zip(ks, ins, outs, stride, padding, dilation):
-            expected = (k - 1) * d - 2 * p + (s * (o - 1) + 1)
-            out_pad.append(i - expected if expected != i else 0)
-        gI = F.conv_transpose2d(gO, ggW, None, stride, padding, tuple(out_pad), groups,
-                                dilation)
+        if transposed:
+            gI = _convolution(gO, ggW, nd, stride, padding, dilation, False, out_pad, groups)
+            for d in range(2, gI.data.ndim):
+                if gI.data.shape[d] > x.data.shape[d]:
+                    gI = O.narrow(gI, d, 0, x.data.shape[d])
+        else:
+            ks, ins, outs = w.data.shape[2:], x.data.shape[2:], gO.data.shape[2:]
+            gi_pad = list(out_pad)
+            for i, (k, size, o, st, p, d) in enumerate(zip(ks, ins, outs, stride, padding,
+                                                            dilation)):
+                expected = (k - 1) * d - 2 * p + (st * (o - 1) + 1)
+                if expected != size:
+                    gi_pad[i] = size - expected
+            gI = _convolution(gO, ggW, nd, stride, padding, dilation, True, tuple(gi_pad),
+                              groups)
     return ggO, gI, gW
 
 
