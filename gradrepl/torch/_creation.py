@@ -76,9 +76,42 @@ def _to_nested(data):
     if _is_seq(data):
         # a one-element tensor inside the data is one number (torch reads it by item():
         # torch.tensor([torch.randn(1)]) has shape [1], MIT 6.S191 lab 1's descent loop)
-        return [raw(v).reshape(()) if isinstance(v, EngineTensor) and raw(v).size == 1
-                else _to_nested(v) for v in data]
+        out = [raw(v).reshape(()) if isinstance(v, EngineTensor) and raw(v).size == 1
+               else _to_nested(v) for v in data]
+        if not _NDARRAY_ITEMS[0] and any(isinstance(v, np.ndarray) for v in data):
+            _warn_ndarray_items()
+        return out
     return data
+
+
+_NDARRAY_ITEMS = [False]
+_NDARRAY_ITEMS_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+    "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+    "tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
+
+
+def _warn_ndarray_items():
+    """torch's recursive_store: TORCH_WARN_ONCE when an element of nested data is a numpy array
+    (``torch.Tensor([img for img in images])``, sentdex's cats-vs-dogs loading)."""
+    from ._ops_shape import _warn_once
+
+    _NDARRAY_ITEMS[0] = True
+    _warn_once(_NDARRAY_ITEMS_WARNING)
+
+
+def _check_sizes(data):
+    """torch's compute_sizes walks the first elements: a 0-d numpy array there has no length
+    (``torch.tensor([np.array(1.0), np.array(2.0)])``: TypeError)."""
+    obj = data
+    while _is_seq(obj) or isinstance(obj, np.ndarray):
+        if isinstance(obj, np.ndarray):
+            if obj.ndim == 0:
+                raise TypeError("len() of unsized object")
+            return
+        if not len(obj):
+            return
+        obj = obj[0]
 
 
 def infer_array(data, dtype):
@@ -96,6 +129,8 @@ def infer_array(data, dtype):
         return _bfloat16.astype(src, npd)
     if isinstance(data, EngineTensor):
         return np.array(raw(data), dtype=npd)
+    if _is_seq(data):
+        _check_sizes(data)
     nested = _to_nested(data)
     try:
         arr = np.array(nested, dtype=npd)

@@ -410,7 +410,11 @@ def _powx(a, p, dt):
 
         return powf(np.ascontiguousarray(a, np.float32),
                     np.full(np.shape(a), np.float32(p), np.float32))
-    return np.power(a, dt.type(p))
+    # float64: ATen's NormOps calls std::pow (the C library's); numpy's power can be SVML's on
+    # AVX-512 machines (a p=3 norm of 37 doubles differed in the last bit)
+    from ..engine.ops._kernels import pow64
+
+    return pow64(np.ascontiguousarray(a, np.float64), np.full(np.shape(a), p, np.float64))
 
 
 def _norm_terms(r, p, dt):

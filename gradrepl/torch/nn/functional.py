@@ -17,6 +17,7 @@ from .. import _dtypes, _ops, _random
 from .._base import EngineTensor, raw
 from .._ops import top
 from .._tensor import Tensor, _dim
+from . import _embedding as _EMB
 from . import _softmax_ops as _SMX
 
 _wrap = Tensor._wrap
@@ -275,16 +276,10 @@ def one_hot(tensor, num_classes=-1):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
               scale_grad_by_freq=False, sparse=False):
-    ids = raw(input)
-    if ids.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got torch.FloatTensor instead "
-                           "(while checking arguments for embedding)")
-    op = top("embedding", "EmbeddingBackward0", "other", inputs=(1,))
-    if raw(weight).dtype == _bf16.BITS:  # (bfloat16: ATen's rounding of the row sums)
-        op = _bf16.embedding_op(op)
-    return apply(op, (_wrap(ids.astype(np.int64), True), weight),
-                 {"padding_idx": -1 if padding_idx is None else int(padding_idx)})
+    """ATen's embedding: padding row read as stored, max_norm renorm, scale_grad_by_freq
+    (``_embedding.py``)."""
+    return _EMB.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                      sparse)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002

@@ -406,9 +406,11 @@ class Module:
         if dtype is None:
             return self
         npd = _dtypes.to_np(dtype)
+        from .._bfloat16 import BITS, astype  # (bfloat16's bits: converted, a float dtype)
+
         return self._apply_to_tensors(
-            lambda t: Tensor._wrap(raw(t).astype(npd), True) if raw(t).dtype.kind == "f"
-            else t)
+            lambda t: Tensor._wrap(astype(raw(t), npd), True)
+            if raw(t).dtype.kind == "f" or raw(t).dtype == BITS else t)
 
     def float(self):
         from .. import _dtypes
@@ -811,6 +813,10 @@ class Embedding(Module):
         if padding_idx is not None and padding_idx < 0:
             padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
         if _weight is None:
             self.weight = Parameter(_creation.zeros(num_embeddings, embedding_dim))
             init.normal_(self.weight)
@@ -821,17 +827,28 @@ class Embedding(Module):
             self.weight = Parameter(_weight, not _freeze)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kw):
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
         rows, cols = raw(embeddings).shape
-        return cls(rows, cols, padding_idx, _weight=embeddings, _freeze=freeze)
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
 
     def forward(self, input):  # noqa: A002
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
 
