@@ -321,3 +321,6 @@ from . import _meta  # noqa: E402
 from .nn.utils.weight_norm import _weight_norm, norm_except_dim  # noqa: E402,F401
 
 _meta.install_methods(Tensor)  # (a meta tensor's .to(...), .clone() ... stay meta)
+from . import _method_repr  # noqa: E402
+
+_method_repr.install(Tensor, autograd.graph.Node)  # (print(t.type) as torch's C methods)

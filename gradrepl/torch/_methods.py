@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _inplace, _ops
+from . import _creation, _dtypes, _indexing, _inplace, _ops, _ops_shape
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -217,23 +217,57 @@ def _sum(self, dim=None, keepdim=False, *, dtype=None):
     return _ops.sum(self, dim, keepdim, dtype=dtype)
 
 
-def _T(self):  # noqa: N802 - torch's name
+_SHAPE_CPP = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:"
+
+
+def _T(self):  # noqa: N802 - torch's name (ATen numpy_T: its two TORCH_WARN_ONCEs)
     n = raw(self).ndim
+    if n != 2:
+        _ops_shape._warn_once(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases." + _SHAPE_CPP + "4321.)" if n == 0 else
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor." + _SHAPE_CPP + "4314.)")
     return _ops.permute(self, tuple(range(n))[::-1])
 
 
+def _conj(t):
+    return t.conj() if raw(t).dtype.kind == "c" else t
+
+
+def _matrix(self, name, line, conj, two_d):
+    """ATen's mT / mH / H: a 0-D tensor is itself (conjugated for H/mH), with a warning once;
+    fewer than two dims (H: other than two) is a RuntimeError; else transpose(-2, -1)."""
+    n = raw(self).ndim
+    if n == 0:
+        _ops_shape._warn_once(
+            f"Tensor.{name} is deprecated on 0-D tensors. "
+            + ("Consider using x.conj()." if conj else
+               "This function is the identity in these cases.") + _SHAPE_CPP + f"{line}.)")
+        return _conj(self) if conj else self
+    if two_d and n != 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices (2-D tensors). Got "
+                           f"{n}-D tensor." + (" For batches of matrices, consider using "
+                                               "tensor.mH" if n > 2 else ""))
+    if n < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           f"matrices. Got {n}-D tensor.")
+    t = _ops.transpose(self, -2, -1)
+    return _conj(t) if conj else t
+
+
 def _mT(self):  # noqa: N802
-    return _ops.transpose(self, -2, -1)
+    return _matrix(self, "mT", 4373, False, False)
 
 
 def _H(self):  # noqa: N802 - the conjugate transpose (complex tensors conjugated)
-    t = _T(self)
-    return t.conj() if raw(t).dtype.kind == "c" else t
+    return _matrix(self, "H", 4335, True, True)
 
 
 def _mH(self):  # noqa: N802
-    t = _mT(self)
-    return t.conj() if raw(t).dtype.kind == "c" else t
+    return _matrix(self, "mH", 4382, True, False)
 
 
 def _apply_(self, fn):

@@ -16,6 +16,7 @@ from ...engine import grad_mode
 from ..._line_search import strong_wolfe
 from .. import _inplace
 from .._base import raw
+from .._method_repr import own_copy
 from . import Optimizer
 
 
@@ -640,3 +641,8 @@ for _c, _m in ((SGD, "sgd"), (Adam, "adam"), (AdamW, "adamw"), (RMSprop, "rmspro
     _c.__qualname__ = _c.__name__
 del _c, _m
 __all__ += ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+
+# torch's optimizers each define step: print(opt.step) is <bound method SGD.step of SGD (...)>
+for _c in (Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, SGD, Adam, RMSprop, Adagrad):
+    _c.step = own_copy(_TensorStep.step, f"{_c.__name__}.step")
+del _c
