@@ -386,3 +386,20 @@ RECORDED_MORE = [   # real torch 2.13, this session (Zen 4)
     ['154450529c6b', 'b4c6b53becbb', 'e316c12794ac'],
     ['0f162f68e1e7', 'f0cd069b0907', '7001b390c4a8'],
 ]
+
+
+def test_first_order_kernels_run_once_under_create_graph(monkeypatch):
+    """The node carries the exact first-order values (op.carries_exact): the engine's
+    exact_values does not run the convolution's backward kernels a second time."""
+    from gradrepl.torch.nn import _onednn_conv
+
+    calls = []
+    real = _onednn_conv.try_backward
+    monkeypatch.setattr(_onednn_conv, "try_backward",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    x = torch.tensor(grid((2, 3, 9, 9), 1), requires_grad=True)
+    w = torch.tensor(grid((4, 3, 3, 3), 2, 0.3), requires_grad=True)
+    y = F.conv2d(x, w, torch.tensor(grid((4,), 3), requires_grad=True))
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "ConvolutionBackwardBackward0"
+    assert len(calls) == 1

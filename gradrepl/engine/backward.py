@@ -602,7 +602,20 @@ def exact_values(node, buf, in_grads, start):
     run the same backward kernels either way, with double-backward formulas attached). The
     recorded graph is unchanged, so second-order gradients are the formula's. A fresh result
     (its node made by this VJP) takes the values in place; any other (the incoming gradient,
-    a constant) is replaced by a new tensor on the same gradient edge."""
+    a constant) is replaced by a new tensor on the same gradient edge. Not run when every
+    gradient is an output of a fresh node whose op ``carries_exact`` values (the torch
+    dialect's XBackwardBackward0 nodes record the exact values themselves)."""
+    carried = False
+    for r in in_grads:
+        if r is not None:
+            head = r.grad_node
+            if head is None or head.uid <= start or not getattr(head.op, "carries_exact",
+                                                                    False):
+                carried = False
+                break
+            carried = True
+    if carried:
+        return in_grads
     mode = grad_mode.STATE
     mode.enabled = False
     try:
