@@ -328,8 +328,8 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
                  zip(x.shape[2:], pads, dilation, ksize, stride))
     work = macs(x.shape[0], x.shape[1], w.shape[0], ksize, outs)
     if not direct_applies(x.shape[0], ksize, [p[0] for p in pads], dilation, stride, groups,
-                          x.dtype, False, work):
-        return None
+                          x.dtype, False, work):  # (x64:gemm:jit where its sums are known)
+        return _onednn_conv_gemm.try_gemm_forward(x, w, bias, stride, pads, dilation, groups)
     return conv_forward(x, w, bias, stride, pads, dilation)
 
 
@@ -451,6 +451,9 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         elif cuts is not None:
             dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
                                            cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
+    if dx is None and want[0]:  # (x64:gemm:jit's backward data)
+        dx = _onednn_conv_gemm.try_gemm_backward_data(x.shape, w, g, stride, pads, dilation,
+                                                      groups)
     want_w, want_b = len(want) > 1 and want[1] and dw is None, len(want) > 2 and want[2] \
         and db is None
     if want_w or want_b:  # (x64:gemm:jit: its small-N sgemm, its bias loop)

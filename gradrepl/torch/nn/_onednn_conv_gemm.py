@@ -31,6 +31,27 @@ import numpy as np
 
 SIMD = 16
 L1_BYTES = 32 * 1024          # per-core L1 data cache (oneDNN's platform query; Zen 4, Intel)
+#: The smallest per-core L2 of an avx512_core CPU (512 KiB): oneDNN's gemm forward blocks its
+#: input channels by the L2 it finds (``l2_floats``), this one where the kernel says nothing
+L2_DEFAULT = 512 * 1024
+_L2 = []
+
+
+def l2_floats():
+    """The per-core L2 cache in floats (``/sys``'s cpu0 level-2 size, as oneDNN's cpuid query
+    gives on Linux; ``L2_DEFAULT`` where not readable): under ``ic * (stride * P + k * P +
+    k * O) + O * P`` of it the gemm forward's input-channel block (``calc_max_icb``) is all
+    the channels, whatever blocking oneDNN chooses."""
+    if not _L2:
+        size = L2_DEFAULT
+        try:
+            with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+                text = f.read().strip().upper()
+            size = int(text.rstrip("KMB")) * (1 << 20 if text.endswith("M") else 1 << 10)
+        except (OSError, ValueError):
+            pass
+        _L2.append(size // 4)
+    return _L2[0]
 
 
 def _up(a, b):
@@ -681,3 +702,147 @@ def try_slow_backward(x, w, g, nd, stride, padding, dilation, groups, want):
             None if a is None else (a if a.ndim == 1 else a[:, :, 0]) for a in got)
     return slow_conv2d_backward(x, w, g, stride, pads, want, _capability.threads(),
                                 dilation if dilated else None)
+
+
+# ------------------------------------------------ x64:gemm:jit forward and backward data
+def gemm_k_chunks(k, bk=384):
+    """How oneDNN's no-copy sgemm driver (``sgemm_nocopy_driver``, avx512) cuts the reduction
+    of length ``k``: blocks of ``bk`` while two or more remain, then the rest in two halves
+    (the first rounded up) when longer than ``bk``."""
+    out, start = [], 0
+    while start < k:
+        size = k - start
+        if size >= 2 * bk:
+            size = bk
+        elif size > bk:
+            size = (size + 1) // 2
+        out.append((start, start + size))
+        start += size
+    return out
+
+
+def _chunked_chains(lhs, rhs, k, out_shape):
+    """sum over ``k`` of ``lhs(k) * rhs(k)`` (float64 arrays broadcasting to ``out_shape``,
+    float32 values) as the no-copy kernel sums: one fused multiply-add chain per K chunk
+    (``gemm_k_chunks``), the chunks' sums added in order (beta 1)."""
+    out = None
+    tmp = np.empty(out_shape)
+    for lo, hi in gemm_k_chunks(k):
+        acc = np.zeros(out_shape, np.float32)
+        for j in range(lo, hi):
+            np.multiply(lhs(j), rhs(j), out=tmp)
+            np.add(acc, tmp, out=acc, casting="unsafe")
+        out = acc if out is None else out + acc
+    return out
+
+
+def gemm_forward(x, w, bias, stride, pads, dilation):
+    """The forward as ``x64:gemm:jit`` computes it (ncsp): per sample im2col and
+    ``sgemm("N", "N", positions, oc, ic*k)`` (the no-copy kernel: each output one chain over
+    the input channels and kernel offsets, cut by ``gemm_k_chunks``), then the bias added."""
+    from ._onednn_conv_bwd_w import _columns
+
+    n, o = x.shape[0], w.shape[0]
+    ksize = w.shape[2:]
+    outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
+                 zip(x.shape[2:], pads, dilation, ksize, stride))
+    cols = _columns(x, ksize, stride, pads, dilation, outs)          # (N, P, K) float64
+    wm = w.reshape(o, -1).astype(np.float64)
+    size = cols.shape[1]
+    y = _chunked_chains(lambda j: wm[None, :, j, None], lambda j: cols[:, None, :, j],
+                        wm.shape[1], (n, o, size))
+    if bias is not None:
+        y = y + bias.astype(np.float32).reshape(1, o, 1)
+    return y.reshape((n, o) + outs)
+
+
+def gemm_backward_data(g, w, x_shape, stride, pads, dilation):
+    """The input gradient as ``x64:gemm:jit`` computes it (ncsp): per sample
+    ``sgemm("N", "T", positions, ic*k, oc)`` (one chain over the output channels, cut by
+    ``gemm_k_chunks``) into columns, then ``col2im`` adding them into the zeroed input
+    gradient, kernel offsets in order."""
+    n, o = g.shape[:2]
+    c = w.shape[1]
+    ksize = w.shape[2:]
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    g64 = g.reshape(n, o, size).astype(np.float64)
+    wm = w.reshape(o, -1).astype(np.float64)
+    cols = _chunked_chains(lambda j: g64[:, j, :, None], lambda j: wm[None, None, j, :], o,
+                           (n, size, wm.shape[1]))
+    cols = np.moveaxis(cols, 1, 2).reshape((n, c) + tuple(ksize) + tuple(outs))
+    dx = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x_shape[2:], pads)),
+                  np.float32)
+    for k3 in np.ndindex(*ksize):
+        win = tuple(slice(kq * dq, kq * dq + st * (m - 1) + 1, st)
+                    for kq, dq, st, m in zip(k3, dilation, stride, outs))
+        dx[(slice(None), slice(None)) + win] += cols[(slice(None), slice(None)) + k3]
+    return np.ascontiguousarray(dx[(slice(None), slice(None)) + tuple(
+        slice(pb, pb + s) for s, (pb, _) in zip(x_shape[2:], pads))])
+
+
+def _nocopy(m, n, k, lda, transb):
+    """Whether the sgemm driver (avx512, one thread) takes the no-copy kernel for these
+    sizes (``nocopy_checker_avx512``'s cases met by a convolution; None: not worked out)."""
+    if m <= 1 or n <= 1:
+        return None                              # (gemv)
+    if not transb and lda % 1024 == 0 and k > 500 and n > 100:
+        return False
+    if transb and lda % 1024 == 0:
+        return None
+    return 1.0 / m + 1.0 / n >= 0.00196 or None
+
+
+def _gemm_geometry_ok(x_shape, w_shape, stride, dilation, groups, dtype):
+    from .. import _capability
+    from ._onednn_conv import isa
+
+    return (isa() == "avx512_core" and np.dtype(dtype) == np.float32 and groups == 1
+            and len(x_shape) in (3, 4) and _capability.threads() < 8
+            and not aten_slow(x_shape, w_shape, stride, dilation, groups, False, dtype))
+
+
+def try_gemm_forward(x, w, bias, stride, pads, dilation, groups):
+    """The forward where oneDNN runs ``x64:gemm:jit`` (a padding at least the dilated kernel
+    extent; a 1x1 filter with padding) and its no-copy sgemm, else None."""
+    from ._onednn_conv import LIMIT, macs
+
+    if not _gemm_geometry_ok(x.shape, w.shape, stride, dilation, groups, x.dtype):
+        return None
+    ksize = w.shape[2:]
+    if not any(pb >= (k - 1) * d + 1 for (pb, _), k, d in zip(pads, ksize, dilation)):
+        return None
+    outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
+                 zip(x.shape[2:], pads, dilation, ksize, stride))
+    size, kk, o = math.prod(outs), x.shape[1] * math.prod(ksize), w.shape[0]
+    if not x.size or not w.size or size == 0:
+        return None
+    ks, ic, sw = math.prod(ksize), x.shape[1], math.prod(stride)
+    if macs(x.shape[0], ic, o, ksize, outs) > LIMIT or x.shape[0] * size * kk > 1 << 26 or \
+            ic * (sw * size + ks * size + ks * o) + o * size > l2_floats():
+        return None   # (calc_max_icb might cut the input channels into blocks: not emulated)
+    if o == 1 and kk > 384 or _nocopy(size, o, kk, size, False) is not True and o > 1:
+        return None
+    if size == 1:
+        return None
+    return gemm_forward(x, w, bias, stride, pads, dilation)
+
+
+def try_gemm_backward_data(x_shape, w, g, stride, pads, dilation, groups):
+    """The input gradient where oneDNN's backward-data pass runs ``x64:gemm:jit`` (stride 1
+    with a padding at least the dilated kernel extent; a dilated strided convolution), else
+    None."""
+    if not _gemm_geometry_ok(x_shape, w.shape, stride, dilation, groups, g.dtype):
+        return None
+    ksize = w.shape[2:]
+    padbig = any(pb >= (k - 1) * d + 1 for (pb, _), k, d in zip(pads, ksize, dilation))
+    strided, dilated = any(s != 1 for s in stride), any(d != 1 for d in dilation)
+    if not ((padbig and not strided) or (strided and dilated)):
+        return None
+    size, o = math.prod(g.shape[2:]), w.shape[0]
+    kk = w.shape[1] * math.prod(ksize)
+    if not g.size or not w.size or size <= 1 or g.shape[0] * size * kk > 1 << 26:
+        return None
+    if kk == 1 and o > 384 or kk > 1 and _nocopy(size, kk, o, size, True) is not True:
+        return None
+    return gemm_backward_data(g, w, x_shape, stride, pads, dilation)
