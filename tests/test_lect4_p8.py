@@ -126,3 +126,25 @@ def test_calculate_gain_is_paddles_table(profile):
             got = f"{type(e).__name__} {e}"
         assert got == (want3 if profile == "3" else want26), args
     assert type(paddle.nn.initializer.calculate_gain("conv1d")) is int
+
+
+# ================================================================ eye's kernel dtypes
+def test_eye_kernel_dtypes(profile):
+    # real 3.3.1 / 2.6.2: the eye kernel has no bool / int8 / uint8 / int16 / bfloat16 (2.6.2: no
+    # complex either); the metric-learning lecture's paddle.eye(n, dtype='bool') raised
+    have = {"3": "int32, int64, float64, complex128, float16, float32, complex64",
+            "2.6": "int32, int64, float64, float16, float32"}[profile]
+    for dt in ("bool", "int8", "uint8", "int16", "bfloat16") + (("complex64",)
+                                                                if profile == "2.6" else ()):
+        with pytest.raises(RuntimeError) as e:
+            paddle.eye(3, dtype=dt)
+        assert str(e.value).startswith(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {dt}) of kernel `eye` "
+            f"is not registered. Selected wrong DataType `{dt}`. Paddle support following "
+            f"DataTypes: {have}.\n  [Hint: Expected kernel_iter == iter->second.end()")
+        assert str(e.value).endswith(
+            "kernel_factory.cc:%s)\n" % ("317" if profile == "3" else "262"))
+    for dt in have.split(", "):
+        t = paddle.eye(2, 3, dtype=dt)
+        assert t.dtype == getattr(paddle, dt) and t.numpy().tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert paddle.eye(2).dtype == paddle.float32

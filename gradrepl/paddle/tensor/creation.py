@@ -422,8 +422,21 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     for what, v in (("num_rows", num_rows), ("num_columns", num_columns)):
         if v is not None and (not isinstance(v, (int, np.integer)) or v < 0):
             raise TypeError(f"{what} should be a non-negative int.")
+    dt = _dt(dtype)
+    have = _EYE_DTYPES[profiles.current().kernel_set]
+    name = dtypes.from_np(dt).name
+    if name not in have.split(", "):  # measured: no bool / int8 / uint8 / int16 / bfloat16 kernel
+        raise RuntimeError(
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
+            f"`eye` is not registered. Selected wrong DataType `{name}`. Paddle support "
+            f"following DataTypes: {have}." + promotion.kernel_hint())
     return Tensor(np.eye(int(num_rows), None if num_columns is None else int(num_columns),
-                         dtype=_dt(dtype)))
+                         dtype=dt))
+
+
+#: the dtypes of Paddle's eye CPU kernel, per kernel set (real 2.6.2 / 3.3.1)
+_EYE_DTYPES = {"2.6": "int32, int64, float64, float16, float32",
+               "3": "int32, int64, float64, complex128, float16, float32, complex64"}
 
 
 # -------------------------------------------------------------------- random
