@@ -268,6 +268,27 @@ def _add_alpha(x, y, alpha=1.0):
     return np.where(mask, vec, tail)
 
 
+def add_alpha(x, y, alpha):
+    """``x.add(y, alpha=alpha)`` on bfloat16 bits (the optimizers' helper): ``_add_alpha``."""
+    return _add_alpha(np.asarray(x), np.asarray(y), alpha)
+
+
+def lerp_scalar(x, end, weight):
+    """``x.lerp_(end, weight)`` for a number weight on bfloat16: the weight in float (opmath),
+    ``fmadd(w, end - x, x)`` for |w| < 0.5 else ``fmadd(w - 1, end - x, end)``, rounded once."""
+    from ._norm_kernels import fma
+
+    xf, ef = to_float32(x), values(np.asarray(end)).astype(F32)
+    w = np.float32(weight)
+    with np.errstate(all="ignore"):
+        d = (ef - xf).astype(F32)
+        if abs(w) < 0.5:
+            out = fma(np.full_like(d, w), d, xf)
+        else:
+            out = fma(np.full_like(d, np.float32(w - np.float32(1))), d, ef)
+    return from_float(np.asarray(out, F32))
+
+
 def _rsqrt(x, **_kw):
     """``rsqrt``: the vector loop ``1 / sqrt(x)`` in float, rounded once; the scalar loop's
     ``std::sqrt(BFloat16)`` rounds the root first."""
@@ -276,6 +297,36 @@ def _rsqrt(x, **_kw):
         vec = from_float(np.float32(1) / np.sqrt(f))
         tail = from_float(np.float32(1) / to_float32(from_float(np.sqrt(f))))
     return np.where(_vector_mask(f.shape), vec, tail)
+
+
+def _pow_scalar(x, factor=1.0, **_kw):
+    """``pow(x, number)`` on bfloat16 (PowKernel.cpp): 0.5, -0.5, -1 are sqrt, rsqrt and
+    reciprocal; 2, 3, -2 are ``x * x``, ``x * x * x``, ``1 / (x * x)`` in c10::BFloat16
+    arithmetic (each operation rounded); any other exponent is rounded to bfloat16 and
+    ``powf`` in float rounded once."""
+    f = float(factor)
+    xf = to_float32(x)
+    one = np.float32(1)
+    with np.errstate(all="ignore"):
+        if f == 0:
+            return from_float(np.ones_like(xf))
+        if f == 1:
+            return np.array(x)
+        if f == 0.5:
+            return from_float(np.sqrt(xf))
+        if f == -0.5:
+            return _rsqrt(x)
+        if f == -1:
+            return from_float(one / xf)
+        sq = to_float32(from_float(xf * xf))
+        if f == 2:
+            return from_float(sq)
+        if f == 3:
+            return from_float(sq * xf)
+        if f == -2:
+            return from_float(one / sq)
+        e = to_float32(from_float(np.float32(f)))
+        return from_float(np.power(xf.astype(np.float64), np.float64(e)).astype(F32))
 
 
 def _cumsum(x, axis=0, **_kw):
@@ -486,7 +537,7 @@ def _addmm(bias, x, w, **_kw):
 #: op name (or the dialect's node name) -> its forward on the bits
 SPECIAL = {"fused_add_scaled": _add_alpha, "rsqrt": _rsqrt, "cumsum": _cumsum,
            "log_softmax": _log_softmax, "NllLossBackward0": _nll, "matmul": _matmul,
-           "fused_addmm": _addmm}
+           "fused_addmm": _addmm, "PowBackward0": _pow_scalar}
 #: the dialect's node name -> its VJP on bfloat16 (ATen's backward kernel)
 VJP = {"NllLossBackward0": _nll_vjp, "SigmoidBackward0": _sigmoid_vjp,
        "NativeLayerNormBackward0": _layer_norm_vjp}

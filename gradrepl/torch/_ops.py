@@ -426,10 +426,13 @@ def _torch_pow_scalar_vjp(n, g):
     """torch's pow_backward: ``grad * (exponent * self.pow(exponent - 1))``, its pow torch's."""
     f = n.attrs["factor"]
     dt = n.in_meta[0][1]
-    if dt.kind != "f" or f == 0:
+    if dt.kind != "f" and dt != _bfloat16.BITS or f == 0:
         return EM._pow_scalar_vjp(n, g)
     fm1 = float(f) - 1.0   # pow_backward: exponent.toDouble() - 1, then cast by the pow kernel
-    return EM.multiply(g, EM.times(apply(POW_SCALAR, (n.inputs[0],), {"factor": fm1}), f))
+    p = apply(POW_SCALAR, (n.inputs[0],), {"factor": fm1})
+    if dt == _bfloat16.BITS:  # (bfloat16: the exponent times it in float, as mul.Scalar)
+        return EM.multiply(g, EM.multiply(p, const(float(f), np.dtype(np.float32))))
+    return EM.multiply(g, EM.times(p, f))
 
 
 POW_SCALAR.vjp = _torch_pow_scalar_vjp
@@ -1122,7 +1125,7 @@ def amin(input, dim=(), keepdim=False):  # noqa: A002
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
-    a = raw(input)
+    a = _bfloat16.values(raw(input))  # (bfloat16's bits: the values)
     if dim is None:
         return _wrap(np.asarray(np.argmax(a.reshape(-1)), np.int64), True)
     r = np.argmax(a, axis=_dim(dim, a.ndim))
@@ -1132,7 +1135,7 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
-    a = raw(input)
+    a = _bfloat16.values(raw(input))  # (bfloat16's bits: the values)
     if dim is None:
         return _wrap(np.asarray(np.argmin(a.reshape(-1)), np.int64), True)
     r = np.argmin(a, axis=_dim(dim, a.ndim))

@@ -13,6 +13,11 @@ import math
 import numpy as np
 
 
+def _real(dt):
+    """A real floating dtype: numpy's, or uint16 (the dialect's bfloat16 bits)."""
+    return dt.kind == "f" or dt == np.uint16
+
+
 def _formulas(O):
     """name -> vjp(node, grad), with ``O`` the dialect's ``_ops`` module."""
     from ..engine.ops import math as EM
@@ -95,7 +100,7 @@ def install(O):
         engine = op.vjp
 
         def run(n, g, vjp=vjp, engine=engine):
-            if np.asarray(g.data).dtype.kind != "f" or np.dtype(n.in_meta[0][1]).kind != "f":
+            if not _real(np.asarray(g.data).dtype) or not _real(np.dtype(n.in_meta[0][1])):
                 return engine(n, g)
             return vjp(n, g)
         op.vjp = run
@@ -103,8 +108,8 @@ def install(O):
         engine = op.vjp
 
         def run(n, g, vjp=vjp, engine=engine):
-            if np.asarray(g.data).dtype.kind != "f" or any(
-                    t.data.dtype.kind != "f" for t in n.inputs) or \
+            if not _real(np.asarray(g.data).dtype) or any(
+                    not _real(t.data.dtype) for t in n.inputs) or \
                     n.inputs[0].data.dtype != n.inputs[1].data.dtype:
                 return engine(n, g)
             return vjp(n, g)
@@ -227,7 +232,7 @@ def install_late(O):
         engine = op.vjp
 
         def run(n, g, vjp=vjp, engine=engine):
-            if np.asarray(g.data).dtype.kind != "f" or np.dtype(n.in_meta[0][1]).kind != "f":
+            if not _real(np.asarray(g.data).dtype) or not _real(np.dtype(n.in_meta[0][1])):
                 return engine(n, g)
             return vjp(n, g)
         op.vjp = run
@@ -415,7 +420,7 @@ def adopt(op):
 
     def run(n, g, formula=formula, engine=engine):
         dts = {np.dtype(m[1]) for m in n.in_meta}
-        if np.asarray(g.data).dtype.kind != "f" or len(dts) != 1 or dts.pop().kind != "f":
+        if not _real(np.asarray(g.data).dtype) or len(dts) != 1 or not _real(dts.pop()):
             return engine(n, g)
         from . import _ops as O
         from ..engine.ops import math as EM

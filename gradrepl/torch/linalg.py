@@ -61,8 +61,7 @@ def _T():
 # ------------------------------------------------------------------------------ helpers
 def _float_check(A, fname):
     a = raw(A)
-    if a.dtype.kind not in "fc":
-        from ._dtypes import from_numpy
+    if a.dtype.kind not in "fc" and a.dtype != np.uint16:  # (uint16: bfloat16's bits)
 
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
                            f"{_long_name(a.dtype)}")

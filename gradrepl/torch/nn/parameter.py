@@ -19,7 +19,7 @@ class Parameter(Tensor):
                             f"{type(data).__name__}")
         p = cls._wrap(raw(data), True)
         if requires_grad:
-            if raw(data).dtype.kind not in "fc":
+            if raw(data).dtype.kind not in "fc" and raw(data).dtype != np.uint16:  # (bf16)
                 raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                    "gradients")
             p.stop_gradient = False

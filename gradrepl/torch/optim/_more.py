@@ -14,10 +14,13 @@ import numpy as np
 
 from ...engine import grad_mode
 from ..._line_search import strong_wolfe
-from .. import _inplace
+from .. import _bfloat16, _inplace
 from .._base import raw
 from .._method_repr import own_copy
 from . import Optimizer
+
+
+_BF16 = _bfloat16.BITS
 
 
 def _fma(a, b, c):
@@ -35,10 +38,15 @@ def _fma(a, b, c):
 def _add(x, other, alpha):
     """``x.add(other, alpha=alpha)`` as torch's CPU kernel: fmadd(other, alpha, x)."""
     a = raw(x)
+    if a.dtype == _BF16:  # bfloat16: ATen's rounding (gradrepl/torch/_bfloat16.py)
+        return type(x)._wrap(_bfloat16.add_alpha(a, raw(other), alpha), True)
     return type(x)._wrap(np.asarray(_fma(raw(other), a.dtype.type(alpha), a), a.dtype), True)
 
 
 def _add_(x, other, alpha):
+    if raw(x).dtype == _BF16:
+        _inplace.write(x, _bfloat16.add_alpha(raw(x), raw(other), alpha))
+        return x
     _inplace.write(x, np.asarray(_fma(raw(other), raw(x).dtype.type(alpha), raw(x)),
                                  raw(x).dtype))
     return x
@@ -48,6 +56,9 @@ def _lerp_(x, end, weight):
     """``x.lerp_(end, weight)`` (scalar weight) as torch's vectorised kernel: fmadd(weight,
     end - x, x) for |weight| < 0.5, else fmadd(weight - 1, end - x, end)."""
     a, b = raw(x), raw(end)
+    if a.dtype == _BF16:
+        _inplace.write(x, _bfloat16.lerp_scalar(a, b, weight))
+        return x
     dt = a.dtype.type
     w = dt(weight)
     d = (b - a).astype(a.dtype)

@@ -95,6 +95,12 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         coef = ((total_norm + 1e-6).reciprocal() * max_norm).clamp(max=1.0)
         c = raw(coef)
         for g in grads:  # (torch's _foreach_mul_: each gradient times the float coefficient)
+            if raw(g).dtype == np.uint16 or c.dtype == np.uint16:  # bfloat16: in float, rounded
+                from ..._bfloat16 import astype, values
+
+                prod = values(raw(g)).astype(np.float32) * values(c).astype(np.float32)
+                _inplace.write(g, astype(prod, raw(g).dtype))
+                continue
             _inplace.write(g, (raw(g) * c.astype(raw(g).dtype)).astype(raw(g).dtype))
 
 
