@@ -594,11 +594,49 @@ def gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True, want_
         rows = np.moveaxis(g, 1, 0).reshape(o, -1, ow)
         sums = np.add.accumulate(rows, axis=2, dtype=np.float32)[:, :, -1]   # each row from 0
         db = np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1].copy()
-    if want_w and 2 <= w_shape[0] <= 15 and x.shape[0] * math.prod(g.shape[2:]) <= STEPS \
-            and x.size * math.prod(w_shape[2:]) <= 1 << 26:
+    small = x.shape[0] * math.prod(g.shape[2:]) <= STEPS and \
+        x.size * math.prod(w_shape[2:]) <= 1 << 26
+    if want_w and 2 <= w_shape[0] <= 15 and small:
         dw = gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation,
                                  _capability.threads())
+    elif want_w and w_shape[0] >= 16 and small:
+        dw = gemm_weights_wide(x, g, w_shape[2:], stride, pads, dilation,
+                               _capability.threads())
     return dw, db
+
+
+def gemm_weights_wide(x, g, ksize, stride, pads, dilation, threads):
+    """The filter gradient of ``x64:gemm:jit`` with 16 or more output channels, where its
+    sgemm ``("T", "N", ic*k, oc, positions)`` runs single-threaded (the samples split over
+    the threads, or one thread) and takes the copy-based or the no-copy kernel with the same
+    cut of the positions (fewer than 768: one chain, or two halves past 384): each weight one
+    fused multiply-add chain per cut, each cut's sum added into the weights in order (one
+    kernel call with beta 1 per cut and sample), the threads' sums in order. None elsewhere."""
+    from ._onednn_conv import _parts
+    from ._onednn_conv_bwd_w import _columns, fma_chains
+
+    n, o = g.shape[:2]
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    m = x.shape[1] * math.prod(ksize)
+    outer = size / threads < 256 and n != 1
+    if not (outer or threads == 1) or size >= 768:
+        return None
+    copy = m > 100 and m < 1200 and o < 200 and size < 1200
+    if not copy and 1.0 / m + 1.0 / o < 0.00196:
+        return None
+    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(n * size, m)
+    g64 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o).astype(np.float64)
+    cuts = gemm_k_chunks(size)
+    bounds = [(i * size + lo, i * size + hi) for i in range(n) for lo, hi in cuts]
+    acc = fma_chains(cols, g64, bounds)                             # (n * len(cuts), M, O)
+    total = None
+    for a, b in _parts(n, min(n, threads) if outer else 1):
+        part = acc[a * len(cuts)]               # (each cut one kernel call adding into C)
+        for u in range(a * len(cuts) + 1, b * len(cuts)):
+            part = part + acc[u]
+        total = part if total is None else total + part
+    return total.T.reshape((o, x.shape[1]) + tuple(ksize))
 
 
 # ------------------------------------------------------- ATen's slow convolution, backward
