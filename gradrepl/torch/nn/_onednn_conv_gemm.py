@@ -1,27 +1,47 @@
-"""torch's float32 convolutions on oneDNN's 1x1 kernel (``jit_1x1:avx512_core``) and the
-small-N kernel of its own sgemm (``x64:gemm:jit``), as they sum, on an ``avx512_core`` CPU.
+"""torch's convolutions outside oneDNN's direct JIT kernels, as they sum: oneDNN's 1x1 kernel
+(``jit_1x1:avx512_core``), oneDNN's gemm convolution (``x64:gemm:jit``, its own sgemm) on an
+``avx512_core`` CPU, and ATen's slow convolution (im2col and MKL's gemm; any x86-64 CPU with
+the ``mkl`` wheel).
 
-Read from oneDNN 3.12's sources (the version torch 2.13 links) and checked against real torch 2.13
-here with ``ONEDNN_VERBOSE=1`` (tests/test_torch_conv_gemm_bits.py):
+Which runs (``use_mkldnn``, ATen's rule; ``aten_slow``): float64 always ATen's; float32 a 1x1
+filter with fewer than 16 samples on one thread, and a single sample unless its kernel is larger
+than 3x3 both ways or its input has more than 20480 values, ATen's too; the rest oneDNN's:
+``jit_1x1`` for a 1x1 filter without padding (stride 1, or a stride that tiles the input), the
+gemm convolution where a padding reaches the dilated kernel extent (forward; backward data at
+stride 1, and for a dilated strided one) and where ``_onednn_conv_bwd_w`` finds no JIT
+backward-weights kernel. Read from oneDNN 3.12's sources (the version torch 2.13 links) and
+ATen's (``ConvolutionMM2d.cpp``, ``NaiveDilatedConvolution.cpp``), checked against real torch
+2.13 here with ``ONEDNN_VERBOSE=1`` on random shapes (tests/test_torch_conv_gemm_bits.py):
 
-* ``jit_1x1`` (a 1x1 convolution without padding; torch's blocked ``nChw16c`` layout):
-  ``jit_avx512_common_1x1_conv_kernel_t``. The forward sums each output in one fused
-  multiply-add chain over the input channels *starting from the bias*, cut into chunks of
-  ``reduce_blocking`` channels (``init_conf``: 80, 256 or 512 by the output height, fewer when
-  the input would alias in the cache), each later chunk a chain from zero added to the output;
-  the input gradient likewise over the output channels, from zero. The filter gradient: the
-  positions of each sample cut into blocks of ``reduce_block`` (``best_divider``), the
-  reduction over (sample, block) pairs split over ``nthr_mb`` threads (``balance``: its memory
-  cost model), each thread one chain per kernel call (up to ``nb_reduce_blocking`` blocks of one
-  sample) whose sums it adds to its partial in order; the partials added in thread order. The
-  bias: a plain sum per sample and position, the samples split by ``cpu_reducer``'s balance.
-* ``x64:gemm:jit`` filter gradient with 2 to 15 output channels: per sample im2col and
-  ``extended_sgemm("T", "N", ic*k, oc, positions)`` with beta 1 after the first, which oneDNN's
-  gemm driver hands to ``jit_avx512_core_gemm_smalln_tn_f32``: each weight 16 lanes, lane ``l``
-  a fused multiply-add chain over the positions ``l, l+16, ...``, then the kernel's 16-way
-  shuffle-and-add reduction (emulated instruction by instruction: ``vshuff32x4``,
-  ``vpermi2ps``, ``vshufpd``), plus the weight's sum so far. Output channels 4 and 5+ run as
-  kernels of 2 or 3 columns (``partitions``); rows in blocks of 8 from each thread's first row.
+* ``jit_1x1`` (torch's blocked ``nChw16c`` layout): ``jit_avx512_common_1x1_conv_kernel_t``.
+  The forward sums each output in one fused multiply-add chain over the input channels
+  *starting from the bias*, cut into chunks of ``reduce_blocking`` channels (``init_conf``: 80,
+  256 or 512 by the output height, fewer when the input would alias in the cache), each later
+  chunk a chain from zero added to the output; the input gradient likewise over the output
+  channels, from zero. The filter gradient: the positions of each sample cut into blocks of
+  ``reduce_block`` (``best_divider``), the reduction over (sample, block) pairs split over
+  ``nthr_mb`` threads (``balance``: its memory cost model), each thread one chain per kernel
+  call (up to ``nb_reduce_blocking`` blocks of one sample) whose sums it adds to its partial in
+  order; the partials added in thread order. The bias: a plain sum per sample and position,
+  the samples split by ``cpu_reducer``'s balance.
+* ``x64:gemm:jit`` (ncsp), per sample im2col and oneDNN's sgemm: the forward
+  ``("N", "N", positions, oc, ic*k)`` and the input gradient ``("N", "T", positions, ic*k,
+  oc)`` on the no-copy kernel: one chain per K cut (``gemm_k_chunks``: 384s, the rest in two
+  halves), each cut one kernel call adding into C; the bias added after; ``col2im`` in
+  kernel-offset order. The filter gradient ``("T", "N", ic*k, oc, positions)`` with beta 1
+  after the first sample: 2 to 15 output channels on ``jit_avx512_core_gemm_smalln_tn_f32``
+  (each weight 16 lanes, lane ``l`` a chain over the positions ``l, l+16, ...``, then the
+  kernel's 16-way shuffle-and-add reduction emulated instruction by instruction:
+  ``vshuff32x4``, ``vpermi2ps``, ``vshufpd``; columns in kernels of 2 or 3 (``partitions``),
+  rows in blocks of 8 from each thread's first row), 16 or more on the copy-based / no-copy
+  kernels' chains; the samples split over the threads when the positions per thread are fewer
+  than 256 (``outer_threading``), the threads' sums added in order. Its bias gradient: each
+  output row summed from zero, the rows' sums added in order. Not emulated: one output
+  channel's gemv, a threaded sgemm's filter gradient, oneDNN's input-channel blocking of large
+  forwards (``calc_max_icb``), 3-d ones.
+* ATen's ``slow_conv2d`` backward (and ``slow_conv_dilated2d``'s): MKL's column-major gemm per
+  sample where torch calls it (``slow_conv2d_backward``), ``col2im`` in kernel-offset order,
+  the bias by torch's reduction (dilated: per-sample spatial sums added in order).
 """
 from __future__ import annotations
 
@@ -269,10 +289,10 @@ def conv1x1_backward_weights(x, g, stride, threads):
     for a, b in _parts(n, team_b):
         part = np.add.accumulate(g2[a * size:b * size], axis=0, dtype=np.float32)[-1]
         db = part if db is None else db + part
-    return total.reshape(w_shape(o, c, len(outs))), db
+    return total.reshape(_w_shape(o, c, len(outs))), db
 
 
-def w_shape(o, c, nd):
+def _w_shape(o, c, nd):
     return (o, c) + (1,) * nd
 
 
@@ -579,7 +599,8 @@ def gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True, want_
     not emulated: the bias gradient per output channel each output row summed in order from
     zero (``execute_backward_weights_ncsp``: the OpenMP SIMD reduction's private sum; no
     vector lanes: 43 of 43 measured shapes) and the rows' sums added in order (samples, depth,
-    rows); the filter gradient with 2 to 15 output channels (the small-N sgemm). ``pads`` (before, after) per spatial axis."""
+    rows); the filter gradient (``gemm_weights_smalln`` for 2 to 15 output channels,
+    ``gemm_weights_wide`` for 16 or more). ``pads`` (before, after) per spatial axis."""
     from .. import _capability
     from ._onednn_conv import STEPS
 
