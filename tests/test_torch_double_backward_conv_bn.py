@@ -136,6 +136,22 @@ def case_more_conv(k, dtype=np.float32):
     return names, torch.autograd.grad(loss, (x, w, b))
 
 
+def case_norm_critic(kind):
+    """A WGAN-GP critic with LayerNorm (as the WGAN-GP paper advises) or InstanceNorm2d
+    (affine) instead of batch norm: the penalty, then its backward alone."""
+    norm = {"layer": lambda c, hw: nn.LayerNorm([c, hw, hw]),
+            "instance": lambda c, hw: nn.InstanceNorm2d(c, affine=True)}[kind]
+    crit = nn.Sequential(nn.Conv2d(1, 4, 4, 2, 1), norm(4, 14), nn.LeakyReLU(0.2),
+                         nn.Conv2d(4, 8, 4, 2, 1), norm(8, 7), nn.LeakyReLU(0.2),
+                         nn.Conv2d(8, 1, 7))
+    load(crit, 40)
+    x = torch.tensor(grid((4, 1, 28, 28), 60), requires_grad=True)
+    s = crit(x).view(4, -1)
+    g, = torch.autograd.grad(s, x, torch.ones_like(s), create_graph=True)
+    ((g.view(4, -1).norm(2, dim=1) - 1) ** 2).mean().backward()
+    return [sha(g)] + [sha(p.grad) for p in crit.parameters()]
+
+
 # --- end cases ---
 
 RECORDED = {   # real torch 2.13, this session (Zen 4, oneDNN avx512_core, MKL branch AUTO)
@@ -403,3 +419,45 @@ def test_first_order_kernels_run_once_under_create_graph(monkeypatch):
     g, = torch.autograd.grad(y.sum(), x, create_graph=True)
     assert g.grad_fn.name() == "ConvolutionBackwardBackward0"
     assert len(calls) == 1
+
+
+def test_layer_norm_double_backward_node_and_inputs():
+    """NativeLayerNormBackwardBackward0's next_functions as real torch 2.13 prints them:
+    grad_out, input, mean, rstd, weight, bias (no weight/bias: None there)."""
+    x = torch.tensor(grid((3, 6), 1), requires_grad=True)
+    for affine in (True, False):
+        ln = nn.LayerNorm(6, elementwise_affine=affine)
+        g, = torch.autograd.grad(torch.tanh(ln(x)).sum(), x, create_graph=True)
+        assert g.grad_fn.name() == "NativeLayerNormBackwardBackward0"
+        nxt = [f.name() if f else None for f, _ in g.grad_fn.next_functions]
+        acc = "torch::autograd::AccumulateGrad"
+        assert nxt == ["TanhBackwardBackward0", acc, None, None] + (
+            [acc, acc] if affine else [None, None])
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_double_backward_against_central_differences(affine):
+    x0 = grid((3, 2, 4), 4, dtype=np.float64)
+    extra = [grid((2, 4), 5, dtype=np.float64) + 1, grid((2, 4), 6, dtype=np.float64)] \
+        if affine else []
+    seed = torch.tensor(grid((3, 2, 4), 7, dtype=np.float64))
+
+    def build(ts, create):
+        w, b = (ts[1], ts[2]) if affine else (None, None)
+        y = torch.tanh(F.layer_norm(ts[0], (2, 4), w, b))
+        gs = torch.autograd.grad((y * seed).sum(), ts, create_graph=create)
+        return sum((g ** 2).sum() for g in gs)
+
+    _fd_check(build, [x0] + extra)
+
+
+@pytest.mark.parametrize("kind", ["layer", "instance"])
+def test_layer_and_instance_norm_critics_are_real_torchs(kind):
+    _skip_unless_recorded_here(f"{kind}-norm WGAN-GP critic")
+    assert case_norm_critic(kind) == RECORDED_NORM_CRITIC[kind]
+
+
+RECORDED_NORM_CRITIC = {   # real torch 2.13, this session (Zen 4)
+    'layer': ['d5793c72fe34', '52a82fd3503c', '8b8dfaa1ae27', '26e3e7f27be8', '9a34f39657ea', '528c67bb15b2', 'deb53aea0414', 'e96da3d7ba71', '7fbcfcd86bdf', 'f908d9f1e8ae', None],
+    'instance': ['e5703b0faf7e', '118263df7f90', '2971cd1cc134', '299c9027e102', '67630031e9f3', '62a09a3374c8', 'ff6896e29cfa', '1ef3de2c121b', '66687aadf862', '1da09453c9bc', None],
+}

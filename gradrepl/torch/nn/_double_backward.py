@@ -366,3 +366,92 @@ def relu_vjp(n, g):
     """ReluBackward0's ``threshold_backward(grad, result, 0)``: a node of its own under
     create_graph."""
     return apply(THRESHOLD_GRAD, (g, n.out()), _THRESHOLD_ZERO)
+
+
+# ------------------------------------------------------------------------------ layer norm
+def layer_norm_first_order(n, g, vjp, mean, rstd):
+    """Under create_graph: layer norm's (dx, dw, db) as values of one
+    NativeLayerNormBackwardBackward0 node (inputs grad_out, input, mean, rstd, weight, bias as
+    torch's next_functions); ``mean``/``rstd`` the forward's row statistics (M,)."""
+    from .._tensor import Tensor
+
+    values = _grads_without_graph(vjp, n, g)
+    x, w, b = n.inputs[0], n.inputs[1], n.inputs[2]
+    stats = (Tensor._wrap(np.asarray(mean), True), Tensor._wrap(np.asarray(rstd), True))
+    meta = n.in_meta
+    return _record(LN_BWD, (g, x) + stats + (w, b), values[:3],
+                   {"begin_norm_axis": int(n.attrs.get("begin_norm_axis", 1))},
+                   [meta[0], meta[1], meta[2]])
+
+
+def _ln_double_vjp(n, ggI, ggG=None, ggB=None):
+    """``layer_norm_double_backward``: (d grad_out, d input, None, None, d weight, None), its
+    terms in its order, on (M, N) rows."""
+    from .. import _ops as O
+    from .._creation import ones
+
+    gO_t, x_t, mean, rstd, gamma = (n.inputs[i] for i in range(5))
+    shape = tuple(x_t.data.shape)
+    axis = n.attrs["begin_norm_axis"]
+    M = int(np.prod(shape[:axis], dtype=np.int64))
+    N = int(np.prod(shape[axis:], dtype=np.int64))
+    x = O.reshape(x_t, (M, N))
+    gO = O.reshape(gO_t, (M, N))
+    mu = O.reshape(mean, (M, 1))
+    s12 = O.reshape(rstd, (M, 1))
+    gamma_e = O.reshape(gamma, (1, N))
+    ggG_e = O.reshape(ggG, (1, N)) if ggG is not None else None
+    ggB_e = O.reshape(ggB, (1, N)) if ggB is not None else None
+    ggI_e = O.reshape(ggI, (M, N)) if ggI is not None else None
+    x_mu = x - mu
+    s1 = O.pow(s12, 2)
+    s32 = O.pow(s12, 3)
+    x_mu_s32 = x_mu * s32
+
+    gI = None
+    if ggI_e is not None:
+        gxhat = gO * gamma_e
+        gxhat_mu_sum = O.sum(gxhat * x_mu, 1, True)
+        gxhat_sum = O.sum(gxhat, 1, True)
+        ggI_sum = O.sum(ggI_e, 1, True)
+        ggI_mu_sum = O.sum(ggI_e * x_mu, 1, True)
+        all_sub = ((ggI_sum * gxhat_sum) / N) - O.sum(ggI_e * gxhat, 1, True) + (
+            (s1 * gxhat_mu_sum * ggI_mu_sum) * (3.0 / float(N)))
+        gI_0t = (x_mu_s32 * all_sub) / N
+        gI_1t = ((ggI_mu_sum * s32) / N) * (gxhat_sum / N - gxhat)
+        gI_2t = ((gxhat_mu_sum * s32) / N) * (ggI_sum / N - ggI_e)
+        gI = gI_0t + gI_1t + gI_2t
+    if ggG_e is not None:
+        t0 = gO * ggG_e * s12
+        t1 = (s12 * O.sum(gO * ggG_e, 1, True)) / (-N)
+        t2 = (x_mu_s32 * O.sum(gO * ggG_e * x_mu, 1, True)) / (-N)
+        term = t0 + t1 + t2
+        gI = term if gI is None else gI + term
+    if gI is not None:
+        gI = O.reshape(gI, shape)
+
+    def first_bwd_fn_grad_input(g, gam):
+        h0 = (gam * s12) / N
+        h1 = (N * g - O.sum(g, 1, True)) - (x_mu * s1) * O.sum(g * x_mu, 1, True)
+        return h0 * h1
+
+    gG = None
+    if ggI_e is not None and needs_grad(n, 4):
+        gG = first_bwd_fn_grad_input(ggI_e, ones((), dtype=_dtype_of(x_t)))
+        gG = O.reshape(O.sum(gO * gG, 0), tuple(gamma.data.shape))
+    ggO = None
+    if ggI_e is not None:
+        ggO = first_bwd_fn_grad_input(ggI_e, gamma_e)
+    if ggG_e is not None:
+        term = ggG_e * x_mu * s12
+        ggO = term if ggO is None else ggO + term
+    if ggB_e is not None:
+        ggO = ggB_e if ggO is None else ggO + ggB_e
+    if ggO is not None:
+        ggO = O.reshape(O.expand(ggO, (M, N)), shape)
+    return ggO, gI, None, None, gG, None
+
+
+LN_BWD = _op("native_layer_norm_backward", "NativeLayerNormBackwardBackward0", 6,
+             _ln_double_vjp, "in:0,1,4")
+LN_BWD.diff_inputs = (0, 1, 4, 5)

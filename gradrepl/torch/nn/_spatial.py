@@ -426,17 +426,31 @@ def _ln_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_weight=True):
     return y.reshape(x.shape)
 
 
+def _ln_stats(n):
+    """The forward's row mean and rstd (torch's kernel's for float32)."""
+    x = n.inputs[0].data
+    rows = _ln_rows(x, n.attrs.get("begin_norm_axis", 1))
+    eps = n.attrs.get("epsilon", 1e-5)
+    if x.dtype == np.float32:
+        mean, var = K.row_moments(rows)
+        return mean, (np.float32(1) / np.sqrt(var + np.float32(eps))).astype(np.float32)
+    mean = rows.mean(1)
+    var = ((rows - mean[:, None]) ** 2).mean(1)
+    return mean, (1 / np.sqrt(var + eps)).astype(x.dtype)
+
+
 @exact_first_order
 def _ln_vjp(n, g):
     """torch's layer_norm backward kernel (float32, no create_graph); else the engine's VJP
     (Tensor ops, differentiable again). The row moments are recomputed from the input."""
     x = n.inputs[0].data
+    if is_grad_enabled() and x.size:   # (create_graph: NativeLayerNormBackwardBackward0)
+        return _double_backward.layer_norm_first_order(n, g, _ln_vjp, *_ln_stats(n))
     if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
         return C._layer_norm_vjp(n, g)
     b = n.attrs.get("begin_norm_axis", 1)
     rows = _ln_rows(x, b)
-    mean, var = K.row_moments(rows)
-    rstd = (np.float32(1) / np.sqrt(var + np.float32(n.attrs.get("epsilon", 1e-5))))
+    mean, rstd = _ln_stats(n)
     want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
     w_t = n.inputs[1]
     dx, dw, db = K.layer_norm_backward(rows, _ln_rows(g.data, b),
