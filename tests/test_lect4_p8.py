@@ -148,3 +148,50 @@ def test_eye_kernel_dtypes(profile):
         t = paddle.eye(2, 3, dtype=dt)
         assert t.dtype == getattr(paddle, dt) and t.numpy().tolist() == [[1, 0, 0], [0, 1, 0]]
     assert paddle.eye(2).dtype == paddle.float32
+
+
+# ================================================================ qr as Eigen's HouseholderQR
+# md5 prefixes of (Q, R, Q complete, R complete, R of mode 'r') printed by real 3.3.1 and 2.6.2
+# (equal), inputs from default_rng(88) in this order. Paddle's Eigen is plain float arithmetic
+# (no BLAS, no MKL), emulated in numpy: the same bits on every CPU. The wide (4, 7) matrix: Q is
+# exact, R's trailing columns come from Eigen's blocked reflectors (not emulated), so only Q.
+QR = [(((3, 3), "float32"), ("896699b5fd", "a1098a635e", "896699b5fd", "a1098a635e", "a1098a635e")),
+      (((8, 8), "float32"), ("b0aa934150", "b67a8c8f96", "b0aa934150", "b67a8c8f96", "b67a8c8f96")),
+      (((10, 3), "float32"), ("d3785b6f59", "e3cc755ada", "57bca7581b", "72def83e56",
+                              "e3cc755ada")),
+      (((20, 6), "float64"), ("a8ead3f777", "99c37b58c5", "60687a2895", "aede61f1bd",
+                              "99c37b58c5")),
+      (((7, 7), "float64"), ("43060a008b", "c0e02e3cea", "43060a008b", "c0e02e3cea", "c0e02e3cea")),
+      (((2, 4, 3), "float32"), ("e690bd89bd", "620a7a8142", "e1f43d78b1", "e84d7cc792",
+                                "620a7a8142")),
+      (((4, 7), "float32"), ("ce1febfd20", None, "ce1febfd20", None, None))]
+
+
+def test_qr_is_eigens_householder_qr(profile):
+    rng = np.random.default_rng(88)
+    for (shape, dt), want in QR:
+        a = paddle.to_tensor(rng.standard_normal(shape).astype(dt))
+        q, r = paddle.linalg.qr(a)
+        qc, rc = paddle.linalg.qr(a, mode="complete")
+        rr = paddle.linalg.qr(a, mode="r")
+        got = tuple(md5(t)[:10] if w is not None else None
+                    for t, w in zip((q, r, qc, rc, rr), want))
+        assert got == want, (shape, dt)
+        # and it is a QR factorisation
+        A = a.numpy().astype(np.float64)
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), A, atol=1e-5)
+        np.testing.assert_allclose(qc.numpy() @ rc.numpy(), A, atol=1e-5)
+
+
+def test_qr_gradient_and_fallbacks():
+    rng = np.random.default_rng(3)
+    a = paddle.to_tensor(rng.standard_normal((5, 3)).astype("float32"), stop_gradient=False)
+    q, r = paddle.linalg.qr(a)
+    (q.sum() + r.sum()).backward()
+    assert a.grad.shape == [5, 3] and np.isfinite(a.grad.numpy()).all()
+    big = paddle.to_tensor(rng.standard_normal((60, 50)).astype("float32"))  # blocked: numpy
+    q, r = paddle.linalg.qr(big)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), big.numpy(), atol=1e-4)
+    i = paddle.to_tensor(np.eye(3, dtype="float64"))
+    q, r = paddle.linalg.qr(i)
+    assert np.abs(np.abs(q.numpy()) - np.eye(3)).max() == 0

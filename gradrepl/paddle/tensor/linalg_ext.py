@@ -13,6 +13,7 @@ from ...engine.ops import linalg_more as LM
 from ...engine.ops import reduce as R
 from ...engine.registry import apply
 from ...engine.tensor import Tensor as _T
+from .. import _eigen_qr as EQ
 from .. import _ref_lapack as RL
 from .. import dtypes
 from ..core import Tensor
@@ -183,7 +184,10 @@ def qr(x, mode="reduced", name=None):
     """(Q, R) (``mode`` reduced / complete), or R alone (mode 'r')."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode should be one of 'reduced', 'complete', 'r', but got {mode}")
-    q, r = LM.qr(x, mode)
+    if EQ.usable(x.data):           # Paddle's kernel: Eigen's HouseholderQR (``_eigen_qr``)
+        q, r = apply(RL.op_like(LM.QR, EQ.qr_fwd), (x,), {"mode": mode})
+    else:
+        q, r = LM.qr(x, mode)
     return r if mode == "r" else (q, r)
 
 
