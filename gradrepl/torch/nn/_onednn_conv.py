@@ -321,7 +321,7 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
                               x.dtype, True, work, extra):
             return None
         return conv_backward_data(x, w, bias, stride, pads, dilation, out_size)
-    y = _onednn_conv_gemm.try_forward(x, w, bias, stride, pads, groups)
+    y = _onednn_conv_gemm.try_forward(x, w, bias, stride, pads, groups, dilation)
     if y is not None:
         return y
     outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
@@ -429,7 +429,7 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]
-    got = _onednn_conv_gemm.try_backward(x, w, g, stride, pads, groups, want)
+    got = _onednn_conv_gemm.try_backward(x, w, g, stride, pads, groups, want, dilation)
     if got is not None:
         return got
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])

@@ -326,7 +326,7 @@ def aten_slow(x_shape, w_shape, stride, dilation, groups, transposed, dtype):
         x_shape, w_shape, stride, dilation, groups, _capability.threads())
 
 
-def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
+def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype, dilation=None):
     """Which oneDNN kernel real torch here runs a 1x1 convolution without padding on:
     ``"1x1"`` (``jit_1x1``: stride 1, or a stride that tiles the input exactly, oneDNN's
     ``rtus``: output size times stride equal to the input size), ``"direct"`` (another stride:
@@ -343,7 +343,7 @@ def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype):
         return None
     from .. import _capability
 
-    if not use_mkldnn(x_shape, w_shape, stride, (1,) * len(stride), groups,
+    if not use_mkldnn(x_shape, w_shape, stride, dilation or (1,) * len(stride), groups,
                       _capability.threads()):
         return None                       # (ATen's own slow convolution)
     if all(s == 1 for s in stride) or all(
@@ -362,14 +362,14 @@ def _out_shape(x, w, stride):
                                              zip(x.shape[2:], stride))
 
 
-def try_forward(x, w, bias, stride, pads, groups):
+def try_forward(x, w, bias, stride, pads, groups, dilation=None):
     """The forward of a 1x1 convolution without padding where oneDNN runs it (``jit_1x1``, or
     the direct kernel for a stride ``rtus`` does not take), else None."""
     from .. import _capability
     from ._onednn_conv import LIMIT, conv_forward, macs
 
     out = _out_shape(x, w, stride)
-    kind = onexone_kind(x.shape, w.shape, out, stride, pads, groups, x.dtype)
+    kind = onexone_kind(x.shape, w.shape, out, stride, pads, groups, x.dtype, dilation)
     if kind is None or macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], out[2:]) > LIMIT:
         return None
     if kind == "direct":
@@ -377,7 +377,7 @@ def try_forward(x, w, bias, stride, pads, groups):
     return conv1x1_forward(x, w, bias, stride, _capability.threads())
 
 
-def try_backward(x, w, g, stride, pads, groups, want):
+def try_backward(x, w, g, stride, pads, groups, want, dilation=None):
     """(dx, dw, db) of a 1x1 convolution without padding where oneDNN computes them
     (``jit_1x1``; dx at stride 1 only, a strided one's is ``brgconv_strided``'s; a stride
     ``rtus`` does not take: the backward-weights kernel ``_onednn_conv_bwd_w.plan`` names),
@@ -385,7 +385,7 @@ def try_backward(x, w, g, stride, pads, groups, want):
     from .. import _capability
     from ._onednn_conv import LIMIT, STEPS, conv_backward_weights, macs
 
-    kind = onexone_kind(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype)
+    kind = onexone_kind(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype, dilation)
     if kind is None:
         return None
     size = math.prod(g.shape[2:])
@@ -608,6 +608,10 @@ def gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True, want_
         return None, None
     if not gemm_kernel_runs(x.shape, w_shape, g.shape, stride, pads, dilation, groups,
                             x.dtype):
+        return None, None
+    threads = _capability.threads()
+    outer = math.prod(g.shape[2:]) / threads < 256 and x.shape[0] != 1
+    if not gemm_scratch_ok(x.shape, w_shape, g.shape, threads, threads if outer else 1, True):
         return None, None
     dw = db = None
     if want_b:
@@ -852,13 +856,35 @@ def _nocopy(m, n, k, lda, transb):
     return 1.0 / m + 1.0 / n >= 0.00196 or None
 
 
-def _gemm_geometry_ok(x_shape, w_shape, stride, dilation, groups, dtype):
+def _threads():
+    from .. import _capability
+
+    return _capability.threads()
+
+
+def gemm_scratch_ok(x_shape, w_shape, out_shape, threads, nthr=None, weights=False):
+    """Whether the gemm convolution's column buffers (one im2col of a sample per thread, and
+    the per-thread weights of the filter gradient) fit oneDNN's scratchpad limit (``init_conf``:
+    1 GiB or 15 x threads x the input, weights and output bytes); past it oneDNN cuts the
+    positions into blocks (backward) or refuses the kernel (forward: ``ref:any``), neither
+    emulated. ``nthr``: the threads holding buffers (default all); ``weights``: the filter
+    gradient's per-thread weights too."""
+    ks = math.prod(w_shape[2:])
+    col = x_shape[1] * ks * math.prod(out_shape[2:])
+    tensors = math.prod(x_shape) + math.prod(w_shape) + math.prod(out_shape)
+    need = (threads if nthr is None else nthr) * (col + (math.prod(w_shape) if weights else 0))
+    return need * 4 <= min(1 << 30, 15 * threads * tensors * 4)
+
+
+def _gemm_geometry_ok(x_shape, w_shape, stride, dilation, groups, dtype, out_shape=None):
     from .. import _capability
     from ._onednn_conv import isa
 
+    threads = _capability.threads()
     return (isa() == "avx512_core" and np.dtype(dtype) == np.float32 and groups == 1
-            and len(x_shape) in (3, 4) and _capability.threads() < 8
-            and not aten_slow(x_shape, w_shape, stride, dilation, groups, False, dtype))
+            and len(x_shape) in (3, 4) and threads < 8
+            and not aten_slow(x_shape, w_shape, stride, dilation, groups, False, dtype)
+            and (out_shape is None or gemm_scratch_ok(x_shape, w_shape, out_shape, threads)))
 
 
 def try_gemm_forward(x, w, bias, stride, pads, dilation, groups):
@@ -876,6 +902,8 @@ def try_gemm_forward(x, w, bias, stride, pads, dilation, groups):
     size, kk, o = math.prod(outs), x.shape[1] * math.prod(ksize), w.shape[0]
     if not x.size or not w.size or size == 0:
         return None
+    if not gemm_scratch_ok(x.shape, w.shape, x.shape[:1] + (o,) + outs, _threads()):
+        return None
     ks, ic, sw = math.prod(ksize), x.shape[1], math.prod(stride)
     if macs(x.shape[0], ic, o, ksize, outs) > LIMIT or x.shape[0] * size * kk > 1 << 26 or \
             ic * (sw * size + ks * size + ks * o) + o * size > l2_floats():
@@ -892,6 +920,9 @@ def try_gemm_backward_data(x_shape, w, g, stride, pads, dilation, groups):
     with a padding at least the dilated kernel extent; a dilated strided convolution), else
     None."""
     if not _gemm_geometry_ok(x_shape, w.shape, stride, dilation, groups, g.dtype):
+        return None
+    if not gemm_scratch_ok(x_shape, w.shape, g.shape, _threads(),
+                           _threads() if x_shape[0] != 1 else 1):
         return None
     ksize = w.shape[2:]
     padbig = any(pb >= (k - 1) * d + 1 for (pb, _), k, d in zip(pads, ksize, dilation))
