@@ -121,16 +121,21 @@ def _mm_ta(a, b):
     return _mm(a.T, b) if out is None else out
 
 
-def _mm_plain(a, b):
+def _mm_plain(a, b, c_offset=0):
     """``a @ b`` where Paddle's kernel passes neither operand transposed (the backward's
     ``dh = G @ W_hh`` and ``dX = G @ W_ih``): on AMD the MKL generic kernels' order
     (``linalg._generic_gemm``: K in blocks of 112, rows off a 16-byte boundary in the scalar
     order), measured against real 3.3.1 and 2.6.2 on the seq2seq practice's LSTMs (the chain
-    left 529 of 768 input-gradient values different); elsewhere as ``_mm``."""
+    left 529 of 768 input-gradient values different); elsewhere as ``_mm``. ``c_offset``:
+    where C lies (floats from a 64-byte boundary)."""
     from .linalg import _generic_gemm
 
     a = np.ascontiguousarray(a)
     b = np.ascontiguousarray(b)
+    if (c_offset % 4 and _amd_f32(a, b) and b.shape[1] > 1 and a.shape[1] > 0
+            and a.shape[0] * a.shape[1] * b.shape[1] <= _generic_limit()):
+        from . import _mkl_generic as G
+        return G.sgemm(a, b, np.array(c_offset % 16))
     out = _generic_gemm(a, b, False, False) if a.dtype == np.float32 else None
     return _mm(a, b) if out is None else out
 
@@ -432,9 +437,12 @@ def _unpack(reserve, mode, num_layers, dirs, steps, batch, hid):
 
 # ------------------------------------------------------------------------------ backward
 def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_last,
-                        reverse, mask, dx):
+                        reverse, mask, dx, h0_grad_off=None):
     """One layer, one direction, back through time. ``dx`` (T*B, I) is accumulated into
-    (beta = 1). Returns (dx, dW_ih, dW_hh, db_ih, db_hh, dh0, dc0)."""
+    (beta = 1). Returns (dx, dW_ih, dW_hh, db_ih, db_hh, dh0, dc0). ``h0_grad_off``: where this
+    direction's slice of h0's gradient lies when Paddle computes one (None: it does not): the
+    kernel's previous-hidden gradient alternates between that slice and a buffer of its own
+    (``run_rnn_grad_function``'s pointer swap), and the product's sums depend on where C is."""
     steps, batch = x.shape[0], x.shape[1]
     hid = w_hh.shape[1]
     g = GATES[mode] * hid
@@ -448,6 +456,7 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
     gates, cells, acts = sv["gates"], sv["cells"], sv["acts"]
     for i in range(steps - 1, -1, -1):
         t = order[i]
+        c_off = h0_grad_off if h0_grad_off is not None and (steps - 1 - i) % 2 == 0 else 0
         if mask is not None:
             m = mask[t][:, None]
             lh = lh + dout[t] * m
@@ -482,7 +491,7 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             pre_c = lc * fg
             gs = np.concatenate([g_i, g_f, g_c, g_o], axis=1)
             gg[t] = gs
-            pre_h = _mm_plain(gs, w_hh)
+            pre_h = _mm_plain(gs, w_hh, c_off)
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
                 pre_c = (1 - m) * pre_c_bak + pre_c * m
@@ -498,9 +507,9 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             g_r = _sig_grad(r, (ro / r) * g_c)
             ro_grad = r * g_c
             gg[t] = np.concatenate([g_r, g_z, g_c], axis=1)
-            pre_h = _mm_plain_acc(pre_h, g_r, w_hh[:hid])
-            pre_h = _mm_plain_acc(pre_h, g_z, w_hh[hid:2 * hid])
-            pre_h = _mm_plain_acc(pre_h, ro_grad, w_hh[2 * hid:])
+            pre_h = _mm_plain_acc(pre_h, g_r, w_hh[:hid], c_off)
+            pre_h = _mm_plain_acc(pre_h, g_z, w_hh[hid:2 * hid], c_off)
+            pre_h = _mm_plain_acc(pre_h, ro_grad, w_hh[2 * hid:], c_off)
             # (the three blocks of one gradient buffer: C at 0, H*H and 2*H*H floats)
             dw_hh[:hid] = _mm_ta_acc(dw_hh[:hid], g_r, prev_h)
             dw_hh[hid:2 * hid] = _mm_ta_acc(dw_hh[hid:2 * hid], g_z, prev_h, hid * hid)
@@ -516,7 +525,7 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
             else:
                 dz = lh * (hidden > 0).astype(dt)
             gg[t] = dz
-            pre_h = _mm_plain(dz, w_hh)
+            pre_h = _mm_plain(dz, w_hh, c_off)
             if mask is not None:
                 pre_h = (1 - m) * pre_h_bak + pre_h * m
             dw_hh = _mm_ta_acc(dw_hh, dz, prev_h)
@@ -532,9 +541,10 @@ def _direction_backward(mode, x, out, w_ih, w_hh, h0, c0, sv, dout, dh_last, dc_
 
 
 def rnn_backward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len=None,
-                 is_test=False):
+                 is_test=False, h0_grad=False):
     """From (x, h0, [c0], weights..., [drop], out, reserve, d_out, d_hn, [d_cn]): the
-    gradients of (x, h0, [c0], weights...)."""
+    gradients of (x, h0, [c0], weights...). ``h0_grad``: h0 takes a gradient (Paddle's kernel
+    then writes into its slices, which moves some products' C)."""
     dirs = 2 if bidirect else 1
     lstm = mode == "LSTM"
     first_w = 3 if lstm else 2
@@ -574,7 +584,8 @@ def rnn_backward(*arrays, mode, num_layers, bidirect=False, dropout=0.0, seq_len
             dx, dw_ih, dw_hh, db_ih, db_hh, gh0, gc0 = _direction_backward(
                 mode, layer_in, np.ascontiguousarray(layer_out[..., sl]), w_ih, w_hh, h0[k],
                 c0[k] if lstm else None, saved[k], np.ascontiguousarray(layer_dout[..., sl]),
-                d_hn[k], d_cn[k] if lstm else None, d == 1, mask, dx)
+                d_hn[k], d_cn[k] if lstm else None, d == 1, mask, dx,
+                k * batch * hid if h0_grad else None)
             dws[4 * k:4 * k + 4] = [dw_ih, dw_hh, db_ih, db_hh]
             dh0[k] = gh0
             if lstm:
@@ -600,7 +611,8 @@ def _rnn_vjp(n, *grads):
     out = n.out(0)
     reserve = out._wrap(n.out_data[3], True)
     args = inputs + (out, reserve) + tuple(grads[:k])
-    res = apply(RNN_GRAD, args, n.attrs)
+    attrs = n.attrs if inputs[1].stop_gradient else dict(n.attrs, h0_grad=True)
+    res = apply(RNN_GRAD, args, attrs)
     res = tuple(res)
     return res + (None,) * (len(inputs) - len(res))
 
