@@ -9,6 +9,10 @@ The bf16 matmul/linear cases came from oneDNN's avx512_bf16 kernels there; gradr
 in float32 and rounds, so they skip (with the reason) where gradrepl's own float32 sums may
 differ: a CPU without AVX-512.
 """
+import hashlib
+import random
+
+import numpy as np
 import pytest
 
 import gradrepl.torch as torch
@@ -126,3 +130,195 @@ def test_autograd_in_bfloat16():
 
 def _round(v):
     return _bfloat16.to_float32(_bfloat16.from_float([v])).tolist()[0]
+
+
+# ----------------------------------------------------------------- kernels' orders, end to end
+# Each case's outputs and gradients are digested (sha256 of their float32 values, in order);
+# the digests are those real torch 2.13 gave on this machine for the same code (AMD EPYC Zen 4,
+# avx512_bf16: oneDNN's brg_matmul:avx512_core_bf16; 2 threads, as conftest pins).
+
+
+def _bfv(vals):
+    return torch.tensor(vals, dtype=torch.float32).bfloat16()
+
+
+def gemm_cancel():
+    """Crafted cancellations: two large equal-and-opposite products per row, small ones between
+    (the sum's order shows in the bf16 result), K = 600 (two blocks of k)."""
+    rnd = random.Random(5)
+    M, K, N = 24, 600, 12
+    A = [[rnd.choice([-1, 1]) * 2.0 ** rnd.randint(-6, 5) * (1 + rnd.randint(0, 127) / 128)
+          for _ in range(K)] for _ in range(M)]
+    for row in A:
+        k1, k2 = rnd.sample(range(K), 2)
+        big = 2.0 ** rnd.randint(14, 21) * (1 + rnd.randint(0, 127) / 128)
+        row[k1], row[k2] = big, -big
+    B = [[rnd.choice([-1, 1]) * (1 + rnd.randint(0, 127) / 128) for _ in range(N)]
+         for _ in range(K)]
+    a, b = _bfv(A), _bfv(B)
+    bias = _bfv([rnd.uniform(-1, 1) for _ in range(N)])
+    return [a @ b, F.linear(a, b.t().contiguous(), bias), a.t().contiguous().t() @ b]
+
+
+def sdpa():
+    torch.manual_seed(3)
+    q, k, v = (torch.randn(2, 3, 40, 8).bfloat16().requires_grad_() for _ in range(3))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    out.backward(torch.randn(2, 3, 40, 8).bfloat16())
+    return [out, q.grad, k.grad, v.grad]
+
+
+def layer_norm():
+    torch.manual_seed(4)
+    res = []
+    for wdt in (torch.bfloat16, torch.float32):
+        x = torch.randn(7, 40).bfloat16().requires_grad_()
+        w = torch.randn(40).to(wdt).requires_grad_()
+        b = torch.randn(40).to(wdt).requires_grad_()
+        y = F.layer_norm(x, (40,), w, b)
+        y.backward(torch.randn(7, 40).bfloat16())
+        res += [y, x.grad, w.grad, b.grad]
+    return res
+
+
+def cross_entropy():
+    torch.manual_seed(5)
+    x = (torch.randn(300, 10) * 3).bfloat16().requires_grad_()
+    t = torch.randint(0, 10, (300,))
+    loss = F.cross_entropy(x, t)
+    loss.backward()
+    return [loss, x.grad]
+
+
+def topk_ties():
+    torch.manual_seed(6)
+    p = F.softmax(torch.randn(2, 96).bfloat16(), dim=-1)
+    v, i = torch.topk(p, 50, dim=-1)
+    return [v, i.float()]
+
+
+def adamw():
+    torch.manual_seed(7)
+    w = torch.randn(100).bfloat16().requires_grad_()
+    opt = torch.optim.AdamW([w], lr=1e-2, weight_decay=0.1)
+    c = torch.linspace(-1, 1, 100).bfloat16()
+    for _ in range(3):
+        opt.zero_grad()
+        (w * c).pow(2).sum().backward()
+        opt.step()
+    st = opt.state[w]
+    return [w.detach(), st["exp_avg"], st["exp_avg_sq"]]
+
+
+def pow_rsqrt():
+    torch.manual_seed(8)
+    x = (torch.rand(77) + 0.3).bfloat16().requires_grad_()
+    y = x ** 3 + x.rsqrt() + x ** 1.7
+    y.backward(torch.randn(77).bfloat16())
+    return [y, x.grad]
+
+
+def embedding():
+    torch.manual_seed(9)
+    w = torch.randn(10, 8).bfloat16().requires_grad_()
+    idx = torch.randint(0, 10, (6, 7))
+    e = F.embedding(idx, w)
+    e.backward(torch.randn(6, 7, 8).bfloat16())
+    return [e, w.grad]
+
+
+def autocast_block():
+    """A GPT-2 block's pieces under autocast (as build-nanogpt): linear, sdpa, gelu, layer_norm
+    on the float32 residual, cross-entropy in float32; the float32 weights' gradients."""
+    torch.manual_seed(10)
+    ln = torch.nn.LayerNorm(16)
+    qkv = torch.nn.Linear(16, 48)
+    proj = torch.nn.Linear(16, 16)
+    head = torch.nn.Linear(16, 20, bias=False)
+    x = torch.randn(2, 16, 16)
+    t = torch.randint(0, 20, (2, 16))
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        q, k, v = qkv(ln(x)).split(16, dim=2)
+        q, k, v = (z.view(2, 16, 2, 8).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        h = x + proj(F.gelu(y.transpose(1, 2).contiguous().view(2, 16, 16), approximate="tanh"))
+        logits = head(h)
+        loss = F.cross_entropy(logits.view(-1, 20), t.view(-1))
+    loss.backward()
+    return [logits, loss] + [p.grad for p in (ln.weight, ln.bias, qkv.weight, qkv.bias,
+                                               proj.weight, head.weight)]
+
+
+
+def small_gemm():
+    """Products ATen keeps from oneDNN (m*k*n <= 4096): cpublas's reference loops, chosen by the
+    operands' layout; integer entries with 2**24 so that the order of the sums shows."""
+    rnd = random.Random(11)
+    res = []
+    for m, k, n in ((64, 12, 2), (16, 37, 3), (8, 50, 8), (3, 5, 4)):
+        a = _bfv([[rnd.choice([2.0 ** 24, -2.0 ** 24, 1.0, -1.0, 3.0, 0.0]) for _ in range(k)]
+                 for _ in range(m)])
+        b = _bfv([[rnd.choice([1.0, 2.0, -1.0]) for _ in range(n)] for _ in range(k)])
+        at, bt = a.t().contiguous().t(), b.t().contiguous().t()
+        bias = _bfv([rnd.uniform(-1, 1) for _ in range(n)])
+        res += [a @ b, a @ bt, at @ b, at @ bt, F.linear(a, b.t().contiguous(), bias)]
+    return res
+
+CASES = [gemm_cancel, sdpa, layer_norm, cross_entropy, topk_ties, adamw, pow_rsqrt, embedding,
+         autocast_block, small_gemm]
+
+
+RECORDED = {
+    "gemm_cancel": "398decdf2bb17b5f",
+    "sdpa": "f30d3fe8f3574271",
+    "layer_norm": "48eaabf8ea813a38",
+    "cross_entropy": "7ef383e6283e8fb6",
+    "topk_ties": "5edb2c7cbfbecbe1",
+    "adamw": "5263d80dd0943b1f",
+    "pow_rsqrt": "6f3c24b1bf6844ca",
+    "embedding": "a077adf3a0918a09",
+    "autocast_block": "f9b9be4b5f8f07cb",
+    "small_gemm": "032071b783631f53",
+}
+#: cases whose last bits follow oneDNN's bf16 gemm (the sum order of avx512_bf16's vdpbf16ps)
+GEMM_CASES = {"gemm_cancel", "sdpa", "autocast_block"}  # (small_gemm: ATen's own loops)
+
+
+def _digest(ts):
+    h = hashlib.sha256()
+    for t in ts:
+        h.update(str(t.dtype).encode())
+        h.update(np.asarray(t.detach().float().reshape(-1).tolist(), np.float32).tobytes())
+    return h.hexdigest()[:16]
+
+
+def _skip_without_avx512_bf16(what):
+    from gradrepl.engine import cpu
+
+    if "avx512_bf16" not in cpu.cpuinfo()[1]:
+        reason = (f"{what}: recorded where oneDNN runs avx512_core_bf16 (vdpbf16ps); this CPU "
+                  "has no avx512_bf16, its torch sums bf16 products in another order")
+        print(reason)
+        pytest.skip(reason)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda f: f.__name__)
+def test_kernel_orders_as_real_torch(case):
+    if case.__name__ in GEMM_CASES:
+        _skip_without_avx512_bf16(case.__name__)
+    assert _digest(case()) == RECORDED[case.__name__]
+
+
+def test_gemm_orders_differ_on_cancellation():
+    """The two bf16 sum orders give different results on [2**24, 1, -2**24, 1] @ ones: ATen's
+    reference loop (four partial sums) gives 1, oneDNN's pair order (odd k, then even) gives 0
+    -- real torch 2.13 here printed 1.0 for this 1x4 @ 4x1 (below oneDNN's size) and 0.0 for
+    [1, 2**24, 1, -2**24]: the digests above can tell the orders apart."""
+    from gradrepl.torch import _bfloat16 as B
+
+    x = torch.tensor([[2.0 ** 24, 1.0, -2.0 ** 24, 1.0]]).bfloat16()
+    x2 = torch.tensor([[1.0, 2.0 ** 24, 1.0, -2.0 ** 24]]).bfloat16()
+    y = torch.ones(4, 1).bfloat16()
+    assert (x @ y).item() == 1.0 and (x2 @ y).item() == 0.0
+    assert B.gemm(B.from_float([[2.0 ** 24, 1.0, -2.0 ** 24, 1.0]]),
+                  B.from_float(np.ones((4, 1)))).tolist() == [[0.0]]

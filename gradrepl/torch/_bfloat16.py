@@ -335,16 +335,20 @@ def _cumsum(x, axis=0, **_kw):
 
 
 def _log_softmax(x, axis=-1, **_kw):
-    """``log_softmax``: max and the sum of exp(x - max) in float; the sum and its log are each
+    """``log_softmax``: max and the sum of exp(x - max) in float (SLEEF's u10 exp, emulated: the
+    same on every CPU); the sum and its log are each
     rounded to bfloat16, then ``x - max - log(sum)`` in float rounded once (matched 100% on
     random rows against torch 2.13 here; the plain float32 kernel then one rounding: 85%)."""
     f = to_float32(x)
     if f.ndim == 0:
         return from_float(np.zeros((), F32))
+    from ._lecture_kernels import expf_u10
+    from ..engine.ops import _kernels as K
+
     with np.errstate(all="ignore"):
         m = f.max(axis=axis, keepdims=True)
-        s = np.exp(f - m).sum(axis=axis, keepdims=True, dtype=F32)
-        lse = to_float32(from_float(np.log(to_float32(from_float(s)))))
+        s = expf_u10((f - m).astype(F32)).sum(axis=axis, keepdims=True, dtype=F32)
+        lse = to_float32(from_float(K.libm("log", np.log)(to_float32(from_float(s)))))
         return from_float((f - m) - lse)
 
 
@@ -514,6 +518,81 @@ def gemm(x, y, init=None):
     return total
 
 
+_MKLDNN_MIN = 16 * 16 * 16   # ATen's mkldnn_gemm_min_size: bf16 products above it go to oneDNN
+
+
+def _lane_tree(v):
+    """vec_reduce_all's sum of a register's lanes: halves added until one lane is left."""
+    while v.shape[-1] > 1:
+        h = v.shape[-1] // 2
+        v = (v[..., :h] + v[..., h:]).astype(F32)
+    return v[..., 0]
+
+
+def _fp32_dot(prods, k, lanes=8, regs=8):
+    """``dot_with_fp32_arith`` (ReducedPrecisionFloatGemvFastPathKernel.cpp, AVX2 build: 8-lane
+    float registers) over the k axis of exact products: blocks of ``regs * lanes`` into
+    ``regs`` registers, the registers added pairwise as a tree, whole registers of the rest
+    added in, the lanes summed as a tree, the last k in order."""
+    it = regs * lanes
+    main = k // it * it
+    shape = prods[:, 0].shape + (lanes,)
+    reg = [np.zeros(shape, F32) for _ in range(regs)]
+    for j in range(0, main, it):
+        for r in range(regs):
+            blk = prods[:, j + r * lanes:j + (r + 1) * lanes]
+            reg[r] = (reg[r] + np.moveaxis(blk, 1, -1)).astype(F32)
+    while len(reg) > 1:
+        h = len(reg) // 2
+        reg = [(reg[i] + reg[i + h]).astype(F32) for i in range(h)]
+    red = reg[0]
+    vec_end = k // lanes * lanes
+    for j in range(main, vec_end, lanes):
+        red = (red + np.moveaxis(prods[:, j:j + lanes], 1, -1)).astype(F32)
+    acc = _lane_tree(red)
+    for j in range(vec_end, k):
+        acc = (acc + prods[:, j]).astype(F32)
+    return acc
+
+
+def _small_gemm(x, y, init=None):
+    """A bf16 product ATen keeps from oneDNN (``m * k * n <= 4096``): cpublas's reference gemm,
+    chosen by the operands' layout (column-major call, as addmm_impl_cpu_): both plain:
+    ``gemm_notrans_``'s ``sum`` (four partial sums by k mod 4, the tail into the first, then
+    added in order); ``x`` transposed: ``gemm_transb_`` (k in order); ``y`` transposed:
+    ``gemm_transa_``'s float dot (32 k at a time into 8 lanes, lanes added as a tree, the rest in
+    order; k < 32 in order); both: ``sum`` again. Probed on integer cancellations against torch
+    2.13 here. -> float32 values."""
+    xf, yf = values(x).astype(F32), values(y).astype(F32)
+    tx = not x.flags.c_contiguous
+    ty = not y.flags.c_contiguous
+    k = xf.shape[-1]
+    prods = xf[:, :, None] * yf[None, :, :]          # exact (bf16 x bf16)
+    with np.errstate(all="ignore"):
+        if tx == ty:
+            parts = [np.zeros(prods[:, 0].shape, F32) for _ in range(4)]
+            i = 0
+            while i + 4 <= k:
+                for q in range(4):
+                    parts[q] = (parts[q] + prods[:, i + q]).astype(F32)
+                i += 4
+            while i < k:
+                parts[0] = (parts[0] + prods[:, i]).astype(F32)
+                i += 1
+            acc = parts[0]
+            for q in range(1, 4):
+                acc = (acc + parts[q]).astype(F32)
+        elif ty and k >= 16:
+            acc = _fp32_dot(prods, k)
+        else:
+            acc = np.zeros(prods[:, 0].shape, F32)
+            for i in range(k):
+                acc = (acc + prods[:, i]).astype(F32)
+        if init is not None:
+            acc = (acc + values(np.asarray(init)).astype(F32)).astype(F32)
+    return acc
+
+
 def _matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None, **_kw):
     """The dialect's ``matmul`` op on bfloat16 bits (matrices; a vector: float then rounded)."""
     if transpose_x:
@@ -523,6 +602,8 @@ def _matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None, **_kw):
     if x.ndim < 2 or y.ndim < 2:
         with np.errstate(all="ignore"):
             out = from_float(np.matmul(values(x).astype(F32), values(y).astype(F32)))
+    elif x.ndim == 2 and y.ndim == 2 and x.shape[0] * x.shape[1] * y.shape[1] <= _MKLDNN_MIN:
+        out = from_float(_small_gemm(x, y))
     else:
         out = from_float(gemm(x, y))
     return np.reshape(out, out_shape) if out_shape is not None else out
@@ -531,7 +612,10 @@ def _matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None, **_kw):
 def _addmm(bias, x, w, **_kw):
     """``addmm``/``linear``: the bias put in the output first, the product added (oneDNN's sum
     post-op), rounded once."""
-    return from_float(gemm(x, w, np.broadcast_to(values(bias), (x.shape[0], w.shape[1]))))
+    init = np.broadcast_to(values(bias), (x.shape[0], w.shape[1]))
+    if x.shape[0] * x.shape[1] * w.shape[1] <= _MKLDNN_MIN:
+        return from_float(_small_gemm(x, w, init))
+    return from_float(gemm(x, w, init))
 
 
 #: op name (or the dialect's node name) -> its forward on the bits
