@@ -8,6 +8,7 @@ import re
 import types
 import warnings
 
+import numpy as np
 import pytest
 
 import gradrepl.torch as torch
@@ -186,3 +187,155 @@ def test_matrix_transposes():
         with pytest.raises(RuntimeError) as e:
             expr()
         assert str(e.value) == msg
+
+
+# --- the losses' target checks in ATen's order (errors students meet: float labels for
+# cross_entropy, Long labels for BCELoss, an int32 target, a 2-D target), recorded from torch 2.13
+
+def _err(fn):
+    with pytest.raises(Exception) as e:
+        fn()
+    return type(e.value).__name__, str(e.value)
+
+
+def test_cross_entropy_target_errors():
+    x = torch.randn(3, 4)
+    F = torch.nn.functional
+    cases = [
+        (lambda: F.cross_entropy(x, torch.tensor([1., 0., 2.])),
+         ("RuntimeError", "expected target dtype to be Long or Byte, but got Float")),
+        (lambda: torch.nn.CrossEntropyLoss()(x, torch.tensor([1., 0., 2.], dtype=torch.float64)),
+         ("RuntimeError", "expected target dtype to be Long or Byte, but got Double")),
+        (lambda: F.cross_entropy(x, torch.tensor([1, 0, 2], dtype=torch.int32)),
+         ("RuntimeError", "expected target dtype to be Long or Byte, but got Int")),
+        (lambda: F.cross_entropy(x, torch.tensor([[1], [0], [2]])),
+         ("RuntimeError", "0D or 1D target tensor expected, multi-target not supported")),
+        (lambda: F.cross_entropy(x, torch.rand(3, 2)),
+         ("RuntimeError", "0D or 1D target tensor expected, multi-target not supported")),
+        (lambda: F.cross_entropy(x, torch.tensor([1., 0.])),
+         ("ValueError", "Expected input batch_size (3) to match target batch_size (2).")),
+        (lambda: F.cross_entropy(x, torch.randint(0, 4, (3, 4))),
+         ("RuntimeError", "Expected floating point type for target with class probabilities, "
+                          "got Long")),
+        (lambda: F.cross_entropy(x, torch.rand(3, 4), ignore_index=1),
+         ("RuntimeError", "ignore_index is not supported for floating point target")),
+        (lambda: F.cross_entropy(x, torch.tensor([1, 0, 2]), label_smoothing=1.5),
+         ("RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: 1.5")),
+        (lambda: F.cross_entropy(torch.randn(4), torch.tensor([2, 1])),
+         ("ValueError", "For 1D input, 1D target must have size 1, but got target size: 2")),
+        (lambda: F.cross_entropy(torch.randn(3, 4, 5), torch.randint(0, 4, (3, 6))),
+         ("RuntimeError", "Expected target size [3, 5], got [3, 6]")),
+        (lambda: F.cross_entropy(torch.randn(3, 4, 5), torch.rand(3, 5)),
+         ("RuntimeError", "expected target dtype to be Long or Byte, but got Float")),
+        (lambda: F.cross_entropy(torch.randn(3, 4, 5, 6), torch.randint(0, 4, (3, 5))),
+         ("RuntimeError", "only batches of spatial targets supported (3D tensors) but got "
+                          "targets of dimension: 2")),
+        (lambda: F.cross_entropy(torch.randint(0, 3, (3, 4)), torch.tensor([1, 0, 2])),
+         ("NotImplementedError", "\"log_softmax_lastdim_kernel_impl\" not implemented for "
+                                 "'Long'")),
+        (lambda: F.cross_entropy(torch.tensor(1.), torch.tensor(1)),
+         ("RuntimeError", "Expected floating point type for target with class probabilities, "
+                          "got Long")),
+        (lambda: F.nll_loss(torch.randn(3, 4), torch.tensor([1, 0, 2]), weight=torch.ones(3)),
+         ("RuntimeError", "weight tensor should be defined either for all 4 classes or no "
+                          "classes but got weight tensor of shape: [3]")),
+        (lambda: F.nll_loss(torch.randn(3, 4).long(), torch.tensor([1, 0, 5])),
+         ("NotImplementedError", "\"nll_loss_out_frame\" not implemented for 'Long'")),
+        (lambda: F.nll_loss(torch.randn(3, 4, 5, 6), torch.randint(0, 4, (3, 5, 7))),
+         ("RuntimeError", "size mismatch (got input: [3, 4, 5, 6] , target: [3, 5, 7]")),
+        (lambda: F.nll_loss(torch.randn(3, 4, 5), torch.randint(0, 4, (3, 5)).byte()),
+         ("RuntimeError", "expected scalar type Long but found Byte")),
+        (lambda: F.nll_loss(torch.tensor(1.), torch.tensor(1)),
+         ("ValueError", "Expected 1 or more dimensions (got 0)")),
+    ]
+    for fn, want in cases:
+        assert _err(fn) == want
+
+
+def test_cross_entropy_values_kept():
+    F = torch.nn.functional
+    x = torch.tensor([0., 0., 5., 0.])
+    # torch 2.13: a 1-D input with a one-element target; byte targets; negative smoothing is none
+    assert F.nll_loss(x, torch.tensor([2])).item() == -5.0
+    assert F.cross_entropy(x, torch.tensor([2])).item() == F.cross_entropy(x, torch.tensor(2)).item()
+    assert f"{F.cross_entropy(x, torch.tensor([2])).item():.4f}" == "0.0200"
+    y = torch.randn(3, 4)
+    t = torch.tensor([1, 0, 2])
+    assert F.cross_entropy(y, t.byte()).item() == F.cross_entropy(y, t).item()
+    assert F.cross_entropy(y, t, label_smoothing=-0.5).item() == F.cross_entropy(y, t).item()
+    p = torch.rand(3, 4)
+    assert F.cross_entropy(y, p, label_smoothing=-0.5).item() == F.cross_entropy(y, p).item()
+
+
+def test_softmax_of_integers_and_method_dtype():
+    F = torch.nn.functional
+    for fn, want in (
+            (lambda: F.softmax(torch.ones(2, 3).long(), 0),
+             "\"softmax_kernel_impl\" not implemented for 'Long'"),
+            (lambda: F.softmax(torch.ones(2, 3).long(), 1),
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+            (lambda: torch.softmax(torch.ones(2, 3).int(), -1),
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'Int'"),
+            (lambda: F.log_softmax(torch.ones(2, 3).long(), 0),
+             "\"log_softmax_kernel_impl\" not implemented for 'Long'"),
+            (lambda: torch.nn.Softmax(dim=1)(torch.ones(2, 3).bool()),
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'Bool'"),
+            (lambda: torch.tensor([1, 2]).softmax(0),
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+            (lambda: F.softmax(torch.tensor(3), 0),
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'")):
+        assert _err(fn) == ("NotImplementedError", want)
+    got = F.softmax(torch.ones(2, 3).long(), 1, dtype=torch.float64)
+    assert got.dtype == torch.float64 and got[0, 0].item() == pytest.approx(1 / 3)
+    got = torch.tensor([1, 2]).softmax(0, dtype=torch.float32)
+    assert repr(got) == "tensor([0.2689, 0.7311])"
+    assert torch.tensor([1, 2]).log_softmax(0, dtype=torch.float64).dtype == torch.float64
+
+
+def test_bce_dtypes():
+    F = torch.nn.functional
+    for fn, want in (
+            (lambda: torch.nn.BCELoss()(torch.rand(3), torch.tensor([1, 0, 1])),
+             ("RuntimeError", "Found dtype Long but expected Float")),
+            (lambda: F.binary_cross_entropy(torch.rand(3), torch.tensor([1., 0., 1.]).double()),
+             ("RuntimeError", "Found dtype Double but expected Float")),
+            (lambda: F.binary_cross_entropy(torch.rand(3).double(), torch.rand(3)),
+             ("RuntimeError", "Found dtype Float but expected Double")),
+            (lambda: F.binary_cross_entropy(torch.rand(3, requires_grad=True),
+                                            torch.tensor([True, False, True])),
+             ("RuntimeError", "Found dtype Bool but expected Float")),
+            (lambda: torch.nn.BCEWithLogitsLoss()(torch.randn(3), torch.tensor([1, 0, 1])),
+             ("RuntimeError", "result type Float can't be cast to the desired output type Long")),
+            (lambda: F.binary_cross_entropy_with_logits(torch.randn(3),
+                                                        torch.tensor([True, False, True])),
+             ("RuntimeError", "Subtraction, the `-` operator, with two bool tensors is not "
+                              "supported. Use the `^` or `logical_xor()` operator instead.")),
+            (lambda: F.binary_cross_entropy_with_logits(torch.tensor([1, 0, 1]), torch.rand(3)),
+             ("NotImplementedError", "\"log_sigmoid_cpu\" not implemented for 'Long'"))):
+        assert _err(fn) == want
+    x = torch.tensor([0.25, 0.5])
+    assert F.binary_cross_entropy(x, torch.tensor([1., 0.])).item() == pytest.approx(
+        -(np.log(0.25) + np.log(0.5)) / 2, rel=1e-6)
+
+
+def test_size_warning_sites():
+    F = torch.nn.functional
+    msg = ("Using a target size (torch.Size([3])) that is different to the input size "
+           "(torch.Size([3, 1])). This will likely lead to incorrect results due to broadcasting. "
+           "Please ensure they have the same size.")
+    for fn, where in ((lambda: F.mse_loss(torch.ones(3, 1), torch.ones(3)), __file__),
+                      (lambda: F.huber_loss(torch.ones(3, 1), torch.ones(3)), __file__),
+                      (lambda: F.smooth_l1_loss(torch.ones(3, 1), torch.ones(3)), __file__),
+                      (lambda: torch.nn.MSELoss()(torch.ones(3, 1), torch.ones(3)),
+                       "torch/nn/modules/loss.py:630"),
+                      (lambda: torch.nn.L1Loss()(torch.ones(3, 1), torch.ones(3)),
+                       "torch/nn/modules/loss.py:133"),
+                      (lambda: torch.nn.SmoothL1Loss()(torch.ones(3, 1), torch.ones(3)),
+                       "torch/nn/modules/loss.py:1078"),
+                      (lambda: torch.nn.HuberLoss()(torch.ones(3, 1), torch.ones(3)),
+                       "torch/nn/modules/loss.py:1150")):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        assert [str(x.message) for x in w] == [msg]
+        assert f"{w[0].filename}:{w[0].lineno}".endswith(where) or w[0].filename == where

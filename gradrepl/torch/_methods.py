@@ -369,13 +369,13 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 def _softmax(self, dim, dtype=None):
     from .nn import functional as F
 
-    return F.softmax(self, dim)
+    return F.softmax(self, dim, dtype=dtype)
 
 
 def _log_softmax(self, dim, dtype=None):
     from .nn import functional as F
 
-    return F.log_softmax(self, dim)
+    return F.log_softmax(self, dim, dtype=dtype)
 
 
 def _bool_conv(self):

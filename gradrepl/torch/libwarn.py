@@ -33,6 +33,17 @@ SITES = {
     "legacy_enum": ("nn/_reduction.py", 60,
                     "    return get_enum(legacy_get_string(size_average, reduce, emit_warning))"),
     "kldiv_forward": ("nn/modules/loss.py", 562, "        return F.kl_div("),
+    # the loss modules' forward lines (F.mse_loss & co.'s target-size warning, stacklevel=2)
+    "l1_forward": ("nn/modules/loss.py", 133,
+                   "        return F.l1_loss(input, target, reduction=self.reduction)"),
+    "mse_forward": ("nn/modules/loss.py", 630,
+                    "        return F.mse_loss(input, target, reduction=self.reduction)"),
+    "smooth_l1_forward": ("nn/modules/loss.py", 1078,
+                          "        return F.smooth_l1_loss(input, target, "
+                          "reduction=self.reduction, beta=self.beta)"),
+    "huber_forward": ("nn/modules/loss.py", 1150,
+                      "        return F.huber_loss(input, target, reduction=self.reduction, "
+                      "delta=self.delta)"),
     "plateau_float": ("optim/lr_scheduler.py", 1699, "        current = float(metrics)"),
     # torch.cuda.amp's deprecated subclasses calling torch.amp's __init__ (CUDA-not-available)
     "cuda_autocast_init": ("cuda/amp/autocast_mode.py", 54, "        super().__init__("),

@@ -13,7 +13,7 @@ import numpy as np
 from ...engine import grad_mode
 from ...engine.ops import fused  # noqa: F401  (registers the fused ops)
 from ...engine.registry import apply
-from .. import _dtypes, _ops, _random
+from .. import _dtypes, _ops, _random, libwarn
 from .._base import EngineTensor, raw
 from .._ops import top
 from .._tensor import Tensor, _dim
@@ -201,21 +201,28 @@ def _softmax_dim(name, ndim, stacklevel=3):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    x = _float(input)
+def _softmax_input(name, input, dim, stacklevel, dtype):  # noqa: A002
+    """The input (converted to ``dtype`` first) and the dim; an integer or bool input is ATen's
+    NotImplementedError of the kernel it would run (the last dim's or the general one)."""
+    x = input if isinstance(input, EngineTensor) else _wrap(np.asarray(input), True)
     if dtype is not None:
         x = _ops.to_dtype(x, _dtypes.to_np(dtype))
     a = raw(x)
-    d = _softmax_dim("softmax", a.ndim, _stacklevel) if dim is None else _dim(dim, a.ndim)
+    d = _softmax_dim(name, a.ndim, stacklevel) if dim is None else _dim(dim, a.ndim)
+    if a.dtype.kind not in "fc" and a.dtype != np.uint16:   # (uint16: bfloat16)
+        kernel = "lastdim_kernel_impl" if d == max(a.ndim - 1, 0) else "kernel_impl"
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for "
+                                  f"'{_dtypes.from_np(a.dtype).legacy}'")
+    return x, d
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    x, d = _softmax_input("softmax", input, dim, _stacklevel, dtype)
     return apply(_SMX.SOFTMAX, (x,), {"axis": d})
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    x = _float(input)
-    if dtype is not None:
-        x = _ops.to_dtype(x, _dtypes.to_np(dtype))
-    a = raw(x)
-    d = _softmax_dim("log_softmax", a.ndim, _stacklevel) if dim is None else _dim(dim, a.ndim)
+    x, d = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
     return apply(_SMX.LOG_SOFTMAX, (x,), {"axis": d})
 
 
@@ -314,12 +321,18 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _size_warning(input, target, name):  # noqa: A002
-    if raw(input).shape != raw(target).shape:
-        warnings.warn(f"Using a target size ({_sz(target)}) that is different to the input size "
-                      f"({_sz(input)}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning,
-                      stacklevel=3)
+# the loss modules whose forward calls the functional (torch warns from that line: loss.py)
+_SIZE_SITES = {"MSELoss.forward": "mse_forward", "L1Loss.forward": "l1_forward",
+               "SmoothL1Loss.forward": "smooth_l1_forward", "HuberLoss.forward": "huber_forward"}
+
+
+def _size_message(input, target):  # noqa: A002
+    """torch's ``warnings.warn(..., stacklevel=2)`` in F.mse_loss/l1_loss/smooth_l1_loss/
+    huber_loss, shown by the loss itself with ``libwarn.warn_from_caller`` (the caller's line,
+    or loss.py's for a loss module's forward)."""
+    return (f"Using a target size ({_sz(target)}) that is different to the input size "
+            f"({_sz(input)}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.")
 
 
 def _sz(t):
@@ -334,7 +347,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
         input, target = _bf16.fp32(input, target)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _size_warning(input, target, "mse_loss")
+    if raw(input).shape != raw(target).shape:
+        libwarn.warn_from_caller(_size_message(input, target), _SIZE_SITES)
     _ops._check_broadcast(input, target)
     dt = _dtypes.result_type(input, target)
     x, y = _ops._operand(input, dt), _ops._operand(target, dt)
@@ -361,7 +375,7 @@ def _mse_vjp(n, g):
     size = int(np.prod(shape)) if shape else 1
     norm = 2.0 / size if red == "mean" else 2.0
     d = subtract(x, y)
-    gd = multiply(multiply(const(d, np.asarray(norm, d.data.dtype)), d), gb)
+    gd = multiply(multiply(const(d, norm), d), gb)   # (norm in d's dtype: const converts)
     return gd, multiply(gd, const(gd, -1.0))
 
 
@@ -398,7 +412,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
             weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    _size_warning(input, target, "l1_loss")
+    if raw(input).shape != raw(target).shape:
+        libwarn.warn_from_caller(_size_message(input, target), _SIZE_SITES)
     _ops._check_broadcast(input, target)
     d = _ops.abs(_ops.sub(input, target))
     if reduction == "none":
@@ -409,6 +424,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",  # noqa: A002
                    beta=1.0):
     reduction = _reduction(size_average, reduce, reduction)
+    if raw(input).shape != raw(target).shape:
+        libwarn.warn_from_caller(_size_message(input, target), _SIZE_SITES)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
     return apply(top("fused_huberish_loss", "SmoothL1LossBackward0", "all",
@@ -417,6 +434,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
+    if raw(input).shape != raw(target).shape:
+        libwarn.warn_from_caller(_size_message(input, target), _SIZE_SITES)
     return apply(top("fused_huberish_loss", "HuberLossBackward0", "all",
                      forward=_HUBER_FWD), (input, target),
                  {"delta": float(delta), "reduction": reduction, "smooth_l1": False})
@@ -430,15 +449,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     _check_reduction(reduction)
     a = raw(input)
     t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_dtypes.from_np(t.dtype).legacy}")
-    if a.ndim == 1:
-        if t.ndim != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    elif t.shape[:1] != a.shape[:1]:
-        raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target "
-                         f"batch_size ({t.shape[0] if t.ndim else 1}).")
+    _nll_checks(a, t, weight)
+    if a.ndim == 1 and t.ndim == 1:   # (a target of one class for one sample)
+        t = t.reshape(())
     classes = a.shape[0] if a.ndim == 1 else a.shape[1]
     if t.size and not (0 <= t.min() and t.max() < classes):   # (else no target is out)
         valid = t != ignore_index
@@ -453,6 +466,56 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     if a.ndim in (3,) or a.ndim > 4:  # torch: as (N, C, 1, -1) through nll_loss2d, viewed back
         return out if reduction != "none" else _ops.view(out, raw(out).shape)
     return out
+
+
+def _legacy(a):   # torch's scalar type name: Long, Int, Bool, Float ...
+    return _dtypes.from_np(a.dtype).legacy
+
+
+def _nll_target_dtype(t):
+    if t.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_legacy(t)}")
+
+
+def _nll_checks(a, t, weight):
+    """ATen's checks in its order: nll_loss_nd (dims, batch sizes, a 3-D or 5-D+ input's target
+    size), then nll_loss's (a 1-D or 2-D input) or nll_loss2d's (4-D, or viewed as 4-D), then the
+    kernel's (the input's dtype). ``F.cross_entropy`` with a float target of another shape
+    than the input's, int32 targets, 2-D targets: torch's errors, not numpy's."""
+    if a.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {a.ndim})")
+    if a.ndim != 1 and (t.shape[0] if t.ndim else 1) != a.shape[0]:
+        raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target "
+                         f"batch_size ({t.shape[0] if t.ndim else 1}).")
+    if a.ndim <= 2:
+        if t.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if a.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]}")
+        _nll_target_dtype(t)
+        classes = a.shape[-1]
+        w = None if weight is None else raw(weight)
+        if w is not None and (w.ndim != 1 or w.size != classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} classes "
+                               f"or no classes but got weight tensor of shape: {list(w.shape)}")
+        kernel = "nll_loss_out_frame"
+    else:
+        if a.ndim != 4 and t.shape[1:] != a.shape[2:]:
+            raise RuntimeError(f"Expected target size {[a.shape[0], *a.shape[2:]]}, got "
+                               f"{list(t.shape)}")
+        if a.ndim == 4 and t.ndim != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {t.ndim}")
+        _nll_target_dtype(t)
+        if a.ndim == 4 and t.shape != (a.shape[0],) + a.shape[2:]:
+            raise RuntimeError(f"size mismatch (got input: {list(a.shape)} , target: "
+                               f"{list(t.shape)}")
+        if t.dtype != np.int64:
+            raise RuntimeError(f"expected scalar type Long but found {_legacy(t)}")
+        kernel = "nll_loss2d_forward_out_frame"
+    if a.dtype.kind not in "fc" and a.dtype != np.uint16:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(a)}'")
 
 
 def _nll2d():
@@ -477,10 +540,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_reduction(reduction)
     a = raw(input)
     t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
+    soft = a.shape == t.shape   # ATen: class probabilities when the sizes are the input's
+    if soft and (t.dtype.kind != "f" and t.dtype != np.uint16):   # (uint16: bfloat16)
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_legacy(t)}")
+    if soft and ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
+    label_smoothing = max(label_smoothing, 0.0)   # (ATen smooths only for a positive value)
     class_dim = 0 if a.ndim == 1 else 1
-    n_cls = a.shape[class_dim]
     logp = log_softmax(input, class_dim)
-    if t.dtype.kind == "f":  # class probabilities
+    n_cls = a.shape[class_dim]
+    if soft:  # class probabilities
         if label_smoothing:
             target = _ops.add(_ops.mul(target, 1 - label_smoothing), label_smoothing / n_cls)
         prod_ = _ops.mul(logp, target)
@@ -539,7 +612,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"size ({_sz(input)}) is deprecated. Please ensure they have the same "
                          "size.")
     a = raw(input)
-    if (a < 0).any() or (a > 1).any():
+    if raw(target).dtype != a.dtype:   # (ATen: the target in the input's dtype, as checked)
+        raise RuntimeError(f"Found dtype {_legacy(raw(target))} but expected {_legacy(a)}")
+    av = _bf16.values(a)   # (bfloat16's bits: the values)
+    if (av < 0).any() or (av > 1).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     y = _ops._operand(target, a.dtype)
     w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
@@ -565,8 +641,8 @@ def _bce_vjp(n, g):
     gb = g
     if red != "none" and shape:
         gb = broadcast_to(reshape(g, (1,) * len(shape)), shape)
-    one = const(gb, np.ones((), xs.dtype))
-    den = maximum(multiply(subtract(one, x), x), const(gb, np.asarray(1e-12, xs.dtype)))
+    one = const(gb, 1.0)   # (in xs's dtype: const converts, bfloat16 too)
+    den = maximum(multiply(subtract(one, x), x), const(gb, 1e-12))
     d = divide(multiply(gb, subtract(x, y)), den)   # (den differentiable: torch's double
     #                                                   backward differentiates it too)
     w = n.attrs.get("weight")
@@ -587,6 +663,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({_sz(target)}) must be the same as input size "
                          f"({_sz(input)})")
     a = raw(input)
+    _bcel_dtypes(a, raw(target))
     y = _ops._operand(target, a.dtype)
     w = None if weight is None else np.broadcast_to(raw(weight), a.shape).astype(a.dtype)
     pw = None if pos_weight is None else np.broadcast_to(raw(pos_weight), a.shape).astype(a.dtype)
@@ -594,6 +671,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
              "all", inputs=(0, 1), forward=_BCEL_FWD)
     op.vjp, op.diff_inputs = _bcel_vjp, None   # (the target takes a gradient too)
     return apply(op, (input, y), {"reduction": reduction, "weight": w, "pos_weight": pw})
+
+
+def _bcel_dtypes(a, t):
+    """ATen's ``(1 - target).mul_(input)`` after ``log_sigmoid(input)``: an integer input has no
+    log_sigmoid kernel, a bool target no ``1 - target``, an integer target cannot hold the
+    float product."""
+    if a.dtype.kind not in "fc" and a.dtype != np.uint16:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_legacy(a)}'")
+    if t.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if t.dtype.kind in "iu" and t.dtype != np.uint16:
+        raise RuntimeError(f"result type {_legacy(a)} can't be cast to the desired output type "
+                           f"{_legacy(t)}")
 
 
 def _bcel_vjp(n, g):
