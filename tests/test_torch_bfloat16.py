@@ -264,8 +264,31 @@ def small_gemm():
         res += [a @ b, a @ bt, at @ b, at @ bt, F.linear(a, b.t().contiguous(), bias)]
     return res
 
+
+def losses_and_grads():
+    """Backward formulas on bfloat16: erf (its constant in float), logsigmoid (the bf16 buffer),
+    clamp, mse, binary cross-entropy, exp2, einsum."""
+    torch.manual_seed(12)
+    a, b = torch.randn(3, 40).bfloat16(), torch.randn(3, 40).bfloat16()
+    u = (torch.rand(3, 40) * 0.98 + 0.01).bfloat16()
+    res = []
+    for fn in (torch.erf, F.logsigmoid, lambda t: t.clamp(-0.5, 0.7), torch.exp2):
+        x = a.clone().requires_grad_()
+        y = fn(x)
+        y.backward(b)
+        res += [y, x.grad]
+    x = a.clone().requires_grad_()
+    y = F.mse_loss(x, b)
+    y.backward()
+    res += [y, x.grad]
+    x = u.clone().requires_grad_()
+    y = F.binary_cross_entropy(x, (b > 0).bfloat16())
+    y.backward()
+    res += [y, x.grad, torch.einsum("ij,kj->ik", a, b)]
+    return res
+
 CASES = [gemm_cancel, sdpa, layer_norm, cross_entropy, topk_ties, adamw, pow_rsqrt, embedding,
-         autocast_block, small_gemm]
+         autocast_block, small_gemm, losses_and_grads]
 
 
 RECORDED = {
@@ -279,6 +302,7 @@ RECORDED = {
     "embedding": "a077adf3a0918a09",
     "autocast_block": "f9b9be4b5f8f07cb",
     "small_gemm": "032071b783631f53",
+    "losses_and_grads": "a048058af2901cde",
 }
 #: cases whose last bits follow oneDNN's bf16 gemm (the sum order of avx512_bf16's vdpbf16ps)
 GEMM_CASES = {"gemm_cancel", "sdpa", "autocast_block"}  # (small_gemm: ATen's own loops)

@@ -618,13 +618,42 @@ def _addmm(bias, x, w, **_kw):
     return from_float(gemm(x, w, init))
 
 
+def _clamp_vjp(n, g):
+    """``clamp_backward``: the gradient where min <= x <= max (compared as values), else 0."""
+    from ._base import raw
+
+    x = to_float32(raw(n.inputs[0]))
+    lo = -np.inf if n.attrs.get("min") is None else float(n.attrs["min"])
+    hi = np.inf if n.attrs.get("max") is None else float(n.attrs["max"])
+    inside = (x >= lo) & (x <= hi)
+    return (_wrap_like(g, np.where(inside, raw(g), np.uint16(0)).astype(BITS)),)
+
+
+def _log_sigmoid_vjp(n, g):
+    """``log_sigmoid_backward`` on bfloat16 (Activation.cpp): the forward's buffer
+    ``exp(-|x|)`` (SLEEF's u10) kept in bfloat16, then ``(max_deriv - sign * b / (1 + b)) * grad``
+    in float, rounded once."""
+    from ._base import raw
+    from ._lecture_kernels import expf_u10
+
+    x = to_float32(raw(n.inputs[0]))
+    b = to_float32(from_float(expf_u10(-np.abs(x))))
+    neg = x < 0
+    one = np.float32(1)
+    with np.errstate(all="ignore"):
+        d = (np.where(neg, one, np.float32(0)) - np.where(neg, one, -one) * (b / (one + b)))
+        out = (d.astype(F32) * to_float32(raw(g))).astype(F32)
+    return (_wrap_like(g, from_float(out)),)
+
+
 #: op name (or the dialect's node name) -> its forward on the bits
 SPECIAL = {"fused_add_scaled": _add_alpha, "rsqrt": _rsqrt, "cumsum": _cumsum,
            "log_softmax": _log_softmax, "NllLossBackward0": _nll, "matmul": _matmul,
            "fused_addmm": _addmm, "PowBackward0": _pow_scalar}
 #: the dialect's node name -> its VJP on bfloat16 (ATen's backward kernel)
 VJP = {"NllLossBackward0": _nll_vjp, "SigmoidBackward0": _sigmoid_vjp,
-       "NativeLayerNormBackward0": _layer_norm_vjp}
+       "NativeLayerNormBackward0": _layer_norm_vjp, "ClampBackward1": _clamp_vjp,
+       "LogSigmoidBackward0": _log_sigmoid_vjp}
 
 
 # --------------------------------------------------------------------------- torch.autocast

@@ -41,7 +41,7 @@ def _finish(d, n, dtype):
 
 
 def _neg(t):
-    return multiply(t, const(t, np.asarray(-1, t.data.dtype)))
+    return multiply(t, const(t, -1.0))   # (-1 in t's dtype: const converts, bf16 too)
 
 
 def bce_logits_vjp(n, g, sigmoid, log_sigmoid):

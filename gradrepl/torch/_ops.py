@@ -757,8 +757,8 @@ def frac(input):  # noqa: A002
 
 
 def exp2(input):  # noqa: A002
-    x = input if raw(input).dtype.kind in "fc" else _wrap(raw(input).astype(
-        _dtypes.default_float()), True)
+    x = input if raw(input).dtype.kind in "fc" or raw(input).dtype == _bfloat16.BITS else \
+        _wrap(raw(input).astype(_dtypes.default_float()), True)
     two = const(2, raw(x).dtype)
     return apply(top("elementwise_pow", "Exp2Backward0", "out", inputs=(1,), forward=_torch_pow),
                  (two, x))
@@ -1147,7 +1147,7 @@ def argmin(input, dim=None, keepdim=False):  # noqa: A002
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = input
     a = raw(x)
-    if a.dtype.kind in "iub":
+    if a.dtype.kind in "iub" and a.dtype != _bfloat16.BITS:
         x = _wrap(a.astype(np.int64), True)
         a = raw(x)
     axes = _dims(dim, a.ndim)
@@ -2230,6 +2230,8 @@ def einsum(equation, *operands):
         equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if _b.any(raw(o).dtype == _bfloat16.BITS for o in operands):   # bfloat16: in float,
+        return _einsum_graph(equation, operands)                      # rounded (the hook)
     out = np.einsum(equation, *[raw(o) for o in operands])
     if _b.any(not o.stop_gradient for o in operands) and _STATE.enabled:
         return _einsum_graph(equation, operands)

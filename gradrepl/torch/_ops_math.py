@@ -49,7 +49,7 @@ def _is_t(v):
 
 def _float_input(x):
     """x itself when floating/complex, else its values in the default float dtype."""
-    if raw(x).dtype.kind in "fc":
+    if raw(x).dtype.kind in "fc" or raw(x).dtype == np.uint16:  # (uint16: bfloat16's bits)
         return x
     return _wrap(raw(x).astype(_dtypes.default_float()), True)
 

@@ -28,6 +28,9 @@ def _formulas(O):
     def c(g, v):  # a Python double as the scalar operand of a float op: torch casts it
         return O.const(v, g.data.dtype)
 
+    def cm(g, v):  # the same as the second operand of a mul (bfloat16: kept in float, opmath)
+        return O.const(v, np.dtype(np.float32) if g.data.dtype == np.uint16 else g.data.dtype)
+
     return {
         # self: grad * self.cos().conj()
         "sin": lambda n, g: EM.multiply(g, O.cos(x(n))),
@@ -37,8 +40,8 @@ def _formulas(O):
         "cosh": lambda n, g: EM.multiply(g, O.sinh(x(n))),
         # self: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
         "erf": lambda n, g: EM.multiply(
-            EM.multiply(c(g, 2.0 / math.sqrt(math.pi)),
-                        O.exp(EM.neg(EM.multiply(x(n), x(n))))), g),
+            EM.multiply(O.exp(EM.neg(EM.multiply(x(n), x(n)))),
+                        cm(g, 2.0 / math.sqrt(math.pi))), g),
         # log1p_backward: grad / (self + 1)
         "log1p": lambda n, g: EM.divide(g, EM.add(x(n), c(g, 1.0))),
         # self: -0.5 * grad * result.pow(3).conj()
