@@ -111,8 +111,10 @@ def _paddle_layer_norm():
     return ln(x), (x, ln.weight, ln.bias)
 
 
+# (not _group_norm: real torch 2.13 itself computes group norm's first-order gradients under
+# create_graph with its differentiable composite, other bits: test_torch_double_backward_conv_bn)
 TORCH_CASES = {f.__name__[1:]: f for f in (
-    _conv_bias, _conv_nobias, _conv1d, _conv_transpose, _batch_norm, _layer_norm, _group_norm,
+    _conv_bias, _conv_nobias, _conv1d, _conv_transpose, _batch_norm, _layer_norm,
     _instance_norm, _softmax, _log_softmax_nll, _weight_norm)}
 PADDLE_CASES = {f.__name__[1:]: f for f in (_paddle_batch_norm, _paddle_layer_norm)}
 

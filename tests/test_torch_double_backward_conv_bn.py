@@ -152,6 +152,23 @@ def case_norm_critic(kind):
     return [sha(g)] + [sha(p.grad) for p in crit.parameters()]
 
 
+def case_group_norm():
+    """GroupNorm under create_graph: torch's differentiable composite (its first-order values
+    differ from a plain backward's), then a penalty on all three gradients."""
+    gn = nn.GroupNorm(2, 8)
+    with torch.no_grad():
+        gn.weight.copy_(torch.tensor(grid((8,), 90)) + 1)
+        gn.bias.copy_(torch.tensor(grid((8,), 91)))
+    x = torch.tensor(grid((4, 8, 5, 5), 92), requires_grad=True)
+    s = torch.tensor(grid((4, 8, 5, 5), 93))
+    ins = [x, gn.weight, gn.bias]
+    plain = torch.autograd.grad((gn(x) * s).sum(), ins)
+    gs = torch.autograd.grad((gn(x) * s).sum(), ins, create_graph=True)
+    names = [g.grad_fn.name() if g.grad_fn is not None else None for g in gs]
+    r = torch.autograd.grad(sum((g ** 2).sum() for g in gs), ins, allow_unused=True)
+    return names, [sha(t) for t in plain], [sha(t) for t in gs], [sha(t) for t in r]
+
+
 # --- end cases ---
 
 RECORDED = {   # real torch 2.13, this session (Zen 4, oneDNN avx512_core, MKL branch AUTO)
@@ -461,3 +478,24 @@ RECORDED_NORM_CRITIC = {   # real torch 2.13, this session (Zen 4)
     'layer': ['d5793c72fe34', '52a82fd3503c', '8b8dfaa1ae27', '26e3e7f27be8', '9a34f39657ea', '528c67bb15b2', 'deb53aea0414', 'e96da3d7ba71', '7fbcfcd86bdf', 'f908d9f1e8ae', None],
     'instance': ['e5703b0faf7e', '118263df7f90', '2971cd1cc134', '299c9027e102', '67630031e9f3', '62a09a3374c8', 'ff6896e29cfa', '1ef3de2c121b', '66687aadf862', '1da09453c9bc', None],
 }
+
+
+def test_group_norm_create_graph_is_torchs_composite():
+    """Names, and the composite's values differing from the plain kernel's (any CPU: the
+    structure; the bits below where recorded)."""
+    names, plain, first, _second = case_group_norm()
+    assert names == ["ViewBackward0", "ViewBackward0", None]   # (real torch 2.13)
+    assert plain != first
+
+
+def test_group_norm_create_graph_is_real_torchs():
+    _skip_unless_recorded_here("group norm create_graph composite", conv=False)
+    assert list(case_group_norm()) == RECORDED_GROUP_NORM
+
+
+RECORDED_GROUP_NORM = [   # real torch 2.13, this session (Zen 4)
+    ['ViewBackward0', 'ViewBackward0', None],
+    ['eeb3c9fb0e53', '719ab2887115', 'aecd35138eac'],
+    ['77621c0890cd', 'a6a86713c249', 'e778cbf60694'],
+    ['48bb3bdaa375', '512361b004df', None],
+]

@@ -304,7 +304,8 @@ def run_node(state, node, buf):
         buf = _new_buffer(node)
     for g in buf:  # (identity tests: ``None in buf`` would call the tensors' __eq__)
         if g is None:
-            _zeros_for_missing(node, buf)
+            if not getattr(node.op, "undefined_grads", False):  # (torch's: left undefined)
+                _zeros_for_missing(node, buf)
             break
     refs = node._out_refs  # the forward outputs: is any hooked or retained?
     if refs is not None and (state.retain_nonleaf or type(refs) is tuple or (

@@ -43,6 +43,7 @@ def _op(name, torch_name, n_torch, vjp, saves):
     op.saves_inputs = False
     op.second_order = True
     op.carries_exact = True   # (backward.exact_values need not run the VJP again)
+    op.undefined_grads = True  # (an output no gradient reached: None, as torch's undefined)
     return op
 
 
@@ -455,3 +456,70 @@ def _ln_double_vjp(n, ggI, ggG=None, ggB=None):
 LN_BWD = _op("native_layer_norm_backward", "NativeLayerNormBackwardBackward0", 6,
              _ln_double_vjp, "in:0,1,4")
 LN_BWD.diff_inputs = (0, 1, 4, 5)
+
+
+# ------------------------------------------------------------------------------ group norm
+def group_norm_composite(n, dY, dmean=None, drstd=None):
+    """torch 2.13 computes group norm's gradients with
+    ``infinitely_differentiable_native_group_norm_backward`` (FunctionsManual.cpp) under
+    create_graph, or when the mean/rstd outputs take a gradient (a second backward through
+    this composite): Tensor ops (its nodes: ViewBackward0, AddBackward0, ...), not the kernel,
+    so the values are the composite's (they differ from a plain backward's in the last bits,
+    in real torch too). Term by term; the forward's mean and rstd are its outputs 1 and 2
+    (differentiable: a second backward reaches this node again through them)."""
+    from .. import _ops as O
+
+    X, gamma = n.inputs[0], n.inputs[1]
+    a = n.attrs
+    G = int(a.get("groups", 1))
+    shape = tuple(X.data.shape)
+    N, C = shape[0], shape[1]
+    D = C // G
+    HxW = int(np.prod(shape[2:], dtype=np.int64))
+    s = 1.0 / float(D * HxW)
+    affine = a.get("torch_affine", True)
+    X_t = O.reshape(X, (N, G, D, HxW))
+    mean_t = O.reshape(n.out(1), (N, G, 1, 1))
+    rstd_t = O.reshape(n.out(2), (N, G, 1, 1))
+    ds = db = None
+    if dY is not None:
+        dY_t = O.reshape(dY, (N, G, D, HxW))
+        ds = O.unsqueeze(O.sum(dY_t * X_t, 3), -1)
+        db = O.unsqueeze(O.sum(dY_t, 3), -1)
+    dX = dgamma = dbeta = None
+    if needs_grad(n, 0):
+        gamma_t = O.reshape(gamma, (1, G, D, 1)) if affine else None
+        rstd_cube = rstd_t * rstd_t * rstd_t
+        dvar = None
+        if drstd is not None:
+            dvar = -0.5 * rstd_cube * O.reshape(drstd, (N, G, 1, 1))
+        both = dmean is not None and drstd is not None
+        if dY is not None:
+            a_ = rstd_t * gamma_t if affine else rstd_t
+            b = O.unsqueeze(O.sum(ds * gamma_t, 2) if affine else O.sum(ds, 2), -2)
+            c = O.unsqueeze(O.sum(db * gamma_t, 2) if affine else O.sum(db, 2), -2)
+            b = (c * mean_t - b) * rstd_cube * s
+            c = -b * mean_t - c * rstd_t * s
+            dX = a_ * dY_t + b * X_t + c
+            if both:
+                dX = dX + _var_mean_backward(dvar, O.reshape(dmean, (N, G, 1, 1)), X_t)
+            dX = O.reshape(dX, shape)
+        elif both:
+            dX = O.reshape(_var_mean_backward(dvar, O.reshape(dmean, (N, G, 1, 1)), X_t),
+                           shape)
+    if needs_grad(n, 1) and dY is not None:
+        dgamma = O.reshape(O.sum((ds - db * mean_t) * rstd_t, 0), tuple(gamma.data.shape))
+    if needs_grad(n, 2) and dY is not None:
+        dbeta = O.reshape(O.sum(db, 0), tuple(gamma.data.shape))
+    return dX, dgamma, dbeta
+
+
+def _var_mean_backward(gvar, gmean, x):
+    """var_mean_backward over dims (2, 3), correction 0, keepdim: var_backward's
+    ``(2 / n) * gvar * (x - x.mean(dims, keepdim))`` plus mean_backward's
+    ``gmean.expand(shape) / n``."""
+    from .. import _ops as O
+
+    n = x.data.shape[2] * x.data.shape[3]
+    g = (2.0 / float(n)) * gvar * (x - O.mean(x, (2, 3), True))
+    return g + O.expand(gmean, tuple(x.data.shape)) / n

@@ -491,25 +491,45 @@ def _gn_fwd(x, scale, bias, epsilon=1e-5, groups=1, has_scale=True, has_bias=Tru
     """torch's kernel (``_norm_kernels.group_norm``) for float32; else the engine's.
     ``torch_affine`` False: called without weight and bias (torch then rounds otherwise)."""
     if x.dtype != np.float32 or x.size == 0:
-        return GN_OPS._group_norm_fwd(x, scale, bias, epsilon, groups, has_scale, has_bias,
-                                      eps_double)
-    return K.group_norm(x, scale, bias, groups, epsilon, torch_affine)[0]
+        y = GN_OPS._group_norm_fwd(x, scale, bias, epsilon, groups, has_scale, has_bias,
+                                   eps_double)
+        if x.size == 0:
+            return y, np.zeros((x.shape[0], groups), x.dtype), np.zeros((x.shape[0], groups),
+                                                                        x.dtype)
+        mean, rstd = _gn_stats_of(x, groups, epsilon)
+        return y, mean.reshape(x.shape[0], groups), rstd.reshape(x.shape[0], groups)
+    y, mean, rstd = K.group_norm(x, scale, bias, groups, epsilon, torch_affine)
+    return y, mean.reshape(x.shape[0], groups), rstd.reshape(x.shape[0], groups)
 
 
-@exact_first_order
-def _gn_vjp(n, g):
-    """torch's group_norm backward kernel (float32, no create_graph); else the engine's
-    differentiable group_norm_grad op."""
+def _gn_stats_of(x, groups, eps):
+    """Per-group mean and rstd (N * G,) (float32: torch's kernel's, its rstd in double)."""
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
+    if x.dtype == np.float32:
+        mean, var = K.row_moments(rows)
+        return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps))
+    mean = rows.mean(1)
+    return mean, (1.0 / np.sqrt(((rows - mean[:, None]) ** 2).mean(1) + eps)).astype(x.dtype)
+
+
+def _gn_vjp(n, g, gmean=None, grstd=None):
+    """torch's group_norm backward kernel (float32, no create_graph, no gradient on the mean
+    or rstd outputs); else, as torch, its differentiable composite (``_double_backward``: the
+    composite's values, not the kernel's) for floating inputs; else the engine's
+    group_norm_grad op."""
     x_t, w_t, b_t = n.inputs
     x = x_t.data
     a = n.attrs
+    if (is_grad_enabled() or gmean is not None or grstd is not None) and x.size and \
+            x.dtype.kind == "f":
+        return _double_backward.group_norm_composite(n, g, gmean, grstd)
+    if g is None:
+        return None, None, None
     if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
         attrs = {k: v for k, v in a.items() if k != "torch_affine"}
         return GN_OPS.group_norm_grad(x_t, w_t, b_t, g, attrs)
     groups = a.get("groups", 1)
-    rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
-    mean, var = K.row_moments(rows)
-    rstd = (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + a.get("epsilon", 1e-5)))
+    mean, rstd = _gn_stats_of(x, groups, a.get("epsilon", 1e-5))
     want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
     dx, dw, db = K.group_norm_backward(x, g.data, w_t.data, mean, rstd.astype(np.float32),
                                        groups, want)
@@ -519,6 +539,9 @@ def _gn_vjp(n, g):
 
 
 GN = _named(GN_OPS.GROUP_NORM, "NativeGroupNormBackward0", forward=_gn_fwd, vjp=_gn_vjp)
+GN.n_outputs = 3   # (y, mean, rstd: torch's native_group_norm, all three differentiable)
+GN.saves_output = True
+GN.undefined_grads = True   # (mean/rstd without a gradient: None, the kernel path)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A002
@@ -536,7 +559,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):  # noqa: A
     attrs = {"epsilon": float(eps), "groups": int(num_groups)}
     if weight is None and bias is None:
         attrs["torch_affine"] = False
-    return apply(GN, (input, w, b), attrs)
+    return apply(GN, (input, w, b), attrs)[0]
 
 
 # ------------------------------------------------------------------------------ instance norm
