@@ -195,3 +195,18 @@ def test_qr_gradient_and_fallbacks():
     i = paddle.to_tensor(np.eye(3, dtype="float64"))
     q, r = paddle.linalg.qr(i)
     assert np.abs(np.abs(q.numpy()) - np.eye(3)).max() == 0
+
+
+# (Q, R) md5 prefixes from real 3.3.1 and 2.6.2 (equal), default_rng(89): past 128 rows Eigen's
+# GEMV sums in blocks of 16 rows; a single trailing column is a dot product in order
+QR_TALL = [(((200, 10), "float32"), ("bc89ec612a", "ea09fc3feb")),
+           (((1000, 3), "float64"), ("1832ade33c", "9aa8f7d415")),
+           (((20, 1), "float32"), ("78e3da2766", "6d418f5546")),
+           (((130, 47), "float32"), ("dfd509d812", "5b15bfb0df"))]
+
+
+def test_qr_tall_matrices():
+    rng = np.random.default_rng(89)
+    for (shape, dt), want in QR_TALL:
+        q, r = paddle.linalg.qr(paddle.to_tensor(rng.standard_normal(shape).astype(dt)))
+        assert (md5(q)[:10], md5(r)[:10]) == want, shape

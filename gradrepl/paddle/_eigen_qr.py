@@ -24,9 +24,10 @@ More columns than rows: Eigen factors the left m x m block unblocked (so Q and R
 columns are exact: 16 of 16 Q's of 2x3 .. 7x12 matrices) and applies the reflectors to the
 trailing columns as one blocked product (triangular factor T, ``V T^T V^T A``), which is not
 emulated: those columns come from the same reflectors applied one by one (last bits off in
-about a third of them). Not emulated (``usable`` says no, numpy's QR answers): 48 or more
-columns and rows (blocked), more than 128 rows (Eigen's GEMV splits the sum in column blocks),
-other dtypes.
+about a third of them). From 128 rows on, Eigen's column-major GEMV sums in blocks of 16 rows
+(one output column: a dot product, in order): 18 tall matrices of 129x5 .. 1000x3 and m x 1
+equal too. Not emulated (``usable`` says no, numpy's QR answers): 48 or more columns and rows
+(Eigen's blocked factorisation and blocked Q), other dtypes.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def usable(a: np.ndarray) -> bool:
     if a.dtype not in _PACKETS or a.ndim < 2 or a.size == 0:
         return False
     m, n = a.shape[-2:]
-    return min(m, n) < 48 and m <= 128
+    return min(m, n) < 48
 
 
 def _predux(lanes: np.ndarray) -> np.ndarray:
@@ -110,10 +111,16 @@ def _apply_left(B: np.ndarray, ess: np.ndarray, tau, col_major: bool) -> None:
     bottom = B[1:]
     if col_major:
         tmp = _rowmajor_gemv(np.ascontiguousarray(bottom.T), ess)
-    else:                   # column-major GEMV: each output summed over the rows in order
-        tmp = np.zeros(cols, B.dtype)
-        for i in range(rows - 1):
-            tmp = tmp + ess[i] * bottom[i]
+    else:                   # column-major GEMV: each output summed over the rows in order,
+        tmp = np.zeros(cols, B.dtype)  # from 128 rows on in blocks of 16 (4 past a 32 kB stride)
+        depth = rows - 1
+        # (one output column: Eigen's product falls back to a dot product, in order)
+        step = depth if depth < 128 or cols == 1 else (16 if B.strides[0] < 32000 else 4)
+        for j2 in range(0, depth, step):
+            part = np.zeros(cols, B.dtype)
+            for i in range(j2, min(j2 + step, depth)):
+                part = part + ess[i] * bottom[i]
+            tmp = part if j2 == 0 else tmp + part
     tmp = tmp + B[0]
     B[0] = B[0] - tau * tmp
     bottom -= (tau * ess)[:, None] * tmp[None, :]
