@@ -375,16 +375,18 @@ class autocast:  # noqa: N801 - torch's name
     def __enter__(self):
         from . import _bfloat16, _dtypes
 
-        self._prev = _bfloat16.AUTOCAST[0]
-        if self.device == "cpu":  # (bfloat16 unless dtype says otherwise, as torch's CPU)
-            _bfloat16.AUTOCAST[0] = (_dtypes.to_np(self.fast_dtype or _dtypes.bfloat16)
-                                     if self._enabled else None)
+        self._prev = _bfloat16.AUTOCAST[0], _bfloat16.AUTOCAST_DTYPE[0]
+        if self.device == "cpu":  # (the last dtype set unless dtype says, as torch's CPU)
+            dt = _dtypes.to_np(self.fast_dtype) if self.fast_dtype is not None else \
+                _bfloat16.AUTOCAST_DTYPE[0]
+            _bfloat16.AUTOCAST_DTYPE[0] = dt
+            _bfloat16.AUTOCAST[0] = dt if self._enabled else None
         return self
 
     def __exit__(self, *exc):
         from . import _bfloat16
 
-        _bfloat16.AUTOCAST[0] = self._prev
+        _bfloat16.AUTOCAST[0], _bfloat16.AUTOCAST_DTYPE[0] = self._prev
         return False
 
     def __call__(self, fn):
@@ -395,6 +397,39 @@ class autocast:  # noqa: N801 - torch's name
             with self:
                 return fn(*a, **k)
         return wrapped
+
+
+def is_autocast_enabled(device_type=None):
+    """``torch.is_autocast_enabled(device_type)``: without a device, CUDA's (never here)."""
+    from . import _bfloat16
+
+    return device_type == "cpu" and _bfloat16.AUTOCAST[0] is not None
+
+
+def get_autocast_dtype(device_type):
+    """The dtype autocast uses on ``device_type``: the CPU's last set one (bfloat16 at first),
+    CUDA's float16."""
+    from . import _bfloat16, _dtypes
+
+    return _dtypes.from_np(_bfloat16.AUTOCAST_DTYPE[0]) if device_type == "cpu" \
+        else _dtypes.float16
+
+
+_AUTOCAST_CPP = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:{}.)"
+
+
+def is_autocast_cpu_enabled():
+    warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use "
+                  "torch.is_autocast_enabled('cpu') instead." + _AUTOCAST_CPP.format(883),
+                  DeprecationWarning, stacklevel=2)
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_cpu_dtype():
+    warnings.warn("torch.get_autocast_cpu_dtype() is deprecated. Please use "
+                  "torch.get_autocast_dtype('cpu') instead." + _AUTOCAST_CPP.format(1016),
+                  DeprecationWarning, stacklevel=2)
+    return get_autocast_dtype("cpu")
 
 
 def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
@@ -532,7 +567,10 @@ def install():
     T.amp = _amp_module()
     T.GradScaler = GradScaler
     T.autocast = autocast
-    T.is_autocast_enabled = lambda device_type=None: False
+    T.is_autocast_enabled = is_autocast_enabled
+    T.get_autocast_dtype = get_autocast_dtype
+    T.is_autocast_cpu_enabled = is_autocast_cpu_enabled
+    T.get_autocast_cpu_dtype = get_autocast_cpu_dtype
     T.random = _random_module(T)
     if not hasattr(T.testing, "assert_allclose"):
         T.testing.assert_allclose = assert_allclose
