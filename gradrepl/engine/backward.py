@@ -135,8 +135,10 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     ready, buffers, release_graph = state.ready, state.buffers, not retain_graph
     mode = grad_mode.STATE
     mode.enabled = create_graph
+    # (the loop's test on the heap list itself: SequenceQueue's __bool__ is a Python call a node)
+    more = ready.heap if type(ready) is SequenceQueue else ready
     try:
-        while ready:  # first in, first out
+        while more:  # first in, first out
             node = ready.popleft()
             buf = buffers.pop(node, None)  # the gradients that reached it
             if node.op is None:  # a leaf's node
@@ -168,17 +170,23 @@ class SequenceQueue:
 
     __slots__ = ("heap", "count")
 
+    # one integer key per entry: a node's is -uid (the last made first), a leaf's is below every
+    # node's (LEAF_KEY plus its arrival count: leaves first, in the order they became ready)
+    LEAF_KEY = -(1 << 62)
+
     def __init__(self):
         self.heap = []
-        self.count = 0
+        self.count = self.LEAF_KEY
 
-    def append(self, node):
-        self.count += 1
-        key = (0, self.count) if node.op is None else (1, -node.uid)
-        heapq.heappush(self.heap, (key, node))
+    def append(self, node, _push=heapq.heappush):
+        if node.op is None:
+            self.count += 1
+            _push(self.heap, (self.count, node))
+        else:
+            _push(self.heap, (-node.uid, node))
 
-    def popleft(self):
-        return heapq.heappop(self.heap)[1]
+    def popleft(self, _pop=heapq.heappop):
+        return _pop(self.heap)[1]
 
     def __bool__(self):
         return bool(self.heap)
@@ -369,7 +377,7 @@ def send_gradients(state, node, in_grads):
                 shape, dtype = a.shape, a.dtype
             else:
                 shape, dtype = in_meta[i]
-            gd = _data(g)
+            gd = _slot(g) if _SLOT_CLASS.get(type(g)) else _data(g)
             if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
                 g = reduce_grad(op, i, g, shape, dtype)
             if from_user:

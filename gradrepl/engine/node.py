@@ -258,6 +258,54 @@ class GradNode:
         return f"<{self.op.name} node #{self.uid}>"
 
 
+_new = object.__new__
+
+
+def _edge(t):
+    """(node, slot) of input ``t`` as ``GradNode.__init__`` links it (``_NO_EDGE`` if none)."""
+    if t.stop_gradient:
+        return _NO_EDGE
+    node = t.grad_node
+    if node is not None:
+        return node, t.out_slot
+    acc = t._accum
+    return (acc if acc is not None else t.accumulate_node()), 0
+
+
+def new_node(op, attrs, inputs, outputs_data, in_data):
+    """``GradNode(op, attrs, inputs, outputs_data, in_data)`` for ``registry.apply``, the same
+    node made without the class call (a Python ``__init__`` behind ``type.__call__``) and with
+    one and two inputs unrolled: the forward hot path of every recorded op."""
+    n = len(inputs)
+    if n > 2 or in_data is None:
+        return GradNode(op, attrs, inputs, outputs_data, in_data)
+    node = _new(GradNode)
+    node.op = op
+    node.attrs = attrs
+    node.out_data = outputs_data
+    node._out_meta = None
+    node._in_meta = None
+    node.in_data = in_data
+    if n == 1:
+        t = inputs[0]
+        v = t._version
+        node.in_versions = None if v == 0 else (v,)
+        node.edges = _edge(t)
+    else:
+        t, u = inputs
+        v, w = t._version, u._version
+        node.in_versions = None if not v and not w else (v, w)
+        node.edges = _edge(t) + _edge(u)
+    node.inputs = inputs
+    node.released = False
+    node.zero_from = None
+    node.uid = next(_node_uids)
+    node.order = 0
+    node.label = None
+    node._out_refs = None
+    return node
+
+
 _ZERO_SCALARS: dict = {}
 
 

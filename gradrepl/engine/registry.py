@@ -17,6 +17,7 @@ import numpy as np
 
 from . import grad_mode
 from .node import GradNode
+from .node import new_node as _new_node
 
 OPS: dict[str, "OpDef"] = {}
 
@@ -196,10 +197,13 @@ def apply(op: OpDef, inputs, attrs=None):
         record = False
         if _STATE.enabled and op.vjp is not None:  # (a backward without create_graph: off)
             diff = op.diff_inputs
-            for i, t in enumerate(inputs):
-                if not t.stop_gradient and (diff is None or i in diff):
-                    record = True
-                    break
+            if diff is None and n_in == 2:
+                record = not first.stop_gradient or not second.stop_gradient
+            else:
+                for i, t in enumerate(inputs):
+                    if not t.stop_gradient and (diff is None or i in diff):
+                        record = True
+                        break
     cls = first._result_type
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
@@ -208,7 +212,7 @@ def apply(op: OpDef, inputs, attrs=None):
             return cls._wrap(out, True)
         if arrays is None:
             arrays = (a0,)
-        node = GradNode(op, attrs, inputs, (out,), arrays)
+        node = _new_node(op, attrs, inputs, (out,), arrays)
         if not op.saves_inputs and not op.reads_inputs and _large(arrays):
             node.drop_inputs()
         if not op.saves_output and out.nbytes > DROP_BYTES:
@@ -221,7 +225,7 @@ def apply(op: OpDef, inputs, attrs=None):
         return tuple(cls._wrap(o, True) for o in outs)
     if arrays is None:
         arrays = (a0,)
-    node = GradNode(op, attrs, inputs, outs, arrays)
+    node = _new_node(op, attrs, inputs, outs, arrays)
     if not op.saves_inputs and not op.reads_inputs and _large(arrays):
         node.drop_inputs()
     dout = op.diff_outputs

@@ -218,16 +218,21 @@ def plain_number(x, other, uf):
     """``x * 2.0``, ``0.1 * x``, ``x + 1``, ``x - 0.5`` (``uf``: np.multiply, np.add, np.subtract,
     x first) when nothing is recorded: what ``_binary_prep`` (a number with a float32/float64
     ``Tensor``: ``_ops.const`` of x's dtype) and ``apply`` (the op's numpy forward, quiet, a
-    numpy scalar made an array, no node) compute, without their plumbing. None: the caller's
-    general path (a tensor operand, a subclass, a gradient to record, a layer or recorder on)."""
+    numpy scalar made an array, no node) compute, without their plumbing. With a gradient to
+    record, the op itself on ``(x, const)`` as ``_ops.add/sub/mul`` apply it (the same node and
+    bits, without ``_operand_ok``, ``_binary_prep`` and ``_out`` between). None: the caller's
+    general path (a tensor operand, a subclass, a layer or recorder on)."""
     t = type(other)
     if (t is not float and t is not int) or type(x) is not Tensor or \
-            (_STATE.enabled and not x.stop_gradient) or _registry._HOOK is not None or \
-            _dispatch._LAYERS:
+            _registry._HOOK is not None or _dispatch._LAYERS:
         return None
     a = raw(x)
     if a.dtype not in _FLOATS:
         return None
+    if _STATE.enabled and not x.stop_gradient:
+        if _BY_UFUNC is None:
+            _learn_ops()
+        return _apply(_BY_UFUNC[uf], (x, _CONST(other, a.dtype)))
     b = _const(other, a.dtype)
     if _FP.on:
         out = uf(a, b)
@@ -247,6 +252,16 @@ def _const(value, dtype):
 
 
 _CONST = None
+_BY_UFUNC = None   # np.add/np.subtract/np.multiply -> the torch ops _ops.add/sub/mul apply
+_apply = _registry.apply
+
+
+def _learn_ops():
+    global _CONST, _BY_UFUNC
+    from . import _ops
+
+    _CONST = _ops.const
+    _BY_UFUNC = {np.add: _ops.ADD, np.subtract: _ops.SUB, np.multiply: _ops.MUL}
 
 
 def write_out(out, t):

@@ -29,6 +29,12 @@ _CHUNK = 1 << 30          # MKL_INT is 32-bit (LP64)
 # OpenMP's worker costs more than it saves there (a 6,400-value tanh 120 -> 75 us on a loaded
 # 2-core machine, ms when the worker is descheduled).
 _ONE_THREAD = 1 << 16
+# Up to this many values VML computes on the calling thread whatever its thread count, so the two
+# calls that set and restore the thread's count (2,000 instructions each, more than MKL's tanh of
+# one value) are left out there. Measured on this machine (2 threads): MKL's OpenMP worker first
+# starts at 1,024 values (vmdTan), 2,048 (vmdLog2), 4,096 (vmsTanh); for none of ``FUNCS``,
+# float32 or float64, at 512.
+_SMALL = 256
 _VOID_P, _INT, _LONGLONG = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
 
 from ..engine.mkl import THREADS, address  # noqa: E402,F401  (the loader is shared)
@@ -59,7 +65,13 @@ def function(name):
         kernel = kernels.get(x.dtype)
         if kernel is None:
             raise TypeError(f"MKL {name}: float32 or float64, not {x.dtype}")
-        if x.size < _ONE_THREAD:  # (the common case: one call, on this thread)
+        n = x.size
+        if n <= _SMALL:  # (the commonest case: VML runs it on this thread as it is)
+            src = np.ascontiguousarray(x)
+            out = np.empty_like(src)
+            kernel(n, address(src), address(out), mode)
+            return out if src is x else out.reshape(x.shape)
+        if n < _ONE_THREAD:  # (the common case: one call, on this thread)
             src = np.ascontiguousarray(x)
             out = np.empty_like(src)
             prev = local(1)

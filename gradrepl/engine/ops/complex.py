@@ -172,7 +172,8 @@ HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "
 
 def _conjugated(vjp):
     def run(node, *grads):
-        if node.out_meta[0][1].kind != "c":
+        out = node.out_data   # (the saved output's dtype: no metadata tuple made per node)
+        if (out[0].dtype if out is not None else node.out_meta[0][1]).kind != "c":
             return vjp(node, *grads)
         res = vjp(node, *[conj(g) for g in grads])
         if type(res) is not tuple and type(res) is not list:
