@@ -339,3 +339,35 @@ def test_size_warning_sites():
             fn()
         assert [str(x.message) for x in w] == [msg]
         assert f"{w[0].filename}:{w[0].lineno}".endswith(where) or w[0].filename == where
+
+
+def test_smooth_l1_promotes_a_float64_target():
+    # torch 2.13 (numpy targets are float64): SmoothL1Loss(float32 input, float64 target) is a
+    # float64 loss (0.5993227382319024 on lecture data, 0.5993227362632751 before this fix);
+    # the input's gradient stays float32
+    x = torch.tensor([[0.3], [-1.7], [2.5], [0.05]], requires_grad=True)
+    y = torch.from_numpy(np.array([[0.1], [0.2], [0.9], [0.4]]))
+    loss = torch.nn.SmoothL1Loss()(x, y)
+    assert loss.dtype == torch.float64
+    d = x.detach().numpy().astype(np.float64) - y.numpy()
+    want = np.where(np.abs(d) < 1, 0.5 * d * d, np.abs(d) - 0.5).mean()
+    assert loss.item() == pytest.approx(want, rel=1e-15, abs=0)
+    loss.backward()
+    assert x.grad.dtype == torch.float32
+    assert x.grad.flatten().tolist() == pytest.approx((np.clip(d, -1, 1) / 4).ravel().tolist())
+
+
+def test_module_call_and_grad_mode_methods():
+    # recorded from torch 2.13
+    m = torch.nn.Linear(2, 1)
+    assert repr(m.__call__) == ("<bound method Module._wrapped_call_impl of "
+                                "Linear(in_features=2, out_features=1, bias=True)>")
+    for cls in (torch.no_grad, torch.enable_grad):
+        c = cls()
+        assert re.fullmatch(rf"<bound method {cls.__name__}\.__enter__ of <torch\.autograd\."
+                            rf"grad_mode\.{cls.__name__} object at 0x[0-9a-f]+>>",
+                            repr(c.__enter__))
+        assert repr(c.__exit__).startswith(f"<bound method {cls.__name__}.__exit__ of ")
+    with torch.no_grad():
+        assert not (torch.ones(1, requires_grad=True) * 2).requires_grad
+    assert torch.is_grad_enabled()

@@ -26,3 +26,16 @@ class set_grad_enabled(_gm.set_grad_enabled):
 
     def __repr__(self):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+
+def _own_methods():
+    """torch defines each class's ``__enter__``/``__exit__`` (``print(torch.no_grad().__enter__)``
+    is ``<bound method no_grad.__enter__ of ...>``); the engine's come from one base class."""
+    from ._method_repr import own_copy
+
+    for cls in (no_grad, enable_grad, set_grad_enabled):
+        for name in ("__enter__", "__exit__"):
+            setattr(cls, name, own_copy(getattr(cls, name), f"{cls.__name__}.{name}"))
+
+
+_own_methods()

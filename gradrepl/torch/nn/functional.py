@@ -428,8 +428,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         libwarn.warn_from_caller(_size_message(input, target), _SIZE_SITES)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
+    dt = _dtypes.result_type(input, target)   # (ATen's TensorIterator: float32 and float64
+    x, y = _ops._operand(input, dt), _ops._operand(target, dt)   # targets -> a float64 loss)
     return apply(top("fused_huberish_loss", "SmoothL1LossBackward0", "all",
-                     forward=_HUBER_FWD), (input, target),
+                     forward=_HUBER_FWD), (x, y),
                  {"delta": float(beta), "reduction": reduction, "smooth_l1": True})
 
 

@@ -1274,3 +1274,5 @@ def _name_uninitialized():
 
 
 _name_uninitialized()
+# torch's Module.__call__ is _wrapped_call_impl (print(model.__call__))
+Module.__call__.__qualname__ = "Module._wrapped_call_impl"
