@@ -210,3 +210,49 @@ def test_qr_tall_matrices():
     for (shape, dt), want in QR_TALL:
         q, r = paddle.linalg.qr(paddle.to_tensor(rng.standard_normal(shape).astype(dt)))
         assert (md5(q)[:10], md5(r)[:10]) == want, shape
+
+
+# ================================================================ triangular_solve (MKL ?trsm, AMD)
+# md5 prefixes printed by real 3.3.1 and 2.6.2 (equal) on the AMD EPYC Zen 4 machine, inputs from
+# default_rng(90) in this order; the AMD substitution order is emulated in numpy (the class is
+# forced: any machine). None: k = 1 with a non-transposed triangle (MKL's vector kernels, not
+# emulated).
+TRSM = [((5, 3, "float32", True, False, False), "4b7866c5a9"),
+        ((9, 4, "float64", False, False, False), "f80bd2e3da"),
+        ((12, 2, "float32", False, True, False), "8115a7a351"),
+        ((7, 5, "float32", True, True, True), "1bd08ed619"),
+        ((30, 6, "float64", False, True, False), "931f2803ec"),
+        ((20, 1, "float32", True, True, False), "dc6af3a6dd"),
+        ((6, 1, "float32", True, False, False), None)]
+
+
+def test_triangular_solve_is_mkl_trsm_amd(monkeypatch, profile):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.default_rng(90)
+    for (n, k, dt, up, tr, unit), want in TRSM:
+        a = rng.standard_normal((n, n)).astype(dt) + 3 * np.eye(n, dtype=dt)
+        b = rng.standard_normal((n, k)).astype(dt)
+        x = paddle.linalg.triangular_solve(paddle.to_tensor(a), paddle.to_tensor(b), upper=up,
+                                           transpose=tr, unitriangular=unit)
+        t = np.triu(a) if up else np.tril(a)
+        if unit:
+            np.fill_diagonal(t, 1)
+        np.testing.assert_allclose((t.T if tr else t) @ x.numpy(), b, rtol=1e-4, atol=1e-4)
+        if want is not None:
+            assert md5(x)[:10] == want, (n, k, dt, up, tr, unit)
+    a = rng.standard_normal((2, 4, 4)).astype("float32") + 3 * np.eye(4, dtype="float32")
+    b = rng.standard_normal((3, 1, 4, 3)).astype("float32")
+    x = paddle.linalg.triangular_solve(paddle.to_tensor(a), paddle.to_tensor(b))
+    assert x.shape == [3, 2, 4, 3] and md5(x)[:10] == "2edcceb616"
+
+
+def test_triangular_solve_gradient_still_flows(monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    a = paddle.to_tensor([[2.0, 1.0], [0.0, 4.0]], stop_gradient=False)
+    b = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    x = paddle.linalg.triangular_solve(a, b)
+    assert x.numpy().tolist() == [[0.125, 0.5], [0.75, 1.0]]
+    x.sum().backward()
+    # d/db sum(A^-1 b) = A^-T 1 ; d/dA = -A^-T 1 x^T on the upper triangle
+    np.testing.assert_allclose(b.grad.numpy(), [[0.5, 0.5], [0.125, 0.125]])
+    np.testing.assert_allclose(a.grad.numpy(), [[-0.3125, -0.875], [0.0, -0.21875]])

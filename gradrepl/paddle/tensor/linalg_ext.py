@@ -14,6 +14,7 @@ from ...engine.ops import reduce as R
 from ...engine.registry import apply
 from ...engine.tensor import Tensor as _T
 from .. import _eigen_qr as EQ
+from .. import _mkl_trsm as TS
 from .. import _ref_lapack as RL
 from .. import dtypes
 from ..core import Tensor
@@ -73,6 +74,10 @@ def solve(x, y, left=True, name=None):
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    if TS.usable(x.data, y.data, bool(upper), bool(transpose)):  # MKL's ?trsm on AMD
+        return apply(RL.op_like(LM.TRIANGULAR_SOLVE, TS.trsm_fwd), (x, y),
+                     {"upper": bool(upper), "transpose": bool(transpose),
+                      "unitriangular": bool(unitriangular)})
     return LM.triangular_solve(x, y, upper, transpose, unitriangular)
 
 
