@@ -180,3 +180,71 @@ def test_list_of_ndarrays_warns_once_and_0d_first_item_has_no_length():
         torch.tensor(np.ones(3))
         torch.Tensor([np.float64(1.0), np.float32(2.0)])
     assert not [w for w in rec if "numpy.ndarrays" in str(w.message)]
+
+
+# ---------------------------------------------------------------- fake quantization (CS182 b04)
+_FQ_X = [[0.05, 0.15, 0.25, -0.05, 1e9, -3.3], [0.71, -0.49, 1.234, 0.3, -0.8, 0.0]]
+
+
+def test_fake_quantize_per_tensor_values_and_straight_through_gradient():
+    x = torch.tensor(_FQ_X, requires_grad=True)
+    y = torch.fake_quantize_per_tensor_affine(x, 0.1, 3, -8, 7)
+    # real torch 2.13 (0.05 * 10 = 0.5 rounds to even 0; 1e9 clamps to quant_max)
+    assert _hex(y) == [
+        '0x0.0p+0', '0x1.99999a0000000p-3', '0x1.99999a0000000p-3', '0x0.0p+0',
+        '0x1.99999a0000000p-2', '-0x1.19999a0000000p+0', '0x1.99999a0000000p-2',
+        '-0x1.0000000000000p-1', '0x1.99999a0000000p-2', '0x1.3333340000000p-2',
+        '-0x1.99999a0000000p-1', '0x0.0p+0']
+    assert type(y.grad_fn).__name__ == "FakeQuantizePerTensorAffineCachemaskBackward0"
+    y.backward(torch.arange(12.).view(2, 6))
+    assert x.grad.tolist() == [[0.0, 1.0, 2.0, 3.0, 0.0, 0.0], [0.0, 7.0, 0.0, 9.0, 10.0, 11.0]]
+    # float64: the per-tensor product is a float's (real torch 2.13)
+    yd = torch.fake_quantize_per_tensor_affine(x.detach().double(), 0.3, 0, -8, 7)
+    assert yd.dtype == torch.float64
+    assert _hex(yd)[4:6] == ['0x1.0cccce0000000p+1', '-0x1.3333340000000p+1']
+    # tensor qparams: its own node name (real torch 2.13)
+    yt = torch.fake_quantize_per_tensor_affine(x, torch.tensor(0.25),
+                                               torch.tensor(2, dtype=torch.int32), 0, 15)
+    assert type(yt.grad_fn).__name__ == \
+        "FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0"
+    assert _hex(yt)[4:7] == ['0x1.a000000000000p+1', '-0x1.0000000000000p-1',
+                             '0x1.8000000000000p-1']
+
+
+def test_fake_quantize_per_channel_and_errors():
+    xd = torch.tensor(_FQ_X).double().requires_grad_()
+    y = torch.fake_quantize_per_channel_affine(xd, torch.tensor([0.3, 0.07]),
+                                               torch.tensor([1, -2], dtype=torch.int32), 0, -8, 7)
+    # real torch 2.13: per channel the product is a double's
+    assert _hex(y) == [
+        '0x0.0p+0', '0x1.3333340000000p-2', '0x1.3333340000000p-2', '0x0.0p+0',
+        '0x1.ccccce0000000p+0', '-0x1.59999a8000000p+1', '0x1.428f5c4000000p-1',
+        '-0x1.ae147b0000000p-2', '0x1.428f5c4000000p-1', '0x1.1eb8520000000p-2',
+        '-0x1.ae147b0000000p-2', '0x0.0p+0']
+    assert type(y.grad_fn).__name__ == "FakeQuantizePerChannelAffineCachemaskBackward0"
+    y.sum().backward()
+    inv = (np.float32(1) / np.array([[0.3], [0.07]], np.float32)).astype(np.float64)
+    q = np.rint(np.array(_FQ_X, np.float32).astype(np.float64) * inv) + np.array([[1], [-2]])
+    assert xd.grad.numpy().tolist() == ((q >= -8) & (q <= 7)).astype(float).tolist()
+    x = torch.tensor(_FQ_X)
+    with pytest.raises(RuntimeError, match="^`zero_point` must be between `quant_min` and "):
+        torch.fake_quantize_per_tensor_affine(x, 0.1, 300, 0, 255)
+    with pytest.raises(RuntimeError, match="^`quant_min` should be less than or         equal"):
+        torch.fake_quantize_per_tensor_affine(x, 0.1, 0, 5, 2)
+
+
+def test_weight_norm_deprecation_names_torchs_own_line_once():
+    import gradrepl.torch.nn as nn
+    from gradrepl import _libsite
+
+    _libsite._registries.clear()
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("default")
+        nn.utils.weight_norm(nn.Linear(3, 2))
+        nn.utils.weight_norm(nn.Linear(3, 2))   # another line: still once (torch's registry)
+    fw = [w for w in rec if w.category is FutureWarning]
+    # real torch 2.13: WeightNorm.apply is @deprecated, shown at torch/nn/utils/weight_norm.py:144
+    assert len(fw) == 1
+    assert fw[0].filename.endswith("torch/nn/utils/weight_norm.py") and fw[0].lineno == 144
+    assert str(fw[0].message) == ("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                                  "`torch.nn.utils.parametrizations.weight_norm`.")

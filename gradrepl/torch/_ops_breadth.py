@@ -426,9 +426,10 @@ def _sigmoid_vjp(n, g):
 
 
 def install(T):
-    from . import _ops
+    from . import _fake_quant, _ops
 
     _ops.sigmoid._op.vjp = _sigmoid_vjp
+    _fake_quant.install(T)   # torch.fake_quantize_per_tensor/per_channel_affine
     for k, v in EXPORTS.items():
         if not hasattr(T, k):
             setattr(T, k, v)

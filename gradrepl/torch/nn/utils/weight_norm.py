@@ -2,8 +2,6 @@
 recomputed before each forward), and ``remove_weight_norm``."""
 from __future__ import annotations
 
-import warnings
-
 from ... import _ops
 from ..parameter import Parameter, UninitializedParameter
 
@@ -87,8 +85,14 @@ class WeightNorm:
 def weight_norm(module, name="weight", dim=0):
     """Weight normalisation of ``module.<name>`` as ``<name>_g`` (magnitude) and ``<name>_v``
     (direction)."""
-    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
+    # torch 2.13: WeightNorm.apply is @deprecated, so the FutureWarning names its caller,
+    # torch's own weight_norm.py:144 (shown once a process by that module's registry)
+    from .... import _libsite
+
+    _libsite.warn_at("torch", "nn/utils/weight_norm.py", 144,
+                     "    WeightNorm.apply(module, name, dim)",
+                     "`torch.nn.utils.weight_norm` is deprecated in favor of "
+                     "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning)
     WeightNorm.apply(module, name, dim)
     return module
 
