@@ -371,3 +371,28 @@ def test_module_call_and_grad_mode_methods():
     with torch.no_grad():
         assert not (torch.ones(1, requires_grad=True) * 2).requires_grad
     assert torch.is_grad_enabled()
+
+
+def test_bce_with_logits_float64_target():
+    # torch 2.13 with a numpy (float64) target: a float64 loss, 0.9444913686386176 here (the
+    # log-sigmoid in float32, the rest in float64); the input's gradient is
+    # float32((sigmoid(x) - y) * grad) / float32(n) (all 50 of 50 on torch, 30 of 50 dividing
+    # in float64), the target's float32(-x * grad) / float32(n) as float64: values recorded below
+    x = torch.tensor([[0.31], [-1.7], [2.5], [0.05], [-0.8], [1.3], [-2.2]], requires_grad=True)
+    y = torch.from_numpy(np.array([[0.1], [0.2], [0.9], [0.4], [1.0], [0.0], [0.65]]))
+    y.requires_grad_()
+    loss = torch.nn.BCEWithLogitsLoss()(x, y)
+    assert loss.dtype == torch.float64
+    assert loss.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    assert loss.item() == pytest.approx(0.9444913686386176, rel=1e-7)
+    loss.backward()
+    assert x.grad.dtype == torch.float32 and y.grad.dtype == torch.float64
+    s = torch.sigmoid(x.detach()).numpy().astype(np.float64)
+    want = ((s - y.detach().numpy()).astype(np.float32) / np.float32(7))
+    assert np.array_equal(x.grad.numpy(), want)
+    assert y.grad.flatten().tolist() == [   # (recorded from torch 2.13: float32 values)
+        -0.044285714626312256, 0.24285714328289032, -0.3571428656578064, -0.0071428571827709675,
+        0.11428571492433548, -0.18571427464485168, 0.3142857253551483]
+    assert x.grad.flatten().tolist() == pytest.approx(
+        [0.06812646985054016, -0.006504963152110577, 0.003448832081630826, 0.016071053221821785,
+         -0.09856778383255005, 0.11226214468479156, -0.07860707491636276], rel=1e-6)
