@@ -324,3 +324,4 @@ _meta.install_methods(Tensor)  # (a meta tensor's .to(...), .clone() ... stay me
 from . import _method_repr  # noqa: E402
 
 _method_repr.install(Tensor, autograd.graph.Node)  # (print(t.type) as torch's C methods)
+from . import cpu  # noqa: E402,F401  (torch.cpu: torch imports it at its import)
