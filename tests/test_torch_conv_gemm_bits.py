@@ -326,3 +326,28 @@ def test_gemm_wide_filter_gradient(i, threads, monkeypatch):
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(threads))
     case, *want = GEMM_WIDE[i]
     assert list(_run(i, case)) == want
+
+
+# 1x1 filters with dilation 2 (meaningless for the sums, not for the kernel choice): strided
+# where the stride does not tile the input (jit:avx512_core forward, x64:gemm:jit backward),
+# strided where it does and unstrided (jit_1x1 all three; use_mkldnn: dilated, on one thread
+# too). REAL torch 2.13, 2 threads, and OMP_NUM_THREADS=1 for DILATED_1X1_ONE_THREAD (jit_1x1
+# there too), this session; all four compared
+DILATED_1X1 = [
+    ((2, 3, 4, (6, 3), 1, 2, 0, 2, 'float32'), 'bab48ffdb55e5621', '62d32ef518d31193', '69ef4d2daaf63a31', '0a551d31c9078758'),
+    ((16, 16, 8, (16, 22), 1, 2, 0, 2, 'float32'), 'e064ce01e0b97c68', 'f1112a6ebb7d8e53', '5b53dd30f8ac9440', '0893b62fb3a181b1'),
+    ((2, 5, 2, (11, 5), 1, 1, 0, 2, 'float32'), 'ca583c97b338254c', '87bc64b0465fbfb6', '19b6898e032258c5', '292d090cac786c1b'),
+]
+
+
+DILATED_1X1_ONE_THREAD = [
+    ((2, 5, 2, (11, 5), 1, 1, 0, 2, 'float32'), 'c173e03af2adf053', 'a2bb14d1b79c1eae', '773ace64b9941ff9', 'cf0baa2c1b85f835'),
+]
+
+
+@pytest.mark.parametrize("i, threads", [(0, 2), (1, 2), (2, 2), (0, 1)])
+def test_dilated_1x1(i, threads, monkeypatch):
+    skip_unless_onednn_avx512_core("the dilated 1x1 records")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", str(threads))
+    case, *want = (DILATED_1X1 if threads == 2 else DILATED_1X1_ONE_THREAD)[i]
+    assert list(_run(i, case)) == want

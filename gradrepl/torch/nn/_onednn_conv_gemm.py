@@ -330,7 +330,8 @@ def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype, dilat
     """Which oneDNN kernel real torch here runs a 1x1 convolution without padding on:
     ``"1x1"`` (``jit_1x1``: stride 1, or a stride that tiles the input exactly, oneDNN's
     ``rtus``: output size times stride equal to the input size), ``"direct"`` (another stride:
-    the direct kernel, ``jit:avx512_core``/``jit:avx2``), or None (not a 1x1 convolution
+    the direct kernel, ``jit:avx512_core``/``jit:avx2``), ``"dilated"`` (strided and dilated:
+    the direct forward, the gemm convolution's backward passes), or None (not a 1x1 convolution
     without padding, not avx512_core float32 without groups in 1 or 2 spatial axes, or ATen's
     own slow convolution: ``use_mkldnn``)."""
     from ._onednn_conv import isa
@@ -349,6 +350,8 @@ def onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype, dilat
     if all(s == 1 for s in stride) or all(
             o * s == i for o, s, i in zip(out_shape[2:], stride, x_shape[2:])):
         return "1x1"
+    if any(d != 1 for d in dilation or ()):
+        return "dilated"                  # (the direct forward, the gemm backward passes)
     return "direct"
 
 
@@ -372,7 +375,7 @@ def try_forward(x, w, bias, stride, pads, groups, dilation=None):
     kind = onexone_kind(x.shape, w.shape, out, stride, pads, groups, x.dtype, dilation)
     if kind is None or macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], out[2:]) > LIMIT:
         return None
-    if kind == "direct":
+    if kind in ("direct", "dilated"):
         return conv_forward(x, w, bias, stride, pads, (1,) * len(stride))
     return conv1x1_forward(x, w, bias, stride, _capability.threads())
 
@@ -386,7 +389,7 @@ def try_backward(x, w, g, stride, pads, groups, want, dilation=None):
     from ._onednn_conv import LIMIT, STEPS, conv_backward_weights, macs
 
     kind = onexone_kind(x.shape, w.shape, g.shape, stride, pads, groups, x.dtype, dilation)
-    if kind is None:
+    if kind in (None, "dilated"):
         return None
     size = math.prod(g.shape[2:])
     if macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:]) > LIMIT:
@@ -588,7 +591,9 @@ def gemm_kernel_runs(x_shape, w_shape, out_shape, stride, pads, dilation, groups
         return False
     if not use_mkldnn(x_shape, w_shape, stride, dilation, groups, _capability.threads()):
         return False
-    if all(k == 1 for k in w_shape[2:]) and not any(p for pair in pads for p in pair):
+    if all(k == 1 for k in w_shape[2:]) and not any(p for pair in pads for p in pair) and \
+            onexone_kind(x_shape, w_shape, out_shape, stride, pads, groups, dtype,
+                         dilation) != "dilated":
         return False                                           # (jit_1x1 / direct)
     geo = _geometry(x_shape, w_shape, out_shape, stride, [p[0] for p in pads], dilation)
     return not (_avx512_ok(geo) or _avx2_ok(geo))
