@@ -248,3 +248,19 @@ def test_weight_norm_deprecation_names_torchs_own_line_once():
     assert fw[0].filename.endswith("torch/nn/utils/weight_norm.py") and fw[0].lineno == 144
     assert str(fw[0].message) == ("`torch.nn.utils.weight_norm` is deprecated in favor of "
                                   "`torch.nn.utils.parametrizations.weight_norm`.")
+
+
+def test_torch_embedding_renorm_is_one_inplace_op():
+    W = torch.tensor([[3., 4.], [0.3, 0.4], [1., 1.], [6., 8.]])
+    out = torch.embedding_renorm_(W, torch.tensor([0, 1, 2, 0]), 1.0, 2.0)
+    # real torch 2.13: the same rows as F.embedding(max_norm=1.0) leaves, version 1 (was 2)
+    assert out is W and W._version == 1
+    assert _hex(W) == ['0x1.3333340000000p-1', '0x1.99999a0000000p-1', '0x1.3333340000000p-2',
+                       '0x1.99999a0000000p-2', '0x1.6a09e60000000p-1', '0x1.6a09e60000000p-1',
+                       '0x1.8000000000000p+2', '0x1.0000000000000p+3']
+    p = torch.tensor([[3., 4.]], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used"):
+        torch.embedding_renorm_(p, torch.tensor([0]), 1.0, 2.0)
+    with torch.no_grad():
+        torch.embedding_renorm_(p, torch.tensor([0]), 1.0, 2.0)
+    assert p._version == 1

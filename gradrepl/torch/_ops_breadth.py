@@ -302,14 +302,11 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 def embedding_renorm_(input, indices, max_norm, norm_type):  # noqa: A002
     """Rescale, in place, the rows of ``input`` named in ``indices`` whose ``norm_type`` norm
     exceeds ``max_norm`` to that norm (torch: scale = max_norm / (norm + 1e-7))."""
-    T = _T()
-    with T.no_grad():
-        for i in sorted(set(int(v) for v in indices.reshape(-1).tolist())):
-            row = input[i]
-            norm = T.linalg.vector_norm(row, norm_type)
-            if float(norm) > max_norm:
-                row.mul_(max_norm / (float(norm) + 1e-7))
-    return input
+    from . import _inplace
+    from .nn._embedding import renorm_rows_
+
+    _inplace.check_leaf(input)   # (an in-place op: a leaf requiring grad only under no_grad)
+    return renorm_rows_(input, indices, max_norm, norm_type)   # one version bump, as torch
 
 
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - torch's name
