@@ -256,3 +256,39 @@ def test_triangular_solve_gradient_still_flows(monkeypatch):
     # d/db sum(A^-1 b) = A^-T 1 ; d/dA = -A^-T 1 x^T on the upper triangle
     np.testing.assert_allclose(b.grad.numpy(), [[0.5, 0.5], [0.125, 0.125]])
     np.testing.assert_allclose(a.grad.numpy(), [[-0.3125, -0.875], [0.0, -0.21875]])
+
+
+# ================================================================ qr's gradient (qr_grad kernel)
+# md5 prefixes of dA printed by real 3.3.1 and 2.6.2 (equal) on the AMD machine, float32 inputs
+# from default_rng(91), loss sum(Q * wq) + sum(R * wr): Paddle's qr_grad composition over its
+# matmuls and ?trsm (AMD rules emulated in numpy: the class is forced, any machine)
+QR_GRAD = [((3, 3), "6d938dcf0b"), ((6, 4), "3adf53590f"), ((8, 8), "85b0f583b1"),
+           ((10, 2), "9a06e0effa"), ((3, 5), "4e4464ce01")]
+
+
+def test_qr_gradient_is_qr_grad_amd(monkeypatch):
+    monkeypatch.setenv("GRADREPL_CPU_CLASS", "amd")
+    rng = np.random.default_rng(91)
+    for s, want in QR_GRAD:
+        a = paddle.to_tensor(rng.standard_normal(s).astype("float32"), stop_gradient=False)
+        wq = paddle.to_tensor(rng.standard_normal((s[0], min(s))).astype("float32"))
+        wr = paddle.to_tensor(rng.standard_normal((min(s), s[1])).astype("float32"))
+        q, r = paddle.linalg.qr(a)
+        ((q * wq).sum() + (r * wr).sum()).backward()
+        assert md5(a.grad)[:10] == want, s
+
+
+def test_qr_gradient_errors(profile):
+    # real 3.3.1's messages (2.6.2: line 84 for 'complete'; its mode 'r' backward segfaults)
+    a = paddle.to_tensor(np.arange(12, dtype="float32").reshape(4, 3) + np.eye(4, 3, dtype="float32"),
+                         stop_gradient=False)
+    with pytest.raises(ValueError, match=r"^\(InvalidArgument\) The derivative of qr is not "
+                                         r"implemented when mode='r'\."):
+        paddle.linalg.qr(a, mode="r").sum().backward()
+    q, r = paddle.linalg.qr(a, mode="complete")
+    line = 83 if profile == "3" else 84
+    with pytest.raises(ValueError) as e:
+        (q.sum() + r.sum()).backward()
+    assert str(e.value) == ("(InvalidArgument) The derivative of qr is not implemented when "
+                            "mode='complete' and 4 > 3. (at /paddle/paddle/phi/kernels/impl/"
+                            f"qr_grad_kernel_impl.h:{line})\n")

@@ -190,7 +190,7 @@ def qr(x, mode="reduced", name=None):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode should be one of 'reduced', 'complete', 'r', but got {mode}")
     if EQ.usable(x.data):           # Paddle's kernel: Eigen's HouseholderQR (``_eigen_qr``)
-        q, r = apply(RL.op_like(LM.QR, EQ.qr_fwd), (x,), {"mode": mode})
+        q, r = apply(EQ.op(), (x,), {"mode": mode})
     else:
         q, r = LM.qr(x, mode)
     return r if mode == "r" else (q, r)
