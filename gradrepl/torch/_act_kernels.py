@@ -245,10 +245,14 @@ def wire(op, base):
 
     engine_fwd = op.forward
     if base == "silu":
+        from . import _sigmoid64 as S64   # (float64: torch's kernels too)
+
         def fwd(x, **kw):
-            return silu_fwd(x) if _ok(x) else engine_fwd(x, **kw)
+            return silu_fwd(x) if _ok(x) else S64.silu(x) if S64.ok(x) else engine_fwd(x, **kw)
 
         def grad_fwd(x, dout, **kw):
+            if S64.ok(x, dout):
+                return S64.silu_backward(dout, x)
             return silu_bwd(dout, x) if _ok(x, dout) else OPS["silu_grad"].forward(x, dout)
         grad = top("silu_grad", "SiluBackwardBackward0", "all", forward=grad_fwd)
 

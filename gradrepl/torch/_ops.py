@@ -309,6 +309,10 @@ def _sigmoid_fwd(x, **_kw):
             from ._lecture_kernels import sigmoid32   # SLEEF's expf on vector blocks
 
             return sigmoid32(x)
+        if x.dtype == np.float64:
+            from ._sigmoid64 import sigmoid   # SLEEF's exp on vector blocks, glibc's on the rest
+
+            return sigmoid(x)
         return (one / (one + np.exp(-x))).astype(x.dtype)
 
 
