@@ -186,6 +186,17 @@ def _cast_vjp(n, g):
     return cast(g, src) if src.kind in "fc" or src == BITS else None
 
 
+_TENSOR = []
+
+
+def _tensor_class():
+    if not _TENSOR:
+        from ._tensor import Tensor
+
+        _TENSOR.append(Tensor)
+    return _TENSOR[0]
+
+
 class Shared:
     """The engine's slot for ``uint16`` arrays when both dialects keep bfloat16 in them: an op
     goes to the hook of its first input's dialect; a gradient sum to the dialect that ran the
@@ -201,9 +212,8 @@ class Shared:
         return self
 
     def apply(self, op, inputs, attrs):
-        from ._tensor import Tensor
-
-        s = self.torch if isinstance(inputs[0], Tensor) or self.other is None else self.other
+        s = self.torch if self.other is None or isinstance(inputs[0], _tensor_class()) \
+            else self.other
         self._last = s
         return s.apply(op, inputs, attrs)
 
