@@ -233,6 +233,24 @@ _BACKWARD = {
 BASES = frozenset(_FORWARD)
 
 
+def _f64(name):
+    from . import _sigmoid64
+
+    return getattr(_sigmoid64, name)
+
+
+# float64: torch's kernels too (SLEEF's double functions, ``_sigmoid64``): forward, backward
+_FLOAT64 = {
+    "logsigmoid": (lambda x, kw: _f64("logsigmoid")(x),
+                   lambda x, dout, kw: _f64("logsigmoid_backward")(dout, x)),
+}
+
+
+def _ok64(base, _which, *arrays):
+    return base in _FLOAT64 and all(a.dtype == np.float64 for a in arrays) and \
+        _f64("_capability").capability() != "DEFAULT"
+
+
 def wire(op, base):
     """Give the dialect's copy ``op`` of the engine activation ``base`` torch's float32 forward
     kernel and, where torch has one, its backward kernel (as the forward of the engine's
@@ -245,6 +263,8 @@ def wire(op, base):
     engine_fwd = op.forward
 
     def fwd(x, **kw):
+        if _ok64(base, 0, x):
+            return _FLOAT64[base][0](x, kw)
         return _FORWARD[base](x, kw) if _ok(x) else engine_fwd(x, **kw)
     op.forward = fwd
     if base in _BACKWARD:
@@ -252,6 +272,8 @@ def wire(op, base):
         engine_grad = OPS[gname].forward
 
         def grad_fwd(x, dout, **kw):
+            if _ok64(base, 1, x, dout):
+                return _FLOAT64[base][1](x, dout, kw)
             return kernel(x, dout, kw) if _ok(x, dout) else engine_grad(x, dout, **kw)
         grad = top(gname, tname, "all", forward=grad_fwd)
 

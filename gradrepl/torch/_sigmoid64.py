@@ -73,3 +73,77 @@ def silu_backward(dy, x):
 def ok(*arrays):
     """Whether these kernels are torch's for the operands (all float64)."""
     return all(np.asarray(a).dtype == F64 for a in arrays)
+
+
+# ---------------------------------------------------------------- log_sigmoid
+_LN2_HI, _LN2_LO = 0.693147180559945286226764, 2.319046813846299558417771e-17
+_LOG_C = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785996e+0,
+          0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
+          0.6666666666667333541e+0)
+
+
+def vlog1p(d):
+    """SLEEF's ``Sleef_log1pd8_u10`` (its AVX-512 branch: ``vgetexp`` of (d + 1) / 0.75, a
+    double-double quotient m / (2 + m), a degree-7 polynomial in x^2) for -1 < d <= 1e307, the
+    range log_sigmoid gives it (exp(-|x|) in [0, 1]); -1 -> -inf, below or NaN -> NaN."""
+    d = np.asarray(d, F64)
+    with np.errstate(all="ignore"):
+        dp1 = d + 1.0
+        _f, ex = np.frexp(dp1 * (1.0 / 0.75))
+        e = (ex - 1).astype(F64)
+        t = np.ldexp(np.ones_like(d), -(ex - 1))
+        m = fma64(d, t, t - 1.0)
+        # s = (ln2_hi, ln2_lo) * e, double-double
+        sx = _LN2_HI * e
+        sy = fma64(np.full_like(e, _LN2_LO), e, fma64(np.full_like(e, _LN2_HI), e, -sx))
+        # x = (m, 0) / ddadd(2, m)
+        dx = 2.0 + m
+        dy = (2.0 - dx) + m
+        rt = 1.0 / dx
+        qx = m * rt
+        u = fma64(rt, m, -qx)
+        v = fma64(-dy, rt, fma64(-dx, rt, np.ones_like(dx)))
+        qy = fma64(qx, v, fma64(np.zeros_like(m), rt, u))
+        x2 = qx * qx
+        x4 = x2 * x2
+        x8 = x4 * x4
+        c6, c5, c4, c3, c2, c1, c0 = _LOG_C
+
+        def mla(a, c1_, c0_):
+            return fma64(a, np.full_like(a, c1_), np.full_like(a, c0_))
+        tt = fma64(x8, fma64(x4, np.full_like(x2, c6), mla(x2, c5, c4)),
+                   fma64(x4, mla(x2, c3, c2), mla(x2, c1, c0)))
+        ax, ay = qx * 2.0, qy * 2.0
+        rx = sx + ax
+        ry = (((sx - rx) + ax) + sy) + ay
+        w = (x2 * qx) * tt
+        r2x = rx + w
+        r = r2x + (((rx - r2x) + w) + ry)
+        r = np.where((d < -1) | np.isnan(d), np.nan, r)
+        r = np.where(d == -1, -np.inf, r)
+        return np.where((d == 0) & np.signbit(d), -0.0, r)
+
+
+def logsigmoid_buffer(x):
+    """The buffer torch's log_sigmoid forward keeps: exp(-|x|) by SLEEF (every value: the loop
+    is whole vectors and a partial last one)."""
+    with np.errstate(all="ignore"):
+        return vexp(-np.abs(np.asarray(x, F64)))
+
+
+def logsigmoid(x):
+    """``_vec_log_sigmoid``: min(x, 0) - log1p(exp(-|x|)), all by SLEEF."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        return np.minimum(x, 0.0) - vlog1p(logsigmoid_buffer(x))
+
+
+def logsigmoid_backward(dy, x, buf=None):
+    """(max_deriv - sign * buf / (1 + buf)) * dy, the multiply-subtract fused."""
+    x = np.asarray(x, F64)
+    buf = logsigmoid_buffer(x) if buf is None else buf
+    neg = x < 0
+    with np.errstate(all="ignore"):
+        max_deriv = np.where(neg, 1.0, 0.0)
+        sign = np.where(neg, 1.0, -1.0)
+        return fma64(-sign, buf / (1.0 + buf), max_deriv) * np.asarray(dy, F64)
