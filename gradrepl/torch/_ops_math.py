@@ -24,7 +24,7 @@ import numpy as np
 from ..engine.ops import _kernels as EK
 from ..engine.ops import _libm_numexpr
 from ..engine.registry import OPS, apply, needs_grad
-from . import _dtypes, _inplace, _mkl, _unary_grads
+from . import _bfloat16, _dtypes, _inplace, _mkl, _unary_grads
 from . import _ops as O
 from ._base import EngineTensor, raw
 from ._tensor import Tensor
@@ -213,8 +213,11 @@ def sgn(input, *, out=None):  # noqa: A002
 
 
 def _sign_fwd(x, **_kw):
+    """ATen's sign: ``(0 < x) - (x < 0)``, so a NaN gives 0 (numpy's sign gives NaN)."""
     if x.dtype.kind == "b":
         return x.copy()
+    if x.dtype.kind == "f":
+        return ((x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)).astype(x.dtype, copy=False)
     return np.sign(x).astype(x.dtype, copy=False)
 
 
@@ -677,18 +680,21 @@ def _bool_of(fn):
 
 
 def _isposinf(a):
+    a = _bfloat16.values(a)  # (bfloat16: the values its bits stand for)
     if a.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
     return np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
 
 
 def _isneginf(a):
+    a = _bfloat16.values(a)  # (bfloat16: the values its bits stand for)
     if a.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
     return np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
 
 
 def _signbit(a):
+    a = _bfloat16.values(a)  # (bfloat16: the values its bits stand for)
     if a.dtype.kind == "c":
         raise RuntimeError("signbit is not implemented for complex tensors.")
     if a.dtype.kind == "b" or a.dtype.kind == "u":
@@ -1108,7 +1114,7 @@ _INPLACE_T = {
     "abs": O.abs, "absolute": O.abs, "acos": O.acos, "arccos": O.acos, "asin": O.asin,
     "arcsin": O.asin, "atan": O.atan, "arctan": O.atan, "cosh": O.cosh, "sinh": O.sinh,
     "tan": O.tan, "erf": O.erf, "expm1": O.expm1, "log2": O.log2, "log10": O.log10,
-    "log1p": O.log1p, "rsqrt": O.rsqrt, "fix": O.trunc, "frac": O.frac, "sign": O.sign,
+    "log1p": O.log1p, "rsqrt": O.rsqrt, "fix": O.trunc, "frac": O.frac, "sign": sign,
     "negative": O.neg, "nan_to_num": O.nan_to_num, "logical_not": O.logical_not,
     "bitwise_not": O.bitwise_not, "exp2": exp2, "asinh": asinh, "arcsinh": asinh,
     "erfc": erfc, "deg2rad": deg2rad, "rad2deg": rad2deg, "sgn": sgn, "round": round,

@@ -112,8 +112,7 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
-            name = _STORAGE_NAMES[obj.array.dtype.name if obj.array.dtype.name in _STORAGE_NAMES
-                                  else "float32"]
+            name = _STORAGE_NAMES.get(_dtypes.from_np(obj.array.dtype).name, "FloatStorage")
             return ("storage", _STORAGE_TYPES[name], obj.key, "cpu", int(obj.array.size))
         return None
 
