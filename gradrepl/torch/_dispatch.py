@@ -12,7 +12,7 @@ ENGINE_APPLY = _registry.apply
 
 # the modules whose ``apply`` is layered
 MODULES = ("gradrepl.torch._ops", "gradrepl.torch._indexing", "gradrepl.torch.nn.functional",
-           "gradrepl.torch.nn._spatial")
+           "gradrepl.torch.nn._spatial", "gradrepl.torch.nn._more_common")
 # innermost first
 ORDER = ("forward_ad", "profiler")
 _LAYERS: dict = {}

@@ -268,6 +268,11 @@ def jvp_of(op, inputs, tangents, attrs, outs):
             r = parts[0] if len(parts) == 1 else _engine_apply(_registry.OPS["add"],
                                                                tuple(parts))
             return [r]
+    if len(outs) == 1 and tangents[0] is not None and all(t is None for t in tangents[1:]):
+        if name in _FORMULAS:
+            return [_formula_jvp(_FORMULAS[name], inputs[0], outs[0], tangents[0], rec)]
+        if name in _DIAGONAL:
+            return _diagonal_jvp(op, inputs, tangents[0], attrs, rec)
     res = _generic_jvp(op, inputs, tangents, attrs, outs, rec)
     if rec and name in _SUMS_OF_PRODUCTS and res[0] is not None and res[0].stop_gradient:
         # torch's formula (self_t + mat1_t @ mat2_p + mat1_p @ mat2_t) records the products of
@@ -284,6 +289,79 @@ def jvp_of(op, inputs, tangents, attrs, outs):
 
 #: ops whose torch tangent is a sum of products: the inputs that multiply another's tangent
 _SUMS_OF_PRODUCTS = {"fused_addmm": (1, 2)}
+
+
+#: elementwise activations of one input: their Jacobian is diagonal, so J t = J^T t, the
+#: op's own VJP with the tangent as the cotangent; torch's formulas are the same backward
+#: kernels (``elu_backward(self_t, ...)``, ``gelu_backward(self_t, self)``, ``softplus_backward``,
+#: ``log_sigmoid_backward``, ``hardtanh_backward``, ``hardswish_backward``,
+#: ``softshrink_backward``, ``threshold_backward`` ..., derivatives.yaml), so the tangent is
+#: their node (EluBackwardBackward0 ...) with their values
+_DIAGONAL = frozenset((
+    "elu", "selu", "celubackward0", "gelu", "softplus", "logsigmoid", "hardtanh", "relu6",
+    "hardswish", "softshrinkbackward0", "hardshrinkbackward0", "thresholdbackward0",
+    "rreluwithnoisebackward0", "leaky_relu"))
+
+
+def _sigmoid_t(x, y, t):
+    """``sigmoid_backward(self_t, result)``: t * (1 - y) * y (SigmoidBackwardBackward0)."""
+    return _engine_apply(_ops.top("sigmoid_grad", "SigmoidBackwardBackward0", "all",
+                                  forward=_sigmoid_backward_fwd), (y, t))
+
+
+def _sigmoid_backward_fwd(out, dout):
+    one = np.ones((), out.dtype)
+    with np.errstate(all="ignore"):
+        return ((dout * (one - out)) * out).astype(out.dtype, copy=False)
+
+
+def _silu_t(x, y, t):
+    """``infinitely_differentiable_silu_backward(self_t, self)`` (silu's auto_element_wise
+    formula under grad mode): t * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+    s = x.sigmoid()
+    return t * s * (1.0 + x * (1.0 - s))
+
+
+def _mish_t(x, y, t):
+    """``infinitely_differentiable_mish_backward(self_t, self)``."""
+    import gradrepl.torch as T
+
+    s = x.sigmoid()
+    ts = T.nn.functional.softplus(x).tanh()
+    return t * (ts + x * s * (1.0 - ts * ts))
+
+
+#: activations whose torch tangent is a formula of dialect ops (derivatives.yaml)
+_FORMULAS = {"sigmoid": _sigmoid_t, "silu": _silu_t, "mish": _mish_t}
+
+
+def _formula_jvp(formula, x, y, t, rec):
+    """``formula(x, y, t)`` run with the tangent layer off (its ops compute no tangents),
+    recorded when ``rec`` (the primal and result as they are, with their history)."""
+    with untracked():
+        with grad_mode.set_grad_enabled(rec):
+            xs = x if rec else _plain(x)
+            r = formula(xs, y if rec else _plain(y), t if rec else _plain(t))
+    return r if rec else _plain(r)
+
+
+def _diagonal_jvp(op, inputs, t, attrs, rec):
+    """The tangent of an elementwise activation: one VJP of ``op`` with cotangent ``t``,
+    recorded (create_graph) when ``rec``."""
+    x = inputs[0]
+    with grad_mode.enable_grad():
+        if rec and not x.stop_gradient:
+            xs = _engine_apply(_registry.OPS["assign"], (x,))
+        else:
+            xs = Tensor._wrap(raw(x), False)
+        y = _engine_apply(op, (xs,) + tuple(inputs[1:]), attrs)
+        if y.stop_gradient:
+            return [None]
+        g, = _engine.grad([y], [xs], [t if rec else _plain(t)], create_graph=rec,
+                          allow_unused=True)
+    if g is None:
+        return [_zeros_for(y)]
+    return [g if rec else Tensor._wrap(raw(g), True)]
 
 
 def _generic_jvp(op, inputs, tangents, attrs, outs, rec):

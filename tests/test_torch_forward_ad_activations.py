@@ -1,0 +1,96 @@
+"""Forward-mode AD of the activation family as torch 2.13 (issue 28): the tangent's value,
+requires_grad and grad_fn (torch's formulas: ``elu_backward(self_t, ...)``,
+``gelu_backward(self_t, self)``, ``sigmoid_backward(self_t, result)``, silu's and mish's
+infinitely differentiable composites ...). Literals recorded from real torch 2.13
+(/work/vtorch) in this session: x = [-1.5, -0.2, 0.3, 2.0], tangent [1, 2, 3, 4], float32."""
+from __future__ import annotations
+
+import pytest
+
+import gradrepl.torch as torch
+import gradrepl.torch.autograd.forward_ad as fwAD
+import gradrepl.torch.nn.functional as F
+
+# name: (function, tangent grad_fn when the tangent requires grad, tangent values)
+REAL = {
+    "relu": (torch.relu, "ThresholdBackwardBackward0", [0.0, 0.0, 3.0, 4.0]),
+    "sigmoid": (torch.sigmoid, "SigmoidBackwardBackward0",
+                [0.14914646744728088, 0.4950331747531891, 0.7333749532699585,
+                 0.41997450590133667]),
+    "relu6": (F.relu6, "HardtanhBackwardBackward0", [0.0, 0.0, 3.0, 4.0]),
+    "elu": (F.elu, "EluBackwardBackward0", [0.22313016653060913, 1.637461543083191, 3.0, 4.0]),
+    "selu": (F.selu, "EluBackwardBackward0",
+             [0.39228498935699463, 2.8788199424743652, 3.1521029472351074, 4.202804088592529]),
+    "celu": (F.celu, "EluBackwardBackward0", [0.22313016653060913, 1.637461543083191, 3.0, 4.0]),
+    "gelu": (F.gelu, "GeluBackwardBackward0",
+             [-0.12746915221214294, 0.6850634217262268, 2.1969833374023438, 4.340927600860596]),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), "GeluBackwardBackward0",
+                  [-0.12771081924438477, 0.6850836277008057, 2.1968865394592285,
+                   4.344397068023682]),
+    "silu": (F.silu, "MulBackward0",
+             [-0.0412941612303257, 0.8013253808021545, 1.9433399438858032, 4.363137245178223]),
+    "mish": (F.mish, "MulBackward0",
+             [-0.06409783661365509, 0.9430605173110962, 2.3484818935394287, 4.277271270751953]),
+    "softplus": (F.softplus, "SoftplusBackwardBackward0",
+                 [0.18242551386356354, 0.900331974029541, 1.7233277559280396,
+                  3.523188352584839]),
+    "logsigmoid": (F.logsigmoid, "LogSigmoidBackwardBackward0",
+                   [0.8175745010375977, 1.099668025970459, 1.27667236328125,
+                    0.4768116772174835]),
+    "hardtanh": (F.hardtanh, "HardtanhBackwardBackward0", [0.0, 2.0, 3.0, 0.0]),
+    "hardswish": (F.hardswish, "HardswishBackwardBackward0",
+                  [0.0, 0.8666666746139526, 1.8000000715255737, 4.6666669845581055]),
+    "softshrink": (F.softshrink, None, [1.0, 0.0, 0.0, 4.0]),
+    "hardshrink": (F.hardshrink, None, [1.0, 0.0, 0.0, 4.0]),
+    "threshold": (lambda x: F.threshold(x, 0.1, 20.), None, [0.0, 0.0, 3.0, 4.0]),
+    "prelu": (lambda x: F.prelu(x, torch.tensor([0.25])), None, [0.25, 0.5, 3.0, 4.0]),
+}
+
+
+def _tangent(f, tangent_grad, primal_grad=False):
+    x = torch.tensor([-1.5, -0.2, 0.3, 2.0], requires_grad=primal_grad)
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=tangent_grad)
+    with fwAD.dual_level():
+        return fwAD.unpack_dual(f(fwAD.make_dual(x, v))).tangent
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_tangent_values_and_plain_when_nothing_requires_grad(name):
+    f, _, want = REAL[name]
+    t = _tangent(f, False)
+    assert t is not None, f"{name}: no tangent"
+    assert t.tolist() == want
+    assert (t.requires_grad, t.grad_fn) == (False, None)
+
+
+@pytest.mark.parametrize("name", sorted(k for k, v in REAL.items() if v[1]))
+@pytest.mark.parametrize("primal_grad", [False, True])
+def test_tangent_recorded_with_torchs_node(name, primal_grad):
+    f, node, want = REAL[name]
+    t = _tangent(f, True, primal_grad)
+    assert t.requires_grad and type(t.grad_fn).__name__ == node
+    assert t.tolist() == want
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "elu", "gelu", "silu", "mish", "softplus",
+                                  "logsigmoid", "hardtanh", "hardswish"])
+def test_tangent_recorded_when_only_the_primal_requires_grad(name):
+    """torch's formula reads the primal (or the result), so the tangent of a primal that
+    requires grad requires grad too (real torch 2.13: same node names as above)."""
+    f, node, want = REAL[name]
+    t = _tangent(f, False, True)
+    assert t.requires_grad and type(t.grad_fn).__name__ == node
+    assert t.tolist() == want
+
+
+def test_sigmoid_tangent_gradients():
+    """Reverse over forward through SigmoidBackwardBackward0 (real torch 2.13)."""
+    x = torch.tensor([-1.5, -0.2, 0.3, 2.0], requires_grad=True)
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    with fwAD.dual_level():
+        t = fwAD.unpack_dual(torch.sigmoid(fwAD.make_dual(x, v))).tangent
+    gx, gv = torch.autograd.grad(t.sum(), (x, v))
+    assert gx.tolist() == [0.09473021328449249, 0.04933895170688629, -0.10918853431940079,
+                           -0.3198500871658325]
+    assert gv.tolist() == [0.14914646744728088, 0.24751658737659454, 0.24445831775665283,
+                           0.10499362647533417]
