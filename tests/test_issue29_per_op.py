@@ -148,3 +148,36 @@ def test_mkl_small_arrays_equal_the_thread_count_path(monkeypatch, name):
                 assert small.tobytes() == general.tobytes(), (name, dtype, shape)
                 if v.size:
                     assert small.flags.c_contiguous
+
+
+def test_release_lets_go_as_let_go():
+    """``GradNode.release`` (``_let_go`` written out) against ``node._let_go`` on the same node:
+    small arrays stay as their own metadata, a large one leaves (shape, dtype) behind, fixed
+    metadata lets the arrays go."""
+    op = OPS["multiply"]
+    small = np.ones(3, np.float32)
+    large = np.ones(nodes.KEEP_BYTES, np.float32)
+    for ins_arrays, out_arrays, fix_in, fix_out in [
+            ((small, small), (small,), False, False), ((small, large), (small,), False, False),
+            ((small, small), (large,), False, False), ((large,), (large,), True, False),
+            ((small,), (small,), False, True), ((small, small), (small,), True, True)]:
+        ins = tuple(torch.tensor(a, requires_grad=bool(k % 2)) for k, a in enumerate(ins_arrays))
+        made = []
+        for _ in range(2):
+            n = nodes.new_node(op, {}, ins, out_arrays, ins_arrays)
+            if fix_in:
+                n.in_meta = nodes.meta_of(ins_arrays)
+            if fix_out:
+                n.out_meta = nodes.meta_of(out_arrays)
+            made.append(n)
+        made[0].release()
+        n = made[1]
+        n.in_data, n._in_meta = nodes._let_go(n.in_data, n._in_meta)
+        n.out_data, n._out_meta = nodes._let_go(n.out_data, n._out_meta)
+        n._forget_inputs()
+        n.released = True
+        a, b = made
+        assert (a.in_data, a._in_meta, a.out_data, a._out_meta, a.inputs, a.released) == \
+            (b.in_data, b._in_meta, b.out_data, b._out_meta, b.inputs, b.released)
+        assert [r() if r is not None else None for r in getattr(a, "input_refs", ())] == \
+            [r() if r is not None else None for r in getattr(b, "input_refs", ())]

@@ -221,8 +221,26 @@ class GradNode:
         """Free what the node saved for its VJP: the input tensors, and every saved array of
         more than ``KEEP_BYTES`` (those leave their (shape, dtype) behind). Smaller arrays stay
         as their own metadata, which costs less than making it; no VJP runs on them again."""
-        self.in_data, self._in_meta = _let_go(self.in_data, self._in_meta)
-        self.out_data, self._out_meta = _let_go(self.out_data, self._out_meta)
+        # (``_let_go`` of the inputs' and the outputs' arrays, written out: a torch backward
+        # releases every node that saved anything)
+        data = self.in_data
+        if data is not None:
+            if self._in_meta is not None:
+                self.in_data = None
+            else:
+                for a in data:
+                    if a.nbytes > KEEP_BYTES:
+                        self.in_data, self._in_meta = None, meta_of(data)
+                        break
+        data = self.out_data
+        if data is not None:
+            if self._out_meta is not None:
+                self.out_data = None
+            else:
+                for a in data:
+                    if a.nbytes > KEEP_BYTES:
+                        self.out_data, self._out_meta = None, meta_of(data)
+                        break
         self._forget_inputs()
         self.released = True
 

@@ -20,6 +20,7 @@ _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
 #: prefixes numbered by another's counter: Paddle's C++ GenerateUniqueName numbers a
 #: DataLoader's tensors (eager_in_tmp_N) and to_tensor's (generated_tensor_N) from one counter
 _SHARED_COUNTER = {"eager_in_tmp": "generated_tensor"}
+_AUTOGRAD = [None]   # paddle.autograd, once Tensor.backward first ran
 
 
 def next_name(prefix):
@@ -412,8 +413,11 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     # ------------------------------------------------------------------ autograd
     def backward(self, grad_tensor=None, retain_graph=False):
         """Paddle's Tensor.backward checks (asserts on grad_tensor, pybind's bool check)."""
-        from . import autograd
+        autograd = _AUTOGRAD[0]   # (an import statement here cost ~10k instructions a call)
+        if autograd is None:
+            from . import autograd
 
+            _AUTOGRAD[0] = autograd
         if grad_tensor is not None:
             if not isinstance(grad_tensor, _EngineTensor):
                 raise AssertionError("The type of grad_tensor must be paddle.Tensor")

@@ -140,9 +140,15 @@ _refuse_in_graph.checks_versions = _refuse_plain.checks_versions = True
 
 
 def _saved():
-    from . import saved
+    global _SAVED
+    if _SAVED is None:   # (once: an import statement costs ~10k instructions a call, a node)
+        from . import saved
 
-    return saved
+        _SAVED = saved
+    return _SAVED
+
+
+_SAVED = None
 
 
 def refuser(create_graph):

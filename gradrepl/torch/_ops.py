@@ -87,12 +87,18 @@ def top(base, name, saves="all", inputs=None, forward=None):
 
 
 _CONST_ARRAYS: dict = {}
+_CONST_BY_DTYPE: dict = {}   # dtype -> {number (not zero): its array}, as _CONST_ARRAYS
+_NONE: dict = {}
 
 
 def const(value, npdtype):
     """A number (or array) as a constant tensor of ``npdtype``. The arrays of Python numbers are
     made once and kept read-only (``x * 2`` in a loop makes no new array each time)."""
     if type(value) is float or type(value) is int:
+        if value:  # (a number not zero: found in its dtype's own table, without a key tuple)
+            arr = _CONST_BY_DTYPE.get(npdtype, _NONE).get(value)
+            if arr is not None:
+                return _wrap(arr, True)
         # (-0.0 == 0.0 and they hash alike: the key keeps the sign, or a cached -0. would
         # answer for 0. and a gradient's +0 would print -0.)
         key = (value, npdtype, type(value) is float and _math.copysign(1.0, value) < 0)
@@ -103,6 +109,8 @@ def const(value, npdtype):
             arr.flags.writeable = False
             if len(_CONST_ARRAYS) < 4096:
                 _CONST_ARRAYS[key] = arr
+                if value:
+                    _CONST_BY_DTYPE.setdefault(npdtype, {})[value] = arr
         return _wrap(arr, True)
     if npdtype == _bfloat16.BITS:
         return _wrap(_bfloat16.astype(np.asarray(value), npdtype), True)

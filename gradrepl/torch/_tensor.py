@@ -25,6 +25,7 @@ _STATE = grad_mode.STATE
 _new = object.__new__
 # depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
 _INFERENCE = [0]
+_AUTOGRAD_ENGINE = [None]   # autograd._engine, once Tensor.backward first ran
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -318,9 +319,12 @@ class Tensor(EngineTensor):
         return _engine.register_post_accumulate_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import _engine
+        engine = _AUTOGRAD_ENGINE[0]   # (an import statement here cost ~10k instructions a call)
+        if engine is None:
+            from .autograd import _engine as engine
 
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+            _AUTOGRAD_ENGINE[0] = engine
+        engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         t = Tensor._wrap(raw(self), True)

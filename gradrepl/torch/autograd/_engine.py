@@ -26,7 +26,7 @@ from ...engine import grad_mode
 from ...engine.node import AccumulateNode, GradNode
 from ...engine.registry import apply, needs_grad
 from .._base import EngineTensor, Size, raw
-from .. import _dtypes
+from .. import _bfloat16, _dtypes   # (module level: an import in backward() costs ~10k)
 from . import graph
 
 FREED_MESSAGE = (
@@ -89,9 +89,7 @@ def _make_grads(outputs, grads):
                 if a.dtype.kind != "f" and a.dtype != np.uint16:  # (uint16: bfloat16)
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {_dtypes.from_np(a.dtype)}")
-                from .._bfloat16 import filled
-
-                out.append(_wrap(filled(np.ones, a.shape, a.dtype)))
+                out.append(_wrap(_bfloat16.filled(np.ones, a.shape, a.dtype)))
             else:
                 out.append(None)
         else:
