@@ -94,3 +94,38 @@ def test_sigmoid_tangent_gradients():
                            -0.3198500871658325]
     assert gv.tolist() == [0.14914646744728088, 0.24751658737659454, 0.24445831775665283,
                            0.10499362647533417]
+
+
+# real torch 2.13: F.x(a * 1.0, inplace=True) for a = [1, -2, 3.5, -4] (requires grad)
+INPLACE = {
+    "silu": ("SiluBackward0", [0.7311, -0.2384, 3.3974, -0.0719],
+             [0.9277, -0.0908, 1.0703, -0.0527]),
+    "mish": ("MishBackward0", [0.8651, -0.2525, 3.4940, -0.0726],
+             [1.0490, -0.1084, 1.0099, -0.0538]),
+    "hardswish": ("HardswishBackward0", [0.6667, -0.3333, 3.5, 0.0],
+                  [0.8333, -0.1667, 1.0, 0.0]),
+    "relu6": ("HardtanhBackward0", [1.0, 0.0, 3.5, 0.0], [1.0, 0.0, 1.0, 0.0]),
+    "hardsigmoid": ("HardsigmoidBackward0", [0.6667, 0.1667, 1.0, 0.0],
+                    [0.1667, 0.1667, 0.0, 0.0]),
+}
+_MODULES = {"silu": "SiLU", "mish": "Mish", "hardswish": "Hardswish", "relu6": "ReLU6",
+            "hardsigmoid": "Hardsigmoid"}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_activations_write_their_input(name):
+    node, want, grad = INPLACE[name]
+    f = getattr(F, name)
+    a = torch.tensor([1., -2., 3.5, -4.], requires_grad=True)
+    c = a * 1.0
+    r = f(c, inplace=True)
+    assert r is c and c._version == 1 and type(c.grad_fn).__name__ == node
+    assert [round(v, 4) for v in c.tolist()] == want
+    c.sum().backward()
+    assert [round(v, 4) for v in a.grad.tolist()] == grad
+    e = torch.tensor([1., -2., 3.5, -4.])
+    getattr(torch.nn, _MODULES[name])(inplace=True)(e)
+    assert [round(v, 4) for v in e.tolist()] == want
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                           "in an in-place operation."):
+        f(torch.tensor([1., -2.], requires_grad=True), inplace=True)

@@ -95,11 +95,23 @@ def selu(input, inplace=False):  # noqa: A002
     return _selu(input)
 
 
+def _in_place(input, fn, **kw):  # noqa: A002
+    """``F.x(input, inplace=True)``: the op written into ``input`` (torch's ``x_``: one
+    version more, the op's own node, a leaf that requires grad refused)."""
+    from .._inplace import inplace
+
+    return inplace(input, lambda old: fn(old, **kw))
+
+
 def silu(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _in_place(input, _silu)
     return _silu(input)
 
 
 def mish(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _in_place(input, _mish)
     return _mish(input)
 
 
@@ -114,6 +126,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
 
 
 def relu6(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _in_place(input, _relu6)
     return _relu6(input)
 
 
@@ -128,10 +142,14 @@ def softsign(input):  # noqa: A002
 
 
 def hardswish(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _in_place(input, _hardswish)
     return _hardswish(input)
 
 
 def hardsigmoid(input, inplace=False):  # noqa: A002
+    if inplace:
+        return _in_place(input, _hardsigmoid, slope=1 / 6, offset=0.5)
     return _hardsigmoid(input, slope=1 / 6, offset=0.5)
 
 

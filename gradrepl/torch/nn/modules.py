@@ -756,7 +756,7 @@ def _activation(name, fn, repr_fn=None, init_args=()):
 
 ReLU = _activation("ReLU", lambda s, x: F.relu(x, s.inplace),
                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
-ReLU6 = _activation("ReLU6", lambda s, x: F.relu6(x),
+ReLU6 = _activation("ReLU6", lambda s, x: F.relu6(x, s.inplace),
                     lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
 Sigmoid = _activation("Sigmoid", lambda s, x: F.sigmoid(x))
 Tanh = _activation("Tanh", lambda s, x: F.tanh(x))
@@ -771,9 +771,9 @@ SELU = _activation("SELU", lambda s, x: F.selu(x, s.inplace),
                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
 GELU = _activation("GELU", lambda s, x: F.gelu(x, s.approximate),
                    lambda s: f"approximate={s.approximate!r}", (("approximate", "none"),))
-SiLU = _activation("SiLU", lambda s, x: F.silu(x),
+SiLU = _activation("SiLU", lambda s, x: F.silu(x, s.inplace),
                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
-Mish = _activation("Mish", lambda s, x: F.mish(x),
+Mish = _activation("Mish", lambda s, x: F.mish(x, s.inplace),
                    lambda s: "inplace=True" if s.inplace else "", (("inplace", False),))
 Softplus = _activation("Softplus", lambda s, x: F.softplus(x, s.beta, s.threshold),
                        lambda s: f"beta={s.beta}, threshold={s.threshold}",
@@ -784,8 +784,9 @@ Hardtanh = _activation("Hardtanh", lambda s, x: F.hardtanh(x, s.min_val, s.max_v
                        (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)))
 LogSigmoid = _activation("LogSigmoid", lambda s, x: F.logsigmoid(x))
 Softsign = _activation("Softsign", lambda s, x: F.softsign(x))
-Hardswish = _activation("Hardswish", lambda s, x: F.hardswish(x), None, (("inplace", False),))
-Hardsigmoid = _activation("Hardsigmoid", lambda s, x: F.hardsigmoid(x), None,
+Hardswish = _activation("Hardswish", lambda s, x: F.hardswish(x, s.inplace), None,
+                        (("inplace", False),))
+Hardsigmoid = _activation("Hardsigmoid", lambda s, x: F.hardsigmoid(x, s.inplace), None,
                           (("inplace", False),))
 Softmax = _activation("Softmax", lambda s, x: F.softmax(x, s.dim, _stacklevel=5),
                       lambda s: f"dim={s.dim}", (("dim", None),))
