@@ -40,9 +40,10 @@ REAL = {
     "hardtanh": (F.hardtanh, "HardtanhBackwardBackward0", [0.0, 2.0, 3.0, 0.0]),
     "hardswish": (F.hardswish, "HardswishBackwardBackward0",
                   [0.0, 0.8666666746139526, 1.8000000715255737, 4.6666669845581055]),
-    "softshrink": (F.softshrink, None, [1.0, 0.0, 0.0, 4.0]),
-    "hardshrink": (F.hardshrink, None, [1.0, 0.0, 0.0, 4.0]),
-    "threshold": (lambda x: F.threshold(x, 0.1, 20.), None, [0.0, 0.0, 3.0, 4.0]),
+    "softshrink": (F.softshrink, "SoftshrinkBackwardBackward0", [1.0, 0.0, 0.0, 4.0]),
+    "hardshrink": (F.hardshrink, "HardshrinkBackwardBackward0", [1.0, 0.0, 0.0, 4.0]),
+    "threshold": (lambda x: F.threshold(x, 0.1, 20.), "ThresholdBackwardBackward0",
+                  [0.0, 0.0, 3.0, 4.0]),
     "prelu": (lambda x: F.prelu(x, torch.tensor([0.25])), None, [0.25, 0.5, 3.0, 4.0]),
 }
 
@@ -73,7 +74,8 @@ def test_tangent_recorded_with_torchs_node(name, primal_grad):
 
 
 @pytest.mark.parametrize("name", ["sigmoid", "elu", "gelu", "silu", "mish", "softplus",
-                                  "logsigmoid", "hardtanh", "hardswish"])
+                                  "logsigmoid", "hardtanh", "hardswish", "softshrink",
+                                  "hardshrink", "threshold"])
 def test_tangent_recorded_when_only_the_primal_requires_grad(name):
     """torch's formula reads the primal (or the result), so the tangent of a primal that
     requires grad requires grad too (real torch 2.13: same node names as above)."""
@@ -129,3 +131,16 @@ def test_inplace_activations_write_their_input(name):
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
                                            "in an in-place operation."):
         f(torch.tensor([1., -2.], requires_grad=True), inplace=True)
+
+
+@pytest.mark.parametrize("name", ["softshrink", "hardshrink", "threshold"])
+def test_create_graph_gradient_node_of_the_masked_activations(name):
+    """Reverse mode: the create_graph gradient is torch's XBackwardBackward0 (was a where);
+    its gradients zeros for x, the mask for v (real torch 2.13)."""
+    f, node, want = REAL[name]
+    x = torch.tensor([-1.5, -0.2, 0.3, 2.0], requires_grad=True)
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    g, = torch.autograd.grad(f(x), x, v, create_graph=True)
+    assert type(g.grad_fn).__name__ == node and g.tolist() == want
+    gx, gv = torch.autograd.grad(g.sum(), (x, v))
+    assert gx.tolist() == [0.0] * 4 and gv.tolist() == [1.0 if w else 0.0 for w in want]

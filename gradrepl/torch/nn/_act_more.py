@@ -180,9 +180,30 @@ def _threshold_fwd(x, threshold=0.0, value=0.0):
     return np.where(x <= t, v, x).astype(x.dtype)
 
 
+def _masked_backward(torch_name, keep):
+    """torch's ``x_backward(grad, self, ...)`` of a piecewise-linear activation as an op of its
+    own (node ``torch_name``, e.g. ThresholdBackwardBackward0): grad where ``keep(x, attrs)``,
+    +0 elsewhere; its gradient is itself for grad and zeros for self (derivatives.yaml). So
+    create_graph gradients and forward-AD tangents carry torch's node and follow self."""
+    def fwd(g, x, **attrs):
+        return np.where(keep(x, attrs), g, np.zeros((), g.dtype)).astype(g.dtype, copy=False)
+
+    def vjp(n, G):
+        x = n.inputs[1]
+        return C.run(op, (G, x), dict(n.attrs)), _ops.const(np.zeros_like(raw(x)), raw(x).dtype)
+    op = C.op(torch_name, fwd, vjp, "all")
+    return op
+
+
+def _threshold_keep(x, attrs):
+    return x > np.asarray(attrs["threshold"]).astype(x.dtype)
+
+
+_THR_GRAD = _masked_backward("ThresholdBackwardBackward0", _threshold_keep)
+
+
 def _threshold_vjp(n, g):
-    x = raw(n.inputs[0])
-    return C.keep_where(g, x > np.asarray(n.attrs["threshold"]).astype(x.dtype))
+    return C.run(_THR_GRAD, (g, n.inputs[0]), {"threshold": n.attrs["threshold"]})
 
 
 _THR0 = C.op("ThresholdBackward0", _threshold_fwd, _threshold_vjp, "in0")
@@ -210,10 +231,23 @@ def _lambd_check(lambd):
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
 
 
+def _shrink_keep(x, attrs):
+    t = np.asarray(attrs["threshold"], x.dtype)
+    return (x > t) | (x < -t)
+
+
+_SHRINK_GRADS = {name: _masked_backward(name, _shrink_keep) for name in
+                 ("SoftshrinkBackwardBackward0", "HardshrinkBackwardBackward0")}
+
+
 def _shrink_vjp(n, g):
-    x = raw(n.inputs[0])
-    t = np.asarray(n.attrs["threshold"], x.dtype)
-    return C.keep_where(g, (x > t) | (x < -t))
+    name = getattr(n.op, "torch_name", "SoftshrinkBackward0").replace("Backward0",
+                                                                        "BackwardBackward0")
+    grad = _SHRINK_GRADS.get(name)
+    if grad is None:  # (another op sharing this VJP: the plain masked gradient)
+        x = raw(n.inputs[0])
+        return C.keep_where(g, _shrink_keep(x, n.attrs))
+    return C.run(grad, (g, n.inputs[0]), {"threshold": n.attrs["threshold"]})
 
 
 def _shrink_op(base, name):
