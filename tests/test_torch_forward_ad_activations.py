@@ -144,3 +144,21 @@ def test_create_graph_gradient_node_of_the_masked_activations(name):
     assert type(g.grad_fn).__name__ == node and g.tolist() == want
     gx, gv = torch.autograd.grad(g.sum(), (x, v))
     assert gx.tolist() == [0.0] * 4 and gv.tolist() == [1.0 if w else 0.0 for w in want]
+
+
+def test_selu_second_order_keeps_the_scale():
+    """Gradients of selu's create_graph gradient (EluBackwardBackward0's own VJP: elu_backward
+    for grad_output, elu_double_backward for self); sha256 prefixes of real torch 2.13's."""
+    import hashlib
+
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    x = torch.tensor(rng.standard_normal(1000).astype(np.float32) * 3, requires_grad=True)
+    v = torch.tensor(rng.standard_normal(1000).astype(np.float32), requires_grad=True)
+    g, = torch.autograd.grad(F.selu(x), x, v, create_graph=True)
+    gx, gv = torch.autograd.grad((g * g).sum(), (x, v))
+
+    def h(t):
+        return hashlib.sha256(t.detach().numpy().tobytes()).hexdigest()[:16]
+    assert (h(g), h(gx), h(gv)) == ("8f2e9ec87df5afcc", "cf737d01b08b2b4c", "49543f492afa4970")

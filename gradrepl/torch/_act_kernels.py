@@ -234,6 +234,26 @@ def _elu_coefs_of(base, attrs):
     return float(attrs.get("alpha", 1.0)), 1.0, 1.0
 
 
+def _elu_double_vjp(grad):
+    """torch's gradient of ``elu_backward(grad_output, alpha, scale, input_scale, self)``:
+    itself for grad_output (the scale kept: the engine's elu_grad knew alpha only), and
+    ``elu_double_backward`` for self: elu_backward(G * dout * input_scale, ..., self) *
+    (self < 0) (FunctionsManual.cpp)."""
+    from ..engine.registry import apply
+    from . import _ops
+    from ._base import raw
+
+    def vjp(n, G):
+        out, x, dout = n.inputs
+        d_dout = apply(grad, (out, x, G), dict(n.attrs))
+        scaled = _ops.mul(_ops.mul(G, dout), n.attrs.get("input_scale", 1.0))
+        xa = raw(x)
+        d_x = _ops.mul(apply(grad, (out, x, scaled), dict(n.attrs)),
+                       _ops.const((xa < 0).astype(xa.dtype), xa.dtype))
+        return None, d_x, d_dout
+    return vjp
+
+
 def wire(op, base):
     """Give the dialect's copy ``op`` of the engine activation ``base`` torch's float32
     forward kernel and backward (``silu``, ``elu``, ``selu``: their own backward kernels;
@@ -268,6 +288,8 @@ def wire(op, base):
             return OPS["elu_grad"].forward(out, x, dout, alpha=alpha) if base == "elu" else \
                 None
         grad = top("elu_grad", "EluBackwardBackward0", "all", forward=grad_fwd)
+        if base == "selu" and not getattr(grad, "torch_double", False):
+            grad.vjp, grad.torch_double = _elu_double_vjp(grad), True
 
         def vjp(n, g):
             if not _ok(n.inputs[0].data, g.data) and base == "selu":
