@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _inplace, _ops, _ops_shape
+from . import _creation, _dtypes, _indexing, _inplace, _ops
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -223,6 +223,10 @@ _SHAPE_CPP = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/nativ
 def _T(self):  # noqa: N802 - torch's name (ATen numpy_T: its two TORCH_WARN_ONCEs)
     n = raw(self).ndim
     if n != 2:
+        # (imported here, off the common path: importing _ops_shape while this module loads
+        # would run its numpy-keyword aliasing before the methods it aliases exist)
+        from . import _ops_shape
+
         _ops_shape._warn_once(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
             "cases." + _SHAPE_CPP + "4321.)" if n == 0 else
@@ -242,6 +246,8 @@ def _matrix(self, name, line, conj, two_d):
     fewer than two dims (H: other than two) is a RuntimeError; else transpose(-2, -1)."""
     n = raw(self).ndim
     if n == 0:
+        from . import _ops_shape  # (see _T)
+
         _ops_shape._warn_once(
             f"Tensor.{name} is deprecated on 0-D tensors. "
             + ("Consider using x.conj()." if conj else
