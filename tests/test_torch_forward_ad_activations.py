@@ -11,6 +11,13 @@ import gradrepl.torch as torch
 import gradrepl.torch.autograd.forward_ad as fwAD
 import gradrepl.torch.nn.functional as F
 
+
+@pytest.fixture(autouse=True)
+def _avx512(monkeypatch):
+    # the records' kernels (torch's AVX-512 build; an override is honoured on any CPU, the
+    # kernels being emulated): on aarch64 / without AVX the last bits would be another build's
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+
 # name: (function, tangent grad_fn when the tangent requires grad, tangent values)
 REAL = {
     "relu": (torch.relu, "ThresholdBackwardBackward0", [0.0, 0.0, 3.0, 4.0]),
