@@ -59,7 +59,7 @@ class LRScheduler(metaclass=_PaddleClass):
         for key in self.keys:
             if key in self.__dict__:
                 v = self.__dict__[key]
-                out[key] = float(v) if hasattr(v, "data") else v
+                out[key] = float(v) if hasattr(v, "stop_gradient") else v  # (a Tensor: a number)
         return out
 
     def set_state_dict(self, state_dict):
@@ -405,13 +405,15 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if hasattr(metrics, "data") and not isinstance(metrics, np.ndarray):
-            metrics = metrics.data
-        if isinstance(metrics, np.ndarray):
-            assert metrics.size == 1, (
-                f"the size of metrics must be 1, but the current metrics.size is {metrics.size}. "
+        # (Paddle keeps the metric as given, a Tensor or an ndarray too: ``best`` is that
+        # object and the comparisons below are its own arithmetic)
+        if isinstance(metrics, np.ndarray) or (hasattr(metrics, "data")
+                                               and hasattr(metrics, "stop_gradient")):
+            size = int(np.asarray(metrics.data if hasattr(metrics, "stop_gradient")
+                                  else metrics).size)
+            assert size == 1, (
+                f"the size of metrics must be 1, but the current metrics.size is {size}. "
                 "Maybe that you should call paddle.mean to process it first.")
-            metrics = float(metrics.reshape(-1)[0])
         elif not isinstance(metrics, (int, float, np.float32, np.float64)):
             raise TypeError(
                 "metrics must be 'int', 'float', 'np.float64', 'numpy.ndarray' or "

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 
@@ -291,7 +290,7 @@ class Optimizer(metaclass=_PaddleClass):
     def state_dict(self):
         from .lr import LRScheduler
 
-        out = OrderedDict()
+        out = {}  # (a plain dict in Paddle 2.6 and 3.x, measured)
         if not self._accumulators and self._accumulators_holder and \
                 _profiles.current().opt_state_holder:
             out.update(self._accumulators_holder)

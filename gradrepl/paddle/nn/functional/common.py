@@ -241,8 +241,8 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     v = a.reshape(n, seg_num, c, h, w)
     c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
     out = np.zeros_like(v)
-    out[:, :-1, :c1] = v[:, 1:, :c1]
-    out[:, 1:, c1:c2] = v[:, :-1, c1:c2]
+    out[:, 1:, :c1] = v[:, :-1, :c1]      # the first channels: from frame t - 1
+    out[:, :-1, c1:c2] = v[:, 1:, c1:c2]  # the next ones: from frame t + 1
     out[:, :, c2:] = v[:, :, c2:]
     out = out.reshape(nt, c, h, w)
     if data_format == "NHWC":
