@@ -210,6 +210,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled
+        betas = tuple(betas)  # (torch: tuple(map(_to_scalar, betas)): a list prints as a tuple)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                                       capturable=capturable, differentiable=differentiable,
