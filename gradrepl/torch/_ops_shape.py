@@ -1216,6 +1216,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     r1, r2 = a.shape[-2], b.shape[-2]
     use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
         compute_mode == "use_mm_for_euclid_dist_if_necessary" and (r1 > 25 or r2 > 25)))
+    from . import _cdist
+
+    return _cdist.cdist(x1, x2, p, use_mm)
+
+
+def _cdist_values(x1, x2, p, use_mm):
+    """cdist's values by torch's formulas (``_cdist`` records them as one op)."""
+    a, b = raw(x1), raw(x2)
     if use_mm:
         n1 = _ops.sum(_ops.pow(x1, 2), -1, True)
         n2 = _ops.sum(_ops.pow(x2, 2), -1, True)
