@@ -79,7 +79,7 @@ def test_capabilities_on_the_recorded_machine():
     from gradrepl.engine import cpu
 
     vendor, flags, cores = cpu.cpuinfo()
-    if not (cpu.x86() and vendor == "AuthenticAMD" and "avx512_bf16" in flags
+    if not (cpu.x86() and not cpu.emulated() and vendor == "AuthenticAMD" and "avx512_bf16" in flags
             and cores == 2 and caps["cpu_name"] == "AMD EPYC"
             and caps["l2_cache_size"] == 1048576):
         reason = ("torch.cpu.get_capabilities: recorded on the project's 2-core AMD EPYC "

@@ -62,12 +62,25 @@ def _tangent(f, tangent_grad, primal_grad=False):
         return fwAD.unpack_dual(f(fwAD.make_dual(x, v))).tangent
 
 
+def _same_values(name, got, want):
+    """The recorded bits; mish's softplus/tanh go through the C library for some values, whose
+    last bits differ off x86-64 (aarch64's glibc): there the values are compared to 1e-6."""
+    from gradrepl.engine import cpu
+
+    if name == "mish" and not cpu.x86():
+        print("mish tangent: recorded with x86-64's C library; this CPU's libm differs in the "
+              "last bits, values compared to 1e-6")
+        assert got == pytest.approx(want, rel=1e-6)
+    else:
+        assert got == want
+
+
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_tangent_values_and_plain_when_nothing_requires_grad(name):
     f, _, want = REAL[name]
     t = _tangent(f, False)
     assert t is not None, f"{name}: no tangent"
-    assert t.tolist() == want
+    _same_values(name, t.tolist(), want)
     assert (t.requires_grad, t.grad_fn) == (False, None)
 
 
@@ -77,7 +90,7 @@ def test_tangent_recorded_with_torchs_node(name, primal_grad):
     f, node, want = REAL[name]
     t = _tangent(f, True, primal_grad)
     assert t.requires_grad and type(t.grad_fn).__name__ == node
-    assert t.tolist() == want
+    _same_values(name, t.tolist(), want)
 
 
 @pytest.mark.parametrize("name", ["sigmoid", "elu", "gelu", "silu", "mish", "softplus",
@@ -89,7 +102,7 @@ def test_tangent_recorded_when_only_the_primal_requires_grad(name):
     f, node, want = REAL[name]
     t = _tangent(f, False, True)
     assert t.requires_grad and type(t.grad_fn).__name__ == node
-    assert t.tolist() == want
+    _same_values(name, t.tolist(), want)
 
 
 def test_sigmoid_tangent_gradients():
