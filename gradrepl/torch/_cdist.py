@@ -79,7 +79,8 @@ def _vjp(n, g):
     return g1, g2
 
 
-BASE = OPS.get("torch_cdist") or register("torch_cdist", _fwd, _vjp, check=False)
+BASE = OPS.get("torch_cdist") or register("torch_cdist", _fwd, _vjp, check=False,
+                                         legacy_name="CdistBackward")  # (checked: test_torch_cdist)
 BASE.saves_inputs = True
 
 

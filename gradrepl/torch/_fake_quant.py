@@ -66,7 +66,8 @@ def _vjp(n, g):
     return (g * _wrap(mask.astype(raw(g).dtype), True),)
 
 
-BASE = OPS.get("torch_fake_quantize") or register("torch_fake_quantize", _fwd, _vjp, check=False)
+BASE = OPS.get("torch_fake_quantize") or register("torch_fake_quantize", _fwd, _vjp, check=False,
+                                                 legacy_name="FakeQuantizeCachemaskBackward")
 BASE.saves_inputs = True
 
 _NAMES = {"tensor": "FakeQuantizePerTensorAffineCachemaskBackward0",
