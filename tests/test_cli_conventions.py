@@ -68,8 +68,11 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
     script = tmp_path / "loop.py"
     script.write_text("import time\nprint('started', flush=True)\nwhile True:\n"
                       "    time.sleep(0.05)\n")
+    # (a test run started in the background inherits SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler: the child gets the default disposition back, as a terminal has)
     p = subprocess.Popen(GR + ["run", str(script)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == "started"
     time.sleep(0.2)
     p.send_signal(signal.SIGINT)
