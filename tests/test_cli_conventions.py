@@ -64,15 +64,21 @@ def test_sys_exit_codes_and_messages(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def _sigint_as_a_terminal_gives_it():
+    """In the child before exec: SIGINT's default disposition, and not blocked (both are
+    inherited across exec: ignored, Python installs no KeyboardInterrupt handler; blocked, the
+    signal never arrives)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
     script = tmp_path / "loop.py"
     script.write_text("import time\nprint('started', flush=True)\nwhile True:\n"
                       "    time.sleep(0.05)\n")
-    # (a test run started in the background inherits SIGINT ignored, and Python then installs no
-    # KeyboardInterrupt handler: the child gets the default disposition back, as a terminal has)
     p = subprocess.Popen(GR + ["run", str(script)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         preexec_fn=_sigint_as_a_terminal_gives_it)
     assert p.stdout.readline().strip() == "started"
     time.sleep(0.2)
     p.send_signal(signal.SIGINT)
