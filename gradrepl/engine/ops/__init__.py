@@ -10,3 +10,4 @@ from . import paddle_breadth  # noqa: F401  (instance_norm, Eigen-ordered row me
 from . import paddle_rnn  # noqa: F401  (Paddle's fused rnn op: LSTM, GRU, SimpleRNN)
 from . import graph  # noqa: F401  (segment_reduce: paddle.geometric)
 from . import detection  # noqa: F401  (yolov3_loss: paddle.vision.ops)
+from . import paddle_nn_gaps  # noqa: F401  (gumbel_softmax, temporal_shift: paddle/nn/gaps.py)

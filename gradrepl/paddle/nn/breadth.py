@@ -37,6 +37,7 @@ def _nn_extra():
     out = {"Maxout": ("2.6", __getattr__("Maxout")), "Parameter": ("3", _parameter())}
     for name in ("InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"):
         out[name] = ("2.6", __getattr__(name))
+    out.update(_gaps().nn_names())
     return out
 
 
@@ -45,7 +46,13 @@ def _f_extra():
             "instance_norm": ("2.6", instance_norm),
             "scaled_dot_product_attention": ("2.6", scaled_dot_product_attention),
             "thresholded_relu_": ("2.6", thresholded_relu_), "dropout1d": ("3", dropout1d),
-            "rms_norm": ("3", rms_norm)}
+            "rms_norm": ("3", rms_norm), **_gaps().f_names()}
+
+
+def _gaps():
+    import importlib  # (not "from . import": that asks paddle.nn's __getattr__, which asks here)
+
+    return importlib.import_module("gradrepl.paddle.nn.gaps")
 
 
 def _parameter():

@@ -232,22 +232,11 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
 
 
 def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
-    """Shift a part of the channels one segment back and another one forward in time."""
-    a = np.asarray(x.data)
-    if data_format == "NHWC":
-        a = np.transpose(a, (0, 3, 1, 2))
-    nt, c, h, w = a.shape
-    n = nt // seg_num
-    v = a.reshape(n, seg_num, c, h, w)
-    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
-    out = np.zeros_like(v)
-    out[:, 1:, :c1] = v[:, :-1, :c1]      # the first channels: from frame t - 1
-    out[:, :-1, c1:c2] = v[:, 1:, c1:c2]  # the next ones: from frame t + 1
-    out[:, :, c2:] = v[:, :, c2:]
-    out = out.reshape(nt, c, h, w)
-    if data_format == "NHWC":
-        out = np.transpose(out, (0, 2, 3, 1))
-    return Tensor(out)
+    """Shift a part of the channels one segment back and another one forward in time (an op
+    with its gradient: ``paddle/nn/gaps.py``)."""
+    from ..gaps import temporal_shift as _ts
+
+    return _ts(x, seg_num, shift_ratio, name, data_format)
 
 
 def gather_tree(ids, parents):
