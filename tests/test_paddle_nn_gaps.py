@@ -78,3 +78,35 @@ def test_temporal_shift_gradient(paddle):
     w = paddle.to_tensor(np.linspace(-1, 1, 64).reshape(8, 4, 1, 2).astype("float32"))
     (y * w).sum().backward()
     assert _hex(x.grad) == TEMPORAL_SHIFT_GRAD
+
+
+# paddle.seed(3); Linear(3, 4) weights by TruncatedNormalInitializer(0.5, 2.0) (3.3.1 cuts at
+# [a, b] = [-2, 2] std, 2.6.2 at mean +- 2 std), then by TruncatedNormalInitializer(0, 1, seed=5)
+TRUNC_INIT = {
+    "3": "43e300bf447a333fcb0618bffaa0143f392c1ebe6250d43eb3f84f3f9316193fdf09eebe03ebfebfdd9a2bbf"
+         "f903aebf",
+    "2.6": "1c3cf6bece4e9e3f282b1cbf9721873f97921b3c2f15503fd94ab43f55728a3fad3adabed86d5dc0a36c38bf"
+           "4825e8bf"}
+TRUNC_INIT_SEED5 = ("9574da3eb18ec7bfbda336bf094fde3ec7ac9dbf89d699bf8e8186bf075eee3e1e33463f50323bbf"
+                    "deafbabfd87b303e")
+
+
+def test_initializer_2x_names(paddle, profile):
+    from gradrepl.paddle.nn import initializer as I
+
+    paddle.seed(3)
+    attr = paddle.ParamAttr(initializer=I.TruncatedNormalInitializer(0.5, 2.0))
+    assert _hex(paddle.nn.Linear(3, 4, weight_attr=attr).weight) == TRUNC_INIT[profile]
+    attr = paddle.ParamAttr(initializer=I.TruncatedNormalInitializer(0.0, 1.0, seed=5))
+    assert _hex(paddle.nn.Linear(3, 4, weight_attr=attr).weight) == TRUNC_INIT_SEED5
+    w = np.arange(6.).reshape(2, 3)
+    attr = paddle.ParamAttr(initializer=I.NumpyArrayInitializer(w))
+    assert paddle.nn.Linear(2, 3, weight_attr=attr).weight.numpy().tolist() == w.tolist()
+    with pytest.raises(AssertionError):
+        I.NumpyArrayInitializer([1, 2])
+    # the class tree as in real Paddle (both versions)
+    assert [c.__module__ + "." + c.__name__ for c in I.Assign.__mro__[:3]] == [
+        "paddle.nn.initializer.assign.Assign",
+        "paddle.nn.initializer.assign.NumpyArrayInitializer",
+        "paddle.nn.initializer.initializer.Initializer"]
+    assert I.TruncatedNormal.__mro__[1] is I.TruncatedNormalInitializer

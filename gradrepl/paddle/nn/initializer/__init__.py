@@ -16,7 +16,7 @@ __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "X
            "XavierNormal", "KaimingNormal", "KaimingUniform", "Assign", "Bilinear", "Orthogonal",
            "Dirac", "calculate_gain", "set_global_initializer", "XavierInitializer",
            "MSRAInitializer", "ConstantInitializer", "NormalInitializer",
-           "UniformInitializer"]
+           "UniformInitializer", "NumpyArrayInitializer", "TruncatedNormalInitializer"]
 
 
 def _draw(kind, shape, dtype, *args, seed=0, **kw):
@@ -107,18 +107,27 @@ class Normal(Initializer):
         return _draw("normal", shape, dtype, self._mean, self._std, seed=self._seed)
 
 
-class TruncatedNormal(Initializer):
+class TruncatedNormalInitializer(Initializer):
     """Normal values cut by inverting the CDF of one uniform each (Paddle 3: to [a, b];
-    2.x: to mean +- 2 std)."""
+    2.x: to mean +- 2 std); a nonzero ``seed`` draws from its own engine (the kernel's seed
+    attribute). The 2.x-era name, and ``TruncatedNormal``'s base class as in Paddle."""
 
-    def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
-        self._mean, self._std, self._a, self._b = mean, std, a, b
+    def __init__(self, loc=0.0, scale=1.0, seed=0, a=-2.0, b=2.0):
+        self._mean, self._std, self._seed, self._a, self._b = loc, scale, seed, a, b
 
     def generate(self, shape, dtype):
         from ... import profiles
 
         return _draw("truncated_normal", shape, dtype, self._mean, self._std, self._a,
-                     self._b, kernels=profiles.current().random_kernels)
+                     self._b, seed=self._seed, kernels=profiles.current().random_kernels)
+
+
+class TruncatedNormal(TruncatedNormalInitializer):
+    """Normal values cut by inverting the CDF of one uniform each (Paddle 3: to [a, b];
+    2.x: to mean +- 2 std)."""
+
+    def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
+        super().__init__(mean, std, 0, a, b)
 
 
 class XavierUniform(Initializer):
@@ -173,11 +182,12 @@ class KaimingUniform(Initializer):
         return _draw("uniform", shape, dtype, -limit, limit)
 
 
-class Assign(Initializer):
-    """Fill with given values (numpy array, list, or Tensor) of the parameter's shape."""
+class NumpyArrayInitializer(Initializer):
+    """Fill with a numpy array's values (of the parameter's size); ``Assign``'s base class."""
 
-    def __init__(self, value, name=None):
-        self._value = value.data if isinstance(value, _T) else np.asarray(value)
+    def __init__(self, value):
+        assert isinstance(value, np.ndarray)
+        self._value = value
 
     def generate(self, shape, dtype):
         v = np.asarray(self._value)
@@ -186,6 +196,13 @@ class Assign(Initializer):
                 f"The size of input is too big. Assign initializer got {v.size} values for a "
                 f"parameter of shape {list(shape)}")
         return v.reshape(shape)
+
+
+class Assign(NumpyArrayInitializer):
+    """Fill with given values (numpy array, list, or Tensor) of the parameter's shape."""
+
+    def __init__(self, value, name=None):
+        super().__init__(value.data if isinstance(value, _T) else np.asarray(value))
 
 
 class Bilinear(Initializer):
@@ -274,6 +291,8 @@ class NormalInitializer(Normal):
 for _cls, _mod in ((Constant, "constant"), (Uniform, "uniform"), (Normal, "normal"),
                    (TruncatedNormal, "normal"), (XavierUniform, "xavier"), (XavierNormal, "xavier"),
                    (KaimingNormal, "kaiming"), (KaimingUniform, "kaiming"), (Assign, "assign"),
-                   (Bilinear, "bilinear"), (Orthogonal, "orthogonal"), (Dirac, "dirac")):
+                   (Bilinear, "bilinear"), (Orthogonal, "orthogonal"), (Dirac, "dirac"),
+                   (NumpyArrayInitializer, "assign"), (TruncatedNormalInitializer, "normal"),
+                   (Initializer, "initializer")):
     _cls.__module__ = "paddle.nn.initializer." + _mod
 del _cls, _mod
