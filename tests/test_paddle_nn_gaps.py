@@ -110,3 +110,35 @@ def test_initializer_2x_names(paddle, profile):
         "paddle.nn.initializer.assign.NumpyArrayInitializer",
         "paddle.nn.initializer.initializer.Initializer"]
     assert I.TruncatedNormal.__mro__[1] is I.TruncatedNormalInitializer
+
+
+# real 3.3.1: F.embedding_renorm_(ids [[0, 2], [2, 4]], linspace(-3, 3, 20) as [5, 4], 2.0)
+# float32; the same float64 with max_norm 1.5, norm_type 1; paddle.seed(1) Embedding(5, 4,
+# max_norm=1.0)(ids)
+RENORM_F32 = (
+    "7a8996bfe6b086bfa5b06dbf7eff4dbfd850debf0de5b5bf43798dbff31a4abfbd86f2be28af21be28af213e"
+    "bd86f23ef31a4a3f43798d3f0de5b53fd850de3f7eff4d3fa5b06d3fe6b0863f7a89963f")
+RENORM_F64_L1 = (
+    "5eaf44fbff7fdcbf1e31c4fbff7fd9bfdeb243fcff7fd6bf9f34c3fcff7fd3bfa2bc86f21acafbbfca6b28af"
+    "a1bcf6bff31aca6b28aff1bf3894d7505e43e9bf10e53594d750debf6043790de535c4bf6043790de535c43f"
+    "08e53594d750de3f3494d7505e43e93ff01aca6b28aff13fc86b28afa1bcf63fa0bc86f21acafb3f9e34c3fc"
+    "ff7fd33fdeb243fcff7fd63f1e31c4fbff7fd93f5eaf44fbff7fdc3f")
+EMBEDDING_MAX_NORM = (
+    "250728bff4a8b83e6d6f753e94271ebfe0ec793d3abe27bf605f40bd323e153fe0ec793d3abe27bf605f40bd"
+    "323e153fe8bba93d44ecb73e70edee3e649adf3e")
+
+
+def test_embedding_renorm_(paddle, profile):
+    import gradrepl.paddle.nn.functional as F
+
+    ids = paddle.to_tensor([[0, 2], [2, 4]])
+    if profile != "3":  # a 3.x name
+        assert not hasattr(F, "embedding_renorm_")
+        return
+    w = paddle.to_tensor(np.linspace(-3, 3, 20).reshape(5, 4).astype("float32"))
+    assert F.embedding_renorm_(ids, w, max_norm=2.0) is w
+    assert _hex(w) == RENORM_F32
+    w2 = paddle.to_tensor(np.linspace(-3, 3, 20).reshape(5, 4).astype("float64"))
+    assert _hex(F.embedding_renorm_(ids, w2, max_norm=1.5, norm_type=1.0)) == RENORM_F64_L1
+    paddle.seed(1)
+    assert _hex(paddle.nn.Embedding(5, 4, max_norm=1.0)(ids)) == EMBEDDING_MAX_NORM

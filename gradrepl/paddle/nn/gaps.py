@@ -62,9 +62,25 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     return G.temporal_shift(x, seg_num, shift_ratio, data_format == "NHWC")
 
 
+# ======================================================================= embedding_renorm_
+def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
+    """Scale, in place, the rows of ``weight`` that ``x`` names whose ``norm_type``-norm exceeds
+    ``max_norm`` down to ``max_norm / (norm + 1e-7)`` times themselves: Paddle 3's composite
+    (unique ids, index_select, norm, where, scatter_ with overwrite), without recording."""
+    from ... import paddle as P
+
+    with P.set_grad_enabled(False):
+        ids = P.unique(x)
+        rows = P.index_select(weight, ids)
+        norm = P.norm(rows, p=norm_type, axis=1, keepdim=True)
+        factor = P.where(norm > max_norm, max_norm / (norm + 1e-7), P.ones_like(norm))
+        P.scatter_(weight, ids, rows * P.expand_as(factor, rows), overwrite=True)
+        return weight
+
+
 def f_names():
     """paddle.nn.functional's names from this module: name -> (since, value)."""
-    return {"gumbel_softmax": ("2.6", gumbel_softmax)}
+    return {"gumbel_softmax": ("2.6", gumbel_softmax), "embedding_renorm_": ("3", embedding_renorm_)}
 
 
 def nn_names():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import profiles
 from ...core import Tensor
 
 __all__ = ["one_hot", "embedding"]
@@ -44,4 +45,8 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
         from ._util import kernel_dtype_error
 
         raise kernel_dtype_error("embedding", x, "int64, int32")
+    if max_norm and weight.data.size != 0 and profiles.current().api3:  # 3.x renorms first
+        from ..gaps import embedding_renorm_
+
+        weight = embedding_renorm_(x, weight, max_norm, norm_type)
     return N.embedding(x, weight, pad)

@@ -160,6 +160,7 @@ class Embedding(Layer):
         self._padding_idx = padding_idx
         self._sparse = sparse
         self._scale_grad_by_freq = scale_grad_by_freq
+        self._max_norm, self._norm_type = max_norm, norm_type
         self._dtype = _default_dtype_name()
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr,
                                             dtype=self._dtype)  # Xavier uniform, as Linear's
@@ -168,7 +169,8 @@ class Embedding(Layer):
         self._name = name
 
     def forward(self, x):
-        return F.embedding(x, self.weight, padding_idx=self._padding_idx)
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx,
+                           max_norm=self._max_norm, norm_type=self._norm_type)
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
