@@ -4,7 +4,8 @@ Runs itself as a subprocess under a Python with real Paddle (the oracle: 3.3.1 a
 ``/work/vpaddle/bin/python``, 2.6.2 at ``/work/vpaddle26/bin/python``) and under this Python with
 ``gradrepl.paddle`` in the matching profile (``GRADREPL_PADDLE=3`` / ``2.6``); each run dumps
 ``dir()`` of the modules and classes below as JSON, then this prints, per module, the names Paddle
-has and gradrepl lacks (grouped by kind: function, class, module, other), skipping private names,
+has and gradrepl lacks (grouped by kind: function, class, module, other), and the names gradrepl
+exposes that this version of Paddle lacks ("extra": dir() or attribute access), skipping private names,
 submodule names and the families gradrepl does not emulate (CUDA/XPU/IPU devices, sparse,
 quantization, distributed, static-graph internals, inference, incubate, jit, auto-parallel, ...).
 
@@ -158,7 +159,14 @@ def _run(python, which, profile, stdin=None):
 def compute(version, paddle_python=None):
     profile, default_python = VERSIONS[version]
     ref = _run(paddle_python or default_python, "paddle", profile)
-    asked = json.dumps({t: sorted(v or ()) for t, v in ref.items()})
+    # gradrepl is also asked for every name of the other version: one it answers is an extra
+    both = {t: set(v or ()) for t, v in ref.items()}
+    from gradrepl.paddle._paddle_names import NAMES
+
+    for names in NAMES.values():
+        for t, v in names.items():
+            both.setdefault(t, set()).update(v)
+    asked = json.dumps({t: sorted(v) for t, v in both.items()})
     ours = _run(sys.executable, "gradrepl", profile, asked)
     gaps = {}
     for target in TARGETS:
@@ -167,7 +175,9 @@ def compute(version, paddle_python=None):
         missing = {n: k for n, k in theirs.items() if n not in have and not SKIP.search(n)
                    and n not in IMPORTED.get(target, ())
                    and (MODULE_NAMES_ARE_GAPS or k != "module")}
-        gaps[target] = {"paddle": len(theirs), "missing": missing,
+        # names gradrepl exposes (dir() or attribute access) that this version of Paddle lacks
+        extra = {n: k for n, k in have.items() if n not in theirs and k != "module"}
+        gaps[target] = {"paddle": len(theirs), "missing": missing, "extra": extra,
                         "module_missing": ours.get(target) is None and ref.get(target) is not None}
     return gaps
 
@@ -219,23 +229,28 @@ def main(argv=None):
     every = {}
     for version in versions:
         gaps = every[version] = compute(version, a.paddle_python)
-        total = 0
+        total = extras = 0
         print(f"== Paddle {version} (profile {VERSIONS[version][0]})")
         for target, g in gaps.items():
             if a.only and target != a.only:
                 continue
             miss = g["missing"]
             total += len(miss)
+            extras += len(g["extra"])
             note = " (module missing in gradrepl)" if g["module_missing"] else ""
-            print(f"{target}: {len(miss)} missing (of {g['paddle']} public names in Paddle)"
-                  f"{note}")
+            print(f"{target}: {len(miss)} missing (of {g['paddle']} public names in Paddle), "
+                  f"{len(g['extra'])} extra{note}")
             if a.counts:
                 continue
             for kind in ("function", "class", "module", "other"):
                 names = sorted(n for n, k in miss.items() if k == kind)
                 if names:
                     print(f"  {kind} ({len(names)}): " + ", ".join(names))
-        print(f"total: {total} missing")
+            if g["extra"]:
+                print(f"  extra, not in Paddle {version} ({len(g['extra'])}): "
+                      + ", ".join(sorted(g["extra"])))
+        print(f"total: {total} missing, {extras} extra (exposed by gradrepl, not in Paddle "
+              f"{version})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(every, f, indent=1, sort_keys=True)

@@ -194,3 +194,6 @@ tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"]
 from .hapi import callbacks as _hapi_callbacks  # noqa: E402
 
 __import__("sys").modules.setdefault(__name__ + ".callbacks", _hapi_callbacks)
+from .names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -775,3 +775,8 @@ def __getattr__(name):  # Paddle 3's torch-style name of PyLayer (paddle.autogra
     from .not_emulated import error
 
     raise error("paddle.autograd", name)
+
+
+from .names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

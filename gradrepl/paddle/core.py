@@ -51,6 +51,11 @@ class PaddleClass(type):
     def __repr__(cls):
         return f"<class '{paddle_path(cls)}'>"
 
+    def __dir__(cls):
+        # a class declaring ``_paddle_dir`` (Tensor) lists the emulated version's names
+        listing = cls.__dict__.get("_paddle_dir")
+        return listing(cls) if listing is not None else type.__dir__(cls)
+
     def _repr_pretty_(cls, p, cycle):
         """IPython (a notebook cell ending in ``type(x)``) shows a class as its module path."""
         p.text(paddle_path(cls))
@@ -638,10 +643,12 @@ class _Since3Property:
         self.name = fget.__name__
 
     def __get__(self, obj, cls=None):
+        if not profiles.current().api3:
+            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'"
+                                 if obj is not None else
+                                 f"type object 'Tensor' has no attribute '{self.name}'")
         if obj is None:
             return self
-        if not profiles.current().api3:
-            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
         return self.fget(obj)
 
     def __set__(self, obj, value):
@@ -779,7 +786,7 @@ del _n, _fill
 Tensor.repeat = _since3_method(_repeat, "repeat")
 Tensor.stride = _since3_method(_stride, "stride")
 Tensor.is_cuda = _Since3Property(lambda self: False)
-Tensor.is_cuda.name = "is_cuda"
+Tensor.__dict__["is_cuda"].name = "is_cuda"
 Tensor.get_device = _since3_method(lambda self: -1, "get_device")
 
 _SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))

@@ -26,3 +26,8 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(n for n in NAMES if _profiles.current().api3 or n in _api26.LINALG)
+
+
+from .names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -66,7 +66,35 @@ def install_tensor(cls):
     descriptor (its message follows the profile in force when it is read)."""
     from ._paddle_names import NAMES
 
+    import types
+
+    from .tensor import Since3
+
     for version in NAMES.values():
         for name in version.get("paddle.Tensor", ()):
             if name[:1] != "_" and not any(name in k.__dict__ for k in cls.__mro__):
                 setattr(cls, name, _NotEmulated(name))
+    # a method only Paddle 3 has is an AttributeError under 2.x (most already are Since3)
+    for name in NAMES["3"]["paddle.Tensor"] - NAMES["2.6"]["paddle.Tensor"]:
+        if isinstance(cls.__dict__.get(name), types.FunctionType):
+            setattr(cls, name, Since3(cls.__dict__[name], name))
+    # dir(paddle.Tensor) and dir(t) list the emulated version's names (gradrepl's own engine
+    # attributes, grad_node ..., stay reachable, out of the listing)
+    cls._paddle_dir = staticmethod(_tensor_dir)
+    cls.__dir__ = _instance_dir
+
+
+def _tensor_dir(cls):
+    from .names_gate import names
+
+    out = [n for n in type.__dir__(cls) if n[:1] == "_"]
+    return sorted(out + [n for n in names("paddle.Tensor") if hasattr(cls, n)])
+
+
+def _instance_dir(self):
+    out = set()
+    for k in type(self).__mro__:  # a subclass's own names (Parameter's trainable ...) stay
+        if k.__dict__.get("_paddle_dir") is not None:
+            return sorted(out.union(_tensor_dir(k)))
+        out.update(n for n in k.__dict__ if n[:1] != "_")
+    return object.__dir__(self)

@@ -84,3 +84,8 @@ def __dir__():
     if _api3():
         names |= set(_API3) | set(_API3_MODULES)
     return sorted(names)
+
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

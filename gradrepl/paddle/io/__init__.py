@@ -13,3 +13,8 @@ __all__ = [
     "SequenceSampler", "RandomSampler", "WeightedRandomSampler", "random_split", "Subset",
     "SubsetRandomSampler", "ConcatDataset",
 ]
+
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

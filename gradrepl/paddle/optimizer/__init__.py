@@ -14,3 +14,8 @@ from .more import ASGD, Adadelta, Adagrad, Adamax, Lamb, NAdam, RAdam, RMSProp, 
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr", "L1Decay", "L2Decay",
            "Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb", "LBFGS"]
+
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -600,3 +600,8 @@ def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
 __all__ += ["OneCycleLR", "CyclicLR", "noam_decay", "exponential_decay", "natural_exp_decay",
             "inverse_time_decay", "polynomial_decay", "piecewise_decay", "cosine_decay",
             "linear_lr_warmup"]
+
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

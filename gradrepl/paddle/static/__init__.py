@@ -49,3 +49,8 @@ def __getattr__(name):
     from ..not_emulated import error
 
     raise error("paddle.static", name)
+
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -73,7 +73,9 @@ class Since3:
         from .. import profiles
 
         if not profiles.current().api3:
-            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'"
+                                 if obj is not None else
+                                 f"type object 'Tensor' has no attribute '{self.name}'")
         if obj is None:
             return self.fn
         return self.fn.__get__(obj, cls)

@@ -34,3 +34,8 @@ def __dir__():  # the module's names and the breadth names of the current profil
 
     breadth = importlib.import_module('gradrepl.paddle.nn.breadth')
     return sorted(set(globals()) | set(breadth.names("paddle.nn.functional")))
+
+
+from ...names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

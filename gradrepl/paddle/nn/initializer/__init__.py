@@ -296,3 +296,8 @@ for _cls, _mod in ((Constant, "constant"), (Uniform, "uniform"), (Normal, "norma
                    (Initializer, "initializer")):
     _cls.__module__ = "paddle.nn.initializer." + _mod
 del _cls, _mod
+
+
+from ...names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import libwarn
 from .. import functional as F
+from ..functional.norm import group_norm as _group_norm
 from .conv import paddle_snake
 from .layers import Layer
 
@@ -222,8 +223,9 @@ class GroupNorm(Layer):
         self._name = name
 
     def forward(self, input):  # noqa: A002
-        return F.group_norm(input, self._num_groups, epsilon=self._epsilon, weight=self.weight,
-                            bias=self.bias, data_format=self._data_format)
+        # F.group_norm is 3.x's name (2.6.2's nn.GroupNorm has no functional twin)
+        return _group_norm(input, self._num_groups, epsilon=self._epsilon, weight=self.weight,
+                           bias=self.bias, data_format=self._data_format)
 
     def extra_repr(self):
         return (f"num_groups={self._num_groups}, num_channels={self._num_channels}, "

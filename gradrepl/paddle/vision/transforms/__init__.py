@@ -18,3 +18,8 @@ __all__ = ["BaseTransform", "Compose", "Resize", "RandomResizedCrop", "CenterCro
            "vflip", "resize", "pad", "affine", "rotate", "perspective", "to_grayscale", "crop",
            "center_crop", "adjust_brightness", "adjust_contrast", "adjust_hue", "normalize",
            "erase"]
+
+
+from ...names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)
