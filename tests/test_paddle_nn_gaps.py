@@ -142,3 +142,108 @@ def test_embedding_renorm_(paddle, profile):
     assert _hex(F.embedding_renorm_(ids, w2, max_norm=1.5, norm_type=1.0)) == RENORM_F64_L1
     paddle.seed(1)
     assert _hex(paddle.nn.Embedding(5, 4, max_norm=1.0)(ids)) == EMBEDDING_MAX_NORM
+
+
+# real 3.3.1 and 2.6.2 (the same bytes): F.hsigmoid_loss on x = sin(1.7 k) * 1.3 [6, 19],
+# w = cos(0.9 k) * 0.5 [6, 19], bias = sin(k) [6, 1], labels [0, 1, 2, 3, 6, 4]: the default
+# tree of 7 classes, (out * arange(6)).sum() backward; then the custom tree (path_table /
+# path_code below, num_classes 6), out.sum() backward. Hex of out, x.grad, w.grad, bias.grad.
+HS_DEFAULT = {
+    "out": (
+        "c6d3e03f0fc75640042303405085a03f2132854046300040"),
+    "x_grad": (
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "00000000000000000000000000000000000000000000000000000000000000000000f5f8ee3e9a6ea13e"
+        "9e1b99bdcc04d1be4c94ddbef6e704bea8f68a3e1a37ef3e046f9e3e4cfda8bdd9f4d2be9404dcbef74b"
+        "fabd74398e3ef163ef3ef8639b3ec6d2b8bda3d5d4bef064dabeef78aa3e2f56563f3c3b353fc0942f3d"
+        "a89627bfbd525bbf2f28d2be0660b13e2b56573ff105333fc050e73c54092abf0f9f5abf1084cbbe483a"
+        "b83e9346583fb0c3303f80ce5e3cb36f2cbfd821673fa0234f3e98c026bf1c8c81bff75b1bbfd4e5833e"
+        "24596d3f8c20653f68073e3eb1102abfc47781bf4ad917bff64e8c3ee2106f3fac0e633f6cdd2c3e7c54"
+        "2dbf0f5a81bfa14b14bf799407c09f1d18c01c2256bfc41fab3fdee71f40d078e23f360799be560409c0"
+        "b13617c04be64bbf68aeaf3f1e2e2040d398de3f3a7eaebe466a0ac0d24416c0b89b41bf5730b43fc468"
+        "20409abefbbe9503d6bf5e21cbbf33169abe4a3d9b3fb784e73fc296843fd05c05bf067dd7bfda37c9bf"
+        "28ae8abe9b1d9e3f1b3ee73fa95e813fa6d00cbfdee6d8bfc73fc7bf2c7876be7af2a03f"),
+    "w_grad": (
+        "c7f51340bd49b93f5ad52bc0337541bfe24b38403e905f3c7d8538c010b43a3f5b7e2c404a40b6bff402"
+        "15c030860140e744e73f6c521fc07c2895bf468a3240ed91e43e12e739c0aaab9a3ee6a02540b870e33f"
+        "d5ee42c0cff37dbf0a4b534091a4103e689f55c03a08383f55c449409700c4bf5b8330c0947c0f40c689"
+        "0b40af7133c04798babf5e7c4b400772233fec0356c0c89b643e8546ddbf032179c0e6d52e4066134c40"
+        "736c63c0a27811c079748440e7699a3f14678ec0a63374bdefe48e4067a88bbfafe585c02ad60a408b04"
+        "684000a046c093d534c0583975401649eb3fa59ce5bdcedc353fc24c91bda82e31bf17487f3e87bc203f"
+        "167bd2befd9d05bf0dac0b3f1940c33e3ad424bf2b9a5cbe6c0a333f4f38103d0b5d35bfeee2163e9ca4"
+        "2b3f7fe7a3be5c8616bf9eea9e40443e053e4dfd9fc03341943f46709640faa817c0e3e582c03c1f5b40"
+        "a7544d40480488c00b3b07c0c17099406d9a603fd8aca0c0da42d53e903d9d405064d7bf4d5d8fc03395"
+        "35406ed0983fca0c2c40267cf1bf9bef0cc0640f1d4036edc83fcbf236c02e4755bf32b04440afa5283d"
+        "075e45c0a7e5403fc0f0384044c3bfbf9d3b20c0ef2b09403ec5f93f6a5a29c0557da2bf"),
+    "b_grad": (
+        "7bcbea3f926d1bbfc0525d40c076553db1f04bc0e0d818c0"),
+}
+HS_CUSTOM = {
+    "out": (
+        "cd5f20407587124059c72040ea4b6440091c094071fad23f"),
+    "x_grad": (
+        "a03966beb4a31d3e531ad53e2c1dba3ecc38123d0564a3be8768ddbeafbc5fbe8aa9243e6639d63e27ff"
+        "b73edc62e83ca4f0a5bef5d2dcbe8c2f59be72a32b3ef848d73ed2d3b53e5043ac3ca61efb3e837ff73e"
+        "9a4ce23dc429b1beee690abf91fea6beff6e0a3ecd0bfd3e0a60f53e6a09d03d5fb7b4bef3560abfc541"
+        "a3be1b6e133ea3e6fe3ed02ef33e28b7bd3de637b8bef6390abfe2eb67be5877fdbe4c27c7be80fc3b3c"
+        "f774ce3ef8cbfa3e60ad523ee4ac6fbebe52febe8e57c4be70a1a33c6a0ed13e12adf93e20b14a3e8b5c"
+        "77bebb1bffbe9a79c1beb038e93cbc98d33e2c70c13d554970be58b9c5bea6577bbec2f2a53dae3fb13e"
+        "42dfb23eb483b43dde8875be60c1c5be192c76bed4edb23dbab2b23eca6db13e2e8aa73d9fb67abe18bb"
+        "c5bebaee70bef4dbbf3d2cc60abedc3fc13d3073813eaa3e613e0308a93c16fa46be1f4086be2fd406be"
+        "13c2c93d321f823e3da95e3e8d95843ca40e4abe24e385be70d802beaf35d23dc8c1823eb4035c3efd32"
+        "403c5e1a62be756b1dbe322af33c4b35433e864a543ec56e893d1db9fdbde46e62be08a51abe0fb4083d"
+        "fc21453e4de7523e2822823de40202be07b362be6ad317be20c9173d6800473ed174513e"),
+    "w_grad": (
+        "f9e1e43f2ce57fbedaa3dcbfd4af313fffbec53fe7cc8bbf97b8a1bf6179b53f13ea653fea18d3bf243d"
+        "f2bef1b3e23f0d04893c2c41e3bf36aee13e3ab7d43f22785ebf430db8bfaaa99e3f46809dbeaa729b3f"
+        "9993aebbac459bbf85c6a23e2bc9903fd5011cbfcb5e79bf62445c3f219c403f46f386bf731ef6be4ace"
+        "963f9359353eb6a59cbf93940d3e3b16983ffa8de3be626d89bff57ae73c7f4caabfaa11a13e22ec9f3f"
+        "7af422bf32ed8abffe8d6a3f3369593f1f4a91bf2a880ebf6ba7a33fc1c0683eb626abbf9527f03d8d48"
+        "a73f8e77e8beae4e98bfb7ba423f616f7e3f337097bd49efba3ec7fba4bc0f47b8beeb30e73d3c62a93e"
+        "65e44abe003e8fbea65b8a3e7e2d573e1d15a6be1c9501be49c7b63ea4870d3d5956bbbe0bab743dcd74"
+        "b33ea4a719be9ea89fbe4cc89bbf104b763e5ad9933f7cc509bf121982bf30d24c3f6e6a4f3f882281bf"
+        "cadc0cbfc548933f2ae9813e45a79bbf283d743dc5af993f78f1bcbeb3838dbfb167273ff5e36f3fe138"
+        "65bfebc6e5be78b9643f7ecb5f3e522473bfad99d63ceb69713ff3d489bea5a75fbf4019fd3e640b3f3f"
+        "86c72fbf82bf11bf4956553f058cb53e78ba6cbf602beebd6c66743f06d504bebed76bbf"),
+    "b_grad": (
+        "60f8e73d207ccd3d8c2db43eb4285ebfaab5e6be3a013cbf"),
+}
+HS_PATH_TABLE = [[0, 1, -1], [0, 2, 3], [1, 4, -1], [0, 2, 5], [3, -1, -1], [0, 1, 4]]
+HS_PATH_CODE = [[1, 0, -1], [0, 1, 1], [1, 1, -1], [0, 0, 1], [1, -1, -1], [1, 1, 0]]
+
+
+def _hs_data(paddle):
+    x = paddle.to_tensor((np.sin(np.arange(114) * 1.7).reshape(6, 19) * 1.3).astype("float32"),
+                         stop_gradient=False)
+    w = paddle.to_tensor((np.cos(np.arange(114) * 0.9).reshape(6, 19) * 0.5).astype("float32"),
+                         stop_gradient=False)
+    b = paddle.to_tensor(np.sin(np.arange(6.0)).reshape(6, 1).astype("float32"),
+                         stop_gradient=False)
+    return x, w, b
+
+
+def test_hsigmoid_loss_default_and_custom_tree(paddle):
+    import gradrepl.paddle.nn.functional as F
+
+    lab = paddle.to_tensor(np.array([0, 1, 2, 3, 6, 4]), dtype="int64")
+    x, w, b = _hs_data(paddle)
+    out = F.hsigmoid_loss(x, lab, 7, w, b)
+    (out * paddle.arange(6, dtype="float32").reshape([6, 1])).sum().backward()
+    assert [_hex(t) for t in (out, x.grad, w.grad, b.grad)] == list(HS_DEFAULT.values())
+    x, w, b = _hs_data(paddle)
+    out = F.hsigmoid_loss(x, lab, 6, w, b, path_table=paddle.to_tensor(HS_PATH_TABLE),
+                          path_code=paddle.to_tensor(HS_PATH_CODE))
+    out.sum().backward()
+    assert [_hex(t) for t in (out, x.grad, w.grad, b.grad)] == list(HS_CUSTOM.values())
+    with pytest.raises(ValueError, match=r"^Expected num_classes >= 2 \(got 1\)$"):
+        F.hsigmoid_loss(x, lab, 1, w)
+
+
+def test_hsigmoid_loss_layer(paddle, capsys):
+    m = paddle.nn.HSigmoidLoss(19, 7)
+    assert capsys.readouterr().out == ("With sparse mode, if your models has only small "
+                                       "parameter prefetch may cause speed down\n")
+    assert list(m.weight.shape) == [6, 19] and list(m.bias.shape) == [6, 1]
+    assert not m.bias.numpy().any()
+    x, _, _ = _hs_data(paddle)
+    assert list(m(x, paddle.to_tensor([0, 1, 2, 3, 6, 4])).shape) == [6, 1]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import apply, register
+from . import _kernels as K
+from ..registry import apply, exact_first_order, needs_grad, register
 
 
 # ======================================================================= gumbel_softmax
@@ -100,3 +101,219 @@ TEMPORAL_SHIFT_GRAD = register("temporal_shift_grad", _ts_grad_fwd, _ts_grad_vjp
 def temporal_shift(x, seg_num, shift_ratio, nhwc):
     return apply(TEMPORAL_SHIFT, (x,), {"seg_num": int(seg_num), "shift_ratio": float(shift_ratio),
                                         "nhwc": bool(nhwc)})
+
+
+# ======================================================================= hsigmoid_loss
+# Paddle's hierarchical sigmoid (phi's hsigmoid_loss kernel and MatrixBitCodeFunctor). Each
+# sample i walks a path of code_length nodes: with the default tree (num_classes given) class c
+# is coded as c + num_classes and step j uses node (code >> (j + 1)) - 1 and bit code & (1 << j),
+# the path ending where the code's highest bit is; with a custom tree, row i of path_table /
+# path_code gives the nodes and bits, ended by the first negative node.
+def _hs_codes(label, num_classes, path_table, path_code):
+    """(node index [N, L] (0 outside the path), bit [N, L], in-path mask [N, L])."""
+    label = np.asarray(label).reshape(-1).astype(np.int64)
+    if path_table is None or not np.size(path_table):
+        width = int(num_classes - 1).bit_length()  # FindLastSet(num_classes - 1)
+        code = label + int(num_classes)
+        j = np.arange(width)
+        length = np.array([int(c).bit_length() - 1 for c in code], np.int64)
+        mask = j[None, :] < length[:, None]
+        idx = (code[:, None] >> (j[None, :] + 1)) - 1
+        bit = (code[:, None] >> j[None, :]) & 1
+    else:
+        table, pcode = np.asarray(path_table, np.int64), np.asarray(path_code, np.int64)
+        neg = table < 0
+        first_neg = np.where(neg.any(1), neg.argmax(1), table.shape[1])
+        mask = np.arange(table.shape[1])[None, :] < first_neg[:, None]
+        idx, bit = table, pcode != 0
+    idx = np.where(mask, idx, 0)
+    return idx, (bit != 0) & mask, mask
+
+
+_BLAS = {}
+
+
+def _blas(name, ctype):
+    """MKL's ``cblas_<name>`` (what Paddle's CPU blas.DOT / blas.AXPY call), or None."""
+    if name not in _BLAS:
+        import ctypes
+
+        from .. import mkl
+
+        lib = mkl.load()
+        f = getattr(lib, "cblas_" + name, None) if lib else None
+        if f is not None:
+            P, I = ctypes.c_void_p, ctypes.c_int
+            f.argtypes = [I, P, I, P, I] if name.endswith("dot") else [I, ctype, P, I, P, I]
+            f.restype = ctype if name.endswith("dot") else None
+        _BLAS[name] = f
+    return _BLAS[name]
+
+
+def _row_dots(a, b):
+    """Row-by-row dot products of a [M, D] and b [M, D] as MKL's ?dot (in order elsewhere)."""
+    import ctypes
+
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    f32 = a.dtype == np.float32
+    f = _blas("sdot" if f32 else "ddot", ctypes.c_float if f32 else ctypes.c_double)
+    if f is None or a.dtype not in (np.float32, np.float64):
+        acc = np.zeros(a.shape[0], a.dtype)
+        for k in range(a.shape[1]):
+            acc += a[:, k] * b[:, k]
+        return acc
+    from ..mkl import address
+
+    d, item = a.shape[1], a.dtype.itemsize
+    pa, pb = address(a), address(b)
+    return np.array([f(d, pa + i * d * item, 1, pb + i * d * item, 1)
+                     for i in range(a.shape[0])], a.dtype)
+
+
+_EXP64 = K.libm64("exp", np.exp)
+_LOG64 = K.libm64("log", np.log)
+
+
+def _hs_fwd(x, w, bias, label, path_table=None, path_code=None, num_classes=2):
+    from .nn import eigen_exp, eigen_log
+
+    t = x.dtype.type
+    idx, bit, mask = _hs_codes(label, num_classes, path_table, path_code)
+    n, width = idx.shape
+    pre = np.zeros((n, width), x.dtype)
+    ii, jj = np.nonzero(mask)  # (i, j) in the kernel's order
+    rows = idx[ii, jj]
+    if bias is not None and bias.size:
+        pre[ii, jj] += bias.reshape(-1)[rows]
+    pre[ii, jj] += _row_dots(w[rows], x[ii])
+    np.clip(pre, t(-40.0), t(40.0), out=pre)
+    picked = np.where(bit, pre, t(0))
+    out = np.zeros(n, x.dtype)
+    for j in range(width):
+        out = out + picked[:, j]
+    out = t(-1) * out
+    with np.errstate(all="ignore"):
+        soft = eigen_log(t(1) + eigen_exp(pre)) if x.dtype == np.float32 \
+            else _LOG64(t(1) + _EXP64(pre))  # (float64: the C library's, value by value)
+    total = np.zeros(n, x.dtype)
+    for j in range(width):
+        total = total + soft[:, j]
+    return (total + out).reshape(n, 1), soft
+
+
+def _hs_pre_grad(soft, bit, mask, dout):
+    """The gradient of the clipped logits: (1 - 1/exp(pre_out) - bit) * dout (VML exp, inv)."""
+    from .nn import _vexp
+
+    t = soft.dtype.type
+    with np.errstate(all="ignore"):
+        g = t(1) - t(1) / _vexp(soft)
+    g = g - bit.astype(soft.dtype)
+    return g * dout.reshape(-1, 1)
+
+
+def _hs_grad_kernel(x, w, soft, idx, bit, mask, dout, want_bias):
+    """Paddle's hsigmoid_loss_grad: bias / weight rows gather their (i, j) terms in order,
+    x's rows theirs in j order."""
+    pg = _hs_pre_grad(soft, bit, mask, dout)
+    ii, jj = np.nonzero(mask)
+    rows = idx[ii, jj]
+    terms = pg[ii, jj]
+    db = None
+    if want_bias:
+        db = np.zeros(w.shape[0], x.dtype)
+        np.add.at(db, rows, terms)
+    dw = _axpy_rows(rows, terms, x, ii, np.zeros_like(w))
+    dx = np.zeros_like(x)
+    for j in range(idx.shape[1]):
+        sel = mask[:, j]
+        if sel.any():
+            dx[sel] = dx[sel] + pg[sel, j][:, None] * w[idx[sel, j]]
+    return dx, dw, db
+
+
+def _axpy_rows(rows, scales, x, ii, dw):
+    """dw[rows[k]] += scales[k] * x[ii[k]] for each k in turn, as MKL's ?axpy (it fuses the
+    multiply into the add on Intel AVX-512), numpy's rounded products elsewhere."""
+    import ctypes
+
+    f32 = dw.dtype == np.float32
+    f = _blas("saxpy" if f32 else "daxpy", ctypes.c_float if f32 else ctypes.c_double) \
+        if dw.dtype in (np.float32, np.float64) else None
+    if f is None:
+        np.add.at(dw, rows, scales[:, None] * x[ii])
+        return dw
+    from ..mkl import address
+
+    x = np.ascontiguousarray(x)
+    d, item = x.shape[1], x.dtype.itemsize
+    px, pw = address(x), address(dw)
+    for r, s, i in zip(rows.tolist(), scales.tolist(), ii.tolist()):
+        f(d, s, px + i * d * item, 1, pw + r * d * item, 1)
+    return dw
+
+
+def _one_hot_rows(like, idx, mask, n_rows):
+    """A constant [N * L, n_rows] one-hot of the in-path nodes (zero rows off the path)."""
+    from ._util import const
+
+    flat = idx.reshape(-1)
+    m = np.zeros((flat.size, n_rows), like.data.dtype)
+    keep = mask.reshape(-1)
+    m[np.nonzero(keep)[0], flat[keep]] = 1
+    return const(like, m)
+
+
+@exact_first_order
+def _hs_vjp(n, g, _g_pre=None):
+    from ..grad_mode import is_grad_enabled
+    from ._util import const
+    from .linalg import matmul
+    from .math import add, clip, multiply, sigmoid, subtract
+    from .reduce import sum as rsum
+    from .shape import reshape
+
+    x, w, bias, label, table, pcode = n.inputs  # (empty bias / paths: none)
+    a = n.attrs
+    idx, bit, mask = _hs_codes(label.data, a["num_classes"], table.data, pcode.data)
+    has_bias = bool(bias.data.size)
+    if not is_grad_enabled():
+        dx, dw, db = _hs_grad_kernel(x.data, w.data, n.out(1).data, idx, bit, mask, g.data,
+                                     bool(has_bias) and needs_grad(n, 2))
+        return (const(g, dx), const(g, dw),
+                const(g, db.reshape(bias.data.shape)) if db is not None else None,
+                None, None, None)
+    # create_graph: the same gradient with Tensor ops (one-hot products select the nodes)
+    nb, width = idx.shape
+    d = x.data.shape[1]
+    sel = _one_hot_rows(x, idx, mask, w.data.shape[0])             # [N*L, C]
+    x_rep = reshape(matmul(const(x, np.repeat(np.eye(nb), width, axis=0)), x), [nb * width, d])
+    z = rsum(multiply(matmul(sel, w), x_rep), (1,), True)           # [N*L, 1]
+    if has_bias:
+        z = add(z, matmul(sel, reshape(bias, [-1, 1])))
+    p = sigmoid(clip(z, -40.0, 40.0))
+    pg = multiply(subtract(p, const(x, bit.reshape(-1, 1))), const(x, mask.reshape(-1, 1)))
+    pg = multiply(pg, reshape(matmul(const(x, np.repeat(np.eye(nb), width, axis=0)), g),
+                              [nb * width, 1]))
+    dx = reshape(rsum(reshape(multiply(pg, matmul(sel, w)), [nb, width, d]), (1,)), [nb, d])
+    dw = matmul(sel, multiply(pg, x_rep), transpose_x=True)
+    db = reshape(matmul(sel, pg, transpose_x=True), list(bias.data.shape)) if has_bias else None
+    return dx, dw, db, None, None, None
+
+
+_HS_LABEL = np.array([0, 3, 2, 1], np.int64)
+_NO_PATH = np.zeros((0,), np.int64)  # the default tree (no path_table / path_code)
+HSIGMOID_LOSS = register(
+    "hsigmoid_loss", _hs_fwd, _hs_vjp, n_outputs=2, diff_inputs=(0, 1, 2), diff_outputs=(0,),
+    legacy_name="HsigmoidLossBackward",
+    examples=[([(4, 3), (3, 3), (3, 1), _HS_LABEL, _NO_PATH, _NO_PATH], {"num_classes": 4}),
+              ([(4, 5), (4, 5), (4, 1), _HS_LABEL, np.array([[0, 1, -1], [0, 2, 3], [1, -1, -1],
+                                                             [3, 2, 0]]),
+                np.array([[1, 0, -1], [0, 1, 1], [1, -1, -1], [0, 0, 1]])],
+               {"num_classes": 4})])
+
+
+def hsigmoid_loss(x, w, bias, label, path_table, path_code, num_classes):
+    """The loss [N, 1]; ``bias`` / ``path_table`` / ``path_code`` are Tensors, empty for none."""
+    return apply(HSIGMOID_LOSS, (x, w, bias, label, path_table, path_code),
+                 {"num_classes": int(num_classes)})[0]

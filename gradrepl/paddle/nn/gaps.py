@@ -78,11 +78,79 @@ def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
         return weight
 
 
+# ======================================================================= hsigmoid_loss
+def _empty_int(like):
+    return Tensor(np.zeros((0,), np.int64))
+
+
+def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,  # noqa: A002
+                  path_code=None, is_sparse=False, name=None):
+    """Hierarchical sigmoid loss [N, 1] over the default complete binary tree of
+    ``num_classes`` leaves, or a custom one (``path_table`` / ``path_code``): Paddle's kernel."""
+    if num_classes < 2:
+        raise ValueError(f"Expected num_classes >= 2 (got {num_classes})")
+    none = _empty_int(input)
+    b = bias if bias is not None else Tensor(np.zeros((0,), input.data.dtype))
+    return G.hsigmoid_loss(input, weight, b, label, path_table if path_table is not None
+                           else none, path_code if path_code is not None else none,
+                           num_classes)
+
+
+def _hsigmoid_layer():
+    from .layer.layers import Layer
+
+    class HSigmoidLoss(Layer):
+        """``HSigmoidLoss(feature_size, num_classes, ...)``: weight [C, feature_size] and bias
+        [C, 1] (C = num_classes - 1, or num_classes with a custom tree), ``forward(input,
+        label, path_table=None, path_code=None)``. Prints Paddle's sparse-mode note on every
+        construction, as Paddle does."""
+
+        def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
+                     is_custom=False, is_sparse=False, name=None):
+            super().__init__()
+            if num_classes < 2 and not is_custom:
+                raise ValueError("num_classes must not be less than 2 with default tree")
+            if not is_custom and is_sparse:
+                print("Sparse mode should not be used without custom tree")
+                is_sparse = False
+            self._feature_size, self._num_classes = feature_size, num_classes
+            self._is_custom, self._is_sparse = is_custom, is_sparse
+            self._weight_attr, self._bias_attr, self._name = weight_attr, bias_attr, name
+            from ..tensor.creation import get_default_dtype
+
+            self._dtype = get_default_dtype()
+            print("With sparse mode, if your models has only small parameter prefetch may "
+                  "cause speed down")
+            c = num_classes if is_custom else num_classes - 1
+            self.weight = self.create_parameter([c, feature_size], attr=weight_attr,
+                                                is_bias=False, dtype=self._dtype)
+            self.bias = self.create_parameter([c, 1], attr=bias_attr, is_bias=True,
+                                              dtype=self._dtype)
+
+        def forward(self, input, label, path_table=None, path_code=None):  # noqa: A002
+            return hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias,
+                                 path_table=path_table, path_code=path_code,
+                                 is_sparse=self._is_sparse, name=self._name)
+
+    HSigmoidLoss.__module__ = "paddle.nn.layer.loss"
+    return HSigmoidLoss
+
+
+_MADE = {}
+
+
+def _made(key, make):
+    if key not in _MADE:
+        _MADE[key] = make()
+    return _MADE[key]
+
+
 def f_names():
     """paddle.nn.functional's names from this module: name -> (since, value)."""
-    return {"gumbel_softmax": ("2.6", gumbel_softmax), "embedding_renorm_": ("3", embedding_renorm_)}
+    return {"gumbel_softmax": ("2.6", gumbel_softmax), "embedding_renorm_": ("3", embedding_renorm_),
+            "hsigmoid_loss": ("2.6", hsigmoid_loss)}
 
 
 def nn_names():
     """paddle.nn's names from this module: name -> (since, value)."""
-    return {}
+    return {"HSigmoidLoss": ("2.6", _made("HSigmoidLoss", _hsigmoid_layer))}
