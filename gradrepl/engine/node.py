@@ -304,16 +304,30 @@ def new_node(op, attrs, inputs, outputs_data, in_data):
     node._out_meta = None
     node._in_meta = None
     node.in_data = in_data
+    # (``_edge`` written out for an input that is a node's output or stops gradient)
     if n == 1:
         t = inputs[0]
         v = t._version
         node.in_versions = None if v == 0 else (v,)
-        node.edges = _edge(t)
+        if t.stop_gradient:
+            node.edges = _NO_EDGE
+        else:
+            g = t.grad_node
+            node.edges = (g, t.out_slot) if g is not None else _edge(t)
     else:
         t, u = inputs
         v, w = t._version, u._version
         node.in_versions = None if not v and not w else (v, w)
-        node.edges = _edge(t) + _edge(u)
+        if t.stop_gradient:
+            e = _NO_EDGE
+        else:
+            g = t.grad_node
+            e = (g, t.out_slot) if g is not None else _edge(t)
+        if u.stop_gradient:
+            node.edges = e + _NO_EDGE
+        else:
+            g = u.grad_node
+            node.edges = e + ((g, u.out_slot) if g is not None else _edge(u))
     node.inputs = inputs
     node.released = False
     node.zero_from = None

@@ -213,7 +213,8 @@ def apply(op: OpDef, inputs, attrs=None):
         if arrays is None:
             arrays = (a0,)
         node = _new_node(op, attrs, inputs, (out,), arrays)
-        if not op.saves_inputs and not op.reads_inputs and _large(arrays):
+        if not op.saves_inputs and not op.reads_inputs and (
+                a0.nbytes > DROP_BYTES or (n_in > 1 and _large(arrays))):
             node.drop_inputs()
         if not op.saves_output and out.nbytes > DROP_BYTES:
             node.drop_outputs()

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _inplace, _ops
+from ..engine import registry as _registry
+from . import _creation, _dispatch, _dtypes, _indexing, _inplace, _ops
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -33,10 +34,47 @@ def _number(x, o):
     return o if isinstance(o, EngineTensor) else _ops.const(o, _dtypes.result_type(x, o))
 
 
+#: the operators whose tensor-with-tensor case is one registry op on the two tensors when they
+#: have one float dtype (what ``_ops.add``/``sub``/``mul``/``div`` do then: ``_binary_prep``'s
+#: dtype is theirs, ``_operand`` keeps both, only the broadcast check remains)
+_TENSOR_OPS = {_ops.add: _ops.ADD, _ops.sub: _ops.SUB, _ops.mul: _ops.MUL, _ops.div: _ops.DIV}
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ENGINE_APPLY = _registry.apply
+
+
 def _op(fn):
     uf = _NUMBER_UFUNCS.get(fn)   # (x * 2.0 with nothing recorded: _inplace.plain_number)
+    op = _TENSOR_OPS.get(fn)
+    if op is not None:
+        return _tensor_op(fn, op, uf)
 
     def method(self, other):
+        if uf is not None:
+            r = _inplace.plain_number(self, other, uf)
+            if r is not None:
+                return r
+        if not _operand_ok(other):
+            return NotImplemented
+        return fn(self, other)
+    return method
+
+
+def _tensor_op(fn, op, uf):
+    """``x + y``, ``x - y``, ``x * y``, ``x / y``: two tensors of one float dtype (float32 or
+    float64) straight to ``apply(op, (x, y))`` (the broadcast checked first when the shapes
+    differ), a Python number through ``_inplace.plain_number``, anything else ``fn``."""
+    check = _ops._check_broadcast
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            a = raw(self)
+            ad = a.dtype
+            if (ad is _F32 or ad is _F64) and raw(other).dtype is ad and \
+                    _registry._HOOK is None and not _dispatch._LAYERS:
+                if a.shape != raw(other).shape:
+                    check(self, other)
+                return _ENGINE_APPLY(op, (self, other))
+            return fn(self, other)
         if uf is not None:
             r = _inplace.plain_number(self, other, uf)
             if r is not None:

@@ -612,8 +612,12 @@ def _unary(base, name, saves, forward=None, float_only=True):
 
     def f(input, *, out=None):  # noqa: A002
         x = input
-        if float_only and raw(x).dtype.kind not in "fc" and raw(x).dtype != _bfloat16.BITS:
-            x = _wrap(raw(x).astype(_dtypes.default_float()), True)
+        if float_only:
+            dt = raw(x).dtype
+            if dt is not _F32 and dt.kind not in "fc" and dt != _bfloat16.BITS:
+                x = _wrap(raw(x).astype(_dtypes.default_float()), True)
+        if out is None:
+            return apply(op, (x,))
         return _out(apply(op, (x,)), out)
 
     f.__name__ = name
