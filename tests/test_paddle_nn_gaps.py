@@ -247,3 +247,33 @@ def test_hsigmoid_loss_layer(paddle, capsys):
     assert not m.bias.numpy().any()
     x, _, _ = _hs_data(paddle)
     assert list(m(x, paddle.to_tensor([0, 1, 2, 3, 6, 4])).shape) == [6, 1]
+
+
+def test_grad_setter_and_grad_(paddle, profile):
+    # real 3.3.1 and 2.6.2: x.grad = t copies t into the existing gradient tensor (a reference
+    # taken before sees it); with none yet the new gradient stops gradient; x.grad_ = t makes t
+    # itself the gradient (later in-place changes of t show)
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * 3).sum().backward()
+    g = x.grad
+    x.grad = paddle.to_tensor([7.0, 8.0])
+    assert g.numpy().tolist() == [7.0, 8.0] and not x.grad.stop_gradient
+    y = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y.grad = paddle.to_tensor([7.0, 8.0])
+    assert y.grad.stop_gradient
+    t = paddle.to_tensor([7.0, 8.0])
+    x.grad_ = t
+    t.add_(paddle.to_tensor([1.0, 1.0]))
+    assert x.grad_.numpy().tolist() == [8.0, 9.0] and x.grad.stop_gradient
+    assert g.numpy().tolist() == [7.0, 8.0]
+
+
+def test_linalg_tensor_methods_of_paddle_3(paddle, profile):
+    a = paddle.to_tensor([[4.0, 1.0], [1.0, 3.0]], dtype="float64")
+    low = paddle.linalg.cholesky(a)
+    if profile != "3":
+        for name in ("cholesky_inverse", "ormqr", "svd_lowrank"):
+            assert not hasattr(low, name)
+        return
+    assert np.array_equal(low.cholesky_inverse().numpy(),
+                          paddle.linalg.cholesky_inverse(low).numpy())

@@ -173,7 +173,8 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
 
     @grad.setter
     def grad(self, value):
-        """Paddle copies the given tensor into the gradient (which does not stop gradient)."""
+        """Paddle copies the given tensor into the existing gradient tensor (in place: a
+        reference to ``x.grad`` sees the new values), or makes a new one that stops gradient."""
         if value is None and profiles.current().arg_type_error == "TypeError":
             self._grad = None
             return
@@ -184,7 +185,11 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if self._grad is not None and value.data.dtype != self._grad.data.dtype:
             raise RuntimeError(f"(PreconditionNotMet) Tensor  has different data type with "
                                f"Tensor {value.name}, Tensor Copy cannot be performed!")
-        self._grad = type(self)._result_type._wrap(np.array(value.data), False)
+        if self._grad is not None:  # copied into the gradient tensor itself (one a holder sees)
+            self._grad.data = np.array(value.data)
+            return
+        # no gradient yet: a new one, stopping gradient (real 3.3.1)
+        self._grad = type(self)._result_type._wrap(np.array(value.data), True)
 
     @property
     def grad_fn(self):

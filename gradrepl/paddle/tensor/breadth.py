@@ -46,7 +46,8 @@ _FUNCTION_METHODS = ("broadcast_shape", "broadcast_tensors", "cdist", "cholesky_
                      "eig", "eigvals", "householder_product", "is_tensor", "lstsq", "lu",
                      "lu_unpack", "matrix_power", "multi_dot", "pca_lowrank", "pinv", "polar",
                      "qr", "rank", "slice", "slogdet", "solve", "stack", "concat",
-                     "strided_slice", "vander", "block_diag", "broadcast_shapes", "histogramdd")
+                     "strided_slice", "vander", "block_diag", "broadcast_shapes", "histogramdd",
+                     "cholesky_inverse", "ormqr", "svd_lowrank")
 
 # in-place twins made from the function of the name without "_"
 _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", "lerp",
@@ -54,7 +55,8 @@ _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", 
 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
                ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
-                "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial"])
+                "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial",
+                "grad_"])
 
 pi = _math.pi
 e = _math.e
@@ -134,6 +136,14 @@ def _mT(self):
 
 
 mT = property(_mT)
+
+
+def _set_grad(self, value):
+    self._grad = value  # (the tensor itself: unlike ``x.grad = t``, no copy; real 3.3.1/2.6.2)
+
+
+#: ``x.grad_``: reads as ``x.grad``; assigning makes the given tensor the gradient
+grad_ = property(lambda self: self.grad, _set_grad)
 
 
 def requires_grad_(self, requires_grad=True):
