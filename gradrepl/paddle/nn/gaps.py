@@ -136,6 +136,83 @@ def _hsigmoid_layer():
     return HSigmoidLoss
 
 
+# ======================================================================= nn.utils.spectral_norm
+class _SpectralNormHook:
+    """The forward pre-hook of ``nn.utils.spectral_norm``: ``<name>`` = ``<name>_orig`` /
+    sigma, sigma = u . (W v) after ``n_power_iterations`` rounds of v = normalize(W^T u),
+    u = normalize(W v) (in training, without recording, written into the ``_u`` / ``_v``
+    buffers). Paddle's Python composite, op for op."""
+
+    def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
+        self.name, self.dim = name, dim
+        if n_power_iterations <= 0:
+            raise ValueError("Expected n_power_iterations to be positive, but got "
+                             f"n_power_iterations={n_power_iterations}")
+        self.n_power_iterations, self.eps = n_power_iterations, eps
+
+    def matrix(self, weight):
+        w = weight
+        if self.dim != 0:
+            w = w.transpose([self.dim] + [d for d in range(w.dim()) if d != self.dim])
+        return w.reshape([w.shape[0], -1])
+
+    def compute_weight(self, layer, power_iteration):
+        from ... import paddle as P
+        from . import functional as F
+
+        weight = getattr(layer, self.name + "_orig")
+        u, v = getattr(layer, self.name + "_u"), getattr(layer, self.name + "_v")
+        mat = self.matrix(weight)
+        if power_iteration:
+            with P.no_grad():
+                for _ in range(self.n_power_iterations):
+                    P.assign(F.normalize(P.matmul(mat, u, transpose_x=True, transpose_y=False),
+                                         axis=0, epsilon=self.eps), v)
+                    P.assign(F.normalize(P.matmul(mat, v), axis=0, epsilon=self.eps), u)
+                u, v = u.clone(), v.clone()
+        return weight / P.dot(u, P.mv(mat, v))
+
+    def __call__(self, layer, inputs):
+        setattr(layer, self.name, self.compute_weight(layer, layer.training))
+
+
+def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """Spectral normalization of ``layer.<name>`` by a forward pre-hook (see
+    ``_SpectralNormHook``); ``dim`` defaults to 1 for Linear and the transposed convolutions,
+    0 otherwise. The u / v buffers start as normalized normal draws of parameters made for
+    them (their default initializer draws first, as in Paddle)."""
+    from ... import paddle as P
+    from . import functional as F
+    from .layer.common import Linear
+    from .layer.conv import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
+
+    if dim is None:
+        dim = 1 if isinstance(layer, (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose,
+                                      Linear)) else 0
+    for hook in layer._forward_pre_hooks.values():
+        if isinstance(hook, _SpectralNormHook) and hook.name == name:
+            raise RuntimeError("Cannot register two spectral_norm hooks on the same parameter "
+                               f"{name}")
+    fn = _SpectralNormHook(name, n_power_iterations, dim, eps)
+    weight = layer._parameters[name]
+    with P.no_grad():
+        h, w = fn.matrix(weight).shape
+        vecs = []
+        for size in (h, w):
+            t = layer.create_parameter([size])
+            P.assign(P.normal(0.0, 1.0, shape=t.shape), t)
+            vecs.append(t)
+        u = F.normalize(vecs[0], axis=0, epsilon=eps)
+        v = F.normalize(vecs[1], axis=0, epsilon=eps)
+    del layer._parameters[name]
+    layer.add_parameter(name + "_orig", weight)
+    setattr(layer, name, weight * 1.0)
+    layer.register_buffer(name + "_u", u)
+    layer.register_buffer(name + "_v", v)
+    layer.register_forward_pre_hook(fn)
+    return layer
+
+
 _MADE = {}
 
 
@@ -153,4 +230,11 @@ def f_names():
 
 def nn_names():
     """paddle.nn's names from this module: name -> (since, value)."""
-    return {"HSigmoidLoss": ("2.6", _made("HSigmoidLoss", _hsigmoid_layer))}
+    return {"HSigmoidLoss": ("2.6", _made("HSigmoidLoss", _hsigmoid_layer)),
+            "spectral_norm": ("2.6", _utils_spectral_norm())}
+
+
+def _utils_spectral_norm():
+    from .utils import spectral_norm as sn  # (paddle.nn.spectral_norm is the utils function)
+
+    return sn

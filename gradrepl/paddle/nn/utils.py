@@ -96,11 +96,15 @@ def vector_to_parameters(vec, parameters, name=None):
 def _not_emulated(name):
     def f(*args, **kwargs):
         raise NotImplementedError(f"paddle.nn.utils.{name} is not emulated by gradrepl "
-                                  "(nn.SpectralNorm and the clipping functions are)")
+                                  "(nn.SpectralNorm, nn.utils.spectral_norm and the clipping functions are)")
     f.__name__ = name
     return f
 
 
 weight_norm = _not_emulated("weight_norm")
 remove_weight_norm = _not_emulated("remove_weight_norm")
-spectral_norm = _not_emulated("spectral_norm")
+def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """Spectral normalization by a forward pre-hook, as Paddle (``nn/gaps.py``)."""
+    from .gaps import spectral_norm as _sn
+
+    return _sn(layer, name, n_power_iterations, eps, dim)
