@@ -50,19 +50,126 @@ def _kernel(dtype, routine="gemm"):
     return k
 
 
-def _operand(a):
-    """(stored row-major array, transpose flag, leading dimension) for the matrix ``a``."""
-    if a.flags.c_contiguous and a.strides[-1] == a.itemsize:
-        return a, _NO, max(a.shape[1], 1)
-    if a.T.flags.c_contiguous:
-        return a.T, _TR, max(a.shape[0], 1)
-    a = np.ascontiguousarray(a)
-    return a, _NO, max(a.shape[1], 1)
+def _strides(a):
+    """``a``'s strides in elements as torch would hold them, or None where torch could not
+    (negative or partial-element strides: such an operand is copied first). numpy's new axis has
+    stride 0 where torch's ``unsqueeze`` gives the next dimension's extent (a row) or 1."""
+    item = a.itemsize
+    s0, s1 = a.strides
+    if s0 < 0 or s1 < 0 or s0 % item or s1 % item:
+        return None
+    s0, s1 = s0 // item, s1 // item
+    if a.shape[1] == 1 and s1 == 0:
+        s1 = 1
+    if a.shape[0] == 1 and s0 == 0:
+        s0 = a.shape[1] * s1
+    return s0, s1
+
+
+def _blas_operand(x, rows, cols, tc):
+    """(array, transposed, leading dimension) of one operand as ATen's ``addmm_impl_cpu_`` hands it
+    to BLAS (column-major): ``rows x cols`` is its extent in that product; used in place where its
+    strides allow (either orientation), else copied contiguous."""
+    st = _strides(x)
+    i0, i1 = (1, 0) if tc else (0, 1)
+    if st is not None:
+        if st[i0] == 1 and st[i1] >= max(1, rows):
+            return x, False, st[i1]
+        if st[i1] == 1 and st[i0] >= max(1, cols):
+            return x, True, st[i0]
+    x = np.ascontiguousarray(x)
+    return x, not tc, max(x.shape[1], 1)
+
+
+def torch_layout(a, b):
+    """The BLAS call ATen's ``addmm_impl_cpu_`` and ``cpublas::gemm`` make for ``a @ b`` into a
+    fresh contiguous result: (A, B, transa, transb, m, n, k, lda, ldb, ldc), column-major, the
+    result transposed (the operands swapped) unless it has one column; ``normalize_last_dims``
+    applied to the leading dimensions (MKL's path, hence the bits, follows them: a transposed row
+    times a column reaches a strided dot)."""
+    big_m, k = a.shape
+    big_n = b.shape[1]
+    tc = big_n != 1
+    m1, m2, m, n = (b, a, big_n, big_m) if tc else (a, b, big_m, big_n)
+    sa, ta, lda = _blas_operand(m1, m, k, tc)
+    sb, tb, ldb = _blas_operand(m2, k, n, tc)
+    ldc = big_n if tc else 1
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    return sa, sb, _TR if ta else _NO, _TR if tb else _NO, m, n, k, lda, ldb, ldc
+
+
+_COL = 102
+
+
+def placed(x):
+    """``x`` where torch would hold it, modulo 64 bytes: torch's storages start 64-byte aligned, so
+    a view lies at its offset in its storage (numpy's root array); MKL's dot and gemv kernels
+    start their vectors at an aligned element, so their sums' order (bits) follows the address
+    (measured: a transposed row times a column, k = 271, 274, 290 differed when the two operands
+    were misaligned to each other). ``x`` itself when it already lies so, else a copy placed so
+    (its strides kept; they are non-negative here)."""
+    address = _mkl.address
+    root = x
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    at = address(x)
+    offset = (at - address(root)) % 64
+    if (at - offset) % 64 == 0:
+        return x
+    span = sum((d - 1) * st for d, st in zip(x.shape, x.strides)) + x.itemsize
+    buf = np.empty(span + 128, np.uint8)
+    y = np.ndarray(x.shape, x.dtype, buf, (-address(buf)) % 64 + offset, x.strides)
+    y[...] = x
+    return y
+
+
+def dot(x, y):
+    """torch.dot of two real float32/float64 vectors as ATen's ``dot_impl`` calls MKL: ``?dot``
+    with the tensors' strides (a column of a matrix reads with its row length), the operands
+    where torch holds them (``placed``); None without MKL, for other dtypes and for strides torch
+    has not (negative, partial elements)."""
+    if x.dtype != y.dtype or x.dtype.kind != "f" or x.dtype not in _TYPES:
+        return None
+    f = _DOTS.get(x.dtype)
+    if f is None:
+        lib = _mkl._load()
+        if not lib:
+            return None
+        letter, scalar = _TYPES[x.dtype]
+        f = getattr(lib, f"{letter}dot_")     # (the Fortran routine torch calls)
+        pi = ctypes.POINTER(ctypes.c_int)
+        f.argtypes = [pi, _P, pi, _P, pi]
+        f.restype = scalar
+        _DOTS[x.dtype] = f
+    item = x.itemsize
+    if any(st < 0 or st % item for st in (x.strides[0], y.strides[0])):
+        return None
+    n = x.shape[0]
+    incx, incy = (x.strides[0] // item, y.strides[0] // item) if n > 1 else (1, 1)
+    address = _mkl.address
+    c = ctypes.c_int
+    x, y = placed(x), placed(y)     # (held: a copy must live through the call)
+    return np.asarray(f(c(n), address(x), c(incx), address(y), c(incy)), x.dtype)
+
+
+_DOTS = {}
 
 
 def gemm(a, b, c=None):
     """``a @ b`` of two matrices (plus ``c``, broadcast to the product, as BLAS's beta=1 adds a
-    pre-filled result) by MKL's gemm, or None when MKL or the dtype is not there."""
+    pre-filled result) by MKL's gemm with the arguments torch passes it (``torch_layout``), or
+    None when MKL or the dtype is not there."""
     if a.dtype != b.dtype or a.ndim != 2 or b.ndim != 2:
         return None
     k = _kernel(a.dtype)
@@ -85,24 +192,25 @@ def gemm(a, b, c=None):
         return out
     if kk == 0:
         return out
-    if m == 1 and n == 1 and a.dtype.kind != "c":
-        return _gemv_dot(a, b, out, beta)
-    sa, ta, lda = _operand(a)
-    sb, tb, ldb = _operand(b)
+    sa, sb, ta, tb, bm, bn, bk, lda, ldb, ldc = torch_layout(a, b)
     address = _mkl.address
-    key = (a.dtype, m, kk, n, ta, tb, lda, ldb, beta)
+    where = None
+    if bm == 1 or bn == 1:   # (a product MKL reduces to a dot or gemv: its bits follow alignment)
+        sa, sb = placed(sa), placed(sb)
+        where = (address(sa) % 64, address(sb) % 64)
+    key = (a.dtype, bm, bk, bn, ta, tb, lda, ldb, ldc, beta, where)
     one = _ONE_THREAD.get(key)
     if one is None:
-        one = _ONE_THREAD[key] = _probe_one_thread(f, key, sa.shape, sb.shape)
+        one = _ONE_THREAD[key] = _probe_one_thread(f, key)
     if one:
         local = _mkl._load().MKL_Set_Num_Threads_Local
         prev = local(1)
-        f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
-          _scalar(a.dtype, beta), address(out), max(n, 1))
+        f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+          _scalar(a.dtype, beta), address(out), ldc)
         local(prev)
         return out
-    f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
-      _scalar(a.dtype, beta), address(out), max(n, 1))
+    f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+      _scalar(a.dtype, beta), address(out), ldc)
     return out
 
 
@@ -111,49 +219,59 @@ def gemm(a, b, c=None):
 # the bits (measured: m of 5-7 and 9-11 rows split, each part by another row kernel); most small
 # products it does not split, yet each call wakes the OpenMP worker (on a loaded 2-core machine
 # 20-60 us, up to ms, for a 5 us product). So each new product layout (shape, transposes,
-# leading dimensions, beta) is probed once on wide-ranged random values: the one-thread result
+# leading dimensions, beta; for a one-row or one-column product the operands' alignments) is
+# probed once on wide-ranged random values: the one-thread result
 # equal to the threaded one on every element of two probes -> that layout runs on one thread.
 _ONE_THREAD = {}
 _PROBE_MAX = 1 << 21      # m*k*n above this keeps the threads (they speed a large product)
 
 
-def _probe_one_thread(f, key, shape_a, shape_b):
-    dtype, m, kk, n, ta, tb, lda, ldb, beta = key
+def _probe_one_thread(f, key):
+    dtype, m, kk, n, ta, tb, lda, ldb, ldc, beta, where = key
     if m * kk * n > _PROBE_MAX:
         return False
     local = _mkl._load().MKL_Set_Num_Threads_Local
     rng = np.random.default_rng(29)
     address = _mkl.address
 
-    def wide(shape):
-        v = rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))
+    def wide(size):
+        v = rng.standard_normal(size) * (np.exp2(rng.integers(-8, 9, size)) if probe % 2 else 1)
         if np.dtype(dtype).kind == "c":
-            v = v + 1j * rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))
+            v = v + 1j * rng.standard_normal(size) * np.exp2(rng.integers(-8, 9, size))
         return v.astype(dtype)
 
-    for _ in range(2):
-        sa, sb, c = wide(shape_a), wide(shape_b), wide((m, n))
+    def span(trans, rows, cols, ld):    # column-major storage a (rows x cols) operand reads
+        if trans == _TR:
+            rows, cols = cols, rows
+        return ld * (cols - 1) + rows
+
+    def at(v, offset):      # v at ``offset`` bytes past a 64-byte boundary (MKL splits a
+        if offset is None:  # threaded dot by the vectors' alignment)
+            return v
+        buf = np.empty(v.nbytes + 128, np.uint8)
+        start = (-address(buf)) % 64 + offset
+        y = buf[start:start + v.nbytes].view(v.dtype)
+        y[...] = v
+        return y
+
+    # A dot MKL splits between its threads differs from the one-thread sum only in how a few
+    # partial sums are added: more probes, plain normals among them (k = 271 float64: two wide
+    # probes were equal, a lecture's values not)
+    for probe in range(2 if where is None else 8):
+        sa = at(wide(span(ta, m, kk, lda)), where and where[0])
+        sb = at(wide(span(tb, kk, n, ldb)), where and where[1])
+        c = wide(ldc * (n - 1) + m)
         outs = []
         for threads in (0, 1):     # 0: MKL's (torch's) thread count
             out = c.copy()
             prev = local(threads)
-            f(_ROW, ta, tb, m, n, kk, _scalar(dtype, 1.0), address(sa), lda, address(sb), ldb,
-              _scalar(dtype, beta), address(out), max(n, 1))
+            f(_COL, ta, tb, m, n, kk, _scalar(dtype, 1.0), address(sa), lda, address(sb), ldb,
+              _scalar(dtype, beta), address(out), ldc)
             local(prev)
             outs.append(out)
         if not np.array_equal(outs[0], outs[1]):
             return False
     return True
-
-
-def _gemv_dot(a, b, out, beta):
-    """A (1, k) @ (k, 1) product: torch's mm reaches MKL's gemv there (measured: the column
-    ``b`` transposed times the row ``a``, for float32 and float64, k from 3 to 9999)."""
-    f = _kernel(a.dtype, "gemv")[0]
-    col, row = np.ascontiguousarray(b).reshape(-1), np.ascontiguousarray(a).reshape(-1)
-    address = _mkl.address
-    f(_ROW, _TR, col.size, 1, 1.0, address(col), 1, address(row), 1, beta, address(out), 1)
-    return out
 
 
 def gemv_row(a, v):

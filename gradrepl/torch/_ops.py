@@ -2108,10 +2108,16 @@ def dot(input, other):  # noqa: A002
 
 
 def _dot_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
-    """torch.dot's forward: MKL's summation order (``_kernels.mkl_dot``)."""
+    """torch.dot's forward: MKL's ``?dot`` (``_gemm.dot``), without MKL its summation order
+    (``_kernels.mkl_dot``)."""
+    from ._gemm import dot as blas_dot
     from ._kernels import mkl_dot
 
-    out = mkl_dot(x, y) if x.ndim == 1 and y.ndim == 1 else None
+    out = None
+    if x.ndim == 1 and y.ndim == 1 and x.size:
+        out = blas_dot(x, y)
+        if out is None:
+            out = mkl_dot(x, y)
     return _np_matmul(x, y, transpose_x, transpose_y, out_shape) if out is None else out
 
 
