@@ -61,7 +61,7 @@ def __getattr__(name):
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
                 "regularizer", "base", "distribution", "hapi", "text", "distributed",
-                "jit", "utils", "sparse", "amp", "geometric"):
+                "jit", "utils", "sparse", "amp", "geometric", "fft"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")

@@ -11,3 +11,4 @@ from . import paddle_rnn  # noqa: F401  (Paddle's fused rnn op: LSTM, GRU, Simpl
 from . import graph  # noqa: F401  (segment_reduce: paddle.geometric)
 from . import detection  # noqa: F401  (yolov3_loss: paddle.vision.ops)
 from . import paddle_nn_gaps  # noqa: F401  (gumbel_softmax, temporal_shift: paddle/nn/gaps.py)
+from . import fft  # noqa: F401  (Paddle fft_c2c / fft_r2c / fft_c2r: paddle.fft)
