@@ -317,3 +317,37 @@ def test_spectral_norm(paddle):
     with pytest.raises(RuntimeError, match="^Cannot register two spectral_norm hooks on the "
                                            "same parameter weight$"):
         paddle.nn.utils.spectral_norm(lin)
+
+
+def test_margin_cross_entropy_has_no_cpu_kernel(paddle, profile):
+    import gradrepl.paddle.nn.functional as F
+
+    # real 3.3.1 / 2.6.2 on CPU
+    line = 36 if profile == "3" else 39
+    logits = paddle.to_tensor(np.ones((3, 4), "float32"), stop_gradient=False)
+    with pytest.raises(RuntimeError) as e:
+        F.margin_cross_entropy(logits, paddle.to_tensor([0, 2, 3]), return_softmax=True)
+    assert str(e.value) == ("(Unavailable) Do not support margin_cross_entropy for cpu kernel "
+                            "now. (at /paddle/paddle/phi/kernels/cpu/margin_cross_entropy_kernel"
+                            f".cc:{line})\n")
+
+
+def test_class_center_sample(paddle):
+    import gradrepl.paddle.nn.functional as F
+
+    # real 3.3.1 / 2.6.2: positives ascending, remapped labels; the negatives come from an
+    # engine seeded by std::random_device (they differ run to run there), the global
+    # generator is untouched
+    paddle.seed(5)
+    want_rand = paddle.rand([2]).numpy().tolist()
+    paddle.seed(5)
+    label = paddle.to_tensor([3, 0, 9, 3, 41], dtype="int64")
+    remapped, centers = F.class_center_sample(label, 50, 12)
+    assert remapped.numpy().tolist() == [1, 0, 2, 1, 3]
+    c = centers.numpy().tolist()
+    assert c[:4] == [0, 3, 9, 41] and len(set(c)) == 12 and all(0 <= v < 50 for v in c)
+    assert centers.dtype == paddle.int64
+    assert paddle.rand([2]).numpy().tolist() == want_rand
+    with pytest.raises(ValueError, match="^Expected num_samples less than or equal to 5, got "
+                                         "num_samples 8$"):
+        F.class_center_sample(label, 5, 8)

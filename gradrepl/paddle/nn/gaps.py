@@ -136,6 +136,68 @@ def _hsigmoid_layer():
     return HSigmoidLoss
 
 
+# ======================================================================= margin / class centers
+def _check_group(group):
+    if not (group is False or group is None or hasattr(group, "is_member")):
+        raise ValueError("Expected group is False, None or instance of "
+                         "paddle.distributed.collective.Group              (got group: "
+                         f"{group})")
+
+
+def margin_cross_entropy(logits, label, margin1=1.0, margin2=0.5, margin3=0.0, scale=64.0,
+                         group=None, return_softmax=False, reduction="mean"):
+    """Paddle's argument checks, then its CPU kernel's refusal: margin_cross_entropy has a GPU
+    kernel only (real 3.3.1 and 2.6.2 raise this RuntimeError on CPU)."""
+    assert reduction in ["mean", "sum", "none", None]
+    _check_group(group)
+    if logits.shape[-1] == 0:
+        raise ValueError(f"Expected logit_dims[-1] > 0 (got logit_dims {logits.shape})")
+    in_dims, label_dims = len(list(logits.shape)), len(list(label.shape))
+    if in_dims - 1 != label_dims and in_dims != label_dims:
+        raise ValueError("Expected input_dims - 1 = label_dims or input_dims == label_dims"
+                         f"             (got input_dims{in_dims}, label_dims{label_dims})")
+    line = 36 if _api3() else 39
+    raise RuntimeError("(Unavailable) Do not support margin_cross_entropy for cpu kernel now. "
+                       f"(at /paddle/paddle/phi/kernels/cpu/margin_cross_entropy_kernel.cc:{line})"
+                       "\n")
+
+
+def class_center_sample(label, num_classes, num_samples, group=None):
+    """(remapped label, sampled class centers): the label's classes in ascending order, then
+    negatives drawn by ``uniform_int_distribution(0, num_classes - 1)`` until ``num_samples``
+    distinct ones (Paddle's CPU kernel). Real Paddle seeds that engine from
+    ``std::random_device`` (``paddle.seed`` does not reach it; measured: the negatives differ
+    run to run in 3.3.1 and 2.6.2), so only their distribution can match; the global
+    generator is not used."""
+    import os
+
+    from .. import random_engine
+
+    _check_group(group)
+    if num_samples > num_classes:
+        raise ValueError(f"Expected num_samples less than or equal to {num_classes}, got "
+                         f"num_samples {num_samples}")
+    size = int(np.prod(label.shape)) if len(label.shape) else 1
+    if size != -1 and size < 1:
+        raise ValueError(f"Expected label_size > 0              (got label_size: {size})")
+    if len(label.shape) != 1:
+        raise ValueError(f"Expected label_dims == 1              (got label_dims: "
+                         f"{len(label.shape)})")
+    engine = random_engine.MT19937_64(int.from_bytes(os.urandom(4), "little"))  # random_device
+    method = random_engine.KERNELS[profiles.current().random_kernels]["int_method"]
+    a = np.asarray(label.data)
+    positives = sorted(set(a.tolist()))
+    chosen, order = set(positives), list(positives)
+    while len(chosen) < num_samples:
+        neg = int(random_engine.integers(engine, 1, 0, num_classes, method)[0])
+        if neg not in chosen:
+            chosen.add(neg)
+            order.append(neg)
+    remap = {c: i for i, c in enumerate(positives)}
+    return (Tensor(np.array([remap[v] for v in a.tolist()], a.dtype)),
+            Tensor(np.array(order, a.dtype)))
+
+
 # ======================================================================= nn.utils.spectral_norm
 class _SpectralNormHook:
     """The forward pre-hook of ``nn.utils.spectral_norm``: ``<name>`` = ``<name>_orig`` /
@@ -225,7 +287,9 @@ def _made(key, make):
 def f_names():
     """paddle.nn.functional's names from this module: name -> (since, value)."""
     return {"gumbel_softmax": ("2.6", gumbel_softmax), "embedding_renorm_": ("3", embedding_renorm_),
-            "hsigmoid_loss": ("2.6", hsigmoid_loss)}
+            "hsigmoid_loss": ("2.6", hsigmoid_loss),
+            "margin_cross_entropy": ("2.6", margin_cross_entropy),
+            "class_center_sample": ("2.6", class_center_sample)}
 
 
 def nn_names():
