@@ -26,7 +26,7 @@ import numpy as np
 from ..engine import grad_mode
 from ..engine.registry import OPS
 from . import _indexing, _ops, _vmap
-from ._base import EngineTensor, raw
+from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
 from .autograd import _engine
 
@@ -132,6 +132,39 @@ def _closes_over(outs, inputs):
         seen.add(id(node))
         if isinstance(node, AccumulateNode):
             if id(node.leaf_ref()) not in mine:
+                return True
+            continue
+        e = node.edges
+        stack.extend(e[j] for j in range(0, len(e), 2) if e[j] is not None)
+    return False
+
+
+def _reaches_older_leaf(outs, first_uid):
+    """Whether ``outs``' history reaches a leaf that requires grad made before the tensor
+    numbered ``first_uid`` (vmap's function closes over a parameter; the leaves a transform
+    inside it makes are newer)."""
+    if not grad_mode.STATE.enabled:
+        return False
+    from ..engine.node import AccumulateNode
+
+    stack = []
+    for o in outs:
+        if o.stop_gradient:
+            continue
+        if o.grad_node is None:
+            if o._uid < first_uid:
+                return True
+        else:
+            stack.append(o.grad_node)
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateNode):
+            leaf = node.leaf_ref()
+            if leaf is not None and leaf._uid < first_uid:
                 return True
             continue
         e = node.edges
@@ -652,8 +685,12 @@ def _batched_call(func, args, dims, kwargs, n):
                 moved.append(np.ascontiguousarray(np.moveaxis(raw(v), dd, 0)))
                 where.append((i, j))
 
+    first = []  # the first sample tensor's creation number: anything older is the caller's
+
     def sample(b):
         samples = [Tensor._wrap(m[b], True) for m in moved]
+        if not first:
+            first.append(samples[0]._uid)
         call_args = list(args)
         for i in {i for i, _ in where}:
             leaves, spec = tree_flatten(args[i])
@@ -669,7 +706,7 @@ def _batched_call(func, args, dims, kwargs, n):
             leaves, spec = tree_flatten(out)
             if not all(isinstance(v, EngineTensor) for v in leaves):
                 raise _vmap._Fallback
-            box.append(([raw(v) for v in leaves], spec))
+            box.append(([raw(v) for v in leaves], spec, leaves))
             return box[0][0]
 
         prog = _vmap.trace(call, [raw(t) for t in samples], budget)
@@ -683,34 +720,46 @@ def _batched_call(func, args, dims, kwargs, n):
         return None
     except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
         return None
-    prog0, (outs0, spec) = traces[0]
+    prog0, (outs0, spec, _) = traces[0]
     per_sample = [np.stack([t[1][0][i] for t in traces]) for i in range(len(outs0))]
+    # f closes over a tensor that requires grad (a module's parameter): the outputs keep the
+    # samples' graphs, stacked (``_place``), with the batched values
+    history = None
+    if _reaches_older_leaf([v for t in traces for v in t[1][2]], first[0]):
+        history = [[t[1][2][i] for t in traces] for i in range(len(outs0))]
     # every sample ran the same ops on the same constants (else f reads sample values outside
     # the ops: a branch, an .item(), a random draw): the ops run once on the whole batch
     if not all(_vmap.same_program(prog0, t[0]) for t in traces[1:]):
         _UNBATCHED.add(key)
-        return per_sample, spec, outs0
+        return per_sample, spec, outs0, history
     try:
         results = _vmap.replay(prog0[0], prog0[1], moved, n)
     except Exception:  # noqa: BLE001  (a batching rule that does not fit: the samples' results)
-        return per_sample, spec, outs0
+        return per_sample, spec, outs0, history
     arrays = []
     for (arr, batched), ref in zip(results, per_sample):
         if not batched:
             arr = np.broadcast_to(arr, (n,) + arr.shape)
         if not _vmap.close(arr, ref):
-            return per_sample, spec, outs0
+            return per_sample, spec, outs0, history
         arrays.append(np.array(arr))
-    return arrays, spec, outs0
+    return arrays, spec, outs0, history
 
 
 def _place(batched, out_dims, func):
-    arrays, spec, leaves0 = batched
+    arrays, spec, leaves0, history = batched
     odims = _odims(out_dims, leaves0, spec)
     out = []
     for i, arr in enumerate(arrays):
         od = odims[i]
-        if od is None:
+        samples = history[i] if history is not None else None
+        if samples is not None and any(not v.stop_gradient for v in samples):
+            # the samples' graphs stacked (gradients reach what f closed over), the values the
+            # batched ones (stack's backward does not read its result)
+            t = _ops.stack(samples, 0)
+            set_raw(t, np.ascontiguousarray(arr, raw(t).dtype))
+            out.append(t if od is None or od % arr.ndim == 0 else _ops.movedim(t, 0, od))
+        elif od is None:
             out.append(Tensor._wrap(np.array(arr[0]), True))
         else:
             out.append(Tensor._wrap(np.ascontiguousarray(
