@@ -198,6 +198,150 @@ def class_center_sample(label, num_classes, num_samples, group=None):
             Tensor(np.array(order, a.dtype)))
 
 
+# ======================================================================= adaptive log-softmax
+def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs,  # noqa: A002
+                                   head_bias=None, name=None):
+    """(per-sample log-probability of its label, mean negative of it): Paddle 3's composite
+    (shortlist classes from the head, each tail cluster's through its two projections and its
+    head column), op for op, so values and the graph are Paddle's."""
+    from ... import paddle as P
+    from . import functional as F
+
+    nd = label.dim()
+    if nd == 1:
+        if input.shape[0] != label.shape[0] and label.shape[0] != 0:
+            raise ValueError("Input and label should have the same size in the batch dimension.")
+        if input.dim() != 2:
+            raise ValueError("1D label tensor expects 2D input tensors, but found inputs with "
+                             f"size {input.shape}")
+    elif nd == 0:
+        if input.dim() != 1:
+            raise ValueError("0D label tensor expects 1D input tensors, but found inputs with "
+                             f"size {input.shape}")
+    else:
+        raise ValueError("0D or 1D label tensor expected, multi-label not supported")
+    batched = nd > 0
+    if not batched:
+        input, label = input.unsqueeze(0), label.unsqueeze(0)
+    n = label.shape[0]
+    output = P.zeros([n], dtype=input.dtype)
+    gather_inds = P.empty([n], dtype=label.dtype)
+    used = 0
+    bounds = [0, *cutoffs]
+    for i, (low, high) in enumerate(zip(bounds, bounds[1:])):
+        in_range = (label >= low) & (label < high)
+        rows = in_range.nonzero().squeeze()
+        if rows.dim() == 0:
+            rows.unsqueeze_(0)
+        if rows.numel() == 0:
+            continue
+        if i == 0:
+            gather_inds = P.scatter_nd(rows.unsqueeze(1), label.masked_select(in_range),
+                                       gather_inds.shape)
+        else:
+            relative = label[in_range] - low
+            proj = F.linear(x=input.index_select(rows, axis=0), weight=tail_weights[i - 1][0])
+            proj = F.linear(x=proj, weight=tail_weights[i - 1][1])
+            gather_inds = P.index_fill(gather_inds, rows, 0, cutoffs[0] + i - 1)
+            local = P.take_along_axis(F.log_softmax(proj, axis=1), relative.unsqueeze(1), axis=1)
+            scattered = P.scatter_nd(rows.unsqueeze(1), local.squeeze(1), output.shape)
+            output = output * (scattered == 0).astype("float32") + scattered
+        used += rows.numel()
+    if used != n:
+        raise ValueError("label values should be in [0, n_classes - 1], but values in range "
+                         f"[{label.min().item()}, {label.max().item()}] were found. ")
+    head = F.log_softmax(F.linear(x=input, weight=head_weight, bias=head_bias), axis=1)
+    if gather_inds.size != 0:
+        output += P.take_along_axis(head, gather_inds.unsqueeze(1), axis=1).squeeze()
+    loss = (-output).mean()
+    if not batched:
+        output = output.squeeze(0)
+    return output, loss
+
+
+def _adaptive_layer():
+    from ... import paddle as P
+    from . import functional as F
+    from .layer.layers import Layer
+
+    class AdaptiveLogSoftmaxWithLoss(Layer):
+        """Efficient softmax over many classes (Paddle 3): a head of the shortlist classes and
+        one entry a tail cluster; each cluster projects to in_features // div_value**(i+1)
+        then to its classes. ``forward(input, label)`` -> (output, loss); ``log_prob``,
+        ``predict``."""
+
+        def __init__(self, in_features, n_classes, cutoffs, weight_attr=None, bias_attr=None,
+                     div_value=4.0, head_bias=False, name=None):
+            super().__init__()
+            from ..tensor.creation import get_default_dtype
+
+            self._dtype = get_default_dtype()
+            cutoffs = list(cutoffs)
+            if (cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1
+                    or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs)):
+                raise ValueError("cutoffs should be a sequence of unique, positive integers "
+                                 "sorted in an increasing order, where each value is between 1 "
+                                 "and n_classes-1")
+            self.in_features, self.n_classes = in_features, n_classes
+            self.cutoffs = [*cutoffs, n_classes]
+            self.div_value = div_value
+            self._weight_attr, self._bias_attr = weight_attr, bias_attr
+            self.is_head_bias = head_bias
+            self.shortlist_size = self.cutoffs[0]
+            self.n_clusters = len(self.cutoffs) - 1
+            self.head_size = self.shortlist_size + self.n_clusters
+            self.head_weight = self.create_parameter(shape=[in_features, self.head_size],
+                                                     attr=weight_attr, dtype=self._dtype,
+                                                     is_bias=False)
+            self.head_bias = self.create_parameter(
+                shape=[self.head_size], attr=bias_attr, dtype=self._dtype,
+                is_bias=True) if head_bias else None
+            self.tail_weights = []
+            for i in range(self.n_clusters):
+                hsz = int(in_features // (div_value ** (i + 1)))
+                osz = self.cutoffs[i + 1] - self.cutoffs[i]
+                self.tail_weights.append([
+                    self.create_parameter(shape=[in_features, hsz], attr=weight_attr,
+                                          dtype=self._dtype, is_bias=False),
+                    self.create_parameter(shape=[hsz, osz], attr=weight_attr,
+                                          dtype=self._dtype, is_bias=False)])
+
+        def forward(self, input, label):  # noqa: A002
+            return adaptive_log_softmax_with_loss(input, label, self.head_weight,
+                                                  self.tail_weights, self.cutoffs,
+                                                  self.head_bias)
+
+        def _get_full_log_prob(self, input, head_output):  # noqa: A002
+            out = P.empty((head_output.shape[0], self.n_classes))
+            head = F.log_softmax(head_output, axis=1)
+            out[:, :self.shortlist_size] = head[:, :self.shortlist_size]
+            for i, (start, stop) in enumerate(zip(self.cutoffs, self.cutoffs[1:])):
+                c = F.linear(x=input, weight=self.tail_weights[i][0])
+                c = F.linear(x=c, weight=self.tail_weights[i][1])
+                out[:, start:stop] = (F.log_softmax(c, axis=1)
+                                      + head[:, self.shortlist_size + i].unsqueeze(1))
+            return out
+
+        def log_prob(self, input):  # noqa: A002
+            return self._get_full_log_prob(
+                input, F.linear(x=input, weight=self.head_weight, bias=self.head_bias))
+
+        def predict(self, input):  # noqa: A002
+            head_output = F.linear(x=input, weight=self.head_weight, bias=self.head_bias)
+            output = P.argmax(head_output, axis=1).cast("float32")
+            outside = output >= self.shortlist_size
+            if not outside.any():
+                return output
+            if outside.all():
+                return P.argmax(self._get_full_log_prob(input, head_output), axis=1)
+            log_prob = self._get_full_log_prob(input[outside], head_output[outside])
+            indices = P.masked_select(P.arange(len(outside)), outside)
+            return P.scatter(output, indices, P.argmax(log_prob, axis=1).cast("float32"))
+
+    AdaptiveLogSoftmaxWithLoss.__module__ = "paddle.nn.layer.loss"
+    return AdaptiveLogSoftmaxWithLoss
+
+
 # ======================================================================= nn.utils.spectral_norm
 class _SpectralNormHook:
     """The forward pre-hook of ``nn.utils.spectral_norm``: ``<name>`` = ``<name>_orig`` /
@@ -289,13 +433,16 @@ def f_names():
     return {"gumbel_softmax": ("2.6", gumbel_softmax), "embedding_renorm_": ("3", embedding_renorm_),
             "hsigmoid_loss": ("2.6", hsigmoid_loss),
             "margin_cross_entropy": ("2.6", margin_cross_entropy),
-            "class_center_sample": ("2.6", class_center_sample)}
+            "class_center_sample": ("2.6", class_center_sample),
+            "adaptive_log_softmax_with_loss": ("3", adaptive_log_softmax_with_loss)}
 
 
 def nn_names():
     """paddle.nn's names from this module: name -> (since, value)."""
     return {"HSigmoidLoss": ("2.6", _made("HSigmoidLoss", _hsigmoid_layer)),
-            "spectral_norm": ("2.6", _utils_spectral_norm())}
+            "spectral_norm": ("2.6", _utils_spectral_norm()),
+            "AdaptiveLogSoftmaxWithLoss": ("3", _made("AdaptiveLogSoftmaxWithLoss",
+                                                      _adaptive_layer))}
 
 
 def _utils_spectral_norm():
