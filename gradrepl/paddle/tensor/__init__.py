@@ -10,7 +10,7 @@ import importlib
 
 MODULES = ["creation", "math", "reduce", "logic", "search", "manipulation", "indexing", "linalg",
            "attribute", "special", "manipulation_ext", "linalg_ext", "math_ext", "einsum",
-           "breadth"]
+           "breadth", "samplers"]
 
 
 def modules():
