@@ -413,13 +413,49 @@ EXPORTS = {"stft": stft, "istft": istft, "svd_lowrank": svd_lowrank, "pca_lowran
 TENSOR_METHODS = {"stft": stft, "istft": istft}
 
 
-def _sigmoid_vjp(n, g):
+def _sigmoid_backward_fwd(out, dout):
     """torch's ``sigmoid_backward``: ``grad * (1 - y) * y``, left to right (the engine's op
     keeps Paddle's ``dout * y * (1 - y)``, which rounds differently)."""
-    from ..engine.ops import math as EM
+    one = np.ones((), out.dtype)
+    with np.errstate(all="ignore"):
+        return np.asarray((dout * (one - out)) * out, out.dtype)
 
-    y = n.out()
-    return EM.multiply(EM.multiply(g, EM.scale(y, -1.0, 1.0)), y)
+
+_SIGMOID_BACKWARD = []
+
+
+def _sigmoid_backward_op():
+    """``sigmoid_backward(grad, y)`` as torch records it under create_graph: one node,
+    SigmoidBackwardBackward0 (was the engine's multiplies: MulBackward0)."""
+    if not _SIGMOID_BACKWARD:
+        from . import _ops
+
+        op = _ops.top("sigmoid_grad", "SigmoidBackwardBackward0", "all", inputs=(1, 0),
+                      forward=_sigmoid_backward_fwd)   # (next_functions: grad_output, output)
+        op.vjp = _sigmoid_backward_vjp
+        _SIGMOID_BACKWARD.append(op)
+    return _SIGMOID_BACKWARD[0]
+
+
+def _sigmoid_backward_vjp(n, gg):
+    """derivatives.yaml's ``sigmoid_backward``: grad_output's gradient
+    ``sigmoid_backward(gg, y)`` (this node again), output's ``gg * grad_output * (-2 * y + 1)``
+    (left to right; ``-2 * y`` is exact, so one scale rounds as torch's mul then add)."""
+    from ..engine.ops import math as EM
+    from ..engine.registry import apply, needs_grad
+
+    out, dout = n.inputs
+    d_dout = apply(_sigmoid_backward_op(), (out, gg)) if needs_grad(n, 1) else None
+    d_out = None
+    if needs_grad(n, 0):
+        d_out = EM.multiply(EM.multiply(gg, dout), EM.scale(out, -2.0, 1.0))
+    return d_out, d_dout
+
+
+def _sigmoid_vjp(n, g):
+    from ..engine.registry import apply
+
+    return apply(_sigmoid_backward_op(), (n.out(), g))
 
 
 def install(T):
