@@ -86,3 +86,26 @@ def test_batch(version):
     with pytest.raises(ValueError) as e:
         paddle.batch(reader, 0)
     assert str(e.value) == "batch_size should be a positive integer value, but got batch_size=0"
+
+
+def test_poisson_as_real_paddle(version):
+    # real 3.3.1 and 2.6.2 (/tmp/pnames/rec/poisrec.py): the same digests and the same next
+    # uniform draw (the engine advanced as Paddle's): means 0..30 by 0.1 (the product method),
+    # 100, 1e3, 1e4, 12 (the rejection method), 11.99
+    paddle.seed(21)
+    lam = paddle.to_tensor(np.concatenate([np.linspace(0.0, 30.0, 301),
+                                           [100.0, 1e3, 1e4, 12.0, 11.99]]).astype("float32"))
+    a = paddle.poisson(lam).numpy()
+    b = paddle.poisson(paddle.cast(lam, "float64")).numpy()
+    assert [hashlib.md5(a.tobytes()).hexdigest()[:16], hashlib.md5(b.tobytes()).hexdigest()[:16],
+            float(paddle.rand([1]).numpy()[0])] == ['0351f8966a2ba056', '843f9facf4bfa1e9',
+                                                     0.5851061940193176]
+    x = paddle.to_tensor([2.0, 5.0], stop_gradient=False)
+    y = paddle.poisson(x)
+    assert y.stop_gradient is False
+    y.sum().backward()
+    assert x.grad.numpy().tolist() == [0.0, 0.0]  # real Paddle: a zero gradient
+    with pytest.raises(RuntimeError, match=r"kernel `poisson` is not registered. Selected wrong "
+                                           r"DataType `int64`. Paddle support following "
+                                           r"DataTypes: float64, float32."):
+        paddle.poisson(paddle.to_tensor([1, 2]))

@@ -16,8 +16,11 @@ import sys
 
 import numpy as np
 
+from ...engine.registry import apply, register
+
 __all__ = ["cauchy_", "geometric_", "log_normal", "log_normal_", "hann_window",
-           "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "batch"]
+           "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "batch",
+           "poisson"]
 __methods__ = ["cauchy_", "geometric_", "log_normal_"]
 
 
@@ -160,3 +163,149 @@ def batch(reader, batch_size, drop_last=False):
         raise ValueError("batch_size should be a positive integer value, but got "
                          f"batch_size={batch_size}")
     return batch_reader
+
+
+# ------------------------------------------------------------------------------ poisson
+# Paddle's CPU poisson kernel: one ``std::poisson_distribution<int>(x[i])`` a value, drawn from
+# the global mt19937_64 engine in order (libstdc++'s algorithm: Knuth's product of uniforms for
+# a mean below 12, Devroye's rejection method above, with a fresh normal_distribution each).
+_NAF = (1 - np.finfo(np.float64).eps) / 2
+_INT_MAX = 2 ** 31 - 1
+_SPI_2 = 1.2533141373155002512078826424055226   # sqrt(pi / 2)
+_1_78 = 0.0128205128205128205128205128205128    # 1 / 78
+_E_1_78 = 1.0129030479320018583185514777512983  # e ** (1 / 78)
+_PI_4 = 0.7853981633974483096156608458198757    # pi / 4
+
+
+class _Draws:
+    """generate_canonical<double, 53> of the engine's words, one at a time, in order."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def __call__(self):
+        w = int(self.engine.draw(1)[0])
+        u = float(w) * 2.0 ** -64
+        return u if u < 1.0 else 0.9999999999999999
+
+
+class _PolarNormal:
+    """std::normal_distribution<double> (Marsaglia's polar method): a pair a time, the second
+    value kept for the next call (one object per poisson_distribution, as its member)."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self):
+        self.saved = None
+
+    def __call__(self, u):
+        if self.saved is not None:
+            v, self.saved = self.saved, None
+            return v
+        while True:
+            x = 2.0 * u() - 1.0
+            y = 2.0 * u() - 1.0
+            r2 = x * x + y * y
+            if r2 <= 1.0 and r2 != 0.0:
+                break
+        mult = math.sqrt(-2 * math.log(r2) / r2)
+        self.saved = x * mult
+        return y * mult
+
+
+def _poisson_one(mean, u):
+    if mean < 12:
+        thr = math.exp(-mean)
+        x, prod = 0, 1.0
+        while True:
+            prod *= u()
+            x += 1
+            if not prod > thr:
+                return x - 1
+    m = math.floor(mean)
+    lm_thr = math.log(mean)
+    lfm = math.lgamma(m + 1)
+    sm = math.sqrt(m)
+    dx = math.sqrt(2 * m * math.log(32 * m / _PI_4))
+    d = float(round(max(6.0, min(m, dx))))
+    cx = 2 * m + d
+    scx = math.sqrt(cx / 2)
+    _1cx = 1 / cx
+    c2b = math.sqrt(_PI_4 * cx) * math.exp(_1cx)
+    cb = 2 * cx * math.exp(-d * _1cx * (1 + d / 2)) / d
+    c1 = sm * _SPI_2
+    c2 = c2b + c1
+    c3 = c2 + 1
+    c4 = c3 + 1
+    c5 = c4 + _E_1_78
+    c = cb + c5
+    two_cx = 2 * (2 * m + d)
+    thr = _INT_MAX + _NAF
+    normal = _PolarNormal()
+    while True:
+        uu = c * u()
+        e = -math.log(1.0 - u())
+        w = 0.0
+        if uu <= c1:
+            n = normal(u)
+            y = -abs(n) * sm - 1
+            x = math.floor(y)
+            w = -n * n / 2
+            if x < -m:
+                continue
+        elif uu <= c2:
+            n = normal(u)
+            y = 1 + abs(n) * scx
+            x = math.ceil(y)
+            w = y * (2 - y) * _1cx
+            if x > d:
+                continue
+        elif uu <= c3:
+            x = -1
+        elif uu <= c4:
+            x = 0
+        elif uu <= c5:
+            x = 1
+            w = _1_78
+        else:
+            v = -math.log(1.0 - u())
+            y = d + v * two_cx / d
+            x = math.ceil(y)
+            w = -d * _1cx * (1 + y / 2)
+        reject = (w - e - x * lm_thr > lfm - math.lgamma(x + m + 1)) or x + m >= thr
+        if not reject:
+            return int(x + m + _NAF)
+
+
+def _poisson_fwd(x):
+    from . import creation
+
+    u = _Draws(creation._RNG[0].engine)
+    means = np.asarray(x, np.float64).ravel()
+    return np.array([_poisson_one(float(v), u) for v in means], x.dtype).reshape(x.shape)
+
+
+def _zeros_vjp(n, g):
+    """PoissonGradNode: a zero gradient (as Paddle's poisson_grad)."""
+    from ...engine.ops._util import const
+
+    return const(g, np.zeros(g.data.shape, g.data.dtype))
+
+
+_POISSON = register("poisson", _poisson_fwd, _zeros_vjp, saves_inputs=False, saves_output=False,
+                    check=False, legacy_name="PoissonBackward",
+                    examples=[([np.array([[1.0, 3.0], [20.0, 0.5]])], {})])
+
+
+def poisson(x, name=None):
+    """Poisson(x[i]) counts in x's dtype (Paddle's CPU kernel: libstdc++'s poisson_distribution
+    on the global engine, one value after another); its gradient is zero."""
+    from ..core import as_tensor
+    from .attribute import _not_registered
+
+    x = as_tensor(x)
+    if x.data.dtype not in (np.float32, np.float64):
+        raise _not_registered("poisson", x.data.dtype, "float64, float32")
+    return apply(_POISSON, (x,))
