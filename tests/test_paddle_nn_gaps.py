@@ -389,3 +389,44 @@ def test_adaptive_log_softmax_with_loss(paddle, profile):
     with pytest.raises(ValueError, match=r"^label values should be in \[0, n_classes - 1\], "
                                          r"but values in range \[0, 20\] were found. $"):
         m(x, paddle.to_tensor([0, 5, 12, 3, 20, 9]))
+
+
+# real 3.3.1: paddle.seed(3); x = randn([2, 3, 9, 11]); F.fractional_max_pool2d(x, [4, 5],
+# return_mask=True) (u drawn from the generator), (y * y).sum() backward; then output_size 3,
+# kernel_size 2, random_u 0.37; paddle.rand([2]) after (the draw is the generator's); then x3 =
+# randn([1, 2, 6, 7, 5]), fractional_max_pool3d(x3, [3, 4, 2], return_mask=True), y3.sum()
+# backward. sha256 (first 32 hex digits) of each array's bytes: y, mask, x.grad, y2, rand,
+# y3, mask3, x3.grad
+FRACTIONAL = ['e360324e5b40f258c9157db0a59aafd1', 'b99652fc8db11194b01929eadbd2095a', '90807689f325b6cd3af4828d5b1200bc', 'fb0a6382a596e1f857c4ab9058610501', 'fb1a767a43fd4b5cac16f0f6bf15252a', 'e81501e17bb30ca1c2129d19b7b22456', '039cdf0f4a48953a7d08019e07fbe3b2', '9a845044cd9840eab63edf87a0da517b']
+
+
+def _sha(t):
+    import hashlib
+
+    return hashlib.sha256(t.numpy().tobytes()).hexdigest()[:32]
+
+
+def test_fractional_max_pool(paddle, profile):
+    import gradrepl.paddle.nn.functional as F
+
+    if profile != "3":
+        assert not hasattr(F, "fractional_max_pool2d")
+        assert not hasattr(paddle.nn, "FractionalMaxPool3D")
+        return
+    paddle.seed(3)
+    x = paddle.randn([2, 3, 9, 11])
+    x.stop_gradient = False
+    y, m = F.fractional_max_pool2d(x, output_size=[4, 5], return_mask=True)
+    assert m.dtype == paddle.int32 and not m.stop_gradient
+    (y * y).sum().backward()
+    got = [_sha(t) for t in (y, m, x.grad, F.fractional_max_pool2d(x, 3, 2, random_u=0.37),
+                             paddle.rand([2]))]
+    x3 = paddle.randn([1, 2, 6, 7, 5])
+    x3.stop_gradient = False
+    y3, m3 = paddle.nn.FractionalMaxPool3D([3, 4, 2], return_mask=True)(x3)
+    y3.sum().backward()
+    assert got + [_sha(t) for t in (y3, m3, x3.grad)] == FRACTIONAL
+    with pytest.raises(ValueError, match=r"(?s)input_height \[9\] .* pooling.cc:1426\)\n$"):
+        F.fractional_max_pool2d(x, output_size=[9, 5], kernel_size=2)
+    with pytest.raises(ValueError, match=r"^The param `random_u` should be a `float` in \(0, 1\).$"):
+        F.fractional_max_pool2d(x, output_size=[4, 5], random_u=1.5)

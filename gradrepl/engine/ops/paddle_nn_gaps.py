@@ -317,3 +317,87 @@ def hsigmoid_loss(x, w, bias, label, path_table, path_code, num_classes):
     """The loss [N, 1]; ``bias`` / ``path_table`` / ``path_code`` are Tensors, empty for none."""
     return apply(HSIGMOID_LOSS, (x, w, bias, label, path_table, path_code),
                  {"num_classes": int(num_classes)})[0]
+
+
+# ======================================================================= fractional_max_pool
+# Paddle's FractionalMaxPool{2,3}dFunctor: per spatial axis alpha = (in - pool) / (out - (pool >
+# 0)), u scaled by FractionalRationalU when no kernel size is given, window k = [int((k + u) *
+# alpha) - int(u * alpha), int((k + 1 + u) * alpha) - int(u * alpha)) (or start + pool), all in
+# float32; each output is the window's first maximum (a strict > scan from -FLT_MAX), its mask
+# the flat index in the plane. The gradient adds each output's gradient at its mask, in order.
+_F32 = np.float32
+
+
+def _frac_windows(size_in, size_out, pool, u):
+    alpha = _F32(size_in - pool) / _F32(size_out - (1 if pool > 0 else 0))
+    if pool <= 0:
+        base = size_in // size_out
+        max1 = _F32(base + 2) / alpha - _F32(1)
+        max2 = _F32(size_in + 1 - base) / alpha - _F32(size_out - 1)
+        u = _F32(u) * min(max1, max2)
+    u = _F32(u)
+    shift = int(u * alpha)
+    wins = []
+    for k in range(size_out):
+        start = int((_F32(k) + u) * alpha) - shift
+        end = start + pool if pool > 0 else int((_F32(k + 1) + u) * alpha) - shift
+        wins.append((max(start, 0), min(end, size_in)))
+    return wins
+
+
+def _frac_pool_fwd(x, output_size=(), kernel_size=(), u=0.0):
+    nd = len(output_size)
+    lead = x.shape[:2]
+    spatial = x.shape[2:]
+    planes = x.reshape((-1,) + spatial)
+    wins = [_frac_windows(spatial[d], output_size[d], kernel_size[d], u) for d in range(nd)]
+    out = np.empty((planes.shape[0],) + tuple(output_size), x.dtype)
+    mask = np.empty(out.shape, np.int32)
+    flat_index = np.arange(int(np.prod(spatial))).reshape(spatial)
+    low = x.dtype.type(-np.finfo(np.float32).max)
+    for pos in np.ndindex(*output_size):
+        sl = tuple(slice(*wins[d][pos[d]]) for d in range(nd))
+        vals = planes[(slice(None),) + sl].reshape(planes.shape[0], -1)
+        idx = flat_index[sl].reshape(-1)
+        if vals.shape[1] == 0:
+            out[(slice(None),) + pos], mask[(slice(None),) + pos] = low, -1
+            continue
+        k = np.argmax(vals, axis=1)
+        best = vals[np.arange(vals.shape[0]), k]
+        found = best > low
+        out[(slice(None),) + pos] = np.where(found, best, low)
+        mask[(slice(None),) + pos] = np.where(found, idx[k], -1)
+    return out.reshape(lead + tuple(output_size)), mask.reshape(lead + tuple(output_size))
+
+
+def _frac_pool_vjp(n, g, _g_mask=None):
+    from ._util import const
+    from .index import gather_grad
+    from .shape import reshape
+
+    shape = list(n.in_meta[0][0])
+    plane = int(np.prod(shape[2:]))
+    mask = n.out(1).data.reshape(-1, int(np.prod(n.out(1).data.shape[2:])))
+    where = (mask.astype(np.int64) + (np.arange(mask.shape[0]) * plane)[:, None]).reshape(-1)
+    keep = np.nonzero(mask.reshape(-1) >= 0)[0]
+    flat_g = reshape(g, [-1])
+    if keep.size != where.size:
+        from .index import gather
+
+        flat_g, where = gather(flat_g, const(g, keep, np.int64)), where[keep]
+    dx = gather_grad(flat_g, const(g, where, np.int64), (int(np.prod(shape)),), 0)
+    return reshape(dx, shape)
+
+
+FRACTIONAL_MAX_POOL = register(
+    "fractional_max_pool", _frac_pool_fwd, _frac_pool_vjp, n_outputs=2, diff_outputs=(0,),
+    saves_inputs=False, legacy_name="FractionalMaxPoolBackward", domain="distinct",
+    examples=[([(1, 2, 5, 5)], {"output_size": (3, 2), "kernel_size": (0, 0), "u": 0.3}),
+              ([(1, 1, 4, 5, 4)], {"output_size": (2, 2, 2), "kernel_size": (2, 2, 2),
+                                   "u": 0.6})])
+
+
+def fractional_max_pool(x, output_size, kernel_size, u):
+    return apply(FRACTIONAL_MAX_POOL, (x,), {"output_size": tuple(int(v) for v in output_size),
+                                             "kernel_size": tuple(int(v) for v in kernel_size),
+                                             "u": float(u)})

@@ -342,6 +342,82 @@ def _adaptive_layer():
     return AdaptiveLogSoftmaxWithLoss
 
 
+# ======================================================================= fractional max pooling
+def _fractional(x, output_size, kernel_size, random_u, return_mask, nd):
+    from .. import random_engine
+    from ..tensor.creation import _kernel_engine
+
+    if x.dim() != nd + 2:
+        raise ValueError(f"Expected {nd + 2}-D input, but got {x.dim()}-D input.")
+    if random_u is None:
+        random_u = 0.0
+    elif random_u <= 0 or random_u >= 1:
+        raise ValueError("The param `random_u` should be a `float` in (0, 1).")
+    kernel = [0] * nd if kernel_size is None else (
+        [int(kernel_size)] * nd if isinstance(kernel_size, int) else [int(k) for k in kernel_size])
+    spatial = list(x.shape[2:])
+    if isinstance(output_size, int):
+        out = [output_size] * nd
+    else:
+        out = [spatial[d] if v is None else int(v) for d, v in enumerate(output_size)]
+    names = ["depth", "height", "width"][3 - nd:]
+    for d in range(nd):
+        if spatial[d] < out[d] - 1 + kernel[d]:
+            # pooling.cc's checks in real 3.3.1 (2-D height/width 1426/1433 and 3-D width 1601
+            # measured; 3-D depth/height 7 lines apart as in the source)
+            line = {2: (1426, 1433), 3: (1587, 1594, 1601)}[nd][d]
+            raise ValueError(
+                f"(InvalidArgument) input_{names[d]} [{spatial[d]}] is less than valid output_"
+                f"{names[d]} [{out[d] - 1 + kernel[d]}]\n  [Hint: Expected input_{names[d]} >= "
+                f"output_{names[d]} - 1 + pool_{names[d]}, but received input_{names[d]}:"
+                f"{spatial[d]} < output_{names[d]} - 1 + pool_{names[d]}:"
+                f"{out[d] - 1 + kernel[d]}.] (at /paddle/paddle/phi/kernels/funcs/pooling.cc:"
+                f"{line})\n")
+    u = float(random_u)
+    if u == 0.0:  # one float uniform(0, 1) from the global generator
+        u = float(random_engine.uniform(_kernel_engine(0), 1, np.float32, 0.0, 1.0)[0])
+    pooled, mask = G.fractional_max_pool(x, out, kernel, u)
+    mask.stop_gradient = x.stop_gradient  # (the int32 mask as Paddle marks it)
+    return (pooled, mask) if return_mask else pooled
+
+
+def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of NCHW ``x`` to ``output_size`` (Paddle 3's kernel; without
+    ``random_u`` one uniform is drawn from ``paddle.seed``'s generator)."""
+    return _fractional(x, output_size, kernel_size, random_u, return_mask, 2)
+
+
+def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of NCDHW ``x`` to ``output_size`` (see fractional_max_pool2d)."""
+    return _fractional(x, output_size, kernel_size, random_u, return_mask, 3)
+
+
+def _fractional_layer(nd):
+    from .layer.layers import Layer
+
+    fn = fractional_max_pool2d if nd == 2 else fractional_max_pool3d
+
+    class _FractionalMaxPool(Layer):
+        def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
+                     name=None):
+            super().__init__()
+            self._output_size, self._kernel_size = output_size, kernel_size
+            self._random_u, self._return_mask, self._name = random_u, return_mask, name
+
+        def forward(self, x):
+            return fn(x, output_size=self._output_size, kernel_size=self._kernel_size,
+                      random_u=self._random_u, return_mask=self._return_mask, name=self._name)
+
+        def extra_repr(self):
+            return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+    _FractionalMaxPool.__name__ = _FractionalMaxPool.__qualname__ = f"FractionalMaxPool{nd}D"
+    _FractionalMaxPool.__module__ = "paddle.nn.layer.pooling"
+    return _FractionalMaxPool
+
+
 # ======================================================================= nn.utils.spectral_norm
 class _SpectralNormHook:
     """The forward pre-hook of ``nn.utils.spectral_norm``: ``<name>`` = ``<name>_orig`` /
@@ -434,7 +510,9 @@ def f_names():
             "hsigmoid_loss": ("2.6", hsigmoid_loss),
             "margin_cross_entropy": ("2.6", margin_cross_entropy),
             "class_center_sample": ("2.6", class_center_sample),
-            "adaptive_log_softmax_with_loss": ("3", adaptive_log_softmax_with_loss)}
+            "adaptive_log_softmax_with_loss": ("3", adaptive_log_softmax_with_loss),
+            "fractional_max_pool2d": ("3", fractional_max_pool2d),
+            "fractional_max_pool3d": ("3", fractional_max_pool3d)}
 
 
 def nn_names():
@@ -442,7 +520,11 @@ def nn_names():
     return {"HSigmoidLoss": ("2.6", _made("HSigmoidLoss", _hsigmoid_layer)),
             "spectral_norm": ("2.6", _utils_spectral_norm()),
             "AdaptiveLogSoftmaxWithLoss": ("3", _made("AdaptiveLogSoftmaxWithLoss",
-                                                      _adaptive_layer))}
+                                                      _adaptive_layer)),
+            "FractionalMaxPool2D": ("3", _made("FractionalMaxPool2D",
+                                               lambda: _fractional_layer(2))),
+            "FractionalMaxPool3D": ("3", _made("FractionalMaxPool3D",
+                                               lambda: _fractional_layer(3)))}
 
 
 def _utils_spectral_norm():
