@@ -109,3 +109,25 @@ def test_poisson_as_real_paddle(version):
                                            r"DataType `int64`. Paddle support following "
                                            r"DataTypes: float64, float32."):
         paddle.poisson(paddle.to_tensor([1, 2]))
+
+
+def test_standard_gamma_as_real_paddle_3():
+    # real 3.3.1 (/tmp/pnames/rec/gamrec.py): alphas 0.05..20 (both branches of the boost),
+    # 0, 1e-3 (the minimum), 150, in float32 and float64, and the next rand
+    before = profiles.current()
+    profiles.set_profile("3")
+    try:
+        paddle.seed(31)
+        a = paddle.to_tensor(np.concatenate([np.linspace(0.05, 20.0, 200),
+                                             [0.0, 1e-3, 150.0]]).astype("float32"))
+        g32 = paddle.standard_gamma(a).numpy()
+        g64 = paddle.standard_gamma(paddle.cast(a, "float64")).numpy()
+        assert [hashlib.md5(g32.tobytes()).hexdigest()[:16],
+                hashlib.md5(g64.tobytes()).hexdigest()[:16],
+                float(paddle.rand([1]).numpy()[0])] == ['53c7277a747f213c', '02e8fadca2f730cc',
+                                                         0.7160306572914124]
+        assert paddle.standard_gamma(paddle.to_tensor([2.0], stop_gradient=False)).stop_gradient
+        profiles.set_profile("2.6")
+        assert not hasattr(paddle, "standard_gamma")  # 3.x only
+    finally:
+        profiles.set_profile(before)

@@ -20,7 +20,7 @@ from ...engine.registry import apply, register
 
 __all__ = ["cauchy_", "geometric_", "log_normal", "log_normal_", "hann_window",
            "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "batch",
-           "poisson"]
+           "poisson", "standard_gamma"]
 __methods__ = ["cauchy_", "geometric_", "log_normal_"]
 
 
@@ -309,3 +309,106 @@ def poisson(x, name=None):
     if x.data.dtype not in (np.float32, np.float64):
         raise _not_registered("poisson", x.data.dtype, "float64, float32")
     return apply(_POISSON, (x,))
+
+
+# ------------------------------------------------------------------------------ standard_gamma
+# Paddle's GammaSampler<CPUContext, T> (phi dirichlet_kernel_impl.h): per value, in order,
+# sample_gamma<T, T> (Marsaglia and Tsang, numpy's; alpha < 1 boosted by pow(1 - u, 1 / alpha))
+# with a fresh std::uniform_real_distribution<T>(0, 1) and std::normal_distribution<T>(0, 1)
+# per draw, all arithmetic in T (float32: the C library's powf / logf / sqrtf; the float
+# literals 1.0f / 3.0f and 0.0331f keep their float values in a double computation), the
+# result at least numeric_limits<T>::min().
+_LIBM = None
+
+
+def _libm():
+    global _LIBM
+    if _LIBM is None:
+        import ctypes
+        import ctypes.util
+
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        for name, n in (("logf", 1), ("powf", 2), ("sqrtf", 1)):
+            fn = getattr(lib, name)
+            fn.restype = ctypes.c_float
+            fn.argtypes = [ctypes.c_float] * n
+        _LIBM = lib
+    return _LIBM
+
+
+class _GammaMath:
+    """The scalar arithmetic of ``sample_gamma`` in T."""
+
+    def __init__(self, t):
+        self.t = t
+        if t == np.float32:
+            lib = _libm()
+            self.log = lambda v: np.float32(lib.logf(float(v)))
+            self.pow = lambda a, b: np.float32(lib.powf(float(a), float(b)))
+            self.sqrt = lambda v: np.float32(lib.sqrtf(float(v)))
+        else:
+            self.log = lambda v: np.float64(math.log(v))
+            self.pow = lambda a, b: np.float64(math.pow(a, b))
+            self.sqrt = lambda v: np.float64(math.sqrt(v))
+
+
+def _gamma_one(alpha, t, m, uniform, normal):
+    f = np.float32  # the kernel's float literals
+    one = t(1)
+    scale = t(1)
+    alpha = t(alpha)
+    if alpha < t(1):
+        if alpha == t(0):
+            return t(0)
+        s = uniform()
+        scale = t(scale * m.pow(t(one - s), t(t(f(1)) / alpha)))
+        alpha = t(alpha + t(1))
+    d = t(alpha - t(f(1) / f(3)))
+    c = t(t(1) / m.sqrt(t(t(9) * d)))
+    c0331, half = t(f(0.0331)), t(0.5)
+    while True:
+        while True:
+            x = normal()
+            y = t(one + t(c * x))
+            if not y <= 0:
+                break
+        v = t(t(y * y) * y)
+        u = t(one - uniform())
+        xx = t(x * x)
+        res = t(t(scale * d) * v)
+        if u < t(one - t(t(c0331 * xx) * xx)):
+            return res
+        if m.log(u) < t(t(half * xx) + t(d * t(t(one - v) + m.log(v)))):
+            return res
+
+
+def _standard_gamma_fwd(x):
+    from .. import random_engine
+    from . import creation
+
+    engine = creation._RNG[0].engine
+    t = np.dtype(x.dtype).type
+    m = _GammaMath(t)
+
+    def uniform():
+        return t(random_engine.uniform(engine, 1, t, 0.0, 1.0)[0])
+
+    def normal():
+        return t(random_engine.normal(engine, 1, t, 0.0, 1.0)[0])
+
+    tiny = np.finfo(t).tiny
+    flat = np.asarray(x).ravel()
+    out = np.array([max(tiny, _gamma_one(a, t, m, uniform, normal)) for a in flat.tolist()], t)
+    return out.reshape(x.shape)
+
+
+def standard_gamma(x, name=None):
+    """Gamma(x[i], 1) values in x's dtype (Paddle's CPU GammaSampler, on the global engine);
+    no gradient (the result stops it, as Paddle's)."""
+    from ..core import Tensor, as_tensor
+    from .attribute import _not_registered
+
+    x = as_tensor(x)
+    if x.data.dtype not in (np.float32, np.float64):
+        raise _not_registered("standard_gamma", x.data.dtype, "float64, float32")
+    return Tensor._wrap(_standard_gamma_fwd(x.data), True)
