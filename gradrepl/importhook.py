@@ -72,6 +72,10 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ModuleNotFoundError as e:
             raise self.renamed(e) from None
         self.rename_loaded()
+        if spec.name == self.name:  # the script's first import of the dialect in this mapping
+            hook = getattr(module, "_on_script_import", None)
+            if callable(hook):
+                hook()  # what the real framework prints while it is imported
         return module
 
     def rename_loaded(self):

@@ -17,6 +17,7 @@ from .flags import (get_cudnn_version, get_flags, is_compiled_with_cinn,
                     is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu, set_flags)
 from .printing import set_printoptions
 from .typeinfo import finfo, iinfo
+from .import_notes import on_script_import as _on_script_import  # noqa: F401
 from .tensor import bind_methods as _bind, exported as _exported
 
 globals().update(_exported())

@@ -42,6 +42,9 @@ SITES = {
     # paddle.amp on a CPU (gradrepl/paddle/amp): the guard and the scaler make no effect
     "amp_guard_cpu": {"3": ("amp/auto_cast.py", 599, "            warnings.warn("),
                       "2.6": ("amp/auto_cast.py", 359, "        warnings.warn(")},
+    # 3.x's import looks for ccache (paddle/import_notes.py); 2.6 has no such check
+    "no_ccache": {"3": ("utils/cpp_extension/extension_utils.py", 712,
+                        "        warnings.warn(warning_message)")},
     "amp_scaler_cpu": {"3": ("amp/grad_scaler.py", 133, "                warnings.warn("),
                        "2.6": ("amp/grad_scaler.py", 112, "            warnings.warn(")},
 }
