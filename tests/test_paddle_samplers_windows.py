@@ -131,3 +131,25 @@ def test_standard_gamma_as_real_paddle_3():
         assert not hasattr(paddle, "standard_gamma")  # 3.x only
     finally:
         profiles.set_profile(before)
+
+
+def test_binomial_as_real_paddle_3():
+    # real 3.3.1 (/tmp/pnames/rec/binrec.py): 300 (count, prob) pairs over both methods (BTRS,
+    # inversion) and both sides of 0.5, in float32 and float64 prob, and the next rand
+    before = profiles.current()
+    profiles.set_profile("3")
+    try:
+        paddle.seed(41)
+        n = np.array([0, 1, 3, 9, 10, 11, 25, 40, 77, 150, 999, 5000] * 25, dtype="int64")
+        p = np.linspace(0.0, 1.0, n.size).astype("float32")
+        c, pr = paddle.to_tensor(n), paddle.to_tensor(p)
+        a = paddle.binomial(c, pr).numpy()
+        b = paddle.binomial(c, paddle.cast(pr, "float64")).numpy()
+        assert [hashlib.md5(a.tobytes()).hexdigest()[:16],
+                hashlib.md5(b.tobytes()).hexdigest()[:16],
+                float(paddle.rand([1]).numpy()[0])] == ['d09b9a71d28b6e2d', 'e6cca7415f697adf',
+                                                         0.12095877528190613]
+        profiles.set_profile("2.6")
+        assert not hasattr(paddle, "binomial")  # 3.x only
+    finally:
+        profiles.set_profile(before)

@@ -20,7 +20,7 @@ from ...engine.registry import apply, register
 
 __all__ = ["cauchy_", "geometric_", "log_normal", "log_normal_", "hann_window",
            "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "batch",
-           "poisson", "standard_gamma"]
+           "poisson", "standard_gamma", "binomial"]
 __methods__ = ["cauchy_", "geometric_", "log_normal_"]
 
 
@@ -412,3 +412,123 @@ def standard_gamma(x, name=None):
     if x.data.dtype not in (np.float32, np.float64):
         raise _not_registered("standard_gamma", x.data.dtype, "float64, float32")
     return Tensor._wrap(_standard_gamma_fwd(x.data), True)
+
+
+# ------------------------------------------------------------------------------ binomial
+# Paddle's CPU binomial kernel (phi funcs/binomial_functor.h), one value after another on the
+# global engine: n <= 0 or p <= 0 give 0, p >= 1 gives n; with q = min(p, 1 - p), the BTRS
+# rejection method (Hormann) when n * q >= 10, else the geometric inversion; k or n - k. T is
+# prob's dtype: expressions with the kernel's double literals run in double and are stored in T;
+# T-only ones (and std::log / log1p / sqrt of T) run in T.
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+class _TMath:
+    """log, log1p, sqrt of a T value (float32: the C library's logf / log1pf / sqrtf)."""
+
+    def __init__(self, t):
+        if t == np.float32:
+            import ctypes
+
+            lib = _libm()
+            for name in ("log1pf",):
+                fn = getattr(lib, name)
+                fn.restype = ctypes.c_float
+                fn.argtypes = [ctypes.c_float]
+            self.log = lambda v: np.float32(lib.logf(float(v)))
+            self.log1p = lambda v: np.float32(lib.log1pf(float(v)))
+            self.sqrt = lambda v: np.float32(lib.sqrtf(float(v)))
+        else:
+            self.log = lambda v: np.float64(math.log(v))
+            self.log1p = lambda v: np.float64(math.log1p(v))
+            self.sqrt = lambda v: np.float64(math.sqrt(v))
+
+
+def _stirling_tail(k, t):
+    if k <= 9:
+        return t(_TAIL[int(k)])
+    kp1sq = t((k + 1) * (k + 1))
+    kp1sq = float(kp1sq)
+    return t((1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1))
+
+
+def _btrs(n, p, t, tm, uniform):
+    stddev = tm.sqrt(t(t(n * p) * t(t(1) - p)))
+    sd = float(stddev)
+    b = t(1.15 + 2.53 * sd)
+    a = t(-0.0873 + 0.0248 * float(b) + 0.01 * float(p))
+    c = t(float(t(n * p)) + 0.5)
+    v_r = t(0.92 - 4.2 / float(b))
+    r = t(p / t(t(1) - p))
+    alpha = t((2.83 + 5.1 / float(b)) * sd)
+    m = t(math.floor(t(t(n + t(1)) * p)))
+    while True:
+        u = t(float(uniform()) - 0.5)
+        v = uniform()
+        us = t(0.5 - abs(float(u)))
+        k = int(math.floor(t(t(t(t(t(t(2) * a) / us) + b) * u) + c)))
+        if k < 0 or t(k) > n:
+            continue
+        if float(us) >= 0.07 and v <= v_r:
+            return k
+        v = tm.log(t(t(v * alpha) / t(t(a / t(us * us)) + b)))
+        log1 = tm.log(t(t(m + t(1)) / t(r * t(t(n - m) + t(1)))))
+        log2 = tm.log(t(t(t(n - m) + t(1)) / t(t(n - t(k)) + t(1))))
+        log3 = tm.log(t(t(r * t(t(n - t(k)) + t(1))) / t(k + 1)))
+        upper = t((float(m) + 0.5) * float(log1)
+                  + float(t(t(n + t(1)) * log2))
+                  + (k + 0.5) * float(log3)
+                  + float(_stirling_tail(int(m), t)) + float(_stirling_tail(int(n - m), t))
+                  - float(_stirling_tail(k, t)) - float(_stirling_tail(int(n - t(k)), t)))
+        if v <= upper:
+            return k
+
+
+def _inversion(n, p, t, tm, uniform):
+    geom_sum = t(0)
+    count = 0
+    logprob = tm.log1p(t(-p))
+    while True:
+        geom = t(math.ceil(t(tm.log(uniform()) / logprob)))
+        geom_sum = t(geom_sum + geom)
+        if geom_sum > n:
+            return count
+        count += 1
+
+
+def _binomial_one(n, p, t, tm, uniform):
+    if n <= 0 or p <= 0:
+        return 0
+    if p >= 1:
+        return int(n)
+    if p <= 0.5:
+        return (_btrs if t(n * p) >= 10.0 else _inversion)(n, p, t, tm, uniform)
+    q = t(1.0 - float(p))
+    return int(n) - (_btrs if t(n * q) >= 10.0 else _inversion)(n, q, t, tm, uniform)
+
+
+def binomial(count, prob, name=None):
+    """Binomial(count, prob) counts (int64), broadcast, as Paddle's CPU kernel draws them."""
+    from .. import random_engine
+    from ..core import Tensor
+    from .attribute import _not_registered
+    from . import creation
+
+    paddle = _paddle()
+    count, prob = paddle.broadcast_tensors([paddle.cast(count, dtype=prob.dtype), prob])
+    t = np.dtype(prob.data.dtype)
+    if t not in (np.float32, np.float64):
+        raise _not_registered("binomial", t, "float32, float64")
+    t = t.type
+    engine = creation._RNG[0].engine
+    tm = _TMath(t)
+
+    def uniform():
+        return t(random_engine.uniform(engine, 1, t, 0.0, 1.0)[0])
+
+    ns, ps = np.asarray(count.data).ravel(), np.asarray(prob.data).ravel()
+    out = np.array([_binomial_one(t(n), t(p), t, tm, uniform) for n, p in zip(ns, ps)],
+                   np.int64)
+    return Tensor._wrap(out.reshape(count.data.shape), True)
