@@ -136,10 +136,13 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     mode = grad_mode.STATE
     mode.enabled = create_graph
     # (the loop's test on the heap list itself: SequenceQueue's __bool__ is a Python call a node)
-    more = ready.heap if type(ready) is SequenceQueue else ready
+    # (and SequenceQueue's popleft written out: a Python call a node)
+    seq = type(ready) is SequenceQueue
+    more = ready.heap if seq else ready
+    pop = heapq.heappop
     try:
         while more:  # first in, first out
-            node = ready.popleft()
+            node = pop(more)[1] if seq else ready.popleft()
             buf = buffers.pop(node, None)  # the gradients that reached it
             if node.op is None:  # a leaf's node
                 accumulate_into_leaf(state, node, buf)
@@ -348,7 +351,7 @@ def run_node(state, node, buf):
     return in_grads
 
 
-def send_gradients(state, node, in_grads):
+def send_gradients(state, node, in_grads, _push=heapq.heappush):
     """Phase 4: each input gradient travels along its ``grad_pending_ops`` edge. It is reduced
     to the input's shape and dtype (a broadcast's gradient summed back) and summed into the
     buffer of the node the edge points to; that node's count goes down by one, and at zero it
@@ -394,7 +397,10 @@ def send_gradients(state, node, in_grads):
         if emit is not None:
             emit(ev.DepDec(child, d))
         if d == 0:
-            ready.append(child)
+            if type(ready) is SequenceQueue and child.op is not None:
+                _push(ready.heap, (-child.uid, child))   # (SequenceQueue.append's node case)
+            else:
+                ready.append(child)
             if emit is not None:
                 emit(ev.Ready(child))
 

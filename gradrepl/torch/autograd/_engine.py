@@ -203,12 +203,13 @@ def _check(nodes):
         if p != "other":
             saved = n.saved_version
             inputs = n.inputs
-            if p == "cross":
+            if p == "cross":   # (needs_grad and saved_version written out)
+                edges, versions = n.edges, n.in_versions
                 t = inputs[1]
-                if needs_grad(n, 0) and t._version != saved(1):
+                if edges[0] is not None and t._version != (versions[1] if versions else 0):
                     raise _inplace_error(t, saved(1))
                 t = inputs[0]
-                if needs_grad(n, 1) and t._version != saved(0):
+                if edges[2] is not None and t._version != (versions[0] if versions else 0):
                     raise _inplace_error(t, saved(0))
             else:
                 for i in indices(n):
