@@ -430,3 +430,28 @@ def test_fractional_max_pool(paddle, profile):
         F.fractional_max_pool2d(x, output_size=[9, 5], kernel_size=2)
     with pytest.raises(ValueError, match=r"^The param `random_u` should be a `float` in \(0, 1\).$"):
         F.fractional_max_pool2d(x, output_size=[4, 5], random_u=1.5)
+
+
+def test_random_and_log_normal(paddle, profile):
+    # real 3.3.1 (paddle.seed(4), in this order); 2.6.2 has none of these names
+    if profile != "3":
+        assert not hasattr(paddle, "log_normal") and not hasattr(paddle.ones([1]), "random_")
+        return
+    paddle.seed(4)
+    a = paddle.zeros([5])
+    assert a.random_() is a
+    assert a.numpy().tolist() == [3874461., 16325320., 10779947., 4917754., 6261401.]
+    assert paddle.zeros([6], dtype="int64").random_(3, 10).numpy().tolist() == [7, 7, 7, 4, 6, 4]
+    assert paddle.zeros([4], dtype="float64").random_(7).numpy().tolist() == [1., 5., 1., 3.]
+    assert paddle.zeros([3], dtype="int32").random_().numpy().tolist() == [
+        1204496073, 343721315, 1316953000]
+    assert paddle.zeros([3], dtype="int64").random_(-5, 1 << 40).numpy().tolist() == [
+        533269570069, 562740367109, 660938734448]
+    f = paddle.ones([2, 3]).log_normal_(0.5, 0.25)
+    assert [f"{v:.8f}" for v in f.numpy().ravel()] == [
+        "1.45375669", "1.50893831", "1.88795495", "1.23733521", "2.10341215", "1.38776505"]
+    assert [f"{v:.8f}" for v in paddle.log_normal(1.0, 0.5, [3]).numpy()] == [
+        "1.14060783", "2.22567415", "2.67406940"]
+    with pytest.raises(ValueError, match="^random_ expects 'from' to be less than 'to', but got "
+                                         "from=5 >= to=2$"):
+        paddle.zeros([2]).random_(5, 2)

@@ -24,7 +24,8 @@ __all__ = ["as_tensor", "manual_seed", "rand_like", "randn_like", "ger", "view_a
            "float", "double", "half", "int", "long", "short", "cfloat", "cdouble",
            "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
            "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
-           "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_"]
+           "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_", "log_normal",
+           "log_normal_"]
 
 # Tensor.X -> the dtype it converts to (``x.float()`` is ``x.astype('float32')``)
 _CONVERSIONS = {"float32": "float32", "float": "float32", "double": "float64",
@@ -56,7 +57,7 @@ _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
                ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
                 "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial",
-                "grad_"])
+                "grad_", "random_", "log_normal_"])
 
 pi = _math.pi
 e = _math.e
@@ -446,3 +447,45 @@ _HOMES = {"as_tensor": "paddle.tensor.creation", "manual_seed": "paddle.framewor
 for _n, _home in _HOMES.items():
     globals()[_n].__module__ = _home
 del _n, _home
+
+
+# ---------------------------------------------------------------- random_, log_normal(_)
+_MANTISSA = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}
+
+
+def random_(x, from_=0, to=None, *, generator=None):
+    """x filled in place with integers in [from, to) (Paddle 3): the default upper end is
+    2**mantissa for floats, the dtype's max for ints; the CPU kernel takes each 64-bit draw of
+    the global generator (its low 32 bits when the range is below 2**28) modulo the range,
+    plus from."""
+    from . import creation
+
+    name = "bfloat16" if "bfloat16" in str(x.dtype) else np.dtype(x.data.dtype).name
+    if to is None:
+        if from_ == 0:
+            to = (2 ** _MANTISSA[name] if name in _MANTISSA
+                  else _b.int(np.iinfo(x.data.dtype).max))
+        else:
+            to, from_ = from_, 0
+    if from_ >= to:
+        raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= "
+                         f"to={to}")
+    span = (_b.int(to) - _b.int(from_)) % (1 << 64)
+    words = creation._RNG[0].engine.draw(x.data.size)
+    if span >= 1 << 28:
+        vals = [_b.int(w) % span + _b.int(from_) for w in words.tolist()]
+    else:
+        vals = ((words & np.uint64(0xFFFFFFFF)) % np.uint64(span)).astype(np.int64) + _b.int(from_)
+    values = np.asarray(vals, dtype=np.int64).astype(x.data.dtype).reshape(x.data.shape)
+    return creation._fill_random(x, values)
+
+
+def log_normal_(x, mean=1.0, std=2.0, name=None):
+    """Paddle 3: ``x.normal_(mean, std).exp_()``."""
+    return x.normal_(mean=mean, std=std).exp_()
+
+
+def log_normal(mean=1.0, std=2.0, shape=None, name=None):
+    """Paddle 3: ``paddle.exp(paddle.normal(mean, std, shape))``."""
+    paddle = _paddle()
+    return paddle.exp(paddle.normal(mean=mean, std=std, shape=shape, name=name))
