@@ -455,3 +455,24 @@ def test_random_and_log_normal(paddle, profile):
     with pytest.raises(ValueError, match="^random_ expects 'from' to be less than 'to', but got "
                                          "from=5 >= to=2$"):
         paddle.zeros([2]).random_(5, 2)
+
+
+def test_tensor_copy_(paddle, profile):
+    # real 3.3.1 / 2.6.2: values and shape copied, x's stop_gradient kept; 3.3.1 returns a new
+    # Tensor object, 2.6.2 None; a dtype mismatch names both tensors and phi's dtype numbers
+    a = paddle.to_tensor([1.0, 2.0, 3.0])
+    b = paddle.to_tensor([4.0, 5.0, 6.0], stop_gradient=False)
+    r = a.copy_(b, False)
+    assert (r is None) == (profile != "3") and r is not a
+    assert a.numpy().tolist() == [4.0, 5.0, 6.0] and a.stop_gradient
+    a.copy_(paddle.to_tensor([[1.0, 2.0]]), True)
+    assert a.shape == [1, 2] or list(a.shape) == [1, 2]
+    c = paddle.to_tensor([1, 2, 3], dtype="int32")
+    line = 113 if profile == "3" else 103
+    with pytest.raises(RuntimeError) as e:
+        c.copy_(b, False)
+    assert str(e.value) == (
+        f"(PreconditionNotMet) Tensor {c.name} has different data type with Tensor {b.name}, "
+        "Tensor Copy cannot be performed!\n  [Hint: Expected dtype() == src.dtype(), but "
+        "received dtype():7 != src.dtype():10.] (at /paddle/paddle/phi/api/lib/"
+        f"tensor_method.cc:{line})\n")

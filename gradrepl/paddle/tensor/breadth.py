@@ -57,7 +57,7 @@ _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
                ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
                 "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial",
-                "grad_", "random_", "log_normal_"])
+                "grad_", "random_", "log_normal_", "copy_"])
 
 pi = _math.pi
 e = _math.e
@@ -489,3 +489,33 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     """Paddle 3: ``paddle.exp(paddle.normal(mean, std, shape))``."""
     paddle = _paddle()
     return paddle.exp(paddle.normal(mean=mean, std=std, shape=shape, name=name))
+
+
+# ---------------------------------------------------------------- copy_
+# phi::DataType numbers as Paddle's copy error prints them
+_PHI_DTYPE = {"bool": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5, "uint32": 6, "int32": 7,
+              "uint64": 8, "int64": 9, "float32": 10, "float64": 11, "complex64": 12,
+              "complex128": 13, "float16": 15, "bfloat16": 16}
+
+
+def _dtype_key(t):
+    return "bfloat16" if "bfloat16" in str(t.dtype) else np.dtype(t.data.dtype).name
+
+
+def copy_(self, other, blocking=True):
+    """``x.copy_(src, blocking)``: src's values (and shape) copied into x, x's stop_gradient kept,
+    no graph recorded; a dtype mismatch is Paddle's PreconditionNotMet error. Paddle 3 returns
+    a new Tensor object for x's storage, 2.6.2 None."""
+    mine, theirs = _dtype_key(self), _dtype_key(other)
+    if mine != theirs:
+        line = 113 if profiles.current().api3 else 103
+        raise RuntimeError(
+            f"(PreconditionNotMet) Tensor {self.name} has different data type with Tensor "
+            f"{other.name}, Tensor Copy cannot be performed!\n  [Hint: Expected dtype() == "
+            f"src.dtype(), but received dtype():{_PHI_DTYPE.get(mine, 0)} != src.dtype():"
+            f"{_PHI_DTYPE.get(theirs, 0)}.] (at /paddle/paddle/phi/api/lib/tensor_method.cc:"
+            f"{line})\n")
+    self.data = np.array(other.data, copy=True)
+    if not profiles.current().api3:
+        return None
+    return type(self)._result_type._wrap(self.data, self.stop_gradient)
