@@ -87,6 +87,22 @@ def skip_unless_mkl_branch(what: str, approximations: bool = True) -> None:
     pytest.skip(reason)
 
 
+def record_for_mkl_branch(what: str, records: dict):
+    """The record of ``records`` (MKL code path -> expected value, e.g. ``{"AUTO": ...,
+    "AVX512_E1": ...}``) made where MKL takes this machine's path (engine/mkl.branch: ``AUTO``
+    on the AMD EPYC Zen 4, ``AVX512_E1`` on the Intel Sapphire Rapids Xeon); skipped, printing
+    why, where none was made (MKL's kernels there give other last bits) or MKL is absent."""
+    from gradrepl.engine import mkl
+
+    here = mkl.branch()
+    if here in records:
+        return records[here]
+    reason = (f"{what}: recorded where MKL's code path is {' or '.join(sorted(records))}; here "
+              f"it is {here}: MKL's kernels give other last bits, bytes not compared")
+    print(reason)
+    pytest.skip(reason)
+
+
 def skip_if_strided_fmax_is_wrong(what: str) -> None:
     """Skip, printing why, on an emulated CPU without AVX-512 (``cpu.emulated()``), where
     numpy's AVX2 ``fmax`` over a strided float32 vector went wrong: under qemu 7.2's TCG with

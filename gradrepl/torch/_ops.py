@@ -737,7 +737,29 @@ cosh = _unary("cosh", "CoshBackward0", "in0",
 erf = _unary("erf", "ErfBackward0", "in0", _libm_fwd("erf", _erf64))
 _unary_grads.install(_sys.modules[__name__])  # derivatives.yaml's formulas, torch's kernels
 arcsin, arccos, arctan = asin, acos, atan
-_abs = _unary("abs", "AbsBackward0", "in0", float_only=False)
+def _abs_fwd(x):
+    """torch's abs: a complex input's magnitude is its hypot (``_complex_abs``), not numpy's."""
+    if x.dtype.kind == "c":
+        from ._complex_abs import magnitude
+
+        return magnitude(x)
+    return OPS["abs"].forward(x)
+
+
+def _abs_vjp(n, g, engine=None):
+    """AbsBackward0 of a complex input: ``grad * self.sgn()`` with torch's sgn (``_complex_abs``)."""
+    x = n.inputs[0].data
+    if x.dtype.kind != "c":
+        return engine(n, g)
+    from ._complex_abs import sgn
+
+    s = sgn(x)
+    zeros = np.zeros(g.data.shape, g.data.dtype)
+    return EM.multiply(_complex_ops.complex_(g, const(zeros, zeros.dtype)), const(s, s.dtype))
+
+
+_abs = _unary("abs", "AbsBackward0", "in0", forward=_abs_fwd, float_only=False)
+_abs._op.vjp = lambda n, g, engine=_abs._op.vjp: _abs_vjp(n, g, engine)
 _relu = _unary("relu", "ReluBackward0", "out", float_only=False)
 _floor = _unary("floor", "FloorBackward0", "none", float_only=False)
 _ceil = _unary("ceil", "CeilBackward0", "none", float_only=False)

@@ -203,11 +203,9 @@ def rad2deg(input, *, out=None):  # noqa: A002
 
 def sgn(input, *, out=None):  # noqa: A002
     if raw(input).dtype.kind == "c":
-        a = raw(input)
-        with np.errstate(all="ignore"):
-            m = np.abs(a)
-            r = np.where(m == 0, 0, a / np.where(m == 0, 1, m)).astype(a.dtype)
-        return O._out(_wrap(r, True), out)
+        from ._complex_abs import sgn as _complex_sgn   # torch's parts / hypot
+
+        return O._out(_wrap(_complex_sgn(raw(input)), True), out)
     op = top("sign", "SgnBackward0", "none", forward=_sign_fwd)
     return O._out(apply(op, (input,)), out)
 
