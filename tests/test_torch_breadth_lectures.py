@@ -254,13 +254,23 @@ def test_gru_cell_forward_and_backward_bits_as_torch():
         0.4757654070854187, -0.29855045676231384, -0.4715574383735657,
         -0.3299711048603058]).tolist()
     (out * torch.randn(7, 16)).sum().backward()
-    assert x.grad[2].tolist() == _f32([
-        0.2566300630569458, 0.0004876479506492615, -0.2833487391471863, -0.02608381398022175,
-        -0.021131232380867004, 0.5614861845970154, -0.09679105877876282,
-        0.35175472497940063]).tolist()
-    assert cell.weight_hh.grad[5, :6].tolist() == _f32([
-        0.11861003935337067, 0.11081122606992722, 0.17657889425754547, -0.2295459806919098,
-        0.0587870217859745, -0.05095108970999718]).tolist()
+    from conftest import record_for_mkl_branch
+
+    # the gradients go through MKL's sgemm: real torch 2.13 on each MKL code path (AUTO: the
+    # AMD EPYC Zen 4; AVX512_E1: the Intel Sapphire Rapids Xeon); the output is the same on both
+    x_grad, w_grad = record_for_mkl_branch("GRUCell's gradients (MKL's sgemm)", {
+        "AUTO": ([0.2566300630569458, 0.0004876479506492615, -0.2833487391471863,
+                  -0.02608381398022175, -0.021131232380867004, 0.5614861845970154,
+                  -0.09679105877876282, 0.35175472497940063],
+                 [0.11861003935337067, 0.11081122606992722, 0.17657889425754547,
+                  -0.2295459806919098, 0.0587870217859745, -0.05095108970999718]),
+        "AVX512_E1": ([0.2566300630569458, 0.0004876626771874726, -0.2833487391471863,
+                       -0.02608381025493145, -0.021131234243512154, 0.5614861845970154,
+                       -0.09679107367992401, 0.35175469517707825],
+                      [0.11861003935337067, 0.11081124097108841, 0.17657890915870667,
+                       -0.22954601049423218, 0.05878704413771629, -0.05095110088586807])})
+    assert x.grad[2].tolist() == _f32(x_grad).tolist()
+    assert cell.weight_hh.grad[5, :6].tolist() == _f32(w_grad).tolist()
 
 
 def test_block_kernel_runs_a_strided_view_row_by_row():
@@ -346,6 +356,15 @@ def test_fft_bits_as_torch_through_mkl_dfti():
 
     if not _dfti.available():
         pytest.skip("MKL's DFTI is not loadable")
+    from conftest import record_for_mkl_branch
+
+    # Recorded on the AMD EPYC (MKL's AUTO path). On the Intel Sapphire Rapids Xeon (AVX512_E1)
+    # real torch 2.13's statically linked MKL 2024.2 gives other last bits for 1-D transforms
+    # of 24, 32, 48, 96, 256, 512, 1024 values than the mkl wheel's libmkl_rt (2024.2.0 and
+    # .2, same build; called the same way, same alignment and thread limit: MKL_VERBOSE), whose
+    # DFTI there equals torch's MKL_ENABLE_INSTRUCTIONS=AVX2 result for 24: not emulated yet
+    record_for_mkl_branch("torch.fft's MKL DFTI bits (the AVX512_E1 path of torch's static MKL "
+                          "differs from the mkl wheel's)", {"AUTO": None})
     x = torch.sin(torch.arange(24, dtype=torch.float32) * 0.37) * torch.arange(24.)
     F = torch.fft
     # real torch 2.13 (MKL), this session
