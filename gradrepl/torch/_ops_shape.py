@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _no_derivative, _ops, return_types
+from . import _creation, _dtypes, _indexing, _moments, _no_derivative, _ops, return_types
 from ._base import EngineTensor, Size, raw
 from ._ops import apply, top
 from ._tensor import Tensor, _dim
@@ -896,9 +896,17 @@ def _var_args(dim, unbiased, keepdim, correction):
     return dim, keepdim, correction
 
 
-def _moments_fwd(x, axis, keepdim=False, correction=1.0, root=False):
-    """torch's CPU var/std: Welford in double (the float input's accumulator), rounded once to
-    the input's dtype (a double two-pass gives the same float32)."""
+def _moments_fwd(x, axis, keepdim=False, correction=1.0, root=False, welford=False):
+    """torch's CPU var/std (``welford``: var_mean/std_mean's, which take the Welford kernel for
+    one output too): ``_moments``' kernels where they apply (float64; float32 with one output),
+    else a double two-pass rounded once to the input's dtype (torch's double Welford rounds to
+    the same float32)."""
+    exact = _moments.moments(x, tuple(axis), correction, root, with_mean=welford)
+    if exact is not None:
+        out = exact[0] if welford else exact
+        if keepdim:
+            out = out.reshape([1 if k in axis else s for k, s in enumerate(x.shape)])
+        return out
     xd = x.astype(np.float64) if x.dtype == np.float32 else x
     m = np.mean(xd, axis=axis, keepdims=True)
     d = xd - m
@@ -914,11 +922,18 @@ def _moments_fwd(x, axis, keepdim=False, correction=1.0, root=False):
     return np.asarray(out, x.dtype)
 
 
-def _std_fwd(x, axis, keepdim=False, correction=1.0):
-    return _moments_fwd(x, axis, keepdim, correction, True)
+def _std_fwd(x, axis, keepdim=False, correction=1.0, welford=False):
+    return _moments_fwd(x, axis, keepdim, correction, True, welford)
 
 
 def _mean64_fwd(x, axis, keepdim=False, out_shape=None):
+    """var_mean/std_mean's mean: the Welford kernel's running mean (float64, ``_moments``), else
+    the double mean rounded once."""
+    if x.dtype == np.float64 and x.size:
+        out = _moments.welford(x, tuple(axis), 0.0, False)[1]
+        if keepdim:
+            out = out.reshape([1 if k in axis else s for k, s in enumerate(x.shape)])
+        return np.reshape(out, out_shape) if out_shape is not None else out
     xd = x.astype(np.float64) if x.dtype == np.float32 else x
     out = np.asarray(np.mean(xd, axis=axis, keepdims=keepdim), x.dtype)
     return np.reshape(out, out_shape) if out_shape is not None else out
@@ -973,14 +988,25 @@ def _moment(kind, input, dim, keepdim, correction, name):  # noqa: A002
     a = raw(input)
     axes = _ops._dims(dim, a.ndim) if not (isinstance(dim, (list, tuple)) and not dim) \
         else tuple(range(a.ndim))
+    outputs = 1
+    for k, s in enumerate(a.shape):
+        outputs *= 1 if k in axes else s
+    if (a.size // outputs if outputs else 0) - correction <= 0:   # warn_invalid_degrees_of_freedom
+        from .nn._backward_hooks import _warn_at_user_frame
+        _warn_at_user_frame(f"{kind}(): degrees of freedom is <= 0. Correction should be strictly "
+                            "less than the reduction factor (input numel divided by output "
+                            "numel). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                            "native/ReduceOps.cpp:1861.)")
     if kind in ("var", "var_mean"):
         op = top("fused_var", name, "in0", forward=_moments_fwd)
         op.vjp = _torch_var_vjp
     else:
         op = top("fused_std", name, "in0+out", forward=_std_fwd)
         op.vjp = _torch_std_vjp
-    return apply(op, (input,), {"axis": axes, "keepdim": bool(keepdim),
-                                "correction": float(correction)})
+    attrs = {"axis": axes, "keepdim": bool(keepdim), "correction": float(correction)}
+    if kind.endswith("_mean"):
+        attrs["welford"] = True
+    return apply(op, (input,), attrs)
 
 
 def _mean_of(input, dim, keepdim, name):  # noqa: A002
