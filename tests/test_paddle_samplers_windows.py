@@ -153,3 +153,32 @@ def test_binomial_as_real_paddle_3():
         assert not hasattr(paddle, "binomial")  # 3.x only
     finally:
         profiles.set_profile(before)
+
+
+def test_generator_and_dlpack_3x():
+    # real 3.3.1: paddle.Generator() is the default CPU generator (paddle.seed's); its class
+    # prints as paddle.framework.random.Generator; a consumed capsule raises pybind's message
+    before = profiles.current()
+    profiles.set_profile("3")
+    try:
+        assert repr(paddle.Generator) == "<class 'paddle.framework.random.Generator'>"
+        g = paddle.Generator()
+        assert g is paddle.Generator("cpu") and not isinstance(g, paddle.Generator)
+        assert g.manual_seed(3) is g and g.initial_seed() == 3
+        assert [g.random(), g.random()] == [5588191070287961010, 12000699750817395221]
+        paddle.seed(5)
+        assert paddle.Generator().random() == 16972002476604841463
+        x = paddle.to_tensor([1.0, 2.0])
+        c = paddle.to_dlpack(x)
+        assert paddle.from_dlpack(c).numpy().tolist() == [1.0, 2.0]
+        with pytest.raises(ValueError) as e:
+            paddle.from_dlpack(c)
+        assert str(e.value).startswith("(InvalidArgument) from_dlpack received an invalid "
+                                       "capsule. Note that DLTensor capsules can be consumed "
+                                       "only once")
+        profiles.set_profile("2.6")
+        assert not hasattr(paddle, "Generator") and not hasattr(paddle, "to_dlpack")
+        with pytest.raises(ValueError, match="Note that a DLPack tensor can be consumed only"):
+            paddle.utils.dlpack.from_dlpack(c)  # real 2.6.2's wording
+    finally:
+        profiles.set_profile(before)

@@ -20,7 +20,7 @@ from ...engine.registry import apply, register
 
 __all__ = ["cauchy_", "geometric_", "log_normal", "log_normal_", "hann_window",
            "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "batch",
-           "poisson", "standard_gamma", "binomial"]
+           "poisson", "standard_gamma", "binomial", "Generator", "to_dlpack", "from_dlpack"]
 __methods__ = ["cauchy_", "geometric_", "log_normal_"]
 
 
@@ -532,3 +532,36 @@ def binomial(count, prob, name=None):
     out = np.array([_binomial_one(t(n), t(p), t, tm, uniform) for n, p in zip(ns, ps)],
                    np.int64)
     return Tensor._wrap(out.reshape(count.data.shape), True)
+
+
+# ------------------------------------------------------------------------------ Generator, dlpack
+class _GeneratorMeta(type):
+    def __repr__(cls):
+        return "<class 'paddle.framework.random.Generator'>"
+
+    def __instancecheck__(cls, obj):  # real 3.3.1: isinstance(paddle.Generator(), it) is False
+        return False
+
+
+class Generator(metaclass=_GeneratorMeta):
+    """``paddle.Generator(device=None)`` (3.x): the device's default generator, the one
+    ``paddle.seed`` seeds (a ``paddle.base.libpaddle.Generator``)."""
+
+    def __new__(cls, device=None):
+        from . import creation
+
+        return creation._RNG[0]
+
+
+def to_dlpack(x):
+    """``paddle.to_dlpack`` (3.x; ``paddle.utils.dlpack.to_dlpack``)."""
+    from ..utils import dlpack
+
+    return dlpack.to_dlpack(x)
+
+
+def from_dlpack(dlpack):
+    """``paddle.from_dlpack`` (3.x; ``paddle.utils.dlpack.from_dlpack``)."""
+    from ..utils import dlpack as _dlpack
+
+    return _dlpack.from_dlpack(dlpack)
