@@ -106,4 +106,9 @@ def test_gelu_mlp_gradient(monkeypatch):
     torch.randn(30, 50), torch.randn(30, 64)
     m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 1))
     m(torch.randn(4, 8)).sum().backward()
-    assert md5(m[0].weight.grad) == "506baf56d6afcd3d14b297f24721976d"
+    from conftest import record_for_mkl_branch
+
+    # real torch 2.13 on each MKL code path (AUTO: AMD EPYC Zen 4; AVX512_E1: Intel Sapphire
+    # Rapids Xeon): the Linear layers' sgemm gives other bits
+    assert md5(m[0].weight.grad) == record_for_mkl_branch("MKL's gemm bits", {
+        "AUTO": "506baf56d6afcd3d14b297f24721976d", "AVX512_E1": "8059bf95e1b8757f991d0766ec3a7c41"})
