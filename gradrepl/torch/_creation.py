@@ -353,6 +353,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    from ._device_mode import warn_cpp  # torch's C++ binding warns at the user's line
+
+    warn_cpp("torch.range is deprecated and will be removed in a future release because its "
+             "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+             "which produces values in [start, end).")
     if end is None:
         start, end = 0, start
     dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()

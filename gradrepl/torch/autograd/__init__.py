@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 
@@ -30,6 +31,11 @@ class Variable(metaclass=VariableMeta):
     (as ``t.detach()``) with ``requires_grad`` set; every tensor is a Variable."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:  # torch's legacy constructor warns at the caller's line, then checks
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                          "instead.", UserWarning, stacklevel=2)
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if data is None:
             arr = np.zeros((0,), np.float32)
         elif isinstance(data, EngineTensor):

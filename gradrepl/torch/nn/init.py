@@ -4,6 +4,7 @@ from torch's generator as torch does."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -181,14 +182,20 @@ def orthogonal_(tensor, gain=1, generator=None):
                   if gain != 1 else raw(q).reshape(raw(tensor).shape))
 
 
-# the pre-0.4 names
-uniform = uniform_
-normal = normal_
-constant = constant_
-xavier_uniform = xavier_uniform_
-xavier_normal = xavier_normal_
-kaiming_uniform = kaiming_uniform_
-kaiming_normal = kaiming_normal_
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """torch's steps: normal draws (mean 0, std) over the whole tensor, then per column a
+    randperm of the rows from the default generator, its first ceil(sparsity * rows) zeroed."""
+    import gradrepl.torch as T
+
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with grad_mode.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            tensor[T.randperm(rows)[:num_zeros], col_idx] = 0
+    return tensor
 
 
 def _guard_meta():
@@ -203,3 +210,39 @@ def _guard_meta():
 
 
 _guard_meta()
+
+
+def _make_deprecate(meth_name):
+    """A pre-0.4 name (``nn.init.normal``): torch 2.13 keeps it as a function that warns
+    FutureWarning at the caller's line and calls the in-place initialiser. The initialiser is
+    looked up when called (dirac_ is added to this module later)."""
+    old_name = meth_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{meth_name}`.",
+                      FutureWarning, stacklevel=2)
+        return globals()[meth_name](*args, **kwargs)
+
+    deprecated_init.__doc__ = f"""
+    {old_name}(...)
+
+    .. warning::
+        This method is now deprecated in favor of :func:`torch.nn.init.{meth_name}`.
+
+    See :func:`~torch.nn.init.{meth_name}` for details."""
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+# torch's list of the pre-0.4 names
+uniform = _make_deprecate("uniform_")
+normal = _make_deprecate("normal_")
+constant = _make_deprecate("constant_")
+eye = _make_deprecate("eye_")
+dirac = _make_deprecate("dirac_")
+xavier_uniform = _make_deprecate("xavier_uniform_")
+xavier_normal = _make_deprecate("xavier_normal_")
+kaiming_uniform = _make_deprecate("kaiming_uniform_")
+kaiming_normal = _make_deprecate("kaiming_normal_")
+orthogonal = _make_deprecate("orthogonal_")
+sparse = _make_deprecate("sparse_")
