@@ -476,3 +476,31 @@ def test_tensor_copy_(paddle, profile):
         "Tensor Copy cannot be performed!\n  [Hint: Expected dtype() == src.dtype(), but "
         "received dtype():7 != src.dtype():10.] (at /paddle/paddle/phi/api/lib/"
         f"tensor_method.cc:{line})\n")
+
+
+# real 3.3.1: paddle.seed(7); Embedding(12, 8), Linear(16, 12), GRUCell(8, 16); a
+# BeamSearchDecoder(start 0, end 1, beam 3) run by dynamic_decode(inits=randn([2, 16]),
+# max_step_num=6, return_length=True). (Real 2.6.2 fails in BeamSearchDecoder.initialize:
+# float() of its one-element start-token tensor raises TypeError with its numpy)
+BEAM_IDS = [[[1, 11, 6], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 4, 4], [1, 4, 4], [1, 1, 4], [1, 1, 4], [1, 1, 4], [1, 1, 4], [1, 1, 1]]]
+BEAM_LENGTHS = [[1, 2, 2], [1, 3, 7]]
+BEAM_LOG_PROBS = "e2e200c0fccf87c0143689c067bb04c0bb69bdc0e39e61c1"
+
+
+def test_beam_search_decoder_and_dynamic_decode(paddle, profile):
+    nn = paddle.nn
+    assert nn.BeamSearchDecoder.__module__ == "paddle.nn.decode"
+    if profile != "3":
+        return
+    paddle.seed(7)
+    emb, out_layer = nn.Embedding(12, 8), nn.Linear(16, 12)
+    dec = nn.BeamSearchDecoder(nn.GRUCell(input_size=8, hidden_size=16), start_token=0,
+                               end_token=1, beam_size=3, embedding_fn=emb, output_fn=out_layer)
+    ids, states, lengths = nn.dynamic_decode(decoder=dec, inits=paddle.randn([2, 16]),
+                                             max_step_num=6, return_length=True)
+    assert ids.numpy().tolist() == BEAM_IDS
+    assert lengths.numpy().tolist() == BEAM_LENGTHS
+    assert _hex(states.log_probs) == BEAM_LOG_PROBS
+    assert states.finished.numpy().all() and type(states).__name__ == "StateWrapper"
+    tiled = nn.BeamSearchDecoder.tile_beam_merge_with_batch(paddle.arange(6).reshape([2, 3]), 2)
+    assert tiled.numpy().tolist() == [[0, 1, 2], [0, 1, 2], [3, 4, 5], [3, 4, 5]]

@@ -524,7 +524,15 @@ def nn_names():
             "FractionalMaxPool2D": ("3", _made("FractionalMaxPool2D",
                                                lambda: _fractional_layer(2))),
             "FractionalMaxPool3D": ("3", _made("FractionalMaxPool3D",
-                                               lambda: _fractional_layer(3)))}
+                                               lambda: _fractional_layer(3))),
+            "BeamSearchDecoder": ("2.6", _decode().BeamSearchDecoder),
+            "dynamic_decode": ("2.6", _decode().dynamic_decode)}
+
+
+def _decode():
+    import importlib
+
+    return importlib.import_module("gradrepl.paddle.nn.decode")
 
 
 def _utils_spectral_norm():
