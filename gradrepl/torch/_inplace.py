@@ -232,7 +232,8 @@ def plain_number(x, other, uf):
     if _STATE.enabled and not x.stop_gradient:
         if _BY_UFUNC is None:
             _learn_ops()
-        return _apply(_BY_UFUNC[uf], (x, _CONST(other, a.dtype)))
+        c = _CONST(other, a.dtype)
+        return _apply_pair(_BY_UFUNC[uf], x, c, a, raw(c))
     b = _const(other, a.dtype)
     if _FP.on:
         out = uf(a, b)
@@ -254,6 +255,7 @@ def _const(value, dtype):
 _CONST = None
 _BY_UFUNC = None   # np.add/np.subtract/np.multiply -> the torch ops _ops.add/sub/mul apply
 _apply = _registry.apply
+_apply_pair = _registry.apply_pair
 
 
 def _learn_ops():

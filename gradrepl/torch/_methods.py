@@ -37,9 +37,12 @@ def _number(x, o):
 #: the operators whose tensor-with-tensor case is one registry op on the two tensors when they
 #: have one float dtype (what ``_ops.add``/``sub``/``mul``/``div`` do then: ``_binary_prep``'s
 #: dtype is theirs, ``_operand`` keeps both, only the broadcast check remains)
-_TENSOR_OPS = {_ops.add: _ops.ADD, _ops.sub: _ops.SUB, _ops.mul: _ops.MUL, _ops.div: _ops.DIV}
+_TENSOR_OPS = {fn: op for fn, op in ((_ops.add, _ops.ADD), (_ops.sub, _ops.SUB),
+                                       (_ops.mul, _ops.MUL), (_ops.div, _ops.DIV))
+               if op.n_outputs == 1 and op.vjp is not None and op.diff_inputs is None}
+_SLOT_CLASS = _registry._SLOT_CLASS
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_ENGINE_APPLY = _registry.apply
+_apply_pair = _registry.apply_pair
 
 
 def _op(fn):
@@ -66,14 +69,16 @@ def _tensor_op(fn, op, uf):
     check = _ops._check_broadcast
 
     def method(self, other):
-        if isinstance(other, Tensor):
+        if isinstance(other, Tensor) and _SLOT_CLASS.get(type(other)) and \
+                _SLOT_CLASS.get(type(self)):   # (classes whose .data is the engine's slot)
             a = raw(self)
             ad = a.dtype
-            if (ad is _F32 or ad is _F64) and raw(other).dtype is ad and \
+            b = raw(other)
+            if (ad is _F32 or ad is _F64) and b.dtype is ad and \
                     _registry._HOOK is None and not _dispatch._LAYERS:
-                if a.shape != raw(other).shape:
+                if a.shape != b.shape:
                     check(self, other)
-                return _ENGINE_APPLY(op, (self, other))
+                return _apply_pair(op, self, other, a, b)
             return fn(self, other)
         if uf is not None:
             r = _inplace.plain_number(self, other, uf)
