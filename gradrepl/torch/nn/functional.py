@@ -13,7 +13,7 @@ import numpy as np
 from ...engine import grad_mode
 from ...engine.ops import fused  # noqa: F401  (registers the fused ops)
 from ...engine.registry import apply
-from .. import _dtypes, _ops, _random, libwarn
+from .. import _arg_parser, _dtypes, _ops, _random, libwarn
 from .._base import EngineTensor, raw
 from .._ops import top
 from .._tensor import Tensor, _dim
@@ -467,6 +467,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
         input, weight = _bf16.fp32(input, weight)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _arg_parser.check("nll_loss_nd", "ignore_index", 5, ignore_index, "int")
     a = raw(input)
     t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
     _nll_checks(a, t, weight)
@@ -558,6 +559,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         input, target, weight = _bf16.fp32(input, target, weight)  # noqa: A001
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _arg_parser.check("cross_entropy_loss", "ignore_index", 5, ignore_index, "int")
+    _arg_parser.check("cross_entropy_loss", "label_smoothing", 6, label_smoothing, "float")
     a = raw(input)
     t = raw(target) if isinstance(target, EngineTensor) else np.asarray(target)
     soft = a.shape == t.shape   # ATen: class probabilities when the sizes are the input's
