@@ -180,8 +180,10 @@ def torch_sum(x, axis):
     kept = tuple(s for i, s in enumerate(x.shape) if i not in axis)
     if axis == tuple(range(nd)) or prod(kept) == 1:
         return np.asarray(full_sum(np.ravel(x, order="K")), x.dtype).reshape(kept)
+    if not all(st > 0 and st % x.itemsize == 0 for st in x.strides):   # (broadcast, flipped)
+        x = np.ascontiguousarray(x)
     with _quiet(all="ignore"):
-        return _iter_sum(np.ascontiguousarray(x), axis)
+        return _iter_sum(x, axis)
 
 
 # The commonest reductions of a training loop (a bias's gradient: a batch's columns; a row's
@@ -282,20 +284,27 @@ def _split_dim(merged, threads):
 
 
 def _iter_sum(a, axis):
-    """A contiguous ``a`` summed over ``axis`` as torch's TensorIterator runs the sum: its dims
-    innermost first, the reduced ones moved to the front, neighbours merged where contiguous;
+    """``a`` (positive strides: contiguous, or a transposed/permuted/sliced view read where it
+    lies, as torch reads it) summed over ``axis`` as torch's TensorIterator runs the sum: its
+    reduced dims first by rising stride (innermost first), then the kept ones in the output's
+    order (innermost first), neighbours merged where their strides chain;
     the first two form the kernel's 2-D loop (inner/outer, vectorized/scalar per strides), the
     rest are looped over, each partial added onto its output (zero-filled) in loop order. From
     GRAIN values on, the outputs are shared between threads along one kept dim (torch's
     parallel_dim_reduction; rounded to 128-byte columns where that dim is contiguous), each
     thread running the same loop over its slice."""
     nd = a.ndim
-    dims = [(a.shape[i], prod(a.shape[i + 1:]), i in axis, [i])
-            for i in reversed(range(nd)) if a.shape[i] != 1]
+    item = a.itemsize
+    # TensorIterator's reorder_dimensions compares the output's strides first: 0 on the reduced
+    # dims (moved to the front, then ordered by the input's strides), the kept dims in the
+    # (contiguous) output's order; ties keep C order
+    order = sorted((i for i in reversed(range(nd)) if i in axis), key=lambda i: a.strides[i]) \
+        + [i for i in reversed(range(nd)) if i not in axis]
+    dims = [(a.shape[i], a.strides[i] // item, i in axis, [i])
+            for i in order if a.shape[i] != 1]
     out_shape = tuple(s for i, s in enumerate(a.shape) if i not in axis)
     if not any(d[2] for d in dims):
         return a.reshape(out_shape).copy()
-    dims = [d for d in dims if d[2]] + [d for d in dims if not d[2]]
     merged = [list(dims[0])]
     for size, stride, red, axes in dims[1:]:
         last = merged[-1]
@@ -306,7 +315,6 @@ def _iter_sum(a, axis):
             merged.append([size, stride, red, axes])
     if len(merged) == 1:
         merged.append([1, merged[0][0] * merged[0][1], False, []])
-    item = a.itemsize
     view = np.lib.stride_tricks.as_strided(
         a, tuple(d[0] for d in merged), tuple(d[1] * item for d in merged), writeable=False)
     threads = _capability.threads()
@@ -331,8 +339,15 @@ def _iter_sum(a, axis):
             index[k] = slice(b, e)
             parts.append(_loop_sum(view[tuple(index)], sub))
         total = np.concatenate(parts, axis=kept_idx.index(k - 1))
-    # kept dims innermost first -> the output's axis order
-    total = np.transpose(total, tuple(range(total.ndim))[::-1]) if total.ndim else total
+    # kept dims innermost first (each a run of the input's axes, innermost first) -> the
+    # output's axis order
+    if not total.ndim:
+        return total.reshape(out_shape)
+    kept = [d for d in merged[1:] if not d[2]]
+    total = np.transpose(total, tuple(range(total.ndim))[::-1])
+    axes = [ax for d in reversed(kept) for ax in reversed(d[3])]
+    total = total.reshape([a.shape[ax] for ax in axes])
+    total = np.transpose(total, np.argsort(axes))
     return total.reshape(out_shape)
 
 
