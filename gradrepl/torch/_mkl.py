@@ -87,4 +87,5 @@ def function(name):
         return out.reshape(x.shape)
 
     f.__name__ = name
+    f.kernels, f.mode = kernels, mode   # (for a caller's own small-array path: _ops._unary)
     return f

@@ -272,7 +272,9 @@ def _libm_fwd(name, np_fn):
 
     mkl = _mkl.function(name)   # torch's own kernel (MKL's VML) where torch uses it
     if mkl is not None:
-        return _float_fwd(name, mkl, mkl, np_fn)
+        fwd = _float_fwd(name, mkl, mkl, np_fn)
+        fwd.mkl = mkl   # (_unary's forward calls its kernels itself on small arrays)
+        return fwd
     f32 = K.libm(name, np_fn)
     lib = getattr(K, "_LIBM", None)
     one = getattr(lib, name + "f", None) if lib is not None else None
@@ -611,10 +613,35 @@ def _out(t, out):
 
 
 # ------------------------------------------------------------------------------ unary math
+def _small_vml(mkl, general):
+    """An MKL-computed forward (``_libm_fwd``) whose small C-contiguous float32/float64 arrays go
+    to VML's kernel from here: what ``keeping_layout`` -> ``_float_fwd`` -> ``_mkl.function``
+    do for them (a result of the input's shape, computed on this thread), three calls fewer."""
+    from . import _mkl
+
+    kernels, mode, address, small, empty = mkl.kernels, mkl.mode, _mkl.address, _mkl._SMALL, \
+        np.empty
+    ndarray = np.ndarray
+
+    def forward(x, **kw):
+        kernel = kernels.get(x.dtype)
+        if kernel is not None and x.size <= small and type(x) is ndarray and \
+                x.flags.c_contiguous:
+            out = empty(x.shape, x.dtype)
+            kernel(x.size, address(x), address(out), mode)
+            return out
+        return general(x, **kw)
+
+    forward.__name__ = general.__name__
+    forward.__wrapped__ = general
+    return forward
+
+
 def _unary(base, name, saves, forward=None, float_only=True):
     # the result laid out as the input (torch: x.t().exp() has x.t()'s strides)
-    op = top(base, name, saves, forward=_storage.keeping_layout(
-        forward if forward is not None else OPS[base].forward))
+    fwd = _storage.keeping_layout(forward if forward is not None else OPS[base].forward)
+    mkl = getattr(forward, "mkl", None)
+    op = top(base, name, saves, forward=fwd if mkl is None else _small_vml(mkl, fwd))
 
     def f(input, *, out=None):  # noqa: A002
         x = input
