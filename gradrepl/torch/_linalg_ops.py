@@ -53,10 +53,44 @@ def _chol_op(name, fwd, vjp):
     return linalg._mkop(name, fwd, vjp)
 
 
+# torch 2.13's deprecation warnings of the pre-linalg functions: TORCH_WARN_ONCE in ATen (once a
+# process, whoever calls), shown at the Python line that called the binding: the user's for
+# torch.qr/torch.cholesky and their methods, torch's own for the Python wrappers (libwarn SITES)
+_ATEN = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
+    "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+    "equivalent results for all valid (symmetric positive definite) inputs."
+    + _ATEN + "BatchLinearAlgebra.cpp:1765.)")
+_QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+    "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+    "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+    "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')"
+    + _ATEN + "BatchLinearAlgebra.cpp:2505.)")
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
+    + _ATEN + "BatchLinearAlgebra.cpp:2073.)")
+_CHAIN_DEPRECATED = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+    "multiple parameters." + _ATEN + "LinearAlgebra.cpp:{}.)")
+
+
+def _aten_warn_once(message, site=None):
+    from ._ops_shape import _warn_once
+
+    _warn_once(message, site=site)
+
+
 def cholesky(input, upper=False):  # noqa: A002
-    warnings.warn(
-        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
-        "a future PyTorch release.")
+    _aten_warn_once(_CHOLESKY_DEPRECATED)
     from ..engine.registry import apply
 
     linalg._float_check(input, "cholesky")
@@ -123,7 +157,8 @@ def cholesky_inverse(input, upper=False):  # noqa: A002
     return apply(linalg._mkop("CholeskyInverseBackward0", fwd, vjp), (input,))
 
 
-def lu(A, pivot=True, get_infos=False, out=None):  # noqa: A002
+def lu(A, pivot=True, get_infos=False, out=None, _site="lu_functional"):  # noqa: A002
+    _aten_warn_once(_LU_DEPRECATED, _site)
     r = linalg.lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return (r[0], r[1], r[2])
@@ -138,7 +173,12 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
 
 
+def _tensor_lu(self, pivot=True, get_infos=False):
+    return lu(self, pivot, get_infos, _site="lu_tensor")
+
+
 def qr(input, some=True, *, out=None):  # noqa: A002
+    _aten_warn_once(_QR_DEPRECATED)
     q, r = linalg.qr(input, "reduced" if some else "complete")
     return linalg._rt("qr", q, r)
 
@@ -195,13 +235,20 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):  # no
     return _t(res.astype(c.dtype))
 
 
-def chain_matmul(*matrices, out=None):
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
-                  "more tensors rather than multiple parameters.")
+def _chain_values(*matrices):
     if len(matrices) == 1:
         return _T().clone(matrices[0])
     return linalg.multi_dot(matrices)
+
+
+def chain_matmul(*matrices, out=None):
+    if out is None:
+        _aten_warn_once(_CHAIN_DEPRECATED.format(1102), "chain_matmul")
+        return _chain_values(*matrices)
+    _aten_warn_once(_CHAIN_DEPRECATED.format(1120), "chain_matmul_out")
+    from ._out import with_out
+
+    return with_out(_chain_values, "chain_matmul")(*matrices, out=out)
 
 
 def vdot(input, other, *, out=None):  # noqa: A002
@@ -233,7 +280,7 @@ EXPORTS: dict = {
 }
 TENSOR_METHODS: dict = {
     "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky,
-    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu": lu,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu": _tensor_lu,
     "lu_solve": lu_solve, "qr": qr, "svd": svd, "pinverse": pinverse,
     "matrix_power": matrix_power, "matrix_exp": matrix_exp, "triangular_solve": triangular_solve,
     "geqrf": geqrf, "orgqr": orgqr, "ormqr": ormqr, "vdot": vdot,

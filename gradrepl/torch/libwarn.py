@@ -48,6 +48,15 @@ SITES = {
     # torch.cuda.amp's deprecated subclasses calling torch.amp's __init__ (CUDA-not-available)
     "cuda_autocast_init": ("cuda/amp/autocast_mode.py", 54, "        super().__init__("),
     "cuda_scaler_init": ("cuda/amp/grad_scaler.py", 31, "        super().__init__("),
+    # the deprecated pre-linalg wrappers' calls of their ATen ops (a TORCH_WARN_ONCE there)
+    "chain_matmul": ("functional.py", 2099,
+                     "        return _VF.chain_matmul(matrices)  # type: ignore[attr-defined]"),
+    "chain_matmul_out": ("functional.py", 2101, "        return _VF.chain_matmul(matrices, "
+                         "out=out)  # type: ignore[attr-defined]"),
+    "lu_functional": ("functional.py", 2202,
+                      "    return torch._lu_with_info(A, pivot=pivot, check_errors=(not "
+                      "get_infos))"),
+    "lu_tensor": ("_tensor.py", 930, "        LU, pivots, infos = torch._lu_with_info("),
     "sequential_step": ("optim/lr_scheduler.py", 1194, "            scheduler.step()"),
     "chained_step": ("optim/lr_scheduler.py", 1542, "            scheduler.step()"),
     # functional losses calling legacy_get_string in nn/functional.py

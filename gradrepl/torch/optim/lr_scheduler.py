@@ -97,8 +97,50 @@ def _check_step_order(opt):
         libwarn.warn(site, message)
 
 
+#: torch 2.13's line of ``_warn_get_lr_called_within_step(self)`` in each scheduler's get_lr
+#: (optim/lr_scheduler.py): a get_lr called outside step() warns from there (stacklevel=2)
+_GET_LR_LINES = {
+    "LambdaLR": 461, "MultiplicativeLR": 579, "StepLR": 654, "MultiStepLR": 744,
+    "ConstantLR": 845, "LinearLR": 959, "ExponentialLR": 1058, "PolynomialLR": 1304,
+    "CosineAnnealingLR": 1426, "CyclicLR": 2030, "CosineAnnealingWarmRestarts": 2200,
+    "OneCycleLR": 2571}
+GET_LR_OUTSIDE_STEP = ("To get the last learning rate computed by the scheduler, please use "
+                       "`get_last_lr()`.")
+
+
+def _warns_outside_step(get_lr, line):
+    @wraps(get_lr)
+    def warned(self):
+        if not self._get_lr_called_within_step:
+            from ... import _libsite
+
+            _libsite.warn_at("torch", "optim/lr_scheduler.py", line,
+                             "        _warn_get_lr_called_within_step(self)", GET_LR_OUTSIDE_STEP)
+        return get_lr(self)
+    return warned
+
+
+class _within_step:
+    """torch's ``_enable_get_lr_call``: get_lr called by step() does not warn."""
+
+    def __init__(self, sched):
+        self.sched = sched
+
+    def __enter__(self):
+        self.sched._get_lr_called_within_step = True
+
+    def __exit__(self, *exc):
+        self.sched._get_lr_called_within_step = False
+
+
 class LRScheduler:
     _is_initial = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        line = _GET_LR_LINES.get(cls.__name__)
+        if line is not None and cls.__module__ == __name__ and "get_lr" in cls.__dict__:
+            cls.get_lr = _warns_outside_step(cls.__dict__["get_lr"], line)
 
     def __init__(self, optimizer, last_epoch=-1):
         self.optimizer = optimizer
@@ -145,13 +187,14 @@ class LRScheduler:
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") \
-                else self.get_lr()
+        with _within_step(self):
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") \
+                    else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -621,7 +664,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)  # (torch's override counts no _step_count)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        with _within_step(self):
+            values = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from copy import deepcopy
 
-from .lr_scheduler import LRScheduler, _format_param
+from .lr_scheduler import GET_LR_OUTSIDE_STEP, LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn",
            "get_swa_avg_fn", "get_swa_multi_avg_fn", "update_bn"]
@@ -186,6 +187,8 @@ class SWALR(LRScheduler):
         return (lr - alpha * swa_lr) / (1 - alpha)
 
     def get_lr(self):
+        if not self._get_lr_called_within_step:  # torch warns from get_lr's caller
+            warnings.warn(GET_LR_OUTSIDE_STEP, UserWarning, stacklevel=2)
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)
