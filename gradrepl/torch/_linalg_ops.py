@@ -8,7 +8,6 @@ through ``_lapack`` as torch does.
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
