@@ -103,6 +103,38 @@ def record_for_mkl_branch(what: str, records: dict):
     pytest.skip(reason)
 
 
+def expected_for_mkl_branch(data_dir, what: str, approximations: bool = True) -> dict:
+    """The records of ``data_dir`` made where MKL takes this machine's code path:
+    ``expected.json`` (made on the AMD EPYC, MKL's ``AUTO`` path) or ``expected_<path>.json``
+    (e.g. ``expected_AVX512_E1.json``, made by the same record.py with real torch on the Intel
+    Sapphire Rapids Xeon); skipped, printing why, where there is none, or (``approximations``:
+    the kernels start from approximate instructions) where the CPU is emulated."""
+    import json
+    import pathlib
+
+    from gradrepl.engine import mkl
+
+    here = mkl.branch()
+    path = pathlib.Path(data_dir) / ("expected.json" if here == RECORDED_MKL_BRANCH
+                                     else f"expected_{here}.json")
+    if here is None or not path.exists():
+        reason = (f"{what}: recorded where MKL's code path is {RECORDED_MKL_BRANCH} (AMD EPYC) or "
+                  f"one with an expected_<path>.json in {pathlib.Path(data_dir).name}; here it is "
+                  f"{here}: MKL's kernels give other last bits, bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+    skip_unless_mkl_branch(what, approximations) if here == RECORDED_MKL_BRANCH else None
+    from gradrepl.engine import cpu
+
+    if here != RECORDED_MKL_BRANCH and approximations and cpu.emulated():
+        reason = (f"{what}: this CPU is emulated (cpuid and /proc/cpuinfo disagree), and an "
+                  "emulator computes the approximate instructions MKL's kernels start from "
+                  "exactly: bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+    return json.loads(path.read_text())
+
+
 def skip_if_strided_fmax_is_wrong(what: str) -> None:
     """Skip, printing why, on an emulated CPU without AVX-512 (``cpu.emulated()``), where
     numpy's AVX2 ``fmax`` over a strided float32 vector went wrong: under qemu 7.2's TCG with

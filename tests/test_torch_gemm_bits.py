@@ -14,7 +14,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "torch_gemm"
 sys.path.insert(0, str(DATA))
 from cases import CASES, run  # noqa: E402
 
-from conftest import skip_unless_mkl_branch  # noqa: E402
+from conftest import expected_for_mkl_branch  # noqa: E402
 from gradrepl.torch import _mkl  # noqa: E402
 
 EXPECTED = json.loads((DATA / "expected.json").read_text())
@@ -30,7 +30,9 @@ KNOWN: set = set()
 def test_products_and_gradients_equal_real_torch(name):
     import gradrepl.torch as torch
 
-    skip_unless_mkl_branch(f"{name} (MKL's gemm)", approximations=False)
+    # records per MKL code path: expected.json (AMD EPYC), expected_AVX512_E1.json (Intel
+    # Sapphire Rapids Xeon), both by record.py under real torch 2.13
+    EXPECTED = expected_for_mkl_branch(DATA, f"{name} (MKL's gemm)", approximations=False)
 
     results = run(torch, name)
     for i, y in enumerate(results):

@@ -14,7 +14,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "torch_mkl"
 sys.path.insert(0, str(DATA))
 from inputs import inputs  # noqa: E402
 
-from conftest import skip_unless_mkl_branch  # noqa: E402
+from conftest import expected_for_mkl_branch  # noqa: E402
 from gradrepl.torch import _mkl  # noqa: E402
 
 EXPECTED = json.loads((DATA / "expected.json").read_text())
@@ -28,7 +28,9 @@ needs_mkl = pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is no
 def test_math_function_bits_equal_real_torch(name, x, dtype):
     import gradrepl.torch as torch
 
-    skip_unless_mkl_branch(f"{name}/{dtype} (MKL's VML)")
+    # records per MKL code path: expected.json (AMD EPYC), expected_AVX512_E1.json (Intel
+    # Sapphire Rapids Xeon), both by record.py under real torch 2.13
+    EXPECTED = expected_for_mkl_branch(DATA, f"{name}/{dtype} (MKL's VML)")
 
     with np.errstate(all="ignore"):
         y = getattr(torch, name)(torch.from_numpy(x.astype(dtype))).numpy()

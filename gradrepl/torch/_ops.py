@@ -2115,6 +2115,16 @@ def _np_matmul(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     return np.reshape(out, out_shape) if out_shape is not None else out
 
 
+def _one_by_one_sequential():
+    """Whether a bmm of 1x1 results (m*k*n >= 400) sums as torch's own loop: real torch 2.13
+    calls MKL's ?gemm_batch for it (MKL_VERBOSE: SGEMM_BATCH), which on MKL's AUTO path (AMD
+    EPYC) gave the sequential loop's bits (measured, k 2000); on the AVX512_E1 path (Intel
+    Sapphire Rapids) its own (k 700 and 2000: gradrepl's gemm_batch call equal, the loop not)."""
+    from ..engine import mkl
+
+    return mkl.branch() == "AUTO"
+
+
 def _mkl_matmul(x, y):
     """``x @ y`` as torch's MKL BLAS computes it (``_gemm``): matrices and matrix @ vector by
     gemm, a batch one gemm per matrix (small ones by torch's own loop); None without MKL and
@@ -2135,7 +2145,7 @@ def _mkl_matmul(x, y):
     if x.ndim == 3 and y.ndim == 3 and x.shape[0] == y.shape[0]:
         m, k, n = x.shape[1], x.shape[2], y.shape[2]
         if x.dtype == y.dtype and x.dtype in (np.float32, np.float64, np.complex64, np.complex128) and x.shape[0] and (
-                m * k * n < 400 or m == n == 1):
+                m * k * n < 400 or (m == n == 1 and _one_by_one_sequential())):
             return sequential_bmm(x, y)
         return gemm_batch(x, y)
     return None
