@@ -214,6 +214,28 @@ def sgemm_one_thread(a, b):
 
 
 _SAXPY = []
+_DAXPY = []
+
+
+def daxpy(alpha, x, y):
+    """``y += alpha * x`` in place by MKL's ``cblas_daxpy`` (float64, C-contiguous, one size):
+    True, or False where the ``mkl`` wheel is absent (Paddle's float64 sgd kernel is this call:
+    fused on Intel AVX-512, measured against real 3.3.1 and 2.6.2)."""
+    if not _DAXPY:
+        lib = load()
+        f = getattr(lib, "cblas_daxpy", None) if lib else None
+        if f is not None:
+            f.argtypes = [ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_int,
+                          ctypes.c_void_p, ctypes.c_int]
+            f.restype = None
+        _DAXPY.append(f)
+    f = _DAXPY[0]
+    if f is None:
+        return False
+    for a in range(0, y.size, 1 << 30):       # (MKL's n is an int)
+        b = min(y.size, a + (1 << 30))
+        f(b - a, alpha, address(x) + 8 * a, 1, address(y) + 8 * a, 1)
+    return True
 
 
 def saxpy(alpha, x, y):
