@@ -31,6 +31,13 @@ def _formulas(O):
     def cm(g, v):  # the same as the second operand of a mul (bfloat16: kept in float, opmath)
         return O.const(v, np.dtype(np.float32) if g.data.dtype == np.uint16 else g.data.dtype)
 
+    def mul1(t, v):  # a tensor times a C++ number in a formula: mul.Scalar, MulBackward1
+        from ..engine.registry import apply  # (whose own gradient is grad * number again)
+
+        op = O.top("multiply", "MulBackward1", "none", inputs=(0,))
+        op.vjp = lambda n, gg: (mul1(gg, n.inputs[1]), None)
+        return apply(op, (t, v))
+
     return {
         # self: grad * self.cos().conj()
         "sin": lambda n, g: EM.multiply(g, O.cos(x(n))),
@@ -54,6 +61,14 @@ def _formulas(O):
         "reciprocal": lambda n, g: EM.multiply(EM.neg(g), EM.multiply(n.out(), n.out())),
         # self: grad / (self * self + 1).conj()
         "atan": lambda n, g: EM.divide(g, EM.add(EM.multiply(x(n), x(n)), c(g, 1.0))),
+        # self: grad / (self.conj() * 0.6931471805599453) (the engine's divided by float32's
+        # ln 2: float64 gradients off by 1e-8, relatively)
+        # (bfloat16: None, the engine's VJP, which gave torch's bits there)
+        "log2": lambda n, g: None if g.data.dtype == np.uint16 else EM.divide(
+            g, mul1(x(n), c(g, 0.6931471805599453))),
+        # self: grad / (self.conj() * 2.3025850929940456)
+        "log10": lambda n, g: None if g.data.dtype == np.uint16 else EM.divide(
+            g, mul1(x(n), c(g, 2.3025850929940456))),
     }
 
 
@@ -105,7 +120,8 @@ def install(O):
         def run(n, g, vjp=vjp, engine=engine):
             if not _real(np.asarray(g.data).dtype) or not _real(np.dtype(n.in_meta[0][1])):
                 return engine(n, g)
-            return vjp(n, g)
+            out = vjp(n, g)
+            return engine(n, g) if out is None else out
         op.vjp = run
     for op, vjp in _pow_formulas(O).items():
         engine = op.vjp
