@@ -504,3 +504,27 @@ def test_beam_search_decoder_and_dynamic_decode(paddle, profile):
     assert states.finished.numpy().all() and type(states).__name__ == "StateWrapper"
     tiled = nn.BeamSearchDecoder.tile_beam_merge_with_batch(paddle.arange(6).reshape([2, 3]), 2)
     assert tiled.numpy().tolist() == [[0, 1, 2], [0, 1, 2], [3, 4, 5], [3, 4, 5]]
+
+
+# real 3.3.1 and 2.6.2 (the same bytes): paddle.seed(1); x = randn([2, 64]); a float32 Hann
+# window of 16; stft(x, 16, hop 4, window), istft(of it, length 64), x.stft(8): sha256 (first
+# 32 hex digits) of each; frame / overlap_add of arange(10). (x's gradient through stft differs
+# in last bits here; the two real versions differ from each other there too)
+STFT = ['580381ce40587fd47278d5e13f5e25b4', '9fc9c091cbe6da80fef1c313518d9e74', '6f03d9e059ee384bd3cdd4ab004ae493']
+
+
+def test_signal_stft_istft_frame(paddle):
+    import math
+
+    from gradrepl.paddle.signal import frame, istft, overlap_add, stft
+
+    paddle.seed(1)
+    x = paddle.randn([2, 64])
+    w = paddle.to_tensor([0.5 - 0.5 * math.cos(2 * math.pi * i / 16) for i in range(16)],
+                         dtype="float32")
+    y = stft(x, n_fft=16, hop_length=4, window=w)
+    z = istft(y, n_fft=16, hop_length=4, window=w, length=64)
+    assert [_sha(t) for t in (y, z, x.stft(8))] == STFT
+    f = frame(paddle.arange(10, dtype="float32"), 4, 3)
+    assert f.numpy().tolist() == [[0.0, 3.0, 6.0], [1.0, 4.0, 7.0], [2.0, 5.0, 8.0], [3.0, 6.0, 9.0]]
+    assert overlap_add(f, 3).numpy().tolist() == [0.0, 1.0, 2.0, 6.0, 4.0, 5.0, 12.0, 7.0, 8.0, 9.0]

@@ -401,3 +401,66 @@ def fractional_max_pool(x, output_size, kernel_size, u):
     return apply(FRACTIONAL_MAX_POOL, (x,), {"output_size": tuple(int(v) for v in output_size),
                                              "kernel_size": tuple(int(v) for v in kernel_size),
                                              "u": float(u)})
+
+
+# ======================================================================= frame / overlap_add
+# paddle.signal's two ops: frame cuts [..., T] into [..., L, n] (axis -1) or [T, ...] into
+# [n, L, ...] (axis 0), frame k being samples k*hop .. k*hop + L - 1; overlap_add is its
+# adjoint, adding the frames back frame by frame. Each one's gradient is the other.
+def _frame_fwd(x, frame_length=1, hop_length=1, axis=-1, count=0):
+    """(``count``: the number of frames when fewer than fit: overlap_add's gradient)"""
+    a = np.moveaxis(x, 0, -1) if axis == 0 else x
+    n = count or 1 + (a.shape[-1] - frame_length) // hop_length
+    idx = np.arange(frame_length)[:, None] + hop_length * np.arange(n)[None, :]  # [L, n]
+    out = a[..., idx]
+    if axis == 0:  # [..., L, n] -> [n, L, ...]
+        out = np.moveaxis(np.moveaxis(out, -1, 0), -1, 1)
+    return np.ascontiguousarray(out)
+
+
+def _overlap_add_fwd(x, hop_length=1, axis=-1, total=0):
+    """(``total``: the output's length when longer than the frames reach: frame's gradient of a
+    sequence whose tail no frame covers)"""
+    a = np.moveaxis(np.moveaxis(x, 0, -1), 0, -2) if axis == 0 else x  # -> [..., L, n]
+    length, n = a.shape[-2], a.shape[-1]
+    out = np.zeros(a.shape[:-2] + (max((n - 1) * hop_length + length, total),), x.dtype)
+    for k in range(n):
+        out[..., k * hop_length:k * hop_length + length] += a[..., :, k]
+    if axis == 0:
+        out = np.moveaxis(out, -1, 0)
+    return out
+
+
+def _frame_vjp(n, g):
+    a = n.attrs
+    total = n.in_meta[0][0][0 if a["axis"] == 0 else -1]
+    return apply(OVERLAP_ADD, (g,), {"hop_length": a["hop_length"], "axis": a["axis"],
+                                     "total": int(total)})
+
+
+def _overlap_add_vjp(n, g):
+    a = n.attrs
+    shape = n.in_meta[0][0]
+    length, count = (shape[1], shape[0]) if a["axis"] == 0 else (shape[-2], shape[-1])
+    return apply(FRAME, (g,), {"frame_length": int(length), "hop_length": a["hop_length"],
+                               "axis": a["axis"], "count": int(count)})
+
+
+FRAME = register("frame", _frame_fwd, _frame_vjp, saves_inputs=False, saves_output=False,
+                 legacy_name="FrameBackward",
+                 examples=[([(2, 9)], {"frame_length": 4, "hop_length": 2, "axis": -1}),
+                           ([(7, 3)], {"frame_length": 3, "hop_length": 2, "axis": 0})])
+OVERLAP_ADD = register("overlap_add", _overlap_add_fwd, _overlap_add_vjp, saves_inputs=False,
+                       saves_output=False, legacy_name="OverlapAddBackward",
+                       examples=[([(2, 4, 3)], {"hop_length": 2, "axis": -1}),
+                                 ([(3, 4, 2)], {"hop_length": 1, "axis": 0}),
+                                 ([(2, 4, 2)], {"hop_length": 2, "axis": -1, "total": 9})])
+
+
+def frame(x, frame_length, hop_length, axis):
+    return apply(FRAME, (x,), {"frame_length": int(frame_length), "hop_length": int(hop_length),
+                               "axis": int(axis)})
+
+
+def overlap_add(x, hop_length, axis):
+    return apply(OVERLAP_ADD, (x,), {"hop_length": int(hop_length), "axis": int(axis)})

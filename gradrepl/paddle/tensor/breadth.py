@@ -57,7 +57,7 @@ _TWINS = ("ceil", "floor", "round", "rsqrt", "reciprocal", "sigmoid", "erfinv", 
 __methods__ = (list(_CONVERSIONS) + list(_FUNCTION_METHODS) + [t + "_" for t in _TWINS] +
                ["exponential_", "bernoulli_", "mT", "requires_grad_", "type_as", "mul_", "clamp_", "greater", "less",
                 "softmax", "is_same_shape", "view_as_complex", "view_as_real", "multinomial",
-                "grad_", "random_", "log_normal_", "copy_"])
+                "grad_", "random_", "log_normal_", "copy_", "stft", "istft"])
 
 pi = _math.pi
 e = _math.e
@@ -519,3 +519,17 @@ def copy_(self, other, blocking=True):
     if not profiles.current().api3:
         return None
     return type(self)._result_type._wrap(self.data, self.stop_gradient)
+
+
+def stft(x, *args, **kwargs):
+    """``x.stft(...)``: ``paddle.signal.stft(x, ...)``."""
+    from .. import signal
+
+    return signal.stft(x, *args, **kwargs)
+
+
+def istft(x, *args, **kwargs):
+    """``x.istft(...)``: ``paddle.signal.istft(x, ...)``."""
+    from .. import signal
+
+    return signal.istft(x, *args, **kwargs)
