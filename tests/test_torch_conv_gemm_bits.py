@@ -75,15 +75,32 @@ def test_jit_1x1_one_thread_sixteen_samples(monkeypatch):
     assert list(_run(1, case)) == want
 
 
+def _slow_records(what, table, i, recorded):
+    """The AMD EPYC's record (MKL's AUTO path) or real torch 2.13's on MKL's AVX512_E1 path (an
+    Intel Sapphire Rapids Xeon: tests/data/torch_conv_gemm_AVX512_E1.json, the same cases);
+    skipped, saying why, on another path."""
+    import json
+    import pathlib
+
+    from conftest import record_for_mkl_branch
+    from gradrepl.engine import mkl
+
+    if mkl.branch() == "AUTO":
+        skip_unless_mkl_branch(what, approximations=False)
+    e1 = json.loads((pathlib.Path(__file__).parent / "data" /
+                     "torch_conv_gemm_AVX512_E1.json").read_text())[table][i]
+    return list(record_for_mkl_branch(what, {"AUTO": list(recorded), "AVX512_E1": e1}))
+
+
 @pytest.mark.skipif(not _mkl.available(), reason="the mkl wheel is not installed: ATen's slow "
                     "convolution's MKL gemm is not called, bytes not compared")
 @pytest.mark.parametrize("i", [0, 2])
 def test_one_thread_small_batch_runs_aten_slow_path(i, monkeypatch):
     """Forward only: ATen's slow convolution through MKL's gemm (its gradients are not
     emulated yet)."""
-    skip_unless_mkl_branch("the slow-path forward record", approximations=False)
-    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
     case, *want = ONE_THREAD[i]
+    want = _slow_records("the slow-path forward record", "ONE_THREAD", i, want)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
     assert _run(i, case)[0] == want[0]
 
 
@@ -216,11 +233,11 @@ SLOW_ONE_THREAD = [
                     "convolution's MKL gemm is not called, bytes not compared")
 @pytest.mark.parametrize("i", range(len(SLOW)))
 def test_slow_path_gradients(i, monkeypatch):
-    skip_unless_mkl_branch("the slow-convolution records", approximations=False)
+    case, *want = SLOW[i]
+    want = _slow_records("the slow-convolution records", "SLOW", i, want)
     if i == 4:
         skip_unless_onednn_avx512_core("a single sample on oneDNN's direct kernel")
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
-    case, *want = SLOW[i]
     assert list(_run(i, case)) == want
 
 
@@ -228,9 +245,9 @@ def test_slow_path_gradients(i, monkeypatch):
                     "convolution's MKL gemm is not called, bytes not compared")
 @pytest.mark.parametrize("i", range(len(SLOW_ONE_THREAD)))
 def test_slow_path_gradients_one_thread(i, monkeypatch):
-    skip_unless_mkl_branch("the slow-convolution records", approximations=False)
-    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
     case, *want = SLOW_ONE_THREAD[i]
+    want = _slow_records("the slow-convolution records", "SLOW_ONE_THREAD", i, want)
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "1")
     assert list(_run(i, case)) == want
 
 
