@@ -1026,11 +1026,13 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 def set_default_tensor_type(t):
     """The default float dtype from a legacy tensor type (``torch.DoubleTensor``, or its name
     ``"torch.DoubleTensor"``)."""
-    import warnings
+    from .. import _libsite  # torch's C++ warning, shown at its Python wrapper's call
 
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
+    _libsite.warn_at("torch", "__init__.py", 1332, "    _C._set_default_tensor_type(t)",
+                     "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                     "use torch.set_default_dtype() and torch.set_default_device() as "
+                     "alternatives. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/"
+                     "tensor/python_tensor.cpp:434.)")
     if isinstance(t, str):
         name = t.rsplit(".", 1)[-1]
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -289,6 +290,33 @@ def _apply_permutation(t, permutation, dim=1):
     return _ops.index_select(t, dim, permutation)
 
 
+#: torch 2.13's nn/modules/rnn.py: the line where RNN/LSTM/GRU.__init__ call RNNBase.__init__
+#: (where its stacklevel=2 warnings show), and that line's text
+_INIT_CALL_SITES = {
+    "RNN.__init__": (655, "        super().__init__(mode, *args, **kwargs)"),
+    "LSTM.__init__": (1011, '        super().__init__("LSTM", *args, **kwargs)'),
+    "GRU.__init__": (1358, '        super().__init__("GRU", *args, **kwargs)'),
+}
+
+
+def _warn_from_init_caller(message):
+    """A warning RNNBase.__init__ raises with stacklevel=2: from torch's RNN/LSTM/GRU.__init__
+    line when one of them called it, else from the (user's) caller."""
+    from ... import _libsite
+    from .._base import GRADREPL_DIR
+    from ._backward_hooks import _warn_at_user_frame
+
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(GRADREPL_DIR):
+        site = _INIT_CALL_SITES.get(f.f_code.co_qualname) if f.f_code.co_filename == __file__ \
+            else None
+        if site is not None:
+            _libsite.warn_at("torch", "nn/modules/rnn.py", *site, message)
+            return
+        f = f.f_back
+    _warn_at_user_frame(message)
+
+
 class RNNBase(Module):
     """Base class of RNN, LSTM and GRU: the parameters ``weight_ih_l{k}[_reverse]``, ... ."""
 
@@ -311,9 +339,9 @@ class RNNBase(Module):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                          "non-zero dropout expects num_layers greater than 1, but got "
-                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
+            _warn_from_init_caller("dropout option adds dropout after all but last recurrent "
+                                   "layer, so non-zero dropout expects num_layers greater than "
+                                   f"1, but got dropout={dropout} and num_layers={num_layers}")
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
