@@ -413,7 +413,26 @@ def _leaky(n, g, O, EM, result=False):  # leaky_relu_backward(grad, self or resu
     return _double().leaky_relu_vjp(n, g, result)
 
 
+def _logit(n, g, O, EM):
+    """logit's gradient as torch 2.13 (derivatives.yaml: under grad mode
+    infinitely_differentiable_logit_backward, else the logit_backward kernel, the same values):
+    ``where(lo <= self <= hi, grad / (self * (1 - self)), 0)`` with eps, NaN outside [0, 1]
+    without (the engine's VJP gave finite values there); WhereBackward0 under create_graph."""
+    from ..engine.ops._util import const
+    from ..engine.ops.search import where
+
+    x = n.inputs[0]
+    eps = n.attrs.get("eps")
+    d = EM.divide(g, EM.multiply(x, EM.scale(x, -1.0, 1.0)))
+    dt = d.data.dtype
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    keep = (x.data >= np.asarray(lo, dt)) & (x.data <= np.asarray(hi, dt))
+    fill = np.full(d.data.shape, np.nan if eps is None else 0.0, dt)
+    return where(const(d, np.broadcast_to(keep, d.data.shape), np.bool_), d, const(d, fill))
+
+
 BY_NAME = {
+    "LogitBackward0": _logit,
     "LeakyReluBackward0": _leaky,
     "LeakyReluBackward1": lambda n, g, O, EM: _leaky(n, g, O, EM, True),
     "AddcmulBackward0": _addcmul,
