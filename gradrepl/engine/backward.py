@@ -386,8 +386,10 @@ def send_gradients(state, node, in_grads, _push=heapq.heappush):
             if from_user:
                 remember_user_grad(state, g)
             cbuf = buffers.get(child)
-            if cbuf is None:
-                cbuf = buffers[child] = _new_buffer(child)
+            if cbuf is None:   # (_new_buffer written out for a node and a leaf's node)
+                out = child.out_data if child.op is not None else _ONE
+                cbuf = buffers[child] = [None] * len(out) if out is not None else \
+                    _new_buffer(child)
             cur = cbuf[slot]
             cbuf[slot] = g if cur is None else _add(cur, g, state.create_graph)
             if emit is not None:
@@ -454,6 +456,9 @@ def _result_type(node):
     """The tensor class of a node's inputs (its dialect's), also once it let go of them."""
     inputs = node.inputs  # (None once a node let go of them: see drop_inputs)
     return inputs[0]._result_type if inputs is not None else node.result_type
+
+
+_ONE = (None,)   # (a leaf's node's buffer has one slot)
 
 
 def _new_buffer(node):

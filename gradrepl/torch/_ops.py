@@ -33,6 +33,7 @@ from ..engine.ops import _kernels as K
 from ..engine.ops import complex as _complex_ops
 from ..engine.ops._util import array_like as _array_like
 from ..engine.ops._util import scalar_of as _scalar_of
+from ..engine import registry as _registry_mod
 from ..engine.registry import OPS, OpDef, apply, needs_grad
 from . import _bfloat16, _dtypes, _mm_grad, _storage, _unary_grads
 from ._base import EngineTensor, raw
@@ -421,8 +422,20 @@ def _mul_vjp(n, g):
     constant such as the 2 of ``x * 2``)."""
     x, y = n.inputs
     e = n.edges   # (needs_grad(n, i) and EM.multiply written out: a node of every product)
+    if not _STATE.enabled and _registry_mod._HOOK is None and type(g) is Tensor:
+        ga = raw(g)   # (nothing to record: apply's forward and wrap, without its tests)
+        if ga.dtype is _F32 or ga.dtype is _F64:
+            return (_mul_plain(ga, y) if e[0] is not None else None,
+                    _mul_plain(ga, x) if e[2] is not None else None)
     return (_EM_APPLY(_EM_MUL, (g, y)) if e[0] is not None else None,
             _EM_APPLY(_EM_MUL, (g, x)) if e[2] is not None else None)
+
+
+def _mul_plain(ga, t):
+    """``apply(EM.MULTIPLY, (g, t))`` with nothing recorded, g's array ``ga`` float32/float64:
+    the op's forward on the arrays (t's read as apply reads it) as a tensor of g's class."""
+    out = _EM_MUL.forward(ga, raw(t) if type(t) is Tensor else t.data)
+    return Tensor._wrap(out if type(out) is np.ndarray else np.asarray(out), True)
 
 
 _EM_MUL, _EM_APPLY = EM.MULTIPLY, EM.apply   # (the engine's apply, not a layered one)
@@ -738,7 +751,24 @@ def _tanh_grad_vjp(n, gg):
 
 
 _TANH_GRAD.vjp = _tanh_grad_vjp
-tanh._op.vjp = lambda n, g: apply(_TANH_GRAD, (n.out(), g))
+def _tanh_vjp(n, g):
+    """TanhBackward0: ``tanh_backward(g, out)`` as the op ``_TANH_GRAD`` on the saved output.
+    Without a graph to record (grad mode off: no create_graph), apply hook or layer, a float32
+    or float64 output and a plain tensor ``g``: the op's forward on the arrays, wrapped as
+    ``apply`` wraps it, without making the output's tensor and apply's tests."""
+    inputs = n.inputs
+    if not _STATE.enabled and apply is _EM_APPLY and _registry_mod._HOOK is None and \
+            type(g) is Tensor and inputs is not None:
+        o = n.out_data[0]
+        dt = o.dtype
+        if dt is _F32 or dt is _F64:
+            r = _tanh_grad_fwd(o, raw(g))
+            return inputs[0]._result_type._wrap(r if type(r) is np.ndarray else np.asarray(r),
+                                                True)
+    return apply(_TANH_GRAD, (n.out(), g))
+
+
+tanh._op.vjp = _tanh_vjp
 sigmoid = _unary("sigmoid", "SigmoidBackward0", "out", _sigmoid_fwd)
 sin = _unary("sin", "SinBackward0", "in0", _libm_fwd("sin", np.sin))
 cos = _unary("cos", "CosBackward0", "in0", _libm_fwd("cos", np.cos))
