@@ -25,3 +25,15 @@ def test_log2_log10_float64_gradients_and_second_order():
     gg2, = torch.autograd.grad(g2.sum(), x)
     assert gg2.tolist() == [-16.029944898766257, -2.944275593650946, -1.001871556172891,
                             -0.36067376022224085]
+
+
+def test_exp2_gradient_nodes_as_torch():
+    """exp2's ``grad * result * M_LN2``: the number by mul.Scalar (MulBackward1, twice)."""
+    x = torch.tensor([0.3, 0.7, 1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch.exp2(x).sum(), x, create_graph=True)
+    gg, = torch.autograd.grad(g.sum(), x, create_graph=True)
+    assert g.grad_fn.name() == gg.grad_fn.name() == "MulBackward1"
+    assert g.tolist() == [0.8533642789721566, 1.1260209168747677, 1.5924340521600837,
+                          2.772588722239781]
+    assert gg.tolist() == [0.591507043960121, 0.7804982237832697, 1.1037911734824108,
+                           1.9218120556728056]

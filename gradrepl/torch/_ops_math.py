@@ -156,8 +156,14 @@ def _exp2_fwd():
                         S.blocks(S.exp2d, EK.libm64("exp2", np.exp2)), np.exp2)
 
 
-def _exp2_vjp(n, g):  # grad * result * M_LN2
-    return O.mul(O.mul(g, n.out()), _math.log(2.0))
+def _exp2_vjp(n, g):  # grad * result * M_LN2 (the number by mul.Scalar: MulBackward1)
+    p = O.mul(g, n.out())
+    dt = O.raw(p).dtype
+    if dt.kind != "f":       # (bfloat16 bits, complex: as before)
+        return O.mul(p, _math.log(2.0))
+    from ._unary_grads import _mul1
+
+    return _mul1(O, p, O.const(_math.log(2.0), dt))
 
 
 exp2 = _unary("exp2", _op("exp", "Exp2Backward0", "out", forward=_exp2_fwd(), vjp=_exp2_vjp))

@@ -31,12 +31,8 @@ def _formulas(O):
     def cm(g, v):  # the same as the second operand of a mul (bfloat16: kept in float, opmath)
         return O.const(v, np.dtype(np.float32) if g.data.dtype == np.uint16 else g.data.dtype)
 
-    def mul1(t, v):  # a tensor times a C++ number in a formula: mul.Scalar, MulBackward1
-        from ..engine.registry import apply  # (whose own gradient is grad * number again)
-
-        op = O.top("multiply", "MulBackward1", "none", inputs=(0,))
-        op.vjp = lambda n, gg: (mul1(gg, n.inputs[1]), None)
-        return apply(op, (t, v))
+    def mul1(t, v):
+        return _mul1(O, t, v)
 
     return {
         # self: grad * self.cos().conj()
@@ -284,8 +280,19 @@ def _acos(n, g, O, EM):             # grad * -((-self * self + 1).rsqrt())
     return EM.multiply(g, EM.neg(_asin_root(n.inputs[0], g, O, EM)))
 
 
+def _mul1(O, t, v):
+    """``t * v`` for a number ``v`` (a constant tensor) multiplied in a derivatives.yaml formula:
+    mul.Scalar, a MulBackward1 node whose own gradient is ``grad * v`` again."""
+    from ..engine.registry import apply
+
+    op = O.top("multiply", "MulBackward1", "none", inputs=(0,))
+    op.vjp = lambda n, gg: (_mul1(O, gg, n.inputs[1]), None)
+    return apply(op, (t, v))
+
+
 def _exp2(n, g, O, EM):             # grad * result * M_LN2 (exp2 by pow(2, x): the exponent's)
-    d = EM.multiply(EM.multiply(g, n.out()), _c(g, math.log(2.0)))
+    mul = EM.multiply if g.data.dtype == np.uint16 else lambda a, b: _mul1(O, a, b)
+    d = mul(EM.multiply(g, n.out()), _c(g, math.log(2.0)))
     return d if len(n.inputs) == 1 else (None, d)
 
 
