@@ -528,3 +528,20 @@ def test_signal_stft_istft_frame(paddle):
     f = frame(paddle.arange(10, dtype="float32"), 4, 3)
     assert f.numpy().tolist() == [[0.0, 3.0, 6.0], [1.0, 4.0, 7.0], [2.0, 5.0, 8.0], [3.0, 6.0, 9.0]]
     assert overlap_add(f, 3).numpy().tolist() == [0.0, 1.0, 2.0, 6.0, 4.0, 5.0, 12.0, 7.0, 8.0, 9.0]
+
+
+def test_sync_batch_norm_on_cpu(paddle, profile):
+    # real 3.3.1 / 2.6.2 CPU builds: the layer exists, calling it finds no kernel
+    nn = paddle.nn
+    m = nn.SyncBatchNorm(3)
+    assert repr(m) == "SyncBatchNorm(num_features=3, momentum=0.9, epsilon=1e-05)"
+    line = 273 if profile == "3" else 225
+    with pytest.raises(RuntimeError) as e:
+        m(paddle.ones([2, 3, 4, 4]))
+    assert str(e.value) == (
+        "(NotFound) The kernel `sync_batch_norm` is not registered.\n  [Hint: Expected iter != "
+        "kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/phi/core/"
+        f"kernel_factory.cc:{line})\n")
+    bn = nn.BatchNorm2D(3)
+    seq = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Conv2D(3, 3, 1), bn))
+    assert type(seq[1]).__name__ == "SyncBatchNorm" and seq[1].weight is bn.weight

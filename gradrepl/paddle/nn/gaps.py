@@ -495,6 +495,45 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
     return layer
 
 
+# ======================================================================= SyncBatchNorm
+def _sync_bn_layer():
+    from .layer.norm import _BatchNormBase
+
+    class SyncBatchNorm(_BatchNormBase):
+        """Batch norm across devices: the parameters of a BatchNorm; Paddle's CPU build has no
+        ``sync_batch_norm`` kernel, so calling it raises its NotFound RuntimeError (real 3.3.1
+        and 2.6.2). ``convert_sync_batchnorm`` swaps a model's BatchNorm layers for it."""
+
+        def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                     bias_attr=None, data_format="NCHW", name=None):
+            super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr,
+                             data_format, None, name)
+
+        def forward(self, x):
+            line = 273 if _api3() else 225
+            raise RuntimeError("(NotFound) The kernel `sync_batch_norm` is not registered.\n  "
+                               "[Hint: Expected iter != kernels_.end(), but received iter == "
+                               "kernels_.end().] (at /paddle/paddle/phi/core/kernel_factory.cc:"
+                               f"{line})\n")
+
+        @classmethod
+        def convert_sync_batchnorm(cls, layer):
+            out = layer
+            if isinstance(layer, _BatchNormBase):
+                out = SyncBatchNorm(layer._num_features, layer._momentum, layer._epsilon,
+                                    layer._weight_attr, layer._bias_attr, layer._data_format,
+                                    layer._name)
+                if layer._weight_attr is not False and layer._bias_attr is not False:
+                    out.weight, out.bias = layer.weight, layer.bias
+                out._mean, out._variance = layer._mean, layer._variance
+            for name, sub in layer.named_children():
+                out.add_sublayer(name, cls.convert_sync_batchnorm(sub))
+            return out
+
+    SyncBatchNorm.__module__ = "paddle.nn.layer.norm"
+    return SyncBatchNorm
+
+
 _MADE = {}
 
 
@@ -526,6 +565,7 @@ def nn_names():
             "FractionalMaxPool3D": ("3", _made("FractionalMaxPool3D",
                                                lambda: _fractional_layer(3))),
             "BeamSearchDecoder": ("2.6", _decode().BeamSearchDecoder),
+            "SyncBatchNorm": ("2.6", _made("SyncBatchNorm", _sync_bn_layer)),
             "dynamic_decode": ("2.6", _decode().dynamic_decode)}
 
 
