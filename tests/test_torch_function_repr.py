@@ -60,3 +60,12 @@ def test_calls_unchanged_and_other_functions_print_as_python():
     assert repr(mine).startswith("<function test_calls_unchanged_and_other_functions_print_as_"
                                  "python.<locals>.mine at 0x")
     assert repr(property()).startswith("<property object at 0x")
+
+
+def test_function_names_as_torch():
+    """``f.__name__`` of the torch namespace's built-ins is the name torch gives (a plotting
+    lecture titles a figure with it; torch.log2's was 'Log2Backward0')."""
+    assert torch.log2.__name__ == "log2"
+    assert torch.absolute.__name__ == "absolute"
+    assert torch.relu.__name__ == F.relu.__name__ == "relu"
+    assert F.logsigmoid.__name__ == "log_sigmoid"

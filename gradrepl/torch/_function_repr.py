@@ -139,13 +139,13 @@ def _mark_one(module, name, f, wanted):
     have = f.__dict__.get(_MARK, _UNSET)
     if have is _UNSET:
         f.__dict__[_MARK] = text      # (None: claimed, printed as Python prints it)
-        return f
-    if have == text:
-        return f
-    g = own_copy(f)
-    g.__dict__[_MARK] = text
-    setattr(module, name, g)
-    return g
+    elif have != text:
+        f = own_copy(f)
+        f.__dict__[_MARK] = text
+        setattr(module, name, f)
+    if text is not None and text.startswith("<built-in"):
+        f.__name__ = text.split()[2].rstrip(">")   # (torch.log2.__name__ was 'Log2Backward0')
+    return f
 
 
 _UNSET = object()
