@@ -90,3 +90,35 @@ def test_reductions_of_strided_views_as_torch(dt):
     env = _views(getattr(torch, dt))
     for expr, want in WANT[dt].items():
         assert _h(eval(expr, {}, env)) == want, expr
+
+
+# x.norm / F.normalize over a view: torch's is_reduce_lastdim path when the reduced dims form the
+# innermost contiguous run in memory (a transposed matrix's dim 0), else each output's values one
+# by one in memory order (gradrepl decided on a C-contiguous copy). Real torch 2.13 literals.
+NORM_WANT = {
+    "float64": [
+        ['0x1.52952669d49b0p+4', '0x1.4e39623432916p+4', '0x1.5c72a513f3b80p+4',
+         '0x1.41927077f4cfap+4'],
+        ['0x1.59e7ae7bab373p+4', '0x1.41943852233c4p+4', '0x1.409807f39f62cp+4',
+         '0x1.53fedb94c1589p+4'],
+        ['-0x1.7aecc27b93030p-3', '0x1.acc88fb20d99ep-4', '-0x1.6cafb7bf48cfep-5',
+         '0x1.f6521d1f39c62p-3']],
+    "float32": [
+        ['0x1.5295260000000p+4', '0x1.4e39620000000p+4', '0x1.5c72a60000000p+4',
+         '0x1.41926e0000000p+4'],
+        ['0x1.59e7ae0000000p+4', '0x1.4194380000000p+4', '0x1.4098080000000p+4',
+         '0x1.53fedc0000000p+4'],
+        ['-0x1.7aecc40000000p-3', '0x1.acc8920000000p-4', '-0x1.6cafb80000000p-5',
+         '0x1.f6521c0000000p-3']],
+}
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+def test_norm_of_strided_views_as_torch(dt):
+    import gradrepl.torch.nn.functional as F
+
+    d = getattr(torch, dt)
+    x = _data(6 * 50 * 9, d).reshape(6, 50, 9).permute(2, 0, 1)
+    y = _data(64 * 48, d).reshape(64, 48).t()
+    got = [_h(x.norm(dim=2))[:4], _h(y.norm(dim=0))[:4], _h(F.normalize(y, dim=0)[0])[:4]]
+    assert got == NORM_WANT[dt]

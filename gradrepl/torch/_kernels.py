@@ -458,18 +458,22 @@ def torch_norm(x, p, axis):
         return None
     p = float(p)
     axis = tuple(sorted(axis)) if axis else tuple(range(x.ndim))
-    a = np.require(x, requirements="C")  # a 0-d x stays 0-d (ascontiguousarray: shape [1])
+    item = x.itemsize
+    a = x if all(st > 0 and st % item == 0 for st in x.strides) else \
+        np.require(x, requirements="C")   # (a view is read where it lies; 0-d stays 0-d)
     nd = a.ndim
     keep = [i for i in range(nd) if i not in axis]
     out_shape = tuple(a.shape[i] for i in keep)
-    red = [i for i in axis if a.shape[i] != 1]
+    # the reduced values of each output in memory order (the reduced dims by falling stride)
+    inner = sorted(axis, key=lambda i: (a.shape[i] != 1, a.strides[i]))
+    red = [i for i in inner if a.shape[i] != 1]
     with _quiet(all="ignore"):
-        squeezed = [i for i in range(nd) if a.shape[i] != 1]
-        if p == 2 and red and red == squeezed[len(squeezed) - len(red):]:
-            rows = a.reshape(-1, int(np.prod([a.shape[i] for i in red])))
+        rows = np.transpose(a, keep + inner[::-1]).reshape(int(np.prod(out_shape)), -1)
+        # is_reduce_lastdim: the reduced dims coalesce into one innermost contiguous run
+        if p == 2 and red and a.strides[red[0]] == item and all(
+                a.strides[j] == a.strides[i] * a.shape[i] for i, j in zip(red, red[1:])):
             return _norm2_lastdim(rows).reshape(out_shape)
-        # binary_kernel_reduce: the reduced values of each output in C order
-        rows = np.transpose(a, keep + list(axis)).reshape(int(np.prod(out_shape)), -1)
+        # binary_kernel_reduce: each output's values one by one
         terms = _norm_terms(rows, p, dt)
         if rows.shape[0] == 1 and rows.shape[1] >= GRAIN and _capability.threads() > 1:
             acc = dt.type(0)
