@@ -91,7 +91,15 @@ def test_bidirectional_reverse_projection_bits(k):
     if not mkl.load():
         pytest.skip("real torch's linear layers are MKL's sgemm; without the MKL backend (the "
                     "exact extra) the last bits are not compared")
-    skip_unless_mkl_branch("bidirectional RNN", approximations=False)
+    want = RECORDED[k]
+    if mkl.branch() == "AVX512_E1":   # real torch 2.13 on the Intel Sapphire Rapids Xeon
+        import json
+        import pathlib
+
+        want = json.loads((pathlib.Path(__file__).parent / "data" /
+                           "torch_bidirectional_rnn_AVX512_E1.json").read_text())[str(k)]
+    else:
+        skip_unless_mkl_branch("bidirectional RNN", approximations=False)
     mode, i, h, layers, t, b = CASES[k]
     rs = np.random.RandomState(70 + k)
     m = getattr(torch.nn, mode)(i, h, num_layers=layers, bidirectional=True)
@@ -105,7 +113,7 @@ def test_bidirectional_reverse_projection_bits(k):
     got = {"y": _digest(y.detach().numpy()), "x": _digest(x.grad.numpy())}
     for n, p in m.named_parameters():
         got[n] = _digest(p.grad.numpy())
-    assert got == RECORDED[k]
+    assert got == want
 
 
 def _names(fn):
