@@ -260,7 +260,9 @@ def test_wgan_gp_penalty_of_a_strided_conv_critic_is_real_torchs():
     if not mkl.load():   # (a lean install without the exact extra: other bits, measured 71ed4a...)
         pytest.skip("MKL backend is not installed: the critic's batch norm and products are not "
                     "MKL's, bytes not compared")
-    skip_unless_mkl_branch("WGAN-GP critic (MKL kernels)", approximations=False)
+    e1 = mkl.branch() == "AVX512_E1"   # (real torch 2.13 on an Intel Sapphire Rapids Xeon)
+    if not e1:
+        skip_unless_mkl_branch("WGAN-GP critic (MKL kernels)", approximations=False)
     nn = torch.nn
     crit = nn.Sequential(nn.Conv2d(1, 4, 4, 2), nn.BatchNorm2d(4), nn.LeakyReLU(0.2),
                          nn.Conv2d(4, 8, 4, 2), nn.LeakyReLU(0.2), nn.Conv2d(8, 1, 2, 1))
@@ -274,7 +276,7 @@ def test_wgan_gp_penalty_of_a_strided_conv_critic_is_real_torchs():
     g = torch.autograd.grad(scores, mixed, torch.ones_like(scores), create_graph=True)[0]
     gp = ((g.view(4, -1).norm(2, dim=1) - 1) ** 2).mean()
     # real torch 2.13 (this session, Zen 4): the same bits with and without create_graph
-    assert _sha(plain) == _sha(g) == "0cf607d50aa105cd"
+    assert _sha(plain) == _sha(g) == ("415a33800e4828e5" if e1 else "0cf607d50aa105cd")
     assert [float(v).hex() for v in g.detach().reshape(-1)[100:103]] == [
         "-0x1.2c97260000000p-13", "-0x1.c8db1c0000000p-12", "-0x1.4332d20000000p-10"]
     assert gp.item().hex() == "0x1.fa19f40000000p-1"
@@ -290,7 +292,9 @@ def test_pinn_u_x_u_xx_and_parameter_gradients_are_real_torchs():
     if not mkl.load():
         pytest.skip("MKL backend is not installed: the products are not MKL's gemm, "
                     "bytes not compared")
-    skip_unless_mkl_branch("PINN gradients (MKL gemm)", approximations=False)
+    e1 = mkl.branch() == "AVX512_E1"   # (real torch 2.13 on an Intel Sapphire Rapids Xeon)
+    if not e1:
+        skip_unless_mkl_branch("PINN gradients (MKL gemm)", approximations=False)
     nn = torch.nn
     net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
                         nn.Linear(16, 1))
@@ -303,6 +307,13 @@ def test_pinn_u_x_u_xx_and_parameter_gradients_are_real_torchs():
     loss = ((u_xx + u) ** 2).mean() + (u_x ** 2).mean()
     loss.backward()
     # real torch 2.13 (this session, Zen 4, MKL branch AUTO)
+    if e1:
+        assert (_sha(du), _sha(u_xx), loss.item().hex()) == (
+            "00dc2daa2a268b4a", "321bf9bdc0d4e0d8", "0x1.437e540000000p-10")
+        assert [_sha(p.grad) for p in net.parameters()] == [
+            "b921fb499bf6f12e", "f354275a1739dca7", "bdaf49a12b9a7a99", "93c037c54ad02290",
+            "68f16869be23eb0d", "f2968fbb498d9513"]
+        return
     assert (_sha(du), _sha(u_xx), loss.item().hex()) == (
         "772bb24b61931eba", "42a5e9f1d29235b5", "0x1.437e520000000p-10")
     assert [_sha(p.grad) for p in net.parameters()] == [
