@@ -107,7 +107,7 @@ def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path
 # ------------------------------------------------------------------ names not emulated
 @pytest.mark.parametrize("profile", ["3", "2.6"])
 def test_not_emulated_names_say_so(profile):
-    """A name the emulated Paddle has (in either version: ``paddle.incubate``, ``Tensor.stft``) and
+    """A name the emulated Paddle has (in either version: ``paddle.incubate``, ``Tensor.is_dist``) and
     gradrepl lacks raises AttributeError naming it as not emulated; an unknown name raises
     Paddle's plain message; ``hasattr`` stays False for both."""
     import gradrepl.paddle as paddle
@@ -120,32 +120,32 @@ def test_not_emulated_names_say_so(profile):
         paddle.incubate  # noqa: B018
     with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'nope'$"):
         paddle.nope  # noqa: B018
-    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'stft' "
-                       r"\(gradrepl's paddle does not emulate paddle.Tensor.stft"):
-        x.stft  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'is_dist' "
+                       r"\(gradrepl's paddle does not emulate paddle.Tensor.is_dist"):
+        x.is_dist  # noqa: B018
     with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'nope'$"):
         x.nope  # noqa: B018
-    with pytest.raises(AttributeError, match="does not emulate paddle.nn.SyncBatchNorm"):
-        paddle.nn.SyncBatchNorm  # noqa: B018
-    assert not hasattr(x, "stft") and not hasattr(paddle, "incubate")
+    with pytest.raises(AttributeError, match="does not emulate paddle.nn.quant"):
+        paddle.nn.quant  # noqa: B018
+    assert not hasattr(x, "is_dist") and not hasattr(paddle, "incubate")
 
 
 def test_not_emulated_follows_the_version():
-    """``F.fractional_max_pool2d`` is Paddle 3 only (absent from real 2.6.2's dir): under 2.6 the
+    """``paddle.get_autocast_cpu_dtype`` is Paddle 3 only (not emulated) (absent from real 2.6.2's dir): under 2.6 the
     plain message, under 3 the not-emulated one; the 3-only Tensor methods added here are plain
     AttributeErrors under 2.6 (``x.mT``), as in real 2.6.2."""
     import gradrepl.paddle as paddle
     from gradrepl.paddle import profiles
 
     profiles.set_profile("2.6")
-    with pytest.raises(AttributeError, match=r"'fractional_max_pool2d'$"):
-        paddle.nn.functional.fractional_max_pool2d  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'get_autocast_cpu_dtype'$"):
+        paddle.get_autocast_cpu_dtype  # noqa: B018
     assert not hasattr(paddle.ones([2, 2]), "mT")
     assert not hasattr(paddle.nn, "Conv2d") and hasattr(paddle.nn, "Maxout")
     profiles.set_profile("3")
     with pytest.raises(AttributeError,
-                       match="does not emulate paddle.nn.functional.fractional_max_pool2d"):
-        paddle.nn.functional.fractional_max_pool2d  # noqa: B018
+                       match="does not emulate paddle.get_autocast_cpu_dtype"):
+        paddle.get_autocast_cpu_dtype  # noqa: B018
     assert paddle.ones([2, 3]).mT.shape == [3, 2]
     assert paddle.nn.Conv2d is paddle.nn.Conv2D
 
@@ -305,10 +305,10 @@ def test_gap_tool_skips_the_families_not_emulated_and_lists_gradrepls_names():
     profiles.set_profile("3")
     had = "paddle" in sys.modules
     try:
-        got = tool.dump("gradrepl", {"paddle.nn": ["Conv2d", "SyncBatchNorm"]})
+        got = tool.dump("gradrepl", {"paddle.nn": ["Conv2d", "quant"]})
     finally:
         if not had:  # the dump aliases gradrepl's paddle as "paddle": leave no trace
             sys.modules.pop("paddle", None)
     assert "multinomial" in got["paddle"] and "mT" in got["paddle.Tensor"]
-    assert "Conv2d" in got["paddle.nn"] and "SyncBatchNorm" not in got["paddle.nn"]
+    assert "Conv2d" in got["paddle.nn"] and "quant" not in got["paddle.nn"]
     assert "rfft" in got["paddle.fft"]  # (emulated since issue 28's paddle.fft)
