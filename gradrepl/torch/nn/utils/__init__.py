@@ -203,5 +203,6 @@ def convert_conv2d_weight_memory_format(module, memory_format):
 convert_conv3d_weight_memory_format = convert_conv2d_weight_memory_format
 
 from . import parametrizations, parametrize, rnn, stateless  # noqa: E402,F401
+from . import clip_grad, convert_parameters, fusion, memory_format  # noqa: E402,F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402,F401
