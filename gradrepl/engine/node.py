@@ -268,8 +268,13 @@ class GradNode:
         if inputs is not None and None in edges:
             # who the inputs were stays known (for pictures) while they live: those with a
             # gradient edge are found through it, the others by a weakref
-            self.input_refs = tuple([weakref.ref(t) if edges[2 * i] is None else None
-                                     for i, t in enumerate(inputs)])
+            if len(inputs) == 2:   # (x * 2.0's node: written out, no list or enumerate)
+                t, u = inputs
+                self.input_refs = (_weakref(t) if edges[0] is None else None,
+                                   _weakref(u) if edges[2] is None else None)
+            else:
+                self.input_refs = tuple([_weakref(t) if edges[2 * i] is None else None
+                                         for i, t in enumerate(inputs)])
         self.inputs = None
 
     def __repr__(self):
@@ -277,6 +282,7 @@ class GradNode:
 
 
 _new = object.__new__
+_weakref = weakref.ref
 
 
 def _edge(t):

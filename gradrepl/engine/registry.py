@@ -240,6 +240,26 @@ def apply(op: OpDef, inputs, attrs=None):
     return tuple(res)
 
 
+def apply_one(op: OpDef, x, a):
+    """``apply(op, (x,))`` for a dialect's fast entry (``x.tanh()``) that checked what ``apply``
+    looks at first: no apply hook, ``a`` the array of x (the engine's slot) of a dtype without
+    a stored format (float32/float64); ``op`` has one output. The same node and tensor."""
+    out = op.forward(a)
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    cls = x._result_type
+    if x.stop_gradient or not _STATE.enabled or op.vjp is None:
+        return cls._wrap(out, True)
+    node = _new_node(op, _EMPTY, (x,), (out,), (a,))
+    if not op.saves_inputs and not op.reads_inputs and a.nbytes > DROP_BYTES:
+        node.drop_inputs()
+    if not op.saves_output and out.nbytes > DROP_BYTES:
+        node.drop_outputs()
+    t = cls._wrap(out, False, node, 0)
+    node._out_refs = _weakref(t)
+    return t
+
+
 def apply_pair(op: OpDef, x, y, a, b):
     """``apply(op, (x, y))`` for a dialect's fast entry (``x + y``, ``x * 2.0``) that checked
     what ``apply`` looks at first: no apply hook, ``a`` and ``b`` the arrays of x and y (read

@@ -439,6 +439,7 @@ def _mul_plain(ga, t):
 
 
 _EM_MUL, _EM_APPLY = EM.MULTIPLY, EM.apply   # (the engine's apply, not a layered one)
+_apply_one = _registry_mod.apply_one
 
 
 def _div_vjp(n, g):
@@ -656,8 +657,15 @@ def _unary(base, name, saves, forward=None, float_only=True):
     mkl = getattr(forward, "mkl", None)
     op = top(base, name, saves, forward=fwd if mkl is None else _small_vml(mkl, fwd))
 
+    one = op.n_outputs == 1
+
     def f(input, *, out=None):  # noqa: A002
         x = input
+        if out is None and one and type(x) is Tensor:   # (a float tensor, nothing watching:
+            a = raw(x)                                   # registry.apply_one)
+            dt = a.dtype
+            if (dt is _F32 or dt is _F64) and apply is _EM_APPLY and _registry_mod._HOOK is None:
+                return _apply_one(op, x, a)
         if float_only:
             dt = raw(x).dtype
             if dt is not _F32 and dt.kind not in "fc" and dt != _bfloat16.BITS:
