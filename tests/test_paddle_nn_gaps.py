@@ -545,3 +545,24 @@ def test_sync_batch_norm_on_cpu(paddle, profile):
     bn = nn.BatchNorm2D(3)
     seq = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Conv2D(3, 3, 1), bn))
     assert type(seq[1]).__name__ == "SyncBatchNorm" and seq[1].weight is bn.weight
+
+
+def test_row_mask_indexing_glog_warning(paddle, profile, capsys):
+    # real 3.3.1 writes this glog warning once a process for x[mask] with a boolean mask of
+    # fewer dimensions than x (2.6.2 does not; nor does a full-shape mask or a tuple index)
+    from gradrepl.paddle.tensor import indexing
+
+    indexing._ROW_MASK_WARNED[0] = False
+    x = paddle.ones([3, 2])
+    x[paddle.to_tensor([[True, False], [True, True], [False, False]])]
+    x[paddle.to_tensor([True, False, True]), 0]
+    assert capsys.readouterr().err == ""
+    x[paddle.to_tensor([True, False, True])]
+    x[paddle.to_tensor([True, False, True])]
+    err = capsys.readouterr().err
+    if profile != "3":
+        assert err == ""
+        return
+    assert err.count("\n") == 1 and err.startswith("W") and " tensor.cc:111] The function of " \
+        "resetting the shape of the uninitialized Tensor of the `reshape` method is deprecated " \
+        "since version 2.3" in err

@@ -195,12 +195,36 @@ def __getitem__(self, index):
     idx, mask = normalize_index(index, self.data.shape)
     if mask is not None:
         return I.masked_select(self, Tensor(mask))
+    _row_mask_warning(index, self.data.ndim)
     if _reads_everything(idx, self.data.ndim):
         idx = _keep_1d(idx)
     out = I.getitem(self, idx)
     if _saved.basic_index(index):  # a view of self in Paddle: one inplace version
         _saved.share(out, self)
     return out
+
+
+_ROW_MASK_WARNED = [False]
+
+
+def _row_mask_warning(index, ndim):
+    """Paddle 3.3.1's glog warning, once a process, when one boolean mask of fewer dimensions
+    than x indexes it (x[rows_mask]; measured: x of 2-4 dims, masks of 1-2 dims, numpy or Tensor
+    masks; not a tuple index, not 2.6.2)."""
+    if _ROW_MASK_WARNED[0] or not profiles.current().api3:
+        return
+    arr = index.data if isinstance(index, Tensor) else index
+    if not (isinstance(arr, np.ndarray) and arr.dtype == np.bool_ and 0 < arr.ndim < ndim):
+        return
+    from .. import glog
+
+    _ROW_MASK_WARNED[0] = True
+    glog.log("W", "tensor.cc:111",
+             "The function of resetting the shape of the uninitialized Tensor of the `reshape` "
+             "method is deprecated since version 2.3, and will be removed in version 2.4, please "
+             "use `paddle::empty/full` method to create a new Tensor instead. reason: `reshape` "
+             "means changing the tensor shape without touching underlying data, this requires "
+             "the total size of the tensor to remain constant.")
 
 
 # ================================================================ in-place machinery
