@@ -363,8 +363,8 @@ class Tensor(EngineTensor):
             raise TypeError("Got unsupported ScalarType BFloat16")
         return raw(self)
 
-    def __array__(self, dtype=None, copy=None):
-        code = _getframe(1).f_code
+    def __array__(self, dtype=None):  # no copy=: as torch 2.13's (numpy 2 then warns np.array's
+        code = _getframe(1).f_code      # caller: DeprecationWarning, shown in __main__)
         a = raw(self) if _internal(code) else self.numpy()  # (torch refuses a tensor that
         return a if dtype is None else a.astype(dtype)     # requires grad; gradrepl's code not)
 
