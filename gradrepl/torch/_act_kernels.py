@@ -275,9 +275,19 @@ def wire(op, base):
                 return S64.silu_backward(dout, x)
             return silu_bwd(dout, x) if _ok(x, dout) else OPS["silu_grad"].forward(x, dout)
         grad = top("silu_grad", "SiluBackwardBackward0", "all", forward=grad_fwd)
+        from ..engine import grad_mode
 
         def vjp(n, g):
-            return apply(grad, (n.inputs[0], g))
+            x = n.inputs[0]
+            if grad_mode.STATE.enabled and x.data.dtype.kind == "f" and g.data.dtype.kind == "f":
+                # derivatives.yaml: under grad mode (create_graph) the infinitely
+                # differentiable composite grad * s * (1 + x * (1 - s)), s = sigmoid(x): torch's
+                # nodes (MulBackward0 ...) and values (was one SiluBackwardBackward0 node)
+                from . import _ops
+
+                sg = _ops.sigmoid(x)
+                return g * sg * (1.0 + x * (1.0 - sg))
+            return apply(grad, (x, g))
     elif base in ("elu", "selu"):
         def fwd(x, **kw):
             return elu_fwd(*_elu_coefs_of(base, kw))(x) if _ok(x) else engine_fwd(x, **kw)
