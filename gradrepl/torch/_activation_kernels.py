@@ -251,6 +251,27 @@ def _ok64(base, _which, *arrays):
         _f64("_capability").capability() != "DEFAULT"
 
 
+def _mish_vjp(kernel_vjp):
+    """mish's VJP: derivatives.yaml's infinitely_differentiable_mish_backward under grad mode
+    (create_graph): grad * (t + x * s * (1 - t * t)), s = sigmoid(x), t = tanh(softplus(x)),
+    the dialect's ops (torch's nodes and values; was one MishBackwardBackward0 node); the
+    mish_backward kernel otherwise."""
+    from ..engine import grad_mode
+
+    def vjp(n, g):
+        x = n.inputs[0]
+        if not (grad_mode.STATE.enabled and x.data.dtype.kind == "f"
+                and g.data.dtype.kind == "f"):
+            return kernel_vjp(n, g)
+        from . import _ops
+        from .nn import functional as F
+
+        s = _ops.sigmoid(x)
+        t = _ops.tanh(F.softplus(x))
+        return g * (t + x * s * (1.0 - t * t))
+    return vjp
+
+
 def wire(op, base):
     """Give the dialect's copy ``op`` of the engine activation ``base`` torch's float32 forward
     kernel and, where torch has one, its backward kernel (as the forward of the engine's
@@ -280,6 +301,8 @@ def wire(op, base):
         def vjp(n, g):
             return apply(grad, (n.inputs[0], g), dict(n.attrs) or None)
         op.vjp = vjp
+        if base == "mish":
+            op.vjp = _mish_vjp(vjp)
     if base == "hardsigmoid":
         op.vjp = _hardsigmoid_vjp
     op.torch_kernels = True
