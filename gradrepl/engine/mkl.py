@@ -173,10 +173,11 @@ def vml(name: str, mode: int = VML_HA):
 _SGEMM = []
 
 
-def sgemm_one_thread(a, b):
+def sgemm_one_thread(a, b, into=None):
     """``a @ b`` of two float32 matrices by MKL's ``cblas_sgemm`` on one thread (Paddle runs its
     MKL-ML with one math thread), each operand passed as it is stored (a transposed row-major
-    matrix with the transpose flag), or None where the ``mkl`` wheel is absent."""
+    matrix with the transpose flag), or None where the ``mkl`` wheel is absent. ``into``: a
+    C-contiguous float32 (m, n) array the product is added to (beta = 1), and returned."""
     if not _SGEMM:
         lib = load()
         f = getattr(lib, "cblas_sgemm", None) if lib else None
@@ -199,15 +200,16 @@ def sgemm_one_thread(a, b):
 
     m, k = a.shape
     n = b.shape[1]
-    out = np.zeros((m, n), np.float32)
+    out = np.zeros((m, n), np.float32) if into is None else into
     if m == 0 or n == 0 or k == 0:
         return out
     sa, ta, lda = operand(a)
     sb, tb, ldb = operand(b)
+    beta = 0.0 if into is None else 1.0
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
-        f(101, ta, tb, m, n, k, 1.0, address(sa), lda, address(sb), ldb, 0.0, address(out), n)
+        f(101, ta, tb, m, n, k, 1.0, address(sa), lda, address(sb), ldb, beta, address(out), n)
     finally:
         local(prev)
     return out

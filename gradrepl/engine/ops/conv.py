@@ -330,6 +330,11 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
     if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
             and n * m * k * oh * ow <= _GENERIC_BT_LIMIT and cpu.cpu_class() == "amd"):
         return _grad_filter_generic(win, dy, g, k, mg).reshape(m, cg, kh, kw)
+    if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
+            and cpu.cpu_class() != "amd"):
+        dw = _grad_filter_mkl(win, dy, g, k, mg)
+        if dw is not None:
+            return dw.reshape(m, cg, kh, kw)
     chunks = sample_chunks(n, g * k * oh * ow * x.itemsize)
     dw = None
     # (a batch too large for one column matrix: the chunks' products summed one after the
@@ -341,6 +346,29 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
         part = _gemm(dy2, np.swapaxes(cols, -1, -2), blas=chunks is not None)  # (G, M/G, K)
         dw = part if dw is None else np.add(dw, part, out=dw)
     return dw.reshape(m, cg, kh, kw)
+
+
+def _grad_filter_mkl(win, dy, g, k, mg):
+    """The filter gradient as Paddle computes it on Intel: per sample and group, ``dW += dy @
+    cols^T`` by MKL's ``cblas_sgemm`` on one thread (beta = 1, the columns passed transposed),
+    the samples added in order; None without MKL or where this process stands for another CPU
+    class. Measured on Intel AVX-512 against real 3.3.1: 3x3 filters of 16x3x32x32, 4x16x16x16
+    and 2x3x8x8 inputs, every value equal (the one-chain product gave 412/432, 4157/4608, 82/108
+    others)."""
+    from .. import mkl
+    from .nn import _mkl_is_this_cpu
+
+    if not _mkl_is_this_cpu() or mkl.load() is None:
+        return None
+    n, positions = win.shape[0], dy.shape[2] * dy.shape[3]
+    dw = np.zeros((g, mg, k), np.float32)
+    for i in range(n):
+        cols = np.ascontiguousarray(win[i]).reshape(g, k, positions)
+        dys = np.ascontiguousarray(dy[i]).reshape(g, mg, positions)
+        for j in range(g):
+            if mkl.sgemm_one_thread(dys[j], cols[j].T, into=dw[j]) is None:
+                return None
+    return dw
 
 
 def _grad_filter_generic(win, dy, g, k, mg):
