@@ -29,7 +29,9 @@ def test_inverse_hyperbolics_match_recorded_torch():
                                                  1.7627471685409546, 2.1846437454223633]
     assert torch.atanh(a / 4).tolist() == [0.12565721571445465, -0.32331356406211853,
                                            0.5493061542510986, 1.35402512550354]
-    assert torch.arcsinh is torch.asinh and a.arccosh is not None
+    # two builtins in real torch 2.13 (torch.arcsinh is torch.asinh: False), the same values
+    assert torch.arcsinh is not torch.asinh and torch.arcsinh.__name__ == "arcsinh"
+    assert torch.arcsinh(a).tolist() == torch.asinh(a).tolist() and a.arccosh is not None
 
 
 def test_inverse_hyperbolics_close_to_numpy_float64():
