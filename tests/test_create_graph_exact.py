@@ -111,12 +111,23 @@ def _paddle_layer_norm():
     return ln(x), (x, ln.weight, ln.bias)
 
 
+def _paddle_hsigmoid_loss():
+    """F.hsigmoid_loss (default tree, with a bias): its kernel's gradients, exact_first_order."""
+    x = paddle.to_tensor(grid((4, 5), 30), stop_gradient=False)
+    w = paddle.to_tensor(grid((5, 5), 31, 0.5), stop_gradient=False)
+    b = paddle.to_tensor(grid((5, 1), 32, 0.5), stop_gradient=False)
+    label = paddle.to_tensor(np.array([0, 3, 2, 5], np.int64))
+    out = paddle.nn.functional.hsigmoid_loss(x, label, 6, w, b)
+    return out, (x, w, b)
+
+
 # (not _group_norm: real torch 2.13 itself computes group norm's first-order gradients under
 # create_graph with its differentiable composite, other bits: test_torch_double_backward_conv_bn)
 TORCH_CASES = {f.__name__[1:]: f for f in (
     _conv_bias, _conv_nobias, _conv1d, _conv_transpose, _batch_norm, _layer_norm,
     _instance_norm, _softmax, _log_softmax_nll, _weight_norm)}
-PADDLE_CASES = {f.__name__[1:]: f for f in (_paddle_batch_norm, _paddle_layer_norm)}
+PADDLE_CASES = {f.__name__[1:]: f for f in (_paddle_batch_norm, _paddle_layer_norm,
+                                             _paddle_hsigmoid_loss)}
 
 
 def _seed_like(out, seed=99):
