@@ -103,6 +103,34 @@ def record_for_mkl_branch(what: str, records: dict):
     pytest.skip(reason)
 
 
+def skip_unless_mkl_path(what: str, path: str = "AVX512_E1") -> None:
+    """Skip, printing why, unless MKL (the exact extra) is loaded, takes its ``path`` code path
+    (``AVX512_E1``: the Intel Sapphire Rapids Xeon where ``what`` was recorded) and this process
+    computes as the CPU it runs on (no other class chosen): Paddle's MKL calls on Intel give
+    those bits only there."""
+    from gradrepl.engine import cpu, mkl
+
+    if mkl.load() and mkl.branch() == path and cpu.cpu_class() == cpu.detected():
+        return
+    here = "MKL is absent" if not mkl.load() else f"MKL's path is {mkl.branch()}, CPU class " \
+        f"{cpu.detected()} (computing as {cpu.cpu_class()})"
+    reason = f"{what}: recorded where MKL takes its {path} code path; here {here}: bytes not compared"
+    print(reason)
+    pytest.skip(reason)
+
+
+def skip_without_mkl(what: str) -> None:
+    """Skip, printing why, where the MKL backend (the exact extra) is absent: the torch dialect
+    computes ``what`` with the MKL real torch calls; without it, numpy's last bits."""
+    from gradrepl.engine import mkl
+
+    if not mkl.load():
+        reason = (f"{what}: real torch computes it with MKL, which is not installed here (the "
+                  "exact extra): bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 def expected_for_mkl_branch(data_dir, what: str, approximations: bool = True) -> dict:
     """The records of ``data_dir`` made where MKL takes this machine's code path:
     ``expected.json`` (made on the AMD EPYC, MKL's ``AUTO`` path) or ``expected_<path>.json``

@@ -358,7 +358,7 @@ def _grad_filter_mkl(win, dy, g, k, mg):
     from .. import mkl
     from .nn import _mkl_is_this_cpu
 
-    if not _mkl_is_this_cpu() or mkl.load() is None:
+    if not _mkl_is_this_cpu() or not mkl.load():
         return None
     n, positions = win.shape[0], dy.shape[2] * dy.shape[3]
     dw = np.zeros((g, mg, k), np.float32)
