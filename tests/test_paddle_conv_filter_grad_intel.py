@@ -21,16 +21,10 @@ _CASES = [((16, 3, 32, 16, 3, 1, 1), "0f789e33f9ddb190"), ((4, 16, 16, 32, 3, 1,
 
 @pytest.mark.parametrize("version", ["3", "2.6"])
 def test_conv_filter_gradient_is_mkl_per_sample_on_intel(version):
-    from gradrepl.engine import cpu, mkl
+    from conftest import skip_unless_mkl_path
     from gradrepl.paddle import state
 
-    if cpu.detected() != "intel-avx512" or cpu.cpu_class() != "intel-avx512" or not mkl.load() \
-            or mkl.branch() != "AVX512_E1":
-        reason = ("recorded on Intel AVX-512 (Sapphire Rapids, MKL's AVX512_E1 code path) with MKL (the "
-                  "exact extra): this machine is another CPU class, takes another MKL path or "
-                  "lacks MKL, bytes not compared")
-        print(reason)
-        pytest.skip(reason)
+    skip_unless_mkl_path("Paddle's conv2d filter gradient on Intel (MKL's sgemm per sample)")
     state.reset(version)
     import gradrepl.paddle as paddle
 

@@ -25,16 +25,10 @@ _CASES = [(16, 512, 64, False, False, "12f851fbdd266818"),
 @pytest.mark.parametrize("version", ["3", "2.6"])
 @pytest.mark.parametrize("m, k, n, tx, ty, want", _CASES)
 def test_matmul_is_mkl_sgemm_on_intel(version, m, k, n, tx, ty, want):
-    from gradrepl.engine import cpu, mkl
+    from conftest import skip_unless_mkl_path
     from gradrepl.paddle import state
 
-    if cpu.detected() != "intel-avx512" or cpu.cpu_class() != "intel-avx512" or not mkl.load() \
-            or mkl.branch() != "AVX512_E1":
-        reason = ("recorded on Intel AVX-512 (Sapphire Rapids, MKL's AVX512_E1 code path) with MKL (the "
-                  "exact extra): this machine is another CPU class, takes another MKL path or "
-                  "lacks MKL, bytes not compared")
-        print(reason)
-        pytest.skip(reason)
+    skip_unless_mkl_path("Paddle's float32 products on Intel (MKL's sgemm on one thread)")
     state.reset(version)
     import gradrepl.paddle as paddle
 

@@ -215,47 +215,36 @@ def sgemm_one_thread(a, b, into=None):
     return out
 
 
-_SAXPY = []
-_DAXPY = []
+_AXPY = {}
+
+
+def _axpy(name, scalar, itemsize, alpha, x, y):
+    """``y += alpha * x`` in place by MKL's ``name`` (``cblas_saxpy``/``cblas_daxpy``; C-contiguous,
+    one size): True, or False where the ``mkl`` wheel is absent."""
+    if name not in _AXPY:
+        lib = load()
+        f = getattr(lib, name, None) if lib else None
+        if f is not None:
+            f.argtypes = [ctypes.c_int, scalar, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                          ctypes.c_int]
+            f.restype = None
+        _AXPY[name] = f
+    f = _AXPY[name]
+    if f is None:
+        return False
+    for a in range(0, y.size, 1 << 30):       # (MKL's n is an int)
+        b = min(y.size, a + (1 << 30))
+        f(b - a, alpha, address(x) + itemsize * a, 1, address(y) + itemsize * a, 1)
+    return True
 
 
 def daxpy(alpha, x, y):
-    """``y += alpha * x`` in place by MKL's ``cblas_daxpy`` (float64, C-contiguous, one size):
-    True, or False where the ``mkl`` wheel is absent (Paddle's float64 sgd kernel is this call:
-    fused on Intel AVX-512, measured against real 3.3.1 and 2.6.2)."""
-    if not _DAXPY:
-        lib = load()
-        f = getattr(lib, "cblas_daxpy", None) if lib else None
-        if f is not None:
-            f.argtypes = [ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_int,
-                          ctypes.c_void_p, ctypes.c_int]
-            f.restype = None
-        _DAXPY.append(f)
-    f = _DAXPY[0]
-    if f is None:
-        return False
-    for a in range(0, y.size, 1 << 30):       # (MKL's n is an int)
-        b = min(y.size, a + (1 << 30))
-        f(b - a, alpha, address(x) + 8 * a, 1, address(y) + 8 * a, 1)
-    return True
+    """``y += alpha * x`` by MKL's ``cblas_daxpy`` (float64): Paddle's float64 sgd kernel is this
+    call (fused on Intel AVX-512, measured against real 3.3.1 and 2.6.2)."""
+    return _axpy("cblas_daxpy", ctypes.c_double, 8, alpha, x, y)
 
 
 def saxpy(alpha, x, y):
-    """``y += alpha * x`` in place by MKL's ``cblas_saxpy`` (float32, C-contiguous, one size):
-    True, or False where the ``mkl`` wheel is absent. MKL fuses the multiply into the add on
-    Intel (AVX-512) and rounds the product first on AMD, as Paddle's sgd kernel does there."""
-    if not _SAXPY:
-        lib = load()
-        f = getattr(lib, "cblas_saxpy", None) if lib else None
-        if f is not None:
-            f.argtypes = [ctypes.c_int, ctypes.c_float, ctypes.c_void_p, ctypes.c_int,
-                          ctypes.c_void_p, ctypes.c_int]
-            f.restype = None
-        _SAXPY.append(f)
-    f = _SAXPY[0]
-    if f is None:
-        return False
-    for a in range(0, y.size, 1 << 30):       # (MKL's n is an int)
-        b = min(y.size, a + (1 << 30))
-        f(b - a, alpha, address(x) + 4 * a, 1, address(y) + 4 * a, 1)
-    return True
+    """``y += alpha * x`` by MKL's ``cblas_saxpy`` (float32). MKL fuses the multiply into the add
+    on Intel (AVX-512) and rounds the product first on AMD, as Paddle's sgd kernel does there."""
+    return _axpy("cblas_saxpy", ctypes.c_float, 4, alpha, x, y)
