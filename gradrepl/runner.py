@@ -9,6 +9,7 @@ import sys
 from .engine import quiet_fp
 from .importhook import paddle_modules
 from .paddle import profiles
+from .paddle.import_notes import script_run
 from .paddle.numpy_era import numpy_era
 
 _HEADER = re.compile(r"^#\s*gradrepl:\s*paddle\s*=\s*([\w.]+)")
@@ -33,7 +34,7 @@ def run_script(path: str, argv=None, profile: str | None = None) -> int:
     sys.argv = [path] + list(argv or [])
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))  # as `python script.py` does
     try:
-        with paddle_modules(), quiet_fp(), numpy_era(path):
+        with paddle_modules(), quiet_fp(), numpy_era(path), script_run():
             # __main__'s __file__ (warnings, tracebacks) is absolute, as Python >= 3.9 makes it
             runpy.run_path(os.path.abspath(path), run_name="__main__")
     finally:

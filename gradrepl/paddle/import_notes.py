@@ -8,9 +8,14 @@ on a machine without ccache starts with that UserWarning on stderr; Paddle 2.6 h
 (measured: 3.3.1 and 2.6.2 on this project's machines). The site per version is
 ``libwarn.SITES['no_ccache']``; a version without one says nothing. ``GRADREPL_CCACHE``
 (``found`` / ``missing``) overrides the look-up, as the test suite does for its records.
+
+Only a script run (``gradrepl run``, compared with ``python script.py``) says it: a session (the
+shell, a replayed ``.pycon`` or lesson) records no such machine-dependent import noise, so that
+its transcript replays the same on machines with and without ccache.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 
@@ -32,7 +37,22 @@ def ccache_found() -> bool:
     return shutil.which("ccache") is not None
 
 
+_SCRIPT_RUNS = [0]  # how many script runs (runner.run_script) are in progress
+
+
+@contextlib.contextmanager
+def script_run():
+    """The block runs a script file: its ``import paddle`` says what real Paddle's says."""
+    _SCRIPT_RUNS[0] += 1
+    try:
+        yield
+    finally:
+        _SCRIPT_RUNS[0] -= 1
+
+
 def on_script_import() -> None:
     """Called by the import hook when a script's ``import paddle`` loads the dialect."""
+    if not _SCRIPT_RUNS[0]:
+        return  # a session: see the module's docstring
     if profiles.current().key in libwarn.SITES["no_ccache"] and not ccache_found():
         libwarn.warn("no_ccache", NO_CCACHE)
