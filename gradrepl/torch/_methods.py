@@ -15,7 +15,8 @@ _NUMBER_UFUNCS = {_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply
 
 
 def _rop(fn):
-    """A reflected operator: ``2 - x`` is ``rsub(x, 2)``."""
+    """An operator method calling ``fn(self, other)`` (a Python number with nothing recorded
+    through ``_inplace.plain_number``); also the reflected ones: ``2 - x`` is ``rsub(x, 2)``."""
     uf = _NUMBER_UFUNCS.get(fn)   # (0.1 * x: x * 0.1 without the op plumbing, see _op)
 
     def method(self, other):
@@ -50,16 +51,7 @@ def _op(fn):
     op = _TENSOR_OPS.get(fn)
     if op is not None:
         return _tensor_op(fn, op, uf)
-
-    def method(self, other):
-        if uf is not None:
-            r = _inplace.plain_number(self, other, uf)
-            if r is not None:
-                return r
-        if not _operand_ok(other):
-            return NotImplemented
-        return fn(self, other)
-    return method
+    return _rop(fn)   # (the same method: a number through plain_number, else fn)
 
 
 def _tensor_op(fn, op, uf):

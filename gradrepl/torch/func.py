@@ -106,53 +106,19 @@ def _needs_history(trees):
     return False
 
 
-def _closes_over(outs, inputs):
-    """Whether ``outs``' history reaches a tensor that requires grad other than the tracked
-    ``inputs`` (a module parameter the function closes over): torch's transforms then return
-    results differentiable w.r.t. it (``jacrev(lambda y: net(y))(y)`` has a grad_fn)."""
+def _reaches_leaf(outs, foreign):
+    """Whether ``outs``' history (grad mode on) reaches a tensor that requires grad for which
+    ``foreign(leaf)`` holds: a leaf output itself, or one behind an AccumulateNode."""
     if not grad_mode.STATE.enabled:
         return False
     from ..engine.node import AccumulateNode
 
-    mine = {id(x) for x in inputs if isinstance(x, EngineTensor)}
     stack = []
     for o in outs:
         if not isinstance(o, EngineTensor) or o.stop_gradient:
             continue
         if o.grad_node is None:
-            if id(o) not in mine:
-                return True
-        else:
-            stack.append(o.grad_node)
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, AccumulateNode):
-            if id(node.leaf_ref()) not in mine:
-                return True
-            continue
-        e = node.edges
-        stack.extend(e[j] for j in range(0, len(e), 2) if e[j] is not None)
-    return False
-
-
-def _reaches_older_leaf(outs, first_uid):
-    """Whether ``outs``' history reaches a leaf that requires grad made before the tensor
-    numbered ``first_uid`` (vmap's function closes over a parameter; the leaves a transform
-    inside it makes are newer)."""
-    if not grad_mode.STATE.enabled:
-        return False
-    from ..engine.node import AccumulateNode
-
-    stack = []
-    for o in outs:
-        if o.stop_gradient:
-            continue
-        if o.grad_node is None:
-            if o._uid < first_uid:
+            if foreign(o):
                 return True
         else:
             stack.append(o.grad_node)
@@ -164,12 +130,27 @@ def _reaches_older_leaf(outs, first_uid):
         seen.add(id(node))
         if isinstance(node, AccumulateNode):
             leaf = node.leaf_ref()
-            if leaf is not None and leaf._uid < first_uid:
+            if leaf is not None and foreign(leaf):
                 return True
             continue
         e = node.edges
         stack.extend(e[j] for j in range(0, len(e), 2) if e[j] is not None)
     return False
+
+
+def _closes_over(outs, inputs):
+    """Whether ``outs``' history reaches a tensor that requires grad other than the tracked
+    ``inputs`` (a module parameter the function closes over): torch's transforms then return
+    results differentiable w.r.t. it (``jacrev(lambda y: net(y))(y)`` has a grad_fn)."""
+    mine = {id(x) for x in inputs if isinstance(x, EngineTensor)}
+    return _reaches_leaf(outs, lambda leaf: id(leaf) not in mine)
+
+
+def _reaches_older_leaf(outs, first_uid):
+    """Whether ``outs``' history reaches a leaf that requires grad made before the tensor
+    numbered ``first_uid`` (vmap's function closes over a parameter; the leaves a transform
+    inside it makes are newer)."""
+    return _reaches_leaf(outs, lambda leaf: leaf._uid < first_uid)
 
 
 def _finish(tree, keep):
