@@ -68,3 +68,32 @@ def test_without_mkl_gemm_says_none(monkeypatch):
     monkeypatch.setattr(_gemm, "_KERNELS", {})
     a = np.ones((2, 3), np.float32)
     assert _gemm.gemm(a, a.T) is None
+
+
+@needs_mkl
+@pytest.mark.parametrize("misalign", [0, 16, 32, 48])
+def test_one_column_products_do_not_follow_the_heap(monkeypatch, misalign):
+    """MKL's gemv order follows where the result starts; torch's new storages start 64-byte aligned
+    and numpy's arrays on 16: (400,) @ (400, 50) gave other bits when numpy's heap put the result
+    16 bytes past a boundary (the CI run failed on it after other products had run). Here every
+    new array _gemm makes starts ``misalign`` bytes past a 64-byte boundary."""
+    import types
+
+    import gradrepl.torch as torch
+    from gradrepl.torch import _gemm
+
+    def empty(shape, dtype=float, *args, **kwargs):
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape))
+        buf = np.zeros(count * dtype.itemsize + 128, np.uint8)
+        start = (-_mkl.address(buf)) % 64 + misalign
+        return buf[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+
+    shim = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    shim.empty = empty
+    monkeypatch.setattr(_gemm, "np", shim)
+    EXPECTED = expected_for_mkl_branch(DATA, "vecmat_400x50 (MKL's gemm)", approximations=False)
+    for name in ("vecmat_400x50", "mm_col_40x300x1", "mm_row_1x300x40", "mv_50x400"):
+        for i, y in enumerate(run(torch, name)):
+            assert hashlib.md5(np.ascontiguousarray(y).tobytes()).hexdigest() == \
+                EXPECTED[f"{name}/{i}"], (name, i, misalign)

@@ -134,6 +134,18 @@ def placed(x):
     return y
 
 
+def aligned(x):
+    """``x`` (C-contiguous) itself when it starts on a 64-byte boundary, as torch's new storages
+    do, else a copy that does."""
+    if _mkl.address(x) % 64 == 0:
+        return x
+    buf = np.empty(x.nbytes + 64, np.uint8)
+    start = (-_mkl.address(buf)) % 64
+    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def dot(x, y):
     """torch.dot of two real float32/float64 vectors as ATen's ``dot_impl`` calls MKL: ``?dot``
     with the tensors' strides (a column of a matrix reads with its row length), the operands
@@ -195,9 +207,10 @@ def gemm(a, b, c=None):
     sa, sb, ta, tb, bm, bn, bk, lda, ldb, ldc = torch_layout(a, b)
     address = _mkl.address
     where = None
-    if bm == 1 or bn == 1:   # (a product MKL reduces to a dot or gemv: its bits follow alignment)
-        sa, sb = placed(sa), placed(sb)
-        where = (address(sa) % 64, address(sb) % 64)
+    if bm == 1 or bn == 1:   # (a product MKL reduces to a dot or gemv: its bits follow alignment,
+        sa, sb = placed(sa), placed(sb)     # the result's too: torch's is a new 64-byte aligned
+        out = aligned(out)                  # storage; numpy's 16: vecmat (400,) @ (400, 50)
+        where = (address(sa) % 64, address(sb) % 64)   # differed with the heap's state)
     key = (a.dtype, bm, bk, bn, ta, tb, lda, ldb, ldc, beta, where)
     one = _ONE_THREAD.get(key)
     if one is None:
