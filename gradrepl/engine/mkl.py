@@ -215,6 +215,56 @@ def sgemm_one_thread(a, b, into=None):
     return out
 
 
+_GEMV = {}
+
+
+def _at_64(x):
+    """``x`` C-contiguous and starting on a 64-byte boundary, as Paddle's allocator places a
+    tensor (a copy when it is not so already)."""
+    if x.flags.c_contiguous and address(x) % 64 == 0:
+        return x
+    buf = np.empty(x.nbytes + 64, np.uint8)
+    start = (-address(buf)) % 64
+    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y[...] = x
+    return y
+
+
+def gemv_one_thread(a, v, trans=False):
+    """``a @ v`` (``a.T @ v`` with ``trans``) of a float32/float64 matrix and vector by MKL's
+    ``cblas_?gemv`` on one thread, row-major, every operand and the result C-contiguous from a
+    64-byte boundary (Paddle's matmul of a vector calls ``Blas::GEMV`` so, with one math thread);
+    None where the ``mkl`` wheel is absent or for another dtype."""
+    dtype = a.dtype
+    if dtype != v.dtype or dtype not in (np.float32, np.float64) or a.ndim != 2 or v.ndim != 1:
+        return None
+    f = _GEMV.get(dtype)
+    if f is None:
+        lib = load()
+        f = getattr(lib, "cblas_sgemv" if dtype == np.float32 else "cblas_dgemv", None) \
+            if lib else None
+        if f is None:
+            return None
+        scalar = ctypes.c_float if dtype == np.float32 else ctypes.c_double
+        P, I = ctypes.c_void_p, ctypes.c_int
+        f.argtypes = [I, I, I, I, scalar, P, I, P, I, scalar, P, I]
+        f.restype = None
+        _GEMV[dtype] = f
+    rows, cols = a.shape
+    out = _at_64(np.zeros(cols if trans else rows, dtype))
+    if rows == 0 or cols == 0:
+        return out
+    a, v = _at_64(a), _at_64(v)
+    local = load().MKL_Set_Num_Threads_Local
+    prev = local(1)
+    try:
+        f(101, 112 if trans else 111, rows, cols, 1.0, address(a), cols, address(v), 1, 0.0,
+          address(out), 1)
+    finally:
+        local(prev)
+    return out
+
+
 _AXPY = {}
 
 
