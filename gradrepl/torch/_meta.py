@@ -8,10 +8,16 @@ usual (recording its backward node, so ``grad_fn=<ConvolutionBackward0>`` shows)
 arrays when that is cheap, or, for ops in ``SHAPES``, on no data at all (a convolution of a
 (1024, 3, 65536, 65536) meta input). Nothing draws random numbers for a meta tensor: factory
 functions and ``nn.init`` leave the generator where it was, as in torch.
+
+The hook is on only while some meta array is alive: every meta array (and every view of one)
+holds its dtype's element, which ``_SENTINELS`` keeps by weak reference; when the last element
+goes, the hook is taken off again, so the engine's paths for a hook-free apply (the in-place and
+one-input fast paths) come back after a script or test that used meta tensors.
 """
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -20,8 +26,8 @@ from ..engine import registry
 from ._base import EngineTensor, _DefaultDevice, device, raw, set_raw
 
 META = device("meta")
-_SENTINELS: dict = {}  # numpy dtype -> the one element every meta array of that dtype shows
-_IDS: set = set()
+_SENTINELS: dict = {}  # numpy dtype -> weakref to the one element its meta arrays show
+_IDS: set = set()  # ids of the elements alive
 _PREV = [None]  # the apply hook that was on when meta's went on (chained)
 _ON = [False]
 
@@ -29,9 +35,11 @@ _ON = [False]
 def meta_array(shape, dtype) -> np.ndarray:
     """An array of ``shape`` with no data (writable: an in-place op writes the one element)."""
     dt = np.dtype(dtype)
-    s = _SENTINELS.get(dt)
+    ref = _SENTINELS.get(dt)
+    s = None if ref is None else ref()
     if s is None:
-        s = _SENTINELS[dt] = np.zeros((), dt)
+        s = np.zeros((), dt)
+        _SENTINELS[dt] = weakref.ref(s, _gone(dt, id(s)))
         _IDS.add(id(s))
         _activate()
     shape = tuple(int(n) for n in shape)
@@ -123,11 +131,39 @@ def _hook(op, inputs, attrs):
     return out
 
 
+def _gone(dt, ident):
+    """The weakref callback of dtype ``dt``'s element ``ident``: forget it; the last one takes
+    the hook off."""
+
+    def gone(ref):
+        _IDS.discard(ident)
+        if _SENTINELS.get(dt) is ref:
+            del _SENTINELS[dt]
+        if not _IDS:
+            _deactivate()
+
+    return gone
+
+
 def _activate():
     if _ON[0]:
         return
     _ON[0] = True
-    _PREV[0] = registry.set_apply_hook(_hook)
+    cur = registry.set_apply_hook(_hook)
+    if cur is not _hook:  # (put back by a block that began while it was on: already chained)
+        _PREV[0] = cur
+
+
+def _deactivate():
+    """The hook off, the one before it back, when the hook on is meta's; under another hook
+    (vmap's trace, a saved-tensor hook, static mode) it stays chained and passes ops on."""
+    cur = registry.set_apply_hook(None)
+    if cur is _hook:
+        registry.set_apply_hook(_PREV[0])
+        _PREV[0] = None
+        _ON[0] = False
+    else:
+        registry.set_apply_hook(cur)
 
 
 def only_meta_hook() -> bool:
