@@ -80,7 +80,7 @@ def test_create_graph_through_softmax_still_differentiates():
     assert h.shape == x.shape and np.isfinite(h.numpy()).all()
 
 
-def test_float64_along_another_dim_keeps_the_engine_kernels():
+def test_float64_along_another_dim_sums_to_one():
     x = torch.tensor(np.array([[1.0, 2.0], [3.0, 5.0]]), requires_grad=True)
     y = torch.log_softmax(x, 0)
     assert y.dtype == torch.float64

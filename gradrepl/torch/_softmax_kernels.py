@@ -26,6 +26,8 @@ float64 along the last dim (``supported``): the same with L/2 double lanes, adde
 SLEEF's double exp/log (``_sleef64``). Other dtypes use the engine's kernels."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..engine.ops._util import quiet as _quiet  # (nothing to enter in a quiet run)
@@ -52,9 +54,8 @@ _LOG_P = [F32(v) for v in (0.3027294874, 0.3996108174, 0.6666694880)]
 
 
 def supported(x, inner=False) -> bool:
-    """float32 (any dim), float64 (the last dim only: the other kernels' scalar tails call
-    glibc's double exp, which is not replayed)."""
-    return x.size > 0 and (x.dtype == F32 or (x.dtype == np.float64 and not inner))
+    """float32 or float64, any dim (float64's scalar tails: glibc's exp, ``_scalar_exp``)."""
+    return x.size > 0 and (x.dtype == F32 or x.dtype == np.float64)
 
 
 def fma(a, b, c):
@@ -484,8 +485,23 @@ def _table():
 _TAB = _table()
 
 
+def _libm_exp(d):
+    """glibc's double exp of each value of d (Python's math.exp is the C library's exp;
+    overflow gives inf as the C function returns)."""
+    out = np.empty(np.shape(d), np.float64)
+    for i, v in enumerate(np.asarray(d, np.float64).reshape(-1)):
+        try:
+            out.flat[i] = math.exp(v)
+        except OverflowError:
+            out.flat[i] = np.inf
+    return out
+
+
 def _scalar_exp(d):
-    """glibc's expf of float32 d (checked bit for bit against libm on 300,000 values)."""
+    """glibc's expf of float32 d (checked bit for bit against libm on 300,000 values); of
+    float64 d glibc's exp itself."""
+    if np.asarray(d).dtype == np.float64:
+        return _libm_exp(d)
     with _quiet(all="ignore"):
         xd = np.asarray(d, F32).astype(np.float64)
         z = _INVLN2N * xd
@@ -508,11 +524,17 @@ def _split(x, axis):
     return np.ascontiguousarray(x).reshape(outer, shape[axis], inner)
 
 
-def _chunk_lanes(inner, dim_size):
+def _dlanes(dtype):
+    """Lanes of one Vectorized<scalar_t> of the softmax kernels: half as many doubles."""
+    return _lanes() if dtype == F32 else _lanes() // 2
+
+
+def _chunk_lanes(inner, dim_size, dtype=F32):
     """(inner,) bool: the positions the chunked kernels (log_softmax, the backwards) vectorise:
-    chunks of CHUNK positions, each's last ``size % L`` scalar."""
-    L = _lanes()
-    chunk = max(131072 // dim_size // 4, L) // L * L
+    chunks of CHUNK positions (128 KiB / dim_size / sizeof(scalar_t)), each's last
+    ``size % L`` scalar."""
+    L = _dlanes(dtype)
+    chunk = max(131072 // dim_size // np.dtype(dtype).itemsize, L) // L * L
     lanes = np.zeros(inner, bool)
     for begin in range(0, inner, chunk):
         size = min(chunk, inner - begin)
@@ -520,10 +542,10 @@ def _chunk_lanes(inner, dim_size):
     return lanes
 
 
-def _softmax_lanes(outer, inner):
+def _softmax_lanes(outer, inner, dtype=F32):
     """(outer, inner) bool: the positions _vec_softmax vectorises (its parallel_for blocks)."""
     n = outer * inner
-    L = _lanes()
+    L = _dlanes(dtype)
     step = max(-(-n // _capability.threads()), 1)  # grain size 0: the range is always split between threads
     blocks = [(b, min(n, b + step)) for b in range(0, n, step)]
     lanes = np.zeros(n, bool)
@@ -545,7 +567,7 @@ def _exp_where(d, lanes):
 
 
 def _seq_dim_sum(a):
-    acc = np.zeros((a.shape[0], a.shape[2]), F32)
+    acc = np.zeros((a.shape[0], a.shape[2]), a.dtype)
     for k in range(a.shape[1]):
         acc = acc + a[:, k]
     return acc
@@ -553,7 +575,7 @@ def _seq_dim_sum(a):
 
 def softmax_inner(x, axis):
     a = _split(x, axis)
-    lanes = _softmax_lanes(a.shape[0], a.shape[2])
+    lanes = _softmax_lanes(a.shape[0], a.shape[2], a.dtype)
     with _quiet(all="ignore"):
         e = _exp_where(a - a.max(axis=1, keepdims=True), lanes)
         return (e / _seq_dim_sum(e)[:, None]).reshape(x.shape)
@@ -561,7 +583,7 @@ def softmax_inner(x, axis):
 
 def log_softmax_inner(x, axis):
     a = _split(x, axis)
-    lanes = _chunk_lanes(a.shape[2], a.shape[1])[None]
+    lanes = _chunk_lanes(a.shape[2], a.shape[1], a.dtype)[None]
     with _quiet(all="ignore"):
         mx = a.max(axis=1, keepdims=True)
         ls = vlog(_seq_dim_sum(_exp_where(a - mx, lanes)))
@@ -570,7 +592,7 @@ def log_softmax_inner(x, axis):
 
 def softmax_backward_inner(y, g, axis):
     ya, ga = _split(y, axis), _split(g, axis)
-    acc = np.zeros((ya.shape[0], ya.shape[2]), F32)
+    acc = np.zeros((ya.shape[0], ya.shape[2]), ya.dtype)
     for k in range(ya.shape[1]):             # sum += g * y, fused
         acc = fma(ga[:, k], ya[:, k], acc)
     return (ya * (ga - acc[:, None])).reshape(y.shape)
@@ -578,6 +600,6 @@ def softmax_backward_inner(y, g, axis):
 
 def log_softmax_backward_inner(y, g, axis):
     ya, ga = _split(y, axis), _split(g, axis)
-    lanes = _chunk_lanes(ya.shape[2], ya.shape[1])[None]
+    lanes = _chunk_lanes(ya.shape[2], ya.shape[1], ya.dtype)[None]
     s = _seq_dim_sum(ga)[:, None]
     return fma(-_exp_where(ya, lanes), s, ga).reshape(y.shape)   # g - exp(y) * sum, fused

@@ -264,6 +264,9 @@ def linear(input, weight, bias=None):  # noqa: A002
         x2 = _ops.view(input, (1, a.shape[0]))
         out = _ops.mm(x2, wt) if bias is None else _ops.addmm(bias, x2, wt)
         return _ops.view(out, (raw(out).shape[1],))
+    if not input.is_contiguous():
+        # ATen's linear flattens only a contiguous input; any other is matmul, then bias added
+        return _ops.add(_ops.matmul(input, wt), bias)
     k = a.shape[-1]
     x2 = _ops.reshape(input, (-1, k))
     out = _ops.mm(x2, wt) if bias is None else _ops.addmm(bias, x2, wt)

@@ -1,0 +1,71 @@
+"""Cases of tests/test_torch_sweep_bits.py (found by the issue-28 sweep of torch's layers with
+random values on the Intel Sapphire Rapids Xeon): each ``run_*`` takes a torch module (real torch
+in record.py, gradrepl's dialect in the test) and returns {label: array}. numpy only."""
+import numpy as np
+
+# float64 softmax / log_softmax along another dim than the last: ATen's (outer, dim, inner)
+# kernels, Vectorized<double> lanes and glibc's exp in the scalar tails
+SOFTMAX64 = [
+    ("softmax_5x3x2x9_d1", "softmax", (5, 3, 2, 9), 1, False),
+    ("softmax_5x3x2x9_d2", "softmax", (5, 3, 2, 9), 2, False),
+    ("softmax_4x1031_d0", "softmax", (4, 1031), 0, False),
+    ("softmax_17x30_d0_t", "softmax", (17, 30), 0, True),
+    ("log_softmax_5x3x2x9_d1", "log_softmax", (5, 3, 2, 9), 1, False),
+    ("log_softmax_64x10_d0_t", "log_softmax", (64, 10), 0, True),
+    ("log_softmax_4x1031_d0_t", "log_softmax", (4, 1031), 0, True),
+]
+
+# float64 cross_entropy / nll_loss of (N, C, d...) inputs: log_softmax over dim 1
+CROSS_ENTROPY64 = [
+    ("ce_7x1000x5_mean", (7, 1000, 5), 0.0, False, "mean"),
+    ("ce_100x10x3x4_w_none", (100, 10, 3, 4), 0.0, True, "none"),
+    ("ce_2x1000x5_ls_mean", (2, 1000, 5), 0.1, False, "mean"),
+    ("ce_7x33x5_w_sum", (7, 33, 5), 0.0, True, "sum"),
+]
+
+# F.linear of a 3-D input that is not contiguous (sliced): ATen's matmul, then the bias added
+LINEAR_STRIDED = [
+    ("linear_3x4x1_to_64", (3, 4), 1, 64),
+    ("linear_2x5x7_to_13", (2, 5), 7, 13),
+]
+
+
+def _x(torch, rng, shape, dtype, transposed):
+    if transposed:
+        base = torch.tensor(rng.standard_normal(shape[::-1]) * 3, dtype=dtype, requires_grad=True)
+        return base, base.t()
+    base = torch.tensor(rng.standard_normal(shape) * 3, dtype=dtype, requires_grad=True)
+    return base, base
+
+
+def run_softmax(torch, name, fn, shape, dim, transposed):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    x, xv = _x(torch, rng, shape, torch.float64, transposed)
+    y = getattr(torch.nn.functional, fn)(xv, dim=dim)
+    y.backward(torch.tensor(rng.standard_normal(shape), dtype=torch.float64))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy()}
+
+
+def run_cross_entropy(torch, name, shape, smoothing, weighted, reduction):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    x = torch.tensor(rng.standard_normal(shape) * 2, dtype=torch.float64, requires_grad=True)
+    target = torch.tensor(rng.integers(0, shape[1], (shape[0],) + shape[2:]))
+    kw = {}
+    if weighted:
+        kw["weight"] = torch.tensor(rng.uniform(0.1, 2, shape[1]), dtype=torch.float64)
+    loss = torch.nn.functional.cross_entropy(x, target, label_smoothing=smoothing,
+                                             reduction=reduction, **kw)
+    (loss.sum() if reduction == "none" else loss).backward()
+    return {"loss": loss.detach().numpy(), "dx": x.grad.numpy()}
+
+
+def run_linear_strided(torch, name, lead, n_in, n_out):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float32
+    x = torch.tensor(rng.standard_normal(lead + (2 * n_in,)), dtype=dtype, requires_grad=True)
+    w = torch.tensor(rng.uniform(-1, 1, (n_out, n_in)), dtype=dtype, requires_grad=True)
+    b = torch.tensor(rng.uniform(-1, 1, n_out), dtype=dtype, requires_grad=True)
+    y = torch.nn.functional.linear(x[..., ::2], w, b)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": w.grad.numpy(),
+            "db": b.grad.numpy(), "node": np.array([ord(c) for c in type(y.grad_fn).__name__])}

@@ -1,0 +1,46 @@
+"""Differences the issue-28 sweep (torch's layers with random values, real torch 2.13 against the
+dialect on the Intel Sapphire Rapids Xeon) found, now equal: float64 softmax / log_softmax along
+another dim than the last (and so cross_entropy of (N, C, d...) inputs), and F.linear of a
+non-contiguous 3-D input (ATen's matmul, then the bias added: AddBackward0). md5 of real torch's
+results, recorded by tests/data/torch_sweep/record.py from the same cases file."""
+import os
+import sys
+
+import pytest
+
+import gradrepl.torch as torch
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "torch_sweep")
+sys.path.insert(0, os.path.dirname(DATA))
+import md5_table  # noqa: E402
+from conftest import record_for_mkl_branch, skip_without_avx512  # noqa: E402
+from torch_sweep import cases as C  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _avx512(monkeypatch):
+    # recorded from torch's AVX512 softmax kernels (8 double lanes); chosen on any machine
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", "AVX512")
+
+
+def _expected():
+    path = os.path.join(DATA, "expected_AVX512_E1.txt")
+    return md5_table.read(path)
+
+
+@pytest.mark.parametrize("spec", C.SOFTMAX64, ids=[s[0] for s in C.SOFTMAX64])
+def test_float64_softmax_along_another_dim(spec):
+    skip_without_avx512("float64 softmax's scalar tails (glibc's exp of this x86-64 machine)")
+    md5_table.check(_expected(), spec[0], C.run_softmax(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.CROSS_ENTROPY64, ids=[s[0] for s in C.CROSS_ENTROPY64])
+def test_float64_cross_entropy_of_spatial_inputs(spec):
+    skip_without_avx512("float64 log_softmax's scalar tails (glibc's exp of this x86-64 machine)")
+    md5_table.check(_expected(), spec[0], C.run_cross_entropy(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.LINEAR_STRIDED, ids=[s[0] for s in C.LINEAR_STRIDED])
+def test_linear_of_a_strided_3d_input(spec):
+    record_for_mkl_branch("F.linear's matrix product (MKL's sgemm)", {"AVX512_E1": True})
+    md5_table.check(_expected(), spec[0], C.run_linear_strided(torch, *spec))
