@@ -44,3 +44,25 @@ def test_float64_cross_entropy_of_spatial_inputs(spec):
 def test_linear_of_a_strided_3d_input(spec):
     record_for_mkl_branch("F.linear's matrix product (MKL's sgemm)", {"AVX512_E1": True})
     md5_table.check(_expected(), spec[0], C.run_linear_strided(torch, *spec))
+
+
+@pytest.mark.parametrize("inp, weight, kw, message", [
+    # (messages printed by real torch 2.13)
+    ((1, 2, 5), (3, 2, 4), {"dilation": 2},
+     "Calculated padded input size per channel: (5). Kernel size: (7). Kernel size can't be "
+     "greater than actual input size"),
+    ((2, 1, 8, 28), (6, 1, 5, 5), {"dilation": 2},
+     "Calculated padded input size per channel: (8 x 28). Kernel size: (9 x 9). Kernel size "
+     "can't be greater than actual input size"),
+    ((1, 1, 3, 4, 5), (1, 1, 2, 2, 6), {},
+     "Calculated padded input size per channel: (3 x 4 x 5). Kernel size: (2 x 2 x 6). Kernel "
+     "size can't be greater than actual input size"),
+])
+def test_conv_kernel_larger_than_padded_input_raises(inp, weight, kw, message):
+    # (the dialect computed an empty output, MKL refusing its leading dimension, or failed
+    # in numpy's broadcasting)
+    f = {3: torch.nn.functional.conv1d, 4: torch.nn.functional.conv2d,
+         5: torch.nn.functional.conv3d}[len(inp)]
+    with pytest.raises(RuntimeError) as e:
+        f(torch.zeros(inp), torch.zeros(weight), **kw)
+    assert str(e.value) == message

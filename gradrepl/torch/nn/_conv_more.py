@@ -26,6 +26,7 @@ from .. import _dtypes, _ops
 from .._base import raw
 from .._tensor import Tensor
 from . import _double_backward, _onednn_conv, _onednn_convT, init
+from ._spatial import check_kernel_fits
 from .modules import Module, _materialize
 from .parameter import Parameter, UninitializedParameter
 
@@ -232,6 +233,7 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups, fname):  #
         pads = [(p, p) for p in _ntuple(padding, nd)]
     if any(p < 0 for pp in pads for p in pp):
         raise RuntimeError("negative padding is not supported")
+    check_kernel_fits(raw(input).shape[2:], w.shape[2:], pads, dilation)
     s, p, d = _kernel_geom(nd, stride, pads, dilation)
     attrs = {"nd": nd, "stride": s, "padding": p, "dilation": d, "groups": int(groups)}
     ins = (input, weight) if bias is None else (input, weight, bias)

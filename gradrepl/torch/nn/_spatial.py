@@ -146,6 +146,18 @@ def _check_conv(a, w, groups, bias):
                            "dense tensor")
 
 
+def check_kernel_fits(sizes, kernel, pads, dilation):
+    """ATen's check_shape_forward: each padded input extent (``pads``: (before, after) pairs)
+    holds the dilated kernel."""
+    padded = [n + a + b for n, (a, b) in zip(sizes, pads)]
+    dilated = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if any(p < k for p, k in zip(padded, dilated)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, dilated))}). Kernel size can't be greater "
+                           "than actual input size")
+
+
 def _legacy(a):
     from .. import _dtypes
 
@@ -182,6 +194,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     else:
         ph, pw = _pair(padding)
         pads = (ph, ph, pw, pw)
+    check_kernel_fits(raw(input).shape[2:], w.shape[2:], (pads[:2], pads[2:]), dilation)
     attrs = {"stride": stride, "padding": pads, "dilation": dilation, "groups": int(groups)}
     if bias is None:
         out = apply(CONV, (input, weight), attrs)
