@@ -129,7 +129,7 @@ def _torch_results():
 
 def test_torch_sums_broadcast_gradients_and_dot_equal_torch():
     want, got = _torch_results()
-    assert len(want) == len(got) in (324, 324 - 93)
+    assert len(want) == len(got) in (324, 324 - 161)     # 161 dot records (93 differ by MKL path)
     assert [k for k in want if want[k] != got[k]] == []
 
 
