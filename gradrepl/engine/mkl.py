@@ -173,11 +173,12 @@ def vml(name: str, mode: int = VML_HA):
 _SGEMM = []
 
 
-def sgemm_one_thread(a, b, into=None):
+def sgemm_one_thread(a, b, into=None, overwrite=False):
     """``a @ b`` of two float32 matrices by MKL's ``cblas_sgemm`` on one thread (Paddle runs its
     MKL-ML with one math thread), each operand passed as it is stored (a transposed row-major
     matrix with the transpose flag), or None where the ``mkl`` wheel is absent. ``into``: a
-    C-contiguous float32 (m, n) array the product is added to (beta = 1), and returned."""
+    C-contiguous float32 (m, n) array the product is added to (beta = 1), and returned;
+    with ``overwrite`` the product is written there instead (beta = 0)."""
     if not _SGEMM:
         lib = load()
         f = getattr(lib, "cblas_sgemm", None) if lib else None
@@ -205,7 +206,7 @@ def sgemm_one_thread(a, b, into=None):
         return out
     sa, ta, lda = operand(a)
     sb, tb, ldb = operand(b)
-    beta = 0.0 if into is None else 1.0
+    beta = 0.0 if into is None or overwrite else 1.0
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
@@ -216,6 +217,16 @@ def sgemm_one_thread(a, b, into=None):
 
 
 _GEMV = {}
+
+
+def empty_at_64(shape, dtype):
+    """An uninitialised C-contiguous array starting on a 64-byte boundary (as Paddle's allocator
+    places a tensor)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buf = np.empty(nbytes + 64, np.uint8)
+    start = (-address(buf)) % 64
+    return buf[start:start + nbytes].view(dtype).reshape(shape)
 
 
 def _at_64(x):

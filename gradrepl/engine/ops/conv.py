@@ -139,6 +139,10 @@ def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
     if a.dtype != b.dtype:
         dt = np.result_type(a, b)
         a, b = a.astype(dt), b.astype(dt)
+    if a.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None:
+        out = _mkl_products(a, b)
+        if out is not None:
+            return out
     if a.dtype == np.float32 and not blas:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         size = int(np.prod(batch, dtype=np.int64)) * a.shape[-2] * a.shape[-1] * b.shape[-1]
@@ -158,6 +162,38 @@ def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
             return plain_chain_matmul(a, b)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     return np.matmul(a, b, out=empty_huge(shape, np.result_type(a, b)))
+
+
+def _mkl_products(a, b):
+    """(..., M, K) @ (..., K, N) as Paddle's conv kernels compute it on Intel: one
+    ``Blas::MatMul`` per sample and group, MKL's ``cblas_sgemm`` on one thread (beta 0), each
+    operand passed as it is stored (the filter transposed for the input gradient and the
+    transposed convolution), the filter, the columns and the output each from a 64-byte
+    boundary as Paddle's tensors are, every product written into its slice of the output.
+    None on AMD (its own rules above), where this process stands for another CPU class, or
+    without MKL."""
+    from .nn import _mkl_is_this_cpu
+    from .. import mkl
+
+    if cpu.cpu_class() == "amd" or not _mkl_is_this_cpu() or not mkl.load():
+        return None
+
+    def aligned(x):
+        if x.flags.c_contiguous:
+            return mkl._at_64(x)
+        xt = np.swapaxes(x, -1, -2)
+        if xt.flags.c_contiguous:
+            return np.swapaxes(mkl._at_64(xt), -1, -2)
+        return mkl._at_64(np.ascontiguousarray(x))
+
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(aligned(a), batch + a.shape[-2:])
+    b = np.broadcast_to(aligned(b), batch + b.shape[-2:])
+    out = mkl.empty_at_64(batch + (a.shape[-2], b.shape[-1]), np.float32)
+    for i in np.ndindex(*batch):
+        if mkl.sgemm_one_thread(a[i], b[i], into=out[i], overwrite=True) is None:
+            return None
+    return out
 
 
 def _column_products(a, b):
