@@ -66,3 +66,11 @@ def test_conv_kernel_larger_than_padded_input_raises(inp, weight, kw, message):
     with pytest.raises(RuntimeError) as e:
         f(torch.zeros(inp), torch.zeros(weight), **kw)
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize("spec", C.CONV_GEMM_LD1024, ids=[s[0] for s in C.CONV_GEMM_LD1024])
+def test_conv_input_gradient_on_gemm_with_1024_positions(spec):
+    from conftest import skip_unless_onednn_avx512_core
+
+    skip_unless_onednn_avx512_core("oneDNN's x64:gemm:jit backward data (its no-copy sgemm)")
+    md5_table.check(_expected(), spec[0], C.run_conv_gemm(torch, *spec))

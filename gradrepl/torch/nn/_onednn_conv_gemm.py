@@ -857,7 +857,16 @@ def _nocopy(m, n, k, lda, transb):
     if not transb and lda % 1024 == 0 and k > 500 and n > 100:
         return False
     if transb and lda % 1024 == 0:
-        return None
+        # ("N", "T") with a leading dimension a multiple of 1024: the crude small-size rule is
+        # skipped; a leading dimension that is a multiple of 256 sends m >= 32 with n > 16 (or
+        # n == 16 and k >= 6400 or m == 4096) to the copy-based kernels; then, on one thread,
+        # large k with small m, n (or large m and k) copy, small m (at least n), small n or
+        # k == 1 take the no-copy kernel, the rest copy
+        if m >= 32 and (n > 16 or n == 16 and (k >= 6400 or m == 4096)):
+            return False
+        if k >= 378 and (m <= 378 and n <= 378 or m >= 378):
+            return False
+        return n >= 1 and (n <= m <= 28 or n <= 28 or k <= 1)
     return 1.0 / m + 1.0 / n >= 0.00196 or None
 
 

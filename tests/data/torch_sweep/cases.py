@@ -69,3 +69,23 @@ def run_linear_strided(torch, name, lead, n_in, n_out):
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": w.grad.numpy(),
             "db": b.grad.numpy(), "node": np.array([ord(c) for c in type(y.grad_fn).__name__])}
+
+# conv2d whose input gradient oneDNN computes with x64:gemm:jit's ("N", "T") sgemm on a
+# leading dimension of 1024 positions (32 x 32 outputs): the no-copy kernel's fused chains
+CONV_GEMM_LD1024 = [
+    ("conv_2x2x28x28_o6_k1_p2_bias", (2, 2, 28, 28), 6, 1, 2, True),
+    ("conv_2x3x28x28_o3_k1_p9_nobias", (2, 3, 14, 14), 3, 1, 9, False),
+    ("conv_2x2x28x28_o6_k3_p3_bias", (2, 2, 28, 28), 6, 3, 3, True),
+]
+
+
+def run_conv_gemm(torch, name, shape, out_channels, k, padding, bias):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float32
+    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+    w = torch.tensor(rng.uniform(-1, 1, (out_channels, shape[1], k, k)), dtype=dtype,
+                     requires_grad=True)
+    b = torch.tensor(rng.uniform(-1, 1, out_channels), dtype=dtype) if bias else None
+    y = torch.nn.functional.conv2d(x, w, b, padding=padding)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy()}
