@@ -336,6 +336,9 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
 
     if not _mkl_is_this_cpu():
         return None
+    # each tensor as Paddle stores it: contiguous (its transpose, .t(), slicing copy), so only
+    # the op's own flags pass an operand transposed, never a view's layout here
+    x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
     return mkl.sgemm_one_thread(x.T if transpose_x else x, y.T if transpose_y else y)
 
 
