@@ -40,6 +40,7 @@ from __future__ import annotations
 import heapq
 import inspect
 import sys
+import weakref
 from collections import deque
 
 import numpy as np
@@ -372,7 +373,8 @@ def send_gradients(state, node, in_grads, _push=heapq.heappush):
         slot = edges[j + 1]
         i = j >> 1
         g = in_grads[i] if i < n_in else None
-        if g is None and node.zero_from is not None and i >= node.zero_from:
+        if g is None and node.zero_from is not None and i >= node.zero_from \
+                and not _sibling_sends(state, node, i):
             g = zero_link_grad(state, node, i)
         if g is not None and (cut is None or (child, slot) not in cut):  # (cut: no_grad_vars)
             if in_meta is None:
@@ -662,6 +664,26 @@ def exact_values(node, buf, in_grads, start):
     return out
 
 
+# a double-grad head -> {edge index of a zero link: the other gradients' nodes of the same VJP
+# that reach that input}. Paddle's double-grad node gives each saved input one gradient, its
+# formula's; the zeros stand in only where none of the op's other gradients takes part.
+_LINK_SIBLINGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _sibling_sends(state, node, i):
+    """Whether another gradient of ``node``'s VJP that reaches input ``i`` runs in this
+    backward (then ``i`` gets that gradient alone, as from Paddle's one double-grad node, and
+    a -0. stays -0.: the structural zeros are not added)."""
+    sibs = _LINK_SIBLINGS.get(node)
+    if not sibs:
+        return False
+    sibs = sibs.get(i)
+    if not sibs:
+        return False
+    deps, keep = state.deps, state.keep
+    return any(s in deps and (keep is None or s in keep) for s in sibs)
+
+
 def zero_link_grad(state, node, i):
     """The zeros a structural link (``link_saved_inputs``) carries to input ``i``."""
     shape, dtype = node._in_meta[i]
@@ -685,6 +707,11 @@ def link_saved_inputs(node, in_grads, start):
             wanted.append((e, t.data.shape, t.data.dtype))
     if not wanted:
         return in_grads
+    heads = {}
+    for k, g in enumerate(in_grads):
+        head = None if g is None else g.grad_node
+        if head is not None and head.uid >= start and head.op is not None:
+            heads[k] = (head, _edges_reached(node, head, start))
     for k, g in enumerate(in_grads):
         head = None if g is None else g.grad_node
         if head is None and g is not None and g.stop_gradient \
@@ -695,7 +722,7 @@ def link_saved_inputs(node, in_grads, start):
             continue
         if head is None or head.uid < start or head.op is None:
             continue
-        reached = _edges_reached(node, head, start)
+        reached = heads[k][1]
         extra = [(e, shape, dtype) for e, shape, dtype in wanted
                  if (id(e[0]), e[1]) not in reached]
         if not extra:
@@ -704,6 +731,10 @@ def link_saved_inputs(node, in_grads, start):
         if head.zero_from is None:
             head.zero_from = len(edges)
         for e, shape, dtype in extra:
+            key = (id(e[0]), e[1])
+            sibs = tuple(h for j, (h, r) in heads.items() if j != k and h is not head and key in r)
+            if sibs:
+                _LINK_SIBLINGS.setdefault(head, {})[len(edges)] = sibs
             edges.append(e)
             meta.append((shape, dtype))
         head.next_edges, head.in_meta = tuple(edges), tuple(meta)

@@ -510,9 +510,11 @@ _tanh_grad_fwd = one_element(_tanh_grad_fwd, _tanh_grad_fwd)
 
 
 def _tanh_grad_vjp(n, gg):
-    """Second order: d/d(out) = -2 * out * dout * gg, d/d(dout) = (1 - out*out) * gg."""
+    """Second order as Paddle's TanhGradGradFunctor: d/d(out) = -1 * dout * 2 * out * gg
+    (products: a zero keeps its sign, where a scale's + 0 made -0. into 0.), d/d(dout) =
+    (1 - out*out) * gg."""
     out, dout = n.inputs
-    d_out = scale(multiply(multiply(out, dout), gg), -2.0)
+    d_out = multiply(multiply(times(dout, -2.0), out), gg)
     d_dout = multiply(gg, _one_minus_sq(out))
     return d_out, d_dout
 
