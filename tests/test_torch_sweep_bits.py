@@ -74,3 +74,9 @@ def test_conv_input_gradient_on_gemm_with_1024_positions(spec):
 
     skip_unless_onednn_avx512_core("oneDNN's x64:gemm:jit backward data (its no-copy sgemm)")
     md5_table.check(_expected(), spec[0], C.run_conv_gemm(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.LAYER_NORM64, ids=[s[0] for s in C.LAYER_NORM64])
+def test_float64_layer_norm(spec):
+    skip_without_avx512("float64 LayerNorm (torch's AVX2-build kernel on this x86-64 CPU)")
+    md5_table.check(_expected(), spec[0], C.run_layer_norm64(torch, *spec))

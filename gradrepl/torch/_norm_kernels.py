@@ -194,10 +194,20 @@ def _butterfly(acc):
     return acc[..., 0]
 
 
+def _kind(a):
+    """(scalar type, lanes of one AVX2-build ``Vectorized``, fused multiply-add) for the dtype
+    of ``a``: float32's 8 lanes, float64's 4 (the norm kernels have no AVX512 build)."""
+    if a.dtype == _f64:
+        from ._sleef64 import fma64
+        return _f64, LANES // 2, fma64
+    return _f32, LANES, fma
+
+
 def _vec_sums(terms, extra=None):
     """torch's reduce_all (``extra`` None) or map2_reduce_all of products ``terms * extra``
-    (the last partial vector fused) over each row of (R, S), in float32."""
+    (the last partial vector fused) over each row of (R, S), in float32 (float64: 4 lanes)."""
     r, s = terms.shape
+    _t, LANES, fma = _kind(terms)   # noqa: N806
     if s < LANES:
         prod = terms if extra is None else terms * extra
         return np.add.accumulate(prod, axis=1)[:, -1]
@@ -210,6 +220,8 @@ def _vec_sums(terms, extra=None):
             acc[:, :t] = acc[:, :t] + terms[:, full:]
         else:
             acc[:, :t] = fma(terms[:, full:], extra[:, full:], acc[:, :t])
+    if acc.dtype == _f64:   # (vec_reduce_all has no SIMD fold for double: lanes in order)
+        return np.add.accumulate(acc, axis=1)[:, -1]
     return _butterfly(acc)
 
 
@@ -272,8 +284,9 @@ def backward(x, g, weight, mean, invstd, training, want=(True, True, True)):
 _CHUNK = 16     # kChunkSize: vectors per Welford chunk
 
 
-def _add_moments_vec(m0a, m1a, m2a, st):
+def _add_moments_vec(m0a, m1a, m2a, st, kind=(_f32, LANES, fma)):
     """AddMomentsVec: merge (count m0a, mean m1a, m2 m2a) into the stack entry ``st``."""
+    _f32, _lanes, fma = kind   # noqa: N806  (the scalar type: float32 or float64)
     m0, m1, m2 = st
     n = m0 + m0a
     c = _f32(0) if n == 0 else _f32(_f32(m0a) / _f32(n))
@@ -287,6 +300,7 @@ def _add_moments_vec(m0a, m1a, m2a, st):
 
 def _welford_chunks(x, n):
     """UpdateMomentsVec of each chunk of ``_CHUNK`` vectors: [(count, m1, m2)], (R, LANES) each."""
+    _f32, LANES, fma = _kind(x)   # noqa: N806
     r = x.shape[0]
     out = []
     full = n // _CHUNK
@@ -308,7 +322,9 @@ def _welford_chunks(x, n):
 
 
 def row_moments(x):
-    """torch's RowwiseMoments of each row of (R, N) float32: (mean, biased variance)."""
+    """torch's RowwiseMoments of each row of (R, N) float32 or float64: (mean, biased variance)."""
+    kind = _kind(x)
+    _f32, LANES, fma = kind   # noqa: N806
     r, size = x.shape
     n = size // LANES
     chunks = _welford_chunks(x, n)
@@ -316,15 +332,15 @@ def row_moments(x):
     zero = np.zeros((r, LANES), _f32)
     stk = [[0, zero, zero] for _ in range(max(depth, 1))]
     for i, (m0, m1, m2) in enumerate(chunks):
-        _add_moments_vec(m0, m1, m2, stk[0])
+        _add_moments_vec(m0, m1, m2, stk[0], kind)
         mask, j = i + 1, 1
         while j < depth and (mask & 1) == 0:
-            _add_moments_vec(*stk[j - 1], stk[j])
+            _add_moments_vec(*stk[j - 1], stk[j], kind)
             stk[j - 1] = [0, zero, zero]
             mask >>= 1
             j += 1
     for i in range(1, depth):
-        _add_moments_vec(*stk[i], stk[0])
+        _add_moments_vec(*stk[i], stk[0], kind)
     lanes1, lanes2 = stk[0][1], stk[0][2]
     m0, m1, m2 = 0, np.zeros(r, _f32), np.zeros(r, _f32)
     for i in range(n * LANES, size):          # the leftover values: scalar Welford
@@ -345,6 +361,7 @@ def row_moments(x):
 
 def layer_norm(x, weight, bias, eps):
     """(y, mean, rstd) of (R, N) rows: ``y = fma((x - mean) * rstd, weight, bias)``."""
+    _f32, _lanes, fma = _kind(x)   # noqa: N806
     mean, var = row_moments(x)
     rstd = (_f32(1) / np.sqrt(var + _f32(eps))).astype(_f32)
     t = (x - mean[:, None]) * rstd[:, None]
@@ -362,6 +379,7 @@ def _row_dot(a, b):
 
 def layer_norm_backward(x, g, weight, mean, rstd, want=(True, True, True)):
     """(dx, dweight, dbias) of torch's layer_norm backward over (R, N) rows."""
+    _f32, _lanes, fma = _kind(x)   # noqa: N806
     r, size = x.shape
     w = None if weight is None else np.asarray(weight, _f32).reshape(-1)
     a = rstd[:, None]
@@ -396,6 +414,7 @@ def layer_norm_backward(x, g, weight, mean, rstd, want=(True, True, True)):
 def _thread_fma_sums(u, v, blocks):
     """Per block of rows, ``acc = fma(u[i], v[i], acc)`` down the rows (float32), the blocks
     side by side (each thread's buffer); a shorter last block stops early."""
+    _f32, _lanes, fma = _kind(u)   # noqa: N806
     steps = blocks[0][1] - blocks[0][0]
     acc = np.zeros((len(blocks),) + u.shape[1:], _f32)
     starts = np.array([s for s, _e in blocks])

@@ -425,28 +425,33 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
 
 
 # ------------------------------------------------------------------------------ layer norm
+_LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))   # (torch's kernel replayed)
+
+
 def _ln_rows(x, begin_norm_axis):
     lead = int(np.prod(x.shape[:begin_norm_axis], dtype=np.int64))
     return np.ascontiguousarray(x).reshape(lead, -1)
 
 
 def _ln_fwd(x, scale, bias, epsilon=1e-5, begin_norm_axis=1, has_weight=True):
-    """torch's kernel (``_norm_kernels.layer_norm``) for float32; else the engine's.
-    ``has_weight`` False: the weight was None (torch's backward then takes another path)."""
-    if x.dtype != np.float32 or x.size == 0:
+    """torch's kernel (``_norm_kernels.layer_norm``) for float32 and float64; else the
+    engine's. ``has_weight`` False: the weight was None (torch's backward then takes another
+    path)."""
+    if x.dtype not in _LN_DTYPES or x.size == 0:
         return C._layer_norm_fwd(x, scale, bias, epsilon, begin_norm_axis)
     y, _m, _r = K.layer_norm(_ln_rows(x, begin_norm_axis), scale, bias, epsilon)
     return y.reshape(x.shape)
 
 
 def _ln_stats(n):
-    """The forward's row mean and rstd (torch's kernel's for float32)."""
+    """The forward's row mean and rstd (torch's kernel's for float32 and float64)."""
     x = n.inputs[0].data
     rows = _ln_rows(x, n.attrs.get("begin_norm_axis", 1))
     eps = n.attrs.get("epsilon", 1e-5)
-    if x.dtype == np.float32:
+    if x.dtype in _LN_DTYPES:
         mean, var = K.row_moments(rows)
-        return mean, (np.float32(1) / np.sqrt(var + np.float32(eps))).astype(np.float32)
+        t = x.dtype.type
+        return mean, (t(1) / np.sqrt(var + t(eps))).astype(x.dtype)
     mean = rows.mean(1)
     var = ((rows - mean[:, None]) ** 2).mean(1)
     return mean, (1 / np.sqrt(var + eps)).astype(x.dtype)
@@ -454,12 +459,12 @@ def _ln_stats(n):
 
 @exact_first_order
 def _ln_vjp(n, g):
-    """torch's layer_norm backward kernel (float32, no create_graph); else the engine's VJP
+    """torch's layer_norm backward kernel (float32, float64; no create_graph); else the engine's VJP
     (Tensor ops, differentiable again). The row moments are recomputed from the input."""
     x = n.inputs[0].data
     if is_grad_enabled() and x.size:   # (create_graph: NativeLayerNormBackwardBackward0)
         return _double_backward.layer_norm_first_order(n, g, _ln_vjp, *_ln_stats(n))
-    if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
+    if is_grad_enabled() or x.dtype not in _LN_DTYPES or g.data.dtype != x.dtype or not x.size:
         return C._layer_norm_vjp(n, g)
     b = n.attrs.get("begin_norm_axis", 1)
     rows = _ln_rows(x, b)
@@ -468,7 +473,7 @@ def _ln_vjp(n, g):
     w_t = n.inputs[1]
     dx, dw, db = K.layer_norm_backward(rows, _ln_rows(g.data, b),
                                        w_t.data if n.attrs.get("has_weight", True) else None,
-                                       mean, rstd.astype(np.float32), want)
+                                       mean, rstd.astype(x.dtype), want)
     w = type(g)._wrap
     shp = w_t.data.shape
     return (None if dx is None else w(dx.reshape(x.shape), True),

@@ -89,3 +89,28 @@ def run_conv_gemm(torch, name, shape, out_channels, k, padding, bias):
     y = torch.nn.functional.conv2d(x, w, b, padding=padding)
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy()}
+
+# float64 nn.LayerNorm: torch's kernel (Welford moments on 4-lane Vectorized<double>; the
+# backward's reductions add the 4 lanes in order, vec_reduce_all having no SIMD fold for double)
+LAYER_NORM64 = [
+    ("ln64_3_4x5_affine", (3, 4, 5), 2, True),
+    ("ln64_1_1031_plain", (1, 1031), 1, False),
+    ("ln64_17_3x33_affine", (17, 3, 33), 2, True),
+    ("ln64_2x5_7_affine", (2, 5, 7), 1, True),
+]
+
+
+def run_layer_norm64(torch, name, shape, n_norm, affine):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64
+    m = torch.nn.LayerNorm(shape[-n_norm:], elementwise_affine=affine).to(dtype)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.uniform(-1, 1, tuple(p.shape)), dtype=dtype))
+    x = torch.tensor(rng.standard_normal(shape) * 2, dtype=dtype, requires_grad=True)
+    y = m(x)
+    y.backward(torch.tensor(rng.standard_normal(shape), dtype=dtype))
+    out = {"y": y.detach().numpy(), "dx": x.grad.numpy()}
+    for n, p in m.named_parameters():
+        out["d" + n] = p.grad.numpy()
+    return out
