@@ -126,19 +126,6 @@ def refusal(node, create_graph=True):
     return _no_double_grad(node, col) if create_graph else None
 
 
-def _refuse_in_graph(node):
-    return _saved().check(node) or refusal(node, True)
-
-
-def _refuse_plain(node):
-    return _saved().check(node) or refusal(node, False)
-
-
-# both check the saved tensors' in-place versions by Paddle's rules (``saved.py``) in place of
-# the engine's check
-_refuse_in_graph.checks_versions = _refuse_plain.checks_versions = True
-
-
 def _saved():
     global _SAVED
     if _SAVED is None:   # (once: an import statement costs ~10k instructions a call, a node)
@@ -152,8 +139,31 @@ _SAVED = None
 
 
 def refuser(create_graph):
-    """The engine's ``refuse`` hook for a backward with or without ``create_graph``."""
-    return _refuse_in_graph if create_graph else _refuse_plain
+    """The engine's ``refuse`` hook for a backward with or without ``create_graph``: the saved
+    tensors' in-place check by Paddle's rules (``saved.check``), then ``refusal``. Made for the
+    profile in force when the backward starts (one backward runs under one profile), so a node
+    asks no profile and, without ``create_graph``, only the kernels that refuse in any backward
+    (a call instead of the seven a node this took)."""
+    profile = profiles.current()
+    check = _saved().checker(profile)
+    if create_graph:
+        def refuse(node):
+            return check(node) or refusal(node, True)
+    else:
+        col = _COLUMN.get(profile.no_double_grad)
+        kernels = _KERNEL_REFUSALS if col is not None else {}
+
+        def refuse(node):
+            err = check(node)
+            if err is None:
+                kernel = kernels.get(node.op.name)
+                if kernel is not None:
+                    return kernel(node, col)
+            return err
+    # it checks the saved tensors' in-place versions by Paddle's rules (``saved.py``) in place
+    # of the engine's check
+    refuse.checks_versions = True
+    return refuse
 
 
 def composes(op_name):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import weakref
 
 from . import profiles
-from .double_grad import paddle_op
+from .double_grad import ENGINE_NAMES, _TAGS, paddle_op
 
 # Paddle ops whose grad node keeps the forward output (both measured versions)
 SAVES_OUT = frozenset((
@@ -108,12 +108,31 @@ class _Moved:
 def check(node):
     """The error Paddle raises when ``node`` runs with a saved tensor written since it was
     saved, or None."""
+    return checker(profiles.current())(node)
+
+
+def checker(profile):
+    """``check`` for the nodes of a backward run under ``profile``."""
+    return _check_measured if profile.key in WRAPPER_LINE else _check_engine
+
+
+def _check_engine(node):
+    """The engine's rule (an unmeasured profile): the inputs the engine op saves."""
+    if node.op.saves_inputs:
+        return _check_inputs(node, None)
+    return None
+
+
+_TAG_DATA = _TAGS.data      # (``paddle_op`` and ``_WATCH.get`` written out: a call a node each;
+_WATCH_DATA = _WATCH.data   # a WeakKeyDictionary keeps its one dict, keyed by weak references)
+
+
+def _check_measured(node, _ref=weakref.ref):
     op = node.op
-    if not _measured():  # the engine's rule
-        if op.saves_inputs:
-            return _check_inputs(node, None)
-        return None
-    name = paddle_op(node)
+    name = _TAG_DATA.get(_ref(node)) if _TAG_DATA else None
+    if name is None:
+        name = op.name
+        name = ENGINE_NAMES.get(name, name)
     indices = SAVED_INPUTS.get(name, None if op.saves_inputs else ())
     if indices != ():
         inputs = node.inputs
@@ -129,8 +148,8 @@ def check(node):
                         if err is not None:
                             return err
                         break
-    if _WATCH:
-        entries = _WATCH.get(node)
+    if _WATCH_DATA:
+        entries = _WATCH_DATA.get(_ref(node))
         if entries is not None:
             from ..engine.backward import InplaceModifiedError
 
