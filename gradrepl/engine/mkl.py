@@ -309,3 +309,101 @@ def saxpy(alpha, x, y):
     """``y += alpha * x`` by MKL's ``cblas_saxpy`` (float32). MKL fuses the multiply into the add
     on Intel (AVX-512) and rounds the product first on AMD, as Paddle's sgd kernel does there."""
     return _axpy("cblas_saxpy", ctypes.c_float, 4, alpha, x, y)
+
+
+_GEMMS = {}
+
+
+def _gemm_function(name, dtype):
+    """MKL's ``cblas_{s,d}{name}`` with its argument types set, or None without MKL."""
+    key = (name, np.dtype(dtype))
+    if key not in _GEMMS:
+        lib = load()
+        prefix = "cblas_s" if key[1] == np.float32 else "cblas_d"
+        f = getattr(lib, prefix + name, None) if lib else None
+        if f is not None:
+            f.restype = None
+            if name == "gemm":
+                scalar = ctypes.c_float if key[1] == np.float32 else ctypes.c_double
+                P, I = ctypes.c_void_p, ctypes.c_int
+                f.argtypes = [I, I, I, I, I, I, scalar, P, I, P, I, scalar, P, I]
+        _GEMMS[key] = f
+    return _GEMMS[key]
+
+
+def gemm_one_thread(a, b, trans_a=False, trans_b=False):
+    """``op(a) @ op(b)`` of two float32/float64 matrices stored C-contiguous (``op``: the
+    transpose where the flag is set) by MKL's ``cblas_?gemm`` on one thread, beta 0, every operand
+    and the result from a 64-byte boundary, as Paddle's ``Blas::GEMM`` calls it; None where the
+    ``mkl`` wheel is absent or for another dtype."""
+    dtype = a.dtype
+    if dtype != b.dtype or dtype not in (np.float32, np.float64) or a.ndim != 2 or b.ndim != 2:
+        return None
+    f = _gemm_function("gemm", dtype)
+    if f is None:
+        return None
+    a, b = _at_64(a), _at_64(b)
+    m, k = a.shape[::-1] if trans_a else a.shape
+    n = b.shape[0] if trans_b else b.shape[1]
+    out = empty_at_64((m, n), dtype)
+    if m == 0 or n == 0 or k == 0:
+        out[...] = 0
+        return out
+    local = load().MKL_Set_Num_Threads_Local
+    prev = local(1)
+    try:
+        f(101, 112 if trans_a else 111, 112 if trans_b else 111, m, n, k, 1.0, address(a),
+          max(a.shape[1], 1), address(b), max(b.shape[1], 1), 0.0, address(out), max(n, 1))
+    finally:
+        local(prev)
+    return out
+
+
+def gemm_batch_one_thread(a, b, trans_a=False, trans_b=False):
+    """``op(a[i]) @ op(b[i])`` for every i of two stacks (B, r, c) of float32/float64 matrices by
+    one call of MKL's ``cblas_?gemm_batch`` (one group) on one thread, beta 0, as Paddle's
+    ``Blas::BatchedGEMM`` calls it: each matrix stored C-contiguous, the stacks' step any (0: one
+    matrix for the whole batch, a broadcast operand), the pointers to each matrix passed, the
+    results stacked from a 64-byte boundary. None where the ``mkl`` wheel is absent or for
+    another dtype or layout."""
+    dtype = a.dtype
+    if (dtype != b.dtype or dtype not in (np.float32, np.float64) or a.ndim != 3 or b.ndim != 3
+            or a.shape[0] != b.shape[0]):
+        return None
+    f = _gemm_function("gemm_batch", dtype)
+    if f is None:
+        return None
+
+    def stored(x):   # every matrix C-contiguous, from a 64-byte boundary (a stack of them)
+        if x.strides[0] == 0 and x.shape[0] > 1:
+            one = _at_64(np.ascontiguousarray(x[0]))
+            return np.broadcast_to(one, x.shape)
+        return _at_64(np.ascontiguousarray(x))
+
+    a, b = stored(a), stored(b)
+    count = a.shape[0]
+    m, k = a.shape[:0:-1] if trans_a else a.shape[1:]
+    n = b.shape[1] if trans_b else b.shape[2]
+    out = empty_at_64((count, m, n), dtype)
+    if count == 0 or m == 0 or n == 0 or k == 0:
+        out[...] = 0
+        return out
+    P, I = ctypes.c_void_p, ctypes.c_int
+    scalar = ctypes.c_float if dtype == np.float32 else ctypes.c_double
+    steps = np.arange(count, dtype=np.int64)
+    pa = (P * count)(*(address(a) + steps * a.strides[0]).tolist())
+    pb = (P * count)(*(address(b) + steps * b.strides[0]).tolist())
+    pc = (P * count)(*(address(out) + steps * out.strides[0]).tolist())
+    ints = [I(v) for v in (112 if trans_a else 111, 112 if trans_b else 111, m, n, k,
+                           max(a.shape[2], 1), max(b.shape[2], 1), max(n, 1), count)]
+    ta, tb, mi, ni, ki, lda, ldb, ldc, size = ints
+    alpha, beta = scalar(1.0), scalar(0.0)
+    local = load().MKL_Set_Num_Threads_Local
+    prev = local(1)
+    try:
+        f(I(101), ctypes.byref(ta), ctypes.byref(tb), ctypes.byref(mi), ctypes.byref(ni),
+          ctypes.byref(ki), ctypes.byref(alpha), pa, ctypes.byref(lda), pb, ctypes.byref(ldb),
+          ctypes.byref(beta), pc, ctypes.byref(ldc), I(1), ctypes.byref(size))
+    finally:
+        local(prev)
+    return out

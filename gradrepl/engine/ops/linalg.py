@@ -309,6 +309,8 @@ def _matmul_fwd(x, y, transpose_x=False, transpose_y=False, out_shape=None):
     if out is None:
         out = _mkl_gemm(x, y, transpose_x, transpose_y)
     if out is None:
+        out = _mkl_batched_gemm(x, y, transpose_x, transpose_y)
+    if out is None:
         out = _batched_generic_gemm(x, y, transpose_x, transpose_y)
     if out is not None:
         return np.reshape(out, out_shape) if out_shape is not None else out
@@ -328,8 +330,8 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
     against real 3.3.1: 120 of 120 random products (m < 70, k < 600, n < 130, either flag)
     equal, where the fused chain (and numpy's BLAS past ``_CHAIN_LIMIT``) gave 73; a LeNet-style
     (16, 512) @ (512, 64) Linear differed in 922 of 1,024 values before."""
-    if (x.ndim != 2 or y.ndim != 2 or x.dtype != np.float32 or y.dtype != np.float32
-            or cpu.cpu_class() == "amd"):
+    if (x.ndim != 2 or y.ndim != 2 or x.dtype != y.dtype
+            or x.dtype not in (np.float32, np.float64) or cpu.cpu_class() == "amd"):
         return None
     from .. import mkl
     from .nn import _mkl_is_this_cpu
@@ -339,7 +341,48 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
     # each tensor as Paddle stores it: contiguous (its transpose, .t(), slicing copy), so only
     # the op's own flags pass an operand transposed, never a view's layout here
     x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+    if x.dtype == np.float64:
+        # float64: MKL's cblas_dgemm, as Paddle's Blas::GEMM (sweep against real 3.3.1 here)
+        return mkl.gemm_one_thread(x, y, transpose_x, transpose_y)
     return mkl.sgemm_one_thread(x.T if transpose_x else x, y.T if transpose_y else y)
+
+
+def _mkl_batched_gemm(x, y, transpose_x, transpose_y):
+    """A batch of float32/float64 matrix products as Paddle's ``MatMulFunction`` computes it on
+    Intel: one ``Blas::BatchedGEMM``, MKL's ``cblas_?gemm_batch`` on one thread, each operand's
+    matrices passed as stored with the op's own transpose flags (a broadcast operand's one
+    matrix for every product); a batch of one is one GEMM (``_mkl_gemm``). MKL_VERBOSE under
+    real 3.3.1 here: SGEMM_BATCH / DGEMM_BATCH, and SGEMM for a batch of one. Sweep of random
+    3-D/4-D products (either flag, broadcast batches, rows or columns of one) against real
+    3.3.1: 42 of 42 forward equal with the flags passed as the op's (a (1, k) operand read as
+    contiguous without its flag gave 38). None: AMD (``_batched_generic_gemm``), a vector
+    operand, other dtypes, no MKL or a process standing for another CPU class."""
+    if (x.ndim < 2 or y.ndim < 2 or max(x.ndim, y.ndim) < 3 or x.dtype != y.dtype
+            or x.dtype not in (np.float32, np.float64) or cpu.cpu_class() == "amd"):
+        return None
+    from .. import mkl
+    from .nn import _mkl_is_this_cpu
+
+    if not _mkl_is_this_cpu() or not mkl.load():
+        return None
+    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 1:
+        out = _mkl_gemm(x.reshape(x.shape[-2:]), y.reshape(y.shape[-2:]), transpose_x,
+                        transpose_y)
+        return None if out is None else out.reshape(batch + out.shape)
+
+    def stack(t):
+        if t.shape[:-2] == batch:
+            return np.ascontiguousarray(t).reshape((count,) + t.shape[-2:])
+        if all(s == 1 for s in t.shape[:-2]):     # one matrix for every product
+            return np.broadcast_to(np.ascontiguousarray(t).reshape(t.shape[-2:]),
+                                   (count,) + t.shape[-2:])
+        return np.ascontiguousarray(np.broadcast_to(t, batch + t.shape[-2:])).reshape(
+            (count,) + t.shape[-2:])
+
+    out = mkl.gemm_batch_one_thread(stack(x), stack(y), transpose_x, transpose_y)
+    return None if out is None else out.reshape(batch + out.shape[1:])
 
 
 def _fold_init_dims(t):
@@ -405,12 +448,34 @@ def _folded_matmul_grads(n, g):
     return dX, dY
 
 
+def _broadcast_matmul_grads(n, g, tx, ty):
+    """Paddle's matmul_grad for batches that broadcast: dx and dy as its MatMulFunction calls
+    (operands and flags by the op's flags), each summed to its input's shape."""
+    x, y = n.inputs
+    xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    forms = {(True, True): ((y, g, True, True), (g, x, True, True)),
+             (True, False): ((y, g, False, True), (x, g, False, False)),
+             (False, True): ((g, y, False, False), (g, x, True, False)),
+             (False, False): ((g, y, False, True), (x, g, True, False))}[(bool(tx), bool(ty))]
+    dX = reshape(sum_to(matmul(*forms[0]), xs), xs) if needs_grad(n, 0) else None
+    dY = reshape(sum_to(matmul(*forms[1]), ys), ys) if needs_grad(n, 1) else None
+    return dX, dY
+
+
 def _matmul_vjp(n, g):
     x, y = n.inputs
     tx, ty = n.attrs.get("transpose_x", False), n.attrs.get("transpose_y", False)
     xs, ys = n.in_meta[0][0], n.in_meta[1][0]
     if (len(xs) <= 2 or len(ys) <= 2) and not (len(xs) == 1 and len(ys) == 1):
         return _folded_matmul_grads(n, g)
+    if len(xs) > 2 and len(ys) > 2 and cpu.cpu_class() != "amd":
+        # Paddle's MatmulGradKernel: equal batch dims are matrix sequences (CalcInputGrad),
+        # else each gradient one product of the forms below, summed over the broadcast dims.
+        # On Intel the operand order and flags pick MKL's kernels: the x gradient of
+        # x^T @ y as swap(G @ Y^T) gave other bits than Paddle's Y @ G^T (sweep here)
+        if xs[:-2] == ys[:-2]:
+            return _folded_matmul_grads(n, g)
+        return _broadcast_matmul_grads(n, g, tx, ty)
     X = x if len(xs) > 1 else reshape(x, (1, xs[0]))
     Y = y if len(ys) > 1 else reshape(y, (ys[0], 1))
     if len(xs) == 1:
