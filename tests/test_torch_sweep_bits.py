@@ -80,3 +80,9 @@ def test_conv_input_gradient_on_gemm_with_1024_positions(spec):
 def test_float64_layer_norm(spec):
     skip_without_avx512("float64 LayerNorm (torch's AVX2-build kernel on this x86-64 CPU)")
     md5_table.check(_expected(), spec[0], C.run_layer_norm64(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.GROUP_NORM64, ids=[s[0] for s in C.GROUP_NORM64])
+def test_float64_group_norm(spec):
+    skip_without_avx512("float64 GroupNorm (torch's AVX2-build kernel on this x86-64 CPU)")
+    md5_table.check(_expected(), spec[0], C.run_group_norm64(torch, *spec))

@@ -436,7 +436,8 @@ def _thread_fma_sums(u, v, blocks):
 def group_norm(x, weight, bias, groups, eps, affine=True):
     """(y, mean, rstd) of (N, C, ...) over ``groups`` groups of channels; ``affine`` False: no
     weight and no bias (``(x - mean) * rstd``), else ``fma(scale, x, beta - scale * mean)``
-    with ``scale = rstd * weight``."""
+    with ``scale = rstd * weight``. float32 or float64."""
+    _f32, _lanes, fma = _kind(x)   # noqa: N806  (the scalar type: float32 or float64)
     n, c = x.shape[:2]
     d = c // groups
     rows = np.ascontiguousarray(x).reshape(n * groups, -1)
@@ -455,12 +456,16 @@ def group_norm(x, weight, bias, groups, eps, affine=True):
 
 def group_norm_backward(x, g, weight, mean, rstd, groups, want=(True, True, True)):
     """(dx, dweight, dbias) of torch's group_norm backward (a None weight counts as ones)."""
+    _f32, LANES, fma = _kind(x)   # noqa: N806  (float32's 8 lanes, float64's 4)
     n, c = x.shape[:2]
     d = c // groups
     x2 = np.ascontiguousarray(x).reshape(n * c, -1)
     g2 = np.ascontiguousarray(g).reshape(n * c, -1)
     hw = x2.shape[1]
-    ds = _vec_sums(g2 * x2).reshape(n, c)           # ComputeInternalGradients: no fused ops
+    if x.dtype == _f64:   # (float64: the last partial vector's products fused, as measured)
+        ds = _vec_sums(g2, x2).reshape(n, c)
+    else:                 # ComputeInternalGradients: no fused ops
+        ds = _vec_sums(g2 * x2).reshape(n, c)
     db = _vec_sums(g2).reshape(n, c)
     w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
     mg = np.repeat(mean.reshape(n, groups), d, axis=1)

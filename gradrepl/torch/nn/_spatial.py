@@ -506,9 +506,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):  # n
 # ------------------------------------------------------------------------------ group norm
 def _gn_fwd(x, scale, bias, epsilon=1e-5, groups=1, has_scale=True, has_bias=True,
             eps_double=False, torch_affine=True):
-    """torch's kernel (``_norm_kernels.group_norm``) for float32; else the engine's.
-    ``torch_affine`` False: called without weight and bias (torch then rounds otherwise)."""
-    if x.dtype != np.float32 or x.size == 0:
+    """torch's kernel (``_norm_kernels.group_norm``) for float32 and float64; else the
+    engine's. ``torch_affine`` False: called without weight and bias (torch then rounds
+    otherwise)."""
+    if x.dtype not in _LN_DTYPES or x.size == 0:
         y = GN_OPS._group_norm_fwd(x, scale, bias, epsilon, groups, has_scale, has_bias,
                                    eps_double)
         if x.size == 0:
@@ -521,9 +522,10 @@ def _gn_fwd(x, scale, bias, epsilon=1e-5, groups=1, has_scale=True, has_bias=Tru
 
 
 def _gn_stats_of(x, groups, eps):
-    """Per-group mean and rstd (N * G,) (float32: torch's kernel's, its rstd in double)."""
+    """Per-group mean and rstd (N * G,) (float32, float64: torch's kernel's, its rstd in
+    double)."""
     rows = np.ascontiguousarray(x).reshape(x.shape[0] * groups, -1)
-    if x.dtype == np.float32:
+    if x.dtype in _LN_DTYPES:
         mean, var = K.row_moments(rows)
         return mean, (1.0 / np.sqrt(np.maximum(var, 0).astype(np.float64) + eps))
     mean = rows.mean(1)
@@ -531,7 +533,7 @@ def _gn_stats_of(x, groups, eps):
 
 
 def _gn_vjp(n, g, gmean=None, grstd=None):
-    """torch's group_norm backward kernel (float32, no create_graph, no gradient on the mean
+    """torch's group_norm backward kernel (float32, float64; no create_graph, no gradient on the mean
     or rstd outputs); else, as torch, its differentiable composite (``_double_backward``: the
     composite's values, not the kernel's) for floating inputs; else the engine's
     group_norm_grad op."""
@@ -543,13 +545,13 @@ def _gn_vjp(n, g, gmean=None, grstd=None):
         return _double_backward.group_norm_composite(n, g, gmean, grstd)
     if g is None:
         return None, None, None
-    if is_grad_enabled() or x.dtype != np.float32 or g.data.dtype != np.float32 or not x.size:
+    if is_grad_enabled() or x.dtype not in _LN_DTYPES or g.data.dtype != x.dtype or not x.size:
         attrs = {k: v for k, v in a.items() if k != "torch_affine"}
         return GN_OPS.group_norm_grad(x_t, w_t, b_t, g, attrs)
     groups = a.get("groups", 1)
     mean, rstd = _gn_stats_of(x, groups, a.get("epsilon", 1e-5))
     want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
-    dx, dw, db = K.group_norm_backward(x, g.data, w_t.data, mean, rstd.astype(np.float32),
+    dx, dw, db = K.group_norm_backward(x, g.data, w_t.data, mean, rstd.astype(x.dtype),
                                        groups, want)
     w = type(g)._wrap
     return (None if dx is None else w(dx, True), None if dw is None else w(dw, True),

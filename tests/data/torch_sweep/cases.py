@@ -114,3 +114,26 @@ def run_layer_norm64(torch, name, shape, n_norm, affine):
     for n, p in m.named_parameters():
         out["d" + n] = p.grad.numpy()
     return out
+
+# float64 nn.GroupNorm: torch's kernel (the same moments; the backward's per-channel sums
+# with the last partial vector's products fused)
+GROUP_NORM64 = [
+    ("gn64_5x4x5_g4", (5, 4, 5), 4),
+    ("gn64_5x16x7x3_g2", (5, 16, 7, 3), 2),
+    ("gn64_2x12x4x4_g4", (2, 12, 4, 4), 4),
+    ("gn64_3x6x33_g2", (3, 6, 33), 2),
+]
+
+
+def run_group_norm64(torch, name, shape, groups):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64
+    m = torch.nn.GroupNorm(groups, shape[1]).to(dtype)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.uniform(-1, 1, tuple(p.shape)), dtype=dtype))
+    x = torch.tensor(rng.standard_normal(shape) * 2, dtype=dtype, requires_grad=True)
+    y = m(x)
+    y.backward(torch.tensor(rng.standard_normal(shape), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dweight": m.weight.grad.numpy(),
+            "dbias": m.bias.grad.numpy()}
