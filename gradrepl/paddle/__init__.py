@@ -62,7 +62,7 @@ def __getattr__(name):
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
                 "regularizer", "base", "distribution", "hapi", "text", "distributed",
-                "jit", "utils", "sparse", "amp", "geometric", "fft"):
+                "jit", "utils", "sparse", "amp", "geometric", "fft", "incubate"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")

@@ -1,7 +1,7 @@
 """Clear AttributeErrors (issue 28): an attribute the emulated Paddle has and gradrepl's Paddle
 does not emulate raises an AttributeError saying so, at the point of access
-(``paddle.incubate`` -> "module 'paddle' has no attribute 'incubate' (gradrepl's paddle does not emulate
-paddle.incubate: Paddle's incubating APIs)"); a name that version of Paddle does not have
+(``paddle.audio`` -> "module 'paddle' has no attribute 'audio' (gradrepl's paddle does not emulate
+paddle.audio: audio features and datasets)"); a name that version of Paddle does not have
 either raises Paddle's own message. Paddle's names per version and module are
 ``_paddle_names.NAMES`` (generated from real Paddle's ``dir()`` by ``tools/paddle_api_gaps.py``).
 
@@ -15,7 +15,6 @@ from . import profiles
 # what a not-emulated module or family is, for the message
 NOTES = {
     "paddle.audio": "audio features and datasets",
-    "paddle.incubate": "Paddle's incubating APIs",
     "paddle.inference": "the inference engine",
     "paddle.signal": "stft / istft",
     "paddle.Tensor.stft": "the short-time Fourier transform",

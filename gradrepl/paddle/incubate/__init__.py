@@ -1,0 +1,27 @@
+"""``paddle.incubate``: of Paddle's incubating APIs only ``autograd`` (the functional
+``vjp``/``jvp``/``Jacobian``/``Hessian`` of the higher-order autograd guide) is emulated; any
+other name real Paddle has raises the not-emulated message, any other Paddle's own."""
+from __future__ import annotations
+
+# real Paddle 3.3.1's and 2.6.2's public names of paddle.incubate (dir(), both versions)
+_PADDLE_NAMES = frozenset((
+    "DistributedFusedLamb", "LayerHelper", "LookAhead", "ModelAverage", "asp", "auto_checkpoint",
+    "autograd", "autotune", "cc", "checkpoint", "distributed", "fleet", "framework",
+    "fuse_resnet_unit_pass", "get_rng_state", "graph_khop_sampler", "graph_reindex",
+    "graph_sample_neighbors", "graph_send_recv", "identity_loss", "inference", "jit", "layers",
+    "multiprocessing", "nn", "operators", "optimizer", "passes", "register_rng_state_as_index",
+    "segment_max", "segment_mean", "segment_min", "segment_sum", "set_rng_state",
+    "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle", "tensor", "xpu"))
+
+
+def __getattr__(name):
+    if name == "autograd":
+        import importlib
+
+        mod = importlib.import_module(f"{__name__}.autograd")
+        globals()[name] = mod
+        return mod
+    if name in _PADDLE_NAMES:
+        raise AttributeError(f"module 'paddle.incubate' has no attribute '{name}' (gradrepl's "
+                             f"paddle does not emulate paddle.incubate.{name})")
+    raise AttributeError(f"module 'paddle.incubate' has no attribute '{name}'")
