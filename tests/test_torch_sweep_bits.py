@@ -86,3 +86,9 @@ def test_float64_layer_norm(spec):
 def test_float64_group_norm(spec):
     skip_without_avx512("float64 GroupNorm (torch's AVX2-build kernel on this x86-64 CPU)")
     md5_table.check(_expected(), spec[0], C.run_group_norm64(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.SDPA_MATH, ids=[s[0] for s in C.SDPA_MATH])
+def test_sdpa_math_path(spec):
+    record_for_mkl_branch("the attention's matrix products (MKL)", {"AVX512_E1": True})
+    md5_table.check(_expected(), spec[0], C.run_sdpa_math(torch, *spec))

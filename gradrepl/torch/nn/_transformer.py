@@ -96,6 +96,16 @@ def _matmul(a, b):
     return _ops.reshape(out, batch + (sa[-2], sb[-1]))
 
 
+def _flash_shapes(q, k, v):
+    """Whether torch's CPU backend choice (``select_sdp_backend_cpp``) can take the flash
+    kernel for these shapes: 4-D inputs of one head dim, equal batch and head counts; else it
+    runs the math path."""
+    sq, sk, sv = _shape(q), _shape(k), _shape(v)
+    if not len(sq) == len(sk) == len(sv) == 4:
+        return False
+    return sq[-1] == sk[-1] == sv[-1] and sq[:2] == sk[:2] == sv[:2]
+
+
 def _bool_to_float_mask(mask, dtype):
     a = raw(mask)
     return Tensor._wrap(np.where(a, np.asarray(0, dtype), np.asarray(-np.inf, dtype)), True)
@@ -133,14 +143,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None:
         mask = (_bool_to_float_mask(attn_mask, dt) if raw(attn_mask).dtype == np.bool_
                 else attn_mask)
-    if dropout_p > 0.0:
-        # torch's math path: the scale on q and k (its square root on each), softmax, dropout
+    if dropout_p > 0.0 or not _flash_shapes(q, k, v):
+        # torch's math path (dropout, or inputs the flash kernel refuses): the scale on q and
+        # k (its square root on each), softmax, dropout
         sq = math.sqrt(scale_f)
         s = _matmul(_ops.mul(q, sq), _ops.mul(_ops.transpose(k, -2, -1), sq))
         if mask is not None:
             s = _ops.add(s, mask)
         attn = F.softmax(s, -1)
-        attn = F.dropout(attn, dropout_p, True)
+        if dropout_p > 0.0:
+            attn = F.dropout(attn, dropout_p, True)
         return _matmul(attn, v)
     s = _ops.mul(_matmul(q, _ops.transpose(k, -2, -1)), scale_f)
     if mask is not None:

@@ -137,3 +137,36 @@ def run_group_norm64(torch, name, shape, groups):
     y.backward(torch.tensor(rng.standard_normal(shape), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dweight": m.weight.grad.numpy(),
             "dbias": m.bias.grad.numpy()}
+
+# F.scaled_dot_product_attention where torch's CPU backend choice refuses the flash kernel
+# (3-D inputs, a value head dim other than the query's): the math path, q and k each scaled by
+# the scale's square root, softmax, the product with v
+SDPA_MATH = [
+    ("sdpa_3d_3x33x8_scale", (2,), 3, 33, 8, 8, False, None, 0.3),
+    ("sdpa_3d_8x8x4_causal", (1,), 8, 8, 4, 4, True, None, None),
+    ("sdpa_4d_17x4x8x16_floatmask", (2, 3), 17, 4, 8, 16, False, "float", None),
+    ("sdpa_3d_17x33x4x16_boolmask", (2,), 17, 33, 4, 16, False, "bool", 0.3),
+    ("sdpa_4d_1x33x4x16_f64", (2, 3), 1, 33, 4, 16, False, "float", None),
+]
+
+
+def run_sdpa_math(torch, name, batch, q_len, kv_len, e, ev, causal, mask, scale):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64 if name.endswith("f64") else torch.float32
+
+    def leaf(shape):
+        return torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+
+    q, k, v = leaf(batch + (q_len, e)), leaf(batch + (kv_len, e)), leaf(batch + (kv_len, ev))
+    kw = {}
+    if mask == "bool":
+        m = rng.random((q_len, kv_len)) < 0.7
+        m[:, 0] = True
+        kw["attn_mask"] = torch.tensor(m)
+    elif mask == "float":
+        kw["attn_mask"] = torch.tensor(rng.standard_normal((q_len, kv_len)), dtype=dtype)
+    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
+                                                         **kw)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dq": q.grad.numpy(), "dk": k.grad.numpy(),
+            "dv": v.grad.numpy()}
