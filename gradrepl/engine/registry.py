@@ -282,6 +282,28 @@ def apply_pair(op: OpDef, x, y, a, b):
     return t
 
 
+def plain_array(t):
+    """``t``'s array when a VJP may run an op's forward on arrays itself (see ``plain_result``):
+    nothing records (grad mode off: a backward without create_graph; no apply hook) and the
+    array is float32/float64 (no stored format); else None (the VJP calls ``apply``)."""
+    if _STATE.enabled or _HOOK is not None:
+        return None
+    fast = _SLOT_CLASS.get(type(t))
+    if fast is None:
+        fast = _learn_class(type(t))
+    a = _slot(t) if fast else t.data
+    return a if a.dtype is _F32 or a.dtype is _F64 else None
+
+
+def plain_result(cls, out):
+    """What ``apply`` returns for an op whose forward gave ``out`` with nothing recorded, its
+    first input of class ``cls``: a tensor of ``cls._result_type`` that stops gradient."""
+    return cls._result_type._wrap(out if type(out) is _ndarray else _asarray(out), True)
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 from weakref import ref as _weakref  # noqa: E402
 
 #: A node whose VJP needs only its inputs' shapes lets go of them at once when one is larger

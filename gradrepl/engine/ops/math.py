@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cpu
-from ..registry import STORAGE, apply, register
+from ..registry import STORAGE, apply, plain_array, plain_result, register
 from . import _kernels as K
 from ._util import FP, array_like, const, kept_array, one_element, quiet, scalar_of
 
@@ -345,7 +345,11 @@ def _scale_fwd(x, scale=1.0, bias=0.0, bias_after_scale=True, f16="zero"):
 def _scale_vjp(n, g):
     f16 = n.attrs.get("f16")
     if f16 is None:
-        return scale(g, n.attrs.get("scale", 1.0))
+        s = n.attrs.get("scale", 1.0)
+        ga = plain_array(g)
+        if ga is not None:  # (nothing to record: scale(g, s)'s forward without apply's tests)
+            return plain_result(type(g), _scale_fwd(ga, s, 0.0))
+        return scale(g, s)
     return apply(SCALE, (g,), {"scale": n.attrs.get("scale", 1.0), "bias": 0.0, "f16": f16})
 
 
@@ -522,8 +526,17 @@ def _tanh_grad_vjp(n, gg):
 TANH_GRAD = register("tanh_grad", _safe(_tanh_grad_fwd), _tanh_grad_vjp,
                      legacy_name="TanhGradBackward", domain="unit",
                      examples=[([(2, 3), (2, 3)], {})])
-TANH = unary("tanh", _float_fwd(K.tanh), lambda n, g: apply(TANH_GRAD, (n.out(), g)),
-             "TanhBackward", saves_inputs=False)
+def _tanh_vjp(n, g):
+    ga = plain_array(g)
+    out = n.out_data
+    if ga is not None and out is not None and out[0].dtype is ga.dtype:
+        # (nothing to record: tanh_grad's forward on the arrays, no tensor of the output made)
+        cls = n.inputs[0]._result_type if n.inputs is not None else n.result_type
+        return plain_result(cls, TANH_GRAD.forward(out[0], ga))
+    return apply(TANH_GRAD, (n.out(), g))
+
+
+TANH = unary("tanh", _float_fwd(K.tanh), _tanh_vjp, "TanhBackward", saves_inputs=False)
 SIGMOID = unary("sigmoid", _float_fwd(K.sigmoid),
                 lambda n, g: sigmoid_grad(n.out(), g),
                 "SigmoidBackward", saves_inputs=False)
