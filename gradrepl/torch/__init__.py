@@ -277,6 +277,9 @@ class _Backends:
     openmp = _answers("openmp", True)
     cuda = _answers("cuda", False)
     cuda.is_built = lambda: False
+    # without the opt_einsum package (torch's own state here): einsum contracts left to right
+    opt_einsum = _answers("opt_einsum", False, enabled=False, strategy=None)
+    opt_einsum.get_opt_einsum = lambda: None
 
 
 def _cudnn_flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,

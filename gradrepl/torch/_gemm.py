@@ -356,6 +356,33 @@ def gemm_batch(a, b):
     return out
 
 
+def gemm_single(a, b):
+    """``a @ b`` of two one-matrix batches as torch 2.13's bmm computes it: one ``?gemm`` (not
+    ``?gemm_batch``: MKL_VERBOSE shows SGEMM), with the batch kernel's arguments (the result
+    row-major, so column-major ``(N, N, n, m, k, b, ldb, a, lda)`` for plain matrices, where
+    ``mm`` of the same matrices passes ``(T, T, m, n, k, a, ...)``: other bits for a 1x1
+    result), operands where torch holds them and the result 64-byte aligned; None without MKL
+    or for another dtype."""
+    if a.dtype != b.dtype or a.ndim != 3 or b.ndim != 3 or a.shape[0] != 1:
+        return None
+    k = _kernel(a.dtype)
+    if k is None:
+        return None
+    _, m, kk = a.shape
+    n = b.shape[2]
+    out = np.zeros((1, m, n), a.dtype)
+    if not out.size or kk == 0:
+        return out
+    out = aligned(out)
+    sa, ta, lda, _ = _batch_operand(a)
+    sb, tb, ldb, _ = _batch_operand(b)
+    sa, sb = placed(sa), placed(sb)
+    address = _mkl.address
+    k[0](_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+         _scalar(a.dtype, 0.0), address(out), max(n, 1))
+    return out
+
+
 def sequential_bmm(a, b):
     """torch's own batched kernel (bmm of small matrices: m*k*n < 400, or 1x1 results): each
     product rounded, then added in the order of k."""

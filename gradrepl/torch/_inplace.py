@@ -29,10 +29,10 @@ LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an in-place "
                      "operation.")
 
-_VIEW_OPS = {"ViewBackward0", "SelectBackward0", "SliceBackward0", "AliasBackward0",
-             "TBackward0", "TransposeBackward0", "PermuteBackward0", "UnsqueezeBackward0",
-             "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "ExpandBackward0",
-             "UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0"}
+_VIEW_OPS = {"ViewBackward0", "ReshapeAliasBackward0", "SelectBackward0", "SliceBackward0",
+             "AliasBackward0", "TBackward0", "TransposeBackward0", "PermuteBackward0",
+             "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
+             "ExpandBackward0", "UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0"}
 
 
 def check_leaf(x):

@@ -1514,6 +1514,7 @@ def _viewable(a, shape):
 
 
 VIEW = top("reshape", "ViewBackward0", "none")
+RESHAPE_ALIAS = top("reshape", "ReshapeAliasBackward0", "none")
 
 
 def view(input, *shape):  # noqa: A002
@@ -1532,8 +1533,9 @@ def view(input, *shape):  # noqa: A002
 def reshape(input, *shape):  # noqa: A002
     a = raw(input)
     shape = _resolve_shape(_shape_args(shape), a.size)
-    if _viewable(a, shape):
-        return apply(VIEW, (input,), {"shape": shape})
+    if _viewable(a, shape):  # ATen: view() of a contiguous input, else _reshape_alias
+        return apply(VIEW if a.flags.c_contiguous or a.size <= 1 else RESHAPE_ALIAS,
+                     (input,), {"shape": shape})
     c = apply(top("assign", "CloneBackward0", "none", forward=_clone_fwd), (input,))
     return apply(top("reshape", "UnsafeViewBackward0", "none"), (c,), {"shape": shape})
 
@@ -2185,6 +2187,10 @@ def _mkl_matmul(x, y):
         if x.dtype == y.dtype and x.dtype in (np.float32, np.float64, np.complex64, np.complex128) and x.shape[0] and (
                 m * k * n < 400 or (m == n == 1 and _one_by_one_sequential())):
             return sequential_bmm(x, y)
+        if x.shape[0] == 1:  # one matrix: torch 2.13 calls ?gemm (MKL_VERBOSE), not the batch
+            out = g.gemm_single(x, y)
+            if out is not None:
+                return out
         return gemm_batch(x, y)
     return None
 
@@ -2371,10 +2377,9 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     if _b.any(raw(o).dtype == _bfloat16.BITS for o in operands):   # bfloat16: in float,
         return _einsum_graph(equation, operands)                      # rounded (the hook)
-    out = np.einsum(equation, *[raw(o) for o in operands])
-    if _b.any(not o.stop_gradient for o in operands) and _STATE.enabled:
-        return _einsum_graph(equation, operands)
-    return _wrap(np.asarray(out), True)
+    from ._einsum import einsum as aten_einsum
+
+    return aten_einsum(equation, tuple(operands))  # ATen's permutes, sums and bmm
 
 
 def _einsum_graph(equation, operands):

@@ -511,7 +511,7 @@ def _random_module(T):
 def _backends_module(T):
     old = T.__dict__.get("backends")
     mod = _module("backends", "torch.backends on torch's CPU wheel.", package=True)
-    for name in ("mps", "cudnn", "mkldnn", "openmp", "cuda"):
+    for name in ("mps", "cudnn", "mkldnn", "openmp", "cuda", "opt_einsum"):
         space = getattr(old, name, None) if old is not None and not isinstance(
             old, types.ModuleType) else getattr(mod, name, None)
         if space is None:

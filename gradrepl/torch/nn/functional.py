@@ -274,7 +274,7 @@ def linear(input, weight, bias=None):  # noqa: A002
 
 
 def bilinear(input1, input2, weight, bias=None):
-    out = _ops.einsum("bi,oij,bj->bo", input1, weight, input2)
+    out = _ops._einsum_graph("bi,oij,bj->bo", (input1, weight, input2))  # (not _trilinear yet)
     return out if bias is None else _ops.add(out, bias)
 
 
