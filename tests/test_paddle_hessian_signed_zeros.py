@@ -97,3 +97,67 @@ def test_batched_hessian_prints_negative_zero():
         state.reset()
     off = ~np.eye(3, dtype=bool)
     assert (np.signbit(h[:, off]) == (np.cos(_X)[:, None, :].repeat(3, 1)[:, off] < 0)).all()
+
+
+# Paddle's pow double grad (PowDoubleGradKernel): dx = scale((dout * ddx) * x.pow(e - 2),
+# e * (e - 1)), ddout = scale(ddx * x.pow(e - 1), e); the scale's + 0 gives 0. where the
+# composite's products gave -0. (x ** 3 and x ** 2 * c differed before). Recorded from real
+# 3.3.1 and 2.6.2 (equal) here, 2026-12-07.
+_POW_CASES = {
+    "x**3": ["9999f9c000000000000000009a9919400000000000000000",
+             "000000006666864000000000000000009a9999bf00000000",
+             "0000000000000000999949410000000000000000000070c1"],
+    "x**2*c": ["000000c000000000000000000000803f0000000000000000",
+               "00000000000080400000000000000000000080bf00000000",
+               "00000000000000000000c0c0000000000000000000000040"],
+    "pow(x*x+1,2.5)*c": ["028c7ec20000000000000000854e8d400000008000000000",
+                         "000000808f86104200000000000000008d463dc000000000",
+                         "00000080000000004e9522c400000000000000809204af43"],
+}
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+@pytest.mark.parametrize("name", sorted(_POW_CASES))
+def test_pow_hessian_columns_are_paddles_double_grad_kernel(version, name):
+    from gradrepl.paddle import state
+
+    state.reset(version)
+    try:
+        import gradrepl.paddle as paddle
+
+        c = paddle.to_tensor(_C)
+        f = {"x**3": lambda x: paddle.sum(x ** 3),
+             "x**2*c": lambda x: paddle.sum((x ** 2) * c),
+             "pow(x*x+1,2.5)*c": lambda x: paddle.sum(paddle.pow(x * x + 1, 2.5) * c)}[name]
+        x = paddle.to_tensor(_X, stop_gradient=False)
+        g = paddle.grad(f(x), x, create_graph=True)[0]
+        got = []
+        for j in range(3):
+            v = paddle.zeros_like(g)
+            v[:, j] = 1.0
+            got.append(paddle.grad(g, x, grad_outputs=v, retain_graph=True)[0].numpy()
+                       .tobytes().hex())
+    finally:
+        state.reset()
+    assert got == _POW_CASES[name]
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_double_grad_node_names(version):
+    """The node of a gradient op x_grad is XDoubleGradNode (real 3.3.1 and 2.6.2:
+    TanhDoubleGradNode, SigmoidDoubleGradNode, PowDoubleGradNode, SiluDoubleGradNode; gradrepl
+    said TanhGradGradNode, and MultiplyGradNode for pow's)."""
+    from gradrepl.paddle import state
+
+    state.reset(version)
+    try:
+        import gradrepl.paddle as paddle
+
+        x = paddle.to_tensor([1.5, -2.0], stop_gradient=False)
+        names = [paddle.grad(paddle.sum(f(x)), x, create_graph=True)[0].grad_fn.name()
+                 for f in (paddle.tanh, paddle.nn.functional.sigmoid, lambda t: t ** 3,
+                           paddle.nn.functional.silu)]
+    finally:
+        state.reset()
+    assert names == ["TanhDoubleGradNode", "SigmoidDoubleGradNode", "PowDoubleGradNode",
+                     "SiluDoubleGradNode"]

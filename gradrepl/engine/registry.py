@@ -54,8 +54,15 @@ class OpDef:
 
     @property
     def backward_name(self) -> str:
-        """CamelCase name of the backward op as Paddle 2.6+ calls it (MultiplyGradNode)."""
-        return "".join(p.capitalize() for p in self.name.split("_")) + "GradNode"
+        """CamelCase name of the backward op as Paddle 2.6+ calls it (MultiplyGradNode); the
+        node of a gradient op ``x_grad`` is ``XDoubleGradNode``, of ``x_double_grad``
+        ``XTripleGradNode`` (real 3.3.1: TanhDoubleGradNode, PowTripleGradNode)."""
+        name, suffix = self.name, "GradNode"
+        for tail, node in (("_double_grad", "TripleGradNode"), ("_grad", "DoubleGradNode")):
+            if name.endswith(tail):
+                name, suffix = name[:-len(tail)], node
+                break
+        return "".join(p.capitalize() for p in name.split("_")) + suffix
 
 
 def needs_grad(node, i) -> bool:

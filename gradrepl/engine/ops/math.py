@@ -694,12 +694,46 @@ def _pow_scalar_fwd(x, factor):
     return np.power(x, f)
 
 
+def _factor_minus_one(f, dt):
+    return float(np.asarray(f, dt) - np.asarray(1, dt)) if dt.kind == "f" else f - 1.0
+
+
+def _pow_grad_fwd(x, dout, factor):
+    """Paddle's pow_grad kernel: dx = dout * factor * x.pow(factor - 1), with factor - 1
+    computed in x's dtype (the products of the engine's multiply)."""
+    mul = MULTIPLY.forward
+    scaled = mul(dout, np.asarray(factor, dout.dtype))
+    return mul(scaled, _pow_scalar_fwd(x, _factor_minus_one(factor, x.dtype)))
+
+
+def _pow_grad_vjp(n, gg):
+    """Paddle's PowDoubleGradKernel (factor as a float): d/dx = scale((dout * ddx) *
+    x.pow(e - 2), e * (e - 1)) (zeros where e == 1), d/d(dout) = scale(ddx * x.pow(e - 1),
+    e): the scale's + 0 makes a -0. product 0., as in Paddle."""
+    x, dout = n.inputs
+    e = np.float32(n.attrs["factor"])
+
+    def times_pow(t, k):  # t * x.pow(k); x.pow(0) is 1 (no x in the graph: no 0 * inf there)
+        return t if k == 0 else multiply(t, pow_scalar(x, float(k)))
+
+    if e == 1:
+        d_x = const(gg, np.zeros(x.data.shape, x.data.dtype))
+    else:
+        d_x = scale(times_pow(multiply(dout, gg), e - np.float32(2)),
+                    float(e * (e - np.float32(1))))
+    d_dout = scale(times_pow(gg, e - np.float32(1)), float(e))
+    return d_x, d_dout
+
+
+POW_GRAD = register("pow_grad", _safe(_pow_grad_fwd), _pow_grad_vjp, legacy_name="PowGradBackward",
+                    examples=[([(2, 3), (2, 3)], {"factor": 3.0}),
+                              ([(3,), (3,)], {"factor": 2.0})])
+
+
 def _pow_scalar_vjp(n, g):
-    """dx = dout * factor * x.pow(factor - 1), with factor - 1 computed in x's dtype."""
-    f = n.attrs["factor"]
-    dt = n.in_meta[0][1]
-    fm1 = float(np.asarray(f, dt) - np.asarray(1, dt)) if dt.kind == "f" else f - 1.0
-    return multiply(times(g, f), pow_scalar(n.inputs[0], fm1))
+    """dx = dout * factor * x.pow(factor - 1) (Paddle's pow_grad op, whose gradient is its
+    double-grad kernel's)."""
+    return apply(POW_GRAD, (n.inputs[0], g), {"factor": n.attrs["factor"]})
 
 
 POW_SCALAR = unary("pow", _pow_scalar_fwd, _pow_scalar_vjp, "PowBackward",
