@@ -226,7 +226,68 @@ def _sequential_einsum(equation, xs):
     return np.add.reduce(flat, axis=0) if k else np.zeros(flat.shape[1:], flat.dtype)
 
 
+def _paddle_intel_einsum():
+    """Whether Paddle's two-operand einsum is MKL's GEMM here (Intel, MKL, this CPU's class)."""
+    from .. import cpu, mkl
+    from .nn import _mkl_is_this_cpu
+
+    return cpu.cpu_class() != "amd" and _mkl_is_this_cpu() and bool(mkl.load())
+
+
+def _mkl_einsum(equation, xs):
+    """A two-operand einsum as Paddle's CPU kernel computes it on Intel (MKL_VERBOSE under real
+    3.3.1 here: one SGEMM(N,N) or, with batch labels, one SGEMM_BATCH(N,N)): each operand laid
+    out contiguous as [batch, its own free labels, contracted] and [batch, contracted, its own
+    free labels], one product without transpose flags (MKL's ``cblas_?gemm`` / ``?gemm_batch``
+    on one thread), the result transposed to the output's order. None where that form does not
+    apply (labels one operand sums alone, a label repeated or broadcast, other dtypes)."""
+    from .. import mkl
+
+    ins, out = equation.split("->")
+    specs = ins.split(",")
+    if len(specs) != 2 or xs[0].dtype != xs[1].dtype or xs[0].dtype not in (np.float32,
+                                                                             np.float64):
+        return None
+    a, b = specs
+    if xs[0].ndim != len(a) or xs[1].ndim != len(b) or len(set(a)) != len(a) or len(set(b)) != len(b) or len(set(out)) != len(out):
+        return None
+    size = {}
+    for spec, x in zip(specs, xs):
+        for c, n in zip(spec, x.shape):
+            if size.setdefault(c, n) != n:
+                return None
+    if any(c not in b and c not in out for c in a) or any(c not in a and c not in out for c in b):
+        return None
+    batch = [c for c in out if c in a and c in b]
+    a_free = [c for c in a if c in out and c not in b]
+    b_free = [c for c in b if c in out and c not in a]
+    contracted = [c for c in a if c not in out]
+
+    def laid_out(x, spec, order):
+        return np.ascontiguousarray(np.transpose(x, [spec.index(c) for c in order]))
+
+    count = int(np.prod([size[c] for c in batch], dtype=np.int64))
+    m = int(np.prod([size[c] for c in a_free], dtype=np.int64))
+    n = int(np.prod([size[c] for c in b_free], dtype=np.int64))
+    k = int(np.prod([size[c] for c in contracted], dtype=np.int64))
+    left = laid_out(xs[0], a, batch + a_free + contracted).reshape(count, m, k)
+    right = laid_out(xs[1], b, batch + contracted + b_free).reshape(count, k, n)
+    if count == 1:
+        res = mkl.gemm_one_thread(left[0], right[0])
+    else:
+        res = mkl.gemm_batch_one_thread(left, right)
+    if res is None:
+        return None
+    labels = batch + a_free + b_free
+    res = res.reshape([size[c] for c in labels])
+    return np.transpose(res, [labels.index(c) for c in out]).copy()   # (0-d stays 0-d)
+
+
 def _einsum_fwd(*xs, equation, sequential=False):
+    if sequential and len(xs) == 2 and _paddle_intel_einsum():
+        out = _mkl_einsum(equation, xs)
+        if out is not None:
+            return out
     if sequential and all(x.dtype == np.float32 for x in xs):
         out = _sequential_einsum(equation, xs)
         if out is not None:
@@ -241,13 +302,19 @@ def _einsum_vjp(n, g):
     ins, out = eq.split("->")
     specs = ins.split(",")
     grads = []
+    # Paddle's einsum_grad on Intel (its GEMM calls under MKL_VERBOSE): the first operand's
+    # gradient is einsum(second, out), the second's einsum(out, first)
+    swap = (len(specs) == 2 and n.attrs.get("sequential", False) and _paddle_intel_einsum())
     for k, spec in enumerate(specs):
         others = [s for j, s in enumerate(specs) if j != k]
         tensors = [t for j, t in enumerate(n.inputs) if j != k]
         have = set(out).union(*others) if others else set(out)
         kept = "".join(c for c in spec if c in have)
-        sub = ",".join([out] + others) + "->" + kept
-        gk = einsum(sub, [g] + tensors, n.attrs.get("sequential", False))
+        if swap and k == 0:
+            gk = einsum(f"{others[0]},{out}->{kept}", tensors + [g], True)
+        else:
+            sub = ",".join([out] + others) + "->" + kept
+            gk = einsum(sub, [g] + tensors, n.attrs.get("sequential", False))
         if kept != spec:  # indices only this operand has: summed in the forward
             shape = n.in_meta[k][0]
             kshape = tuple(shape[i] if c in have else 1 for i, c in enumerate(spec))
