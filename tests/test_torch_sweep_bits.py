@@ -92,3 +92,9 @@ def test_float64_group_norm(spec):
 def test_sdpa_math_path(spec):
     record_for_mkl_branch("the attention's matrix products (MKL)", {"AVX512_E1": True})
     md5_table.check(_expected(), spec[0], C.run_sdpa_math(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.BATCH_NORM64, ids=[s[0] for s in C.BATCH_NORM64])
+def test_float64_batch_norm(spec):
+    skip_without_avx512("float64 BatchNorm (torch's AVX2-build kernel on this x86-64 CPU)")
+    md5_table.check(_expected(), spec[0], C.run_batch_norm64(torch, *spec))

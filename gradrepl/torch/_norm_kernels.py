@@ -42,8 +42,8 @@ _f32, _f64 = np.float32, np.float64
 
 
 def supported(x) -> bool:
-    """Whether these kernels apply: float32 input with at least one value."""
-    return x.dtype == _f32 and x.size > 0 and x.ndim >= 2
+    """Whether these kernels apply: float32 or float64 input with at least one value."""
+    return (x.dtype == _f32 or x.dtype == _f64) and x.size > 0 and x.ndim >= 2
 
 
 # (numpy scalars: comparing an array with a Python int or float costs 2-4 us more a call)
@@ -124,7 +124,9 @@ def _planes(x):
 
 # ------------------------------------------------------------------------ statistics
 def batch_stats(x):
-    """(mean, var_sum) per channel (float32) as torch's collect_stats kernel gives them."""
+    """(mean, var_sum) per channel (float32, float64) as torch's collect_stats kernel gives
+    them."""
+    _f32, LANES, fma = _kind(x)   # noqa: N806  (the scalar type: float32 or float64)
     n0, c, img = _planes(x)
     count = x.size // c
     if img > 1 or (count <= THREADS and c > SMALL_C):
@@ -147,14 +149,19 @@ def batch_stats(x):
 
 
 def train_invstd(var_sum, count, eps):
-    """``1 / sqrt(var_sum / count + eps)``: the quotient in float, the rest in double."""
-    var = (var_sum / _f32(count)).astype(_f32)
-    return (1.0 / np.sqrt(var.astype(_f64) + float(eps))).astype(_f32)
+    """``1 / sqrt(var_sum / count + eps)``: the quotient in the input's type, the rest in
+    double."""
+    t = _f64 if np.asarray(var_sum).dtype == _f64 else _f32
+    var = (var_sum / t(count)).astype(t)
+    return (1.0 / np.sqrt(var.astype(_f64) + float(eps))).astype(t)
 
 
 def eval_invstd(running_var, eps, double=False):
     """The forward's (float) or the backward's (double, then float) ``1 / sqrt(var + eps)``."""
-    rv = np.asarray(running_var, _f32)
+    rv = np.asarray(running_var)
+    if rv.dtype == _f64:
+        return 1.0 / np.sqrt(rv + float(eps))
+    rv = rv.astype(_f32, copy=False)
     if double:
         return (1.0 / np.sqrt(rv.astype(_f64) + float(eps))).astype(_f32)
     return (_f32(1) / np.sqrt(rv + _f32(eps))).astype(_f32)
@@ -162,18 +169,23 @@ def eval_invstd(running_var, eps, double=False):
 
 def update_running(running_mean, running_var, mean, var_sum, count, momentum):
     """torch's running-average update, in place (either may be None)."""
+    _f32, _lanes, fma = _kind(np.asarray(mean))   # noqa: N806
     m = _f32(momentum)
     keep = _f32(1) - m
     if running_mean is not None:
         running_mean[...] = m * mean + keep * running_mean.astype(_f32)
     if running_var is not None:
         unbiased = (var_sum / _f32(count - 1)).astype(_f32)
-        running_var[...] = fma(m, unbiased, keep * running_var.astype(_f32))
+        if _f32 is _f64:   # (float64: not fused, measured against real torch)
+            running_var[...] = m * unbiased + keep * running_var
+        else:
+            running_var[...] = fma(m, unbiased, keep * running_var.astype(_f32))
 
 
 # ------------------------------------------------------------------------ forward
 def transform(x, weight, bias, mean, invstd):
     """``x * alpha + beta`` per channel, torch's rounding."""
+    _f32, _lanes, fma = _kind(x)   # noqa: N806
     c = x.shape[1]
     w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)
     b = np.zeros(c, _f32) if bias is None else np.asarray(bias, _f32)
@@ -228,6 +240,7 @@ def _vec_sums(terms, extra=None):
 def backward(x, g, weight, mean, invstd, training, want=(True, True, True)):
     """(grad_input, grad_weight, grad_bias) of torch's batch_norm backward; ``mean`` and
     ``invstd`` are the saved ones (training) or the running mean and ``eval_invstd(..., True)``."""
+    _f32, LANES, fma = _kind(x)   # noqa: N806  (the scalar type: float32 or float64)
     n0, c, img = _planes(x)
     count = x.size // c
     w = np.ones(c, _f32) if weight is None else np.asarray(weight, _f32)

@@ -324,7 +324,7 @@ def _bn_count(x):
 
 
 def _bn_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
-    """torch's kernel (``_norm_kernels``) for float32: (y, the batch mean, its var_sum) in
+    """torch's kernel (``_norm_kernels``) for float32, float64: (y, the batch mean, its var_sum) in
     training, (y, mean, var) with the running ones; other dtypes: the engine's kernel."""
     if not K.supported(x):
         return C._batch_norm_fwd(x, scale, bias, mean, var, epsilon, training, axis)
@@ -333,18 +333,18 @@ def _bn_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis=1):
         m, vs = K.batch_stats(x)
         inv = K.train_invstd(vs, _bn_count(x), epsilon)
         return K.transform(x, scale, bias, m, inv), m, vs
-    m = np.asarray(mean, np.float32)
+    m = np.asarray(mean, x.dtype)
     return K.transform(x, scale, bias, m, K.eval_invstd(var, epsilon)), mean, var
 
 
 @exact_first_order
 def _bn_vjp(n, g, _gm=None, _gv=None):
-    """torch's batch_norm backward kernel (float32, no create_graph); else the engine's VJP,
+    """torch's batch_norm backward kernel (float32, float64; no create_graph); else the engine's VJP,
     written with Tensor ops (differentiable again)."""
     x = n.inputs[0].data
     if is_grad_enabled():   # (create_graph: torch's NativeBatchNormBackwardBackward0 node)
         return _double_backward.batch_norm_first_order(n, g, _bn_vjp, *_saved_stats(n))
-    if not K.supported(x) or g.data.dtype != np.float32:
+    if not K.supported(x) or g.data.dtype != x.dtype:
         return C._batch_norm_vjp(n, g, _gm, _gv)
     a = n.attrs
     training = a.get("training", True)
@@ -353,7 +353,7 @@ def _bn_vjp(n, g, _gm=None, _gv=None):
         mean = n.out_data[1]
         inv = K.train_invstd(n.out_data[2], _bn_count(x), eps)
     else:
-        mean = np.asarray(n.inputs[3].data, np.float32)
+        mean = np.asarray(n.inputs[3].data, x.dtype)
         inv = K.eval_invstd(n.inputs[4].data, eps, double=True)
     want = (needs_grad(n, 0), needs_grad(n, 1), needs_grad(n, 2))
     gx, gw, gb = K.backward(np.ascontiguousarray(x), np.ascontiguousarray(g.data),
@@ -386,7 +386,7 @@ def _update_running(running_mean, running_var, m, v, n, momentum, torch_kernel):
     forward ran torch's kernel (``v`` is then the batch's var_sum), else the mean and the
     unbiased variance with momentum."""
     rm, rv = raw(running_mean), raw(running_var) if running_var is not None else None
-    if torch_kernel and rm.dtype == np.float32:
+    if torch_kernel and rm.dtype == np.asarray(m).dtype:
         K.update_running(rm, rv, m, v, n, momentum)
     else:
         dt = rm.dtype

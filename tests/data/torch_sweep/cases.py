@@ -170,3 +170,31 @@ def run_sdpa_math(torch, name, batch, q_len, kv_len, e, ev, causal, mask, scale)
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dq": q.grad.numpy(), "dk": k.grad.numpy(),
             "dv": v.grad.numpy()}
+
+# float64 nn.BatchNorm1d/2d: torch's kernel (the float32 one's sums and fused steps in double;
+# the running variance's update not fused)
+BATCH_NORM64 = [
+    ("bn64_1d_8x16_train", (8, 16), True),
+    ("bn64_1d_17x33_train", (17, 33), True),
+    ("bn64_2d_8x33x4x8_train", (8, 33, 4, 8), True),
+    ("bn64_1d_3x33x5_eval", (3, 33, 5), False),
+    ("bn64_2d_17x4x1x8_eval", (17, 4, 1, 8), False),
+]
+
+
+def run_batch_norm64(torch, name, shape, train):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64
+    m = (torch.nn.BatchNorm2d if len(shape) == 4 else torch.nn.BatchNorm1d)(shape[1]).to(dtype)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.uniform(-1, 1, tuple(p.shape)), dtype=dtype))
+        m.running_mean.copy_(torch.tensor(rng.standard_normal(shape[1]), dtype=dtype))
+        m.running_var.copy_(torch.tensor(rng.uniform(0.5, 2, shape[1]), dtype=dtype))
+    m.train(train)
+    x = torch.tensor(rng.standard_normal(shape) * 3, dtype=dtype, requires_grad=True)
+    y = m(x)
+    y.backward(torch.tensor(rng.standard_normal(shape), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dweight": m.weight.grad.numpy(),
+            "dbias": m.bias.grad.numpy(), "running_mean": m.running_mean.numpy().copy(),
+            "running_var": m.running_var.numpy().copy()}
