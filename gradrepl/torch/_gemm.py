@@ -215,6 +215,19 @@ def gemm(a, b, c=None):
     one = _ONE_THREAD.get(key)
     if one is None:
         one = _ONE_THREAD[key] = _probe_one_thread(f, key)
+    plain = _PLAIN.get(a.dtype)
+    if plain is None:
+        plain = _plain_kernel(a.dtype)
+    if plain:   # (a real dtype: the call without ctypes' conversion of 14 arguments, below)
+        g, c_one, c_zero = plain
+        if one:
+            local = _mkl._load().MKL_Set_Num_Threads_Local
+            prev = local(1)
+        g(_COL, ta, tb, bm, bn, bk, c_one, _P(address(sa)), lda, _P(address(sb)), ldb,
+          c_zero if beta == 0.0 else c_one, _P(address(out)), ldc)
+        if one:
+            local(prev)
+        return out
     if one:
         local = _mkl._load().MKL_Set_Num_Threads_Local
         prev = local(1)
@@ -225,6 +238,25 @@ def gemm(a, b, c=None):
     f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
       _scalar(a.dtype, beta), address(out), ldc)
     return out
+
+
+# A real dtype's ?gemm as a second ctypes function without ``argtypes``, with alpha and beta held
+# as ctypes values: ctypes then converts no argument (``argtypes`` asks each type's
+# ``from_param``: ~9 k of the ~28 k instructions a call of a small product cost; Python ints
+# pass as C ints, the addresses as c_void_p). dtype -> (function, one, zero), or False.
+_PLAIN = {}
+
+
+def _plain_kernel(dtype):
+    lib = _mkl._load()
+    entry = False
+    if lib and dtype.kind == "f" and dtype in _TYPES:
+        letter, scalar = _TYPES[dtype]
+        g = lib._FuncPtr((f"cblas_{letter}gemm", lib))
+        g.restype = None
+        entry = (g, scalar(1.0), scalar(0.0))
+    _PLAIN[dtype] = entry
+    return entry
 
 
 # Small products on one thread, where that gives the threaded product's bits. torch runs MKL

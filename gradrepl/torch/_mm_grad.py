@@ -130,8 +130,11 @@ _MKL = None
 
 def with_vjp(op, vjp):
     """``op`` (a dialect copy) with the VJP above when MKL is there; without it the engine's VJP
-    is kept (its kernels, not torch's, compute the gradients then)."""
-    if op.vjp is not vjp and _mkl_available():
+    is kept (its kernels, not torch's, compute the gradients then). (A holomorphic op's copy
+    holds ``vjp`` wrapped for complex gradients, ``__wrapped__`` pointing to it: set once, not
+    wrapped again at every product.)"""
+    cur = op.vjp
+    if cur is not vjp and getattr(cur, "__wrapped__", None) is not vjp and _mkl_available():
         op.vjp = vjp
     return op
 
