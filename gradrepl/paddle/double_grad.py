@@ -107,8 +107,22 @@ def _max_pool_grad_grad(node, col):
                       f"/paddle/paddle/phi/kernels/impl/pool_grad_kernel_impl.h:{line})\n")
 
 
+def _cos_grad_grad(node, col):
+    """Backward through cos's gradient where the incoming gradient (dout) takes none: 2.6.2's
+    CosDoubleGradFunctor reads its d2d1y output under the wrong guard (``if (dX)``) and
+    refuses; 3.3.1 checks ``if (ddOut)``. (Measured: hessian(sum(cos(x)), x), mean, cos(2x).)"""
+    if col != 1 or node.edges[2] is not None or node.edges[0] is None:
+        return None
+    return RuntimeError(
+        "(NotFound) Unable to get phi::DenseTensor data of Output d2d1y in operator "
+        "CosDoubleGrad. Possible reasons are:\n  1. The d2d1y is not the Output of operator "
+        "CosDoubleGrad;\n  2. The d2d1y has no corresponding variable passed in;\n  3. The "
+        "d2d1y corresponding variable is not initialized.\n  [Hint: pointer ddOut should not "
+        "be null.] (at /paddle/paddle/phi/kernels/funcs/activation_functor.h:405)\n")
+
+
 # engine op -> check of a node that real Paddle's kernel refuses in any backward
-_KERNEL_REFUSALS = {"pool2d_grad": _max_pool_grad_grad}
+_KERNEL_REFUSALS = {"pool2d_grad": _max_pool_grad_grad, "cos_grad": _cos_grad_grad}
 
 
 def refusal(node, create_graph=True):

@@ -616,10 +616,38 @@ def _impl(n):
     return n.attrs.get("impl", "libm")
 
 
-SIN = unary("sin", _sin_fwd, lambda n, g: multiply(g, cos(n.inputs[0], _impl(n))),
-            "SinBackward")
-COS = unary("cos", _cos_fwd, lambda n, g: multiply(neg(g), sin(n.inputs[0], _impl(n))),
-            "CosBackward")
+def _sin_grad_fwd(x, dout, impl="libm"):
+    """Paddle's sin_grad kernel: ``dout * cos(x)``."""
+    return MULTIPLY.forward(dout, _cos_fwd(x, impl))
+
+
+def _sin_grad_vjp(n, gg):
+    """SinDoubleGradFunctor: d/dx = -ddx * sin(x) * dout, d/d(dout) = ddx * cos(x)."""
+    x, dout = n.inputs
+    impl = _impl(n)
+    return (multiply(multiply(neg(gg), sin(x, impl)), dout), multiply(gg, cos(x, impl)))
+
+
+def _cos_grad_fwd(x, dout, impl="libm"):
+    """Paddle's cos_grad kernel: ``-dout * sin(x)``."""
+    return MULTIPLY.forward(np.negative(dout), _sin_fwd(x, impl))
+
+
+def _cos_grad_vjp(n, gg):
+    """CosDoubleGradFunctor: d/dx = -ddx * cos(x) * dout, d/d(dout) = -ddx * sin(x)."""
+    x, dout = n.inputs
+    impl = _impl(n)
+    return (multiply(multiply(neg(gg), cos(x, impl)), dout), multiply(neg(gg), sin(x, impl)))
+
+
+SIN_GRAD = register("sin_grad", _safe(_sin_grad_fwd), _sin_grad_vjp,
+                    legacy_name="SinGradBackward", examples=[([(2, 3), (2, 3)], {})])
+COS_GRAD = register("cos_grad", _safe(_cos_grad_fwd), _cos_grad_vjp,
+                    legacy_name="CosGradBackward", examples=[([(2, 3), (2, 3)], {})])
+SIN = unary("sin", _sin_fwd,
+            lambda n, g: apply(SIN_GRAD, (n.inputs[0], g), {"impl": _impl(n)}), "SinBackward")
+COS = unary("cos", _cos_fwd,
+            lambda n, g: apply(COS_GRAD, (n.inputs[0], g), {"impl": _impl(n)}), "CosBackward")
 TAN = unary("tan", lambda x, impl="libm": _float_fwd(K.tan)(x),
             lambda n, g: divide(g, square(cos(n.inputs[0], _impl(n)))), "TanBackward",
             domain="unit")
