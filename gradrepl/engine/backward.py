@@ -793,8 +793,31 @@ def first_grad(state, node, leaf, g, owner):
     (``owner``, judged by the caller), else a copy in the leaf's dtype."""
     flag = first_grad_flag(state, g)
     arr = _data(g) if owner else np.array(_data(g), dtype=_data(leaf).dtype)
+    if not (arr.flags.c_contiguous and _data(leaf).flags.c_contiguous) and getattr(
+            type(leaf), "_grad_layout_contract", False):
+        arr = obey_layout(arr, _data(leaf))
     node.own_grad_data(arr)
     return leaf._result_type._wrap(arr, flag)
+
+
+def obey_layout(arr, var):
+    """torch's AccumulateGrad layout contract (a dialect whose tensor class sets
+    ``_grad_layout_contract``): a leaf's first ``.grad`` has the leaf's strides when the leaf is
+    dense (the incoming gradient kept when its strides already match on every dim of size > 1),
+    else it is contiguous; a transposed or permuted gradient (a bmm's, an einsum's) is copied
+    so. Its values are unchanged; its layout decides the order of a later reduction over it."""
+    dense = np.empty_like(var)   # (numpy's 'K' order: the leaf's axis order, densely packed)
+    if all(n == 1 or sv == sd for n, sv, sd in zip(var.shape, var.strides, dense.strides)):
+        if all(n == 1 or sa // arr.itemsize == sv // var.itemsize
+               for n, sa, sv in zip(arr.shape, arr.strides, var.strides)):
+            return arr
+        out = np.empty_like(var, dtype=arr.dtype)
+    else:
+        if arr.flags.c_contiguous:
+            return arr
+        out = np.empty(arr.shape, arr.dtype)
+    out[...] = arr
+    return out
 
 
 def add_into_grad(node, cur, g):

@@ -65,6 +65,7 @@ class Tensor(EngineTensor):
     # __dict__: a user's own attributes (fast.ai's lessons keep a manual gradient in ``t.g``)
 
     __array_priority__ = 1000  # numpy defers its operators to ours (np.float32(2) * x is a Tensor)
+    _grad_layout_contract = True  # a leaf's .grad takes its strides (engine/backward.obey_layout)
 
     def __array_wrap__(self, array):
         """A numpy ufunc of a tensor (``np.sqrt(t)``, CS231n's ``np.sqrt(2. / fan_in)``) is a tensor
