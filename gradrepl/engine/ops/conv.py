@@ -845,6 +845,31 @@ def _bn_grad_kernel(x, dy, scale, epsilon):
     return dx, dot_sum, dy_sum
 
 
+def _bn_grad_kernel_global(x, dy, scale, mean, var, epsilon):
+    """The same kernel with the given (running) statistics, as ``F.batch_norm(training=False)``
+    runs it (use_global_stats): inv_std = ``(var + eps).sqrt().inverse()``, the same Eigen sums
+    for the scale and bias gradients, dx = (scale * inv_std) * dy. Measured against real 3.3.1
+    here (sweep of 24 NCHW and 2-D shapes, eval mode: dx, dscale, dbias 0 of 24 equal before)."""
+    n, c = x.shape[:2]
+    s = x[0, 0].size
+    f = np.float32
+    mean = mean.reshape(c).astype(f)
+    inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(epsilon))
+    xs = np.ascontiguousarray(x).reshape(n, c, s)
+    dys = np.ascontiguousarray(dy).reshape(n, c, s)
+    planes = n * c
+    sums = _eigen_redux_sums(dys.reshape(planes, s), np.arange(planes) * s).reshape(n, c)
+    expr = ((xs - mean[:, None]) * inv[:, None]) * dys
+    dots = _eigen_redux_sums(expr.reshape(planes, s), np.zeros(planes, np.int64)).reshape(n, c)
+    dy_sum = np.zeros(c, f)
+    dot_sum = np.zeros(c, f)
+    for i in range(n):
+        dy_sum = dy_sum + sums[i]
+        dot_sum = dot_sum + dots[i]
+    dx = ((scale.astype(f) * inv)[:, None] * dys).reshape(x.shape)
+    return dx, dot_sum, dy_sum
+
+
 @exact_first_order
 def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     from .math import multiply
@@ -863,6 +888,15 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
         from ._util import const
 
         dx, dscale, dbias = _bn_grad_kernel(x.data, g.data, scale_t.data, a.get("epsilon", 1e-5))
+        return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
+                const(g, dbias) if _needs(n, 2) else None, None, None)
+    if (not is_grad_enabled() and not a.get("training", True) and axis == 1 and ndim >= 2
+            and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
+            and scale_t.data.dtype == np.float32 and mean_t.data.size == x.data.shape[1]):
+        from ._util import const
+
+        dx, dscale, dbias = _bn_grad_kernel_global(x.data, g.data, scale_t.data, mean_t.data,
+                                                   var_t.data, a.get("epsilon", 1e-5))
         return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
                 const(g, dbias) if _needs(n, 2) else None, None, None)
     axes = _bn_axes(ndim, axis)
