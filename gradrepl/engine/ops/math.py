@@ -495,13 +495,41 @@ LOG10 = unary("log10", _float_fwd(K.log10),
 LOG1P = unary("log1p", _float_fwd(K.log1p),
               lambda n, g: multiply(g, reciprocal(scale(n.inputs[0], 1.0, 1.0))),
               "Log1pBackward", "positive")
-SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: divide(times(g, 0.5), n.out()),
+def _sqrt_grad_fwd(out, dout):
+    """Paddle's sqrt_grad kernel: ``dout * 0.5 / out``."""
+    return DIVIDE.forward(MULTIPLY.forward(dout, np.asarray(0.5, dout.dtype)), out)
+
+
+def _sqrt_grad_vjp(n, gg):
+    """SqrtGradGradFunctor (dx: this op's output): d/d(out) = dx * ddx * -1 / out,
+    d/d(dout) = ddx * 0.5 / out."""
+    out = n.inputs[0]
+    return (divide(times(multiply(n.out(), gg), -1.0), out), divide(times(gg, 0.5), out))
+
+
+def _square_grad_fwd(x, dout):
+    """Paddle's square_grad kernel: ``dout * 2 * x``."""
+    return MULTIPLY.forward(MULTIPLY.forward(dout, np.asarray(2, dout.dtype)), x)
+
+
+def _square_grad_vjp(n, gg):
+    """SquareGradGradFunctor: d/dx = ddx * 2 * dout, d/d(dout) = ddx * 2 * x."""
+    x, dout = n.inputs
+    return multiply(times(gg, 2.0), dout), multiply(times(gg, 2.0), x)
+
+
+SQRT_GRAD = register("sqrt_grad", _safe(_sqrt_grad_fwd), _sqrt_grad_vjp,
+                     legacy_name="SqrtGradBackward", domain="positive",
+                     examples=[([(2, 3), (2, 3)], {})])
+SQUARE_GRAD = register("square_grad", _safe(_square_grad_fwd), _square_grad_vjp,
+                       legacy_name="SquareGradBackward", examples=[([(2, 3), (2, 3)], {})])
+SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: apply(SQRT_GRAD, (n.out(), g)),
              "SqrtBackward", "positive", saves_inputs=False)
 RSQRT = unary("rsqrt", _float_fwd(K.rsqrt),
               lambda n, g: multiply(multiply(multiply(times(g, -0.5), n.out()), n.out()), n.out()),
               "RsqrtBackward", "positive", saves_inputs=False)
 SQUARE = unary("square", lambda x: x * x,
-               lambda n, g: multiply(times(g, 2.0), n.inputs[0]), "SquareBackward")
+               lambda n, g: apply(SQUARE_GRAD, (n.inputs[0], g)), "SquareBackward")
 RECIPROCAL = unary("reciprocal", _float_fwd(lambda x: np.ones((), x.dtype) / x),
                    lambda n, g: multiply(multiply(neg(g), n.out()), n.out()),
                    "ReciprocalBackward", "away0")
