@@ -98,3 +98,18 @@ def test_sdpa_math_path(spec):
 def test_float64_batch_norm(spec):
     skip_without_avx512("float64 BatchNorm (torch's AVX2-build kernel on this x86-64 CPU)")
     md5_table.check(_expected(), spec[0], C.run_batch_norm64(torch, *spec))
+
+
+def test_select_and_slice_gradients_keep_negative_zeros():
+    # torch's select/slice backward copies the gradient into zeros (a -0 stays -0; found by
+    # the sweep: the inf-norm gradient of a sliced input). Sign bits printed by real torch 2.13.
+    import numpy as np
+
+    x = torch.tensor([[-1., 2., -3., 4.], [5., -6., 7., -8.]], requires_grad=True)
+    got = []
+    for view in (lambda t: t[:, ::2], lambda t: t[1], lambda t: t[:, 1:3], lambda t: t[...]):
+        x.grad = None
+        (view(x) * -0.0).sum().backward()
+        got.append(np.signbit(x.grad.numpy()).astype(int).tolist())
+    assert got == [[[1, 0, 1, 0], [1, 0, 1, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]],
+                   [[0, 1, 1, 0], [0, 1, 1, 0]], [[1, 1, 1, 1], [1, 1, 1, 1]]]

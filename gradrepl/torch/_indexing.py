@@ -30,6 +30,28 @@ UNSQUEEZE = top("unsqueeze", "UnsqueezeBackward0", "none")
 INDEX = top("index_elementwise_get", "IndexBackward0", "other")
 
 
+def _copying(op):
+    """``op`` whose gradient is torch's select/slice backward: zeros with the gradient copied
+    in, so a -0 stays -0 (the engine's scatter-add, shared with Paddle, gives +0 there)."""
+    add_vjp = op.vjp
+
+    def vjp(n, g):
+        out = add_vjp(n, g)
+        index = n.attrs.get("index", ())
+        if not grad_mode.is_grad_enabled() and out is not None and not any(
+                isinstance(i, np.ndarray) for i in index):
+            arr = out.data
+            arr[index] = g.data           # (the same values; only the zeros' signs change)
+        return out
+
+    op.vjp = vjp
+    return op
+
+
+for _op in (SELECT, SLICE, STRIDED, ALIAS):
+    _copying(_op)
+
+
 def _is_advanced(i):
     if isinstance(i, EngineTensor):
         return raw(i).ndim > 0 or raw(i).dtype.kind == "b"
