@@ -472,7 +472,30 @@ def _abs_vjp(n, g):
 
         return multiply(complex_(g, const(g, np.zeros(g.data.shape, g.data.dtype))),
                         const(g, sgn, sgn.dtype))
-    return multiply(g, const(g, sgn))
+    return apply(ABS_GRAD, (const(g, x.data), g))
+
+
+def _abs_grad_fwd(x, dout):
+    """Paddle's abs_grad: ``dout * (x / |x|)``, 0 where x == 0 (x / |x| is exactly +-1)."""
+    sgn = np.where(x == 0, 0, np.sign(x)).astype(x.dtype)
+    return MULTIPLY.forward(dout, sgn)
+
+
+def _abs_grad_vjp(n, gg):
+    """AbsGradGradFunctor: d/d(dout) = ddx * x / |x| (0 where x == 0); x takes none."""
+    from .search import where
+
+    x = n.inputs[0].data
+    zero = x == 0
+    num = const(gg, np.where(zero, 1, x).astype(x.dtype))
+    den = const(gg, np.where(zero, 1, np.abs(x)).astype(x.dtype))
+    value = divide(multiply(gg, num), den)
+    return None, where(const(gg, zero, np.dtype(bool)), const(gg, np.zeros(x.shape, x.dtype)),
+                       value)
+
+
+ABS_GRAD = register("abs_grad", _safe(_abs_grad_fwd), _abs_grad_vjp, legacy_name="AbsGradBackward",
+                    diff_inputs=(1,), domain="away0", examples=[([(2, 3), (2, 3)], {})])
 
 
 def _sign_fwd(x):
