@@ -183,37 +183,44 @@ def sgemm_one_thread(a, b, into=None, overwrite=False):
         lib = load()
         f = getattr(lib, "cblas_sgemm", None) if lib else None
         if f is not None:
-            P, I = ctypes.c_void_p, ctypes.c_int
-            f.argtypes = [I, I, I, I, I, I, ctypes.c_float, P, I, P, I, ctypes.c_float, P, I]
+            # (a function of its own without ``argtypes``, alpha and beta held as ctypes
+            # values: ctypes converts no argument, where ``from_param`` of 14 cost ~9 k
+            # instructions a call; the ints pass as C ints, the addresses as c_void_p)
+            f = lib._FuncPtr(("cblas_sgemm", lib))
             f.restype = None
-        _SGEMM.append(f)
+            _SGEMM.extend((f, ctypes.c_float(1.0), ctypes.c_float(0.0),
+                           lib.MKL_Set_Num_Threads_Local))
+        else:
+            _SGEMM.append(None)
     f = _SGEMM[0]
     if f is None:
         return None
-
-    def operand(x):
-        if x.flags.c_contiguous:
-            return x, 111, max(x.shape[1], 1)
-        if x.T.flags.c_contiguous:
-            return x.T, 112, max(x.shape[0], 1)
-        x = np.ascontiguousarray(x)
-        return x, 111, max(x.shape[1], 1)
-
     m, k = a.shape
     n = b.shape[1]
     out = np.zeros((m, n), np.float32) if into is None else into
     if m == 0 or n == 0 or k == 0:
         return out
-    sa, ta, lda = operand(a)
-    sb, tb, ldb = operand(b)
-    beta = 0.0 if into is None or overwrite else 1.0
-    local = load().MKL_Set_Num_Threads_Local
+    sa, ta, lda = _sgemm_operand(a)
+    sb, tb, ldb = _sgemm_operand(b)
+    one, zero, local = _SGEMM[1], _SGEMM[2], _SGEMM[3]
+    P = ctypes.c_void_p
     prev = local(1)
     try:
-        f(101, ta, tb, m, n, k, 1.0, address(sa), lda, address(sb), ldb, beta, address(out), n)
+        f(101, ta, tb, m, n, k, one, P(address(sa)), lda, P(address(sb)), ldb,
+          zero if into is None or overwrite else one, P(address(out)), n)
     finally:
         local(prev)
     return out
+
+
+def _sgemm_operand(x):
+    """(matrix, transpose flag, leading dimension) of an ``sgemm_one_thread`` operand as stored."""
+    if x.flags.c_contiguous:
+        return x, 111, max(x.shape[1], 1)
+    if x.T.flags.c_contiguous:
+        return x.T, 112, max(x.shape[0], 1)
+    x = np.ascontiguousarray(x)
+    return x, 111, max(x.shape[1], 1)
 
 
 _GEMV = {}
@@ -331,13 +338,16 @@ def _gemm_function(name, dtype):
     return _GEMMS[key]
 
 
-def gemm_one_thread(a, b, trans_a=False, trans_b=False):
+def gemm_one_thread(a, b, trans_a=False, trans_b=False, c=None):
     """``op(a) @ op(b)`` of two float32/float64 matrices stored C-contiguous (``op``: the
     transpose where the flag is set) by MKL's ``cblas_?gemm`` on one thread, beta 0, every operand
-    and the result from a 64-byte boundary, as Paddle's ``Blas::GEMM`` calls it; None where the
-    ``mkl`` wheel is absent or for another dtype."""
+    and the result from a 64-byte boundary, as Paddle's ``Blas::GEMM`` calls it; with ``c`` (an
+    (m, n) array) beta 1: ``c + op(a) @ op(b)`` as the GEMM adds it, into a copy of ``c``. None
+    where the ``mkl`` wheel is absent or for another dtype."""
     dtype = a.dtype
     if dtype != b.dtype or dtype not in (np.float32, np.float64) or a.ndim != 2 or b.ndim != 2:
+        return None
+    if c is not None and (c.dtype != dtype or c.ndim != 2):
         return None
     f = _gemm_function("gemm", dtype)
     if f is None:
@@ -346,14 +356,18 @@ def gemm_one_thread(a, b, trans_a=False, trans_b=False):
     m, k = a.shape[::-1] if trans_a else a.shape
     n = b.shape[0] if trans_b else b.shape[1]
     out = empty_at_64((m, n), dtype)
+    if c is not None:
+        out[...] = c
     if m == 0 or n == 0 or k == 0:
-        out[...] = 0
+        if c is None:
+            out[...] = 0
         return out
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
         f(101, 112 if trans_a else 111, 112 if trans_b else 111, m, n, k, 1.0, address(a),
-          max(a.shape[1], 1), address(b), max(b.shape[1], 1), 0.0, address(out), max(n, 1))
+          max(a.shape[1], 1), address(b), max(b.shape[1], 1), 0.0 if c is None else 1.0,
+          address(out), max(n, 1))
     finally:
         local(prev)
     return out

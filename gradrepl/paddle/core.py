@@ -37,6 +37,16 @@ def reset_tensor_names():
         _NAME_COUNTERS[k] = 0
 
 
+_LINALG = [None]   # paddle.tensor.linalg, imported on first use (it imports this module)
+
+
+def _linalg():
+    from .tensor import linalg
+
+    _LINALG[0] = linalg
+    return linalg
+
+
 class PaddleClass(type):
     """The metaclass of the Paddle-facing classes: ``type(t)`` prints as Paddle's class does
     (``<class 'paddle.Tensor'>``) while ``__module__`` stays gradrepl's (the pictures read it).
@@ -595,8 +605,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         return _binary(self, None, "abs", False, "__abs__", "abs()")
 
     def __matmul__(self, o):
-        from .tensor import linalg
-
+        linalg = _LINALG[0] or _linalg()   # (an import statement here: ~10 k instructions)
         return linalg.matmul(self, o)
 
     def __rmatmul__(self, o):

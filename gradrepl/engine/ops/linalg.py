@@ -7,6 +7,7 @@ from ..registry import apply, needs_grad, register
 from .broadcast import sum_to
 from .shape import reshape, swap_last, transpose
 from .. import cpu
+from .. import mkl
 from ..tuning import empty_huge
 
 
@@ -176,6 +177,15 @@ def _dot_kernel(x, y, transpose_x, transpose_y):
     return None
 
 
+def _mkl_intel():
+    """Whether Paddle's products take MKL's Intel paths here: the CPU class is not AMD, and MKL's
+    CPU-dependent results stand for it (``nn._mkl_is_this_cpu``: not a class chosen to stand for
+    another machine). The class read once (each read looks at the environment: three Python
+    calls), no import statement (~10 k instructions each) on a product's path."""
+    cls = cpu.cpu_class()
+    return cls != "amd" and cls == cpu.detected()
+
+
 def _mkl_gemv(x, y, transpose_x, transpose_y):
     """A product with a vector as Paddle's ``MatMulFunction`` computes it on Intel: one
     ``Blas::GEMV`` (MKL's ``cblas_?gemv``, one thread; ``mkl.gemv_one_thread``): vector @ matrix
@@ -188,11 +198,8 @@ def _mkl_gemv(x, y, transpose_x, transpose_y):
     AMD (``_dot_kernel``'s measured rules), without MKL, or where this process stands for
     another CPU class."""
     if x.dtype != y.dtype or x.dtype not in (np.float32, np.float64) or (
-            x.ndim != 1 and y.ndim != 1) or cpu.cpu_class() == "amd":
+            x.ndim != 1 and y.ndim != 1) or not _mkl_intel():
         return None
-    from .. import mkl
-    from .nn import _mkl_is_this_cpu
-
     single = x.dtype == np.float32
     if x.ndim == 1 and y.ndim == 1:
         form = (y[None, :], x, False) if single else None
@@ -203,7 +210,7 @@ def _mkl_gemv(x, y, transpose_x, transpose_y):
         form = (x, y, True) if x.ndim == 2 else None
     else:
         form = (x.reshape(-1, x.shape[-1]), y, False) if single else None
-    if form is None or not _mkl_is_this_cpu():
+    if form is None:
         return None
     out = mkl.gemv_one_thread(*form)
     if out is None:
@@ -219,10 +226,7 @@ def _mkl_column(x, y):
     here, AMD EPYC Zen 4: 135 of 135 shapes, m 1-100 x k 1-300, equal to real Paddle 3.3.1 and
     2.6.2, where the dot-kernel rule below matched 24). None without MKL, or where this process
     stands for another CPU class (MKL's kernels follow the CPU it runs on)."""
-    from .. import mkl
-    from .nn import _mkl_is_this_cpu
-
-    if not _mkl_is_this_cpu():
+    if cpu.cpu_class() != cpu.detected():   # (nn._mkl_is_this_cpu)
         return None
     out = mkl.sgemm_one_thread(x, y if y.ndim == 2 else y[:, None])
     if out is None:
@@ -331,12 +335,7 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
     equal, where the fused chain (and numpy's BLAS past ``_CHAIN_LIMIT``) gave 73; a LeNet-style
     (16, 512) @ (512, 64) Linear differed in 922 of 1,024 values before."""
     if (x.ndim != 2 or y.ndim != 2 or x.dtype != y.dtype
-            or x.dtype not in (np.float32, np.float64) or cpu.cpu_class() == "amd"):
-        return None
-    from .. import mkl
-    from .nn import _mkl_is_this_cpu
-
-    if not _mkl_is_this_cpu():
+            or x.dtype not in (np.float32, np.float64) or not _mkl_intel()):
         return None
     # each tensor as Paddle stores it: contiguous (its transpose, .t(), slicing copy), so only
     # the op's own flags pass an operand transposed, never a view's layout here
@@ -358,12 +357,7 @@ def _mkl_batched_gemm(x, y, transpose_x, transpose_y):
     contiguous without its flag gave 38). None: AMD (``_batched_generic_gemm``), a vector
     operand, other dtypes, no MKL or a process standing for another CPU class."""
     if (x.ndim < 2 or y.ndim < 2 or max(x.ndim, y.ndim) < 3 or x.dtype != y.dtype
-            or x.dtype not in (np.float32, np.float64) or cpu.cpu_class() == "amd"):
-        return None
-    from .. import mkl
-    from .nn import _mkl_is_this_cpu
-
-    if not _mkl_is_this_cpu() or not mkl.load():
+            or x.dtype not in (np.float32, np.float64) or not _mkl_intel() or not mkl.load()):
         return None
     batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     count = int(np.prod(batch, dtype=np.int64))
