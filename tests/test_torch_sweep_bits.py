@@ -113,3 +113,9 @@ def test_select_and_slice_gradients_keep_negative_zeros():
         got.append(np.signbit(x.grad.numpy()).astype(int).tolist())
     assert got == [[[1, 0, 1, 0], [1, 0, 1, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]],
                    [[0, 1, 1, 0], [0, 1, 1, 0]], [[1, 1, 1, 1], [1, 1, 1, 1]]]
+
+
+@pytest.mark.parametrize("spec", C.CONV64_GROUPS, ids=[s[0] for s in C.CONV64_GROUPS])
+def test_float64_grouped_convolution(spec):
+    record_for_mkl_branch("ATen's slow convolution (MKL's dgemm)", {"AVX512_E1": True})
+    md5_table.check(_expected(), spec[0], C.run_conv64_groups(torch, *spec))

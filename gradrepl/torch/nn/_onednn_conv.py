@@ -300,6 +300,11 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
     pairs; a 1-d one lifted to 2-d with a leading height 1)."""
     if x.dtype != w.dtype or (bias is not None and bias.dtype != x.dtype):
         return None
+    if groups > 1 and not transposed and x.dtype == np.float64 and x.size and w.size:
+        from ._onednn_conv_gemm import by_groups
+
+        return by_groups(lambda xg, wg, bg: try_conv(xg, wg, bg, nd, False, stride, padding,
+                                                     dilation, 1), x, w, bias, groups)
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     flat = tuple(padding)[-2 * nd:]
     pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(nd)]

@@ -743,10 +743,48 @@ def slow_conv2d_backward(x, w, g, stride, pads, want, threads, dilation=None):
     return dx, dw, db
 
 
+def by_groups(conv, x, w, bias, groups):
+    """ATen's convolution of ``groups`` groups outside oneDNN (``_convolution``: float64):
+    each group's input channels (made contiguous, as the slow kernels make them) convolved on
+    their own by ``conv(x_g, w_g, bias_g)``, the outputs concatenated; None if one is."""
+    ci, co = x.shape[1] // groups, w.shape[0] // groups
+    outs = []
+    for i in range(groups):
+        y = conv(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]), w[i * co:(i + 1) * co],
+                 None if bias is None else bias[i * co:(i + 1) * co])
+        if y is None:
+            return None
+        outs.append(y)
+    return np.concatenate(outs, axis=1)
+
+
+def _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want):
+    """``try_slow_backward`` of each group (``convolution_backward``'s per-group calls on the
+    group's contiguous input, weight and output gradient), the gradients concatenated."""
+    ci, co = x.shape[1] // groups, w.shape[0] // groups
+    got = []
+    for i in range(groups):
+        part = try_slow_backward(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]),
+                                 np.ascontiguousarray(w[i * co:(i + 1) * co]),
+                                 np.ascontiguousarray(g[:, i * co:(i + 1) * co]), nd, stride,
+                                 padding, dilation, 1, want)
+        if part is None:
+            return None
+        got.append(part)
+    out = []
+    for j, axis in enumerate((1, 0, 0)):
+        pieces = [p[j] if j < len(p) else None for p in got]
+        out.append(None if any(a is None for a in pieces) else np.concatenate(pieces, axis))
+    return tuple(out)
+
+
 def try_slow_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     """(dx, dw, db) where torch runs ATen's ``slow_conv2d`` (float64; float32 where
     ``use_mkldnn`` says no), no dilation, 1 or 2 spatial axes; else None."""
     from .. import _capability
+
+    if groups > 1 and x.dtype == np.float64 and x.size and w.size and g.size:
+        return _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want)
 
     if nd not in (1, 2) or groups != 1 or not x.size or not w.size or not g.size:
         return None

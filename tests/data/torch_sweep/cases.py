@@ -198,3 +198,28 @@ def run_batch_norm64(torch, name, shape, train):
     return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dweight": m.weight.grad.numpy(),
             "dbias": m.bias.grad.numpy(), "running_mean": m.running_mean.numpy().copy(),
             "running_var": m.running_var.numpy().copy()}
+
+# float64 grouped convolutions: ATen's _convolution runs each group on its own (slow_conv2d on
+# the group's contiguous channels, MKL's dgemm), the outputs and gradients concatenated
+CONV64_GROUPS = [
+    ("conv64_1d_9to3_k3_g3", 1, (3, 9, 64), 3, 3, 1, 0, 1, 3),
+    ("conv64_1d_6to3_k2s2_g3", 1, (3, 6, 31), 3, 2, 2, 0, 1, 3),
+    ("conv64_2d_8to4_k5s2p1_g4", 2, (3, 8, 28, 28), 4, 5, 2, 1, 1, 4),
+    ("conv64_2d_4to2_k2p2d2_g2", 2, (2, 4, 28, 5), 2, 2, 1, 2, 2, 2),
+    ("conv64_2d_8to16_k2p1_g4", 2, (2, 8, 16, 28), 16, 2, 1, 1, 1, 4),
+]
+
+
+def run_conv64_groups(torch, name, nd, shape, out_channels, k, stride, padding, dilation,
+                      groups):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64
+    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+    w = torch.tensor(rng.uniform(-0.5, 0.5, (out_channels, shape[1] // groups) + (k,) * nd),
+                     dtype=dtype, requires_grad=True)
+    b = torch.tensor(rng.uniform(-0.5, 0.5, out_channels), dtype=dtype, requires_grad=True)
+    f = torch.nn.functional.conv1d if nd == 1 else torch.nn.functional.conv2d
+    y = f(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": w.grad.numpy(),
+            "db": b.grad.numpy()}
