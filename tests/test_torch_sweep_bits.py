@@ -119,3 +119,8 @@ def test_select_and_slice_gradients_keep_negative_zeros():
 def test_float64_grouped_convolution(spec):
     record_for_mkl_branch("ATen's slow convolution (MKL's dgemm)", {"AVX512_E1": True})
     md5_table.check(_expected(), spec[0], C.run_conv64_groups(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.CIRCULAR_PAD, ids=[s[0] for s in C.CIRCULAR_PAD])
+def test_circular_pad_gradient(spec):
+    md5_table.check(_expected(), spec[0], C.run_circular_pad(torch, *spec))

@@ -93,8 +93,42 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002
         if mode == "circular" and (b > a.shape[d] or e > a.shape[d]):
             raise RuntimeError("Padding value causes wrapping around more than once.")
     name = _PAD_NAMES[mode].format(k)
-    return apply(_named(ENN.PAD3D, name, "none" if mode != "circular" else "none"), (input,),
-                 {"pad_width": tuple(widths), "mode": mode})
+    op = _CIRCULAR if mode == "circular" else _named(ENN.PAD3D, name, "none")
+    return apply(op, (input,), {"pad_width": tuple(widths), "mode": mode})
+
+
+def _circular_vjp(n, g):
+    """torch's circular pad backward. ATen's ``_pad_circular`` copies the input into the
+    centre of the output, then, padded dim by padded dim from the last, copies the wrapped
+    slices from the output itself (left pad, then right); the backward undoes those copies in
+    reverse, each moving its gradient into its source slice (added there), so a corner's
+    contributions are added in that order. Under create_graph, or with a negative pad, the
+    engine's scatter-add (the same values up to the order of the additions)."""
+    from ...engine.grad_mode import is_grad_enabled
+
+    widths = n.attrs["pad_width"]
+    if is_grad_enabled() or any(b < 0 or e < 0 for b, e in widths):
+        return ENN.PAD3D.vjp(n, g)
+    grad = np.array(g.data, copy=True)
+    nd = grad.ndim
+
+    def along(d, lo, hi):
+        return tuple(slice(lo, hi) if i == d else slice(None) for i in range(nd))
+
+    for d in range(nd):                      # (the forward's last dim first, undone: first)
+        b, e = widths[d]
+        size = grad.shape[d]
+        copies = [(along(d, size - e, size), along(d, b, b + e))] if e else []
+        copies += [(along(d, 0, b), along(d, size - b - e, size - e))] if b else []
+        for dst, src in copies:
+            moved = grad[dst].copy()
+            grad[dst] = 0
+            grad[src] = grad[src] + moved
+    centre = tuple(slice(b, grad.shape[i] - e) for i, (b, e) in enumerate(widths))
+    return type(g)._wrap(np.ascontiguousarray(grad[centre]), True)
+
+
+_CIRCULAR = _named(ENN.PAD3D, "CopySlices", "none", vjp=_circular_vjp)
 
 
 class _PadNd(Module):

@@ -223,3 +223,21 @@ def run_conv64_groups(torch, name, nd, shape, out_channels, k, stride, padding, 
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": w.grad.numpy(),
             "db": b.grad.numpy()}
+
+# F.pad(mode="circular") gradients: ATen's _pad_circular copies the wrapped slices from the
+# output itself, last dim first; the backward adds a corner's contributions in that order
+CIRCULAR_PAD = [
+    ("circ_1x2x4x5_p1122", (1, 2, 4, 5), (1, 1, 2, 2), "f64"),
+    ("circ_2x1x3x3_p1111", (2, 1, 3, 3), (1, 1, 1, 1), "f64"),
+    ("circ_1x1x3x4x5_p213021", (1, 1, 3, 4, 5), (2, 1, 3, 0, 2, 1), "f32"),
+    ("circ_2x3x6x7_p3223", (2, 3, 6, 7), (3, 2, 2, 3), "f32"),
+]
+
+
+def run_circular_pad(torch, name, shape, pad, dt):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64 if dt == "f64" else torch.float32
+    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+    y = torch.nn.functional.pad(x, pad, mode="circular")
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy()}
