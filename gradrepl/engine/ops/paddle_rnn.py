@@ -70,6 +70,23 @@ def _mm_acc(c, a, b):
     return c + _mm(a, b)
 
 
+def _intel_gemm(a, b, trans_a=False, trans_b=False, c=None):
+    """On Intel (MKL, this process computing as the CPU it runs on): the product as Paddle's
+    rnn kernels call it, MKL's ``cblas_sgemm`` on one thread with each operand as stored and
+    the kernel's own transpose flags (beta 1 with ``c``); MKL_VERBOSE under real 3.3.1 here:
+    X @ W_ih^T and h @ W_hh^T (N,T), G @ W (N,N), G^T @ X and the hidden weights' G^T @ h with
+    beta 1 (T,N). None elsewhere (AMD's and the other classes' rules below)."""
+    from .. import cpu, mkl
+    from .nn import _mkl_is_this_cpu
+
+    arrays = (a, b) if c is None else (a, b, c)
+    if (cpu.cpu_class() == "amd" or not all(x.dtype == np.float32 for x in arrays)
+            or not _mkl_is_this_cpu() or not mkl.load()):
+        return None
+    return mkl.gemm_one_thread(np.ascontiguousarray(a), np.ascontiguousarray(b), trans_a,
+                               trans_b, None if c is None else np.asarray(c))
+
+
 def _amd_f32(*arrays):
     from .. import cpu
     return cpu.cpu_class() == "amd" and all(a.dtype == np.float32 for a in arrays)
@@ -79,6 +96,9 @@ def _mm_bt(a, w, a_offset=0, b_offset=0):
     """``a @ w^T`` with ``w`` passed to sgemm transposed (the input projection ``X @ W_ih^T``):
     on AMD the MKL generic kernels' order for a transposed B (``_mkl_generic``), else ``_mm``;
     ``a_offset``, ``b_offset``: where A and W lie (floats from a 64-byte boundary)."""
+    out = _intel_gemm(a, w, False, True)
+    if out is not None:
+        return out
     if _amd_f32(a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit():
         return _mm_bt_acc(np.zeros((a.shape[0], w.shape[0]), a.dtype), a, w, a_offset,
                           b_offset)
@@ -91,6 +111,9 @@ def _mm_bt_acc(c, a, w, a_offset=0, b_offset=0):
     A's rows from their first 16-byte boundary, so ``a_offset`` (where A lies) counts, and in
     the remaining rows ``b_offset`` (where W lies: Paddle's RNN layers keep all their weights in
     one buffer, ``flatten_parameters``)."""
+    out = _intel_gemm(a, w, False, True, c)
+    if out is not None:
+        return out
     if not (_amd_f32(c, a, w) and a.shape[0] * a.shape[1] * w.shape[0] <= _generic_limit()):
         return c + _mm(a, np.ascontiguousarray(w.T))
     from . import _mkl_generic as G
@@ -117,6 +140,9 @@ def _mm_ta(a, b):
 
     a = np.ascontiguousarray(a)
     b = np.ascontiguousarray(b)
+    out = _intel_gemm(a, b, True, False)
+    if out is not None:
+        return out
     out = _generic_gemm(a, b, True, False) if a.dtype == np.float32 else None
     return _mm(a.T, b) if out is None else out
 
@@ -132,6 +158,9 @@ def _mm_plain(a, b, c_offset=0):
 
     a = np.ascontiguousarray(a)
     b = np.ascontiguousarray(b)
+    out = _intel_gemm(a, b)
+    if out is not None:
+        return out
     if (c_offset % 4 and _amd_f32(a, b) and b.shape[1] > 1 and a.shape[1] > 0
             and a.shape[0] * a.shape[1] * b.shape[1] <= _generic_limit()):
         from . import _mkl_generic as G
@@ -158,6 +187,9 @@ def _acc_generic(c, a, b, trans_a, c_offset):
 def _mm_ta_acc(c, a, b, c_offset=0):
     """``c + a^T @ b``, ``a`` passed transposed and beta = 1 (the hidden weights' gradient summed
     over the steps): on AMD C is the first term of the sums; elsewhere ``c + _mm_ta(a, b)``."""
+    out = _intel_gemm(a, b, True, False, c)
+    if out is not None:
+        return out
     out = _acc_generic(c, a, b, True, c_offset)
     return c + _mm_ta(a, b) if out is None else out
 
@@ -166,6 +198,9 @@ def _mm_plain_acc(c, a, b, c_offset=0):
     """``c + a @ b`` with beta = 1 (``dX += G W_ih``, the GRU cell's products into the previous
     hidden state's gradient): on AMD C is the first term of the sums; elsewhere
     ``c + _mm_plain(a, b)``."""
+    out = _intel_gemm(a, b, False, False, c)
+    if out is not None:
+        return out
     out = _acc_generic(c, a, b, False, c_offset)
     return c + _mm_plain(a, b) if out is None else out
 
