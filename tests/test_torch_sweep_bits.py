@@ -124,3 +124,9 @@ def test_float64_grouped_convolution(spec):
 @pytest.mark.parametrize("spec", C.CIRCULAR_PAD, ids=[s[0] for s in C.CIRCULAR_PAD])
 def test_circular_pad_gradient(spec):
     md5_table.check(_expected(), spec[0], C.run_circular_pad(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.CONVT64, ids=[s[0] for s in C.CONVT64])
+def test_float64_transposed_convolution_dilated_or_grouped(spec):
+    record_for_mkl_branch("ATen's slow transposed convolution (MKL's dgemm)", {"AVX512_E1": True})
+    md5_table.check(_expected(), spec[0], C.run_convT64(torch, *spec))

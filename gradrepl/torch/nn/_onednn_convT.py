@@ -286,26 +286,29 @@ def _views(x, w, nd, stride, padding, out_pad):
     return x, w, stride, pads, out_pad
 
 
-def output_padding(x_shape, w_shape, nd, stride, padding, out_size):
+def output_padding(x_shape, w_shape, nd, stride, padding, out_size, dilation=None):
     """The output padding implied by the output size (the engine keeps the size)."""
     flat = tuple(padding)[-2 * nd:]
-    return tuple(o - ((i - 1) * s - flat[2 * a] - flat[2 * a + 1] + k)
-                 for a, (o, i, s, k) in enumerate(zip(tuple(out_size)[-nd:], x_shape[2:],
-                                                      tuple(stride)[-nd:], w_shape[2:])))
+    dil = (1,) * nd if dilation is None else tuple(dilation)[-nd:]
+    return tuple(o - ((i - 1) * s - flat[2 * a] - flat[2 * a + 1] + d * (k - 1) + 1)
+                 for a, (o, i, s, k, d) in enumerate(zip(tuple(out_size)[-nd:], x_shape[2:],
+                                                         tuple(stride)[-nd:], w_shape[2:], dil)))
 
 
 def slow_applies(x_shape, w_shape, dtype, groups, dilation):
-    """Whether torch runs ATen's ``slow_conv_transpose2d`` (2-d views): float64 always, float32
-    where it does not call oneDNN."""
-    if groups != 1 or any(d != 1 for d in dilation):
+    """Whether torch runs ATen's ``slow_conv_transpose2d`` (2-d views): float64 always (any
+    dilation; groups one by one, ``try_forward``), float32 where it does not call oneDNN."""
+    if groups != 1:
         return False
     if np.dtype(dtype) == np.float64:
         return True
+    if any(d != 1 for d in dilation):
+        return False
     return np.dtype(dtype) == np.float32 and not uses_onednn(
         x_shape[0], x_shape[1], x_shape[2:], w_shape[2:])
 
 
-def slow_forward(x, w, bias, stride, pads, out_pad):
+def slow_forward(x, w, bias, stride, pads, out_pad, dilation=(1, 1)):
     """ATen's ``slow_conv_transpose2d`` (2-d views): per sample MKL's gemm (column-major,
     ``gemm('n', 't')``) of the sample and the weight into one column buffer, ``col2im`` adding
     the columns into the zeroed output in order (output channel, kernel row, kernel column),
@@ -319,8 +322,9 @@ def slow_forward(x, w, bias, stride, pads, out_pad):
     n, ci, h, wd = x.shape
     co, kh, kw = w.shape[1:]
     (sy, sx), (py, px), (oy, ox) = stride, pads, out_pad
-    oh = (h - 1) * sy - 2 * py + kh + oy
-    ow = (wd - 1) * sx - 2 * px + kw + ox
+    dy, dx_ = dilation
+    oh = (h - 1) * sy - 2 * py + dy * (kh - 1) + 1 + oy
+    ow = (wd - 1) * sx - 2 * px + dx_ * (kw - 1) + 1 + ox
     m, size = co * kh * kw, h * wd
     if (m * size + n * ci * size) * x.itemsize > O.SLOW_BYTES:
         return None
@@ -329,8 +333,8 @@ def slow_forward(x, w, bias, stride, pads, out_pad):
     xs = O._aligned((n, ci, size), x.dtype)
     xs[...] = x.reshape(n, ci, size)
     cols = O._aligned((m, size), x.dtype)
-    full = np.zeros((n, co, max((h - 1) * sy + kh, py + oh), max((wd - 1) * sx + kw, px + ow)),
-                    x.dtype)
+    full = np.zeros((n, co, max((h - 1) * sy + dy * (kh - 1) + 1, py + oh),
+                     max((wd - 1) * sx + dx_ * (kw - 1) + 1, px + ow)), x.dtype)
     local = _mkl._load().MKL_Set_Num_Threads_Local
     prev = local(0)
     try:
@@ -340,7 +344,8 @@ def slow_forward(x, w, bias, stride, pads, out_pad):
             c3 = cols.reshape(co, kh, kw, h, wd)
             for a in range(kh):
                 for b in range(kw):
-                    view = full[i, :, a:a + sy * (h - 1) + 1:sy, b:b + sx * (wd - 1) + 1:sx]
+                    ay, bx = a * dy, b * dx_
+                    view = full[i, :, ay:ay + sy * (h - 1) + 1:sy, bx:bx + sx * (wd - 1) + 1:sx]
                     view += c3[:, a, b]
     finally:
         local(prev)
@@ -350,7 +355,7 @@ def slow_forward(x, w, bias, stride, pads, out_pad):
     return out
 
 
-def slow_backward(x, w, g, stride, pads, want):
+def slow_backward(x, w, g, stride, pads, want, dilation=(1, 1)):
     """The gradients of ATen's ``slow_conv_transpose2d`` (2-d views): per sample ``im2col`` of
     the output's gradient, MKL's gemm with the weight (input gradient) and, accumulated over the
     samples with beta 1, with the sample (filter gradient); the bias gradient torch's sum over
@@ -382,7 +387,7 @@ def slow_backward(x, w, g, stride, pads, want):
     prev = local(0)
     try:
         for i in range(n):
-            c, outs = O.im2col(g[i], (kh, kw), (sy, sx), [(py, py), (px, px)], (1, 1))
+            c, outs = O.im2col(g[i], (kh, kw), (sy, sx), [(py, py), (px, px)], tuple(dilation))
             if tuple(outs) != (h, wd):
                 return None, None, db
             cols[...] = c
@@ -399,6 +404,38 @@ def slow_backward(x, w, g, stride, pads, want):
     return dx, dw, db
 
 
+def _by_groups(x, w, bias, groups, conv):
+    """ATen's transposed convolution of ``groups`` groups outside oneDNN (float64): each
+    group's input channels (contiguous) with its weights (C/groups, O/groups, *K) on their own,
+    the outputs concatenated; None if one is."""
+    ci, co = x.shape[1] // groups, w.shape[1]
+    outs = []
+    for i in range(groups):
+        y = conv(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]), w[i * ci:(i + 1) * ci],
+                 None if bias is None else bias[i * co:(i + 1) * co])
+        if y is None:
+            return None
+        outs.append(y)
+    return np.concatenate(outs, axis=1)
+
+
+def _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want):
+    """``try_backward`` of each group (contiguous input, weight and output-gradient channels),
+    the gradients concatenated (input channels, weights, bias)."""
+    ci, co = x.shape[1] // groups, w.shape[1]
+    got = []
+    for i in range(groups):
+        got.append(try_backward(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]),
+                                np.ascontiguousarray(w[i * ci:(i + 1) * ci]),
+                                np.ascontiguousarray(g[:, i * co:(i + 1) * co]), nd, stride,
+                                padding, dilation, 1, want))
+    out = []
+    for j, axis in enumerate((1, 0, 0)):
+        pieces = [p[j] for p in got]
+        out.append(None if any(a is None for a in pieces) else np.concatenate(pieces, axis))
+    return tuple(out)
+
+
 def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
     """The strided transposed convolution as torch computes it here, or None (another kernel:
     the caller's general path). Geometry as ``_onednn_conv.try_conv``."""
@@ -406,14 +443,17 @@ def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
         return None
     if bias is not None and bias.dtype != x.dtype:
         return None
+    if groups > 1 and x.dtype == np.float64 and x.size and w.size:
+        return _by_groups(x, w, bias, groups, lambda xg, wg, bg: try_forward(
+            xg, wg, bg, nd, stride, padding, dilation, 1, out_size))
     flat = tuple(padding)[-2 * nd:]
     if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
         return None
-    op = output_padding(x.shape, w.shape, nd, stride, padding, out_size)
+    op = output_padding(x.shape, w.shape, nd, stride, padding, out_size, dilation)
     xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
     dil = _lift(tuple(dilation)[-nd:], nd, 1)
     if slow_applies(xv.shape, wv.shape, x.dtype, groups, dil):
-        y = slow_forward(xv, wv, bias, st, pads, opv)
+        y = slow_forward(xv, wv, bias, st, pads, opv, dil)
         return None if y is None else (y[:, :, 0] if nd == 1 else y)
     if x.dtype != np.float32 or not applies(xv.shape, wv.shape, st, pads, dil, groups,
                                             x.dtype, opv):
@@ -430,15 +470,17 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     if nd not in (1, 2) or not (x.dtype == w.dtype == g.dtype) or \
             x.dtype not in (np.float32, np.float64):
         return none
+    if groups > 1 and x.dtype == np.float64 and x.size and w.size and g.size:
+        return _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want)
     flat = tuple(padding)[-2 * nd:]
     if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
         return none
-    op = output_padding(x.shape, w.shape, nd, stride, padding, g.shape[2:])
+    op = output_padding(x.shape, w.shape, nd, stride, padding, g.shape[2:], dilation)
     xv, wv, st, pads, opv = _views(x, w, nd, stride, padding, op)
     dil = _lift(tuple(dilation)[-nd:], nd, 1)
     if slow_applies(xv.shape, wv.shape, x.dtype, groups, dil):
         gv = g[:, :, None] if nd == 1 else g
-        dx, dw, db = slow_backward(xv, wv, gv, st, pads, want)
+        dx, dw, db = slow_backward(xv, wv, gv, st, pads, want, dil)
         if nd == 1:
             dx = None if dx is None else dx[:, :, 0]
             dw = None if dw is None else dw[:, :, 0]

@@ -241,3 +241,29 @@ def run_circular_pad(torch, name, shape, pad, dt):
     y = torch.nn.functional.pad(x, pad, mode="circular")
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy()}
+
+# float64 transposed convolutions with dilation or groups: ATen's slow_conv_transpose2d (its
+# dilated col2im / im2col), groups one by one
+CONVT64 = [
+    ("convT64_k3s2p1_d2", (2, 1, 8, 9), 1, 3, 2, 1, 0, 2, 1),
+    ("convT64_k4s3_op1_d2", (2, 1, 5, 7), 4, 4, 3, 0, 1, 2, 1),
+    ("convT64_k4s3p1_op1_g2", (2, 2, 5, 4), 4, 4, 3, 1, 1, 1, 2),
+    ("convT64_k1p1_d2_g2", (2, 2, 13, 9), 4, 1, 1, 1, 0, 2, 2),
+]
+
+
+def run_convT64(torch, name, shape, out_channels, k, stride, padding, out_pad, dilation,
+                groups):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64
+    m = torch.nn.ConvTranspose2d(shape[1], out_channels, k, stride=stride, padding=padding,
+                                 output_padding=out_pad, groups=groups,
+                                 dilation=dilation).to(dtype)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape)), dtype=dtype))
+    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
+    y = m(x)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
+    return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": m.weight.grad.numpy(),
+            "db": m.bias.grad.numpy()}
