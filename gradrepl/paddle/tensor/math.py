@@ -348,13 +348,20 @@ def _kernel_error(fname, dtype):
         "DataTypes: float32, float64, complex64, complex128." + promotion.kernel_hint())
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _unary(fname, fn, ints):
     """A paddle function of one tensor. ``ints`` says what integer inputs do:
     "float" (computed in float32, every version), "autocast" (float32 in 3.x, NotFound in 2.x),
     "identity" (unchanged in 3.x, NotFound in 2.x), "keep" (an integer kernel exists)."""
     def f(x, name=None):
-        x = as_tensor(x)
-        kind = x.data.dtype.kind
+        if not isinstance(x, _T):
+            x = as_tensor(x)
+        dt = x.data.dtype
+        if dt is _F32 or dt is _F64:   # (the float kernels: none of the checks below apply)
+            return fn(x)
+        kind = dt.kind
         if x.data.dtype == bf16.BITS:  # bfloat16: a float kernel, if Paddle has one
             bf16.check_kernel(fname)
             return fn(x)
