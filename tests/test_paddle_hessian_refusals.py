@@ -26,3 +26,44 @@ def test_hessian_through_ops_without_a_triple_grad_refuses(version, tmp_path):
     out, error = run_captured(str(path), profile=version)
     assert error is None
     assert out == _EXPECTED[version]
+
+
+# rsqrt is the op rsqrt_grad with RsqrtGradGradFunctor's formulas (d/d(out) = (3 / out) * dx *
+# ddx, d/d(dout) = ddx * -0.5 * out^3): second-order digests differed in both cases before, and
+# its Hessian did not refuse. Recorded from real 3.3.1 and 2.6.2 (equal digests) here: x = 3 *
+# randn(300), w, v = randn(300) from RandomState(13), float32.
+_RSQRT = {"rsqrt": ("19c5f4358aa97674", "b07c91e9f1f0feaa"),
+          "rsqrt*x": ("4f8539e1b4fdf8e8", "2f458a9938afe4b7")}
+_RSQRT_REFUSAL = {"3": "(Unavailable) The Op rsqrt_double_grad doesn't have any grad op. If you don't intend calculating higher order derivatives, please set `create_graph`to False. (at /paddle/paddle/fluid/eager/api/generated/eager_generated/backwards/nodes.cc:53514)\n", "2.6": "(Unavailable) The Op rsqrt_double_grad doesn't have any gradop. If you don't intend calculating higher orderderivatives, please set `create_graph`to False. (at /paddle/paddle/fluid/eager/api/generated/eager_generated/backwards/nodes.cc:22311)\n"}
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_rsqrt_second_order_and_hessian_refusal(version):
+    import hashlib
+
+    import numpy as np
+
+    from gradrepl.paddle import state
+
+    state.reset(version)
+    try:
+        import gradrepl.paddle as paddle
+
+        rs = np.random.RandomState(13)
+        x0 = rs.randn(300).astype("float32") * 3
+        w = paddle.to_tensor(rs.randn(300).astype("float32"))
+        v = paddle.to_tensor(rs.randn(300).astype("float32"))
+        got = {}
+        for name, f in [("rsqrt", lambda x: paddle.sum(paddle.rsqrt(x * x + 1) * w)),
+                        ("rsqrt*x", lambda x: paddle.sum(paddle.rsqrt(x * x + 0.5) * x))]:
+            x = paddle.to_tensor(x0, stop_gradient=False)
+            g = paddle.grad(f(x), x, create_graph=True)[0]
+            h = paddle.grad(g, x, grad_outputs=v)[0]
+            got[name] = tuple(hashlib.sha256(a.numpy().tobytes()).hexdigest()[:16] for a in (g, h))
+        x = paddle.to_tensor([1.5, -2.0, 0.3], stop_gradient=False)
+        with pytest.raises(RuntimeError) as e:
+            paddle.autograd.hessian(paddle.sum(paddle.rsqrt(x * x + 1)), x)[:]
+    finally:
+        state.reset()
+    assert got == _RSQRT
+    assert str(e.value) == _RSQRT_REFUSAL[version]

@@ -56,7 +56,7 @@ NO_DOUBLE_GRAD = {
     # a gradient op whose double-grad op has no grad op (relu_double_grad ...): a create_graph
     # backward reaching its node refuses (paddle.autograd.hessian of relu, softplus, elu)
     "relu_grad": (50306, 21173), "elu_grad": (16240, 7795), "softplus_grad": (59197, 25520),
-    "sqrt_grad": (60816, 26337), "square_grad": (61207, 26628),
+    "sqrt_grad": (60816, 26337), "square_grad": (61207, 26628), "rsqrt_grad": (53514, 22311),
 }
 _COLUMN = {"3": 0, "2.6": 1}
 

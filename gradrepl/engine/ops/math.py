@@ -548,8 +548,25 @@ SQUARE_GRAD = register("square_grad", _safe(_square_grad_fwd), _square_grad_vjp,
                        legacy_name="SquareGradBackward", examples=[([(2, 3), (2, 3)], {})])
 SQRT = unary("sqrt", _float_fwd(K.sqrt), lambda n, g: apply(SQRT_GRAD, (n.out(), g)),
              "SqrtBackward", "positive", saves_inputs=False)
-RSQRT = unary("rsqrt", _float_fwd(K.rsqrt),
-              lambda n, g: multiply(multiply(multiply(times(g, -0.5), n.out()), n.out()), n.out()),
+def _rsqrt_grad_fwd(out, dout):
+    """Paddle's rsqrt_grad kernel: ``-0.5 * dout * out * out * out``."""
+    mul = MULTIPLY.forward
+    return mul(mul(mul(mul(dout, np.asarray(-0.5, dout.dtype)), out), out), out)
+
+
+def _rsqrt_grad_vjp(n, gg):
+    """RsqrtGradGradFunctor (dx: this op's output): d/d(out) = (3 / out) * dx * ddx,
+    d/d(dout) = ddx * -0.5 * out * out * out."""
+    out = n.inputs[0]
+    three = divide(const(out, np.full(out.data.shape, 3.0, out.data.dtype)), out)
+    return (multiply(multiply(three, n.out()), gg),
+            multiply(multiply(multiply(times(gg, -0.5), out), out), out))
+
+
+RSQRT_GRAD = register("rsqrt_grad", _safe(_rsqrt_grad_fwd), _rsqrt_grad_vjp,
+                      legacy_name="RsqrtGradBackward", domain="positive",
+                      examples=[([(2, 3), (2, 3)], {})])
+RSQRT = unary("rsqrt", _float_fwd(K.rsqrt), lambda n, g: apply(RSQRT_GRAD, (n.out(), g)),
               "RsqrtBackward", "positive", saves_inputs=False)
 SQUARE = unary("square", lambda x: x * x,
                lambda n, g: apply(SQUARE_GRAD, (n.inputs[0], g)), "SquareBackward")
