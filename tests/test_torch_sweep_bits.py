@@ -130,3 +130,9 @@ def test_circular_pad_gradient(spec):
 def test_float64_transposed_convolution_dilated_or_grouped(spec):
     record_for_mkl_branch("ATen's slow transposed convolution (MKL's dgemm)", {"AVX512_E1": True})
     md5_table.check(_expected(), spec[0], C.run_convT64(torch, *spec))
+
+
+@pytest.mark.parametrize("spec", C.CE_SMOOTH_WEIGHTED, ids=[s[0] for s in C.CE_SMOOTH_WEIGHTED])
+def test_cross_entropy_smoothing_with_weights(spec):
+    skip_without_avx512("cross_entropy's log_softmax and sums (torch's AVX512 kernels)")
+    md5_table.check(_expected(), spec[0], C.run_ce_smooth_weighted(torch, *spec))

@@ -605,9 +605,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if reduction == "mean":
         if weight is None:
             denom = float(np.sum(~ignored))
-        else:
-            w = raw(weight)
-            denom = float(np.sum(w[np.where(ignored, 0, t)] * ~ignored))
+        else:   # weight.gather(0, target[~ignored]).sum(): torch's sum of the picked weights
+            from .._kernels import torch_sum
+
+            picked = np.ascontiguousarray(raw(weight)[t[~ignored]].reshape(-1))
+            total = torch_sum(picked, (0,)) if picked.size else None
+            denom = float(np.sum(picked)) if total is None else total
         smooth = _ops.div(_ops.sum(smooth), _wrap(np.asarray(denom, a.dtype), True))
     elif reduction == "sum":
         smooth = _ops.sum(smooth)

@@ -267,3 +267,25 @@ def run_convT64(torch, name, shape, out_channels, k, stride, padding, out_pad, d
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=dtype))
     return {"y": y.detach().numpy(), "dx": x.grad.numpy(), "dw": m.weight.grad.numpy(),
             "db": m.bias.grad.numpy()}
+
+# cross_entropy with label smoothing and class weights, mean: the smoothing term divided by
+# weight.gather(0, target[~ignored]).sum(), torch's sum of the picked weights
+CE_SMOOTH_WEIGHTED = [
+    ("ces_2x3x3x4_ls01_ig1", (2, 3, 3, 4), 0.1, 1, "f32"),
+    ("ces_3x7x5_ls01", (3, 7, 5), 0.1, -100, "f32"),
+    ("ces_4x11x6x2_ls025", (4, 11, 6, 2), 0.25, -100, "f64"),
+    ("ces_64x10_ls01", (64, 10), 0.1, -100, "f32"),
+]
+
+
+def run_ce_smooth_weighted(torch, name, shape, smoothing, ignore_index, dt):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    dtype = torch.float64 if dt == "f64" else torch.float32
+    x = torch.tensor(rng.standard_normal(shape) * 2, dtype=dtype, requires_grad=True)
+    target = torch.tensor(rng.integers(0, shape[1], (shape[0],) + shape[2:]))
+    weight = torch.tensor(rng.uniform(0.1, 2, shape[1]), dtype=dtype)
+    loss = torch.nn.functional.cross_entropy(x, target, weight=weight,
+                                             ignore_index=ignore_index,
+                                             label_smoothing=smoothing)
+    loss.backward()
+    return {"loss": loss.detach().numpy(), "dx": x.grad.numpy()}

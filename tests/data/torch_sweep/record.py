@@ -32,6 +32,8 @@ for spec in C.CIRCULAR_PAD:
     out[spec[0]] = C.run_circular_pad(torch, *spec)
 for spec in C.CONVT64:
     out[spec[0]] = C.run_convT64(torch, *spec)
+for spec in C.CE_SMOOTH_WEIGHTED:
+    out[spec[0]] = C.run_ce_smooth_weighted(torch, *spec)
 for spec in C.LINEAR_STRIDED:
     out[spec[0]] = C.run_linear_strided(torch, *spec)
 path = sys.argv[1] if len(sys.argv) > 1 else "AVX512_E1"
