@@ -136,3 +136,21 @@ def test_float64_transposed_convolution_dilated_or_grouped(spec):
 def test_cross_entropy_smoothing_with_weights(spec):
     skip_without_avx512("cross_entropy's log_softmax and sums (torch's AVX512 kernels)")
     md5_table.check(_expected(), spec[0], C.run_ce_smooth_weighted(torch, *spec))
+
+
+def test_adaptive_max_pool2d_overlapping_windows_gradient():
+    # F.adaptive_max_pool2d (no indices asked) 4x8 -> 5x6: an element that is the maximum of
+    # several windows gets their gradients added in output order, as torch's kernel adds them
+    # (EXPECTED_AMAX: md5 of real torch 2.13's input gradient for the same lines)
+    import numpy as np
+
+    rng = np.random.default_rng(28)
+    x = torch.tensor(rng.standard_normal((2, 8, 4, 8)).astype(np.float32), requires_grad=True)
+    y = torch.nn.functional.adaptive_max_pool2d(x, (5, 6))
+    y.backward(torch.tensor(rng.standard_normal((2, 8, 5, 6)).astype(np.float32)))
+    import hashlib
+
+    assert hashlib.md5(x.grad.numpy().tobytes()).hexdigest() == EXPECTED_AMAX
+
+
+EXPECTED_AMAX = "fa538edf760ba9994333363311ab6402"   # (printed by real torch 2.13 here, the same lines)

@@ -294,10 +294,23 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported")
-    o = _adaptive_size(output_size, raw(input))
-    return _pool(AD_MAXPOOL, input, C.pool_attrs(o, adaptive=True, pooling_type="max"))
+    """torch's kernel (``_pool_more._adaptive_max``): the backward adds each output's gradient
+    at its argmax in output order (the engine's pool gradient added overlapping windows'
+    contributions in another order)."""
+    from ._pool_more import _adaptive_max
+
+    a = raw(input)
+    if a.ndim < 3:   # (torch's checks and messages, in its order)
+        raise ValueError("Input dimension should be at least 3")
+    if a.ndim > 4:
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(a.shape)}")
+    for d in range(a.ndim - 3, a.ndim):
+        if a.shape[d] == 0:
+            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but input has sizes {list(a.shape)} "
+                               f"with dimension {d} being empty")
+    return _adaptive_max(2, input, output_size, return_indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
