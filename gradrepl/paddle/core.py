@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ..engine import registry as _registry
 from ..engine.ops import math as M
 from ..engine.tensor import Tensor as _EngineTensor
 from . import bf16, dtypes, printing, profiles, promotion
@@ -492,7 +493,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, 1.0, float(o))
         if _same_float(self, o):
-            return _M_add(self, o)
+            return _float_pair(M.ADD, self, o)
         return _binary(self, o, "add")
 
     def __radd__(self, o):
@@ -504,7 +505,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, 1.0, -float(o))
         if _same_float(self, o):
-            return _M_subtract(self, o)
+            return _float_pair(M.SUBTRACT, self, o)
         return _binary(self, o, "subtract")
 
     def __rsub__(self, o):
@@ -514,7 +515,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
             return _scale(self, float(o), 0.0)
         if _same_float(self, o):
-            return _M_multiply(self, o)
+            return _float_pair(M.MULTIPLY, self, o)
         return _binary(self, o, "multiply")
 
     def __rmul__(self, o):
@@ -806,6 +807,17 @@ Tensor.get_device = _since3_method(lambda self: -1, "get_device")
 _SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _scale = M.scale
 _M_add, _M_subtract, _M_multiply = M.add, M.subtract, M.multiply
+
+
+def _float_pair(op, x, y):
+    """``apply(op, (x, y))`` for ``_same_float`` operands: ``registry.apply_pair`` (the same node
+    and tensor, without apply's tests) unless an apply hook records (static graph, vmap)."""
+    if _registry._HOOK is not None:
+        return _registry.apply(op, (x, y))
+    return _apply_pair(op, x, y, x.data, y.data)
+
+
+_apply_pair = _registry.apply_pair
 
 
 def _same_float(x, y):
