@@ -1,2 +1,3 @@
-"""``torch.utils``: ``data`` (Dataset, TensorDataset, DataLoader), ``hooks``, ``benchmark``."""
-from . import benchmark, data, hooks  # noqa: F401
+"""``torch.utils``: ``data`` (Dataset, TensorDataset, DataLoader), ``hooks``, ``benchmark``,
+``checkpoint`` (imported with the package, as real torch's ``import torch`` does)."""
+from . import benchmark, checkpoint, data, hooks  # noqa: F401
