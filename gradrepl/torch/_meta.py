@@ -136,11 +136,14 @@ def _gone(dt, ident):
     the hook off."""
 
     def gone(ref):
-        _IDS.discard(ident)
-        if _SENTINELS.get(dt) is ref:
-            del _SENTINELS[dt]
-        if not _IDS:
-            _deactivate()
+        try:
+            _IDS.discard(ident)
+            if _SENTINELS.get(dt) is ref:
+                del _SENTINELS[dt]
+            if not _IDS:
+                _deactivate()
+        except (AttributeError, TypeError):  # (at interpreter exit, module globals may be None:
+            pass                             # no 'Exception ignored' line on a script's stderr)
 
     return gone
 
