@@ -174,8 +174,11 @@ _FAMILY: dict = {}  # id(tensor) -> its family
 
 def _forget(tid, fam):
     def gone(_ref):
-        _FAMILY.pop(tid, None)
-        fam.pop(tid, None)
+        try:
+            _FAMILY.pop(tid, None)
+            fam.pop(tid, None)
+        except (AttributeError, TypeError):  # (at interpreter exit module globals may be None:
+            pass                             # no 'Exception ignored' line on stderr)
 
     return gone
 
