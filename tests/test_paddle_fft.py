@@ -76,6 +76,14 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
 def test_transform_and_gradient_bits_as_real_paddle(version, case):
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        # an aarch64 Debian 12 rootfs under qemu-user: 27 of the 28 cases gave other digests
+        # (numpy's pocketfft built for aarch64: other sums than the x86-64 builds')
+        pytest.skip("paddle.fft digests recorded by real Paddle on x86-64, whose pocketfft "
+                    "numpy's x86-64 build matches; this CPU's build sums otherwise: bytes not "
+                    "compared")
     i = CASES.index(case)
     name, shape, dtype, kw, want_y, want_g = case
     x = paddle.to_tensor(arr(shape, i + 1, dtype), stop_gradient=False)
