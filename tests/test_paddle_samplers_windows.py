@@ -29,6 +29,13 @@ def version(request):
 
 
 def test_cauchy_and_geometric_as_real_paddle(version):
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        # aarch64 (qemu-user, Debian 12 arm64): other digests; tan and log are the C library's
+        # and numpy's aarch64 kernels there, whose last bits differ from x86-64's
+        pytest.skip("cauchy_/geometric_ digests recorded by real Paddle on x86-64 (its tan/log "
+                    "last bits); this CPU's math library rounds otherwise: bytes not compared")
     paddle.seed(7)
     got = [h(paddle.zeros([1000]).cauchy_()),
            h(paddle.cauchy_(paddle.zeros([33], dtype="float64"), 1.0, 2.0)),
