@@ -404,21 +404,6 @@ def slow_backward(x, w, g, stride, pads, want, dilation=(1, 1)):
     return dx, dw, db
 
 
-def _by_groups(x, w, bias, groups, conv):
-    """ATen's transposed convolution of ``groups`` groups outside oneDNN (float64): each
-    group's input channels (contiguous) with its weights (C/groups, O/groups, *K) on their own,
-    the outputs concatenated; None if one is."""
-    ci, co = x.shape[1] // groups, w.shape[1]
-    outs = []
-    for i in range(groups):
-        y = conv(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]), w[i * ci:(i + 1) * ci],
-                 None if bias is None else bias[i * co:(i + 1) * co])
-        if y is None:
-            return None
-        outs.append(y)
-    return np.concatenate(outs, axis=1)
-
-
 def _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want):
     """``try_backward`` of each group (contiguous input, weight and output-gradient channels),
     the gradients concatenated (input channels, weights, bias)."""
@@ -444,8 +429,11 @@ def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
     if bias is not None and bias.dtype != x.dtype:
         return None
     if groups > 1 and x.dtype == np.float64 and x.size and w.size:
-        return _by_groups(x, w, bias, groups, lambda xg, wg, bg: try_forward(
-            xg, wg, bg, nd, stride, padding, dilation, 1, out_size))
+        from ._onednn_conv_gemm import by_groups
+
+        return by_groups(lambda xg, wg, bg: try_forward(
+            xg, wg, bg, nd, stride, padding, dilation, 1, out_size), x, w, bias, groups,
+            transposed=True)
     flat = tuple(padding)[-2 * nd:]
     if any(flat[2 * i] != flat[2 * i + 1] for i in range(nd)) or x.size == 0 or w.size == 0:
         return None

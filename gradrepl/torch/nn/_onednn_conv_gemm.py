@@ -743,14 +743,18 @@ def slow_conv2d_backward(x, w, g, stride, pads, want, threads, dilation=None):
     return dx, dw, db
 
 
-def by_groups(conv, x, w, bias, groups):
+def by_groups(conv, x, w, bias, groups, transposed=False):
     """ATen's convolution of ``groups`` groups outside oneDNN (``_convolution``: float64):
     each group's input channels (made contiguous, as the slow kernels make them) convolved on
-    their own by ``conv(x_g, w_g, bias_g)``, the outputs concatenated; None if one is."""
-    ci, co = x.shape[1] // groups, w.shape[0] // groups
+    their own by ``conv(x_g, w_g, bias_g)``, the outputs concatenated; None if one is.
+    ``transposed``: a transposed convolution's weights (C_in, C_out/groups, *K), sliced by
+    input channels."""
+    ci = x.shape[1] // groups
+    co = w.shape[1] if transposed else w.shape[0] // groups
+    wi = ci if transposed else co
     outs = []
     for i in range(groups):
-        y = conv(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]), w[i * co:(i + 1) * co],
+        y = conv(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]), w[i * wi:(i + 1) * wi],
                  None if bias is None else bias[i * co:(i + 1) * co])
         if y is None:
             return None
