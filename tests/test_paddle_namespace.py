@@ -36,6 +36,12 @@ def _expected(case, profile):
         here = DATA / f"{name}.{mkl.branch()}.txt"
         if here.exists():
             return here
+        if any(DATA.glob(f"{name}.*.txt")):     # recorded on another MKL path only
+            reason = (f"{case}: Paddle computes it with MKL on Intel, recorded where MKL's path is "
+                      f"{', '.join(p.name.split('.')[-2] for p in DATA.glob(f'{name}.*.txt'))}; "
+                      f"here it is {mkl.branch()}: bytes not compared")
+            print(reason)
+            pytest.skip(reason)
     return DATA / f"{name}.txt"
 
 
