@@ -236,14 +236,12 @@ def empty_at_64(shape, dtype):
     return buf[start:start + nbytes].view(dtype).reshape(shape)
 
 
-def _at_64(x):
-    """``x`` C-contiguous and starting on a 64-byte boundary, as Paddle's allocator places a
-    tensor (a copy when it is not so already)."""
+def at_64(x):
+    """``x`` C-contiguous and starting on a 64-byte boundary, as Paddle's allocator and torch's
+    new storages place a tensor (a copy when it is not so already)."""
     if x.flags.c_contiguous and address(x) % 64 == 0:
         return x
-    buf = np.empty(x.nbytes + 64, np.uint8)
-    start = (-address(buf)) % 64
-    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y = empty_at_64(x.shape, x.dtype)
     y[...] = x
     return y
 
@@ -269,10 +267,10 @@ def gemv_one_thread(a, v, trans=False):
         f.restype = None
         _GEMV[dtype] = f
     rows, cols = a.shape
-    out = _at_64(np.zeros(cols if trans else rows, dtype))
+    out = at_64(np.zeros(cols if trans else rows, dtype))
     if rows == 0 or cols == 0:
         return out
-    a, v = _at_64(a), _at_64(v)
+    a, v = at_64(a), at_64(v)
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
@@ -352,7 +350,7 @@ def gemm_one_thread(a, b, trans_a=False, trans_b=False, c=None):
     f = _gemm_function("gemm", dtype)
     if f is None:
         return None
-    a, b = _at_64(a), _at_64(b)
+    a, b = at_64(a), at_64(b)
     m, k = a.shape[::-1] if trans_a else a.shape
     n = b.shape[0] if trans_b else b.shape[1]
     out = empty_at_64((m, n), dtype)
@@ -390,9 +388,9 @@ def gemm_batch_one_thread(a, b, trans_a=False, trans_b=False):
 
     def stored(x):   # every matrix C-contiguous, from a 64-byte boundary (a stack of them)
         if x.strides[0] == 0 and x.shape[0] > 1:
-            one = _at_64(np.ascontiguousarray(x[0]))
+            one = at_64(np.ascontiguousarray(x[0]))
             return np.broadcast_to(one, x.shape)
-        return _at_64(np.ascontiguousarray(x))
+        return at_64(np.ascontiguousarray(x))
 
     a, b = stored(a), stored(b)
     count = a.shape[0]

@@ -15,6 +15,7 @@ import ctypes
 import numpy as np
 
 from . import _mkl
+from ..engine.mkl import at_64 as aligned   # (torch's new storages start 64-byte aligned)
 
 _ROW, _NO, _TR = 101, 111, 112
 _KERNELS = {}     # (routine, dtype) -> (cblas function, ctypes scalar type)
@@ -130,18 +131,6 @@ def placed(x):
     span = sum((d - 1) * st for d, st in zip(x.shape, x.strides)) + x.itemsize
     buf = np.empty(span + 128, np.uint8)
     y = np.ndarray(x.shape, x.dtype, buf, (-address(buf)) % 64 + offset, x.strides)
-    y[...] = x
-    return y
-
-
-def aligned(x):
-    """``x`` (C-contiguous) itself when it starts on a 64-byte boundary, as torch's new storages
-    do, else a copy that does."""
-    if _mkl.address(x) % 64 == 0:
-        return x
-    buf = np.empty(x.nbytes + 64, np.uint8)
-    start = (-_mkl.address(buf)) % 64
-    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
     y[...] = x
     return y
 

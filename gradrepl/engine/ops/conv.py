@@ -180,11 +180,11 @@ def _mkl_products(a, b):
 
     def aligned(x):
         if x.flags.c_contiguous:
-            return mkl._at_64(x)
+            return mkl.at_64(x)
         xt = np.swapaxes(x, -1, -2)
         if xt.flags.c_contiguous:
-            return np.swapaxes(mkl._at_64(xt), -1, -2)
-        return mkl._at_64(np.ascontiguousarray(x))
+            return np.swapaxes(mkl.at_64(xt), -1, -2)
+        return mkl.at_64(np.ascontiguousarray(x))
 
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(aligned(a), batch + a.shape[-2:])
