@@ -62,14 +62,24 @@ def _run(tmp_path, src):
     return proc, str(path)
 
 
-def _merged(tmp_path, src):
-    """stdout+stderr in one stream (as recorded), with the torch folder and script masked."""
+def _merged(tmp_path, src, unbuffered=True):
+    """stdout+stderr in one stream (as recorded), with the torch folder and script masked.
+
+    The order of prints and warnings in one stream is the order of the writes, which Python's
+    stdout buffering decides: the records above were made with PYTHONUNBUFFERED=1 (this machine's
+    environment), where each print is written at once; without it stdout is block-buffered into
+    the pipe and all prints come at exit, after all warnings, under real torch as under gradrepl.
+    The variable is therefore set (or removed) here, not inherited: a run from ``env -i`` (the
+    aarch64 chroot of tests/test_cpu_classes.py) or a shell without it failed the four cases."""
     from gradrepl import _libsite
 
     path = tmp_path / "case.py"
     path.write_text(src)
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
     proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(path)], cwd=REPO, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
     assert proc.returncode == 0, proc.stdout.decode()
@@ -107,3 +117,13 @@ def test_default_tensor_type_and_rnn_dropout_warn_as_torch(tmp_path):
 
 def test_np_array_of_a_tensor_warns_as_numpy_does_for_torch(tmp_path):
     assert _merged(tmp_path, ARRAY) == ARRAY_OUT
+
+
+# ARRAY with stdout block-buffered (PYTHONUNBUFFERED unset): real torch 2.13.0 here wrote the
+# three warnings first and the prints at exit (the same bytes as ARRAY_OUT, reordered)
+ARRAY_BLOCK_OUT = (ARRAY_OUT.replace("[1. 1.] [1. 1.] [1. 1.] [1. 1.] [[1. 1.]\n [1. 1.]]\n", "")
+                   .replace("2.4.6\n", "") + "[1. 1.] [1. 1.] [1. 1.] [1. 1.] [[1. 1.]\n [1. 1.]]\n2.4.6\n")
+
+
+def test_prints_and_warnings_keep_real_torchs_order_with_buffered_stdout(tmp_path):
+    assert _merged(tmp_path, ARRAY, unbuffered=False) == ARRAY_BLOCK_OUT
