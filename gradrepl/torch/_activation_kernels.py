@@ -243,7 +243,16 @@ def _f64(name):
 _FLOAT64 = {
     "logsigmoid": (lambda x, kw: _f64("logsigmoid")(x),
                    lambda x, dout, kw: _f64("logsigmoid_backward")(dout, x)),
+    "softplus": (lambda x, kw: _f64("softplus")(x, *_softplus_ab(kw)),
+                 lambda x, dout, kw: _f64("softplus_backward")(dout, x, *_softplus_ab(kw))),
+    "hardswish": (lambda x, kw: hardswish_fwd64(x),
+                  lambda x, dout, kw: _f64("hardswish_backward")(dout, x)),
 }
+
+
+def hardswish_fwd64(x):
+    with np.errstate(all="ignore"):
+        return (x * np.minimum(np.maximum(x + 3.0, 0.0), 6.0)) / 6.0
 
 
 def _ok64(base, _which, *arrays):

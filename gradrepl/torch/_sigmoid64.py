@@ -147,3 +147,46 @@ def logsigmoid_backward(dy, x, buf=None):
         max_deriv = np.where(neg, 1.0, 0.0)
         sign = np.where(neg, 1.0, -1.0)
         return fma64(-sign, buf / (1.0 + buf), max_deriv) * np.asarray(dy, F64)
+
+
+# ---------------------------------------------------------------- softplus (Activation.cpp)
+_glibc_log1p = K.libm64("log1p", np.log1p)
+
+
+def _softplus_fwd(exp, log1p, beta, threshold):
+    def k(a):
+        ab = a * beta
+        return np.where(ab > threshold, a, log1p(exp(ab)) / beta)
+    return k
+
+
+def softplus(x, beta, threshold):
+    """``softplus_kernel``: a where a * beta > threshold, else log1p(exp(a * beta)) / beta
+    (vector lambda: SLEEF's exp and log1p, scalar lambda: glibc's)."""
+    return _run(_softplus_fwd(vexp, vlog1p, beta, threshold),
+                _softplus_fwd(_glibc_exp, _glibc_log1p, beta, threshold), x)
+
+
+def _softplus_bwd(exp, beta, threshold):
+    def k(dy, x):
+        xb = x * beta
+        z = exp(xb)
+        return np.where(xb > threshold, dy, (dy * z) / (z + 1.0))
+    return k
+
+
+def softplus_backward(dy, x, beta, threshold):
+    return _run(_softplus_bwd(vexp, beta, threshold), _softplus_bwd(_glibc_exp, beta, threshold),
+                dy, x)
+
+
+# ---------------------------------------------------------------- hardswish's backward
+def _hardswish_bwd(dy, x):
+    mid = dy * ((x / 3.0) + 0.5)
+    return np.where(x < -3.0, 0.0, np.where(x >= 3.0, dy, mid))
+
+
+def hardswish_backward(dy, x):
+    """``hardswish_backward_kernel`` in double: dy * (x / 3 + 0.5) between -3 and 3 (the
+    engine's gradient rounds another way)."""
+    return _run(_hardswish_bwd, _hardswish_bwd, dy, x)
