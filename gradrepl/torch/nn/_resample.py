@@ -799,7 +799,7 @@ def _align_corners_warning(align_corners):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=None):
     """Sample ``input`` (N, C, H, W) at the normalised ``grid`` (N, Ho, Wo, 2) positions
-    (the engine's grid_sample kernel, 2-d)."""
+    (torch's CPU kernels, ``_grid_sample``; bilinear and nearest)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -809,9 +809,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A00
     if raw(input).ndim != 4 or mode == "bicubic":
         raise NotImplementedError("grid_sample: gradrepl supports 4-d bilinear/nearest only")
     _align_corners_warning(align_corners)
-    op = _named(NM.GRID_SAMPLE, "GridSampler2DBackward0")
-    op.diff_inputs = None   # the grid takes a gradient too (a Spatial Transformer's theta)
-    return apply(op, (input, grid), {"mode": mode, "padding_mode": padding_mode,
+    from .._grid_sample import torch_grid_sample_op   # torch's CPU kernels (GridSamplerKernel)
+
+    return apply(torch_grid_sample_op(_named), (input, grid), {"mode": mode, "padding_mode": padding_mode,
                                      "align_corners": bool(align_corners), "round_even": True})
 
 
