@@ -138,6 +138,10 @@ def conv_forward(x, w, bias, stride, pads, dilation):
                        zip(k3, dilation, stride, outs)))
             for k3 in np.ndindex(*ks)]
 
+    got = _blas_forward(xp, W, bias, wins, outs)
+    if got is not None:
+        return got.reshape(got.shape[:2] + outs[3 - nd:])
+
     def one(a, b):
         m = b - a
         acc = np.empty((m, o, size), np.float32)
@@ -194,6 +198,10 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
     crop = (slice(None),) + tuple(slice(pb, pb + s) for (pb, _), s in zip(pads, out_size))
     out = np.empty((n, o) + out_size, np.float32)
 
+    got = _blas_backward_data(grid, W, bias, [off for _, off in offs], full, crop, length)
+    if got is not None:
+        return got.reshape(got.shape[:2] + out_size[3 - nd:])
+
     def one(a, b):
         m = b - a
         acc = np.empty((m, o, fd * fh * fw + fh * fw), np.float32)
@@ -215,6 +223,98 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
 
     _per_group(n, o * fd * fh * fw, one)
     return out.reshape(out.shape[:2] + out_size[3 - nd:])
+
+
+#: Elements of the column matrices of one BLAS call (``_blas_forward``, ``_blas_backward_data``):
+#: past it the samples go in groups.
+COLUMNS = 1 << 23
+
+
+def _blocks(w_by_offset, c):
+    """The filter of each 16-channel block as one (O, K * block) matrix, the kernel offsets
+    outer and the block's channels inner (the chain's order); ``w_by_offset`` (O, *K, C)."""
+    o = w_by_offset.shape[0]
+    return [(cb, min(c, cb + BLOCK),
+             np.ascontiguousarray(w_by_offset[..., cb:min(c, cb + BLOCK)]).reshape(o, -1))
+            for cb in range(0, c, BLOCK)]
+
+
+def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset):
+    """Each block's chains (``_fma_gemm.chains``) over groups of samples; ``cols_of(a, b)``
+    the samples' columns (K, C, m, size) float32. A list per block of (N, O, size), or None."""
+    from ._fma_gemm import chains
+
+    step = max(1, COLUMNS // max(1, kk * c * size))
+    blocks = _blocks(w_by_offset, c)
+    sums = [np.empty((n, o, size), np.float32) for _ in blocks]
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        cols = cols_of(a, b)
+        for (cb, ce, wm), res in zip(blocks, sums):
+            got = chains(wm[None], cols[:, cb:ce].reshape(1, kk * (ce - cb), -1), finite=True)
+            if got is None:
+                return None
+            res[a:b] = got[0].reshape(o, b - a, size).transpose(1, 0, 2)
+    return sums
+
+
+def _blas_forward(xp, W, bias, wins, outs):
+    """``conv_forward``'s chains by numpy's BLAS where it is checked to sum them in order
+    (``_fma_gemm``): per 16-channel block one product of the block's filter and the columns
+    (offsets outer, channels inner), the blocks added in order, the bias after the first. None
+    where not checked (or a value is not finite)."""
+    if not (np.isfinite(xp).all() and np.isfinite(W).all()):
+        return None
+    n, c = xp.shape[:2]
+    o = W.shape[0]
+    size = math.prod(outs)
+
+    def cols_of(a, b):
+        cols = np.empty((len(wins), c, b - a) + tuple(outs), np.float32)
+        for j, (_, win) in enumerate(wins):
+            cols[j] = np.swapaxes(xp[(slice(a, b), slice(None)) + win], 0, 1)
+        return cols
+
+    sums = _blas_blocks(cols_of, n, c, o, size, len(wins), np.moveaxis(W, 1, -1))
+    if sums is None:
+        return None
+    out = sums[0]
+    if bias is not None:
+        out += bias.astype(np.float32).reshape(-1, 1)
+    for res in sums[1:]:
+        out += res
+    return out.reshape((n, o) + tuple(outs))
+
+
+def _blas_backward_data(grid, W, bias, offs, full, crop, length):
+    """``conv_backward_data``'s chains by numpy's BLAS where checked (as ``_blas_forward``):
+    the columns of an output position are the gradient's values its kernel offsets reach on
+    the flat grid (zeros past its ends); blocks added in order, the bias at the end."""
+    if not (np.isfinite(grid).all() and np.isfinite(W).all()):
+        return None
+    n, c = grid.shape[:2]
+    o = W.shape[1]
+    size = math.prod(full)
+    most = max(offs)
+    flat = np.zeros((c, n, most + max(length, size)), np.float32)
+    flat[:, :, most:most + length] = np.swapaxes(grid, 0, 1)
+
+    def cols_of(a, b):
+        cols = np.empty((len(offs), c, b - a, size), np.float32)
+        for j, off in enumerate(offs):
+            cols[j] = flat[:, a:b, most - off:most - off + size]
+        return cols
+
+    sums = _blas_blocks(cols_of, n, c, o, size, len(offs), np.moveaxis(W, 0, -1))
+    if sums is None:
+        return None
+    out = sums[0]
+    for res in sums[1:]:
+        out += res
+    out = np.ascontiguousarray(out.reshape((n, o) + tuple(full))[(slice(None),) + crop])
+    if bias is not None:
+        out += bias.astype(np.float32).reshape(-1, 1, 1, 1)
+    return out
 
 
 def macs(n, c_in, c_out, ksize, out_spatial):

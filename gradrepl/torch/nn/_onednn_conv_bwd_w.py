@@ -234,6 +234,12 @@ def fma_chains(a, b, bounds):
             rows[:hi - lo, i] = np.arange(lo, hi)
         a3 = np.concatenate([a, np.zeros((1, a.shape[1]))])[rows]
         b3 = np.concatenate([b, np.zeros((1, b.shape[1]))])[rows]
+    if k and length:   # the same chains by numpy's BLAS where it is checked to sum so
+        from ._fma_gemm import chains
+
+        got = chains(a3.transpose(1, 2, 0), b3.transpose(1, 0, 2))
+        if got is not None:
+            return got
     acc = np.zeros((k, a.shape[1], b.shape[1]), np.float32)
 
     def run(cols):
