@@ -1,5 +1,5 @@
 """torch 2.13's CPU ``grid_sampler_2d`` kernels (``aten/src/ATen/native/cpu/GridSamplerKernel.cpp``)
-in numpy, bilinear and nearest, forward and backward, as they run on x86-64.
+in numpy, bilinear, nearest and bicubic, forward and backward, as they run on x86-64.
 
 The kernel is registered with ``REGISTER_DISPATCH``: no AVX-512 build, so its AVX2 build runs on
 an AVX-512 CPU too: vectors of 8 floats / 4 doubles. Each batch's grid slice is walked in
@@ -16,7 +16,10 @@ row-major order, one vector of grid points at a time. The arithmetic is per lane
   vector (nw, ne, sw, se), vector after vector; the grid gradient accumulates over channels
   ``gx + ((ne - nw) * s + (se - sw) * n) * gOut`` (FMAs), times the location's derivative.
 
-Nearest rounds half to even (``Vectorized::round``) and has a zero grid gradient.
+Nearest rounds half to even (``Vectorized::round``) and has a zero grid gradient. Bicubic
+(A = -0.75) reads its 16 neighbours through the padding mode's coordinates, scatters its input
+gradient neighbour by neighbour and accumulates one grid gradient over channels and neighbours;
+its location derivative is the bare scaling factor (the padding is not differentiated).
 """
 from __future__ import annotations
 
@@ -169,7 +172,7 @@ def forward(inp, grid, mode, padding, align_corners):
     return out.reshape(N, C, Ho, Wo)
 
 
-def _scatter(gin, order_keys, N, C, P, lanes, contributions):
+def _scatter(gin, order_keys, N, C, P, lanes, contributions, corners=4):
     """Add ``contributions`` [(corner index k, (iy, ix), mask, values (N, C, P))] into
     ``gin`` (N, C, H, W) in the kernel's order: vector after vector of grid points, within
     one the corners in turn, lane after lane."""
@@ -182,7 +185,7 @@ def _scatter(gin, order_keys, N, C, P, lanes, contributions):
     cidx = np.arange(C)[None, :, None]
     for k, (iy, ix), m, vals in contributions:
         off = ((nidx * C + cidx) * H + iy[:, None, :]) * W + ix[:, None, :]
-        key = (vec * 4 + k) * lanes + lane
+        key = (vec * corners + k) * lanes + lane
         sel = np.broadcast_to(m[:, None, :], vals.shape)
         idx_all.append(off[sel])
         val_all.append(vals[sel])
@@ -238,6 +241,121 @@ def backward(inp, grid, gout, mode, padding, align_corners):
     return gin, gg.reshape(grid.shape)
 
 
+
+# ---------------------------------------------------------------- bicubic
+_A = -0.75
+
+
+def _cubic(t):
+    """``get_cubic_coefficients(t)``, A = -0.75. GCC fuses ``a * b + c * d`` as
+    ``fma(c, d, a * b)``: where the second term is a product of constants (``5 * A``,
+    ``8 * A``, ``4 * A``, exact) nothing is fused with x; ``(...) * x * x + 1`` is one FMA
+    (measured on real torch 2.13 with a one-pixel input: the coefficients themselves)."""
+    T = t.dtype.type
+    A = T(_A)
+
+    def outer(x):
+        return ((A * x - T(5 * _A)) * x + T(8 * _A)) * x - T(4 * _A)
+
+    def inner(x):
+        return _fma(_fma(T(_A + 2), x, T(-(_A + 3))) * x, x, T(1))
+    return outer(t + T(1)), inner(t), inner(T(1) - t), outer(T(2) - t)
+
+
+def _cubic_grad(t):
+    """``get_cubic_coefficients_grad(t)``: every second term a constant product, nothing
+    fused."""
+    T = t.dtype.type
+    x = T(-1) - t
+    c0 = (T(-3 * _A) * x - T(10 * _A)) * x - T(8 * _A)
+    x = T(0) - t
+    c1 = (T(-3 * (_A + 2)) * x - T(2 * (_A + 3))) * x
+    x = T(1) - t
+    c2 = (T(3 * (_A + 2)) * x - T(2 * (_A + 3))) * x
+    x = T(2) - t
+    c3 = (T(3 * _A) * x - T(10 * _A)) * x + T(8 * _A)
+    return c0, c1, c2, c3
+
+
+def _bounded(loc, v, size, padding):
+    """``get_value_bounded``'s integer coordinate and in-bounds mask of one axis."""
+    with np.errstate(all="ignore"):
+        if padding == "border":
+            v = loc._clip(v)
+        elif padding == "reflection":
+            v = loc._clip(loc._reflect(v)[0])
+        i = np.trunc(v).astype(np.int64)
+    m = np.ones(v.shape, bool) if padding != "zeros" else (i > -1) & (i < size)
+    return np.clip(i, 0, size - 1), m
+
+
+def _bicubic_setup(inp, grid, padding, align_corners):
+    T = inp.dtype.type
+    N, C, H, W = inp.shape
+    g = np.asarray(grid, inp.dtype).reshape(N, -1, 2)
+    lw, lh = _Loc(W, T, padding, align_corners), _Loc(H, T, padding, align_corners)
+    with np.errstate(all="ignore"):
+        x, y = lw.unnormalize(g[..., 0]), lh.unnormalize(g[..., 1])
+        ix, iy = np.floor(x), np.floor(y)
+        xs = [_bounded(lw, ix + T(k - 1), W, padding) for k in range(4)]
+        ys = [_bounded(lh, iy + T(k - 1), H, padding) for k in range(4)]
+    return lw, lh, x - ix, y - iy, xs, ys
+
+
+def bicubic_forward(inp, grid, padding, align_corners):
+    inp = np.asarray(inp)
+    N, C, H, W = inp.shape
+    _, Ho, Wo, _ = grid.shape
+    _lw, _lh, tx, ty, xs, ys = _bicubic_setup(inp, grid, padding, align_corners)
+    with np.errstate(all="ignore"):
+        cx, cy = _cubic(tx), _cubic(ty)
+        rows = []
+        for i in range(4):
+            iy, my = ys[i]
+            v = [_gather(inp, iy, xs[k][0], xs[k][1] & my) for k in range(4)]
+            c = [cx[k][:, None] for k in range(4)]
+            # measured: the first two terms fused the other way, the last two not at all
+            rows.append((_fma(c[0], v[0], c[1] * v[1]) + c[2] * v[2]) + c[3] * v[3])
+        out = None
+        for i in range(4):
+            out = cy[i][:, None] * rows[i] if out is None else _fma(cy[i][:, None], rows[i], out)
+    return out.reshape(N, C, Ho, Wo)
+
+
+def bicubic_backward(inp, grid, gout, padding, align_corners):
+    inp = np.asarray(inp)
+    N, C, H, W = inp.shape
+    P = grid.shape[1] * grid.shape[2]
+    lw, lh, tx, ty, xs, ys = _bicubic_setup(inp, grid, padding, align_corners)
+    go = np.ascontiguousarray(gout, inp.dtype).reshape(N, C, P)
+    gin = np.zeros(inp.shape, inp.dtype)
+    with np.errstate(all="ignore"):
+        cx, cy = _cubic(tx), _cubic(ty)
+        cxg, cyg = _cubic_grad(tx), _cubic_grad(ty)
+        contrib, vals = [], {}
+        for i in range(4):
+            for j in range(4):
+                (ix, mx), (iy, my) = xs[i], ys[j]
+                m = mx & my
+                contrib.append((i * 4 + j, (iy, ix), m, (go * cx[i][:, None]) * cy[j][:, None]))
+                vals[i, j] = _gather(inp, iy, ix, m)
+        _scatter(gin, None, N, C, P, _lanes(inp.dtype), contrib, corners=16)
+        # one accumulator for all channels: channel after channel, its 16 terms in turn
+        gx = np.zeros((N, P), inp.dtype)
+        gy = np.zeros((N, P), inp.dtype)
+        for c in range(C):
+            g = go[:, c]
+            for i in range(4):
+                for j in range(4):
+                    vg = vals[i, j][:, c] * g
+                    gx = _fma(-(vg * cxg[i]), cy[j], gx)
+                    gy = _fma(-(vg * cyg[j]), cx[i], gy)
+        gg = np.empty((N, P, 2), inp.dtype)
+        gg[..., 0] = gx * lw.sf
+        gg[..., 1] = gy * lh.sf
+    return gin, gg.reshape(grid.shape)
+
+
 # ---------------------------------------------------------------- the dialect's op
 def _ok(*arrays):
     return all(np.asarray(a).dtype in (np.float32, np.float64) for a in arrays) and \
@@ -247,6 +365,8 @@ def _ok(*arrays):
 def _fwd(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, round_even=True):
     from ..engine.ops import nn_more as NM
 
+    if x.ndim == 4 and mode == "bicubic" and _ok(x, grid):
+        return bicubic_forward(x, grid, padding_mode, align_corners)
     if x.ndim == 4 and mode in ("bilinear", "nearest") and _ok(x, grid):
         return forward(x, grid, mode, padding_mode, align_corners)
     return NM._gs_fwd(x, grid, mode, padding_mode, align_corners, round_even)
@@ -259,6 +379,9 @@ def _vjp(n, g):
     x, grid = (t.data for t in n.inputs)
     a = n.attrs
     mode, pm = a.get("mode", "bilinear"), a.get("padding_mode", "zeros")
+    if x.ndim == 4 and mode == "bicubic" and _ok(x, grid):
+        gx, gg = bicubic_backward(x, grid, np.asarray(g.data), pm, a.get("align_corners", True))
+        return const(g, gx), const(g, gg)
     if not (x.ndim == 4 and mode in ("bilinear", "nearest") and _ok(x, grid)):
         return NM._gs_vjp(n, g)
     gx, gg = backward(x, grid, np.asarray(g.data), mode, pm, a.get("align_corners", True))

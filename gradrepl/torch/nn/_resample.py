@@ -799,15 +799,18 @@ def _align_corners_warning(align_corners):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",  # noqa: A002
                 align_corners=None):
     """Sample ``input`` (N, C, H, W) at the normalised ``grid`` (N, Ho, Wo, 2) positions
-    (torch's CPU kernels, ``_grid_sample``; bilinear and nearest)."""
+    (torch's CPU kernels, ``_grid_sample``; bilinear, nearest, bicubic)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if raw(input).ndim != 4 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: gradrepl supports 4-d bilinear/nearest only")
+    a = raw(input)
+    if a.ndim != 4 or (mode == "bicubic" and not (
+            a.dtype in (np.float32, np.float64) and raw(grid).dtype == a.dtype)):
+        raise NotImplementedError("grid_sample: gradrepl supports 4-d bilinear/nearest, and "
+                                  "bicubic in float32/float64, only")
     _align_corners_warning(align_corners)
     from .._grid_sample import torch_grid_sample_op   # torch's CPU kernels (GridSamplerKernel)
 
