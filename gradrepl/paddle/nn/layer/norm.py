@@ -313,12 +313,41 @@ class BatchNorm(Layer):
         return act(out)
 
 
+# SpectralNormInferMeta's checks (phi/infermeta/ternary.cc): (condition, message, hint, line
+# in 3.3.1, line in 2.6.2), measured on both
+_SN_CHECKS = (
+    (lambda r, d, p: r >= 2, "The rank of Input(Weights) should be greater equal than 2, but "
+     "received Weight rank({r})", "rank_weight >= 2, but received rank_weight:{r} < 2:2",
+     2865, 1308),
+    (lambda r, d, p: r <= 5, "The rank of Input(Weights) should be less equal than 5, but "
+     "received Weight rank({r})", "rank_weight <= 5, but received rank_weight:{r} > 5:5",
+     2871, 1314),
+    (lambda r, d, p: d in (0, 1), "Attr(dim) can only be 0 or 1, but received {d}",
+     "dim_valid == true, but received dim_valid:0 != true:1", 2879, 1320),
+    (lambda r, d, p: p >= 0, "Attr(power_iters) should be greater equal then 0, but received {p}",
+     "power_iters >= 0, but received power_iters:{p} < 0:0", 2883, 1326),
+)
+
+
+def _spectral_norm_checks(rank, dim, power_iters):
+    from ...profiles import current
+
+    for ok, message, hint, line3, line26 in _SN_CHECKS:
+        if not ok(rank, dim, power_iters):
+            fill = {"r": rank, "d": dim, "p": power_iters}
+            line = line3 if current().api3 else line26
+            raise ValueError(f"(InvalidArgument) {message.format(**fill)}\n  [Hint: Expected "
+                             f"{hint.format(**fill)}.] (at /paddle/paddle/phi/infermeta/"
+                             f"ternary.cc:{line})\n")
+
+
 class SpectralNorm(Layer):
     """``SpectralNorm(weight_shape, dim=0, power_iters=1, eps=1e-12)``: ``forward(weight)`` gives
     ``weight / sigma``, sigma the largest singular value of the weight seen as a matrix (axis
     ``dim`` first), estimated by ``power_iters`` steps of power iteration from the buffers
-    ``weight_u`` [h] and ``weight_v`` [w] (standard-normal at creation). As in Paddle's kernel,
-    u and v are constants of the gradient and the buffers are not updated."""
+    ``weight_u`` [h] and ``weight_v`` [w] (standard-normal at creation). Paddle's kernel, its
+    gradient kernel's formula included, and the buffers are not updated
+    (``engine/ops/spectral_norm``)."""
 
     def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32"):
         super().__init__(name_scope=paddle_snake(type(self).__name__))
@@ -345,19 +374,8 @@ class SpectralNorm(Layer):
         self.weight_v.stop_gradient = True
 
     def forward(self, x):
-        from ... import tensor as T
+        from ....engine.ops.spectral_norm import spectral_norm
 
-        dim = self._dim
-        perm = [dim] + [i for i in range(x.data.ndim) if i != dim]
-        mat = x.data.transpose(perm).reshape(x.data.shape[dim], -1)
-        u, v = self.weight_u.data.copy(), self.weight_v.data.copy()
-        eps = mat.dtype.type(self._eps)
-        for _ in range(self._power_iters):
-            v = mat.T @ u
-            v = v / (np.sqrt((v * v).sum()) + eps)
-            u = mat @ v
-            u = u / (np.sqrt((u * u).sum()) + eps)
-        # sigma = u^T W v, differentiable in the weight (u and v held constant)
-        w_mat = T.reshape(T.transpose(x, perm), [x.data.shape[dim], -1])
-        sigma = T.sum(T.multiply(T.to_tensor(u[:, None] * v[None, :]), w_mat))
-        return T.divide(x, sigma)
+        _spectral_norm_checks(len(x.shape), self._dim, self._power_iters)
+        return spectral_norm(x, self.weight_u, self.weight_v, self._dim, self._power_iters,
+                             self._eps)
