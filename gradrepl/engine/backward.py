@@ -47,6 +47,7 @@ import numpy as np
 
 from . import events as ev
 from . import grad_mode, provenance
+from . import registry as _registry
 from .node import _weakref_type
 from .registry import _SLOT_CLASS, STORAGE, _learn_class, _slot, reduce_grad
 from .tensor import Tensor as _EngineTensor
@@ -655,6 +656,8 @@ def exact_values(node, buf, in_grads, start):
         rd, ed = _data(r), _data(e)
         if rd is ed or rd.shape != ed.shape or rd.dtype != ed.dtype:
             continue
+        if _registry.EXACT_LISTENER is not None:
+            _registry.EXACT_LISTENER(node, rd, ed)
         head = r.grad_node
         if head is not None and head.uid > start and id(r) not in done:
             _SET_DATA(r, ed)

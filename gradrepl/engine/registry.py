@@ -114,6 +114,12 @@ _STATE = grad_mode.STATE
 _HOOK = None
 
 
+#: Told when backward's ``exact_values`` gives a recorded gradient the exact kernel's values
+#: (computed outside the ops): called with ``(node, recorded array, exact array)``; vmap's
+#: trace follows the values there. None: nobody listens.
+EXACT_LISTENER = None
+
+
 def set_apply_hook(hook):
     """Route every ``apply`` through ``hook`` (None: plain); returns the hook it replaces."""
     global _HOOK

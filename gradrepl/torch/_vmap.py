@@ -56,12 +56,31 @@ class _Budget:
             raise _Fallback
 
 
+#: the trace running (``safe`` marks the constants the transforms make themselves)
+_ACTIVE: list = []
+
+
+def safe(arr):
+    """Mark an array a transform made (a backward seed, a zero gradient) as a constant that
+    does not depend on the sample, for the trace running."""
+    if _ACTIVE:
+        _ACTIVE[-1].safe.add(id(arr))
+        _ACTIVE[-1].keep.append(arr)
+    return arr
+
+
 class _Trace:
-    def __init__(self, inputs, budget=None):
+    def __init__(self, inputs, budget=None, first_uid=None, known=()):
         self.budget = budget
+        self.first_uid = first_uid  # tensors made from then on are the trace's own
+        self.safe = set(known)      # ids of the arrays of the caller's tensors, and safe()'s
+        # a constant made during the trace, outside the ops (a comparison's or a cast's result,
+        # a value read from the sample): it may differ from sample to sample
+        self.fresh = False
         self.entries = []          # (op, attrs, refs, out arrays)
         self.src = {}              # id(array) -> ref
         self.keep = []             # arrays kept alive (their ids stay unique)
+        self.impure = False        # values made outside the ops (``exact``)
         for k, arr in enumerate(inputs):
             self.src[id(arr)] = ("in", k)
             self.keep.append(arr)
@@ -77,12 +96,20 @@ class _Trace:
         with registry.apply_hook(None):
             out = registry.apply(op, inputs, attrs)
         refs = tuple(self.ref(t.data) for t in inputs)
+        if self.first_uid is not None and not self.fresh:
+            for t, r in zip(inputs, refs):
+                if r[0] == "const" and t._uid >= self.first_uid and id(r[1]) not in self.safe \
+                        and not (r[1].ndim == 0 and not r[1].flags.writeable):  # (a literal)
+                    self.fresh = True
         outs = out if isinstance(out, tuple) else (out,)
         arrays = tuple(t.data for t in outs)
         if self.budget is not None:
             self.budget.take(arrays)
         j = len(self.entries)
-        self.entries.append((op, dict(attrs), refs, arrays))
+        # an attribute holding a traced array (nll_loss's target): followed as an input is
+        arefs = {k: self.src[id(v)] for k, v in attrs.items()
+                 if type(v) is np.ndarray and id(v) in self.src}
+        self.entries.append((op, dict(attrs), refs, arrays, arefs))
         for k, arr in enumerate(arrays):
             if id(arr) not in self.src:
                 self.src[id(arr)] = ("op", j, k)
@@ -90,15 +117,65 @@ class _Trace:
         return out
 
 
-def trace(call, inputs, budget=None):
-    """(entries, output refs) of ``call()`` run with its ops recorded (``_Fallback`` when the
-    recorded arrays pass the ``budget``)."""
+    def exact(self, node, old, new):
+        """backward gave a recorded gradient (``old``, an op's output) the exact kernel's
+        values (``new``): that entry replays with the exact forward; where there is none, the
+        values came from outside the ops (the samples loop)."""
+        ref = self.src.get(id(old))
+        sub = _exact_op(self.entries[ref[1]][0]) if ref is not None and ref[0] == "op" else None
+        if sub is None:
+            if ref is not None and np.array_equal(old, new):  # (nll_loss's: the same values)
+                self.src[id(new)] = ref
+                self.keep.append(new)
+            else:
+                self.impure = True
+            return
+        j, k = ref[1], ref[2]
+        _op, attrs, refs, arrays, arefs = self.entries[j]
+        self.entries[j] = (sub, attrs, refs, arrays[:k] + (new,) + arrays[k + 1:], arefs)
+        self.src[id(new)] = ref
+        self.keep.append(new)
+
+
+class _ExactOp:
+    """A grad op whose values are the exact kernel's (``_Trace.exact``)."""
+
+    def __init__(self, name, forward):
+        self.name, self.forward = name, forward
+
+
+_EXACT_OPS: dict = {}
+
+
+def _exact_op(op):
+    if op.name not in _EXACT_OPS:
+        from .nn import _softmax_ops
+
+        fwd = _softmax_ops.EXACT_GRAD_FORWARDS.get(op.name)
+        _EXACT_OPS[op.name] = None if fwd is None else _ExactOp(op.name, fwd)
+    return _EXACT_OPS[op.name]
+
+
+def trace(call, inputs, budget=None, first_uid=None, known=()):
+    """(entries, output refs, whether constants were made during the trace outside the ops:
+    tensors numbered from ``first_uid`` on, other than arrays whose ids are ``known``) of
+    ``call()`` run with its ops recorded
+    (``_Fallback`` when the recorded arrays pass the ``budget``, or gradient values were made
+    outside the ops)."""
     if registry.apply_hook_active() and not _meta.only_meta_hook():
         raise _Fallback  # static mode, or an enclosing trace: no nesting (meta's hook: aside)
-    tr = _Trace(inputs, budget)
-    with registry.apply_hook(tr.hook):
-        out_arrays = call()
-    return tr.entries, tuple(tr.ref(a) for a in out_arrays)
+    tr = _Trace(inputs, budget, first_uid, known)
+    listener, registry.EXACT_LISTENER = registry.EXACT_LISTENER, tr.exact
+    _ACTIVE.append(tr)
+    try:
+        with registry.apply_hook(tr.hook):
+            out_arrays = call()
+    finally:
+        registry.EXACT_LISTENER = listener
+        _ACTIVE.pop()
+    if tr.impure:
+        raise _Fallback
+    return tr.entries, tuple(tr.ref(a) for a in out_arrays), tr.fresh
 
 
 def _same_value(a, b):
@@ -124,13 +201,13 @@ def _same_ref(a, b):
 
 
 def same_program(t0, t1):
-    (e0, o0), (e1, o1) = t0, t1
+    (e0, o0), (e1, o1) = t0[:2], t1[:2]
     if len(e0) != len(e1) or len(o0) != len(o1):
         return False
-    for (op0, at0, r0, a0), (op1, at1, r1, a1) in zip(e0, e1):
-        if op0 is not op1 or at0.keys() != at1.keys() or len(r0) != len(r1):
+    for (op0, at0, r0, a0, ar0), (op1, at1, r1, a1, ar1) in zip(e0, e1):
+        if op0 is not op1 or at0.keys() != at1.keys() or len(r0) != len(r1) or ar0 != ar1:
             return False
-        if not all(_same_value(at0[k], at1[k]) for k in at0):
+        if not all(k in ar0 or _same_value(at0[k], at1[k]) for k in at0):
             return False
         if not all(_same_ref(x, y) for x, y in zip(r0, r1)):
             return False
@@ -143,12 +220,26 @@ def same_program(t0, t1):
 # A batched value is (array with the batch dim first, True); an unbatched one (array, False).
 # A rule gets (op, attrs, values, n) and returns the op's outputs as batched arrays.
 
+# An attribute that is a batched array (nll_loss's target under vmap) is a ``BatchedAttr``.
+
+class BatchedAttr:
+    """An attribute holding a batched array (batch dim first)."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _sample_attrs(attrs, b):
+    return {k: (v.array[b] if isinstance(v, BatchedAttr) else v) for k, v in attrs.items()}
+
+
 def _per_sample(op, attrs, values, n):
     """Any op: its forward once per sample, the results stacked."""
     outs = []
     for b in range(n):
         arrays = [a[b] if batched else a for a, batched in values]
-        r = op.forward(*arrays, **attrs)
+        r = op.forward(*arrays, **_sample_attrs(attrs, b))
         outs.append(r if isinstance(r, tuple) else (r,))
     return tuple(np.stack([np.asarray(o[k]) for o in outs]) for k in range(len(outs[0])))
 
@@ -174,7 +265,8 @@ def _fallback():
 
 def _matmul(op, attrs, values, n):
     """A product with a batched operand: folded into one product over the batch, as torch's
-    batching rule does (a batched vector times a matrix is one matrix-matrix product)."""
+    batching rule does (a batched vector times a matrix is one matrix-matrix product; two
+    batched matrices one ``bmm``)."""
     (x, bx), (y, by) = values[0], values[1]
     if len(values) != 2 or set(attrs) - {"transpose_x", "transpose_y", "out_shape"}:
         return _per_sample(op, attrs, values, n)
@@ -183,7 +275,11 @@ def _matmul(op, attrs, values, n):
     if attrs.get("transpose_y") and y.ndim - by >= 2:
         y = np.swapaxes(y, -1, -2)
     xs, ys = x.shape[1:] if bx else x.shape, y.shape[1:] if by else y.shape
-    if bx and not by and len(ys) == 2 and len(xs) >= 1:
+    if bx and by and len(xs) == 2 and len(ys) == 2:
+        from ._ops import _mm_op
+
+        out = np.asarray(_mm_op("BmmBackward0").forward(x, y))
+    elif bx and not by and len(ys) == 2 and len(xs) >= 1:
         out = op.forward(np.ascontiguousarray(x).reshape(-1, xs[-1]), y)
         out = np.asarray(out).reshape((n,) + xs[:-1] + ys[1:])
     elif bx and not by and len(ys) == 1 and len(xs) >= 1:
@@ -226,7 +322,75 @@ def _reshape(op, attrs, values, n):
     return (np.asarray(op.forward(x, shape=(n,) + shape)),)
 
 
-RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape}
+def _new_shape(op, attrs, values, n):
+    """reshape / unsqueeze / squeeze / flatten: the sample shape behind the batch dim."""
+    (x, bx), = values
+    return (np.reshape(x, (n,) + tuple(attrs["shape"])),)
+
+
+def _transpose(op, attrs, values, n):
+    (x, bx), = values
+    return (op.forward(x, perm=(0,) + tuple(int(p) % (x.ndim - 1) + 1 for p in attrs["perm"])),)
+
+
+def _sample_aligned(x, rank):
+    """A batched array with sample dims of rank ``rank`` (ones put in front of its own)."""
+    return x.reshape((x.shape[0],) + (1,) * (rank - x.ndim + 1) + x.shape[1:])
+
+
+def _broadcast_to(op, attrs, values, n):
+    (x, bx), = values
+    shape = tuple(attrs["shape"])
+    return (np.broadcast_to(_sample_aligned(x, len(shape)), (n,) + shape),)
+
+
+def _sum_to(op, attrs, values, n):
+    """Summed to the sample shape: the batched kernel keeps dim 0 (torch sums the logical dims
+    of the batched tensor)."""
+    (x, bx), = values
+    shape = tuple(attrs["shape"])
+    keep = (n,) + (1,) * (x.ndim - 1 - len(shape)) + shape
+    out = op.forward(x, **dict(attrs, shape=keep))
+    return (np.reshape(out, (n,) + shape),)
+
+
+def _along_axis(op, attrs, values, n):
+    """softmax-like ops along one axis (every input of the same sample shape): the axis moved
+    past the batch dim, one call."""
+    shapes = {a.shape[1:] if b else a.shape for a, b in values}
+    if len(shapes) != 1 or not isinstance(attrs.get("axis"), (int, np.integer)):
+        return _per_sample(op, attrs, values, n)
+    shape, = shapes
+    arrays = [a if b else np.broadcast_to(a, (n,) + a.shape) for a, b in values]
+    out = op.forward(*arrays, **dict(attrs, axis=int(attrs["axis"]) % max(len(shape), 1) + 1))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _nll_coef(op, attrs, values, n):
+    """nll_loss's gradient coefficients of batched targets: the samples' rows as one input's
+    rows, each sample divided by its own total weight ('mean')."""
+    (t, bt), = values
+    x_shape = tuple(attrs["x_shape"])
+    if len(x_shape) > 2 or t.ndim - 1 != len(x_shape) - 1:
+        return _per_sample(op, attrs, values, n)
+    dt, classes = np.dtype(attrs["dtype"]), x_shape[-1]
+    rows = t.size // n
+    hot = op.forward(t.reshape(-1), **dict(attrs, x_shape=(n * rows, classes),
+                                          reduction="none"))
+    hot = np.asarray(hot).reshape(n, rows, classes)
+    if attrs.get("reduction", "mean") == "mean":
+        tt = t.reshape(n, rows)
+        valid = tt != attrs.get("ignore_index", -100)
+        w = np.where(valid, np.asarray(attrs["weight"])[np.where(valid, tt, 0)], 0).astype(dt)
+        hot = (hot / np.sum(w, axis=1, dtype=dt)[:, None, None]).astype(dt)
+    return (hot.reshape((n,) + x_shape),)
+
+
+RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape,
+         "unsqueeze": _new_shape, "squeeze": _new_shape, "flatten": _new_shape,
+         "transpose": _transpose, "broadcast_to": _broadcast_to, "sum_to": _sum_to,
+         "softmax": _along_axis, "log_softmax": _along_axis, "softmax_grad": _along_axis,
+         "log_softmax_grad": _along_axis, "fused_nll_coef": _nll_coef}
 
 # ops that are elementwise on their inputs (numpy broadcasting, no axis attributes)
 ELEMENTWISE = frozenset("""
@@ -244,9 +408,24 @@ def _rule(op, attrs):
     return _per_sample
 
 
+def _needed(entries, out_refs):
+    """The entries the outputs depend on (a loss computed beside its gradient is not)."""
+    need, stack = set(), [r[1] for r in out_refs if r[0] == "op"]
+    while stack:
+        j = stack.pop()
+        if j in need:
+            continue
+        need.add(j)
+        _op, _attrs, refs, _arrays, arefs = entries[j]
+        stack.extend(r[1] for r in refs if r[0] == "op")
+        stack.extend(r[1] for r in arefs.values() if r[0] == "op")
+    return need
+
+
 def replay(entries, out_refs, batched_inputs, n):
     """The traced program on the batched inputs: the outputs as (array, batched) pairs."""
     vals = {}
+    need = _needed(entries, out_refs)
 
     def value(ref):
         if ref[0] == "in":
@@ -256,13 +435,23 @@ def replay(entries, out_refs, batched_inputs, n):
         return vals[(ref[1], ref[2])]
 
     with np.errstate(all="ignore"):
-        for j, (op, attrs, refs, arrays) in enumerate(entries):
+        for j, (op, attrs, refs, arrays, arefs) in enumerate(entries):
+            if j not in need:
+                continue
             values = [value(r) for r in refs]
-            if not any(b for _, b in values):
+            battr = False
+            if arefs:
+                attrs = dict(attrs)
+                for k, r in arefs.items():
+                    a, b = value(r)
+                    attrs[k] = BatchedAttr(a) if b else a
+                    battr = battr or b
+            if not battr and not any(b for _, b in values):
                 for k, a in enumerate(arrays):  # no batched input: the traced result
                     vals[(j, k)] = (a, False)
                 continue
-            outs = _rule(op, attrs)(op, attrs, values, n)
+            rule = _per_sample if battr else _rule(op, attrs)
+            outs = rule(op, attrs, values, n)
             if len(outs) != len(arrays):
                 raise _Fallback
             for k, (o, a) in enumerate(zip(outs, arrays)):

@@ -196,7 +196,7 @@ def _grads(outputs, inputs, cotangents, create=True):
 
 
 def _zeros_like(x):
-    return Tensor._wrap(np.zeros_like(raw(x)), True)
+    return Tensor._wrap(_vmap.safe(np.zeros_like(raw(x))), True)
 
 
 def _check_tensor_leaves(leaves, api):
@@ -246,7 +246,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     "jacrev APIs instead?")
             flat = [v for a in nums for v in tracked[a][0] if isinstance(v, EngineTensor)]
             keep = keep or _closes_over([out], flat)
-            gs = iter(_grads([out], flat, [Tensor._wrap(np.ones_like(raw(out)), True)]))
+            gs = iter(_grads([out], flat, [Tensor._wrap(_vmap.safe(np.ones_like(raw(out))),
+                                                        True)]))
             results = []
             for a in nums:
                 leaves, spec = tracked[a]
@@ -318,7 +319,7 @@ from ._base import Size  # noqa: E402
 # ------------------------------------------------------------------------------ jvp
 def _jvp_core(out_leaves, in_leaves, tangents):
     """J t for the recorded outputs, by the VJP twice."""
-    us = [Tensor._wrap(np.zeros_like(raw(o)), False) for o in out_leaves]
+    us = [Tensor._wrap(_vmap.safe(np.zeros_like(raw(o))), False) for o in out_leaves]
     gs = _grads(out_leaves, in_leaves, us)
     total = None
     for g, t in zip(gs, tangents):
@@ -328,7 +329,7 @@ def _jvp_core(out_leaves, in_leaves, tangents):
         total = term if total is None else _ops.add(total, term)
     if total is None:
         return [_zeros_like(o) for o in out_leaves]
-    return _grads([total], us, [Tensor._wrap(np.ones((), raw(total).dtype), True)])
+    return _grads([total], us, [Tensor._wrap(_vmap.safe(np.ones((), raw(total).dtype)), True)])
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -478,7 +479,7 @@ def _jac_rows(out_leaves, in_leaves, keep=True):
         for k in range(oa.size):
             e = np.zeros(oa.size, oa.dtype)
             e[k] = 1
-            gs = _grads([o], in_leaves, [Tensor._wrap(e.reshape(oa.shape), True)], keep)
+            gs = _grads([o], in_leaves, [Tensor._wrap(_vmap.safe(e.reshape(oa.shape)), True)], keep)
             for j, g in enumerate(gs):
                 rows[j].append(g)
         blocks.append([_assemble(rows[j], oa.shape, raw(x).shape, raw(x).dtype)
@@ -488,14 +489,15 @@ def _jac_rows(out_leaves, in_leaves, keep=True):
 
 def _assemble(parts, first_shape, second_shape, dtype):
     if not parts:
-        return Tensor._wrap(np.zeros(tuple(first_shape) + tuple(second_shape), dtype), True)
+        return Tensor._wrap(_vmap.safe(np.zeros(tuple(first_shape) + tuple(second_shape), dtype)),
+                            True)
     return _ops.reshape(_ops.stack(parts), tuple(first_shape) + tuple(second_shape))
 
 
 def _jac_columns(out_leaves, in_leaves, keep=True):
     """Forward mode: g(u) = J^T u recorded once, then one VJP of g per input element (the
     columns J[:, j])."""
-    us = [Tensor._wrap(np.zeros_like(raw(o)), False) for o in out_leaves]
+    us = [Tensor._wrap(_vmap.safe(np.zeros_like(raw(o))), False) for o in out_leaves]
     gs = _grads(out_leaves, in_leaves, us)
     blocks = [[None] * len(in_leaves) for _ in out_leaves]
     for j, (g, x) in enumerate(zip(gs, in_leaves)):
@@ -503,13 +505,15 @@ def _jac_columns(out_leaves, in_leaves, keep=True):
         cols = [[] for _ in out_leaves]
         gflat = _ops.reshape(g, (-1,)) if xa.size else g
         for k in range(xa.size):
-            cs = _grads([gflat[k]], us, [Tensor._wrap(np.ones((), xa.dtype), True)], keep)
+            one = Tensor._wrap(_vmap.safe(np.ones((), xa.dtype)), True)
+            cs = _grads([gflat[k]], us, [one], keep)
             for i, c in enumerate(cs):
                 cols[i].append(c)
         for i, o in enumerate(out_leaves):
             oa = raw(o)
             if not cols[i]:
-                blocks[i][j] = Tensor._wrap(np.zeros(oa.shape + xa.shape, oa.dtype), True)
+                blocks[i][j] = Tensor._wrap(_vmap.safe(np.zeros(oa.shape + xa.shape, oa.dtype)),
+                                             True)
                 continue
             stacked = _ops.stack(cols[i], -1)  # out.shape + (in.size,)
             blocks[i][j] = _ops.reshape(stacked, oa.shape + xa.shape)
@@ -635,6 +639,9 @@ def _odims(out_dims, leaves0, spec):
 
 
 _UNBATCHED = set()  # the functions (code keys) whose batched run was given up: looped
+#: the functions (code keys) whose first and last samples ran the same program once: traced on
+#: one sample from then on (torch's vmap runs f once, on the batch)
+_CHECKED = set()
 
 
 def _code_key(func):
@@ -651,7 +658,14 @@ def _batched_call(func, args, dims, kwargs, n):
     """``func`` over the batch with the batched numerics (``_vmap``): (output arrays with the
     batch dim first, their spec, sample 0's outputs), or None where the caller loops over
     the samples itself (inside another transform, inputs that require grad, outputs that are
-    not tensors, errors)."""
+    not tensors, errors).
+
+    ``f`` is traced on sample 0 and its ops replayed on the batch. The first time a function
+    is seen, its second sample is traced too: another program (``f`` reads sample values
+    outside the ops: a branch, an ``.item()``, a random draw, a constant made from a sample's
+    values) and the function is looped over every sample, now and from then on. Where a
+    batched result does not agree with a traced sample's own, or ``f`` closes over a tensor
+    that requires grad (the outputs keep each sample's graph), every sample is traced."""
     key = _code_key(func)
     if n < 2 or _DEPTH[0] > 0 or key in _UNBATCHED or _needs_history([args, kwargs]):
         return None
@@ -690,41 +704,71 @@ def _batched_call(func, args, dims, kwargs, n):
             box.append(([raw(v) for v in leaves], spec, leaves))
             return box[0][0]
 
-        prog = _vmap.trace(call, [raw(t) for t in samples], budget)
+        prog = _vmap.trace(call, [raw(t) for t in samples], budget, first[0], known)
         return prog, box[0]
 
     budget = _vmap._Budget()
+    traces = {}
+    known = {id(raw(v)) for v in tree_flatten([args, kwargs])[0] if isinstance(v, EngineTensor)}
+
+    def traced(picks):
+        for b in picks:
+            if b not in traces:
+                traces[b] = sample(b)
+        return [traces[b] for b in picks]
+
+    def everyone():
+        """Every sample traced: (their outputs stacked, the samples' graphs or None)."""
+        ts = traced(range(n))
+        outs = [np.stack([t[1][0][i] for t in ts]) for i in range(len(outs0))]
+        hist = None
+        if _reaches_older_leaf([v for t in ts for v in t[1][2]], first[0]):
+            hist = [[t[1][2][i] for t in ts] for i in range(len(outs0))]
+        return outs, hist
+
     try:
-        traces = [sample(b) for b in range(n)]
+        picks = [0] if key in _CHECKED else [0, 1]  # (samples traced in order: graphs too)
+        prog0, (outs0, spec, leaves0) = traced(picks)[0]
+        # f closes over a tensor that requires grad (a module's parameter): the outputs keep
+        # the samples' graphs, stacked (``_place``), with the batched values
+        closes = _reaches_older_leaf(list(leaves0), first[0])
+        # f closes over a tensor that requires grad, or made constants during the trace
+        # outside the ops (a comparison's result): every sample is traced and compared
+        if closes or prog0[2]:
+            per_sample, history = everyone()
+        # every traced sample ran the same ops on the same constants (else f reads sample
+        # values outside the ops): the ops run once on the whole batch
+        if not all(_vmap.same_program(prog0, traces[b][0]) for b in traces if b):
+            _UNBATCHED.add(key)
+            outs, hist = everyone()
+            return outs, spec, outs0, hist
     except _vmap._Fallback:  # too large to keep: this function is looped from now on
         _UNBATCHED.add(key)
         return None
     except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
         return None
-    prog0, (outs0, spec, _) = traces[0]
-    per_sample = [np.stack([t[1][0][i] for t in traces]) for i in range(len(outs0))]
-    # f closes over a tensor that requires grad (a module's parameter): the outputs keep the
-    # samples' graphs, stacked (``_place``), with the batched values
-    history = None
-    if _reaches_older_leaf([v for t in traces for v in t[1][2]], first[0]):
-        history = [[t[1][2][i] for t in traces] for i in range(len(outs0))]
-    # every sample ran the same ops on the same constants (else f reads sample values outside
-    # the ops: a branch, an .item(), a random draw): the ops run once on the whole batch
-    if not all(_vmap.same_program(prog0, t[0]) for t in traces[1:]):
-        _UNBATCHED.add(key)
-        return per_sample, spec, outs0, history
+    _CHECKED.add(key)
+
+    def samples_own():
+        try:
+            outs, hist = everyone()
+        except _vmap._Fallback:
+            _UNBATCHED.add(key)
+            return None
+        return outs, spec, outs0, hist
+
     try:
         results = _vmap.replay(prog0[0], prog0[1], moved, n)
     except Exception:  # noqa: BLE001  (a batching rule that does not fit: the samples' results)
-        return per_sample, spec, outs0, history
+        return samples_own()
     arrays = []
-    for (arr, batched), ref in zip(results, per_sample):
+    for i, (arr, batched) in enumerate(results):
         if not batched:
             arr = np.broadcast_to(arr, (n,) + arr.shape)
-        if not _vmap.close(arr, ref):
-            return per_sample, spec, outs0, history
+        if not all(_vmap.close(arr[b], traces[b][1][0][i]) for b in traces):
+            return samples_own()
         arrays.append(np.array(arr))
-    return arrays, spec, outs0, history
+    return arrays, spec, outs0, (history if closes else None)
 
 
 def _place(batched, out_dims, func):

@@ -665,17 +665,30 @@ def _nll2_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     return np.asarray(total, x.dtype)
 
 
+def _nll_coef_fwd(target, x_shape, dtype, weight, ignore_index=-100, reduction="mean"):
+    """The one-hot of -weight at the targets (divided by the total weight for 'mean'), in the
+    input's layout: nll_loss's gradient per unit of the loss's gradient."""
+    dummy = np.zeros(x_shape, dtype)
+    _p, w, hot = _nll_layout(dummy, target, weight, ignore_index)
+    if reduction == "mean":
+        hot = (hot / np.sum(w, dtype=dtype)).astype(dtype)
+    return _unlayout(hot, x_shape)
+
+
+# an op of the target (no gradient) rather than a constant the VJP computes, so that a
+# recorder (vmap's trace) sees where the coefficients come from
+NLL_COEF = _reg("fused_nll_coef", _nll_coef_fwd, None, check=False)
+
+
 def _nll2_vjp(n, g):
     """Linear in g: g (broadcast over the classes) times the one-hot of -weight (divided by the
     total weight for 'mean')."""
     a = n.attrs
     x_shape, dt = n.in_meta[0]
-    dummy = np.zeros(x_shape, dt)
-    _p, w, hot = _nll_layout(dummy, a["target"], a["weight"], a.get("ignore_index", -100))
     red = a.get("reduction", "mean")
-    if red == "mean":
-        hot = (hot / np.sum(w, dtype=dt)).astype(dt)
-    coef = const(g, _unlayout(hot, x_shape))
+    coef = apply(NLL_COEF, (const(g, a["target"], np.asarray(a["target"]).dtype),),
+                 {"x_shape": tuple(x_shape), "dtype": np.dtype(dt), "weight": a["weight"],
+                  "ignore_index": a.get("ignore_index", -100), "reduction": red})
     if red == "none" and len(x_shape) > 1:
         gk = broadcast_to(reshape(g, (x_shape[0], 1) + tuple(x_shape[2:])), x_shape)
     else:

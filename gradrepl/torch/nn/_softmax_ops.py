@@ -60,6 +60,27 @@ def _exact_vjp(last, inner, engine_vjp):
     return vjp
 
 
+def _exact_grad_forward(last, inner, name):
+    """``name``'s forward (y, dy, axis) with the exact kernel the VJP above gives its values by
+    (``backward.exact_values``): vmap replays a traced backward with it."""
+    from ...engine.registry import OPS
+
+    def forward(y, dy, axis):
+        k = _kernel(y, axis, last, inner)
+        if k is None or dy.dtype != y.dtype:
+            return OPS[name].forward(y, dy, axis)
+        return np.asarray(k(y, np.ascontiguousarray(dy), axis % y.ndim), y.dtype)
+    return forward
+
+
+#: the engine's grad ops whose recorded values the exact VJPs replace: their exact forwards
+EXACT_GRAD_FORWARDS = {
+    "softmax_grad": _exact_grad_forward(K.softmax_backward, K.softmax_backward_inner,
+                                        "softmax_grad"),
+    "log_softmax_grad": _exact_grad_forward(K.log_softmax_backward,
+                                            K.log_softmax_backward_inner, "log_softmax_grad"),
+}
+
 _SM_BASE = top("softmax", "SoftmaxBackward0", "out")
 _LSM_BASE = top("log_softmax", "LogSoftmaxBackward0", "out")
 SOFTMAX = _with(_SM_BASE, _sm_fwd, _exact_vjp(K.softmax_backward, K.softmax_backward_inner,

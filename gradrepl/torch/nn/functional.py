@@ -485,7 +485,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,  
     wdt = a.dtype if a.dtype != _bf16.BITS else np.dtype(np.float32)  # (bf16: its values)
     w = _bf16.values(raw(weight)) if weight is not None else np.ones(classes, wdt)
     out = apply(_SMX.NLL if a.ndim < 3 else _nll2d(), (input,),
-                {"target": t.astype(np.int64), "weight": w.astype(wdt),
+                # (the target's own array when it is int64: vmap's trace follows it by identity)
+                {"target": t.astype(np.int64, copy=False), "weight": w.astype(wdt),
                  "ignore_index": int(ignore_index), "reduction": reduction})
     if a.ndim in (3,) or a.ndim > 4:  # torch: as (N, C, 1, -1) through nll_loss2d, viewed back
         return out if reduction != "none" else _ops.view(out, raw(out).shape)
