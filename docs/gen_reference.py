@@ -16,11 +16,13 @@ Nothing here is copied by hand, so the reference never drifts from the code:
 """
 from __future__ import annotations
 
+import atexit
 import html
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,9 +82,16 @@ def _env(columns: int = 88) -> dict:
     return env
 
 
+def _scratch(prefix: str) -> str:
+    """A temporary folder, removed when the build ends (a build makes about fifty)."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return tmp
+
+
 def _workdir() -> str:
     """A scratch folder that sees the repository's examples/ and sessions/."""
-    tmp = tempfile.mkdtemp(prefix="gradrepl-docs-run-")
+    tmp = _scratch("gradrepl-docs-run-")
     for name in ("examples", "sessions"):
         os.symlink(os.path.join(ROOT, name), os.path.join(tmp, name))
     return tmp
@@ -263,7 +272,7 @@ def notebook_page() -> str:
     import nbformat
 
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    cwd = tempfile.mkdtemp(prefix="gradrepl-docs-nb-")
+    cwd = _scratch("gradrepl-docs-nb-")
     env = {k: v for k, v in os.environ.items() if k != "GRADREPL_PADDLE"}
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=240,
                             resources={"metadata": {"path": cwd}}).execute(env=env)
