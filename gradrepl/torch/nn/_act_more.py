@@ -272,6 +272,35 @@ def hardshrink(input, lambd=0.5):  # noqa: A002
 
 
 # ------------------------------------------------------------------------------ prelu
+def _prelu_vjp(n, g):
+    """``_prelu_kernel_backward``: grad where x > 0 else weight * grad; the weight's gradient
+    x * grad where x <= 0 (+0 elsewhere) over the input's shape, then at::sum_to's one sum
+    over the broadcast dims (torch's sum order: the engine's sum_to summed another way, the
+    last bits differed)."""
+    from ...engine.ops import nn_more as NM
+
+    x, w = n.inputs
+    mode, fmt = n.attrs.get("mode", "all"), n.attrs.get("data_format", "NCHW")
+    dx, _dw = NM._prelu_vjp(n, g)
+    xa = raw(x)
+    neg = _ops.const((xa <= 0).astype(xa.dtype), xa.dtype)
+    gw = _ops.where(_ops.const(xa > 0, np.bool_), _ops.const(0.0, xa.dtype),
+                    _ops.mul(_ops.mul(x, g), neg))
+    bshape = NM._prelu_shape(xa.shape, raw(w).size, mode, fmt)
+    axes = [i for i, s in enumerate(bshape) if s == 1 and xa.shape[i] != 1] \
+        if len(bshape) == xa.ndim else list(range(xa.ndim))
+    if axes:
+        gw = _ops.sum(gw, axes, keepdim=True)
+    return dx, _ops.reshape(gw, raw(w).shape)
+
+
+def _prelu_op():
+    op = top("prelu", "PreluKernelBackward0", "all")
+    if not getattr(op, "torch_prelu", False):
+        op.vjp, op.torch_prelu = _prelu_vjp, True
+    return op
+
+
 def prelu(input, weight):  # noqa: A002
     a, w = raw(input), raw(weight)
     if w.ndim > 1:
@@ -285,10 +314,10 @@ def prelu(input, weight):  # noqa: A002
     mode = "all" if w.size == 1 else "channel"
     if mode == "channel" and a.ndim == 1:
         x2 = _ops.unsqueeze(input, 0)
-        out = C.run(top("prelu", "PreluKernelBackward0", "all"), (x2, weight),
+        out = C.run(_prelu_op(), (x2, weight),
                     {"mode": mode, "data_format": "NCHW"})
         return _ops.squeeze(out, 0)
-    return C.run(top("prelu", "PreluKernelBackward0", "all"), (input, weight),
+    return C.run(_prelu_op(), (input, weight),
                  {"mode": mode, "data_format": "NCHW"})
 
 
