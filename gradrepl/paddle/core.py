@@ -15,6 +15,7 @@ from ..engine.ops import math as M
 from ..engine.tensor import Tensor as _EngineTensor
 from . import bf16, dtypes, printing, profiles, promotion
 from . import saved as _saved
+from . import selected_rows as _selected_rows
 
 
 _NAME_COUNTERS = {"generated_tensor": 0, "eager_tmp": 0}
@@ -459,6 +460,9 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     def clear_grad(self):
         if self._grad is None:
             return
+        if _selected_rows.forget(self):  # a sparse embedding's gradient: cleared to None
+            self._grad = None
+            return
         acc = self._accum
         if acc is not None and acc.clear():  # zeros without a pass (see AccumulateNode.clear)
             return
@@ -471,6 +475,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
             self.clear_grad()
         else:
             self._grad = None
+            _selected_rows.forget(self)
 
     def retain_grads(self):
         self._retain = True

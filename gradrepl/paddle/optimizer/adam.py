@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import selected_rows
 from .kernels import AdamConstants, adam_update, as_param_array
 from .optimizer import Optimizer
+from .sparse_adam import sparse_adam_update
 
 
 def _f(v, dt):
@@ -41,6 +43,7 @@ class Adam(Optimizer):
         self._beta2 = beta2
         self._epsilon = epsilon
         self._amsgrad = amsgrad
+        self._lazy_mode = bool(lazy_mode)
 
     def _hyper(self, group):
         return (group.get("beta1", self._beta1), group.get("beta2", self._beta2),
@@ -61,7 +64,26 @@ class Adam(Optimizer):
         neg_lr, eps_t = adam_step_sizes(self._param_lr(param), b1p[0], b2p[0], eps, dt)
         return m, v, vmax, AdamConstants(dt, beta1, beta2, neg_lr, eps_t, decay)
 
+    def _sparse_update(self, param, grad, group, rows):
+        """A SelectedRows gradient (``sparse=True`` embedding): Paddle's sparse kernel."""
+        dt = param.data.dtype
+        beta1, beta2, eps = self._hyper(group)
+        m = self._acc("moment1", param)
+        v = self._acc("moment2", param)
+        vmax = self._acc("moment2_max", param) if self._amsgrad else None
+        b1p = (self._acc("beta1_pow_acc", param, beta1, (1,)) * _f(beta1, dt)).astype(dt)
+        b2p = (self._acc("beta2_pow_acc", param, beta2, (1,)) * _f(beta2, dt)).astype(dt)
+        self._set_acc("beta1_pow_acc", param, b1p)
+        self._set_acc("beta2_pow_acc", param, b2p)
+        p = self._owned_data(param)
+        sparse_adam_update(p, as_param_array(grad, p), m, v, rows, self._param_lr(param), beta1,
+                           beta2, eps, b1p[0], b2p[0], self._lazy_mode, vmax)
+        return p
+
     def _update(self, param, grad, group):
+        rows = selected_rows.rows_of(param)
+        if rows is not None:
+            return self._sparse_update(param, grad, group, rows)
         m, v, vmax, consts = self._state(param, group)
         p = self._owned_data(param)
         adam_update(p, as_param_array(grad, p), m, v, consts, vmax)

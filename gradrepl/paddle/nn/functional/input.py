@@ -49,4 +49,8 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
         from ..gaps import embedding_renorm_
 
         weight = embedding_renorm_(x, weight, max_norm, norm_type)
+    if sparse:  # the weight's gradient is Paddle's SelectedRows (see paddle/selected_rows.py)
+        from ... import selected_rows
+
+        return selected_rows.embedding(x, weight, pad)
     return N.embedding(x, weight, pad)

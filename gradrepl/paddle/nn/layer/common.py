@@ -170,7 +170,8 @@ class Embedding(Layer):
 
     def forward(self, x):
         return F.embedding(x, self.weight, padding_idx=self._padding_idx,
-                           max_norm=self._max_norm, norm_type=self._norm_type)
+                           max_norm=self._max_norm, norm_type=self._norm_type,
+                           sparse=self._sparse)
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"

@@ -1,0 +1,74 @@
+"""``nn.Embedding(..., sparse=True)``: Paddle's SelectedRows gradient (gradrepl/paddle/
+selected_rows.py) and Adam's sparse-gradient kernel (gradrepl/paddle/optimizer/sparse_adam.py).
+
+The records are real Paddle 3.3.1 and 2.6.2 on this project's Intel machine, 2026-12-07 (both
+printed the same): the sha256 (first 16 hex digits) of the weight after three Adam steps, two
+of its values as float.hex, and the gradient after ``opt.clear_grad()``; and the SGD case where
+the padding row, read as zeros, still takes its gradient. Before this change gradrepl gave the
+dense kernel's weights (digests cf2cbbe821f04c39, 8a95a5c664a1f429), a zero gradient instead of
+None, and no update of the padding row.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+_W0 = (np.arange(40, dtype=np.float32).reshape(10, 4) % 7 - 3) / 4
+_C = np.linspace(-2, 2, 24, dtype=np.float32).reshape(2, 3, 4)
+_IDS = [[[3, 1, 3], [0, 3, 1]], [[2, 2, 5], [9, 0, 2]], [[3, 0, 0], [7, 7, 7]]]
+_ADAM = {False: ("7c56bc275a5f4bec", "-0x1.3b7fa80000000p-1"),
+         True: ("199399265490b529", "-0x1.20b5000000000p-1")}
+
+
+@pytest.fixture(params=["3", "2.6"])
+def paddle(request):
+    from gradrepl.paddle import state
+
+    state.reset(request.param)
+    import gradrepl.paddle as paddle
+
+    yield paddle
+    state.reset()
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_adam_on_a_sparse_embedding(paddle, lazy):
+    emb = paddle.nn.Embedding(10, 4, sparse=True, padding_idx=7)
+    emb.weight.set_value(_W0)
+    opt = paddle.optimizer.Adam(learning_rate=0.1, parameters=emb.parameters(), lazy_mode=lazy)
+    for ids in _IDS:
+        (emb(paddle.to_tensor(ids)) * paddle.to_tensor(_C)).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    w = emb.weight.numpy()
+    assert (hashlib.sha256(w.tobytes()).hexdigest()[:16], float(w[9, 0]).hex()) == _ADAM[lazy]
+    assert float(w[4, 1]) == 0.0
+    assert emb.weight.grad is None
+
+
+def test_padding_row_takes_its_gradient(paddle):
+    emb = paddle.nn.Embedding(5, 2, sparse=True, padding_idx=1)
+    emb.weight.set_value(np.arange(10, dtype="float32").reshape(5, 2))
+    out = emb(paddle.to_tensor([1, 2, 1]))
+    assert out.numpy().tolist() == [[0.0, 0.0], [4.0, 5.0], [0.0, 0.0]]
+    (out * paddle.to_tensor([[1., 2.], [3., 4.], [5., 6.]])).sum().backward()
+    paddle.optimizer.SGD(0.5, parameters=emb.parameters()).step()
+    assert emb.weight.numpy().tolist() == [[0.0, 1.0], [-1.0, -1.0], [2.5, 3.0], [6.0, 7.0],
+                                           [8.0, 9.0]]
+
+
+def test_cleared_sparse_gradient_is_none(paddle):
+    emb = paddle.nn.Embedding(6, 3, sparse=True)
+    emb(paddle.to_tensor([[3, 1]])).sum().backward()
+    assert emb.weight.grad is not None
+    emb.clear_gradients()
+    assert emb.weight.grad is None  # real: None with set_to_zero either way
+    emb(paddle.to_tensor([[3, 1]])).sum().backward()
+    emb.weight.clear_gradient(False)
+    assert emb.weight.grad is None
+    dense = paddle.nn.Embedding(6, 3)
+    dense(paddle.to_tensor([[3, 1]])).sum().backward()
+    dense.clear_gradients()
+    assert dense.weight.grad.numpy().sum() == 0.0
