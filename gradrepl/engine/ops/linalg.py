@@ -539,11 +539,14 @@ def bmm(x, y):
 
 
 def _dot_fwd(x, y, out_shape=None):
-    if x.dtype == np.float32 and y.dtype == np.float32 and not cpu.fused_products():
-        # AMD: Paddle's dot adds the rounded products in order (measured, 30 of 30 random)
-        prods = np.multiply(x, y, dtype=np.float32)
-        out = np.cumsum(prods, axis=-1, dtype=np.float32)[..., -1] if prods.shape[-1] \
-            else np.zeros(prods.shape[:-1], np.float32)  # (cumsum adds in order; sum pairs)
+    if x.dtype == y.dtype and x.dtype in (np.float32, np.float64):
+        # Paddle's CPU dot kernel, a plain loop: each product rounded, added in order (not
+        # fused) on every class: AMD 30 of 30 random float32; Intel Sapphire Rapids against
+        # real 3.3.1, n 2-1000, 1-D and rows: float32 33 of 33, float64 33 of 33 (numpy's
+        # pairwise sum 14 and 13; a PaddleGAN script's spectral_norm hook, sigma = dot(u, Wv))
+        prods = np.multiply(x, y, dtype=x.dtype)
+        out = np.cumsum(prods, axis=-1, dtype=x.dtype)[..., -1] if prods.shape[-1] \
+            else np.zeros(prods.shape[:-1], x.dtype)  # (cumsum adds in order; sum pairs)
         return np.reshape(out, out_shape) if out_shape is not None else out
     out = np.sum(x * y, axis=-1)
     return np.reshape(out, out_shape) if out_shape is not None else out
