@@ -1351,6 +1351,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
                          forward=_norm2_forward), (input,),
                      {"axis": axes, "keepdim": bool(keepdim)})
     op = top("p_norm", "LinalgVectorNormBackward0", "in0+out", forward=_pnorm_forward)
+    if not getattr(op, "torch_norm_backward", False):  # torch's norm_backward (_pnorm_grad)
+        from ._pnorm_grad import pnorm_vjp
+
+        op.vjp, op.torch_norm_backward = pnorm_vjp(op.vjp), True
     return apply(op, (input,), {"porder": porder, "axis": axes, "keepdim": bool(keepdim),
                                 "out_shape": _out_shape(a.shape, axes, bool(keepdim)),
                                 "epsilon": 0.0})

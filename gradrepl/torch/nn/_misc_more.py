@@ -147,12 +147,18 @@ def _norm1(x, p, dim, keepdim):
     a = raw(x)
     p = float(p)
     axes = (dim % a.ndim,) if a.ndim else ()
-    if p == 2.0:
-        return C.run(top("fused_vector_norm2", "NormBackward1", "in0+out"), (x,),
-                     {"axis": axes, "keepdim": bool(keepdim)})
-    from .._ops import _out_shape
+    from .._ops import _norm2_forward, _out_shape, _pnorm_forward   # torch's reduction order
 
-    return C.run(top("p_norm", "NormBackward1", "in0+out"), (x,),
+    if p == 2.0:
+        return C.run(top("fused_vector_norm2", "NormBackward1", "in0+out",
+                         forward=_norm2_forward), (x,),
+                     {"axis": axes, "keepdim": bool(keepdim)})
+    op = top("p_norm", "NormBackward1", "in0+out", forward=_pnorm_forward)
+    if not getattr(op, "torch_norm_backward", False):  # torch's norm_backward (_pnorm_grad)
+        from .._pnorm_grad import pnorm_vjp
+
+        op.vjp, op.torch_norm_backward = pnorm_vjp(op.vjp), True
+    return C.run(op, (x,),
                  {"porder": p, "axis": axes, "keepdim": bool(keepdim),
                   "out_shape": _out_shape(a.shape, axes, bool(keepdim)), "epsilon": 0.0})
 
