@@ -30,7 +30,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import registry
+from ..engine.tensor import Tensor as _EngineTensor
 from . import _meta
+
+_raw = _EngineTensor.data.__get__   # (the array slot: the dialect's .data looks at its caller)
 
 _MISSING = object()
 
@@ -93,16 +96,19 @@ class _Trace:
         return r
 
     def hook(self, op, inputs, attrs):
-        with registry.apply_hook(None):
+        before = registry.set_apply_hook(None)
+        try:
             out = registry.apply(op, inputs, attrs)
-        refs = tuple(self.ref(t.data) for t in inputs)
+        finally:
+            registry.set_apply_hook(before)
+        refs = tuple(self.ref(_raw(t)) for t in inputs)
         if self.first_uid is not None and not self.fresh:
             for t, r in zip(inputs, refs):
                 if r[0] == "const" and t._uid >= self.first_uid and id(r[1]) not in self.safe \
                         and not (r[1].ndim == 0 and not r[1].flags.writeable):  # (a literal)
                     self.fresh = True
         outs = out if isinstance(out, tuple) else (out,)
-        arrays = tuple(t.data for t in outs)
+        arrays = tuple(_raw(t) for t in outs)
         if self.budget is not None:
             self.budget.take(arrays)
         j = len(self.entries)
