@@ -107,7 +107,7 @@ def test_script_prints_what_real_paddle_printed(src, profile, expected, tmp_path
 # ------------------------------------------------------------------ names not emulated
 @pytest.mark.parametrize("profile", ["3", "2.6"])
 def test_not_emulated_names_say_so(profile):
-    """A name the emulated Paddle has (in either version: ``paddle.audio``, ``Tensor.is_dist``) and
+    """A name the emulated Paddle has (in either version: ``paddle.inference``, ``Tensor.is_dist``) and
     gradrepl lacks raises AttributeError naming it as not emulated; an unknown name raises
     Paddle's plain message; ``hasattr`` stays False for both."""
     import gradrepl.paddle as paddle
@@ -115,9 +115,9 @@ def test_not_emulated_names_say_so(profile):
 
     profiles.set_profile(profile)
     x = paddle.ones([2])
-    with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'audio' "
-                       r"\(gradrepl's paddle does not emulate paddle.audio: audio features"):
-        paddle.audio  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'inference' "
+                       r"\(gradrepl's paddle does not emulate paddle.inference: the inference"):
+        paddle.inference  # noqa: B018
     with pytest.raises(AttributeError, match=r"^module 'paddle' has no attribute 'nope'$"):
         paddle.nope  # noqa: B018
     with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'is_dist' "
@@ -127,7 +127,7 @@ def test_not_emulated_names_say_so(profile):
         x.nope  # noqa: B018
     with pytest.raises(AttributeError, match="does not emulate paddle.nn.quant"):
         paddle.nn.quant  # noqa: B018
-    assert not hasattr(x, "is_dist") and not hasattr(paddle, "audio")
+    assert not hasattr(x, "is_dist") and not hasattr(paddle, "inference")
 
 
 def test_not_emulated_follows_the_version():

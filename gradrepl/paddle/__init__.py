@@ -62,7 +62,8 @@ def __getattr__(name):
         raise AttributeError(f"module 'paddle' has no attribute {name!r}")
     if name in ("nn", "optimizer", "vision", "linalg", "framework", "static", "io", "metric",
                 "regularizer", "base", "distribution", "hapi", "text", "distributed",
-                "jit", "utils", "sparse", "amp", "geometric", "fft", "incubate"):
+                "jit", "utils", "sparse", "amp", "geometric", "fft", "incubate", "audio",
+                "signal"):
         import importlib
 
         mod = importlib.import_module(f"{__name__}.{name}")

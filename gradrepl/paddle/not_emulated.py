@@ -14,9 +14,7 @@ from . import profiles
 
 # what a not-emulated module or family is, for the message
 NOTES = {
-    "paddle.audio": "audio features and datasets",
     "paddle.inference": "the inference engine",
-    "paddle.signal": "stft / istft",
     "paddle.Tensor.stft": "the short-time Fourier transform",
     "paddle.Tensor.istft": "the inverse short-time Fourier transform",
 }
