@@ -1423,7 +1423,13 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
 def _axpby(input, prod, beta, alpha, out, name):  # noqa: A002
     p = prod if alpha == 1 else _ops.mul(prod, alpha)
     if beta == 0:
-        res = _ops.add(p, _wrap(np.zeros(raw(input).shape, raw(p).dtype), True))
+        a = raw(input)
+        if a.dtype.kind == "f" and np.isfinite(a).all():
+            # torch ignores input's values but its gradient is grad * 0 (maybe_multiply), not
+            # None: input * 0 is +-0 here, the same sum
+            res = _ops.add(p, _ops.mul(input, 0.0))
+        else:
+            res = _ops.add(p, _wrap(np.zeros(a.shape, raw(p).dtype), True))
     else:
         res = _ops.add(input if beta == 1 else _ops.mul(input, beta), p)
     return _finish_out(res, out, name)
