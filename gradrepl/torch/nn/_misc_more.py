@@ -284,11 +284,15 @@ def _eb_fwd(weight, idx, offsets=None, mode=1, include_last=False, padding_idx=-
         acc = np.zeros(weight.shape[1], dt)
         for r in rows:
             v = weight[idx[r]]
+            if psw is not None and dt == np.float32:   # fbgemm's kernel: one FMA (measured)
+                acc = (acc.astype(np.float64) + v.astype(np.float64) * np.float64(psw[r])
+                       ).astype(dt)
+                continue
             if psw is not None:
                 v = (v * psw[r]).astype(dt)
             acc = (acc + v).astype(dt)
-        if mode == 1:
-            acc = (acc * (np.ones((), dt) / np.asarray(len(rows), dt))).astype(dt)
+        if mode == 1:   # the bag's sum divided by its size (measured on real torch 2.13)
+            acc = (acc / np.asarray(len(rows), dt)).astype(dt)
         out[k] = acc
     return out
 
@@ -322,10 +326,44 @@ def _eb_vjp(n, g):
             for col in range(w.shape[1]):
                 gw[idx[rows[arg[col]]], col] += gd[k, col]
         return _wrap(gw, True), None
+    from ...engine import grad_mode
+
+    if not grad_mode.STATE.enabled and w.dtype in (np.float32, np.float64):
+        return _wrap(_eb_dense_backward(w, idx, bags, coef, raw(g)), True), None
     per_index = _ops.matmul(_ops.t(_wrap(coef, True)), g)
     sel = np.zeros((w.shape[0], idx.shape[0]), w.dtype)
     sel[idx, np.arange(idx.shape[0])] = 1
     return _ops.matmul(_wrap(sel, True), per_index), None
+
+
+def _eb_dense_backward(w, idx, bags, coef, gd):
+    """``_embedding_bag_dense_backward_cpu_sum_mean``: the positions in torch.sort's order of
+    the indices (its own order among equal ones), each adding ``(scalar_t) scale`` times its
+    bag's gradient row to its index's row by BLAS axpy (one FMA an element); the scale is 1.0
+    (a per-sample weight) divided by the bag's size in double (mean)."""
+    from .. import _ops as O
+
+    gd = np.ascontiguousarray(gd, w.dtype)
+    gw = np.zeros(w.shape, w.dtype)
+    order = raw(O.sort(_wrap(idx.astype(np.int64), True))[1])
+    bag_of = np.zeros(idx.shape[0], np.int64)
+    for k, (s, e) in enumerate(bags):
+        bag_of[s:e] = k
+    if w.dtype == np.float32:
+        def axpy(a, x, y):
+            return (np.float64(a) * x.astype(np.float64) + y.astype(np.float64)).astype(w.dtype)
+    else:
+        from .._sleef64 import fma64
+
+        def axpy(a, x, y):
+            return fma64(np.full(x.shape, a), x, y)
+    for j in order:
+        k = bag_of[j]
+        c = coef[k, j]
+        if c == 0:
+            continue
+        gw[idx[j]] = axpy(c, gd[k], gw[idx[j]])
+    return gw
 
 
 _EMB_BAG = C.op("EmbeddingBagBackward0", _eb_fwd, _eb_vjp, diff_inputs=(0,))
