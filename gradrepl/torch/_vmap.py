@@ -130,7 +130,10 @@ class _Trace:
         ref = self.src.get(id(old))
         sub = _exact_op(self.entries[ref[1]][0]) if ref is not None and ref[0] == "op" else None
         if sub is None:
-            if ref is not None and np.array_equal(old, new):  # (nll_loss's: the same values)
+            # nll_loss's gradient under vmap is its batch rule's (``_nll_coef``), not the
+            # one-sample kernel's: the recorded ops stand
+            if ref is not None and (node.op.name in BATCH_RULE_VJPS
+                                    or np.array_equal(old, new)):
                 self.src[id(new)] = ref
                 self.keep.append(new)
             else:
@@ -141,6 +144,10 @@ class _Trace:
         self.entries[j] = (sub, attrs, refs, arrays[:k] + (new,) + arrays[k + 1:], arefs)
         self.src[id(new)] = ref
         self.keep.append(new)
+
+
+#: ops whose gradient under vmap torch computes by its batch rule (the traced ops' rules here)
+BATCH_RULE_VJPS = frozenset({"fused_nll_loss"})
 
 
 class _ExactOp:
@@ -372,24 +379,73 @@ def _along_axis(op, attrs, values, n):
     return out if isinstance(out, tuple) else (out,)
 
 
+def _rows_sum(a):
+    """torch's sum over the last dim of a (B, N) array (the batched tensor's ``sum(-1)``)."""
+    from ._kernels import torch_sum
+
+    a = np.ascontiguousarray(a)
+    out = torch_sum(a, (a.ndim - 1,))
+    return np.sum(a, axis=-1) if out is None else np.asarray(out, a.dtype)
+
+
+def _nll_total(t, attrs, dt):
+    """Each sample's total weight (B,) of targets t (B, N) as torch's nll_loss batch rule
+    takes it: the count of counted targets, or the sum of their weights (torch's sum)."""
+    valid = t != attrs.get("ignore_index", -100)
+    weight = np.asarray(attrs["weight"])
+    if not (weight != 1).any():
+        return np.count_nonzero(valid, axis=1).astype(dt)
+    return _rows_sum(np.where(valid, weight[np.where(valid, t, 0)], 0).astype(dt))
+
+
+def _nll_rows(x_shape, t, n):
+    """(N, C, targets as (B, N)) of a batched nll_loss whose samples are (N, C) inputs with
+    (N,) targets, ignore_index negative (torch flattens the batch into N there), else None."""
+    if len(x_shape) != 2 or t.shape[1:] != tuple(x_shape[:1]):
+        return None
+    return x_shape[0], x_shape[1], t.reshape(n, x_shape[0])
+
+
+def _nll_loss(op, attrs, values, n):
+    """nll_loss of batched inputs and targets as torch's batch rule computes it: the
+    unreduced losses of the batch flattened into rows, then each sample's torch sum, divided
+    for 'mean' by the total weight (``_nll_total``)."""
+    (x, bx), = values
+    t = attrs["target"].array if isinstance(attrs["target"], BatchedAttr) else \
+        np.broadcast_to(attrs["target"], (n,) + np.shape(attrs["target"]))
+    rows = _nll_rows(x.shape[1:] if bx else x.shape, t, n) if bx else None
+    if rows is None or attrs.get("ignore_index", -100) >= 0:
+        return _per_sample(op, attrs, values, n)
+    N, C, tt = rows
+    dt = x.dtype
+    none = np.asarray(op.forward(x.reshape(n * N, C), **dict(
+        attrs, target=np.ascontiguousarray(tt).reshape(-1), reduction="none"))).reshape(n, N)
+    red = attrs.get("reduction", "mean")
+    if red == "none":
+        return (none,)
+    total = _rows_sum(none)
+    if red == "mean":
+        total = (total / _nll_total(tt, attrs, dt)).astype(dt)
+    return (total,)
+
+
 def _nll_coef(op, attrs, values, n):
     """nll_loss's gradient coefficients of batched targets: the samples' rows as one input's
-    rows, each sample divided by its own total weight ('mean')."""
+    rows; 'mean' as torch's batch rule: weight * -(1 / the sample's total weight)."""
     (t, bt), = values
     x_shape = tuple(attrs["x_shape"])
-    if len(x_shape) > 2 or t.ndim - 1 != len(x_shape) - 1:
+    rows = _nll_rows(x_shape, t, n)
+    if rows is None or attrs.get("ignore_index", -100) >= 0:
         return _per_sample(op, attrs, values, n)
-    dt, classes = np.dtype(attrs["dtype"]), x_shape[-1]
-    rows = t.size // n
-    hot = op.forward(t.reshape(-1), **dict(attrs, x_shape=(n * rows, classes),
-                                          reduction="none"))
-    hot = np.asarray(hot).reshape(n, rows, classes)
+    N, C, tt = rows
+    dt = np.dtype(attrs["dtype"])
+    hot = op.forward(np.ascontiguousarray(tt).reshape(-1), **dict(
+        attrs, x_shape=(n * N, C), reduction="none"))       # -weight at the targets
+    hot = np.asarray(hot).reshape(n, N, C)
     if attrs.get("reduction", "mean") == "mean":
-        tt = t.reshape(n, rows)
-        valid = tt != attrs.get("ignore_index", -100)
-        w = np.where(valid, np.asarray(attrs["weight"])[np.where(valid, tt, 0)], 0).astype(dt)
-        hot = (hot / np.sum(w, axis=1, dtype=dt)[:, None, None]).astype(dt)
-    return (hot.reshape((n,) + x_shape),)
+        inv = -(dt.type(1) / _nll_total(tt, attrs, dt))
+        hot = np.where(hot != 0, (-hot) * inv[:, None, None], hot).astype(dt)
+    return (hot,)
 
 
 RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape,
@@ -397,6 +453,8 @@ RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape,
          "transpose": _transpose, "broadcast_to": _broadcast_to, "sum_to": _sum_to,
          "softmax": _along_axis, "log_softmax": _along_axis, "softmax_grad": _along_axis,
          "log_softmax_grad": _along_axis, "fused_nll_coef": _nll_coef}
+#: rules for ops with a batched attribute (the others run once per sample)
+ATTR_RULES = {"fused_nll_loss": _nll_loss}
 
 # ops that are elementwise on their inputs (numpy broadcasting, no axis attributes)
 ELEMENTWISE = frozenset("""
@@ -456,7 +514,7 @@ def replay(entries, out_refs, batched_inputs, n):
                 for k, a in enumerate(arrays):  # no batched input: the traced result
                     vals[(j, k)] = (a, False)
                 continue
-            rule = _per_sample if battr else _rule(op, attrs)
+            rule = ATTR_RULES.get(op.name, _per_sample) if battr else _rule(op, attrs)
             outs = rule(op, attrs, values, n)
             if len(outs) != len(arrays):
                 raise _Fallback

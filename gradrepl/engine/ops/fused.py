@@ -671,7 +671,9 @@ def _nll_coef_fwd(target, x_shape, dtype, weight, ignore_index=-100, reduction="
     dummy = np.zeros(x_shape, dtype)
     _p, w, hot = _nll_layout(dummy, target, weight, ignore_index)
     if reduction == "mean":
-        hot = (hot / np.sum(w, dtype=dtype)).astype(dtype)
+        # (torch's kernel: weight * -(1 / total weight); -weight / total rounds otherwise)
+        inv = -(dtype.type(1) / np.sum(w, dtype=dtype))
+        hot = np.where(hot != 0, (-hot) * inv, hot).astype(dtype)
     return _unlayout(hot, x_shape)
 
 
