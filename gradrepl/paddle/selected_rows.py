@@ -11,7 +11,10 @@ differs from a dense gradient:
 - ``clear_grad`` / ``clear_gradient`` leave such a gradient ``None`` (real 3.3.1 and 2.6.2 print
   ``None`` after ``opt.clear_grad()``, with ``set_to_zero`` either way);
 - Adam takes Paddle's sparse-gradient kernel (``optimizer/sparse_adam.py``), which
-  treats rows with and without a gradient differently.
+  treats rows with and without a gradient differently, and refuses a ``weight_decay``;
+- SGD subtracts each looked-up row's gradient in lookup order (``optimizer/sgd.py``), unmerged.
+A weight decay (regularizer) makes the gradient dense again before the update (Paddle sums the
+SelectedRows with the dense decay term), so the dense kernels run then.
 """
 from __future__ import annotations
 
@@ -31,13 +34,14 @@ def _parts(param):
     return entry[1]
 
 
-def _record(weight, ids):
+def _record(weight, ids, g):
     parts = _parts(weight)
     if parts is None:
         key = id(weight)
         parts = []
         _ROWS[key] = (weakref.ref(weight, lambda _r: _ROWS.pop(key, None)), parts)
-    parts.append(np.array(ids, dtype=np.int64).reshape(-1))
+    flat = np.array(ids, dtype=np.int64).reshape(-1)
+    parts.append((flat, np.array(g, dtype=weight.data.dtype).reshape(flat.size, -1)))
 
 
 def _sparse_embedding_op():
@@ -52,7 +56,7 @@ def _sparse_embedding_op():
     def vjp(n, g):
         ids, weight = n.inputs[0], n.inputs[1]
         if not weight.stop_gradient:
-            _record(weight, ids.data)
+            _record(weight, ids.data, g.data)
         # every looked-up row gets its gradient, the padding row's too (the forward still
         # reads it as zeros): real 3.3.1 and 2.6.2
         return None, N.embedding_grad(ids, g, n.in_meta[1][0][0], -1)
@@ -78,7 +82,17 @@ def rows_of(param):
     parts = _parts(param)
     if not parts:
         return None
-    return np.unique(np.concatenate(parts))
+    return np.unique(np.concatenate([ids for ids, _ in parts]))
+
+
+def lookups(param):
+    """The SelectedRows gradient as Paddle holds it, unmerged: (ids, one gradient row per id) in
+    lookup order, or None if ``param``'s gradient is dense."""
+    parts = _parts(param)
+    if not parts:
+        return None
+    return (np.concatenate([ids for ids, _ in parts]),
+            np.concatenate([rows for _, rows in parts]))
 
 
 def is_sparse_grad(param):

@@ -64,6 +64,16 @@ class Adam(Optimizer):
         neg_lr, eps_t = adam_step_sizes(self._param_lr(param), b1p[0], b2p[0], eps, dt)
         return m, v, vmax, AdamConstants(dt, beta1, beta2, neg_lr, eps_t, decay)
 
+    def step(self):
+        """Paddle's Adam refuses a weight decay when any parameter's gradient is SelectedRows
+        (a ``sparse=True`` embedding), before updating anything."""
+        if self.regularization is not None:
+            for p in self._all_params():
+                if not p.stop_gradient and selected_rows.is_sparse_grad(p):
+                    raise RuntimeError(f"{type(self).__name__} don't support weight_decay with "
+                                       "sparse parameters, please set it to None.")
+        return super().step()
+
     def _sparse_update(self, param, grad, group, rows):
         """A SelectedRows gradient (``sparse=True`` embedding): Paddle's sparse kernel."""
         dt = param.data.dtype

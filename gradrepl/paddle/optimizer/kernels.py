@@ -212,7 +212,7 @@ def _adam_refer(p, g, m, v, c, vmax):
     np.copyto(p, step, casting="same_kind")
 
 
-def sgd_update(p, g, lr):
+def sgd_update(p, g, lr, width=None):
     """``p = p - lr*g`` in place; ``p`` and ``g`` C-contiguous of one dtype and shape, ``lr`` in
     that dtype. float32 is MKL's saxpy where the ``exact`` extra has MKL (measured on AMD EPYC
     Zen 4: equal to real Paddle 3.3.1 and 2.6.2 on 0 of 21,000 values differing; there the
@@ -223,7 +223,8 @@ def sgd_update(p, g, lr):
     (``jit/gen/sgd``, chosen before MKL's where AVX is there and the width is whole 8-float
     blocks): the rounded product ``lr*g`` subtracted, on Intel too (measured on Intel AVX-512,
     real 3.3.1 and 2.6.2: 8, 16, 40, 64, 1000, 1024, 4096 elements rounded, 7, 20, 60, 4100
-    fused as MKL's saxpy)."""
+    fused as MKL's saxpy). ``width``: the row width Paddle's kernel is chosen by when ``p`` holds
+    rows of a SelectedRows update (the JIT code takes whole 8-float rows), else the size."""
     from ...engine import mkl
     from ...engine.ops.nn import _mkl_is_this_cpu
 
@@ -233,7 +234,8 @@ def sgd_update(p, g, lr):
     if p.dtype.itemsize >= 8:
         p -= lr * g
         return
-    if p.size % 8 == 0 and p.dtype == np.float32 and cpu.cpu_class() != "other":
+    if (p.size if width is None else width) % 8 == 0 and p.dtype == np.float32 and \
+            cpu.cpu_class() != "other":
         p -= lr * g  # (float32 lr times float32 g: the product rounded, then the difference)
         return
     if _mkl_is_this_cpu() and mkl.saxpy(-lr, g.reshape(-1), p.reshape(-1)):

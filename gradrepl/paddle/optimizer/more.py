@@ -20,6 +20,19 @@ def _eigen_sqrt(x):
 
     return K.sqrt(np.ascontiguousarray(x))
 
+
+def _sqrt_for(opt, param, group):
+    """Adagrad's and RMSProp's sqrt: Eigen's packet sqrt in the dense kernels; their
+    SelectedRows kernels (a ``sparse=True`` embedding's gradient, no weight decay making it
+    dense) loop with the exact ``sqrt`` (real 3.3.1 and 2.6.2; rows without a gradient take
+    0 there, which the dense gradient's zero rows give too)."""
+    from .. import selected_rows
+
+    if selected_rows.is_sparse_grad(param) and not opt._decays(param, group):
+        return np.sqrt
+    return _eigen_sqrt
+
+
 __all__ = ["Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb"]
 
 
@@ -70,7 +83,8 @@ class Adagrad(Optimizer):
         dt = param.data.dtype
         m = self._acc("moment", param, fill=self._initial) + grad * grad
         self._set_acc("moment", param, m.astype(dt))
-        return param.data - self._param_lr(param) * grad / (_eigen_sqrt(m) + _c(self._epsilon, dt))
+        sqrt = _sqrt_for(self, param, group)
+        return param.data - self._param_lr(param) * grad / (sqrt(m) + _c(self._epsilon, dt))
 
 
 class RMSProp(Optimizer):
@@ -99,9 +113,9 @@ class RMSProp(Optimizer):
         if self._centered:
             mg = rho * self._acc("mean_grad", param) + (one - rho) * grad
             self._set_acc("mean_grad", param, mg.astype(dt))
-            denom = _eigen_sqrt(ms - mg * mg + eps)
+            denom = _sqrt_for(self, param, group)(ms - mg * mg + eps)
         else:
-            denom = _eigen_sqrt(ms + eps)
+            denom = _sqrt_for(self, param, group)(ms + eps)
         mom = mu * self._acc("momentum", param) + self._param_lr(param) * grad / denom
         self._set_acc("momentum", param, mom.astype(dt))
         return param.data - mom

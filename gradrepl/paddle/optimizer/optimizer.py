@@ -240,6 +240,14 @@ class Optimizer(metaclass=_PaddleClass):
                 new = np.asarray(new, dtype=p.data.dtype).reshape(p.data.shape)
             p.data = new
 
+    def _decays(self, param, group):
+        """True when a weight decay is added to ``param``'s gradient before the update (its own
+        regularizer, else the group's or the optimizer's)."""
+        if getattr(param, "regularizer", None) is not None:
+            return self._uses_regularization()
+        reg = group.get("weight_decay", self.regularization) if group else self.regularization
+        return reg is not None and self._uses_regularization()
+
     def _regularized(self, param, grad, reg):
         """The gradient after weight decay (the parameter's own regularizer wins)."""
         own = getattr(param, "regularizer", None)
