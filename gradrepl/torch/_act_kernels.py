@@ -289,10 +289,17 @@ def wire(op, base):
                 return g * sg * (1.0 + x * (1.0 - sg))
             return apply(grad, (x, g))
     elif base in ("elu", "selu"):
+        from . import _sigmoid64 as S64   # (float64: torch's double kernels)
+
         def fwd(x, **kw):
+            if S64.ok(x) and _capability.capability() != "DEFAULT":
+                a, s, i = _elu_coefs_of(base, kw)
+                return S64.elu(x, a * s, s, i)
             return elu_fwd(*_elu_coefs_of(base, kw))(x) if _ok(x) else engine_fwd(x, **kw)
 
         def grad_fwd(out, x, dout, alpha=1.0, scale=1.0, input_scale=1.0):
+            if S64.ok(x, dout) and _capability.capability() != "DEFAULT":
+                return S64.elu_backward(dout, x, alpha * scale, scale, input_scale)
             if _ok(x, dout):
                 return elu_bwd(alpha, scale, input_scale)(dout, x)
             return OPS["elu_grad"].forward(out, x, dout, alpha=alpha) if base == "elu" else \
@@ -302,7 +309,8 @@ def wire(op, base):
             grad.vjp, grad.torch_double = _elu_double_vjp(grad), True
 
         def vjp(n, g):
-            if not _ok(n.inputs[0].data, g.data) and base == "selu":
+            if not (_ok(n.inputs[0].data, g.data) or S64.ok(n.inputs[0].data, g.data)) \
+                    and base == "selu":
                 return OPS["selu"].vjp(n, g)
             a, s, i = _elu_coefs_of(base, n.attrs)
             return apply(grad, (n.out(), n.inputs[0], g),

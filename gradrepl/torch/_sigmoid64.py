@@ -190,3 +190,58 @@ def hardswish_backward(dy, x):
     """``hardswish_backward_kernel`` in double: dy * (x / 3 + 0.5) between -3 and 3 (the
     engine's gradient rounds another way)."""
     return _run(_hardswish_bwd, _hardswish_bwd, dy, x)
+
+
+# ---------------------------------------------------------------- elu family (elu, selu, celu)
+_glibc_expm1 = K.libm64("expm1", np.expm1)
+
+
+def _elu_fwd(expm1, neg, pos, ipt):
+    def k(a):
+        return np.where(a > 0, a * pos, expm1(a * ipt) * neg)
+    return k
+
+
+def elu(x, neg, pos, ipt):
+    """``elu_kernel`` in double: ``a > 0 ? a * poscoef : expm1(a * negiptcoef) * negcoef``; the
+    scalar lambda's expm1 is glibc's; the vector lambda's (SLEEF's Sleef_expm1d8_u10, not
+    emulated) numpy's, which differs from it on about 1 value in 1,000."""
+    return _run(_elu_fwd(np.expm1, neg, pos, ipt), _elu_fwd(_glibc_expm1, neg, pos, ipt), x)
+
+
+def _elu_bwd(exp, neg, pos, ipt):
+    def k(dy, b):
+        return np.where(b > 0, dy * pos, dy * ipt * neg * exp(b * ipt))
+    return k
+
+
+def elu_backward(dy, x, neg, pos, ipt):
+    """``elu_backward`` (input form): ``grad * negiptcoef * negcoef * exp(b * negiptcoef)`` where
+    b <= 0, ``grad * poscoef`` elsewhere (SLEEF's exp on the vector groups, glibc's on the
+    rest)."""
+    return _run(_elu_bwd(vexp, neg, pos, ipt), _elu_bwd(_glibc_exp, neg, pos, ipt), dy, x)
+
+
+# ---------------------------------------------------------------- gelu (tanh form)'s backward
+_glibc_tanh = K.libm64("tanh", np.tanh)
+_K_BETA = 1.41421356237309504880 * 1.12837916709551257390 * 0.5   # M_SQRT2 * M_2_SQRTPI * 0.5
+_K_KAPPA = 0.044715
+
+
+def _gelu_tanh_bwd(tanh):
+    def k(dy, x):
+        x_sq = x * x
+        t = tanh(_K_BETA * fma64(np.full_like(x, _K_KAPPA), x_sq * x, x))
+        left = 0.5 * x
+        left_d = 0.5 * (1.0 + t)
+        tanh_d = fma64(-t, t, np.ones_like(t))
+        inner_d = _K_BETA * fma64(np.full_like(x, 3.0 * _K_KAPPA), x_sq, np.ones_like(x))
+        return dy * (left_d + left * tanh_d * inner_d)
+    return k
+
+
+def gelu_tanh_backward(dy, x):
+    """GeluKernel's tanh-form backward in double, the float32 kernel's arithmetic (GCC's
+    fused multiply-adds); the scalar lambda's tanh is glibc's, the vector lambda's (SLEEF's
+    Sleef_tanhd8_u10, not emulated) numpy's."""
+    return _run(_gelu_tanh_bwd(np.tanh), _gelu_tanh_bwd(_glibc_tanh), dy, x)

@@ -36,6 +36,10 @@ def _celu_fwd(x, alpha=1.0):
         with np.errstate(all="ignore"):
             return _tensor_iter.run(k(C.sleef_expm1f), k(K.libm("expm1", np.expm1)),
                                     x).astype(dt)
+    if dt == np.float64:   # torch's double kernel (_sigmoid64.elu)
+        from .. import _sigmoid64
+
+        return _sigmoid64.elu(x, float(alpha), 1.0, 1.0 / alpha)
     with np.errstate(all="ignore"):
         neg = C.expm1_32(x * inv) * a
     return np.where(x > 0, x, neg).astype(dt)
@@ -54,6 +58,12 @@ def _celu_grad_fwd(x, g, alpha=1.0):
                                           * exp((v * inv).astype(dt))).astype(dt)
         with np.errstate(all="ignore"):
             return _tensor_iter.run(k(C.sleef_expf), k(K.libm("exp", np.exp)), g, x).astype(dt)
+    if dt == np.float64 and np.result_type(g) == np.float64:   # torch's double kernel
+        from .. import _sigmoid64
+
+        # derivatives.yaml: input_scale 1.0 / alpha.toFloat() (alpha through float)
+        return _sigmoid64.elu_backward(g, x, float(alpha), 1.0,
+                                       1.0 / float(np.float32(alpha)))
     with np.errstate(all="ignore"):
         neg = ((g * inv).astype(dt) * a).astype(dt) * C.vec_exp32((x * inv).astype(dt))
     return np.where(x > 0, g, neg).astype(dt)

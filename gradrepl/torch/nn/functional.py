@@ -186,6 +186,10 @@ def _torch_gelu_grad_fwd(x, dout, approximate=False):
         from .. import _act_kernels
 
         return _act_kernels.gelu_tanh_bwd(dout, x)
+    if approximate and x.dtype == dout.dtype == np.float64 and _act_kernels_apply():
+        from .. import _sigmoid64   # the double kernel
+
+        return _sigmoid64.gelu_tanh_backward(dout, x)
     return _EN._gelu_grad_fwd(x, dout, approximate=approximate)
 
 
