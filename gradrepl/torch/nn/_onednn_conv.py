@@ -468,12 +468,12 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     size = math.prod(outs)
     from ._onednn_conv_bwd_w import _columns, fma_chains
 
-    cols = _columns(x, ksize, stride, pads, dilation, outs).reshape(n * size, c * kk)
+    cols = _columns(x, ksize, stride, pads, dilation, outs, np.float32).reshape(n * size, c * kk)
     g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
     rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
-    sums = fma_chains(g2.astype(np.float64), cols,
+    sums = fma_chains(g2, cols,
                       [(a * per, b * per) for a, b in _parts(units, team_w)])
     dw = sums[0]
     for part in sums[1:]:

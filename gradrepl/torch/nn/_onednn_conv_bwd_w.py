@@ -39,6 +39,7 @@ oneDNN runs other kernels; ``_onednn_conv.isa`` keeps them on the general path.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -177,6 +178,14 @@ def _avx2_ok(g):
 
 
 def plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads):
+    """The backward-weights kernel's reduction cuts (``_plan``, kept per shape: a training step
+    asks for the same ones every step)."""
+    return _plan(*(tuple(int(v) for v in a) for a in (x_shape, w_shape, out_shape, stride,
+                                                      pads_before, dilation)), int(threads))
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(x_shape, w_shape, out_shape, stride, pads_before, dilation, threads):
     """The backward-weights kernel's reduction cuts for a float32 convolution without groups
     (1 to 3 spatial axes; ``dilation`` as torch gives it, 1 for none), or None where oneDNN runs
     a kernel not emulated here."""
@@ -217,10 +226,11 @@ SHARE = 1 << 16
 
 def fma_chains(a, b, bounds):
     """One fused multiply-add chain from zero per ``(start, end)`` of ``bounds`` over the rows
-    ``j`` of ``a`` (J, A) and ``b`` (J, B) (float64 holding float32 values): ``acc = float32(acc
-    + a[j] (x) b[j])``, the exact product rounded once with the sum. All chains advance together,
-    a numpy call a step; a shorter chain's last steps add products of zero rows (exact: a sum
-    from +0 never becomes -0). (K, A, B) float32."""
+    ``j`` of ``a`` (J, A) and ``b`` (J, B) (float32, or float64 holding float32 values):
+    ``acc = float32(acc + a[j] (x) b[j])``, the exact product rounded once with the sum
+    (numpy's BLAS where ``_fma_gemm`` checked it sums so; else replayed: all chains advance
+    together, a numpy call a step); a shorter chain's last steps add products of zero rows
+    (exact: a sum from +0 never becomes -0). (K, A, B) float32."""
     from .. import _capability
 
     k = len(bounds)
@@ -240,6 +250,7 @@ def fma_chains(a, b, bounds):
         got = chains(a3.transpose(1, 2, 0), b3.transpose(1, 0, 2))
         if got is not None:
             return got
+    a3, b3 = a3.astype(np.float64, copy=False), b3.astype(np.float64, copy=False)
     acc = np.zeros((k, a.shape[1], b.shape[1]), np.float32)
 
     def run(cols):
@@ -262,19 +273,19 @@ def fma_chains(a, b, bounds):
     return acc
 
 
-def _columns(x, ksize, stride, pads, dilation, outs):
-    """im2col of every sample in float64: (N, positions, C * K) in oneDNN's row order."""
+def _columns(x, ksize, stride, pads, dilation, outs, dtype=np.float64):
+    """im2col of every sample (float64, or ``dtype``): (N, positions, C * K) in oneDNN's row
+    order (one strided view of the padded input, copied once)."""
     n, c = x.shape[:2]
-    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)))
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)), dtype)
     xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
                                           for s, (pb, _) in zip(x.shape[2:], pads))] = x
-    cols = np.empty((n,) + tuple(outs) + (c,) + tuple(ksize))
-    for k3 in np.ndindex(*ksize):
-        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
-                    for k, d, st, m in zip(k3, dilation, stride, outs))
-        cols[(Ellipsis, slice(None)) + k3] = np.moveaxis(
-            xp[(slice(None), slice(None)) + win], 1, -1)
-    return cols.reshape(n, math.prod(outs), c * math.prod(ksize))
+    sn, sc, *ss = xp.strides
+    view = np.lib.stride_tricks.as_strided(
+        xp, (n,) + tuple(outs) + (c,) + tuple(ksize),
+        (sn,) + tuple(a * st for a, st in zip(ss, stride)) + (sc,)
+        + tuple(a * d for a, d in zip(ss, dilation)), writeable=False)
+    return view.reshape(n, math.prod(outs), c * math.prod(ksize))
 
 
 def gemm_weights(x, g, ksize, stride, pads, dilation, cuts):
