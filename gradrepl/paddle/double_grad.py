@@ -141,8 +141,19 @@ def refusal(node, create_graph=True):
     if check is not None:
         refused = check(node, col)
         if refused is not None:
-            return refused
-    return _no_double_grad(node, col) if create_graph else None
+            return _logged(node, refused)
+    return _logged(node, _no_double_grad(node, col)) if create_graph else None
+
+
+def _logged(node, refused):
+    """``refused``, after the glog line real Paddle 3.3.1 writes when a grad node raises
+    (``While running Node (CumsumGradNode) raises an EnforceNotMet exception``, measured)."""
+    if refused is not None:
+        from . import glog
+        from .core import GradNodeBase
+
+        glog.node_failed(GradNodeBase(node).name())
+    return refused
 
 
 def _saved():
@@ -177,7 +188,7 @@ def refuser(create_graph):
             if err is None:
                 kernel = kernels.get(node.op.name)
                 if kernel is not None:
-                    return kernel(node, col)
+                    return _logged(node, kernel(node, col))
             return err
     # it checks the saved tensors' in-place versions by Paddle's rules (``saved.py``) in place
     # of the engine's check

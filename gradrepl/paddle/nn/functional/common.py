@@ -326,8 +326,16 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     else:
         sf = scale_factor.tolist() if isinstance(scale_factor, Tensor) else scale_factor
         sf = sf if isinstance(sf, (list, tuple)) else [sf] * len(axes)
-        size = [int(np.floor(n * float(s))) for n, s in zip(in_sizes, sf)]
-        scales = [float(s) for s in sf]
+        if recompute_scale_factor:
+            # Paddle's Python computes the sizes (double) and passes no scale
+            size = [int(np.floor(float(n) * float(s))) for n, s in zip(in_sizes, sf)]
+            scales = [None] * len(axes)
+        else:
+            # the kernel: int(in * scale), the scale attribute a double in 3.3.1, a float in
+            # 2.6.2 (measured: 50 x 2.3 gives 114 and 115)
+            f = float if profiles.current().api3 else np.float32
+            size = [int(f(n) * f(s)) for n, s in zip(in_sizes, sf)]
+            scales = [float(s) for s in sf]
     out = x
     if mode == "nearest":
         per_axis = []
@@ -349,6 +357,14 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         out = _gather_axis(out, flat, len(lead))
         out = paddle.reshape(out, lead + list(size) + trail)
         return _interp_tag(out, mode)
+    if mode in ("linear", "bilinear", "trilinear") and x.data.dtype in (np.float32, np.float64):
+        # Paddle's CPU kernels (engine/ops/paddle_interp): one expression per output
+        from ....engine.ops import paddle_interp as PI
+
+        last = not data_format.startswith("NC")
+        xin = paddle.transpose(x, [0, nd - 1] + list(range(1, nd - 1))) if last else x
+        out = PI.interp(xin, size, scales, align_corners, align_mode, profiles.current().api3)
+        return paddle.transpose(out, [0] + list(range(2, nd)) + [1]) if last else out
     if mode in ("linear", "bilinear", "trilinear"):
         for a, n, m, s in zip(axes, in_sizes, size, scales):
             i0, i1, w1 = _linear_taps(n, m, s, align_corners, align_mode)
