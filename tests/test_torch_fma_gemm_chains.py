@@ -1,0 +1,134 @@
+"""The issue-29 BLAS path of the torch dialect's oneDNN convolution emulation
+(``_fma_gemm.chains``): numpy's BLAS stands for the fused multiply-add chains only where it gave
+their bits, and then gives the bits of the replay it stands for; where it is not checked (or
+fails the check) the replay runs. The replays are what tests/test_torch_onednn_conv_bits.py and
+test_torch_conv_strided_grads.py check against real torch 2.13's recorded bits; the small CNN
+below is real torch's own record."""
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+import pytest
+
+from gradrepl.torch.nn import _fma_gemm as G
+from gradrepl.torch.nn import _onednn_conv as O
+from gradrepl.torch.nn._onednn_conv_bwd_w import fma_chains
+
+from conftest import skip_unless_onednn_avx512_core
+
+F32 = np.float32
+
+
+def _same(a, b):
+    return a.shape == b.shape and np.array_equal(np.asarray(a, F32).view(np.uint32),
+                                                 np.asarray(b, F32).view(np.uint32))
+
+
+def _replayed(monkeypatch, fn):
+    monkeypatch.setenv("GRADREPL_NO_BLAS_CHAINS", "1")
+    try:
+        return fn()
+    finally:
+        monkeypatch.delenv("GRADREPL_NO_BLAS_CHAINS")
+
+
+@pytest.mark.parametrize("p,m,length,n", [(2, 8, 6272, 9), (1, 16, 3136, 72), (1, 8, 144, 700),
+                                          (3, 5, 700, 7), (1, 1, 50, 1), (1, 17, 300, 33)])
+def test_chains_are_the_replay_or_none(p, m, length, n):
+    rng = np.random.default_rng(p * 1000 + m)
+    a = rng.standard_normal((p, m, length)).astype(F32)
+    b = rng.standard_normal((p, length, n)).astype(F32)
+    a[a < -0.7] = 0                          # zero terms (a ReLU's, a max pool's gradient)
+    b[:, ::5] *= np.float32(1e-3)
+    got = G.chains(a, b)
+    if got is not None:
+        assert _same(got, G.replay(a, b))
+
+
+def test_chains_refuse_non_finite_and_unchecked_shapes(monkeypatch):
+    a = np.ones((1, 4, 20), F32)
+    b = np.ones((1, 20, 16), F32)
+    b[0, 3, 2] = np.inf
+    assert G.chains(a, b) is None
+    b[0, 3, 2] = 1
+    monkeypatch.setattr(G, "_VERIFIED", {})
+    monkeypatch.setattr(G, "WAYS", ())       # no layout passes the check: the replay
+    assert G.chains(a, b) is None
+
+
+CASES = [  # x shape, w shape, stride, pads (before, after), dilation
+    ((16, 1, 28, 28), (8, 1, 3, 3), (1, 1), [(1, 1), (1, 1)], (1, 1)),
+    ((16, 8, 14, 14), (16, 8, 3, 3), (1, 1), [(1, 1), (1, 1)], (1, 1)),
+    ((3, 33, 7, 7), (17, 33, 3, 3), (1, 1), [(2, 2), (2, 2)], (2, 2)),
+    ((4, 20, 9, 11), (5, 20, 3, 2), (2, 1), [(1, 0), (0, 1)], (1, 2)),
+    ((2, 3, 5, 6, 7), (4, 3, 2, 3, 2), (1, 1, 1), [(1, 1), (0, 1), (1, 0)], (1, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("xs,ws,stride,pads,dil", CASES)
+def test_convolution_kernels_equal_their_replay(monkeypatch, xs, ws, stride, pads, dil):
+    rng = np.random.default_rng(len(xs) + ws[0])
+    x = rng.standard_normal(xs).astype(F32)
+    x[x < -0.5] = 0
+    w = rng.standard_normal(ws).astype(F32)
+    b = rng.standard_normal(ws[0]).astype(F32)
+
+    def forward():
+        return O.conv_forward(x, w, b, stride, pads, dil)
+    y = forward()
+    assert _same(y, _replayed(monkeypatch, forward))
+    g = rng.standard_normal(y.shape).astype(F32)
+    g[g < 0.3] = 0
+    if all(s == 1 for s in stride):
+        def data():
+            return O.conv_backward_data(g, w, None, stride, pads, dil, xs[2:])
+        assert _same(data(), _replayed(monkeypatch, data))
+
+    def weights():
+        return O.conv_backward_weights(x, g, ws[2:], stride, pads, dil, 2)
+    (dw, db), (dw0, db0) = weights(), _replayed(monkeypatch, weights)
+    assert _same(dw, dw0) and _same(db, db0)
+
+
+def test_fma_chains_with_uneven_parts(monkeypatch):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((1000, 5)).astype(F32).astype(np.float64)
+    b = rng.standard_normal((1000, 7)).astype(F32)
+    bounds = [(0, 300), (300, 1000)]
+    assert _same(fma_chains(a, b, bounds), _replayed(monkeypatch, lambda: fma_chains(a, b, bounds)))
+
+
+SMALL_CNN = """
+import hashlib, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+x = torch.randn(16, 1, 28, 28)
+y = torch.randint(0, 10, (16,))
+for _ in range(20):
+    loss = F.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+h = hashlib.sha256()
+for p in model.parameters():
+    h.update(p.detach().numpy().tobytes())
+print(float(loss.item()).hex(), h.hexdigest()[:16])
+"""
+
+
+def test_small_cnn_twenty_sgd_steps_are_real_torchs(tmp_path):
+    # benchmarks/lecture_loops.py's small_cnn: real torch 2.13.0 (2 threads: conftest) on this Intel
+    # Sapphire Rapids printed this after 20 steps (the last loss, the parameters' sha256)
+    skip_unless_onednn_avx512_core("the small CNN's record")
+    import subprocess
+    script = tmp_path / "cnn.py"
+    script.write_text(SMALL_CNN)
+    out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["0x1.d1bc280000000p-1", "9f2aac56fd2347ce"], out.stderr[-2000:]
