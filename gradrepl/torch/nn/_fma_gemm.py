@@ -31,8 +31,10 @@ import os
 
 import numpy as np
 
-#: Steps of a chain per BLAS call after the first (with the identity in front): OpenBLAS on
-#: SkylakeX kept one chain up to K 448 on every shape tried; the check decides.
+#: Steps of a chain per BLAS call, the identity in front (the first that passes the check):
+#: OpenBLAS on SkylakeX kept one chain up to K 448 on every shape tried, some to 2048.
+PIECES = (384, 256, 128)
+#: Chains up to this long (plus the smaller dimension) go in one product.
 PIECE = 256
 #: Lanes: the free dimension is padded to a multiple of this (AVX-512's 16 floats; OpenBLAS's
 #: narrower edge tiles sum in another order).
@@ -159,26 +161,28 @@ def _chains(a, b, threads):
     if length <= PIECE + min(m, n):
         way = _way(p, m, length, n, threads)
         return None if way is None else _product(a, b, way)
-    # pieces: the first one plain, then [I | a_piece] @ [acc; b_piece], every piece PIECE steps
-    # (the last padded with zero terms: exact), in the checked layout made once
-    way = _way(p, m, PIECE, n, threads)
-    if way is None or _way(p, m, m + PIECE, n, threads) != way:
+    # pieces: [I | a_piece] @ [acc; b_piece] from acc = 0, every piece PIECE steps (the last
+    # padded with zero terms: exact), in the checked layout, on two buffers made once
+    piece = next((k for k in PIECES if _way(p, m, m + k, n, threads) is not None), None)
+    if piece is None:
         return None
-    transposed, pad_m = way
+    transposed, pad_m = _way(p, m, m + piece, n, threads)
     if transposed:
         a, b = np.swapaxes(b, 1, 2), np.swapaxes(a, 1, 2)
     rows, cols = a.shape[1], b.shape[2]
     mp, np_ = rows + ((-rows) % LANES if pad_m else 0), cols + (-cols) % LANES
-    steps = length + (-length) % PIECE
-    ap = np.zeros((p, mp, mp + steps), np.float32)       # [I | a], the identity in front
-    ap[:, :rows, mp:mp + length] = a
-    bp = np.zeros((p, mp + steps, np_), np.float32)       # [acc; b]
-    bp[:, mp:mp + length, :cols] = b
-    acc = np.matmul(ap[:, :, mp:mp + PIECE], bp[:, mp:mp + PIECE])
-    ap[:, :, :mp] = np.eye(mp, dtype=np.float32)
-    for start in range(PIECE, steps, PIECE):
-        am = np.concatenate([ap[:, :, :mp], ap[:, :, mp + start:mp + start + PIECE]], axis=2)
-        bm = np.concatenate([acc, bp[:, mp + start:mp + start + PIECE]], axis=1)
-        acc = np.matmul(am, bm)
+    wa = np.zeros((p, mp, mp + piece), np.float32)
+    wa[:, :, :mp] = np.eye(mp, dtype=np.float32)
+    wb = np.zeros((p, mp + piece, np_), np.float32)
+    acc = np.zeros((p, mp, np_), np.float32)
+    for start in range(0, length, piece):
+        stop = min(length, start + piece)
+        wa[:, :rows, mp:mp + stop - start] = a[:, :, start:stop]
+        wb[:, mp:mp + stop - start, :cols] = b[:, start:stop]
+        if stop - start < piece:
+            wa[:, :, mp + stop - start:] = 0
+            wb[:, mp + stop - start:] = 0
+        wb[:, :mp] = acc
+        np.matmul(wa, wb, out=acc)
     acc = acc[:, :rows, :cols]
     return np.ascontiguousarray(np.swapaxes(acc, 1, 2) if transposed else acc)

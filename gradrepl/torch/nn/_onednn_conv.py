@@ -128,6 +128,9 @@ def conv_forward(x, w, bias, stride, pads, dilation):
     ks = W.shape[2:]
     outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1
                  for s, (pb, pa), d, k, st in zip(X.shape[2:], pads, dilation, ks, stride))
+    got = _blas_forward(X, W, bias, stride, pads, dilation, outs)
+    if got is not None:
+        return got.reshape(got.shape[:2] + outs[3 - nd:])
     xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(X.shape[2:], pads)))
     xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
                                           for s, (pb, _) in zip(X.shape[2:], pads))] = X
@@ -138,9 +141,6 @@ def conv_forward(x, w, bias, stride, pads, dilation):
                        zip(k3, dilation, stride, outs)))
             for k3 in np.ndindex(*ks)]
 
-    got = _blas_forward(xp, W, bias, wins, outs)
-    if got is not None:
-        return got.reshape(got.shape[:2] + outs[3 - nd:])
 
     def one(a, b):
         m = b - a
@@ -230,6 +230,22 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
 COLUMNS = 1 << 23
 
 
+def offset_columns(x, ksize, stride, pads, dilation, outs):
+    """The input's values each kernel offset meets: (K, C, N, *outs) float32, the offsets in
+    row-major order (a slab of the padded input each)."""
+    n, c = x.shape[:2]
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)),
+                  np.float32)
+    xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
+                                          for s, (pb, _) in zip(x.shape[2:], pads))] = x
+    cols = np.empty((math.prod(ksize), c, n) + tuple(outs), np.float32)
+    for j, k3 in enumerate(np.ndindex(*ksize)):
+        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
+                    for k, d, st, m in zip(k3, dilation, stride, outs))
+        cols[j] = np.swapaxes(xp[(slice(None), slice(None)) + win], 0, 1)
+    return cols
+
+
 def _blocks(w_by_offset, c):
     """The filter of each 16-channel block as one (O, K * block) matrix, the kernel offsets
     outer and the block's channels inner (the chain's order); ``w_by_offset`` (O, *K, C)."""
@@ -258,24 +274,22 @@ def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset):
     return sums
 
 
-def _blas_forward(xp, W, bias, wins, outs):
+def _blas_forward(x, w, bias, stride, pads, dilation, outs):
     """``conv_forward``'s chains by numpy's BLAS where it is checked to sum them in order
     (``_fma_gemm``): per 16-channel block one product of the block's filter and the columns
     (offsets outer, channels inner), the blocks added in order, the bias after the first. None
-    where not checked (or a value is not finite)."""
-    if not (np.isfinite(xp).all() and np.isfinite(W).all()):
+    where not checked (or a value is not finite). Lifted to 3 spatial axes."""
+    if not (np.isfinite(x).all() and np.isfinite(w).all()):
         return None
-    n, c = xp.shape[:2]
-    o = W.shape[0]
+    n, c = x.shape[:2]
+    o = w.shape[0]
     size = math.prod(outs)
+    ksize = w.shape[2:]
 
     def cols_of(a, b):
-        cols = np.empty((len(wins), c, b - a) + tuple(outs), np.float32)
-        for j, (_, win) in enumerate(wins):
-            cols[j] = np.swapaxes(xp[(slice(a, b), slice(None)) + win], 0, 1)
-        return cols
+        return offset_columns(x[a:b], ksize, stride, pads, dilation, outs)
 
-    sums = _blas_blocks(cols_of, n, c, o, size, len(wins), np.moveaxis(W, 1, -1))
+    sums = _blas_blocks(cols_of, n, c, o, size, math.prod(ksize), np.moveaxis(w, 1, -1))
     if sums is None:
         return None
     out = sums[0]
@@ -466,23 +480,26 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     outs = g.shape[2:]
     kk = math.prod(ksize)
     size = math.prod(outs)
-    from ._onednn_conv_bwd_w import _columns, fma_chains
+    from ._onednn_conv_bwd_w import fma_chains
 
-    cols = _columns(x, ksize, stride, pads, dilation, outs, np.float32).reshape(n * size, c * kk)
-    g2 = np.moveaxis(g.reshape(n, o, size), 1, 2).reshape(n * size, o)
+    # the columns by kernel offset, then channel (slabs of the padded input, rows whole), and
+    # the gradient by channel: the chains' terms in their order (samples, rows, columns); the
+    # sums come back by (offset, channel) and are put in (channel, offset) order at the end
+    cols = offset_columns(x, ksize, stride, pads, dilation, outs).reshape(kk * c, n * size)
+    gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
     rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
-    sums = fma_chains(g2, cols,
-                      [(a * per, b * per) for a, b in _parts(units, team_w)])
+    sums = fma_chains(gt.T, cols.T, [(a * per, b * per) for a, b in _parts(units, team_w)])
     dw = sums[0]
     for part in sums[1:]:
         dw = dw + part
+    dw = np.ascontiguousarray(dw.reshape(o, kk, c).transpose(0, 2, 1))
     db = None
     units = n * (rows if rows_b is None else rows_b)
     per = n * size // units
     for a, b in _parts(units, team_w if team_b is None else team_b):
-        part = np.add.accumulate(g2[a * per:b * per], axis=0, dtype=np.float32)[-1] \
+        part = np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
             if b > a else np.zeros(o, np.float32)
         db = part if db is None else db + part
     return dw.reshape((o, c) + tuple(ksize)), db

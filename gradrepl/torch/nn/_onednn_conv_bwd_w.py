@@ -273,19 +273,19 @@ def fma_chains(a, b, bounds):
     return acc
 
 
-def _columns(x, ksize, stride, pads, dilation, outs, dtype=np.float64):
-    """im2col of every sample (float64, or ``dtype``): (N, positions, C * K) in oneDNN's row
-    order (one strided view of the padded input, copied once)."""
+def _columns(x, ksize, stride, pads, dilation, outs):
+    """im2col of every sample in float64: (N, positions, C * K) in oneDNN's row order."""
     n, c = x.shape[:2]
-    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)), dtype)
+    xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(x.shape[2:], pads)))
     xp[(slice(None), slice(None)) + tuple(slice(pb, pb + s)
                                           for s, (pb, _) in zip(x.shape[2:], pads))] = x
-    sn, sc, *ss = xp.strides
-    view = np.lib.stride_tricks.as_strided(
-        xp, (n,) + tuple(outs) + (c,) + tuple(ksize),
-        (sn,) + tuple(a * st for a, st in zip(ss, stride)) + (sc,)
-        + tuple(a * d for a, d in zip(ss, dilation)), writeable=False)
-    return view.reshape(n, math.prod(outs), c * math.prod(ksize))
+    cols = np.empty((n,) + tuple(outs) + (c,) + tuple(ksize))
+    for k3 in np.ndindex(*ksize):
+        win = tuple(slice(k * d, k * d + st * (m - 1) + 1, st)
+                    for k, d, st, m in zip(k3, dilation, stride, outs))
+        cols[(Ellipsis, slice(None)) + k3] = np.moveaxis(
+            xp[(slice(None), slice(None)) + win], 1, -1)
+    return cols.reshape(n, math.prod(outs), c * math.prod(ksize))
 
 
 def gemm_weights(x, g, ksize, stride, pads, dilation, cuts):
