@@ -134,3 +134,27 @@ def test_adam_refuses_weight_decay_on_sparse_gradients(paddle):
         opt.step()
     assert str(e.value) == ("Adam don't support weight_decay with sparse parameters, please set "
                             "it to None.")
+
+
+# real 3.3.1 and 2.6.2 (the same): one weight looked up several times in one loss; Paddle merges
+# the SelectedRows gradients with the lookup made last first, whatever the order of the loss's
+# terms (the dense sum gave other last bits)
+_MULTI = ["797290739318", "c923a0abb56c", "c74b5b2c04b6"]
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_several_lookups_merge_in_paddles_order(paddle, mode):
+    rs = np.random.RandomState(0)
+    w0 = rs.randn(12, 3).astype("float32")
+    for _ in range(mode + 1):  # the draws of the earlier modes, as recorded
+        emb = paddle.nn.Embedding(12, 3, sparse=True)
+        emb.weight.set_value(w0)
+        ids = [paddle.to_tensor([[1, 5, 1, 7]]), paddle.to_tensor([[5, 1, 2]]),
+               paddle.to_tensor([[1, 2, 1, 5, 9]])]
+        cs = [paddle.to_tensor(rs.randn(1, t.shape[1], 3).astype("float32") * 2.3) for t in ids]
+    terms = [(emb(i) * c).sum() for i, c in zip(ids, cs)]
+    loss = [lambda: terms[0] + terms[1] + terms[2], lambda: terms[2] + terms[0] + terms[1],
+            lambda: terms[1] + (terms[2] + terms[0])][mode]()
+    loss.backward()
+    paddle.optimizer.Adam(learning_rate=1.0, parameters=emb.parameters()).step()
+    assert hashlib.sha256(emb.weight.numpy().tobytes()).hexdigest()[:12] == _MULTI[mode]

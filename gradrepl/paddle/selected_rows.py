@@ -34,14 +34,14 @@ def _parts(param):
     return entry[1]
 
 
-def _record(weight, ids, g):
+def _record(weight, ids, g, seq):
     parts = _parts(weight)
     if parts is None:
         key = id(weight)
         parts = []
         _ROWS[key] = (weakref.ref(weight, lambda _r: _ROWS.pop(key, None)), parts)
     flat = np.array(ids, dtype=np.int64).reshape(-1)
-    parts.append((flat, np.array(g, dtype=weight.data.dtype).reshape(flat.size, -1)))
+    parts.append((flat, np.array(g, dtype=weight.data.dtype).reshape(flat.size, -1), seq))
 
 
 def _sparse_embedding_op():
@@ -56,7 +56,7 @@ def _sparse_embedding_op():
     def vjp(n, g):
         ids, weight = n.inputs[0], n.inputs[1]
         if not weight.stop_gradient:
-            _record(weight, ids.data, g.data)
+            _record(weight, ids.data, g.data, n.uid)
         # every looked-up row gets its gradient, the padding row's too (the forward still
         # reads it as zeros): real 3.3.1 and 2.6.2
         return None, N.embedding_grad(ids, g, n.in_meta[1][0][0], -1)
@@ -82,17 +82,39 @@ def rows_of(param):
     parts = _parts(param)
     if not parts:
         return None
-    return np.unique(np.concatenate([ids for ids, _ in parts]))
+    return np.unique(np.concatenate([p[0] for p in parts]))
 
 
 def lookups(param):
-    """The SelectedRows gradient as Paddle holds it, unmerged: (ids, one gradient row per id) in
-    lookup order, or None if ``param``'s gradient is dense."""
+    """The SelectedRows gradient as Paddle holds it: (ids, one gradient row per id), or None if
+    ``param``'s gradient is dense. From one lookup, unmerged in lookup order; from several
+    (one weight looked up twice), merged: Paddle adds the SelectedRows by concatenating them,
+    the lookup made last first (whatever the order of the terms in the loss), and summing
+    repeated ids in that order (real 3.3.1), its rows sorted."""
     parts = _parts(param)
     if not parts:
         return None
-    return (np.concatenate([ids for ids, _ in parts]),
-            np.concatenate([rows for _, rows in parts]))
+    if len(parts) == 1:
+        return parts[0][:2]
+    parts = sorted(parts, key=lambda p: -p[2])  # the lookup made last first
+    ids = np.concatenate([p[0] for p in parts])
+    rows = np.concatenate([p[1] for p in parts])
+    uniq = np.unique(ids)
+    out = np.zeros((uniq.size, rows.shape[1]), rows.dtype)
+    np.add.at(out, np.searchsorted(uniq, ids), rows)  # sequential, in concatenation order
+    return uniq, out
+
+
+def merged_grad(param):
+    """The dense gradient Paddle's sparse optimizer kernels see after merging repeated ids (in
+    the order of ``lookups``), or None if ``param``'s gradient is dense."""
+    found = lookups(param)
+    if found is None:
+        return None
+    ids, rows = found
+    out = np.zeros(param.data.shape, param.data.dtype)
+    np.add.at(out, ids, rows.reshape((ids.size,) + param.data.shape[1:]))
+    return out
 
 
 def is_sparse_grad(param):

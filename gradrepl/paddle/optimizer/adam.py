@@ -93,6 +93,8 @@ class Adam(Optimizer):
     def _update(self, param, grad, group):
         rows = selected_rows.rows_of(param)
         if rows is not None:
+            if not (group.get("grad_clip", self._grad_clip) if group else self._grad_clip):
+                grad = selected_rows.merged_grad(param)  # the merge's order of sums
             return self._sparse_update(param, grad, group, rows)
         m, v, vmax, consts = self._state(param, group)
         p = self._owned_data(param)

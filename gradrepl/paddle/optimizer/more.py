@@ -33,6 +33,19 @@ def _sqrt_for(opt, param, group):
     return _eigen_sqrt
 
 
+def _sparse_merged(opt, param, grad, group):
+    """A SelectedRows gradient as their kernels merge it (``selected_rows.merged_grad``); the
+    gradient as given when it is dense, decayed or clipped."""
+    from .. import selected_rows
+
+    clip = group.get("grad_clip", opt._grad_clip) if group else opt._grad_clip
+    if clip is None and not opt._decays(param, group):
+        merged = selected_rows.merged_grad(param)
+        if merged is not None:
+            return merged
+    return grad
+
+
 __all__ = ["Adadelta", "Adagrad", "RMSProp", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Lamb"]
 
 
@@ -81,6 +94,7 @@ class Adagrad(Optimizer):
 
     def _update(self, param, grad, group):
         dt = param.data.dtype
+        grad = _sparse_merged(self, param, grad, group)
         m = self._acc("moment", param, fill=self._initial) + grad * grad
         self._set_acc("moment", param, m.astype(dt))
         sqrt = _sqrt_for(self, param, group)
@@ -108,6 +122,7 @@ class RMSProp(Optimizer):
         dt = param.data.dtype
         rho, eps, mu = (_c(v, dt) for v in (self._rho, self._epsilon, self._momentum))
         one = _c(1, dt)
+        grad = _sparse_merged(self, param, grad, group)
         ms = rho * self._acc("mean_square", param) + (one - rho) * grad * grad
         self._set_acc("mean_square", param, ms.astype(dt))
         if self._centered:
