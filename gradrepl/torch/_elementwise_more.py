@@ -196,9 +196,21 @@ def bce_with_logits_losses(x, y, weight=None, pos_weight=None):
     ``(1 - target) * input - log_sigmoid(input)``, the log-sigmoid times
     ``(pos_weight - 1) * target + 1`` first where there is a pos_weight, the loss times the
     weight last; torch's log_sigmoid kernel (SLEEF, ``_activation_kernels``). None where that
-    kernel is not emulated (float64, the DEFAULT build)."""
-    if x.dtype != np.float32 or _capability.capability() == "DEFAULT":
+    kernel is not emulated (the DEFAULT build)."""
+    if x.dtype not in (np.float32, np.float64) or _capability.capability() == "DEFAULT":
         return None
+    if x.dtype == np.float64:   # torch's double log_sigmoid (_sigmoid64), the rest in double
+        from . import _sigmoid64
+
+        with np.errstate(all="ignore"):
+            y = np.asarray(y, np.float64)
+            ls = _sigmoid64.logsigmoid(x)
+            if pos_weight is not None:
+                ls = ls * ((np.asarray(pos_weight, np.float64) - 1.0) * y + 1.0)
+            loss = (1.0 - y) * x - ls
+            if weight is not None:
+                loss = loss * np.asarray(weight, np.float64)
+        return loss
     from ._activation_kernels import logsigmoid_fwd
 
     f32 = np.float32

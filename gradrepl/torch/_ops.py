@@ -415,6 +415,10 @@ SUB = top("subtract", "SubBackward0", "none")
 RSUB = top("subtract", "RsubBackward1", "none", inputs=(1,))
 MUL = top("multiply", "MulBackward0", "cross")
 DIV = top("divide", "DivBackward0", "div")
+for _binary in (ADD, SUB, MUL, DIV):   # the result laid out as TensorIterator lays it out
+    if not hasattr(_binary.forward, "__wrapped__"):
+        _binary.forward = _storage.keeping_first_layout(_binary.forward)
+del _binary
 
 
 def _mul_vjp(n, g):

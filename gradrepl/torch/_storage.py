@@ -415,3 +415,22 @@ def keeping_layout(fwd):
     f.__name__ = getattr(fwd, "__name__", "forward")
     f.__wrapped__ = fwd
     return f
+
+
+def keeping_first_layout(fwd):
+    """A binary elementwise forward whose result follows its first operand's layout where that
+    operand decides it in TensorIterator (same shape as the result, not broadcast, not
+    row-major: ``x.t() - y`` has x.t()'s strides, so a later sum runs in that memory order);
+    numpy's own choice otherwise."""
+    ndarray = np.ndarray
+
+    def f(x, y, *args, **kw):
+        r = fwd(x, y, *args, **kw)
+        if type(x) is not ndarray or x.flags.c_contiguous:   # (the common case: 2 checks)
+            return r
+        if type(r) is not ndarray or not r.flags.c_contiguous or 0 in x.strides:
+            return r
+        return like_layout(x, r)
+    f.__name__ = getattr(fwd, "__name__", "forward")
+    f.__wrapped__ = fwd
+    return f

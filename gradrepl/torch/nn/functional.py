@@ -420,9 +420,14 @@ def _torch_reduced(fwd):
 
 
 def _mse_fwd(x, y, reduction="mean"):
-    """(x - y)^2, reduced in torch's summation order."""
+    """(x - y)^2, reduced in torch's summation order (the loss laid out as TensorIterator lays
+    out a binary op's result: x.t()'s layout for x.t(), summed in that memory order)."""
+    from .._storage import like_layout
+
     d = x - y
     sq = d * d
+    if not x.flags.c_contiguous and 0 not in x.strides:
+        sq = like_layout(x, sq)
     if reduction == "none":
         return sq
     total = _ops._torch_order_sum(sq, tuple(range(sq.ndim)), False)
