@@ -6,7 +6,6 @@ test_torch_conv_strided_grads.py check against real torch 2.13's recorded bits; 
 below is real torch's own record."""
 from __future__ import annotations
 
-import hashlib
 import sys
 
 import numpy as np
@@ -132,3 +131,27 @@ def test_small_cnn_twenty_sgd_steps_are_real_torchs(tmp_path):
     out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.split() == ["0x1.d1bc280000000p-1", "9f2aac56fd2347ce"], out.stderr[-2000:]
+
+
+BATCH_128 = """
+import hashlib, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+conv = nn.Conv2d(1, 8, 3, padding=1)
+x = torch.randn(128, 1, 28, 28)
+F.max_pool2d(F.relu(conv(x)), 2).square().sum().backward()
+print(hashlib.sha256(conv.weight.grad.numpy().tobytes()).hexdigest()[:16],
+      hashlib.sha256(conv.bias.grad.numpy().tobytes()).hexdigest()[:16])
+"""
+
+
+def test_first_convolution_of_128_images_is_real_torchs(tmp_path):
+    # 128 x 784 = 100,352 steps a chain: past the replay's limit (STEPS), so only the BLAS
+    # chains give it (before: the general path, another filter gradient and bias gradient).
+    # Real torch 2.13.0 (2 threads: conftest) on this Intel Sapphire Rapids printed this.
+    skip_unless_onednn_avx512_core("the batch-128 record")
+    import subprocess
+    script = tmp_path / "b128.py"
+    script.write_text(BATCH_128)
+    out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["e307c76d7239a24a", "977b35e39783aa11"], out.stderr[-2000:]

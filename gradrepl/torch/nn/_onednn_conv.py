@@ -45,8 +45,11 @@ BLOCK = 16                # input channels per block (nChw16c) on avx512_core
 #: conv_transpose3d, 3.9e9) are under it.
 LIMIT = 1 << 32
 #: The filter gradient's chains are as long as the batch times the output positions (one numpy
-#: call a step, 3-10 us): past this many steps the general path.
+#: call a step, 3-10 us, where they are replayed): past this many steps the general path.
 STEPS = 1 << 16
+#: ... unless numpy's BLAS sums them (``_fma_gemm``, checked per shape): then up to this many
+#: (a batch of 128 or 256 MNIST images' first convolution is 100K-200K steps).
+BLAS_STEPS = 1 << 22
 #: The slow path's column matrices of a whole batch (one buffer, as ATen's): past this many
 #: bytes the general path.
 SLOW_BYTES = 256 << 20
@@ -466,7 +469,7 @@ def _parts(n, team):
 
 
 def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=None,
-                          rows_w=None, rows_b=None):
+                          rows_w=None, rows_b=None, replay=True):
     """The filter and bias gradients of a forward convolution as oneDNN's JIT backward-weights
     kernels sum them: the reduction (samples, and output depth planes of a 3-d one, in order)
     split over ``team_w`` threads (``balance211``); on each thread one fused multiply-add chain
@@ -474,7 +477,8 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     order, over ``team_b`` threads); the threads' partial sums added in thread order.
     ``rows_w``/``rows_b``: the reduction's units per sample that the split keeps whole (default
     1, a 3-d one's output depth; ``_onednn_conv_bwd_w.plan``: a 2-d one's output rows).
-    ``x`` (N, C, *S), ``g`` (N, O, *P) float32; ``pads`` (before, after) per axis."""
+    ``x`` (N, C, *S), ``g`` (N, O, *P) float32; ``pads`` (before, after) per axis.
+    ``replay`` False: the filter gradient None where numpy's BLAS does not sum the chains."""
     n, c = x.shape[:2]
     o = g.shape[1]
     outs = g.shape[2:]
@@ -490,11 +494,13 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
-    sums = fma_chains(gt.T, cols.T, [(a * per, b * per) for a, b in _parts(units, team_w)])
-    dw = sums[0]
-    for part in sums[1:]:
+    sums = fma_chains(gt.T, cols.T, [(a * per, b * per) for a, b in _parts(units, team_w)],
+                      replay)
+    dw = None if sums is None else sums[0]
+    for part in [] if sums is None else sums[1:]:
         dw = dw + part
-    dw = np.ascontiguousarray(dw.reshape(o, kk, c).transpose(0, 2, 1))
+    if dw is not None:
+        dw = np.ascontiguousarray(dw.reshape(o, kk, c).transpose(0, 2, 1))
     db = None
     units = n * (rows if rows_b is None else rows_b)
     per = n * size // units
@@ -502,7 +508,7 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
         part = np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
             if b > a else np.zeros(o, np.float32)
         db = part if db is None else db + part
-    return dw.reshape((o, c) + tuple(ksize)), db
+    return None if dw is None else dw.reshape((o, c) + tuple(ksize)), db
 
 
 def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_before=None,
@@ -562,17 +568,20 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     dx = dw = db = None
     if ax and want[0]:
         dx = conv_backward_data(g, w, None, stride, pads, dilation, x.shape[2:])
-    if aw and any(want[1:]) and x.shape[0] * math.prod(g.shape[2:]) <= STEPS:
+    steps = x.shape[0] * math.prod(g.shape[2:])
+    if aw and any(want[1:]) and steps <= BLAS_STEPS:
         from .. import _capability
         from ._onednn_conv_bwd_w import gemm_weights, plan
 
         cuts = plan(x.shape, w.shape, g.shape, stride, [p[0] for p in pads], dilation,
                     _capability.threads())
         if cuts is not None and cuts.kernel == "x64:gemm:jit":
-            dw = gemm_weights(x, g, w.shape[2:], stride, pads, dilation, cuts)
-        elif cuts is not None:
+            if steps <= STEPS:
+                dw = gemm_weights(x, g, w.shape[2:], stride, pads, dilation, cuts)
+        elif cuts is not None:    # (past STEPS: only where numpy's BLAS sums the chains)
             dw, db = conv_backward_weights(x, g, w.shape[2:], stride, pads, dilation,
-                                           cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b)
+                                           cuts.team_w, cuts.team_b, cuts.rows_w, cuts.rows_b,
+                                           replay=steps <= STEPS)
     if dx is None and want[0]:  # (x64:gemm:jit's backward data)
         dx = _onednn_conv_gemm.try_gemm_backward_data(x.shape, w, g, stride, pads, dilation,
                                                       groups)

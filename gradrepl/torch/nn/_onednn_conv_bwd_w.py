@@ -224,13 +224,14 @@ GEMM_K = 384           # positions per plane up to which oneDNN's sgemm sums in 
 SHARE = 1 << 16
 
 
-def fma_chains(a, b, bounds):
+def fma_chains(a, b, bounds, replay=True):
     """One fused multiply-add chain from zero per ``(start, end)`` of ``bounds`` over the rows
     ``j`` of ``a`` (J, A) and ``b`` (J, B) (float32, or float64 holding float32 values):
     ``acc = float32(acc + a[j] (x) b[j])``, the exact product rounded once with the sum
     (numpy's BLAS where ``_fma_gemm`` checked it sums so; else replayed: all chains advance
     together, a numpy call a step); a shorter chain's last steps add products of zero rows
-    (exact: a sum from +0 never becomes -0). (K, A, B) float32."""
+    (exact: a sum from +0 never becomes -0). (K, A, B) float32; None where the BLAS does not
+    sum them and ``replay`` is False."""
     from .. import _capability
 
     k = len(bounds)
@@ -250,6 +251,8 @@ def fma_chains(a, b, bounds):
         got = chains(a3.transpose(1, 2, 0), b3.transpose(1, 0, 2))
         if got is not None:
             return got
+    if not replay:
+        return None
     a3, b3 = a3.astype(np.float64, copy=False), b3.astype(np.float64, copy=False)
     acc = np.zeros((k, a.shape[1], b.shape[1]), np.float32)
 
