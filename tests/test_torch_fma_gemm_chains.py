@@ -81,8 +81,10 @@ def test_convolution_kernels_equal_their_replay(monkeypatch, xs, ws, stride, pad
     g = rng.standard_normal(y.shape).astype(F32)
     g[g < 0.3] = 0
     if all(s == 1 for s in stride):
+        bias_t = rng.standard_normal(xs[1]).astype(F32)     # (as a transposed conv's bias)
+
         def data():
-            return O.conv_backward_data(g, w, None, stride, pads, dil, xs[2:])
+            return O.conv_backward_data(g, w, bias_t, stride, pads, dil, xs[2:])
         assert _same(data(), _replayed(monkeypatch, data))
 
     def weights():
