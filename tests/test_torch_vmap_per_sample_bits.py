@@ -142,3 +142,36 @@ def test_batched_losses_are_torchs_bits():
     skip_unless_mkl_path("vmap of MLP losses (MKL sgemm products, torch's softmax kernels)")
     for name, expected in SWEEP.items():
         assert _sweep_case(name) == expected, name
+
+
+_W = torch.randn(5, 4, generator=torch.Generator().manual_seed(3))
+_TABLE = torch.randn(10, 4, generator=torch.Generator().manual_seed(4))
+SAMPLE_READERS = {   # functions whose values depend on the sample outside plain arithmetic
+    "cmp_float": lambda v: v * (1 + (v.sum() > 0).float()),
+    "where": lambda v: torch.where(v > 0, v, v * 0.1),
+    "masked_fill": lambda v: v.masked_fill(v < 0, 0.0).sum(),
+    "argmax_take": lambda v: v[v.argmax()],
+    "index_by_int": lambda v: _TABLE[(v.abs().sum() * 3).long() % 10],
+    "topk": lambda v: v.topk(2).values.sum(),
+    "grad_max": grad(lambda v: v.max()),
+    "grad_relu": grad(lambda v: F.relu(_W @ v).sum()),
+    "grad_where": grad(lambda v: torch.where(v > 0, v * v, -v).sum()),
+    "grad_sort": grad(lambda v: (v.sort().values * torch.arange(4.)).sum()),
+    "nanmedian": lambda v: v.nanmedian(),                  # (an index attribute from values)
+    "grad_median": grad(lambda v: v.median()),
+    "kthvalue": lambda v: v.kthvalue(2).values,
+    "pow_item": lambda v: v ** round(v[0].item()),          # (an exponent read from the sample)
+    "add_item": lambda v: v + v.sum().item(),
+}
+
+
+def test_one_trace_never_answers_for_other_samples():
+    """vmap(f)(X) is the stack of f(X[i]) (torch's contract, to rounding) over several calls
+    with new data, where f's constants come from the sample (comparisons, indices, sorting):
+    one traced sample must not stand for the others."""
+    gen = torch.Generator().manual_seed(5)
+    for name, f in SAMPLE_READERS.items():
+        for _ in range(4):
+            X = torch.randn(9, 4, generator=gen)
+            ref = torch.stack([f(X[i]) for i in range(9)])
+            assert torch.allclose(vmap(f)(X), ref, rtol=1e-5, atol=1e-6), name

@@ -25,6 +25,8 @@ _STATE = grad_mode.STATE
 _new = object.__new__
 # depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
 _INFERENCE = [0]
+#: called with each new tensor's array while vmap traces a sample (``_vmap.trace``), else None
+_MADE = [None]
 _AUTOGRAD_ENGINE = [None]   # autograd._engine, once Tensor.backward first ran
 
 _NONLEAF_GRAD_WARNING = (
@@ -91,6 +93,8 @@ class Tensor(EngineTensor):
         t._version = 0
         if _INFERENCE[0]:  # made inside torch.inference_mode(): an inference tensor
             t._inference = True
+        if _MADE[0] is not None:
+            _MADE[0](data)
         return t
 
     def __init__(self, *args, **kwargs):

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine import registry
 from ..engine.tensor import Tensor as _EngineTensor
-from . import _meta
+from . import _meta, _tensor
 
 _raw = _EngineTensor.data.__get__   # (the array slot: the dialect's .data looks at its caller)
 
@@ -67,8 +67,7 @@ def safe(arr):
     """Mark an array a transform made (a backward seed, a zero gradient) as a constant that
     does not depend on the sample, for the trace running."""
     if _ACTIVE:
-        _ACTIVE[-1].safe.add(id(arr))
-        _ACTIVE[-1].keep.append(arr)
+        _ACTIVE[-1].keep_safe(arr)
     return arr
 
 
@@ -94,6 +93,11 @@ class _Trace:
             self.keep.append(arr)
             return ("const", arr)
         return r
+
+    def keep_safe(self, arr):
+        """``arr``, a constant made from shapes alone, is the same for every sample."""
+        self.safe.add(id(arr))
+        self.keep.append(arr)
 
     def hook(self, op, inputs, attrs):
         before = registry.set_apply_hook(None)
@@ -179,16 +183,60 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
         raise _Fallback  # static mode, or an enclosing trace: no nesting (meta's hook: aside)
     tr = _Trace(inputs, budget, first_uid, known)
     listener, registry.EXACT_LISTENER = registry.EXACT_LISTENER, tr.exact
+    shapes, registry.SHAPE_CONST = registry.SHAPE_CONST, tr.keep_safe
+    made = []   # the arrays of the tensors made during the trace
+    watch, _tensor._MADE[0] = _tensor._MADE[0], made.append
     _ACTIVE.append(tr)
+    readers = _watch_reads(tr)
     try:
         with registry.apply_hook(tr.hook):
             out_arrays = call()
     finally:
         registry.EXACT_LISTENER = listener
+        registry.SHAPE_CONST = shapes
+        _tensor._MADE[0] = watch
         _ACTIVE.pop()
+        for name, method in readers:
+            setattr(_tensor.Tensor, name, method)
     if tr.impure:
         raise _Fallback
-    return tr.entries, tuple(tr.ref(a) for a in out_arrays), tr.fresh
+    # a tensor made outside the ops (argmax's index, a comparison's mask) whose array no op
+    # took as an input may have given an op its attributes (``v[v.argmax()]``): the values
+    # may differ from sample to sample
+    src, safe = tr.src, tr.safe
+    fresh = tr.fresh or any(id(a) not in src and id(a) not in safe and not _literal(a)
+                            for a in made) \
+        or not all(e[0].name in ONE_TRACE_OPS for e in tr.entries)
+    return tr.entries, tuple(tr.ref(a) for a in out_arrays), fresh
+
+
+#: the Tensor methods that give a tensor's values to Python (``.item()``, ``int(t)``, a branch
+#: on ``bool(t)``): read during a trace from a tensor the trace made, a value of one sample
+#: may become the program's (an exponent, an index): the trace is then not one for all
+_READERS = ("item", "__float__", "__int__", "__bool__", "__index__", "tolist", "numpy",
+            "__array__", "__iter__", "__len__")
+
+
+def _watch_reads(tr):
+    """Each reader method replaced by one that marks ``tr`` fresh when it reads a tensor the
+    trace made (or a sample); returns the methods to put back."""
+    saved = []
+    first = tr.first_uid
+    for name in _READERS:
+        method = _tensor.Tensor.__dict__[name]
+
+        def reader(self, *a, _method=method, **k):
+            if first is None or self._uid >= first or id(_raw(self)) in tr.src:
+                tr.fresh = True
+            return _method(self, *a, **k)
+        saved.append((name, method))
+        setattr(_tensor.Tensor, name, reader)
+    return saved
+
+
+def _literal(a):
+    """A Python number's cached constant (read-only, 0-d)."""
+    return type(a) is np.ndarray and a.ndim == 0 and not a.flags.writeable
 
 
 def _same_value(a, b):
@@ -460,6 +508,16 @@ ATTR_RULES = {"fused_nll_loss": _nll_loss}
 ELEMENTWISE = frozenset("""
 add subtract multiply divide scale tanh tanh_grad exp log sin cos sigmoid sigmoid_grad relu
 abs neg sqrt rsqrt square pow elementwise_pow maximum minimum where assign cast reciprocal
+""".split())
+
+
+#: the ops whose attributes come from the code and the shapes alone (or follow a traced array,
+#: as nll_loss's target): a program of these traced on one sample is every sample's. Another
+#: op may take attributes the dialect computed from the values (median's index, an argsort's
+#: order): every sample is traced and the programs compared.
+ONE_TRACE_OPS = frozenset(RULES) | ELEMENTWISE | frozenset("""
+sum mean fused_nll_loss expand stack concat relu_grad threshold_backward abs_grad clip cumsum
+fused_vector_norm2 masked_fill
 """.split())
 
 
