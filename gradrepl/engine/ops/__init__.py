@@ -14,3 +14,4 @@ from . import paddle_nn_gaps  # noqa: F401  (gumbel_softmax, temporal_shift: pad
 from . import fft  # noqa: F401  (Paddle fft_c2c / fft_r2c / fft_c2r: paddle.fft)
 from . import spectral_norm  # noqa: F401  (Paddle's spectral_norm op: nn.SpectralNorm)
 from . import paddle_interp  # noqa: F401  (Paddle's linear/bilinear/trilinear_interp)
+from . import tanh_grads  # noqa: F401  (Paddle's tanh_double_grad and its triple gradient)

@@ -594,10 +594,10 @@ def _tanh_grad_vjp(n, gg):
     """Second order as Paddle's TanhGradGradFunctor: d/d(out) = -1 * dout * 2 * out * gg
     (products: a zero keeps its sign, where a scale's + 0 made -0. into 0.), d/d(dout) =
     (1 - out*out) * gg."""
+    from .tanh_grads import tanh_double_grad   # (one op: its VJP is the triple functor)
+
     out, dout = n.inputs
-    d_out = multiply(multiply(times(dout, -2.0), out), gg)
-    d_dout = multiply(gg, _one_minus_sq(out))
-    return d_out, d_dout
+    return tanh_double_grad(out, gg, dout)
 
 
 TANH_GRAD = register("tanh_grad", _safe(_tanh_grad_fwd), _tanh_grad_vjp,
