@@ -191,15 +191,16 @@ def _groups(n):
     return n // step * step
 
 
-def _split(vec, scalar, groups=None, step=None):
+def _split(vec, scalar, groups=None, step=None, grain=None):
     """``f(*arrays)`` of one shape: ``vec`` on the leading whole groups, ``scalar`` on the rest
     (the flat order of a contiguous tensor, as ``cpu_kernel_vec`` walks it; views, broadcasts
     and threaded ranges as TensorIterator runs them, ``_tensor_iter``)."""
     def run(*arrays):
         if any(not a.flags.c_contiguous or a.shape != arrays[-1].shape for a in arrays) or \
-                arrays[-1].size >= _tensor_iter.GRAIN:
+                arrays[-1].size >= _tensor_iter.GRAIN or \
+                (grain is not None and arrays[-1].size > 16384):
             return _tensor_iter.run(vec, scalar, *(np.asarray(a, F32) for a in arrays),
-                                    step=step).astype(F32, copy=False)
+                                    step=step, grain=grain).astype(F32, copy=False)
         shape = arrays[-1].shape
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape), F32).reshape(-1) for a in arrays]
         n = (groups or _groups)(flat[0].size)
@@ -214,7 +215,7 @@ def _split(vec, scalar, groups=None, step=None):
 
 silu_fwd = _split(_silu_vec, _silu_one)
 silu_bwd = _split(_silu_bwd_vec, _silu_bwd_one)
-gelu_tanh_fwd = _split(_gelu_tanh_vec, _gelu_tanh_one)
+gelu_tanh_fwd = _split(_gelu_tanh_vec, _gelu_tanh_one, grain=_tensor_iter.gelu_grain)
 gelu_tanh_bwd = _split(_gelu_tanh_bwd(tanhf_u10), _gelu_tanh_bwd_one)
 
 

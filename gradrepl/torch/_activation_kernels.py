@@ -245,6 +245,7 @@ _FLOAT64 = {
                    lambda x, dout, kw: _f64("logsigmoid_backward")(dout, x)),
     "softplus": (lambda x, kw: _f64("softplus")(x, *_softplus_ab(kw)),
                  lambda x, dout, kw: _f64("softplus_backward")(dout, x, *_softplus_ab(kw))),
+    "mish": (lambda x, kw: _f64("mish")(x), lambda x, dout, kw: _f64("mish_backward")(dout, x)),
     "hardswish": (lambda x, kw: hardswish_fwd64(x),
                   lambda x, dout, kw: _f64("hardswish_backward")(dout, x)),
 }

@@ -26,12 +26,13 @@ def _step():
     return 2 * _capability.lanes(np.dtype(F64), avx512_kernel=True)
 
 
-def _run(vec, scalar, *arrays):
+def _run(vec, scalar, *arrays, grain=None):
     arrays = [np.asarray(a, F64) for a in arrays]
     if _capability.capability() == "DEFAULT":
         vec = None
     with np.errstate(all="ignore"):
-        return np.asarray(_tensor_iter.run(vec, scalar, *arrays, step=_step()), F64)
+        return np.asarray(_tensor_iter.run(vec, scalar, *arrays, step=_step(), grain=grain),
+                          F64)
 
 
 def _sig_vec(x):
@@ -202,11 +203,15 @@ def _elu_fwd(expm1, neg, pos, ipt):
     return k
 
 
+def _sleef_expm1(x):
+    from ._sleef_more import expm1d
+    return expm1d(x)
+
+
 def elu(x, neg, pos, ipt):
     """``elu_kernel`` in double: ``a > 0 ? a * poscoef : expm1(a * negiptcoef) * negcoef``; the
-    scalar lambda's expm1 is glibc's; the vector lambda's (SLEEF's Sleef_expm1d8_u10, not
-    emulated) numpy's, which differs from it on about 1 value in 1,000."""
-    return _run(_elu_fwd(np.expm1, neg, pos, ipt), _elu_fwd(_glibc_expm1, neg, pos, ipt), x)
+    vector lambda's expm1 is SLEEF's Sleef_expm1d8_u10, the scalar lambda's glibc's."""
+    return _run(_elu_fwd(_sleef_expm1, neg, pos, ipt), _elu_fwd(_glibc_expm1, neg, pos, ipt), x)
 
 
 def _elu_bwd(exp, neg, pos, ipt):
@@ -242,6 +247,68 @@ def _gelu_tanh_bwd(tanh):
 
 def gelu_tanh_backward(dy, x):
     """GeluKernel's tanh-form backward in double, the float32 kernel's arithmetic (GCC's
-    fused multiply-adds); the scalar lambda's tanh is glibc's, the vector lambda's (SLEEF's
-    Sleef_tanhd8_u10, not emulated) numpy's."""
-    return _run(_gelu_tanh_bwd(np.tanh), _gelu_tanh_bwd(_glibc_tanh), dy, x)
+    fused multiply-adds); the scalar lambda's tanh is glibc's, the vector lambda's SLEEF's
+    Sleef_tanhd8_u10 (``_sleef_more.tanhd``)."""
+    return _run(_gelu_tanh_bwd(_sleef_tanh2), _gelu_tanh_bwd(_glibc_tanh), dy, x)
+
+
+def _sleef_tanh2(x):
+    from ._sleef_more import tanhd
+    return tanhd(x)
+
+
+def _gelu_tanh_fwd(tanh):
+    def k(x):
+        inner = _K_BETA * fma64(np.full_like(x, _K_KAPPA), x * x * x, x)
+        return (0.5 * x) * (1.0 + tanh(inner))
+    return k
+
+
+def gelu_tanh(x):
+    """GeluKernel's tanh form in double (the float32 kernel's arithmetic), split over threads by
+    GeluKernel's own grain (the backward kernel takes the default one: measured)."""
+    return _run(_gelu_tanh_fwd(_sleef_tanh2), _gelu_tanh_fwd(_glibc_tanh), x,
+                grain=_tensor_iter.gelu_grain)
+
+
+# ---------------------------------------------------------------- mish
+_glibc_log1p64 = _glibc_log1p
+
+
+def _sleef_tanh(x):
+    from ._sleef_more import tanhd
+    return tanhd(x)
+
+
+def _mish_fwd(exp, log1p, tanh):
+    def k(x):
+        return x * tanh(log1p(exp(x)))
+    return k
+
+
+def mish(x):
+    """``mish_kernel`` in double: x * tanh(log1p(exp(x))) (SLEEF's exp/log1p/tanh on the vector
+    groups, glibc's on the rest)."""
+    return _run(_mish_fwd(vexp, vlog1p_full, _sleef_tanh),
+                _mish_fwd(_glibc_exp, _glibc_log1p, _glibc_tanh), x)
+
+
+def vlog1p_full(d):
+    """``vlog1p`` over the whole range: above 1e300 (where its double-double steps overflow)
+    log(d), SLEEF's bits on the values measured; inf -> inf."""
+    with np.errstate(all="ignore"):
+        r = vlog1p(d)
+        return np.where(d > 1e300, np.log(np.where(d > 1e300, d, 1.0)), r)
+
+
+def _mish_bwd(exp, log1p, tanh):
+    def k(dy, x):
+        sig = 1.0 / (1.0 + exp(-x))
+        t = tanh(log1p(exp(x)))
+        return dy * fma64(x * sig, fma64(-t, t, np.ones_like(t)), t)
+    return k
+
+
+def mish_backward(dy, x):
+    return _run(_mish_bwd(vexp, vlog1p_full, _sleef_tanh),
+                _mish_bwd(_glibc_exp, _glibc_log1p, _glibc_tanh), dy, x)

@@ -290,3 +290,83 @@ def blocks(vec, scalar):
                 out[n:] = scalar(flat[n:])
         return out.reshape(x.shape)
     return run
+
+
+# ------------------------------------------------------------------------------ expk2 (double)
+_R_LN2_64 = 1.442695040888963407359924681001892137426645954152985934135449406931
+_L2U_64 = .69314718055966295651160180568695068359375
+_L2L_64 = .28235290563031577122588448175013436025525412068e-12
+_EXPK2 = (+0.1602472219709932072e-9, +0.2092255183563157007e-8, +0.2505230023782644465e-7,
+          +0.2755724800902135303e-6, +0.2755731892386044373e-5, +0.2480158735605815065e-4,
+          +0.1984126984148071858e-3, +0.1388888888886763255e-2, +0.8333333333333347095e-2,
+          +0.4166666666666669905e-1)
+
+
+def _dd_add_fdd(x, yx, yy):          # ddadd_vd2_vd_vd2
+    s = x + yx
+    return s, ((x - s) + yx) + yy
+
+
+def _dd_add2_dd(xx, xy, yx, yy):     # ddadd2_vd2_vd2_vd2
+    s = xx + yx
+    v = s - xx
+    t = (xx - (s - v)) + (yx - v)
+    return s, t + (xy + yy)
+
+
+def _dd_rec(dx, dy):                 # ddrec_vd2_vd2 (FMA)
+    s = 1.0 / dx
+    one = np.ones_like(dx)
+    return s, s * _fma64(-dy, s, _fma64(-dx, s, one))
+
+
+def _expk2(dx, dy):
+    """SLEEF ``expk2`` (double, its POLY10 form): exp of a double-double, as one."""
+    u = (dx + dy) * _R_LN2_64
+    dq = np.rint(u)
+    q = np.where(np.isfinite(dq), np.clip(dq, -(1 << 30), 1 << 30), 0).astype(np.int64)
+    sx, sy = _dd_add2_dff(dx, dy, dq * -_L2U_64)
+    sx, sy = _dd_add2_dff(sx, sy, dq * -_L2L_64)
+    s2x, s2y = _dd_squ(sx, sy)
+    s4x, s4y = _dd_squ(s2x, s2y)
+    s8 = s4x * s4x
+    c9, c8, c7, c6, c5, c4, c3, c2, c1, c0 = _EXPK2
+    p8 = _fma64(s4x, _poly4(sx, s2x, c7, c6, c5, c4), _poly4(sx, s2x, c3, c2, c1, c0))
+    u = _fma64(s8, _poly2(sx, c9, c8), p8)
+    tx, ty = _dd_add_fdd(np.full_like(sx, 0.5),
+                         *_dd_mul_df(sx, sy, np.full_like(sx, +0.1666666666666666574e+0)))
+    tx, ty = _dd_add_fdd(np.ones_like(sx), *_dd_mul_dd(tx, ty, sx, sy))
+    tx, ty = _dd_add_fdd(np.ones_like(sx), *_dd_mul_dd(tx, ty, sx, sy))
+    tx, ty = _dd_add_dd(tx, ty, *_dd_mul_df(s4x, s4y, u))
+    tx, ty = _ldexp2_64(tx, q), _ldexp2_64(ty, q)
+    dead = dx < -1000
+    return np.where(dead, 0.0, tx), np.where(dead, 0.0, ty)
+
+
+def tanhd(x):
+    """SLEEF ``xtanh`` (u10, ``Sleef_tanhd8_u10``) on a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        dx, dy = _expk2(y, np.zeros_like(y))
+        ex, ey = _dd_rec(dx, dy)
+        nx, ny = _dd_add2_dd(dx, dy, -ex, -ey)
+        mx, my = _dd_add2_dd(dx, dy, ex, ey)
+        qx, qy = _dd_div(nx, ny, mx, my)
+        r = qx + qy
+        r = np.where((y > 18.714973875) | np.isnan(r), 1.0, r)
+        r = np.copysign(r, x)
+        return np.where(np.isnan(x), np.nan, r)
+
+
+def expm1d(a):
+    """SLEEF ``xexpm1`` (u10, ``Sleef_expm1d8_u10``) on a float64 array."""
+    a = np.asarray(a, F64)
+    with np.errstate(all="ignore"):
+        dx, dy = _expk2(a, np.zeros_like(a))
+        dx, dy = _dd_add2_dff(dx, dy, np.full_like(dx, -1.0))
+        r = dx + dy
+        r = np.where(a > 709.782712893383996732223, np.inf, r)
+        r = np.where(a < -36.736800569677101399113302437, -1.0, r)
+        r = np.where((a == 0) & np.signbit(a), -0.0, r)
+        return np.where(np.isnan(a), np.nan, r)

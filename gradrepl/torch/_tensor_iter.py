@@ -80,10 +80,16 @@ def _coalesce(shape, strides):
     return shape[:prev + 1], [st[:prev + 1] for st in strides]
 
 
-def _chunks(n):
+def _chunks(n, grain=None):
     from ._kernels import _parallel_chunks
 
-    return _parallel_chunks(n, GRAIN)
+    return _parallel_chunks(n, GRAIN if grain is None else grain)
+
+
+def gelu_grain(n):
+    """GeluKernel's own grain (Activation.cpp): numel / threads above 16,384 elements (its
+    GELU_MIN_ELEMENTS_FOR_MULTI_THREADING), else at::internal::GRAIN_SIZE."""
+    return max(n // max(_capability.threads(), 1), 1) if n > 16384 else GRAIN
 
 
 def layout(arrays, out_strides=None):
@@ -116,7 +122,7 @@ def layout(arrays, out_strides=None):
     return shape, perm, inner, contiguous or one_scalar
 
 
-def vector_mask(arrays, step=None, out_strides=None):
+def vector_mask(arrays, step=None, out_strides=None, grain=None):
     """Boolean array of the broadcast shape: True where torch's ``cpu_kernel_vec`` computes the
     value with its vector lambda. ``step``: values per vector-loop step (default two AVX-512
     vectors of the dtype under torch's AVX512 capability, two AVX2 ones else)."""
@@ -129,7 +135,7 @@ def vector_mask(arrays, step=None, out_strides=None):
         return np.zeros(shape, bool)
     it = np.zeros(n, bool)               # in iteration order
     inner = max(int(inner), 1)
-    for b, e in _chunks(n):
+    for b, e in _chunks(n, grain(n) if callable(grain) else grain):
         pos = b
         while pos < e:
             row_end = min(e, (pos // inner + 1) * inner)
@@ -144,7 +150,7 @@ def vector_mask(arrays, step=None, out_strides=None):
     return mask.reshape(shape)
 
 
-def run(vec, scalar, *arrays, step=None, out_strides=None):
+def run(vec, scalar, *arrays, step=None, out_strides=None, grain=None):
     """``vec`` on the values torch's vector loop takes, ``scalar`` on the others (both
     elementwise functions of the broadcast operands); the result in the broadcast shape."""
     arrays = [np.asarray(a) for a in arrays]
@@ -152,7 +158,7 @@ def run(vec, scalar, *arrays, step=None, out_strides=None):
     flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1) for a in arrays]
     if vec is None:
         return np.asarray(scalar(*flat)).reshape(shape)
-    mask = vector_mask(arrays, step, out_strides).reshape(-1)
+    mask = vector_mask(arrays, step, out_strides, grain).reshape(-1)
     if mask.all():
         return np.asarray(vec(*flat)).reshape(shape)
     if not mask.any():

@@ -171,6 +171,10 @@ def _torch_gelu_fwd(x, approximate=False):
         from .. import _act_kernels  # the tanh form: ATen's GeluKernel (SLEEF tanhf)
 
         return _act_kernels.gelu_tanh_fwd(x)
+    if approximate and x.dtype == np.float64 and _act_kernels_apply():
+        from .. import _sigmoid64   # the double kernel
+
+        return _sigmoid64.gelu_tanh(x)
     return _EN._gelu_fwd(x, approximate=approximate)
 
 
