@@ -17,8 +17,17 @@ the counts):
 - aarch64 (no MKL; numpy's NEON kernels, OpenBLAS), Debian 12 arm64 rootfs under qemu-user
   (binfmt_misc), project installed with ``pip install -e ".[dev]"`` into its venv::
 
+      mount -t proc proc ROOTFS/proc; mount --bind /dev/pts ROOTFS/dev/pts
       chroot ROOTFS /usr/bin/env -i HOME=/root PATH=/opt/venv/bin:/usr/bin:/bin LANG=C.UTF-8 \\
           sh -c 'cd /root/gradrepl && python -m pytest -q -rfEs tests/test_X.py'
+
+  A machine has /proc and /dev/pts; a bare chroot does not, and fails tests no aarch64 machine
+  fails: without /proc ``kernel._emulated_on()`` cannot read the host's cpuinfo (so
+  test_safe_budget's RLIMIT_AS guard let 2 tests run and fail), without /dev/pts the pty tests
+  raise 'out of pty devices' (test_present_typeahead: 10 failed). ``env -i`` also drops
+  PYTHONUNBUFFERED, with which the host ran and real torch's merged stdout+stderr records were
+  made: tests/test_torch_legacy_names.py's 4 failures on aarch64 were that (the same 4 failed on
+  x86-64 with the variable unset); its runs now set the variable themselves.
 
 - Intel x86-64 without AVX-512 (Haswell: AVX2 + FMA; Skylake-Client), and AMD without AVX-512
   (EPYC-Rome), emulated by qemu 7.2's TCG on any x86-64 Linux machine::
