@@ -339,8 +339,20 @@ def leaky_relu_vjp(n, g, from_result=False):
 
 # ------------------------------------------------------------------------------ relu
 def _threshold_grad_fwd(grad, self, threshold=0.0):
-    """``threshold_backward``: ``self <= threshold ? 0 : grad`` (+0)."""
-    return np.where(self <= self.dtype.type(threshold), grad.dtype.type(0), grad)
+    """``threshold_backward``: ``self <= threshold ? 0 : grad`` (+0). Of two arrays of one
+    shape, an AND of ``grad``'s bits with a mask of all ones where kept (``np.where`` with a
+    mask as unpredictable as a ReLU's took 1.3 ms for 16x8x28x28 floats, this 0.05 ms)."""
+    cut = np.less_equal(self, self.dtype.type(threshold))
+    if (grad.shape == cut.shape and grad.dtype.kind == "f" and grad.dtype.itemsize in (2, 4, 8)
+            and grad.flags.c_contiguous):
+        u = np.dtype(f"u{grad.dtype.itemsize}")
+        mask = np.empty(cut.shape, u)
+        np.copyto(mask, cut)
+        np.subtract(mask, u.type(1), out=mask)        # cut: 0, kept: all ones
+        out = np.empty(grad.shape, grad.dtype)
+        np.bitwise_and(grad.view(u), mask, out=out.view(u))
+        return out
+    return np.where(cut, grad.dtype.type(0), grad)
 
 
 def _threshold_grad_vjp(n, gg):
