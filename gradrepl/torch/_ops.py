@@ -1239,7 +1239,25 @@ def _pick_along(x, idx, d, keepdim, name):
     if not keepdim or ix.ndim < a.ndim:
         ix = np.expand_dims(ix, d)
     op = top("fused_select_along", name, "other", inputs=(0,))
+    if op.vjp is not _pick_along_vjp and name not in ("CummaxBackward0", "CumminBackward0"):
+        op.vjp = _pick_along_vjp   # (cummax/cummin: torch's scatter_add, the engine's rule)
     return apply(op, (x, _wrap(ix, True)), {"axis": d, "keepdim": bool(keepdim)})
+
+
+def _pick_along_vjp(n, g):
+    """torch's ``value_selecting_reduction_backward``: zeros with the gradient *scattered* (not
+    added) at the indices, so a -0. gradient stays -0. (the engine's scatter-add onto zeros gave
+    +0.: sort/topk/max(dim) of ``y * 0``-like products)."""
+    from ..engine.ops.shape import reshape
+
+    x_shape = n.in_meta[0][0]
+    index = n.inputs[1]
+    axis = n.attrs["axis"]
+    if not n.attrs.get("keepdim", True):
+        g = reshape(g, index.data.shape)
+    zeros = EM.const(g, np.zeros(x_shape, g.data.dtype))
+    scatter = top("put_along_axis", "ScatterBackward0", "none")
+    return apply(scatter, (zeros, index, g), {"axis": int(axis)}), None
 
 
 def max(input, dim=None, keepdim=False, *, out=None):  # noqa: A001,A002
@@ -1299,7 +1317,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     axes = _dims(dim, a.ndim)
     name = "ProdBackward0" if dim is None else "ProdBackward1"
     kd = keepdim and dim is not None
-    return apply(top("prod", name, "in0+out", forward=_plain_prod), (x,),
+    op = top("prod", name, "in0+out", forward=_plain_prod)
+    if not getattr(op, "torch_prod_backward", False):   # torch's prod_backward (_prod_grad)
+        from ._prod_grad import prod_vjp
+
+        op.vjp, op.torch_prod_backward = prod_vjp(op.vjp), True
+    return apply(op, (x,),
                  {"axis": axes, "keepdim": kd, "out_shape": _out_shape(a.shape, axes, kd)})
 
 
