@@ -118,8 +118,9 @@ _HOOK = None
 #: (computed outside the ops): called with ``(node, recorded array, exact array)``; vmap's
 #: trace follows the values there. None: nobody listens.
 EXACT_LISTENER = None
-#: Told of the constant arrays a VJP makes from shapes alone (a mean's count): called with the
-#: array; vmap's trace takes them as the same for every sample. None: nobody listens.
+#: Told of the constant arrays the engine makes from Python numbers (``ops._util.const``: a
+#: mean's count, a power's factor: numbers from the code, the attributes, the shapes): called
+#: with the array; vmap's trace takes them as the same for every sample. None: nobody listens.
 SHAPE_CONST = None
 
 

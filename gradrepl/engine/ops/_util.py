@@ -5,6 +5,8 @@ import contextlib
 
 import numpy as np
 
+from .. import registry as _registry
+
 
 def const(like, value, dtype=None):
     """A constant tensor (no gradient) in ``like``'s dialect, with ``like``'s dtype by default."""
@@ -17,6 +19,8 @@ def const(like, value, dtype=None):
         if conv is not None:
             return like._result_type._wrap(conv(like, np.asarray(value)), True)
     arr = np.asarray(value, dtype=dt)
+    if _registry.SHAPE_CONST is not None and (type(value) is int or type(value) is float):
+        _registry.SHAPE_CONST(arr)   # (a VJP's number: from the code, the attributes, shapes)
     return like._result_type._wrap(arr, True)
 
 

@@ -26,7 +26,6 @@ import math as _math
 
 import numpy as np
 
-from .. import registry as _registry
 from ..registry import apply, register
 from ._util import const, quiet
 from .broadcast import broadcast_to
@@ -256,10 +255,7 @@ def _mean_vjp(n, g):
     for a in n.attrs["axis"]:
         count *= in_shape[a]
     # every element of the broadcast gradient is out_grad / count: divided once, then spread
-    c = const(g, count)
-    if _registry.SHAPE_CONST is not None:
-        _registry.SHAPE_CONST(c.data)
-    return _expand_back(n, _m().divide(g, c))
+    return _expand_back(n, _m().divide(g, const(g, count)))
 
 
 SUM = register("sum", _sum_fwd, _expand_back, legacy_name="ReduceSumBackward",
