@@ -88,3 +88,47 @@ def test_bilinear_double_grad_refused_with_the_glog_line(capsys):
     err = capsys.readouterr().err
     assert re.search(r"^W\d{4} [\d:.]+ +\d+ backward\.cc:685\] While running Node "
                      r"\(BilinearInterpGradNode\) raises an EnforceNotMet exception$", err, re.M)
+
+
+CHECKS = [  # (rank, kwargs, real Paddle's ValueError message; 3.3.1 and 2.6.2 alike)
+    (3, dict(scale_factor=2, mode="nearest"), "'NEAREST' only support 4-D  or 5-D tensor."),
+    (3, dict(scale_factor=2, mode="bicubic"), "'bilinear' and 'bicubic' only support 4-D tensor."),
+    (4, dict(scale_factor=2, mode="linear"), "'linear' only support 3-D tensor."),
+    (4, dict(scale_factor=2, mode="trilinear"), "'trilinear'only support 5-D tensor."),
+    (4, dict(mode="bilinear"), "One of size and scale_factor must not be None."),
+    (4, dict(size=[3], mode="bilinear"), "The x and size should satisfy rank(x) - 2 == len(size)."),
+    (4, dict(size=[3, 3], mode="bilinear", align_mode=2), "align_mode can only be 0 or 1"),
+    (4, dict(size=[3, 3], mode="nearest", align_corners=True),
+     "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+     "bicubic | trilinear"),
+    (4, dict(size=[3, 3], mode="cubic"), "The 'resample' of image_resize can only be 'area', "
+     "'linear', 'bilinear', 'trilinear',  'bicubic' or 'nearest' currently."),
+    (4, dict(scale_factor=2, mode="area"), "output size can not be None in AREA mode"),
+    (4, dict(size=[3, 3], mode="bilinear", data_format="NCW"), "Got wrong value for param "
+     "`data_format`: NCW received but only `NCHW` or `NHWC` supported for 4-D input."),
+]
+
+
+@pytest.mark.parametrize("case", CHECKS, ids=[str(i) for i in range(len(CHECKS))])
+def test_interpolate_checks_as_paddle(paddle, case):
+    rank, kw, message = case
+    x = paddle.rand([1, 1, 4, 5, 3][:rank])
+    with pytest.raises(ValueError) as e:
+        paddle.nn.functional.interpolate(x, **kw)
+    assert str(e.value) == message
+
+
+def test_interpolate_default_layout_by_version(paddle, profile, capsys):
+    # 2.6.2's data_format defaults to 'NCHW' (a 5-D input is refused); 3.3.1's to the rank's;
+    # 2.6.2 prints the size of a 4-D area resize (a print left in its interpolate)
+    F = paddle.nn.functional
+    x5 = paddle.rand([1, 1, 2, 3, 4])
+    if profile == "3":
+        assert F.interpolate(x5, scale_factor=2, mode="trilinear").shape == [1, 1, 4, 6, 8]
+    else:
+        with pytest.raises(ValueError, match=r"^Got wrong value for param `data_format`: NCHW "
+                                             r"received but only `NCDHW` or `NDHWC` supported"):
+            F.interpolate(x5, scale_factor=2, mode="trilinear")
+    capsys.readouterr()
+    F.interpolate(paddle.rand([1, 1, 4, 5]), size=[2, 3], mode="area")
+    assert capsys.readouterr().out == ("" if profile == "3" else "size : [2, 3]\n")

@@ -306,14 +306,74 @@ def _interp_tag(out, mode):
     return tag(out, mode + "_interp")
 
 
+_BY_RANK = object()   # data_format's default: 3.x's None (by rank), 2.x's 'NCHW'
+_RESAMPLE = ("linear", "bilinear", "trilinear", "nearest", "bicubic", "area")
+# mode -> the ranks it takes, and real Paddle's message otherwise (3.3.1 and 2.6.2 alike)
+_MODE_RANKS = {
+    "linear": ((3,), "'linear' only support 3-D tensor."),
+    "nearest": ((4, 5), "'NEAREST' only support 4-D  or 5-D tensor."),
+    "bilinear": ((4,), "'bilinear' and 'bicubic' only support 4-D tensor."),
+    "bicubic": ((4,), "'bilinear' and 'bicubic' only support 4-D tensor."),
+    "trilinear": ((5,), "'trilinear'only support 5-D tensor."),
+}
+_LAYOUTS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+def _interp_checks(x, size, scale_factor, mode, align_corners, align_mode, data_format):
+    """Paddle's Python checks of F.interpolate, in its order (measured on 3.3.1 and 2.6.2);
+    returns the data format."""
+    nd = x.ndim
+    if data_format is _BY_RANK:
+        data_format = None if profiles.current().api3 else "NCHW"
+    if data_format is None:
+        if nd not in _LAYOUTS:
+            raise ValueError("The dimension of the input tensor should only be 3-D, 4-D or 5-D, "
+                             f"but the received dimension is {nd}.")
+        data_format = _LAYOUTS[nd][0]
+    data_format = data_format.upper()
+    mode = mode.lower()
+    if mode not in _RESAMPLE:
+        raise ValueError("The 'resample' of image_resize can only be 'area', 'linear', "
+                         "'bilinear', 'trilinear',  'bicubic' or 'nearest' currently.")
+    ranks, message = _MODE_RANKS.get(mode, (None, None))
+    if ranks is not None and nd not in ranks:
+        raise ValueError(message)
+    if size is None and scale_factor is None:
+        raise ValueError("One of size and scale_factor must not be None.")
+    if isinstance(size, (tuple, list)) and len(size) != nd - 2:
+        raise ValueError("The x and size should satisfy rank(x) - 2 == len(size).")
+    if not isinstance(align_corners, bool):
+        raise TypeError("Attr align_corners should be a bool value")
+    if align_mode != 0 and align_mode != 1:
+        raise ValueError("align_mode can only be 0 or 1")
+    if align_corners != 0 and mode == "nearest":
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode == "area":
+        if isinstance(size, (list, tuple)) and len(size) == 0:
+            raise ValueError("output size can not be empty")
+        if size is None:
+            raise ValueError("output size can not be None in AREA mode")
+        if nd == 4 and not profiles.current().api3:
+            print("size :", size)   # (2.6.2's interpolate prints this before its 2-D pool)
+        return data_format
+    if data_format not in _LAYOUTS.get(nd, (data_format,)):
+        a, b = _LAYOUTS[nd]
+        raise ValueError(f"Got wrong value for param `data_format`: {data_format} received but "
+                         f"only `{a}` or `{b}` supported for {nd}-D input.")
+    return data_format
+
+
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
-    """Resize the spatial axes: nearest, linear/bilinear/trilinear (separable), bicubic, area
-    (as an adaptive average)."""
+                align_mode=0, data_format=_BY_RANK, recompute_scale_factor=None, name=None):
+    """Resize the spatial axes: nearest, linear/bilinear/trilinear (Paddle's kernels), bicubic,
+    area (as an adaptive average)."""
     paddle = _pp()
     nd = x.ndim
-    if data_format is None:
-        data_format = {3: "NCW", 4: "NCHW", 5: "NCDHW"}[nd]
+    data_format = _interp_checks(x, size, scale_factor, mode, align_corners, align_mode,
+                                 data_format)
+    if mode.lower() == "area" and not data_format.startswith("NC"):
+        data_format = _LAYOUTS[nd][0]   # (Paddle's area is the adaptive pool on NC... input)
     mode = mode.lower()
     axes = _spatial_axes(nd, data_format)
     in_sizes = [x.shape[a] for a in axes]
@@ -408,7 +468,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-             align_mode=0, data_format=None, name=None):
+             align_mode=0, data_format=_BY_RANK, name=None):
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
 
