@@ -224,3 +224,33 @@ def test_regression_per_sample_gradients(monkeypatch):
     monkeypatch.setattr(_vmap, "trace", lambda *a: calls.append(1) or real(*a))
     assert _mse_digests() == MSE
     assert len(calls) == 8   # each function: 2 traces, then 1 a call
+
+
+def test_model_ensembling_values_are_torchs_bits():
+    """Model ensembling (stack_module_state + functional_call over a meta copy, vmap over the
+    stacked parameters, which require grad): the outputs keep a graph back to the stacked
+    parameters and carry the batched values torch computes (bmm of the batched weights; the
+    samples' own addmm products rounded otherwise). Records: real torch 2.13 here, sha256[:10]
+    of the outputs (the tree before printed fc5822361d and 90e6eecb31)."""
+    import copy
+
+    from conftest import skip_unless_mkl_path
+
+    from gradrepl.torch.func import stack_module_state
+
+    skip_unless_mkl_path("an ensemble of MLPs (MKL's batched products)")
+    torch.manual_seed(3)
+    nn.Linear(10, 16), nn.LayerNorm(16), nn.Linear(16, 3)   # (the record script's draws)
+    x = torch.randn(12, 10)
+    models = [nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 3)) for _ in range(4)]
+    params, buffers = stack_module_state(models)
+    base = copy.deepcopy(models[0]).to("meta")
+
+    def fmodel(params, buffers, xx):
+        return functional_call(base, (params, buffers), (xx,))
+    digest = lambda t: hashlib.sha256(t.detach().numpy().tobytes()).hexdigest()[:10]  # noqa
+    same_x = vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)
+    assert same_x.requires_grad and digest(same_x) == "4e2ca72147"
+    assert digest(vmap(fmodel)(params, buffers, torch.randn(4, 12, 10))) == "7f0815c252"
+    same_x.sum().backward()
+    assert params["0.weight"].grad is not None

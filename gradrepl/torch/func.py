@@ -604,6 +604,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         batched = _batched_call(func, args, dims, kwargs, n)
         if batched is not None:
             return _place(batched, out_dims, func)
+        values = _batched_values(func, args, dims, kwargs, n)
         outs = []
         for b in range(n):
             sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
@@ -622,10 +623,32 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             if od is None:
                 stacked.append(leaf)
             else:
-                stacked.append(_ops.stack([f[i] for f in flat], od))
+                t = _ops.stack([f[i] for f in flat], od)
+                if values is not None and i < len(values[0]):
+                    # the batched values (torch's numerics) on the samples' stacked graph
+                    # (stack's backward does not read its result)
+                    arr = np.moveaxis(values[0][i], 0, od % raw(t).ndim)
+                    if arr.shape == raw(t).shape and _vmap.close(arr, raw(t)):
+                        set_raw(t, np.ascontiguousarray(arr, raw(t).dtype))
+                stacked.append(t)
         return tree_unflatten(stacked, spec)
 
     return wrapper
+
+
+def _batched_values(func, args, dims, kwargs, n):
+    """Where the arguments require grad (model ensembling: ``vmap`` over stacked parameters)
+    the samples run one by one, keeping their graphs: the batched values of the same call on
+    detached arguments, (arrays, spec), for the results; None where there are none."""
+    if _DEPTH[0] > 0 or not grad_mode.STATE.enabled or not _needs_history([args, kwargs]):
+        return None
+    detached = [tree_map(lambda v: Tensor._wrap(raw(v), True) if isinstance(v, EngineTensor)
+                         else v, a) for a in args]
+    kw = tree_map(lambda v: Tensor._wrap(raw(v), True) if isinstance(v, EngineTensor) else v,
+                  kwargs)
+    with grad_mode.no_grad():
+        got = _batched_call(func, detached, dims, kw, n)
+    return None if got is None or got[3] is not None else (got[0], got[1])
 
 
 def _odims(out_dims, leaves0, spec):
