@@ -101,6 +101,12 @@ class _Chain:
         self.args.append((a, b, c))
         return s.astype(F32)
 
+    def any_midpoint(self):
+        """Whether a double sum lies on a float32 midpoint (``exact``'s first test alone, for
+        a chain none of whose sums can be subnormal where it matters)."""
+        return bool(_cnz(np.equal(np.bitwise_and(self.buf[:self.k].view(_I64), _LOW29),
+                                  _TIE29)))
+
     def exact(self):
         s = self.buf[:self.k].reshape(self.k, -1)
         tie = np.equal(np.bitwise_and(s.view(_I64), _LOW29), _TIE29)
@@ -175,6 +181,46 @@ def vexp(d):
     d = np.asarray(d, F32)
     if d.ndim == 0:
         return _vexp_each(d)
+    if not d.size:
+        return _vexp_wide(d)
+    with _quiet(all="ignore"):
+        qf = np.rint(d * _R_LN2)
+        if not (qf.min() >= -125 and qf.max() <= 127):   # (nan compares False)
+            return _vexp_wide(d)
+        # q in [-125, 127]: the reduction's two fmas round nothing. q * L2U is a float32
+        # product (L2U has 15 significant bits, |q| 7) and d - q * L2U is exact (q = 0: d;
+        # else d and q * L2U lie within a factor of two); q * L2L is exact in double and
+        # the sum with that s, a multiple of 2**-25 below 0.35 (or d itself when q = 0), needs
+        # at most 43 bits: both are the fma's exact result (checked for every float32 d of
+        # the range in tests/test_issue29_speed_bits.py), so only the polynomial's six fmas
+        # go through the chain's check, for midpoints only: no sum of theirs is subnormal but
+        # the last one's when |s| < 2**-123, and then 1 + that fma is 1 however it rounded
+        # (the first five lie within 10% of the constants P1 .. P5). u in [0.7, 1.5) times
+        # 2 ** q is then a normal float, scaled by adding q to u's exponent field.
+        s = d - qf * _L2U
+        s64 = qf.astype(_F64)
+        s64 *= _NL2L
+        s64 += s.astype(_F64)
+        s = s64.astype(F32)
+        s64 = s.astype(_F64)
+        ch = _Chain(6, d.shape)
+        u = ch.fma(s64, _P0, _P1)
+        for c in _P_REST:
+            u = ch.fma(u.astype(_F64), s64, c)
+        u = F32(1) + ch.fma((s * s).astype(_F64), u.astype(_F64), s64)
+        if ch.any_midpoint() and not ch.exact():
+            return _vexp_each(d)
+        return (u.view(np.int32) + (qf.astype(np.int32) << 23)).view(F32)
+
+
+_NL2L = -float(_L2L)
+_P0, _P1 = float(_EXP_P[0]), float(_EXP_P[1])
+_P_REST = [float(c) for c in _EXP_P[2:]]
+
+
+def _vexp_wide(d):
+    """vexp for any float32 d (a q outside [-125, 127], inf or nan): all eight fmas checked,
+    the scaling by two powers of two and the limits."""
     with _quiet(all="ignore"):
         q = np.rint(d * _R_LN2).astype(np.int32)
         qf = q.astype(_F64)
@@ -188,11 +234,6 @@ def vexp(d):
         u = F32(1) + ch.fma((s * s).astype(_F64), u.astype(_F64), s64)
         if not ch.exact():
             return _vexp_each(d)
-        if q.min() >= -125 and q.max() <= 127:
-            # u in [0.7, 1.5) times 2 ** q is a normal float: the scaling by two powers of two
-            # is exact, as is adding q to u's exponent field (and d lies in [-86.7, 88.4]: no
-            # limit applies). (numpy's ldexp on float32 calls libm's ldexpf value by value.)
-            return (u.view(np.int32) + (q << 23)).view(F32)
         h = q >> 1
         u = (u * _pow2i(h)) * _pow2i(q - h)
         u = np.where(d < F32(-104), F32(0), u)
@@ -243,14 +284,69 @@ _FINITE_POS = np.uint32(0x7F7FFFFF)   # float32 bits - 1 below this: a positive 
 
 
 def vlog(d):
-    """SLEEF's float logf (1-ulp version) for positive finite d, AVX-512 build. (``-1 + m`` of
-    the mantissa m in [0.75, 1.5) is exact, so its error term is +0 and ``fma(0, t, u)`` is u,
-    which is never -0: both are left out; the exponent terms come from ``_SX``/``_SY``.)"""
+    """SLEEF's float logf (1-ulp version) for positive finite d, AVX-512 build."""
     if np.asarray(d).dtype == np.float64:
         return D.vlog(d)
     d = np.asarray(d, F32)
     if d.ndim == 0:
         return _vlog_each(d)
+    if not d.size or not (d.min() >= _MIN_NORMAL and d.max() < _VLOG_HI):   # (nan compares False)
+        return _vlog_general(d)
+    # d normal: getexp(d / 0.75) is the exponent getmant's [0.75, 1.5) mantissa m leaves
+    # (d * (1 / 0.75f) reaches 2 ** (k + 1) exactly when m reaches 1.5: checked in every
+    # binade), so one index, the biased exponent of d with its mantissa rounded at 1.5, gives
+    # e * ln 2 (``_SXB``/``_SYB``) and m = d * 2 ** -e (exact). The fmas that round nothing
+    # for any of the 12.6 M mantissas (checked by exhaustion in tests/test_issue29_speed_bits:
+    # -1 + m with its error term +0, 1 + m's error term as m - ((1 + m) - 1), t * nx - qx and
+    # the whole of 1 - dx * t - dy * t) are computed in double and not checked; the other
+    # three go through the chain's midpoint test (no sum of theirs is subnormal).
+    with _quiet(all="ignore"):
+        ge = (d.view(np.int32) + 0x400000) >> 23
+        sx, sy = _SXB[ge], _SYB[ge]                                # dfmul_vf2_vf2_vf
+        m = d * _P2NEG[ge]                                         # getmant [0.75, 1.5)
+        nx = m - F32(1)
+        dx = F32(1) + m
+        dy = m - (dx - F32(1))                                     # (1 + m)'s error
+        t = F32(1) / dx                                            # dfdiv_vf2_vf2_vf2
+        qx = nx * t
+        t64 = t.astype(_F64)
+        qx64 = qx.astype(_F64)
+        u64 = t64 * nx.astype(_F64)
+        u64 -= qx64
+        ch = _Chain(3, d.shape)
+        q1 = dx.astype(_F64)
+        q1 *= t64
+        np.subtract(1.0, q1, out=q1)
+        p = dy.astype(_F64)
+        p *= t64
+        q1 -= p
+        qy = ch.fma(qx64, q1.astype(F32).astype(_F64), u64)
+        x2 = qx * qx
+        x64 = x2.astype(_F64)
+        tt = ch.fma(ch.fma(x64, _LP0, _LP1).astype(_F64), x64, _LP2)
+        if ch.any_midpoint() and not ch.exact():
+            return _vlog_each(d)
+        ax, ay = qx * F32(2), qy * F32(2)                          # dfscale
+        rx = sx + ax                                               # dfadd_vf2_vf2_vf2
+        ry = (((sx - rx) + ax) + sy) + ay
+        w = (x2 * qx) * tt
+        r2x = rx + w                                               # dfadd_vf2_vf2_vf
+        r2y = ((rx - r2x) + w) + ry
+        return r2x + r2y
+
+
+_MIN_NORMAL = F32(2.0 ** -126)
+_VLOG_HI = F32(2.0 ** 127)   # (d / 0.75 stays finite)
+_SXB, _SYB = _SX[_E_OFF - 127:_E_OFF + 129], _SY[_E_OFF - 127:_E_OFF + 129]   # by biased exponent
+_P2NEG = np.exp2(127.0 - np.arange(256)).astype(F32)                # 2 ** -e by biased e
+_LP0, _LP1, _LP2 = (float(c) for c in _LOG_P)
+
+
+def _vlog_general(d):
+    """vlog of any float32 d (subnormal, zero, negative, inf, nan, or above 2 ** 127).
+    (``-1 + m`` of the mantissa m in [0.75, 1.5) is exact, so its error term is +0 and
+    ``fma(0, t, u)`` is u, which is never -0: both are left out; the exponent terms come
+    from ``_SX``/``_SY``.)"""
     if _cnz(np.less((d.view(np.int32) - 1).view(np.uint32), _FINITE_POS)) != d.size:
         return _vlog_each(d)    # (0, negative, inf or nan: as the replay has them, nan signs too)
     with _quiet(all="ignore"):
