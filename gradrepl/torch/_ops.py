@@ -2354,12 +2354,19 @@ def matmul(input, other):  # noqa: A002
             out = mm(folded, other)
             shape = a.shape[:-1] + (b.shape[1],)
         return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,), {"shape": shape})
+    if b.ndim >= 3 and a.ndim <= 2 and _folds_other(input, other):
+        return _matmul_folded_other(input, other)
     if b.ndim == 1:
         b2 = unsqueeze(other, 1)
         out = matmul(input, b2)
         return squeeze(out, -1)
-    if a.ndim == 1:
-        return squeeze(matmul(unsqueeze(input, 0), other), -2)
+    if a.ndim == 1:   # (torch: the vector unsqueezed inside, the result viewed to its shape)
+        return _matmul_batched(unsqueeze(input, 0), other, drop_row=True)
+    return _matmul_batched(input, other)
+
+
+def _matmul_batched(input, other, drop_row=False):  # noqa: A002
+    a, b = raw(input), raw(other)
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{int(np.prod(a.shape[:-2]))}, {a.shape[-1]}] but got: "
@@ -2375,8 +2382,43 @@ def matmul(input, other):  # noqa: A002
     ea = reshape(expand(input, batch + a.shape[-2:]), (n_b,) + a.shape[-2:])
     eb = reshape(expand(other, batch + b.shape[-2:]), (n_b,) + b.shape[-2:])
     out = bmm(ea, eb)
-    return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,),
-                 {"shape": batch + (a.shape[-2], b.shape[-1])})
+    shape = batch + ((b.shape[-1],) if drop_row else (a.shape[-2], b.shape[-1]))
+    return apply(top("reshape", "UnsafeViewBackward0", "none"), (out,), {"shape": shape})
+
+
+def _folds_other(input, other):  # noqa: A002
+    """ATen's ``should_fold`` for a 1-D/2-D ``input`` times an N-D (N >= 3) ``other``: fold
+    other^T into a matrix when input requires grad (no large tensor in the backward), else only
+    where other^T views as one (never for a contiguous other) and input is 1-D."""
+    a, b = raw(input), raw(other)
+    if getattr(input, "requires_grad", False):
+        return True
+    if a.ndim == 2:
+        return False
+    if b.size == 0:
+        return True
+    t = np.swapaxes(b, -1, -2)
+    return _b.all(t.strides[i] == t.strides[i + 1] * t.shape[i + 1] for i in range(t.ndim - 1))
+
+
+def _matmul_folded_other(input, other):  # noqa: A002
+    """_matmul_impl's fold with transpose: other^T folded to (prod(batch) * p, k), times input
+    (mv for a vector, mm with input^T for a matrix), viewed back; a matrix product transposed
+    back and made contiguous (torch's output.mT().contiguous())."""
+    a, b = raw(input), raw(other)
+    k = b.shape[-2]
+    if a.shape[-1] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(b.shape[:-2]))}, {a.shape[-1]}] but got: "
+                           f"[{int(np.prod(b.shape[:-2]))}, {k}].")
+    t1 = transpose(other, -1, -2)
+    out_shape = b.shape[:-2] + (b.shape[-1],)
+    folded = reshape(t1, (int(np.prod(out_shape)), k))
+    view = top("reshape", "UnsafeViewBackward0", "none")
+    if a.ndim == 1:
+        return apply(view, (mv(folded, input),), {"shape": out_shape})
+    out = apply(view, (mm(folded, t(input)),), {"shape": out_shape + (a.shape[0],)})
+    return contiguous(transpose(out, -1, -2))
 
 
 def outer(input, vec2):  # noqa: A002
