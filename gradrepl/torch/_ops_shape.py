@@ -1479,6 +1479,13 @@ def _scatter_op(input, d, idx, src, reduce, include_self, name):  # noqa: A002
     if reduce in (None, "assign"):
         return apply(top("put_along_axis", name, "other", inputs=(0, 2)), (input, ix, s),
                      {"axis": d})
+    if reduce in ("add", "sum") and include_self and dt.kind == "f":
+        # torch's kernels add each source value onto self in turn (x + s0 + s4, not
+        # x + (s0 + s4)): one op, its gradient grad for self and grad gathered for the source
+        op = top("put_along_axis", name, "other", inputs=(0, 2), forward=_add_onto_fwd)
+        if op.vjp is not _add_onto_vjp:
+            op.vjp = _add_onto_vjp
+        return apply(op, (input, ix, s), {"axis": d})
     if reduce in ("add", "sum"):
         from ..engine.ops.index import TAKE_ALONG_AXIS_GRAD  # noqa: F401
 
@@ -1496,6 +1503,18 @@ def _scatter_op(input, d, idx, src, reduce, include_self, name):  # noqa: A002
         res = apply(top("put_along_axis", name, "other"), (input, ix, s),
                     {"axis": d, "reduce": red, "include_self": include_self})
     return _wrap(raw(res), True)
+
+
+def _add_onto_fwd(x, indices, values, axis=0, **_kw):
+    out = np.array(x)
+    np.add.at(out, _along(indices, axis), np.broadcast_to(values, indices.shape).astype(x.dtype))
+    return out
+
+
+def _add_onto_vjp(n, g):
+    from ..engine.ops.index import take_along_axis
+
+    return g, None, take_along_axis(g, n.inputs[1], n.attrs.get("axis", 0))
 
 
 def _along(idx, d):
