@@ -18,6 +18,7 @@ from .._base import EngineTensor, raw
 from .._ops import top
 from .._tensor import Tensor, _dim
 from . import _embedding as _EMB
+from . import _mse_grad
 from . import _softmax_ops as _SMX
 
 _wrap = Tensor._wrap
@@ -382,30 +383,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean",  #
     dt = _dtypes.result_type(input, target)
     x, y = _ops._operand(input, dt), _ops._operand(target, dt)
     op = top("fused_mse_loss", "MseLossBackward0", "all", forward=_mse_fwd)
-    op.vjp = _mse_vjp
+    op.vjp = _mse_grad.mse_loss_vjp   # (torch's MseLossBackwardBackward0 under create_graph)
     return apply(op, (x, y), {"reduction": reduction})
-
-
-def _mse_vjp(n, g):
-    """torch's ``mse_backward_cpu_kernel``: ``norm * (x - y) * grad`` with ``norm`` = 2 / N for
-    'mean' rounded to the dtype first (the engine's ``2 (x - y) g / N`` differed in the last bit
-    of 3 of 9 gradients: DLwPT ch. 6's Tanh net drifted by its 2000th SGD step)."""
-    from ...engine.ops._util import const
-    from ...engine.ops.broadcast import broadcast_to
-    from ...engine.ops.math import multiply, subtract
-    from ...engine.ops.shape import reshape
-
-    x, y = n.inputs
-    red = n.attrs.get("reduction", "mean")
-    shape = np.broadcast_shapes(x.data.shape, y.data.shape)
-    gb = g
-    if red != "none" and shape:
-        gb = broadcast_to(reshape(g, (1,) * len(shape)), shape)
-    size = int(np.prod(shape)) if shape else 1
-    norm = 2.0 / size if red == "mean" else 2.0
-    d = subtract(x, y)
-    gd = multiply(multiply(const(d, norm), d), gb)   # (norm in d's dtype: const converts)
-    return gd, multiply(gd, const(gd, -1.0))
 
 
 def _torch_reduced(fwd):
