@@ -671,7 +671,12 @@ def logcumsumexp(input, dim):  # noqa: A002
     if a.dtype.kind not in "fc":
         input = _ops.to_dtype(input, _dtypes.default_float())  # noqa: A001
     d = _dim(dim, a.ndim)
-    return apply(top("logcumsumexp", "LogcumsumexpBackward0", "in0+out"), (input,), {"axis": d})
+    from ._logcumsumexp import forward, vjp   # torch's kernel (acc in double) and backward
+
+    op = top("logcumsumexp", "LogcumsumexpBackward0", "in0+out", forward=forward)
+    if op.vjp is not vjp:
+        op.vjp = vjp
+    return apply(op, (input,), {"axis": d})
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
