@@ -132,3 +132,36 @@ def test_interpolate_default_layout_by_version(paddle, profile, capsys):
     capsys.readouterr()
     F.interpolate(paddle.rand([1, 1, 4, 5]), size=[2, 3], mode="area")
     assert capsys.readouterr().out == ("" if profile == "3" else "size : [2, 3]\n")
+
+
+# bicubic (engine/ops/paddle_interp: BicubicInterpolation and its gradient kernel): 40 random
+# cases (sizes, scales, align_corners, 5 of them float64), sha256 over each output and input
+# gradient; real 3.3.1 and 2.6.2 (the composed per-axis cubic blend before: last bits off)
+BICUBIC = {"3": "30be899f81b328b441b3a5a67fcf89d8d530d934979607265fb85c3ebedcd465",
+           "2.6": "898a5e8fcd9260bc7dbe69d2ef948950a9c4da53b300113a8549cc07f27e49c8"}
+
+
+def test_bicubic_bits_and_gradients(paddle, profile):
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("recorded from real Paddle's x86-64 wheels: bytes not compared elsewhere")
+    F = paddle.nn.functional
+    rng = np.random.RandomState(21)
+    h = hashlib.sha256()
+    for i in range(40):
+        hh, ww = [int(v) for v in rng.randint(1, 10, 2)]
+        dt = "float64" if i % 8 == 3 else "float32"
+        x = rng.rand(2, 2, hh, ww).astype(dt)
+        ac = bool(rng.rand() < 0.3)
+        if i % 2:
+            s = float(rng.choice([0.5, 1.5, 2, 3, 1.7, 2.5, 4]))
+            s = 1.5 if min(hh, ww) * s < 1 else s
+            kw = dict(scale_factor=[s] * 2)
+        else:
+            kw = dict(size=[int(v) for v in rng.randint(1, 16, 2)])
+        xt = paddle.to_tensor(x, stop_gradient=False)
+        y = F.interpolate(xt, mode="bicubic", align_corners=ac, **kw)
+        g = rng.randn(*y.shape).astype(dt)
+        (y * paddle.to_tensor(g)).sum().backward()
+        h.update(y.numpy().tobytes())
+        h.update(xt.grad.numpy().tobytes())
+    assert h.hexdigest() == BICUBIC[profile]

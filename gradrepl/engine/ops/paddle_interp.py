@@ -214,3 +214,119 @@ def interp_grad(g, in_sizes, scales, align_corners, align_mode, api3=True):
     attrs = _attrs(scales, align_corners, align_mode, api3)
     attrs["in_sizes"] = tuple(int(s) for s in in_sizes)
     return apply(GRAD_OPS[len(scales)], (g,), attrs)
+
+
+# ======================================================================= bicubic
+# Paddle's BicubicInterpolation(Grad): per axis the source position s = T(ratio * (o + 0.5) - 0.5)
+# (align_corners: T(ratio * o)), base = floor(s), t = s - base; the four taps base-1..base+2
+# (clamped) weighted by cubic_convolution2(t + 1), cubic_convolution1(t),
+# cubic_convolution1(1 - t), cubic_convolution2(2 - t) (A = -0.75, in T). Forward: per output,
+# each of the four source rows interpolated along W (x0*c0 + x1*c1 + x2*c2 + x3*c3, left to
+# right), then those four along H. Gradient: per output (row-major), for each W tap, for each H
+# tap: input += dout * cy * cx.
+def _cubic_coefficients(t):
+    T = t.dtype.type
+    A = T(-0.75)
+
+    def conv1(x):
+        return ((A + T(2)) * x - (A + T(3))) * x * x + T(1)
+
+    def conv2(x):
+        return ((A * x - T(5) * A) * x + T(8) * A) * x - T(4) * A
+
+    x2 = T(1) - t
+    return [conv2(t + T(1)), conv1(t), conv1(x2), conv2(x2 + T(1))]
+
+
+def _cubic_axis(in_size, out_size, scale, align_corners, api3, dtype, direction="fwd"):
+    """Taps and coefficients of one axis. The position: with align_corners the float product
+    ratio * o; else ratio * (o + 0.5) - 0.5, in double in the forward and in float (each step
+    rounded) in the gradient (measured: 40 of 40 random cases each way, both versions)."""
+    r = ratio_of(in_size, out_size, scale, align_corners, 2, api3, "fwd")
+    o = np.arange(out_size)
+    if align_corners:
+        s = (r * o.astype(_F32)).astype(_F32).astype(dtype)
+    elif direction == "fwd":
+        s = (np.float64(r) * (o + 0.5) - 0.5).astype(dtype)
+    else:
+        s = ((r * (o.astype(_F32) + _F32(0.5))).astype(_F32) - _F32(0.5)).astype(dtype)
+    base = np.floor(s).astype(np.int64)
+    t = (s - base.astype(dtype)).astype(dtype)
+    idx = [np.clip(base - 1 + j, 0, in_size - 1) for j in range(4)]
+    return idx, _cubic_coefficients(t)
+
+
+def _bicubic_fwd(x, out_sizes=(), scales=(), align_corners=False, align_mode=0, api3=True):
+    (h, w), (oh, ow) = x.shape[2:], tuple(out_sizes)
+    if (h, w) == (oh, ow):
+        return x.copy()
+    dt = x.dtype
+    iy, cy = _cubic_axis(h, oh, scales[0], align_corners, api3, dt)
+    ix, cx = _cubic_axis(w, ow, scales[1], align_corners, api3, dt)
+    with np.errstate(all="ignore"):
+        rows = []
+        for ii in range(4):
+            r = x[:, :, iy[ii], :]                                   # N, C, oh, w
+            v = None
+            for j in range(4):
+                term = r[..., ix[j]] * cx[j]
+                v = term if v is None else v + term
+            rows.append(v)                                           # N, C, oh, ow
+        out = None
+        for ii in range(4):
+            term = rows[ii] * cy[ii][:, None]
+            out = term if out is None else out + term
+    return out.astype(dt, copy=False)
+
+
+def _bicubic_grad_fwd(g, in_sizes=(), scales=(), align_corners=False, align_mode=0, api3=True):
+    (oh, ow), (h, w) = g.shape[2:], tuple(in_sizes)
+    if (h, w) == (oh, ow):
+        return g.copy()
+    dt = g.dtype
+    iy, cy = _cubic_axis(h, oh, scales[0], align_corners, api3, dt, "grad")
+    ix, cx = _cubic_axis(w, ow, scales[1], align_corners, api3, dt, "grad")
+    lead = g.shape[:2]
+    vals, targets = [], []
+    with np.errstate(all="ignore"):
+        for ii in range(4):            # W tap outer, H tap inner (the kernel's loops)
+            for jj in range(4):
+                v = (g * cy[jj][:, None]) * cx[ii][None, :]
+                vals.append(v.reshape(lead + (-1,)))
+                targets.append((iy[jj][:, None] * w + ix[ii][None, :]).reshape(-1))
+    vals = np.stack(vals, axis=-1).reshape(lead + (-1,))
+    targets = np.stack(targets, axis=-1).reshape(-1)
+    flat = np.zeros(lead[0] * lead[1] * h * w, dt)
+    rows = (np.arange(lead[0] * lead[1]) * (h * w))[:, None]
+    np.add.at(flat, (rows + targets[None, :]).reshape(-1), vals.reshape(-1))
+    return flat.reshape(lead + (h, w))
+
+
+def _bicubic_vjp(n, g):
+    a = n.attrs
+    return apply(BICUBIC_GRAD, (g,), {"in_sizes": tuple(n.in_meta[0][0][2:]), **_common(a)})
+
+
+def _bicubic_grad_vjp(n, g):
+    a = n.attrs
+    return apply(BICUBIC, (g,), {"out_sizes": tuple(n.in_meta[0][0][2:]), **_common(a)})
+
+
+def _common(a):
+    return {k: a[k] for k in ("scales", "align_corners", "align_mode", "api3")}
+
+
+BICUBIC = register(
+    "bicubic_interp", _bicubic_fwd, _bicubic_vjp, saves_inputs=False, saves_output=False,
+    legacy_name="BicubicInterpBackward",
+    examples=[([(1, 2, 3, 4)], {"out_sizes": (5, 6), "scales": (0.0, 0.0),
+                                "align_corners": False, "align_mode": 0, "api3": True})])
+BICUBIC_GRAD = register(
+    "bicubic_interp_grad", _bicubic_grad_fwd, _bicubic_grad_vjp, saves_inputs=False,
+    saves_output=False, check=False, legacy_name="BicubicInterpGradBackward")
+
+
+def bicubic(x, out_sizes, scales, align_corners, api3=True):
+    attrs = _attrs(scales, align_corners, 0, api3)
+    attrs["out_sizes"] = tuple(int(s) for s in out_sizes)
+    return apply(BICUBIC, (x,), attrs)

@@ -425,6 +425,13 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         xin = paddle.transpose(x, [0, nd - 1] + list(range(1, nd - 1))) if last else x
         out = PI.interp(xin, size, scales, align_corners, align_mode, profiles.current().api3)
         return paddle.transpose(out, [0] + list(range(2, nd)) + [1]) if last else out
+    if mode == "bicubic" and x.data.dtype in (np.float32, np.float64):
+        from ....engine.ops import paddle_interp as PI
+
+        last = not data_format.startswith("NC")
+        xin = paddle.transpose(x, [0, 3, 1, 2]) if last else x
+        out = PI.bicubic(xin, size, scales, align_corners, profiles.current().api3)
+        return paddle.transpose(out, [0, 2, 3, 1]) if last else out
     if mode in ("linear", "bilinear", "trilinear"):
         for a, n, m, s in zip(axes, in_sizes, size, scales):
             i0, i1, w1 = _linear_taps(n, m, s, align_corners, align_mode)
