@@ -47,6 +47,18 @@ def _column_major(t):
         and d.T.flags.c_contiguous
 
 
+def _torch_column_major(t):
+    """ATen's test in ``mm_mat1_backward``/``mm_mat2_backward``: ``strides[0] == 1 and
+    strides[1] == sizes[0]`` (a vector's transpose too: ``W.t()`` of a (1, n) or (n, 1) weight,
+    whose product torch then computes transposed; ``_column_major`` leaves those out for the
+    first-order kernels, whose bits are the same either way)."""
+    d = t.data
+    if d.ndim != 2:
+        return False
+    item = d.itemsize
+    return d.strides[0] == item and d.strides[1] == d.shape[0] * item
+
+
 def _recording():
     """A create_graph backward: the products are recorded with their transposes as nodes of
     their own (torch's ``grad.mm(mat2.t())`` makes a TBackward0 then an MmBackward0), so a
@@ -56,7 +68,7 @@ def _recording():
 
 def _mat1_grad(g, mat1, mat2):
     if _recording():
-        if _column_major(mat1):
+        if _torch_column_major(mat1):
             return swap_last(_mm(mat2, swap_last(g)))
         return _mm(g, swap_last(mat2))
     if _column_major(mat1):
@@ -66,7 +78,7 @@ def _mat1_grad(g, mat1, mat2):
 
 def _mat2_grad(g, mat1, mat2):
     if _recording():
-        if _column_major(mat2):
+        if _torch_column_major(mat2):
             return swap_last(_mm(swap_last(g), mat1))
         return _mm(swap_last(mat1), g)
     if _column_major(mat2):
@@ -140,11 +152,15 @@ def with_vjp(op, vjp):
 
 
 def addmm_vjp(n, g):
-    """AddmmBackward0 with beta = alpha = 1."""
+    """AddmmBackward0 with beta = alpha = 1: mat1's, mat2's, then the bias's gradient, in the
+    order torch's node computes them (under create_graph their nodes are made in that order,
+    and a later backward runs the last made first: the order in which it sums the three
+    gradients reaching the loss's gradient node, e.g. a MAML outer step)."""
     bias, x, w = n.inputs
+    gx = _mat1_grad(g, x, w) if needs_grad(n, 1) else None
+    gw = _mat2_grad(g, x, w) if needs_grad(n, 2) else None
     gb = None
     if needs_grad(n, 0):
         shape = bias.data.shape
         gb = g if shape == g.data.shape else sum_to(g, shape, "torch")
-    return (gb, _mat1_grad(g, x, w) if needs_grad(n, 1) else None,
-            _mat2_grad(g, x, w) if needs_grad(n, 2) else None)
+    return gb, gx, gw
