@@ -21,10 +21,3 @@ def test_clipping_and_vectors_print_as_paddle(tmp_path, profile):
                            str(path)], capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     assert done.stdout == REAL[profile]
-
-
-def test_the_hooks_not_emulated_say_so():
-    import gradrepl.paddle as paddle
-
-    with pytest.raises(NotImplementedError, match="weight_norm is not emulated"):
-        paddle.nn.utils.weight_norm(paddle.nn.Linear(2, 2))

@@ -93,16 +93,18 @@ def vector_to_parameters(vec, parameters, name=None):
             start += n
 
 
-def _not_emulated(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(f"paddle.nn.utils.{name} is not emulated by gradrepl "
-                                  "(nn.SpectralNorm, nn.utils.spectral_norm and the clipping functions are)")
-    f.__name__ = name
-    return f
+def weight_norm(layer, name="weight", dim=0):
+    """Weight normalization ``w = g * v / ||v||`` by a forward pre-hook, as Paddle
+    (``nn/weight_norm.py``)."""
+    from .weight_norm import weight_norm as _wn
+
+    return _wn(layer, name, dim)
 
 
-weight_norm = _not_emulated("weight_norm")
-remove_weight_norm = _not_emulated("remove_weight_norm")
+def remove_weight_norm(layer, name="weight"):
+    from .weight_norm import remove_weight_norm as _rwn
+
+    return _rwn(layer, name)
 def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Spectral normalization by a forward pre-hook, as Paddle (``nn/gaps.py``)."""
     from .gaps import spectral_norm as _sn
