@@ -254,3 +254,28 @@ def test_model_ensembling_values_are_torchs_bits():
     assert digest(vmap(fmodel)(params, buffers, torch.randn(4, 12, 10))) == "7f0815c252"
     same_x.sum().backward()
     assert params["0.weight"].grad is not None
+
+
+def test_embedding_per_sample_gradients_are_torchs_bits():
+    """Per-sample gradients through F.embedding (a repeated token in a sample): the indices are
+    followed through the trace by identity, the weight's gradient replayed per sample. Real
+    torch 2.13 here (sha256[:10] of the three gradients, two calls); the tree before differed
+    (62d8b21d7c ... : the indices' copy was a constant, every sample ran alone)."""
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("per-sample gradients of an embedding + Linear (MKL products)")
+    torch.manual_seed(4)
+    emb, lin = nn.Embedding(20, 6), nn.Linear(6, 4)
+    p = {"w": emb.weight.detach(), "W": lin.weight.detach(), "b": lin.bias.detach()}
+    tok = torch.randint(0, 20, (12, 5))
+    tok[3, 1] = tok[3, 2]
+
+    def f(p, t):
+        return F.linear(F.embedding(t, p["w"]).mean(0), p["W"], p["b"]).pow(2).sum()
+    got = []
+    for _ in range(2):
+        g = vmap(grad(f), in_dims=(None, 0))(p, tok)
+        got.append(" ".join(hashlib.sha256(v.numpy().tobytes()).hexdigest()[:10]
+                            for v in g.values()))
+        tok = torch.randint(0, 20, (12, 5))
+    assert got == ["22bb3a03eb 1945e95d9c bc0a518217", "08850dc47f e396821be8 7b5216e20f"]

@@ -518,6 +518,7 @@ abs neg sqrt rsqrt square pow elementwise_pow maximum minimum where assign cast 
 ONE_TRACE_OPS = frozenset(RULES) | ELEMENTWISE | frozenset("""
 sum mean fused_nll_loss expand stack concat relu_grad threshold_backward abs_grad clip cumsum
 fused_vector_norm2 masked_fill fused_mse_loss mse_loss_grad fused_binary_cross_entropy_with_logits
+embedding embedding_grad
 """.split())
 
 

@@ -143,6 +143,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     if scale_grad_by_freq:
         attrs["scale_grad_by_freq"] = True
     if raw(weight).dtype == _bf16.BITS:  # (bfloat16: ATen's rounding of the row sums)
-        return apply(_bf16.embedding_op(_lookup_op()), (_wrap(ids.astype(np.int64), True), weight),
+        return apply(_bf16.embedding_op(_lookup_op()),
+                     (_wrap(np.ascontiguousarray(ids, np.int64), True), weight),
                      attrs)
-    return apply(_lookup_op(), (_wrap(ids.astype(np.int64), True), weight), attrs)
+    # (the indices' own array when contiguous int64: vmap's trace follows them by identity)
+    return apply(_lookup_op(), (_wrap(np.ascontiguousarray(ids, np.int64), True), weight), attrs)
