@@ -10,20 +10,26 @@ allclose's tolerance).
 
 Here (``func._batched_call``):
 
-1. ``f`` runs on each sample with every engine op recorded (the registry's ``apply_hook``): the
-   op, its attributes, where each input came from (a vmapped argument, an earlier op's
-   output, or a constant) and its outputs. Transforms inside ``f`` keep their graphs
-   (create_graph), so gradients are recorded ops too;
-2. the traces must all be the same program with the same constants, else something in ``f``
-   reads sample values outside the ops (an ``.item()``, a branch, a comparison computed
-   without an op, a random draw) and the samples' own results are stacked (the loop);
-3. the recorded ops run once on the batched arrays (batch dim first): elementwise ops on the
-   whole batch, matrix products folded into one product over the batch (torch's batching
-   rule), reshapes with the batch dim put in front, any other op once per sample;
-4. the batched results must agree with the samples' own (loosely: the rounding is the
-   batched one), else the samples' results are used.
+1. ``f`` runs on sample 0 (samples 0 and 1 the first time a function is seen) with every engine
+   op recorded (the registry's ``apply_hook``): the op, its attributes (an attribute holding a
+   traced array, nll_loss's target, followed as an input), where each input came from (a
+   vmapped argument, an earlier op's output, or a constant) and its outputs. Transforms inside
+   ``f`` keep their graphs (create_graph), so gradients are recorded ops too; where backward
+   gives a recorded gradient the exact kernel's values (``backward.exact_values``), the entry
+   replays with that kernel (``_Trace.exact``);
+2. the trace stands for every sample only if nothing in it may depend on the sample outside
+   the ops (``trace``'s ``fresh``: an op outside ``ONE_TRACE_OPS``, a tensor made or a value
+   read to Python during the trace); else every sample is traced, the programs compared, and
+   where they differ the samples' own results are stacked (the loop);
+3. the recorded ops run once on the batched arrays (batch dim first) by torch's batching rules
+   (``RULES``): elementwise ops on the whole batch, matrix products folded into one product or
+   a bmm over the batch, softmax-like ops along the shifted axis, nll_loss as its batch rule,
+   reshapes with the batch dim put in front, any other op once per sample;
+4. the batched results must agree with the traced samples' own (loosely: the rounding is the
+   batched one), else every sample's own results are used.
 
-The samples still run one by one (step 1): the batching gives torch's numbers, not its speed.
+The cost is one traced run of ``f`` plus the batched replay (the vmap_grads lecture step:
+~0.9 ms and ~0.6 ms, see benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -79,7 +85,7 @@ class _Trace:
         # a constant made during the trace, outside the ops (a comparison's or a cast's result,
         # a value read from the sample): it may differ from sample to sample
         self.fresh = False
-        self.entries = []          # (op, attrs, refs, out arrays)
+        self.entries = []          # (op, attrs, refs, out arrays, attribute refs)
         self.src = {}              # id(array) -> ref
         self.keep = []             # arrays kept alive (their ids stay unique)
         self.impure = False        # values made outside the ops (``exact``)
@@ -109,7 +115,7 @@ class _Trace:
         if self.first_uid is not None and not self.fresh:
             for t, r in zip(inputs, refs):
                 if r[0] == "const" and t._uid >= self.first_uid and id(r[1]) not in self.safe \
-                        and not (r[1].ndim == 0 and not r[1].flags.writeable):  # (a literal)
+                        and not _literal(r[1]):
                     self.fresh = True
         outs = out if isinstance(out, tuple) else (out,)
         arrays = tuple(_raw(t) for t in outs)
@@ -125,7 +131,6 @@ class _Trace:
                 self.src[id(arr)] = ("op", j, k)
             self.keep.append(arr)
         return out
-
 
     def exact(self, node, old, new):
         """backward gave a recorded gradient (``old``, an op's output) the exact kernel's
@@ -174,11 +179,11 @@ def _exact_op(op):
 
 
 def trace(call, inputs, budget=None, first_uid=None, known=()):
-    """(entries, output refs, whether constants were made during the trace outside the ops:
-    tensors numbered from ``first_uid`` on, other than arrays whose ids are ``known``) of
-    ``call()`` run with its ops recorded
-    (``_Fallback`` when the recorded arrays pass the ``budget``, or gradient values were made
-    outside the ops)."""
+    """(entries, output refs, fresh) of ``call()`` run with its ops recorded; ``fresh``: the
+    program may not be every sample's (values made or read outside the ops during the trace:
+    tensors numbered from ``first_uid`` on whose arrays are not ``known`` ids, the caller's;
+    a value read to Python; an op outside ``ONE_TRACE_OPS``). ``_Fallback`` when the recorded
+    arrays pass the ``budget``, or gradient values were made outside the ops."""
     if registry.apply_hook_active() and not _meta.only_meta_hook():
         raise _Fallback  # static mode, or an enclosing trace: no nesting (meta's hook: aside)
     tr = _Trace(inputs, budget, first_uid, known)

@@ -12,10 +12,11 @@ How they are built here (the values are torch's; the cost is a loop where torch 
 - ``vjp``: ``autograd.grad`` with the cotangents; ``jacrev``: one ``vjp`` per output element;
 - ``jvp`` (and ``jacfwd``): the VJP taken twice: ``g(u) = J^T u`` is recorded for a cotangent
   ``u``, then ``d<g(u), t>/du = J t``; ``jacfwd`` differentiates ``g`` once per input element;
-- ``vmap``: ``f`` traced once per index of the mapped dims, then its ops run once on the whole
-  batch with torch's batched numerics (``_vmap``); a loop over the samples, the outputs
-  stacked at ``out_dims``, where that cannot be (inside another transform, ``f`` reading
-  sample values outside the ops, too large a trace).
+- ``vmap``: ``f`` traced on one sample (every sample where the trace may depend on the
+  sample), then its ops run once on the whole batch with torch's batched numerics
+  (``_vmap``); a loop over the samples, the outputs stacked at ``out_dims``, where that cannot
+  be (inside another transform, ``f`` reading sample values outside the ops, too large a
+  trace); arguments that require grad loop too, keeping their graphs, with the batched values.
 """
 from __future__ import annotations
 
