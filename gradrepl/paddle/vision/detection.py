@@ -9,7 +9,7 @@ import numpy as np
 from ...engine.ops import detection as K
 from ..core import Tensor
 
-__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool"]
+__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "box_coder"]
 
 
 def _arr(t):
@@ -132,3 +132,71 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     ph, pw = _size(output_size)
     return K.roi_pool(x, boxes, _boxes_num(boxes, boxes_num), pooled_height=ph,
                       pooled_width=pw, spatial_scale=float(spatial_scale))
+
+
+# ======================================================================= box_coder
+def _libm(name, dtype):
+    from ...engine.ops import _kernels as KK
+
+    f64 = getattr(np, name)
+    return KK.libm(name, f64) if dtype == np.float32 else KK.libm64(name, f64)
+
+
+def _box_coder_arrays(prior, prior_var, target, code_type, normalized, axis, variance):
+    """Paddle's CPU box_coder kernel (EncodeCenterSize / DecodeCenterSize), in T."""
+    t = prior.dtype.type
+    one = t(0 if normalized else 1)
+    half = t(2)
+    pw = prior[:, 2] - prior[:, 0] + one
+    ph = prior[:, 3] - prior[:, 1] + one
+    pcx = prior[:, 0] + pw / half
+    pcy = prior[:, 1] + ph / half
+    log, exp = _libm("log", prior.dtype), _libm("exp", prior.dtype)
+    with np.errstate(all="ignore"):
+        if code_type == "encode_center_size":
+            tcx = ((target[:, 2] + target[:, 0]) / half)[:, None]
+            tcy = ((target[:, 3] + target[:, 1]) / half)[:, None]
+            tw = (target[:, 2] - target[:, 0] + one)[:, None]
+            th = (target[:, 3] - target[:, 1] + one)[:, None]
+            out = np.stack([(tcx - pcx) / pw, (tcy - pcy) / ph,
+                            log(np.abs(tw / pw)), log(np.abs(th / ph))], axis=-1)
+            if prior_var is not None:
+                out = out / prior_var[None, :, :]
+            elif variance:
+                out = out / np.asarray(variance, np.float32).astype(prior.dtype)
+            return out.astype(prior.dtype, copy=False)
+        # decode: target [N, M, 4]; the prior of (i, j) is prior[j] (axis 0) or prior[i]
+        shape = (1, -1) if axis == 0 else (-1, 1)
+        pw, ph, pcx, pcy = (a.reshape(shape) for a in (pw, ph, pcx, pcy))
+        if prior_var is not None:
+            var = prior_var[None, :, :] if axis == 0 else prior_var[:, None, :]
+        elif variance:
+            var = np.asarray(variance, np.float32).astype(prior.dtype).reshape(1, 1, 4)
+        else:
+            var = np.ones((1, 1, 4), prior.dtype)
+        tcx = var[..., 0] * target[..., 0] * pw + pcx
+        tcy = var[..., 1] * target[..., 1] * ph + pcy
+        tw = exp(var[..., 2] * target[..., 2]).reshape(tcx.shape) * pw
+        th = exp(var[..., 3] * target[..., 3]).reshape(tcy.shape) * ph
+        out = np.stack([tcx - tw / half, tcy - th / half,
+                        tcx + tw / half - one, tcy + th / half - one], axis=-1)
+        return out.astype(prior.dtype, copy=False)
+
+
+def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size",
+              box_normalized=True, axis=0, name=None):
+    """Encode target boxes against prior boxes (center-size offsets, divided by the variances)
+    or decode offsets back into boxes: Paddle's box_coder kernel (no gradient)."""
+    if isinstance(prior_box_var, Tensor):
+        var, variance = _arr(prior_box_var), []
+    elif isinstance(prior_box_var, (list, tuple)):
+        assert len(prior_box_var) == 4, \
+            "Input prior_box_var must be Variable or list|tuple with 4 elements."
+        var, variance = None, [float(v) for v in prior_box_var]
+    else:
+        raise TypeError("Input prior_box_var must be Variable or list|tuple")
+    if code_type not in ("encode_center_size", "decode_center_size"):
+        raise ValueError(f"Not supported code type {code_type}")
+    out = _box_coder_arrays(_arr(prior_box), var, _arr(target_box), code_type,
+                            bool(box_normalized), int(axis), variance)
+    return Tensor._wrap(out, True)

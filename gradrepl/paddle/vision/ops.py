@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .. import nn
 
-from .detection import nms, roi_align, roi_pool, yolo_box, yolo_loss  # noqa: F401
+from .detection import box_coder, nms, roi_align, roi_pool, yolo_box, yolo_loss  # noqa: F401
 
-__all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool"]
+__all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool",
+           "box_coder"]
 
 
 class ConvNormActivation(nn.Sequential):
