@@ -54,3 +54,23 @@ def test_box_coder_encode_decode(paddle):
         ops.box_coder(prior, [0.1, 0.2], target)
     with pytest.raises(TypeError, match=r"^Input prior_box_var must be Variable or list\|tuple$"):
         ops.box_coder(prior, 0.1, target)
+
+
+def test_roi_layers(paddle):
+    # real 3.3.1 and 2.6.2 print (repr) "RoIAlign()" and "RoIPool(output_size=(2, 2),
+    # spatial_scale=0.5)"; values after paddle.seed(1), x = rand([1, 2, 8, 8])
+    from gradrepl.paddle.vision.ops import RoIAlign, RoIPool
+
+    paddle.seed(1)
+    x = paddle.rand([1, 2, 8, 8])
+    boxes = paddle.to_tensor([[1.0, 1.0, 5.0, 6.0], [0.0, 2.0, 7.0, 7.0]])
+    num = paddle.to_tensor([2], dtype="int32")
+    ra, rp = RoIAlign(output_size=3), RoIPool(output_size=(2, 2), spatial_scale=0.5)
+    assert (repr(ra), repr(rp)) == ("RoIAlign()", "RoIPool(output_size=(2, 2), spatial_scale=0.5)")
+    assert ra(x, boxes, num, aligned=False).numpy()[0, 0].tolist() == [
+        [0.6210968494415283, 0.6329264640808105, 0.4321461021900177],
+        [0.5604370832443237, 0.48350411653518677, 0.5649704933166504],
+        [0.6091845035552979, 0.31248074769973755, 0.4847159683704376]]
+    assert rp(x, boxes, num).numpy()[1].tolist() == [
+        [[0.7857668399810791, 0.8570010662078857], [0.9584829807281494, 0.9601794481277466]],
+        [[0.8979513645172119, 0.8951903581619263], [0.9408619999885559, 0.6244866251945496]]]

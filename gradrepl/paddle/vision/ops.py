@@ -28,3 +28,37 @@ class ConvNormActivation(nn.Sequential):
         if activation_layer is not None:
             layers.append(activation_layer())
         super().__init__(*layers)
+
+
+class RoIPool(nn.Layer):
+    """``roi_pool`` as a layer (output_size, spatial_scale kept; Paddle's repr)."""
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self._output_size = output_size
+        self._spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num):
+        return roi_pool(x=x, boxes=boxes, boxes_num=boxes_num, output_size=self._output_size,
+                        spatial_scale=self._spatial_scale)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}, spatial_scale={self._spatial_scale}"
+
+
+class RoIAlign(nn.Layer):
+    """``roi_align`` as a layer (Paddle's has no extra_repr)."""
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self._output_size = output_size
+        self._spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num, aligned=True):
+        return roi_align(x=x, boxes=boxes, boxes_num=boxes_num, output_size=self._output_size,
+                         spatial_scale=self._spatial_scale, aligned=aligned)
+
+
+for _cls in (RoIPool, RoIAlign):
+    _cls.__module__ = "paddle.vision.ops"
+__all__ += ["RoIPool", "RoIAlign"]
