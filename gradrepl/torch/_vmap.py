@@ -69,6 +69,15 @@ class _Budget:
 _ACTIVE: list = []
 
 
+def basis(arr):
+    """``safe``, and a row of jacrev's basis: torch batches the basis (``vmap`` over the
+    cotangents), so a product of a sample's value and a value made from it is a bmm there."""
+    if _ACTIVE:
+        _ACTIVE[-1].keep_safe(arr)
+        _ACTIVE[-1].basis.add(id(arr))
+    return arr
+
+
 def safe(arr):
     """Mark an array a transform made (a backward seed, a zero gradient) as a constant that
     does not depend on the sample, for the trace running."""
@@ -82,6 +91,7 @@ class _Trace:
         self.budget = budget
         self.first_uid = first_uid  # tensors made from then on are the trace's own
         self.safe = set(known)      # ids of the arrays of the caller's tensors, and safe()'s
+        self.basis = set()          # ids of jacrev's basis rows (``basis``)
         # a constant made during the trace, outside the ops (a comparison's or a cast's result,
         # a value read from the sample): it may differ from sample to sample
         self.fresh = False
@@ -212,7 +222,7 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     fresh = tr.fresh or any(id(a) not in src and id(a) not in safe and not _literal(a)
                             for a in made) \
         or not all(e[0].name in ONE_TRACE_OPS for e in tr.entries)
-    return tr.entries, tuple(tr.ref(a) for a in out_arrays), fresh
+    return tr.entries, tuple(tr.ref(a) for a in out_arrays), fresh, frozenset(tr.basis)
 
 
 #: the Tensor methods that give a tensor's values to Python (``.item()``, ``int(t)``, a branch
@@ -341,9 +351,15 @@ def _matmul(op, attrs, values, n):
     if attrs.get("transpose_y") and y.ndim - by >= 2:
         y = np.swapaxes(y, -1, -2)
     xs, ys = x.shape[1:] if bx else x.shape, y.shape[1:] if by else y.shape
-    if bx and by and len(xs) == 2 and len(ys) == 2:
+    if (bx or by) and (bx or bx is None) and (by or by is None) and len(xs) == 2 \
+            and len(ys) == 2:
+        # (two batched matrices, or one and a value made from jacrev's basis, batched there)
         from ._ops import _mm_op
 
+        if not bx:
+            x = np.ascontiguousarray(np.broadcast_to(x, (n,) + xs))
+        if not by:
+            y = np.ascontiguousarray(np.broadcast_to(y, (n,) + ys))
         out = np.asarray(_mm_op("BmmBackward0").forward(x, y))
     elif bx and not by and len(ys) == 2 and len(xs) >= 1:
         out = op.forward(np.ascontiguousarray(x).reshape(-1, xs[-1]), y)
@@ -550,8 +566,10 @@ def _needed(entries, out_refs):
     return need
 
 
-def replay(entries, out_refs, batched_inputs, n):
-    """The traced program on the batched inputs: the outputs as (array, batched) pairs."""
+def replay(entries, out_refs, batched_inputs, n, basis=frozenset()):
+    """The traced program on the batched inputs: the outputs as (array, batched) pairs;
+    batched None: an unbatched value made from jacrev's basis (``basis``: their ids), which
+    torch batches over the basis."""
     vals = {}
     need = _needed(entries, out_refs)
 
@@ -559,7 +577,7 @@ def replay(entries, out_refs, batched_inputs, n):
         if ref[0] == "in":
             return batched_inputs[ref[1]], True
         if ref[0] == "const":
-            return ref[1], False
+            return ref[1], (None if id(ref[1]) in basis else False)
         return vals[(ref[1], ref[2])]
 
     with np.errstate(all="ignore"):
@@ -575,8 +593,9 @@ def replay(entries, out_refs, batched_inputs, n):
                     attrs[k] = BatchedAttr(a) if b else a
                     battr = battr or b
             if not battr and not any(b for _, b in values):
+                mark = None if any(b is None for _, b in values) else False
                 for k, a in enumerate(arrays):  # no batched input: the traced result
-                    vals[(j, k)] = (a, False)
+                    vals[(j, k)] = (a, mark)
                 continue
             rule = ATTR_RULES.get(op.name, _per_sample) if battr else _rule(op, attrs)
             outs = rule(op, attrs, values, n)

@@ -480,7 +480,8 @@ def _jac_rows(out_leaves, in_leaves, keep=True):
         for k in range(oa.size):
             e = np.zeros(oa.size, oa.dtype)
             e[k] = 1
-            gs = _grads([o], in_leaves, [Tensor._wrap(_vmap.safe(e.reshape(oa.shape)), True)], keep)
+            gs = _grads([o], in_leaves, [Tensor._wrap(_vmap.basis(e.reshape(oa.shape)), True)],
+                        keep)
             for j, g in enumerate(gs):
                 rows[j].append(g)
         blocks.append([_assemble(rows[j], oa.shape, raw(x).shape, raw(x).dtype)
@@ -782,7 +783,7 @@ def _batched_call(func, args, dims, kwargs, n):
         return outs, spec, outs0, hist
 
     try:
-        results = _vmap.replay(prog0[0], prog0[1], moved, n)
+        results = _vmap.replay(prog0[0], prog0[1], moved, n, prog0[3])
     except Exception:  # noqa: BLE001  (a batching rule that does not fit: the samples' results)
         return samples_own()
     arrays = []
