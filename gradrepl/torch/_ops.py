@@ -32,6 +32,7 @@ from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
 from ..engine.ops import complex as _complex_ops
 from ..engine.ops._util import array_like as _array_like
+from ..engine.ops._util import quiet as _quiet
 from ..engine.ops._util import scalar_of as _scalar_of
 from ..engine import registry as _registry_mod
 from ..engine.registry import OPS, OpDef, apply, needs_grad
@@ -169,13 +170,12 @@ def _torch_order_sum(x, axis, keepdim, dtype=None):
     case is not covered (numpy's sum is used)."""
     if dtype is not None and np.dtype(dtype) != x.dtype:
         return None
-    from ._kernels import torch_sum
-
-    out = torch_sum(x, tuple(axis))
+    k = _KERNELS[0] or _lazy(_KERNELS, "_kernels")   # (no import statement on this path)
+    out = k.torch_sum(x, tuple(axis))
     if out is None:
         return None
     if keepdim:
-        out = np.reshape(out, tuple(1 if i in axis else s for i, s in enumerate(x.shape)))
+        out = np.asarray(out).reshape(tuple(1 if i in axis else s for i, s in enumerate(x.shape)))
     return out
 
 
@@ -186,9 +186,9 @@ def _plain_mean(x, axis, keepdim=False, out_shape=None):
     s = _torch_order_sum(x, axis, keepdim)
     if s is None:
         s = np.asarray(np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (s / np.asarray(count, x.dtype)).astype(x.dtype)
-    return np.reshape(out, out_shape) if out_shape is not None else out
+    with _quiet(divide="ignore", invalid="ignore"):   # (nothing to enter in a quiet run)
+        out = (s / np.asarray(count, x.dtype)).astype(x.dtype, copy=False)
+    return np.asarray(out).reshape(out_shape) if out_shape is not None else out
 
 
 def _torch_pow_scalar(x, factor):
@@ -1648,9 +1648,17 @@ def t(input):  # noqa: A002
     a = raw(input)
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    op = top("transpose", "TBackward0", "none")
+    if op.vjp is not _t_vjp:
+        op.vjp = _t_vjp
     if a.ndim < 2:
-        return apply(top("transpose", "TBackward0", "none"), (input,), {"perm": (0,)[:a.ndim]})
-    return apply(top("transpose", "TBackward0", "none"), (input,), {"perm": (1, 0)})
+        return apply(op, (input,), {"perm": (0,)[:a.ndim]})
+    return apply(op, (input,), {"perm": (1, 0)})
+
+
+def _t_vjp(n, g):
+    """TBackward0's formula ``grad.t()`` (under create_graph a TBackward0 node, as torch's)."""
+    return t(g)
 
 
 def transpose(input, dim0, dim1):  # noqa: A002
