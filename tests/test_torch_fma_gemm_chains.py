@@ -6,6 +6,7 @@ test_torch_conv_strided_grads.py check against real torch 2.13's recorded bits; 
 below is real torch's own record."""
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -151,9 +152,54 @@ def test_first_convolution_of_128_images_is_real_torchs(tmp_path):
     # chains give it (before: the general path, another filter gradient and bias gradient).
     # Real torch 2.13.0 (2 threads: conftest) on this Intel Sapphire Rapids printed this.
     skip_unless_onednn_avx512_core("the batch-128 record")
+    if os.environ.get("GRADREPL_NO_BLAS_CHAINS") == "1":
+        pytest.skip("GRADREPL_NO_BLAS_CHAINS=1: past the replay's limit only the BLAS chains "
+                    "give torch's filter gradient")
     import subprocess
     script = tmp_path / "b128.py"
     script.write_text(BATCH_128)
     out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.split() == ["e307c76d7239a24a", "977b35e39783aa11"], out.stderr[-2000:]
+
+
+def test_strided_transposed_convolution_equals_its_replay(monkeypatch):
+    from gradrepl.torch.nn import _onednn_convT as T
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 20, 5, 6)).astype(F32)
+    x[x < -0.4] = 0
+    w = rng.standard_normal((20, 6, 4, 3)).astype(F32)
+    b = rng.standard_normal(6).astype(F32)
+    for stride, pads, out_pad in (((2, 2), (1, 1), (0, 0)), ((2, 3), (0, 1), (1, 2))):
+        def run():
+            return T.forward(x, w, b, stride, pads, out_pad)
+        assert _same(run(), _replayed(monkeypatch, run))
+
+
+DCGAN = """
+import hashlib, torch, torch.nn as nn
+torch.manual_seed(0)
+g = nn.Sequential(nn.ConvTranspose2d(32, 16, 4, 2, 1), nn.ReLU(),
+                  nn.ConvTranspose2d(16, 1, 4, 2, 1), nn.Tanh())
+z = torch.randn(16, 32, 7, 7)
+conv = nn.Conv2d(1, 8, 4, 2, 1)
+y = g(z)
+conv(y).square().mean().backward()
+for p in list(g.parameters()) + list(conv.parameters()):
+    print(hashlib.sha256(p.grad.numpy().tobytes()).hexdigest()[:12])
+print(hashlib.sha256(y.detach().numpy().tobytes()).hexdigest()[:12])
+"""
+
+
+def test_dcgan_generator_layers_are_real_torchs(tmp_path):
+    # stride-2 ConvTranspose2d (oneDNN's brgconv_strided, its chains now by BLAS) into a
+    # stride-2 Conv2d; real torch 2.13.0 (2 threads) on this Intel Sapphire Rapids printed these
+    skip_unless_onednn_avx512_core("the DCGAN layers' record")
+    import subprocess
+    script = tmp_path / "dcgan.py"
+    script.write_text(DCGAN)
+    out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
+                         capture_output=True, text=True, timeout=300)
+    want = ["68806f775168", "c35d4c7295bb", "e8826a02e2c0", "59b2b08880e2", "48e5673deeed",
+            "8f31fcc667d5", "ea4f8503c1a1"]
+    assert out.stdout.split() == want, out.stderr[-2000:]

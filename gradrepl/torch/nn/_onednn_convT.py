@@ -236,6 +236,26 @@ def forward(x, w, bias, stride, pads, out_pad):
                     j0 = (first - rx) // sx
                     plan.append((ry, rx, j0, cnt, [taps([k for k in kl if k in dx_of])]))
 
+    finite = bool(np.isfinite(x).all() and np.isfinite(w).all())
+    w_taps = np.moveaxis(w, 1, -1)                                    # (C, KH, KW, O)
+
+    def by_blas(a, b, rows, cols, j0, tp):
+        """One call's chains (taps outer, channels inner, from zero) by numpy's BLAS where
+        ``_fma_gemm`` checked it sums them so: (m, O, rows, cols), or None."""
+        from ._fma_gemm import chains
+
+        if not finite or not tp:
+            return None
+        m_ = b - a
+        cols_ = np.empty((len(tp), c, m_, rows, cols), np.float32)
+        for t, (dy, dx, _, _) in enumerate(tp):
+            cols_[t] = np.swapaxes(xp[a:b, :, dy:dy + rows, dx + j0:dx + j0 + cols], 0, 1)
+        wm = np.stack([w_taps[:, ky, kx] for _, _, ky, kx in tp]).reshape(len(tp) * c, co)
+        got = chains(np.ascontiguousarray(wm.T)[None], cols_.reshape(1, len(tp) * c, -1),
+                     finite=True)
+        return None if got is None else \
+            got[0].reshape(co, m_, rows, cols).transpose(1, 0, 2, 3)
+
     def one(a, b):
         m_ = b - a
         for ry, rx, j0, cols, calls in plan:
@@ -244,6 +264,10 @@ def forward(x, w, bias, stride, pads, out_pad):
             acc = np.empty((m_, co, rows, cols), np.float32)
             tmp = np.empty((m_, co, rows, cols))
             for tp in calls:
+                got = by_blas(a, b, rows, cols, j0, tp)
+                if got is not None:
+                    view += got
+                    continue
                 acc[...] = 0
                 for dy, dx, ky, kx in tp:
                     win = xp[a:b, :, dy:dy + rows, dx + j0:dx + j0 + cols]
