@@ -72,3 +72,47 @@ def test_maml_second_order_gradients_are_torchs():
     got = _maml_outer_grads()
     for i, (g, want) in enumerate(zip(got, EXPECTED)):
         assert g == want, i
+
+
+def _grad_graph_names():
+    """The node names under each first-order gradient of a two-layer net (depth-first, a node
+    seen before marked), as ``grad_fn.next_functions`` shows them."""
+    torch.manual_seed(0)
+    x, y = torch.randn(5, 1), torch.randn(5, 1)
+    w1, b1 = torch.randn(4, 1, requires_grad=True), torch.randn(4, requires_grad=True)
+    w2, b2 = torch.randn(1, 4, requires_grad=True), torch.randn(1, requires_grad=True)
+    loss = F.mse_loss(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), y)
+    grads = torch.autograd.grad(loss, [w1, b1, w2, b2], create_graph=True)
+    seen, out = set(), []
+
+    def walk(fn, depth):
+        if fn is None:
+            return
+        name = type(fn).__name__
+        if id(fn) in seen:
+            out.append(f"{depth} {name} (seen)")
+            return
+        seen.add(id(fn))
+        out.append(f"{depth} {name}")
+        for nxt, _i in fn.next_functions:
+            walk(nxt, depth + 1)
+
+    for g in grads:
+        walk(g.grad_fn, 1)
+    return out
+
+
+# real torch 2.13.0 here (the same walk): AddmmBackward0's gradients are t()/mm/t() chains
+# (TBackward0 nodes; a (1, n) or (n, 1) weight's gradient computed transposed) and the bias's
+# gradient a sum kept as (1, n), then viewed (SumBackward1, ViewBackward0)
+NAMES = """1 TBackward0|2 TBackward0|3 MmBackward0|4 TBackward0|5 ThresholdBackwardBackward0|
+6 MmBackward0|7 MseLossBackwardBackward0|8 AddmmBackward0|9 AccumulateGrad|9 ReluBackward0|
+10 AddmmBackward0|11 AccumulateGrad|11 TBackward0|12 AccumulateGrad|9 TBackward0|
+10 AccumulateGrad|7 TBackward0|8 TBackward0 (seen)|6 ReluBackward0 (seen)|1 ViewBackward0|
+2 SumBackward1|3 ThresholdBackwardBackward0 (seen)|1 TBackward0|2 TBackward0|3 MmBackward0|
+4 TBackward0|5 MseLossBackwardBackward0 (seen)|4 ReluBackward0 (seen)|1 ViewBackward0|
+2 SumBackward1|3 MseLossBackwardBackward0 (seen)"""
+
+
+def test_linear_double_backward_nodes_are_torchs():
+    assert _grad_graph_names() == NAMES.replace("\n", "").split("|")

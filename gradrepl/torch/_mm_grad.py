@@ -66,11 +66,22 @@ def _recording():
     return grad_mode.STATE.enabled
 
 
+def _t(x):
+    """``x.t()`` of a matrix as torch records it inside a backward (a TBackward0 node)."""
+    global _T
+    if _T is None:
+        from ._ops import t as _T
+    return _T(x)
+
+
+_T = None
+
+
 def _mat1_grad(g, mat1, mat2):
     if _recording():
         if _torch_column_major(mat1):
-            return swap_last(_mm(mat2, swap_last(g)))
-        return _mm(g, swap_last(mat2))
+            return _t(_mm(mat2, _t(g)))
+        return _mm(g, _t(mat2))
     if _column_major(mat1):
         return swap_last(_mm(mat2, g, transpose_y=True))
     return _mm(g, mat2, transpose_y=True)
@@ -79,8 +90,8 @@ def _mat1_grad(g, mat1, mat2):
 def _mat2_grad(g, mat1, mat2):
     if _recording():
         if _torch_column_major(mat2):
-            return swap_last(_mm(swap_last(g), mat1))
-        return _mm(swap_last(mat1), g)
+            return _t(_mm(_t(g), mat1))
+        return _mm(_t(mat1), g)
     if _column_major(mat2):
         return swap_last(_mm(g, mat1, transpose_x=True))
     return _mm(mat1, g, transpose_x=True)
@@ -162,5 +173,14 @@ def addmm_vjp(n, g):
     gb = None
     if needs_grad(n, 0):
         shape = bias.data.shape
-        gb = g if shape == g.data.shape else sum_to(g, shape, "torch")
+        if shape == g.data.shape:
+            gb = g
+        elif _recording() and len(shape) == 1:
+            # (torch's sum_to: the sum over the rows kept as (1, n), then a view: SumBackward1
+            # and ViewBackward0 nodes)
+            from ._ops import sum as _sum, view
+
+            gb = view(_sum(g, 0, True), shape)
+        else:
+            gb = sum_to(g, shape, "torch")
     return gb, gx, gw
