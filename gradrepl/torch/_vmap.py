@@ -436,6 +436,20 @@ def _sum_to(op, attrs, values, n):
     return (np.reshape(out, (n,) + shape),)
 
 
+def _reduce(op, attrs, values, n):
+    """sum / mean over given sample axes: the axes moved past the batch dim, one call (torch
+    reduces the logical dims of the batched tensor)."""
+    (x, bx), = values
+    rank, axis = x.ndim - 1, attrs.get("axis")
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if rank == 0 or not axes or not isinstance(axes, (tuple, list)):
+        return _per_sample(op, attrs, values, n)
+    kw = dict(attrs, axis=tuple(int(a) % rank + 1 for a in axes))
+    if attrs.get("out_shape") is not None:
+        kw["out_shape"] = (n,) + tuple(attrs["out_shape"])
+    return (op.forward(x, **kw),)
+
+
 def _along_axis(op, attrs, values, n):
     """softmax-like ops along one axis (every input of the same sample shape): the axis moved
     past the batch dim, one call."""
@@ -520,6 +534,7 @@ def _nll_coef(op, attrs, values, n):
 RULES = {"matmul": _matmul, "fused_addmm": _addmm, "reshape": _reshape,
          "unsqueeze": _new_shape, "squeeze": _new_shape, "flatten": _new_shape,
          "transpose": _transpose, "broadcast_to": _broadcast_to, "sum_to": _sum_to,
+         "sum": _reduce, "mean": _reduce,
          "softmax": _along_axis, "log_softmax": _along_axis, "softmax_grad": _along_axis,
          "log_softmax_grad": _along_axis, "fused_nll_coef": _nll_coef}
 #: rules for ops with a batched attribute (the others run once per sample)
