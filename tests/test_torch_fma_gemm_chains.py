@@ -203,3 +203,19 @@ def test_dcgan_generator_layers_are_real_torchs(tmp_path):
     want = ["68806f775168", "c35d4c7295bb", "e8826a02e2c0", "59b2b08880e2", "48e5673deeed",
             "8f31fcc667d5", "ea4f8503c1a1"]
     assert out.stdout.split() == want, out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("n,c,o,p,chunk", [(4, 64, 32, 49, 16), (2, 20, 8, 100, 20),
+                                           (3, 300, 16, 9, 128)])
+def test_jit_1x1_chunked_chains_equal_their_replay(monkeypatch, n, c, o, p, chunk):
+    from gradrepl.torch.nn import _onednn_conv_gemm as M
+    rng = np.random.default_rng(n * c)
+    x = rng.standard_normal((n, c, p)).astype(F32).astype(np.float64)
+    w = rng.standard_normal((o, c)).astype(F32)
+    bias = np.broadcast_to(rng.standard_normal((1, o, 1)).astype(F32), (n, o, p)).copy()
+    for init in (bias, np.zeros((n, o, p), F32)):
+        def run():
+            return M._chains_from(init, w, x, chunk)
+        assert _same(run(), _replayed(monkeypatch, run))
+    minus = np.full((n, o, p), -0.0, F32)
+    assert M._blas_chains_from(minus, w, x, chunk) is None     # (-0 kept by the replay only)

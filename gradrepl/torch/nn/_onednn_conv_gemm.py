@@ -159,6 +159,9 @@ def _chains_from(init, w, x, chunk):
     """``init`` (N, O, P) float32 (bias or zeros) then, per chunk of ``chunk`` reduction
     channels, one fused multiply-add chain (the first from ``init``, later ones from zero and
     added): ``w`` (O, C), ``x`` (N, C, P)."""
+    got = _blas_chains_from(init, w, x, chunk)
+    if got is not None:
+        return got
     n, c = x.shape[:2]
     out = None
     w64 = w.astype(np.float64)
@@ -168,6 +171,33 @@ def _chains_from(init, w, x, chunk):
         for ci in range(cb, min(c, cb + chunk)):
             np.multiply(w64[None, :, ci, None], x[:, ci, None, :], out=tmp)
             np.add(acc, tmp, out=acc, casting="unsafe")
+        out = acc if out is None else out + acc
+    return out
+
+
+def _blas_chains_from(init, w, x, chunk):
+    """``_chains_from`` by numpy's BLAS where ``_fma_gemm`` checked it sums the chains so (the
+    first chunk from ``init``: the identity in front of the chunk's columns, ``1 * init`` added
+    to zero first), else None."""
+    from ._fma_gemm import chains
+
+    if not (np.isfinite(init).all() and np.isfinite(w).all() and np.isfinite(x).all()):
+        return None
+    if np.signbit(init[init == 0]).any():
+        return None          # (a chain from -0 keeps it where every product is -0; 0 + -0 not)
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    from_init = bool(init.any())
+    out = None
+    for cb in range(0, c, chunk):
+        wc = np.asarray(w[:, cb:cb + chunk], np.float32)
+        xc = np.asarray(x[:, cb:cb + chunk], np.float32)
+        if cb == 0 and from_init:
+            wc = np.concatenate([np.eye(o, dtype=np.float32), wc], axis=1)
+            xc = np.concatenate([np.asarray(init, np.float32), xc], axis=1)
+        acc = chains(np.broadcast_to(wc, (n,) + wc.shape), xc, finite=True)
+        if acc is None:
+            return None
         out = acc if out is None else out + acc
     return out
 
