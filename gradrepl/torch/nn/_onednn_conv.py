@@ -258,23 +258,30 @@ def _blocks(w_by_offset, c):
             for cb in range(0, c, BLOCK)]
 
 
-def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset):
-    """Each block's chains (``_fma_gemm.chains``) over groups of samples; ``cols_of(a, b)``
-    the samples' columns (K, C, m, size) float32. A list per block of (N, O, size), or None."""
+def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None):
+    """Each block's chains (``_fma_gemm.chains``) over groups of samples, the blocks' sums added
+    in order (``bias`` after the first); ``cols_of(a, b)`` the samples' columns (K, C, m, size)
+    float32. (N, O, size) float32, or None."""
     from ._fma_gemm import chains
 
     step = max(1, COLUMNS // max(1, kk * c * size))
     blocks = _blocks(w_by_offset, c)
-    sums = [np.empty((n, o, size), np.float32) for _ in blocks]
+    out = np.empty((n, o, size), np.float32)
     for a in range(0, n, step):
         b = min(n, a + step)
         cols = cols_of(a, b)
-        for (cb, ce, wm), res in zip(blocks, sums):
+        for cb, ce, wm in blocks:
             got = chains(wm[None], cols[:, cb:ce].reshape(1, kk * (ce - cb), -1), finite=True)
             if got is None:
                 return None
-            res[a:b] = got[0].reshape(o, b - a, size).transpose(1, 0, 2)
-    return sums
+            res = got[0].reshape(o, b - a, size).transpose(1, 0, 2)
+            if cb == 0:
+                out[a:b] = res
+                if bias is not None:
+                    out[a:b] += bias.astype(np.float32).reshape(-1, 1)
+            else:
+                out[a:b] += res
+    return out
 
 
 def _blas_forward(x, w, bias, stride, pads, dilation, outs):
@@ -292,15 +299,8 @@ def _blas_forward(x, w, bias, stride, pads, dilation, outs):
     def cols_of(a, b):
         return offset_columns(x[a:b], ksize, stride, pads, dilation, outs)
 
-    sums = _blas_blocks(cols_of, n, c, o, size, math.prod(ksize), np.moveaxis(w, 1, -1))
-    if sums is None:
-        return None
-    out = sums[0]
-    if bias is not None:
-        out += bias.astype(np.float32).reshape(-1, 1)
-    for res in sums[1:]:
-        out += res
-    return out.reshape((n, o) + tuple(outs))
+    out = _blas_blocks(cols_of, n, c, o, size, math.prod(ksize), np.moveaxis(w, 1, -1), bias)
+    return None if out is None else out.reshape((n, o) + tuple(outs))
 
 
 def _blas_backward_data(grid, W, bias, offs, full, crop, length):
@@ -322,12 +322,9 @@ def _blas_backward_data(grid, W, bias, offs, full, crop, length):
             cols[j] = flat[:, a:b, most - off:most - off + size]
         return cols
 
-    sums = _blas_blocks(cols_of, n, c, o, size, len(offs), np.moveaxis(W, 0, -1))
-    if sums is None:
+    out = _blas_blocks(cols_of, n, c, o, size, len(offs), np.moveaxis(W, 0, -1))
+    if out is None:
         return None
-    out = sums[0]
-    for res in sums[1:]:
-        out += res
     out = np.ascontiguousarray(out.reshape((n, o) + tuple(full))[(slice(None),) + crop])
     if bias is not None:
         out += bias.astype(np.float32).reshape(-1, 1, 1, 1)
