@@ -75,7 +75,8 @@ def _vjp(n, g):
     from ..engine import grad_mode
 
     a1, a2 = raw(x1), raw(x2)
-    if p in (1.0, 2.0) and not n.attrs.get("mm") and not grad_mode.STATE.enabled and \
+    kernel_p = p in (1.0, 2.0) or (a1.dtype == np.float32 and p != 0 and math.isfinite(p))
+    if kernel_p and not n.attrs.get("mm") and not grad_mode.STATE.enabled and \
             _kernel_ok(a1, a2):   # torch's backward kernel (_cdist_kernel); create_graph below
         from ._cdist_kernel import backward_x1, forward
 

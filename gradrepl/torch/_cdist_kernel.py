@@ -5,9 +5,10 @@ float32/float64, the direct path (not the matrix-product one):
   ``agg = agg + map(|a - b|)`` in the dtype: p = 1 ``d``, p = 2 ``d * d`` (sqrt at the end;
   the loop's vectorized part rounds the square, its scalar tail fuses it), p = 0 ``min(ceil(d), 1)``, p = inf a max, other p the C
   library's ``pow(d, p)`` and ``pow(agg, 1.0 / p)`` in double at the end;
-- backward (``run_backward_parallel_cdist``) for p = 1 and p = 2: per element of x1 a running
-  sum over x2's rows in order, ``res + grad * sign(diff)`` / ``res + grad * diff / dist``
-  (0 where dist == 0); x2's gradient is the same kernel on (grad^T, x2, x1, dist^T).
+- backward (``run_backward_parallel_cdist``) for p = 1 and p = 2 (any p for float32): per
+  element of x1 a running sum over x2's rows in order, ``res + grad * sign(diff)`` /
+  ``res + grad * diff / dist`` / the pow forms (0 where dist == 0); x2's gradient is the same
+  kernel on (grad^T, x2, x1, dist^T).
 """
 from __future__ import annotations
 
@@ -71,8 +72,20 @@ def _sign(d):
         np.minimum(np.maximum(T(-1), np.floor(d)), T(0))
 
 
+def _vpow(x, y):
+    """``Vectorized<float>::pow``: SLEEF's powf_u10 (lane by lane)."""
+    from ..engine.ops._kernels import sleef_pow
+
+    flat = np.ascontiguousarray(x, np.float32).reshape(-1)
+    return np.asarray(sleef_pow(flat, np.full(flat.shape, y, np.float32)),
+                      np.float32).reshape(np.shape(x))
+
+
 def backward_x1(grad, x1, x2, dist, p):
-    """The gradient of x1 (p = 1 or 2): (..., r1, m)."""
+    """The gradient of x1 (p = 1 or 2; other p for float32, its vector pow being SLEEF's powf):
+    (..., r1, m)."""
+    if p not in (1, 2):
+        return _backward_pow(grad, x1, x2, dist, p)
     with np.errstate(all="ignore"):
         res = np.zeros(np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2]) + x1.shape[-2:],
                        x1.dtype)
@@ -85,4 +98,24 @@ def backward_x1(grad, x1, x2, dist, p):
                 dj = dist[..., :, j:j + 1]
                 term = (gj * diff) / dj
                 res = res + np.where(dj == 0, x1.dtype.type(0), term)
+    return res
+
+
+def _backward_pow(grad, x1, x2, dist, p):
+    """lttdist_calc (p < 2): sign(diff) * |diff|^(p-1) * grad / dist^(p-1); pdist_calc (p > 2):
+    diff * |diff|^(p-2) * grad / dist^(p-1); 0 where dist == 0; summed over x2's rows."""
+    T = np.float32
+    pf = T(p)
+    with np.errstate(all="ignore"):
+        res = np.zeros(np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2]) + x1.shape[-2:], T)
+        for j in range(x2.shape[-2]):
+            diff = (x1 - x2[..., j:j + 1, :]).astype(T)
+            gj = grad[..., :, j:j + 1]
+            dj = dist[..., :, j:j + 1]
+            dpow = _vpow(np.broadcast_to(dj, diff.shape), pf - T(1))
+            if p < 2:
+                term = ((_sign(diff) * _vpow(np.abs(diff), pf - T(1))) * gj) / dpow
+            else:
+                term = ((diff * _vpow(np.abs(diff), pf - T(2))) * gj) / dpow
+            res = (res + np.where(dj == 0, T(0), term)).astype(T)
     return res
