@@ -219,3 +219,13 @@ def test_jit_1x1_chunked_chains_equal_their_replay(monkeypatch, n, c, o, p, chun
         assert _same(run(), _replayed(monkeypatch, run))
     minus = np.full((n, o, p), -0.0, F32)
     assert M._blas_chains_from(minus, w, x, chunk) is None     # (-0 kept by the replay only)
+
+
+@pytest.mark.parametrize("m,k,n", [(6, 100, 9), (3, 700, 27), (8, 33, 5), (1, 16, 1)])
+def test_small_n_lanes_equal_their_replay(monkeypatch, m, k, n):
+    # x64:gemm:jit's small-N kernel: lane l one chain over k = l, l + 16, ...
+    from gradrepl.torch.nn import _onednn_conv_gemm as M
+    rng = np.random.default_rng(m * k)
+    a = rng.standard_normal((m, k)).astype(F32)
+    b = rng.standard_normal((n, k)).astype(F32)
+    assert _same(M._lanes(a, b), _replayed(monkeypatch, lambda: M._lanes(a, b)))

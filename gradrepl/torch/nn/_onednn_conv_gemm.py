@@ -514,6 +514,11 @@ def _lanes(a, b):
     pb = np.zeros((b.shape[0], steps * SIMD))
     pb[:, :k] = b
     a3, b3 = pa.reshape(m, steps, SIMD), pb.reshape(-1, steps, SIMD)
+    from ._fma_gemm import chains     # (each lane's chain by numpy's BLAS where checked)
+
+    got = chains(np.transpose(a3, (2, 0, 1)), np.transpose(b3, (2, 1, 0)))
+    if got is not None:
+        return np.ascontiguousarray(np.transpose(got, (1, 2, 0)))
     acc = np.zeros((m, b.shape[0], SIMD), np.float32)
     tmp = np.empty(acc.shape)
     for j in range(steps):
