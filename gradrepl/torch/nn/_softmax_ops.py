@@ -46,13 +46,52 @@ def _lsm_fwd(x, axis):
     return NN.log_softmax_kernel(x, axis) if k is None else k(x, axis % x.ndim)
 
 
-def _exact_vjp(last, inner, engine_vjp):
+def _softmax_grad_vjp(n, gg):
+    """SoftmaxBackwardDataBackward0 (inputs output y, grad_output g): ATen's
+    ``softmax_double_backward`` for y, ``g * gg - (y * g).sum(dim, True) * gg -
+    g * (y * gg).sum(dim, True)``, and ``_softmax_backward_data(gg, y)`` for g (checked equal
+    to the bit with real torch 2.13 here)."""
+    from .. import _ops as O
+
+    y, g = n.inputs
+    axis = n.attrs["axis"]
+    d_y = g * gg - O.sum(y * g, axis, True) * gg - g * O.sum(y * gg, axis, True)
+    return d_y, _recorded_grad(_SM_GRAD, y, gg, axis)
+
+
+def _log_softmax_grad_vjp(n, gg):
+    """LogSoftmaxBackwardDataBackward0: ``-g.sum(dim, True) * y.exp() * gg`` for y and
+    ``gg - (gg * y.exp()).sum(dim, True)`` for g (real torch 2.13's bits, checked here)."""
+    from .. import _ops as O
+
+    y, g = n.inputs
+    axis = n.attrs["axis"]
+    d_y = -O.sum(g, axis, True) * O.exp(y) * gg
+    return d_y, gg - O.sum(gg * O.exp(y), axis, True)
+
+
+_SM_GRAD = top("softmax_grad", "SoftmaxBackwardDataBackward0", "all")
+_SM_GRAD.vjp = _softmax_grad_vjp
+_LSM_GRAD = top("log_softmax_grad", "LogSoftmaxBackwardDataBackward0", "all")
+_LSM_GRAD.vjp = _log_softmax_grad_vjp
+
+
+def _recorded_grad(op, y, g, axis):
+    from ...engine.registry import apply
+
+    return apply(op, (y, g), {"axis": axis})
+
+
+def _exact_vjp(last, inner, engine_vjp, grad_op=None):
     @exact_first_order
     def vjp(n, g):
         y = n.out()
         axis = n.attrs["axis"]
         ya, ga = raw(y), raw(g)   # (the arrays: the torch Tensor's .data looks at its caller)
         k = _kernel(ya, axis, last, inner)
+        if is_grad_enabled() and grad_op is not None and ga.dtype == ya.dtype:
+            # (create_graph: torch's *BackwardData node, differentiated by torch's formulas)
+            return (_recorded_grad(grad_op, y, g, axis),)
         if is_grad_enabled() or k is None or ga.dtype != ya.dtype:
             return engine_vjp(n, g)
         gi = k(ya, np.ascontiguousarray(ga), axis % ya.ndim)
@@ -84,9 +123,10 @@ EXACT_GRAD_FORWARDS = {
 _SM_BASE = top("softmax", "SoftmaxBackward0", "out")
 _LSM_BASE = top("log_softmax", "LogSoftmaxBackward0", "out")
 SOFTMAX = _with(_SM_BASE, _sm_fwd, _exact_vjp(K.softmax_backward, K.softmax_backward_inner,
-                                               _SM_BASE.vjp))
+                                               _SM_BASE.vjp, _SM_GRAD))
 LOG_SOFTMAX = _with(_LSM_BASE, _lsm_fwd, _exact_vjp(K.log_softmax_backward,
-                                                    K.log_softmax_backward_inner, _LSM_BASE.vjp))
+                                                    K.log_softmax_backward_inner, _LSM_BASE.vjp,
+                                                    _LSM_GRAD))
 
 
 # ------------------------------------------------------------------------------ nll_loss
