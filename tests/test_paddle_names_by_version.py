@@ -13,7 +13,10 @@ from gradrepl.paddle._paddle_names import NAMES
 MODULES = ["paddle", "paddle.nn", "paddle.nn.functional", "paddle.nn.initializer",
            "paddle.linalg", "paddle.optimizer", "paddle.optimizer.lr", "paddle.io",
            "paddle.vision.transforms", "paddle.vision.models", "paddle.metric", "paddle.static",
-           "paddle.autograd", "paddle.distribution"]
+           "paddle.autograd", "paddle.distribution", "paddle.vision", "paddle.vision.ops",
+           "paddle.vision.datasets", "paddle.text", "paddle.signal", "paddle.audio",
+           "paddle.audio.functional", "paddle.audio.features", "paddle.nn.utils",
+           "paddle.geometric", "paddle.utils", "paddle.regularizer"]
 
 
 @pytest.fixture(params=["2.6", "3"])
@@ -104,3 +107,32 @@ def test_from_import_hasattr_all_and_layers_that_need_a_3x_function():
         assert hasattr(paddle.Tensor, "requires_grad") and hasattr(paddle.ones([1]), "apply")
     finally:
         profiles.set_profile(before)
+
+
+@pytest.mark.parametrize("qualname,name", [("paddle.vision.ops", "prior_box"),
+                                           ("paddle.vision.ops", "deform_conv2d"),
+                                           ("paddle.utils", "flops")])
+def test_a_name_paddle_has_and_gradrepl_lacks_says_so(version, qualname, name):
+    """Lecture code calling a detection op gradrepl does not emulate gets an AttributeError
+    naming it as not emulated, not Paddle's "no attribute" (which would say the name is wrong)."""
+    assert name in NAMES[version][qualname]
+    with pytest.raises(AttributeError) as e:
+        getattr(_module(qualname), name)
+    assert f"does not emulate {qualname}.{name}" in str(e.value)
+
+
+def test_every_gated_module_is_in_the_names_table():
+    """A module that installs the gate has its names in the table (else every public name of it
+    would raise)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(paddle.__file__).parent
+    gated = set()
+    for path in root.rglob("*.py"):
+        if re.search(r"^_gate\(__name__\)$", path.read_text(encoding="utf-8"), re.M):
+            rel = path.relative_to(root).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            gated.add(".".join(["paddle", *parts]))
+    assert gated <= set(NAMES["3"]) and gated <= set(NAMES["2.6"]), sorted(gated - set(NAMES["3"]))
+    assert gated >= set(MODULES)

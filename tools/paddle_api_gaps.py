@@ -27,7 +27,10 @@ import sys
 TARGETS = ["paddle", "paddle.Tensor", "paddle.nn", "paddle.nn.functional", "paddle.nn.initializer",
            "paddle.linalg", "paddle.fft", "paddle.optimizer", "paddle.optimizer.lr", "paddle.io",
            "paddle.vision.transforms", "paddle.vision.models", "paddle.metric", "paddle.static",
-           "paddle.autograd", "paddle.distribution"]
+           "paddle.autograd", "paddle.distribution", "paddle.vision", "paddle.vision.ops",
+           "paddle.vision.datasets", "paddle.text", "paddle.signal", "paddle.audio",
+           "paddle.audio.functional", "paddle.audio.features", "paddle.nn.utils",
+           "paddle.geometric", "paddle.utils", "paddle.regularizer", "paddle.callbacks"]
 
 # (profile, oracle python) per emulated version
 VERSIONS = {"3": ("3", "/work/vpaddle/bin/python"), "2.6": ("2.6", "/work/vpaddle26/bin/python")}

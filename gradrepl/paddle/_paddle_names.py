@@ -287,6 +287,83 @@ NAMES = {
             laplace lkj_cholesky lognormal multinomial multivariate_normal normal poisson
             register_kl student_t transform transformed_distribution uniform variable
         """.split()),
+        'paddle.vision': frozenset("""
+            AlexNet BaseTransform BrightnessTransform CenterCrop Cifar10 Cifar100 ColorJitter
+            Compose ContrastTransform DatasetFolder DenseNet FashionMNIST Flowers GoogLeNet
+            Grayscale HueTransform ImageFolder InceptionV3 LeNet MNIST MobileNetV1 MobileNetV2
+            MobileNetV3Large MobileNetV3Small Normalize Pad RandomCrop RandomHorizontalFlip
+            RandomResizedCrop RandomRotation RandomVerticalFlip ResNet Resize SaturationTransform
+            ShuffleNetV2 SqueezeNet ToTensor Transpose VGG VOC2012 adjust_brightness adjust_contrast
+            adjust_hue alexnet center_crop crop datasets densenet121 densenet161 densenet169
+            densenet201 densenet264 get_image_backend googlenet hflip image image_load inception_v3
+            mobilenet_v1 mobilenet_v2 mobilenet_v3_large mobilenet_v3_small models nn normalize ops
+            pad paddle resize resnet101 resnet152 resnet18 resnet34 resnet50 resnext101_32x4d
+            resnext101_64x4d resnext152_32x4d resnext152_64x4d resnext50_32x4d resnext50_64x4d
+            rotate set_image_backend shufflenet_v2_swish shufflenet_v2_x0_25 shufflenet_v2_x0_33
+            shufflenet_v2_x0_5 shufflenet_v2_x1_0 shufflenet_v2_x1_5 shufflenet_v2_x2_0
+            squeezenet1_0 squeezenet1_1 to_grayscale to_tensor transforms vflip vgg11 vgg13 vgg16
+            vgg19 wide_resnet101_2 wide_resnet50_2
+        """.split()),
+        'paddle.vision.ops': frozenset("""
+            BatchNorm2D Callable Conv2D ConvNormActivation DeformConv2D Layer LayerHelper Literal
+            Normal PSRoIPool ReLU RoIAlign RoIPool Sequential TYPE_CHECKING Variable annotations
+            box_coder check_type check_variable_and_dtype convert_np_dtype_to_dtype_ convert_to_list
+            core decode_jpeg deform_conv2d distribute_fpn_proposals generate_proposals
+            in_dygraph_mode in_dynamic_or_pir_mode in_pir_mode matrix_nms nms np overload paddle
+            prior_box psroi_pool read_file roi_align roi_pool yolo_box yolo_loss
+        """.split()),
+        'paddle.vision.datasets': frozenset("""
+            Cifar10 Cifar100 DatasetFolder FashionMNIST Flowers ImageFolder MNIST VOC2012 cifar
+            flowers folder mnist voc2012
+        """.split()),
+        'paddle.text': frozenset("""
+            Conll05st Imdb Imikolov Movielens UCIHousing ViterbiDecoder WMT14 WMT16 datasets
+            viterbi_decode
+        """.split()),
+        'paddle.signal': frozenset("""
+            LayerHelper Literal TYPE_CHECKING annotations check_variable_and_dtype fft_c2c fft_c2r
+            fft_r2c frame in_dynamic_mode in_dynamic_or_pir_mode in_pir_mode is_complex istft
+            overlap_add paddle stft
+        """.split()),
+        'paddle.audio': frozenset("""
+            backends datasets features functional info load save
+        """.split()),
+        'paddle.audio.functional': frozenset("""
+            compute_fbank_matrix create_dct fft_frequencies functional get_window hz_to_mel
+            mel_frequencies mel_to_hz power_to_db window
+        """.split()),
+        'paddle.audio.features': frozenset("""
+            LogMelSpectrogram MFCC MelSpectrogram Spectrogram layers
+        """.split()),
+        'paddle.nn.utils': frozenset("""
+            clip_grad_norm_ clip_grad_value_ dygraph_utils parameters_to_vector remove_weight_norm
+            spectral_norm spectral_norm_hook transform_parameters vector_to_parameters weight_norm
+            weight_norm_hook
+        """.split()),
+        'paddle.geometric': frozenset("""
+            math message_passing reindex reindex_graph reindex_heter_graph sample_neighbors sampling
+            segment_max segment_mean segment_min segment_sum send_u_recv send_ue_recv send_uv
+            weighted_sample_neighbors
+        """.split()),
+        'paddle.utils': frozenset("""
+            OpLastCheckpointChecker assert_same_structure bwd_graph_utils
+            capture_backward_subgraph_guard capture_forward_subgraph_guard check_shape
+            convert_shape_to_list convert_to_list copy_mutable_vars cpp_extension decorator_utils
+            deprecated dlpack download environments flatten flops fwd_graph_utils gast
+            get_inputs_outputs_in_block get_int_tensor_list get_shape_tensor_inputs
+            hold_mutable_vars image_util inplace_utils install_check is_same_shape is_sequence
+            layers_utils lazy_import map_structure op_version pack_sequence_as
+            padding_to_same_structure require_version run_check strtobool to_sequence
+            try_get_constant_shape_from_tensor try_import unique_name
+        """.split()),
+        'paddle.regularizer': frozenset("""
+            L1Decay L2Decay WeightDecayRegularizer annotations framework in_dynamic_or_pir_mode
+            paddle pir
+        """.split()),
+        'paddle.callbacks': frozenset("""
+            Callback EarlyStopping LRScheduler ModelCheckpoint ProgBarLogger ReduceLROnPlateau
+            VisualDL WandbCallback
+        """.split()),
     },
     '2.6': {
         'paddle': frozenset("""
@@ -513,6 +590,78 @@ NAMES = {
             cauchy constraint dirichlet distribution exponential_family geometric gumbel independent
             kl kl_divergence laplace lognormal multinomial normal register_kl transform
             transformed_distribution uniform variable
+        """.split()),
+        'paddle.vision': frozenset("""
+            AlexNet BaseTransform BrightnessTransform CenterCrop Cifar10 Cifar100 ColorJitter
+            Compose ContrastTransform DatasetFolder DenseNet FashionMNIST Flowers GoogLeNet
+            Grayscale HueTransform ImageFolder InceptionV3 LeNet MNIST MobileNetV1 MobileNetV2
+            MobileNetV3Large MobileNetV3Small Normalize Pad RandomCrop RandomHorizontalFlip
+            RandomResizedCrop RandomRotation RandomVerticalFlip ResNet Resize SaturationTransform
+            ShuffleNetV2 SqueezeNet ToTensor Transpose VGG VOC2012 adjust_brightness adjust_contrast
+            adjust_hue alexnet center_crop crop datasets densenet121 densenet161 densenet169
+            densenet201 densenet264 get_image_backend googlenet hflip image image_load inception_v3
+            mobilenet_v1 mobilenet_v2 mobilenet_v3_large mobilenet_v3_small models nn normalize ops
+            pad paddle resize resnet101 resnet152 resnet18 resnet34 resnet50 resnext101_32x4d
+            resnext101_64x4d resnext152_32x4d resnext152_64x4d resnext50_32x4d resnext50_64x4d
+            rotate set_image_backend shufflenet_v2_swish shufflenet_v2_x0_25 shufflenet_v2_x0_33
+            shufflenet_v2_x0_5 shufflenet_v2_x1_0 shufflenet_v2_x1_5 shufflenet_v2_x2_0
+            squeezenet1_0 squeezenet1_1 to_grayscale to_tensor transforms vflip vgg11 vgg13 vgg16
+            vgg19 wide_resnet101_2 wide_resnet50_2
+        """.split()),
+        'paddle.vision.ops': frozenset("""
+            BatchNorm2D Conv2D ConvNormActivation DeformConv2D Layer LayerHelper Normal PSRoIPool
+            ReLU RoIAlign RoIPool Sequential Variable box_coder check_type check_variable_and_dtype
+            convert_to_list core decode_jpeg deform_conv2d distribute_fpn_proposals
+            generate_proposals in_dygraph_mode in_dynamic_or_pir_mode matrix_nms nms np paddle
+            prior_box psroi_pool read_file roi_align roi_pool yolo_box yolo_loss
+        """.split()),
+        'paddle.vision.datasets': frozenset("""
+            Cifar10 Cifar100 DatasetFolder FashionMNIST Flowers ImageFolder MNIST VOC2012 cifar
+            flowers folder mnist voc2012
+        """.split()),
+        'paddle.text': frozenset("""
+            Conll05st Imdb Imikolov Movielens UCIHousing ViterbiDecoder WMT14 WMT16 datasets
+            viterbi_decode
+        """.split()),
+        'paddle.signal': frozenset("""
+            LayerHelper check_variable_and_dtype fft_c2c fft_c2r fft_r2c frame in_dynamic_mode
+            is_complex istft overlap_add paddle stft
+        """.split()),
+        'paddle.audio': frozenset("""
+            backends datasets features functional info load save
+        """.split()),
+        'paddle.audio.functional': frozenset("""
+            compute_fbank_matrix create_dct fft_frequencies functional get_window hz_to_mel
+            mel_frequencies mel_to_hz power_to_db window
+        """.split()),
+        'paddle.audio.features': frozenset("""
+            LogMelSpectrogram MFCC MelSpectrogram Spectrogram layers
+        """.split()),
+        'paddle.nn.utils': frozenset("""
+            clip_grad_norm_ clip_grad_value_ dygraph_utils parameters_to_vector remove_weight_norm
+            spectral_norm spectral_norm_hook transform_parameters vector_to_parameters weight_norm
+            weight_norm_hook
+        """.split()),
+        'paddle.geometric': frozenset("""
+            math message_passing reindex reindex_graph reindex_heter_graph sample_neighbors sampling
+            segment_max segment_mean segment_min segment_sum send_u_recv send_ue_recv send_uv
+            weighted_sample_neighbors
+        """.split()),
+        'paddle.utils': frozenset("""
+            OpLastCheckpointChecker assert_same_structure check_shape convert_shape_to_list
+            convert_to_list copy_mutable_vars cpp_extension deprecated dlpack download environments
+            flatten flops gast get_inputs_outputs_in_block get_int_tensor_list
+            get_shape_tensor_inputs hold_mutable_vars image_util inplace_utils install_check
+            is_sequence layers_utils lazy_import map_structure op_version pack_sequence_as
+            padding_to_same_structure require_version run_check to_sequence
+            try_get_constant_shape_from_tensor try_import try_set_static_shape_tensor unique_name
+        """.split()),
+        'paddle.regularizer': frozenset("""
+            L1Decay L2Decay WeightDecayRegularizer framework in_dynamic_or_pir_mode pir
+        """.split()),
+        'paddle.callbacks': frozenset("""
+            Callback EarlyStopping LRScheduler ModelCheckpoint ProgBarLogger ReduceLROnPlateau
+            VisualDL WandbCallback
         """.split()),
     },
 }

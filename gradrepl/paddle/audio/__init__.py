@@ -21,3 +21,7 @@ def __getattr__(name):
                              f"paddle does not emulate paddle.audio.{name}: "
                              f"{_NOT_EMULATED[name]})")
     raise AttributeError(f"module 'paddle.audio' has no attribute '{name}'")
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

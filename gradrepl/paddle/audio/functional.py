@@ -130,3 +130,7 @@ def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
         dct[0] *= 1.0 / math.sqrt(2.0)
         dct *= math.sqrt(2.0 / float(n_mels))
     return dct.T
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -116,3 +116,7 @@ def __getattr__(name):
     from .. import not_emulated
 
     raise not_emulated.error("paddle.geometric", name)
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

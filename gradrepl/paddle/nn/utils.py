@@ -110,3 +110,7 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
     from .gaps import spectral_norm as _sn
 
     return _sn(layer, name, n_power_iterations, eps, dim)
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

@@ -217,3 +217,7 @@ def strtobool(val):
     if v in ("n", "no", "f", "false", "off", "0"):
         return False
     raise ValueError(f"invalid truth value {val!r}")
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

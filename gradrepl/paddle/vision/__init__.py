@@ -11,3 +11,7 @@ from .models import *  # noqa: F401,F403
 from .transforms import *  # noqa: F401,F403
 
 __all__ = ["set_image_backend", "get_image_backend", "image_load"]
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

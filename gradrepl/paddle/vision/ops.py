@@ -62,3 +62,7 @@ class RoIAlign(nn.Layer):
 for _cls in (RoIPool, RoIAlign):
     _cls.__module__ = "paddle.vision.ops"
 __all__ += ["RoIPool", "RoIAlign"]
+
+from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)

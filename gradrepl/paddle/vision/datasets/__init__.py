@@ -9,3 +9,7 @@ from .voc2012 import VOC2012
 
 __all__ = ["DatasetFolder", "ImageFolder", "MNIST", "FashionMNIST", "Flowers", "Cifar10",
            "Cifar100", "VOC2012"]
+
+from ...names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
+
+_gate(__name__)
