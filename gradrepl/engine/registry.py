@@ -30,6 +30,8 @@ class OpDef:
     n_outputs: int = 1
     broadcast: bool = False             # inputs broadcast: gradients are summed back to shape
     legacy_name: str | None = None      # the 2.2 guide's name of the backward op (MulBackward)
+    node_name: str | None = None        # Paddle 2.6+'s node name where it is not the op's name
+                                        # + GradNode (add_n: AddNGradNodeFinal, measured)
     diff_inputs: tuple | None = None    # indices of inputs that take gradients (None: all)
     diff_outputs: tuple | None = None   # outputs that carry gradients (None: all)
     saves_inputs: bool = True           # the VJP reads its inputs' values; False (only shapes,
@@ -57,6 +59,8 @@ class OpDef:
         """CamelCase name of the backward op as Paddle 2.6+ calls it (MultiplyGradNode); the
         node of a gradient op ``x_grad`` is ``XDoubleGradNode``, of ``x_double_grad``
         ``XTripleGradNode`` (real 3.3.1: TanhDoubleGradNode, PowTripleGradNode)."""
+        if self.node_name:
+            return self.node_name
         name, suffix = self.name, "GradNode"
         for tail, node in (("_double_grad", "TripleGradNode"), ("_grad", "DoubleGradNode")):
             if name.endswith(tail):

@@ -268,12 +268,31 @@ def remainder(x, y):
     return apply(REMAINDER, (x, y))
 
 
-def add_n(xs):
-    """Sum of a list of same-shape tensors, left to right (Paddle's sum kernel)."""
-    out = xs[0]
-    for t in xs[1:]:
-        out = add(out, t)
+def _add_n_fwd(*xs):
+    """Paddle's add_n kernel: the first two added, then each next one onto the running sum."""
+    out = np.array(xs[0]) if len(xs) == 1 else np.add(xs[0], xs[1])
+    for x in xs[2:]:
+        np.add(out, x, out=out)
     return out
+
+
+ADD_N = register("add_n", _add_n_fwd, lambda n, g: (g,) * len(n.in_meta),
+                 legacy_name="AddNBackward", node_name="AddNGradNodeFinal",
+                 examples=[([(2, 3), (2, 3), (2, 3)], {}), ([(3,)], {})], saves_inputs=False,
+                 saves_output=False)
+
+
+def add_n(xs):
+    """Sum of a list of same-shape, same-dtype tensors, left to right, as ONE node (Paddle's
+    AddNGradNodeFinal: its inputs' gradients leave in input order, so a leaf used in several
+    of them accumulates them in that order). A dtype kept in another's bits (bfloat16) adds
+    pair by pair, each sum rounded."""
+    if STORAGE and xs[0].data.dtype in STORAGE:
+        out = xs[0]
+        for t in xs[1:]:
+            out = add(out, t)
+        return out
+    return apply(ADD_N, tuple(xs))
 
 
 # ============================================================== scale, div_scale, cast

@@ -285,11 +285,36 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
     return _checked("pow", x, lambda: M.pow_scalar(x, y))
 
 
+def _add_n_list_error(detail=""):
+    line = 1562 if profiles.current().api3 else 1383
+    return ValueError("(InvalidArgument) add_n(): argument 'inputs' (position 0) must be list of "
+                      f"Tensors{detail} (at /paddle/paddle/fluid/pybind/eager_utils.cc:{line})\n")
+
+
 def add_n(inputs, name=None):
-    """Sum of a tensor or a list of tensors of one dtype and shape."""
-    if isinstance(inputs, _T):
-        return inputs
-    inputs = list(inputs)
+    """Sum of a tensor or a list of tensors of one dtype and shape: one AddNGradNodeFinal node
+    (a lone tensor too: a new tensor), Paddle's argument and shape errors."""
+    inputs = [inputs] if isinstance(inputs, _T) else list(inputs)
+    if not inputs:
+        raise _add_n_list_error(", but got empty list")
+    for t in inputs:
+        if not isinstance(t, _T):   # (real 2.6.2 faults here; 3.3.1's message)
+            raise ValueError(
+                "(InvalidArgument) add_n(): argument 'inputs' (position 0) must be list of "
+                "Tensors\n  [Hint: Expected PyObject_TypeCheck(((PyObject*)((tensor_obj))), "
+                "p_tensor_type) == true, but received PyObject_TypeCheck(((PyObject*)"
+                "((tensor_obj))), p_tensor_type):0 != true:1.] (at /paddle/paddle/fluid/pybind/"
+                "eager_utils.cc:1571)\n")
+    first = inputs[0].data.shape
+    for i, t in enumerate(inputs[1:], 1):
+        if t.data.shape != first:
+            op, line = ("AddNOp", 423) if profiles.current().api3 else ("SumOp", 418)
+            dims = lambda s: ", ".join(map(str, s))   # noqa: E731  (a DDim as Paddle prints it)
+            raise ValueError(
+                f"(InvalidArgument) The input tensor X of {op} must have same shape. But "
+                f"received X[0]'s shape = [{dims(first)}], X[{i}]'s shape = [{dims(t.data.shape)}]."
+                f"\n  [Hint: Expected in_dim == x_dim, but received in_dim:{dims(first)} != "
+                f"x_dim:{dims(t.data.shape)}.] (at /paddle/paddle/phi/infermeta/multiary.cc:{line})\n")
     dt = inputs[0].data.dtype
     for t in inputs[1:]:
         if t.data.dtype != dt:
