@@ -127,3 +127,13 @@ ARRAY_BLOCK_OUT = (ARRAY_OUT.replace("[1. 1.] [1. 1.] [1. 1.] [1. 1.] [[1. 1.]\n
 
 def test_prints_and_warnings_keep_real_torchs_order_with_buffered_stdout(tmp_path):
     assert _merged(tmp_path, ARRAY, unbuffered=False) == ARRAY_BLOCK_OUT
+
+
+# torch.lu_solve and Tensor.lu_solve: ATen's warning once, at the user's line (real torch 2.13,
+# this machine; PYTHONUNBUFFERED=1). Found by conformance-torch-docs' torch.lu_solve case.
+LU_SOLVE = 'import torch\ntorch.manual_seed(0)\nA = torch.randn(2, 3, 3)\nb = torch.randn(2, 3, 1)\nLU, pivots = torch.linalg.lu_factor(A)\nx = b.lu_solve(LU, pivots)\nx = torch.lu_solve(b, LU, pivots)\nprint(torch.dist(A @ x, b) < 1e-5)\n'
+LU_SOLVE_OUT = '<SCRIPT>:6: UserWarning: torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B) (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2230.)\n  x = b.lu_solve(LU, pivots)\ntensor(True)\n'
+
+
+def test_lu_solve_warns_once_as_torch(tmp_path):
+    assert _merged(tmp_path, LU_SOLVE) == LU_SOLVE_OUT

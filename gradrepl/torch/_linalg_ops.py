@@ -76,6 +76,11 @@ _LU_DEPRECATED = (
     "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
     "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
     + _ATEN + "BatchLinearAlgebra.cpp:2073.)")
+_LU_SOLVE_DEPRECATED = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+    "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+    "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+    "X = torch.linalg.lu_solve(LU, pivots, B)" + _ATEN + "BatchLinearAlgebra.cpp:2230.)")
 _CHAIN_DEPRECATED = (
     "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
     "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
@@ -165,6 +170,7 @@ def lu(A, pivot=True, get_infos=False, out=None, _site="lu_functional"):  # noqa
 
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: A002
+    _aten_warn_once(_LU_SOLVE_DEPRECATED)   # (torch's words, its missing space included)
     return linalg.lu_solve(LU_data, LU_pivots, b)
 
 
