@@ -16,7 +16,7 @@ import platform
 import numpy as np
 import pytest
 
-from conftest import skip_unless_mkl_path, skip_without_mkl
+from conftest import skip_unless_mkl_path
 
 # real Paddle: the same for 3.3.1 and 2.6.2 unless a (3.3.1, 2.6.2) pair
 _FUNCTIONAL = {
@@ -101,7 +101,7 @@ def test_functional(version):
 @pytest.mark.parametrize("window", list(_WINDOWS), ids=str)
 def test_get_window(version, window):
     if window == "taylor":
-        skip_without_mkl("the taylor window's float64 cos (MKL's vdCos, as real Paddle on x86-64)")
+        skip_unless_mkl_path("the taylor window's float64 cos (MKL's vdCos, as real Paddle on x86-64)")
     import gradrepl.paddle as paddle
 
     AF = paddle.audio.functional

@@ -16,7 +16,7 @@ from gradrepl.torch.nn import _fma_gemm as G
 from gradrepl.torch.nn import _onednn_conv as O
 from gradrepl.torch.nn._onednn_conv_bwd_w import fma_chains
 
-from conftest import skip_unless_onednn_avx512_core, skip_without_mkl
+from conftest import skip_unless_onednn_avx512_core, skip_unless_mkl_path
 
 F32 = np.float32
 
@@ -125,7 +125,7 @@ print(float(loss.item()).hex(), h.hexdigest()[:16])
 
 
 def test_small_cnn_twenty_sgd_steps_are_real_torchs(tmp_path):
-    skip_without_mkl("the small CNN's record (its Linear layer is MKL sgemm)")
+    skip_unless_mkl_path("the small CNN's record (its Linear layer is MKL sgemm)")
     # benchmarks/lecture_loops.py's small_cnn: real torch 2.13.0 (2 threads: conftest) on this Intel
     # Sapphire Rapids printed this after 20 steps (the last loss, the parameters' sha256)
     skip_unless_onednn_avx512_core("the small CNN's record")
@@ -193,7 +193,7 @@ print(hashlib.sha256(y.detach().numpy().tobytes()).hexdigest()[:12])
 
 
 def test_dcgan_generator_layers_are_real_torchs(tmp_path):
-    skip_without_mkl("the DCGAN layers' record (MKL products)")
+    skip_unless_mkl_path("the DCGAN layers' record (MKL products)")
     # stride-2 ConvTranspose2d (oneDNN's brgconv_strided, its chains now by BLAS) into a
     # stride-2 Conv2d; real torch 2.13.0 (2 threads) on this Intel Sapphire Rapids printed these
     skip_unless_onednn_avx512_core("the DCGAN layers' record")

@@ -12,7 +12,7 @@ here), so the bits are compared on AVX-512 machines only.
 """
 import gradrepl.torch as torch
 import gradrepl.torch.nn.functional as F
-from conftest import skip_without_avx512, skip_without_mkl
+from conftest import skip_without_avx512, skip_unless_mkl_path
 
 EXPECTED = {'cross_entropy': ('LogSoftmaxBackwardDataBackward0',
                    [[-0.005633808206766844, 0.0003145909868180752, -0.01293264515697956,
@@ -117,7 +117,7 @@ def _second_order():
 
 
 def test_softmax_double_backward_is_torchs():
-    skip_without_mkl("softmax double-backward records (MKL products)")
+    skip_unless_mkl_path("softmax double-backward records (MKL products)")
     skip_without_avx512("softmax/log_softmax second-order bits (SLEEF exp, AVX-512 kernels)")
     got = _second_order()
     for name, want in EXPECTED.items():
