@@ -44,6 +44,19 @@ def skip_without_avx512(what: str) -> None:
         pytest.skip(reason)
 
 
+def skip_unless_x86_64(what: str) -> None:
+    """Skip, printing why, off x86-64: ``what`` was recorded from real torch's x86-64 build,
+    whose vector kernels (SLEEF's x86 functions, ATen's AVX2/AVX-512 builds) the torch dialect
+    follows there; an aarch64 build has other kernels (run under qemu's arm64 user mode)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        reason = (f"{what}: recorded from real torch on x86-64; this is {platform.machine()}, "
+                  "whose torch build has other vector kernels: bytes not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 def skip_unless_onednn_avx512_core(what: str) -> None:
     """Skip, printing why, where oneDNN does not run its ``avx512_core`` kernels (the torch
     dialect's ``_onednn_conv.isa()``): ``what`` was recorded from them, and gradrepl emulates
