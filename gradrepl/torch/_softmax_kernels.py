@@ -326,13 +326,7 @@ def vlog(d):
         tt = ch.fma(ch.fma(x64, _LP0, _LP1).astype(_F64), x64, _LP2)
         if ch.any_midpoint() and not ch.exact():
             return _vlog_each(d)
-        ax, ay = qx * F32(2), qy * F32(2)                          # dfscale
-        rx = sx + ax                                               # dfadd_vf2_vf2_vf2
-        ry = (((sx - rx) + ax) + sy) + ay
-        w = (x2 * qx) * tt
-        r2x = rx + w                                               # dfadd_vf2_vf2_vf
-        r2y = ((rx - r2x) + w) + ry
-        return r2x + r2y
+        return _vlog_sum(sx, sy, qx, qy, x2, tt)
 
 
 _MIN_NORMAL = F32(2.0 ** -126)
@@ -340,6 +334,18 @@ _VLOG_HI = F32(2.0 ** 127)   # (d / 0.75 stays finite)
 _SXB, _SYB = _SX[_E_OFF - 127:_E_OFF + 129], _SY[_E_OFF - 127:_E_OFF + 129]   # by biased exponent
 _P2NEG = np.exp2(127.0 - np.arange(256)).astype(F32)                # 2 ** -e by biased e
 _LP0, _LP1, _LP2 = (float(c) for c in _LOG_P)
+
+
+def _vlog_sum(sx, sy, qx, qy, x2, tt):
+    """SLEEF logf's last steps, shared by the three vlog paths: the exponent's double-float
+    (sx, sy) plus twice the quotient (qx, qy) plus qx**3 * tt, in float32 double-float sums."""
+    ax, ay = qx * F32(2), qy * F32(2)                              # dfscale
+    rx = sx + ax                                                   # dfadd_vf2_vf2_vf2
+    ry = (((sx - rx) + ax) + sy) + ay
+    w = (x2 * qx) * tt
+    r2x = rx + w                                                   # dfadd_vf2_vf2_vf
+    r2y = ((rx - r2x) + w) + ry
+    return r2x + r2y
 
 
 def _vlog_general(d):
@@ -375,13 +381,7 @@ def _vlog_general(d):
                     float(_LOG_P[2]))
         if not ch.exact():
             return _vlog_each(d)
-        ax, ay = qx * F32(2), qy * F32(2)                          # dfscale
-        rx = sx + ax                                               # dfadd_vf2_vf2_vf2
-        ry = (((sx - rx) + ax) + sy) + ay
-        w = (x2 * qx) * tt
-        r2x = rx + w                                               # dfadd_vf2_vf2_vf
-        r2y = ((rx - r2x) + w) + ry
-        r = r2x + r2y
+        r = _vlog_sum(sx, sy, qx, qy, x2, tt)
     return np.asarray(r, F32)
 
 
@@ -404,13 +404,7 @@ def _vlog_each(d):
         qy = fma(qx, qy, fma(ny, t, u))
         x2 = qx * qx
         tt = fma(fma(np.full(d.shape, _LOG_P[0], F32), x2, _LOG_P[1]), x2, _LOG_P[2])
-        ax, ay = qx * F32(2), qy * F32(2)                          # dfscale
-        rx = sx + ax                                               # dfadd_vf2_vf2_vf2
-        ry = (((sx - rx) + ax) + sy) + ay
-        w = (x2 * qx) * tt
-        r2x = rx + w                                               # dfadd_vf2_vf2_vf
-        r2y = ((rx - r2x) + w) + ry
-        r = r2x + r2y
+        r = _vlog_sum(sx, sy, qx, qy, x2, tt)
     return np.asarray(r, F32)
 
 
