@@ -285,18 +285,15 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
     return _checked("pow", x, lambda: M.pow_scalar(x, y))
 
 
-def _add_n_list_error(detail=""):
-    line = 1562 if profiles.current().api3 else 1383
-    return ValueError("(InvalidArgument) add_n(): argument 'inputs' (position 0) must be list of "
-                      f"Tensors{detail} (at /paddle/paddle/fluid/pybind/eager_utils.cc:{line})\n")
-
-
 def add_n(inputs, name=None):
     """Sum of a tensor or a list of tensors of one dtype and shape: one AddNGradNodeFinal node
     (a lone tensor too: a new tensor), Paddle's argument and shape errors."""
     inputs = [inputs] if isinstance(inputs, _T) else list(inputs)
     if not inputs:
-        raise _add_n_list_error(", but got empty list")
+        line = 1562 if profiles.current().api3 else 1383
+        raise ValueError("(InvalidArgument) add_n(): argument 'inputs' (position 0) must be list "
+                         "of Tensors, but got empty list (at /paddle/paddle/fluid/pybind/"
+                         f"eager_utils.cc:{line})\n")
     for t in inputs:
         if not isinstance(t, _T):   # (real 2.6.2 faults here; 3.3.1's message)
             raise ValueError(
