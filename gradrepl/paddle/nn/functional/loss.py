@@ -167,9 +167,11 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
         raise ValueError("The value of epsilon must be between 0 and 1.")
     require_float(label, "label_smooth")  # an integer label has no kernel (cross_entropy's
     classes = label.data.shape[-1]        # label_smoothing with [N, 1] int labels: 3.3.1/2.6.2)
+    # the kernel's constants are float arithmetic on its float attribute, then cast to T
+    keep = float(np.float32(1) - np.float32(epsilon))
     if prior_dist is not None:
-        return M.add(M.scale(label, 1.0 - epsilon), M.scale(prior_dist, epsilon))
-    return M.scale(label, 1.0 - epsilon, epsilon / classes)
+        return M.add(M.scale(label, keep), M.scale(prior_dist, float(np.float32(epsilon))))
+    return M.scale(label, keep, float(np.float32(epsilon) / np.float32(classes)))
 
 
 # ---------------------------------------------------------------------- nll
@@ -235,8 +237,8 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     check_reduction(reduction, "MarginRankingLoss")
     out = M.subtract(other, input)
     out = M.multiply(out, label)
-    if margin != 0.0:
-        out = M.scale(out, 1.0, float(margin))
+    if margin != 0.0:  # an add of a [1] tensor, as Paddle (scale's +bias would turn -0 gradients into +0)
+        out = M.add(out, _const(np.array([margin], out.data.dtype)))
     out = M.relu(out)
     return reduce_loss(out, reduction, mean_all=True)
 
@@ -580,7 +582,9 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
                       name=None):
     paddle = _paddle()
     _check_red(reduction, "gaussian_nll_loss")
-    variance = paddle.clip(variance, min=epsilon)
+    variance = variance.clone()
+    with paddle.no_grad():  # Paddle clamps without autograd: no gradient reaches variance
+        variance = paddle.clip(variance, min=epsilon)
     loss = 0.5 * (paddle.log(variance) + paddle.square(input - label) / variance)
     if full:
         loss = loss + 0.5 * np.log(2 * np.pi)
