@@ -17,7 +17,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish"
 
 def _attr32(v):
     """A float attribute as Paddle's kernels get it: a float32 (a float64 input computes with
-    0.1666667 rounded to float32; real 3.3.1 and 2.6.2: hardsigmoid, selu, rrelu)."""
+    0.1666667 rounded to float32; real 3.3.1 and 2.6.2: hardsigmoid, selu, rrelu, elu, celu)."""
     return float(np.float32(v))
 
 
@@ -38,11 +38,12 @@ def relu6(x, name=None):
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
-    return N.leaky_relu(require_float(x, "leaky_relu"), negative_slope)
+    slope = _attr32(negative_slope) if profiles.current().leaky_relu_slope32 else negative_slope
+    return N.leaky_relu(require_float(x, "leaky_relu"), slope)
 
 
 def elu(x, alpha=1.0, name=None):
-    return N.elu(require_float(x, "elu"), alpha)
+    return N.elu(require_float(x, "elu"), _attr32(alpha))
 
 
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
@@ -164,7 +165,7 @@ def celu(x, alpha=1.0, name=None):
 
     if alpha == 0:
         raise ZeroDivisionError("alpha cannot be 0 for celu")
-    return nn_more.celu(require_float(x, "celu"), alpha)
+    return nn_more.celu(require_float(x, "celu"), _attr32(alpha))
 
 
 def hardshrink(x, threshold=0.5, name=None):
