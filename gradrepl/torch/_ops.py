@@ -835,8 +835,14 @@ def _abs_fwd(x):
 
 
 def _abs_vjp(n, g, engine=None):
-    """AbsBackward0 of a complex input: ``grad * self.sgn()`` with torch's sgn (``_complex_abs``)."""
+    """AbsBackward0: derivatives.yaml's ``grad * self.sgn()``. A real float input: torch's sgn op
+    (a SgnBackward0 node under create_graph, so the gradient has a MulBackward0 grad_fn; sgn of
+    NaN is 0, so NaN's gradient is 0); complex: torch's sgn (``_complex_abs``); else the engine's."""
     x = n.inputs[0].data
+    if x.dtype.kind == "f" and g.data.dtype == x.dtype:
+        from ._ops_math import sgn
+
+        return EM.multiply(g, sgn(n.inputs[0]))
     if x.dtype.kind != "c":
         return engine(n, g)
     from ._complex_abs import sgn
