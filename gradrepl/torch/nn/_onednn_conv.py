@@ -430,6 +430,11 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
         return slow_conv(x, w, bias, stride, pads, dilation)
     if x.dtype != np.float32:
         return None
+    from . import _onednn_dw_conv as dw  # (depthwise: jit_dw)
+
+    if not transposed and x.size and dw.forward_applies(x.shape, w.shape, stride, pads, dilation,
+                                                        groups, x.dtype):
+        return dw.forward(x, w, bias, stride, pads, dilation)
     if transposed:
         out_size = tuple(out_size)[-nd:]
         work = macs(x.shape[0], x.shape[1], w.shape[1], ksize, x.shape[2:])
@@ -557,6 +562,10 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
     got = _onednn_conv_gemm.try_backward(x, w, g, stride, pads, groups, want, dilation)
     if got is not None:
         return got
+    from . import _onednn_dw_conv  # (depthwise: jit_dw)
+
+    if _onednn_dw_conv.is_depthwise(x.shape, w.shape, groups, x.dtype):
+        return _onednn_dw_conv.try_backward(x, w, g, stride, pads, dilation, groups, want)
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
     if work > LIMIT:
         return None, None, None

@@ -1,0 +1,65 @@
+"""torch float32 depthwise convolutions (groups == C_in == C_out) as oneDNN's jit_dw:avx512_core
+kernels sum them (gradrepl/torch/nn/_onednn_dw_conv.py): forward, input, filter and bias
+gradients. The digests are real torch 2.13's (2 threads) on this Intel Sapphire Rapids machine,
+ONEDNN_VERBOSE=1 showing jit_dw:avx512_core for every pass except the 5x5 filter gradient
+(x64:gemm:jit: its output and input gradient only are compared)."""
+import hashlib
+
+import numpy as np
+import pytest
+
+from conftest import skip_unless_onednn_avx512_core
+
+# (n, c, spatial, k, stride, pad, bias): sha1[:16] of y, dx, dw(, db) from real torch 2.13
+REAL = [
+    ((8, 32, (16, 16), 3, 1, 1, True),
+     ['6324005cf576a5a6', '6a7a157cac3704ed', '0838f3bdbcefe0ca', '80a0b647b0436745']),
+    ((4, 32, (15, 15), 3, 2, 1, False),
+     ['2f406d3ffa758990', '14fe2fcef29b85f7', '7e5119584a0e70af']),
+    ((1, 16, (10, 10), 3, 1, 1, True),
+     ['02f076ea1c81b704', '26606423850315cf', 'e19cfbe30986b9a2', 'bf073bc057bf2001']),
+    ((4, 3, (12, 12), 3, 1, 1, True),
+     ['a748fde2b6db1bd1', 'e9c33e2a910f0d85', '130a8eeb2fe6ca7e', '92cbe9c716fce848']),
+    ((2, 20, (9, 40), 3, 1, 1, True),   # 40 columns: the filter gradient's column blocks
+     ['47f569878279c9aa', 'accc1ae3c795b4b3', 'b8cbaf408fe3598c', '3a94f9c574e90e2b']),
+    ((2, 24, (7, 7), 5, 1, 2, True),    # filter gradient on x64:gemm:jit: y, dx only
+     ['eb4b37a71a567b75', '81e5c94c507e3eaa']),
+    ((3, 8, (50,), 3, 1, 1, True),
+     ['1f43a0158c53eafd', '501b3c869ccc6527', '14859b74c4da8e92', 'd3288ab728d0c000']),
+    ((2, 18, (33,), 3, 2, 1, False),
+     ['e4e57559c2d147c1', 'fb22cd4b29be5927', '0f5760a7aba81e9a']),
+]
+
+
+@pytest.mark.parametrize("case,want", REAL, ids=[str(c[0]) for c in REAL])
+def test_depthwise_bits(case, want, monkeypatch):
+    skip_unless_onednn_avx512_core("real torch 2.13's depthwise convolution bits")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    import gradrepl.torch as torch
+    F = torch.nn.functional
+    n, c, sp, k, s, p, bias = case
+    rng = np.random.default_rng(n * 1000 + c * 10 + k)
+    x = torch.tensor(rng.standard_normal((n, c) + sp).astype(np.float32), requires_grad=True)
+    w = torch.tensor((rng.standard_normal((c, 1) + (k,) * len(sp)) / k).astype(np.float32),
+                     requires_grad=True)
+    b = torch.tensor(rng.standard_normal(c).astype(np.float32), requires_grad=True) \
+        if bias else None
+    conv = F.conv2d if len(sp) == 2 else F.conv1d
+    y = conv(x, w, b, stride=s, padding=p, groups=c)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+    outs = [y.detach(), x.grad, w.grad] + ([b.grad] if bias else [])
+    got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16] for t in outs]
+    assert got[:len(want)] == want
+
+
+def test_other_cpus_keep_the_general_path(monkeypatch):
+    from gradrepl.torch.nn import _onednn_dw_conv
+
+    monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx2")
+    assert not _onednn_dw_conv.forward_applies((2, 8, 9, 9), (8, 1, 3, 3), (1, 1),
+                                               [(1, 1), (1, 1)], (1, 1), 8, np.float32)
+    monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx512_core")
+    assert _onednn_dw_conv.forward_applies((2, 8, 9, 9), (8, 1, 3, 3), (1, 1),
+                                           [(1, 1), (1, 1)], (1, 1), 8, np.float32)
+    assert not _onednn_dw_conv.forward_applies((2, 8, 9, 9), (8, 1, 3, 3), (1, 1),
+                                               [(1, 1), (1, 1)], (1, 1), 8, np.float64)
