@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.ops import linalg as L
 from ...engine.ops import linalg_more as LM
 from ...engine.ops import reduce as R
 from ...engine.registry import apply
@@ -534,10 +535,24 @@ def cond(x, p=None, name=None):
 
 
 def slogdet(x, name=None):
-    """(sign, log|det|) of the square matrices, stacked as Paddle gives them ([2, ...])."""
-    a = x.data
-    sign, logdet = np.linalg.slogdet(a.astype(np.float64))
-    return Tensor._wrap(np.stack([sign, logdet]).astype(a.dtype), True)
+    """(sign, log|det|) of the square matrices, stacked as Paddle gives them ([2, ...]), with
+    Paddle's gradient (engine op slogdet); its errors for another dtype and a non-square x."""
+    from .. import profiles
+    from ..nn.functional._util import kernel_dtype_error
+
+    three = profiles.current().kernel_set == "3"
+    if x.data.dtype.name not in ("float32", "float64"):
+        raise kernel_dtype_error("slogdet", x, "float64, complex128, float32, complex64"
+                                 if three else "float64, float32")
+    s = x.data.shape
+    if s[-1] != s[-2]:
+        raise ValueError(
+            "(InvalidArgument) the input matrix should be square matrix.\n  [Hint: Expected "
+            "input_dim[input_dim_size - 1] == input_dim[input_dim_size - 2], but received "
+            f"input_dim[input_dim_size - 1]:{s[-1]} != input_dim[input_dim_size - 2]:{s[-2]}.] "
+            "(at /paddle/paddle/phi/kernels/impl/slogdeterminant_kernel_impl.h:"
+            f"{157 if three else 91})\n")
+    return L.slogdet(x)
 
 
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
