@@ -63,3 +63,35 @@ def test_other_cpus_keep_the_general_path(monkeypatch):
                                            [(1, 1), (1, 1)], (1, 1), 8, np.float32)
     assert not _onednn_dw_conv.forward_applies((2, 8, 9, 9), (8, 1, 3, 3), (1, 1),
                                                [(1, 1), (1, 1)], (1, 1), 8, np.float64)
+
+
+# Grouped (not depthwise) float32 convolutions on oneDNN's direct kernel (jit:avx512_core, each
+# group's channels in blocks of 16, 8 or 4: _onednn_conv.grouped_block). (n, c, o, groups,
+# spatial, k, stride, pad): sha1[:16] of y and dx from real torch 2.13 here (the strided one's
+# input gradient, jit:avx512_core's strided backward data, is not emulated: y only).
+REAL_GROUPED = [
+    ((4, 32, 32, 2, (8, 8), 3, 1, 1), ['d74f9da04b9740a5', 'a66c05fa2ccc51dd']),
+    ((2, 128, 128, 32, (8, 8), 3, 1, 1), ['38b3de9f17b5d22d', '7cf93f1b431826c9']),
+    ((4, 48, 48, 3, (8, 8), 1, 1, 0), ['63be3cf7119bb1e0', '669d352faeb56110']),
+    ((3, 64, 32, 4, (9, 11), 3, 2, 1), ['c8db23f031363376']),
+    ((2, 16, 24, 2, (30,), 5, 1, 2), ['ec281a4c0056967c', 'a89bd9fbea562325']),
+]
+
+
+@pytest.mark.parametrize("case,want", REAL_GROUPED, ids=[str(c[0]) for c in REAL_GROUPED])
+def test_grouped_direct_bits(case, want, monkeypatch):
+    skip_unless_onednn_avx512_core("real torch 2.13's grouped convolution bits")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    import gradrepl.torch as torch
+    F = torch.nn.functional
+    n, c, o, g, sp, k, s, p = case
+    rng = np.random.default_rng(n * 1000 + c * 10 + k + g)
+    x = torch.tensor(rng.standard_normal((n, c) + sp).astype(np.float32), requires_grad=True)
+    w = torch.tensor((rng.standard_normal((o, c // g) + (k,) * len(sp)) / k).astype(np.float32),
+                     requires_grad=True)
+    b = torch.tensor(rng.standard_normal(o).astype(np.float32), requires_grad=True)
+    conv = F.conv2d if len(sp) == 2 else F.conv1d
+    y = conv(x, w, b, stride=s, padding=p, groups=g)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+    got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16] for t in (y.detach(), x.grad)]
+    assert got[:len(want)] == want

@@ -116,7 +116,7 @@ def _per_group(n, per_sample, fn):
         list(pool.map(lambda ab: fn(*ab), slices))
 
 
-def conv_forward(x, w, bias, stride, pads, dilation):
+def conv_forward(x, w, bias, stride, pads, dilation, block=BLOCK):
     """Forward convolution, ``x`` (N, C, *S), ``w`` (O, C, *K) float32, 1 to 3 spatial axes;
     ``pads`` (before, after) per axis. The direct kernel's order (module docstring): each step
     of a chain is ``float32(acc + x * w)`` computed in float64, where the product of two float32
@@ -131,7 +131,7 @@ def conv_forward(x, w, bias, stride, pads, dilation):
     ks = W.shape[2:]
     outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1
                  for s, (pb, pa), d, k, st in zip(X.shape[2:], pads, dilation, ks, stride))
-    got = _blas_forward(X, W, bias, stride, pads, dilation, outs)
+    got = _blas_forward(X, W, bias, stride, pads, dilation, outs, block)
     if got is not None:
         return got.reshape(got.shape[:2] + outs[3 - nd:])
     xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(X.shape[2:], pads)))
@@ -149,8 +149,8 @@ def conv_forward(x, w, bias, stride, pads, dilation):
         m = b - a
         acc = np.empty((m, o, size), np.float32)
         tmp = np.empty((m, o, size))
-        for cb in range(0, c, BLOCK):
-            ce = min(c, cb + BLOCK)
+        for cb in range(0, c, block):
+            ce = min(c, cb + block)
             acc[...] = 0
             for k3, win in wins:
                 cols = xp[(slice(a, b), slice(cb, ce)) + win].reshape(m, ce - cb, 1, size)
@@ -169,7 +169,7 @@ def conv_forward(x, w, bias, stride, pads, dilation):
     return out.reshape(out.shape[:2] + outs[3 - nd:])
 
 
-def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
+def conv_backward_data(g, w, bias, stride, pads, dilation, out_size, block=BLOCK):
     """Transposed convolution (the backward-data pass): ``g`` (N, C_in, *S), ``w`` (C_in, O,
     *K) float32; ``pads`` (before, after) per axis, ``out_size`` the output's spatial size.
     Each input channel's contribution is added into the strided window of the output its kernel
@@ -201,7 +201,8 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
     crop = (slice(None),) + tuple(slice(pb, pb + s) for (pb, _), s in zip(pads, out_size))
     out = np.empty((n, o) + out_size, np.float32)
 
-    got = _blas_backward_data(grid, W, bias, [off for _, off in offs], full, crop, length)
+    got = _blas_backward_data(grid, W, bias, [off for _, off in offs], full, crop, length,
+                              block)
     if got is not None:
         return got.reshape(got.shape[:2] + out_size[3 - nd:])
 
@@ -209,11 +210,11 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size):
         m = b - a
         acc = np.empty((m, o, fd * fh * fw + fh * fw), np.float32)
         tmp = np.empty((m, o, length))
-        for cb in range(0, c, BLOCK):
+        for cb in range(0, c, block):
             acc[...] = 0
             for k3, off in offs:
                 view = acc[:, :, off:off + length]
-                for ci in range(cb, min(c, cb + BLOCK)):
+                for ci in range(cb, min(c, cb + block)):
                     np.multiply(w64[(ci, slice(None)) + k3], grid[a:b, ci, None], out=tmp)
                     np.add(view, tmp, out=view, casting="unsafe")
             res = acc[:, :, :fd * fh * fw].reshape((m, o) + full)[(slice(None),) + crop]
@@ -249,23 +250,23 @@ def offset_columns(x, ksize, stride, pads, dilation, outs):
     return cols
 
 
-def _blocks(w_by_offset, c):
+def _blocks(w_by_offset, c, block=BLOCK):
     """The filter of each 16-channel block as one (O, K * block) matrix, the kernel offsets
     outer and the block's channels inner (the chain's order); ``w_by_offset`` (O, *K, C)."""
     o = w_by_offset.shape[0]
-    return [(cb, min(c, cb + BLOCK),
-             np.ascontiguousarray(w_by_offset[..., cb:min(c, cb + BLOCK)]).reshape(o, -1))
-            for cb in range(0, c, BLOCK)]
+    return [(cb, min(c, cb + block),
+             np.ascontiguousarray(w_by_offset[..., cb:min(c, cb + block)]).reshape(o, -1))
+            for cb in range(0, c, block)]
 
 
-def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None):
+def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None, block=BLOCK):
     """Each block's chains (``_fma_gemm.chains``) over groups of samples, the blocks' sums added
     in order (``bias`` after the first); ``cols_of(a, b)`` the samples' columns (K, C, m, size)
     float32. (N, O, size) float32, or None."""
     from ._fma_gemm import chains
 
     step = max(1, COLUMNS // max(1, kk * c * size))
-    blocks = _blocks(w_by_offset, c)
+    blocks = _blocks(w_by_offset, c, block)
     out = np.empty((n, o, size), np.float32)
     for a in range(0, n, step):
         b = min(n, a + step)
@@ -284,7 +285,7 @@ def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None):
     return out
 
 
-def _blas_forward(x, w, bias, stride, pads, dilation, outs):
+def _blas_forward(x, w, bias, stride, pads, dilation, outs, block=BLOCK):
     """``conv_forward``'s chains by numpy's BLAS where it is checked to sum them in order
     (``_fma_gemm``): per 16-channel block one product of the block's filter and the columns
     (offsets outer, channels inner), the blocks added in order, the bias after the first. None
@@ -299,11 +300,12 @@ def _blas_forward(x, w, bias, stride, pads, dilation, outs):
     def cols_of(a, b):
         return offset_columns(x[a:b], ksize, stride, pads, dilation, outs)
 
-    out = _blas_blocks(cols_of, n, c, o, size, math.prod(ksize), np.moveaxis(w, 1, -1), bias)
+    out = _blas_blocks(cols_of, n, c, o, size, math.prod(ksize), np.moveaxis(w, 1, -1), bias,
+                       block)
     return None if out is None else out.reshape((n, o) + tuple(outs))
 
 
-def _blas_backward_data(grid, W, bias, offs, full, crop, length):
+def _blas_backward_data(grid, W, bias, offs, full, crop, length, block=BLOCK):
     """``conv_backward_data``'s chains by numpy's BLAS where checked (as ``_blas_forward``):
     the columns of an output position are the gradient's values its kernel offsets reach on
     the flat grid (zeros past its ends); blocks added in order, the bias at the end."""
@@ -322,7 +324,7 @@ def _blas_backward_data(grid, W, bias, offs, full, crop, length):
             cols[j] = flat[:, a:b, most - off:most - off + size]
         return cols
 
-    out = _blas_blocks(cols_of, n, c, o, size, len(offs), np.moveaxis(W, 0, -1))
+    out = _blas_blocks(cols_of, n, c, o, size, len(offs), np.moveaxis(W, 0, -1), block=block)
     if out is None:
         return None
     out = np.ascontiguousarray(out.reshape((n, o) + tuple(full))[(slice(None),) + crop])
@@ -398,6 +400,31 @@ def slow_conv(x, w, bias, stride, pads, dilation):
     return out.reshape((n, o) + outs)
 
 
+def grouped_block(x_shape, w_shape, stride, pads, dilation, groups, dtype):
+    """The channel block of oneDNN's direct kernel on a grouped (not depthwise) float32
+    convolution here, or None where another kernel runs: each group's input and output channel
+    counts multiples of 16, else of 8 or 4 (``ok_to_try_lower_zmm``: the kernel's narrower
+    vectors; the chains then cut at that many channels), and no padding reaching the dilated
+    kernel extent (else ``x64:gemm:jit``). A grouped 1x1 filter without padding runs it too
+    (jit_1x1 takes no groups here: ONEDNN_VERBOSE). Checked with real torch 2.13: forward and
+    stride-1 input gradient of groups 2 (16 channels each), 3 (16), 32 (4)."""
+    if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups < 2:
+        return None
+    ci, co = x_shape[1] // groups, w_shape[0] // groups
+    if ci == 1 and co == 1:
+        return None                                    # jit_dw (_onednn_dw_conv)
+    block = next((s for s in (16, 8, 4) if ci % s == 0 and co % s == 0), None)
+    if block is None:
+        return None
+    if any(pb >= (k - 1) * d + 1 for k, (pb, _), d in zip(w_shape[2:], pads, dilation)):
+        return None
+    outs = [(s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
+            zip(x_shape[2:], pads, dilation, w_shape[2:], stride)]
+    if min(outs) < 1 or macs(x_shape[0], ci, co * groups, w_shape[2:], outs) > LIMIT:
+        return None
+    return block
+
+
 def slow_path(n, dtype, groups, transposed):
     """Whether torch 2.13 runs ATen's slow convolution here rather than oneDNN: float64 always
     (oneDNN takes float32 only), float32 for a single sample (measured here: 220 of 227 single
@@ -435,6 +462,13 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
     if not transposed and x.size and dw.forward_applies(x.shape, w.shape, stride, pads, dilation,
                                                         groups, x.dtype):
         return dw.forward(x, w, bias, stride, pads, dilation)
+    block = grouped_block(x.shape, w.shape, stride, pads, dilation, groups, x.dtype) \
+        if not transposed and groups > 1 and x.size and w.size else None
+    if block:  # (grouped: the direct kernel on each group, blocks of its simd width)
+        from ._onednn_conv_gemm import by_groups
+
+        return by_groups(lambda xg, wg, bg: conv_forward(xg, wg, bg, stride, pads, dilation,
+                                                         block), x, w, bias, groups)
     if transposed:
         out_size = tuple(out_size)[-nd:]
         work = macs(x.shape[0], x.shape[1], w.shape[1], ksize, x.shape[2:])
@@ -566,6 +600,17 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
 
     if _onednn_dw_conv.is_depthwise(x.shape, w.shape, groups, x.dtype):
         return _onednn_dw_conv.try_backward(x, w, g, stride, pads, dilation, groups, want)
+    block = grouped_block(x.shape, w.shape, stride, pads, dilation, groups, x.dtype) \
+        if groups > 1 and x.size and g.size else None
+    if groups > 1:  # (the direct kernel's input gradient at stride 1 per group; the filter
+        dx = None   # gradient's grouped kernels are not emulated: the general path)
+        if block and want[0] and all(s == 1 for s in stride):
+            from ._onednn_conv_gemm import by_groups
+
+            dx = by_groups(lambda gg, wg, _: conv_backward_data(gg, wg, None, stride, pads,
+                                                                 dilation, x.shape[2:], block),
+                           g, w, None, groups)
+        return dx, None, None
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
     if work > LIMIT:
         return None, None, None
