@@ -237,8 +237,9 @@ def test_pool2d_matches_paddles_windows(kind, ksize, kw, shape):
     assert dx.shape == x.shape
     if kind == "avg":
         v = _f64(shape, 8)
+        # (rtol 1e-7: Paddle's pool_grad scales by a float 1.0f / pool_size, float64 too)
         np.testing.assert_allclose(np.sum(C._pool2d_fwd(v, **attrs) * dy), np.sum(v * dx),
-                                   rtol=1e-10)
+                                   rtol=1e-7)
     else:  # each dy goes to its window's (first) maximum
         np.testing.assert_allclose(dx.sum(), dy.sum(), rtol=1e-10)
         assert np.all((dx == 0) | np.isin(x, got))

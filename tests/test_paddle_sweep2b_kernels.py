@@ -91,3 +91,18 @@ def test_gaussian_nll_variance_gets_no_gradient():
     assert float(loss) == 4.83842658996582
     assert x.grad.numpy().tolist() == [[0.25, -0.125], [5.0, 0.02500000037252903]]
     assert v.grad is None
+
+
+def test_float64_avg_pool_grad_scale_is_a_float():
+    # Paddle's pool_grad functor multiplies by a float scale, 1.0f / pool_size, for float64 too
+    x = np.random.default_rng(0).standard_normal((1, 2, 9, 9))
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    y = F.avg_pool2d(xt, 3, stride=3)
+    y.backward(paddle.ones_like(y))
+    assert xt.grad.numpy()[0, 0, 0, :3].tolist() == [0.1111111119389534] * 3  # real 3.3.1/2.6.2
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    y = F.avg_pool2d(xt, 3, stride=2, padding=1, exclusive=True)
+    (y * paddle.to_tensor(np.random.default_rng(1).standard_normal(y.shape))).sum().backward()
+    assert hashlib.md5(xt.grad.numpy().tobytes()).hexdigest() == "e71a019fe015a364401d8f2771864ce7"
+    assert grads(lambda t: F.adaptive_avg_pool1d(t, 3), inp(10, (2, 3, 7))) == (
+        "bc3f3c4770c3ae2398a5b11e4d060d2c", "7451d49e88624884880013c92d224885")

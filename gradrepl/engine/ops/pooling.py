@@ -150,7 +150,11 @@ def _spread(v, p, exclusive, attrs):
     ``grad / divide_factor``) or times its reciprocal (Paddle's pool_grad functor)."""
     if attrs.get("grad_divides", False):
         return v / _avg_divisor(p, exclusive, attrs, v.dtype)
-    return v * (1.0 / p.divisor(exclusive, attrs.get("adaptive", False))).astype(v.dtype)
+    div = p.divisor(exclusive, attrs.get("adaptive", False))
+    if v.dtype == np.float64:  # the functor's scale is a float: 1.0f / pool_size, also for
+        # float64 (avg and adaptive pools 1-D to 3-D; real 3.3.1 and 2.6.2)
+        return v * (np.float32(1) / np.asarray(div).astype(np.float32)).astype(v.dtype)
+    return v * (1.0 / div).astype(v.dtype)
 
 
 def values_by(geometry):
