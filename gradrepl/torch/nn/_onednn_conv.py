@@ -469,6 +469,8 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
 
         return by_groups(lambda xg, wg, bg: conv_forward(xg, wg, bg, stride, pads, dilation,
                                                          block), x, w, bias, groups)
+    if not transposed and groups > 1:  # (small groups: x64:gemm:jit per group)
+        return _onednn_conv_gemm.try_grouped_gemm(x, w, bias, stride, pads, dilation, groups)
     if transposed:
         out_size = tuple(out_size)[-nd:]
         work = macs(x.shape[0], x.shape[1], w.shape[1], ksize, x.shape[2:])
@@ -610,6 +612,9 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
             dx = by_groups(lambda gg, wg, _: conv_backward_data(gg, wg, None, stride, pads,
                                                                  dilation, x.shape[2:], block),
                            g, w, None, groups)
+        elif want[0] and not block:  # (small groups: x64:gemm:jit)
+            dx = _onednn_conv_gemm.try_grouped_gemm(x, w, None, stride, pads, dilation, groups,
+                                                    g)
         return dx, None, None
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
     if work > LIMIT:

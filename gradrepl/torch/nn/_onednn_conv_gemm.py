@@ -1027,3 +1027,46 @@ def try_gemm_backward_data(x_shape, w, g, stride, pads, dilation, groups):
     if kk == 1 and o > 384 or kk > 1 and _nocopy(size, kk, o, size, True) is not True:
         return None
     return gemm_backward_data(g, w, x_shape, stride, pads, dilation)
+
+
+def try_grouped_gemm(x, w, bias, stride, pads, dilation, groups, g=None):
+    """A grouped float32 convolution where oneDNN runs ``x64:gemm:jit`` (a group's channel
+    counts not both multiples of 4: ``_onednn_conv.grouped_block`` None; not depthwise): each
+    group as the ungrouped gemm convolution (``gemm_convolution``'s loop over groups: the
+    group's im2col and sgemm per sample), the forward, or with ``g`` the input gradient; None
+    where the ungrouped kernel's guards (``try_gemm_forward``/``try_gemm_backward_data``, but
+    any padding) fail for the group's shapes. Checked with real torch 2.13 here: 22 of the 23
+    grouped 1-d/2-d forward and input gradients of the torch sweep (tsweep3)."""
+    from ._onednn_conv import LIMIT, macs
+
+    n, ci, co = x.shape[0], x.shape[1] // groups, w.shape[0] // groups
+    xs, ws = (n, ci) + tuple(x.shape[2:]), (co, ci) + tuple(w.shape[2:])
+    from ._onednn_conv import isa
+
+    # (as _gemm_geometry_ok, but a single sample too: torch hands every grouped float32
+    # convolution to oneDNN)
+    if isa() != "avx512_core" or x.dtype != np.float32 or w.dtype != x.dtype or \
+            x.ndim not in (3, 4) or _threads() >= 8 or not x.size or not w.size or \
+            (ci == 1 and co == 1):
+        return None
+    ksize = w.shape[2:]
+    outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1 for s, (pb, pa), d, k, st in
+                 zip(x.shape[2:], pads, dilation, ksize, stride))
+    size, kk = math.prod(outs), ci * math.prod(ksize)
+    if size <= 1 or not gemm_scratch_ok(xs, ws, (n, co) + outs, _threads()) or \
+            n * size * kk > 1 << 26 or macs(n, ci, co, ksize, outs) > LIMIT:
+        return None
+    ks, sw = math.prod(ksize), math.prod(stride)
+    if g is None:
+        if ci * (sw * size + ks * size + ks * co) + co * size > l2_floats():
+            return None   # (calc_max_icb)
+        if co == 1 and kk > 384 or _nocopy(size, co, kk, size, False) is not True and co > 1:
+            return None
+        return by_groups(lambda a, b, c: gemm_forward(a, b, c, stride, pads, dilation), x, w,
+                         bias, groups)
+    if g.dtype != x.dtype or tuple(g.shape[2:]) != outs:
+        return None
+    if kk == 1 and co > 384 or kk > 1 and _nocopy(size, kk, co, size, True) is not True:
+        return None
+    return by_groups(lambda a, b, _: gemm_backward_data(a, b, xs, stride, pads, dilation), g, w,
+                     None, groups)
