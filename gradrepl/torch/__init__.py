@@ -327,6 +327,9 @@ _meta.install_methods(Tensor)  # (a meta tensor's .to(...), .clone() ... stay me
 from . import _method_repr  # noqa: E402
 
 _method_repr.install(Tensor, autograd.graph.Node)  # (print(t.type) as torch's C methods)
+from . import _sparse_coo, sparse  # noqa: E402,F401
+
+_sparse_coo.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (sparse COO)
 from . import _function_repr  # noqa: E402
 
 _function_repr.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)
