@@ -106,3 +106,26 @@ def test_float64_avg_pool_grad_scale_is_a_float():
     assert hashlib.md5(xt.grad.numpy().tobytes()).hexdigest() == "e71a019fe015a364401d8f2771864ce7"
     assert grads(lambda t: F.adaptive_avg_pool1d(t, 3), inp(10, (2, 3, 7))) == (
         "bc3f3c4770c3ae2398a5b11e4d060d2c", "7451d49e88624884880013c92d224885")
+
+
+def _steps(name):
+    rng = np.random.default_rng(3)
+    w = paddle.create_parameter([7, 5], "float32")
+    w.set_value(rng.standard_normal((7, 5)).astype("float32") * 0.5)
+    x = paddle.to_tensor(rng.standard_normal((9, 7)).astype("float32"))
+    y = paddle.to_tensor(rng.standard_normal((9, 5)).astype("float32"))
+    opt = getattr(paddle.optimizer, name)(0.01, parameters=[w])
+    for _ in range(8):
+        loss = ((paddle.matmul(x, w) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return md5(w)
+
+
+def test_adamax_and_radam_steps_as_their_kernels():
+    # Adamax: lr_t * (moment / inf_norm), the quotient first (3.3.1 and 2.6.2 the same bytes);
+    # RAdam (3.x only): the kernel's recursive rho accumulator, float32 arithmetic
+    assert _steps("Adamax") == "cdf1a5963b07c87388a4c420b88e8530"
+    if profiles.current().key == "3":
+        assert _steps("RAdam") == "f1ac3f0737ee53150de211ca3df746c3"

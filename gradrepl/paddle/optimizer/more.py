@@ -152,7 +152,8 @@ class Adamax(Optimizer):
         self._set_acc("moment", param, m.astype(dt))
         self._set_acc("inf_norm", param, u.astype(dt))
         self._set_acc("beta1_pow_acc", param, (b1p * b1).astype(dt))
-        return param.data - (self._param_lr(param) / (one - b1p)) * m / u
+        # the kernel's lr_t * (moment_out / inf_norm_out): the quotient first
+        return param.data - (self._param_lr(param) / (one - b1p)) * (m / u)
 
 
 class NAdam(Optimizer):
@@ -164,23 +165,30 @@ class NAdam(Optimizer):
         self._epsilon, self._momentum_decay = epsilon, momentum_decay
 
     def _update(self, param, grad, group):
+        """Paddle's nadam kernel, in the parameter's dtype (float attributes cast to it; the
+        pow of the decay power is the C library's powf/pow), its evaluation order."""
+        from ...engine.ops import _kernels as K
+
         dt = param.data.dtype
-        step = int(self._acc("step", param, shape=(1,))[0]) + 1
-        self._set_acc("step", param, np.asarray([step], dt))
-        b1, b2 = self._beta1, self._beta2
-        mu_t = b1 * (1 - 0.5 * 0.96 ** (step * self._momentum_decay))
-        mu_next = b1 * (1 - 0.5 * 0.96 ** ((step + 1) * self._momentum_decay))
-        prod = float(self._acc("mu_product", param, fill=1.0, shape=(1,))[0]) * mu_t
-        self._set_acc("mu_product", param, np.asarray([prod], dt))
-        m = b1 * self._acc("moment1", param) + (1 - b1) * grad
-        v = b2 * self._acc("moment2", param) + (1 - b2) * grad * grad
-        self._set_acc("moment1", param, m.astype(dt))
-        self._set_acc("moment2", param, v.astype(dt))
-        v_hat = v / (1 - b2 ** step)
-        lr = float(self._param_lr(param))
-        upd = lr * ((1 - mu_t) / (1 - prod) * grad + mu_next / (1 - prod * mu_next) * m) / (
-            np.sqrt(v_hat) + self._epsilon)
-        return param.data - upd
+        b1, b2, eps, md = (_c(v, dt) for v in (self._beta1, self._beta2, self._epsilon,
+                                                self._momentum_decay))
+        one, half, p96 = _c(1, dt), _c(0.5, dt), _c(0.96, dt)
+        pw = K.powf if dt == np.float32 else K.pow64
+        mdp = (self._acc("momentum_decay_pow", param, fill=1.0, shape=(1,)) * p96).astype(dt)
+        b2p = (self._acc("beta2_pow", param, fill=1.0, shape=(1,)) * b2).astype(dt)
+        mdp_pow = pw(mdp, np.full_like(mdp, md))
+        mu_t = b1 * (one - half * mdp_pow)
+        mu_t1 = b1 * (one - half * mdp_pow * pw(p96.reshape(1), md.reshape(1)))
+        prod = (self._acc("mu_product", param, fill=1.0, shape=(1,)) * mu_t).astype(dt)
+        prod1 = prod * mu_t1
+        m = b1 * self._acc("moment1", param) + (one - b1) * grad
+        v = b2 * self._acc("moment2", param) + (one - b2) * grad * grad
+        for name, val in (("momentum_decay_pow", mdp), ("beta2_pow", b2p), ("mu_product", prod),
+                          ("moment1", m), ("moment2", v)):
+            self._set_acc(name, param, np.asarray(val).astype(dt))
+        m_hat = mu_t1 * m / (one - prod1) + (one - mu_t) * grad / (one - prod)
+        v_hat = v / (one - b2p)
+        return param.data - self._param_lr(param) * m_hat / (np.sqrt(v_hat) + eps)
 
 
 class RAdam(Optimizer):
@@ -190,23 +198,30 @@ class RAdam(Optimizer):
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
     def _update(self, param, grad, group):
+        """Paddle's radam kernel, in the parameter's dtype (float attributes cast to it), the
+        recursive rho of its accumulators and its evaluation order."""
         dt = param.data.dtype
-        step = int(self._acc("step", param, shape=(1,))[0]) + 1
-        self._set_acc("step", param, np.asarray([step], dt))
-        b1, b2 = self._beta1, self._beta2
-        m = b1 * self._acc("moment1", param) + (1 - b1) * grad
-        v = b2 * self._acc("moment2", param) + (1 - b2) * grad * grad
-        self._set_acc("moment1", param, m.astype(dt))
-        self._set_acc("moment2", param, v.astype(dt))
-        m_hat = m / (1 - b1 ** step)
-        rho_inf = 2 / (1 - b2) - 1
-        rho_t = rho_inf - 2 * step * b2 ** step / (1 - b2 ** step)
-        lr = float(self._param_lr(param))
+        b1, b2, eps = (_c(v, dt) for v in (self._beta1, self._beta2, self._epsilon))
+        one, two = _c(1, dt), _c(2, dt)
+        rho_inf = two / (one - b2) - one
+        b1p = (self._acc("beta1_pow", param, fill=1.0, shape=(1,)) * b1).astype(dt)
+        b2p = (self._acc("beta2_pow", param, fill=1.0, shape=(1,)) * b2).astype(dt)
+        rho = self._acc("rho", param, fill=1.0, shape=(1,))
+        rho = ((rho * (b2 - b2p) + b2p) / (one - b2p)).astype(dt)
+        m = b1 * self._acc("moment1", param) + (one - b1) * grad
+        v = b2 * self._acc("moment2", param) + (one - b2) * grad * grad
+        for name, val in (("beta1_pow", b1p), ("beta2_pow", b2p), ("rho", rho),
+                          ("moment1", m), ("moment2", v)):
+            self._set_acc(name, param, np.asarray(val).astype(dt))
+        m_hat = m / (one - b1p)
+        rho_t = rho_inf - two * rho[0]
+        lr = self._param_lr(param)
         if rho_t > 5:
-            r = np.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2)
-                                                               * rho_t))
-            v_hat = np.sqrt(v / (1 - b2 ** step))
-            return param.data - lr * m_hat * r / (v_hat + self._epsilon)
+            four = _c(4, dt)
+            l_t = np.sqrt(one - b2p) / (np.sqrt(v) + eps)
+            r_t = np.sqrt(((rho_t - four) * (rho_t - two) * rho_inf)
+                          / ((rho_inf - four) * (rho_inf - two) * rho_t))
+            return param.data - lr * m_hat * r_t * l_t
         return param.data - lr * m_hat
 
 
