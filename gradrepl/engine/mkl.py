@@ -21,17 +21,25 @@ def _address_reader():
     times a call); the address is the first field of numpy's array struct after the object
     header, read in 0.17 us. Checked on probe arrays once: where the layout is not that (another
     Python build), ``a.ctypes.data`` it is."""
+    global DATA_FIELD
     offset = object.__basicsize__
     read = ctypes.c_void_p.from_address
     try:
         probes = (np.arange(3.0), np.arange(6, dtype=np.float32)[2:], np.empty((2, 3)).T)
         if all(read(id(p) + offset).value == p.ctypes.data for p in probes):
+            DATA_FIELD = offset
             return lambda a: read(id(a) + offset).value
     except (ValueError, OverflowError, TypeError):  # pragma: no cover - other builds
         pass
     return lambda a: a.ctypes.data  # pragma: no cover
 
 
+#: where the data pointer sits in an ndarray's struct (``id(a) + DATA_FIELD``), None where the
+#: probes did not find it there: ``POINTER_AT(id(a) + DATA_FIELD)`` is a ctypes ``c_void_p``
+#: over that field, which a ctypes function without ``argtypes`` passes as the pointer itself
+#: (no int made, then converted back by ``argtypes``: see ``_mkl.function``'s small arrays)
+DATA_FIELD = None
+POINTER_AT = ctypes.c_void_p.from_address
 address = _address_reader()
 
 

@@ -637,8 +637,10 @@ def _small_vml(mkl, general):
     do for them (a result of the input's shape, computed on this thread), three calls fewer."""
     from . import _mkl
 
-    kernels, mode, address, small, empty = mkl.kernels, mkl.mode, _mkl.address, _mkl._SMALL, \
-        np.empty
+    kernels, small, empty = mkl.small, _mkl._SMALL, np.empty
+    if kernels is None:   # (no argtypes-free kernels: numpy's struct not as probed)
+        return general
+    at, field, mode = _mkl._engine_mkl.POINTER_AT, _mkl._engine_mkl.DATA_FIELD, _mkl._MODE
     ndarray = np.ndarray
 
     def forward(x, **kw):
@@ -646,7 +648,7 @@ def _small_vml(mkl, general):
         if kernel is not None and x.size <= small and type(x) is ndarray and \
                 x.flags.c_contiguous:
             out = empty(x.shape, x.dtype)
-            kernel(x.size, address(x), address(out), mode)
+            kernel(x.size, at(id(x) + field), at(id(out) + field), mode)
             return out
         return general(x, **kw)
 
