@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import apply, register
+from . import _eigen_llt
 from ._util import const, quiet
 from .linalg import matmul
 from .math import add, multiply, neg, scale, subtract
@@ -129,12 +130,26 @@ def triangular_solve(a, b, upper=True, transpose=False, unitriangular=False):
 
 
 # ============================================================== cholesky
-def _cholesky_fwd(x, upper=False, symmetrize=False):
+def _cholesky_fwd(x, upper=False, symmetrize=False, eigen=False):
     """LAPACK's potrf reads one triangle; the symmetric gradient Paddle gives is the gradient
     for symmetric perturbations, so the gradient check runs on (x + x^T) / 2 (``symmetrize``,
-    a check-only attribute: the values are the same for a symmetric x)."""
+    a check-only attribute: the values are the same for a symmetric x). ``eigen``: Paddle's
+    kernel, Eigen's LLT (``_eigen_llt``) for matrices under 32 rows (it reads the upper
+    triangle for ``upper``)."""
     if symmetrize:
         x = (x + np.swapaxes(x, -1, -2)) / 2
+    if eigen and x.dtype.kind == "f":
+        out = np.empty_like(x)
+        for i, idx in enumerate(np.ndindex(x.shape[:-2])):
+            try:
+                if x.shape[-1] < _eigen_llt.BLOCKED_FROM:
+                    out[idx] = _eigen_llt.llt(x[idx], upper)
+                else:
+                    L = np.linalg.cholesky(x[idx])
+                    out[idx] = L.T if upper else L
+            except np.linalg.LinAlgError:
+                raise np.linalg.LinAlgError(i) from None   # which matrix of the batch
+        return out
     L = np.linalg.cholesky(x)
     return np.swapaxes(L, -1, -2).copy() if upper else L
 
@@ -163,8 +178,8 @@ CHOLESKY = register("cholesky", _cholesky_fwd, _cholesky_vjp, legacy_name="Chole
                                {"upper": True, "symmetrize": True})])
 
 
-def cholesky(x, upper=False):
-    return apply(CHOLESKY, (x,), {"upper": bool(upper)})
+def cholesky(x, upper=False, eigen=False):
+    return apply(CHOLESKY, (x,), {"upper": bool(upper), **({"eigen": True} if eigen else {})})
 
 
 # ============================================================== eigh

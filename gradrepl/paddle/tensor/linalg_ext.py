@@ -52,10 +52,18 @@ def cholesky(x, upper=False, name=None):
     _float_check(x, "cholesky", ("float32", "float64", "complex64", "complex128"))
     _square(x, "cholesky")
     try:
-        return LM.cholesky(x, upper)
-    except np.linalg.LinAlgError:
-        raise ValueError("(PreconditionNotMet) The element [0] of input matrix is not positive "
-                         "definite, the cholesky decomposition can not be performed.") from None
+        return LM.cholesky(x, upper, eigen=True)
+    except np.linalg.LinAlgError as e:
+        from .. import profiles
+
+        i = e.args[0] if e.args and isinstance(e.args[0], int) else 0
+        line = (58 if upper else 71) + (profiles.current().kernel_set != "3")
+        raise ValueError(
+            f"(InvalidArgument) Cholesky decomposition was not successful. The {i}-th input "
+            "matrice might not be not be positive definite.\n  [Hint: Expected "
+            "llt_decomposition.info() == Eigen::Success, but received "
+            "llt_decomposition.info():1 != Eigen::Success:0.] (at "
+            f"/paddle/paddle/phi/kernels/cpu/cholesky_kernel.cc:{line})\n") from None
 
 
 def solve(x, y, left=True, name=None):
