@@ -3,7 +3,8 @@
 * paddle.static training: ``optimizer.minimize(loss)`` on a static-mode loss (an optimizer made
   without ``parameters``), run by ``Executor.run`` (``paddle/static/train.py``), with the glog
   lines and the UserWarning real Paddle writes to stderr;
-* Paddle 2.x scripts run on numpy 1's scalar repr (``paddle/numpy_era.py``).
+* Paddle scripts print numpy scalars as numpy 1 did where the compared Paddle runs numpy 1
+  (``GRADREPL_PADDLE_NUMPY=1``; ``paddle/numpy_era.py``), else as numpy 2.
 
 Literals were printed by real Paddle 3.3.1 and 2.6.2 in this session (the script ``_STATIC``
 run under /work/vpaddle and /work/vpaddle26); no real Paddle is imported here.
@@ -66,11 +67,12 @@ _STATIC_ERR = {
 }
 
 
-def _run(tmp_path, version, source, name="s.py"):
+def _run(tmp_path, version, source, name="s.py", numpy_major="2"):
     path = tmp_path / name
     path.write_text(source)
     # recorded on this AMD machine: its CPU class's float32 product rule (conftest picks intel)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GRADREPL_CPU_CLASS="amd")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GRADREPL_CPU_CLASS="amd",
+               GRADREPL_PADDLE_NUMPY=numpy_major)
     return subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", version,
                            str(path)], capture_output=True, text=True, cwd=tmp_path, env=env,
                           timeout=120)
@@ -128,15 +130,17 @@ print(list(np.where(np.array([1, 0, 1]))[0]), repr(np.float32(1.5)), np.arange(3
 '''
 
 
-@pytest.mark.parametrize("version, lib, want", [
-    # real Paddle 2.6.2 (numpy 1.26) and 3.3.1 (numpy 2) printed these lines for "paddle"
-    ("2.6", "paddle", "[0, 2] 1.5 [0 1 2]\n"),
-    ("3", "paddle", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
-    # a torch script is a torch 2.13 script (numpy 2) whatever the Paddle profile
-    ("2.6", "torch", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
+@pytest.mark.parametrize("version, numpy_major, lib, want", [
+    # real Paddle 2.6.2 on numpy 1.26 printed this line for "paddle"
+    ("2.6", "1", "paddle", "[0, 2] 1.5 [0 1 2]\n"),
+    # real 2.6.2 and 3.3.1 on numpy 2.4.6 (this project's machines) printed this one
+    ("2.6", "2", "paddle", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
+    ("3", "2", "paddle", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
+    # a torch script is a torch 2.13 script (numpy 2) whatever the Paddle profile and its numpy
+    ("2.6", "1", "torch", "[np.int64(0), np.int64(2)] np.float32(1.5) [0 1 2]\n"),
 ])
-def test_paddle2_scripts_print_numpy1_scalars(tmp_path, version, lib, want):
-    r = _run(tmp_path, version, _NUMPY.format(lib))
+def test_paddle_scripts_print_their_numpys_scalars(tmp_path, version, numpy_major, lib, want):
+    r = _run(tmp_path, version, _NUMPY.format(lib), numpy_major=numpy_major)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout == want
 

@@ -131,8 +131,9 @@ class Profile:
     opt_state_holder: bool = False  # Optimizer.state_dict() before any accumulator exists returns
                                     # what set_state_dict loaded (3.x) or only the LR state (2.x)
     #   "cannot pickle 'Tensor' object" (2.x: no __reduce__; copy.deepcopy works in both)
-    numpy1_scalars: bool = True   # 2.x runs on numpy 1, where the numpy scalars an API returns
-    #   print as plain numbers (summary's {'total_params': 61610}); 3.x on numpy 2: np.int64(61610)
+    numpy1_only: bool = False     # this Paddle runs only on numpy 1 (2.2.1: its wheels predate
+    #   numpy 2), so numpy scalars print as plain numbers ({'total_params': 61610}); 2.6.2 and
+    #   3.3.1 run on the machine's numpy, numpy 2 here (np.int64(61610)): numpy_era.numpy1_scalars
     device_kinds: tuple = ("gpu", "xpu", "npu")  # the device names set_device's error lists;
     #   3.x adds 'dcu' (and lets a Place object or 'cuda:N' through)
     deprecation_warnings: bool = False  # APIs Paddle marks @deprecated(level=1) warn when called
@@ -154,7 +155,7 @@ P26 = Profile(
 )
 P22 = replace(P26, key="2.2", version="2.2.1", place="CPUPlace", zero_d=False,
               retain_nonleaf_grads=True, freed_graph_error="legacy", node_names="legacy",
-              double_grad_zeros=False, no_double_grad="")
+              double_grad_zeros=False, no_double_grad="", numpy1_only=True)
 P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_scalar=True, shape_is_size=True,
              shape_tensor_dtype="int64", where_grad="select",
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
@@ -172,7 +173,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
-             group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, numpy1_scalars=False, device_kinds=("gpu", "dcu", "xpu", "npu"),
+             group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from .. import profiles
+from ..numpy_era import numpy1_scalars
 
 _MIN_WIDTHS = {"layer": 15, "input": 20, "output": 20, "params": 15}
 _MIN_TABLE = 75
@@ -231,6 +231,6 @@ def summary_string(model, input_size=None, dtypes=None, input=None):
             f"Params size (MB): {params_mb:0.2f}\n",
             f"Estimated Total Size (MB): {params_mb + out_mb + in_mb:0.2f}\n",
             "-" * width + "\n"]
-    if profiles.current().numpy1_scalars:  # 2.x's np.int64 counts print as 61610 (numpy 1)
+    if numpy1_scalars():  # a Paddle on numpy 1: its np.int64 counts print as 61610
         total, trainable = int(total), int(trainable)
     return "".join(out), {"total_params": total, "trainable_params": trainable}

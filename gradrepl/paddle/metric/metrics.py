@@ -7,7 +7,7 @@ import abc
 
 import numpy as np
 
-from .. import profiles
+from ..numpy_era import numpy1_scalars
 
 
 class _Numpy1Float64(np.float64):
@@ -25,8 +25,8 @@ _Numpy1Float64.__name__ = "float64"
 
 def _scalar(v):
     """Accuracy's np.float64 (a float divided by numpy's sample count), printed as numpy 1 prints
-    it under the 2.x profiles, whose Paddle runs on numpy 1."""
-    return _Numpy1Float64(v) if profiles.current().numpy1_scalars else np.float64(v)
+    it where the real Paddle compared with runs numpy 1 (``numpy_era.numpy1_scalars``)."""
+    return _Numpy1Float64(v) if numpy1_scalars() else np.float64(v)
 
 
 class Metric(metaclass=abc.ABCMeta):
