@@ -32,7 +32,9 @@ import numpy as np
 NE_NAMES = {"exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
             "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin",
             "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-            "sqrt": "sqrt"}
+            "sqrt": "sqrt", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}
+#: numexpr's expression for each two-argument C library function (``atan2f``, ``pow`` ...).
+NE_NAMES2 = {"atan2": "arctan2(x, y)", "pow": "x ** y"}
 
 _KINDS = {np.dtype(np.float32): (float, ctypes.c_float, "f"),
           np.dtype(np.float64): (np.float64, ctypes.c_double, "")}
@@ -103,6 +105,47 @@ def function(libm, name, dtype):
                 x = probe_values(dtype)
                 with np.errstate(all="ignore"):
                     ok = _same_bits(compiled(x), ref(x))
+            except Exception:  # noqa: BLE001 - any failure means: not usable here
+                ok = False
+            fn = compiled if ok else None
+    _CACHE[key] = fn
+    return fn
+
+
+def _reference2(libm, name, dtype):
+    _, ctype, suffix = _KINDS[dtype]
+    fn = getattr(libm, name + suffix, None) if libm is not None else None
+    if fn is None:
+        return None
+    fn.restype = ctype
+    fn.argtypes = [ctype, ctype]
+    ufunc = np.frompyfunc(fn, 2, 1)
+    return lambda x, y: np.asarray(ufunc(x, y), dtype=dtype)
+
+
+def function2(libm, name, dtype):
+    """numexpr's compiled two-argument ``name`` (``atan2``, ``pow``) for same-shape arrays of
+    ``dtype``, or None; trusted after the same probe as ``function`` (the probe values against
+    a shuffled copy, and a few integral and negative exponents)."""
+    key = ("2", name, np.dtype(dtype))
+    if key in _CACHE:
+        return _CACHE[key]
+    dtype = np.dtype(dtype)
+    fn = None
+    ne = _numexpr()
+    if ne is not None and name in NE_NAMES2 and dtype in _KINDS:
+        ref = _reference2(libm, name, dtype)
+        if ref is not None:
+            try:
+                kind = _KINDS[dtype][0]
+                compiled = ne.NumExpr(NE_NAMES2[name], [("x", kind), ("y", kind)])
+                x = probe_values(dtype)
+                y = np.random.default_rng(7).permutation(x)
+                extra = np.array([2, 3, -1, 0.5, -2.5, 1, 0], dtype)
+                x = np.concatenate([x, np.repeat(x[:300], extra.size)])
+                y = np.concatenate([y, np.tile(extra, 300)])
+                with np.errstate(all="ignore"):
+                    ok = _same_bits(compiled(x, y), ref(x, y))
             except Exception:  # noqa: BLE001 - any failure means: not usable here
                 ok = False
             fn = compiled if ok else None

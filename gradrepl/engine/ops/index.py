@@ -19,7 +19,10 @@ from ._util import const
 
 def _zeros_add_at(g, shape, index):
     out = np.zeros(shape, g.dtype)
-    np.add.at(out, index, g)
+    if _is_basic(index):  # each element once: copied as slice grads do (-0.0 stays)
+        out[index] = g
+    else:
+        np.add.at(out, index, g)
     return out
 
 

@@ -645,7 +645,13 @@ def _median_weights(x, axis, mode):
 def _median_vjp(n, g):
     x = n.inputs[0]
     w = _median_weights(x.data, n.attrs["axis"], n.attrs.get("mode", "avg"))
-    return _m().multiply(_expand_back(n, g), const(g, w))
+    return _plus_zero(_m().multiply(_expand_back(n, g), const(g, w)))
+
+
+def _plus_zero(t):
+    """t + 0.0: the elements a zero weight left as -0.0 (g * 0, g < 0) become +0.0, as Paddle's
+    median grads write zeros there."""
+    return _m().add(t, const(t, np.zeros((), t.data.dtype)))
 
 
 MEDIAN = register("median", _median_fwd, _median_vjp, legacy_name="MedianBackward",
@@ -654,6 +660,72 @@ MEDIAN = register("median", _median_fwd, _median_vjp, legacy_name="MedianBackwar
 
 def median(x, axis, keepdim=False, out_shape=None, mode="avg"):
     return apply(MEDIAN, (x,), _attrs(axis, keepdim, out_shape, mode=mode))
+
+
+# ---------------------------------------------------------------- nanmedian (Paddle's kernel)
+def _nan_picks(x, axis, mode):
+    """Rows (reduced axes last), the sorted rows (NaN last), and per row the sorted positions
+    of the middle values with their shares: (pos_lo, pos_hi, share_hi) where share_hi is 0
+    when one value is the median. k = the row's count of non-NaN values."""
+    rows, rest = _rows_last(x, axis)
+    srt = np.sort(rows, axis=-1)
+    k = rows.shape[-1] - np.isnan(rows).sum(axis=-1) if x.dtype.kind == "f" else \
+        np.full(rows.shape[:-1], rows.shape[-1])
+    one = (mode == "min") | (k % 2 == 1)
+    lo = np.maximum((k - 1) // 2, 0)
+    hi = np.where(one, lo, k // 2)
+    return rows, rest, srt, k, lo, hi, one
+
+
+def _nanmedian_fwd(x, axis, keepdim=False, out_shape=None, mode="avg", ties="split"):
+    _, _, srt, k, lo, hi, one = _nan_picks(x, axis, mode)
+    a = np.take_along_axis(srt, lo[..., None], -1)[..., 0]
+    b = np.take_along_axis(srt, hi[..., None], -1)[..., 0]
+    with quiet(**_err):
+        out = np.where(one, a, ((a + b) / np.asarray(2, x.dtype)).astype(x.dtype))
+    out = np.where(k == 0, np.asarray(np.nan, x.dtype), out).astype(x.dtype)
+    if keepdim:
+        out = np.reshape(out, _keep_shape(x.shape, axis))
+    return _shaped(out, keepdim, out_shape)
+
+
+def _nanmedian_weights(x, axis, mode, ties):
+    """Each element's share of out_grad. Paddle 3 ("split", measured on 3.3.1): each middle
+    value's share (1 or 1/2) split evenly among the elements equal to it, and a lane of NaNs
+    shares 1 among its NaNs. Paddle 2.6 ("index"): the middle elements' own positions, a lane
+    of NaNs gets nothing."""
+    rows, rest, srt, k, lo, hi, one = _nan_picks(x, axis, mode)
+    share = np.where(one, 1.0, 0.5)[..., None]
+    w = np.zeros(rows.shape, np.float64)
+    if ties == "index":
+        order = np.argsort(rows, axis=-1, kind="stable")  # NaN last
+        for pos, sh in ((lo, share), (hi, np.where(one, 0.0, 0.5)[..., None])):
+            at = np.take_along_axis(order, pos[..., None], -1)
+            cur = np.take_along_axis(w, at, -1)
+            np.put_along_axis(w, at, cur + sh * (k > 0)[..., None], -1)
+    else:
+        for pos, sh in ((lo, share), (hi, np.where(one, 0.0, 0.5)[..., None])):
+            value = np.take_along_axis(srt, pos[..., None], -1)
+            hit = (rows == value) | (np.isnan(rows) & np.isnan(value))
+            w += sh * hit / np.maximum(hit.sum(axis=-1, keepdims=True), 1)
+    moved_shape = tuple(x.shape[i] for i in rest) + tuple(x.shape[a] for a in axis)
+    return np.transpose(w.reshape(moved_shape), np.argsort(rest + list(axis)))
+
+
+@_quiet
+def _nanmedian_vjp(n, g):
+    x = n.inputs[0]
+    w = _nanmedian_weights(x.data, n.attrs["axis"], n.attrs.get("mode", "avg"),
+                           n.attrs.get("ties", "split"))
+    return _plus_zero(_m().multiply(_expand_back(n, g), const(g, w)))
+
+
+NANMEDIAN = register("nanmedian", _nanmedian_fwd, _nanmedian_vjp, legacy_name="NanmedianBackward",
+                     domain="distinct", examples=_REDUCE_EXAMPLES)
+
+
+def nanmedian(x, axis, keepdim=False, out_shape=None, mode="avg", ties="split"):
+    return apply(NANMEDIAN, (x,), _attrs(axis, keepdim, out_shape, mode=mode, ties=ties))
 
 
 # ---------------------------------------------------------------- cumsum

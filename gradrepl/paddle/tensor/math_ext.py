@@ -364,6 +364,8 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
                 if a.dtype.kind == "f" else np.argsort(flat, kind="stable")
             idx = np.asarray(order[k], np.int64)
         out = val.reshape((1,) * a.ndim) if keepdim else val
+        if a.dtype.kind == "f" and a.size:
+            return _nanmedian_node(x, tuple(range(a.ndim)), keepdim, mode)
         return _wrap(out.astype(a.dtype))
     axes = [axis] if isinstance(axis, int) else list(axis)
     axes = [ax % a.ndim for ax in axes]
@@ -386,11 +388,19 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     if keepdim:
         shape = [1 if i in axes else s for i, s in enumerate(a.shape)]
         vals, idxs = vals.reshape(shape), idxs.reshape(shape)
-    res = _wrap(vals)
+    res = _nanmedian_node(x, axes, keepdim, mode) if a.dtype.kind == "f" and a.size else _wrap(vals)
     if mode == "min" and isinstance(axis, int):
         return res, _wrap(idxs)
     del paddle
     return res
+
+
+def _nanmedian_node(x, axes, keepdim, mode):
+    """The float nanmedian as one differentiable op; its gradient as the profile's kernel
+    (Paddle 3 shares among tied values, Paddle 2 goes to the middle elements' positions)."""
+    from ...engine.ops import reduce as R
+    ties = "split" if profiles.current().median_kernel else "index"
+    return R.nanmedian(x, tuple(sorted(axes)), keepdim, None, mode, ties)
 
 
 def _quantile(x, q, axis, keepdim, interpolation, ignore_nan):
