@@ -372,6 +372,12 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     nd = x.ndim
     data_format = _interp_checks(x, size, scale_factor, mode, align_corners, align_mode,
                                  data_format)
+    if mode.lower() == "area" and nd in (3, 4, 5):
+        # Paddle's area mode returns adaptive_avg_pool{1,2,3}d(x, size) (NC... layout)
+        pools = {3: paddle.nn.functional.adaptive_avg_pool1d,
+                 4: paddle.nn.functional.adaptive_avg_pool2d,
+                 5: paddle.nn.functional.adaptive_avg_pool3d}
+        return pools[nd](x, size)
     if mode.lower() == "area" and not data_format.startswith("NC"):
         data_format = _LAYOUTS[nd][0]   # (Paddle's area is the adaptive pool on NC... input)
     mode = mode.lower()
