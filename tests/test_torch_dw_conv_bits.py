@@ -99,3 +99,40 @@ def test_grouped_direct_bits(case, want, monkeypatch):
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
     got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16] for t in (y.detach(), x.grad)]
     assert got[:len(want)] == want
+
+
+# Small groups on x64:gemm:jit, all four outputs (the filter gradient per group on one thread:
+# _onednn_conv_gemm.grouped_gemm_bwd_w). (n, c, o, groups, spatial, k, stride, pad): sha1[:16]
+# of y, dx, dw, db from real torch 2.13 here (ONEDNN_VERBOSE: x64:gemm:jit for every pass).
+REAL_GROUPED_W = [
+    ((3, 9, 21, 3, (16,), 3, 2, 2),
+     ['204340c9bb494345', 'e2517a7b8b53aee2', '4a9d82e5330ace6e', '5162e67ec6950eee']),
+    ((2, 8, 16, 4, (16, 28), 2, 1, 1),
+     ['376a96a460973519', '01dc9a888ea0dd78', '7559dffd22882a42', '9ee61539d4b4765f']),
+    ((1, 4, 24, 4, (8, 28), 1, 1, 1),
+     ['75328f32328b5d6d', 'fdc4c713ba70b1cf', 'f464ee508d01c8c7', '1bfbbca316af91bd']),
+    ((2, 6, 12, 2, (11, 5), 3, 2, 1),
+     ['c00433b991c9edcb', '2b7f704bb561f978', '6058556e32c13808', '518a203318736dd4']),
+    ((4, 6, 40, 2, (12, 12), 3, 1, 1),   # 20 output channels a group: the wide sgemm
+     ['d4d89b94a4508053', 'd647d0a8f8d8ea5d', '8beba53829c44421', 'd8f000ebb4d11dc4']),
+]
+
+
+@pytest.mark.parametrize("case,want", REAL_GROUPED_W, ids=[str(c[0]) for c in REAL_GROUPED_W])
+def test_grouped_gemm_all_outputs(case, want, monkeypatch):
+    skip_unless_onednn_avx512_core("real torch 2.13's grouped gemm convolution bits")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    import gradrepl.torch as torch
+    F = torch.nn.functional
+    n, c, o, g, sp, k, s, p = case
+    rng = np.random.default_rng(n * 1000 + c * 10 + k + g)
+    x = torch.tensor(rng.standard_normal((n, c) + sp).astype(np.float32), requires_grad=True)
+    w = torch.tensor((rng.standard_normal((o, c // g) + (k,) * len(sp)) / k).astype(np.float32),
+                     requires_grad=True)
+    b = torch.tensor(rng.standard_normal(o).astype(np.float32), requires_grad=True)
+    conv = F.conv2d if len(sp) == 2 else F.conv1d
+    y = conv(x, w, b, stride=s, padding=p, groups=g)
+    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+    got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16]
+           for t in (y.detach(), x.grad, w.grad, b.grad)]
+    assert got == want

@@ -615,7 +615,12 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
         elif want[0] and not block:  # (small groups: x64:gemm:jit)
             dx = _onednn_conv_gemm.try_grouped_gemm(x, w, None, stride, pads, dilation, groups,
                                                     g)
-        return dx, None, None
+        dw = db = None
+        if not block and any(want[1:]):
+            dw, db = _onednn_conv_gemm.grouped_gemm_bwd_w(
+                x, g, w.shape, stride, pads, dilation, groups, len(want) > 1 and want[1],
+                len(want) > 2 and want[2])
+        return dx, dw, db
     work = macs(x.shape[0], x.shape[1], w.shape[0], w.shape[2:], g.shape[2:])
     if work > LIMIT:
         return None, None, None

@@ -1070,3 +1070,46 @@ def try_grouped_gemm(x, w, bias, stride, pads, dilation, groups, g=None):
         return None
     return by_groups(lambda a, b, _: gemm_backward_data(a, b, xs, stride, pads, dilation), g, w,
                      None, groups)
+
+
+def grouped_gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True,
+                       want_b=True):
+    """(dw, db) of a grouped float32 convolution whose backward-weights pass runs
+    ``x64:gemm:jit`` (the groups ``try_grouped_gemm`` takes), each None where not emulated.
+    ``execute_backward_weights_ncsp`` gives each group to one thread when the groups are at
+    least the threads (``bwd_weights_balance``: nthr_mb 1, no reduction over samples), whose
+    sgemm runs single-threaded: each group's filter gradient is the ungrouped one on one thread
+    (``gemm_weights_smalln``/``gemm_weights_wide``); the bias as ``gemm_bwd_w``'s (each output
+    row from zero, the rows' sums in order)."""
+    from .. import _capability
+    from ._onednn_conv import STEPS
+
+    threads = _capability.threads()
+    n, ci, co = x.shape[0], x.shape[1] // groups, w_shape[0] // groups
+    if x.dtype != np.float32 or g.dtype != np.float32 or not x.size or not g.size or \
+            x.ndim not in (3, 4) or min(n, threads // min(groups, threads)) > 1:
+        return None, None
+    xs, ws = (n, ci) + tuple(x.shape[2:]), (co, ci) + tuple(w_shape[2:])
+    if not gemm_scratch_ok(xs, ws, (n, co) + tuple(g.shape[2:]), threads, 1, True):
+        return None, None
+    dw = db = None
+    if want_b:
+        o, ow = g.shape[1], g.shape[-1]
+        rows = np.moveaxis(g, 1, 0).reshape(o, -1, ow)
+        sums = np.add.accumulate(rows, axis=2, dtype=np.float32)[:, :, -1]   # each row from 0
+        db = np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1].copy()
+    small = n * math.prod(g.shape[2:]) <= STEPS and \
+        n * ci * math.prod(x.shape[2:]) * math.prod(w_shape[2:]) <= 1 << 26
+    if want_w and small and co >= 2:
+        fn = gemm_weights_smalln if co <= 15 else gemm_weights_wide
+        parts = []
+        for i in range(groups):
+            part = fn(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]),
+                      np.ascontiguousarray(g[:, i * co:(i + 1) * co]), w_shape[2:], stride,
+                      pads, dilation, 1)
+            if part is None:
+                parts = None
+                break
+            parts.append(part)
+        dw = None if parts is None else np.concatenate(parts, axis=0)
+    return dw, db
