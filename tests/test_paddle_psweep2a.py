@@ -102,3 +102,22 @@ def test_nanmedian_min_mode_gradient():
         assert x.grad.numpy().tolist() == [0.0, 0.0, 0.0, -3.0, 0.0]   # real 3.3.1
     finally:
         profiles.set_profile(before)
+
+
+# sha256[:12] of F.dropout(x, p)'s output, x's gradient, and eval downscale_in_infer's output:
+# x float64 [3, 100] (default_rng(1) normals), weights default_rng(2), paddle.seed(3); real
+# 3.3.1 and 2.6.2 print the same. The kept values divide by float32's 1 - p (was float64's).
+DROPOUT64 = {0.3: ("8f9a1976d7ee", "353fbc8257d3", "a584c895e175"),
+             0.55: ("9d2925e418f8", "8ee1fe32d5eb", "734f05946896")}
+
+
+@pytest.mark.parametrize("p", sorted(DROPOUT64))
+def test_float64_dropout_scales_by_float32_keep_probability(version, p):
+    F = paddle.nn.functional
+    paddle.seed(3)
+    x = paddle.to_tensor(np.random.default_rng(1).standard_normal((3, 100)), stop_gradient=False)
+    y = F.dropout(x, p)
+    (y * paddle.to_tensor(np.random.default_rng(2).standard_normal((3, 100)))).sum().backward()
+    z = F.dropout(x, p, training=False, mode="downscale_in_infer")
+    got = tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:12] for t in (y, x.grad, z))
+    assert got == DROPOUT64[p]

@@ -1412,9 +1412,16 @@ def kldiv_loss(x, label, log_target=False):
 
 
 # ====================================================================== dropout
+def _keep_prob(p, like):
+    """``static_cast<T>(1.0f - p)``: Paddle's dropout kernels take p as a float and subtract
+    in float32 (a float64 tensor's kept values are divided by float32's 0.7, measured on
+    3.3.1 and 2.6.2)."""
+    return np.asarray(np.float32(1.0) - np.float32(p)).astype(like.dtype)
+
+
 def _dropout_fwd(x, mask, p=0.5, upscale=True, is_test=False):
     """Paddle's dropout kernel; ``mask`` (uint8) marks the kept values."""
-    keep = _typed(1.0, x) - _typed(p, x)
+    keep = _keep_prob(p, x)
     if is_test:
         return x.copy() if upscale else x * keep
     if upscale:
@@ -1427,7 +1434,7 @@ def _dropout_fwd(x, mask, p=0.5, upscale=True, is_test=False):
 def _dropout_vjp(n, g):
     a = n.attrs
     p, upscale = a.get("p", 0.5), a.get("upscale", True)
-    keep = _typed(1.0, g.data) - _typed(p, g.data)
+    keep = _keep_prob(p, g.data)
     if a.get("is_test", False):
         return (g if upscale else multiply(g, const(g, keep))), None
     mask = const(g, n.inputs[1].data, g.data.dtype)
