@@ -20,7 +20,7 @@ import gradrepl.torch as torch
 from gradrepl.engine import backward as bw
 from gradrepl.engine import node as nodes
 from gradrepl.engine.registry import OPS
-from gradrepl.torch import _inplace, _mkl
+from gradrepl.torch import _inplace, _mkl, _ops
 from gradrepl.torch._base import raw
 
 
@@ -148,6 +148,57 @@ def test_mkl_small_arrays_equal_the_thread_count_path(monkeypatch, name):
                 assert small.tobytes() == general.tobytes(), (name, dtype, shape)
                 if v.size:
                     assert small.flags.c_contiguous
+
+
+@pytest.mark.skipif(not _mkl.available(), reason="MKL (the exact extra) is not installed")
+@pytest.mark.parametrize("name", sorted(_mkl.FUNCS))
+def test_unary_ops_small_vml_forward_equals_the_general_one(name):
+    """The torch ops' own small-array VML call (``_ops._small_vml``: no argtypes, GIL kept)
+    against ``_mkl.function``'s path with the thread-count calls, NaNs and infinities in."""
+    op = getattr(getattr(_ops, name, None), "_op", None)
+    if op is None or getattr(op.forward, "__wrapped__", None) is None:
+        pytest.skip(f"torch.{name} is not a _ops._unary op with an MKL forward")
+    f = _mkl.function(name)
+    rng = np.random.default_rng(11)
+    for dtype in (np.float32, np.float64):
+        for shape in [(), (1,), (4,), (256,), (3, 7)]:
+            x = (rng.random(shape) * 1.8 - 0.9).astype(dtype)
+            if x.size >= 4:
+                x.reshape(-1)[:4] = [np.nan, -np.inf, np.inf, -0.0]
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(_mkl, "_SMALL", -1)
+                general = f(x)
+            got = op.forward(x)
+            assert got.dtype == general.dtype and got.shape == general.shape
+            assert got.tobytes() == general.tobytes(), (name, dtype, shape)
+
+
+def test_binary_ufunc_of_equals_the_ops_forward():
+    """``_ops.UFUNC_OF`` (what the operators' fast entries call) against ADD's, SUB's and MUL's
+    forward with the run quiet, the first operand C-contiguous, the second of every layout:
+    the same bytes, dtype, shape and strides (NaNs of both signs, infinities, -0, subnormals)."""
+    from gradrepl.engine.ops._util import quiet_fp
+
+    rng = np.random.default_rng(5)
+    special = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 1e-45, 3.4e38]
+    with quiet_fp():
+        for op, uf in _ops.UFUNC_OF.items():
+            for dtype in (np.float32, np.float64):
+                a = rng.standard_normal((4, 6)).astype(dtype)
+                a.reshape(-1)[:7] = special
+                for b in (rng.standard_normal((4, 6)).astype(dtype),
+                          np.ascontiguousarray(rng.standard_normal((6, 4)).astype(dtype)).T,
+                          rng.standard_normal(6).astype(dtype), np.asarray(0.5, dtype),
+                          np.asarray(-np.nan, dtype), np.asarray(np.inf, dtype),
+                          np.flip(a, 1), a):
+                    ref, got = op.forward(a, b), uf(a, b)
+                    assert got.dtype == ref.dtype and got.shape == ref.shape
+                    assert got.strides == ref.strides
+                    assert got.tobytes() == ref.tobytes(), (op.name, dtype)
+                one = np.asarray([1.5], dtype)
+                for c in special:
+                    b = np.asarray(c, dtype)
+                    assert uf(one, b).tobytes() == op.forward(one, b).tobytes()
 
 
 def test_release_lets_go_as_let_go():

@@ -281,12 +281,14 @@ def apply_one(op: OpDef, x, a):
     return t
 
 
-def apply_pair(op: OpDef, x, y, a, b):
+def apply_pair(op: OpDef, x, y, a, b, out=None):
     """``apply(op, (x, y))`` for a dialect's fast entry (``x + y``, ``x * 2.0``) that checked
     what ``apply`` looks at first: no apply hook, ``a`` and ``b`` the arrays of x and y (read
     from the engine's slot), of a dtype without a stored format (float32/float64); ``op`` has
-    one output, a VJP and no ``diff_inputs``. The same node and tensor as ``apply`` makes."""
-    out = op.forward(a, b)
+    one output, a VJP and no ``diff_inputs``. The same node and tensor as ``apply`` makes.
+    ``out``: what ``op.forward(a, b)`` gives, when the caller computed it itself."""
+    if out is None:
+        out = op.forward(a, b)
     if type(out) is not _ndarray:
         out = _asarray(out)
     cls = x._result_type

@@ -233,7 +233,10 @@ def plain_number(x, other, uf):
         if _BY_UFUNC is None:
             _learn_ops()
         c = _CONST(other, a.dtype)
-        return _apply_pair(_BY_UFUNC[uf], x, c, a, raw(c))
+        b = raw(c)
+        if _FP.on and a.flags.c_contiguous:   # (the op's forward, called here: _ops.UFUNC_OF)
+            return _apply_pair(_BY_UFUNC[uf], x, c, a, b, uf(a, b))
+        return _apply_pair(_BY_UFUNC[uf], x, c, a, b)
     b = _const(other, a.dtype)
     if _FP.on:
         out = uf(a, b)
@@ -263,7 +266,7 @@ def _learn_ops():
     from . import _ops
 
     _CONST = _ops.const
-    _BY_UFUNC = {np.add: _ops.ADD, np.subtract: _ops.SUB, np.multiply: _ops.MUL}
+    _BY_UFUNC = {uf: op for op, uf in _ops.UFUNC_OF.items()}
 
 
 def write_out(out, t):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import registry as _registry
+from ..engine.ops._util import FP as _FP
 from . import _creation, _dispatch, _dtypes, _indexing, _inplace, _ops
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
@@ -11,7 +12,8 @@ from ._tensor import Tensor, _dim
 _wrap = Tensor._wrap
 
 
-_NUMBER_UFUNCS = {_ops.add: np.add, _ops.sub: np.subtract, _ops.mul: np.multiply}
+_NUMBER_UFUNCS = {_ops.add: _ops.UFUNC_OF[_ops.ADD], _ops.sub: _ops.UFUNC_OF[_ops.SUB],
+                  _ops.mul: _ops.UFUNC_OF[_ops.MUL]}
 
 
 def _rop(fn):
@@ -70,6 +72,8 @@ def _tensor_op(fn, op, uf):
                     _registry._HOOK is None and not _dispatch._LAYERS:
                 if a.shape != b.shape:
                     check(self, other)
+                if uf is not None and _FP.on and a.flags.c_contiguous:   # (_ops.UFUNC_OF)
+                    return _apply_pair(op, self, other, a, b, uf(a, b))
                 return _apply_pair(op, self, other, a, b)
             return fn(self, other)
         if uf is not None:

@@ -419,6 +419,12 @@ for _binary in (ADD, SUB, MUL, DIV):   # the result laid out as TensorIterator l
     if not hasattr(_binary.forward, "__wrapped__"):
         _binary.forward = _storage.keeping_first_layout(_binary.forward)
 del _binary
+#: the ufunc ADD's, SUB's and MUL's forward computes when the run is quiet (``FP.on``: the
+#: engine's forward calls it as it is) and the first operand is a C-contiguous array (then
+#: ``keeping_first_layout`` keeps numpy's result): the operators' fast entries (``x * 2.0``,
+#: ``x + y``; ``_methods``, ``_inplace.plain_number``) call it themselves, two frames fewer
+#: (``tests/test_issue29_per_op.py`` compares it with the forward on every layout)
+UFUNC_OF = {ADD: np.add, SUB: np.subtract, MUL: np.multiply}
 
 
 def _mul_vjp(n, g):
