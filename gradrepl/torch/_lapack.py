@@ -54,6 +54,29 @@ def _call(name, dtype, *args):
     fn(*cargs)
 
 
+def _guard(ok, routine, *arrays):
+    """Before a LAPACK call: arguments whose shapes (or pivots) LAPACK would read past are an
+    error here, never a call (the dialect's functions check torch's way first; this keeps a
+    shape they missed from writing outside an array and taking the process down)."""
+    if not ok:
+        shapes = ", ".join(str(list(np.shape(a))) for a in arrays)
+        raise RuntimeError(f"{routine}: arguments of incompatible shapes ({shapes})")
+
+
+def _square(a):
+    return np.ndim(a) == 2 and a.shape[0] == a.shape[1]
+
+
+def _pivots_ok(piv, n, signed=False):
+    p = np.asarray(piv)
+    if p.shape != (n,):
+        return False
+    if not n:
+        return True
+    q = np.abs(p) if signed else p
+    return bool(np.all(q >= 1) and np.all(q <= n))
+
+
 def _f(a, dtype=None):
     return np.array(a, dtype=dtype or a.dtype, order="F", copy=True)
 
@@ -69,6 +92,7 @@ def available():
 # ------------------------------------------------------------------------------ LU
 def getrf(a):
     """(LU, 1-based pivots int32, info) of one m x n matrix."""
+    _guard(np.ndim(a) == 2, "getrf", a)
     m, n = a.shape
     if not available():
         from ..engine.ops.linalg_more import lu_factor
@@ -85,6 +109,8 @@ def getrf(a):
 
 def getrs(lu, piv, b, trans="N"):
     """Solve op(A) X = B with A's getrf factors (B: n x k)."""
+    _guard(_square(lu) and np.ndim(b) == 2 and b.shape[0] == lu.shape[0]
+           and _pivots_ok(piv, lu.shape[0]), "getrs", lu, piv, b)
     n = lu.shape[0]
     if not available():
         A = unpack_lu(lu, piv)
@@ -123,6 +149,7 @@ def pivots_to_perm(piv, m):
 
 # ------------------------------------------------------------------------------ Cholesky
 def potrf(a, upper=False):
+    _guard(_square(a), "potrf", a)
     n = a.shape[0]
     uplo = "U" if upper else "L"
     if not available():
@@ -139,6 +166,7 @@ def potrf(a, upper=False):
 
 
 def potrs(c, b, upper=False):
+    _guard(_square(c) and np.ndim(b) == 2 and b.shape[0] == c.shape[0], "potrs", c, b)
     n = c.shape[0]
     if not available():
         L = c.T if upper else c
@@ -152,6 +180,7 @@ def potrs(c, b, upper=False):
 
 
 def potri(c, upper=False):
+    _guard(_square(c), "potri", c)
     n = c.shape[0]
     if not available():
         L = c.T if upper else c
@@ -160,12 +189,18 @@ def potri(c, upper=False):
     info = _I(0)
     if n:
         _call("potri", c.dtype, "U" if upper else "L", n, A, max(1, n), info)
-    # LAPACK fills one triangle; torch mirrors it
-    return (np.triu(A) + np.triu(A, 1).T) if upper else (np.tril(A) + np.tril(A, -1).T)
+    # LAPACK fills one triangle; torch copies it into the other (a -0.0 stays -0.0)
+    other = np.tri(n, k=-1, dtype=bool)
+    if not upper:
+        other = other.T
+    out = np.array(A, order="C")
+    out[other] = A.T[other]
+    return out
 
 
 # ------------------------------------------------------------------------------ eigen
 def syevd(a, upper=False, vectors=True):
+    _guard(_square(a), "syevd", a)
     n = a.shape[0]
     if not available():
         w, v = np.linalg.eigh(a.astype(np.float64), UPLO="U" if upper else "L")
@@ -188,6 +223,7 @@ def syevd(a, upper=False, vectors=True):
 
 def geev(a, vectors=True):
     """Eigenvalues (complex) and right eigenvectors (complex, unpacked as torch does)."""
+    _guard(_square(a), "geev", a)
     n = a.shape[0]
     cdt = np.complex64 if a.dtype == np.float32 else np.complex128
     if not available():
@@ -227,6 +263,7 @@ def geev(a, vectors=True):
 # ------------------------------------------------------------------------------ SVD
 def gesdd(a, full_matrices=False, vectors=True):
     """U, S, Vh of one m x n matrix (MKL's divide and conquer, torch's default driver)."""
+    _guard(np.ndim(a) == 2, "gesdd", a)
     m, n = a.shape
     k = min(m, n)
     rdt = np.float32 if a.dtype in (np.float32, np.complex64) else np.float64
@@ -280,6 +317,8 @@ def geqrf(a):
 
 def orgqr(a, tau):
     """Q's first n columns from the reflectors in a (m x n, m >= n) and tau (k)."""
+    _guard(np.ndim(a) == 2 and np.ndim(tau) == 1 and a.shape[0] >= a.shape[1] >= tau.shape[0],
+           "orgqr", a, tau)
     m, n = a.shape
     k = tau.shape[0]
     A = _f(a)
@@ -295,6 +334,9 @@ def orgqr(a, tau):
 
 
 def ormqr(a, tau, c, left=True, transpose=False):
+    _guard(np.ndim(a) == 2 and np.ndim(tau) == 1 and np.ndim(c) == 2
+           and a.shape[0] == c.shape[0 if left else 1] and tau.shape[0] <= a.shape[1]
+           and tau.shape[0] <= a.shape[0], "ormqr", a, tau, c)
     m, n = c.shape
     k = tau.shape[0]
     A = _f(a)
@@ -405,6 +447,7 @@ def gels_driver(a, b, driver="gelsy", rcond=None):
 
 # ------------------------------------------------------------------------------ LDL^T
 def sytrf(a, upper=False):
+    _guard(_square(a), "sytrf", a)
     n = a.shape[0]
     if not available():
         raise RuntimeError("gradrepl: ldl_factor needs MKL (the mkl wheel) on this platform")
@@ -422,6 +465,8 @@ def sytrf(a, upper=False):
 
 
 def sytrs(ld, piv, b, upper=False):
+    _guard(_square(ld) and np.ndim(b) == 2 and b.shape[0] == ld.shape[0]
+           and _pivots_ok(piv, ld.shape[0], signed=True), "sytrs", ld, piv, b)
     n = ld.shape[0]
     B = _f(b)
     info = _I(0)
@@ -434,6 +479,8 @@ def sytrs(ld, piv, b, upper=False):
 # ------------------------------------------------------------------------------ BLAS trsm
 def trsm(a, b, upper, left=True, trans=False, unit=False):
     """Solve op(A) X = B (left) or X op(A) = B (right), A triangular."""
+    _guard(_square(a) and np.ndim(b) == 2 and a.shape[0] == b.shape[0 if left else 1],
+           "trsm", a, b)
     m, n = b.shape
     if not available():
         t = np.triu(a) if upper else np.tril(a)

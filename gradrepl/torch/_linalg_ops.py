@@ -111,6 +111,14 @@ def cholesky_solve(input, input2, upper=False):  # noqa: A002
     from ..engine.registry import apply
 
     b, c = raw(input), raw(input2)
+    if b.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions "
+                           "instead")
+    if c.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {c.ndim} dimensions "
+                           "instead")
+    linalg._linear_solve_check(b, c, "cholesky_solve")
+    linalg._broadcast_batches(b.shape[:-2], c.shape[:-2])
 
     def fwd(bb, cc):
         return linalg._bmap(lambda x, y: _lapack.potrs(y, x, upper), [bb, cc], [2, 2]).astype(
@@ -141,6 +149,8 @@ def _mT(a):
 def cholesky_inverse(input, upper=False):  # noqa: A002
     """(L L^T)^-1 from the factor L (or U): LAPACK's potri, mirrored to the full matrix."""
     from ..engine.registry import apply
+
+    linalg._square_check(raw(input), "cholesky_inverse")
 
     def fwd(x):
         return linalg._bmap(lambda m: _lapack.potri(m, upper), [x], [2]).astype(x.dtype)

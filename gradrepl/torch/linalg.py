@@ -81,6 +81,44 @@ def _square_check(a, fname, what="A"):
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
+def _dim_size(shape, d):
+    """``shape[d]`` with torch's IndexError where the tensor has no such dim."""
+    if not shape:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -len(shape) <= d < len(shape):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-len(shape)}, {len(shape) - 1}], but got {d})")
+    return shape[d]
+
+
+def _is_vector_rhs(a, b):
+    """torch's ``linalg_solve_is_vector_rhs``: B a vector (1-D, or A's shape[:-1])."""
+    return b.ndim == 1 or (a.ndim - 1 == b.ndim and b.shape == a.shape[:-1])
+
+
+def _solver_check(a, b, fname, left=True, square_name=None):
+    """torch's ``squareCheckInputs(A)`` + ``checkInputsSolver(A, B, left)``, then B's batch
+    broadcast against A's (``_linalg_broadcast_batch_dims``). ``b``: B as a matrix."""
+    _square_check(a, square_name or fname)
+    if b.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor B must have at least 2 dimensions.")
+    if (a.shape[-2] != b.shape[-2]) if left else (a.shape[-1] != b.shape[-1]):
+        raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
+                           f"{b.shape[-2]}x{b.shape[-1]})")
+
+
+def _linear_solve_check(b, a, name):
+    """torch's ``linearSolveCheckInputs(b, A, name)`` and the batch broadcast after it."""
+    n = _dim_size(a.shape, -1)
+    if n != _dim_size(a.shape, -2):
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if n != _dim_size(b.shape, -2):
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
+                           f"but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+
+
 def _bmap(fn, arrays, cores):
     """Run ``fn`` on each batch element (inputs broadcast over their leading dims, ``cores``:
     each input's number of trailing core dims); the outputs are stacked back to the batch."""
@@ -216,9 +254,17 @@ def _solve_vjp_for(right):
 _solve_vjp, _solve_vjp_right = _solve_vjp_for(False), _solve_vjp_for(True)
 
 
+def _solve_shapes(A, B, left, fname):
+    a, b = raw(A), raw(B)
+    if a.ndim >= 2 and _is_vector_rhs(a, b):
+        b = b[..., None]
+    _solver_check(a, b, fname, left)
+    _broadcast_batches(b.shape[:-2], a.shape[:-2])
+
+
 def solve(A, B, *, left=True, out=None):
     a = _float_check(A, "linalg.solve")
-    _square_check(a, "linalg.solve")
+    _solve_shapes(A, B, left, "linalg.solve")
     info = _bmap(lambda x: np.int32(_getrf_T(x)[2]), [a], [2])
     if np.any(info > 0):
         raise LinAlgError(_singular_msg("linalg.solve", info))
@@ -239,6 +285,7 @@ def _singular_msg(fname, info):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     a = _float_check(A, "linalg.solve_ex")
+    _solve_shapes(A, B, left, "linalg.solve")
     info = _bmap(lambda x: np.int32(_getrf_T(x)[2]), [a], [2]).astype(np.int32)
     if check_errors and np.any(info > 0):
         raise LinAlgError(_singular_msg("linalg.solve_ex", info))
@@ -421,8 +468,19 @@ def _lu_vjp3(n, gp, gl, gu):
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     lu_ = raw(LU)
-    piv = raw(pivots).astype(np.int32)
     b = raw(B)
+    if raw(pivots).dtype != np.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
+                           "torch.int32")
+    _solver_check(lu_, b, "linalg.lu_solve", left, "torch.linalg.lu_solve")
+    if lu_.shape[-1] != _dim_size(raw(pivots).shape, -1):
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if raw(pivots).shape != lu_.shape[:-1]:
+        raise RuntimeError("linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the "
+                           f"same, but got pivots with shape {list(raw(pivots).shape)} instead")
+    _broadcast_batches(b.shape[:-2], lu_.shape[:-2])
+    piv = raw(pivots).astype(np.int32)
     if not left:
         # X A = B  <=>  A^H X^H = B^H
         return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
@@ -1025,6 +1083,12 @@ def ldl_factor(A, *, hermitian=False, out=None):
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     ld, piv, b = raw(LD), raw(pivots), raw(B)
+    _square_check(ld, "torch.linalg.ldl_solve")
+    _linear_solve_check(b, ld, "torch.linalg.ldl_solve")
+    if piv.shape != ld.shape[:-1]:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be "
+                           f"the same, but got pivots with shape {list(piv.shape)} instead")
+    _broadcast_batches(b.shape[:-2], ld.shape[:-2])
     x = _bmap(lambda l_, p_, b_: _lapack.sytrs(l_, p_, b_), [ld, piv, b], [2, 1, 2])
     return _t(x.astype(b.dtype))
 
