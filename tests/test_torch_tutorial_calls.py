@@ -91,7 +91,8 @@ def test_vmap_replays_one_batched_program(monkeypatch):
 
 
 @pytest.mark.parametrize("fn", [
-    lambda v: v * float(v[0].item()),                       # reads a sample value
+    # (reading a sample's value, ``float(v[0].item())``, is refused as torch refuses it:
+    # tests/test_torch_vmap_refusals.py)
     lambda v: v * (1 + (v.sum() > 0).float()),                # a comparison of samples
 ])
 def test_vmap_falls_back_to_the_loop_when_f_reads_values(fn):

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..engine import registry
 from ..engine.tensor import Tensor as _EngineTensor
-from . import _meta, _tensor
+from . import _meta, _tensor, _vmap_checks
 
 _raw = _EngineTensor.data.__get__   # (the array slot: the dialect's .data looks at its caller)
 
@@ -121,6 +121,8 @@ class _Trace:
             out = registry.apply(op, inputs, attrs)
         finally:
             registry.set_apply_hook(before)
+        if _vmap_checks._SCOPES:
+            _vmap_checks.propagate(inputs, out)
         refs = tuple(self.ref(_raw(t)) for t in inputs)
         if self.first_uid is not None and not self.fresh:
             for t, r in zip(inputs, refs):

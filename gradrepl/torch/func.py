@@ -26,7 +26,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine.registry import OPS
-from . import _indexing, _ops, _vmap
+from . import _indexing, _ops, _vmap, _vmap_checks
 from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
 from .autograd import _engine
@@ -90,7 +90,10 @@ def _track(x):
     if not x.stop_gradient and grad_mode.STATE.enabled:
         with grad_mode.enable_grad():
             return _ops.apply(_ops.top("assign", "AliasBackward0", "none"), (x,))
-    return Tensor._wrap(raw(x), False)
+    out = Tensor._wrap(raw(x), False)
+    if _vmap_checks._SCOPES:  # (a sample of a running vmap stays batched)
+        _vmap_checks.propagate((x,), out)
+    return out
 
 
 def _needs_history(trees):
@@ -577,7 +580,7 @@ def _batch_size(func, args, dims, in_dims):
 def _slice(a, d, b):
     leaves, spec = tree_flatten(a)
     dleaves = tree_flatten(d)[0] if isinstance(d, (tuple, list, dict)) else [d] * len(leaves)
-    return tree_unflatten([v if dd is None else _indexing.select(v, dd, b)
+    return tree_unflatten([v if dd is None else _vmap_checks.mark(_indexing.select(v, dd, b))
                            for v, dd in zip(leaves, dleaves)], spec)
 
 
@@ -603,14 +606,18 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         n = sizes[0]
-        batched = _batched_call(func, args, dims, kwargs, n)
-        if batched is not None:
-            return _place(batched, out_dims, func)
-        values = _batched_values(func, args, dims, kwargs, n)
-        outs = []
-        for b in range(n):
-            sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
-            outs.append(func(*sliced, **kwargs))
+        # (what torch's vmap refuses, a batched tensor's value read into Python, is refused)
+        with _vmap_checks.scope(_DEPTH[0]) as checks:
+            batched = _batched_call(func, args, dims, kwargs, n, checks)
+            if batched is not None:
+                return _place(batched, out_dims, func)
+            values = _batched_values(func, args, dims, kwargs, n, checks)
+            outs = []
+            checks.depth = _DEPTH[0]
+            checks.loop_hook()
+            for b in range(n):
+                sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
+                outs.append(func(*sliced, **kwargs))
         leaves0, spec = tree_flatten(outs[0])
         odims = _odims(out_dims, leaves0, spec)
         flat = [tree_flatten(o)[0] for o in outs]
@@ -638,7 +645,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     return wrapper
 
 
-def _batched_values(func, args, dims, kwargs, n):
+def _batched_values(func, args, dims, kwargs, n, checks=None):
     """Where the arguments require grad (model ensembling: ``vmap`` over stacked parameters)
     the samples run one by one, keeping their graphs: the batched values of the same call on
     detached arguments, (arrays, spec), for the results; None where there are none."""
@@ -649,7 +656,7 @@ def _batched_values(func, args, dims, kwargs, n):
     kw = tree_map(lambda v: Tensor._wrap(raw(v), True) if isinstance(v, EngineTensor) else v,
                   kwargs)
     with grad_mode.no_grad():
-        got = _batched_call(func, detached, dims, kw, n)
+        got = _batched_call(func, detached, dims, kw, n, checks)
     return None if got is None or got[3] is not None else (got[0], got[1])
 
 
@@ -679,7 +686,7 @@ def _code_key(func):
     return tuple(key)
 
 
-def _batched_call(func, args, dims, kwargs, n):
+def _batched_call(func, args, dims, kwargs, n, checks=None):
     """``func`` over the batch with the batched numerics (``_vmap``): (output arrays with the
     batch dim first, their spec, sample 0's outputs), or None where the caller loops over
     the samples itself (inside another transform, inputs that require grad, outputs that are
@@ -708,7 +715,7 @@ def _batched_call(func, args, dims, kwargs, n):
     first = []  # the first sample tensor's creation number: anything older is the caller's
 
     def sample(b):
-        samples = [Tensor._wrap(m[b], True) for m in moved]
+        samples = [_vmap_checks.mark(Tensor._wrap(m[b], True)) for m in moved]
         if not first:
             first.append(samples[0]._uid)
         call_args = list(args)
@@ -722,6 +729,8 @@ def _batched_call(func, args, dims, kwargs, n):
 
         def call():
             with _Level():
+                if checks is not None:
+                    checks.depth = _DEPTH[0]
                 out = func(*call_args, **kwargs)
             leaves, spec = tree_flatten(out)
             if not all(isinstance(v, EngineTensor) for v in leaves):
@@ -769,6 +778,10 @@ def _batched_call(func, args, dims, kwargs, n):
             return outs, spec, outs0, hist
     except _vmap._Fallback:  # too large to keep: this function is looped from now on
         _UNBATCHED.add(key)
+        return None
+    except RuntimeError as e:
+        if _vmap_checks.refused(e):  # (torch's refusal: f is not run again)
+            raise
         return None
     except Exception:  # noqa: BLE001  (the loop runs f as the user wrote it, errors included)
         return None

@@ -1,0 +1,284 @@
+"""What torch's ``vmap`` refuses, refused here too: a vmapped function that reads a batched
+tensor's values into Python (``.item()``, ``float(t)``, ``if t > 0:``, ``.tolist()``,
+``.numpy()``) or calls an op whose result's shape would depend on the sample (``nonzero``,
+``unique``, ``masked_select``, a boolean mask as an index).
+
+gradrepl runs a vmapped function on one sample at a time (``func.vmap``: traced, then replayed
+on the batch, or looped), where every such read works, so without these checks a student's
+``vmap(lambda r: r if r.sum() > 0 else -r)`` ran here and failed in torch. torch raises because
+its batched tensors have no one value per sample; here a tensor is *batched* when it is one of
+the samples of a running ``vmap`` or an op's result with a batched input (marked in its
+``__dict__``, so nothing is kept alive), and the readers raise torch's ``RuntimeError`` for it.
+
+Only reads by the user's code raise: gradrepl's own kernels read values where torch's C++ does
+not (a check, a count), and torch runs those on the whole batch.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..engine import registry
+
+#: the running vmaps' scopes, innermost last
+_SCOPES: list = []
+_MARK = "_vmap_batched"
+
+ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+        "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+        "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+        "bug report.")
+CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                "control flow. We don't support that yet, please file an issue at "
+                "https://github.com/pytorch/pytorch/issues .")
+#: under a transform inside vmap (``vmap(grad(f))``: the tensor read is a grad level's wrapper
+#: of a batched tensor), torch cannot tell the two apart
+EITHER = ("vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting "
+          "to use a Tensor in some data-dependent control flow or (3) encountering this error "
+          "in PyTorch internals. For (1): we don't support vmap over calling .item() on a "
+          "Tensor, please try to rewrite what you're doing with other operations. For (2): we "
+          "don't support data-dependent control flow in vmap yet, please file an issue at "
+          "https://github.com/pytorch/pytorch/issues . For (3): please file an issue.")
+NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+
+#: reader method -> torch's message for a batched tensor (None: torch's EITHER/ITEM choice)
+READERS = {"item": ITEM, "__float__": ITEM, "__int__": ITEM, "__index__": ITEM,
+           "__complex__": ITEM, "__bool__": CONTROL_FLOW,
+           "tolist": NO_STORAGE, "numpy": NO_STORAGE, "__array__": NO_STORAGE}
+
+
+def _scope_of(t):
+    d = getattr(t, "__dict__", None)
+    s = d.get(_MARK) if d else None
+    return s if s is not None and s in _SCOPES else None
+
+
+def mark(t, scope=None):
+    """``t`` is batched in ``scope`` (the innermost running one by default)."""
+    if _SCOPES:
+        t.__dict__[_MARK] = scope or _SCOPES[-1]
+    return t
+
+
+def propagate(inputs, out):
+    """An op ran on ``inputs``: its outputs are batched where an input is."""
+    for t in inputs:
+        s = _scope_of(t)
+        if s is not None:
+            for o in (out if isinstance(out, tuple) else (out,)):
+                d = getattr(o, "__dict__", None)
+                if d is not None:
+                    d[_MARK] = s
+            return
+
+
+def _taint_hook(op, inputs, attrs):
+    """The apply hook of a vmap's samples loop: the op as usual, its outputs marked."""
+    before = registry.set_apply_hook(None)
+    try:
+        out = registry.apply(op, inputs, attrs)
+    finally:
+        registry.set_apply_hook(before)
+    propagate(inputs, out)
+    return out
+
+
+def batched(t) -> bool:
+    return bool(_SCOPES) and _scope_of(t) is not None
+
+
+def _refusal(message):
+    e = RuntimeError(message)
+    e._vmap_refusal = True
+    return e
+
+
+def refused(e) -> bool:
+    """Whether ``e`` is one of these checks' errors (vmap does not retry it in a loop)."""
+    return getattr(e, "_vmap_refusal", False)
+
+
+def dynamic_shape(what, *tensors):
+    """Raise torch's error for an op whose output shape depends on the values, called on a
+    batched tensor (``what``: torch's words for the op)."""
+    if _SCOPES and any(_scope_of(t) is not None for t in tensors):
+        raise _refusal(what)
+
+
+NONZERO = ("vmap: We do not support batching operators that can output dynamic shape. "
+           "Attempted to vmap over aten::{}. Please file an issue at "
+           "https://github.com/pytorch/pytorch/issues if you need this feature.")
+MASKED_SELECT = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We "
+                 "cannot support this because for each batch this would return a differently "
+                 "shaped Tensor. Please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues if you need this feature.")
+BOOL_INDEX = ("vmap: We do not support batching operators that can support dynamic shape. "
+              "Attempting to batch over indexing with a boolean mask.")
+
+
+def _from_gradrepl(frame) -> bool:
+    """Whether the reader was called by gradrepl's code (past the readers that vmap's trace
+    puts over these, ``_vmap._watch_reads``), not by the user's."""
+    while frame is not None and frame.f_code.co_name == "reader" \
+            and frame.f_globals.get("__name__") == "gradrepl.torch._vmap":
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__", "").startswith("gradrepl.")
+
+
+def _reader(name, method, message):
+    def read(self, *a, **k):
+        if _SCOPES:
+            s = _scope_of(self)
+            if s is not None and not _from_gradrepl(sys._getframe(1)):
+                from .func import _DEPTH
+
+                msg = message
+                if msg is ITEM or msg is CONTROL_FLOW:
+                    if _DEPTH[0] > s.depth:
+                        msg = EITHER
+                raise _refusal(msg)
+        return method(self, *a, **k)
+    read.__name__ = name
+    read.__wrapped__ = method
+    return read
+
+
+#: Tensor methods (and ``torch`` functions of the same names) that make their results outside
+#: the engine's ops (so the apply hook does not see them): results batched where an input is
+PASSING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__floordiv__",
+           "__invert__", "__and__", "__or__", "__xor__",
+           "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+           "not_equal", "all", "any", "argmax", "argmin", "argsort", "isclose", "isfinite",
+           "isinf", "isnan", "isneginf", "isposinf", "isreal", "isin", "signbit",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "bool", "byte", "char",
+           "short", "int", "long", "half", "double", "bfloat16", "cfloat", "cdouble", "detach",
+           "diag", "diagflat", "float_power", "count_nonzero", "histc", "where", "sort",
+           "topk", "max", "min", "clone", "to", "type", "float", "contiguous")
+#: ops whose result's shape depends on the values: torch's refusal when an input is batched
+DYNAMIC = {"nonzero": NONZERO.format("nonzero"), "argwhere": NONZERO.format("nonzero"),
+           "unique": NONZERO.format("_unique2"),
+           "unique_consecutive": NONZERO.format("unique_consecutive")}
+
+
+def _tensors(args, kwargs):
+    for v in args:
+        if isinstance(v, (list, tuple)):
+            yield from v
+        else:
+            yield v
+    yield from kwargs.values()
+
+
+def _passing(method):
+    def f(*args, **kwargs):
+        out = method(*args, **kwargs)
+        if _SCOPES:
+            for t in _tensors(args, kwargs):
+                s = _scope_of(t)
+                if s is not None:
+                    for o in (out if isinstance(out, tuple) else (out,)):
+                        d = getattr(o, "__dict__", None)
+                        if d is not None:
+                            d[_MARK] = s
+                    break
+        return out
+    f.__wrapped__ = method
+    return f
+
+
+def _dynamic(method, message):
+    def f(*args, **kwargs):
+        if _SCOPES:
+            dynamic_shape(message, *_tensors(args, kwargs))
+        return method(*args, **kwargs)
+    f.__wrapped__ = method
+    return f
+
+
+def _masked_select(method):
+    def f(input, mask, *a, **k):  # noqa: A002
+        if _SCOPES:
+            dynamic_shape(MASKED_SELECT, mask)
+        return method(input, mask, *a, **k)
+    f.__wrapped__ = method
+    return f
+
+
+def _getitem(method):
+    def f(self, index):
+        if _SCOPES:
+            for v in (index if isinstance(index, tuple) else (index,)):
+                if _scope_of(v) is not None and str(getattr(v, "dtype", "")) == "torch.bool":
+                    raise _refusal(BOOL_INDEX)
+        return method(self, index)
+    f.__wrapped__ = method
+    return f
+
+
+def _patches():
+    """(owner, name, replacement) for every patch a scope puts on."""
+    import gradrepl.torch as torch_module
+
+    from ._tensor import Tensor
+
+    out = []
+    for owner in (Tensor, torch_module):
+        own = owner.__dict__
+        for name, message in READERS.items():
+            if owner is Tensor and name in own:
+                out.append((owner, name, _reader(name, own[name], message)))
+        for name in PASSING:
+            if name in own and callable(own[name]):
+                out.append((owner, name, _passing(own[name])))
+        for name, message in DYNAMIC.items():
+            if name in own and callable(own[name]):
+                out.append((owner, name, _dynamic(own[name], message)))
+        if "masked_select" in own:
+            out.append((owner, "masked_select", _masked_select(own["masked_select"])))
+    if "__getitem__" in Tensor.__dict__:
+        out.append((Tensor, "__getitem__", _getitem(Tensor.__dict__["__getitem__"])))
+    return out
+
+
+_SAVED: list = []
+
+
+class scope:
+    """``with scope(depth) as s:`` one running ``vmap`` call: readers checked, ops' outputs
+    marked. ``s.depth``: the transforms running when its function is called (a read with more
+    running is inside ``grad``/``jacrev`` within the vmap: torch's other message)."""
+    __slots__ = ("depth", "hooked", "__weakref__")
+
+    def __init__(self, depth):
+        self.depth = depth
+        self.hooked = False
+
+    def __enter__(self):
+        if not _SCOPES:
+            for owner, name, replacement in _patches():
+                _SAVED.append((owner, name, owner.__dict__[name]))
+                setattr(owner, name, replacement)
+        _SCOPES.append(self)
+        return self
+
+    def loop_hook(self):
+        """Marks for the samples loop (when no other hook is on: the trace marks its own)."""
+        if not registry.apply_hook_active():
+            registry.set_apply_hook(_taint_hook)
+            self.hooked = True
+
+    def __exit__(self, *exc):
+        if self.hooked:
+            registry.set_apply_hook(None)
+            self.hooked = False
+        _SCOPES.remove(self)
+        if not _SCOPES:
+            while _SAVED:
+                owner, name, method = _SAVED.pop()
+                setattr(owner, name, method)
+        return False
+
+
+def taint_hook_on() -> bool:
+    cur = registry.set_apply_hook(None)
+    registry.set_apply_hook(cur)
+    return cur is _taint_hook
