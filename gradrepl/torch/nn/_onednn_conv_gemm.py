@@ -825,10 +825,14 @@ def try_slow_backward(x, w, g, nd, stride, padding, dilation, groups, want):
     if groups > 1 and x.dtype == np.float64 and x.size and w.size and g.size:
         return _backward_by_groups(x, w, g, nd, stride, padding, dilation, groups, want)
 
-    if nd not in (1, 2) or groups != 1 or not x.size or not w.size or not g.size:
+    if nd not in (1, 2, 3) or groups != 1 or not x.size or not w.size or not g.size:
         return None
     if x.dtype != w.dtype or g.dtype != x.dtype or x.dtype not in (np.float32, np.float64):
         return None
+    if nd == 3:   # (slow_conv3d: the filter gradient per sample as slow_conv2d's, beta 1; the
+        if x.dtype != np.float64 or any(d != 1 for d in tuple(dilation)[-3:]):   # bias torch's
+            return None                                  # sum; the input gradient not here)
+        want = (False,) + tuple(want[1:])
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     dilated = any(d != 1 for d in dilation)
     flat = tuple(padding)[-2 * nd:]
