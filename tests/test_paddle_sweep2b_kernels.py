@@ -18,7 +18,7 @@ import pytest
 
 import gradrepl.paddle as paddle
 from gradrepl.paddle import profiles
-from conftest import skip_unless_x86_64
+from conftest import skip_unless_mkl_path, skip_unless_x86_64
 
 F = paddle.nn.functional
 
@@ -140,3 +140,27 @@ def test_interpolate_area_is_the_adaptive_pool():
      ).sum().backward()
     assert (md5(y), md5(x.grad)) == ("7995e5ffdd6aa94cef4fdc74fbd5cf3e",
                                      "f8426f470936b5c4f36a158466f8bca9")
+
+
+AFFINE_GRID = [  # (N, H, W, align_corners, dtype): md5 of grid and theta's gradient
+    ((2, 3, 4, False, "float32"), ("d51238ff1c94c0b65e081f4d7d97f7d5",
+                                   "8b6cccb28a75958523ecff386ec01b15")),
+    ((2, 7, 6, True, "float32"), ("a409ca3b833d7fcc724efd68a6e18404",
+                                  "91c4aec43f6ecae08fff22a898fa4d8a")),
+    ((3, 5, 6, False, "float64"), ("fb9e5916617ea85bbe2731c511b68756",
+                                   "277cd393304fd2e2c8ffb81bde4e414d")),
+]
+
+
+@pytest.mark.parametrize("case,want", AFFINE_GRID)
+def test_affine_grid_per_sample_gemm(case, want):
+    # Paddle's Blas MatMul per sample (MKL; under 16 grid points an FMA chain): the MKL
+    # library's bits, recorded with real 3.3.1 and 2.6.2 on this Intel machine's MKL path
+    skip_unless_mkl_path("affine_grid's per-sample MKL gemm")
+    (n, h, w, ac, dt), i = case, AFFINE_GRID.index((case, want))
+    th = (np.eye(2, 3)[None] + 0.3 * np.random.default_rng(i).standard_normal((n, 2, 3))).astype(dt)
+    t = paddle.to_tensor(th, stop_gradient=False)
+    g = F.affine_grid(t, [n, 1, h, w], align_corners=ac)
+    (g * paddle.to_tensor(np.random.default_rng(10 + i).standard_normal(g.shape).astype(dt))
+     ).sum().backward()
+    assert (md5(g), md5(t.grad)) == want
