@@ -56,9 +56,48 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
 
 
 # ======================================================================= temporal_shift
+# the lines of TemporalShiftInferMeta's checks in phi/infermeta/unary.cc (rank, seg_num > 0,
+# shift_ratio > 0, shift_ratio < 0.5, N*T divisible by seg_num), by profile.error_wording
+_TEMPORAL_SHIFT_LINES = {"3": (5616, 5623, 5628, 5634, 5642), "2.6": (4333, 4339, 4345, 4351, 4361)}
+
+
+def _temporal_shift_checks(shape, seg_num, shift_ratio):
+    """TemporalShiftInferMeta's PADDLE_ENFORCEs in order: the ValueError of the first that
+    fails (messages and lines measured on real 3.3.1 and 2.6.2), else None."""
+    rank, seg, low, high, divisible = _TEMPORAL_SHIFT_LINES[profiles.current().error_wording]
+    r = format(np.float32(shift_ratio), "g")  # a float attribute, printed by C++'s stream
+    checks = [
+        (len(shape) == 4, rank, "Input(X) rank should be 4 in shape of [N*T, C, H, W], but "
+         f"received X rank({len(shape)})", f"dim_x.size() == 4, but received dim_x.size():"
+         f"{len(shape)} != 4:4."),
+        (lambda: seg_num > 0, seg, f"Attr(seg_num) should be greater than 0, but received "
+         f"{seg_num}", f"seg_num > 0, but received seg_num:{seg_num} <= 0:0."),
+        (lambda: shift_ratio > 0, low, f"Attr(shift_ratio) should be greater than 0, but "
+         f"received {r}", f"shift_ratio > 0., but received shift_ratio:{r} <= 0.:0."),
+        (lambda: shift_ratio < 0.5, high, f"Attr(shift_ratio) should be less than 0.5, but "
+         f"received {r}", f"shift_ratio < 0.5, but received shift_ratio:{r} >= 0.5:0.5."),
+        (lambda: shape[0] % seg_num == 0, divisible, "Input(X) dimension[0] should be divided "
+         f"exactly by Attr(seg_num), but received X dimension[0]({shape[0]}) mod "
+         f"seg_num({seg_num}) != 0", lambda: f"dim_x[0] % seg_num == 0, but received dim_x[0] "
+         f"% seg_num:{shape[0] % seg_num} != 0:0."),
+    ]
+    for ok, line, text, hint in checks:
+        if not (ok() if callable(ok) else ok):
+            hint = hint() if callable(hint) else hint
+            return ValueError(f"(InvalidArgument) {text}\n  [Hint: Expected {hint}] (at "
+                              f"/paddle/paddle/phi/infermeta/unary.cc:{line})\n")
+    return None
+
+
 def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     """Shift a part of the channels one segment back and another one forward in time (the first
     ``shift_ratio * C`` channels from frame t - 1, the next as many from t + 1)."""
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
+                         f"Attr(data_format): {data_format}.")
+    err = _temporal_shift_checks(list(x.shape), seg_num, shift_ratio)
+    if err is not None:
+        raise err
     return G.temporal_shift(x, seg_num, shift_ratio, data_format == "NHWC")
 
 
