@@ -121,3 +121,18 @@ def test_float64_dropout_scales_by_float32_keep_probability(version, p):
     z = F.dropout(x, p, training=False, mode="downscale_in_infer")
     got = tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:12] for t in (y, x.grad, z))
     assert got == DROPOUT64[p]
+
+
+# sha256[:12] of paddle.norm(x, p, axis=-1) and paddle.dist(x, x * 0.5, p) of a float64
+# [7, 33] (default_rng(4) normals); real 3.3.1 and 2.6.2 print the same: p and 1/p are
+# float attributes (p=3's 1/3 is 0.3333333432674408 in the double kernel).
+PNORM64 = {3: ("9c9583d4ef6e", "5202b6d5cea2"), 2.7: ("7746a4478053", "07d69295bfa4")}
+
+
+@pytest.mark.parametrize("p", sorted(PNORM64))
+def test_float64_p_norm_takes_float_exponents(version, p):
+    skip_unless_x86_64("glibc x86-64's double pow, recorded on x86-64")
+    x = paddle.to_tensor(np.random.default_rng(4).standard_normal((7, 33)))
+    got = tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:12]
+                for t in (paddle.norm(x, p=p, axis=-1), paddle.dist(x, x * 0.5, p=p)))
+    assert got == PNORM64[p]
