@@ -829,10 +829,8 @@ def try_slow_backward(x, w, g, nd, stride, padding, dilation, groups, want):
         return None
     if x.dtype != w.dtype or g.dtype != x.dtype or x.dtype not in (np.float32, np.float64):
         return None
-    if nd == 3:   # (slow_conv3d: the filter gradient per sample as slow_conv2d's, beta 1; the
-        if x.dtype != np.float64 or any(d != 1 for d in tuple(dilation)[-3:]):   # bias torch's
-            return None                                  # sum; the input gradient not here)
-        want = (False,) + tuple(want[1:])
+    if nd == 3 and any(d != 1 for d in tuple(dilation)[-3:]):
+        return None   # (slow_conv3d: the products per sample as slow_conv2d's; dilated: not here)
     stride, dilation = tuple(stride)[-nd:], tuple(dilation)[-nd:]
     dilated = any(d != 1 for d in dilation)
     flat = tuple(padding)[-2 * nd:]
