@@ -28,3 +28,45 @@ def test_small_nt_products_and_a_gradient_equal_real_paddle():
     (x @ y * paddle.to_tensor(rng.randn(3, 3).astype("float32"))).sum().backward()
     out.append(int(x.grad.numpy().view("uint32").sum() % 1000003))
     assert out == REAL
+
+
+REAL_CONV = """plain 1 2 1 412869 388000 450606
+wn 1 2 1 409521 655401 291591
+plain 1 0 1 693548 408238 220087
+wn 1 0 1 694554 315371 567697
+plain 2 2 1 527392 741043 573753
+wn 2 2 1 522694 651850 392654
+plain 1 4 2 181265 940624 191071
+wn 1 4 2 178431 672957 647603"""
+
+
+def test_conv1d_filter_gradient_of_one_input_channel():
+    """A Conv1D of one input channel (PM14B's TCN script: its weight_norm'd first layer): each
+    sample's dW += dy @ cols^T is an 8 x L times (3 x L)^T product, summed as one chain."""
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("Paddle's conv filter gradient on Intel (the wheel's MKL)")
+    import gradrepl.paddle.nn as nn
+    from gradrepl.paddle.nn.utils import weight_norm
+
+    def dig(t):
+        return int(t.numpy().view(np.uint32).sum() % 1000003)
+
+    rng = np.random.RandomState(0)
+    rng.randn(50, 1, 24)
+    lines = []
+    for cin, pad, dil in [(1, 2, 1), (1, 0, 1), (2, 2, 1), (1, 4, 2)]:
+        xx = paddle.to_tensor(rng.randn(50, cin, 24).astype("float32"))
+        paddle.seed(1)
+        c = nn.Conv1D(cin, 8, 3, padding=pad, dilation=dil)
+        y = c(xx)
+        g = paddle.to_tensor(rng.randn(*y.shape).astype("float32"))
+        (y * g).sum().backward()
+        lines.append(f"plain {cin} {pad} {dil} {dig(y)} {dig(c.weight.grad)} {dig(c.bias.grad)}")
+        paddle.seed(1)
+        c = weight_norm(nn.Conv1D(cin, 8, 3, padding=pad, dilation=dil))
+        y = c(xx)
+        (y * g).sum().backward()
+        lines.append(f"wn {cin} {pad} {dil} {dig(y)} {dig(c.weight_v.grad)} "
+                     f"{dig(c.weight_g.grad)}")
+    assert "\n".join(lines) == REAL_CONV     # real 3.3.1 (cin = 2 was equal before)

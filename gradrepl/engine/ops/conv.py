@@ -392,6 +392,7 @@ def _grad_filter_mkl(win, dy, g, k, mg):
     and 2x3x8x8 inputs, every value equal (the one-chain product gave 412/432, 4157/4608, 82/108
     others)."""
     from .. import mkl
+    from .linalg import mklml_small_nt
     from .nn import _mkl_is_this_cpu
 
     if not _mkl_is_this_cpu() or not mkl.load():
@@ -402,7 +403,10 @@ def _grad_filter_mkl(win, dy, g, k, mg):
         cols = np.ascontiguousarray(win[i]).reshape(g, k, positions)
         dys = np.ascontiguousarray(dy[i]).reshape(g, mg, positions)
         for j in range(g):
-            if mkl.sgemm_one_thread(dys[j], cols[j].T, into=dw[j]) is None:
+            small = mklml_small_nt(dys[j], cols[j])
+            if small is not None:
+                dw[j] += small
+            elif mkl.sgemm_one_thread(dys[j], cols[j].T, into=dw[j]) is None:
                 return None
     return dw
 

@@ -344,8 +344,17 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
     if x.dtype == np.float64:
         # float64: MKL's cblas_dgemm, as Paddle's Blas::GEMM (sweep against real 3.3.1 here)
         return mkl.gemm_one_thread(x, y, transpose_x, transpose_y)
+    out = mklml_small_nt(x, y) if transpose_y and not transpose_x else None
+    if out is not None:
+        return out
+    return mkl.sgemm_one_thread(x.T if transpose_x else x, y.T if transpose_y else y)
+
+
+def mklml_small_nt(x, y):
+    """x @ y^T of float32 matrices stored as given where Paddle's MKL sums it otherwise than
+    the MKL loaded here, else None. (Intel paths only: callers check.)"""
     m, k, n = x.shape[0], x.shape[1], y.shape[0]
-    if (transpose_y and not transpose_x and n in (2, 3) and m >= 2 and m * n < 32
+    if (x.dtype == np.float32 and n in (2, 3) and m >= 2 and m * n < 32
             and 2 <= k <= min(23 * m, 300) and not (m == 2 and n == 3 and k < 4)):
         # x @ y^T with 2 or 3 rows of y: Paddle's MKL (the wheel's libmklml) sums each element
         # as one fused chain over k up to k ~ 23.5 m (and some 300..600); the MKL here does so
@@ -354,7 +363,7 @@ def _mkl_gemm(x, y, transpose_x, transpose_y):
         # and breaks none; the 7 left are just past the bounds (m = 6, k = 140; m = 11..13,
         # k = 255..300: not emulated)
         return chained_matmul(x, y.T)
-    return mkl.sgemm_one_thread(x.T if transpose_x else x, y.T if transpose_y else y)
+    return None
 
 
 def _mkl_batched_gemm(x, y, transpose_x, transpose_y):
