@@ -411,6 +411,8 @@ def grouped_block(x_shape, w_shape, stride, pads, dilation, groups, dtype):
     if isa() != "avx512_core" or np.dtype(dtype) != np.float32 or groups < 2:
         return None
     ci, co = x_shape[1] // groups, w_shape[0] // groups
+    if ci * groups != x_shape[1] or co * groups != w_shape[0] or w_shape[1] != ci:
+        return None
     if ci == 1 and co == 1:
         return None                                    # jit_dw (_onednn_dw_conv)
     block = next((s for s in (16, 8, 4) if ci % s == 0 and co % s == 0), None)

@@ -1042,6 +1042,8 @@ def try_grouped_gemm(x, w, bias, stride, pads, dilation, groups, g=None):
     from ._onednn_conv import LIMIT, macs
 
     n, ci, co = x.shape[0], x.shape[1] // groups, w.shape[0] // groups
+    if ci * groups != x.shape[1] or co * groups != w.shape[0] or w.shape[1] != ci:
+        return None
     xs, ws = (n, ci) + tuple(x.shape[2:]), (co, ci) + tuple(w.shape[2:])
     from ._onednn_conv import isa
 
@@ -1088,6 +1090,8 @@ def grouped_gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=Tru
 
     threads = _capability.threads()
     n, ci, co = x.shape[0], x.shape[1] // groups, w_shape[0] // groups
+    if ci * groups != x.shape[1] or co * groups != w_shape[0] or w_shape[1] != ci:
+        return None, None
     if x.dtype != np.float32 or g.dtype != np.float32 or not x.size or not g.size or \
             x.ndim not in (3, 4) or min(n, threads // min(groups, threads)) > 1:
         return None, None
