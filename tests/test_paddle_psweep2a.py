@@ -136,3 +136,21 @@ def test_float64_p_norm_takes_float_exponents(version, p):
     got = tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:12]
                 for t in (paddle.norm(x, p=p, axis=-1), paddle.dist(x, x * 0.5, p=p)))
     assert got == PNORM64[p]
+
+
+# sha256[:12] of x.grad for (log2(x) * w).sum() and (log10(x) * w).sum(), float64 x of 257
+# values in [0.05, 30) (default_rng(6)), w default_rng(7) normals. dout / (x * ln(base)) with
+# the double constant: log2's is log(2.0) in both versions, log10's differs (2.6.2: log(10.0)
+# = 2.302585092994046, 3.3.1: 2.3025850929940456).
+LOG_GRAD64 = {"3": ("eb05520203e4", "eff4835b6cde"), "2.6": ("eb05520203e4", "7d92a5d72715")}
+
+
+def test_float64_log2_log10_gradients(version):
+    x = paddle.to_tensor(np.random.default_rng(6).uniform(0.05, 30, 257), stop_gradient=False)
+    w = paddle.to_tensor(np.random.default_rng(7).standard_normal(257))
+    got = []
+    for f in (paddle.log2, paddle.log10):
+        x.clear_gradient()
+        (f(x) * w).sum().backward()
+        got.append(hashlib.sha256(x.grad.numpy().tobytes()).hexdigest()[:12])
+    assert tuple(got) == LOG_GRAD64[version]

@@ -59,6 +59,8 @@ class Profile:
     #                               ValueError) | "cast" (3.x: cast to the output's dtype)
     pylayer_node_suffix: str = "_backward"  # a PyLayer's node: GradNodePyLayer_<cls>_backward
     #                               (2.x) | GradNodePyLayer_<cls> (3.x, suffix "")
+    log10_grad_ln10: float = 2.302585092994046  # log10's gradient dout / (x * ln10) for float64:
+    #                               the double log(10.0) (2.x) | 2.3025850929940456 (3.x), measured
     arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
     #                                     3.x TypeError
 
@@ -174,7 +176,8 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
              group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
-             scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"))
+             scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
+             log10_grad_ln10=2.3025850929940456)
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

@@ -537,11 +537,21 @@ EXPM1 = unary("expm1", _float_fwd(K.expm1), lambda n, g: add(multiply(g, n.out()
               "Expm1Backward", saves_inputs=False)
 LOG = unary("log", _float_fwd(K.log), lambda n, g: multiply(g, reciprocal(n.inputs[0])),
             "LogBackward", "positive")
-LOG2 = unary("log2", _float_fwd(K.log2),
-             lambda n, g: divide(g, scale(n.inputs[0], float(np.float32(np.log(2.0))))),
+def _log_base_vjp(ln_base):
+    """dx = dout / (x * static_cast<T>(log(base))): the constant in x's dtype (a float64 x's is
+    the double log(2), measured on Paddle 3.3.1 and 2.6.2; was float32's for every dtype)."""
+    def vjp(n, g):
+        x = n.inputs[0]
+        c = n.attrs.get("ln_base", ln_base)
+        c = c if x.data.dtype == np.float64 else float(np.float32(c))
+        return divide(g, scale(x, c))
+    return vjp
+
+
+LOG2 = unary("log2", _float_fwd(K.log2), _log_base_vjp(float(np.log(2.0))),
              "Log2Backward", "positive")
-LOG10 = unary("log10", _float_fwd(K.log10),
-              lambda n, g: divide(g, scale(n.inputs[0], float(np.float32(2.3025850929940456)))),
+_LOG10_FWD = _float_fwd(K.log10)
+LOG10 = unary("log10", lambda x, ln_base=None: _LOG10_FWD(x), _log_base_vjp(2.3025850929940456),
               "Log10Backward", "positive")
 LOG1P = unary("log1p", _float_fwd(K.log1p),
               lambda n, g: multiply(g, reciprocal(scale(n.inputs[0], 1.0, 1.0))),
@@ -908,7 +918,9 @@ exp = _apply1(EXP)
 expm1 = _apply1(EXPM1)
 log = _apply1(LOG)
 log2 = _apply1(LOG2)
-log10 = _apply1(LOG10)
+def log10(x, ln_base=None):
+    """log10; ``ln_base`` the double log(10) its gradient divides by (the dialect's)."""
+    return apply(LOG10, (x,), None if ln_base is None else {"ln_base": float(ln_base)})
 log1p = _apply1(LOG1P)
 sqrt = _apply1(SQRT)
 rsqrt = _apply1(RSQRT)

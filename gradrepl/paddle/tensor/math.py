@@ -449,7 +449,7 @@ def _log(x):
 
 log = _unary("log", _log, "float")
 log2 = _unary("log2", M.log2, "float")
-log10 = _unary("log10", M.log10, "float")
+log10 = _unary("log10", lambda x: M.log10(x, profiles.current().log10_grad_ln10), "float")
 log1p = _unary("log1p", M.log1p, "float")
 sqrt = _unary("sqrt", M.sqrt, "autocast")
 rsqrt = _unary("rsqrt", M.rsqrt, "autocast")
