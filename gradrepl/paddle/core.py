@@ -925,11 +925,24 @@ class EagerParamBase(Tensor):
     """
     _paddle_path = "paddle.base.framework.EagerParamBase"
 
-    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
-                 "_param_name")
+    __slots__ = ("optimize_attr", "regularizer", "need_clip", "is_distributed", "_param_name")
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    @property
+    def trainable(self):
+        """``not stop_gradient``, as Paddle's property: setting it sets stop_gradient."""
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, trainable):
+        if not isinstance(trainable, bool):
+            head = "The type of trainable MUST be bool, but the type is "
+            if profiles.current().error_wording == "3":  # 3.3.1's f-string; 2.6.2 passes two args
+                raise ValueError(f"{head}{type(trainable)}")
+            raise ValueError(head, type(trainable))
+        self.stop_gradient = not trainable
 
     __str__ = __repr__
 
