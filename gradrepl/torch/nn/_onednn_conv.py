@@ -427,6 +427,33 @@ def grouped_block(x_shape, w_shape, stride, pads, dilation, groups, dtype):
     return block
 
 
+def _grouped_direct_weights(x, g, w_shape, stride, pads, dilation, groups):
+    """(dw, db) of a grouped convolution with 16-channel groups on the direct kernel's
+    backward-weights pass (jit:avx512_core): with at least as many groups as threads each
+    group on one thread, its sums as the ungrouped kernel's on a team of one
+    (``conv_backward_weights``; checked with real torch 2.13: groups 2 and 3 of 16 channels,
+    3x3 and 1x1). (None, None) elsewhere (8-channel groups run jit:avx2: not here)."""
+    from .. import _capability
+
+    threads = _capability.threads()
+    n, ci, co = x.shape[0], x.shape[1] // groups, w_shape[0] // groups
+    steps = n * math.prod(g.shape[2:])
+    if groups < threads or steps > BLAS_STEPS or \
+            macs(n, ci, co * groups, w_shape[2:], g.shape[2:]) > LIMIT:
+        return None, None
+    dws, dbs = [], []
+    for i in range(groups):
+        dw, db = conv_backward_weights(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]),
+                                       np.ascontiguousarray(g[:, i * co:(i + 1) * co]),
+                                       w_shape[2:], stride, pads, dilation, 1, 1,
+                                       replay=steps <= STEPS)
+        if dw is None:
+            return None, None
+        dws.append(dw)
+        dbs.append(db)
+    return np.concatenate(dws), np.concatenate(dbs)
+
+
 def slow_path(n, dtype, groups, transposed):
     """Whether torch 2.13 runs ATen's slow convolution here rather than oneDNN: float64 always
     (oneDNN takes float32 only), float32 for a single sample (measured here: 220 of 227 single
@@ -618,7 +645,9 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
             dx = _onednn_conv_gemm.try_grouped_gemm(x, w, None, stride, pads, dilation, groups,
                                                     g)
         dw = db = None
-        if not block and any(want[1:]):
+        if block == 16 and any(want[1:]):
+            dw, db = _grouped_direct_weights(x, g, w.shape, stride, pads, dilation, groups)
+        if (not block or block == 4) and any(want[1:]):  # (4-channel groups: gemm too)
             dw, db = _onednn_conv_gemm.grouped_gemm_bwd_w(
                 x, g, w.shape, stride, pads, dilation, groups, len(want) > 1 and want[1],
                 len(want) > 2 and want[2])
