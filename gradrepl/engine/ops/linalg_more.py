@@ -223,8 +223,65 @@ def _svd_fwd(x, full_matrices=False):
     return u, s.astype(x.dtype if x.dtype.kind != "c" else np.real(x).dtype), vh
 
 
+def _paddle_svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
+    """Paddle's svd_grad kernel in its own dtype (float32 / float64), term by term with its
+    products (``linalg._matmul_fwd``: Paddle's GEMMs and flags) and elementwise steps: with
+    F = 1 / (s_j^2 - s_i^2) (0 on the diagonal), sigma = (gS * U) @ Vh; u = U @ ((U^T gU -
+    gU^T U) * F * s) (+ ((I - U U^T) @ gU) / s where m > k), then @ Vh; v = U @ (((Vh gVh^T -
+    gVh Vh^T) * F) @ Vh * s^T (+ (gVh @ (I - Vh^T Vh)) / s^T where n > k)); x's gradient
+    (u + sigma) + v, a term whose output took no gradient being a scalar 0. A gradient of all
+    zeros stands for none (the engine passes zeros for an unused output)."""
+    from .linalg import _matmul_fwd as mm
+
+    dt = u.dtype
+    m, nn_, k = u.shape[-2], vh.shape[-1], s.shape[-1]
+    U, Vh = u, vh
+    if full_matrices:
+        U, Vh = u[..., :, :k], vh[..., :k, :]
+        gu = None if gu is None else gu[..., :, :k]
+        gvh = None if gvh is None else gvh[..., :k, :]
+    U, Vh = np.ascontiguousarray(U), np.ascontiguousarray(Vh)
+    with quiet(all="ignore"):
+        s_inv = (dt.type(1) / s).astype(dt)
+        s2 = (s * s).astype(dt)
+        F = (s2[..., None, :] - s2[..., :, None]).astype(dt)
+        idx = np.arange(k)
+        F[..., idx, idx] = dt.type(np.inf)
+        F = (dt.type(1) / F).astype(dt)
+        zero = np.zeros((1,), dt)
+        sigma = u_term = v_term = zero
+        if gs is not None:
+            sigma = mm(np.ascontiguousarray(gs[..., None, :] * U), Vh)
+        if gu is not None:
+            gu = np.ascontiguousarray(gu)
+            utg = mm(U, gu, True, False)
+            gtu = mm(gu, U, True, False)
+            u_term = mm(U, np.ascontiguousarray((utg - gtu) * F * s[..., None, :]))
+            if m > k:
+                project = np.eye(m, dtype=dt) - mm(U, U, False, True)
+                u_term = u_term + mm(np.ascontiguousarray(project), gu) * s_inv[..., None, :]
+            u_term = mm(np.ascontiguousarray(u_term), Vh)
+        if gvh is not None:
+            gvh = np.ascontiguousarray(gvh)
+            utg = mm(Vh, gvh, False, True)
+            gtu = mm(gvh, Vh, False, True)
+            v_term = mm(np.ascontiguousarray((utg - gtu) * F), Vh) * s[..., :, None]
+            if nn_ > k:
+                project = np.eye(nn_, dtype=dt) - mm(Vh, Vh, True, False)
+                v_term = v_term + mm(gvh, np.ascontiguousarray(project)) * s_inv[..., :, None]
+            v_term = mm(U, np.ascontiguousarray(v_term))
+        return ((u_term + sigma) + v_term).astype(dt)
+
+
 def _svd_vjp(n, gu, gs, gvh):
-    """The reduced SVD's gradient (Townsend 2016), with U, S, V as constants."""
+    """The reduced SVD's gradient (Townsend 2016), with U, S, V as constants; float32 and
+    float64 as Paddle's kernel computes it (``_paddle_svd_grad``)."""
+    u, s, vh = n.out_data
+    if u.dtype in (np.float32, np.float64):
+        given = [None if not np.any(t.data) else np.asarray(t.data, u.dtype)
+                 for t in (gu, gs, gvh)]
+        return const(gs, _paddle_svd_grad(u, s, vh, *given,
+                                          n.attrs.get("full_matrices", False)))
     u, s, vh = n.out_data
     dt = u.dtype
     U, Vh = u.astype(np.float64), vh.astype(np.float64)
