@@ -612,6 +612,64 @@ def gemm_weights_smalln(x, g, ksize, stride, pads, dilation, threads):
     return total.T.reshape((o, x.shape[1]) + tuple(ksize))
 
 
+def _hsum8(acc):
+    """The gemv kernel's horizontal sum of its 8-lane accumulators (vhaddps, vperm2f128 and
+    vaddps, vhaddps): ((a0 + a1) + (a4 + a5)) + ((a2 + a3) + (a6 + a7)), float32."""
+    p = [acc[..., 2 * i] + acc[..., 2 * i + 1] for i in range(4)]
+    return (p[0] + p[2]) + (p[1] + p[3])
+
+
+def sgemv_t(a, x, y=None):
+    """``y + A^T x`` as oneDNN's ``jit_avx_gemv_t_f32_kern`` (the sgemm of one column, N == 1,
+    transposed A: ``jump_to_gemv``): ``a`` (K, M), ``x`` (K,) float32; each output's dot product
+    over the first multiple of 16 of K in 8 lanes (lane l: k = l, l + 8, ... in order, fused
+    multiply-adds from zero), the lanes summed (``_hsum8``) and added to y; then the rest in
+    pieces of 8, 4, 2, 1 (as the remainder's bits say), each from zero, summed and added."""
+    k, m = a.shape
+    a64, x64 = a.astype(np.float64), x.astype(np.float64)
+    y = np.zeros(m, np.float32) if y is None else y.astype(np.float32)
+    main = k - k % 16
+    pieces = ([(0, main)] if main else [])
+    start = main
+    for ux in (8, 4, 2, 1):
+        if (k - main) & ux:
+            pieces.append((start, start + ux))
+            start += ux
+    tmp = np.empty((m, 8))
+    for lo, hi in pieces:
+        acc = np.zeros((m, 8), np.float32)
+        for t in range(lo, hi, 8):
+            e = min(hi, t + 8)
+            np.multiply(a64[t:e].T, x64[t:e], out=tmp[:, :e - t])
+            np.add(acc[:, :e - t], tmp[:, :e - t], out=acc[:, :e - t], casting="unsafe")
+        y = (y.astype(np.float64) + _hsum8(acc)).astype(np.float32)
+    return y
+
+
+def gemm_weights_gemv(x, g, ksize, stride, pads, dilation, threads):
+    """The filter gradient of ``x64:gemm:jit`` (ncsp) with one output channel: per sample
+    im2col and the sgemm with N 1, which is ``sgemv_t`` (beta 1 after the thread's first
+    sample); the samples split over the threads as ``gemm_weights_smalln``'s, the threads'
+    sums added in order. ``x`` (N, C, *S), ``g`` (N, 1, *P) float32."""
+    from ._onednn_conv import _parts
+    from ._onednn_conv_bwd_w import _columns
+
+    n = g.shape[0]
+    outs = g.shape[2:]
+    size = math.prod(outs)
+    cols = _columns(x, ksize, stride, pads, dilation, outs)        # (N, P, C*K) float64
+    g2 = g.reshape(n, size)
+    outer = size / threads < 256 and n != 1
+    team = min(n, threads) if outer and threads > 1 else 1
+    total = None
+    for a, b in _parts(n, team):
+        part = None
+        for i in range(a, b):
+            part = sgemv_t(cols[i], g2[i], part)
+        total = part if total is None else total + part
+    return total.reshape((1, x.shape[1]) + tuple(ksize))
+
+
 def gemm_kernel_runs(x_shape, w_shape, out_shape, stride, pads, dilation, groups, dtype):
     """Whether oneDNN's backward-weights pass runs ``x64:gemm:jit`` here (avx512_core,
     float32, no groups, 1 or 2 spatial axes, use_mkldnn, and ``_onednn_conv_bwd_w`` finds no
@@ -661,7 +719,9 @@ def gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=True, want_
         db = np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1].copy()
     small = x.shape[0] * math.prod(g.shape[2:]) <= STEPS and \
         x.size * math.prod(w_shape[2:]) <= 1 << 26
-    if want_w and 2 <= w_shape[0] <= 15 and small:
+    if want_w and w_shape[0] == 1 and small:
+        dw = gemm_weights_gemv(x, g, w_shape[2:], stride, pads, dilation, _capability.threads())
+    elif want_w and 2 <= w_shape[0] <= 15 and small:
         dw = gemm_weights_smalln(x, g, w_shape[2:], stride, pads, dilation,
                                  _capability.threads())
     elif want_w and w_shape[0] >= 16 and small:
@@ -1106,8 +1166,9 @@ def grouped_gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=Tru
         db = np.add.accumulate(sums, axis=1, dtype=np.float32)[:, -1].copy()
     small = n * math.prod(g.shape[2:]) <= STEPS and \
         n * ci * math.prod(x.shape[2:]) * math.prod(w_shape[2:]) <= 1 << 26
-    if want_w and small and co >= 2:
-        fn = gemm_weights_smalln if co <= 15 else gemm_weights_wide
+    if want_w and small:
+        fn = gemm_weights_gemv if co == 1 else gemm_weights_smalln if co <= 15 else \
+            gemm_weights_wide
         parts = []
         for i in range(groups):
             part = fn(np.ascontiguousarray(x[:, i * ci:(i + 1) * ci]),

@@ -254,6 +254,6 @@ def try_backward(x, w, g, stride, pads, dilation, groups, want):
     elif any(want[1:]):  # (oneDNN's gemm kernel: its bias; the filter's gemv is not emulated)
         from ._onednn_conv_gemm import grouped_gemm_bwd_w
 
-        dw, db = grouped_gemm_bwd_w(x, g, w.shape, stride, pads, dilation, groups, False,
-                                    len(want) > 2 and want[2])
+        dw, db = grouped_gemm_bwd_w(x, g, w.shape, stride, pads, dilation, groups,
+                                    len(want) > 1 and want[1], len(want) > 2 and want[2])
     return dx, dw, db
