@@ -496,19 +496,19 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
     # op (what ``_binary`` ends in too, after promotion checks that cannot change anything here).
     def __add__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
-            return _scale(self, 1.0, float(o))
+            return _scale(self, 1.0, _bias(self, float(o)))
         if _same_float(self, o):
             return _float_pair(M.ADD, self, o)
         return _binary(self, o, "add")
 
     def __radd__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
-            return _scale(self, 1.0, float(o))
+            return _scale(self, 1.0, _bias(self, float(o)))
         return _binary(self, o, "add", True)
 
     def __sub__(self, o):
         if (type(o) is float or type(o) is int) and self.data.dtype in _SCALE_FAST:
-            return _scale(self, 1.0, -float(o))
+            return _scale(self, 1.0, _bias(self, -float(o)))
         if _same_float(self, o):
             return _float_pair(M.SUBTRACT, self, o)
         return _binary(self, o, "subtract")
@@ -811,6 +811,14 @@ Tensor.get_device = _since3_method(lambda self: -1, "get_device")
 
 _SCALE_FAST = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _scale = M.scale
+_F64 = np.dtype(np.float64)
+
+
+def _bias(x, b):
+    """The scale op's bias as the profile's kernel takes it (``scale_op``)."""
+    if x.data.dtype == _F64 and b and profiles.current().scale_bias32:
+        return float(np.float32(b))
+    return b
 _M_add, _M_subtract, _M_multiply = M.add, M.subtract, M.multiply
 
 
@@ -983,7 +991,10 @@ def _scalar_affine(x, s, b, opname):
 
 
 def scale_op(x, s, b=0.0, bias_after_scale=True):
-    """Paddle's ``scale`` op; a float16 tensor's results round as the profile's kernel does."""
+    """Paddle's ``scale`` op; a float16 tensor's results round as the profile's kernel does;
+    under 2.x the bias is a float attribute (rounded to float32 for float64 inputs too)."""
+    if b and profiles.current().scale_bias32 and x.data.dtype in (np.float64, np.complex128):
+        b = float(np.float32(b))
     if x.data.dtype == np.float16:
         rounding = profiles.current().f16_rounding
         if rounding != "zero":

@@ -142,6 +142,9 @@ class Profile:
     #   (3.x: VisibleDeprecationWarning at the caller's line; 2.6.2 prints nothing)
     to_tensor_copy_warning: bool = False  # paddle.to_tensor(a_tensor) warns once a process (3.x:
     #   "To copy construct from a tensor ..." UserWarning; 2.6.2 is silent)
+    scale_bias32: bool = True     # the scale op's bias is a float attribute (2.x: x + 0.1, x - 0.1,
+    #   0.1 - x and paddle.scale(x, s, 0.1) of a float64/complex128 x add float32(0.1)) or a
+    #   double (3.x); its scale is a Scalar (a double) in both. Measured 2.6.2 / 3.3.1
     leaky_relu_slope32: bool = True  # leaky_relu's negative_slope is a float attribute (2.x: a
     #   float64 input computes with it rounded to float32) or a double (3.x); measured 2.6.2/3.3.1
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
@@ -175,7 +178,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,
              lu_info_1d=False, diff_pend_each=False,
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
-             group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
+             group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, scale_bias32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
              log10_grad_ln10=2.3025850929940456)
 
