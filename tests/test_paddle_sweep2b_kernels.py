@@ -164,3 +164,37 @@ def test_affine_grid_per_sample_gemm(case, want):
     (g * paddle.to_tensor(np.random.default_rng(10 + i).standard_normal(g.shape).astype(dt))
      ).sum().backward()
     assert (md5(g), md5(t.grad)) == want
+
+
+def test_scale_bias_is_float32_under_2x():
+    # the scale op's bias: a float attribute in 2.6.2 (x + 0.1 of a float64 x adds
+    # float32(0.1)), a double in 3.3.1; its scale a Scalar (double) in both. Printed by real
+    # 2.6.2 / 3.3.1 (dice_loss's + epsilon: every float64 value differed under 2.6)
+    x = paddle.to_tensor(np.array([1.0, 3.0, 0.3], "float64"))
+    got = [(x + 1e-5).numpy().tolist(), (x - 0.1).numpy().tolist(), (0.1 + x).numpy().tolist(),
+           paddle.scale(x, 0.1, 0.1).numpy().tolist(), (x * 0.1 + 0.2).numpy().tolist()]
+    if profiles.current().key == "3":
+        assert got == [[1.00001, 3.00001, 0.30001], [0.9, 2.9, 0.19999999999999998],
+                       [1.1, 3.1, 0.4], [0.2, 0.4, 0.13], [0.30000000000000004, 0.5, 0.23]]
+    else:
+        assert got == [
+            [1.0000099999997474, 3.0000099999997474, 0.30000999999974737],
+            [0.8999999985098839, 2.899999998509884, 0.19999999850988387],
+            [1.1000000014901161, 3.100000001490116, 0.4000000014901161],
+            [0.20000000149011612, 0.40000000149011616, 0.13000000149011612],
+            [0.3000000029802322, 0.5000000029802323, 0.23000000298023224]]
+
+
+def test_float64_bce_with_logits_uses_the_c_library():
+    # sigmoid_cross_entropy_with_logits' loops call glibc's exp and log for doubles (numpy's
+    # differed in the last bit); md5 of real 3.3.1 / 2.6.2 (their gradients differ: 2.x's
+    # legacy kernel)
+    skip_unless_x86_64("float64 glibc exp/log in sigmoid_cross_entropy_with_logits")
+    x = paddle.to_tensor(np.random.default_rng(11).standard_normal((9, 8)) * 3,
+                         stop_gradient=False)
+    lab = paddle.to_tensor((np.random.default_rng(12).uniform(size=(9, 8)) > 0.5).astype("float64"))
+    loss = F.binary_cross_entropy_with_logits(x, lab, reduction="none")
+    (loss * paddle.to_tensor(np.random.default_rng(13).standard_normal((9, 8)))).sum().backward()
+    want = {"3": "68d470d98faba45863fac7c2bc69d7ee", "2.6": "087ed63505ba4d1785136e174d8cc869"}
+    assert (md5(loss), md5(x.grad)) == ("88bcae3048398afbf7ae8c03b346ebc1",
+                                        want[profiles.current().key])

@@ -41,10 +41,11 @@ def _typed(v, like):
 
 _LIBM_EXP = K.libm("exp", np.exp)
 _LIBM_LOG = K.libm("log", np.log)
-#: The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``).
-exp_c = _safe(K.float32_kernel(_LIBM_EXP, np.exp))
-#: The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``).
-log_c = _safe(K.float32_kernel(_LIBM_LOG, np.log))
+#: The C library's exp, as Paddle's scalar loops call it (float32: glibc ``expf``; float64:
+#: ``exp``, e.g. sigmoid_cross_entropy_with_logits' loop, real 3.3.1/2.6.2).
+exp_c = _safe(K.float32_kernel(_LIBM_EXP, K.libm64("exp", np.exp)))
+#: The C library's log, as Paddle's scalar loops call it (float32: glibc ``logf``; float64 ``log``).
+log_c = _safe(K.float32_kernel(_LIBM_LOG, K.libm64("log", np.log)))
 
 #: ``x.exp()`` inside an Eigen expression: packets of 8 with Eigen's polynomial, the tail expf.
 eigen_exp = K.exp
