@@ -154,3 +154,20 @@ def test_float64_log2_log10_gradients(version):
         (f(x) * w).sum().backward()
         got.append(hashlib.sha256(x.grad.numpy().tobytes()).hexdigest()[:12])
     assert tuple(got) == LOG_GRAD64[version]
+
+
+def test_sinc_is_paddle3s_composition():
+    """paddle.sinc (3.x only) is python: where, multiply by to_tensor(pi), sin / t, where; its
+    float32 bits and gradient those ops' (real 3.3.1: sha256[:12] below, last node WhereGradNode)."""
+    before = profiles.current()
+    profiles.set_profile("3")
+    try:
+        x = paddle.to_tensor((np.random.default_rng(8).standard_normal(301) * 3).astype("float32"),
+                             stop_gradient=False)
+        y = paddle.sinc(paddle.concat([x, paddle.zeros([3])]))
+        w = np.random.default_rng(9).standard_normal(304).astype("float32")
+        (y * paddle.to_tensor(w)).sum().backward()
+        assert _sha(y)[:12] == "cd633ace342d" and _sha(x.grad)[:12] == "ab625a49b339"
+        assert y.grad_fn.name() == "WhereGradNode"
+    finally:
+        profiles.set_profile(before)
