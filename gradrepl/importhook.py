@@ -32,12 +32,25 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if fullname == name or fullname.startswith(name + "."):
             real = self.prefix + fullname[len(name):]
             try:
-                if importlib.util.find_spec(real) is None:
-                    return self._virtual_spec(fullname)
+                found = importlib.util.find_spec(real) is not None
             except ModuleNotFoundError:
-                return self._virtual_spec(fullname)
-            return importlib.util.spec_from_loader(fullname, self)
+                found = False
+            if found:
+                return importlib.util.spec_from_loader(fullname, self)
+            spec = self._virtual_spec(fullname)
+            if spec is None:
+                self._explain_missing(fullname)
+            return spec
         return None
+
+    def _explain_missing(self, fullname):
+        """Raise the dialect's ModuleNotFoundError for a module the real framework has and
+        gradrepl does not emulate (its ``_missing_module(fullname)``: the error or None); else
+        return, and Python says ``No module named ...`` as for any missing module."""
+        explain = getattr(sys.modules.get(self.prefix), "_missing_module", None)
+        error = explain(fullname) if callable(explain) else None
+        if error is not None:
+            raise error
 
     def _virtual_spec(self, fullname):
         """The framework's submodule that gradrepl folds into a parent module

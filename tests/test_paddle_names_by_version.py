@@ -136,3 +136,24 @@ def test_every_gated_module_is_in_the_names_table():
             gated.add(".".join(["paddle", *parts]))
     assert gated <= set(NAMES["3"]) and gated <= set(NAMES["2.6"]), sorted(gated - set(NAMES["3"]))
     assert gated >= set(MODULES)
+
+
+@pytest.mark.parametrize("version_key", ["3", "2.6"])
+def test_importing_a_module_paddle_has_and_gradrepl_lacks_says_so(tmp_path, version_key):
+    """``from paddle.quantization import QAT`` (a PaddleSlim-style QAT lecture, PM14A round 14):
+    a ModuleNotFoundError naming the module as not emulated (it was Python's bare "No module
+    named"); a module Paddle lacks too keeps Python's message, as real 3.3.1 printed it."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.py"
+    script.write_text("try:\n    from paddle.quantization import QAT\nexcept ImportError as e:\n"
+                      "    print(type(e).__name__, e.name, '|', e)\n"
+                      "import paddle.nosuch\n")
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", version_key,
+                        str(script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1
+    assert r.stdout == ("ModuleNotFoundError paddle.quantization | No module named "
+                        "'paddle.quantization' (gradrepl's paddle does not emulate "
+                        "paddle.quantization)\n")
+    assert r.stderr.splitlines()[-1] == "ModuleNotFoundError: No module named 'paddle.nosuch'"

@@ -18,6 +18,7 @@ from .flags import (get_cudnn_version, get_flags, is_compiled_with_cinn,
 from .printing import set_printoptions
 from .typeinfo import finfo, iinfo
 from .import_notes import on_script_import as _on_script_import  # noqa: F401
+from .not_emulated import missing_module as _missing_module  # noqa: F401 (importhook)
 from .tensor import bind_methods as _bind, exported as _exported
 
 globals().update(_exported())

@@ -43,6 +43,18 @@ def error(target, name, owner=None):
     return AttributeError(f"{owner} has no attribute '{name}'")
 
 
+def missing_module(fullname):
+    """The ModuleNotFoundError for ``import paddle.x.y`` when the emulated Paddle has module
+    ``y`` in ``paddle.x`` and gradrepl does not emulate it (``from paddle.quantization import
+    QAT``): Python's message, then what gradrepl does not emulate; None for any other name."""
+    parent, _, leaf = fullname.rpartition(".")
+    if not parent or not emulated_by_paddle(parent, leaf):
+        return None
+    note = NOTES.get(fullname)
+    return ModuleNotFoundError(f"No module named {fullname!r} (gradrepl's paddle does not "
+                               f"emulate {fullname}{': ' + note if note else ''})", name=fullname)
+
+
 class _NotEmulated:
     """A Tensor attribute Paddle has and gradrepl does not: access raises AttributeError."""
 
