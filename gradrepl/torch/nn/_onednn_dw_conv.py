@@ -35,6 +35,8 @@ UR_W = 6              # the forward's width unroll on avx512_core (float32)
 OH_BLOCK = 15         # output rows per backward-weights kernel call (harness_mb_reduction)
 MAX_UNROLL_W = 30     # the backward-weights kernel's width unroll
 W_BLOCK = 15
+#: Values of the filter gradient's terms held at a time (samples go in groups past it).
+COLUMNS = 1 << 23
 
 
 def _end_pad(before, out, size, stride, ext):
@@ -201,24 +203,35 @@ def backward_weights(x, g, ksize, stride, pads, threads, with_bias=True, replay_
     n, c = X.shape[:2]
     xp = _padded(X, t, b, l, r).astype(np.float32)
     order = term_order(oh, ow, r)
-    # the terms of every weight's chain: (C, N * positions) gradient values and their inputs
-    cols = np.empty((c, n, oh * ow, kh * kw), np.float32)
-    for i in range(kh):
-        for j in range(kw):
-            win = xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
-            cols[:, :, :, i * kw + j] = np.swapaxes(win, 0, 1).reshape(c, n, oh * ow)
-    cols = cols[:, :, order]
-    gs = np.ascontiguousarray(np.swapaxes(G.reshape(n, c, oh * ow), 0, 1)[:, :, order])
+    size, kk = oh * ow, kh * kw
+    # the terms of every weight's chain, a few samples at a time (COLUMNS values): the
+    # gradient values (C, m * positions) and their inputs (C, m * positions, KH * KW), each
+    # group's chains continuing the last (its sums in front: 1 * sum from zero is exact)
+    step = max(1, COLUMNS // max(1, c * size * kk))
+
+    def terms(a, e):
+        cols = np.empty((c, e - a, size, kk), np.float32)
+        for i in range(kh):
+            for j in range(kw):
+                win = xp[a:e, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+                cols[:, :, :, i * kw + j] = np.swapaxes(win, 0, 1).reshape(c, e - a, size)
+        gs = np.swapaxes(G[a:e].reshape(e - a, c, size), 0, 1)[:, :, order]
+        return gs.reshape(c, 1, -1), cols[:, :, order].reshape(c, -1, kk)
+
     _, nthr_mb = teams(c, n, threads)
+    if replay_steps is not None and n * size > replay_steps and \
+            chains(*terms(0, 1)) is None:
+        return None                      # (numpy's BLAS does not sum these chains in order)
     dw = db = None
     for a, e in _parts(n, nthr_mb):
-        ga = gs[:, a:e].reshape(c, 1, -1)
-        ca = cols[:, a:e].reshape(c, -1, kh * kw)
-        part = chains(ga, ca)
-        if part is None:
-            if replay_steps is not None and ga.shape[2] > replay_steps:
-                return None
-            part = replay(ga, ca)
+        part = None
+        for s0 in range(a, e, step):
+            ga, ca = terms(s0, min(e, s0 + step))
+            if part is not None:
+                ga = np.concatenate([np.ones((c, 1, 1), np.float32), ga], axis=2)
+                ca = np.concatenate([part[:, :, None, :].reshape(c, 1, kk), ca], axis=1)
+            got = chains(ga, ca)
+            part = (replay(ga, ca) if got is None else got)
         dw = part if dw is None else dw + part
         if with_bias:  # (rows, then columns: not the filter's column blocks)
             rows = np.swapaxes(G.reshape(n, c, -1)[a:e], 0, 1).reshape(c, -1)
