@@ -145,3 +145,20 @@ def test_grouped_gemm_all_outputs(case, want, monkeypatch):
     got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16]
            for t in (y.detach(), x.grad, w.grad, b.grad)]
     assert got == want
+
+
+def test_grouped_kernels_only_on_avx512_core(monkeypatch):
+    """Other CPUs run other oneDNN kernels: every grouped emulation steps aside there."""
+    from gradrepl.torch.nn import _onednn_conv as O
+    from gradrepl.torch.nn import _onednn_conv_gemm as G
+
+    x = np.ones((2, 6, 9, 9), np.float32)
+    w = np.ones((6, 2, 3, 3), np.float32)
+    g = np.ones((2, 6, 9, 9), np.float32)
+    monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx2")
+    assert O.try_conv(x, w, None, 2, False, (1, 1), (1, 1, 1, 1), (1, 1), 3) is None
+    assert O.try_backward(x, w, g, 2, (1, 1), (1, 1, 1, 1), (1, 1), 3) == (None, None, None)
+    assert G.grouped_gemm_bwd_w(x, g, w.shape, (1, 1), [(1, 1), (1, 1)], (1, 1), 3) == \
+        (None, None)
+    monkeypatch.setenv("GRADREPL_ONEDNN_ISA", "avx512_core")
+    assert O.try_conv(x, w, None, 2, False, (1, 1), (1, 1, 1, 1), (1, 1), 3) is not None

@@ -1152,7 +1152,9 @@ def grouped_gemm_bwd_w(x, g, w_shape, stride, pads, dilation, groups, want_w=Tru
     n, ci, co = x.shape[0], x.shape[1] // groups, w_shape[0] // groups
     if ci * groups != x.shape[1] or co * groups != w_shape[0] or w_shape[1] != ci:
         return None, None
-    if x.dtype != np.float32 or g.dtype != np.float32 or not x.size or not g.size or \
+    from ._onednn_conv import isa
+
+    if isa() != "avx512_core" or x.dtype != np.float32 or g.dtype != np.float32 or not x.size or not g.size or \
             x.ndim not in (3, 4) or min(n, threads // min(groups, threads)) > 1:
         return None, None
     xs, ws = (n, ci) + tuple(x.shape[2:]), (co, ci) + tuple(w_shape[2:])
