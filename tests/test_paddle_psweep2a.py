@@ -171,3 +171,18 @@ def test_sinc_is_paddle3s_composition():
         assert y.grad_fn.name() == "WhereGradNode"
     finally:
         profiles.set_profile(before)
+
+
+def test_nansum_nanmean_gradient_at_nan_positions(version):
+    """nansum composes where(isnan(x), 0, x) and sum: 2.x's where gradient is dout * mask, so a
+    negative dout leaves -0.0 at the NaNs; 3.x's select writes +0.0 (real 3.3.1 / 2.6.2)."""
+    nan = float("nan")
+    x = paddle.to_tensor([1.0, nan, 2.0, nan], stop_gradient=False)
+    (paddle.nansum(x) * -2.0).backward()
+    want = {"3": [1, 0, 1, 0], "2.6": [1, 1, 1, 1]}[version]
+    assert np.signbit(x.grad.numpy()).astype(int).tolist() == want
+    x = paddle.to_tensor([[1.0, nan], [2.0, 3.0]], stop_gradient=False)
+    (paddle.nanmean(x, axis=1) * paddle.to_tensor([-1.0, 1.0])).sum().backward()
+    want = {"3": [[1, 0], [0, 0]], "2.6": [[1, 1], [0, 0]]}[version]
+    assert np.signbit(x.grad.numpy()).astype(int).tolist() == want
+    assert x.grad.numpy().tolist() == [[-1.0, 0.0], [0.5, 0.5]]

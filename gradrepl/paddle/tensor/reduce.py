@@ -210,7 +210,8 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     from ...engine.ops import search as S
 
     if x.data.dtype.kind == "f":
-        x = S.where(_wrap_const(np.isnan(x.data)), _wrap_const(np.zeros_like(x.data)), x)
+        x = S.where(_wrap_const(np.isnan(x.data)), _wrap_const(np.zeros_like(x.data)), x,
+                    grad=profiles.current().where_grad)   # 2.x's mask grad: dout * 0 keeps -0.0
     return sum(x, axis, dtype, keepdim)
 
 
