@@ -136,7 +136,7 @@ def _stats(x2, eps):
     t = x2.dtype.type
     mean = _row_mean_fwd(x2)
     d = x2 - mean
-    var = _row_mean_fwd(d * d) + t(eps)
+    var = _row_mean_fwd(d * d) + t(np.float32(eps))  # static_cast<T>(float epsilon)
     # the sqrt an Eigen expression over the N*C variances: the packet sqrt on each run of 8, as
     # batch_norm's (conv._eigen_sqrt); np.sqrt differed in rows of the first 8 (F.instance_norm
     # of [1, 12, 4, 4] against real 3.3.1: rows 0, 2, 6, 7; one row or two were equal)
@@ -164,7 +164,7 @@ def _instance_norm_vjp(n, g):
     x, scale, _bias = n.inputs
     shape = list(x.data.shape)
     N, C = shape[:2]
-    eps = n.attrs.get("epsilon", 1e-5)
+    eps = float(np.float32(n.attrs.get("epsilon", 1e-5)))  # the kernel's float attribute
     x2 = reshape(x, [N * C, -1])
     dy = reshape(g, [N * C, -1])
     mean = eigen_row_mean(x2)
