@@ -227,17 +227,24 @@ def plain_number(x, other, uf):
             _registry._HOOK is not None or _dispatch._LAYERS:
         return None
     a = raw(x)
-    if a.dtype not in _FLOATS:
+    dt = a.dtype
+    if dt not in _FLOATS:
         return None
+    if _BY_UFUNC is None:
+        _learn_ops()
+    # the constant's array as _ops.const finds it (its table of numbers not zero by dtype)
+    b = _CONST_TABLE.get(dt, _NO_TABLE).get(other) if other else None
     if _STATE.enabled and not x.stop_gradient:
-        if _BY_UFUNC is None:
-            _learn_ops()
-        c = _CONST(other, a.dtype)
-        b = raw(c)
+        if b is None:
+            c = _CONST(other, dt)
+            b = raw(c)
+        else:   # (the tensor _ops.const makes of it)
+            c = _wrap(b, True)
         if _FP.on and a.flags.c_contiguous:   # (the op's forward, called here: _ops.UFUNC_OF)
             return _apply_pair(_BY_UFUNC[uf], x, c, a, b, uf(a, b))
         return _apply_pair(_BY_UFUNC[uf], x, c, a, b)
-    b = _const(other, a.dtype)
+    if b is None:
+        b = raw(_CONST(other, dt))
     if _FP.on:
         out = uf(a, b)
     else:
@@ -249,23 +256,26 @@ def plain_number(x, other, uf):
 
 
 def _const(value, dtype):
-    global _CONST
-    if _CONST is None:   # (_ops imports this module; an import in the function costs ~10k
-        from ._ops import const as _CONST   # instructions a call)
-    return raw(_CONST(value, dtype))
+    """``_ops.const(value, dtype)``'s array (a number not zero from its table, no tensor)."""
+    if _BY_UFUNC is None:   # (_ops imports this module; an import in the function costs ~10k
+        _learn_ops()        # instructions a call)
+    b = _CONST_TABLE.get(dtype, _NO_TABLE).get(value) if value else None
+    return raw(_CONST(value, dtype)) if b is None else b
 
 
 _CONST = None
+_CONST_TABLE = None   # _ops._CONST_BY_DTYPE: dtype -> {number not zero: its read-only array}
+_NO_TABLE: dict = {}
 _BY_UFUNC = None   # np.add/np.subtract/np.multiply -> the torch ops _ops.add/sub/mul apply
 _apply = _registry.apply
 _apply_pair = _registry.apply_pair
 
 
 def _learn_ops():
-    global _CONST, _BY_UFUNC
+    global _CONST, _CONST_TABLE, _BY_UFUNC
     from . import _ops
 
-    _CONST = _ops.const
+    _CONST, _CONST_TABLE = _ops.const, _ops._CONST_BY_DTYPE
     _BY_UFUNC = {uf: op for op, uf in _ops.UFUNC_OF.items()}
 
 
