@@ -186,3 +186,25 @@ def test_nansum_nanmean_gradient_at_nan_positions(version):
     want = {"3": [[1, 0], [0, 0]], "2.6": [[1, 1], [0, 0]]}[version]
     assert np.signbit(x.grad.numpy()).astype(int).tolist() == want
     assert x.grad.numpy().tolist() == [[-1.0, 0.0], [0.5, 0.5]]
+
+
+# sha256[:12] of logit's output bytes + x.grad bytes: 1,003 values uniform in [0.0005, 0.9995)
+# (default_rng(10)), weights default_rng(11); float32 eps None / 1e-3, float64 eps None / 1e-3.
+LOGIT = {"3": ["3689ad7dcedd", "7b0357866896", "06c7410689a8", "134c6fbe3af9"],
+         "2.6": ["3689ad7dcedd", "7b0357866896", "06c7410689a8", "e2a472d8bce6"]}
+
+
+def test_logit_eigen_log_and_gradient(version):
+    """Paddle's logit is an Eigen expression (packet log), its gradient dout * (1 / ((1 - x) x))
+    with +0.0 selected outside [eps, 1 - eps]; eps a float (2.x) or a double (3.x)."""
+    skip_unless_x86_64("Eigen's packet log as Paddle's x86-64 build runs it")
+    got = []
+    for dt in ("float32", "float64"):
+        for eps in (None, 1e-3):
+            x = paddle.to_tensor(np.random.default_rng(10).uniform(0.0005, 0.9995, 1003).astype(dt),
+                                 stop_gradient=False)
+            y = paddle.logit(x, eps)
+            w = np.random.default_rng(11).standard_normal(1003).astype(dt)
+            (y * paddle.to_tensor(w)).sum().backward()
+            got.append(hashlib.sha256(y.numpy().tobytes() + x.grad.numpy().tobytes()).hexdigest()[:12])
+    assert got == LOGIT[version]

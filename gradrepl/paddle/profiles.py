@@ -61,6 +61,8 @@ class Profile:
     #                               (2.x) | GradNodePyLayer_<cls> (3.x, suffix "")
     log10_grad_ln10: float = 2.302585092994046  # log10's gradient dout / (x * ln10) for float64:
     #                               the double log(10.0) (2.x) | 2.3025850929940456 (3.x), measured
+    logit_eps32: bool = True      # logit's eps is a float attribute (2.x: a float64 x is clipped
+    #                               to float32's 1e-3) or a double (3.x); measured 2.6.2 / 3.3.1
     arg_type_error: str = "ValueError"  # a bad python argument type (axis=1.5): 2.x ValueError,
     #                                     3.x TypeError
 
@@ -180,7 +182,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
              group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, scale_bias32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
-             log10_grad_ln10=2.3025850929940456)
+             log10_grad_ln10=2.3025850929940456, logit_eps32=False)
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

@@ -115,7 +115,7 @@ def gammaincc(x, y, name=None):
 def logit(x, eps=None, name=None):
     """log(x / (1 - x)), x first clipped to [eps, 1 - eps] when eps is given."""
     x = _float_in(x, "logit")
-    return SP.logit(x, None if eps is None else float(eps))
+    return SP.logit(x, None if eps is None else float(eps), profiles.current().logit_eps32)
 
 
 def frac(x, name=None):
