@@ -535,8 +535,8 @@ _ATAN2D = EK._libm2("atan2", np.arctan2, ctypes.c_double, np.float64)
 
 def _atan2_fwd(y, x, **_kw):
     """float32: SLEEF's atan2f on TensorIterator's vector blocks, the C library's on the rest
-    (``_elementwise_more``); float64: ``std::atan2`` of the C library (torch's scalar loop; its
-    AVX-512 blocks of 16 doubles use SLEEF's atan2, not reproduced: a last-bit difference)."""
+    (``_elementwise_more``); float64 likewise: SLEEF's ``xatan2_u1`` on the vector loop's blocks
+    of 16 doubles (``_sleef_more.atan2d``), ``std::atan2`` of the C library on the rest."""
     yb, xb = np.broadcast_arrays(y, x)
     yb, xb = np.ascontiguousarray(yb), np.ascontiguousarray(xb)
     with np.errstate(all="ignore"):
@@ -545,7 +545,15 @@ def _atan2_fwd(y, x, **_kw):
 
             return atan2_f32(y, x, lambda a, b: _ATAN2F(a, b).reshape(a.shape))
         if y.dtype == np.float64:
-            return _ATAN2D(yb, xb).reshape(yb.shape)
+            from . import _capability
+            from ._sleef_more import atan2d_or
+
+            one = lambda a, b: _ATAN2D(a, b).reshape(a.shape)  # noqa: E731
+            if _capability.capability() == "DEFAULT":
+                return one(yb, xb)
+            from . import _tensor_iter   # SLEEF's atan2 (u1) on the vector loop's blocks
+
+            return _tensor_iter.run(lambda a, b: atan2d_or(a, b, one), one, y, x)
         return np.arctan2(yb, xb).astype(y.dtype)
 
 
