@@ -123,12 +123,13 @@ def _steps(name):
     return md5(w)
 
 
-def test_adamax_and_radam_steps_as_their_kernels():
+def test_adamax_radam_nadam_steps_as_their_kernels():
     # Adamax: lr_t * (moment / inf_norm), the quotient first (3.3.1 and 2.6.2 the same bytes);
     # RAdam (3.x only): the kernel's recursive rho accumulator, float32 arithmetic
     assert _steps("Adamax") == "cdf1a5963b07c87388a4c420b88e8530"
-    if profiles.current().key == "3":
+    if profiles.current().key == "3":  # NAdam: Eigen's packet sqrt of v_hat too
         assert _steps("RAdam") == "f1ac3f0737ee53150de211ca3df746c3"
+        assert _steps("NAdam") == "ba333947526ed637a8233fabfe116177"
 
 
 def test_interpolate_area_is_the_adaptive_pool():

@@ -188,7 +188,8 @@ class NAdam(Optimizer):
             self._set_acc(name, param, np.asarray(val).astype(dt))
         m_hat = mu_t1 * m / (one - prod1) + (one - mu_t) * grad / (one - prod)
         v_hat = v / (one - b2p)
-        return param.data - self._param_lr(param) * m_hat / (np.sqrt(v_hat) + eps)
+        # .sqrt() of an Eigen expression: the packet sqrt (rsqrt and a Newton step) on runs of 8
+        return param.data - self._param_lr(param) * m_hat / (K.sqrt(np.asarray(v_hat)) + eps)
 
 
 class RAdam(Optimizer):
@@ -200,6 +201,8 @@ class RAdam(Optimizer):
     def _update(self, param, grad, group):
         """Paddle's radam kernel, in the parameter's dtype (float attributes cast to it), the
         recursive rho of its accumulators and its evaluation order."""
+        from ...engine.ops import _kernels as K
+
         dt = param.data.dtype
         b1, b2, eps = (_c(v, dt) for v in (self._beta1, self._beta2, self._epsilon))
         one, two = _c(1, dt), _c(2, dt)
@@ -218,7 +221,9 @@ class RAdam(Optimizer):
         lr = self._param_lr(param)
         if rho_t > 5:
             four = _c(4, dt)
-            l_t = np.sqrt(one - b2p) / (np.sqrt(v) + eps)
+            # both sqrt()s over the parameter's size (the first broadcast): Eigen's packet sqrt
+            root = K.sqrt(np.broadcast_to(one - b2p, np.shape(v)).astype(dt))
+            l_t = root / (K.sqrt(np.asarray(v)) + eps)
             r_t = np.sqrt(((rho_t - four) * (rho_t - two) * rho_inf)
                           / ((rho_inf - four) * (rho_inf - two) * rho_t))
             return param.data - lr * m_hat * r_t * l_t
