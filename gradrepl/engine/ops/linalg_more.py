@@ -225,13 +225,15 @@ def _svd_fwd(x, full_matrices=False):
 
 def _paddle_svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
     """Paddle's svd_grad kernel in its own dtype (float32 / float64), term by term with its
-    products (``linalg._matmul_fwd``: Paddle's GEMMs and flags) and elementwise steps: with
+    products (``linalg._matmul_fwd``: Paddle's GEMMs and flags), its pow kernel (F and 1 / s:
+    Eigen's pow, not always the quotient rounded) and elementwise steps: with
     F = 1 / (s_j^2 - s_i^2) (0 on the diagonal), sigma = (gS * U) @ Vh; u = U @ ((U^T gU -
     gU^T U) * F * s) (+ ((I - U U^T) @ gU) / s where m > k), then @ Vh; v = U @ (((Vh gVh^T -
     gVh Vh^T) * F) @ Vh * s^T (+ (gVh @ (I - Vh^T Vh)) / s^T where n > k)); x's gradient
     (u + sigma) + v, a term whose output took no gradient being a scalar 0. A gradient of all
     zeros stands for none (the engine passes zeros for an unused output)."""
     from .linalg import _matmul_fwd as mm
+    from .math import _pow_scalar_fwd as pw
 
     dt = u.dtype
     m, nn_, k = u.shape[-2], vh.shape[-1], s.shape[-1]
@@ -242,12 +244,12 @@ def _paddle_svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
         gvh = None if gvh is None else gvh[..., :k, :]
     U, Vh = np.ascontiguousarray(U), np.ascontiguousarray(Vh)
     with quiet(all="ignore"):
-        s_inv = (dt.type(1) / s).astype(dt)
-        s2 = (s * s).astype(dt)
+        s_inv = pw(s, -1.0)
+        s2 = pw(s, 2.0)
         F = (s2[..., None, :] - s2[..., :, None]).astype(dt)
         idx = np.arange(k)
-        F[..., idx, idx] = dt.type(np.inf)
-        F = (dt.type(1) / F).astype(dt)
+        F[..., idx, idx] = F[..., idx, idx] + dt.type(np.inf)
+        F = pw(F, -1.0)     # (Paddle's pow kernel: Eigen's, not always 1 / F rounded)
         zero = np.zeros((1,), dt)
         sigma = u_term = v_term = zero
         if gs is not None:
