@@ -81,6 +81,9 @@ class Profile:
     int_math_autocast: bool = False  # sqrt/tanh/sin/... of an int tensor: float32 (3.x) or
     #                                  RuntimeError NotFound (2.x); floor/ceil/round: identity (3.x)
     round_half_even: bool = False  # paddle.round: halves to even (3.x rint) or away from 0 (2.x)
+    grid_sample_half_even: bool = False  # grid_sample mode='nearest' picks a tie (x.5) by
+    #   nearbyint, to even (3.3.1: 1.5 -> 2, 2.5 -> 2; 4-D and 5-D, forward and gradient) or by
+    #   round(), away from 0 (2.6.2: 2.5 -> 3)
     math_lib: str = "libm"        # float32 sin, cos and tensor ** tensor: "libm" (2.x: glibc) |
     #                               "sleef" (3.x: SLEEF sinf_u35, cosf_u35, powf_u10)
     remainder_grad: bool = False  # x % y has a gradient (3.x); in 2.x its result stops gradient
@@ -174,7 +177,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
              embedding_scale_grad=True, clip_global_norm_inplace=True, error_wording="3", complex_fixed=True,
              inverted_slice_error=False, uninit_repr="short",
-             kernel_set="3", int_math_autocast=True, round_half_even=True, math_lib="sleef",
+             kernel_set="3", int_math_autocast=True, round_half_even=True, grid_sample_half_even=True, math_lib="sleef",
              remainder_grad=True, clip_promotes=True, clip_grad_at_bounds=True, missing_dunders=(), pow_grad="pow_first", linspace_step="dtype",
              minmax_nan="propagate", layer_mode_returns_self=True, layer_astype_casts=False,
              api3=True, quantile_float64=False, digamma_zero="inf", rank_int32=False,

@@ -596,14 +596,15 @@ def _bc(d):
 
 def _gs_fwd(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
             round_even=False):
-    """``round_even``: nearest picks by nearbyint, ties to even (torch's CPU kernel); else C's
-    round(), ties away from zero (Paddle's)."""
+    """``round_even``: nearest picks by nearbyint, ties to even, for 4-D inputs (True: torch's
+    CPU kernel) or all ranks ("all": Paddle 3.3.1's); else C's round(), ties away from zero
+    (Paddle 2.6.2's)."""
     nd = x.ndim - 2
     spatial = x.shape[2:]
     locs = [_gs_locate(np.ascontiguousarray(grid[..., a]), spatial[nd - 1 - a], align_corners,
                        padding_mode) for a in range(nd)]
     if mode == "nearest":
-        if nd == 2:
+        if nd == 2 or round_even == "all":
             locs = [np.rint(c) if round_even else _round_half_away(c) for c in locs]
         return _gs_gather(x, locs)[0]
     _, _, d_lo, d_hi, v = _gs_corners(x, locs)
@@ -654,7 +655,7 @@ def _gs_grads(x, grid, g, mode, padding_mode, align_corners, round_even=False):
             np.add.at(gx, (bb, cc) + pp, vals.reshape(-1))
 
     if mode == "nearest":
-        if nd == 2:
+        if nd == 2 or round_even == "all":
             locs = [np.rint(v) if round_even else _round_half_away(v) for v in locs]
         scatter(locs, [])
         return gx, ggrid
@@ -720,9 +721,13 @@ GRID_SAMPLE = register(
     diff_inputs=(0,))
 
 
-def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True):
-    return apply(GRID_SAMPLE, (x, grid), {"mode": mode, "padding_mode": padding_mode,
-                                          "align_corners": bool(align_corners)})
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+                round_even=False):
+    """``round_even``: as ``_gs_fwd``'s (False, True or "all")."""
+    attrs = {"mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)}
+    if round_even:
+        attrs["round_even"] = round_even
+    return apply(GRID_SAMPLE, (x, grid), attrs)
 
 
 def _ag_linspace(count, align_corners, T):

@@ -614,7 +614,8 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
         raise ValueError(f"The align corners should be bool, but got: {align_corners}")
     if len(x.shape) not in (4, 5):
         raise ValueError(f"The x should be a 4-D or 5-D Tensor, but got {len(x.shape)}-D")
-    return nn_more.grid_sample(x, grid, mode, padding_mode, align_corners)
+    return nn_more.grid_sample(x, grid, mode, padding_mode, align_corners,
+                               "all" if profiles.current().grid_sample_half_even else False)
 
 
 def affine_grid(theta, out_shape, align_corners=True, name=None):
