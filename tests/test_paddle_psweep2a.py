@@ -219,3 +219,13 @@ def test_float64_erfinv_gradient_constant(version):
     y = paddle.erfinv(x)
     (y * paddle.to_tensor(np.random.default_rng(13).standard_normal(515))).sum().backward()
     assert (_sha(y)[:12], _sha(x.grad)[:12]) == ("610434a86b7a", "1b11d4feb205")
+
+
+def test_nan_to_num_gradient_sign_at_non_finite(version):
+    """nan_to_num is Paddle's python wheres: under 2.x's where gradient (dout * mask) the NaN's
+    gradient is dout * 0, -0.0 for a negative dout, so log's gradient there is +0.0 (real 2.6.2);
+    3.x selects +0.0, and log's gradient 0 / x is -0.0 for x < 0 (real 3.3.1)."""
+    x = paddle.to_tensor([-1.0, 2.0, -3.0], stop_gradient=False)
+    (paddle.nan_to_num(paddle.log(x)) * paddle.to_tensor([-1.0, -1.0, 1.0])).sum().backward()
+    want = {"3": [1, 1, 1], "2.6": [0, 1, 1]}[version]
+    assert np.signbit(x.grad.numpy()).astype(int).tolist() == want

@@ -328,7 +328,10 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     if not bad.any():
         return M.scale(x, 1.0, 0.0) if not x.stop_gradient else Tensor._wrap(np.array(a), True)
     fill = np.where(np.isnan(a), nan, np.where(a > 0, pos, neg)).astype(a.dtype)
-    return S.where(Tensor._wrap(bad, True), Tensor._wrap(fill, True), x)
+    # Paddle composes wheres: 2.x's where gradient dout * mask leaves dout * 0 (-0.0 for a
+    # negative dout) where x was not finite, 3.x's select +0.0 (measured 2.6.2 / 3.3.1)
+    return S.where(Tensor._wrap(bad, True), Tensor._wrap(fill, True), x,
+                   grad=profiles.current().where_grad)
 
 
 del _kernel_error
