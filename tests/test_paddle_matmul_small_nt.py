@@ -70,3 +70,23 @@ def test_conv1d_filter_gradient_of_one_input_channel():
         lines.append(f"wn {cin} {pad} {dil} {dig(y)} {dig(c.weight_v.grad)} "
                      f"{dig(c.weight_g.grad)}")
     assert "\n".join(lines) == REAL_CONV     # real 3.3.1 (cin = 2 was equal before)
+
+
+def test_batched_small_nt_products_equal_real_paddle():
+    """The batched x @ y^T (Paddle's batched sgemm) sums each product as the 2-D one does
+    (found through the batched svd gradient's Vh term)."""
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("Paddle's float32 batched products on Intel (the wheel's MKL)")
+    rng = np.random.RandomState(9)
+    out = []
+    for B, m, k, n in [(2, 3, 3, 3), (3, 6, 17, 2), (2, 9, 60, 3), (4, 2, 5, 2), (2, 5, 7, 4)]:
+        a = paddle.to_tensor(rng.randn(B, m, k).astype("float32"))
+        b = paddle.to_tensor(rng.randn(B, n, k).astype("float32"))
+        out.append(int(paddle.matmul(a, b, transpose_y=True).numpy().view("uint32").sum()
+                       % 1000003))
+    x = paddle.to_tensor(rng.randn(2, 3, 3).astype("float32"), stop_gradient=False)
+    y = paddle.to_tensor(rng.randn(2, 3, 3).astype("float32"), stop_gradient=False)
+    (paddle.matmul(x, y) * paddle.to_tensor(rng.randn(2, 3, 3).astype("float32"))).sum().backward()
+    out.append(int(x.grad.numpy().view("uint32").sum() % 1000003))
+    assert out == [449365, 642782, 150584, 157427, 73005, 177301]   # real 3.3.1 and 2.6.2
