@@ -213,3 +213,20 @@ def test_float64_instance_norm_takes_a_float32_epsilon():
     assert (md5(y), md5(x.grad), md5(w.grad), md5(b.grad)) == (
         "f8f004558e1eef1a49c414dd2e85726a", "fe7377010816623878aaf0b01bc2e932",
         "b69a12da8d7a54ec626c5b2048f4fd21", "61ee0d918cb081d42e75c3f57f35db6c")
+
+
+def test_adaptive_avg_pool_upsampling_grad_window_order():
+    # an output larger than the input: windows share starts; Paddle's pool_grad adds window
+    # after window (md5 of real 3.3.1's and 2.6.2's, the same)
+    rng = np.random.default_rng(31)
+    got = []
+    for fn, shape, out in ((F.adaptive_avg_pool1d, (2, 3, 4), 7),
+                           (F.adaptive_avg_pool2d, (2, 3, 3, 4), [5, 7]),
+                           (F.adaptive_avg_pool3d, (1, 2, 6, 4, 8), [7, 2, 6])):
+        x = paddle.to_tensor(rng.standard_normal(shape).astype("float32"), stop_gradient=False)
+        y = fn(x, out)
+        (y * paddle.to_tensor(rng.standard_normal(y.shape).astype("float32"))).sum().backward()
+        got.append((md5(y), md5(x.grad)))
+    assert got == [("5a59d0500cb77bac7ec3fe00ea48232f", "e61ed493034b2f63fbe80e13e30674b5"),
+                   ("cd2f2e1b8d2c283ef544b7e0c9720fc5", "cbbf58037f9dec361b05092cc46f872c"),
+                   ("ad8f6116ebb13b57ce4bdf3a9b8adb35", "94d6df1fcf8ba915b233d46c26aa26ee")]

@@ -511,6 +511,9 @@ class _Pool(Windows):
         self.exclusive_size = np.outer(he - hs, we - ws)
         self.full_size = np.outer(hfull, wfull)
 
+    def bounds(self):
+        return [self.rows, self.cols]
+
     def offsets(self):
         kh, kw = self.k
         for i in range(kh):

@@ -122,6 +122,26 @@ class Windows:
         xp = self.prepare(x, -np.inf)
         return first_max_index((k, self.slab(xp, offs, -np.inf)) for k, offs in self.offsets())
 
+    def bounds(self):
+        """Each spatial axis's window (starts, ends): for gathered (non-regular) geometries."""
+        return list(zip(self.starts, self.ends))
+
+    def spread_by_window(self, dx, vals):
+        """Add ``vals`` (N, C, *out) over each window, window after window in C order, as
+        Paddle's pool_grad loops: where adaptive windows share a start (an output larger than
+        the input along an axis) the offset order would add an input's terms in another order
+        (real 3.3.1: 16 of 576 values of a [3, 1, 6, 4, 8] -> [7, 2, 6] gradient)."""
+        bounds = self.bounds()
+        lead = (slice(None), slice(None))
+        for o in np.ndindex(*vals.shape[2:]):
+            region = tuple(slice(int(st[i]), int(en[i])) for i, (st, en) in zip(o, bounds))
+            dx[lead + region] += vals[lead + o][(...,) + (None,) * len(o)]
+        return dx
+
+    def starts_repeat(self):
+        return not self.regular and any(
+            bool(np.any(np.diff(np.asarray(st)) == 0)) for st, _en in self.bounds())
+
     def window_sums(self, v):
         """Each window's values of ``v`` added in offset order (padding adds nothing)."""
         vp = self.prepare(v, 0)
@@ -178,6 +198,8 @@ def grad_by(geometry):
             contribution = pick
         else:
             spread = _spread(dy, p, exclusive, attrs)
+            if p.starts_repeat():
+                return p.spread_by_window(dxp, spread)
             contribution = lambda _k: spread  # noqa: E731
         # an input's contributions in the order of its windows (offsets reversed), added into
         # zeros as Paddle's grad functor adds them window after window (a -0 gives +0)
