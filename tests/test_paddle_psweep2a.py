@@ -240,3 +240,11 @@ def test_float64_log1p_is_glibcs(version):
     y = paddle.to_tensor(np.random.default_rng(15).standard_normal(1003) * 3)
     assert (_sha(paddle.log1p(x))[:12], _sha(paddle.logaddexp(x, y))[:12]) == (
         "4194ef999144", "36b9a09187db")
+
+
+def test_float64_log2_of_4099_values_is_glibcs(version):
+    """numexpr's double log2 fails gradrepl's probe here, so past 1,024 elements log2 was
+    numpy's (4 of 4,099 values 1 ulp off); now glibc's through ctypes (real 3.3.1 / 2.6.2)."""
+    skip_unless_x86_64("glibc x86-64's log2, recorded on x86-64")
+    x = paddle.to_tensor(np.random.default_rng(16).uniform(0.05, 30, 4099))
+    assert _sha(paddle.log2(x))[:12] == "959579ca8d65"

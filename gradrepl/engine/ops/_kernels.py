@@ -47,15 +47,20 @@ PACKET = 8              # floats per AVX register: Eigen's packet width in Paddl
 # (log) elements of 100,000 measured, under a printed loss's last digit. Every example we compare
 # byte for byte (conformance suites, docstrings, seeds) stays below it (the largest: 1,007).
 LIBM_LIMIT = 1 << 10
-# Functions numexpr has no loop for (lgamma ...) call the C library element by element up to
-# this many elements whether or not numexpr is there (~0.3 us an element: 20 ms at the limit),
+# Functions numexpr does not serve (lgamma; double log2 and log, whose numexpr loops fail the
+# probe; all of them without numexpr, except float32 exp/log's replay) call the C library
+# element by element up to this many elements (~0.3 us an element: 20 ms at the limit),
 # so that tensors of a few thousand elements keep glibc's bits (lgamma of 4,099 values: 3,466
 # of them differed by float64 rounding, measured against Paddle 3.3.1).
 LIBM_EXACT_LIMIT = 1 << 16
 
 
-def _limit(name):
-    return LIBM_LIMIT if name in _libm_numexpr.NE_NAMES else LIBM_EXACT_LIMIT
+def _limit(name, dtype=F32):
+    """LIBM_LIMIT where numexpr's loop serves ``name`` for ``dtype`` (its probe passed), else
+    LIBM_EXACT_LIMIT (numexpr's double log2 and log fail the probe here: numpy's log2 beyond
+    1,024 elements differed from glibc's in 4 of 4,099 values, measured against Paddle 3.3.1)."""
+    ok = _libm_numexpr.function(_LIBM, name, dtype) is not None
+    return LIBM_LIMIT if ok else LIBM_EXACT_LIMIT
 
 
 def _c(v):
@@ -133,7 +138,7 @@ def libm(name, f64_fn):
         fn.argtypes = [ctypes.c_float]
         ufunc = np.frompyfunc(fn, 1, 1)
     vector = _VECTOR.get(name)
-    limit = _limit(name)
+    limits = []
 
     def run(x):
         x = np.asarray(x, F32)
@@ -143,7 +148,9 @@ def libm(name, f64_fn):
                 return loop(x)
         if vector is not None and (x.size > VECTOR_MIN or fn is None):
             return vector(x)
-        if fn is None or x.size > limit:
+        if not limits:
+            limits.append(_limit(name, F32))
+        if fn is None or x.size > limits[0]:
             with quiet(all="ignore"):
                 return f64_fn(x.astype(np.float64)).astype(F32)
         if x.size == 0:
@@ -468,14 +475,16 @@ def libm64(name, f64_fn):
         fn.restype = ctypes.c_double
         fn.argtypes = [ctypes.c_double]
         ufunc = np.frompyfunc(fn, 1, 1)
-    limit = _limit(name)
+    limits = []
 
     def run(x):
         if x.size > 1 and x.dtype == np.float64:
             loop = _libm_numexpr.function(_LIBM, name, np.float64)
             if loop is not None:
                 return loop(x)
-        if fn is None or x.size > limit or x.dtype != np.float64:
+        if not limits:
+            limits.append(_limit(name, np.float64))
+        if fn is None or x.size > limits[0] or x.dtype != np.float64:
             with quiet(all="ignore"):
                 return f64_fn(x)
         if x.size == 0:
@@ -615,7 +624,7 @@ def _libm2(name, f64_fn, ctype=ctypes.c_float, dtype=F32):
             loop = _libm_numexpr.function2(_LIBM, base, dtype)
             if loop is not None:
                 return loop(x, y)
-        if fn is None or x.size > LIBM_LIMIT:
+        if fn is None or x.size > LIBM_EXACT_LIMIT:
             with quiet(all="ignore"):
                 return f64_fn(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
         if x.size == 0:
