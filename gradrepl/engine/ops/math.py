@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import cpu
 from ..registry import STORAGE, apply, plain_array, plain_result, register
+from . import _eigen_pow64
 from . import _kernels as K
 from ._util import FP, array_like, const, kept_array, one_element, quiet, scalar_of
 
@@ -824,7 +825,8 @@ def _pow_scalar_fwd(x, factor):
     if x.dtype == np.float32:
         return K.eigen_pow(x, f)
     if x.dtype == np.float64:
-        return K.pow64(x, np.broadcast_to(f, x.shape))
+        # the factor is the op's float32 attribute (real 3.3.1/2.6.2: x ** 1.7 is x ** 1.70000005)
+        return _eigen_pow64.eigen_pow64(x, float(np.float32(factor)), K.pow64)
     return np.power(x, f)
 
 
@@ -836,6 +838,8 @@ def _pow_grad_fwd(x, dout, factor):
     """Paddle's pow_grad kernel: dx = dout * factor * x.pow(factor - 1), with factor - 1
     computed in x's dtype (the products of the engine's multiply)."""
     mul = MULTIPLY.forward
+    if x.dtype == np.float64:   # (the float32 attribute)
+        factor = float(np.float32(factor))
     scaled = mul(dout, np.asarray(factor, dout.dtype))
     return mul(scaled, _pow_scalar_fwd(x, _factor_minus_one(factor, x.dtype)))
 
