@@ -34,10 +34,19 @@ def standard_gamma(x):
 
 
 def dirichlet(concentration):
-    conc = concentration.numpy().astype(np.float64)
-    g = _rng().standard_gamma(conc)
-    g = g / g.sum(-1, keepdims=True)
-    return _tensor(g, _np_dtype(concentration))
+    """Paddle's dirichlet kernel: a Gamma(alpha_i, 1) value per element in order, from the
+    GammaSampler that paddle.standard_gamma uses (the global engine), each divided by its row's
+    sum, in the concentration's dtype (Beta and Dirichlet samples equal to real 3.3.1/2.6.2's)."""
+    from ..tensor.samplers import _standard_gamma_fwd
+
+    conc = concentration.numpy()
+    if conc.dtype not in (np.float32, np.float64):
+        conc = conc.astype(np.float32)
+    g = np.asarray(_standard_gamma_fwd(np.ascontiguousarray(conc)), conc.dtype)
+    total = g[..., 0].copy()
+    for k in range(1, g.shape[-1]):
+        total = (total + g[..., k]).astype(conc.dtype)
+    return _tensor((g / total[..., None]).astype(conc.dtype), _np_dtype(concentration))
 
 
 def _engine():
