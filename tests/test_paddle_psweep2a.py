@@ -273,3 +273,18 @@ def test_dirichlet_and_beta_samples_are_paddles(version, dt, want):
     b = paddle.distribution.Beta(paddle.to_tensor([0.5, 2.0], dtype=dt),
                                  paddle.to_tensor([3.0, 1.5], dtype=dt)).sample([200])
     assert (_sha(s)[:12], _sha(b)[:12]) == want
+
+
+def test_float64_tensor_pow_exponent_gradient_uses_glibc_log(version):
+    """x ** y's dy = dout * log(x) * pow(x, y) (the formula's order per version) with the C
+    library's log: real sha256[:12] of y.grad (4,099 values); 2.6.2's forward is glibc's pow
+    (3.3.1's float64 x ** y is not: left)."""
+    skip_unless_x86_64("glibc x86-64's log and pow, recorded on x86-64")
+    x = paddle.to_tensor(np.random.default_rng(17).uniform(0.05, 30, 4099), stop_gradient=False)
+    y = paddle.to_tensor(np.random.default_rng(18).standard_normal(4099) * 0.3,
+                         stop_gradient=False)
+    z = paddle.pow(x, y)
+    (z * paddle.to_tensor(np.random.default_rng(19).standard_normal(4099))).sum().backward()
+    assert _sha(y.grad)[:12] == {"3": "cbbca1962e17", "2.6": "c70c94607546"}[version]
+    if version == "2.6":
+        assert _sha(z)[:12] == "6fc036840a05"

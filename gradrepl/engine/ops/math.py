@@ -62,7 +62,7 @@ def _divide_fwd(x, y, vml=False):
     return _keep(np.result_type(x, y), np.divide(x, y))
 
 
-def _elementwise_pow_fwd(x, y, grad="dout_first", impl="libm"):
+def _elementwise_pow_fwd(x, y, grad="dout_first", impl="libm", log=None):
     """``std::pow`` elementwise: powf for float32, repeated multiplication for integers
     (0 ** negative is 0)."""
     if x.dtype.kind in "iu":
@@ -90,12 +90,13 @@ def _pow_vjp(n, g):
     With ``grad="pow_first"`` (3.x): dx = dout * (y * pow(x, y - 1)), 0 where y == 0;
     dy = dout * (log(x) * pow(x, y)), 0 where x == 0 and y >= 0."""
     x, y = n.inputs
+    lg = _log_libm(x) if n.attrs.get("log") == "libm" else log(x)
     if n.attrs.get("grad") != "pow_first":
         dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0)))
-        dy = multiply(multiply(g, log(x)), pow(x, y))
+        dy = multiply(multiply(g, lg), pow(x, y))
         return dx, dy
     dx = multiply(g, multiply(y, pow(x, scale(y, 1.0, -1.0))))
-    dy = multiply(g, multiply(log(x), pow(x, y)))
+    dy = multiply(g, multiply(lg, pow(x, y)))
     keep_x = np.broadcast_to(y.data != 0, dx.data.shape)
     keep_y = np.broadcast_to(~((x.data == 0) & (y.data >= 0)), dy.data.shape)
     if not keep_x.all():
@@ -222,7 +223,30 @@ def divide(x, y, vml=False):
     return apply(DIVIDE, (x, y), {"vml": True} if vml else None)
 
 
-def pow(x, y, grad="dout_first", impl="libm"):  # noqa: A001 - Paddle's name
+def _log_libm(x):
+    """log whose float64 values are the C library's ``log`` (Paddle's elementwise_pow_grad
+    calls std::log: dy of float64 x ** y had 1-2 values in 1,000 off with numpy's log)."""
+    global _LOG_LIBM
+    if _LOG_LIBM is None:
+        import copy
+
+        op = copy.copy(LOG)
+        base, log64 = LOG.forward, K.libm64("log", np.log)
+
+        def forward(a):
+            if a.dtype == np.float64:
+                with quiet(all="ignore"):
+                    return log64(a)
+            return base(a)
+        op.forward = forward
+        _LOG_LIBM = op
+    return apply(_LOG_LIBM, (x,))
+
+
+_LOG_LIBM = None
+
+
+def pow(x, y, grad="dout_first", impl="libm", log=None):  # noqa: A001 - Paddle's name
     """x ** y elementwise; ``grad`` picks Paddle's backward formula (see ``_pow_vjp``), ``impl``
     the float32 kernel for same-shape operands: "libm" (glibc powf, 2.x) or "sleef" (SLEEF
     powf_u10, 3.x); broadcasting operands always use powf."""
@@ -231,6 +255,8 @@ def pow(x, y, grad="dout_first", impl="libm"):  # noqa: A001 - Paddle's name
         attrs["grad"] = grad
     if impl != "libm":
         attrs["impl"] = impl
+    if log == "libm":   # dy's log(x): the C library's for float64 (Paddle's kernel)
+        attrs["log"] = "libm"
     return apply(POW, (x, y), attrs)
 
 

@@ -39,7 +39,7 @@ _BINARY = {
     "add": M.add, "subtract": M.subtract, "multiply": M.multiply,
     "divide": lambda x, y: M.divide(x, y, vml=True),
     "elementwise_pow": lambda x, y: M.pow(x, y, profiles.current().pow_grad,
-                                          profiles.current().math_lib),
+                                          profiles.current().math_lib, log="libm"),
     "floor_divide": M.floor_divide, "remainder": M.remainder,
     "maximum": lambda x, y: M.maximum(x, y, *_minmax_modes()),
     "minimum": lambda x, y: M.minimum(x, y, *_minmax_modes()),
