@@ -288,3 +288,39 @@ def test_float64_tensor_pow_exponent_gradient_uses_glibc_log(version):
     assert _sha(y.grad)[:12] == {"3": "cbbca1962e17", "2.6": "c70c94607546"}[version]
     if version == "2.6":
         assert _sha(z)[:12] == "6fc036840a05"
+
+
+# real 3.3.1's gradient of paddle.median(x) * -4.0
+MEDIAN_TIES = [
+    ([2.0, 1, 2, 7, 7, 3], [0.0, 0.0, -2.0, 0.0, 0.0, -2.0]),
+    ([7.0, 2, 2, 9, 1, 9], [-2.0, -2.0, 0.0, 0.0, 0.0, 0.0]),
+    ([5.0, 5, 1, 1], [-2.0, 0.0, 0.0, -2.0]),
+    ([1.0, 5, 1, 5], [0.0, 0.0, -2.0, -2.0]),
+    ([3.0, 3, 1, 1, 9, 9], [-2.0, -2.0, 0.0, 0.0, 0.0, 0.0]),
+    ([1.0, 2, 2, 2, 3, 3], [0.0, -4 / 3, -4 / 3, -4 / 3, 0.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize("values,want", MEDIAN_TIES)
+def test_median_ties_paddle3(values, want):
+    """Paddle 3's median gradient: where the median is one of the values, dout / (its count)
+    to each; where the two middle values differ, each half goes to one element, those
+    std::nth_element at n / 2 leaves (the n/2-th, and the last of the largest before it)."""
+    before = profiles.current()
+    profiles.set_profile("3")
+    try:
+        x = paddle.to_tensor(values, stop_gradient=False)
+        (paddle.median(x) * -4.0).backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.asarray(want, np.float32))
+        # float64 ties along an axis, sha256[:10] of y and x.grad bytes (real 3.3.1)
+        rng = np.random.default_rng(99)
+        got = []
+        for shape, ax in [((24, 7), 0), ((5, 30), 1), ((3, 4, 18), -1), ((50,), None),
+                          ((6, 33), 0)]:
+            x = paddle.to_tensor(rng.integers(0, 6, shape).astype("float64"), stop_gradient=False)
+            y = paddle.median(x, axis=ax)
+            (y * paddle.to_tensor(rng.standard_normal(y.shape))).sum().backward()
+            got.append(hashlib.sha256(y.numpy().tobytes() + x.grad.numpy().tobytes()).hexdigest()[:10])
+        assert got == ["ee4d0af1fe", "cca2569bfa", "dea2fb94cb", "f434ed69aa", "9a456936f6"]
+    finally:
+        profiles.set_profile(before)
