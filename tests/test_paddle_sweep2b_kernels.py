@@ -244,3 +244,17 @@ def test_kl_div_log_target_calls_expf_per_element():
     (y * paddle.to_tensor(rng.standard_normal((40, 53)).astype("float32"))).sum().backward()
     assert (md5(y), md5(x.grad)) == ("1351dca6a3369bfb13bdd0d0e01d8219",
                                      "cfb66a9adff1473a8d74f4801e901fb6")
+
+
+def test_float64_conv3d_transpose_by_dgemm():
+    # Paddle's float64 convolutions: per sample Blas MatMul by MKL's DGEMM (the filter gradient
+    # with beta 1, samples in order), as its float32 ones by SGEMM; md5 of real 3.3.1/2.6.2
+    skip_unless_mkl_path("float64 conv3d_transpose by MKL DGEMM")
+    rng = np.random.default_rng(51)
+    x = paddle.to_tensor(rng.standard_normal((3, 4, 3, 4, 5)), stop_gradient=False)
+    w = paddle.to_tensor(rng.standard_normal((4, 2, 3, 3, 3)) * 0.3, stop_gradient=False)
+    y = F.conv3d_transpose(x, w, stride=2, padding=1)
+    (y * paddle.to_tensor(rng.standard_normal(y.shape))).sum().backward()
+    assert (md5(y), md5(x.grad), md5(w.grad)) == (
+        "58609670d8b537acea1a02ca5db24c41", "d550d9bc2515122258a2c0778aa42467",
+        "1c7a702708ff2e9dc6b178af51decc8a")

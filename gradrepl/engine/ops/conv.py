@@ -139,7 +139,7 @@ def _gemm(a, b, blas=False, trans_a=False, own_buffer=False):
     if a.dtype != b.dtype:
         dt = np.result_type(a, b)
         a, b = a.astype(dt), b.astype(dt)
-    if a.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None:
+    if a.dtype in (np.float32, np.float64) and _CHAIN_LIMIT_NOW.get() is None:
         out = _mkl_products(a, b)
         if out is not None:
             return out
@@ -189,6 +189,16 @@ def _mkl_products(a, b):
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(aligned(a), batch + a.shape[-2:])
     b = np.broadcast_to(aligned(b), batch + b.shape[-2:])
+    if a.dtype == np.float64:  # DGEMM: each operand as stored (a transposed view: trans)
+        out = np.empty(batch + (a.shape[-2], b.shape[-1]), np.float64)
+        for i in np.ndindex(*batch):
+            ta, tb = not a[i].flags.c_contiguous, not b[i].flags.c_contiguous
+            r = mkl.gemm_one_thread(np.ascontiguousarray(a[i].T if ta else a[i]),
+                                    np.ascontiguousarray(b[i].T if tb else b[i]), ta, tb)
+            if r is None:
+                return None
+            out[i] = r
+        return out
     out = mkl.empty_at_64(batch + (a.shape[-2], b.shape[-1]), np.float32)
     for i in np.ndindex(*batch):
         if mkl.sgemm_one_thread(a[i], b[i], into=out[i], overwrite=True) is None:
@@ -366,8 +376,8 @@ def _conv2d_grad_filter_fwd(x, dy, stride=(1, 1), padding=(0, 0, 0, 0), dilation
     if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
             and n * m * k * oh * ow <= _GENERIC_BT_LIMIT and cpu.cpu_class() == "amd"):
         return _grad_filter_generic(win, dy, g, k, mg).reshape(m, cg, kh, kw)
-    if (x.dtype == np.float32 and dy.dtype == np.float32 and _CHAIN_LIMIT_NOW.get() is None
-            and cpu.cpu_class() != "amd"):
+    if (x.dtype == dy.dtype and x.dtype in (np.float32, np.float64)
+            and _CHAIN_LIMIT_NOW.get() is None and cpu.cpu_class() != "amd"):
         dw = _grad_filter_mkl(win, dy, g, k, mg)
         if dw is not None:
             return dw.reshape(m, cg, kh, kw)
@@ -398,11 +408,17 @@ def _grad_filter_mkl(win, dy, g, k, mg):
     if not _mkl_is_this_cpu() or not mkl.load():
         return None
     n, positions = win.shape[0], dy.shape[2] * dy.shape[3]
-    dw = np.zeros((g, mg, k), np.float32)
+    dw = np.zeros((g, mg, k), dy.dtype)
     for i in range(n):
         cols = np.ascontiguousarray(win[i]).reshape(g, k, positions)
         dys = np.ascontiguousarray(dy[i]).reshape(g, mg, positions)
         for j in range(g):
+            if dw.dtype == np.float64:  # DGEMM, beta 1 (float64 conv3d/conv3d_transpose)
+                r = mkl.gemm_one_thread(dys[j], cols[j], trans_b=True, c=dw[j])
+                if r is None:
+                    return None
+                dw[j] = r
+                continue
             small = mklml_small_nt(dys[j], cols[j])
             if small is not None:
                 dw[j] += small

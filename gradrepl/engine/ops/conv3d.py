@@ -148,8 +148,8 @@ def _conv3d_grad_filter_fwd(x, dy, stride=(1,) * 3, padding=(0,) * 6, dilation=(
         # Paddle on AMD: per sample dW += dy @ vol2col^T by MKL's generic kernels (as conv2d)
         dw = _C._grad_filter_generic(win, dy.reshape(n, m, on, 1), g, cg * kn, mg)
         return dw.reshape((m, cg) + tuple(ksize))
-    if (x.dtype == np.float32 and dy.dtype == np.float32 and _C._CHAIN_LIMIT_NOW.get() is None
-            and cpu.cpu_class() != "amd"):
+    if (x.dtype == dy.dtype and x.dtype in (np.float32, np.float64)
+            and _C._CHAIN_LIMIT_NOW.get() is None and cpu.cpu_class() != "amd"):
         # Paddle on Intel: per sample and group dW += dy @ vol2col^T by MKL's sgemm, beta 1
         # (as conv2d's; real 3.3.1 here: 2 of 4 batch-2 filter gradients differed before)
         dw = _C._grad_filter_mkl(win, dy.reshape(n, m, on, 1), g, cg * kn, mg)
