@@ -428,11 +428,12 @@ def grouped_block(x_shape, w_shape, stride, pads, dilation, groups, dtype):
 
 
 def _grouped_direct_weights(x, g, w_shape, stride, pads, dilation, groups):
-    """(dw, db) of a grouped convolution with 16-channel groups on the direct kernel's
+    """(dw, db) of a grouped convolution with 16- (or 8-) channel groups on the direct kernel's
     backward-weights pass (jit:avx512_core): with at least as many groups as threads each
     group on one thread, its sums as the ungrouped kernel's on a team of one
     (``conv_backward_weights``; checked with real torch 2.13: groups 2 and 3 of 16 channels,
-    3x3 and 1x1). (None, None) elsewhere (8-channel groups run jit:avx2: not here)."""
+    3x3 and 1x1; 8-channel groups, whose pass oneDNN runs on jit:avx2, sum alike: groups 4 of
+    16 -> 8 channels, stride 2). (None, None) elsewhere."""
     from .. import _capability
 
     threads = _capability.threads()
@@ -645,7 +646,7 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want=(True, Tru
             dx = _onednn_conv_gemm.try_grouped_gemm(x, w, None, stride, pads, dilation, groups,
                                                     g)
         dw = db = None
-        if block == 16 and any(want[1:]):
+        if block in (16, 8) and any(want[1:]):
             dw, db = _grouped_direct_weights(x, g, w.shape, stride, pads, dilation, groups)
         if (not block or block == 4) and any(want[1:]):  # (4-channel groups: gemm too)
             dw, db = _onednn_conv_gemm.grouped_gemm_bwd_w(
