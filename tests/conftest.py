@@ -64,9 +64,12 @@ def skip_unless_onednn_avx512_core(what: str) -> None:
     from gradrepl.torch.nn import _onednn_conv
 
     if _onednn_conv.isa() != "avx512_core":
+        import platform
+
+        other = ("8-channel blocks on AVX2" if platform.machine().lower() in ("x86_64", "amd64")
+                 else f"{platform.machine()}'s, not x86's")
         reason = (f"{what}: recorded where oneDNN runs its avx512_core kernels; this CPU has "
-                  "other ones (8-channel blocks on AVX2), whose sums are not emulated: bytes "
-                  "not compared")
+                  f"other ones ({other}), whose sums are not emulated: bytes not compared")
         print(reason)
         pytest.skip(reason)
 
