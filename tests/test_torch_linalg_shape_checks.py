@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import skip_without_mkl
 
 GRID = r'''
 import gradrepl.torch as torch
@@ -65,6 +66,7 @@ def test_the_grid_runs_to_the_end(grid_output):
 
 
 def test_the_grid_prints_real_torchs_messages(grid_output):
+    skip_without_mkl("the grid's ldl_solve results (LAPACK's sytrs, no numpy stand-in)")
     lines = grid_output.stdout.splitlines(keepends=True)[:1401]
     digest = hashlib.sha256("".join(lines).encode()).hexdigest()[:16]
     assert digest == REAL_TORCH_FIRST_1401
@@ -93,6 +95,7 @@ def test_some_lines(grid_output, line):
 def test_cholesky_inverse_keeps_potris_negative_zeros():
     import gradrepl.torch as torch
 
+    skip_without_mkl("cholesky_inverse's -0.0 (MKL's potri)")
     # real torch 2.13: tensor([[0.2500, -0.0000], [-0.0000, 0.2500]]) (potri's triangle copied)
     out = torch.cholesky_inverse(torch.eye(2) * 2)
     assert str(out) == "tensor([[0.2500, -0.0000],\n        [-0.0000, 0.2500]])"
@@ -114,3 +117,19 @@ def test_the_lapack_wrappers_refuse_shapes_they_would_read_past(call):
 
     with pytest.raises(RuntimeError, match="arguments of incompatible shapes"):
         eval(call)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_and_solve_read_one_triangle(upper):
+    """LAPACK's potri/potrs read the factor's one triangle; so does the numpy stand-in without
+    MKL (it squared the whole matrix: ones(3, 3) raised numpy's 'Singular matrix')."""
+    import gradrepl.torch as torch
+
+    c = torch.ones(3, 3, dtype=torch.float64)
+    # real torch 2.13, both triangles: [[2.0, -1.0, -0.0], [-1.0, 2.0, -1.0], [-0.0, -1.0, 1.0]]
+    # and [[1.0], [0.0], [0.0]]
+    assert torch.cholesky_inverse(c, upper=upper).tolist() == [[2.0, -1.0, 0.0],
+                                                                [-1.0, 2.0, -1.0],
+                                                                [0.0, -1.0, 1.0]]
+    b = torch.ones(3, 1, dtype=torch.float64)
+    assert torch.cholesky_solve(b, c, upper=upper).tolist() == [[1.0], [0.0], [0.0]]

@@ -30,6 +30,8 @@ def _prefix(dtype):
 def _call(name, dtype, *args):
     """Call ``<s|d|c|z><name>_`` with Fortran conventions: ints by reference, one-letter
     strings as char*, floats as a real of the dtype, numpy arrays by address."""
+    if not available():   # (a routine without a numpy stand-in: sytrs, orgqr, ormqr)
+        raise RuntimeError(f"gradrepl: {name} needs MKL (the mkl wheel) on this platform")
     fn = getattr(lib(), _prefix(dtype) + name + "_")
     keep, cargs = [], []
     real = np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64
@@ -168,8 +170,8 @@ def potrf(a, upper=False):
 def potrs(c, b, upper=False):
     _guard(_square(c) and np.ndim(b) == 2 and b.shape[0] == c.shape[0], "potrs", c, b)
     n = c.shape[0]
-    if not available():
-        L = c.T if upper else c
+    if not available():   # (LAPACK reads c's one triangle only)
+        L = np.triu(c).T if upper else np.tril(c)
         return np.linalg.solve((L @ L.T).astype(np.float64), b).astype(b.dtype)
     B = _f(b)
     info = _I(0)
@@ -182,8 +184,8 @@ def potrs(c, b, upper=False):
 def potri(c, upper=False):
     _guard(_square(c), "potri", c)
     n = c.shape[0]
-    if not available():
-        L = c.T if upper else c
+    if not available():   # (LAPACK reads c's one triangle only)
+        L = np.triu(c).T if upper else np.tril(c)
         return np.linalg.inv((L @ L.T).astype(np.float64)).astype(c.dtype)
     A = _f(c)
     info = _I(0)
