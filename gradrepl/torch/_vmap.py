@@ -204,7 +204,8 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     made = []   # the arrays of the tensors made during the trace
     watch, _tensor._MADE[0] = _tensor._MADE[0], made.append
     _ACTIVE.append(tr)
-    readers = _watch_reads(tr)
+    _vmap_checks.install()
+    reads, _vmap_checks.READ_WATCH[0] = _vmap_checks.READ_WATCH[0], _read_watch(tr)
     try:
         with registry.apply_hook(tr.hook):
             out_arrays = call()
@@ -213,8 +214,7 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
         registry.SHAPE_CONST = shapes
         _tensor._MADE[0] = watch
         _ACTIVE.pop()
-        for name, method in readers:
-            setattr(_tensor.Tensor, name, method)
+        _vmap_checks.READ_WATCH[0] = reads
     if tr.impure:
         raise _Fallback
     # a tensor made outside the ops (argmax's index, a comparison's mask) whose array no op
@@ -227,28 +227,16 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     return tr.entries, tuple(tr.ref(a) for a in out_arrays), fresh, frozenset(tr.basis)
 
 
-#: the Tensor methods that give a tensor's values to Python (``.item()``, ``int(t)``, a branch
-#: on ``bool(t)``): read during a trace from a tensor the trace made, a value of one sample
-#: may become the program's (an exponent, an index): the trace is then not one for all
-_READERS = ("item", "__float__", "__int__", "__bool__", "__index__", "tolist", "numpy",
-            "__array__", "__iter__", "__len__")
-
-
-def _watch_reads(tr):
-    """Each reader method replaced by one that marks ``tr`` fresh when it reads a tensor the
-    trace made (or a sample); returns the methods to put back."""
-    saved = []
+def _read_watch(tr):
+    """The reads' watch of a trace (``_vmap_checks.READ_WATCH``): a value read into Python from
+    a tensor the trace made (or a sample) marks ``tr`` fresh: a value of one sample may become
+    the program's (an exponent, an index): the trace is then not one for all."""
     first = tr.first_uid
-    for name in _READERS:
-        method = _tensor.Tensor.__dict__[name]
 
-        def reader(self, *a, _method=method, **k):
-            if first is None or self._uid >= first or id(_raw(self)) in tr.src:
-                tr.fresh = True
-            return _method(self, *a, **k)
-        saved.append((name, method))
-        setattr(_tensor.Tensor, name, reader)
-    return saved
+    def watch(t):
+        if first is None or t._uid >= first or id(_raw(t)) in tr.src:
+            tr.fresh = True
+    return watch
 
 
 def _literal(a):

@@ -8,7 +8,9 @@ on the batch, or looped), where every such read works, so without these checks a
 ``vmap(lambda r: r if r.sum() > 0 else -r)`` ran here and failed in torch. torch raises because
 its batched tensors have no one value per sample; here a tensor is *batched* when it is one of
 the samples of a running ``vmap`` or an op's result with a batched input (marked in its
-``__dict__``, so nothing is kept alive), and the readers raise torch's ``RuntimeError`` for it.
+``__dict__``, so nothing is kept alive), and the readers raise torch's ``RuntimeError`` for it
+(wrappers put on the Tensor class and the ``torch`` module once, by the first ``vmap``; outside
+a vmap they pass the call on).
 
 Only reads by the user's code raise: gradrepl's own kernels read values where torch's C++ does
 not (a check, a count), and torch runs those on the whole batch.
@@ -43,7 +45,9 @@ NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 #: reader method -> torch's message for a batched tensor (None: torch's EITHER/ITEM choice)
 READERS = {"item": ITEM, "__float__": ITEM, "__int__": ITEM, "__index__": ITEM,
            "__complex__": ITEM, "__bool__": CONTROL_FLOW,
-           "tolist": NO_STORAGE, "numpy": NO_STORAGE, "__array__": NO_STORAGE}
+           "tolist": NO_STORAGE, "numpy": NO_STORAGE, "__array__": NO_STORAGE,
+           # (torch runs these on a batched tensor; a trace still takes them as reads)
+           "__iter__": None, "__len__": None}
 
 
 def _scope_of(t):
@@ -116,18 +120,22 @@ BOOL_INDEX = ("vmap: We do not support batching operators that can support dynam
 
 
 def _from_gradrepl(frame) -> bool:
-    """Whether the reader was called by gradrepl's code (past the readers that vmap's trace
-    puts over these, ``_vmap._watch_reads``), not by the user's."""
-    while frame is not None and frame.f_code.co_name == "reader" \
-            and frame.f_globals.get("__name__") == "gradrepl.torch._vmap":
-        frame = frame.f_back
+    """Whether the reader was called by gradrepl's code, not by the user's."""
     return frame is not None and frame.f_globals.get("__name__", "").startswith("gradrepl.")
+
+
+#: called with the tensor on each read of a value into Python while vmap traces a sample
+#: (``_vmap.trace``: the trace is then not one for all samples), else None
+READ_WATCH: list = [None]
 
 
 def _reader(name, method, message):
     def read(self, *a, **k):
-        if _SCOPES:
-            s = _scope_of(self)
+        if _SCOPES or READ_WATCH[0] is not None:
+            watch = READ_WATCH[0]
+            if watch is not None:
+                watch(self)
+            s = _scope_of(self) if message is not None and _SCOPES else None
             if s is not None and not _from_gradrepl(sys._getframe(1)):
                 from .func import _DEPTH
 
@@ -214,6 +222,21 @@ def _getitem(method):
     return f
 
 
+_INSTALLED: list = []
+
+
+def install():
+    """Put the checking wrappers on, once in a process (the first ``vmap``): outside a vmap they
+    only pass the call on. (Not on and off for each call: every assignment to a class
+    attribute invalidates its method caches, and Python 3.12+ stops specializing attribute
+    access on a class after 1,000 such changes.)"""
+    if _INSTALLED:
+        return
+    for owner, name, replacement in _patches():
+        setattr(owner, name, replacement)
+    _INSTALLED.append(True)
+
+
 def _patches():
     """(owner, name, replacement) for every patch a scope puts on."""
     import gradrepl.torch as torch_module
@@ -239,9 +262,6 @@ def _patches():
     return out
 
 
-_SAVED: list = []
-
-
 class scope:
     """``with scope(depth) as s:`` one running ``vmap`` call: readers checked, ops' outputs
     marked. ``s.depth``: the transforms running when its function is called (a read with more
@@ -253,10 +273,8 @@ class scope:
         self.hooked = False
 
     def __enter__(self):
-        if not _SCOPES:
-            for owner, name, replacement in _patches():
-                _SAVED.append((owner, name, owner.__dict__[name]))
-                setattr(owner, name, replacement)
+        if not _INSTALLED:
+            install()
         _SCOPES.append(self)
         return self
 
@@ -271,10 +289,6 @@ class scope:
             registry.set_apply_hook(None)
             self.hooked = False
         _SCOPES.remove(self)
-        if not _SCOPES:
-            while _SAVED:
-                owner, name, method = _SAVED.pop()
-                setattr(owner, name, method)
         return False
 
 
