@@ -209,6 +209,13 @@ def profile(request):
     return request.param
 
 
+@pytest.fixture(params=["3", "2.6"])
+def version(request):
+    """``profile`` by the name the Paddle bit tests give it (real 3.3.1's and 2.6.2's records)."""
+    profiles.set_profile(request.param)
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _fresh_gradrepl_state():
     """After every test, undo whatever global state the test changed."""

@@ -7,18 +7,9 @@ import numpy as np
 import pytest
 
 import gradrepl.paddle as paddle
-from gradrepl.paddle import profiles
 
 REAL = {"3": [240961, 520011, 677576, 246166, 703345, 350786, 369251, 523323],
         "2.6": [240961, 520011, 822225, 16118, 922559, 350786, 369251, 363362]}
-
-
-@pytest.fixture(params=["3", "2.6"])
-def version(request):
-    before = profiles.current()
-    profiles.set_profile(request.param)
-    yield request.param
-    profiles.set_profile(before)
 
 
 def test_float64_pow_and_its_gradient_equal_real_paddle(version):

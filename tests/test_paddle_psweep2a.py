@@ -18,14 +18,6 @@ from gradrepl.paddle import profiles
 from conftest import skip_unless_x86_64
 
 
-@pytest.fixture(params=["3", "2.6"])
-def version(request):
-    before = profiles.current()
-    profiles.set_profile(request.param)
-    yield request.param
-    profiles.set_profile(before)
-
-
 def _sha(t):
     return hashlib.sha256(np.ascontiguousarray(t.numpy()).tobytes()).hexdigest()[:16]
 

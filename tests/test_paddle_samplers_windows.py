@@ -20,14 +20,6 @@ def h(t):
     return f"{a.dtype}{list(a.shape)}:" + hashlib.md5(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
 
 
-@pytest.fixture(params=["3", "2.6"])
-def version(request):
-    before = profiles.current()
-    profiles.set_profile(request.param)
-    yield request.param
-    profiles.set_profile(before)
-
-
 def test_cauchy_and_geometric_as_real_paddle(version):
     import platform
 

@@ -9,15 +9,6 @@ import pytest
 from conftest import skip_unless_x86_64
 
 import gradrepl.paddle as paddle
-from gradrepl.paddle import profiles
-
-
-@pytest.fixture(params=["3", "2.6"])
-def version(request):
-    before = profiles.current()
-    profiles.set_profile(request.param)
-    yield request.param
-    profiles.set_profile(before)
 
 
 def _digest(t):

@@ -8,20 +8,11 @@ import numpy as np
 import pytest
 
 import gradrepl.paddle as paddle
-from gradrepl.paddle import profiles
 
 REAL = [((3, 3), 41388, 26503, 53930, 3153, 95332),
         ((4, 3), 21198, 17498, 33740, 65977, 92942),
         ((3, 5), 43046, 12635, 25723, 28638, 87387),
         ((6, 6), 91387, 75533, 37124, 22096, 11246)]
-
-
-@pytest.fixture(params=["3", "2.6"])
-def version(request):
-    before = profiles.current()
-    profiles.set_profile(request.param)
-    yield request.param
-    profiles.set_profile(before)
 
 
 def _d(t):

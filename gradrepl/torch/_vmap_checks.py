@@ -180,14 +180,7 @@ def _passing(method):
     def f(*args, **kwargs):
         out = method(*args, **kwargs)
         if _SCOPES:
-            for t in _tensors(args, kwargs):
-                s = _scope_of(t)
-                if s is not None:
-                    for o in (out if isinstance(out, tuple) else (out,)):
-                        d = getattr(o, "__dict__", None)
-                        if d is not None:
-                            d[_MARK] = s
-                    break
+            propagate(tuple(_tensors(args, kwargs)), out)
         return out
     f.__wrapped__ = method
     return f
