@@ -33,6 +33,8 @@ The cost is one traced run of ``f`` plus the batched replay (the vmap_grads lect
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..engine import registry
@@ -204,10 +206,11 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     made = []   # the arrays of the tensors made during the trace
     watch, _tensor._MADE[0] = _tensor._MADE[0], made.append
     _ACTIVE.append(tr)
-    _vmap_checks.install()
     reads, _vmap_checks.READ_WATCH[0] = _vmap_checks.READ_WATCH[0], _read_watch(tr)
     try:
-        with registry.apply_hook(tr.hook):
+        # (the readers watch while a vmap runs: a trace outside one runs in an empty scope)
+        with registry.apply_hook(tr.hook), _vmap_checks.scope(0) if not _vmap_checks._SCOPES \
+                else contextlib.nullcontext():
             out_arrays = call()
     finally:
         registry.EXACT_LISTENER = listener

@@ -9,8 +9,7 @@ on the batch, or looped), where every such read works, so without these checks a
 its batched tensors have no one value per sample; here a tensor is *batched* when it is one of
 the samples of a running ``vmap`` or an op's result with a batched input (marked in its
 ``__dict__``, so nothing is kept alive), and the readers raise torch's ``RuntimeError`` for it
-(wrappers put on the Tensor class and the ``torch`` module once, by the first ``vmap``; outside
-a vmap they pass the call on).
+(wrappers put on the Tensor class and the ``torch`` module while a vmap runs, made once).
 
 Only reads by the user's code raise: gradrepl's own kernels read values where torch's C++ does
 not (a check, a count), and torch runs those on the whole batch.
@@ -215,19 +214,37 @@ def _getitem(method):
     return f
 
 
-_INSTALLED: list = []
+_CACHE: dict = {}  # (owner, name) -> (the original, its wrapper): made once
+_SAVED: list = []
 
 
-def install():
-    """Put the checking wrappers on, once in a process (the first ``vmap``): outside a vmap they
-    only pass the call on. (Not on and off for each call: every assignment to a class
-    attribute invalidates its method caches, and Python 3.12+ stops specializing attribute
-    access on a class after 1,000 such changes.)"""
-    if _INSTALLED:
-        return
-    for owner, name, replacement in _patches():
+def _cached_patches():
+    """``_patches()``'s, the wrappers made once (a method replaced since is wrapped anew)."""
+    if not _CACHE:
+        for owner, name, replacement in _patches():
+            _CACHE[(owner, name)] = (owner.__dict__[name], replacement)
+    out = []
+    for (owner, name), (original, replacement) in _CACHE.items():
+        if owner.__dict__.get(name) is not original:  # (changed since: wrapped again)
+            _CACHE.clear()
+            return _cached_patches()
+        out.append((owner, name, replacement))
+    return out
+
+
+def _put_on():
+    """The wrappers on, for the outermost running vmap (put back by ``_take_off``: outside a
+    vmap the Tensor class and the torch module are as they were: reprs, warnings' frames and
+    numpy's protocols see the originals)."""
+    for owner, name, replacement in _cached_patches():
+        _SAVED.append((owner, name, owner.__dict__[name]))
         setattr(owner, name, replacement)
-    _INSTALLED.append(True)
+
+
+def _take_off():
+    while _SAVED:
+        owner, name, method = _SAVED.pop()
+        setattr(owner, name, method)
 
 
 def _patches():
@@ -266,8 +283,8 @@ class scope:
         self.hooked = False
 
     def __enter__(self):
-        if not _INSTALLED:
-            install()
+        if not _SCOPES:
+            _put_on()
         _SCOPES.append(self)
         return self
 
@@ -282,6 +299,8 @@ class scope:
             registry.set_apply_hook(None)
             self.hooked = False
         _SCOPES.remove(self)
+        if not _SCOPES:
+            _take_off()
         return False
 
 
