@@ -93,10 +93,8 @@ REAL_GROUPED = [
 ]
 
 
-@pytest.mark.parametrize("case,want", REAL_GROUPED, ids=[str(c[0]) for c in REAL_GROUPED])
-def test_grouped_direct_bits(case, want, monkeypatch):
-    skip_unless_onednn_avx512_core("real torch 2.13's grouped convolution bits")
-    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+def _grouped_digests(case):
+    """Digests of a grouped conv's output and its x, w, b gradients on seeded random values."""
     import gradrepl.torch as torch
     F = torch.nn.functional
     n, c, o, g, sp, k, s, p = case
@@ -110,6 +108,14 @@ def test_grouped_direct_bits(case, want, monkeypatch):
     y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
     got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16]
            for t in (y.detach(), x.grad, w.grad, b.grad)]
+    return got
+
+
+@pytest.mark.parametrize("case,want", REAL_GROUPED, ids=[str(c[0]) for c in REAL_GROUPED])
+def test_grouped_direct_bits(case, want, monkeypatch):
+    skip_unless_onednn_avx512_core("real torch 2.13's grouped convolution bits")
+    monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
+    got = _grouped_digests(case)
     assert [a for a, e in zip(got, want) if e is not None] == [e for e in want if e is not None]
 
 
@@ -134,19 +140,7 @@ REAL_GROUPED_W = [
 def test_grouped_gemm_all_outputs(case, want, monkeypatch):
     skip_unless_onednn_avx512_core("real torch 2.13's grouped gemm convolution bits")
     monkeypatch.setenv("GRADREPL_TORCH_THREADS", "2")
-    import gradrepl.torch as torch
-    F = torch.nn.functional
-    n, c, o, g, sp, k, s, p = case
-    rng = np.random.default_rng(n * 1000 + c * 10 + k + g)
-    x = torch.tensor(rng.standard_normal((n, c) + sp).astype(np.float32), requires_grad=True)
-    w = torch.tensor((rng.standard_normal((o, c // g) + (k,) * len(sp)) / k).astype(np.float32),
-                     requires_grad=True)
-    b = torch.tensor(rng.standard_normal(o).astype(np.float32), requires_grad=True)
-    conv = F.conv2d if len(sp) == 2 else F.conv1d
-    y = conv(x, w, b, stride=s, padding=p, groups=g)
-    y.backward(torch.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
-    got = [hashlib.sha1(t.numpy().tobytes()).hexdigest()[:16]
-           for t in (y.detach(), x.grad, w.grad, b.grad)]
+    got = _grouped_digests(case)
     assert got == want
 
 
