@@ -30,6 +30,26 @@ import gradrepl.paddle  # noqa: F401  (the whole API, so every op is registered 
 from gradrepl.paddle import profiles, state
 
 
+def pytest_report_header(config):
+    """The CPU the suite runs on, as the rules see it: a record made on another class skips
+    here with its reason (-rs lists them), so a log says which class it checked."""
+    import platform
+
+    from gradrepl.engine import cpu, mkl
+
+    vendor = cpu._cpuinfo()[0] or "?"
+    return (f"gradrepl CPU: {platform.machine()} {vendor}, class {cpu.detected()} "
+            f"(rules checked as {cpu.cpu_class()}), AVX-512 {'yes' if cpu.has_avx512f() else 'no'}, "
+            f"emulated {'yes' if cpu.emulated() else 'no'}, MKL path {mkl.branch() or 'none (no MKL)'}")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Under -q (the README's command) pytest shows no header: the CPU line goes above the
+    closing counts instead, so every log of the suite names the CPU class it checked."""
+    if config.option.verbose < 0:
+        terminalreporter.write_line(pytest_report_header(config))
+
+
 def skip_without_avx512(what: str) -> None:
     """Skip, printing why, on a CPU without AVX-512: ``what`` was recorded on one with it, and
     the values depend on the CPU's kernels there (the framework's oneDNN/MKL, and gradrepl's
