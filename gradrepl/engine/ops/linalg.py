@@ -628,12 +628,14 @@ def _inverse_vjp(n, g):
 
 
 def _lu_f32(a):
-    """Partial-pivot LU of one float32 matrix, rounded step by step as Eigen's PartialPivLU.
+    """Partial-pivot LU of one float32 or float64 matrix (float32 unless float64 is given),
+    rounded step by step as Eigen's unblocked PartialPivLU (matrices up to 16 rows).
 
     Returns (lu, perm, sign): L (unit diagonal, below) and U packed in ``lu``, the row order and
     the permutation's sign. Plain multiply then subtract, no fused steps (measured on Paddle).
     """
-    lu = np.array(a, dtype=np.float32)
+    dt = np.float64 if np.asarray(a).dtype == np.float64 else np.float32
+    lu = np.array(a, dtype=dt)
     n = lu.shape[0]
     perm = list(range(n))
     sign = 1.0
@@ -645,53 +647,63 @@ def _lu_f32(a):
             sign = -sign
         if lu[k, k] != 0:  # (Eigen's LU leaves a zero pivot's column undivided)
             lu[k + 1:, k] = lu[k + 1:, k] / lu[k, k]
-        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:]).astype(np.float32)
+        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:]).astype(dt)
     return lu, perm, sign
 
 
 def _inv_f32(a):
     """Inverse by LU solves of the identity's columns: forward with L, backward with U (row by
-    row, k ascending, dividing by multiplying with 1/U[i, i]) -- Paddle's float32 results."""
+    row, k ascending, dividing by multiplying with 1/U[i, i]) -- Paddle's float32 results, and
+    its float64 ones (same Eigen kernel) up to 16 rows."""
     lu, perm, _ = _lu_f32(a)
+    dt = lu.dtype.type
     n = len(perm)
-    x = np.zeros((n, n), np.float32)
+    x = np.zeros((n, n), dt)
     x[np.arange(n), perm] = 1
     for i in range(n):
         for j in range(i):
-            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+            x[i] -= (lu[i, j] * x[j]).astype(dt)
     for i in range(n - 1, -1, -1):
         for j in range(i + 1, n):
-            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
-        x[i] *= np.float32(1) / lu[i, i]
+            x[i] -= (lu[i, j] * x[j]).astype(dt)
+        x[i] *= dt(1) / lu[i, i]
     return x
 
 
 def _det_f32(a):
     lu, _perm, sign = _lu_f32(a)
-    out = np.float32(1)
+    dt = lu.dtype.type
+    out = dt(1)
     for v in np.diag(lu):
-        out = np.float32(out * v)
-    return np.float32(out * np.float32(sign))
+        out = dt(out * v)
+    return dt(out * dt(sign))
 
 
 def _batched(fn, x, tail):
     """Apply a one-matrix function over the leading (batch) axes of ``x``."""
-    out = np.empty(x.shape[:-2] + tail, np.float32)
+    out = np.empty(x.shape[:-2] + tail, x.dtype)
     for idx in np.ndindex(x.shape[:-2]):
         out[idx] = fn(x[idx])
     return out
 
 
+def _eigen_lu_f64(x):
+    """float64 matrices Paddle's Eigen factors unblocked (up to 16 rows: ``_lu_f32``'s steps in
+    double; measured against real 3.3.1 and 2.6.2 here). Larger ones are Eigen's blocked LU
+    (its GEMM updates, not emulated): numpy's LAPACK."""
+    return x.dtype == np.float64 and x.shape[-1] <= 16
+
+
 def _inverse_fwd(x):
-    if x.dtype != np.float32:
-        return np.linalg.inv(x)
-    return _batched(_inv_f32, x, x.shape[-2:])
+    if x.dtype == np.float32 or _eigen_lu_f64(x):
+        return _batched(_inv_f32, x, x.shape[-2:])
+    return np.linalg.inv(x)
 
 
 def _det_fwd(x):
-    if x.dtype != np.float32:
-        return np.asarray(np.linalg.det(x), x.dtype)
-    return _batched(_det_f32, x, ())
+    if x.dtype == np.float32 or _eigen_lu_f64(x):
+        return _batched(_det_f32, x, ())
+    return np.asarray(np.linalg.det(x), x.dtype)
 
 
 INVERSE = register("inverse", _inverse_fwd, _inverse_vjp,

@@ -30,31 +30,35 @@ def _tri_mask(shape, lower=True, k=0, dtype=np.float64):
 
 # ============================================================== solve
 def _solve_f32(a, b):
-    """Eigen's PartialPivLU solve in float32, step by step as Paddle's kernel rounds it (the LU
-    of ``linalg._lu_f32``, then forward and backward substitution row by row)."""
+    """Eigen's PartialPivLU solve in float32 (or float64), step by step as Paddle's kernel
+    rounds it (the LU of ``linalg._lu_f32``, then forward and backward substitution row by
+    row)."""
     from .linalg import _lu_f32
 
     lu, perm, _ = _lu_f32(a)
+    dt = lu.dtype.type
     n = len(perm)
-    x = np.array(b[perm], np.float32)
+    x = np.array(b[perm], dt)
     for i in range(n):
         for j in range(i):
-            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
+            x[i] -= (lu[i, j] * x[j]).astype(dt)
     for i in range(n - 1, -1, -1):
         for j in range(i + 1, n):
-            x[i] -= (lu[i, j] * x[j]).astype(np.float32)
-        x[i] *= np.float32(1) / lu[i, i]
+            x[i] -= (lu[i, j] * x[j]).astype(dt)
+        x[i] *= dt(1) / lu[i, i]
     return x
 
 
 def _solve_fwd(a, b):
+    from .linalg import _eigen_lu_f64
+
     vec = b.ndim == a.ndim - 1
     rhs = b[..., None] if vec else b
-    if a.dtype == np.float32 and rhs.dtype == np.float32:
+    if a.dtype == rhs.dtype and (a.dtype == np.float32 or _eigen_lu_f64(a)):
         shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
         A = np.broadcast_to(a, shape + a.shape[-2:])
         B = np.broadcast_to(rhs, shape + rhs.shape[-2:])
-        out = np.empty(shape + rhs.shape[-2:], np.float32)
+        out = np.empty(shape + rhs.shape[-2:], a.dtype)
         for idx in np.ndindex(shape):
             out[idx] = _solve_f32(A[idx], B[idx])
     else:
