@@ -167,10 +167,12 @@ def dot(x, y):
 _DOTS = {}
 
 
-def gemm(a, b, c=None):
-    """``a @ b`` of two matrices (plus ``c``, broadcast to the product, as BLAS's beta=1 adds a
-    pre-filled result) by MKL's gemm with the arguments torch passes it (``torch_layout``), or
-    None when MKL or the dtype is not there."""
+def gemm(a, b, c=None, alpha=1.0, beta=1.0):
+    """``alpha * a @ b`` of two matrices (plus ``beta * c``, ``c`` broadcast to the product and
+    passed as the pre-filled result, as ATen's ``addmm_impl_cpu_`` copies ``self`` into it; not
+    read when beta is 0) by MKL's gemm with the arguments torch passes it (``torch_layout``),
+    alpha and beta inside the call as torch passes them, or None when MKL or the dtype is not
+    there."""
     if a.dtype != b.dtype or a.ndim != 2 or b.ndim != 2:
         return None
     k = _kernel(a.dtype)
@@ -179,7 +181,7 @@ def gemm(a, b, c=None):
     f = k[0]
     m, kk = a.shape
     n = b.shape[1]
-    if c is None:
+    if c is None or beta == 0:
         if m == 0 or n == 0 or kk == 0:
             return np.zeros((m, n), a.dtype)
         # (BLAS does not read C when beta is 0: torch's mm also passes an uninitialised
@@ -188,11 +190,10 @@ def gemm(a, b, c=None):
         beta = 0.0
     else:
         out = np.array(np.broadcast_to(c, (m, n)), a.dtype, order="C")
-        beta = 1.0
     if m == 0 or n == 0:
         return out
-    if kk == 0:
-        return out
+    if kk == 0:     # (ATen: self times beta, the product not called)
+        return out if beta == 1 else out * out.dtype.type(beta)
     sa, sb, ta, tb, bm, bn, bk, lda, ldb, ldc = torch_layout(a, b)
     address = _mkl.address
     where = None
@@ -200,7 +201,7 @@ def gemm(a, b, c=None):
         sa, sb = placed(sa), placed(sb)     # the result's too: torch's is a new 64-byte aligned
         out = aligned(out)                  # storage; numpy's 16: vecmat (400,) @ (400, 50)
         where = (address(sa) % 64, address(sb) % 64)   # differed with the heap's state)
-    key = (a.dtype, bm, bk, bn, ta, tb, lda, ldb, ldc, beta, where)
+    key = (a.dtype, bm, bk, bn, ta, tb, lda, ldb, ldc, beta, where, alpha)
     one = _ONE_THREAD.get(key)
     if one is None:
         one = _ONE_THREAD[key] = _probe_one_thread(f, key)
@@ -209,22 +210,24 @@ def gemm(a, b, c=None):
         plain = _plain_kernel(a.dtype)
     if plain:   # (a real dtype: the call without ctypes' conversion of 14 arguments, below)
         g, c_one, c_zero = plain
+        c_alpha = c_one if alpha == 1 else type(c_one)(alpha)
+        c_beta = c_zero if beta == 0 else c_one if beta == 1 else type(c_one)(beta)
         if one:
             local = _mkl._load().MKL_Set_Num_Threads_Local
             prev = local(1)
-        g(_COL, ta, tb, bm, bn, bk, c_one, _P(address(sa)), lda, _P(address(sb)), ldb,
-          c_zero if beta == 0.0 else c_one, _P(address(out)), ldc)
+        g(_COL, ta, tb, bm, bn, bk, c_alpha, _P(address(sa)), lda, _P(address(sb)), ldb,
+          c_beta, _P(address(out)), ldc)
         if one:
             local(prev)
         return out
     if one:
         local = _mkl._load().MKL_Set_Num_Threads_Local
         prev = local(1)
-        f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+        f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
           _scalar(a.dtype, beta), address(out), ldc)
         local(prev)
         return out
-    f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
+    f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
       _scalar(a.dtype, beta), address(out), ldc)
     return out
 
@@ -261,7 +264,7 @@ _PROBE_MAX = 1 << 21      # m*k*n above this keeps the threads (they speed a lar
 
 
 def _probe_one_thread(f, key):
-    dtype, m, kk, n, ta, tb, lda, ldb, ldc, beta, where = key
+    dtype, m, kk, n, ta, tb, lda, ldb, ldc, beta, where, alpha = key
     if m * kk * n > _PROBE_MAX:
         return False
     local = _mkl._load().MKL_Set_Num_Threads_Local
@@ -299,7 +302,7 @@ def _probe_one_thread(f, key):
         for threads in (0, 1):     # 0: MKL's (torch's) thread count
             out = c.copy()
             prev = local(threads)
-            f(_COL, ta, tb, m, n, kk, _scalar(dtype, 1.0), address(sa), lda, address(sb), ldb,
+            f(_COL, ta, tb, m, n, kk, _scalar(dtype, alpha), address(sa), lda, address(sb), ldb,
               _scalar(dtype, beta), address(out), ldc)
             local(prev)
             outs.append(out)

@@ -311,8 +311,8 @@ def _iter_sum(a, axis):
     dims = [(a.shape[i], a.strides[i] // item, i in axis, [i])
             for i in order if a.shape[i] != 1]
     out_shape = tuple(s for i, s in enumerate(a.shape) if i not in axis)
-    if not any(d[2] for d in dims):
-        return a.reshape(out_shape).copy()
+    if not any(d[2] for d in dims):   # (reduced dims of extent 1: each value added onto the
+        return a.reshape(out_shape) + a.dtype.type(0)   # zero output, -0.0 becomes 0.0)
     merged = [list(dims[0])]
     for size, stride, red, axes in dims[1:]:
         last = merged[-1]

@@ -162,17 +162,30 @@ def with_vjp(op, vjp):
     return op
 
 
+def _scaled(g, s):
+    """``g * s`` as torch's ``maybe_multiply`` (a MulBackward0 node under create_graph)."""
+    from ._ops import mul
+
+    return mul(g, s)
+
+
 def addmm_vjp(n, g):
-    """AddmmBackward0 with beta = alpha = 1: mat1's, mat2's, then the bias's gradient, in the
+    """AddmmBackward0: mat1's, mat2's, then the bias's gradient, in the
     order torch's node computes them (under create_graph their nodes are made in that order,
     and a later backward runs the last made first: the order in which it sums the three
     gradients reaching the loss's gradient node, e.g. a MAML outer step)."""
     bias, x, w = n.inputs
+    alpha, beta = n.attrs.get("alpha", 1), n.attrs.get("beta", 1)
     gx = _mat1_grad(g, x, w) if needs_grad(n, 1) else None
     gw = _mat2_grad(g, x, w) if needs_grad(n, 2) else None
+    if alpha != 1:   # (derivatives.yaml's maybe_multiply: the product's gradient times alpha)
+        gx = None if gx is None else _scaled(gx, alpha)
+        gw = None if gw is None else _scaled(gw, alpha)
     gb = None
     if needs_grad(n, 0):
         shape = bias.data.shape
+        if beta != 1:     # (grad * beta, then summed to the bias's shape)
+            g = _scaled(g, beta)
         if shape == g.data.shape:
             gb = g
         elif _recording() and len(shape) == 1:

@@ -2456,15 +2456,36 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     if _bfloat16.AUTOCAST[0] is not None:
         input, mat1, mat2 = _bfloat16.lower(input, mat1, mat2)  # noqa: A001
 
-    if beta != 1 or alpha != 1:
+    scaled = beta != 1 or alpha != 1
+    if scaled and not _addmm_scaled_exact(input, mat1, mat2):
         return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
     a, b = raw(mat1), raw(mat2)
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
+    if scaled:   # (alpha and beta inside MKL's gemm, as torch passes them; their VJP's products
+        return apply(_mm_grad.with_vjp(top("fused_addmm", "AddmmBackward0", "cross12",  # scaled)
+                                           forward=_addmm_scaled_fwd), _mm_grad.addmm_vjp),
+                     (input, mat1, mat2), {"alpha": alpha, "beta": beta})
     return apply(_mm_grad.with_vjp(top("fused_addmm", "AddmmBackward0", "cross12",
                                      forward=_addmm_fwd), _mm_grad.addmm_vjp),
                  (input, mat1, mat2))
+
+
+def _addmm_scaled_exact(input, mat1, mat2):  # noqa: A002
+    """Whether addmm with alpha/beta runs as torch's one gemm call here: MKL loaded, two real
+    float matrices of one dtype and a bias of it (else the sum of the scaled parts)."""
+    from . import _mkl
+
+    a, b, c = raw(mat1), raw(mat2), raw(input)
+    return a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype == c.dtype \
+        and a.dtype in (np.float32, np.float64) and c.ndim <= 2 and _mkl.available()
+
+
+def _addmm_scaled_fwd(bias, x, w, alpha=1, beta=1):
+    from ._gemm import gemm
+
+    return gemm(x, w, bias, float(alpha), float(beta))
 
 
 def _sublist_equation(args):
