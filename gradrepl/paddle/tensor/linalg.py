@@ -166,10 +166,11 @@ def outer(x, y, name=None):
     """Every product x[i] * y[j]: both flattened, then multiplied with broadcasting."""
     xf = S.reshape(x, (x.data.size, 1))
     yf = S.reshape(y, (1, y.data.size))
+    if profiles.current().promotion == "left":  # 2.x computes outer with matmul: no promotion
+        _same_dtype(x, y)                       # (its gradients are the products' too)
+        return matmul(xf, yf)
     if x.data.dtype == y.data.dtype:
         return M.multiply(xf, yf)
-    if profiles.current().promotion == "left":  # 2.x computes outer with matmul: no promotion
-        _same_dtype(x, y)
     from . import math as paddle_math
 
     return paddle_math.multiply(xf, yf)
@@ -222,11 +223,58 @@ def det(x, name=None):
 
 
 
+def _chain_order(dims):
+    """Paddle's multi_dot_kernel GetOrder: order[i][j] = the split k of the cheapest
+    parenthesisation of matrices i..j (the first k of least cost)."""
+    n = len(dims)
+    p = [d[0] for d in dims] + [dims[-1][1]]
+    cost = [[0] * n for _ in range(n)]
+    order = [[0] * n for _ in range(n)]
+    for span in range(1, n):
+        for i in range(n - span):
+            j = i + span
+            cost[i][j] = 0xffffffff
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if q < cost[i][j]:
+                    cost[i][j], order[i][j] = q, k
+    return order
+
+
 def multi_dot(x, name=None):
-    """The product of a list of matrices (the first/last may be 1-D), left to right."""
-    out = x[0]
-    for m in x[1:]:
-        out = matmul(out, m)
+    """The product of a list of matrices (the first may be a row vector, the last a column) as
+    Paddle's multi_dot kernel groups it: two as one product; three by its cost rule (A(BC)
+    unless (AB)C costs strictly less); more by the cheapest order (matrix-chain). The gradient
+    is the products' (the kernel's CalcGrad: dA = dOut B^T, dB = A^T dOut at each product)."""
+    mats = list(x)
+    first_vec, last_vec = mats[0].data.ndim == 1, mats[-1].data.ndim == 1
+    if first_vec:
+        mats[0] = S.reshape(mats[0], (1, mats[0].data.shape[0]))
+    if last_vec:
+        mats[-1] = S.reshape(mats[-1], (mats[-1].data.shape[0], 1))
+    dims = [m.data.shape for m in mats]
+    if len(mats) == 2:
+        out = matmul(mats[0], mats[1])
+    elif len(mats) == 3:
+        (ma, ka), (_, nb), (_, nc) = dims
+        if ma * nb * (ka + nc) < ka * nc * (nb + ma):
+            out = matmul(matmul(mats[0], mats[1]), mats[2])
+        else:
+            out = matmul(mats[0], matmul(mats[1], mats[2]))
+    else:
+        order = _chain_order(dims)
+
+        def chain(i, j):
+            if i == j:
+                return mats[i]
+            k = order[i][j]
+            return matmul(chain(i, k), chain(k + 1, j))
+
+        out = chain(0, len(mats) - 1)
+    if first_vec and last_vec:
+        return S.reshape(out, ())
+    if first_vec or last_vec:
+        return S.reshape(out, (out.data.size,))
     return out
 
 

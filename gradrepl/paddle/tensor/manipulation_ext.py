@@ -744,6 +744,10 @@ def inner(x, y, name=None):
     xs, ys = list(x.shape), list(y.shape)
     dx = x.reshape((-1, xs[-1]))
     dy = y.reshape((-1, ys[-1]))
+    from .. import profiles
+
+    if profiles.current().inner_transpose_flag:
+        return paddle.matmul(dx, dy, False, True).reshape(xs[:-1] + ys[:-1])
     return paddle.matmul(dx, paddle.transpose(dy, [1, 0])).reshape(xs[:-1] + ys[:-1])
 
 
