@@ -326,8 +326,6 @@ def slow_applies(x_shape, w_shape, dtype, groups, dilation):
         return False
     if np.dtype(dtype) == np.float64:
         return True
-    if any(d != 1 for d in dilation):
-        return False
     return np.dtype(dtype) == np.float32 and not uses_onednn(
         x_shape[0], x_shape[1], x_shape[2:], w_shape[2:])
 
