@@ -74,3 +74,36 @@ def test_multi_dot_order_inner_and_outer_products(version):
     if version == "2.6":   # float64 (6, 9) @ (9, 1): Paddle's older MKL-ML dgemm, not emulated
         out[22] = want[22] = None
     assert out == want
+
+
+def test_triangular_solve_and_qr_gradient_are_mkl_trsm_on_intel(version):
+    # Paddle's BatchedTRSM is its MKL's ?trsm (row-major, left); on Intel the mkl wheel's
+    # cblas_?trsm gives its bits (was numpy's solve); triangular_solve_grad's dX is one product
+    # with the transpose flag, negated, then tril/triu with unitriangular as the offset; qr's
+    # gradient solves with the same kernel
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("triangular_solve / qr gradient digests (MKL's ?trsm)")
+    rng = np.random.default_rng(21)
+    out = []
+    for dt in ["float32", "float64"]:
+        for upper, tr, unit in [(False, False, False), (True, True, False), (False, True, True)]:
+            a = rng.standard_normal((2, 6, 6)) + 3 * np.eye(6)
+            x = paddle.to_tensor(a.astype(dt), stop_gradient=False)
+            y = paddle.to_tensor(rng.standard_normal((2, 6, 3)).astype(dt), stop_gradient=False)
+            r = paddle.linalg.triangular_solve(x, y, upper=upper, transpose=tr, unitriangular=unit)
+            (r * paddle.to_tensor(rng.standard_normal((2, 6, 3)).astype(dt))).sum().backward()
+            out += [_h(r), _h(x.grad), _h(y.grad)]
+        x = paddle.to_tensor(rng.standard_normal((7, 4)).astype(dt), stop_gradient=False)
+        q, r = paddle.linalg.qr(x)
+        ((q * paddle.to_tensor(rng.standard_normal((7, 4)).astype(dt))).sum()
+         + (r * paddle.to_tensor(rng.standard_normal((4, 4)).astype(dt))).sum()).backward()
+        out += [_h(q), _h(r), _h(x.grad)]
+    # real 3.3.1 and 2.6.2 (the same)
+    assert out == [
+        'bbff0b92ce5a2cd2', '5aa1bb8f842c3131', '485ecb2c4201b427', 'f3e3524d1c5e6015',
+        'b5c734cf26c74150', 'da446199222f4072', '8bb2422713e4da5e', '01d3c07510478620',
+        '2f36e619d269a934', '996e892319f7d950', '25e75ef17b11712c', '5aad5992f5a1a155',
+        '0de6d12e3aa44fa2', '4a6f1e100b07717d', 'f3ba8efb59151b8a', '9cf43f0b91a85282',
+        'e0efd92637182b98', 'afb5e575721b2314', '3e90ebe71e29fa60', '4fc1663810c241da',
+        '9781915ff5031d09', '8f9eccaf7621b165', '6a26ea947144f580', '73c53b9920425628']

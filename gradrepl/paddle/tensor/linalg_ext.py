@@ -83,8 +83,8 @@ def solve(x, y, left=True, name=None):
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
-    if TS.usable(x.data, y.data, bool(upper), bool(transpose)):  # MKL's ?trsm on AMD
-        return apply(RL.op_like(LM.TRIANGULAR_SOLVE, TS.trsm_fwd), (x, y),
+    if TS.usable(x.data, y.data, bool(upper), bool(transpose)):  # MKL's ?trsm (AMD, Intel)
+        return apply(TS.op(), (x, y),
                      {"upper": bool(upper), "transpose": bool(transpose),
                       "unitriangular": bool(unitriangular)})
     return LM.triangular_solve(x, y, upper, transpose, unitriangular)
