@@ -107,3 +107,25 @@ def test_triangular_solve_and_qr_gradient_are_mkl_trsm_on_intel(version):
         '0de6d12e3aa44fa2', '4a6f1e100b07717d', 'f3ba8efb59151b8a', '9cf43f0b91a85282',
         'e0efd92637182b98', 'afb5e575721b2314', '3e90ebe71e29fa60', '4fc1663810c241da',
         '9781915ff5031d09', '8f9eccaf7621b165', '6a26ea947144f580', '73c53b9920425628']
+
+
+def test_cholesky_gradient_is_paddles_kernel(version):
+    # cholesky_grad: phi = L^T gL (transpose flag), tril with the diagonal halved, L^-1 by MKL's
+    # ?trsm of the identity, (L^-1)^T phi L^-1, then (g + g^T) * 0.5 (was the engine's
+    # formula with two triangular solves)
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("cholesky gradient digests (MKL's ?trsm and GEMMs)")
+    rng = np.random.default_rng(31)
+    out = []
+    for dt in ["float32", "float64"]:
+        for upper, shape in [(False, (3, 6, 6)), (True, (9, 9))]:
+            a = rng.standard_normal(shape)
+            a = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+            x = paddle.to_tensor(a.astype(dt), stop_gradient=False)
+            c = paddle.linalg.cholesky(x, upper=upper)
+            (c * paddle.to_tensor(rng.standard_normal(shape).astype(dt))).sum().backward()
+            out += [_h(c), _h(x.grad)]
+    # real 3.3.1 and 2.6.2 (the same)
+    assert out == ['c4e792f624e41d9e', '9b56dda370699829', '7c893b6136c8c6ae', '7ba6b327da4c40f4',
+                   '288b9c47c23d1207', '6b99efa5cde5ea7e', '56306206a2d5ed5a', 'e2eefe94de8cacb9']
