@@ -23,13 +23,19 @@ per vector, the others scalar (glibc's expf), sums over the dim in order, softma
 the sum; the backwards' sums are fused (``g * y`` added by fma).
 
 float64 along the last dim (``supported``): the same with L/2 double lanes, added in order, and
-SLEEF's double exp/log (``_sleef64``). Other dtypes use the engine's kernels."""
+SLEEF's double exp/log (``_sleef64``). Other dtypes use the engine's kernels.
+
+Where gradrepl's native kernels were built (``engine._native``), the float32 vexp, vlog and
+the last-dim kernels run as compiled loops of the same steps (``engine/_cnative.c``; the
+replays here define their bits, tests/test_native_kernels.py compares the two); the replays run
+without them, and for the inputs they leave (a nan, a vlog outside (0, 2**127))."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from ..engine._native import lib as _NATIVE   # (None: the numpy replays below alone)
 from ..engine.ops._util import quiet as _quiet  # (nothing to enter in a quiet run)
 from . import _sleef64 as D
 from . import _capability
@@ -179,6 +185,15 @@ def vexp(d):
     if np.asarray(d).dtype == np.float64:
         return D.vexp(d)
     d = np.asarray(d, F32)
+    if _NATIVE is not None:
+        out = np.empty(d.shape, F32)
+        _NATIVE.expf_u10(np.ascontiguousarray(d), out)
+        return out
+    return _vexp_replay(d)
+
+
+def _vexp_replay(d):
+    """vexp in numpy (float32 d)."""
     if d.ndim == 0:
         return _vexp_each(d)
     if not d.size:
@@ -288,6 +303,15 @@ def vlog(d):
     if np.asarray(d).dtype == np.float64:
         return D.vlog(d)
     d = np.asarray(d, F32)
+    if _NATIVE is not None:
+        out = np.empty(d.shape, F32)
+        if not _NATIVE.logf_u10(np.ascontiguousarray(d), out):
+            return out
+    return _vlog_replay(d)
+
+
+def _vlog_replay(d):
+    """vlog in numpy (float32 d)."""
     if d.ndim == 0:
         return _vlog_each(d)
     if not d.size or not (d.min() >= _MIN_NORMAL and d.max() < _VLOG_HI):   # (nan compares False)
@@ -452,6 +476,10 @@ def _rows(x, axis):
 
 def softmax(x, axis):
     rows, back = _rows(x, axis)
+    if _NATIVE is not None and rows.dtype == F32:
+        out = np.empty(rows.shape, F32)
+        if not _NATIVE.softmax_f32(rows, out, rows.shape[1], _lanes()):
+            return back(out)
     with _quiet(all="ignore"):
         e = vexp(rows - rows.max(axis=1, keepdims=True))
         inv = x.dtype.type(1) / vsum(e)
@@ -460,6 +488,10 @@ def softmax(x, axis):
 
 def log_softmax(x, axis):
     rows, back = _rows(x, axis)
+    if _NATIVE is not None and rows.dtype == F32:
+        out = np.empty(rows.shape, F32)
+        if not _NATIVE.log_softmax_f32(rows, out, rows.shape[1], _lanes()):
+            return back(out)
     with _quiet(all="ignore"):
         sh = rows - rows.max(axis=1, keepdims=True)
         ls = vlog(vsum(vexp(sh)))
@@ -469,6 +501,10 @@ def log_softmax(x, axis):
 def softmax_backward(y, g, axis):
     yr, back = _rows(y, axis)
     gr, _ = _rows(g, axis)
+    if _NATIVE is not None and yr.dtype == F32 and gr.dtype == F32:
+        out = np.empty(yr.shape, F32)
+        if not _NATIVE.softmax_backward_f32(yr, gr, out, yr.shape[1], _lanes()):
+            return back(out)
     s = vsum(gr * yr)
     return back((gr - s[:, None]) * yr)
 
@@ -476,6 +512,10 @@ def softmax_backward(y, g, axis):
 def log_softmax_backward(y, g, axis):
     yr, back = _rows(y, axis)
     gr, _ = _rows(g, axis)
+    if _NATIVE is not None and yr.dtype == F32 and gr.dtype == F32:
+        out = np.empty(yr.shape, F32)
+        if not _NATIVE.log_softmax_backward_f32(yr, gr, out, yr.shape[1], _lanes()):
+            return back(out)
     s = vsum(gr)
     e = -vexp(yr)
     if e.dtype == F32 and e.ndim:   # (one fma, checked as the chains are)

@@ -1,0 +1,149 @@
+"""gradrepl's optional native kernels (``gradrepl/engine/_cnative.c``, loaded by
+``gradrepl/engine/_native.py``): built wherever a C compiler is found (so that a broken build
+cannot hide behind the numpy fallback), and equal to the numpy replays they stand for, bit for
+bit, on many inputs: every special value, subnormals, strided sweeps of all float32 bit patterns,
+random patterns, and softmax-like rows of many lengths under both of torch's lane widths. The
+replays themselves are what tests/test_torch_softmax_bits.py checks against real torch's bits;
+here each native kernel is checked against its replay (``monkeypatch`` of ``_NATIVE`` to None
+runs the replay, as an install without a compiler does)."""
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+
+from gradrepl.engine import _native
+from gradrepl.torch import _softmax_kernels as K
+
+F32 = np.float32
+U32 = np.uint32
+
+
+def _compiler():
+    """The C compiler setup.py's build would use, if one is on PATH (and Python's headers)."""
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+    return shutil.which(cc) if headers else None
+
+
+def test_the_native_kernels_were_built_where_a_compiler_is():
+    if os.environ.get("GRADREPL_NATIVE", "").strip() == "0":
+        pytest.skip("GRADREPL_NATIVE=0: the native kernels are switched off in this run")
+    if not _compiler():
+        pytest.skip("no C compiler or Python headers here: the install runs the numpy replays")
+    assert _native.AVAILABLE, (
+        f"a C compiler is here but the native kernels are {_native.why_not}: reinstall "
+        "(pip install -e .) to build gradrepl/engine/_cnative.c, and read its build log")
+    assert K._NATIVE is _native.lib
+
+
+needs_native = pytest.mark.skipif(not _native.AVAILABLE,
+                                  reason=f"native kernels {_native.why_not}")
+
+
+def _bits(a):
+    return np.asarray(a, F32).view(U32).tobytes()
+
+
+def _specials():
+    """zeros, infinities, nans (signs and payloads), the smallest and largest subnormals and
+    normals, ones, the limits of exp's range and their neighbours."""
+    v = [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.0 ** -126, 2.0 ** -149, 3.4028235e38,
+         -3.4028235e38, 100.0, -104.0, 88.72, -87.34, 89.0, -103.97, 0.34657, -0.34657]
+    bits = [0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FA00123, 0x007FFFFF, 0x807FFFFF,
+            0x00000001, 0x80000001, 0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF]
+    a = np.concatenate([np.array(v, F32), np.array(bits, U32).view(F32)])
+    with np.errstate(all="ignore"):
+        near = np.concatenate([np.nextafter(a, F32(np.inf)), np.nextafter(a, F32(-np.inf))])
+    return np.concatenate([a, near[np.isfinite(near)]]).astype(F32)
+
+
+def _sweep(stride):
+    """every stride-th float32 bit pattern (all of them when stride is 1), in chunks"""
+    step = stride << 18
+    for start in range(0, 1 << 32, step):
+        yield np.arange(start, min(start + step, 1 << 32), stride, dtype=np.uint64) \
+            .astype(U32).view(F32)
+
+
+def _random_patterns(n, seed):
+    return np.random.default_rng(seed).integers(0, 1 << 32, n, dtype=np.uint64) \
+        .astype(U32).view(F32)
+
+
+@needs_native
+def test_vexp_native_equals_the_replay_on_every_kind_of_input():
+    inputs = [_specials(), _random_patterns(1 << 18, 1),
+              np.random.default_rng(2).uniform(-110, 0, 1 << 18).astype(F32),   # softmax's range
+              np.random.default_rng(3).uniform(-1, 1, 1 << 16).astype(F32) * F32(1e-30)]
+    inputs += list(_sweep(4099))    # 1,048,000 patterns: every binade, both signs, nans
+    for d in inputs:
+        assert _bits(K.vexp(d)) == _bits(K._vexp_replay(d))
+    for shape in ((), (3, 0), (2, 3, 5)):   # shapes, and a non-contiguous input
+        d = np.random.default_rng(4).uniform(-9, 9, shape).astype(F32)
+        assert K.vexp(d).shape == shape and _bits(K.vexp(d)) == _bits(K._vexp_replay(d))
+    d = np.random.default_rng(5).uniform(-9, 9, (6, 8)).astype(F32)[:, ::3]
+    assert _bits(K.vexp(d)) == _bits(K._vexp_replay(np.ascontiguousarray(d)))
+
+
+@needs_native
+def test_vlog_native_equals_the_replay_on_every_kind_of_input():
+    inputs = [_specials(), _random_patterns(1 << 18, 6),
+              np.random.default_rng(7).uniform(1, 64, 1 << 18).astype(F32)]   # softmax sums
+    inputs += list(_sweep(4099))
+    for d in inputs:
+        assert _bits(K.vlog(d)) == _bits(K._vlog_replay(d))
+    # the native kernel computes positive finite values below 2**127 and leaves the others
+    # (zeros, negatives, infinities, nans, the top binade) to the replay
+    out = np.empty(4, F32)
+    assert _native.lib.logf_u10(np.array([1, 2, 3, 2.0 ** -149], F32), out) == 0
+    for odd in (0.0, -0.0, -1.0, np.inf, np.nan, 2.0 ** 127):
+        assert _native.lib.logf_u10(np.array([1, 2, odd, 3], F32), out) == 1
+
+
+def _rows_cases():
+    """(name, rows) of float32 rows of many lengths: softmax inputs as training makes them,
+    large and tiny logits, -inf (masks), zeros of both signs, and rows with a nan or +inf
+    (which the native kernels leave to the replay)."""
+    rng = np.random.default_rng(29)
+    for n in list(range(1, 40)) + [47, 64, 65, 100, 127, 1000]:
+        yield f"normal{n}", (rng.standard_normal((5, n)) * 3).astype(F32)
+        yield f"wide{n}", rng.uniform(-120, 120, (3, n)).astype(F32)
+    x = rng.standard_normal((4, 27)).astype(F32)
+    x[0, 3] = x[1, :5] = -np.inf
+    x[2, 0], x[2, 1] = 0.0, -0.0
+    x[3, :] = -0.0
+    yield "masked", x
+    y = rng.standard_normal((3, 20)).astype(F32)
+    y[1, 7] = np.nan
+    yield "nan", y
+    z = rng.standard_normal((3, 20)).astype(F32)
+    z[2, 4] = np.inf
+    yield "inf", z
+    yield "subnormal", (rng.standard_normal((2, 33)) * 1e-39).astype(F32)
+
+
+@needs_native
+@pytest.mark.parametrize("capability", ["AVX512", "AVX2"])
+def test_softmax_kernels_native_equal_the_replays(capability, monkeypatch):
+    monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", capability)   # 16 or 8 float lanes
+    rng = np.random.default_rng(11)
+    for name, x in _rows_cases():
+        g = rng.standard_normal(x.shape).astype(F32)
+        out = np.empty_like(x)   # (the native kernel computes these rows itself, or leaves them)
+        assert _native.lib.log_softmax_f32(x, out, x.shape[1], K._lanes()) == (name in ("nan", "inf"))
+        got = {}
+        for native in (True, False):
+            if not native:
+                monkeypatch.setattr(K, "_NATIVE", None)
+            y = K.log_softmax(x, 1)
+            s = K.softmax(x, 1)
+            got[native] = [_bits(v) for v in (
+                y, s, K.log_softmax_backward(y, g, 1), K.softmax_backward(s, g, 1),
+                K.log_softmax(x.T, 0), K.softmax_backward(s.T, g.T, 0))]
+            monkeypatch.undo()
+            monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", capability)
+        assert got[True] == got[False], name
