@@ -129,3 +129,46 @@ def test_cholesky_gradient_is_paddles_kernel(version):
     # real 3.3.1 and 2.6.2 (the same)
     assert out == ['c4e792f624e41d9e', '9b56dda370699829', '7c893b6136c8c6ae', '7ba6b327da4c40f4',
                    '288b9c47c23d1207', '6b99efa5cde5ea7e', '56306206a2d5ed5a', 'e2eefe94de8cacb9']
+
+
+# real 3.3.1 and 2.6.2 (the same): (n, stop_gradient, out, x.grad) per dtype float32, float64
+_POWER_REAL = [
+    (0, False, '59160118b6ec92c7', '38723a2e5e8a17aa'),
+    (1, False, 'f170cedd299a56d4', 'd218bc4bdcd2bb73'),
+    (2, False, '1e0e47317d9eab81', '8161f6db7c5e9a92'),
+    (3, False, '816181a1bd055b27', '7c132586eab0b980'),
+    (4, False, 'a35411f92e1ed850', 'a87d92eea44f6cfc'),
+    (5, False, '97842e1bad2b86e4', '25bab39855829dad'),
+    (7, False, '7e13292c7b5623e9', 'a55064d1618f5f54'),
+    (-1, False, '3d39e447a8120773', 'd585e8640de7f973'),
+    (-2, False, '418dc8ef7fb0f98f', '8bd60d3bc1ad142a'),
+    (-3, False, 'cafea964ee5dbc09', 'efb06640a78721d5'),
+    (0, False, 'c020c636a4e9d07d', '5341e6b2646979a7'),
+    (1, False, '9bf451bb348e868a', 'cd026ac96fa613e4'),
+    (2, False, 'ff94950d5eb0bd79', '42740dec6d4875bb'),
+    (3, False, 'd189aa8821f3c48c', 'f6ccfbd32020e358'),
+    (4, False, '28720400dfba30aa', '2c886edad7ad1c70'),
+    (5, False, 'bb8aa72792ab0e37', 'e6af7e82b1fd5c17'),
+    (7, False, '602f7ea468a06fb8', '1980113198f7dc3b'),
+    (-1, False, '31b5068145771d55', 'be1767cd487a8725'),
+    (-2, False, '7ea39be24ad252dd', 'a5b043b2da7d5906'),
+    (-3, False, '275f9b8955c48f5d', '88f5a78580150f79')]
+
+
+def test_matrix_power_is_paddles_kernel(version):
+    # matrix_power's own kernel: (XX)(XX) for 4, squaring past 4, the inverse's power for
+    # n < 0 (Eigen's LU); its gradient kernel's sums of X^i^T g X^j^T (was matmul's chain rule)
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("matrix_power digests (MKL's GEMMs)")
+    rng = np.random.default_rng(41)
+    out = []
+    for dt in ["float32", "float64"]:
+        for n in [0, 1, 2, 3, 4, 5, 7, -1, -2, -3]:
+            a = (rng.standard_normal((2, 4, 4)) * 0.5 + np.eye(4)).astype(dt)
+            x = paddle.to_tensor(a, stop_gradient=False)
+            r = paddle.linalg.matrix_power(x, n)
+            (r * paddle.to_tensor(rng.standard_normal((2, 4, 4)).astype(dt))).sum().backward()
+            out.append((n, r.stop_gradient, _h(r), _h(x.grad)))
+    assert out == _POWER_REAL
+    assert r.grad_fn.name() == "MatrixPowerGradNode"

@@ -767,3 +767,72 @@ SLOGDET = register("slogdet", _slogdet_fwd, _slogdet_vjp,
 
 def slogdet(x):
     return apply(SLOGDET, (x,))
+
+
+# ---------------------------------------------------------------- matrix_power (Paddle's kernel)
+def _matrix_power_fwd(x, n):
+    """Paddle's matrix_power kernel: n = 0 the identity; n < 0 the inverse's power; 1 a copy;
+    2, 3, 4 as X X, (X X) X and (X X)(X X); past 4 by squaring (Z squared each bit, Out times
+    Z where the bit is set, from the lowest bit). Each product Paddle's (``_matmul_fwd``)."""
+    if n == 0:
+        return np.array(np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
+    base = _inverse_fwd(x) if n < 0 else x
+    k = abs(n)
+    if k == 1:
+        return np.array(base)
+    if k == 2:
+        return _matmul_fwd(base, base)
+    if k == 3:
+        return _matmul_fwd(_matmul_fwd(base, base), base)
+    if k == 4:
+        sq = _matmul_fwd(base, base)
+        return _matmul_fwd(sq, sq)
+    z = out = None
+    while k > 0:
+        bit, k = k & 1, k >> 1
+        z = base if z is None else _matmul_fwd(z, z)
+        if bit:
+            out = z if out is None else _matmul_fwd(out, z)
+    return out
+
+
+def _matrix_power_vjp(n, g):
+    """Paddle's matrix_power_grad: for X^k (k = |n|, X the inverse for n < 0) the powers
+    X^1 .. X^(k-1) as left-to-right products, then dX = (X^(k-1))^T g + g (X^(k-1))^T plus,
+    for i = 0 .. k-3, ((X^(i+1))^T g) (X^(k-2-i))^T, each product with the transpose flag and
+    added in that order; n < 0 then -(X^T dX) X^T (n = -1: -(Out^T g) Out^T)."""
+    from .math import add, neg
+
+    p = n.attrs["n"]
+    x = n.inputs[0]
+    if p == 0:
+        return const(g, np.zeros(n.in_meta[0][0], g.data.dtype))
+    if p == 1:
+        return g
+    if p == -1:
+        out = n.out()
+        return matmul(neg(matmul(out, g, True, False)), out, False, True)
+    base = inverse(x) if p < 0 else x
+    k = abs(p)
+    powers = [base]
+    while len(powers) < k - 1:
+        powers.append(matmul(powers[-1], base))
+    dx = add(matmul(g, powers[k - 2], False, True), matmul(powers[k - 2], g, True, False))
+    for start in range(k - 2):
+        a_da = matmul(powers[start], g, True, False)
+        dx = add(matmul(a_da, powers[k - 3 - start], False, True), dx)
+    if p > 0:
+        return dx
+    return matmul(neg(matmul(base, dx, True, False)), base, False, True)
+
+
+_MP_EXAMPLE = np.array([[1.2, 0.3, -0.2], [0.1, 0.9, 0.4], [-0.3, 0.2, 1.1]])
+MATRIX_POWER = register("matrix_power", _matrix_power_fwd, _matrix_power_vjp,
+                        legacy_name="MatrixPowerBackward",
+                        examples=[([(3, 3)], {"n": 3}), ([(2, 2, 2)], {"n": 2}),
+                                  ([_MP_EXAMPLE], {"n": 5}), ([_MP_EXAMPLE], {"n": -2}),
+                                  ([_MP_EXAMPLE], {"n": -1}), ([(3, 3)], {"n": 1})])
+
+
+def matrix_power(x, n):
+    return apply(MATRIX_POWER, (x,), {"n": int(n)})

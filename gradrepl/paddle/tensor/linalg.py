@@ -279,14 +279,7 @@ def multi_dot(x, name=None):
 
 
 def matrix_power(x, n, name=None):
-    """``x`` multiplied by itself ``n`` times; n = 0 gives the identity, n < 0 uses the inverse."""
+    """``x`` multiplied by itself ``n`` times as Paddle's matrix_power kernel groups the products
+    (and its gradient kernel); n = 0 gives the identity, n < 0 uses the inverse."""
     _square(x, "matrix_power")
-    n = int(n)
-    if n == 0:
-        eye = np.broadcast_to(np.eye(x.data.shape[-1], dtype=x.data.dtype), x.data.shape)
-        return type(x)._result_type._wrap(np.array(eye), True)
-    base = inverse(x) if n < 0 else x
-    out = base
-    for _ in range(abs(n) - 1):
-        out = matmul(out, base)
-    return out
+    return L.matrix_power(x, int(n))
