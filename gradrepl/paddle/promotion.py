@@ -226,7 +226,7 @@ KERNEL_DTYPES = {
     "minimum": ({"int32", "int64", "float32", "float64"},) * 2,
     "fmax": ({"int32", "int64", "float32", "float64"},) * 2,
     "fmin": ({"int32", "int64", "float32", "float64"},) * 2,
-    "scale": (_ALL - {"complex64", "complex128"}, _ALL),
+    "scale": (_ALL,) * 2,  # complex too in 2.6.2 (0.5 * complex64 tensor, paddle.scale)
     "div_scale": (_ALL,) * 2,
 }
 

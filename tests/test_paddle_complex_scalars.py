@@ -1,0 +1,39 @@
+"""Complex tensors with python numbers (Paddle Quantum's `0.5 * paddle.kron(Z, Z)`): real 2.6.2's
+scale kernel has complex64/complex128 (gradrepl's 2.x table said it had not and raised NotFound).
+Found by PM15A's round-15 Paddle Quantum scripts."""
+from __future__ import annotations
+
+# printed by real Paddle 2.6.2 (/work/vpaddle26) and 3.3.1 (/work/vpaddle), identical: for x of
+# each dtype, [r.numpy().tolist() for r in (0.3 * x, x * 0.5, x / 3, x + 1.5, 2 - x,
+# paddle.scale(x, 2.0, bias=0.25))]
+REAL = {
+    "complex64": [
+        [(0.30000001192092896+0.6000000238418579j), (0.9000000357627869-0.30000001192092896j),
+         (0.030000001192092896-0.21000000834465027j)],
+        [(0.5+1j), (1.5-0.5j), (0.05000000074505806-0.3499999940395355j)],
+        [(0.3333333432674408+0.6666666865348816j), (1-0.3333333432674408j),
+         (0.03333333507180214-0.23333333432674408j)],
+        [(2.5+2j), (4.5-1j), (1.600000023841858-0.699999988079071j)],
+        [(1-2j), (-1+1j), (1.899999976158142+0.699999988079071j)],
+        [(2.25+4j), (6.25-2j), (0.44999998807907104-1.399999976158142j)]],
+    "complex128": [
+        [(0.3+0.6j), (0.8999999999999999-0.3j), (0.03-0.21j)],
+        [(0.5+1j), (1.5-0.5j), (0.05-0.35j)],
+        [(0.3333333333333333+0.6666666666666666j), (1-0.3333333333333333j),
+         (0.03333333333333333-0.2333333333333333j)],
+        [(2.5+2j), (4.5-1j), (1.6-0.7j)],
+        [(1-2j), (-1+1j), (1.9+0.7j)],
+        [(2.25+4j), (6.25-2j), (0.45-1.4j)]],
+}
+
+
+def test_complex_tensor_with_python_numbers(version):
+    import numpy as np
+
+    import gradrepl.paddle as paddle
+
+    for dtype, want in REAL.items():
+        x = paddle.to_tensor(np.array([1+2j, 3-1j, 0.1-0.7j]), dtype=dtype)
+        got = [r.numpy().tolist() for r in (0.3 * x, x * 0.5, x / 3, x + 1.5, 2 - x,
+                                            paddle.scale(x, 2.0, bias=0.25))]
+        assert [str(r) for r in got] == [str(r) for r in want], dtype
