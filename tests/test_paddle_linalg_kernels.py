@@ -172,3 +172,38 @@ def test_matrix_power_is_paddles_kernel(version):
             out.append((n, r.stop_gradient, _h(r), _h(x.grad)))
     assert out == _POWER_REAL
     assert r.grad_fn.name() == "MatrixPowerGradNode"
+
+
+
+def test_eigh_and_eigvalsh_gradients_are_paddles_kernels(version):
+    # eigh_grad: R = tV gV, (R - R^T) * 0.5, / (w_j - w_i), DiagFill with gw.flat[col] (the
+    # first matrix's gw on every diagonal of a batch); eigvalsh_grad: (V * tile(gw.flat)) @ tV
+    # (a batch's rows take the flat vector tiled, as Paddle's Eigen broadcast does)
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("eigh/eigvalsh gradient digests (MKL's GEMMs, reference LAPACK)")
+    rng = np.random.default_rng(51)
+    out = []
+    for dt in ["float32", "float64"]:
+        for use in ["both", "w", "v", "valsh"]:
+            a = rng.standard_normal((3, 5, 5))
+            a = (a @ np.swapaxes(a, -1, -2) + 5 * np.eye(5)).astype(dt)
+            x = paddle.to_tensor(a, stop_gradient=False)
+            if use == "valsh":
+                w = paddle.linalg.eigvalsh(x)
+                loss = (w * paddle.to_tensor(rng.standard_normal((3, 5)).astype(dt))).sum()
+                out.append(w.grad_fn.name())
+            else:
+                w, v = paddle.linalg.eigh(x, UPLO="U" if use == "w" else "L")
+                lw = (w * paddle.to_tensor(rng.standard_normal((3, 5)).astype(dt))).sum()
+                lv = (v * paddle.to_tensor(rng.standard_normal((3, 5, 5)).astype(dt))).sum()
+                loss = {"both": lw + lv, "w": lw, "v": lv}[use]
+            loss.backward()
+            out += [_h(w), _h(x.grad)]
+    # real 3.3.1 and 2.6.2 (the same)
+    assert out == [
+        '2115f54d3c3d71eb', '4dd045c8af21e4fb', 'e2e096292711b3b5', '82daa4394a24521c',
+        'd9356d254746346f', 'ae4df2c3446e7764', 'EigvalshGradNode', '3f162f2af025742c',
+        '38170fdd2fb90eba', '84345bce40fc9166', 'f21e2cab88985e79', 'a94e644e277e93dd',
+        'de318dd83be4f417', '039db9dcddc301bf', '1c1c225d0c4140df', 'EigvalshGradNode',
+        'c4411ebf91d70d40', 'd15a060c92603d42']

@@ -16,6 +16,7 @@ from ...engine.registry import apply
 from ...engine.tensor import Tensor as _T
 from .. import _cholesky_grad as CG
 from .. import _eigen_qr as EQ
+from .. import _eigh_grad as EG
 from .. import _mkl_trsm as TS
 from .. import _ref_lapack as RL
 from .. import dtypes
@@ -226,9 +227,8 @@ def eigh(x, UPLO="L", name=None):
     if UPLO not in ("L", "U"):
         raise ValueError(f"UPLO must be L or U. But received UPLO is: {UPLO}")
     _square(x, "eigh")
-    if RL.usable(x, complex_ok=True):   # real Paddle's reference LAPACK (the ``exact`` extra)
-        return apply(RL.op_like(LM.EIGH, RL.eigh_fwd), (x,), {"UPLO": UPLO})
-    return LM.eigh(x, UPLO)
+    fwd = RL.eigh_fwd if RL.usable(x, complex_ok=True) else LM.EIGH.forward  # reference LAPACK
+    return apply(EG.op("eigh", fwd), (x,), {"UPLO": UPLO})
 
 
 def eigvalsh(x, UPLO="L", name=None):
@@ -237,7 +237,11 @@ def eigvalsh(x, UPLO="L", name=None):
     if x.stop_gradient and UPLO in ("L", "U") and x.ndim >= 2 and x.shape[-1] == x.shape[-2] \
             and RL.usable(x, complex_ok=True):
         return Tensor._wrap(RL.eigh(x.data, UPLO, vectors=False)[0], True)
-    return eigh(x, UPLO)[0]
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO must be L or U. But received UPLO is: {UPLO}")
+    _square(x, "eigvalsh")
+    fwd = RL.eigh_fwd if RL.usable(x, complex_ok=True) else LM.EIGH.forward
+    return apply(EG.op("eigvalsh", fwd), (x,), {"UPLO": UPLO})[0]
 
 
 # ============================================================== lu
