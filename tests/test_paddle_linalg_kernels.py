@@ -207,3 +207,12 @@ def test_eigh_and_eigvalsh_gradients_are_paddles_kernels(version):
         '38170fdd2fb90eba', '84345bce40fc9166', 'f21e2cab88985e79', 'a94e644e277e93dd',
         'de318dd83be4f417', '039db9dcddc301bf', '1c1c225d0c4140df', 'EigvalshGradNode',
         'c4411ebf91d70d40', 'd15a060c92603d42']
+
+
+def test_lstsq_solution_has_no_gradient(version):
+    # real 3.3.1 and 2.6.2: lstsq's solution stops the gradient even for inputs that do not
+    # (gradrepl computed it as pinv(x) @ y then: other values and a gradient)
+    x = paddle.to_tensor(np.arange(10.0).reshape(5, 2) ** 0.5, stop_gradient=False)
+    y = paddle.to_tensor(np.ones((5, 2)), stop_gradient=False)
+    s = paddle.linalg.lstsq(x, y)[0]
+    assert s.stop_gradient is True and s.grad_fn is None
