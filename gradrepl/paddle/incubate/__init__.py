@@ -1,6 +1,8 @@
-"""``paddle.incubate``: of Paddle's incubating APIs only ``autograd`` (the functional
-``vjp``/``jvp``/``Jacobian``/``Hessian`` of the higher-order autograd guide) is emulated; any
-other name real Paddle has raises the not-emulated message, any other Paddle's own."""
+"""``paddle.incubate``: of Paddle's incubating APIs ``autograd`` (the functional
+``vjp``/``jvp``/``Jacobian``/``Hessian`` of the higher-order autograd guide), ``softmax_mask_fuse``
+(and the upper-triangle variant's CPU error) and the ``LookAhead``/``ModelAverage`` optimizers
+are emulated; any other name real Paddle has raises the not-emulated message, any other
+Paddle's own."""
 from __future__ import annotations
 
 # real Paddle 3.3.1's and 2.6.2's public names of paddle.incubate (dir(), both versions)
@@ -14,13 +16,21 @@ _PADDLE_NAMES = frozenset((
     "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle", "tensor", "xpu"))
 
 
+# emulated names: the submodule that holds each (a submodule's own name: the module)
+_EMULATED = {"autograd": "autograd", "optimizer": "optimizer",
+             "LookAhead": "optimizer", "ModelAverage": "optimizer",
+             "softmax_mask_fuse": "softmax_mask",
+             "softmax_mask_fuse_upper_triangle": "softmax_mask"}
+
+
 def __getattr__(name):
-    if name == "autograd":
+    if name in _EMULATED:
         import importlib
 
-        mod = importlib.import_module(f"{__name__}.autograd")
-        globals()[name] = mod
-        return mod
+        mod = importlib.import_module(f"{__name__}.{_EMULATED[name]}")
+        value = mod if name == _EMULATED[name] else getattr(mod, name)
+        globals()[name] = value
+        return value
     if name in _PADDLE_NAMES:
         raise AttributeError(f"module 'paddle.incubate' has no attribute '{name}' (gradrepl's "
                              f"paddle does not emulate paddle.incubate.{name})")
