@@ -27,6 +27,14 @@ real torch 2.13, then read in oneDNN's sources (``jit_brgemm_conv_bwd_strided.cp
   channels), or each sample's positions summed from zero and those sums added in order (1 to
   3 output channels: the plain layout, ``compute_bwd_bias_ncdhw``).
 
+Grouped and dilated float32 ones oneDNN runs as ``ref_deconvolution`` over a convolution
+(ONEDNN_VERBOSE=1 here): the forward the swapped convolution's backward-data pass on
+``x64:gemm:jit`` (grouped, a group's channels not both multiples of 4; dilated and strided:
+``gemm_forward``) or ``jit_dw`` (undilated depthwise: ``dw_forward``), then the bias; the input
+gradient the swapped convolution's forward and the filter gradient its backward-weights pass,
+on the kernels ``_onednn_conv`` picks (``_swapped_backward``); not emulated: grouped forwards
+with 4/8/16-channel groups (jit:avx512_core), dilated stride-1 forwards.
+
 Torch hands a float32 transposed convolution to oneDNN unless it has a single sample and a
 kernel not larger than 3 in both axes (and is small); that one, and every float64 one, runs
 ATen's ``slow_conv_transpose2d``: per sample MKL's gemm into a column buffer and ``col2im``
@@ -465,6 +473,12 @@ def try_forward(x, w, bias, nd, stride, padding, dilation, groups, out_size):
     if slow_applies(xv.shape, wv.shape, x.dtype, groups, dil):
         y = slow_forward(xv, wv, bias, st, pads, opv, dil)
         return None if y is None else (y[:, :, 0] if nd == 1 else y)
+    if x.dtype == np.float32 and gemm_applies(x.shape, w.shape, stride, dilation, groups, nd):
+        return gemm_forward(x, w, bias, nd, stride, padding, dilation, groups, op)
+    if x.dtype == np.float32 and groups > 1 and O.isa() == "avx512_core":
+        y = dw_forward(x, w, bias, nd, stride, padding, dilation, groups, op)
+        if y is not None:
+            return y
     if x.dtype != np.float32 or not applies(xv.shape, wv.shape, st, pads, dil, groups,
                                             x.dtype, opv):
         return None
@@ -497,6 +511,8 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
         return dx, dw, db
     if x.dtype != np.float32:
         return none
+    if (groups > 1 or any(v != 1 for v in dil)) and O.isa() == "avx512_core":
+        return _swapped_backward(x, w, g, nd, stride, padding, dilation, groups, want, op)
     db = None
     if len(want) > 2 and want[2] and bias_applies(xv.shape, wv.shape, pads, dil, groups,
                                                   x.dtype):
@@ -531,6 +547,100 @@ def try_backward(x, w, g, nd, stride, padding, dilation, groups, want):
                                     (False, True, False))[1]
         except (TypeError, ValueError, ImportError):   # (a helper's signature changed)
             dw = None
+    return dx, dw, db
+
+
+def gemm_applies(x_shape, w_shape, stride, dilation, groups, nd):
+    """Whether oneDNN runs this float32 transposed convolution's forward on ``x64:gemm:jit``
+    (``ref_deconvolution`` over the gemm convolution's backward-data pass; ONEDNN_VERBOSE=1
+    here): grouped, not depthwise, a group's channel counts not both multiples of 4 (torch
+    hands every grouped one to oneDNN), or ungrouped, dilated and strided (torch's
+    ``use_mkldnn``: more than one sample, or a large one)."""
+    if O.isa() != "avx512_core" or nd not in (1, 2):
+        return False
+    from ._onednn_dw_conv import is_depthwise
+
+    ci, co = w_shape[0] // groups, w_shape[1]
+    dil, strd = tuple(dilation)[-nd:], tuple(stride)[-nd:]
+    if groups > 1:
+        if is_depthwise(x_shape, (w_shape[0], 1), groups, np.float32) and co == 1:
+            return any(d != 1 for d in dil)      # (undilated: jit_dw, ``dw_forward``)
+        return not (ci % 4 == 0 and co % 4 == 0)
+    if all(d == 1 for d in dil) or all(v == 1 for v in strd):
+        return False
+    ks = _lift(tuple(w_shape[2:]), nd, 1)
+    return uses_onednn(x_shape[0], x_shape[1], _lift(tuple(x_shape[2:]), nd, 1), ks)
+
+
+def gemm_forward(x, w, bias, nd, stride, padding, dilation, groups, op):
+    """The forward ``gemm_applies`` names: per group the gemm convolution's input gradient of
+    the swapped convolution (``_onednn_conv_gemm.gemm_backward_data``: input ``x`` as its
+    output gradient, ``w`` as its filter), then the bias added (``ref_deconvolution``)."""
+    from ._onednn_conv_gemm import by_groups, gemm_backward_data
+
+    flat = tuple(padding)[-2 * nd:]
+    strd, dil = tuple(stride)[-nd:], tuple(dilation)[-nd:]
+    pads = [(flat[2 * i], max(0, flat[2 * i] - op[i])) for i in range(nd)]
+    outs = tuple((i - 1) * s - 2 * flat[2 * a] + d * (k - 1) + 1 + op[a] for a, (i, s, k, d) in
+                 enumerate(zip(x.shape[2:], strd, w.shape[2:], dil)))
+    co = w.shape[1]
+    y = by_groups(lambda xg, wg, _: gemm_backward_data(
+        xg, wg, (x.shape[0], co) + outs, strd, pads, dil), x, w, None, groups, transposed=True)
+    if y is not None and bias is not None:
+        y += bias.astype(np.float32).reshape((1, -1) + (1,) * nd)
+    return y
+
+
+def dw_forward(x, w, bias, nd, stride, padding, dilation, groups, op):
+    """An undilated depthwise transposed convolution's forward, as oneDNN runs it: the
+    swapped convolution's backward-data pass on ``jit_dw`` (``_onednn_dw_conv.backward_data``),
+    the bias added after (``ref_deconvolution``); None where that kernel does not run."""
+    from . import _onednn_dw_conv as D
+
+    if not D.is_depthwise(x.shape, (w.shape[0], 1), groups, x.dtype) or w.shape[1] != 1 or \
+            any(d != 1 for d in tuple(dilation)[-nd:]):
+        return None
+    flat = tuple(padding)[-2 * nd:]
+    strd = tuple(stride)[-nd:]
+    pads = [(flat[2 * i], flat[2 * i] - op[i]) for i in range(nd)]
+    outs = tuple((i - 1) * s - 2 * flat[2 * a] + k + op[a] for a, (i, s, k) in
+                 enumerate(zip(x.shape[2:], strd, w.shape[2:])))
+    y_shape = (x.shape[0], w.shape[0]) + outs
+    if not D.backward_data_applies(y_shape, w.shape, strd, pads, (1,) * nd, groups, x.dtype):
+        return None
+    y = D.backward_data(x, w, y_shape, strd, pads)
+    if bias is not None:
+        y += bias.astype(np.float32).reshape((1, -1) + (1,) * nd)
+    return y
+
+
+def _swapped_backward(x, w, g, nd, stride, padding, dilation, groups, want, op):
+    """(dx, dw, db) of a float32 grouped or dilated transposed convolution oneDNN runs
+    (``ref_deconvolution`` over a convolution): the input gradient the swapped convolution's
+    forward (``g`` with ``w`` as its filter), the filter gradient its backward-weights pass
+    (input ``g``, output gradient ``x``), each on the kernel ``_onednn_conv`` picks for that
+    convolution; the bias gradient ``bias_grad`` in the layout oneDNN holds ``g`` in."""
+    flat = tuple(padding)[-2 * nd:]
+    strd, dil = tuple(stride)[-nd:], tuple(dilation)[-nd:]
+    dx = dw = db = None
+    if want[0]:
+        dx = O.try_conv(g, w, None, nd, False, strd, padding, dil, groups)
+    after = [flat[2 * i] - op[i] for i in range(nd)]
+    gc = np.ascontiguousarray(g[(Ellipsis,) + tuple(
+        slice(0, g.shape[2 + i] + min(0, after[i])) for i in range(nd))])
+    conv_pad = tuple(v for i in range(nd) for v in (flat[2 * i], max(0, after[i])))
+    if len(want) > 1 and want[1]:
+        dw = O.try_backward(gc, w, x, nd, strd, conv_pad, dil, groups, (False, True, False))[1]
+    if len(want) > 2 and want[2]:
+        # (the layout oneDNN holds g in for the backward-weights pass, ONEDNN_VERBOSE=1 here:
+        # blocked under jit_dw's (depthwise, where it runs); plain under the gemm kernel's,
+        # every other grouped or dilated one measured)
+        from ._onednn_dw_conv import backward_weights_applies
+
+        plain = not backward_weights_applies(
+            gc.shape, w.shape, strd, [(conv_pad[2 * i], conv_pad[2 * i + 1]) for i in range(nd)],
+            dil, groups, np.float32)
+        db = bias_grad(g, plain)
     return dx, dw, db
 
 
