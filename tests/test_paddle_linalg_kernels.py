@@ -216,3 +216,13 @@ def test_lstsq_solution_has_no_gradient(version):
     y = paddle.to_tensor(np.ones((5, 2)), stop_gradient=False)
     s = paddle.linalg.lstsq(x, y)[0]
     assert s.stop_gradient is True and s.grad_fn is None
+
+
+def test_trace_adds_the_diagonal_in_order(version):
+    # real 3.3.1 / 2.6.2: float32 (8, 11) trace 0x304b39c0 (bytes), a batch of float64 17x17
+    # diagonals as below; the packet sum of a whole-tensor reduction gave other last bits
+    x = paddle.to_tensor(np.random.default_rng(1).standard_normal((8, 11)).astype("float32"))
+    assert paddle.trace(x).numpy().tobytes().hex() == "304b39c0"
+    y = paddle.to_tensor(np.random.default_rng(2).standard_normal((3, 17, 17)))
+    assert paddle.trace(y, axis1=1, axis2=2).numpy().tobytes().hex() == (
+        "7cd28a67992ff8bf2f81a43f73bd22c0e0a7e189fd31bf3f")

@@ -339,11 +339,18 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
 
 @_composes("trace")
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
-    """The sum of the ``offset`` diagonal over (axis1, axis2)."""
+    """The sum of the ``offset`` diagonal over (axis1, axis2), added one element after another
+    as Paddle's trace kernel does (measured on real 3.3.1: float32 8 and float64 8 / 17
+    elements, where the packet sum of a whole-tensor reduction differed)."""
     from .reduce import sum as _sum
 
     d = diagonal(x, offset, axis1, axis2)
-    return _sum(d, axis=-1)
+    if d.ndim != 1:
+        return _sum(d, axis=-1)          # (one row per output: added in order already)
+    from .. import profiles
+
+    total = _sum(d.reshape([1, -1]), axis=-1)   # a row reduction: in order
+    return total.reshape([] if profiles.current().zero_d else [1])
 
 
 def fill_diagonal_(x, value, offset=0, wrap=False, name=None):
