@@ -37,3 +37,74 @@ def test_complex_tensor_with_python_numbers(version):
         got = [r.numpy().tolist() for r in (0.3 * x, x * 0.5, x / 3, x + 1.5, 2 - x,
                                             paddle.scale(x, 2.0, bias=0.25))]
         assert [str(r) for r in got] == [str(r) for r in want], dtype
+
+
+# printed by real 3.3.1 and 2.6.2 here (script: for dt in complex128, float64, complex64, float32,
+# x = to_tensor([1+1j] or [1.0], dtype=dt), c = 0.3+0.2j: (dtype, values) of x + c, c + x, x - c,
+# c - x, x * c, c * x; then to_tensor(c, dtype='complex128')): * rounds c to complex64 first
+# (also beside complex128), + and - do not; 2.6.2 adds c's real part to a float tensor
+SCALAR_C = {
+    "3": {'complex128': [('complex128', [(1.3+1.2j)]),
+                        ('complex128', [(1.3+1.2j)]),
+                        ('complex128', [(0.7+0.8j)]),
+                        ('complex128', [(-0.7-0.8j)]),
+                        ('complex128', [(0.10000000894069672+0.5000000149011612j)]),
+                        ('complex128', [(0.10000000894069672+0.5000000149011612j)])],
+         'complex64': [('complex64', [(1.2999999523162842+1.2000000476837158j)]),
+                       ('complex64', [(1.2999999523162842+1.2000000476837158j)]),
+                       ('complex64', [(0.699999988079071+0.800000011920929j)]),
+                       ('complex64', [(-0.699999988079071-0.800000011920929j)]),
+                       ('complex64', [(0.10000000894069672+0.5j)]),
+                       ('complex64', [(0.10000000894069672+0.5j)])],
+         'float32': [('complex64', [(1.2999999523162842+0.20000000298023224j)]),
+                     ('complex64', [(1.2999999523162842+0.20000000298023224j)]),
+                     ('complex64', [(0.699999988079071-0.20000000298023224j)]),
+                     ('complex64', [(-0.699999988079071+0.20000000298023224j)]),
+                     ('complex64', [(0.30000001192092896+0.20000000298023224j)]),
+                     ('complex64', [(0.30000001192092896+0.20000000298023224j)])],
+         'float64': [('complex128', [(1.3+0.2j)]),
+                     ('complex128', [(1.3+0.2j)]),
+                     ('complex128', [(0.7-0.2j)]),
+                     ('complex128', [(-0.7+0.2j)]),
+                     ('complex128', [(0.30000001192092896+0.20000000298023224j)]),
+                     ('complex128', [(0.30000001192092896+0.20000000298023224j)])],
+         'to_tensor': (0.3+0.2j)},
+    "2.6": {'complex128': [('complex128', [(1.3+1.2j)]),
+                        ('complex128', [(1.3+1.2j)]),
+                        ('complex128', [(0.7+0.8j)]),
+                        ('complex128', [(-0.7-0.8j)]),
+                        ('complex128', [(0.10000000894069672+0.5000000149011612j)]),
+                        ('complex128', [(0.10000000894069672+0.5000000149011612j)])],
+         'complex64': [('complex64', [(1.2999999523162842+1.2000000476837158j)]),
+                       ('complex64', [(1.2999999523162842+1.2000000476837158j)]),
+                       ('complex64', [(0.699999988079071+0.800000011920929j)]),
+                       ('complex64', [(-0.699999988079071-0.800000011920929j)]),
+                       ('complex64', [(0.10000000894069672+0.5j)]),
+                       ('complex64', [(0.10000000894069672+0.5j)])],
+         'float32': [('float32', [1.2999999523162842]),
+                     ('float32', [1.2999999523162842]),
+                     ('float32', [0.699999988079071]),
+                     ('float32', [-0.699999988079071]),
+                     ('complex64', [(0.30000001192092896+0.20000000298023224j)]),
+                     ('complex64', [(0.30000001192092896+0.20000000298023224j)])],
+         'float64': [('float64', [1.3]),
+                     ('float64', [1.3]),
+                     ('float64', [0.7]),
+                     ('float64', [-0.7]),
+                     ('complex128', [(0.30000001192092896+0.20000000298023224j)]),
+                     ('complex128', [(0.30000001192092896+0.20000000298023224j)])],
+         'to_tensor': (0.3+0.2j)},
+}
+
+
+def test_python_complex_number_operand(version):
+    import gradrepl.paddle as paddle
+
+    c = 0.3 + 0.2j
+    out = {}
+    for dt in ("complex128", "float64", "complex64", "float32"):
+        x = paddle.to_tensor([1 + 1j] if dt.startswith("c") else [1.0], dtype=dt)
+        r = [x + c, c + x, x - c, c - x, x * c, c * x]
+        out[dt] = [(str(t.dtype).split(".")[-1], t.numpy().tolist()) for t in r]
+    out["to_tensor"] = paddle.to_tensor(c, dtype="complex128").numpy().tolist()
+    assert out == SCALAR_C[version]

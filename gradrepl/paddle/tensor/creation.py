@@ -194,7 +194,8 @@ def _to_array(data, dtype):
     if dtype == bf16.BITS and not (isinstance(data, np.ndarray) and data.dtype == dtype):
         arr = _as_array(data)  # numbers (a uint16 numpy array is bits already)
         return arr if arr.dtype == object else bf16.from_float(arr)
-    if dtype is not None and isinstance(data, (list, tuple, float, int)) and not isinstance(
+    if dtype is not None and (isinstance(data, (list, tuple, float, int)) or (isinstance(
+            data, complex) and dtypes.to_np(dtype).kind == "c")) and not isinstance(
             data, bool) and not any(isinstance(v, _T) for v in _flat(
                 data if isinstance(data, (list, tuple)) else [data])):
         arr = _array_as(data, dtypes.to_np(dtype))
