@@ -226,3 +226,13 @@ def test_trace_adds_the_diagonal_in_order(version):
     y = paddle.to_tensor(np.random.default_rng(2).standard_normal((3, 17, 17)))
     assert paddle.trace(y, axis1=1, axis2=2).numpy().tobytes().hex() == (
         "7cd28a67992ff8bf2f81a43f73bd22c0e0a7e189fd31bf3f")
+
+
+def test_cond_of_one_by_one_matrices_has_a_zero_gradient(version):
+    # cond = max(s) / min(s): the singular value's gradients cancel to zero; svd's gradient of
+    # no term was shape [1] (GradShapeError). Real 3.3.1 / 2.6.2: +0.0 of x's shape
+    for shape in [(1, 1), (2, 1, 1)]:
+        x = paddle.to_tensor(np.full(shape, 3.0, "float32"), stop_gradient=False)
+        c = paddle.linalg.cond(x)
+        c.sum().backward()
+        assert x.grad.shape == list(shape) and x.grad.numpy().tobytes() == bytes(4 * x.size)

@@ -276,7 +276,10 @@ def _paddle_svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
                 project = np.eye(nn_, dtype=dt) - mm(Vh, Vh, True, False)
                 v_term = v_term + mm(gvh, np.ascontiguousarray(project)) * s_inv[..., :, None]
             v_term = mm(U, np.ascontiguousarray(v_term))
-        return ((u_term + sigma) + v_term).astype(dt)
+        out = ((u_term + sigma) + v_term).astype(dt)
+        # no term at all (every incoming gradient zero, e.g. cond of a 1x1 matrix): zeros of x's
+        # shape (real 3.3.1: +0.0)
+        return np.array(np.broadcast_to(out, u.shape[:-1] + vh.shape[-1:]))
 
 
 def _svd_vjp(n, gu, gs, gvh):
