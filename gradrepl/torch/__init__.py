@@ -330,6 +330,9 @@ _method_repr.install(Tensor, autograd.graph.Node)  # (print(t.type) as torch's C
 from . import _sparse_coo, sparse  # noqa: E402,F401
 
 _sparse_coo.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (sparse COO)
+from . import _sparse_csr  # noqa: E402
+
+_sparse_csr.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (sparse CSR)
 from . import _function_repr  # noqa: E402
 
 _function_repr.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)

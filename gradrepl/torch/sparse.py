@@ -1,8 +1,10 @@
-"""``torch.sparse``: sparse COO tensors' products and sums (``_sparse_coo``). Other names of
-torch.sparse raise the not-emulated AttributeError."""
+"""``torch.sparse``: sparse COO tensors' products and sums (``_sparse_coo``), the legacy
+``FloatTensor``/``DoubleTensor`` constructors (``_sparse_csr``). Other names of torch.sparse
+raise the not-emulated AttributeError."""
 from __future__ import annotations
 
 from ._sparse_coo import mm, sparse_sum as sum  # noqa: A004,F401 - torch's names
+from ._sparse_csr import DoubleTensor, FloatTensor  # noqa: F401 - the legacy constructors
 
 
 def __getattr__(name):
