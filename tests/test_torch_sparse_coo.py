@@ -74,3 +74,77 @@ def test_sparse_coo_tensor_warns_as_torch():
         "performance overhead. To silence this warning, explicitly opt in or out. See "
         "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered "
         "internally at /__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)"]  # recorded
+
+
+# The product of two sparse matrices (TM15A, round 15: a GCN lecture normalizing its adjacency
+# as torch.sparse.mm(torch.sparse.mm(D, A), D) stopped at gradrepl's not-emulated error), with
+# the sparse tensor's clone/to/float/double met on the way.
+SPSP_SCRIPT = '''A = torch.tensor([[0., 2.], [3., 0.]], requires_grad=True)
+s = A.to_sparse()
+print(s.clone())
+print(s.double())
+print(s.to(torch.float64).grad_fn.name(), s.float() is s)
+z = torch.sparse.mm(s, s.t())
+print(z)
+print(torch.mm(s, s), s @ s)
+torch.sparse.sum(z).backward()
+print(A.grad)
+a = torch.sparse_coo_tensor(torch.tensor([[0, 0, 2], [0, 1, 0]]), torch.tensor([1., 1., -0.]), (3, 2))
+b = torch.sparse_coo_tensor(torch.tensor([[0, 1, 0], [0, 0, 0]]), torch.tensor([1., -1., 2.]), (2, 2))
+print(torch.sparse.mm(a, b))
+for f in [lambda: torch.sparse.mm(a.to(torch.float64), b),
+          lambda: torch.sparse.mm(a, a),
+          lambda: torch.sparse.mm(torch.sparse_coo_tensor([[0], [0]], [2], (1, 1)),
+                                  torch.sparse_coo_tensor([[0], [0]], [2], (1, 1)))]:
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__, e)
+print(torch.sparse.mm(a, torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.long), torch.zeros(0), (2, 3))))
+'''
+
+SPSP_EXPECTED = 'tensor(indices=tensor([[0, 1],\n                       [1, 0]]),\n       values=tensor([2., 3.]),\n       size=(2, 2), nnz=2, layout=torch.sparse_coo, grad_fn=<CloneBackward0>)\ntensor(indices=tensor([[0, 1],\n                       [1, 0]]),\n       values=tensor([2., 3.]),\n       size=(2, 2), nnz=2, dtype=torch.float64, layout=torch.sparse_coo,\n       grad_fn=<ToCopyBackward0>)\nToCopyBackward0 True\ntensor(indices=tensor([[0, 1],\n                       [0, 1]]),\n       values=tensor([4., 9.]),\n       size=(2, 2), nnz=2, layout=torch.sparse_coo,\n       grad_fn=<SparseSparseMatmulBackward0>)\ntensor(indices=tensor([[0, 1],\n                       [0, 1]]),\n       values=tensor([6., 6.]),\n       size=(2, 2), nnz=2, layout=torch.sparse_coo, grad_fn=<MmBackward0>) tensor(indices=tensor([[0, 1],\n                       [0, 1]]),\n       values=tensor([6., 6.]),\n       size=(2, 2), nnz=2, layout=torch.sparse_coo, grad_fn=<MmBackward0>)\ntensor([[0., 4.],\n        [6., 0.]])\ntensor(indices=tensor([[0, 2],\n                       [0, 0]]),\n       values=tensor([2., 0.]),\n       size=(3, 2), nnz=2, layout=torch.sparse_coo)\nRuntimeError mat1 dtype Double does not match mat2 dtype Float\nRuntimeError mat1 and mat2 shapes cannot be multiplied (3x2 and 3x2)\nNotImplementedError "sparse_matmul" not implemented for \'Long\'\ntensor(indices=tensor([], size=(2, 0)),\n       values=tensor([], size=(0,)),\n       size=(3, 3), nnz=0, layout=torch.sparse_coo)\n'  # recorded (stdout of SPSP_SCRIPT)
+
+
+def test_sparse_times_sparse_prints_as_torch():
+    assert _run(SPSP_SCRIPT) == SPSP_EXPECTED
+
+
+def test_sparse_times_sparse_bits_and_gradients():
+    """Each entry a rounded sum over j ascending, from +0 (not fused: plain float arithmetic,
+    no CPU-dependent kernel); the gradients reach both dense matrices through to_sparse."""
+    torch.manual_seed(0)
+    got = []
+    for dt in [torch.float32, torch.float64]:
+        A = torch.randn(30, 50, dtype=dt)
+        A[torch.rand(30, 50) < 0.6] = 0
+        B = torch.randn(50, 20, dtype=dt)
+        B[torch.rand(50, 20) < 0.6] = 0
+        A.requires_grad_()
+        B.requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            C = torch.sparse.mm(A.to_sparse(), B.to_sparse())
+        G = torch.randn(C._nnz(), dtype=dt)
+        (C.values() * G).sum().backward()
+        got.append([C._nnz(), _h(C.values()), _h(A.grad), _h(B.grad)])
+    assert got == [[599, '0e19871d9f5f', '7cb655c81660', 'dc22079e786e'],
+                   [600, 'f47e0ab56859', 'c3afcb75661c', '6dde05233bda']]  # recorded
+
+
+def test_sparse_times_sparse_warns_once_as_torch():
+    from gradrepl.torch import _ops_shape
+
+    _ops_shape._warn_once.__defaults__[0].discard(torch._sparse_coo._CSR_BETA_WARNING)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = torch.eye(2).to_sparse()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        torch.sparse.mm(s, s)
+        torch.sparse.mm(s, s)
+    assert [str(x.message) for x in w] == [
+        "Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse "
+        "tensor support, please submit a feature request to https://github.com/pytorch/pytorch/"
+        "issues. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+        "SparseCsrTensorImpl.cpp:49.)"]  # recorded
