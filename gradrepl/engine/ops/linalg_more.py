@@ -49,10 +49,16 @@ def _solve_f32(a, b):
     return x
 
 
+def _vector_rhs(a, b):
+    """Paddle's is_vector_rhs: b is one vector per matrix when it is 1-D or has exactly
+    a's shape without its last axis (a (2, 3, 3) with b (3, 3) is a broadcast matrix)."""
+    return b.ndim == 1 or (b.ndim == a.ndim - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
+
+
 def _solve_fwd(a, b):
     from .linalg import _eigen_lu_f64
 
-    vec = b.ndim == a.ndim - 1
+    vec = _vector_rhs(a, b)
     rhs = b[..., None] if vec else b
     if a.dtype == rhs.dtype and (a.dtype == np.float32 or _eigen_lu_f64(a)):
         shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
@@ -71,7 +77,7 @@ def _solve_vjp(n, g):
     a, b = n.inputs
     x = n.out()
     gb = solve(_mT(a), g)
-    if b.data.ndim == a.data.ndim - 1:
+    if _vector_rhs(a.data, b.data):
         from .shape import reshape
 
         gb2 = reshape(gb, gb.data.shape + (1,))

@@ -78,10 +78,43 @@ def solve(x, y, left=True, name=None):
             list(range(y.ndim - 2)) + [y.ndim - 1, y.ndim - 2])
     _square(x, "solve")
     try:
-        return LM.solve(x, y)
+        return apply(_solve_op(), (x, y))
     except np.linalg.LinAlgError:
         raise ValueError("(InvalidArgument) The input matrix is singular, so it has no "
                          "inverse.") from None
+
+
+def _solve_vjp(n, g):
+    """Paddle's solve_grad: dY = solve(X^T, dOut) by the forward kernel (on X's transposed
+    copy); dX = -(dY Out^T), one product with Out passed with the transpose flag (alpha -1; a
+    vector right-hand side as a column). (The engine's VJP transposed Out into a copy: float64
+    last bits differed.)"""
+    from ...engine.ops.math import neg
+    from ...engine.ops.shape import reshape, swap_last
+
+    a, b = n.inputs
+    x = n.out()
+    gb = apply(_solve_op(), (swap_last(a), g))
+    if LM._vector_rhs(a.data, b.data):
+        ga = neg(L.matmul(reshape(gb, gb.data.shape + (1,)), reshape(x, x.data.shape + (1,)),
+                          False, True))
+    else:
+        ga = neg(L.matmul(gb, x, False, True))
+    return ga, gb
+
+
+_SOLVE: list = []
+
+
+def _solve_op():
+    """The engine's solve op (Eigen's LU forward) with Paddle's solve_grad."""
+    if not _SOLVE:
+        import copy
+
+        new = copy.copy(LM.SOLVE)
+        new.vjp = _solve_vjp
+        _SOLVE.append(new)
+    return _SOLVE[0]
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
