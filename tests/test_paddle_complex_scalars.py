@@ -108,3 +108,26 @@ def test_python_complex_number_operand(version):
         out[dt] = [(str(t.dtype).split(".")[-1], t.numpy().tolist()) for t in r]
     out["to_tensor"] = paddle.to_tensor(c, dtype="complex128").numpy().tolist()
     assert out == SCALAR_C[version]
+
+
+# printed by real 3.3.1 and 2.6.2 here (identical): paddle.exp of these complex128 values, and
+# the gradient of exp(x) with ones (dout * conj(out)); the float32 parts through glibc's
+# expf/cosf/sinf, products in double (exp(0.5) is float32's e^0.5)
+EXP_IN = [0.1+0.7j, -1.3+2.1j, 3.7-0.2j, 0.5, 1e-3+1e-3j, -20.5+5j]
+EXP_OUT = [(0.8452814058789073+0.7119706641094155j), (-0.13758660277956025+0.2352520251618806j),
+           (39.64105512295441-8.03563946965295j), (1.6487212181091309+0j),
+           (1.0010000462529547+0.0010010004545803752j),
+           (3.5462111344032393e-10-1.198801957763317e-09j)]
+
+
+def test_complex128_exp_as_paddles_kernel(version):
+    import numpy as np
+
+    import gradrepl.paddle as paddle
+
+    x = paddle.to_tensor(np.array(EXP_IN), dtype="complex128", stop_gradient=False)
+    y = paddle.exp(x)
+    y.backward(paddle.ones_like(y))
+    assert np.array(y.numpy()).tobytes() == np.array(EXP_OUT).tobytes()
+    assert x.grad.numpy().tolist() == [complex(v.real, -v.imag) for v in EXP_OUT]
+    assert str(x.grad.numpy().tolist()[3]) == "(1.6487212181091309+0j)"

@@ -424,7 +424,53 @@ def _trig(fn):
     return run
 
 
-exp = _unary("exp", M.exp, "float")
+def _exp_op():
+    """``paddle.exp``'s op: a complex128 value as Paddle's complex kernel computes it, from the
+    float32 parts through the C library's float functions and a double product:
+    ``double(expf(re)) * cosf(im)`` + i ``double(expf(re)) * sinf(im)`` (real 3.3.1 and 2.6.2
+    on 2,000 random values, inf/nan cases included: 0 differ; exp(0.5+0j) is 1.6487212181091309,
+    float32's e^0.5). Other dtypes: the engine's exp (complex64 already agrees)."""
+    import copy
+
+    from ...engine.ops import _kernels as K
+
+    op = copy.copy(M.EXP)
+    base = M.EXP.forward
+    expf, cosf, sinf = (K.libm(n, f) for n, f in (("exp", np.exp), ("cos", np.cos),
+                                                 ("sin", np.sin)))
+
+    def forward(x):
+        if x.dtype != np.complex128:
+            return base(x)
+        e = np.asarray(expf(x.real.astype(np.float32)), np.float64)
+        im = x.imag.astype(np.float32)
+        out = np.empty(x.shape, np.complex128)
+        with np.errstate(all="ignore"):
+            out.real = e * np.asarray(cosf(im), np.float64)
+            out.imag = e * np.asarray(sinf(im), np.float64)
+        return out
+    base_vjp = M.EXP.vjp
+
+    def vjp(n, g):   # complex: dout * conj(out) in one product, as the kernel (+0j, not -0j)
+        out = n.out()
+        if out.data.dtype.kind != "c":
+            return base_vjp(n, g)
+        from ...engine.ops.complex import conj
+        return M.multiply(g, conj(out))
+    op.forward = forward
+    op.vjp = vjp
+    return op
+
+
+_EXP = _exp_op()
+
+
+def _exp(x):
+    from ...engine.registry import apply
+    return apply(_EXP, (x,))
+
+
+exp = _unary("exp", _exp, "float")
 expm1 = _unary("expm1", M.expm1, "float")
 def _log_op():
     """``paddle.log``'s op: the engine's log with float64 computed by the C library's ``log``, as
