@@ -1,5 +1,5 @@
-"""paddle.sparse: COO/CSR tensors built, converted, printed and differentiated as real Paddle
-does. tests/data/paddle_sparse/expected_*.txt are the stdout of probe.py under real Paddle 3.3.1
+"""paddle.sparse: COO/CSR tensors built, converted, combined, printed and differentiated as real
+Paddle does (probe_ops.py's records: the operations). tests/data/paddle_sparse/expected_*.txt are the stdout of probe.py under real Paddle 3.3.1
 and 2.6.2 (recorded 2026-12-06; 2.6.2 stops at sparse_dim(), which it does not have)."""
 
 from __future__ import annotations
@@ -26,6 +26,18 @@ def test_probe_prints_what_paddle_printed(profile, record):
         assert r.stderr.strip().splitlines()[-1] == tail.strip().splitlines()[-1]
     else:
         assert r.stdout == want and r.returncode == 0
+
+
+@pytest.mark.parametrize("profile,record", [("3", "expected_ops_3.3.1.txt"),
+                                            ("2.6", "expected_ops_2.6.2.txt")])
+def test_ops_print_what_paddle_printed(profile, record):
+    """probe_ops.py (elementwise merges, CooToCsr of unsorted rows, transpose, reshape, sum,
+    softmax, the CPU build's product and operator errors) under real Paddle 3.3.1 and 2.6.2,
+    recorded 2026-12-07. CPU-independent: softmax rows of float32 (the C library's expf) and a
+    float64 COO row (its exp), sums of a few values, no products."""
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", profile,
+                        str(DATA / "probe_ops.py")], capture_output=True, text=True, timeout=300)
+    assert r.stdout == (DATA / record).read_text() and r.returncode == 0
 
 
 @pytest.fixture
@@ -78,8 +90,15 @@ def test_errors_name_the_layout(paddle):
     with pytest.raises(NotImplementedError, match=r"kernel of \(to_dense\)"):
         x.to_dense()
     s = x.to_sparse_coo(2)
+    # real 3.3.1: a dense kernel handed the sparse tensor's meta fails so (2.6.2 aborts: refused)
+    with pytest.raises(OSError, match=r"^Unimplemented error. Invalid dimension to be accessed"):
+        s + s
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("2.6")
     with pytest.raises(TypeError, match="not emulated"):
         s + s
+    profiles.set_profile("3")
     with pytest.raises(SystemError, match="SparseCsrTensor"):
         s.crows()
     with pytest.raises(ValueError, match="outside the shape"):

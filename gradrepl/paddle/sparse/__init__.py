@@ -19,7 +19,8 @@ from .. import profiles
 from ..core import PaddleClass, Size, Tensor
 from ..printing import format_data
 
-__all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "coalesce", "matmul", "mv", "sum",
+__all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "coalesce", "matmul", "mv", "addmm", "sum",
+           "add", "subtract", "multiply", "divide", "transpose", "reshape", "is_same_shape",
            "abs", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt",
            "square", "log1p", "expm1", "neg", "deg2rad", "rad2deg", "isnan", "pow", "cast",
            "nn"]
@@ -151,14 +152,15 @@ class SparseTensor(metaclass=PaddleClass):
         if len(self._shape) != 2 or self._parts[0].shape[0] != 2:
             raise ValueError("gradrepl's paddle.sparse converts 2-D COO tensors with two sparse "
                              f"dimensions to CSR; this one has shape {self._shape}")
-        c = self.coalesce()
-        idx = c._parts[0].numpy()
-        crows = np.zeros(self._shape[0] + 1, np.int64)
-        np.add.at(crows, idx[0] + 1, 1)
+        # Paddle's CooToCsr: crows filled as if the rows were sorted, columns and values kept
+        # in the COO's order (no coalescing: an unsorted COO gives Paddle's odd rows too)
+        from .kernels import coo_to_csr_crows
+
+        idx = self._parts[0].numpy()
         paddle = _P()
-        return SparseTensor("csr", (paddle.to_tensor(np.cumsum(crows)),
+        return SparseTensor("csr", (paddle.to_tensor(coo_to_csr_crows(idx[0], self._shape[0])),
                                     paddle.to_tensor(idx[1].astype(np.int64))),
-                            c._values, self._shape, self.stop_gradient)
+                            self._values, self._shape, self.stop_gradient)
 
     def coalesce(self):
         """Sorted unique indices, the values of equal indices summed."""
@@ -203,14 +205,54 @@ class SparseTensor(metaclass=PaddleClass):
 
     __str__ = __repr__
 
-    # ---- operators: refused with a reason ---------------------------------------------
+    # ---- operators: Paddle's errors where measured, else refused with a reason ---------
     def _no_operator(self, *args):
         raise TypeError("arithmetic operators on sparse tensors are not emulated (real "
                         "Paddle's CPU build fails on them): compute on x.to_dense(), "
                         "or map the values with paddle.sparse.sin, ...")
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_operator
-    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = _no_operator
+    def _operator(op, scalar_kernel):
+        """``x <op> other``: with a Python number, Paddle's dense ``scale`` (or, 3.x's ``/``,
+        the divide) kernel, which has no sparse kernel: its error (real 3.3.1 and 2.6.2)."""
+        def apply(self, other=None):
+            key = profiles.current().key
+            if other is None or (isinstance(other, (int, float)) and not isinstance(other, bool)):
+                if key == "3" and scalar_kernel != "scale":
+                    raise OSError(_DDIM_ERROR)
+                line = _SCALE_LINE.get(key)
+                if line is not None and scalar_kernel != "pow":
+                    raise NotImplementedError(
+                        "(Unimplemented) The kernel of (scale) for input tensors is "
+                        "unimplemented, please check the type of input tensors. (at "
+                        f"/paddle/paddle/phi/api/lib/api.cc:{line})\n")
+            elif key == "3" and isinstance(other, SparseTensor) and op != "pow":
+                raise OSError(_DDIM_ERROR)
+            elif key == "3" and isinstance(other, Tensor) and op == "mul":
+                raise NotImplementedError(
+                    "(Unimplemented) The kernel of (multiply) for input tensors is "
+                    "unimplemented, please check the type of input tensors. (at "
+                    "/paddle/paddle/phi/api/lib/api.cc:146484)\n")
+            self._no_operator()
+        apply.__name__ = f"__{op}__"
+        return apply
+
+    __add__ = __radd__ = _operator("add", "scale")
+    __sub__ = __rsub__ = _operator("sub", "scale")
+    __mul__ = __rmul__ = _operator("mul", "scale")
+    __neg__ = _operator("neg", "scale")
+    __truediv__ = _operator("div", "divide")
+    __pow__ = _operator("pow", "pow")
+    __rtruediv__ = __matmul__ = __rmatmul__ = _no_operator
+    del _operator
+
+
+# where Paddle's generated api.cc raises for the scale kernel of a sparse input, per version
+_SCALE_LINE = {"3": 109668, "2.6": 56944}
+# 3.x's error for a dense kernel handed a sparse tensor's meta (+, -, *, / of two sparse
+# tensors, / by a number): 2.6.2 aborts the process there instead (not emulated: refused)
+_DDIM_ERROR = ("Unimplemented error. Invalid dimension to be accessed. Now only supports access "
+               "to dimension 0 to 9, but received dimension is 10.\n  [/paddle/paddle/common/"
+               "ddim.h:114]")
 
 
 def _since3(name):
@@ -283,23 +325,197 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     return x.cast(index_dtype, value_dtype)
 
 
+# Paddle's CPU build has no sparse products: its errors (the source lines per version)
+# (the CSR and COO kernels' files raise at different lines)
+_NO_CPU_PRODUCT = {"3": {"matmul_coo": 273, "matmul": 28, "mv_coo": 36, "mv": 27,
+                         "addmm_coo": 30, "addmm": 43},
+                   "2.6": {"matmul_coo": 225, "matmul": 30, "mv_coo": 38, "mv": 29,
+                           "addmm_coo": 32, "addmm": 45}}
+
+
+def _no_cpu_kernel(op, x):
+    lines = _NO_CPU_PRODUCT.get(profiles.current().key, _NO_CPU_PRODUCT["2.6"])
+    if op == "matmul" and isinstance(x, SparseTensor) and x._layout == "coo":
+        raise RuntimeError(
+            "(NotFound) The kernel `matmul_coo_dense` is not registered.\n  [Hint: Expected "
+            "iter != kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/"
+            f"phi/core/kernel_factory.cc:{lines['matmul_coo']})\n")
+    coo = isinstance(x, SparseTensor) and x._layout == "coo"
+    raise NotImplementedError(
+        f"(Unimplemented) Not support CPU kernel of 'sparse.{op}' now. (at /paddle/paddle/phi/"
+        f"kernels/sparse/cpu/{op}_kernel.cc:{lines[op + '_coo' if coo else op]})\n")
+
+
 def matmul(x, y, name=None):
-    """sparse @ dense (a dense result), as the dense product of ``x.to_dense()``."""
-    if isinstance(y, SparseTensor):
-        raise TypeError("paddle.sparse.matmul: gradrepl emulates a sparse x times a dense y")
-    return _P().matmul(x.to_dense(), y)
+    """Sparse products have GPU kernels only in Paddle: on the CPU, its error."""
+    _no_cpu_kernel("matmul", x)
 
 
 def mv(x, vec, name=None):
-    return matmul(x, vec)
+    _no_cpu_kernel("mv", x)
+
+
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+    _no_cpu_kernel("addmm", x)
+
+
+def _entries(x):
+    """(COO indices as an int64 array, sparse shape, dense shape) of a sparse tensor."""
+    idx = x._coo_indices()
+    return idx, x._shape[:idx.shape[0]], x._shape[idx.shape[0]:]
+
+
+def _from_coo(idx, values, shape, layout, stop_gradient):
+    """A sparse tensor of ``layout`` from COO indices (CSR: through Paddle's CooToCsr)."""
+    paddle = _P()
+    coo = SparseTensor("coo", (paddle.to_tensor(np.asarray(idx, np.int64)),), values, shape,
+                       stop_gradient)
+    return coo if layout == "coo" else coo.to_sparse_csr()
+
+
+_ELEMENTWISE_LINES = {"3": {"dense": 96, "mixed": 470}, "2.6": {"dense": 97, "mixed": 405}}
+
+
+def _elementwise(op, x, y):
+    paddle = _P()
+    lines = _ELEMENTWISE_LINES.get(profiles.current().key, _ELEMENTWISE_LINES["2.6"])
+    if not isinstance(y, SparseTensor) or not isinstance(x, SparseTensor):
+        raise NotImplementedError(
+            "(Unimplemented) Not support Sparse + Dense in GPU mode (at /paddle/paddle/phi/"
+            f"kernels/sparse/elementwise_kernel.h:{lines['dense']})\n")
+    if x._layout != y._layout:
+        raise NotImplementedError(
+            f"(Unimplemented) The kernel of ({op}) for input tensors is unimplemented, please "
+            "check the type of input tensors. (at /paddle/paddle/phi/api/lib/sparse_api.cc:"
+            f"{lines['mixed']})\n")
+    if x._shape != y._shape:
+        # the dense kernels' broadcast check, its message
+        getattr(paddle, op)(paddle.zeros(x._shape, x.dtype), paddle.zeros(y._shape, y.dtype))
+    fn = getattr(paddle, op)
+    xi, sparse_shape, dense_shape = _entries(x)
+    yi = y._coo_indices()
+    sg = x.stop_gradient and y.stop_gradient
+    if xi.shape == yi.shape and np.array_equal(xi, yi):
+        return _from_coo(xi, fn(x._values, y._values), x._shape, x._layout, sg)
+    from .kernels import flat_index, merge
+
+    n_positions = int(np.prod(sparse_shape)) if sparse_shape else 1
+    out, tx, ty = merge(flat_index(xi, sparse_shape), flat_index(yi, sparse_shape), n_positions,
+                        op == "divide")
+
+    def pick(values, take):
+        zero = paddle.zeros([1] + dense_shape, values.dtype)
+        padded = paddle.concat([values, zero], axis=0)
+        where = np.where(take < 0, values.shape[0], take).astype(np.int64)
+        return paddle.gather(padded, paddle.to_tensor(where))
+
+    values = fn(pick(x._values, tx), pick(y._values, ty))
+    idx = np.stack(np.unravel_index(out, tuple(sparse_shape))) if out.size else \
+        np.zeros((len(sparse_shape), 0), np.int64)
+    return _from_coo(idx, values, x._shape, x._layout, sg)
+
+
+def add(x, y, name=None):
+    """x + y of two sparse tensors of one layout and shape (Paddle's merge; see kernels)."""
+    return _elementwise("add", x, y)
+
+
+def subtract(x, y, name=None):
+    return _elementwise("subtract", x, y)
+
+
+def multiply(x, y, name=None):
+    return _elementwise("multiply", x, y)
+
+
+def divide(x, y, name=None):
+    """x / y: every position of the sparse shape (those y lacks divide by zero), as Paddle's."""
+    return _elementwise("divide", x, y)
+
+
+def is_same_shape(x, y):
+    return list(x.shape) == list(y.shape)
+
+
+def transpose(x, perm, name=None):
+    """COO: the index rows permuted, the entries in their order; CSR: rows of the result in
+    order (each row's entries in the input's row order), as Paddle's CSR kernel."""
+    perm = [int(p) % len(x._shape) for p in perm]
+    idx, sparse_shape, dense_shape = _entries(x)
+    if dense_shape:
+        raise NotImplementedError("gradrepl's paddle.sparse.transpose permutes tensors with "
+                                  "sparse dimensions only")
+    shape = [x._shape[p] for p in perm]
+    new = idx[perm]
+    if x._layout == "coo":
+        return _from_coo(new, x._values, shape, "coo", x.stop_gradient)
+    order = np.argsort(new[0], kind="stable") if new.shape[1] else np.zeros(0, np.int64)
+    values = _P().gather(x._values, _P().to_tensor(order.astype(np.int64)))
+    return _from_coo(new[:, order], values, shape, "csr", x.stop_gradient)
+
+
+def reshape(x, shape, name=None):
+    """The entries' flat positions laid out in the new shape, their order kept."""
+    idx, sparse_shape, dense_shape = _entries(x)
+    if dense_shape:
+        raise NotImplementedError("gradrepl's paddle.sparse.reshape reshapes tensors with "
+                                  "sparse dimensions only")
+    total = int(np.prod(x._shape))
+    shape = [int(s) for s in shape]
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        shape[shape.index(-1)] = total // known if known else 0
+    if int(np.prod(shape)) != total:
+        raise ValueError(f"(InvalidArgument) The shape {shape} cannot hold the {x._shape} "
+                         "sparse tensor's elements")
+    from .kernels import flat_index
+
+    flat = flat_index(idx, sparse_shape)
+    new = np.stack(np.unravel_index(flat, tuple(shape))) if flat.size else \
+        np.zeros((len(shape), 0), np.int64)
+    return _from_coo(new, x._values, shape, x._layout, x.stop_gradient)
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """The sum of the stored values (``axis=None``), as a sparse tensor of shape [1]."""
-    if axis is not None:
-        raise NotImplementedError("gradrepl's paddle.sparse.sum sums over all axes only")
-    total = _P().sum(x._values, dtype=dtype).reshape([1])
-    return SparseTensor("coo", (_P().zeros([1, 1], dtype="int64"),), total, [1],
+    """Paddle's sparse sum: all values (COO: shape [1]; CSR: [1, 1]), or over one sparse axis
+    (the remaining indices sorted, unique; CSR: axis -1 only, rows kept as [rows, 1])."""
+    paddle = _P()
+    values = x._values if dtype is None else x._values.astype(dtype)
+    if axis is None:
+        total = paddle.sum(values)
+        if x._layout == "csr":
+            return SparseTensor("csr", (paddle.to_tensor([0, 1]), paddle.to_tensor([0])),
+                                total.reshape([1]), [1, 1], x.stop_gradient)
+        return SparseTensor("coo", (paddle.to_tensor([0]),), total, [1], x.stop_gradient)
+    idx, sparse_shape, dense_shape = _entries(x)
+    nd = len(x._shape)
+    ax = int(axis) % nd
+    if ax >= len(sparse_shape):
+        raise NotImplementedError("gradrepl's paddle.sparse.sum sums over a sparse axis only")
+    from .kernels import sum_groups
+
+    if x._layout == "csr":
+        if ax != nd - 1:
+            raise NotImplementedError("gradrepl's paddle.sparse.sum of a CSR tensor sums its "
+                                      "rows (axis=-1) only")
+        keys = idx[0][:, None]
+    else:
+        keys = np.delete(idx, ax, axis=0).T
+    uniq, sums = sum_groups(keys, values.numpy())
+    out_values = paddle.to_tensor(sums)
+    if x._layout == "csr":
+        rows = uniq[:, 0]
+        crows = np.zeros(x._shape[0] + 1, np.int64)
+        np.add.at(crows, rows + 1, 1)
+        return SparseTensor("csr", (paddle.to_tensor(np.cumsum(crows)),
+                                    paddle.to_tensor(np.zeros(len(rows), np.int64))),
+                            out_values, [x._shape[0], 1], x.stop_gradient)
+    new_idx = uniq.T.astype(np.int64)
+    shape = [s for i, s in enumerate(x._shape) if i != ax]
+    if keepdim:
+        new_idx = np.insert(new_idx, ax, 0, axis=0)
+        shape.insert(ax, 1)
+    return SparseTensor("coo", (paddle.to_tensor(new_idx),), out_values, shape,
                         x.stop_gradient)
 
 
@@ -327,3 +543,14 @@ def dense_to_sparse_csr(x):
 
 
 from . import nn  # noqa: E402  (paddle.sparse.nn.functional.relu, ...)
+
+# real Paddle 3.3.1's public names of paddle.sparse (2.6.2: the same but mask_as) not emulated
+_NOT_EMULATED = frozenset(("mask_as", "masked_matmul", "pca_lowrank", "slice", "binary",
+                           "creation", "multiary", "unary"))
+
+
+def __getattr__(name):
+    if name in _NOT_EMULATED:
+        raise AttributeError(f"module 'paddle.sparse' has no attribute '{name}' (gradrepl's "
+                             f"paddle does not emulate paddle.sparse.{name})")
+    raise AttributeError(f"module 'paddle.sparse' has no attribute '{name}'")

@@ -2,9 +2,10 @@
 
 from . import functional
 from .functional import leaky_relu as _leaky_relu, relu as _relu, relu6 as _relu6
+from .functional import softmax as _softmax
 from ...nn import Layer
 
-__all__ = ["functional", "ReLU", "ReLU6", "LeakyReLU"]
+__all__ = ["functional", "ReLU", "ReLU6", "LeakyReLU", "Softmax"]
 
 
 class ReLU(Layer):
@@ -24,3 +25,24 @@ class LeakyReLU(Layer):
 
     def forward(self, x):
         return _leaky_relu(x, self._negative_slope)
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, name=None):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        return _softmax(x, self._axis)
+
+
+# real Paddle's public names of paddle.sparse.nn not emulated (3.3.1 and 2.6.2)
+_NOT_EMULATED = frozenset(("BatchNorm", "Conv2D", "Conv3D", "MaxPool3D", "SubmConv2D",
+                           "SubmConv3D", "SyncBatchNorm", "layer"))
+
+
+def __getattr__(name):
+    if name in _NOT_EMULATED:
+        raise AttributeError(f"module 'paddle.sparse.nn' has no attribute '{name}' (gradrepl's "
+                             f"paddle does not emulate paddle.sparse.nn.{name})")
+    raise AttributeError(f"module 'paddle.sparse.nn' has no attribute '{name}'")
