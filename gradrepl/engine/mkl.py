@@ -325,6 +325,8 @@ def saxpy(alpha, x, y):
 
 
 _GEMMS = {}
+_BLAS_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+                np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
 
 
 def _gemm_function(name, dtype):
@@ -332,12 +334,13 @@ def _gemm_function(name, dtype):
     key = (name, np.dtype(dtype))
     if key not in _GEMMS:
         lib = load()
-        prefix = "cblas_s" if key[1] == np.float32 else "cblas_d"
+        prefix = "cblas_" + _BLAS_PREFIX[key[1]]
         f = getattr(lib, prefix + name, None) if lib else None
         if f is not None:
             f.restype = None
-            if name == "gemm":
-                scalar = ctypes.c_float if key[1] == np.float32 else ctypes.c_double
+            if name == "gemm":   # (complex: alpha and beta passed by address)
+                scalar = {np.float32: ctypes.c_float, np.float64: ctypes.c_double}.get(
+                    key[1].type, ctypes.c_void_p)
                 P, I = ctypes.c_void_p, ctypes.c_int
                 f.argtypes = [I, I, I, I, I, I, scalar, P, I, P, I, scalar, P, I]
         _GEMMS[key] = f
@@ -351,7 +354,7 @@ def gemm_one_thread(a, b, trans_a=False, trans_b=False, c=None):
     (m, n) array) beta 1: ``c + op(a) @ op(b)`` as the GEMM adds it, into a copy of ``c``. None
     where the ``mkl`` wheel is absent or for another dtype."""
     dtype = a.dtype
-    if dtype != b.dtype or dtype not in (np.float32, np.float64) or a.ndim != 2 or b.ndim != 2:
+    if dtype != b.dtype or dtype not in _BLAS_PREFIX or a.ndim != 2 or b.ndim != 2:
         return None
     if c is not None and (c.dtype != dtype or c.ndim != 2):
         return None
@@ -368,11 +371,15 @@ def gemm_one_thread(a, b, trans_a=False, trans_b=False, c=None):
         if c is None:
             out[...] = 0
         return out
+    alpha, beta = 1.0, 0.0 if c is None else 1.0
+    if dtype.kind == "c":   # ?gemm of complex values: alpha and beta by address (kept alive)
+        scalars = np.array([alpha, beta], dtype)
+        alpha, beta = scalars.ctypes.data, scalars.ctypes.data + dtype.itemsize
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
-        f(101, 112 if trans_a else 111, 112 if trans_b else 111, m, n, k, 1.0, address(a),
-          max(a.shape[1], 1), address(b), max(b.shape[1], 1), 0.0 if c is None else 1.0,
+        f(101, 112 if trans_a else 111, 112 if trans_b else 111, m, n, k, alpha, address(a),
+          max(a.shape[1], 1), address(b), max(b.shape[1], 1), beta,
           address(out), max(n, 1))
     finally:
         local(prev)
@@ -387,7 +394,7 @@ def gemm_batch_one_thread(a, b, trans_a=False, trans_b=False):
     results stacked from a 64-byte boundary. None where the ``mkl`` wheel is absent or for
     another dtype or layout."""
     dtype = a.dtype
-    if (dtype != b.dtype or dtype not in (np.float32, np.float64) or a.ndim != 3 or b.ndim != 3
+    if (dtype != b.dtype or dtype not in _BLAS_PREFIX or a.ndim != 3 or b.ndim != 3
             or a.shape[0] != b.shape[0]):
         return None
     f = _gemm_function("gemm_batch", dtype)
@@ -418,6 +425,9 @@ def gemm_batch_one_thread(a, b, trans_a=False, trans_b=False):
                            max(a.shape[2], 1), max(b.shape[2], 1), max(n, 1), count)]
     ta, tb, mi, ni, ki, lda, ldb, ldc, size = ints
     alpha, beta = scalar(1.0), scalar(0.0)
+    if dtype.kind == "c":   # complex: the group's alpha and beta values in the dtype
+        alpha, beta = (np.ctypeslib.as_ctypes(np.array([v], dtype).view(
+            np.float32 if dtype == np.complex64 else np.float64)) for v in (1.0, 0.0))
     local = load().MKL_Set_Num_Threads_Local
     prev = local(1)
     try:
