@@ -596,8 +596,21 @@ sinh = float32_kernel(libm("sinh", np.sinh), libm64("sinh", np.sinh))
 cosh = float32_kernel(libm("cosh", np.cosh), libm64("cosh", np.cosh))
 sin_libm = float32_kernel(libm("sin", np.sin), _np(np.sin))
 cos_libm = float32_kernel(libm("cos", np.cos), _np(np.cos))
-sin_sleef = float32_kernel(sleef_sin, _np(np.sin))
-cos_sleef = float32_kernel(sleef_cos, _np(np.cos))
+
+
+def _sleef64(name):
+    """Paddle 3.x's double sin / cos: SLEEF's 1-ulp scalar functions (``_sleef_trig64``)."""
+    def run(x):
+        from . import _sleef_trig64
+
+        if x.dtype != np.float64:
+            return _np(getattr(np, name))(x)
+        return getattr(_sleef_trig64, name + "d_u10")(x)
+    return run
+
+
+sin_sleef = float32_kernel(sleef_sin, _sleef64("sin"))
+cos_sleef = float32_kernel(sleef_cos, _sleef64("cos"))
 
 
 def sigmoid(x):

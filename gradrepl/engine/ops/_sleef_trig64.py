@@ -1,0 +1,177 @@
+"""SLEEF's 1-ulp double sine and cosine (``Sleef_sind1_u10`` / ``Sleef_cosd1_u10``, the scalar
+FMA build) in numpy: what Paddle 3.3.1's CPU ``sin`` / ``cos`` kernels compute for float64.
+
+Measured here: real 3.3.1's float64 sin and cos equal the bundled SLEEF's ``Sleef_sind1_u10``
+and ``Sleef_cosd1_u10`` on 45,000 of 45,000 values each (|x| up to ~200); glibc (numpy) 44,231
+and 44,071. Each element takes its own branch (the scalar entry points):
+
+* |x| < 15: the quadrant q = rint(x / pi) and x - q pi as a double-double (pi in two parts);
+* |x| < 1e14: q split in a high part (multiples of 2^24) and a low part, x - q pi in four parts
+  of pi added as double-doubles;
+* beyond (and inf / NaN): not emulated, the C library's value (numpy).
+
+Then a degree-13 odd polynomial in the reduced argument's square (Estrin's scheme, fused
+multiply-adds), the last terms and the product with the argument in double-double arithmetic,
+and the sign from q's parity. FMA is a double product kept exact (Dekker) and added with its
+error term, then rounded once (as ``torch/_sleef64.fma64``; a rare double-rounding tie is not
+modelled).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+F64 = np.float64
+_M_1_PI = 0.318309886183790671537767526745028724
+_PI_A, _PI_B = 3.1415926218032836914, 3.1786509424591713469e-08
+_PI_C, _PI_D = 1.2246467864107188502e-16, 1.2736634327021899816e-24
+_PI_A2, _PI_B2 = 3.141592653589793116, 1.2246467991473532072e-16
+_RANGE2, _RANGE = 15.0, 1e14
+_POLY = (2.72052416138529567917983e-15, -7.6429259411395447190023e-13,
+         1.60589370117277896211623e-10, -2.5052106814843123359368e-08,
+         2.75573192104428224777379e-06, -0.000198412698412046454654947)
+_C1, _C0 = 0.00833333333333318056201922, -0.166666666666666657414808
+
+
+def _two_prod(a, b):
+    p = a * b
+    split = 134217729.0
+    ah = a * split
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * split
+    bh = bh - (bh - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _fma(a, b, c):
+    a, b, c = np.broadcast_arrays(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64))
+    p, e = _two_prod(a, b)
+    s = p + c
+    bb = s - p
+    r = s + (((p - (s - bb)) + (c - bb)) + e)
+    return np.where(np.abs(p) < 2.0 ** -900, s, r)
+
+
+# double-double helpers (SLEEF's names)
+def _add_d_d(x, y):                 # ddadd_vd2_vd_vd: |x| >= |y|
+    s = x + y
+    return s, (x - s) + y
+
+
+def _add2_dd_d(xx, xy, y):          # ddadd2_vd2_vd2_vd
+    s = xx + y
+    v = s - xx
+    return s, ((xx - (s - v)) + (y - v)) + xy
+
+
+def _add2_d_d(x, y):                # ddadd2_vd2_vd_vd
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _add_dd_d(xx, xy, y):           # ddadd_vd2_vd2_vd
+    s = xx + y
+    return s, ((xx - s) + y) + xy
+
+
+def _add_d_dd(x, yx, yy):           # ddadd_vd2_vd_vd2
+    s = x + yx
+    return s, ((x - s) + yx) + yy
+
+
+def _squ(xx, xy):                   # ddsqu_vd2_vd2 (FMA)
+    s = xx * xx
+    return s, _fma(xx + xx, xy, _fma(xx, xx, -s))
+
+
+def _mul_dd(xx, xy, yx, yy):        # ddmul_vd2_vd2_vd2 (FMA)
+    s = xx * yx
+    return s, _fma(xx, yy, _fma(xy, yx, _fma(xx, yx, -s)))
+
+
+def _mul_dd_to_d(xx, xy, yx, yy):   # ddmul_vd_vd2_vd2 (FMA)
+    return _fma(xx, yx, _fma(xy, yx, xx * yy))
+
+
+def _reduce_mid(d, dqh, dql):
+    """x - q pi for |x| < 1e14: pi in four parts, q = dqh + dql."""
+    u = _fma(dqh, -_PI_A, d)
+    sx, sy = _add_d_d(u, dql * -_PI_A)
+    for q, c in ((dqh, _PI_B), (dql, _PI_B), (dqh, _PI_C), (dql, _PI_C)):
+        sx, sy = _add2_dd_d(sx, sy, q * -c)
+    return _add_dd_d(sx, sy, (dqh + dql) * -_PI_D)
+
+
+def _kernel(tx, ty):
+    """sin of the reduced double-double t (before the quadrant's sign)."""
+    sx, sy = _squ(tx, ty)
+    s2 = sx * sx
+    s4 = s2 * s2
+    c = _POLY
+    # POLY6(s, s2, s4): MLA(s4, POLY2(c0, c1), POLY4(c2..c5)) by Estrin's scheme
+    p2 = _fma(sx, c[0], c[1])
+    p4 = _fma(s2, _fma(sx, c[2], c[3]), _fma(sx, c[4], c[5]))
+    u = _fma(s4, p2, p4)
+    u = _fma(u, sx, _C1)
+    ax, ay = _add_d_d(np.full_like(sx, _C0), u * sx)
+    mx, my = _mul_dd(ax, ay, sx, sy)
+    xx, xy = _add_d_dd(np.ones_like(sx), mx, my)
+    return _mul_dd_to_d(tx, ty, xx, xy)
+
+
+def sind_u10(x):
+    """``Sleef_sind1_u10`` (FMA) of a float64 array."""
+    d = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        small = np.abs(d) < _RANGE2
+        mid = np.abs(d) < _RANGE
+        dql = np.rint(d * _M_1_PI)
+        u = _fma(dql, -_PI_A2, d)
+        tx, ty = _add_d_d(u, dql * -_PI_B2)
+        q = dql
+        if not small.all():
+            dqh = np.trunc(d * (_M_1_PI / (1 << 24))) * (1 << 24)
+            dql2 = np.rint(_fma(d, _M_1_PI, -dqh))
+            mx, my = _reduce_mid(d, dqh, dql2)
+            tx, ty = np.where(small, tx, mx), np.where(small, ty, my)
+            q = np.where(small, dql, dql2)
+        r = _kernel(tx, ty)
+        odd = np.fmod(q, 2) != 0
+        r = np.where(odd, -r, r)
+        r = np.where(d == 0, d, r)
+        if not mid.all():
+            r = np.where(mid, r, np.sin(d))
+    return r
+
+
+def cosd_u10(x):
+    """``Sleef_cosd1_u10`` (FMA) of a float64 array."""
+    d = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        small = np.abs(d) < _RANGE2
+        mid = np.abs(d) < _RANGE
+        dql = np.rint(_fma(d, _M_1_PI, -0.5))
+        dql = _fma(np.full_like(d, 2.0), dql, 1.0)
+        tx, ty = _add2_d_d(d, dql * (-_PI_A2 * 0.5))
+        tx, ty = _add_dd_d(tx, ty, dql * (-_PI_B2 * 0.5))
+        q = dql
+        if not small.all():
+            dqh = np.trunc(_fma(d, _M_1_PI / (1 << 23), -_M_1_PI / (1 << 24)))
+            ql = np.rint(d * _M_1_PI + _fma(dqh, -float(1 << 23), -0.5))
+            dqh = dqh * (1 << 24)
+            dql2 = ql + ql + 1
+            u = _fma(dqh, -_PI_A * 0.5, d)
+            mx, my = _add2_d_d(u, dql2 * (-_PI_A * 0.5))
+            for qq, c in ((dqh, _PI_B), (dql2, _PI_B), (dqh, _PI_C), (dql2, _PI_C)):
+                mx, my = _add2_dd_d(mx, my, qq * (-c * 0.5))
+            mx, my = _add_dd_d(mx, my, (dqh + dql2) * (-_PI_D * 0.5))
+            tx, ty = np.where(small, tx, mx), np.where(small, ty, my)
+            q = np.where(small, dql, dql2)
+        r = _kernel(tx, ty)
+        neg = np.fmod(q, 4) == np.where(q < 0, -3, 1)   # (q & 2) == 0 for odd q: q = 1 mod 4
+        r = np.where(neg, -r, r)
+        if not mid.all():
+            r = np.where(mid, r, np.cos(d))
+    return r
