@@ -147,3 +147,33 @@ def test_softmax_kernels_native_equal_the_replays(capability, monkeypatch):
             monkeypatch.undo()
             monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", capability)
         assert got[True] == got[False], name
+
+
+@needs_native
+def test_scatter_add_rows_native_equals_np_add_at():
+    # the gradient of x[idx] (an embedding's lookup, C[X[ix]]): zeros with g added at idx,
+    # each position's contributions in index order, as np.add.at adds them
+    from gradrepl.engine.ops import index as IX
+
+    rng = np.random.default_rng(3)
+    cases = [((27, 10), (32, 3)), ((27,), (32,)), ((5, 2, 3), (40,)), ((4, 7), (0,)),
+             ((1, 5), (9, 2)), ((100, 16), (1000,))]
+    for dtype in (np.float32, np.float64):
+        for shape, ishape in cases:
+            idx = rng.integers(-shape[0], shape[0], ishape)       # repeats, negatives
+            for scale in (1.0, 1e-40, 1e30):                      # (subnormals, overflow)
+                g = (rng.standard_normal(ishape + shape[1:]) * scale).astype(dtype)
+                g.reshape(-1)[::7] = -0.0
+                want = np.zeros(shape, dtype)
+                np.add.at(want, (idx,), g)
+                out = np.zeros(shape, dtype)
+                assert _native.lib.add_rows(out, idx.reshape(-1), g) == 0
+                assert out.tobytes() == want.tobytes(), (dtype, shape, ishape, scale)
+                assert IX._zeros_add_at(g, shape, (idx,)).tobytes() == want.tobytes()
+    # an index out of range or a nan: left to np.add.at (its IndexError; its nan payloads)
+    out = np.zeros((3, 2), F32)
+    assert _native.lib.add_rows(out, np.array([0, 3]), np.ones((2, 2), F32)) == 1
+    assert _native.lib.add_rows(out, np.array([0, 1]), np.full((2, 2), np.nan, F32)) == 1
+    assert not out.any()
+    with pytest.raises(IndexError):
+        IX._zeros_add_at(np.ones((2, 2), F32), (3, 2), (np.array([0, 3]),))

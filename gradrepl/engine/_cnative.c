@@ -333,6 +333,75 @@ static PyObject *py_softmax_backward_f32(PyObject *self, PyObject *const *args,
     return PyLong_FromLong(status);
 }
 
+/* ------------------------------------------------------------------ exported: scatter-add */
+/* add_rows(out, idx, g) -> 0: out[idx[k], ...] += g[k, ...] for k in order, element by element
+ * (np.add.at(out, (idx,), g) of an int64 index on the first dim: each position's contributions
+ * added in index order, as torch's serial index_put_ with accumulate=True); out float32 or
+ * float64 (R, inner), g (n, inner) of out's dtype, idx (n,) int64; a negative index counts
+ * from the end. 1 (nothing changed) on an index out of range or a nan in g (np.add.at then
+ * raises its error, or keeps its nan payloads). */
+static PyObject *py_add_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer o, ix, g;
+    if (nargs != 3) { PyErr_SetString(PyExc_TypeError, "add_rows takes 3 arguments"); return NULL; }
+    if (PyObject_GetBuffer(args[0], &o, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &ix, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&o); return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &g, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&o); PyBuffer_Release(&ix); return NULL;
+    }
+    long status = 0;
+    Py_ssize_t isz = o.itemsize, n = ix.len / 8;
+    Py_ssize_t R = o.ndim >= 1 ? o.shape[0] : 0;
+    char fo = o.format ? o.format[strlen(o.format) - 1] : 0;
+    char fg = g.format ? g.format[strlen(g.format) - 1] : 0;
+    if (ix.itemsize != 8 || (isz != 4 && isz != 8) || g.itemsize != isz || fo != fg
+        || !(fo == 'f' || fo == 'd') || R <= 0 || o.len % R) {
+        PyErr_SetString(PyExc_ValueError, "add_rows: float32/float64 out and g, int64 index");
+        goto fail;
+    }
+    Py_ssize_t inner = o.len / isz / R;
+    if (g.len != n * inner * isz) {
+        PyErr_SetString(PyExc_ValueError, "add_rows: g is not (len(idx), *out.shape[1:])");
+        goto fail;
+    }
+    const int64_t *idx = ix.buf;
+    for (Py_ssize_t k = 0; k < n && !status; k++)
+        if (idx[k] < -R || idx[k] >= R) status = 1;
+    if (isz == 4) {
+        const float *gv = g.buf;
+        for (Py_ssize_t k = 0; k < n * inner && !status; k++)
+            if (isnan(gv[k])) status = 1;
+        if (!status) {
+            float *out = o.buf;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                float *row = out + (idx[k] < 0 ? idx[k] + R : idx[k]) * inner;
+                const float *src = gv + k * inner;
+                for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] + src[j];
+            }
+        }
+    } else {
+        const double *gv = g.buf;
+        for (Py_ssize_t k = 0; k < n * inner && !status; k++)
+            if (isnan(gv[k])) status = 1;
+        if (!status) {
+            double *out = o.buf;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                double *row = out + (idx[k] < 0 ? idx[k] + R : idx[k]) * inner;
+                const double *src = gv + k * inner;
+                for (Py_ssize_t j = 0; j < inner; j++) row[j] = row[j] + src[j];
+            }
+        }
+    }
+    PyBuffer_Release(&o); PyBuffer_Release(&ix); PyBuffer_Release(&g);
+    return PyLong_FromLong(status);
+fail:
+    PyBuffer_Release(&o); PyBuffer_Release(&ix); PyBuffer_Release(&g);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -347,12 +416,15 @@ static PyMethodDef methods[] = {
      "softmax_f32(x, out, n, lanes) -> 0, or 1 (not finished) on a nan"},
     {"softmax_backward_f32", (PyCFunction)(void (*)(void))py_softmax_backward_f32,
      METH_FASTCALL, "softmax_backward_f32(y, g, out, n, lanes) -> 0, or 1"},
+    {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
+     "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_cnative",
     "gradrepl's optional native kernels (see gradrepl/engine/_native.py)", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__cnative(void) { return PyModule_Create(&module); }

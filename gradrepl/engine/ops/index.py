@@ -13,17 +13,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._native import lib as _NATIVE
 from ..registry import apply, register
 from ._util import const
+
+_ROWS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _zeros_add_at(g, shape, index):
     out = np.zeros(shape, g.dtype)
     if _is_basic(index):  # each element once: copied as slice grads do (-0.0 stays)
         out[index] = g
-    else:
+    elif not _native_add_rows(out, index, g):
         np.add.at(out, index, g)
     return out
+
+
+def _native_add_rows(out, index, g):
+    """``np.add.at(out, index, g)`` by the native kernel (the same additions in the same order)
+    for one int64 index array on the first dim of a float32/float64 ``out``; False: not done."""
+    if _NATIVE is None or len(index) != 1 or out.dtype not in _ROWS_DTYPES or not out.ndim:
+        return False
+    idx = index[0]
+    if type(idx) is not np.ndarray or idx.dtype != np.int64 or g.dtype != out.dtype \
+            or g.shape != idx.shape + out.shape[1:] or not out.size:
+        return False
+    return not _NATIVE.add_rows(out, np.ascontiguousarray(idx).reshape(-1),
+                                np.ascontiguousarray(g))
 
 
 # ---------------------------------------------------------------- x[index]
