@@ -214,6 +214,72 @@ def _getitem(method):
     return f
 
 
+INPLACE = ("vmap: {op}(self, *extra_args) is not possible because there exists a Tensor `other` "
+           "in extra_args that has more elements than `self`. This happened due to `other` being "
+           "vmapped over but `self` not being vmapped over {where}. Please try to use "
+           "out-of-place operators instead of {op}. If said operator is being called inside the "
+           "PyTorch framework, please file a bug report instead.")
+FALLBACK_WARNING = ("There is a performance drop because we have not yet implemented the "
+                    "batching rule for {}. Please file us an issue on GitHub so that we can "
+                    "prioritize its implementation. (Triggered internally at /__w/pytorch/pytorch/"
+                    "aten/src/ATen/functorch/BatchedFallback.cpp:82.)")
+_BROADCAST = "broadcast"      # (add-like ops: TensorIterator's shape check on the batch)
+_ARITH = ("inplace arithmetic", None)
+#: in-place method -> how torch 2.13 refuses it on an unbatched self with a batched argument
+#: (recorded here): the add-like ops' broadcast error, or INPLACE with (the op's words, and for
+#: ops without a batching rule the fallback warning's op name)
+INPLACE_OPS = {
+    "add_": _BROADCAST, "__iadd__": _BROADCAST, "atan2_": _BROADCAST, "copysign_": _BROADCAST,
+    "sub_": _ARITH, "__isub__": _ARITH, "mul_": _ARITH, "__imul__": _ARITH, "div_": _ARITH,
+    "__itruediv__": _ARITH, "true_divide_": _ARITH, "copy_": _ARITH, "clamp_min_": _ARITH,
+    "clamp_max_": _ARITH, "__setitem__": _ARITH,
+    "fill_": ("fill_", None), "index_add_": ("index_add_", None),
+    "pow_": ("aten::pow_", "aten::pow_.Tensor"), "__ipow__": ("aten::pow_", "aten::pow_.Tensor"),
+    "hypot_": ("aten::hypot_", "aten::hypot_"), "fmod_": ("aten::fmod_", "aten::fmod_.Tensor"),
+    "remainder_": ("aten::remainder_", "aten::remainder_.Tensor"),
+    "floor_divide_": ("aten::floor_divide_", "aten::floor_divide_.Tensor"),
+    "masked_fill_": ("aten::masked_fill_", "aten::masked_fill_.Tensor"),
+    "scatter_": ("aten::scatter_", "aten::scatter_.src"),
+    "addcmul_": ("aten::addcmul_", "aten::addcmul_"), "addcdiv_": ("aten::addcdiv_",
+                                                                "aten::addcdiv_"),
+    "lerp_": ("aten::lerp_", "aten::lerp_.Scalar"), "xlogy_": ("aten::xlogy_", "aten::xlogy_.Tensor"),
+    "clamp_": ("aten::clamp_", "aten::clamp_.Tensor"),
+}
+
+
+def _shape(shape):
+    return "[" + ", ".join(str(int(v)) for v in shape) + "]"
+
+
+def _inplace(name, method, how):
+    """``method`` (an in-place Tensor method) refusing, as torch's vmap, an unbatched ``self``
+    written with a batched argument (its values differ per sample: torch has no place for them)."""
+    def f(self, *args, **kwargs):
+        if _SCOPES and _scope_of(self) is None:
+            for v in _tensors(args, kwargs):
+                s = _scope_of(v)
+                if s is not None and not _from_gradrepl(sys._getframe(1)):
+                    if how is _BROADCAST:
+                        import numpy as np
+
+                        both = np.broadcast_shapes(tuple(self.shape), tuple(v.shape))
+                        batch = tuple(o.size for o in _SCOPES[:_SCOPES.index(s) + 1])
+                        raise _refusal(f"output with shape {_shape(self.shape)} doesn't match "
+                                       f"the broadcast shape {_shape(batch + both)}")
+                    op, fallback = how
+                    if fallback is not None:
+                        import warnings
+
+                        warnings.warn(FALLBACK_WARNING.format(fallback), UserWarning,
+                                      stacklevel=2)
+                    where = "in a vmap" if fallback is None else f"at level {s.level}"
+                    raise _refusal(INPLACE.format(op=op, where=where))
+        return method(self, *args, **kwargs)
+    f.__name__ = name
+    f.__wrapped__ = method
+    return f
+
+
 _CACHE: dict = {}  # (owner, name) -> (the original, its wrapper): made once
 _SAVED: list = []
 
@@ -269,6 +335,10 @@ def _patches():
             out.append((owner, "masked_select", _masked_select(own["masked_select"])))
     if "__getitem__" in Tensor.__dict__:
         out.append((Tensor, "__getitem__", _getitem(Tensor.__dict__["__getitem__"])))
+    for name, how in INPLACE_OPS.items():
+        method = getattr(Tensor, name, None)
+        if callable(method) and name in Tensor.__dict__:
+            out.append((Tensor, name, _inplace(name, method, how)))
     return out
 
 
@@ -276,11 +346,13 @@ class scope:
     """``with scope(depth) as s:`` one running ``vmap`` call: readers checked, ops' outputs
     marked. ``s.depth``: the transforms running when its function is called (a read with more
     running is inside ``grad``/``jacrev`` within the vmap: torch's other message)."""
-    __slots__ = ("depth", "hooked", "__weakref__")
+    __slots__ = ("depth", "hooked", "size", "level", "__weakref__")
 
-    def __init__(self, depth):
+    def __init__(self, depth, size=0):
         self.depth = depth
         self.hooked = False
+        self.size = size          # (the batch size)
+        self.level = depth + 1    # (torch's level of this vmap: the transforms around it, + 1)
 
     def __enter__(self):
         if not _SCOPES:

@@ -607,7 +607,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              f"dimension, got sizes {sizes} for the mapped dimension")
         n = sizes[0]
         # (what torch's vmap refuses, a batched tensor's value read into Python, is refused)
-        with _vmap_checks.scope(_DEPTH[0]) as checks:
+        with _vmap_checks.scope(_DEPTH[0], n) as checks:
             batched = _batched_call(func, args, dims, kwargs, n, checks)
             if batched is not None:
                 return _place(batched, out_dims, func)
