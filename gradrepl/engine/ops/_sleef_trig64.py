@@ -175,3 +175,126 @@ def cosd_u10(x):
         if not mid.all():
             r = np.where(mid, r, np.cos(d))
     return r
+
+
+# ------------------------------------------------------------------------------ pow (u10)
+_LOGK_POLY = (0.116255524079935043668677, 0.103239680901072952701192, 0.117754809412463995466069,
+              0.13332981086846273921509, 0.153846227114512262845736, 0.181818180850050775676507,
+              0.222222222230083560345903, 0.285714285714249172087875, 0.400000000000000077715612)
+_EXPK_POLY = (2.51069683420950419527139e-08, 2.76286166770270649116855e-07,
+              2.75572496725023574143864e-06, 2.48014973989819794114153e-05,
+              0.000198412698809069797676111, 0.0013888888939977128960529,
+              0.00833333333332371417601081, 0.0416666666665409524128449,
+              0.166666666666666740681535, 0.500000000000000999200722)
+_LN2_DD = (0.693147180559945286226764, 2.319046813846299558417771e-17)
+_R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931
+_ALL_ONES = np.array(-1, np.int64).view(F64)
+_L2U, _L2L = .69314718055966295651160180568695068359375, .28235290563031577122588448175013436025525412068e-12
+
+
+def _poly4(x, x2, c3, c2, c1, c0):
+    return _fma(x2, _fma(x, c3, c2), _fma(x, c1, c0))
+
+
+def _poly8(x, x2, x4, c):
+    return _fma(x4, _poly4(x, x2, *c[:4]), _poly4(x, x2, *c[4:]))
+
+
+def _div_dd(nx, ny, dx, dy):        # dddiv_vd2_vd2_vd2 (FMA)
+    t = 1.0 / dx
+    s = nx * t
+    u = _fma(t, nx, -s)
+    v = _fma(-dy, t, _fma(-dx, t, 1.0))
+    return s, _fma(s, v, _fma(ny, t, u))
+
+
+def _mul_dd_d(xx, xy, y):           # ddmul_vd2_vd2_vd (FMA)
+    s = xx * y
+    return s, _fma(xy, y, _fma(xx, y, -s))
+
+
+def _add_dd_dd(xx, xy, yx, yy):     # ddadd_vd2_vd2_vd2
+    s = xx + yx
+    return s, (((xx - s) + yx) + xy) + yy
+
+
+def _exponent(d):
+    """ilogb of a positive normal double (its exponent field, unbiased)."""
+    return ((d.view(np.int64) >> 52) & 0x7FF).astype(np.int64) - 0x3FF
+
+
+def _scale_exp(d, e):
+    """d * 2**e by the exponent field (vldexp3: exact for normal results)."""
+    return (d.view(np.int64) + (e.astype(np.int64) << 52)).view(F64)
+
+
+def _pow2i(q):
+    return ((q.astype(np.int64) + 0x3FF) << 52).view(F64)
+
+
+def _logk(d):
+    """SLEEF ``logk`` (the AVX2 / scalar build): log of a positive double as a double-double."""
+    tiny = d < 2.2250738585072014e-308
+    d = np.where(tiny, d * (2.0 ** 64), d)
+    e = _exponent(d * (1.0 / 0.75))
+    m = _scale_exp(d, -e)
+    e = np.where(tiny, e - 64, e)
+    xx, xy = _div_dd(*_add2_d_d(np.full_like(m, -1.0), m), *_add2_d_d(np.full_like(m, 1.0), m))
+    x2x, x2y = _squ(xx, xy)
+    x4 = x2x * x2x
+    x8 = x4 * x4
+    x16 = x8 * x8
+    c = _LOGK_POLY
+    t = _fma(x16, c[0], _poly8(x2x, x4, x8, c[1:]))
+    sx, sy = _mul_dd_d(np.full_like(d, _LN2_DD[0]), np.full_like(d, _LN2_DD[1]), e.astype(F64))
+    sx, sy = _add_dd_dd(sx, sy, xx * 2.0, xy * 2.0)
+    px, py = _mul_dd(x2x, x2y, xx, xy)
+    sx, sy = _add_dd_dd(sx, sy, *_mul_dd(px, py, 0.666666666666666629659233,
+                                         3.80554962542412056336616e-17))
+    px, py = _mul_dd(x2x, x2y, px, py)
+    return _add_dd_dd(sx, sy, *_mul_dd_d(px, py, t))
+
+
+def _expk(dx, dy):
+    """SLEEF ``expk``: exp of a double-double, as a double."""
+    u = (dx + dy) * _R_LN2
+    dq = np.rint(u)
+    q = np.where(np.isfinite(dq), np.clip(dq, -(1 << 30), 1 << 30), 0).astype(np.int64)
+    sx, sy = _add2_dd_d(dx, dy, dq * -_L2U)
+    sx, sy = _add2_dd_d(sx, sy, dq * -_L2L)
+    n = sx + sy
+    sx, sy = n, (sx - n) + sy
+    s2 = sx * sx
+    s4 = s2 * s2
+    s8 = s4 * s4
+    c = _EXPK_POLY
+    u = _fma(s8, _fma(sx, c[0], c[1]), _poly8(sx, s2, s4, c[2:]))
+    tx, ty = _add_d_dd(np.ones_like(sx), sx, sy)
+    tx, ty = _add_dd_dd(tx, ty, *_mul_dd_d(*_squ(sx, sy), u))
+    h = q >> 1
+    out = ((tx + ty) * _pow2i(h)) * _pow2i(q - h)
+    return np.where(dx < -1000, 0.0, out)
+
+
+def powd_u10(x, y):
+    """``Sleef_powd1_u10`` (FMA) of two float64 arrays (broadcast): IEEE pow's special cases."""
+    x, y = np.broadcast_arrays(np.asarray(x, F64), np.asarray(y, F64))
+    with np.errstate(all="ignore"):
+        ax = np.abs(x)
+        y_int = np.trunc(y) == y
+        y_odd = y_int & (np.fmod(np.where(np.isfinite(y), y, 0.0), 2.0) != 0)
+        safe = np.where((ax == 0) | ~np.isfinite(ax), 1.0, ax)
+        lx, ly = _logk(safe)
+        dx, dy = _mul_dd_d(lx, ly, y)
+        r = _expk(dx, dy)
+        r = np.where(dx > 709.78271114955742909217217426, np.inf, r)
+        r = r * np.where(x > 0, 1.0, np.where(y_int, np.where(y_odd, -1.0, 1.0), np.nan))
+        efx = np.where(np.signbit(y), -(ax - 1.0), ax - 1.0)      # (vmulsign)
+        r = np.where(np.isinf(y), np.where(efx < 0, 0.0, np.where(efx == 0, 1.0, np.inf)), r)
+        zero_or_inf = np.isinf(x) | (x == 0)
+        r = np.where(zero_or_inf,
+                     np.copysign(np.where(np.signbit(y) ^ (x == 0), 0.0, np.inf),
+                                 np.where(y_odd, x, 1.0)), r)
+        r = np.where(np.isnan(x) | np.isnan(y), _ALL_ONES, r)   # (NaN with every bit set)
+        r = np.where((y == 0) | (x == 1), 1.0, r)
+    return r
