@@ -193,3 +193,60 @@ def instance_norm(x, scale, bias, epsilon=1e-5):
     """x normalised per (sample, channel) as Paddle's CPU kernel; scale and bias: [C] Tensors
     (constants of ones and zeros where the layer has none)."""
     return apply(INSTANCE_NORM, (x, scale, bias), {"epsilon": float(epsilon)})
+
+
+# ------------------------------------------------------------------------------ kron
+def _kron_shapes(xs, ys):
+    nd = max(len(xs), len(ys))
+    return (1,) * (nd - len(xs)) + tuple(xs), (1,) * (nd - len(ys)) + tuple(ys)
+
+
+def _kron_fwd(x, y):
+    """Paddle's kron kernel: out[i*ys + k] = x[i] * y[k] per dimension, one product each
+    (complex: the C++ product, see ``math._multiply_fwd``)."""
+    from .math import _multiply_fwd
+
+    xs, ys = _kron_shapes(x.shape, y.shape)
+    a = x.reshape(tuple(v for s in xs for v in (s, 1)))
+    b = y.reshape(tuple(v for s in ys for v in (1, s)))
+    return _multiply_fwd(a, b).reshape(tuple(p * q for p, q in zip(xs, ys)))
+
+
+def _kron_vjp(n, g):
+    """Paddle's kron_grad: one loop over dout in its order, ``dx[i] += dout * conj(y[k])`` and
+    ``dy[k] += dout * conj(x[i])`` from zero, so each gradient adds its terms in the other
+    operand's flat order (real 3.3.1 and 2.6.2: float32, complex64, complex128, 1-D to 3-D all
+    equal; numpy's reduction of the broadcast product summed otherwise). Written with Tensor
+    ops (the terms, then a running sum along the first axis) so it differentiates again."""
+    from .complex import conj
+    from .math import add, multiply
+    from .reduce import cumsum
+    from .shape import reshape, transpose
+    from .index import slice_
+
+    x, y = n.inputs
+    xs, ys = _kron_shapes(n.in_meta[0][0], n.in_meta[1][0])
+    nd = len(xs)
+    p = reshape(g, tuple(v for pair in zip(xs, ys) for v in pair))
+    iax, kax = list(range(0, 2 * nd, 2)), list(range(1, 2 * nd, 2))
+
+    def total(front, other, shape, out_shape):
+        terms = reshape(transpose(p, front), (-1,) + shape)
+        o = conj(other) if other.data.dtype.kind == "c" else other
+        terms = multiply(terms, reshape(o, (-1,) + (1,) * nd))
+        last = slice_(cumsum(terms, 0), (-1,))
+        last = add(last, const(last, np.zeros((), last.data.dtype)))  # (from zero: -0 is +0)
+        return reshape(last, out_shape)
+
+    dx = total(kax + iax, y, xs, n.in_meta[0][0]) if needs_grad(n, 0) else None
+    dy = total(iax + kax, x, ys, n.in_meta[1][0]) if needs_grad(n, 1) else None
+    return dx, dy
+
+
+KRON = register("kron", _kron_fwd, _kron_vjp, legacy_name="KronBackward",
+                examples=[([(2, 3), (3, 2)], {}), ([(4,), (2, 3)], {}),
+                          ([(2, 1, 2), (3, 2)], {})])
+
+
+def kron(x, y):
+    return apply(KRON, (x, y))

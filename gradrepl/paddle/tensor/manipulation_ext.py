@@ -727,20 +727,13 @@ def tensordot(x, y, axes=2, name=None):
 
 @_composes("kron")
 def kron(x, y, name=None):
-    """The Kronecker product."""
-    from ...engine.ops import math as M
-
-    nd = max(x.ndim, y.ndim)
-    xs = [1] * (nd - x.ndim) + list(x.shape)
-    ys = [1] * (nd - y.ndim) + list(y.shape)
-    a = S.reshape(x, tuple(v for s in xs for v in (s, 1)))
-    b = S.reshape(y, tuple(v for s in ys for v in (1, s)))
-    from .math import _cast
+    """The Kronecker product (the engine's kron op: Paddle's kernel and its gradient's order)."""
+    from ...engine.ops.paddle_breadth import kron as _kron
     from .. import promotion
+    from .math import _cast
 
     dt = promotion.binary(x.data.dtype, y.data.dtype, False, False, "multiply")
-    prod = M.multiply(_cast(a, dt), _cast(b, dt))
-    return S.reshape(prod, tuple(p * q for p, q in zip(xs, ys)))
+    return _kron(_cast(x, dt), _cast(y, dt))
 
 
 def inner(x, y, name=None):
