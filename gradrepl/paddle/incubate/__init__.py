@@ -1,7 +1,8 @@
 """``paddle.incubate``: of Paddle's incubating APIs ``autograd`` (the functional
 ``vjp``/``jvp``/``Jacobian``/``Hessian`` of the higher-order autograd guide), ``softmax_mask_fuse``
-(and the upper-triangle variant's CPU error) and the ``LookAhead``/``ModelAverage`` optimizers
-are emulated; any other name real Paddle has raises the not-emulated message, any other
+(and the upper-triangle variant's CPU error), the ``LookAhead``/``ModelAverage`` optimizers and
+the deprecated graph helpers (``segment_*``, ``graph_send_recv``) with ``identity_loss`` are
+emulated; any other name real Paddle has raises the not-emulated message, any other
 Paddle's own."""
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ _PADDLE_NAMES = frozenset((
 _EMULATED = {"autograd": "autograd", "optimizer": "optimizer",
              "LookAhead": "optimizer", "ModelAverage": "optimizer",
              "softmax_mask_fuse": "softmax_mask",
-             "softmax_mask_fuse_upper_triangle": "softmax_mask"}
+             "softmax_mask_fuse_upper_triangle": "softmax_mask",
+             "segment_sum": "graph", "segment_mean": "graph", "segment_min": "graph",
+             "segment_max": "graph", "graph_send_recv": "graph", "identity_loss": "graph"}
 
 
 def __getattr__(name):

@@ -11,6 +11,7 @@ the infermeta's ranks, the kernel's shape checks, then the mask's dtype against 
 from __future__ import annotations
 
 from .. import profiles
+from ..core import as_tensor
 from ..promotion import kernel_hint
 
 # where each check sits in real Paddle's source (the [Hint] line's "(at ...)"), per version
@@ -46,7 +47,6 @@ def _error(kind, text, expected, check):
 def softmax_mask_fuse(x, mask, name=None):
     """``softmax(x + mask, axis=-1)``: x [B, H, S, K], mask [B, 1, S, K] of x's dtype."""
     import gradrepl.paddle as paddle
-    from ..core import as_tensor
 
     x, mask = as_tensor(x), as_tensor(mask)
     dt = x.dtype.name

@@ -18,6 +18,7 @@ import numpy as np
 from .. import profiles
 from ..core import PaddleClass, Size, Tensor
 from ..printing import format_data
+from .kernels import coo_to_csr_crows, flat_index, merge, sum_groups
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "coalesce", "matmul", "mv", "addmm", "sum",
            "add", "subtract", "multiply", "divide", "transpose", "reshape", "is_same_shape",
@@ -154,8 +155,6 @@ class SparseTensor(metaclass=PaddleClass):
                              f"dimensions to CSR; this one has shape {self._shape}")
         # Paddle's CooToCsr: crows filled as if the rows were sorted, columns and values kept
         # in the COO's order (no coalescing: an unsorted COO gives Paddle's odd rows too)
-        from .kernels import coo_to_csr_crows
-
         idx = self._parts[0].numpy()
         paddle = _P()
         return SparseTensor("csr", (paddle.to_tensor(coo_to_csr_crows(idx[0], self._shape[0])),
@@ -397,8 +396,6 @@ def _elementwise(op, x, y):
     sg = x.stop_gradient and y.stop_gradient
     if xi.shape == yi.shape and np.array_equal(xi, yi):
         return _from_coo(xi, fn(x._values, y._values), x._shape, x._layout, sg)
-    from .kernels import flat_index, merge
-
     n_positions = int(np.prod(sparse_shape)) if sparse_shape else 1
     out, tx, ty = merge(flat_index(xi, sparse_shape), flat_index(yi, sparse_shape), n_positions,
                         op == "divide")
@@ -468,8 +465,6 @@ def reshape(x, shape, name=None):
     if int(np.prod(shape)) != total:
         raise ValueError(f"(InvalidArgument) The shape {shape} cannot hold the {x._shape} "
                          "sparse tensor's elements")
-    from .kernels import flat_index
-
     flat = flat_index(idx, sparse_shape)
     new = np.stack(np.unravel_index(flat, tuple(shape))) if flat.size else \
         np.zeros((len(shape), 0), np.int64)
@@ -492,8 +487,6 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     ax = int(axis) % nd
     if ax >= len(sparse_shape):
         raise NotImplementedError("gradrepl's paddle.sparse.sum sums over a sparse axis only")
-    from .kernels import sum_groups
-
     if x._layout == "csr":
         if ax != nd - 1:
             raise NotImplementedError("gradrepl's paddle.sparse.sum of a CSR tensor sums its "

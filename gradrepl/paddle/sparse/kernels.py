@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.ops.nn import _vexp, avx_sum, exp_c
+
 
 def coo_to_csr_crows(rows: np.ndarray, n_rows: int) -> np.ndarray:
     """crows as Paddle's CooToCsr computes them from the COO's row indices (see above)."""
@@ -94,8 +96,6 @@ def sum_groups(keys: np.ndarray, values: np.ndarray):
 
 def csr_softmax_rows(values: np.ndarray, crows: np.ndarray) -> np.ndarray:
     """Paddle's CSR softmax kernel over each row's stored values."""
-    from ...engine.ops.nn import _vexp, avx_sum, exp_c
-
     out = np.empty_like(values)
     for r in range(len(crows) - 1):
         lo, hi = int(crows[r]), int(crows[r + 1])
@@ -111,8 +111,6 @@ def csr_softmax_rows(values: np.ndarray, crows: np.ndarray) -> np.ndarray:
 
 def coo_softmax_groups(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Paddle's COO softmax kernel: each group's values (same indices but the last)."""
-    from ...engine.ops.nn import exp_c
-
     out = np.empty_like(values)
     for g in np.unique(groups):
         sel = np.nonzero(groups == g)[0]

@@ -1,6 +1,10 @@
 """``paddle.sparse.nn.functional``: activations of the stored values; zeros stay zeros."""
 
+import numpy as np
+
+from ... import profiles
 from .. import SparseTensor
+from ..kernels import coo_softmax_groups, csr_softmax_rows, flat_index
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax"]
 
@@ -33,10 +37,6 @@ def softmax(x, axis=-1, name=None):
     """Softmax of each row's stored values (missing entries are not counted: -inf). CSR: the
     last axis only, Paddle's CSR kernel; COO: the entries grouped by their indices but the
     last, Paddle's COO kernel (see ``paddle.sparse.kernels``)."""
-    import numpy as np
-
-    from ... import profiles
-    from ..kernels import coo_softmax_groups, csr_softmax_rows, flat_index
     import gradrepl.paddle as paddle
 
     if not isinstance(x, SparseTensor):
