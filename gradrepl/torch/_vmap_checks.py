@@ -280,6 +280,65 @@ def _inplace(name, method, how):
     return f
 
 
+def batched_text(t):
+    """torch's text of a batched tensor printed inside a vmap, ``BatchedTensor(lvl=1, bdim=0,
+    value=...)`` (the batch's values, indented by 4), or None where it is not known here: only
+    for one vmap level, while its function is traced on sample 0 (``_vmap.trace``): the batch's
+    values are the traced ops so far replayed on the batch (``_vmap.replay``); a vmapped input
+    prints as given (its own bdim), an op's result with the batch dim first."""
+    s = _scope_of(t)
+    batch = getattr(s, "batch", None)
+    if s is None or len(_SCOPES) != 1 or batch is None:
+        return None
+    from . import _vmap
+    from ._base import raw
+    from ._tensor import Tensor
+
+    if not _vmap._ACTIVE:
+        return None
+    tr = _vmap._ACTIVE[-1]
+    ref = tr.src.get(id(raw(t)))
+    if ref is None or ref[0] == "const":
+        return None
+    moved, n, in_dims = batch
+    try:
+        if ref[0] == "in":
+            import numpy as np
+
+            bdim = in_dims[ref[1]] % moved[ref[1]].ndim
+            arr = np.moveaxis(moved[ref[1]], 0, bdim)
+        else:
+            (arr, on), = _vmap.replay(tr.entries, [ref], moved, n, tr.basis)
+            if not on:
+                return None
+            bdim = 0
+    except Exception:  # noqa: BLE001  (a batching rule that does not fit: the plain text)
+        return None
+    inner = Tensor.__dict__["__repr__"]
+    inner = getattr(inner, "__wrapped__", inner)(Tensor._wrap(arr, True))
+    body = "\n".join("    " + line for line in inner.split("\n"))
+    text = f"BatchedTensor(lvl={s.level}, bdim={bdim}, value=\n{body}\n)"
+    from .func import _DEPTH
+
+    if _DEPTH[0] == s.depth + 1 and not t.stop_gradient:
+        # (inside one grad transform within the vmap, vmap(grad(f)): its wrapper around it)
+        body = "\n".join("    " + line for line in text.split("\n"))
+        text = f"GradTrackingTensor(lvl={_DEPTH[0]}, value=\n{body}\n)"
+    return text
+
+
+def _printer(method):
+    def f(self, *a, **k):
+        if _SCOPES:
+            text = batched_text(self)
+            if text is not None:
+                return text
+        return method(self, *a, **k)
+    f.__name__ = method.__name__
+    f.__wrapped__ = method
+    return f
+
+
 _CACHE: dict = {}  # (owner, name) -> (the original, its wrapper): made once
 _SAVED: list = []
 
@@ -335,6 +394,9 @@ def _patches():
             out.append((owner, "masked_select", _masked_select(own["masked_select"])))
     if "__getitem__" in Tensor.__dict__:
         out.append((Tensor, "__getitem__", _getitem(Tensor.__dict__["__getitem__"])))
+    for name in ("__repr__", "__str__"):
+        if name in Tensor.__dict__:
+            out.append((Tensor, name, _printer(Tensor.__dict__[name])))
     for name, how in INPLACE_OPS.items():
         method = getattr(Tensor, name, None)
         if callable(method) and name in Tensor.__dict__:
@@ -346,13 +408,15 @@ class scope:
     """``with scope(depth) as s:`` one running ``vmap`` call: readers checked, ops' outputs
     marked. ``s.depth``: the transforms running when its function is called (a read with more
     running is inside ``grad``/``jacrev`` within the vmap: torch's other message)."""
-    __slots__ = ("depth", "hooked", "size", "level", "__weakref__")
+    __slots__ = ("depth", "hooked", "size", "level", "batch", "runs", "__weakref__")
 
     def __init__(self, depth, size=0):
         self.depth = depth
         self.hooked = False
         self.size = size          # (the batch size)
         self.level = depth + 1    # (torch's level of this vmap: the transforms around it, + 1)
+        self.batch = None         # (the batched inputs, batch dim first; n; their in_dims)
+        self.runs = 0             # (the calls of the function so far: the first one prints)
 
     def __enter__(self):
         if not _SCOPES:

@@ -608,16 +608,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         n = sizes[0]
         # (what torch's vmap refuses, a batched tensor's value read into Python, is refused)
         with _vmap_checks.scope(_DEPTH[0], n) as checks:
-            batched = _batched_call(func, args, dims, kwargs, n, checks)
+            call = _prints_once(func, checks)
+            batched = _batched_call(call, args, dims, kwargs, n, checks)
             if batched is not None:
                 return _place(batched, out_dims, func)
-            values = _batched_values(func, args, dims, kwargs, n, checks)
+            values = _batched_values(call, args, dims, kwargs, n, checks)
             outs = []
             checks.depth = _DEPTH[0]
             checks.loop_hook()
             for b in range(n):
                 sliced = [a if d is None else _slice(a, d, b) for a, d in zip(args, dims)]
-                outs.append(func(*sliced, **kwargs))
+                outs.append(call(*sliced, **kwargs))
         leaves0, spec = tree_flatten(outs[0])
         odims = _odims(out_dims, leaves0, spec)
         flat = [tree_flatten(o)[0] for o in outs]
@@ -643,6 +644,24 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return tree_unflatten(stacked, spec)
 
     return wrapper
+
+
+def _prints_once(func, checks):
+    """``func`` writing to stdout on its first call only: torch's vmap calls it once, on the
+    batch; here it runs on samples (traced, or looped), and its prints (a batched tensor's as
+    ``_vmap_checks.batched_text``) are the first run's."""
+    import contextlib
+    import io
+
+    @functools.wraps(func)
+    def once(*args, **kwargs):
+        checks.runs += 1
+        if checks.runs == 1:
+            return func(*args, **kwargs)
+        with contextlib.redirect_stdout(io.StringIO()):
+            return func(*args, **kwargs)
+    once._prints_once = True
+    return once
 
 
 def _batched_values(func, args, dims, kwargs, n, checks=None):
@@ -680,6 +699,8 @@ def _code_key(func):
     """The code objects along ``func``'s ``__wrapped__`` chain (``jacrev(f)`` and ``f`` differ;
     each new closure of one ``def`` is the same)."""
     key = []
+    if getattr(func, "_prints_once", False):    # (vmap's own wrapper: the user's function's key)
+        func = func.__wrapped__
     while func is not None and len(key) < 16:
         key.append(getattr(func, "__code__", None) or type(func))
         func = getattr(func, "__wrapped__", None)
@@ -701,7 +722,7 @@ def _batched_call(func, args, dims, kwargs, n, checks=None):
     key = _code_key(func)
     if n < 2 or _DEPTH[0] > 0 or key in _UNBATCHED or _needs_history([args, kwargs]):
         return None
-    moved, where = [], []  # the vmapped leaves with their mapped dim first
+    moved, where, in_dims = [], [], []  # the vmapped leaves with their mapped dim first
     for i, (a, d) in enumerate(zip(args, dims)):
         if d is None:
             continue
@@ -711,6 +732,9 @@ def _batched_call(func, args, dims, kwargs, n, checks=None):
             if dd is not None:
                 moved.append(np.ascontiguousarray(np.moveaxis(raw(v), dd, 0)))
                 where.append((i, j))
+                in_dims.append(dd)
+    if checks is not None:   # (a batched tensor printed during the trace: its batch's values)
+        checks.batch = (moved, n, in_dims)
 
     first = []  # the first sample tensor's creation number: anything older is the caller's
 
