@@ -214,7 +214,7 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     return None
 
 
-from . import _dynamo, compiler  # noqa: E402,F401
+from . import _dynamo, compiler, jit  # noqa: E402,F401
 from ._dynamo import compile  # noqa: E402,A004 - torch's name
 
 

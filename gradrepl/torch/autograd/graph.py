@@ -58,6 +58,8 @@ def node_name(node) -> str:
     op = node.op
     if op is None:
         return "AccumulateGrad"
+    if type(getattr(node, "handle", None)).__name__ == "CppFunction":
+        return "DifferentiableGraphBackward"   # (torch.jit's profiling executor: ``jit``)
     name = getattr(op, "torch_name", None)
     if name is None:
         if op.name == "torch_function":
