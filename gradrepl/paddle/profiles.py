@@ -156,6 +156,9 @@ class Profile:
     #   (3.x) or matmul(x, transpose(y)) (2.x): other gradients' last bits (measured 3.3.1/2.6.2)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
+    complex_abs_grad: str = "divide"  # abs_grad of a complex x: dout * (x / complex(|x|, 0)) by
+    #   the naive complex quotient ((a c + b d) / (c c + d d): 2.x, NaN where |x|^2 underflows) |
+    #   "reciprocal": dout * (x * (1 / |x|)) (3.x); 0 where x == 0 (measured 2.6.2 / 3.3.1)
 
 P26 = Profile(
     key="2.6", version="2.6.2", place="Place(cpu)", zero_d=True, format_0d_as_scalar=False,
@@ -187,7 +190,8 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
              group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, scale_bias32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
-             log10_grad_ln10=2.3025850929940456, logit_eps32=False, inner_transpose_flag=True)
+             log10_grad_ln10=2.3025850929940456, logit_eps32=False, inner_transpose_flag=True,
+             complex_abs_grad="reciprocal")
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

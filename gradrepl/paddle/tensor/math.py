@@ -533,7 +533,57 @@ round = _unary("round", lambda x: M.round(x, profiles.current().round_half_even)
                "identity")
 sign = _unary("sign", M.sign, "keep")
 square = _unary("square", M.square, "keep")
-abs = _unary("abs", M.abs, "keep")  # noqa: A001 - Paddle's name
+def _abs_op():
+    """``paddle.abs``'s op: a complex x's gradient as Paddle's abs_grad kernel (the profile's
+    ``complex_abs_grad``): dout * w, one complex product with dout as (dout, 0), w = x * (1 / |x|)
+    in 3.x, x / complex(|x|, 0) by the naive quotient in 2.x, 0 where x == 0. Real 3.3.1 and
+    2.6.2: 3,000 random complex64 and complex128 values each, all equal (numpy's sign(x) gave
+    x / |x| otherwise rounded: 85% in a Paddle Quantum classifier's states)."""
+    import copy
+
+    from ...engine.ops.complex import complex_
+    from ...engine.ops._util import const
+
+    op = copy.copy(M.ABS)
+    base_vjp = M.ABS.vjp
+
+    def vjp(n, g):
+        x = n.inputs[0].data
+        if x.dtype.kind != "c":
+            return base_vjp(n, g)
+        a = np.hypot(x.real, x.imag)
+        w = np.zeros(x.shape, x.dtype)
+        with np.errstate(all="ignore"):
+            if profiles.current().complex_abs_grad == "reciprocal":
+                inv = np.ones((), a.dtype) / a
+                w.real, w.imag = x.real * inv, x.imag * inv
+            else:
+                zero = np.zeros((), a.dtype)
+                den = a * a + zero * zero
+                w.real = (x.real * a + x.imag * zero) / den
+                w.imag = (x.imag * a - x.real * zero) / den
+        zero = a == 0
+        w[zero] = 0
+        dout = complex_(g, const(g, np.zeros(g.data.shape, g.data.dtype)))
+        dx = M.multiply(dout, const(g, w, w.dtype))
+        if not zero.any():
+            return dx
+        from ...engine.ops.search import where   # (x == 0: +0, not the product's -0)
+        return where(const(g, zero, np.dtype(bool)), const(g, np.zeros(x.shape, x.dtype), x.dtype),
+                     dx)
+    op.vjp = vjp
+    return op
+
+
+_ABS = _abs_op()
+
+
+def _abs(x):
+    from ...engine.registry import apply
+    return apply(_ABS, (x,))
+
+
+abs = _unary("abs", _abs, "keep")  # noqa: A001 - Paddle's name
 
 
 def neg(x, name=None):
