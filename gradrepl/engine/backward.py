@@ -300,9 +300,12 @@ def seed_roots(state, seeds):
         buf[slot] = _add(buf[slot], g, state.create_graph)
         if emit is not None:
             emit(ev.Seeded(node, slot, g))
+    ready, deps = state.ready, state.deps
+    queued = set()  # (the queue is empty before this: the roots queued here are all it holds)
     for (node, _slot), _g in seeds:
-        if node in buffers and state.deps.get(node, 0) == 0 and node not in state.ready:
-            state.ready.append(node)
+        if node in buffers and deps.get(node, 0) == 0 and node not in queued:
+            ready.append(node)
+            queued.add(node)
             if emit is not None:
                 emit(ev.Ready(node))
 
@@ -415,7 +418,7 @@ def accumulate_into_leaf(state, node, buf):
     ``leaf.grad``: the first one becomes ``.grad``, later ones are added into the same tensor
     (a reference the user holds sees them, as in Paddle)."""
     g = buf[0] if buf else None
-    leaf = node.leaf
+    leaf = node.leaf_ref()  # (the ``leaf`` property written out)
     if g is None or leaf is None:
         return
     if leaf._hooks:
@@ -429,8 +432,9 @@ def accumulate_into_leaf(state, node, buf):
         leaf._grad = g if cur is None else _in_user_mode(state, _add, cur, g, True)
     elif cur is None:
         # (ownership is judged here, where ``g`` is held only by the buffer and this frame)
-        owner = _data(g).dtype == _data(leaf).dtype and _sole_owner(g, in_buffer)
-        leaf._grad = first_grad(state, node, leaf, g, owner)
+        la = _data(leaf)
+        owner = _data(g).dtype == la.dtype and _sole_owner(g, in_buffer)
+        leaf._grad = first_grad(state, node, leaf, g, owner, la)
     elif node.cleared is None or not node.take_cleared(cur, _sole_owner(g, in_buffer), g):
         add_into_grad(node, cur, g)
     emit = state.emit
@@ -791,14 +795,19 @@ def _edges_reached(node, head, start):
 
 
 # ------------------------------------------------------------- the zero-copy .grad
-def first_grad(state, node, leaf, g, owner):
+def first_grad(state, node, leaf, g, owner, var=None):
     """A leaf's first gradient, as its ``.grad``: ``g``'s own array where nothing else holds it
-    (``owner``, judged by the caller), else a copy in the leaf's dtype."""
-    flag = first_grad_flag(state, g)
-    arr = _data(g) if owner else np.array(_data(g), dtype=_data(leaf).dtype)
-    if not (arr.flags.c_contiguous and _data(leaf).flags.c_contiguous) and getattr(
+    (``owner``, judged by the caller), else a copy in the leaf's dtype. ``var``: the leaf's
+    array, when the caller read it already."""
+    flag = first_grad_flag(state, g) if state.user_grads else False
+    if var is None:
+        var = _data(leaf)
+    arr = _data(g)
+    if not owner:
+        arr = np.array(arr, dtype=var.dtype)
+    if not (arr.flags.c_contiguous and var.flags.c_contiguous) and getattr(
             type(leaf), "_grad_layout_contract", False):
-        arr = obey_layout(arr, _data(leaf))
+        arr = obey_layout(arr, var)
     node.own_grad_data(arr)
     return leaf._result_type._wrap(arr, flag)
 
@@ -847,7 +856,7 @@ def _sole_owner(g, in_buffer, probe=False):
     tensor's data, a hook or a trace that keeps the gradient: each adds a reference, and the
     array is copied. An array may be a view of a whole buffer nothing else holds (a conv's
     filter gradient is a reshape of the matrix product's result)."""
-    arr = g.data
+    arr = _data(g)
     if not arr.flags.writeable:
         return False
     base = arr.base
@@ -905,6 +914,10 @@ def run_backward(roots, root_grads, **kw):
             sink(("end", roots, kw))
             return stop.value
     gen = iter_backward(roots, root_grads, trace=False, **kw)
+    if kw.get("inputs") is None:  # (nothing to return: no StopIteration caught for its value)
+        for _ in gen:
+            pass
+        return None
     try:
         while True:
             next(gen)

@@ -89,7 +89,8 @@ def _make_grads(outputs, grads):
                 if a.dtype.kind != "f" and a.dtype != np.uint16:  # (uint16: bfloat16)
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {_dtypes.from_np(a.dtype)}")
-                out.append(_wrap(_bfloat16.filled(np.ones, a.shape, a.dtype)))
+                out.append(_wrap(np.ones(a.shape, a.dtype) if a.dtype.kind == "f" else
+                                 _bfloat16.filled(np.ones, a.shape, a.dtype)))
             else:
                 out.append(None)
         else:
@@ -185,7 +186,8 @@ def _check(nodes):
     append = saving.append
     policy = graph.saves_policy
     indices = graph.saved_input_indices
-    any_dirty = len(DIRTY_OUTPUTS) > 0
+    any_dirty = len(DIRTY_OUTPUTS.data) > 0   # (not its Python __len__; a key whose tensor
+    # died but is not yet removed only costs a lookup below)
     for n in nodes:
         op = n.op
         p = getattr(op, "torch_saves", None) or policy(n)
