@@ -156,6 +156,9 @@ class Profile:
     #   (3.x) or matmul(x, transpose(y)) (2.x): other gradients' last bits (measured 3.3.1/2.6.2)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
     #   (double_grad.NO_DOUBLE_GRAD's column): "2.6" | "3" | "" (2.2: not measured, none)
+    complex_divide: str = "naive"  # complex x / y (and its gradients' quotients): "naive" (2.x:
+    #   (ac + bd) / (cc + dd), measured 2.6.2: 6,000 of 6,000) | "numpy" (3.x: not yet Paddle's:
+    #   3.3.1 agrees with numpy's quotient on 66-68% of random values)
     complex_abs_grad: str = "divide"  # abs_grad of a complex x: dout * (x / complex(|x|, 0)) by
     #   the naive complex quotient ((a c + b d) / (c c + d d): 2.x, NaN where |x|^2 underflows) |
     #   "reciprocal": dout * (x * (1 / |x|)) (3.x); 0 where x == 0 (measured 2.6.2 / 3.3.1)
@@ -191,7 +194,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, scale_bias32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
              log10_grad_ln10=2.3025850929940456, logit_eps32=False, inner_transpose_flag=True,
-             complex_abs_grad="reciprocal")
+             complex_abs_grad="reciprocal", complex_divide="numpy")
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}
 ALIASES = {"2.2.1": "2.2", "2": "2.6", "2.6.2": "2.6", "3.3.1": "3", "3.3": "3", "3.0": "3"}

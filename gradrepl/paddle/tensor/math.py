@@ -37,7 +37,8 @@ __methods__ = [n for n in __all__ if n != "add_n"] + ["add_n"]
 # the engine function of every elementwise binary op, by Paddle's op name
 _BINARY = {
     "add": M.add, "subtract": M.subtract, "multiply": M.multiply,
-    "divide": lambda x, y: M.divide(x, y, vml=True),
+    "divide": lambda x, y: M.divide(x, y, vml=True,
+                                    complex_naive=profiles.current().complex_divide == "naive"),
     "elementwise_pow": lambda x, y: M.pow(x, y, profiles.current().pow_grad,
                                           profiles.current().math_lib, log="libm"),
     "floor_divide": M.floor_divide, "remainder": M.remainder,
