@@ -328,6 +328,47 @@ def gemv_row(a, v):
     return out
 
 
+def gemv(a, v, c, alpha, beta):
+    """``alpha * a @ v + beta * c`` (real float32/float64) by MKL's gemv as ATen's
+    ``addmv_impl_cpu`` calls it (column-major): ``a`` as 'N' where its stride 0 is 1, else as
+    'T' where its stride 1 is 1 (leading dimensions allowing), else a contiguous copy as 'T';
+    ``cpublas::gemv``'s lda = m for one column; the result pre-filled with ``c`` (not read when
+    beta is 0); the operands where torch holds them (``placed``). None without MKL."""
+    k = _kernel(a.dtype, "gemv") if a.dtype.kind == "f" else None
+    if k is None or v.dtype != a.dtype:
+        return None
+    rows, cols = a.shape
+    item = a.itemsize
+    s0, s1 = (st // item if st > 0 and st % item == 0 else -1 for st in a.strides)
+
+    def lda_cond(m, n, lda):
+        return n == 1 or lda >= max(1, m)
+
+    if s0 == 1 and s1 >= 0 and lda_cond(rows, cols, s1):
+        trans, m, n, lda = _NO, rows, cols, s1
+    elif s1 == 1 and s0 >= 0 and lda_cond(cols, rows, s0):
+        trans, m, n, lda = _TR, cols, rows, s0
+    else:
+        a = np.ascontiguousarray(a)
+        trans, m, n, lda = _TR, cols, rows, cols
+    if n == 1:
+        lda = m
+    if v.strides[0] <= 0 or v.strides[0] % item:
+        v = np.ascontiguousarray(v)
+    incx = v.strides[0] // item if v.shape[0] > 1 else 1
+    out = aligned(np.array(np.broadcast_to(c, (rows,)), a.dtype) if beta != 0
+                  else np.zeros(rows, a.dtype))
+    if rows == 0:
+        return out
+    if cols == 0:
+        return out * a.dtype.type(beta) if beta not in (0, 1) else out
+    a, v = placed(a), placed(v)
+    address = _mkl.address
+    k[0](_COL, trans, m, n, alpha, address(a), max(lda, 1), address(v), incx, beta,
+         address(out), 1)
+    return out
+
+
 def _batch_operand(a):
     """(array, transpose flag, leading dimension, batch stride) of a batch of matrices as torch's
     ``baddbmm_with_gemm_`` passes it (each matrix row-major or transposed, any batch stride),

@@ -19,6 +19,7 @@ from ..engine.ops.broadcast import sum_to
 from ..engine.ops.math import multiply
 from ..engine.ops.shape import reshape, swap_last
 from ..engine.registry import OPS, apply, needs_grad
+from ._base import raw
 
 _MATMUL = None
 
@@ -42,7 +43,7 @@ def _mm(a, b, transpose_x=False, transpose_y=False):
 
 
 def _column_major(t):
-    d = t.data
+    d = raw(t)   # (the slot: the dialect's .data property looks at its caller's frame)
     return d.ndim == 2 and d.shape[0] > 1 and d.shape[1] > 1 and not d.flags.c_contiguous \
         and d.T.flags.c_contiguous
 
@@ -52,7 +53,7 @@ def _torch_column_major(t):
     strides[1] == sizes[0]`` (a vector's transpose too: ``W.t()`` of a (1, n) or (n, 1) weight,
     whose product torch then computes transposed; ``_column_major`` leaves those out for the
     first-order kernels, whose bits are the same either way)."""
-    d = t.data
+    d = raw(t)
     if d.ndim != 2:
         return False
     item = d.itemsize
@@ -126,7 +127,8 @@ def _product_vjp(n, g):
 def mm_vjp(n, g):
     """MmBackward0 / MvBackward0 / BmmBackward0 (the op is told apart by its operands' ranks)."""
     x, y = n.inputs
-    xs, ys = n.in_meta[0][0], n.in_meta[1][0]
+    meta = n.in_meta   # (a property: read once)
+    xs, ys = meta[0][0], meta[1][0]
     if len(xs) == 2 and len(ys) == 2:
         return (_mat1_grad(g, x, y) if needs_grad(n, 0) else None,
                 _mat2_grad(g, x, y) if needs_grad(n, 1) else None)
@@ -167,6 +169,26 @@ def _scaled(g, s):
     from ._ops import mul
 
     return mul(g, s)
+
+
+def addmv_vjp(n, g):
+    """AddmvBackward0 with alpha/beta (derivatives.yaml): mat's ``grad.ger(vec) * alpha``,
+    vec's ``mat.t().mv(grad) * alpha``, self's ``grad * beta`` summed to its shape."""
+    bias, m, v = n.inputs
+    alpha, beta = n.attrs.get("alpha", 1), n.attrs.get("beta", 1)
+    gm = gv = gb = None
+    rows, k = n.in_meta[1][0]
+    if needs_grad(n, 1):
+        gm = multiply(reshape(g, (rows, 1)), reshape(v, (1, k)))
+        gm = gm if alpha == 1 else _scaled(gm, alpha)
+    if needs_grad(n, 2):
+        gv = _mm(m, g, transpose_x=True)
+        gv = gv if alpha == 1 else _scaled(gv, alpha)
+    if needs_grad(n, 0):
+        gb = g if beta == 1 else _scaled(g, beta)
+        if bias.data.shape != gb.data.shape:
+            gb = sum_to(gb, bias.data.shape, "torch")
+    return gb, gm, gv
 
 
 def addmm_vjp(n, g):

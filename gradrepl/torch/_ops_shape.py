@@ -1390,8 +1390,35 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 # ------------------------------------------------------------------------------ products
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):  # noqa: A002
+    m_, v_, c_ = raw(mat), raw(vec), raw(input)
+    if v_.ndim == 1 and m_.ndim == 2 and c_.ndim <= 1 and m_.dtype == v_.dtype == c_.dtype \
+            and m_.dtype in (np.float32, np.float64) and _mkl_loaded():
+        # (torch: MKL's gemv with alpha and beta inside, the result pre-filled with input)
+        from ._mm_grad import addmv_vjp, with_vjp
+
+        if raw(mat).shape[1] != raw(vec).shape[0] or raw(mat).ndim != 2:
+            _ops.mv(mat, vec)   # (torch's size errors)
+        op = with_vjp(_ops.top("fused_addmm", "AddmvBackward0", "cross12",
+                               forward=_addmv_scaled_fwd), addmv_vjp)
+        res = _ops.apply(op, (input, mat, vec), {"alpha": alpha, "beta": beta})
+        return _finish_out(res, out, "addmv")
     prod = _ops.mv(mat, vec)
     return _axpby(input, prod, beta, alpha, out, "addmv")
+
+
+def _mkl_loaded():
+    from . import _mkl
+
+    return _mkl.available()
+
+
+def _addmv_scaled_fwd(bias, m, v, alpha=1, beta=1):
+    """ATen's addmv_impl_cpu: input copied into the result, then BLAS gemv with alpha and beta
+    (a row-major matrix as 'T' of its column-major view, a column-major one as 'N'),
+    MKL_VERBOSE: SGEMV(t, k, n, alpha, mat, k, vec, 1, beta, result, 1)."""
+    from . import _gemm
+
+    return _gemm.gemv(m, v, np.broadcast_to(bias, (m.shape[0],)), float(alpha), float(beta))
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
