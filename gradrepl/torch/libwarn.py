@@ -45,6 +45,10 @@ SITES = {
                       "        return F.huber_loss(input, target, reduction=self.reduction, "
                       "delta=self.delta)"),
     "plateau_float": ("optim/lr_scheduler.py", 1699, "        current = float(metrics)"),
+    # nn.Transformer's construction of its encoder (TransformerEncoder's enable_nested_tensor
+    # warning, stacklevel=2)
+    "transformer_encoder": ("nn/modules/transformer.py", 143,
+                            "            self.encoder = TransformerEncoder("),
     # torch.cuda.amp's deprecated subclasses calling torch.amp's __init__ (CUDA-not-available)
     "cuda_autocast_init": ("cuda/amp/autocast_mode.py", 54, "        super().__init__("),
     "cuda_scaler_init": ("cuda/amp/grad_scaler.py", 31, "        super().__init__("),

@@ -730,9 +730,12 @@ class TransformerEncoder(Module):
             why_not = "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"
         elif encoder_layer.self_attn.num_heads % 2 == 1:
             why_not = "encoder_layer.self_attn.num_heads is odd"
-        if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
-                          f"because {why_not}", stacklevel=2)
+        if enable_nested_tensor and why_not:   # (stacklevel=2: nn.Transformer's line in torch)
+            from .. import libwarn
+
+            libwarn.warn_from_caller(f"enable_nested_tensor is True, but self.use_nested_tensor "
+                                     f"is False because {why_not}",
+                                     {"Transformer.__init__": "transformer_encoder"})
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
@@ -794,9 +797,7 @@ class Transformer(Module):
                                             activation, layer_norm_eps, batch_first,
                                             norm_first, bias, dtype=dtype)
             norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
