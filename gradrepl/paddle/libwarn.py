@@ -23,6 +23,10 @@ _JIT_NAME_NONE_SOURCE = "                warnings.warn(name_none_error % spec)"
 SITES = {
     "bn_global_stats": {"3": ("nn/layer/norm.py", 885, "            warnings.warn("),
                         "2.6": ("nn/layer/norm.py", 824, "            warnings.warn(")},
+    # paddle.sparse.nn.BatchNorm's own forward (its values' batch norm does not warn again)
+    "sparse_bn_global_stats": {"3": ("sparse/nn/layer/norm.py", 141, "            warnings.warn("),
+                               "2.6": ("sparse/nn/layer/norm.py", 130,
+                                       "            warnings.warn(")},
     "to_tensor_copy": {"3": ("tensor/creation.py", 1152, "    return tensor(")},
     "skip_loading": {
         "3": ("nn/layer/layers.py", 2706,
