@@ -73,6 +73,11 @@ def _divide_fwd(x, y, vml=False, complex_naive=False):
         return _keep(x.dtype, np.where((x < 0) != (y < 0), -q, q))
     if vml and x.dtype == np.float32 and x.shape == y.shape and cpu.cpu_class() == "intel-avx512":
         return K.mkl_div(x, y)
+    if (vml and x.dtype == np.float64 and y.dtype == np.float64 and x.shape == y.shape
+            and cpu.cpu_class() == "intel-avx512" and cpu.detected() == "intel-avx512"):
+        out = K.mkl_div64(x, y)       # (float64: MKL's own vmdDiv, which only this CPU runs)
+        if out is not None:
+            return out
     if complex_naive and (x.dtype.kind == "c" or y.dtype.kind == "c"):
         return _naive_complex_quotient(x, y)
     return _keep(np.result_type(x, y), np.divide(x, y))
