@@ -38,10 +38,34 @@ def test_the_native_kernels_were_built_where_a_compiler_is():
         f"a C compiler is here but the native kernels are {_native.why_not}: reinstall "
         "(pip install -e .) to build gradrepl/engine/_cnative.c, and read its build log")
     assert K._NATIVE is _native.lib
+    assert _native.lib.variant() in ("generic", "fma")
 
 
 needs_native = pytest.mark.skipif(not _native.AVAILABLE,
                                   reason=f"native kernels {_native.why_not}")
+
+
+def _variants():
+    """the float32 kernels' builds this CPU runs: plain C, and the FMA/SSE4.1 one on x86-64"""
+    if not _native.AVAILABLE:
+        return ["generic"]
+    found = []
+    before = _native.lib.variant()
+    for name in ("generic", "fma"):
+        try:
+            _native.lib.variant(name)
+            found.append(name)
+        except ValueError:
+            pass
+    _native.lib.variant(before)
+    return found
+
+
+@pytest.fixture(params=_variants())
+def variant(request):
+    before = _native.lib.variant(request.param)
+    yield request.param
+    _native.lib.variant(before)
 
 
 def _bits(a):
@@ -75,7 +99,7 @@ def _random_patterns(n, seed):
 
 
 @needs_native
-def test_vexp_native_equals_the_replay_on_every_kind_of_input():
+def test_vexp_native_equals_the_replay_on_every_kind_of_input(variant):
     inputs = [_specials(), _random_patterns(1 << 18, 1),
               np.random.default_rng(2).uniform(-110, 0, 1 << 18).astype(F32),   # softmax's range
               np.random.default_rng(3).uniform(-1, 1, 1 << 16).astype(F32) * F32(1e-30)]
@@ -90,7 +114,7 @@ def test_vexp_native_equals_the_replay_on_every_kind_of_input():
 
 
 @needs_native
-def test_vlog_native_equals_the_replay_on_every_kind_of_input():
+def test_vlog_native_equals_the_replay_on_every_kind_of_input(variant):
     inputs = [_specials(), _random_patterns(1 << 18, 6),
               np.random.default_rng(7).uniform(1, 64, 1 << 18).astype(F32)]   # softmax sums
     inputs += list(_sweep(4099))
@@ -128,7 +152,7 @@ def _rows_cases():
 
 @needs_native
 @pytest.mark.parametrize("capability", ["AVX512", "AVX2"])
-def test_softmax_kernels_native_equal_the_replays(capability, monkeypatch):
+def test_softmax_kernels_native_equal_the_replays(capability, variant, monkeypatch):
     monkeypatch.setenv("GRADREPL_TORCH_CAPABILITY", capability)   # 16 or 8 float lanes
     rng = np.random.default_rng(11)
     for name, x in _rows_cases():
@@ -177,3 +201,42 @@ def test_scatter_add_rows_native_equals_np_add_at():
     assert not out.any()
     with pytest.raises(IndexError):
         IX._zeros_add_at(np.ones((2, 2), F32), (3, 2), (np.array([0, 3]),))
+
+
+@needs_native
+def test_nll_loss_reduction_native_equals_the_replay(monkeypatch):
+    # mean and sum of nll_loss (torch's cascade of partial sums, the weights' own cascade for a
+    # weighted mean), float32 and float64, ignored positions, past 16 and 256 rows
+    from gradrepl.torch.nn import _softmax_ops as SO
+
+    rng = np.random.default_rng(17)
+    cases = []
+    for dtype in (np.float32, np.float64):
+        for rows in (1, 2, 15, 16, 17, 33, 255, 256, 257, 600):
+            C = int(rng.integers(1, 30))
+            x = (rng.standard_normal((rows, C)) * 4).astype(dtype)
+            t = rng.integers(0, C, rows)
+            ones = np.ones(C, dtype)
+            w = rng.uniform(0, 2, C).astype(dtype)
+            ign = t.copy()
+            ign[::3] = -100
+            cases += [(x, t, ones, -100), (x, t, w, -100), (x, ign, ones, -100),
+                      (x, ign, w, -100), (x, t, ones, int(t[0]))]
+        x1 = rng.standard_normal(7).astype(dtype)
+        cases += [(x1, np.array(3), np.ones(7, dtype), -100)]
+        bad = rng.standard_normal((4, 5)).astype(dtype)
+        bad[2, 1] = np.nan
+        cases += [(bad, np.array([0, 1, 1, 2]), np.ones(5, dtype), -100),   # (replay: nan)
+                  (bad, np.full(4, -100), np.ones(5, dtype), -100)]        # (all ignored)
+    for x, t, w, ignore in cases:
+        for red in ("mean", "sum"):
+            with np.errstate(all="ignore"):   # (all ignored: 0 / 0, nan, in the replay)
+                got = SO._nll_fwd(x, t, w, ignore, red)
+            with monkeypatch.context() as m, np.errstate(all="ignore"):
+                m.setattr(K, "_NATIVE", None)
+                want = SO._nll_fwd(x, t, w, ignore, red)
+            assert got.dtype == want.dtype and got.shape == want.shape == ()
+            assert got.tobytes() == want.tobytes(), (x.shape, red, ignore)
+    x = np.ones((3, 4), F32)
+    assert _native.lib.nll_reduce(x, np.array([0, 1, 2]), np.ones(4, F32), -100, True) == -1.0
+    assert _native.lib.nll_reduce(x, np.array([0, 1, 9]), np.ones(4, F32), -100, True) is None

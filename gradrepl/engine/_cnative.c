@@ -23,10 +23,16 @@
 #error "float arithmetic must round to float (FLT_EVAL_METHOD 0): the numpy replays run instead"
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 /* ------------------------------------------------------------------ bits */
-static inline uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline float pow2i(int32_t q) { return u2f((uint32_t)(q + 0x7f) << 23); }
+ALWAYS_INLINE uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+ALWAYS_INLINE float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+ALWAYS_INLINE float pow2i(int32_t q) { return u2f((uint32_t)(q + 0x7f) << 23); }
 
 /* ------------------------------------------------------------------ SLEEF expf_u10 */
 /* constants: the float32 values the replay uses (hex, exact) */
@@ -41,7 +47,7 @@ static inline float pow2i(int32_t q) { return u2f((uint32_t)(q + 0x7f) << 23); }
 #define EP5 0x1.0p-1f
 
 /* d not nan: the replay's _vexp_each (every fma one rounding) */
-static inline float vexpf1(float d)
+ALWAYS_INLINE float vexpf1(float d)
 {
     if (d < -104.0f) return 0.0f;
     if (d > 100.0f) return INFINITY;
@@ -70,7 +76,7 @@ static inline float vexpf1(float d)
 #define VLOG_HI 0x1p127f
 
 /* d positive finite below 2**127: the replay's _vlog_each */
-static inline float vlogf1(float d)
+ALWAYS_INLINE float vlogf1(float d)
 {
     int ex;
     frexpf(d * R075f, &ex);
@@ -101,13 +107,13 @@ static inline float vlogf1(float d)
     return r2x + r2y;
 }
 
-static inline int vlog_ok(float d) { return d > 0.0f && d < VLOG_HI; }   /* (nan: false) */
+ALWAYS_INLINE int vlog_ok(float d) { return d > 0.0f && d < VLOG_HI; }   /* (nan: false) */
 
 /* ------------------------------------------------------------------ torch's row sum */
 /* reduce_all with +: L-lane vectors (the last partial one added into the first lanes), the
  * lanes folded pairwise L/2, ..., 1; a row shorter than L added in order */
 #define MAXL 64
-static inline float vsumf(const float *x, Py_ssize_t n, int L)
+ALWAYS_INLINE float vsumf(const float *x, Py_ssize_t n, int L)
 {
     if (n < L) {
         float acc = x[0];
@@ -176,62 +182,40 @@ static int rows_of(Bufs *bs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t itemsize, Py
     return 0;
 }
 
-/* ------------------------------------------------------------------ exported: elementwise */
-/* expf_u10(x, out) -> 0 (a nan gives itself, quieted, as the replay does) */
-static PyObject *py_expf_u10(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* ------------------------------------------------------------------ the float32 kernels' loops */
+/* Each loop is compiled twice: as plain C (fmaf and rintf calls into the C library, any CPU)
+ * and, on x86-64 with GCC or clang, for CPUs with FMA and SSE4.1, where fmaf and rintf are one
+ * instruction each (vfmadd, vroundss: the same correctly rounded results); the module picks
+ * the second where the CPU has both (cpuid, at import; ``variant()`` says which runs). */
+ALWAYS_INLINE long expf_body(const float *x, float *out, Py_ssize_t count)
 {
-    Bufs bs;
-    if (parse(args, nargs, 2, 1, 4, 0, NULL, &bs, "expf_u10") < 0) return NULL;
-    const float *x = bs.b[0].buf;
-    float *out = bs.b[1].buf;
-    Py_ssize_t count = bs.b[0].len / 4;
     for (Py_ssize_t i = 0; i < count; i++) {
         float d = x[i];
         out[i] = isnan(d) ? u2f(f2u(d) | 0x400000u) : vexpf1(d);
     }
-    release(&bs);
-    return PyLong_FromLong(0);
+    return 0;
 }
 
-/* logf_u10(x, out) -> 0, or 1 if a value is not positive finite below 2**127 */
-static PyObject *py_logf_u10(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+ALWAYS_INLINE long logf_body(const float *x, float *out, Py_ssize_t count)
 {
-    Bufs bs;
-    if (parse(args, nargs, 2, 1, 4, 0, NULL, &bs, "logf_u10") < 0) return NULL;
-    const float *x = bs.b[0].buf;
-    float *out = bs.b[1].buf;
-    Py_ssize_t count = bs.b[0].len / 4;
-    long status = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (!vlog_ok(x[i])) { status = 1; break; }
+        if (!vlog_ok(x[i])) return 1;
         out[i] = vlogf1(x[i]);
     }
-    release(&bs);
-    return PyLong_FromLong(status);
+    return 0;
 }
 
-/* ------------------------------------------------------------------ exported: row kernels */
-/* x (rows, n) float32 -> out: log_softmax along the rows (lanes L); 1 on a nan */
-static PyObject *py_log_softmax_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* x (rows, n) -> out: log_softmax along the rows (lanes L); 1 on a nan */
+ALWAYS_INLINE long lsm_body(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n, int L)
 {
-    Bufs bs;
-    Py_ssize_t p[2], rows;
-    if (parse(args, nargs, 2, 1, 4, 2, p, &bs, "log_softmax_f32") < 0) return NULL;
-    Py_ssize_t n = p[0];
-    int L = (int)p[1];
-    if (rows_of(&bs, n, p[1], 4, &rows, "log_softmax_f32") < 0) return NULL;
-    const float *x = bs.b[0].buf;
-    float *out = bs.b[1].buf;
-    long status = 0;
-    for (Py_ssize_t r = 0; r < rows && !status; r++, x += n, out += n) {
+    for (Py_ssize_t r = 0; r < rows; r++, x += n, out += n) {
         float mx = x[0];
         for (Py_ssize_t k = 1; k < n; k++)
             if (x[k] > mx) mx = x[k];
-        for (Py_ssize_t k = 0; k < n; k++) {      /* out holds x - max, then exp of it */
+        for (Py_ssize_t k = 0; k < n; k++) {      /* out holds x - max */
             out[k] = x[k] - mx;
-            if (isnan(out[k])) { status = 1; break; }
+            if (isnan(out[k])) return 1;
         }
-        if (status) break;
         /* the exponentials are needed only for their sum (vsumf's order, made here) */
         float ls, acc[MAXL];
         if (n < L) {
@@ -247,90 +231,183 @@ static PyObject *py_log_softmax_f32(PyObject *self, PyObject *const *args, Py_ss
                 for (int j = 0; j < w; j++) acc[j] = acc[j] + acc[j + w];
             ls = acc[0];
         }
-        if (!vlog_ok(ls)) { status = 1; break; }
+        if (!vlog_ok(ls)) return 1;
         ls = vlogf1(ls);
         for (Py_ssize_t k = 0; k < n; k++) out[k] = out[k] - ls;
     }
-    release(&bs);
-    return PyLong_FromLong(status);
+    return 0;
 }
 
-/* y, g (rows, n) float32 -> out = g - exp(y) * sum(g), fused; 1 on a nan or a sum not finite */
-static PyObject *py_log_softmax_backward_f32(PyObject *self, PyObject *const *args,
-                                             Py_ssize_t nargs)
+/* y, g (rows, n) -> out = g - exp(y) * sum(g), fused; 1 on a nan or a sum not finite */
+ALWAYS_INLINE long lsm_bwd_body(const float *y, const float *g, float *out, Py_ssize_t rows,
+                                Py_ssize_t n, int L)
 {
-    Bufs bs;
-    Py_ssize_t p[2], rows;
-    if (parse(args, nargs, 3, 1, 4, 2, p, &bs, "log_softmax_backward_f32") < 0) return NULL;
-    Py_ssize_t n = p[0];
-    int L = (int)p[1];
-    if (rows_of(&bs, n, p[1], 4, &rows, "log_softmax_backward_f32") < 0) return NULL;
-    const float *y = bs.b[0].buf, *g = bs.b[1].buf;
-    float *out = bs.b[2].buf;
-    long status = 0;
     for (Py_ssize_t r = 0; r < rows; r++, y += n, g += n, out += n) {
         float s = vsumf(g, n, L);
-        if (!isfinite(s)) { status = 1; break; }
+        if (!isfinite(s)) return 1;
         for (Py_ssize_t k = 0; k < n; k++) {
-            if (isnan(y[k]) || isnan(g[k])) { status = 1; break; }
+            if (isnan(y[k]) || isnan(g[k])) return 1;
             out[k] = fmaf(-vexpf1(y[k]), s, g[k]);
         }
-        if (status) break;
     }
-    release(&bs);
-    return PyLong_FromLong(status);
+    return 0;
 }
 
-/* x (rows, n) float32 -> out: softmax, e * (1 / sum); 1 on a nan */
-static PyObject *py_softmax_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* x (rows, n) -> out: softmax, e * (1 / sum); 1 on a nan */
+ALWAYS_INLINE long sm_body(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n, int L)
 {
-    Bufs bs;
-    Py_ssize_t p[2], rows;
-    if (parse(args, nargs, 2, 1, 4, 2, p, &bs, "softmax_f32") < 0) return NULL;
-    Py_ssize_t n = p[0];
-    int L = (int)p[1];
-    if (rows_of(&bs, n, p[1], 4, &rows, "softmax_f32") < 0) return NULL;
-    const float *x = bs.b[0].buf;
-    float *out = bs.b[1].buf;
-    long status = 0;
-    for (Py_ssize_t r = 0; r < rows && !status; r++, x += n, out += n) {
+    for (Py_ssize_t r = 0; r < rows; r++, x += n, out += n) {
         float mx = x[0];
         for (Py_ssize_t k = 1; k < n; k++)
             if (x[k] > mx) mx = x[k];
         for (Py_ssize_t k = 0; k < n; k++) {
             float sh = x[k] - mx;
-            if (isnan(sh)) { status = 1; break; }
+            if (isnan(sh)) return 1;
             out[k] = vexpf1(sh);
         }
-        if (status) break;
         float inv = 1.0f / vsumf(out, n, L);
         for (Py_ssize_t k = 0; k < n; k++) out[k] = out[k] * inv;
+    }
+    return 0;
+}
+
+/* y, g (rows, n) -> out = (g - sum(g * y)) * y; 1 on a nan */
+ALWAYS_INLINE long sm_bwd_body(const float *y, const float *g, float *out, Py_ssize_t rows,
+                               Py_ssize_t n, int L)
+{
+    for (Py_ssize_t r = 0; r < rows; r++, y += n, g += n, out += n) {
+        for (Py_ssize_t k = 0; k < n; k++) out[k] = g[k] * y[k];   /* (out: scratch) */
+        float s = vsumf(out, n, L);
+        if (isnan(s)) return 1;
+        for (Py_ssize_t k = 0; k < n; k++) out[k] = (g[k] - s) * y[k];
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *name;
+    long (*expf)(const float *, float *, Py_ssize_t);
+    long (*logf)(const float *, float *, Py_ssize_t);
+    long (*lsm)(const float *, float *, Py_ssize_t, Py_ssize_t, int);
+    long (*lsm_bwd)(const float *, const float *, float *, Py_ssize_t, Py_ssize_t, int);
+    long (*sm)(const float *, float *, Py_ssize_t, Py_ssize_t, int);
+    long (*sm_bwd)(const float *, const float *, float *, Py_ssize_t, Py_ssize_t, int);
+} Kernels;
+
+#define INSTANTIATE(SUFFIX, ATTR)                                                             \
+    ATTR static long expf_##SUFFIX(const float *x, float *o, Py_ssize_t c)                   \
+    { return expf_body(x, o, c); }                                                            \
+    ATTR static long logf_##SUFFIX(const float *x, float *o, Py_ssize_t c)                   \
+    { return logf_body(x, o, c); }                                                            \
+    ATTR static long lsm_##SUFFIX(const float *x, float *o, Py_ssize_t r, Py_ssize_t n, int L) \
+    { return lsm_body(x, o, r, n, L); }                                                       \
+    ATTR static long lsm_bwd_##SUFFIX(const float *y, const float *g, float *o, Py_ssize_t r,  \
+                                      Py_ssize_t n, int L)                                    \
+    { return lsm_bwd_body(y, g, o, r, n, L); }                                                \
+    ATTR static long sm_##SUFFIX(const float *x, float *o, Py_ssize_t r, Py_ssize_t n, int L)  \
+    { return sm_body(x, o, r, n, L); }                                                        \
+    ATTR static long sm_bwd_##SUFFIX(const float *y, const float *g, float *o, Py_ssize_t r,   \
+                                     Py_ssize_t n, int L)                                     \
+    { return sm_bwd_body(y, g, o, r, n, L); }                                                 \
+    static const Kernels K_##SUFFIX = {#SUFFIX, expf_##SUFFIX, logf_##SUFFIX, lsm_##SUFFIX,  \
+                                       lsm_bwd_##SUFFIX, sm_##SUFFIX, sm_bwd_##SUFFIX};
+
+INSTANTIATE(generic, )
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_FMA_VARIANT 1
+INSTANTIATE(fma, __attribute__((target("fma,sse4.1"))))
+#endif
+
+static const Kernels *KERN = &K_generic;
+
+static void pick_kernels(void)
+{
+#ifdef HAVE_FMA_VARIANT
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("sse4.1")) KERN = &K_fma;
+#endif
+}
+
+/* ------------------------------------------------------------------ exported: float32 kernels */
+/* expf_u10(x, out) -> 0 (a nan gives itself, quieted, as the replay does) */
+static PyObject *py_expf_u10(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Bufs bs;
+    if (parse(args, nargs, 2, 1, 4, 0, NULL, &bs, "expf_u10") < 0) return NULL;
+    long status = KERN->expf(bs.b[0].buf, bs.b[1].buf, bs.b[0].len / 4);
+    release(&bs);
+    return PyLong_FromLong(status);
+}
+
+/* logf_u10(x, out) -> 0, or 1 if a value is not positive finite below 2**127 */
+static PyObject *py_logf_u10(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Bufs bs;
+    if (parse(args, nargs, 2, 1, 4, 0, NULL, &bs, "logf_u10") < 0) return NULL;
+    long status = KERN->logf(bs.b[0].buf, bs.b[1].buf, bs.b[0].len / 4);
+    release(&bs);
+    return PyLong_FromLong(status);
+}
+
+/* the row kernels: (x, out, n, lanes) or (y, g, out, n, lanes) */
+static PyObject *row_kernel(PyObject *const *args, Py_ssize_t nargs, int nbuf, const char *name,
+                            int which)
+{
+    Bufs bs;
+    Py_ssize_t p[2], rows;
+    if (parse(args, nargs, nbuf, 1, 4, 2, p, &bs, name) < 0) return NULL;
+    if (rows_of(&bs, p[0], p[1], 4, &rows, name) < 0) return NULL;
+    Py_ssize_t n = p[0];
+    int L = (int)p[1];
+    long status;
+    void *a = bs.b[0].buf, *b = bs.b[1].buf, *c = nbuf == 3 ? bs.b[2].buf : NULL;
+    switch (which) {
+    case 0: status = KERN->lsm(a, b, rows, n, L); break;
+    case 1: status = KERN->lsm_bwd(a, b, c, rows, n, L); break;
+    case 2: status = KERN->sm(a, b, rows, n, L); break;
+    default: status = KERN->sm_bwd(a, b, c, rows, n, L); break;
     }
     release(&bs);
     return PyLong_FromLong(status);
 }
 
+/* x (rows, n) float32 -> out: log_softmax along the rows (lanes L); 1 on a nan */
+static PyObject *py_log_softmax_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{ return row_kernel(args, nargs, 2, "log_softmax_f32", 0); }
+
+/* y, g (rows, n) float32 -> out = g - exp(y) * sum(g), fused; 1 on a nan or a sum not finite */
+static PyObject *py_log_softmax_backward_f32(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs)
+{ return row_kernel(args, nargs, 3, "log_softmax_backward_f32", 1); }
+
+/* x (rows, n) float32 -> out: softmax, e * (1 / sum); 1 on a nan */
+static PyObject *py_softmax_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{ return row_kernel(args, nargs, 2, "softmax_f32", 2); }
+
 /* y, g (rows, n) float32 -> out = (g - sum(g * y)) * y; 1 on a nan */
 static PyObject *py_softmax_backward_f32(PyObject *self, PyObject *const *args,
                                          Py_ssize_t nargs)
+{ return row_kernel(args, nargs, 3, "softmax_backward_f32", 3); }
+
+/* variant() -> the name of the float32 kernels' build that runs; variant(name) picks one
+ * ("generic" or "fma", if this CPU has it) and returns the name of the one before (tests) */
+static PyObject *py_variant(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Bufs bs;
-    Py_ssize_t p[2], rows;
-    if (parse(args, nargs, 3, 1, 4, 2, p, &bs, "softmax_backward_f32") < 0) return NULL;
-    Py_ssize_t n = p[0];
-    int L = (int)p[1];
-    if (rows_of(&bs, n, p[1], 4, &rows, "softmax_backward_f32") < 0) return NULL;
-    const float *y = bs.b[0].buf, *g = bs.b[1].buf;
-    float *out = bs.b[2].buf;
-    long status = 0;
-    for (Py_ssize_t r = 0; r < rows; r++, y += n, g += n, out += n) {
-        for (Py_ssize_t k = 0; k < n; k++) out[k] = g[k] * y[k];   /* (out: scratch) */
-        float s = vsumf(out, n, L);
-        if (isnan(s)) { status = 1; break; }
-        for (Py_ssize_t k = 0; k < n; k++) out[k] = (g[k] - s) * y[k];
+    const char *before = KERN->name;
+    if (nargs == 1) {
+        const char *want = PyUnicode_AsUTF8(args[0]);
+        if (want == NULL) return NULL;
+        if (strcmp(want, "generic") == 0) KERN = &K_generic;
+#ifdef HAVE_FMA_VARIANT
+        else if (strcmp(want, "fma") == 0 && __builtin_cpu_supports("fma")
+                 && __builtin_cpu_supports("sse4.1")) KERN = &K_fma;
+#endif
+        else {
+            PyErr_Format(PyExc_ValueError, "no kernel variant %s here", want);
+            return NULL;
+        }
     }
-    release(&bs);
-    return PyLong_FromLong(status);
+    return PyUnicode_FromString(before);
 }
 
 /* ------------------------------------------------------------------ exported: scatter-add */
@@ -402,6 +479,99 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ exported: nll_loss */
+/* torch's nll_loss sum (the replay _softmax_kernels.cascade_sum): 8 levels of partial sums, a
+ * carry after every 16th position (a position skipped carries nothing), the levels added in
+ * order from +0. v(b) is position b's value; ignored positions are skipped. */
+#define CASCADE(T, OUT, V)                                                                    \
+    do {                                                                                      \
+        T acc_[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                 \
+        for (Py_ssize_t b = 0; b < rows; b++) {                                               \
+            if (t[b] == ignore) continue;                                                     \
+            acc_[0] = acc_[0] + (V);                                                          \
+            for (int j = 0; j < 7; j++) {                                                     \
+                if ((uint64_t)b & ((uint64_t)15 << (j * 4))) break;                           \
+                acc_[j + 1] = acc_[j + 1] + acc_[j];                                          \
+                acc_[j] = 0;                                                                  \
+            }                                                                                 \
+        }                                                                                     \
+        T s_ = 0;                                                                             \
+        for (int j = 0; j < 8; j++) s_ = s_ + acc_[j];                                        \
+        OUT = s_;                                                                             \
+    } while (0)
+
+/* one dtype's nll_loss, reduction mean or sum, as the replay _softmax_ops._nll_fwd: 0 with the
+ * value in *res, or 1 (a nan, a target out of range, a zero total weight: the replay) */
+#define NLL_FN(NAME, T)                                                                       \
+static long NAME(const T *x, const int64_t *t, const T *w, Py_ssize_t rows, Py_ssize_t C,     \
+                 int64_t ignore, int mean, double *res)                                       \
+{                                                                                             \
+    int weighted = 0;                                                                         \
+    for (Py_ssize_t c = 0; c < C; c++) {                                                      \
+        if (isnan(w[c])) return 1;                                                            \
+        if (w[c] != 1) weighted = 1;                                                          \
+    }                                                                                         \
+    Py_ssize_t count = 0;                                                                     \
+    for (Py_ssize_t b = 0; b < rows; b++) {                                                   \
+        if (t[b] == ignore) continue;                                                         \
+        if (t[b] < 0 || t[b] >= C || isnan(x[b * C + t[b]])) return 1;                        \
+        count++;                                                                              \
+    }                                                                                         \
+    T total, tw;                                                                              \
+    if (weighted)                                                                             \
+        CASCADE(T, total, -(x[b * C + t[b]] * w[t[b]]));                                      \
+    else                                                                                      \
+        CASCADE(T, total, -x[b * C + t[b]]);                                                  \
+    if (mean) {                                                                               \
+        if (weighted)                                                                         \
+            CASCADE(T, tw, w[t[b]]);                                                          \
+        else                                                                                  \
+            tw = (T)count;                                                                    \
+        if (!(tw != 0)) return 1;                                                             \
+        total = total / tw;                                                                   \
+    }                                                                                         \
+    *res = (double)total;                                                                     \
+    return 0;                                                                                 \
+}
+
+NLL_FN(nll_f32, float)
+NLL_FN(nll_f64, double)
+
+/* nll_reduce(x, target, weight, ignore_index, mean) -> the loss as a float, or None (the
+ * replay): x (rows, C) float32/float64, target (rows,) int64, weight (C,) of x's dtype */
+static PyObject *py_nll_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer x, t, w;
+    if (nargs != 5) { PyErr_SetString(PyExc_TypeError, "nll_reduce takes 5 arguments"); return NULL; }
+    int64_t ignore = PyLong_AsLongLong(args[3]);
+    if (ignore == -1 && PyErr_Occurred()) return NULL;
+    int mean = PyObject_IsTrue(args[4]);
+    if (mean < 0) return NULL;
+    if (PyObject_GetBuffer(args[0], &x, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &t, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&x); return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &w, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&x); PyBuffer_Release(&t); return NULL;
+    }
+    Py_ssize_t isz = x.itemsize, rows = t.len / 8, C = w.len / (isz ? isz : 1);
+    long status = 1;
+    double res = 0;
+    if (t.itemsize != 8 || w.itemsize != isz || (isz != 4 && isz != 8) || C <= 0
+        || x.len != rows * C * isz) {
+        PyErr_SetString(PyExc_ValueError, "nll_reduce: x (rows, C), int64 target, weight (C,)");
+        PyBuffer_Release(&x); PyBuffer_Release(&t); PyBuffer_Release(&w);
+        return NULL;
+    }
+    if (isz == 4)
+        status = nll_f32(x.buf, t.buf, w.buf, rows, C, ignore, mean, &res);
+    else
+        status = nll_f64(x.buf, t.buf, w.buf, rows, C, ignore, mean, &res);
+    PyBuffer_Release(&x); PyBuffer_Release(&t); PyBuffer_Release(&w);
+    if (status) Py_RETURN_NONE;
+    return PyFloat_FromDouble(res);
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -416,6 +586,10 @@ static PyMethodDef methods[] = {
      "softmax_f32(x, out, n, lanes) -> 0, or 1 (not finished) on a nan"},
     {"softmax_backward_f32", (PyCFunction)(void (*)(void))py_softmax_backward_f32,
      METH_FASTCALL, "softmax_backward_f32(y, g, out, n, lanes) -> 0, or 1"},
+    {"variant", (PyCFunction)(void (*)(void))py_variant, METH_FASTCALL,
+     "variant([name]) -> the float32 kernels' build that runs (generic, fma); with a name, pick it"},
+    {"nll_reduce", (PyCFunction)(void (*)(void))py_nll_reduce, METH_FASTCALL,
+     "nll_reduce(x, target, weight, ignore_index, mean) -> the loss, or None (not computed)"},
     {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {NULL, NULL, 0, NULL},
@@ -427,4 +601,8 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__cnative(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cnative(void)
+{
+    pick_kernels();
+    return PyModule_Create(&module);
+}

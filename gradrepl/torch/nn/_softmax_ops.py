@@ -156,6 +156,10 @@ def _class_rows(x):
 def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     if not K.supported(x):
         return FU._nll2_fwd(x, target, weight, ignore_index, reduction)
+    if K._NATIVE is not None and reduction != "none" and x.ndim <= 2:
+        r = _native_nll(x, target, weight, ignore_index, reduction == "mean")
+        if r is not None:
+            return r
     idx, valid, w = _nll_parts(x.shape, target, weight, ignore_index, x.dtype)
     xc = _class_rows(x)
     picked = xc[np.arange(xc.shape[0]), idx]
@@ -167,6 +171,18 @@ def _nll_fwd(x, target, weight, ignore_index=-100, reduction="mean"):
     if reduction == "mean":
         total = x.dtype.type(total / _total_weight(w, valid, weighted))
     return np.asarray(total, x.dtype)
+
+
+def _native_nll(x, target, weight, ignore_index, mean):
+    """``_nll_fwd``'s mean or sum of a 1-D or 2-D input by the native kernel (the same sums in
+    the same order); None: left to the numpy code below (a nan, another layout or dtype)."""
+    t = np.asarray(target)
+    w = np.asarray(weight)
+    if t.dtype != np.int64 or w.dtype != x.dtype or not x.flags.c_contiguous \
+            or t.size != (1 if x.ndim == 1 else x.shape[0]) or w.shape != x.shape[-1:]:
+        return None
+    r = K._NATIVE.nll_reduce(x, np.ascontiguousarray(t).reshape(-1), w, int(ignore_index), mean)
+    return None if r is None else np.array(r, x.dtype)
 
 
 @exact_first_order
