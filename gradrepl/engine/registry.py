@@ -364,16 +364,18 @@ def reduce_grad(op: OpDef, i: int, g, shape, dtype):
     Broadcasting in the forward is undone by summing over the broadcast axes (the ``sum_to``
     op, itself differentiable). Any other mismatch is a bug in the op's VJP and names it.
     """
-    gs = g.data.shape
+    gd = _slot(g) if _SLOT_CLASS.get(type(g)) else g.data  # (a dialect's .data: see apply)
+    gs = gd.shape
     if gs != shape:
         if op.broadcast and len(gs) >= len(shape):
             g = _sum_to()(g, shape, getattr(op, "grad_sum_order", "row"))
-        if g.data.shape != shape:
+            gd = _slot(g) if _SLOT_CLASS.get(type(g)) else g.data
+        if gd.shape != shape:
             raise GradShapeError(
                 f"the gradient of input {i} of {op.name} has shape {list(gs)}, "
                 f"but the input has shape {list(shape)}"
             )
-    if g.data.dtype != dtype and dtype.kind in "fc":
+    if gd.dtype != dtype and dtype.kind in "fc":
         from .ops.math import cast
 
         g = cast(g, dtype)
