@@ -227,7 +227,7 @@ def _torch_pow(x, y, base=None, **_kw):
     with np.errstate(all="ignore"):
         if x.dtype.kind in "iu":
             return EM._elementwise_pow_fwd(x, y)
-        if x.dtype == np.float32 and y.dtype == np.float32:
+        if x.dtype == y.dtype and x.dtype in (np.float32, np.float64):
             from ._kernels import torch_pow_tensor
 
             # pow(Scalar, Tensor) writes a C-contiguous result (pow.Scalar's meta): its loop
