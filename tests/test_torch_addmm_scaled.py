@@ -326,6 +326,113 @@ def test_addmv_bits_equal_real_torch():
     assert not bad, bad
 
 
+# torch.baddbmm with alpha/beta: below 400 multiply-adds per matrix torch's own loop (products
+# summed in k order, then self * beta + alpha * sum), else MKL's gemm_batch (one matrix: gemm)
+# with alpha and beta inside; BaddbmmBackward0's products times alpha. gradrepl computed bmm
+# then the scaled sum: 48 of these 72 differed.
+REAL_BMM = {
+    "float32_2x1x4x5_c_0.7_1.0": "25bd3599d792",
+    "float32_2x1x4x5_c_0.125_0.0": "b41e9c68f3db",
+    "float32_2x1x4x5_c_-1.5_2.5": "0cc639b9e6d2",
+    "float32_2x1x4x5_t_0.7_1.0": "854ce7fc6caa",
+    "float32_2x1x4x5_t_0.125_0.0": "ff6e3a75b053",
+    "float32_2x1x4x5_t_-1.5_2.5": "31836abc7220",
+    "float32_3x4x7x9_c_0.7_1.0": "0ca42a584c22",
+    "float32_3x4x7x9_c_0.125_0.0": "c0a891447bde",
+    "float32_3x4x7x9_c_-1.5_2.5": "34f7594a1443",
+    "float32_3x4x7x9_t_0.7_1.0": "4ede6cd4bed2",
+    "float32_3x4x7x9_t_0.125_0.0": "9ae0642fd64b",
+    "float32_3x4x7x9_t_-1.5_2.5": "c1ad8f78db44",
+    "float32_2x8x16x8_c_0.7_1.0": "79e5b173732d",
+    "float32_2x8x16x8_c_0.125_0.0": "a455f16a3633",
+    "float32_2x8x16x8_c_-1.5_2.5": "dc056520f537",
+    "float32_2x8x16x8_t_0.7_1.0": "aba47a2f38ab",
+    "float32_2x8x16x8_t_0.125_0.0": "9a855318ed50",
+    "float32_2x8x16x8_t_-1.5_2.5": "96c211578beb",
+    "float32_4x1x64x33_c_0.7_1.0": "7853b7d3350b",
+    "float32_4x1x64x33_c_0.125_0.0": "9e28d01cf48d",
+    "float32_4x1x64x33_c_-1.5_2.5": "28f8b25d1d62",
+    "float32_4x1x64x33_t_0.7_1.0": "261c42e5b4fa",
+    "float32_4x1x64x33_t_0.125_0.0": "f6397bf604c7",
+    "float32_4x1x64x33_t_-1.5_2.5": "8c371ad1b94d",
+    "float32_1x64x64x64_c_0.7_1.0": "fb3f985dce7c",
+    "float32_1x64x64x64_c_0.125_0.0": "80d869b66c2d",
+    "float32_1x64x64x64_c_-1.5_2.5": "30f813b93eac",
+    "float32_1x64x64x64_t_0.7_1.0": "d4b1e809fb6e",
+    "float32_1x64x64x64_t_0.125_0.0": "673e5a32916c",
+    "float32_1x64x64x64_t_-1.5_2.5": "bcfbdc031e3c",
+    "float32_8x5x100x1_c_0.7_1.0": "8eaa65c9a7ca",
+    "float32_8x5x100x1_c_0.125_0.0": "e7616d2354a1",
+    "float32_8x5x100x1_c_-1.5_2.5": "5408ba7e5eeb",
+    "float32_8x5x100x1_t_0.7_1.0": "e42363928b29",
+    "float32_8x5x100x1_t_0.125_0.0": "ab92a5ccbd4d",
+    "float32_8x5x100x1_t_-1.5_2.5": "5da8a4ed63a5",
+    "float64_2x1x4x5_c_0.7_1.0": "3cd423bf840a",
+    "float64_2x1x4x5_c_0.125_0.0": "bedae0427a5c",
+    "float64_2x1x4x5_c_-1.5_2.5": "af2fc86c5271",
+    "float64_2x1x4x5_t_0.7_1.0": "f8a95066d721",
+    "float64_2x1x4x5_t_0.125_0.0": "e0cea8681569",
+    "float64_2x1x4x5_t_-1.5_2.5": "cf5efc469bb4",
+    "float64_3x4x7x9_c_0.7_1.0": "3099674e0100",
+    "float64_3x4x7x9_c_0.125_0.0": "92f505bd3fda",
+    "float64_3x4x7x9_c_-1.5_2.5": "6572871297e4",
+    "float64_3x4x7x9_t_0.7_1.0": "35d42c590ff4",
+    "float64_3x4x7x9_t_0.125_0.0": "673504f37d25",
+    "float64_3x4x7x9_t_-1.5_2.5": "57f6684dd40a",
+    "float64_2x8x16x8_c_0.7_1.0": "33436dc25109",
+    "float64_2x8x16x8_c_0.125_0.0": "447bf8cfa831",
+    "float64_2x8x16x8_c_-1.5_2.5": "126c16707c59",
+    "float64_2x8x16x8_t_0.7_1.0": "c34bac25373a",
+    "float64_2x8x16x8_t_0.125_0.0": "c2881fb2027f",
+    "float64_2x8x16x8_t_-1.5_2.5": "1d9248916612",
+    "float64_4x1x64x33_c_0.7_1.0": "f4fb9baa400c",
+    "float64_4x1x64x33_c_0.125_0.0": "824b3b926666",
+    "float64_4x1x64x33_c_-1.5_2.5": "c3d5115e5574",
+    "float64_4x1x64x33_t_0.7_1.0": "c4e147d3d2da",
+    "float64_4x1x64x33_t_0.125_0.0": "e3acecde43c1",
+    "float64_4x1x64x33_t_-1.5_2.5": "34ded8a62aec",
+    "float64_1x64x64x64_c_0.7_1.0": "9e3f5c96c1e2",
+    "float64_1x64x64x64_c_0.125_0.0": "91e0382883c1",
+    "float64_1x64x64x64_c_-1.5_2.5": "a0f806617444",
+    "float64_1x64x64x64_t_0.7_1.0": "cd45db818bbf",
+    "float64_1x64x64x64_t_0.125_0.0": "8d4004e0514b",
+    "float64_1x64x64x64_t_-1.5_2.5": "73462589b365",
+    "float64_8x5x100x1_c_0.7_1.0": "91dfc6b64610",
+    "float64_8x5x100x1_c_0.125_0.0": "28168eee4778",
+    "float64_8x5x100x1_c_-1.5_2.5": "d0ec9c98c5a6",
+    "float64_8x5x100x1_t_0.7_1.0": "c7fb0d232dfe",
+    "float64_8x5x100x1_t_0.125_0.0": "1c5c508babba",
+    "float64_8x5x100x1_t_-1.5_2.5": "6809224a40a0",
+}
+
+
+def _bmm_cases():
+    rng = np.random.default_rng(13)
+    for d in (torch.float32, torch.float64):
+        for (B, n, k, m) in [(2, 1, 4, 5), (3, 4, 7, 9), (2, 8, 16, 8), (4, 1, 64, 33),
+                             (1, 64, 64, 64), (8, 5, 100, 1)]:
+            for lay in ("c", "t"):
+                for al, be in [(0.7, 1.0), (0.125, 0.0), (-1.5, 2.5)]:
+                    c = torch.tensor(rng.standard_normal((B, n, m)), dtype=d, requires_grad=True)
+                    shape = (B, k, n) if lay == "t" else (B, n, k)
+                    xb = torch.tensor(rng.standard_normal(shape), dtype=d, requires_grad=True)
+                    x = xb.transpose(1, 2) if lay == "t" else xb
+                    w = torch.tensor(rng.standard_normal((B, k, m)), dtype=d, requires_grad=True)
+                    y = torch.baddbmm(c, x, w, beta=be, alpha=al)
+                    y.backward(torch.tensor(rng.standard_normal((B, n, m)), dtype=d))
+                    h = hashlib.sha1()
+                    for t in (y, c.grad, xb.grad, w.grad):
+                        h.update(t.detach().numpy().tobytes())
+                    yield f"{str(d)[6:]}_{B}x{n}x{k}x{m}_{lay}_{al}_{be}", h.hexdigest()[:12]
+
+
+def test_baddbmm_bits_equal_real_torch():
+    skip_unless_mkl_path("baddbmm (MKL's gemm_batch with alpha/beta inside)")
+    got = dict(_bmm_cases())
+    bad = [k for k in REAL_BMM if got.get(k) != REAL_BMM[k]]
+    assert not bad, bad
+
+
 def test_addmm_alpha_beta_bits_equal_real_torch():
     skip_unless_mkl_path("addmm with alpha/beta (MKL's gemm with them inside)")
     got = dict(_cases())

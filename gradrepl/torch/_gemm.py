@@ -384,11 +384,12 @@ def _batch_operand(a):
     return a, _NO, max(a.shape[2], 1), a.shape[1] * a.shape[2]
 
 
-def gemm_batch(a, b):
+def gemm_batch(a, b, c=None, alpha=1.0, beta=0.0):
     """``a @ b`` of two batches of matrices (same batch size) as torch's bmm computes those it does
     not run by its own loop: one ``cblas_?gemm_batch_strided`` (measured equal to real torch on
     float32, float64, complex64 and complex128 batches where one gemm per matrix was not), or None
-    without MKL or for another dtype."""
+    without MKL or for another dtype. ``c``, ``alpha``, ``beta``: baddbmm's (the result
+    pre-filled with ``c`` broadcast, alpha and beta inside the call)."""
     if a.dtype != b.dtype or a.ndim != 3 or b.ndim != 3 or a.dtype not in _TYPES:
         return None
     lib = _mkl._load()
@@ -406,9 +407,10 @@ def gemm_batch(a, b):
         f = f[0]
     batch, m, kk = a.shape
     n = b.shape[2]
-    out = np.zeros((batch, m, n), a.dtype)
+    out = np.zeros((batch, m, n), a.dtype) if c is None or beta == 0 else \
+        np.array(np.broadcast_to(c, (batch, m, n)), a.dtype, order="C")
     if not out.size or kk == 0:
-        return out
+        return out if beta in (0, 1) or c is None else out * a.dtype.type(beta)
     # torch's result is a new storage, 64-byte aligned; MKL's threaded product of a one-matrix
     # batch follows where it starts ((1, 1, 400) @ (1, 400, 50) float32: 4 results at 0, 16, 32
     # and 48 bytes past a boundary, torch's the first), as gemm's one-row products do
@@ -416,12 +418,12 @@ def gemm_batch(a, b):
     sa, ta, lda, stride_a = _batch_operand(a)
     sb, tb, ldb, stride_b = _batch_operand(b)
     address = _mkl.address
-    f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, stride_a, address(sb),
-      ldb, stride_b, _scalar(a.dtype, 0.0), address(out), max(n, 1), m * n, batch)
+    f(_ROW, ta, tb, m, n, kk, _scalar(a.dtype, alpha), address(sa), lda, stride_a, address(sb),
+      ldb, stride_b, _scalar(a.dtype, beta), address(out), max(n, 1), m * n, batch)
     return out
 
 
-def gemm_single(a, b):
+def gemm_single(a, b, c=None, alpha=1.0, beta=0.0):
     """``a @ b`` of two one-matrix batches as torch 2.13's bmm computes it: one ``?gemm`` (not
     ``?gemm_batch``: MKL_VERBOSE shows SGEMM), with the batch kernel's arguments (the result
     row-major, so column-major ``(N, N, n, m, k, b, ldb, a, lda)`` for plain matrices, where
@@ -435,16 +437,17 @@ def gemm_single(a, b):
         return None
     _, m, kk = a.shape
     n = b.shape[2]
-    out = np.zeros((1, m, n), a.dtype)
+    out = np.zeros((1, m, n), a.dtype) if c is None or beta == 0 else \
+        np.array(np.broadcast_to(c, (1, m, n)), a.dtype, order="C")
     if not out.size or kk == 0:
-        return out
+        return out if beta in (0, 1) or c is None else out * a.dtype.type(beta)
     out = aligned(out)
     sa, ta, lda, _ = _batch_operand(a)
     sb, tb, ldb, _ = _batch_operand(b)
     sa, sb = placed(sa), placed(sb)
     address = _mkl.address
-    k[0](_ROW, ta, tb, m, n, kk, _scalar(a.dtype, 1.0), address(sa), lda, address(sb), ldb,
-         _scalar(a.dtype, 0.0), address(out), max(n, 1))
+    k[0](_ROW, ta, tb, m, n, kk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
+         _scalar(a.dtype, beta), address(out), max(n, 1))
     return out
 
 

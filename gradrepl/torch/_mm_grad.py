@@ -191,6 +191,26 @@ def addmv_vjp(n, g):
     return gb, gm, gv
 
 
+def baddbmm_vjp(n, g):
+    """BaddbmmBackward0 with alpha/beta (derivatives.yaml): batch1's
+    ``grad.bmm(batch2^T) * alpha``, batch2's ``batch1^T.bmm(grad) * alpha``, self's
+    ``grad * beta`` summed to its shape."""
+    bias, x, w = n.inputs
+    alpha, beta = n.attrs.get("alpha", 1), n.attrs.get("beta", 1)
+    gx = gw = gb = None
+    if needs_grad(n, 1):
+        gx = _mm(g, w, transpose_y=True)
+        gx = gx if alpha == 1 else _scaled(gx, alpha)
+    if needs_grad(n, 2):
+        gw = _mm(x, g, transpose_x=True)
+        gw = gw if alpha == 1 else _scaled(gw, alpha)
+    if needs_grad(n, 0):
+        gb = g if beta == 1 else _scaled(g, beta)
+        if bias.data.shape != gb.data.shape:
+            gb = sum_to(gb, bias.data.shape, "torch")
+    return gb, gx, gw
+
+
 def addmm_vjp(n, g):
     """AddmmBackward0: mat1's, mat2's, then the bias's gradient, in the
     order torch's node computes them (under create_graph their nodes are made in that order,

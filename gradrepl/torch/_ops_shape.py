@@ -1435,8 +1435,42 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
 
     if _bfloat16.AUTOCAST[0] is not None:
         input, batch1, batch2 = _bfloat16.lower(input, batch1, batch2)  # noqa: A001
+    b1, b2, c_ = raw(batch1), raw(batch2), raw(input)
+    if (alpha != 1 or beta != 1) and b1.ndim == 3 and b2.ndim == 3 and \
+            b1.shape[0] == b2.shape[0] and b1.shape[2] == b2.shape[1] and \
+            b1.dtype == b2.dtype == c_.dtype and b1.dtype in (np.float32, np.float64) and \
+            c_.ndim <= 3 and _mkl_loaded():
+        # (torch: its own loop for small products, else MKL's gemm per matrix, alpha and beta
+        # inside; BaddbmmBackward0's products times alpha)
+        from ._mm_grad import baddbmm_vjp, with_vjp
+
+        op = with_vjp(_ops.top("fused_addmm", "BaddbmmBackward0", "cross12",
+                               forward=_baddbmm_scaled_fwd), baddbmm_vjp)
+        res = _ops.apply(op, (input, batch1, batch2), {"alpha": alpha, "beta": beta})
+        return _finish_out(res, out, "baddbmm")
     prod = _ops.bmm(batch1, batch2)
     return _axpby(input, prod, beta, alpha, out, "baddbmm")
+
+
+def _baddbmm_scaled_fwd(bias, x, w, alpha=1, beta=1):
+    """ATen's baddbmm on the CPU: below 400 multiply-adds per matrix its own loop (each
+    product rounded and summed in k order, then ``self * beta + alpha * sum``, two roundings:
+    measured 40 of 40 here), else MKL's gemm_batch (one matrix: gemm) with alpha and beta
+    inside, the result pre-filled with self (MKL_VERBOSE: SGEMM_BATCH)."""
+    from . import _gemm
+
+    nb, m, kk = x.shape
+    n = w.shape[2]
+    c = np.broadcast_to(bias, (nb, m, n))
+    dt = x.dtype.type
+    if m * kk * n < 400:
+        acc = _gemm.sequential_bmm(x, w)
+        with np.errstate(all="ignore"):
+            scaled = acc * dt(alpha)
+            return scaled if beta == 0 else c * dt(beta) + scaled
+    if nb == 1:   # (one matrix: ?gemm, as bmm's)
+        return _gemm.gemm_single(x, w, c, float(alpha), float(beta))
+    return _gemm.gemm_batch(x, w, c, float(alpha), float(beta))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
