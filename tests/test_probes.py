@@ -25,7 +25,9 @@ CAST_LINES = {"to_tensor_print": ("       [1  , 254, 0  ])", "       [1, 0, 0])"
 
 
 @pytest.mark.parametrize("name,version", CASES)
-def test_probe_prints_what_paddle_printed(name, version):
+def test_probe_prints_what_paddle_printed(name, version, monkeypatch):
+    if version == "2.6.2":   # (recorded on numpy 1.26: float() of a [1] tensor converted)
+        monkeypatch.setenv("GRADREPL_PADDLE_NUMPY", "1")
     out, error = run_captured(str(PROBES / f"{name}.py"), PROFILE[version])
     assert error is None, repr(error)
     expected = (PROBES / f"{name}.{version}.out").read_text(encoding="utf-8")

@@ -111,6 +111,31 @@ class Size(list, metaclass=PaddleClass):
     __str__ = __repr__
 
 
+_ND_REFUSED: list = []
+
+
+def _numpy_refuses_nd() -> bool:
+    """Whether 2.x's ``float(np.array(x))`` of a [1] / [1, 1] tensor raises as it does on this
+    machine: real 2.6.2 converts with the numpy beside it, and numpy 2.4 (this machine's: real
+    2.6.2 prints "TypeError: only 0-dimensional arrays can be converted to Python scalars" for
+    float(paddle.to_tensor([0.25]))) refuses arrays of more dimensions, numpy 1.26 (the one
+    ``GRADREPL_PADDLE_NUMPY=1`` says the compared Paddle runs) converts them."""
+    from . import numpy_era
+
+    if numpy_era.numpy1_scalars():
+        return False
+    if not _ND_REFUSED:
+        import warnings as _w
+        with _w.catch_warnings():
+            _w.simplefilter("ignore")
+            try:
+                float(np.ones(1))
+                _ND_REFUSED.append(False)
+            except TypeError:
+                _ND_REFUSED.append(True)
+    return _ND_REFUSED[0]
+
+
 class Tensor(_EngineTensor, metaclass=PaddleClass):
     __slots__ = ()
     _paddle_path = "paddle.Tensor"
@@ -280,7 +305,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         a = bf16.values(self.data)
         if a.size != 1:
             raise AssertionError(f"only one element variable can be converted to {what}.")
-        if a.ndim and profiles.current().scalar_convert_0d_only:
+        if a.ndim and (profiles.current().scalar_convert_0d_only or _numpy_refuses_nd()):
             raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
         return a.reshape(())
 
