@@ -164,3 +164,21 @@ def test_complex_division_under_26():
             got.append(tuple(hashlib.md5(t.numpy()[3:].tobytes()).hexdigest()[:10]
                              for t in (q, x.grad, y.grad)))
     assert got == DIV_26
+
+
+def test_full_with_a_complex_number(version):
+    """Real 2.6.2: paddle.full([2], 0.3+0.2j, dtype='complex128') raises TypeError "float()
+    argument must be a string or a real number, not 'complex'" (fill_constant's float(value));
+    full_like fills it. Real 3.3.1 fills [(0.3+0.2j), (0.3+0.2j)] exactly."""
+    import pytest
+
+    import gradrepl.paddle as paddle
+
+    x = paddle.to_tensor([1 + 2j], dtype="complex64")
+    assert paddle.full_like(x, 1 + 1j).numpy().tolist() == [(1 + 1j)]
+    if version == "2.6":
+        with pytest.raises(TypeError, match="not 'complex'"):
+            paddle.full([2], 0.3 + 0.2j, dtype="complex128")
+    else:
+        assert paddle.full([2], 0.3 + 0.2j, dtype="complex128").numpy().tolist() == [
+            (0.3 + 0.2j), (0.3 + 0.2j)]

@@ -273,6 +273,9 @@ def full(shape, fill_value, dtype=None, name=None):
         if profiles.current().arg_type_error != "TypeError":
             raise ValueError(f"could not convert string to float: {fill_value!r}")
         fill_value = 0
+    if isinstance(fill_value, complex) and profiles.current().arg_type_error != "TypeError":
+        # 2.x's fill_constant converts float(value) (real 2.6.2; 3.x fills the complex number)
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
     return Tensor(_filled(dims, fill_value, _dt(dtype)))
 
 
