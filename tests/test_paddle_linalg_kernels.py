@@ -263,3 +263,27 @@ def test_solve_gradient_and_broadcast_right_hand_side(version):
         '3f19ac23f3177e58', '9a39477e8dc830bc', '2a2342c6a3669760', '2b491c3696e546c4',
         'fcf8af724052f2fa', 'dbc54c994f18d27b', 'a211a0467352e5cc', '60fa52a1cd518a23',
         '20ec56eccc07af91', '49c5881f1b0e4bd1']
+
+
+def test_trace_is_its_own_op(version):
+    # real 3.3.1 / 2.6.2: node TraceGradNode (was SumGradNode / ReshapeGradNode), a second
+    # create_graph refused (trace_grad has no grad op), and with axis1 > axis2 2.x takes the axes in
+    # ascending order with the same offset (3.x keeps them)
+    x = paddle.to_tensor(np.arange(9.0).reshape(3, 3), stop_gradient=False)
+    t = paddle.trace(x * x)
+    assert t.grad_fn.name() == "TraceGradNode"
+    try:
+        paddle.grad(t, x, create_graph=True)
+        raise AssertionError("no error")
+    except RuntimeError as e:
+        assert "The Op trace_grad doesn't have any grad" in str(e)
+    t.backward()
+    assert x.grad.numpy().tolist() == [[0.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 16.0]]
+    y = paddle.to_tensor(np.ones((2, 3, 4)), stop_gradient=False)
+    t2 = paddle.trace(y, offset=-1, axis1=-1, axis2=1)
+    t2.sum().backward()
+    mask = y.grad.numpy()[0]
+    if version == "3":
+        assert t2.numpy().tolist() == [3.0, 3.0] and mask[0, 1] == 1 and mask[1, 0] == 0
+    else:
+        assert t2.numpy().tolist() == [2.0, 2.0] and mask[1, 0] == 1 and mask[0, 1] == 0

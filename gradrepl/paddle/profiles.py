@@ -152,6 +152,9 @@ class Profile:
     #   double (3.x); its scale is a Scalar (a double) in both. Measured 2.6.2 / 3.3.1
     leaky_relu_slope32: bool = True  # leaky_relu's negative_slope is a float attribute (2.x: a
     #   float64 input computes with it rounded to float32) or a double (3.x); measured 2.6.2/3.3.1
+    trace_sorts_axes: bool = True  # paddle.trace(x, offset, axis1 > axis2): 2.x takes the axes in
+    #   ascending order with the same offset (real 2.6.2: offset -1 over (2, 1) of a (2, 3, 4) x
+    #   sums (1, 0), (2, 1) of each 3x4 matrix); 3.x keeps them as given
     inner_transpose_flag: bool = False  # paddle.inner's product: matmul(x, y, transpose_y=True)
     #   (3.x) or matmul(x, transpose(y)) (2.x): other gradients' last bits (measured 3.3.1/2.6.2)
     no_double_grad: str = "2.6"   # which ops paddle.grad(create_graph=True) refuses to trace
@@ -193,7 +196,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              random_kernels="3", bf16_rounding="nearest_even", f16_rounding="nearest",
              group_norm_kernel="3", no_double_grad="3", leaky_relu_slope32=False, scale_bias32=False, to_tensor_copy_warning=True, deprecation_warnings=True, tensor_pickle=True, opt_state_holder=True, device_kinds=("gpu", "dcu", "xpu", "npu"),
              scalar_full_1d=("elementwise_pow:b:right", "floor_divide:bif:both"),
-             log10_grad_ln10=2.3025850929940456, logit_eps32=False, inner_transpose_flag=True,
+             log10_grad_ln10=2.3025850929940456, logit_eps32=False, inner_transpose_flag=True, trace_sorts_axes=False,
              complex_abs_grad="reciprocal", complex_divide="numpy")
 
 PROFILES = {"2.2": P22, "2.6": P26, "3": P3}

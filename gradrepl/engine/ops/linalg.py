@@ -841,3 +841,56 @@ MATRIX_POWER = register("matrix_power", _matrix_power_fwd, _matrix_power_vjp,
 
 def matrix_power(x, n):
     return apply(MATRIX_POWER, (x,), {"n": int(n)})
+
+
+# ---------------------------------------------------------------- trace (Paddle's kernel)
+def _trace_fwd(x, offset=0, axis1=0, axis2=1):
+    """Paddle's trace kernel: the ``offset`` diagonal over (axis1, axis2), its elements added
+    one after another (real 3.3.1 / 2.6.2: 8- and 17-element diagonals, float32 and float64)."""
+    d = np.diagonal(x, offset, axis1, axis2)
+    if d.shape[-1] == 0:
+        return np.zeros(d.shape[:-1], x.dtype)
+    return np.array(np.cumsum(d, axis=-1, dtype=x.dtype)[..., -1])
+
+
+def _diag_positions(shape, offset, axis1, axis2):
+    n1, n2 = shape[axis1], shape[axis2]
+    start1, start2 = (0, offset) if offset >= 0 else (-offset, 0)
+    count = max(0, min(n1 - start1, n2 - start2))
+    k = np.arange(count)
+    return start1 + k, start2 + k
+
+
+def _trace_grad_fwd(g, shape=(), offset=0, axis1=0, axis2=1):
+    """trace_grad: zeros (+0) of the input's shape with dout on the diagonal."""
+    out = np.zeros(shape, g.dtype)
+    rows, cols = _diag_positions(shape, offset, axis1, axis2)
+    if rows.size:
+        view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+        view[..., rows, cols] = np.asarray(g)[..., None]
+    return out
+
+
+def _trace_attrs(n):
+    return {k: n.attrs.get(k, d) for k, d in (("offset", 0), ("axis1", 0), ("axis2", 1))}
+
+
+TRACE_P = register("trace", _trace_fwd,
+                   lambda n, g: apply(TRACE_GRAD, (g,), dict(_trace_attrs(n),
+                                                             shape=tuple(n.in_meta[0][0]))),
+                   legacy_name="TraceBackward", saves_inputs=False,
+                   examples=[([(3, 4)], {"offset": 0, "axis1": 0, "axis2": 1}),
+                             ([(2, 3, 3)], {"offset": 1, "axis1": 1, "axis2": 2}),
+                             ([(4, 3)], {"offset": -1, "axis1": 0, "axis2": 1})])
+TRACE_GRAD = register("trace_grad", _trace_grad_fwd,
+                      lambda n, gg: apply(TRACE_P, (gg,), _trace_attrs(n)),
+                      legacy_name="TraceGradBackward", saves_inputs=False,
+                      examples=[([()], {"shape": (3, 4), "offset": 0, "axis1": 0, "axis2": 1}),
+                                ([(2,)], {"shape": (2, 3, 3), "offset": 1, "axis1": 1,
+                                          "axis2": 2})])
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    """Paddle's trace op (axes already normalised to non-negative, distinct)."""
+    return apply(TRACE_P, (x,), {"offset": int(offset), "axis1": int(axis1),
+                                 "axis2": int(axis2)})
