@@ -433,6 +433,160 @@ def test_baddbmm_bits_equal_real_torch():
     assert not bad, bad
 
 
+# torch.addr: ATen's kernel over the (n, m) result: fma(alpha * vec1, vec2, beta * self) on the
+# vectorized columns, fma(beta, self, (alpha * vec1) * vec2) on the scalar rest (all of a row
+# where self is broadcast along it too); AddrBackward0 (mv's times alpha, grad * beta). gradrepl
+# computed outer then the scaled sum: 103 of these 120 differed.
+REAL_ADDR = {
+    "float32_1x1_full_1.0_1.0": "40c8b7f5bd8a",
+    "float32_1x1_full_0.7_1.0": "b57824b37c4c",
+    "float32_1x1_full_-1.5_2.5": "8df2cd5f60ce",
+    "float32_1x1_full_2.0_0.0": "007b5b8f6f22",
+    "float32_1x1_row_1.0_1.0": "7a2c7c26e2f4",
+    "float32_1x1_row_0.7_1.0": "b53bfd2ecf27",
+    "float32_1x1_row_-1.5_2.5": "fa1d4c0abd75",
+    "float32_1x1_row_2.0_0.0": "f7a5c5f18d61",
+    "float32_1x1_col_1.0_1.0": "98afeeb4c62d",
+    "float32_1x1_col_0.7_1.0": "fd886fdd2d6d",
+    "float32_1x1_col_-1.5_2.5": "df53fc3d2161",
+    "float32_1x1_col_2.0_0.0": "57a37471253c",
+    "float32_3x5_full_1.0_1.0": "cf9c73877ac9",
+    "float32_3x5_full_0.7_1.0": "0487b2a3eb41",
+    "float32_3x5_full_-1.5_2.5": "cdd4b02386c2",
+    "float32_3x5_full_2.0_0.0": "ecb1b58df2db",
+    "float32_3x5_row_1.0_1.0": "118aa36b9812",
+    "float32_3x5_row_0.7_1.0": "9b2fb3f180f5",
+    "float32_3x5_row_-1.5_2.5": "7f3eb0351d54",
+    "float32_3x5_row_2.0_0.0": "8aa7fa7212aa",
+    "float32_3x5_col_1.0_1.0": "07972d5825fb",
+    "float32_3x5_col_0.7_1.0": "f239b8dd88e4",
+    "float32_3x5_col_-1.5_2.5": "d803e54782ed",
+    "float32_3x5_col_2.0_0.0": "475e9d90df50",
+    "float32_4x16_full_1.0_1.0": "57f6555597f8",
+    "float32_4x16_full_0.7_1.0": "5cf531b23a69",
+    "float32_4x16_full_-1.5_2.5": "893a863844c5",
+    "float32_4x16_full_2.0_0.0": "ea9821069a51",
+    "float32_4x16_row_1.0_1.0": "5621609a7e7a",
+    "float32_4x16_row_0.7_1.0": "9ebb569dc404",
+    "float32_4x16_row_-1.5_2.5": "ee667e5cb2f4",
+    "float32_4x16_row_2.0_0.0": "d8d4c01b0cf9",
+    "float32_4x16_col_1.0_1.0": "711f3a2b7038",
+    "float32_4x16_col_0.7_1.0": "74907aa097c5",
+    "float32_4x16_col_-1.5_2.5": "731599780947",
+    "float32_4x16_col_2.0_0.0": "2d39e99e0422",
+    "float32_7x33_full_1.0_1.0": "9ecf234792a3",
+    "float32_7x33_full_0.7_1.0": "bd91d96acc2a",
+    "float32_7x33_full_-1.5_2.5": "0927b6bb4342",
+    "float32_7x33_full_2.0_0.0": "1a5f8c9a587f",
+    "float32_7x33_row_1.0_1.0": "c1fab088a4c7",
+    "float32_7x33_row_0.7_1.0": "0de76a764164",
+    "float32_7x33_row_-1.5_2.5": "15b6630fc09d",
+    "float32_7x33_row_2.0_0.0": "204b9c6c761f",
+    "float32_7x33_col_1.0_1.0": "2fbc6b4fd471",
+    "float32_7x33_col_0.7_1.0": "7b9ad22594fc",
+    "float32_7x33_col_-1.5_2.5": "9147546bd900",
+    "float32_7x33_col_2.0_0.0": "56f2c80dab4d",
+    "float32_20x70_full_1.0_1.0": "446ce03fb863",
+    "float32_20x70_full_0.7_1.0": "eab1fe213197",
+    "float32_20x70_full_-1.5_2.5": "e6264f99e2bf",
+    "float32_20x70_full_2.0_0.0": "50cff603e587",
+    "float32_20x70_row_1.0_1.0": "8b7942dcdd6c",
+    "float32_20x70_row_0.7_1.0": "d6229125aa3a",
+    "float32_20x70_row_-1.5_2.5": "bb7f7d969783",
+    "float32_20x70_row_2.0_0.0": "c931f83d1e9c",
+    "float32_20x70_col_1.0_1.0": "f3ab4bb8ed5d",
+    "float32_20x70_col_0.7_1.0": "fc3181de632f",
+    "float32_20x70_col_-1.5_2.5": "81d3d1fdeeef",
+    "float32_20x70_col_2.0_0.0": "a3752327d515",
+    "float64_1x1_full_1.0_1.0": "4b75932b4e30",
+    "float64_1x1_full_0.7_1.0": "68f797363bbb",
+    "float64_1x1_full_-1.5_2.5": "3390cf4290e3",
+    "float64_1x1_full_2.0_0.0": "782016b1da45",
+    "float64_1x1_row_1.0_1.0": "cbeeb1cc5181",
+    "float64_1x1_row_0.7_1.0": "0e11d96b8552",
+    "float64_1x1_row_-1.5_2.5": "852fc30d6c46",
+    "float64_1x1_row_2.0_0.0": "a30f0994a45b",
+    "float64_1x1_col_1.0_1.0": "c429da5cb74f",
+    "float64_1x1_col_0.7_1.0": "15a03910d2e0",
+    "float64_1x1_col_-1.5_2.5": "f5756b6fa150",
+    "float64_1x1_col_2.0_0.0": "0e042f939214",
+    "float64_3x5_full_1.0_1.0": "83412dd3ef8a",
+    "float64_3x5_full_0.7_1.0": "73f293e6c2d3",
+    "float64_3x5_full_-1.5_2.5": "033c54678f1f",
+    "float64_3x5_full_2.0_0.0": "8e70fbe79eed",
+    "float64_3x5_row_1.0_1.0": "3ce6452c400f",
+    "float64_3x5_row_0.7_1.0": "12a150dc6cc0",
+    "float64_3x5_row_-1.5_2.5": "977c838b239c",
+    "float64_3x5_row_2.0_0.0": "e117ed6eaead",
+    "float64_3x5_col_1.0_1.0": "984112ed64f7",
+    "float64_3x5_col_0.7_1.0": "f8cda2d60711",
+    "float64_3x5_col_-1.5_2.5": "1e9b742a432f",
+    "float64_3x5_col_2.0_0.0": "700432109106",
+    "float64_4x16_full_1.0_1.0": "9a1e17783fce",
+    "float64_4x16_full_0.7_1.0": "1eb36cd09429",
+    "float64_4x16_full_-1.5_2.5": "3ba4dab17dde",
+    "float64_4x16_full_2.0_0.0": "59ff98f239d3",
+    "float64_4x16_row_1.0_1.0": "0996d0d3cfdd",
+    "float64_4x16_row_0.7_1.0": "e069d16cbf8f",
+    "float64_4x16_row_-1.5_2.5": "97eee736165d",
+    "float64_4x16_row_2.0_0.0": "456bae04063c",
+    "float64_4x16_col_1.0_1.0": "afc921b3a904",
+    "float64_4x16_col_0.7_1.0": "72e3ceeae102",
+    "float64_4x16_col_-1.5_2.5": "5667c7c7d427",
+    "float64_4x16_col_2.0_0.0": "7072c946ddd6",
+    "float64_7x33_full_1.0_1.0": "8c460cb56803",
+    "float64_7x33_full_0.7_1.0": "8363f20877d9",
+    "float64_7x33_full_-1.5_2.5": "dc1716ced743",
+    "float64_7x33_full_2.0_0.0": "208a4715c88d",
+    "float64_7x33_row_1.0_1.0": "e247b38c9a81",
+    "float64_7x33_row_0.7_1.0": "0b4db1765a93",
+    "float64_7x33_row_-1.5_2.5": "c41d1e914d4c",
+    "float64_7x33_row_2.0_0.0": "a161b655e07f",
+    "float64_7x33_col_1.0_1.0": "e6df25088c39",
+    "float64_7x33_col_0.7_1.0": "e8e0aba67a58",
+    "float64_7x33_col_-1.5_2.5": "466bb05b0360",
+    "float64_7x33_col_2.0_0.0": "5ffd7c18c915",
+    "float64_20x70_full_1.0_1.0": "d4aa4c0a26e8",
+    "float64_20x70_full_0.7_1.0": "2b0045f643e5",
+    "float64_20x70_full_-1.5_2.5": "102b73ecddfd",
+    "float64_20x70_full_2.0_0.0": "8c0c3d749859",
+    "float64_20x70_row_1.0_1.0": "dc606d0e8daf",
+    "float64_20x70_row_0.7_1.0": "3ac7b6fb08ba",
+    "float64_20x70_row_-1.5_2.5": "4bbdfd4cb2dd",
+    "float64_20x70_row_2.0_0.0": "8ec9beca02d9",
+    "float64_20x70_col_1.0_1.0": "de6d59521155",
+    "float64_20x70_col_0.7_1.0": "904192a1c009",
+    "float64_20x70_col_-1.5_2.5": "d5a60513f394",
+    "float64_20x70_col_2.0_0.0": "6a32968dd2d3",
+}
+
+
+def _addr_cases():
+    rng = np.random.default_rng(21)
+    for d in (torch.float32, torch.float64):
+        for (n, m) in [(1, 1), (3, 5), (4, 16), (7, 33), (20, 70)]:
+            for bsh in ("full", "row", "col"):
+                for al, be in [(1.0, 1.0), (0.7, 1.0), (-1.5, 2.5), (2.0, 0.0)]:
+                    shape = {"full": (n, m), "row": (m,), "col": (n, 1)}[bsh]
+                    c = torch.tensor(rng.standard_normal(shape), dtype=d, requires_grad=True)
+                    a = torch.tensor(rng.standard_normal(n), dtype=d, requires_grad=True)
+                    b = torch.tensor(rng.standard_normal(m), dtype=d, requires_grad=True)
+                    y = torch.addr(c, a, b, beta=be, alpha=al)
+                    y.backward(torch.tensor(rng.standard_normal((n, m)), dtype=d))
+                    h = hashlib.sha1()
+                    for t in (y, c.grad, a.grad, b.grad):
+                        h.update(t.detach().numpy().tobytes())
+                    yield f"{str(d)[6:]}_{n}x{m}_{bsh}_{al}_{be}", h.hexdigest()[:12]
+
+
+def test_addr_bits_equal_real_torch():
+    # (elementwise fmas and mv's: MKL's path for the gradients' mv)
+    skip_unless_mkl_path("addr (its gradients' mv are MKL's gemv)")
+    got = dict(_addr_cases())
+    bad = [k for k in REAL_ADDR if got.get(k) != REAL_ADDR[k]]
+    assert not bad, bad
+
+
 def test_addmm_alpha_beta_bits_equal_real_torch():
     skip_unless_mkl_path("addmm with alpha/beta (MKL's gemm with them inside)")
     got = dict(_cases())

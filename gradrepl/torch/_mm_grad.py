@@ -211,6 +211,27 @@ def baddbmm_vjp(n, g):
     return gb, gx, gw
 
 
+def addr_vjp(n, g):
+    """AddrBackward0 (derivatives.yaml): vec1's ``grad.mv(vec2) * alpha``, vec2's
+    ``grad.t().mv(vec1) * alpha``, self's ``grad * beta`` summed to its shape."""
+    from ._ops import mv, t
+
+    bias, v1, v2 = n.inputs
+    alpha, beta = n.attrs.get("alpha", 1), n.attrs.get("beta", 1)
+    g1 = g2 = gb = None
+    if needs_grad(n, 1):
+        g1 = mv(g, v2)
+        g1 = g1 if alpha == 1 else _scaled(g1, alpha)
+    if needs_grad(n, 2):
+        g2 = mv(t(g), v1)
+        g2 = g2 if alpha == 1 else _scaled(g2, alpha)
+    if needs_grad(n, 0):
+        gb = g if beta == 1 else _scaled(g, beta)
+        if bias.data.shape != gb.data.shape:
+            gb = sum_to(gb, bias.data.shape, "torch")
+    return gb, g1, g2
+
+
 def addmm_vjp(n, g):
     """AddmmBackward0: mat1's, mat2's, then the bias's gradient, in the
     order torch's node computes them (under create_graph their nodes are made in that order,

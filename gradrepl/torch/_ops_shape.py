@@ -1425,9 +1425,51 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):  # noqa: A002
     a1, a2 = raw(vec1), raw(vec2)
     if a1.ndim != 1 or a2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {a1.ndim}-D")
+    c_ = raw(input)
+    if a1.dtype == a2.dtype == c_.dtype and a1.dtype in (np.float32, np.float64) and \
+            c_.ndim <= 2:
+        from ._mm_grad import addr_vjp, with_vjp
+
+        np.broadcast_shapes(c_.shape, (a1.shape[0], a2.shape[0]))
+        op = _ops.top("fused_addmm", "AddrBackward0", "cross12", forward=_addr_fwd)
+        op.vjp = addr_vjp
+        res = _ops.apply(op, (input, vec1, vec2), {"alpha": alpha, "beta": beta})
+        return _finish_out(res, out, "addr")
     # torch's kernel: beta * self + alpha * vec1 * vec2 (alpha times vec1 first)
     prod = _ops.outer(vec1 if alpha == 1 else _ops.mul(vec1, alpha), vec2)
     return _axpby(input, prod, beta, 1, out, "addr")
+
+
+def _addr_fwd(bias, v1, v2, alpha=1, beta=1):
+    """ATen's addr kernel (TensorIterator over the (n, m) result, rows of m): beta == 0:
+    ``(alpha * vec1) * vec2``; else the vectorized columns (whole vectors of 16 float32 / 8
+    float64 lanes from each row's start) ``fma(alpha * vec1, vec2, beta * self)`` and the rest
+    (scalar loop) ``fma(beta, self, (alpha * vec1) * vec2)``: GCC contracts both (measured
+    here: every element of 30 random shapes; 210 addr cases with their gradients)."""
+    from ._softmax_kernels import fma
+
+    dt = v1.dtype.type
+    n, m = v1.shape[0], v2.shape[0]
+    with np.errstate(all="ignore"):
+        av = (dt(alpha) * v1)[:, None]
+        prod = av * v2[None, :]
+        if beta == 0:
+            return np.ascontiguousarray(np.broadcast_to(prod, (n, m)))
+        c = np.broadcast_to(bias, (n, m)).astype(v1.dtype)
+        lanes = 16 if v1.dtype == np.float32 else 8
+        # (vectorized only with one broadcast operand along the row, vec1's: a self broadcast
+        # along it too leaves TensorIterator's scalar loop)
+        along = np.ndim(bias) == 2 and np.shape(bias)[1] == m or np.ndim(bias) == 1 and \
+            np.shape(bias)[0] == m
+        vec = (m // lanes) * lanes if along else 0
+        out = np.empty((n, m), v1.dtype)
+        if vec:
+            out[:, :vec] = fma(np.broadcast_to(av, (n, vec)), np.broadcast_to(v2[None, :vec],
+                               (n, vec)), c[:, :vec] * dt(beta))
+        if vec < m:
+            out[:, vec:] = fma(np.full((n, m - vec), beta, v1.dtype), c[:, vec:],
+                               prod[:, vec:])
+    return out
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
