@@ -45,6 +45,11 @@ SITES = {
                       "        return F.huber_loss(input, target, reduction=self.reduction, "
                       "delta=self.delta)"),
     "plateau_float": ("optim/lr_scheduler.py", 1699, "        current = float(metrics)"),
+    # Dropout2d/Dropout3d.forward's calls (F.dropout2d/3d's input-dimension warnings, stacklevel=2)
+    "dropout2d_forward": ("nn/modules/dropout.py", 176,
+                          "        return F.dropout2d(input, self.p, self.training, self.inplace)"),
+    "dropout3d_forward": ("nn/modules/dropout.py", 224,
+                          "        return F.dropout3d(input, self.p, self.training, self.inplace)"),
     # nn.Transformer's construction of its encoder (TransformerEncoder's enable_nested_tensor
     # warning, stacklevel=2)
     "transformer_encoder": ("nn/modules/transformer.py", 143,

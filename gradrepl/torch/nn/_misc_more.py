@@ -100,12 +100,15 @@ def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002
     _check_p(p)
     nd = raw(input).ndim
     if nd not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated "
-                      "and will result in an error in a future release. To retain the behavior "
-                      "and silence this warning, please use dropout instead. Note that "
-                      "dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+        from .. import libwarn   # (stacklevel=2: Dropout3d.forward's line in torch)
+
+        libwarn.warn_from_caller(
+            f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).",
+            {"Dropout3d.forward": "dropout3d_forward"})
     return _feature_nd(input, p, training, inplace, nd == 5)
 
 

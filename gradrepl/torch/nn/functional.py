@@ -839,20 +839,35 @@ def _conv_ops():
     return conv
 
 
+_DROPOUT2D_3D = (
+    "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+    "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+    "This behavior will change in a future release to interpret the input as one without a batch "
+    "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+    "switch to using dropout1d instead.")
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
-    """Zeroes whole channels (dims 0, 1 of an (N, C, H, W) input) with probability p."""
+    """torch 2.13's F.dropout2d: feature dropout over dims 0 and 1 of any input of 2+ dims (a
+    2-D input drops single entries, a 3-D one whole rows of (N, C, L)), with torch's warnings
+    for inputs not 4-D (raised with stacklevel=2: Dropout2d.forward's line in torch)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    a = raw(input)
-    shape = a.shape[:-2] + (1, 1)
-    if p == 1.0:
-        mask = np.zeros(shape, a.dtype)
-    else:
-        u = _random.uniform(shape, np.dtype(np.float64), 0.0, 1.0)
-        mask = ((u < 1 - p).astype(a.dtype) / np.asarray(1 - p, a.dtype)).astype(a.dtype)
-    return apply(top("multiply", "MulBackward0", "cross"), (input, _wrap(mask, True)))
+    from .. import libwarn
+    from ._misc_more import _dropout_impl
+
+    nd = raw(input).ndim
+    sites = {"Dropout2d.forward": "dropout2d_forward"}
+    if nd not in (3, 4):
+        libwarn.warn_from_caller(
+            f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).", sites)
+    if nd == 3:
+        libwarn.warn_from_caller(_DROPOUT2D_3D, sites)
+    return _dropout_impl(input, p, training, True, False, inplace)
 
 
 from ._spatial import (adaptive_avg_pool2d, avg_pool2d, batch_norm,  # noqa: E402,F401
