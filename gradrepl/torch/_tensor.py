@@ -20,7 +20,11 @@ from ._base import CPU, GRADREPL_DIR, EngineTensor, Size, raw, set_raw
 _BF16 = _bfloat16.BITS
 
 _getframe = sys._getframe
-_INTERNAL: dict = {}  # code object -> True when it is gradrepl's own code
+# id(code object) -> True when it is gradrepl's own code. By id: a code object's hash is not
+# kept but computed anew over its constants, nested functions' code included (a script's module
+# code, where lecture loops run: ~20 us a lookup)
+_INTERNAL: dict = {}
+_CODES: list = []   # the code objects _INTERNAL has ids of, kept alive: no id is reused
 _STATE = grad_mode.STATE
 _new = object.__new__
 # depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
@@ -53,9 +57,10 @@ def _warn_scalar_grad():
 
 
 def _internal(code) -> bool:
-    v = _INTERNAL.get(code)
+    v = _INTERNAL.get(id(code))
     if v is None:
-        v = _INTERNAL[code] = code.co_filename.startswith(GRADREPL_DIR)
+        _CODES.append(code)
+        v = _INTERNAL[id(code)] = code.co_filename.startswith(GRADREPL_DIR)
     return v
 
 
@@ -114,7 +119,10 @@ class Tensor(EngineTensor):
         """The values: gradrepl's code gets the numpy array, the user a tensor without history
         (sharing the values; its own version counter, as torch's ``.data``)."""
         code = _getframe(1).f_code
-        if _known.get(code) or (code not in _known and _internal(code)):
+        known = _known.get(id(code))
+        if known is None:
+            known = _internal(code)
+        if known:
             return _raw(self)
         return Tensor._wrap(_raw(self), True)
 
