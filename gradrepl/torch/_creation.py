@@ -496,8 +496,28 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(_random.randperm(int(n), generator).astype(dt), requires_grad)
 
 
+_NORMAL_OVERLOADS = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires_grad=False):
-    if isinstance(mean, EngineTensor) or isinstance(std, EngineTensor):
+    tensor_args = isinstance(mean, EngineTensor) or isinstance(std, EngineTensor)
+    if tensor_args and size is not None:
+        # torch's parser: with a size, 0-d tensors (not requiring grad) stand for numbers
+        # (d2l: torch.normal(mu, sigma, size=(1000,)) of two 0-d tensors draws 1,000 values)
+        from ._arg_parser import is_float, typename
+
+        if not (is_float(mean) and is_float(std)):
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            f"({typename(mean)}, {typename(std)}, size={typename(size)}), but "
+                            "expected one of:\n" + _NORMAL_OVERLOADS)
+        mean, std, tensor_args = float(mean), float(std), False
+    if tensor_args:
         # torch: the result has the tensor mean's dtype (else std's); normal_(0, std) + mean
         # for a number std, normal_(0, 1) * std + mean otherwise
         if not isinstance(std, EngineTensor):
