@@ -305,9 +305,12 @@ def _einsum_vjp(n, g):
     # Paddle's einsum_grad on Intel (its GEMM calls under MKL_VERBOSE): the first operand's
     # gradient is einsum(second, out), the second's einsum(out, first)
     swap = (len(specs) == 2 and n.attrs.get("sequential", False) and _paddle_intel_einsum())
+    from .complex import conj   # complex operands: dA = einsum(dout, conj(B)), as every
+    #                             multilinear op's (real Paddle 3.3.1 / 2.6.2 and torch)
     for k, spec in enumerate(specs):
         others = [s for j, s in enumerate(specs) if j != k]
-        tensors = [t for j, t in enumerate(n.inputs) if j != k]
+        tensors = [conj(t) if t.data.dtype.kind == "c" else t
+                   for j, t in enumerate(n.inputs) if j != k]
         have = set(out).union(*others) if others else set(out)
         kept = "".join(c for c in spec if c in have)
         if swap and k == 0:
