@@ -537,6 +537,81 @@ static long NAME(const T *x, const int64_t *t, const T *w, Py_ssize_t rows, Py_s
 NLL_FN(nll_f32, float)
 NLL_FN(nll_f64, double)
 
+/* one dtype's nll_loss gradient for reduction mean or sum, as the replay _softmax_ops._nll_vjp:
+ * hot (rows, C) zeros gets -(g / total weight) (mean) or -g (sum) at each counted row's target,
+ * times the target's weight when some weight is not 1; 1 (nothing written) on a nan, a target
+ * out of range or a zero total weight */
+#define NLL_GRAD_FN(NAME, T)                                                                  \
+static long NAME(T *hot, const int64_t *t, const T *w, Py_ssize_t rows, Py_ssize_t C,         \
+                 int64_t ignore, T g, int mean)                                               \
+{                                                                                             \
+    if (isnan(g)) return 1;                                                                   \
+    int weighted = 0;                                                                         \
+    for (Py_ssize_t c = 0; c < C; c++) {                                                      \
+        if (isnan(w[c])) return 1;                                                            \
+        if (w[c] != 1) weighted = 1;                                                          \
+    }                                                                                         \
+    Py_ssize_t count = 0;                                                                     \
+    for (Py_ssize_t b = 0; b < rows; b++) {                                                   \
+        if (t[b] == ignore) continue;                                                         \
+        if (t[b] < 0 || t[b] >= C) return 1;                                                  \
+        count++;                                                                              \
+    }                                                                                         \
+    T grad = -g, tw;                                                                          \
+    if (mean) {                                                                               \
+        if (weighted)                                                                         \
+            CASCADE(T, tw, w[t[b]]);                                                          \
+        else                                                                                  \
+            tw = (T)count;                                                                    \
+        if (!(tw != 0)) return 1;                                                             \
+        grad = -(g / tw);                                                                     \
+    }                                                                                         \
+    for (Py_ssize_t b = 0; b < rows; b++) {                                                   \
+        if (t[b] == ignore) continue;                                                         \
+        hot[b * C + t[b]] = weighted ? w[t[b]] * grad : grad;                                 \
+    }                                                                                         \
+    return 0;                                                                                 \
+}
+
+NLL_GRAD_FN(nll_grad_f32, float)
+NLL_GRAD_FN(nll_grad_f64, double)
+
+/* nll_grad(hot, target, weight, ignore_index, g, mean) -> 0, or 1 (the replay): hot (rows, C)
+ * float32/float64 zeros, target (rows,) int64, weight (C,) of hot's dtype, g the output
+ * gradient (a float of hot's dtype) */
+static PyObject *py_nll_grad(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer h, t, w;
+    if (nargs != 6) { PyErr_SetString(PyExc_TypeError, "nll_grad takes 6 arguments"); return NULL; }
+    int64_t ignore = PyLong_AsLongLong(args[3]);
+    if (ignore == -1 && PyErr_Occurred()) return NULL;
+    double g = PyFloat_AsDouble(args[4]);
+    if (g == -1.0 && PyErr_Occurred()) return NULL;
+    int mean = PyObject_IsTrue(args[5]);
+    if (mean < 0) return NULL;
+    if (PyObject_GetBuffer(args[0], &h, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &t, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&h); return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &w, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&h); PyBuffer_Release(&t); return NULL;
+    }
+    Py_ssize_t isz = h.itemsize, rows = t.len / 8, C = w.len / (isz ? isz : 1);
+    long status;
+    if (t.itemsize != 8 || w.itemsize != isz || (isz != 4 && isz != 8) || C <= 0
+        || h.len != rows * C * isz) {
+        PyErr_SetString(PyExc_ValueError, "nll_grad: hot (rows, C), int64 target, weight (C,)");
+        PyBuffer_Release(&h); PyBuffer_Release(&t); PyBuffer_Release(&w);
+        return NULL;
+    }
+    if (isz == 4)
+        status = nll_grad_f32(h.buf, t.buf, w.buf, rows, C, ignore, (float)g, mean);
+    else
+        status = nll_grad_f64(h.buf, t.buf, w.buf, rows, C, ignore, g, mean);
+    PyBuffer_Release(&h); PyBuffer_Release(&t); PyBuffer_Release(&w);
+    return PyLong_FromLong(status);
+}
+
 /* nll_reduce(x, target, weight, ignore_index, mean) -> the loss as a float, or None (the
  * replay): x (rows, C) float32/float64, target (rows,) int64, weight (C,) of x's dtype */
 static PyObject *py_nll_reduce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -590,6 +665,8 @@ static PyMethodDef methods[] = {
      "variant([name]) -> the float32 kernels' build that runs (generic, fma); with a name, pick it"},
     {"nll_reduce", (PyCFunction)(void (*)(void))py_nll_reduce, METH_FASTCALL,
      "nll_reduce(x, target, weight, ignore_index, mean) -> the loss, or None (not computed)"},
+    {"nll_grad", (PyCFunction)(void (*)(void))py_nll_grad, METH_FASTCALL,
+     "nll_grad(hot, target, weight, ignore_index, g, mean) -> 0, or 1 (nothing written)"},
     {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {NULL, NULL, 0, NULL},

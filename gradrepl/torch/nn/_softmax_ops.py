@@ -181,8 +181,22 @@ def _native_nll(x, target, weight, ignore_index, mean):
     if t.dtype != np.int64 or w.dtype != x.dtype or not x.flags.c_contiguous \
             or t.size != (1 if x.ndim == 1 else x.shape[0]) or w.shape != x.shape[-1:]:
         return None
-    r = K._NATIVE.nll_reduce(x, np.ascontiguousarray(t).reshape(-1), w, int(ignore_index), mean)
+    r = K._NATIVE.nll_reduce(x, np.ascontiguousarray(t).reshape(-1), np.ascontiguousarray(w),
+                             int(ignore_index), mean)
     return None if r is None else np.array(r, x.dtype)
+
+
+def _native_nll_grad(x_shape, target, weight, ignore_index, gv, mean):
+    """``_nll_vjp``'s gradient of a 2-D input's mean or sum by the native kernel (the same
+    values); None: left to the numpy code (a nan, a target out of range, no weight)."""
+    t = np.asarray(target)
+    if t.dtype != np.int64 or t.size != x_shape[0] or weight.shape != x_shape[1:]:
+        return None
+    hot = np.zeros(x_shape, weight.dtype)
+    if K._NATIVE.nll_grad(hot, np.ascontiguousarray(t).reshape(-1),
+                          np.ascontiguousarray(weight), int(ignore_index), float(gv), mean):
+        return None
+    return hot
 
 
 @exact_first_order
@@ -194,6 +208,11 @@ def _nll_vjp(n, g):
     if is_grad_enabled() or dt not in (np.float32, np.float64) or gv.dtype != dt:
         return FU._nll2_vjp(n, g)
     weight = np.asarray(a["weight"], dt)
+    if K._NATIVE is not None and red != "none" and len(x_shape) == 2 and gv.ndim == 0:
+        hot = _native_nll_grad(x_shape, a["target"], weight, a.get("ignore_index", -100), gv,
+                               red == "mean")
+        if hot is not None:
+            return (type(g)._wrap(hot, True),)
     idx, valid, w = _nll_parts(x_shape, a["target"], weight, a.get("ignore_index", -100), dt)
     weighted = bool((weight != 1).any())
     if red == "none":  # -weight * g per position
