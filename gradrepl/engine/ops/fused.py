@@ -245,8 +245,8 @@ def _mkl_einsum(equation, xs):
 
     ins, out = equation.split("->")
     specs = ins.split(",")
-    if len(specs) != 2 or xs[0].dtype != xs[1].dtype or xs[0].dtype not in (np.float32,
-                                                                             np.float64):
+    if len(specs) != 2 or xs[0].dtype != xs[1].dtype or xs[0].dtype not in (
+            np.float32, np.float64, np.complex64, np.complex128):   # (complex: ?gemm too)
         return None
     a, b = specs
     if xs[0].ndim != len(a) or xs[1].ndim != len(b) or len(set(a)) != len(a) or len(set(b)) != len(b) or len(set(out)) != len(out):
