@@ -22,6 +22,7 @@ from .kernels import coo_to_csr_crows, flat_index, merge, sum_groups
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "coalesce", "matmul", "mv", "addmm", "sum",
            "add", "subtract", "multiply", "divide", "transpose", "reshape", "is_same_shape",
+           "slice",
            "abs", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt",
            "square", "log1p", "expm1", "neg", "deg2rad", "rad2deg", "isnan", "pow", "cast",
            "nn"]
@@ -471,6 +472,32 @@ def reshape(x, shape, name=None):
     return _from_coo(new, x._values, shape, x._layout, x.stop_gradient)
 
 
+def slice(x, axes, starts, ends, name=None):
+    """The entries inside ``[start, end)`` on each of ``axes`` (negative bounds count from the
+    end, ends past the size clip), their indices shifted; COO keeps the entries' order, CSR its
+    rows' (as Paddle's kernels)."""
+    idx, sparse_shape, dense_shape = _entries(x)
+    if dense_shape:
+        raise NotImplementedError("gradrepl's paddle.sparse.slice slices tensors with sparse "
+                                  "dimensions only")
+    shape = list(x._shape)
+    keep = np.ones(idx.shape[1], bool)
+    shift = np.zeros(len(shape), np.int64)
+    for a, st, en in zip(axes, starts, ends):
+        a, st, en = int(a) % len(shape), int(st), int(en)
+        dim = shape[a]
+        st = min(max(st + dim if st < 0 else st, 0), dim)
+        en = min(max(en + dim if en < 0 else en, 0), dim)
+        en = max(en, st)
+        keep &= (idx[a] >= st) & (idx[a] < en)
+        shift[a] = st
+        shape[a] = en - st
+    rows = np.nonzero(keep)[0].astype(np.int64)
+    new = (idx[:, rows] - shift[:, None]).astype(np.int64)
+    values = _P().gather(x._values, _P().to_tensor(rows))
+    return _from_coo(new, values, shape, x._layout, x.stop_gradient)
+
+
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Paddle's sparse sum: all values (COO: shape [1]; CSR: [1, 1]), or over one sparse axis
     (the remaining indices sorted, unique; CSR: axis -1 only, rows kept as [rows, 1])."""
@@ -538,7 +565,7 @@ def dense_to_sparse_csr(x):
 from . import nn  # noqa: E402  (paddle.sparse.nn.functional.relu, ...)
 
 # real Paddle 3.3.1's public names of paddle.sparse (2.6.2: the same but mask_as) not emulated
-_NOT_EMULATED = frozenset(("mask_as", "masked_matmul", "pca_lowrank", "slice", "binary",
+_NOT_EMULATED = frozenset(("mask_as", "masked_matmul", "pca_lowrank", "binary",
                            "creation", "multiary", "unary"))
 
 

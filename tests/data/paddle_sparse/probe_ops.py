@@ -52,3 +52,16 @@ if v3:
     show('coo + coo', lambda: coo + coo2)
     show('**2', lambda: coo ** 2)
     show('* dense', lambda: coo * paddle.ones([3, 4]))
+import paddle
+coo = paddle.sparse.sparse_coo_tensor([[0, 1, 2, 2, 0], [1, 3, 0, 2, 2]], [1.0, -2.0, 3.0, 4.5, 6.0], [3, 4])
+csr = paddle.sparse.sparse_csr_tensor([0, 2, 3, 5], [1, 3, 2, 0, 1], [1.0, 2.0, 3.0, 4.0, 5.0], [3, 4])
+for args in [([0], [1], [3]), ([1], [1], [3]), ([0, 1], [0, 1], [2, 4]), ([1], [-3], [-1]), ([0], [0], [10]), ([1], [2], [2])]:
+    for t in (coo, csr):
+        try:
+            print(args, paddle.sparse.slice(t, *args))
+        except Exception as e:
+            print(args, type(e).__name__, repr(str(e))[:300])
+x3 = paddle.sparse.sparse_coo_tensor([[0, 1, 1], [1, 0, 2], [0, 1, 1]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [2, 3, 2, 2])
+v = paddle.to_tensor([1.0, -2.0, 3.0, 4.5, 6.0], stop_gradient=False)
+s = paddle.sparse.slice(paddle.sparse.sparse_coo_tensor([[0, 1, 2, 2, 0], [1, 3, 0, 2, 2]], v, [3, 4], stop_gradient=False), [1], [1], [3])
+print(s.stop_gradient)
