@@ -1,5 +1,6 @@
-"""paddle.sparse.nn.SubmConv3D / Conv3D (gradrepl/paddle/sparse/nn/conv.py): outputs, filter
-gradients and input gradients of seven layer settings equal real Paddle's (md5 of the bytes).
+"""paddle.sparse.nn.SubmConv3D / Conv3D / MaxPool3D (gradrepl/paddle/sparse/nn/conv.py): outputs,
+filter gradients and input gradients of seven conv settings and three pooling settings equal
+real Paddle's (md5 of the bytes).
 
 The expected lines were printed by real Paddle 3.3.1 and 2.6.2 on this machine (Intel Sapphire
 Rapids, MKL's AVX512_E1 path) running SRC. The products are MKL's sgemm on one thread, so the
@@ -32,3 +33,17 @@ def test_dilated_submanifold_says_not_emulated():
     x = paddle.sparse.sparse_coo_tensor([[0], [1], [1], [1]], [[1.0]], [1, 3, 3, 3, 1])
     with pytest.raises(NotImplementedError, match="dilated submanifold"):
         paddle.sparse.nn.SubmConv3D(1, 2, 3, dilation=2)(x)
+
+
+# sparse MaxPool3D: maxima and comparisons only (no products): CPU-independent
+SRC_POOL = "import hashlib\nimport numpy as np\nimport paddle\nrng = np.random.RandomState(4)\ndef h(a):\n    return hashlib.md5(np.ascontiguousarray(a).tobytes()).hexdigest()[:10]\nfor (B, D, H, W, C, k, s, p, n) in [(1, 4, 4, 4, 3, 3, 2, 1, 20), (2, 4, 6, 6, 2, 2, 2, 0, 30), (1, 3, 3, 3, 2, 3, 1, 1, 5)]:\n    cs = np.unique(np.stack([rng.randint(0, B, n), rng.randint(0, D, n), rng.randint(0, H, n), rng.randint(0, W, n)]), axis=1)\n    v = paddle.to_tensor((rng.randn(cs.shape[1], C) - 1.0).astype('float32'), stop_gradient=False)\n    x = paddle.sparse.sparse_coo_tensor(paddle.to_tensor(cs), v, [B, D, H, W, C], stop_gradient=False)\n    y = paddle.sparse.nn.MaxPool3D(kernel_size=k, stride=s, padding=p)(x)\n    print(y.shape, y.nnz(), y.indices().numpy().tolist()[1:][:2])\n    print(y.values().numpy()[:4])\n    (y.values() * paddle.arange(y.values().size, dtype='float32').reshape(y.values().shape)).sum().backward()\n    print(v.grad.numpy()[:6], h(y.values().numpy()), h(v.grad.numpy()), h(y.indices().numpy()))\nprint(paddle.sparse.nn.MaxPool3D(2))\n"
+
+EXPECTED_POOL_3 = 'paddle.Size([1, 2, 2, 2, 3]) 8 [[0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 0, 0, 1, 1]]\n[[ 1.2233602  -0.6057048   0.6923577 ]\n [-0.94556725  0.63574755 -0.16216365]\n [ 1.2233602  -0.6057048   0.6923577 ]\n [ 1.0878708   0.63574755 -0.16216365]]\n[[ 0.  0.  0.]\n [ 3.  0.  0.]\n [ 6.  8. 10.]\n [ 0. 14.  0.]\n [ 0.  0.  0.]\n [ 0.  0. 16.]] 81d74fd804 a610b51e2c 041d048e5d\npaddle.Size([2, 2, 3, 3, 2]) 22 [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 1, 1, 2, 0, 1, 1, 2, 2, 2]]\n[[-0.841151    0.10748795]\n [-1.6671305  -0.04952746]\n [-1.715338   -0.39022464]\n [ 0.1637556   0.0082198 ]]\n[[ 0.  0.]\n [ 2.  3.]\n [ 0.  1.]\n [ 0.  0.]\n [10. 11.]\n [ 4.  5.]] 4a6214ab07 aeb24ea3f8 49279ccdb3\npaddle.Size([1, 3, 3, 3, 2]) 27 [[0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2], [0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2]]\n[[ 0.14797117  0.00773357]\n [ 0.14797117  0.00773357]\n [-1.4507209   0.00773357]\n [ 0.14797117  0.00773357]]\n[[192.   0.]\n [  0.   0.]\n [ 88.   0.]\n [422. 729.]\n [  0.   0.]] 376c733a8d aae8cbb545 442be00ea0\nMaxPool3D(kernel_size=2, stride=None, padding=0)\n'
+
+EXPECTED_POOL_26 = '[1, 2, 2, 2, 3] 8 [[0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 0, 0, 1, 1]]\n[[ 1.2233602  -0.6057048   0.6923577 ]\n [-0.94556725  0.63574755 -0.16216365]\n [ 1.2233602  -0.6057048   0.6923577 ]\n [ 1.0878708   0.63574755 -0.16216365]]\n[[ 0.  0.  0.]\n [ 3.  0.  0.]\n [ 6.  8. 10.]\n [ 0. 14.  0.]\n [ 0.  0.  0.]\n [ 0.  0. 16.]] 81d74fd804 a610b51e2c 041d048e5d\n[2, 2, 3, 3, 2] 22 [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 1, 1, 2, 0, 1, 1, 2, 2, 2]]\n[[-0.841151    0.10748795]\n [-1.6671305  -0.04952746]\n [-1.715338   -0.39022464]\n [ 0.1637556   0.0082198 ]]\n[[ 0.  0.]\n [ 2.  3.]\n [ 0.  1.]\n [ 0.  0.]\n [10. 11.]\n [ 4.  5.]] 4a6214ab07 aeb24ea3f8 49279ccdb3\n[1, 3, 3, 3, 2] 27 [[0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2], [0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2]]\n[[ 0.14797117  0.00773357]\n [ 0.14797117  0.00773357]\n [-1.4507209   0.00773357]\n [ 0.14797117  0.00773357]]\n[[192.   0.]\n [  0.   0.]\n [ 88.   0.]\n [422. 729.]\n [  0.   0.]] 376c733a8d aae8cbb545 442be00ea0\nMaxPool3D(kernel_size=2, stride=None, padding=0)\n'
+
+
+@pytest.mark.parametrize("profile, expected", [("3", EXPECTED_POOL_3), ("2.6", EXPECTED_POOL_26)],
+                         ids=["3", "2.6"])
+def test_sparse_max_pool3d_equals_real_paddle(profile, expected, tmp_path):
+    assert run_source(SRC_POOL, profile, tmp_path) == expected

@@ -248,3 +248,57 @@ class BatchNorm(BatchNorm1D):
                            use_global_stats=self._use_global_stats)
         return SparseTensor(input._layout, input._parts, out, input._shape,
                             input.stop_gradient)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC",
+               name=None):
+    """Paddle's sparse max pooling: the conv rulebook's output sites (unique, sorted), each the
+    channel-wise maximum of its inputs; the gradient goes to every input equal to its output's
+    maximum, added in rulebook order (as Paddle's MaxPoolCooGradKernel)."""
+    import gradrepl.paddle as paddle
+
+    if not isinstance(x, SparseTensor) or x._layout != "coo" or len(x._shape) != 5:
+        raise ValueError("paddle.sparse max_pool3d takes a 5-D SparseCooTensor (NDHWC)")
+    if ceil_mode:
+        raise NotImplementedError("gradrepl's paddle.sparse max_pool3d: ceil_mode not emulated")
+    kernel = _triple(kernel_size, "kernel_size")
+    stride = kernel if stride is None else _triple(stride, "stride")
+    pad = _padding(padding)
+    idx = x._parts[0].numpy().astype(np.int64)
+    spatial = x._shape[1:4]
+    out_sites, per_k = _rulebook(idx, spatial, kernel, stride, pad, [1, 1, 1], False)
+    out_spatial = [(spatial[d] + 2 * pad[d] - (kernel[d] - 1) - 1) // stride[d] + 1
+                   for d in range(3)]
+    c = x._shape[4]
+    vals = x._values.numpy()
+    m = out_sites.shape[1]
+    exact = np.full((m, c), -np.inf, vals.dtype)
+    all_ins = np.asarray([i for ins, _ in per_k for i in ins], np.int64)
+    all_outs = np.asarray([o for _, outs in per_k for o in outs], np.int64)
+    for ins, outs in per_k:
+        if ins:
+            np.maximum.at(exact, np.asarray(outs), vals[ins])
+    out = paddle.zeros([m, c], dtype=x._values.dtype)
+    if all_ins.size:
+        rows = paddle.gather(x._values, paddle.to_tensor(all_ins))
+        mask = paddle.to_tensor((vals[all_ins] == exact[all_outs]).astype(vals.dtype))
+        out = paddle.index_add(out, paddle.to_tensor(all_outs), 0, rows * mask)
+    out.data = exact
+    return SparseTensor("coo", (paddle.to_tensor(out_sites),), out,
+                        [x._shape[0], *out_spatial, c], x.stop_gradient)
+
+
+class MaxPool3D(Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NDHWC", name=None):
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.return_mask, self.ceil_mode, self.data_format = return_mask, ceil_mode, data_format
+        self.name = name
+
+    def forward(self, x):
+        return max_pool3d(x, self.ksize, self.stride, self.padding, self.ceil_mode,
+                          self.data_format)
+
+    def extra_repr(self):
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
