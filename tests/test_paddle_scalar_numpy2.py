@@ -39,3 +39,17 @@ def test_one_element_conversions_as_numpy_2(monkeypatch):
     assert got == REAL_26_NUMPY2
     monkeypatch.setenv("GRADREPL_PADDLE_NUMPY", "1")
     assert float(paddle.to_tensor([0.25])) == 0.25
+
+
+def test_grad_setter_message_ends_with_a_newline(version):
+    """x.grad = 3 (and x.grad = None under 2.6.2): real Paddle's ValueError message ends with a
+    newline (3.3.1: '... but got int (at /paddle/paddle/utils/pybind.cc:51)\\n', 2.6.2: :56), which
+    an uncaught traceback shows as a blank line after it."""
+    import gradrepl.paddle as paddle
+
+    t = paddle.to_tensor([1.0], stop_gradient=False)
+    line = 51 if version == "3" else 56
+    with pytest.raises(ValueError) as err:
+        t.grad = 3
+    assert str(err.value) == ("(InvalidArgument) argument (position 1) must be Tensor, but got "
+                              f"int (at /paddle/paddle/utils/pybind.cc:{line})\n")

@@ -218,7 +218,7 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         if not isinstance(value, _EngineTensor):
             line = 51 if profiles.current().arg_type_error == "TypeError" else 56
             raise ValueError(f"(InvalidArgument) argument (position 1) must be Tensor, but got "
-                             f"{type(value).__name__} (at /paddle/paddle/utils/pybind.cc:{line})")
+                             f"{type(value).__name__} (at /paddle/paddle/utils/pybind.cc:{line})\n")
         if self._grad is not None and value.data.dtype != self._grad.data.dtype:
             raise RuntimeError(f"(PreconditionNotMet) Tensor  has different data type with "
                                f"Tensor {value.name}, Tensor Copy cannot be performed!")
