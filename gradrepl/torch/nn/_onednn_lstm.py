@@ -194,6 +194,28 @@ def _mm(a, b):
     return _chain(a, np.ascontiguousarray(b.T))
 
 
+#: oneDNN's sgemm splits a weight gradient's reduction (K = steps x batch rows) longer than this
+#: into ceil(K / 384) equal blocks (the last shorter), each a chain from zero, added in order
+#: (measured on this Intel avx512_core machine against real torch 2.13: K of 400, 416, 448, 600,
+#: 700 and 767 equal, K <= 384 one chain as before; K of 780 and 800 (3 blocks) still differ).
+_WGRAD_K_BLOCK = 384
+
+
+def _mm_wgrad(a, b):
+    """A weight gradient's product a (M, K) @ b (K, N) as oneDNN's sgemm blocks K
+    (``_WGRAD_K_BLOCK``)."""
+    K = a.shape[1]
+    if K <= _WGRAD_K_BLOCK:
+        return _mm(a, b)
+    nb = -(-K // _WGRAD_K_BLOCK)
+    kb = -(-K // nb)
+    acc = None
+    for s in range(0, K, kb):
+        part = _mm(a[:, s:s + kb], b[s:s + kb])
+        acc = part if acc is None else (acc + part).astype(F32)
+    return acc
+
+
 def layer_backward(x, w_ih, w_hh, keep, d_out, d_h, d_c, reverse=False):
     """oneDNN's LSTM backward (ref_rnn with the JIT cell postgemm, avx512_core), measured bit for
     bit against real torch 2.13: per step from the last processed, dH = dy + dh_next;
@@ -229,14 +251,14 @@ def layer_backward(x, w_ih, w_hh, keep, d_out, d_h, d_c, reverse=False):
         for b in range(B):
             db = (db + dG[t][b]).astype(F32)
     G = np.stack([dG[t] for t in order])        # processing order (reverse: t descending)
-    d_wih = _mm(G.reshape(T * B, -1).T, x[order].reshape(T * B, -1))
+    d_wih = _mm_wgrad(G.reshape(T * B, -1).T, x[order].reshape(T * B, -1))
     hp = np.stack([k[6] for k in keep])
     if reverse:   # measured: one chain over every step
-        d_whh = _mm(G.reshape(-1, 4 * H).T, hp.reshape(-1, H))
+        d_whh = _mm_wgrad(G.reshape(-1, 4 * H).T, hp.reshape(-1, H))
     else:
         d_whh = _mm(G[0].T, hp[0])
         if T > 1:
-            d_whh = (_mm(G[1:].reshape(-1, 4 * H).T, hp[1:].reshape(-1, H))
+            d_whh = (_mm_wgrad(G[1:].reshape(-1, 4 * H).T, hp[1:].reshape(-1, H))
                      + d_whh).astype(F32)
     return dx, d_wih, d_whh, db, dh, dc
 
