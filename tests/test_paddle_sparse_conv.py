@@ -1,6 +1,6 @@
-"""paddle.sparse.nn.SubmConv3D / Conv3D / MaxPool3D (gradrepl/paddle/sparse/nn/conv.py): outputs,
-filter gradients and input gradients of seven conv settings and three pooling settings equal
-real Paddle's (md5 of the bytes).
+"""paddle.sparse.nn.SubmConv3D / Conv3D / MaxPool3D / Conv2D / SubmConv2D
+(gradrepl/paddle/sparse/nn/conv.py): outputs, filter gradients and input gradients of seven 3-D
+and three 2-D conv settings and three pooling settings equal real Paddle's (md5 of the bytes).
 
 The expected lines were printed by real Paddle 3.3.1 and 2.6.2 on this machine (Intel Sapphire
 Rapids, MKL's AVX512_E1 path) running SRC. The products are MKL's sgemm on one thread, so the
@@ -47,3 +47,18 @@ EXPECTED_POOL_26 = '[1, 2, 2, 2, 3] 8 [[0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 0,
                          ids=["3", "2.6"])
 def test_sparse_max_pool3d_equals_real_paddle(profile, expected, tmp_path):
     assert run_source(SRC_POOL, profile, tmp_path) == expected
+
+
+# sparse Conv2D / SubmConv2D (the 3-D kernel on a depth of one): MKL products, as the 3-D records
+SRC_2D = "import hashlib\nimport numpy as np\nimport paddle\nimport paddle.sparse as sparse\nrng = np.random.RandomState(7)\ndef h(a):\n    return hashlib.md5(np.ascontiguousarray(a).tobytes()).hexdigest()[:10]\npaddle.seed(2)\nfor (B, H, W, Cin, Cout, k, s, p, subm, bias, n) in [(1, 6, 6, 3, 8, 3, 1, 1, True, False, 14), (2, 8, 8, 4, 6, 3, 2, 1, False, True, 30),\n                                                    (1, 5, 7, 2, 4, (1, 3), 1, (0, 1), False, False, 12)]:\n    cs = np.unique(np.stack([rng.randint(0, B, n), rng.randint(0, H, n), rng.randint(0, W, n)]), axis=1)\n    vals = paddle.to_tensor(rng.randn(cs.shape[1], Cin).astype('float32'), stop_gradient=False)\n    x = sparse.sparse_coo_tensor(paddle.to_tensor(cs), vals, [B, H, W, Cin], stop_gradient=False)\n    conv = (sparse.nn.SubmConv2D if subm else sparse.nn.Conv2D)(Cin, Cout, k, stride=s, padding=p, bias_attr=None if bias else False)\n    y = conv(x)\n    g = paddle.to_tensor(rng.randn(y.nnz(), Cout).astype('float32'))\n    (y.values() * g).sum().backward()\n    print(y.shape, y.nnz(), h(y.indices().numpy()), h(y.values().numpy()), 'wgrad', h(conv.weight.grad.numpy()), 'vgrad', h(vals.grad.numpy()))\n"
+
+EXPECTED_2D_3 = 'paddle.Size([1, 6, 6, 8]) 12 7b7e55fbe0 831eae05db wgrad fb54286acc vgrad 2d80fe43c7\npaddle.Size([2, 4, 4, 6]) 25 ccb1cc146b 5064f3926d wgrad ac254bca83 vgrad 2b33445efe\npaddle.Size([1, 5, 7, 4]) 22 a980908d48 1db2162bc3 wgrad cebf752f69 vgrad 5916ea4543\n'
+
+EXPECTED_2D_26 = '[1, 6, 6, 8] 12 7b7e55fbe0 831eae05db wgrad fb54286acc vgrad 2d80fe43c7\n[2, 4, 4, 6] 25 ccb1cc146b 5064f3926d wgrad ac254bca83 vgrad 2b33445efe\n[1, 5, 7, 4] 22 a980908d48 1db2162bc3 wgrad cebf752f69 vgrad 5916ea4543\n'
+
+
+@pytest.mark.parametrize("profile, expected", [("3", EXPECTED_2D_3), ("2.6", EXPECTED_2D_26)],
+                         ids=["3", "2.6"])
+def test_sparse_conv2d_digests_equal_real_paddle(profile, expected, tmp_path):
+    skip_unless_mkl_path("sparse conv2d digests")
+    assert run_source(SRC_2D, profile, tmp_path) == expected

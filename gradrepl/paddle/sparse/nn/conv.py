@@ -302,3 +302,82 @@ class MaxPool3D(Layer):
 
     def extra_repr(self):
         return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+def _conv2d(x, weight, bias, stride, padding, dilation, groups, subm):
+    """A 2-D sparse convolution (NHWC) as the 3-D kernel on a depth of one (the same rulebook
+    order and products)."""
+    import gradrepl.paddle as paddle
+
+    if not isinstance(x, SparseTensor) or x._layout != "coo" or len(x._shape) != 4:
+        raise ValueError("paddle.sparse conv2d takes a 4-D SparseCooTensor (NHWC)")
+    idx = x._parts[0].numpy().astype(np.int64)
+    idx3 = np.insert(idx, 1, 0, axis=0)
+    x3 = SparseTensor("coo", (paddle.to_tensor(idx3),), x._values,
+                      [x._shape[0], 1, *x._shape[1:]], x.stop_gradient)
+    pair = (lambda v, what: [1] + (_triple(v, what)[:2] if isinstance(v, int)
+                                   else [int(t) for t in v]))
+    pad = [0] + ([padding] * 2 if isinstance(padding, int) else [int(t) for t in padding])
+    w3 = weight.reshape([1, *weight.shape])
+    y3 = _conv3d(x3, w3, bias, pair(stride, "stride"), pad, pair(dilation, "dilation"), groups,
+                 subm)
+    out_idx = np.delete(y3._parts[0].numpy(), 1, axis=0)
+    return SparseTensor("coo", (paddle.to_tensor(out_idx),), y3._values,
+                        [y3._shape[0], *y3._shape[2:]], y3.stop_gradient)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NHWC",
+           name=None):
+    return _conv2d(x, weight, bias, stride, padding, dilation, groups, subm=False)
+
+
+def subm_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+                data_format="NHWC", key=None, name=None):
+    return _conv2d(x, weight, bias, stride, padding, dilation, groups, subm=True)
+
+
+class _Conv2D(Layer):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, subm=False, key=None, padding_mode="zeros", weight_attr=None,
+                 bias_attr=None, data_format="NHWC"):
+        super().__init__()
+        assert weight_attr is not False, "weight_attr should not be False in Conv."
+        assert padding_mode == "zeros", "Currently, only support padding_mode='zeros'"
+        assert groups == 1, "Currently, only support groups=1"
+        if data_format != "NHWC":
+            raise ValueError("data_format must be one of {'NHWC'}, but got "
+                             f"data_format='{data_format}'")
+        self._in_channels, self._out_channels = in_channels, out_channels
+        self._kernel_size = _triple(kernel_size, "kernel_size")[:2] if isinstance(
+            kernel_size, int) else [int(k) for k in kernel_size]
+        self._stride, self._padding, self._dilation = stride, padding, dilation
+        self._groups, self._subm, self._key = groups, subm, key
+        std = (2.0 / (np.prod(self._kernel_size) * in_channels)) ** 0.5
+        self.weight = self.create_parameter(
+            shape=[*self._kernel_size, in_channels, out_channels], attr=weight_attr,
+            default_initializer=_init.Normal(0.0, std))
+        self.bias = self.create_parameter(attr=bias_attr, shape=[out_channels], is_bias=True)
+
+    def forward(self, x):
+        return _conv2d(x, self.weight, self.bias, self._stride, self._padding, self._dilation,
+                       self._groups, self._subm)
+
+    def extra_repr(self):
+        return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
+                f"data_format=NHWC")
+
+
+class Conv2D(_Conv2D):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NHWC"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, False, None, padding_mode, weight_attr, bias_attr, data_format)
+
+
+class SubmConv2D(_Conv2D):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", key=None, weight_attr=None, bias_attr=None,
+                 data_format="NHWC", backend=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, True, key, padding_mode, weight_attr, bias_attr, data_format)

@@ -6,7 +6,8 @@ from ... import profiles
 from .. import SparseTensor
 from ..kernels import coo_softmax_groups, csr_softmax_rows, flat_index
 
-__all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv3d", "subm_conv3d", "max_pool3d"]
+__all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv3d", "subm_conv3d", "max_pool3d",
+           "conv2d", "subm_conv2d"]
 
 
 def _apply(name, x, *args):
@@ -65,13 +66,13 @@ def softmax(x, axis=-1, name=None):
 
 # real Paddle's public names of paddle.sparse.nn.functional not emulated (3.3.1; 2.6.2 lacks
 # the two igemm ones)
-_NOT_EMULATED = frozenset(("attention", "conv2d", "subm_conv2d",
+_NOT_EMULATED = frozenset(("attention",
                            "subm_conv2d_igemm", "subm_conv3d_igemm",
                            "activation", "conv", "pooling", "transformer"))
 
 
 def __getattr__(name):
-    if name in ("conv3d", "subm_conv3d", "max_pool3d"):
+    if name in ("conv3d", "subm_conv3d", "max_pool3d", "conv2d", "subm_conv2d"):
         from . import conv
 
         return getattr(conv, name)
