@@ -587,6 +587,189 @@ def test_addr_bits_equal_real_torch():
     assert not bad, bad
 
 
+# torch.addbmm with alpha/beta: the result (self broadcast) through addmm_ with each batch's
+# matrices in order, beta the first time then 1 (MKL_VERBOSE: one SGEMM per batch into the same
+# result); AddbmmBackward0: the gradient expanded over the batch, bmm's times alpha. gradrepl
+# scaled and added per batch: 132 of these 144 differed.
+REAL_ADDBMM = {
+    "float32_2x1x4x5_c_full_0.7_1.0": "253d73449bf6",
+    "float32_2x1x4x5_c_full_0.125_0.0": "f09e871bc165",
+    "float32_2x1x4x5_c_full_-1.5_2.5": "894c102d5cb1",
+    "float32_2x1x4x5_c_row_0.7_1.0": "1d4c6d7df7df",
+    "float32_2x1x4x5_c_row_0.125_0.0": "b047cb898311",
+    "float32_2x1x4x5_c_row_-1.5_2.5": "80526234ac4e",
+    "float32_2x1x4x5_t_full_0.7_1.0": "eb46452f5643",
+    "float32_2x1x4x5_t_full_0.125_0.0": "d6cb01356ee4",
+    "float32_2x1x4x5_t_full_-1.5_2.5": "921c376079ba",
+    "float32_2x1x4x5_t_row_0.7_1.0": "3a9e9e6d79e7",
+    "float32_2x1x4x5_t_row_0.125_0.0": "fdb2c5c1ef5b",
+    "float32_2x1x4x5_t_row_-1.5_2.5": "e98a45cbae27",
+    "float32_3x4x7x9_c_full_0.7_1.0": "2bf9faddc2d8",
+    "float32_3x4x7x9_c_full_0.125_0.0": "e0efd60525bb",
+    "float32_3x4x7x9_c_full_-1.5_2.5": "9bcdf43a6301",
+    "float32_3x4x7x9_c_row_0.7_1.0": "2d6c8d9eedf7",
+    "float32_3x4x7x9_c_row_0.125_0.0": "c4a6b96318a7",
+    "float32_3x4x7x9_c_row_-1.5_2.5": "e0fccd913562",
+    "float32_3x4x7x9_t_full_0.7_1.0": "d5e1b70661c6",
+    "float32_3x4x7x9_t_full_0.125_0.0": "a7a0e71a94ab",
+    "float32_3x4x7x9_t_full_-1.5_2.5": "4911a7e0fedd",
+    "float32_3x4x7x9_t_row_0.7_1.0": "10397512f99b",
+    "float32_3x4x7x9_t_row_0.125_0.0": "c5c3218e9fad",
+    "float32_3x4x7x9_t_row_-1.5_2.5": "0259a4fe8f06",
+    "float32_2x8x16x8_c_full_0.7_1.0": "d4d64786d1f8",
+    "float32_2x8x16x8_c_full_0.125_0.0": "8da58d4d774f",
+    "float32_2x8x16x8_c_full_-1.5_2.5": "7d96ae9ec19a",
+    "float32_2x8x16x8_c_row_0.7_1.0": "43e5c0ae2776",
+    "float32_2x8x16x8_c_row_0.125_0.0": "f727a81e9ccb",
+    "float32_2x8x16x8_c_row_-1.5_2.5": "66e1f4784cb5",
+    "float32_2x8x16x8_t_full_0.7_1.0": "83445a83a72c",
+    "float32_2x8x16x8_t_full_0.125_0.0": "fbc5a5c7137c",
+    "float32_2x8x16x8_t_full_-1.5_2.5": "7d3e826ac6db",
+    "float32_2x8x16x8_t_row_0.7_1.0": "015c2c066f23",
+    "float32_2x8x16x8_t_row_0.125_0.0": "088260b6ad88",
+    "float32_2x8x16x8_t_row_-1.5_2.5": "7660a255aa0d",
+    "float32_4x1x64x33_c_full_0.7_1.0": "76ba9c4f6c76",
+    "float32_4x1x64x33_c_full_0.125_0.0": "1ac702f9b93c",
+    "float32_4x1x64x33_c_full_-1.5_2.5": "5b89bfb82a76",
+    "float32_4x1x64x33_c_row_0.7_1.0": "3aeb70e2f7f4",
+    "float32_4x1x64x33_c_row_0.125_0.0": "4351bebce9a9",
+    "float32_4x1x64x33_c_row_-1.5_2.5": "29fcb9ed5e7b",
+    "float32_4x1x64x33_t_full_0.7_1.0": "5007076f1ddb",
+    "float32_4x1x64x33_t_full_0.125_0.0": "72b3f579efce",
+    "float32_4x1x64x33_t_full_-1.5_2.5": "1dd0e74bb182",
+    "float32_4x1x64x33_t_row_0.7_1.0": "98f8eb44270b",
+    "float32_4x1x64x33_t_row_0.125_0.0": "6f5e3e214b0d",
+    "float32_4x1x64x33_t_row_-1.5_2.5": "08df8234b67e",
+    "float32_1x30x17x50_c_full_0.7_1.0": "e23d610b9d32",
+    "float32_1x30x17x50_c_full_0.125_0.0": "d0727b6f680e",
+    "float32_1x30x17x50_c_full_-1.5_2.5": "8433f91f86b4",
+    "float32_1x30x17x50_c_row_0.7_1.0": "508d7e794c99",
+    "float32_1x30x17x50_c_row_0.125_0.0": "e05cbfee2371",
+    "float32_1x30x17x50_c_row_-1.5_2.5": "a5ad899f1a39",
+    "float32_1x30x17x50_t_full_0.7_1.0": "47a83e275549",
+    "float32_1x30x17x50_t_full_0.125_0.0": "ccd1e3d4bad0",
+    "float32_1x30x17x50_t_full_-1.5_2.5": "0e10ced774dc",
+    "float32_1x30x17x50_t_row_0.7_1.0": "b42f386daeb7",
+    "float32_1x30x17x50_t_row_0.125_0.0": "2302ab4ccb2d",
+    "float32_1x30x17x50_t_row_-1.5_2.5": "d8f9ac5014fb",
+    "float32_5x5x100x1_c_full_0.7_1.0": "2c93c2ea47a1",
+    "float32_5x5x100x1_c_full_0.125_0.0": "959c6533875c",
+    "float32_5x5x100x1_c_full_-1.5_2.5": "e13cfa807148",
+    "float32_5x5x100x1_c_row_0.7_1.0": "94920fa97fb4",
+    "float32_5x5x100x1_c_row_0.125_0.0": "dcda07599b23",
+    "float32_5x5x100x1_c_row_-1.5_2.5": "4b7ccf414d4c",
+    "float32_5x5x100x1_t_full_0.7_1.0": "256044821385",
+    "float32_5x5x100x1_t_full_0.125_0.0": "22ca460b98a2",
+    "float32_5x5x100x1_t_full_-1.5_2.5": "8fc0a148259f",
+    "float32_5x5x100x1_t_row_0.7_1.0": "8bb003c60095",
+    "float32_5x5x100x1_t_row_0.125_0.0": "d5fb56d536b4",
+    "float32_5x5x100x1_t_row_-1.5_2.5": "4374ab656232",
+    "float64_2x1x4x5_c_full_0.7_1.0": "60a4df7958e2",
+    "float64_2x1x4x5_c_full_0.125_0.0": "587fe3e635ae",
+    "float64_2x1x4x5_c_full_-1.5_2.5": "f36f9fbd390b",
+    "float64_2x1x4x5_c_row_0.7_1.0": "2b382f3124dd",
+    "float64_2x1x4x5_c_row_0.125_0.0": "358436474b1a",
+    "float64_2x1x4x5_c_row_-1.5_2.5": "8034cfe5a1d5",
+    "float64_2x1x4x5_t_full_0.7_1.0": "8393e624c9ea",
+    "float64_2x1x4x5_t_full_0.125_0.0": "39b6fa596c48",
+    "float64_2x1x4x5_t_full_-1.5_2.5": "3d4af47e86da",
+    "float64_2x1x4x5_t_row_0.7_1.0": "29d17850556a",
+    "float64_2x1x4x5_t_row_0.125_0.0": "1d95f78f2792",
+    "float64_2x1x4x5_t_row_-1.5_2.5": "f850fcf80a2a",
+    "float64_3x4x7x9_c_full_0.7_1.0": "dcabb27275fa",
+    "float64_3x4x7x9_c_full_0.125_0.0": "77c2c050ebe9",
+    "float64_3x4x7x9_c_full_-1.5_2.5": "7d1179f4b98e",
+    "float64_3x4x7x9_c_row_0.7_1.0": "3f15270165af",
+    "float64_3x4x7x9_c_row_0.125_0.0": "08c71130d488",
+    "float64_3x4x7x9_c_row_-1.5_2.5": "35c3d56096f5",
+    "float64_3x4x7x9_t_full_0.7_1.0": "27a68ac0db7f",
+    "float64_3x4x7x9_t_full_0.125_0.0": "ac9224454897",
+    "float64_3x4x7x9_t_full_-1.5_2.5": "83b9fb003ee2",
+    "float64_3x4x7x9_t_row_0.7_1.0": "ece6dcdc6a10",
+    "float64_3x4x7x9_t_row_0.125_0.0": "e4ff0123e9c2",
+    "float64_3x4x7x9_t_row_-1.5_2.5": "89270e77cf18",
+    "float64_2x8x16x8_c_full_0.7_1.0": "0b3267ce1f27",
+    "float64_2x8x16x8_c_full_0.125_0.0": "0de286252665",
+    "float64_2x8x16x8_c_full_-1.5_2.5": "6ecd74cf0457",
+    "float64_2x8x16x8_c_row_0.7_1.0": "5f535e3ca993",
+    "float64_2x8x16x8_c_row_0.125_0.0": "ae6107754ed6",
+    "float64_2x8x16x8_c_row_-1.5_2.5": "ce81538daa20",
+    "float64_2x8x16x8_t_full_0.7_1.0": "c59035893c38",
+    "float64_2x8x16x8_t_full_0.125_0.0": "946c55888006",
+    "float64_2x8x16x8_t_full_-1.5_2.5": "cf1c698e1baf",
+    "float64_2x8x16x8_t_row_0.7_1.0": "66290ace4db7",
+    "float64_2x8x16x8_t_row_0.125_0.0": "71c5c4a4c8b8",
+    "float64_2x8x16x8_t_row_-1.5_2.5": "222d85662f50",
+    "float64_4x1x64x33_c_full_0.7_1.0": "1515cd351cd4",
+    "float64_4x1x64x33_c_full_0.125_0.0": "285d985fa91e",
+    "float64_4x1x64x33_c_full_-1.5_2.5": "458421a5453f",
+    "float64_4x1x64x33_c_row_0.7_1.0": "85ab1bc81a32",
+    "float64_4x1x64x33_c_row_0.125_0.0": "927b95920955",
+    "float64_4x1x64x33_c_row_-1.5_2.5": "4e44b439ceac",
+    "float64_4x1x64x33_t_full_0.7_1.0": "1043d1890787",
+    "float64_4x1x64x33_t_full_0.125_0.0": "5810bf0590e6",
+    "float64_4x1x64x33_t_full_-1.5_2.5": "6a03a2040bef",
+    "float64_4x1x64x33_t_row_0.7_1.0": "7ec92fa8bf55",
+    "float64_4x1x64x33_t_row_0.125_0.0": "823a39ddcea6",
+    "float64_4x1x64x33_t_row_-1.5_2.5": "681b3c6ed881",
+    "float64_1x30x17x50_c_full_0.7_1.0": "7e4c601ba4c7",
+    "float64_1x30x17x50_c_full_0.125_0.0": "4caa9e2ffb17",
+    "float64_1x30x17x50_c_full_-1.5_2.5": "96f8acae286c",
+    "float64_1x30x17x50_c_row_0.7_1.0": "4bc176fc964f",
+    "float64_1x30x17x50_c_row_0.125_0.0": "f89414b65bb6",
+    "float64_1x30x17x50_c_row_-1.5_2.5": "821150ab3ec1",
+    "float64_1x30x17x50_t_full_0.7_1.0": "1122e4bd378e",
+    "float64_1x30x17x50_t_full_0.125_0.0": "1729deb5a052",
+    "float64_1x30x17x50_t_full_-1.5_2.5": "8d43903b3a1c",
+    "float64_1x30x17x50_t_row_0.7_1.0": "db9318e7c179",
+    "float64_1x30x17x50_t_row_0.125_0.0": "78cc74ff1ee9",
+    "float64_1x30x17x50_t_row_-1.5_2.5": "2c8a95088638",
+    "float64_5x5x100x1_c_full_0.7_1.0": "4d6c1be1aeac",
+    "float64_5x5x100x1_c_full_0.125_0.0": "136115142fd2",
+    "float64_5x5x100x1_c_full_-1.5_2.5": "6f888a4a7447",
+    "float64_5x5x100x1_c_row_0.7_1.0": "535fff20a9b2",
+    "float64_5x5x100x1_c_row_0.125_0.0": "9b53b97b6ffe",
+    "float64_5x5x100x1_c_row_-1.5_2.5": "7b89c43194a8",
+    "float64_5x5x100x1_t_full_0.7_1.0": "6920ff9bcf28",
+    "float64_5x5x100x1_t_full_0.125_0.0": "4ff31c2791f9",
+    "float64_5x5x100x1_t_full_-1.5_2.5": "8522c953ea63",
+    "float64_5x5x100x1_t_row_0.7_1.0": "72fb1eb7de1f",
+    "float64_5x5x100x1_t_row_0.125_0.0": "120b6742aa26",
+    "float64_5x5x100x1_t_row_-1.5_2.5": "8991dc5ce62e",
+}
+
+
+def _addbmm_cases():
+    rng = np.random.default_rng(31)
+    for d in (torch.float32, torch.float64):
+        for (B, n, k, m) in [(2, 1, 4, 5), (3, 4, 7, 9), (2, 8, 16, 8), (4, 1, 64, 33),
+                             (1, 30, 17, 50), (5, 5, 100, 1)]:
+            for lay in ("c", "t"):
+                for bsh in ("full", "row"):
+                    for al, be in [(0.7, 1.0), (0.125, 0.0), (-1.5, 2.5)]:
+                        shape = (n, m) if bsh == "full" else (m,)
+                        c = torch.tensor(rng.standard_normal(shape), dtype=d, requires_grad=True)
+                        xs = (B, k, n) if lay == "t" else (B, n, k)
+                        xb = torch.tensor(rng.standard_normal(xs), dtype=d, requires_grad=True)
+                        x = xb.transpose(1, 2) if lay == "t" else xb
+                        w = torch.tensor(rng.standard_normal((B, k, m)), dtype=d,
+                                         requires_grad=True)
+                        y = torch.addbmm(c, x, w, beta=be, alpha=al)
+                        y.backward(torch.tensor(rng.standard_normal((n, m)), dtype=d))
+                        h = hashlib.sha1()
+                        for t in (y, c.grad, xb.grad, w.grad):
+                            h.update(t.detach().numpy().tobytes())
+                        yield f"{str(d)[6:]}_{B}x{n}x{k}x{m}_{lay}_{bsh}_{al}_{be}", \
+                            h.hexdigest()[:12]
+
+
+def test_addbmm_bits_equal_real_torch():
+    skip_unless_mkl_path("addbmm (MKL's gemm per batch with alpha/beta inside)")
+    got = dict(_addbmm_cases())
+    bad = [k for k in REAL_ADDBMM if got.get(k) != REAL_ADDBMM[k]]
+    assert not bad, bad
+
+
 def test_addmm_alpha_beta_bits_equal_real_torch():
     skip_unless_mkl_path("addmm with alpha/beta (MKL's gemm with them inside)")
     got = dict(_cases())

@@ -211,6 +211,31 @@ def baddbmm_vjp(n, g):
     return gb, gx, gw
 
 
+def addbmm_vjp(n, g):
+    """AddbmmBackward0 (derivatives.yaml): the gradient expanded over the batch, then
+    batch1's ``bmm(G, batch2^T) * alpha``, batch2's ``bmm(batch1^T, G) * alpha``; self's
+    ``grad * beta`` summed to its shape."""
+    from ._ops import expand, unsqueeze
+
+    bias, x, w = n.inputs
+    alpha, beta = n.attrs.get("alpha", 1), n.attrs.get("beta", 1)
+    nb, m, _ = n.in_meta[1][0]
+    gx = gw = gb = None
+    if needs_grad(n, 1) or needs_grad(n, 2):
+        big = expand(unsqueeze(g, 0), (nb, m, n.in_meta[2][0][2]))
+        if needs_grad(n, 1):
+            gx = _mm(big, w, transpose_y=True)
+            gx = gx if alpha == 1 else _scaled(gx, alpha)
+        if needs_grad(n, 2):
+            gw = _mm(x, big, transpose_x=True)
+            gw = gw if alpha == 1 else _scaled(gw, alpha)
+    if needs_grad(n, 0):
+        gb = g if beta == 1 else _scaled(g, beta)
+        if bias.data.shape != gb.data.shape:
+            gb = sum_to(gb, bias.data.shape, "torch")
+    return gb, gx, gw
+
+
 def addr_vjp(n, g):
     """AddrBackward0 (derivatives.yaml): vec1's ``grad.mv(vec2) * alpha``, vec2's
     ``grad.t().mv(vec1) * alpha``, self's ``grad * beta`` summed to its shape."""

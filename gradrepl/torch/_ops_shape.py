@@ -1519,6 +1519,17 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
     b1, b2 = raw(batch1), raw(batch2)
     if b1.ndim != 3 or b2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
+    c_ = raw(input)
+    if (alpha != 1 or beta != 1) and b1.shape[0] and b1.shape[0] == b2.shape[0] and \
+            b1.shape[2] == b2.shape[1] and b1.dtype == b2.dtype == c_.dtype and \
+            b1.dtype in (np.float32, np.float64) and c_.ndim <= 2 and _mkl_loaded():
+        # (torch: the result's addmm_ with each batch's matrices, beta the first time)
+        from ._mm_grad import addbmm_vjp, with_vjp
+
+        op = with_vjp(_ops.top("fused_addmm", "AddbmmBackward0", "cross12",
+                               forward=_addbmm_scaled_fwd), addbmm_vjp)
+        res = _ops.apply(op, (input, batch1, batch2), {"alpha": alpha, "beta": beta})
+        return _finish_out(res, out, "addbmm")
     res = input if beta == 1 else _ops.mul(input, beta)
     if b1.shape[0] == 0:
         res = _ops.expand(res, (b1.shape[1], b2.shape[2]))
@@ -1526,6 +1537,18 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):  # noqa: A002
         m = _ops.mm(_indexing.select(batch1, 0, i), _indexing.select(batch2, 0, i))
         res = _ops.add(res, m if alpha == 1 else _ops.mul(m, alpha))
     return _finish_out(res, out, "addbmm")
+
+
+def _addbmm_scaled_fwd(bias, x, w, alpha=1, beta=1):
+    """ATen's addbmm: the result (self broadcast) through ``addmm_`` with each batch's
+    matrices in order, beta the first time, then 1 (MKL_VERBOSE: one SGEMM per batch, alpha
+    and beta inside, into the same result)."""
+    from . import _gemm
+
+    out = np.broadcast_to(bias, (x.shape[1], w.shape[2]))
+    for i in range(x.shape[0]):
+        out = _gemm.gemm(x[i], w[i], out, float(alpha), float(beta) if i == 0 else 1.0)
+    return out
 
 
 def _axpby(input, prod, beta, alpha, out, name):  # noqa: A002
