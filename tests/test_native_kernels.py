@@ -273,3 +273,24 @@ def test_cross_entropy_gradients_native_equal_the_replays(monkeypatch):
                             (loss * g).backward()
                             got.append((loss.detach().numpy().tobytes(), x.grad.numpy().tobytes()))
                     assert got[0] == got[1], (dtype, rows, C, red)
+
+
+@needs_native
+def test_tanh_backward_native_equals_the_replay(variant, monkeypatch):
+    # torch's tanh_backward in float32: dout * (1 - out * out), the latter rounded once
+    from gradrepl.torch import _ops as O
+
+    rng = np.random.default_rng(31)
+    outs = [np.tanh(rng.standard_normal((32, 200)) * 3).astype(F32), _specials(),
+            _random_patterns(1 << 16, 8), np.array([1.0, -1.0, 0.0, -0.0, 1e-30], F32)]
+    for o in outs:
+        o = o[~np.isnan(o)]
+        for d in (rng.standard_normal(o.shape).astype(F32), _random_patterns(o.size, 9)):
+            d = np.where(np.isnan(d), F32(1), d).astype(F32)
+            got = O._tanh_grad_fwd(o, d)
+            with monkeypatch.context() as m, np.errstate(all="ignore"):
+                m.setattr(O, "_NATIVE", None)
+                want = O._tanh_grad_fwd(o, d)
+            assert _bits(got) == _bits(want)
+    res = np.empty(2, F32)   # (a nan: left to numpy, which keeps its payloads)
+    assert _native.lib.tanh_grad_f32(np.array([0.5, np.nan], F32), np.ones(2, F32), res) == 1

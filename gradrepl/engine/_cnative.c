@@ -319,12 +319,14 @@ INSTANTIATE(fma, __attribute__((target("fma,sse4.1"))))
 #endif
 
 static const Kernels *KERN = &K_generic;
+static int HAS_AVX2 = 0;   /* (the vectorised elementwise loops' AVX2 build) */
 
 static void pick_kernels(void)
 {
 #ifdef HAVE_FMA_VARIANT
     __builtin_cpu_init();
     if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("sse4.1")) KERN = &K_fma;
+    HAS_AVX2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
 }
 
@@ -408,6 +410,49 @@ static PyObject *py_variant(PyObject *self, PyObject *const *args, Py_ssize_t na
         }
     }
     return PyUnicode_FromString(before);
+}
+
+/* ------------------------------------------------------------------ exported: tanh's backward */
+/* tanh_grad_f32(out, dout, res) -> 0: res = dout * float32(1 - out * out in double), torch's
+ * tanh_backward as _ops._tanh_grad_fwd computes it (the double product of two floats is exact,
+ * so 1 - out * out is one rounding, as the fused kernel's); 1 (the replay) on a nan */
+/* elementwise, no sums: vectorised (the same IEEE operations on each value) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORISE __attribute__((optimize("tree-vectorize")))
+#else
+#define VECTORISE
+#endif
+ALWAYS_INLINE long tanh_grad_body(const float *o, const float *d, float *r, Py_ssize_t count)
+{
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        double oo = (double)o[i];
+        r[i] = d[i] * (float)(1.0 - oo * oo);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) bad |= (o[i] != o[i]) | (d[i] != d[i]);
+    return bad;
+}
+VECTORISE static long tanh_grad_generic(const float *o, const float *d, float *r, Py_ssize_t n)
+{ return tanh_grad_body(o, d, r, n); }
+#ifdef HAVE_FMA_VARIANT
+VECTORISE __attribute__((target("avx2,fma"))) static long tanh_grad_avx2(const float *o,
+    const float *d, float *r, Py_ssize_t n)
+{ return tanh_grad_body(o, d, r, n); }
+#define TANH_GRAD_FAST tanh_grad_avx2
+#else
+#define TANH_GRAD_FAST tanh_grad_generic
+#endif
+
+static PyObject *py_tanh_grad_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Bufs bs;
+    if (parse(args, nargs, 3, 1, 4, 0, NULL, &bs, "tanh_grad_f32") < 0) return NULL;
+    const float *o = bs.b[0].buf, *d = bs.b[1].buf;
+    float *r = bs.b[2].buf;
+    long bad = (KERN == &K_generic || !HAS_AVX2 ? tanh_grad_generic : TANH_GRAD_FAST)(
+        o, d, r, bs.b[0].len / 4);
+    release(&bs);
+    return PyLong_FromLong(bad ? 1 : 0);
 }
 
 /* ------------------------------------------------------------------ exported: scatter-add */
@@ -667,6 +712,8 @@ static PyMethodDef methods[] = {
      "nll_reduce(x, target, weight, ignore_index, mean) -> the loss, or None (not computed)"},
     {"nll_grad", (PyCFunction)(void (*)(void))py_nll_grad, METH_FASTCALL,
      "nll_grad(hot, target, weight, ignore_index, g, mean) -> 0, or 1 (nothing written)"},
+    {"tanh_grad_f32", (PyCFunction)(void (*)(void))py_tanh_grad_f32, METH_FASTCALL,
+     "tanh_grad_f32(out, dout, res) -> 0, or 1 (a nan: res not to be used)"},
     {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {NULL, NULL, 0, NULL},

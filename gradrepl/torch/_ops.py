@@ -27,6 +27,7 @@ import math as _math
 import numpy as np
 
 from ..engine import grad_mode
+from ..engine._native import lib as _NATIVE
 from ..engine.ops import broadcast as _broadcast_ops
 from ..engine.ops import math as EM
 from ..engine.ops import _kernels as K
@@ -754,6 +755,11 @@ def _tanh_grad_fwd(out, dout):
     if out.dtype == _F32 and dout.dtype == _F32:
         if out.size == 1 and dout.shape == out.shape:   # (one value: Python doubles, below)
             return _tanh_grad_one32(out, dout)
+        if _NATIVE is not None and dout.shape == out.shape and out.flags.c_contiguous \
+                and dout.flags.c_contiguous:   # (the same, compiled)
+            res = np.empty(out.shape, _F32)
+            if not _NATIVE.tanh_grad_f32(out, dout, res):
+                return res
         return dout * (1.0 - np.square(out, dtype=np.float64)).astype(np.float32)
     if out.dtype == _F64 and dout.dtype == _F64:  # the same fused 1 - out * out
         from ._sleef64 import fma64
