@@ -137,3 +137,32 @@ def test_save_and_load_profile_again(tmp_path):
     (tmp_path / "other.pt").write_bytes(b"PK\x03\x04 not ours")
     with pytest.raises(RuntimeError, match="reads only files gradrepl's torch.jit.save wrote"):
         torch.jit.load(str(tmp_path / "other.pt"))
+
+
+def test_loaded_traced_module_is_a_recursive_script_module(tmp_path):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 6), nn.Dropout(0.5), nn.Linear(6, 2)).eval()
+    x = torch.randn(3, 4)
+    t = torch.jit.trace(net, x)
+    with torch_modules():
+        t.save(str(tmp_path / "t.pt"))
+        loaded = torch.jit.load(str(tmp_path / "t.pt"))
+    # real torch 2.13: type name RecursiveScriptModule, printed as a scripted module
+    assert type(loaded).__name__ == "RecursiveScriptModule"
+    assert repr(loaded) == ("RecursiveScriptModule(\n  original_name=Sequential\n"
+                            "  (0): RecursiveScriptModule(original_name=Linear)\n"
+                            "  (1): RecursiveScriptModule(original_name=Dropout)\n"
+                            "  (2): RecursiveScriptModule(original_name=Linear)\n)")
+    assert torch.equal(loaded(x), t(x))
+
+
+def test_scripted_dropout_follows_the_scripted_flags():
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 6), nn.Dropout(0.5))
+    s = torch.jit.script(net)
+    s.eval()
+    # real torch 2.13: s.eval() leaves the original's flags (False True for s.training,
+    # net[1].training) and the scripted forward runs without dropout
+    assert (s.training, net[1].training) == (False, True)
+    x = torch.randn(3, 4)
+    assert torch.equal(s(x), net[0](x))

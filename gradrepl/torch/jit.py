@@ -300,15 +300,14 @@ class RecursiveScriptModule(ScriptModule):
         save(self, f)
 
     def __reduce__(self):   # (saved as the original module: loading compiles it again)
-        traced = isinstance(self, TracedModule)
-        return _rebuild, (traced, self._original, self.training)
+        return _rebuild, (self._original, self.training)
 
 
-def _rebuild(traced, original, training):
-    """A loaded module: its own compilation (a fresh executor: the first call profiles)."""
-    m = (TopLevelTracedModule if traced else RecursiveScriptModule)(original)
-    if not traced:
-        object.__setattr__(m, "_executor", _Executor())
+def _rebuild(original, training):
+    """A loaded module, scripted or traced: a RecursiveScriptModule (as torch.jit.load gives)
+    with its own compilation (a fresh executor: the first call profiles)."""
+    m = RecursiveScriptModule(original)
+    object.__setattr__(m, "_executor", _Executor())
     m.train(training)
     return m
 
