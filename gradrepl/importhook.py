@@ -85,6 +85,11 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ModuleNotFoundError as e:
             raise self.renamed(e) from None
         self.rename_loaded()
+        # importlib puts ``spec`` (this alias's: named ``paddle``, no package) on the module
+        # after this returns; exec_module gives the module its own spec back, or a relative
+        # import inside gradrepl's functions sees ``__package__ != __spec__.parent`` and warns
+        # (an ImportWarning a script's ``warnings.simplefilter('always')`` shows)
+        self.__dict__.setdefault("own_specs", {})[id(module)] = module.__spec__
         if spec.name == self.name:  # the script's first import of the dialect in this mapping
             hook = getattr(module, "_on_script_import", None)
             if callable(hook):
@@ -119,6 +124,9 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return error
 
     def exec_module(self, module):
+        own = self.__dict__.get("own_specs", {}).pop(id(module), None)
+        if own is not None:
+            module.__spec__ = own
         return None
 
 
