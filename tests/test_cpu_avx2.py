@@ -15,6 +15,11 @@ Three parts:
 
   (numpy's OpenBLAS picks its kernels by the CPU too: SkylakeX here, Haswell on an AVX2 Zen or
   Intel; real torch's convolutions run oneDNN: ``ONEDNN_MAX_CPU_ISA=AVX2`` for the oracle.)
+  On an Intel machine that simulation is faithful only as an *Intel* AVX2 machine (MKL's
+  ``MKL_ENABLE_INSTRUCTIONS=AVX2`` path is what a Haswell runs; MKL's AMD path cannot be had
+  there, so the records made on the real AMD EPYC fail): ``tests/data/cpuinfo_intel_avx2.txt``
+  is this machine's Intel cpuinfo without its avx512*/amx* flags, for the same command with
+  ``OPENBLAS_CORETYPE=Haswell``.
 
 - Paddle's float32 Adam/AdamW: its AVX-512 JIT kernel where the CPU has avx512f, else its
   reference kernel (``cpu.avx512f()``);
