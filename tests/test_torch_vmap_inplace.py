@@ -42,3 +42,15 @@ def test_fallback_warning_at_the_users_line():
         "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/functorch/"
         "BatchedFallback.cpp:82.)"]
     assert w[0].filename == __file__
+
+
+OUT_SCRIPT = 'x = torch.arange(6.).reshape(2, 3)\nfor name, fn in [("add", lambda r: torch.add(r, 1, out=torch.empty(3))),\n                 ("mul", lambda r: torch.mul(r, r, out=torch.empty(3))),\n                 ("exp", lambda r: torch.exp(r, out=torch.empty(3))),\n                 ("mm", lambda r: torch.mm(r[None], torch.ones(3, 2), out=torch.empty(1, 2))),\n                 ("ok", lambda r: torch.add(torch.ones(3), 1, out=torch.empty(3)) + r)]:\n    try:\n        print(name, vmap(fn)(x))\n    except Exception as e:\n        print(name, type(e).__name__, e)\n'
+OUT_EXPECTED = "add RuntimeError Batching rule not implemented for aten::add.out; the fallback path doesn't work on out= or view ops.\nmul RuntimeError Batching rule not implemented for aten::mul.out; the fallback path doesn't work on out= or view ops.\nexp RuntimeError Batching rule not implemented for aten::exp.out; the fallback path doesn't work on out= or view ops.\nmm RuntimeError Batching rule not implemented for aten::mm.out; the fallback path doesn't work on out= or view ops.\nok tensor([[2., 3., 4.],\n        [5., 6., 7.]])\n"  # recorded (real torch 2.13 here)
+
+
+def test_out_variants_refused_under_vmap():
+    # functorch has no batching rule for out= variants: a batched input or out raises
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(OUT_SCRIPT, "<vmap_out>", "exec"), {"torch": torch, "vmap": vmap})
+    assert out.getvalue() == OUT_EXPECTED

@@ -93,6 +93,12 @@ def write_result(name, out, result, stacklevel=3):
     """``result``'s values into ``out`` (resized, cast, version bumped); returns ``out``."""
     if not isinstance(out, EngineTensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    from . import _vmap_checks
+
+    if _vmap_checks._SCOPES and (_vmap_checks.batched(result) or _vmap_checks.batched(out)):
+        # (functorch has no batching rule for out= variants: torch 2.13's error, recorded)
+        raise _vmap_checks._refusal(f"Batching rule not implemented for aten::{name}.out; the "
+                                    "fallback path doesn't work on out= or view ops.")
     r = raw(result)
     a = raw(out)
     from ._storage import check_overlap
