@@ -48,3 +48,48 @@ def test_transformer_encoder_warning_at_torchs_line(tmp_path):
                   if not line.startswith("gradrepl: torch's float math"))
     err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", err)
     assert (proc.stdout, err.replace(str(script), "SCRIPT")) == (EXPECTED_OUT, EXPECTED_ERR)
+
+
+# The mismatched-mask-types warning of F._canonical_mask (stacklevel=2 in torch): at the line of
+# torch's caller (MultiheadAttention.forward, TransformerEncoder.forward,
+# TransformerEncoderLayer.forward); gradrepl showed it at its own Module.__call__ line. Found by
+# TM15A's language_translation-style s26 (bool padding masks beside nn.Transformer's float
+# causal mask). Left: real torch shows the MultiheadAttention one again on a later call from
+# the same line (something between calls resets Python's once-per-location registry there).
+MASK_SCRIPT = """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+mha = nn.MultiheadAttention(8, 2, batch_first=True)
+q = torch.randn(2, 3, 8)
+kpm = torch.tensor([[False, False, True], [False, False, False]])
+am = nn.Transformer.generate_square_subsequent_mask(3)
+o, w = mha(q, q, q, key_padding_mask=kpm, attn_mask=am)
+print(o.shape)
+layer = nn.TransformerEncoderLayer(8, 2, batch_first=True)
+enc = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+print(enc(q, mask=am, src_key_padding_mask=kpm).shape)
+print(layer(q, src_mask=am, src_key_padding_mask=kpm).shape)
+"""
+MASK_ERR = (  # recorded: real torch 2.13.0 stderr (path to site-packages masked)
+    "SITE/torch/nn/modules/activation.py:1336: UserWarning: Support for mismatched "
+    "key_padding_mask and attn_mask is deprecated. Use same type for both instead.\n"
+    "  key_padding_mask = F._canonical_mask(\n"
+    "SITE/torch/nn/modules/transformer.py:429: UserWarning: Support for mismatched "
+    "src_key_padding_mask and mask is deprecated. Use same type for both instead.\n"
+    "  src_key_padding_mask = F._canonical_mask(\n"
+    "SITE/torch/nn/modules/transformer.py:819: UserWarning: Support for mismatched "
+    "src_key_padding_mask and src_mask is deprecated. Use same type for both instead.\n"
+    "  src_key_padding_mask = F._canonical_mask(\n")
+
+
+def test_canonical_mask_warning_at_torchs_callers(tmp_path):
+    script = tmp_path / "lect.py"
+    script.write_text(MASK_SCRIPT)
+    proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    err = "".join(line for line in proc.stderr.splitlines(keepends=True)
+                  if not line.startswith("gradrepl: torch's float math"))
+    err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", err)
+    assert (proc.stdout, err) == ("torch.Size([2, 3, 8])\n" * 3, MASK_ERR)

@@ -50,6 +50,15 @@ SITES = {
                           "        return F.dropout2d(input, self.p, self.training, self.inplace)"),
     "dropout3d_forward": ("nn/modules/dropout.py", 224,
                           "        return F.dropout3d(input, self.p, self.training, self.inplace)"),
+    # F._canonical_mask's callers (its mismatched-mask-types warning, stacklevel=2)
+    "mha_canonical_mask": ("nn/modules/activation.py", 1336,
+                           "        key_padding_mask = F._canonical_mask("),
+    "encoder_canonical_mask": ("nn/modules/transformer.py", 429,
+                               "        src_key_padding_mask = F._canonical_mask("),
+    "encoder_layer_canonical_mask": ("nn/modules/transformer.py", 819,
+                                     "        src_key_padding_mask = F._canonical_mask("),
+    "mha_forward_canonical_mask": ("nn/functional.py", 6802,
+                                   "    key_padding_mask = _canonical_mask("),
     # nn.Transformer's construction of its encoder (TransformerEncoder's enable_nested_tensor
     # warning, stacklevel=2)
     "transformer_encoder": ("nn/modules/transformer.py", 143,

@@ -170,6 +170,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 # ------------------------------------------------------------------------------ MHA functional
+_MASK_SITES = {"MultiheadAttention.forward": "mha_canonical_mask",
+               "TransformerEncoder.forward": "encoder_canonical_mask",
+               "TransformerEncoderLayer.forward": "encoder_layer_canonical_mask",
+               "multi_head_attention_forward": "mha_forward_canonical_mask"}
+
+
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     if mask is None:
         return None
@@ -178,8 +184,10 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if a.dtype != np.bool_ and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and a.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
-                      "Use same type for both instead.", stacklevel=3)
+        from .. import libwarn   # (stacklevel=2 in torch: the calling line of torch's twin)
+
+        libwarn.warn_from_caller(f"Support for mismatched {mask_name} and {other_name} is "
+                                 "deprecated. Use same type for both instead.", _MASK_SITES)
     if not is_float:
         return Tensor._wrap(np.where(a, np.asarray(-np.inf, target_type),
                                      np.asarray(0, target_type)), True)
