@@ -247,6 +247,10 @@ INPLACE_OPS = {
 }
 
 
+#: in-place methods torch defines in Python (torch/_tensor.py's wrapper calls the op)
+_PYTHON_METHODS = frozenset({"__ipow__"})
+
+
 def _shape(shape):
     return "[" + ", ".join(str(int(v)) for v in shape) + "]"
 
@@ -267,7 +271,13 @@ def _inplace(name, method, how):
                         raise _refusal(f"output with shape {_shape(self.shape)} doesn't match "
                                        f"the broadcast shape {_shape(batch + both)}")
                     op, fallback = how
-                    if fallback is not None:
+                    if fallback is not None and name in _PYTHON_METHODS:
+                        from .. import _libsite   # (torch's Python-level method: its line)
+
+                        _libsite.warn_at("torch", "_tensor.py", 39,
+                                         "            return f(self, *args, **kwargs)",
+                                         FALLBACK_WARNING.format(fallback), UserWarning)
+                    elif fallback is not None:
                         import warnings
 
                         warnings.warn(FALLBACK_WARNING.format(fallback), UserWarning,
