@@ -27,7 +27,13 @@ def test_log1p64_edges_equal_real_torch():
 
 def test_log1p64_23k_values_equal_real_torch():
     skip_unless_x86_64("float64 log1p (SLEEF Sleef_log1pd8_u10)")
-    y = np.random.default_rng(5).standard_normal(20000) * 50
-    y = np.concatenate([y, np.exp(y / 3), -np.random.default_rng(6).random(3000)])
+    rng = np.random.default_rng(5)
+    y = rng.standard_normal(20000) * 50
+    # wide positive values built exactly: numpy's own exp, which made them before, follows
+    # numpy's SIMD path (AVX-512 or AVX2: 550 of the inputs differed), so the inputs did
+    big = np.ldexp(rng.random(20000) + 1.0, rng.integers(-60, 100, 20000))
+    y = np.concatenate([y, big, -np.random.default_rng(6).random(3000)])
     out = torch.log1p(torch.tensor(y)).numpy()
-    assert hashlib.sha256(out.tobytes()).hexdigest()[:16] == "8126a3d0c6c69bbd"
+    # real torch 2.13 here, as AVX-512 and as AVX2 (ATEN_CPU_CAPABILITY=avx2,
+    # MKL_ENABLE_INSTRUCTIONS=AVX2, numpy's AVX-512 off): the same bits
+    assert hashlib.sha256(out.tobytes()).hexdigest()[:16] == "8c6f50c9087bc4d0"
