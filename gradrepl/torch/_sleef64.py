@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# (the emulated float64 fused multiply-add: in the engine, Paddle's SLEEF kernels use it too)
+from ..engine.ops._dekker import fma64, two_prod  # noqa: F401
+
 F64 = np.float64
 _R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931
 _L2U = .69314718055966295651160180568695068359375
@@ -22,29 +25,6 @@ _LOG_C = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.1818605932937785
           0.2222214519839380009e+0, 0.2857142932794299317e+0, 0.3999999999635251990e+0,
           0.6666666666667333541e+0)
 _LN2_HI, _LN2_LO = 0.693147180559945286226764, 2.319046813846299558417771e-17
-
-
-def two_prod(a, b):
-    p = a * b
-    split = 134217729.0
-    ah = a * split
-    ah = ah - (ah - a)
-    al = a - ah
-    bh = b * split
-    bh = bh - (bh - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def fma64(a, b, c):
-    p, e = two_prod(a, b)
-    c = np.broadcast_to(np.asarray(c, F64), np.broadcast(p, c).shape)
-    with np.errstate(all="ignore"):
-        s = p + c
-        bb = s - p
-        r = s + (((p - (s - bb)) + (c - bb)) + e)
-    # near the subnormals Dekker's error term is no longer exact: the plain sum is used there
-    return np.where(np.abs(p) < 2.0 ** -900, s, r)
 
 
 def _mla(x, c1, c0):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._dekker import fma64
+
 F64 = np.float64
 _M_1_PI = 0.318309886183790671537767526745028724
 _PI_A, _PI_B = 3.1415926218032836914, 3.1786509424591713469e-08
@@ -34,25 +36,8 @@ _POLY = (2.72052416138529567917983e-15, -7.6429259411395447190023e-13,
 _C1, _C0 = 0.00833333333333318056201922, -0.166666666666666657414808
 
 
-def _two_prod(a, b):
-    p = a * b
-    split = 134217729.0
-    ah = a * split
-    ah = ah - (ah - a)
-    al = a - ah
-    bh = b * split
-    bh = bh - (bh - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
 def _fma(a, b, c):
-    a, b, c = np.broadcast_arrays(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64))
-    p, e = _two_prod(a, b)
-    s = p + c
-    bb = s - p
-    r = s + (((p - (s - bb)) + (c - bb)) + e)
-    return np.where(np.abs(p) < 2.0 ** -900, s, r)
+    return fma64(*np.broadcast_arrays(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64)))
 
 
 # double-double helpers (SLEEF's names)
