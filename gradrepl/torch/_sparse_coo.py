@@ -106,26 +106,9 @@ def _named(t, name):
 
 
 # ---------------------------------------------------------------------------- the tensor
-class SparseCooTensor:
-    """A sparse COO tensor: ``_idx`` (int64, sparse_dim x nnz), ``_vals`` (a dialect Tensor,
-    nnz x dense dims), ``_size``; ``_name``: the grad_fn name torch prints for it."""
-
-    is_sparse = True
-    is_sparse_csr = False
-
-    def __init__(self, idx, vals, size, coalesced=False, name=None):
-        self._idx = np.ascontiguousarray(idx, np.int64)
-        self._size = tuple(int(s) for s in size)
-        self._coalesced = coalesced
-        self._name = name if vals.requires_grad else None
-        if self._name is not None:   # (a node of torch's name: grad_fn prints it)
-            vals = _named(vals, self._name)
-        self._vals = vals
-
-    # ---- attributes
-    @property
-    def layout(self):
-        return _torch().sparse_coo
+class _SparseShape:
+    """What a sparse tensor of any layout answers from ``_vals`` and ``_size`` (COO, and CSR in
+    ``_sparse_csr``)."""
 
     @property
     def dtype(self):
@@ -149,6 +132,28 @@ class SparseCooTensor:
 
     def numel(self):
         return math.prod(self._size)
+
+
+class SparseCooTensor(_SparseShape):
+    """A sparse COO tensor: ``_idx`` (int64, sparse_dim x nnz), ``_vals`` (a dialect Tensor,
+    nnz x dense dims), ``_size``; ``_name``: the grad_fn name torch prints for it."""
+
+    is_sparse = True
+    is_sparse_csr = False
+
+    def __init__(self, idx, vals, size, coalesced=False, name=None):
+        self._idx = np.ascontiguousarray(idx, np.int64)
+        self._size = tuple(int(s) for s in size)
+        self._coalesced = coalesced
+        self._name = name if vals.requires_grad else None
+        if self._name is not None:   # (a node of torch's name: grad_fn prints it)
+            vals = _named(vals, self._name)
+        self._vals = vals
+
+    # ---- attributes
+    @property
+    def layout(self):
+        return _torch().sparse_coo
 
     def sparse_dim(self):
         return self._idx.shape[0]

@@ -13,12 +13,11 @@ fused multiply-add chain over the row's entries in stored order (measured agains
 lacks raises the not-emulated AttributeError."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ._base import raw
-from ._sparse_coo import _INVARIANTS_WARNING, SparseCooTensor, _named
+from ._sparse_coo import _INVARIANTS_WARNING, SparseCooTensor, _named, _SparseShape
 
 _BETA_WARNING = (
     "Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse "
@@ -39,7 +38,7 @@ def _warn_once(message):
     once(message)
 
 
-class SparseCsrTensor:
+class SparseCsrTensor(_SparseShape):
     """A 2-D sparse CSR tensor: ``_crow`` (rows + 1), ``_col`` (nnz) int64 arrays, ``_vals`` a
     dialect Tensor (nnz), ``_size``."""
 
@@ -56,29 +55,6 @@ class SparseCsrTensor:
     @property
     def layout(self):
         return _torch().sparse_csr
-
-    @property
-    def dtype(self):
-        return self._vals.dtype
-
-    @property
-    def device(self):
-        return self._vals.device
-
-    @property
-    def shape(self):
-        return _torch().Size(self._size)
-
-    def size(self, dim=None):
-        return self.shape if dim is None else self._size[dim]
-
-    def dim(self):
-        return len(self._size)
-
-    ndim = property(dim)
-
-    def numel(self):
-        return math.prod(self._size)
 
     def _nnz(self):
         return int(self._col.shape[0])
