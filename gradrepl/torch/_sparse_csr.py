@@ -13,7 +13,6 @@ fused multiply-add chain over the row's entries in stored order (measured agains
 lacks raises the not-emulated AttributeError."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ._base import raw
