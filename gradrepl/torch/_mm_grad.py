@@ -165,10 +165,22 @@ def with_vjp(op, vjp):
 
 
 def _scaled(g, s):
-    """``g * s`` as torch's ``maybe_multiply`` (a MulBackward0 node under create_graph)."""
+    """``g * s`` as torch's ``maybe_multiply``: ``g`` itself for 1, else a product (a
+    MulBackward0 node under create_graph)."""
+    if s == 1:
+        return g
     from ._ops import mul
 
     return mul(g, s)
+
+
+def _bias_grad(g, bias, beta):
+    """The added tensor's gradient of the alpha/beta products: ``grad * beta`` summed to its
+    shape."""
+    gb = _scaled(g, beta)
+    if bias.data.shape != gb.data.shape:
+        gb = sum_to(gb, bias.data.shape, "torch")
+    return gb
 
 
 def addmv_vjp(n, g):
@@ -180,14 +192,12 @@ def addmv_vjp(n, g):
     rows, k = n.in_meta[1][0]
     if needs_grad(n, 1):
         gm = multiply(reshape(g, (rows, 1)), reshape(v, (1, k)))
-        gm = gm if alpha == 1 else _scaled(gm, alpha)
+        gm = _scaled(gm, alpha)
     if needs_grad(n, 2):
         gv = _mm(m, g, transpose_x=True)
-        gv = gv if alpha == 1 else _scaled(gv, alpha)
+        gv = _scaled(gv, alpha)
     if needs_grad(n, 0):
-        gb = g if beta == 1 else _scaled(g, beta)
-        if bias.data.shape != gb.data.shape:
-            gb = sum_to(gb, bias.data.shape, "torch")
+        gb = _bias_grad(g, bias, beta)
     return gb, gm, gv
 
 
@@ -200,14 +210,12 @@ def baddbmm_vjp(n, g):
     gx = gw = gb = None
     if needs_grad(n, 1):
         gx = _mm(g, w, transpose_y=True)
-        gx = gx if alpha == 1 else _scaled(gx, alpha)
+        gx = _scaled(gx, alpha)
     if needs_grad(n, 2):
         gw = _mm(x, g, transpose_x=True)
-        gw = gw if alpha == 1 else _scaled(gw, alpha)
+        gw = _scaled(gw, alpha)
     if needs_grad(n, 0):
-        gb = g if beta == 1 else _scaled(g, beta)
-        if bias.data.shape != gb.data.shape:
-            gb = sum_to(gb, bias.data.shape, "torch")
+        gb = _bias_grad(g, bias, beta)
     return gb, gx, gw
 
 
@@ -225,14 +233,12 @@ def addbmm_vjp(n, g):
         big = expand(unsqueeze(g, 0), (nb, m, n.in_meta[2][0][2]))
         if needs_grad(n, 1):
             gx = _mm(big, w, transpose_y=True)
-            gx = gx if alpha == 1 else _scaled(gx, alpha)
+            gx = _scaled(gx, alpha)
         if needs_grad(n, 2):
             gw = _mm(x, big, transpose_x=True)
-            gw = gw if alpha == 1 else _scaled(gw, alpha)
+            gw = _scaled(gw, alpha)
     if needs_grad(n, 0):
-        gb = g if beta == 1 else _scaled(g, beta)
-        if bias.data.shape != gb.data.shape:
-            gb = sum_to(gb, bias.data.shape, "torch")
+        gb = _bias_grad(g, bias, beta)
     return gb, gx, gw
 
 
@@ -246,14 +252,12 @@ def addr_vjp(n, g):
     g1 = g2 = gb = None
     if needs_grad(n, 1):
         g1 = mv(g, v2)
-        g1 = g1 if alpha == 1 else _scaled(g1, alpha)
+        g1 = _scaled(g1, alpha)
     if needs_grad(n, 2):
         g2 = mv(t(g), v1)
-        g2 = g2 if alpha == 1 else _scaled(g2, alpha)
+        g2 = _scaled(g2, alpha)
     if needs_grad(n, 0):
-        gb = g if beta == 1 else _scaled(g, beta)
-        if bias.data.shape != gb.data.shape:
-            gb = sum_to(gb, bias.data.shape, "torch")
+        gb = _bias_grad(g, bias, beta)
     return gb, g1, g2
 
 
