@@ -153,13 +153,15 @@ def _mkl_available():
 _MKL = None
 
 
-def with_vjp(op, vjp):
+def with_vjp(op, vjp, always=False):
     """``op`` (a dialect copy) with the VJP above when MKL is there; without it the engine's VJP
-    is kept (its kernels, not torch's, compute the gradients then). (A holomorphic op's copy
+    is kept (its kernels, not torch's, compute the gradients then), unless ``always`` (an op
+    whose attributes only this VJP reads: addmm's alpha and beta). (A holomorphic op's copy
     holds ``vjp`` wrapped for complex gradients, ``__wrapped__`` pointing to it: set once, not
     wrapped again at every product.)"""
     cur = op.vjp
-    if cur is not vjp and getattr(cur, "__wrapped__", None) is not vjp and _mkl_available():
+    if cur is not vjp and getattr(cur, "__wrapped__", None) is not vjp and (
+            always or _mkl_available()):
         op.vjp = vjp
     return op
 

@@ -2471,7 +2471,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
                            f" and {b.shape[0]}x{b.shape[1]})")
     if scaled:   # (alpha and beta inside MKL's gemm, as torch passes them; their VJP's products
         return apply(_mm_grad.with_vjp(top("fused_addmm", "AddmmBackward0", "cross12",  # scaled)
-                                           forward=_addmm_scaled_fwd), _mm_grad.addmm_vjp),
+                                           forward=_addmm_scaled_fwd), _mm_grad.addmm_vjp,
+                                       always=True),
                      (input, mat1, mat2), {"alpha": alpha, "beta": beta})
     return apply(_mm_grad.with_vjp(top("fused_addmm", "AddmmBackward0", "cross12",
                                      forward=_addmm_fwd), _mm_grad.addmm_vjp),
@@ -2479,19 +2480,29 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
 
 
 def _addmm_scaled_exact(input, mat1, mat2):  # noqa: A002
-    """Whether addmm with alpha/beta runs as torch's one gemm call here: MKL loaded, two real
-    float matrices of one dtype and a bias of it (else the sum of the scaled parts)."""
-    from . import _mkl
-
+    """Whether addmm with alpha/beta runs as torch's one node (AddmmBackward0): two real float
+    matrices of one dtype and a bias of it (else the sum of the scaled parts)."""
     a, b, c = raw(mat1), raw(mat2), raw(input)
     return a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype == c.dtype \
-        and a.dtype in (np.float32, np.float64) and c.ndim <= 2 and _mkl.available()
+        and a.dtype in (np.float32, np.float64) and c.ndim <= 2
 
 
 def _addmm_scaled_fwd(bias, x, w, alpha=1, beta=1):
-    from ._gemm import gemm
+    """torch's one gemm call with alpha and beta inside (MKL's, as torch's x86-64 wheels);
+    without MKL (the lean install, aarch64) the same sum by numpy: last bits may differ, the
+    node and the signs of zeros do not (beta 0: the bias is not read, as gemm's)."""
+    from . import _mkl
 
-    return gemm(x, w, bias, float(alpha), float(beta))
+    if _mkl.available():
+        from ._gemm import gemm
+
+        return gemm(x, w, bias, float(alpha), float(beta))
+    out = np.matmul(x, w)
+    if alpha != 1:
+        out = out * x.dtype.type(alpha)
+    if beta != 0:
+        out = out + (bias if beta == 1 else bias * x.dtype.type(beta))
+    return np.broadcast_to(out, np.broadcast_shapes(out.shape, bias.shape)).astype(x.dtype)
 
 
 def _sublist_equation(args):
