@@ -37,7 +37,8 @@ def pytest_report_header(config):
 
     from gradrepl.engine import cpu, mkl
 
-    vendor = cpu._cpuinfo()[0] or "?"
+    # (off x86 the vendor line of /proc/cpuinfo is not the CPU's: under qemu-user it is the host's)
+    vendor = (cpu._cpuinfo()[0] or "?") if cpu.x86() else "-"
     return (f"gradrepl CPU: {platform.machine()} {vendor}, class {cpu.detected()} "
             f"(rules checked as {cpu.cpu_class()}), AVX-512 {'yes' if cpu.has_avx512f() else 'no'}, "
             f"emulated {'yes' if cpu.emulated() else 'no'}, MKL path {mkl.branch() or 'none (no MKL)'}")
