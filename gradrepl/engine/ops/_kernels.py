@@ -760,12 +760,13 @@ def mkl_div64(a, b):
     f = _VMD_DIV[0]
     if f is None or a.size >= 1 << 31:
         return None
+    shape = np.shape(a)   # (ascontiguousarray makes a 0-d array 1-d)
     a = np.ascontiguousarray(a, np.float64)
     b = np.ascontiguousarray(b, np.float64)
     out = np.empty_like(a)
     if a.size:
         f(a.size, a.ctypes.data, b.ctypes.data, out.ctypes.data, 0x2)   # VML_HA
-    return out
+    return out.reshape(shape)
 
 
 # ------------------------------------------------------------------------------ Eigen pow
