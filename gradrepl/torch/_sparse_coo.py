@@ -133,6 +133,14 @@ class _SparseShape:
     def numel(self):
         return math.prod(self._size)
 
+    _KIND = "sparse tensor"   # (the words of the not-emulated error)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"'Tensor' object has no attribute '{name}' (gradrepl's torch does "
+                             f"not emulate Tensor.{name} of a {self._KIND})")
+
 
 class SparseCooTensor(_SparseShape):
     """A sparse COO tensor: ``_idx`` (int64, sparse_dim x nnz), ``_vals`` (a dialect Tensor,
@@ -272,12 +280,6 @@ class SparseCooTensor(_SparseShape):
 
     def mm(self, other):
         return mm(self, other, _SPMM_MM)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(f"'Tensor' object has no attribute '{name}' (gradrepl's torch does "
-                             f"not emulate Tensor.{name} of a sparse tensor)")
 
     def __repr__(self):
         from . import _dtypes, _printing

@@ -43,6 +43,7 @@ class SparseCsrTensor(_SparseShape):
 
     is_sparse = False
     is_sparse_csr = True
+    _KIND = "sparse CSR tensor"
 
     def __init__(self, crow, col, vals, size):
         self._crow = np.ascontiguousarray(crow, np.int64)
@@ -98,12 +99,6 @@ class SparseCsrTensor(_SparseShape):
         return _matmul(self, other)
 
     matmul = mm = __matmul__
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(f"'Tensor' object has no attribute '{name}' (gradrepl's torch does "
-                             f"not emulate Tensor.{name} of a sparse CSR tensor)")
 
     def __repr__(self):
         from . import _dtypes, _printing
