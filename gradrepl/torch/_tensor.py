@@ -29,7 +29,7 @@ _STATE = grad_mode.STATE
 _new = object.__new__
 # depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
 _INFERENCE = [0]
-#: called with each new tensor's array while vmap traces a sample (``_vmap.trace``), else None
+#: called with each new tensor while a vmap runs (``_vmap_checks.made``, ``_vmap.trace``)
 _MADE = [None]
 _AUTOGRAD_ENGINE = [None]   # autograd._engine, once Tensor.backward first ran
 
@@ -73,6 +73,7 @@ class Tensor(EngineTensor):
 
     __array_priority__ = 1000  # numpy defers its operators to ours (np.float32(2) * x is a Tensor)
     _grad_layout_contract = True  # a leaf's .grad takes its strides (engine/backward.obey_layout)
+    _vmap_checked = False  # True: vmap's checked class, a Tensor as this one (_vmap_checks)
 
     def __array_wrap__(self, array):
         """A numpy ufunc of a tensor (``np.sqrt(t)``, CS231n's ``np.sqrt(2. / fan_in)``) is a tensor
@@ -99,7 +100,7 @@ class Tensor(EngineTensor):
         if _INFERENCE[0]:  # made inside torch.inference_mode(): an inference tensor
             t._inference = True
         if _MADE[0] is not None:
-            _MADE[0](data)
+            _MADE[0](t)
         return t
 
     def __init__(self, *args, **kwargs):
@@ -488,7 +489,7 @@ class Tensor(EngineTensor):
         return self.__repr__()
 
     def __format__(self, spec):
-        if raw(self).ndim == 0 and type(self) is Tensor:
+        if raw(self).ndim == 0 and (type(self) is Tensor or self._vmap_checked):
             return raw(self).item().__format__(spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")

@@ -204,7 +204,11 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     listener, registry.EXACT_LISTENER = registry.EXACT_LISTENER, tr.exact
     shapes, registry.SHAPE_CONST = registry.SHAPE_CONST, tr.keep_safe
     made = []   # the arrays of the tensors made during the trace
-    watch, _tensor._MADE[0] = _tensor._MADE[0], made.append
+
+    def on_made(t):   # (each one checked: its reads are watched, as a sample's)
+        made.append(_raw(t))
+        _vmap_checks._checked(t)
+    watch, _tensor._MADE[0] = _tensor._MADE[0], on_made
     _ACTIVE.append(tr)
     reads, _vmap_checks.READ_WATCH[0] = _vmap_checks.READ_WATCH[0], _read_watch(tr)
     try:

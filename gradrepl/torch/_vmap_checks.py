@@ -9,13 +9,15 @@ on the batch, or looped), where every such read works, so without these checks a
 its batched tensors have no one value per sample; here a tensor is *batched* when it is one of
 the samples of a running ``vmap`` or an op's result with a batched input (marked in its
 ``__dict__``, so nothing is kept alive), and the readers raise torch's ``RuntimeError`` for it
-(wrappers put on the Tensor class and the ``torch`` module while a vmap runs, made once).
+(methods of ``checked_class``, the class the batched tensors take, and wrappers put on the
+``torch`` module while a vmap runs; made once: the Tensor class itself is never changed).
 
 Only reads by the user's code raise: gradrepl's own kernels read values where torch's C++ does
 not (a check, a count), and torch runs those on the whole batch.
 """
 from __future__ import annotations
 
+import functools
 import sys
 
 from ..engine import registry
@@ -59,6 +61,7 @@ def mark(t, scope=None):
     """``t`` is batched in ``scope`` (the innermost running one by default)."""
     if _SCOPES:
         t.__dict__[_MARK] = scope or _SCOPES[-1]
+        _checked(t)
     return t
 
 
@@ -71,6 +74,7 @@ def propagate(inputs, out):
                 d = getattr(o, "__dict__", None)
                 if d is not None:
                     d[_MARK] = s
+                    _checked(o)
             return
 
 
@@ -349,69 +353,149 @@ def _printer(method):
     return f
 
 
-_CACHE: dict = {}  # (owner, name) -> (the original, its wrapper): made once
-_SAVED: list = []
+def _like(wrapper, method):
+    """``wrapper`` prints and reads as ``method`` (its name, qualname and ``_method_repr``'s
+    mark: a bound method of a checked tensor prints as torch's)."""
+    functools.update_wrapper(wrapper, method)
+    return wrapper
 
 
-def _cached_patches():
-    """``_patches()``'s, the wrappers made once (a method replaced since is wrapped anew)."""
-    if not _CACHE:
-        for owner, name, replacement in _patches():
-            _CACHE[(owner, name)] = (owner.__dict__[name], replacement)
-    out = []
-    for (owner, name), (original, replacement) in _CACHE.items():
-        if owner.__dict__.get(name) is not original:  # (changed since: wrapped again)
-            _CACHE.clear()
-            return _cached_patches()
-        out.append((owner, name, replacement))
-    return out
+def _tensor_checks():
+    """{name: wrapper} of the checked tensors' class (``checked_class``)."""
+    from ._tensor import Tensor
+
+    own = Tensor.__dict__
+    out = {}
+    for name, message in READERS.items():
+        if name in own:
+            out[name] = _reader(name, own[name], message)
+    for name in PASSING:
+        if name in own and callable(own[name]):
+            out[name] = _passing(own[name])
+    for name, message in DYNAMIC.items():
+        if name in own and callable(own[name]):
+            out[name] = _dynamic(own[name], message)
+    if "masked_select" in own:
+        out["masked_select"] = _masked_select(own["masked_select"])
+    if "__getitem__" in own:
+        out["__getitem__"] = _getitem(own["__getitem__"])
+    for name in ("__repr__", "__str__"):
+        if name in own:
+            out[name] = _printer(own[name])
+    for name, how in INPLACE_OPS.items():
+        if name in own and callable(own[name]):
+            out[name] = _inplace(name, own[name], how)
+    return {name: _like(f, own[name]) for name, f in out.items()}
+
+
+#: [the class, the base methods it wraps]: made at the first vmap, again if one was replaced
+_CHECKED: list = [None, None]
+
+
+def checked_class():
+    """The class of the tensors a running vmap checks: a subclass of Tensor, named as it is,
+    whose readers, printers and in-place methods check, as torch's vmap does (the wrappers
+    above). A sample, an op's result with a batched input and a tensor made while a vmap runs
+    take it (``mark``, ``propagate``, ``made``): the Tensor class itself is never changed, so
+    Python keeps specialising its attribute reads (assigning a class attribute invalidates the
+    class's caches, and after 1,000 changes CPython 3.12+ stops specialising them for the
+    process). A tensor made before the vmap and written in place with a batched value there is
+    not refused (torch refuses it)."""
+    cls, originals = _CHECKED
+    if cls is not None:
+        from ._tensor import Tensor
+
+        own = Tensor.__dict__
+        if all(own.get(name) is m for name, m in originals.items()):
+            return cls
+    from ._tensor import Tensor
+
+    methods = _tensor_checks()
+    originals = {name: Tensor.__dict__[name] for name in methods}
+    ns = dict(methods, __slots__=(), __module__=Tensor.__module__,
+              __qualname__=Tensor.__qualname__, __doc__=Tensor.__doc__,
+              __hash__=Tensor.__dict__.get("__hash__", object.__hash__), _vmap_checked=True)
+    cls = type(Tensor.__name__, (Tensor,), ns)
+    _CHECKED[:] = [cls, originals]
+    return cls
+
+
+def _checked(t):
+    """``t`` takes the checked class (a plain Tensor only: a Parameter or a user's subclass
+    keeps its own)."""
+    cls = _CHECKED[0]
+    if cls is not None and t.__class__ is cls.__base__:
+        t.__class__ = cls
+
+
+def plain(tensors):
+    """The tensors a vmap returned, outside every vmap: plain tensors again (``checked_class``)."""
+    cls = _CHECKED[0]
+    for t in tensors:
+        if t.__class__ is cls:
+            t.__class__ = cls.__base__
+
+
+def made(t):
+    """A tensor made while a vmap runs (``_tensor._MADE``): checked (an in-place write of a
+    batched value into it is refused; a trace watches its reads)."""
+    cls = _CHECKED[0]
+    if t.__class__ is cls.__base__:
+        t.__class__ = cls
+
+
+_MODULE_CACHE: dict = {}  # name -> (the torch module's function, its wrapper): made once
+_SAVED: list = []        # (name, the module's function) put back by _take_off
+_MADE_BEFORE: list = [None]   # _tensor._MADE's watch before the outermost vmap
+
+
+def _module_patches():
+    """(name, replacement) for the torch module's functions checked while a vmap runs (the
+    wrappers made once; a function replaced since is wrapped anew)."""
+    import gradrepl.torch as torch_module
+
+    own = torch_module.__dict__
+    if _MODULE_CACHE and all(own.get(n) is o for n, (o, _r) in _MODULE_CACHE.items()):
+        return [(n, r) for n, (_o, r) in _MODULE_CACHE.items()]
+    _MODULE_CACHE.clear()
+    for name in PASSING:
+        if name in own and callable(own[name]):
+            _MODULE_CACHE[name] = (own[name], _passing(own[name]))
+    for name, message in DYNAMIC.items():
+        if name in own and callable(own[name]):
+            _MODULE_CACHE[name] = (own[name], _dynamic(own[name], message))
+    if "masked_select" in own:
+        _MODULE_CACHE["masked_select"] = (own["masked_select"],
+                                          _masked_select(own["masked_select"]))
+    return [(n, r) for n, (_o, r) in _MODULE_CACHE.items()]
 
 
 def _put_on():
-    """The wrappers on, for the outermost running vmap (put back by ``_take_off``: outside a
-    vmap the Tensor class and the torch module are as they were: reprs, warnings' frames and
-    numpy's protocols see the originals)."""
-    for owner, name, replacement in _cached_patches():
-        _SAVED.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, replacement)
+    """For the outermost running vmap: the checked class made, tensors made from now on take
+    it, and the torch module's checked functions on (put back by ``_take_off``: outside a vmap
+    the torch module is as it was). A module's attributes, unlike a class's, carry no caches
+    that a change invalidates."""
+    from . import _tensor
+    import gradrepl.torch as torch_module
+
+    checked_class()
+    _MADE_BEFORE[0] = _tensor._MADE[0]
+    if _tensor._MADE[0] is None:   # (a trace outside a vmap has its own watch: it checks too)
+        _tensor._MADE[0] = made
+    own = torch_module.__dict__
+    for name, replacement in _module_patches():
+        _SAVED.append((name, own[name]))
+        setattr(torch_module, name, replacement)
 
 
 def _take_off():
-    while _SAVED:
-        owner, name, method = _SAVED.pop()
-        setattr(owner, name, method)
-
-
-def _patches():
-    """(owner, name, replacement) for every patch a scope puts on."""
+    from . import _tensor
     import gradrepl.torch as torch_module
 
-    from ._tensor import Tensor
-
-    out = []
-    for owner in (Tensor, torch_module):
-        own = owner.__dict__
-        for name, message in READERS.items():
-            if owner is Tensor and name in own:
-                out.append((owner, name, _reader(name, own[name], message)))
-        for name in PASSING:
-            if name in own and callable(own[name]):
-                out.append((owner, name, _passing(own[name])))
-        for name, message in DYNAMIC.items():
-            if name in own and callable(own[name]):
-                out.append((owner, name, _dynamic(own[name], message)))
-        if "masked_select" in own:
-            out.append((owner, "masked_select", _masked_select(own["masked_select"])))
-    if "__getitem__" in Tensor.__dict__:
-        out.append((Tensor, "__getitem__", _getitem(Tensor.__dict__["__getitem__"])))
-    for name in ("__repr__", "__str__"):
-        if name in Tensor.__dict__:
-            out.append((Tensor, name, _printer(Tensor.__dict__[name])))
-    for name, how in INPLACE_OPS.items():
-        method = getattr(Tensor, name, None)
-        if callable(method) and name in Tensor.__dict__:
-            out.append((Tensor, name, _inplace(name, method, how)))
-    return out
+    while _SAVED:
+        name, method = _SAVED.pop()
+        setattr(torch_module, name, method)
+    _tensor._MADE[0], _MADE_BEFORE[0] = _MADE_BEFORE[0], None
 
 
 class scope:

@@ -589,6 +589,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        out = mapped(*args, **kwargs)
+        if not _vmap_checks._SCOPES:  # (the results are plain tensors again)
+            _vmap_checks.plain(tree_flatten(out)[0])
+        return out
+
+    def mapped(*args, **kwargs):
         head = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
         if not isinstance(in_dims, (int, tuple)):
             raise ValueError(f"{head}: expected `in_dims` to be int or a (potentially nested) "
