@@ -27,11 +27,21 @@ def _prefix(dtype):
             np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}[np.dtype(dtype)]
 
 
+# The complex routines' names where they differ from the real ones' (unitary, Hermitian).
+_COMPLEX_NAMES = {"orgqr": "ungqr", "ormqr": "unmqr", "syevd": "heevd"}
+
+
+def _real_of(dtype):
+    return np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64
+
+
 def _call(name, dtype, *args):
     """Call ``<s|d|c|z><name>_`` with Fortran conventions: ints by reference, one-letter
     strings as char*, floats as a real of the dtype, numpy arrays by address."""
     if not available():   # (a routine without a numpy stand-in: sytrs, orgqr, ormqr)
         raise RuntimeError(f"gradrepl: {name} needs MKL (the mkl wheel) on this platform")
+    if np.dtype(dtype).kind == "c":
+        name = _COMPLEX_NAMES.get(name, name)
     fn = getattr(lib(), _prefix(dtype) + name + "_")
     keep, cargs = [], []
     real = np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64
@@ -202,24 +212,35 @@ def potri(c, upper=False):
 
 # ------------------------------------------------------------------------------ eigen
 def syevd(a, upper=False, vectors=True):
+    """Eigenvalues (real, ascending) and eigenvectors of a symmetric (real) or Hermitian
+    (complex: ``cheevd``/``zheevd``, with their real workspace) matrix."""
     _guard(_square(a), "syevd", a)
     n = a.shape[0]
+    cplx = a.dtype.kind == "c"
+    rdt = _real_of(a.dtype)
     if not available():
-        w, v = np.linalg.eigh(a.astype(np.float64), UPLO="U" if upper else "L")
-        return w.astype(a.dtype), v.astype(a.dtype)
+        wide = np.complex128 if cplx else np.float64
+        w, v = np.linalg.eigh(a.astype(wide), UPLO="U" if upper else "L")
+        return w.astype(rdt), v.astype(a.dtype)
     A = _f(a)
-    w = np.zeros(max(1, n), a.dtype)
+    w = np.zeros(max(1, n), rdt)
     jobz = "V" if vectors else "N"
     uplo = "U" if upper else "L"
     info = _I(0)
     if n:
         work = np.zeros(1, a.dtype)
         iwork = np.zeros(1, np.int32)
-        _call("syevd", a.dtype, jobz, uplo, n, A, max(1, n), w, work, -1, iwork, -1, info)
+        rwork = np.zeros(1, rdt)
+        extra = (rwork, -1) if cplx else ()
+        _call("syevd", a.dtype, jobz, uplo, n, A, max(1, n), w, work, -1, *extra, iwork, -1, info)
         lw, liw = _lwork(work), int(iwork[0])
         work = np.zeros(lw, a.dtype)
         iwork = np.zeros(max(1, liw), np.int32)
-        _call("syevd", a.dtype, jobz, uplo, n, A, max(1, n), w, work, lw, iwork, liw, info)
+        if cplx:
+            lrw = _lwork(rwork)
+            extra = (np.zeros(lrw, rdt), lrw)
+        _call("syevd", a.dtype, jobz, uplo, n, A, max(1, n), w, work, lw, *extra, iwork, liw,
+              info)
     return w[:n], A
 
 
@@ -227,10 +248,12 @@ def geev(a, vectors=True):
     """Eigenvalues (complex) and right eigenvectors (complex, unpacked as torch does)."""
     _guard(_square(a), "geev", a)
     n = a.shape[0]
-    cdt = np.complex64 if a.dtype == np.float32 else np.complex128
+    cdt = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
     if not available():
-        w, v = np.linalg.eig(a.astype(np.float64))
+        w, v = np.linalg.eig(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))
         return w.astype(cdt), v.astype(cdt)
+    if a.dtype.kind == "c":
+        return _cgeev(a, vectors)
     A = _f(a)
     wr = np.zeros(max(1, n), a.dtype)
     wi = np.zeros(max(1, n), a.dtype)
@@ -262,6 +285,27 @@ def geev(a, vectors=True):
     return w, v
 
 
+def _cgeev(a, vectors):
+    """``cgeev``/``zgeev``: complex eigenvalues and right eigenvectors as they come."""
+    n = a.shape[0]
+    A = _f(a)
+    w = np.zeros(max(1, n), a.dtype)
+    vr = np.zeros((max(1, n), max(1, n)), a.dtype, order="F")
+    vl = np.zeros(1, a.dtype)
+    rwork = np.zeros(max(1, 2 * n), _real_of(a.dtype))
+    jobvr = "V" if vectors else "N"
+    info = _I(0)
+    if n:
+        work = np.zeros(1, a.dtype)
+        _call("geev", a.dtype, "N", jobvr, n, A, max(1, n), w, vl, 1, vr, max(1, n), work, -1,
+              rwork, info)
+        lw = _lwork(work)
+        work = np.zeros(lw, a.dtype)
+        _call("geev", a.dtype, "N", jobvr, n, A, max(1, n), w, vl, 1, vr, max(1, n), work, lw,
+              rwork, info)
+    return w[:n], np.array(vr[:n, :n])
+
+
 # ------------------------------------------------------------------------------ SVD
 def gesdd(a, full_matrices=False, vectors=True):
     """U, S, Vh of one m x n matrix (MKL's divide and conquer, torch's default driver)."""
@@ -271,8 +315,10 @@ def gesdd(a, full_matrices=False, vectors=True):
     rdt = np.float32 if a.dtype in (np.float32, np.complex64) else np.float64
     if not available():
         if not vectors:
-            return None, np.linalg.svd(a.astype(np.float64), compute_uv=False).astype(rdt), None
-        u, s, vh = np.linalg.svd(a.astype(np.float64), full_matrices=full_matrices)
+            wide = np.complex128 if a.dtype.kind == "c" else np.float64
+            return None, np.linalg.svd(a.astype(wide), compute_uv=False).astype(rdt), None
+        u, s, vh = np.linalg.svd(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64),
+                                 full_matrices=full_matrices)
         return u.astype(a.dtype), s.astype(rdt), vh.astype(a.dtype)
     A = _f(a)
     s = np.zeros(max(1, k), rdt)
@@ -286,14 +332,18 @@ def gesdd(a, full_matrices=False, vectors=True):
     VT = np.zeros((max(1, vrow), max(1, n)), a.dtype, order="F")
     iwork = np.zeros(max(1, 8 * k), np.int32)
     info = _I(0)
+    # the complex routines' real workspace (LAPACK's LRWORK bound for the job)
+    mx = max(m, n)
+    lrw = 7 * k if jobz == "N" else max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k)
+    extra = (np.zeros(max(1, lrw), rdt),) if a.dtype.kind == "c" else ()
     if m and n:
         work = np.zeros(1, a.dtype)
         _call("gesdd", a.dtype, jobz, m, n, A, max(1, m), s, U, max(1, m), VT, max(1, vrow),
-              work, -1, iwork, info)
+              work, -1, *extra, iwork, info)
         lw = _lwork(work)
         work = np.zeros(lw, a.dtype)
         _call("gesdd", a.dtype, jobz, m, n, A, max(1, m), s, U, max(1, m), VT, max(1, vrow),
-              work, lw, iwork, info)
+              work, lw, *extra, iwork, info)
     if not vectors:
         return None, s[:k], None
     return U[:m, :ucol], s[:k], VT[:vrow, :n]
@@ -347,7 +397,7 @@ def ormqr(a, tau, c, left=True, transpose=False):
     if m and n and k:
         t = np.ascontiguousarray(tau)
         side = "L" if left else "R"
-        trans = "T" if transpose else "N"
+        trans = ("C" if a.dtype.kind == "c" else "T") if transpose else "N"
         work = np.zeros(1, a.dtype)
         _call("ormqr", a.dtype, side, trans, m, n, k, A, max(1, A.shape[0]), t, C, max(1, m),
               work, -1, info)
@@ -405,10 +455,13 @@ def gels_driver(a, b, driver="gelsy", rcond=None):
     A = _f(a)
     info = _I(0)
     rank = _I(0)
-    s = np.zeros(max(1, min(m, n)), dt)
+    rdt = _real_of(dt)
+    s = np.zeros(max(1, min(m, n)), rdt)
+    cplx = np.dtype(dt).kind == "c"
     if not available():
-        x, _res, r, sv = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64), rcond=rcond)
-        return x.astype(dt), r, sv.astype(dt)
+        wide = np.complex128 if cplx else np.float64
+        x, _res, r, sv = np.linalg.lstsq(a.astype(wide), b.astype(wide), rcond=rcond)
+        return x.astype(dt), r, sv.astype(rdt)
     work = np.zeros(1, dt)
     if driver == "gels":
         _call("gels", dt, "N", m, n, k, A, max(1, m), B, ldb, work, -1, info)
@@ -422,28 +475,35 @@ def gels_driver(a, b, driver="gelsy", rcond=None):
         # nonzero, so that is what a script sees after its first allocations (measured: 8 of 14
         # fresh-process cases; 4 had zeros, from fresh pages, 2 a mix); ones stand for it.
         jpvt = np.ones(max(1, n), np.int32)
+        rw = (np.zeros(max(1, 2 * n), rdt),) if cplx else ()   # (the complex routine's)
         _call("gelsy", dt, m, n, k, A, max(1, m), B, ldb, jpvt, float(rcond), rank, work, -1,
-              info)
+              *rw, info)
         lw = _lwork(work)
         work = np.zeros(lw, dt)
         _call("gelsy", dt, m, n, k, A, max(1, m), B, ldb, jpvt, float(rcond), rank, work, lw,
-              info)
+              *rw, info)
         return B[:n, :k], rank.value, None
     if driver == "gelsd":
         iwork = np.zeros(1, np.int32)
+        rw = (np.zeros(1, rdt),) if cplx else ()
         _call("gelsd", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, -1,
-              iwork, info)
+              *rw, iwork, info)
         lw = _lwork(work)
         work = np.zeros(lw, dt)
         iwork = np.zeros(max(1, int(iwork[0])), np.int32)
+        if cplx:
+            rw = (np.zeros(_lwork(rw[0]), rdt),)
         _call("gelsd", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, lw,
-              iwork, info)
+              *rw, iwork, info)
         return B[:n, :k], rank.value, s[:min(m, n)]
     # gelss
-    _call("gelss", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, -1, info)
+    rw = (np.zeros(max(1, 5 * min(m, n)), rdt),) if cplx else ()
+    _call("gelss", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, -1, *rw,
+          info)
     lw = _lwork(work)
     work = np.zeros(lw, dt)
-    _call("gelss", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, lw, info)
+    _call("gelss", dt, m, n, k, A, max(1, m), B, ldb, s, float(rcond), rank, work, lw, *rw,
+          info)
     return B[:n, :k], rank.value, s[:min(m, n)]
 
 
@@ -497,5 +557,6 @@ def trsm(a, b, upper, left=True, trans=False, unit=False):
     if m and n:
         lda = max(1, a.shape[0])
         _call("trsm", a.dtype, "L" if left else "R", "U" if upper else "L",
-              "T" if trans else "N", "U" if unit else "N", m, n, 1.0, _f(a), lda, B, max(1, m))
+              "T" if trans else "N", "U" if unit else "N", m, n, np.ones(1, a.dtype), _f(a), lda, B,
+              max(1, m))
     return B

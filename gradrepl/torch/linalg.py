@@ -559,7 +559,7 @@ def cholesky(A, *, upper=False, out=None):
 # ------------------------------------------------------------------------------ eigen
 def _eigh_fwd(x, UPLO="L", symmetrize=False):
     w, v = _bmap(lambda m: _lapack.syevd(m, UPLO == "U"), [x], [2])
-    return w.astype(x.dtype), v.astype(x.dtype)
+    return w.astype(_lapack._real_of(x.dtype)), v.astype(x.dtype)
 
 
 def eigh(A, UPLO="L", *, out=None):
@@ -576,7 +576,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
     if _grad_wanted(A):
         return eigh(A, UPLO)[0]
     w = _bmap(lambda m: _lapack.syevd(m, UPLO == "U", vectors=False)[0], [a], [2])
-    return _t(w.astype(a.dtype))
+    return _t(w.astype(_lapack._real_of(a.dtype)))
 
 
 def _eig_fwd(x):
@@ -947,20 +947,21 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None, rcond=None):
     T = _T()
     a = _float_check(A, "linalg.pinv")
     at, rt = _tols(a, atol, rtol, rcond)
-    at_t = _t(np.asarray(at, a.dtype))
-    rt_t = _t(np.asarray(rt, a.dtype))
+    rdt = _lapack._real_of(a.dtype)   # (a complex matrix's singular values are real)
+    at_t = _t(np.asarray(at, rdt))
+    rt_t = _t(np.asarray(rt, rdt))
     if not hermitian:
         U, S, Vh = svd(A, full_matrices=False)
         max_val = T.narrow(S, -1, 0, 1)
         tol = T.maximum(T.unsqueeze(at_t, -1), T.mul(T.unsqueeze(rt_t, -1), max_val))
-        Sp = T.where(T.gt(S, tol), T.reciprocal(S), _t(np.zeros((), a.dtype)))
-        return T.matmul(T.mul(Vh.mT, T.unsqueeze(Sp, -2)), U.mT)
+        Sp = T.where(T.gt(S, tol), T.reciprocal(S), _t(np.zeros((), rdt)))
+        return T.matmul(T.mul(Vh.mH, T.unsqueeze(Sp, -2).to(Vh.dtype)), U.mH)
     S, U = eigh(A)
     S_abs = T.abs(S)
     max_val = T.amax(S_abs, -1, True)
     tol = T.maximum(T.unsqueeze(at_t, -1), T.mul(T.unsqueeze(rt_t, -1), max_val))
-    Sp = T.where(T.gt(S_abs, tol), T.reciprocal(S), _t(np.zeros((), a.dtype)))
-    return T.matmul(T.mul(U, T.unsqueeze(Sp, -2)), U.mT)
+    Sp = T.where(T.gt(S_abs, tol), T.reciprocal(S), _t(np.zeros((), rdt)))
+    return T.matmul(T.mul(U, T.unsqueeze(Sp, -2).to(U.dtype)), U.mH)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None, tol=None):
@@ -1047,8 +1048,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rank = (_a_batch(np.array(ranks, np.int64).reshape(batch), a.shape[:-2])
             if driver != "gels" else np.zeros(0, np.int64))
     sv = (_a_batch(np.stack(svs).reshape(batch + (min(m, n),)), a.shape[:-2], 1)
-          if driver in ("gelsd", "gelss") else np.zeros(0, dt))
-    residuals = np.zeros(0, dt)
+          if driver in ("gelsd", "gelss") else np.zeros(0, _lapack._real_of(dt)))
+    residuals = np.zeros(0, _lapack._real_of(dt))
     if m > n and driver != "gelsy":
         full = driver == "gels" or np.all(np.array(ranks) == n)
         if full:
@@ -1056,7 +1057,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
             with _nograd():
                 r = T.sub(T.matmul(A if not vec else A, _t(sol if not vec else sol[..., None])),
                           _t(B2))
-                residuals = raw(T.sum(T.mul(r, r), -2))  # (torch keeps the vector case's 1)
+                if np.dtype(dt).kind == "c":   # (torch: |r|^2 as r * conj(r), its real part)
+                    r = T.real(T.mul(r, T.conj(r)))
+                else:
+                    r = T.mul(r, r)
+                residuals = raw(T.sum(r, -2))  # (torch keeps the vector case's 1)
     solution = _t(sol)
     if _grad_wanted(A, B):
         T = _T()
