@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.ops.math import divide as _divide
 from ...engine.ops.reduce import paddle_reduce
 from ..core import PaddleClass as _PaddleClass
 from ..core import Tensor
@@ -116,7 +117,11 @@ class ClipGradByGlobalNorm(ClipGradBase):
         mx = np.asarray(self.clip_norm, dt)
         if self.auto_skip_clip and not global_norm > mx:
             return params_grads
-        scale = (mx / np.maximum(global_norm, mx)).astype(dt)
+        # paddle.divide(max_global_norm, paddle.maximum(global_norm, max_global_norm)): two 0-d
+        # tensors of one shape, so Paddle's forward divide kernel (MKL's vsDiv on Intel AVX-512,
+        # not correctly rounded), not numpy's quotient
+        scale = np.asarray(_divide(Tensor(mx), Tensor(np.maximum(global_norm, mx)),
+                                   vml=True).data, dt)
         from .. import profiles
 
         inplace = profiles.current().clip_global_norm_inplace
