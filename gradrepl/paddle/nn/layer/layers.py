@@ -5,8 +5,10 @@ its parameters ``<layer>.w_<k>`` / ``<layer>.b_<k>`` (``linear_0.w_0``); counter
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -117,6 +119,17 @@ def _addindent(string, indent):
     if len(lines) == 1:
         return string
     return lines[0] + "\n" + "\n".join(" " * indent + line for line in lines[1:])
+
+
+@contextlib.contextmanager
+def _cast_quiet():
+    """Paddle casts a layer (``to``, ``float``, ``float16``, ``bfloat16``, 3.x ``double``) inside
+    ``warnings.catch_warnings()`` with UserWarnings ignored. Leaving it resets Python's
+    once-per-location warning registries, so a warning shown before (BatchNorm's "always track
+    global mean and variance") shows again at its next call, as under real Paddle."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        yield
 
 
 class HookRemoveHelper:
@@ -392,8 +405,11 @@ class Layer(metaclass=_PaddleClass):
 
     # ------------------------------------------------------------------ dtype / device
     def to(self, device=None, dtype=None, blocking=None):
-        if dtype is not None:
-            self._cast_floats(dtypes.to_np(dtype))
+        if device is None and dtype is None and blocking is None:
+            return self
+        with _cast_quiet():
+            if dtype is not None:
+                self._cast_floats(dtypes.to_np(dtype))
         return self
 
     def astype(self, dtype=None):
@@ -418,20 +434,24 @@ class Layer(metaclass=_PaddleClass):
 
     def float16(self, excluded_layers=None):
         """The floating parameters and buffers in float16 (the layers' dtype is kept)."""
-        for t in list(self.parameters()) + list(self.buffers()):
-            if t.data.dtype.kind == "f":
-                t.data = t.data.astype(np.float16)
+        with _cast_quiet():
+            for t in list(self.parameters()) + list(self.buffers()):
+                if t.data.dtype.kind == "f":
+                    t.data = t.data.astype(np.float16)
         return self
 
     def bfloat16(self, excluded_layers=None):
         """bfloat16 has no numpy dtype: gradrepl keeps the values as they are."""
-        return self
+        with _cast_quiet():
+            return self
 
     def float(self, excluded_layers=None):
-        return self.astype("float32")
+        with _cast_quiet():
+            return self.astype("float32")
 
     def double(self, excluded_layers=None):
-        return self.astype("float64")
+        with _cast_quiet():
+            return self.astype("float64")
 
     def cpu(self):
         return self
