@@ -4,9 +4,9 @@ the one rule that makes the other ops' gradients right for complex values.
 The convention is Paddle's (and PyTorch's): the gradient of a real loss L with respect to a
 complex z is ``dL/dRe(z) + i dL/dIm(z)``. For a holomorphic op y = f(z) this makes the VJP
 ``dz = dy * conj(f'(z))``, where the real VJPs of ``math.py`` compute ``dy * f'(z)``. So the VJPs
-of the holomorphic ops are wrapped once, here: on complex values they run as
-``conj(vjp(conj(dy)))``, which is ``dy * conj(f'(z))`` for every one of them; on real values they
-run unchanged (one dtype test). Linear ops with real coefficients (add, subtract, scale, sum,
+of the holomorphic ops are wrapped once, here: on complex values they run on the node with its
+saved inputs and outputs conjugated (``dy * f'(conj z)``, which is ``dy * conj(f'(z))`` for every
+one of them); on real values they run unchanged (one dtype test). Linear ops with real coefficients (add, subtract, scale, sum,
 reshape, concat ...) need nothing. The ops that are not holomorphic (real, imag, conj, angle,
 abs, as_real, as_complex, complex) have their own VJPs below.
 """
@@ -170,15 +170,55 @@ HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "
                "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot")
 
 
+class _ConjugatedNode:
+    """A node as a holomorphic op's VJP sees it on complex values: its saved inputs and outputs
+    conjugated, everything else the node's own. The real VJP computes ``dy * f'(z)`` from them,
+    which is ``dy * f'(conj z) = dy * conj(f'(z))`` (f has real coefficients): the frameworks'
+    own formulas (torch's ``grad * other.conj()``, ``grad * result.conj()``; Paddle's
+    ``dout * conj(y)``), operation for operation, so their signed zeros too (conjugating ``dy``
+    and the result instead made ``3-0j`` where they make ``3+0j``)."""
+
+    __slots__ = ("_node", "inputs", "in_data", "out_data")
+
+    def __init__(self, node):
+        self._node = node
+        ins = node.inputs
+        if ins is not None:
+            seen = {}   # (one conjugate per saved tensor: x * x keeps its inputs identical)
+            for t in ins:
+                if id(t) not in seen:
+                    seen[id(t)] = conj(t) if t.data.dtype.kind == "c" else t
+            ins = tuple(seen[id(t)] for t in ins)
+        self.inputs = ins
+        self.in_data = _conj_arrays(node.in_data)
+        self.out_data = _conj_arrays(node.out_data)
+
+    def __getattr__(self, name):
+        return getattr(self._node, name)
+
+    def out(self, k=0):
+        return conj(self._node.out(k))
+
+    def input_tensor(self, i):
+        t = self._node.input_tensor(i)
+        return t if t is None or t.data.dtype.kind != "c" else conj(t)
+
+
+def _conj_arrays(arrays):
+    if arrays is None:
+        return None
+    out = [np.conj(a) if getattr(a, "dtype", None) is not None and a.dtype.kind == "c" else a
+           for a in arrays]
+    return tuple(out) if isinstance(arrays, tuple) else out
+
+
 def _conjugated(vjp):
     def run(node, *grads):
         out = node.out_data   # (the saved output's dtype: no metadata tuple made per node)
-        if (out[0].dtype if out is not None else node.out_meta[0][1]).kind != "c":
+        if (out[0].dtype if out is not None else node.out_meta[0][1]).kind != "c" \
+                or type(node) is _ConjugatedNode:   # (a wrapper around a wrapped VJP: once)
             return vjp(node, *grads)
-        res = vjp(node, *[conj(g) for g in grads])
-        if type(res) is not tuple and type(res) is not list:
-            return conj(res) if res is not None else None
-        return tuple(None if r is None else conj(r) for r in res)
+        return vjp(_ConjugatedNode(node), *grads)
 
     run.__name__ = getattr(vjp, "__name__", "vjp")
     run.__dict__.update(getattr(vjp, "__dict__", {}))  # (its marks: exact_first_order)
