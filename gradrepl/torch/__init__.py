@@ -333,6 +333,9 @@ _sparse_coo.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (s
 from . import _sparse_csr  # noqa: E402
 
 _sparse_csr.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (sparse CSR)
+from . import _sparse_ops  # noqa: E402
+
+_sparse_ops.install(_builtins.__import__("sys").modules[__name__])  # (sparse ops' table)
 from . import _function_repr  # noqa: E402
 
 _function_repr.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)

@@ -258,8 +258,8 @@ class SparseCooTensor(_SparseShape):
     def t(self):
         if self._idx.shape[0] != 2 or len(self._size) != 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
-                               f"but self is {self._idx.shape[0]} sparse and "
-                               f"{self.dense_dim()} dense")
+                               f"but got {self._idx.shape[0]} sparse and "
+                               f"{self.dense_dim()} dense dimensions")
         return SparseCooTensor(self._idx[::-1], self._vals, self._size[::-1], False,
                                "TBackward0")
 

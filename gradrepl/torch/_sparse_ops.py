@@ -1,0 +1,452 @@
+"""What torch's sparse COO (and CSR) tensors answer beyond construction and products (issue 28,
+the SPSWEEP sweep): one table of the operations, installed both as the sparse tensors' methods and
+as the torch functions (``torch.sin(s)``, ``torch.add(s, t)``), measured against real torch 2.13:
+
+* zero-preserving unary functions (``abs``, ``sin``, ``sqrt``, ``tanh``, ``relu`` ...): the
+  values mapped (COO: coalesced first, as ATen's ``coalesced_unary_ufunc``), the layout kept;
+* a number times / divides / powers the values (the entries kept as stored);
+* sparse + sparse (``add``, ``sub``, ``torch.add(alpha=)``): both entry lists concatenated, then
+  coalesced; sparse + dense or a number: torch's error; dense + sparse: a dense tensor;
+  sparse * dense: the dense entries at the sparse ones;
+* ``transpose``/``permute``/``t``, ``index_select`` (for each selected index, the entries there in
+  stored order), ``narrow_copy``, ``select`` / ``s[i]``, ``unsqueeze``, ``torch.cat``;
+* ``sum``, the sparse leaf's ``.grad`` (its indices, the values' gradient), the tensor attributes;
+* an operator without a sparse kernel: torch's dispatcher error (its first paragraph: 'Could not
+  run 'aten::exp' with arguments from the 'SparseCPU' backend ...'), the backends it lists
+  being the op's own (measured per op)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._sparse_coo import SparseCooTensor
+
+
+def _torch():
+    from .. import torch
+
+    return torch
+
+
+# ------------------------------------------------------------------ the dispatcher's error
+_DENSE_BACKENDS = (
+    "CPU, CUDA, HIP, MPS, IPU, XPU, HPU, VE, MTIA, MAIA, PrivateUse1, PrivateUse2, PrivateUse3, "
+    "Meta, FPGA, Vulkan, Metal, QuantizedCPU, QuantizedCUDA, QuantizedHIP, QuantizedMPS, "
+    "QuantizedIPU, QuantizedXPU, QuantizedHPU, QuantizedVE, QuantizedMTIA, QuantizedMAIA, "
+    "QuantizedPrivateUse1, QuantizedPrivateUse2, QuantizedPrivateUse3, QuantizedMeta, "
+    "CustomRNGKeyId, MkldnnCPU, ")
+_CSR_BACKENDS = ("SparseCsrCPU, SparseCsrCUDA, SparseCsrHIP, SparseCsrMPS, SparseCsrIPU, "
+                 "SparseCsrXPU, SparseCsrHPU, SparseCsrVE, SparseCsrMTIA, SparseCsrMAIA, "
+                 "SparseCsrPrivateUse1, SparseCsrPrivateUse2, SparseCsrPrivateUse3, "
+                 "SparseCsrMeta, ")
+_TAIL_BACKENDS = (
+    "BackendSelect, Python, FuncTorchDynamicLayerBackMode, Functionalize, Conjugate, Negative, "
+    "ZeroTensor, ADInplaceOrView, AutogradOther, AutogradCPU, AutogradCUDA, AutogradHIP, "
+    "AutogradXLA, AutogradMPS, AutogradIPU, AutogradXPU, AutogradHPU, AutogradVE, AutogradLazy, "
+    "AutogradMTIA, AutogradMAIA, AutogradPrivateUse1, AutogradPrivateUse2, AutogradPrivateUse3, "
+    "AutogradMeta, AutogradNestedTensor, Tracer, AutocastCPU, AutocastMTIA, AutocastMAIA, "
+    "AutocastXPU, AutocastMPS, AutocastCUDA, FuncTorchBatched, BatchedNestedTensor, "
+    "FuncTorchVmapMode, Batched, VmapMode, FuncTorchGradWrapper, PythonTLSSnapshot, "
+    "FuncTorchDynamicLayerFrontMode, PreDispatch, PythonDispatcher")
+
+
+def not_run_error(op, backends, layout="SparseCPU"):
+    """torch's NotImplementedError for ``op`` (e.g. 'aten::exp') handed a sparse tensor; its
+    first paragraph (the registrations listed after it are not emulated)."""
+    return NotImplementedError(
+        f"Could not run '{op}' with arguments from the '{layout}' backend. This could be because "
+        "the operator doesn't exist for this backend, or was omitted during the selective/custom "
+        "build process (if using custom build). If you are a Facebook employee using PyTorch on "
+        "mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
+        f"'{op}' is only available for these backends: [{backends}].\n\n"
+        "(gradrepl's torch prints the first paragraph of torch's message)")
+
+
+def _no_kernel(op, csr=True, nested=False):
+    """An op torch has no SparseCPU kernel for; ``csr``: it has a SparseCsr one (listed)."""
+    backends = _DENSE_BACKENDS + (_CSR_BACKENDS if csr else "") + \
+        ("NestedTensorCPU, NestedTensorHPU, " if nested else "") + _TAIL_BACKENDS
+
+    def f(self, *args, **kwargs):
+        raise not_run_error(op, backends)
+    return f
+
+
+# ------------------------------------------------------------------------------ helpers
+def _new(s, vals, name, idx=None, size=None, coalesced=None):
+    return SparseCooTensor(s._idx if idx is None else idx, vals,
+                           s._size if size is None else size,
+                           s._coalesced if coalesced is None else coalesced, name)
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _unary(fn_name, grad_name):
+    def f(self, *args, **kwargs):
+        from ._sparse_csr import SparseCsrTensor
+
+        fn = getattr(_torch(), fn_name)
+        if type(self) is SparseCsrTensor:
+            return SparseCsrTensor(self._crow, self._col, fn(self._vals, *args, **kwargs),
+                                   self._size)
+        s = self.coalesce()
+        return _new(s, fn(s._vals, *args, **kwargs), grad_name, coalesced=True)
+    f.__name__ = fn_name
+    return f
+
+
+# zero-preserving unary functions (torch has sparse kernels for them): name -> grad_fn name
+_UNARY = {"abs": "AbsBackward0", "sin": "SinBackward0", "sqrt": "SqrtBackward0",
+          "tanh": "TanhBackward0", "log1p": "Log1PBackward0", "square": "PowBackward0",
+          "relu": "ReluBackward0", "asin": "AsinBackward0", "asinh": "AsinhBackward0",
+          "atan": "AtanBackward0", "atanh": "AtanhBackward0", "sinh": "SinhBackward0",
+          "tan": "TanBackward0", "sign": "SignBackward0", "sgn": "SgnBackward0",
+          "ceil": "CeilBackward0", "floor": "FloorBackward0", "round": "RoundBackward0",
+          "trunc": "TruncBackward0", "frac": "FracBackward0", "expm1": "Expm1Backward0",
+          "deg2rad": "Deg2RadBackward0", "rad2deg": "Rad2DegBackward0", "erf": "ErfBackward0",
+          "erfinv": "ErfinvBackward0", "neg": "NegBackward0"}
+
+
+def _scalar(op, grad_name):
+    def f(self, other):
+        from ._sparse_csr import SparseCsrTensor
+
+        torch = _torch()
+        if isinstance(other, torch.Tensor) and other.dim() == 0:
+            other = other.item() if not other.requires_grad else other
+        if not (_is_number(other) or isinstance(other, torch.Tensor)):
+            return NotImplemented
+        if type(self) is SparseCsrTensor:
+            return SparseCsrTensor(self._crow, self._col, op(self._vals, other), self._size)
+        return _new(self, op(self._vals, other), grad_name)
+    return f
+
+
+def _check_same(a, b, what="add"):
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"{what}: expected sizes of 'self' and 'other' to match, but "
+                           f"{list(a.shape)} != {list(b.shape)}")
+
+
+def add(self, other, *, alpha=1):
+    """sparse + sparse (concatenated, coalesced); sparse + dense or a number: torch's error."""
+    torch = _torch()
+    from ._sparse_csr import SparseCsrTensor
+
+    if type(self) is SparseCsrTensor:
+        if type(other) is SparseCsrTensor:
+            from ._sparse_csr import to_sparse_csr
+
+            return to_sparse_csr(add(self.to_sparse(), other.to_sparse(), alpha=alpha))
+        return NotImplemented
+    if type(other) is SparseCsrTensor:
+        raise RuntimeError("memory format option is only supported by strided tensors")
+    if not isinstance(other, SparseCooTensor):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    _check_same(self, other)
+    ov = other._vals if alpha == 1 else other._vals * alpha
+    dt = torch.promote_types(self.dtype, ov.dtype)
+    vals = torch.cat([self._vals.to(dt), ov.to(dt)])
+    cat = SparseCooTensor(np.concatenate([self._idx, other._idx], 1), vals, self._size, False)
+    out = cat.coalesce()
+    out._name = "AddBackward0" if out._vals.requires_grad else None
+    return out
+
+
+def sub(self, other, *, alpha=1):
+    if isinstance(other, SparseCooTensor) or type(other).__name__ == "Tensor" and \
+            getattr(other, "is_sparse_csr", False):
+        out = add(self, -other, alpha=alpha)
+        if isinstance(out, SparseCooTensor):
+            out._name = "SubBackward0" if out._vals.requires_grad else None
+        return out
+    return add(self, other, alpha=alpha)
+
+
+def _radd(self, other):
+    """dense + sparse: a dense tensor."""
+    torch = _torch()
+    if isinstance(other, torch.Tensor):
+        return other + self.to_dense()
+    if _is_number(other):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                           "instead.")
+    return NotImplemented
+
+
+def _rsub(self, other):
+    torch = _torch()
+    if isinstance(other, torch.Tensor):
+        return other - self.to_dense()
+    return NotImplemented
+
+
+def mul(self, other):
+    """sparse * number (the values scaled), sparse * dense (the dense entries at the sparse
+    ones, coalesced first)."""
+    torch = _torch()
+    if _is_number(other) or isinstance(other, torch.Tensor) and other.dim() == 0:
+        return _scalar(lambda v, o: v * o, "MulBackward0")(self, other)
+    if isinstance(other, torch.Tensor) and type(self) is SparseCooTensor:
+        _check_same(self, other, "mul")
+        s = self.coalesce()
+        picked = other[tuple(torch.from_numpy(r.copy()) for r in s._idx)]
+        return _new(s, s._vals * picked, "MulBackward0", coalesced=True)
+    return NotImplemented
+
+
+def _ssum(self, dim=None, keepdim=False, dtype=None):
+    from ._sparse_coo import sparse_sum
+
+    return sparse_sum(self, dim, dtype=dtype)
+
+
+def _grad(self):
+    g = self._vals.grad
+    if g is None:
+        return None
+    return SparseCooTensor(self._idx, g, self._size, False)
+
+
+def transpose(self, dim0, dim1):
+    n = self.dim()
+    d0, d1 = dim0 % n, dim1 % n
+    if max(d0, d1) >= self.sparse_dim():
+        raise RuntimeError("transpose of a sparse tensor's dense dimensions is not emulated by "
+                           "gradrepl")
+    idx = self._idx.copy()
+    idx[[d0, d1]] = idx[[d1, d0]]
+    size = list(self._size)
+    size[d0], size[d1] = size[d1], size[d0]
+    return _new(self, self._vals, "TransposeBackward0", idx, size, False)
+
+
+def permute(self, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    dims = [d % self.dim() for d in dims]
+    if self.dense_dim():
+        raise RuntimeError("permute of a hybrid sparse tensor is not emulated by gradrepl")
+    return _new(self, self._vals, "PermuteBackward0", self._idx[dims],
+                [self._size[d] for d in dims], False)
+
+
+def _t_(self):
+    t = self.t()
+    self._idx, self._size, self._coalesced = t._idx, t._size, False
+    return self
+
+
+def index_select(self, dim, index):
+    """For each selected index (in order), the entries there in stored order."""
+    torch = _torch()
+    dim %= self.dim()
+    sel = np.asarray(index.tolist() if isinstance(index, torch.Tensor) else index, np.int64)
+    rows = self._idx[dim]
+    take, pos = [], []
+    for k, i in enumerate(sel.tolist()):
+        hits = np.nonzero(rows == i)[0]
+        take.append(hits)
+        pos.append(np.full(hits.size, k, np.int64))
+    take = np.concatenate(take) if take else np.zeros(0, np.int64)
+    idx = self._idx[:, take].copy()
+    idx[dim] = np.concatenate(pos) if pos else take
+    size = list(self._size)
+    size[dim] = sel.size
+    return _new(self, self._vals[torch.from_numpy(take)], "IndexSelectBackward0", idx, size,
+                False)
+
+
+def narrow_copy(self, dim, start, length):
+    torch = _torch()
+    dim %= self.dim()
+    rows = self._idx[dim]
+    take = np.nonzero((rows >= start) & (rows < start + length))[0]
+    idx = self._idx[:, take].copy()
+    idx[dim] -= start
+    size = list(self._size)
+    size[dim] = length
+    return _new(self, self._vals[torch.from_numpy(take)], "NarrowCopyBackward0", idx, size,
+                False)
+
+
+def select(self, dim, index):
+    torch = _torch()
+    dim %= self.dim()
+    index %= self._size[dim]
+    take = np.nonzero(self._idx[dim] == index)[0]
+    idx = np.delete(self._idx[:, take], dim, 0)
+    size = self._size[:dim] + self._size[dim + 1:]
+    return _new(self, self._vals[torch.from_numpy(take)], "SelectBackward0", idx, size, False)
+
+
+def _getitem(self, key):
+    if isinstance(key, int):
+        return select(self, 0, key)
+    if isinstance(key, tuple) and all(isinstance(k, int) for k in key):
+        out = self
+        for k in key:
+            out = select(out, 0, k)
+        return out
+    raise not_run_error("aten::as_strided", _DENSE_BACKENDS + _TAIL_BACKENDS)
+
+
+def unsqueeze(self, dim):
+    dim %= self.dim() + 1
+    if dim > self.sparse_dim():
+        raise RuntimeError("unsqueeze of a sparse tensor's dense dimensions is not emulated by "
+                           "gradrepl")
+    idx = np.insert(self._idx, dim, 0, axis=0)
+    return _new(self, self._vals, "UnsqueezeBackward0", idx,
+                self._size[:dim] + (1,) + self._size[dim:])
+
+
+def cat(tensors, dim=0):
+    torch = _torch()
+    dim %= tensors[0].dim()
+    off, idxs = 0, []
+    for t in tensors:
+        i = t._idx.copy()
+        i[dim] += off
+        off += t._size[dim]
+        idxs.append(i)
+    size = list(tensors[0]._size)
+    size[dim] = off
+    vals = torch.cat([t._vals for t in tensors])
+    return SparseCooTensor(np.concatenate(idxs, 1), vals, size, False, "CatBackward0")
+
+
+def _zero_(self):
+    torch = _torch()
+    self._idx = np.zeros((self._idx.shape[0], 0), np.int64)
+    self._vals = torch.zeros((0,) + tuple(self._vals.shape[1:]), dtype=self._vals.dtype)
+    self._coalesced = True
+    return self
+
+
+def _inplace(fn):
+    def f(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        self._idx, self._vals, self._coalesced = out._idx, out._vals, out._coalesced
+        return self
+    return f
+
+
+def _sparse_resize_(self, size, sparse_dim, dense_dim):
+    self._size = tuple(int(s) for s in size)
+    return self
+
+
+def _requires_grad_(self, requires_grad=True):
+    self._vals.requires_grad_(requires_grad)
+    return self
+
+
+def _no_storage(self, *args):
+    raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+
+def _numpy(self, *args, **kwargs):
+    raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+
+def _reshape(self, *args):
+    raise RuntimeError("reshape is not implemented for sparse tensors")
+
+
+def _expand(self, *args):
+    raise RuntimeError("expand is unsupported for Sparse tensors")
+
+
+def _len(self):
+    if not self._size:
+        raise TypeError("len() of a 0-d tensor")
+    return self._size[0]
+
+
+_NO_KERNEL = {   # method/function name -> (aten op, has a SparseCsr kernel, NestedTensor listed)
+    "exp": ("aten::exp", True, False), "sigmoid": ("aten::sigmoid", True, False),
+    "mean": ("aten::mean.dim", True, False), "eq": ("aten::eq.Tensor", True, True),
+    "amax": ("aten::amax", True, False), "view": ("aten::view", True, False),
+    "softmax": ("aten::_softmax", True, False), "log_softmax": ("aten::_log_softmax", True, False),
+}
+
+
+def _methods():
+    """The methods of the COO tensor (name -> function)."""
+    torch_ = _torch
+
+    def _dtype_to(dt):
+        return lambda self: self.to(getattr(torch_(), dt))
+
+    m = {name: _unary(name, grad) for name, grad in _UNARY.items()}
+    m.update({
+        "__mul__": mul, "__rmul__": mul, "mul": mul,
+        "__truediv__": _scalar(lambda v, o: v / o, "DivBackward0"),
+        "div": _scalar(lambda v, o: v / o, "DivBackward0"),
+        "__floordiv__": _scalar(lambda v, o: v // o, "FloorDivideBackward0"),
+        "pow": _scalar(lambda v, o: v ** o, "PowBackward0"),
+        "__pow__": _scalar(lambda v, o: v ** o, "PowBackward0"),
+        "__add__": add, "add": add, "__radd__": _radd,
+        "__sub__": sub, "sub": sub, "__rsub__": _rsub,
+        "add_": _inplace(add), "sub_": _inplace(sub), "mul_": _inplace(mul),
+        "zero_": _zero_, "sum": _ssum, "grad": property(_grad),
+        "is_leaf": property(lambda self: self._vals.is_leaf),
+        "requires_grad_": _requires_grad_,
+        "transpose": transpose, "permute": permute, "t_": _t_,
+        "index_select": index_select, "narrow_copy": narrow_copy, "select": select,
+        "__getitem__": _getitem, "unsqueeze": unsqueeze,
+        "sparse_resize_": _sparse_resize_, "reshape": _reshape, "flatten": _reshape,
+        "expand": _expand, "__len__": _len, "numpy": _numpy, "tolist": _no_storage,
+        "item": _no_storage,
+        "int": _dtype_to("int32"), "long": _dtype_to("int64"), "half": _dtype_to("float16"),
+        "bfloat16": _dtype_to("bfloat16"),
+        "element_size": lambda self: self._vals.element_size(),
+        "is_floating_point": lambda self: self._vals.is_floating_point(),
+        "is_complex": lambda self: self._vals.is_complex(),
+        "is_cuda": property(lambda self: False), "is_contiguous": lambda self, *a, **k: False,
+    })
+    for name, (op, csr, nested) in _NO_KERNEL.items():
+        m.setdefault(name, _no_kernel(op, csr, nested))
+    return m
+
+
+# the torch functions that hand a sparse first argument to the methods above
+_FUNCTIONS = tuple(_UNARY) + ("add", "sub", "mul", "div", "pow", "transpose", "permute",
+                              "index_select", "narrow_copy", "select", "unsqueeze", "t",
+                              "sum") + tuple(_NO_KERNEL)
+
+_CSR_METHODS = tuple(_UNARY) + ("__mul__", "__rmul__", "mul", "__truediv__", "div",
+                                "__add__", "add", "__radd__")
+
+
+def _sparse_aware(fn, name):
+    from ._sparse_csr import SparseCsrTensor
+
+    def f(input, *args, **kwargs):  # noqa: A002
+        if type(input) in (SparseCooTensor, SparseCsrTensor):
+            return getattr(input, name)(*args, **kwargs)
+        if name == "cat" and input and type(input[0]) is SparseCooTensor:
+            return cat(input, *args, **kwargs)
+        return fn(input, *args, **kwargs)
+    f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    f.__module__ = fn.__module__
+    return f
+
+
+def install(torch_module):
+    from ._sparse_csr import SparseCsrTensor
+
+    methods = _methods()
+    for name, fn in methods.items():
+        if name not in SparseCooTensor.__dict__ or name in ("__mul__", "__rmul__"):
+            setattr(SparseCooTensor, name, fn)
+    for name in _CSR_METHODS:
+        if name not in SparseCsrTensor.__dict__:
+            setattr(SparseCsrTensor, name, methods[name])
+    SparseCsrTensor.__neg__ = methods["neg"]
+    for name in _FUNCTIONS + ("cat",):
+        fn = getattr(torch_module, name, None)
+        if fn is not None:
+            setattr(torch_module, name, _sparse_aware(fn, name))
