@@ -28,3 +28,57 @@ def test_layer_to_shows_batchnorm_warning_again(profile):
         bn(x.astype("float64"))
     assert [str(w.message) for w in got] == [
         "When training, we now always track global mean and variance."] * 2
+
+
+# ------------------------------------------------ paddle.vision.ops.psroi_pool / PSRoIPool
+import hashlib  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+# real 3.3.1 and 2.6.2 printed the same (this session): the output, and the input gradient's
+# md5 and sum for the weights arange(24)
+PSROI_OUT = [0.2750000059604645, 0.6100000143051147, 0.8500000238418579, 0.5350000262260437, 0.875, 0.8849999904632568, 0.15000000596046448, 0.48500001430511475, 0.46000000834465027, 0.6550000309944153, 0.6600000262260437, 0.5299999713897705, 0.7350000143051147, 0.6050000190734863, 0.6100000143051147, 0.8050000071525574, 0.8250000476837158, 0.5099999904632568, 0.75, 1.0850000381469727, 0.7749999761581421, 0.7849999666213989, 0.05000000074505806, 0.38499999046325684]
+PSROI_GRAD = ("b812ddcd2cf59a342777407a6448e4f9", 276.0)
+
+
+def test_psroi_pool_values_and_gradient(profile):
+    x = paddle.to_tensor((np.arange(2 * 8 * 5 * 5) * 0.37 % 1.3).astype("float32")
+                         .reshape(2, 8, 5, 5), stop_gradient=False)
+    boxes = paddle.to_tensor([[0.5, 1.5, 3.49, 4.5], [-0.5, 0.0, 9.0, 7.0], [2.0, 2.5, 2.5, 3.0]])
+    layer = paddle.vision.ops.PSRoIPool(2, spatial_scale=0.3)
+    assert repr(layer) == "PSRoIPool()"
+    out = layer(x, boxes, paddle.to_tensor([2, 1], dtype="int32"))
+    assert out.shape == [3, 2, 2, 2]
+    assert out.numpy().ravel().tolist() == PSROI_OUT
+    (out * paddle.arange(out.size, dtype="float32").reshape(out.shape)).sum().backward()
+    g = x.grad.numpy()
+    assert (hashlib.md5(g.tobytes()).hexdigest(), float(g.sum())) == PSROI_GRAD
+
+
+# real 3.3.1 / 2.6.2 texts (the C++ places differ per version)
+@pytest.mark.parametrize("shape, size, words", [
+    ([1, 5, 4, 4], 2, "the channel of X(5) should be equal to the product of output_channels(1), "
+                      "pooled_height(2) and pooled_width(2)\n  [Hint: Expected input_dims[1] == "
+                      "output_channels * pooled_height * pooled_width, but received input_dims[1]:5"
+                      " != output_channels * pooled_height * pooled_width:4.] (at /paddle/paddle/"
+                      "phi/infermeta/multiary.cc:{4668|3229})"),
+    ([1, 4, 4, 4], 2, "The pooled output channels must greater than 1\n  [Hint: Expected "
+                      "output_channels > 1, but received output_channels:1 <= 1:1.] (at "
+                      "/paddle/paddle/phi/infermeta/multiary.cc:{4688|3242})"),
+    ([2, 8, 4, 4], 2, "The batch size of rois and the batch size of images  must be the same. But "
+                      "received the batch size of rois is 1, and the batch size of images is 2\n"
+                      "  [Hint: Expected rois_batch_size == batch_size, but received "
+                      "rois_batch_size:1 != batch_size:2.] (at /paddle/paddle/phi/kernels/cpu/"
+                      "psroi_pool_kernel.cc:{60|68})"),
+])
+def test_psroi_pool_errors(profile, shape, size, words):
+    a, b = words.split("{")[1].split("}")[0].split("|")
+    text = "(InvalidArgument) " + words.replace("{" + a + "|" + b + "}", a if profile == "3" else b)
+    with pytest.raises(ValueError) as e:
+        paddle.vision.ops.psroi_pool(paddle.rand(shape), paddle.to_tensor([[0., 0., 3., 3.]]),
+                                     paddle.to_tensor([1], dtype="int32"), size)
+    assert str(e.value) == text + "\n"
+    with pytest.raises(ValueError, match="output_size should not contain 0."):
+        paddle.vision.ops.psroi_pool(paddle.rand(shape), paddle.to_tensor([[0., 0., 3., 3.]]),
+                                     paddle.to_tensor([1], dtype="int32"), (2, 0))

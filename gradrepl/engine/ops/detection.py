@@ -2,11 +2,11 @@
 
 ``yolo_loss`` (YOLOv3's loss per image: box location, class and objectness terms, with the
 ignore mask of predictions that overlap a ground truth) and its gradient, ``yolo_box`` (decoded
-boxes and scores; no gradient), ``roi_align`` and ``roi_pool`` with their gradients. The kernels
-are scalar loops in C++: float results round at each operation in the input's dtype, and the
-steps C++ promotes to double (``1.0 / (1.0 + std::exp(-x))``, ``2.0 - w * h``, the log term of
-the sigmoid cross entropy) are done in float64 here and rounded once, as the compiled code does.
-``expf``/``logf`` are glibc's (``_glibc``) for float32.
+boxes and scores; no gradient), ``roi_align``, ``roi_pool`` and ``psroi_pool`` with their
+gradients. The kernels are scalar loops in C++: float results round at each operation in the
+input's dtype, and the steps C++ promotes to double (``1.0 / (1.0 + std::exp(-x))``,
+``2.0 - w * h``, the log term of the sigmoid cross entropy) are done in float64 here and
+rounded once, as the compiled code does. ``expf``/``logf`` are glibc's (``_glibc``) for float32.
 """
 from __future__ import annotations
 
@@ -482,3 +482,94 @@ ROI_POOL_GRAD = register("roi_pool_grad", _roi_pool_grad_fwd, None, check=False)
 
 def roi_pool(x, boxes, boxes_num, **attrs):
     return apply(ROI_POOL, (x, boxes, boxes_num), attrs)[0]
+
+
+# ------------------------------------------------------------------------------ psroi_pool
+def _std_round(v, t):
+    """std::round in T: halves away from zero (the fraction ``v - trunc(v)`` is exact)."""
+    r = np.trunc(v)
+    if abs(t(v - r)) >= 0.5:
+        r = r + np.sign(v)
+    return t(r)
+
+
+def _psroi_bins(boxes, h, w, ph_n, pw_n, spatial_scale, t):
+    """PsroiPoolKernel's bins per roi: the box's corners rounded (the end one past), scaled in
+    T, at least 0.1 wide, cut in equal T-sized bins, floor/ceil'ed and clipped to the map."""
+    ss = t(np.float32(spatial_scale))
+    out = []
+    for roi in boxes:
+        sw, sh = t(_std_round(roi[0], t) * ss), t(_std_round(roi[1], t) * ss)
+        ew = t(t(D(_std_round(roi[2], t)) + 1.0) * ss)
+        eh = t(t(D(_std_round(roi[3], t)) + 1.0) * ss)
+        bh = t(max(t(eh - sh), t(0.1)) / t(ph_n))
+        bw = t(max(t(ew - sw), t(0.1)) / t(pw_n))
+        bins = []
+        for ph in range(ph_n):
+            for pw in range(pw_n):
+                hs = min(max(int(np.floor(t(t(t(ph) * bh) + sh))), 0), h)
+                ws = min(max(int(np.floor(t(t(t(pw) * bw) + sw))), 0), w)
+                he = min(max(int(np.ceil(t(t(t(ph + 1) * bh) + sh))), 0), h)
+                we = min(max(int(np.ceil(t(t(t(pw + 1) * bw) + sw))), 0), w)
+                bins.append((hs, he, ws, we))
+        out.append(bins)
+    return out
+
+
+def _psroi_pool_fwd(x, boxes, boxes_num, pooled_height=1, pooled_width=1, output_channels=1,
+                    spatial_scale=1.0):
+    """R-FCN's position-sensitive average pooling: output channel c's bin (ph, pw) averages
+    input channel ``(c * ph_n + ph) * pw_n + pw`` over the bin, summed in order in T."""
+    t = x.dtype.type
+    n, c, h, w = x.shape
+    ids = _roi_batch_ids(boxes_num, boxes.shape[0])
+    out = np.zeros((boxes.shape[0], output_channels, pooled_height * pooled_width), x.dtype)
+    for r, bins in enumerate(_psroi_bins(boxes, h, w, pooled_height, pooled_width,
+                                         spatial_scale, t)):
+        for b, (hs, he, ws, we) in enumerate(bins):
+            if he <= hs or we <= ws:
+                continue
+            chans = np.arange(output_channels) * (pooled_height * pooled_width) + b
+            region = x[ids[r], chans, hs:he, ws:we].reshape(output_channels, -1)
+            total = np.add.accumulate(region, axis=1, dtype=x.dtype)[:, -1]
+            out[r, :, b] = total / t((he - hs) * (we - ws))
+    return out.reshape(boxes.shape[0], output_channels, pooled_height, pooled_width)
+
+
+def _psroi_pool_grad_fwd(g, x, boxes, boxes_num, pooled_height=1, pooled_width=1,
+                         output_channels=1, spatial_scale=1.0):
+    """PsroiPoolGradKernel: each output's ``g / area`` added to its bin, outputs in order."""
+    t = x.dtype.type
+    n, c, h, w = x.shape
+    ids = _roi_batch_ids(boxes_num, boxes.shape[0])
+    dx = np.zeros(x.shape, x.dtype)
+    nb = pooled_height * pooled_width
+    for r, bins in enumerate(_psroi_bins(boxes, h, w, pooled_height, pooled_width,
+                                         spatial_scale, t)):
+        gr = g[r].reshape(output_channels, nb)
+        for oc in range(output_channels):
+            for b, (hs, he, ws, we) in enumerate(bins):
+                if he <= hs or we <= ws:
+                    continue
+                dx[ids[r], oc * nb + b, hs:he, ws:we] += gr[oc, b] / t((he - hs) * (we - ws))
+    return dx
+
+
+def _psroi_pool_vjp(n, g):
+    x, boxes, boxes_num = n.inputs
+    return apply(PSROI_POOL_GRAD, (g, x, boxes, boxes_num), n.attrs), None, None
+
+
+PSROI_POOL = register(
+    "psroi_pool", _psroi_pool_fwd, _psroi_pool_vjp, diff_inputs=(0,), second_order=False,
+    legacy_name="PsroiPoolBackward",
+    examples=[([(2, 8, 5, 5), np.array([[0., 0., 3., 3.], [1., 0.5, 4., 4.], [0.5, 1., 2., 4.5]]),
+                np.array([2, 1], np.int32)],
+               {"pooled_height": 2, "pooled_width": 2, "output_channels": 2,
+                "spatial_scale": 1.0})])
+PSROI_POOL_GRAD = register("psroi_pool_grad", _psroi_pool_grad_fwd, None, diff_inputs=(0,),
+                           check=False)
+
+
+def psroi_pool(x, boxes, boxes_num, **attrs):
+    return apply(PSROI_POOL, (x, boxes, boxes_num), attrs)

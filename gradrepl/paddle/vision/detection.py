@@ -9,7 +9,7 @@ import numpy as np
 from ...engine.ops import detection as K
 from ..core import Tensor
 
-__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "box_coder"]
+__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "psroi_pool", "box_coder"]
 
 
 def _arr(t):
@@ -132,6 +132,68 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     ph, pw = _size(output_size)
     return K.roi_pool(x, boxes, _boxes_num(boxes, boxes_num), pooled_height=ph,
                       pooled_width=pw, spatial_scale=float(spatial_scale))
+
+
+def _invalid(message, hint, where):
+    """Paddle's InvalidArgument text: the message, its [Hint: ...] and the C++ place (``where``:
+    the 3.x and 2.6 file:line)."""
+    from .. import profiles
+
+    at = where[0] if profiles.current().api3 else where[1]
+    return ValueError(f"(InvalidArgument) {message}\n  [Hint: {hint}] (at /paddle/paddle/{at})\n")
+
+
+def _same_dtype(x, boxes, where):
+    xd, bd = _arr(x).dtype, _arr(boxes).dtype
+    if xd != bd:
+        codes = {np.dtype(np.float32): 10, np.dtype(np.float64): 11}
+        raise _invalid(
+            f"The type of data we are trying to retrieve ({xd}) does not match the type of data "
+            f"({bd}) currently contained in the container.",
+            f"Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received dtype():"
+            f"{codes.get(bd, 0)} != phi::CppTypeToDataType<T>::Type():{codes.get(xd, 0)}.",
+            where)
+
+
+def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+    """R-FCN's position-sensitive RoI pooling: ``C = output_channels * ph * pw`` input channels,
+    each output bin averages its own channel (Paddle's CPU kernel and its gradient)."""
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    pooled_height, pooled_width = output_size
+    assert len(x.shape) == 4, "Input features with shape should be (N, C, H, W)"
+    if pooled_height * pooled_width == 0:
+        raise ValueError("output_size should not contain 0.")
+    c = x.shape[1]
+    output_channels = int(c / (pooled_height * pooled_width))
+    if c != output_channels * pooled_height * pooled_width:
+        raise _invalid(
+            f"the channel of X({c}) should be equal to the product of output_channels"
+            f"({output_channels}), pooled_height({pooled_height}) and pooled_width"
+            f"({pooled_width})",
+            f"Expected input_dims[1] == output_channels * pooled_height * pooled_width, but "
+            f"received input_dims[1]:{c} != output_channels * pooled_height * pooled_width:"
+            f"{output_channels * pooled_height * pooled_width}.",
+            ("phi/infermeta/multiary.cc:4668", "phi/infermeta/multiary.cc:3229"))
+    if output_channels <= 1:
+        raise _invalid("The pooled output channels must greater than 1",
+                       f"Expected output_channels > 1, but received output_channels:"
+                       f"{output_channels} <= 1:1.",
+                       ("phi/infermeta/multiary.cc:4688", "phi/infermeta/multiary.cc:3242"))
+    boxes_num = _boxes_num(boxes, boxes_num)
+    nb = int(np.asarray(_arr(boxes_num)).size)
+    if nb != x.shape[0]:
+        raise _invalid(
+            f"The batch size of rois and the batch size of images  must be the same. But "
+            f"received the batch size of rois is {nb}, and the batch size of images is "
+            f"{x.shape[0]}",
+            f"Expected rois_batch_size == batch_size, but received rois_batch_size:{nb} != "
+            f"batch_size:{x.shape[0]}.",
+            ("phi/kernels/cpu/psroi_pool_kernel.cc:60", "phi/kernels/cpu/psroi_pool_kernel.cc:68"))
+    _same_dtype(x, boxes, ("phi/core/dense_tensor.cc:153", "phi/core/dense_tensor.cc:171"))
+    return K.psroi_pool(x, boxes, boxes_num, pooled_height=int(pooled_height),
+                        pooled_width=int(pooled_width), output_channels=output_channels,
+                        spatial_scale=float(spatial_scale))
 
 
 # ======================================================================= box_coder

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .. import nn
 
-from .detection import box_coder, nms, roi_align, roi_pool, yolo_box, yolo_loss  # noqa: F401
+from .detection import (box_coder, nms, psroi_pool, roi_align, roi_pool, yolo_box,  # noqa: F401
+                        yolo_loss)
 
 __all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool",
-           "box_coder"]
+           "psroi_pool", "box_coder"]
 
 
 class ConvNormActivation(nn.Sequential):
@@ -59,9 +60,21 @@ class RoIAlign(nn.Layer):
                          spatial_scale=self._spatial_scale, aligned=aligned)
 
 
-for _cls in (RoIPool, RoIAlign):
+class PSRoIPool(nn.Layer):
+    """``psroi_pool`` as a layer (Paddle's has no extra_repr)."""
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self.output_size = output_size
+        self.spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num):
+        return psroi_pool(x, boxes, boxes_num, self.output_size, self.spatial_scale)
+
+
+for _cls in (RoIPool, RoIAlign, PSRoIPool):
     _cls.__module__ = "paddle.vision.ops"
-__all__ += ["RoIPool", "RoIAlign"]
+__all__ += ["RoIPool", "RoIAlign", "PSRoIPool"]
 
 from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
 
