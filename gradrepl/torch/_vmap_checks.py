@@ -18,6 +18,7 @@ not (a check, a count), and torch runs those on the whole batch.
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 
 from ..engine import registry
@@ -388,7 +389,8 @@ def _tensor_checks():
     return {name: _like(f, own[name]) for name, f in out.items()}
 
 
-#: [the class, the base methods it wraps]: made at the first vmap, again if one was replaced
+#: [the class, (names, the base methods it wraps)]: made at the first vmap, again if one was
+#: replaced since
 _CHECKED: list = [None, None]
 
 
@@ -403,15 +405,13 @@ def checked_class():
     not refused (torch refuses it)."""
     cls, originals = _CHECKED
     if cls is not None:
-        from ._tensor import Tensor
-
-        own = Tensor.__dict__
-        if all(own.get(name) is m for name, m in originals.items()):
+        own = cls.__base__.__dict__
+        if not any(map(operator.is_not, map(own.get, originals[0]), originals[1])):
             return cls
     from ._tensor import Tensor
 
     methods = _tensor_checks()
-    originals = {name: Tensor.__dict__[name] for name in methods}
+    originals = (tuple(methods), tuple(Tensor.__dict__[name] for name in methods))
     ns = dict(methods, __slots__=(), __module__=Tensor.__module__,
               __qualname__=Tensor.__qualname__, __doc__=Tensor.__doc__,
               __hash__=Tensor.__dict__.get("__hash__", object.__hash__), _vmap_checked=True)
@@ -444,30 +444,26 @@ def made(t):
         t.__class__ = cls
 
 
-_MODULE_CACHE: dict = {}  # name -> (the torch module's function, its wrapper): made once
-_SAVED: list = []        # (name, the module's function) put back by _take_off
+#: [the torch module's functions checked while a vmap runs, their wrappers] (made once; made
+#: anew where a function was replaced since)
+_MODULE_PATCHES: list = [()]
 _MADE_BEFORE: list = [None]   # _tensor._MADE's watch before the outermost vmap
 
 
-def _module_patches():
-    """(name, replacement) for the torch module's functions checked while a vmap runs (the
-    wrappers made once; a function replaced since is wrapped anew)."""
-    import gradrepl.torch as torch_module
-
-    own = torch_module.__dict__
-    if _MODULE_CACHE and all(own.get(n) is o for n, (o, _r) in _MODULE_CACHE.items()):
-        return [(n, r) for n, (_o, r) in _MODULE_CACHE.items()]
-    _MODULE_CACHE.clear()
+def _module_patches(own):
+    """(names, originals, wrappers) of the torch module's checked functions."""
+    names, originals, wrappers = [], [], []
     for name in PASSING:
         if name in own and callable(own[name]):
-            _MODULE_CACHE[name] = (own[name], _passing(own[name]))
+            names.append(name), originals.append(own[name]), wrappers.append(_passing(own[name]))
     for name, message in DYNAMIC.items():
         if name in own and callable(own[name]):
-            _MODULE_CACHE[name] = (own[name], _dynamic(own[name], message))
+            names.append(name), originals.append(own[name])
+            wrappers.append(_dynamic(own[name], message))
     if "masked_select" in own:
-        _MODULE_CACHE["masked_select"] = (own["masked_select"],
-                                          _masked_select(own["masked_select"]))
-    return [(n, r) for n, (_o, r) in _MODULE_CACHE.items()]
+        names.append("masked_select"), originals.append(own["masked_select"])
+        wrappers.append(_masked_select(own["masked_select"]))
+    return tuple(names), tuple(originals), tuple(wrappers)
 
 
 def _put_on():
@@ -483,18 +479,19 @@ def _put_on():
     if _tensor._MADE[0] is None:   # (a trace outside a vmap has its own watch: it checks too)
         _tensor._MADE[0] = made
     own = torch_module.__dict__
-    for name, replacement in _module_patches():
-        _SAVED.append((name, own[name]))
-        setattr(torch_module, name, replacement)
+    names, originals, wrappers = _MODULE_PATCHES[0] or _module_patches(own)
+    if any(map(operator.is_not, map(own.get, names), originals)):
+        names, originals, wrappers = _module_patches(own)
+    _MODULE_PATCHES[0] = (names, originals, wrappers)
+    own.update(zip(names, wrappers))
 
 
 def _take_off():
     from . import _tensor
     import gradrepl.torch as torch_module
 
-    while _SAVED:
-        name, method = _SAVED.pop()
-        setattr(torch_module, name, method)
+    names, originals, _wrappers = _MODULE_PATCHES[0]
+    torch_module.__dict__.update(zip(names, originals))
     _tensor._MADE[0], _MADE_BEFORE[0] = _MADE_BEFORE[0], None
 
 
