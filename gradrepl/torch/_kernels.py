@@ -842,6 +842,8 @@ def torch_pow_tensor(x, y, c_order_out=False):
 def torch_cumsum(x, axis):
     """torch's cumsum of a float32/float64 array: a running sum in double (acc_type of the CPU
     kernel ``cumsum_cpu_kernel``), each value rounded to the dtype."""
+    if x.dtype in (np.complex64, np.complex128):   # (acc_type of complex<float>: complex<double>)
+        return np.cumsum(x, axis=axis, dtype=np.complex128).astype(x.dtype)
     if x.dtype not in (np.float32, np.float64):
         return None
     return np.cumsum(x, axis=axis, dtype=np.float64).astype(x.dtype)

@@ -1475,7 +1475,7 @@ def _dist_forward(x, y, p=2.0):
 def cumsum(input, dim, *, dtype=None):  # noqa: A002
     a = raw(input)
     d = _dim(dim, a.ndim)
-    x = input if a.dtype.kind == "f" or a.dtype == _bfloat16.BITS else \
+    x = input if a.dtype.kind in "fc" or a.dtype == _bfloat16.BITS else \
         _wrap(a.astype(np.int64), True)
     return apply(top("cumsum", "CumsumBackward0", "none", forward=_cumsum_forward), (x,),
                  {"axis": d})
@@ -1493,8 +1493,9 @@ def _cumsum_forward(x, axis=0, **kw):
 def _cumprod_forward(x, dim=0):
     """torch's running product: in double for float32 (``at::acc_type``), each step rounded
     back (real torch 2.13's bits; numpy's float32 product differed)."""
-    if x.dtype == np.float32:
-        return np.cumprod(x.astype(np.float64), axis=dim).astype(np.float32)
+    if x.dtype == np.float32 or x.dtype == np.complex64:   # (complex<float>: complex<double>)
+        return np.cumprod(x.astype(np.float64 if x.dtype == np.float32 else np.complex128),
+                          axis=dim).astype(x.dtype)
     return np.cumprod(x, axis=dim, dtype=x.dtype)
 
 
@@ -1521,8 +1522,8 @@ def _reversed_cumsum(w, d):
 def cumprod(input, dim, *, dtype=None):  # noqa: A002
     d = _dim(dim, raw(input).ndim)
     op = top("cumprod", "CumprodBackward0", "in0+out", forward=_cumprod_forward)
-    if op.vjp is not _cumprod_vjp:
-        op.vjp = _cumprod_vjp
+    if getattr(op.vjp, "__wrapped__", op.vjp) is not _cumprod_vjp:
+        op.vjp = _cumprod_vjp   # (complex values: engine/ops/complex's rule wraps it)
     return apply(op, (input,), {"dim": d})
 
 

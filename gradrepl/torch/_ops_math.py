@@ -207,11 +207,25 @@ def rad2deg(input, *, out=None):  # noqa: A002
     return O._out(apply(_RAD2DEG, (_float_input(input),)), out)
 
 
+def _csgn_fwd(x, **_kw):
+    from ._complex_abs import sgn as _complex_sgn   # torch's parts / hypot
+
+    return _complex_sgn(x)
+
+
+def _csgn_vjp(n, g):
+    """torch's sgn_backward: (g - sgn * Re(conj(sgn) * g)) / |x|, 0 where x == 0."""
+    x = n.inputs[0]
+    s = n.out()
+    ab = O.abs(x)
+    d = O.div(O.sub(g, O.mul(s, real(O.mul(conj(s), g)))), ab)
+    return _unary_grads._zero_where(raw(ab) == 0, d)
+
+
 def sgn(input, *, out=None):  # noqa: A002
     if raw(input).dtype.kind == "c":
-        from ._complex_abs import sgn as _complex_sgn   # torch's parts / hypot
-
-        return O._out(_wrap(_complex_sgn(raw(input)), True), out)
+        return O._out(apply(_op("sign", "SgnBackward0", "in0+out", forward=_csgn_fwd,
+                                vjp=_csgn_vjp), (input,)), out)
     op = top("sign", "SgnBackward0", "none", forward=_sign_fwd)
     return O._out(apply(op, (input,)), out)
 
@@ -824,16 +838,22 @@ def _complex_unary(base, name, np_fn):
     return op
 
 
+# torch's ``.real``/``.imag`` are views: ``select(view_as_real(z), -1, 0 or 1)``, so their
+# grad_fn is SelectBackward0
+_REAL_VIEW = _complex_unary("real", "SelectBackward0", np.real)
+_IMAG_VIEW = _complex_unary("imag", "SelectBackward0", np.imag)
+
+
 def real(input):  # noqa: A002
     if raw(input).dtype.kind != "c":
         return input
-    return apply(_complex_unary("real", "RealBackward0", np.real), (input,))
+    return apply(_REAL_VIEW, (input,))
 
 
 def imag(input):  # noqa: A002
     if raw(input).dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(_complex_unary("imag", "ImagBackward0", np.imag), (input,))
+    return apply(_IMAG_VIEW, (input,))
 
 
 def conj(input):  # noqa: A002
@@ -861,6 +881,26 @@ def resolve_neg(input):  # noqa: A002
     return input
 
 
+def _view_as_real_fwd(x, **_kw):
+    """A view of the complex array's memory (writes go through, as torch's)."""
+    return x.view(x.real.dtype).reshape(x.shape + (2,))
+
+
+def _view_as_real_vjp(n, g):
+    return apply(_op("as_complex", "ViewAsComplexBackward0", "none",
+                     forward=_view_as_complex_fwd, vjp=_view_as_complex_vjp), (g,))
+
+
+def _view_as_complex_fwd(x, **_kw):
+    c = np.ascontiguousarray(x).view(np.complex64 if x.dtype == np.float32 else np.complex128)
+    return c.reshape(x.shape[:-1])
+
+
+def _view_as_complex_vjp(n, g):
+    return apply(_op("as_real", "ViewAsRealBackward0", "none", forward=_view_as_real_fwd,
+                     vjp=_view_as_real_vjp), (g,))
+
+
 def _angle_fwd(x, **_kw):
     if x.dtype.kind == "c":
         return np.angle(x).astype(x.real.dtype)
@@ -871,10 +911,18 @@ def _angle_fwd(x, **_kw):
         return np.where(np.isnan(x), x, r).astype(x.dtype)
 
 
+def _complex_angle_vjp(n, g):
+    """torch's angle_backward: where(z == 0, 0, grad * z / z.abs().pow(2) * 1j)."""
+    z = n.inputs[0]
+    dt = raw(z).dtype
+    d = O.mul(O.div(O.mul(g, z), O.pow(O.abs(z), 2)), O.const(1j, dt))
+    return _unary_grads._zero_where(raw(z) == 0, d)
+
+
 def angle(input, *, out=None):  # noqa: A002
     op = _op("angle", "AngleBackward0", "in0", forward=_angle_fwd, vjp=_zero_grads) \
-        if raw(input).dtype.kind != "c" else top("angle", "AngleBackward0", "in0",
-                                                   forward=_angle_fwd)
+        if raw(input).dtype.kind != "c" else _op("angle", "AngleBackward0", "in0",
+                                                   forward=_angle_fwd, vjp=_complex_angle_vjp)
     return O._out(apply(op, (input,)), out)
 
 
@@ -1375,29 +1423,28 @@ def _gaps_section():  # noqa: C901 - one table of small functions
     # torch.* functions
     def complex(real, imag, *, out=None):  # noqa: A001
         if raw(real).dtype != raw(imag).dtype:
-            raise RuntimeError(f"Expected object of scalar type {real.dtype.legacy[:-6]} but got "
-                               f"scalar type {imag.dtype.legacy[:-6]} for second argument")
+            raise RuntimeError(f"Expected object of scalar type {real.dtype.legacy} but got "
+                               f"scalar type {imag.dtype.legacy} for second argument")
         if raw(real).dtype.kind != "f":
             raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but "
-                               f"got {real.dtype.legacy[:-6]} and {imag.dtype.legacy[:-6]}")
-        return real + imag * T.tensor(1j, dtype=T.complex128 if raw(real).dtype == np.float64
-                                      else T.complex64)
+                               f"got {real.dtype.legacy} and {imag.dtype.legacy}")
+        return apply(_op("complex", "ComplexBackward0", "none"), (real, imag))
     ex["complex"] = complex
 
     def view_as_real(input):  # noqa: A002
         a = raw(input)
         if a.dtype.kind != "c":
             raise RuntimeError("view_as_real is only supported for complex tensors")
-        return _wrap(a.view(a.real.dtype).reshape(a.shape + (2,)), True)
+        return apply(_op("as_real", "ViewAsRealBackward0", "none", forward=_view_as_real_fwd,
+                         vjp=_view_as_real_vjp), (input,))
     ex["view_as_real"] = view_as_real
 
     def view_as_complex(input):  # noqa: A002
         a = raw(input)
         if a.ndim == 0 or a.shape[-1] != 2:
             raise RuntimeError("Tensor must have a last dimension of size 2")
-        c = np.ascontiguousarray(a).view(np.complex64 if a.dtype == np.float32
-                                         else np.complex128)
-        return _wrap(c.reshape(a.shape[:-1]), True)
+        return apply(_op("as_complex", "ViewAsComplexBackward0", "none",
+                         forward=_view_as_complex_fwd, vjp=_view_as_complex_vjp), (input,))
     ex["view_as_complex"] = view_as_complex
 
     def fill(input, value):  # noqa: A002

@@ -167,7 +167,7 @@ def angle(x):
 # ============================================================== the holomorphic ops
 HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "log", "log2",
                "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan",
-               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot")
+               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "prod", "cumprod")
 
 
 class _ConjugatedNode:
