@@ -82,3 +82,25 @@ def test_psroi_pool_errors(profile, shape, size, words):
     with pytest.raises(ValueError, match="output_size should not contain 0."):
         paddle.vision.ops.psroi_pool(paddle.rand(shape), paddle.to_tensor([[0., 0., 3., 3.]]),
                                      paddle.to_tensor([1], dtype="int32"), (2, 0))
+
+
+# ------------------------------------------------ paddle.vision.ops.prior_box
+# real 3.3.1 and 2.6.2 (same bits): md5 of the boxes and variances, 12 priors a cell
+PRIOR_BOX_MD5 = {
+    ("float32", False): ("c64856e0bfa018986db212c8c8cbbf4d", "6aacf33e2a70a46d7e610c0d9fc59e87"),
+    ("float32", True): ("81717624d1eb8ce0bd015b19babb7132", "6aacf33e2a70a46d7e610c0d9fc59e87"),
+    ("float64", False): ("58309de59b35ba51834e7b1a0aad605e", "29f515cadabde0e74941ba326ebc82e7"),
+    ("float64", True): ("10087116371cc520bfc7bd34e80affca", "29f515cadabde0e74941ba326ebc82e7"),
+}
+
+
+@pytest.mark.parametrize("dt, order", sorted(PRIOR_BOX_MD5))
+def test_prior_box_bits(profile, dt, order):
+    b, v = paddle.vision.ops.prior_box(
+        paddle.zeros([1, 2, 3, 5], dtype=dt), paddle.zeros([1, 3, 37, 53], dtype=dt),
+        min_sizes=[7.3, 15.1], max_sizes=[12.7, 29.9], aspect_ratios=[2.0, 0.37, 1.0], flip=True,
+        clip=order, offset=0.3, steps=[0.0, 0.0] if order else [6.1, 7.7],
+        min_max_aspect_ratios_order=order)
+    assert b.shape == [3, 5, 12, 4] and v.shape == [3, 5, 12, 4] and b.dtype == v.dtype
+    got = tuple(hashlib.md5(t.numpy().tobytes()).hexdigest() for t in (b, v))
+    assert got == PRIOR_BOX_MD5[(dt, order)]

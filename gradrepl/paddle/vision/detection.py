@@ -9,7 +9,8 @@ import numpy as np
 from ...engine.ops import detection as K
 from ..core import Tensor
 
-__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "psroi_pool", "box_coder"]
+__all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "psroi_pool", "box_coder",
+           "prior_box"]
 
 
 def _arr(t):
@@ -262,3 +263,74 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     out = _box_coder_arrays(_arr(prior_box), var, _arr(target_box), code_type,
                             bool(box_normalized), int(axis), variance)
     return Tensor._wrap(out, True)
+
+
+# ======================================================================= prior_box
+def _expand_aspect_ratios(aspect_ratios, flip):
+    """ExpandAspectRatios: 1 first, then each new ratio (|ar - seen| >= 1e-6) and, with flip,
+    its float reciprocal."""
+    f = np.float32
+    out = [f(1.0)]
+    for ar in aspect_ratios:
+        ar = f(ar)
+        if any(abs(float(ar) - float(o)) < 1e-6 for o in out):
+            continue
+        out.append(ar)
+        if flip:
+            out.append(f(f(1.0) / ar))
+    return out
+
+
+def _prior_sizes(min_size, max_size, ratios, minmax_order, t):
+    """(half width, half height) of the priors of one min size, in the kernel's order: the
+    float ``min_size * sqrt(ar)`` / ``min_size / sqrt(ar)`` halved in double, rounded to T."""
+    f = np.float32
+    half = [(t(float(f(min_size * np.sqrt(ar))) / 2.0), t(float(f(min_size / np.sqrt(ar))) / 2.0))
+            for ar in ratios]
+    square = None
+    if max_size is not None:
+        s = t(float(np.sqrt(f(min_size * max_size))) / 2.0)
+        square = (s, s)
+    if not minmax_order:
+        return half + ([square] if square else [])
+    first = t(float(min_size) / 2.0)
+    return ([(first, first)] + ([square] if square else [])
+            + [hw for ar, hw in zip(ratios, half) if abs(float(ar) - 1.0) >= 1e-6])
+
+
+def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0],  # noqa: B006
+              variance=[0.1, 0.1, 0.2, 0.2], flip=False, clip=False, steps=[0.0, 0.0],  # noqa: B006
+              offset=0.5, min_max_aspect_ratios_order=False, name=None):
+    """SSD's prior boxes for each cell of ``input``'s map over ``image`` (normalised corners,
+    [H, W, num_priors, 4]) and their variances: Paddle's CPU kernel in the input's dtype."""
+    def _listed(v):
+        return v if isinstance(v, (list, tuple)) else [v]
+
+    min_sizes, aspect_ratios, steps = _listed(min_sizes), _listed(aspect_ratios), _listed(steps)
+    if not len(steps) == 2:
+        raise ValueError('steps should be (step_w, step_h)')
+    f = np.float32
+    t = _arr(input).dtype.type
+    fh, fw = input.shape[2], input.shape[3]
+    ih, iw = image.shape[2], image.shape[3]
+    sw, sh = t(f(steps[0])), t(f(steps[1]))
+    if sw == 0 or sh == 0:
+        sw, sh = t(t(iw) / t(fw)), t(t(ih) / t(fh))
+    ratios = _expand_aspect_ratios(aspect_ratios, flip)
+    maxes = [f(m) for m in _listed(max_sizes)] if max_sizes is not None else []
+    halves = [hw for s, m in enumerate(min_sizes)
+              for hw in _prior_sizes(f(m), maxes[s] if maxes else None, ratios,
+                                     min_max_aspect_ratios_order, t)]
+    bw = np.array([w for w, _ in halves], t)
+    bh = np.array([h for _, h in halves], t)
+    cx = ((np.arange(fw).astype(t) + t(f(offset))) * sw)[None, :, None]
+    cy = ((np.arange(fh).astype(t) + t(f(offset))) * sh)[:, None, None]
+    out = np.empty((fh, fw, len(halves), 4), t)
+    out[..., 0] = (cx - bw) / t(iw)
+    out[..., 1] = (cy - bh) / t(ih)
+    out[..., 2] = (cx + bw) / t(iw)
+    out[..., 3] = (cy + bh) / t(ih)
+    if clip:
+        out = np.minimum(np.maximum(out, t(0)), t(1))
+    var = np.broadcast_to(np.array([f(v) for v in variance], t), out.shape).copy()
+    return Tensor._wrap(out, True), Tensor._wrap(var, True)
