@@ -104,3 +104,38 @@ def test_prior_box_bits(profile, dt, order):
     assert b.shape == [3, 5, 12, 4] and v.shape == [3, 5, 12, 4] and b.dtype == v.dtype
     got = tuple(hashlib.md5(t.numpy().tobytes()).hexdigest() for t in (b, v))
     assert got == PRIOR_BOX_MD5[(dt, order)]
+
+
+# ------------------------------------------------ paddle.vision.ops.generate_proposals
+# real 3.3.1 and 2.6.2 (the same): rois per image and md5 of the rois and probabilities
+GEN_PROPOSALS = {
+    "float32": ([25, 25], "dd1f183594781edaf54b119cb91f9a2b", "dea19cef3ca9152dc62f8d9d40b087cb"),
+    "float64": ([25, 25], "2522cf3af4dab9309558b1c14af135f0", "0e4dd335d5d597664278cef5f6327c37"),
+}
+
+
+def test_generate_proposals_bits(profile):
+    from conftest import skip_unless_x86_64
+
+    skip_unless_x86_64("generate_proposals: the box sizes' exp is x86-64 glibc's, as real Paddle's")
+    rs = np.random.RandomState(5)
+    for dt, po in (("float32", False), ("float64", True)):
+        n, a, h, w = 2, 3, 6, 6
+        scores = paddle.to_tensor(rs.rand(n, a, h, w).astype(dt))
+        deltas = paddle.to_tensor((rs.randn(n, 4 * a, h, w) * 0.5).astype(dt))
+        ys, xs = np.meshgrid(np.arange(h) * 16 + 8, np.arange(w) * 16 + 8, indexing="ij")
+        anc = np.stack([np.stack([xs - s / 2, ys - s * 0.7, xs + s / 2, ys + s * 0.7], -1)
+                        for s in (12.3, 30.1, 55.0)], 2)
+        var = np.tile(np.array([0.1, 0.1, 0.2, 0.2]), anc.shape[:-1] + (1,))
+        im = paddle.to_tensor(np.array([[93.0, 101.0]] * n).astype(dt))
+        rois, probs, num = paddle.vision.ops.generate_proposals(
+            scores, deltas, im, paddle.to_tensor(anc.astype(dt)), paddle.to_tensor(var.astype(dt)),
+            pre_nms_top_n=60, post_nms_top_n=25, nms_thresh=0.6, min_size=4.0, eta=0.95,
+            pixel_offset=po, return_rois_num=True)
+        assert (rois.dtype, probs.shape, num.dtype) == (scores.dtype, [50, 1], paddle.int32)
+        got = (num.numpy().tolist(), hashlib.md5(rois.numpy().tobytes()).hexdigest(),
+               hashlib.md5(probs.numpy().tobytes()).hexdigest())
+        assert got == GEN_PROPOSALS[dt]
+    with pytest.raises(AssertionError, match="return_rois_num should be True in dygraph mode."):
+        paddle.vision.ops.generate_proposals(scores, deltas, im, paddle.to_tensor(anc.astype(dt)),
+                                             paddle.to_tensor(var.astype(dt)))

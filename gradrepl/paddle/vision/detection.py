@@ -10,7 +10,7 @@ from ...engine.ops import detection as K
 from ..core import Tensor
 
 __all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "psroi_pool", "box_coder",
-           "prior_box"]
+           "prior_box", "generate_proposals"]
 
 
 def _arr(t):
@@ -334,3 +334,114 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0],  # n
         out = np.minimum(np.maximum(out, t(0)), t(1))
     var = np.broadcast_to(np.array([f(v) for v in variance], t), out.shape).copy()
     return Tensor._wrap(out, True), Tensor._wrap(var, True)
+
+
+# ======================================================================= generate_proposals
+_BBOX_CLIP = float(np.log(1000.0 / 16.0))
+
+
+def _decode_proposals(anchors, deltas, var, offset, t):
+    """BoxCoder of GenerateProposals: centre/size deltas (scaled by the variances) applied to
+    the anchors in T, the size exponent capped at log(1000/16), glibc's expf/exp."""
+    exp = _libm("exp", np.dtype(t))
+    aw = anchors[:, 2] - anchors[:, 0] + offset
+    ah = anchors[:, 3] - anchors[:, 1] + offset
+    acx = (anchors[:, 0] + 0.5 * aw.astype(np.float64)).astype(t)
+    acy = (anchors[:, 1] + 0.5 * ah.astype(np.float64)).astype(t)
+    cx = var[:, 0] * deltas[:, 0] * aw + acx
+    cy = var[:, 1] * deltas[:, 1] * ah + acy
+    cap = t(_BBOX_CLIP)
+    bw = exp(np.minimum(var[:, 2] * deltas[:, 2], cap)) * aw
+    bh = exp(np.minimum(var[:, 3] * deltas[:, 3], cap)) * ah
+    two = t(2)
+    return np.stack([cx - bw / two, cy - bh / two, cx + bw / two - offset,
+                     cy + bh / two - offset], axis=1)
+
+
+def _proposal_nms(boxes, scores, thresh, eta, normalized, t):
+    """funcs::NMS: scores stable-sorted ascending and taken from the back (ties: the later
+    box first); a box is kept when its Jaccard overlap with every kept one is <= the
+    (eta-adapted) threshold; the kept indices in selection order."""
+    order = np.argsort(scores, kind="stable")[::-1]
+    norm = t(0) if normalized else t(1)
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    area = np.where((boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1]), t(0),
+                    w * h if normalized else (w + t(1)) * (h + t(1)))
+    kept = []
+    thr = t(thresh)
+    for i in order:
+        if kept:
+            k = np.asarray(kept)
+            b1, b2 = boxes[i], boxes[k]
+            apart = ((b2[:, 0] > b1[2]) | (b2[:, 2] < b1[0]) | (b2[:, 1] > b1[3])
+                     | (b2[:, 3] < b1[1]))
+            iw = np.minimum(b1[2], b2[:, 2]) - np.maximum(b1[0], b2[:, 0]) + norm
+            ih = np.minimum(b1[3], b2[:, 3]) - np.maximum(b1[1], b2[:, 1]) + norm
+            inter = iw * ih
+            with np.errstate(all="ignore"):
+                iou = np.where(apart, t(0), inter / (area[i] + area[k] - inter))
+            if not (iou <= thr).all():
+                continue
+        kept.append(i)
+        if eta < 1 and thr > 0.5:
+            thr = t(thr * t(eta))
+    return np.asarray(kept, np.int64)
+
+
+def _proposals_one_image(im, anchors, var, deltas, scores, pre_n, post_n, nms_thresh,
+                         min_size, eta, pixel_offset, t):
+    offset = t(1) if pixel_offset else t(0)
+    order = np.argsort(-scores.astype(np.float64), kind="stable")
+    if 0 < pre_n < scores.size:
+        order = order[:pre_n]
+    sc, props = scores[order], _decode_proposals(anchors[order], deltas[order], var[order],
+                                                 offset, t)
+    im_h, im_w = im[0], im[1]
+    lim = np.array([im_w, im_h, im_w, im_h], t) - offset
+    props = np.maximum(np.minimum(props, lim), t(0))
+    ws = props[:, 2] - props[:, 0] + offset
+    hs = props[:, 3] - props[:, 1] + offset
+    ms = np.float32(max(np.float32(min_size), np.float32(1.0)))
+    keep = (ws >= ms) & (hs >= ms)
+    if pixel_offset:
+        two = t(2)
+        keep &= (props[:, 0] + ws / two <= im_w) & (props[:, 1] + hs / two <= im_h)
+    keep = np.flatnonzero(keep)
+    if keep.size == 0:
+        return np.zeros((1, 4), t), np.zeros((1, 1), t)
+    props, sc = props[keep], sc[keep]
+    if nms_thresh <= 0:
+        return props, sc[:, None]
+    sel = _proposal_nms(props, sc, np.float32(nms_thresh), eta, not pixel_offset, t)
+    if 0 < post_n < sel.size:
+        sel = sel[:post_n]
+    return props[sel], sc[sel][:, None]
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       pixel_offset=False, return_rois_num=False, name=None):
+    """Faster R-CNN's RPN proposals per image: the top ``pre_nms_top_n`` scores' anchors
+    decoded by their deltas, clipped to the image, small boxes dropped, NMS, the first
+    ``post_nms_top_n`` kept (Paddle's CPU kernel; no gradient)."""
+    assert return_rois_num, "return_rois_num should be True in dygraph mode."
+    s, d = _arr(scores), _arr(bbox_deltas)
+    t = s.dtype.type
+    n = s.shape[0]
+    s = s.transpose(0, 2, 3, 1).reshape(n, -1)
+    d = d.transpose(0, 2, 3, 1).reshape(n, -1, 4)
+    anc = _arr(anchors).reshape(-1, 4)
+    var = _arr(variances).reshape(-1, 4)
+    im = _arr(img_size)
+    rois, probs, nums = [], [], []
+    for i in range(n):
+        r, p = _proposals_one_image(im[i], anc, var, d[i], s[i], int(pre_nms_top_n),
+                                    int(post_nms_top_n), float(nms_thresh), float(min_size),
+                                    float(eta), bool(pixel_offset), t)
+        rois.append(r)
+        probs.append(p)
+        nums.append(r.shape[0])
+    return (Tensor._wrap(np.concatenate(rois).astype(t, copy=False), True),
+            Tensor._wrap(np.concatenate(probs).astype(t, copy=False), True),
+            Tensor._wrap(np.asarray(nums, np.int32), True))

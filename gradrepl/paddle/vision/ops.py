@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .. import nn
 
-from .detection import (box_coder, nms, prior_box, psroi_pool, roi_align, roi_pool,  # noqa: F401
-                        yolo_box, yolo_loss)
+from .detection import (box_coder, generate_proposals, nms, prior_box, psroi_pool,  # noqa: F401
+                        roi_align, roi_pool, yolo_box, yolo_loss)
 
 __all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool",
-           "psroi_pool", "box_coder", "prior_box"]
+           "psroi_pool", "box_coder", "prior_box", "generate_proposals"]
 
 
 class ConvNormActivation(nn.Sequential):
