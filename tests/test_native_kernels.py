@@ -294,3 +294,41 @@ def test_tanh_backward_native_equals_the_replay(variant, monkeypatch):
             assert _bits(got) == _bits(want)
     res = np.empty(2, F32)   # (a nan: left to numpy, which keeps its payloads)
     assert _native.lib.tanh_grad_f32(np.array([0.5, np.nan], F32), np.ones(2, F32), res) == 1
+
+
+@needs_native
+@pytest.mark.parametrize("dtype,lanes", [(F32, 16), (F32, 8), (np.float64, 8), (np.float64, 4)])
+def test_column_sums_native_equal_the_replay(dtype, lanes, monkeypatch):
+    # torch's outer sum of a (n, m) matrix (a bias's gradient, mean(0)): every level of
+    # multi_row_sum (n up to 5000: three levels of 16) and row_sum's 4 accumulators, the
+    # vectorised (m >= lanes) and scalar orders; infinities, -0, subnormals, overflow
+    from gradrepl.torch import _kernels as KS
+
+    monkeypatch.setattr(KS, "_lanes", lambda dt: lanes)
+    rng = np.random.default_rng(41)
+    tiny = np.finfo(dtype).tiny
+    for trial in range(160):
+        n = int(rng.integers(2, 600)) if trial % 4 else int(rng.integers(2, 5000))
+        m = int(rng.integers(2, 300))
+        m = max(2, min(m, 32767 // n))
+        kind = trial % 5
+        a = (rng.standard_normal((n, m)) * 10.0 ** rng.integers(-5, 5, size=(1, m))).astype(dtype)
+        if kind == 1:
+            a = (rng.random((n, m)) * tiny).astype(dtype)
+        elif kind == 2:
+            a[rng.random((n, m)) < 0.05] = np.inf
+            a[rng.random((n, m)) < 0.05] = -np.inf
+        elif kind == 3:
+            a[:] = -0.0
+        elif kind == 4:
+            a = (1e30 * rng.standard_normal((n, m))).astype(dtype)
+        with np.errstate(all="ignore"):
+            got = KS._matrix_columns(a)
+            monkeypatch.setattr(KS, "_NATIVE", None)
+            want = KS._matrix_columns(a)
+            monkeypatch.undo()
+            monkeypatch.setattr(KS, "_lanes", lambda dt: lanes)
+        assert got.tobytes() == want.tobytes(), (n, m, kind)
+    a = np.ones((40, 30), dtype)
+    a[3, 4] = np.nan   # (a nan: left to the replay, which keeps its payload)
+    assert _native.lib.column_sums(a, np.empty(30, dtype), lanes) == 1

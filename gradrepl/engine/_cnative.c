@@ -692,6 +692,104 @@ static PyObject *py_nll_reduce(PyObject *self, PyObject *const *args, Py_ssize_t
     return PyFloat_FromDouble(res);
 }
 
+/* ------------------------------------------------------------------ exported: column sums */
+/* column_sums(a, out, lanes) -> 0: the sums over axis 0 of a C-contiguous (n, m) float32 or
+ * float64 matrix in torch's order, as the replay gradrepl/torch/_kernels.py _matrix_columns
+ * computes them (its _outer_sums: torch's vectorized_outer_sum for m >= lanes, else its scalar
+ * one; multi_row_sum's levels of partial sums, row_sum's 4 interleaved accumulators); every
+ * sum runs from zero, each add rounded, in the replay's order. 1 (nothing written) on a nan. */
+#define COLSUM_FNS(SUF, T)                                                                    \
+static T seq_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n)                                   \
+{                                                                                             \
+    T s = 0;                                                                                  \
+    for (Py_ssize_t i = 0; i < n; i++) s = s + x[i * ld];                                     \
+    return s;                                                                                 \
+}                                                                                             \
+/* the replay's _multi_row_sum of one column: x[r * ld] for r < size; buf: >= size / 16 */   \
+static T mrs_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t size, T *buf)                        \
+{                                                                                             \
+    int ceillog2 = 0;                                                                         \
+    if (size > 1) { uint64_t v = (uint64_t)(size - 1); while (v) { ceillog2++; v >>= 1; } }   \
+    int level_power = ceillog2 / 4 > 4 ? ceillog2 / 4 : 4;                                    \
+    Py_ssize_t step = (Py_ssize_t)1 << level_power, nb = size / step;                         \
+    if (!nb) return seq_##SUF(x, ld, size);                                                   \
+    for (Py_ssize_t b = 0; b < nb; b++) buf[b] = seq_##SUF(x + b * step * ld, ld, step);      \
+    Py_ssize_t g1 = nb / step;                                                                \
+    if (!g1) {                                                                                \
+        T s0 = seq_##SUF(buf, 1, nb);                                                         \
+        if (nb * step == size) return s0;                                                     \
+        return seq_##SUF(x + nb * step * ld, ld, size - nb * step) + s0;                      \
+    }                                                                                         \
+    T acc1 = seq_##SUF(buf + g1 * step, 1, nb - g1 * step);                                   \
+    for (Py_ssize_t g = 0; g < g1; g++) buf[g] = seq_##SUF(buf + g * step, 1, step);          \
+    Py_ssize_t g2 = g1 / step;                                                                \
+    T acc2 = seq_##SUF(buf + g2 * step, 1, g1 - g2 * step);                                   \
+    for (Py_ssize_t g = 0; g < g2; g++) buf[g] = seq_##SUF(buf + g * step, 1, step);          \
+    T acc3 = seq_##SUF(buf, 1, g2);                                                           \
+    T a0 = seq_##SUF(x + nb * step * ld, ld, size - nb * step);                               \
+    return ((a0 + acc1) + acc2) + acc3;                                                       \
+}                                                                                             \
+/* the replay's _row_sum of one column */                                                    \
+static T rsum_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n, T *buf)                          \
+{                                                                                             \
+    Py_ssize_t ilp = n / 4;                                                                   \
+    T p[4] = {0, 0, 0, 0};                                                                    \
+    if (ilp)                                                                                  \
+        for (int k = 0; k < 4; k++) p[k] = mrs_##SUF(x + k * ld, 4 * ld, ilp, buf);           \
+    T p0 = p[0];                                                                              \
+    for (Py_ssize_t i = ilp * 4; i < n; i++) p0 = p0 + x[i * ld];                             \
+    for (int k = 1; k < 4; k++) p0 = p0 + p[k];                                               \
+    return p0;                                                                                \
+}                                                                                             \
+static long colsum_##SUF(const T *a, T *out, Py_ssize_t n, Py_ssize_t m, Py_ssize_t lanes,    \
+                         T *buf)                                                              \
+{                                                                                             \
+    for (Py_ssize_t k = 0; k < n * m; k++)                                                    \
+        if (isnan(a[k])) return 1;                                                            \
+    Py_ssize_t j4 = m >= lanes ? m / (4 * lanes) * 4 * lanes : m / 4 * 4;                     \
+    for (Py_ssize_t j = 0; j < m; j++) {                                                      \
+        T v = j < j4 ? mrs_##SUF(a + j, m, n, buf) : rsum_##SUF(a + j, m, n, buf);            \
+        out[j] = v + (T)0;                                                                    \
+    }                                                                                         \
+    return 0;                                                                                 \
+}
+
+COLSUM_FNS(f, float)
+COLSUM_FNS(d, double)
+
+static PyObject *py_column_sums(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer a, o;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "column_sums takes 3 arguments"); return NULL;
+    }
+    Py_ssize_t lanes = PyLong_AsSsize_t(args[2]);
+    if (lanes == -1 && PyErr_Occurred()) return NULL;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &o, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&a); return NULL;
+    }
+    char fa = a.format ? a.format[strlen(a.format) - 1] : 0;
+    char fo = o.format ? o.format[strlen(o.format) - 1] : 0;
+    long status = 0;
+    if (a.ndim != 2 || fa != fo || !(fa == 'f' || fa == 'd') || lanes < 1
+        || o.len != a.shape[1] * a.itemsize) {
+        PyErr_SetString(PyExc_ValueError, "column_sums: a (n, m) float32/float64, out (m,)");
+        PyBuffer_Release(&a); PyBuffer_Release(&o); return NULL;
+    }
+    Py_ssize_t n = a.shape[0], m = a.shape[1];
+    void *buf = PyMem_Malloc((size_t)(n / 16 + 1) * (size_t)a.itemsize);
+    if (!buf) { PyBuffer_Release(&a); PyBuffer_Release(&o); return PyErr_NoMemory(); }
+    if (fa == 'f')
+        status = colsum_f(a.buf, o.buf, n, m, lanes, buf);
+    else
+        status = colsum_d(a.buf, o.buf, n, m, lanes, buf);
+    PyMem_Free(buf);
+    PyBuffer_Release(&a); PyBuffer_Release(&o);
+    return PyLong_FromLong(status);
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -716,6 +814,8 @@ static PyMethodDef methods[] = {
      "tanh_grad_f32(out, dout, res) -> 0, or 1 (a nan: res not to be used)"},
     {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
+    {"column_sums", (PyCFunction)(void (*)(void))py_column_sums, METH_FASTCALL,
+     "column_sums(a, out, lanes) -> 0, or 1 (nothing written): a's sums over axis 0, torch's order"},
     {NULL, NULL, 0, NULL},
 };
 
