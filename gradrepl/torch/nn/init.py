@@ -178,8 +178,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     q = q * T.diag(r, 0).sign()
     if rows < cols:
         q = q.t()
-    return _write(tensor, (raw(q) * gain).reshape(raw(tensor).shape).astype(raw(tensor).dtype)
-                  if gain != 1 else raw(q).reshape(raw(tensor).shape))
+    if gain != 1:  # torch's tensor.mul_(gain): a weak scalar in the tensor's dtype (np.sqrt(2) too)
+        q = q * gain
+    return _write(tensor, raw(q).reshape(raw(tensor).shape))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
