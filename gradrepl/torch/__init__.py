@@ -336,6 +336,9 @@ _sparse_csr.install(_builtins.__import__("sys").modules[__name__], Tensor)  # (s
 from . import _sparse_ops  # noqa: E402
 
 _sparse_ops.install(_builtins.__import__("sys").modules[__name__])  # (sparse ops' table)
+from . import _complex_unsupported  # noqa: E402
+
+_complex_unsupported.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)
 from . import _function_repr  # noqa: E402
 
 _function_repr.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)

@@ -1405,6 +1405,8 @@ def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None):  # noqa
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):  # noqa: A002
     a = raw(input)
+    if a.dtype.kind == "c":   # (torch's vector norm of complex values: of their magnitudes)
+        return norm(abs(input), p, dim, keepdim, dtype)
     if p == "fro" or p == 2 or p is None:
         porder = 2.0
     elif p in ("inf", float("inf")):

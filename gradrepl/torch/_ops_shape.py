@@ -1023,13 +1023,24 @@ def _mean_of(input, dim, keepdim, name):  # noqa: A002
                   "out_shape": _ops._out_shape(a.shape, axes, bool(keepdim))})
 
 
+def _complex_var(input, dim, keepdim, correction):  # noqa: A002
+    """ATen's std_var of a complex tensor: the real parts' variance plus the imaginary
+    parts' (a real tensor)."""
+    return _ops.add(_moment("var", input.real, dim, keepdim, correction, "VarBackward0"),
+                    _moment("var", input.imag, dim, keepdim, correction, "VarBackward0"))
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
+    if raw(input).dtype.kind == "c":
+        return _complex_var(input, dim, keepdim, correction)
     return _moment("var", input, dim, keepdim, correction, "VarBackward0")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
     dim, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
+    if raw(input).dtype.kind == "c":   # (the square root of the complex variance)
+        return _ops.sqrt(_complex_var(input, dim, keepdim, correction))
     return _moment("std", input, dim, keepdim, correction, "StdBackward0")
 
 
