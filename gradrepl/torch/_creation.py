@@ -259,6 +259,13 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _finish(np.zeros(_size(size), _dt(dtype)), requires_grad)
 
 
+# c10's names of the C types a value is converted to (its overflow messages)
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
+            "int32": "int", "int16": "short", "int8": "int8_t", "uint8": "uint8_t",
+            "bool": "bool", "uint16": "c10::BFloat16"}
+_ATEN_COMPLEX = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     check_device(device)
@@ -270,6 +277,11 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
             dt = _dtypes.scalar_dtype(fill_value)
     else:
         dt = _dtypes.to_np(dtype)
+        if isinstance(fill_value, complex) and fill_value.imag != 0 and dt.kind != "c":
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPES.get(dt.name, dt.name)}"
+                               " without overflow")   # (c10's checked_convert)
+        if isinstance(fill_value, complex) and dt.kind != "c":
+            fill_value = fill_value.real
     return _finish(_bfloat16.filled(np.full, _size((size,) if isinstance(size, int)
                                                    else tuple(size)), dt, fill_value),
                    requires_grad)
@@ -341,6 +353,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         dt = _dtypes.default_float() if is_float else np.dtype(np.int64)
     else:
         dt = _dtypes.to_np(dtype)
+        if dt.kind == "c":
+            raise NotImplementedError(f'"arange_cpu" not implemented for '
+                                      f"'{_ATEN_COMPLEX[dt.name]}'")
     n = int(np.ceil((end - start) / step))
     n = max(n, 0)
     if dt.kind == "f":
@@ -371,6 +386,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     check_device(device)
     start, end = _num(start), _num(end)
     dt = _dtypes.to_np(dtype) if dtype is not None else _dtypes.default_float()
+    if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
+        dt = np.dtype(np.complex128 if dt == np.float64 else np.complex64)
     steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -395,6 +412,12 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
             up = np.float64(dt.type(start)) + s * idx
             down = np.float64(dt.type(end)) - s * (steps - idx - 1)
         vals = np.where(idx < half, up, down).astype(dt)
+    elif dt.kind == "c":   # (the same halves in the complex dtype's arithmetic)
+        st, en = dt.type(start), dt.type(end)
+        step = (en - st) / dt.type(steps - 1)
+        idx = np.arange(steps).astype(dt)
+        vals = np.where(np.arange(steps) < steps // 2, st + step * idx,
+                        en - step * (dt.type(steps - 1) - idx)).astype(dt)
     else:
         vals = np.linspace(start, end, steps).astype(dt)
     return _finish(vals, requires_grad)
@@ -480,6 +503,9 @@ def randint(low=None, high=None, size=None, *, generator=None, dtype=None, devic
         raise TypeError("randint(): argument 'high' must be int, not NoneType")
     low = 0 if low is None else low
     dt = _dtypes.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    if dt.kind == "c":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
     return _finish(_random.randint(int(low), int(high), _size((tuple(size),)), dt, generator),
                    requires_grad)
 

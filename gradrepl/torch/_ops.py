@@ -1966,6 +1966,15 @@ def contiguous(input, memory_format=None):  # noqa: A002
 TO_COPY = top("cast", "ToCopyBackward0", "none")
 
 
+def _discard_imaginary(npdtype):
+    """torch's copy of complex values to a real dtype: TORCH_WARN_ONCE (not for bool)."""
+    if npdtype.kind != "b":
+        from ._ops_shape import _warn_once
+
+        _warn_once("Casting complex values to real discards the imaginary part (Triggered "
+                   "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+
+
 def to_dtype(input, npdtype, copy=False):  # noqa: A002
     npdtype = np.dtype(npdtype)
     a = raw(input)
@@ -1974,6 +1983,12 @@ def to_dtype(input, npdtype, copy=False):  # noqa: A002
             return apply(TO_COPY, (input,), {"dtype": npdtype}) if not input.stop_gradient \
                 else _wrap(np.array(a), True)
         return input
+    if a.dtype.kind == "c" and npdtype.kind != "c":
+        _discard_imaginary(npdtype)
+        if npdtype.kind in "iub" or input.stop_gradient or not _STATE.enabled:
+            with np.errstate(invalid="ignore", over="ignore"):
+                return _wrap(np.array(a.real).astype(npdtype) if npdtype.kind != "b"
+                             else a.astype(bool), True)
     if a.dtype == _bfloat16.BITS or npdtype == _bfloat16.BITS:  # bfloat16's bits: converted
         if input.stop_gradient or not _STATE.enabled or npdtype.kind in "iub" and \
                 npdtype != _bfloat16.BITS:

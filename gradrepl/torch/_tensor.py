@@ -64,6 +64,16 @@ def _internal(code) -> bool:
     return v
 
 
+def _real_scalar(v, ctype):
+    """A complex value as a real C type: c10's checked_convert refuses a nonzero imaginary
+    part."""
+    if isinstance(v, np.complexfloating):
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        return v.real
+    return v
+
+
 class Tensor(EngineTensor):
     # _base: the tensor this one aliases (detach, views): in-place writes bump both versions;
     # _retains: retain_grad() was called; _hook_ids: torch hook handles -> engine hook slots
@@ -393,10 +403,10 @@ class Tensor(EngineTensor):
     def __float__(self):
         if not self.stop_gradient and not _internal(_getframe(1).f_code):
             _warn_scalar_grad()
-        return float(self._scalar())
+        return float(_real_scalar(self._scalar(), "double"))
 
     def __int__(self):
-        return int(self._scalar())
+        return int(_real_scalar(self._scalar(), "int64_t"))
 
     def __complex__(self):
         if not self.stop_gradient and not _internal(_getframe(1).f_code):
