@@ -1107,13 +1107,25 @@ def equal(input, other):  # noqa: A002
     return bool(a.shape == b.shape and np.array_equal(a, b))
 
 
+def _close(input, other, rtol, atol, equal_nan):  # noqa: A002
+    """isclose's checks as torch's (same dtype, non-negative tolerances), then the values
+    (bfloat16's as numbers, not its bits)."""
+    if isinstance(input, EngineTensor) and isinstance(other, EngineTensor) \
+            and input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype.legacy} did not match {other.dtype.legacy}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
+    return np.isclose(_bfloat16.values(_arr(input)), _bfloat16.values(_arr(other)),
+                      rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
-    return bool(np.allclose(raw(input), raw(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.all(_close(input, other, rtol, atol, equal_nan)))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
-    return _wrap(np.isclose(_arr(input), _arr(other), rtol=rtol, atol=atol,
-                            equal_nan=equal_nan), True)
+    return _wrap(_close(input, other, rtol, atol, equal_nan), True)
 
 
 def _logic(fn):
