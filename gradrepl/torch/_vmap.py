@@ -118,32 +118,42 @@ class _Trace:
         self.keep.append(arr)
 
     def hook(self, op, inputs, attrs):
-        before = registry.set_apply_hook(None)
+        set_hook = registry.set_apply_hook
+        before = set_hook(None)
         try:
             out = registry.apply(op, inputs, attrs)
         finally:
-            registry.set_apply_hook(before)
+            set_hook(before)
         if _vmap_checks._SCOPES:
             _vmap_checks.propagate(inputs, out)
-        refs = tuple(self.ref(_raw(t)) for t in inputs)
-        if self.first_uid is not None and not self.fresh:
+        src, keep = self.src, self.keep
+        arrays_in = [_raw(t) for t in inputs]
+        refs = []
+        for a in arrays_in:
+            r = src.get(id(a))
+            if r is None:
+                keep.append(a)
+                r = ("const", a)
+            refs.append(r)
+        refs = tuple(refs)
+        first = self.first_uid
+        if first is not None and not self.fresh:
             for t, r in zip(inputs, refs):
-                if r[0] == "const" and t._uid >= self.first_uid and id(r[1]) not in self.safe \
+                if r[0] == "const" and t._uid >= first and id(r[1]) not in self.safe \
                         and not _literal(r[1]):
                     self.fresh = True
-        outs = out if isinstance(out, tuple) else (out,)
-        arrays = tuple(_raw(t) for t in outs)
+        arrays = tuple([_raw(t) for t in out]) if isinstance(out, tuple) else (_raw(out),)
         if self.budget is not None:
             self.budget.take(arrays)
         j = len(self.entries)
         # an attribute holding a traced array (nll_loss's target): followed as an input is
-        arefs = {k: self.src[id(v)] for k, v in attrs.items()
-                 if type(v) is np.ndarray and id(v) in self.src}
+        arefs = {k: src[id(v)] for k, v in attrs.items()
+                 if type(v) is np.ndarray and id(v) in src} if attrs else {}
         self.entries.append((op, dict(attrs), refs, arrays, arefs))
         for k, arr in enumerate(arrays):
-            if id(arr) not in self.src:
-                self.src[id(arr)] = ("op", j, k)
-            self.keep.append(arr)
+            if id(arr) not in src:
+                src[id(arr)] = ("op", j, k)
+            keep.append(arr)
         return out
 
     def exact(self, node, old, new):
