@@ -197,6 +197,9 @@ tensor = _TensorFunctionOrModule(__import__("sys").modules[__name__ + ".tensor"]
 from .hapi import callbacks as _hapi_callbacks  # noqa: E402
 
 __import__("sys").modules.setdefault(__name__ + ".callbacks", _hapi_callbacks)
+from . import complex_kernels as _complex_kernels  # noqa: E402
+
+_complex_kernels.install([__import__("sys").modules[__name__]], Tensor)
 from .names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
 
 _gate(__name__)

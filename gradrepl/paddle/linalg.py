@@ -28,6 +28,9 @@ def __dir__():
     return sorted(n for n in NAMES if _profiles.current().api3 or n in _api26.LINALG)
 
 
+from . import complex_kernels as _complex_kernels  # noqa: E402
+
+_complex_kernels.install(list(_modules()), None)   # (the functions __getattr__ serves)
 from .names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
 
 _gate(__name__)

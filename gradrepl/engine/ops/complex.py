@@ -167,7 +167,8 @@ def angle(x):
 # ============================================================== the holomorphic ops
 HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "log", "log2",
                "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan",
-               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "prod", "cumprod")
+               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "prod", "cumprod",
+               "asinh", "acosh", "atanh")
 
 
 class _ConjugatedNode:

@@ -43,6 +43,9 @@ def _libm_or(name, f64):
     d64 = K.libm64(name, f64)
 
     def fwd(x):
+        if x.dtype.kind == "c":   # (complex values: numpy's complex functions, in their dtype)
+            with quiet(all="ignore"):
+                return np.asarray(f64(x)).astype(x.dtype)
         if x.dtype.kind != "f":
             x = x.astype(_F32)
         if x.dtype == _F32:
