@@ -2209,7 +2209,8 @@ def _need_same_dtype(a, b, what):
 
 def _long_name(d):
     return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "float16": "c10::Half", "bool": "bool"}.get(d.name, d.name)
+            "float16": "c10::Half", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(d.name, d.name)
 
 
 def _mm_op(name):

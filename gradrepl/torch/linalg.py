@@ -1148,8 +1148,8 @@ def matrix_exp(A):
         def one(x, gg):
             k = x.shape[-1]
             big = np.zeros((2 * k, 2 * k), x.dtype)
-            big[:k, :k] = x.T
-            big[k:, k:] = x.T
+            big[:k, :k] = x.conj().T   # (A^H: the transpose for real matrices)
+            big[k:, k:] = x.conj().T
             big[:k, k:] = gg
             return _mexp_one(big, many)[:k, k:]
 
@@ -1231,8 +1231,9 @@ def _t4(x):
 
 def _t8(x):
     dt = x.dtype.type
-    r = float(dt(0.1330413469565007072504e+2))   # (constants of the dtype, combined in double)
-    x3 = float(dt(2. / 3.))
+    rt = _lapack._real_of(x.dtype)   # (a complex matrix's constants: of its real dtype)
+    r = float(rt(0.1330413469565007072504e+2))   # (constants of the dtype, combined in double)
+    x3 = float(rt(2. / 3.))
     c = [dt(v) for v in (x3 * ((1. + r) / 88.), x3 * ((1. + r) / 352.),
                          (-271. + 29. * r) / (315. * x3), (-11. + 11. * r) / (1260. * x3),
                          (-99. + 11. * r) / (5040. * x3), (89. - r) / (5040. * x3),
@@ -1267,13 +1268,14 @@ def _mexp_one(x, highest=False):
     on x / 2^s, squared s times. Measured: 2x2..5x5, 8, 20, 64 float32/float64 matrices of norms
     1e-9..50, every degree, batches, gradients: equal to real torch 2.13."""
     dt = x.dtype.type
-    thetas = _THETA32 if x.dtype == np.float32 else _THETA64
-    norm = np.abs(x).sum(0).max() if x.shape[0] else dt(0)
+    rdt = _lapack._real_of(x.dtype)   # (a complex matrix: its norm and thresholds are real)
+    thetas = _THETA32 if rdt == np.float32 else _THETA64
+    norm = np.abs(x).sum(0).max() if x.shape[0] else rdt(0)
     for th, f in zip(() if highest else thetas[:-1], (_t1, _t2, _t4, _t8, _t12)):
-        if norm <= dt(th):
+        if norm <= rdt(th):
             return f(x)
     with np.errstate(all="ignore"):
-        s = np.ceil(np.log2(norm / dt(thetas[-1])))
+        s = np.ceil(np.log2(norm / rdt(thetas[-1])))
     s = int(s) if s > 0 else 0
     y = _t18((x / dt(2.0 ** s)).astype(x.dtype))
     for _ in range(s):
