@@ -4,7 +4,7 @@ MKL's DFTI composed as SpectralOps.cpp composes it (``_dfti``: r2c, c2c, c2r pla
 excepted); without the mkl wheel numpy's pocketfft in the input's precision (float32 and
 complex64 stay single precision, as torch's CPU transforms), ``fftfreq``,
 ``rfftfreq``, ``fftshift``, ``ifftshift``. Integer inputs are transformed in the default float
-dtype. The transforms' results take no gradient here."""
+dtype. The transforms that keep their input's size take torch's gradients (see the end)."""
 from __future__ import annotations
 
 import numpy as np
@@ -311,3 +311,104 @@ def fftshift(input, dim=None):  # noqa: A002
 
 def ifftshift(input, dim=None):  # noqa: A002
     return _shift(input, dim, -1)
+
+
+# ------------------------------------------------------------------ gradients
+# torch's backward formulas (FunctionsManual: fft_r2c_backward, fft_c2r_backward, and
+# _fft_c2c's own): the transform of the opposite direction under the same normalization (a
+# public call with the swapped ``norm``), each step one of the dialect's ops so create_graph
+# differentiates it again. Transforms that resize their input (n / s other than its size) keep
+# no gradient, as before.
+_C2C = {"fft": "ifftn", "ifft": "fftn", "fftn": "ifftn", "ifftn": "fftn"}
+
+
+def _grad_params(kind, a, args, kw, one):
+    """(dims, sizes) of the call, or None where the transform resizes its input."""
+    names = ("n", "dim", "norm") if one else ("s", "dim", "norm")
+    p = dict(zip(names, args))
+    p.update(kw)
+    norm = p.get("norm")
+    if one:
+        d = p.get("dim", -1) % a.ndim
+        dims, sizes = [d], None if p.get("n") is None else [int(p["n"])]
+    else:
+        default_last = 2 if kind.endswith("2") else None
+        dim = p.get("dim", (-2, -1) if kind.endswith("2") else None)
+        sizes, dims = _dims(a, p.get("s"), dim, default_last)
+        dims = list(dims)
+    if kind.startswith("irfft"):
+        last = a.shape[dims[-1]]
+        n_last = sizes[-1] if sizes is not None else 2 * (last - 1)
+        if n_last // 2 + 1 != last or (sizes is not None and any(
+                s != a.shape[d] for s, d in zip(sizes[:-1], dims[:-1]))):
+            return None
+        return dims, n_last, norm
+    if sizes is not None and any(s != a.shape[d] for s, d in zip(sizes, dims)):
+        return None
+    return dims, None, norm
+
+
+def _fft_vjp(kind, dims, n_last, norm, real_in):
+    import gradrepl.torch as T
+
+    base = kind.rstrip("2").rstrip("n") if kind not in ("fftn", "ifftn") else kind
+
+    def vjp(n, g):
+        if real_in and base in ("ifft", "ifftn"):   # (torch: conj of the forward r2c)
+            return T.real(ifftn(T.conj(g), None, dims, norm))
+        if base in ("fft", "ifft", "fftn", "ifftn"):
+            inv = _C2C[base if base in _C2C else kind]
+            gi = (ifftn if inv == "ifftn" else fftn)(g, None, dims, _SWAP[norm])
+            return T.real(gi) if real_in else gi
+        if base == "rfft":
+            m = g.shape[dims[-1]]
+            full = raw(n.inputs[0]).shape[dims[-1]]
+            if full > m:
+                shape = list(g.shape)
+                shape[dims[-1]] = full - m
+                g = T.cat([g, T.zeros(shape, dtype=g.dtype)], dims[-1])
+            return T.real(ifftn(g, None, dims, _SWAP[norm]))
+        # irfft: the one-sided forward transform, its bins 1 .. n - m doubled
+        gi = rfftn(g, None, dims, _SWAP[norm])
+        m = gi.shape[dims[-1]]
+        double = n_last - m
+        if double > 0:
+            w = np.ones(m, _rdt(raw(gi)))
+            w[1:1 + double] = 2
+            shape = [1] * gi.ndim
+            shape[dims[-1]] = m
+            gi = T.mul(gi, T.tensor(w.reshape(shape)))
+        return gi
+    return vjp
+
+
+def _differentiable(kind, one):
+    def deco(fn):
+        def run(input, *args, out=None, **kw):  # noqa: A002
+            from .linalg import _grad_wanted, _mkop
+            from ..engine.registry import apply
+
+            if out is not None or not _grad_wanted(input):
+                return fn(input, *args, out=out, **kw)
+            a = raw(input)
+            params = _grad_params(kind, a, args, kw, one) if a.ndim else None
+            if params is None:
+                return fn(input, *args, out=out, **kw)
+            real_in = a.dtype.kind == "f"
+            name = ("FftC2RBackward0" if kind.startswith("irfft") else
+                    "FftR2CBackward0" if real_in or kind.startswith("rfft") else
+                    "FftC2CBackward0")
+            op = _mkop(name, lambda x, **_k: raw(fn(_wrap(x, True), *args, **kw)),
+                       _fft_vjp(kind, *params, real_in))
+            return apply(op, (input,))
+        run.__name__ = run.__qualname__ = fn.__name__
+        run.__doc__ = fn.__doc__
+        return run
+    return deco
+
+
+for _kind, _is_1d in (("fft", True), ("ifft", True), ("rfft", True), ("irfft", True),
+                      ("fftn", False), ("ifftn", False), ("rfftn", False), ("irfftn", False),
+                      ("fft2", False), ("ifft2", False), ("rfft2", False), ("irfft2", False)):
+    globals()[_kind] = _differentiable(_kind, _is_1d)(globals()[_kind])
+del _kind, _is_1d
