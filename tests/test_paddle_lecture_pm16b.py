@@ -38,7 +38,13 @@ import pytest  # noqa: E402
 
 # real 3.3.1 and 2.6.2 printed the same (this session): the output, and the input gradient's
 # md5 and sum for the weights arange(24)
-PSROI_OUT = [0.2750000059604645, 0.6100000143051147, 0.8500000238418579, 0.5350000262260437, 0.875, 0.8849999904632568, 0.15000000596046448, 0.48500001430511475, 0.46000000834465027, 0.6550000309944153, 0.6600000262260437, 0.5299999713897705, 0.7350000143051147, 0.6050000190734863, 0.6100000143051147, 0.8050000071525574, 0.8250000476837158, 0.5099999904632568, 0.75, 1.0850000381469727, 0.7749999761581421, 0.7849999666213989, 0.05000000074505806, 0.38499999046325684]
+PSROI_OUT = [
+    0.2750000059604645, 0.6100000143051147, 0.8500000238418579, 0.5350000262260437, 0.875,
+    0.8849999904632568, 0.15000000596046448, 0.48500001430511475, 0.46000000834465027,
+    0.6550000309944153, 0.6600000262260437, 0.5299999713897705, 0.7350000143051147,
+    0.6050000190734863, 0.6100000143051147, 0.8050000071525574, 0.8250000476837158,
+    0.5099999904632568, 0.75, 1.0850000381469727, 0.7749999761581421, 0.7849999666213989,
+    0.05000000074505806, 0.38499999046325684]
 PSROI_GRAD = ("b812ddcd2cf59a342777407a6448e4f9", 276.0)
 
 
@@ -139,3 +145,59 @@ def test_generate_proposals_bits(profile):
     with pytest.raises(AssertionError, match="return_rois_num should be True in dygraph mode."):
         paddle.vision.ops.generate_proposals(scores, deltas, im, paddle.to_tensor(anc.astype(dt)),
                                              paddle.to_tensor(var.astype(dt)))
+
+
+# ------------------------------------------------ paddle.vision.ops.deform_conv2d / DeformConv2D
+# real 3.3.1 and 2.6.2 (the same): md5 of the output and of the input, offset, filter (and mask)
+# gradients; v2 float32 with groups and deformable groups, v1 float64 with one output channel a
+# group (the filter gradient's one-row DGEMM)
+DEFORM_MD5 = {
+    "float32": ["693dcc771f9569dd2767a3802be1db51", "ee38835b476f66e566a9e32851032a1b",
+                "4ee1d8aab3a7d6c33ba3e753140d40d2", "80a437396f08a6b367932d6635cc20a2",
+                "475d0a27a6dc1a65c0c49c762eda066e"],
+    "float64": ["a922239547ba90d308138ac937683564", "fcf9b796a29b1f71a0dd12a92aa6ea67",
+                "58890ab993c4b3ef4073b37049e3b55b", "975a4f016c1d70ac9eae82cc7269041c"],
+}
+
+
+def test_deform_conv2d_bits(profile):
+    from conftest import skip_unless_mkl_path
+
+    skip_unless_mkl_path("deform_conv2d: the products are MKL's GEMMs on its AVX512 path")
+
+    def h(t):
+        return hashlib.md5(t.numpy().tobytes()).hexdigest()
+
+    rs = np.random.RandomState(11)
+    for (b, c, hh, ww, m, k, s, p, d, dg, g, sc, v2, dt) in [
+            (3, 4, 6, 7, 4, 3, 2, 1, 1, 2, 2, 1.5, True, "float32"),
+            (3, 4, 6, 5, 2, 3, 2, 1, 2, 2, 2, 3.0, False, "float64")]:
+        ho = (hh + 2 * p - (d * (k - 1) + 1)) // s + 1
+        wo = (ww + 2 * p - (d * (k - 1) + 1)) // s + 1
+        x = paddle.to_tensor(rs.randn(b, c, hh, ww).astype(dt), stop_gradient=False)
+        off = paddle.to_tensor((rs.randn(b, 2 * dg * k * k, ho, wo) * sc).astype(dt),
+                               stop_gradient=False)
+        w = paddle.to_tensor((rs.randn(m, c // g, k, k) * 0.3).astype(dt), stop_gradient=False)
+        mask = paddle.to_tensor(rs.rand(b, dg * k * k, ho, wo).astype(dt),
+                                stop_gradient=False) if v2 else None
+        out = paddle.vision.ops.deform_conv2d(x, off, w, stride=s, padding=p, dilation=d,
+                                              deformable_groups=dg, groups=g, mask=mask)
+        (out * paddle.to_tensor(rs.randn(*out.shape).astype(dt))).sum().backward()
+        got = [h(out), h(x.grad), h(off.grad), h(w.grad)] + ([h(mask.grad)] if v2 else [])
+        assert got == DEFORM_MD5[dt]
+
+
+def test_deform_conv2d_zero_offsets_is_conv2d(profile):
+    # real 3.3.1 and 2.6.2: with zero offsets the deformable convolution printed conv2d's bits
+    # (max abs difference 0.0), v1 and v2 with a mask of ones
+    rs = np.random.RandomState(4)
+    x = paddle.to_tensor(rs.rand(2, 4, 6, 6).astype("float32"))
+    w = paddle.to_tensor(rs.randn(5, 4, 3, 3).astype("float32") * 0.2)
+    b = paddle.to_tensor(np.linspace(-0.1, 0.1, 5).astype("float32"))
+    zero = paddle.zeros([2, 18, 6, 6])
+    conv = paddle.nn.functional.conv2d(x, w, bias=b, padding=1).numpy()
+    assert np.array_equal(paddle.vision.ops.deform_conv2d(x, zero, w, bias=b, padding=1).numpy(),
+                          conv)
+    layer = paddle.vision.ops.DeformConv2D(4, 5, 3, padding=1)
+    assert [p.shape for p in layer.parameters()] == [[5, 4, 3, 3], [5]]
+    assert type(layer).__module__ == "paddle.vision.ops"

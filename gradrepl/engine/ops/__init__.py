@@ -10,6 +10,7 @@ from . import paddle_breadth  # noqa: F401  (instance_norm, Eigen-ordered row me
 from . import paddle_rnn  # noqa: F401  (Paddle's fused rnn op: LSTM, GRU, SimpleRNN)
 from . import graph  # noqa: F401  (segment_reduce: paddle.geometric)
 from . import detection  # noqa: F401  (yolov3_loss: paddle.vision.ops)
+from . import deform_conv  # noqa: F401  (deformable_conv: paddle.vision.ops.deform_conv2d)
 from . import paddle_nn_gaps  # noqa: F401  (gumbel_softmax, temporal_shift: paddle/nn/gaps.py)
 from . import fft  # noqa: F401  (Paddle fft_c2c / fft_r2c / fft_c2r: paddle.fft)
 from . import spectral_norm  # noqa: F401  (Paddle's spectral_norm op: nn.SpectralNorm)

@@ -72,9 +72,69 @@ class PSRoIPool(nn.Layer):
         return psroi_pool(x, boxes, boxes_num, self.output_size, self.spatial_scale)
 
 
-for _cls in (RoIPool, RoIAlign, PSRoIPool):
+def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
+                  deformable_groups=1, groups=1, mask=None, name=None):
+    """Deformable convolution (v1 without ``mask``, v2 with it): Paddle's CPU kernels
+    (``engine/ops/deform_conv.py``), the bias added along the channels afterwards as Paddle
+    does."""
+    from ...engine.ops import deform_conv as _dc
+    from ..nn.functional.conv import _add_bias, convert_to_list
+
+    stride = convert_to_list(stride, 2, "stride")
+    padding = convert_to_list(padding, 2, "padding")
+    dilation = convert_to_list(dilation, 2, "dilation")
+    if mask is None:  # v1: a mask of ones (every product by it exact: the same bits)
+        from ..tensor.creation import ones
+
+        mask = ones([offset.shape[0], offset.shape[1] // 2, offset.shape[2], offset.shape[3]],
+                    dtype=x.dtype)
+    out = _dc.deform_conv2d(x, offset, weight, mask, stride=tuple(stride),
+                            padding=tuple(padding), dilation=tuple(dilation),
+                            deformable_groups=int(deformable_groups), groups=int(groups))
+    return _add_bias(out, bias)
+
+
+class DeformConv2D(nn.Layer):
+    """A deformable convolution layer: its filter drawn from Normal(0, sqrt(2 / (k*k*C_in))),
+    its bias zeros, as Paddle's."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 deformable_groups=1, groups=1, weight_attr=None, bias_attr=None):
+        from ..nn.functional.conv import convert_to_list
+        from ..nn.initializer import Normal
+
+        super().__init__()
+        assert weight_attr is not False, "weight_attr should not be False in Conv."
+        self._weight_attr = weight_attr
+        self._bias_attr = bias_attr
+        self._deformable_groups = deformable_groups
+        self._groups = groups
+        self._in_channels = in_channels
+        self._out_channels = out_channels
+        self._channel_dim = 1
+        self._stride = convert_to_list(stride, 2, "stride")
+        self._dilation = convert_to_list(dilation, 2, "dilation")
+        self._kernel_size = convert_to_list(kernel_size, 2, "kernel_size")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups.")
+        self._padding = convert_to_list(padding, 2, "padding")
+        filter_shape = [out_channels, in_channels // groups] + self._kernel_size
+        std = (2.0 / (self._kernel_size[0] * self._kernel_size[1] * in_channels)) ** 0.5
+        self.weight = self.create_parameter(shape=filter_shape, attr=self._weight_attr,
+                                            default_initializer=Normal(0.0, std))
+        self.bias = self.create_parameter(attr=self._bias_attr, shape=[self._out_channels],
+                                          is_bias=True)
+
+    def forward(self, x, offset, mask=None):
+        return deform_conv2d(x=x, offset=offset, weight=self.weight, bias=self.bias,
+                             stride=self._stride, padding=self._padding,
+                             dilation=self._dilation, deformable_groups=self._deformable_groups,
+                             groups=self._groups, mask=mask)
+
+
+for _cls in (RoIPool, RoIAlign, PSRoIPool, DeformConv2D):
     _cls.__module__ = "paddle.vision.ops"
-__all__ += ["RoIPool", "RoIAlign", "PSRoIPool"]
+__all__ += ["RoIPool", "RoIAlign", "PSRoIPool", "DeformConv2D", "deform_conv2d"]
 
 from ..names_gate import gate as _gate  # noqa: E402  (the names of the emulated version)
 
