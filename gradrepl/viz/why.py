@@ -1523,7 +1523,7 @@ def _walk_lines(ex, t):
             line = (f"{kind} pooling: {dname} gets {g} "
                     + ("at the position of each window's maximum, 0 elsewhere" if kind == "max"
                        else "spread evenly over each window"))
-        elif op == "conv2d":
+        elif op in ("conv2d", "depthwise_conv2d"):
             line = (f"{what}: " + (f"{dname} gets {g} sent back through the kernel "
                                    f"{xs[1]} (a transposed convolution)" if i == 0 else
                                    f"each weight of {dname} gets the sum, over every position "

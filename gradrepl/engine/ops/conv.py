@@ -280,10 +280,17 @@ _conv2d_vjp, _conv2d_transpose_vjp, _conv2d_grad_filter_vjp = family_vjps(
 
 CONV2D = register(
     "conv2d", _conv2d_fwd, _conv2d_vjp, legacy_name="Conv2dBackward", saves_output=False,
+    node_name="Conv2dGradNodeFinal",   # (real 3.3.1 and 2.6.2 print this name)
     examples=[([(1, 2, 5, 5), (3, 2, 3, 3)], {"padding": (1, 1, 1, 1)}),
               ([(2, 4, 5, 6), (4, 2, 2, 3)],
                {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2}),
               ([(1, 1, 4, 5), (2, 1, 1, 2)], {"stride": (1, 2)})])
+# Paddle's F.conv2d picks its depthwise_conv2d op where groups == channels != 1 and the filters
+# are a multiple of the channels: the same values here, its own node (DepthwiseConv2dGradNode)
+DEPTHWISE_CONV2D = register(
+    "depthwise_conv2d", _conv2d_fwd, _conv2d_vjp, legacy_name="Conv2dBackward",
+    saves_output=False,
+    examples=[([(1, 2, 5, 5), (4, 1, 3, 3)], {"padding": (1, 1, 1, 1), "groups": 2})])
 
 
 # ====================================================================== conv2d_transpose
@@ -466,10 +473,13 @@ CONV2D_GRAD_FILTER = register(
                 "ksize": (2, 3)})])
 
 
-def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
+           depthwise=False):
     """2-D convolution (cross-correlation) of ``x`` [N, C, H, W] with ``w`` [M, C/groups, KH, KW];
-    ``padding`` is (top, bottom, left, right)."""
-    return apply(CONV2D, (x, w), geom_attrs(stride, padding, dilation, groups))
+    ``padding`` is (top, bottom, left, right); ``depthwise``: recorded as Paddle's
+    depthwise_conv2d op."""
+    return apply(DEPTHWISE_CONV2D if depthwise else CONV2D, (x, w),
+                 geom_attrs(stride, padding, dilation, groups))
 
 
 def conv2d_transpose(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,

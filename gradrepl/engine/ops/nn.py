@@ -1519,7 +1519,9 @@ def _pad_source_index(shape, pad_width, mode):
     return np.pad(idx, pad_width, mode=_PAD_MODES[mode])
 
 
-def _pad3d_fwd(x, pad_width=(), mode="reflect"):
+def _pad3d_fwd(x, pad_width=(), mode="reflect", value=0.0):
+    if mode == "constant":  # (F.pad's spatial constant padding: Paddle's pad3d op too)
+        return np.pad(x, pad_width, mode="constant", constant_values=np.asarray(value, x.dtype))
     for (b, a), s in zip(pad_width, x.shape):
         if mode == "reflect" and (b >= s or a >= s) and (b or a):
             raise ValueError(
@@ -1530,6 +1532,8 @@ def _pad3d_fwd(x, pad_width=(), mode="reflect"):
 
 def _pad3d_grad_fwd(g, in_shape=(), pad_width=(), mode="reflect"):
     """Each output gradient added back to the input value it copied."""
+    if mode == "constant":
+        return np.array(g[tuple(slice(b, b + n) for (b, _a), n in zip(pad_width, in_shape))])
     src = _pad_source_index(tuple(in_shape), pad_width, mode)
     dx = np.zeros(int(np.prod(in_shape)), g.dtype)
     np.add.at(dx, src.reshape(-1), g.reshape(-1))
@@ -1543,7 +1547,9 @@ PAD3D = register(
     examples=[([(1, 1, 3, 4)], {"pad_width": ((0, 0), (0, 0), (1, 2), (2, 1)), "mode": "reflect"}),
               ([(1, 2, 3)], {"pad_width": ((0, 0), (0, 0), (2, 1)), "mode": "replicate"}),
               ([(1, 1, 2, 3)], {"pad_width": ((0, 0), (0, 0), (1, 1), (1, 0)),
-                                "mode": "circular"})])
+                                "mode": "circular"}),
+              ([(1, 2, 3, 1, 1)], {"pad_width": ((0, 0), (0, 0), (2, 1), (0, 0), (0, 0)),
+                                   "mode": "constant", "value": 0.5})])
 PAD3D_GRAD = register(
     "pad3d_grad", _pad3d_grad_fwd,
     lambda n, G: pad3d(G, n.attrs["pad_width"], n.attrs["mode"]),
@@ -1553,9 +1559,12 @@ PAD3D_GRAD = register(
                                 "mode": "reflect"})])
 
 
-def pad3d(x, pad_width, mode):
+def pad3d(x, pad_width, mode, value=0.0):
     pw = tuple((int(b), int(a)) for b, a in pad_width)
-    return apply(PAD3D, (x,), {"pad_width": pw, "mode": mode})
+    attrs = {"pad_width": pw, "mode": mode}
+    if mode == "constant":
+        attrs["value"] = value
+    return apply(PAD3D, (x,), attrs)
 
 
 def pad3d_grad(g, in_shape, pad_width, mode):

@@ -171,9 +171,21 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_ax
         pairs = [(0, 0)] * nd
         for j, ax in enumerate(reversed(spatial[-k:])):
             pairs[ax] = (pad[2 * j], pad[2 * j + 1])
-    if mode == "constant":
-        return S.pad(x, pairs, value)
-    return N.pad3d(x, pairs, mode)
+    api3 = profiles.current().api3
+    if mode == "constant" and (len(pad) != (nd - 2) * 2 if api3 else len(pad) == 2 * nd):
+        return S.pad(x, pairs, value)   # Paddle's pad op
+    if nd not in (3, 4):
+        return N.pad3d(x, pairs, mode, value)
+    # Paddle's pad3d works on 5-D: a 3-D or 4-D input is unsqueezed before and squeezed after
+    # (its graph: SqueezeGradNode > Pad3dGradNode > UnsqueezeGradNode, real 3.3.1 and 2.6.2)
+    from ...tensor.manipulation import squeeze, unsqueeze
+
+    first = data_format.startswith("NC")
+    axes = {(3, True): [3, 4], (4, True): [2], (3, False): [2, 3], (4, False): [1]}[nd, first]
+    pairs5 = list(pairs)
+    for ax in axes:
+        pairs5.insert(ax, (0, 0))
+    return squeeze(N.pad3d(unsqueeze(x, axes), pairs5, mode, value), axes)
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):

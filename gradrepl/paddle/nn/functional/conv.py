@@ -188,7 +188,12 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd):
     _check_filter_channels(xc, weight, groups, data_format)
     pads, dilation = explicit_pads(padding, algorithm, xc.data.shape[2:],
                                    weight.data.shape[2:], stride, dilation)
-    out = kernel(xc, weight, stride, pads, dilation, groups)
+    if nd == 2:   # Paddle's F.conv2d: its depthwise_conv2d op for these shapes
+        cin, m = xc.data.shape[1], weight.data.shape[0]
+        out = kernel(xc, weight, stride, pads, dilation, groups,
+                     depthwise=cin == groups and cin != 1 and m % cin == 0)
+    else:
+        out = kernel(xc, weight, stride, pads, dilation, groups)
     return from_first(_add_bias(out, bias, ndim=nd + 2), channel_last)
 
 
@@ -222,7 +227,9 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
                          f"padding={padding}")
     stride = [1] + convert_to_list(stride, 1, "stride")
     dilation = [1] + convert_to_list(dilation, 1, "dilation")
-    w4 = unsqueeze(weight, [-2])
+    from ...tensor.creation import assign
+
+    w4 = unsqueeze(assign(weight), [-2])   # (Paddle's conv1d copies the weight: AssignGradNode)
     x4 = unsqueeze(x, [-3 if channel_last else -2])
     x4 = _to_nchw(x4, channel_last)
     _check_filter_channels(x4, w4, groups, "NHWC" if channel_last else "NCHW")
