@@ -332,10 +332,10 @@ def test_full_backward_hooks():
 
 def test_not_emulated_attribute_errors():
     x = torch.ones(2)
-    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'to_sparse_bsr' "
-                       r"\(gradrepl's torch does not emulate Tensor.to_sparse_bsr\)$"):
-        x.to_sparse_bsr   # (to_sparse and to_sparse_csr are emulated: COO, CSR)
-    assert not hasattr(x, "to_sparse_bsr") and getattr(x, "_fw", 5) == 5
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'to_mkldnn' "
+                       r"\(gradrepl's torch does not emulate Tensor.to_mkldnn\)$"):
+        x.to_mkldnn   # (the sparse layouts' to_sparse_* are emulated: COO, CSR/CSC/BSR/BSC)
+    assert not hasattr(x, "to_mkldnn") and getattr(x, "_fw", 5) == 5
     with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute 'foo'$"):
         x.foo  # not a torch name either: torch's own message
     with pytest.raises(AttributeError, match=r"^module 'torch.linalg' has no attribute 'foo'$"):

@@ -354,7 +354,16 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """``Tensor.to_sparse``: the nonzero entries in row-major order (coalesced)."""
     torch = _torch()
+    if layout is not None and layout != torch.sparse_coo:
+        from ._sparse_csr import _convert
+
+        return _convert(self, layout, blocksize)
     a = raw(self)
+    if sparse_dim is not None and sparse_dim < a.ndim:   # (a hybrid tensor: rows of values)
+        lead = np.nonzero((a.reshape(a.shape[:sparse_dim] + (-1,)) != 0).any(-1))
+        idx = np.stack(lead).astype(np.int64)
+        vals = self[tuple(torch.from_numpy(r) for r in lead)]
+        return SparseCooTensor(idx, vals, a.shape, True, "ToSparseBackward0")
     nz = np.nonzero(a)
     idx = np.stack(nz) if nz else np.zeros((0, 1), np.int64)
     vals = self[tuple(torch.from_numpy(r) for r in nz)]

@@ -42,19 +42,43 @@ class SparseCsrTensor(_SparseShape):
     dialect Tensor (nnz), ``_size``."""
 
     is_sparse = False
-    is_sparse_csr = True
     _KIND = "sparse CSR tensor"
 
-    def __init__(self, crow, col, vals, size):
+    def __init__(self, crow, col, vals, size, kind="csr", name=None):
+        """``kind``: csr, csc, bsr or bsc (``_crow``/``_col``: the compressed and the plain
+        indices: ccol/row for the column layouts; block indices for the block ones, whose values
+        are nnz x block rows x block columns); ``name``: the grad_fn name torch prints."""
         self._crow = np.ascontiguousarray(crow, np.int64)
         self._col = np.ascontiguousarray(col, np.int64)
-        self._vals = vals
         self._size = tuple(int(s) for s in size)
+        self._kind = kind
+        if name is not None and vals.requires_grad:
+            vals = _named(vals, name)
+        self._vals = vals
         _warn_once(_BETA_WARNING)
 
     @property
+    def is_sparse_csr(self):
+        return self._kind == "csr"
+
+    @property
     def layout(self):
-        return _torch().sparse_csr
+        return getattr(_torch(), "sparse_" + self._kind)
+
+    def sparse_dim(self):
+        return 2
+
+    def dense_dim(self):
+        return len(self._size) - 2
+
+    def _layout_name(self):
+        return "Sparse" + self._kind.capitalize()
+
+    def _by_rows(self):
+        return self._kind in ("csr", "bsr")
+
+    def _block(self):
+        return tuple(raw(self._vals).shape[1:3]) if self._kind in ("bsr", "bsc") else (1, 1)
 
     def _nnz(self):
         return int(self._col.shape[0])
@@ -67,33 +91,142 @@ class SparseCsrTensor(_SparseShape):
     def grad_fn(self):
         return self._vals.grad_fn
 
+    def _index(self, name, by_rows):
+        if self._by_rows() != by_rows:
+            kind = "row" if by_rows else "column"
+            raise RuntimeError(f"{name} expected sparse {kind} compressed tensor layout but got "
+                               f"{self._layout_name()}")
+        compressed = name in ("crow_indices", "ccol_indices")
+        return _torch().from_numpy((self._crow if compressed else self._col).copy())
+
     def crow_indices(self):
-        return _torch().from_numpy(self._crow.copy())
+        return self._index("crow_indices", True)
 
     def col_indices(self):
-        return _torch().from_numpy(self._col.copy())
+        return self._index("col_indices", True)
+
+    def ccol_indices(self):
+        return self._index("ccol_indices", False)
+
+    def row_indices(self):
+        return self._index("row_indices", False)
+
+    def _coo_only(self, name):
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
+                           f"{self._layout_name()}")
+
+    def indices(self):
+        self._coo_only("indices")
+
+    def coalesce(self):
+        self._coo_only("coalesce")
 
     def values(self):
         return _named(self._vals, "ValuesBackward0")
 
     def _rows(self):
-        return np.repeat(np.arange(self._size[0], dtype=np.int64), np.diff(self._crow))
+        return np.repeat(np.arange(self._crow.size - 1, dtype=np.int64), np.diff(self._crow))
+
+    def _entries(self):
+        """(rows, cols, values) of the stored elements, in stored order (blocks expanded)."""
+        torch = _torch()
+        major, minor = self._rows(), self._col
+        r, c = (major, minor) if self._by_rows() else (minor, major)
+        bh, bw = self._block()
+        if (bh, bw) == (1, 1) and self._kind in ("csr", "csc"):
+            return r, c, self._vals
+        br = (r[:, None, None] * bh + np.arange(bh)[None, :, None]) + 0 * np.arange(bw)
+        bc = (c[:, None, None] * bw + np.arange(bw)[None, None, :]) + 0 * br
+        return br.reshape(-1), bc.reshape(-1), self._vals.reshape(-1) if raw(
+            self._vals).size else torch.zeros(0, dtype=self._vals.dtype)
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        idx = np.stack([self._rows(), self._col]) if self._col.size else np.zeros((2, 0),
-                                                                                   np.int64)
-        return SparseCooTensor(idx, self._vals, self._size, True)
+        if layout is not None and layout != _torch().sparse_coo:
+            return _convert(self, layout, blocksize)
+        r, c, v = self._entries()
+        if self._kind in ("csr", "csc"):
+            idx = np.stack([r, c]) if c.size else np.zeros((2, 0), np.int64)
+            return SparseCooTensor(idx, v, self._size, self._kind == "csr")
+        return self.to_dense().to_sparse()
 
     to_sparse_coo = to_sparse
 
     def to_sparse_csr(self, dense_dim=None):
-        return self
+        return self if self._kind == "csr" else _convert(self, _torch().sparse_csr)
+
+    def to_sparse_csc(self, dense_dim=None):
+        return self if self._kind == "csc" else _convert(self, _torch().sparse_csc)
+
+    def to_sparse_bsr(self, blocksize, dense_dim=None):
+        return _convert(self, _torch().sparse_bsr, blocksize)
+
+    def to_sparse_bsc(self, blocksize, dense_dim=None):
+        return _convert(self, _torch().sparse_bsc, blocksize)
 
     def to_dense(self, dtype=None, *, masked_grad=None):
-        return self.to_sparse().to_dense(dtype)
+        if dtype is not None:
+            raise RuntimeError("dtype argument is not supported by sparse_csr_to_dense")
+        torch = _torch()
+        r, c, v = self._entries()
+        out = torch.zeros(self._size, dtype=self._vals.dtype)
+        if not r.size:
+            return out
+        return _named(out.index_put((torch.from_numpy(r.copy()), torch.from_numpy(c.copy())),
+                                    v), "SparseCompressedToDenseBackward0" if self._kind != "csr"
+                      else "ToDenseBackward0")
+
+    def t(self):
+        """The transpose: the same arrays read as the other orientation (CSR <-> CSC)."""
+        if len(self._size) != 2:
+            raise RuntimeError("t() expects a tensor with <= 2 dimensions")
+        other = {"csr": "csc", "csc": "csr", "bsr": "bsc", "bsc": "bsr"}[self._kind]
+        vals = self._vals if self._kind in ("csr", "csc") else self._vals.transpose(1, 2)
+        return SparseCsrTensor(self._crow, self._col, vals, self._size[::-1], other,
+                               "TransposeBackward0")
+
+    def transpose(self, dim0, dim1):
+        if {dim0 % 2, dim1 % 2} == {0, 1}:
+            return self.t()
+        return self
+
+    def numpy(self, *args, **kwargs):
+        raise TypeError(f"can't convert {self._layout_name()} layout tensor to numpy. Use "
+                        "Tensor.to_dense() first.")
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        if dim is None:
+            return self._vals.sum(dtype=dtype)
+        if not keepdim:
+            raise RuntimeError("reduction operations on CSR tensors with keepdim=False is "
+                               "unsupported")
+        return self.to_dense().sum(dim, keepdim=True, dtype=dtype).to_sparse_csr()
+
+    def exp(self):
+        raise RuntimeError(f"unsupported tensor layout: {self._layout_name()}")
+
+    def mean(self, *args, **kwargs):
+        from ._sparse_ops import not_run_error
+
+        raise not_run_error("aten::mean.out", "cpu", self._layout_name() + "CPU")
+
+    def view(self, *args):
+        from ._sparse_ops import not_run_error
+
+        raise not_run_error("aten::view", "view", self._layout_name() + "CPU")
+
+    @property
+    def grad(self):
+        g = self._vals.grad
+        return None if g is None else SparseCsrTensor(self._crow, self._col, g, self._size,
+                                                      self._kind)
+
+    @property
+    def is_leaf(self):
+        return self._vals.is_leaf
 
     def detach(self):
-        return SparseCsrTensor(self._crow, self._col, self._vals.detach(), self._size)
+        return SparseCsrTensor(self._crow, self._col, self._vals.detach(), self._size,
+                               self._kind)
 
     def __matmul__(self, other):
         return _matmul(self, other)
@@ -105,7 +238,9 @@ class SparseCsrTensor(_SparseShape):
 
         indent = len("tensor(")
         parts = []
-        for prefix, a in (("crow_indices=tensor(", self._crow), ("col_indices=tensor(", self._col),
+        cname, pname = ("crow_indices", "col_indices") if self._by_rows() else \
+            ("ccol_indices", "row_indices")
+        for prefix, a in ((cname + "=tensor(", self._crow), (pname + "=tensor(", self._col),
                           ("values=tensor(", raw(self._vals))):
             s = _printing.values_str(a, indent + len(prefix))
             if a.size == 0:
@@ -117,7 +252,7 @@ class SparseCsrTensor(_SparseShape):
         if v.dtype not in (_dtypes.DEFAULTS.float.np, _dtypes.default_complex(),
                            np.dtype(np.int64), np.dtype(np.bool_)):
             suffixes.append(f"dtype={_dtypes.from_np(v.dtype)}")
-        suffixes.append("layout=torch.sparse_csr")
+        suffixes.append("layout=torch.sparse_" + self._kind)
         if self._vals.requires_grad:
             fn = self._vals.grad_fn
             suffixes.append("requires_grad=True" if fn is None else f"grad_fn=<{fn.name()}>")
@@ -152,7 +287,8 @@ def _matmul(s, other):
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
-                      pin_memory=False, requires_grad=False, check_invariants=None):
+                      pin_memory=False, requires_grad=False, check_invariants=None,
+                      _kind="csr"):
     torch = _torch()
     if check_invariants is None:
         _warn_once(_INVARIANTS_WARNING)
@@ -172,8 +308,90 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     if requires_grad:
         vals = vals.detach().requires_grad_()
     if size is None:
-        size = (crow.size - 1, int(col.max()) + 1 if col.size else 0)
-    return SparseCsrTensor(crow, col, vals, tuple(size))
+        block = tuple(raw(vals).shape[1:3]) if _kind[0] == "b" else (1, 1)
+        major, minor = crow.size - 1, int(col.max()) + 1 if col.size else 0
+        size = (major, minor) if _kind in ("csr", "bsr") else (minor, major)
+        size = (size[0] * block[0], size[1] * block[1])
+    return SparseCsrTensor(crow, col, vals, tuple(size), _kind)
+
+
+def _compressed_ctor(kind):
+    def ctor(compressed_indices, plain_indices, values, size=None, **kwargs):
+        return sparse_csr_tensor(compressed_indices, plain_indices, values, size, _kind=kind,
+                                 **kwargs)
+    ctor.__name__ = ctor.__qualname__ = f"sparse_{kind}_tensor"
+    return ctor
+
+
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
+                             dtype=None, layout=None, **kwargs):
+    kind = str(layout).replace("torch.sparse_", "")
+    return sparse_csr_tensor(compressed_indices, plain_indices, values, size, dtype=dtype,
+                             _kind=kind, **kwargs)
+
+
+_TO_NAMES = {"csr": "ToSparseCsrBackward0", "csc": "ToSparseCscBackward0",
+             "bsr": "ToSparseBsrBackward0", "bsc": "ToSparseBscBackward0"}
+
+
+def _convert(self, layout, blocksize=None):
+    """A dense, COO or compressed 2-D tensor in ``layout`` (csr/csc: the nonzero entries,
+    row-major or column-major; bsr/bsc: the blocks holding a nonzero, values as blocks)."""
+    torch = _torch()
+    kind = str(layout).replace("torch.sparse_", "")
+    if kind == "coo":
+        return self.to_sparse()
+    if kind not in _TO_NAMES:
+        raise RuntimeError(f"to_sparse: unsupported layout {layout}")
+    if isinstance(self, SparseCooTensor) and kind in ("csr", "csc"):
+        s = self.coalesce()
+        rows, cols, vals, size = s._idx[0], s._idx[1], s._vals, s._size
+        if kind == "csc":
+            order = np.lexsort((rows, cols))
+            rows, cols = rows[order], cols[order]
+            vals = vals[torch.from_numpy(order)]
+        name = None
+    else:
+        dense = self if isinstance(self, torch.Tensor) else self.to_dense()
+        a = raw(dense)
+        if a.ndim != 2:
+            raise RuntimeError(f"gradrepl's torch emulates to_sparse_{kind} of a 2-D tensor "
+                               "only")
+        size, name = a.shape, _TO_NAMES[kind]
+        if kind[0] == "b":
+            return _to_blocks(dense, kind, tuple(blocksize))
+        if kind == "csr":
+            rows, cols = np.nonzero(a)
+        else:
+            cols, rows = np.nonzero(a.T)
+        vals = dense[torch.from_numpy(rows), torch.from_numpy(cols)]
+    major, minor = (rows, cols) if kind == "csr" else (cols, rows)
+    n = size[0] if kind == "csr" else size[1]
+    crow = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(major, minlength=n), out=crow[1:])
+    return SparseCsrTensor(crow, minor, vals, size, kind, name)
+
+
+def _to_blocks(dense, kind, blocksize):
+    torch = _torch()
+    a = raw(dense)
+    (n, m), (bh, bw) = a.shape, blocksize
+    if n % bh or m % bw:
+        raise RuntimeError(f"dense_to_sparse_{kind}: tensor sparse size ({n},{m}) must be "
+                           f"divisible by given blocksize ({bh},{bw})")
+    nz = (a.reshape(n // bh, bh, m // bw, bw) != 0).any(axis=(1, 3))
+    if kind == "bsr":
+        br, bc = np.nonzero(nz)
+        major, minor, nmaj = br, bc, n // bh
+    else:
+        bc, br = np.nonzero(nz.T)
+        major, minor, nmaj = bc, br, m // bw
+    blocks = dense.reshape(n // bh, bh, m // bw, bw).permute(0, 2, 1, 3)
+    vals = blocks[torch.from_numpy(br), torch.from_numpy(bc)] if br.size else \
+        torch.zeros((0, bh, bw), dtype=dense.dtype)
+    crow = np.zeros(nmaj + 1, np.int64)
+    np.cumsum(np.bincount(major, minlength=nmaj), out=crow[1:])
+    return SparseCsrTensor(crow, minor, vals, a.shape, kind, _TO_NAMES[kind])
 
 
 def _dtype_name(a):
@@ -184,21 +402,19 @@ def _dtype_name(a):
 
 def to_sparse_csr(self, dense_dim=None):
     """``Tensor.to_sparse_csr`` / a COO tensor's: the entries in row-major order."""
-    if isinstance(self, SparseCooTensor):
-        s = self.coalesce()
-        rows, cols, vals = s._idx[0], s._idx[1], s._vals
-    else:
-        torch = _torch()
-        a = raw(self)
-        if a.ndim != 2:
-            raise RuntimeError("gradrepl's torch emulates to_sparse_csr of a 2-D tensor only")
-        rows, cols = np.nonzero(a)
-        vals = self[torch.from_numpy(rows), torch.from_numpy(cols)]
-    n = s._size[0] if isinstance(self, SparseCooTensor) else raw(self).shape[0]
-    crow = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=crow[1:])
-    size = self._size if isinstance(self, SparseCooTensor) else raw(self).shape
-    return SparseCsrTensor(crow, cols, vals, size)
+    return _convert(self, _torch().sparse_csr)
+
+
+def to_sparse_csc(self, dense_dim=None):
+    return _convert(self, _torch().sparse_csc)
+
+
+def to_sparse_bsr(self, blocksize, dense_dim=None):
+    return _convert(self, _torch().sparse_bsr, blocksize)
+
+
+def to_sparse_bsc(self, blocksize, dense_dim=None):
+    return _convert(self, _torch().sparse_bsc, blocksize)
 
 
 # ----------------------------------------------------------------- legacy constructors
@@ -243,10 +459,15 @@ DoubleTensor = _legacy("float64")
 def install(torch_module, tensor_cls):
     """torch.sparse_csr (layout), torch.sparse_csr_tensor, Tensor.to_sparse_csr, the COO
     tensor's to_sparse_csr, CSR-aware torch.mm / matmul."""
-    torch_module.sparse_csr = type(torch_module.sparse_coo)("sparse_csr")
+    for kind in ("csr", "csc", "bsr", "bsc"):
+        setattr(torch_module, "sparse_" + kind, type(torch_module.sparse_coo)("sparse_" + kind))
+        fn = globals()["to_sparse_" + kind]
+        setattr(tensor_cls, "to_sparse_" + kind, fn)
+        setattr(SparseCooTensor, "to_sparse_" + kind, fn)
     torch_module.sparse_csr_tensor = sparse_csr_tensor
-    tensor_cls.to_sparse_csr = to_sparse_csr
-    SparseCooTensor.to_sparse_csr = to_sparse_csr
+    torch_module.sparse_compressed_tensor = sparse_compressed_tensor
+    for kind in ("csc", "bsr", "bsc"):
+        setattr(torch_module, f"sparse_{kind}_tensor", _compressed_ctor(kind))
     for name in ("mm", "matmul"):
         fn = getattr(torch_module, name)
 

@@ -49,7 +49,17 @@ _TAIL_BACKENDS = (
     "FuncTorchDynamicLayerFrontMode, PreDispatch, PythonDispatcher")
 
 
-def not_run_error(op, backends, layout="SparseCPU"):
+# the backends torch lists before BackendSelect, per op (measured): most ops have dense and
+# SparseCsr kernels; a few fewer, or NestedTensor ones too
+_HEADS = {"csr": _DENSE_BACKENDS + _CSR_BACKENDS,
+          "nested": _DENSE_BACKENDS + _CSR_BACKENDS + "NestedTensorCPU, NestedTensorHPU, ",
+          "cpu": "CPU, Meta, QuantizedCPU, ",
+          "view": "CPU, Meta, QuantizedCPU, MkldnnCPU, NestedTensorCPU, NestedTensorHPU, ",
+          "sampled": "Meta, SparseCsrCPU, ", "cpu_meta": "CPU, Meta, ",
+          "sparse_softmax": "Meta, SparseCPU, "}
+
+
+def not_run_error(op, heads="csr", layout="SparseCPU"):
     """torch's NotImplementedError for ``op`` (e.g. 'aten::exp') handed a sparse tensor; its
     first paragraph (the registrations listed after it are not emulated)."""
     return NotImplementedError(
@@ -57,17 +67,14 @@ def not_run_error(op, backends, layout="SparseCPU"):
         "the operator doesn't exist for this backend, or was omitted during the selective/custom "
         "build process (if using custom build). If you are a Facebook employee using PyTorch on "
         "mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
-        f"'{op}' is only available for these backends: [{backends}].\n\n"
+        f"'{op}' is only available for these backends: [{_HEADS[heads]}{_TAIL_BACKENDS}].\n\n"
         "(gradrepl's torch prints the first paragraph of torch's message)")
 
 
-def _no_kernel(op, csr=True, nested=False):
-    """An op torch has no SparseCPU kernel for; ``csr``: it has a SparseCsr one (listed)."""
-    backends = _DENSE_BACKENDS + (_CSR_BACKENDS if csr else "") + \
-        ("NestedTensorCPU, NestedTensorHPU, " if nested else "") + _TAIL_BACKENDS
-
+def _no_kernel(op, heads):
+    """An op torch has no SparseCPU kernel for."""
     def f(self, *args, **kwargs):
-        raise not_run_error(op, backends)
+        raise not_run_error(op, heads)
     return f
 
 
@@ -197,6 +204,12 @@ def mul(self, other):
     return NotImplemented
 
 
+def _pow(self, other):
+    if isinstance(other, _torch().Tensor):
+        raise not_run_error("aten::pow.Tensor_Tensor")
+    return _scalar(lambda v, o: v ** o, "PowBackward0")(self, other)
+
+
 def _ssum(self, dim=None, keepdim=False, dtype=None):
     from ._sparse_coo import sparse_sum
 
@@ -289,7 +302,7 @@ def _getitem(self, key):
         for k in key:
             out = select(out, 0, k)
         return out
-    raise not_run_error("aten::as_strided", _DENSE_BACKENDS + _TAIL_BACKENDS)
+    raise not_run_error("aten::as_strided", "cpu")
 
 
 def unsqueeze(self, dim):
@@ -365,11 +378,15 @@ def _len(self):
     return self._size[0]
 
 
-_NO_KERNEL = {   # method/function name -> (aten op, has a SparseCsr kernel, NestedTensor listed)
-    "exp": ("aten::exp", True, False), "sigmoid": ("aten::sigmoid", True, False),
-    "mean": ("aten::mean.dim", True, False), "eq": ("aten::eq.Tensor", True, True),
-    "amax": ("aten::amax", True, False), "view": ("aten::view", True, False),
-    "softmax": ("aten::_softmax", True, False), "log_softmax": ("aten::_log_softmax", True, False),
+_NO_KERNEL = {   # method/function name -> (aten op, its backends' list in _HEADS)
+    "exp": ("aten::exp", "csr"), "sigmoid": ("aten::sigmoid", "csr"),
+    "argmax": ("aten::argmax", "csr"), "cumsum": ("aten::cumsum", "csr"),
+    "sort": ("aten::sort.stable", "csr"), "clamp": ("aten::clamp", "csr"),
+    "log": ("aten::log", "csr"), "amax": ("aten::amax", "csr"), "mean": ("aten::mean.dim", "csr"),
+    "max": ("aten::max", "cpu"), "view": ("aten::view", "view"), "squeeze": ("aten::as_strided", "cpu"),
+    "softmax": ("aten::_softmax", "nested"), "__gt__": ("aten::gt.Scalar", "nested"),
+    "gt": ("aten::gt.Scalar", "nested"), "__eq__": ("aten::eq.Tensor", "nested"),
+    "eq": ("aten::eq.Tensor", "nested"),
 }
 
 
@@ -386,8 +403,7 @@ def _methods():
         "__truediv__": _scalar(lambda v, o: v / o, "DivBackward0"),
         "div": _scalar(lambda v, o: v / o, "DivBackward0"),
         "__floordiv__": _scalar(lambda v, o: v // o, "FloorDivideBackward0"),
-        "pow": _scalar(lambda v, o: v ** o, "PowBackward0"),
-        "__pow__": _scalar(lambda v, o: v ** o, "PowBackward0"),
+        "pow": _pow, "__pow__": _pow,
         "__add__": add, "add": add, "__radd__": _radd,
         "__sub__": sub, "sub": sub, "__rsub__": _rsub,
         "add_": _inplace(add), "sub_": _inplace(sub), "mul_": _inplace(mul),
@@ -407,15 +423,15 @@ def _methods():
         "is_complex": lambda self: self._vals.is_complex(),
         "is_cuda": property(lambda self: False), "is_contiguous": lambda self, *a, **k: False,
     })
-    for name, (op, csr, nested) in _NO_KERNEL.items():
-        m.setdefault(name, _no_kernel(op, csr, nested))
+    for name, (op, heads) in _NO_KERNEL.items():
+        m.setdefault(name, _no_kernel(op, heads))
     return m
 
 
 # the torch functions that hand a sparse first argument to the methods above
 _FUNCTIONS = tuple(_UNARY) + ("add", "sub", "mul", "div", "pow", "transpose", "permute",
                               "index_select", "narrow_copy", "select", "unsqueeze", "t",
-                              "sum") + tuple(_NO_KERNEL)
+                              "sum") + tuple(n for n in _NO_KERNEL if not n.startswith("_"))
 
 _CSR_METHODS = tuple(_UNARY) + ("__mul__", "__rmul__", "mul", "__truediv__", "div",
                                 "__add__", "add", "__radd__")
