@@ -15,7 +15,7 @@ import numpy as np
 from ...engine import grad_mode
 from ..._line_search import strong_wolfe
 from .. import _bfloat16, _inplace
-from .._base import raw
+from .._base import EngineTensor, raw
 from .._method_repr import own_copy
 from . import Optimizer
 
@@ -26,6 +26,8 @@ _BF16 = _bfloat16.BITS
 def _fma(a, b, c):
     """``a * b + c`` rounded once, in c's dtype (AVX's fmadd, as torch's vectorised kernels)."""
     dt = np.result_type(a, c)
+    if dt.kind == "c":   # (complex: a complex product, then the sum, each rounded)
+        return np.asarray(a, dt) * np.asarray(b, dt) + np.asarray(c, dt)
     if dt == np.float32:
         return (np.float64(a) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
                 ).astype(np.float32) if np.ndim(a) == 0 else (
@@ -92,7 +94,11 @@ def _check(lr=None, eps=None, betas=None, weight_decay=None):
 
 class _TensorStep(Optimizer):
     """An optimizer whose update is written with the dialect's tensor operations:
-    ``_update_t(param, grad, group, state)`` for each parameter that has a gradient."""
+    ``_update_t(param, grad, group, state)`` for each parameter that has a gradient. A complex
+    parameter is updated through ``view_as_real`` of it and its gradient (its state real too),
+    as torch's optimizers do (all but SGD: ``_complex_as_real``)."""
+
+    _complex_as_real = True
 
     def step(self, closure=None):
         loss = None
@@ -104,7 +110,16 @@ class _TensorStep(Optimizer):
                 for p in group["params"]:
                     if p._grad is None:
                         continue
-                    self._update_t(p, p._grad.detach(), group, self.state[p])
+                    g = p._grad.detach()
+                    if self._complex_as_real and raw(p).dtype.kind == "c":
+                        T = _T()
+                        state = self.state[p]
+                        for k, v in list(state.items()):   # (Adagrad's sum, made complex)
+                            if isinstance(v, EngineTensor) and raw(v).dtype.kind == "c":
+                                state[k] = T.view_as_real(v)
+                        self._update_t(T.view_as_real(p), T.view_as_real(g), group, state)
+                        continue
+                    self._update_t(p, g, group, self.state[p])
         return loss
 
     @staticmethod
@@ -533,6 +548,8 @@ from . import Adagrad as _Adagrad0  # noqa: E402
 
 
 class SGD(_TensorStep, _SGD0):
+    _complex_as_real = False   # (torch's SGD updates complex parameters as they are)
+
     def _update_t(self, param, grad, group, state):
         lr, wd, momentum = _scalar(group["lr"]), group["weight_decay"], group["momentum"]
         grad = grad if not group["maximize"] else -grad
