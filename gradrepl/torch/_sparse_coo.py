@@ -319,6 +319,7 @@ class SparseCooTensor(_SparseShape):
 
 # (torch's sparse tensors are torch.Tensor objects: type(s).__name__ prints 'Tensor')
 SparseCooTensor.__name__ = SparseCooTensor.__qualname__ = "Tensor"
+SparseCooTensor.__module__ = "torch"
 
 
 # --------------------------------------------------------------------------- functions

@@ -271,6 +271,7 @@ class SparseCsrTensor(_SparseShape):
 
 
 SparseCsrTensor.__name__ = SparseCsrTensor.__qualname__ = "Tensor"   # (as torch's type name)
+SparseCsrTensor.__module__ = "torch"
 
 
 def _matmul(s, other):

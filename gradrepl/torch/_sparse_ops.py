@@ -413,6 +413,7 @@ def _methods():
         "transpose": transpose, "permute": permute, "t_": _t_,
         "index_select": index_select, "narrow_copy": narrow_copy, "select": select,
         "__getitem__": _getitem, "unsqueeze": unsqueeze,
+        "mv": _mv, "__rmatmul__": _rmatmul, "matmul": _matmul, "__matmul__": _matmul,
         "sparse_resize_": _sparse_resize_, "reshape": _reshape, "flatten": _reshape,
         "expand": _expand, "__len__": _len, "numpy": _numpy, "tolist": _no_storage,
         "item": _no_storage,
@@ -429,7 +430,7 @@ def _methods():
 
 
 # the torch functions that hand a sparse first argument to the methods above
-_FUNCTIONS = tuple(_UNARY) + ("add", "sub", "mul", "div", "pow", "transpose", "permute",
+_FUNCTIONS = tuple(_UNARY) + ("add", "sub", "mul", "div", "pow", "transpose", "permute", "mv",
                               "index_select", "narrow_copy", "select", "unsqueeze", "t",
                               "sum") + tuple(n for n in _NO_KERNEL if not n.startswith("_"))
 
@@ -451,6 +452,23 @@ def _sparse_aware(fn, name):
     return f
 
 
+def _sparse_second(fn, name):
+    """torch.mm / matmul with a dense first and sparse second operand; torch.addmm with a
+    sparse mat1."""
+    from ._sparse_csr import SparseCsrTensor
+
+    def f(input, *args, **kwargs):  # noqa: A002
+        if name == "addmm" and args and type(args[0]) is SparseCooTensor:
+            return addmm(input, *args, **kwargs)
+        if name != "addmm" and args and type(args[0]) in (SparseCooTensor, SparseCsrTensor) \
+                and type(input) not in (SparseCooTensor, SparseCsrTensor):
+            return _rmatmul(args[0], input)
+        return fn(input, *args, **kwargs)
+    f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    f.__module__ = fn.__module__
+    return f
+
+
 def install(torch_module):
     from ._sparse_csr import SparseCsrTensor
 
@@ -462,7 +480,180 @@ def install(torch_module):
         if name not in SparseCsrTensor.__dict__:
             setattr(SparseCsrTensor, name, methods[name])
     SparseCsrTensor.__neg__ = methods["neg"]
+    for name in ("mm", "matmul", "addmm"):   # (a sparse second operand / mat1)
+        setattr(torch_module, name, _sparse_second(getattr(torch_module, name), name))
+    from . import sparse
+
+    sparse.mm, sparse.addmm, sparse.sampled_addmm = sparse_mm, addmm, sampled_addmm
+    sparse.softmax, sparse.log_softmax = softmax, log_softmax
     for name in _FUNCTIONS + ("cat",):
         fn = getattr(torch_module, name, None)
         if fn is not None:
             setattr(torch_module, name, _sparse_aware(fn, name))
+
+
+# ------------------------------------------------------------------------------ products
+def _mm_checks(s, dense):
+    if s.dim() == 2 and dense.dim() == 2 and s._size[1] != dense.shape[0]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._size[1]}, got "
+                           f"{dense.shape[0]}")
+    if dense.dim() == 1 and s.dense_dim() == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
+    if s.dense_dim():
+        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D tensor")
+    if dense.dtype != s.dtype:
+        raise RuntimeError(f"expected scalar type {s.dtype.legacy} but found "
+                           f"{dense.dtype.legacy}")
+
+
+def sparse_mm(a, b):
+    """``torch.sparse.mm``: sparse x dense, sparse x sparse, and dense x sparse (the
+    transposed product)."""
+    from ._sparse_coo import mm
+
+    if isinstance(a, SparseCooTensor):
+        if not isinstance(b, SparseCooTensor):
+            _mm_checks(a, b)
+        return mm(a, b)
+    if isinstance(b, SparseCooTensor):
+        return _dense_sparse(a, b)
+    return _torch().mm(a, b)
+
+
+def _dense_sparse(d, s):
+    """dense @ sparse: ``(s^T @ d^T)^T`` (ATen's route for a sparse second operand)."""
+    from ._sparse_coo import _SPMM_MM, mm
+
+    return mm(s.t(), d.t(), _SPMM_MM).t()
+
+
+def _mv(self, vec):
+    from ._sparse_coo import _SPMM_MM, mm
+
+    return mm(self, vec.unsqueeze(1), _SPMM_MM).squeeze(1)
+
+
+def _rmatmul(self, other):
+    torch = _torch()
+    if isinstance(other, torch.Tensor) and other.dim() == 2:
+        return _dense_sparse(other, self.to_sparse() if type(self) is not SparseCooTensor
+                             else self)
+    return NotImplemented
+
+
+def _matmul(self, other):
+    from ._sparse_coo import _SPMM_MM, mm
+
+    if isinstance(other, _torch().Tensor) and other.dim() == 1:
+        return _mv(self, other)
+    return mm(self, other, _SPMM_MM)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    """``torch.sparse.addmm`` / ``torch.addmm`` with a sparse mat1: ``beta*input +
+    alpha*(mat1 @ mat2)`` (the grad_fn torch's SparseAddmmBackward0)."""
+    from ._sparse_coo import _named
+
+    _mm_checks(mat1, mat2)
+    prod = sparse_mm(mat1, mat2)
+    out = (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+    return _named(out, "SparseAddmmBackward0")
+
+
+def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):  # noqa: A002
+    """``torch.sparse.sampled_addmm``: a CSR ``input``'s pattern, each entry ``beta*value +
+    alpha*(mat1 @ mat2)[row, col]``."""
+    from ._sparse_csr import SparseCsrTensor
+
+    torch = _torch()
+    if type(input) is not SparseCsrTensor:
+        raise not_run_error("aten::sparse_sampled_addmm", "sampled")
+    r, c, v = input._entries()
+    picked = torch.mm(mat1, mat2)[torch.from_numpy(r.copy()), torch.from_numpy(c.copy())]
+    vals = (v if beta == 1 else v * beta) + (picked if alpha == 1 else picked * alpha)
+    return SparseCsrTensor(input._crow, input._col, vals, input._size, input._kind,
+                           "SparseSampledAddmmBackward0")
+
+
+# ------------------------------------------------------------------------------ softmax
+def _softmax_groups(s, dim):
+    """Each coalesced entry's group: the entries sharing every sparse index but ``dim``."""
+    keep = [d for d in range(s.sparse_dim()) if d != dim]
+    if not keep:
+        return np.zeros(s._nnz(), np.int64)
+    keys = s._idx[keep].T
+    return np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _softmax_fwd(v, groups=None, log=False):
+    """ATen's sparse softmax on CPU: per group, in double (its accumulate type): exp(x - max)
+    stored in the values' dtype, their sum, each stored value times 1/sum (log: x - max -
+    log(sum)), rounded to the dtype (real torch 2.13 here, float32 and float64)."""
+    from ..engine.ops.nn import exp_c
+
+    out = np.empty_like(v)
+    for g in np.unique(groups):
+        sel = np.nonzero(groups == g)[0]
+        x = v[sel].astype(np.float64)
+        sh = x - x.max(0)
+        e = exp_c(sh)
+        tot = np.zeros(x.shape[1:], np.float64)
+        for t in e:
+            tot = tot + t
+        if log:
+            out[sel] = (sh - np.log(tot)).astype(v.dtype)
+        else:
+            out[sel] = (e.astype(v.dtype).astype(np.float64) * (1.0 / tot)).astype(v.dtype)
+    return out
+
+
+def _softmax_vjp(n, g):
+    torch = _torch()
+    y = n.out()
+    groups = torch.from_numpy(n.attrs["groups"])
+    k = int(n.attrs["groups"].max()) + 1 if n.attrs["groups"].size else 0
+    if n.attrs["log"]:
+        tot = torch.zeros((k,) + tuple(g.shape[1:]), dtype=g.dtype).index_add(0, groups, g)
+        return (g - y.exp() * tot[groups],)
+    gy = g * y
+    tot = torch.zeros((k,) + tuple(g.shape[1:]), dtype=g.dtype).index_add(0, groups, gy)
+    return (gy - y * tot[groups],)
+
+
+def _softmax_op(name):
+    from ..engine.registry import OpDef
+
+    op = OpDef("sparse_" + name, _softmax_fwd, _softmax_vjp, saves_inputs=False, check=False)
+    op.torch_name = name
+    op.torch_saves = "all"
+    op.torch_inputs = None
+    return op
+
+
+_SOFTMAX = _softmax_op("SparseSoftmaxBackward0")
+_LOG_SOFTMAX = _softmax_op("SparseLogSoftmaxBackward0")
+
+
+def _sparse_softmax(log):
+    def f(input, dim, dtype=None):  # noqa: A002
+        from ..engine.registry import apply
+        from ._sparse_csr import SparseCsrTensor
+
+        if type(input) is SparseCsrTensor:
+            raise not_run_error("aten::_sparse_softmax", "sparse_softmax",
+                                input._layout_name() + "CPU")
+        s = input.coalesce()
+        vals = s._vals if dtype is None else s._vals.to(dtype)
+        dim %= s.dim()
+        out = apply(_LOG_SOFTMAX if log else _SOFTMAX, (vals,),
+                    {"groups": _softmax_groups(s, dim), "log": log})
+        res = SparseCooTensor(s._idx, out, s._size, True)
+        res._name = out.grad_fn.name() if out.requires_grad else None
+        return res
+    f.__name__ = "log_softmax" if log else "softmax"
+    return f
+
+
+softmax = _sparse_softmax(False)
+log_softmax = _sparse_softmax(True)
