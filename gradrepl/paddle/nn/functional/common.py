@@ -140,47 +140,68 @@ def feature_alpha_dropout(x, p=0.5, training=True, name=None):
 __all__ += ["feature_alpha_dropout"]
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True,
+_PAD_FORMATS = {3: ["NCL", "NLC"], 4: ["NCHW", "NHWC"], 5: ["NCDHW", "NDHWC"]}
+
+
+def _pad_format(data_format):
+    data_format = data_format.upper()
+    if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise AssertionError("data_format should be in one of [NCL, NCHW, NCDHW, NLC, NHWC, "
+                             f"NDHWC], but got {data_format}")
+    return data_format
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True,
         name=None):
     """Pad ``x``: a pad list of 2*ndim values pads every axis in order (before, after); a
     shorter one pads the spatial axes of the ``data_format`` layout, last axis first
-    ([left, right, top, bottom, front, back]). Modes: constant, reflect, replicate, circular."""
+    ([left, right, top, bottom, front, back]). Modes: constant, reflect, replicate, circular.
+    Paddle's checks, in its order and words (assertions): 2.x's data_format defaults to NCHW
+    and is checked first; 3.x's defaults to the input's rank's channels-first layout."""
     from ....engine.ops import shape as S
 
     if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ValueError(
+        raise AssertionError(
             f"mode should be one of constant, reflect, replicate, circular, but got {mode}.")
+    api3 = profiles.current().api3
+    if not api3:
+        data_format = _pad_format("NCHW" if data_format is None else data_format)
     if isinstance(pad, Tensor):
         pad = [int(v) for v in pad.data.reshape(-1)]
     pad = [int(v) for v in pad]
     nd = x.data.ndim
-    if pad_from_left_axis is not True and not profiles.current().api3:
+    if pad_from_left_axis is not True and not api3:
         raise TypeError("pad() got an unexpected keyword argument 'pad_from_left_axis'")
-    if mode == "constant" and len(pad) == 2 * nd and (
-            pad_from_left_axis or not profiles.current().api3):
-        pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)]
-    elif mode == "constant" and profiles.current().api3 and len(pad) != (nd - 2) * 2:
-        # Paddle 3: any other length pads from the last axis backwards (pairs per axis)
-        full = pad + [0] * (2 * nd - len(pad))
-        pairs = [(0, 0)] * nd
-        for k in range(nd):
-            pairs[nd - 1 - k] = (full[2 * k], full[2 * k + 1])
-    else:
-        k = len(pad) // 2
-        spatial = list(range(2, nd)) if data_format.startswith("NC") else list(range(1, nd - 1))
-        pairs = [(0, 0)] * nd
-        for j, ax in enumerate(reversed(spatial[-k:])):
-            pairs[ax] = (pad[2 * j], pad[2 * j + 1])
-    api3 = profiles.current().api3
     if mode == "constant" and (len(pad) != (nd - 2) * 2 if api3 else len(pad) == 2 * nd):
+        if len(pad) == 2 * nd and (pad_from_left_axis or not api3):
+            pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(nd)]
+        else:  # Paddle 3: any other length pads from the last axis backwards (pairs per axis)
+            full = pad + [0] * (2 * nd - len(pad))
+            pairs = [(0, 0)] * nd
+            for k in range(nd):
+                pairs[nd - 1 - k] = (full[2 * k], full[2 * k + 1])
         return S.pad(x, pairs, value)   # Paddle's pad op
-    if nd not in (3, 4):
+    if nd not in (3, 4, 5):
+        raise AssertionError(f"input {'tensor' if api3 else 'tesor'} dimension must be in "
+                             f"[3, 4, 5] but got {nd}")
+    if api3:
+        data_format = _pad_format({3: "NCL", 4: "NCHW", 5: "NCDHW"}[nd] if data_format is None
+                                  else data_format)
+    if data_format not in _PAD_FORMATS[nd]:
+        raise AssertionError(f"input tensor dimension is {nd}, it's data format should be in "
+                             f"{_PAD_FORMATS[nd]} but got {data_format}")
+    k = len(pad) // 2
+    first = data_format.startswith("NC")
+    spatial = list(range(2, nd)) if first else list(range(1, nd - 1))
+    pairs = [(0, 0)] * nd
+    for j, ax in enumerate(reversed(spatial[-k:])):
+        pairs[ax] = (pad[2 * j], pad[2 * j + 1])
+    if nd == 5:
         return N.pad3d(x, pairs, mode, value)
     # Paddle's pad3d works on 5-D: a 3-D or 4-D input is unsqueezed before and squeezed after
     # (its graph: SqueezeGradNode > Pad3dGradNode > UnsqueezeGradNode, real 3.3.1 and 2.6.2)
     from ...tensor.manipulation import squeeze, unsqueeze
 
-    first = data_format.startswith("NC")
     axes = {(3, True): [3, 4], (4, True): [2], (3, False): [2, 3], (4, False): [1]}[nd, first]
     pairs5 = list(pairs)
     for ax in axes:
