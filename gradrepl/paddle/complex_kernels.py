@@ -40,6 +40,7 @@ TABLE = {
     "log10": ("log10", _LOG, None),
     "log1p": ("log1p", _LOG, None),
     "log2": ("log2", _LOG, None),
+    "matrix_power": ("matrix_power", _F, None),
     "max": ("max", _I4F, _I4F),
     "maximum": ("maximum", "int64, float64, float32, int32, bfloat16",
                 "int64, float64, float32, int32, bfloat16"),

@@ -168,7 +168,7 @@ def angle(x):
 HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "log", "log2",
                "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan",
                "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "prod", "cumprod",
-               "asinh", "acosh", "atanh")
+               "asinh", "acosh", "atanh", "determinant", "inverse", "solve")
 
 
 class _ConjugatedNode:

@@ -299,11 +299,18 @@ def _svd_vjp(n, gu, gs, gvh):
                                           n.attrs.get("full_matrices", False)))
     u, s, vh = n.out_data
     dt = u.dtype
-    U, Vh = u.astype(np.float64), vh.astype(np.float64)
-    V = np.swapaxes(Vh, -1, -2)
+    wide = np.complex128 if dt.kind == "c" else np.float64   # (complex: torch's svd_backward)
+
+    def H(x):   # the conjugate transpose (the transpose of a real matrix)
+        return np.conj(np.swapaxes(x, -1, -2))
+
+    U, Vh = u.astype(wide), vh.astype(wide)
+    V = H(Vh)
     S = s.astype(np.float64)
-    gU, gS, gVh = (np.asarray(t.data, np.float64) for t in (gu, gs, gvh))
-    gV = np.swapaxes(gVh, -1, -2)
+    gU, gVh = (np.asarray(t.data, wide) for t in (gu, gvh))
+    gS = np.asarray(gs.data, np.float64) if np.asarray(gs.data).dtype.kind != "c" else \
+        np.real(np.asarray(gs.data))
+    gV = H(gVh)
     k = S.shape[-1]
     with quiet(divide="ignore", invalid="ignore"):
         F = 1.0 / (S[..., None, :] ** 2 - S[..., :, None] ** 2)
@@ -314,22 +321,29 @@ def _svd_vjp(n, gu, gs, gvh):
     Sm[..., idx, idx] = S
     Sinv = np.zeros_like(Sm)
     Sinv[..., idx, idx] = np.where(S != 0, 1 / np.where(S != 0, S, 1), 0)
-    UtgU = np.swapaxes(U, -1, -2) @ gU
-    VtgV = np.swapaxes(V, -1, -2) @ gV
-    J = F * (UtgU - np.swapaxes(UtgU, -1, -2))
-    K = F * (VtgV - np.swapaxes(VtgV, -1, -2))
-    Gs = np.zeros_like(Sm)
+    UtgU = H(U) @ gU
+    VtgV = H(V) @ gV
+    J = F * (UtgU - H(UtgU))
+    K = F * (VtgV - H(VtgV))
+    Gs = np.zeros(Sm.shape, wide)
     Gs[..., idx, idx] = gS
+    if dt.kind == "c":
+        phase = np.imag(UtgU[..., idx, idx] + VtgV[..., idx, idx])
+        if not np.allclose(phase, 0, rtol=1e-2, atol=1e-2):   # (torch's gauge check)
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                "term, making it ill-defined.")
+        with quiet(divide="ignore", invalid="ignore"):   # i Im(diag(U^H gU)) / (2 S)
+            Gs[..., idx, idx] += 1j * np.imag(UtgU[..., idx, idx]) / (2 * S)
     inner = Gs + J @ Sm + Sm @ K
-    ga = U[..., :, :k] @ inner @ np.swapaxes(V[..., :, :k], -1, -2)
+    ga = U[..., :, :k] @ inner @ H(V[..., :, :k])
     m, nn = U.shape[-2], V.shape[-2]
     Ik = U[..., :, :k]
     Vk = V[..., :, :k]
-    ga = ga + (np.eye(m) - Ik @ np.swapaxes(Ik, -1, -2)) @ gU[..., :, :k] @ Sinv @ \
-        np.swapaxes(Vk, -1, -2)
-    ga = ga + Ik @ Sinv @ np.swapaxes(gV[..., :, :k], -1, -2) @ (
-        np.eye(nn) - Vk @ np.swapaxes(Vk, -1, -2))
-    return const(gs, ga.astype(dt))
+    ga = ga + (np.eye(m) - Ik @ H(Ik)) @ gU[..., :, :k] @ Sinv @ H(Vk)
+    ga = ga + Ik @ Sinv @ H(gV[..., :, :k]) @ (np.eye(nn) - Vk @ H(Vk))
+    return const(gs, ga.astype(dt), dt)
 
 
 SVD = register("svd", _svd_fwd, _svd_vjp, n_outputs=3, legacy_name="SvdBackward",

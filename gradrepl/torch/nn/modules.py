@@ -406,6 +406,15 @@ class Module:
         if dtype is None:
             return self
         npd = _dtypes.to_np(dtype)
+        if npd.kind == "c":   # (torch's Module.to warns so, at the caller's line)
+            import warnings
+
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may "
+                "change, and some modules might not work as expected when using complex tensors "
+                "as parameters or buffers. Please file an issue at https://github.com/pytorch/"
+                "pytorch/issues/new?template=bug-report.yml if a complex module does not work as "
+                "expected.", stacklevel=2)
         from .._bfloat16 import BITS, astype  # (bfloat16's bits: converted, a float dtype)
 
         return self._apply_to_tensors(
