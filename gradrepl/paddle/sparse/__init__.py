@@ -22,6 +22,7 @@ from .kernels import coo_to_csr_crows, flat_index, merge, sum_groups
 
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "coalesce", "matmul", "mv", "addmm", "sum",
            "add", "subtract", "multiply", "divide", "transpose", "reshape", "is_same_shape",
+           "masked_matmul", "mask_as", "pca_lowrank",
            "slice",
            "abs", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqrt",
            "square", "log1p", "expm1", "neg", "deg2rad", "rad2deg", "isnan", "pow", "cast",
@@ -106,12 +107,14 @@ class SparseTensor(metaclass=PaddleClass):
 
     def indices(self):
         if self._layout != "coo":
-            raise SystemError("(Fatal) this method is only effective for SparseCooTensor")
+            raise SystemError("(Fatal) this method is only effective for SparseCooTensor"
+                              + _pybind_at("indices"))
         return self._parts[0]
 
     def crows(self):
         if self._layout != "csr":
-            raise SystemError("(Fatal) this method is only effective for SparseCsrTensor")
+            raise SystemError("(Fatal) this method is only effective for SparseCsrTensor"
+                              + _pybind_at("crows"))
         return self._parts[0]
 
     def cols(self):
@@ -187,6 +190,27 @@ class SparseTensor(metaclass=PaddleClass):
         values = self._values if value_dtype is None else self._values.astype(value_dtype)
         return SparseTensor(self._layout, parts, values, self._shape, self.stop_gradient)
 
+    def detach(self):
+        return SparseTensor(self._layout, self._parts, self._values.detach(), self._shape, True)
+
+    def astype(self, dtype):
+        """No sparse kernel: 3.x's dense-kernel error (2.6.2 aborts: refused here)."""
+        if profiles.current().key == "3":
+            raise OSError(_DDIM_ERROR)
+        self._no_operator()
+
+    def clone(self):
+        self.astype(None)
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        self._values.backward(grad_tensor if grad_tensor is None else grad_tensor.values(),
+                              retain_graph=retain_graph)
+
+    def clear_gradient(self, set_to_zero=True):
+        self.grad = None
+
+    clear_grad = clear_gradient
+
     def numpy(self):
         raise NotImplementedError("(Unimplemented) numpy() of a sparse tensor: call "
                                   "to_dense() first")
@@ -255,6 +279,15 @@ _DDIM_ERROR = ("Unimplemented error. Invalid dimension to be accessed. Now only 
                "ddim.h:114]")
 
 
+# the pybind lines of the layout errors (indices() of a CSR, crows() of a COO tensor)
+_PYBIND_LINES = {"3": {"indices": 2650, "crows": 2746}, "2.6": {"indices": 2228, "crows": 2325}}
+
+
+def _pybind_at(method):
+    line = _PYBIND_LINES.get(profiles.current().key, {}).get(method)
+    return "" if line is None else f" (at /paddle/paddle/fluid/pybind/eager_method.cc:{line})\n"
+
+
 def _since3(name):
     if not profiles.current().api3:
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
@@ -262,8 +295,8 @@ def _since3(name):
 
 def _index_parts(indices):
     t = _as_tensor(indices)
-    if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"paddle.sparse: indices must be int32 or int64, got {t.dtype.name}")
+    if t.dtype.name not in ("int8", "int16", "int32", "int64"):
+        raise TypeError("the dtype of indices must be 'int8' or 'int16' or 'int32' or 'int64'")
     return t
 
 
@@ -272,7 +305,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None,
     indices = _index_parts(indices)
     values = _as_tensor(values, dtype)
     if indices.ndim != 2:
-        raise ValueError(f"'indices' must be 2-D, but got shape {list(indices.shape)}")
+        raise ValueError("'indices' must be 2-D.")
     idx = indices.numpy()
     if shape is None:
         sparse_shape = (idx.max(axis=1) + 1).tolist() if idx.size else [0] * idx.shape[0]
@@ -281,9 +314,25 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None,
     if idx.shape[0] > len(shape):
         raise ValueError(f"the number of dimensions ({len(shape)}) is less than the sparse "
                          f"dimensions of indices ({idx.shape[0]})")
-    if idx.size and (idx.min() < 0 or (idx.max(axis=1) >= np.array(shape[:idx.shape[0]])).any()):
+    if idx.size and (idx.max(axis=1) >= np.array(shape[:idx.shape[0]])).any():
+        word = "minimum" if profiles.current().key == "3" else "minimun"   # (2.x's spelling)
+        need = list(idx.max(axis=1) + 1)
+        raise ValueError(f"the {word} shape required is {need}, but get {shape}")
+    if idx.size and idx.min() < 0:
         raise ValueError(f"the indices {idx.tolist()} fall outside the shape {shape}")
-    return SparseTensor("coo", (indices,), values, shape, stop_gradient)
+    return SparseTensor("coo", (indices,), _own_values(values, stop_gradient), shape,
+                        stop_gradient)
+
+
+def _own_values(values, stop_gradient):
+    """The tensor's values: with stop_gradient False, a tensor of its own that takes
+    gradients (Paddle's values() of such a tensor has stop_gradient False; the sparse tensor's
+    own .grad stays None, as in Paddle)."""
+    if stop_gradient or not values.stop_gradient:
+        return values
+    own = values.detach()
+    own.stop_gradient = False
+    return own
 
 
 def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_gradient=True):
@@ -294,9 +343,10 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
         raise ValueError("gradrepl's paddle.sparse builds 2-D CSR tensors; got shape "
                          f"{shape}")
     if crows.shape[0] != shape[0] + 1:
-        raise ValueError(f"crows must have {shape[0] + 1} elements for {shape[0]} rows, got "
-                         f"{crows.shape[0]}")
-    return SparseTensor("csr", (crows, cols), values, shape, stop_gradient)
+        raise ValueError(f"The length({crows.shape[0]}) of crows must be equal to the "
+                         f"rows({shape[0]})+1 of matrix.")
+    return SparseTensor("csr", (crows, cols), _own_values(values, stop_gradient), shape,
+                        stop_gradient)
 
 
 def coalesce(x, name=None):
@@ -328,27 +378,52 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
 # Paddle's CPU build has no sparse products: its errors (the source lines per version)
 # (the CSR and COO kernels' files raise at different lines)
 _NO_CPU_PRODUCT = {"3": {"matmul_coo": 273, "matmul": 28, "mv_coo": 36, "mv": 27,
-                         "addmm_coo": 30, "addmm": 43},
+                         "addmm_coo": 30, "addmm": 43, "masked_matmul": 39},
                    "2.6": {"matmul_coo": 225, "matmul": 30, "mv_coo": 38, "mv": 29,
-                           "addmm_coo": 32, "addmm": 45}}
+                           "addmm_coo": 32, "addmm": 45, "masked_matmul": 41}}
 
 
-def _no_cpu_kernel(op, x):
+def _no_cpu_kernel(op, x, y=None):
     lines = _NO_CPU_PRODUCT.get(profiles.current().key, _NO_CPU_PRODUCT["2.6"])
     if op == "matmul" and isinstance(x, SparseTensor) and x._layout == "coo":
+        other = "coo" if isinstance(y, SparseTensor) else "dense"
         raise RuntimeError(
-            "(NotFound) The kernel `matmul_coo_dense` is not registered.\n  [Hint: Expected "
+            f"(NotFound) The kernel `matmul_coo_{other}` is not registered.\n  [Hint: Expected "
             "iter != kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/"
             f"phi/core/kernel_factory.cc:{lines['matmul_coo']})\n")
     coo = isinstance(x, SparseTensor) and x._layout == "coo"
     raise NotImplementedError(
         f"(Unimplemented) Not support CPU kernel of 'sparse.{op}' now. (at /paddle/paddle/phi/"
-        f"kernels/sparse/cpu/{op}_kernel.cc:{lines[op + '_coo' if coo else op]})\n")
+        f"kernels/sparse/cpu/{op.replace('masked_', '')}_kernel.cc:"
+        f"{lines[op + '_coo' if coo and op != 'masked_matmul' else op]})\n")
 
 
 def matmul(x, y, name=None):
     """Sparse products have GPU kernels only in Paddle: on the CPU, its error."""
-    _no_cpu_kernel("matmul", x)
+    _no_cpu_kernel("matmul", x, y)
+
+
+def masked_matmul(x, y, mask, name=None):
+    """A GPU kernel only in Paddle: on the CPU, its error."""
+    _no_cpu_kernel("masked_matmul", mask)
+
+
+def mask_as(x, mask, name=None):
+    """Paddle 3's ``mask_as``: the dense ``x``'s entries at ``mask``'s indices, in ``mask``'s
+    layout."""
+    if not profiles.current().api3:
+        raise AttributeError("module 'paddle.sparse' has no attribute 'mask_as'")
+    paddle = _P()
+    idx, sparse_shape, dense_shape = _entries(mask)
+    flat = flat_index(idx, sparse_shape)
+    rows = x.reshape([int(np.prod(sparse_shape))] + list(dense_shape))
+    values = paddle.gather(rows, paddle.to_tensor(flat.astype(np.int64)))
+    return SparseTensor(mask._layout, mask._parts, values, mask._shape, x.stop_gradient)
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    """Not emulated (a randomized algorithm on GPU sparse products in Paddle)."""
+    raise NotImplementedError("gradrepl's paddle does not emulate paddle.sparse.pca_lowrank")
 
 
 def mv(x, vec, name=None):
@@ -379,6 +454,9 @@ _ELEMENTWISE_LINES = {"3": {"dense": 96, "mixed": 470}, "2.6": {"dense": 97, "mi
 def _elementwise(op, x, y):
     paddle = _P()
     lines = _ELEMENTWISE_LINES.get(profiles.current().key, _ELEMENTWISE_LINES["2.6"])
+    if op == "divide" and isinstance(x, SparseTensor) and isinstance(y, (int, float)) and \
+            not isinstance(y, bool):   # (Paddle's divide_scalar: the values divided)
+        return SparseTensor(x._layout, x._parts, x._values / y, x._shape, x.stop_gradient)
     if not isinstance(y, SparseTensor) or not isinstance(x, SparseTensor):
         raise NotImplementedError(
             "(Unimplemented) Not support Sparse + Dense in GPU mode (at /paddle/paddle/phi/"
@@ -395,7 +473,7 @@ def _elementwise(op, x, y):
     xi, sparse_shape, dense_shape = _entries(x)
     yi = y._coo_indices()
     sg = x.stop_gradient and y.stop_gradient
-    if xi.shape == yi.shape and np.array_equal(xi, yi):
+    if xi.shape == yi.shape and np.array_equal(xi, yi) and op != "divide":
         return _from_coo(xi, fn(x._values, y._values), x._shape, x._layout, sg)
     n_positions = int(np.prod(sparse_shape)) if sparse_shape else 1
     out, tx, ty = merge(flat_index(xi, sparse_shape), flat_index(yi, sparse_shape), n_positions,
@@ -565,8 +643,7 @@ def dense_to_sparse_csr(x):
 from . import nn  # noqa: E402  (paddle.sparse.nn.functional.relu, ...)
 
 # real Paddle 3.3.1's public names of paddle.sparse (2.6.2: the same but mask_as) not emulated
-_NOT_EMULATED = frozenset(("mask_as", "masked_matmul", "pca_lowrank", "binary",
-                           "creation", "multiary", "unary"))
+_NOT_EMULATED = frozenset(("binary", "creation", "multiary", "unary"))
 
 
 def __getattr__(name):

@@ -3,11 +3,11 @@
 from . import functional
 from .functional import leaky_relu as _leaky_relu, relu as _relu, relu6 as _relu6
 from .functional import softmax as _softmax
-from .conv import BatchNorm, Conv2D, Conv3D, MaxPool3D, SubmConv2D, SubmConv3D
+from .conv import BatchNorm, Conv2D, Conv3D, MaxPool3D, SubmConv2D, SubmConv3D, SyncBatchNorm
 from ...nn import Layer
 
 __all__ = ["functional", "ReLU", "ReLU6", "LeakyReLU", "Softmax", "Conv3D", "SubmConv3D",
-           "BatchNorm", "MaxPool3D", "Conv2D", "SubmConv2D"]
+           "BatchNorm", "SyncBatchNorm", "MaxPool3D", "Conv2D", "SubmConv2D"]
 
 
 class ReLU(Layer):
@@ -39,7 +39,7 @@ class Softmax(Layer):
 
 
 # real Paddle's public names of paddle.sparse.nn not emulated (3.3.1 and 2.6.2)
-_NOT_EMULATED = frozenset(("SyncBatchNorm", "layer"))
+_NOT_EMULATED = frozenset(("layer",))
 
 
 def __getattr__(name):

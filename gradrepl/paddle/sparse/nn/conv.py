@@ -104,7 +104,15 @@ def _products(a, w):
 def _conv3d(x, weight, bias, stride, padding, dilation, groups, subm):
     import gradrepl.paddle as paddle
 
-    if not isinstance(x, SparseTensor) or x._layout != "coo" or len(x._shape) != 5:
+    if not isinstance(x, SparseTensor):   # (a dense input: the sparse API's error)
+        from ... import profiles
+
+        line = {"3": 7612, "2.6": 5155}.get(profiles.current().key, 5155)
+        raise NotImplementedError(
+            "(Unimplemented) The kernel of (conv3d) for input tensors is unimplemented, please "
+            f"check the type of input tensors. (at /paddle/paddle/phi/api/lib/dygraph_api.cc:"
+            f"{line})\n")
+    if x._layout != "coo" or len(x._shape) != 5:
         raise ValueError("paddle.sparse conv3d takes a 5-D SparseCooTensor (NDHWC)")
     if groups != 1:
         raise ValueError("Currently, only support groups=1")
@@ -231,7 +239,7 @@ class BatchNorm(BatchNorm1D):
         super().__init__(num_features, momentum=momentum, epsilon=epsilon,
                          weight_attr=weight_attr, bias_attr=bias_attr, data_format="NC",
                          use_global_stats=use_global_stats, name=name)
-        self._sparse_format = data_format
+        self._sparse_format = self._data_format = data_format   # (its repr names it)
 
     def forward(self, input):
         from ... import libwarn
@@ -247,7 +255,7 @@ class BatchNorm(BatchNorm1D):
                            epsilon=self._epsilon, data_format="NC",
                            use_global_stats=self._use_global_stats)
         return SparseTensor(input._layout, input._parts, out, input._shape,
-                            input.stop_gradient)
+                            out.stop_gradient)
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC",
@@ -381,3 +389,17 @@ class SubmConv2D(_Conv2D):
                  data_format="NHWC", backend=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, True, key, padding_mode, weight_attr, bias_attr, data_format)
+
+
+class SyncBatchNorm(BatchNorm):
+    """Paddle's sparse SyncBatchNorm: its kernel is GPU-only, so on the CPU its forward
+    raises Paddle's kernel-lookup error (real 3.3.1 and 2.6.2 here)."""
+
+    def forward(self, input):
+        from ... import profiles
+
+        line = {"3": 273, "2.6": 225}.get(profiles.current().key, 225)
+        raise RuntimeError(
+            "(NotFound) The kernel `sync_batch_norm_coo` is not registered.\n  [Hint: Expected "
+            "iter != kernels_.end(), but received iter == kernels_.end().] (at /paddle/paddle/"
+            f"phi/core/kernel_factory.cc:{line})\n")
