@@ -49,10 +49,12 @@ def _matmul_at(a, ao, ash, ta, b, bo, bsh, tb, c, co):
     if _mkl_here():
         from .. import mkl
 
-        if m == 1 and a.dtype == np.float64:
-            # one row: the mkl wheel's dgemm takes another kernel there than the MKL-ML Paddle
-            # bundles, whose one-row product is its two-row one's first row (measured: a
-            # DCN filter gradient with one output channel a group, 13 of 36 values before)
+        if m == 1 and tb and a.dtype == np.float64:
+            # one row times a transposed matrix: the MKL-ML Paddle bundles sums it otherwise
+            # than the mkl wheel's dgemm (real 3.3.1/2.6.2 matmul, 40 random (1, k) @ (n, k)^T
+            # float64 products: the wheel's one-row dgemm 0 equal, its two-row product's first
+            # row 17; the filter gradients of the DCN probes with one output channel a group:
+            # all equal this way, 13 of 36 values the other). Not emulated in general.
             a2 = mkl.at_64(np.vstack([(A.T if ta else A).reshape(1, -1)] * 2))
             c2 = mkl.empty_at_64((2 * n,), a.dtype)
             _matmul_at(a2.reshape(-1), 0, (2, k), False, b, bo, bsh, tb, c2, 0)
