@@ -364,6 +364,14 @@ def _numpy(self, *args, **kwargs):
     raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
 
+def _compressed_only(name, kind):
+    def f(self):
+        raise RuntimeError(f"{name} expected sparse {kind} compressed tensor layout but got "
+                           "Sparse")
+    f.__name__ = name
+    return f
+
+
 def _reshape(self, *args):
     raise RuntimeError("reshape is not implemented for sparse tensors")
 
@@ -383,7 +391,8 @@ _NO_KERNEL = {   # method/function name -> (aten op, its backends' list in _HEAD
     "argmax": ("aten::argmax", "csr"), "cumsum": ("aten::cumsum", "csr"),
     "sort": ("aten::sort.stable", "csr"), "clamp": ("aten::clamp", "csr"),
     "log": ("aten::log", "csr"), "amax": ("aten::amax", "csr"), "mean": ("aten::mean.dim", "csr"),
-    "max": ("aten::max", "cpu"), "view": ("aten::view", "view"), "squeeze": ("aten::as_strided", "cpu"),
+    "max": ("aten::max", "cpu"), "view": ("aten::view", "view"),
+    "squeeze": ("aten::as_strided", "cpu"),
     "softmax": ("aten::_softmax", "nested"), "__gt__": ("aten::gt.Scalar", "nested"),
     "gt": ("aten::gt.Scalar", "nested"), "__eq__": ("aten::eq.Tensor", "nested"),
     "eq": ("aten::eq.Tensor", "nested"),
@@ -413,6 +422,10 @@ def _methods():
         "transpose": transpose, "permute": permute, "t_": _t_,
         "index_select": index_select, "narrow_copy": narrow_copy, "select": select,
         "__getitem__": _getitem, "unsqueeze": unsqueeze,
+        "crow_indices": _compressed_only("crow_indices", "row"),
+        "col_indices": _compressed_only("col_indices", "row"),
+        "ccol_indices": _compressed_only("ccol_indices", "column"),
+        "row_indices": _compressed_only("row_indices", "column"),
         "mv": _mv, "__rmatmul__": _rmatmul, "matmul": _matmul, "__matmul__": _matmul,
         "sparse_resize_": _sparse_resize_, "reshape": _reshape, "flatten": _reshape,
         "expand": _expand, "__len__": _len, "numpy": _numpy, "tolist": _no_storage,
