@@ -401,6 +401,16 @@ def flip(x, axis, name=None):
 
 
 def roll(x, shifts, axis=None, name=None):
+    if (isinstance(shifts, _T) and shifts.data.ndim and shifts.data.size == 1
+            and profiles.current().api3):
+        # real 3.3.1 (numpy 2) reads a one-element shifts tensor through its __index__,
+        # int(np.array(t)), which numpy refuses for a 1-D array; the C++ binding then reports
+        # a SystemError (paddle.fft.fftshift of a 1-D tensor, or along one axis, ends so too)
+        try:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        except TypeError as exc:
+            raise SystemError("<built-in function roll> returned a result with an exception "
+                              "set") from exc
     sh = axis_list(shifts)
     sh = [sh] if isinstance(sh, int) else sh
     if axis is None:
