@@ -14,7 +14,9 @@ from __future__ import annotations
 from .. import _bfloat16 as _bf16  # (torch.autocast's state)
 
 import copy
+import inspect
 import math
+import types
 import warnings
 
 import numpy as np
@@ -27,7 +29,7 @@ from . import _flash_attention as _flash
 from . import functional as F
 from . import init
 from ._layers import LayerNorm
-from .modules import Dropout, Linear, Module, ModuleList
+from .modules import GELU, Dropout, Linear, Module, ModuleList, ReLU
 from .parameter import Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
@@ -576,12 +578,36 @@ def _get_activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
+def _activation_fn(activation):
+    """The layer's activation: a name's function, and F.relu/F.gelu as nn.functional has them
+    now (the signature's default was bound before the namespace's wrappers were installed:
+    ``layer.activation is F.relu`` holds as in torch)."""
+    if isinstance(activation, str):
+        return _get_activation_fn(activation)
+    for fn in (F.relu, F.gelu):
+        if isinstance(activation, types.FunctionType) and _unwrapped(activation) is _unwrapped(fn):
+            return fn
+    return activation
+
+
 def _get_clones(module, n):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
-def _is_relu_or_gelu(activation):
-    return activation is F.relu or activation is F.gelu or activation in ("relu", "gelu")
+def _unwrapped(fn):
+    """A function without the wrappers installed over nn.functional (the complex refusals keep
+    the function they wrap as ``__wrapped__``): F.relu is the same function before and after."""
+    return inspect.unwrap(fn) if isinstance(fn, types.FunctionType) else fn
+
+
+def _activation_relu_or_gelu(activation):
+    """torch's flag: 1 for F.relu or an nn.ReLU, 2 for F.gelu or an nn.GELU, else 0."""
+    fn = _unwrapped(activation)
+    if fn is _unwrapped(F.relu) or isinstance(activation, ReLU):
+        return 1
+    if fn is _unwrapped(F.gelu) or isinstance(activation, GELU):
+        return 2
+    return 0
 
 
 class TransformerEncoderLayer(Module):
@@ -601,10 +627,8 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = 1 if activation is F.relu else (
-            2 if activation is F.gelu else 0)
+        activation = _activation_fn(activation)
+        self.activation_relu_or_gelu = _activation_relu_or_gelu(activation)
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -656,10 +680,7 @@ class TransformerDecoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
-        if isinstance(activation, str):
-            self.activation = _get_activation_fn(activation)
-        else:
-            self.activation = activation
+        self.activation = _activation_fn(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
