@@ -10,7 +10,7 @@ import numpy as np
 from ...engine.ops import complex as C
 from ...engine.ops import math as M
 from ...engine.tensor import Tensor as _T
-from .. import dtypes, promotion
+from .. import dtypes, profiles, promotion
 from ..core import Tensor, as_tensor
 from ._args import extra_kwargs
 
@@ -67,14 +67,20 @@ def angle(x, name=None):
 @extra_kwargs("out")
 def complex(real, imag, name=None):  # noqa: A001 - Paddle's name
     """``real + 1j * imag`` (the two broadcast; float32 gives complex64)."""
-    if real.data.dtype != imag.data.dtype:
+    from ..complex_kernels import not_found
+
+    if real.data.dtype.kind != "f":   # (real 2.6.2 and 3.3.1: the kernel's NotFound)
+        raise not_found("complex", real.data.dtype.name, "float64, float32")
+    if real.data.dtype != imag.data.dtype:   # (the kernel reads imag as real's dtype)
+        codes = {"float32": 10, "float64": 11}
+        rn, im = real.data.dtype.name, imag.data.dtype.name
+        line = 153 if profiles.current().api3 else 171
         raise ValueError(
-            f"(InvalidArgument) The type of data we are trying to retrieve "
-            f"({imag.data.dtype.name}) does not match the type of data "
-            f"({real.data.dtype.name}) currently contained in the container.")
-    if real.data.dtype.kind != "f":
-        raise TypeError(f"The data type of 'real' in complex must be one of ['float32', "
-                        f"'float64'], but received {real.data.dtype.name}.")
+            f"(InvalidArgument) The type of data we are trying to retrieve ({rn}) does not match "
+            f"the type of data ({im}) currently contained in the container.\n  [Hint: Expected "
+            f"dtype() == phi::CppTypeToDataType<T>::Type(), but received dtype():"
+            f"{codes.get(im, 0)} != phi::CppTypeToDataType<T>::Type():{codes.get(rn, 0)}.] (at "
+            f"/paddle/paddle/phi/core/dense_tensor.cc:{line})\n")
     return C.complex_(real, imag)
 
 
@@ -91,7 +97,15 @@ def as_complex(x, name=None):
     if x.data.dtype.kind != "f" or x.data.dtype == np.float16:
         raise TypeError(f"The data type of 'x' in as_complex must be one of ['float32', "
                         f"'float64'], but received {x.data.dtype.name}.")
-    if not x.data.ndim or x.data.shape[-1] != 2:
+    if x.data.ndim and x.data.shape[-1] != 2:   # (phi/infermeta/unary.cc's AsComplexInferMeta)
+        k = x.data.shape[-1]
+        line = 425 if profiles.current().api3 else 356
+        raise ValueError(
+            "(InvalidArgument) The size of the last dimension of input(X)does not equals 2."
+            f"Expected the size of last dimension of input(X) to be 2.But received {k}\n  [Hint: "
+            f"Expected last_dim_size == 2, but received last_dim_size:{k} != 2:2.] (at "
+            f"/paddle/paddle/phi/infermeta/unary.cc:{line})\n")
+    if not x.data.ndim:
         raise ValueError(
             "(InvalidArgument) Expected the rank of input(X) to be greater than 0 and the last "
             f"dimension to be 2, but received {list(x.data.shape)}.")
@@ -100,9 +114,10 @@ def as_complex(x, name=None):
 
 def as_real(x, name=None):
     """A complex tensor as a real one with a last axis of size 2 (real, imaginary)."""
-    if x.data.dtype.kind != "c":
-        raise TypeError(f"The data type of 'x' in as_real must be one of ['complex64', "
-                        f"'complex128'], but received {x.data.dtype.name}.")
+    if x.data.dtype.kind != "c":   # (real 2.6.2 and 3.3.1: the kernel's NotFound)
+        from ..complex_kernels import not_found
+
+        raise not_found("as_real", x.data.dtype.name, "complex128, complex64")
     return C.as_real(x)
 
 

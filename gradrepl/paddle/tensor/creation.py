@@ -60,12 +60,12 @@ def _as_array(data):
         return np.array(data, np.bool_)
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
         return np.array(data, np.int64 if isinstance(data, int) else data.dtype)
-    if isinstance(data, np.floating):
+    if isinstance(data, (np.floating, np.complexfloating)):
         return np.array(data)
     if isinstance(data, float):
         return _in_default(np.array(data))
     if isinstance(data, complex):
-        return np.array(data, np.complex64)
+        return np.array(data, _complex_default())
     if isinstance(data, (list, tuple)):
         if any(isinstance(v, _T) for v in _flat(data)):
             data = _untensor(data)
@@ -75,13 +75,19 @@ def _as_array(data):
         elif arr.dtype.kind == "i":
             arr = arr.astype(np.int64)
         elif arr.dtype == np.complex128:
-            arr = arr.astype(np.complex64)
+            arr = arr.astype(_complex_default())
         elif arr.size == 0 and arr.dtype == np.float64:
             arr = _in_default(arr)
         return arr
     raise TypeError(
         f"Can't constructs a 'paddle.Tensor' with data type {type(data)}, data type must be "
         "scalar|list|tuple|np.ndarray|paddle.Tensor")
+
+
+def _complex_default():
+    """Python complex numbers' dtype: complex128 under a float64 default dtype, else complex64
+    (real 2.6.2 and 3.3.1)."""
+    return np.complex128 if np.dtype(_DEFAULT_DTYPE[0]) == np.float64 else np.complex64
 
 
 def _in_default(arr):
@@ -276,6 +282,8 @@ def full(shape, fill_value, dtype=None, name=None):
     if isinstance(fill_value, complex) and profiles.current().arg_type_error != "TypeError":
         # 2.x's fill_constant converts float(value) (real 2.6.2; 3.x fills the complex number)
         raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    if isinstance(fill_value, complex) and dtype is _DEFAULT_DTYPE[0]:
+        dtype = np.complex128   # (3.3.1: a complex fill without a dtype is complex128)
     return Tensor(_filled(dims, fill_value, _dt(dtype)))
 
 
@@ -351,6 +359,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         isint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if isint else _DEFAULT_DTYPE[0]
     dt = dtypes.to_np(dtype)
+    if dt.kind == "c":   # (no complex kernel in 2.6.2 or 3.3.1)
+        from ..complex_kernels import not_found
+
+        raise not_found("arange_tensor", dt.name, "int32, int64, float64, float32")
     s, e, st = (_in_dtype(v, dt) for v in (start, end, step))
     line = {"2.6": (26, 33, 40), "3": (23, 0, 0)}.get(profiles.current().key, (26, 33, 40))
     if st == 0:
@@ -403,6 +415,10 @@ def linspace(start, stop, num, dtype=None, name=None):
         raise ValueError("(InvalidArgument) The num of linspace op should be larger than 0, but "
                          f"received num is {n}")
     dt = _dt(dtype)
+    if dt.kind == "c":   # (no complex kernel in 2.6.2 or 3.3.1)
+        from ..complex_kernels import not_found
+
+        raise not_found("linspace", dt.name, "int32, float64, int64, float32")
     s0, s1 = _in_dtype(_num(start), dt), _in_dtype(_num(stop), dt)
     if n <= 1:
         return Tensor(np.asarray([s0] * n, dt))

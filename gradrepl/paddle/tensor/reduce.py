@@ -296,7 +296,8 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 # ---------------------------------------------------------------- all / any / count_nonzero
 def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where every element over ``axis`` is non-zero (a bool tensor)."""
-    require_dtypes(x, "all", ("int32", "int64", "float64", "float32", "bool"))
+    if x.data.dtype.kind != "c" or profiles.current().kernel_set != "3":   # (3.x: complex too)
+        require_dtypes(x, "all", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "all")
     _check_not_empty(x, axes, "all")
     return R.all(x, axes, keepdim, out_shape)
@@ -304,7 +305,8 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
 
 def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where some element over ``axis`` is non-zero (a bool tensor)."""
-    require_dtypes(x, "any", ("int32", "int64", "float64", "float32", "bool"))
+    if x.data.dtype.kind != "c" or profiles.current().kernel_set != "3":   # (3.x: complex too)
+        require_dtypes(x, "any", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "any")
     _check_not_empty(x, axes, "any")
     return R.any(x, axes, keepdim, out_shape)

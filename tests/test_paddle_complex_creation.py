@@ -1,0 +1,122 @@
+"""Paddle's complex creation, dtypes and their errors, per version (issue 28, CXSWEEP), against
+real Paddle 3.3.1 and 2.6.2 here: full() with a complex fill and no dtype is complex128 (3.x; was
+the default float dtype, dropping the imaginary part); to_tensor of a numpy complex scalar keeps
+it (was refused) and a Python complex follows the default dtype (complex128 under float64);
+finfo of a complex dtype is its parts' (bits 32, dtype float32); arange/linspace with a complex
+dtype, complex() of integers and as_real of a real tensor raise the kernels' NotFound errors;
+complex() of mixed float dtypes, as_complex of a last axis other than 2 and concat of mixed
+dtypes raise Paddle's messages with their hint lines; any/all of complex values (3.x).
+EXPECTED: real Paddle's output of PROBE on this project's Intel Sapphire Rapids Xeon.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+PROBE = r"""
+cases = [lambda: paddle.full([2], 1+2j), lambda: paddle.to_tensor(np.complex64(1+2j)), lambda: paddle.to_tensor(np.complex128(1+2j)),
+         lambda: paddle.finfo(paddle.complex64), lambda: paddle.finfo('complex128'), lambda: paddle.arange(0, 3, dtype="complex64"),
+         lambda: paddle.linspace(0, 1, 4, dtype="complex128"), lambda: paddle.complex(paddle.to_tensor([1, 2]), paddle.to_tensor([3, 4])),
+         lambda: paddle.complex(paddle.to_tensor([1.]), paddle.to_tensor([3.], dtype='float64')), lambda: paddle.as_complex(paddle.zeros([3])),
+         lambda: paddle.as_real(paddle.zeros([3])), lambda: paddle.concat([paddle.to_tensor([1+1j]), paddle.to_tensor([2.])])]
+for f in cases:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, str(e))
+z = paddle.to_tensor([1+2j, 0j], dtype="complex64")
+try:
+    print(z.any(), z.all(), paddle.any(z, 0))
+except Exception as e:
+    print(type(e).__name__, str(e))
+paddle.set_default_dtype('float64'); print(paddle.to_tensor([1+2j]).dtype, paddle.to_tensor(1j).dtype)
+paddle.set_default_dtype('float32')
+"""
+
+EXPECTED = {
+    "3": """\
+Tensor(shape=[2], dtype=complex128, place=Place(cpu), stop_gradient=True,
+       [(1.00000000+2.00000000j), (1.00000000+2.00000000j)])
+Tensor(shape=[], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       (1.00000000+2.00000000j))
+Tensor(shape=[], dtype=complex128, place=Place(cpu), stop_gradient=True,
+       (1.00000000+2.00000000j))
+paddle.finfo(min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, resolution=1e-06, smallest_normal=1.17549e-38, tiny=1.17549e-38, bits=32, dtype=float32)
+paddle.finfo(min=-1.79769e+308, max=1.79769e+308, eps=2.22045e-16, resolution=1e-15, smallest_normal=2.22507e-308, tiny=2.22507e-308, bits=64, dtype=float64)
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex64) of kernel `arange_tensor` is not registered. Selected wrong DataType `complex64`. Paddle support following DataTypes: int32, int64, float64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex128) of kernel `linspace` is not registered. Selected wrong DataType `complex128`. Paddle support following DataTypes: int32, float64, int64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), int64) of kernel `complex` is not registered. Selected wrong DataType `int64`. Paddle support following DataTypes: float64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)
+
+ValueError (InvalidArgument) The type of data we are trying to retrieve (float32) does not match the type of data (float64) currently contained in the container.
+  [Hint: Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received dtype():11 != phi::CppTypeToDataType<T>::Type():10.] (at /paddle/paddle/phi/core/dense_tensor.cc:153)
+
+ValueError (InvalidArgument) The size of the last dimension of input(X)does not equals 2.Expected the size of last dimension of input(X) to be 2.But received 3
+  [Hint: Expected last_dim_size == 2, but received last_dim_size:3 != 2:2.] (at /paddle/paddle/phi/infermeta/unary.cc:425)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), float32) of kernel `as_real` is not registered. Selected wrong DataType `float32`. Paddle support following DataTypes: complex128, complex64.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:317)
+
+ValueError (InvalidArgument) The data_type of input tensor in list isn't consistent, the first tensor is complex64, but 1th tensor is float32. (at /paddle/paddle/phi/api/lib/kernel_dispatch.cc:133)
+
+Tensor(shape=[], dtype=bool, place=Place(cpu), stop_gradient=True,
+       True) Tensor(shape=[], dtype=bool, place=Place(cpu), stop_gradient=True,
+       False) Tensor(shape=[], dtype=bool, place=Place(cpu), stop_gradient=True,
+       True)
+paddle.complex128 paddle.complex128
+""",
+    "2.6": """\
+TypeError float() argument must be a string or a real number, not 'complex'
+Tensor(shape=[], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       (1+2j))
+Tensor(shape=[], dtype=complex128, place=Place(cpu), stop_gradient=True,
+       (1+2j))
+paddle.finfo(min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, resolution=1e-06, smallest_normal=1.17549e-38, tiny=1.17549e-38, bits=32, dtype=float32)
+paddle.finfo(min=-1.79769e+308, max=1.79769e+308, eps=2.22045e-16, resolution=1e-15, smallest_normal=2.22507e-308, tiny=2.22507e-308, bits=64, dtype=float64)
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex64) of kernel `arange_tensor` is not registered. Selected wrong DataType `complex64`. Paddle support following DataTypes: int32, int64, float64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:262)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex128) of kernel `linspace` is not registered. Selected wrong DataType `complex128`. Paddle support following DataTypes: int32, float64, int64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:262)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), int64) of kernel `complex` is not registered. Selected wrong DataType `int64`. Paddle support following DataTypes: float64, float32.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:262)
+
+ValueError (InvalidArgument) The type of data we are trying to retrieve (float32) does not match the type of data (float64) currently contained in the container.
+  [Hint: Expected dtype() == phi::CppTypeToDataType<T>::Type(), but received dtype():11 != phi::CppTypeToDataType<T>::Type():10.] (at /paddle/paddle/phi/core/dense_tensor.cc:171)
+
+ValueError (InvalidArgument) The size of the last dimension of input(X)does not equals 2.Expected the size of last dimension of input(X) to be 2.But received 3
+  [Hint: Expected last_dim_size == 2, but received last_dim_size:3 != 2:2.] (at /paddle/paddle/phi/infermeta/unary.cc:356)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), float32) of kernel `as_real` is not registered. Selected wrong DataType `float32`. Paddle support following DataTypes: complex128, complex64.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:262)
+
+ValueError (InvalidArgument) The data_type of input tensor in list isn't consistent, the first tensor is complex64, but 1th tensor is float32. (at /paddle/paddle/phi/api/lib/kernel_dispatch.cc:134)
+
+RuntimeError (NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex64) of kernel `any` is not registered. Selected wrong DataType `complex64`. Paddle support following DataTypes: int32, int64, float64, float32, bool.
+  [Hint: Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.] (at /paddle/paddle/phi/core/kernel_factory.cc:262)
+
+paddle.complex128 paddle.complex128
+""",
+}
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_complex_creation_as_real_paddle(version):
+    import numpy as np
+
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(version)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(PROBE, {"paddle": paddle, "np": np})
+    paddle.set_default_dtype("float32")
+    assert out.getvalue() == EXPECTED[version]
