@@ -936,32 +936,6 @@ def sdpa(q, k, v, mask, causal, scale):
         AUTOCAST[0] = before
 
 
-# --------------------------------------------------------------------------- topk
-def topk_indices(bits, k, axis, largest=True, sorted_=True):
-    """torch's CPU topk on bfloat16 (TopKImpl.h): per row, (value, index) pairs compared by
-    value; ``k * 64 <= n`` a ``std::partial_sort``, else ``std::nth_element`` then a
-    ``std::sort`` of the first k - 1 (libstdc++'s algorithms, engine/ops/search.py): equal
-    values come out in that order, not by index."""
-    from ..engine.ops import search as S
-
-    v = np.moveaxis(to_float32(bits).astype(np.float64), axis, -1)
-    rows = v.reshape(-1, v.shape[-1]) if v.ndim else v.reshape(1, 1)
-    out = np.empty((rows.shape[0], k), np.int64)
-    less = S._less_desc if largest else S._less_asc
-    for r, row in enumerate(rows):
-        pairs = S._pairs(row)
-        n = len(pairs)
-        if k * 64 <= n:
-            S.std_partial_sort(pairs, 0, k, n, less)
-        elif k:
-            S.std_nth_element(pairs, 0, k - 1, n, less)
-            if sorted_:
-                S.std_sort(pairs, 0, k - 1, less)
-        out[r] = [p[1] for p in pairs[:k]]
-    out = out.reshape(v.shape[:-1] + (k,))
-    return np.moveaxis(out, -1, axis) if v.ndim else out.reshape(())
-
-
 # --------------------------------------------------------------------------- embedding
 def embedding_op(op):
     """The dialect's embedding op for a bfloat16 weight: its gradient is ATen's

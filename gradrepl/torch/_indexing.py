@@ -15,6 +15,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine.registry import apply
+from . import _bfloat16
 from ._base import EngineTensor, raw
 from ._ops import top
 from ._tensor import Tensor
@@ -252,13 +253,13 @@ def setitem(x, index, value):
     _inplace.check_view_of_leaf(x)
     if v_is_tensor:
         v = raw(value)
-        if v.dtype != a.dtype:
-            v = v.astype(a.dtype)
+        if v.dtype != a.dtype:  # (bfloat16's bits converted as values, either side)
+            v = _bfloat16.astype(v, a.dtype)
     else:
         v = np.asarray(value)
-        if a.dtype.kind in "iu" and v.dtype.kind == "f":
+        if a.dtype.kind in "iu" and a.dtype != _bfloat16.BITS and v.dtype.kind == "f":
             v = np.trunc(v)
-        v = v.astype(a.dtype)
+        v = _bfloat16.astype(v, a.dtype)
     lead = 0  # torch drops the value's leading size-1 dims first (t[0] = ones(1, 3) works)
     while lead < v.ndim and v.shape[lead] == 1:
         lead += 1

@@ -37,7 +37,7 @@ from ..engine.ops._util import quiet as _quiet
 from ..engine.ops._util import scalar_of as _scalar_of
 from ..engine import registry as _registry_mod
 from ..engine.registry import OPS, OpDef, apply, needs_grad
-from . import _bfloat16, _dtypes, _mm_grad, _storage, _unary_grads
+from . import _bfloat16, _dtypes, _mm_grad, _selection, _storage, _unary_grads
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -2160,11 +2160,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     d = _dim(dim, a.ndim)
     if not 0 <= k <= (a.shape[d] if a.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    if a.dtype == _bfloat16.BITS:  # bfloat16 (ties are common): libstdc++'s order
-        idx = _bfloat16.topk_indices(a, k, d, largest, sorted)
-    else:
-        order = np.argsort(-a if largest else a, axis=d, kind="stable")
-        idx = np.take(order, np.arange(k), axis=d)
+    idx = _selection.topk_indices(_bfloat16.values(a), k, d, largest, sorted)  # libstdc++'s ties
     values = _pick_along(input, idx, d, True, "TopkBackward0")
     return return_types.topk((values, _wrap(np.asarray(idx, np.int64), True)))
 

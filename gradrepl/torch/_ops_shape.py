@@ -21,7 +21,8 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _indexing, _moments, _no_derivative, _ops, return_types
+from . import (_bfloat16, _creation, _dtypes, _indexing, _moments, _no_derivative, _ops,
+               _selection, return_types)
 from ._base import EngineTensor, Size, raw
 from ._ops import apply, top
 from ._tensor import Tensor, _dim
@@ -593,14 +594,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.ndim == 0:
         return return_types.kthvalue((_ops.clone(input), _long(0)))
-    # NaN counts as the largest, as torch's comparator does
-    key = np.where(np.isnan(a), np.inf, a) if a.dtype.kind == "f" else a
-    order = np.argsort(key, axis=d, kind="stable")
-    if a.dtype.kind == "f" and np.isnan(a).any():
-        nanfirst = np.argsort(np.isnan(a), axis=d, kind="stable")
-        order = np.take_along_axis(nanfirst, np.argsort(np.take_along_axis(key, nanfirst, d),
-                                                        axis=d, kind="stable"), d)
-    idx = np.take(order, k - 1, axis=d)
+    # ties (and NaN, the largest) where ATen's quick select leaves them
+    idx = _selection.kthvalue_indices(_bfloat16.values(a), k, d)
     values = _pick_values(input, idx, d, keepdim, "KthvalueBackward0")
     ind = np.expand_dims(idx, d) if keepdim else idx
     return return_types.kthvalue((values, _long(ind)))
