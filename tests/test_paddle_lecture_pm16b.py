@@ -201,3 +201,41 @@ def test_deform_conv2d_zero_offsets_is_conv2d(profile):
     layer = paddle.vision.ops.DeformConv2D(4, 5, 3, padding=1)
     assert [p.shape for p in layer.parameters()] == [[5, 4, 3, 3], [5]]
     assert type(layer).__module__ == "paddle.vision.ops"
+
+
+# ------------------------------------------------ paddle.vision.ops.matrix_nms, distribute_fpn_proposals
+# real 3.3.1 and 2.6.2 (the same): kept per image, md5 of the rows, the kept indices
+MATRIX_NMS = {
+    "float32": ([12, 12], "fb258b8d2bb69354bc69a57909d58417",
+                [10, 12, 0, 12, 4, 3, 6, 14, 11, 2, 1, 2, 24, 17, 19, 25, 29, 20, 23, 17, 16, 28,
+                 23, 29]),
+    "float64": ([12, 12], "8b0331ab16b4507428e8dae606cdaa71",
+                [2, 11, 6, 2, 1, 7, 9, 6, 10, 4, 5, 14, 26, 28, 19, 23, 18, 22, 29, 20, 15, 28, 19,
+                 25]),
+}
+FPN_LEVELS = ([1, 4, 4, 0], [5, 6, 1, 7, 2, 3, 8, 0, 4], [[0, 1], [1, 3], [3, 1], [0, 0]])
+
+
+def test_matrix_nms_and_fpn_levels(profile):
+    from conftest import skip_unless_x86_64
+
+    skip_unless_x86_64("matrix_nms: the Gaussian decay's exp is x86-64 glibc's, as real Paddle's")
+    rs = np.random.RandomState(9)
+    for dt, gauss in (("float32", False), ("float64", True)):
+        xy, wh = rs.uniform(0, 50, size=(2, 15, 2)), rs.uniform(1, 30, size=(2, 15, 2))
+        b = paddle.to_tensor(np.concatenate([xy, xy + wh], -1).astype(dt))
+        s = paddle.to_tensor(rs.rand(2, 3, 15).astype(dt))
+        out, num, idx = paddle.vision.ops.matrix_nms(
+            b, s, 0.1, 0.05, 10, 12, use_gaussian=gauss, gaussian_sigma=2.0, background_label=0,
+            normalized=False, return_index=True)
+        assert (out.dtype, num.dtype, idx.dtype) == (b.dtype, paddle.int32, paddle.int32)
+        got = (num.numpy().tolist(), hashlib.md5(out.numpy().tobytes()).hexdigest(),
+               idx.numpy().ravel().tolist())
+        assert got == MATRIX_NMS[dt]
+    rois = np.concatenate([rs.uniform(0, 100, size=(9, 2)), rs.uniform(0, 300, size=(9, 2))], 1)
+    rois[:, 2:] += rois[:, :2]
+    multi, restore, nums = paddle.vision.ops.distribute_fpn_proposals(
+        paddle.to_tensor(rois.astype("float32")), 2, 5, 4, 112, pixel_offset=True,
+        rois_num=paddle.to_tensor([4, 5], dtype="int32"))
+    assert ([m.shape[0] for m in multi], restore.numpy().ravel().tolist(),
+            [n.numpy().tolist() for n in nums]) == FPN_LEVELS

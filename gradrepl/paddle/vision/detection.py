@@ -10,7 +10,7 @@ from ...engine.ops import detection as K
 from ..core import Tensor
 
 __all__ = ["yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool", "psroi_pool", "box_coder",
-           "prior_box", "generate_proposals"]
+           "prior_box", "generate_proposals", "matrix_nms", "distribute_fpn_proposals"]
 
 
 def _arr(t):
@@ -445,3 +445,123 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     return (Tensor._wrap(np.concatenate(rois).astype(t, copy=False), True),
             Tensor._wrap(np.concatenate(probs).astype(t, copy=False), True),
             Tensor._wrap(np.asarray(nums, np.int32), True))
+
+
+# ======================================================================= matrix_nms
+def _box_area(b, normalized, t):
+    w, h = b[..., 2] - b[..., 0], b[..., 3] - b[..., 1]
+    area = w * h if normalized else (w + t(1)) * (h + t(1))
+    return np.where((b[..., 2] < b[..., 0]) | (b[..., 3] < b[..., 1]), t(0), area)
+
+
+def _jaccard(b1, b2, normalized, t):
+    """JaccardOverlap<T> of every pair of b1 (n, 4) and b2 (m, 4): (n, m)."""
+    a, b = b1[:, None], b2[None, :]
+    apart = (b[..., 0] > a[..., 2]) | (b[..., 2] < a[..., 0]) | (b[..., 1] > a[..., 3]) | \
+        (b[..., 3] < a[..., 1])
+    norm = t(0) if normalized else t(1)
+    iw = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]) + norm
+    ih = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]) + norm
+    inter = iw * ih
+    with np.errstate(all="ignore"):
+        iou = inter / (_box_area(a, normalized, t) + _box_area(b, normalized, t) - inter)
+    return np.where(apart, t(0), iou)
+
+
+def _matrix_nms_class(boxes, scores, score_thr, post_thr, sigma, top_k, normalized, gaussian, t):
+    """NMSMatrix<T> of one class: the kept box indices and their decayed scores."""
+    cand = np.flatnonzero(scores > score_thr)
+    if cand.size == 0:
+        return [], []
+    order = cand[np.argsort(-scores[cand].astype(np.float64), kind="stable")]
+    if top_k > -1:
+        order = order[:top_k]
+    n = order.size
+    iou = _jaccard(boxes[order], boxes[order], normalized, t)
+    iou_max = np.zeros(n, t)
+    for i in range(1, n):
+        iou_max[i] = max(t(0), iou[i, :i].max())
+    keep, kept_scores = [], []
+    if scores[order[0]] > post_thr:
+        keep.append(order[0])
+        kept_scores.append(scores[order[0]])
+    for i in range(1, n):
+        j = np.arange(i)
+        if gaussian:   # std::exp of T: glibc's expf / exp
+            decay = _libm("exp", np.dtype(t))(
+                (iou_max[j] * iou_max[j] - iou[i, j] * iou[i, j]) * t(sigma))
+        else:
+            decay = ((1.0 - iou[i, j].astype(np.float64))
+                     / (1.0 - iou_max[j].astype(np.float64))).astype(t)
+        ds = t(min(t(1), decay.min()) * scores[order[i]])
+        if ds <= post_thr:
+            continue
+        keep.append(order[i])
+        kept_scores.append(ds)
+    return keep, kept_scores
+
+
+def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
+               use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
+               return_index=False, return_rois_num=True, name=None):
+    """SOLOv2's Matrix NMS per image and class (scores decayed by the overlaps with the
+    higher-scored boxes, linear or Gaussian), the best ``keep_top_k`` of an image kept: rows
+    [label, score, x1, y1, x2, y2] (Paddle's CPU kernel; no gradient)."""
+    b, s = _arr(bboxes), _arr(scores)
+    t = b.dtype.type
+    rows, index, nums = [], [], []
+    for i in range(s.shape[0]):
+        idx, sc, cls = [], [], []
+        for c in range(s.shape[1]):
+            if c == background_label:
+                continue
+            k, v = _matrix_nms_class(b[i], s[i, c], t(np.float32(score_threshold)),
+                                     t(np.float32(post_threshold)), np.float32(gaussian_sigma),
+                                     int(nms_top_k), bool(normalized), bool(use_gaussian), t)
+            idx += k
+            sc += v
+            cls += [t(c)] * len(k)
+        n = len(idx)
+        if keep_top_k > -1:
+            n = min(n, int(keep_top_k))
+        order = np.argsort(-np.asarray(sc, np.float64), kind="stable")[:n] if idx else []
+        for p in order:
+            rows.append(np.concatenate([[cls[p], sc[p]], b[i, idx[p]]]).astype(t))
+            index.append(i * s.shape[2] + idx[p])
+        nums.append(n)
+    out = np.stack(rows).astype(t) if rows else np.zeros((0, b.shape[2] + 2), t)
+    out_t = Tensor._wrap(out, True)
+    index_t = Tensor._wrap(np.asarray(index, np.int32).reshape(-1, 1), True)
+    num_t = Tensor._wrap(np.asarray(nums, np.int32), True)
+    return (out_t, num_t if return_rois_num else None, index_t if return_index else None)
+
+
+# ======================================================================= distribute_fpn_proposals
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale,
+                             pixel_offset=False, rois_num=None, name=None):
+    """FPN's RoI levels: ``floor(log2(sqrt(area) / refer_scale + 1e-6) + refer_level)`` clipped
+    to [min_level, max_level]; the RoIs of each level (image by image), the index that restores
+    the input order and the RoIs per image and level (Paddle's CPU kernel)."""
+    assert max_level > 0 and min_level > 0, "min_level and max_level should be greater than 0"
+    num_lvl = max_level - min_level + 1
+    assert num_lvl > 1, "max_level should be greater than min_level"
+    assert num_lvl < 100, "Only support max to 100 levels, (max_level - min_level + 1 < 100)"
+    assert rois_num is not None, "rois_num should not be None in dygraph mode."
+    r = _arr(fpn_rois)
+    t = r.dtype.type
+    counts = np.asarray(_arr(rois_num), np.int64).reshape(-1)
+    log2 = _libm("log2", r.dtype)
+    scale = np.sqrt(_box_area(r, not pixel_offset, t)).astype(t)
+    lvl = np.floor(log2((scale / t(refer_scale) + t(1e-6)).astype(t)) + t(refer_level))
+    lvl = np.clip(lvl.astype(np.int64), min_level, max_level)
+    image = np.repeat(np.arange(counts.size), counts)
+    order = np.lexsort((np.arange(r.shape[0]), image, lvl))     # by level, image, position
+    restore = np.empty(r.shape[0], np.int32)
+    restore[order] = np.arange(r.shape[0], dtype=np.int32)
+    multi, per_level = [], []
+    for level in range(min_level, max_level + 1):
+        sel = order[lvl[order] == level]
+        multi.append(Tensor._wrap(r[sel].reshape(-1, 4), True))
+        per_level.append(Tensor._wrap(np.bincount(image[sel], minlength=counts.size)
+                                      .astype(np.int32), True))
+    return multi, Tensor._wrap(restore.reshape(-1, 1), True), per_level

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from .. import nn
 
-from .detection import (box_coder, generate_proposals, nms, prior_box, psroi_pool,  # noqa: F401
-                        roi_align, roi_pool, yolo_box, yolo_loss)
+from .detection import (box_coder, distribute_fpn_proposals, generate_proposals,  # noqa: F401
+                        matrix_nms, nms, prior_box, psroi_pool, roi_align, roi_pool,
+                        yolo_box, yolo_loss)
 
 __all__ = ["ConvNormActivation", "yolo_box", "yolo_loss", "nms", "roi_align", "roi_pool",
-           "psroi_pool", "box_coder", "prior_box", "generate_proposals"]
+           "psroi_pool", "box_coder", "prior_box", "generate_proposals", "matrix_nms",
+           "distribute_fpn_proposals"]
 
 
 class ConvNormActivation(nn.Sequential):
