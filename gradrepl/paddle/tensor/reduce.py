@@ -125,8 +125,16 @@ def _reduction(x, axis, keepdim, fname):
     return axes, out_shape_for(x, axes, keepdim)
 
 
+# the kernels of this module that take complex64/complex128 in 3.x (real 3.3.1; 2.6.2's do not)
+COMPLEX_IN_3 = frozenset({"cumsum", "any", "all", "prod", "cumprod", "p_norm", "frobenius_norm"})
+
+
 def require_dtypes(x, kernel, allowed):
-    """Raise Paddle's "kernel not registered" error unless x's dtype is in ``allowed``."""
+    """Raise Paddle's "kernel not registered" error unless x's dtype is in ``allowed`` (or is
+    complex and the kernel is one of 3.x's ``COMPLEX_IN_3``)."""
+    if x.data.dtype.kind == "c" and kernel in COMPLEX_IN_3 and \
+            profiles.current().kernel_set == "3":
+        return
     name = dtypes.from_np(x.data.dtype).name
     if name == "bfloat16":
         from .. import bf16
@@ -296,8 +304,7 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 # ---------------------------------------------------------------- all / any / count_nonzero
 def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where every element over ``axis`` is non-zero (a bool tensor)."""
-    if x.data.dtype.kind != "c" or profiles.current().kernel_set != "3":   # (3.x: complex too)
-        require_dtypes(x, "all", ("int32", "int64", "float64", "float32", "bool"))
+    require_dtypes(x, "all", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "all")
     _check_not_empty(x, axes, "all")
     return R.all(x, axes, keepdim, out_shape)
@@ -305,8 +312,7 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
 
 def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
     """True where some element over ``axis`` is non-zero (a bool tensor)."""
-    if x.data.dtype.kind != "c" or profiles.current().kernel_set != "3":   # (3.x: complex too)
-        require_dtypes(x, "any", ("int32", "int64", "float64", "float32", "bool"))
+    require_dtypes(x, "any", ("int32", "int64", "float64", "float32", "bool"))
     axes, out_shape = _reduction(x, axis, keepdim, "any")
     _check_not_empty(x, axes, "any")
     return R.any(x, axes, keepdim, out_shape)
@@ -506,8 +512,7 @@ def cumsum(x, axis=None, dtype=None, name=None, **kw):
         x = M.cast(x, dt)
     allowed = ("float32", "float64", "int32", "int64", "int16") + (
         ("int8", "uint8") if profiles.current().int_reductions == "promote" else ())
-    if x.data.dtype.kind != "c" or profiles.current().kernel_set != "3":   # (3.x: complex too)
-        require_dtypes(x, "cumsum", allowed)
+    require_dtypes(x, "cumsum", allowed)
     if axis is None:
         return R.cumsum(x, 0, flatten=True)
     if x.data.ndim == 0:
@@ -553,6 +558,8 @@ def _abs(x):
 def _p_norm(x, p, axis, keepdim, asvector):
     """Paddle's p_norm op: along one axis, or over everything (``asvector``)."""
     require_dtypes(x, "p_norm", ("float64", "float32"))
+    if x.data.dtype.kind == "c":   # (3.x: the norm of the magnitudes, a real tensor)
+        x = _abs(x)
     nd = x.data.ndim
     if asvector:
         axes = tuple(range(nd))
@@ -572,6 +579,8 @@ def _p_norm(x, p, axis, keepdim, asvector):
 
 def _frobenius(x, axis, keepdim):
     require_dtypes(x, "frobenius_norm", ("float64", "float32"))
+    if x.data.dtype.kind == "c":   # (3.x: the norm of the magnitudes, a real tensor)
+        x = _abs(x)
     axes, out_shape = _reduction(x, axis, keepdim, "frobenius_norm")
     return R.frobenius_norm(x, axes, keepdim, out_shape)
 
