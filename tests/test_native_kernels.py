@@ -332,3 +332,41 @@ def test_column_sums_native_equal_the_replay(dtype, lanes, monkeypatch):
     a = np.ones((40, 30), dtype)
     a[3, 4] = np.nan   # (a nan: left to the replay, which keeps its payload)
     assert _native.lib.column_sums(a, np.empty(30, dtype), lanes) == 1
+
+
+@needs_native
+def test_float32_var_std_over_dim0_native_equal_the_replay(monkeypatch):
+    # torch.var/std of a float32 matrix over dim 0 (a hand-written batch norm's std): the
+    # double two-pass of _ops_shape._moments_fwd, compiled; n = 1 (dof 0), constant columns,
+    # subnormals, huge values, -0, corrections 0/1/2
+    from gradrepl.torch import _moments
+    from gradrepl.torch import _ops_shape as S
+
+    rng = np.random.default_rng(43)
+    for trial in range(120):
+        n = int(rng.integers(1, 400)) if trial % 5 else int(rng.integers(1, 3000))
+        m = int(rng.integers(2, 300))
+        kind = trial % 6
+        a = (rng.standard_normal((n, m)) * 10.0 ** rng.integers(-30, 30, size=(1, m))
+             + rng.standard_normal((1, m)) * 10.0 ** rng.integers(-3, 5)).astype(F32)
+        if kind == 1:
+            a = (rng.random((n, m)) * 1e-38).astype(F32)
+        elif kind == 2:
+            a = np.full((n, m), F32(rng.standard_normal()))
+        elif kind == 3:
+            a = rng.integers(-3, 3, (n, m)).astype(F32)
+        elif kind == 4:
+            a = (rng.standard_normal((n, m)) * 3e37).astype(F32)
+        elif kind == 5:
+            a[:] = -0.0
+        for corr in (1.0, 0.0, 2.0):
+            for root in (True, False):
+                with np.errstate(all="ignore"):
+                    got = S._moments_fwd(a, (0,), False, corr, root)
+                    with monkeypatch.context() as mp:
+                        mp.setattr(_moments, "_NATIVE", None)
+                        want = S._moments_fwd(a, (0,), False, corr, root)
+                assert _bits(got) == _bits(want), (n, m, kind, corr, root)
+    a = np.ones((4, 3), F32)
+    a[1, 1] = np.inf   # (not finite: left to numpy)
+    assert _native.lib.var_columns_f32(a, np.empty(3, F32), 1.0, True) == 1

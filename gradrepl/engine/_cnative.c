@@ -698,48 +698,68 @@ static PyObject *py_nll_reduce(PyObject *self, PyObject *const *args, Py_ssize_t
  * computes them (its _outer_sums: torch's vectorized_outer_sum for m >= lanes, else its scalar
  * one; multi_row_sum's levels of partial sums, row_sum's 4 interleaved accumulators); every
  * sum runs from zero, each add rounded, in the replay's order. 1 (nothing written) on a nan. */
+/* Each column's sums are the replay's, in its order; the columns are taken COLW at a time, all
+ * of a block through the same steps (column c of row r at x[r * ld + c]), so that the adds of
+ * one row run over neighbouring values (vectorised: each column's operations stay its own, in
+ * order, each add rounded). */
+#define COLW 64
 #define COLSUM_FNS(SUF, T)                                                                    \
-static T seq_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n)                                   \
+/* out[c] = the replay's _seq of column c: 0 + x[0] + x[ld] + ... (out may be one of x's rows) */\
+VECTORISE static void seq_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n, int nc, T *out)      \
 {                                                                                             \
-    T s = 0;                                                                                  \
-    for (Py_ssize_t i = 0; i < n; i++) s = s + x[i * ld];                                     \
-    return s;                                                                                 \
+    T acc[COLW];                                                                              \
+    for (int c = 0; c < nc; c++) acc[c] = 0;                                                  \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                      \
+        const T *r = x + i * ld;                                                              \
+        for (int c = 0; c < nc; c++) acc[c] = acc[c] + r[c];                                  \
+    }                                                                                         \
+    for (int c = 0; c < nc; c++) out[c] = acc[c];                                             \
 }                                                                                             \
-/* the replay's _multi_row_sum of one column: x[r * ld] for r < size; buf: >= size / 16 */   \
-static T mrs_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t size, T *buf)                        \
+/* the replay's _multi_row_sum of each column, rows r < size; buf: >= size / 16 rows of COLW */\
+VECTORISE static void mrs_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t size, int nc, T *out,   \
+                                T *buf)                                                       \
 {                                                                                             \
     int ceillog2 = 0;                                                                         \
     if (size > 1) { uint64_t v = (uint64_t)(size - 1); while (v) { ceillog2++; v >>= 1; } }   \
     int level_power = ceillog2 / 4 > 4 ? ceillog2 / 4 : 4;                                    \
     Py_ssize_t step = (Py_ssize_t)1 << level_power, nb = size / step;                         \
-    if (!nb) return seq_##SUF(x, ld, size);                                                   \
-    for (Py_ssize_t b = 0; b < nb; b++) buf[b] = seq_##SUF(x + b * step * ld, ld, step);      \
+    T a0[COLW], acc1[COLW], acc2[COLW], acc3[COLW];                                           \
+    if (!nb) { seq_##SUF(x, ld, size, nc, out); return; }                                     \
+    for (Py_ssize_t b = 0; b < nb; b++) seq_##SUF(x + b * step * ld, ld, step, nc, buf + b * COLW);\
     Py_ssize_t g1 = nb / step;                                                                \
     if (!g1) {                                                                                \
-        T s0 = seq_##SUF(buf, 1, nb);                                                         \
-        if (nb * step == size) return s0;                                                     \
-        return seq_##SUF(x + nb * step * ld, ld, size - nb * step) + s0;                      \
+        seq_##SUF(buf, COLW, nb, nc, acc1);                                                   \
+        if (nb * step == size) { for (int c = 0; c < nc; c++) out[c] = acc1[c]; return; }     \
+        seq_##SUF(x + nb * step * ld, ld, size - nb * step, nc, a0);                          \
+        for (int c = 0; c < nc; c++) out[c] = a0[c] + acc1[c];                                \
+        return;                                                                               \
     }                                                                                         \
-    T acc1 = seq_##SUF(buf + g1 * step, 1, nb - g1 * step);                                   \
-    for (Py_ssize_t g = 0; g < g1; g++) buf[g] = seq_##SUF(buf + g * step, 1, step);          \
+    seq_##SUF(buf + g1 * step * COLW, COLW, nb - g1 * step, nc, acc1);                        \
+    for (Py_ssize_t g = 0; g < g1; g++)                                                       \
+        seq_##SUF(buf + g * step * COLW, COLW, step, nc, buf + g * COLW);                     \
     Py_ssize_t g2 = g1 / step;                                                                \
-    T acc2 = seq_##SUF(buf + g2 * step, 1, g1 - g2 * step);                                   \
-    for (Py_ssize_t g = 0; g < g2; g++) buf[g] = seq_##SUF(buf + g * step, 1, step);          \
-    T acc3 = seq_##SUF(buf, 1, g2);                                                           \
-    T a0 = seq_##SUF(x + nb * step * ld, ld, size - nb * step);                               \
-    return ((a0 + acc1) + acc2) + acc3;                                                       \
+    seq_##SUF(buf + g2 * step * COLW, COLW, g1 - g2 * step, nc, acc2);                        \
+    for (Py_ssize_t g = 0; g < g2; g++)                                                       \
+        seq_##SUF(buf + g * step * COLW, COLW, step, nc, buf + g * COLW);                     \
+    seq_##SUF(buf, COLW, g2, nc, acc3);                                                       \
+    seq_##SUF(x + nb * step * ld, ld, size - nb * step, nc, a0);                              \
+    for (int c = 0; c < nc; c++) out[c] = ((a0[c] + acc1[c]) + acc2[c]) + acc3[c];            \
 }                                                                                             \
-/* the replay's _row_sum of one column */                                                    \
-static T rsum_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n, T *buf)                          \
+/* the replay's _row_sum of each column (4 interleaved partial sums) */                       \
+VECTORISE static void rsum_##SUF(const T *x, Py_ssize_t ld, Py_ssize_t n, int nc, T *out,     \
+                                 T *buf)                                                      \
 {                                                                                             \
     Py_ssize_t ilp = n / 4;                                                                   \
-    T p[4] = {0, 0, 0, 0};                                                                    \
+    T p[4][COLW];                                                                             \
+    for (int k = 0; k < 4; k++)                                                               \
+        for (int c = 0; c < nc; c++) p[k][c] = 0;                                             \
     if (ilp)                                                                                  \
-        for (int k = 0; k < 4; k++) p[k] = mrs_##SUF(x + k * ld, 4 * ld, ilp, buf);           \
-    T p0 = p[0];                                                                              \
-    for (Py_ssize_t i = ilp * 4; i < n; i++) p0 = p0 + x[i * ld];                             \
-    for (int k = 1; k < 4; k++) p0 = p0 + p[k];                                               \
-    return p0;                                                                                \
+        for (int k = 0; k < 4; k++) mrs_##SUF(x + k * ld, 4 * ld, ilp, nc, p[k], buf);        \
+    for (Py_ssize_t i = ilp * 4; i < n; i++)                                                  \
+        for (int c = 0; c < nc; c++) p[0][c] = p[0][c] + x[i * ld + c];                       \
+    for (int k = 1; k < 4; k++)                                                               \
+        for (int c = 0; c < nc; c++) p[0][c] = p[0][c] + p[k][c];                             \
+    for (int c = 0; c < nc; c++) out[c] = p[0][c];                                            \
 }                                                                                             \
 static long colsum_##SUF(const T *a, T *out, Py_ssize_t n, Py_ssize_t m, Py_ssize_t lanes,    \
                          T *buf)                                                              \
@@ -747,9 +767,16 @@ static long colsum_##SUF(const T *a, T *out, Py_ssize_t n, Py_ssize_t m, Py_ssiz
     for (Py_ssize_t k = 0; k < n * m; k++)                                                    \
         if (isnan(a[k])) return 1;                                                            \
     Py_ssize_t j4 = m >= lanes ? m / (4 * lanes) * 4 * lanes : m / 4 * 4;                     \
-    for (Py_ssize_t j = 0; j < m; j++) {                                                      \
-        T v = j < j4 ? mrs_##SUF(a + j, m, n, buf) : rsum_##SUF(a + j, m, n, buf);            \
-        out[j] = v + (T)0;                                                                    \
+    T v[COLW];                                                                                \
+    for (Py_ssize_t j = 0; j < m;) {                                                          \
+        Py_ssize_t end = j < j4 ? j4 : m;                                                     \
+        int nc = (int)(end - j < COLW ? end - j : COLW);                                      \
+        if (j < j4)                                                                           \
+            mrs_##SUF(a + j, m, n, nc, v, buf);                                               \
+        else                                                                                  \
+            rsum_##SUF(a + j, m, n, nc, v, buf);                                              \
+        for (int c = 0; c < nc; c++) out[j + c] = v[c] + (T)0;                                \
+        j += nc;                                                                              \
     }                                                                                         \
     return 0;                                                                                 \
 }
@@ -779,13 +806,81 @@ static PyObject *py_column_sums(PyObject *self, PyObject *const *args, Py_ssize_
         PyBuffer_Release(&a); PyBuffer_Release(&o); return NULL;
     }
     Py_ssize_t n = a.shape[0], m = a.shape[1];
-    void *buf = PyMem_Malloc((size_t)(n / 16 + 1) * (size_t)a.itemsize);
+    void *buf = PyMem_Malloc((size_t)(n / 16 + 1) * COLW * (size_t)a.itemsize);
     if (!buf) { PyBuffer_Release(&a); PyBuffer_Release(&o); return PyErr_NoMemory(); }
     if (fa == 'f')
         status = colsum_f(a.buf, o.buf, n, m, lanes, buf);
     else
         status = colsum_d(a.buf, o.buf, n, m, lanes, buf);
     PyMem_Free(buf);
+    PyBuffer_Release(&a); PyBuffer_Release(&o);
+    return PyLong_FromLong(status);
+}
+
+/* ------------------------------------------------------------------ exported: float32 var/std */
+/* var_columns_f32(x, out, correction, root) -> 0: the variance (root: the standard deviation)
+ * of each column of a C-contiguous (n, m) float32 matrix, n >= 1, m >= 2, as the replay
+ * torch/_ops_shape.py _moments_fwd computes it (torch's double Welford rounds to the same
+ * float32 but for a last-bit tie): in double, numpy's reductions over axis 0 (each column's
+ * values added to its first in row order), the mean divided by n, the squared deviations
+ * added so, divided by max(n - correction, 0), sqrt for root, rounded once to float32.
+ * 1 (nothing written) where a value is not finite. */
+static PyObject *py_var_columns_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer a, o;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "var_columns_f32 takes 4 arguments"); return NULL;
+    }
+    double correction = PyFloat_AsDouble(args[2]);
+    if (correction == -1.0 && PyErr_Occurred()) return NULL;
+    int root = PyObject_IsTrue(args[3]);
+    if (root < 0) return NULL;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &o, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&a); return NULL;
+    }
+    char fa = a.format ? a.format[strlen(a.format) - 1] : 0;
+    char fo = o.format ? o.format[strlen(o.format) - 1] : 0;
+    if (a.ndim != 2 || fa != 'f' || fo != 'f' || a.shape[0] < 1 || a.shape[1] < 2
+        || o.len != a.shape[1] * 4) {
+        PyErr_SetString(PyExc_ValueError, "var_columns_f32: x (n, m) float32, out (m,) float32");
+        PyBuffer_Release(&a); PyBuffer_Release(&o); return NULL;
+    }
+    Py_ssize_t n = a.shape[0], m = a.shape[1];
+    const float *x = a.buf;
+    float *out = o.buf;
+    long status = 0;
+    for (Py_ssize_t k = 0; k < n * m; k++)
+        if (!isfinite(x[k])) { status = 1; break; }
+    double *mean = NULL, *ss = NULL;
+    if (!status) {
+        mean = PyMem_Malloc((size_t)m * 2 * sizeof(double));
+        if (!mean) { PyBuffer_Release(&a); PyBuffer_Release(&o); return PyErr_NoMemory(); }
+        ss = mean + m;
+        for (Py_ssize_t j = 0; j < m; j++) mean[j] = (double)x[j];
+        for (Py_ssize_t i = 1; i < n; i++)
+            for (Py_ssize_t j = 0; j < m; j++) mean[j] = mean[j] + (double)x[i * m + j];
+        double count = (double)n;
+        for (Py_ssize_t j = 0; j < m; j++) mean[j] = mean[j] / count;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            double d = (double)x[j] - mean[j];
+            ss[j] = d * d;
+        }
+        for (Py_ssize_t i = 1; i < n; i++)
+            for (Py_ssize_t j = 0; j < m; j++) {
+                double d = (double)x[i * m + j] - mean[j];
+                ss[j] = ss[j] + d * d;
+            }
+        double dof = (double)n - correction;
+        if (!(dof > 0)) dof = 0;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            double v = ss[j] / dof;
+            if (root) v = sqrt(v);
+            out[j] = (float)v;
+        }
+        PyMem_Free(mean);
+    }
     PyBuffer_Release(&a); PyBuffer_Release(&o);
     return PyLong_FromLong(status);
 }
@@ -816,6 +911,8 @@ static PyMethodDef methods[] = {
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {"column_sums", (PyCFunction)(void (*)(void))py_column_sums, METH_FASTCALL,
      "column_sums(a, out, lanes) -> 0, or 1 (nothing written): a's sums over axis 0, torch's order"},
+    {"var_columns_f32", (PyCFunction)(void (*)(void))py_var_columns_f32, METH_FASTCALL,
+     "var_columns_f32(x, out, correction, root) -> 0, or 1 (not finite: nothing written)"},
     {NULL, NULL, 0, NULL},
 };
 

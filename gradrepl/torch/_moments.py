@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from ..engine._native import lib as _NATIVE   # (None: numpy alone)
 from . import _kernels
 
 GRAIN = 32768
@@ -131,6 +132,19 @@ def welford(x, axis, correction, root):
     return (np.asarray(var, x.dtype).reshape(shape), np.asarray(mean, x.dtype).reshape(shape))
 
 
+def _columns_f32(x, axis, correction, root):
+    """float32 var/std over dim 0 of a C-contiguous matrix: the caller's double two-pass
+    (``_ops_shape._moments_fwd``), compiled (``_cnative.var_columns_f32``, the same double
+    operations in numpy's order), or None (no native module, another case, a value not
+    finite: the caller's numpy)."""
+    native = getattr(_NATIVE, "var_columns_f32", None)
+    if native is None or axis != (0,) or x.ndim != 2 or x.shape[1] < 2 or \
+            not x.flags.c_contiguous:
+        return None
+    out = np.empty(x.shape[1], np.float32)
+    return None if native(x, out, float(correction), bool(root)) else out
+
+
 def moments(x, axis, correction, root, with_mean=False):
     """torch's var/std (``with_mean``: var_mean/std_mean, a pair) of a float32/float64 array
     over the tuple ``axis``, shaped as the kept axes; None where this module leaves the values
@@ -140,6 +154,6 @@ def moments(x, axis, correction, root, with_mean=False):
     if not with_mean and one_output(x.shape, axis):
         return two_pass(x, correction, root).reshape([x.shape[k] for k in _kept(x.shape, axis)])
     if x.dtype != np.float64:
-        return None
+        return None if with_mean else _columns_f32(x, axis, correction, root)
     out = welford(x, axis, correction, root)
     return out if with_mean else out[0]
