@@ -59,6 +59,9 @@ SITES = {
                                      "        src_key_padding_mask = F._canonical_mask("),
     "mha_forward_canonical_mask": ("nn/functional.py", 6802,
                                    "    key_padding_mask = _canonical_mask("),
+    # TransformerEncoder.forward's sparsity fast path (NestedTensorImpl's TORCH_WARN_ONCE)
+    "encoder_nested_from_mask": ("nn/modules/transformer.py", 529,
+                                 "                output = torch._nested_tensor_from_mask("),
     # nn.Transformer's construction of its encoder (TransformerEncoder's enable_nested_tensor
     # warning, stacklevel=2)
     "transformer_encoder": ("nn/modules/transformer.py", 143,

@@ -777,12 +777,50 @@ class TransformerEncoder(Module):
         batch_first = first.self_attn.batch_first
         seq_len = _shape(src)[1 if batch_first else 0] if _ndim(src) == 3 else None
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        keep = self._nested_rows(src, mask, src_key_padding_mask)
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if keep is not None:   # torch's output.to_padded_tensor(0.0, src.size())
+            out = raw(output)   # (nothing records on the fast path)
+            output = Tensor(np.where(keep[..., None], out, np.zeros((), out.dtype)))
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_rows(self, src, mask, src_key_padding_mask):
+        """torch's sparsity fast path (TransformerEncoder.forward): in eval mode with no
+        gradient to record, a left-aligned padding mask turns the batch into a nested tensor
+        (the prototype-stage warning, once a process) and the padded rows come back as zeros.
+        Returns the rows kept (bool, batch x sequence), or None off the fast path. The layers'
+        native kernels are not replayed: the kept rows are computed as the slow path does."""
+        from ...engine import grad_mode
+
+        first = self.layers[0]   # (torch's autocast test asks CUDA's state: never on here)
+        if (not getattr(self, "use_nested_tensor", False) or first.training or _ndim(src) != 3
+                or src_key_padding_mask is None or mask is not None):
+            return None
+        keep = raw(src_key_padding_mask) == 0   # (the canonical float mask: 0 where kept)
+        if getattr(self, "mask_check", True):
+            lengths = keep.sum(axis=1)
+            if not (keep == (np.arange(keep.shape[1]) < lengths[:, None])).all():
+                return None       # not left aligned
+        attn = first.self_attn
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                first.linear2.weight, first.linear2.bias)
+        if grad_mode.is_grad_enabled() and any(getattr(a, "requires_grad", False) for a in args):
+            return None
+        from .._ops_shape import _warn_once
+
+        _warn_once("The PyTorch API of nested tensors is in prototype stage and will change in "
+                   "the near future. We recommend specifying layout=torch.jagged when "
+                   "constructing a nested tensor, as this layout receives active development, "
+                   "has better operator coverage, and works with torch.compile. (Triggered "
+                   "internally at /__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)",
+                   site="encoder_nested_from_mask")
+        return keep
 
 
 class TransformerDecoder(Module):
