@@ -910,7 +910,7 @@ static PyMethodDef methods[] = {
     {"add_rows", (PyCFunction)(void (*)(void))py_add_rows, METH_FASTCALL,
      "add_rows(out, idx, g) -> 0, or 1 (nothing done): np.add.at(out, (idx,), g), in order"},
     {"column_sums", (PyCFunction)(void (*)(void))py_column_sums, METH_FASTCALL,
-     "column_sums(a, out, lanes) -> 0, or 1 (nothing written): a's sums over axis 0, torch's order"},
+     "column_sums(a, out, lanes) -> 0, or 1 (nothing written): a's sums over axis 0 (torch's)"},
     {"var_columns_f32", (PyCFunction)(void (*)(void))py_var_columns_f32, METH_FASTCALL,
      "var_columns_f32(x, out, correction, root) -> 0, or 1 (not finite: nothing written)"},
     {NULL, NULL, 0, NULL},
