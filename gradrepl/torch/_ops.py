@@ -244,6 +244,8 @@ def _torch_pow(x, y, base=None, **_kw):
                 return out.reshape(x.shape)
             xb, yb = np.broadcast_arrays(x, y)
             return K.powf(np.ascontiguousarray(xb), np.ascontiguousarray(yb))
+        if x.dtype.kind == "c" or y.dtype.kind == "c":   # (std::pow: exp(y * log(x)))
+            return EM._complex_pow(x, y).astype(np.result_type(x, y))
         return np.power(x, y).astype(np.result_type(x, y))
 
 
