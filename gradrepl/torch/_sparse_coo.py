@@ -221,7 +221,9 @@ class SparseCooTensor(_SparseShape):
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         torch = _torch()
-        out = torch.zeros(self._size, dtype=dtype or self._vals.dtype)
+        if dtype is not None:
+            raise RuntimeError("dtype argument is not supported by sparse_to_dense")
+        out = torch.zeros(self._size, dtype=self._vals.dtype)
         if not self._idx.size:
             return out
         index = tuple(torch.from_numpy(r.copy()) for r in self._idx)
@@ -331,7 +333,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
         _warn_once(_INVARIANTS_WARNING)
     idx = raw(indices) if isinstance(indices, torch.Tensor) else np.asarray(indices)
-    if idx.dtype.kind not in "iu":
+    if idx.dtype.kind not in "iuf":
         raise RuntimeError("indices must be an int64 tensor")
     idx = np.asarray(idx, np.int64).reshape(idx.shape[0] if idx.ndim else 1, -1)
     if isinstance(values, torch.Tensor):
@@ -345,7 +347,11 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         size = tuple(int(m) + 1 for m in idx.max(1)) if idx.size else (0,) * idx.shape[0]
         size = tuple(size) + tuple(vals.shape[1:])
     size = tuple(size)
-    for d in range(idx.shape[0]):
+    if vals.dim() == 0 or vals.shape[0] != idx.shape[1]:
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: "
+                           f"{idx.shape[1]}, nnz from values: "
+                           f"{vals.shape[0] if vals.dim() else 1}")
+    for d in range(idx.shape[0] if check_invariants else 0):   # (torch checks only if asked)
         if idx.size and idx[d].max() >= size[d]:
             raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
                                f"{size[d]} but found index {int(idx[d].max())}")
@@ -355,6 +361,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """``Tensor.to_sparse``: the nonzero entries in row-major order (coalesced)."""
     torch = _torch()
+    if layout == torch.strided:
+        return self
     if layout is not None and layout != torch.sparse_coo:
         from ._sparse_csr import _convert
 
@@ -380,6 +388,9 @@ def mm(sparse, dense, op=_SPMM_SPARSE):
     if sparse.dense_dim() or sparse.dim() != 2 or dense.dim() != 2:
         raise RuntimeError("sparse.mm: only a 2-D sparse matrix times a 2-D dense matrix is "
                            "emulated by gradrepl")
+    if dense.dtype != sparse.dtype:
+        raise RuntimeError(f"expected scalar type {sparse.dtype.legacy} but found "
+                           f"{dense.dtype.legacy}")
     if sparse._size[1] != dense.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sparse._size[0]}x"
                            f"{sparse._size[1]} and {dense.shape[0]}x{dense.shape[1]})")
@@ -443,6 +454,10 @@ def sparse_sum(input, dim=None, dtype=None):  # noqa: A002
     s = input.coalesce()
     if dim is None:
         return s._vals.sum(dtype=dtype)
+    for d in ((dim,) if isinstance(dim, int) else dim):
+        if not -s.dim() <= d < s.dim():
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-s.dim()}, {s.dim() - 1}], but got {d})")
     dims = {d % s.dim() for d in ((dim,) if isinstance(dim, int) else dim)}
     keep = [d for d in range(s.sparse_dim()) if d not in dims]
     vdims = [d - s.sparse_dim() + 1 for d in dims if d >= s.sparse_dim()]

@@ -201,6 +201,11 @@ class SparseCsrTensor(_SparseShape):
                                "unsupported")
         return self.to_dense().sum(dim, keepdim=True, dtype=dtype).to_sparse_csr()
 
+    def softmax(self, *args, **kwargs):
+        from ._sparse_ops import not_run_error
+
+        raise not_run_error("aten::_softmax.out", "cpu_meta", self._layout_name() + "CPU")
+
     def exp(self):
         raise RuntimeError(f"unsupported tensor layout: {self._layout_name()}")
 

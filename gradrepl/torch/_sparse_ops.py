@@ -146,6 +146,12 @@ def add(self, other, *, alpha=1):
             from ._sparse_csr import to_sparse_csr
 
             return to_sparse_csr(add(self.to_sparse(), other.to_sparse(), alpha=alpha))
+        if _is_number(other):
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self "
+                               f"has size [] while other has size {list(self._size)} (FYI: "
+                               "op2-sparse addition does not currently support broadcasting)")
+        if isinstance(other, torch.Tensor):
+            return self.to_dense() + other
         return NotImplemented
     if type(other) is SparseCsrTensor:
         raise RuntimeError("memory format option is only supported by strided tensors")
@@ -287,6 +293,9 @@ def narrow_copy(self, dim, start, length):
 def select(self, dim, index):
     torch = _torch()
     dim %= self.dim()
+    if not -self._size[dim] <= index < self._size[dim]:   # (also ends iteration)
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size "
+                         f"{self._size[dim]}")
     index %= self._size[dim]
     take = np.nonzero(self._idx[dim] == index)[0]
     idx = np.delete(self._idx[:, take], dim, 0)
@@ -360,6 +369,10 @@ def _no_storage(self, *args):
     raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
 
+def _backward(self, *args, **kwargs):
+    raise RuntimeError("memory format option is only supported by strided tensors")
+
+
 def _numpy(self, *args, **kwargs):
     raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
@@ -429,7 +442,9 @@ def _methods():
         "mv": _mv, "__rmatmul__": _rmatmul, "matmul": _matmul, "__matmul__": _matmul,
         "sparse_resize_": _sparse_resize_, "reshape": _reshape, "flatten": _reshape,
         "expand": _expand, "__len__": _len, "numpy": _numpy, "tolist": _no_storage,
-        "item": _no_storage,
+        "item": lambda self: self.to_dense().item(),
+        "norm": lambda self, *a, **k: self.coalesce()._vals.norm(*a, **k),
+        "backward": _backward,
         "int": _dtype_to("int32"), "long": _dtype_to("int64"), "half": _dtype_to("float16"),
         "bfloat16": _dtype_to("bfloat16"),
         "element_size": lambda self: self._vals.element_size(),
@@ -448,7 +463,7 @@ _FUNCTIONS = tuple(_UNARY) + ("add", "sub", "mul", "div", "pow", "transpose", "p
                               "sum") + tuple(n for n in _NO_KERNEL if not n.startswith("_"))
 
 _CSR_METHODS = tuple(_UNARY) + ("__mul__", "__rmul__", "mul", "__truediv__", "div",
-                                "__add__", "add", "__radd__")
+                                "__add__", "add", "__radd__", "__rmatmul__")
 
 
 def _sparse_aware(fn, name):
@@ -482,12 +497,40 @@ def _sparse_second(fn, name):
     return f
 
 
+def _strided_error(name, what):
+    def f(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected {what} layout but got Strided")
+    f.__name__ = name
+    return f
+
+
+# a dense tensor's sparse-only methods: torch's layout errors (to_dense: the tensor itself)
+_DENSE_METHODS = {
+    "coalesce": _strided_error("coalesce", "sparse coordinate tensor"),
+    "indices": _strided_error("indices", "sparse coordinate tensor"),
+    "values": _strided_error("values", "sparse tensor"),
+    "crow_indices": _strided_error("crow_indices", "sparse row compressed tensor"),
+    "col_indices": _strided_error("col_indices", "sparse row compressed tensor"),
+    "ccol_indices": _strided_error("ccol_indices", "sparse column compressed tensor"),
+    "row_indices": _strided_error("row_indices", "sparse column compressed tensor"),
+}
+
+
+def _dense_to_dense(self, dtype=None, *, masked_grad=None):
+    return self if dtype is None else self.to(dtype)
+
+
 def install(torch_module):
     from ._sparse_csr import SparseCsrTensor
 
+    for name, fn in _DENSE_METHODS.items():
+        setattr(torch_module.Tensor, name, fn)
+    torch_module.Tensor.to_dense = _dense_to_dense
+
     methods = _methods()
     for name, fn in methods.items():
-        if name not in SparseCooTensor.__dict__ or name in ("__mul__", "__rmul__"):
+        if name not in SparseCooTensor.__dict__ or name in ("__mul__", "__rmul__",
+                                                             "__matmul__"):
             setattr(SparseCooTensor, name, fn)
     for name in _CSR_METHODS:
         if name not in SparseCsrTensor.__dict__:
@@ -507,14 +550,14 @@ def install(torch_module):
 
 # ------------------------------------------------------------------------------ products
 def _mm_checks(s, dense):
+    if s.dense_dim():
+        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D tensor")
     if s.dim() == 2 and dense.dim() == 2 and s._size[1] != dense.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._size[1]}, got "
                            f"{dense.shape[0]}")
     if dense.dim() == 1 and s.dense_dim() == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
-    if s.dense_dim():
-        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D tensor")
     if dense.dtype != s.dtype:
         raise RuntimeError(f"expected scalar type {s.dtype.legacy} but found "
                            f"{dense.dtype.legacy}")
