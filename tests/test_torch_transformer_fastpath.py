@@ -63,3 +63,33 @@ def test_encoder_fast_path_as_torch(tmp_path):
     out = "".join(line for line in proc.stdout.splitlines(keepends=True)
                   if not line.startswith("gradrepl: torch's float math"))
     assert re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", out) == EXPECTED
+
+
+# MultiheadAttention's own fast path (eval, batch_first self-attention without masks, nothing to
+# record): torch's _native_multi_head_attention computes the weights' route whatever need_weights
+# (q scaled after its bias, bmm, softmax, bmm, addmm), not the SDPA of the slow need_weights=False
+# path: 158 of 240 values differed in their last bits, and TransformerEncoderLayer's fast path
+# (the same attention, then the usual ops) with them. Digests: real torch 2.13 here, sha256[:8]
+# of (MultiheadAttention(need_weights=False), TransformerEncoderLayer) outputs under no_grad.
+REAL_MHA_E1 = [("15eb2e6b", "2f2c9a08"), ("508b819d", "f2b1c6e5"), ("f40304d1", "ccb6d5c8"),
+               ("7ed9fd7d", "10571d73")]
+
+
+def test_mha_native_path_bits_equal_real_torch():
+    import hashlib
+
+    import gradrepl.torch as torch
+    from conftest import record_for_mkl_branch
+    from gradrepl.torch import nn
+
+    real = record_for_mkl_branch("MHA fast path (MKL GEMMs)", {"AVX512_E1": REAL_MHA_E1})
+    got = []
+    for (B, T, E, H) in [(3, 5, 16, 4), (2, 7, 32, 2), (1, 9, 64, 8), (4, 3, 8, 2)]:
+        torch.manual_seed(B * 100 + T)
+        layer = nn.TransformerEncoderLayer(E, H, 2 * E, batch_first=True).eval()
+        x = torch.randn(B, T, E)
+        with torch.no_grad():
+            fast = layer.self_attn(x, x, x, need_weights=False)[0]
+            lay = layer(x)
+        got.append(tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:8] for t in (fast, lay)))
+    assert got == real

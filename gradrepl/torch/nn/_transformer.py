@@ -517,6 +517,13 @@ class MultiheadAttention(Module):
                                            else raw(attn_mask).dtype,
                                            "attn_mask", raw(query).dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", raw(query).dtype, False)
+        if not need_weights and self._native_path(query, key, value, attn_mask,
+                                                  key_padding_mask, is_causal):
+            # torch's _native_multi_head_attention without masks computes the attention
+            # weights' route whatever need_weights (q scaled after its bias, bmm, softmax,
+            # bmm, addmm): the slow path's need_weights=True values, weights not returned
+            return self.forward(query, key, value, need_weights=True,
+                                average_attn_weights=average_attn_weights)[0], None
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
@@ -547,6 +554,26 @@ class MultiheadAttention(Module):
         if self.batch_first and is_batched:
             return _ops.transpose(out, 1, 0), w
         return out, w
+
+    def _native_path(self, query, key, value, attn_mask, key_padding_mask, is_causal):
+        """torch 2.13's fast-path conditions (MultiheadAttention.forward), for self-attention
+        without masks: eval mode, batch_first, packed projections with biases, an even head
+        count, matching dtypes, nothing to record."""
+        from ...engine import grad_mode
+
+        if (attn_mask is not None or key_padding_mask is not None or is_causal
+                or _ndim(query) != 3 or query is not key or key is not value
+                or self.in_proj_weight is None or self.in_proj_bias is None
+                or raw(query).dtype != raw(self.in_proj_weight).dtype
+                or raw(query).dtype != raw(self.in_proj_bias).dtype or self.training
+                or self.num_heads % 2 or not self.batch_first or self.bias_k is not None
+                or self.bias_v is not None or self.add_zero_attn
+                or not self._qkv_same_embed_dim):
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                self.out_proj.bias)
+        return not (grad_mode.is_grad_enabled()
+                    and any(getattr(a, "requires_grad", False) for a in args))
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         mask_type = None
