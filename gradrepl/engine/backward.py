@@ -167,6 +167,133 @@ def iter_backward(roots, root_grads, *, retain_graph=False, create_graph=False, 
     return state.results
 
 
+# ------------------------------------------------- the plain pass, written as one loop
+class _PlainState:
+    """What the phases read of a plain pass's state (``run_plain``): nothing captured, traced
+    or hooked, no graph of the gradients built. Read-only and shared."""
+
+    __slots__ = ()
+    capture = keep = cut = emit = refuse = None
+    create_graph = retain_nonleaf = zero_links = own_versions = False
+    user_grads = frozenset()
+
+
+_PLAIN = _PlainState()
+
+
+def plain_graph(grad_nodes, leaf_nodes):
+    """Whether ``run_plain`` may run these nodes (a backward's ``collect_nodes``, the leaves'
+    nodes apart): no forward output with a hook or a retained gradient, no leaf with a hook,
+    no structural zero links (``link_saved_inputs``) and no PyLayer (whose gradients' flag is
+    remembered): the phases' special modes all stay off."""
+    for n in grad_nodes:
+        if n.zero_from is not None or n.op.name == "py_layer":
+            return False
+        refs = n._out_refs
+        if refs is None:
+            continue
+        if type(refs) is tuple:
+            for r in refs:
+                t = r()
+                if t is not None and (t._hooks or t._retain):
+                    return False
+        else:
+            t = refs()
+            if t is not None and (t._hooks or t._retain):
+                return False
+    for n in leaf_nodes:
+        leaf = n.leaf_ref()
+        if leaf is not None and leaf._hooks:
+            return False
+    return True
+
+
+def run_plain(root, slot, g, deps):
+    """``run_backward((t,), (g,), retain_graph=True, ready_queue=SequenceQueue, deps=deps)``, t's
+    gradient entering ``root`` at ``slot``, for a graph ``plain_graph`` passed, no trace sink:
+    the same phases in torch's order as one loop, without the special modes' tests, the state
+    and the generator (``send_gradients`` inline). ``deps``: ``collect_with_deps``', used up."""
+    buffers = {root: _new_buffer(root)}
+    buffers[root][slot] = g
+    g = None
+    count = SequenceQueue.LEAF_KEY + (root.op is None)
+    heap = [] if deps.get(root, 0) else [(count if root.op is None else -root.uid, root)]
+    pop, push = heapq.heappop, heapq.heappush
+    mode = grad_mode.STATE
+    prev, mode.enabled = mode.enabled, False
+    try:
+        while heap:
+            node = pop(heap)[1]
+            buf = buffers.pop(node, None)
+            op = node.op
+            if op is None:  # a leaf's node
+                accumulate_into_leaf(_PLAIN, node, buf)
+                continue
+            in_grads = _run_plain_node(node, op, buf)  # phase 3
+            buf = None
+            # phase 4 (send_gradients)
+            in_meta = node._in_meta
+            in_data = node.in_data if in_meta is None else None
+            n_in = len(in_grads)
+            edges = node.edges
+            for j in range(0, len(edges), 2):
+                child = edges[j]
+                if child is None:
+                    continue
+                i = j >> 1
+                g = in_grads[i] if i < n_in else None
+                if g is not None:
+                    shape, dtype = in_meta[i] if in_data is None else (in_data[i].shape,
+                                                                       in_data[i].dtype)
+                    gd = _slot(g) if _SLOT_CLASS.get(type(g)) else _data(g)
+                    if gd.shape != shape or gd.dtype is not dtype and gd.dtype != dtype:
+                        g = reduce_grad(op, i, g, shape, dtype)
+                    gd = None
+                    cbuf = buffers.get(child)
+                    if cbuf is None:
+                        out = child.out_data if child.op is not None else _ONE
+                        cbuf = buffers[child] = [None] * len(out) if out is not None else \
+                            _new_buffer(child)
+                    cur = cbuf[slot := edges[j + 1]]
+                    cbuf[slot] = g if cur is None else _add(cur, g, False)
+                    g = cur = cbuf = None   # (a gradient held here would be copied: _sole_owner)
+                deps[child] = d = deps[child] - 1
+                if d == 0:
+                    if child.op is None:
+                        count += 1
+                        push(heap, (count, child))
+                    else:
+                        push(heap, (-child.uid, child))
+            in_grads = None
+            continue  # (a plain jump back, as in iter_backward)
+    finally:
+        mode.enabled = prev
+
+
+def _run_plain_node(node, op, buf):
+    """``run_node`` of a plain pass: the VJP's input gradients, a tuple or a list."""
+    if node.released:
+        raise GraphFreedError(node)
+    if buf is None:
+        buf = _new_buffer(node)
+    for x in buf:
+        if x is None:
+            if not getattr(op, "undefined_grads", False):
+                _zeros_for_missing(node, buf)
+            break
+    if op.saves_inputs:
+        if node.in_versions is not None:
+            _check_versions(node)
+        else:
+            for t in node.inputs:
+                if t._version:
+                    _check_versions(node)
+    in_grads = op.vjp(node, *buf)
+    if type(in_grads) is not tuple and type(in_grads) is not list:
+        in_grads = (in_grads,)
+    return in_grads
+
+
 class SequenceQueue:
     """torch's ready queue (the autograd engine's ReadyQueue): of the ready nodes, the one made
     last (the highest sequence number) runs first, so a branch is run to its end before an

@@ -123,7 +123,8 @@ def _check_inputs(inputs):
 # ------------------------------------------------------------------------------ the plan
 def _plan(outputs, inputs):
     """The backward nodes the engine will run (as ``iter_backward`` prunes them), the leaves'
-    nodes, and (without ``inputs``) the engine's dependency counts from the same walk."""
+    nodes, and (without ``inputs``) the engine's dependency counts from the same walk and
+    whether the engine's plain pass may run them (``backward.plain_graph``)."""
     roots = []
     for t in outputs:
         e = t.gradient_edge()
@@ -137,7 +138,10 @@ def _plan(outputs, inputs):
                 grad_nodes.append(n)
             elif isinstance(n, AccumulateNode):
                 leaves.append(n)
-        return grad_nodes, leaves, deps
+        # (a node of another kind: the general pass)
+        plain = len(grad_nodes) + len(leaves) == len(nodes) and _bw.plain_graph(grad_nodes,
+                                                                                leaves)
+        return grad_nodes, leaves, deps, plain
     nodes = _bw.collect_nodes(roots)
     wanted = set()
     for t in inputs:
@@ -158,7 +162,7 @@ def _plan(outputs, inputs):
         keep.add(n)
         stack.extend(parents.get(n, ()))
     return [n for n in nodes if isinstance(n, GradNode) and n in keep and
-            any(child is not None and child in keep for child in n.edges[::2])], [], None
+            any(child is not None and child in keep for child in n.edges[::2])], [], None, False
 
 
 def _describe(t):
@@ -248,15 +252,27 @@ def _release(nodes):
 
 
 def _run(outputs, grads, retain_graph, create_graph, inputs=None):
-    nodes, leaves, deps = _plan(outputs, inputs)
+    nodes, leaves, deps, plain = _plan(outputs, inputs)
     saving = _check(nodes)
     fresh = [acc for acc in leaves if create_graph and acc.leaf is not None
              and acc.leaf._grad is None]
+    prev = grad_mode.STATE.enabled
+    if plain and len(grads) == 1 and grads[0] is not None and not create_graph \
+            and _bw.TRACE_SINK is None:   # (one root, nothing hooked, traced or built)
+        root, slot = outputs[0].gradient_edge()
+        try:
+            _bw.run_plain(root, slot, grads[0], deps)
+        except _bw.GraphFreedError:
+            raise RuntimeError(FREED_MESSAGE) from None
+        except _bw.InplaceModifiedError as exc:
+            raise _inplace_error(exc.tensor, exc.saved_version) from None
+        finally:
+            grad_mode.STATE.enabled = prev
+        return _after(saving, leaves, retain_graph)
     roots = [t for t, g in zip(outputs, grads) if g is not None]
     seeds = [g for g in grads if g is not None]
     if len(seeds) != len(grads):   # (the walk above started from every output)
         deps = None
-    prev = grad_mode.STATE.enabled
     try:
         res = _bw.run_backward(roots, seeds, retain_graph=True, create_graph=create_graph,
                                inputs=inputs, ready_queue=_bw.SequenceQueue, deps=deps)
@@ -266,16 +282,10 @@ def _run(outputs, grads, retain_graph, create_graph, inputs=None):
         raise _inplace_error(exc.tensor, exc.saved_version) from None
     finally:
         grad_mode.STATE.enabled = prev
-    if not retain_graph:
-        _release(saving)
     if inputs is None:
-        for acc in leaves:
-            leaf = acc.leaf
-            hooks = getattr(leaf, "_post_hooks", None) if leaf is not None else None
-            if hooks:  # torch runs them inside backward, where grad mode is off
-                with grad_mode.no_grad():
-                    for hook in list(hooks.values()):
-                        hook(leaf)
+        _after(saving, leaves, retain_graph)
+    elif not retain_graph:
+        _release(saving)
     for acc in fresh:  # torch's AccumulateGrad copies a first gradient that has a history
         leaf = acc.leaf
         g = leaf._grad if leaf is not None else None
@@ -284,6 +294,20 @@ def _run(outputs, grads, retain_graph, create_graph, inputs=None):
 
             leaf._grad = apply(_ops.top("assign", "CopyBackwards", "none"), (g,))
     return res
+
+
+def _after(saving, leaves, retain_graph):
+    """After a backward without ``inputs``: the nodes that saved tensors release them (unless
+    ``retain_graph``), then the leaves' post-accumulate hooks run."""
+    if not retain_graph:
+        _release(saving)
+    for acc in leaves:
+        leaf = acc.leaf_ref()
+        hooks = getattr(leaf, "_post_hooks", None) if leaf is not None else None
+        if hooks:  # torch runs them inside backward, where grad mode is off
+            with grad_mode.no_grad():
+                for hook in list(hooks.values()):
+                    hook(leaf)
 
 
 # ------------------------------------------------------------------------------ the API
