@@ -217,3 +217,45 @@ def test_complex_powers_in_paddle_3():
     with contextlib.redirect_stdout(out):
         exec(POWERS, {"paddle": paddle})
     assert out.getvalue() == POWERS_EXPECTED
+
+
+PROD_GRADS = r"""
+for dt in ("complex64","complex128"):
+  a=paddle.to_tensor([1.5+2j, -0.5-1j, 3+0j],dtype=dt,stop_gradient=False); b=paddle.to_tensor([0.25-1j, 2+0.5j, -1.5+4j],dtype=dt,stop_gradient=False)
+  (a.sum()*b.prod()).abs().backward(); print(a.grad.numpy().tolist(), b.grad.numpy().tolist())
+  a.clear_grad(); paddle.cumprod(a,0).abs().sum().backward(); print(a.grad.numpy().tolist())
+"""
+
+# real Paddle 3.3.1: prod's complex gradient is not conjugated (torch's is), cumprod's is
+PROD_GRADS_EXPECTED = """\
+[(8.806957244873047+2.2017393112182617j), (8.806957244873047+2.2017393112182617j), (8.806957244873047+2.2017393112182617j)] [(-36.05813980102539+4.286383628845215j), (2.1431918144226074+18.029069900512695j), (8.526638984680176-2.0154519081115723j)]
+[(3.2832815647125244+4.377708435058594j), (-4.472136497497559-8.944271087646484j), (2.7950849533081055+0j)]
+[(8.80695747690427+2.201739369226067j), (8.80695747690427+2.201739369226067j), (8.80695747690427+2.201739369226067j)] [(-36.05813935547993+4.286383816317628j), (2.143191908158814+18.029069677739965j), (8.526639329976213-2.015451993102991j)]
+[(3.283281572999748+4.377708763999664j), (-4.47213595499958-8.94427190999916j), (2.7950849718747373+0j)]
+"""
+
+
+def test_complex_prod_and_cumprod_gradients_in_paddle_3():
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("3")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(PROD_GRADS, {"paddle": paddle})
+    assert out.getvalue() == PROD_GRADS_EXPECTED
+
+
+def test_complex_tanh_gradient_conjugated_in_paddle_3():
+    import numpy as np
+
+    import gradrepl.paddle as paddle
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("3")
+    a = paddle.to_tensor([1.5+2j, -0.5-1j, 3+0j], dtype="complex128", stop_gradient=False)
+    paddle.tanh(a).real().sum().backward()
+    # real Paddle 3.3.1: [-0.12594059-0.1710953j, 0.56355523+1.68287312j, 0.00986604+0.j]
+    np.testing.assert_allclose(a.grad.numpy(), [-0.12594059 - 0.1710953j,
+                                                0.56355523 + 1.68287312j, 0.00986604 + 0j],
+                               atol=1e-8)

@@ -50,7 +50,7 @@ _COPIES: dict = {}
 # as ``dy * f'(z)`` and run as ``conj(vjp(conj(dy)))`` on complex values, ``dy * conj(f'(z))``
 _HOLOMORPHIC = frozenset(_complex_ops.HOLOMORPHIC) | {
     "tanh", "sigmoid", "sinh", "cosh", "asinh", "acosh", "atanh", "tan", "log_softmax",
-    "softmax", "fused_addmm", "fused_addcmul", "fused_addcdiv"}
+    "softmax", "fused_addmm", "fused_addcmul", "fused_addcdiv", "prod"}
 
 
 class _TorchOp(OpDef):

@@ -167,8 +167,10 @@ def angle(x):
 # ============================================================== the holomorphic ops
 HOLOMORPHIC = ("multiply", "divide", "elementwise_pow", "pow", "exp", "expm1", "log", "log2",
                "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan",
-               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "prod", "cumprod",
-               "asinh", "acosh", "atanh", "determinant", "inverse", "solve")
+               "asin", "acos", "atan", "sinh", "cosh", "matmul", "bmm", "dot", "tanh",
+               "cumprod", "asinh", "acosh", "atanh", "determinant", "inverse", "solve")
+# (prod and matrix_power: Paddle 3.3.1's complex gradients are not conjugated; the torch
+# dialect conjugates prod, torch/_ops._HOLOMORPHIC)
 
 
 class _ConjugatedNode:
