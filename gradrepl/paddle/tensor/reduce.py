@@ -649,23 +649,19 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
 
 
 def _svd_norm(x, p, axis, keepdim):
-    """Spectral (2), smallest-singular-value (-2) and nuclear ('nuc') norms: the two axes moved
-    last, the singular values, then their max, min or sum (as Paddle 3 composes them)."""
+    """Spectral (2), smallest-singular-value (-2) and nuclear ('nuc') norms as Paddle 3 composes
+    them: transpose (the two axes last; recorded also when that moves nothing), its svd op (S:
+    SvdGradNode, whose gradient is Paddle's svd_grad kernel with U and VH), then the max, min or
+    sum; with keepdim unsqueeze and transpose back (real 3.3.1's graph)."""
     from ...engine.ops import shape as SH
+    from .linalg_ext import svd
+    from .manipulation import unsqueeze
 
     require_dtypes(x, "svd", ("float64", "float32"))
     nd = x.data.ndim
     d0, d1 = (a % nd for a in axis)
     perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
-    xt = SH.transpose(x, perm) if perm != list(range(nd)) else x
-    from .. import _ref_lapack as RL
-
-    if RL.usable(xt):               # S of Paddle's svd kernel, by its reference LAPACK
-        from ...engine.registry import apply
-
-        sv = apply(RL.op_like(R.SINGULAR_VALUES, RL.svd_s_fwd), (xt,))
-    else:
-        sv = R.singular_values(xt)
+    sv = svd(SH.transpose(x, perm))[1]
     last = sv.data.ndim - 1
     if p == "nuc":
         out = R.sum(sv, (last,), keepdim, out_shape_for(sv, (last,), keepdim))
@@ -673,7 +669,7 @@ def _svd_norm(x, p, axis, keepdim):
         out = _extreme("max" if p == 2 else "min", sv, last, keepdim)
     if keepdim:
         inv = [perm.index(i) for i in range(nd)]
-        out = SH.transpose(SH.reshape(out, out.data.shape + (1,)), inv)
+        out = SH.transpose(unsqueeze(out, -1), inv)
     return out
 
 
