@@ -798,6 +798,7 @@ Tensor.to_sparse_csr = _to_sparse_csr
 Tensor.is_sparse = lambda self: False
 Tensor.is_sparse_coo = lambda self: False
 Tensor.is_sparse_csr = lambda self: False
+Tensor.is_dense = lambda self: True
 
 def _new_like(name, fill):
     """``Tensor.new_empty/new_ones/new_zeros(*size, dtype=None, ...)`` (3.x): a new tensor of

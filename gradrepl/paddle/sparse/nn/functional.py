@@ -7,14 +7,16 @@ from .. import SparseTensor
 from ..kernels import coo_softmax_groups, csr_softmax_rows, flat_index
 
 __all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv3d", "subm_conv3d", "max_pool3d",
-           "conv2d", "subm_conv2d"]
+           "conv2d", "subm_conv2d", "attention"]
 
 
 def _apply(name, x, *args):
     import gradrepl.paddle.nn.functional as F
 
     if not isinstance(x, SparseTensor):
-        raise TypeError(f"paddle.sparse.nn.functional.{name}: x must be a sparse tensor")
+        from .. import dense_input_error
+
+        raise dense_input_error(name)
     return SparseTensor(x._layout, x._parts, getattr(F, name)(x._values, *args), x._shape,
                         x.stop_gradient)
 
@@ -66,8 +68,15 @@ def softmax(x, axis=-1, name=None):
 
 # real Paddle's public names of paddle.sparse.nn.functional not emulated (3.3.1; 2.6.2 lacks
 # the two igemm ones)
-_NOT_EMULATED = frozenset(("attention",
-                           "subm_conv2d_igemm", "subm_conv3d_igemm",
+def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=None,
+              name=None):
+    """Paddle's kernel is CUDA-only: not emulated (the name exists, so its arguments are
+    evaluated first, as in Paddle)."""
+    raise NotImplementedError("gradrepl's paddle does not emulate "
+                              "paddle.sparse.nn.functional.attention (a GPU kernel in Paddle)")
+
+
+_NOT_EMULATED = frozenset(("subm_conv2d_igemm", "subm_conv3d_igemm",
                            "activation", "conv", "pooling", "transformer"))
 
 
