@@ -370,3 +370,37 @@ def test_float32_var_std_over_dim0_native_equal_the_replay(monkeypatch):
     a = np.ones((4, 3), F32)
     a[1, 1] = np.inf   # (not finite: left to numpy)
     assert _native.lib.var_columns_f32(a, np.empty(3, F32), 1.0, True) == 1
+
+
+@needs_native
+def test_float32_fma_native_equals_the_replay():
+    # _norm_kernels.fma (batch norm's backward, the SLEEF replays): fmaf of three float32
+    # arrays against the replay's always-repaired double sum: random magnitudes, exact ties
+    # (a * b half an ulp of c, both signs), near cancellation, subnormal products
+    from gradrepl.torch import _norm_kernels as NK
+
+    rng = np.random.default_rng(47)
+    n = 4096
+    for _ in range(40):
+        e = rng.integers(-100, 100, n)
+        c2 = np.ldexp(1.0 + rng.integers(0, 1 << 23, n) / 2.0 ** 23, e).astype(F32)
+        a2 = np.ldexp(1.0, (e - 24) // 2).astype(F32)
+        b2 = (np.ldexp(1.0, e - 24) / a2.astype(np.float64)).astype(F32)
+        a3, b3 = rng.standard_normal(n).astype(F32), rng.standard_normal(n).astype(F32)
+        sets = [
+            [(rng.standard_normal(n) * 10.0 ** rng.integers(-20, 20, n)).astype(F32)
+             for _ in range(3)],
+            [a2 * np.where(rng.random(n) < 0.5, -1, 1).astype(F32), b2, c2],
+            [a3, b3, (-(a3.astype(np.float64) * b3)
+                      * (1 + rng.standard_normal(n) * 1e-7)).astype(F32)],
+            [(rng.standard_normal(n) * 1e-20).astype(F32),
+             (rng.standard_normal(n) * 1e-20).astype(F32),
+             (rng.standard_normal(n) * 1e-38).astype(F32)]]
+        for a, b, c in sets:
+            got = NK.fma(a, b, c)
+            with np.errstate(all="ignore"):
+                want = NK._fma_repaired(a, b, c)
+            assert _bits(got) == _bits(want)
+    out = np.empty(2, F32)   # (not finite: left to numpy, which keeps its NaN payloads)
+    assert _native.lib.fma_f32(np.array([1, np.inf], F32), np.ones(2, F32), np.ones(2, F32),
+                               out) == 1

@@ -885,6 +885,47 @@ static PyObject *py_var_columns_f32(PyObject *self, PyObject *const *args, Py_ss
     return PyLong_FromLong(status);
 }
 
+/* ------------------------------------------------------------------ exported: float32 fma */
+/* fma_f32(a, b, c, out) -> 0: out = fmaf(a, b, c) element by element (one rounding: what the
+ * replay torch/_norm_kernels.py fma computes, the double sum repaired where it ties), four
+ * C-contiguous float32 buffers of one length. 1 (out not to be used) where an input or a
+ * result is not finite (the replay keeps numpy's NaN payloads). */
+static PyObject *py_fma_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer v[4];
+    if (nargs != 4) { PyErr_SetString(PyExc_TypeError, "fma_f32 takes 4 arguments"); return NULL; }
+    int got = 0;
+    for (; got < 4; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got == 3 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(args[got], &v[got], flags) < 0) break;
+    }
+    long status = 0;
+    if (got < 4) {
+        for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        char f = v[i].format ? v[i].format[strlen(v[i].format) - 1] : 0;
+        if (f != 'f' || v[i].itemsize != 4 || v[i].len != v[3].len) {
+            for (int k = 0; k < 4; k++) PyBuffer_Release(&v[k]);
+            PyErr_SetString(PyExc_ValueError, "fma_f32: four float32 buffers of one length");
+            return NULL;
+        }
+    }
+    const float *a = v[0].buf, *b = v[1].buf, *c = v[2].buf;
+    float *o = v[3].buf;
+    Py_ssize_t n = v[3].len / 4;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float r = fmaf(a[i], b[i], c[i]);
+        if (!isfinite(r) || !isfinite(a[i]) || !isfinite(b[i]) || !isfinite(c[i])) {
+            status = 1; break;
+        }
+        o[i] = r;
+    }
+    for (int k = 0; k < 4; k++) PyBuffer_Release(&v[k]);
+    return PyLong_FromLong(status);
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -913,6 +954,8 @@ static PyMethodDef methods[] = {
      "column_sums(a, out, lanes) -> 0, or 1 (nothing written): a's sums over axis 0 (torch's)"},
     {"var_columns_f32", (PyCFunction)(void (*)(void))py_var_columns_f32, METH_FASTCALL,
      "var_columns_f32(x, out, correction, root) -> 0, or 1 (not finite: nothing written)"},
+    {"fma_f32", (PyCFunction)(void (*)(void))py_fma_f32, METH_FASTCALL,
+     "fma_f32(a, b, c, out) -> 0, or 1 (not finite: out not to be used): fmaf of each"},
     {NULL, NULL, 0, NULL},
 };
 
