@@ -649,7 +649,7 @@ def dense_to_sparse_coo(x, sparse_dim):
 
 def dense_to_sparse_csr(x):
     if x.ndim not in (2, 3):   # (Paddle's kernel check, its line per version)
-        line = {"3": 88, "2.6": 85}.get(profiles.current().key, 85)
+        line = {"3": 85, "2.6": 88}.get(profiles.current().key, 88)
         raise ValueError(
             "(InvalidArgument) SparseCsrTensor only support 2-D or 3-D Tensor.\n  [Hint: "
             "Expected valid == true, but received valid:0 != true:1.] (at /paddle/paddle/phi/"
