@@ -245,6 +245,9 @@ def _torch_pow(x, y, base=None, **_kw):
             xb, yb = np.broadcast_arrays(x, y)
             return K.powf(np.ascontiguousarray(xb), np.ascontiguousarray(yb))
         if x.dtype.kind == "c" or y.dtype.kind == "c":   # (std::pow: exp(y * log(x)))
+            if y.ndim == 0 and x.dtype.kind == "c" and y.dtype.kind != "c":
+                # a 0-dim exponent is pow(Tensor, Scalar) in torch (its special exponents)
+                return _torch_pow_scalar(x, y.item()).astype(np.result_type(x, y))
             return EM._complex_pow(x, y).astype(np.result_type(x, y))
         return np.power(x, y).astype(np.result_type(x, y))
 

@@ -114,8 +114,8 @@ def _elementwise_pow_fwd(x, y, grad="dout_first", impl="libm", log=None):
             return powd_u10(x, y)
         x, y = np.broadcast_arrays(x, y)
         return K.pow64(np.array(x), np.array(y))
-    if x.dtype.kind == "c" or np.asarray(y).dtype.kind == "c":
-        return _complex_pow(x, y)
+    if log == "libm" and (x.dtype.kind == "c" or np.asarray(y).dtype.kind == "c"):
+        return _complex_pow(x, y)   # (Paddle's kernel, std::pow; torch's VJPs: numpy's power)
     return np.power(x, y)
 
 
@@ -142,12 +142,13 @@ def _pow_vjp(n, g):
     dy = dout * (log(x) * pow(x, y)), 0 where x == 0 and y >= 0."""
     x, y = n.inputs
     lg = _log_libm(x) if n.attrs.get("log") == "libm" else log(x)
+    lib = n.attrs.get("log")   # (Paddle's kernel's own pow inside its gradient)
     if n.attrs.get("grad") != "pow_first":
-        dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0)))
-        dy = multiply(multiply(g, lg), pow(x, y))
+        dx = multiply(multiply(g, y), pow(x, scale(y, 1.0, -1.0), log=lib))
+        dy = multiply(multiply(g, lg), pow(x, y, log=lib))
         return dx, dy
-    dx = multiply(g, multiply(y, pow(x, scale(y, 1.0, -1.0))))
-    dy = multiply(g, multiply(lg, pow(x, y)))
+    dx = multiply(g, multiply(y, pow(x, scale(y, 1.0, -1.0), log=lib)))
+    dy = multiply(g, multiply(lg, pow(x, y, log=lib)))
     keep_x = np.broadcast_to(y.data != 0, dx.data.shape)
     keep_y = np.broadcast_to(~((x.data == 0) & (y.data >= 0)), dy.data.shape)
     if not keep_x.all():
@@ -912,7 +913,7 @@ def lerp(x, y, weight):
     return apply(LERP, (x, y, weight))
 
 
-def _pow_scalar_fwd(x, factor):
+def _pow_scalar_fwd(x, factor, std_pow=False):
     """``x.pow(factor)``: Paddle casts the factor to x's dtype (an int tensor's 2.5 is 2)."""
     if x.dtype.kind in "iu":
         return _elementwise_pow_fwd(x, np.asarray(int(factor), x.dtype))
@@ -922,7 +923,7 @@ def _pow_scalar_fwd(x, factor):
     if x.dtype == np.float64:
         # the factor is the op's float32 attribute (real 3.3.1/2.6.2: x ** 1.7 is x ** 1.70000005)
         return _eigen_pow64.eigen_pow64(x, float(np.float32(factor)), K.pow64)
-    if x.dtype.kind == "c":
+    if x.dtype.kind == "c" and std_pow:   # (Paddle's kernel: std::pow, exp(y * log(x)))
         return _complex_pow(x, f)
     return np.power(x, f)
 
@@ -1064,7 +1065,10 @@ def stanh(x, scale_a=0.67, scale_b=1.7159):
     return apply(STANH, (x,), {"scale_a": scale_a, "scale_b": scale_b})
 
 
-def pow_scalar(x, factor):
+def pow_scalar(x, factor, std_pow=False):
+    """x ** factor; ``std_pow``: complex values as C++'s std::pow (Paddle's kernel)."""
+    if std_pow and x.data.dtype.kind == "c":
+        return apply(POW_SCALAR, (x,), {"factor": float(factor), "std_pow": True})
     return apply(POW_SCALAR, (x,), {"factor": float(factor)})
 
 

@@ -96,7 +96,7 @@ def _with_scalar(name, x, s, reverse):
             return _checked("scale", x, lambda: scale_op(x, 1.0 / s if s != 0 else _inf(s)))
         return _checked("div_scale", x, lambda: M.div_scale(x, s))
     if name == "elementwise_pow" and not reverse:
-        return _checked("pow", x, lambda: M.pow_scalar(x, s))
+        return _checked("pow", x, lambda: M.pow_scalar(x, s, std_pow=True))
     return _run_full(name, x, s, reverse, kind)
 
 
@@ -298,7 +298,7 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's name
         raise _arg_error("pow", 0, "x", x)
     if not promotion.is_scalar(y):
         raise TypeError(f"y must be scalar, Tensor(in dygraph mode), but received: {type(y)}")
-    return _checked("pow", x, lambda: M.pow_scalar(x, y))
+    return _checked("pow", x, lambda: M.pow_scalar(x, y, std_pow=True))
 
 
 def add_n(inputs, name=None):
