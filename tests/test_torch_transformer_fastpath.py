@@ -22,16 +22,18 @@ x = torch.randn(2, 4, 8)
 pad = torch.tensor([[False] * 4, [False, False, True, True]])
 with torch.no_grad():
     print(enc(x, src_key_padding_mask=pad)[1, 2:])            # fast path: zero rows
-    print(enc(x, src_key_padding_mask=pad.flip(1))[1, :2].abs().sum() > 0)   # not left aligned: slow path
-    print(enc(x, src_key_padding_mask=pad, mask=torch.zeros(4, 4)).shape)  # mask given: slow path
+    print(enc(x, src_key_padding_mask=pad.flip(1))[1, :2].abs().sum() > 0)   # not left aligned
+    print(enc(x, src_key_padding_mask=pad, mask=torch.zeros(4, 4)).shape)  # mask given
 print(enc(x, src_key_padding_mask=pad)[1, 2:].abs().sum() > 0)   # grad enabled: slow path
 enc.train()
 with torch.no_grad():
     print(enc(x, src_key_padding_mask=pad)[1, 2:].abs().sum() > 0)
-e2 = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1, enable_nested_tensor=False).eval()
+e2 = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1,
+                           enable_nested_tensor=False).eval()
 with torch.no_grad():
     print(e2(x, src_key_padding_mask=pad)[1, 2:].abs().sum() > 0)
-    print(enc.eval()(x, src_key_padding_mask=pad.float().masked_fill(pad, float("-inf")))[1, 2:].sum())
+    fm = pad.float().masked_fill(pad, float("-inf"))
+    print(enc.eval()(x, src_key_padding_mask=fm)[1, 2:].sum())
 """
 EXPECTED = (  # recorded: real torch 2.13.0, stdout and stderr together (2>&1)
     "SITE/torch/nn/modules/transformer.py:529: UserWarning: The PyTorch API of nested tensors is "
@@ -93,3 +95,49 @@ def test_mha_native_path_bits_equal_real_torch():
             lay = layer(x)
         got.append(tuple(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:8] for t in (fast, lay)))
     assert got == real
+
+
+# With a boolean key padding mask the native attention scores go through ATen's masked softmax
+# (host_softmax: expf of each kept score's difference, their sum in double, times its
+# reciprocal), where the slow path adds -inf and runs the vectorised softmax; a
+# TransformerEncoderLayer on its fast path hands its attention that boolean mask. Digests: real
+# torch 2.13 here, sha256[:8] of (MHA output, averaged weights, per-head weights, layer output).
+REAL_KPM_E1 = ["08ae18b0 af1cb3e2 4a17a4b6 c7e02ec8", "bd78a69f 75805aea 43445ac4 3b782879",
+               "b2f9482d fe3ab836 0b04976b 01256a7e"]
+
+
+def test_mha_native_key_padding_bits_equal_real_torch():
+    import hashlib
+
+    import gradrepl.torch as torch
+    from conftest import record_for_mkl_branch
+    from gradrepl.torch import nn
+
+    real = record_for_mkl_branch("MHA fast path with a padding mask", {"AVX512_E1": REAL_KPM_E1})
+    got = []
+    for (B, T, E, H) in [(3, 5, 16, 4), (2, 7, 32, 2), (4, 3, 8, 2)]:
+        torch.manual_seed(B * 10 + T)
+        layer = nn.TransformerEncoderLayer(E, H, 2 * E, batch_first=True).eval()
+        x = torch.randn(B, T, E)
+        pad = torch.arange(T)[None, :] >= torch.randint(1, T + 1, (B,))[:, None]
+        pad[0, -1] = True
+        mha = layer.self_attn
+        with torch.no_grad():
+            o, w = mha(x, x, x, key_padding_mask=pad)
+            _, w2 = mha(x, x, x, key_padding_mask=pad, average_attn_weights=False)
+            lb = layer(x, src_key_padding_mask=pad)
+        got.append(" ".join(hashlib.sha256(t.numpy().tobytes()).hexdigest()[:8]
+                            for t in (o, w, w2, lb)))
+    assert got == real
+
+
+def test_masked_softmax_all_masked_row_is_nan():
+    import numpy as np
+
+    from gradrepl.torch.nn._transformer import _masked_softmax_lastdim
+
+    s = np.array([[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], np.float32)
+    out = _masked_softmax_lastdim(s, np.array([[False, True, False], [True, True, True]]))
+    # real torch 2.13: torch._masked_softmax(s, mask, 1, 0) -> [[0.1824, 0., 0.8176], [nan]*3]
+    assert out[0, 1] == 0 and np.isnan(out[1]).all()
+    assert out[0].tolist() == np.float32([0.18242552876472473, 0.0, 0.8175745010375977]).tolist()

@@ -448,6 +448,23 @@ def _empty(shape, dt):
     return Parameter(Tensor._wrap(np.zeros(shape, dt)))
 
 
+def _masked_softmax_lastdim(scores, masked):
+    """ATen's masked softmax over the last axis (host_softmax<float, false, true>): the max of
+    the kept scores, each kept one's expf of its float difference (correctly rounded, as
+    glibc's), their sum in double in order, each value times the sum's reciprocal in double.
+    A row with every key masked gives NaN, as torch's does."""
+    masked = np.broadcast_to(masked, scores.shape)
+    kept = np.where(masked, -np.inf, scores)
+    top = kept.max(axis=-1, keepdims=True)
+    diff = (scores - np.where(np.isfinite(top), top, scores[..., :1])).astype(scores.dtype)
+    z = np.where(masked, 0, np.exp(diff.astype(np.float64))).astype(scores.dtype)
+    total = np.zeros(scores.shape[:-1], np.float64)
+    for j in range(scores.shape[-1]):
+        total += z[..., j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (z * (1.0 / total)[..., None]).astype(scores.dtype)
+
+
 class MultiheadAttention(Module):
     """Multi-head attention (``in_proj_weight`` packs the query, key and value projections when
     their sizes agree)."""
@@ -512,6 +529,7 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         is_batched = _ndim(query) == 3
+        bool_kpm = key_padding_mask is not None and raw(key_padding_mask).dtype == np.bool_
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                            None if attn_mask is None
                                            else raw(attn_mask).dtype,
@@ -524,6 +542,9 @@ class MultiheadAttention(Module):
             # bmm, addmm): the slow path's need_weights=True values, weights not returned
             return self.forward(query, key, value, need_weights=True,
                                 average_attn_weights=average_attn_weights)[0], None
+        if bool_kpm and self._native_path(query, key, value, attn_mask, None, is_causal):
+            return self._native_key_padding(query, raw(key_padding_mask) != 0, need_weights,
+                                            average_attn_weights)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
@@ -574,6 +595,25 @@ class MultiheadAttention(Module):
                 self.out_proj.bias)
         return not (grad_mode.is_grad_enabled()
                     and any(getattr(a, "requires_grad", False) for a in args))
+
+    def _native_key_padding(self, x, masked, need_weights, average_attn_weights):
+        """torch's _native_multi_head_attention with a boolean key padding mask: the packed
+        projection, q scaled after its bias, q k^T, ATen's masked softmax (host_softmax: each
+        kept score's expf, their sum in double, times its reciprocal), the context, addmm."""
+        import gradrepl.torch as T
+
+        B, L, E = _shape(x)
+        H = self.num_heads
+        qkv = _ops.add(T.matmul(x, self.in_proj_weight.t()), self.in_proj_bias)
+        q, k, v = (_ops.transpose(c.view(B, L, H, E // H), 1, 2) for c in qkv.chunk(3, -1))
+        q = _ops.mul(q, T.tensor(1.0 / math.sqrt(E // H), dtype=q.dtype))
+        scores = raw(T.matmul(q, _ops.transpose(k, -1, -2)))
+        p = Tensor(_masked_softmax_lastdim(scores, masked[:, None, None, :]))
+        ctx = _ops.transpose(T.matmul(p, v), 1, 2).reshape(B * L, E)
+        out = T.addmm(self.out_proj.bias, ctx, self.out_proj.weight.t()).view(B, L, E)
+        if not need_weights:
+            return out, None
+        return out, (_ops.div(p.sum(1), H) if average_attn_weights else p)
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         mask_type = None
@@ -659,11 +699,15 @@ class TransformerEncoderLayer(Module):
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        given = src_key_padding_mask
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                None if src_mask is None
                                                else raw(src_mask).dtype,
                                                "src_mask", raw(src).dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", raw(src).dtype, False)
+        if (src_mask is None and given is not None and raw(given).dtype == np.bool_
+                and self._native_path(src)):
+            src_key_padding_mask = given   # torch's fused layer hands its attention the mask
         x = src
         if self.norm_first:
             x = _ops.add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask,
@@ -674,6 +718,27 @@ class TransformerEncoderLayer(Module):
                                                       is_causal)))
             x = self.norm2(_ops.add(x, self._ff_block(x)))
         return x
+
+    def _native_path(self, src):
+        """torch 2.13's fast-path conditions (TransformerEncoderLayer.forward): there it runs
+        _transformer_encoder_layer_fwd, whose attention is the native one (given the boolean
+        key padding mask) followed by the layer's usual operations."""
+        from ...engine import grad_mode
+
+        attn = self.self_attn
+        if (_ndim(src) != 3 or self.training or not attn.batch_first
+                or attn.in_proj_bias is None or not attn._qkv_same_embed_dim
+                or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps
+                or attn.num_heads % 2 == 1
+                or any(len(getattr(m, "_forward_hooks", {}))
+                       + len(getattr(m, "_forward_pre_hooks", {})) for m in self.modules())):
+            return False
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                attn.out_proj.bias, self.norm1.weight, self.norm1.bias, self.norm2.weight,
+                self.norm2.bias, self.linear1.weight, self.linear1.bias, self.linear2.weight,
+                self.linear2.bias)
+        return not (grad_mode.is_grad_enabled()
+                    and any(getattr(a, "requires_grad", False) for a in args))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
