@@ -40,6 +40,20 @@ def test_ops_print_what_paddle_printed(profile, record):
     assert r.stdout == (DATA / record).read_text() and r.returncode == 0
 
 
+@pytest.mark.parametrize("profile,record", [("3", "expected_breadth_3.3.1.txt"),
+                                            ("2.6", "expected_breadth_2.6.2.txt")])
+def test_breadth_prints_what_paddle_printed(profile, record):
+    """probe_breadth.py (the SPSWEEP sweep's fixes: constructors' and layout errors in Paddle's
+    words and places, values of a stop_gradient=False tensor, divide patterns and by a number,
+    product/dense-input/CSR-rank errors, is_dense, backward of a sparse sum, SyncBatchNorm's CPU
+    error, BatchNorm's repr) under real Paddle 3.3.1 and 2.6.2 here, recorded 2026-12-07 (run
+    twice there: the same bytes). CPU-independent: exact small values."""
+    r = subprocess.run([sys.executable, "-m", "gradrepl", "run", "--paddle", profile,
+                        str(DATA / "probe_breadth.py")], capture_output=True, text=True,
+                       timeout=300)
+    assert r.stdout == (DATA / record).read_text() and r.returncode == 0
+
+
 @pytest.fixture
 def paddle():
     from gradrepl.paddle import profiles
