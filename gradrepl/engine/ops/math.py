@@ -932,14 +932,15 @@ def _factor_minus_one(f, dt):
     return float(np.asarray(f, dt) - np.asarray(1, dt)) if dt.kind == "f" else f - 1.0
 
 
-def _pow_grad_fwd(x, dout, factor):
+def _pow_grad_fwd(x, dout, factor, std_pow=False):
     """Paddle's pow_grad kernel: dx = dout * factor * x.pow(factor - 1), with factor - 1
-    computed in x's dtype (the products of the engine's multiply)."""
+    computed in x's dtype (the products of the engine's multiply); ``std_pow``: complex powers
+    as std::pow (Paddle's)."""
     mul = MULTIPLY.forward
     if x.dtype == np.float64:   # (the float32 attribute)
         factor = float(np.float32(factor))
     scaled = mul(dout, np.asarray(factor, dout.dtype))
-    return mul(scaled, _pow_scalar_fwd(x, _factor_minus_one(factor, x.dtype)))
+    return mul(scaled, _pow_scalar_fwd(x, _factor_minus_one(factor, x.dtype), std_pow))
 
 
 def _pow_grad_vjp(n, gg):
@@ -969,6 +970,8 @@ POW_GRAD = register("pow_grad", _safe(_pow_grad_fwd), _pow_grad_vjp, legacy_name
 def _pow_scalar_vjp(n, g):
     """dx = dout * factor * x.pow(factor - 1) (Paddle's pow_grad op, whose gradient is its
     double-grad kernel's)."""
+    if n.attrs.get("std_pow"):
+        return apply(POW_GRAD, (n.inputs[0], g), {"factor": n.attrs["factor"], "std_pow": True})
     return apply(POW_GRAD, (n.inputs[0], g), {"factor": n.attrs["factor"]})
 
 
