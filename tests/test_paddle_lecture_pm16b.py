@@ -239,3 +239,24 @@ def test_matrix_nms_and_fpn_levels(profile):
         rois_num=paddle.to_tensor([4, 5], dtype="int32"))
     assert ([m.shape[0] for m in multi], restore.numpy().ravel().tolist(),
             [n.numpy().tolist() for n in nums]) == FPN_LEVELS
+
+
+# ------------------------------------------------ nn.Embedding(scale_grad_by_freq=True) (3.x)
+def test_embedding_scale_grad_by_freq(profile):
+    # real 3.3.1: the weight gradient's rows divided by their ids' counts, the node
+    # EmbeddingWithScaledGradientGradNode; real 2.6.2 has no such argument (TypeError)
+    if profile == "2.6":
+        with pytest.raises(TypeError, match="unexpected keyword argument 'scale_grad_by_freq'"):
+            paddle.nn.Embedding(6, 3, scale_grad_by_freq=True)
+        with pytest.raises(TypeError, match="embedding.. got an unexpected keyword argument "
+                                            "'max_norm'"):
+            paddle.nn.functional.embedding(paddle.to_tensor([1]), paddle.rand([4, 3]),
+                                           max_norm=1.0)
+        return
+    emb = paddle.nn.Embedding(6, 3, scale_grad_by_freq=True)
+    out = emb(paddle.to_tensor([1, 1, 1, 4]))
+    assert out.grad_fn.name() == "EmbeddingWithScaledGradientGradNode"
+    (out * paddle.arange(12, dtype="float32").reshape([4, 3])).sum().backward()
+    assert emb.weight.grad.numpy().tolist() == [  # real 3.3.1's
+        [0.0, 0.0, 0.0], [3.0, 4.0, 5.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [9.0, 10.0, 11.0],
+        [0.0, 0.0, 0.0]]

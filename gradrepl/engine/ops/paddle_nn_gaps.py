@@ -464,3 +464,46 @@ def frame(x, frame_length, hop_length, axis):
 
 def overlap_add(x, hop_length, axis):
     return apply(OVERLAP_ADD, (x,), {"hop_length": int(hop_length), "axis": int(axis)})
+
+
+# ====================================================================== embedding, scale_grad_by_freq
+def _scaled_embedding_grad_fwd(ids, g, rows=1, padding_idx=-1):
+    """EmbeddingWithScaledGradientGradKernel (3.x): the embedding gradient summed per id as
+    usual, then each id's row divided by how often the id occurs (in T); the padding row
+    untouched."""
+    from .nn import _embedding_grad_fwd
+
+    out = _embedding_grad_fwd(ids, g, rows=rows, padding_idx=padding_idx)
+    idx = ids.astype(np.int64).reshape(-1)
+    counts = np.bincount(idx, minlength=rows)
+    for i in np.unique(idx):
+        if i != padding_idx:
+            out[i] = out[i] / out.dtype.type(counts[i])
+    return out
+
+
+def _scaled_embedding_vjp(n, g):
+    rows = n.in_meta[1][0][0]
+    return None, apply(EMBEDDING_SCALED_GRAD, (n.inputs[0], g),
+                       {"rows": int(rows), "padding_idx": n.attrs.get("padding_idx", -1)})
+
+
+def _scaled_embedding_fwd(ids, weight, padding_idx=-1):
+    from .nn import _embedding_fwd
+
+    return _embedding_fwd(ids, weight, padding_idx=padding_idx)
+
+
+EMBEDDING_SCALED = register(   # (its "gradient" is scaled on purpose: no finite-difference check)
+    "embedding_with_scaled_gradient", _scaled_embedding_fwd, _scaled_embedding_vjp,
+    diff_inputs=(1,), second_order=False, legacy_name="EmbeddingWithScaledGradientBackward",
+    examples=[([np.array([[0, 2], [1, 2]]), (3, 4)], {}),
+              ([np.array([0, 1, 1, 2, 1]), (3, 2)], {"padding_idx": 2})], check=False)
+EMBEDDING_SCALED_GRAD = register("embedding_with_scaled_gradient_grad",
+                                 _scaled_embedding_grad_fwd, None, diff_inputs=(1,), check=False)
+
+
+def embedding_scaled_grad(ids, weight, padding_idx=-1):
+    """Paddle 3.x's embedding with ``scale_grad_by_freq``: the weight gradient's rows divided
+    by their ids' counts in the batch."""
+    return apply(EMBEDDING_SCALED, (ids, weight), {"padding_idx": int(padding_idx)})

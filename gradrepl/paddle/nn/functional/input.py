@@ -36,7 +36,10 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     """Rows of ``weight`` for the integer ids in ``x``; ``padding_idx`` rows read as zeros and
     get no gradient."""
     from ....engine.ops import nn as N
+    from ..layer.common import _3x_only_args
 
+    _3x_only_args("embedding", max_norm=max_norm, norm_type=norm_type,
+                  scale_grad_by_freq=scale_grad_by_freq)
     rows = weight.data.shape[0]
     pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else rows + padding_idx)
     if rows != 0 and (pad >= rows or pad < -rows):
@@ -53,4 +56,8 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
         from ... import selected_rows
 
         return selected_rows.embedding(x, weight, pad)
+    if scale_grad_by_freq and profiles.current().api3:
+        from ....engine.ops import paddle_nn_gaps
+
+        return paddle_nn_gaps.embedding_scaled_grad(x, weight, pad)
     return N.embedding(x, weight, pad)

@@ -146,12 +146,25 @@ class FeatureAlphaDropout(Layer):
         return f"p={self.p}{name_str}"
 
 
+def _3x_only_args(where, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
+    """Paddle 2.x's embedding has no max_norm / norm_type / scale_grad_by_freq: Python's
+    TypeError for the first one given (only values other than 3.x's defaults are seen)."""
+    if profiles.current().embedding_scale_grad:
+        return
+    for name, given in (("max_norm", max_norm is not None), ("norm_type", norm_type != 2.0),
+                        ("scale_grad_by_freq", bool(scale_grad_by_freq))):
+        if given:
+            raise TypeError(f"{where}() got an unexpected keyword argument '{name}'")
+
+
 class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim]; rows are gathered by integer ids."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
                  weight_attr=None, name=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False):
+        _3x_only_args("Embedding.__init__", max_norm=max_norm, norm_type=norm_type,
+                      scale_grad_by_freq=scale_grad_by_freq)
         super().__init__()
         self._num_embeddings = num_embeddings
         self._embedding_dim = embedding_dim
@@ -171,7 +184,7 @@ class Embedding(Layer):
     def forward(self, x):
         return F.embedding(x, self.weight, padding_idx=self._padding_idx,
                            max_norm=self._max_norm, norm_type=self._norm_type,
-                           sparse=self._sparse)
+                           sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
