@@ -143,3 +143,28 @@ def test_inverse_hyperbolic_functions_keep_complex_values():
     got = _run(INVERSE_HYPERBOLIC, "3").splitlines()
     for line in INVERSE_HYPERBOLIC_EXPECTED.splitlines():
         assert line in got, line
+
+
+OPTIMIZER = r"""
+w = paddle.to_tensor([1+1j, 0.5-2j], dtype="complex64", stop_gradient=False)
+for opt in (paddle.optimizer.SGD(learning_rate=0.1, parameters=[w]),
+            paddle.optimizer.Adam(learning_rate=0.1, parameters=[w])):
+    loss = (w * w.conj()).real().sum()
+    loss.backward()
+    try:
+        opt.step()
+    except RuntimeError as e:
+        print(str(e).split("\n")[0])
+    opt.clear_grad()
+"""
+
+# real Paddle 3.3.1 and 2.6.2 (the first line of each error)
+OPTIMIZER_EXPECTED = """\
+(NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex64) of kernel `sgd` is not registered. Selected wrong DataType `complex64`. Paddle support following DataTypes: float64, float32, bfloat16.
+(NotFound) The kernel with key (CPU, Undefined(AnyLayout), complex64) of kernel `adam` is not registered. Selected wrong DataType `complex64`. Paddle support following DataTypes: float64, float32.
+"""
+
+
+@pytest.mark.parametrize("version", ["3", "2.6"])
+def test_sgd_and_adam_refuse_complex_parameters(version):
+    assert _run(OPTIMIZER, version) == OPTIMIZER_EXPECTED
