@@ -284,7 +284,8 @@ def _matmul(s, other):
     one-column matrix)."""
     from ._sparse_coo import _SPMM_MM, mm
 
-    if isinstance(other, (SparseCsrTensor, SparseCooTensor)):
+    if isinstance(other, (SparseCsrTensor, SparseCooTensor)):   # (torch's CSR x CSR keeps each
+        # row's columns in order of first appearance: not emulated)
         raise AttributeError("gradrepl's torch does not emulate the product of two sparse "
                              "tensors")
     if other.dim() == 1:

@@ -219,6 +219,23 @@ def mul(self, other):
     return NotImplemented
 
 
+def _div(self, other):
+    """sparse / a number or a 0-d tensor; anything else: torch's error."""
+    torch = _torch()
+    if isinstance(other, SparseCooTensor) or isinstance(other, torch.Tensor) and other.dim():
+        raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor "
+                           f"(got shape {list(other.shape)} for divisor)")
+    return _scalar(lambda v, o: v / o, "DivBackward0")(self, other)
+
+
+def _not_emulated(name):
+    def f(self, *args, **kwargs):
+        raise NotImplementedError(f"gradrepl's torch does not emulate Tensor.{name} of a "
+                                  "sparse tensor")
+    f.__name__ = name
+    return f
+
+
 def _pow(self, other):
     if isinstance(other, _torch().Tensor):
         raise not_run_error("aten::pow.Tensor_Tensor")
@@ -455,8 +472,8 @@ def _methods():
     m = {name: _unary(name, grad) for name, grad in _UNARY.items()}
     m.update({
         "__mul__": mul, "__rmul__": mul, "mul": mul,
-        "__truediv__": _scalar(lambda v, o: v / o, "DivBackward0"),
-        "div": _scalar(lambda v, o: v / o, "DivBackward0"),
+        "__truediv__": _div, "div": _div,
+        "masked_fill": _not_emulated("masked_fill"),
         "__floordiv__": _scalar(lambda v, o: v // o, "FloorDivideBackward0"),
         "pow": _pow, "__pow__": _pow,
         "__add__": add, "add": add, "__radd__": _radd,
