@@ -168,3 +168,31 @@ OPTIMIZER_EXPECTED = """\
 @pytest.mark.parametrize("version", ["3", "2.6"])
 def test_sgd_and_adam_refuse_complex_parameters(version):
     assert _run(OPTIMIZER, version) == OPTIMIZER_EXPECTED
+
+
+ALIGN = r"""
+a = paddle.to_tensor([1.5+2j, -0.5-1j, 3+0j], dtype="complex64")
+for other in (paddle.to_tensor([1, 2, 3]), paddle.to_tensor([True, False, True]),
+              paddle.to_tensor([1., 2., 3.], dtype="float16"), paddle.to_tensor([1., 2., 3.])):
+    for f in (lambda: a * other, lambda: other + a):
+        try:
+            print(f().dtype)
+        except RuntimeError as e:
+            print(str(e).split("\n")[0])
+"""
+
+# real Paddle 2.6.2: only float32/float64 operands are aligned with a complex one
+ALIGN_EXPECTED_26 = """\
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.int64_t (at /paddle/paddle/fluid/framework/data_type.cc:128)
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.int64_t (at /paddle/paddle/fluid/framework/data_type.cc:128)
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.bool (at /paddle/paddle/fluid/framework/data_type.cc:128)
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.bool (at /paddle/paddle/fluid/framework/data_type.cc:128)
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.::paddle::platform::float16 (at /paddle/paddle/fluid/framework/data_type.cc:128)
+(Unavailable) Only supports to align data type include float32, float64, complex64 and complex128, but received data type is `s`.::paddle::platform::float16 (at /paddle/paddle/fluid/framework/data_type.cc:128)
+paddle.complex64
+paddle.complex64
+"""
+
+
+def test_paddle_26_aligns_only_floats_with_complex():
+    assert _run(ALIGN, "2.6") == ALIGN_EXPECTED_26

@@ -51,6 +51,8 @@ BOOL_DT = np.dtype(np.bool_)
 _WIDENING_2X = {"add", "subtract", "multiply"}
 # the operators whose operands 2.x promotes when one of them is complex (math_op_patch's list)
 _COMPLEX_2X = {"add", "subtract", "multiply", "divide", "matmul"}
+# the C++ type names 2.x's complex alignment error prints (measured 2.6.2)
+_ALIGN_C_TYPES = {"int64": "int64_t", "bool": "bool", "float16": "::paddle::platform::float16"}
 # the ops whose 0-D operand promotes like a tensor of equal standing in 3.x (int8 // int16_0d
 # is int16), instead of like a python scalar
 _LATTICE_0D = {"floor_divide"}
@@ -150,6 +152,14 @@ def common_dtype(op: str, xd, yd, x0d: bool, y0d: bool) -> tuple[np.dtype, np.dt
     both_float = category(xd) == FLOAT and category(yd) == FLOAT
     if not strict():
         if COMPLEX in (category(xd), category(yd)) and op in _COMPLEX_2X:
+            other = yd if category(xd) == COMPLEX else xd
+            if category(other) != COMPLEX and other not in (F32, np.dtype(np.float64)):
+                # 2.x's math_op_patch aligns only float32/float64 with complex (real 2.6.2)
+                raise RuntimeError(
+                    "(Unavailable) Only supports to align data type include float32, float64, "
+                    "complex64 and complex128, but received data type is `s`."
+                    f"{_ALIGN_C_TYPES.get(other.name, other.name)} (at /paddle/paddle/fluid/"
+                    "framework/data_type.cc:128)\n")
             w = np.promote_types(xd, yd)  # 2.x promotes when a complex operand is involved
             return w, w
         if both_float and op in _WIDENING_2X:
