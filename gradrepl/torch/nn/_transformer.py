@@ -719,6 +719,27 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(_ops.add(x, self._ff_block(x)))
         return x
 
+    def _packed_forward(self, x, lengths):
+        """This (post-norm) layer over packed rows of sequences of ``lengths``, as torch's
+        fused layer runs a nested tensor."""
+        import gradrepl.torch as T
+
+        attn = self.self_attn
+        E = _shape(x)[-1]
+        H = attn.num_heads
+        qkv = _ops.add(T.mm(x, attn.in_proj_weight.t()), attn.in_proj_bias)
+        scale = T.tensor(1.0 / math.sqrt(E // H), dtype=x.dtype)
+        parts, start = [], 0
+        for n in lengths:
+            q, k, v = (_ops.transpose(c.view(n, H, E // H), 0, 1)
+                       for c in qkv[start:start + n].chunk(3, -1))
+            start += n
+            p = T.softmax(T.matmul(_ops.mul(q, scale), _ops.transpose(k, -1, -2)), -1)
+            parts.append(_ops.transpose(T.matmul(p, v), 0, 1).reshape(n, E))
+        sa = T.addmm(attn.out_proj.bias, T.cat(parts), attn.out_proj.weight.t())
+        h = self.norm1(_ops.add(x, sa))
+        return self.norm2(_ops.add(h, self.linear2(self.activation(self.linear1(h)))))
+
     def _native_path(self, src):
         """torch 2.13's fast-path conditions (TransformerEncoderLayer.forward): there it runs
         _transformer_encoder_layer_fwd, whose attention is the native one (given the boolean
@@ -870,15 +891,29 @@ class TransformerEncoder(Module):
         seq_len = _shape(src)[1 if batch_first else 0] if _ndim(src) == 3 else None
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         keep = self._nested_rows(src, mask, src_key_padding_mask)
-        for mod in self.layers:
-            output = mod(output, src_mask=mask, is_causal=is_causal,
-                         src_key_padding_mask=src_key_padding_mask)
-        if keep is not None:   # torch's output.to_padded_tensor(0.0, src.size())
-            out = raw(output)   # (nothing records on the fast path)
-            output = Tensor(np.where(keep[..., None], out, np.zeros((), out.dtype)))
+        if keep is not None:
+            output = self._nested_forward(src, keep)
+        else:
+            for mod in self.layers:
+                output = mod(output, src_mask=mask, is_causal=is_causal,
+                             src_key_padding_mask=src_key_padding_mask)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_forward(self, src, keep):
+        """The layers over torch's nested tensor: the kept rows packed (the projections, norms
+        and feed-forward GEMMs over all of them), the attention per sequence with its plain
+        softmax over the sequence's length; then padded with zeros (to_padded_tensor(0.0))."""
+        shape = raw(src).shape
+        rows = np.flatnonzero(keep.reshape(-1))
+        lengths = [n for n in keep.sum(axis=1).tolist() if n]
+        packed = Tensor(raw(src).reshape(-1, shape[-1])[rows])
+        for mod in self.layers:
+            packed = mod._packed_forward(packed, lengths)
+        out = np.zeros((shape[0] * shape[1], shape[2]), raw(src).dtype)
+        out[rows] = raw(packed)
+        return Tensor(out.reshape(shape))
 
     def _nested_rows(self, src, mask, src_key_padding_mask):
         """torch's sparsity fast path (TransformerEncoder.forward): in eval mode with no
