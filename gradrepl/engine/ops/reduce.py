@@ -499,8 +499,18 @@ def _pnorm_vjp(n, g):
 
 
 def _fro_fwd(x, axis, keepdim=False, out_shape=None):
-    total = paddle_reduce(x * x, axis, keepdim)
-    return _shaped(np.sqrt(total), keepdim, out_shape)
+    """Eigen's ``x.square().sum(dims).sqrt()``: the sums in Paddle's order, then the square
+    roots over the flat output as Eigen's vectorised assignment takes them (float32: packets
+    of the fast rsqrt-based psqrt, the tail exact; real 3.3.1 and 2.6.2, 5 axis pairs of a
+    4-D tensor: 128 of 128 equal, np.sqrt 43 off)."""
+    from . import _kernels as K
+
+    total = np.asarray(paddle_reduce(x * x, axis, keepdim))
+    if total.dtype == np.float32:
+        root = K.sqrt(np.ascontiguousarray(total).reshape(-1)).reshape(total.shape)
+    else:
+        root = np.sqrt(total)
+    return _shaped(root, keepdim, out_shape)
 
 
 @_quiet
