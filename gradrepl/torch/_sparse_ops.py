@@ -573,9 +573,14 @@ def _dense_to_dense(self, dtype=None, *, masked_grad=None):
 def install(torch_module):
     from ._sparse_csr import SparseCsrTensor
 
-    for name, fn in _DENSE_METHODS.items():
-        setattr(torch_module.Tensor, name, fn)
-    torch_module.Tensor.to_dense = _dense_to_dense
+    from ._method_repr import _MARK, own_copy
+
+    conv = [(n, torch_module.Tensor.__dict__[n]) for n in ("to_sparse", "to_sparse_coo",
+            "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc")]
+    for name, fn in list(_DENSE_METHODS.items()) + [("to_dense", _dense_to_dense)] + conv:
+        g = own_copy(fn)   # (printed as torch's C method)
+        g.__dict__[_MARK] = ("builtin", name)
+        setattr(torch_module.Tensor, name, g)
 
     methods = _methods()
     for name, fn in methods.items():
