@@ -137,10 +137,16 @@ def _plain_sum(x, axis, keepdim=False, out_shape=None, dtype=None):
     out = _torch_order_sum(x, axis, keepdim, dtype)
     if out is None:
         out = np.sum(x, axis=axis, keepdims=keepdim, dtype=dtype)
-    out = np.asarray(out)
+    out = _c_order(np.asarray(out))
     if dtype is None and out.dtype != x.dtype:
         out = out.astype(x.dtype)
     return np.reshape(out, out_shape) if out_shape is not None else out
+
+
+def _c_order(a):
+    """A reduction's result as torch allocates it: contiguous (the kernels may hand back a
+    transposed view; its layout decides e.g. where dropout's draws land)."""
+    return a if a.flags.c_contiguous else np.array(a, order="C")
 
 
 def _sum_to_torch(x, axes):
@@ -188,8 +194,8 @@ def _plain_mean(x, axis, keepdim=False, out_shape=None):
     if s is None:
         s = np.asarray(np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype))
     with _quiet(divide="ignore", invalid="ignore"):   # (nothing to enter in a quiet run)
-        out = (s / np.asarray(count, x.dtype)).astype(x.dtype, copy=False)
-    return np.asarray(out).reshape(out_shape) if out_shape is not None else out
+        out = _c_order(np.asarray((s / np.asarray(count, x.dtype)).astype(x.dtype, copy=False)))
+    return out.reshape(out_shape) if out_shape is not None else out
 
 
 def _torch_pow_scalar(x, factor):
