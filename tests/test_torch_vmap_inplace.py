@@ -54,3 +54,27 @@ def test_out_variants_refused_under_vmap():
     with contextlib.redirect_stdout(out):
         exec(compile(OUT_SCRIPT, "<vmap_out>", "exec"), {"torch": torch, "vmap": vmap})
     assert out.getvalue() == OUT_EXPECTED
+
+
+def test_a_tensor_made_before_the_vmap_is_refused_too():
+    """A captured tensor made before the vmap (a plain Tensor, not the checked class of the
+    vmap's tensors) written with a batched value: real torch 2.13 raised, for this script,
+    ``RuntimeError output with shape [3] doesn't match the broadcast shape [2, 3]`` and, for
+    mul_, its "inplace arithmetic" refusal (recorded here); the tensor keeps its value."""
+    z = torch.zeros(3)
+    raised = []
+    for op in (lambda r: z.add_(r), lambda r: z.mul_(r), lambda r: z.copy_(r)):
+        try:
+            vmap(op)(torch.ones(2, 3))
+        except RuntimeError as e:
+            raised.append(str(e).split(" This happened")[0])
+    assert raised == [
+        "output with shape [3] doesn't match the broadcast shape [2, 3]",
+        "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+        "Tensor `other` in extra_args that has more elements than `self`.",
+        "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+        "Tensor `other` in extra_args that has more elements than `self`."]
+    assert z.tolist() == [0.0, 0.0, 0.0]
+    # outside a vmap the same methods write as before
+    z.add_(torch.ones(3))
+    assert z.tolist() == [1.0, 1.0, 1.0]

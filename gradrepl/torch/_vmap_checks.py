@@ -383,10 +383,29 @@ def _tensor_checks():
     for name in ("__repr__", "__str__"):
         if name in own:
             out[name] = _printer(own[name])
-    for name, how in INPLACE_OPS.items():
-        if name in own and callable(own[name]):
-            out[name] = _inplace(name, own[name], how)
     return {name: _like(f, own[name]) for name, f in out.items()}
+
+
+#: {name: the in-place wrapper put on the Tensor class itself} (``_inplace_on_tensor``)
+_INPLACE_ON_TENSOR: dict = {}
+
+
+def _inplace_on_tensor():
+    """The in-place methods' checks (``_inplace``) on the Tensor class itself, put there once,
+    at the first vmap of the process (again only for a method replaced since): the tensor
+    written is most often one made before the vmap (``z.add_(x)`` of a captured ``z``), a plain
+    Tensor, so the checked class alone cannot refuse it as torch does. Outside a vmap each
+    wrapper costs one test of ``_SCOPES``; programs that never vmap never get them."""
+    from ._tensor import Tensor
+
+    own = Tensor.__dict__
+    for name, how in INPLACE_OPS.items():
+        method = own.get(name)
+        if method is None or not callable(method) or method is _INPLACE_ON_TENSOR.get(name):
+            continue
+        wrapper = _like(_inplace(name, method, how), method)
+        _INPLACE_ON_TENSOR[name] = wrapper
+        setattr(Tensor, name, wrapper)
 
 
 #: [the class, (names, the base methods it wraps)]: made at the first vmap, again if one was
@@ -398,11 +417,11 @@ def checked_class():
     """The class of the tensors a running vmap checks: a subclass of Tensor, named as it is,
     whose readers, printers and in-place methods check, as torch's vmap does (the wrappers
     above). A sample, an op's result with a batched input and a tensor made while a vmap runs
-    take it (``mark``, ``propagate``, ``made``): the Tensor class itself is never changed, so
-    Python keeps specialising its attribute reads (assigning a class attribute invalidates the
-    class's caches, and after 1,000 changes CPython 3.12+ stops specialising them for the
-    process). A tensor made before the vmap and written in place with a batched value there is
-    not refused (torch refuses it)."""
+    take it (``mark``, ``propagate``, ``made``). The Tensor class is changed once at most (the
+    in-place checks, ``_inplace_on_tensor``: a tensor made before the vmap and written in place
+    with a batched value is refused too), never per call, so Python keeps specialising its
+    attribute reads (assigning a class attribute invalidates the class's caches, and after
+    1,000 changes CPython 3.12+ stops specialising them for the process)."""
     cls, originals = _CHECKED
     if cls is not None:
         own = cls.__base__.__dict__
@@ -410,8 +429,10 @@ def checked_class():
             return cls
     from ._tensor import Tensor
 
+    _inplace_on_tensor()
     methods = _tensor_checks()
-    originals = (tuple(methods), tuple(Tensor.__dict__[name] for name in methods))
+    watched = dict(_INPLACE_ON_TENSOR, **{name: Tensor.__dict__[name] for name in methods})
+    originals = (tuple(watched), tuple(watched.values()))
     ns = dict(methods, __slots__=(), __module__=Tensor.__module__,
               __qualname__=Tensor.__qualname__, __doc__=Tensor.__doc__,
               __hash__=Tensor.__dict__.get("__hash__", object.__hash__), _vmap_checked=True)
