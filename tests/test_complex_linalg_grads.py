@@ -16,6 +16,7 @@ import io
 import warnings
 
 import pytest
+from conftest import skip_without_avx512
 
 TORCH = r"""
 for dt in (torch.complex64, torch.complex128):
@@ -82,6 +83,9 @@ def _run(probe, module, name):
 
 
 def test_torch_complex_linalg_gradients():
+    # recorded on AVX-512: real torch's complex kernels under ATEN_CPU_CAPABILITY=avx2 print
+    # other last digits for det/inv/svdvals/mm_abs here, which gradrepl does not follow yet
+    skip_without_avx512("complex linear-algebra gradients' last bits")
     import gradrepl.torch as torch
 
     got, ws = _run(TORCH, torch, "torch")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 
-from conftest import skip_without_mkl
+from conftest import skip_unless_mkl_path
 
 PROBE = """\
 for dt in (torch.complex64, torch.complex128):
@@ -161,7 +161,9 @@ singular_values=tensor([4.3309, 2.6178, 0.7179], dtype=torch.float64))
 
 
 def test_complex_lapack_prints_real_torch_output():
-    skip_without_mkl("complex eigen/singular vectors")
+    # MKL's AVX2 path gives other last digits (lstsq's solutions, seen with real torch here
+    # under MKL_ENABLE_INSTRUCTIONS=AVX2): the record is the AVX512_E1 path's
+    skip_unless_mkl_path("complex eigen/singular vectors", "AVX512_E1")
     import gradrepl.torch as torch
 
     out = io.StringIO()
