@@ -146,10 +146,14 @@ def test_masked_softmax_all_masked_row_is_nan():
 
 
 # TransformerEncoder's nested path: the kept rows packed through the projections, norms and
-# feed-forward GEMMs, the attention per sequence with the plain softmax over its length.
-# Digests: real torch 2.13 here (sha256[:8] of the padded output). Left: the third
-# configuration (2 x 9 x 32, 4 heads) still differs in last bits (not understood yet).
-REAL_NESTED_E1 = ["bf60edd5", "22fb3610"]
+# feed-forward GEMMs, the attention over the zero-padded batch with the padded keys at -inf and
+# the plain softmax. Digests: real torch 2.13 here (sha256[:8] of the padded output). Left: a
+# 3 x 17 x 24, 4-head configuration still differs in last bits (real torch there is neither this
+# nor a per-sequence attention; not understood yet).
+NESTED_CASES = [(3, 5, 16, 4, "relu", True), (4, 6, 8, 2, "gelu", False),
+                (2, 9, 32, 4, "relu", False), (4, 6, 8, 2, "relu", False),
+                (5, 12, 16, 2, "relu", True)]
+REAL_NESTED_E1 = ["bf60edd5", "22fb3610", "de77341b", "9186909b", "596f7cb3"]
 
 
 @pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
@@ -162,7 +166,7 @@ def test_encoder_nested_path_bits_equal_real_torch():
 
     real = record_for_mkl_branch("encoder nested fast path", {"AVX512_E1": REAL_NESTED_E1})
     got = []
-    for (B, T, E, H, act, norm) in [(3, 5, 16, 4, "relu", True), (4, 6, 8, 2, "gelu", False)]:
+    for (B, T, E, H, act, norm) in NESTED_CASES:
         torch.manual_seed(B + T)
         layer = nn.TransformerEncoderLayer(E, H, 2 * E, activation=act, batch_first=True)
         enc = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(E) if norm else None).eval()

@@ -719,24 +719,29 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(_ops.add(x, self._ff_block(x)))
         return x
 
-    def _packed_forward(self, x, lengths):
-        """This (post-norm) layer over packed rows of sequences of ``lengths``, as torch's
-        fused layer runs a nested tensor."""
+    def _packed_forward(self, x, keep):
+        """This (post-norm) layer over the packed kept rows ``x`` of a batch (``keep``: batch x
+        sequence), as torch's fused layer runs a nested tensor: the projections over the packed
+        rows, the attention over the zero-padded batch with the padded keys at -inf and the
+        plain softmax, the rest over the packed rows again."""
         import gradrepl.torch as T
 
         attn = self.self_attn
+        B, L = keep.shape
         E = _shape(x)[-1]
         H = attn.num_heads
-        qkv = _ops.add(T.mm(x, attn.in_proj_weight.t()), attn.in_proj_bias)
-        scale = T.tensor(1.0 / math.sqrt(E // H), dtype=x.dtype)
-        parts, start = [], 0
-        for n in lengths:
-            q, k, v = (_ops.transpose(c.view(n, H, E // H), 0, 1)
-                       for c in qkv[start:start + n].chunk(3, -1))
-            start += n
-            p = T.softmax(T.matmul(_ops.mul(q, scale), _ops.transpose(k, -1, -2)), -1)
-            parts.append(_ops.transpose(T.matmul(p, v), 0, 1).reshape(n, E))
-        sa = T.addmm(attn.out_proj.bias, T.cat(parts), attn.out_proj.weight.t())
+        rows = np.flatnonzero(keep.reshape(-1))
+        qkv_packed = raw(_ops.add(T.mm(x, attn.in_proj_weight.t()), attn.in_proj_bias))
+        qkv = np.zeros((B * L, 3 * E), qkv_packed.dtype)
+        qkv[rows] = qkv_packed
+        q, k, v = (_ops.transpose(c.view(B, L, H, E // H), 1, 2)
+                   for c in Tensor(qkv.reshape(B, L, 3 * E)).chunk(3, -1))
+        q = _ops.mul(q, T.tensor(1.0 / math.sqrt(E // H), dtype=x.dtype))
+        scores = T.matmul(q, _ops.transpose(k, -1, -2))
+        scores = scores.masked_fill(T.from_numpy(~keep[:, None, None, :]), float("-inf"))
+        ctx = _ops.transpose(T.matmul(T.softmax(scores, -1), v), 1, 2).reshape(B * L, E)
+        ctx = Tensor(raw(ctx)[rows])
+        sa = T.addmm(attn.out_proj.bias, ctx, attn.out_proj.weight.t())
         h = self.norm1(_ops.add(x, sa))
         return self.norm2(_ops.add(h, self.linear2(self.activation(self.linear1(h)))))
 
@@ -902,15 +907,13 @@ class TransformerEncoder(Module):
         return output
 
     def _nested_forward(self, src, keep):
-        """The layers over torch's nested tensor: the kept rows packed (the projections, norms
-        and feed-forward GEMMs over all of them), the attention per sequence with its plain
-        softmax over the sequence's length; then padded with zeros (to_padded_tensor(0.0))."""
+        """The layers over torch's nested tensor (the kept rows packed; _packed_forward), then
+        padded with zeros (to_padded_tensor(0.0))."""
         shape = raw(src).shape
         rows = np.flatnonzero(keep.reshape(-1))
-        lengths = [n for n in keep.sum(axis=1).tolist() if n]
         packed = Tensor(raw(src).reshape(-1, shape[-1])[rows])
         for mod in self.layers:
-            packed = mod._packed_forward(packed, lengths)
+            packed = mod._packed_forward(packed, keep)
         out = np.zeros((shape[0] * shape[1], shape[2]), raw(src).dtype)
         out[rows] = raw(packed)
         return Tensor(out.reshape(shape))
