@@ -552,6 +552,8 @@ def reshape(x, shape, name=None):
                                   "sparse dimensions only")
     total = int(np.prod(x._shape))
     shape = [int(s) for s in shape]
+    shape = [x._shape[i] if s == 0 and i < len(x._shape) else s   # (0: the input's size)
+             for i, s in enumerate(shape)]
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1]))
         shape[shape.index(-1)] = total // known if known else 0
@@ -604,8 +606,13 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     idx, sparse_shape, dense_shape = _entries(x)
     nd = len(x._shape)
     ax = int(axis) % nd
-    if ax >= len(sparse_shape):
-        raise NotImplementedError("gradrepl's paddle.sparse.sum sums over a sparse axis only")
+    if ax >= len(sparse_shape):   # a dense axis: the values summed there, indices kept
+        if x._layout != "coo":
+            raise NotImplementedError("gradrepl's paddle.sparse.sum sums a CSR tensor over its "
+                                      "last axis only")
+        summed = values.sum(axis=ax - len(sparse_shape) + 1, keepdim=keepdim)
+        shape = [1 if i == ax else n for i, n in enumerate(x._shape) if keepdim or i != ax]
+        return SparseTensor("coo", x._parts, summed, shape, x.stop_gradient)
     if x._layout == "csr":
         if ax != nd - 1:
             raise NotImplementedError("gradrepl's paddle.sparse.sum of a CSR tensor sums its "
@@ -624,7 +631,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
                             out_values, [x._shape[0], 1], x.stop_gradient)
     new_idx = uniq.T.astype(np.int64)
     shape = [s for i, s in enumerate(x._shape) if i != ax]
-    if keepdim:
+    if keepdim or new_idx.shape[0] == 0:   # (the only sparse axis summed: kept as size 1)
         new_idx = np.insert(new_idx, ax, 0, axis=0)
         shape.insert(ax, 1)
     return SparseTensor("coo", (paddle.to_tensor(new_idx),), out_values, shape,
