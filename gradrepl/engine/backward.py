@@ -227,7 +227,7 @@ def run_plain(root, slot, g, deps):
             buf = buffers.pop(node, None)
             op = node.op
             if op is None:  # a leaf's node
-                accumulate_into_leaf(_PLAIN, node, buf)
+                _accumulate_plain(node, buf)
                 continue
             in_grads = _run_plain_node(node, op, buf)  # phase 3
             buf = None
@@ -268,6 +268,21 @@ def run_plain(root, slot, g, deps):
             continue  # (a plain jump back, as in iter_backward)
     finally:
         mode.enabled = prev
+
+
+def _accumulate_plain(node, buf):
+    """``accumulate_into_leaf`` of a plain pass (no hook, capture or graph of the gradients)."""
+    g = buf[0] if buf else None
+    leaf = node.leaf_ref()
+    if g is None or leaf is None:
+        return
+    cur = leaf._grad
+    if cur is None:  # (ownership judged here, where the buffer and this frame hold ``g``)
+        la = _data(leaf)
+        owner = _data(g).dtype == la.dtype and _sole_owner(g, True)
+        leaf._grad = first_grad(_PLAIN, node, leaf, g, owner, la)
+    elif node.cleared is None or not node.take_cleared(cur, _sole_owner(g, True), g):
+        add_into_grad(node, cur, g)
 
 
 def _run_plain_node(node, op, buf):
