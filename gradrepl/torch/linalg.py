@@ -644,12 +644,89 @@ def _qr_fwd(x, mode="reduced"):
     return q.astype(x.dtype), r.astype(x.dtype)
 
 
+def _col_major(x):
+    """``x`` with each matrix column-major, as torch holds LAPACK's Q and R."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
+def _torch_mm(a, b):
+    """torch's ``matmul`` of two equal-batch stacks of matrices (mm, or bmm over the batch
+    folded to one dim), by the dialect's MKL path (``_ops._np_matmul``)."""
+    from . import _ops
+
+    if a.ndim == 2:
+        return np.asarray(_ops._np_matmul(a, b))
+    batch = a.shape[:-2]
+    out = _ops._np_matmul(a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:]))
+    return np.asarray(out).reshape(batch + out.shape[-2:])
+
+
+def _trsm_right_lower(lower, b):
+    """torch's ``linalg_solve_triangular(L, B, upper=False, left=False)``: X L = B by one
+    ``?trsm('R', 'L', 'N')`` per matrix, B copied column-major."""
+    return _bmap(lambda x, y: _lapack.trsm(np.asfortranarray(x), y, False, left=False),
+                 [lower, b], [2, 2]).astype(b.dtype)
+
+
+def _qr_vjp(n, gq, gr):
+    """torch 2.13's ``linalg_qr_backward`` (real dtypes), its products and order: with
+    gA = gR R^H - Q^H gQ; m >= n: (Q syminvadj(triu(gA)) + gQ) R^-H by a right trsm;
+    m < n: Q trilImInvAdjSkew(-gA) over R[:, :m]^-H, zero columns, + Q gR."""
+    mode = n.attrs.get("mode", "reduced")
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    q, r = n.out_data
+    m, k = q.shape[-2], r.shape[-1]
+    if mode == "complete" and m > k:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    Q, R = _col_major(q), _col_major(r)
+    dt = q.dtype
+    gQ = None if gq is None else np.asarray(gq.data, dt)
+    gR = None if gr is None else np.asarray(gr.data, dt)
+    if gQ is not None:
+        qg = _torch_mm(_mT(Q), gQ)
+        gA = (_torch_mm(gR, _mT(R)) - qg) if gR is not None else -qg
+    else:
+        gA = _torch_mm(gR, _mT(R))
+    if m >= k:
+        sym = np.triu(gA)
+        sym = sym + _mT(sym)
+        d = np.arange(sym.shape[-1])
+        sym[..., d, d] *= dt.type(0.5)
+        gA = _torch_mm(Q, sym)
+        if gQ is not None:
+            gA = gA + gQ
+        out = _trsm_right_lower(_mT(R), gA)
+    else:
+        x = -gA
+        skew = np.tril(x) - np.tril(_mT(x))
+        gA = _trsm_right_lower(_mT(R[..., :m]), _torch_mm(Q, skew))
+        out = np.concatenate([gA, np.zeros(gA.shape[:-1] + (k - m,), dt)], -1)
+        if gR is not None:
+            out = out + _torch_mm(Q, gR)
+    like = gq if gq is not None else gr
+    return _c(like, out)
+
+
+_QR_OP = [None]
+
+
+def _qr_op():
+    op = _mkop("LinalgQrBackward0", _qr_fwd, None, base="qr")
+    op.vjp = _qr_vjp
+    _QR_OP[0] = op
+    return op
+
+
 def qr(A, mode="reduced", *, out=None):
     _float_check(A, "linalg.qr")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    Q, R = apply(_mkop("LinalgQrBackward0", _qr_fwd, None, base="qr"), (A,), {"mode": mode})
+    Q, R = apply(_QR_OP[0] or _qr_op(), (A,), {"mode": mode})
     if mode == "r":
         Q = _t(np.zeros(0, raw(A).dtype))
     return _rt("linalg_qr", Q, R)
