@@ -641,7 +641,7 @@ def svdvals(A, *, driver=None, out=None):
 def _qr_fwd(x, mode="reduced"):
     q, r = _bmap(lambda m: tuple(np.zeros((0, 0), m.dtype) if v is None else v
                                 for v in _lapack.qr(m, mode)), [x], [2])
-    return q.astype(x.dtype), r.astype(x.dtype)
+    return _col_major(q.astype(x.dtype)), _col_major(r.astype(x.dtype))  # (torch's strides)
 
 
 def _col_major(x):
@@ -717,6 +717,7 @@ _QR_OP = [None]
 def _qr_op():
     op = _mkop("LinalgQrBackward0", _qr_fwd, None, base="qr")
     op.vjp = _qr_vjp
+    op.undefined_grads = True   # (torch skips the terms of an output with no gradient: signs of 0)
     _QR_OP[0] = op
     return op
 
