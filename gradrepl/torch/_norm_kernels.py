@@ -115,10 +115,11 @@ def _fma_repaired(a, b, c):
 
 
 def _seq64(rows):
-    """rows (R, K) -> (R,) float64: each row added in order in double."""
+    """rows (R, K) -> (R,) float64: each row added in order in double to torch's zero-initialised
+    accumulator (``0 + a + b ...``: a row of -0 sums to +0; the + 0.0 does just that)."""
     if rows.shape[1] == 0:
         return np.zeros(rows.shape[0], _f64)
-    return np.cumsum(rows.astype(_f64), axis=1)[:, -1]
+    return np.cumsum(rows.astype(_f64), axis=1)[:, -1] + _f64(0)
 
 
 def _chunks(n):
@@ -290,7 +291,8 @@ def backward(x, g, weight, mean, invstd, training, want=(True, True, True)):
             k = (dotp * invstd * invstd / _f32(count)).astype(_f32).reshape(shp)
             xm = x3 - mean.reshape(shp)
             dd = g3 - grad_mean.reshape(shp)
-            t = -fma(xm, k, -dd)
+            t = fma(-xm, k, dd)   # (-(xm * k) + dd: +0 where dd and xm * k are +0, as torch's
+            #                     fused subtraction; -fma(xm, k, -dd) gave -0 there)
             if img == 1 and c % LANES:     # the channels past the last full vector: scalar code
                 tail = c - c % LANES
                 t[:, tail:] = dd[:, tail:] - xm[:, tail:] * k[:, tail:]

@@ -574,7 +574,7 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     per = n * size // units
     for a, b in _parts(units, team_w if team_b is None else team_b):
         part = np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
-            if b > a else np.zeros(o, np.float32)
+            + np.float32(0) if b > a else np.zeros(o, np.float32)   # (from a +0 accumulator)
         db = part if db is None else db + part
     return None if dw is None else dw.reshape((o, c) + tuple(ksize)), db
 
