@@ -684,26 +684,30 @@ def _qr_vjp(n, gq, gr):
                            "and nrows > ncols.")
     Q, R = _col_major(q), _col_major(r)
     dt = q.dtype
+    mH = (lambda x: np.conj(_mT(x))) if dt.kind == "c" else _mT
     gQ = None if gq is None else np.asarray(gq.data, dt)
     gR = None if gr is None else np.asarray(gr.data, dt)
     if gQ is not None:
-        qg = _torch_mm(_mT(Q), gQ)
-        gA = (_torch_mm(gR, _mT(R)) - qg) if gR is not None else -qg
+        qg = _torch_mm(mH(Q), gQ)
+        gA = (_torch_mm(gR, mH(R)) - qg) if gR is not None else -qg
     else:
-        gA = _torch_mm(gR, _mT(R))
+        gA = _torch_mm(gR, mH(R))
     if m >= k:
         sym = np.triu(gA)
-        sym = sym + _mT(sym)
+        sym = sym + mH(sym)
         d = np.arange(sym.shape[-1])
-        sym[..., d, d] *= dt.type(0.5)
+        sym[..., d, d] = sym[..., d, d].real * sym.real.dtype.type(0.5)   # (its real part halved)
         gA = _torch_mm(Q, sym)
         if gQ is not None:
             gA = gA + gQ
-        out = _trsm_right_lower(_mT(R), gA)
+        out = _trsm_right_lower(mH(R), gA)
     else:
         x = -gA
-        skew = np.tril(x) - np.tril(_mT(x))
-        gA = _trsm_right_lower(_mT(R[..., :m]), _torch_mm(Q, skew))
+        skew = np.tril(x) - np.tril(mH(x))
+        if dt.kind == "c":     # (the imaginary part of the diagonal halved)
+            d = np.arange(skew.shape[-1])
+            skew[..., d, d] = 1j * (skew[..., d, d].imag * skew.real.dtype.type(0.5))
+        gA = _trsm_right_lower(mH(R[..., :m]), _torch_mm(Q, skew))
         out = np.concatenate([gA, np.zeros(gA.shape[:-1] + (k - m,), dt)], -1)
         if gR is not None:
             out = out + _torch_mm(Q, gR)
