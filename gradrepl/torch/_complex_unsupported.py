@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from . import _out
 from ._base import EngineTensor, raw
 
 _NI, _RT = NotImplementedError, RuntimeError
@@ -91,6 +92,7 @@ def _refusing(fn, exc, msg):
         if dt is not None:
             raise exc(msg.format(dt=dt))
         return fn(*args, **kwargs)
+    _out.PASS_THROUGH.add(run.__code__)
     return run
 
 
@@ -105,6 +107,7 @@ def _refusing_reduce(fn, kernel, name):
             else:
                 raise NotImplementedError(f'"{kernel}" not implemented for \'{dt}\'')
         return fn(*args, **kwargs)
+    _out.PASS_THROUGH.add(run.__code__)
     return run
 
 

@@ -13,6 +13,7 @@ as torch does:
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 
 import numpy as np
@@ -89,6 +90,22 @@ def _c_name(npdtype):
     return _c_type_name(npdtype)
 
 
+#: code objects of gradrepl's pass-through wrappers around torch functions (the sparse-aware
+#: dispatch, the complex refusals): a warning's site skips their frames, as the user's call
+#: of the function is the site torch names
+PASS_THROUGH: set = set()
+
+
+def user_stacklevel(stacklevel):
+    """``stacklevel`` (as ``warnings.warn`` of the caller counts it) past the pass-through
+    wrappers' frames."""
+    frame = sys._getframe(stacklevel)  # the frame the caller's warn(stacklevel=...) names
+    while frame is not None and frame.f_code in PASS_THROUGH:
+        frame = frame.f_back
+        stacklevel += 1
+    return stacklevel
+
+
 def write_result(name, out, result, stacklevel=3):
     """``result``'s values into ``out`` (resized, cast, version bumped); returns ``out``."""
     if not isinstance(out, EngineTensor):
@@ -108,7 +125,7 @@ def write_result(name, out, result, stacklevel=3):
     if a.shape != r.shape:
         if a.size != 0:
             warnings.warn(_RESIZE_WARNING.format(old=list(a.shape), new=list(r.shape)),
-                          UserWarning, stacklevel=stacklevel)
+                          UserWarning, stacklevel=user_stacklevel(stacklevel))
         set_raw(out, np.array(r, dtype=a.dtype))
     elif a.flags.writeable:
         np.copyto(a, r, casting="unsafe")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _out
 from ._sparse_coo import SparseCooTensor
 
 
@@ -526,6 +527,7 @@ def _sparse_aware(fn, name):
             return cat(input, *args, **kwargs)
         return fn(input, *args, **kwargs)
     f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    _out.PASS_THROUGH.add(f.__code__)
     f.__module__ = fn.__module__
     return f
 
@@ -543,6 +545,7 @@ def _sparse_second(fn, name):
             return _rmatmul(args[0], input)
         return fn(input, *args, **kwargs)
     f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    _out.PASS_THROUGH.add(f.__code__)
     f.__module__ = fn.__module__
     return f
 
