@@ -156,6 +156,20 @@ def skip_unless_mkl_path(what: str, path: str = "AVX512_E1") -> None:
     pytest.skip(reason)
 
 
+def skip_unless_paddle_vsdiv(what: str) -> None:
+    """Skip, printing why, unless the CPU class is Intel AVX-512, where Paddle's float32 divide
+    is MKL's vsDiv (not correctly rounded): ``what`` was recorded there; elsewhere the divide
+    is exact."""
+    from gradrepl.engine import cpu
+
+    if cpu.cpu_class() != "intel-avx512":
+        reason = (f"{what}: recorded where Paddle's float32 divide is MKL's vsDiv (Intel "
+                  f"AVX-512); this CPU class is {cpu.cpu_class()}, whose divide is exact: bytes "
+                  "not compared")
+        print(reason)
+        pytest.skip(reason)
+
+
 def skip_without_mkl(what: str) -> None:
     """Skip, printing why, where the MKL backend (the exact extra) is absent: the torch dialect
     computes ``what`` with the MKL real torch calls; without it, numpy's last bits."""

@@ -7,6 +7,7 @@ this Sapphire Rapids (both the same); an exact 1 / norm makes the first paramete
 """
 import pytest
 
+from conftest import skip_unless_paddle_vsdiv
 from helpers import run_source
 
 PROBE = '''import numpy as np
@@ -26,11 +27,5 @@ EXPECTED = "49ba0640 ffff7fbf\n1c7a3f40 ffff7fbf\na1f29b40 000080bf\n00002040 00
 
 @pytest.mark.parametrize("profile", ["3", "2.6"])
 def test_global_norm_scale_is_paddles_divide(profile, tmp_path):
-    from gradrepl.engine import cpu
-
-    if cpu.cpu_class() != "intel-avx512":
-        reason = (f"recorded where Paddle's float32 divide is MKL's vsDiv (Intel AVX-512); this "
-                  f"CPU class is {cpu.cpu_class()}, whose divide is exact: bytes not compared")
-        print(reason)
-        pytest.skip(reason)
+    skip_unless_paddle_vsdiv("ClipGradByGlobalNorm scale")
     assert run_source(PROBE, profile, tmp_path) == EXPECTED

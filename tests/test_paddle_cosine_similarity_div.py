@@ -6,6 +6,7 @@ an exact quotient gives another hash (af1517218c0de01c).
 """
 import pytest
 
+from conftest import skip_unless_paddle_vsdiv
 from helpers import run_source
 
 PROBE = '''import hashlib
@@ -24,11 +25,5 @@ EXPECTED = "55e38fd74643a5ef [0.08765596896409988, -0.6574767231941223, 0.343756
 
 @pytest.mark.parametrize("profile", ["3", "2.6"])
 def test_cosine_similarity_divides_as_paddle(profile, tmp_path):
-    from gradrepl.engine import cpu
-
-    if cpu.cpu_class() != "intel-avx512":
-        reason = (f"recorded where Paddle's float32 divide is MKL's vsDiv (Intel AVX-512); this "
-                  f"CPU class is {cpu.cpu_class()}, whose divide is exact: bytes not compared")
-        print(reason)
-        pytest.skip(reason)
+    skip_unless_paddle_vsdiv("cosine_similarity")
     assert run_source(PROBE, profile, tmp_path) == EXPECTED
