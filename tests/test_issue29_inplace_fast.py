@@ -88,7 +88,7 @@ def test_fast_inplace_on_views_and_aliases(monkeypatch, op):
                 if general:
                     m.setattr(_inplace, "_UFUNCS", {})
                 x, other = list(cases())[k]
-                root = x._base if getattr(x, "_base", None) is not None else x
+                root = x._alias if getattr(x, "_alias", None) is not None else x
                 v0, r0 = x._version, root._version
                 _OPS[op](x, other)
                 outs.append((raw(root).tobytes(), raw(x).tobytes(), x._version - v0,

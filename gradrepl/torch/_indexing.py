@@ -97,7 +97,7 @@ def _check_step(s):
 
 
 def _view_link(out, base):
-    out._base = base
+    out._alias = base
     return out
 
 

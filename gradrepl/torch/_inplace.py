@@ -57,11 +57,11 @@ def check_view_of_leaf(x):
 
 def bump(x):
     x._version += 1
-    base = getattr(x, "_base", None)
+    base = getattr(x, "_alias", None)
     seen = 0
     while base is not None and seen < 8:
         base._version += 1
-        base = getattr(base, "_base", None)
+        base = getattr(base, "_alias", None)
         seen += 1
 
 

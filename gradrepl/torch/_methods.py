@@ -343,7 +343,7 @@ def _unfold(self, dimension, size, step):
     r = _ops.apply(_ops.top("index_elementwise_get", "UnfoldBackward0", "none",
                             forward=_storage.unfold_fwd), (self,),
                    {"index": idx, "view": (d, int(size), int(step))})
-    r._base = self
+    r._alias = self
     return r
 
 

@@ -1768,7 +1768,7 @@ def expand(input, *sizes):  # noqa: A002
                                f"{list(a.shape)}")
     r = apply(top("expand", "ExpandBackward0", "none", forward=_storage.expand_fwd), (input,),
               {"shape": tuple(sizes)})
-    r._base = input  # a view: torch's strides (0 on the expanded dims), memory shared
+    r._alias = input  # a view: torch's strides (0 on the expanded dims), memory shared
     return r
 
 
@@ -1880,7 +1880,7 @@ def split(tensor, split_size_or_sections, dim=0):
     parts = apply(top("split", name, "none", forward=_storage.split_fwd), (tensor,),
                   {"sections": tuple(sections), "axis": d})
     for p in parts:  # views of tensor's memory, as torch's
-        p._base = tensor
+        p._alias = tensor
     return tuple(parts)
 
 
@@ -1898,7 +1898,7 @@ def unbind(input, dim=0):  # noqa: A002
     parts = apply(top("unbind", "UnbindBackward0", "none", forward=_storage.unbind_fwd),
                   (input,), {"axis": d})
     for p in parts:  # views of input's memory, as torch's
-        p._base = input
+        p._alias = input
     return tuple(parts)
 
 
@@ -2038,7 +2038,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     r = apply(top("index_elementwise_get", "DiagonalBackward0", "none",
                   forward=_storage.diagonal_fwd), (input,),
               {"index": idx, "view": (int(offset), d1, d2)})
-    r._base = input  # a view of input's memory, as torch's
+    r._alias = input  # a view of input's memory, as torch's
     return r
 
 

@@ -390,7 +390,7 @@ def as_strided(input, size, stride, storage_offset=None):  # noqa: A002
                   forward=_storage.as_strided_fwd), (flat,),
               {"index": (idx,), "view": (tuple(int(s) for s in size),
                                          tuple(int(s) for s in stride), off)})
-    r._base = input  # a view of the storage, as torch's
+    r._alias = input  # a view of the storage, as torch's
     return r
 
 

@@ -75,9 +75,9 @@ def _real_scalar(v, ctype):
 
 
 class Tensor(EngineTensor):
-    # _base: the tensor this one aliases (detach, views): in-place writes bump both versions;
+    # _alias: the tensor this one aliases (detach, views): in-place writes bump both versions;
     # _retains: retain_grad() was called; _hook_ids: torch hook handles -> engine hook slots
-    __slots__ = ("_base", "_retains", "_user_grad", "_post_hooks", "_fw", "__dict__")
+    __slots__ = ("_alias", "_retains", "_user_grad", "_post_hooks", "_fw", "__dict__")
     # _fw: (level, tangent) of a dual tensor of forward AD (autograd/forward_ad.py)
     # __dict__: a user's own attributes (fast.ai's lessons keep a manual gradient in ``t.g``)
 
@@ -352,7 +352,7 @@ class Tensor(EngineTensor):
 
     def detach(self):
         t = Tensor._wrap(raw(self), True)
-        t._base = self
+        t._alias = self
         return t
 
     def detach_(self):

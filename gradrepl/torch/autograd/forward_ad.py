@@ -158,7 +158,7 @@ def make_dual(tensor, tangent, *, level=None):
         dual = _ops.view(tensor, a.shape)
     else:
         dual = Tensor._wrap(a, True)
-    dual._base = tensor
+    dual._alias = tensor
     return set_tangent(dual, tangent)
 
 
@@ -172,7 +172,7 @@ def unpack_dual(tensor, *, level=None):
         primal = _ops.view(tensor, raw(tensor).shape)
     else:
         primal = Tensor._wrap(raw(tensor), True)
-    primal._base = tensor
+    primal._alias = tensor
     return UnpackedDualTensor(primal, tangent)
 
 
