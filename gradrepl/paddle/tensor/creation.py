@@ -1,6 +1,8 @@
 """Creating tensors: ``to_tensor``, ``zeros``/``ones``/``full``, ranges, random tensors."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ...engine.tensor import Tensor as _T
@@ -275,16 +277,47 @@ def full(shape, fill_value, dtype=None, name=None):
     if dtype is None:
         dtype = np.bool_ if isinstance(fill_value, bool) else _DEFAULT_DTYPE[0]
     dims = fill_shape(shape)
-    if isinstance(fill_value, str):  # 3.x fills zeros for a string; 2.x: float('a') fails
-        if profiles.current().arg_type_error != "TypeError":
-            raise ValueError(f"could not convert string to float: {fill_value!r}")
-        fill_value = 0
+    if isinstance(fill_value, str):
+        fill_value = _string_fill(fill_value)
     if isinstance(fill_value, complex) and profiles.current().arg_type_error != "TypeError":
         # 2.x's fill_constant converts float(value) (real 2.6.2; 3.x fills the complex number)
         raise TypeError("float() argument must be a string or a real number, not 'complex'")
     if isinstance(fill_value, complex) and dtype is _DEFAULT_DTYPE[0]:
         dtype = np.complex128   # (3.3.1: a complex fill without a dtype is complex128)
     return Tensor(_filled(dims, fill_value, _dt(dtype)))
+
+
+_FILL_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)")
+_FILL_EXPONENT = re.compile(r"[eE][+-]?\d+")
+
+
+def _string_fill(text):
+    """A string fill value as the version reads it. 2.x: Python's ``float(text)`` (its error).
+    3.x: the C++ scalar's parse (measured on 3.3.1): 'inf', '-inf', 'nan' and 'True'/'False'
+    exactly, otherwise the longest leading decimal number as a stream extraction reads it
+    ('1.5abc' 1.5, ' 2 ' 2, overflow +-DBL_MAX, underflow 0), and 0 where none parses ('a',
+    'Inf', '0x10' 0, '1e' 0)."""
+    if profiles.current().arg_type_error != "TypeError":
+        return float(text)
+    special = {"inf": np.inf, "-inf": -np.inf, "nan": np.nan, "True": 1.0, "False": 0.0}
+    if text in special:
+        return special[text]
+    head = _FILL_NUMBER.match(text)
+    if head is None:
+        return 0.0
+    rest = text[head.end():]
+    number = head.group(0)
+    if rest[:1] in ("e", "E"):
+        exp = _FILL_EXPONENT.match(rest)
+        if exp is None:
+            return 0.0
+        number += exp.group(0)
+    value = float(number)
+    if np.isinf(value):
+        return float(np.copysign(np.finfo(np.float64).max, value))
+    if value == 0.0 and any(c in "123456789" for c in head.group(0)):
+        return 0.0   # an underflow fails the extraction: 0
+    return value
 
 
 def _filled(shape, value, npdtype):

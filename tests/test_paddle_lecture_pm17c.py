@@ -1,0 +1,63 @@
+"""Issue 28, Paddle lecture round 17 (group C: PaddleGAN blocks, PaddleOCR SVTR/PP-LCNet/CTC/DB,
+DETR-style heads, paddle.Tensor method tours): each difference found, checked against what real
+Paddle 3.3.1 and 2.6.2 printed here (recorded in the comments).
+"""
+import math
+
+import pytest
+
+import gradrepl.paddle as paddle
+
+# ------------------------------------------------ paddle.full with a string fill value
+# SVTR's local-attention mask: paddle.full([H * W, H * W], '-inf', dtype='float32').
+# real 3.3.1 (this session): the C++ scalar's parse of the string
+FULL_STR_3 = [
+    ("-inf", "float32", [-math.inf]), ("inf", None, [math.inf]), ("1.5", "float64", [1.5]),
+    ("a", "float32", [0.0]), ("", "float32", [0.0]), ("0x10", "float32", [0.0]),
+    ("Inf", "float32", [0.0]), ("NaN", "float32", [0.0]), ("infinity", "float32", [0.0]),
+    ("+inf", "float64", [0.0]), ("-nan", "float64", [0.0]), ("true", "float64", [0.0]),
+    ("True", "float32", [1.0]), ("True", "bool", [True]), ("a", "bool", [False]),
+    ("1.5abc", "float32", [1.5]), (" 2 ", "float32", [2.0]), ("1_000", "float32", [1.0]),
+    ("1e3", None, [1000.0]), ("1e", "float64", [0.0]), ("1e+2x", "float64", [100.0]),
+    ("1e400", "float64", [1.7976931348623157e+308]),
+    ("-1e400", "float64", [-1.7976931348623157e+308]), ("1e-400", "float64", [0.0]),
+    (".5", "float64", [0.5]), ("5.", "float64", [5.0]), ("+3", "float64", [3.0]),
+    ("--1", "float64", [0.0]), ("2.5", "int64", [2]), ("3", "int64", [3]),
+    ("1.5", "float16", [1.5]), ("0.1", "float32", [0.10000000149011612]),
+]
+# real 2.6.2 (this session): Python's float(value), then the dtype
+FULL_STR_26 = [
+    ("-inf", "float32", [-math.inf]), ("Inf", "float32", [math.inf]),
+    ("infinity", "float32", [math.inf]), ("1e400", "float64", [math.inf]),
+    ("1_000", "float32", [1000.0]), (" 2 ", "float32", [2.0]), ("2.5", "int64", [2]),
+    ("0", "bool", [False]), ("1e3", None, [1000.0]),
+]
+FULL_STR_26_ERRORS = ["a", "True", "", "0x10", "1.5abc"]
+
+
+@pytest.mark.parametrize("case", FULL_STR_3)
+def test_full_string_value_3(case):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("3")
+    text, dtype, want = case
+    assert paddle.full([1], text, dtype=dtype).numpy().tolist() == want
+
+
+@pytest.mark.parametrize("case", FULL_STR_26)
+def test_full_string_value_26(case):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("2.6")
+    text, dtype, want = case
+    assert paddle.full([1], text, dtype=dtype).numpy().tolist() == want
+
+
+@pytest.mark.parametrize("text", FULL_STR_26_ERRORS)
+def test_full_string_error_26(text):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("2.6")
+    with pytest.raises(ValueError) as got:
+        paddle.full([1], text, dtype="float32")
+    assert str(got.value) == f"could not convert string to float: {text!r}"
