@@ -61,3 +61,24 @@ def test_full_string_error_26(text):
     with pytest.raises(ValueError) as got:
         paddle.full([1], text, dtype="float32")
     assert str(got.value) == f"could not convert string to float: {text!r}"
+
+
+# ------------------------------------------------ 2.6's where() with unequal shapes promotes in add
+# A tensor tour's paddle.where(x > 5, x, -1.0) on float32 x: 2.6.2 makes y a [1] float64 tensor
+# and broadcasts in Python with paddle.add, so the promotion's glog line is add's
+# (dygraph_functions.cc:52647, real 2.6.2 here); equal shapes log where's own (51846).
+@pytest.mark.parametrize("same_shape, where", [(False, "dygraph_functions.cc:52647"),
+                                               (True, "dygraph_functions.cc:51846")])
+def test_where_promotion_glog_line_26(capsys, monkeypatch, same_shape, where):
+    from gradrepl.paddle import glog, profiles
+
+    profiles.set_profile("2.6")
+    monkeypatch.setattr(glog, "_promoted", set())
+    x = paddle.arange(12, dtype="float32").reshape([3, 4])
+    y = paddle.zeros([3, 4], "float64") if same_shape else -1.0
+    out = paddle.where(x > 5, x, y)
+    assert out.dtype == paddle.float64
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("W")]
+    assert len(err) == 1 and err[0].split()[3] == where + "]"
+    assert err[0].endswith("] got different data type, run type protmotion automatically, "
+                           "this may cause data type been changed.")

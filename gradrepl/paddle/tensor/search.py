@@ -188,9 +188,10 @@ def _scalar_operand(v):
     return _wrap(np.full((1,), v, np.array([v]).dtype))
 
 
-def _where_dtypes(x, y):
+def _where_dtypes(x, y, logged_by="where"):
     """x and y brought to one dtype: floats promote to the wider; mixing an integer with a float
-    is an error (TypeError in 3.x, the kernel's ValueError in 2.x)."""
+    is an error (TypeError in 3.x, the kernel's ValueError in 2.x). ``logged_by``: the op whose
+    promotion glog line real Paddle logs."""
     xd, yd = x.data.dtype, y.data.dtype
     if xd == yd:
         return x, y
@@ -198,7 +199,7 @@ def _where_dtypes(x, y):
         target = xd if xd.itemsize >= yd.itemsize else yd
         from .. import glog
 
-        glog.promoted("where")
+        glog.promoted(logged_by)
         return M.cast(x, target), M.cast(y, target)
     if profiles.current().promotion == "strict":
         raise TypeError(
@@ -243,7 +244,11 @@ def where(condition, x=None, y=None, name=None):
             f"(InvalidArgument) The type of data we are trying to retrieve (bool) does not match "
             f"the type of data ({condition.data.dtype.name}) currently contained in the "
             f"container.")
-    x, y = _where_dtypes(x, y)
+    # 2.x broadcasts unequal shapes in Python by paddle.add with zeros_like(x) + zeros_like(y):
+    # a float promotion is then add's (its glog line, real 2.6.2), not where's
+    same = x.data.shape == y.data.shape == condition.data.shape
+    full64 = profiles.current().where_scalars == "full64"
+    x, y = _where_dtypes(x, y, "add" if full64 and not same else "where")
     shape = _broadcast_shape(x, y, condition)
     x, y, condition = (B.broadcast_to(t, shape) for t in (x, y, condition))
     return S.where(condition, x, y, grad=profiles.current().where_grad)
