@@ -51,6 +51,11 @@ class OpDef:
     check: bool = True                  # finite differences meaningful (False: piecewise const)
     second_order: bool = True
 
+    # a dialect's view op (its output shares the input's memory): 1 one view, 2 several (the
+    # torch dialect's select/view/unbind ...; 0 for Paddle's ops). ``apply`` hands such an
+    # op's unrecorded outputs to ``VIEW_HOOK[0]`` (a class attribute, not a dataclass field)
+    view_kind = 0
+
     def __repr__(self):
         return f"<op {self.name}>"
 
@@ -137,6 +142,12 @@ def set_apply_hook(hook):
 
 def apply_hook_active() -> bool:
     return _HOOK is not None
+
+
+#: ``[hook(op, input, outputs) -> outputs]``: set by a dialect whose view ops (``view_kind``)
+#: made without a record keep something of their base (torch's views made under no_grad
+#: still require grad when the base does: ``torch/_view_meta.py``)
+VIEW_HOOK: list = [lambda op, x, outs: outs]
 
 
 @contextlib.contextmanager
@@ -230,6 +241,8 @@ def apply(op: OpDef, inputs, attrs=None):
         if type(out) is not _ndarray:
             out = _asarray(out)
         if not record:
+            if op.view_kind:
+                return VIEW_HOOK[0](op, first, (cls._wrap(out, True),))[0]
             return cls._wrap(out, True)
         if arrays is None:
             arrays = (a0,)
@@ -244,6 +257,8 @@ def apply(op: OpDef, inputs, attrs=None):
         return t
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
+        if op.view_kind:
+            return VIEW_HOOK[0](op, first, tuple(cls._wrap(o, True) for o in outs))
         return tuple(cls._wrap(o, True) for o in outs)
     if arrays is None:
         arrays = (a0,)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine.registry import apply
-from . import _bfloat16
+from . import _bfloat16, _view_meta
 from ._base import EngineTensor, raw
 from ._ops import top
 from ._tensor import Tensor
@@ -247,6 +247,9 @@ def setitem(x, index, value):
     v_is_tensor = isinstance(value, EngineTensor)
     grad_needed = _STATE.enabled and (not x.stop_gradient or (v_is_tensor and
                                                                not value.stop_gradient))
+    if grad_needed and (x._view_meta is not None or x.grad_node is not None):
+        # (a view made under no_grad ...: torch's error names the view it writes through)
+        _view_meta.check_inplace(x, None if x.stop_gradient else _view_meta.sub_view_name(index))
     if _STATE.enabled and not x.stop_gradient and x.grad_node is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")

@@ -18,7 +18,7 @@ from ..engine import grad_mode
 from ..engine import registry as _registry
 from ..engine.ops._util import FP as _FP
 from ..engine.ops._util import quiet as _quiet
-from . import _dispatch, _dtypes, _storage
+from . import _dispatch, _dtypes, _storage, _view_meta
 from ._base import EngineTensor, raw, set_raw
 from ._tensor import Tensor
 
@@ -36,9 +36,19 @@ _VIEW_OPS = {"ViewBackward0", "ReshapeAliasBackward0", "SelectBackward0", "Slice
 
 
 def check_leaf(x):
-    if _STATE.enabled and not x.stop_gradient and x.grad_node is None:
-        raise RuntimeError(LEAF_MESSAGE)
+    if _STATE.enabled and not x.stop_gradient:
+        if x._view_meta is not None or x.grad_node is not None:
+            _view_meta.check_inplace(x)   # (a view made under no_grad ...: torch's errors)
+        if x.grad_node is None:
+            raise RuntimeError(LEAF_MESSAGE)
     check_view_of_leaf(x)
+
+
+def check_operand_grad(x):
+    """x needs no gradient but the in-place op's result does (``vx.add_(w)``): a view made
+    without grad still refuses."""
+    if x._view_meta is not None and _STATE.enabled:
+        _view_meta.check_inplace(x)
 
 
 def check_view_of_leaf(x):
@@ -169,6 +179,8 @@ def inplace(x, compute, result_dtype=None, overlap_ok=False, plain=False):
     if r.grad_node is None or r.stop_gradient:
         write(x, raw(r), overlap_ok)
         return x
+    if x.stop_gradient:
+        check_operand_grad(x)
     return take_place(x, r, old, overlap_ok)
 
 
@@ -301,6 +313,9 @@ def _binary_inplace(fn):
             r = plain_binary(self, other, fn)
             if r is not None:
                 return r
+        if self._view_meta is not None and isinstance(other, EngineTensor) and \
+                not other.stop_gradient:
+            check_operand_grad(self)   # (before the op: torch checks first)
         return inplace(self, lambda s: fn(s, other, *args, **kwargs), _rt(self, other))
     return method
 

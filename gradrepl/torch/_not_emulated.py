@@ -51,11 +51,31 @@ def _module_getattr(target, previous):
     return __getattr__
 
 
+# torch.Tensor's single-underscore names (real torch 2.13's dir(torch.Tensor)) that gradrepl's
+# Tensor lacks, found by LEFT17's sweep: a lecture that prints one (``t._backward_hooks``,
+# ``t._cdata``) is told so, as for the public names (``_base``, ``_is_view``, ``_version`` are
+# emulated)
+_PRIVATE_TENSOR_NAMES = (
+    "_addmm_activation _autocast_to_full_precision _autocast_to_reduced_precision "
+    "_backward_hooks _cdata _clear_non_serializable_cached_data _coalesced_ _conj "
+    "_conj_physical _dimI _dimV _fix_weakref _grad_fn _has_symbolic_sizes_strides _indices "
+    "_is_all_true _is_any_true _is_zerotensor _lazy_clone _make_subclass "
+    "_make_wrapper_subclass _neg_view _nested_tensor_size _nested_tensor_storage_offsets "
+    "_nested_tensor_strides _nnz _philox_normal_ _philox_uniform_ "
+    "_post_accumulate_grad_hooks _python_dispatch _reduce_ex_internal _rev_view_func_unsafe "
+    "_sparse_mask_projection _to_dense _to_sparse _to_sparse_bsc _to_sparse_bsr "
+    "_to_sparse_csc _to_sparse_csr _typed_storage _use_count _values _view_func "
+    "_view_func_unsafe").split()
+
+
 def install():
     from ._tensor import Tensor
 
     for name in _names("torch.Tensor"):
         if name[:1] != "_" and not hasattr(Tensor, name):
+            setattr(Tensor, name, _NotEmulated(name))
+    for name in _PRIVATE_TENSOR_NAMES:
+        if not hasattr(Tensor, name):
             setattr(Tensor, name, _NotEmulated(name))
     for target in _MODULES:
         mod = sys.modules.get("gradrepl." + target)

@@ -37,7 +37,7 @@ from ..engine.ops._util import quiet as _quiet
 from ..engine.ops._util import scalar_of as _scalar_of
 from ..engine import registry as _registry_mod
 from ..engine.registry import OPS, OpDef, apply, needs_grad
-from . import _bfloat16, _dtypes, _mm_grad, _selection, _storage, _unary_grads
+from . import _bfloat16, _dtypes, _mm_grad, _selection, _storage, _unary_grads, _view_meta
 from ._base import EngineTensor, raw
 from ._tensor import Tensor, _dim
 
@@ -78,6 +78,7 @@ def top(base, name, saves="all", inputs=None, forward=None):
         op.holomorphic = base in _HOLOMORPHIC
         op.vjp = op.vjp            # (wrapped now if it is a holomorphic base's own VJP)
         op.torch_name = name
+        op.view_kind = _view_meta.KIND.get(name, 0)   # (torch's views: _view_meta)
         op.torch_saves = saves
         op.torch_inputs = inputs
         # the dialect checks versions itself, by torch's rules; the node still keeps the

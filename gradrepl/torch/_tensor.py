@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine import grad_mode
 from ..engine import registry as _registry
-from . import _bfloat16, _dtypes, _meta, _printing
+from . import _bfloat16, _dtypes, _meta, _printing, _view_meta
 from ._base import CPU, GRADREPL_DIR, EngineTensor, Size, raw, set_raw
 
 _BF16 = _bfloat16.BITS
@@ -28,7 +28,7 @@ _CODES: list = []   # the code objects _INTERNAL has ids of, kept alive: no id i
 _STATE = grad_mode.STATE
 _new = object.__new__
 # depth of active torch.inference_mode() blocks (kept by _ops_math._track_inference_mode)
-_INFERENCE = [0]
+_INFERENCE = _view_meta._INFERENCE   # (one list: _view_meta reads it too)
 #: called with each new tensor while a vmap runs (``_vmap_checks.made``, ``_vmap.trace``)
 _MADE = [None]
 _AUTOGRAD_ENGINE = [None]   # autograd._engine, once Tensor.backward first ran
@@ -81,6 +81,10 @@ class Tensor(EngineTensor):
     # _fw: (level, tangent) of a dual tensor of forward AD (autograd/forward_ad.py)
     # __dict__: a user's own attributes (fast.ai's lessons keep a manual gradient in ``t.g``)
 
+    # how a view made without grad was made (``_view_meta``: creation, root, version), set in
+    # the instance; _view_own: such a view was given requires_grad_() (it accumulates)
+    _view_meta = None
+    _view_own = False
     __array_priority__ = 1000  # numpy defers its operators to ours (np.float32(2) * x is a Tensor)
     _grad_layout_contract = True  # a leaf's .grad takes its strides (engine/backward.obey_layout)
     _vmap_checked = False  # True: vmap's checked class, a Tensor as this one (_vmap_checks)
@@ -253,6 +257,8 @@ class Tensor(EngineTensor):
     # ------------------------------------------------------------------ autograd attributes
     @property
     def requires_grad(self):
+        if self._view_meta is not None and _view_meta.stale(self):
+            _view_meta.raise_stale(self)
         return not self.stop_gradient
 
     @requires_grad.setter
@@ -265,12 +271,16 @@ class Tensor(EngineTensor):
 
     @property
     def is_leaf(self):
+        if self._view_meta is not None and _view_meta.stale(self):
+            _view_meta.raise_stale(self)
         return self.grad_node is None or self.stop_gradient
 
     @property
     def grad_fn(self):
         node = self.grad_node
         if node is None or self.stop_gradient:
+            if self._view_meta is not None and _view_meta.stale(self):
+                _view_meta.raise_stale(self)
             return None
         from .autograd.graph import wrap_node
 
@@ -355,7 +365,26 @@ class Tensor(EngineTensor):
         t._alias = self
         return t
 
+    def accumulate_node(self):
+        """A view made without grad has no gradient edge of its own (torch: no grad
+        accumulator), until ``requires_grad_()`` gave it one; once stale, using it raises."""
+        m = self._view_meta
+        if m is not None and not self._view_own:
+            if _view_meta.stale(self):
+                _view_meta.raise_stale(self)
+            return None
+        return EngineTensor.accumulate_node(self)
+
+    def _is_view(self):
+        return self._view_meta is not None or _view_meta.root_of(self) is not None
+
+    @property
+    def _base(self):
+        return _view_meta.root_of(self)
+
     def detach_(self):
+        if self._is_view():
+            raise RuntimeError(_view_meta.DETACH_VIEW_MESSAGE)
         self.grad_node = None
         self.out_slot = 0
         self.stop_gradient = True
@@ -486,6 +515,8 @@ class Tensor(EngineTensor):
             from .autograd.graph import node_name
 
             name = node_name(node)
+        elif self._view_meta is not None and _view_meta.stale(self):
+            name = "Invalid"   # (torch's repr: its grad_fn raised)
         tangent = None
         if getattr(self, "_fw", None) is not None:
             from .autograd.forward_ad import tangent_of
@@ -564,5 +595,12 @@ def _set_requires_grad(t, flag, how):
     if flag and getattr(t, "_inference", False) and not _INFERENCE[0]:
         raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                            "InferenceMode is not allowed.")
+    m = t._view_meta
+    if m is not None and m[0] != _view_meta.MULTI and t.grad_node is None:
+        # a view made without grad: its own flag (an accumulator of its own), while it still
+        # requires grad as long as its base does (torch 2.13: requires_grad_(False) keeps True)
+        t._view_own = flag
+        t.stop_gradient = not (flag or not m[1].stop_gradient)
+        return
     if t.grad_node is None:
         t.stop_gradient = not flag

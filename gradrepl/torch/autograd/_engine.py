@@ -109,7 +109,8 @@ def _seq(v, n):
 
 def _check_outputs(outputs):
     for i, t in enumerate(outputs):
-        if t.stop_gradient:
+        if t.stop_gradient or (t._view_meta is not None and t.grad_node is None
+                               and not t._view_own):   # (a view made without grad)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
 
