@@ -99,21 +99,19 @@ GROUP = 1 << 18
 
 
 def _per_group(n, per_sample, fn):
-    """``fn(a, b)`` for slices of samples of about ``GROUP`` elements, on torch's thread count
-    (numpy lets go of the GIL)."""
+    """``fn(a, b)`` for slices of samples of about ``GROUP`` elements, the slices shared among
+    torch's threads (the persistent pool, ``engine.workers``; numpy lets go of the GIL)."""
     from .. import _capability
+    from ...engine import workers
 
     step = max(1, GROUP // max(per_sample, 1))
     slices = [(a, min(n, a + step)) for a in range(0, n, step)]
-    workers = min(len(slices), max(1, _capability.threads()))
-    if workers == 1:
-        for a, b in slices:
-            fn(a, b)
-        return
-    from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda ab: fn(*ab), slices))
+    def part(bounds):
+        for a, b in slices[bounds[0]:bounds[1]]:
+            fn(a, b)
+
+    workers.run(part, workers.split(len(slices), _capability.threads()))
 
 
 def conv_forward(x, w, bias, stride, pads, dilation, block=BLOCK):
@@ -262,27 +260,41 @@ def _blocks(w_by_offset, c, block=BLOCK):
 def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None, block=BLOCK):
     """Each block's chains (``_fma_gemm.chains``) over groups of samples, the blocks' sums added
     in order (``bias`` after the first); ``cols_of(a, b)`` the samples' columns (K, C, m, size)
-    float32. (N, O, size) float32, or None."""
+    float32. (N, O, size) float32, or None. The samples split over torch's threads (the
+    persistent pool, ``engine.workers``) as oneDNN's threads share them: each output's chain is
+    the same whichever thread sums it."""
     from ._fma_gemm import chains
+    from .. import _capability
+    from ...engine import workers
 
     step = max(1, COLUMNS // max(1, kk * c * size))
     blocks = _blocks(w_by_offset, c, block)
     out = np.empty((n, o, size), np.float32)
-    for a in range(0, n, step):
-        b = min(n, a + step)
-        cols = cols_of(a, b)
-        for cb, ce, wm in blocks:
-            got = chains(wm[None], cols[:, cb:ce].reshape(1, kk * (ce - cb), -1), finite=True)
-            if got is None:
-                return None
-            res = got[0].reshape(o, b - a, size).transpose(1, 0, 2)
-            if cb == 0:
-                out[a:b] = res
-                if bias is not None:
-                    out[a:b] += bias.astype(np.float32).reshape(-1, 1)
-            else:
-                out[a:b] += res
-    return out
+
+    def part(bounds):
+        for a in range(bounds[0], bounds[1], step):
+            b = min(bounds[1], a + step)
+            cols = cols_of(a, b)
+            for cb, ce, wm in blocks:
+                got = chains(wm[None], cols[:, cb:ce].reshape(1, kk * (ce - cb), -1),
+                             finite=True)
+                if got is None:
+                    return False
+                res = got[0].reshape(o, b - a, size).transpose(1, 0, 2)
+                if cb == 0:
+                    out[a:b] = res
+                    if bias is not None:
+                        out[a:b] += bias.astype(np.float32).reshape(-1, 1)
+                else:
+                    out[a:b] += res
+        return True
+
+    threads = _capability.threads() if n * o * size >= SPLIT else 1
+    return out if all(workers.run(part, workers.split(n, threads))) else None
+
+
+#: Outputs of a convolution past which its samples are shared among torch's threads.
+SPLIT = 1 << 14
 
 
 def _blas_forward(x, w, bias, stride, pads, dilation, outs, block=BLOCK):
