@@ -49,6 +49,9 @@ SITES = {
     # 3.x's import looks for ccache (paddle/import_notes.py); 2.6 has no such check
     "no_ccache": {"3": ("utils/cpp_extension/extension_utils.py", 712,
                         "        warnings.warn(warning_message)")},
+    # nn.RNN/BiRNN of a cell with sequence_length (_rnn_dynamic_graph): 3.x's deprecated mask
+    "rnn_sequence_mask": {"3": ("nn/layer/rnn.py", 198,
+                                "        mask = paddle.static.nn.sequence_lod.sequence_mask(")},
     "amp_scaler_cpu": {"3": ("amp/grad_scaler.py", 133, "                warnings.warn("),
                        "2.6": ("amp/grad_scaler.py", 112, "            warnings.warn(")},
 }

@@ -168,8 +168,18 @@ class GRUCell(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}"
 
 
+_SEQUENCE_MASK_DEPRECATED = (
+    '\033[93m\nWarning:\nAPI "paddle.static.nn.sequence_lod.sequence_mask" is deprecated, and '
+    'will be removed in future versions. Please use "paddle.nn.functional.sequence_mask" '
+    'instead. \033[0m')
+
+
 def _run(cell, inputs, states, sequence_length, time_major, is_reverse):
-    """Step ``cell`` over the time axis (masking steps past ``sequence_length``)."""
+    """Paddle's ``_rnn_dynamic_graph``: step ``cell`` over the time axis. Past a sequence's
+    ``sequence_length`` its states are kept (``_maybe_copy``: new * mask + old * (1 - mask));
+    the cell's outputs there are kept as the cell gave them (the fused nn.LSTM/GRU/SimpleRNN
+    kernel is what zeroes them: ``_RNNBase._fused``). Paddle 3.x makes the mask with the
+    deprecated ``paddle.static.nn.sequence_lod.sequence_mask``: it warns from rnn.py:198."""
     paddle = _paddle()
     if not time_major:
         inputs = paddle.transpose(inputs, [1, 0] + list(range(2, inputs.ndim)))
@@ -178,6 +188,12 @@ def _run(cell, inputs, states, sequence_length, time_major, is_reverse):
         states = cell.get_initial_states(inputs, batch_dim_idx=1)
     mask = None
     if sequence_length is not None:
+        from ... import libwarn, profiles
+        from ...utils import VisibleDeprecationWarning
+
+        if profiles.current().deprecation_warnings:
+            libwarn.warn("rnn_sequence_mask", _SEQUENCE_MASK_DEPRECATED,
+                         VisibleDeprecationWarning)
         mask = paddle.transpose(paddle.cast(paddle.nn.functional.sequence_mask(
             sequence_length, steps), inputs.dtype), [1, 0])
     order = range(steps - 1, -1, -1) if is_reverse else range(steps)
@@ -193,7 +209,6 @@ def _run(cell, inputs, states, sequence_length, time_major, is_reverse):
                 new_states = tuple(keep(n, o) for n, o in zip(new_states, states))
             else:
                 new_states = keep(new_states, states)
-            out = out * m
         states = new_states
         outs[t] = out
     outputs = paddle.stack(outs, axis=0)
@@ -221,6 +236,10 @@ class BiRNN(Layer):
     def __init__(self, cell_fw, cell_bw, time_major=False):
         super().__init__()
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
+        # (Paddle 2.6/3.3 read the cells' input_size: a cell without one is an AttributeError)
+        if cell_fw.input_size != cell_bw.input_size:
+            raise ValueError(f"input size of forward cell({cell_fw.input_size}) does not equals"
+                             f"that of backward cell({cell_bw.input_size})")
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         paddle = _paddle()
