@@ -113,11 +113,11 @@ def test_gemm_on_one_thread_keeps_the_threaded_bits(m, k, n, tr):
     probe = _gemm._probe_one_thread
     try:  # every layout on MKL's threads, as torch runs it
         _gemm._probe_one_thread = lambda *args: False
-        _gemm._ONE_THREAD.clear()
+        _gemm.forget_layouts()
         want = _gemm.gemm(a, b)
     finally:
         _gemm._probe_one_thread = probe
-        _gemm._ONE_THREAD.clear()
+        _gemm.forget_layouts()
     assert mkl.THREADS >= 1
     assert _bits(got) == _bits(want)
 

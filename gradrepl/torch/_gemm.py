@@ -173,6 +173,21 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
     read when beta is 0) by MKL's gemm with the arguments torch passes it (``torch_layout``),
     alpha and beta inside the call as torch passes them, or None when MKL or the dtype is not
     there."""
+    if c is None and alpha == 1.0:     # (a layout met before: one lookup, the call)
+        known = _LAYOUTS.get((a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype))
+        if known is not None:
+            g, swap, ta, tb, bm, bn, bk, lda, ldb, ldc, one, shape, c_one, c_zero = known
+            out = np.empty(shape, a.dtype)
+            if swap:
+                a, b = b, a
+            if one:
+                local = _mkl._load().MKL_Set_Num_Threads_Local
+                prev = local(1)
+            g(_COL, ta, tb, bm, bn, bk, c_one, _P(_address(a)), lda, _P(_address(b)), ldb,
+              c_zero, _P(_address(out)), ldc)
+            if one:
+                local(prev)
+            return out
     if a.dtype != b.dtype or a.ndim != 2 or b.ndim != 2:
         return None
     k = _kernel(a.dtype)
@@ -212,6 +227,10 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
         g, c_one, c_zero = plain
         c_alpha = c_one if alpha == 1 else type(c_one)(alpha)
         c_beta = c_zero if beta == 0 else c_one if beta == 1 else type(c_one)(beta)
+        if c is None and alpha == 1.0 and where is None and sa is (b if n != 1 else a) \
+                and sb is (a if n != 1 else b):   # (no operand copied or placed: cached)
+            _LAYOUTS[(a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype)] = (
+                g, n != 1, ta, tb, bm, bn, bk, lda, ldb, ldc, one, (m, n), c_one, c_zero)
         if one:
             local = _mkl._load().MKL_Set_Num_Threads_Local
             prev = local(1)
@@ -230,6 +249,22 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
     f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
       _scalar(a.dtype, beta), address(out), ldc)
     return out
+
+
+#: (a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype) -> the call ``gemm`` made for
+#: ``a @ b`` (c None, alpha 1) where it multiplied the operands in place: the plain kernel,
+#: whether the operands swap (the result transposed), the arguments of ``torch_layout``, the
+#: one-thread probe's answer, the result's shape, ctypes' 1 and 0: all functions of the key (the
+#: layout reads shapes and strides; a copied or aligned operand is not cached), so a layout met
+#: again skips ``torch_layout``, the probe's key and the dtype tests. Cleared with the probes.
+_LAYOUTS = {}
+_address = _mkl.address
+
+
+def forget_layouts():
+    """Forget the probed thread counts and the cached layouts (tests that re-probe)."""
+    _ONE_THREAD.clear()
+    _LAYOUTS.clear()
 
 
 # A real dtype's ?gemm as a second ctypes function without ``argtypes``, with alpha and beta held
