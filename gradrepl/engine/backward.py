@@ -186,8 +186,11 @@ def plain_graph(grad_nodes, leaf_nodes):
     nodes apart): no forward output with a hook or a retained gradient, no leaf with a hook,
     no structural zero links (``link_saved_inputs``) and no PyLayer (whose gradients' flag is
     remembered): the phases' special modes all stay off."""
+    post = NODE_POST_HOOKS or None
     for n in grad_nodes:
         if n.zero_from is not None or n.op.name == "py_layer":
+            return False
+        if post is not None and n in post:
             return False
         refs = n._out_refs
         if refs is None:
@@ -460,6 +463,8 @@ def run_node(state, node, buf):
         raise GraphFreedError(node)
     if buf is None:
         buf = _new_buffer(node)
+    hooks = NODE_POST_HOOKS.get(node) if NODE_POST_HOOKS else None
+    out_grads = tuple(buf) if hooks else None   # (the hooks see None where none arrived)
     for g in buf:  # (identity tests: ``None in buf`` would call the tensors' __eq__)
         if g is None:
             if not getattr(node.op, "undefined_grads", False):  # (torch's: left undefined)
@@ -492,6 +497,8 @@ def run_node(state, node, buf):
         if getattr(op.vjp, "exact_first_order", False):
             in_grads = exact_values(node, buf, in_grads, start)
         in_grads = next_order(state, node, in_grads, start)
+    if hooks:
+        in_grads = _in_user_mode(state, _run_node_hooks, hooks, node, in_grads, buf, out_grads)
     emit = state.emit
     if emit is not None:
         emit(ev.Run(node, tuple(buf), tuple(in_grads)))
@@ -716,6 +723,36 @@ def _output_grad(state, node, t, buf, k):
         inputs = node.inputs
         cls = inputs[0]._result_type if inputs is not None else node.result_type
         t._grad = cls._wrap(np.array(buf[k].data), False)
+
+
+#: hooks on backward nodes (torch's ``grad_fn.register_hook``): node -> [fn(node, in_grads,
+#: out_grads)], each called after the node's VJP with the gradients it computed for its inputs
+#: (None where an input takes none; each reduced to its input's shape) and those of its outputs;
+#: what one returns (a sequence, one entry per input) replaces the input gradients
+NODE_POST_HOOKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _run_node_hooks(hooks, node, in_grads, buf, out_grads):
+    edges, op = node.edges, node.op
+    n_in = len(in_grads)
+    grads = []
+    for i in range(len(edges) // 2):
+        g = in_grads[i] if i < n_in and edges[2 * i] is not None else None
+        if g is not None:
+            shape, dtype = node.in_meta[i]
+            gd = _data(g)
+            if gd.shape != shape or gd.dtype != dtype:
+                g = reduce_grad(op, i, g, shape, dtype)
+        grads.append(g)
+    grads = tuple(grads)
+    for k, g in enumerate(out_grads):   # (output hooks may have replaced some since)
+        if g is not None:
+            out_grads = out_grads[:k] + (buf[k],) + out_grads[k + 1:]
+    for hook in list(hooks):
+        r = hook(node, grads, out_grads)
+        if r is not None:
+            grads = tuple(r)
+    return grads
 
 
 def leaf_hooks(state, leaf, g):

@@ -27,6 +27,10 @@ _LEGACY_STRING = "        reduction = _Reduction.legacy_get_string(size_average,
 SITES = {
     "module_call": ("nn/modules/module.py", 1778,
                     "        return self._call_impl(*args, **kwargs)"),
+    # Module._call_impl's call of _maybe_warn_non_full_backward_hook (register_backward_hook)
+    "non_full_backward_hook": ("nn/modules/module.py", 1869,
+                               "                    self._maybe_warn_non_full_backward_hook("
+                               "args, result, grad_fn)"),
     "loss_init": ("nn/modules/loss.py", 48,
                   "            self.reduction: str = _Reduction.legacy_get_string(size_average, "
                   "reduce)"),

@@ -213,10 +213,25 @@ class Node:
         return SavedTensor(self, "result")
 
     def register_hook(self, fn):
-        raise NotImplementedError("gradrepl: hooks on backward nodes are not supported; "
-                                  "register the hook on a tensor (tensor.register_hook)")
+        """torch's Node.register_hook: ``fn(grad_inputs, grad_outputs)`` runs after this node's
+        backward (``grad_inputs``: the gradients it computed for its inputs, None where an input
+        takes none); a tuple it returns replaces ``grad_inputs``."""
+        from ...engine.backward import NODE_POST_HOOKS
+        from ...engine.node import AccumulateNode
 
-    register_prehook = register_hook
+        if isinstance(self._node, AccumulateNode):
+            raise NotImplementedError("gradrepl: hooks on AccumulateGrad nodes are not "
+                                      "emulated; register the hook on the leaf tensor")
+        hooks = NODE_POST_HOOKS.get(self._node)
+        if hooks is None:
+            hooks = NODE_POST_HOOKS[self._node] = []
+        hook = _NodeHook(fn)
+        hooks.append(hook)
+        return _node_hook_handle(hooks, hook)
+
+    def register_prehook(self, fn):
+        raise NotImplementedError("gradrepl: pre-hooks on backward nodes are not supported; "
+                                  "register the hook on a tensor (tensor.register_hook)")
 
     def __call__(self, *grads):
         raise NotImplementedError("gradrepl: calling a backward node directly is not supported")
@@ -229,6 +244,69 @@ class Node:
 
     def __hash__(self):
         return hash(id(self._node))
+
+
+class _NodeHook:
+    """A user's hook on a node, called by the engine as ``(node, grad_inputs, grad_outputs)``:
+    the gradients as torch hands them (no history unless create_graph); its result checked as
+    torch checks a post hook's."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, node, grad_inputs, grad_outputs):
+        # torch's node shows only its differentiable inputs and outputs (BatchNorm's running
+        # statistics, Embedding's indices and BatchNorm's saved mean/invstd are not there)
+        op = node.op
+        which = getattr(op, "torch_inputs", None)
+        if which is None:
+            which = op.diff_inputs
+        if isinstance(which, int):
+            which = range(which)
+        if which is None:
+            which = range(len(grad_inputs))
+        which = [i for i in which if i < len(grad_inputs)]
+        outs = op.diff_outputs
+        if outs is not None:
+            grad_outputs = tuple(grad_outputs[k] for k in outs if k < len(grad_outputs))
+        shown = tuple(grad_inputs[i] for i in which)
+        r = self.fn(shown, grad_outputs)
+        if r is None:
+            return None
+        if not isinstance(r, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+        if len(r) != len(shown):
+            raise RuntimeError(f"hook '{getattr(self.fn, '__name__', 'hook')}' has returned an "
+                               f"incorrect number of values (got {len(r)}, but expected "
+                               f"{len(shown)})")
+        full = list(grad_inputs)
+        for i, g in zip(which, r):
+            full[i] = g
+        return full
+
+
+_HANDLE_CLASS = []
+
+
+def _node_hook_handle(hooks, hook):
+    """torch's RemovableHandle (the tensor hooks' class, made once: ``_engine`` imports this
+    module) for a node's hook."""
+    if not _HANDLE_CLASS:
+        from ._engine import RemovableHandle as _Base
+
+        class RemovableHandle(_Base):
+            def __init__(self, hooks, hook):
+                self.id = _Base.take_id()
+                self._hooks, self._hook = hooks, hook
+
+            def remove(self):
+                if self._hook in self._hooks:
+                    self._hooks.remove(self._hook)
+
+        _HANDLE_CLASS.append(RemovableHandle)
+    return _HANDLE_CLASS[0](hooks, hook)
 
 
 class AccumulateGrad(Node):

@@ -212,9 +212,16 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self.__dict__.get("_gr_hooks") and (self._hooks_of("full") or self._hooks_of("pre")):
-            from ._backward_hooks import call_with_backward_hooks
-            return call_with_backward_hooks(self, self._plain_call, args, kwargs)
+        if self.__dict__.get("_gr_hooks"):
+            if self._hooks_of("full") or self._hooks_of("pre"):
+                from ._backward_hooks import call_with_backward_hooks
+                out = call_with_backward_hooks(self, self._plain_call, args, kwargs)
+            else:
+                out = self._plain_call(*args, **kwargs)
+            if self._hooks_of("non_full"):
+                from ._backward_hooks import hook_output_node
+                hook_output_node(self, args, out)
+            return out
         return self._plain_call(*args, **kwargs)
 
     def _plain_call(self, *args, **kwargs):
@@ -247,6 +254,9 @@ class Module:
     # identity nodes (BackwardHookFunctionBackward, as in torch) whose gradients the hooks see
     def register_full_backward_hook(self, hook, prepend=False):
         from ._backward_hooks import store
+        if self.__dict__.get("_gr_full_hook") is False:
+            raise RuntimeError(_BOTH_BACKWARD_HOOKS)
+        self._gr_full_hook = True
         return _Handle(store(self, "full"), hook)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
@@ -254,8 +264,13 @@ class Module:
         return _Handle(store(self, "pre"), hook)
 
     def register_backward_hook(self, hook):
+        # torch's deprecated non-full hook: on the backward node of the module's (first) output,
+        # seeing that node's input and output gradients (``_backward_hooks.hook_output_node``)
         from ._backward_hooks import store
-        return _Handle(store(self, "full"), hook)
+        if self.__dict__.get("_gr_full_hook") is True:
+            raise RuntimeError(_BOTH_BACKWARD_HOOKS)
+        self._gr_full_hook = False
+        return _Handle(store(self, "non_full"), hook)
 
     def _hooks_of(self, kind):
         d = self.__dict__.get("_gr_hooks")
@@ -591,6 +606,10 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 _IncompatibleKeys.__module__ = "torch.nn.modules.module"
+
+
+_BOTH_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a "
+                        "single Module. Please use only one of them.")
 
 
 class _Handle:
