@@ -7,6 +7,7 @@ from . import fused  # noqa: F401  (ops some frameworks record as one node: addm
 from . import special_torch  # noqa: F401  (torch's special functions, torch.special)
 from . import scan_more  # noqa: F401  (logcumsumexp)
 from . import paddle_breadth  # noqa: F401  (instance_norm, Eigen-ordered row means)
+from . import instance_norm_grad  # noqa: F401  (instance_norm_grad and its double-grad kernel)
 from . import paddle_rnn  # noqa: F401  (Paddle's fused rnn op: LSTM, GRU, SimpleRNN)
 from . import graph  # noqa: F401  (segment_reduce: paddle.geometric)
 from . import detection  # noqa: F401  (yolov3_loss: paddle.vision.ops)

@@ -10,10 +10,10 @@
   is not).
 * ``instance_norm(x, scale, bias)``: Paddle's CPU instance_norm kernel. Per (sample, channel)
   row: mean, var = mean((x - mean)^2) + eps, inv = 1 / sqrt(var) (two roundings), y = (x - mean)
-  * inv * scale + bias. Its VJP is Paddle's grad kernel written with Tensor ops (so it
-  differentiates again): tmp = (x - mean) * inv, dx = scale * inv * ((dy - mean(dy)) - tmp *
-  mean(dy * tmp)), dscale = the rows' sums of tmp * dy added over the samples, dbias the same of
-  dy.
+  * inv * scale + bias. Its VJP is Paddle's grad kernel, one op (``instance_norm_grad``):
+  tmp = (x - mean) * inv, dx = scale * inv * ((dy - mean(dy)) - tmp * mean(dy * tmp)), dscale =
+  the rows' sums of tmp * dy added over the samples, dbias the same of dy; its own VJP is
+  Paddle's double-grad kernel.
 """
 from __future__ import annotations
 
@@ -155,37 +155,18 @@ def _instance_norm_fwd(x, scale, bias, epsilon=1e-5):
 
 
 def _instance_norm_vjp(n, g):
-    from .broadcast import broadcast_to
-    from .math import add, divide, multiply, subtract
-    from .math import sqrt as _sqrt
-    from .reduce import sum as _sum
-    from .shape import reshape
+    """Paddle's instance_norm_grad kernel as one op (``instance_norm_grad``: its values, and a
+    second backward by Paddle's double-grad kernel)."""
+    from .instance_norm_grad import instance_norm_grad
 
     x, scale, _bias = n.inputs
-    shape = list(x.data.shape)
-    N, C = shape[:2]
-    eps = float(np.float32(n.attrs.get("epsilon", 1e-5)))  # the kernel's float attribute
-    x2 = reshape(x, [N * C, -1])
-    dy = reshape(g, [N * C, -1])
-    mean = eigen_row_mean(x2)
-    d = subtract(x2, mean)
-    inv = divide(const(x, 1), _sqrt(add(eigen_row_mean(multiply(d, d)), const(x, eps))))
-    tmp = multiply(d, inv)
-    dx = dscale = dbias = None
-    if needs_grad(n, 0):
-        rows_scale = reshape(broadcast_to(reshape(scale, [1, C]), [N, C]), [N * C, 1])
-        inner = subtract(subtract(dy, eigen_row_mean(dy)),
-                         multiply(tmp, eigen_row_mean(multiply(dy, tmp))))
-        dx = reshape(multiply(multiply(rows_scale, inv), inner), shape)
-    if needs_grad(n, 1):
-        dscale = _sum(reshape(eigen_row_sum(multiply(tmp, dy), True), [N, C]), (0,))
-    if needs_grad(n, 2):
-        dbias = _sum(reshape(eigen_row_sum(dy, True), [N, C]), (0,))
-    return dx, dscale, dbias
+    grads = instance_norm_grad(x, scale, g, n.attrs.get("epsilon", 1e-5))
+    return tuple(t if needs_grad(n, i) else None for i, t in enumerate(grads))
 
 
 INSTANCE_NORM = register(
     "instance_norm", _instance_norm_fwd, _instance_norm_vjp, legacy_name="InstanceNormBackward",
+    double_grad_zeros=False,  # (the grad op's node links x, scale and dy; the bias takes none)
     examples=[([(2, 3, 5), (3,), (3,)], {}), ([(1, 2, 3, 3), (2,), (2,)], {"epsilon": 1e-3})])
 
 
