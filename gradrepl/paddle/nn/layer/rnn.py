@@ -118,8 +118,14 @@ class LSTMCell(RNNCellBase):
         if states is None:
             states = self.get_initial_states(inputs)
         h, c = states
-        i2h, h2h = self._affine(inputs, h)
-        gates = i2h + h2h
+        # Paddle's order of the sums: ((x W_ih^T + b_ih) + h W_hh^T) + b_hh (its SimpleRNNCell
+        # and GRUCell add each bias to its own product first, as _affine does)
+        gates = paddle.matmul(inputs, self.weight_ih, transpose_y=True)
+        if self.bias_ih is not None:
+            gates = gates + self.bias_ih
+        gates = gates + paddle.matmul(h, self.weight_hh, transpose_y=True)
+        if self.bias_hh is not None:
+            gates = gates + self.bias_hh
         i, f, g, o = paddle.split(gates, 4, axis=-1)
         i, f, o = paddle.nn.functional.sigmoid(i), paddle.nn.functional.sigmoid(f), \
             paddle.nn.functional.sigmoid(o)
