@@ -129,6 +129,12 @@ def _shifted(x, axis):
 _VEC_EXP_MKL = 128     # cpu_vec.h's small_enough: vec_exp<float> calls vsExp from here on
 
 
+def _trailing_ones(x, axis):
+    """Only axes of size 1 after ``axis``: Paddle views x as [n, d] rows of d = prod(shape[axis:])
+    classes, its remain d / axis_dim is 1, so it takes the AVX path of the last axis."""
+    return axis < x.ndim - 1 and all(d == 1 for d in x.shape[axis + 1:])
+
+
 def softmax_kernel(x, axis):
     """Paddle's CPU softmax: AVX path along the last axis, Eigen otherwise."""
     if x.ndim == 0:
@@ -136,6 +142,8 @@ def softmax_kernel(x, axis):
     if x.size == 0:
         return x.copy()
     axis = axis % x.ndim
+    if _trailing_ones(x, axis):
+        return softmax_kernel(x.reshape(x.shape[:axis + 1]), axis).reshape(x.shape)
     sh = _shifted(x, axis)
     if axis == x.ndim - 1:
         # vec_exp (phi/kernels/funcs/cpu_vec.h): float32 the C library's expf for rows of fewer
@@ -153,6 +161,9 @@ def softmax_grad_kernel(y, dy, axis):
     if y.ndim == 0:
         return np.zeros_like(y)
     axis = axis % y.ndim
+    if _trailing_ones(y, axis):
+        return softmax_grad_kernel(y.reshape(y.shape[:axis + 1]), dy.reshape(y.shape[:axis + 1]),
+                                   axis).reshape(y.shape)
     if axis == y.ndim - 1:
         dot = avx_sum(dy * y)
     else:
