@@ -339,6 +339,9 @@ _sparse_ops.install(_builtins.__import__("sys").modules[__name__])  # (sparse op
 from . import _complex_unsupported  # noqa: E402
 
 _complex_unsupported.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)
+from . import _dense_entry  # noqa: E402
+
+_dense_entry.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)
 from . import _function_repr  # noqa: E402
 
 _function_repr.install(_builtins.__import__("sys").modules[__name__], nn.functional, Tensor)

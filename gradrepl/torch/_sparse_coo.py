@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..engine.registry import OpDef, apply, needs_grad
+from . import _out
 from ._base import raw
 
 _INVARIANTS_WARNING = (
@@ -478,7 +479,8 @@ def _sparse_first(fn, op):
             return mm(input, *args, op, **kwargs)
         return fn(input, *args, **kwargs)
     f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    f.__module__ = fn.__module__
+    f.__module__, f.__wrapped__ = fn.__module__, fn
+    _out.PASS_THROUGH.add(f.__code__)   # (a pass-through wrapper: _dense_entry)
     return f
 
 

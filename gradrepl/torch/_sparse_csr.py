@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _out
 from ._base import raw
 from ._sparse_coo import _INVARIANTS_WARNING, SparseCooTensor, _named, _SparseShape
 
@@ -483,5 +484,6 @@ def install(torch_module, tensor_cls):
                 return _matmul(input, *args, **kwargs)
             return _fn(input, *args, **kwargs)
         f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-        f.__module__ = fn.__module__
+        f.__module__, f.__wrapped__ = fn.__module__, fn
+        _out.PASS_THROUGH.add(f.__code__)   # (a pass-through wrapper: _dense_entry)
         setattr(torch_module, name, f)

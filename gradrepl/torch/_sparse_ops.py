@@ -528,7 +528,7 @@ def _sparse_aware(fn, name):
         return fn(input, *args, **kwargs)
     f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     _out.PASS_THROUGH.add(f.__code__)
-    f.__module__ = fn.__module__
+    f.__module__, f.__wrapped__ = fn.__module__, fn
     return f
 
 
@@ -546,7 +546,7 @@ def _sparse_second(fn, name):
         return fn(input, *args, **kwargs)
     f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     _out.PASS_THROUGH.add(f.__code__)
-    f.__module__ = fn.__module__
+    f.__module__, f.__wrapped__ = fn.__module__, fn
     return f
 
 
