@@ -99,3 +99,34 @@ def test_gradient_penalty_bits(paddle):
     got = hashlib.sha256(b"".join(p.grad.numpy().tobytes()
                                   for p in [net[0].weight, net[0].bias, net[1].scale, fc.weight]))
     assert got.hexdigest() == CRITIC
+
+
+# real Paddle's messages (str of the ValueError) when the normalised input takes no gradient
+NO_X_GRAD = {
+    "3": "(InvalidArgument) The X@GRAD in InstanceNormGradInferMeta can't be nullptr.\n  [Hint: "
+         "Expected x_grad != nullptr, but received x_grad:0 == nullptr:nullptr.] (at "
+         "/paddle/paddle/phi/infermeta/backward.cc:1017)\n",
+    "2.6": "(InvalidArgument) The X@GRAD in InstanceNormGradInferMeta can't be nullptr.\n  [Hint: "
+           "Expected x_grad != nullptr, but received x_grad == nullptr.] (at "
+           "/paddle/paddle/phi/infermeta/backward.cc:535)\n",
+}
+
+
+def test_input_without_grad_refused(paddle, profile):
+    inn = paddle.nn.InstanceNorm2D(2)
+    x = paddle.randn([2, 2, 3, 3])           # data: stop_gradient=True
+    with pytest.raises(ValueError) as err:
+        inn(x).sum().backward()
+    assert str(err.value) == NO_X_GRAD[profile]
+
+
+def test_frozen_bias_leaves_scale_without_grad(paddle):
+    # InstanceNormGradKernel fills d_scale and d_bias only when both are asked for: real 3.3.1
+    # and 2.6.2 print scale.grad None with the bias frozen; x still gets its gradient
+    inn = paddle.nn.InstanceNorm2D(2)
+    inn.bias.stop_gradient = True
+    x = paddle.randn([2, 2, 3, 3])
+    x.stop_gradient = False
+    paddle.tanh(inn(x)).sum().backward()
+    assert inn.scale.grad is None
+    assert x.grad is not None

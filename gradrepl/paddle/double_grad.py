@@ -126,8 +126,22 @@ def _cos_grad_grad(node, col):
         "be null.] (at /paddle/paddle/phi/kernels/funcs/activation_functor.h:405)\n")
 
 
+def _instance_norm_without_x_grad(node, col):
+    """Backward through an instance norm whose input takes no gradient: Paddle's
+    InstanceNormGradInferMeta refuses a null X@GRAD (measured: InstanceNorm2D on data, its scale
+    and bias trained; both versions, their own hint and line)."""
+    if node.edges[0] is not None:
+        return None
+    hint, line = (("x_grad:0 == nullptr:nullptr", 1017), ("x_grad == nullptr", 535))[col]
+    return ValueError(
+        "(InvalidArgument) The X@GRAD in InstanceNormGradInferMeta can't be nullptr.\n  [Hint: "
+        f"Expected x_grad != nullptr, but received {hint}.] (at "
+        f"/paddle/paddle/phi/infermeta/backward.cc:{line})\n")
+
+
 # engine op -> check of a node that real Paddle's kernel refuses in any backward
-_KERNEL_REFUSALS = {"pool2d_grad": _max_pool_grad_grad, "cos_grad": _cos_grad_grad}
+_KERNEL_REFUSALS = {"pool2d_grad": _max_pool_grad_grad, "cos_grad": _cos_grad_grad,
+                    "instance_norm": _instance_norm_without_x_grad}
 
 
 def refusal(node, create_graph=True):

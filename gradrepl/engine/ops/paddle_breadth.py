@@ -161,7 +161,10 @@ def _instance_norm_vjp(n, g):
 
     x, scale, _bias = n.inputs
     grads = instance_norm_grad(x, scale, g, n.attrs.get("epsilon", 1e-5))
-    return tuple(t if needs_grad(n, i) else None for i, t in enumerate(grads))
+    # the kernel computes d_scale and d_bias only when both are asked for (``if (d_scale &&
+    # d_bias)``): a frozen bias leaves the scale without a gradient (real 3.3.1 and 2.6.2)
+    both = needs_grad(n, 1) and needs_grad(n, 2)
+    return grads[0] if needs_grad(n, 0) else None, *(grads[1:] if both else (None, None))
 
 
 INSTANCE_NORM = register(
