@@ -404,3 +404,43 @@ def test_float32_fma_native_equals_the_replay():
     out = np.empty(2, F32)   # (not finite: left to numpy, which keeps its NaN payloads)
     assert _native.lib.fma_f32(np.array([1, np.inf], F32), np.ones(2, F32), np.ones(2, F32),
                                out) == 1
+
+
+@needs_native
+def test_direct_convolution_chains_native_equal_the_replay(monkeypatch):
+    # _onednn_conv's direct-kernel chains (forward and stride-1 input gradient, 16/8/4-channel
+    # blocks, padding, dilation, bias) compiled (_cnative.conv_chains_f32) against the numpy
+    # replay of the same fused multiply-add chains (no BLAS): zeros and exact cancellations,
+    # magnitudes 1e-20..1e20, channels past one block, long spans (the chunked registers)
+    from gradrepl.torch.nn import _onednn_conv as oc
+
+    monkeypatch.setenv("GRADREPL_NO_BLAS_CHAINS", "1")
+    rng = np.random.default_rng(53)
+    lib = _native.lib
+    for trial in range(24):
+        n, c, o = int(rng.integers(1, 4)), int(rng.integers(1, 35)), int(rng.integers(1, 9))
+        kh, kw = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        dh, dw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        pads = [tuple(int(rng.integers(0, (k - 1) * d + 1)) for _ in range(2))
+                for k, d in ((kh, dh), (kw, dw))]
+        h = int(rng.integers(max(1, (kh - 1) * dh + 1 - sum(pads[0])), 24))
+        w_ = int(rng.integers(max(1, (kw - 1) * dw + 1 - sum(pads[1])), 24))
+        scale = 10.0 ** rng.integers(-20, 20, (n, c, h, w_)) if trial % 4 == 3 else 1.0
+        x = (rng.standard_normal((n, c, h, w_)) * scale).astype(F32)
+        if trial % 3 == 0:
+            x[x > 0.8] = 0
+            x[:, :, ::2] = np.abs(x[:, :, ::2])
+        wt = rng.standard_normal((o, c, kh, kw)).astype(F32)
+        if trial % 3 == 0:
+            wt[:, :, ::2] = -np.abs(wt[:, :, ::2])
+        bias = rng.standard_normal(o).astype(F32) if trial % 2 else None
+        block = (16, 8, 4)[trial % 3]
+        got = oc.conv_forward(x, wt, bias, (1, 1), pads, (dh, dw), block)
+        g = rng.standard_normal((n, o) + got.shape[2:]).astype(F32)
+        got_dx = oc.conv_backward_data(g, wt, None, (1, 1), pads, (dh, dw), (h, w_), block)
+        monkeypatch.setattr(_native, "lib", None)
+        want = oc.conv_forward(x, wt, bias, (1, 1), pads, (dh, dw), block)
+        want_dx = oc.conv_backward_data(g, wt, None, (1, 1), pads, (dh, dw), (h, w_), block)
+        monkeypatch.setattr(_native, "lib", lib)
+        assert _bits(got) == _bits(want), (trial, n, c, o, kh, kw, dh, dw, pads, h, w_)
+        assert _bits(got_dx) == _bits(want_dx), (trial, n, c, o, kh, kw, dh, dw, pads, h, w_)

@@ -926,6 +926,208 @@ static PyObject *py_fma_f32(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyLong_FromLong(status);
 }
 
+/* ------------------------------------------------------------------ exported: direct convolution */
+/* conv_chains_f32(xp, w, bias, out, dims) -> 0: oneDNN's direct convolution kernel's sums at
+ * stride 1 (gradrepl/torch/nn/_onednn_conv.py, whose numpy chains are the reference), on an input
+ * the caller padded: for the samples n in [n0, n1), out[n, o, y, x] = the input channels in
+ * blocks of `block`, per block one fused multiply-add chain from +0 over the kernel offsets
+ * (kh, kw) in order and, inner, the block's channels c, of xp[n, c] at the flat position
+ * y * Wp + x + base + kh * offh + kw * offw and w[o * wo + c * wc + kh * wkh + kw * wkw]; the
+ * blocks' sums added in order (float32), the bias after the first block (bias_mode 1) or after
+ * the last (2). The padding's zero terms are in the chain (exact: a chain from +0 never holds
+ * -0). Each block's chains run over the flat span of the padded plane (positions past a row's
+ * end are computed and dropped), so the inner loop is long and vectorised. Finite inputs (the
+ * caller checks); xp (N, C, Hp, Wp), out (N, O, OH, OW) C-contiguous float32; dims a tuple of
+ * 20 ints (below). The GIL is released. */
+#define CONV_CHUNK 64
+/* one full chunk's chains with the sums in eight AVX2 registers (the same fmaf per value, in
+ * the same order, as the scalar loop): 1 when done, 0 to leave it to the loop */
+#if defined(HAVE_FMA_VARIANT)
+#include <immintrin.h>
+__attribute__((target("avx2,fma"))) static int chunk_avx2(
+    const float *xn, const float *wo_, Py_ssize_t cb, Py_ssize_t ce, Py_ssize_t KH,
+    Py_ssize_t KW, Py_ssize_t HW, Py_ssize_t offh, Py_ssize_t offw, Py_ssize_t wc,
+    Py_ssize_t wkh, Py_ssize_t wkw, float *dst)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+           a7 = a0;
+    for (Py_ssize_t kh = 0; kh < KH; kh++)
+        for (Py_ssize_t kw = 0; kw < KW; kw++)
+            for (Py_ssize_t c = cb; c < ce; c++) {
+                __m256 wv = _mm256_set1_ps(wo_[c * wc + kh * wkh + kw * wkw]);
+                const float *s = xn + c * HW + kh * offh + kw * offw;
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(s), wv, a0);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 8), wv, a1);
+                a2 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 16), wv, a2);
+                a3 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 24), wv, a3);
+                a4 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 32), wv, a4);
+                a5 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 40), wv, a5);
+                a6 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 48), wv, a6);
+                a7 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 56), wv, a7);
+            }
+    _mm256_storeu_ps(dst, a0); _mm256_storeu_ps(dst + 8, a1);
+    _mm256_storeu_ps(dst + 16, a2); _mm256_storeu_ps(dst + 24, a3);
+    _mm256_storeu_ps(dst + 32, a4); _mm256_storeu_ps(dst + 40, a5);
+    _mm256_storeu_ps(dst + 48, a6); _mm256_storeu_ps(dst + 56, a7);
+    return 1;
+}
+#define CHUNK_FULL(...) (USE_CHUNK_AVX2 && chunk_avx2(__VA_ARGS__))
+static int USE_CHUNK_AVX2 = 0;
+#else
+#define CHUNK_FULL(...) 0
+#endif
+ALWAYS_INLINE void conv_chains_body(const float *X, const float *Wt, const float *B, float *OUT,
+                                    const Py_ssize_t *d, float *acc)
+{
+    Py_ssize_t C = d[0], HW = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
+               KW = d[7], offh = d[8], offw = d[9], base = d[10], wo = d[11], wc = d[12],
+               wkh = d[13], wkw = d[14], block = d[15], mode = d[16], n0 = d[17], n1 = d[18];
+    Py_ssize_t span = (OH - 1) * Wp + OW, P = OH * OW;
+    for (Py_ssize_t n = n0; n < n1; n++) {
+        for (Py_ssize_t o = 0; o < O; o++) {
+            float *op = OUT + (n * O + o) * P;
+            for (Py_ssize_t cb = 0; cb < C; cb += block) {
+                Py_ssize_t ce = cb + block < C ? cb + block : C;
+                /* a chunk of the span's sums held in registers through the whole chain */
+                for (Py_ssize_t i0 = 0; i0 < span; i0 += CONV_CHUNK) {
+                    float a[CONV_CHUNK];
+                    const float *xn = X + n * C * HW + i0 + base;
+                    if (span - i0 >= CONV_CHUNK && CHUNK_FULL(xn, Wt + o * wo, cb, ce, KH, KW, HW,
+                                                              offh, offw, wc, wkh, wkw, acc + i0)) {
+                    } else if (span - i0 >= CONV_CHUNK) {
+                        for (int i = 0; i < CONV_CHUNK; i++) a[i] = 0.0f;
+                        for (Py_ssize_t kh = 0; kh < KH; kh++)
+                            for (Py_ssize_t kw = 0; kw < KW; kw++)
+                                for (Py_ssize_t c = cb; c < ce; c++) {
+                                    float wv = Wt[o * wo + c * wc + kh * wkh + kw * wkw];
+                                    const float *src = xn + c * HW + kh * offh + kw * offw;
+                                    for (int i = 0; i < CONV_CHUNK; i++)
+                                        a[i] = fmaf(src[i], wv, a[i]);
+                                }
+                        for (int i = 0; i < CONV_CHUNK; i++) acc[i0 + i] = a[i];
+                    } else {
+                        Py_ssize_t len = span - i0;
+                        for (Py_ssize_t i = 0; i < len; i++) a[i] = 0.0f;
+                        for (Py_ssize_t kh = 0; kh < KH; kh++)
+                            for (Py_ssize_t kw = 0; kw < KW; kw++)
+                                for (Py_ssize_t c = cb; c < ce; c++) {
+                                    float wv = Wt[o * wo + c * wc + kh * wkh + kw * wkw];
+                                    const float *src = xn + c * HW + kh * offh + kw * offw;
+                                    for (Py_ssize_t i = 0; i < len; i++)
+                                        a[i] = fmaf(src[i], wv, a[i]);
+                                }
+                        for (Py_ssize_t i = 0; i < len; i++) acc[i0 + i] = a[i];
+                    }
+                }
+                for (Py_ssize_t y = 0; y < OH; y++) {
+                    const float *a = acc + y * Wp;
+                    float *r = op + y * OW;
+                    if (cb == 0 && mode == 1) {
+                        float b = B[o];
+                        for (Py_ssize_t x = 0; x < OW; x++) r[x] = a[x] + b;
+                    } else if (cb == 0) {
+                        for (Py_ssize_t x = 0; x < OW; x++) r[x] = a[x];
+                    } else {
+                        for (Py_ssize_t x = 0; x < OW; x++) r[x] = r[x] + a[x];
+                    }
+                }
+            }
+            if (mode == 2) { float b = B[o]; for (Py_ssize_t i = 0; i < P; i++) op[i] = op[i] + b; }
+        }
+    }
+}
+VECTORISE static void conv_chains_generic(const float *X, const float *W, const float *B,
+                                          float *O, const Py_ssize_t *d, float *acc)
+{ conv_chains_body(X, W, B, O, d, acc); }
+#ifdef HAVE_FMA_VARIANT
+VECTORISE __attribute__((target("avx2,fma"))) static void conv_chains_avx2(
+    const float *X, const float *W, const float *B, float *O, const Py_ssize_t *d, float *acc)
+{ conv_chains_body(X, W, B, O, d, acc); }
+#define CONV_CHAINS_FAST conv_chains_avx2
+#else
+#define CONV_CHAINS_FAST conv_chains_generic
+#endif
+
+static int read_dims(PyObject *t, Py_ssize_t *d, Py_ssize_t count, const char *name)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: dims must be a tuple of %zd ints", name, count);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        d[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, i));
+        if (d[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static int f32_buffer(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t need,
+                      const char *name)
+{
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
+                           (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+    char f = v->format ? v->format[strlen(v->format) - 1] : 0;
+    if (f != 'f' || v->itemsize != 4 || v->len < need * 4) {
+        PyBuffer_Release(v);
+        PyErr_Format(PyExc_ValueError, "%s: a C-contiguous float32 buffer too small or of "
+                     "another type", name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t d[19];
+    if (nargs != 5) { PyErr_SetString(PyExc_TypeError, "conv_chains_f32 takes 5 arguments"); return NULL; }
+    if (read_dims(args[4], d, 19, "conv_chains_f32") < 0) return NULL;
+    Py_ssize_t C = d[0], HW = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
+               KW = d[7], n0 = d[17], n1 = d[18];
+    int ok = C >= 0 && HW >= 0 && Wp >= 1 && O >= 0 && OH >= 1 && OW >= 1 && OW <= Wp &&
+             KH >= 1 && KW >= 1 && d[15] >= 1 && n0 >= 0 && n1 >= n0 && d[11] >= 0 &&
+             d[12] >= 0 && d[13] >= 0 && d[14] >= 0;
+    /* every position read inside its plane: the offsets' extremes over the chain's span */
+    for (int i = 0; ok && i < 4; i++) {
+        Py_ssize_t off = d[10] + (i & 1 ? (KH - 1) * d[8] : 0) + (i & 2 ? (KW - 1) * d[9] : 0);
+        ok = off >= 0 && off + (OH - 1) * Wp + OW <= HW;
+    }
+    if (!ok) { PyErr_SetString(PyExc_ValueError, "conv_chains_f32: geometry out of range"); return NULL; }
+    Py_ssize_t wmax = O && C ? (O - 1) * d[11] + (C - 1) * d[12] + (KH - 1) * d[13] + (KW - 1) * d[14] + 1 : 0;
+    Py_buffer bx, bw, bb, bo;
+    int has_b = args[2] != Py_None;
+    if (f32_buffer(args[0], &bx, 0, n1 * C * HW, "conv_chains_f32") < 0) return NULL;
+    if (f32_buffer(args[1], &bw, 0, wmax, "conv_chains_f32") < 0) {
+        PyBuffer_Release(&bx); return NULL;
+    }
+    if (has_b && f32_buffer(args[2], &bb, 0, O, "conv_chains_f32") < 0) {
+        PyBuffer_Release(&bx); PyBuffer_Release(&bw); return NULL;
+    }
+    if (f32_buffer(args[3], &bo, 1, n1 * O * OH * OW, "conv_chains_f32") < 0) {
+        PyBuffer_Release(&bx); PyBuffer_Release(&bw); if (has_b) PyBuffer_Release(&bb);
+        return NULL;
+    }
+    if (!has_b) d[16] = 0;
+    float *acc = PyMem_RawMalloc((size_t)((OH - 1) * Wp + OW) * sizeof(float));
+    if (acc == NULL) {
+        PyBuffer_Release(&bx); PyBuffer_Release(&bw); PyBuffer_Release(&bo);
+        if (has_b) PyBuffer_Release(&bb);
+        return PyErr_NoMemory();
+    }
+    void (*kern)(const float *, const float *, const float *, float *, const Py_ssize_t *,
+                 float *) = (KERN == &K_generic || !HAS_AVX2) ? conv_chains_generic
+                                                                : CONV_CHAINS_FAST;
+#if defined(HAVE_FMA_VARIANT)
+    USE_CHUNK_AVX2 = kern != conv_chains_generic;
+#endif
+    Py_BEGIN_ALLOW_THREADS
+    kern(bx.buf, bw.buf, has_b ? bb.buf : NULL, bo.buf, d, acc);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(acc);
+    PyBuffer_Release(&bx); PyBuffer_Release(&bw); PyBuffer_Release(&bo);
+    if (has_b) PyBuffer_Release(&bb);
+    return PyLong_FromLong(0);
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -956,6 +1158,8 @@ static PyMethodDef methods[] = {
      "var_columns_f32(x, out, correction, root) -> 0, or 1 (not finite: nothing written)"},
     {"fma_f32", (PyCFunction)(void (*)(void))py_fma_f32, METH_FASTCALL,
      "fma_f32(a, b, c, out) -> 0, or 1 (not finite: out not to be used): fmaf of each"},
+    {"conv_chains_f32", (PyCFunction)(void (*)(void))py_conv_chains_f32, METH_FASTCALL,
+     "conv_chains_f32(x, w, bias, out, dims) -> 0: oneDNN's direct convolution sums"},
     {NULL, NULL, 0, NULL},
 };
 

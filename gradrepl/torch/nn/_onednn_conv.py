@@ -129,7 +129,9 @@ def conv_forward(x, w, bias, stride, pads, dilation, block=BLOCK):
     ks = W.shape[2:]
     outs = tuple((s + pb + pa - d * (k - 1) - 1) // st + 1
                  for s, (pb, pa), d, k, st in zip(X.shape[2:], pads, dilation, ks, stride))
-    got = _blas_forward(X, W, bias, stride, pads, dilation, outs, block)
+    got = _native_chains(X, W, bias, stride, pads, dilation, outs, block, False)
+    if got is None:
+        got = _blas_forward(X, W, bias, stride, pads, dilation, outs, block)
     if got is not None:
         return got.reshape(got.shape[:2] + outs[3 - nd:])
     xp = np.zeros((n, c) + tuple(s + pb + pa for s, (pb, pa) in zip(X.shape[2:], pads)))
@@ -178,6 +180,10 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size, block=BLOCK
     stride, dilation = _ones(nd, stride), _ones(nd, dilation)
     pads = [(0, 0)] * (3 - nd) + [tuple(p) for p in pads]
     out_size = (1,) * (3 - nd) + tuple(out_size)
+    got = _native_chains(_lift(g, nd), _lift(w, nd), bias, stride, pads, dilation, out_size,
+                         block, True)
+    if got is not None:
+        return got.reshape(got.shape[:2] + out_size[3 - nd:])
     G, W = _lift(g, nd).astype(np.float64), _lift(w, nd)
     n, c = G.shape[:2]
     o = W.shape[1]
@@ -225,6 +231,52 @@ def conv_backward_data(g, w, bias, stride, pads, dilation, out_size, block=BLOCK
 
     _per_group(n, o * fd * fh * fw, one)
     return out.reshape(out.shape[:2] + out_size[3 - nd:])
+
+
+def _native_chains(x, w, bias, stride, pads, dilation, outs, block, transposed):
+    """The direct kernel's chains compiled (``_cnative.conv_chains_f32``: each output's fused
+    multiply-add chains in the order ``conv_forward`` replays, on the padded input), the
+    samples split over torch's threads as oneDNN's (each sample's sums are the same whichever
+    thread computes them). Lifted arrays of one depth plane: ``x`` (N, C, 1, H, W), ``w`` (O,
+    C, 1, KH, KW), or for the stride-1 input gradient (``transposed``) the gradient and ``w``
+    (C, O, 1, KH, KW); ``outs`` the output's (1, H, W). (N, O, 1, OH, OW) float32, or None (not
+    built, strided, a depth axis, a value not finite)."""
+    from ...engine import _native
+
+    fn = getattr(_native.lib, "conv_chains_f32", None)
+    if fn is None or x.shape[2] != 1 or w.shape[2] != 1 or tuple(pads[0]) != (0, 0) \
+            or outs[0] != 1 or any(s != 1 for s in stride) or x.dtype != np.float32 \
+            or w.dtype != np.float32 or not (np.isfinite(x).all() and np.isfinite(w).all()) \
+            or (bias is not None and not np.isfinite(bias).all()):
+        return None
+    from .. import _capability
+    from ...engine import workers
+
+    n, c, _, h, wd = x.shape
+    kh, kw = w.shape[3:]
+    dh, dw = dilation[1:]
+    o = w.shape[1] if transposed else w.shape[0]
+    oh, ow = outs[1:]
+    hp, wp = oh + (kh - 1) * dh, ow + (kw - 1) * dw
+    if transposed:   # out[y, x] reads the gradient at (y + ph - kh * dh, x + pw - kw * dw)
+        top, left = (kh - 1) * dh - pads[1][0], (kw - 1) * dw - pads[2][0]
+        geo = (-dh * wp, -dw, (kh - 1) * dh * wp + (kw - 1) * dw, kh * kw, o * kh * kw, kw, 1)
+    else:            # ... the input at (y + kh * dh - ph, x + kw * dw - pw)
+        top, left = pads[1][0], pads[2][0]
+        geo = (dh * wp, dw, 0, c * kh * kw, kh * kw, kw, 1)
+    if top < 0 or left < 0:
+        return None
+    xp = np.zeros((n, c, hp, wp), np.float32)
+    rows, cols = max(0, min(h, hp - top)), max(0, min(wd, wp - left))
+    xp[:, :, top:top + rows, left:left + cols] = x[:, :, 0, :rows, :cols]
+    w = np.ascontiguousarray(w, np.float32)
+    b = None if bias is None else np.ascontiguousarray(bias, np.float32).reshape(-1)
+    dims = (c, hp * wp, wp, o, oh, ow, kh, kw) + geo + (block, 0 if b is None else 2 if
+                                                        transposed else 1)
+    out = np.empty((n, o, 1, oh, ow), np.float32)
+    threads = _capability.threads() if n * o * oh * ow >= SPLIT else 1
+    workers.run(lambda part: fn(xp, w, b, out, dims + part), workers.split(n, threads))
+    return out
 
 
 #: Elements of the column matrices of one BLAS call (``_blas_forward``, ``_blas_backward_data``):
