@@ -856,6 +856,23 @@ def imag(input):  # noqa: A002
     return apply(_IMAG_VIEW, (input,))
 
 
+def _set_real(self, value):
+    """``t.real = value``: the value copied into the real view (torch's THPVariable_set_real:
+    ``at::real(self).copy_(value)``; a number fills it)."""
+    _set_part(real(self), value)
+
+
+def _set_imag(self, value):
+    _set_part(imag(self), value)
+
+
+def _set_part(view, value):
+    if isinstance(value, EngineTensor):
+        view.copy_(value)
+    else:
+        view.fill_(value)
+
+
 def conj(input):  # noqa: A002
     if raw(input).dtype.kind != "c":
         return input
@@ -1167,7 +1184,7 @@ TENSOR_METHODS.update({
     "positive": positive, "conj": conj, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg, "is_nonzero": is_nonzero,
     "is_same_size": is_same_size, "is_signed": is_signed,
-    "real": property(real), "imag": property(imag), "type": _type,
+    "real": property(real, _set_real), "imag": property(imag, _set_imag), "type": _type,
 })
 
 # the in-place twins, x.name_(...) (and torch.name_ where torch has it)
