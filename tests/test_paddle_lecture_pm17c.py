@@ -82,3 +82,66 @@ def test_where_promotion_glog_line_26(capsys, monkeypatch, same_shape, where):
     assert len(err) == 1 and err[0].split()[3] == where + "]"
     assert err[0].endswith("] got different data type, run type protmotion automatically, "
                            "this may cause data type been changed.")
+
+
+# ------------------------------------------------ float16 on CPU: which kernels refuse it, and how
+# A tensor tour's fp16 half: h.mean() raised in real Paddle (both versions) with the kernel's
+# dtypes in its registration order. Real 3.3.1 / 2.6.2 here, paddle.to_tensor([...], 'float16'):
+_F16 = "Paddle support following DataTypes: "
+F16_REFUSED = {
+    "3": [("mean", lambda h: h.mean(), "int32, int64, float64, complex128, float32, complex64, bool"),
+          ("prod", lambda h: paddle.prod(h), "int32, int64, float64, complex128, float32, complex64"),
+          ("all", lambda h: paddle.all(h),
+           "int32, int64, float64, complex128, float32, complex64, bool"),
+          ("cumprod", lambda h: paddle.cumprod(h, 0),
+           "int32, int64, float64, complex128, float32, complex64"),
+          ("median", lambda h: paddle.median(h, mode="min"), "int32, int64, float64, float32"),
+          ("nanmedian", lambda h: paddle.nanmedian(h), "int32, int64, float64, float32")],
+    "2.6": [("mean", lambda h: h.mean(),
+             "int32, int64, float64, complex128, float32, complex64, bool"),
+            ("cumprod", lambda h: paddle.cumprod(h, 0),
+             "int32, int64, float64, complex128, float32, complex64"),
+            ("topk", lambda h: paddle.median(h), "int32, int64, float64, float32"),
+            ("argsort", lambda h: paddle.sort(h), "int32, int64, float64, float32"),
+            ("argsort", lambda h: paddle.quantile(h, 0.5), "int32, int64, float64, float32"),
+            ("nanmedian", lambda h: paddle.nanmedian(h), "int32, int64, float64, float32")],
+}
+
+
+@pytest.mark.parametrize("key, i", [(k, i) for k, rows in F16_REFUSED.items()
+                                    for i in range(len(rows))])
+def test_float16_refusals(key, i):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    kernel, call, listed = F16_REFUSED[key][i]
+    h = paddle.to_tensor([0.5, 0.25, 3.0, 1.0], dtype="float16")
+    with pytest.raises(RuntimeError) as got:
+        call(h)
+    first = str(got.value).split("\n")[0]
+    assert first == (f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), float16) of "
+                     f"kernel `{kernel}` is not registered. Selected wrong DataType `float16`. "
+                     f"{_F16}{listed}.")
+
+
+def test_float16_median_avg_and_sorts_3():
+    # real 3.3.1: median's 'avg' computes float16 in float32; argsort has float16, int16, uint8
+    # kernels (2.6.2 refuses them: int32, int64, float64, float32) and lists them so for bool
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile("3")
+    h = paddle.to_tensor([0.5, 0.25, 3.0, 1.0], dtype="float16")
+    m = paddle.median(h)
+    assert (m.dtype, m.item()) == (paddle.float32, 0.75)
+    assert paddle.median(h.reshape([2, 2]), axis=1).numpy().tolist() == [0.375, 2.0]
+    for dt in ("int16", "uint8", "float16"):
+        assert paddle.argsort(paddle.to_tensor([3, 1, 2]).astype(dt)).numpy().tolist() == [1, 2, 0]
+    with pytest.raises(RuntimeError) as got:
+        paddle.argsort(paddle.to_tensor([True, False]))
+    assert str(got.value).split("\n")[0].endswith(
+        f"{_F16}int64, int16, float64, float16, float32, int32, uint8, bfloat16.")
+    profiles.set_profile("2.6")
+    for dt in ("int16", "uint8"):
+        with pytest.raises(RuntimeError) as got:
+            paddle.argsort(paddle.to_tensor([3, 1, 2]).astype(dt))
+        assert str(got.value).split("\n")[0].endswith(f"{_F16}int32, int64, float64, float32.")

@@ -348,6 +348,10 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     """The median ignoring NaNs (NaN where a lane is all NaN); mode 'min' also returns where
     the lower median was."""
     paddle = _paddle()
+    if x.data.dtype == np.float16:   # the nanmedian kernel has none on CPU (3.3.1 and 2.6.2)
+        from .reduce import require_dtypes
+
+        require_dtypes(x, "nanmedian", ("int32", "int64", "float64", "float32"))
     a = x.data
     if axis is None:
         flat = a.reshape(-1)

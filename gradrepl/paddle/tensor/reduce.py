@@ -144,7 +144,27 @@ def require_dtypes(x, kernel, allowed):
         raise RuntimeError(
             f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), {name}) of kernel "
             f"`{kernel}` is not registered. Selected wrong DataType `{name}`. Paddle support "
-            f"following DataTypes: {', '.join(allowed)}." + promotion.kernel_hint())
+            f"following DataTypes: {_kernel_order(kernel, allowed)}." + promotion.kernel_hint())
+
+
+def _kernel_order(kernel, allowed):
+    """The registered dtypes as Paddle lists them (its kernel map's order): the list measured
+    for the kernel's bfloat16 error (bf16.MISSING) is the kernel's registration, the same for
+    any dtype it lacks (real 3.3.1 and 2.6.2 list float16 mean's "int32, int64, float64,
+    complex128, float32, complex64, bool", 3.3.1's float16 prod/all/cumprod with their complex
+    kernels, as there); else ``allowed`` as given."""
+    from .. import bf16
+
+    row = bf16.MISSING.get(kernel)
+    listed = row[bf16._version()] if row else None
+    if listed:
+        return listed.rstrip(".")
+    return _LISTED.get((kernel, profiles.current().kernel_set), ", ".join(allowed))
+
+
+# kernels with a bfloat16 kernel (no bf16.MISSING row) in a version: their lists as real Paddle
+# prints them for another dtype (3.3.1, a bool argsort)
+_LISTED = {("argsort", "3"): "int64, int16, float64, float16, float32, int32, uint8, bfloat16"}
 
 
 def _check_not_empty(x, axes, kind):
@@ -422,6 +442,13 @@ def median(x, axis=None, keepdim=False, mode=_MODE_DEFAULT, name=None):
             require_dtypes(x, "topk", ("int32", "int64", "float64", "float32"))
         if mode == "avg" or not prof.median_kernel:
             x = M.cast(x, np.float32)
+    if x.data.dtype == np.float16:
+        if not prof.median_kernel:     # 2.x's topk has no float16 kernel (real 2.6.2)
+            require_dtypes(x, "topk", ("int32", "int64", "float64", "float32"))
+        elif mode == "avg":            # 3.x: 'avg' computes a non-float64 input in float32
+            x = M.cast(x, np.float32)
+        else:                          # 3.3.1's median kernel: no float16
+            require_dtypes(x, "median", ("int32", "int64", "float64", "float32"))
     if not prof.median_kernel:
         if x.data.size == 0:
             raise ValueError("In median, the size of input x should not be 0.")

@@ -144,15 +144,21 @@ def _sort_axis(x, axis):
     return axis % nd
 
 
+def _sortable():
+    """argsort's CPU dtypes: 3.x's _SORTABLE; 2.x registers int32, int64, float64, float32 only
+    (real 2.6.2: int16, uint8 and float16 raise NotFound)."""
+    return _SORTABLE if profiles.current().kernel_set == "3" else _SORTABLE[:4]
+
+
 def sort(x, axis=-1, descending=False, stable=False, name=None):
     """The values sorted along ``axis``; the gradient goes back to where each value came from."""
-    require_dtypes(x, "argsort", _SORTABLE)
+    require_dtypes(x, "argsort", _sortable())
     return S.argsort(x, _sort_axis(x, axis), descending, stable)[0]
 
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
     """The positions that sort ``x`` along ``axis`` (ties as Paddle's kernel orders them)."""
-    require_dtypes(x, "argsort", _SORTABLE)
+    require_dtypes(x, "argsort", _sortable())
     return S.argsort(x, _sort_axis(x, axis), descending, stable)[1]
 
 
