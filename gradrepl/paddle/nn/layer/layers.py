@@ -466,7 +466,7 @@ class Layer(metaclass=_PaddleClass):
             s = d.get(store)
             if s is not None and name in s:
                 return s[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise _missing_attribute(self, name)
 
     def __setattr__(self, name, value):
         d = self.__dict__
@@ -558,3 +558,26 @@ def _assign_value(param, value):
     """Parameter.set_value without relying on the Tensor API: copy values in, keep dtype."""
     arr = value.data if isinstance(value, _T) else np.asarray(value)
     param.data = np.array(arr, dtype=param.data.dtype).reshape(param.data.shape)
+
+
+def _missing_attribute(layer, name):
+    """The AttributeError for ``layer.name``: when the emulated Paddle's Layer class on the
+    layer's MRO (or ``Layer`` itself) has that name (``_layer_names``: real Paddle's
+    ``MultiHeadAttention.gen_cache``, ``Layer.to_static_state_dict`` ...), it says gradrepl does
+    not emulate it; otherwise Python's plain message."""
+    plain = AttributeError(f"'{type(layer).__name__}' object has no attribute '{name}'")
+    if name[:1] == "_":
+        return plain
+    from ... import profiles
+    from ._layer_names import NAMES
+
+    table = NAMES["3" if profiles.current().api3 else "2.6"]
+    for cls in type(layer).__mro__:
+        if not cls.__module__.startswith(("gradrepl.paddle", "paddle.")):
+            continue
+        owner = "Layer" if cls is Layer else cls.__name__
+        if name in table.get(owner, ()):
+            where = "paddle.nn.Layer" if owner == "Layer" else f"paddle.nn.{owner}"
+            return AttributeError(f"'{type(layer).__name__}' object has no attribute '{name}' "
+                                  f"(gradrepl's paddle does not emulate {where}.{name})")
+    return plain

@@ -3,6 +3,7 @@ Paddle's Python layers are: Linear projections, scaled dot-product attention wit
 (float) or boolean mask, dropout, residual connections and LayerNorm (post- or pre-norm)."""
 from __future__ import annotations
 
+import collections
 import copy
 
 import numpy as np
@@ -54,19 +55,51 @@ class MultiHeadAttention(Layer):
         self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
         self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
 
+    # incremental decoding: a Cache's k/v grow by each step's keys and values (decoder
+    # self-attention); a StaticCache's are computed once from the memory (cross-attention)
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
+    Cache.__module__ = StaticCache.__module__ = "paddle.nn.layer.transformer"
+
     def _heads(self, t):
         paddle = _paddle()
         t = t.reshape([t.shape[0], t.shape[1], self.num_heads, self.head_dim])
         return paddle.transpose(t, [0, 2, 1, 3])
+
+    def compute_kv(self, key, value):
+        """The projected keys and values split into heads: [batch, heads, length, head_dim]."""
+        return self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
+
+    def gen_cache(self, key, value=None, type=Cache):  # noqa: A002  (Paddle's argument name)
+        """A ``StaticCache`` of ``compute_kv(key, value)``; a ``Cache`` of empty keys and values
+        ([batch of key, heads, 0, head_dim]) when ``value`` is None, else of key and value."""
+        paddle = _paddle()
+        if type == MultiHeadAttention.StaticCache:
+            return self.StaticCache(*self.compute_kv(key, value))
+        if value is None:
+            shape = [key.shape[0], self.num_heads, 0, self.head_dim]
+            return self.Cache(paddle.full(shape, 0, key.dtype), paddle.full(shape, 0, key.dtype))
+        return self.Cache(key, value)
+
+    def _prepare_qkv(self, query, key, value, cache=None):
+        paddle = _paddle()
+        q = self._heads(self.q_proj(query))
+        if isinstance(cache, self.StaticCache):
+            k, v = cache.k, cache.v   # (key and value are not used)
+        else:
+            k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k = paddle.concat([cache.k, k], axis=2)
+            v = paddle.concat([cache.v, v], axis=2)
+            cache = self.Cache(k, v)
+        return q, k, v, cache
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         paddle = _paddle()
         F = paddle.nn.functional
         key = query if key is None else key
         value = query if value is None else value
-        q = self._heads(self.q_proj(query))
-        k = self._heads(self.k_proj(key))
-        v = self._heads(self.v_proj(value))
+        q, k, v, cache = self._prepare_qkv(query, key, value, cache)
         product = paddle.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
         if attn_mask is not None:
             product = product + _convert_attention_mask(attn_mask, product.dtype)
@@ -81,6 +114,8 @@ class MultiHeadAttention(Layer):
         outs = [out]
         if self.need_weights:
             outs.append(weights)
+        if cache is not None:
+            outs.append(cache)
         return out if len(outs) == 1 else tuple(outs)
 
 
@@ -141,8 +176,21 @@ class TransformerEncoderLayer(_ResidualBlocks):
                     ("self_attn",))
 
     def forward(self, src, src_mask=None, cache=None):
-        src = self._residual(src, 1, lambda x: self.self_attn(x, x, x, src_mask))
-        return self._residual(src, 2, self._feed_forward)
+        """With ``cache`` (a ``MultiHeadAttention.Cache``): ``(output, the grown cache)``."""
+        new = []
+
+        def attend(x):
+            if cache is None:
+                return self.self_attn(x, x, x, src_mask)
+            x, c = self.self_attn(x, x, x, src_mask, cache)
+            new.append(c)
+            return x
+        src = self._residual(src, 1, attend)
+        src = self._residual(src, 2, self._feed_forward)
+        return src if cache is None else (src, new[0])
+
+    def gen_cache(self, src):
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
 
 
 def _stacked(layer, num_layers):
@@ -165,9 +213,18 @@ class TransformerEncoder(Layer):
 
     def forward(self, src, src_mask=None, cache=None):
         out = src
-        for layer in self.layers:
-            out = layer(out, src_mask)
-        return out if self.norm is None else self.norm(out)
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                out = layer(out, src_mask)
+            else:
+                out, c = layer(out, src_mask, cache[i])
+                new_caches.append(c)
+        out = out if self.norm is None else self.norm(out)
+        return out if cache is None else (out, new_caches)
+
+    def gen_cache(self, src):
+        return [layer.gen_cache(src) for layer in self.layers]
 
 
 class TransformerDecoderLayer(_ResidualBlocks):
@@ -180,9 +237,28 @@ class TransformerDecoderLayer(_ResidualBlocks):
                     ("self_attn", "cross_attn"))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        tgt = self._residual(tgt, 1, lambda x: self.self_attn(x, x, x, tgt_mask))
-        tgt = self._residual(tgt, 2, lambda x: self.cross_attn(x, memory, memory, memory_mask))
-        return self._residual(tgt, 3, self._feed_forward)
+        """With ``cache`` (``(Cache, StaticCache)``, see ``gen_cache``): ``(output, (the grown
+        Cache, the StaticCache))``."""
+        new = []
+
+        def attend(attn, x, kv, mask, c):
+            if cache is None:
+                return attn(x, kv, kv, mask)
+            x, c = attn(x, kv, kv, mask, c)
+            new.append(c)
+            return x
+        tgt = self._residual(tgt, 1, lambda x: attend(self.self_attn, x, x, tgt_mask,
+                                                      None if cache is None else cache[0]))
+        tgt = self._residual(tgt, 2, lambda x: attend(self.cross_attn, x, memory, memory_mask,
+                                                      None if cache is None else cache[1]))
+        tgt = self._residual(tgt, 3, self._feed_forward)
+        return tgt if cache is None else (tgt, tuple(new))
+
+    def gen_cache(self, memory):
+        """(an empty ``Cache`` for the self-attention, the cross-attention's ``StaticCache`` of
+        the memory)."""
+        return (self.self_attn.gen_cache(memory, type=self.self_attn.Cache),
+                self.cross_attn.gen_cache(memory, memory, type=self.cross_attn.StaticCache))
 
 
 class TransformerDecoder(Layer):
@@ -193,9 +269,19 @@ class TransformerDecoder(Layer):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         out = tgt
-        for layer in self.layers:
-            out = layer(out, memory, tgt_mask, memory_mask)
-        return out if self.norm is None else self.norm(out)
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                out = layer(out, memory, tgt_mask, memory_mask)
+            else:
+                out, c = layer(out, memory, tgt_mask, memory_mask, cache[i])
+                new_caches.append(c)
+        out = out if self.norm is None else self.norm(out)
+        return out if cache is None else (out, new_caches)
+
+    def gen_cache(self, memory, do_zip=False):
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        return list(zip(*cache)) if do_zip else cache
 
 
 class Transformer(Layer):
