@@ -145,3 +145,35 @@ def test_float16_median_avg_and_sorts_3():
         with pytest.raises(RuntimeError) as got:
             paddle.argsort(paddle.to_tensor([3, 1, 2]).astype(dt))
         assert str(got.value).split("\n")[0].endswith(f"{_F16}int32, int64, float64, float32.")
+
+
+# ------------------------------------------------ depthwise transposed conv: Paddle's own op
+# StyleGAN2's upsampling by a grouped Conv2DTranspose (groups = channels, one filter each) under
+# a path-length penalty: real Paddle runs depthwise_conv2d_transpose, whose grad has no grad op:
+# paddle.grad(..., create_graph=True) raises (3.3.1 nodes.cc:13805, 2.6.2 nodes.cc:33456), and
+# 3.3.1 first logs "While running Node (DepthwiseConv2dTransposeGradNode) ...". Real runs here.
+@pytest.mark.parametrize("key, text, line", [
+    ("3", "doesn't have any grad op. If you don't intend calculating higher order derivatives",
+     13805),
+    ("2.6", "doesn't have any gradop. If you don't intend calculating higher orderderivatives",
+     33456)])
+def test_depthwise_conv2d_transpose_double_grad_refused(capsys, key, text, line):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    up = paddle.nn.Conv2DTranspose(4, 4, 3, stride=2, groups=4, bias_attr=False)
+    x = paddle.rand([2, 4, 4, 4])
+    x.stop_gradient = False
+    y = up(x)
+    with pytest.raises(RuntimeError) as got:
+        paddle.grad((y * y).sum(), x, create_graph=True)
+    assert str(got.value) == (
+        f"(Unavailable) The Op depthwise_conv2d_transpose_grad {text}, please set `create_graph`"
+        f"to False. (at /paddle/paddle/fluid/eager/api/generated/eager_generated/backwards/"
+        f"nodes.cc:{line})\n")
+    err = capsys.readouterr().err
+    assert ("While running Node (DepthwiseConv2dTransposeGradNode) raises" in err) == (key == "3")
+    # groups = channels with two filters each is conv2d_transpose: differentiable twice
+    up2 = paddle.nn.Conv2DTranspose(4, 8, 3, stride=2, groups=4, bias_attr=False)
+    g, = paddle.grad((up2(x) ** 2).sum(), x, create_graph=True)
+    assert g.shape == [2, 4, 4, 4]

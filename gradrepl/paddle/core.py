@@ -889,8 +889,9 @@ class GradNodeBase(metaclass=PaddleClass):
             return op.legacy_name or op.backward_name
         from .double_grad import paddle_op
 
-        tagged = paddle_op(self.node)   # (a resize composed of engine ops: Paddle's one op)
-        if tagged and tagged.endswith("_interp"):
+        # a resize composed of engine ops, a depthwise transposed conv: Paddle's own op
+        tagged = paddle_op(self.node)
+        if tagged and (tagged.endswith("_interp") or tagged == "depthwise_conv2d_transpose"):
             return "".join(p.capitalize() for p in tagged.split("_")) + "GradNode"
         return op.backward_name
 

@@ -26,6 +26,7 @@ NO_DOUBLE_GRAD = {
     "atan2": (3741, 1783), "atan": (3573, 1664), "atanh": (3918, 1913),
     "bilinear_interp": (5070, 2485), "bmm": (None, 2613), "cosh": (11122, 5252),
     "cumprod": (12424, 5974), "cumsum": (12607, 6106), "diag": (14333, 6660),
+    "depthwise_conv2d_transpose": (13805, 33456),
     "digamma": (14648, 6881), "dot": (15146, 7133), "dropout": (15329, 34051),
     "einsum": (73444, 34177), "elementwise_pow": (73633, 34315), "embedding": (73803, 34438),
     "erf": (16732, 7926), "erfinv": (16890, 8037), "exp": (None, 8177), "expm1": (17972, 8662),
