@@ -233,6 +233,14 @@ class RAdam(Optimizer):
 class Rprop(Optimizer):
     def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
                  etas=(0.5, 1.2), grad_clip=None, name=None):
+        # real 3.3.1 checks the range and etas before the base class sees the rate
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set")
+        if not 0.0 < learning_rate_range[0] <= learning_rate <= learning_rate_range[1]:
+            raise ValueError("'0.0 < learning_rate_range[0] <= learning_rate <= "
+                             "learning_rate_range[1]' must be true")
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError("'0.0 < etas[0] < 1.0 < etas[1]' must be true")
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._range, self._etas = learning_rate_range, etas
 

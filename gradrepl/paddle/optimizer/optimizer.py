@@ -93,8 +93,9 @@ class Optimizer(metaclass=_PaddleClass):
                 "please set `parameters` as list of dict")
         from .lr import LRScheduler
 
-        if not isinstance(learning_rate, (float, int, LRScheduler)) or \
-                isinstance(learning_rate, bool):
+        # real 3.3.1 and 2.6.2 take a float or a scheduler only: learning_rate=1 (an int, a
+        # bool) raises in every optimizer's constructor (LBFGS passes its own 1.0)
+        if not isinstance(learning_rate, (float, LRScheduler)):
             raise TypeError(
                 f"learning rate should be float or LRScheduler, got {type(learning_rate)} here")
         self._parameter_list = list(parameters) if parameters is not None else []
