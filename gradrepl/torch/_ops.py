@@ -721,12 +721,16 @@ def _expm1_f64(x):
     return expm1d(x)
 
 
+from . import _complex_c10 as _C10  # noqa: E402  (complex log2/log10/acos/expm1 as ATen)
+
 expm1 = _unary("expm1", "Expm1Backward0", "out",
-               _float_fwd("expm1", _expm1_f32, _expm1_f64, np.expm1))
+               _float_fwd("expm1", _expm1_f32, _expm1_f64, _C10.complex_or(np.expm1, _C10.expm1)))
 log = _unary("log", "LogBackward0", "in0", _libm_fwd("log", np.log))
 log._op.vjp = lambda n, g: EM.divide(g, n.inputs[0])  # torch: grad.div(self), not g * (1/x)
-log2 = _unary("log2", "Log2Backward0", "in0", _libm_fwd("log2", np.log2))
-log10 = _unary("log10", "Log10Backward0", "in0", _libm_fwd("log10", np.log10))
+log2 = _unary("log2", "Log2Backward0", "in0",
+              _libm_fwd("log2", _C10.complex_or(np.log2, _C10.log2)))
+log10 = _unary("log10", "Log10Backward0", "in0",
+               _libm_fwd("log10", _C10.complex_or(np.log10, _C10.log10)))
 def _log1p_f32(x):
     """torch's float32 log1p: ``vml`` maps SLEEF's ``log1pf`` over every value (measured)."""
     from ._activation_kernels import log1pf_u10
@@ -831,7 +835,8 @@ sin = _unary("sin", "SinBackward0", "in0", _libm_fwd("sin", np.sin))
 cos = _unary("cos", "CosBackward0", "in0", _libm_fwd("cos", np.cos))
 tan = _unary("tan", "TanBackward0", "out", _libm_fwd("tan", np.tan))
 asin = _unary("asin", "AsinBackward0", "in0", _libm_fwd("asin", np.arcsin))
-acos = _unary("acos", "AcosBackward0", "in0", _libm_fwd("acos", np.arccos))
+acos = _unary("acos", "AcosBackward0", "in0",
+              _libm_fwd("acos", _C10.complex_or(np.arccos, _C10.acos)))
 atan = _unary("atan", "AtanBackward0", "in0", _libm_fwd("atan", np.arctan))
 def _sleef_blocks_f32(name):
     """torch's float32 sinh/cosh: SLEEF's u10 function on whole groups of two vectors (the
