@@ -89,6 +89,27 @@ def test_inverted_slice_per_profile(profile):
     assert list(x[1:1].shape) == [0, 4]
 
 
+# str() of real Paddle 2.6.2's ValueErrors (its enforce hint and source line; 3.3.1 slices empty)
+INVERTED_26 = {
+    (5, 2, 1): "(InvalidArgument) When step > 0, end should be greater than start, but received "
+               "end = 2, start = 5.\n  [Hint: Expected end >= start, but received end:2 < "
+               "start:5.] (at /paddle/paddle/phi/kernels/funcs/slice_utils.h:78)\n",
+    (2, 5, -1): "(InvalidArgument) The start index and end index are invalid for their "
+                "corresponding stride.\n  [Hint: Expected neg_dim_condition == false, but received "
+                "neg_dim_condition:1 != false:0.] (at "
+                "/paddle/paddle/phi/kernels/funcs/strided_slice.h:100)\n",
+}
+
+
+def test_inverted_slice_message_26():
+    profiles.set_profile("2.6")
+    x = paddle.arange(20)
+    for (a, b, c), text in INVERTED_26.items():
+        with pytest.raises(ValueError) as err:
+            x[a:b:c]
+        assert str(err.value) == text
+
+
 # ------------------------------------------------------------------------------ in-place
 def test_inplace_on_grad_leaf_writes_then_raises():
     x = leaf([1.0, 2.0])

@@ -92,10 +92,14 @@ def _check_inverted(sl, n):
     start, stop, step = sl.indices(n)
     if step == 1 and stop < start:
         raise ValueError(f"(InvalidArgument) When step > 0, end should be greater than start, "
-                         f"but received end = {stop}, start = {start}.")
+                         f"but received end = {stop}, start = {start}.\n  [Hint: Expected end >= "
+                         f"start, but received end:{stop} < start:{start}.] (at "
+                         f"/paddle/paddle/phi/kernels/funcs/slice_utils.h:78)\n")
     if step != 1 and (stop - start) * step < 0:
         raise ValueError("(InvalidArgument) The start index and end index are invalid for their "
-                         "corresponding stride.")
+                         "corresponding stride.\n  [Hint: Expected neg_dim_condition == false, but "
+                         "received neg_dim_condition:1 != false:0.] (at "
+                         "/paddle/paddle/phi/kernels/funcs/strided_slice.h:100)\n")
 
 
 def _consumed(it):
