@@ -444,3 +444,40 @@ def test_direct_convolution_chains_native_equal_the_replay(monkeypatch):
         monkeypatch.setattr(_native, "lib", lib)
         assert _bits(got) == _bits(want), (trial, n, c, o, kh, kw, dh, dw, pads, h, w_)
         assert _bits(got_dx) == _bits(want_dx), (trial, n, c, o, kh, kw, dh, dw, pads, h, w_)
+
+
+@needs_native
+def test_filter_gradient_chains_native_equal_the_replay(monkeypatch):
+    # _onednn_conv.conv_backward_weights' per-thread chains (filter: fma over the thread's
+    # output positions in order; bias: the plain sum from +0) compiled
+    # (_cnative.conv_wgrad_chains_f32 on its thread pool) against the numpy replay: strides,
+    # dilations, padding, teams of 1-3 threads splitting samples or output rows, 8/16 channels
+    # (the registers' path) and others, zeros and -0 gradients
+    from gradrepl.torch.nn import _onednn_conv as oc
+
+    monkeypatch.setenv("GRADREPL_NO_BLAS_CHAINS", "1")
+    rng = np.random.default_rng(59)
+    lib = _native.lib
+    for trial in range(20):
+        n, c, o = int(rng.integers(1, 5)), int(rng.integers(1, 12)), (8, 16, 3, 5, 20)[trial % 5]
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        dh, dw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        sh, sw = (1, 1) if trial % 3 else (2, int(rng.integers(1, 3)))
+        ph, pw = int(rng.integers(0, (kh - 1) * dh + 1)), int(rng.integers(0, (kw - 1) * dw + 1))
+        h, w_ = int(rng.integers((kh - 1) * dh + 1, 16)), int(rng.integers((kw - 1) * dw + 1, 16))
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (w_ + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        x = rng.standard_normal((n, c, h, w_)).astype(F32)
+        g = rng.standard_normal((n, o, oh, ow)).astype(F32)
+        if trial % 4 == 0:
+            x[x > 0.7] = 0
+            g[:, :1] = -0.0
+        team = int(rng.integers(1, 4))
+        rows = oh if trial % 2 else None
+        args = (x, g, (kh, kw), (sh, sw), [(ph, ph), (pw, pw)], (dh, dw), team, team, rows)
+        got = oc.conv_backward_weights(*args)
+        monkeypatch.setattr(_native, "lib", None)
+        want = oc.conv_backward_weights(*args)
+        monkeypatch.setattr(_native, "lib", lib)
+        assert _bits(got[0]) == _bits(want[0]), (trial, n, c, o, kh, kw, dh, dw, sh, sw)
+        assert _bits(got[1]) == _bits(want[1]), (trial, n, c, o, kh, kw, dh, dw, sh, sw)

@@ -926,8 +926,90 @@ static PyObject *py_fma_f32(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyLong_FromLong(status);
 }
 
+/* ------------------------------------------------------------------ the intra-op threads */
+/* One persistent pool of threads for the kernels below that split their work as torch's
+ * intra-op threads do (samples of a convolution, the per-thread parts of a filter gradient):
+ * the caller (GIL released) takes parts too; the pool's threads sleep on a condition variable
+ * between calls (no spinning against MKL's or OpenBLAS's threads); made on first use, grown to
+ * the count asked for; after a fork the child starts a new pool. Which thread computes a part
+ * never changes its bits: the parts are the framework's. */
+#include <pthread.h>
+typedef void (*part_fn)(void *ctx, Py_ssize_t part);
+static pthread_mutex_t POOL_MU = PTHREAD_MUTEX_INITIALIZER, POOL_RUN = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t POOL_GO = PTHREAD_COND_INITIALIZER, POOL_DONE = PTHREAD_COND_INITIALIZER;
+static int POOL_THREADS = 0;
+static part_fn POOL_FN;
+static void *POOL_CTX;
+static Py_ssize_t POOL_NEXT, POOL_COUNT, POOL_LEFT;
+static unsigned long POOL_GEN = 0;
+
+/* takes parts while any are left; POOL_MU held on entry and on return */
+static void pool_take(void)
+{
+    part_fn fn = POOL_FN;
+    void *ctx = POOL_CTX;
+    while (POOL_NEXT < POOL_COUNT) {
+        Py_ssize_t i = POOL_NEXT++;
+        pthread_mutex_unlock(&POOL_MU);
+        fn(ctx, i);
+        pthread_mutex_lock(&POOL_MU);
+        if (--POOL_LEFT == 0) pthread_cond_broadcast(&POOL_DONE);
+    }
+}
+
+static void *pool_worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&POOL_MU);
+    unsigned long seen = POOL_GEN;
+    for (;;) {
+        while (POOL_GEN == seen) pthread_cond_wait(&POOL_GO, &POOL_MU);
+        seen = POOL_GEN;
+        pool_take();
+    }
+    return NULL;
+}
+
+static void pool_after_fork(void)
+{
+    pthread_mutex_init(&POOL_MU, NULL);
+    pthread_mutex_init(&POOL_RUN, NULL);
+    pthread_cond_init(&POOL_GO, NULL);
+    pthread_cond_init(&POOL_DONE, NULL);
+    POOL_THREADS = 0;
+}
+
+/* fn(ctx, i) for i in [0, count), on up to `threads` threads (this one included); call without
+ * the GIL */
+static void pool_run(part_fn fn, void *ctx, Py_ssize_t count, int threads)
+{
+    if (count <= 1 || threads <= 1) {
+        for (Py_ssize_t i = 0; i < count; i++) fn(ctx, i);
+        return;
+    }
+    pthread_mutex_lock(&POOL_RUN);
+    pthread_mutex_lock(&POOL_MU);
+    while (POOL_THREADS < threads - 1 && POOL_THREADS < 63) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int bad = pthread_create(&t, &attr, pool_worker, NULL);
+        pthread_attr_destroy(&attr);
+        if (bad) break;
+        POOL_THREADS++;
+    }
+    POOL_FN = fn; POOL_CTX = ctx; POOL_NEXT = 0; POOL_COUNT = count; POOL_LEFT = count;
+    POOL_GEN++;
+    pthread_cond_broadcast(&POOL_GO);
+    pool_take();
+    while (POOL_LEFT > 0) pthread_cond_wait(&POOL_DONE, &POOL_MU);
+    pthread_mutex_unlock(&POOL_MU);
+    pthread_mutex_unlock(&POOL_RUN);
+}
+
 /* ------------------------------------------------------------------ exported: direct convolution */
-/* conv_chains_f32(xp, w, bias, out, dims) -> 0: oneDNN's direct convolution kernel's sums at
+/* conv_chains_f32(xp, w, bias, out, dims, threads) -> 0: oneDNN's direct convolution kernel's sums at
  * stride 1 (gradrepl/torch/nn/_onednn_conv.py, whose numpy chains are the reference), on an input
  * the caller padded: for the samples n in [n0, n1), out[n, o, y, x] = the input channels in
  * blocks of `block`, per block one fused multiply-add chain from +0 over the kernel offsets
@@ -938,7 +1020,8 @@ static PyObject *py_fma_f32(PyObject *self, PyObject *const *args, Py_ssize_t na
  * -0). Each block's chains run over the flat span of the padded plane (positions past a row's
  * end are computed and dropped), so the inner loop is long and vectorised. Finite inputs (the
  * caller checks); xp (N, C, Hp, Wp), out (N, O, OH, OW) C-contiguous float32; dims a tuple of
- * 20 ints (below). The GIL is released. */
+ * 19 ints (below). The GIL is released; the samples [n0, n1) go in up to `threads` balance211
+ * parts over the intra-op pool (a sample's sums are the same on any thread). */
 #define CONV_CHUNK 64
 /* one full chunk's chains with the sums in eight AVX2 registers (the same fmaf per value, in
  * the same order, as the scalar loop): 1 when done, 0 to leave it to the loop */
@@ -1048,6 +1131,29 @@ VECTORISE __attribute__((target("avx2,fma"))) static void conv_chains_avx2(
 #define CONV_CHAINS_FAST conv_chains_generic
 #endif
 
+typedef struct {
+    void (*kern)(const float *, const float *, const float *, float *, const Py_ssize_t *,
+                 float *);
+    const float *x, *w, *b;
+    float *out;
+    const Py_ssize_t *d;
+    float *acc;
+    Py_ssize_t span, count;
+} ConvCtx;
+
+static void conv_part(void *p, Py_ssize_t i)
+{
+    ConvCtx *c = p;
+    Py_ssize_t d[19], n0 = c->d[17], n = c->d[18] - n0;
+    memcpy(d, c->d, sizeof d);
+    Py_ssize_t big = (n + c->count - 1) / c->count, small = n / c->count;
+    Py_ssize_t first = big != small ? n - small * c->count : c->count;
+    Py_ssize_t start = n0 + (i < first ? i * big : first * big + (i - first) * small);
+    d[17] = start;
+    d[18] = start + (i < first ? big : small);
+    c->kern(c->x, c->w, c->b, c->out, d, c->acc + i * c->span);
+}
+
 static int read_dims(PyObject *t, Py_ssize_t *d, Py_ssize_t count, const char *name)
 {
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != count) {
@@ -1079,8 +1185,10 @@ static int f32_buffer(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t need
 static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_ssize_t d[19];
-    if (nargs != 5) { PyErr_SetString(PyExc_TypeError, "conv_chains_f32 takes 5 arguments"); return NULL; }
+    if (nargs != 6) { PyErr_SetString(PyExc_TypeError, "conv_chains_f32 takes 6 arguments"); return NULL; }
     if (read_dims(args[4], d, 19, "conv_chains_f32") < 0) return NULL;
+    long threads = PyLong_AsLong(args[5]);
+    if (threads == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t C = d[0], HW = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
                KW = d[7], n0 = d[17], n1 = d[18];
     int ok = C >= 0 && HW >= 0 && Wp >= 1 && O >= 0 && OH >= 1 && OW >= 1 && OW <= Wp &&
@@ -1107,7 +1215,11 @@ static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     if (!has_b) d[16] = 0;
-    float *acc = PyMem_RawMalloc((size_t)((OH - 1) * Wp + OW) * sizeof(float));
+    /* the samples in balance211 parts, one a thread */
+    Py_ssize_t count = n1 - n0 < threads ? n1 - n0 : threads;
+    if (count < 1) count = 1;
+    Py_ssize_t span = (OH - 1) * Wp + OW;
+    float *acc = PyMem_RawMalloc((size_t)(span * count) * sizeof(float));
     if (acc == NULL) {
         PyBuffer_Release(&bx); PyBuffer_Release(&bw); PyBuffer_Release(&bo);
         if (has_b) PyBuffer_Release(&bb);
@@ -1119,12 +1231,170 @@ static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ss
 #if defined(HAVE_FMA_VARIANT)
     USE_CHUNK_AVX2 = kern != conv_chains_generic;
 #endif
+    ConvCtx ctx = {kern, bx.buf, bw.buf, has_b ? bb.buf : NULL, bo.buf, d, acc, span, count};
     Py_BEGIN_ALLOW_THREADS
-    kern(bx.buf, bw.buf, has_b ? bb.buf : NULL, bo.buf, d, acc);
+    pool_run(conv_part, &ctx, count, (int)count);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(acc);
     PyBuffer_Release(&bx); PyBuffer_Release(&bw); PyBuffer_Release(&bo);
     if (has_b) PyBuffer_Release(&bb);
+    return PyLong_FromLong(0);
+}
+
+/* ------------------------------------------------------------------ exported: filter gradient */
+/* conv_wgrad_chains_f32(xp, gt, out, dims, bounds) -> 0: oneDNN's backward-weights chains of
+ * each thread's part (bounds: q0, q1 of each, out[part] its sums; the parts on the intra-op pool) (gradrepl/torch/nn/_onednn_conv.py conv_backward_weights, whose numpy chains
+ * are the reference): out[(c * KH + kh) * KW + kw, o] = one fused multiply-add chain from +0 over
+ * the flat output positions q in [q0, q1) of (sample, row, column), in order, of gt[q, o] and
+ * xp[n, c, y * sh + kh * dh, x * sw + kw * dw] (the padded input: its zeros are terms, exact).
+ * xp (N, C, Hp, Wp), gt (N * OH * OW, O), out (parts, C * KH * KW, O) C-contiguous float32;
+ * dims a tuple of 12 ints (below); finite inputs (the caller checks). The GIL is released. */
+#define WG_KB 4
+ALWAYS_INLINE void wgrad_body(const float *X, const float *G, float *OUT, const Py_ssize_t *d)
+{
+    Py_ssize_t C = d[0], Hp = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
+               KW = d[7], sh = d[8], sw = d[9], dh = d[10], dw = d[11], q0 = d[12], q1 = d[13];
+    Py_ssize_t KC = C * KH * KW;
+    for (Py_ssize_t i = 0; i < KC * O; i++) OUT[i] = 0.0f;
+    for (Py_ssize_t k0 = 0; k0 < KC; k0 += WG_KB) {
+        Py_ssize_t kb = KC - k0 < WG_KB ? KC - k0 : WG_KB;
+        Py_ssize_t xoff[WG_KB];
+        for (Py_ssize_t j = 0; j < kb; j++) {
+            Py_ssize_t kc = k0 + j, c = kc / (KH * KW), kh = (kc / KW) % KH, kw = kc % KW;
+            xoff[j] = c * Hp * Wp + kh * dh * Wp + kw * dw;
+        }
+        float *acc = OUT + k0 * O;
+        Py_ssize_t n = q0 / (OH * OW), y = (q0 / OW) % OH, x = q0 % OW;
+        for (Py_ssize_t q = q0; q < q1; q++) {
+            const float *gq = G + q * O;
+            const float *xq = X + n * C * Hp * Wp + y * sh * Wp + x * sw;
+            for (Py_ssize_t j = 0; j < kb; j++) {
+                float xv = xq[xoff[j]];
+                float *a = acc + j * O;
+                for (Py_ssize_t o = 0; o < O; o++) a[o] = fmaf(gq[o], xv, a[o]);
+            }
+            if (++x == OW) { x = 0; if (++y == OH) { y = 0; n++; } }
+        }
+    }
+}
+VECTORISE static void wgrad_generic(const float *X, const float *G, float *O, const Py_ssize_t *d)
+{ wgrad_body(X, G, O, d); }
+#ifdef HAVE_FMA_VARIANT
+VECTORISE __attribute__((target("avx2,fma"))) static void wgrad_avx2(const float *X,
+    const float *G, float *O, const Py_ssize_t *d)
+{ wgrad_body(X, G, O, d); }
+/* O = 8 or 16: the sums of four weights in registers through the chain */
+__attribute__((target("avx2,fma"))) static void wgrad_avx2_regs(const float *X, const float *G,
+                                                                 float *OUT, const Py_ssize_t *d)
+{
+    Py_ssize_t C = d[0], Hp = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
+               KW = d[7], sh = d[8], sw = d[9], dh = d[10], dw = d[11], q0 = d[12], q1 = d[13];
+    Py_ssize_t KC = C * KH * KW;
+    int two = O == 16;
+    for (Py_ssize_t i = 0; i < KC * O; i++) OUT[i] = 0.0f;
+    for (Py_ssize_t k0 = 0; k0 < KC; k0 += WG_KB) {
+        Py_ssize_t kb = KC - k0 < WG_KB ? KC - k0 : WG_KB;
+        Py_ssize_t xoff[WG_KB];
+        for (Py_ssize_t j = 0; j < WG_KB; j++) {
+            Py_ssize_t kc = k0 + (j < kb ? j : 0), c = kc / (KH * KW), kh = (kc / KW) % KH,
+                       kw = kc % KW;
+            xoff[j] = c * Hp * Wp + kh * dh * Wp + kw * dw;
+        }
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0,
+               b3 = a0;
+        Py_ssize_t n = q0 / (OH * OW), y = (q0 / OW) % OH, x = q0 % OW;
+        for (Py_ssize_t q = q0; q < q1; q++) {
+            const float *gq = G + q * O;
+            const float *xq = X + n * C * Hp * Wp + y * sh * Wp + x * sw;
+            __m256 g0 = _mm256_loadu_ps(gq);
+            __m256 x0 = _mm256_set1_ps(xq[xoff[0]]), x1 = _mm256_set1_ps(xq[xoff[1]]),
+                   x2 = _mm256_set1_ps(xq[xoff[2]]), x3 = _mm256_set1_ps(xq[xoff[3]]);
+            a0 = _mm256_fmadd_ps(g0, x0, a0); a1 = _mm256_fmadd_ps(g0, x1, a1);
+            a2 = _mm256_fmadd_ps(g0, x2, a2); a3 = _mm256_fmadd_ps(g0, x3, a3);
+            if (two) {
+                __m256 g1 = _mm256_loadu_ps(gq + 8);
+                b0 = _mm256_fmadd_ps(g1, x0, b0); b1 = _mm256_fmadd_ps(g1, x1, b1);
+                b2 = _mm256_fmadd_ps(g1, x2, b2); b3 = _mm256_fmadd_ps(g1, x3, b3);
+            }
+            if (++x == OW) { x = 0; if (++y == OH) { y = 0; n++; } }
+        }
+        float tmp[WG_KB][16];
+        _mm256_storeu_ps(tmp[0], a0); _mm256_storeu_ps(tmp[1], a1);
+        _mm256_storeu_ps(tmp[2], a2); _mm256_storeu_ps(tmp[3], a3);
+        _mm256_storeu_ps(tmp[0] + 8, b0); _mm256_storeu_ps(tmp[1] + 8, b1);
+        _mm256_storeu_ps(tmp[2] + 8, b2); _mm256_storeu_ps(tmp[3] + 8, b3);
+        for (Py_ssize_t j = 0; j < kb; j++)
+            for (Py_ssize_t o = 0; o < O; o++) OUT[(k0 + j) * O + o] = tmp[j][o];
+    }
+}
+#endif
+
+typedef struct {
+    void (*kern)(const float *, const float *, float *, const Py_ssize_t *);
+    const float *x, *g;
+    float *out;
+    const Py_ssize_t *d, *bounds;
+    Py_ssize_t size;
+} WgradCtx;
+
+static void wgrad_part(void *p, Py_ssize_t i)
+{
+    WgradCtx *c = p;
+    Py_ssize_t d[14];
+    memcpy(d, c->d, sizeof d);
+    d[12] = c->bounds[2 * i];
+    d[13] = c->bounds[2 * i + 1];
+    c->kern(c->x, c->g, c->out + i * c->size, d);
+}
+
+static PyObject *py_conv_wgrad_chains_f32(PyObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs)
+{
+    Py_ssize_t d[14];
+    if (nargs != 5) { PyErr_SetString(PyExc_TypeError, "conv_wgrad_chains_f32 takes 5 arguments"); return NULL; }
+    if (read_dims(args[3], d, 12, "conv_wgrad_chains_f32") < 0) return NULL;
+    if (!PyTuple_Check(args[4]) || PyTuple_GET_SIZE(args[4]) % 2 ||
+            PyTuple_GET_SIZE(args[4]) < 2 || PyTuple_GET_SIZE(args[4]) > 128) {
+        PyErr_SetString(PyExc_ValueError, "conv_wgrad_chains_f32: bounds (q0, q1, ...)");
+        return NULL;
+    }
+    Py_ssize_t parts = PyTuple_GET_SIZE(args[4]) / 2, bounds[128];
+    if (read_dims(args[4], bounds, 2 * parts, "conv_wgrad_chains_f32") < 0) return NULL;
+    Py_ssize_t q0 = 0, q1 = 0;
+    for (Py_ssize_t i = 0; i < parts; i++) {
+        if (bounds[2 * i] < 0 || bounds[2 * i + 1] < bounds[2 * i]) q1 = -1;
+        if (q1 >= 0 && bounds[2 * i + 1] > q1) q1 = bounds[2 * i + 1];
+    }
+    d[12] = q0; d[13] = q1 < 0 ? 0 : q1;
+    if (q1 < 0) { PyErr_SetString(PyExc_ValueError, "conv_wgrad_chains_f32: bad bounds"); return NULL; }
+    Py_ssize_t C = d[0], Hp = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
+               KW = d[7];
+    for (int i = 0; i < 14; i++)
+        if (d[i] < 0) { PyErr_SetString(PyExc_ValueError, "conv_wgrad_chains_f32: negative"); return NULL; }
+    if (OH < 1 || OW < 1 || KH < 1 || KW < 1 || d[8] < 1 || d[9] < 1 || d[10] < 1 || d[11] < 1
+            || q1 < q0 || (OH - 1) * d[8] + (KH - 1) * d[10] >= Hp
+            || (OW - 1) * d[9] + (KW - 1) * d[11] >= Wp) {
+        PyErr_SetString(PyExc_ValueError, "conv_wgrad_chains_f32: geometry out of range"); return NULL;
+    }
+    Py_ssize_t nmax = (q1 + OH * OW - 1) / (OH * OW);
+    Py_buffer bx, bg, bo;
+    if (f32_buffer(args[0], &bx, 0, nmax * C * Hp * Wp, "conv_wgrad_chains_f32") < 0) return NULL;
+    if (f32_buffer(args[1], &bg, 0, q1 * O, "conv_wgrad_chains_f32") < 0) {
+        PyBuffer_Release(&bx); return NULL;
+    }
+    if (f32_buffer(args[2], &bo, 1, parts * C * KH * KW * O, "conv_wgrad_chains_f32") < 0) {
+        PyBuffer_Release(&bx); PyBuffer_Release(&bg); return NULL;
+    }
+    int fast = !(KERN == &K_generic || !HAS_AVX2);
+    void (*kern)(const float *, const float *, float *, const Py_ssize_t *) = wgrad_generic;
+#ifdef HAVE_FMA_VARIANT
+    if (fast) kern = (O == 8 || O == 16) ? wgrad_avx2_regs : wgrad_avx2;
+#endif
+    WgradCtx ctx = {kern, bx.buf, bg.buf, bo.buf, d, bounds, C * KH * KW * O};
+    Py_BEGIN_ALLOW_THREADS
+    pool_run(wgrad_part, &ctx, parts, (int)parts);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bx); PyBuffer_Release(&bg); PyBuffer_Release(&bo);
     return PyLong_FromLong(0);
 }
 
@@ -1159,7 +1429,9 @@ static PyMethodDef methods[] = {
     {"fma_f32", (PyCFunction)(void (*)(void))py_fma_f32, METH_FASTCALL,
      "fma_f32(a, b, c, out) -> 0, or 1 (not finite: out not to be used): fmaf of each"},
     {"conv_chains_f32", (PyCFunction)(void (*)(void))py_conv_chains_f32, METH_FASTCALL,
-     "conv_chains_f32(x, w, bias, out, dims) -> 0: oneDNN's direct convolution sums"},
+     "conv_chains_f32(x, w, bias, out, dims, threads) -> 0: oneDNN's direct convolution sums"},
+    {"conv_wgrad_chains_f32", (PyCFunction)(void (*)(void))py_conv_wgrad_chains_f32,
+     METH_FASTCALL, "conv_wgrad_chains_f32(xp, gt, out, dims, bounds) -> 0: per-thread filter sums"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1172,5 +1444,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__cnative(void)
 {
     pick_kernels();
+    pthread_atfork(NULL, NULL, pool_after_fork);
     return PyModule_Create(&module);
 }

@@ -250,7 +250,6 @@ def _native_chains(x, w, bias, stride, pads, dilation, outs, block, transposed):
             or (bias is not None and not np.isfinite(bias).all()):
         return None
     from .. import _capability
-    from ...engine import workers
 
     n, c, _, h, wd = x.shape
     kh, kw = w.shape[3:]
@@ -274,8 +273,7 @@ def _native_chains(x, w, bias, stride, pads, dilation, outs, block, transposed):
     dims = (c, hp * wp, wp, o, oh, ow, kh, kw) + geo + (block, 0 if b is None else 2 if
                                                         transposed else 1)
     out = np.empty((n, o, 1, oh, ow), np.float32)
-    threads = _capability.threads() if n * o * oh * ow >= SPLIT else 1
-    workers.run(lambda part: fn(xp, w, b, out, dims + part), workers.split(n, threads))
+    fn(xp, w, b, out, dims + (0, n), _capability.threads() if n * o * oh * ow >= SPLIT else 1)
     return out
 
 
@@ -621,13 +619,15 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     # the columns by kernel offset, then channel (slabs of the padded input, rows whole), and
     # the gradient by channel: the chains' terms in their order (samples, rows, columns); the
     # sums come back by (offset, channel) and are put in (channel, offset) order at the end
-    cols = offset_columns(x, ksize, stride, pads, dilation, outs).reshape(kk * c, n * size)
-    gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
     rows = outs[0] if len(outs) == 3 else 1                # (a 3-d one: samples x depth)
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
-    sums = fma_chains(gt.T, cols.T, [(a * per, b * per) for a, b in _parts(units, team_w)],
-                      replay)
+    bounds = [(a * per, b * per) for a, b in _parts(units, team_w)]
+    sums = _native_weights(x, g, ksize, stride, pads, dilation, bounds)
+    gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
+    if sums is None:
+        cols = offset_columns(x, ksize, stride, pads, dilation, outs).reshape(kk * c, n * size)
+        sums = fma_chains(gt.T, cols.T, bounds, replay)
     dw = None if sums is None else sums[0]
     for part in [] if sums is None else sums[1:]:
         dw = dw + part
@@ -636,11 +636,62 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     db = None
     units = n * (rows if rows_b is None else rows_b)
     per = n * size // units
-    for a, b in _parts(units, team_w if team_b is None else team_b):
-        part = np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
+    parts = _parts(units, team_w if team_b is None else team_b)
+    sums = _native_bias(g, [(a * per, b * per) for a, b in parts])
+    for i, (a, b) in enumerate(parts):
+        part = sums[i] if sums is not None else \
+            np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
             + np.float32(0) if b > a else np.zeros(o, np.float32)   # (from a +0 accumulator)
         db = part if db is None else db + part
     return None if dw is None else dw.reshape((o, c) + tuple(ksize)), db
+
+
+def _native_weights(x, g, ksize, stride, pads, dilation, bounds):
+    """``conv_backward_weights``' per-thread chains compiled (``_cnative.conv_wgrad_chains_f32``:
+    each weight's fused multiply-add chain over its thread's output positions in order, on the
+    padded input), the threads' parts on the native intra-op pool: (parts, O,
+    C * K) float32 in (offset, channel) order as ``fma_chains`` gives, or None (not built, not
+    2-D, a value not finite)."""
+    from ...engine import _native
+
+    fn = getattr(_native.lib, "conv_wgrad_chains_f32", None)
+    if fn is None or x.ndim != 4 or g.ndim != 4 or x.dtype != np.float32 or \
+            g.dtype != np.float32 or not (np.isfinite(x).all() and np.isfinite(g).all()):
+        return None
+    n, c, h, wd = x.shape
+    o, oh, ow = g.shape[1:]
+    kh, kw = ksize
+    (ph, pha), (pw, pwa) = pads
+    hp = max(h + ph + max(pha, 0), (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
+    wp = max(wd + pw + max(pwa, 0), (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
+    xp = np.zeros((n, c, hp, wp), np.float32)
+    xp[:, :, ph:ph + h, pw:pw + wd] = x
+    gt = np.ascontiguousarray(np.moveaxis(g, 1, -1)).reshape(-1, o)
+    dims = (c, hp, wp, o, oh, ow, kh, kw, stride[0], stride[1], dilation[0], dilation[1])
+
+    out = np.empty((len(bounds), c * kh * kw, o), np.float32)
+    fn(xp, gt, out, dims, tuple(q for bound in bounds for q in bound))
+    # (channel, offset) rows -> (O, offset, channel), as fma_chains orders its sums
+    return out.reshape(len(bounds), c, kh * kw, o).transpose(0, 3, 2, 1).reshape(
+        len(bounds), o, kh * kw * c)
+
+
+def _native_bias(g, bounds):
+    """The bias gradient's per-thread sums (a plain float32 sum from +0 over the thread's
+    output positions in order) by the filter kernel's chains with an input of ones: ``fma(g,
+    1, acc)`` is ``acc + g`` rounded once. (parts, O) float32, or None (as ``_native_weights``)."""
+    from ...engine import _native
+
+    fn = getattr(_native.lib, "conv_wgrad_chains_f32", None)
+    if fn is None or g.ndim != 4 or g.dtype != np.float32 or not np.isfinite(g).all():
+        return None
+    n, o, oh, ow = g.shape
+    ones = np.ones((n, 1, oh, ow), np.float32)
+    gt = np.ascontiguousarray(np.moveaxis(g, 1, -1)).reshape(-1, o)
+    out = np.empty((len(bounds), 1, o), np.float32)
+    fn(ones, gt, out, (1, oh, ow, o, oh, ow, 1, 1, 1, 1, 1, 1),
+       tuple(q for bound in bounds for q in bound))
+    return out[:, 0]
 
 
 def backward_weights_teams(x_shape, w_shape, out_shape, stride, threads, pads_before=None,
