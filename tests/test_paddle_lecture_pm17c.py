@@ -177,3 +177,45 @@ def test_depthwise_conv2d_transpose_double_grad_refused(capsys, key, text, line)
     up2 = paddle.nn.Conv2DTranspose(4, 8, 3, stride=2, groups=4, bias_attr=False)
     g, = paddle.grad((up2(x) ** 2).sum(), x, create_graph=True)
     assert g.shape == [2, 4, 4, 4]
+
+
+# ------------------------------------------------ float16 conversions and sums, 2.x vs 3.x
+# A tensor tour's x.astype('float16') of [1.1, 2.2, 3.3, -0.7]: real 2.6.2 printed
+# [1.09960938, 2.19921875, 3.29882812, -0.69970703] (its CPU float16 type converts toward zero,
+# past 65504 to inf), 3.3.1 rounds to nearest. Sums: 2.6.2 adds in float16 toward zero (Eigen's
+# tree past 1024 values), 3.3.1 in float32, rounding once. Real runs here.
+F16_CASES = {
+    "2.6": {"astype": [1.099609375, 2.19921875, 3.298828125, -0.69970703125],
+            "full": [2050.0, 9.5367431640625e-07], "ints": [2050.0, 4096.0],
+            "wide": [2050.0, -2050.0, math.inf, math.inf],
+            "sums": [65504.0, math.inf, math.inf, 1.4990234375],
+            "tree": [1320.0, 657.0, 464.25]},
+    "3": {"astype": [1.099609375, 2.19921875, 3.30078125, -0.7001953125],
+          "full": [2052.0, 1.0132789611816406e-06], "ints": [2052.0, 4100.0],
+          "wide": [2052.0, -2052.0, math.inf, 65504.0],
+          "sums": [65504.0, 65504.0, 65504.0, 1.5],
+          "tree": [1513.0, 751.5, 507.5]},
+}
+
+
+@pytest.mark.parametrize("key", ["2.6", "3"])
+def test_float16_conversion_and_sum(key):
+    import numpy as np
+
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    want = F16_CASES[key]
+    x = paddle.to_tensor([1.1, 2.2, 3.3, -0.7])
+    assert x.astype("float16").numpy().tolist() == want["astype"]
+    assert paddle.cast(x, "float16").numpy().tolist() == want["astype"]
+    assert paddle.full([1], 2051.0, dtype="float16").numpy().tolist() + \
+        paddle.full([1], 1e-6, dtype="float16").numpy().tolist() == want["full"]
+    assert paddle.to_tensor([2051, 4099]).astype("float16").numpy().tolist() == want["ints"]
+    assert paddle.to_tensor([2051.0, -2051.0, 70000.0, 65519.0]).astype(
+        "float16").numpy().tolist() == want["wide"]
+    sums = [paddle.to_tensor(v, dtype="float16").sum().item()
+            for v in ([65504.0], [1.0, 65504.0], [0.1, 0.2, 65504.0], [0.1, 0.2, 0.3, 0.4, 0.5])]
+    assert sums == want["sums"]
+    a = paddle.to_tensor(np.random.RandomState(0).rand(3000).astype("float32")).astype("float16")
+    assert [a.sum().item(), a[:1500].sum().item(), a[:1025].sum().item()] == want["tree"]

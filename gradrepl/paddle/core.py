@@ -350,6 +350,10 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
 
     @staticmethod
     def _cast(x, npdtype):
+        if npdtype == np.float16 and x.data.dtype.kind in "fiuc" and \
+                x.data.dtype not in (np.float16, bf16.BITS) and \
+                profiles.current().f16_rounding == "zero":   # (a bfloat16 source: its hook)
+            return M.apply(M.CAST, (x,), {"dtype": np.dtype(npdtype), "f16": "zero"})
         return M.cast(x, npdtype)
 
     def clone(self):

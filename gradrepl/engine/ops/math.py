@@ -503,10 +503,15 @@ def _cast_vjp(n, g):
     return cast(g, src) if src.kind in "fc" else None
 
 
-def _cast_fwd(x, dtype):
-    """numpy's astype; complex to real keeps the real part (as Paddle's cast kernel)."""
+def _cast_fwd(x, dtype, f16="nearest"):
+    """numpy's astype; complex to real keeps the real part (as Paddle's cast kernel).
+    ``f16="zero"``: a number cast to float16 goes through float32 and then toward zero, past
+    65504 to inf (Paddle 2.x's CPU float16 type, ``_f16``)."""
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        return np.real(x).astype(dtype)
+        x = np.real(x)
+    if f16 == "zero" and np.dtype(dtype) == np.float16 and x.dtype.kind in "fiu" \
+            and x.dtype != np.float16:
+        return _f16(x)
     return x.astype(dtype)
 
 

@@ -217,10 +217,41 @@ def paddle_reduce(x, axis, keepdim, op=np.add, dtype=None, mean=False):
 
 
 # ---------------------------------------------------------------- sum / mean
-def _sum_fwd(x, axis, keepdim=False, out_shape=None, dtype=None):
+def _sum_fwd(x, axis, keepdim=False, out_shape=None, dtype=None, f16="nearest"):
     if dtype is None and x.dtype.kind in "iub":
         dtype = x.dtype
+    if x.dtype == np.float16 and dtype in (None, np.float16) and axis:
+        if f16 == "zero":
+            return _shaped(_f16_tree_sum(x, axis, keepdim), keepdim, out_shape)
+        if f16 == "float32":   # summed in float32, rounded once (Paddle 3.3.1)
+            out = paddle_reduce(x.astype(np.float32), axis, keepdim, np.add, None)
+            return _shaped(np.asarray(out).astype(np.float16), keepdim, out_shape)
     return _shaped(paddle_reduce(x, axis, keepdim, np.add, dtype), keepdim, out_shape)
+
+
+def _f16_tree_sum(x, axis, keepdim):
+    """Paddle 2.x's float16 sum on CPU: Eigen's reducer over its float16 type, each partial
+    sum converted back toward zero (``math._f16``): in order up to 1024 values, else the two
+    halves' sums added (Eigen's InnerMostDimReducer tree)."""
+    to16 = _m()._f16
+    kept = [a for a in range(x.ndim) if a not in axis]
+    rows = np.transpose(x, kept + sorted(axis)).reshape([x.shape[a] for a in kept] + [-1])
+
+    def tree(v):
+        n = v.shape[-1]
+        if n > 1024:
+            half = n // 2
+            return to16(tree(v[..., :half]).astype(np.float32)
+                        + tree(v[..., half:]).astype(np.float32))
+        acc = np.zeros(v.shape[:-1], np.float16)
+        for j in range(n):
+            acc = to16(acc.astype(np.float32) + v[..., j].astype(np.float32))
+        return acc
+
+    out = np.asarray(tree(rows), np.float16)
+    if keepdim:
+        out = out.reshape([1 if a in axis else n for a, n in enumerate(x.shape)])
+    return out
 
 
 def _mean_fwd(x, axis, keepdim=False, out_shape=None):
@@ -264,9 +295,9 @@ MEAN = register("mean", _mean_fwd, _mean_vjp, legacy_name="ReduceMeanBackward",
                 examples=_REDUCE_EXAMPLES, saves_inputs=False)
 
 
-def sum(x, axis, keepdim=False, out_shape=None, dtype=None):  # noqa: A001
+def sum(x, axis, keepdim=False, out_shape=None, dtype=None, f16=None):  # noqa: A001
     return apply(SUM, (x,), _attrs(axis, keepdim, out_shape,
-                                   dtype=None if dtype is None else np.dtype(dtype)))
+                                   dtype=None if dtype is None else np.dtype(dtype), f16=f16))
 
 
 def mean(x, axis, keepdim=False, out_shape=None):

@@ -324,6 +324,11 @@ def _filled(shape, value, npdtype):
     """``np.full`` (a bfloat16 fill rounded as the profile rounds)."""
     if npdtype == bf16.BITS:
         return bf16.from_float(np.full(shape, value, np.float32))
+    if npdtype == np.float16 and profiles.current().f16_rounding == "zero" and \
+            not isinstance(value, complex):
+        from ...engine.ops.math import _f16   # 2.x's float16(value): toward zero
+
+        return _f16(np.full(shape, value, np.float32))
     return np.full(shape, value, dtype=npdtype)
 
 

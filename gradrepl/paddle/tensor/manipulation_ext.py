@@ -915,10 +915,8 @@ def cast(x, dtype):
         return x if x.stop_gradient else M.cast(x, dt) if False else _copy_cast(x, dt)
     if dt == np.uint16 or (x.data.dtype == np.uint16 and dt.kind in "fc"):
         return M.cast(x, dt)  # to or from bfloat16 (uint16 bits): through the engine's hook
-    if dt.kind in "fc" and x.data.dtype.kind in "fc":
-        return M.cast(x, dt)
     if dt.kind in "fc":
-        return M.cast(x, dt)
+        return Tensor._cast(x, dt)   # (2.x's float16: toward zero, as astype)
     a = x.data if x.data.dtype != np.uint16 else M.cast(x, np.float32).data  # bfloat16 values
     return Tensor._wrap(M._cast_fwd(a, dt) if hasattr(M, "_cast_fwd") else a.astype(dt), True)
 

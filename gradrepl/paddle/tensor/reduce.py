@@ -199,7 +199,11 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None, **kw):  # noqa: A001
     dt = _np_dtype(dtype)
     if dt is None and x.data.dtype in (np.dtype(np.bool_), np.dtype(np.int32)):
         dt = np.dtype(np.int64)
-    return R.sum(x, axes, keepdim, out_shape, dt)
+    # float16: 2.x adds in float16 toward zero, 3.x in float32 rounding once (real 2.6.2/3.3.1)
+    f16 = None
+    if x.data.dtype == np.float16:
+        f16 = "zero" if profiles.current().f16_rounding == "zero" else "float32"
+    return R.sum(x, axes, keepdim, out_shape, dt, f16=f16)
 
 
 def mean(x, axis=None, keepdim=False, name=None, **kw):
