@@ -1019,8 +1019,9 @@ static void pool_run(part_fn fn, void *ctx, Py_ssize_t count, int threads)
  * the last (2). The padding's zero terms are in the chain (exact: a chain from +0 never holds
  * -0). Each block's chains run over the flat span of the padded plane (positions past a row's
  * end are computed and dropped), so the inner loop is long and vectorised. Finite inputs (the
- * caller checks); xp (N, C, Hp, Wp), out (N, O, OH, OW) C-contiguous float32; dims a tuple of
- * 19 ints (below). The GIL is released; the samples [n0, n1) go in up to `threads` balance211
+ * caller checks); xp (N, C, Hp, Wp), out (N, O, OH, OW) C-contiguous float32 (xp may hold up
+ * to 64 more values after the planes: then the span's last chunk runs whole too); dims a tuple
+ * of 19 ints (below). The GIL is released; the samples [n0, n1) go in up to `threads` balance211
  * parts over the intra-op pool (a sample's sums are the same on any thread). */
 #define CONV_CHUNK 64
 /* one full chunk's chains with the sums in eight AVX2 registers (the same fmaf per value, in
@@ -1054,8 +1055,30 @@ __attribute__((target("avx2,fma"))) static int chunk_avx2(
     _mm256_storeu_ps(dst + 48, a6); _mm256_storeu_ps(dst + 56, a7);
     return 1;
 }
-#define CHUNK_FULL(...) (USE_CHUNK_AVX2 && chunk_avx2(__VA_ARGS__))
+__attribute__((target("avx512f,fma"))) static int chunk_avx512(
+    const float *xn, const float *wo_, Py_ssize_t cb, Py_ssize_t ce, Py_ssize_t KH,
+    Py_ssize_t KW, Py_ssize_t HW, Py_ssize_t offh, Py_ssize_t offw, Py_ssize_t wc,
+    Py_ssize_t wkh, Py_ssize_t wkw, float *dst)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (Py_ssize_t kh = 0; kh < KH; kh++)
+        for (Py_ssize_t kw = 0; kw < KW; kw++)
+            for (Py_ssize_t c = cb; c < ce; c++) {
+                __m512 wv = _mm512_set1_ps(wo_[c * wc + kh * wkh + kw * wkw]);
+                const float *s = xn + c * HW + kh * offh + kw * offw;
+                a0 = _mm512_fmadd_ps(_mm512_loadu_ps(s), wv, a0);
+                a1 = _mm512_fmadd_ps(_mm512_loadu_ps(s + 16), wv, a1);
+                a2 = _mm512_fmadd_ps(_mm512_loadu_ps(s + 32), wv, a2);
+                a3 = _mm512_fmadd_ps(_mm512_loadu_ps(s + 48), wv, a3);
+            }
+    _mm512_storeu_ps(dst, a0); _mm512_storeu_ps(dst + 16, a1);
+    _mm512_storeu_ps(dst + 32, a2); _mm512_storeu_ps(dst + 48, a3);
+    return 1;
+}
+/* 0: the loop; 1: AVX2; 2: AVX-512 (the same fused multiply-adds, wider) */
 static int USE_CHUNK_AVX2 = 0;
+#define CHUNK_FULL(...) (USE_CHUNK_AVX2 == 2 ? chunk_avx512(__VA_ARGS__) : \
+                         USE_CHUNK_AVX2 == 1 && chunk_avx2(__VA_ARGS__))
 #else
 #define CHUNK_FULL(...) 0
 #endif
@@ -1065,7 +1088,7 @@ ALWAYS_INLINE void conv_chains_body(const float *X, const float *Wt, const float
     Py_ssize_t C = d[0], HW = d[1], Wp = d[2], O = d[3], OH = d[4], OW = d[5], KH = d[6],
                KW = d[7], offh = d[8], offw = d[9], base = d[10], wo = d[11], wc = d[12],
                wkh = d[13], wkw = d[14], block = d[15], mode = d[16], n0 = d[17], n1 = d[18];
-    Py_ssize_t span = (OH - 1) * Wp + OW, P = OH * OW;
+    Py_ssize_t span = (OH - 1) * Wp + OW, P = OH * OW, slack = d[19];
     for (Py_ssize_t n = n0; n < n1; n++) {
         for (Py_ssize_t o = 0; o < O; o++) {
             float *op = OUT + (n * O + o) * P;
@@ -1075,7 +1098,7 @@ ALWAYS_INLINE void conv_chains_body(const float *X, const float *Wt, const float
                 for (Py_ssize_t i0 = 0; i0 < span; i0 += CONV_CHUNK) {
                     float a[CONV_CHUNK];
                     const float *xn = X + n * C * HW + i0 + base;
-                    if (span - i0 >= CONV_CHUNK && CHUNK_FULL(xn, Wt + o * wo, cb, ce, KH, KW, HW,
+                    if ((span - i0 >= CONV_CHUNK || slack) && CHUNK_FULL(xn, Wt + o * wo, cb, ce, KH, KW, HW,
                                                               offh, offw, wc, wkh, wkw, acc + i0)) {
                     } else if (span - i0 >= CONV_CHUNK) {
                         for (int i = 0; i < CONV_CHUNK; i++) a[i] = 0.0f;
@@ -1144,7 +1167,7 @@ typedef struct {
 static void conv_part(void *p, Py_ssize_t i)
 {
     ConvCtx *c = p;
-    Py_ssize_t d[19], n0 = c->d[17], n = c->d[18] - n0;
+    Py_ssize_t d[20], n0 = c->d[17], n = c->d[18] - n0;
     memcpy(d, c->d, sizeof d);
     Py_ssize_t big = (n + c->count - 1) / c->count, small = n / c->count;
     Py_ssize_t first = big != small ? n - small * c->count : c->count;
@@ -1184,7 +1207,7 @@ static int f32_buffer(PyObject *obj, Py_buffer *v, int writable, Py_ssize_t need
 
 static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_ssize_t d[19];
+    Py_ssize_t d[20];
     if (nargs != 6) { PyErr_SetString(PyExc_TypeError, "conv_chains_f32 takes 6 arguments"); return NULL; }
     if (read_dims(args[4], d, 19, "conv_chains_f32") < 0) return NULL;
     long threads = PyLong_AsLong(args[5]);
@@ -1215,10 +1238,14 @@ static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     if (!has_b) d[16] = 0;
+    /* the last chunk full where the input buffer holds its reads (values past the span are
+     * summed into lanes that are dropped) */
+    Py_ssize_t span_r = ((OH - 1) * Wp + OW + CONV_CHUNK - 1) / CONV_CHUNK * CONV_CHUNK;
+    d[19] = bx.len / 4 >= n1 * C * HW + span_r - ((OH - 1) * Wp + OW);
     /* the samples in balance211 parts, one a thread */
     Py_ssize_t count = n1 - n0 < threads ? n1 - n0 : threads;
     if (count < 1) count = 1;
-    Py_ssize_t span = (OH - 1) * Wp + OW;
+    Py_ssize_t span = span_r;
     float *acc = PyMem_RawMalloc((size_t)(span * count) * sizeof(float));
     if (acc == NULL) {
         PyBuffer_Release(&bx); PyBuffer_Release(&bw); PyBuffer_Release(&bo);
@@ -1229,7 +1256,8 @@ static PyObject *py_conv_chains_f32(PyObject *self, PyObject *const *args, Py_ss
                  float *) = (KERN == &K_generic || !HAS_AVX2) ? conv_chains_generic
                                                                 : CONV_CHAINS_FAST;
 #if defined(HAVE_FMA_VARIANT)
-    USE_CHUNK_AVX2 = kern != conv_chains_generic;
+    USE_CHUNK_AVX2 = kern == conv_chains_generic ? 0
+                     : __builtin_cpu_supports("avx512f") ? 2 : 1;
 #endif
     ConvCtx ctx = {kern, bx.buf, bw.buf, has_b ? bb.buf : NULL, bo.buf, d, acc, span, count};
     Py_BEGIN_ALLOW_THREADS

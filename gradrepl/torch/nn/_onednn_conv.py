@@ -265,7 +265,8 @@ def _native_chains(x, w, bias, stride, pads, dilation, outs, block, transposed):
         geo = (dh * wp, dw, 0, c * kh * kw, kh * kw, kw, 1)
     if top < 0 or left < 0:
         return None
-    xp = np.zeros((n, c, hp, wp), np.float32)
+    flat = np.zeros(n * c * hp * wp + 64, np.float32)   # (64 more: the last chunk's reads)
+    xp = flat[:n * c * hp * wp].reshape(n, c, hp, wp)
     rows, cols = max(0, min(h, hp - top)), max(0, min(wd, wp - left))
     xp[:, :, top:top + rows, left:left + cols] = x[:, :, 0, :rows, :cols]
     w = np.ascontiguousarray(w, np.float32)
@@ -273,7 +274,7 @@ def _native_chains(x, w, bias, stride, pads, dilation, outs, block, transposed):
     dims = (c, hp * wp, wp, o, oh, ow, kh, kw) + geo + (block, 0 if b is None else 2 if
                                                         transposed else 1)
     out = np.empty((n, o, 1, oh, ow), np.float32)
-    fn(xp, w, b, out, dims + (0, n), _capability.threads() if n * o * oh * ow >= SPLIT else 1)
+    fn(flat, w, b, out, dims + (0, n), _capability.threads() if n * o * oh * ow >= SPLIT else 1)
     return out
 
 
@@ -623,9 +624,12 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     units = n * (rows if rows_w is None else rows_w)
     per = n * size // units
     bounds = [(a * per, b * per) for a, b in _parts(units, team_w)]
-    sums = _native_weights(x, g, ksize, stride, pads, dilation, bounds)
-    gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
+    pos = _by_position(g)     # (the native kernels' layout of the gradient, or None)
+    sums = None if pos is None else _native_weights(x, pos, g.shape, ksize, stride, pads,
+                                                    dilation, bounds)
+    gt = None
     if sums is None:
+        gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
         cols = offset_columns(x, ksize, stride, pads, dilation, outs).reshape(kk * c, n * size)
         sums = fma_chains(gt.T, cols.T, bounds, replay)
     dw = None if sums is None else sums[0]
@@ -637,7 +641,10 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     units = n * (rows if rows_b is None else rows_b)
     per = n * size // units
     parts = _parts(units, team_w if team_b is None else team_b)
-    sums = _native_bias(g, [(a * per, b * per) for a, b in parts])
+    sums = None if pos is None else _native_bias(pos, g.shape,
+                                                 [(a * per, b * per) for a, b in parts])
+    if sums is None and gt is None:
+        gt = np.ascontiguousarray(np.swapaxes(g.reshape(n, o, size), 0, 1)).reshape(o, n * size)
     for i, (a, b) in enumerate(parts):
         part = sums[i] if sums is not None else \
             np.add.accumulate(gt[:, a * per:b * per], axis=1, dtype=np.float32)[:, -1] \
@@ -646,50 +653,55 @@ def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=No
     return None if dw is None else dw.reshape((o, c) + tuple(ksize)), db
 
 
-def _native_weights(x, g, ksize, stride, pads, dilation, bounds):
-    """``conv_backward_weights``' per-thread chains compiled (``_cnative.conv_wgrad_chains_f32``:
-    each weight's fused multiply-add chain over its thread's output positions in order, on the
-    padded input), the threads' parts on the native intra-op pool: (parts, O,
-    C * K) float32 in (offset, channel) order as ``fma_chains`` gives, or None (not built, not
-    2-D, a value not finite)."""
+def _by_position(g):
+    """A 2-D convolution's float32 output gradient (N, O, OH, OW) as (N * OH * OW, O), the
+    native filter and bias kernels' layout; None where they do not run (not built, not 2-D or
+    float32, a value not finite)."""
     from ...engine import _native
 
-    fn = getattr(_native.lib, "conv_wgrad_chains_f32", None)
-    if fn is None or x.ndim != 4 or g.ndim != 4 or x.dtype != np.float32 or \
-            g.dtype != np.float32 or not (np.isfinite(x).all() and np.isfinite(g).all()):
+    if getattr(_native.lib, "conv_wgrad_chains_f32", None) is None or g.ndim != 4 or \
+            g.dtype != np.float32 or not np.isfinite(g).all():
+        return None
+    return np.ascontiguousarray(np.moveaxis(g, 1, -1)).reshape(-1, g.shape[1])
+
+
+def _native_weights(x, gt, g_shape, ksize, stride, pads, dilation, bounds):
+    """``conv_backward_weights``' per-thread chains compiled (``_cnative.conv_wgrad_chains_f32``:
+    each weight's fused multiply-add chain over its thread's output positions in order, on the
+    padded input), the threads' parts on the native intra-op pool; ``gt`` the gradient by
+    position (``_by_position``). (parts, O, C * K) float32 in (offset, channel) order as
+    ``fma_chains`` gives, or None (x not 2-D float32 or not finite)."""
+    from ...engine import _native
+
+    if x.ndim != 4 or x.dtype != np.float32 or not np.isfinite(x).all():
         return None
     n, c, h, wd = x.shape
-    o, oh, ow = g.shape[1:]
+    o, oh, ow = g_shape[1:]
     kh, kw = ksize
     (ph, pha), (pw, pwa) = pads
     hp = max(h + ph + max(pha, 0), (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
     wp = max(wd + pw + max(pwa, 0), (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
     xp = np.zeros((n, c, hp, wp), np.float32)
     xp[:, :, ph:ph + h, pw:pw + wd] = x
-    gt = np.ascontiguousarray(np.moveaxis(g, 1, -1)).reshape(-1, o)
     dims = (c, hp, wp, o, oh, ow, kh, kw, stride[0], stride[1], dilation[0], dilation[1])
 
     out = np.empty((len(bounds), c * kh * kw, o), np.float32)
-    fn(xp, gt, out, dims, tuple(q for bound in bounds for q in bound))
+    _native.lib.conv_wgrad_chains_f32(xp, gt, out, dims, tuple(q for bound in bounds for q in bound))
     # (channel, offset) rows -> (O, offset, channel), as fma_chains orders its sums
     return out.reshape(len(bounds), c, kh * kw, o).transpose(0, 3, 2, 1).reshape(
         len(bounds), o, kh * kw * c)
 
 
-def _native_bias(g, bounds):
+def _native_bias(gt, g_shape, bounds):
     """The bias gradient's per-thread sums (a plain float32 sum from +0 over the thread's
     output positions in order) by the filter kernel's chains with an input of ones: ``fma(g,
-    1, acc)`` is ``acc + g`` rounded once. (parts, O) float32, or None (as ``_native_weights``)."""
+    1, acc)`` is ``acc + g`` rounded once; ``gt`` as ``_native_weights``'. (parts, O) float32."""
     from ...engine import _native
 
-    fn = getattr(_native.lib, "conv_wgrad_chains_f32", None)
-    if fn is None or g.ndim != 4 or g.dtype != np.float32 or not np.isfinite(g).all():
-        return None
-    n, o, oh, ow = g.shape
+    n, o, oh, ow = g_shape
     ones = np.ones((n, 1, oh, ow), np.float32)
-    gt = np.ascontiguousarray(np.moveaxis(g, 1, -1)).reshape(-1, o)
     out = np.empty((len(bounds), 1, o), np.float32)
-    fn(ones, gt, out, (1, oh, ow, o, oh, ow, 1, 1, 1, 1, 1, 1),
+    _native.lib.conv_wgrad_chains_f32(ones, gt, out, (1, oh, ow, o, oh, ow, 1, 1, 1, 1, 1, 1),
        tuple(q for bound in bounds for q in bound))
     return out[:, 0]
 
