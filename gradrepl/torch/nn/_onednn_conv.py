@@ -311,12 +311,10 @@ def _blocks(w_by_offset, c, block=BLOCK):
 def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None, block=BLOCK):
     """Each block's chains (``_fma_gemm.chains``) over groups of samples, the blocks' sums added
     in order (``bias`` after the first); ``cols_of(a, b)`` the samples' columns (K, C, m, size)
-    float32. (N, O, size) float32, or None. The samples split over torch's threads (the
-    persistent pool, ``engine.workers``) as oneDNN's threads share them: each output's chain is
-    the same whichever thread sums it."""
+    float32. (N, O, size) float32, or None. On this thread: numpy's small products split over
+    Python threads gained nothing (their GIL hand-offs cost more under load; the compiled
+    chains, ``_native_chains``, split their samples natively)."""
     from ._fma_gemm import chains
-    from .. import _capability
-    from ...engine import workers
 
     step = max(1, COLUMNS // max(1, kk * c * size))
     blocks = _blocks(w_by_offset, c, block)
@@ -340,8 +338,7 @@ def _blas_blocks(cols_of, n, c, o, size, kk, w_by_offset, bias=None, block=BLOCK
                     out[a:b] += res
         return True
 
-    threads = _capability.threads() if n * o * size >= SPLIT else 1
-    return out if all(workers.run(part, workers.split(n, threads))) else None
+    return out if part((0, n)) else None
 
 
 #: Outputs of a convolution past which its samples are shared among torch's threads.

@@ -224,8 +224,6 @@ GEMM_K = 384           # positions per plane up to which oneDNN's sgemm sums in 
 #: Multiply-adds per step past which the chains' weights are shared among torch's thread count
 #: of Python threads (numpy lets go of the GIL on arrays this large).
 SHARE = 1 << 16
-#: Multiply-adds of all the chains past which numpy's BLAS sums the threads' parts at once.
-SHARE_BLAS = 1 << 16
 
 
 def fma_chains(a, b, bounds, replay=True):
@@ -249,16 +247,12 @@ def fma_chains(a, b, bounds, replay=True):
             rows[:hi - lo, i] = np.arange(lo, hi)
         a3 = np.concatenate([a, np.zeros((1, a.shape[1]))])[rows]
         b3 = np.concatenate([b, np.zeros((1, b.shape[1]))])[rows]
-    if k and length:   # the same chains by numpy's BLAS where it is checked to sum so,
-        from ._fma_gemm import chains  # the threads' parts at the same time (as oneDNN's)
+    if k and length:   # the same chains by numpy's BLAS where it is checked to sum so
+        from ._fma_gemm import chains
 
-        at, bt = a3.transpose(1, 2, 0), b3.transpose(1, 0, 2)
-        teams = min(k, _capability.threads()) if k * length * a.shape[1] * b.shape[1] >= \
-            SHARE_BLAS else 1
-        got = workers.run(lambda part: chains(at[part[0]:part[1]], bt[part[0]:part[1]]),
-                          workers.split(k, teams))
-        if all(g is not None for g in got):
-            return got[0] if len(got) == 1 else np.concatenate(got)
+        got = chains(a3.transpose(1, 2, 0), b3.transpose(1, 0, 2))
+        if got is not None:
+            return got
     if not replay:
         return None
     a3, b3 = a3.astype(np.float64, copy=False), b3.astype(np.float64, copy=False)
