@@ -269,10 +269,25 @@ class Tensor(_EngineTensor, metaclass=PaddleClass):
         return object.__reduce_ex__(self, protocol)
 
     def __deepcopy__(self, memo):
-        """copy.deepcopy works in every version (a new tensor with copied data and attributes)."""
+        """copy.deepcopy as Paddle's (every version): a new leaf holding a copy of the values,
+        the same stop_gradient, no gradient, no graph, no hooks, named ``self.name`` +
+        ``unique_name.generate("_deepcopy")`` (``linear_0.w_0_deepcopy_0``); a Parameter keeps its
+        attributes (deep copies). Before, every slot was copied: the copy of a trained Layer or
+        state_dict kept the original's gradient and accumulated into the original's (an EWC
+        penalty on deepcopy(model.state_dict()) trained nothing)."""
         import copy
 
-        return copy._reconstruct(self, memo, *object.__reduce_ex__(self, 4))
+        from .utils import unique_name
+
+        new = type(self)._wrap(np.array(self.data, copy=True), self.stop_gradient)
+        memo[id(self)] = new
+        if isinstance(self, EagerParamBase):
+            for attr in ("optimize_attr", "regularizer", "need_clip", "is_distributed"):
+                if hasattr(self, attr):
+                    setattr(new, attr, copy.deepcopy(getattr(self, attr), memo))
+            new._param_name = None
+        new.name = self.name + unique_name.generate("_deepcopy")
+        return new
 
     def __array__(self, dtype=None, copy=None):
         return self.data if dtype is None else self.data.astype(dtype)
