@@ -390,3 +390,71 @@ def test_private_tensor_names_not_emulated_say_so():
         t._backward_hooks  # noqa: B018
     assert not hasattr(t, "_cdata")
     assert t._is_view() is False and t._base is None
+
+
+# Views made in grad mode of a tensor needing no gradient (nothing recorded): _is_view, _base
+# (the root), multi-output views refusing an in-place write that needs grad, requires_grad_()
+# on a view then an in-place write ('a view of a leaf ...'), detach_ of a view, a write through
+# a view seen by backward. GRAD_MODE_EXPECTED: real torch 2.13.0's stdout+stderr here.
+GRAD_MODE_SCRIPT = """\
+import torch
+def run(tag, f):
+    try:
+        r = f()
+        print(tag, 'ok', r)
+    except Exception as e:
+        print(tag, type(e).__name__, str(e)[:100])
+x = torch.arange(6.)
+y = x.view(2, 3)
+z = y[0]
+print(y._is_view(), y._base is x, z._base is x, x._is_view(), x._base)
+print(x.t()._is_view() if x.dim() == 2 else x.unsqueeze(0)._is_view(), x[[0]]._is_view(), (x + 1)._is_view(), x.reshape(3, 2)._base is x)
+print(x.detach()._is_view(), x.contiguous()._is_view(), y.t().contiguous()._is_view(), y.t().reshape(6)._is_view())
+print([p._base is x for p in x.split(2)], x.chunk(3)[1]._is_view(), x.unbind(0)[2]._is_view())
+w = torch.ones(3, requires_grad=True)
+a, b = x.split(3)
+run('split add_(w)', lambda: a.add_(w))
+run('split add_(1)', lambda: a.add_(1))
+v = z.view(3)
+run('z.requires_grad_', lambda: z.requires_grad_())
+print(z.requires_grad, z.is_leaf, z._is_view())
+run('z add_', lambda: z.add_(1))
+s = (z * 2).sum()
+s.backward()
+print(z.grad)
+q = x[0:2]
+run('detach_', lambda: q.detach_())
+m = torch.ones(4)
+h = m * w.sum()
+n = m[1:3]
+n.mul_(2)
+run('backward after view write', lambda: h.sum().backward())
+print(m, x)
+"""
+
+GRAD_MODE_EXPECTED = """\
+True True True False None
+True False False True
+False False False False
+[True, True, True] True True
+split add_(w) RuntimeError A view was created in no_grad mode and is being modified inplace with grad mode enabled. This view i
+split add_(1) ok tensor([1., 2., 3.])
+z.requires_grad_ ok tensor([1., 2., 3.], requires_grad=True)
+True True True
+z add_ RuntimeError a view of a leaf Variable that requires grad is being used in an in-place operation.
+tensor([2., 2., 2.])
+detach_ RuntimeError Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) fo
+backward after view write RuntimeError one of the variables needed for gradient computation has been modified by an inplace operation: [tor
+tensor([1., 2., 2., 1.]) tensor([1., 2., 3., 3., 4., 5.])
+"""
+
+
+def test_views_made_in_grad_mode_without_record_as_torch(tmp_path):
+    path = tmp_path / "views_grad_mode.py"
+    path.write_text(GRAD_MODE_SCRIPT)
+    proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(path)],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    out = proc.stdout + "".join(line for line in proc.stderr.splitlines(keepends=True)
+                                if not line.startswith("gradrepl: "))
+    assert proc.returncode == 0, proc.stderr
+    assert out == GRAD_MODE_EXPECTED

@@ -40,7 +40,9 @@ def check_leaf(x):
         if x._view_meta is not None or x.grad_node is not None:
             _view_meta.check_inplace(x)   # (a view made under no_grad ...: torch's errors)
         if x.grad_node is None:
-            raise RuntimeError(LEAF_MESSAGE)
+            m = x._view_meta   # (a view given requires_grad_(): of a leaf, torch says so)
+            raise RuntimeError(VIEW_LEAF_MESSAGE if m is not None and m[1].grad_node is None
+                               else LEAF_MESSAGE)
     check_view_of_leaf(x)
 
 

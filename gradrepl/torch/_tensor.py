@@ -368,8 +368,7 @@ class Tensor(EngineTensor):
     def accumulate_node(self):
         """A view made without grad has no gradient edge of its own (torch: no grad
         accumulator), until ``requires_grad_()`` gave it one; once stale, using it raises."""
-        m = self._view_meta
-        if m is not None and not self._view_own:
+        if self._view_meta is not None and _view_meta.no_edge(self):
             if _view_meta.stale(self):
                 _view_meta.raise_stale(self)
             return None
@@ -596,7 +595,7 @@ def _set_requires_grad(t, flag, how):
         raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                            "InferenceMode is not allowed.")
     m = t._view_meta
-    if m is not None and m[0] != _view_meta.MULTI and t.grad_node is None:
+    if m is not None and m[0] in _view_meta.WITHOUT_GRAD and t.grad_node is None:
         # a view made without grad: its own flag (an accumulator of its own), while it still
         # requires grad as long as its base does (torch 2.13: requires_grad_(False) keeps True)
         t._view_own = flag

@@ -26,6 +26,8 @@ _STATE = grad_mode.STATE
 _INFERENCE = [0]   # the torch dialect's inference_mode depth (``_tensor._INFERENCE``, set there)
 
 NO_GRAD, INFERENCE, MULTI = "no_grad", "inference_mode", "multi_output"
+DEFAULT = "default"   # a view made in grad mode that nothing recorded (its base needs no grad)
+WITHOUT_GRAD = (NO_GRAD, INFERENCE)   # the modes whose views keep their base's requires_grad
 
 # torch's view ops by the name of their backward node: 1 one view, 2 several (multi-output)
 KIND = dict.fromkeys((
@@ -95,12 +97,12 @@ def made_without_grad(op, x, outs):
     (grad mode off, or grad mode on and x needing no gradient)."""
     prev = x._view_meta
     if _STATE.enabled:
-        if prev is not None:
-            creation = prev[CREATION]   # (a view of such a view, made in grad mode: inherits it)
-        elif op.view_kind == 2:
+        if op.view_kind == 2 and (prev is None or prev[CREATION] == DEFAULT):
             creation = MULTI
+        elif prev is not None:
+            creation = prev[CREATION]   # (a view of such a view, made in grad mode: inherits it)
         else:
-            return outs                # (the common case: a view of data, nothing to keep)
+            creation = DEFAULT          # (a view of data: its _base, _is_view())
     else:
         creation = INFERENCE if _INFERENCE[0] else NO_GRAD
         if prev is not None and prev[CREATION] == INFERENCE:
@@ -111,7 +113,7 @@ def made_without_grad(op, x, outs):
         root = root_of(x)
         if root is None:
             root = x
-    requires = not root.stop_gradient and creation != MULTI
+    requires = not root.stop_gradient and creation in WITHOUT_GRAD
     meta = (creation, root, root._version)
     for t in outs:
         t._view_meta = meta
@@ -151,7 +153,7 @@ def creation_of(t):
     own, or found through the view ops recorded between it and its base."""
     m = t._view_meta
     if m is not None:
-        return m[CREATION]
+        return None if m[CREATION] == DEFAULT else m[CREATION]
     node = t.grad_node
     while node is not None and not t.stop_gradient and getattr(node.op, "view_kind", 0):
         if node.op.view_kind == 2:
@@ -160,7 +162,8 @@ def creation_of(t):
         if src is None:
             return None
         if src._view_meta is not None:
-            return src._view_meta[CREATION]
+            c = src._view_meta[CREATION]
+            return None if c == DEFAULT else c
         node, t = src.grad_node, src
     return None
 
@@ -183,7 +186,7 @@ def stale(t):
     """True when view ``t`` (made without grad, of a base requiring grad) saw its base or
     itself modified in place since: torch then refuses to regenerate its grad_fn."""
     m = t._view_meta
-    return (m is not None and m[CREATION] != MULTI and not m[ROOT].stop_gradient
+    return (m is not None and m[CREATION] in WITHOUT_GRAD and not m[ROOT].stop_gradient
             and m[ROOT]._version != m[VERSION])
 
 
@@ -206,3 +209,10 @@ def sub_view_name(index):
             if not (i.start in (None, 0) and i.stop is None and i.step in (None, 1)):
                 name = "Slice"
     return name
+
+
+def no_edge(t):
+    """True for a view made without grad that has no gradient edge of its own: no grad
+    accumulator until ``requires_grad_()`` gave it one (torch 2.13)."""
+    m = t._view_meta
+    return m is not None and m[CREATION] in WITHOUT_GRAD and not t._view_own

@@ -26,7 +26,7 @@ from ...engine import grad_mode
 from ...engine.node import AccumulateNode, GradNode
 from ...engine.registry import apply, needs_grad
 from .._base import EngineTensor, Size, raw
-from .. import _bfloat16, _dtypes   # (module level: an import in backward() costs ~10k)
+from .. import _bfloat16, _dtypes, _view_meta   # (module level: an import in backward() costs ~10k)
 from . import graph
 
 FREED_MESSAGE = (
@@ -110,7 +110,7 @@ def _seq(v, n):
 def _check_outputs(outputs):
     for i, t in enumerate(outputs):
         if t.stop_gradient or (t._view_meta is not None and t.grad_node is None
-                               and not t._view_own):   # (a view made without grad)
+                               and _view_meta.no_edge(t)):   # (a view made without grad)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
 
