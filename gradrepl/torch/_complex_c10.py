@@ -109,3 +109,51 @@ def complex_or(np_fn, c10_fn):
         return np_fn(x, *args, **kwargs)
     run.__name__ = getattr(np_fn, "__name__", "fn")
     return run
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (float32 through double; float64 by Dekker's products)."""
+    if a.dtype == _F32:
+        return (a.astype(np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+                ).astype(_F32)
+    from ..engine.ops._dekker import fma64
+
+    return fma64(np.asarray(a, np.float64), np.asarray(b, np.float64), c)
+
+
+def divide(x, y):
+    """c10::complex's ``x / y`` (Smith's algorithm, as numpy's), its products and sums fused
+    as GCC contracts them: ``rat = d/c; scl = 1/fma(d, rat, c); re = fma(b, rat, a) * scl;
+    im = fma(-a, rat, b) * scl`` where ``|c| >= |d|`` (the mirror otherwise); 0/0 parts where
+    both of y's are 0."""
+    x, y = np.broadcast_arrays(x, y)
+    dt = _part_dtype(x)
+    a, b = np.ascontiguousarray(x.real, dt), np.ascontiguousarray(x.imag, dt)
+    c, d = np.ascontiguousarray(y.real, dt), np.ascontiguousarray(y.imag, dt)
+    with np.errstate(all="ignore"):
+        first = np.abs(c) >= np.abs(d)
+        rat = np.where(first, d / c, c / d)
+        scl = dt.type(1) / np.where(first, _fma(d, rat, c), _fma(c, rat, d))
+        re = np.where(first, _fma(b, rat, a), _fma(a, rat, b)) * scl
+        im = np.where(first, _fma(-a, rat, b), _fma(b, rat, -a)) * scl
+        zero = (c == 0) & (d == 0)
+        if zero.any():
+            re = np.where(zero, a / np.abs(c), re)
+            im = np.where(zero, b / np.abs(d), im)
+    return _join(re.astype(dt, copy=False), im.astype(dt, copy=False), x.dtype)
+
+
+def reciprocal(z):
+    return divide(np.ones((), z.dtype), z)
+
+
+def rsqrt(z):
+    """``1 / sqrt(z)`` (glibc's csqrt, numpy's the same), c10's division."""
+    with np.errstate(all="ignore"):
+        return reciprocal(np.sqrt(z))
+
+
+def sigmoid(z):
+    """``1 / (1 + exp(-z))``, c10's division."""
+    with np.errstate(all="ignore"):
+        return reciprocal(np.asarray(1 + np.exp(-z), z.dtype))

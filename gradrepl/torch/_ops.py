@@ -339,6 +339,10 @@ def _sigmoid_fwd(x, **_kw):
             from ._sigmoid64 import sigmoid   # SLEEF's exp on vector blocks, glibc's on the rest
 
             return sigmoid(x)
+        if x.dtype.kind == "c":   # (c10's division of 1 by 1 + exp(-x))
+            from ._complex_c10 import sigmoid
+
+            return sigmoid(x)
         return (one / (one + np.exp(-x))).astype(x.dtype)
 
 
@@ -576,7 +580,15 @@ def div(input, other, *, rounding_mode=None, out=None):  # noqa: A002
     if dt.kind in "iub" and dt != _bfloat16.BITS:
         dt = _dtypes.default_float()
     a, b, _dt = _binary_prep(input, other, dt, opmath=True)
+    if dt.kind == "c":   # (c10's complex division: _complex_c10.divide)
+        return _out(apply(_div_complex(), (a, b)), out)
     return _out(apply(DIV, (a, b)), out)
+
+
+def _div_complex():
+    op = top("divide", "DivBackward0", "div", forward=_C10_DIVIDE)
+    op.vjp = _div_vjp
+    return op
 
 
 divide = true_divide = div
@@ -721,7 +733,9 @@ def _expm1_f64(x):
     return expm1d(x)
 
 
-from . import _complex_c10 as _C10  # noqa: E402  (complex log2/log10/acos/expm1 as ATen)
+from . import _complex_c10 as _C10  # noqa: E402  (complex kernels as ATen's)
+
+_C10_DIVIDE = _storage.keeping_first_layout(_C10.divide)
 
 expm1 = _unary("expm1", "Expm1Backward0", "out",
                _float_fwd("expm1", _expm1_f32, _expm1_f64, _C10.complex_or(np.expm1, _C10.expm1)))
@@ -757,10 +771,12 @@ def _torch_sqrt(x):
 
 sqrt = _unary("sqrt", "SqrtBackward0", "out", _float_fwd("sqrt", _torch_sqrt, _torch_sqrt,
                                                           np.sqrt))
-rsqrt = _unary("rsqrt", "RsqrtBackward0", "out",
-               _plain_unary(lambda x: np.ones((), x.dtype) / np.sqrt(x)))
+rsqrt = _unary("rsqrt", "RsqrtBackward0", "out",   # (complex: c10's division, _complex_c10)
+               _plain_unary(lambda x: _C10.rsqrt(x) if x.dtype.kind == "c" else
+                            np.ones((), x.dtype) / np.sqrt(x)))
 reciprocal = _unary("reciprocal", "ReciprocalBackward0", "out",
-                    _plain_unary(lambda x: np.ones((), x.dtype) / x))
+                    _plain_unary(lambda x: _C10.reciprocal(x) if x.dtype.kind == "c" else
+                                 np.ones((), x.dtype) / x))
 tanh = _unary("tanh", "TanhBackward0", "out", _libm_fwd("tanh", np.tanh))
 
 
