@@ -814,6 +814,10 @@ def _batch_norm_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis
     else:
         m, v = mean.reshape(shp).astype(x.dtype), var.reshape(shp).astype(x.dtype)
         inv = one / _eigen_sqrt(v + eps)          # (var + eps).sqrt().inverse()
+    if training and x.size == x.shape[axis]:
+        # one value per channel: Paddle's kernel returns early with y = x (the statistics
+        # untouched: the dialect skips the running update)
+        return x.copy(), m.reshape(-1), v.reshape(-1)
     new_scale = inv * scale.reshape(shp)
     new_bias = bias.reshape(shp) - (m * inv) * scale.reshape(shp)
     y = x * new_scale + new_bias
@@ -856,6 +860,8 @@ def _bn_grad_kernel(x, dy, scale, epsilon):
     n, c = x.shape[:2]
     s = x[0, 0].size
     f = np.float32
+    if n * s == 1:   # the kernel copies dy to dx and leaves the zeroed scale/bias gradients
+        return dy.copy(), np.zeros(c, f), np.zeros(c, f)
     mean, var = _bn_moments(x, 1)
     mean, var = mean.reshape(c), var.reshape(c)
     inv = _eigen_sqrt(f(1) / (var + f(epsilon)))
@@ -889,6 +895,42 @@ def _bn_grad_sums(x, dy, mean, inv):
     return xs, dys, dy_sum, dot_sum
 
 
+def _bn_grad_kernel_last(x, dy, scale, epsilon, mean=None, var=None):
+    """The same kernel for channels last (NLC, NHWC, NDHWC): x and dy seen as (positions, C),
+    each channel's sums of dy and of ``(x - mean) * inv_std * dy`` run position after position
+    from zero (a C-wide Eigen column added per step), dx as the NCHW case. With ``mean`` and
+    ``var`` given: the global-statistics branch (inv_std ``(var + eps).sqrt().inverse()``,
+    dx = (scale * inv_std) * dy). Measured against real 3.3.1 here: BatchNorm2D(data_format=
+    'NHWC') and BatchNorm1D('NLC') scale/bias gradients 1-2 ulp off before (the NCHW path's
+    per-plane sums)."""
+    from .reduce import _seq
+
+    c = x.shape[-1]
+    f = np.float32
+    xl = np.ascontiguousarray(x).reshape(-1, c)
+    dyl = np.ascontiguousarray(dy).reshape(-1, c)
+    zero = np.zeros((1, c), f)
+    if mean is None:
+        m, v = _bn_moments(x, x.ndim - 1)
+        m = m.reshape(c)
+        inv = _eigen_sqrt(f(1) / (v.reshape(c) + f(epsilon)))
+    else:
+        m = mean.reshape(c).astype(f)
+        inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(epsilon))
+    dy_sum = _seq(np.concatenate([zero, dyl]), np.add)
+    dot_sum = _seq(np.concatenate([zero, ((xl - m) * inv) * dyl]), np.add)
+    if mean is not None:
+        return ((scale.astype(f) * inv) * dyl).reshape(x.shape), dot_sum, dy_sum
+    n = x.shape[0]
+    s = xl.shape[0] // n
+    if n * s == 1:   # the kernel copies dy to dx and leaves the zeroed scale/bias gradients
+        return dy.copy(), np.zeros(c, f), np.zeros(c, f)
+    k = (scale.astype(f) * inv) / f(n * s)
+    body = (dyl * f(n)) * f(s) - dy_sum
+    body = body - ((xl - m) * dot_sum) * inv
+    return (k * body).reshape(x.shape), dot_sum, dy_sum
+
+
 def _bn_grad_kernel_global(x, dy, scale, mean, var, epsilon):
     """The same kernel with the given (running) statistics, as ``F.batch_norm(training=False)``
     runs it (use_global_stats): inv_std = ``(var + eps).sqrt().inverse()``, the same Eigen sums
@@ -914,6 +956,18 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     a = n.attrs
     axis = a.get("axis", 1)
     ndim = x.data.ndim
+    if (not is_grad_enabled() and ndim > 2 and axis % ndim == ndim - 1 and x.data.size
+            and x.data.dtype == np.float32 and g.data.dtype == np.float32
+            and scale_t.data.dtype == np.float32
+            and (a.get("training", True) or mean_t.data.size == x.data.shape[-1])):
+        # channels last, first order: the kernel's NHWC arithmetic
+        from ._util import const
+
+        stats = () if a.get("training", True) else (mean_t.data, var_t.data)
+        dx, dscale, dbias = _bn_grad_kernel_last(x.data, g.data, scale_t.data,
+                                                 a.get("epsilon", 1e-5), *stats)
+        return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
+                const(g, dbias) if _needs(n, 2) else None, None, None)
     if (not is_grad_enabled() and a.get("training", True) and axis == 1 and ndim >= 2
             and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
             and scale_t.data.dtype == np.float32):

@@ -53,7 +53,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     shift = _param_or(bias, x, 0.0, [c])
     y, bmean, bvar = C.batch_norm(x, scale, shift, running_mean, running_var, epsilon,
                                   training=not global_stats, axis=axis)
-    if not global_stats:
+    if not global_stats and x.data.size != c:   # (one value per channel: kernel returns early)
         _update_running(running_mean, bmean.data, momentum)
         _update_running(running_var, bvar.data, momentum)
     return y
