@@ -273,9 +273,13 @@ def fill_shape(shape, op="full"):
 @extra_kwargs("out", "device", "requires_grad", "pin_memory")
 def full(shape, fill_value, dtype=None, name=None):
     if isinstance(fill_value, _T):
-        fill_value = fill_value.item()
+        # 2.x's fill_constant takes float(value): a Tensor not 0-D is numpy's TypeError (real
+        # 2.6.2 here, also inside its own BeamSearchDecoder.initialize); 3.x reads the value
+        fill_value = float(fill_value) if profiles.current().arg_type_error != "TypeError" \
+            else fill_value.item()
     if dtype is None:
-        dtype = np.bool_ if isinstance(fill_value, bool) else _DEFAULT_DTYPE[0]
+        dtype = np.bool_ if isinstance(fill_value, bool) and profiles.current().full_bool_dtype \
+            else _DEFAULT_DTYPE[0]
     dims = fill_shape(shape)
     if isinstance(fill_value, str):
         fill_value = _string_fill(fill_value)
