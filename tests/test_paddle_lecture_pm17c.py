@@ -219,3 +219,15 @@ def test_float16_conversion_and_sum(key):
     assert sums == want["sums"]
     a = paddle.to_tensor(np.random.RandomState(0).rand(3000).astype("float32")).astype("float16")
     assert [a.sum().item(), a[:1500].sum().item(), a[:1025].sum().item()] == want["tree"]
+
+
+# ------------------------------------------------ full(shape, True) without a dtype
+# real 3.3.1: Tensor(shape=[2], dtype=bool, ... [True, True]); real 2.6.2: dtype=float32 [1., 1.]
+@pytest.mark.parametrize("key, dtype, values", [("3", "bool", [True, True]),
+                                                ("2.6", "float32", [1.0, 1.0])])
+def test_full_bool_fill_dtype(key, dtype, values):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    t = paddle.full([2], True)
+    assert (str(t.dtype), t.numpy().tolist()) == (f"paddle.{dtype}", values)

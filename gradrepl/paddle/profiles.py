@@ -45,6 +45,7 @@ class Profile:
     #                               are vector norms) | "3" (p=None -> 2, 2-axis lists are matrix norms)
     median_kernel: bool = False   # median is one op whose gradient splits among ties (3.x); 2.x
     #                               composes topk + slices (the gradient goes to the picked elements)
+    full_bool_dtype: bool = False  # full(shape, True) without a dtype is bool (3.x); 2.x: float32
     where_scalars: str = "full64"  # python scalars in where(): "full64" ([1] float64/int64, 2.x)
     #                                | "to_tensor" (0-D of the default dtype, 3.x)
     nonzero_tuple_1d: bool = False  # nonzero(as_tuple=True) / where(c) give 1-D tensors (3.x)
@@ -182,7 +183,7 @@ P3 = replace(P26, key="3", version="3.3.1", lbfgs_dot="mul_sum", format_0d_as_sc
              dtype_enum="DataType", promotion="strict", minmax_ties="split",
              empty_reduce="identity", reduce_nan="propagate", int_reductions="promote",
              norm_api="3", median_kernel=True, cumprod_dim_none="flatten",
-             where_scalars="to_tensor", nonzero_tuple_1d=True,
+             where_scalars="to_tensor", nonzero_tuple_1d=True, full_bool_dtype=True,
              param_aliases=True, arg_type_error="TypeError", scalar_convert_0d_only=True, grad_seed_dtype="cast", pylayer_node_suffix="", masked_fill_op=True,
              scalar_div="divide", topk_namedtuple=True,
              bce_logits_kernel="stable", ce_mean_ignore="nonneg_index", layer_repr_inplace=True,
