@@ -436,6 +436,25 @@ for _binary in (ADD, SUB, MUL, DIV):   # the result laid out as TensorIterator l
     if not hasattr(_binary.forward, "__wrapped__"):
         _binary.forward = _storage.keeping_first_layout(_binary.forward)
 del _binary
+
+
+def _complex_mul_first(fwd):
+    """MUL's forward with complex operands as ATen's kernel multiplies them where their layout
+    is followed (``_complex_mul``: unfused vectors, fused remainders), else ``fwd``."""
+    from . import _complex_mul
+
+    def f(x, y, *args, **kw):
+        if getattr(x, "dtype", _F32).kind == "c" or getattr(y, "dtype", _F32).kind == "c":
+            r = _complex_mul.multiply(x, y)
+            if r is not None:
+                return r
+        return fwd(x, y, *args, **kw)
+    f.__name__ = getattr(fwd, "__name__", "forward")
+    f.__wrapped__ = getattr(fwd, "__wrapped__", fwd)
+    return f
+
+
+MUL.forward = _complex_mul_first(MUL.forward)
 #: the ufunc ADD's, SUB's and MUL's forward computes when the run is quiet (``FP.on``: the
 #: engine's forward calls it as it is) and the first operand is a C-contiguous array (then
 #: ``keeping_first_layout`` keeps numpy's result): the operators' fast entries (``x * 2.0``,
