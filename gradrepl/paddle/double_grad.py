@@ -49,7 +49,7 @@ NO_DOUBLE_GRAD = {
     "remainder": (75779, None), "roll": (52781, 21906), "round": (52948, 22028),
     "rrelu": (53105, 38614), "scatter": (53849, 22554), "selu": (54391, 22951),
     "sinh": (58118, 25117), "softmax": (76113, 39233), "softshrink": (59375, 25651),
-    "softsign": (59546, 25775), "stack": (None, 27116), "stanh": (62226, 27227),
+    "softsign": (59546, 25775), "stack": (None, 27116), "stanh": (62226, 27227), "strided_slice": (62720, 39556),
     "swish": (63779, 40277), "take_along_axis": (None, 27498), "tan": (64295, 27625),
     "tanh_shrink": (65171, 28291), "thresholded_relu": (65494, 28633), "topk": (65676, 28766),
     "trace": (65840, 28883), "tril": (66663, 40978), "unfold": (67457, 29487),
