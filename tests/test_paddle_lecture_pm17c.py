@@ -231,3 +231,40 @@ def test_full_bool_fill_dtype(key, dtype, values):
     profiles.set_profile(key)
     t = paddle.full([2], True)
     assert (str(t.dtype), t.numpy().tolist()) == (f"paddle.{dtype}", values)
+
+
+# ------------------------------------------------ more float16 refusals; pybind's argument error
+# A tour's fp16 section: abs, clip and matmul have no CPU float16 kernel in real 3.3.1 or 2.6.2,
+# topk none in 2.6.2 (their lists as for bfloat16); paddle.bitwise_and(t, True) and paddle.add(x,
+# 1.0) name pybind's line (eager_utils.cc:1526 in 3.3.1, :1334 in 2.6.2). Real runs here.
+@pytest.mark.parametrize("key", ["3", "2.6"])
+def test_float16_kernels_missing_and_arg_error(key):
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    h = paddle.to_tensor([0.5, -1.25, 3.0, 1000.0], dtype="float16")
+    rows = [("abs", lambda: h.abs(), "int32, int64, float64, complex128, float32, complex64"),
+            ("clip", lambda: h.clip(-1, 1), "int32, int64, float64, float32"),
+            ("matmul", lambda: paddle.matmul(h.reshape([2, 2]), h.reshape([2, 2])),
+             "int32, int64, float64, complex128, float32, complex64")]
+    if key == "2.6":
+        rows.append(("topk", lambda: paddle.topk(h, 2), "int32, int64, float64, float32"))
+    else:
+        assert paddle.topk(h, 2)[0].numpy().tolist() == [1000.0, 3.0]
+    for kernel, call, listed in rows:
+        with pytest.raises(RuntimeError) as got:
+            call()
+        assert str(got.value).split("\n")[0] == (
+            f"(NotFound) The kernel with key (CPU, Undefined(AnyLayout), float16) of kernel "
+            f"`{kernel}` is not registered. Selected wrong DataType `float16`. {_F16}{listed}.")
+    line = {"3": 1526, "2.6": 1334}[key]
+    with pytest.raises(ValueError) as got:
+        paddle.to_tensor([True]) & True
+    assert str(got.value) == (
+        "(InvalidArgument) bitwise_and(): argument 'y' (position 1) must be Tensor, but got bool "
+        f"(at /paddle/paddle/fluid/pybind/eager_utils.cc:{line})\n")
+    with pytest.raises(ValueError) as got:
+        paddle.multiply(1, paddle.to_tensor([1.0]))
+    assert str(got.value) == (
+        "(InvalidArgument) multiply(): argument 'x' (position 0) must be Tensor, but got int "
+        f"(at /paddle/paddle/fluid/pybind/eager_utils.cc:{line})\n")

@@ -117,6 +117,9 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     if err is not None:
         raise err
     _same_dtype(x, y)
+    from .reduce import refuse_float16
+
+    refuse_float16(x, "matmul")
     out_shape = _scalar_shape() if len(xs) == 1 and len(ys) == 1 else None
     return L.matmul(x, y, bool(transpose_x), bool(transpose_y), out_shape)
 

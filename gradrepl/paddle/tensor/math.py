@@ -215,10 +215,16 @@ def _check_broadcast(x, y):
 
 
 # ============================================================== binary functions
+# the pybind line that refuses a non-Tensor argument (CastPyArg2Tensor, real 3.3.1 / 2.6.2)
+_CAST_ARG_AT = {"3": 1526, "2.6": 1334}
+
+
 def _arg_error(fname, pos, argname, v):
+    line = _CAST_ARG_AT.get(profiles.current().key)
+    at = f" (at /paddle/paddle/fluid/pybind/eager_utils.cc:{line})\n" if line else ""
     return ValueError(
         f"(InvalidArgument) {fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-        f"but got {type(v).__name__}")
+        f"but got {type(v).__name__}{at}")
 
 
 def _function(name, fname, x, y, scalars=False):
@@ -362,6 +368,9 @@ def _bound(v):
 
 def clip(x, min=None, max=None, name=None):  # noqa: A002 - Paddle's argument names
     """Limit x to [min, max]. The gradient passes inside, and at the bounds in 3.x only."""
+    from .reduce import refuse_float16
+
+    refuse_float16(x, "clip")
     lo, hi = _bound(min), _bound(max)
     if lo is not None and hi is not None and lo > hi:
         raise ValueError(
@@ -403,6 +412,10 @@ def _unary(fname, fn, ints):
         if x.data.dtype == bf16.BITS:  # bfloat16: a float kernel, if Paddle has one
             bf16.check_kernel(fname)
             return fn(x)
+        if dt == np.float16:
+            from .reduce import refuse_float16
+
+            refuse_float16(x, fname)
         if kind == "b" and ints != "logic":
             raise _kernel_error(fname, x.data.dtype)
         if kind in "iu":

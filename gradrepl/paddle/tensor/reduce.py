@@ -147,6 +147,20 @@ def require_dtypes(x, kernel, allowed):
             f"following DataTypes: {_kernel_order(kernel, allowed)}." + promotion.kernel_hint())
 
 
+def refuse_float16(x, kernel):
+    """Paddle's NotFound for a float16 ``x`` where the CPU kernel has none: the kernel's
+    registration as measured for its bfloat16 error (bf16.MISSING) does not list float16 (real
+    3.3.1 and 2.6.2: abs, clip, matmul; 2.6.2's topk)."""
+    if x.data.dtype != np.float16:
+        return
+    from .. import bf16
+
+    row = bf16.MISSING.get(kernel)
+    listed = row[bf16._version()] if row else None
+    if listed and "float16" not in listed.rstrip(".").split(", "):
+        require_dtypes(x, kernel, tuple(listed.rstrip(".").split(", ")))
+
+
 def _kernel_order(kernel, allowed):
     """The registered dtypes as Paddle lists them (its kernel map's order): the list measured
     for the kernel's bfloat16 error (bf16.MISSING) is the kernel's registration, the same for

@@ -20,7 +20,7 @@ from ...engine.ops import math as M
 from ...engine.ops import search as S
 from ...engine.tensor import Tensor as _T
 from .. import dtypes, profiles
-from .reduce import _aliases, out_shape_for, require_dtypes
+from .reduce import _aliases, out_shape_for, refuse_float16, require_dtypes
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "mode", "where",
            "nonzero", "masked_fill", "searchsorted", "bucketize", "unique", "TopKRetType"]
@@ -102,6 +102,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None, **kw):  # noqa: 
     extra = _aliases(kw, "topk", input="x", dim="axis")
     x, axis = extra.get("x", x), extra.get("axis", axis)
     k = _int_arg(k)
+    refuse_float16(x, "topk")
     require_dtypes(x, "topk", ("float32", "float64", "int32", "int64", "float16"))
     nd = x.data.ndim
     axis = -1 if axis is None else int(axis)
