@@ -121,13 +121,23 @@ def _paddle_hsigmoid_loss():
     return out, (x, w, b)
 
 
+def _paddle_instance_norm_grad():
+    """The first-order gradient of an instance norm (one instance_norm_grad node): its own
+    gradient is Paddle's instance_norm_double_grad kernel, exact_first_order."""
+    x = paddle.to_tensor(grid((2, 3, 4, 4), 33), stop_gradient=False)
+    inn = paddle.nn.InstanceNorm2D(3)
+    y = inn(x)
+    gx = paddle.grad((y * y).sum(), x, create_graph=True)[0]
+    return gx, (x, inn.scale)
+
+
 # (not _group_norm: real torch 2.13 itself computes group norm's first-order gradients under
 # create_graph with its differentiable composite, other bits: test_torch_double_backward_conv_bn)
 TORCH_CASES = {f.__name__[1:]: f for f in (
     _conv_bias, _conv_nobias, _conv1d, _conv_transpose, _batch_norm, _layer_norm,
     _instance_norm, _softmax, _log_softmax_nll, _weight_norm)}
 PADDLE_CASES = {f.__name__[1:]: f for f in (_paddle_batch_norm, _paddle_layer_norm,
-                                             _paddle_hsigmoid_loss)}
+                                             _paddle_hsigmoid_loss, _paddle_instance_norm_grad)}
 
 
 def _seed_like(out, seed=99):
