@@ -8,7 +8,8 @@ gradients as the NCHW path's planes (1-2 ulp off: an Ng C4W1 'happy model' lectu
 with BatchNorm2D(data_format='NHWC'), PM17B s15, drifted in training and printed other eval
 predictions) and normalised the single values. Sweep of 36 float32 cases vs real Paddle here
 (train/eval/use_global_stats x NHWC/NLC/NDHWC/NCHW/NC, incl. one value per channel): 10 -> 36
-equal; float64 batch_norm is still off (forward too), not covered here.
+equal. float64 (the same sweep's 36 float64 cases): 0 -> 36 equal, the epsilon attribute
+taken as its float32 value and the kernels above run in float64.
 
 Recorded from real Paddle 3.3.1 and 2.6.2 (equal) on this project's Intel Sapphire Rapids
 machine, 2026-12-07 (Eigen's kernels, not MKL's): x * 2 + 0.5, the weights w, running mean and
@@ -45,14 +46,31 @@ _CASES = [
      ('9729b8a3efd66b35', 'f794c431805b4df0', '374708fff7719dd5', '374708fff7719dd5', '674ebd016e6fb685')),
 ]
 
+# float64: the op's float epsilon attribute enters as its float32 value, and the same
+# kernels as float32 (4-double Eigen packets); every value differed before (the forward too)
+_CASES64 = [
+    ('NCHW', (4, 6, 5, 5), 'train',
+     ('247f25cfeb9ea947', 'b938587b9a1e5037', '179be3bfbbaab500', '5b1e151f23f6fa2f', 'aa3345c35d343f33')),
+    ('NC', (12, 7), 'train',
+     ('af345e162a48664b', '48bc656b11d7e01b', 'cb9328bf351c6a9f', '66b236c32241a964', '567fe5514a73c98b')),
+    ('NHWC', (4, 5, 5, 3), 'train',
+     ('8cb377c83822827b', 'be15b081a33437b4', '7fd713d7cc8be489', '0c750e6232ba857e', '545b0ad343b65128')),
+    ('NCHW', (4, 6, 5, 5), 'eval',
+     ('14bb48e131fcf17c', '343748325ff65c4f', 'd748b13d80059cc0', '5b1e151f23f6fa2f', '62c5624300be11cc')),
+    ('NLC', (4, 30, 8), 'global',
+     ('5cc88f0ee2a64c93', '9c8e1570289a8398', '9c14f89e3269c530', '7f09447a13b6cd90', 'c8988f66d295b9b4')),
+]
+
 
 def _digest(t):
     return hashlib.sha256(t.numpy().tobytes()).hexdigest()[:16]
 
 
 @pytest.mark.parametrize("version", ["3", "2.6"])
-@pytest.mark.parametrize("fmt, shape, mode, want", _CASES)
-def test_batch_norm_channels_last_and_single_values_as_paddle(version, fmt, shape, mode, want):
+@pytest.mark.parametrize("dtype, fmt, shape, mode, want",
+                         [("float32", *c) for c in _CASES] + [("float64", *c) for c in _CASES64])
+def test_batch_norm_channels_last_and_single_values_as_paddle(version, dtype, fmt, shape, mode,
+                                                              want):
     from gradrepl.paddle import state
 
     state.reset(version)
@@ -62,12 +80,12 @@ def test_batch_norm_channels_last_and_single_values_as_paddle(version, fmt, shap
     try:
         rs = np.random.RandomState(sum(shape))
         c = shape[1] if fmt in ("NC", "NCHW") else shape[-1]
-        x = paddle.to_tensor((rs.randn(*shape) * 2 + 0.5).astype("float32"), stop_gradient=False)
-        w = paddle.to_tensor(rs.randn(*shape).astype("float32"))
-        rm = paddle.to_tensor(rs.rand(c).astype("float32"))
-        rv = paddle.to_tensor((rs.rand(c) + 0.5).astype("float32"))
-        sc = paddle.to_tensor(rs.randn(c).astype("float32"), stop_gradient=False)
-        bi = paddle.to_tensor(rs.randn(c).astype("float32"), stop_gradient=False)
+        x = paddle.to_tensor((rs.randn(*shape) * 2 + 0.5).astype(dtype), stop_gradient=False)
+        w = paddle.to_tensor(rs.randn(*shape).astype(dtype))
+        rm = paddle.to_tensor(rs.rand(c).astype(dtype))
+        rv = paddle.to_tensor((rs.rand(c) + 0.5).astype(dtype))
+        sc = paddle.to_tensor(rs.randn(c).astype(dtype), stop_gradient=False)
+        bi = paddle.to_tensor(rs.randn(c).astype(dtype), stop_gradient=False)
         y = F.batch_norm(x, rm, rv, sc, bi, training=(mode == "train"), data_format=fmt,
                          use_global_stats=(True if mode == "global" else None))
         (y * w).sum().backward()

@@ -804,7 +804,9 @@ def _batch_norm_fwd(x, scale, bias, mean, var, epsilon=1e-5, training=True, axis
     (bias - mean * scale / sqrt(var + eps)), as the CPU kernel regroups it."""
     axes = _bn_axes(x.ndim, axis)
     shp = _bshape(x.ndim, axis, x.shape[axis])
-    one, eps = x.dtype.type(1), x.dtype.type(epsilon)
+    # epsilon is the op's float attribute: float64 adds its float32 value (1e-5 as 9.99999974738e-06)
+    one, eps = x.dtype.type(1), x.dtype.type(np.float32(epsilon) if x.dtype == np.float64
+                                             else epsilon)
     if training:
         if x.dtype.kind == "f" and x.size:
             m, v = _bn_moments(x, axis % x.ndim)
@@ -859,12 +861,12 @@ def _bn_grad_kernel(x, dy, scale, epsilon):
     (dy * N * S - sum dy - (x - mean) * sum(...) * inv_std), each operation rounded to float32."""
     n, c = x.shape[:2]
     s = x[0, 0].size
-    f = np.float32
+    f = x.dtype.type
     if n * s == 1:   # the kernel copies dy to dx and leaves the zeroed scale/bias gradients
         return dy.copy(), np.zeros(c, f), np.zeros(c, f)
     mean, var = _bn_moments(x, 1)
     mean, var = mean.reshape(c), var.reshape(c)
-    inv = _eigen_sqrt(f(1) / (var + f(epsilon)))
+    inv = _eigen_sqrt(f(1) / (var + f(np.float32(epsilon))))
     xs, dys, dy_sum, dot_sum = _bn_grad_sums(x, dy, mean, inv)
     coeff = f(n * s)
     k = (scale.astype(f) * inv) / coeff
@@ -880,7 +882,7 @@ def _bn_grad_sums(x, dy, mean, inv):
     (N, C, S) arrays."""
     n, c = x.shape[:2]
     s = x[0, 0].size
-    f = np.float32
+    f = x.dtype.type
     xs = np.ascontiguousarray(x).reshape(n, c, s)
     dys = np.ascontiguousarray(dy).reshape(n, c, s)
     planes = n * c
@@ -906,17 +908,17 @@ def _bn_grad_kernel_last(x, dy, scale, epsilon, mean=None, var=None):
     from .reduce import _seq
 
     c = x.shape[-1]
-    f = np.float32
+    f = x.dtype.type
     xl = np.ascontiguousarray(x).reshape(-1, c)
     dyl = np.ascontiguousarray(dy).reshape(-1, c)
     zero = np.zeros((1, c), f)
     if mean is None:
         m, v = _bn_moments(x, x.ndim - 1)
         m = m.reshape(c)
-        inv = _eigen_sqrt(f(1) / (v.reshape(c) + f(epsilon)))
+        inv = _eigen_sqrt(f(1) / (v.reshape(c) + f(np.float32(epsilon))))
     else:
         m = mean.reshape(c).astype(f)
-        inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(epsilon))
+        inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(np.float32(epsilon)))
     dy_sum = _seq(np.concatenate([zero, dyl]), np.add)
     dot_sum = _seq(np.concatenate([zero, ((xl - m) * inv) * dyl]), np.add)
     if mean is not None:
@@ -937,9 +939,9 @@ def _bn_grad_kernel_global(x, dy, scale, mean, var, epsilon):
     for the scale and bias gradients, dx = (scale * inv_std) * dy. Measured against real 3.3.1
     here (sweep of 24 NCHW and 2-D shapes, eval mode: dx, dscale, dbias 0 of 24 equal before)."""
     c = x.shape[1]
-    f = np.float32
+    f = x.dtype.type
     mean = mean.reshape(c).astype(f)
-    inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(epsilon))
+    inv = f(1) / _eigen_sqrt(var.reshape(c).astype(f) + f(np.float32(epsilon)))
     xs, dys, dy_sum, dot_sum = _bn_grad_sums(x, dy, mean, inv)
     dx = ((scale.astype(f) * inv)[:, None] * dys).reshape(x.shape)
     return dx, dot_sum, dy_sum
@@ -956,9 +958,10 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
     a = n.attrs
     axis = a.get("axis", 1)
     ndim = x.data.ndim
+    kernel_dtype = (x.data.dtype in (np.float32, np.float64) and g.data.dtype == x.data.dtype
+                    and scale_t.data.dtype == x.data.dtype)
     if (not is_grad_enabled() and ndim > 2 and axis % ndim == ndim - 1 and x.data.size
-            and x.data.dtype == np.float32 and g.data.dtype == np.float32
-            and scale_t.data.dtype == np.float32
+            and kernel_dtype
             and (a.get("training", True) or mean_t.data.size == x.data.shape[-1])):
         # channels last, first order: the kernel's NHWC arithmetic
         from ._util import const
@@ -969,8 +972,7 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
         return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
                 const(g, dbias) if _needs(n, 2) else None, None, None)
     if (not is_grad_enabled() and a.get("training", True) and axis == 1 and ndim >= 2
-            and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
-            and scale_t.data.dtype == np.float32):
+            and kernel_dtype and x.data.size):
         # first order (no create_graph): the kernel's own arithmetic, bit for bit
         from ._util import const
 
@@ -978,8 +980,7 @@ def _batch_norm_vjp(n, g, _gm=None, _gv=None):
         return (const(g, dx) if _needs(n, 0) else None, const(g, dscale) if _needs(n, 1) else None,
                 const(g, dbias) if _needs(n, 2) else None, None, None)
     if (not is_grad_enabled() and not a.get("training", True) and axis == 1 and ndim >= 2
-            and x.data.dtype == np.float32 and g.data.dtype == np.float32 and x.data.size
-            and scale_t.data.dtype == np.float32 and mean_t.data.size == x.data.shape[1]):
+            and kernel_dtype and x.data.size and mean_t.data.size == x.data.shape[1]):
         from ._util import const
 
         dx, dscale, dbias = _bn_grad_kernel_global(x.data, g.data, scale_t.data, mean_t.data,
