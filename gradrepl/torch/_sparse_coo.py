@@ -91,6 +91,55 @@ def _spmm_op(name):
     return op
 
 
+def _spmm_to_dense_fwd(values, dense, target, rows=None, cols=None, n_rows=0):
+    return _spmm_fwd(values, dense, rows, cols, n_rows)
+
+
+def _spmm_to_dense_vjp(n, g):
+    """torch's mm_mat1_backward for a sparse mat1: ``grad.mm(mat2.t())``, dense, to the tensor
+    standing for the sparse operand's gradient (``dense_target``); nothing to its values."""
+    values, dense, target = n.inputs
+    gd = gt = None
+    if needs_grad(n, 1):
+        gd = apply(_SPMM_T, (values, g), {"rows": n.attrs["cols"], "cols": n.attrs["rows"],
+                                          "n_rows": raw(dense).shape[0]})
+    if needs_grad(n, 2):
+        gt = _torch().mm(g, dense.t())
+    return None, gd, gt
+
+
+def dense_target(s):
+    """The dense tensor that takes the sparse ``s``'s gradient through ``s @ D`` / torch.mm
+    (torch's MmBackward0 hands a sparse mat1 a dense ``grad @ D^T``): the dense tensor ``s`` was
+    made from (``x.to_sparse()``, ``x.to_sparse_csr()`` of an ``x`` requiring grad), or, for a
+    sparse leaf, a dense stand-in whose gradient the leaf's ``.grad`` then is; else None."""
+    src = s.__dict__.get("_dense_src")
+    if src is not None:
+        return src
+    v = s._vals
+    if not (v.requires_grad and v.is_leaf):
+        return None
+    shadow = s.__dict__.get("_dense_grad_leaf")
+    if shadow is None:
+        shadow = s._dense_grad_leaf = _torch().zeros(s._size, dtype=v.dtype).requires_grad_()
+    return shadow
+
+
+def leaf_dense_grad(s, sparse_grad):
+    """A sparse leaf's ``.grad`` once a dense gradient reached it (``dense_target``): that
+    gradient (plus the sparse one's entries); else None."""
+    shadow = s.__dict__.get("_dense_grad_leaf")
+    if shadow is None or shadow.grad is None:
+        return None
+    d = shadow.grad
+    return d if sparse_grad is None else d + sparse_grad.to_dense()
+
+
+_SPMM_TO_DENSE = OpDef("sparse_mm_to_dense", _spmm_to_dense_fwd, _spmm_to_dense_vjp,
+                       saves_inputs=False, reads_inputs=True, check=False)
+_SPMM_TO_DENSE.torch_name, _SPMM_TO_DENSE.torch_saves = "MmBackward0", "all"
+_SPMM_TO_DENSE.torch_inputs, _SPMM_TO_DENSE.grad_sum_order = None, "torch"
+
 _SPMM_SPARSE = _spmm_op("SparseAddmmBackward0")   # torch.sparse.mm
 _SPMM_MM = _spmm_op("MmBackward0")                # torch.mm, torch.spmm, S @ D
 _SPMM_T = _spmm_op("MmBackward0")                 # (the gradient's own product)
@@ -377,11 +426,15 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     nz = np.nonzero(a)
     idx = np.stack(nz) if nz else np.zeros((0, 1), np.int64)
     vals = self[tuple(torch.from_numpy(r) for r in nz)]
-    return SparseCooTensor(idx.reshape(a.ndim, -1), vals, a.shape, True, "ToSparseBackward1")
+    out = SparseCooTensor(idx.reshape(a.ndim, -1), vals, a.shape, True, "ToSparseBackward1")
+    if self.requires_grad:   # (s @ D hands x a dense gradient: dense_target)
+        out._dense_src = self
+    return out
 
 
-def mm(sparse, dense, op=_SPMM_SPARSE):
-    """``torch.sparse.mm`` (``op``: MmBackward0 for torch.mm / spmm / ``@``)."""
+def mm(sparse, dense, op=_SPMM_SPARSE, owner=None):
+    """``torch.sparse.mm`` (``op``: MmBackward0 for torch.mm / spmm / ``@``; ``owner``: the
+    tensor ``sparse`` was converted from, a CSR one, for the dense gradient's target)."""
     torch = _torch()
     if isinstance(dense, SparseCooTensor):
         return _sparse_sparse_mm(sparse, dense, "SparseSparseMatmulBackward0"
@@ -396,8 +449,12 @@ def mm(sparse, dense, op=_SPMM_SPARSE):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sparse._size[0]}x"
                            f"{sparse._size[1]} and {dense.shape[0]}x{dense.shape[1]})")
     s = sparse
-    return apply(op, (s._vals, dense), {"rows": s._idx[0], "cols": s._idx[1],
-                                         "n_rows": s._size[0]})
+    attrs = {"rows": s._idx[0], "cols": s._idx[1], "n_rows": s._size[0]}
+    if op is _SPMM_MM:
+        target = dense_target(owner if owner is not None else s)
+        if target is not None:
+            return apply(_SPMM_TO_DENSE, (s._vals, dense, target), attrs)
+    return apply(op, (s._vals, dense), attrs)
 
 
 _CSR_BETA_WARNING = (

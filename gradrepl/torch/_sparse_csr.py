@@ -222,9 +222,13 @@ class SparseCsrTensor(_SparseShape):
 
     @property
     def grad(self):
+        from ._sparse_coo import leaf_dense_grad
+
         g = self._vals.grad
-        return None if g is None else SparseCsrTensor(self._crow, self._col, g, self._size,
-                                                      self._kind)
+        g = None if g is None else SparseCsrTensor(self._crow, self._col, g, self._size,
+                                                   self._kind)
+        d = leaf_dense_grad(self, g)
+        return g if d is None else d
 
     @property
     def is_leaf(self):
@@ -290,8 +294,8 @@ def _matmul(s, other):
         raise AttributeError("gradrepl's torch does not emulate the product of two sparse "
                              "tensors")
     if other.dim() == 1:
-        return mm(s.to_sparse(), other.unsqueeze(1), _SPMM_MM).squeeze(1)
-    return mm(s.to_sparse(), other, _SPMM_MM)
+        return mm(s.to_sparse(), other.unsqueeze(1), _SPMM_MM, s).squeeze(1)
+    return mm(s.to_sparse(), other, _SPMM_MM, s)
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
@@ -377,7 +381,10 @@ def _convert(self, layout, blocksize=None):
     n = size[0] if kind == "csr" else size[1]
     crow = np.zeros(n + 1, np.int64)
     np.cumsum(np.bincount(major, minlength=n), out=crow[1:])
-    return SparseCsrTensor(crow, minor, vals, size, kind, name)
+    out = SparseCsrTensor(crow, minor, vals, size, kind, name)
+    if name is not None and dense.requires_grad:   # (c @ D hands x a dense gradient)
+        out._dense_src = dense
+    return out
 
 
 def _to_blocks(dense, kind, blocksize):

@@ -274,10 +274,12 @@ def _ssum(self, dim=None, keepdim=False, dtype=None):
 
 
 def _grad(self):
+    from ._sparse_coo import leaf_dense_grad
+
     g = self._vals.grad
-    if g is None:
-        return None
-    return SparseCooTensor(self._idx, g, self._size, False)
+    g = None if g is None else SparseCooTensor(self._idx, g, self._size, False)
+    d = leaf_dense_grad(self, g)   # (a dense gradient through s @ D, as torch's)
+    return g if d is None else d
 
 
 def transpose(self, dim0, dim1):
