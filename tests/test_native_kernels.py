@@ -481,3 +481,25 @@ def test_filter_gradient_chains_native_equal_the_replay(monkeypatch):
         monkeypatch.setattr(_native, "lib", lib)
         assert _bits(got[0]) == _bits(want[0]), (trial, n, c, o, kh, kw, dh, dw, sh, sw)
         assert _bits(got[1]) == _bits(want[1]), (trial, n, c, o, kh, kw, dh, dw, sh, sw)
+
+
+@needs_native
+def test_threshold_backward_native_equals_numpy(monkeypatch):
+    # ReLU's gradient (torch's threshold_backward: self <= threshold ? +0 : grad, grad's bits
+    # kept) compiled (_cnative.threshold_grad_f32) against the numpy select: specials in both
+    # arrays (nan self keeps grad, -0, inf, subnormals), sign-flipped gradients, thresholds
+    from gradrepl.torch.nn import _double_backward as D
+
+    rng = np.random.default_rng(61)
+    lib = _native.lib
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1, -1, 3e38], F32)
+    for t in (0.0, 0.5, -1.0, 1e-45):
+        for n in (1, 7, 100, 1000, 100352):
+            g, x = rng.standard_normal(n).astype(F32), rng.standard_normal(n).astype(F32)
+            g[:10], x[-10:] = specials[:min(n, 10)][:len(g[:10])], specials[:len(x[-10:])]
+            g.view(U32)[::5] ^= U32(0x80000000)
+            got = D._threshold_grad_fwd(g, x, t)
+            monkeypatch.setattr(_native, "lib", None)
+            want = D._threshold_grad_fwd(g, x, t)
+            monkeypatch.setattr(_native, "lib", lib)
+            assert _bits(got) == _bits(want), (t, n)

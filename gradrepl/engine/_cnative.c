@@ -1426,6 +1426,54 @@ static PyObject *py_conv_wgrad_chains_f32(PyObject *self, PyObject *const *args,
     return PyLong_FromLong(0);
 }
 
+/* ------------------------------------------------------------------ exported: ReLU's gradient */
+/* threshold_grad_f32(grad, self, threshold, out) -> 0: out = self <= threshold ? +0 : grad
+ * (torch's threshold_backward: grad's bits kept, a NaN self keeps grad), four C-contiguous
+ * float32 buffers of one length; the GIL released. */
+ALWAYS_INLINE void threshold_grad_body(const float *g, const float *x, float t, float *o,
+                                       Py_ssize_t n)
+{
+    const uint32_t *gu = (const uint32_t *)g;
+    uint32_t *ou = (uint32_t *)o;
+    for (Py_ssize_t i = 0; i < n; i++) ou[i] = x[i] <= t ? 0u : gu[i];
+}
+VECTORISE static void threshold_grad_generic(const float *g, const float *x, float t, float *o,
+                                             Py_ssize_t n)
+{ threshold_grad_body(g, x, t, o, n); }
+#ifdef HAVE_FMA_VARIANT
+VECTORISE __attribute__((target("avx2,fma"))) static void threshold_grad_avx2(
+    const float *g, const float *x, float t, float *o, Py_ssize_t n)
+{ threshold_grad_body(g, x, t, o, n); }
+#endif
+
+static PyObject *py_threshold_grad_f32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) { PyErr_SetString(PyExc_TypeError, "threshold_grad_f32 takes 4 arguments"); return NULL; }
+    double t = PyFloat_AsDouble(args[2]);
+    if (t == -1.0 && PyErr_Occurred()) return NULL;
+    Py_buffer bg, bx, bo;
+    if (f32_buffer(args[0], &bg, 0, 0, "threshold_grad_f32") < 0) return NULL;
+    Py_ssize_t n = bg.len / 4;
+    if (f32_buffer(args[1], &bx, 0, n, "threshold_grad_f32") < 0) { PyBuffer_Release(&bg); return NULL; }
+    if (f32_buffer(args[3], &bo, 1, n, "threshold_grad_f32") < 0) {
+        PyBuffer_Release(&bg); PyBuffer_Release(&bx); return NULL;
+    }
+    if (bx.len != bg.len || bo.len != bg.len) {
+        PyBuffer_Release(&bg); PyBuffer_Release(&bx); PyBuffer_Release(&bo);
+        PyErr_SetString(PyExc_ValueError, "threshold_grad_f32: buffers of one length");
+        return NULL;
+    }
+    void (*kern)(const float *, const float *, float, float *, Py_ssize_t) = threshold_grad_generic;
+#ifdef HAVE_FMA_VARIANT
+    if (!(KERN == &K_generic || !HAS_AVX2)) kern = threshold_grad_avx2;
+#endif
+    Py_BEGIN_ALLOW_THREADS
+    kern(bg.buf, bx.buf, (float)t, bo.buf, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bg); PyBuffer_Release(&bx); PyBuffer_Release(&bo);
+    return PyLong_FromLong(0);
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -1460,6 +1508,8 @@ static PyMethodDef methods[] = {
      "conv_chains_f32(x, w, bias, out, dims, threads) -> 0: oneDNN's direct convolution sums"},
     {"conv_wgrad_chains_f32", (PyCFunction)(void (*)(void))py_conv_wgrad_chains_f32,
      METH_FASTCALL, "conv_wgrad_chains_f32(xp, gt, out, dims, bounds) -> 0: per-thread filter sums"},
+    {"threshold_grad_f32", (PyCFunction)(void (*)(void))py_threshold_grad_f32, METH_FASTCALL,
+     "threshold_grad_f32(grad, self, threshold, out) -> 0: self <= threshold ? +0 : grad"},
     {NULL, NULL, 0, NULL},
 };
 
