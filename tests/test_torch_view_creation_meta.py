@@ -458,3 +458,146 @@ def test_views_made_in_grad_mode_without_record_as_torch(tmp_path):
                                 if not line.startswith("gradrepl: "))
     assert proc.returncode == 0, proc.stderr
     assert out == GRAD_MODE_EXPECTED
+
+
+# In-place writes through views of a non-leaf base that requires grad (torch's rebase: the base
+# becomes CopySlices, the written view AsStridedBackward0, the views between too), a view of
+# data written with an operand needing grad, a saved output modified through a view, zero_ and
+# fill_ of tensors requiring grad (ZeroBackward0/FillBackward0/3: no gradient to the old value).
+# Found by LEFT17's probes: b = a * 2; b[:2].mul_(3) gave a.grad 2, 2, 2 (torch: 6, 6, 2).
+# REBASE_EXPECTED: real torch 2.13.0's stdout+stderr here.
+REBASE_SCRIPT = """\
+import torch
+def run(tag, f):
+    try:
+        r = f()
+        print(tag, 'ok', r)
+    except Exception as e:
+        print(tag, type(e).__name__, str(e)[:110])
+torch.manual_seed(0)
+a = torch.randn(3, 4, requires_grad=True)
+w = torch.randn(4, requires_grad=True)
+# transpose view
+b = a * 1.5
+bt = b.t()
+bt[1].mul_(2)
+b.sum().backward()
+print(b.grad_fn.name(), bt.grad_fn.name(), a.grad)
+a.grad = None
+# view of a view, then use the view later
+b = a.tanh()
+w2 = torch.randn(4, requires_grad=True)
+c = b[1:][:, :2]
+c.add_(w2[:2])
+run('tanh saved output', lambda: (c * 3).sum().backward(retain_graph=True))
+b = a * 1
+c = b[1:][:, :2]
+c.add_(w[:2])
+(c * 3).sum().backward(retain_graph=True)
+print(a.grad, w.grad)
+b.pow(2).sum().backward()
+print(a.grad, w.grad)
+a.grad = None; w.grad = None
+# data base, operand requiring grad
+m = torch.zeros(2, 4)
+m[0].add_(w)
+print(m.requires_grad, m.grad_fn.name(), m.is_leaf)
+(m * torch.arange(8.).view(2, 4)).sum().backward()
+print(w.grad)
+w.grad = None
+# saved output modified through a view
+e = a.exp()
+e[0].mul_(2)
+run('exp backward', lambda: e.sum().backward())
+# twice through views
+b = a * 1
+b[0].mul_(3)
+b[:, 1].add_(1)
+b.sum().backward()
+print(a.grad, b.grad_fn.name())
+a.grad = None
+# relu_ through a view and view grad_fn
+b = a * 1
+v = b[1]
+torch.relu_(v)
+print(v.grad_fn.name(), v._version, b._version)
+b.sum().backward()
+print(a.grad)
+a.grad = None
+# diagonal view
+b = a[:, :3] * 1
+b.diagonal().zero_()
+b.sum().backward()
+print(a.grad)
+a = torch.ones(3, requires_grad=True)
+b = a * 2
+c = b[:2]
+c.mul_(3)
+print(b)
+b.sum().backward()
+print(a.grad)
+a.grad = None
+b = a * 2
+b[1:].add_(a[1:] * 5)
+b.pow(2).sum().backward()
+print(b, a.grad)
+a = torch.ones(3, requires_grad=True)
+b = a * 2
+b.zero_()
+print(b, b.grad_fn.name())
+b.sum().backward()
+print(a.grad)
+b = a * 2
+b[1:].fill_(7)
+print(b)
+(b * torch.tensor([1., -2., 3.])).sum().backward()
+print(a.grad)
+c = (a * 3).t() if a.dim() > 1 else a * 3
+c.fill_(torch.tensor(2.))
+print(c)
+"""
+
+REBASE_EXPECTED = """\
+torch::autograd::CopySlices AsStridedBackward0 tensor([[1.5000, 3.0000, 1.5000, 1.5000],
+        [1.5000, 3.0000, 1.5000, 1.5000],
+        [1.5000, 3.0000, 1.5000, 1.5000]])
+tanh saved output RuntimeError one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTe
+tensor([[0., 0., 0., 0.],
+        [3., 3., 0., 0.],
+        [3., 3., 0., 0.]]) tensor([6., 6., 0., 0.])
+tensor([[ 3.0820, -0.5869, -4.3576,  1.1369],
+        [-0.8824,  2.4040,  0.8067,  1.6761],
+        [-0.1519,  4.3945, -1.1933,  0.3641]]) tensor([-1.0343,  6.7985,  0.0000,  0.0000])
+True torch::autograd::CopySlices False
+tensor([0., 1., 2., 3.])
+exp backward RuntimeError one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTe
+tensor([[3., 3., 3., 3.],
+        [1., 1., 1., 1.],
+        [1., 1., 1., 1.]]) torch::autograd::CopySlices
+AsStridedBackward0 1 1
+tensor([[1., 1., 1., 1.],
+        [0., 0., 1., 1.],
+        [1., 1., 1., 1.]])
+tensor([[0., 1., 1., 0.],
+        [1., 0., 1., 0.],
+        [1., 1., 0., 0.]])
+tensor([6., 6., 2.], grad_fn=<CopySlices>)
+tensor([6., 6., 2.])
+tensor([2., 7., 7.], grad_fn=<CopySlices>) tensor([ 8., 98., 98.])
+tensor([0., 0., 0.], grad_fn=<ZeroBackward0>) ZeroBackward0
+tensor([0., 0., 0.])
+tensor([2., 7., 7.], grad_fn=<CopySlices>)
+tensor([2., 0., 0.])
+tensor([2., 2., 2.], grad_fn=<FillBackward3>)
+"""
+
+
+def test_inplace_through_views_rebases_as_torch(tmp_path):
+    path = tmp_path / "rebase.py"
+    path.write_text(REBASE_SCRIPT)
+    proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(path)],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    out = proc.stdout + "".join(line for line in proc.stderr.splitlines(keepends=True)
+                                if not line.startswith("gradrepl: "))
+    assert proc.returncode == 0, proc.stderr
+    assert out == REBASE_EXPECTED

@@ -134,17 +134,105 @@ def take_place(x, r, old, overlap_ok=False):
     x before keeps ``old`` as its output, and remembers that x (saved there) moved on."""
     from .autograd._engine import DIRTY_OUTPUTS
 
+    chain = _view_chain(x) if r.grad_node is not None else None
+    before = chain[0]._version if chain is not None else 0
+    _leave_place(x, old)
+    write(x, raw(r), overlap_ok)
+    _adopt_place(x, r)
+    if chain is not None:
+        base = chain[0]
+        if base._version == before:   # (torch's view and base share one version counter)
+            base._version += 1
+        _rebase(base, x, chain[1], before)
+    return x
+
+
+def _leave_place(x, old, version=None):
+    """The node that made x keeps ``old`` as its output, and remembers that x moved on (at
+    ``version``, x's own by default)."""
+    from .autograd._engine import DIRTY_OUTPUTS
+
     prev = x.grad_node
     if prev is not None and not x.stop_gradient:
         if prev not in DIRTY_OUTPUTS:
-            DIRTY_OUTPUTS[prev] = (x, x._version)
+            DIRTY_OUTPUTS[prev] = (x, x._version if version is None else version)
         refs = prev.out_refs
         if refs is not None:
             refs = list(refs)
             if x.out_slot < len(refs):
                 refs[x.out_slot] = weakref.ref(old)
             prev.out_refs = tuple(refs)
-    write(x, raw(r), overlap_ok)
+
+
+def _view_chain(x):
+    """(base, the views between x and base) when torch rebases base after an in-place write
+    through x: x made by view ops recorded from a base that requires grad, or a view made in
+    grad mode of data needing none (``_view_meta`` DEFAULT); None otherwise (no view, a view
+    made under no_grad: refused before, a base that is a leaf: refused before)."""
+    node = x.grad_node
+    if node is None or x.stop_gradient:
+        m = x._view_meta
+        return (m[1], ()) if m is not None and m[0] == _view_meta.DEFAULT else None
+    if not getattr(node.op, "view_kind", 0):
+        return None
+    t, between = x, []
+    while node is not None and getattr(node.op, "view_kind", 0):
+        if t is not x:
+            between.append(t)
+        t = node.input_tensor(0)
+        if t is None or t.stop_gradient:
+            return None
+        node = t.grad_node
+    return (t, between) if t is not x and t.grad_node is not None else None
+
+
+def _positions(ba, xa):
+    """The index into C-ordered ``ba`` of each element of ``xa``, a strided view of its memory
+    (None when xa does not lie on ba's elements)."""
+    item = ba.itemsize
+    start = xa.__array_interface__["data"][0] - ba.__array_interface__["data"][0]
+    if xa.dtype != ba.dtype or not xa.size or start % item or \
+            any(st % item for st in xa.strides) or not np.shares_memory(ba, xa):
+        return None
+    flat = np.arange(ba.size, dtype=np.int64)
+    positions = np.lib.stride_tricks.as_strided(
+        flat[start // item:], shape=xa.shape,
+        strides=tuple(st // item * flat.itemsize for st in xa.strides))
+    return np.unravel_index(np.array(positions), ba.shape)
+
+
+def _rebase(base, x, between=(), version=None):
+    """torch's rebase after an in-place write through view x: base's place becomes
+    ``CopySlices`` of its old place with x's new value at the elements x views, and x's place a
+    view of the new base (``AsStridedBackward0``), so gradients reach what wrote x (``b = a * 2;
+    b[:2].mul_(3)``: a.grad 6, 6, 2). Values are already in base's memory: nothing is written
+    and no version moves. A base whose memory is not C-ordered stays as it was."""
+    from ._ops import top
+
+    ba = raw(base)
+    if not ba.flags.c_contiguous:
+        return
+    index = _positions(ba, raw(x))
+    if index is None:
+        return
+    value = snapshot(x)            # x's new value at its place (what wrote it)
+    _leave_place(x, value)
+    old_base = snapshot(base)
+    copy = _apply(top("set_value_with_tensor", "CopySlices", "none"), (old_base, value),
+                  {"index": index})
+    _leave_place(base, old_base, version)
+    _adopt_place(base, copy)
+    as_strided = top("index_elementwise_get", "AsStridedBackward0", "none")
+    for t in (x, *between):        # (the views between x and base: views of the new base)
+        where = index if t is x else _positions(ba, raw(t))
+        if where is not None:
+            if t is not x:
+                _leave_place(t, snapshot(t))
+            _adopt_place(t, _apply(as_strided, (base,), {"index": where}))
+
+
+def _adopt_place(x, r):
+    """x takes r's place in the graph (r's node now names x as its output)."""
     node = r.grad_node
     if node is None:
         return x
@@ -328,11 +416,24 @@ def _unary_inplace(fn):
     return method
 
 
+def _filled(name, value):
+    """``compute`` for zero_/fill_ of a tensor that requires grad: torch's ZeroBackward0 /
+    FillBackward0 node, whose gradient for the old value is zeros (the writes before it get
+    none: ``b = a * 2; b.zero_()`` gives a.grad 0), as masked_fill of an all-true mask."""
+    from ._ops import const, top
+
+    def compute(old):
+        a = raw(old)
+        mask = _wrap(np.broadcast_to(np.True_, a.shape), True)
+        return _apply(top("masked_fill", name, "other", inputs=(0,)),
+                      (old, mask, const(value, a.dtype)))
+    return compute
+
+
 def zero_(self):
     check_leaf(self)
     if _STATE.enabled and not self.stop_gradient:
-        return inplace(self, lambda s: _wrap(np.zeros(raw(s).shape, raw(s).dtype), True),
-                       overlap_ok=True)
+        return inplace(self, _filled("ZeroBackward0", 0), overlap_ok=True)
     write(self, np.zeros((), raw(self).dtype), overlap_ok=True)
     return self
 
@@ -342,6 +443,10 @@ def fill_(self, value):
     v = raw(value) if isinstance(value, EngineTensor) else value
     if _STATE.enabled and not self.stop_gradient:
         a = raw(self)
+        if not isinstance(value, EngineTensor) or value.stop_gradient:
+            name = "FillBackward3" if isinstance(value, EngineTensor) else "FillBackward0"
+            return inplace(self, _filled(name, np.asarray(v).item()),
+                           overlap_ok=True)
         return inplace(self, lambda s: _wrap(np.full(a.shape, v, a.dtype), True),
                        overlap_ok=True)
     write(self, np.asarray(v).astype(raw(self).dtype), overlap_ok=True)

@@ -136,7 +136,9 @@ class Node:
     _metadata: dict = {}
 
     def name(self) -> str:
-        return node_name(self._node)
+        name = node_name(self._node)
+        # (torch's C++ nodes outside the generated ones name their namespace: CopySlices)
+        return "torch::autograd::CopySlices" if name == "CopySlices" else name
 
     @property
     def next_functions(self):
