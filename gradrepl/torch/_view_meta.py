@@ -16,6 +16,9 @@ follow from it. Every rule and message below was measured on real torch 2.13 (LE
 - Once its base (or it) was modified in place after it was made, asking its ``grad_fn`` or
   ``requires_grad``, or using it in a recorded op, raises the "its base or another view of its
   base has been modified inplace" error, and its repr shows ``grad_fn=<Invalid>``.
+- A view made in grad mode that nothing records (a view of data: ``x.view(2, 3)``) keeps its
+  base too (creation DEFAULT): ``_is_view()``, ``_base``, and the base an in-place write through
+  it rebases (``_inplace._rebase``); no requires_grad, edge or staleness rule applies to it.
 """
 from __future__ import annotations
 
