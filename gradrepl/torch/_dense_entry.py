@@ -27,6 +27,10 @@ from ._base import raw
 #: the code of ``_out.with_out``'s wrapper (its ``__wrapped__``: the function)
 _OUT_CODE = _out.with_out(abs, "abs").__code__
 
+#: functions whose dense function refuses complex inputs itself (``_ops._relu``'s
+#: complex_error) and takes no sparse dispatch: no wrapper at all over them
+_SELF_REFUSING = frozenset((("functional", "relu"), ("tensor", "relu")))
+
 #: the products whose sparse operand may be the second (dense @ sparse, addmm's sparse mat1)
 _SECOND = frozenset(("mm", "matmul", "addmm"))
 
@@ -100,6 +104,11 @@ def install(torch_module, functional, tensor_cls):
                     space is not tensor_cls and name.startswith("__")):
                 continue
             dense, _has_out = _chain_bottom(fn, wrappers)
+            kind = "tensor" if space is tensor_cls else "functional" if space is functional \
+                else "torch"
+            if (kind, name) in _SELF_REFUSING:
+                setattr(space, name, dense)
+                continue
             refuse = name in TABLE or name in _REDUCE_ALL
             setattr(space, name, _entry(fn, dense, dense_types,
                                         space is torch_module and name in _SECOND, refuse,

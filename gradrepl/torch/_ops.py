@@ -707,8 +707,10 @@ def _small_vml(mkl, general):
     return forward
 
 
-def _unary(base, name, saves, forward=None, float_only=True):
-    # the result laid out as the input (torch: x.t().exp() has x.t()'s strides)
+def _unary(base, name, saves, forward=None, float_only=True, complex_error=None):
+    # the result laid out as the input (torch: x.t().exp() has x.t()'s strides);
+    # complex_error: (exception type, message) torch raises for a complex input (the check on
+    # the slow path only: F.relu / Tensor.relu then need no refusal wrapper, _dense_entry)
     fwd = _storage.keeping_layout(forward if forward is not None else OPS[base].forward)
     mkl = getattr(forward, "mkl", None)
     op = top(base, name, saves, forward=fwd if mkl is None else _small_vml(mkl, fwd))
@@ -722,6 +724,9 @@ def _unary(base, name, saves, forward=None, float_only=True):
             dt = a.dtype
             if (dt is _F32 or dt is _F64) and apply is _EM_APPLY and _registry_mod._HOOK is None:
                 return _apply_one(op, x, a)
+        if complex_error is not None and isinstance(x, EngineTensor) and \
+                raw(x).dtype.kind == "c":
+            raise complex_error[0](complex_error[1])
         if float_only:
             dt = raw(x).dtype
             if dt is not _F32 and dt.kind not in "fc" and dt != _bfloat16.BITS:
@@ -920,7 +925,8 @@ def _abs_vjp(n, g, engine=None):
 
 _abs = _unary("abs", "AbsBackward0", "in0", forward=_abs_fwd, float_only=False)
 _abs._op.vjp = lambda n, g, engine=_abs._op.vjp: _abs_vjp(n, g, engine)
-_relu = _unary("relu", "ReluBackward0", "out", float_only=False)
+_relu = _unary("relu", "ReluBackward0", "out", float_only=False,
+               complex_error=(NotImplementedError, "clamp is not supported for complex types"))
 _floor = _unary("floor", "FloorBackward0", "none", float_only=False)
 _ceil = _unary("ceil", "CeilBackward0", "none", float_only=False)
 _trunc = _unary("trunc", "TruncBackward0", "none", float_only=False)
