@@ -127,21 +127,21 @@ class _Trace:
         if _vmap_checks._SCOPES:
             _vmap_checks.propagate(inputs, out)
         src, keep = self.src, self.keep
-        arrays_in = [_raw(t) for t in inputs]
+        first = self.first_uid
+        check = first is not None and not self.fresh
         refs = []
-        for a in arrays_in:
+        for t in inputs:
+            a = _raw(t)
             r = src.get(id(a))
             if r is None:
                 keep.append(a)
                 r = ("const", a)
+                # (a constant the trace made outside the ops: ``fresh``)
+                if check and t._uid >= first and id(a) not in self.safe and not _literal(a):
+                    self.fresh = True
+                    check = False
             refs.append(r)
         refs = tuple(refs)
-        first = self.first_uid
-        if first is not None and not self.fresh:
-            for t, r in zip(inputs, refs):
-                if r[0] == "const" and t._uid >= first and id(r[1]) not in self.safe \
-                        and not _literal(r[1]):
-                    self.fresh = True
         arrays = tuple([_raw(t) for t in out]) if isinstance(out, tuple) else (_raw(out),)
         if self.budget is not None:
             self.budget.take(arrays)
@@ -583,8 +583,11 @@ def _needed(entries, out_refs):
             continue
         need.add(j)
         _op, _attrs, refs, _arrays, arefs = entries[j]
-        stack.extend(r[1] for r in refs if r[0] == "op")
-        stack.extend(r[1] for r in arefs.values() if r[0] == "op")
+        for r in refs:
+            if r[0] == "op":
+                stack.append(r[1])
+        if arefs:
+            stack.extend(r[1] for r in arefs.values() if r[0] == "op")
     return need
 
 
@@ -592,32 +595,39 @@ def replay(entries, out_refs, batched_inputs, n, basis=frozenset()):
     """The traced program on the batched inputs: the outputs as (array, batched) pairs;
     batched None: an unbatched value made from jacrev's basis (``basis``: their ids), which
     torch batches over the basis."""
-    vals = {}
+    # (keyed by the refs themselves: ("in", k) and ("op", j, k); a constant is its own value)
+    vals = {("in", k): (a, True) for k, a in enumerate(batched_inputs)}
     need = _needed(entries, out_refs)
 
     def value(ref):
-        if ref[0] == "in":
-            return batched_inputs[ref[1]], True
         if ref[0] == "const":
             return ref[1], (None if id(ref[1]) in basis else False)
-        return vals[(ref[1], ref[2])]
+        return vals[ref]
 
     with np.errstate(all="ignore"):
         for j, (op, attrs, refs, arrays, arefs) in enumerate(entries):
             if j not in need:
                 continue
-            values = [value(r) for r in refs]
-            battr = False
+            values = []
+            some = False    # a batched input
+            for r in refs:
+                v = (r[1], None if id(r[1]) in basis else False) if r[0] == "const" \
+                    else vals[r]
+                values.append(v)
+                if v[1]:
+                    some = True
+            battr = False   # a batched attribute
             if arefs:
                 attrs = dict(attrs)
                 for k, r in arefs.items():
                     a, b = value(r)
                     attrs[k] = BatchedAttr(a) if b else a
-                    battr = battr or b
-            if not battr and not any(b for _, b in values):
+                    if b:
+                        battr = True
+            if not battr and not some:
                 mark = None if any(b is None for _, b in values) else False
                 for k, a in enumerate(arrays):  # no batched input: the traced result
-                    vals[(j, k)] = (a, mark)
+                    vals[("op", j, k)] = (a, mark)
                 continue
             rule = ATTR_RULES.get(op.name, _per_sample) if battr else _rule(op, attrs)
             outs = rule(op, attrs, values, n)
@@ -627,7 +637,7 @@ def replay(entries, out_refs, batched_inputs, n, basis=frozenset()):
                 o = np.asarray(o)
                 if o.shape != (n,) + a.shape:
                     raise _Fallback
-                vals[(j, k)] = (o.astype(a.dtype, copy=False), True)
+                vals[("op", j, k)] = (o.astype(a.dtype, copy=False), True)
     return [value(r) for r in out_refs]
 
 

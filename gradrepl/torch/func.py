@@ -20,7 +20,9 @@ How they are built here (the values are torch's; the cost is a loop where torch 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 
 import numpy as np
 
@@ -38,22 +40,33 @@ _DEPTH = [0]  # how many transforms are running (the outermost detaches its resu
 
 
 # ------------------------------------------------------------------------------ pytrees
+_OPENED = (tuple, list, dict)
+
+
 def tree_flatten(tree):
     """(leaves, spec): tuples, lists and dicts opened, everything else a leaf."""
     if isinstance(tree, (tuple, list)):
         leaves, specs = [], []
         for v in tree:
-            lv, sp = tree_flatten(v)
-            leaves += lv
-            specs.append(sp)
+            if isinstance(v, _OPENED):
+                lv, sp = tree_flatten(v)
+                leaves += lv
+                specs.append(sp)
+            else:   # (a leaf: no call)
+                leaves.append(v)
+                specs.append(None)
         kind = type(tree) if not hasattr(tree, "_fields") else ("namedtuple", type(tree))
         return leaves, (kind, specs)
     if isinstance(tree, dict):
         leaves, specs = [], []
         for k, v in tree.items():
-            lv, sp = tree_flatten(v)
-            leaves += lv
-            specs.append((k, sp))
+            if isinstance(v, _OPENED):
+                lv, sp = tree_flatten(v)
+                leaves += lv
+                specs.append((k, sp))
+            else:
+                leaves.append(v)
+                specs.append((k, None))
         return leaves, (type(tree), specs)
     return [tree], None
 
@@ -129,7 +142,7 @@ def _reaches_leaf(outs, foreign):
     seen = set()
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node is None or id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, AccumulateNode):
@@ -137,8 +150,7 @@ def _reaches_leaf(outs, foreign):
             if leaf is not None and foreign(leaf):
                 return True
             continue
-        e = node.edges
-        stack.extend(e[j] for j in range(0, len(e), 2) if e[j] is not None)
+        stack += node.edges[::2]   # (the edges' nodes; None ones skipped when popped)
     return False
 
 
@@ -655,17 +667,16 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 def _prints_once(func, checks):
     """``func`` writing to stdout on its first call only: torch's vmap calls it once, on the
     batch; here it runs on samples (traced, or looped), and its prints (a batched tensor's as
-    ``_vmap_checks.batched_text``) are the first run's."""
-    import contextlib
-    import io
+    ``_vmap_checks.batched_text``) are the first run's. (Made every vmap call: only
+    ``__wrapped__`` set, which ``_code_key`` follows; nothing reads its other attributes.)"""
 
-    @functools.wraps(func)
     def once(*args, **kwargs):
         checks.runs += 1
         if checks.runs == 1:
             return func(*args, **kwargs)
         with contextlib.redirect_stdout(io.StringIO()):
             return func(*args, **kwargs)
+    once.__wrapped__ = func
     once._prints_once = True
     return once
 
@@ -736,7 +747,9 @@ def _batched_call(func, args, dims, kwargs, n, checks=None):
         dleaves = tree_flatten(d)[0] if isinstance(d, (tuple, list, dict)) else [d] * len(leaves)
         for j, (v, dd) in enumerate(zip(leaves, dleaves)):
             if dd is not None:
-                moved.append(np.ascontiguousarray(np.moveaxis(raw(v), dd, 0)))
+                arr = raw(v)
+                moved.append(np.ascontiguousarray(arr if dd == 0 or dd == -arr.ndim
+                                                  else np.moveaxis(arr, dd, 0)))
                 where.append((i, j))
                 in_dims.append(dd)
     if checks is not None:   # (a batched tensor printed during the trace: its batch's values)
@@ -855,8 +868,9 @@ def _place(batched, out_dims, func):
         elif od is None:
             out.append(Tensor._wrap(np.array(arr[0]), True))
         else:
+            od %= arr.ndim
             out.append(Tensor._wrap(np.ascontiguousarray(
-                np.moveaxis(arr, 0, od % (arr.ndim))), True))
+                arr if od == 0 else np.moveaxis(arr, 0, od)), True))
     return tree_unflatten(out, spec)
 
 
