@@ -289,3 +289,23 @@ def test_float16_exp_log_rounding(key, want):
            paddle.log(paddle.to_tensor([0.5, 1.25, 3.0], dtype="float16")).numpy().tolist(),
            paddle.erf(h).numpy().tolist()]
     np.testing.assert_array_equal(np.float16(got), np.float16(want))
+
+
+# ------------------------------------------------ to_tensor(a tensor, dtype='float16'); linspace
+# real 2.6.2: paddle.to_tensor(paddle.to_tensor([2051.0, 1.1]), dtype='float16') is [2050.0,
+# 1.099609375] (the cast, toward zero); from a numpy array [2052.0, ...] (numpy's rounding); 3.3.1
+# 2052.0 both. linspace has no float16 kernel in either ("int32, float64, int64, float32").
+@pytest.mark.parametrize("key, first", [("2.6", 2050.0), ("3", 2052.0)])
+def test_to_tensor_of_tensor_float16_and_linspace(key, first):
+    import numpy as np
+
+    from gradrepl.paddle import profiles
+
+    profiles.set_profile(key)
+    t = paddle.to_tensor(paddle.to_tensor([2051.0, 1.1]), dtype="float16")
+    assert t.numpy().tolist() == [first, 1.099609375]
+    a = paddle.to_tensor(np.array([2051.0, 1.1], "float32"), dtype="float16")
+    assert a.numpy().tolist() == [2052.0, 1.099609375]
+    with pytest.raises(RuntimeError) as got:
+        paddle.linspace(0, 1, 4, dtype="float16")
+    assert str(got.value).split("\n")[0].endswith(f"{_F16}int32, float64, int64, float32.")

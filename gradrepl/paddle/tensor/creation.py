@@ -197,6 +197,12 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 def _to_array(data, dtype):
+    if isinstance(data, _T) and dtype is not None and dtypes.to_np(dtype) == np.float16 and \
+            data.data.dtype.kind in "fiu" and data.data.dtype not in (np.float16, bf16.BITS) \
+            and profiles.current().f16_rounding == "zero":
+        from ...engine.ops.math import _f16   # 2.x casts a tensor: toward zero (real 2.6.2)
+
+        return _f16(data.data)
     if isinstance(data, _T) and data.data.dtype == bf16.BITS and dtype is not None:
         return _values_as(bf16.to_float32(data.data), dtype)  # a bfloat16 tensor's values
     if dtype == bf16.BITS and not (isinstance(data, np.ndarray) and data.dtype == dtype):
@@ -457,6 +463,10 @@ def linspace(start, stop, num, dtype=None, name=None):
         raise ValueError("(InvalidArgument) The num of linspace op should be larger than 0, but "
                          f"received num is {n}")
     dt = _dt(dtype)
+    if dt == np.float16:   # (no float16 kernel in 2.6.2 or 3.3.1)
+        from .reduce import refuse_float16
+
+        refuse_float16(Tensor(np.zeros(0, np.float16)), "linspace")
     if dt.kind == "c":   # (no complex kernel in 2.6.2 or 3.3.1)
         from ..complex_kernels import not_found
 

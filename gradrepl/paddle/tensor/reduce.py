@@ -151,7 +151,7 @@ def refuse_float16(x, kernel):
     """Paddle's NotFound for a float16 ``x`` where the CPU kernel has none: the kernel's
     registration as measured for its bfloat16 error (bf16.MISSING) does not list float16 (real
     3.3.1 and 2.6.2: abs, clip, matmul; 2.6.2's topk)."""
-    if x.data.dtype != np.float16:
+    if getattr(x, "data", x).dtype != np.float16:   # (a tensor, or an array of its dtype)
         return
     from .. import bf16
 
