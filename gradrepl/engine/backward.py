@@ -886,6 +886,9 @@ def link_saved_inputs(node, in_grads, start):
     inputs = node.inputs
     if not node.op.saves_inputs or inputs is None:
         return in_grads
+    links = getattr(node.op, "double_grad_links", None)   # (op, node) -> whether Paddle links
+    if links is not None and not links(node):
+        return in_grads
     wanted = []
     for t in inputs:
         e = t.gradient_edge()

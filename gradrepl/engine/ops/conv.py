@@ -285,6 +285,9 @@ CONV2D = register(
               ([(2, 4, 5, 6), (4, 2, 2, 3)],
                {"stride": (2, 1), "padding": (0, 1, 1, 0), "dilation": (1, 2), "groups": 2}),
               ([(1, 1, 4, 5), (2, 1, 1, 2)], {"stride": (1, 2)})])
+# Paddle's conv double grad links no zero gradient where the input took none (real 3.3.1 and
+# 2.6.2: w.grad None after a second backward through conv(data, w); conv_family._paddle_grad_out)
+CONV2D.double_grad_links = lambda node: node.edges[0] is not None
 # Paddle's F.conv2d picks its depthwise_conv2d op where groups == channels != 1 and the filters
 # are a multiple of the channels: the same values here, its own node (DepthwiseConv2dGradNode)
 DEPTHWISE_CONV2D = register(
