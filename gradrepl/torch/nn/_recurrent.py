@@ -251,7 +251,7 @@ def _run_rnn(mode, x, hx, params, num_layers, dropout, train, bidirectional, bat
         outs = []
         for d in range(ndir):
             idx = layer * ndir + d
-            if onednn and _onednn_node_applies():
+            if onednn:
                 out, hid = _onednn_node(layer_in, params[idx], hiddens[idx], d == 1)
                 outs.append(out)
                 finals.append(hid)
