@@ -147,9 +147,17 @@ class _Trace:
             self.budget.take(arrays)
         j = len(self.entries)
         # an attribute holding a traced array (nll_loss's target): followed as an input is
-        arefs = {k: src[id(v)] for k, v in attrs.items()
-                 if type(v) is np.ndarray and id(v) in src} if attrs else {}
-        self.entries.append((op, dict(attrs), refs, arrays, arefs))
+        arefs = {}
+        if attrs:
+            for k, v in attrs.items():
+                if type(v) is np.ndarray:
+                    r = src.get(id(v))
+                    if r is not None:
+                        arefs[k] = r
+            attrs = dict(attrs)
+        else:
+            attrs = {}
+        self.entries.append((op, attrs, refs, arrays, arefs))
         for k, arr in enumerate(arrays):
             if id(arr) not in src:
                 src[id(arr)] = ("op", j, k)
@@ -238,9 +246,17 @@ def trace(call, inputs, budget=None, first_uid=None, known=()):
     # took as an input may have given an op its attributes (``v[v.argmax()]``): the values
     # may differ from sample to sample
     src, safe = tr.src, tr.safe
-    fresh = tr.fresh or any(id(a) not in src and id(a) not in safe and not _literal(a)
-                            for a in made) \
-        or not all(e[0].name in ONE_TRACE_OPS for e in tr.entries)
+    fresh = tr.fresh
+    if not fresh:
+        for e in tr.entries:
+            if e[0].name not in ONE_TRACE_OPS:
+                fresh = True
+                break
+        else:
+            for a in made:
+                if id(a) not in src and id(a) not in safe and not _literal(a):
+                    fresh = True
+                    break
     return tr.entries, tuple(tr.ref(a) for a in out_arrays), fresh, frozenset(tr.basis)
 
 
