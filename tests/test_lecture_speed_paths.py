@@ -135,3 +135,29 @@ def test_vml_on_one_thread_keeps_the_bits(name):
     parts = np.concatenate([f(x[i:i + 5000]) for i in range(0, x.size, 5000)])  # one thread
     assert _bits(parts) == _bits(whole)
     assert mkl.load()
+
+
+@_needs_mkl
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gemm_layout_met_again_gives_the_first_calls_bits(dtype):
+    """A layout ``gemm`` met before is called from its cache (``_LAYOUTS``: the compiled
+    ``blas_gemm`` where the native module is built, else ctypes): the same bits as the first
+    call's full path (torch_layout, the probe, ctypes), char_mlp's six products and transposes."""
+    from gradrepl.engine import _native
+    from gradrepl.torch import _gemm
+
+    rng = np.random.default_rng(29)
+    for m, k, n in [(32, 30, 200), (32, 200, 27), (32, 27, 200), (200, 32, 27), (7, 5, 3)]:
+        for tr in range(4):
+            a, b = _wide(rng, (m, k), -4, 4).astype(dtype), _wide(rng, (k, n), -4, 4).astype(dtype)
+            if tr & 1:
+                a = np.ascontiguousarray(a.T).T
+            if tr & 2:
+                b = np.ascontiguousarray(b.T).T
+            _gemm.forget_layouts()
+            first = _gemm.gemm(a, b)
+            known = _gemm._LAYOUTS[(a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype)]
+            assert (known[-1] is not None) == hasattr(_native.lib, "blas_gemm")
+            again = _gemm.gemm(a, b)
+            assert _bits(again) == _bits(first)
+    _gemm.forget_layouts()

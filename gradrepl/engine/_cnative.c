@@ -1474,6 +1474,60 @@ static PyObject *py_threshold_grad_f32(PyObject *self, PyObject *const *args, Py
     return PyLong_FromLong(0);
 }
 
+/* ------------------------------------------------------------------ exported: one BLAS call */
+/* blas_gemm(gemm, local, double, ta, tb, m, n, k, a, lda, b, ldb, out, ldc, field) -> None:
+ * out = a @ b as torch's cpublas::gemm calls MKL (column-major, alpha 1, beta 0), through the
+ * function pointers gradrepl's ctypes loader found in libmkl_rt (torch/_gemm.py): ``gemm`` the
+ * address of cblas_sgemm (double 0) or cblas_dgemm (1), ``local`` MKL_Set_Num_Threads_Local's
+ * (0: MKL's thread count kept), set to 1 around the product and put back. a, b, out are numpy
+ * arrays whose data pointer sits ``field`` bytes into the object (engine/mkl.py's DATA_FIELD,
+ * checked there on probe arrays); the caller checked the layout (_gemm.torch_layout). The same
+ * calls the ctypes path made, in one Python call instead of three. */
+typedef void (*gemm_f32_fn)(int, int, int, int, int, int, float, const float *, int,
+                            const float *, int, float, float *, int);
+typedef void (*gemm_f64_fn)(int, int, int, int, int, int, double, const double *, int,
+                            const double *, int, double, double *, int);
+typedef int (*threads_local_fn)(int);
+
+static void *array_data(PyObject *o, Py_ssize_t field)
+{
+    if (Py_TYPE(o)->tp_basicsize < field + (Py_ssize_t)sizeof(void *)) return NULL;
+    return *(void **)((char *)o + field);
+}
+
+static PyObject *py_blas_gemm(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const int ints[] = {2, 3, 4, 5, 6, 7, 9, 11, 13};   /* the int arguments */
+    long v[16];
+    if (nargs != 15) {
+        PyErr_SetString(PyExc_TypeError, "blas_gemm takes 15 arguments");
+        return NULL;
+    }
+    void *gemm = PyLong_AsVoidPtr(args[0]);
+    void *local = PyLong_AsVoidPtr(args[1]);
+    Py_ssize_t field = PyLong_AsSsize_t(args[14]);
+    for (int i = 0; i < 9; i++) v[ints[i]] = PyLong_AsLong(args[ints[i]]);
+    if (PyErr_Occurred()) return NULL;
+    void *a = array_data(args[8], field), *b = array_data(args[10], field),
+         *c = array_data(args[12], field);
+    if (!gemm || !a || !b || !c || field <= 0) {
+        PyErr_SetString(PyExc_ValueError, "blas_gemm: no function or no array data");
+        return NULL;
+    }
+    int ta = (int)v[3], tb = (int)v[4], m = (int)v[5], n = (int)v[6], k = (int)v[7];
+    int lda = (int)v[9], ldb = (int)v[11], ldc = (int)v[13];
+    Py_BEGIN_ALLOW_THREADS
+    int prev = 0;
+    if (local) prev = ((threads_local_fn)local)(1);
+    if (v[2])
+        ((gemm_f64_fn)gemm)(102, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+    else
+        ((gemm_f32_fn)gemm)(102, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+    if (local) ((threads_local_fn)local)(prev);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------ module */
 static PyMethodDef methods[] = {
     {"expf_u10", (PyCFunction)(void (*)(void))py_expf_u10, METH_FASTCALL,
@@ -1510,6 +1564,8 @@ static PyMethodDef methods[] = {
      METH_FASTCALL, "conv_wgrad_chains_f32(xp, gt, out, dims, bounds) -> 0: per-thread filter sums"},
     {"threshold_grad_f32", (PyCFunction)(void (*)(void))py_threshold_grad_f32, METH_FASTCALL,
      "threshold_grad_f32(grad, self, threshold, out) -> 0: self <= threshold ? +0 : grad"},
+    {"blas_gemm", (PyCFunction)(void (*)(void))py_blas_gemm, METH_FASTCALL,
+     "blas_gemm(gemm, local, double, ta, tb, m, n, k, a, lda, b, ldb, out, ldc, field) -> None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -176,10 +176,14 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
     if c is None and alpha == 1.0:     # (a layout met before: one lookup, the call)
         known = _LAYOUTS.get((a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype))
         if known is not None:
-            g, swap, ta, tb, bm, bn, bk, lda, ldb, ldc, one, shape, c_one, c_zero = known
+            g, swap, ta, tb, bm, bn, bk, lda, ldb, ldc, one, shape, c_one, c_zero, nat = known
             out = np.empty(shape, a.dtype)
             if swap:
                 a, b = b, a
+            if nat is not None:   # (the compiled call: the thread count set and put back in it)
+                _NATIVE_GEMM(nat[0], nat[1], nat[2], ta, tb, bm, bn, bk, a, lda, b, ldb, out, ldc,
+                             nat[3])
+                return out
             if one:
                 local = _mkl._load().MKL_Set_Num_Threads_Local
                 prev = local(1)
@@ -230,7 +234,8 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
         if c is None and alpha == 1.0 and where is None and sa is (b if n != 1 else a) \
                 and sb is (a if n != 1 else b):   # (no operand copied or placed: cached)
             _LAYOUTS[(a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype)] = (
-                g, n != 1, ta, tb, bm, bn, bk, lda, ldb, ldc, one, (m, n), c_one, c_zero)
+                g, n != 1, ta, tb, bm, bn, bk, lda, ldb, ldc, one, (m, n), c_one, c_zero,
+                _native_call(g, one, a.dtype))
         if one:
             local = _mkl._load().MKL_Set_Num_Threads_Local
             prev = local(1)
@@ -259,6 +264,27 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
 #: again skips ``torch_layout``, the probe's key and the dtype tests. Cleared with the probes.
 _LAYOUTS = {}
 _address = _mkl.address
+
+
+def _native_call(g, one, dtype):
+    """What ``_cnative.blas_gemm`` needs to make a cached layout's call (the gemm's address,
+    MKL_Set_Num_Threads_Local's or 0, float64 or not, the array struct's data field), or None
+    where the compiled module or the data field is not there (the ctypes call then)."""
+    from ..engine import _native
+    from ..engine import mkl as engine_mkl
+
+    global _NATIVE_GEMM
+    fn = getattr(_native.lib, "blas_gemm", None)
+    field = engine_mkl.DATA_FIELD
+    if fn is None or field is None:
+        return None
+    _NATIVE_GEMM = fn
+    cast = ctypes.cast
+    local = cast(_mkl._load().MKL_Set_Num_Threads_Local, ctypes.c_void_p).value if one else 0
+    return cast(g, ctypes.c_void_p).value, local, int(dtype == np.float64), field
+
+
+_NATIVE_GEMM = None
 
 
 def forget_layouts():
