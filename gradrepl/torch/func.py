@@ -566,8 +566,12 @@ def _treespec(tree):
     return "*"
 
 
+def _head(func, in_dims):
+    """The start of vmap's argument errors (made only for an error)."""
+    return f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
+
+
 def _batch_size(func, args, dims, in_dims):
-    head = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
     sizes = []
     for a, d in zip(args, dims):
         leaves, _ = tree_flatten(a)
@@ -577,11 +581,13 @@ def _batch_size(func, args, dims, in_dims):
             if dd is None:
                 continue
             if not isinstance(v, EngineTensor):
+                head = _head(func, in_dims)
                 raise ValueError(f"{head}: Got in_dim={dd} for an input but the input is of type "
                                  f"{type(v)}. We cannot vmap over non-Tensor arguments, please "
                                  "use None as the respective in_dim")
             nd = raw(v).ndim
             if not -nd <= dd < max(nd, 1) or nd == 0:
+                head = _head(func, in_dims)
                 raise ValueError(f"{head}: Got in_dim={dd} for some input, but that input is a "
                                  f"Tensor of dimensionality {nd} so expected in_dim to satisfy "
                                  f"-{nd} <= in_dim < {nd}.")
@@ -607,13 +613,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return out
 
     def mapped(*args, **kwargs):
-        head = f"vmap({_fname(func)}, in_dims={in_dims}, ...)(<inputs>)"
         if not isinstance(in_dims, (int, tuple)):
+            head = _head(func, in_dims)
             raise ValueError(f"{head}: expected `in_dims` to be int or a (potentially nested) "
                              "tuple matching the structure of inputs, got: "
                              f"{type(in_dims)}.")
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if isinstance(in_dims, tuple) and len(in_dims) != len(args):
+            head = _head(func, in_dims)
             raise ValueError(
                 f"{head}: in_dims is not compatible with the structure of `inputs`. in_dims has "
                 f"structure {_treespec(in_dims)} but inputs has structure {_treespec(args)}.")
