@@ -353,14 +353,9 @@ def _elementwise(op, attrs, values, n):
             a = a.reshape((a.shape[0],) + (1,) * (rank - a.ndim + 1) + a.shape[1:])
         arrays.append(a)
     out = op.forward(*arrays, **attrs)
-    res = []
-    for o in (out if isinstance(out, tuple) else (out,)):
-        o = np.asarray(o)
-        if o.ndim != rank + 1:
-            raise _Fallback
-        # (an output of unbatched-looking length 1, every input broadcast: the batch's copies)
-        res.append(o if o.shape[0] == n else np.broadcast_to(o, (n,) + o.shape[1:]))
-    return tuple(res)
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(np.broadcast_to(np.asarray(o), (n,) + np.asarray(o).shape[1:])
+                 if np.asarray(o).ndim == rank + 1 else _fallback() for o in outs)
 
 
 def _fallback():
