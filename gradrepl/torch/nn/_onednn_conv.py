@@ -584,16 +584,11 @@ def try_conv(x, w, bias, nd, transposed, stride, padding, dilation, groups, out_
 
 
 def _parts(n, team):
-    """oneDNN's ``balance211``: ``n`` items over ``team`` threads, the first ones one more."""
-    team = max(1, min(team, n))
-    big, small = -(-n // team), n // team
-    first = n - small * team if big != small else team
-    out, start = [], 0
-    for t in range(team):
-        size = big if t < first else small
-        out.append((start, start + size))
-        start += size
-    return out
+    """oneDNN's ``balance211``: ``n`` items over ``team`` threads, the first ones one more
+    (``engine.workers.split``, which the pool's kernels use too)."""
+    from ...engine import workers
+
+    return workers.split(n, team)
 
 
 def conv_backward_weights(x, g, ksize, stride, pads, dilation, team_w, team_b=None,
