@@ -233,6 +233,8 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
         c_beta = c_zero if beta == 0 else c_one if beta == 1 else type(c_one)(beta)
         if c is None and alpha == 1.0 and where is None and sa is (b if n != 1 else a) \
                 and sb is (a if n != 1 else b):   # (no operand copied or placed: cached)
+            if len(_LAYOUTS) >= _LAYOUTS_MAX:   # (shapes that never repeat: bounded)
+                _LAYOUTS.clear()
             _LAYOUTS[(a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype)] = (
                 g, n != 1, ta, tb, bm, bn, bk, lda, ldb, ldc, one, (m, n), c_one, c_zero,
                 _native_call(g, one, a.dtype))
@@ -263,6 +265,7 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
 #: layout reads shapes and strides; a copied or aligned operand is not cached), so a layout met
 #: again skips ``torch_layout``, the probe's key and the dtype tests. Cleared with the probes.
 _LAYOUTS = {}
+_LAYOUTS_MAX = 4096
 _address = _mkl.address
 
 
