@@ -256,3 +256,14 @@ def _fresh_gradrepl_state():
     """After every test, undo whatever global state the test changed."""
     yield
     reset_gradrepl_state()
+
+
+#: the first words of the notice ``gradrepl run`` prints where the MKL backend (the ``exact``
+#: extra) is absent: a lean install's output has it, real torch's never
+LEAN_NOTICE = "gradrepl: torch's float math"
+
+
+def without_lean_notice(text: str) -> str:
+    """``text`` (a ``gradrepl run``'s output) without the lean install's notice line."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith(LEAN_NOTICE))

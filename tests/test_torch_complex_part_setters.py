@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+from conftest import without_lean_notice
+
 SCRIPT = textwrap.dedent('''\
     import torch
     a = torch.tensor([1+2j, 2-1j, 3+0j])
@@ -42,4 +44,4 @@ def test_real_imag_setters_as_real_torch(tmp_path):
     path.write_text(SCRIPT)
     out = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(path)],
                          capture_output=True, text=True, timeout=300)
-    assert out.stdout + out.stderr == EXPECTED
+    assert without_lean_notice(out.stdout + out.stderr) == EXPECTED
