@@ -28,6 +28,8 @@ import textwrap
 
 import pytest
 
+from conftest import without_lean_notice
+
 
 def _run(tmp_path, src):
     script = tmp_path / "lect.py"
@@ -36,8 +38,7 @@ def _run(tmp_path, src):
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     # gradrepl's own one-line notice where the MKL backend (the exact extra) is absent is not torch's
-    err = "".join(line for line in proc.stderr.splitlines(keepends=True)
-                  if not line.startswith("gradrepl: torch's float math"))
+    err = without_lean_notice(proc.stderr)
     err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", err)
     return proc.stdout, err.replace(str(script), "SCRIPT")
 

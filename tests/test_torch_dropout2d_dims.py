@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+from conftest import without_lean_notice
+
 DATA = pathlib.Path(__file__).parent / "data" / "torch_dropout2d"
 
 
@@ -27,8 +29,7 @@ def test_dropout2d_dims_and_warnings_as_torch(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    got = "".join(line for line in (proc.stdout + proc.stderr).splitlines(keepends=True)
-                  if not line.startswith("gradrepl: torch's float math"))
+    got = without_lean_notice(proc.stdout + proc.stderr)
     got = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", got)
     got = got.replace(str(script), "SCRIPT")
     # (stdout and stderr interleave in the record: compare the sorted lines, then stdout exactly)

@@ -16,6 +16,8 @@ import textwrap
 
 import pytest
 
+from conftest import without_lean_notice
+
 SCRIPT = """\
 import torch, torch.nn as nn
 torch.manual_seed(0)
@@ -64,8 +66,7 @@ def test_encoder_fast_path_as_torch(tmp_path):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stdout
-    out = "".join(line for line in proc.stdout.splitlines(keepends=True)
-                  if not line.startswith("gradrepl: torch's float math"))
+    out = without_lean_notice(proc.stdout)
     assert re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", out) == EXPECTED
 
 

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import textwrap
 
+from conftest import without_lean_notice
+
 SCRIPT = """\
 import torch.nn as nn
 m = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1)
@@ -44,8 +46,7 @@ def test_transformer_encoder_warning_at_torchs_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    err = "".join(line for line in proc.stderr.splitlines(keepends=True)
-                  if not line.startswith("gradrepl: torch's float math"))
+    err = without_lean_notice(proc.stderr)
     err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", err)
     assert (proc.stdout, err.replace(str(script), "SCRIPT")) == (EXPECTED_OUT, EXPECTED_ERR)
 
@@ -89,7 +90,6 @@ def test_canonical_mask_warning_at_torchs_callers(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradrepl", "run", str(script)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    err = "".join(line for line in proc.stderr.splitlines(keepends=True)
-                  if not line.startswith("gradrepl: torch's float math"))
+    err = without_lean_notice(proc.stderr)
     err = re.sub(r"/\S*?/(?:site|dist)-packages/torch/", "SITE/torch/", err)
     assert (proc.stdout, err) == ("torch.Size([2, 3, 8])\n" * 3, MASK_ERR)
