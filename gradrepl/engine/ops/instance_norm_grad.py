@@ -37,54 +37,16 @@ from .. import grad_mode
 from ..registry import apply, exact_first_order, needs_grad, register
 from ._util import const, quiet
 
-_PACKET_BYTES = 32   # the CPU wheel's Eigen packets (AVX): 8 float32 or 4 float64 lanes
-
-
-def _predux(acc):
-    """Eigen's predux of one packet per row: halves added until two lanes remain."""
-    while acc.shape[1] > 2:
-        h = acc.shape[1] // 2
-        acc = acc[:, :h] + acc[:, h:]
-    return acc[:, 0] + acc[:, 1]
-
 
 def _column_sums(a, direct):
-    """The sum of each row of ``a`` (rows, n): one Eigen column each, as ``colwise().sum()``
-    reduces it (redux, linear vectorised traversal): the scalars before the first aligned
-    packet (a Map's column: by its offset in the buffer; an expression's: none), packets in two
-    accumulators (even, odd) added together, a last odd packet, the predux, then the leading
-    scalars and the tail one by one. Fewer values than a packet past the head: in order."""
+    """The sum of each row of ``a`` (rows, n) as Eigen's ``colwise().sum()`` reduces a column
+    (``conv._eigen_redux_sums``, batch_norm's): a Map's column (``direct``) starts at its offset
+    in the buffer, an expression's at 0. Returned as a column (rows, 1)."""
+    from .conv import _eigen_redux_sums
+
     rows, n = a.shape
-    t = a.dtype.type
-    p = max(2, _PACKET_BYTES // a.dtype.itemsize)
-    out = np.empty(rows, a.dtype)
-    starts = ((-(np.arange(rows) * n)) % p) if direct else np.zeros(rows, np.int64)
-    for s in np.unique(starts):
-        sel = np.nonzero(starts == s)[0]
-        s = int(min(s, n))
-        blk = a[sel]
-        size2 = ((n - s) // (2 * p)) * (2 * p)
-        size1 = ((n - s) // p) * p
-        if not size1:
-            res = blk[:, 0].copy()
-            for j in range(1, n):
-                res = res + blk[:, j]
-            out[sel] = res
-            continue
-        acc0 = blk[:, s:s + p].copy()
-        if size1 > p:
-            acc1 = blk[:, s + p:s + 2 * p].copy()
-            for j in range(s + 2 * p, s + size2, 2 * p):
-                acc0 = acc0 + blk[:, j:j + p]
-                acc1 = acc1 + blk[:, j + p:j + 2 * p]
-            acc0 = acc0 + acc1
-            if size1 > size2:
-                acc0 = acc0 + blk[:, s + size2:s + size2 + p]
-        res = _predux(acc0)
-        for j in list(range(0, s)) + list(range(s + size1, n)):
-            res = res + blk[:, j]
-        out[sel] = res.astype(a.dtype, copy=False)
-    return out.reshape(-1, 1).astype(t, copy=False)
+    offsets = np.arange(rows) * n if direct else np.zeros(rows, np.int64)
+    return _eigen_redux_sums(a, offsets).reshape(-1, 1)
 
 
 def _rows(x):
