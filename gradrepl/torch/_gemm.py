@@ -184,13 +184,8 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
                 _NATIVE_GEMM(nat[0], nat[1], nat[2], ta, tb, bm, bn, bk, a, lda, b, ldb, out, ldc,
                              nat[3])
                 return out
-            if one:
-                local = _mkl._load().MKL_Set_Num_Threads_Local
-                prev = local(1)
-            g(_COL, ta, tb, bm, bn, bk, c_one, _P(_address(a)), lda, _P(_address(b)), ldb,
-              c_zero, _P(_address(out)), ldc)
-            if one:
-                local(prev)
+            _call(one, g, _COL, ta, tb, bm, bn, bk, c_one, _P(_address(a)), lda,
+                  _P(_address(b)), ldb, c_zero, _P(_address(out)), ldc)
             return out
     if a.dtype != b.dtype or a.ndim != 2 or b.ndim != 2:
         return None
@@ -238,24 +233,26 @@ def gemm(a, b, c=None, alpha=1.0, beta=1.0):
             _LAYOUTS[(a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype)] = (
                 g, n != 1, ta, tb, bm, bn, bk, lda, ldb, ldc, one, (m, n), c_one, c_zero,
                 _native_call(g, one, a.dtype))
-        if one:
-            local = _mkl._load().MKL_Set_Num_Threads_Local
-            prev = local(1)
-        g(_COL, ta, tb, bm, bn, bk, c_alpha, _P(address(sa)), lda, _P(address(sb)), ldb,
-          c_beta, _P(address(out)), ldc)
-        if one:
-            local(prev)
+        _call(one, g, _COL, ta, tb, bm, bn, bk, c_alpha, _P(address(sa)), lda, _P(address(sb)),
+              ldb, c_beta, _P(address(out)), ldc)
         return out
-    if one:
-        local = _mkl._load().MKL_Set_Num_Threads_Local
-        prev = local(1)
-        f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
-          _scalar(a.dtype, beta), address(out), ldc)
-        local(prev)
-        return out
-    f(_COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda, address(sb), ldb,
-      _scalar(a.dtype, beta), address(out), ldc)
+    _call(one, f, _COL, ta, tb, bm, bn, bk, _scalar(a.dtype, alpha), address(sa), lda,
+          address(sb), ldb, _scalar(a.dtype, beta), address(out), ldc)
     return out
+
+
+def _call(one, kernel, *args):
+    """``kernel(*args)`` (a ?gemm), on one MKL thread where the probe said torch's product runs
+    on one (``one``), the caller's thread count put back after."""
+    if not one:
+        kernel(*args)
+        return
+    local = _mkl._load().MKL_Set_Num_Threads_Local
+    prev = local(1)
+    try:
+        kernel(*args)
+    finally:
+        local(prev)
 
 
 #: (a.shape, b.shape, a.strides, b.strides, a.dtype, b.dtype) -> the call ``gemm`` made for
